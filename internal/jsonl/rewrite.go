@@ -1,0 +1,219 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// RewriteStats says what a compaction or archive did.
+type RewriteStats struct {
+	LinesBefore int `json:"lines_before"`
+	LinesAfter  int `json:"lines_after"`
+	// Moved counts lines appended to the archive (archive only).
+	Moved int `json:"moved"`
+	// AlreadyArchived counts lines that were already in the archive, from an
+	// archive run that crashed between its two steps.
+	AlreadyArchived int `json:"already_archived"`
+	// Kept counts lines that are not records (bad JSON, no id) and were kept
+	// where they were, because a rewrite never drops what it cannot read.
+	Kept int `json:"kept_unreadable"`
+}
+
+// ArchivePath is where Archive moves old records of the log at path:
+// queen_messages.jsonl -> queen_messages_archive.jsonl.
+func ArchivePath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "_archive" + ext
+}
+
+// Compact rewrites the log keeping only the latest line of each id. It only
+// deletes superseded lines, never reorders, so a merge with an uncompacted
+// copy sees plain deletions. Lines that are not records are kept.
+func (l *Log) Compact() (RewriteStats, error) {
+	var stats RewriteStats
+	err := l.Lock.Do(func(tx *Tx) error {
+		data, state, err := l.loadForRewrite()
+		if err != nil {
+			return err
+		}
+		stats.LinesBefore = state.Lines
+		keep := make(map[int]bool, len(state.Records))
+		for _, r := range state.Records {
+			keep[r.Line] = true
+		}
+		for _, p := range state.Problems {
+			keep[p.Line] = true
+		}
+		stats.Kept = len(state.Problems)
+		out, n := selectLines(data, keep)
+		stats.LinesAfter = n
+		if n == state.Lines {
+			return nil // nothing superseded: leave the file untouched
+		}
+		return WriteFileAtomic(l.Path, out)
+	})
+	return stats, err
+}
+
+// Archive moves every version of each record for which old returns true to
+// the archive file next to the log. The archive is appended (and synced)
+// before the log is rewritten, so a crash between the two leaves the records
+// in both files, never in neither; lines already in the archive are not
+// appended twice when the archive is run again.
+func (l *Log) Archive(old func(Record) bool) (RewriteStats, error) {
+	var stats RewriteStats
+	err := l.Lock.Do(func(tx *Tx) error {
+		data, state, err := l.loadForRewrite()
+		if err != nil {
+			return err
+		}
+		stats.LinesBefore = state.Lines
+		stats.Kept = len(state.Problems)
+		moving := map[string]bool{}
+		for _, r := range state.Records {
+			if old(r) {
+				moving[r.ID] = true
+			}
+		}
+		if len(moving) == 0 {
+			stats.LinesAfter = state.Lines
+			return nil
+		}
+		keep := map[int]bool{}
+		var moved [][]byte
+		keys, out := []string{state.Key}, make([][]byte, 1)
+		for line := range Lines(data) {
+			if line.Blank() {
+				continue
+			}
+			if id, msg := lineKey(line, keys, out); msg == "" && moving[id] {
+				moved = append(moved, line.Raw)
+				continue
+			}
+			keep[line.No] = true
+		}
+		archivePath := ArchivePath(l.Path)
+		appended, skipped, err := appendNew(archivePath, moved, l.NoSync)
+		if err != nil {
+			return err
+		}
+		stats.Moved, stats.AlreadyArchived = appended, skipped
+		rest, n := selectLines(data, keep)
+		stats.LinesAfter = n
+		return WriteFileAtomic(l.Path, rest)
+	})
+	return stats, err
+}
+
+// loadForRewrite reads the log for a rewrite. A torn tail is refused rather
+// than rewritten: the next append (or `git queen doctor --fix`) sets it aside
+// first, and a rewrite must not decide what a half-written line meant.
+func (l *Log) loadForRewrite() ([]byte, *State, error) {
+	data, err := os.ReadFile(l.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, Materialize(nil, l.Path, l.Key), nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", l.Path, err)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND, 0)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: %w", l.Path, err)
+		}
+		err = l.repairTail(f)
+		f.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		if data, err = os.ReadFile(l.Path); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", l.Path, err)
+		}
+	}
+	return data, Materialize(data, l.Path, l.Key), nil
+}
+
+// selectLines returns the lines of data whose numbers are in keep, each
+// ending in '\n', and how many there are.
+func selectLines(data []byte, keep map[int]bool) ([]byte, int) {
+	var out bytes.Buffer
+	out.Grow(len(data))
+	n := 0
+	for line := range Lines(data) {
+		if keep[line.No] {
+			out.Write(line.Raw)
+			out.WriteByte('\n')
+			n++
+		}
+	}
+	return out.Bytes(), n
+}
+
+// appendNew appends the lines that path does not already hold.
+func appendNew(path string, lines [][]byte, noSync bool) (appended, skipped int, err error) {
+	have := map[string]bool{}
+	if data, err := os.ReadFile(path); err == nil {
+		for line := range Lines(data) {
+			have[string(line.Raw)] = true
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return 0, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	var fresh []any
+	for _, line := range lines {
+		if have[string(line)] {
+			skipped++
+			continue
+		}
+		have[string(line)] = true
+		fresh = append(fresh, line)
+	}
+	if len(fresh) == 0 {
+		return 0, skipped, nil
+	}
+	// The caller holds the lock that guards the log and its archive.
+	archive := &Log{Path: path, NoSync: noSync}
+	if err := (&Tx{}).Append(archive, fresh...); err != nil {
+		return 0, 0, err
+	}
+	return len(fresh), skipped, nil
+}
+
+// WriteFileAtomic replaces path with data: a temporary file in the same
+// directory, fsync, rename, fsync of the directory. Readers see the old file
+// or the new one, never a mix, and a crash leaves one of the two.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	mode := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return syncDir(dir)
+}

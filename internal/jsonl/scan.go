@@ -1,0 +1,389 @@
+package jsonl
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// This file holds a small validating JSON scanner. Materialising a 45 MB log
+// through encoding/json costs about half a second; the engine only needs to
+// know that a line is well-formed JSON and what a handful of top-level fields
+// say, so it validates the whole line here at memory speed and hands back the
+// raw bytes of the fields it was asked for.
+
+// SyntaxError says where a line stops being JSON. Offset counts bytes from the
+// start of the line.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+// Valid reports whether line is exactly one JSON value (surrounding whitespace
+// allowed), with the same rules as encoding/json.Valid.
+func Valid(line []byte) error {
+	s := scanner{data: line}
+	s.space()
+	if err := s.value(0); err != nil {
+		return err
+	}
+	s.space()
+	if s.pos != len(s.data) {
+		return s.fail("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// ErrNotObject is returned by ObjectFields when a line is valid JSON but not
+// an object, so a caller can tell "not a record" from "broken".
+var ErrNotObject = errors.New("line is not a JSON object")
+
+// ObjectFields validates line as one JSON object and stores in out[i] the raw
+// bytes of the top-level value whose key equals keys[i] (nil when absent; the
+// last occurrence wins, as in encoding/json). Nested values are validated but
+// not reported.
+func ObjectFields(line []byte, keys []string, out [][]byte) error {
+	for i := range out {
+		out[i] = nil
+	}
+	s := scanner{data: line}
+	s.space()
+	if s.pos >= len(s.data) {
+		return s.fail("empty line")
+	}
+	if s.data[s.pos] != '{' {
+		if err := Valid(line); err != nil {
+			return err
+		}
+		return ErrNotObject
+	}
+	s.pos++
+	s.space()
+	if s.peek() == '}' {
+		s.pos++
+		return s.end()
+	}
+	for {
+		s.space()
+		if s.peek() != '"' {
+			return s.fail("expected a string key")
+		}
+		keyStart := s.pos
+		escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		rawKey := s.data[keyStart+1 : s.pos-1]
+		s.space()
+		if s.peek() != ':' {
+			return s.fail("expected ':' after object key")
+		}
+		s.pos++
+		s.space()
+		valStart := s.pos
+		if err := s.value(1); err != nil {
+			return err
+		}
+		if idx := matchKey(rawKey, escaped, keys); idx >= 0 {
+			out[idx] = s.data[valStart:s.pos]
+		}
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return s.end()
+		default:
+			return s.fail("expected ',' or '}' in object")
+		}
+	}
+}
+
+func matchKey(raw []byte, escaped bool, keys []string) int {
+	if escaped {
+		var k string
+		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k) != nil {
+			return -1
+		}
+		raw = []byte(k)
+	}
+	for i, k := range keys {
+		if string(raw) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// maxDepth bounds nesting so a hostile line cannot exhaust the stack.
+const maxDepth = 10000
+
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) fail(msg string) error { return &SyntaxError{Offset: s.pos, Msg: msg} }
+
+func (s *scanner) peek() byte {
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+func (s *scanner) end() error {
+	s.space()
+	if s.pos != len(s.data) {
+		return s.fail("unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func (s *scanner) space() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) value(depth int) error {
+	if depth > maxDepth {
+		return s.fail("nesting too deep")
+	}
+	switch c := s.peek(); {
+	case c == '"':
+		_, err := s.str()
+		return err
+	case c == '{':
+		return s.object(depth)
+	case c == '[':
+		return s.array(depth)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case s.pos >= len(s.data):
+		return s.fail("unexpected end of line")
+	default:
+		return s.fail(fmt.Sprintf("unexpected character %q", c))
+	}
+}
+
+func (s *scanner) object(depth int) error {
+	s.pos++ // '{'
+	s.space()
+	if s.peek() == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		s.space()
+		if s.peek() != '"' {
+			return s.fail("expected a string key")
+		}
+		if _, err := s.str(); err != nil {
+			return err
+		}
+		s.space()
+		if s.peek() != ':' {
+			return s.fail("expected ':' after object key")
+		}
+		s.pos++
+		s.space()
+		if err := s.value(depth + 1); err != nil {
+			return err
+		}
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return nil
+		default:
+			return s.fail("expected ',' or '}' in object")
+		}
+	}
+}
+
+func (s *scanner) array(depth int) error {
+	s.pos++ // '['
+	s.space()
+	if s.peek() == ']' {
+		s.pos++
+		return nil
+	}
+	for {
+		s.space()
+		if err := s.value(depth + 1); err != nil {
+			return err
+		}
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return nil
+		default:
+			return s.fail("expected ',' or ']' in array")
+		}
+	}
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
+		return s.fail("invalid literal, expected " + word)
+	}
+	s.pos += len(word)
+	return nil
+}
+
+func (s *scanner) number() error {
+	d := s.data
+	if s.peek() == '-' {
+		s.pos++
+	}
+	switch {
+	case s.pos < len(d) && d[s.pos] == '0':
+		s.pos++
+	case s.pos < len(d) && d[s.pos] >= '1' && d[s.pos] <= '9':
+		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
+			s.pos++
+		}
+	default:
+		return s.fail("invalid number")
+	}
+	if s.pos < len(d) && d[s.pos] == '.' {
+		s.pos++
+		start := s.pos
+		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
+			s.pos++
+		}
+		if s.pos == start {
+			return s.fail("invalid number: no digits after '.'")
+		}
+	}
+	if s.pos < len(d) && (d[s.pos] == 'e' || d[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(d) && (d[s.pos] == '+' || d[s.pos] == '-') {
+			s.pos++
+		}
+		start := s.pos
+		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
+			s.pos++
+		}
+		if s.pos == start {
+			return s.fail("invalid number: no digits in exponent")
+		}
+	}
+	return nil
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// str scans a string starting at its opening quote and leaves pos after the
+// closing quote. It reports whether the string held any escape. Eight bytes
+// are tested at a time for a quote, a backslash or a control character, so
+// long plain strings (message bodies) cost little.
+func (s *scanner) str() (escaped bool, err error) {
+	d := s.data
+	i := s.pos + 1
+	for {
+		for i+8 <= len(d) {
+			v := binary.LittleEndian.Uint64(d[i:])
+			quote := v ^ (ones * '"')
+			slash := v ^ (ones * '\\')
+			special := ((quote - ones) &^ quote) | ((slash - ones) &^ slash) | ((v - ones*0x20) &^ v)
+			if special&highs != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(d) {
+			s.pos = i
+			return escaped, s.fail("unterminated string")
+		}
+		c := d[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return escaped, nil
+		case c == '\\':
+			escaped = true
+			n, err := escapeLen(d[i:])
+			if err != nil {
+				s.pos = i
+				return escaped, s.fail(err.Error())
+			}
+			i += n
+		case c < 0x20:
+			s.pos = i
+			return escaped, s.fail("control character in string")
+		default:
+			i++
+		}
+	}
+}
+
+func escapeLen(d []byte) (int, error) {
+	if len(d) < 2 {
+		return 0, errors.New("unterminated escape")
+	}
+	switch d[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2, nil
+	case 'u':
+		if len(d) < 6 {
+			return 0, errors.New("short \\u escape")
+		}
+		for _, h := range d[2:6] {
+			if !isHex(h) {
+				return 0, errors.New("invalid \\u escape")
+			}
+		}
+		return 6, nil
+	}
+	return 0, fmt.Errorf("invalid escape \\%c", d[1])
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// String decodes a raw JSON value that should be a string. It returns ok=false
+// for any other kind of value (including null).
+func String(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			var out string
+			if json.Unmarshal(raw, &out) != nil {
+				return "", false
+			}
+			return out, true
+		}
+	}
+	return string(inner), true
+}

@@ -1,0 +1,113 @@
+package jsonl
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+var validityCases = []string{
+	`{}`, `[]`, `{"a":1}`, ` {"a" : [1, 2.5, -3e+2, true, false, null]} `,
+	`"plain"`, `0`, `-0`, `1.0e10`, `{"a":{"b":{"c":[]}}}`,
+	`{"s":"esc \" \\ \/ \b \f \n \r \t \u00e9 end"}`,
+	`{"long":"` + strings.Repeat("abcdefgh", 100) + `"}`,
+	`{"utf8":"héllo wörld ✓"}`,
+	// invalid
+	``, ` `, `{`, `}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `{a:1}`, `{'a':1}`,
+	`{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`, `{"a":tru}`, `{"a":nul}`,
+	`{"a":"unterminated}`, `{"a":"bad \x escape"}`, `{"a":"\u12"}`, "{\"a\":\"tab\there\"}",
+	`{"a":1}{"b":2}`, `{"a":1} x`, `<<<<<<< HEAD`, `=======`, `{"a":"` + strings.Repeat("x", 9) + `\`,
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range validityCases {
+		want := json.Valid([]byte(c))
+		got := Valid([]byte(c)) == nil
+		if got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+func TestObjectFields(t *testing.T) {
+	tests := []struct {
+		line    string
+		keys    []string
+		want    []string // "" means absent
+		wantErr error
+	}{
+		{`{"id":"qm-1","to":"bob"}`, []string{"id", "to"}, []string{`"qm-1"`, `"bob"`}, nil},
+		{`{"nested":{"id":"no"},"id":"yes"}`, []string{"id"}, []string{`"yes"`}, nil},
+		{`{"id":"first","id":"last"}`, []string{"id"}, []string{`"last"`}, nil},
+		{`{"\u0069d":"escaped key"}`, []string{"id"}, []string{`"escaped key"`}, nil},
+		{`{"id":7}`, []string{"id", "missing"}, []string{`7`, ``}, nil},
+		{`{}`, []string{"id"}, []string{``}, nil},
+		{`[1,2]`, []string{"id"}, []string{``}, ErrNotObject},
+		{`"str"`, []string{"id"}, []string{``}, ErrNotObject},
+	}
+	for _, tt := range tests {
+		out := make([][]byte, len(tt.keys))
+		err := ObjectFields([]byte(tt.line), tt.keys, out)
+		if !errors.Is(err, tt.wantErr) {
+			t.Errorf("ObjectFields(%s): err = %v, want %v", tt.line, err, tt.wantErr)
+			continue
+		}
+		for i := range tt.keys {
+			if string(out[i]) != tt.want[i] {
+				t.Errorf("ObjectFields(%s)[%s] = %q, want %q", tt.line, tt.keys[i], out[i], tt.want[i])
+			}
+		}
+	}
+}
+
+func TestObjectFieldsRejectsBrokenObjects(t *testing.T) {
+	for _, c := range []string{`{"id":"x"`, `{"id":"x",}`, `{"id" "x"}`, `{"id":"x"} trailing`, `{"id":"a\qb"}`} {
+		out := make([][]byte, 1)
+		var se *SyntaxError
+		if err := ObjectFields([]byte(c), []string{"id"}, out); !errors.As(err, &se) {
+			t.Errorf("ObjectFields(%s) = %v, want a SyntaxError", c, err)
+		}
+	}
+}
+
+func TestString(t *testing.T) {
+	for raw, want := range map[string]string{`"plain"`: "plain", `"a\"b"`: `a"b`, `"\u00e9"`: "é", `""`: ""} {
+		got, ok := String([]byte(raw))
+		if !ok || got != want {
+			t.Errorf("String(%s) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+	for _, raw := range []string{`null`, `1`, `{}`, ``} {
+		if _, ok := String([]byte(raw)); ok {
+			t.Errorf("String(%s) accepted a non-string", raw)
+		}
+	}
+}
+
+// FuzzValid checks the fast scanner against encoding/json on any input.
+func FuzzValid(f *testing.F) {
+	for _, c := range validityCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b)
+		if got := Valid(b) == nil; got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		out := make([][]byte, 1)
+		err := ObjectFields(b, []string{"id"}, out)
+		if want && err != nil && !errors.Is(err, ErrNotObject) {
+			t.Fatalf("ObjectFields rejected valid JSON %q: %v", b, err)
+		}
+		if !want && err == nil {
+			t.Fatalf("ObjectFields accepted invalid JSON %q", b)
+		}
+		if err == nil && out[0] != nil {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) == nil && string(m["id"]) != string(out[0]) {
+				t.Fatalf("id = %s, encoding/json says %s", out[0], m["id"])
+			}
+		}
+	})
+}

@@ -1,0 +1,198 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// DefaultKey is the field that names a record in QueenBee stores.
+const DefaultKey = "id"
+
+// Problem is a line a reader could not use. Problems are collected and
+// returned, never dropped: a store with a bad line still loads, and the
+// caller decides how loudly to say so.
+type Problem struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (p Problem) Error() string {
+	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+}
+
+// Record is the latest version of one id, with its bytes as written.
+type Record struct {
+	ID string
+	// Raw is the latest line for ID exactly as it is in the file (without the
+	// line ending), so a rewrite can keep fields this program does not know.
+	Raw []byte
+	// Line is the line number of the latest version.
+	Line int
+	// Versions counts the lines that carried this id.
+	Versions int
+}
+
+// State is the materialised content of a keyed log: the latest line per id.
+type State struct {
+	File string
+	Key  string
+	// Records holds one entry per id, in the order ids first appeared.
+	Records []Record
+	// Problems lists lines that are not JSON objects with a string key, and a
+	// torn final line. Those lines are not records, but rewrites keep them.
+	Problems []Problem
+	// Lines counts the non-blank lines read.
+	Lines int
+	index map[string]int
+}
+
+// Get returns the latest version of id.
+func (s *State) Get(id string) (Record, bool) {
+	i, ok := s.index[id]
+	if !ok {
+		return Record{}, false
+	}
+	return s.Records[i], true
+}
+
+// Len is the number of distinct ids.
+func (s *State) Len() int { return len(s.Records) }
+
+// Materialize builds the latest state of an in-memory log. Raw slices point
+// into data, so data must not be modified afterwards.
+//
+// Validating and keying the lines is most of the work and each line stands
+// alone, so large logs are split at line boundaries and scanned on every
+// core; only the merge into the id map runs in order.
+func Materialize(data []byte, file, key string) *State {
+	if key == "" {
+		key = DefaultKey
+	}
+	parts := scanParallel(data, key)
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	s := &State{File: file, Key: key, index: make(map[string]int, total), Records: make([]Record, 0, total)}
+	for _, part := range parts {
+		for _, l := range part {
+			s.Lines++
+			if l.problem != "" {
+				s.Problems = append(s.Problems, Problem{File: file, Line: l.no, Msg: l.problem})
+				continue
+			}
+			if i, ok := s.index[l.id]; ok {
+				r := &s.Records[i]
+				r.Raw, r.Line = l.raw, l.no
+				r.Versions++
+				continue
+			}
+			s.index[l.id] = len(s.Records)
+			s.Records = append(s.Records, Record{ID: l.id, Raw: l.raw, Line: l.no, Versions: 1})
+		}
+	}
+	return s
+}
+
+// keyedLine is one non-blank line after scanning: its key, or why it has none.
+type keyedLine struct {
+	no      int
+	raw     []byte
+	id      string
+	problem string
+}
+
+// parallelThreshold is the size below which one goroutine is faster.
+const parallelThreshold = 1 << 20
+
+func scanParallel(data []byte, key string) [][]keyedLine {
+	n := runtime.GOMAXPROCS(0)
+	if len(data) < parallelThreshold || n < 2 {
+		return [][]keyedLine{scanPart(data, 1, key)}
+	}
+	parts := make([][]keyedLine, n)
+	var wg sync.WaitGroup
+	first := 1
+	for i := range n {
+		chunk := data
+		if i < n-1 {
+			end := len(data) / (n - i)
+			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+				chunk = data[:end+nl+1]
+			}
+		}
+		data = data[len(chunk):]
+		start := first
+		wg.Go(func() { parts[i] = scanPart(chunk, start, key) })
+		first += bytes.Count(chunk, []byte{'\n'})
+	}
+	wg.Wait()
+	return parts
+}
+
+func scanPart(data []byte, first int, key string) []keyedLine {
+	out := make([]keyedLine, 0, bytes.Count(data, []byte{'\n'})+1)
+	keys, vals := []string{key}, make([][]byte, 1)
+	for line := range linesFrom(data, first) {
+		if line.Blank() {
+			continue
+		}
+		id, problem := lineKey(line, keys, vals)
+		out = append(out, keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem})
+	}
+	return out
+}
+
+// lineKey validates one line and returns its key, or a message saying why
+// the line is not a usable record.
+func lineKey(line Line, keys []string, out [][]byte) (id string, problem string) {
+	if IsConflictMarker(line.Raw) {
+		return "", "git conflict marker: the file was merged without the git-queen driver; run `git queen resolve`"
+	}
+	err := ObjectFields(line.Raw, keys, out)
+	switch {
+	case err != nil && !line.Terminated:
+		return "", "incomplete last line (a write was cut off?): " + err.Error()
+	case errors.Is(err, ErrNotObject):
+		return "", "not a JSON object"
+	case err != nil:
+		return "", err.Error()
+	case out[0] == nil:
+		return "", fmt.Sprintf("record has no %q field", keys[0])
+	}
+	id, ok := String(out[0])
+	if !ok || id == "" {
+		return "", fmt.Sprintf("field %q is not a non-empty string", keys[0])
+	}
+	return id, ""
+}
+
+// IsConflictMarker reports whether a line is one of the markers git writes
+// into a file it could not merge ("<<<<<<< ours", "=======", and so on).
+func IsConflictMarker(line []byte) bool {
+	for _, m := range [...]string{"<<<<<<<", "=======", ">>>>>>>", "|||||||"} {
+		if bytes.HasPrefix(line, []byte(m)) {
+			rest := line[len(m):]
+			return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == m[0]
+		}
+	}
+	return false
+}
+
+// Load reads and materialises the log at path. A missing file is an empty
+// log, not an error: stores are created by their first append.
+func Load(path, key string) (*State, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Materialize(nil, path, key), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return Materialize(data, path, key), nil
+}
