@@ -1,0 +1,233 @@
+// Package gitrepo finds the parts of a git repository git-queen needs: the
+// worktree's top level, its git directory, the common directory shared by
+// all worktrees, and the list of worktrees.
+//
+// It reads the .git files itself instead of running `git rev-parse`, because
+// the pre-commit hook has a budget of a few milliseconds and a process costs
+// one or two of them; when the layout is unusual (GIT_DIR set, a bare
+// repository, a separate git dir) it asks git.
+package gitrepo
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotRepository is returned when no git repository contains the directory.
+var ErrNotRepository = errors.New("not inside a git repository")
+
+// Repo locates one worktree of a repository.
+type Repo struct {
+	// TopLevel is the root of the current worktree; empty for a bare repository.
+	TopLevel string
+	// GitDir is the git directory of the current worktree (.git, or
+	// .git/worktrees/NAME for a linked worktree).
+	GitDir string
+	// CommonDir is shared by all worktrees: objects, refs, config, hooks.
+	CommonDir string
+}
+
+// Discover finds the repository containing dir.
+func Discover(dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Compare paths as git reports them, with symlinks resolved.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" {
+		if r, ok := walkUp(abs); ok {
+			return r, nil
+		}
+	}
+	return askGit(abs)
+}
+
+// walkUp looks for a .git directory or file in dir and its parents.
+func walkUp(dir string) (*Repo, bool) {
+	for {
+		dotgit := filepath.Join(dir, ".git")
+		info, err := os.Lstat(dotgit)
+		if err == nil {
+			gitDir := dotgit
+			if !info.IsDir() {
+				gitDir, err = readGitFile(dotgit)
+				if err != nil {
+					return nil, false
+				}
+			}
+			if !isGitDir(gitDir) {
+				return nil, false
+			}
+			return &Repo{TopLevel: dir, GitDir: gitDir, CommonDir: commonDir(gitDir)}, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, false
+		}
+		dir = parent
+	}
+}
+
+// readGitFile reads a "gitdir: PATH" file, as a linked worktree has.
+func readGitFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "gitdir: ")
+	if !ok {
+		return "", fmt.Errorf("%s: not a gitdir file", path)
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	return filepath.Clean(target), nil
+}
+
+func isGitDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "HEAD"))
+	return err == nil
+}
+
+func commonDir(gitDir string) string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	c := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	return filepath.Clean(c)
+}
+
+// askGit resolves the layout with git itself, for the cases walkUp does not
+// handle.
+func askGit(dir string) (*Repo, error) {
+	out, err := Git(dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--is-inside-work-tree")
+	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			return nil, ErrNotRepository
+		}
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) < 3 {
+		return nil, ErrNotRepository
+	}
+	r := &Repo{GitDir: lines[0], CommonDir: lines[1]}
+	if lines[2] == "true" {
+		// --show-toplevel fails outside a work tree, so it is asked apart.
+		top, err := Git(dir, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return nil, err
+		}
+		r.TopLevel = strings.TrimSpace(top)
+	}
+	return r, nil
+}
+
+// Worktree is one checkout of the repository.
+type Worktree struct {
+	Path string
+	// Main is true for the repository's main worktree.
+	Main bool
+}
+
+// Worktrees lists every worktree whose directory still exists, the main one
+// first. Pruned or moved worktrees are skipped.
+func (r *Repo) Worktrees() ([]Worktree, error) {
+	var list []Worktree
+	if filepath.Base(r.CommonDir) == ".git" {
+		list = append(list, Worktree{Path: filepath.Dir(r.CommonDir), Main: true})
+	} else {
+		return r.worktreesFromGit()
+	}
+	entries, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(r.CommonDir, "worktrees", e.Name(), "gitdir"))
+		if err != nil {
+			continue
+		}
+		dotgit := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(dotgit) {
+			dotgit = filepath.Join(r.CommonDir, "worktrees", e.Name(), dotgit)
+		}
+		top := filepath.Dir(filepath.Clean(dotgit))
+		if _, err := os.Stat(top); err == nil {
+			list = append(list, Worktree{Path: top})
+		}
+	}
+	return list, nil
+}
+
+func (r *Repo) worktreesFromGit() ([]Worktree, error) {
+	dir := r.TopLevel
+	if dir == "" {
+		dir = r.GitDir
+	}
+	out, err := Git(dir, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	var list []Worktree
+	sc := bufio.NewScanner(strings.NewReader(out))
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "worktree "):
+			list = append(list, Worktree{Path: strings.TrimPrefix(line, "worktree "), Main: first})
+			first = false
+		case line == "bare" && len(list) > 0:
+			list = list[:len(list)-1] // a bare repository has no checkout
+		}
+	}
+	return list, nil
+}
+
+// MainWorktree is the top level of the main worktree, or "" for a bare
+// repository.
+func (r *Repo) MainWorktree() string {
+	list, err := r.Worktrees()
+	if err != nil {
+		return ""
+	}
+	for _, w := range list {
+		if w.Main {
+			return w.Path
+		}
+	}
+	return ""
+}
+
+// Git runs git in dir and returns its standard output. The error carries
+// git's own message.
+func Git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return string(out), fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return string(out), nil
+}

@@ -1,0 +1,93 @@
+package gitrepo
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+func TestDiscoverMainAndLinkedWorktrees(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	sub := filepath.Join(repo, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	wt := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-linked")
+	testgit.Run(t, repo, "worktree", "add", "-q", wt, "-b", "linked")
+
+	r, err := Discover(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Repo{TopLevel: repo, GitDir: filepath.Join(repo, ".git"), CommonDir: filepath.Join(repo, ".git")}
+	if *r != *want {
+		t.Fatalf("main: %+v, want %+v", r, want)
+	}
+	l, err := Discover(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.TopLevel != wt || l.CommonDir != filepath.Join(repo, ".git") || filepath.Dir(l.GitDir) != filepath.Join(repo, ".git", "worktrees") {
+		t.Fatalf("linked: %+v", l)
+	}
+	// Both views list both worktrees, main first, and agree with git.
+	for _, view := range []*Repo{r, l} {
+		list, err := view.Worktrees()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 2 || list[0] != (Worktree{Path: repo, Main: true}) || list[1].Path != wt {
+			t.Fatalf("worktrees from %s: %+v", view.TopLevel, list)
+		}
+		fromGit, err := view.worktreesFromGit()
+		if err != nil || !slices.Equal(fromGit, list) {
+			t.Fatalf("git lists %+v, we list %+v (%v)", fromGit, list, err)
+		}
+	}
+	if l.MainWorktree() != repo {
+		t.Fatalf("main worktree from the linked one: %s", l.MainWorktree())
+	}
+
+	// A worktree whose directory was deleted is skipped, not an error.
+	os.RemoveAll(wt)
+	list, err := r.Worktrees()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("after deleting the linked worktree: %+v %v", list, err)
+	}
+}
+
+func TestDiscoverWithGitDirSetAsksGit(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+	r, err := Discover(t.TempDir()) // anywhere: GIT_DIR decides
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CommonDir != filepath.Join(repo, ".git") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestDiscoverBareRepository(t *testing.T) {
+	testgit.Isolate(t)
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	testgit.Run(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+	r, err := Discover(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TopLevel != "" || r.MainWorktree() != "" {
+		t.Fatalf("bare repository has a worktree: %+v", r)
+	}
+}
+
+func TestNotARepository(t *testing.T) {
+	testgit.Isolate(t)
+	if _, err := Discover(t.TempDir()); !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("got %v", err)
+	}
+}
