@@ -1,0 +1,40 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/git-queen/git-queen/internal/cli"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+var update = flag.Bool("update", false, "update the expected output inside testdata/script/*.txtar")
+
+// TestMain lets the test binary act as git-queen, so scripts run the real
+// command (through git, as `git queen`) without a separate build.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"git-queen": func() { os.Exit(cli.Main(os.Args)) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: real git,
+// real repositories, the real binary. Each script gets a private HOME and no
+// global or system git configuration.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           filepath.Join("..", "..", "testdata", "script"),
+		UpdateScripts: *update,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			for k, v := range testgit.IsolatedEnv(home) {
+				env.Setenv(k, v)
+			}
+			return os.MkdirAll(home, 0o755)
+		},
+	})
+}

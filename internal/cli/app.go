@@ -1,0 +1,124 @@
+// Package cli is the `git queen` command line: one file per command or
+// command group, each an options struct and a run function over the domain
+// packages, and one place (exit.go) that turns errors into exit codes.
+package cli
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// version is set at build time with
+// -ldflags "-X github.com/git-queen/git-queen/internal/cli.version=v1.2.3".
+var version = ""
+
+// Version is the version git-queen reports: the linker-set one, else the
+// module version `go install` recorded, else "devel".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// Main runs git-queen as a process and returns its exit code.
+func Main(args []string) int {
+	return Run(OSEnv(), args)
+}
+
+// Run runs one git-queen invocation in env and returns its exit code. args
+// includes the program name, as os.Args does.
+func Run(env *Env, args []string) int {
+	app := newApp(env)
+	err := app.Run(reorderArgs(app, args))
+	if err != nil {
+		reportError(env.Stderr, err)
+	}
+	return exitCode(err)
+}
+
+const appDescription = `git-queen keeps the coordination state of a team of coding agents ("droids")
+in append-only JSONL files under .beads/ (messages, issue assignments, file
+reservations), and makes git safe for that state: a merge driver unions
+concurrent appends without conflicts or duplicate lines, and a pre-commit hook
+refuses commits that touch paths another droid reserved.
+
+Start with 'git queen init --droid NAME' in a repository. Every command that
+prints data takes --json. Flags may come before or after arguments.
+
+Exit codes: 0 success, 1 failure or a failed check, 2 usage error,
+5 reservation conflict.`
+
+func newApp(env *Env) *ucli.App {
+	app := &ucli.App{
+		Name:                 "git-queen",
+		HelpName:             "git queen",
+		Usage:                "coordinate coding agents that share a git repository",
+		Description:          appDescription,
+		Version:              Version(),
+		Reader:               env.Stdin,
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		EnableBashCompletion: true,
+		Flags:                globalFlags(),
+		Commands:             prepare(commands(env)),
+		// Errors are reported once, by Run; urfave must not exit the process.
+		ExitErrHandler: func(*ucli.Context, error) {},
+		OnUsageError:   usageError,
+		Action: func(c *ucli.Context) error {
+			if c.Args().Present() {
+				return usageErrorf("unknown command %q", c.Args().First())
+			}
+			return ucli.ShowAppHelp(c)
+		},
+	}
+	ucli.VersionPrinter = func(c *ucli.Context) {
+		fmt.Fprintf(c.App.Writer, "git-queen version %s\n", c.App.Version)
+	}
+	return app
+}
+
+// usageError turns urfave's flag errors into exit-2 usage errors that point
+// at the right help.
+func usageError(c *ucli.Context, err error, _ bool) error {
+	name := ""
+	if c.Command != nil && c.Command.Name != c.App.Name {
+		name = c.Command.FullName()
+	}
+	return &UsageError{Command: name, Msg: err.Error()}
+}
+
+// prepare gives every command the same usage-error handling and hides the
+// "help" subcommand urfave adds to commands that have no subcommands.
+func prepare(cmds []*ucli.Command) []*ucli.Command {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageError
+		}
+		if len(c.Subcommands) == 0 {
+			c.HideHelpCommand = true
+		}
+		prepare(c.Subcommands)
+	}
+	return cmds
+}
+
+func globalFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "droid", Usage: "act as droid `NAME` (default: $QUEEN_DROID, then git config queen.droid)"},
+		&ucli.StringFlag{Name: "beads-dir", Usage: "use the store directory `DIR` (default: $BEADS_DIR, then .beads/ found from here)"},
+		&ucli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+	}
+}
+
+// commands is the one list of every command git-queen has.
+func commands(env *Env) []*ucli.Command {
+	return []*ucli.Command{
+		manCommand(env),
+	}
+}

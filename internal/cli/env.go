@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/workspace"
+)
+
+// Env is everything a command touches besides its arguments. Commands get it
+// injected, so tests run them in-process with buffers, a fake clock and a
+// temporary directory.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment (QUEEN_DROID, BEADS_DIR, NO_COLOR).
+	Getenv func(string) string
+	// Dir is the working directory commands resolve paths against.
+	Dir string
+	// Now is the clock.
+	Now func() time.Time
+	// Terminal is true when Stdout is a terminal (colour, relative times).
+	Terminal bool
+}
+
+// OSEnv is the Env of a real process.
+func OSEnv() *Env {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	return &Env{
+		Stdin:    os.Stdin,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Getenv:   os.Getenv,
+		Dir:      dir,
+		Now:      time.Now,
+		Terminal: isTerminal(os.Stdout),
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// globals are the flags every command accepts.
+type globals struct {
+	Droid    string
+	BeadsDir string
+	JSON     bool
+}
+
+func readGlobals(c *ucli.Context) globals {
+	return globals{
+		Droid:    c.String("droid"),
+		BeadsDir: c.String("beads-dir"),
+		JSON:     c.Bool("json"),
+	}
+}
+
+// workspace finds the store directory for a command.
+func (e *Env) workspace(g globals) (*workspace.Workspace, error) {
+	return workspace.Find(workspace.Options{Flag: g.BeadsDir, Env: e.Getenv("BEADS_DIR"), Dir: e.Dir})
+}
+
+// identity is the droid the command acts as: --droid, else QUEEN_DROID,
+// else `git config queen.droid` (which `git config --worktree` can set per
+// worktree). It returns "" when none is set.
+func (e *Env) identity(g globals) string {
+	if g.Droid != "" {
+		return g.Droid
+	}
+	if d := strings.TrimSpace(e.Getenv("QUEEN_DROID")); d != "" {
+		return d
+	}
+	out, err := gitrepo.Git(e.Dir, "config", "--get", "queen.droid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// errNoIdentity says how to set an identity, for commands that need one.
+var errNoIdentity = &UsageError{Msg: "no droid identity: pass --droid NAME, set QUEEN_DROID, " +
+	"or run `git config --worktree queen.droid NAME` (git queen init --droid NAME does this)"}
+
+// requireIdentity is identity for commands that cannot act as nobody.
+func (e *Env) requireIdentity(g globals) (string, error) {
+	if d := e.identity(g); d != "" {
+		return d, nil
+	}
+	return "", errNoIdentity
+}
+
+// printJSON writes v as indented JSON, the --json output of every command.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON output: %w", err)
+	}
+	return nil
+}
