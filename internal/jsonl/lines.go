@@ -53,11 +53,11 @@ func trimLine(b []byte, first bool) (raw []byte, terminated bool) {
 }
 
 // Lines yields the lines of an in-memory file. Raw slices point into data.
-func Lines(data []byte) iter.Seq[Line] { return linesFrom(data, 1) }
+func Lines(data []byte) iter.Seq[Line] { return LinesFrom(data, 1) }
 
-// linesFrom yields the lines of a part of a file whose first line has the
-// number first.
-func linesFrom(data []byte, first int) iter.Seq[Line] {
+// LinesFrom yields the lines of a part of a file whose first line has the
+// number first (a BOM is only stripped from line 1).
+func LinesFrom(data []byte, first int) iter.Seq[Line] {
 	return func(yield func(Line) bool) {
 		no := first - 1
 		for len(data) > 0 {

@@ -138,7 +138,7 @@ func scanParallel(data []byte, key string) [][]keyedLine {
 func scanPart(data []byte, first int, key string) []keyedLine {
 	out := make([]keyedLine, 0, bytes.Count(data, []byte{'\n'})+1)
 	keys, vals := []string{key}, make([][]byte, 1)
-	for line := range linesFrom(data, first) {
+	for line := range LinesFrom(data, first) {
 		if line.Blank() {
 			continue
 		}

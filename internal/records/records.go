@@ -1,0 +1,102 @@
+// Package records defines the three QueenBee record types of seed 002
+// (messages, assignments, reservations) and the one rule that orders two
+// versions of a record written concurrently, so the stores, the merge driver
+// and the cross-worktree view agree on which version is the latest.
+package records
+
+import (
+	"time"
+)
+
+// File names of the stores in .beads/.
+const (
+	MessagesFile     = "queen_messages.jsonl"
+	AssignmentsFile  = "queen_assignments.jsonl"
+	ReservationsFile = "queen_reservations.jsonl"
+)
+
+// Importance values of a message.
+const (
+	ImportanceLow    = "low"
+	ImportanceNormal = "normal"
+	ImportanceHigh   = "high"
+	ImportanceUrgent = "urgent"
+)
+
+// Importances lists the valid importance values, lowest first.
+var Importances = []string{ImportanceLow, ImportanceNormal, ImportanceHigh, ImportanceUrgent}
+
+// Message is one version of a message between droids. Every version carries
+// the whole record; the latest one wins.
+type Message struct {
+	ID         string     `json:"id"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+	From       string     `json:"from"`
+	To         string     `json:"to"`
+	Subject    string     `json:"subject"`
+	Body       string     `json:"body"`
+	IssueID    string     `json:"issue_id,omitempty"`
+	ReplyTo    string     `json:"reply_to,omitempty"`
+	ThreadID   string     `json:"thread_id,omitempty"`
+	Importance string     `json:"importance"`
+	Read       bool       `json:"read"`
+	ReadAt     *time.Time `json:"read_at,omitempty"`
+	Deleted    bool       `json:"deleted,omitempty"`
+}
+
+// Assignment statuses.
+const (
+	AssignmentActive     = "active"
+	AssignmentCompleted  = "completed"
+	AssignmentReleased   = "released"
+	AssignmentReassigned = "reassigned"
+)
+
+// Assignment is one version of an issue's assignment to a droid.
+type Assignment struct {
+	ID            string    `json:"id"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	IssueID       string    `json:"issue_id"`
+	Droid         string    `json:"droid"`
+	AssignedBy    string    `json:"assigned_by"`
+	Status        string    `json:"status"`
+	Worktree      string    `json:"worktree,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	PreviousDroid string    `json:"previous_droid,omitempty"`
+}
+
+// Reservation statuses.
+const (
+	ReservationActive   = "active"
+	ReservationExpired  = "expired"
+	ReservationReleased = "released"
+)
+
+// Reservation is one version of a droid's claim on the paths a glob matches.
+type Reservation struct {
+	ID         string     `json:"id"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	ReleasedAt *time.Time `json:"released_at,omitempty"`
+	Pattern    string     `json:"pattern"`
+	Droid      string     `json:"droid"`
+	IssueID    string     `json:"issue_id,omitempty"`
+	Status     string     `json:"status"`
+	Exclusive  bool       `json:"exclusive"`
+	Reason     string     `json:"reason,omitempty"`
+}
+
+// ActiveAt reports whether the reservation holds at time now: not released,
+// not marked expired, and not past its expiry.
+func (r *Reservation) ActiveAt(now time.Time) bool {
+	return r.Status == ReservationActive && r.ExpiresAt.After(now)
+}
+
+// Now is the timestamp git-queen writes: UTC, to the millisecond, so that
+// versions written within one second still order correctly.
+func Now(clock func() time.Time) time.Time {
+	return clock().UTC().Truncate(time.Millisecond)
+}
