@@ -72,11 +72,20 @@ func Marshal(record any) ([]byte, error) {
 	case json.RawMessage:
 		return checkLine(v)
 	}
+	b, err := marshalValue(record)
+	if err != nil {
+		return nil, fmt.Errorf("encode record: %w", err)
+	}
+	return checkLine(b)
+}
+
+// marshalValue encodes any JSON value on one line without HTML escaping.
+func marshalValue(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(record); err != nil {
-		return nil, fmt.Errorf("encode record: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

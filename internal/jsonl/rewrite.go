@@ -186,7 +186,15 @@ func appendNew(path string, lines [][]byte, noSync bool) (appended, skipped int,
 // WriteFileAtomic replaces path with data: a temporary file in the same
 // directory, fsync, rename, fsync of the directory. Readers see the old file
 // or the new one, never a mix, and a crash leaves one of the two.
-func WriteFileAtomic(path string, data []byte) error {
+func WriteFileAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+
+// WriteCacheFile replaces path with data through a rename, without syncing:
+// for caches, which are rebuilt when lost.
+func WriteCacheFile(path string, data []byte) error { return writeFile(path, data, false) }
+
+// writeFile replaces path with data through a rename; with durable it also
+// syncs the file and the directory (caches do without).
+func writeFile(path string, data []byte, durable bool) error {
 	dir := filepath.Dir(path)
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
@@ -205,15 +213,20 @@ func WriteFileAtomic(path string, data []byte) error {
 		tmp.Close()
 		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if !durable {
+		return nil
 	}
 	return syncDir(dir)
 }

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -89,8 +90,8 @@ func ObjectFields(line []byte, keys []string, out [][]byte) error {
 		if err := s.value(1); err != nil {
 			return err
 		}
-		if idx := matchKey(rawKey, escaped, keys); idx >= 0 {
-			out[idx] = s.data[valStart:s.pos]
+		if len(keys) > 0 {
+			setMatching(rawKey, escaped, keys, out, s.data[valStart:s.pos])
 		}
 		s.space()
 		switch s.peek() {
@@ -105,20 +106,21 @@ func ObjectFields(line []byte, keys []string, out [][]byte) error {
 	}
 }
 
-func matchKey(raw []byte, escaped bool, keys []string) int {
+// setMatching stores value in every out[i] whose keys[i] is the key (a key
+// may be asked for twice, say as the record key and as a field).
+func setMatching(raw []byte, escaped bool, keys []string, out [][]byte, value []byte) {
 	if escaped {
 		var k string
 		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k) != nil {
-			return -1
+			return
 		}
 		raw = []byte(k)
 	}
 	for i, k := range keys {
 		if string(raw) == k {
-			return i
+			out[i] = value
 		}
 	}
-	return -1
 }
 
 // maxDepth bounds nesting so a hostile line cannot exhaust the stack.
@@ -386,4 +388,19 @@ func String(raw []byte) (string, bool) {
 		}
 	}
 	return string(inner), true
+}
+
+// StringEquals reports whether a raw JSON value is the string s, without
+// allocating in the common case of a value with no escapes. Filters call it
+// for every line of a log.
+func StringEquals(raw []byte, s string) bool {
+	if len(raw) < 2 || raw[0] != '"' {
+		return false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == s
+	}
+	got, ok := String(raw)
+	return ok && got == s
 }

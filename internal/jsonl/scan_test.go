@@ -42,6 +42,7 @@ func TestObjectFields(t *testing.T) {
 		{`{"id":"first","id":"last"}`, []string{"id"}, []string{`"last"`}, nil},
 		{`{"\u0069d":"escaped key"}`, []string{"id"}, []string{`"escaped key"`}, nil},
 		{`{"id":7}`, []string{"id", "missing"}, []string{`7`, ``}, nil},
+		{`{"id":"x","to":"y"}`, []string{"id", "to", "id"}, []string{`"x"`, `"y"`, `"x"`}, nil},
 		{`{}`, []string{"id"}, []string{``}, nil},
 		{`[1,2]`, []string{"id"}, []string{``}, ErrNotObject},
 		{`"str"`, []string{"id"}, []string{``}, ErrNotObject},
@@ -110,4 +111,15 @@ func FuzzValid(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestStringEquals(t *testing.T) {
+	for _, tt := range []struct {
+		raw, s string
+		want   bool
+	}{{`"ann"`, "ann", true}, {`"ann"`, "bob", false}, {`"\u0061nn"`, "ann", true}, {`null`, "", false}, {`""`, "", true}, {`1`, "1", false}} {
+		if got := StringEquals([]byte(tt.raw), tt.s); got != tt.want {
+			t.Errorf("StringEquals(%s, %q) = %v", tt.raw, tt.s, got)
+		}
+	}
 }

@@ -1,0 +1,168 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+)
+
+// Query selects records from a keyed log without materialising all of it:
+// only the latest line of each id matters, and of those only the ones Keep
+// accepts are copied out. Commands ask narrow questions (my inbox, the
+// reservations that could still be active) of logs with many thousands of
+// lines, and this is what keeps them fast.
+type Query struct {
+	// Key is the field that names a record; empty means DefaultKey.
+	Key string
+	// Fields are extracted from each line and passed to Keep and Static.
+	Fields []string
+	// Static, when set, must give the same answer for every version of an
+	// id (a message's recipient never changes). Lines it rejects are
+	// skipped without even noting their id, which is cheaper than Keep.
+	Static func(fields [][]byte) bool
+	// Keep decides, for the latest line of an id, whether to return it.
+	Keep func(fields [][]byte) bool
+}
+
+func (q Query) key() string {
+	if q.Key == "" {
+		return DefaultKey
+	}
+	return q.Key
+}
+
+// Entry is the latest line of one id, copied out of the file.
+type Entry struct {
+	ID string
+	// File and Line say where the line is, for messages; Offset is where it
+	// starts in the file.
+	File   string
+	Line   int
+	Offset int64
+	Raw    []byte
+	// Fields are the values of Query.Fields in Raw (nil when absent).
+	Fields [][]byte
+}
+
+// Select scans data from its end, so the first line seen for an id is its
+// latest version, and returns the latest lines Keep accepts, in file order.
+// Lines that are not records are reported as problems.
+func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
+	keys := append([]string{q.key()}, q.Fields...)
+	vals := make([][]byte, len(keys))
+	seen := map[string]bool{}
+	var out []Entry
+	var problems []Problem
+	total := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		total++
+	}
+	no := total + 1
+	end := len(data)
+	for end > 0 {
+		no--
+		// The line is data[start:end]; end includes its newline, if any.
+		search := end
+		if data[end-1] == '\n' {
+			search--
+		}
+		start := bytes.LastIndexByte(data[:search], '\n') + 1
+		raw, term := trimLine(data[start:end], start == 0)
+		end = start
+		line := Line{No: no, Raw: raw, Terminated: term}
+		if line.Blank() {
+			continue
+		}
+		id, msg := lineKey(line, keys, vals)
+		if msg != "" {
+			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
+			continue
+		}
+		fields := vals[1:]
+		if q.Static != nil && !q.Static(fields) {
+			continue
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if q.Keep != nil && !q.Keep(fields) {
+			continue
+		}
+		e := copyEntry(id, raw, no, q.Fields, fields)
+		e.File, e.Offset = file, int64(start)
+		out = append(out, e)
+	}
+	slices.Reverse(out)
+	slices.Reverse(problems)
+	return out, problems
+}
+
+// copyEntry copies a line out of a mapping; Fields point into the copy.
+// fields are subslices of raw, so their offsets in it are the difference of
+// their capacities; anything else is found again by scanning the copy.
+func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]byte) Entry {
+	e := Entry{ID: id, Raw: bytes.Clone(raw), Line: no, Fields: make([][]byte, len(fieldNames))}
+	for i, f := range fields {
+		if f == nil {
+			continue
+		}
+		off := cap(raw) - cap(f)
+		if off < 0 || off+len(f) > len(raw) {
+			_ = ObjectFields(e.Raw, fieldNames, e.Fields) // the line was valid a moment ago
+			return e
+		}
+		e.Fields[i] = e.Raw[off : off+len(f)]
+	}
+	return e
+}
+
+// SelectFile runs Select over the file at path, mapped rather than read. A
+// missing file selects nothing. If the file shrinks under the mapping (an
+// append elsewhere truncating a torn tail), the fault is caught and the file
+// is read again normally.
+func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if info.Size() == 0 {
+		return nil, nil, nil
+	}
+	data, release, err := mapFile(f, info.Size())
+	if err != nil {
+		return selectRead(path, q)
+	}
+	defer release()
+	defer func() {
+		if recover() != nil {
+			entries, problems, err = selectRead(path, q)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	entries, problems = Select(data, path, q)
+	return entries, problems, nil
+}
+
+func selectRead(path string, q Query) ([]Entry, []Problem, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	entries, problems := Select(data, path, q)
+	return entries, problems, nil
+}

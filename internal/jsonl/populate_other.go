@@ -1,0 +1,6 @@
+//go:build unix && !linux
+
+package jsonl
+
+// mapPopulate is 0 where MAP_POPULATE does not exist.
+const mapPopulate = 0
