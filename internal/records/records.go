@@ -5,7 +5,10 @@
 package records
 
 import (
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // File names of the stores in .beads/.
@@ -99,4 +102,30 @@ func (r *Reservation) ActiveAt(now time.Time) bool {
 // versions written within one second still order correctly.
 func Now(clock func() time.Time) time.Time {
 	return clock().UTC().Truncate(time.Millisecond)
+}
+
+// Broadcast is the recipient that sends a message to every known droid.
+const Broadcast = "@all"
+
+// MaxSubject is the longest subject seed 002 allows, in characters.
+const MaxSubject = 100
+
+// ValidateDroid checks a droid name: one to 100 printable characters, no
+// spaces, not starting with '@' (reserved for @all) or '-' (it would read
+// as a flag). Names like "project-a/workers/slot0" (VerMAS) are fine.
+func ValidateDroid(name string) error {
+	switch {
+	case name == "":
+		return Invalidf("droid name is empty")
+	case utf8.RuneCountInString(name) > 100:
+		return Invalidf("droid name %q is longer than 100 characters", name)
+	case strings.HasPrefix(name, "@"), strings.HasPrefix(name, "-"):
+		return Invalidf("droid name %q must not start with %q", name, name[:1])
+	}
+	for _, r := range name {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return Invalidf("droid name %q contains a space or an unprintable character", name)
+		}
+	}
+	return nil
 }

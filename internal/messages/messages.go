@@ -1,0 +1,251 @@
+// Package messages is the message store of seed 002: droids send each other
+// short messages, threaded by issue or by reply, and read them from an inbox.
+// Every change (read, delete) appends a new version of the whole record, and
+// the inbox sees messages from every worktree (see package store).
+package messages
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-queen/git-queen/internal/ids"
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// Store reads and writes queen_messages.jsonl.
+type Store struct {
+	S *store.Store
+}
+
+// NotFoundError is returned for an id no source knows.
+type NotFoundError struct{ ID string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no message %s (list yours with `git queen msg inbox`)", e.ID)
+}
+
+// Draft is what a sender says; the store fills in the rest.
+type Draft struct {
+	From       string
+	To         string
+	Subject    string
+	Body       string
+	IssueID    string
+	ReplyTo    string
+	Importance string
+}
+
+// ErrNobodyToBroadcastTo is returned by a broadcast when no other droid has
+// ever appeared in the stores.
+var ErrNobodyToBroadcastTo = errors.New("no other droid appears in the stores yet, so @all reaches nobody; name a recipient with --to")
+
+func (d *Draft) validate() error {
+	if err := records.ValidateDroid(d.From); err != nil {
+		return records.Invalidf("sender: %w", err)
+	}
+	if d.To != records.Broadcast {
+		if err := records.ValidateDroid(d.To); err != nil {
+			return records.Invalidf("recipient: %w", err)
+		}
+	}
+	d.Subject = strings.TrimSpace(d.Subject)
+	switch n := utf8.RuneCountInString(d.Subject); {
+	case n == 0:
+		return records.Invalidf("the subject is empty")
+	case n > records.MaxSubject:
+		return records.Invalidf("the subject has %d characters; at most %d are allowed (put the rest in the body)", n, records.MaxSubject)
+	case strings.ContainsAny(d.Subject, "\r\n"):
+		return records.Invalidf("the subject must be one line (put the rest in the body)")
+	}
+	if d.Importance == "" {
+		d.Importance = records.ImportanceNormal
+	}
+	if !slices.Contains(records.Importances, d.Importance) {
+		return records.Invalidf("importance %q is not one of %s", d.Importance, strings.Join(records.Importances, ", "))
+	}
+	return nil
+}
+
+// Send appends the message (one copy per recipient for @all, sharing one
+// thread) and returns what it wrote. A reply inherits its parent's thread;
+// a message about an issue is threaded by the issue.
+func (m *Store) Send(d Draft) ([]records.Message, error) {
+	var sent []records.Message
+	err := m.S.Update(func(tx *jsonl.Tx) error {
+		var err error
+		sent, err = m.SendIn(tx, d)
+		return err
+	})
+	return sent, err
+}
+
+// SendIn is Send inside a write the caller already holds the lock for (a
+// reservation that notifies the holders it conflicts with).
+func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
+	if err := d.validate(); err != nil {
+		return nil, err
+	}
+	thread := d.IssueID
+	if d.ReplyTo != "" {
+		parent, _, err := m.Get(d.ReplyTo)
+		if err != nil {
+			return nil, fmt.Errorf("--reply-to: %w", err)
+		}
+		if thread == "" {
+			thread = parent.ThreadID
+			if thread == "" {
+				thread = parent.ID
+			}
+		}
+	}
+	recipients := []string{d.To}
+	if d.To == records.Broadcast {
+		known, err := KnownDroids(m.S)
+		if err != nil {
+			return nil, err
+		}
+		recipients = slices.DeleteFunc(known, func(n string) bool { return n == d.From })
+		if len(recipients) == 0 {
+			return nil, ErrNobodyToBroadcastTo
+		}
+	}
+	now := m.S.Now()
+	sent := make([]records.Message, 0, len(recipients))
+	for _, to := range recipients {
+		msg := records.Message{
+			ID: ids.NewMessage(), CreatedAt: now, UpdatedAt: &now,
+			From: d.From, To: to, Subject: d.Subject, Body: d.Body,
+			IssueID: d.IssueID, ReplyTo: d.ReplyTo, ThreadID: thread, Importance: d.Importance,
+		}
+		if msg.ThreadID == "" {
+			msg.ThreadID = msg.ID
+			if len(sent) > 0 {
+				msg.ThreadID = sent[0].ID // a broadcast is one thread
+			}
+		}
+		sent = append(sent, msg)
+	}
+	recs := make([]any, len(sent))
+	for i := range sent {
+		recs[i] = sent[i]
+	}
+	if err := tx.Append(m.S.Log(records.MessagesFile), recs...); err != nil {
+		return nil, err
+	}
+	return sent, nil
+}
+
+// Get returns the latest version of a message and its raw line.
+func (m *Store) Get(id string) (records.Message, []byte, error) {
+	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
+		Fields: []string{"id"},
+		Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], id) },
+	}})
+	if err != nil {
+		return records.Message{}, nil, err
+	}
+	if len(sel.Entries) == 0 {
+		return records.Message{}, nil, &NotFoundError{id}
+	}
+	msg, err := decode(sel.Entries[0])
+	return msg, sel.Entries[0].Raw, err
+}
+
+func decode(e jsonl.Entry) (records.Message, error) {
+	msg, err := records.DecodeMessage(e.Raw)
+	if err != nil {
+		return msg, fmt.Errorf("%s:%d: message %s: %w", e.File, e.Line, e.ID, err)
+	}
+	return msg, nil
+}
+
+// decodeAll decodes entries; records that do not decode are reported as
+// problems rather than dropped in silence.
+func decodeAll(sel *store.Selection) ([]records.Message, []jsonl.Problem) {
+	msgs := make([]records.Message, 0, len(sel.Entries))
+	problems := sel.Problems
+	for _, e := range sel.Entries {
+		msg, err := decode(e)
+		if err != nil {
+			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
+			continue
+		}
+		msgs = append(msgs, msg)
+	}
+	return msgs, problems
+}
+
+// InboxOptions narrow an inbox.
+type InboxOptions struct {
+	UnreadOnly bool
+	// Since drops messages created before it (zero keeps all).
+	Since time.Time
+}
+
+// Inbox lists the messages to droid, newest first, without deleted ones.
+// Bad lines in the logs are returned as problems next to the messages.
+func (m *Store) Inbox(droid string, o InboxOptions) ([]records.Message, []jsonl.Problem, error) {
+	sel, err := m.S.Select(records.MessagesFile, store.Query{
+		Name: "inbox\x00" + droid,
+		Query: jsonl.Query{
+			Fields: []string{"to"},
+			Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], droid) },
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	all, problems := decodeAll(sel)
+	inbox := slices.DeleteFunc(all, func(msg records.Message) bool {
+		return msg.Deleted || (o.UnreadOnly && msg.Read) || msg.CreatedAt.Before(o.Since)
+	})
+	slices.SortFunc(inbox, func(a, b records.Message) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return inbox, problems, nil
+}
+
+// Thread lists a thread oldest first. ref is a message id (its thread is
+// shown) or an issue or thread id.
+func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
+	root := ref
+	if strings.HasPrefix(ref, ids.MessagePrefix) {
+		msg, _, err := m.Get(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if msg.ThreadID != "" {
+			root = msg.ThreadID
+		}
+	}
+	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
+		Fields: []string{"id", "thread_id", "issue_id"},
+		Static: func(f [][]byte) bool {
+			return jsonl.StringEquals(f[0], root) || jsonl.StringEquals(f[1], root) || jsonl.StringEquals(f[2], root)
+		},
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	all, problems := decodeAll(sel)
+	thread := slices.DeleteFunc(all, func(msg records.Message) bool { return msg.Deleted })
+	if len(thread) == 0 {
+		return nil, problems, fmt.Errorf("no messages in thread %s", ref)
+	}
+	slices.SortFunc(thread, func(a, b records.Message) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return thread, problems, nil
+}

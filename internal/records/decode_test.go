@@ -1,0 +1,33 @@
+package records
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// DecodeMessage must give exactly what encoding/json gives, value or error.
+func TestDecodeMessageMatchesEncodingJSON(t *testing.T) {
+	lines := []string{
+		`{"id":"qm-1","created_at":"2026-11-22T12:00:00.123Z","updated_at":"2026-11-22T12:00:01Z","from":"ann","to":"bob","subject":"s","body":"line\nbreak \"q\" \u00e9","issue_id":"qb-1","reply_to":"qm-0","thread_id":"qb-1","importance":"high","read":true,"read_at":"2026-11-22T12:01:00+02:00","deleted":false,"extra":[1,2]}`,
+		`{"id":"qm-2","created_at":"2026-11-22T12:00:00Z","from":"ann","to":"bob","subject":"s","body":"","importance":"normal","read":false}`,
+		`{"id":"qm-3","created_at":"2026-11-22T12:00:00Z","updated_at":null,"read_at":null,"issue_id":null}`,
+		`{"id":7}`,
+		`{"id":"qm-4","created_at":"yesterday"}`,
+		`{"id":"qm-5","read":"yes"}`,
+		`{"id":"qm-6","created_at":"2026-11-22T12:00:00Z"`,
+		`[]`,
+	}
+	for _, l := range lines {
+		var want Message
+		wantErr := json.Unmarshal([]byte(l), &want)
+		got, err := DecodeMessage([]byte(l))
+		if (err == nil) != (wantErr == nil) {
+			t.Errorf("%s: error %v, encoding/json says %v", l, err, wantErr)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", l, got, want)
+		}
+	}
+}
