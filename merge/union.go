@@ -36,25 +36,62 @@ type SortKey func(line []byte) string
 // order of sides. Blank lines are dropped, and the result ends in a newline
 // unless it is empty.
 func Union(base []byte, sides [][]byte, key SortKey) []byte {
+	return unionWith(base, sides, unionConfig{key: key})
+}
+
+// unionConfig adapts the line union to a format.
+type unionConfig struct {
+	key SortKey
+	// drop, when set, removes lines from the parts after the common prefix
+	// before they are counted (conflict markers, which are debris, not
+	// facts).
+	drop func(line []byte) bool
+	// canon, when set, may rewrite the lines the sides added before they are
+	// counted, so that two spellings of one fact count as one line.
+	canon func(baseCount map[string]int, sideLines [][][]byte)
+}
+
+func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
 	if out, ok := trivial(base, sides); ok {
 		return out
 	}
 	prefix := commonPrefix(base, sides)
-	var out bytes.Buffer
-	out.Grow(len(base) + 1024)
-	out.Write(base[:prefix])
-
 	first := 1 // number of the first line after the prefix: only line 1 may carry a BOM
 	if prefix > 0 {
 		first = 2
 	}
-	baseLines := splitLines(base[prefix:], first)
+	size := len(base)
+	baseLines := splitLines(base[prefix:], first, cfg.drop)
 	sideLines := make([][][]byte, len(sides))
 	for i, s := range sides {
-		sideLines[i] = splitLines(s[prefix:], first)
+		sideLines[i] = splitLines(s[prefix:], first, cfg.drop)
+		size += len(s) - prefix
 	}
+	var out bytes.Buffer
+	out.Grow(size + 1)
+	out.Write(base[:prefix])
 	baseCount := countLines(baseLines)
-	sideCounts := make([]map[string]int, len(sides))
+	if cfg.canon != nil {
+		cfg.canon(baseCount, sideLines)
+	}
+	for _, l := range unionLines(baseLines, baseCount, sideLines, cfg.key) {
+		out.Write(l)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// unionLines applies the count rule to split lines: the surviving base lines
+// in base order, then the added lines interleaved by key.
+func unionLines(baseLines [][]byte, baseCount map[string]int, sideLines [][][]byte, key SortKey) [][]byte {
+	kept, added := unionParts(baseLines, baseCount, sideLines, key)
+	return append(kept, added...)
+}
+
+// unionParts is unionLines with the surviving base lines and the additions
+// apart.
+func unionParts(baseLines [][]byte, baseCount map[string]int, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
+	sideCounts := make([]map[string]int, len(sideLines))
 	for i, lines := range sideLines {
 		sideCounts[i] = countLines(lines)
 	}
@@ -81,18 +118,14 @@ func Union(base []byte, sides [][]byte, key SortKey) []byte {
 		}
 	}
 
+	kept = make([][]byte, 0, len(baseLines)+len(add))
 	for _, l := range baseLines {
 		if keepBase[string(l)] > 0 {
 			keepBase[string(l)]--
-			out.Write(l)
-			out.WriteByte('\n')
+			kept = append(kept, l)
 		}
 	}
-	for _, l := range mergeAdditions(sideLines, baseCount, add, key) {
-		out.Write(l)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
+	return kept, mergeAdditions(sideLines, baseCount, add, key)
 }
 
 // trivial handles the cases where the answer is an input as it stands.
@@ -149,11 +182,12 @@ func commonPrefix(base []byte, sides [][]byte) int {
 }
 
 // splitLines returns the non-blank lines of data, without line endings (and
-// without a BOM when first is 1, the file's first line).
-func splitLines(data []byte, first int) [][]byte {
+// without a BOM when first is 1, the file's first line), less those drop
+// rejects.
+func splitLines(data []byte, first int, drop func([]byte) bool) [][]byte {
 	lines := make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
 	for l := range jsonl.LinesFrom(data, first) {
-		if !l.Blank() {
+		if !l.Blank() && (drop == nil || !drop(l.Raw)) {
 			lines = append(lines, l.Raw)
 		}
 	}
