@@ -144,3 +144,8 @@ func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
 	}
 	return out.Bytes(), reports
 }
+
+// containsLine reports whether lines holds l.
+func containsLine(lines [][]byte, l []byte) bool {
+	return slices.ContainsFunc(lines, func(x []byte) bool { return bytes.Equal(x, l) })
+}

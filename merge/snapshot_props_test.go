@@ -199,14 +199,6 @@ func splitTopLevel(s string) []string {
 	return append(out, s[start:])
 }
 
-func containsLine(lines [][]byte, l []byte) bool {
-	for _, x := range lines {
-		if bytes.Equal(x, l) {
-			return true
-		}
-	}
-	return false
-}
 
 // checkJSONL checks that out is well-formed JSONL: no blank lines, no
 // conflict markers, a final newline. (Lines that are not JSON are kept when
