@@ -82,25 +82,25 @@ func TestCorpusSnapshotMerges(t *testing.T) {
 		if err != nil || res.Format != Snapshot || res.Conflict {
 			t.Fatalf("%s: format %s, conflict %v, err %v", c.name, res.Format, res.Conflict, err)
 		}
-		if err := checkSnapshot(c.base, c.ours, c.theirs, res.Merged); err != nil {
+		if err := checkSnapshot(c.base, c.ours, c.theirs, res.Bytes()); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
-		if err := checkValid(res.Merged); err != nil {
+		if err := checkValid(res.Bytes()); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		swapped, _ := Merge(c.base, c.theirs, c.ours, ".beads/issues.jsonl", Options{})
-		if !bytes.Equal(swapped.Merged, res.Merged) {
+		if !bytes.Equal(swapped.Bytes(), res.Bytes()) {
 			t.Errorf("%s: swapping ours and theirs changes the result", c.name)
 		}
 		for _, x := range [][]byte{c.ours, c.theirs} {
-			if same, _ := Merge(x, x, x, "issues.jsonl", Options{}); !bytes.Equal(same.Merged, x) {
+			if same, _ := Merge(x, x, x, "issues.jsonl", Options{}); !bytes.Equal(same.Bytes(), x) {
 				t.Errorf("%s: merge(X,X,X) != X", c.name)
 			}
-			if one, _ := Merge(c.base, x, c.base, "issues.jsonl", Options{}); !bytes.Equal(one.Merged, x) {
+			if one, _ := Merge(c.base, x, c.base, "issues.jsonl", Options{}); !bytes.Equal(one.Bytes(), x) {
 				t.Errorf("%s: merge(O,A,O) != A", c.name)
 			}
 		}
-		s := compareRecorded(c, res.Merged)
+		s := compareRecorded(c, res.Bytes())
 		total.add(s)
 		if s.differs {
 			t.Logf("%s: recorded resolution: %+v", c.name, s)

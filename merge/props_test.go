@@ -20,7 +20,7 @@ func checkHistory(h history) error {
 	if err != nil {
 		return err
 	}
-	got := res.Merged
+	got := res.Bytes()
 	if res.Format == Text && h.format == Lines && !bytes.Contains(append(append(h.base, h.ours...), h.theirs...), []byte("{")) {
 		return nil // no line of any input is JSON: git's text merge is right
 	}
@@ -34,15 +34,15 @@ func checkHistory(h history) error {
 		return err
 	}
 	// Convergence and idempotence hold for every format.
-	if swapped, _ := Merge(h.base, h.theirs, h.ours, h.path, opts); !bytes.Equal(swapped.Merged, got) {
-		return fmt.Errorf("swapping ours and theirs gives\n%s", swapped.Merged)
+	if swapped, _ := Merge(h.base, h.theirs, h.ours, h.path, opts); !bytes.Equal(swapped.Bytes(), got) {
+		return fmt.Errorf("swapping ours and theirs gives\n%s", swapped.Bytes())
 	}
 	for _, x := range [][]byte{h.base, h.ours, h.theirs} {
-		if same, _ := Merge(x, x, x, h.path, opts); !bytes.Equal(same.Merged, withFinalNewline(x)) {
+		if same, _ := Merge(x, x, x, h.path, opts); !bytes.Equal(same.Bytes(), withFinalNewline(x)) {
 			return fmt.Errorf("merge(X,X,X) != X for\n%s", x)
 		}
 	}
-	if one, _ := Merge(h.base, h.ours, h.base, h.path, opts); !bytes.Equal(one.Merged, withFinalNewline(h.ours)) {
+	if one, _ := Merge(h.base, h.ours, h.base, h.path, opts); !bytes.Equal(one.Bytes(), withFinalNewline(h.ours)) {
 		return fmt.Errorf("merge(O,A,O) != A")
 	}
 	switch h.format {
@@ -233,23 +233,23 @@ func FuzzMerge(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Merged) > 0 && res.Merged[len(res.Merged)-1] != '\n' {
+		if len(res.Bytes()) > 0 && res.Bytes()[len(res.Bytes())-1] != '\n' {
 			t.Fatalf("%s: no final newline", format)
 		}
-		if swapped, _ := Merge(base, theirs, ours, "f.jsonl", opts); !bytes.Equal(swapped.Merged, res.Merged) {
-			t.Fatalf("%s: not symmetric:\n%q\n%q", format, res.Merged, swapped.Merged)
+		if swapped, _ := Merge(base, theirs, ours, "f.jsonl", opts); !bytes.Equal(swapped.Bytes(), res.Bytes()) {
+			t.Fatalf("%s: not symmetric:\n%q\n%q", format, res.Bytes(), swapped.Bytes())
 		}
-		if same, _ := Merge(ours, ours, ours, "f.jsonl", opts); !bytes.Equal(same.Merged, withFinalNewline(ours)) {
+		if same, _ := Merge(ours, ours, ours, "f.jsonl", opts); !bytes.Equal(same.Bytes(), withFinalNewline(ours)) {
 			t.Fatalf("%s: merge(X,X,X) != X", format)
 		}
 		if _, ok := trivial(base, [][]byte{ours, theirs}); ok {
 			return // a one-sided change is that side verbatim, checked above
 		}
 		prefix := commonPrefix(base, [][]byte{ours, theirs})
-		if format != Snapshot && format != Stream && !bytes.HasPrefix(res.Merged, base[:prefix]) {
+		if format != Snapshot && format != Stream && !bytes.HasPrefix(res.Bytes(), base[:prefix]) {
 			t.Fatalf("%s: the common prefix was not kept", format)
 		}
-		rest := res.Merged
+		rest := res.Bytes()
 		if format != Snapshot && format != Stream {
 			rest = rest[prefix:]
 		}

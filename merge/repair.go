@@ -111,20 +111,21 @@ func Repair(data []byte, path string, opts Options) (Result, error) {
 	if format == Auto {
 		format = Detect(path, data)
 	}
-	res := Result{Format: format, Merged: data}
+	res := Result{Format: format}
+	out := data
 	switch format {
-	case Text:
-		return res, nil
 	case Snapshot:
-		res.Merged, res.Reports = repairSnapshot(data)
+		out, res.Reports = repairSnapshot(data)
 	case Stream:
-		res.Merged, res.Conflict, res.Reports = repairStream(data, opts.CheckpointInterval)
+		out, res.Conflict, res.Reports = repairStream(data, opts.CheckpointInterval)
+	case Text:
 	default:
-		res.Merged, res.Reports = dedupeLines(data, format)
+		out, res.Reports = dedupeLines(data, format)
 	}
 	if len(res.Reports) == 0 {
-		res.Merged = data // nothing to repair: not even a final newline
+		out = data // nothing to repair: not even a final newline
 	}
+	res.set(out)
 	return res, nil
 }
 

@@ -97,7 +97,7 @@ func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
 	slices.Sort(ids)
 
 	var out bytes.Buffer
-	out.Grow(max(len(ours), len(theirs)) + 1024)
+	out.Grow(len(ours) + len(theirs) + 1024) // an upper bound: growing would copy
 	var conflicts []Report
 	for _, id := range ids {
 		bv, ov, tv := b.recs[id], o.recs[id], t.recs[id]

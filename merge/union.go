@@ -52,7 +52,17 @@ type unionConfig struct {
 }
 
 func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
-	if out, ok := trivial(base, sides); ok {
+	r := Result{parts: unionSegments(base, sides, cfg)}
+	return r.Bytes()
+}
+
+// unionSegments is the union as the pieces of the output in order: the
+// common prefix (a slice of base), then each line and its newline.
+func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
+	if base == nil {
+		base = []byte{}
+	}
+	if out, ok := trivialSegments(base, sides); ok {
 		return out
 	}
 	prefix := commonPrefix(base, sides)
@@ -60,25 +70,38 @@ func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
 	if prefix > 0 {
 		first = 2
 	}
-	size := len(base)
 	baseLines := splitLines(base[prefix:], first, cfg.drop)
 	sideLines := make([][][]byte, len(sides))
 	for i, s := range sides {
 		sideLines[i] = splitLines(s[prefix:], first, cfg.drop)
-		size += len(s) - prefix
 	}
-	var out bytes.Buffer
-	out.Grow(size + 1)
-	out.Write(base[:prefix])
 	baseCount := countLines(baseLines)
 	if cfg.canon != nil {
 		cfg.canon(baseCount, sideLines)
 	}
-	for _, l := range unionLines(baseLines, baseCount, sideLines, cfg.key) {
-		out.Write(l)
-		out.WriteByte('\n')
+	lines := unionLines(baseLines, baseCount, sideLines, cfg.key)
+	out := make([][]byte, 0, 2*len(lines)+1)
+	if prefix > 0 {
+		out = append(out, base[:prefix])
 	}
-	return out.Bytes()
+	for _, l := range lines {
+		out = append(out, l, newline)
+	}
+	return out
+}
+
+var newline = []byte{'\n'}
+
+// trivialSegments is trivial without copying a side to add a final newline.
+func trivialSegments(base []byte, sides [][]byte) ([][]byte, bool) {
+	out, ok := trivialInput(base, sides)
+	if !ok {
+		return nil, false
+	}
+	if len(out) == 0 || out[len(out)-1] == '\n' {
+		return [][]byte{out}, true
+	}
+	return [][]byte{out, newline}, true
 }
 
 // unionLines applies the count rule to split lines: the surviving base lines
@@ -130,6 +153,15 @@ func unionParts(baseLines [][]byte, baseCount map[string]int, sideLines [][][]by
 
 // trivial handles the cases where the answer is an input as it stands.
 func trivial(base []byte, sides [][]byte) ([]byte, bool) {
+	out, ok := trivialInput(base, sides)
+	if !ok {
+		return nil, false
+	}
+	return withFinalNewline(out), true
+}
+
+// trivialInput is the input that is the answer, if one is.
+func trivialInput(base []byte, sides [][]byte) ([]byte, bool) {
 	var changed []byte
 	nChanged := 0
 	for _, s := range sides {
@@ -142,9 +174,9 @@ func trivial(base []byte, sides [][]byte) ([]byte, bool) {
 	}
 	switch nChanged {
 	case 0:
-		return withFinalNewline(base), true
+		return base, true
 	case 1:
-		return withFinalNewline(changed), true
+		return changed, true
 	}
 	return nil, false
 }

@@ -13,7 +13,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/merge"
 )
 
@@ -81,10 +80,11 @@ func runMergeDriver(o mergeDriverOptions) error {
 	}
 	var inputs [3][]byte
 	for i, p := range []string{o.Base, o.Ours, o.Theirs} {
-		b, err := os.ReadFile(abs(p))
+		b, release, err := mapFile(abs(p))
 		if err != nil {
 			return fmt.Errorf("merge-driver: %w", err)
 		}
+		defer release()
 		inputs[i] = b
 	}
 	format, err := pathFormat(o.Env.Dir, o.Format, o.Path)
@@ -97,7 +97,7 @@ func runMergeDriver(o mergeDriverOptions) error {
 	if err != nil {
 		return fmt.Errorf("merge %s: %w", o.Path, err)
 	}
-	if err := jsonl.WriteFileAtomic(abs(o.Ours), res.Merged); err != nil {
+	if err := writeResult(abs(o.Ours), &res); err != nil {
 		return fmt.Errorf("merge-driver: %w", err)
 	}
 	printReports(o.Env.Stderr, o.Path, res)
@@ -203,4 +203,37 @@ func printReports(w io.Writer, path string, res merge.Result) {
 		}
 		fmt.Fprintf(w, "git-queen: %s (%s): %s\n", path, res.Format, msg)
 	}
+}
+
+// writeResult replaces path with a merge result the way
+// jsonl.WriteFileAtomic does (a temporary file beside it, then a rename, so
+// git never reads half a result), but streams the result's parts instead of
+// joining them first. It does not fsync: git reads the file back at once and
+// stores it in its object database, and a crash before that restarts the
+// merge anyway.
+func writeResult(path string, res *merge.Result) error {
+	mode := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := res.WriteTo(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
 }

@@ -198,12 +198,12 @@ func resolveFile(o resolveOptions, top, file string) (resolved, error) {
 	if out.Reports == nil {
 		out.Reports = []merge.Report{}
 	}
-	out.Changed = readErr != nil || !bytes.Equal(data, res.Merged)
+	out.Changed = readErr != nil || !bytes.Equal(data, res.Bytes())
 	if o.Check {
 		return out, nil
 	}
 	if out.Changed {
-		if err := jsonl.WriteFileAtomic(abs, res.Merged); err != nil {
+		if err := jsonl.WriteFileAtomic(abs, res.Bytes()); err != nil {
 			return resolved{}, fmt.Errorf("resolve: %w", err)
 		}
 	}
