@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 )
@@ -69,7 +70,13 @@ func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
 	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
 		return out, nil
 	}
-	b, o, t := parseSnapshot(base), parseSnapshot(ours), parseSnapshot(theirs)
+	// Reading the inputs is most of the work, and they are independent.
+	var b, o, t snapshot
+	var wg sync.WaitGroup
+	wg.Go(func() { b = parseSnapshot(base) })
+	wg.Go(func() { o = parseSnapshot(ours) })
+	t = parseSnapshot(theirs)
+	wg.Wait()
 	var reports []Report
 	for _, in := range []struct {
 		name string

@@ -5,8 +5,34 @@
 //
 // git's own union driver concatenates conflicting hunks, so records both
 // branches carry end up twice; a text merge conflicts on every concurrent
-// append. This package is what `git queen merge-driver` runs, and what the
+// append. This package is what `git queen merge-driver` runs, what
+// `git queen resolve` uses to repair files merged without it, and what the
 // reservation store uses to see the union of every worktree's log.
+//
+// Merge picks one strategy per format (Detect, or Options.Format, which the
+// driver fills from the queen-format git attribute):
+//
+//   - Queen (queen_*.jsonl): the line union of record versions; versions two
+//     sides wrote concurrently are ordered by when they were written, so the
+//     latest is last (UnionStore).
+//   - Stream (st v3, by content): events unioned, the sides' tail
+//     checkpoints dropped, added events renumbered after the base's
+//     watermark in ts order, a fresh checkpoint when needs_checkpoint says
+//     so; the replay contract holds on the result (mergeStream).
+//   - Events (.work/events.jsonl): the union by event_id, ordered by
+//     timestamp. Autopilot (.openclaw-autopilot/events/*.jsonl): the union
+//     by line content, ordered by ts.
+//   - Snapshot (issues.jsonl, beads.jsonl): a 3-way merge per record and per
+//     field, sorted by id (mergeSnapshot, mergeRecord).
+//   - Lines (any other JSONL): the base-aware line union (Union).
+//   - Text (not JSONL at all): Options.TextMerge (git merge-file).
+//
+// In every JSONL format a line that does not parse is kept as an opaque
+// line, and conflict-marker lines (debris of an earlier merge without the
+// driver) are left out and reported. Only a text merge, or an st stream
+// whose compacted history cannot be carried, leaves a conflict: every other
+// merge produces a valid file and reports what it decided (Result.Reports).
+// merge(X, X, X) = X and merge(O, A, O) = A, byte for byte.
 package merge
 
 import (
