@@ -5,8 +5,34 @@
 //
 // git's own union driver concatenates conflicting hunks, so records both
 // branches carry end up twice; a text merge conflicts on every concurrent
-// append. This package is what `git queen merge-driver` runs, and what the
+// append. This package is what `git queen merge-driver` runs, what
+// `git queen resolve` uses to repair files merged without it, and what the
 // reservation store uses to see the union of every worktree's log.
+//
+// Merge picks one strategy per format (Detect, or Options.Format, which the
+// driver fills from the queen-format git attribute):
+//
+//   - Queen (queen_*.jsonl): the line union of record versions; versions two
+//     sides wrote concurrently are ordered by when they were written, so the
+//     latest is last (UnionStore).
+//   - Stream (st v3, by content): events unioned, the sides' tail
+//     checkpoints dropped, added events renumbered after the base's
+//     watermark in ts order, a fresh checkpoint when needs_checkpoint says
+//     so; the replay contract holds on the result (mergeStream).
+//   - Events (.work/events.jsonl): the union by event_id, ordered by
+//     timestamp. Autopilot (.openclaw-autopilot/events/*.jsonl): the union
+//     by line content, ordered by ts.
+//   - Snapshot (issues.jsonl, beads.jsonl): a 3-way merge per record and per
+//     field, sorted by id (mergeSnapshot, mergeRecord).
+//   - Lines (any other JSONL): the base-aware line union (Union).
+//   - Text (not JSONL at all): Options.TextMerge (git merge-file).
+//
+// In every JSONL format a line that does not parse is kept as an opaque
+// line, and conflict-marker lines (debris of an earlier merge without the
+// driver) are left out and reported. Only a text merge, or an st stream
+// whose compacted history cannot be carried, leaves a conflict: every other
+// merge produces a valid file and reports what it decided (Result.Reports).
+// merge(X, X, X) = X and merge(O, A, O) = A, byte for byte.
 package merge
 
 import (
@@ -36,25 +62,85 @@ type SortKey func(line []byte) string
 // order of sides. Blank lines are dropped, and the result ends in a newline
 // unless it is empty.
 func Union(base []byte, sides [][]byte, key SortKey) []byte {
-	if out, ok := trivial(base, sides); ok {
+	return unionWith(base, sides, unionConfig{key: key})
+}
+
+// unionConfig adapts the line union to a format.
+type unionConfig struct {
+	key SortKey
+	// drop, when set, removes lines from the parts after the common prefix
+	// before they are counted (conflict markers, which are debris, not
+	// facts).
+	drop func(line []byte) bool
+	// canon, when set, may rewrite the lines the sides added before they are
+	// counted, so that two spellings of one fact count as one line.
+	canon func(baseCount map[string]int, sideLines [][][]byte)
+}
+
+func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
+	r := Result{parts: unionSegments(base, sides, cfg)}
+	return r.Bytes()
+}
+
+// unionSegments is the union as the pieces of the output in order: the
+// common prefix (a slice of base), then each line and its newline.
+func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
+	if base == nil {
+		base = []byte{}
+	}
+	if out, ok := trivialSegments(base, sides); ok {
 		return out
 	}
 	prefix := commonPrefix(base, sides)
-	var out bytes.Buffer
-	out.Grow(len(base) + 1024)
-	out.Write(base[:prefix])
-
 	first := 1 // number of the first line after the prefix: only line 1 may carry a BOM
 	if prefix > 0 {
 		first = 2
 	}
-	baseLines := splitLines(base[prefix:], first)
+	baseLines := splitLines(base[prefix:], first, cfg.drop)
 	sideLines := make([][][]byte, len(sides))
 	for i, s := range sides {
-		sideLines[i] = splitLines(s[prefix:], first)
+		sideLines[i] = splitLines(s[prefix:], first, cfg.drop)
 	}
 	baseCount := countLines(baseLines)
-	sideCounts := make([]map[string]int, len(sides))
+	if cfg.canon != nil {
+		cfg.canon(baseCount, sideLines)
+	}
+	lines := unionLines(baseLines, baseCount, sideLines, cfg.key)
+	out := make([][]byte, 0, 2*len(lines)+1)
+	if prefix > 0 {
+		out = append(out, base[:prefix])
+	}
+	for _, l := range lines {
+		out = append(out, l, newline)
+	}
+	return out
+}
+
+var newline = []byte{'\n'}
+
+// trivialSegments is trivial without copying a side to add a final newline.
+func trivialSegments(base []byte, sides [][]byte) ([][]byte, bool) {
+	out, ok := trivialInput(base, sides)
+	if !ok {
+		return nil, false
+	}
+	if len(out) == 0 || out[len(out)-1] == '\n' {
+		return [][]byte{out}, true
+	}
+	return [][]byte{out, newline}, true
+}
+
+// unionLines applies the count rule to split lines: the surviving base lines
+// in base order, then the added lines interleaved by key.
+func unionLines(baseLines [][]byte, baseCount map[string]int, sideLines [][][]byte, key SortKey) [][]byte {
+	kept, added := unionParts(baseLines, baseCount, sideLines, key)
+	return append(kept, added...)
+}
+
+// unionParts is unionLines with the surviving base lines and the additions
+// apart.
+func unionParts(baseLines [][]byte, baseCount map[string]int, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
+	sideCounts := make([]map[string]int, len(sideLines))
 	for i, lines := range sideLines {
 		sideCounts[i] = countLines(lines)
 	}
@@ -81,22 +167,27 @@ func Union(base []byte, sides [][]byte, key SortKey) []byte {
 		}
 	}
 
+	kept = make([][]byte, 0, len(baseLines)+len(add))
 	for _, l := range baseLines {
 		if keepBase[string(l)] > 0 {
 			keepBase[string(l)]--
-			out.Write(l)
-			out.WriteByte('\n')
+			kept = append(kept, l)
 		}
 	}
-	for _, l := range mergeAdditions(sideLines, baseCount, add, key) {
-		out.Write(l)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
+	return kept, mergeAdditions(sideLines, baseCount, add, key)
 }
 
 // trivial handles the cases where the answer is an input as it stands.
 func trivial(base []byte, sides [][]byte) ([]byte, bool) {
+	out, ok := trivialInput(base, sides)
+	if !ok {
+		return nil, false
+	}
+	return withFinalNewline(out), true
+}
+
+// trivialInput is the input that is the answer, if one is.
+func trivialInput(base []byte, sides [][]byte) ([]byte, bool) {
 	var changed []byte
 	nChanged := 0
 	for _, s := range sides {
@@ -109,9 +200,9 @@ func trivial(base []byte, sides [][]byte) ([]byte, bool) {
 	}
 	switch nChanged {
 	case 0:
-		return withFinalNewline(base), true
+		return base, true
 	case 1:
-		return withFinalNewline(changed), true
+		return changed, true
 	}
 	return nil, false
 }
@@ -149,11 +240,12 @@ func commonPrefix(base []byte, sides [][]byte) int {
 }
 
 // splitLines returns the non-blank lines of data, without line endings (and
-// without a BOM when first is 1, the file's first line).
-func splitLines(data []byte, first int) [][]byte {
+// without a BOM when first is 1, the file's first line), less those drop
+// rejects.
+func splitLines(data []byte, first int, drop func([]byte) bool) [][]byte {
 	lines := make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
 	for l := range jsonl.LinesFrom(data, first) {
-		if !l.Blank() {
+		if !l.Blank() && (drop == nil || !drop(l.Raw)) {
 			lines = append(lines, l.Raw)
 		}
 	}

@@ -108,7 +108,7 @@ func randomHistory(rng *rand.Rand, nSides int) (base []byte, sides [][]byte) {
 
 func lineCounts(b []byte) map[string]int {
 	m := map[string]int{}
-	for _, l := range splitLines(b, 1) {
+	for _, l := range splitLines(b, 1, nil) {
 		m[string(l)]++
 	}
 	return m
@@ -163,7 +163,7 @@ func TestUnionProperties(t *testing.T) {
 		holders := map[string]int{}
 		for i, s := range sides {
 			seen := map[string]int{}
-			for _, l := range splitLines(s, 1) {
+			for _, l := range splitLines(s, 1, nil) {
 				seen[string(l)]++
 				if c := seen[string(l)] - bc[string(l)]; c > 0 && c <= gc[string(l)]-kept[string(l)] {
 					e := fmt.Sprintf("%s#%d", l, c)

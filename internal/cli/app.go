@@ -120,5 +120,7 @@ func globalFlags() []ucli.Flag {
 func commands(env *Env) []*ucli.Command {
 	return []*ucli.Command{
 		manCommand(env),
+		mergeDriverCommand(env),
+		resolveCommand(env),
 	}
 }

@@ -1,0 +1,85 @@
+package merge
+
+import (
+	"path"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/st"
+)
+
+// sampleLines is how many lines of each input detection reads. Detection
+// must cost nothing next to the merge of a 50 MB log, and a file's first
+// lines say what it is.
+const sampleLines = 64
+
+// Detect chooses the format of a file from its path in the repository and,
+// when the name says nothing, from its content (each input's first lines).
+// The rules, first match wins:
+//
+//   - queen_*.jsonl (QueenBee stores and their archives): Queen
+//   - issues.jsonl, beads.jsonl (beads snapshots): Snapshot
+//   - .work/events.jsonl (VerMAS): Events
+//   - .openclaw-autopilot/events/events.jsonl or checkpoints.jsonl: Autopilot
+//   - content that is not JSON at all (no input has a JSON line among its
+//     first lines, or, for a name without a JSONL extension, some line is
+//     not JSON): Text
+//   - content whose first JSON lines are st v3 records: Stream
+//   - anything else: Lines
+//
+// Detection reads ours and theirs alike, so it never depends on which side
+// is which.
+func Detect(p string, inputs ...[]byte) Format {
+	p = strings.ReplaceAll(p, "\\", "/")
+	name := path.Base(p)
+	dir := path.Base(path.Dir(p))
+	switch {
+	case strings.HasPrefix(name, "queen_") && strings.HasSuffix(name, ".jsonl"):
+		return Queen
+	case name == "issues.jsonl" || name == "beads.jsonl":
+		return Snapshot
+	case name == "events.jsonl" && dir == ".work":
+		return Events
+	case (name == "events.jsonl" || name == "checkpoints.jsonl") && dir == "events" &&
+		path.Base(path.Dir(path.Dir(p))) == ".openclaw-autopilot":
+		return Autopilot
+	}
+	jsonExt := false
+	switch path.Ext(name) {
+	case ".jsonl", ".ndjson", ".jsonlines":
+		jsonExt = true
+	}
+	json, other, stream, nonStream := 0, 0, 0, 0
+	for _, in := range inputs {
+		n, firstJSON := 0, true
+		for l := range jsonl.Lines(in) {
+			if n == sampleLines {
+				break
+			}
+			if l.Blank() || jsonl.IsConflictMarker(l.Raw) {
+				continue
+			}
+			n++
+			if jsonl.Valid(l.Raw) != nil {
+				other++
+				continue
+			}
+			json++
+			if firstJSON {
+				firstJSON = false
+				if st.LooksLikeStream(l.Raw) {
+					stream++
+				} else {
+					nonStream++
+				}
+			}
+		}
+	}
+	switch {
+	case json == 0 && other > 0, !jsonExt && other > 0:
+		return Text
+	case stream > 0 && nonStream == 0:
+		return Stream
+	}
+	return Lines
+}

@@ -1,0 +1,117 @@
+package merge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+)
+
+// mergeEvents merges a VerMAS event log (seed 004). Events are immutable
+// facts named by event_id: the line union keeps every event either side
+// added once, and orders the additions by timestamp (each side's own order
+// kept). Two lines that carry one event_id and the same JSON value written
+// differently (another writer's key order or spacing) are one event: the
+// smaller spelling is kept. Two different events that claim one event_id
+// are both kept, and reported, since dropping either would lose a fact.
+func mergeEvents(base, ours, theirs []byte, drop func([]byte) bool) ([]byte, []Report) {
+	var reports []Report
+	canon := func(baseCount map[string]int, sideLines [][][]byte) {
+		reports = canonicalEvents(baseCount, sideLines, "event_id")
+	}
+	out := unionWith(base, [][]byte{ours, theirs}, unionConfig{key: timeKey("timestamp"), drop: drop, canon: canon})
+	return out, reports
+}
+
+// canonicalEvents rewrites, in the lines the sides added, each spelling of
+// an event to the smallest spelling of the same JSON value with the same
+// id, and reports ids that name different events.
+func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string) []Report {
+	keys, vals := []string{key}, make([][]byte, 1)
+	spellings := map[string][][]byte{} // id -> distinct added lines
+	for _, lines := range sideLines {
+		for _, l := range lines {
+			if baseCount[string(l)] > 0 || jsonl.ObjectFields(l, keys, vals) != nil {
+				continue
+			}
+			id, ok := jsonl.String(vals[0])
+			if !ok {
+				continue
+			}
+			if !slices.ContainsFunc(spellings[id], func(s []byte) bool { return bytes.Equal(s, l) }) {
+				spellings[id] = append(spellings[id], l)
+			}
+		}
+	}
+	var reports []Report
+	rewrite := map[string][]byte{}
+	for id, lines := range spellings {
+		if len(lines) < 2 {
+			continue
+		}
+		classes := equivalenceClasses(lines)
+		for _, c := range classes {
+			for _, l := range c[1:] {
+				rewrite[string(l)] = c[0]
+			}
+		}
+		if len(classes) > 1 {
+			reports = append(reports, Report{Kind: KindEventCollision, ID: id,
+				Detail: fmt.Sprintf("%d different events carry event_id %s; all are kept", len(classes), id)})
+		}
+	}
+	if len(rewrite) > 0 {
+		for _, lines := range sideLines {
+			for i, l := range lines {
+				if r, ok := rewrite[string(l)]; ok {
+					lines[i] = r
+				}
+			}
+		}
+	}
+	slices.SortFunc(reports, func(a, b Report) int { return cmpString(a.ID, b.ID) })
+	return reports
+}
+
+// equivalenceClasses groups lines that hold the same JSON value; each class
+// starts with its smallest spelling.
+func equivalenceClasses(lines [][]byte) [][][]byte {
+	sorted := slices.Clone(lines)
+	slices.SortFunc(sorted, bytes.Compare)
+	var classes [][][]byte
+	var values []any
+	for _, l := range sorted {
+		var v any
+		if json.Unmarshal(l, &v) != nil {
+			classes = append(classes, [][]byte{l})
+			values = append(values, string(l)) // equal to no decoded value but itself
+			continue
+		}
+		found := false
+		for i, cv := range values {
+			if reflect.DeepEqual(cv, v) {
+				classes[i] = append(classes[i], l)
+				found = true
+				break
+			}
+		}
+		if !found {
+			classes = append(classes, [][]byte{l})
+			values = append(values, v)
+		}
+	}
+	return classes
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,237 @@
+package merge
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"slices"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+)
+
+// Format names a merge strategy. Each JSONL format the project knows has its
+// own notion of what a fact is (a record version, an event, a record), and so
+// of what "both sides added the same thing" means.
+type Format string
+
+// The formats, as named in the queen-format git attribute and --format.
+const (
+	// Auto detects the format from the path and the content.
+	Auto Format = ""
+	// Queen is a QueenBee store (seed 002): record versions keyed by ULID id.
+	Queen Format = "queen"
+	// Stream is an st v3 stream (seed 000): events and checkpoints by seq.
+	Stream Format = "st"
+	// Events is a VerMAS event log (seed 004): events keyed by event_id,
+	// ordered by timestamp.
+	Events Format = "events"
+	// Autopilot is an autopilot event or checkpoint log (seed 003): lines
+	// without ids, ordered by ts.
+	Autopilot Format = "autopilot"
+	// Snapshot is a file with one line per id (beads issues.jsonl), merged per
+	// record and per field.
+	Snapshot Format = "snapshot"
+	// Lines is any other JSONL: a base-aware line union.
+	Lines Format = "lines"
+	// Text is not JSONL at all: git's own text merge.
+	Text Format = "text"
+)
+
+// Formats lists every format a user may name, for help texts and checks.
+var Formats = []Format{Queen, Stream, Events, Autopilot, Snapshot, Lines, Text}
+
+// ParseFormat checks a format name from configuration. "" and "auto" mean
+// Auto.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "", "auto", "unspecified", "unset", "set":
+		return Auto, nil
+	}
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return Auto, fmt.Errorf("unknown merge format %q (want one of queen, st, events, autopilot, snapshot, lines, text, auto)", s)
+}
+
+// Options configure a merge. The zero value detects everything.
+type Options struct {
+	// Format overrides detection (the queen-format attribute, --format).
+	Format Format
+	// CheckpointInterval is the st needs_checkpoint interval; zero means
+	// st.DefaultCheckpointInterval.
+	CheckpointInterval int
+	// TextMerge merges a file that is not JSONL (git merge-file in the
+	// driver). When nil, such a merge is left as a conflict with ours in
+	// place, as git leaves a file it cannot merge.
+	TextMerge func(base, ours, theirs []byte) (merged []byte, conflict bool, err error)
+}
+
+// Result is a merge's outcome.
+type Result struct {
+	// parts are the merged file's bytes in order, often slices of the
+	// inputs: an append-only log's merge is mostly its base, which need not
+	// be copied to be written (see WriteTo).
+	parts [][]byte
+	// Format is the strategy that produced it.
+	Format Format
+	// Conflict is true when git must show a conflict: only a text merge that
+	// left conflict markers, or an st stream that cannot be merged without
+	// losing a side's compacted history (see mergeStream).
+	Conflict bool
+	// Reports say what the merge did beyond a plain union: repairs of
+	// earlier damage, records kept against a deletion, fields both sides
+	// changed, renumbered events. Nothing is lost silently.
+	Reports []Report
+}
+
+// Bytes returns the merged file. It ends in a newline unless it is empty.
+func (r *Result) Bytes() []byte {
+	if len(r.parts) == 1 {
+		return r.parts[0]
+	}
+	n := 0
+	for _, p := range r.parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range r.parts {
+		out = append(out, p...)
+	}
+	r.parts = [][]byte{out}
+	return out
+}
+
+// WriteTo writes the merged file to w without joining it first (writev on a
+// file), which for a 50 MB log saves a 50 MB copy.
+func (r *Result) WriteTo(w io.Writer) (int64, error) {
+	bufs := net.Buffers(slices.Clone(r.parts))
+	return bufs.WriteTo(w)
+}
+
+func (r *Result) set(b []byte) { r.parts = [][]byte{b} }
+
+// Report is one thing a merge or a repair did that a person may want to
+// check.
+type Report struct {
+	Kind   string `json:"kind"`
+	ID     string `json:"id,omitempty"`
+	Detail string `json:"detail"`
+}
+
+// Report kinds.
+const (
+	// KindDuplicateID: an input repeated an id (damage from an earlier merge
+	// without the driver); its last line counted and the output has one.
+	KindDuplicateID = "duplicate-id"
+	// KindDeleteModify: a record deleted on one side and changed on the
+	// other was kept with the change.
+	KindDeleteModify = "delete-modify"
+	// KindFieldConflict: both sides changed a field; the rule picked one.
+	KindFieldConflict = "field-conflict"
+	// KindConflictMarker: conflict-marker lines in an input were dropped
+	// (their content lines are kept).
+	KindConflictMarker = "conflict-marker"
+	// KindOpaque: lines that are not records of the format were kept as
+	// they are.
+	KindOpaque = "opaque-lines"
+	// KindRenumbered: st events both sides numbered after the watermark got
+	// new seqs.
+	KindRenumbered = "renumbered"
+	// KindCheckpointDropped: a checkpoint from a side's tail was dropped.
+	KindCheckpointDropped = "checkpoint-dropped"
+	// KindCheckpointWritten: a fresh st checkpoint was appended.
+	KindCheckpointWritten = "checkpoint-written"
+	// KindLostCheckpoint: a dropped checkpoint held history no event in the
+	// merge carries (a side compacted its events away): a conflict.
+	KindLostCheckpoint = "compacted-history"
+	// KindEventCollision: two different events carry one event_id; both
+	// are kept.
+	KindEventCollision = "event-id-collision"
+	// KindDuplicateLine: a repair removed a line repeated by git's union
+	// driver.
+	KindDuplicateLine = "duplicate-line"
+	// KindVersionOrder: a repair put a record's versions back in order.
+	KindVersionOrder = "version-order"
+	// KindTextConflict: git's text merge left conflict markers.
+	KindTextConflict = "text-conflict"
+)
+
+// Merge merges ours and theirs against base for the file at path (the path
+// in the repository; it drives detection and may be empty). See the package
+// documentation for the rules of each format.
+func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error) {
+	format := opts.Format
+	if format == Auto {
+		format = Detect(path, base, ours, theirs)
+	}
+	res := Result{Format: format}
+	markers := 0
+	dropMarker := func(line []byte) bool {
+		if jsonl.IsConflictMarker(line) {
+			markers++
+			return true
+		}
+		return false
+	}
+	sides := [][]byte{ours, theirs}
+	switch format {
+	case Text:
+		return mergeText(base, ours, theirs, opts)
+	case Queen:
+		res.parts = unionSegments(base, sides, unionConfig{key: queenKey, drop: dropMarker})
+	case Lines:
+		res.parts = unionSegments(base, sides, unionConfig{drop: dropMarker})
+	case Autopilot:
+		res.parts = unionSegments(base, sides, unionConfig{key: timeKey("ts"), drop: dropMarker})
+	case Events:
+		var out []byte
+		out, res.Reports = mergeEvents(base, ours, theirs, dropMarker)
+		res.set(out)
+	case Snapshot:
+		var out []byte
+		out, res.Reports = mergeSnapshot(base, ours, theirs)
+		res.set(out)
+	case Stream:
+		var out []byte
+		out, res.Conflict, res.Reports = mergeStream(base, ours, theirs, opts.CheckpointInterval)
+		res.set(out)
+	default:
+		return Result{}, fmt.Errorf("unknown merge format %q", format)
+	}
+	if markers > 0 {
+		res.Reports = append(res.Reports, markerReport(markers))
+	}
+	return res, nil
+}
+
+// markerReport reports conflict-marker lines a merge left out.
+func markerReport(n int) Report {
+	return Report{Kind: KindConflictMarker, Detail: fmt.Sprintf(
+		"%d conflict-marker lines in the inputs (from a merge without the driver) are not content and were left out", n)}
+}
+
+func mergeText(base, ours, theirs []byte, opts Options) (Result, error) {
+	res := Result{Format: Text}
+	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
+		res.set(out)
+		return res, nil
+	}
+	if opts.TextMerge == nil {
+		res.Conflict = true
+		res.set(ours)
+		res.Reports = []Report{{Kind: KindTextConflict, Detail: "not JSONL, and no text merge configured: ours left in place"}}
+		return res, nil
+	}
+	merged, conflict, err := opts.TextMerge(base, ours, theirs)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Conflict = conflict
+	res.set(merged)
+	if conflict {
+		res.Reports = []Report{{Kind: KindTextConflict, Detail: "not JSONL: git's text merge left conflict markers"}}
+	}
+	return res, nil
+}

@@ -1,0 +1,207 @@
+package merge
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// object is a JSON object's top-level fields in their written order, each
+// value as its raw bytes.
+type object struct {
+	keys []string
+	vals map[string][]byte
+}
+
+// parseObject splits a record into its fields; ok is false for anything
+// but a JSON object. A repeated key keeps its first position and last value,
+// as encoding/json reads it.
+func parseObject(raw []byte) (object, bool) {
+	o := object{vals: map[string][]byte{}}
+	if raw == nil {
+		return o, true
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return o, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return o, false
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return o, false
+		}
+		if _, seen := o.vals[key]; !seen {
+			o.keys = append(o.keys, key)
+		}
+		o.vals[key] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return o, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return o, false
+	}
+	return o, true
+}
+
+// updatedAt is when a version was written, for the rule that the later
+// version wins a field both sides changed.
+func (o object) updatedAt() (time.Time, bool) {
+	var s string
+	if json.Unmarshal(o.vals["updated_at"], &s) != nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// newer reports whether version a wins over version b: the later
+// updated_at (as an instant, so offsets compare correctly), and when that
+// ties or is missing, the larger bytes. Neither rule looks at which side is
+// ours, so the merge converges.
+func newer(a, b []byte, ao, bo object) bool {
+	ta, okA := ao.updatedAt()
+	tb, okB := bo.updatedAt()
+	switch {
+	case okA && okB && !ta.Equal(tb):
+		return ta.After(tb)
+	case okA != okB:
+		return okA
+	}
+	return bytes.Compare(a, b) > 0
+}
+
+// mergeRecord merges two versions of a record that both sides changed
+// differently, field by field against the base version (nil when both
+// added the record):
+//
+//   - a field only one side changed (set, edited, removed) takes that
+//     side's value;
+//   - a field both sides changed alike takes that value;
+//   - a field both sides changed differently takes the value of the newer
+//     version (see newer), except that when every version present is an
+//     array, the arrays are merged element by element with the line union's
+//     count rule (a label both sides added appears once, one either side
+//     removed is gone).
+//
+// Fields are written in the newer version's order, then the other's. The
+// names of the fields both sides changed differently are returned.
+func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
+	bo, okB := parseObject(base)
+	oo, okO := parseObject(ours)
+	to, okT := parseObject(theirs)
+	if !okB || !okO || !okT {
+		// Not objects after all (cannot happen for lines with an id): the
+		// newer whole line.
+		if bytes.Compare(ours, theirs) > 0 {
+			return ours, nil
+		}
+		return theirs, nil
+	}
+	first, second := oo, to
+	if !newer(ours, theirs, oo, to) {
+		first, second = to, oo
+	}
+	var conflicts []string
+	merged := map[string][]byte{}
+	var order []string
+	for _, keys := range [][]string{first.keys, second.keys} {
+		for _, k := range keys {
+			if _, done := merged[k]; done {
+				continue
+			}
+			bv, ov, tv := bo.vals[k], oo.vals[k], to.vals[k]
+			var v []byte
+			switch {
+			case bytes.Equal(ov, tv):
+				v = ov
+			case bytes.Equal(ov, bv):
+				v = tv
+			case bytes.Equal(tv, bv):
+				v = ov
+			default:
+				conflicts = append(conflicts, k)
+				if a, ok := mergeArrays(bv, ov, tv); ok {
+					v = a
+				} else {
+					v = first.vals[k]
+				}
+			}
+			merged[k] = v // nil: removed
+			if v != nil {
+				order = append(order, k)
+			}
+		}
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for i, k := range order {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		kb, _ := marshalNoEscape(k)
+		out.Write(kb)
+		out.WriteByte(':')
+		out.Write(merged[k])
+	}
+	out.WriteByte('}')
+	return out.Bytes(), conflicts
+}
+
+// mergeArrays merges three versions of a field that are all arrays (or
+// absent) by the count rule on their elements.
+func mergeArrays(base, ours, theirs []byte) ([]byte, bool) {
+	var elems [3][][]byte
+	for i, raw := range [][]byte{base, ours, theirs} {
+		if raw == nil {
+			continue
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil {
+			return nil, false
+		}
+		for _, e := range list {
+			elems[i] = append(elems[i], compact(e))
+		}
+	}
+	if ours == nil || theirs == nil {
+		return nil, false // a side removed the field: that is not an array edit
+	}
+	kept := unionLines(elems[0], countLines(elems[0]), [][][]byte{elems[1], elems[2]}, nil)
+	var out bytes.Buffer
+	out.WriteByte('[')
+	for i, e := range kept {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(e)
+	}
+	out.WriteByte(']')
+	return out.Bytes(), true
+}
+
+// compact removes insignificant space from a JSON value, so two writers'
+// spellings of one element compare equal.
+func compact(raw []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,158 @@
+package merge
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+)
+
+// snapshotKey is the field that names a record in a snapshot file.
+const snapshotKey = "id"
+
+// snapshot is one input of a snapshot merge: its records by id and the
+// lines that are not records.
+type snapshot struct {
+	recs    map[string][]byte
+	opaque  [][]byte
+	dups    []string // ids the input repeats
+	markers int
+}
+
+// parseSnapshot reads an input. A repeated id (damage from an earlier merge
+// without the driver) counts its last line, as every reader of the file
+// does.
+func parseSnapshot(data []byte) snapshot {
+	s := snapshot{recs: make(map[string][]byte, bytes.Count(data, []byte{'\n'})+1)}
+	keys, vals := []string{snapshotKey}, make([][]byte, 1)
+	for l := range jsonl.Lines(data) {
+		switch {
+		case l.Blank():
+			continue
+		case jsonl.IsConflictMarker(l.Raw):
+			s.markers++
+			continue
+		}
+		id, ok := "", false
+		if jsonl.ObjectFields(l.Raw, keys, vals) == nil {
+			id, ok = jsonl.String(vals[0])
+		}
+		if !ok || id == "" {
+			s.opaque = append(s.opaque, l.Raw)
+			continue
+		}
+		if _, seen := s.recs[id]; seen {
+			s.dups = append(s.dups, id)
+		}
+		s.recs[id] = l.Raw
+	}
+	return s
+}
+
+// mergeSnapshot merges a file with one line per id (beads issues.jsonl),
+// record by record against the base:
+//
+//   - a record only one side changed (added, edited, deleted) takes that
+//     side's version, byte for byte;
+//   - a record both sides changed the same way takes that version;
+//   - a record deleted on one side and changed on the other is kept with
+//     the change, and reported;
+//   - a record both sides changed differently (or added differently) is
+//     merged field by field with the same rules (see mergeRecord).
+//
+// The output holds one line per id, sorted by id (bytewise), then the lines
+// that are not records (kept, never dropped, merged as a line union).
+// Conflict-marker lines are left out and reported.
+func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
+	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
+		return out, nil
+	}
+	// Reading the inputs is most of the work, and they are independent.
+	var b, o, t snapshot
+	var wg sync.WaitGroup
+	wg.Go(func() { b = parseSnapshot(base) })
+	wg.Go(func() { o = parseSnapshot(ours) })
+	t = parseSnapshot(theirs)
+	wg.Wait()
+	var reports []Report
+	for _, in := range []struct {
+		name string
+		s    snapshot
+	}{{"base", b}, {"ours", o}, {"theirs", t}} {
+		if len(in.s.dups) > 0 {
+			reports = append(reports, Report{Kind: KindDuplicateID, Detail: fmt.Sprintf(
+				"%s repeats %d ids (an earlier merge without the driver, e.g. %s); the last line of each counted, the result has one",
+				in.name, len(in.s.dups), in.s.dups[0])})
+		}
+	}
+	if n := b.markers + o.markers + t.markers; n > 0 {
+		reports = append(reports, markerReport(n))
+	}
+
+	ids := make([]string, 0, len(o.recs)+len(t.recs)/8)
+	for id := range o.recs {
+		ids = append(ids, id)
+	}
+	for id := range t.recs {
+		if _, ok := o.recs[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+
+	var out bytes.Buffer
+	out.Grow(len(ours) + len(theirs) + 1024) // an upper bound: growing would copy
+	var conflicts []Report
+	for _, id := range ids {
+		bv, ov, tv := b.recs[id], o.recs[id], t.recs[id]
+		var rec []byte
+		switch {
+		case bytes.Equal(ov, tv):
+			rec = ov
+		case bytes.Equal(ov, bv):
+			rec = tv
+		case bytes.Equal(tv, bv):
+			rec = ov
+		case ov == nil || tv == nil:
+			rec = ov
+			side := "theirs"
+			if ov == nil {
+				rec, side = tv, "ours"
+			}
+			reports = append(reports, Report{Kind: KindDeleteModify, ID: id, Detail: fmt.Sprintf(
+				"%s deleted %s, the other side changed it: kept with the change", side, id)})
+		default:
+			var fields []string
+			rec, fields = mergeRecord(bv, ov, tv)
+			if len(fields) > 0 {
+				conflicts = append(conflicts, Report{Kind: KindFieldConflict, ID: id, Detail: fmt.Sprintf(
+					"both sides changed %s of %s: the version with the later updated_at won", strings.Join(fields, ", "), id)})
+			}
+		}
+		if rec != nil {
+			out.Write(rec)
+			out.WriteByte('\n')
+		}
+	}
+	reports = append(reports, conflicts...)
+	if len(b.opaque)+len(o.opaque)+len(t.opaque) > 0 {
+		kept := unionLines(b.opaque, countLines(b.opaque), [][][]byte{o.opaque, t.opaque}, nil)
+		for _, l := range kept {
+			out.Write(l)
+			out.WriteByte('\n')
+		}
+		if len(kept) > 0 {
+			reports = append(reports, Report{Kind: KindOpaque, Detail: fmt.Sprintf(
+				"%d lines are not records with a string %q; kept at the end", len(kept), snapshotKey)})
+		}
+	}
+	return out.Bytes(), reports
+}
+
+// containsLine reports whether lines holds l.
+func containsLine(lines [][]byte, l []byte) bool {
+	return slices.ContainsFunc(lines, func(x []byte) bool { return bytes.Equal(x, l) })
+}
