@@ -180,7 +180,7 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 	case Text:
 		return mergeText(base, ours, theirs, opts)
 	case Queen:
-		res.parts = unionSegments(base, sides, unionConfig{key: queenKey, drop: dropMarker})
+		res.parts = unionSegments(base, sides, queenConfig(dropMarker))
 	case Lines:
 		res.parts = unionSegments(base, sides, unionConfig{drop: dropMarker})
 	case Autopilot:

@@ -75,6 +75,9 @@ type unionConfig struct {
 	// canon, when set, may rewrite the lines the sides added before they are
 	// counted, so that two spellings of one fact count as one line.
 	canon func(baseCount map[string]int, sideLines [][][]byte)
+	// settle, when set, may reorder the added lines in place once they are
+	// interleaved (keyed stores put each record's newest version last).
+	settle func(added [][]byte)
 }
 
 func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
@@ -105,7 +108,11 @@ func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
 	if cfg.canon != nil {
 		cfg.canon(baseCount, sideLines)
 	}
-	lines := unionLines(baseLines, baseCount, sideLines, cfg.key)
+	kept, added := unionParts(baseLines, baseCount, sideLines, cfg.key)
+	if cfg.settle != nil {
+		cfg.settle(added)
+	}
+	lines := append(kept, added...)
 	out := make([][]byte, 0, 2*len(lines)+1)
 	if prefix > 0 {
 		out = append(out, base[:prefix])

@@ -264,3 +264,23 @@ func maps(m map[string]int) map[string]bool {
 	}
 	return out
 }
+
+// A line both sides added pins the interleaving; the versions of a record
+// must still end with its newest, since readers take the last line.
+func TestUnionStoreKeepsTheNewestVersionLast(t *testing.T) {
+	shared := `{"id":"qr-other","status":"active","updated_at":"2026-01-01T10:00:00Z"}`
+	newer := `{"id":"qr-x","status":"released","updated_at":"2026-01-01T10:30:00Z"}`
+	older := `{"id":"qr-x","status":"active","updated_at":"2026-01-01T10:20:00Z"}`
+	base := join(`{"id":"qr-x","status":"active","updated_at":"2026-01-01T09:00:00Z"}`)
+	ours := append(slices.Clone(base), join(newer, shared)...)   // newer, then the cherry-picked line
+	theirs := append(slices.Clone(base), join(shared, older)...) // the line first, then an older version
+	for _, sides := range [][][]byte{{ours, theirs}, {theirs, ours}} {
+		got := string(UnionStore(base, sides...))
+		if strings.LastIndex(got, newer) < strings.LastIndex(got, older) {
+			t.Fatalf("an older version is the last line of qr-x:\n%s", got)
+		}
+		if strings.Count(got, shared) != 1 {
+			t.Fatalf("the shared line is not there once:\n%s", got)
+		}
+	}
+}
