@@ -31,46 +31,9 @@ func validateDocument(c *checker, f *Format, path string, data []byte) int {
 	if markers {
 		return 1
 	}
-	var doc any
-	var lines map[string]int
-	switch f.Kind {
-	case JSON:
-		if err := jsonl.Valid(body); err != nil {
-			var se *jsonl.SyntaxError
-			if errors.As(err, &se) {
-				c.line = lineOf(body, se.Offset)
-			}
-			c.add("", RuleJSON, "not valid JSON: "+err.Error())
-			return 1
-		}
-		var err error
-		if doc, err = decodeJSON(body); err != nil {
-			c.add("", RuleJSON, "not valid JSON: "+err.Error())
-			return 1
-		}
-		lines = jsonFieldLines(body)
-	case TOML:
-		var m map[string]any
-		if err := toml.Unmarshal(body, &m); err != nil {
-			var de *toml.DecodeError
-			if errors.As(err, &de) {
-				c.line, _ = de.Position()
-			}
-			c.add("", RuleJSON, "not valid TOML: "+err.Error())
-			return 1
-		}
-		// The schema sees the document as JSON sees it.
-		js, err := json.Marshal(m)
-		if err == nil {
-			doc, err = decodeJSON(js)
-		}
-		if err != nil {
-			c.add("", RuleJSON, "cannot read the TOML as data: "+err.Error())
-			return 1
-		}
-		lines = tomlFieldLines(body)
-	case Text:
-		doc = TextContent(body)
+	doc, lines, ok := parseDocument(c, f, body)
+	if !ok {
+		return 1
 	}
 	first := len(c.probs)
 	c.line = 0
@@ -86,6 +49,61 @@ func validateDocument(c *checker, f *Format, path string, data []byte) int {
 		}
 	}
 	return 1
+}
+
+// documentValue is the value a document's schema sees, for tests and tools.
+func documentValue(f *Format, data []byte) (any, error) {
+	c := &checker{limit: 1}
+	doc, _, ok := parseDocument(c, f, bytes.TrimPrefix(data, bom))
+	if !ok {
+		return nil, errors.New(c.probs[0].Message)
+	}
+	return doc, nil
+}
+
+// parseDocument reads a document as the value its schema sees, and where
+// each of its fields is; a syntax error is reported and ok is false.
+func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[string]int, ok bool) {
+	switch f.Kind {
+	case JSON:
+		if err := jsonl.Valid(body); err != nil {
+			var se *jsonl.SyntaxError
+			if errors.As(err, &se) {
+				c.line = lineOf(body, se.Offset)
+			}
+			c.add("", RuleJSON, "not valid JSON: "+err.Error())
+			return nil, nil, false
+		}
+		var err error
+		if doc, err = decodeJSON(body); err != nil {
+			c.add("", RuleJSON, "not valid JSON: "+err.Error())
+			return nil, nil, false
+		}
+		lines = jsonFieldLines(body)
+	case TOML:
+		var m map[string]any
+		if err := toml.Unmarshal(body, &m); err != nil {
+			var de *toml.DecodeError
+			if errors.As(err, &de) {
+				c.line, _ = de.Position()
+			}
+			c.add("", RuleJSON, "not valid TOML: "+err.Error())
+			return nil, nil, false
+		}
+		// The schema sees the document as JSON sees it.
+		js, err := json.Marshal(m)
+		if err == nil {
+			doc, err = decodeJSON(js)
+		}
+		if err != nil {
+			c.add("", RuleJSON, "cannot read the TOML as data: "+err.Error())
+			return nil, nil, false
+		}
+		lines = tomlFieldLines(body)
+	case Text:
+		doc = TextContent(body)
+	}
+	return doc, lines, true
 }
 
 // TextContent is what a text format's schema sees: the file without a BOM

@@ -58,7 +58,7 @@ var Rules = map[string]string{
 
 // Names of the rules in Rules.
 const (
-	RuleJSON           = "json"
+	RuleJSON           = "syntax"
 	RuleConflictMarker = "conflict-marker"
 	RuleDuplicateLine  = "duplicate-line"
 	RuleDuplicateID    = "duplicate-id"

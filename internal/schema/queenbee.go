@@ -30,12 +30,18 @@ func idCheck(prefix string) func(*checker, string, []byte) {
 	}
 }
 
-// utcCheck is the "pattern" and "format" of a time: RFC 3339 in UTC, with
-// optional fractional seconds (2026-02-09T20:00:00Z, ...00.123Z).
+// utcCheck is the "format" (date-time) and "pattern" of a time: RFC 3339 in
+// UTC, with optional fractional seconds (2026-02-09T20:00:00Z, ...00.123Z).
+// As in the schema library, a value that is not a date-time at all fails
+// "format" alone; one that is, but not in the UTC shape, fails "pattern".
 func utcCheck(c *checker, name string, v []byte) {
 	s, _ := jsonl.String(v)
 	if !utcShape(s) {
-		c.addf(name, "pattern", "%q is not an RFC 3339 time in UTC like 2026-02-09T20:00:00Z", s)
+		if !dateTimeOK(s) {
+			c.addf(name, "format", "%q is not a date and time; want RFC 3339 in UTC like 2026-02-09T20:00:00Z", s)
+			return
+		}
+		c.addf(name, "pattern", "%q is not in UTC; want RFC 3339 ending in Z like 2026-02-09T20:00:00Z", s)
 		return
 	}
 	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
@@ -43,7 +49,7 @@ func utcCheck(c *checker, name string, v []byte) {
 		return
 	}
 	h, m, sec := twoDigits(s[11:]), twoDigits(s[14:]), twoDigits(s[17:])
-	if h > 23 || m > 59 || sec > 60 {
+	if h > 23 || m > 59 || sec > 60 || (sec == 60 && (h != 23 || m != 59)) {
 		c.addf(name, "format", "%q is not a valid time of day", s)
 	}
 }

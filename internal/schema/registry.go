@@ -111,13 +111,13 @@ func FormatFor(path string, firstLine []byte) (*Format, bool) {
 // (and lists it as skipped when it has no known format).
 func (r *Registry) Candidate(p string) bool {
 	p = cleanPath(p)
-	if strings.HasSuffix(p, ".jsonl") {
-		return true
-	}
 	for _, rule := range r.rules {
 		if Match(rule.Path, p) {
 			return rule.Format != NoFormat
 		}
+	}
+	if strings.HasSuffix(p, ".jsonl") {
+		return true
 	}
 	for _, root := range seedRoots {
 		if Match(root, p) {

@@ -25,8 +25,13 @@ import (
 func checkStStream(c *checker, data []byte) {
 	recs, _ := st.Parse(data)
 	wm := int64(-1)
+	seen := make(map[string]bool, len(recs))
 	for i, r := range recs {
 		c.line = r.Line
+		if seen[string(r.Raw)] {
+			continue // a repeated line, reported as duplicate-line
+		}
+		seen[string(r.Raw)] = true
 		if i > 0 {
 			switch {
 			case r.Lane == st.LaneCheckpoint && r.Seq != wm:
@@ -47,7 +52,7 @@ func checkStStream(c *checker, data []byte) {
 	for _, err := range errs {
 		var ae *st.ApplyError
 		var ni *st.NoItemError
-		if errors.As(err, &ae) && errors.As(ae.Err, &ni) {
+		if errors.As(err, &ae) && errors.As(ae.Err, &ni) && ni.ID != "" {
 			c.line = ae.Line
 			c.addf("id", RuleUnknownItem, "%s names item %q, which the plan does not hold at this point", ni.Op, ni.ID)
 		}
