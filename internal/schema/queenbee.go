@@ -19,7 +19,7 @@ import (
 // idCheck is "pattern": prefix followed by a ULID.
 func idCheck(prefix string) func(*checker, string, []byte) {
 	return func(c *checker, name string, v []byte) {
-		s, _ := jsonl.String(v)
+		s, _ := view(v)
 		p, _, err := ids.Parse(s)
 		switch {
 		case p != prefix:
@@ -35,7 +35,7 @@ func idCheck(prefix string) func(*checker, string, []byte) {
 // As in the schema library, a value that is not a date-time at all fails
 // "format" alone; one that is, but not in the UTC shape, fails "pattern".
 func utcCheck(c *checker, name string, v []byte) {
-	s, _ := jsonl.String(v)
+	s, _ := view(v)
 	if !utcShape(s) {
 		if !dateTimeOK(s) {
 			c.addf(name, "format", "%q is not a date and time; want RFC 3339 in UTC like 2026-02-09T20:00:00Z", s)
@@ -44,7 +44,7 @@ func utcCheck(c *checker, name string, v []byte) {
 		c.addf(name, "pattern", "%q is not in UTC; want RFC 3339 ending in Z like 2026-02-09T20:00:00Z", s)
 		return
 	}
-	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
+	if !validDate(s) {
 		c.addf(name, "format", "%q is not a valid date", s)
 		return
 	}
@@ -95,13 +95,28 @@ func utcShape(s string) bool {
 	return true
 }
 
+// validDate checks the YYYY-MM-DD of a string utcShape accepted, as
+// time.Parse("2006-01-02") would (month 1 to 12, a day the month has).
+func validDate(s string) bool {
+	y := twoDigits(s)*100 + twoDigits(s[2:])
+	m, d := twoDigits(s[5:]), twoDigits(s[8:])
+	if m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
+}
+
 func twoDigits(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
 // droidCheck is "pattern": ^[^@]. A droid name is not empty, and does not
 // start with @: a message goes to one droid (git-queen sends a broadcast as
 // one message per recipient), so a group address would reach no inbox.
 func droidCheck(c *checker, name string, v []byte) {
-	s, _ := jsonl.String(v)
+	s, _ := view(v)
 	switch {
 	case s == "":
 		c.add(name, "pattern", "is empty; name a droid")
@@ -113,7 +128,7 @@ func droidCheck(c *checker, name string, v []byte) {
 // maxRunes is "maxLength" (counted in characters, as JSON Schema does).
 func maxRunes(n int) func(*checker, string, []byte) {
 	return func(c *checker, name string, v []byte) {
-		s, _ := jsonl.String(v)
+		s, _ := view(v)
 		if l := utf8.RuneCountInString(s); l > n {
 			c.addf(name, "maxLength", "is %d characters long, at most %d allowed", l, n)
 		}

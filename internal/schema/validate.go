@@ -187,7 +187,7 @@ func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
 			checkRecord(c, f, raw)
 		}
 		if f.dupLines || f.unique != "" {
-			lh := lineHash{h: maphash.Bytes(hashSeed, bytes.TrimRight(raw, " \t")), no: l.No, raw: raw}
+			lh := lineHash{h: maphash.Bytes(hashSeed, raw), no: l.No, raw: raw}
 			if f.unique != "" && jsonl.ObjectFields(raw, uniqKeys, uniqVals) == nil {
 				lh.uniq = uniqVals[0]
 			}
@@ -220,24 +220,36 @@ func checkRecord(c *checker, f *Format, raw []byte) {
 // crossLineRules reports lines repeated byte for byte (a union merge's
 // symptom) and values of the format's unique field that repeat.
 func crossLineRules(c *checker, f *Format, results []chunkResult, path string) {
-	seen := make(map[uint64][]int) // hash -> indexes into all
-	var all []lineHash
+	n := 0
+	for i := range results {
+		n += len(results[i].hashes)
+	}
+	all := make([]lineHash, 0, n)
 	for i := range results {
 		all = append(all, results[i].hashes...)
 	}
+	seen := make(map[uint64]int32, n) // hash -> index into all of its first line
 	dup := make(map[int]bool)
 	if f.dupLines {
+		var collisions map[uint64][]int // further distinct lines that share a hash
 		for i, lh := range all {
-			trimmed := bytes.TrimRight(lh.raw, " \t")
+			first, ok := seen[lh.h]
+			if !ok {
+				seen[lh.h] = int32(i)
+				continue
+			}
 			found := -1
-			for _, j := range seen[lh.h] {
-				if bytes.Equal(bytes.TrimRight(all[j].raw, " \t"), trimmed) {
+			for _, j := range append([]int{int(first)}, collisions[lh.h]...) {
+				if bytes.Equal(all[j].raw, lh.raw) {
 					found = j
 					break
 				}
 			}
 			if found < 0 {
-				seen[lh.h] = append(seen[lh.h], i)
+				if collisions == nil {
+					collisions = make(map[uint64][]int)
+				}
+				collisions[lh.h] = append(collisions[lh.h], i)
 				continue
 			}
 			dup[i] = true
