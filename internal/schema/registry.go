@@ -70,7 +70,7 @@ func NewRegistry(rules []Rule) (*Registry, error) {
 			return nil, fmt.Errorf("format rule %d has no path", i+1)
 		}
 		if _, ok := Lookup(r.Format); !ok && r.Format != NoFormat {
-			return nil, fmt.Errorf("format rule %d (%s) names format %q, which does not exist; use one of `git queen schema list`, or %q",
+			return nil, fmt.Errorf("format rule %d (%s) names format %q, which does not exist; use a format from 'git queen schema list', or %q",
 				i+1, r.Path, r.Format, NoFormat)
 		}
 	}
@@ -83,8 +83,9 @@ func (r *Registry) Rules() []Rule { return append([]Rule(nil), r.rules...) }
 
 // FormatFor returns the format of the file at path whose first non-blank
 // line is firstLine (nil when not read). Files no rule names are recognised
-// by content when they end in .jsonl: an st v3 record makes an st stream, a
-// record whose id starts with qm-, qa- or qr- a QueenBee store.
+// by content when they end in .jsonl: an st v3 record makes an st stream
+// anywhere; in a .beads/ directory, a record whose id starts with qm-, qa-
+// or qr- makes a QueenBee store (an archive or a renamed copy).
 func (r *Registry) FormatFor(p string, firstLine []byte) (*Format, bool) {
 	p = cleanPath(p)
 	for _, rule := range r.rules {
@@ -98,7 +99,7 @@ func (r *Registry) FormatFor(p string, firstLine []byte) (*Format, bool) {
 	if !strings.HasSuffix(p, ".jsonl") || firstLine == nil {
 		return nil, false
 	}
-	return sniff(firstLine)
+	return sniff(firstLine, p == ".beads" || strings.HasPrefix(p, ".beads/") || strings.Contains(p, "/.beads/"))
 }
 
 // FormatFor asks the default registry.
@@ -127,9 +128,12 @@ func (r *Registry) Candidate(p string) bool {
 	return false
 }
 
-func sniff(line []byte) (*Format, bool) {
+func sniff(line []byte, inBeads bool) (*Format, bool) {
 	if st.LooksLikeStream(line) {
 		return Lookup("st")
+	}
+	if !inBeads {
+		return nil, false
 	}
 	vals := make([][]byte, 1)
 	if jsonl.ObjectFields(line, []string{"id"}, vals) != nil {

@@ -36,6 +36,8 @@ func TestRegistryDefaults(t *testing.T) {
 		{"plans/fix.jsonl", stLine, "st"},
 		{"plans/fix.json", stLine, ""},
 		{".beads/old_messages.jsonl", qmLine, "queen-message"},
+		{"sub/.beads/old_messages.jsonl", qmLine, "queen-message"},
+		{"backup/old_messages.jsonl", qmLine, ""},
 		{"notes.jsonl", []byte(`{"id":"x"}`), ""},
 		{"notes.jsonl", []byte(`not json`), ""},
 		{"./.beads//queen_messages.jsonl", nil, "queen-message"},
