@@ -245,6 +245,8 @@ func checkSchema(c *checker, name string, doc any) {
 		return
 	}
 	slices.SortStableFunc(errs, func(a, b SchemaError) int { return strings.Compare(a.Field, b.Field) })
+	// A subschema reached by two paths ($ref, if/then) can fail twice alike.
+	errs = slices.Compact(errs)
 	for _, e := range errs {
 		c.add(e.Field, e.Keyword, e.Message)
 	}
