@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -223,8 +224,22 @@ type Config struct {
 // ParseConfig reads a queen.toml. An empty file is an empty configuration.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
-	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w", ConfigFile, err)
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var strict *toml.StrictMissingError
+		if !errors.As(err, &strict) {
+			return nil, fmt.Errorf("%s: %w", ConfigFile, err)
+		}
+		// Other tables belong to other commands; a key this one does not
+		// know inside its own tables is a typo worth stopping for.
+		for _, e := range strict.Errors {
+			if k := e.Key(); len(k) > 1 && (k[0] == "validate" || k[0] == "format") {
+				row, _ := e.Position()
+				return nil, fmt.Errorf("%s:%d: unknown key %s (validate takes limit; each [[format]] takes path and format)",
+					ConfigFile, row, strings.Join(k, "."))
+			}
+		}
 	}
 	if c.Validate.Limit < 0 {
 		return nil, fmt.Errorf("%s: validate.limit is %d; use a positive number", ConfigFile, c.Validate.Limit)

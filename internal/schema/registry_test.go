@@ -123,6 +123,8 @@ whatever = true
 		{"[[format]]\nformat = \"st\"\n", "has no path"},
 		{"[validate]\nlimit = -1\n", "validate.limit"},
 		{"[[format]\n", "queen.toml"},
+		{"[validate]\nlimt = 3\n", "queen.toml:2: unknown key validate.limt"},
+		{"[[format]]\npath = \"x\"\nformat = \"st\"\nformta = 1\n", "unknown key format.formta"},
 	} {
 		cfg, err := ParseConfig([]byte(bad.toml))
 		if err == nil {
