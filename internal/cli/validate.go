@@ -143,7 +143,12 @@ func loadValidateConfig(env *Env, g globals, top string) (*schema.Registry, int,
 			return reg, cfg.Validate.Limit, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("%s: %w\nfix the file (see 'git queen validate --help'), or move it away", path, errors.Unwrap(err))
+	// The schema package names the file queen.toml; name the one read.
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, schema.ConfigFile); ok {
+		msg = path + rest
+	}
+	return nil, 0, fmt.Errorf("%s\nfix the file (see 'git queen validate --help'), or move it away", msg)
 }
 
 // target is one file to validate: where it is, how the registry sees it

@@ -77,3 +77,19 @@ func TestValidateConfigLimit(t *testing.T) {
 		t.Errorf("--limit 0 did not list all:\n%s", r.Stdout)
 	}
 }
+
+func TestValidateConfigErrors(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	for _, tt := range []struct{ toml, want string }{
+		{"[validate]\nlimt = 1\n", "/.beads/queen.toml:2: unknown key validate.limt"},
+		{"[[format]]\npath = \"x\"\nformat = \"stt\"\n", `/.beads/queen.toml: format rule 1 (x) names format "stt"`},
+		{"[[format\n", "/.beads/queen.toml: "},
+	} {
+		testgit.Write(t, dir, ".beads/queen.toml", tt.toml)
+		r := runIn(t, dir, nil, "validate")
+		if r.Code != ExitFailure || !strings.Contains(r.Stderr, tt.want) || !strings.Contains(r.Stderr, "fix the file") {
+			t.Errorf("config %q: exit %d, stderr %q", tt.toml, r.Code, r.Stderr)
+		}
+	}
+}
