@@ -60,7 +60,7 @@ var formats = []*Format{
 	{Name: "st", Kind: JSONL, Schema: "st-record", Seed: "000", whole: checkStStream, dupLines: true,
 		Doc: "st v3 streams, recognised by content (\"v\":3 and a lane); also the seq watermark rules and the replay contract"},
 	{Name: "jkz-pipeline", Kind: JSON, Schema: "jkz-pipeline", Seed: "001", extra: checkPipelineKey,
-		Doc: "state/pipeline/<N>.json; also exactly one numeric key, equal to N"},
+		Doc: "state/pipeline/<N>.json; also exactly one numeric key, equal to N, with lastActivity and heartbeat_pid beside it"},
 	{Name: "autopilot-event", Kind: JSONL, Schema: "autopilot-event", Seed: "003", dupLines: true,
 		Doc: ".openclaw-autopilot/events/events.jsonl"},
 	{Name: "autopilot-checkpoint", Kind: JSONL, Schema: "autopilot-checkpoint", Seed: "003", dupLines: true, extra: checkWindow,

@@ -46,6 +46,7 @@ var Rules = map[string]string{
 	RuleWindowOrder:    "an autopilot checkpoint's window_end is before its window_start",
 	RuleSelfDependency: "a work order depends on itself",
 	RulePipelineKey:    "a pipeline file does not hold exactly one numeric key equal to its file name",
+	RuleMisplacedField: "lastActivity or heartbeat_pid inside a pipeline's issue object instead of beside it",
 	RuleSeqOrder:       "an st event's seq is not greater than the stream's watermark",
 	RuleSeqGap:         "an st event's seq skips numbers (new events take watermark + 1)",
 	RuleCheckpointSeq:  "an st checkpoint's seq is not the watermark of the records before it",
@@ -67,6 +68,7 @@ const (
 	RuleWindowOrder    = "window-order"
 	RuleSelfDependency = "self-dependency"
 	RulePipelineKey    = "pipeline-key"
+	RuleMisplacedField = "misplaced-field"
 	RuleSeqOrder       = "seq-order"
 	RuleSeqGap         = "seq-gap"
 	RuleCheckpointSeq  = "checkpoint-seq"

@@ -67,7 +67,8 @@ func checkStStream(c *checker, data []byte) {
 var digits = regexp.MustCompile(`^[0-9]+$`)
 
 // checkPipelineKey: a jkz pipeline file state/pipeline/<N>.json holds its
-// issue under exactly one numeric key, N.
+// issue under exactly one numeric key, N, and keeps lastActivity and
+// heartbeat_pid beside that key, not inside it.
 func checkPipelineKey(c *checker, doc any, p string) {
 	m, ok := doc.(map[string]any)
 	if !ok {
@@ -90,6 +91,14 @@ func checkPipelineKey(c *checker, doc any, p string) {
 		c.addf(keys[1], RulePipelineKey, "is a second issue key (the file also holds %s); a pipeline file holds one issue", keys[0])
 	case keys[0] != base:
 		c.addf(keys[0], RulePipelineKey, "is the issue key, but the file is %s.json: the key must equal the issue number in the file name", base)
+	}
+	for _, k := range keys {
+		inner, _ := m[k].(map[string]any)
+		for _, sib := range []string{"lastActivity", "heartbeat_pid"} {
+			if _, ok := inner[sib]; ok {
+				c.addf(k+"."+sib, RuleMisplacedField, "belongs at the top level, beside %q, where readers look for it", k)
+			}
+		}
 	}
 }
 
