@@ -55,6 +55,7 @@ var Rules = map[string]string{
 	RuleDuplicateStep:  "two steps of a template or process share an id",
 	RuleUnknownNeed:    "a template step needs a step that does not exist",
 	RuleNeedsCycle:     "template steps need each other in a cycle",
+	RuleUnknownFormat:  "a format was asked for by a name no format has",
 }
 
 // Names of the rules in Rules.
@@ -77,6 +78,7 @@ const (
 	RuleDuplicateStep  = "duplicate-step"
 	RuleUnknownNeed    = "unknown-need"
 	RuleNeedsCycle     = "needs-cycle"
+	RuleUnknownFormat  = "unknown-format"
 )
 
 // Result is the outcome of validating one file.

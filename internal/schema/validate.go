@@ -23,7 +23,7 @@ func ValidateFile(path string, data []byte, opts Options) Result {
 	if opts.Format != "" {
 		var ok bool
 		if f, ok = Lookup(opts.Format); !ok {
-			return Result{Path: path, Format: opts.Format, Problems: []Problem{{Path: path, Rule: "format",
+			return Result{Path: path, Format: opts.Format, Problems: []Problem{{Path: path, Rule: RuleUnknownFormat,
 				Message: fmt.Sprintf("no format named %q; `git queen schema list` shows them", opts.Format)}}}
 		}
 	} else {
@@ -47,10 +47,15 @@ func Validate(f *Format, path string, data []byte, opts Options) Result {
 	if f.Kind == JSONL {
 		probs, total, records = validateLines(f, path, data, limit, opts.Workers)
 	} else {
-		c := &checker{limit: limit, path: path}
+		// A document's problems come in schema order, not line order: keep
+		// them all, sort, then cut to the limit.
+		c := &checker{limit: int(^uint(0) >> 1), path: path}
 		records = validateDocument(c, f, path, data)
 		probs, total = c.probs, c.total
 		slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+		if len(probs) > limit {
+			probs = probs[:limit]
+		}
 	}
 	for i := range probs {
 		probs[i].Path = path

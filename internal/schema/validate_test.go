@@ -72,7 +72,7 @@ func TestValidateFileUnknownAndForced(t *testing.T) {
 		t.Errorf("unknown file: %+v", r)
 	}
 	r = ValidateFile("notes.txt", []byte("hello"), Options{Format: "nope"})
-	if r.Valid() || r.Problems[0].Rule != "format" {
+	if r.Valid() || r.Problems[0].Rule != RuleUnknownFormat {
 		t.Errorf("unknown forced format: %+v", r)
 	}
 	r = ValidateFile("notes.txt", []byte(messageLine(1, "s")+"\n"), Options{Format: "queen-message"})
@@ -125,5 +125,15 @@ func TestSchemasCompileAndList(t *testing.T) {
 	}
 	if _, err := Source("nope"); err == nil || !strings.Contains(err.Error(), "queen-message") {
 		t.Errorf("unknown schema error should list the names: %v", err)
+	}
+}
+
+// A document's problems are found in schema order; the limit keeps the
+// first ones by line.
+func TestDocumentLimitKeepsFirstLines(t *testing.T) {
+	doc := "{\n  \"43\": {},\n  \"42\": {\n    \"review_passed\": true,\n    \"qa_passed\": false,\n    \"pr_number\": 1\n  }\n}\n"
+	r := ValidateFile("state/pipeline/42.json", []byte(doc), Options{Limit: 2})
+	if len(r.Problems) != 2 || r.Omitted != 2 || r.Problems[0].Line != 2 || r.Problems[1].Line != 4 {
+		t.Errorf("problems %v, omitted %d", r.Problems, r.Omitted)
 	}
 }
