@@ -79,7 +79,7 @@ func runSchemaList(o schemaListOptions) error {
 		case "st":
 			e.Paths = append(e.Paths, `any *.jsonl whose first line is a v3 record ("v":3, a lane)`)
 		case "queen-message", "queen-assignment", "queen-reservation":
-			e.Paths = append(e.Paths, "any other *.jsonl whose first record's id has the prefix")
+			e.Paths = append(e.Paths, "any other *.jsonl in a .beads/ directory whose first record's id has the prefix")
 		}
 		l.Formats = append(l.Formats, e)
 	}
