@@ -119,6 +119,10 @@ func globalFlags() []ucli.Flag {
 // commands is the one list of every command git-queen has.
 func commands(env *Env) []*ucli.Command {
 	return []*ucli.Command{
+		validateCommand(env),
+		schemaCommand(env),
+		stCommand(env),
+		pipelineCommand(env),
 		manCommand(env),
 		mergeDriverCommand(env),
 		resolveCommand(env),

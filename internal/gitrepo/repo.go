@@ -231,3 +231,23 @@ func Git(dir string, args ...string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// Files lists the files of the worktree that git knows or would add:
+// tracked files plus untracked ones that are not ignored, relative to the
+// top level with forward slashes.
+func (r *Repo) Files() ([]string, error) {
+	if r.TopLevel == "" {
+		return nil, errors.New("a bare repository has no work tree")
+	}
+	out, err := Git(r.TopLevel, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(out, "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}

@@ -39,6 +39,14 @@ type ApplyError struct {
 
 func (e *ApplyError) Error() string { return fmt.Sprintf("line %d (seq %d): %v", e.Line, e.Seq, e.Err) }
 
+// NoItemError is an event that names an item the plan does not hold at
+// that point of the stream, so validation can report it by rule.
+type NoItemError struct {
+	Op, ID string
+}
+
+func (e *NoItemError) Error() string { return fmt.Sprintf("%s: no item %q", e.Op, e.ID) }
+
 // apply changes the state by one event.
 func (s *State) apply(r *Record) error {
 	op := r.Canonical()
@@ -66,7 +74,7 @@ func (s *State) apply(r *Record) error {
 	i := s.find(r.ID)
 	if i < 0 {
 		if op == OpRemove || slices.Contains(Ops, op) {
-			return fmt.Errorf("%s: no item %q", r.Op, r.ID)
+			return &NoItemError{Op: r.Op, ID: r.ID}
 		}
 		return fmt.Errorf("unknown op %q", r.Op)
 	}

@@ -1,0 +1,257 @@
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/git-queen/git-queen/internal/ids"
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/st"
+)
+
+// Rule maps the paths a pattern matches to a format. A pattern is matched
+// against the repository-relative path with forward slashes; "*" and "?"
+// stay within one path segment, "**" matches any number of segments. A
+// pattern without a leading "/" matches at any depth (".work/events.jsonl"
+// also matches "project-a/.work/events.jsonl", as VerMAS nests factories);
+// a leading "/" anchors it at the top of the repository.
+type Rule struct {
+	Path   string `toml:"path" json:"path"`
+	Format string `toml:"format" json:"format"`
+}
+
+// NoFormat as a rule's format makes matching files unknown (skipped).
+const NoFormat = "none"
+
+// Registry decides the format of a file: configured rules first, then the
+// defaults of the seed layouts, then the content of the first line.
+type Registry struct {
+	rules []Rule
+}
+
+// DefaultRules are the seed layouts.
+var DefaultRules = []Rule{
+	{".beads/queen_messages.jsonl", "queen-message"},
+	{".beads/queen_messages_archive*.jsonl", "queen-message"},
+	{".beads/queen_assignments.jsonl", "queen-assignment"},
+	{".beads/queen_reservations.jsonl", "queen-reservation"},
+	{".beads/issues.jsonl", "beads-issue"},
+	{".beads/beads.jsonl", "beads-issue"},
+	{"state/pipeline/*.json", "jkz-pipeline"},
+	{".openclaw-autopilot/events/events.jsonl", "autopilot-event"},
+	{".openclaw-autopilot/events/checkpoints.jsonl", "autopilot-checkpoint"},
+	{".work/events.jsonl", "vermas-event"},
+	{".work/work_orders.jsonl", "vermas-work-order"},
+	{".work/messages.jsonl", "vermas-message"},
+	{".work/routes.jsonl", "vermas-route"},
+	{".work/.assignment-*", "vermas-assignment"},
+	{".work/templates/*.toml", "vermas-template"},
+	{".work/processes/*.json", "vermas-process"},
+	{".work/feed.jsonl", "jsonl"},
+	{".work/evidence/*.json", "json"},
+}
+
+// seedRoots are directories whose every file is worth a mention: a file
+// there of no known format is listed as skipped rather than ignored.
+var seedRoots = []string{".work/**"}
+
+// DefaultRegistry knows the seed layouts and nothing configured.
+func DefaultRegistry() *Registry { return &Registry{rules: DefaultRules} }
+
+// NewRegistry is the default registry with rules in front of the defaults,
+// so a configured rule wins. It fails on a rule that names no format.
+func NewRegistry(rules []Rule) (*Registry, error) {
+	for i, r := range rules {
+		if r.Path == "" {
+			return nil, fmt.Errorf("format rule %d has no path", i+1)
+		}
+		if _, ok := Lookup(r.Format); !ok && r.Format != NoFormat {
+			return nil, fmt.Errorf("format rule %d (%s) names format %q, which does not exist; use a format from 'git queen schema list', or %q",
+				i+1, r.Path, r.Format, NoFormat)
+		}
+	}
+	all := append(append([]Rule{}, rules...), DefaultRules...)
+	return &Registry{rules: all}, nil
+}
+
+// Rules lists the registry's rules in the order they are tried.
+func (r *Registry) Rules() []Rule { return append([]Rule(nil), r.rules...) }
+
+// FormatFor returns the format of the file at path whose first non-blank
+// line is firstLine (nil when not read). Files no rule names are recognised
+// by content when they end in .jsonl: an st v3 record makes an st stream
+// anywhere; in a .beads/ directory, a record whose id starts with qm-, qa-
+// or qr- makes a QueenBee store (an archive or a renamed copy).
+func (r *Registry) FormatFor(p string, firstLine []byte) (*Format, bool) {
+	p = cleanPath(p)
+	for _, rule := range r.rules {
+		if Match(rule.Path, p) {
+			if rule.Format == NoFormat {
+				return nil, false
+			}
+			return Lookup(rule.Format)
+		}
+	}
+	if !strings.HasSuffix(p, ".jsonl") || firstLine == nil {
+		return nil, false
+	}
+	return sniff(firstLine, p == ".beads" || strings.HasPrefix(p, ".beads/") || strings.Contains(p, "/.beads/"))
+}
+
+// FormatFor asks the default registry.
+func FormatFor(path string, firstLine []byte) (*Format, bool) {
+	return DefaultRegistry().FormatFor(path, firstLine)
+}
+
+// Candidate reports whether a file belongs to a seed layout or may be
+// recognised by content, so that `validate` with no arguments looks at it
+// (and lists it as skipped when it has no known format).
+func (r *Registry) Candidate(p string) bool {
+	p = cleanPath(p)
+	for _, rule := range r.rules {
+		if Match(rule.Path, p) {
+			return rule.Format != NoFormat
+		}
+	}
+	if strings.HasSuffix(p, ".jsonl") {
+		return true
+	}
+	for _, root := range seedRoots {
+		if Match(root, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func sniff(line []byte, inBeads bool) (*Format, bool) {
+	if st.LooksLikeStream(line) {
+		return Lookup("st")
+	}
+	if !inBeads {
+		return nil, false
+	}
+	vals := make([][]byte, 1)
+	if jsonl.ObjectFields(line, []string{"id"}, vals) != nil {
+		return nil, false
+	}
+	id, _ := jsonl.String(vals[0])
+	switch {
+	case strings.HasPrefix(id, ids.MessagePrefix):
+		return Lookup("queen-message")
+	case strings.HasPrefix(id, ids.AssignmentPrefix):
+		return Lookup("queen-assignment")
+	case strings.HasPrefix(id, ids.ReservationPrefix):
+		return Lookup("queen-reservation")
+	}
+	return nil, false
+}
+
+func cleanPath(p string) string {
+	p = strings.ReplaceAll(p, "\\", "/")
+	return strings.TrimPrefix(path.Clean("/"+p), "/")
+}
+
+// Match reports whether a registry pattern matches a repository-relative
+// path (see Rule for the syntax).
+func Match(pattern, p string) bool {
+	anchored := strings.HasPrefix(pattern, "/")
+	pat := strings.Split(strings.Trim(pattern, "/"), "/")
+	segs := strings.Split(cleanPath(p), "/")
+	if anchored {
+		return matchSegs(pat, segs)
+	}
+	for i := range segs {
+		if matchSegs(pat, segs[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchSegs(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := len(segs); i >= 0; i-- {
+				if matchSegs(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], segs[0]); err != nil || !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
+
+// ConfigFile is where a repository configures git-queen, relative to the
+// store directory: .beads/queen.toml, committed, so every droid and every
+// worktree reads the same rules.
+const ConfigFile = "queen.toml"
+
+// Config is the part of .beads/queen.toml that validation reads:
+//
+//	[validate]
+//	limit = 100            # problems listed per file (default 50)
+//
+//	[[format]]             # tried in order, before the defaults
+//	path = "plans/*.jsonl"
+//	format = "st"
+//
+//	[[format]]
+//	path = "/vendor/**"
+//	format = "none"        # never validate these
+//
+// Other tables are left to the commands that own them.
+type Config struct {
+	Validate struct {
+		Limit int `toml:"limit"`
+	} `toml:"validate"`
+	Formats []Rule `toml:"format"`
+}
+
+// ParseConfig reads a queen.toml. An empty file is an empty configuration.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var strict *toml.StrictMissingError
+		if !errors.As(err, &strict) {
+			return nil, fmt.Errorf("%s: %w", ConfigFile, err)
+		}
+		// Other tables belong to other commands; a key this one does not
+		// know inside its own tables is a typo worth stopping for.
+		for _, e := range strict.Errors {
+			if k := e.Key(); len(k) > 1 && (k[0] == "validate" || k[0] == "format") {
+				row, _ := e.Position()
+				return nil, fmt.Errorf("%s:%d: unknown key %s (validate takes limit; each [[format]] takes path and format)",
+					ConfigFile, row, strings.Join(k, "."))
+			}
+		}
+	}
+	if c.Validate.Limit < 0 {
+		return nil, fmt.Errorf("%s: validate.limit is %d; use a positive number", ConfigFile, c.Validate.Limit)
+	}
+	return &c, nil
+}
+
+// Registry builds the registry the configuration describes.
+func (c *Config) Registry() (*Registry, error) {
+	r, err := NewRegistry(c.Formats)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ConfigFile, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,144 @@
+// Package schema knows every file format of the seeds and says what is wrong
+// with a file before it is committed: `git queen validate` and the pre-commit
+// hook both call ValidateFile, so a broken record is caught with the same
+// message wherever it is checked.
+//
+// The contract other tools can use is a set of JSON Schema (2020-12) files,
+// one per record type, embedded here and printable with `git queen schema
+// show`. What JSON Schema cannot say (stream rules, cycles, the st replay
+// contract, a key that must match the file name) is checked in Go beside
+// them. The QueenBee stores, the formats that grow large, have hand-written
+// Go validators that give the same answers as their schemas at many times
+// the speed; one conformance suite runs every fixture through both and
+// checks that they agree.
+package schema
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:embed schemas/*.schema.json
+var schemaFS embed.FS
+
+// baseURL is the $id prefix of every embedded schema; schemas refer to each
+// other relative to it.
+const baseURL = "https://github.com/git-queen/git-queen/schema/"
+
+const suffix = ".schema.json"
+
+// Names lists the embedded schemas, sorted.
+func Names() []string {
+	entries, _ := fs.ReadDir(schemaFS, "schemas")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), suffix))
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Source returns the JSON text of the named schema, as published.
+func Source(name string) ([]byte, error) {
+	b, err := schemaFS.ReadFile("schemas/" + name + suffix)
+	if err != nil {
+		return nil, fmt.Errorf("no schema named %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return b, nil
+}
+
+// Title is the schema's one-line title, for listings.
+func Title(name string) string {
+	b, err := Source(name)
+	if err != nil {
+		return ""
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return ""
+	}
+	m, _ := doc.(map[string]any)
+	t, _ := m["title"].(string)
+	return t
+}
+
+var (
+	compileOnce sync.Once
+	compiled    map[string]*jsonschema.Schema
+	compileErr  error
+)
+
+// Compiled returns the named schema compiled for validation. Every schema is
+// compiled once, on first use, with format assertions on (so "date-time" is
+// checked, not just annotated).
+func Compiled(name string) (*jsonschema.Schema, error) {
+	compileOnce.Do(compileAll)
+	if compileErr != nil {
+		return nil, compileErr
+	}
+	s, ok := compiled[name]
+	if !ok {
+		return nil, fmt.Errorf("no schema named %q", name)
+	}
+	return s, nil
+}
+
+func compileAll() {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	// No schema may reach outside the binary.
+	c.UseLoader(noLoader{})
+	names := Names()
+	for _, n := range names {
+		src, _ := Source(n)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+		if err != nil {
+			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
+			return
+		}
+		if err := c.AddResource(baseURL+n+suffix, doc); err != nil {
+			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
+			return
+		}
+	}
+	compiled = make(map[string]*jsonschema.Schema, len(names))
+	for _, n := range names {
+		s, err := c.Compile(baseURL + n + suffix)
+		if err != nil {
+			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
+			return
+		}
+		compiled[n] = s
+	}
+}
+
+var (
+	dateTimeOnce sync.Once
+	dateTime     *jsonschema.Schema
+)
+
+// dateTimeOK decides the "date-time" format exactly as the schema library
+// does. Only values the hand-written fast path cannot decide come here.
+func dateTimeOK(s string) bool {
+	dateTimeOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		if err := c.AddResource("date-time.json", map[string]any{"format": "date-time"}); err == nil {
+			dateTime, _ = c.Compile("date-time.json")
+		}
+	})
+	return dateTime != nil && dateTime.Validate(s) == nil
+}
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema %s is not embedded in git-queen", url)
+}
