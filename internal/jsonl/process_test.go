@@ -161,8 +161,10 @@ func TestWriterKilledMidAppend(t *testing.T) {
 		}()
 		time.Sleep(time.Duration(5+rand.IntN(60)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		// Read every acknowledgement before Wait, which closes the pipe:
+		// waiting first can drop acks still in it.
 		<-done
+		_ = cmd.Wait()
 
 		state, err := l.Load()
 		if err != nil {
