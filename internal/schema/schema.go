@@ -14,15 +14,11 @@
 package schema
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 //go:embed schemas/*.schema.json
@@ -60,85 +56,11 @@ func Title(name string) string {
 	if err != nil {
 		return ""
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := decodeJSON(b)
 	if err != nil {
 		return ""
 	}
 	m, _ := doc.(map[string]any)
 	t, _ := m["title"].(string)
 	return t
-}
-
-var (
-	compileOnce sync.Once
-	compiled    map[string]*jsonschema.Schema
-	compileErr  error
-)
-
-// Compiled returns the named schema compiled for validation. Every schema is
-// compiled once, on first use, with format assertions on (so "date-time" is
-// checked, not just annotated).
-func Compiled(name string) (*jsonschema.Schema, error) {
-	compileOnce.Do(compileAll)
-	if compileErr != nil {
-		return nil, compileErr
-	}
-	s, ok := compiled[name]
-	if !ok {
-		return nil, fmt.Errorf("no schema named %q", name)
-	}
-	return s, nil
-}
-
-func compileAll() {
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	// No schema may reach outside the binary.
-	c.UseLoader(noLoader{})
-	names := Names()
-	for _, n := range names {
-		src, _ := Source(n)
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
-		if err != nil {
-			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
-			return
-		}
-		if err := c.AddResource(baseURL+n+suffix, doc); err != nil {
-			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
-			return
-		}
-	}
-	compiled = make(map[string]*jsonschema.Schema, len(names))
-	for _, n := range names {
-		s, err := c.Compile(baseURL + n + suffix)
-		if err != nil {
-			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
-			return
-		}
-		compiled[n] = s
-	}
-}
-
-var (
-	dateTimeOnce sync.Once
-	dateTime     *jsonschema.Schema
-)
-
-// dateTimeOK decides the "date-time" format exactly as the schema library
-// does. Only values the hand-written fast path cannot decide come here.
-func dateTimeOK(s string) bool {
-	dateTimeOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		if err := c.AddResource("date-time.json", map[string]any{"format": "date-time"}); err == nil {
-			dateTime, _ = c.Compile("date-time.json")
-		}
-	})
-	return dateTime != nil && dateTime.Validate(s) == nil
-}
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema %s is not embedded in git-queen", url)
 }

@@ -114,6 +114,9 @@ func TestSchemasCompileAndList(t *testing.T) {
 		if _, err := Compiled(n); err != nil {
 			t.Error(err)
 		}
+		if _, err := interpRoot(n); err != nil { // git-queen's own subset
+			t.Error(err)
+		}
 		if Title(n) == "" {
 			t.Errorf("schema %s has no title", n)
 		}

@@ -1,10 +1,13 @@
 package schema
 
+// The reference: the JSON Schema library git-queen checks itself against.
+// It lives in tests only: linked into the binary, its package
+// initialisation alone would cost every git-queen process about 12 ms.
+
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,24 +18,8 @@ import (
 	"golang.org/x/text/message"
 )
 
-// decodeJSON decodes one JSON value the way the schema library expects it:
-// numbers as json.Number, so integers stay exact.
-func decodeJSON(raw []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-}
-
-// SchemaError is one failure the JSON Schema library reports, reduced to
-// where it is and which keyword failed. It is what the conformance suite
-// compares the hand-written validators with.
-type SchemaError struct {
-	Field   string
-	Keyword string
-	Message string
-}
-
-// SchemaErrors validates a decoded value against a named schema and returns
-// the leaf failures, one per missing property for "required".
-func SchemaErrors(name string, doc any) ([]SchemaError, error) {
+// referenceErrors validates doc against a named schema with the library.
+func referenceErrors(name string, doc any) ([]SchemaError, error) {
 	sch, err := Compiled(name)
 	if err != nil {
 		return nil, err
@@ -119,34 +106,6 @@ func describe(ve *jsonschema.ValidationError) string {
 	return ve.ErrorKind.LocalizedString(printer)
 }
 
-func article(kind string) string {
-	switch kind {
-	case "object", "array", "integer":
-		return "an " + kind
-	case "null":
-		return "null"
-	}
-	return "a " + kind
-}
-
-func orList(kinds []string) string {
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = article(k)
-	}
-	return strings.Join(out, " or ")
-}
-
-func quoteValue(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strconv.Quote(v)
-	case nil:
-		return "null"
-	}
-	return fmt.Sprint(v)
-}
-
 // patternHint explains a pattern in words: the "x-pattern-means"
 // annotation of the subschema whose pattern failed, when it has one.
 func patternHint(schemaURL string) string {
@@ -230,24 +189,76 @@ func fieldPath(loc []string, doc any) string {
 	return b.String()
 }
 
-func joinField(parent, key string) string {
-	if parent == "" {
-		return key
+var (
+	compileOnce sync.Once
+	compiled    map[string]*jsonschema.Schema
+	compileErr  error
+)
+
+// Compiled returns the named schema compiled by the library. Every schema is
+// compiled once, on first use, with format assertions on (so "date-time" is
+// checked, not just annotated).
+func Compiled(name string) (*jsonschema.Schema, error) {
+	compileOnce.Do(compileAll)
+	if compileErr != nil {
+		return nil, compileErr
 	}
-	return parent + "." + key
+	s, ok := compiled[name]
+	if !ok {
+		return nil, fmt.Errorf("no schema named %q", name)
+	}
+	return s, nil
 }
 
-// checkSchema reports a decoded record's schema failures as problems.
-func checkSchema(c *checker, name string, doc any) {
-	errs, err := SchemaErrors(name, doc)
-	if err != nil {
-		c.add("", "schema", err.Error())
-		return
+func compileAll() {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	// No schema may reach outside the binary.
+	c.UseLoader(noLoader{})
+	names := Names()
+	for _, n := range names {
+		src, _ := Source(n)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
+		if err != nil {
+			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
+			return
+		}
+		if err := c.AddResource(baseURL+n+suffix, doc); err != nil {
+			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
+			return
+		}
 	}
-	slices.SortStableFunc(errs, func(a, b SchemaError) int { return strings.Compare(a.Field, b.Field) })
-	// A subschema reached by two paths ($ref, if/then) can fail twice alike.
-	errs = slices.Compact(errs)
-	for _, e := range errs {
-		c.add(e.Field, e.Keyword, e.Message)
+	compiled = make(map[string]*jsonschema.Schema, len(names))
+	for _, n := range names {
+		s, err := c.Compile(baseURL + n + suffix)
+		if err != nil {
+			compileErr = fmt.Errorf("embedded schema %s: %w", n, err)
+			return
+		}
+		compiled[n] = s
 	}
+}
+
+var (
+	dateTimeOnce sync.Once
+	dateTime     *jsonschema.Schema
+)
+
+// dateTimeOK decides the "date-time" format exactly as the schema library
+// does. Only values the hand-written fast path cannot decide come here.
+func dateTimeOK(s string) bool {
+	dateTimeOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		if err := c.AddResource("date-time.json", map[string]any{"format": "date-time"}); err == nil {
+			dateTime, _ = c.Compile("date-time.json")
+		}
+	})
+	return dateTime != nil && dateTime.Validate(s) == nil
+}
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema %s is not embedded in git-queen", url)
 }
