@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // A selection cache makes a query over a large append-only log cost what
@@ -25,7 +26,9 @@ import (
 // later time) and Static must be static, because cached answers are
 // filtered again rather than recomputed.
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is built on first use: making the table at package
+// initialisation cost every git-queen process about a millisecond.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // cacheHeader is the first line of a cache file.
 type cacheHeader struct {
@@ -212,7 +215,7 @@ func saveCache(cachePath string, prefix []byte, crc uint32, entries []Entry, pro
 }
 
 // Checksum is the CRC-32C the caches use to recognise an unchanged prefix.
-func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 
 // HasPrefix reports whether the file at path begins with size bytes whose
 // Checksum is crc. It maps the file rather than reading it.

@@ -36,7 +36,7 @@ func prefixChecksum(path string, info os.FileInfo, data []byte, n int64) uint32 
 	case same && e.n == n:
 		return e.crc
 	case same && e.n < n:
-		crc = crc32.Update(e.crc, castagnoli, data[e.n:n])
+		crc = crc32.Update(e.crc, castagnoli(), data[e.n:n])
 	default:
 		crc = Checksum(data[:n])
 	}
