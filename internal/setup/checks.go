@@ -1,0 +1,112 @@
+package setup
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+// Status is the outcome of a check.
+type Status string
+
+// The statuses a check can end in. Only Fail makes doctor exit 1.
+const (
+	OK    Status = "ok"
+	Fixed Status = "fixed"
+	Warn  Status = "warn"
+	Fail  Status = "fail"
+)
+
+// Check is one thing git-queen needs of a repository.
+type Check struct {
+	Name    string `json:"name"`
+	Status  Status `json:"status"`
+	Message string `json:"message"`
+	// Fixable says whether Fix can repair it.
+	Fixable bool `json:"fixable"`
+	fix     func() error
+	// forInit marks what `git queen init` sets up (and doctor --fix mends).
+	forInit bool
+}
+
+// Fix repairs what the check found, if it can, and marks it Fixed.
+func (c *Check) Fix() error {
+	if c.fix == nil || c.Status == OK {
+		return nil
+	}
+	if err := c.fix(); err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	c.Status, c.fix, c.Fixable = Fixed, nil, false
+	return nil
+}
+
+func ok(name, format string, args ...any) Check {
+	return Check{Name: name, Status: OK, Message: fmt.Sprintf(format, args...)}
+}
+
+// Repo is a repository setup works on: a worktree of it, and its store
+// directory (which may not exist yet).
+type Repo struct {
+	*gitrepo.Repo
+	BeadsDir string
+	// LookPath finds programs; tests replace it.
+	LookPath func(string) (string, error)
+}
+
+// NewRepo describes the worktree containing dir, with its store in .beads/
+// at the top level.
+func NewRepo(dir string) (*Repo, error) {
+	r, err := gitrepo.Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r.TopLevel == "" {
+		return nil, fmt.Errorf("%s is a bare repository; run git-queen in a worktree", r.GitDir)
+	}
+	return &Repo{Repo: r, BeadsDir: filepath.Join(r.TopLevel, ".beads"), LookPath: exec.LookPath}, nil
+}
+
+// git runs git in the worktree.
+func (r *Repo) git(args ...string) (string, error) {
+	out, err := gitrepo.Git(r.TopLevel, args...)
+	return strings.TrimSpace(out), err
+}
+
+// config reads one git config value; "" when unset.
+func (r *Repo) config(args ...string) string {
+	out, err := r.git(append([]string{"config"}, args...)...)
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+// Checks runs every check, in the order doctor prints them.
+func (r *Repo) Checks(o Options) []Check {
+	return []Check{
+		r.checkOnPath(),
+		r.checkBeadsDir(),
+		r.checkIgnore(),
+		r.checkAttributes(),
+		r.checkDriver(),
+		r.checkHook(o),
+		r.checkIdentity(o.Droid),
+		r.checkStores(),
+		r.checkLeftovers(),
+		r.checkQuarantine(),
+	}
+}
+
+// Options are what init and doctor are asked for.
+type Options struct {
+	// Droid, when set, is stored as this worktree's identity.
+	Droid string
+	// NoHooks leaves the hook alone.
+	NoHooks bool
+	// Force installs the hook into a global or system core.hooksPath.
+	Force bool
+}

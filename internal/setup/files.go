@@ -1,0 +1,103 @@
+package setup
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DriverCommand is the merge driver git-queen registers: git substitutes
+// the base, ours, theirs, the marker size and the path.
+const DriverCommand = "git-queen merge-driver %O %A %B %L %P"
+
+// DriverName is the driver's description in the git config.
+const DriverName = "git-queen JSONL merge (union of appends, no duplicates)"
+
+func (r *Repo) checkOnPath() Check {
+	if p, err := r.LookPath("git-queen"); err == nil {
+		return ok("path", "git-queen is on PATH (%s)", p)
+	}
+	return Check{Name: "path", Status: Fail, Message: "git-queen is not on PATH, so git cannot run the merge driver or the hook; " +
+		"install it with `go install github.com/git-queen/git-queen/cmd/git-queen@latest` and put $(go env GOPATH)/bin on PATH"}
+}
+
+func (r *Repo) checkBeadsDir() Check {
+	if info, err := os.Stat(r.BeadsDir); err == nil && info.IsDir() {
+		return ok("store", "%s exists", r.rel(r.BeadsDir))
+	}
+	return Check{Name: "store", Status: Fail, Message: r.rel(r.BeadsDir) + " does not exist", Fixable: true, forInit: true,
+		fix: func() error { return os.MkdirAll(r.BeadsDir, 0o755) }}
+}
+
+func (r *Repo) checkIgnore() Check {
+	path := filepath.Join(r.BeadsDir, ".gitignore")
+	return r.linesCheck("gitignore", path, IgnoreLines, ignoreComment)
+}
+
+func (r *Repo) checkAttributes() Check {
+	path := filepath.Join(r.TopLevel, AttributesFile)
+	return r.linesCheck("gitattributes", path, AttributeLines, attributesComment)
+}
+
+// linesCheck checks that a file has every one of lines, and appends the
+// missing ones as its fix.
+func (r *Repo) linesCheck(name, path string, lines []string, comment string) Check {
+	missing, _, err := missingLines(path, lines)
+	if err != nil {
+		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.rel(path), err)}
+	}
+	if len(missing) == 0 {
+		return ok(name, "%s has git-queen's lines", r.rel(path))
+	}
+	return Check{Name: name, Status: Fail, Fixable: true, forInit: true,
+		Message: fmt.Sprintf("%s should have the lines %s but does not", r.rel(path), strings.Join(missing, " | ")),
+		fix:     func() error { return appendLines(path, comment, missing) }}
+}
+
+// checkDriver checks merge.queen.driver. It says so in particular when the
+// attributes name the driver but the config lacks it (a fresh clone): git
+// then falls back to a text merge without a word.
+func (r *Repo) checkDriver() Check {
+	driver := r.config("--get", "merge.queen.driver")
+	name := r.config("--get", "merge.queen.name")
+	fix := func() error {
+		if _, err := r.git("config", "--local", "merge.queen.name", DriverName); err != nil {
+			return err
+		}
+		_, err := r.git("config", "--local", "merge.queen.driver", DriverCommand)
+		return err
+	}
+	switch {
+	case driver == "":
+		msg := "the merge driver is not registered (merge.queen.driver is unset)"
+		if r.attributesNameDriver() {
+			msg += "; .gitattributes says merge=queen, so git will fall back to a text merge and conflict on every concurrent append (a fresh clone?)"
+		}
+		return Check{Name: "driver", Status: Fail, Message: msg, Fixable: true, forInit: true, fix: fix}
+	case driver != DriverCommand:
+		prog := strings.Fields(driver)[0]
+		if _, err := r.LookPath(prog); err != nil {
+			return Check{Name: "driver", Status: Fail, Fixable: true, forInit: true, fix: fix,
+				Message: fmt.Sprintf("merge.queen.driver should be %q but is %q, and %s is not a program git can run", DriverCommand, driver, prog)}
+		}
+		return Check{Name: "driver", Status: Warn, Fixable: true, fix: fix,
+			Message: fmt.Sprintf("merge.queen.driver is %q, not the usual %q", driver, DriverCommand)}
+	case name == "":
+		return Check{Name: "driver", Status: Warn, Fixable: true, forInit: true, fix: fix, Message: "merge.queen.name is unset"}
+	}
+	return ok("driver", "merge.queen.driver is %q", DriverCommand)
+}
+
+func (r *Repo) attributesNameDriver() bool {
+	data, err := os.ReadFile(filepath.Join(r.TopLevel, AttributesFile))
+	return err == nil && strings.Contains(string(data), "merge=queen")
+}
+
+// rel shows a path relative to the top of the worktree.
+func (r *Repo) rel(path string) string {
+	if rel, err := filepath.Rel(r.TopLevel, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}

@@ -1,0 +1,103 @@
+// Package setup is what `git queen init`, `git queen hooks` and `git queen
+// doctor` do to a repository: the store directory and its .gitignore, the
+// merge=queen lines in .gitattributes, the merge driver in the git config,
+// the pre-commit hook, and the droid identity of a worktree.
+//
+// Every piece is a Check: it says whether the repository is as git-queen
+// needs it ("should be X but is Y") and, where it can, how to make it so.
+// init applies the fixes; doctor reports, and applies them with --fix. So
+// the two can never disagree about what "set up" means, and running init
+// twice changes nothing.
+package setup
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// AttributesFile is the .gitattributes at the top of the worktree.
+const AttributesFile = ".gitattributes"
+
+// AttributeLines route the known logs to the merge driver. Patterns without
+// a leading directory match at any depth (VerMAS nests .work/ in factories).
+var AttributeLines = []string{
+	".beads/*.jsonl merge=queen",
+	"**/.work/*.jsonl merge=queen",
+	"**/.openclaw-autopilot/events/*.jsonl merge=queen",
+}
+
+// attributesComment introduces the lines git-queen adds.
+const attributesComment = "# git-queen: merge coordination logs without conflicts or duplicate lines"
+
+// IgnoreLines keep git-queen's local files out of commits.
+var IgnoreLines = []string{
+	"*.quarantine",
+	".queen-cache/",
+	".queen.lock",
+	".*.tmp-*",
+}
+
+const ignoreComment = "# git-queen: local files (torn tails set aside, caches, locks)"
+
+// missingLines returns the wanted lines that path does not have (compared
+// without surrounding whitespace), and whether the file exists.
+func missingLines(path string, wanted []string) ([]string, bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return wanted, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		have[strings.Join(strings.Fields(l), " ")] = true
+	}
+	var missing []string
+	for _, w := range wanted {
+		if !have[w] {
+			missing = append(missing, w)
+		}
+	}
+	return missing, true, nil
+}
+
+// appendLines adds lines to the file at path, after a comment, keeping what
+// is there: its content, its line endings (CRLF if it uses them), and a
+// missing final newline is supplied first.
+func appendLines(path, comment string, lines []string) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	eol := "\n"
+	if bytes.Contains(data, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	var b strings.Builder
+	b.Write(data)
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		b.WriteString(eol)
+	}
+	if !slices.Contains(strings.Split(strings.ReplaceAll(string(data), "\r", ""), "\n"), comment) {
+		if len(data) > 0 {
+			b.WriteString(eol) // a blank line before git-queen's block
+		}
+		b.WriteString(comment + eol)
+	}
+	for _, l := range lines {
+		b.WriteString(l + eol)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package setup
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+func newRepo(t *testing.T) *Repo {
+	t.Helper()
+	testgit.Isolate(t)
+	top := testgit.Init(t)
+	r, err := NewRepo(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// git-queen is "on PATH" for these tests without being built.
+	r.LookPath = func(name string) (string, error) {
+		if name == "git-queen" {
+			return "/usr/local/bin/git-queen", nil
+		}
+		return exec.LookPath(name)
+	}
+	return r
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func statusOf(checks []Check, name string) Status {
+	for _, c := range checks {
+		if c.Name == name {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func TestInitIsIdempotentAndKeepsWhatIsThere(t *testing.T) {
+	r := newRepo(t)
+	attrs := filepath.Join(r.TopLevel, ".gitattributes")
+	os.WriteFile(attrs, []byte("*.png binary\r\n*.txt text"), 0o644) // CRLF, no final newline
+	changes, checks, err := r.Init(Options{Droid: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 6 {
+		t.Fatalf("changes %+v", changes)
+	}
+	for _, c := range checks {
+		if c.Status == Fail {
+			t.Errorf("after init: %s %s", c.Name, c.Message)
+		}
+	}
+	want := "*.png binary\r\n*.txt text\r\n\r\n" + attributesComment + "\r\n" + strings.Join(AttributeLines, "\r\n") + "\r\n"
+	if got := read(t, attrs); got != want {
+		t.Fatalf(".gitattributes:\n%q\nwant\n%q", got, want)
+	}
+	if got := read(t, filepath.Join(r.BeadsDir, ".gitignore")); !strings.Contains(got, "*.quarantine\n") {
+		t.Fatalf(".gitignore: %s", got)
+	}
+	if r.config("--get", "merge.queen.driver") != DriverCommand || r.config("--worktree", "--get", "queen.droid") != "ann" {
+		t.Fatal("driver or identity not configured")
+	}
+
+	// A second run changes nothing at all.
+	before := read(t, attrs)
+	changes, _, err = r.Init(Options{Droid: "ann"})
+	if err != nil || len(changes) != 0 || read(t, attrs) != before {
+		t.Fatalf("second init: %+v %v", changes, err)
+	}
+}
+
+func TestAttributeLinesAreAddedOnlyWhenMissing(t *testing.T) {
+	r := newRepo(t)
+	attrs := filepath.Join(r.TopLevel, ".gitattributes")
+	os.WriteFile(attrs, []byte("  .beads/*.jsonl   merge=queen  \n"), 0o644)
+	if _, _, err := r.Init(Options{NoHooks: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, attrs); strings.Count(got, ".beads/*.jsonl") != 1 || !strings.Contains(got, "**/.work/*.jsonl merge=queen") {
+		t.Fatalf(".gitattributes: %s", got)
+	}
+}
+
+// commit runs git commit and reports whether it was allowed.
+func commit(t *testing.T, dir string) (string, bool) {
+	t.Helper()
+	testgit.Write(t, dir, "f.txt", t.Name()+string(rune('a'+len(t.Name())%26)))
+	testgit.Run(t, dir, "add", "f.txt")
+	out, err := exec.Command("git", "-C", dir, "commit", "-q", "-m", "x").CombinedOutput()
+	return string(out), err == nil
+}
+
+func TestHookChainsAForeignHookAndUninstallRestoresIt(t *testing.T) {
+	r := newRepo(t)
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	foreign := "#!/bin/sh\necho foreign ran >&2\nexit 3\n"
+	os.WriteFile(hook, []byte(foreign), 0o755)
+
+	did, err := r.InstallHook(false)
+	if err != nil || !strings.Contains(did, "runs after it") {
+		t.Fatalf("install: %q %v", did, err)
+	}
+	if read(t, hook) != string(hooks.PreCommit) || read(t, hook+hooks.ChainedSuffix) != foreign {
+		t.Fatal("the shim is not installed, or the foreign hook was not kept")
+	}
+	// The installed shim runs git-queen (put a stand-in on PATH that
+	// passes), then the foreign hook, whose failure still blocks.
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "git-queen"), []byte("#!/bin/sh\necho queen ran >&2\nexit 0\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, allowed := commit(t, r.TopLevel)
+	if allowed || !strings.Contains(out, "queen ran") || !strings.Contains(out, "foreign ran") {
+		t.Fatalf("commit allowed=%v, output: %s", allowed, out)
+	}
+	// An identical install changes nothing.
+	if did, err := r.InstallHook(false); err != nil || did != "" {
+		t.Fatalf("reinstall: %q %v", did, err)
+	}
+	did, err = r.UninstallHook()
+	if err != nil || !strings.Contains(did, "restored") || read(t, hook) != foreign {
+		t.Fatalf("uninstall: %q %v", did, err)
+	}
+	if _, err := os.Stat(hook + hooks.ChainedSuffix); !os.IsNotExist(err) {
+		t.Fatal("the chained copy is still there")
+	}
+	if _, err := r.UninstallHook(); err == nil {
+		t.Fatal("uninstall removed a foreign hook")
+	}
+}
+
+func TestShimWithoutGitQueenOnPathBlocks(t *testing.T) {
+	r := newRepo(t)
+	if _, err := r.InstallHook(false); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "/usr/bin:/bin") // git, sh; no git-queen
+	if _, err := exec.LookPath("git-queen"); err == nil {
+		t.Skip("git-queen is installed in /usr/bin")
+	}
+	out, allowed := commit(t, r.TopLevel)
+	if allowed || !strings.Contains(out, "needs git-queen, which is not on PATH") || !strings.Contains(out, "--no-verify") {
+		t.Fatalf("commit allowed=%v: %s", allowed, out)
+	}
+}
+
+func TestOutdatedHookIsUpgraded(t *testing.T) {
+	r := newRepo(t)
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	os.WriteFile(hook, []byte("#!/bin/sh\n"+hooks.Marker+"\n# git-queen-hook-version: 0\ngit queen hook pre-commit\n"), 0o755)
+	if c := r.checkHook(Options{}); c.Status != Warn {
+		t.Fatalf("outdated hook check: %+v", c)
+	}
+	if did, err := r.InstallHook(false); err != nil || !strings.HasPrefix(did, "upgraded") {
+		t.Fatalf("%q %v", did, err)
+	}
+	if read(t, hook) != string(hooks.PreCommit) {
+		t.Fatal("not upgraded")
+	}
+}
+
+func TestHooksPath(t *testing.T) {
+	r := newRepo(t)
+	global := filepath.Join(t.TempDir(), "global-hooks")
+	testgit.Run(t, r.TopLevel, "config", "--global", "core.hooksPath", global)
+	if _, err := r.InstallHook(false); err == nil || !strings.Contains(err.Error(), "global git config") {
+		t.Fatalf("installed into a global hooksPath: %v", err)
+	}
+	if _, err := r.InstallHook(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(global, "pre-commit")); err != nil {
+		t.Fatal("--force did not install into the global hooksPath")
+	}
+	// A repository's own hooksPath (husky, lefthook) is where git looks.
+	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".githooks")
+	if _, err := r.InstallHook(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.TopLevel, ".githooks", "pre-commit")); err != nil {
+		t.Fatal("not installed into the repository's hooksPath")
+	}
+}
+
+func TestLinkedWorktreesShareTheHookAndHaveTheirOwnIdentity(t *testing.T) {
+	r := newRepo(t)
+	if _, _, err := r.Init(Options{Droid: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(filepath.Dir(r.TopLevel), filepath.Base(r.TopLevel)+"-bob")
+	testgit.Run(t, r.TopLevel, "worktree", "add", "-q", wt, "-b", "bob")
+	w, err := NewRepo(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.LookPath = r.LookPath
+	h, _ := w.HookInfo()
+	if h.State != HookCurrent || filepath.Dir(h.Path) != filepath.Join(r.CommonDir, "hooks") {
+		t.Fatalf("the linked worktree does not see the installed hook: %+v", h)
+	}
+	// git 2.39 and later copy config.worktree into a new worktree, so it may
+	// start as ann; doctor must say so rather than call it fine.
+	if c := w.checkIdentity(""); c.Status != Warn {
+		t.Fatalf("the linked worktree's identity passes: %+v", c)
+	}
+	if _, _, err := w.Init(Options{Droid: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if r.config("--get", "queen.droid") != "ann" || w.config("--get", "queen.droid") != "bob" {
+		t.Fatalf("identities: main %q, linked %q", r.config("--get", "queen.droid"), w.config("--get", "queen.droid"))
+	}
+	if c := r.checkIdentity(""); c.Status != OK {
+		t.Fatalf("distinct identities still warned about: %+v", c)
+	}
+}
+
+func TestDoctorSaysWhenAFreshCloneLacksTheDriver(t *testing.T) {
+	r := newRepo(t)
+	os.WriteFile(filepath.Join(r.TopLevel, ".gitattributes"), []byte(".beads/*.jsonl merge=queen\n"), 0o644)
+	_, checks, _ := r.Doctor(Options{}, false)
+	for _, c := range checks {
+		if c.Name == "driver" && (c.Status != Fail || !strings.Contains(c.Message, "fall back to a text merge")) {
+			t.Fatalf("driver check: %+v", c)
+		}
+	}
+	_, checks, err := r.Doctor(Options{}, true)
+	if err != nil || statusOf(checks, "driver") != Fixed {
+		t.Fatalf("doctor --fix: %v %+v", err, checks)
+	}
+}
+
+func TestDoctorFindsLeftoversBadLogsAndTornWrites(t *testing.T) {
+	r := newRepo(t)
+	os.MkdirAll(r.BeadsDir, 0o755)
+	os.WriteFile(filepath.Join(r.BeadsDir, ".queen_messages.jsonl.tmp-123"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(r.BeadsDir, "queen_messages.jsonl"), []byte("not json\n"), 0o644)
+	os.WriteFile(filepath.Join(r.BeadsDir, "queen_messages.jsonl.quarantine"),
+		[]byte(`{"bytes":3,"file":"queen_messages.jsonl","offset":0,"quarantined_at":"2026-11-22T00:00:00Z"}`+"\n{\"i\n"), 0o644)
+	checks := r.Checks(Options{})
+	if statusOf(checks, "locks") != Warn || statusOf(checks, "stores") != Fail || statusOf(checks, "quarantine") != Warn {
+		t.Fatalf("%+v", checks)
+	}
+	_, checks, _ = r.Doctor(Options{}, true)
+	if statusOf(checks, "locks") != Fixed {
+		t.Fatalf("leftovers not removed: %+v", checks)
+	}
+	for _, c := range checks {
+		if c.Name == "quarantine" && !strings.Contains(c.Message, "1 torn writes") {
+			t.Fatalf("quarantine: %s", c.Message)
+		}
+	}
+}
