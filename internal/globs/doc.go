@@ -5,10 +5,29 @@
 // PatternsOverlap) is wrong both ways: it misses "{lib,src}/a*" against
 // "lib/*.ts" and reports "src/**/*.go" against "src/x.ts".
 //
-// Semantics are those of doublestar.Match (github.com/bmatcuk/doublestar/v4),
-// quirks included, because that is what the pre-commit hook runs: '*' and
-// '?' never match '/', but a class such as [!a] does; "**" is special only
-// as a whole segment; "src/**" matches "src" itself; leading dots are not
-// special; and the matcher's greedy backtracking means some patterns match
-// less than a regular expression would (see vm.go).
+// Semantics are those of doublestar.Match (github.com/bmatcuk/doublestar/v4)
+// on git paths, quirks included, because that is what the pre-commit hook
+// runs: '*' and '?' never match '/', but a class such as [!a] does; "**" is
+// special only as a whole segment; "src/**" matches "src" itself; leading
+// dots are not special; and the matcher's greedy backtracking means some
+// patterns match less than a regular expression would (see vm.go). A git
+// path is relative, '/'-separated, and has no empty, "." or ".." segment
+// and no NUL: the only paths a hook sees, so the only ones Overlap offers.
+//
+// # Rules
+//
+// Compile refuses, with a *PatternError wrapping one sentinel error: the
+// empty pattern (ErrEmpty); patterns over MaxLen bytes (ErrTooLong), not
+// UTF-8 (ErrEncoding) or containing NUL (ErrNUL); anything
+// doublestar.ValidatePattern refuses, such as a trailing lone backslash,
+// "[]" or an unclosed "{" (ErrSyntax); a leading '/' (ErrAbsolute); an
+// empty segment, as in "a//b" (ErrEmptySegment); a segment that is exactly
+// ".." or "." (ErrDotDot, ErrDot); and a backslash before a letter or
+// digit, which is a Windows separator typed by mistake ("src\api" would
+// mean "srcapi"; ErrBackslash). Escaping punctuation, such as "\*" or
+// "\[", is fine.
+//
+// A pattern ending in '/' means that pattern followed by "**", so "src/"
+// is "src/**" (and "a/**/" is "a/**/**", which, unlike "a/**", does not
+// match "a").
 package globs
