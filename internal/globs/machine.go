@@ -27,8 +27,13 @@ type machine struct {
 	multi  [][]int32 // successor lists of transitions that fork
 	buf    []byte
 	// below caches, per state, the shortest non-empty continuation of a
-	// path (after a '/') that the state leads to accepting ("-" if none).
-	below map[int32]string
+	// path (after a '/') that the state leads to accepting, if any.
+	below map[int32]cont
+}
+
+type cont struct {
+	w  string
+	ok bool
 }
 
 type dstate struct {

@@ -340,11 +340,8 @@ func witness(queue []item) string {
 // is accepted when followed by w (a git path segment and more).
 func (m *machine) continuation(states []int32) (string, bool, error) {
 	if len(states) == 1 {
-		if w, ok := m.below[states[0]]; ok {
-			if w == "-" {
-				return "", false, nil
-			}
-			return w, true, nil
+		if c, ok := m.below[states[0]]; ok {
+			return c.w, c.ok, nil
 		}
 	}
 	starts := make([]start, len(states))
@@ -357,12 +354,9 @@ func (m *machine) continuation(states []int32) (string, bool, error) {
 	}
 	if len(states) == 1 {
 		if m.below == nil {
-			m.below = map[int32]string{}
+			m.below = map[int32]cont{}
 		}
-		m.below[states[0]] = w
-		if !ok {
-			m.below[states[0]] = "-"
-		}
+		m.below[states[0]] = cont{w, ok}
 	}
 	return w, ok, nil
 }
