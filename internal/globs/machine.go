@@ -243,7 +243,8 @@ func (m *machine) enter(prefix, path string) []int32 {
 	return m.walk([]int32{m.jump(utf8.RuneCountInString(prefix), sos)}, path[len(prefix):])
 }
 
-// walk returns the states the given ones lead to on s.
+// walk returns the states the given ones lead to on s (nil if none). It
+// reuses cur's memory, so callers must not use cur afterwards.
 func (m *machine) walk(cur []int32, s string) []int32 {
 	var next []int32
 	var one [1]int32

@@ -167,25 +167,31 @@ var gitNext = [gDead + 1][3]uint8{
 	gDead:   {gDead, gDead, gDead},
 }
 
-type item struct {
-	s      [2]int32
-	g      uint8
-	r      rune
-	parent int32
+// group is one entry of the search queue: the product states one string
+// leads to (the automata fork, so there can be several), which is the
+// parent group's string followed by r, and the git automaton's state.
+// Expanding all of a string's states together is what keeps the queue in
+// string order, so that the first witness found is the most ordinary.
+type group struct {
+	from, to int32 // the group's states are scratch.states[from:to]
+	g        uint8
+	r        rune
+	parent   int32
 }
 
 // scratch is the memory one search needs, pooled so that checking a
 // reservation against thousands of others allocates next to nothing.
 type scratch struct {
-	queue []item
-	set   []uint64 // open addressing; 0 is empty, keys are stored +1
-	n     int      // keys in set
-	syms  []symbol
-	seen  []bool
+	queue  []group
+	states [][2]int32
+	set    []uint64 // open addressing; 0 is empty, keys are stored +1
+	n      int      // keys in set
+	syms   []symbol
+	seen   []bool
 	// first[k][c] is the first symbol (in rank order) whose class in
 	// machine k is c, and after[k][i] the next one after symbol i.
 	first, after [2][]int32
-	cand         []int32
+	cand, union  []int32
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{set: make([]uint64, 256)} }}
@@ -215,7 +221,7 @@ func (sc *scratch) insert(key uint64) bool {
 }
 
 func (sc *scratch) reset() {
-	sc.queue = sc.queue[:0]
+	sc.queue, sc.states = sc.queue[:0], sc.states[:0]
 	if len(sc.set) > 1<<12 {
 		sc.set = make([]uint64, 256)
 	} else {
@@ -242,10 +248,25 @@ func search(m0, m1 *machine, prefix string, starts []start) (string, bool, error
 	defer scratchPool.Put(sc)
 	sc.reset()
 	sc.symbols(m0, m1)
-	for _, st := range starts {
-		if sc.insert(uint64(st.s[0])<<35 | uint64(st.s[1])<<3 | uint64(st.g)) {
-			sc.queue = append(sc.queue, item{s: st.s, g: st.g, parent: -1})
-			if st.g == gName && m0.states[st.s[0]].accept && (m1 == nil || m1.states[st.s[1]].accept) {
+	accepts := func(from int) bool {
+		for _, st := range sc.states[from:] {
+			if m0.states[st[0]].accept && (m1 == nil || m1.states[st[1]].accept) {
+				return true
+			}
+		}
+		return false
+	}
+	// All starts share prefix; sort them into groups by git state.
+	for _, g := range []uint8{gStart, gDot, gDotDot, gName} {
+		from := len(sc.states)
+		for _, st := range starts {
+			if st.g == g && sc.insert(uint64(st.s[0])<<35|uint64(st.s[1])<<3|uint64(g)) {
+				sc.states = append(sc.states, st.s)
+			}
+		}
+		if len(sc.states) > from {
+			sc.queue = append(sc.queue, group{from: int32(from), to: int32(len(sc.states)), g: g, parent: -1})
+			if g == gName && accepts(from) {
 				return prefix, true, nil
 			}
 		}
@@ -253,41 +274,61 @@ func search(m0, m1 *machine, prefix string, starts []start) (string, bool, error
 	var one0, one1 [1]int32
 	none := [1]int32{}
 	for qi := 0; qi < len(sc.queue); qi++ {
-		it := sc.queue[qi]
-		for _, si := range sc.candidates(m0, m1, it.s) {
+		grp := sc.queue[qi]
+		for _, si := range sc.groupCandidates(m0, m1, grp) {
 			sym := &sc.syms[si]
-			g := gitNext[it.g][sym.git]
+			g := gitNext[grp.g][sym.git]
 			if g == gDead {
 				continue
 			}
-			a := m0.succ(m0.step(it.s[0], sym.cls[0]), &one0)
-			if len(a) == 0 {
-				continue
-			}
-			b := none[:]
-			if m1 != nil {
-				if b = m1.succ(m1.step(it.s[1], sym.cls[1]), &one1); len(b) == 0 {
+			from := len(sc.states)
+			for i := grp.from; i < grp.to; i++ {
+				s := sc.states[i]
+				a := m0.succ(m0.step(s[0], sym.cls[0]), &one0)
+				if len(a) == 0 {
 					continue
 				}
-			}
-			for _, sa := range a {
-				for _, sb := range b {
-					if !sc.insert(uint64(sa)<<35 | uint64(sb)<<3 | uint64(g)) {
+				b := none[:]
+				if m1 != nil {
+					if b = m1.succ(m1.step(s[1], sym.cls[1]), &one1); len(b) == 0 {
 						continue
 					}
-					sc.queue = append(sc.queue, item{s: [2]int32{sa, sb}, g: g, r: sym.r, parent: int32(qi)})
-					if g == gName && m0.states[sa].accept && (m1 == nil || m1.states[sb].accept) {
-						return prefix + witness(sc.queue), true, nil
+				}
+				for _, sa := range a {
+					for _, sb := range b {
+						if sc.insert(uint64(sa)<<35 | uint64(sb)<<3 | uint64(g)) {
+							sc.states = append(sc.states, [2]int32{sa, sb})
+						}
 					}
 				}
 			}
+			if len(sc.states) == from {
+				continue
+			}
+			sc.queue = append(sc.queue, group{from: int32(from), to: int32(len(sc.states)), g: g, r: sym.r, parent: int32(qi)})
+			if g == gName && accepts(from) {
+				return prefix + witness(sc.queue), true, nil
+			}
 		}
-		if len(sc.queue) > maxProductStates || len(m0.states) > maxMachineStates ||
+		if len(sc.states) > maxProductStates || len(m0.states) > maxMachineStates ||
 			(m1 != nil && len(m1.states) > maxMachineStates) {
 			return "", false, ErrTooComplex
 		}
 	}
 	return "", false, nil
+}
+
+// groupCandidates merges the candidates of a group's states.
+func (sc *scratch) groupCandidates(m0, m1 *machine, grp group) []int32 {
+	if grp.to-grp.from == 1 {
+		return sc.candidates(m0, m1, sc.states[grp.from])
+	}
+	sc.union = sc.union[:0]
+	for i := grp.from; i < grp.to; i++ {
+		sc.union = append(sc.union, sc.candidates(m0, m1, sc.states[i])...)
+	}
+	slices.Sort(sc.union)
+	return slices.Compact(sc.union)
 }
 
 // candidates lists, in rank order, the symbols both machines might move on
@@ -321,8 +362,8 @@ func (sc *scratch) candidates(m0, m1 *machine, s [2]int32) []int32 {
 	return sc.cand
 }
 
-// witness spells the path from a start to the last item queued.
-func witness(queue []item) string {
+// witness spells the path from a start to the last group queued.
+func witness(queue []group) string {
 	n := 0
 	for i := int32(len(queue) - 1); queue[i].parent >= 0; i = queue[i].parent {
 		n += utf8.RuneLen(queue[i].r)
