@@ -2,6 +2,7 @@ package globs
 
 import (
 	"encoding/binary"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,18 @@ type machine struct {
 	// below caches, per state, the shortest non-empty continuation of a
 	// path (after a '/') that the state leads to accepting, if any.
 	below map[int32]cont
+	// sets and setIndex make the deterministic automaton match runs on:
+	// each of its states is a set of states of this one, built on first
+	// use, so that matching a path costs a table lookup per rune.
+	sets     []*dset
+	setIndex map[string]int32
+	setCap   int // at most this many sets are cached
+}
+
+type dset struct {
+	states []int32
+	accept bool
+	next   []int32 // per class: transUnknown, transDead or a set
 }
 
 type cont struct {
@@ -45,6 +58,9 @@ type dstate struct {
 	trans  []int32  // per class: transUnknown, transDead, a state, or a fork list
 }
 
+// maxMatchSets bounds the sets match caches per pattern.
+const maxMatchSets = 1 << 12
+
 const (
 	transUnknown = -1
 	transDead    = -2
@@ -53,7 +69,7 @@ const (
 )
 
 func newMachine(pattern string) *machine {
-	m := &machine{prog: compileProgram(pattern), index: map[string]int32{}}
+	m := &machine{prog: compileProgram(pattern), index: map[string]int32{}, setCap: maxMatchSets}
 	m.buildAlphabet()
 	m.intern(&run{root: &tnode{kind: tThread, p: m.skipJumps(0), sos: true}})
 	return m
@@ -281,6 +297,66 @@ func (m *machine) accepts(states []int32) bool {
 }
 
 // match runs the automaton over a path, as doublestar.Match would.
-func (m *machine) match(path string) bool {
-	return m.accepts(m.walk([]int32{0}, path))
+func (m *machine) match(path string) bool { return m.matchFrom(m.setOf([]int32{0}), path) }
+
+// matchFrom runs the deterministic automaton of sets over path from set d.
+func (m *machine) matchFrom(d int32, path string) bool {
+	for i := 0; i < len(path); {
+		r, size := utf8.DecodeRuneInString(path[i:])
+		i += size
+		c := m.classOf(r)
+		next := m.sets[d].next[c]
+		if next == transUnknown {
+			if len(m.sets) >= m.setCap {
+				// Contrived pattern: stop growing the cache.
+				states := slices.Clone(m.sets[d].states)
+				return m.accepts(m.walk(states, path[i-size:]))
+			}
+			next = m.setStep(d, c)
+		}
+		if next == transDead {
+			return false
+		}
+		d = next
+	}
+	return m.sets[d].accept
+}
+
+// setStep computes the transition of set d on class c.
+func (m *machine) setStep(d int32, c uint16) int32 {
+	var to []int32
+	var one [1]int32
+	for _, s := range m.sets[d].states {
+		to = append(to, m.succ(m.step(s, c), &one)...)
+	}
+	next := int32(transDead)
+	if len(to) > 0 {
+		next = m.setOf(to)
+	}
+	m.sets[d].next[c] = next
+	return next
+}
+
+// setOf returns the set of states as a state of the deterministic automaton.
+func (m *machine) setOf(states []int32) int32 {
+	slices.Sort(states)
+	states = slices.Compact(states)
+	m.buf = m.buf[:0]
+	for _, s := range states {
+		m.buf = binary.AppendUvarint(m.buf, uint64(s))
+	}
+	if id, ok := m.setIndex[string(m.buf)]; ok {
+		return id
+	}
+	if m.setIndex == nil {
+		m.setIndex = map[string]int32{}
+	}
+	d := &dset{states: states, accept: m.accepts(states), next: make([]int32, m.nclass)}
+	for i := range d.next {
+		d.next[i] = transUnknown
+	}
+	id := int32(len(m.sets))
+	m.sets = append(m.sets, d)
+	m.setIndex[string(m.buf)] = id
+	return id
 }

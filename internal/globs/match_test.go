@@ -80,3 +80,24 @@ func TestMatchAgreesWithDoublestar(t *testing.T) {
 		})
 	}
 }
+
+// Past its cache of state sets, match keeps stepping without caching and
+// still agrees with doublestar.
+func TestMatchBeyondCache(t *testing.T) {
+	for _, pat := range []string{"**/a*/*.b", "*[!x]???*", "{a,b}/**/*{x,}"} {
+		m := newMachine(pat)
+		m.setCap = 3
+		alpha := pathAlphabet(pat)
+		allPaths(alpha, pathBound(len(alpha), 3000), func(path string) bool {
+			want, _ := doublestar.Match(pat, path)
+			if got := m.match(path); got != want {
+				t.Errorf("match(%q, %q) = %v past the cache, doublestar says %v", pat, path, got, want)
+				return false
+			}
+			return true
+		})
+		if len(m.sets) > 3 {
+			t.Errorf("%q: %d sets cached, cap 3", pat, len(m.sets))
+		}
+	}
+}

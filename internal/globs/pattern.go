@@ -21,8 +21,9 @@ type Pattern struct {
 	prefix  string // every match starts with this, or is a subtree's D
 	suffix  string // every match ends with this
 
-	mu sync.Mutex
-	m  *machine
+	mu    sync.Mutex
+	m     *machine
+	entry int32 // the set of states after the literal prefix; -1 until known
 }
 
 var nextID atomic.Uint64
@@ -40,7 +41,7 @@ func Compile(pattern string) (*Pattern, error) {
 }
 
 func newPattern(norm string) *Pattern {
-	p := &Pattern{text: norm, id: nextID.Add(1)}
+	p := &Pattern{text: norm, id: nextID.Add(1), entry: -1}
 	p.lit, p.literal = literalText(norm)
 	if norm == "**" {
 		p.subtree = true
@@ -77,7 +78,11 @@ func (p *Pattern) Match(path string) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.machine().match(path)
+	m := p.machine()
+	if p.entry < 0 {
+		p.entry = m.setOf(m.enter(p.prefix, p.prefix))
+	}
+	return m.matchFrom(p.entry, path[len(p.prefix):])
 }
 
 // Overlap reports whether some git path matches both patterns, and returns
