@@ -56,6 +56,8 @@ type PatternError struct {
 	Hint string
 }
 
+// Error names the pattern, the rule and the fix in one line, the form the
+// command line prints.
 func (e *PatternError) Error() string {
 	if e.Hint == "" {
 		return fmt.Sprintf("pattern %q: %v", e.Pattern, e.Err)

@@ -20,6 +20,8 @@ type machine struct {
 	rep    []rune      // one rune of each class
 	slash  uint16      // the class of '/' (always a class of its own)
 	nclass int
+	// visWords is the length of a tnode.vis bit set: one bit per brace.
+	visWords int
 	// mask[i] is the set of classes node i consumes (nil if it consumes none).
 	mask [][]uint64
 
@@ -70,6 +72,7 @@ const (
 
 func newMachine(pattern string) *machine {
 	m := &machine{prog: compileProgram(pattern), index: map[string]int32{}, setCap: maxMatchSets}
+	m.visWords = (len(m.prog.braceAt) + 63) / 64
 	m.buildAlphabet()
 	m.intern(&run{root: &tnode{kind: tThread, p: m.skipJumps(0), sos: true}})
 	return m
@@ -92,7 +95,15 @@ func (m *machine) intern(r *run) int32 {
 			break
 		}
 	}
-	m.buf = encodeTree(m.buf[:0], r.root)
+	// Visibility of braces no longer in the run cannot matter: leave it out.
+	var keep []uint64
+	if m.visWords > 0 {
+		keep = make([]uint64, m.visWords)
+		for _, c := range r.choices {
+			keep[c.ord/64] |= 1 << (c.ord % 64)
+		}
+	}
+	m.buf = encodeTree(m.buf[:0], r.root, keep)
 	for _, c := range r.choices {
 		m.buf = binary.AppendUvarint(m.buf, uint64(c.ord))
 		m.buf = binary.AppendUvarint(m.buf, uint64(c.alt))
@@ -110,7 +121,7 @@ func (m *machine) intern(r *run) int32 {
 	return id
 }
 
-func encodeTree(b []byte, n *tnode) []byte {
+func encodeTree(b []byte, n *tnode, keep []uint64) []byte {
 	f := byte(n.kind)
 	if n.sos {
 		f |= 1 << 3
@@ -123,10 +134,18 @@ func encodeTree(b []byte, n *tnode) []byte {
 	}
 	b = append(b, f)
 	b = binary.AppendUvarint(b, uint64(n.p))
+	for i, w := range keep {
+		if i < len(n.vis) {
+			w &= n.vis[i]
+		} else {
+			w = 0
+		}
+		b = binary.AppendUvarint(b, w)
+	}
 	if n.kind == tStar || n.kind == tDS {
 		b = binary.AppendUvarint(b, uint64(len(n.kids)))
 		for _, k := range n.kids {
-			b = encodeTree(b, k)
+			b = encodeTree(b, k, keep)
 		}
 	}
 	return b

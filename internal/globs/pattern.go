@@ -215,6 +215,8 @@ type OverlapError struct {
 	Err  error
 }
 
+// Error names both patterns and what to do, since either may be the one to
+// simplify.
 func (e *OverlapError) Error() string {
 	return "comparing " + quote(e.A) + " with " + quote(e.B) + ": " + e.Err.Error() +
 		"; reserve a simpler pattern (fewer ? and [...] between two *)"

@@ -82,7 +82,7 @@ func (c *closer) node(n *tnode, root bool) event {
 			n.self = false
 			return evNone
 		}
-		*n = tnode{kind: tThread, p: n.p, fatal: true}
+		*n = tnode{kind: tThread, p: n.p, fatal: true, vis: n.vis}
 		return c.thread(n, root)
 	case tDS:
 		for i := 0; i < len(n.kids); i++ {
@@ -108,6 +108,12 @@ func (c *closer) node(n *tnode, root bool) event {
 // settle moves a thread through jumps and braces (expanding each brace for
 // the run, or stopping at a fork) to a node that reads a rune, a '*', or
 // the end. It is false if the closer stopped for a fork.
+//
+// In the matcher, everything after a thread in priority order runs after
+// it, and everything before it has run: so a brace a thread expands (or
+// reaches already expanded by a thread after it) becomes visible to it and
+// to everything after it, but not to the threads before it until they
+// reach the brace themselves.
 func (c *closer) settle(n *tnode) bool {
 	for {
 		nd := &c.m.prog.nodes[n.p]
@@ -122,10 +128,29 @@ func (c *closer) settle(n *tnode) bool {
 				}
 				c.r.setChoice(nd.ord, alt)
 			}
+			if !sees(n.vis, nd.ord) {
+				after := false
+				c.reveal(c.r.root, n, nd.ord, &after)
+			}
 			n.p = nd.alts[alt]
 		default:
 			return true
 		}
+	}
+}
+
+// reveal makes brace ord visible to thread n and every node after it in
+// priority order: the candidates and alignments after it, and the
+// spawners and scanners of the stars and DS nodes around it.
+func (c *closer) reveal(t, n *tnode, ord int32, after *bool) {
+	if t == n {
+		*after = true
+	}
+	for _, k := range t.kids {
+		c.reveal(k, n, ord, after)
+	}
+	if *after && t.kind != tAccept && !sees(t.vis, ord) {
+		t.vis = withBrace(t.vis, ord, c.m.visWords)
 	}
 }
 
@@ -137,13 +162,13 @@ func (c *closer) thread(n *tnode, root bool) event {
 		}
 		switch m.prog.nodes[n.p].kind {
 		case kStar:
-			act, at := m.resolve(n.p, n.sos, c.r)
+			act, at := m.resolve(n.p, n.sos, c.r, n.vis)
 			switch act {
 			case actAccept:
 				*n = tnode{kind: tAccept}
 				return evAccept
 			case actDS:
-				*n = tnode{kind: tDS, p: at, self: true, kids: []*tnode{{kind: tThread, p: at, sos: true}}}
+				*n = tnode{kind: tDS, p: at, self: true, vis: n.vis, kids: []*tnode{{kind: tThread, p: at, sos: true, vis: n.vis}}}
 				if c.node(n, false) == evAccept {
 					return evAccept
 				}
@@ -174,11 +199,11 @@ func (c *closer) thread(n *tnode, root bool) event {
 				if d == 0 {
 					n.fatal = true
 				} else {
-					*n = tnode{kind: tFSelf, p: at}
+					*n = tnode{kind: tFSelf, p: at, vis: n.vis}
 				}
 				return evStar
 			}
-			*n = tnode{kind: tStar, p: at, self: true, kids: []*tnode{{kind: tThread, p: at}}}
+			*n = tnode{kind: tStar, p: at, self: true, vis: n.vis, kids: []*tnode{{kind: tThread, p: at, vis: n.vis}}}
 			if e := c.node(n, root); e == evAccept || e == evCommit {
 				return e
 			}

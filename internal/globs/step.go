@@ -9,7 +9,7 @@ func (m *machine) consume(n *tnode, r rune) (next *tnode, fatal bool) {
 	case tThread:
 		nd := &m.prog.nodes[n.p]
 		if nd.consumes() && m.prog.matches(nd, r) {
-			return &tnode{kind: tThread, p: m.skipJumps(n.p + 1), sos: nd.isSlash(), fatal: n.fatal}, false
+			return &tnode{kind: tThread, p: m.skipJumps(n.p + 1), sos: nd.isSlash(), fatal: n.fatal, vis: n.vis}, false
 		}
 		return nil, n.fatal
 	case tAccept:
@@ -18,7 +18,7 @@ func (m *machine) consume(n *tnode, r rune) (next *tnode, fatal bool) {
 		if r == '/' {
 			return nil, false
 		}
-		return &tnode{kind: tFSelf, p: n.p, self: true}, false
+		return &tnode{kind: tFSelf, p: n.p, self: true, vis: n.vis}, false
 	}
 	var kids []*tnode
 	for _, k := range n.kids {
@@ -35,15 +35,15 @@ func (m *machine) consume(n *tnode, r rune) (next *tnode, fatal bool) {
 		if r == '/' {
 			self = false
 		} else {
-			kids = append(kids, &tnode{kind: tThread, p: n.p})
+			kids = append(kids, &tnode{kind: tThread, p: n.p, vis: n.vis})
 		}
 	} else if n.kind == tDS && self && r == '/' {
-		kids = append(kids, &tnode{kind: tThread, p: n.p, sos: true})
+		kids = append(kids, &tnode{kind: tThread, p: n.p, sos: true, vis: n.vis})
 	}
 	if len(kids) == 0 && !self {
 		return nil, false
 	}
-	return &tnode{kind: n.kind, p: n.p, self: self, kids: kids}, false
+	return &tnode{kind: n.kind, p: n.p, self: self, kids: kids, vis: n.vis}, false
 }
 
 // tidy puts a consumed subtree (fresh from consume, so it may be changed
@@ -73,16 +73,16 @@ func (m *machine) tidy(n *tnode) *tnode {
 func (m *machine) verdict(r *run, n *tnode) bool {
 	switch n.kind {
 	case tThread:
-		return m.zero(n.p, r)
+		return m.zero(n.p, r, n.vis)
 	case tAccept:
 		return true
 	case tFSelf:
-		return m.zero(n.p, r)
+		return m.zero(n.p, r, n.vis)
 	case tStar:
 		if len(n.kids) > 0 {
 			return m.verdict(r, n.kids[0])
 		}
-		return m.zero(n.p, r)
+		return m.zero(n.p, r, n.vis)
 	}
 	if len(n.kids) > 0 {
 		return m.verdict(r, n.kids[0])

@@ -25,8 +25,11 @@ package globs
 //     pending backtrack points. So a run forks into one run per alternative
 //     the first time any thread reaches a brace; the forks are independent
 //     (the automaton is nondeterministic). The expansion changes the text
-//     every other thread reads, so even two threads at the same position
-//     are not interchangeable: "**{}" is a final "**" for the second.
+//     the threads after it (in priority order) read, so two threads at the
+//     same position are not interchangeable ("**{}" is a final "**" for the
+//     second); but the threads before it have run their course before it
+//     happens, so they see it only once they reach the brace themselves.
+//     Each node carries the set of expansions it can see.
 //   - When the path ends, the run's verdict is that of its first thread.
 //
 // One refinement keeps typical patterns small. Tracking all of a star's
@@ -67,6 +70,23 @@ type tnode struct {
 	// tDS: where alignments start.
 	p    int32
 	kids []*tnode
+	// vis: the braces (by ordinal) whose expansion this node can see; for a
+	// star or DS node, what its spawner or scanner passes on. Never changed
+	// in place: nodes share it.
+	vis []uint64
+}
+
+// sees reports whether brace ord's expansion is visible in vis.
+func sees(vis []uint64, ord int32) bool {
+	return int(ord/64) < len(vis) && vis[ord/64]&(1<<(ord%64)) != 0
+}
+
+// withBrace returns vis plus brace ord, as a new slice.
+func withBrace(vis []uint64, ord int32, words int) []uint64 {
+	out := make([]uint64, words)
+	copy(out, vis)
+	out[ord/64] |= 1 << (ord % 64)
+	return out
 }
 
 type choice struct{ ord, alt int32 }
@@ -136,10 +156,10 @@ func (m *machine) skipJumps(p int32) int32 {
 	return p
 }
 
-// skip finds the node holding the next pattern character in the run's
-// current text: braces the run has fixed are already expanded there; a
-// brace it has not reached is still a literal '{'.
-func (m *machine) skip(p int32, r *run) int32 {
+// skip finds the node holding the next pattern character in the text a
+// thread reads: braces expanded where it can see (vis) are expanded there;
+// any other brace is still a literal '{'.
+func (m *machine) skip(p int32, r *run, vis []uint64) int32 {
 	for {
 		n := &m.prog.nodes[p]
 		switch n.kind {
@@ -147,7 +167,7 @@ func (m *machine) skip(p int32, r *run) int32 {
 			p = n.next
 		case kBrace:
 			alt, ok := r.choice(n.ord)
-			if !ok {
+			if !ok || !sees(vis, n.ord) {
 				return p
 			}
 			p = n.alts[alt]
@@ -160,13 +180,13 @@ func (m *machine) skip(p int32, r *run) int32 {
 // resolve decides what the '*' at p means, as doublestar's '*' case does:
 // "**" at the start of a segment is "**/" before a '/' and accepts the rest
 // at the end of the pattern; anything else is one star.
-func (m *machine) resolve(p int32, sos bool, r *run) (action, int32) {
-	q := m.skip(p+1, r)
+func (m *machine) resolve(p int32, sos bool, r *run, vis []uint64) (action, int32) {
+	q := m.skip(p+1, r, vis)
 	if m.prog.nodes[q].kind != kStar {
 		return actStar, m.skipJumps(p + 1)
 	}
 	if sos {
-		a := m.skip(q+1, r)
+		a := m.skip(q+1, r, vis)
 		if n := &m.prog.nodes[a]; n.kind == kEnd {
 			return actAccept, 0
 		} else if n.isRawSlash() {
@@ -176,9 +196,9 @@ func (m *machine) resolve(p int32, sos bool, r *run) (action, int32) {
 	return actStar, m.skipJumps(q + 1)
 }
 
-// zero is doublestar's isZeroLengthPattern on the run's current text from
-// p: the verdict when the path runs out with the match at p.
-func (m *machine) zero(p int32, r *run) bool {
+// zero is doublestar's isZeroLengthPattern on the text a thread reads from
+// p (see skip): the verdict when the path runs out with the match at p.
+func (m *machine) zero(p int32, r *run, vis []uint64) bool {
 	var buf [4]byte
 	n := 0
 	for {
@@ -189,7 +209,7 @@ func (m *machine) zero(p int32, r *run) bool {
 			p = nd.next
 			continue
 		case nd.kind == kBrace:
-			if alt, ok := r.choice(nd.ord); ok {
+			if alt, ok := r.choice(nd.ord); ok && sees(vis, nd.ord) {
 				p = nd.alts[alt]
 				continue
 			}
@@ -197,7 +217,7 @@ func (m *machine) zero(p int32, r *run) bool {
 				return false
 			}
 			for _, a := range nd.alts {
-				if m.zero(a, r) {
+				if m.zero(a, r, vis) {
 					return true
 				}
 			}
