@@ -49,6 +49,34 @@ func genSeq(rng *rand.Rand, b *strings.Builder, size, depth int) {
 	}
 }
 
+// genBraces builds patterns dense in the constructs whose interplay broke
+// earlier versions: empty and nested braces next to '*', "**" and '/'.
+func genBraces(rng *rand.Rand, b *strings.Builder, size, depth int) {
+	for range size {
+		switch k := rng.IntN(16); {
+		case k < 3:
+			b.WriteByte("ab"[rng.IntN(2)])
+		case k < 6:
+			b.WriteByte('*')
+		case k < 8:
+			b.WriteByte('/')
+		case k < 9:
+			b.WriteString([]string{"{}", "{,}", "[!a]", "?"}[rng.IntN(4)])
+		case k < 12 && depth < 3:
+			b.WriteByte('{')
+			for i := range 1 + rng.IntN(2) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				genBraces(rng, b, rng.IntN(4), depth+1)
+			}
+			b.WriteByte('}')
+		default:
+			b.WriteString([]string{"**", "**/", "/**", "*/"}[rng.IntN(4)])
+		}
+	}
+}
+
 // pathAlphabet returns the runes the patterns spell out (outside syntax),
 // the runes right after syntax that can start a class member or an escape,
 // '/', and one rune none of them mentions, sorted. Enumerating short paths

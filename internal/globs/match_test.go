@@ -2,6 +2,7 @@ package globs
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -60,11 +61,18 @@ func TestMatchAgreesWithDoublestar(t *testing.T) {
 		"{a,b}*{c,}", "{*,x}*", "a/*{*/b,c}", "**{a,}/**", "{**/{[!.]*/}*}*{}", "*a**/",
 		"[^/]{\\?,*b}{{,/[ab]a,/**/**}**/}", "{,?a,{b/,a./**/,?/[!a]}{,/,}}[.-0]/b*?**/",
 		"**/*{,}", "a/**/*/*{}", "/**/b*{,,a}", "x{,/**}", "*/**", "***/a", "a/{,b/}**",
+		"**/*{*/*{}*/*{}}",
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for len(patterns) < 600 {
 		if p := genPattern(rng, 1+rng.IntN(8)); doublestar.ValidatePattern(p) {
 			patterns = append(patterns, p)
+		}
+	}
+	for len(patterns) < 1200 {
+		var b strings.Builder
+		if genBraces(rng, &b, 1+rng.IntN(8), 0); doublestar.ValidatePattern(b.String()) {
+			patterns = append(patterns, b.String())
 		}
 	}
 	for _, pat := range patterns {
