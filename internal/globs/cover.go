@@ -1,0 +1,109 @@
+package globs
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Covers reports whether p matches every git path q matches, so that
+// `git queen release 'src/**'` can release "src/api/*.go" as well, and
+// only reservations it really covers: "src/*" does not cover "src/**".
+// The error is ErrTooComplex (wrapped in an *OverlapError) when the search
+// ran out of budget; callers should then treat q as not covered.
+func (p *Pattern) Covers(q *Pattern) (bool, error) {
+	switch {
+	case p.text == q.text || p.subtree && p.dir == "":
+		return true, nil
+	case q.literal:
+		return p.Match(q.lit), nil
+	case p.subtree && q.subtree && (q.dir == p.dir || strings.HasPrefix(q.dir, p.dir+"/")):
+		return true, nil
+	case p.subtree && !q.subtree && strings.HasPrefix(q.prefix, p.dir+"/"):
+		return true, nil
+	}
+	_, found, err := p.uncovered(q)
+	return !found && err == nil, err
+}
+
+// coverNode is one entry of uncovered's queue: the state of q's and p's
+// deterministic automata (p's may be transDead) and of the git path
+// automaton after the path its parents spell.
+type coverNode struct {
+	inner, outer int32
+	g            uint8
+	r            rune
+	parent       int32
+}
+
+// uncovered returns the shortest git path that q matches and p does not,
+// if there is one, by breadth-first search of q's automaton of state sets
+// against p's: inclusion needs p's automaton determinised (a path is
+// uncovered when no run of p accepts it), which the sets Match builds
+// already provide.
+func (p *Pattern) uncovered(q *Pattern) (string, bool, error) {
+	a, b := p, q
+	if a.id > b.id {
+		a, b = b, a
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if b != a {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+	}
+	mi, mo := q.machine(), p.machine()
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.symbols(mi, mo)
+
+	queue := []coverNode{{inner: mi.setOf([]int32{0}), outer: mo.setOf([]int32{0}), g: gStart, parent: -1}}
+	seen := map[[3]int32]bool{{queue[0].inner, queue[0].outer, gStart}: true}
+	for qi := 0; qi < len(queue); qi++ {
+		n := queue[qi]
+		for _, sym := range sc.syms {
+			g := gitNext[n.g][sym.git]
+			if g == gDead {
+				continue
+			}
+			inner := mi.sets[n.inner].next[sym.cls[0]]
+			if inner == transUnknown {
+				inner = mi.setStep(n.inner, sym.cls[0])
+			}
+			if inner == transDead {
+				continue
+			}
+			outer := int32(transDead)
+			if n.outer != transDead {
+				if outer = mo.sets[n.outer].next[sym.cls[1]]; outer == transUnknown {
+					outer = mo.setStep(n.outer, sym.cls[1])
+				}
+			}
+			key := [3]int32{inner, outer, int32(g)}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			queue = append(queue, coverNode{inner: inner, outer: outer, g: g, r: sym.r, parent: int32(qi)})
+			if g == gName && mi.sets[inner].accept && (outer == transDead || !mo.sets[outer].accept) {
+				return spell(queue), true, nil
+			}
+		}
+		if len(seen) > maxProductStates || len(mi.states) > maxMachineStates || len(mo.states) > maxMachineStates {
+			return "", false, &OverlapError{A: p.text, B: q.text, Err: ErrTooComplex}
+		}
+	}
+	return "", false, nil
+}
+
+// spell returns the path from the queue's root to its last node.
+func spell(queue []coverNode) string {
+	var rs []rune
+	for i := int32(len(queue) - 1); queue[i].parent >= 0; i = queue[i].parent {
+		rs = append(rs, queue[i].r)
+	}
+	b := make([]byte, 0, len(rs)*utf8.UTFMax)
+	for i := len(rs) - 1; i >= 0; i-- {
+		b = utf8.AppendRune(b, rs[i])
+	}
+	return string(b)
+}
