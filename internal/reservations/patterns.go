@@ -1,0 +1,79 @@
+package reservations
+
+import (
+	"sync"
+
+	"github.com/git-queen/git-queen/internal/globs"
+)
+
+// Normalize applies the rules and the two normalisations every new
+// reservation pattern gets (see package globs): "src/" means "src/**", and,
+// when isDir says the pattern names an existing directory, "src/components"
+// means "src/components/**". isDir may be nil. A bad pattern is a
+// *globs.PatternError, which the command line reports as a usage error.
+func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
+	return globs.ExpandDir(pattern, isDir)
+}
+
+// compiled caches patterns by text: a process compares the same stored
+// patterns many times (every request against every active reservation, the
+// hook every staged path against every reservation), and a compiled
+// pattern's automaton gets faster with use.
+var compiled sync.Map // string -> *globs.Pattern
+
+// pattern returns the compiled form of a stored or requested pattern.
+func pattern(text string) (*globs.Pattern, error) {
+	if p, ok := compiled.Load(text); ok {
+		return p.(*globs.Pattern), nil
+	}
+	p, err := globs.Compile(text)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := compiled.LoadOrStore(text, p)
+	return actual.(*globs.Pattern), nil
+}
+
+// Match reports whether a stored pattern matches a git path. A stored
+// pattern that no longer compiles (written by hand, or by another tool)
+// matches nothing here; Validate reports it.
+func Match(text, path string) bool {
+	p, err := pattern(text)
+	return err == nil && p.Match(path)
+}
+
+// overlap reports whether a requested pattern and a held one can match a
+// common path, with an example. When the comparison is too complex to
+// decide, or the held pattern does not compile, it answers yes: refusing a
+// reservation wrongly costs a retry, granting one wrongly costs a lost edit.
+func overlap(requested, held string) (witness string, ok bool) {
+	a, err := pattern(requested)
+	if err != nil {
+		return "", true
+	}
+	b, err := pattern(held)
+	if err != nil {
+		return "", true
+	}
+	w, ok, err := a.Overlap(b)
+	if err != nil {
+		return "", true
+	}
+	return w, ok
+}
+
+// covers reports whether every path inner matches, outer matches too, so
+// that releasing "src/**" releases "src/api/*.go". Undecidable within the
+// budget counts as not covered: nothing is released by surprise.
+func covers(outer, inner string) bool {
+	a, err := pattern(outer)
+	if err != nil {
+		return false
+	}
+	b, err := pattern(inner)
+	if err != nil {
+		return false
+	}
+	ok, err := a.Covers(b)
+	return ok && err == nil
+}

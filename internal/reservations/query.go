@@ -1,0 +1,291 @@
+package reservations
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// liveFields are what the live queries read of every line.
+var liveFields = []string{"status", "expires_at", "updated_at", "released_at", "created_at"}
+
+// activeQuery keeps the versions that are active at now. It is enough when
+// the log has one source: the latest line of each id decides.
+func activeQuery(now time.Time) store.Query {
+	return store.Query{
+		Name:  "reservations-active-v1",
+		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return activeFields(f, now) }},
+	}
+}
+
+func activeFields(f [][]byte, now time.Time) bool {
+	if !jsonl.StringEquals(f[0], records.ReservationActive) {
+		return false
+	}
+	t, ok := parseTime(f[1])
+	return ok && t.After(now)
+}
+
+// liveQuery is activeQuery for a union of several sources (worktrees): it
+// also keeps every version recent enough to supersede an active one in
+// another source, since a release there must win over a stale copy here.
+// A version can only be active for MaxTTL after it was written, so older
+// ones cannot matter. It is monotone in time, so it can be cached.
+func liveQuery(now time.Time) store.Query {
+	horizon := now.Add(-MaxTTL)
+	return store.Query{
+		Name: "reservations-live-v1",
+		Query: jsonl.Query{
+			Fields: liveFields,
+			Keep: func(f [][]byte) bool {
+				if activeFields(f, now) {
+					return true
+				}
+				for _, raw := range f[2:] {
+					if t, ok := parseTime(raw); ok && t.After(horizon) {
+						return true
+					}
+				}
+				return false
+			},
+		},
+	}
+}
+
+func parseTime(raw []byte) (time.Time, bool) {
+	s, ok := jsonl.String(raw)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// Active returns the reservations active at now, across every worktree.
+func (s *Store) Active(now time.Time) ([]Live, error) {
+	live, _, err := s.selectLive(func(src *store.Sources) store.Query {
+		if src.Count() == 1 {
+			return activeQuery(now)
+		}
+		return liveQuery(now)
+	}, func(e jsonl.Entry) bool {
+		// Decode only what may be active: the live query also keeps recent
+		// releases, which matter for the union but not here.
+		return activeFields(e.Fields, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(live, func(l Live) bool { return !l.ActiveAt(now) }), nil
+}
+
+// selectLive runs the query chosen for the log's sources over their union
+// and decodes the reservations that wanted accepts (all when nil); lines
+// that do not decode are returned as problems.
+func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(jsonl.Entry) bool) ([]Live, []jsonl.Problem, error) {
+	src, err := s.S.Sources(records.ReservationsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err := s.S.SelectFrom(src, query(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	problems := sel.Problems
+	out := make([]Live, 0, len(sel.Entries))
+	for _, e := range sel.Entries {
+		if wanted != nil && !wanted(e) {
+			continue
+		}
+		var l Live
+		if err := json.Unmarshal(e.Raw, &l.Reservation); err != nil {
+			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
+			continue
+		}
+		l.raw = e.Raw
+		out = append(out, l)
+	}
+	return out, problems, nil
+}
+
+// Filter narrows a listing.
+type Filter struct {
+	// All includes released and expired reservations.
+	All   bool
+	Droid string
+	// Path keeps the reservations whose pattern matches this path.
+	Path string
+}
+
+// List returns the reservations that match, oldest first, and the lines
+// that could not be read.
+func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
+	now := s.S.Now()
+	list, problems, err := s.selectLive(func(src *store.Sources) store.Query {
+		if f.All {
+			return store.Query{}
+		}
+		return liveQuery(now)
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	list = slices.DeleteFunc(list, func(l Live) bool {
+		return (!f.All && !l.ActiveAt(now)) || (f.Droid != "" && l.Droid != f.Droid) ||
+			(f.Path != "" && !Match(l.Pattern, f.Path))
+	})
+	return list, problems, nil
+}
+
+// Hold is an exclusive reservation of another droid on a path.
+type Hold struct {
+	Path        string              `json:"path"`
+	Reservation records.Reservation `json:"reservation"`
+}
+
+// Check returns, for the given paths, every active exclusive reservation
+// of a droid other than me that matches them. An empty me is nobody, so
+// every exclusive reservation counts.
+func (s *Store) Check(me string, paths []string) ([]Hold, error) {
+	active, err := s.Active(s.S.Now())
+	if err != nil {
+		return nil, err
+	}
+	return Holds(active, me, paths), nil
+}
+
+// Holds is Check over reservations already read.
+func Holds(active []Live, me string, paths []string) []Hold {
+	var others []records.Reservation
+	for _, r := range active {
+		if r.Exclusive && r.Droid != me {
+			others = append(others, r.Reservation)
+		}
+	}
+	ix := newPathIndex(others)
+	var holds []Hold
+	for _, p := range paths {
+		for _, r := range ix.matching(p) {
+			holds = append(holds, Hold{Path: p, Reservation: r})
+		}
+	}
+	return holds
+}
+
+// NothingToReleaseError says that no active reservation of the droid
+// matched, and which ones it does hold.
+type NothingToReleaseError struct {
+	Verb     string // "release" or "renew"
+	Droid    string
+	Patterns []string
+	Held     []string
+}
+
+func (e *NothingToReleaseError) Error() string {
+	if len(e.Held) == 0 {
+		return fmt.Sprintf("%s holds no active reservations; nothing to %s", e.Droid, e.Verb)
+	}
+	return fmt.Sprintf("nothing to %s: none of %s's active reservations is %s or covered by it; %s holds %s",
+		e.Verb, e.Droid, strings.Join(e.Patterns, " or "), e.Droid, strings.Join(e.Held, ", "))
+}
+
+// Release ends the droid's active reservations whose pattern equals one of
+// patterns or is covered by one (every path it matches, the given pattern
+// matches too), or all of them.
+func (s *Store) Release(droid string, patterns []string, all bool) ([]records.Reservation, error) {
+	return s.change("release", droid, patterns, all, func(l *Live, now time.Time) ([]byte, error) {
+		return jsonl.SetFields(l.raw,
+			jsonl.Field{Name: "status", Value: records.ReservationReleased},
+			jsonl.Field{Name: "released_at", Value: now},
+			jsonl.Field{Name: "updated_at", Value: now})
+	})
+}
+
+// Renew extends the droid's matching active reservations to ttl from now.
+func (s *Store) Renew(droid string, patterns []string, all bool, ttl time.Duration) ([]records.Reservation, error) {
+	if ttl == 0 {
+		ttl = DefaultTTL
+	}
+	if ttl < 0 || ttl > MaxTTL {
+		return nil, records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", ttl, MaxTTL)
+	}
+	return s.change("renew", droid, patterns, all, func(l *Live, now time.Time) ([]byte, error) {
+		r, err := renewed(l, now, ttl, nil)
+		return r.raw, err
+	})
+}
+
+// change appends a new version of each selected reservation of the droid.
+func (s *Store) change(verb, droid string, patterns []string, all bool, next func(*Live, time.Time) ([]byte, error)) ([]records.Reservation, error) {
+	if err := records.ValidateDroid(droid); err != nil {
+		return nil, err
+	}
+	if !all && len(patterns) == 0 {
+		return nil, records.Invalidf("name the patterns, or use --all")
+	}
+	patterns = slices.Clone(patterns)
+	for i, p := range patterns {
+		n, err := Normalize(p, nil)
+		if err != nil {
+			return nil, err
+		}
+		patterns[i] = n
+	}
+	var changed []records.Reservation
+	err := s.S.Update(func(tx *jsonl.Tx) error {
+		now := s.S.Now()
+		active, err := s.Active(now)
+		if err != nil {
+			return err
+		}
+		var lines []any
+		var held []string
+		for i := range active {
+			l := &active[i]
+			if l.Droid != droid {
+				continue
+			}
+			held = append(held, l.Pattern)
+			if !all && !slices.ContainsFunc(patterns, func(p string) bool { return covers(p, l.Pattern) }) {
+				continue
+			}
+			line, err := next(l, now)
+			if err != nil {
+				return err
+			}
+			var r records.Reservation
+			if err := json.Unmarshal(line, &r); err != nil {
+				return err
+			}
+			lines = append(lines, line)
+			changed = append(changed, r)
+		}
+		if len(lines) == 0 {
+			return &NothingToReleaseError{Verb: verb, Droid: droid, Patterns: patterns, Held: held}
+		}
+		return tx.Append(s.S.Log(records.ReservationsFile), lines...)
+	})
+	return changed, err
+}
+
+// Archivable selects, for `git queen archive --before`, the reservations
+// that stopped being active (released, or expired) before the cutoff.
+func Archivable(before, now time.Time) func(jsonl.Record) bool {
+	return func(r jsonl.Record) bool {
+		var res records.Reservation
+		if json.Unmarshal(r.Raw, &res) != nil || res.ActiveAt(now) {
+			return false
+		}
+		ended := res.ExpiresAt
+		if res.ReleasedAt != nil && res.ReleasedAt.Before(ended) {
+			ended = *res.ReleasedAt
+		}
+		return ended.Before(before)
+	}
+}

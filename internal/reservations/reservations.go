@@ -1,0 +1,279 @@
+// Package reservations is the reservation store of seed 002: a droid claims
+// the paths a glob matches for a while, exclusively or not, and the
+// pre-commit hook and other droids respect the claim.
+//
+// Two things the seed's plan got wrong are fixed here. The conflict check
+// and the append happen under one repository-wide lock, so two droids racing
+// for the same paths cannot both win; and overlap between patterns is
+// decided exactly (package globs), with a path that matches both as proof.
+package reservations
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/ids"
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/messages"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// DefaultTTL is how long a reservation lasts unless asked otherwise.
+const DefaultTTL = 2 * time.Hour
+
+// MaxTTL bounds a reservation's life. Readers of several worktrees' logs
+// need to see the release of any reservation that could still be active,
+// and they only look back this far.
+const MaxTTL = 7 * 24 * time.Hour
+
+// Store reads and writes queen_reservations.jsonl.
+type Store struct {
+	S *store.Store
+}
+
+// Request asks for the paths some patterns match.
+type Request struct {
+	// Patterns are normalised by the caller (see Normalize) and validated.
+	Patterns  []string
+	Droid     string
+	TTL       time.Duration
+	Exclusive bool
+	Reason    string
+	IssueID   string
+	// Force grants an exclusive request despite conflicts.
+	Force bool
+	// Notify messages the holder of each conflicting reservation.
+	Notify bool
+}
+
+// Conflict is an active reservation of another droid that overlaps a
+// requested pattern, where at least one of the two is exclusive.
+type Conflict struct {
+	Requested string              `json:"requested"`
+	Held      records.Reservation `json:"held"`
+	// Witness is a path both patterns match; empty when the patterns were
+	// too complex to compare exactly and were treated as overlapping.
+	Witness string `json:"witness"`
+}
+
+// Example says why the patterns conflict, for a person: the witness, or
+// that the comparison gave up and erred on the side of the holder.
+func (c Conflict) Example() string {
+	if c.Witness == "" {
+		return "too complex to compare exactly, so treated as overlapping"
+	}
+	return "e.g. " + c.Witness + " matches both"
+}
+
+// Result is what Reserve did.
+type Result struct {
+	Granted   []records.Reservation `json:"granted"`
+	Conflicts []Conflict            `json:"conflicts"`
+	// Notified lists the messages --notify sent.
+	Notified []records.Message `json:"notified,omitempty"`
+}
+
+// ConflictError refuses an exclusive request that conflicts with other
+// droids' reservations. Nothing was granted. (Exit code 5, seed 002.)
+type ConflictError struct {
+	Conflicts []Conflict
+	Notified  []records.Message
+	Now       time.Time
+}
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	b.WriteString("reservation conflict; nothing was reserved:")
+	for _, c := range e.Conflicts {
+		fmt.Fprintf(&b, "\n  %s overlaps %s held by %s", c.Requested, c.Held.Pattern, c.Held.Droid)
+		if c.Held.IssueID != "" {
+			fmt.Fprintf(&b, " for %s", c.Held.IssueID)
+		}
+		fmt.Fprintf(&b, " (expires %s; %s)", records.Relative(e.Now, c.Held.ExpiresAt), c.Example())
+	}
+	if len(e.Notified) > 0 {
+		fmt.Fprintf(&b, "\nnotified %d holder(s); ", len(e.Notified))
+	} else {
+		b.WriteString("\nask the holder (git queen msg send, or reserve again with --notify), wait, or ")
+	}
+	b.WriteString("use --force to reserve anyway")
+	return b.String()
+}
+
+func (r *Request) validate() error {
+	if err := records.ValidateDroid(r.Droid); err != nil {
+		return err
+	}
+	if r.TTL == 0 {
+		r.TTL = DefaultTTL
+	}
+	if r.TTL < 0 || r.TTL > MaxTTL {
+		return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s (renew to keep one longer)", r.TTL, MaxTTL)
+	}
+	if len(r.Patterns) == 0 {
+		return records.Invalidf("no pattern to reserve")
+	}
+	for i, p := range r.Patterns {
+		n, err := Normalize(p, nil)
+		if err != nil {
+			return err
+		}
+		r.Patterns[i] = n
+	}
+	return nil
+}
+
+// Reserve checks the request against every active reservation of every
+// worktree and appends the grants, all under the repository lock. A request
+// for a pattern the droid already holds renews that reservation instead of
+// adding a second one.
+func (s *Store) Reserve(req Request) (Result, error) {
+	var res Result
+	if err := req.validate(); err != nil {
+		return res, err
+	}
+	err := s.S.Update(func(tx *jsonl.Tx) error {
+		now := s.S.Now()
+		active, err := s.Active(now)
+		if err != nil {
+			return err
+		}
+		res.Conflicts = conflicts(req, active)
+		if req.Notify && len(res.Conflicts) > 0 {
+			if res.Notified, err = s.notify(tx, req, res.Conflicts); err != nil {
+				return err
+			}
+		}
+		if req.Exclusive && len(res.Conflicts) > 0 && !req.Force {
+			return &ConflictError{Conflicts: res.Conflicts, Notified: res.Notified, Now: now}
+		}
+		var lines []any
+		for _, p := range req.Patterns {
+			if own := heldBy(active, req.Droid, p); own != nil {
+				line, err := renewed(own, now, req.TTL, []jsonl.Field{
+					{Name: "exclusive", Value: req.Exclusive || own.Exclusive},
+					{Name: "reason", Value: firstNonEmpty(req.Reason, own.Reason)},
+					{Name: "issue_id", Value: firstNonEmpty(req.IssueID, own.IssueID)},
+				})
+				if err != nil {
+					return err
+				}
+				lines = append(lines, line.raw)
+				res.Granted = append(res.Granted, line.Reservation)
+				continue
+			}
+			r := records.Reservation{
+				ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now, ExpiresAt: now.Add(req.TTL),
+				Pattern: p, Droid: req.Droid, IssueID: req.IssueID, Status: records.ReservationActive,
+				Exclusive: req.Exclusive, Reason: req.Reason,
+			}
+			lines = append(lines, r)
+			res.Granted = append(res.Granted, r)
+		}
+		return tx.Append(s.S.Log(records.ReservationsFile), lines...)
+	})
+	return res, err
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// conflicts lists, for each requested pattern, the other droids' active
+// reservations that overlap it where either side is exclusive.
+func conflicts(req Request, active []Live) []Conflict {
+	var out []Conflict
+	for _, p := range req.Patterns {
+		for _, r := range active {
+			if r.Droid == req.Droid || (!r.Exclusive && !req.Exclusive) {
+				continue
+			}
+			if witness, ok := overlap(p, r.Pattern); ok {
+				out = append(out, Conflict{Requested: p, Held: r.Reservation, Witness: witness})
+			}
+		}
+	}
+	return out
+}
+
+func heldBy(active []Live, droid, pattern string) *Live {
+	for i := range active {
+		if active[i].Droid == droid && active[i].Pattern == pattern {
+			return &active[i]
+		}
+	}
+	return nil
+}
+
+// notify sends each holder one message naming the requester, the patterns
+// and the reason.
+func (s *Store) notify(tx *jsonl.Tx, req Request, found []Conflict) ([]records.Message, error) {
+	byHolder := map[string][]string{}
+	var holders []string
+	for _, c := range found {
+		if _, ok := byHolder[c.Held.Droid]; !ok {
+			holders = append(holders, c.Held.Droid)
+		}
+		byHolder[c.Held.Droid] = append(byHolder[c.Held.Droid], fmt.Sprintf("%s (overlaps your %s)", c.Requested, c.Held.Pattern))
+	}
+	m := &messages.Store{S: s.S}
+	var sent []records.Message
+	for _, h := range holders {
+		body := fmt.Sprintf("%s asks for %s.", req.Droid, strings.Join(slices.Compact(byHolder[h]), ", "))
+		if req.Reason != "" {
+			body += "\nReason: " + req.Reason
+		}
+		body += "\nRelease with `git queen release PATTERN` when you can, or reply."
+		subject := "Reservation request from " + req.Droid
+		msgs, err := m.SendIn(tx, messages.Draft{From: req.Droid, To: h, Subject: truncateRunes(subject, records.MaxSubject),
+			Body: body, IssueID: req.IssueID, Importance: records.ImportanceHigh})
+		if err != nil {
+			return nil, err
+		}
+		sent = append(sent, msgs...)
+	}
+	return sent, nil
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// Live is a reservation with the raw line of its latest version, so a new
+// version keeps the fields other writers added.
+type Live struct {
+	records.Reservation
+	raw []byte
+}
+
+// MarshalJSON writes the reservation itself.
+func (l Live) MarshalJSON() ([]byte, error) { return json.Marshal(l.Reservation) }
+
+// renewed is a new version of r expiring ttl from now, with extra fields set.
+func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Live, error) {
+	fields := append([]jsonl.Field{
+		{Name: "expires_at", Value: now.Add(ttl)},
+		{Name: "updated_at", Value: now},
+	}, extra...)
+	line, err := jsonl.SetFields(r.raw, fields...)
+	if err != nil {
+		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
+	}
+	var out Live
+	if err := json.Unmarshal(line, &out.Reservation); err != nil {
+		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
+	}
+	out.raw = line
+	return out, nil
+}
