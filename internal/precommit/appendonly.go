@@ -1,0 +1,128 @@
+package precommit
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/jsonl"
+)
+
+// Rewrite is a change to a committed line of an append-only store that is
+// neither an append, nor a compaction, nor an archive.
+type Rewrite struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Msg  string `json:"message"`
+}
+
+// checkAppendOnly compares the staged log with the committed one. The
+// stores only grow, except in two ways git-queen itself rewrites them:
+// compaction (a line goes when a later version of its record stays) and
+// archive (every version of a record moves to the _archive log, which must
+// be staged too). Anything else changed a committed fact. While a merge,
+// rebase or cherry-pick is under way, new lines may sit among old ones (the
+// merge driver interleaves both sides), so only losses count then.
+func (in *Input) checkAppendOnly(blobs *gitrepo.Blobs, path string, staged []byte) ([]Rewrite, error) {
+	committed, ok, err := blobs.Read("HEAD:" + path)
+	if err != nil {
+		return nil, fmt.Errorf("read the committed %s: %w", path, err)
+	}
+	if !ok || (bytes.HasPrefix(staged, committed) && (len(committed) == 0 || committed[len(committed)-1] == '\n')) {
+		return nil, nil // new, or only appended to
+	}
+	archived := map[string]bool{}
+	archivePath := strings.TrimSuffix(path, ".jsonl") + "_archive.jsonl"
+	if data, ok, err := blobs.Read(":" + archivePath); err != nil {
+		return nil, err
+	} else if ok {
+		for l := range jsonl.Lines(data) {
+			archived[string(l.Raw)] = true
+		}
+	}
+	old, cur := splitLog(committed), splitLog(staged)
+	inStaged := map[string]int{} // line -> position in the staged log
+	for i, l := range cur {
+		inStaged[l.raw] = i
+	}
+	inCommitted := map[string]int{}
+	lastKept := -1 // position in the staged log of the last committed line kept
+	for i, l := range old {
+		inCommitted[l.raw] = i
+		if p, ok := inStaged[l.raw]; ok {
+			lastKept = max(lastKept, p)
+		}
+	}
+	var rewrites []Rewrite
+	merging := in.Repo.InProgress() != ""
+	for i, l := range cur {
+		if _, ok := inCommitted[l.raw]; !ok && i < lastKept && !merging {
+			rewrites = append(rewrites, Rewrite{Path: path, Line: l.no,
+				Msg: "a new line among committed lines: these logs only grow at the end (a line changed in place?)"})
+		}
+	}
+	for i, l := range old {
+		if _, ok := inStaged[l.raw]; ok {
+			continue
+		}
+		switch {
+		case archived[l.raw]:
+			continue
+		case l.id != "" && supersededIn(l.id, i, cur, inCommitted, lastKept, merging):
+			continue
+		}
+		what := "a committed line is gone"
+		if l.id != "" {
+			what = fmt.Sprintf("a committed version of %s is gone without a later one (not a compaction) or a copy in %s (not an archive)",
+				l.id, filepath.Base(archivePath))
+		}
+		rewrites = append(rewrites, Rewrite{Path: path, Line: l.no, Msg: what + " (line of the committed log)"})
+	}
+	return rewrites, nil
+}
+
+// logLine is a non-blank line of a log, with its record id ("" if none).
+type logLine struct {
+	raw string
+	id  string
+	no  int
+}
+
+func splitLog(data []byte) []logLine {
+	var out []logLine
+	vals := make([][]byte, 1)
+	for l := range jsonl.Lines(data) {
+		if l.Blank() {
+			continue
+		}
+		id := ""
+		if jsonl.ObjectFields(l.Raw, []string{jsonl.DefaultKey}, vals) == nil {
+			id, _ = jsonl.String(vals[0])
+		}
+		out = append(out, logLine{string(l.Raw), id, l.No})
+	}
+	return out
+}
+
+// supersededIn reports whether the staged log keeps a version of id that
+// replaces the committed line at position i: a committed line of id after
+// it, or an appended line of id (during a merge, any new line of id).
+func supersededIn(id string, i int, cur []logLine, inCommitted map[string]int, lastKept int, merging bool) bool {
+	for j, l := range cur {
+		if l.id != id {
+			continue
+		}
+		if p, ok := inCommitted[l.raw]; ok {
+			if p > i {
+				return true
+			}
+			continue
+		}
+		if j > lastKept || merging {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+// Package precommit is the check the pre-commit hook runs: a commit may not
+// touch paths another droid reserved exclusively, and may not carry broken
+// coordination logs (invalid records, conflict markers, union-merge
+// duplicates, committed lines rewritten).
+//
+// It reads what the commit will contain, the index, never the working tree,
+// and it fails closed: any error refuses the commit (the caller says how to
+// bypass it), because a check that lets a commit through when it cannot
+// look is no check.
+package precommit
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/schema"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// Input is what the check looks at.
+type Input struct {
+	Repo *gitrepo.Repo
+	// Store is the workspace's store, or nil when the repository has none
+	// (then no reservations exist, and only validation applies).
+	Store *store.Store
+	// Identity finds the committing droid ("" is nobody, whom every
+	// exclusive reservation binds). It may run a git process, so Run calls
+	// it while other work is under way.
+	Identity func() string
+	Registry *schema.Registry
+	// Limit is the most problems reported per file.
+	Limit int
+}
+
+// Refusal is a staged path another droid holds.
+type Refusal struct {
+	Path        string              `json:"path"`
+	Reservation records.Reservation `json:"reservation"`
+}
+
+// Result is what the check found.
+type Result struct {
+	// Me is the identity the check judged for.
+	Me string `json:"droid"`
+	// Paths are the staged paths checked against reservations.
+	Paths    []string  `json:"paths"`
+	Refusals []Refusal `json:"refusals"`
+	// Invalid holds the staged files that failed validation.
+	Invalid []schema.Result `json:"invalid"`
+	// Rewrites are changes to committed lines of append-only stores.
+	Rewrites []Rewrite `json:"rewrites"`
+	// Now is when reservations were judged.
+	Now time.Time `json:"now"`
+}
+
+// Refused says whether the commit must be refused.
+func (r *Result) Refused() bool {
+	return len(r.Refusals) > 0 || len(r.Invalid) > 0 || len(r.Rewrites) > 0
+}
+
+// Run checks the staged changes. The three things it needs from git (the
+// staged changes, the identity, the reservations with the committed log)
+// are independent, and each costs a process; they run at once.
+func Run(in Input) (*Result, error) {
+	res := &Result{Refusals: []Refusal{}, Invalid: []schema.Result{}, Rewrites: []Rewrite{}}
+	var (
+		wg                   sync.WaitGroup
+		changes              []gitrepo.Change
+		active               []reservations.Live
+		errStaged, errActive error
+	)
+	wg.Go(func() { changes, errStaged = in.Repo.Staged() })
+	wg.Go(func() { res.Me = in.Identity() })
+	if in.Store != nil {
+		res.Now = in.Store.Now()
+		wg.Go(func() { active, errActive = (&reservations.Store{S: in.Store}).Active(res.Now) })
+	}
+	wg.Wait()
+	if errStaged != nil {
+		return nil, fmt.Errorf("list the staged changes: %w", errStaged)
+	}
+	if errActive != nil {
+		return nil, fmt.Errorf("read the reservations: %w", errActive)
+	}
+	exempt := in.storeDir()
+	for _, c := range changes {
+		for _, p := range []string{c.From, c.Path} {
+			if p != "" && !under(p, exempt) && !slices.Contains(res.Paths, p) {
+				res.Paths = append(res.Paths, p)
+			}
+		}
+	}
+	for _, h := range reservations.Holds(active, res.Me, res.Paths) {
+		res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation})
+	}
+	if err := in.validate(changes, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// storeDir is the store directory relative to the top of the worktree
+// (".beads"), exempt from reservations: every droid writes the stores.
+func (in *Input) storeDir() string {
+	if in.Store == nil || in.Repo.TopLevel == "" {
+		return ".beads"
+	}
+	if rel, ok := relTo(in.Repo.TopLevel, in.Store.WS.BeadsDir); ok {
+		return rel
+	}
+	return ".beads"
+}
+
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// validate checks the staged content of every file the registry knows.
+func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
+	var blobs *gitrepo.Blobs
+	defer func() {
+		if blobs != nil {
+			blobs.Close()
+		}
+	}()
+	for _, c := range changes {
+		if c.Status == 'D' || !in.Registry.Candidate(c.Path) {
+			continue
+		}
+		if blobs == nil {
+			var err error
+			if blobs, err = in.Repo.OpenBlobs(); err != nil {
+				return err
+			}
+		}
+		staged, ok, err := blobs.Read(":" + c.Path)
+		if err != nil {
+			return fmt.Errorf("read the staged %s: %w", c.Path, err)
+		}
+		if !ok {
+			return fmt.Errorf("read the staged %s: not in the index", c.Path)
+		}
+		r := schema.ValidateFile(c.Path, staged, schema.Options{Registry: in.Registry, Limit: in.Limit})
+		if !r.Valid() {
+			res.Invalid = append(res.Invalid, r)
+		}
+		if isStoreLog(c.Path) {
+			rewrites, err := in.checkAppendOnly(blobs, c.Path, staged)
+			if err != nil {
+				return err
+			}
+			res.Rewrites = append(res.Rewrites, rewrites...)
+		}
+	}
+	return nil
+}
+
+// isStoreLog reports the append-only QueenBee logs (not their archives).
+func isStoreLog(p string) bool {
+	return slices.Contains([]string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile}, path.Base(p))
+}
+
+// relTo returns path relative to top with slashes, if it is inside.
+func relTo(top, p string) (string, bool) {
+	rel, err := filepath.Rel(top, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
