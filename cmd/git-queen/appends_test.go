@@ -16,12 +16,10 @@ import (
 	"github.com/git-queen/git-queen/internal/st"
 )
 
-// The end-to-end merge tests change the logs the way droids do. Every
-// change goes through a droid value, so when the store commands land
-// (`git queen msg send`, `git queen reserve`), sendMessage and reserve can
-// run them instead (exec `git queen msg send --to ...` in d.dir) without
-// touching the tests. Until then they append well-formed records with the
-// jsonl engine, as those commands will.
+// The end-to-end merge tests change the logs the way droids do: messages and
+// reservations through the real commands (`git queen msg send`, `msg read`,
+// `reserve`, run as processes in the droid's worktree), and the files of the
+// other systems (st, VerMAS, beads) the way those tools write them.
 type droid struct {
 	t    *testing.T
 	name string
@@ -34,52 +32,44 @@ func (d *droid) tick() time.Time {
 	return d.now
 }
 
-func (d *droid) log(file string) *jsonl.Log {
-	return &jsonl.Log{Path: filepath.Join(d.dir, ".beads", file), NoSync: true,
-		Lock: &jsonl.Lock{Path: filepath.Join(d.dir, ".beads", ".test.lock")}}
-}
-
-func (d *droid) append(file string, recs ...any) {
+// queen runs `git queen ARGS` as the droid (or as another, with --droid in
+// args) in its worktree and returns the standard output.
+func (d *droid) queen(args ...string) string {
 	d.t.Helper()
-	if err := d.log(file).Append(recs...); err != nil {
-		d.t.Fatal(err)
-	}
+	return mustQueen(d.t, d.dir, d.name, args...)
 }
 
 // sendMessage is `git queen msg send --to TO --subject SUBJECT`.
 func (d *droid) sendMessage(to, subject string) string {
-	now := d.tick()
-	m := records.Message{ID: ids.NewMessage(), CreatedAt: now, UpdatedAt: &now, From: d.name, To: to,
-		Subject: subject, Body: subject + " (body)", Importance: records.ImportanceNormal}
-	d.append(records.MessagesFile, m)
-	return m.ID
+	d.t.Helper()
+	out := d.queen("msg", "send", "--to", to, "--subject", subject, "--body", subject+" (body)", "--json")
+	var sent struct {
+		Sent []records.Message `json:"sent"`
+	}
+	if err := json.Unmarshal([]byte(out), &sent); err != nil || len(sent.Sent) != 1 {
+		d.t.Fatalf("msg send --json: %v\n%s", err, out)
+	}
+	return sent.Sent[0].ID
 }
 
-// readMessage is `git queen msg read ID`: a new version of the record.
+// readMessage has the message's recipient read it in this worktree (`git
+// queen msg read ID`), which appends the read version of the record.
 func (d *droid) readMessage(id string) {
 	d.t.Helper()
-	state, err := d.log(records.MessagesFile).Load()
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	r, ok := state.Get(id)
-	if !ok {
-		d.t.Fatalf("no message %s", id)
-	}
 	var m records.Message
-	if err := json.Unmarshal(r.Raw, &m); err != nil {
+	if err := json.Unmarshal([]byte(d.queen("msg", "read", id, "--json")), &m); err != nil {
 		d.t.Fatal(err)
 	}
-	now := d.tick()
-	m.Read, m.ReadAt, m.UpdatedAt = true, &now, &now
-	d.append(records.MessagesFile, m)
+	var read records.Message
+	if err := json.Unmarshal([]byte(d.queen("--droid", m.To, "msg", "read", id, "--json")), &read); err != nil || !read.Read {
+		d.t.Fatalf("%s reading %s did not mark it read: %v", m.To, id, err)
+	}
 }
 
 // reserve is `git queen reserve PATTERN --exclusive`.
 func (d *droid) reserve(pattern string) {
-	now := d.tick()
-	d.append(records.ReservationsFile, records.Reservation{ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now,
-		ExpiresAt: now.Add(2 * time.Hour), Pattern: pattern, Droid: d.name, Status: records.ReservationActive, Exclusive: true})
+	d.t.Helper()
+	d.queen("reserve", pattern, "--exclusive")
 }
 
 // stEvent appends an st v3 event numbered after the stream's watermark, as

@@ -93,8 +93,10 @@ func usageError(c *ucli.Context, err error, _ bool) error {
 	return &UsageError{Command: name, Msg: err.Error()}
 }
 
-// prepare gives every command the same usage-error handling and hides the
-// "help" subcommand urfave adds to commands that have no subcommands.
+// prepare gives every command the same usage-error handling, hides the
+// "help" subcommand urfave adds to commands that have no subcommands, and
+// checks required flags itself: urfave reports a missing one by printing
+// the whole help on stdout (which scripts read) and exiting 1.
 func prepare(cmds []*ucli.Command) []*ucli.Command {
 	for _, c := range cmds {
 		if c.OnUsageError == nil {
@@ -103,9 +105,33 @@ func prepare(cmds []*ucli.Command) []*ucli.Command {
 		if len(c.Subcommands) == 0 {
 			c.HideHelpCommand = true
 		}
+		requireFlags(c)
 		prepare(c.Subcommands)
 	}
 	return cmds
+}
+
+func requireFlags(c *ucli.Command) {
+	var required []string
+	for _, f := range c.Flags {
+		if sf, ok := f.(*ucli.StringFlag); ok && sf.Required {
+			sf.Required = false
+			sf.Usage += " (required)"
+			required = append(required, sf.Name)
+		}
+	}
+	if len(required) == 0 || c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(ctx *ucli.Context) error {
+		for _, name := range required {
+			if !ctx.IsSet(name) {
+				return &UsageError{Command: ctx.Command.FullName(), Msg: "missing required flag --" + name}
+			}
+		}
+		return action(ctx)
+	}
 }
 
 func globalFlags() []ucli.Flag {
@@ -118,13 +144,13 @@ func globalFlags() []ucli.Flag {
 
 // commands is the one list of every command git-queen has.
 func commands(env *Env) []*ucli.Command {
-	return []*ucli.Command{
-		validateCommand(env),
-		schemaCommand(env),
-		stCommand(env),
-		pipelineCommand(env),
-		manCommand(env),
-		mergeDriverCommand(env),
-		resolveCommand(env),
-	}
+	cmds := setupCommands(env)
+	cmds = append(cmds, reserveCommands(env)...)
+	cmds = append(cmds, msgCommand(env))
+	cmds = append(cmds, assignCommands(env)...)
+	cmds = append(cmds, maintenanceCommands(env)...)
+	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
+	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
+	cmds = append(cmds, hookCommand(env), completionCommand(env))
+	return append(cmds, manCommand(env))
 }

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/globs"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
 )
 
 // The exit codes of the command-line contract (DESIGN.md).
@@ -54,6 +58,18 @@ func exitCode(err error) int {
 	var ec exitCoder
 	if errors.As(err, &ec) {
 		return ec.ExitCode()
+	}
+	var invalid *records.InvalidError
+	if errors.As(err, &invalid) {
+		return ExitUsage
+	}
+	var badPattern *globs.PatternError
+	if errors.As(err, &badPattern) {
+		return ExitUsage
+	}
+	var conflict *reservations.ConflictError
+	if errors.As(err, &conflict) {
+		return ExitConflict
 	}
 	return ExitFailure
 }

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// These tests run git-queen as real processes: testscript.Main (in
+// TestMain) puts a copy of the test binary on PATH as git-queen.
+
+type run struct {
+	stdout, stderr string
+	code           int
+}
+
+// gitQueen runs `git queen ARGS` in dir as droid (none when empty), the way
+// an agent would, through git.
+func gitQueen(t *testing.T, dir, droid string, args ...string) run {
+	t.Helper()
+	cmd := queenCmd(dir, droid, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("git queen %s: %v", strings.Join(args, " "), err)
+	}
+	return run{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+func queenCmd(dir, droid string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", append([]string{"queen"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "QUEEN_DROID="+droid)
+	return cmd
+}
+
+func mustQueen(t *testing.T, dir, droid string, args ...string) string {
+	t.Helper()
+	r := gitQueen(t, dir, droid, args...)
+	if r.code != 0 {
+		t.Fatalf("git queen %s (as %s): exit %d\n%s%s", strings.Join(args, " "), droid, r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	if err := os.MkdirAll(filepath.Join(repo, ".beads"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// Eight droids race, as eight processes, for the same exclusive pattern:
+// the check and the append are under one lock, so exactly one wins.
+func TestReserveRaceBetweenProcesses(t *testing.T) {
+	repo := newRepo(t)
+	const n = 8
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]bytes.Buffer, n)
+	for i := range cmds {
+		cmds[i] = queenCmd(repo, fmt.Sprintf("droid-%d", i), "reserve", "src/**", "--exclusive")
+		cmds[i].Stderr = &outs[i]
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i, c := range cmds {
+		wg.Go(func() {
+			_ = c.Wait()
+			codes[i] = c.ProcessState.ExitCode()
+		})
+	}
+	wg.Wait()
+	granted, refused := 0, 0
+	for i, code := range codes {
+		switch code {
+		case 0:
+			granted++
+		case 5:
+			refused++
+			if !strings.Contains(outs[i].String(), "nothing was reserved") {
+				t.Errorf("refusal %d does not explain itself: %s", i, outs[i].String())
+			}
+		default:
+			t.Errorf("process %d exited %d: %s", i, code, outs[i].String())
+		}
+	}
+	if granted != 1 || refused != n-1 {
+		t.Fatalf("%d granted, %d refused; want 1 and %d", granted, refused, n-1)
+	}
+	data, _ := os.ReadFile(filepath.Join(repo, ".beads", "queen_reservations.jsonl"))
+	if lines := strings.Count(string(data), "\n"); lines != 1 {
+		t.Fatalf("the log has %d reservations, want 1:\n%s", lines, data)
+	}
+}
+
+// A reservation made in one worktree, not committed, binds every other
+// worktree at once; its release frees them at once too.
+func TestReservationsAcrossWorktrees(t *testing.T) {
+	repo := newRepo(t)
+	testgit.Write(t, repo, ".beads/.gitkeep", "")
+	testgit.Run(t, repo, "add", ".beads/.gitkeep")
+	testgit.Run(t, repo, "commit", "-q", "-m", "store")
+	other := filepath.Join(filepath.Dir(repo), filepath.Base(repo)+"-bob")
+	testgit.Run(t, repo, "worktree", "add", "-q", other, "-b", "bob")
+
+	mustQueen(t, repo, "ann", "reserve", "src/api/**", "--exclusive", "--issue", "qb-1")
+	if r := gitQueen(t, other, "bob", "check", "src/api/handler.go"); r.code != 5 || !strings.Contains(r.stdout, "held exclusively by ann") {
+		t.Fatalf("bob's worktree does not see ann's reservation: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := gitQueen(t, other, "bob", "reserve", "src/**", "-x"); r.code != 5 {
+		t.Fatalf("bob could reserve over ann's reservation from another worktree: %d %s", r.code, r.stderr)
+	}
+	if out := mustQueen(t, other, "bob", "reservations"); !strings.Contains(out, "src/api/**") {
+		t.Fatalf("listing in bob's worktree: %s", out)
+	}
+	// Bob's own reservation, made in his worktree, binds ann's.
+	mustQueen(t, other, "bob", "reserve", "docs/**", "-x")
+	if r := gitQueen(t, repo, "ann", "check", "docs/x.md"); r.code != 5 {
+		t.Fatalf("ann's worktree does not see bob's reservation")
+	}
+	// Ann releases in her worktree: bob is free at once.
+	mustQueen(t, repo, "ann", "release", "src/api/**")
+	if r := gitQueen(t, other, "bob", "check", "src/api/handler.go"); r.code != 0 {
+		t.Fatalf("the release is not seen from bob's worktree: %d %s", r.code, r.stdout)
+	}
+	// Only bob's worktree log holds bob's line, and only ann's hers.
+	annLog, _ := os.ReadFile(filepath.Join(repo, ".beads", "queen_reservations.jsonl"))
+	bobLog, _ := os.ReadFile(filepath.Join(other, ".beads", "queen_reservations.jsonl"))
+	if strings.Contains(string(annLog), "docs/**") || strings.Contains(string(bobLog), "src/api/**") {
+		t.Fatalf("a worktree wrote another's log:\nann: %s\nbob: %s", annLog, bobLog)
+	}
+}
+
+// The committed log counts too: a reservation committed at HEAD binds even
+// if the working copy of the log has lost it.
+func TestCommittedReservationCounts(t *testing.T) {
+	repo := newRepo(t)
+	mustQueen(t, repo, "ann", "reserve", "src/**", "-x")
+	testgit.Run(t, repo, "add", ".beads")
+	testgit.Run(t, repo, "commit", "-q", "-m", "reserve")
+	log := filepath.Join(repo, ".beads", "queen_reservations.jsonl")
+	if err := os.WriteFile(log, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second time from the cache of the committed blob
+		if r := gitQueen(t, repo, "bob", "check", "src/a.go"); r.code != 5 {
+			t.Fatalf("committed reservation ignored: %d %s", r.code, r.stdout)
+		}
+	}
+}

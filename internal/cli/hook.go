@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/precommit"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/workspace"
+)
+
+func hookCommand(env *Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "hook",
+		Usage: "run a git hook's check (the installed hook calls this)",
+		Subcommands: []*ucli.Command{{
+			Name:  "pre-commit",
+			Usage: "refuse a commit that touches paths another droid reserved, or carries broken logs",
+			Description: `Reads the staged changes (both sides of a rename, deletions too) and the
+staged content of the logs, never the working tree. Refuses the commit when
+a staged path outside .beads/ is reserved exclusively by another droid (with
+no identity, by anyone), or when a staged log is invalid, has conflict
+markers or union-merge duplicates, or rewrites committed lines of an
+append-only store. If the check itself cannot run, the commit is refused
+too, with the cause. Bypass it once with 'git commit --no-verify'.`,
+			Action: func(c *ucli.Context) error {
+				return runPreCommit(preCommitOptions{Env: env, G: readGlobals(c)})
+			},
+		}},
+	}
+}
+
+type preCommitOptions struct {
+	Env *Env
+	G   globals
+}
+
+// errCheckFailed wraps anything that kept the check from running: the
+// commit is refused, and the message says how to bypass the check.
+type errCheckFailed struct{ err error }
+
+func (e *errCheckFailed) Error() string {
+	return fmt.Sprintf("the pre-commit check could not run, so the commit was refused: %v\n"+
+		"fix the cause (git queen doctor may help), or commit without the check: git commit --no-verify", e.err)
+}
+
+func (e *errCheckFailed) Unwrap() error { return e.err }
+
+func runPreCommit(o preCommitOptions) error {
+	res, err := preCommitCheck(o)
+	if err != nil {
+		return &errCheckFailed{err}
+	}
+	if o.G.JSON {
+		if err := printJSON(o.Env.Stdout, map[string]any{"refused": res.Refused(), "result": res}); err != nil {
+			return err
+		}
+	} else if res.Refused() {
+		printRefusal(o.Env.Stderr, res, res.Me)
+	}
+	if res.Refused() {
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
+	repo, err := gitrepo.Discover(o.Env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }}
+	ws, err := o.Env.workspace(o.G)
+	var notFound *workspace.NotFoundError
+	switch {
+	case errors.As(err, &notFound):
+		// No store here: nothing is reserved; only validation applies.
+	case err != nil:
+		return nil, err
+	default:
+		in.Store = &store.Store{WS: ws, Clock: o.Env.Now}
+	}
+	if in.Registry, in.Limit, err = loadValidateConfig(o.Env, o.G, repo.TopLevel); err != nil {
+		return nil, err
+	}
+	return precommit.Run(in)
+}
+
+func printRefusal(w io.Writer, res *precommit.Result, me string) {
+	if len(res.Refusals) > 0 {
+		fmt.Fprintf(w, "git-queen: commit refused: %d staged path(s) reserved by other droids:\n", len(res.Refusals))
+		holders := map[string]bool{}
+		for _, r := range res.Refusals {
+			h := r.Reservation
+			holders[h.Droid] = true
+			issue := ""
+			if h.IssueID != "" {
+				issue = ", issue " + h.IssueID
+			}
+			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
+				r.Path, h.Droid, h.Pattern, issue, records.Relative(res.Now, h.ExpiresAt))
+		}
+		var names []string
+		for h := range holders {
+			names = append(names, h)
+		}
+		fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
+			"unstage those paths, or commit anyway with git commit --no-verify\n", strings.Join(names, ","))
+		if me == "" {
+			fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
+		}
+	}
+	for _, r := range res.Invalid {
+		fmt.Fprintf(w, "git-queen: commit refused: the staged %s is not a valid %s:\n", r.Path, r.Format)
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+		if r.Omitted > 0 {
+			fmt.Fprintf(w, "  ... and %d more (git queen validate %s)\n", r.Omitted, r.Path)
+		}
+	}
+	for _, r := range res.Rewrites {
+		fmt.Fprintf(w, "git-queen: commit refused: %s:%d: %s\n", r.Path, r.Line, r.Msg)
+	}
+	if len(res.Invalid) > 0 || len(res.Rewrites) > 0 {
+		fmt.Fprintln(w, "fix the staged files (git queen validate; git queen resolve repairs merge debris), or commit anyway with git commit --no-verify")
+	}
+}

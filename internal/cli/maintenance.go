@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/messages"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+)
+
+// storeFiles are the logs compact and archive work on, in this worktree.
+var storeFiles = []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile}
+
+func maintenanceCommands(env *Env) []*ucli.Command {
+	return []*ucli.Command{
+		{
+			Name:  "compact",
+			Usage: "drop superseded versions from this worktree's stores (keeps the latest line of each id)",
+			Description: `Compaction only deletes lines that a later line of the same id supersedes; it
+never reorders and keeps lines it cannot read. Commit the result: the merge
+driver keeps a compaction on one branch while taking the other's new lines.`,
+			Action: func(c *ucli.Context) error {
+				return runMaintenance(maintenanceOptions{Env: env, G: readGlobals(c)})
+			},
+		},
+		{
+			Name:      "archive",
+			Usage:     "move old records to <store>_archive.jsonl",
+			ArgsUsage: " ",
+			Description: `Moves every version of: messages created before DATE; assignments that ended
+before DATE; reservations that stopped being active before DATE. The archive
+file is written (and synced) before the store is rewritten, so a crash can
+leave a record in both, never in neither; running archive again finishes.`,
+			Flags: []ucli.Flag{&ucli.StringFlag{Name: "before", Required: true, Usage: "cutoff `DATE` (2026-11-01, an RFC 3339 time, or a duration back from now such as 30d)"}},
+			Action: func(c *ucli.Context) error {
+				return runMaintenance(maintenanceOptions{Env: env, G: readGlobals(c), Archive: true, Before: c.String("before")})
+			},
+		},
+	}
+}
+
+type maintenanceOptions struct {
+	Env     *Env
+	G       globals
+	Archive bool
+	Before  string
+}
+
+type fileStats struct {
+	File string `json:"file"`
+	jsonl.RewriteStats
+	Archive string `json:"archive,omitempty"`
+}
+
+func runMaintenance(o maintenanceOptions) error {
+	var before time.Time
+	if o.Archive {
+		var err error
+		if before, err = parseSince(o.Env.Now(), o.Before); err != nil {
+			return usageErrorf("--before: %v", err)
+		}
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	old := map[string]func(jsonl.Record) bool{
+		records.MessagesFile:     messages.Archivable(before),
+		records.AssignmentsFile:  assignments.Archivable(before),
+		records.ReservationsFile: reservations.Archivable(before, now),
+	}
+	var stats []fileStats
+	for _, name := range storeFiles {
+		log := s.Log(name)
+		var st jsonl.RewriteStats
+		if o.Archive {
+			st, err = log.Archive(old[name])
+		} else {
+			st, err = log.Compact()
+		}
+		if err != nil {
+			return err
+		}
+		fs := fileStats{File: log.Path, RewriteStats: st}
+		if o.Archive {
+			fs.Archive = jsonl.ArchivePath(log.Path)
+		}
+		stats = append(stats, fs)
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"files": stats})
+	}
+	for _, st := range stats {
+		switch {
+		case o.Archive && st.Moved+st.AlreadyArchived > 0:
+			fmt.Fprintf(o.Env.Stdout, "%s: moved %d lines to %s (%d lines left)\n", st.File, st.Moved+st.AlreadyArchived, st.Archive, st.LinesAfter)
+		case !o.Archive && st.LinesAfter < st.LinesBefore:
+			fmt.Fprintf(o.Env.Stdout, "%s: %d lines -> %d\n", st.File, st.LinesBefore, st.LinesAfter)
+		default:
+			fmt.Fprintf(o.Env.Stdout, "%s: nothing to do\n", st.File)
+		}
+		if st.Kept > 0 {
+			fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s: kept %d unreadable lines as they are; run `git queen validate`\n", st.File, st.Kept)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/messages"
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+func msgCommand(env *Env) *ucli.Command {
+	bodyFlags := []ucli.Flag{
+		&ucli.StringFlag{Name: "body", Usage: "the message body `TEXT` (Markdown)"},
+		&ucli.StringFlag{Name: "body-file", Usage: "read the body from `FILE`, or from standard input with -"},
+		&ucli.StringFlag{Name: "importance", Value: records.ImportanceNormal, Usage: "low, normal, high or urgent"},
+	}
+	return &ucli.Command{
+		Name:  "msg",
+		Usage: "send and read messages between droids",
+		Description: `Messages live in .beads/queen_messages.jsonl. The inbox shows messages from
+every worktree of the repository, committed or not. Reading a message you
+received marks it read (a new version of the record; nothing is rewritten).`,
+		Subcommands: []*ucli.Command{
+			{
+				Name:      "send",
+				Usage:     "send a message to a droid, or to every droid with --to @all",
+				ArgsUsage: " ",
+				Flags: append([]ucli.Flag{
+					&ucli.StringFlag{Name: "to", Required: true, Usage: "recipient droid `NAME`, or @all"},
+					&ucli.StringFlag{Name: "subject", Required: true, Usage: "one line of at most 100 characters"},
+					&ucli.StringFlag{Name: "issue", Usage: "the beads issue `ID` this is about (threads by issue)"},
+					&ucli.StringFlag{Name: "reply-to", Usage: "the message `ID` this answers (joins its thread)"},
+				}, bodyFlags...),
+				Action: func(c *ucli.Context) error {
+					if c.Args().Present() {
+						return usageErrorf("msg send takes no arguments; give the body with --body or --body-file")
+					}
+					return runMsgSend(msgSendOptions{Env: env, G: readGlobals(c), To: c.String("to"),
+						Subject: c.String("subject"), Body: c.String("body"), BodySet: c.IsSet("body"),
+						BodyFile: c.String("body-file"), Issue: c.String("issue"), ReplyTo: c.String("reply-to"),
+						Importance: c.String("importance")})
+				},
+			},
+			{
+				Name:  "inbox",
+				Usage: "list the messages sent to you, newest first",
+				Flags: []ucli.Flag{
+					&ucli.BoolFlag{Name: "unread", Usage: "only unread messages"},
+					&ucli.StringFlag{Name: "since", Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+				},
+				Action: func(c *ucli.Context) error {
+					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Unread: c.Bool("unread"), Since: c.String("since")})
+				},
+			},
+			{
+				Name:      "read",
+				Usage:     "show a message, and mark it read if it was sent to you",
+				ArgsUsage: "ID",
+				Action: func(c *ucli.Context) error {
+					id, err := oneArg(c, "a message ID")
+					if err != nil {
+						return err
+					}
+					return runMsgRead(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+				},
+			},
+			{
+				Name:      "thread",
+				Usage:     "show a thread oldest first: the thread of a message ID, or of an issue ID",
+				ArgsUsage: "ID",
+				Action: func(c *ucli.Context) error {
+					id, err := oneArg(c, "a message or issue ID")
+					if err != nil {
+						return err
+					}
+					return runMsgThread(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+				},
+			},
+			{
+				Name:      "reply",
+				Usage:     "answer a message: to its sender, in its thread",
+				ArgsUsage: "ID",
+				Flags: append([]ucli.Flag{
+					&ucli.StringFlag{Name: "subject", Usage: "subject (default: Re: and the original's)"},
+				}, bodyFlags...),
+				Action: func(c *ucli.Context) error {
+					id, err := oneArg(c, "the message ID to reply to")
+					if err != nil {
+						return err
+					}
+					return runMsgSend(msgSendOptions{Env: env, G: readGlobals(c), ReplyTo: id, Reply: true,
+						Subject: c.String("subject"), Body: c.String("body"), BodySet: c.IsSet("body"),
+						BodyFile: c.String("body-file"), Importance: c.String("importance")})
+				},
+			},
+			{
+				Name:      "delete",
+				Usage:     "delete a message you sent or received (a soft delete: its history stays in the log)",
+				ArgsUsage: "ID",
+				Action: func(c *ucli.Context) error {
+					id, err := oneArg(c, "a message ID")
+					if err != nil {
+						return err
+					}
+					return runMsgDelete(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+				},
+			},
+		},
+	}
+}
+
+// oneArg returns the single positional argument a command takes.
+func oneArg(c *ucli.Context, what string) (string, error) {
+	if c.NArg() != 1 {
+		return "", &UsageError{Command: c.Command.FullName(), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
+	}
+	return c.Args().First(), nil
+}
+
+type msgSendOptions struct {
+	Env                         *Env
+	G                           globals
+	To, Subject, Body, BodyFile string
+	BodySet                     bool
+	Issue, ReplyTo, Importance  string
+	Reply                       bool // msg reply: To and Subject default from the parent
+}
+
+func (o msgSendOptions) body() (string, error) {
+	if o.BodySet && o.BodyFile != "" {
+		return "", usageErrorf("give the body with --body or with --body-file, not both")
+	}
+	switch o.BodyFile {
+	case "":
+		return o.Body, nil
+	case "-":
+		b, err := io.ReadAll(o.Env.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("read the body from standard input: %w", err)
+		}
+		return string(b), nil
+	}
+	path := o.BodyFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.Env.Dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read --body-file: %w", err)
+	}
+	return string(b), nil
+}
+
+func runMsgSend(o msgSendOptions) error {
+	from, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	body, err := o.body()
+	if err != nil {
+		return err
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	m := &messages.Store{S: s}
+	d := messages.Draft{From: from, To: o.To, Subject: o.Subject, Body: body, IssueID: o.Issue,
+		ReplyTo: o.ReplyTo, Importance: o.Importance}
+	var sent []records.Message
+	if o.Reply {
+		sent, err = m.Reply(o.ReplyTo, d)
+	} else {
+		sent, err = m.Send(d)
+	}
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"sent": sent})
+	}
+	for _, msg := range sent {
+		fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
+	}
+	return nil
+}
+
+type msgInboxOptions struct {
+	Env    *Env
+	G      globals
+	Unread bool
+	Since  string
+}
+
+func runMsgInbox(o msgInboxOptions) error {
+	me, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	now := o.Env.Now()
+	since, err := parseSince(now, o.Since)
+	if err != nil {
+		return usageErrorf("--since: %v", err)
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	inbox, problems, err := (&messages.Store{S: s}).Inbox(me, messages.InboxOptions{UnreadOnly: o.Unread, Since: since})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"droid": me, "messages": nonNil(inbox), "problems": problemsJSON(problems)})
+	}
+	warnProblems(o.Env.Stderr, problems)
+	if len(inbox) == 0 {
+		fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", me)
+		return nil
+	}
+	t := newTable(o.Env.Stdout, "", "ID", "FROM", "SUBJECT", "ISSUE", "SENT")
+	for _, msg := range inbox {
+		mark := " "
+		if !msg.Read {
+			mark = "*"
+		}
+		if msg.Importance == records.ImportanceHigh || msg.Importance == records.ImportanceUrgent {
+			mark += "!"
+		}
+		t.row(mark, msg.ID, msg.From, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
+	}
+	return t.flush()
+}
+
+type msgReadOptions struct {
+	Env *Env
+	G   globals
+	ID  string
+}
+
+func runMsgRead(o msgReadOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	m := &messages.Store{S: s}
+	me := o.Env.identity(o.G)
+	msg, _, err := m.MarkRead(o.ID, me)
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, msg)
+	}
+	printMessage(o.Env.Stdout, o.Env, msg)
+	return nil
+}
+
+func runMsgThread(o msgReadOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	thread, problems, err := (&messages.Store{S: s}).Thread(o.ID)
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"thread": thread, "problems": problemsJSON(problems)})
+	}
+	warnProblems(o.Env.Stderr, problems)
+	for i, msg := range thread {
+		if i > 0 {
+			fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
+		}
+		printMessage(o.Env.Stdout, o.Env, msg)
+	}
+	return nil
+}
+
+func runMsgDelete(o msgReadOptions) error {
+	me, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	msg, err := (&messages.Store{S: s}).Delete(o.ID, me)
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, msg)
+	}
+	fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
+	return nil
+}
+
+func printMessage(w io.Writer, env *Env, msg records.Message) {
+	now := env.Now()
+	fmt.Fprintf(w, "%s  %s\n", msg.ID, msg.Subject)
+	fmt.Fprintf(w, "From: %s\nTo: %s\nSent: %s (%s)\n", msg.From, msg.To,
+		msg.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), relTime(now, msg.CreatedAt))
+	if msg.IssueID != "" {
+		fmt.Fprintf(w, "Issue: %s\n", msg.IssueID)
+	}
+	if msg.ReplyTo != "" {
+		fmt.Fprintf(w, "In reply to: %s\n", msg.ReplyTo)
+	}
+	if msg.Importance != "" && msg.Importance != records.ImportanceNormal {
+		fmt.Fprintf(w, "Importance: %s\n", msg.Importance)
+	}
+	if msg.Body != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(msg.Body, "\n"))
+	}
+}
+
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

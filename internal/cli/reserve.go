@@ -1,0 +1,400 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/globs"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+const patternHelp = `Patterns are doublestar globs (*, **, ?, [a-z], {a,b}) relative to the top of
+the repository, wherever you run the command. A pattern ending in / means
+everything under it, and a pattern that names an existing directory is
+stored as DIR/** (the command says so).`
+
+func reserveCommands(env *Env) []*ucli.Command {
+	return []*ucli.Command{
+		{
+			Name:      "reserve",
+			Usage:     "reserve the paths some patterns match (exit 5 on an exclusive conflict)",
+			ArgsUsage: "PATTERN...",
+			Description: `Reservations tell other droids, and the pre-commit hook, which paths you are
+working on. An exclusive reservation conflicts with any other droid's active
+reservation that could match a common path; a shared one only with exclusive
+ones. An exclusive request with conflicts reserves nothing and exits 5,
+unless --force; a shared one is granted and lists the conflicts as warnings.
+Reservations in every worktree of the repository count, committed or not.
+
+` + patternHelp,
+			Flags: []ucli.Flag{
+				&ucli.DurationFlag{Name: "ttl", Value: reservations.DefaultTTL, Usage: "how long it lasts (at most 168h)"},
+				&ucli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Usage: "nobody else may reserve or commit these paths"},
+				&ucli.StringFlag{Name: "reason", Usage: "why, for whoever finds the conflict (`TEXT`)"},
+				&ucli.StringFlag{Name: "issue", Usage: "the beads issue `ID` you work on"},
+				&ucli.BoolFlag{Name: "force", Usage: "reserve despite conflicts"},
+				&ucli.BoolFlag{Name: "notify", Usage: "send each conflicting holder a message"},
+			},
+			Action: func(c *ucli.Context) error {
+				return runReserve(reserveOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(),
+					TTL: c.Duration("ttl"), Exclusive: c.Bool("exclusive"), Reason: c.String("reason"),
+					Issue: c.String("issue"), Force: c.Bool("force"), Notify: c.Bool("notify")})
+			},
+		},
+		{
+			Name:      "release",
+			Usage:     "release your reservations: the patterns named (and any they cover), or --all",
+			ArgsUsage: "[PATTERN...]",
+			Flags:     []ucli.Flag{&ucli.BoolFlag{Name: "all", Usage: "release every reservation you hold"}},
+			Action: func(c *ucli.Context) error {
+				return runRelease(releaseOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(), All: c.Bool("all")})
+			},
+		},
+		{
+			Name:      "renew",
+			Usage:     "extend your reservations: the patterns named (and any they cover), or --all",
+			ArgsUsage: "[PATTERN...]",
+			Flags: []ucli.Flag{
+				&ucli.BoolFlag{Name: "all", Usage: "renew every reservation you hold"},
+				&ucli.DurationFlag{Name: "ttl", Value: reservations.DefaultTTL, Usage: "new lifetime, from now"},
+			},
+			Action: func(c *ucli.Context) error {
+				return runRelease(releaseOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(), All: c.Bool("all"),
+					Renew: true, TTL: c.Duration("ttl")})
+			},
+		},
+		{
+			Name:  "reservations",
+			Usage: "list active reservations, in every worktree",
+			Flags: []ucli.Flag{
+				&ucli.BoolFlag{Name: "all", Usage: "include released and expired ones"},
+				&ucli.StringFlag{Name: "path", Usage: "only those that cover `PATH`"},
+				&ucli.StringFlag{Name: "droid", Usage: "only this droid's (`NAME`)"},
+			},
+			Action: func(c *ucli.Context) error {
+				return runReservations(reservationsOptions{Env: env, G: readGlobals(c), Filter: reservations.Filter{
+					All: c.Bool("all"), Path: c.String("path"), Droid: c.String("droid")}})
+			},
+		},
+		{
+			Name:      "check",
+			Usage:     "say whether paths are free (exit 0) or held exclusively by another droid (exit 5)",
+			ArgsUsage: "PATH...",
+			Action: func(c *ucli.Context) error {
+				return runCheck(checkOptions{Env: env, G: readGlobals(c), Paths: c.Args().Slice()})
+			},
+		},
+	}
+}
+
+type reserveOptions struct {
+	Env                      *Env
+	G                        globals
+	Patterns                 []string
+	TTL                      time.Duration
+	Exclusive, Force, Notify bool
+	Reason, Issue            string
+}
+
+func runReserve(o reserveOptions) error {
+	if len(o.Patterns) == 0 {
+		return &UsageError{Command: "reserve", Msg: "name at least one PATTERN to reserve"}
+	}
+	if o.TTL <= 0 {
+		return &UsageError{Command: "reserve", Msg: fmt.Sprintf("--ttl %s: a reservation must last a positive time", o.TTL)}
+	}
+	me, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	patterns, notes, err := normalizePatterns(s, o.Patterns)
+	if err != nil {
+		return err
+	}
+	res, err := (&reservations.Store{S: s}).Reserve(reservations.Request{Patterns: patterns, Droid: me, TTL: o.TTL,
+		Exclusive: o.Exclusive, Reason: o.Reason, IssueID: o.Issue, Force: o.Force, Notify: o.Notify})
+	var conflict *reservations.ConflictError
+	if errors.As(err, &conflict) && o.G.JSON {
+		if jerr := printJSON(o.Env.Stdout, reservations.Result{Granted: []records.Reservation{},
+			Conflicts: conflict.Conflicts, Notified: conflict.Notified}); jerr != nil {
+			return jerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		res.Conflicts = nonNil(res.Conflicts)
+		return printJSON(o.Env.Stdout, res)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(o.Env.Stdout, n)
+	}
+	now := o.Env.Now()
+	for _, r := range res.Granted {
+		kind := "shared"
+		if r.Exclusive {
+			kind = "exclusive"
+		}
+		fmt.Fprintf(o.Env.Stdout, "reserved %s (%s, expires %s) %s\n", r.Pattern, kind, relTime(now, r.ExpiresAt), r.ID)
+	}
+	for _, c := range res.Conflicts {
+		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s overlaps %s held %s by %s%s (expires %s; %s)\n",
+			c.Requested, c.Held.Pattern, kindOf(c.Held), c.Held.Droid, forIssue(c.Held.IssueID), relTime(now, c.Held.ExpiresAt), c.Example())
+	}
+	for _, m := range res.Notified {
+		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
+	}
+	return nil
+}
+
+func kindOf(r records.Reservation) string {
+	if r.Exclusive {
+		return "exclusively"
+	}
+	return "shared"
+}
+
+func forIssue(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " for " + id
+}
+
+// normalizePatterns applies the two normalisations every pattern gets
+// before it is stored: a trailing / means /**, and a pattern naming an
+// existing directory of the worktree means everything under it.
+func normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
+	var isDir globs.DirFunc
+	if s.WS.Repo != nil {
+		isDir = globs.DirFS(os.DirFS(s.WS.Repo.TopLevel))
+	}
+	var out, notes []string
+	for _, p := range patterns {
+		n, err := reservations.Normalize(p, isDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if n != p && !strings.HasSuffix(p, "/") {
+			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", p, n))
+		}
+		out = append(out, n)
+	}
+	return out, notes, nil
+}
+
+type releaseOptions struct {
+	Env        *Env
+	G          globals
+	Patterns   []string
+	All, Renew bool
+	TTL        time.Duration
+}
+
+func runRelease(o releaseOptions) error {
+	verb := "release"
+	if o.Renew {
+		verb = "renew"
+	}
+	if o.All && len(o.Patterns) > 0 {
+		return &UsageError{Command: verb, Msg: "give PATTERNs or --all, not both"}
+	}
+	if !o.All && len(o.Patterns) == 0 {
+		return &UsageError{Command: verb, Msg: fmt.Sprintf("name the PATTERNs to %s, or use --all", verb)}
+	}
+	if o.Renew && o.TTL <= 0 {
+		return &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %s: a reservation must last a positive time", o.TTL)}
+	}
+	me, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	patterns, _, err := normalizePatterns(s, o.Patterns)
+	if err != nil {
+		return err
+	}
+	rs := &reservations.Store{S: s}
+	var changed []records.Reservation
+	if o.Renew {
+		changed, err = rs.Renew(me, patterns, o.All, o.TTL)
+	} else {
+		changed, err = rs.Release(me, patterns, o.All)
+	}
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		key := "released"
+		if o.Renew {
+			key = "renewed"
+		}
+		return printJSON(o.Env.Stdout, map[string]any{key: changed})
+	}
+	now := o.Env.Now()
+	for _, r := range changed {
+		if o.Renew {
+			fmt.Fprintf(o.Env.Stdout, "renewed %s (expires %s)\n", r.Pattern, relTime(now, r.ExpiresAt))
+		} else {
+			fmt.Fprintf(o.Env.Stdout, "released %s\n", r.Pattern)
+		}
+	}
+	return nil
+}
+
+type reservationsOptions struct {
+	Env    *Env
+	G      globals
+	Filter reservations.Filter
+}
+
+func runReservations(o reservationsOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	if o.Filter.Path != "" {
+		if o.Filter.Path, err = repoPath(s, o.Filter.Path); err != nil {
+			return err
+		}
+	}
+	list, problems, err := (&reservations.Store{S: s}).List(o.Filter)
+	if err != nil {
+		return err
+	}
+	now := o.Env.Now()
+	if o.G.JSON {
+		type row struct {
+			records.Reservation
+			Active bool `json:"active"`
+		}
+		rows := make([]row, 0, len(list))
+		for _, l := range list {
+			rows = append(rows, row{l.Reservation, l.ActiveAt(now)})
+		}
+		return printJSON(o.Env.Stdout, map[string]any{"reservations": rows, "problems": problemsJSON(problems)})
+	}
+	warnProblems(o.Env.Stderr, problems)
+	if len(list) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "no reservations")
+		return nil
+	}
+	t := newTable(o.Env.Stdout, "PATTERN", "DROID", "KIND", "EXPIRES", "ISSUE", "REASON", "ID")
+	for _, l := range list {
+		kind := "shared"
+		if l.Exclusive {
+			kind = "exclusive"
+		}
+		expires := relTime(now, l.ExpiresAt)
+		switch {
+		case l.Status == records.ReservationReleased:
+			expires = "released"
+		case !l.ActiveAt(now):
+			expires = "expired " + relTime(now, l.ExpiresAt)
+		}
+		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
+	}
+	return t.flush()
+}
+
+type checkOptions struct {
+	Env   *Env
+	G     globals
+	Paths []string
+}
+
+// pathStatus is one path in `check --json`.
+type pathStatus struct {
+	Path   string                `json:"path"`
+	Free   bool                  `json:"free"`
+	HeldBy []records.Reservation `json:"held_by"`
+}
+
+func runCheck(o checkOptions) error {
+	if len(o.Paths) == 0 {
+		return &UsageError{Command: "check", Msg: "name at least one PATH to check"}
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	paths := make([]string, len(o.Paths))
+	for i, p := range o.Paths {
+		if paths[i], err = repoPath(s, p); err != nil {
+			return err
+		}
+	}
+	me := o.Env.identity(o.G)
+	holds, err := (&reservations.Store{S: s}).Check(me, paths)
+	if err != nil {
+		return err
+	}
+	status := make([]pathStatus, len(paths))
+	for i, p := range paths {
+		status[i] = pathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}}
+		for _, h := range holds {
+			if h.Path == p {
+				status[i].Free = false
+				status[i].HeldBy = append(status[i].HeldBy, h.Reservation)
+			}
+		}
+	}
+	if o.G.JSON {
+		if err := printJSON(o.Env.Stdout, map[string]any{"droid": me, "paths": status}); err != nil {
+			return err
+		}
+	} else {
+		now := o.Env.Now()
+		for _, st := range status {
+			if st.Free {
+				fmt.Fprintf(o.Env.Stdout, "%s: free\n", st.Path)
+				continue
+			}
+			for _, r := range st.HeldBy {
+				fmt.Fprintf(o.Env.Stdout, "%s: held exclusively by %s (pattern %s%s, expires %s)\n",
+					st.Path, r.Droid, r.Pattern, forIssue(r.IssueID), relTime(now, r.ExpiresAt))
+			}
+		}
+		if me == "" && len(holds) > 0 {
+			fmt.Fprintln(o.Env.Stderr, "git-queen: no droid identity, so every exclusive reservation counts; "+errNoIdentity.Msg)
+		}
+	}
+	if len(holds) > 0 {
+		return &SilentError{Code: ExitConflict}
+	}
+	return nil
+}
+
+// repoPath turns a path given on the command line into a repository path:
+// relative to the top level, with / separators. Absolute paths inside the
+// repository are accepted; paths outside it are not.
+func repoPath(s *store.Store, p string) (string, error) {
+	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" || !filepath.IsAbs(p) {
+		clean := filepath.ToSlash(filepath.Clean(p))
+		if clean == ".." || strings.HasPrefix(clean, "../") || strings.HasPrefix(clean, "/") {
+			return "", records.Invalidf("path %s is outside the repository", p)
+		}
+		return clean, nil
+	}
+	rel, err := filepath.Rel(s.WS.Repo.TopLevel, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", records.Invalidf("path %s is outside the repository %s", p, s.WS.Repo.TopLevel)
+	}
+	return filepath.ToSlash(rel), nil
+}
