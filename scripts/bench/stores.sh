@@ -1,0 +1,37 @@
+#!/bin/sh
+# Store benchmarks (issue 4): `git queen reserve` and `git queen msg inbox`
+# as whole processes on a store of 100,000 reservation lines (1,000 active)
+# and 100,000 messages, beside seed 002's plan as written (seedpeer), in the
+# same run. Needs hyperfine (apt-get install hyperfine).
+#
+#   scripts/bench/stores.sh            # committed store (the usual case)
+#   RUNS=50 scripts/bench/stores.sh
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+runs=${RUNS:-30}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+
+cd "$root"
+go build -o "$work/bin/git-queen" ./cmd/git-queen
+go build -o "$work/bin/seedpeer" ./scripts/bench/seedpeer
+go build -o "$work/bin/genstore" ./scripts/bench/genstore
+export PATH="$work/bin:$PATH" HOME="$work/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/home/.gitconfig"
+mkdir -p "$work/home" "$work/repo"
+cd "$work/repo"
+git init -q -b main
+genstore -dir .beads -reservations 100000 -active 1000 -messages 100000
+git add .beads && git -c user.name=b -c user.email=b@example.com commit -q -m store
+ls -l .beads
+export QUEEN_DROID=droid-3
+
+echo "== reserve: 100,000 reservation lines, 1,000 active"
+hyperfine -N --warmup 3 --runs "$runs" \
+	-n git-queen "git-queen reserve bench/area/** --exclusive" \
+	-n seed-plan "seedpeer -dir .beads reserve bench/area/** droid-3"
+
+echo "== msg inbox: 100,000 messages"
+hyperfine -N --warmup 3 --runs "$runs" --output=pipe \
+	-n git-queen "git-queen msg inbox" \
+	-n seed-plan "seedpeer -dir .beads inbox droid-3"
