@@ -223,14 +223,30 @@ func Git(dir string, args ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return string(out), fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		return string(out), &CommandError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	return string(out), nil
 }
+
+// CommandError is a git command that failed: its message is git's own
+// (what a person can act on), and errors.As still finds the
+// *exec.ExitError for callers that branch on the exit status.
+type CommandError struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *CommandError) Error() string {
+	msg := e.Stderr
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+// Unwrap returns the *exec.ExitError or the start failure.
+func (e *CommandError) Unwrap() error { return e.Err }
 
 // Files lists the files of the worktree that git knows or would add:
 // tracked files plus untracked ones that are not ignored, relative to the
