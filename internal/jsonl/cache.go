@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // A selection cache makes a query over a large append-only log cost what
@@ -30,13 +31,19 @@ import (
 // initialisation cost every git-queen process about a millisecond.
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
-// cacheHeader is the first line of a cache file.
+// cacheHeader is the first line of a cache file. The lines after it are
+// the selected entries, "LINE OFFSET RAW", so that a read of the cached
+// answer touches the cache file only, not the log (a selection scattered
+// over a large log costs a page fault per entry).
 type cacheHeader struct {
 	V        int            `json:"v"`
 	Size     int64          `json:"size"`
 	CRC      uint32         `json:"crc32c"`
 	Lines    int            `json:"lines"`
 	Problems []cacheProblem `json:"problems,omitempty"`
+	// Stat, when set, is the log's stat when it was Size bytes long and
+	// quiet: while it still is, the checksum need not be recomputed.
+	Stat *FileStat `json:"stat,omitempty"`
 }
 
 type cacheProblem struct {
@@ -44,7 +51,7 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 1
+const cacheVersion = 2
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) (entries []Entry, problems []Problem, err error) {
@@ -75,32 +82,41 @@ func SelectFileCached(path string, q Query, cachePath string) (entries []Entry, 
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	checksum := func(n int64) uint32 { return prefixChecksum(path, info, data, n) }
-	entries, problems = selectIncremental(data, path, q, cachePath, checksum)
+	entries, problems = selectIncremental(data, path, q, cachePath, checksum, info)
 	return entries, problems, nil
 }
 
 // selectIncremental answers q over data from the cache plus the lines
 // after the cached prefix, and saves the new answer when the prefix grew.
-func selectIncremental(data []byte, file string, q Query, cachePath string, checksum func(int64) uint32) ([]Entry, []Problem) {
+// info describes the file data was read from (nil when unknown).
+func selectIncremental(data []byte, file string, q Query, cachePath string, checksum func(int64) uint32, info os.FileInfo) ([]Entry, []Problem) {
 	// Only whole lines are cached: an unterminated last line may still be
 	// being written.
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
-	hdr, cached, ok := readCache(cachePath, data, file, q, checksum)
+	// The stat to remember: only of a whole, quiet file.
+	var stat *FileStat
+	if info != nil && prefix == int64(len(data)) {
+		stat = quietStat(info, time.Now())
+	}
+	hdr, cached, ok := readCache(cachePath, data, file, q, checksum, info)
 	if !ok {
 		entries, problems := Select(data, file, q)
 		if prefix > 0 {
-			saveCache(cachePath, data[:prefix], checksum(prefix), entries, problems)
+			lines := bytes.Count(data[:prefix], []byte{'\n'})
+			saveCache(cachePath, prefix, lines, checksum(prefix), entries, problems, stat)
 		}
 		return entries, problems
+	}
+	if hdr.Size == prefix && hdr.Stat == nil && stat != nil {
+		// Verified by checksum, and now quiet: remember the stat so that
+		// the next read need not checksum.
+		saveCache(cachePath, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat)
 	}
 	byID := make(map[string]Entry, len(cached))
 	for _, e := range cached {
 		byID[e.ID] = e
 	}
-	var problems []Problem
-	for _, p := range hdr.Problems {
-		problems = append(problems, Problem{File: file, Line: p.Line, Msg: p.Msg})
-	}
+	problems := hdrProblems(hdr, file)
 	keys := append([]string{q.key()}, q.Fields...)
 	vals := make([][]byte, len(keys))
 	no := hdr.Lines
@@ -139,17 +155,35 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		entries = append(entries, e)
 	}
 	slices.SortFunc(entries, func(a, b Entry) int { return a.Line - b.Line })
-	if prefix > hdr.Size {
-		saveCache(cachePath, data[:prefix], checksum(prefix), entries, problems)
+	// Rewriting the cache after every append costs more than reading a
+	// few new lines again, so it waits until they add up (or the file is
+	// quiet, when remembering its stat saves the checksum).
+	if prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && stat != nil) {
+		// Count only the new lines: counting the whole prefix again would
+		// cost as much as the checksum.
+		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
+		saveCache(cachePath, prefix, lines, checksum(prefix), entries, problems, stat)
 	}
 	return entries, problems
 }
 
+// resaveAfter is how many new bytes make a cache worth rewriting.
+const resaveAfter = 64 << 10
+
+func hdrProblems(hdr cacheHeader, file string) []Problem {
+	var problems []Problem
+	for _, p := range hdr.Problems {
+		problems = append(problems, Problem{File: file, Line: p.Line, Msg: p.Msg})
+	}
+	return problems
+}
+
 // readCache loads a cache whose prefix data still starts with, and filters
 // its entries again with q (time has passed since it was written). The
-// cache holds line numbers and offsets only; the lines are read from data,
-// so a damaged cache can make a query slow, never wrong.
-func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32) (cacheHeader, []Entry, bool) {
+// prefix is proved unchanged by its checksum, or by the file's stat when
+// the cache remembered one and it still holds. The lines come from the
+// cache; a damaged cache can make a query slow, never wrong.
+func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo) (cacheHeader, []Entry, bool) {
 	var hdr cacheHeader
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
@@ -157,8 +191,10 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	}
 	first, rest, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion ||
-		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' ||
-		checksum(hdr.Size) != hdr.CRC {
+		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' {
+		return hdr, nil, false
+	}
+	if !(hdr.Size == int64(len(data)) && info != nil && unchanged(hdr.Stat, info)) && checksum(hdr.Size) != hdr.CRC {
 		return hdr, nil, false
 	}
 	keys := append([]string{q.key()}, q.Fields...)
@@ -167,14 +203,13 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
-		noText, offText, _ := bytes.Cut(line, []byte{' '})
+		noText, line, _ := bytes.Cut(line, []byte{' '})
+		offText, fileLine, _ := bytes.Cut(line, []byte{' '})
 		no, err1 := strconv.Atoi(string(noText))
 		off, err2 := strconv.ParseInt(string(offText), 10, 64)
-		if err1 != nil || err2 != nil || off < 0 || off >= hdr.Size || (off > 0 && data[off-1] != '\n') || no > hdr.Lines {
+		if err1 != nil || err2 != nil || off < 0 || off >= hdr.Size || no > hdr.Lines || len(fileLine) == 0 {
 			return hdr, nil, false
 		}
-		end := off + int64(bytes.IndexByte(data[off:hdr.Size], '\n')) + 1
-		fileLine, _ := trimLine(data[off:end], off == 0)
 		id, msg := lineKey(Line{No: no, Raw: fileLine, Terminated: true}, keys, vals)
 		if msg != "" {
 			return hdr, nil, false
@@ -183,17 +218,17 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		if (q.Static != nil && !q.Static(fields)) || (q.Keep != nil && !q.Keep(fields)) {
 			continue
 		}
-		e := copyEntry(id, fileLine, no, q.Fields, fields)
-		e.File, e.Offset = file, off
+		// The entry keeps pointing into raw, which nothing else holds.
+		e := Entry{ID: id, Line: no, Raw: fileLine, Fields: slices.Clone(fields), File: file, Offset: off}
 		entries = append(entries, e)
 	}
 	return hdr, entries, true
 }
 
 // saveCache writes the selection of a prefix. It is best effort.
-func saveCache(cachePath string, prefix []byte, crc uint32, entries []Entry, problems []Problem) {
-	hdr := cacheHeader{V: cacheVersion, Size: int64(len(prefix)), CRC: crc,
-		Lines: bytes.Count(prefix, []byte{'\n'})}
+// The prefix is size bytes long and holds lines lines.
+func saveCache(cachePath string, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat) {
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat}
 	for _, p := range problems {
 		if p.Line <= hdr.Lines {
 			hdr.Problems = append(hdr.Problems, cacheProblem{p.Line, p.Msg})
@@ -205,7 +240,12 @@ func saveCache(cachePath string, prefix []byte, crc uint32, entries []Entry, pro
 	buf.WriteByte('\n')
 	for _, e := range entries {
 		if e.Line <= hdr.Lines {
-			fmt.Fprintf(&buf, "%d %d\n", e.Line, e.Offset)
+			buf.WriteString(strconv.Itoa(e.Line))
+			buf.WriteByte(' ')
+			buf.WriteString(strconv.FormatInt(e.Offset, 10))
+			buf.WriteByte(' ')
+			buf.Write(e.Raw)
+			buf.WriteByte('\n')
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(cachePath), 0o755); err != nil {
@@ -218,30 +258,39 @@ func saveCache(cachePath string, prefix []byte, crc uint32, entries []Entry, pro
 func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 
 // HasPrefix reports whether the file at path begins with size bytes whose
-// Checksum is crc. It maps the file rather than reading it.
-func HasPrefix(path string, size int64, crc uint32) (ok bool) {
+// Checksum is crc. It maps the file rather than reading it. remembered is
+// the stat a previous call returned for the same question: while the file
+// still has it, the answer is yes without reading. stat is what to
+// remember after a yes (nil while the file is not yet quiet).
+func HasPrefix(path string, size int64, crc uint32, remembered *FileStat) (ok bool, stat *FileStat) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || info.Size() < size {
-		return false
+		return false, nil
+	}
+	if unchanged(remembered, info) {
+		return true, remembered
 	}
 	if size == 0 {
-		return crc == Checksum(nil)
+		return crc == Checksum(nil), quietStat(info, time.Now())
 	}
 	data, release, err := mapFile(f, info.Size())
 	if err != nil {
-		return false
+		return false, nil
 	}
 	defer release()
 	defer func() {
 		if recover() != nil {
-			ok = false
+			ok, stat = false, nil
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return prefixChecksum(path, info, data, size) == crc
+	if prefixChecksum(path, info, data, size) != crc {
+		return false, nil
+	}
+	return true, quietStat(info, time.Now())
 }

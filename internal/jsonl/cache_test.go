@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // entriesEqual compares two answers by id, line and bytes.
@@ -96,14 +98,68 @@ func TestPrefixMemoNoticesInPlaceRewrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log.jsonl")
 	os.WriteFile(path, []byte(`{"id":"a"}`+"\n"), 0o644)
 	good := Checksum([]byte(`{"id":"a"}` + "\n"))
-	if !HasPrefix(path, 11, good) {
+	if !hasPrefix(path, 11, good) {
 		t.Fatal("prefix not recognised")
 	}
 	// Same size, same inode, different bytes.
 	f, _ := os.OpenFile(path, os.O_WRONLY, 0)
 	f.WriteAt([]byte("b"), 8)
 	f.Close()
-	if HasPrefix(path, 11, good) {
+	if hasPrefix(path, 11, good) {
 		t.Fatal("an in-place rewrite was hidden by the checksum memo")
+	}
+}
+
+func hasPrefix(path string, size int64, crc uint32) bool {
+	ok, _ := HasPrefix(path, size, crc, nil)
+	return ok
+}
+
+// TestCacheTrustsAQuietStat shows the stat shortcut is taken while the
+// file is unchanged, and dropped as soon as it changes: a cache whose
+// checksum was doctored is served while the stat holds, and distrusted
+// after an append.
+func TestCacheTrustsAQuietStat(t *testing.T) {
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 0 // every file counts as quiet
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "c", "q")
+	os.WriteFile(path, []byte(`{"id":"r0","v":1}`+"\n"+`{"id":"r1","v":1}`+"\n"), 0o644)
+	if _, _, err := SelectFileCached(path, Query{}, cache); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(cache)
+	if !strings.Contains(string(raw), `"stat":{`) {
+		t.Fatalf("a quiet file's stat was not remembered:\n%s", raw)
+	}
+	doctored := strings.Replace(string(raw), `{"id":"r0","v":1}`, `{"id":"r0","v":9}`, 1)
+	doctored = regexp.MustCompile(`"crc32c":\d+`).ReplaceAllString(doctored, `"crc32c":1`)
+	os.WriteFile(cache, []byte(doctored), 0o644)
+	got, _, _ := SelectFileCached(path, Query{}, cache)
+	if string(got[0].Raw) != `{"id":"r0","v":9}` {
+		t.Fatalf("unchanged stat, but the cache was not used: %s", got[0].Raw)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"id":"r2","v":1}` + "\n")
+	f.Close()
+	got, _, _ = SelectFileCached(path, Query{}, cache)
+	if len(got) != 3 || string(got[0].Raw) != `{"id":"r0","v":1}` {
+		t.Fatalf("after an append the doctored cache was still trusted: %d entries, first %s", len(got), got[0].Raw)
+	}
+}
+
+// TestCacheDistrustsAFreshStat: a file written a moment ago may be written
+// again within the same timestamp tick, so its stat proves nothing yet.
+func TestCacheDistrustsAFreshStat(t *testing.T) {
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "c", "q")
+	os.WriteFile(path, []byte(`{"id":"r0"}`+"\n"), 0o644)
+	SelectFileCached(path, Query{}, cache)
+	raw, _ := os.ReadFile(cache)
+	if strings.Contains(string(raw), `"stat"`) {
+		t.Fatalf("the stat of a file written just now was remembered:\n%s", raw)
+	}
+	if ok, stat := HasPrefix(path, 12, Checksum([]byte(`{"id":"r0"}`+"\n")), nil); !ok || stat != nil {
+		t.Fatalf("HasPrefix = %v, %v; want true and no stat to remember", ok, stat)
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,11 +51,10 @@ func (s *Store) Sources(name string) (*Sources, error) {
 		return src, nil // the store is not part of this worktree
 	}
 	rel = filepath.ToSlash(rel)
-	out, err := gitrepo.Git(repo.TopLevel, "rev-parse", "--verify", "-q", "HEAD:"+rel)
-	if err != nil {
+	blob, ok := s.committedBlob(rel)
+	if !ok {
 		return src, nil // no commit yet, or the log was never committed
 	}
-	blob := strings.TrimSpace(out)
 	hdrPath := filepath.Join(s.cacheDir(), blob+".hdr")
 	hdr, ok := readBlobHeader(hdrPath)
 	if ok {
@@ -67,10 +68,60 @@ func (s *Store) Sources(name string) (*Sources, error) {
 		hdr = blobHeader{Size: len(src.blobData), CRC: jsonl.Checksum(src.blobData)}
 		writeBlobHeader(hdrPath, hdr)
 	}
-	if !jsonl.HasPrefix(src.Paths[0], int64(hdr.Size), hdr.CRC) {
+	grown, stat := jsonl.HasPrefix(src.Paths[0], int64(hdr.Size), hdr.CRC, hdr.File)
+	if !grown {
 		src.Blob, src.blobSource = blob, "HEAD:"+rel
+	} else if stat != hdr.File {
+		hdr.File = stat
+		writeBlobHeader(hdrPath, hdr)
 	}
 	return src, nil
+}
+
+// committedBlob returns the id of the blob HEAD holds at rel. A commit's
+// tree never changes, so the answer is cached per commit, and HEAD is read
+// from the ref files: most reads start no git process at all.
+func (s *Store) committedBlob(rel string) (string, bool) {
+	repo := s.WS.Repo
+	commit, known := repo.HeadCommit()
+	if !known {
+		out, err := gitrepo.Git(repo.TopLevel, "rev-parse", "--verify", "-q", "HEAD:"+rel)
+		return strings.TrimSpace(out), err == nil
+	}
+	memo := filepath.Join(s.cacheDir(), commit+".tree")
+	if data, err := os.ReadFile(memo); err == nil {
+		for line := range strings.Lines(string(data)) {
+			if path, blob, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok && path == rel && strings.HasSuffix(line, "\n") {
+				return blob, blob != "-"
+			}
+		}
+	}
+	out, err := gitrepo.Git(repo.TopLevel, "rev-parse", "--verify", "-q", commit+":"+rel)
+	blob := strings.TrimSpace(out)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && exit.ExitCode() == 1 && blob == "":
+		blob = "-" // not in this commit: remember that too
+	default:
+		return "", false
+	}
+	appendMemo(memo, rel+"\t"+blob+"\n")
+	return blob, blob != "-"
+}
+
+// appendMemo adds one line to a per-commit memo (best effort; one write
+// with O_APPEND, so concurrent writers cannot split a line).
+func appendMemo(path, line string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(line)
+	_ = f.Close()
 }
 
 // selectBlob selects from the committed log. Blobs never change and named
@@ -136,6 +187,9 @@ func queryHash(source, query string) string {
 type blobHeader struct {
 	Size int    `json:"size"`
 	CRC  uint32 `json:"crc32c"`
+	// File is the stat of a working copy found to begin with the blob, so
+	// that the next read, while it is unchanged, need not checksum it.
+	File *jsonl.FileStat `json:"file,omitempty"`
 }
 
 // touch marks a cache file used, so pruning keeps it.
