@@ -1,10 +1,9 @@
 package merge
 
 import (
+	"bufio"
 	"fmt"
 	"io"
-	"net"
-	"slices"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 )
@@ -103,11 +102,23 @@ func (r *Result) Bytes() []byte {
 	return out
 }
 
-// WriteTo writes the merged file to w without joining it first (writev on a
-// file), which for a 50 MB log saves a 50 MB copy.
+// WriteTo writes the merged file to w without joining it first, which for
+// a 50 MB log saves a 50 MB copy: small parts are gathered in a buffer,
+// large ones go straight through (bufio writes a large slice directly
+// when its buffer is empty). It used net.Buffers, which only gathers for
+// sockets, writes a file part by part, and linked the network stack (and
+// cgo) into every git-queen process.
 func (r *Result) WriteTo(w io.Writer) (int64, error) {
-	bufs := net.Buffers(slices.Clone(r.parts))
-	return bufs.WriteTo(w)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var n int64
+	for _, p := range r.parts {
+		k, err := bw.Write(p)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
 }
 
 func (r *Result) set(b []byte) { r.parts = [][]byte{b} }
