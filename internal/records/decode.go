@@ -88,3 +88,38 @@ func tm(raw []byte, dst *time.Time, present *bool) error {
 	}
 	return nil
 }
+
+// reservationFields are the fields DecodeReservation reads, in the order of
+// its setters below.
+var reservationFields = []string{"id", "created_at", "updated_at", "expires_at", "released_at",
+	"pattern", "droid", "issue_id", "status", "exclusive", "reason"}
+
+// DecodeReservation decodes a reservation line the way DecodeMessage
+// decodes a message: the pre-commit hook and reserve decode every active
+// reservation (a thousand in the benchmark) on each run, and encoding/json
+// was a third of the hook's time. Same result and error as encoding/json.
+func DecodeReservation(raw []byte) (Reservation, error) {
+	var r Reservation
+	vals := make([][]byte, len(reservationFields))
+	if err := jsonl.ObjectFields(raw, reservationFields, vals); err != nil {
+		return r, json.Unmarshal(raw, &r)
+	}
+	var updated, released time.Time
+	var hasUpdated, hasReleased bool
+	err := errors.Join(
+		str(vals[0], &r.ID), tm(vals[1], &r.CreatedAt, nil), tm(vals[2], &updated, &hasUpdated),
+		tm(vals[3], &r.ExpiresAt, nil), tm(vals[4], &released, &hasReleased),
+		str(vals[5], &r.Pattern), str(vals[6], &r.Droid), str(vals[7], &r.IssueID), str(vals[8], &r.Status),
+		boolean(vals[9], &r.Exclusive), str(vals[10], &r.Reason))
+	if err != nil {
+		r = Reservation{}
+		return r, json.Unmarshal(raw, &r)
+	}
+	if hasUpdated {
+		r.UpdatedAt = &updated
+	}
+	if hasReleased {
+		r.ReleasedAt = &released
+	}
+	return r, nil
+}

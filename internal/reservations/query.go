@@ -104,11 +104,12 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 			continue
 		}
 		var l Live
-		if err := json.Unmarshal(e.Raw, &l.Reservation); err != nil {
+		r, err := records.DecodeReservation(e.Raw)
+		if err != nil {
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
 			continue
 		}
-		l.raw = e.Raw
+		l.Reservation, l.raw = r, e.Raw
 		out = append(out, l)
 	}
 	return out, problems, nil

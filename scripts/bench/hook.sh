@@ -9,7 +9,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${RUNS:-50}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && echo "work dir: $work" >&2 || trap 'rm -rf "$work"' EXIT
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 
 cd "$root"
@@ -33,10 +33,13 @@ git add app
 echo "$(git ls-files | wc -l) files, $(git diff --cached --name-only | wc -l) staged, $(git queen reservations --json | grep -c '"pattern"') active reservations"
 git queen hook pre-commit
 
-hyperfine -N --warmup 5 --runs "$runs" \
+hyperfine -N --warmup 5 --runs "$runs" --export-json "$work/hook.json" \
 	-n "git-queen hook pre-commit" "git-queen hook pre-commit" \
 	-n "git diff --cached (floor)" "git diff --cached --name-only -z" \
 	-n "python guard (peer)" "python3 $root/scripts/bench/pyguard.py"
-hyperfine --warmup 3 --runs "$runs" --prepare "git reset -q --soft $base" \
+hyperfine --warmup 3 --runs "$runs" --export-json "$work/commit.json" --prepare "git reset -q --soft $base" \
 	-n "git commit with the hook" "git commit -q -m bench" \
 	-n "git commit --no-verify" "git commit -q --no-verify -m bench"
+
+echo "== medians"
+"$root/scripts/bench/medians.sh" "$work/hook.json" "$work/commit.json"

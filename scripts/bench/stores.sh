@@ -27,11 +27,15 @@ ls -l .beads
 export QUEEN_DROID=droid-3
 
 echo "== reserve: 100,000 reservation lines, 1,000 active"
-hyperfine -N --warmup 3 --runs "$runs" \
+hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/reserve.json" \
 	-n git-queen "git-queen reserve bench/area/** --exclusive" \
 	-n seed-plan "seedpeer -dir .beads reserve bench/area/** droid-3"
 
 echo "== msg inbox: 100,000 messages"
-hyperfine -N --warmup 3 --runs "$runs" --output=pipe \
+hyperfine -N --warmup 3 --runs "$runs" --output=pipe --export-json "$work/inbox.json" \
 	-n git-queen "git-queen msg inbox" \
 	-n seed-plan "seedpeer -dir .beads inbox droid-3"
+
+echo "== medians"
+echo "reserve:"; "$root/scripts/bench/medians.sh" "$work/reserve.json"
+echo "msg inbox:"; "$root/scripts/bench/medians.sh" "$work/inbox.json"
