@@ -41,16 +41,7 @@ type coverNode struct {
 // uncovered when no run of p accepts it), which the sets Match builds
 // already provide.
 func (p *Pattern) uncovered(q *Pattern) (string, bool, error) {
-	a, b := p, q
-	if a.id > b.id {
-		a, b = b, a
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if b != a {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-	}
+	defer lockPair(p, q)()
 	mi, mo := q.machine(), p.machine()
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
@@ -106,4 +97,24 @@ func spell(queue []coverNode) string {
 		b = utf8.AppendRune(b, rs[i])
 	}
 	return string(b)
+}
+
+// lockPair locks two patterns in the order of their ids, so that two
+// goroutines comparing the same pair from both sides cannot deadlock, and
+// returns the unlock.
+func lockPair(p, q *Pattern) (unlock func()) {
+	a, b := p, q
+	if a.id > b.id {
+		a, b = b, a
+	}
+	a.mu.Lock()
+	if b != a {
+		b.mu.Lock()
+	}
+	return func() {
+		if b != a {
+			b.mu.Unlock()
+		}
+		a.mu.Unlock()
+	}
 }

@@ -108,16 +108,7 @@ func (p *Pattern) Overlap(q *Pattern) (witness string, ok bool, err error) {
 	case q.subtree:
 		return p.below(q, q.dir)
 	}
-	a, b := p, q
-	if a.id > b.id {
-		a, b = b, a
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if b != a {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-	}
+	defer lockPair(p, q)()
 	// Every common path starts with the longer literal prefix (a shorter
 	// one is possible only for subtrees, handled above), so both automata
 	// start after it.
