@@ -15,7 +15,7 @@ import (
 
 func msgCommand(env *Env) *ucli.Command {
 	bodyFlags := []ucli.Flag{
-		&ucli.StringFlag{Name: "body", Usage: "the message body `TEXT` (Markdown)"},
+		&ucli.StringFlag{Name: "body", Usage: "the message body `TEXT` (Markdown), or - to read it from standard input"},
 		&ucli.StringFlag{Name: "body-file", Usage: "read the body from `FILE`, or from standard input with -"},
 		&ucli.StringFlag{Name: "importance", Value: records.ImportanceNormal, Usage: "low, normal, high or urgent"},
 	}
@@ -135,10 +135,10 @@ func (o msgSendOptions) body() (string, error) {
 	if o.BodySet && o.BodyFile != "" {
 		return "", usageErrorf("give the body with --body or with --body-file, not both")
 	}
-	switch o.BodyFile {
-	case "":
+	switch {
+	case o.BodyFile == "" && o.Body != "-":
 		return o.Body, nil
-	case "-":
+	case o.BodyFile == "-" || o.Body == "-":
 		b, err := io.ReadAll(o.Env.Stdin)
 		if err != nil {
 			return "", fmt.Errorf("read the body from standard input: %w", err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,16 +86,19 @@ func TestMessageBodyFromStdinAndFile(t *testing.T) {
 		t.Fatalf("body from file: %q", got)
 	}
 
-	// Standard input.
-	var stdout, stderr strings.Builder
-	e := &Env{Stdin: strings.NewReader("from stdin\n"), Stdout: &stdout, Stderr: &stderr, Dir: repo,
-		Getenv: func(k string) string { return map[string]string{"QUEEN_DROID": "ann"}[k] },
-		Now:    func() time.Time { return time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC) }}
-	if code := Run(e, []string{"git-queen", "msg", "send", "--to", "bob", "--subject", "stdin", "--body-file", "-"}); code != 0 {
-		t.Fatalf("stdin body: %d %s", code, stderr.String())
-	}
-	r = runIn(t, repo, map[string]string{"QUEEN_DROID": "bob"}, "msg", "inbox", "--json")
-	if got := jsonField(t, r.Stdout, "messages.0.body"); got != "from stdin\n" {
-		t.Fatalf("body from stdin: %q", got)
+	// Standard input, with --body-file - or --body -.
+	for i, flag := range []string{"--body-file", "--body"} {
+		var stdout, stderr strings.Builder
+		want := fmt.Sprintf("from stdin %d\n", i)
+		e := &Env{Stdin: strings.NewReader(want), Stdout: &stdout, Stderr: &stderr, Dir: repo,
+			Getenv: func(k string) string { return map[string]string{"QUEEN_DROID": "ann"}[k] },
+			Now:    func() time.Time { return time.Date(2026, 11, 22, 13, 0, i, 0, time.UTC) }}
+		if code := Run(e, []string{"git-queen", "msg", "send", "--to", "bob", "--subject", "stdin", flag, "-"}); code != 0 {
+			t.Fatalf("stdin body with %s: %d %s", flag, code, stderr.String())
+		}
+		r = runIn(t, repo, map[string]string{"QUEEN_DROID": "bob"}, "msg", "inbox", "--json")
+		if got := jsonField(t, r.Stdout, "messages.0.body"); got != want {
+			t.Fatalf("body from stdin with %s: %q", flag, got)
+		}
 	}
 }
