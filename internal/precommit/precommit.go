@@ -74,14 +74,14 @@ func Run(in Input) (*Result, error) {
 	var (
 		wg                   sync.WaitGroup
 		changes              []gitrepo.Change
-		active               []reservations.Live
+		held                 *reservations.Exclusives
 		errStaged, errActive error
 	)
 	wg.Go(func() { changes, errStaged = in.Repo.Staged() })
 	wg.Go(func() { res.Me = in.Identity() })
 	if in.Store != nil {
 		res.Now = in.Store.Now()
-		wg.Go(func() { active, errActive = (&reservations.Store{S: in.Store}).Active(res.Now) })
+		wg.Go(func() { held, errActive = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now) })
 	}
 	wg.Wait()
 	if errStaged != nil {
@@ -91,15 +91,19 @@ func Run(in Input) (*Result, error) {
 		return nil, fmt.Errorf("read the reservations: %w", errActive)
 	}
 	exempt := in.storeDir()
+	seen := map[string]bool{}
 	for _, c := range changes {
 		for _, p := range []string{c.From, c.Path} {
-			if p != "" && !under(p, exempt) && !slices.Contains(res.Paths, p) {
+			if p != "" && !under(p, exempt) && !seen[p] {
+				seen[p] = true
 				res.Paths = append(res.Paths, p)
 			}
 		}
 	}
-	for _, h := range reservations.Holds(active, res.Me, res.Paths) {
-		res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation})
+	if held != nil {
+		for _, h := range held.Holds(res.Me, res.Paths) {
+			res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation})
+		}
 	}
 	if err := in.validate(changes, res); err != nil {
 		return nil, err

@@ -2,45 +2,41 @@ package reservations
 
 import (
 	"strings"
-
-	"github.com/git-queen/git-queen/internal/records"
 )
 
-// pathIndex finds the reservations that may match a path without matching
+// pathIndex finds the patterns that may match a path without matching
 // against all of them: the pre-commit hook checks a hundred paths against a
 // thousand reservations within a few milliseconds. Most patterns start with
 // a literal directory ("src/api/**"), and only paths under it can match, so
-// each reservation is filed under that directory; patterns whose first
-// segment has glob syntax are checked against every path.
+// each pattern is filed under that directory; patterns whose first segment
+// has glob syntax are checked against every path.
 type pathIndex struct {
-	exact map[string][]records.Reservation // literal patterns, by path
-	dirs  map[string][]records.Reservation // by literal directory prefix, with its slash ("" for none)
+	patterns []string
+	exact    map[string][]int // literal patterns, by path
+	dirs     map[string][]int // by literal directory prefix, with its slash ("" for none)
 }
 
-func newPathIndex(rs []records.Reservation) *pathIndex {
-	ix := &pathIndex{exact: map[string][]records.Reservation{}, dirs: map[string][]records.Reservation{}}
-	for _, r := range rs {
-		i := strings.IndexAny(r.Pattern, `*?[{\`)
-		if i < 0 {
-			ix.exact[r.Pattern] = append(ix.exact[r.Pattern], r)
+func newPathIndex(patterns []string) *pathIndex {
+	ix := &pathIndex{patterns: patterns, exact: map[string][]int{}, dirs: map[string][]int{}}
+	for i, p := range patterns {
+		k := strings.IndexAny(p, `*?[{\`)
+		if k < 0 {
+			ix.exact[p] = append(ix.exact[p], i)
 			continue
 		}
-		dir := r.Pattern[:strings.LastIndexByte(r.Pattern[:i], '/')+1]
-		ix.dirs[dir] = append(ix.dirs[dir], r)
+		dir := p[:strings.LastIndexByte(p[:k], '/')+1]
+		ix.dirs[dir] = append(ix.dirs[dir], i)
 	}
 	return ix
 }
 
-// matching returns the reservations whose pattern matches path.
-func (ix *pathIndex) matching(path string) []records.Reservation {
-	var out []records.Reservation
-	for _, r := range ix.exact[path] {
-		out = append(out, r)
-	}
+// matching returns the indexes of the patterns that match path.
+func (ix *pathIndex) matching(path string) []int {
+	out := append([]int(nil), ix.exact[path]...)
 	check := func(dir string) {
-		for _, r := range ix.dirs[dir] {
-			if Match(r.Pattern, path) {
-				out = append(out, r)
+		for _, i := range ix.dirs[dir] {
+			if Match(ix.patterns[i], path) {
+				out = append(out, i)
 			}
 		}
 	}

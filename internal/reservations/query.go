@@ -150,35 +150,6 @@ type Hold struct {
 	Reservation records.Reservation `json:"reservation"`
 }
 
-// Check returns, for the given paths, every active exclusive reservation
-// of a droid other than me that matches them. An empty me is nobody, so
-// every exclusive reservation counts.
-func (s *Store) Check(me string, paths []string) ([]Hold, error) {
-	active, err := s.Active(s.S.Now())
-	if err != nil {
-		return nil, err
-	}
-	return Holds(active, me, paths), nil
-}
-
-// Holds is Check over reservations already read.
-func Holds(active []Live, me string, paths []string) []Hold {
-	var others []records.Reservation
-	for _, r := range active {
-		if r.Exclusive && r.Droid != me {
-			others = append(others, r.Reservation)
-		}
-	}
-	ix := newPathIndex(others)
-	var holds []Hold
-	for _, p := range paths {
-		for _, r := range ix.matching(p) {
-			holds = append(holds, Hold{Path: p, Reservation: r})
-		}
-	}
-	return holds
-}
-
 // NothingToReleaseError says that no active reservation of the droid
 // matched, and which ones it does hold.
 type NothingToReleaseError struct {

@@ -1,0 +1,103 @@
+package reservations
+
+import (
+	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+// holdFields are the live query's fields plus what deciding a hold needs,
+// so that only the reservations that hold a path are decoded: the hook
+// reads a thousand and usually refuses nothing.
+var holdFields = append(append([]string(nil), liveFields...), "pattern", "droid", "exclusive")
+
+// Where holdFields' additions are.
+var (
+	holdPattern   = len(liveFields)
+	holdDroid     = len(liveFields) + 1
+	holdExclusive = len(liveFields) + 2
+)
+
+// Exclusives are the exclusive reservations active at a moment, read but
+// not yet decoded, indexed by pattern.
+type Exclusives struct {
+	now      time.Time
+	entries  []jsonl.Entry
+	droids   []string
+	index    *pathIndex
+	Problems []jsonl.Problem
+}
+
+// ExclusivesAt reads the exclusive reservations active at now, across
+// every worktree. It needs neither the identity nor the paths, so the hook
+// runs it while git lists the staged changes.
+func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
+	src, err := s.S.Sources(records.ReservationsFile)
+	if err != nil {
+		return nil, err
+	}
+	q := activeQuery(now)
+	if src.Count() > 1 {
+		q = liveQuery(now)
+	}
+	q.Fields = holdFields
+	sel, err := s.S.SelectFrom(src, q)
+	if err != nil {
+		return nil, err
+	}
+	x := &Exclusives{now: now, Problems: sel.Problems}
+	var patterns []string
+	for _, e := range sel.Entries {
+		if !activeFields(e.Fields, now) || string(e.Fields[holdExclusive]) != "true" {
+			continue
+		}
+		pattern, ok1 := jsonl.String(e.Fields[holdPattern])
+		droid, ok2 := jsonl.String(e.Fields[holdDroid])
+		if !ok1 || !ok2 {
+			// Unusual spelling: decode it the slow way, so that it is
+			// judged exactly as everywhere else.
+			r, err := records.DecodeReservation(e.Raw)
+			if err != nil || !r.Exclusive || !r.ActiveAt(now) {
+				continue
+			}
+			pattern, droid = r.Pattern, r.Droid
+		}
+		x.entries = append(x.entries, e)
+		x.droids = append(x.droids, droid)
+		patterns = append(patterns, pattern)
+	}
+	x.index = newPathIndex(patterns)
+	return x, nil
+}
+
+// Holds returns, for each path, the reservations among x that hold it
+// against me: those of every other droid (of every droid when me is
+// empty). Only these are decoded.
+func (x *Exclusives) Holds(me string, paths []string) []Hold {
+	var holds []Hold
+	for _, p := range paths {
+		for _, i := range x.index.matching(p) {
+			if x.droids[i] == me && me != "" {
+				continue
+			}
+			r, err := records.DecodeReservation(x.entries[i].Raw)
+			if err != nil {
+				continue // its fields read as an active exclusive one; the line is reported by validate
+			}
+			holds = append(holds, Hold{Path: p, Reservation: r})
+		}
+	}
+	return holds
+}
+
+// Check returns, for the given paths, every active exclusive reservation
+// of a droid other than me that matches them. An empty me is nobody, so
+// every exclusive reservation counts.
+func (s *Store) Check(me string, paths []string) ([]Hold, error) {
+	x, err := s.ExclusivesAt(s.S.Now())
+	if err != nil {
+		return nil, err
+	}
+	return x.Holds(me, paths), nil
+}
