@@ -71,6 +71,15 @@ func TestPreCommitRefusesReservedPaths(t *testing.T) {
 		t.Fatalf("a rename out of a reserved directory went through: %s", out)
 	}
 	testgit.Run(t, repo, "reset", "-q", "--hard")
+	// A droid's own exclusive reservation, with the identity from git
+	// config (which the hook asks for only because a reservation holds
+	// the path): allowed.
+	mustQueen(t, repo, "ann", "reserve", "docs/**", "-x")
+	stage(t, repo, map[string]string{"docs/x.md": "ann's\n"})
+	if out, ok := tryCommit(t, repo, ""); !ok {
+		t.Fatalf("ann was refused her own reservation: %s", out)
+	}
+	mustQueen(t, repo, "ann", "release", "docs/**")
 	// Unreserved paths, and the stores themselves, are free to commit.
 	stage(t, repo, map[string]string{"docs/x.md": "y\n"})
 	if out, ok := tryCommit(t, repo, "ann"); !ok {

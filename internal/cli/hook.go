@@ -75,7 +75,7 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }}
+	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }, ReportIdentity: o.G.JSON}
 	ws, err := o.Env.workspace(o.G)
 	var notFound *workspace.NotFoundError
 	switch {

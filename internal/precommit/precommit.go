@@ -32,10 +32,14 @@ type Input struct {
 	// (then no reservations exist, and only validation applies).
 	Store *store.Store
 	// Identity finds the committing droid ("" is nobody, whom every
-	// exclusive reservation binds). It may run a git process, so Run calls
-	// it while other work is under way.
+	// exclusive reservation binds). It may run a git process, and it only
+	// matters when some reservation holds a staged path, so Run calls it
+	// then (usually never), unless ReportIdentity asks for it always.
 	Identity func() string
-	Registry *schema.Registry
+	// ReportIdentity makes Run find the identity even when no reservation
+	// needs it, so that Result.Me is filled in (for --json).
+	ReportIdentity bool
+	Registry       *schema.Registry
 	// Limit is the most problems reported per file.
 	Limit int
 }
@@ -66,9 +70,10 @@ func (r *Result) Refused() bool {
 	return len(r.Refusals) > 0 || len(r.Invalid) > 0 || len(r.Rewrites) > 0
 }
 
-// Run checks the staged changes. The three things it needs from git (the
-// staged changes, the identity, the reservations with the committed log)
-// are independent, and each costs a process; they run at once.
+// Run checks the staged changes. The staged changes (a git process) and
+// the reservations (the logs and the committed one) are independent, so
+// they are read at once; the identity (another git process) is asked for
+// only when a reservation holds a staged path.
 func Run(in Input) (*Result, error) {
 	res := &Result{Refusals: []Refusal{}, Invalid: []schema.Result{}, Rewrites: []Rewrite{}}
 	var (
@@ -78,7 +83,9 @@ func Run(in Input) (*Result, error) {
 		errStaged, errActive error
 	)
 	wg.Go(func() { changes, errStaged = in.Repo.Staged() })
-	wg.Go(func() { res.Me = in.Identity() })
+	if in.ReportIdentity {
+		wg.Go(func() { res.Me = in.Identity() })
+	}
 	if in.Store != nil {
 		res.Now = in.Store.Now()
 		wg.Go(func() { held, errActive = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now) })
@@ -101,7 +108,13 @@ func Run(in Input) (*Result, error) {
 		}
 	}
 	if held != nil {
-		for _, h := range held.Holds(res.Me, res.Paths) {
+		holds := held.Holds(res.Me, res.Paths)
+		if len(holds) > 0 && !in.ReportIdentity {
+			// Some of these may be the committer's own.
+			res.Me = in.Identity()
+			holds = held.Holds(res.Me, res.Paths)
+		}
+		for _, h := range holds {
 			res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation})
 		}
 	}
