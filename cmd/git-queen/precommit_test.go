@@ -196,3 +196,21 @@ func TestPreCommitFailsClosed(t *testing.T) {
 		t.Fatalf("allowed=%v: %s", ok, out)
 	}
 }
+
+// A reservation whose pattern no longer compiles (edited by hand) protects
+// nothing; the hook says so on every commit rather than ignoring it.
+func TestPreCommitWarnsOfReservationsThatProtectNothing(t *testing.T) {
+	repo := initRepo(t)
+	mustQueen(t, repo, "bob", "reserve", "lib/**", "-x")
+	log := filepath.Join(repo, ".beads", "queen_reservations.jsonl")
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(log, []byte(strings.Replace(string(data), `"pattern":"lib/**"`, `"pattern":"../lib/**"`, 1)), 0o644)
+	stage(t, repo, map[string]string{"lib/x.go": "x\n"})
+	out, ok := tryCommit(t, repo, "")
+	if !ok || !strings.Contains(out, "protects nothing") || !strings.Contains(out, `".." segment`) {
+		t.Fatalf("allowed=%v, want allowed with a warning naming the rule: %s", ok, out)
+	}
+}

@@ -61,8 +61,17 @@ func runPreCommit(o preCommitOptions) error {
 		if err := printJSON(o.Env.Stdout, map[string]any{"refused": res.Refused(), "result": res}); err != nil {
 			return err
 		}
-	} else if res.Refused() {
-		printRefusal(o.Env.Stderr, res, res.Me)
+	} else {
+		for i, w := range res.Warnings {
+			if i == maxProblemsShown {
+				fmt.Fprintf(o.Env.Stderr, "git-queen: warning: ... and %d more; run `git queen validate`\n", len(res.Warnings)-i)
+				break
+			}
+			fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s\n", w)
+		}
+		if res.Refused() {
+			printRefusal(o.Env.Stderr, res, res.Me)
+		}
 	}
 	if res.Refused() {
 		return &SilentError{Code: ExitFailure}

@@ -22,10 +22,12 @@ var (
 // Exclusives are the exclusive reservations active at a moment, read but
 // not yet decoded, indexed by pattern.
 type Exclusives struct {
-	now      time.Time
-	entries  []jsonl.Entry
-	droids   []string
-	index    *pathIndex
+	now     time.Time
+	entries []jsonl.Entry
+	droids  []string
+	index   *pathIndex
+	// Problems are the lines that could not be read, and reservations
+	// whose pattern no longer compiles (they protect nothing).
 	Problems []jsonl.Problem
 }
 
@@ -62,6 +64,13 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 				continue
 			}
 			pattern, droid = r.Pattern, r.Droid
+		}
+		if _, err := compiledPattern(pattern); err != nil {
+			// Written by hand or by another tool: it can match nothing,
+			// which must not pass unnoticed.
+			x.Problems = append(x.Problems, jsonl.Problem{File: e.File, Line: e.Line,
+				Msg: "reservation " + e.ID + " of " + droid + " protects nothing: " + err.Error()})
+			continue
 		}
 		x.entries = append(x.entries, e)
 		x.droids = append(x.droids, droid)

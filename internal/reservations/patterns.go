@@ -21,8 +21,8 @@ func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
 // pattern's automaton gets faster with use.
 var compiled sync.Map // string -> *globs.Pattern
 
-// pattern returns the compiled form of a stored or requested pattern.
-func pattern(text string) (*globs.Pattern, error) {
+// compiledPattern returns the compiled form of a stored or requested pattern.
+func compiledPattern(text string) (*globs.Pattern, error) {
 	if p, ok := compiled.Load(text); ok {
 		return p.(*globs.Pattern), nil
 	}
@@ -38,7 +38,7 @@ func pattern(text string) (*globs.Pattern, error) {
 // pattern that no longer compiles (written by hand, or by another tool)
 // matches nothing here; Validate reports it.
 func Match(text, path string) bool {
-	p, err := pattern(text)
+	p, err := compiledPattern(text)
 	return err == nil && p.Match(path)
 }
 
@@ -47,11 +47,11 @@ func Match(text, path string) bool {
 // decide, or the held pattern does not compile, it answers yes: refusing a
 // reservation wrongly costs a retry, granting one wrongly costs a lost edit.
 func overlap(requested, held string) (witness string, ok bool) {
-	a, err := pattern(requested)
+	a, err := compiledPattern(requested)
 	if err != nil {
 		return "", true
 	}
-	b, err := pattern(held)
+	b, err := compiledPattern(held)
 	if err != nil {
 		return "", true
 	}
@@ -66,11 +66,11 @@ func overlap(requested, held string) (witness string, ok bool) {
 // that releasing "src/**" releases "src/api/*.go". Undecidable within the
 // budget counts as not covered: nothing is released by surprise.
 func covers(outer, inner string) bool {
-	a, err := pattern(outer)
+	a, err := compiledPattern(outer)
 	if err != nil {
 		return false
 	}
-	b, err := pattern(inner)
+	b, err := compiledPattern(inner)
 	if err != nil {
 		return false
 	}
