@@ -124,7 +124,17 @@ func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]by
 // missing file selects nothing. If the file shrinks under the mapping (an
 // append elsewhere truncating a torn tail), the fault is caught and the file
 // is read again normally.
-func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err error) {
+func SelectFile(path string, q Query) ([]Entry, []Problem, error) {
+	return selectMapped(path, q, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
+		return Select(data, path, q)
+	})
+}
+
+// selectMapped maps the file at path and answers q over it with sel, which
+// gets the mapping and the file's stat. A missing or empty file selects
+// nothing; a file that cannot be mapped, or shrinks under the mapping, is
+// read normally and selected in full.
+func selectMapped(path string, q Query, sel func(data []byte, info os.FileInfo) ([]Entry, []Problem)) (entries []Entry, problems []Problem, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -151,7 +161,7 @@ func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err 
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	entries, problems = Select(data, path, q)
+	entries, problems = sel(data, info)
 	return entries, problems, nil
 }
 
