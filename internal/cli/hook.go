@@ -58,17 +58,12 @@ func runPreCommit(o preCommitOptions) error {
 		return &errCheckFailed{err}
 	}
 	if o.G.JSON {
-		if err := printJSON(o.Env.Stdout, map[string]any{"refused": res.Refused(), "result": res}); err != nil {
+		out := map[string]any{"refused": res.Refused(), "result": res, "problems": problemsJSON(res.Problems)}
+		if err := printJSON(o.Env.Stdout, out); err != nil {
 			return err
 		}
 	} else {
-		for i, w := range res.Warnings {
-			if i == maxProblemsShown {
-				fmt.Fprintf(o.Env.Stderr, "git-queen: warning: ... and %d more; run `git queen validate`\n", len(res.Warnings)-i)
-				break
-			}
-			fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s\n", w)
-		}
+		warnProblems(o.Env.Stderr, res.Problems)
 		if res.Refused() {
 			printRefusal(o.Env.Stderr, res, res.Me)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/schema"
@@ -61,11 +62,11 @@ type Result struct {
 	Invalid []schema.Result `json:"invalid"`
 	// Rewrites are changes to committed lines of append-only stores.
 	Rewrites []Rewrite `json:"rewrites"`
-	// Warnings are problems with the reservations themselves (an
+	// Problems are problems with the reservations themselves (an
 	// unreadable line, a pattern that no longer compiles): they do not
 	// refuse the commit, since the committer cannot fix another droid's
 	// reservation, but they must not pass unnoticed.
-	Warnings []string `json:"warnings"`
+	Problems []jsonl.Problem `json:"-"`
 	// Now is when reservations were judged.
 	Now time.Time `json:"now"`
 }
@@ -80,7 +81,7 @@ func (r *Result) Refused() bool {
 // they are read at once; the identity (another git process) is asked for
 // only when a reservation holds a staged path.
 func Run(in Input) (*Result, error) {
-	res := &Result{Refusals: []Refusal{}, Invalid: []schema.Result{}, Rewrites: []Rewrite{}, Warnings: []string{}}
+	res := &Result{Refusals: []Refusal{}, Invalid: []schema.Result{}, Rewrites: []Rewrite{}}
 	var (
 		wg                   sync.WaitGroup
 		changes              []gitrepo.Change
@@ -113,9 +114,7 @@ func Run(in Input) (*Result, error) {
 		}
 	}
 	if held != nil {
-		for _, p := range held.Problems {
-			res.Warnings = append(res.Warnings, p.Error())
-		}
+		res.Problems = held.Problems
 		holds := held.Holds(res.Me, res.Paths)
 		if len(holds) > 0 && !in.ReportIdentity {
 			// Some of these may be the committer's own.
