@@ -39,10 +39,7 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := activeQuery(now)
-	if src.Count() > 1 {
-		q = liveQuery(now)
-	}
+	q := currentQuery(src, now)
 	q.Fields = holdFields
 	sel, err := s.S.SelectFrom(src, q)
 	if err != nil {

@@ -67,13 +67,20 @@ func parseTime(raw []byte) (time.Time, bool) {
 	return t, err == nil
 }
 
+// currentQuery selects what may be active at now from src: the active
+// versions when there is one source, the live ones when a union must let a
+// release in one source win over a stale copy in another.
+func currentQuery(src *store.Sources, now time.Time) store.Query {
+	if src.Count() == 1 {
+		return activeQuery(now)
+	}
+	return liveQuery(now)
+}
+
 // Active returns the reservations active at now, across every worktree.
 func (s *Store) Active(now time.Time) ([]Live, error) {
 	live, _, err := s.selectLive(func(src *store.Sources) store.Query {
-		if src.Count() == 1 {
-			return activeQuery(now)
-		}
-		return liveQuery(now)
+		return currentQuery(src, now)
 	}, func(e jsonl.Entry) bool {
 		// Decode only what may be active: the live query also keeps recent
 		// releases, which matter for the union but not here.
