@@ -108,8 +108,8 @@ func runReserve(o reserveOptions) error {
 	if len(o.Patterns) == 0 {
 		return &UsageError{Command: "reserve", Msg: "name at least one PATTERN to reserve"}
 	}
-	if o.TTL <= 0 {
-		return &UsageError{Command: "reserve", Msg: fmt.Sprintf("--ttl %s: a reservation must last a positive time", o.TTL)}
+	if err := checkTTL("reserve", o.TTL); err != nil {
+		return err
 	}
 	me, err := o.Env.requireIdentity(o.G)
 	if err != nil {
@@ -156,6 +156,15 @@ func runReserve(o reserveOptions) error {
 	}
 	for _, m := range res.Notified {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
+	}
+	return nil
+}
+
+// checkTTL refuses a --ttl that is not positive. (The store treats zero as
+// "the default", so an explicit 0s must stop here.)
+func checkTTL(verb string, ttl time.Duration) error {
+	if ttl <= 0 {
+		return &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %s: a reservation must last a positive time", ttl)}
 	}
 	return nil
 }
@@ -215,8 +224,10 @@ func runRelease(o releaseOptions) error {
 	if !o.All && len(o.Patterns) == 0 {
 		return &UsageError{Command: verb, Msg: fmt.Sprintf("name the PATTERNs to %s, or use --all", verb)}
 	}
-	if o.Renew && o.TTL <= 0 {
-		return &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %s: a reservation must last a positive time", o.TTL)}
+	if o.Renew {
+		if err := checkTTL(verb, o.TTL); err != nil {
+			return err
+		}
 	}
 	me, err := o.Env.requireIdentity(o.G)
 	if err != nil {
