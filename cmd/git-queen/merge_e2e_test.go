@@ -75,6 +75,26 @@ func newTeam(t *testing.T, withDriver bool) *team {
 	return &team{t: t, repo: repo, wtB: wtB, alice: alice, bob: bob}
 }
 
+// mergeBothWays merges b into a (branch ab) and a into b (branch ba, in
+// b's worktree), checks that every log came out byte for byte the same,
+// and returns the merged logs by name.
+func (tm *team) mergeBothWays(t *testing.T) map[string][]byte {
+	t.Helper()
+	gitOK(t, tm.repo, "checkout", "-q", "-b", "ab", "a")
+	gitOK(t, tm.repo, "merge", "-q", "--no-edit", "b")
+	gitOK(t, tm.wtB, "checkout", "-q", "-b", "ba", "b")
+	gitOK(t, tm.wtB, "merge", "-q", "--no-edit", "a")
+	merged := map[string][]byte{}
+	for _, f := range e2eFiles {
+		ab, ba := show(t, tm.repo, "ab", f), show(t, tm.repo, "ba", f)
+		if !bytes.Equal(ab, ba) {
+			t.Errorf("%s: merging a into b and b into a differ:\n%s\nvs\n%s", f, ab, ba)
+		}
+		merged[f] = ab
+	}
+	return merged
+}
+
 // work has each droid append to every log in its worktree and commit.
 func (tm *team) work(round string) {
 	for _, d := range []*droid{tm.alice, tm.bob} {
@@ -225,15 +245,7 @@ func checkIssues(t *testing.T, got []byte) {
 func TestDriverMergesBothWaysIdentically(t *testing.T) {
 	tm := newTeam(t, true)
 	tm.work("r1")
-	gitOK(t, tm.repo, "checkout", "-q", "-b", "ab", "a")
-	gitOK(t, tm.repo, "merge", "-q", "--no-edit", "b")
-	gitOK(t, tm.wtB, "checkout", "-q", "-b", "ba", "b")
-	gitOK(t, tm.wtB, "merge", "-q", "--no-edit", "a")
-	for _, f := range e2eFiles {
-		ab, ba := show(t, tm.repo, "ab", f), show(t, tm.repo, "ba", f)
-		if !bytes.Equal(ab, ba) {
-			t.Errorf("%s: merging a into b and b into a differ:\n%s\nvs\n%s", f, ab, ba)
-		}
+	for f, ab := range tm.mergeBothWays(t) {
 		checkExactUnion(t, f, ab, show(t, tm.repo, "main", f), show(t, tm.repo, "a", f), show(t, tm.repo, "b", f))
 	}
 }
@@ -273,15 +285,7 @@ func TestCrissCrossMerge(t *testing.T) {
 	if bases := strings.Fields(gitOK(t, tm.repo, "merge-base", "--all", "a", "b")); len(bases) != 2 {
 		t.Fatalf("want a criss-cross with two merge bases, got %v", bases)
 	}
-	gitOK(t, tm.repo, "checkout", "-q", "-b", "ab", "a")
-	gitOK(t, tm.repo, "merge", "-q", "--no-edit", "b")
-	gitOK(t, tm.wtB, "checkout", "-q", "-b", "ba", "b")
-	gitOK(t, tm.wtB, "merge", "-q", "--no-edit", "a")
-	for _, f := range e2eFiles {
-		ab, ba := show(t, tm.repo, "ab", f), show(t, tm.repo, "ba", f)
-		if !bytes.Equal(ab, ba) {
-			t.Errorf("%s: the two directions differ", f)
-		}
+	for f, ab := range tm.mergeBothWays(t) {
 		checkExactUnion(t, f, ab, show(t, tm.repo, "a", f), show(t, tm.repo, "b", f))
 	}
 }
