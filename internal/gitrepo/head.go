@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,14 +59,10 @@ func (r *Repo) packedRef(ref string) (string, bool) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	want := []byte(" " + ref)
 	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		if bytes.HasSuffix(line, want) && len(line) == len(want)+bytes.IndexByte(line, ' ') {
-			id := string(line[:bytes.IndexByte(line, ' ')])
+		// "ID REF"; comments start with '#', peeled tags with '^'.
+		id, name, ok := strings.Cut(sc.Text(), " ")
+		if ok && name == ref {
 			return id, isObjectID(id)
 		}
 	}
