@@ -86,6 +86,10 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		// the next read need not checksum.
 		saveCache(cachePath, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat)
 	}
+	if hdr.Size == int64(len(data)) {
+		// Nothing new: the cached selection is the answer, in line order.
+		return cached, hdrProblems(hdr, file)
+	}
 	byID := make(map[string]Entry, len(cached))
 	for _, e := range cached {
 		byID[e.ID] = e

@@ -9,6 +9,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,7 +97,9 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 			best = make(map[string]jsonl.Entry, len(entries))
 		}
 		for _, e := range entries {
-			if cur, ok := best[e.ID]; !ok || records.Newer(e.Raw, cur.Raw) {
+			// The same version in several copies is the common case, and
+			// comparing the bytes is cheaper than finding the versions.
+			if cur, ok := best[e.ID]; !ok || (!bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)) {
 				best[e.ID] = e
 			}
 		}
