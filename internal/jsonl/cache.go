@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
 // A selection cache makes a query over a large append-only log cost what
@@ -256,7 +258,7 @@ func HasPrefix(path string, size int64, crc uint32, remembered *FileStat) (ok bo
 	if size == 0 {
 		return crc == Checksum(nil), quietStat(info, time.Now())
 	}
-	data, release, err := mapFile(f, info.Size())
+	data, release, err := mapfile.Map(f, info.Size(), true)
 	if err != nil {
 		return false, nil
 	}

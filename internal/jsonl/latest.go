@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+
+	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
 // Query selects records from a keyed log without materialising all of it:
@@ -150,7 +152,7 @@ func selectMapped(path string, q Query, sel func(data []byte, info os.FileInfo) 
 	if info.Size() == 0 {
 		return nil, nil, nil
 	}
-	data, release, err := mapFile(f, info.Size())
+	data, release, err := mapfile.Map(f, info.Size(), true)
 	if err != nil {
 		return selectRead(path, q)
 	}
@@ -192,7 +194,7 @@ func MapFile(path string) (data []byte, release func(), err error) {
 		return nil, nil, err
 	}
 	if info.Size() > 0 && info.Mode().IsRegular() && info.Size() == int64(int(info.Size())) {
-		if data, release, err := mapFile(f, info.Size()); err == nil {
+		if data, release, err := mapfile.Map(f, info.Size(), true); err == nil {
 			return data, release, nil
 		}
 	}

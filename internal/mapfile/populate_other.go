@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package jsonl
+package mapfile
 
 // mapPopulate is 0 where MAP_POPULATE does not exist.
 const mapPopulate = 0

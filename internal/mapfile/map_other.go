@@ -1,0 +1,17 @@
+//go:build !unix
+
+package mapfile
+
+import (
+	"io"
+	"os"
+)
+
+// Map reads the file where mmap is not available.
+func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
+	data := make([]byte, size)
+	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, nil, err
+	}
+	return data, func() {}, nil
+}
