@@ -22,17 +22,33 @@ type Change struct {
 }
 
 // Staged lists what the index changes against HEAD (against nothing before
-// the first commit, which git diff --cached handles itself), renames
-// detected, so both sides of a rename and the deletions are all seen. It
-// runs one git process: the hook has a budget of milliseconds, and this is
-// the fastest way to the answer (go-git reads the index of a 10,000-file
-// repository in about 19 ms; this takes about 4).
+// the first commit), renames not detected: both sides of a rename are
+// then a deletion and an addition, so every path is seen, and git need
+// not compare contents to pair them.
+//
+// It reads the index and HEAD's trees itself when it can, because the
+// hook has a budget of milliseconds. It reads only the trees of
+// directories the cache-tree does not show unchanged: on the hook
+// benchmark's repository (10,000 files, 100 staged paths in 100
+// directories) that takes about 3.3 ms on 2 CPUs, most of it inflating
+// 100 trees, where git diff --cached takes 5.6 ms and go-git 25 ms (index
+// and trees); a commit that touches a few directories reads a few trees.
+// Whatever it does not read itself (a split or sparse index, unmerged or
+// intent-to-add entries, SHA-256, an unborn branch, a missing object...)
+// it leaves to git.
 func (r *Repo) Staged() ([]Change, error) {
-	dir := r.TopLevel
-	if dir == "" {
+	if r.TopLevel == "" {
 		return nil, errors.New("no worktree: nothing is staged in a bare repository")
 	}
-	out, err := Git(dir, "diff", "--cached", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", "--ignore-submodules=dirty")
+	if changes, err := r.stagedInProcess(); err == nil {
+		return changes, nil
+	}
+	return r.stagedByGit()
+}
+
+// stagedByGit is Staged through git diff --cached.
+func (r *Repo) stagedByGit() ([]Change, error) {
+	out, err := Git(r.TopLevel, "diff", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-color", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,176 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// errUnsupported marks a repository the in-process reader declines (a
+// split or sparse index, an unmerged entry, SHA-256 objects, ...): the
+// caller then asks git, which knows every case.
+var errUnsupported = errors.New("not read in process")
+
+// indexEntry is one entry of the index, its path pointing into the file's
+// bytes.
+type indexEntry struct {
+	path []byte
+	mode uint32
+	oid  []byte
+}
+
+// cacheTree is a directory of the index's cache-tree extension: when
+// valid, oid is the tree the directory's entries make, so a directory
+// whose tree HEAD also has is unchanged without looking inside.
+type cacheTree struct {
+	valid    bool
+	oid      []byte
+	children map[string]*cacheTree
+}
+
+// gitIndex is what the diff needs of the index: entries sorted by path,
+// and the cache-tree when git wrote one.
+type gitIndex struct {
+	entries []indexEntry
+	tree    *cacheTree
+}
+
+const oidLen = 20 // SHA-1; SHA-256 repositories are left to git
+
+// parseIndex reads the index format (versions 2 to 4) as documented in
+// git's gitformat-index(5). It declines, rather than guesses, anything it
+// does not fully understand.
+func parseIndex(data []byte) (*gitIndex, error) {
+	if len(data) < 12+oidLen || string(data[:4]) != "DIRC" {
+		return nil, fmt.Errorf("%w: no index signature", errUnsupported)
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("%w: index version %d", errUnsupported, version)
+	}
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	body := data[:len(data)-oidLen] // the trailing checksum
+	idx := &gitIndex{entries: make([]indexEntry, 0, count)}
+	pos := 12
+	var prev []byte
+	for range count {
+		const fixed = 40 + oidLen + 2 // stat data, mode among it, then oid and flags
+		if pos+fixed > len(body) {
+			return nil, fmt.Errorf("%w: index truncated", errUnsupported)
+		}
+		e := indexEntry{mode: binary.BigEndian.Uint32(body[pos+24:]), oid: body[pos+40 : pos+40+oidLen]}
+		flags := binary.BigEndian.Uint16(body[pos+40+oidLen:])
+		start := pos
+		pos += fixed
+		if flags&0x3000 != 0 {
+			return nil, fmt.Errorf("%w: unmerged entry", errUnsupported)
+		}
+		if flags&0x4000 != 0 { // extended flags: skip-worktree, intent-to-add
+			if version < 3 || pos+2 > len(body) || binary.BigEndian.Uint16(body[pos:]) != 0 {
+				return nil, fmt.Errorf("%w: extended index flags", errUnsupported)
+			}
+			pos += 2
+		}
+		if version == 4 {
+			strip, n := binary.Uvarint(body[pos:])
+			if n <= 0 || int(strip) > len(prev) {
+				return nil, fmt.Errorf("%w: bad path compression", errUnsupported)
+			}
+			pos += n
+			end := bytes.IndexByte(body[pos:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("%w: index truncated", errUnsupported)
+			}
+			path := make([]byte, 0, len(prev)-int(strip)+end)
+			e.path = append(append(path, prev[:len(prev)-int(strip)]...), body[pos:pos+end]...)
+			pos += end + 1
+		} else {
+			end := bytes.IndexByte(body[pos:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("%w: index truncated", errUnsupported)
+			}
+			e.path = body[pos : pos+end]
+			pos = start + (pos-start+end+8)&^7 // NUL padding to a multiple of 8
+		}
+		if e.mode&0o170000 == 0o040000 {
+			return nil, fmt.Errorf("%w: sparse index", errUnsupported)
+		}
+		prev = e.path
+		idx.entries = append(idx.entries, e)
+	}
+	for pos+8 <= len(body) {
+		sig := string(body[pos : pos+4])
+		size := int(binary.BigEndian.Uint32(body[pos+4:]))
+		pos += 8
+		if size > len(body)-pos {
+			return nil, fmt.Errorf("%w: index extension %q truncated", errUnsupported, sig)
+		}
+		ext := body[pos : pos+size]
+		pos += size
+		switch {
+		case sig == "TREE":
+			tree, rest, err := parseCacheTree(ext)
+			if err != nil || len(rest) != 0 {
+				return nil, fmt.Errorf("%w: cache-tree extension", errUnsupported)
+			}
+			idx.tree = tree
+		case sig == "link" || sig == "sdir":
+			return nil, fmt.Errorf("%w: index extension %q", errUnsupported, sig)
+		case sig[0] < 'A' || sig[0] > 'Z':
+			// Lower case: git must understand it to read the index.
+			return nil, fmt.Errorf("%w: index extension %q", errUnsupported, sig)
+		}
+	}
+	return idx, nil
+}
+
+// parseCacheTree reads one directory of the cache-tree and its children:
+// "NAME\0ENTRIES SUBTREES\n" then the oid when ENTRIES is not -1.
+func parseCacheTree(b []byte) (*cacheTree, []byte, error) {
+	nul := bytes.IndexByte(b, 0)
+	if nul < 0 {
+		return nil, nil, errors.New("no name")
+	}
+	b = b[nul+1:]
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 {
+		return nil, nil, errors.New("no counts")
+	}
+	entriesText, subtreesText, ok := bytes.Cut(b[:nl], []byte{' '})
+	entries, err1 := strconv.Atoi(string(entriesText))
+	subtrees, err2 := strconv.Atoi(string(subtreesText))
+	if !ok || err1 != nil || err2 != nil || subtrees < 0 || entries < -1 {
+		return nil, nil, errors.New("bad counts")
+	}
+	b = b[nl+1:]
+	t := &cacheTree{valid: entries >= 0}
+	if t.valid {
+		if len(b) < oidLen {
+			return nil, nil, errors.New("no oid")
+		}
+		t.oid, b = b[:oidLen], b[oidLen:]
+	}
+	for range subtrees {
+		name := b[:max(bytes.IndexByte(b, 0), 0)]
+		child, rest, err := parseCacheTree(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t.children == nil {
+			t.children = make(map[string]*cacheTree, subtrees)
+		}
+		t.children[string(name)] = child
+		b = rest
+	}
+	return t, b, nil
+}
+
+// child is the cache-tree of a subdirectory, nil when unknown.
+func (t *cacheTree) child(name []byte) *cacheTree {
+	if t == nil {
+		return nil
+	}
+	return t.children[string(name)]
+}

@@ -1,0 +1,253 @@
+package gitrepo
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// objectReader reads commits and trees from the object store (loose
+// objects, packs and their deltas, alternates) without starting git. It
+// is only as general as the staged diff needs, and says errUnsupported
+// where git would have to be asked.
+type objectReader struct {
+	dirs []string // the objects directory, then its alternates
+	// packs are listed on first use; read may then run concurrently.
+	packs     []*packFile
+	listPacks sync.Once
+}
+
+// inflaters are reused: a new zlib reader costs more than a small tree.
+var inflaters sync.Pool
+
+func newObjectReader(objectsDir string) *objectReader {
+	r := &objectReader{dirs: []string{objectsDir}}
+	r.addAlternates(objectsDir, 0)
+	return r
+}
+
+// addAlternates follows objects/info/alternates (relative paths are
+// relative to the objects directory that names them).
+func (r *objectReader) addAlternates(dir string, depth int) {
+	data, err := os.ReadFile(filepath.Join(dir, "info", "alternates"))
+	if err != nil || depth > 5 {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '"' {
+			continue
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(dir, line)
+		}
+		r.dirs = append(r.dirs, line)
+		r.addAlternates(line, depth+1)
+	}
+}
+
+// read returns an object's type and content.
+func (r *objectReader) read(oid []byte) (string, []byte, error) {
+	if len(oid) != oidLen {
+		return "", nil, errUnsupported
+	}
+	for _, p := range r.packList() {
+		if off, ok := p.find(oid); ok {
+			return r.readPacked(p, off, 0)
+		}
+	}
+	name := hex.EncodeToString(oid)
+	for _, dir := range r.dirs {
+		f, err := os.Open(filepath.Join(dir, name[:2], name[2:]))
+		if err != nil {
+			continue
+		}
+		data, err := r.inflate(f, -1)
+		f.Close()
+		if err != nil {
+			return "", nil, fmt.Errorf("loose object %s: %w", name, err)
+		}
+		header, content, ok := bytes.Cut(data, []byte{0})
+		kind, sizeText, ok2 := strings.Cut(string(header), " ")
+		if size, err := strconv.Atoi(sizeText); !ok || !ok2 || err != nil || size != len(content) {
+			return "", nil, fmt.Errorf("loose object %s: bad header", name)
+		}
+		return kind, content, nil
+	}
+	// Missing (a partial clone, a pack written since we listed): git knows.
+	return "", nil, fmt.Errorf("%w: object %s not found", errUnsupported, name)
+}
+
+// packList opens the pack indexes on first use.
+func (r *objectReader) packList() []*packFile {
+	r.listPacks.Do(func() {
+		for _, dir := range r.dirs {
+			idxs, _ := filepath.Glob(filepath.Join(dir, "pack", "pack-*.idx"))
+			for _, idx := range idxs {
+				if p, err := openPack(idx); err == nil {
+					r.packs = append(r.packs, p)
+				}
+			}
+		}
+	})
+	return r.packs
+}
+
+// inflate decompresses a zlib stream; size, when not -1, is the expected
+// length of the result.
+func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
+	z, _ := inflaters.Get().(io.ReadCloser)
+	if z == nil {
+		var err error
+		if z, err = zlib.NewReader(src); err != nil {
+			return nil, err
+		}
+	} else if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+		return nil, err
+	}
+	defer inflaters.Put(z)
+	if size < 0 {
+		return io.ReadAll(z)
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(z, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxDeltaDepth bounds delta chains (git's own limit is 4095).
+const maxDeltaDepth = 10000
+
+var packTypes = map[byte]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+// readPacked reads the object at off in p, applying deltas.
+func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []byte, error) {
+	if depth > maxDeltaDepth {
+		return "", nil, fmt.Errorf("%s: delta chain too deep", p.path)
+	}
+	if off < 0 || off >= int64(len(p.data)) {
+		return "", nil, fmt.Errorf("%s: offset %d out of range", p.path, off)
+	}
+	br := bytes.NewReader(p.data[off:])
+	c, err := br.ReadByte()
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", p.path, err)
+	}
+	typ, size, shift := (c>>4)&7, int(c&15), 4
+	for c&0x80 != 0 {
+		if c, err = br.ReadByte(); err != nil || shift > 56 {
+			return "", nil, fmt.Errorf("%s: bad object header", p.path)
+		}
+		size |= int(c&0x7f) << shift
+		shift += 7
+	}
+	var baseKind string
+	var base []byte
+	switch typ {
+	case 6: // OFS_DELTA: the base is a negative offset back in this pack
+		c, err := br.ReadByte()
+		rel := int64(c & 0x7f)
+		for err == nil && c&0x80 != 0 {
+			c, err = br.ReadByte()
+			rel = (rel+1)<<7 | int64(c&0x7f)
+		}
+		if err != nil || rel <= 0 || rel > off {
+			return "", nil, fmt.Errorf("%s: bad delta base offset", p.path)
+		}
+		baseKind, base, err = r.readPacked(p, off-rel, depth+1)
+		if err != nil {
+			return "", nil, err
+		}
+	case 7: // REF_DELTA: the base is named by its oid
+		oid := make([]byte, oidLen)
+		if _, err := io.ReadFull(br, oid); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", p.path, err)
+		}
+		if baseKind, base, err = r.read(oid); err != nil {
+			return "", nil, err
+		}
+	}
+	data, err := r.inflate(br, size)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s at %d: %w", p.path, off, err)
+	}
+	if typ == 6 || typ == 7 {
+		data, err = applyDelta(base, data)
+		if err != nil {
+			return "", nil, fmt.Errorf("%s at %d: %w", p.path, off, err)
+		}
+		return baseKind, data, nil
+	}
+	kind, ok := packTypes[typ]
+	if !ok {
+		return "", nil, fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
+	}
+	return kind, data, nil
+}
+
+// applyDelta rebuilds an object from its base and a git delta: the two
+// sizes, then copy (from the base) and insert (literal) instructions.
+func applyDelta(base, delta []byte) ([]byte, error) {
+	srcSize, n := binary.Uvarint(delta)
+	if n <= 0 || srcSize != uint64(len(base)) {
+		return nil, errors.New("delta base size mismatch")
+	}
+	delta = delta[n:]
+	dstSize, n := binary.Uvarint(delta)
+	if n <= 0 || dstSize > 1<<32 {
+		return nil, errors.New("bad delta size")
+	}
+	delta = delta[n:]
+	out := make([]byte, 0, dstSize)
+	for len(delta) > 0 {
+		op := delta[0]
+		delta = delta[1:]
+		switch {
+		case op&0x80 != 0:
+			var off, size uint64
+			for i := range 7 {
+				if op&(1<<i) == 0 {
+					continue
+				}
+				if len(delta) == 0 {
+					return nil, errors.New("truncated delta")
+				}
+				if i < 4 {
+					off |= uint64(delta[0]) << (8 * i)
+				} else {
+					size |= uint64(delta[0]) << (8 * (i - 4))
+				}
+				delta = delta[1:]
+			}
+			if size == 0 {
+				size = 0x10000
+			}
+			if off+size > uint64(len(base)) {
+				return nil, errors.New("delta copies past its base")
+			}
+			out = append(out, base[off:off+size]...)
+		case op != 0:
+			if int(op) > len(delta) {
+				return nil, errors.New("truncated delta")
+			}
+			out = append(out, delta[:op]...)
+			delta = delta[op:]
+		default:
+			return nil, errors.New("reserved delta instruction")
+		}
+	}
+	if uint64(len(out)) != dstSize {
+		return nil, errors.New("delta result size mismatch")
+	}
+	return out, nil
+}

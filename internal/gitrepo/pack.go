@@ -1,0 +1,96 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/mapfile"
+)
+
+// packFile is a pack and its version 2 index: a fan-out table, the sorted
+// object ids, their CRCs, and their offsets (large ones in a second table).
+type packFile struct {
+	path  string
+	data  []byte
+	unmap func()
+	count int
+	idx   []byte
+}
+
+func openPack(idxPath string) (*packFile, error) {
+	idx, err := os.ReadFile(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	const header = 8 + 256*4
+	if len(idx) < header || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return nil, fmt.Errorf("%s: %w: pack index version", idxPath, errUnsupported)
+	}
+	count := int(binary.BigEndian.Uint32(idx[8+255*4:]))
+	if len(idx) < header+count*(oidLen+4+4)+2*oidLen {
+		return nil, fmt.Errorf("%s: pack index truncated", idxPath)
+	}
+	path := strings.TrimSuffix(idxPath, ".idx") + ".pack"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// Packs can be gigabytes, of which the diff wants a few trees.
+	data, unmap, err := mapfile.Map(f, info.Size(), false)
+	if err != nil {
+		return nil, err
+	}
+	return &packFile{path: path, data: data, unmap: unmap, count: count, idx: idx}, nil
+}
+
+// find returns the offset of oid in the pack.
+func (p *packFile) find(oid []byte) (int64, bool) {
+	const fanout = 8
+	lo := 0
+	if oid[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(p.idx[fanout+(int(oid[0])-1)*4:]))
+	}
+	hi := int(binary.BigEndian.Uint32(p.idx[fanout+int(oid[0])*4:]))
+	if hi > p.count || lo > hi {
+		return 0, false
+	}
+	ids := p.idx[fanout+256*4:]
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch c := bytes.Compare(ids[mid*oidLen:(mid+1)*oidLen], oid); {
+		case c == 0:
+			return p.offset(mid)
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, false
+}
+
+// offset reads the i-th object's offset, from the large-offset table when
+// its high bit says so.
+func (p *packFile) offset(i int) (int64, bool) {
+	offsets := 8 + 256*4 + p.count*(oidLen+4)
+	off := binary.BigEndian.Uint32(p.idx[offsets+i*4:])
+	if off&0x80000000 == 0 {
+		return int64(off), int64(off) < int64(len(p.data))
+	}
+	large := offsets + p.count*4 + int(off&0x7fffffff)*8
+	if large+8 > len(p.idx)-2*oidLen {
+		return 0, false
+	}
+	big := int64(binary.BigEndian.Uint64(p.idx[large:]))
+	return big, big >= 0 && big < int64(len(p.data))
+}
+
+func (p *packFile) close() { p.unmap() }

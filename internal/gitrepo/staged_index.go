@@ -1,0 +1,319 @@
+package gitrepo
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/git-queen/git-queen/internal/mapfile"
+)
+
+// stagedInProcess is `git diff --cached --no-renames --name-status`
+// computed from the index and HEAD's trees, without starting git. The
+// index's cache-tree names the tree of every directory git has not seen
+// change, so only the directories holding staged changes are read. It
+// returns an error (errUnsupported for the cases it leaves alone) whenever
+// git must be asked instead.
+func (r *Repo) stagedInProcess() ([]Change, error) {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR"} {
+		if os.Getenv(v) != "" {
+			return nil, fmt.Errorf("%w: %s is set", errUnsupported, v)
+		}
+	}
+	// A hook sees the index being committed in GIT_INDEX_FILE (a relative
+	// one is relative to the hook's directory, the top of the worktree).
+	indexPath := os.Getenv("GIT_INDEX_FILE")
+	if indexPath == "" {
+		indexPath = filepath.Join(r.GitDir, "index")
+	}
+	head, ok := r.HeadCommit()
+	if !ok || len(head) != 2*oidLen {
+		return nil, fmt.Errorf("%w: HEAD is not a plain SHA-1 commit", errUnsupported)
+	}
+	data, unmap, err := mapIndex(indexPath)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUnsupported, err)
+	}
+	defer unmap() // the entries point into it; the changes are copies
+	idx, err := parseIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	objects := newObjectReader(filepath.Join(r.CommonDir, "objects"))
+	defer objects.close()
+	root, err := commitTree(objects, head)
+	if err != nil {
+		return nil, err
+	}
+	d := &stagedDiff{objects: objects, entries: idx.entries}
+	if err := d.tree("", root, 0, len(idx.entries), idx.tree); err != nil {
+		return nil, err
+	}
+	return d.changes, nil
+}
+
+// mapIndex maps the index, which git replaces by renaming a new file
+// over it, never by writing in place.
+func mapIndex(path string) ([]byte, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	return mapfile.Map(f, info.Size(), true)
+}
+
+// commitTree returns the root tree of a commit.
+func commitTree(objects *objectReader, commit string) ([]byte, error) {
+	oid, err := hexOID(commit)
+	if err != nil {
+		return nil, err
+	}
+	kind, data, err := objects.read(oid)
+	if err != nil {
+		return nil, err
+	}
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	treeHex, ok := strings.CutPrefix(string(line), "tree ")
+	if kind != "commit" || !ok {
+		return nil, fmt.Errorf("%w: HEAD %s is not a commit", errUnsupported, commit)
+	}
+	return hexOID(treeHex)
+}
+
+// stagedDiff compares index entries with HEAD's trees.
+type stagedDiff struct {
+	objects *objectReader
+	entries []indexEntry
+	changes []Change
+	// fetched holds trees read ahead by prefetch, by oid.
+	fetched map[string][]byte
+}
+
+const (
+	modeTree    = 0o040000
+	modeTypeMsk = 0o170000
+)
+
+// tree compares the tree oid at prefix ("" or "dir/") with the index
+// entries [lo, hi), which are exactly those under prefix. Index paths sort
+// bytewise and tree entries sort as if directories ended in "/", so one
+// pass over both lines them up.
+func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) error {
+	if ct != nil && ct.valid && bytes.Equal(ct.oid, oid) {
+		return nil // the index makes the very tree HEAD has here
+	}
+	data, err := d.readTree(oid)
+	if err != nil {
+		return err
+	}
+	d.prefetch(data, ct)
+	i := lo
+	var path []byte // prefix + name (+ "/"), reused to spare allocations
+	for len(data) > 0 {
+		mode, name, entryOID, rest, err := nextTreeEntry(data)
+		if err != nil {
+			return err
+		}
+		data = rest
+		path = append(append(path[:0], prefix...), name...)
+		if mode&modeTypeMsk == modeTree {
+			path = append(path, '/')
+		}
+		for i < hi && bytes.Compare(d.entries[i].path, path) < 0 {
+			d.add('A', i)
+			i++
+		}
+		if mode&modeTypeMsk == modeTree {
+			j := i
+			for j < hi && bytes.HasPrefix(d.entries[j].path, path) {
+				j++
+			}
+			if j == i {
+				err = d.deleted(string(path), entryOID)
+			} else {
+				err = d.tree(string(path), entryOID, i, j, ct.child(name))
+			}
+			if err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		if i < hi && bytes.Equal(d.entries[i].path, path) {
+			e := d.entries[i]
+			switch {
+			case e.mode&modeTypeMsk != mode&modeTypeMsk:
+				d.add('T', i)
+			case e.mode != mode || !bytes.Equal(e.oid, entryOID):
+				d.add('M', i)
+			}
+			i++
+		} else {
+			d.changes = append(d.changes, Change{Status: 'D', Path: string(path)})
+		}
+	}
+	for ; i < hi; i++ {
+		d.add('A', i)
+	}
+	return nil
+}
+
+func (d *stagedDiff) add(status byte, i int) {
+	d.changes = append(d.changes, Change{Status: status, Path: string(d.entries[i].path)})
+}
+
+// deleted reports every file of a tree the index no longer has.
+func (d *stagedDiff) deleted(prefix string, oid []byte) error {
+	data, err := d.readTree(oid)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		mode, name, entryOID, rest, err := nextTreeEntry(data)
+		if err != nil {
+			return err
+		}
+		data = rest
+		if mode&modeTypeMsk == modeTree {
+			if err := d.deleted(prefix+string(name)+"/", entryOID); err != nil {
+				return err
+			}
+			continue
+		}
+		d.changes = append(d.changes, Change{Status: 'D', Path: prefix + string(name)})
+	}
+	return nil
+}
+
+// prefetch reads at once, one per CPU, the subtrees of a tree the walk
+// may descend into (those the cache-tree does not show unchanged), since
+// inflating them is most of the diff's work. Errors are left for the walk
+// to meet again.
+func (d *stagedDiff) prefetch(data []byte, ct *cacheTree) {
+	var wanted [][]byte
+	for len(data) > 0 {
+		mode, name, oid, rest, err := nextTreeEntry(data)
+		if err != nil {
+			return
+		}
+		data = rest
+		if mode&modeTypeMsk != modeTree {
+			continue
+		}
+		if c := ct.child(name); c == nil || !c.valid || !bytes.Equal(c.oid, oid) {
+			wanted = append(wanted, oid)
+		}
+	}
+	if len(wanted) < 2 {
+		return
+	}
+	trees := make([][]byte, len(wanted))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(wanted)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(wanted); i = int(next.Add(1) - 1) {
+				if kind, tree, err := d.objects.read(wanted[i]); err == nil && kind == "tree" {
+					trees[i] = tree
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if d.fetched == nil {
+		d.fetched = make(map[string][]byte, len(wanted))
+	}
+	for i, oid := range wanted {
+		if trees[i] != nil {
+			d.fetched[string(oid)] = trees[i]
+		}
+	}
+}
+
+func (d *stagedDiff) readTree(oid []byte) ([]byte, error) {
+	if tree, ok := d.fetched[string(oid)]; ok {
+		delete(d.fetched, string(oid))
+		return tree, nil
+	}
+	kind, data, err := d.objects.read(oid)
+	if err != nil {
+		return nil, err
+	}
+	if kind != "tree" {
+		return nil, fmt.Errorf("object %x is a %s, not a tree", oid, kind)
+	}
+	return data, nil
+}
+
+// nextTreeEntry splits "MODE NAME\0OID" off a tree object. Modes are
+// made canonical as git's canon_mode does when it reads a tree (old
+// trees may say 100664).
+func nextTreeEntry(data []byte) (mode uint32, name, oid, rest []byte, err error) {
+	sp := bytes.IndexByte(data, ' ')
+	nul := bytes.IndexByte(data, 0)
+	if sp <= 0 || nul < sp || len(data) < nul+1+oidLen {
+		return 0, nil, nil, nil, fmt.Errorf("malformed tree entry")
+	}
+	for _, c := range data[:sp] {
+		if c < '0' || c > '7' {
+			return 0, nil, nil, nil, fmt.Errorf("malformed tree entry mode")
+		}
+		mode = mode<<3 | uint32(c-'0')
+	}
+	name, oid, rest = data[sp+1:nul], data[nul+1:nul+1+oidLen], data[nul+1+oidLen:]
+	switch mode & modeTypeMsk {
+	case 0o100000: // git keeps only the owner's execute bit
+		if mode&0o100 != 0 {
+			mode = 0o100755
+		} else {
+			mode = 0o100644
+		}
+	case modeTree, 0o120000:
+		mode &= modeTypeMsk
+	default:
+		mode = 0o160000
+	}
+	return mode, name, oid, rest, nil
+}
+
+func hexOID(s string) ([]byte, error) {
+	if len(s) != 2*oidLen {
+		return nil, fmt.Errorf("%w: object id %q", errUnsupported, s)
+	}
+	oid := make([]byte, oidLen)
+	for i := range oidLen {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("bad object id %q", s)
+		}
+		oid[i] = hi<<4 | lo
+	}
+	return oid, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+func (r *objectReader) close() {
+	for _, p := range r.packs {
+		p.close()
+	}
+}
