@@ -14,11 +14,12 @@ import (
 var errUnsupported = errors.New("not read in process")
 
 // indexEntry is one entry of the index, its path pointing into the file's
-// bytes.
+// bytes, and its oid at oidAt in them: small, because a large repository
+// has many entries, and a fresh process pays for every page it touches.
 type indexEntry struct {
-	path []byte
-	mode uint32
-	oid  []byte
+	path  []byte
+	mode  uint32
+	oidAt uint32
 }
 
 // cacheTree is a directory of the index's cache-tree extension: when
@@ -33,9 +34,13 @@ type cacheTree struct {
 // gitIndex is what the diff needs of the index: entries sorted by path,
 // and the cache-tree when git wrote one.
 type gitIndex struct {
+	data    []byte
 	entries []indexEntry
 	tree    *cacheTree
 }
+
+// oid is the object id of entry e.
+func (idx *gitIndex) oid(e indexEntry) []byte { return idx.data[e.oidAt : e.oidAt+oidLen] }
 
 const oidLen = 20 // SHA-1; SHA-256 repositories are left to git
 
@@ -52,7 +57,10 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	}
 	count := int(binary.BigEndian.Uint32(data[8:12]))
 	body := data[:len(data)-oidLen] // the trailing checksum
-	idx := &gitIndex{entries: make([]indexEntry, 0, count)}
+	if len(data) > 1<<32-1 {
+		return nil, fmt.Errorf("%w: index larger than 4 GiB", errUnsupported)
+	}
+	idx := &gitIndex{data: data, entries: make([]indexEntry, 0, count)}
 	pos := 12
 	var prev []byte
 	for range count {
@@ -60,7 +68,7 @@ func parseIndex(data []byte) (*gitIndex, error) {
 		if pos+fixed > len(body) {
 			return nil, fmt.Errorf("%w: index truncated", errUnsupported)
 		}
-		e := indexEntry{mode: binary.BigEndian.Uint32(body[pos+24:]), oid: body[pos+40 : pos+40+oidLen]}
+		e := indexEntry{mode: binary.BigEndian.Uint32(body[pos+24:]), oidAt: uint32(pos + 40)}
 		flags := binary.BigEndian.Uint16(body[pos+40+oidLen:])
 		start := pos
 		pos += fixed

@@ -15,25 +15,36 @@ import (
 type packFile struct {
 	path  string
 	data  []byte
-	unmap func()
 	count int
 	idx   []byte
+	unmap []func()
 }
 
 func openPack(idxPath string) (*packFile, error) {
-	idx, err := os.ReadFile(idxPath)
+	p := &packFile{path: strings.TrimSuffix(idxPath, ".idx") + ".pack"}
+	// Both can be large, and a lookup touches a few pages of each.
+	idx, err := p.mapFile(idxPath)
 	if err != nil {
 		return nil, err
 	}
 	const header = 8 + 256*4
 	if len(idx) < header || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		p.close()
 		return nil, fmt.Errorf("%s: %w: pack index version", idxPath, errUnsupported)
 	}
-	count := int(binary.BigEndian.Uint32(idx[8+255*4:]))
-	if len(idx) < header+count*(oidLen+4+4)+2*oidLen {
+	p.idx, p.count = idx, int(binary.BigEndian.Uint32(idx[8+255*4:]))
+	if len(idx) < header+p.count*(oidLen+4+4)+2*oidLen {
+		p.close()
 		return nil, fmt.Errorf("%s: pack index truncated", idxPath)
 	}
-	path := strings.TrimSuffix(idxPath, ".idx") + ".pack"
+	if p.data, err = p.mapFile(p.path); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *packFile) mapFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -43,12 +54,12 @@ func openPack(idxPath string) (*packFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Packs can be gigabytes, of which the diff wants a few trees.
 	data, unmap, err := mapfile.Map(f, info.Size(), false)
 	if err != nil {
 		return nil, err
 	}
-	return &packFile{path: path, data: data, unmap: unmap, count: count, idx: idx}, nil
+	p.unmap = append(p.unmap, unmap)
+	return data, nil
 }
 
 // find returns the offset of oid in the pack.
@@ -93,4 +104,8 @@ func (p *packFile) offset(i int) (int64, bool) {
 	return big, big >= 0 && big < int64(len(p.data))
 }
 
-func (p *packFile) close() { p.unmap() }
+func (p *packFile) close() {
+	for _, unmap := range p.unmap {
+		unmap()
+	}
+}

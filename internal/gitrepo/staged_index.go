@@ -50,7 +50,7 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &stagedDiff{objects: objects, entries: idx.entries}
+	d := &stagedDiff{objects: objects, index: idx, entries: idx.entries}
 	if err := d.tree("", root, 0, len(idx.entries), idx.tree); err != nil {
 		return nil, err
 	}
@@ -93,6 +93,7 @@ func commitTree(objects *objectReader, commit string) ([]byte, error) {
 // stagedDiff compares index entries with HEAD's trees.
 type stagedDiff struct {
 	objects *objectReader
+	index   *gitIndex
 	entries []indexEntry
 	changes []Change
 	// fetched holds trees read ahead by prefetch, by oid.
@@ -154,7 +155,7 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 			switch {
 			case e.mode&modeTypeMsk != mode&modeTypeMsk:
 				d.add('T', i)
-			case e.mode != mode || !bytes.Equal(e.oid, entryOID):
+			case e.mode != mode || !bytes.Equal(d.index.oid(e), entryOID):
 				d.add('M', i)
 			}
 			i++
