@@ -26,7 +26,12 @@ for d in $(seq 0 99); do
 done
 genstore -dir .beads -reservations 1000 -active 1000 -messages 0
 git queen init --droid bench-droid >/dev/null
-git add -A && git commit -q -m "10,000 files"
+# Settle the repository as it would be after a while: packed by the
+# commit's gc --auto in the foreground (detached, it would run during the
+# measurements), and with the stores quiet for the 2 s after which the
+# selection cache trusts their stat.
+git add -A && git -c gc.autoDetach=false commit -q -m "10,000 files"
+sleep 2
 base=$(git rev-parse HEAD)
 for d in $(seq 0 99); do echo changed >> "app/dir$d/file0.txt"; done
 git add app
