@@ -173,6 +173,17 @@ func TestPreCommitRefusesRewritesButNotCompactionOrArchive(t *testing.T) {
 	}
 	testgit.Run(t, repo, "checkout", "-q", "HEAD", "--", log)
 
+	// A log emptied by hand is refused line by line, up to the limit.
+	os.WriteFile(filepath.Join(repo, ".beads", "queen.toml"), []byte("[validate]\nlimit = 2\n"), 0o644)
+	os.WriteFile(log, nil, 0o644)
+	testgit.Run(t, repo, "add", log)
+	if out, ok := tryCommit(t, repo, ""); ok || strings.Count(out, "is gone without a later one") != 2 ||
+		!strings.Contains(out, "... and 2 more changed committed lines in .beads/queen_messages.jsonl") {
+		t.Fatalf("an emptied log: allowed=%v %s", ok, out)
+	}
+	testgit.Run(t, repo, "checkout", "-q", "HEAD", "--", log)
+	os.Remove(filepath.Join(repo, ".beads", "queen.toml"))
+
 	// Compaction and archive are git-queen's own rewrites: allowed.
 	mustQueen(t, repo, "", "compact")
 	testgit.Run(t, repo, "add", ".beads")

@@ -129,8 +129,11 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 			fmt.Fprintf(w, "  ... and %d more (git queen validate %s)\n", r.Omitted, r.Path)
 		}
 	}
-	for _, r := range res.Rewrites {
+	for i, r := range res.Rewrites {
 		fmt.Fprintf(w, "git-queen: commit refused: %s:%d: %s\n", r.Path, r.Line, r.Msg)
+		if n := res.RewritesOmitted[r.Path]; n > 0 && (i+1 == len(res.Rewrites) || res.Rewrites[i+1].Path != r.Path) {
+			fmt.Fprintf(w, "  ... and %d more changed committed lines in %s\n", n, r.Path)
+		}
 	}
 	if len(res.Invalid) > 0 || len(res.Rewrites) > 0 {
 		fmt.Fprintln(w, "fix the staged files (git queen validate; git queen resolve repairs merge debris), or commit anyway with git commit --no-verify")

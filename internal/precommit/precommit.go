@@ -60,8 +60,10 @@ type Result struct {
 	Refusals []Refusal `json:"refusals"`
 	// Invalid holds the staged files that failed validation.
 	Invalid []schema.Result `json:"invalid"`
-	// Rewrites are changes to committed lines of append-only stores.
-	Rewrites []Rewrite `json:"rewrites"`
+	// Rewrites are changes to committed lines of append-only stores, the
+	// first Limit of each file; RewritesOmitted counts the rest by file.
+	Rewrites        []Rewrite      `json:"rewrites"`
+	RewritesOmitted map[string]int `json:"rewrites_omitted,omitempty"`
 	// Problems are problems with the reservations themselves (an
 	// unreadable line, a pattern that no longer compiles): they do not
 	// refuse the commit, since the committer cannot fix another droid's
@@ -181,10 +183,29 @@ func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
 			if err != nil {
 				return err
 			}
+			if limit := in.limit(); len(rewrites) > limit {
+				if res.RewritesOmitted == nil {
+					res.RewritesOmitted = map[string]int{}
+				}
+				res.RewritesOmitted[c.Path] = len(rewrites) - limit
+				rewrites = rewrites[:limit]
+			}
 			res.Rewrites = append(res.Rewrites, rewrites...)
 		}
 	}
 	return nil
+}
+
+// limit is how many problems of one file are listed, as for validation
+// (a rewritten log can have thousands, and the first ones show the cause).
+func (in *Input) limit() int {
+	switch {
+	case in.Limit == 0:
+		return schema.DefaultLimit
+	case in.Limit < 0:
+		return int(^uint(0) >> 1)
+	}
+	return in.Limit
 }
 
 // isStoreLog reports the append-only QueenBee logs (not their archives).
