@@ -13,7 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/mapfile"
 	"github.com/git-queen/git-queen/merge"
 )
 
@@ -81,7 +81,7 @@ func runMergeDriver(o mergeDriverOptions) error {
 	}
 	var inputs [3][]byte
 	for i, p := range []string{o.Base, o.Ours, o.Theirs} {
-		b, release, err := jsonl.MapFile(abs(p))
+		b, release, err := mapfile.Open(abs(p), true)
 		if err != nil {
 			return fmt.Errorf("merge-driver: %w", err)
 		}

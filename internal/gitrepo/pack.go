@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/mapfile"
@@ -45,16 +44,7 @@ func openPack(idxPath string) (*packFile, error) {
 }
 
 func (p *packFile) mapFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	data, unmap, err := mapfile.Map(f, info.Size(), false)
+	data, unmap, err := mapfile.Open(path, false)
 	if err != nil {
 		return nil, err
 	}

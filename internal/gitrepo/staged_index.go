@@ -35,7 +35,9 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if !ok || len(head) != 2*oidLen {
 		return nil, fmt.Errorf("%w: HEAD is not a plain SHA-1 commit", errUnsupported)
 	}
-	data, unmap, err := mapIndex(indexPath)
+	// Git replaces the index by renaming a new file over it, never by
+	// writing in place, so the mapping stays whole.
+	data, unmap, err := mapfile.Open(indexPath, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUnsupported, err)
 	}
@@ -55,21 +57,6 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 		return nil, err
 	}
 	return d.changes, nil
-}
-
-// mapIndex maps the index, which git replaces by renaming a new file
-// over it, never by writing in place.
-func mapIndex(path string) ([]byte, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	return mapfile.Map(f, info.Size(), true)
 }
 
 // commitTree returns the root tree of a commit.

@@ -178,29 +178,3 @@ func selectRead(path string, q Query) ([]Entry, []Problem, error) {
 	entries, problems := Select(data, path, q)
 	return entries, problems, nil
 }
-
-// MapFile maps a whole file read-only, for callers that read large inputs
-// once (the merge driver's three files). The bytes stay valid until release
-// is called, even if the file is replaced by a rename meanwhile. Empty or
-// special files, and systems without mmap, are read instead.
-func MapFile(path string) (data []byte, release func(), err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if info.Size() > 0 && info.Mode().IsRegular() && info.Size() == int64(int(info.Size())) {
-		if data, release, err := mapfile.Map(f, info.Size(), true); err == nil {
-			return data, release, nil
-		}
-	}
-	data, err = os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, func() {}, nil
-}
