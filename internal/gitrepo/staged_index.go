@@ -20,10 +20,14 @@ import (
 // returns an error (errUnsupported for the cases it leaves alone) whenever
 // git must be asked instead.
 func (r *Repo) stagedInProcess() ([]Change, error) {
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR"} {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+		"GIT_COMMON_DIR", "GIT_REPLACE_REF_BASE"} {
 		if os.Getenv(v) != "" {
 			return nil, fmt.Errorf("%w: %s is set", errUnsupported, v)
 		}
+	}
+	if r.replacesObjects() {
+		return nil, fmt.Errorf("%w: replace refs or grafts", errUnsupported)
 	}
 	// A hook sees the index being committed in GIT_INDEX_FILE (a relative
 	// one is relative to the hook's directory, the top of the worktree).
@@ -57,6 +61,23 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 		return nil, err
 	}
 	return d.changes, nil
+}
+
+// replacesObjects reports replace refs or grafts, with which git reads
+// another commit or tree than the one named.
+func (r *Repo) replacesObjects() bool {
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "info", "grafts")); err == nil {
+		return true
+	}
+	if names, _ := os.ReadDir(filepath.Join(r.CommonDir, "refs", "replace")); len(names) > 0 {
+		return true
+	}
+	packed, release, err := mapfile.Open(filepath.Join(r.CommonDir, "packed-refs"), false)
+	if err != nil {
+		return false
+	}
+	defer release()
+	return bytes.Contains(packed, []byte(" refs/replace/"))
 }
 
 // commitTree returns the root tree of a commit.

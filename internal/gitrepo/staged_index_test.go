@@ -161,6 +161,23 @@ func TestStagedInProcessDeclines(t *testing.T) {
 			testgit.Run(t, dir, "update-index", "--split-index")
 			return dir
 		}},
+		{"replace ref", func(t *testing.T, dir string) string {
+			testgit.Write(t, dir, "top", "changed\n")
+			testgit.Run(t, dir, "commit", "-qam", "second")
+			testgit.Run(t, dir, "replace", "HEAD", "HEAD~1")
+			testgit.Write(t, dir, "src/x", "x\n")
+			testgit.Run(t, dir, "add", "src/x")
+			return dir
+		}},
+		{"packed replace ref", func(t *testing.T, dir string) string {
+			testgit.Write(t, dir, "top", "changed\n")
+			testgit.Run(t, dir, "commit", "-qam", "second")
+			testgit.Run(t, dir, "replace", "HEAD", "HEAD~1")
+			testgit.Run(t, dir, "pack-refs", "--all")
+			testgit.Write(t, dir, "src/x", "x\n")
+			testgit.Run(t, dir, "add", "src/x")
+			return dir
+		}},
 		{"unborn branch", func(t *testing.T, _ string) string {
 			dir := t.TempDir()
 			testgit.Run(t, dir, "init", "-q")
