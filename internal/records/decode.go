@@ -74,12 +74,8 @@ func tm(raw []byte, dst *time.Time, present *bool) error {
 	if raw == nil || string(raw) == "null" {
 		return nil
 	}
-	s, ok := jsonl.String(raw)
+	t, ok := ParseTime(raw)
 	if !ok {
-		return errUnusual
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
 		return errUnusual
 	}
 	*dst = t

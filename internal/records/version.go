@@ -32,15 +32,8 @@ func VersionTime(line []byte) time.Time {
 }
 
 func parseTime(raw []byte) (time.Time, bool) {
-	s, ok := jsonl.String(raw)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return t.UTC(), true
+	t, ok := ParseTime(raw)
+	return t.UTC(), ok
 }
 
 // VersionKey is a sort key for a version: its VersionTime in a fixed-width

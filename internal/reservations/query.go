@@ -28,7 +28,7 @@ func activeFields(f [][]byte, now time.Time) bool {
 	if !jsonl.StringEquals(f[0], records.ReservationActive) {
 		return false
 	}
-	t, ok := parseTime(f[1])
+	t, ok := records.ParseTime(f[1])
 	return ok && t.After(now)
 }
 
@@ -48,7 +48,7 @@ func liveQuery(now time.Time) store.Query {
 					return true
 				}
 				for _, raw := range f[2:] {
-					if t, ok := parseTime(raw); ok && t.After(horizon) {
+					if t, ok := records.ParseTime(raw); ok && t.After(horizon) {
 						return true
 					}
 				}
@@ -56,15 +56,6 @@ func liveQuery(now time.Time) store.Query {
 			},
 		},
 	}
-}
-
-func parseTime(raw []byte) (time.Time, bool) {
-	s, ok := jsonl.String(raw)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
 }
 
 // currentQuery selects what may be active at now from src: the active
