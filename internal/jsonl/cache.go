@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -33,9 +32,9 @@ import (
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // cacheHeader is the first line of a cache file. The lines after it are
-// the selected entries, "LINE OFFSET RAW", so that a read of the cached
-// answer touches the cache file only, not the log (a selection scattered
-// over a large log costs a page fault per entry).
+// the selected entries (see cacheline.go), whole, so that a read of the
+// cached answer touches the cache file only, not the log (a selection
+// scattered over a large log costs a page fault per entry).
 type cacheHeader struct {
 	V        int            `json:"v"`
 	Size     int64          `json:"size"`
@@ -45,6 +44,11 @@ type cacheHeader struct {
 	// Stat, when set, is the log's stat when it was Size bytes long and
 	// quiet: while it still is, the checksum need not be recomputed.
 	Stat *FileStat `json:"stat,omitempty"`
+	// Keys are the query's key and fields, whose spans the lines give.
+	Keys []string `json:"keys"`
+	// Body is the CRC-32C of the lines after the header, so that a
+	// damaged cache is ignored rather than believed.
+	Body uint32 `json:"body_crc32c"`
 }
 
 type cacheProblem struct {
@@ -52,7 +56,7 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 2
+const cacheVersion = 3
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
@@ -79,14 +83,14 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		entries, problems := Select(data, file, q)
 		if prefix > 0 {
 			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, prefix, lines, checksum(prefix), entries, problems, stat)
+			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat)
 		}
 		return entries, problems
 	}
 	if hdr.Size == prefix && hdr.Stat == nil && stat != nil {
 		// Verified by checksum, and now quiet: remember the stat so that
 		// the next read need not checksum.
-		saveCache(cachePath, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat)
+		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat)
 	}
 	if hdr.Size == int64(len(data)) {
 		// Nothing new: the cached selection is the answer, in line order.
@@ -142,7 +146,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
-		saveCache(cachePath, prefix, lines, checksum(prefix), entries, problems, stat)
+		saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat)
 	}
 	return entries, problems
 }
@@ -169,29 +173,26 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	if err != nil {
 		return hdr, nil, false
 	}
+	keys := append([]string{q.key()}, q.Fields...)
 	first, rest, found := bytes.Cut(raw, []byte{'\n'})
-	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion ||
-		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' {
+	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, keys) ||
+		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(rest) != hdr.Body {
 		return hdr, nil, false
 	}
 	if !(hdr.Size == int64(len(data)) && info != nil && unchanged(hdr.Stat, info)) && checksum(hdr.Size) != hdr.CRC {
 		return hdr, nil, false
 	}
-	keys := append([]string{q.key()}, q.Fields...)
 	vals := make([][]byte, len(keys))
 	var entries []Entry
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
-		noText, line, _ := bytes.Cut(line, []byte{' '})
-		offText, fileLine, _ := bytes.Cut(line, []byte{' '})
-		no, err1 := strconv.Atoi(string(noText))
-		off, err2 := strconv.ParseInt(string(offText), 10, 64)
-		if err1 != nil || err2 != nil || off < 0 || off >= hdr.Size || no > hdr.Lines || len(fileLine) == 0 {
+		no, off, fileLine, ok := parseCacheLine(line, vals)
+		if !ok || off >= hdr.Size || no > hdr.Lines {
 			return hdr, nil, false
 		}
-		id, msg := lineKey(Line{No: no, Raw: fileLine, Terminated: true}, keys, vals)
-		if msg != "" {
+		id, ok := String(vals[0])
+		if !ok || id == "" {
 			return hdr, nil, false
 		}
 		fields := vals[1:]
@@ -207,31 +208,29 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 
 // saveCache writes the selection of a prefix. It is best effort.
 // The prefix is size bytes long and holds lines lines.
-func saveCache(cachePath string, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat}
+func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat) {
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: append([]string{q.key()}, q.Fields...)}
 	for _, p := range problems {
 		if p.Line <= hdr.Lines {
 			hdr.Problems = append(hdr.Problems, cacheProblem{p.Line, p.Msg})
 		}
 	}
-	var buf bytes.Buffer
-	h, _ := json.Marshal(hdr)
-	buf.Write(h)
-	buf.WriteByte('\n')
+	var body []byte
+	vals := make([][]byte, len(hdr.Keys))
 	for _, e := range entries {
 		if e.Line <= hdr.Lines {
-			buf.WriteString(strconv.Itoa(e.Line))
-			buf.WriteByte(' ')
-			buf.WriteString(strconv.FormatInt(e.Offset, 10))
-			buf.WriteByte(' ')
-			buf.Write(e.Raw)
-			buf.WriteByte('\n')
+			var ok bool
+			if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
+				return
+			}
 		}
 	}
+	hdr.Body = Checksum(body)
+	h, _ := json.Marshal(hdr)
 	if err := os.MkdirAll(filepath.Dir(cachePath), 0o755); err != nil {
 		return
 	}
-	_ = writeFile(cachePath, buf.Bytes(), false)
+	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)
 }
 
 // Checksum is the CRC-32C the caches use to recognise an unchanged prefix.

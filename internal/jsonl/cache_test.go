@@ -134,8 +134,18 @@ func TestCacheTrustsAQuietStat(t *testing.T) {
 	}
 	doctored := strings.Replace(string(raw), `{"id":"r0","v":1}`, `{"id":"r0","v":9}`, 1)
 	doctored = regexp.MustCompile(`"crc32c":\d+`).ReplaceAllString(doctored, `"crc32c":1`)
+	// A cache whose lines do not match their own checksum is damaged, and
+	// ignored whatever the stat says.
 	os.WriteFile(cache, []byte(doctored), 0o644)
 	got, _, _ := SelectFileCached(path, Query{}, cache)
+	if string(got[0].Raw) != `{"id":"r0","v":1}` {
+		t.Fatalf("a damaged cache was believed: %s", got[0].Raw)
+	}
+	// Doctored consistently, it is served while the stat holds.
+	_, body, _ := strings.Cut(doctored, "\n")
+	doctored = regexp.MustCompile(`"body_crc32c":\d+`).ReplaceAllString(doctored, fmt.Sprintf(`"body_crc32c":%d`, Checksum([]byte(body))))
+	os.WriteFile(cache, []byte(doctored), 0o644)
+	got, _, _ = SelectFileCached(path, Query{}, cache)
 	if string(got[0].Raw) != `{"id":"r0","v":9}` {
 		t.Fatalf("unchanged stat, but the cache was not used: %s", got[0].Raw)
 	}
