@@ -9,10 +9,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 demo=$(mktemp -d "${TMPDIR:-/tmp}/git-queen-demo.XXXXXX")
 trap 'rm -rf "$demo"' EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '\033[2m%s$\033[0m %s\n' "$(basename "$PWD")" "$*"; "$@"; }
+# Bold steps and dim prompts on a terminal only, and never with NO_COLOR.
+bold='' dim='' plain=''
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold='\033[1m' dim='\033[2m' plain='\033[0m'; fi
+step() { printf "\n${bold}== %s${plain}\n" "$*"; }
+prompt() { printf "${dim}%s\$${plain} %s\n" "$(basename "$PWD")" "$*"; }
+run() { prompt "$@"; "$@"; }
 # fails: run a command that must fail, and show that it did.
-fails() { printf '\033[2m%s$\033[0m %s\n' "$(basename "$PWD")" "$*"; if "$@"; then echo "demo: expected a refusal" >&2; exit 1; fi; }
+fails() { prompt "$@"; if "$@"; then echo "demo: expected a refusal" >&2; exit 1; fi; }
 
 step "build git-queen"
 (cd "$root" && go build -o "$demo/bin/git-queen" ./cmd/git-queen)
