@@ -91,6 +91,39 @@ func TestPreCommitRefusesReservedPaths(t *testing.T) {
 	}
 }
 
+// TestPreCommitChecksTheIndexBeingCommitted: with -a or with paths, git
+// commits a temporary index (GIT_INDEX_FILE), and the hook must judge
+// that one, not .git/index.
+func TestPreCommitChecksTheIndexBeingCommitted(t *testing.T) {
+	repo := initRepo(t)
+	stage(t, repo, map[string]string{"src/api/a.go": "a\n", "docs/x.md": "x\n"})
+	testgit.Run(t, repo, "commit", "-q", "-m", "files")
+	mustQueen(t, repo, "bob", "reserve", "src/api/**", "-x")
+	testgit.Write(t, repo, "src/api/a.go", "changed, not staged\n")
+	testgit.Write(t, repo, "docs/x.md", "changed, not staged\n")
+	commit := func(dir string, args ...string) (string, bool) {
+		cmd := exec.Command("git", append([]string{"commit", "-q", "-m", "change"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "QUEEN_DROID=ann")
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil
+	}
+	if out, ok := commit(filepath.Join(repo, "src"), "-a"); ok || !strings.Contains(out, "src/api/a.go: reserved exclusively by bob") {
+		t.Fatalf("commit -a from a subdirectory: allowed=%v %s", ok, out)
+	}
+	if out, ok := commit(repo, "--", "src/api/a.go"); ok || !strings.Contains(out, "src/api/a.go: reserved") {
+		t.Fatalf("commit of a reserved path named on the command line: allowed=%v %s", ok, out)
+	}
+	// Staged in .git/index, but not in this commit: allowed.
+	testgit.Run(t, repo, "add", "src/api/a.go")
+	if out, ok := commit(repo, "--", "docs/x.md"); !ok {
+		t.Fatalf("a commit of docs/x.md only was refused for a path staged outside it: %s", out)
+	}
+	if got := testgit.Run(t, repo, "show", "--name-only", "--format=", "HEAD"); got != "docs/x.md" {
+		t.Fatalf("the commit holds %q", got)
+	}
+}
+
 func TestPreCommitWithoutIdentityHonoursEveryExclusiveReservation(t *testing.T) {
 	repo := initRepo(t)
 	testgit.Run(t, repo, "config", "--worktree", "--unset", "queen.droid")
