@@ -106,6 +106,22 @@ func TestStagedInProcessCases(t *testing.T) {
 			testgit.Run(t, dir, "add", "-A")
 			testgit.Run(t, dir, "update-index", "--index-version", "4")
 		}},
+		{"optional index extensions", func(t *testing.T, dir string) {
+			// The untracked cache, the end-of-index and offset-table
+			// extensions, and an assume-unchanged entry.
+			testgit.Run(t, dir, "update-index", "--untracked-cache")
+			testgit.Run(t, dir, "status", "--porcelain")
+			testgit.Run(t, dir, "update-index", "--assume-unchanged", "top")
+			testgit.Write(t, dir, "src/b/new.txt", "new\n")
+			testgit.Run(t, dir, "-c", "index.recordEndOfIndexEntries=true", "-c", "index.recordOffsetTable=true",
+				"-c", "index.threads=2", "add", "-A")
+			index, _ := os.ReadFile(filepath.Join(dir, ".git", "index"))
+			for _, ext := range []string{"UNTR", "EOIE", "IEOT", "TREE"} {
+				if !strings.Contains(string(index), ext) {
+					t.Fatalf("git wrote no %s extension", ext)
+				}
+			}
+		}},
 		{"packed with deltas", func(t *testing.T, dir string) {
 			for i := range 5 {
 				testgit.Write(t, dir, "src/a/one.txt", fmt.Sprintf("version %d\n", i))
@@ -153,6 +169,12 @@ func TestStagedInProcessDeclines(t *testing.T) {
 			testgit.Run(t, dir, "add", "-N", "later.txt")
 			testgit.Write(t, dir, "now.txt", "x\n")
 			testgit.Run(t, dir, "add", "now.txt")
+			return dir
+		}},
+		{"skip-worktree", func(t *testing.T, dir string) string {
+			testgit.Run(t, dir, "update-index", "--skip-worktree", "top")
+			testgit.Write(t, dir, "src/x", "x\n")
+			testgit.Run(t, dir, "add", "src/x")
 			return dir
 		}},
 		{"split index", func(t *testing.T, dir string) string {
