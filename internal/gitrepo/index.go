@@ -44,6 +44,11 @@ func (idx *gitIndex) oid(e indexEntry) []byte { return idx.data[e.oidAt : e.oidA
 
 const oidLen = 20 // SHA-1; SHA-256 repositories are left to git
 
+// maxExpandedPaths bounds the paths of a version 4 index, which are stored
+// as differences from the one before (a real index of a million 100-byte
+// paths stays well below it).
+const maxExpandedPaths = 1 << 28
+
 // parseIndex reads the index format (versions 2 to 4) as documented in
 // git's gitformat-index(5). It declines, rather than guesses, anything it
 // does not fully understand.
@@ -56,6 +61,10 @@ func parseIndex(data []byte) (*gitIndex, error) {
 		return nil, fmt.Errorf("%w: index version %d", errUnsupported, version)
 	}
 	count := int(binary.BigEndian.Uint32(data[8:12]))
+	const minEntry = 40 + oidLen + 2 + 1 // stat data, oid, flags, a path of at least one byte
+	if count > len(data)/minEntry {
+		return nil, fmt.Errorf("%w: index claims %d entries", errUnsupported, count)
+	}
 	body := data[:len(data)-oidLen] // the trailing checksum
 	if len(data) > 1<<32-1 {
 		return nil, fmt.Errorf("%w: index larger than 4 GiB", errUnsupported)
@@ -63,6 +72,7 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	idx := &gitIndex{data: data, entries: make([]indexEntry, 0, count)}
 	pos := 12
 	var prev []byte
+	expanded := 0 // bytes of version 4 paths rebuilt
 	for range count {
 		const fixed = 40 + oidLen + 2 // stat data, mode among it, then oid and flags
 		if pos+fixed > len(body) {
@@ -83,13 +93,17 @@ func parseIndex(data []byte) (*gitIndex, error) {
 		}
 		if version == 4 {
 			strip, n := binary.Uvarint(body[pos:])
-			if n <= 0 || int(strip) > len(prev) {
+			if n <= 0 || strip > uint64(len(prev)) {
 				return nil, fmt.Errorf("%w: bad path compression", errUnsupported)
 			}
 			pos += n
 			end := bytes.IndexByte(body[pos:], 0)
 			if end < 0 {
 				return nil, fmt.Errorf("%w: index truncated", errUnsupported)
+			}
+			// A damaged index could make the paths grow without end.
+			if expanded += len(prev) - int(strip) + end; expanded > maxExpandedPaths {
+				return nil, fmt.Errorf("%w: paths too long", errUnsupported)
 			}
 			path := make([]byte, 0, len(prev)-int(strip)+end)
 			e.path = append(append(path, prev[:len(prev)-int(strip)]...), body[pos:pos+end]...)
@@ -149,10 +163,11 @@ func parseCacheTree(b []byte) (*cacheTree, []byte, error) {
 	entriesText, subtreesText, ok := bytes.Cut(b[:nl], []byte{' '})
 	entries, err1 := strconv.Atoi(string(entriesText))
 	subtrees, err2 := strconv.Atoi(string(subtreesText))
-	if !ok || err1 != nil || err2 != nil || subtrees < 0 || entries < -1 {
+	b = b[nl+1:]
+	// Each subtree takes at least "\x000 0\n".
+	if !ok || err1 != nil || err2 != nil || subtrees < 0 || subtrees > len(b)/4 || entries < -1 {
 		return nil, nil, errors.New("bad counts")
 	}
-	b = b[nl+1:]
 	t := &cacheTree{valid: entries >= 0}
 	if t.valid {
 		if len(b) < oidLen {
