@@ -125,6 +125,10 @@ func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
 	return out, nil
 }
 
+// maxObjectSize bounds the commits and trees read (a damaged size must
+// not allocate gigabytes); anything larger is left to git.
+const maxObjectSize = 1 << 28
+
 // maxDeltaDepth bounds delta chains (git's own limit is 4095).
 const maxDeltaDepth = 10000
 
@@ -150,6 +154,10 @@ func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []
 		}
 		size |= int(c&0x7f) << shift
 		shift += 7
+	}
+	if size > maxObjectSize {
+		// Commits and trees are never this large; a damaged header might be.
+		return "", nil, fmt.Errorf("%s at %d: %w: object of %d bytes", p.path, off, errUnsupported, size)
 	}
 	var baseKind string
 	var base []byte
@@ -204,11 +212,11 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	}
 	delta = delta[n:]
 	dstSize, n := binary.Uvarint(delta)
-	if n <= 0 || dstSize > 1<<32 {
+	if n <= 0 || dstSize > maxObjectSize {
 		return nil, errors.New("bad delta size")
 	}
 	delta = delta[n:]
-	out := make([]byte, 0, dstSize)
+	out := make([]byte, 0, min(dstSize, 1<<20))
 	for len(delta) > 0 {
 		op := delta[0]
 		delta = delta[1:]
@@ -232,13 +240,13 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 			if size == 0 {
 				size = 0x10000
 			}
-			if off+size > uint64(len(base)) {
-				return nil, errors.New("delta copies past its base")
+			if off+size > uint64(len(base)) || uint64(len(out))+size > dstSize {
+				return nil, errors.New("delta copies past its base or its size")
 			}
 			out = append(out, base[off:off+size]...)
 		case op != 0:
-			if int(op) > len(delta) {
-				return nil, errors.New("truncated delta")
+			if int(op) > len(delta) || uint64(len(out))+uint64(op) > dstSize {
+				return nil, errors.New("truncated delta, or longer than its size")
 			}
 			out = append(out, delta[:op]...)
 			delta = delta[op:]

@@ -1,0 +1,66 @@
+package gitrepo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+)
+
+func TestApplyDelta(t *testing.T) {
+	base := []byte("hello, world of trees")
+	// Sizes 21 and 12; copy 5 bytes from 0; insert ", git"; copy 2 from 19.
+	delta := []byte{21, 12, 0x91, 0, 5, 5, ',', ' ', 'g', 'i', 't', 0x91, 19, 2}
+	got, err := applyDelta(base, delta)
+	if err != nil || string(got) != "hello, gites" {
+		t.Fatalf("%q %v", got, err)
+	}
+	for name, bad := range map[string][]byte{
+		"base size":      {20, 12},
+		"copy past base": {21, 12, 0x91, 18, 5},
+		"longer":         {21, 2, 0x91, 0, 5},
+		"truncated":      {21, 12, 0x91},
+		"insert past":    {21, 12, 9, 'a'},
+		"reserved":       {21, 1, 0},
+		"shorter":        {21, 12, 0x91, 0, 5},
+	} {
+		if _, err := applyDelta(base, bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// FuzzApplyDelta: a damaged delta is an error, never a panic, and a
+// result always has the size the delta declares.
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte("hello, world of trees"), []byte{21, 12, 0x91, 0, 5, 5, ',', ' ', 'g', 'i', 't', 0x91, 19, 2})
+	f.Add([]byte{}, []byte{0, 0x80, 0x80, 0x80, 0x80, 0x08})
+	f.Fuzz(func(t *testing.T, base, delta []byte) {
+		out, err := applyDelta(base, delta)
+		if err != nil {
+			return
+		}
+		_, n := binary.Uvarint(delta)
+		if size, _ := binary.Uvarint(delta[n:]); uint64(len(out)) != size {
+			t.Fatalf("%d bytes, the delta says %d", len(out), size)
+		}
+	})
+}
+
+func TestNextTreeEntryModes(t *testing.T) {
+	oid := bytes.Repeat([]byte{1}, oidLen)
+	for mode, want := range map[string]uint32{
+		"100644": 0o100644, "100664": 0o100644, "100755": 0o100755, "100744": 0o100755,
+		"40000": 0o040000, "120000": 0o120000, "160000": 0o160000,
+	} {
+		data := append([]byte(mode+" name\x00"), oid...)
+		got, name, _, rest, err := nextTreeEntry(data)
+		if err != nil || got != want || string(name) != "name" || len(rest) != 0 {
+			t.Errorf("%s: %o %q %v", mode, got, name, err)
+		}
+	}
+	for _, bad := range []string{"", "100644name\x00", " name\x00", "10064x name\x00", "100644 name"} {
+		if _, _, _, _, err := nextTreeEntry(append([]byte(bad), oid...)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
