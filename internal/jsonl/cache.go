@@ -183,7 +183,11 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		return hdr, nil, false
 	}
 	vals := make([][]byte, len(keys))
-	var entries []Entry
+	// One allocation each for the entries and their fields: a fresh
+	// process pays for every page it touches, so growing them costs.
+	n := bytes.Count(rest, []byte{'\n'})
+	entries := make([]Entry, 0, n)
+	fieldSpace := make([][]byte, 0, n*len(q.Fields))
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
@@ -200,7 +204,8 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 			continue
 		}
 		// The entry keeps pointing into raw, which nothing else holds.
-		e := Entry{ID: id, Line: no, Raw: fileLine, Fields: slices.Clone(fields), File: file, Offset: off}
+		fieldSpace = append(fieldSpace, fields...)
+		e := Entry{ID: id, Line: no, Raw: fileLine, Fields: fieldSpace[len(fieldSpace)-len(fields) : len(fieldSpace) : len(fieldSpace)], File: file, Offset: off}
 		entries = append(entries, e)
 	}
 	return hdr, entries, true

@@ -45,8 +45,9 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Exclusives{now: now, Problems: sel.Problems}
-	var patterns []string
+	x := &Exclusives{now: now, Problems: sel.Problems,
+		entries: make([]jsonl.Entry, 0, len(sel.Entries)), droids: make([]string, 0, len(sel.Entries))}
+	patterns := make([]string, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
 		if !activeFields(e.Fields, now) || string(e.Fields[holdExclusive]) != "true" {
 			continue
