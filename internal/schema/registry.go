@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -32,6 +33,52 @@ const NoFormat = "none"
 // defaults of the seed layouts, then the content of the first line.
 type Registry struct {
 	rules []Rule
+	// patterns are the rules' paths split into segments once, since the
+	// hook asks about every staged path.
+	patterns []segPattern
+}
+
+// segPattern is a rule's path split at slashes.
+type segPattern struct {
+	anchored bool
+	segs     []string
+}
+
+func splitPattern(pattern string) segPattern {
+	return segPattern{strings.HasPrefix(pattern, "/"), strings.Split(strings.Trim(pattern, "/"), "/")}
+}
+
+func newRegistry(rules []Rule) *Registry {
+	r := &Registry{rules: rules, patterns: make([]segPattern, len(rules))}
+	for i, rule := range rules {
+		r.patterns[i] = splitPattern(rule.Path)
+	}
+	return r
+}
+
+// matches reports whether the pattern matches a path already cleaned and
+// split (see Match).
+func (sp segPattern) matches(segs []string) bool {
+	if sp.anchored {
+		return matchSegs(sp.segs, segs)
+	}
+	for i := range segs {
+		if matchSegs(sp.segs, segs[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleFor returns the first rule matching the cleaned path p.
+func (r *Registry) ruleFor(p string) (Rule, bool) {
+	segs := strings.Split(p, "/")
+	for i, sp := range r.patterns {
+		if sp.matches(segs) {
+			return r.rules[i], true
+		}
+	}
+	return Rule{}, false
 }
 
 // DefaultRules are the seed layouts.
@@ -60,8 +107,11 @@ var DefaultRules = []Rule{
 // there of no known format is listed as skipped rather than ignored.
 var seedRoots = []string{".work/**"}
 
+// defaultRegistry is built once: DefaultRules do not change.
+var defaultRegistry = sync.OnceValue(func() *Registry { return newRegistry(DefaultRules) })
+
 // DefaultRegistry knows the seed layouts and nothing configured.
-func DefaultRegistry() *Registry { return &Registry{rules: DefaultRules} }
+func DefaultRegistry() *Registry { return defaultRegistry() }
 
 // NewRegistry is the default registry with rules in front of the defaults,
 // so a configured rule wins. It fails on a rule that names no format.
@@ -75,8 +125,7 @@ func NewRegistry(rules []Rule) (*Registry, error) {
 				i+1, r.Path, r.Format, NoFormat)
 		}
 	}
-	all := append(append([]Rule{}, rules...), DefaultRules...)
-	return &Registry{rules: all}, nil
+	return newRegistry(append(append([]Rule{}, rules...), DefaultRules...)), nil
 }
 
 // Rules lists the registry's rules in the order they are tried.
@@ -89,13 +138,11 @@ func (r *Registry) Rules() []Rule { return append([]Rule(nil), r.rules...) }
 // or qr- makes a QueenBee store (an archive or a renamed copy).
 func (r *Registry) FormatFor(p string, firstLine []byte) (*Format, bool) {
 	p = cleanPath(p)
-	for _, rule := range r.rules {
-		if Match(rule.Path, p) {
-			if rule.Format == NoFormat {
-				return nil, false
-			}
-			return Lookup(rule.Format)
+	if rule, ok := r.ruleFor(p); ok {
+		if rule.Format == NoFormat {
+			return nil, false
 		}
+		return Lookup(rule.Format)
 	}
 	if !strings.HasSuffix(p, ".jsonl") || firstLine == nil {
 		return nil, false
@@ -113,10 +160,8 @@ func FormatFor(path string, firstLine []byte) (*Format, bool) {
 // (and lists it as skipped when it has no known format).
 func (r *Registry) Candidate(p string) bool {
 	p = cleanPath(p)
-	for _, rule := range r.rules {
-		if Match(rule.Path, p) {
-			return rule.Format != NoFormat
-		}
+	if rule, ok := r.ruleFor(p); ok {
+		return rule.Format != NoFormat
 	}
 	if strings.HasSuffix(p, ".jsonl") {
 		return true
@@ -160,18 +205,7 @@ func cleanPath(p string) string {
 // Match reports whether a registry pattern matches a repository-relative
 // path (see Rule for the syntax).
 func Match(pattern, p string) bool {
-	anchored := strings.HasPrefix(pattern, "/")
-	pat := strings.Split(strings.Trim(pattern, "/"), "/")
-	segs := strings.Split(cleanPath(p), "/")
-	if anchored {
-		return matchSegs(pat, segs)
-	}
-	for i := range segs {
-		if matchSegs(pat, segs[i:]) {
-			return true
-		}
-	}
-	return false
+	return splitPattern(pattern).matches(strings.Split(cleanPath(p), "/"))
 }
 
 func matchSegs(pat, segs []string) bool {
