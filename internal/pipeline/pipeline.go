@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +45,16 @@ type Issue struct {
 	Branch       *string `json:"branch"`
 }
 
-var numeric = regexp.MustCompile(`^[0-9]+$`)
+// IsIssueKey reports whether k is an issue number (ASCII digits), the
+// name of a pipeline file and the key its data sits under.
+func IsIssueKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] < '0' || k[i] > '9' {
+			return false
+		}
+	}
+	return k != ""
+}
 
 // Normalize builds the view of a pipeline file's bytes. n is the issue
 // number from the file name; the data is read under the key n (or, when
@@ -60,7 +68,7 @@ func Normalize(n int, data []byte) (Issue, error) {
 	if !ok {
 		var keys []string
 		for k := range top {
-			if numeric.MatchString(k) {
+			if IsIssueKey(k) {
 				keys = append(keys, k)
 			}
 		}
@@ -188,7 +196,7 @@ func LoadAll(dir string) ([]Issue, []error) {
 	var nums []int
 	for _, e := range entries {
 		base, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !numeric.MatchString(base) || e.IsDir() {
+		if !ok || !IsIssueKey(base) || e.IsDir() {
 			continue
 		}
 		if n, err := strconv.Atoi(base); err == nil {

@@ -75,3 +75,11 @@ func TestLoadAll(t *testing.T) {
 		t.Errorf("missing issue: %v", err)
 	}
 }
+
+func TestIsIssueKey(t *testing.T) {
+	for k, want := range map[string]bool{"12": true, "0": true, "": false, "1a": false, "-1": false, " 1": false, "١": false} {
+		if got := IsIssueKey(k); got != want {
+			t.Errorf("%q: %v", k, got)
+		}
+	}
+}

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/pipeline"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -64,8 +64,6 @@ func checkStStream(c *checker, data []byte) {
 	}
 }
 
-var digits = regexp.MustCompile(`^[0-9]+$`)
-
 // checkPipelineKey: a jkz pipeline file state/pipeline/<N>.json holds its
 // issue under exactly one numeric key, N, and keeps lastActivity and
 // heartbeat_pid beside that key, not inside it.
@@ -77,13 +75,13 @@ func checkPipelineKey(c *checker, doc any, p string) {
 	base := strings.TrimSuffix(path.Base(p), ".json")
 	var keys []string
 	for k := range m {
-		if digits.MatchString(k) {
+		if pipeline.IsIssueKey(k) {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	switch {
-	case !digits.MatchString(base):
+	case !pipeline.IsIssueKey(base):
 		c.addf("", RulePipelineKey, "the file is named %s; a pipeline file is state/pipeline/<issue number>.json", path.Base(p))
 	case len(keys) == 0:
 		c.addf("", RulePipelineKey, "has no numeric key: the issue's data sits under its number, {\"%s\": {...}}", base)
