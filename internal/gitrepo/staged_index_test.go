@@ -160,6 +160,18 @@ func sampleRepo(t *testing.T) string {
 // is left to git, and that Staged still answers through it.
 func TestStagedInProcessDeclines(t *testing.T) {
 	testgit.Isolate(t)
+	replaceHead := func(packed bool) func(t *testing.T, dir string) string {
+		return func(t *testing.T, dir string) string {
+			testgit.Write(t, dir, "top", "changed\n")
+			testgit.Run(t, dir, "commit", "-qam", "second")
+			testgit.Run(t, dir, "replace", "HEAD", "HEAD~1")
+			if packed {
+				testgit.Run(t, dir, "pack-refs", "--all")
+			}
+			return dir
+		}
+	}
+	// Each case then stages src/x, so that there is a change to list.
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, dir string) string
@@ -167,50 +179,29 @@ func TestStagedInProcessDeclines(t *testing.T) {
 		{"intent to add", func(t *testing.T, dir string) string {
 			testgit.Write(t, dir, "later.txt", "x\n")
 			testgit.Run(t, dir, "add", "-N", "later.txt")
-			testgit.Write(t, dir, "now.txt", "x\n")
-			testgit.Run(t, dir, "add", "now.txt")
 			return dir
 		}},
 		{"skip-worktree", func(t *testing.T, dir string) string {
 			testgit.Run(t, dir, "update-index", "--skip-worktree", "top")
-			testgit.Write(t, dir, "src/x", "x\n")
-			testgit.Run(t, dir, "add", "src/x")
 			return dir
 		}},
 		{"split index", func(t *testing.T, dir string) string {
-			testgit.Write(t, dir, "src/x", "x\n")
-			testgit.Run(t, dir, "add", "src/x")
 			testgit.Run(t, dir, "update-index", "--split-index")
 			return dir
 		}},
-		{"replace ref", func(t *testing.T, dir string) string {
-			testgit.Write(t, dir, "top", "changed\n")
-			testgit.Run(t, dir, "commit", "-qam", "second")
-			testgit.Run(t, dir, "replace", "HEAD", "HEAD~1")
-			testgit.Write(t, dir, "src/x", "x\n")
-			testgit.Run(t, dir, "add", "src/x")
-			return dir
-		}},
-		{"packed replace ref", func(t *testing.T, dir string) string {
-			testgit.Write(t, dir, "top", "changed\n")
-			testgit.Run(t, dir, "commit", "-qam", "second")
-			testgit.Run(t, dir, "replace", "HEAD", "HEAD~1")
-			testgit.Run(t, dir, "pack-refs", "--all")
-			testgit.Write(t, dir, "src/x", "x\n")
-			testgit.Run(t, dir, "add", "src/x")
-			return dir
-		}},
+		{"replace ref", replaceHead(false)},
+		{"packed replace ref", replaceHead(true)},
 		{"unborn branch", func(t *testing.T, _ string) string {
 			dir := t.TempDir()
 			testgit.Run(t, dir, "init", "-q")
-			testgit.Write(t, dir, "first", "x\n")
-			testgit.Run(t, dir, "add", "first")
 			return dir
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.setup(t, sampleRepo(t))
+			testgit.Write(t, dir, "src/x", "x\n")
+			testgit.Run(t, dir, "add", "src/x")
 			r, err := Discover(dir)
 			if err != nil {
 				t.Fatal(err)
