@@ -29,11 +29,14 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if r.replacesObjects() {
 		return nil, fmt.Errorf("%w: replace refs or grafts", errUnsupported)
 	}
-	// A hook sees the index being committed in GIT_INDEX_FILE (a relative
-	// one is relative to the hook's directory, the top of the worktree).
+	// A hook sees the index being committed in GIT_INDEX_FILE. Git reads a
+	// relative one from the top of the worktree, wherever it was started.
 	indexPath := os.Getenv("GIT_INDEX_FILE")
-	if indexPath == "" {
+	switch {
+	case indexPath == "":
 		indexPath = filepath.Join(r.GitDir, "index")
+	case !filepath.IsAbs(indexPath):
+		indexPath = filepath.Join(r.TopLevel, indexPath)
 	}
 	head, ok := r.HeadCommit()
 	if !ok || len(head) != 2*oidLen {

@@ -145,6 +145,33 @@ func TestStagedInProcessCases(t *testing.T) {
 	}
 }
 
+// TestStagedInProcessIndexFile: GIT_INDEX_FILE names the index to read,
+// and a relative one is relative to the top of the worktree, as for git,
+// even from a subdirectory.
+func TestStagedInProcessIndexFile(t *testing.T) {
+	testgit.Isolate(t)
+	dir := sampleRepo(t)
+	testgit.Write(t, dir, "src/a/one.txt", "changed\n")
+	testgit.Run(t, dir, "add", "-A")
+	other := filepath.Join(dir, ".git", "other-index")
+	data, _ := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	os.WriteFile(other, data, 0o644)
+	testgit.Run(t, dir, "reset", "-q") // .git/index now has nothing staged
+	t.Chdir(filepath.Join(dir, "src"))
+	for _, name := range []string{other, ".git/other-index"} {
+		t.Setenv("GIT_INDEX_FILE", name)
+		r, err := Discover(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.stagedInProcess()
+		want, _ := r.stagedByGit()
+		if err != nil || !slices.Equal(changeList(got), []string{"M src/a/one.txt"}) || !slices.Equal(changeList(got), changeList(want)) {
+			t.Fatalf("GIT_INDEX_FILE=%s: %v %v, git %v", name, changeList(got), err, changeList(want))
+		}
+	}
+}
+
 // sampleRepo is a repository with a few nested directories committed.
 func sampleRepo(t *testing.T) string {
 	dir := testgit.Init(t)
