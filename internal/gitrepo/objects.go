@@ -259,3 +259,9 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+func (r *objectReader) close() {
+	for _, p := range r.packs {
+		p.close()
+	}
+}
