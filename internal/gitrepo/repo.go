@@ -1,11 +1,12 @@
 // Package gitrepo finds the parts of a git repository git-queen needs: the
 // worktree's top level, its git directory, the common directory shared by
-// all worktrees, and the list of worktrees.
+// all worktrees, the list of worktrees, HEAD, and the staged changes.
 //
-// It reads the .git files itself instead of running `git rev-parse`, because
-// the pre-commit hook has a budget of a few milliseconds and a process costs
-// one or two of them; when the layout is unusual (GIT_DIR set, a bare
-// repository, a separate git dir) it asks git.
+// It reads the .git files, the index and HEAD's trees itself instead of
+// running git, because the pre-commit hook has a budget of a few
+// milliseconds and a process costs one or two of them; whenever the
+// repository is unusual (GIT_DIR set, a bare repository, a split index,
+// SHA-256, ...) it asks git.
 package gitrepo
 
 import (
