@@ -20,6 +20,10 @@ type packFile struct {
 }
 
 func openPack(idxPath string) (*packFile, error) {
+	if !mapfile.Mapped {
+		// Reading a pack of gigabytes for a few trees costs more than git.
+		return nil, fmt.Errorf("%w: no mmap here", errUnsupported)
+	}
 	p := &packFile{path: strings.TrimSuffix(idxPath, ".idx") + ".pack"}
 	// Both can be large, and a lookup touches a few pages of each.
 	idx, err := p.mapFile(idxPath)

@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// Mapped says whether Map really maps: here it reads the whole file.
+const Mapped = false
+
 // Map reads the file where mmap is not available.
 func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
 	data := make([]byte, size)

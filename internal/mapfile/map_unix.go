@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// Mapped says whether Map really maps (and so reads only the pages used).
+const Mapped = true
+
 // Map maps a file read-only. Mapping is what makes reads of large files
 // cheap: a fresh process pays a page fault per 4 KiB of heap it touches,
 // which for a 50 MB os.ReadFile costs more than scanning the file. With
