@@ -83,11 +83,11 @@ func parseIndex(data []byte) (*gitIndex, error) {
 		start := pos
 		pos += fixed
 		if flags&0x3000 != 0 {
-			return nil, fmt.Errorf("%w: unmerged entry", errUnsupported)
+			return nil, fmt.Errorf("%w: unmerged entries (a merge under way)", errUnsupported)
 		}
 		if flags&0x4000 != 0 { // extended flags: skip-worktree, intent-to-add
 			if version < 3 || pos+2 > len(body) || binary.BigEndian.Uint16(body[pos:]) != 0 {
-				return nil, fmt.Errorf("%w: extended index flags", errUnsupported)
+				return nil, fmt.Errorf("%w: skip-worktree or intent-to-add entries", errUnsupported)
 			}
 			pos += 2
 		}
@@ -117,7 +117,7 @@ func parseIndex(data []byte) (*gitIndex, error) {
 			pos = start + (pos-start+end+8)&^7 // NUL padding to a multiple of 8
 		}
 		if e.mode&0o170000 == 0o040000 {
-			return nil, fmt.Errorf("%w: sparse index", errUnsupported)
+			return nil, fmt.Errorf("%w: a sparse index", errUnsupported)
 		}
 		prev = e.path
 		idx.entries = append(idx.entries, e)
@@ -138,8 +138,10 @@ func parseIndex(data []byte) (*gitIndex, error) {
 				return nil, fmt.Errorf("%w: cache-tree extension", errUnsupported)
 			}
 			idx.tree = tree
-		case sig == "link" || sig == "sdir":
-			return nil, fmt.Errorf("%w: index extension %q", errUnsupported, sig)
+		case sig == "link":
+			return nil, fmt.Errorf("%w: a split index", errUnsupported)
+		case sig == "sdir":
+			return nil, fmt.Errorf("%w: a sparse index", errUnsupported)
 		case sig[0] < 'A' || sig[0] > 'Z':
 			// Lower case: git must understand it to read the index.
 			return nil, fmt.Errorf("%w: index extension %q", errUnsupported, sig)

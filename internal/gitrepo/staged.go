@@ -47,6 +47,19 @@ func (r *Repo) Staged() ([]Change, error) {
 	return r.stagedByGit()
 }
 
+// StagedInProcess says whether Staged reads the staged changes itself
+// here, or why it asks git instead (which costs the hook a process, a few
+// milliseconds), so that doctor can tell.
+func (r *Repo) StagedInProcess() (bool, string) {
+	if r.TopLevel == "" {
+		return false, "a bare repository has no index"
+	}
+	if _, err := r.stagedInProcess(); err != nil {
+		return false, strings.TrimPrefix(err.Error(), errUnsupported.Error()+": ")
+	}
+	return true, ""
+}
+
 // stagedByGit is Staged through git diff --cached.
 func (r *Repo) stagedByGit() ([]Change, error) {
 	out, err := Git(r.TopLevel, "diff", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-color", "--ignore-submodules=dirty")

@@ -94,6 +94,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkAttributes(),
 		r.checkDriver(),
 		r.checkHook(o),
+		r.checkHookSpeed(),
 		r.checkIdentity(o.Droid),
 		r.checkStores(),
 		r.checkLeftovers(),

@@ -262,3 +262,23 @@ func TestDoctorFindsLeftoversBadLogsAndTornWrites(t *testing.T) {
 		}
 	}
 }
+
+func TestDoctorSaysHowTheHookReadsTheStagedChanges(t *testing.T) {
+	r := newRepo(t)
+	message := func() string {
+		for _, c := range r.Checks(Options{}) {
+			if c.Name == "hook-speed" {
+				return c.Message
+			}
+		}
+		t.Fatal("no hook-speed check")
+		return ""
+	}
+	if got := message(); !strings.Contains(got, "from the index itself") {
+		t.Fatalf("plain repository: %s", got)
+	}
+	testgit.Run(t, r.TopLevel, "update-index", "--split-index")
+	if got := message(); !strings.Contains(got, "asks git diff --cached") || !strings.Contains(got, "(a split index)") {
+		t.Fatalf("split index: %s", got)
+	}
+}
