@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,10 +147,7 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 			i++
 		}
 		if mode&modeTypeMsk == modeTree {
-			j := i
-			for j < hi && bytes.HasPrefix(d.entries[j].path, path) {
-				j++
-			}
+			j := d.rangeEnd(i, hi, path)
 			if j == i {
 				err = d.deleted(string(path), entryOID)
 			} else {
@@ -178,6 +176,20 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 		d.add('A', i)
 	}
 	return nil
+}
+
+// rangeEnd returns the end of the entries under dir ("a/b/") that start
+// at i: none before i sorts below dir, so those under it come first, and
+// the first entry beyond them is found by binary search rather than by
+// walking a directory of perhaps thousands of unchanged files.
+func (d *stagedDiff) rangeEnd(i, hi int, dir []byte) int {
+	n, _ := slices.BinarySearchFunc(d.entries[i:hi], dir, func(e indexEntry, dir []byte) int {
+		if bytes.HasPrefix(e.path, dir) {
+			return -1
+		}
+		return 1
+	})
+	return i + n
 }
 
 func (d *stagedDiff) add(status byte, i int) {
