@@ -116,7 +116,7 @@ func parseIndex(data []byte) (*gitIndex, error) {
 			e.path = body[pos : pos+end]
 			pos = start + (pos-start+end+8)&^7 // NUL padding to a multiple of 8
 		}
-		if e.mode&0o170000 == 0o040000 {
+		if e.mode&modeTypeMsk == modeTree {
 			return nil, fmt.Errorf("%w: a sparse index", errUnsupported)
 		}
 		prev = e.path

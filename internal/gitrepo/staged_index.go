@@ -60,7 +60,7 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &stagedDiff{objects: objects, index: idx, entries: idx.entries}
+	d := &stagedDiff{objects: objects, index: idx}
 	if err := d.tree("", root, 0, len(idx.entries), idx.tree); err != nil {
 		return nil, err
 	}
@@ -106,7 +106,6 @@ func commitTree(objects *objectReader, commit string) ([]byte, error) {
 type stagedDiff struct {
 	objects *objectReader
 	index   *gitIndex
-	entries []indexEntry
 	changes []Change
 	// fetched holds trees read ahead by prefetch, by oid.
 	fetched map[string][]byte
@@ -142,7 +141,7 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 		if mode&modeTypeMsk == modeTree {
 			path = append(path, '/')
 		}
-		for i < hi && bytes.Compare(d.entries[i].path, path) < 0 {
+		for i < hi && bytes.Compare(d.index.entries[i].path, path) < 0 {
 			d.add('A', i)
 			i++
 		}
@@ -159,8 +158,8 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 			i = j
 			continue
 		}
-		if i < hi && bytes.Equal(d.entries[i].path, path) {
-			e := d.entries[i]
+		if i < hi && bytes.Equal(d.index.entries[i].path, path) {
+			e := d.index.entries[i]
 			switch {
 			case e.mode&modeTypeMsk != mode&modeTypeMsk:
 				d.add('T', i)
@@ -183,7 +182,7 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 // the first entry beyond them is found by binary search rather than by
 // walking a directory of perhaps thousands of unchanged files.
 func (d *stagedDiff) rangeEnd(i, hi int, dir []byte) int {
-	n, _ := slices.BinarySearchFunc(d.entries[i:hi], dir, func(e indexEntry, dir []byte) int {
+	n, _ := slices.BinarySearchFunc(d.index.entries[i:hi], dir, func(e indexEntry, dir []byte) int {
 		if bytes.HasPrefix(e.path, dir) {
 			return -1
 		}
@@ -193,7 +192,7 @@ func (d *stagedDiff) rangeEnd(i, hi int, dir []byte) int {
 }
 
 func (d *stagedDiff) add(status byte, i int) {
-	d.changes = append(d.changes, Change{Status: status, Path: string(d.entries[i].path)})
+	d.changes = append(d.changes, Change{Status: status, Path: string(d.index.entries[i].path)})
 }
 
 // deleted reports every file of a tree the index no longer has.

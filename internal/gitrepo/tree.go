@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 )
 
@@ -36,28 +37,14 @@ func nextTreeEntry(data []byte) (mode uint32, name, oid, rest []byte, err error)
 	return mode, name, oid, rest, nil
 }
 
+// hexOID decodes a SHA-1 object id; other ids are left to git.
 func hexOID(s string) ([]byte, error) {
 	if len(s) != 2*oidLen {
 		return nil, fmt.Errorf("%w: object id %q", errUnsupported, s)
 	}
-	oid := make([]byte, oidLen)
-	for i := range oidLen {
-		hi, ok1 := unhex(s[2*i])
-		lo, ok2 := unhex(s[2*i+1])
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("bad object id %q", s)
-		}
-		oid[i] = hi<<4 | lo
+	oid, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("bad object id %q", s)
 	}
 	return oid, nil
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
 }
