@@ -183,7 +183,7 @@ func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
 			if err != nil {
 				return err
 			}
-			if limit := in.limit(); len(rewrites) > limit {
+			if limit := (&schema.Options{Limit: in.Limit}).MaxProblems(); len(rewrites) > limit {
 				if res.RewritesOmitted == nil {
 					res.RewritesOmitted = map[string]int{}
 				}
@@ -194,18 +194,6 @@ func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
 		}
 	}
 	return nil
-}
-
-// limit is how many problems of one file are listed, as for validation
-// (a rewritten log can have thousands, and the first ones show the cause).
-func (in *Input) limit() int {
-	switch {
-	case in.Limit == 0:
-		return schema.DefaultLimit
-	case in.Limit < 0:
-		return int(^uint(0) >> 1)
-	}
-	return in.Limit
 }
 
 // isStoreLog reports the append-only QueenBee logs (not their archives).

@@ -119,7 +119,10 @@ type Options struct {
 	Workers int
 }
 
-func (o *Options) limit() int {
+// MaxProblems is how many problems of one file Limit lets through, for
+// callers that list other problems of the same file (the hook's rewritten
+// lines) by the same rule.
+func (o *Options) MaxProblems() int {
 	switch {
 	case o.Limit == 0:
 		return DefaultLimit

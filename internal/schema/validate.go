@@ -41,7 +41,7 @@ func ValidateFile(path string, data []byte, opts Options) Result {
 
 // Validate validates data as format f.
 func Validate(f *Format, path string, data []byte, opts Options) Result {
-	limit := opts.limit()
+	limit := opts.MaxProblems()
 	var probs []Problem
 	var total, records int
 	if f.Kind == JSONL {
