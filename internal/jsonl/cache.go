@@ -101,7 +101,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		byID[e.ID] = e
 	}
 	problems := hdrProblems(hdr, file)
-	keys := append([]string{q.key()}, q.Fields...)
+	keys := q.keys()
 	vals := make([][]byte, len(keys))
 	no := hdr.Lines
 	for off := hdr.Size; off < int64(len(data)); {
@@ -173,7 +173,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	if err != nil {
 		return hdr, nil, false
 	}
-	keys := append([]string{q.key()}, q.Fields...)
+	keys := q.keys()
 	first, rest, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, keys) ||
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(rest) != hdr.Body {
@@ -214,7 +214,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 // saveCache writes the selection of a prefix. It is best effort.
 // The prefix is size bytes long and holds lines lines.
 func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: append([]string{q.key()}, q.Fields...)}
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: q.keys()}
 	for _, p := range problems {
 		if p.Line <= hdr.Lines {
 			hdr.Problems = append(hdr.Problems, cacheProblem{p.Line, p.Msg})

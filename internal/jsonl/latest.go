@@ -36,6 +36,9 @@ func (q Query) key() string {
 	return q.Key
 }
 
+// keys are the fields a line is scanned for: the key, then q.Fields.
+func (q Query) keys() []string { return append([]string{q.key()}, q.Fields...) }
+
 // Entry is the latest line of one id, copied out of the file.
 type Entry struct {
 	ID string
@@ -53,7 +56,7 @@ type Entry struct {
 // latest version, and returns the latest lines Keep accepts, in file order.
 // Lines that are not records are reported as problems.
 func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
-	keys := append([]string{q.key()}, q.Fields...)
+	keys := q.keys()
 	vals := make([][]byte, len(keys))
 	seen := map[string]bool{}
 	var out []Entry

@@ -8,8 +8,9 @@ import (
 
 // ParseTime reads a JSON string holding an RFC 3339 time, exactly as
 // time.Parse(time.RFC3339Nano) does. The form git-queen writes (UTC, "Z",
-// up to nine fraction digits) takes a path without allocating (half the time of unquoting and time.Parse), which
-// matters because the hook judges the expiry of every reservation.
+// up to nine fraction digits) is read in place without allocating, in
+// half the time of unquoting and time.Parse, which matters because the
+// hook judges the expiry of every reservation.
 func ParseTime(raw []byte) (time.Time, bool) {
 	if n := len(raw); n > 2 && raw[0] == '"' && raw[n-1] == '"' {
 		// The common form has no escapes: read it in place.
