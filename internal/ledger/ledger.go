@@ -1,0 +1,171 @@
+// Package ledger keeps the history of a repository's live store as commits
+// on a ref (refs/queen/ledger), so that git itself can carry the store
+// between clones: a remote stores the ref, `git fetch` and `git push` move
+// it, and two ledgers that diverged merge without conflicts, because every
+// line is a record version and their union is exact.
+//
+// A commit's tree holds the logs as JSONL chunks:
+//
+//	FORMAT                               "git-queen ledger 1"
+//	messages/2026-11/000/00.jsonl        the first 64 KiB of November's message versions
+//	messages/2026-11/000/01.jsonl        the next chunk, and so on
+//	reservations/2026-11/000/00.jsonl
+//	assignments/...
+//
+// A version goes into the month it was written (its updated_at or the
+// like), and into the last chunk of that month until the chunk is full. So
+// recording new versions rewrites one chunk, two small trees per store and
+// the root: the cost follows what is new, not the size of the history.
+//
+// Objects and commits are written in-process with go-git. The ref is moved
+// with git's own lock-file protocol (see refs.go), which go-git's reference
+// storage does not follow. Fetching and pushing are not this package's
+// business: it knows nothing of remotes.
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+// Ref is the local ledger.
+const Ref = "refs/queen/ledger"
+
+// TrackingRef is where a remote's ledger is fetched to.
+func TrackingRef(remote string) string { return "refs/queen/remotes/" + remote + "/ledger" }
+
+// FetchRefspec fetches a remote's ledger to its tracking ref. It is a
+// pattern so that fetching from a remote that has no ledger yet fetches
+// nothing instead of failing (a plain `git fetch` with this refspec
+// configured must keep working).
+func FetchRefspec(remote string) string {
+	return "+refs/queen/*:refs/queen/remotes/" + remote + "/*"
+}
+
+// formatFile names the ledger format in every commit's tree.
+const formatFile = "FORMAT"
+
+// formatLine is this version's format.
+const formatLine = "git-queen ledger 1\n"
+
+// Logs are the store logs the ledger holds, by the directory that holds
+// each in the tree.
+var Logs = []struct{ File, Dir string }{
+	{records.MessagesFile, "messages"},
+	{records.AssignmentsFile, "assignments"},
+	{records.ReservationsFile, "reservations"},
+}
+
+func dirOf(file string) (string, bool) {
+	for _, l := range Logs {
+		if l.File == file {
+			return l.Dir, true
+		}
+	}
+	return "", false
+}
+
+func fileOf(dir string) (string, bool) {
+	for _, l := range Logs {
+		if l.Dir == dir {
+			return l.File, true
+		}
+	}
+	return "", false
+}
+
+// Lines are lines of the logs, by log file name (queen_messages.jsonl...),
+// each without its newline.
+type Lines map[string][][]byte
+
+// Count is the number of lines in all logs.
+func (ls Lines) Count() int {
+	n := 0
+	for _, lines := range ls {
+		n += len(lines)
+	}
+	return n
+}
+
+// Files lists the logs that have lines, in the order of Logs.
+func (ls Lines) Files() []string {
+	var files []string
+	for _, l := range Logs {
+		if len(ls[l.File]) > 0 {
+			files = append(files, l.File)
+		}
+	}
+	return files
+}
+
+// ErrUnsupported is returned for repositories whose objects or refs the
+// ledger cannot write in-process.
+var ErrUnsupported = errors.New("unsupported repository")
+
+// Ledger is the object store and refs of one repository, as the ledger
+// uses them.
+type Ledger struct {
+	commonDir string
+	st        *filesystem.Storage
+	reftable  bool
+}
+
+// Open opens the ledger of the repository whose common git directory is
+// commonDir. It refuses SHA-256 repositories: the ledger's objects are
+// written by go-git, whose v5 writes SHA-1 ids.
+func Open(commonDir string) (*Ledger, error) {
+	if format := objectFormat(commonDir); format != "" && format != "sha1" {
+		return nil, fmt.Errorf("%w: the ledger needs a SHA-1 repository, and this one uses %s objects", ErrUnsupported, format)
+	}
+	_, err := os.Stat(filepath.Join(commonDir, "reftable"))
+	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRU(32*cache.MiByte),
+		filesystem.Options{AlternatesFS: osfs.New("/")})
+	return &Ledger{commonDir: commonDir, st: st, reftable: err == nil}, nil
+}
+
+// Close releases the files the storage keeps open.
+func (l *Ledger) Close() error { return l.st.Close() }
+
+// objectFormat reads extensions.objectFormat from the repository's config
+// ("" when unset), without starting git.
+func objectFormat(commonDir string) string {
+	data, err := os.ReadFile(filepath.Join(commonDir, "config"))
+	if err != nil {
+		return ""
+	}
+	section := ""
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if ok && section == "extensions" && strings.EqualFold(strings.TrimSpace(key), "objectformat") {
+			return strings.ToLower(strings.TrimSpace(value))
+		}
+	}
+	return ""
+}
+
+// TreeOf returns the tree of a commit (the zero hash for the zero commit).
+func (l *Ledger) TreeOf(commit plumbing.Hash) (plumbing.Hash, error) {
+	if commit.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	c, err := l.commit(commit)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.TreeHash, nil
+}

@@ -1,0 +1,168 @@
+package ledger
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-queen/git-queen/merge"
+)
+
+// FormatError is a ledger written in a format this version does not know.
+type FormatError struct {
+	Got string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); upgrade git-queen",
+		e.Got, bytes.TrimSpace([]byte(formatLine)))
+}
+
+// MergeTrees returns the union of two ledger trees. Subtrees and chunks
+// that are the same on both sides are taken as they are; a chunk both
+// sides have in different versions becomes the union of its record
+// versions (merge.UnionStore), which is the same whichever side is first.
+// Nothing is ever dropped: a ledger only grows.
+func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
+	if a == b || b.IsZero() {
+		return a, nil
+	}
+	if a.IsZero() {
+		return b, nil
+	}
+	ta, err := l.readTree(a)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tb, err := l.readTree(b)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	out := &tree{}
+	for _, name := range entryNames(ta, tb) {
+		ea, inA := ta.get(name)
+		eb, inB := tb.get(name)
+		switch {
+		case !inB || (inA && ea.Hash == eb.Hash):
+			out.entries = append(out.entries, ea)
+		case !inA:
+			out.entries = append(out.entries, eb)
+		case ea.Mode == filemode.Dir && eb.Mode == filemode.Dir:
+			h, err := l.MergeTrees(ea.Hash, eb.Hash)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			out.entries = append(out.entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		case ea.Mode == filemode.Dir || eb.Mode == filemode.Dir:
+			return plumbing.ZeroHash, fmt.Errorf("ledger entry %s is a directory on one side and a file on the other", name)
+		case name == formatFile:
+			return plumbing.ZeroHash, l.formatConflict(ea.Hash, eb.Hash)
+		default:
+			h, err := l.unionBlobs(ea.Hash, eb.Hash)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			out.entries = append(out.entries, object.TreeEntry{Name: name, Mode: ea.Mode, Hash: h})
+		}
+	}
+	out.sort()
+	return l.writeTree(out)
+}
+
+func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
+	da, err := l.blob(a)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	db, err := l.blob(b)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return l.writeBlob(merge.UnionStore(nil, da, db))
+}
+
+// formatConflict reports two FORMAT files that differ: one of them is not
+// a format this version writes.
+func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
+	for _, h := range []plumbing.Hash{a, b} {
+		data, err := l.blob(h)
+		if err != nil {
+			return err
+		}
+		if string(data) != formatLine {
+			return &FormatError{Got: string(bytes.TrimSpace(data))}
+		}
+	}
+	return nil
+}
+
+// CheckFormat refuses a ledger commit in a format this version does not
+// know, before anything is merged into it.
+func (l *Ledger) CheckFormat(commit plumbing.Hash) error {
+	root, err := l.TreeOf(commit)
+	if err != nil || root.IsZero() {
+		return err
+	}
+	t, err := l.readTree(root)
+	if err != nil {
+		return err
+	}
+	e, ok := t.get(formatFile)
+	if !ok {
+		return &FormatError{Got: "(no FORMAT file)"}
+	}
+	data, err := l.blob(e.Hash)
+	if err != nil {
+		return err
+	}
+	if string(data) != formatLine {
+		return &FormatError{Got: string(bytes.TrimSpace(data))}
+	}
+	return nil
+}
+
+// Merge writes a merge commit of ours and theirs whose tree is the union
+// of theirs. ours comes first among the parents.
+func (l *Ledger) Merge(ours, theirs plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
+	ta, err := l.TreeOf(ours)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tb, err := l.TreeOf(theirs)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := l.MergeTrees(ta, tb)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return l.writeCommit(tree, []plumbing.Hash{ours, theirs}, sig, msg)
+}
+
+// entryNames lists the names of both trees' entries, each once.
+func entryNames(a, b *tree) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, t := range []*tree{a, b} {
+		for _, e := range t.entries {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				names = append(names, e.Name)
+			}
+		}
+	}
+	return names
+}
+
+func (t *tree) sort() {
+	sortEntries(t.entries)
+}
+
+// CommitTree writes a commit of a tree MergeTrees made, with the given
+// parents (for a merge whose tree the caller already has).
+func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
+	return l.writeCommit(tree, parents, sig, msg)
+}

@@ -1,0 +1,220 @@
+package ledger
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// StaleRefError is a compare-and-swap that found the ref moved.
+type StaleRefError struct {
+	Ref       string
+	Want, Got plumbing.Hash
+}
+
+func (e *StaleRefError) Error() string {
+	return fmt.Sprintf("%s moved: expected %s, found %s", e.Ref, short(e.Want), short(e.Got))
+}
+
+func short(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "none"
+	}
+	return h.String()[:12]
+}
+
+// ReadRef returns the commit a ref points at, or the zero hash when the
+// ref does not exist. A loose ref wins over packed-refs, as in git.
+func (l *Ledger) ReadRef(name string) (plumbing.Hash, error) {
+	if l.reftable {
+		out, err := exec.Command("git", "--git-dir", l.commonDir, "rev-parse", "-q", "--verify", name).Output()
+		if err != nil {
+			return plumbing.ZeroHash, nil
+		}
+		return parseID(strings.TrimSpace(string(out)), name)
+	}
+	return readRefFiles(l.commonDir, name)
+}
+
+func readRefFiles(commonDir, name string) (plumbing.Hash, error) {
+	data, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
+	switch {
+	case err == nil:
+		return parseID(strings.TrimSpace(string(data)), name)
+	case !errors.Is(err, os.ErrNotExist):
+		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", name, err)
+	}
+	return packedRef(commonDir, name)
+}
+
+func parseID(s, name string) (plumbing.Hash, error) {
+	if len(s) != 40 || !plumbing.IsHash(s) {
+		return plumbing.ZeroHash, fmt.Errorf("%s holds %q, not a commit id", name, s)
+	}
+	return plumbing.NewHash(s), nil
+}
+
+func packedRef(commonDir, name string) (plumbing.Hash, error) {
+	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		id, ref, ok := strings.Cut(sc.Text(), " ")
+		if ok && ref == name {
+			return parseID(id, name)
+		}
+	}
+	return plumbing.ZeroHash, sc.Err()
+}
+
+// lockWait bounds how long UpdateRef waits for another process's lock on
+// the ref (git holds one for a moment while it packs refs).
+const lockWait = 2 * time.Second
+
+// UpdateRef moves the ref from old to new, atomically, only if it still
+// points at old (the zero hash: only if it does not exist). It follows
+// git's protocol: it creates NAME.lock exclusively (so git, which does the
+// same, and git-queen exclude each other), checks the current value (loose
+// or packed), writes and syncs the lock file and renames it over the ref.
+// A crash leaves the old value or the new one, never a torn ref; a stale
+// lock file is git's to report, and it names it.
+func (l *Ledger) UpdateRef(name string, old, new plumbing.Hash) error {
+	if l.reftable {
+		return l.updateRefWithGit(name, old, new)
+	}
+	path := filepath.Join(l.commonDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	lock := path + ".lock"
+	f, err := createLock(lock)
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(lock)
+		}
+	}()
+	cur, err := readRefFiles(l.commonDir, name)
+	if err != nil {
+		return err
+	}
+	if cur != old {
+		return &StaleRefError{Ref: name, Want: old, Got: cur}
+	}
+	if _, err := f.WriteString(new.String() + "\n"); err != nil {
+		return fmt.Errorf("write %s: %w", lock, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", lock, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(lock, path); err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	done = true
+	return syncDir(filepath.Dir(path))
+}
+
+func createLock(lock string) (*os.File, error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("cannot lock %s: it exists; another git process is updating the ref, "+
+				"or one crashed and left it (remove it if no git process is running)", lock)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// updateRefWithGit is UpdateRef for ref stores other than files.
+func (l *Ledger) updateRefWithGit(name string, old, new plumbing.Hash) error {
+	oldArg := old.String()
+	if old.IsZero() {
+		oldArg = strings.Repeat("0", 40)
+	}
+	cmd := exec.Command("git", "--git-dir", l.commonDir, "update-ref", name, new.String(), oldArg)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		cur, rerr := l.ReadRef(name)
+		if rerr == nil && cur != old {
+			return &StaleRefError{Ref: name, Want: old, Got: cur}
+		}
+		return fmt.Errorf("git update-ref %s: %s", name, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// TrackingRefs lists the remotes' ledgers this repository has fetched, by
+// remote name.
+func TrackingRefs(commonDir string) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	const prefix, suffix = "refs/queen/remotes/", "/ledger"
+	if f, err := os.Open(filepath.Join(commonDir, "packed-refs")); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			id, ref, ok := strings.Cut(sc.Text(), " ")
+			name, isTracking := strings.CutPrefix(ref, prefix)
+			if ok && isTracking && strings.HasSuffix(name, suffix) && plumbing.IsHash(id) {
+				out[strings.TrimSuffix(name, suffix)] = plumbing.NewHash(id)
+			}
+		}
+		f.Close()
+	}
+	entries, err := os.ReadDir(filepath.Join(commonDir, filepath.FromSlash(prefix)))
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(prefix), e.Name(), "ledger"))
+		if err != nil {
+			continue
+		}
+		if id := strings.TrimSpace(string(data)); plumbing.IsHash(id) {
+			out[e.Name()] = plumbing.NewHash(id) // a loose ref wins over a packed one
+		}
+	}
+	return out, nil
+}
