@@ -219,22 +219,27 @@ func (a *Store) activeFor(issueID string) ([]version, error) {
 	}), nil
 }
 
-// checkIssueExists looks the issue up in the beads issue file, when the
-// store has one; without one there is nothing to check against.
+// checkIssueExists looks the issue up in the beads issue file of the
+// worktree's .beads/, when there is one; without one there is nothing to
+// check against.
 func (a *Store) checkIssueExists(issueID string) error {
 	for _, name := range IssueFiles {
-		if _, err := os.Stat(a.S.WS.Path(name)); err != nil {
+		path := a.S.WS.BeadsPath(name)
+		if path == "" {
+			return nil
+		}
+		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		sel, err := a.S.Select(name, store.Query{Query: jsonl.Query{
+		entries, _, err := jsonl.SelectFile(path, jsonl.Query{
 			Fields: []string{"id"},
 			Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], issueID) },
-		}})
+		})
 		if err != nil {
 			return err
 		}
-		if len(sel.Entries) == 0 {
-			return &UnknownIssueError{IssueID: issueID, File: a.S.WS.Path(name)}
+		if len(entries) == 0 {
+			return &UnknownIssueError{IssueID: issueID, File: path}
 		}
 		return nil
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,8 +10,6 @@ import (
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/precommit"
 	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/store"
-	"github.com/git-queen/git-queen/internal/workspace"
 )
 
 func hookCommand(env *Env) *ucli.Command {
@@ -80,16 +77,11 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 		return nil, err
 	}
 	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }, ReportIdentity: o.G.JSON}
-	ws, err := o.Env.workspace(o.G)
-	var notFound *workspace.NotFoundError
-	switch {
-	case errors.As(err, &notFound):
-		// No store here: nothing is reserved; only validation applies.
-	case err != nil:
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
 		return nil, err
-	default:
-		in.Store = &store.Store{WS: ws, Clock: o.Env.Now}
 	}
+	in.Store = s
 	if in.Registry, in.Limit, err = loadValidateConfig(o.Env, o.G, repo.TopLevel); err != nil {
 		return nil, err
 	}

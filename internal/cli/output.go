@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -19,13 +20,17 @@ func (e *Env) openStore(g globals) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store.Store{
+	s := &store.Store{
 		WS:    ws,
 		Clock: e.Now,
 		OnRepair: func(r jsonl.Repair) {
 			fmt.Fprintf(e.Stderr, "git-queen: warning: %s\n", r)
 		},
-	}, nil
+	}
+	if ws.Live {
+		s.Fetched = ledgersync.Fetched(ws)
+	}
+	return s, nil
 }
 
 // maxProblemsShown bounds the warnings a command prints about bad lines.

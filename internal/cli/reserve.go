@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/globs"
+	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/store"
@@ -32,7 +33,16 @@ working on. An exclusive reservation conflicts with any other droid's active
 reservation that could match a common path; a shared one only with exclusive
 ones. An exclusive request with conflicts reserves nothing and exits 5,
 unless --force; a shared one is granted and lists the conflicts as warnings.
-Reservations in every worktree of the repository count, committed or not.
+Every worktree of the repository shares one store, so a reservation binds
+the others at once.
+
+With a remote configured (git queen init --remote NAME), an exclusive
+reservation holds across machines: reserve fetches the remote's ledger,
+checks against every clone's reservations, and reports the grant only once
+a compare-and-swap push has published it, so clones racing for overlapping
+patterns get one grant. When the remote cannot be reached it fails and
+grants nothing; --offline grants on this machine alone, and the next
+git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 
 ` + patternHelp,
 			Flags: []ucli.Flag{
@@ -42,11 +52,12 @@ Reservations in every worktree of the repository count, committed or not.
 				&ucli.StringFlag{Name: "issue", Usage: "the beads issue `ID` you work on"},
 				&ucli.BoolFlag{Name: "force", Usage: "reserve despite conflicts"},
 				&ucli.BoolFlag{Name: "notify", Usage: "send each conflicting holder a message"},
+				&ucli.BoolFlag{Name: "offline", Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
 			},
 			Action: func(c *ucli.Context) error {
 				return runReserve(reserveOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(),
 					TTL: c.Duration("ttl"), Exclusive: c.Bool("exclusive"), Reason: c.String("reason"),
-					Issue: c.String("issue"), Force: c.Bool("force"), Notify: c.Bool("notify")})
+					Issue: c.String("issue"), Force: c.Bool("force"), Notify: c.Bool("notify"), Offline: c.Bool("offline")})
 			},
 		},
 		{
@@ -96,12 +107,23 @@ Reservations in every worktree of the repository count, committed or not.
 }
 
 type reserveOptions struct {
-	Env                      *Env
-	G                        globals
-	Patterns                 []string
-	TTL                      time.Duration
-	Exclusive, Force, Notify bool
-	Reason, Issue            string
+	Env                               *Env
+	G                                 globals
+	Patterns                          []string
+	TTL                               time.Duration
+	Exclusive, Force, Notify, Offline bool
+	Reason, Issue                     string
+}
+
+// reserveJSON is reserve's --json output: the grants and conflicts, and
+// where the grant stands with the remote.
+type reserveJSON struct {
+	reservations.Result
+	// Remote is the remote the grant was published to ("" without one);
+	// Published is false for a grant only this clone knows of.
+	Remote    string             `json:"remote,omitempty"`
+	Published bool               `json:"published"`
+	Sync      *ledgersync.Result `json:"sync,omitempty"`
 }
 
 func runReserve(o reserveOptions) error {
@@ -123,21 +145,42 @@ func runReserve(o reserveOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := (&reservations.Store{S: s}).Reserve(reservations.Request{Patterns: patterns, Droid: me, TTL: o.TTL,
-		Exclusive: o.Exclusive, Reason: o.Reason, IssueID: o.Issue, Force: o.Force, Notify: o.Notify})
+	req := reservations.Request{Patterns: patterns, Droid: me, TTL: o.TTL,
+		Exclusive: o.Exclusive, Reason: o.Reason, IssueID: o.Issue, Force: o.Force, Notify: o.Notify}
+	out := reserveJSON{Remote: configuredRemote(s)}
+	var err2 error
+	if out.Remote != "" && o.Exclusive && !o.Offline {
+		var rr *ledgersync.ReserveResult
+		rr, err2 = reservePublished(o, s, out.Remote, req)
+		if rr != nil {
+			out.Result, out.Sync = rr.Result, rr.Sync
+		}
+		out.Published = err2 == nil
+	} else {
+		out.Result, err2 = (&reservations.Store{S: s}).Reserve(req)
+		out.Published = out.Remote == ""
+	}
 	var conflict *reservations.ConflictError
-	if errors.As(err, &conflict) && o.G.JSON {
-		if jerr := printJSON(o.Env.Stdout, reservations.Result{Granted: []records.Reservation{},
-			Conflicts: conflict.Conflicts, Notified: conflict.Notified}); jerr != nil {
+	if errors.As(err2, &conflict) && o.G.JSON {
+		out.Result = reservations.Result{Granted: []records.Reservation{}, Conflicts: conflict.Conflicts, Notified: conflict.Notified}
+		out.Published = false
+		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
 		}
 	}
-	if err != nil {
-		return err
+	if err2 != nil {
+		return err2
 	}
+	res := out.Result
 	if o.G.JSON {
-		res.Conflicts = nonNil(res.Conflicts)
-		return printJSON(o.Env.Stdout, res)
+		out.Conflicts = nonNil(out.Conflicts)
+		if err := printJSON(o.Env.Stdout, out); err != nil {
+			return err
+		}
+		if !out.Published && out.Remote != "" && !o.Offline {
+			o.Env.autosync(o.G)
+		}
+		return nil
 	}
 	for _, n := range notes {
 		fmt.Fprintln(o.Env.Stdout, n)
@@ -157,7 +200,27 @@ func runReserve(o reserveOptions) error {
 	for _, m := range res.Notified {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
 	}
+	switch {
+	case out.Remote == "":
+	case out.Published:
+		fmt.Fprintf(o.Env.Stdout, "published to %s\n", out.Remote)
+	case o.Offline || !o.Exclusive:
+		fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s\n", out.Remote)
+		if !o.Offline {
+			o.Env.autosync(o.G)
+		}
+	}
 	return nil
+}
+
+// reservePublished grants an exclusive reservation through the remote.
+func reservePublished(o reserveOptions, s *store.Store, remote string, req reservations.Request) (*ledgersync.ReserveResult, error) {
+	sy, err := ledgersync.New(s, req.Droid)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Reserve(remote, req)
 }
 
 // checkTTL refuses a --ttl that is not positive. (The store treats zero as

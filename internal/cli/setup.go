@@ -7,6 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/setup"
 )
@@ -16,19 +17,27 @@ func setupCommands(env *Env) []*ucli.Command {
 		{
 			Name:  "init",
 			Usage: "set up this repository for git-queen (idempotent)",
-			Description: `Creates .beads/ (with a .gitignore for torn tails, caches and locks), adds the
-merge=queen lines to .gitattributes, registers the merge driver in the
-repository's git config, installs the pre-commit hook (a hook already there
-keeps running after it), and with --droid stores this worktree's identity.
-Running it again changes nothing. Commit .gitattributes and .beads/.gitignore;
-every clone still needs its own 'git queen init' (git config is not cloned).`,
+			Description: `Creates the live store in git's common directory (one for every worktree,
+untouched by checkout, stash, reset and merge), imports the logs an older
+setup kept in .beads/queen_*.jsonl into it, adds the merge=queen lines to
+.gitattributes, registers the merge driver in the repository's git config,
+installs the pre-commit hook (a hook already there keeps running after it),
+and with --droid stores this worktree's identity.
+
+With --remote NAME the store is shared with every clone that uses that git
+remote: init sets queen.remote, adds the refspec that fetches the ledger
+(refs/queen/ledger) to remote.NAME.fetch, and syncs once.
+
+Running it again changes nothing. Commit .gitattributes; every clone needs
+its own 'git queen init' (git config is not cloned).`,
 			Flags: []ucli.Flag{
+				&ucli.StringFlag{Name: "remote", Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
 				&ucli.BoolFlag{Name: "no-hooks", Usage: "do not install the pre-commit hook"},
 				&ucli.BoolFlag{Name: "force", Usage: "install the hook even into a global or system core.hooksPath"},
 			},
 			Action: func(c *ucli.Context) error {
 				return runInit(initOptions{Env: env, G: readGlobals(c), Options: setup.Options{
-					Droid: readGlobals(c).Droid, NoHooks: c.Bool("no-hooks"), Force: c.Bool("force")}})
+					Droid: readGlobals(c).Droid, NoHooks: c.Bool("no-hooks"), Force: c.Bool("force"), Remote: c.String("remote")}})
 			},
 		},
 		{
@@ -105,8 +114,20 @@ func runInit(o initOptions) error {
 		return err
 	}
 	changes, checks, err := r.Init(o.Options)
+	var synced *ledgersync.Result
+	var syncErr error
+	if err == nil && o.Remote != "" {
+		synced, syncErr = firstSync(o)
+	}
 	if o.G.JSON {
-		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": nonNil(changes), "checks": checks}); jerr != nil {
+		out := map[string]any{"changes": nonNil(changes), "checks": checks}
+		if synced != nil {
+			out["sync"] = synced
+		}
+		if syncErr != nil {
+			out["sync_error"] = syncErr.Error()
+		}
+		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
 		}
 		return err
@@ -120,14 +141,41 @@ func runInit(o initOptions) error {
 	if len(changes) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
 	} else {
-		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes and .beads/.gitignore; each clone runs `git queen init` once (git config is not cloned)")
+		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
+	}
+	for _, ch := range changes {
+		if ch.Name == "migrate" {
+			fmt.Fprintln(o.Env.Stdout, "imported the older setup's .beads/queen_*.jsonl into the live store; git-queen no longer reads them: "+
+				"git rm --cached .beads/queen_*.jsonl and commit, or keep them for tools that read them (git queen export refreshes them)")
+		}
 	}
 	for _, c := range checks {
 		if c.Status == setup.Fail || c.Status == setup.Warn {
 			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
 		}
 	}
+	switch {
+	case synced != nil:
+		printSync(o.Env, synced)
+	case syncErr != nil:
+		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: set up, but the first sync with %s failed: %v; run git queen sync when it can be reached\n", o.Remote, syncErr)
+	}
 	return nil
+}
+
+// firstSync brings the remote's records in (and sends this clone's) right
+// after init --remote.
+func firstSync(o initOptions) (*ledgersync.Result, error) {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return nil, err
+	}
+	sy, err := ledgersync.New(s, o.Env.identity(o.G))
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Sync(o.Remote)
 }
 
 type doctorOptions struct {

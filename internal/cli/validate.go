@@ -126,8 +126,8 @@ func runValidate(o validateOptions) error {
 // directory git-queen would use, else .beads/ at the top of the repository.
 func loadValidateConfig(env *Env, g globals, top string) (*schema.Registry, int, error) {
 	path := filepath.Join(top, ".beads", schema.ConfigFile)
-	if ws, err := env.workspace(g); err == nil {
-		path = ws.Path(schema.ConfigFile)
+	if ws, err := env.workspace(g); err == nil && ws.BeadsDir != "" {
+		path = ws.BeadsPath(schema.ConfigFile)
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

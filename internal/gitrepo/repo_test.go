@@ -91,3 +91,31 @@ func TestNotARepository(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestLocalConfig(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Run(t, repo, "config", "queen.remote", "origin")
+	testgit.Run(t, repo, "config", "queen.autosync", "yes")
+	testgit.Run(t, repo, "config", "remote.origin.url", "file:///x")
+	testgit.Run(t, repo, "config", "queen.quoted", `a "b c" \\ # d`)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"queen.remote": "origin", "QUEEN.Remote": "origin", "queen.quoted": `a "b c" \\ # d`} {
+		if got, ok := r.LocalConfig(key); !ok || got != want {
+			t.Errorf("%s = %q (%v), want %q (git: %q)", key, got, ok, want, testgit.Run(t, repo, "config", "--get", key))
+		}
+	}
+	if _, ok := r.LocalConfig("origin.url"); ok {
+		t.Error("a key of a subsection was read as a section's")
+	}
+	if !r.LocalBool("queen.autosync") || r.LocalBool("queen.nothing") {
+		t.Error("booleans")
+	}
+	testgit.Run(t, repo, "config", "queen.autosync", "false")
+	if r.LocalBool("queen.autosync") {
+		t.Error("the last value wins")
+	}
+}

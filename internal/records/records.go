@@ -90,6 +90,12 @@ type Reservation struct {
 	Status     string     `json:"status"`
 	Exclusive  bool       `json:"exclusive"`
 	Reason     string     `json:"reason,omitempty"`
+	// Forced marks an exclusive grant made with --force despite conflicts:
+	// a sync never withdraws it for overlapping another clone's.
+	Forced bool `json:"forced,omitempty"`
+	// Withdrawn says why a sync released a grant that another clone's
+	// reservation, published first, conflicted with.
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // ActiveAt reports whether the reservation holds at time now: not released,

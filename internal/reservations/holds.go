@@ -35,7 +35,7 @@ type Exclusives struct {
 // every worktree. It needs neither the identity nor the paths, so the hook
 // runs it while git lists the staged changes.
 func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
-	src, err := s.S.Sources(records.ReservationsFile)
+	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
 	if err != nil {
 		return nil, err
 	}

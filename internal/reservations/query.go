@@ -87,7 +87,7 @@ func (s *Store) Active(now time.Time) ([]Live, error) {
 // and decodes the reservations that wanted accepts (all when nil); lines
 // that do not decode are returned as problems.
 func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(jsonl.Entry) bool) ([]Live, []jsonl.Problem, error) {
-	src, err := s.S.Sources(records.ReservationsFile)
+	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,7 +107,7 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
 			continue
 		}
-		l.Reservation, l.raw = r, e.Raw
+		l.Reservation, l.raw, l.file = r, e.Raw, e.File
 		out = append(out, l)
 	}
 	return out, problems, nil

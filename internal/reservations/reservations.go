@@ -127,56 +127,65 @@ func (r *Request) validate() error {
 	return nil
 }
 
-// Reserve checks the request against every active reservation of every
-// worktree and appends the grants, all under the repository lock. A request
-// for a pattern the droid already holds renews that reservation instead of
+// Reserve checks the request against every active reservation and
+// appends the grants, all under the repository lock. A request for a
+// pattern the droid already holds renews that reservation instead of
 // adding a second one.
 func (s *Store) Reserve(req Request) (Result, error) {
+	var res Result
+	err := s.S.Update(func(tx *jsonl.Tx) error {
+		var err error
+		res, err = s.ReserveIn(tx, req)
+		return err
+	})
+	return res, err
+}
+
+// ReserveIn is Reserve inside a write the caller holds the lock for (a
+// sync that publishes the grant before it reports it).
+func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 	var res Result
 	if err := req.validate(); err != nil {
 		return res, err
 	}
-	err := s.S.Update(func(tx *jsonl.Tx) error {
-		now := s.S.Now()
-		active, err := s.Active(now)
-		if err != nil {
-			return err
+	now := s.S.Now()
+	active, err := s.Active(now)
+	if err != nil {
+		return res, err
+	}
+	res.Conflicts = conflicts(req, active)
+	if req.Notify && len(res.Conflicts) > 0 {
+		if res.Notified, err = s.notify(tx, req, res.Conflicts); err != nil {
+			return res, err
 		}
-		res.Conflicts = conflicts(req, active)
-		if req.Notify && len(res.Conflicts) > 0 {
-			if res.Notified, err = s.notify(tx, req, res.Conflicts); err != nil {
-				return err
+	}
+	if req.Exclusive && len(res.Conflicts) > 0 && !req.Force {
+		return res, &ConflictError{Conflicts: res.Conflicts, Notified: res.Notified, Now: now}
+	}
+	var lines []any
+	for _, p := range req.Patterns {
+		if own := heldBy(active, req.Droid, p); own != nil {
+			line, err := renewed(own, now, req.TTL, []jsonl.Field{
+				{Name: "exclusive", Value: req.Exclusive || own.Exclusive},
+				{Name: "reason", Value: firstNonEmpty(req.Reason, own.Reason)},
+				{Name: "issue_id", Value: firstNonEmpty(req.IssueID, own.IssueID)},
+			})
+			if err != nil {
+				return res, err
 			}
+			lines = append(lines, line.raw)
+			res.Granted = append(res.Granted, line.Reservation)
+			continue
 		}
-		if req.Exclusive && len(res.Conflicts) > 0 && !req.Force {
-			return &ConflictError{Conflicts: res.Conflicts, Notified: res.Notified, Now: now}
+		r := records.Reservation{
+			ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now, ExpiresAt: now.Add(req.TTL),
+			Pattern: p, Droid: req.Droid, IssueID: req.IssueID, Status: records.ReservationActive,
+			Exclusive: req.Exclusive, Reason: req.Reason, Forced: req.Exclusive && len(res.Conflicts) > 0,
 		}
-		var lines []any
-		for _, p := range req.Patterns {
-			if own := heldBy(active, req.Droid, p); own != nil {
-				line, err := renewed(own, now, req.TTL, []jsonl.Field{
-					{Name: "exclusive", Value: req.Exclusive || own.Exclusive},
-					{Name: "reason", Value: firstNonEmpty(req.Reason, own.Reason)},
-					{Name: "issue_id", Value: firstNonEmpty(req.IssueID, own.IssueID)},
-				})
-				if err != nil {
-					return err
-				}
-				lines = append(lines, line.raw)
-				res.Granted = append(res.Granted, line.Reservation)
-				continue
-			}
-			r := records.Reservation{
-				ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now, ExpiresAt: now.Add(req.TTL),
-				Pattern: p, Droid: req.Droid, IssueID: req.IssueID, Status: records.ReservationActive,
-				Exclusive: req.Exclusive, Reason: req.Reason,
-			}
-			lines = append(lines, r)
-			res.Granted = append(res.Granted, r)
-		}
-		return tx.Append(s.S.Log(records.ReservationsFile), lines...)
-	})
-	return res, err
+		lines = append(lines, r)
+		res.Granted = append(res.Granted, r)
+	}
+	return res, tx.Append(s.S.Log(records.ReservationsFile), lines...)
 }
 
 func firstNonEmpty(a, b string) string {
@@ -251,10 +260,12 @@ func truncateRunes(s string, n int) string {
 }
 
 // Live is a reservation with the raw line of its latest version, so a new
-// version keeps the fields other writers added.
+// version keeps the fields other writers added, and the file it was read
+// from.
 type Live struct {
 	records.Reservation
-	raw []byte
+	raw  []byte
+	file string
 }
 
 // MarshalJSON writes the reservation itself.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/workspace"
 )
 
 // Status is the outcome of a check.
@@ -52,7 +53,10 @@ func ok(name, format string, args ...any) Check {
 // directory (which may not exist yet).
 type Repo struct {
 	*gitrepo.Repo
+	// BeadsDir is the worktree's .beads/ (where older setups kept their
+	// logs); StoreDir the live store in git's common directory.
 	BeadsDir string
+	StoreDir string
 	// LookPath finds programs; tests replace it.
 	LookPath func(string) (string, error)
 }
@@ -67,7 +71,8 @@ func NewRepo(dir string) (*Repo, error) {
 	if r.TopLevel == "" {
 		return nil, fmt.Errorf("%s is a bare repository; run git-queen in a worktree", r.GitDir)
 	}
-	return &Repo{Repo: r, BeadsDir: filepath.Join(r.TopLevel, ".beads"), LookPath: exec.LookPath}, nil
+	return &Repo{Repo: r, BeadsDir: filepath.Join(r.TopLevel, workspace.DirName), StoreDir: workspace.LiveDir(r),
+		LookPath: exec.LookPath}, nil
 }
 
 // git runs git in the worktree.
@@ -89,8 +94,9 @@ func (r *Repo) config(args ...string) string {
 func (r *Repo) Checks(o Options) []Check {
 	return []Check{
 		r.checkOnPath(),
-		r.checkBeadsDir(),
-		r.checkIgnore(),
+		r.checkLiveStore(),
+		r.checkLegacy(),
+		r.checkRemote(o.Remote),
 		r.checkAttributes(),
 		r.checkDriver(),
 		r.checkHook(o),
@@ -110,4 +116,6 @@ type Options struct {
 	NoHooks bool
 	// Force installs the hook into a global or system core.hooksPath.
 	Force bool
+	// Remote, when set, is the git remote the live store is shared through.
+	Remote string
 }

@@ -22,19 +22,6 @@ func (r *Repo) checkOnPath() Check {
 		"install it with `go install github.com/git-queen/git-queen/cmd/git-queen@latest` and put $(go env GOPATH)/bin on PATH"}
 }
 
-func (r *Repo) checkBeadsDir() Check {
-	if info, err := os.Stat(r.BeadsDir); err == nil && info.IsDir() {
-		return ok("store", "%s exists", r.rel(r.BeadsDir))
-	}
-	return Check{Name: "store", Status: Fail, Message: r.rel(r.BeadsDir) + " does not exist", Fixable: true, forInit: true,
-		fix: func() error { return os.MkdirAll(r.BeadsDir, 0o755) }}
-}
-
-func (r *Repo) checkIgnore() Check {
-	path := filepath.Join(r.BeadsDir, ".gitignore")
-	return r.linesCheck("gitignore", path, IgnoreLines, ignoreComment)
-}
-
 func (r *Repo) checkAttributes() Check {
 	path := filepath.Join(r.TopLevel, AttributesFile)
 	return r.linesCheck("gitattributes", path, AttributeLines, attributesComment)

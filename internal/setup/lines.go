@@ -1,7 +1,9 @@
 // Package setup is what `git queen init`, `git queen hooks` and `git queen
-// doctor` do to a repository: the store directory and its .gitignore, the
-// merge=queen lines in .gitattributes, the merge driver in the git config,
-// the pre-commit hook, and the droid identity of a worktree.
+// doctor` do to a repository: the live store in git's common directory (and
+// the import of an older setup's tracked logs into it), the remote it is
+// shared through, the merge=queen lines in .gitattributes, the merge driver
+// in the git config, the pre-commit hook, and the droid identity of a
+// worktree.
 //
 // Every piece is a Check: it says whether the repository is as git-queen
 // needs it ("should be X but is Y") and, where it can, how to make it so.
@@ -33,16 +35,6 @@ var AttributeLines = []string{
 
 // attributesComment introduces the lines git-queen adds.
 const attributesComment = "# git-queen: merge coordination logs without conflicts or duplicate lines"
-
-// IgnoreLines keep git-queen's local files out of commits.
-var IgnoreLines = []string{
-	"*.quarantine",
-	".queen-cache/",
-	".queen.lock",
-	".*.tmp-*",
-}
-
-const ignoreComment = "# git-queen: local files (torn tails set aside, caches, locks)"
 
 // missingLines returns the wanted lines that path does not have (compared
 // without surrounding whitespace), and whether the file exists.

@@ -15,6 +15,7 @@ import (
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/schema"
+	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
 
@@ -98,16 +99,19 @@ func (r *Repo) SetIdentity(droid string) error {
 	return err
 }
 
-// storeFiles lists the logs in the store directory that validate knows.
+// storeFiles lists the logs of the live store: those this clone wrote, and
+// those sync received.
 func (r *Repo) storeFiles() []string {
-	entries, err := os.ReadDir(r.BeadsDir)
-	if err != nil {
-		return nil
-	}
 	var files []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
-			files = append(files, filepath.Join(r.BeadsDir, e.Name()))
+	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, store.ReceivedDir)} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 	return files
@@ -116,7 +120,7 @@ func (r *Repo) storeFiles() []string {
 func (r *Repo) checkStores() Check {
 	files := r.storeFiles()
 	if len(files) == 0 {
-		return ok("stores", "no logs yet in %s", r.rel(r.BeadsDir))
+		return ok("stores", "no logs yet in %s", r.StoreDir)
 	}
 	var bad []string
 	for _, f := range files {
@@ -125,7 +129,7 @@ func (r *Repo) checkStores() Check {
 			bad = append(bad, fmt.Sprintf("%s: %v", r.rel(f), err))
 			continue
 		}
-		res := schema.ValidateFile(filepath.ToSlash(r.rel(f)), data, schema.Options{Limit: 1})
+		res := schema.ValidateFile(".beads/"+filepath.Base(f), data, schema.Options{Limit: 1})
 		if !res.Valid() {
 			p := res.Problems[0]
 			bad = append(bad, fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, p.Message))
@@ -143,7 +147,9 @@ func (r *Repo) checkStores() Check {
 // repository lock is held now. An flock dies with its process, so a held
 // lock is a running (perhaps hung) git-queen, never a stale file.
 func (r *Repo) checkLeftovers() Check {
-	tmps, _ := filepath.Glob(filepath.Join(r.BeadsDir, ".*.tmp-*"))
+	tmps, _ := filepath.Glob(filepath.Join(r.StoreDir, ".*.tmp-*"))
+	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, ".*.tmp-*"))
+	tmps = append(tmps, more...)
 	lockPath := filepath.Join(r.CommonDir, workspace.LockName)
 	held := false
 	if _, err := os.Stat(lockPath); err == nil {
@@ -162,7 +168,7 @@ func (r *Repo) checkLeftovers() Check {
 		return ok("locks", "%s; no leftovers of interrupted rewrites", lock)
 	}
 	return Check{Name: "locks", Status: Warn, Fixable: true, forInit: true,
-		Message: fmt.Sprintf("%s; %d temporary files of interrupted rewrites in %s", lock, len(tmps), r.rel(r.BeadsDir)),
+		Message: fmt.Sprintf("%s; %d temporary files of interrupted rewrites in %s", lock, len(tmps), r.StoreDir),
 		fix: func() error {
 			for _, t := range tmps {
 				if err := os.Remove(t); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -176,7 +182,9 @@ func (r *Repo) checkLeftovers() Check {
 // checkQuarantine reports torn tails that appends set aside. They need a
 // person: the file says where each came from.
 func (r *Repo) checkQuarantine() Check {
-	files, _ := filepath.Glob(filepath.Join(r.BeadsDir, "*.quarantine"))
+	files, _ := filepath.Glob(filepath.Join(r.StoreDir, "*.quarantine"))
+	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, "*.quarantine"))
+	files = append(files, more...)
 	if len(files) == 0 {
 		return ok("quarantine", "no torn writes set aside")
 	}

@@ -1,15 +1,18 @@
-// Package store is the .beads/ directory as the domain stores see it: one
-// lock for every write, and reads that see the union of every worktree's
-// copy of a log plus the committed one.
+// Package store is a store directory as the domain stores see it: one lock
+// for every write, and reads that see the union of every source of a log.
 //
-// The union is what makes a reservation made in one worktree, and not yet
-// committed, bind every other worktree at once (DESIGN.md, "The stores").
-// Messages and assignments are read the same way, so a message sent from
-// another worktree is in the inbox before anyone commits or merges.
+// The live store has up to three sources per log: the records this clone
+// wrote (the log itself), the records other clones wrote that
+// `git queen sync` brought in (received/), and, for a caller that asks for
+// it (reservations), what a `git fetch` brought into the remote-tracking
+// ledger since the last sync. A plain directory store has one. Where two
+// sources disagree about an id, the version records.Newer prefers wins.
 package store
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +25,9 @@ import (
 	"github.com/git-queen/git-queen/internal/workspace"
 )
 
+// ReceivedDir is the live store's directory of records other clones wrote.
+const ReceivedDir = "received"
+
 // Store is the store directory of one workspace.
 type Store struct {
 	WS *workspace.Workspace
@@ -31,6 +37,10 @@ type Store struct {
 	NoSync bool
 	// OnRepair hears about torn tails set aside before an append.
 	OnRepair func(jsonl.Repair)
+	// Fetched, when set, lists extra sources of a log that are not part of
+	// the store itself (the remote-tracking ledger's records since the last
+	// sync). Reads of reservations use it; nil means none.
+	Fetched func(name string) ([]string, error)
 }
 
 // Now is the current time as git-queen writes it (UTC, milliseconds).
@@ -41,9 +51,30 @@ func (s *Store) Now() time.Time {
 	return records.Now(s.Clock)
 }
 
-// Log is the log file name in this workspace's store directory.
+// Log is the log this clone writes, in this workspace's store directory.
 func (s *Store) Log(name string) *jsonl.Log {
 	return &jsonl.Log{Path: s.WS.Path(name), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
+}
+
+// ReceivedLog is the log of records other clones wrote, as sync applies
+// them; only the live store has one.
+func (s *Store) ReceivedLog(name string) *jsonl.Log {
+	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
+}
+
+// ReceivedPath is where the received copy of the log name lives.
+func ReceivedPath(ws *workspace.Workspace, name string) string {
+	return filepath.Join(ws.Dir, ReceivedDir, name)
+}
+
+// Logs are the logs of the store that commands rewrite (compact, archive):
+// the one this clone writes, and the received one when there is one.
+func (s *Store) Logs(name string) []*jsonl.Log {
+	logs := []*jsonl.Log{s.Log(name)}
+	if s.WS.Live {
+		logs = append(logs, s.ReceivedLog(name))
+	}
+	return logs
 }
 
 // Update runs fn under the repository-wide lock. Reads inside fn see every
@@ -54,14 +85,54 @@ func (s *Store) Update(fn func(tx *jsonl.Tx) error) error {
 	return s.WS.Lock().Do(fn)
 }
 
-// Selection is the union of one log across worktrees.
+// Sources are the files a read of one log takes the union of: the log
+// itself first, then the others that exist.
+type Sources struct {
+	Paths []string
+}
+
+// Count is how many sources a read unions.
+func (src *Sources) Count() int { return len(src.Paths) }
+
+// Sources finds the sources of the log name, without the fetched ones.
+func (s *Store) Sources(name string) (*Sources, error) {
+	src := &Sources{Paths: []string{s.WS.Path(name)}}
+	if s.WS.Live {
+		if p := ReceivedPath(s.WS, name); exists(p) {
+			src.Paths = append(src.Paths, p)
+		}
+	}
+	return src, nil
+}
+
+// SourcesWithFetched is Sources plus what Fetched lists: for the reads that
+// must see a remote's records as soon as git fetched them (reservations).
+func (s *Store) SourcesWithFetched(name string) (*Sources, error) {
+	src, err := s.Sources(name)
+	if err != nil || s.Fetched == nil {
+		return src, err
+	}
+	extra, err := s.Fetched(name)
+	if err != nil {
+		return nil, err
+	}
+	src.Paths = append(src.Paths, extra...)
+	return src, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Selection is the union of one log's sources.
 type Selection struct {
 	// Entries holds the latest version of each selected id, sorted by id
 	// (ULIDs sort by creation time).
 	Entries []jsonl.Entry
 	// Problems are bad lines found in any source.
 	Problems []jsonl.Problem
-	// Sources lists what was read: log paths, and "HEAD:<path>".
+	// Sources lists the files that were read.
 	Sources []string
 }
 
@@ -87,23 +158,6 @@ func (s *Store) Select(name string, q Query) (*Selection, error) {
 func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	sel := &Selection{}
 	var best map[string]jsonl.Entry
-	add := func(entries []jsonl.Entry, problems []jsonl.Problem) {
-		sel.Problems = append(sel.Problems, problems...)
-		if best == nil && src.Count() == 1 {
-			sel.Entries = entries // nothing to union
-			return
-		}
-		if best == nil {
-			best = make(map[string]jsonl.Entry, len(entries))
-		}
-		for _, e := range entries {
-			// The same version in several copies is the common case, and
-			// comparing the bytes is cheaper than finding the versions.
-			if cur, ok := best[e.ID]; !ok || (!bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)) {
-				best[e.ID] = e
-			}
-		}
-	}
 	for _, path := range src.Paths {
 		var entries []jsonl.Entry
 		var problems []jsonl.Problem
@@ -117,15 +171,21 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 			return nil, err
 		}
 		sel.Sources = append(sel.Sources, path)
-		add(entries, problems)
-	}
-	if src.Blob != "" {
-		entries, err := s.selectBlob(src, q)
-		if err != nil {
-			return nil, err
+		sel.Problems = append(sel.Problems, problems...)
+		if src.Count() == 1 {
+			sel.Entries = entries // nothing to union
+			break
 		}
-		sel.Sources = append(sel.Sources, src.blobSource)
-		add(entries, nil) // its problems are the committer's, reported by validate
+		if best == nil {
+			best = make(map[string]jsonl.Entry, len(entries))
+		}
+		for _, e := range entries {
+			// The same version in several copies is the common case, and
+			// comparing the bytes is cheaper than finding the versions.
+			if cur, ok := best[e.ID]; !ok || (!bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)) {
+				best[e.ID] = e
+			}
+		}
 	}
 	if best != nil {
 		sel.Entries = make([]jsonl.Entry, 0, len(best))
@@ -137,48 +197,29 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	return sel, nil
 }
 
-// Query is a jsonl.Query with a name, which identifies it in the cache of
-// the committed copy. A query whose answer depends on a droid must put the
-// droid in its name. Queries without a name are not cached.
+// Query is a jsonl.Query with a name, which identifies its selection
+// caches. A query whose answer depends on a droid must put the droid in its
+// name. Queries without a name are not cached.
 type Query struct {
 	jsonl.Query
 	Name string
 }
 
-// logPaths lists this workspace's copy of the log, then every other
-// worktree's copy (same place relative to its top level) that exists.
-func (s *Store) logPaths(name string) []string {
-	own := s.WS.Path(name)
-	paths := []string{own}
-	repo := s.WS.Repo
-	if repo == nil || repo.TopLevel == "" {
-		return paths
+// CacheDir holds the selection caches.
+func (s *Store) CacheDir() string { return s.WS.CacheDir() }
+
+// cachePath is where q's selection of the log at path is cached, or "" for
+// a query without a name.
+func (s *Store) cachePath(path string, q Query) string {
+	if q.Name == "" {
+		return ""
 	}
-	rel, err := filepath.Rel(repo.TopLevel, s.WS.BeadsDir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		// The store lives in another worktree (found through the main
-		// worktree) or outside the repository: use its place as it is.
-		rel = ""
-	}
-	worktrees, err := repo.Worktrees()
-	if err != nil {
-		return paths
-	}
-	seen := map[string]bool{realPath(own): true}
-	for _, wt := range worktrees {
-		dir := filepath.Join(wt.Path, rel)
-		if rel == "" {
-			dir = filepath.Join(wt.Path, workspace.DirName)
-		}
-		p := filepath.Join(dir, name)
-		if rp := realPath(p); !seen[rp] {
-			seen[rp] = true
-			if _, err := os.Stat(p); err == nil {
-				paths = append(paths, p)
-			}
-		}
-	}
-	return paths
+	return filepath.Join(s.CacheDir(), queryHash(realPath(path), q.Name)+".idx")
+}
+
+func queryHash(source, query string) string {
+	sum := sha256.Sum256([]byte(source + "\x00" + query))
+	return hex.EncodeToString(sum[:8])
 }
 
 func realPath(p string) string {
@@ -189,4 +230,4 @@ func realPath(p string) string {
 }
 
 // String describes the store for messages.
-func (s *Store) String() string { return fmt.Sprintf("store %s", s.WS.BeadsDir) }
+func (s *Store) String() string { return fmt.Sprintf("store %s", s.WS.Dir) }

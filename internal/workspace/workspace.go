@@ -1,6 +1,12 @@
-// Package workspace finds the .beads/ directory a command works on, and the
-// repository around it, so every command agrees on where the stores are and
-// which lock guards them.
+// Package workspace finds the store a command works on, and the repository
+// around it, so every command agrees on where the logs are and which lock
+// guards them.
+//
+// Inside a repository the store is the live store: one directory in git's
+// common directory ($(git rev-parse --git-common-dir)/queen), shared by
+// every worktree and out of reach of everything git does to branches
+// (stash, reset, checkout, merge, rebase, worktree remove). --beads-dir and
+// BEADS_DIR name a plain directory store in the seed's layout instead.
 package workspace
 
 import (
@@ -14,21 +20,40 @@ import (
 	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
-// DirName is the name of the store directory.
+// DirName is the name of the directory, in a worktree, that holds what a
+// repository commits about its coordination: beads' issues.jsonl,
+// queen.toml, and the logs of setups older than the live store.
 const DirName = ".beads"
+
+// LiveDirName is the live store's directory in git's common directory.
+const LiveDirName = "queen"
 
 // LockName is the repository-wide lock file, kept in git's common directory
 // so every worktree of a repository shares it.
 const LockName = "queen.lock"
 
-// Workspace is a located store directory.
+// LegacyLogs are the store logs that setups older than the live store kept
+// in .beads/ (and committed); `git queen init` imports them.
+var LegacyLogs = []string{"queen_messages.jsonl", "queen_assignments.jsonl", "queen_reservations.jsonl"}
+
+// Workspace is a located store.
 type Workspace struct {
-	// BeadsDir is the absolute path of the .beads/ directory.
+	// Dir is the store directory: the live store in git's common directory,
+	// or the directory --beads-dir or BEADS_DIR named. It may not exist yet;
+	// the first write creates it.
+	Dir string
+	// Live is true for the repository's live store, false for a plain
+	// directory store.
+	Live bool
+	// BeadsDir is the worktree's .beads/ directory (for issues.jsonl and
+	// queen.toml), found from the current directory up to the top of the
+	// worktree, else the main worktree's; "" when there is none. For a plain
+	// directory store it is Dir itself.
 	BeadsDir string
 	// Repo is the repository the command runs in; nil when the store was
 	// named explicitly and no repository surrounds it.
 	Repo *gitrepo.Repo
-	// Source says how BeadsDir was found, for `doctor` and error messages.
+	// Source says how Dir was found, for `doctor` and error messages.
 	Source string
 }
 
@@ -42,20 +67,20 @@ type Options struct {
 	Dir string
 }
 
-// NotFoundError says where the search looked, and what to do.
-type NotFoundError struct {
-	Looked []string
+// LegacyStoreError refuses to start an empty live store beside the logs of
+// an older setup: droids would see their reservations and messages vanish.
+type LegacyStoreError struct {
+	Files []string
 }
 
-func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("no %s directory found (looked in %s); run `git queen init` to create one, or pass --beads-dir",
-		DirName, strings.Join(e.Looked, ", "))
+func (e *LegacyStoreError) Error() string {
+	return fmt.Sprintf("this repository keeps git-queen's logs in %s (the layout before the live store); "+
+		"run `git queen init` once to import them into the live store, or pass --beads-dir %s to keep using them as they are",
+		strings.Join(e.Files, ", "), filepath.Dir(e.Files[0]))
 }
 
-// Find locates the store directory: the --beads-dir flag, then BEADS_DIR,
-// then .beads/ in the start directory or a parent up to the top of the
-// repository (never above it), then the main worktree's .beads/ (so a linked
-// worktree without its own finds the shared one).
+// Find locates the store: the --beads-dir flag, then BEADS_DIR, then the
+// live store of the repository containing the start directory.
 func Find(o Options) (*Workspace, error) {
 	start, err := filepath.Abs(o.Dir)
 	if err != nil {
@@ -73,30 +98,46 @@ func Find(o Options) (*Workspace, error) {
 			dir = filepath.Join(start, dir)
 		}
 		if !isDir(dir) {
-			return nil, fmt.Errorf("%s names %s, which is not a directory; create it with `git queen init` or fix %s",
+			return nil, fmt.Errorf("%s names %s, which is not a directory; create it, or fix %s",
 				named.source, dir, named.source)
 		}
 		repo, err := gitrepo.Discover(dir)
 		if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
 			return nil, err
 		}
-		return &Workspace{BeadsDir: filepath.Clean(dir), Repo: repo, Source: named.source}, nil
+		dir = filepath.Clean(dir)
+		return &Workspace{Dir: dir, BeadsDir: dir, Repo: repo, Source: named.source}, nil
 	}
 
 	repo, err := gitrepo.Discover(start)
 	if err != nil {
 		if errors.Is(err, gitrepo.ErrNotRepository) {
-			return nil, fmt.Errorf("%s is not inside a git repository; run git-queen inside one, or name the store with --beads-dir or BEADS_DIR", start)
+			return nil, fmt.Errorf("%s is not inside a git repository; run git-queen inside one, or name a store directory with --beads-dir or BEADS_DIR", start)
 		}
 		return nil, err
 	}
-	var looked []string
+	ws := &Workspace{Dir: LiveDir(repo), Live: true, Repo: repo, BeadsDir: beadsDir(repo, start),
+		Source: "the repository's live store"}
+	if !isDir(ws.Dir) {
+		if legacy := ws.LegacyLogs(); len(legacy) > 0 {
+			return nil, &LegacyStoreError{Files: legacy}
+		}
+	}
+	return ws, nil
+}
+
+// LiveDir is where a repository's live store lives.
+func LiveDir(repo *gitrepo.Repo) string {
+	return filepath.Join(repo.CommonDir, LiveDirName)
+}
+
+// beadsDir finds the worktree's .beads/ from start up to the top of the
+// worktree (never above it), then the main worktree's.
+func beadsDir(repo *gitrepo.Repo, start string) string {
 	if repo.TopLevel != "" && within(start, repo.TopLevel) {
 		for dir := start; ; dir = filepath.Dir(dir) {
-			candidate := filepath.Join(dir, DirName)
-			looked = append(looked, candidate)
-			if isDir(candidate) {
-				return &Workspace{BeadsDir: candidate, Repo: repo, Source: "found above the current directory"}, nil
+			if candidate := filepath.Join(dir, DirName); isDir(candidate) {
+				return candidate
 			}
 			if dir == repo.TopLevel || filepath.Dir(dir) == dir {
 				break
@@ -104,13 +145,27 @@ func Find(o Options) (*Workspace, error) {
 		}
 	}
 	if main := repo.MainWorktree(); main != "" && main != repo.TopLevel {
-		candidate := filepath.Join(main, DirName)
-		looked = append(looked, candidate)
-		if isDir(candidate) {
-			return &Workspace{BeadsDir: candidate, Repo: repo, Source: "the main worktree's"}, nil
+		if candidate := filepath.Join(main, DirName); isDir(candidate) {
+			return candidate
 		}
 	}
-	return nil, &NotFoundError{Looked: looked}
+	return ""
+}
+
+// LegacyLogs lists the store logs an older setup left in the worktree's
+// .beads/ (none for a plain directory store, whose logs they are).
+func (w *Workspace) LegacyLogs() []string {
+	if !w.Live || w.BeadsDir == "" {
+		return nil
+	}
+	var found []string
+	for _, name := range LegacyLogs {
+		p := filepath.Join(w.BeadsDir, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			found = append(found, p)
+		}
+	}
+	return found
 }
 
 // Lock is the lock that guards every store of this workspace: the
@@ -120,11 +175,30 @@ func (w *Workspace) Lock() *jsonl.Lock {
 	if w.Repo != nil {
 		return &jsonl.Lock{Path: filepath.Join(w.Repo.CommonDir, LockName)}
 	}
-	return &jsonl.Lock{Path: filepath.Join(w.BeadsDir, "."+LockName)}
+	return &jsonl.Lock{Path: filepath.Join(w.Dir, "."+LockName)}
 }
 
 // Path is the path of a file in the store directory.
-func (w *Workspace) Path(name string) string { return filepath.Join(w.BeadsDir, name) }
+func (w *Workspace) Path(name string) string { return filepath.Join(w.Dir, name) }
+
+// BeadsPath is the path of a file in the worktree's .beads/ directory, or
+// "" when there is none.
+func (w *Workspace) BeadsPath(name string) string {
+	if w.BeadsDir == "" {
+		return ""
+	}
+	return filepath.Join(w.BeadsDir, name)
+}
+
+// CacheDir holds the selection caches: in git's common directory (shared by
+// every worktree, never committed), or in the store directory when there is
+// no repository.
+func (w *Workspace) CacheDir() string {
+	if w.Repo != nil {
+		return filepath.Join(w.Repo.CommonDir, "queen-cache")
+	}
+	return filepath.Join(w.Dir, ".queen-cache")
+}
 
 func isDir(p string) bool {
 	info, err := os.Stat(p)

@@ -28,20 +28,22 @@ func TestFind(t *testing.T) {
 	testgit.Run(t, repo, "worktree", "add", "-q", filepath.Join(repo, "..", filepath.Base(repo)+"-wt"), "-b", "wt")
 	linked, _ := filepath.EvalSymlinks(filepath.Join(repo, "..", filepath.Base(repo)+"-wt"))
 	explicit := mkdir(t, t.TempDir(), "elsewhere")
+	live := filepath.Join(repo, ".git", LiveDirName)
 
 	tests := []struct {
-		name       string
-		opts       Options
-		want       string
-		wantSource string
+		name          string
+		opts          Options
+		dir, beadsDir string
+		isLive        bool
+		wantSource    string
 	}{
-		{"top level", Options{Dir: repo}, beads, "found above the current directory"},
-		{"walks up from a subdirectory", Options{Dir: deep}, beads, "found above the current directory"},
-		{"nearest wins", Options{Dir: filepath.Dir(nested)}, nested, "found above the current directory"},
-		{"flag first", Options{Flag: explicit, Env: nested, Dir: repo}, explicit, "--beads-dir"},
-		{"then BEADS_DIR", Options{Env: explicit, Dir: repo}, explicit, "BEADS_DIR"},
-		{"relative flag", Options{Flag: ".beads", Dir: repo}, beads, "--beads-dir"},
-		{"linked worktree falls back to the main one", Options{Dir: linked}, beads, "the main worktree's"},
+		{"top level", Options{Dir: repo}, live, beads, true, "the repository's live store"},
+		{"a subdirectory finds the .beads/ above it", Options{Dir: deep}, live, beads, true, "the repository's live store"},
+		{"nearest .beads/ wins", Options{Dir: filepath.Dir(nested)}, live, nested, true, "the repository's live store"},
+		{"a linked worktree shares the live store, and the main worktree's .beads/", Options{Dir: linked}, live, beads, true, "the repository's live store"},
+		{"flag first", Options{Flag: explicit, Env: nested, Dir: repo}, explicit, explicit, false, "--beads-dir"},
+		{"then BEADS_DIR", Options{Env: explicit, Dir: repo}, explicit, explicit, false, "BEADS_DIR"},
+		{"relative flag", Options{Flag: ".beads", Dir: repo}, beads, beads, false, "--beads-dir"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,14 +51,15 @@ func TestFind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ws.BeadsDir != tt.want || ws.Source != tt.wantSource {
-				t.Fatalf("got %s (%s), want %s (%s)", ws.BeadsDir, ws.Source, tt.want, tt.wantSource)
+			if ws.Dir != tt.dir || ws.BeadsDir != tt.beadsDir || ws.Live != tt.isLive || ws.Source != tt.wantSource {
+				t.Fatalf("got %s, .beads %s, live %v (%s); want %s, .beads %s, live %v (%s)",
+					ws.Dir, ws.BeadsDir, ws.Live, ws.Source, tt.dir, tt.beadsDir, tt.isLive, tt.wantSource)
 			}
 		})
 	}
 }
 
-func TestLinkedWorktreeWithItsOwnStore(t *testing.T) {
+func TestLinkedWorktreeWithItsOwnBeadsSharesTheStoreAndLock(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	mkdir(t, repo, ".beads")
@@ -70,13 +73,12 @@ func TestLinkedWorktreeWithItsOwnStore(t *testing.T) {
 	if ws.BeadsDir != own {
 		t.Fatalf("got %s, want the worktree's own %s", ws.BeadsDir, own)
 	}
-	// Every worktree shares one lock, in the common directory.
 	main, err := Find(Options{Dir: repo})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws.Lock().Path != main.Lock().Path || !strings.HasPrefix(ws.Lock().Path, filepath.Join(repo, ".git")) {
-		t.Fatalf("locks differ: %s vs %s", ws.Lock().Path, main.Lock().Path)
+	if ws.Dir != main.Dir || ws.Lock().Path != main.Lock().Path || !strings.HasPrefix(ws.Lock().Path, filepath.Join(repo, ".git")) {
+		t.Fatalf("worktrees differ: %s, %s vs %s, %s", ws.Dir, ws.Lock().Path, main.Dir, main.Lock().Path)
 	}
 }
 
@@ -87,13 +89,29 @@ func TestNeverAboveTheRepository(t *testing.T) {
 	repo := filepath.Join(outer, "repo")
 	mkdir(t, repo)
 	testgit.Run(t, repo, "init", "-q")
-	_, err := Find(Options{Dir: repo})
-	var nf *NotFoundError
-	if !errors.As(err, &nf) {
-		t.Fatalf("got %v, want NotFoundError", err)
+	ws, err := Find(Options{Dir: repo})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), "git queen init") {
-		t.Fatalf("the error does not say what to do: %v", err)
+	if ws.BeadsDir != "" {
+		t.Fatalf("found %s above the repository", ws.BeadsDir)
+	}
+}
+
+// An older setup's tracked logs are not silently shadowed by an empty
+// live store: the error says to import them.
+func TestLegacyLogsWithoutALiveStore(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Write(t, repo, ".beads/queen_messages.jsonl", "{}\n")
+	_, err := Find(Options{Dir: repo})
+	var legacy *LegacyStoreError
+	if !errors.As(err, &legacy) || !strings.Contains(err.Error(), "git queen init") {
+		t.Fatalf("got %v, want a LegacyStoreError that says to run init", err)
+	}
+	mkdir(t, repo, ".git", LiveDirName)
+	if _, err := Find(Options{Dir: repo}); err != nil {
+		t.Fatalf("once the live store exists: %v", err)
 	}
 }
 

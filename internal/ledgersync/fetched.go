@@ -1,0 +1,111 @@
+package ledgersync
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/workspace"
+)
+
+// Fetched returns the store.Store.Fetched of a live store: for the
+// reservations log, a file holding the reservation versions a `git fetch`
+// brought into a remote's tracking ledger since this clone last merged it.
+// So a clone sees another's new reservations, in every check and in the
+// pre-commit hook, as soon as git fetched them, without the network and
+// before the next sync applies them. The file is derived from the two
+// ledger commits and kept in the cache directory, so it is computed once
+// per fetch; when no remote moved since the last sync, the cost is a
+// directory listing and a small file read.
+func Fetched(ws *workspace.Workspace) func(name string) ([]string, error) {
+	return func(name string) ([]string, error) {
+		if name != records.ReservationsFile || !ws.Live || ws.Repo == nil {
+			return nil, nil
+		}
+		tracking, err := ledger.TrackingRefs(ws.Repo.CommonDir)
+		if err != nil || len(tracking) == 0 {
+			return nil, err
+		}
+		st, err := loadState(ws.Dir)
+		if err != nil {
+			return nil, err
+		}
+		var paths []string
+		var l *ledger.Ledger
+		defer func() {
+			if l != nil {
+				l.Close()
+			}
+		}()
+		for remote, fetched := range tracking {
+			if rs := st.Remotes[remote]; rs != nil && (rs.Merged == fetched.String() || rs.Pushed == fetched.String()) ||
+				st.Recording != nil && st.Recording.Remote == remote && st.Recording.Merged == fetched.String() {
+				continue
+			}
+			if l == nil {
+				if l, err = ledger.Open(ws.Repo.CommonDir); err != nil {
+					return nil, err
+				}
+			}
+			local, err := l.ReadRef(ledger.Ref)
+			if err != nil {
+				return nil, err
+			}
+			path, err := extract(l, ws.CacheDir(), local, fetched)
+			if err != nil {
+				return nil, err
+			}
+			paths = append(paths, path)
+		}
+		return paths, nil
+	}
+}
+
+// extract writes (once) the reservation versions fetched holds that local
+// does not, the newest of each id, and returns the file's path.
+func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash) (string, error) {
+	path := filepath.Join(cacheDir, "fetched-"+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	d, err := l.Changes(local, fetched)
+	if err != nil {
+		return "", err
+	}
+	lines, err := newestOnly(nil, d.Added[records.ReservationsFile])
+	if err != nil {
+		return "", err
+	}
+	var data []byte
+	for _, line := range lines {
+		data = append(append(data, line...), '\n')
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", err
+	}
+	pruneCache(cacheDir)
+	return path, jsonl.WriteCacheFile(path, data)
+}
+
+// cacheMaxAge is how long cache files live unmodified.
+const cacheMaxAge = 7 * 24 * time.Hour
+
+// pruneCache removes cache files nobody wrote for a week: extractions of
+// ledgers long merged, and selection caches of files gone.
+func pruneCache(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && !e.IsDir() && time.Since(info.ModTime()) > cacheMaxAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

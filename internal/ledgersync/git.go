@@ -1,0 +1,134 @@
+package ledgersync
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/ledger"
+)
+
+// Fetching and pushing go through the git command, so that the user's
+// remotes, credentials, proxies and protocols work unchanged. Both turn off
+// git's automatic maintenance, which would otherwise run after them and
+// cost a sync more than the transfer itself.
+
+// gitOptions come before every git command sync runs.
+var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false"}
+
+// RemoteError is a remote that could not be reached or refused the ledger.
+type RemoteError struct {
+	Remote string
+	Op     string // "fetch" or "push"
+	Msg    string
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("cannot %s the ledger %s %s: %s", e.Op, map[string]string{"fetch": "from", "push": "to"}[e.Op], e.Remote, e.Msg)
+}
+
+// runGit runs git in dir with sync's options and returns stdout, and
+// stderr in the error.
+func runGit(dir string, args ...string) (string, string, error) {
+	cmd := exec.Command("git", append(append([]string{}, gitOptions...), args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), strings.TrimSpace(stderr.String()), err
+}
+
+// fetch brings the remote's ledger to its tracking ref and returns the
+// commit it points at (zero when the remote has no ledger yet).
+func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
+	var lastErr error
+	for attempt := range 3 {
+		_, stderr, err := runGit(s.gitDir(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
+			remote, ledger.FetchRefspec(remote))
+		if err == nil {
+			return s.ledger.ReadRef(ledger.TrackingRef(remote))
+		}
+		lastErr = &RemoteError{Remote: remote, Op: "fetch", Msg: firstLines(stderr, err)}
+		// Another fetch (the user's, with the refspec configured) holds
+		// the tracking ref's lock for a moment: try again.
+		if !strings.Contains(stderr, "cannot lock ref") {
+			break
+		}
+		sleepJitter(attempt)
+	}
+	return plumbing.ZeroHash, lastErr
+}
+
+// pushOutcome is what a push of the ledger came to.
+type pushOutcome int
+
+const (
+	pushed pushOutcome = iota
+	// lostRace: the remote's ledger moved since it was fetched.
+	lostRace
+)
+
+// push publishes commit as the remote's ledger if the remote still has
+// expected there (zero: no ledger at all), the compare-and-swap that makes
+// one grant out of racing reservations. Pre-push hooks are not run: the
+// ledger carries no code, and a hook that runs a test suite would make
+// every reservation wait for it.
+func (s *Syncer) push(remote string, commit, expected plumbing.Hash) (pushOutcome, error) {
+	lease := ledger.Ref + ":"
+	if !expected.IsZero() {
+		lease += expected.String()
+	}
+	stdout, stderr, err := runGit(s.gitDir(), "push", "--porcelain", "--no-verify", "--force-with-lease="+lease,
+		remote, commit.String()+":"+ledger.Ref)
+	if err == nil {
+		return pushed, nil
+	}
+	for line := range strings.Lines(stdout) {
+		if !strings.HasPrefix(line, "!") {
+			continue
+		}
+		if strings.Contains(line, "stale info") || strings.Contains(line, "fetch first") || strings.Contains(line, "non-fast-forward") {
+			return lostRace, nil
+		}
+		// The server checked the old value under its ref lock and found
+		// another push had won since it advertised the ref.
+		if strings.Contains(line, "remote rejected") && strings.Contains(stderr, "cannot lock ref") &&
+			strings.Contains(stderr, "but expected") {
+			return lostRace, nil
+		}
+		msg := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
+		if stderr != "" {
+			msg += "; " + firstLines(stderr, nil)
+		}
+		return 0, &RemoteError{Remote: remote, Op: "push", Msg: msg}
+	}
+	return 0, &RemoteError{Remote: remote, Op: "push", Msg: firstLines(stderr, err)}
+}
+
+// firstLines is what a person needs of git's stderr: its first lines.
+func firstLines(stderr string, err error) string {
+	if stderr == "" {
+		if err != nil {
+			return err.Error()
+		}
+		return "git failed without a message"
+	}
+	lines := strings.Split(stderr, "\n")
+	if len(lines) > 3 {
+		lines = lines[:3]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// IsRemoteError reports whether err is a remote that could not be reached
+// or refused the ledger.
+func IsRemoteError(err error) bool {
+	var re *RemoteError
+	return errors.As(err, &re)
+}

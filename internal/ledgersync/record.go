@@ -1,0 +1,107 @@
+package ledgersync
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/ledger"
+)
+
+// unrecorded returns the lines this clone appended to its logs since
+// st.Recorded, and the marks at their new ends. Only whole lines count: a
+// torn final line is left for the next append to set aside. A log that no
+// longer starts with what was recorded (rewritten by something other than
+// git-queen) is reconciled against the ledger commit parent instead: every
+// line of it the ledger lacks is recorded.
+func (s *Syncer) unrecorded(st *state, parent plumbing.Hash) (ledger.Lines, map[string]Mark, error) {
+	lines := ledger.Lines{}
+	marks := map[string]Mark{}
+	var all ledger.Lines // the ledger's lines, read once if a log needs reconciling
+	for _, log := range ledger.Logs {
+		path := s.S.WS.Path(log.File)
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		added, mark, reconcile, err := readSince(f, st.Recorded[log.File])
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if reconcile {
+			if all == nil {
+				if all, err = s.ledger.All(parent); err != nil {
+					return nil, nil, err
+				}
+			}
+			added = missingFrom(added, all[log.File])
+		}
+		lines[log.File] = added
+		if mark.Size > 0 {
+			marks[log.File] = mark
+		}
+	}
+	if !maps.Equal(marks, st.Recorded) {
+		st.dirty = true
+	}
+	return lines, marks, nil
+}
+
+// readSince reads the whole lines of f after the mark m and returns them
+// with the mark at their end. When the file no longer holds m, it returns
+// every whole line and reconcile = true.
+func readSince(f *os.File, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, Mark{}, false, err
+	}
+	size := info.Size()
+	from := m.Size
+	if !m.holds(f, size) {
+		from, reconcile = 0, true
+	}
+	if size <= from {
+		return nil, m, reconcile, nil
+	}
+	data := make([]byte, size-from)
+	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
+		return nil, Mark{}, false, err
+	}
+	whole := bytes.LastIndexByte(data, '\n') + 1
+	if whole == 0 {
+		return nil, m, reconcile, nil // only a torn line so far
+	}
+	for _, line := range bytes.Split(data[:whole-1], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			lines = append(lines, line)
+		}
+	}
+	end, err = markAt(f, from+int64(whole))
+	return lines, end, reconcile, err
+}
+
+// missingFrom returns the lines that have (counting repeats) does not hold.
+func missingFrom(lines, have [][]byte) [][]byte {
+	count := map[string]int{}
+	for _, h := range have {
+		count[string(h)]++
+	}
+	var out [][]byte
+	for _, l := range lines {
+		if count[string(l)] > 0 {
+			count[string(l)]--
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}

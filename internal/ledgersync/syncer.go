@@ -1,0 +1,216 @@
+// Package ledgersync carries a repository's live store between clones: it
+// records what this clone wrote into the ledger (package ledger), fetches a
+// remote's ledger, merges the two, applies what other clones wrote to the
+// live store's received/ logs, and pushes the result with a
+// compare-and-swap, fetching and merging again when another clone got
+// there first.
+//
+// Every local step runs under the repository lock, and every step that
+// changes two things at once (the ledger ref and a log, the ledger ref and
+// the state file) writes its intent first, so that a process killed at any
+// point leaves the live store intact, the ledger ref old or new, and a next
+// sync that finishes the work with nothing lost or doubled.
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// SyncLockName serialises a clone's exchanges with remotes: two fetches
+// updating the same tracking ref at once would fail, and two pushes would
+// only race each other.
+const SyncLockName = "sync.lock"
+
+// syncLockTimeout is how long a sync waits for another one of the same
+// clone, which may be waiting on the network itself.
+const syncLockTimeout = 2 * time.Minute
+
+// maxAttempts bounds the fetch-merge-push rounds of one sync when other
+// clones keep winning the push.
+const maxAttempts = 30
+
+// ErrNotLive is returned for stores that are not a repository's live store.
+var ErrNotLive = errors.New("sync works on the repository's live store; --beads-dir and BEADS_DIR name a plain directory store, which git carries only if you commit it")
+
+// Syncer exchanges one repository's live store with its remotes.
+type Syncer struct {
+	S *store.Store
+	// Droid signs the ledger commits ("" signs them as git-queen).
+	Droid  string
+	ledger *ledger.Ledger
+}
+
+// New opens the ledger of the live store s.
+func New(s *store.Store, droid string) (*Syncer, error) {
+	if !s.WS.Live || s.WS.Repo == nil {
+		return nil, ErrNotLive
+	}
+	l, err := ledger.Open(s.WS.Repo.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Syncer{S: s, Droid: droid, ledger: l}, nil
+}
+
+// Close releases the ledger's files.
+func (s *Syncer) Close() error { return s.ledger.Close() }
+
+// gitDir is where sync runs git: the worktree, else the git directory.
+func (s *Syncer) gitDir() string {
+	if s.S.WS.Repo.TopLevel != "" {
+		return s.S.WS.Repo.TopLevel
+	}
+	return s.S.WS.Repo.CommonDir
+}
+
+func (s *Syncer) dir() string { return s.S.WS.Dir }
+
+func (s *Syncer) index() *versionIndex { return &versionIndex{dir: filepath.Join(s.dir(), indexDir)} }
+
+func (s *Syncer) signature() ledger.Signature {
+	name := s.Droid
+	if name == "" {
+		name = "git-queen"
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return ledger.Signature{Name: name, Email: "git-queen@" + host, When: s.S.Now()}
+}
+
+// Counts are numbers of record versions by log ("messages", ...).
+type Counts map[string]int
+
+func countLines(ls ledger.Lines) Counts {
+	c := Counts{}
+	for _, l := range ledger.Logs {
+		if n := len(ls[l.File]); n > 0 {
+			c[l.Dir] = n
+		}
+	}
+	return c
+}
+
+func (c Counts) add(o Counts) {
+	for k, v := range o {
+		c[k] += v
+	}
+}
+
+// Result is what a sync did.
+type Result struct {
+	Remote string `json:"remote"`
+	// Ledger is the local ledger commit after the sync ("" while neither
+	// side has recorded anything).
+	Ledger string `json:"ledger"`
+	// Pushed is true when the remote's ledger was moved to Ledger.
+	Pushed bool `json:"pushed"`
+	// Sent counts the versions the remote did not have; Received those
+	// this clone did not.
+	Sent     Counts `json:"sent"`
+	Received Counts `json:"received"`
+	// Withdrawn lists this clone's unpublished reservations that lost to
+	// reservations another clone published first.
+	Withdrawn []Withdrawal `json:"withdrawn"`
+	// Attempts counts the fetch-merge-push rounds (more than one when
+	// other clones pushed in between).
+	Attempts int `json:"attempts"`
+}
+
+// step is a caller's part of a round, run under the repository lock after
+// the remote's records were applied: it may append to the logs (they are
+// recorded before the round ends). A non-nil stop ends the sync after this
+// round, without pushing, and is returned as the sync's error.
+type step func(tx *jsonl.Tx, r *round) (stop error)
+
+// exchange runs rounds of fetch, merge and push until the push wins, the
+// remote has everything, or step stops it.
+func (s *Syncer) exchange(remote string, st step) (*Result, error) {
+	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}}
+	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
+	err := lock.Do(func(*jsonl.Tx) error {
+		for attempt := 1; ; attempt++ {
+			res.Attempts = attempt
+			fetched, err := s.fetch(remote)
+			if err != nil {
+				return err
+			}
+			r, err := s.round(remote, fetched, st)
+			if err != nil {
+				return err
+			}
+			res.Received.add(countLines(r.received))
+			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
+			if !r.local.IsZero() {
+				res.Ledger = r.local.String()
+			}
+			if r.stop != nil {
+				return r.stop
+			}
+			if r.local == fetched {
+				return s.published(remote, r, fetched)
+			}
+			sent, err := s.ledger.Changes(fetched, r.local)
+			if err != nil {
+				return err
+			}
+			outcome, err := s.push(remote, r.local, fetched)
+			if err != nil {
+				return err
+			}
+			if outcome == pushed {
+				res.Pushed = true
+				res.Sent.add(countLines(sent.Added))
+				return s.published(remote, r, fetched)
+			}
+			if attempt == maxAttempts {
+				return &RemoteError{Remote: remote, Op: "push", Msg: fmt.Sprintf(
+					"gave up after %d attempts: other clones kept moving the remote's ledger; run git queen sync again", attempt)}
+			}
+			sleepJitter(attempt)
+		}
+	})
+	return res, err
+}
+
+// sleepJitter waits a little longer after each lost race, at random, so
+// that racing clones stop colliding.
+func sleepJitter(attempt int) {
+	limit := time.Duration(min(attempt, 8)) * 15 * time.Millisecond
+	time.Sleep(5*time.Millisecond + rand.N(limit))
+}
+
+// published notes that the remote holds r.local: its tracking ref, and the
+// marks past which this clone's records are not on the remote yet.
+func (s *Syncer) published(remote string, r *round, was plumbing.Hash) error {
+	tracking := ledger.TrackingRef(remote)
+	if cur, err := s.ledger.ReadRef(tracking); err == nil && cur != r.local {
+		var stale *ledger.StaleRefError
+		if err := s.ledger.UpdateRef(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
+			return err
+		}
+	}
+	return s.S.Update(func(*jsonl.Tx) error {
+		st, err := s.loadState()
+		if err != nil {
+			return err
+		}
+		rs := st.remote(remote)
+		rs.Pushed, rs.Merged = r.local.String(), r.local.String()
+		rs.Published = r.marks
+		rs.SyncedAt = s.S.Now()
+		return st.save(s.dir())
+	})
+}
