@@ -2,28 +2,34 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 )
 
-// storeFiles are the logs compact and archive work on, in this worktree.
+// storeFiles are the logs compact and archive work on in a plain
+// directory store (the live store adds the received ones).
 var storeFiles = []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile}
 
 func maintenanceCommands(env *Env) []*ucli.Command {
 	return []*ucli.Command{
 		{
 			Name:  "compact",
-			Usage: "drop superseded versions from this worktree's stores (keeps the latest line of each id)",
+			Usage: "drop superseded versions from the store's logs (keeps the latest line of each id)",
 			Description: `Compaction only deletes lines that a later line of the same id supersedes; it
-never reorders and keeps lines it cannot read. Commit the result: the merge
-driver keeps a compaction on one branch while taking the other's new lines.`,
+never reorders and keeps lines it cannot read. It rewrites the live store's
+logs (this clone's and those sync received); the ledger (refs/queen/ledger)
+keeps every version, so the history is still there, and sync carries on
+where it was.`,
 			Action: func(c *ucli.Context) error {
 				return runMaintenance(maintenanceOptions{Env: env, G: readGlobals(c)})
 			},
@@ -75,21 +81,45 @@ func runMaintenance(o maintenanceOptions) error {
 		records.AssignmentsFile:  assignments.Archivable(before),
 		records.ReservationsFile: reservations.Archivable(before, now),
 	}
-	var stats []fileStats
-	for _, name := range storeFiles {
-		log := s.Log(name)
-		var st jsonl.RewriteStats
+	rewrite := func(tx *jsonl.Tx, log *jsonl.Log, marks []int64) (jsonl.RewriteStats, []int64, error) {
 		if o.Archive {
-			st, err = log.Archive(old[name])
-		} else {
-			st, err = log.Compact()
+			return tx.Archive(log, old[filepath.Base(log.Path)], marks)
 		}
+		return tx.Compact(log, marks)
+	}
+	var done []ledgersync.Rewritten
+	if s.WS.Live {
+		sy, err := ledgersync.New(s, o.Env.identity(o.G))
 		if err != nil {
 			return err
 		}
-		fs := fileStats{File: log.Path, RewriteStats: st}
+		defer sy.Close()
+		if done, err = sy.Rewrite(rewrite); err != nil {
+			return err
+		}
+	} else {
+		err := s.Update(func(tx *jsonl.Tx) error {
+			for _, name := range storeFiles {
+				st, _, err := rewrite(tx, s.Log(name), nil)
+				if err != nil {
+					return err
+				}
+				done = append(done, ledgersync.Rewritten{Log: s.Log(name), Stats: st})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	var stats []fileStats
+	for _, d := range done {
+		if _, err := os.Stat(d.Log.Path); err != nil && d.Stats.LinesBefore == 0 {
+			continue // a log that was never written
+		}
+		fs := fileStats{File: d.Log.Path, RewriteStats: d.Stats}
 		if o.Archive {
-			fs.Archive = jsonl.ArchivePath(log.Path)
+			fs.Archive = jsonl.ArchivePath(d.Log.Path)
 		}
 		stats = append(stats, fs)
 	}

@@ -36,27 +36,38 @@ func ArchivePath(path string) string {
 func (l *Log) Compact() (RewriteStats, error) {
 	var stats RewriteStats
 	err := l.Lock.Do(func(tx *Tx) error {
-		data, state, err := l.loadForRewrite()
-		if err != nil {
-			return err
-		}
-		stats.LinesBefore = state.Lines
-		keep := make(map[int]bool, len(state.Records))
-		for _, r := range state.Records {
-			keep[r.Line] = true
-		}
-		for _, p := range state.Problems {
-			keep[p.Line] = true
-		}
-		stats.Kept = len(state.Problems)
-		out, n := selectLines(data, keep)
-		stats.LinesAfter = n
-		if n == state.Lines {
-			return nil // nothing superseded: leave the file untouched
-		}
-		return WriteFileAtomic(l.Path, out)
+		var err error
+		stats, _, err = tx.Compact(l, nil)
+		return err
 	})
 	return stats, err
+}
+
+// Compact is Log.Compact under a lock the caller holds. marks are offsets
+// of line starts in the log (how far something else has read it); it
+// returns where each lands in the rewritten log: the start of the first
+// kept line at or after it, or the end.
+func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
+	var stats RewriteStats
+	data, state, err := l.loadForRewrite()
+	if err != nil {
+		return stats, nil, err
+	}
+	stats.LinesBefore = state.Lines
+	keep := make(map[int]bool, len(state.Records))
+	for _, r := range state.Records {
+		keep[r.Line] = true
+	}
+	for _, p := range state.Problems {
+		keep[p.Line] = true
+	}
+	stats.Kept = len(state.Problems)
+	out, n, moved := selectLines(data, keep, marks)
+	stats.LinesAfter = n
+	if n == state.Lines {
+		return stats, marks, nil // nothing superseded: leave the file untouched
+	}
+	return stats, moved, WriteFileAtomic(l.Path, out)
 }
 
 // Archive moves every version of each record for which old returns true to
@@ -67,46 +78,55 @@ func (l *Log) Compact() (RewriteStats, error) {
 func (l *Log) Archive(old func(Record) bool) (RewriteStats, error) {
 	var stats RewriteStats
 	err := l.Lock.Do(func(tx *Tx) error {
-		data, state, err := l.loadForRewrite()
-		if err != nil {
-			return err
-		}
-		stats.LinesBefore = state.Lines
-		stats.Kept = len(state.Problems)
-		moving := map[string]bool{}
-		for _, r := range state.Records {
-			if old(r) {
-				moving[r.ID] = true
-			}
-		}
-		if len(moving) == 0 {
-			stats.LinesAfter = state.Lines
-			return nil
-		}
-		keep := map[int]bool{}
-		var moved [][]byte
-		keys, out := []string{state.Key}, make([][]byte, 1)
-		for line := range Lines(data) {
-			if line.Blank() {
-				continue
-			}
-			if id, msg := lineKey(line, keys, out); msg == "" && moving[id] {
-				moved = append(moved, line.Raw)
-				continue
-			}
-			keep[line.No] = true
-		}
-		archivePath := ArchivePath(l.Path)
-		appended, skipped, err := appendNew(archivePath, moved, l.NoSync)
-		if err != nil {
-			return err
-		}
-		stats.Moved, stats.AlreadyArchived = appended, skipped
-		rest, n := selectLines(data, keep)
-		stats.LinesAfter = n
-		return WriteFileAtomic(l.Path, rest)
+		var err error
+		stats, _, err = tx.Archive(l, old, nil)
+		return err
 	})
 	return stats, err
+}
+
+// Archive is Log.Archive under a lock the caller holds, with marks moved as
+// Tx.Compact moves them.
+func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
+	var stats RewriteStats
+	data, state, err := l.loadForRewrite()
+	if err != nil {
+		return stats, nil, err
+	}
+	stats.LinesBefore = state.Lines
+	stats.Kept = len(state.Problems)
+	moving := map[string]bool{}
+	for _, r := range state.Records {
+		if old(r) {
+			moving[r.ID] = true
+		}
+	}
+	if len(moving) == 0 {
+		stats.LinesAfter = state.Lines
+		return stats, marks, nil
+	}
+	keep := map[int]bool{}
+	var moved [][]byte
+	keys, out := []string{state.Key}, make([][]byte, 1)
+	for line := range Lines(data) {
+		if line.Blank() {
+			continue
+		}
+		if id, msg := lineKey(line, keys, out); msg == "" && moving[id] {
+			moved = append(moved, line.Raw)
+			continue
+		}
+		keep[line.No] = true
+	}
+	archivePath := ArchivePath(l.Path)
+	appended, skipped, err := appendNew(archivePath, moved, l.NoSync)
+	if err != nil {
+		return stats, nil, err
+	}
+	stats.Moved, stats.AlreadyArchived = appended, skipped
+	rest, n, movedMarks := selectLines(data, keep, marks)
+	stats.LinesAfter = n
+	return stats, movedMarks, WriteFileAtomic(l.Path, rest)
 }
 
 // loadForRewrite reads the log for a rewrite. A torn tail is refused rather
@@ -138,19 +158,42 @@ func (l *Log) loadForRewrite() ([]byte, *State, error) {
 }
 
 // selectLines returns the lines of data whose numbers are in keep, each
-// ending in '\n', and how many there are.
-func selectLines(data []byte, keep map[int]bool) ([]byte, int) {
+// ending in '\n', how many there are, and where each of marks (offsets of
+// line starts in data) lands in the result.
+func selectLines(data []byte, keep map[int]bool, marks []int64) ([]byte, int, []int64) {
 	var out bytes.Buffer
 	out.Grow(len(data))
+	moved := make([]int64, len(marks))
+	done := make([]bool, len(marks))
+	place := func(pos int64) {
+		for i, m := range marks {
+			if !done[i] && m <= pos {
+				moved[i], done[i] = int64(out.Len()), true
+			}
+		}
+	}
 	n := 0
+	pos := int64(0)
 	for line := range Lines(data) {
+		place(pos)
+		next := bytes.IndexByte(data[pos:], '\n')
+		if next < 0 {
+			pos = int64(len(data))
+		} else {
+			pos += int64(next) + 1
+		}
 		if keep[line.No] {
 			out.Write(line.Raw)
 			out.WriteByte('\n')
 			n++
 		}
 	}
-	return out.Bytes(), n
+	for i := range marks {
+		if !done[i] {
+			moved[i] = int64(out.Len())
+		}
+	}
+	return out.Bytes(), n, moved
 }
 
 // appendNew appends the lines that path does not already hold.

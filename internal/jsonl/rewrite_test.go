@@ -158,3 +158,51 @@ func TestRewriteKeepsFileMode(t *testing.T) {
 		t.Fatalf("mode after compaction: %v %v", info.Mode(), err)
 	}
 }
+
+// Marks (how far another reader has read the log) move with the lines: to
+// the first kept line at or after them.
+func TestRewriteMovesMarks(t *testing.T) {
+	l := newTestLog(t)
+	writeHistory(t, l)
+	starts := []int64{0}
+	for _, h := range history {
+		starts = append(starts, starts[len(starts)-1]+int64(len(h))+1)
+	}
+	// After compaction the kept lines are history[2], [3], [4], [5] (its CR
+	// dropped) and [7].
+	kept := []int{2, 3, 4, 5, 7}
+	outStart := map[int]int64{}
+	var off int64
+	for _, k := range kept {
+		outStart[k] = off
+		off += int64(len(strings.TrimSuffix(history[k], "\r"))) + 1
+	}
+	tests := []struct {
+		mark, want int64
+	}{
+		{starts[0], 0},             // the start stays the start
+		{starts[2], outStart[2]},   // a kept line keeps its place
+		{starts[1], outStart[2]},   // a dropped line's mark moves to the next kept line
+		{starts[6], outStart[7]},   // past dropped lines
+		{starts[8], off},           // the end stays the end
+		{starts[3] + 1000000, off}, // beyond the end: the end
+	}
+	marks := make([]int64, len(tests))
+	for i, tt := range tests {
+		marks[i] = tt.mark
+	}
+	var moved []int64
+	err := l.Lock.Do(func(tx *Tx) error {
+		var err error
+		_, moved, err = tx.Compact(l, marks)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		if moved[i] != tt.want {
+			t.Errorf("mark %d moved to %d, want %d", tt.mark, moved[i], tt.want)
+		}
+	}
+}
