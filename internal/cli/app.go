@@ -160,7 +160,7 @@ func globalFlags() []ucli.Flag {
 // commands is the one list of every command git-queen has.
 func commands(env *Env) []*ucli.Command {
 	cmds := setupCommands(env)
-	cmds = append(cmds, syncCommand(env))
+	cmds = append(cmds, syncCommand(env), exportCommand(env))
 	cmds = append(cmds, reserveCommands(env)...)
 	cmds = append(cmds, msgCommand(env))
 	cmds = append(cmds, assignCommands(env)...)
