@@ -99,7 +99,7 @@ func (s *Syncer) push(remote string, commit, expected plumbing.Hash) (pushOutcom
 		// The server checked the old value under its ref lock and found
 		// another push had won since it advertised the ref.
 		if strings.Contains(line, "remote rejected") && strings.Contains(stderr, "cannot lock ref") &&
-			strings.Contains(stderr, "but expected") {
+			(strings.Contains(stderr, "but expected") || strings.Contains(stderr, "reference already exists")) {
 			return lostRace, nil
 		}
 		msg := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
