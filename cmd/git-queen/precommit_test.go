@@ -85,9 +85,11 @@ func TestPreCommitRefusesReservedPaths(t *testing.T) {
 	if out, ok := tryCommit(t, repo, "ann"); !ok {
 		t.Fatalf("an unreserved path was refused: %s", out)
 	}
+	// An export of the stores (the seed's .beads/ layout) is free to commit.
+	mustQueen(t, repo, "ann", "export")
 	testgit.Run(t, repo, "add", ".beads")
 	if out, ok := tryCommit(t, repo, "ann"); !ok {
-		t.Fatalf("the stores were refused: %s", out)
+		t.Fatalf("the exported stores were refused: %s", out)
 	}
 }
 
@@ -150,6 +152,7 @@ func TestPreCommitSeesReservationsOfOtherWorktrees(t *testing.T) {
 func TestPreCommitValidatesTheStagedLogsNotTheWorkingTree(t *testing.T) {
 	repo := initRepo(t)
 	mustQueen(t, repo, "", "msg", "send", "--to", "bob", "--subject", "hello")
+	mustQueen(t, repo, "", "export")
 	log := filepath.Join(repo, ".beads", "queen_messages.jsonl")
 	testgit.Run(t, repo, "add", log)
 	good, _ := os.ReadFile(log)
@@ -175,8 +178,12 @@ func TestPreCommitValidatesTheStagedLogsNotTheWorkingTree(t *testing.T) {
 	}
 }
 
+// A plain directory store committed in the worktree (--beads-dir .beads,
+// the layout before the live store) is checked as an append-only log.
 func TestPreCommitRefusesRewritesButNotCompactionOrArchive(t *testing.T) {
 	repo := initRepo(t)
+	os.MkdirAll(filepath.Join(repo, ".beads"), 0o755)
+	t.Setenv("BEADS_DIR", ".beads")
 	for _, s := range []string{"one", "two", "three"} {
 		mustQueen(t, repo, "", "msg", "send", "--to", "bob", "--subject", s)
 	}
@@ -232,6 +239,7 @@ func TestPreCommitRefusesRewritesButNotCompactionOrArchive(t *testing.T) {
 
 func TestPreCommitFailsClosed(t *testing.T) {
 	repo := initRepo(t)
+	os.MkdirAll(filepath.Join(repo, ".beads"), 0o755)
 	os.WriteFile(filepath.Join(repo, ".beads", "queen.toml"), []byte("[validate\n"), 0o644)
 	stage(t, repo, map[string]string{"a.txt": "a\n"})
 	out, ok := tryCommit(t, repo, "")
@@ -246,7 +254,7 @@ func TestPreCommitFailsClosed(t *testing.T) {
 func TestPreCommitWarnsOfReservationsThatProtectNothing(t *testing.T) {
 	repo := initRepo(t)
 	mustQueen(t, repo, "bob", "reserve", "lib/**", "-x")
-	log := filepath.Join(repo, ".beads", "queen_reservations.jsonl")
+	log := filepath.Join(repo, ".git", "queen", "queen_reservations.jsonl")
 	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)

@@ -105,7 +105,7 @@ func TestReserveRaceBetweenProcesses(t *testing.T) {
 	if granted != 1 || refused != n-1 {
 		t.Fatalf("%d granted, %d refused; want 1 and %d", granted, refused, n-1)
 	}
-	data, _ := os.ReadFile(filepath.Join(repo, ".beads", "queen_reservations.jsonl"))
+	data, _ := os.ReadFile(filepath.Join(repo, ".git", "queen", "queen_reservations.jsonl"))
 	if lines := strings.Count(string(data), "\n"); lines != 1 {
 		t.Fatalf("the log has %d reservations, want 1:\n%s", lines, data)
 	}
@@ -141,28 +141,46 @@ func TestReservationsAcrossWorktrees(t *testing.T) {
 	if r := gitQueen(t, other, "bob", "check", "src/api/handler.go"); r.code != 0 {
 		t.Fatalf("the release is not seen from bob's worktree: %d %s", r.code, r.stdout)
 	}
-	// Only bob's worktree log holds bob's line, and only ann's hers.
-	annLog, _ := os.ReadFile(filepath.Join(repo, ".beads", "queen_reservations.jsonl"))
-	bobLog, _ := os.ReadFile(filepath.Join(other, ".beads", "queen_reservations.jsonl"))
-	if strings.Contains(string(annLog), "docs/**") || strings.Contains(string(bobLog), "src/api/**") {
-		t.Fatalf("a worktree wrote another's log:\nann: %s\nbob: %s", annLog, bobLog)
+	// Both worktrees wrote the one live store, and neither worktree holds a
+	// log of its own.
+	shared, _ := os.ReadFile(filepath.Join(repo, ".git", "queen", "queen_reservations.jsonl"))
+	if !strings.Contains(string(shared), "docs/**") || !strings.Contains(string(shared), "src/api/**") {
+		t.Fatalf("the live store lacks a worktree's reservations:\n%s", shared)
+	}
+	for _, wt := range []string{repo, other} {
+		if _, err := os.Stat(filepath.Join(wt, ".beads", "queen_reservations.jsonl")); !os.IsNotExist(err) {
+			t.Fatalf("%s has a log of its own: %v", wt, err)
+		}
 	}
 }
 
-// The committed log counts too: a reservation committed at HEAD binds even
-// if the working copy of the log has lost it.
-func TestCommittedReservationCounts(t *testing.T) {
+// A committed log of an older setup is not the store: once imported, a
+// reservation there is the live store's, and editing or losing the
+// committed file changes nothing.
+func TestCommittedLegacyLogIsImportedOnce(t *testing.T) {
 	repo := newRepo(t)
-	mustQueen(t, repo, "ann", "reserve", "src/**", "-x")
+	os.Remove(filepath.Join(repo, ".beads"))
+	line := `{"id":"qr-01JAAAAAAAAAAAAAAAAAAAAAAA","created_at":"2026-11-23T00:00:00Z","updated_at":"2026-11-23T00:00:00Z",` +
+		`"expires_at":"2099-01-01T00:00:00Z","pattern":"src/**","droid":"ann","status":"active","exclusive":true}`
+	testgit.Write(t, repo, ".beads/queen_reservations.jsonl", line+"\n")
 	testgit.Run(t, repo, "add", ".beads")
-	testgit.Run(t, repo, "commit", "-q", "-m", "reserve")
-	log := filepath.Join(repo, ".beads", "queen_reservations.jsonl")
-	if err := os.WriteFile(log, nil, 0o644); err != nil {
-		t.Fatal(err)
+	testgit.Run(t, repo, "commit", "-q", "-m", "an older setup's store")
+	if r := gitQueen(t, repo, "bob", "check", "src/a.go"); r.code != 1 || !strings.Contains(r.stderr, "git queen init") {
+		t.Fatalf("before init the old logs must not be silently ignored: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	for range 2 { // the second time from the cache of the committed blob
-		if r := gitQueen(t, repo, "bob", "check", "src/a.go"); r.code != 5 {
-			t.Fatalf("committed reservation ignored: %d %s", r.code, r.stdout)
-		}
+	out := mustQueen(t, repo, "", "init", "--droid", "ann")
+	if !strings.Contains(out, "set up migrate") || !strings.Contains(out, "git rm --cached") {
+		t.Fatalf("init does not say it imported and what to commit:\n%s", out)
+	}
+	if again := mustQueen(t, repo, "", "init", "--droid", "ann"); !strings.Contains(again, "nothing changed") {
+		t.Fatalf("a second init imported again:\n%s", again)
+	}
+	os.WriteFile(filepath.Join(repo, ".beads", "queen_reservations.jsonl"), nil, 0o644)
+	if r := gitQueen(t, repo, "bob", "check", "src/a.go"); r.code != 5 {
+		t.Fatalf("the imported reservation was lost with the old file: %d %s", r.code, r.stdout)
+	}
+	live, _ := os.ReadFile(filepath.Join(repo, ".git", "queen", "queen_reservations.jsonl"))
+	if strings.Count(string(live), "qr-01JAAAAAAAAAAAAAAAAAAAAAAA") != 1 {
+		t.Fatalf("the live store holds the imported line %d times:\n%s", strings.Count(string(live), "qr-01JAAAA"), live)
 	}
 }

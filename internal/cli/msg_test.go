@@ -57,7 +57,7 @@ func TestMessages(t *testing.T) {
 	})
 
 	// The read version keeps the fields of the original, and adds read_at.
-	data, err := os.ReadFile(filepath.Join(repo, ".beads", "queen_messages.jsonl"))
+	data, err := os.ReadFile(filepath.Join(repo, ".git", "queen", "queen_messages.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestHoldsAgreeWithDecodingEverything(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, records.ReservationsFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &Store{S: &store.Store{WS: &workspace.Workspace{BeadsDir: dir}, Clock: func() time.Time { return now }}}
+	s := &Store{S: &store.Store{WS: &workspace.Workspace{Dir: dir, BeadsDir: dir}, Clock: func() time.Time { return now }}}
 	x, err := s.ExclusivesAt(now)
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestInitIsIdempotentAndKeepsWhatIsThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(changes) != 6 {
+	if len(changes) != 5 {
 		t.Fatalf("changes %+v", changes)
 	}
 	for _, c := range checks {
@@ -67,8 +67,11 @@ func TestInitIsIdempotentAndKeepsWhatIsThere(t *testing.T) {
 	if got := read(t, attrs); got != want {
 		t.Fatalf(".gitattributes:\n%q\nwant\n%q", got, want)
 	}
-	if got := read(t, filepath.Join(r.BeadsDir, ".gitignore")); !strings.Contains(got, "*.quarantine\n") {
-		t.Fatalf(".gitignore: %s", got)
+	if info, err := os.Stat(r.StoreDir); err != nil || !info.IsDir() {
+		t.Fatalf("no live store after init: %v", err)
+	}
+	if _, err := os.Stat(r.BeadsDir); !os.IsNotExist(err) {
+		t.Fatalf("init made %s, which the worktree does not need", r.BeadsDir)
 	}
 	if r.config("--get", "merge.queen.driver") != DriverCommand || r.config("--worktree", "--get", "queen.droid") != "ann" {
 		t.Fatal("driver or identity not configured")
@@ -243,10 +246,10 @@ func TestDoctorSaysWhenAFreshCloneLacksTheDriver(t *testing.T) {
 
 func TestDoctorFindsLeftoversBadLogsAndTornWrites(t *testing.T) {
 	r := newRepo(t)
-	os.MkdirAll(r.BeadsDir, 0o755)
-	os.WriteFile(filepath.Join(r.BeadsDir, ".queen_messages.jsonl.tmp-123"), []byte("x"), 0o644)
-	os.WriteFile(filepath.Join(r.BeadsDir, "queen_messages.jsonl"), []byte("not json\n"), 0o644)
-	os.WriteFile(filepath.Join(r.BeadsDir, "queen_messages.jsonl.quarantine"),
+	os.MkdirAll(r.StoreDir, 0o755)
+	os.WriteFile(filepath.Join(r.StoreDir, ".queen_messages.jsonl.tmp-123"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(r.StoreDir, "queen_messages.jsonl"), []byte("not json\n"), 0o644)
+	os.WriteFile(filepath.Join(r.StoreDir, "queen_messages.jsonl.quarantine"),
 		[]byte(`{"bytes":3,"file":"queen_messages.jsonl","offset":0,"quarantined_at":"2026-11-22T00:00:00Z"}`+"\n{\"i\n"), 0o644)
 	checks := r.Checks(Options{})
 	if statusOf(checks, "locks") != Warn || statusOf(checks, "stores") != Fail || statusOf(checks, "quarantine") != Warn {
