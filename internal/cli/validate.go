@@ -13,6 +13,8 @@ import (
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/schema"
+	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/workspace"
 )
 
 type validateOptions struct {
@@ -35,9 +37,10 @@ it, and reports every problem (up to --limit per file) as
 PATH:LINE: FIELD: WHAT IS WRONG. Exit status 1 when anything is invalid.
 
 Without PATH it validates every file of a known format in the repository:
-tracked and untracked files, and the (often git-ignored) seed directories
-state/pipeline/, .openclaw-autopilot/events/ and .work/. A directory PATH
-is searched the same way. Files of no known format are skipped and listed.
+tracked and untracked files, the (often git-ignored) seed directories
+state/pipeline/, .openclaw-autopilot/events/ and .work/, and the logs of the
+live store in git's common directory. A directory PATH is searched the same
+way. Files of no known format are skipped and listed.
 
 The format of a file comes from its path (.beads/queen_messages.jsonl,
 state/pipeline/<N>.json, .work/**, ...), from its first line (st v3
@@ -156,6 +159,44 @@ func loadValidateConfig(env *Env, g globals, top string) (*schema.Registry, int,
 type target struct {
 	abs, rel string
 	explicit bool
+	// format is known for the live store's logs, which no path rule
+	// matches (they live in git's directory).
+	format string
+}
+
+// liveFormats are the formats of the live store's logs, by file name
+// (an archive's name ends in _archive before .jsonl).
+var liveFormats = map[string]string{
+	"queen_messages":     "queen-message",
+	"queen_assignments":  "queen-assignment",
+	"queen_reservations": "queen-reservation",
+}
+
+// liveTargets lists the logs of the live store (this clone's, the received
+// ones and the archives), when dir is one.
+func liveTargets(dir string) []target {
+	var out []target
+	for _, sub := range []string{dir, filepath.Join(dir, store.ReceivedDir)} {
+		entries, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if f := liveFormat(e.Name()); f != "" && !e.IsDir() {
+				p := filepath.Join(sub, e.Name())
+				out = append(out, target{abs: p, rel: p, format: f})
+			}
+		}
+	}
+	return out
+}
+
+func liveFormat(name string) string {
+	base, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok {
+		return ""
+	}
+	return liveFormats[strings.TrimSuffix(base, "_archive")]
 }
 
 // seedDirs are searched even when git ignores them: jkz's state/ is
@@ -216,12 +257,31 @@ func filesToValidate(o validateOptions, repo *gitrepo.Repo, reg *schema.Registry
 			}
 		}
 		slices.SortFunc(out, func(a, b target) int { return strings.Compare(a.rel, b.rel) })
+		for _, t := range liveTargets(workspace.LiveDir(repo)) {
+			add(t)
+		}
 		return out, nil
+	}
+	live := ""
+	if repo != nil {
+		live = workspace.LiveDir(repo)
 	}
 	for _, p := range o.Paths {
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(o.Env.Dir, p)
+		}
+		if live != "" && (abs == live || strings.HasPrefix(abs, live+string(filepath.Separator))) {
+			if info, err := os.Stat(abs); err == nil && info.IsDir() {
+				for _, t := range liveTargets(abs) {
+					add(t)
+				}
+				continue
+			}
+			if f := liveFormat(filepath.Base(abs)); f != "" {
+				add(target{abs: abs, rel: abs, explicit: true, format: f})
+				continue
+			}
 		}
 		info, err := os.Stat(abs)
 		switch {
@@ -251,6 +311,9 @@ func validateOne(t target, format string, limit int, reg *schema.Registry) (res 
 			msg = "no such file"
 		}
 		return schema.Result{Path: t.rel, Format: "?", Problems: []schema.Problem{{Path: t.rel, Rule: "read", Message: msg}}}, true
+	}
+	if format == "" {
+		format = t.format
 	}
 	return schema.ValidateFile(t.rel, data, schema.Options{Format: format, Limit: limit, Registry: reg}), true
 }
