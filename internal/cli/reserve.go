@@ -84,7 +84,7 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 		},
 		{
 			Name:  "reservations",
-			Usage: "list active reservations, in every worktree",
+			Usage: "list active reservations: every worktree's, and every clone's that sync or fetch brought in",
 			Flags: []ucli.Flag{
 				&ucli.BoolFlag{Name: "all", Usage: "include released and expired ones"},
 				&ucli.StringFlag{Name: "path", Usage: "only those that cover `PATH`"},
@@ -353,14 +353,29 @@ func runReservations(o reservationsOptions) error {
 		return err
 	}
 	now := o.Env.Now()
+	// With a remote, a reservation whose latest version this clone wrote
+	// after its last sync is not on the remote yet: other clones do not
+	// see it (an --offline grant, a release or renewal not synced).
+	remote := configuredRemote(s)
+	unpublished := func(reservations.Live) bool { return false }
+	if remote != "" {
+		local, since := s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, remote, records.ReservationsFile)
+		unpublished = func(l reservations.Live) bool { return l.WrittenSince(local, since) }
+	}
 	if o.G.JSON {
 		type row struct {
 			records.Reservation
-			Active bool `json:"active"`
+			Active    bool  `json:"active"`
+			Published *bool `json:"published,omitempty"`
 		}
 		rows := make([]row, 0, len(list))
 		for _, l := range list {
-			rows = append(rows, row{l.Reservation, l.ActiveAt(now)})
+			r := row{Reservation: l.Reservation, Active: l.ActiveAt(now)}
+			if remote != "" {
+				published := !unpublished(l)
+				r.Published = &published
+			}
+			rows = append(rows, r)
 		}
 		return printJSON(o.Env.Stdout, map[string]any{"reservations": rows, "problems": problemsJSON(problems)})
 	}
@@ -374,6 +389,9 @@ func runReservations(o reservationsOptions) error {
 		kind := "shared"
 		if l.Exclusive {
 			kind = "exclusive"
+		}
+		if unpublished(l) {
+			kind += ", unpublished"
 		}
 		expires := relTime(now, l.ExpiresAt)
 		switch {

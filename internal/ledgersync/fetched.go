@@ -109,3 +109,17 @@ func pruneCache(dir string) {
 		}
 	}
 }
+
+// PublishedOffset is how much of this clone's log file the remote is known
+// to hold: versions written at or after it are not published there yet
+// (zero when this clone never synced with it).
+func PublishedOffset(ws *workspace.Workspace, remote, file string) int64 {
+	st, err := loadState(ws.Dir)
+	if err != nil {
+		return 0
+	}
+	if rs := st.Remotes[remote]; rs != nil {
+		return rs.Published[file].Size
+	}
+	return 0
+}

@@ -107,7 +107,7 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
 			continue
 		}
-		l.Reservation, l.raw, l.file = r, e.Raw, e.File
+		l.Reservation, l.raw, l.file, l.offset = r, e.Raw, e.File, e.Offset
 		out = append(out, l)
 	}
 	return out, problems, nil

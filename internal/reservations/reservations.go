@@ -264,8 +264,16 @@ func truncateRunes(s string, n int) string {
 // from.
 type Live struct {
 	records.Reservation
-	raw  []byte
-	file string
+	raw    []byte
+	file   string
+	offset int64
+}
+
+// WrittenSince reports whether the reservation's latest version is in the
+// log at path, at offset or after it: not yet published, when offset is
+// how much of this clone's log a remote holds.
+func (l Live) WrittenSince(path string, offset int64) bool {
+	return l.file == path && l.offset >= offset
 }
 
 // MarshalJSON writes the reservation itself.
