@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
@@ -58,13 +59,17 @@ func Run(env *Env, args []string) int {
 }
 
 const appDescription = `git-queen keeps the coordination state of a team of coding agents ("droids")
-in append-only JSONL files under .beads/ (messages, issue assignments, file
-reservations), and makes git safe for that state: a merge driver unions
-concurrent appends without conflicts or duplicate lines, and a pre-commit hook
-refuses commits that touch paths another droid reserved.
+(messages, issue assignments, file reservations) as append-only JSONL in one
+live store per repository, in git's common directory, where every worktree
+sees it and nothing git does to branches can touch it. git carries it between
+machines: its history is the ref refs/queen/ledger, which 'git queen sync'
+exchanges with a remote. A merge driver unions concurrent appends to tracked
+JSONL without conflicts or duplicate lines, and a pre-commit hook refuses
+commits that touch paths another droid reserved.
 
-Start with 'git queen init --droid NAME' in a repository. Every command that
-prints data takes --json. Flags may come before or after arguments.
+Start with 'git queen init --droid NAME' in a repository (add --remote origin
+to share the store with every clone of it). Every command that prints data
+takes --json. Flags may come before or after arguments.
 
 Exit codes: 0 success, 1 failure or a failed check, 2 usage error,
 5 reservation conflict.`
@@ -152,7 +157,7 @@ func requireFlags(c *ucli.Command) {
 func globalFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "droid", Usage: "act as droid `NAME` (default: $QUEEN_DROID, then git config queen.droid)"},
-		&ucli.StringFlag{Name: "beads-dir", Usage: "use the store directory `DIR` (default: $BEADS_DIR, then .beads/ found from here)"},
+		&ucli.StringFlag{Name: "beads-dir", Usage: "use the plain directory store `DIR` (the seed's layout) instead of the repository's live store (default: $BEADS_DIR)"},
 		&ucli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 	}
 }
@@ -168,5 +173,26 @@ func commands(env *Env) []*ucli.Command {
 	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
 	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
 	cmds = append(cmds, hookCommand(env), completionCommand(env))
-	return append(cmds, manCommand(env))
+	cmds = append(cmds, manCommand(env))
+	for _, c := range cmds {
+		autosyncWrites(env, c, "")
+	}
+	return cmds
+}
+
+// publishedWrites are the commands whose records queen.autosync publishes
+// at once (reserve publishes by itself).
+var publishedWrites = map[string]bool{
+	"release": true, "renew": true, "assign": true, "claim": true, "unassign": true,
+	"msg send": true, "msg read": true, "msg reply": true, "msg delete": true,
+}
+
+func autosyncWrites(env *Env, c *ucli.Command, parent string) {
+	name := strings.TrimSpace(parent + " " + c.Name)
+	if publishedWrites[name] && c.Action != nil {
+		withAutosync(env, c)
+	}
+	for _, sub := range c.Subcommands {
+		autosyncWrites(env, sub, name)
+	}
 }

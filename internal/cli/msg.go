@@ -22,8 +22,9 @@ func msgCommand(env *Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "msg",
 		Usage: "send and read messages between droids",
-		Description: `Messages live in .beads/queen_messages.jsonl. The inbox shows messages from
-every worktree of the repository, committed or not. Reading a message you
+		Description: `Messages live in the repository's live store, shared by every worktree; with a
+remote configured, git queen sync carries them to the other clones (and
+queen.autosync=true does so after every write). Reading a message you
 received marks it read (a new version of the record; nothing is rewritten).`,
 		Subcommands: []*ucli.Command{
 			{
