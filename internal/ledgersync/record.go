@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -13,13 +12,13 @@ import (
 	"github.com/git-queen/git-queen/internal/ledger"
 )
 
-// unrecorded returns the lines this clone appended to its logs since
-// st.Recorded, and the marks at their new ends. Only whole lines count: a
+// unrecorded returns the lines this clone appended to its logs since the
+// recorded marks, and the marks at their new ends. Only whole lines count: a
 // torn final line is left for the next append to set aside. A log that no
 // longer starts with what was recorded (rewritten by something other than
 // git-queen) is reconciled against the ledger commit parent instead: every
 // line of it the ledger lacks is recorded.
-func (s *Syncer) unrecorded(st *state, parent plumbing.Hash) (ledger.Lines, map[string]Mark, error) {
+func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (ledger.Lines, map[string]Mark, error) {
 	lines := ledger.Lines{}
 	marks := map[string]Mark{}
 	var all ledger.Lines // the ledger's lines, read once if a log needs reconciling
@@ -32,7 +31,7 @@ func (s *Syncer) unrecorded(st *state, parent plumbing.Hash) (ledger.Lines, map[
 		if err != nil {
 			return nil, nil, err
 		}
-		added, mark, reconcile, err := readSince(f, st.Recorded[log.File])
+		added, mark, reconcile, err := readSince(f, recorded[log.File])
 		f.Close()
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", path, err)
@@ -49,9 +48,6 @@ func (s *Syncer) unrecorded(st *state, parent plumbing.Hash) (ledger.Lines, map[
 		if mark.Size > 0 {
 			marks[log.File] = mark
 		}
-	}
-	if !maps.Equal(marks, st.Recorded) {
-		st.dirty = true
 	}
 	return lines, marks, nil
 }

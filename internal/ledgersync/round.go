@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 
@@ -43,11 +44,18 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 		if err != nil {
 			return err
 		}
-		local, err := s.recordOn(start, st)
+		marks := st.Recorded
+		local, err := s.recordOn(start, st, &marks)
 		if err != nil {
 			return err
 		}
+		if err := hook("recorded"); err != nil {
+			return err
+		}
 		if local, err = s.mergeFetched(tx, st, start, local, r); err != nil {
+			return err
+		}
+		if err := hook("applied"); err != nil {
 			return err
 		}
 		if r.withdrawn, err = s.withdrawLosers(tx, st, remote); err != nil {
@@ -62,24 +70,25 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 				r.stop = after.err
 			}
 		}
-		if local, err = s.recordOn(local, st); err != nil {
+		if local, err = s.recordOn(local, st, &marks); err != nil {
 			return err
 		}
-		r.local, r.marks = local, st.Recorded
-		return s.moveRef(st, start, local, remote, fetched)
+		r.local, r.marks = local, marks
+		return s.moveRef(st, start, local, marks, remote, fetched)
 	})
 	return r, err
 }
 
 // recordOn writes a ledger commit on parent with the lines this clone
-// appended since st.Recorded, and advances st.Recorded (in memory; the
-// caller saves it with the ref).
-func (s *Syncer) recordOn(parent plumbing.Hash, st *state) (plumbing.Hash, error) {
-	lines, marks, err := s.unrecorded(st, parent)
+// appended since *marks, and advances *marks. The state keeps its recorded
+// marks until the ledger ref holds the commit (see moveRef): a mark saved
+// earlier would claim lines the ledger does not have.
+func (s *Syncer) recordOn(parent plumbing.Hash, st *state, marks *map[string]Mark) (plumbing.Hash, error) {
+	lines, next, err := s.unrecorded(*marks, parent)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	st.Recorded = marks
+	*marks = next
 	if lines.Count() == 0 {
 		return parent, nil
 	}
@@ -126,20 +135,24 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 }
 
 // moveRef moves the local ledger from start to local, with the state that
-// goes with it written first (see recover).
-func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, remote string, fetched plumbing.Hash) error {
+// goes with it (the marks local holds) written first as an intent, which
+// loadState adopts if the ref got there.
+func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
 	if local == start {
-		if !st.dirty {
+		if maps.Equal(marks, st.Recorded) {
 			return nil
 		}
-		st.dirty = false
+		st.Recorded = marks // only blank lines or a torn tail's newline came
 		return st.save(s.dir())
 	}
-	st.Recording = &recording{Commit: local.String(), Recorded: st.Recorded, Remote: remote}
+	st.Recording = &recording{Commit: local.String(), Recorded: marks, Remote: remote}
 	if !fetched.IsZero() {
 		st.Recording.Merged = fetched.String()
 	}
 	if err := st.save(s.dir()); err != nil {
+		return err
+	}
+	if err := hook("intent-saved"); err != nil {
 		return err
 	}
 	if err := s.ledger.UpdateRef(ledger.Ref, start, local); err != nil {
@@ -147,7 +160,20 @@ func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, remote string, f
 	}
 	st.Applying = nil
 	st.adopt()
-	return nil
+	return hook("ref-moved")
+}
+
+// testHook, set by tests only, runs at named points of a round and of an
+// exchange: an error there stops the process's work as a kill would (the
+// steps after it do not run), and it may act (push from another clone)
+// to stage a race.
+var testHook func(point string) error
+
+func hook(point string) error {
+	if testHook == nil {
+		return nil
+	}
+	return testHook(point)
 }
 
 // loadState reads the state file and finishes or undoes what a killed

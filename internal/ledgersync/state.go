@@ -46,9 +46,6 @@ type state struct {
 	Applying *applying `json:"applying,omitempty"`
 	// Remotes holds what is known of each remote's ledger.
 	Remotes map[string]*remoteState `json:"remotes,omitempty"`
-	// dirty is set when the state changed in memory without a recording
-	// that will save it.
-	dirty bool
 }
 
 // adopt takes a recording the ledger ref reached as the state.

@@ -166,8 +166,14 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err != nil {
 				return err
 			}
+			if err := hook("pushing"); err != nil {
+				return err
+			}
 			outcome, err := s.push(remote, r.local, fetched)
 			if err != nil {
+				return err
+			}
+			if err := hook("pushed"); err != nil {
 				return err
 			}
 			if outcome == pushed {
