@@ -10,8 +10,10 @@ import (
 )
 
 // TestDemo runs the README's first command, scripts/demo.sh, as a newcomer
-// would, and checks that it shows what it promises: a refused commit, the
-// messages, and a merge of both branches' logs with no duplicate lines.
+// would, and checks that it shows what it promises: a reservation that
+// holds in another worktree (through git stash too) and on another machine,
+// messages carried by sync, a worktree left clean, and a merge of tracked
+// JSONL without conflicts.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds git-queen and runs a whole scenario")
@@ -30,11 +32,14 @@ func TestDemo(t *testing.T) {
 	for _, want := range []string{
 		`commit refused: 1 staged path\(s\) reserved by other droids`,
 		`src/api/handler.go: reserved exclusively by ann`,
-		`handler tweak`,
+		`git stash -q\nbob\$ git queen check src/api/handler.go\nsrc/api/handler.go: held exclusively by ann`,
+		`src/\*\* overlaps src/api/\*\* held by ann`,
+		`synced with origin: sent nothing; received 1 message \(ledger`,
 		`released src/api/\*\*`,
-		`queen_messages.jsonl: \d+ lines, 0 duplicates`,
-		`queen_reservations.jsonl: \d+ lines, 0 duplicates`,
-		`Done: the repository was`,
+		`reserved src/\*\* \(exclusive.*\n(.*\n)?published to origin`,
+		`git status --porcelain\n\(nothing to commit\)`,
+		`"status":"in_progress","priority":1`,
+		`Done: the repository and its clones were in`,
 	} {
 		if !regexp.MustCompile(want).MatchString(text) {
 			t.Errorf("demo output lacks %q:\n%s", want, text)
