@@ -123,3 +123,29 @@ func PublishedOffset(ws *workspace.Workspace, remote, file string) int64 {
 	}
 	return 0
 }
+
+// Status says when this clone last synced with remote (zero if never) and
+// how many record versions it wrote that the remote does not hold yet.
+func Status(ws *workspace.Workspace, remote string) (syncedAt time.Time, unpublished int) {
+	st, err := loadState(ws.Dir)
+	if err != nil {
+		return time.Time{}, 0
+	}
+	var published map[string]Mark
+	if rs := st.Remotes[remote]; rs != nil {
+		syncedAt, published = rs.SyncedAt, rs.Published
+	}
+	for _, l := range ledger.Logs {
+		data, err := os.ReadFile(filepath.Join(ws.Dir, l.File))
+		if err != nil {
+			continue
+		}
+		from := min(published[l.File].Size, int64(len(data)))
+		for line := range jsonl.Lines(data[from:]) {
+			if !line.Blank() {
+				unpublished++
+			}
+		}
+	}
+	return syncedAt, unpublished
+}

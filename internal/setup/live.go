@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
@@ -118,7 +121,13 @@ func (r *Repo) checkRemote(remote string) Check {
 	fetches, _ := r.git("config", "--get-all", "remote."+name+".fetch")
 	hasRefspec := slices.Contains(strings.Split(fetches, "\n"), refspec)
 	if configured == name && hasRefspec {
-		return ok("remote", "the live store is shared through %s (its ledger is fetched to %s)", name, ledger.TrackingRef(name))
+		synced, pending := ledgersync.Status(r.liveStore().WS, name)
+		when := "never synced yet (git queen sync)"
+		if !synced.IsZero() {
+			when = "last synced " + records.Relative(time.Now(), synced)
+		}
+		return ok("remote", "the live store is shared through %s (its ledger is fetched to %s); %s; %d record versions not published yet",
+			name, ledger.TrackingRef(name), when, pending)
 	}
 	c := Check{Name: "remote", Status: Fail, Fixable: true, forInit: remote != "",
 		fix: func() error {
