@@ -67,11 +67,12 @@ func runExport(o exportOptions) error {
 		return printJSON(o.Env.Stdout, map[string]any{"files": stats})
 	}
 	for _, st := range stats {
+		records := fmt.Sprintf("%d %s", st.Records, plural(st.Records, "record", "records"))
 		switch {
 		case st.Written == 0:
-			fmt.Fprintf(o.Env.Stdout, "%s: up to date (%d records)\n", st.File, st.Records)
+			fmt.Fprintf(o.Env.Stdout, "%s: up to date (%s)\n", st.File, records)
 		default:
-			fmt.Fprintf(o.Env.Stdout, "%s: wrote %d versions (%d records)\n", st.File, st.Written, st.Records)
+			fmt.Fprintf(o.Env.Stdout, "%s: wrote %d %s (%s)\n", st.File, st.Written, plural(st.Written, "version", "versions"), records)
 		}
 	}
 	return nil
