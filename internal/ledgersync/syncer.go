@@ -60,7 +60,11 @@ func New(s *store.Store, droid string) (*Syncer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Syncer{S: s, Droid: droid, ledger: l}, nil
+	// A sync merges the fetched ledger itself: reading it apart as well
+	// would only cost a second diff.
+	own := *s
+	own.Fetched = nil
+	return &Syncer{S: &own, Droid: droid, ledger: l}, nil
 }
 
 // Close releases the ledger's files.
