@@ -63,9 +63,9 @@ type Request struct {
 
 // Result is what Assign wrote.
 type Result struct {
-	Assigned records.Assignment
+	Assigned records.Assignment `json:"assigned"`
 	// Replaced is the assignment a forced reassignment ended.
-	Replaced *records.Assignment
+	Replaced *records.Assignment `json:"replaced,omitempty"`
 }
 
 // Assign records an active assignment of the issue to the droid.

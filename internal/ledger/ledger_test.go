@@ -272,3 +272,18 @@ func TestUpdateRefRace(t *testing.T) {
 		t.Fatalf("fsck: %v\n%s", err, out)
 	}
 }
+
+// A lock file left by a killed process does not block the ref for good.
+func TestUpdateRefBreaksAStaleLock(t *testing.T) {
+	l, repo := open(t)
+	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
+	lock := filepath.Join(repo, ".git", Ref+".lock")
+	os.MkdirAll(filepath.Dir(lock), 0o755)
+	os.WriteFile(lock, nil, 0o644)
+	if err := l.UpdateRef(Ref, plumbing.ZeroHash, c1); err != nil {
+		t.Fatalf("a stale lock blocked the update: %v", err)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the stale lock is still there: %v", err)
+	}
+}

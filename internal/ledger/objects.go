@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -24,12 +25,28 @@ func (s Signature) object() object.Signature {
 }
 
 func (l *Ledger) commit(h plumbing.Hash) (*object.Commit, error) {
-	c, err := object.GetCommit(l.st, h)
+	c, err := reread(l, func() (*object.Commit, error) { return object.GetCommit(l.st, h) })
 	if err != nil {
 		return nil, fmt.Errorf("read ledger commit %s: %w", short(h), err)
 	}
 	return c, nil
 }
+
+// reread reads an object, and when it is not found reads the list of packs
+// again and retries: go-git reads that list once, and a fetch or a gc since
+// may have put the object in a new pack.
+func reread[T any](l *Ledger, read func() (T, error)) (T, error) {
+	v, err := read()
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		l.st.Reindex()
+		v, err = read()
+	}
+	return v, err
+}
+
+// Refresh is for callers that just had git write objects (a fetch): the
+// ledger then finds them whether git unpacked them or kept a pack.
+func (l *Ledger) Refresh() { l.st.Reindex() }
 
 // writeCommit writes a commit of tree with the given parents.
 func (l *Ledger) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
@@ -49,7 +66,7 @@ func (l *Ledger) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, sig Si
 
 // blob reads a blob whole.
 func (l *Ledger) blob(h plumbing.Hash) ([]byte, error) {
-	b, err := object.GetBlob(l.st, h)
+	b, err := reread(l, func() (*object.Blob, error) { return object.GetBlob(l.st, h) })
 	if err != nil {
 		return nil, fmt.Errorf("read ledger blob %s: %w", short(h), err)
 	}
@@ -92,7 +109,7 @@ func (l *Ledger) readTree(h plumbing.Hash) (*tree, error) {
 	if h.IsZero() {
 		return &tree{}, nil
 	}
-	t, err := object.GetTree(l.st, h)
+	t, err := reread(l, func() (*object.Tree, error) { return object.GetTree(l.st, h) })
 	if err != nil {
 		return nil, fmt.Errorf("read ledger tree %s: %w", short(h), err)
 	}

@@ -82,7 +82,10 @@ func packedRef(commonDir, name string) (plumbing.Hash, error) {
 }
 
 // lockWait bounds how long UpdateRef waits for another process's lock on
-// the ref (git holds one for a moment while it packs refs).
+// the ref. git holds a ref's lock for milliseconds (while it packs refs, or
+// at the end of a fetch); every git-queen writer of the ledger refs holds
+// the repository lock too. So a lock file still there after this long was
+// left by a killed process, and is removed.
 const lockWait = 2 * time.Second
 
 // UpdateRef moves the ref from old to new, atomically, only if it still
@@ -137,7 +140,7 @@ func (l *Ledger) UpdateRef(name string, old, new plumbing.Hash) error {
 
 func createLock(lock string) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
-	for {
+	for broken := false; ; {
 		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
 			return f, nil
@@ -146,11 +149,45 @@ func createLock(lock string) (*os.File, error) {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
+			if !broken && BreakStaleLock(lock) {
+				broken = true
+				continue
+			}
 			return nil, fmt.Errorf("cannot lock %s: it exists; another git process is updating the ref, "+
 				"or one crashed and left it (remove it if no git process is running)", lock)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// BreakStaleLock removes the lock file of a ledger ref (path ends in
+// .lock) when it is older than lockWait: left by a process that was killed
+// between taking and releasing it, it would otherwise stop every later
+// update of the ref, and git's fetch too. It reports whether it removed one.
+func BreakStaleLock(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil || time.Since(info.ModTime()) < lockWait || !strings.HasSuffix(path, ".lock") {
+		return false
+	}
+	return os.Remove(path) == nil
+}
+
+// AwaitLock waits until nobody holds the lock file of a ledger ref, at most
+// lockWait; a lock still there then is stale, and removed.
+func AwaitLock(path string) {
+	deadline := time.Now().Add(lockWait)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	BreakStaleLock(path)
+}
+
+// LockPath is the lock file git and UpdateRef take to update a ref.
+func (l *Ledger) LockPath(name string) string {
+	return filepath.Join(l.commonDir, filepath.FromSlash(name)+".lock")
 }
 
 func syncDir(dir string) error {

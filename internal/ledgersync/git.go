@@ -48,19 +48,22 @@ func runGit(dir string, args ...string) (string, string, error) {
 // commit it points at (zero when the remote has no ledger yet).
 func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
 	var lastErr error
-	for attempt := range 3 {
+	for attempt := range 4 {
 		_, stderr, err := runGit(s.gitDir(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
 			remote, ledger.FetchRefspec(remote))
 		if err == nil {
+			s.ledger.Refresh()
 			return s.ledger.ReadRef(ledger.TrackingRef(remote))
 		}
 		lastErr = &RemoteError{Remote: remote, Op: "fetch", Msg: firstLines(stderr, err)}
 		// Another fetch (the user's, with the refspec configured) holds
-		// the tracking ref's lock for a moment: try again.
+		// the tracking ref's lock for a moment: try again. A lock a killed
+		// fetch left behind goes once it is old enough.
 		if !strings.Contains(stderr, "cannot lock ref") {
 			break
 		}
-		sleepJitter(attempt)
+		ledger.AwaitLock(s.ledger.LockPath(ledger.TrackingRef(remote)))
+		sleepJitter(attempt + 1)
 	}
 	return plumbing.ZeroHash, lastErr
 }

@@ -37,8 +37,8 @@ const SyncLockName = "sync.lock"
 const syncLockTimeout = 2 * time.Minute
 
 // maxAttempts bounds the fetch-merge-push rounds of one sync when other
-// clones keep winning the push.
-const maxAttempts = 30
+// clones keep winning the push (with sleepJitter's backoff, minutes).
+const maxAttempts = 60
 
 // ErrNotLive is returned for stores that are not a repository's live store.
 var ErrNotLive = errors.New("sync works on the repository's live store; --beads-dir and BEADS_DIR name a plain directory store, which git carries only if you commit it")
@@ -195,10 +195,11 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 	return res, err
 }
 
-// sleepJitter waits a little longer after each lost race, at random, so
-// that racing clones stop colliding.
+// sleepJitter waits after the attempt-th lost race (1 for the first): a
+// random time up to a limit that doubles with each attempt (capped), so
+// that clones racing through one remote stop colliding.
 func sleepJitter(attempt int) {
-	limit := time.Duration(min(attempt, 8)) * 15 * time.Millisecond
+	limit := 20 * time.Millisecond << min(max(attempt, 1)-1, 6)
 	time.Sleep(5*time.Millisecond + rand.N(limit))
 }
 
