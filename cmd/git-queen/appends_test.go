@@ -16,9 +16,11 @@ import (
 	"github.com/git-queen/git-queen/internal/st"
 )
 
-// The end-to-end merge tests change the logs the way droids do: messages and
-// reservations through the real commands (`git queen msg send`, `msg read`,
-// `reserve`, run as processes in the droid's worktree), and the files of the
+// The end-to-end merge tests change tracked logs the way droids do:
+// messages and reservations through the real commands (`git queen msg send`,
+// `msg read`, `reserve`, run as processes in the droid's worktree) on a plain
+// directory store committed in .beads/ (--beads-dir: the seed's layout, which
+// a team may still commit, and older setups did), and the files of the
 // other systems (st, VerMAS, beads) the way those tools write them.
 type droid struct {
 	t    *testing.T
@@ -32,11 +34,12 @@ func (d *droid) tick() time.Time {
 	return d.now
 }
 
-// queen runs `git queen ARGS` as the droid (or as another, with --droid in
-// args) in its worktree and returns the standard output.
+// queen runs `git queen --beads-dir .beads ARGS` as the droid (or as
+// another, with --droid in args) in its worktree and returns the standard
+// output.
 func (d *droid) queen(args ...string) string {
 	d.t.Helper()
-	return mustQueen(d.t, d.dir, d.name, args...)
+	return mustQueen(d.t, d.dir, d.name, append([]string{"--beads-dir", ".beads"}, args...)...)
 }
 
 // sendMessage is `git queen msg send --to TO --subject SUBJECT`.
