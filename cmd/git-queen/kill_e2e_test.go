@@ -258,7 +258,7 @@ func TestKilledSyncAndReserveLoseNothing(t *testing.T) {
 				// finished writing as missing).
 				raceOrphans := direct && i%8 == 2
 				if raceOrphans {
-					nextSync(t, dirs[c], droids[c], what, failures)
+					nextSync(t, dirs[c], droids[c], what, r.Dir, !direct, failures)
 				}
 				k.drain(t)
 				intact = checkLedgerIntact(t, dirs[c], what) && intact
@@ -267,7 +267,7 @@ func TestKilledSyncAndReserveLoseNothing(t *testing.T) {
 					t.FailNow()
 				}
 				if !raceOrphans {
-					nextSync(t, dirs[c], droids[c], what, failures)
+					nextSync(t, dirs[c], droids[c], what, r.Dir, !direct, failures)
 				}
 			}
 
@@ -368,7 +368,14 @@ var lockPath = regexp.MustCompile(`/[^\s'"]+\.lock\b`)
 // it removes a lock file left behind, or simply tries again; then it goes
 // on, so that one failure does not hide what the remaining iterations
 // would find.
-func nextSync(t *testing.T, dir, droid, what string, failures map[string]int) {
+//
+// One failure is not git-queen's to prevent: when the kill took the whole
+// process group and the remote is file://, it also killed git's own
+// receive-pack (the server's side of the push) holding the remote's ref
+// lock. git then refuses every push to that ref, as it would any user's,
+// until the server's admin removes the lock. The message must name the
+// file; the test then removes it, as an admin would, and does not count it.
+func nextSync(t *testing.T, dir, droid, what, remoteDir string, groupKilled bool, failures map[string]int) {
 	t.Helper()
 	res := gitQueen(t, dir, droid, "sync")
 	if res.code == 0 {
@@ -387,6 +394,13 @@ func nextSync(t *testing.T, dir, droid, what string, failures map[string]int) {
 		}
 		if len(stale) > 0 {
 			kind = "stale lock left behind: " + strings.TrimPrefix(filepath.ToSlash(stale[0]), dir+"/")
+		}
+		if len(stale) == 1 && groupKilled && strings.HasPrefix(stale[0], remoteDir+"/") {
+			if err := os.Remove(stale[0]); err != nil {
+				t.Fatal(err)
+			}
+			mustQueen(t, dir, droid, "sync")
+			return
 		}
 	}
 	failures[kind]++
