@@ -123,6 +123,16 @@ type Blobs struct {
 func (r *Repo) OpenBlobs() (*Blobs, error) {
 	cmd := exec.Command("git", "cat-file", "--batch")
 	cmd.Dir = r.TopLevel
+	return startBlobs(cmd)
+}
+
+// OpenObjectsWithGit starts the reader on the repository whose git
+// directory is gitDir, for objects named by id (no worktree needed).
+func OpenObjectsWithGit(gitDir string) (*Blobs, error) {
+	return startBlobs(exec.Command("git", "--git-dir="+gitDir, "cat-file", "--batch"))
+}
+
+func startBlobs(cmd *exec.Cmd) (*Blobs, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -140,33 +150,39 @@ func (r *Repo) OpenBlobs() (*Blobs, error) {
 // Read returns the content of the named object, and false when it does
 // not exist (a path not in the index or not in HEAD).
 func (b *Blobs) Read(name string) ([]byte, bool, error) {
+	_, data, ok, err := b.ReadTyped(name)
+	return data, ok, err
+}
+
+// ReadTyped is Read that also returns the object's type.
+func (b *Blobs) ReadTyped(name string) (string, []byte, bool, error) {
 	if strings.ContainsAny(name, "\n") {
-		return nil, false, fmt.Errorf("object name %q has a newline", name)
+		return "", nil, false, fmt.Errorf("object name %q has a newline", name)
 	}
 	if _, err := io.WriteString(b.in, name+"\n"); err != nil {
-		return nil, false, fmt.Errorf("git cat-file: %w", err)
+		return "", nil, false, fmt.Errorf("git cat-file: %w", err)
 	}
 	header, err := b.out.ReadString('\n')
 	if err != nil {
-		return nil, false, fmt.Errorf("git cat-file: %w", err)
+		return "", nil, false, fmt.Errorf("git cat-file: %w", err)
 	}
 	header = strings.TrimSuffix(header, "\n")
 	if strings.HasSuffix(header, " missing") || strings.HasSuffix(header, " ambiguous") {
-		return nil, false, nil
+		return "", nil, false, nil
 	}
 	parts := strings.Fields(header)
 	if len(parts) != 3 {
-		return nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
+		return "", nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
 	}
 	size, err := strconv.Atoi(parts[2])
 	if err != nil {
-		return nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
+		return "", nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
 	}
 	data := make([]byte, size+1) // the content and a newline
 	if _, err := io.ReadFull(b.out, data); err != nil {
-		return nil, false, fmt.Errorf("git cat-file: %w", err)
+		return "", nil, false, fmt.Errorf("git cat-file: %w", err)
 	}
-	return bytes.Clone(data[:size]), true, nil
+	return parts[1], bytes.Clone(data[:size]), true, nil
 }
 
 // Close stops the reader.

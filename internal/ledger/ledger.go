@@ -17,10 +17,11 @@
 // recording new versions rewrites one chunk, two small trees per store and
 // the root: the cost follows what is new, not the size of the history.
 //
-// Objects and commits are written in-process with go-git. The ref is moved
-// with git's own lock-file protocol (see refs.go), which go-git's reference
-// storage does not follow. Fetching and pushing are not this package's
-// business: it knows nothing of remotes.
+// Objects are written in-process with go-git's object-file writer and read
+// in process too (see objects.go); the ref is moved with git's own
+// lock-file protocol (see refs.go), which go-git's reference storage does
+// not follow. Fetching and pushing are not this package's business: it
+// knows nothing of remotes.
 package ledger
 
 import (
@@ -30,10 +31,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -116,25 +114,28 @@ var ErrUnsupported = errors.New("unsupported repository")
 // uses them.
 type Ledger struct {
 	commonDir string
-	st        *filesystem.Storage
+	objects   *objectStore
 	reftable  bool
 }
 
 // Open opens the ledger of the repository whose common git directory is
 // commonDir. It refuses SHA-256 repositories: the ledger's objects are
-// written by go-git, whose v5 writes SHA-1 ids.
+// hashed by go-git, whose v5 writes SHA-1 ids.
 func Open(commonDir string) (*Ledger, error) {
 	if format := objectFormat(commonDir); format != "" && format != "sha1" {
 		return nil, fmt.Errorf("%w: the ledger needs a SHA-1 repository, and this one uses %s objects", ErrUnsupported, format)
 	}
 	_, err := os.Stat(filepath.Join(commonDir, "reftable"))
-	st := filesystem.NewStorageWithOptions(osfs.New(commonDir), cache.NewObjectLRU(32*cache.MiByte),
-		filesystem.Options{AlternatesFS: osfs.New("/")})
-	return &Ledger{commonDir: commonDir, st: st, reftable: err == nil}, nil
+	return &Ledger{commonDir: commonDir, objects: newObjectStore(commonDir), reftable: err == nil}, nil
 }
 
-// Close releases the files the storage keeps open.
-func (l *Ledger) Close() error { return l.st.Close() }
+// Close releases the mapped packs and the git process a read may have
+// started.
+func (l *Ledger) Close() error { return l.objects.close() }
+
+// Refresh is for callers that just had git write objects (a fetch): the
+// ledger then finds them whether git unpacked them or kept a pack.
+func (l *Ledger) Refresh() { l.objects.in.Refresh() }
 
 // objectFormat reads extensions.objectFormat from the repository's config
 // ("" when unset), without starting git.
@@ -167,5 +168,5 @@ func (l *Ledger) TreeOf(commit plumbing.Hash) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return c.TreeHash, nil
+	return c.tree, nil
 }

@@ -287,3 +287,25 @@ func TestUpdateRefBreaksAStaleLock(t *testing.T) {
 		t.Fatalf("the stale lock is still there: %v", err)
 	}
 }
+
+// After git packs the ledger's objects (gc, or a fetch that kept its pack),
+// the ledger reads them from the pack, and keeps writing beside them.
+func TestLedgerReadsPackedObjects(t *testing.T) {
+	l, repo := open(t)
+	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
+	if err := l.UpdateRef(Ref, plumbing.ZeroHash, c1); err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, repo, "gc", "-q", "--prune=now")
+	if loose := testgit.Run(t, repo, "count-objects"); !strings.HasPrefix(loose, "0 objects") {
+		t.Fatalf("gc left loose objects: %s", loose)
+	}
+	c2, err := l.Record(c1, Lines{records.MessagesFile: {msg("qm-2", sig.When, "b")}}, sig, "two")
+	if err != nil {
+		t.Fatalf("recording on a packed ledger: %v", err)
+	}
+	if got := lines(l, t, c2, records.MessagesFile); len(got) != 2 {
+		t.Fatalf("lines after gc: %v", got)
+	}
+	testgit.Run(t, repo, "fsck", "--strict", c2.String())
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-queen/git-queen/merge"
 )
@@ -55,7 +54,7 @@ func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
-			out.entries = append(out.entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			out.entries = append(out.entries, entry{Name: name, Mode: filemode.Dir, Hash: h})
 		case ea.Mode == filemode.Dir || eb.Mode == filemode.Dir:
 			return plumbing.ZeroHash, fmt.Errorf("ledger entry %s is a directory on one side and a file on the other", name)
 		case name == formatFile:
@@ -65,7 +64,7 @@ func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
-			out.entries = append(out.entries, object.TreeEntry{Name: name, Mode: ea.Mode, Hash: h})
+			out.entries = append(out.entries, entry{Name: name, Mode: ea.Mode, Hash: h})
 		}
 	}
 	out.sort()
@@ -155,10 +154,6 @@ func entryNames(a, b *tree) []string {
 		}
 	}
 	return names
-}
-
-func (t *tree) sort() {
-	sortEntries(t.entries)
 }
 
 // CommitTree writes a commit of a tree MergeTrees made, with the given

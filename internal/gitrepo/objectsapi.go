@@ -1,0 +1,63 @@
+package gitrepo
+
+import (
+	"errors"
+	"path/filepath"
+	"sync"
+)
+
+// Objects reads objects of a repository in process: loose ones, packed ones
+// (packs and their indexes are mapped, and an index is searched, never
+// read whole), and alternates. The ledger reads its chunks, trees and
+// commits through it: a process that decoded a large repository's pack
+// index to find one ledger object would pay for the whole history.
+type Objects struct {
+	dir string
+	mu  sync.Mutex
+	r   *objectReader
+	old []*objectReader // replaced by Refresh, closed by Close
+}
+
+// ErrNotInProcess is a read Objects cannot do itself: an object it does not
+// find (it may be in a pack written since, or only git can see it), or a
+// system where packs cannot be mapped. `git cat-file` can answer instead.
+var ErrNotInProcess = errUnsupported
+
+// OpenObjects reads the objects of the repository whose common git
+// directory is commonDir.
+func OpenObjects(commonDir string) *Objects {
+	dir := filepath.Join(commonDir, "objects")
+	return &Objects{dir: dir, r: newObjectReader(dir)}
+}
+
+// Read returns an object's type ("blob", "tree", "commit", "tag") and
+// content.
+func (o *Objects) Read(id []byte) (kind string, data []byte, err error) {
+	o.mu.Lock()
+	r := o.r
+	o.mu.Unlock()
+	return r.read(id)
+}
+
+// Refresh lists the packs again, for objects a fetch or a gc has packed
+// since they were first listed. A read under way keeps its packs mapped.
+func (o *Objects) Refresh() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.old = append(o.old, o.r)
+	o.r = newObjectReader(o.dir)
+}
+
+// Close releases the mapped packs.
+func (o *Objects) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, r := range append(o.old, o.r) {
+		r.close()
+	}
+	o.old = nil
+	return nil
+}
+
+// IsNotInProcess reports whether err means "ask git".
+func IsNotInProcess(err error) bool { return errors.Is(err, errUnsupported) }
