@@ -40,7 +40,7 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 		return nil, err
 	}
 	q := currentQuery(src, now)
-	q.Fields = holdFields
+	q.Fields, q.Name = holdFields, q.Name+"+holds"
 	sel, err := s.S.SelectFrom(src, q)
 	if err != nil {
 		return nil, err

@@ -58,14 +58,18 @@ func liveQuery(now time.Time) store.Query {
 	}
 }
 
-// currentQuery selects what may be active at now from src: the active
-// versions when there is one source, the live ones when a union must let a
-// release in one source win over a stale copy in another.
+// currentQuery selects what is active at now from src: the active versions
+// when there is one source; with several, the live ones, so that a release
+// in one source wins over a stale copy in another, and of the winners the
+// active ones (which the store caches while no source changes).
 func currentQuery(src *store.Sources, now time.Time) store.Query {
 	if src.Count() == 1 {
 		return activeQuery(now)
 	}
-	return liveQuery(now)
+	q := liveQuery(now)
+	q.Name = "reservations-live-active-v1"
+	q.Final = func(f [][]byte) bool { return activeFields(f, now) }
+	return q
 }
 
 // Active returns the reservations active at now, across every worktree.

@@ -156,6 +156,13 @@ func (s *Store) Select(name string, q Query) (*Selection, error) {
 // SelectFrom is Select over sources already found, for a caller that
 // chooses its query by how many there are.
 func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
+	union := ""
+	if src.Count() > 1 && q.Name != "" {
+		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
+		if entries, problems, ok := jsonl.ReadUnionCache(union, src.Paths, q.Query, q.Final); ok {
+			return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
+		}
+	}
 	sel := &Selection{}
 	var best map[string]jsonl.Entry
 	for _, path := range src.Paths {
@@ -193,16 +200,29 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 			sel.Entries = append(sel.Entries, e)
 		}
 	}
+	if q.Final != nil {
+		sel.Entries = slices.DeleteFunc(sel.Entries, func(e jsonl.Entry) bool { return !q.Final(e.Fields) })
+	}
 	slices.SortFunc(sel.Entries, func(a, b jsonl.Entry) int { return strings.Compare(a.ID, b.ID) })
+	if union != "" {
+		jsonl.SaveUnionCache(union, src.Paths, q.Query, sel.Entries, sel.Problems)
+	}
 	return sel, nil
 }
 
 // Query is a jsonl.Query with a name, which identifies its selection
 // caches. A query whose answer depends on a droid must put the droid in its
-// name. Queries without a name are not cached.
+// name, and queries with different Fields or Final need different names.
+// Queries without a name are not cached.
 type Query struct {
 	jsonl.Query
 	Name string
+	// Final, when set, filters the union's winners (the newest version of
+	// each id): "active now", where Keep must also keep what could
+	// supersede an active version in another source. It must be monotone
+	// in time, like Keep. With several sources, the winners Final keeps
+	// are cached as long as no source changes.
+	Final func(fields [][]byte) bool
 }
 
 // CacheDir holds the selection caches.

@@ -1,0 +1,151 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// A union cache remembers the answer of a query over several files (the
+// live store's own log and the ones sync received): the entries that won
+// the union and passed the caller's final filter, valid while every file
+// has the stat it had, quiet, when the answer was saved. Each file keeps a
+// selection cache of its own, so recomputing the union after a change
+// costs what those caches cost; the union cache spares the merge of their
+// answers, which, when many versions are recent, was most of the
+// pre-commit hook's time. The filters must be monotone in time, as for a
+// selection cache: the answer is filtered again when it is read.
+
+type unionHeader struct {
+	V    int      `json:"v"`
+	Keys []string `json:"keys"`
+	// Files and Stats are the sources, in order; a missing source has a
+	// nil stat (it must still be missing).
+	Files    []string       `json:"files"`
+	Stats    []*FileStat    `json:"stats"`
+	Problems []unionProblem `json:"problems,omitempty"`
+	// Body is the CRC-32C of the lines after the header.
+	Body uint32 `json:"body_crc32c"`
+}
+
+type unionProblem struct {
+	File int    `json:"file"`
+	Line int    `json:"line"`
+	Msg  string `json:"msg"`
+}
+
+const unionVersion = 1
+
+// ReadUnionCache returns the cached answer of q over files, filtered
+// again with q and final, if every file is as it was when the cache was
+// saved. ok is false when there is no usable cache.
+func ReadUnionCache(cachePath string, files []string, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
+	raw, err := os.ReadFile(cachePath)
+	if err != nil {
+		return nil, nil, false
+	}
+	var hdr unionHeader
+	keys := q.keys()
+	first, rest, found := bytes.Cut(raw, []byte{'\n'})
+	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != unionVersion || !slices.Equal(hdr.Keys, keys) ||
+		!slices.Equal(hdr.Files, files) || len(hdr.Stats) != len(files) || Checksum(rest) != hdr.Body {
+		return nil, nil, false
+	}
+	for i, f := range files {
+		if !sameStat(f, hdr.Stats[i]) {
+			return nil, nil, false
+		}
+	}
+	for _, p := range hdr.Problems {
+		if p.File < 0 || p.File >= len(files) {
+			return nil, nil, false
+		}
+		problems = append(problems, Problem{File: files[p.File], Line: p.Line, Msg: p.Msg})
+	}
+	vals := make([][]byte, len(keys))
+	n := bytes.Count(rest, []byte{'\n'})
+	entries = make([]Entry, 0, n)
+	fieldSpace := make([][]byte, 0, n*len(q.Fields))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+		fileText, line, _ := bytes.Cut(line, []byte{' '})
+		fi, ok1 := parseUint(fileText)
+		no, off, fileLine, ok2 := parseCacheLine(line, vals)
+		id, ok3 := String(vals[0])
+		if !ok1 || !ok2 || !ok3 || fi >= int64(len(files)) || id == "" {
+			return nil, nil, false
+		}
+		fields := vals[1:]
+		if (q.Static != nil && !q.Static(fields)) || (q.Keep != nil && !q.Keep(fields)) || (final != nil && !final(fields)) {
+			continue
+		}
+		fieldSpace = append(fieldSpace, fields...)
+		entries = append(entries, Entry{ID: id, Line: no, Raw: fileLine, File: files[fi], Offset: off,
+			Fields: fieldSpace[len(fieldSpace)-len(fields) : len(fieldSpace) : len(fieldSpace)]})
+	}
+	return entries, problems, true
+}
+
+// SaveUnionCache saves the answer of q over files (entries from those
+// files, in the order to return them), if every file has been quiet long
+// enough for its stat to be trusted. It is best effort.
+func SaveUnionCache(cachePath string, files []string, q Query, entries []Entry, problems []Problem) {
+	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Stats: make([]*FileStat, len(files))}
+	index := map[string]int{}
+	now := time.Now()
+	for i, f := range files {
+		index[f] = i
+		info, err := os.Stat(f)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue // nil: must stay missing
+		case err != nil:
+			return
+		}
+		if hdr.Stats[i] = quietStat(info, now); hdr.Stats[i] == nil {
+			return // changed too recently to trust its stat
+		}
+	}
+	for _, p := range problems {
+		i, ok := index[p.File]
+		if !ok {
+			return
+		}
+		hdr.Problems = append(hdr.Problems, unionProblem{File: i, Line: p.Line, Msg: p.Msg})
+	}
+	var body []byte
+	vals := make([][]byte, len(hdr.Keys))
+	for _, e := range entries {
+		i, ok := index[e.File]
+		if !ok {
+			return
+		}
+		body = strconv.AppendInt(body, int64(i), 10)
+		body = append(body, ' ')
+		if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
+			return
+		}
+	}
+	hdr.Body = Checksum(body)
+	h, _ := json.Marshal(hdr)
+	if err := os.MkdirAll(filepath.Dir(cachePath), 0o755); err != nil {
+		return
+	}
+	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)
+}
+
+// sameStat reports whether the file at path has the stat remembered (nil:
+// it must not exist).
+func sameStat(path string, remembered *FileStat) bool {
+	info, err := os.Stat(path)
+	if remembered == nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	return err == nil && unchanged(remembered, info)
+}
