@@ -75,13 +75,20 @@ func (e *Env) workspace(g globals) (*workspace.Workspace, error) {
 
 // identity is the droid the command acts as: --droid, else QUEEN_DROID,
 // else `git config queen.droid` (which `git config --worktree` can set per
-// worktree). It returns "" when none is set.
+// worktree). It returns "" when none is set. The repository's own config
+// files are read directly (where init puts the identity); git is asked
+// only when they do not set it (a global setting, an include).
 func (e *Env) identity(g globals) string {
 	if g.Droid != "" {
 		return g.Droid
 	}
 	if d := strings.TrimSpace(e.Getenv("QUEEN_DROID")); d != "" {
 		return d
+	}
+	if repo, err := gitrepo.Discover(e.Dir); err == nil && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
+		if d, ok := repo.LocalConfig("queen.droid"); ok && strings.TrimSpace(d) != "" {
+			return strings.TrimSpace(d)
+		}
 	}
 	out, err := gitrepo.Git(e.Dir, "config", "--get", "queen.droid")
 	if err != nil {

@@ -89,7 +89,7 @@ func runMaintenance(o maintenanceOptions) error {
 	}
 	var done []ledgersync.Rewritten
 	if s.WS.Live {
-		sy, err := ledgersync.New(s, o.Env.identity(o.G))
+		sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
 		if err != nil {
 			return err
 		}

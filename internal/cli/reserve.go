@@ -215,7 +215,7 @@ func runReserve(o reserveOptions) error {
 
 // reservePublished grants an exclusive reservation through the remote.
 func reservePublished(o reserveOptions, s *store.Store, remote string, req reservations.Request) (*ledgersync.ReserveResult, error) {
-	sy, err := ledgersync.New(s, req.Droid)
+	sy, err := o.Env.openSyncer(s, req.Droid)
 	if err != nil {
 		return nil, err
 	}

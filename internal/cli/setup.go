@@ -170,7 +170,7 @@ func firstSync(o initOptions) (*ledgersync.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sy, err := ledgersync.New(s, o.Env.identity(o.G))
+	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
 	if err != nil {
 		return nil, err
 	}

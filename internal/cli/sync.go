@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -53,7 +54,7 @@ func runSync(o syncOptions) error {
 	if err != nil {
 		return err
 	}
-	sy, err := ledgersync.New(s, o.Env.identity(o.G))
+	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
 	if err != nil {
 		return err
 	}
@@ -150,6 +151,23 @@ func describeCounts(c ledgersync.Counts) string {
 	return strings.Join(parts, ", ")
 }
 
+// openSyncer opens the ledger of the live store s for droid. With
+// QUEEN_TRACE set, each step of a sync is timed on stderr.
+func (e *Env) openSyncer(s *store.Store, droid string) (*ledgersync.Syncer, error) {
+	sy, err := ledgersync.New(s, droid)
+	if err != nil || e.Getenv("QUEEN_TRACE") == "" {
+		return sy, err
+	}
+	start, last := time.Now(), time.Now()
+	sy.Trace = func(step string) {
+		now := time.Now()
+		fmt.Fprintf(e.Stderr, "git-queen: trace: %8.2f ms %8.2f ms  %s\n",
+			float64(now.Sub(start).Microseconds())/1000, float64(now.Sub(last).Microseconds())/1000, step)
+		last = now
+	}
+	return sy, nil
+}
+
 // autosync publishes after a write when queen.autosync is true and a
 // remote is configured. The write itself already succeeded, so a sync that
 // fails only warns, and says how to publish later.
@@ -162,7 +180,7 @@ func (e *Env) autosync(g globals) {
 	if remote == "" {
 		return
 	}
-	sy, err := ledgersync.New(s, e.identity(g))
+	sy, err := e.openSyncer(s, e.identity(g))
 	if err == nil {
 		defer sy.Close()
 		var res *ledgersync.Result

@@ -19,17 +19,17 @@ func (r *Repo) LocalConfig(key string) (value string, ok bool) {
 	if !found {
 		return "", false
 	}
-	files := []string{filepath.Join(r.CommonDir, "config")}
-	if r.GitDir != "" {
-		files = append(files, filepath.Join(r.GitDir, "config.worktree"))
+	common, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	if err != nil {
+		return "", false
 	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if v, set := configValue(string(data), section, name); set {
-			value, ok = v, true
+	value, ok = configValue(string(common), section, name)
+	// git reads a worktree's own config only with this extension on.
+	if ext, _ := configValue(string(common), "extensions", "worktreeconfig"); r.GitDir != "" && isTrue(ext) {
+		if data, err := os.ReadFile(filepath.Join(r.GitDir, "config.worktree")); err == nil {
+			if v, set := configValue(string(data), section, name); set {
+				value, ok = v, true
+			}
 		}
 	}
 	return value, ok
@@ -39,9 +39,10 @@ func (r *Repo) LocalConfig(key string) (value string, ok bool) {
 // non-zero numbers are true; a key with no value is true.
 func (r *Repo) LocalBool(key string) bool {
 	v, ok := r.LocalConfig(key)
-	if !ok {
-		return false
-	}
+	return ok && isTrue(v)
+}
+
+func isTrue(v string) bool {
 	switch strings.ToLower(v) {
 	case "true", "yes", "on":
 		return true

@@ -18,8 +18,9 @@ import (
 // git's automatic maintenance, which would otherwise run after them and
 // cost a sync more than the transfer itself.
 
-// gitOptions come before every git command sync runs.
-var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false"}
+// gitOptions come before every git command sync runs: no maintenance
+// after it, and no walk of the history to report forced updates.
+var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.showForcedUpdates=false"}
 
 // RemoteError is a remote that could not be reached or refused the ledger.
 type RemoteError struct {
@@ -50,7 +51,7 @@ func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
 	var lastErr error
 	for attempt := range 4 {
 		_, stderr, err := runGit(s.gitDir(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
-			remote, ledger.FetchRefspec(remote))
+			"--no-recurse-submodules", remote, ledger.FetchRefspec(remote))
 		if err == nil {
 			s.ledger.Refresh()
 			return s.ledger.ReadRef(ledger.TrackingRef(remote))

@@ -101,3 +101,31 @@ func missingFrom(lines, have [][]byte) [][]byte {
 	}
 	return out
 }
+
+// linesBetween counts the records of the log at path between two marks (0
+// when from no longer holds: the log was rewritten by something else).
+func linesBetween(path string, from, to Mark) int {
+	if to.Size <= from.Size {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !from.holds(f, info.Size()) || info.Size() < to.Size {
+		return 0
+	}
+	data := make([]byte, to.Size-from.Size)
+	if _, err := f.ReadAt(data, from.Size); err != nil {
+		return 0
+	}
+	n := 0
+	for line := range bytes.Lines(data) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -49,18 +49,19 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 		if err != nil {
 			return err
 		}
-		if err := hook("recorded"); err != nil {
+		if err := s.at("recorded"); err != nil {
 			return err
 		}
 		if local, err = s.mergeFetched(tx, st, start, local, r); err != nil {
 			return err
 		}
-		if err := hook("applied"); err != nil {
+		if err := s.at("applied"); err != nil {
 			return err
 		}
 		if r.withdrawn, err = s.withdrawLosers(tx, st, remote); err != nil {
 			return err
 		}
+		s.at("checked unpublished grants") // for Trace only
 		if caller != nil {
 			if err := caller(tx, r); err != nil {
 				var after *stopAfter
@@ -70,9 +71,11 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 				r.stop = after.err
 			}
 		}
+		s.at("acted")
 		if local, err = s.recordOn(local, st, &marks); err != nil {
 			return err
 		}
+		s.at("recorded again")
 		r.local, r.marks = local, marks
 		return s.moveRef(st, start, local, marks, remote, fetched)
 	})
@@ -152,7 +155,7 @@ func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, marks map[string
 	if err := st.save(s.dir()); err != nil {
 		return err
 	}
-	if err := hook("intent-saved"); err != nil {
+	if err := s.at("intent-saved"); err != nil {
 		return err
 	}
 	if err := s.ledger.UpdateRef(ledger.Ref, start, local); err != nil {
@@ -160,7 +163,7 @@ func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, marks map[string
 	}
 	st.Applying = nil
 	st.adopt()
-	return hook("ref-moved")
+	return s.at("ref-moved")
 }
 
 // testHook, set by tests only, runs at named points of a round and of an
@@ -169,7 +172,11 @@ func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, marks map[string
 // to stage a race.
 var testHook func(point string) error
 
-func hook(point string) error {
+// at marks a point of a round or an exchange, for Trace and testHook.
+func (s *Syncer) at(point string) error {
+	if s.Trace != nil {
+		s.Trace(point)
+	}
 	if testHook == nil {
 		return nil
 	}

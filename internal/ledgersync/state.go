@@ -14,7 +14,10 @@ import (
 
 // stateFile records, in the live store, how the logs and the ledger
 // relate. Every change to it happens under the repository lock and is
-// written atomically (rename), so a crash leaves the old state or the new.
+// written atomically (rename), so a killed process leaves the old state or
+// the new. It is not synced to disk, as git does not sync its refs: it is
+// bookkeeping, and a power cut that loses its last version costs a
+// record written to the ledger twice, never a record lost.
 const stateFile = "ledger-state.json"
 
 // markWindow is how many bytes before a mark its checksum covers: enough to
@@ -127,7 +130,7 @@ func (s *state) save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return jsonl.WriteFileAtomic(filepath.Join(dir, stateFile), append(data, '\n'))
+	return jsonl.WriteCacheFile(filepath.Join(dir, stateFile), append(data, '\n'))
 }
 
 // markAt is the mark at size in the file f.

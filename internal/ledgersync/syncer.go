@@ -15,12 +15,11 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
@@ -47,7 +46,10 @@ var ErrNotLive = errors.New("sync works on the repository's live store; --beads-
 type Syncer struct {
 	S *store.Store
 	// Droid signs the ledger commits ("" signs them as git-queen).
-	Droid  string
+	Droid string
+	// Trace, when set, hears each step of a sync as it ends ("fetched",
+	// "recorded", "pushed", ...), for a person asking where time goes.
+	Trace  func(step string)
 	ledger *ledger.Ledger
 }
 
@@ -151,6 +153,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err != nil {
 				return err
 			}
+			if err := s.at("fetched"); err != nil {
+				return err
+			}
 			r, err := s.round(remote, fetched, st)
 			if err != nil {
 				return err
@@ -164,26 +169,27 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return r.stop
 			}
 			if r.local == fetched {
-				return s.published(remote, r, fetched)
-			}
-			sent, err := s.ledger.Changes(fetched, r.local)
-			if err != nil {
+				_, err := s.published(remote, r)
 				return err
 			}
-			if err := hook("pushing"); err != nil {
+			if err := s.at("pushing"); err != nil {
 				return err
 			}
 			outcome, err := s.push(remote, r.local, fetched)
 			if err != nil {
 				return err
 			}
-			if err := hook("pushed"); err != nil {
+			if err := s.at("pushed"); err != nil {
 				return err
 			}
 			if outcome == pushed {
 				res.Pushed = true
-				res.Sent.add(countLines(sent.Added))
-				return s.published(remote, r, fetched)
+				sent, err := s.published(remote, r)
+				res.Sent.add(sent)
+				if err == nil {
+					err = s.at("published")
+				}
+				return err
 			}
 			if attempt == maxAttempts {
 				return &RemoteError{Remote: remote, Op: "push", Msg: fmt.Sprintf(
@@ -204,21 +210,34 @@ func sleepJitter(attempt int) {
 }
 
 // published notes that the remote holds r.local: its tracking ref, and the
-// marks past which this clone's records are not on the remote yet.
-func (s *Syncer) published(remote string, r *round, was plumbing.Hash) error {
+// marks past which this clone's records are not on the remote yet. It
+// returns how many of this clone's versions reached the remote since the
+// marks it replaced (what the push sent: other clones' versions came from
+// there).
+func (s *Syncer) published(remote string, r *round) (Counts, error) {
 	tracking := ledger.TrackingRef(remote)
 	if cur, err := s.ledger.ReadRef(tracking); err == nil && cur != r.local {
 		var stale *ledger.StaleRefError
 		if err := s.ledger.UpdateRef(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
-			return err
+			return nil, err
 		}
 	}
-	return s.S.Update(func(*jsonl.Tx) error {
+	sent := Counts{}
+	return sent, s.S.Update(func(*jsonl.Tx) error {
 		st, err := s.loadState()
 		if err != nil {
 			return err
 		}
 		rs := st.remote(remote)
+		for _, l := range ledger.Logs {
+			if n := linesBetween(s.S.WS.Path(l.File), rs.Published[l.File], r.marks[l.File]); n > 0 {
+				sent[l.Dir] = n
+			}
+		}
+		if rs.Pushed == r.local.String() && rs.Merged == r.local.String() && maps.Equal(rs.Published, r.marks) &&
+			s.S.Now().Sub(rs.SyncedAt) < time.Minute {
+			return nil // nothing new to note: an idle sync writes nothing
+		}
 		rs.Pushed, rs.Merged = r.local.String(), r.local.String()
 		rs.Published = r.marks
 		rs.SyncedAt = s.S.Now()
