@@ -29,6 +29,9 @@ type Env struct {
 	Now func() time.Time
 	// Terminal is true when Stdout is a terminal (colour, relative times).
 	Terminal bool
+	// found remembers the workspace found for a command, so that what
+	// runs after it (autosync) does not search again.
+	found map[workspace.Options]*workspace.Workspace
 }
 
 // OSEnv is the Env of a real process.
@@ -70,7 +73,19 @@ func readGlobals(c *ucli.Context) globals {
 
 // workspace finds the store directory for a command.
 func (e *Env) workspace(g globals) (*workspace.Workspace, error) {
-	return workspace.Find(workspace.Options{Flag: g.BeadsDir, Env: e.Getenv("BEADS_DIR"), Dir: e.Dir})
+	o := workspace.Options{Flag: g.BeadsDir, Env: e.Getenv("BEADS_DIR"), Dir: e.Dir}
+	if ws, ok := e.found[o]; ok {
+		return ws, nil
+	}
+	ws, err := workspace.Find(o)
+	if err != nil {
+		return nil, err
+	}
+	if e.found == nil {
+		e.found = map[workspace.Options]*workspace.Workspace{}
+	}
+	e.found[o] = ws
+	return ws, nil
 }
 
 // identity is the droid the command acts as: --droid, else QUEEN_DROID,
