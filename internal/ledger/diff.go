@@ -20,31 +20,55 @@ type Diff struct {
 }
 
 // Changes compares two ledger commits: what to holds that from does not.
-// Subtrees with the same id are skipped, so the cost is that of the chunks
-// that differ. Either commit may be zero (no ledger).
+// It holds every added line in memory; EachChange hands them over chunk by
+// chunk.
 func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
 	d := Diff{Added: Lines{}}
-	fromTree, err := l.TreeOf(from)
-	if err != nil {
-		return d, err
-	}
-	toTree, err := l.TreeOf(to)
-	if err != nil {
-		return d, err
-	}
-	err = l.diffTrees("", fromTree, toTree, &d)
+	removed, err := l.EachChange(from, to, func(file string, lines [][]byte) error {
+		d.Added[file] = append(d.Added[file], lines...)
+		return nil
+	})
+	d.Removed = removed
 	return d, err
 }
 
-func (l *Ledger) diffTrees(prefix string, a, b plumbing.Hash, d *Diff) error {
+// EachChange calls fn with the lines of each chunk of to that from does
+// not hold (counting repeats), chunk by chunk in to's tree order, which is
+// by log, then month, then chunk number. Subtrees with the same id are
+// skipped, so the cost is that of the chunks that differ; and only one
+// chunk is in memory at a time, so a clone joining a ledger of a million
+// records does not hold them all. Either commit may be zero (no ledger).
+// removed is true when from holds lines to lacks (see Diff.Removed).
+func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [][]byte) error) (removed bool, err error) {
+	fromTree, err := l.TreeOf(from)
+	if err != nil {
+		return false, err
+	}
+	toTree, err := l.TreeOf(to)
+	if err != nil {
+		return false, err
+	}
+	w := &walk{l: l, fn: fn}
+	err = w.trees("", fromTree, toTree)
+	return w.removed, err
+}
+
+// walk is one EachChange.
+type walk struct {
+	l       *Ledger
+	fn      func(file string, lines [][]byte) error
+	removed bool
+}
+
+func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 	if a == b {
 		return nil
 	}
-	ta, err := l.readTree(a)
+	ta, err := w.l.readTree(a)
 	if err != nil {
 		return err
 	}
-	tb, err := l.readTree(b)
+	tb, err := w.l.readTree(b)
 	if err != nil {
 		return err
 	}
@@ -55,21 +79,21 @@ func (l *Ledger) diffTrees(prefix string, a, b plumbing.Hash, d *Diff) error {
 		switch {
 		case inA && inB && ea.Hash == eb.Hash:
 		case !inB:
-			d.Removed = true
+			w.removed = true
 		case eb.Mode == filemode.Dir:
 			var from plumbing.Hash
 			if inA && ea.Mode == filemode.Dir {
 				from = ea.Hash
 			} else if inA {
-				d.Removed = true
+				w.removed = true
 			}
-			if err := l.diffTrees(p, from, eb.Hash, d); err != nil {
+			if err := w.trees(p, from, eb.Hash); err != nil {
 				return err
 			}
 		case prefix == "":
 			// FORMAT and anything else at the top is not a log.
 		default:
-			if err := l.diffChunk(p, ea.Hash, inA && ea.Mode != filemode.Dir, eb.Hash, d); err != nil {
+			if err := w.chunk(p, ea.Hash, inA && ea.Mode != filemode.Dir, eb.Hash); err != nil {
 				return err
 			}
 		}
@@ -77,41 +101,47 @@ func (l *Ledger) diffTrees(prefix string, a, b plumbing.Hash, d *Diff) error {
 	return nil
 }
 
-// diffChunk adds the lines of chunk b that chunk a (when there is one)
+// chunk hands over the lines of chunk b that chunk a (when there is one)
 // does not hold, counting repeats.
-func (l *Ledger) diffChunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash, d *Diff) error {
+func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) error {
 	file, ok := fileOf(strings.SplitN(p, "/", 2)[0])
 	if !ok {
 		return nil // not a log this version knows: carried, never read
 	}
-	newer, err := l.blob(b)
+	newer, err := w.l.blob(b)
 	if err != nil {
 		return err
 	}
-	have := map[string]int{}
+	lines := splitLines(newer)
 	if hasA {
-		older, err := l.blob(a)
+		older, err := w.l.blob(a)
 		if err != nil {
 			return err
 		}
+		have := map[string]int{}
 		for _, line := range splitLines(older) {
 			have[string(line)]++
 		}
-	}
-	for _, line := range splitLines(newer) {
-		if have[string(line)] > 0 {
-			have[string(line)]--
-			continue
+		added := lines[:0:0]
+		for _, line := range lines {
+			if have[string(line)] > 0 {
+				have[string(line)]--
+				continue
+			}
+			added = append(added, line)
 		}
-		d.Added[file] = append(d.Added[file], line)
-	}
-	for _, n := range have {
-		if n > 0 {
-			d.Removed = true
-			break
+		for _, n := range have {
+			if n > 0 {
+				w.removed = true
+				break
+			}
 		}
+		lines = added
 	}
-	return nil
+	if len(lines) == 0 {
+		return nil
+	}
+	return w.fn(file, lines)
 }
 
 // All returns every line of a ledger commit, by log, in chunk order.

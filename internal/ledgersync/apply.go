@@ -10,61 +10,65 @@ import (
 	"github.com/git-queen/git-queen/internal/store"
 )
 
-// apply appends to received/ the versions that came in with a merge and
-// are the newest this clone knows of their record, so that the last line
-// of each id in received/ is its newest version there, the order readers
-// rely on. Versions older than one this clone has (by the version index,
-// caught up to local) stay in the ledger only. Lines that are not records
-// are applied as they are: nothing is dropped.
+// apply appends to received/ the versions that the merge into merged
+// brought (what merged holds that local does not) and that are the newest
+// this clone knows of their record, so that the last line of each id in
+// received/ is its newest version there, the order readers rely on.
+// Versions older than one this clone has (by the version index, caught up
+// to local, and by what this merge applied already) stay in the ledger
+// only. It goes chunk by chunk, so a clone joining a large ledger holds
+// one chunk at a time, and counts what came in r.received.
 //
-// The sizes of the received logs are written to the state first: if the
-// process dies before the ledger ref moves, the next sync cuts them back
-// (see loadState) and applies the merge again.
-func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local plumbing.Hash, incoming ledger.Lines) error {
-	if incoming.Count() == 0 {
-		return nil
-	}
+// The sizes of the received logs are written to the state before the
+// first line is appended: if the process dies before the ledger ref moves,
+// the next sync cuts them back (see loadState) and applies the merge again.
+func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Hash, r *round) error {
 	idx := s.index()
 	if err := idx.catchUp(s.ledger, local); err != nil {
 		return err
 	}
-	fresh := ledger.Lines{}
-	for _, file := range incoming.Files() {
-		lines, err := newestOnly(idx, incoming[file])
-		if err != nil {
+	applied := map[string]string{} // id -> the version key this merge applied
+	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
+		if dir, ok := dirOfFile(file); ok {
+			r.received[dir] += len(lines)
+		}
+		fresh, err := newestOnly(idx, lines, applied)
+		if err != nil || len(fresh) == 0 {
 			return err
 		}
-		if len(lines) > 0 {
-			fresh[file] = lines
+		if st.Applying == nil {
+			st.Applying = &applying{From: start.String(), To: local.String(), Received: map[string]int64{}}
+			for _, l := range ledger.Logs {
+				st.Applying.Received[l.File] = sizeOf(store.ReceivedPath(s.S.WS, l.File))
+			}
+			if err := st.save(s.dir()); err != nil {
+				return err
+			}
+		}
+		out := make([]any, len(fresh))
+		for i, l := range fresh {
+			out[i] = l
+		}
+		return tx.Append(s.S.ReceivedLog(file), out...)
+	})
+	return err
+}
+
+func dirOfFile(file string) (string, bool) {
+	for _, l := range ledger.Logs {
+		if l.File == file {
+			return l.Dir, true
 		}
 	}
-	if fresh.Count() == 0 {
-		return nil
-	}
-	st.Applying = &applying{From: start.String(), To: local.String(), Received: map[string]int64{}}
-	for _, file := range fresh.Files() {
-		st.Applying.Received[file] = sizeOf(store.ReceivedPath(s.S.WS, file))
-	}
-	if err := st.save(s.dir()); err != nil {
-		return err
-	}
-	for _, file := range fresh.Files() {
-		lines := make([]any, len(fresh[file]))
-		for i, l := range fresh[file] {
-			lines[i] = l
-		}
-		if err := tx.Append(s.S.ReceivedLog(file), lines...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return "", false
 }
 
 // newestOnly keeps, of the incoming versions of each record, the newest,
-// and only if it is newer than what the index (when there is one) knows;
+// and only if it is newer than what the index (when there is one) and
+// applied (what the caller applied before; updated) know;
 // lines without an id or a time are kept, and lines that are not JSON
 // objects (which no reader could use) stay in the ledger only.
-func newestOnly(idx *versionIndex, lines [][]byte) ([][]byte, error) {
+func newestOnly(idx *versionIndex, lines [][]byte, applied map[string]string) ([][]byte, error) {
 	type best struct {
 		at  int
 		key string
@@ -100,8 +104,11 @@ func newestOnly(idx *versionIndex, lines [][]byte) ([][]byte, error) {
 			}
 			continue // not a record at all: it stays in the ledger only
 		}
-		if b := byID[id]; b.at == i && b.key > known[id] {
+		if b := byID[id]; b.at == i && b.key > known[id] && b.key > applied[id] {
 			out = append(out, line)
+			if applied != nil {
+				applied[id] = b.key
+			}
 		}
 	}
 	return out, nil

@@ -77,7 +77,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash) (s
 	if err != nil {
 		return "", err
 	}
-	lines, err := newestOnly(nil, d.Added[records.ReservationsFile])
+	lines, err := newestOnly(nil, d.Added[records.ReservationsFile], nil)
 	if err != nil {
 		return "", err
 	}

@@ -60,21 +60,38 @@ func (x *versionIndex) catchUp(l *ledger.Ledger, to plumbing.Hash) error {
 	if from == to {
 		return nil
 	}
-	d, err := l.Changes(from, to)
-	if err == nil && d.Removed {
+	removed, err := x.addChanges(l, from, to)
+	if err == nil && removed {
 		// to is not a continuation of what the index saw: start over.
 		if err := os.RemoveAll(x.dir); err != nil {
 			return err
 		}
-		d, err = l.Changes(plumbing.ZeroHash, to)
+		_, err = x.addChanges(l, plumbing.ZeroHash, to)
 	}
 	if err != nil {
 		return err
 	}
-	if err := x.add(d.Added); err != nil {
-		return err
-	}
 	return jsonl.WriteCacheFile(filepath.Join(x.dir, indexHead), []byte(to.String()+"\n"))
+}
+
+// addChanges notes the versions to holds that from does not, a batch at a
+// time.
+func (x *versionIndex) addChanges(l *ledger.Ledger, from, to plumbing.Hash) (bool, error) {
+	const batch = 50000
+	pending, n := ledger.Lines{}, 0
+	removed, err := l.EachChange(from, to, func(file string, lines [][]byte) error {
+		pending[file] = append(pending[file], lines...)
+		if n += len(lines); n < batch {
+			return nil
+		}
+		err := x.add(pending)
+		pending, n = ledger.Lines{}, 0
+		return err
+	})
+	if err != nil {
+		return removed, err
+	}
+	return removed, x.add(pending)
 }
 
 // add notes the versions in lines.

@@ -21,9 +21,10 @@ type round struct {
 	// commit the round ended with, and marks how much of each log it holds.
 	fetched, local plumbing.Hash
 	marks          map[string]Mark
-	// received are the versions the merge brought that the local ledger
-	// did not have (before filtering out versions older than this clone's).
-	received  ledger.Lines
+	// received counts the versions the merge brought that the local
+	// ledger did not have (before leaving out those older than this
+	// clone's).
+	received  Counts
 	withdrawn []Withdrawal
 	stop      error
 }
@@ -34,7 +35,7 @@ type round struct {
 // again, and moves the local ledger ref once, from the commit it started at
 // to the one it built.
 func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*round, error) {
-	r := &round{remote: remote, fetched: fetched, received: ledger.Lines{}}
+	r := &round{remote: remote, fetched: fetched, received: Counts{}}
 	err := s.S.Update(func(tx *jsonl.Tx) error {
 		st, err := s.loadState()
 		if err != nil {
@@ -129,12 +130,7 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 			return plumbing.ZeroHash, err
 		}
 	}
-	d, err := s.ledger.Changes(local, merged)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	r.received = d.Added
-	return merged, s.apply(tx, st, start, local, d.Added)
+	return merged, s.apply(tx, st, start, local, merged, r)
 }
 
 // moveRef moves the local ledger from start to local, with the state that

@@ -160,7 +160,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err != nil {
 				return err
 			}
-			res.Received.add(countLines(r.received))
+			res.Received.add(r.received)
 			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
 			if !r.local.IsZero() {
 				res.Ledger = r.local.String()
