@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
@@ -88,23 +90,25 @@ func runMaintenance(o maintenanceOptions) error {
 		return tx.Compact(log, marks)
 	}
 	var done []ledgersync.Rewritten
-	if s.WS.Live {
-		sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
-		if err != nil {
-			return err
-		}
+	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	switch {
+	case err == nil:
 		defer sy.Close()
 		if done, err = sy.Rewrite(rewrite); err != nil {
 			return err
 		}
-	} else {
+	case s.WS.Live && !errors.Is(err, ledger.ErrUnsupported):
+		return err
+	default: // a plain directory store, or a repository without a ledger (SHA-256)
 		err := s.Update(func(tx *jsonl.Tx) error {
 			for _, name := range storeFiles {
-				st, _, err := rewrite(tx, s.Log(name), nil)
-				if err != nil {
-					return err
+				for _, log := range s.Logs(name) {
+					st, _, err := rewrite(tx, log, nil)
+					if err != nil {
+						return err
+					}
+					done = append(done, ledgersync.Rewritten{Log: log, Stats: st})
 				}
-				done = append(done, ledgersync.Rewritten{Log: s.Log(name), Stats: st})
 			}
 			return nil
 		})

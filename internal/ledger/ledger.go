@@ -33,6 +33,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -137,26 +138,11 @@ func (l *Ledger) Close() error { return l.objects.close() }
 // ledger then finds them whether git unpacked them or kept a pack.
 func (l *Ledger) Refresh() { l.objects.in.Refresh() }
 
-// objectFormat reads extensions.objectFormat from the repository's config
-// ("" when unset), without starting git.
+// objectFormat reads extensions.objectFormat ("" when unset), without
+// starting git.
 func objectFormat(commonDir string) string {
-	data, err := os.ReadFile(filepath.Join(commonDir, "config"))
-	if err != nil {
-		return ""
-	}
-	section := ""
-	for line := range strings.Lines(string(data)) {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			section = strings.ToLower(strings.Trim(line, "[] \t"))
-			continue
-		}
-		key, value, ok := strings.Cut(line, "=")
-		if ok && section == "extensions" && strings.EqualFold(strings.TrimSpace(key), "objectformat") {
-			return strings.ToLower(strings.TrimSpace(value))
-		}
-	}
-	return ""
+	v, _ := (&gitrepo.Repo{CommonDir: commonDir}).LocalConfig("extensions.objectformat")
+	return strings.ToLower(strings.TrimSpace(v))
 }
 
 // TreeOf returns the tree of a commit (the zero hash for the zero commit).

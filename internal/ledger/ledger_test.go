@@ -309,3 +309,12 @@ func TestLedgerReadsPackedObjects(t *testing.T) {
 	}
 	testgit.Run(t, repo, "fsck", "--strict", c2.String())
 }
+
+func TestSHA256RepositoriesAreRefused(t *testing.T) {
+	testgit.Isolate(t)
+	dir := t.TempDir()
+	testgit.Run(t, dir, "init", "-q", "--object-format=sha256")
+	if _, err := Open(filepath.Join(dir, ".git")); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("Open on a SHA-256 repository: %v", err)
+	}
+}

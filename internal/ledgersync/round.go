@@ -62,7 +62,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 		if r.withdrawn, err = s.withdrawLosers(tx, st, remote); err != nil {
 			return err
 		}
-		s.at("checked unpublished grants") // for Trace only
+		s.trace("checked unpublished grants")
 		if caller != nil {
 			if err := caller(tx, r); err != nil {
 				var after *stopAfter
@@ -72,11 +72,11 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 				r.stop = after.err
 			}
 		}
-		s.at("acted")
+		s.trace("acted")
 		if local, err = s.recordOn(local, st, &marks); err != nil {
 			return err
 		}
-		s.at("recorded again")
+		s.trace("recorded again")
 		r.local, r.marks = local, marks
 		return s.moveRef(st, start, local, marks, remote, fetched)
 	})
@@ -170,13 +170,18 @@ var testHook func(point string) error
 
 // at marks a point of a round or an exchange, for Trace and testHook.
 func (s *Syncer) at(point string) error {
-	if s.Trace != nil {
-		s.Trace(point)
-	}
+	s.trace(point)
 	if testHook == nil {
 		return nil
 	}
 	return testHook(point)
+}
+
+// trace marks a point for Trace only.
+func (s *Syncer) trace(point string) {
+	if s.Trace != nil {
+		s.Trace(point)
+	}
 }
 
 // loadState reads the state file and finishes or undoes what a killed
