@@ -8,18 +8,25 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"time"
 )
 
 // A union cache remembers the answer of a query over several files (the
 // live store's own log and the ones sync received): the entries that won
 // the union and passed the caller's final filter, valid while every file
-// has the stat it had, quiet, when the answer was saved. Each file keeps a
+// has the stat it had when the answer was saved. Each file keeps a
 // selection cache of its own, so recomputing the union after a change
 // costs what those caches cost; the union cache spares the merge of their
 // answers, which, when many versions are recent, was most of the
 // pre-commit hook's time. The filters must be monotone in time, as for a
 // selection cache: the answer is filtered again when it is read.
+//
+// Unlike a selection cache, it does not wait for its files to be quiet
+// (a selection cache proves a prefix by checksum when they are not): the
+// files of a union only change by growing (an append moves the size), by
+// being replaced (a rewrite renames a new file into place: a new inode),
+// or not at all (a fetched ledger's extract), so the stat alone tells.
+// What it would miss is a rewrite in place to the same size within one
+// timestamp tick, which only a hand edit could make.
 
 type unionHeader struct {
 	V    int      `json:"v"`
@@ -93,12 +100,10 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 }
 
 // SaveUnionCache saves the answer of q over files (entries from those
-// files, in the order to return them), if every file has been quiet long
-// enough for its stat to be trusted. It is best effort.
+// files, in the order to return them). It is best effort.
 func SaveUnionCache(cachePath string, files []string, q Query, entries []Entry, problems []Problem) {
 	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Stats: make([]*FileStat, len(files))}
 	index := map[string]int{}
-	now := time.Now()
 	for i, f := range files {
 		index[f] = i
 		info, err := os.Stat(f)
@@ -108,9 +113,11 @@ func SaveUnionCache(cachePath string, files []string, q Query, entries []Entry, 
 		case err != nil:
 			return
 		}
-		if hdr.Stats[i] = quietStat(info, now); hdr.Stats[i] == nil {
-			return // changed too recently to trust its stat
+		st, ok := statOf(info)
+		if !ok {
+			return // no identity to trust on this platform
 		}
+		hdr.Stats[i] = &st
 	}
 	for _, p := range problems {
 		i, ok := index[p.File]

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -225,17 +226,16 @@ func (l *Ledger) updateRefWithGit(name string, old, new plumbing.Hash) error {
 func TrackingRefs(commonDir string) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
 	const prefix, suffix = "refs/queen/remotes/", "/ledger"
-	if f, err := os.Open(filepath.Join(commonDir, "packed-refs")); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			id, ref, ok := strings.Cut(sc.Text(), " ")
+	// packed-refs can list every tag of a large repository: look for the
+	// prefix before reading it line by line.
+	if data, err := os.ReadFile(filepath.Join(commonDir, "packed-refs")); err == nil && bytes.Contains(data, []byte(prefix)) {
+		for line := range strings.Lines(string(data)) {
+			id, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 			name, isTracking := strings.CutPrefix(ref, prefix)
 			if ok && isTracking && strings.HasSuffix(name, suffix) && plumbing.IsHash(id) {
 				out[strings.TrimSuffix(name, suffix)] = plumbing.NewHash(id)
 			}
 		}
-		f.Close()
 	}
 	entries, err := os.ReadDir(filepath.Join(commonDir, filepath.FromSlash(prefix)))
 	if errors.Is(err, os.ErrNotExist) {

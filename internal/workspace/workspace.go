@@ -144,9 +144,14 @@ func beadsDir(repo *gitrepo.Repo, start string) string {
 			}
 		}
 	}
-	if main := repo.MainWorktree(); main != "" && main != repo.TopLevel {
-		if candidate := filepath.Join(main, DirName); isDir(candidate) {
-			return candidate
+	// The main worktree's, when a linked worktree has none: it is the
+	// directory holding the common .git (other layouts would take a git
+	// process to find it, which every command, the hook included, pays).
+	if filepath.Base(repo.CommonDir) == ".git" {
+		if main := filepath.Dir(repo.CommonDir); main != repo.TopLevel {
+			if candidate := filepath.Join(main, DirName); isDir(candidate) {
+				return candidate
+			}
 		}
 	}
 	return ""

@@ -24,7 +24,7 @@ for d in $(seq 0 99); do
 	mkdir -p "app/dir$d"
 	for f in $(seq 0 99); do echo "$d $f" > "app/dir$d/file$f.txt"; done
 done
-genstore -dir .beads -reservations 1000 -active 1000 -messages 0
+genstore -dir .git/queen -reservations 1000 -active 1000 -messages 0
 git queen init --droid bench-droid >/dev/null
 # Settle the repository as it would be after a while: packed by the
 # commit's gc --auto in the foreground (detached, it would run during the

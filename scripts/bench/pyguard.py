@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 me = os.environ.get("QUEEN_DROID", "")
 staged = subprocess.run(["git", "diff", "--cached", "--name-only", "-z"], capture_output=True, check=True).stdout.decode().split("\0")
 latest = {}
-with open(".beads/queen_reservations.jsonl") as f:
+with open(".git/queen/queen_reservations.jsonl") as f:
     for line in f:
         try:
             r = json.loads(line)

@@ -2,9 +2,10 @@
 # Store benchmarks (issue 4): `git queen reserve` and `git queen msg inbox`
 # as whole processes on a store of 100,000 reservation lines (1,000 active)
 # and 100,000 messages, beside seed 002's plan as written (seedpeer), in the
-# same run. Needs hyperfine (apt-get install hyperfine).
+# same run. git-queen reads the live store (.git/queen/), the seed's plan
+# the same logs in .beads/. Needs hyperfine (apt-get install hyperfine).
 #
-#   scripts/bench/stores.sh            # committed store (the usual case)
+#   scripts/bench/stores.sh
 #   RUNS=50 scripts/bench/stores.sh
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,8 +23,8 @@ mkdir -p "$work/home" "$work/repo"
 cd "$work/repo"
 git init -q -b main
 genstore -dir .beads -reservations 100000 -active 1000 -messages 100000
-git add .beads && git -c user.name=b -c user.email=b@example.com commit -q -m store
-ls -l .beads
+mkdir -p .git/queen && cp .beads/*.jsonl .git/queen/
+ls -l .git/queen
 export QUEEN_DROID=droid-3
 
 echo "== reserve: 100,000 reservation lines, 1,000 active"
