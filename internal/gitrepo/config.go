@@ -15,24 +15,43 @@ import (
 // `git queen init` does), not global settings, includes or conditional
 // includes. ok is false when the key is not set.
 func (r *Repo) LocalConfig(key string) (value string, ok bool) {
-	section, name, found := strings.Cut(strings.ToLower(key), ".")
-	if !found {
+	k, valid := parseKey(key)
+	if !valid {
 		return "", false
 	}
 	common, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
 	if err != nil {
 		return "", false
 	}
-	value, ok = configValue(string(common), section, name)
+	value, ok = configValue(string(common), k)
 	// git reads a worktree's own config only with this extension on.
-	if ext, _ := configValue(string(common), "extensions", "worktreeconfig"); r.GitDir != "" && isTrue(ext) {
+	ext, _ := configValue(string(common), configKey{section: "extensions", name: "worktreeconfig"})
+	if r.GitDir != "" && isTrue(ext) {
 		if data, err := os.ReadFile(filepath.Join(r.GitDir, "config.worktree")); err == nil {
-			if v, set := configValue(string(data), section, name); set {
+			if v, set := configValue(string(data), k); set {
 				value, ok = v, true
 			}
 		}
 	}
 	return value, ok
+}
+
+// configKey is a key split as git splits it: section and name compare
+// without case, the subsection (remote "origin") with it.
+type configKey struct {
+	section, subsection, name string
+}
+
+func parseKey(key string) (configKey, bool) {
+	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if first < 0 || last == len(key)-1 {
+		return configKey{}, false
+	}
+	k := configKey{section: strings.ToLower(key[:first]), name: strings.ToLower(key[last+1:])}
+	if first != last {
+		k.subsection = key[first+1 : last]
+	}
+	return k, true
 }
 
 // LocalBool reads a boolean key the way git does: true, yes, on and
@@ -53,10 +72,10 @@ func isTrue(v string) bool {
 	return err == nil && n != 0
 }
 
-// configValue finds the last value of name in section (without a
-// subsection) in the text of a config file.
-func configValue(text, section, name string) (string, bool) {
-	current := ""
+// configValue finds the last value of a key in the text of a config file.
+func configValue(text string, k configKey) (string, bool) {
+	var current configKey
+	inSection := false
 	value, found := "", false
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
@@ -64,25 +83,22 @@ func configValue(text, section, name string) (string, bool) {
 			continue
 		}
 		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
+			end := strings.LastIndexByte(line, ']')
 			if end < 0 {
-				current = ""
+				inSection = false
 				continue
 			}
-			current = strings.ToLower(strings.TrimSpace(line[1:end]))
-			if strings.ContainsAny(current, " \t\"") {
-				current = "" // a subsection: not ours
-			}
+			current, inSection = parseSection(line[1:end])
 			line = strings.TrimSpace(line[end+1:])
 			if line == "" {
 				continue
 			}
 		}
-		if current != section {
+		if !inSection || current.section != k.section || current.subsection != k.subsection {
 			continue
 		}
-		k, v, hasValue := strings.Cut(line, "=")
-		if strings.ToLower(strings.TrimSpace(k)) != name {
+		name, v, hasValue := strings.Cut(line, "=")
+		if strings.ToLower(strings.TrimSpace(name)) != k.name {
 			continue
 		}
 		if !hasValue {
@@ -92,6 +108,24 @@ func configValue(text, section, name string) (string, bool) {
 		value, found = unquote(strings.TrimSpace(v)), true
 	}
 	return value, found
+}
+
+// parseSection reads a section header's inside: `queen`, `remote "origin"`
+// (a quoted subsection, case kept), or the old `remote.origin`.
+func parseSection(h string) (configKey, bool) {
+	h = strings.TrimSpace(h)
+	if name, rest, quoted := strings.Cut(h, "\""); quoted {
+		sub, ok := strings.CutSuffix(rest, "\"")
+		if !ok {
+			return configKey{}, false
+		}
+		sub = strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(sub)
+		return configKey{section: strings.ToLower(strings.TrimSpace(name)), subsection: sub}, true
+	}
+	if section, sub, dotted := strings.Cut(h, "."); dotted {
+		return configKey{section: strings.ToLower(section), subsection: strings.ToLower(sub)}, true
+	}
+	return configKey{section: strings.ToLower(h)}, true
 }
 
 // unquote removes a value's double quotes and a trailing comment.

@@ -119,3 +119,22 @@ func TestLocalConfig(t *testing.T) {
 		t.Error("the last value wins")
 	}
 }
+
+func TestLocalConfigSubsections(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Run(t, repo, "remote", "add", "Origin", "file:///srv/a.git")
+	testgit.Run(t, repo, "remote", "add", "origin", "/srv/b.git")
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"remote.Origin.url": "file:///srv/a.git", "remote.origin.URL": "/srv/b.git"} {
+		if got, ok := r.LocalConfig(key); !ok || got != want {
+			t.Errorf("%s = %q (%v), want %q", key, got, ok, want)
+		}
+	}
+	if _, ok := r.LocalConfig("remote.nowhere.url"); ok {
+		t.Error("an unknown subsection was found")
+	}
+}

@@ -44,6 +44,17 @@ func (l *Ledger) ReadRef(name string) (plumbing.Hash, error) {
 	return readRefFiles(l.commonDir, name)
 }
 
+// ReadRefIn reads a ref of another repository on this machine (its git
+// directory, bare or not) from its files; ok is false when it keeps its
+// refs in a way this does not read (reftable).
+func ReadRefIn(gitDir, name string) (h plumbing.Hash, ok bool, err error) {
+	if _, err := os.Stat(filepath.Join(gitDir, "reftable")); err == nil {
+		return plumbing.ZeroHash, false, nil
+	}
+	h, err = readRefFiles(gitDir, name)
+	return h, err == nil, err
+}
+
 func readRefFiles(commonDir, name string) (plumbing.Hash, error) {
 	data, err := os.ReadFile(filepath.Join(commonDir, filepath.FromSlash(name)))
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -48,6 +49,9 @@ func runGit(dir string, args ...string) (string, string, error) {
 // fetch brings the remote's ledger to its tracking ref and returns the
 // commit it points at (zero when the remote has no ledger yet).
 func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
+	if tip, ok := s.upToDate(remote); ok {
+		return tip, nil
+	}
 	var lastErr error
 	for attempt := range 4 {
 		_, stderr, err := runGit(s.gitDir(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
@@ -67,6 +71,34 @@ func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
 		sleepJitter(attempt + 1)
 	}
 	return plumbing.ZeroHash, lastErr
+}
+
+// upToDate answers, for a remote on this machine (a path or a file://
+// URL), whether its ledger is the one last fetched, by reading its ref
+// file: then there is nothing to fetch, and an idle sync costs no git
+// process at all. For any other remote, and whenever in doubt, ok is
+// false and git fetches.
+func (s *Syncer) upToDate(remote string) (plumbing.Hash, bool) {
+	url, ok := s.S.WS.Repo.LocalConfig("remote." + remote + ".url")
+	if !ok {
+		return plumbing.ZeroHash, false
+	}
+	dir, isFile := strings.CutPrefix(url, "file://")
+	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
+		return plumbing.ZeroHash, false // a network remote, or a relative path
+	}
+	if info, err := os.Stat(filepath.Join(dir, ".git")); err == nil && info.IsDir() {
+		dir = filepath.Join(dir, ".git")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "objects")); err != nil {
+		return plumbing.ZeroHash, false
+	}
+	theirs, ok, err := ledger.ReadRefIn(dir, ledger.Ref)
+	if err != nil || !ok || theirs.IsZero() {
+		return plumbing.ZeroHash, false
+	}
+	known, err := s.ledger.ReadRef(ledger.TrackingRef(remote))
+	return known, err == nil && known == theirs
 }
 
 // pushOutcome is what a push of the ledger came to.
