@@ -113,7 +113,12 @@ func (o *objectStore) write(t plumbing.ObjectType, content []byte) (plumbing.Has
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	defer os.Remove(tmp.Name()) // gone after the rename
+	renamed := false
+	defer func() {
+		if !renamed {
+			os.Remove(tmp.Name())
+		}
+	}()
 	w := objfile.NewWriter(tmp)
 	err = w.WriteHeader(t, int64(len(content)))
 	if err == nil {
@@ -135,6 +140,7 @@ func (o *objectStore) write(t plumbing.ObjectType, content []byte) (plumbing.Has
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write ledger object: %w", err)
 	}
+	renamed = true
 	return h, nil
 }
 
