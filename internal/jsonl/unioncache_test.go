@@ -36,15 +36,21 @@ func TestUnionCacheHoldsWhileNoSourceChanges(t *testing.T) {
 	if len(gotProblems) != 1 || gotProblems[0].File != b || gotProblems[0].Line != 9 {
 		t.Fatalf("problems %+v", gotProblems)
 	}
-	for name, change := range map[string]func(){
-		"an append":              func() { appendTo(t, a, `{"id":"w","n":4}`) },
-		"a missing source comes": func() { os.WriteFile(missing, nil, 0o644) },
-		"another set of sources": func() { files = files[:2] },
+	// In order: each case starts from the files the one before left.
+	for _, tc := range []struct {
+		name   string
+		change func() []string
+	}{
+		{"an append", func() []string { appendTo(t, a, `{"id":"w","n":4}`); return files }},
+		{"a missing source comes", func() []string { os.WriteFile(missing, nil, 0o644); return files }},
+		{"another set of sources", func() []string { return files[:2] }},
 	} {
 		SaveUnionCache(cache, files, q, entries, nil)
-		change()
-		if _, _, ok := ReadUnionCache(cache, files, q, nil); ok {
-			t.Errorf("after %s the cache still holds", name)
+		if _, _, ok := ReadUnionCache(cache, files, q, nil); !ok {
+			t.Fatalf("before %s the cache does not hold", tc.name)
+		}
+		if _, _, ok := ReadUnionCache(cache, tc.change(), q, nil); ok {
+			t.Errorf("after %s the cache still holds", tc.name)
 		}
 	}
 }
