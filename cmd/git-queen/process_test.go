@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,15 +25,11 @@ type run struct {
 // an agent would, through git.
 func gitQueen(t *testing.T, dir, droid string, args ...string) run {
 	t.Helper()
-	cmd := queenCmd(dir, droid, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("git queen %s: %v", strings.Join(args, " "), err)
+	r, err := queenProc(dir, droid, args...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return run{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+	return r
 }
 
 func queenCmd(dir, droid string, args ...string) *exec.Cmd {

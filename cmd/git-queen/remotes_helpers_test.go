@@ -67,6 +67,19 @@ func queenClone(t *testing.T, r testgit.Remote, droid string) string {
 	return dir
 }
 
+// queenClones seeds the remote and makes n clones of it, set up as
+// droid-0, droid-1...
+func queenClones(t *testing.T, r testgit.Remote, n int) (dirs, droids []string) {
+	t.Helper()
+	seedRemote(t, r)
+	dirs, droids = make([]string, n), make([]string, n)
+	for i := range dirs {
+		droids[i] = fmt.Sprintf("droid-%d", i)
+		dirs[i] = queenClone(t, r, droids[i])
+	}
+	return dirs, droids
+}
+
 // liveDir is the live store of the repository dir belongs to.
 func liveDir(t *testing.T, dir string) string {
 	t.Helper()

@@ -41,13 +41,7 @@ func TestSyncRaceForExclusiveReservations(t *testing.T) {
 		t.Run(r.Name, func(t *testing.T) {
 			t.Parallel()
 			began := time.Now()
-			seedRemote(t, r)
-			dirs := make([]string, clones)
-			droids := make([]string, clones)
-			for i := range dirs {
-				droids[i] = fmt.Sprintf("droid-%d", i)
-				dirs[i] = queenClone(t, r, droids[i])
-			}
+			dirs, droids := queenClones(t, r, clones)
 			setUp := time.Since(began)
 
 			// winners[k] is the clone that won round k; patterns[k][i] what
@@ -199,13 +193,7 @@ func TestSyncMessagesArriveEverywhereOnce(t *testing.T) {
 		t.Run(r.Name, func(t *testing.T) {
 			t.Parallel()
 			began := time.Now()
-			seedRemote(t, r)
-			dirs := make([]string, clones)
-			droids := make([]string, clones)
-			for i := range dirs {
-				droids[i] = fmt.Sprintf("droid-%d", i)
-				dirs[i] = queenClone(t, r, droids[i])
-			}
+			dirs, droids := queenClones(t, r, clones)
 
 			type message struct{ id, from, to, subject string }
 			sent := make([][]message, clones)

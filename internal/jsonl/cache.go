@@ -231,8 +231,14 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 		}
 	}
 	hdr.Body = Checksum(body)
-	h, _ := json.Marshal(hdr)
-	if err := os.MkdirAll(filepath.Dir(cachePath), 0o755); err != nil {
+	writeCacheHeaded(cachePath, hdr, body)
+}
+
+// writeCacheHeaded writes a cache file: its header as one JSON line, then
+// body. It is best effort, as every cache.
+func writeCacheHeaded(cachePath string, hdr any, body []byte) {
+	h, err := json.Marshal(hdr)
+	if err != nil || os.MkdirAll(filepath.Dir(cachePath), 0o755) != nil {
 		return
 	}
 	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 )
@@ -140,11 +139,7 @@ func SaveUnionCache(cachePath string, files []string, q Query, entries []Entry, 
 		}
 	}
 	hdr.Body = Checksum(body)
-	h, _ := json.Marshal(hdr)
-	if err := os.MkdirAll(filepath.Dir(cachePath), 0o755); err != nil {
-		return
-	}
-	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)
+	writeCacheHeaded(cachePath, hdr, body)
 }
 
 // sameStat reports whether the file at path has the stat remembered (nil:
