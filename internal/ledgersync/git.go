@@ -155,9 +155,11 @@ func firstLines(stderr string, err error) string {
 		}
 		return "git failed without a message"
 	}
-	lines := strings.Split(stderr, "\n")
-	if len(lines) > 3 {
-		lines = lines[:3]
+	var lines []string
+	for line := range strings.Lines(stderr) {
+		if line = strings.TrimSpace(line); line != "" && len(lines) < 3 {
+			lines = append(lines, line)
+		}
 	}
 	return strings.Join(lines, "; ")
 }

@@ -80,12 +80,14 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 		return nil
 	})
 	out.Sync = res
-	if err != nil && IsRemoteError(err) && len(fresh) > 0 && !res.Pushed {
-		werr := s.S.Update(func(tx *jsonl.Tx) error {
-			return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
-		})
-		if werr != nil {
-			return out, errors.Join(err, werr)
+	if err != nil && IsRemoteError(err) && !res.Pushed {
+		if len(fresh) > 0 {
+			werr := s.S.Update(func(tx *jsonl.Tx) error {
+				return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
+			})
+			if werr != nil {
+				return out, errors.Join(err, werr)
+			}
 		}
 		return out, &UnpublishedError{Remote: remote, Err: err}
 	}
