@@ -106,7 +106,7 @@ func printSync(e *Env, res *ledgersync.Result) {
 		fmt.Fprintf(w, "synced with %s: nothing new either way (ledger %s)\n", res.Remote, shortID(res.Ledger))
 	default:
 		fmt.Fprintf(w, "synced with %s: sent %s; received %s (ledger %s)\n", res.Remote,
-			describeCounts(res.Sent), describeCounts(res.Received), shortID(res.Ledger))
+			res.Sent, res.Received, shortID(res.Ledger))
 	}
 	now := e.Now()
 	for _, wd := range res.Withdrawn {
@@ -131,24 +131,6 @@ func shortID(id string) string {
 		return "empty"
 	}
 	return id
-}
-
-// describeCounts says "2 messages, 1 reservation", or "nothing".
-func describeCounts(c ledgersync.Counts) string {
-	var parts []string
-	for _, k := range []string{"messages", "assignments", "reservations"} {
-		if n := c[k]; n > 0 {
-			name := k
-			if n == 1 {
-				name = strings.TrimSuffix(k, "s")
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, name))
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // openSyncer opens the ledger of the live store s for droid. With

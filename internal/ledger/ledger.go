@@ -65,7 +65,9 @@ var Logs = []struct{ File, Dir string }{
 	{records.ReservationsFile, "reservations"},
 }
 
-func dirOf(file string) (string, bool) {
+// DirOf is the directory that holds a log in the ledger's tree
+// ("messages" for queen_messages.jsonl).
+func DirOf(file string) (string, bool) {
 	for _, l := range Logs {
 		if l.File == file {
 			return l.Dir, true

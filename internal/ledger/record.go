@@ -61,7 +61,7 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 		if len(lines) == 0 {
 			continue
 		}
-		dir, ok := dirOf(file)
+		dir, ok := DirOf(file)
 		if !ok {
 			return plumbing.ZeroHash, fmt.Errorf("the ledger holds no log named %s", file)
 		}

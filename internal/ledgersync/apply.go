@@ -29,7 +29,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 	}
 	applied := map[string]string{} // id -> the version key this merge applied
 	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
-		if dir, ok := dirOfFile(file); ok {
+		if dir, ok := ledger.DirOf(file); ok {
 			r.received[dir] += len(lines)
 		}
 		fresh, err := newestOnly(idx, lines, applied)
@@ -52,15 +52,6 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		return tx.Append(s.S.ReceivedLog(file), out...)
 	})
 	return err
-}
-
-func dirOfFile(file string) (string, bool) {
-	for _, l := range ledger.Logs {
-		if l.File == file {
-			return l.Dir, true
-		}
-	}
-	return "", false
 }
 
 // newestOnly keeps, of the incoming versions of each record, the newest,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -96,7 +95,7 @@ func (s *Syncer) recordOn(parent plumbing.Hash, st *state, marks *map[string]Mar
 	if lines.Count() == 0 {
 		return parent, nil
 	}
-	msg := fmt.Sprintf("queen: record %s", describe(countLines(lines)))
+	msg := fmt.Sprintf("queen: record %s", countLines(lines))
 	return s.ledger.Record(parent, lines, s.signature(), msg)
 }
 
@@ -229,22 +228,4 @@ func truncateTo(path string, size int64) error {
 		return fmt.Errorf("undo an interrupted sync in %s: %w", path, err)
 	}
 	return nil
-}
-
-// describe says "2 messages, 1 reservation".
-func describe(c Counts) string {
-	var parts []string
-	for _, l := range ledger.Logs {
-		if n := c[l.Dir]; n > 0 {
-			name := strings.TrimSuffix(l.Dir, "s")
-			if n != 1 {
-				name = l.Dir
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, name))
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, ", ")
 }

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
@@ -107,6 +108,24 @@ func countLines(ls ledger.Lines) Counts {
 		}
 	}
 	return c
+}
+
+// String says "2 messages, 1 reservation", or "nothing".
+func (c Counts) String() string {
+	var parts []string
+	for _, l := range ledger.Logs {
+		if n := c[l.Dir]; n > 0 {
+			name := l.Dir
+			if n == 1 {
+				name = strings.TrimSuffix(name, "s")
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (c Counts) add(o Counts) {
