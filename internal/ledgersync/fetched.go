@@ -136,15 +136,15 @@ func Status(ws *workspace.Workspace, remote string) (syncedAt time.Time, unpubli
 		syncedAt, published = rs.SyncedAt, rs.Published
 	}
 	for _, l := range ledger.Logs {
-		data, err := os.ReadFile(filepath.Join(ws.Dir, l.File))
+		f, err := os.Open(filepath.Join(ws.Dir, l.File))
 		if err != nil {
 			continue
 		}
-		from := min(published[l.File].Size, int64(len(data)))
-		for line := range jsonl.Lines(data[from:]) {
-			if !line.Blank() {
-				unpublished++
-			}
+		// Past the mark the remote holds (all of a log rewritten since).
+		data, _, _, err := readTail(f, published[l.File])
+		f.Close()
+		if err == nil {
+			unpublished += countRecords(data)
 		}
 	}
 	return syncedAt, unpublished

@@ -56,25 +56,14 @@ func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (led
 // with the mark at their end. When the file no longer holds m, it returns
 // every whole line and reconcile = true.
 func readSince(f *os.File, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
-	info, err := f.Stat()
+	data, from, held, err := readTail(f, m)
 	if err != nil {
 		return nil, Mark{}, false, err
 	}
-	size := info.Size()
-	from := m.Size
-	if !m.holds(f, size) {
-		from, reconcile = 0, true
-	}
-	if size <= from {
-		return nil, m, reconcile, nil
-	}
-	data := make([]byte, size-from)
-	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
-		return nil, Mark{}, false, err
-	}
+	reconcile = !held
 	whole := bytes.LastIndexByte(data, '\n') + 1
 	if whole == 0 {
-		return nil, m, reconcile, nil // only a torn line so far
+		return nil, m, reconcile, nil // nothing new, or only a torn line so far
 	}
 	for _, line := range bytes.Split(data[:whole-1], []byte{'\n'}) {
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -83,6 +72,35 @@ func readSince(f *os.File, m Mark) (lines [][]byte, end Mark, reconcile bool, er
 	}
 	end, err = markAt(f, from+int64(whole))
 	return lines, end, reconcile, err
+}
+
+// readTail reads the log f from the mark m to its end, or from its start
+// when f no longer holds m (held = false).
+func readTail(f *os.File, m Mark) (data []byte, from int64, held bool, err error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	size := info.Size()
+	if held = m.holds(f, size); held {
+		from = m.Size
+	}
+	data = make([]byte, size-from)
+	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, false, err
+	}
+	return data, from, held, nil
+}
+
+// countRecords counts the lines of data that are not blank.
+func countRecords(data []byte) int {
+	n := 0
+	for line := range bytes.Lines(data) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // missingFrom returns the lines that have (counting repeats) does not hold.
@@ -113,19 +131,9 @@ func linesBetween(path string, from, to Mark) int {
 		return 0
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !from.holds(f, info.Size()) || info.Size() < to.Size {
+	data, _, held, err := readTail(f, from)
+	if err != nil || !held || int64(len(data)) < to.Size-from.Size {
 		return 0
 	}
-	data := make([]byte, to.Size-from.Size)
-	if _, err := f.ReadAt(data, from.Size); err != nil {
-		return 0
-	}
-	n := 0
-	for line := range bytes.Lines(data) {
-		if len(bytes.TrimSpace(line)) > 0 {
-			n++
-		}
-	}
-	return n
+	return countRecords(data[:to.Size-from.Size])
 }

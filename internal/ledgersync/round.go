@@ -45,7 +45,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 			return err
 		}
 		marks := st.Recorded
-		local, err := s.recordOn(start, st, &marks)
+		local, err := s.recordOn(start, &marks)
 		if err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 			}
 		}
 		s.trace("acted")
-		if local, err = s.recordOn(local, st, &marks); err != nil {
+		if local, err = s.recordOn(local, &marks); err != nil {
 			return err
 		}
 		s.trace("recorded again")
@@ -86,7 +86,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*roun
 // appended since *marks, and advances *marks. The state keeps its recorded
 // marks until the ledger ref holds the commit (see moveRef): a mark saved
 // earlier would claim lines the ledger does not have.
-func (s *Syncer) recordOn(parent plumbing.Hash, st *state, marks *map[string]Mark) (plumbing.Hash, error) {
+func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbing.Hash, error) {
 	lines, next, err := s.unrecorded(*marks, parent)
 	if err != nil {
 		return plumbing.ZeroHash, err

@@ -156,9 +156,10 @@ type Result struct {
 
 // step is a caller's part of a round, run under the repository lock after
 // the remote's records were applied: it may append to the logs (they are
-// recorded before the round ends). A non-nil stop ends the sync after this
-// round, without pushing, and is returned as the sync's error.
-type step func(tx *jsonl.Tx, r *round) (stop error)
+// recorded before the round ends). An error wrapped in stopAfter ends the
+// sync after this round, without pushing, and is returned as the sync's
+// error; any other error fails the round, and nothing moves.
+type step func(tx *jsonl.Tx, r *round) error
 
 // exchange runs rounds of fetch, merge and push until the push wins, the
 // remote has everything, or step stops it.

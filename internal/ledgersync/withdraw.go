@@ -2,7 +2,6 @@ package ledgersync
 
 import (
 	"errors"
-	"io"
 	"os"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
@@ -51,16 +50,8 @@ func (s *Syncer) unpublishedGrants(st *state, remote string) (map[string]bool, e
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
+	data, _, _, err := readTail(f, st.remote(remote).Published[records.ReservationsFile])
 	if err != nil {
-		return nil, err
-	}
-	from := int64(0)
-	if m, ok := st.remote(remote).Published[records.ReservationsFile]; ok && m.holds(f, info.Size()) {
-		from = m.Size
-	}
-	data := make([]byte, info.Size()-from)
-	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	grants := map[string]bool{}
