@@ -118,30 +118,38 @@ func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) erro
 		if err != nil {
 			return err
 		}
-		have := map[string]int{}
-		for _, line := range splitLines(older) {
-			have[string(line)]++
+		var removed bool
+		if lines, removed = Subtract(lines, splitLines(older)); removed {
+			w.removed = true
 		}
-		added := lines[:0:0]
-		for _, line := range lines {
-			if have[string(line)] > 0 {
-				have[string(line)]--
-				continue
-			}
-			added = append(added, line)
-		}
-		for _, n := range have {
-			if n > 0 {
-				w.removed = true
-				break
-			}
-		}
-		lines = added
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	return w.fn(file, lines)
+}
+
+// Subtract returns the lines have does not hold, counting repeats (a line
+// twice in lines and once in have is returned once), and whether have
+// holds lines that lines lacks.
+func Subtract(lines, have [][]byte) (rest [][]byte, extra bool) {
+	count := make(map[string]int, len(have))
+	for _, h := range have {
+		count[string(h)]++
+	}
+	for _, l := range lines {
+		if count[string(l)] > 0 {
+			count[string(l)]--
+			continue
+		}
+		rest = append(rest, l)
+	}
+	for _, n := range count {
+		if n > 0 {
+			return rest, true
+		}
+	}
+	return rest, false
 }
 
 // All returns every line of a ledger commit, by log, in chunk order.

@@ -42,7 +42,7 @@ func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (led
 					return nil, nil, err
 				}
 			}
-			added = missingFrom(added, all[log.File])
+			added, _ = ledger.Subtract(added, all[log.File])
 		}
 		lines[log.File] = added
 		if mark.Size > 0 {
@@ -101,23 +101,6 @@ func countRecords(data []byte) int {
 		}
 	}
 	return n
-}
-
-// missingFrom returns the lines that have (counting repeats) does not hold.
-func missingFrom(lines, have [][]byte) [][]byte {
-	count := map[string]int{}
-	for _, h := range have {
-		count[string(h)]++
-	}
-	var out [][]byte
-	for _, l := range lines {
-		if count[string(l)] > 0 {
-			count[string(l)]--
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
 }
 
 // linesBetween counts the records of the log at path between two marks (0
