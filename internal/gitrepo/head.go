@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,20 +54,32 @@ func (r *Repo) refPath(ref string) string {
 
 // packedRef looks ref up in packed-refs.
 func (r *Repo) packedRef(ref string) (string, bool) {
-	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
+	id, found, err := PackedRef(r.CommonDir, ref)
+	return id, err == nil && found && isObjectID(id)
+}
+
+// PackedRef looks a ref up in the packed-refs file of the common git
+// directory commonDir: the id it names, and whether it names the ref at
+// all (a missing file names none).
+func PackedRef(commonDir, ref string) (id string, found bool, err error) {
+	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
 	if err != nil {
-		return "", false
+		return "", false, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		// "ID REF"; comments start with '#', peeled tags with '^'.
 		id, name, ok := strings.Cut(sc.Text(), " ")
 		if ok && name == ref {
-			return id, isObjectID(id)
+			return id, true, nil
 		}
 	}
-	return "", false
+	return "", false, sc.Err()
 }
 
 // isObjectID accepts SHA-1 and SHA-256 ids in lower-case hex.

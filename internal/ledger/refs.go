@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // StaleRefError is a compare-and-swap that found the ref moved.
@@ -74,23 +75,11 @@ func parseID(s, name string) (plumbing.Hash, error) {
 }
 
 func packedRef(commonDir, name string) (plumbing.Hash, error) {
-	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
-	if errors.Is(err, os.ErrNotExist) {
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
+	id, found, err := gitrepo.PackedRef(commonDir, name)
+	if err != nil || !found {
 		return plumbing.ZeroHash, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		id, ref, ok := strings.Cut(sc.Text(), " ")
-		if ok && ref == name {
-			return parseID(id, name)
-		}
-	}
-	return plumbing.ZeroHash, sc.Err()
+	return parseID(id, name)
 }
 
 // lockWait bounds how long UpdateRef waits for another process's lock on
