@@ -200,7 +200,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 			return hdr, nil, false
 		}
 		fields := vals[1:]
-		if (q.Static != nil && !q.Static(fields)) || (q.Keep != nil && !q.Keep(fields)) {
+		if !q.keeps(fields) {
 			continue
 		}
 		// The entry keeps pointing into raw, which nothing else holds.

@@ -36,6 +36,12 @@ func (q Query) key() string {
 	return q.Key
 }
 
+// keeps reports whether an answer read back from a cache still passes
+// both filters (time has passed since it was saved).
+func (q Query) keeps(fields [][]byte) bool {
+	return (q.Static == nil || q.Static(fields)) && (q.Keep == nil || q.Keep(fields))
+}
+
 // keys are the fields a line is scanned for: the key, then q.Fields.
 func (q Query) keys() []string { return append([]string{q.key()}, q.Fields...) }
 

@@ -88,7 +88,7 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 			return nil, nil, false
 		}
 		fields := vals[1:]
-		if (q.Static != nil && !q.Static(fields)) || (q.Keep != nil && !q.Keep(fields)) || (final != nil && !final(fields)) {
+		if !q.keeps(fields) || (final != nil && !final(fields)) {
 			continue
 		}
 		fieldSpace = append(fieldSpace, fields...)
