@@ -44,12 +44,7 @@ func (r *Repo) legacyLogs() []string {
 	}
 	var found []string
 	for _, top := range tops {
-		for _, name := range workspace.LegacyLogs {
-			p := filepath.Join(top, workspace.DirName, name)
-			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
-				found = append(found, p)
-			}
-		}
+		found = append(found, workspace.LegacyLogsIn(filepath.Join(top, workspace.DirName))...)
 	}
 	return found
 }

@@ -38,13 +38,16 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 	if err != nil {
 		return st, err
 	}
-	src, err := s.Sources(name)
+	sel, err := s.Select(name, Query{})
 	if err != nil {
 		return st, err
 	}
+	current := make(map[string][]byte, len(sel.Entries))
+	for _, e := range sel.Entries {
+		current[e.ID] = e.Raw
+	}
 	have := map[string]bool{}
-	current := map[string][]byte{}
-	for _, p := range src.Paths {
+	for _, p := range sel.Sources {
 		b, err := os.ReadFile(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -52,14 +55,8 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 		if err != nil {
 			return st, err
 		}
-		state := jsonl.Materialize(b, p, "")
 		for line := range jsonl.Lines(b) {
 			have[string(line.Raw)] = true
-		}
-		for _, r := range state.Records {
-			if cur, ok := current[r.ID]; !ok || records.Newer(r.Raw, cur) {
-				current[r.ID] = r.Raw
-			}
 		}
 	}
 	var fresh []any

@@ -163,9 +163,15 @@ func (w *Workspace) LegacyLogs() []string {
 	if !w.Live || w.BeadsDir == "" {
 		return nil
 	}
+	return LegacyLogsIn(w.BeadsDir)
+}
+
+// LegacyLogsIn lists the store logs an older setup left in the .beads/
+// directory dir.
+func LegacyLogsIn(dir string) []string {
 	var found []string
 	for _, name := range LegacyLogs {
-		p := filepath.Join(w.BeadsDir, name)
+		p := filepath.Join(dir, name)
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			found = append(found, p)
 		}
