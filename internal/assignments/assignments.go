@@ -96,7 +96,7 @@ func (a *Store) Assign(req Request) (Result, error) {
 			}
 			line, err := jsonl.SetFields(cur.raw,
 				jsonl.Field{Name: "status", Value: records.AssignmentReassigned},
-				jsonl.Field{Name: "updated_at", Value: now},
+				jsonl.Field{Name: "updated_at", Value: records.Successor(now, cur.raw)},
 				jsonl.Field{Name: "reason", Value: "reassigned to " + req.Droid})
 			if err != nil {
 				return err
@@ -142,7 +142,7 @@ func (a *Store) Unassign(issueID, by string, done, force bool, reason string) (r
 			if cur.Droid != by && !force {
 				return fmt.Errorf("issue %s is assigned to %s, not %s; only the holder can unassign it (or use --force)", issueID, cur.Droid, by)
 			}
-			fields := []jsonl.Field{{Name: "status", Value: status}, {Name: "updated_at", Value: now}}
+			fields := []jsonl.Field{{Name: "status", Value: status}, {Name: "updated_at", Value: records.Successor(now, cur.raw)}}
 			if reason != "" {
 				fields = append(fields, jsonl.Field{Name: "reason", Value: reason})
 			}

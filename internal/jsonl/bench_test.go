@@ -59,7 +59,7 @@ func BenchmarkMaterialize100k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		s, err := Load(path, "")
+		s, err := Load(path, "", nil)
 		if err != nil || len(s.Problems) != 0 || s.Lines != 100_000 {
 			b.Fatalf("load: %v, %d problems, %d lines", err, len(s.Problems), s.Lines)
 		}

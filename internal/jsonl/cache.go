@@ -49,6 +49,11 @@ type cacheHeader struct {
 	// Body is the CRC-32C of the lines after the header, so that a
 	// damaged cache is ignored rather than believed.
 	Body uint32 `json:"body_crc32c"`
+	// Newest is the latest version time of any line in the prefix, kept
+	// or not, for a query with Versions: an appended line of an id the
+	// cache does not hold can only be that id's current version if it is
+	// newer than every line before it (see selectIncremental).
+	Newest *time.Time `json:"newest,omitempty"`
 }
 
 type cacheProblem struct {
@@ -56,7 +61,7 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 3
+const cacheVersion = 4
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
@@ -78,19 +83,26 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	if info != nil && prefix == int64(len(data)) {
 		stat = quietStat(info, time.Now())
 	}
-	hdr, cached, ok := readCache(cachePath, data, file, q, checksum, info)
-	if !ok {
-		entries, problems := Select(data, file, q)
+	full := func() ([]Entry, []Problem) {
+		entries, problems, newest := selectVersions(data, file, q)
 		if prefix > 0 {
 			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat)
+			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, newest)
 		}
 		return entries, problems
+	}
+	hdr, cached, ok := readCache(cachePath, data, file, q, checksum, info)
+	if !ok {
+		return full()
+	}
+	var newest time.Time
+	if hdr.Newest != nil {
+		newest = *hdr.Newest
 	}
 	if hdr.Size == prefix && hdr.Stat == nil && stat != nil {
 		// Verified by checksum, and now quiet: remember the stat so that
 		// the next read need not checksum.
-		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat)
+		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat, newest)
 	}
 	if hdr.Size == int64(len(data)) {
 		// Nothing new: the cached selection is the answer, in line order.
@@ -103,6 +115,14 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	problems := hdrProblems(hdr, file)
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
+	// appended holds, for each id among the new lines, its current
+	// version so far, kept or not.
+	type version struct {
+		raw  []byte
+		time time.Time
+	}
+	appended := map[string]version{}
+	prefixNewest := newest
 	no := hdr.Lines
 	for off := hdr.Size; off < int64(len(data)); {
 		end := int64(len(data))
@@ -122,9 +142,30 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
 			continue
 		}
-		fields := vals[1:]
+		fields := vals[1 : 1+len(q.Fields)]
 		if q.Static != nil && !q.Static(fields) {
 			continue
+		}
+		if q.Versions != nil {
+			t := q.Versions.timeOf(vals)
+			if t.After(newest) && off <= prefix {
+				newest = t
+			}
+			if prev, ok := appended[id]; ok {
+				if !Newer(raw, t, prev.raw, prev.time) {
+					continue
+				}
+			} else if e, ok := byID[id]; ok {
+				if !Newer(raw, t, e.Raw, q.Versions.Of(e.Raw)) {
+					continue
+				}
+			} else if !t.After(prefixNewest) {
+				// The cache does not hold this id, and a version of it
+				// before the new lines could be newer: only a full scan
+				// can tell.
+				return full()
+			}
+			appended[id] = version{raw, t}
 		}
 		if q.Keep != nil && !q.Keep(fields) {
 			delete(byID, id) // a later version the query does not keep
@@ -146,7 +187,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
-		saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat)
+		saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, newest)
 	}
 	return entries, problems
 }
@@ -199,7 +240,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		if !ok || id == "" {
 			return hdr, nil, false
 		}
-		fields := vals[1:]
+		fields := vals[1 : 1+len(q.Fields)]
 		if !q.keeps(fields) {
 			continue
 		}
@@ -213,8 +254,11 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 
 // saveCache writes the selection of a prefix. It is best effort.
 // The prefix is size bytes long and holds lines lines.
-func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat) {
+func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat, newest time.Time) {
 	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: q.keys()}
+	if q.Versions != nil {
+		hdr.Newest = &newest
+	}
 	for _, p := range problems {
 		if p.Line <= hdr.Lines {
 			hdr.Problems = append(hdr.Problems, cacheProblem{p.Line, p.Msg})

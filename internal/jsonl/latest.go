@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
@@ -25,8 +26,12 @@ type Query struct {
 	// id (a message's recipient never changes). Lines it rejects are
 	// skipped without even noting their id, which is cheaper than Keep.
 	Static func(fields [][]byte) bool
-	// Keep decides, for the latest line of an id, whether to return it.
+	// Keep decides, for the current version of an id, whether to return
+	// it.
 	Keep func(fields [][]byte) bool
+	// Versions, when set, decides which version of an id is current from
+	// the records (see Versions); nil means the last line.
+	Versions *Versions
 }
 
 func (q Query) key() string {
@@ -42,8 +47,15 @@ func (q Query) keeps(fields [][]byte) bool {
 	return (q.Static == nil || q.Static(fields)) && (q.Keep == nil || q.Keep(fields))
 }
 
-// keys are the fields a line is scanned for: the key, then q.Fields.
-func (q Query) keys() []string { return append([]string{q.key()}, q.Fields...) }
+// keys are the fields a line is scanned for: the key, q.Fields, then the
+// fields q.Versions reads.
+func (q Query) keys() []string {
+	keys := append([]string{q.key()}, q.Fields...)
+	if q.Versions != nil {
+		keys = append(keys, q.Versions.Fields...)
+	}
+	return keys
+}
 
 // Entry is the latest line of one id, copied out of the file.
 type Entry struct {
@@ -58,15 +70,33 @@ type Entry struct {
 	Fields [][]byte
 }
 
-// Select scans data from its end, so the first line seen for an id is its
-// latest version, and returns the latest lines Keep accepts, in file order.
-// Lines that are not records are reported as problems.
+// Select scans data from its end and returns the current version of each
+// id that Keep accepts, in file order. Without q.Versions the current
+// version is the last line of an id (the first one seen from the end);
+// with it, the newest by q.Versions wherever it lies. Lines that are not
+// records are reported as problems.
 func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
+	entries, problems, _ := selectVersions(data, file, q)
+	return entries, problems
+}
+
+// candidate is the current version of an id found so far by a scan.
+type candidate struct {
+	start, end int // the line, without its line ending, is data[start:end]
+	no         int
+	time       time.Time
+}
+
+// selectVersions is Select that also returns the newest version time of
+// any line in data (kept or not), which the selection cache remembers.
+func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time.Time) {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
-	seen := map[string]bool{}
+	best := map[string]*candidate{}
+	var order []string // ids in the order they were first seen from the end
 	var out []Entry
 	var problems []Problem
+	var newest time.Time
 	total := bytes.Count(data, []byte{'\n'})
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		total++
@@ -92,25 +122,62 @@ func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
 			continue
 		}
-		fields := vals[1:]
-		if q.Static != nil && !q.Static(fields) {
+		if q.Static != nil && !q.Static(vals[1:]) {
 			continue
 		}
-		if seen[id] {
+		if q.Versions == nil {
+			// The last line is the current version: the first one seen.
+			if _, seen := best[id]; seen {
+				continue
+			}
+			best[id] = nil
+			if q.Keep == nil || q.Keep(vals[1:]) {
+				e := copyEntry(id, raw, no, q.Fields, vals[1:])
+				e.File, e.Offset = file, int64(start)
+				out = append(out, e)
+			}
 			continue
 		}
-		seen[id] = true
+		t := q.Versions.timeOf(vals)
+		if t.After(newest) {
+			newest = t
+		}
+		rawStart := start + offsetIn(data[start:], raw)
+		cur, seen := best[id]
+		if seen && (q.Versions == nil || !Newer(raw, t, data[cur.start:cur.end], cur.time)) {
+			continue
+		}
+		if !seen {
+			cur = &candidate{}
+			best[id] = cur
+			order = append(order, id)
+		}
+		*cur = candidate{start: rawStart, end: rawStart + len(raw), no: no, time: t}
+	}
+	for _, id := range order {
+		c := best[id]
+		raw := data[c.start:c.end]
+		if ObjectFields(raw, keys, vals) != nil {
+			continue // it scanned a moment ago
+		}
+		fields := vals[1 : 1+len(q.Fields)]
 		if q.Keep != nil && !q.Keep(fields) {
 			continue
 		}
-		e := copyEntry(id, raw, no, q.Fields, fields)
-		e.File, e.Offset = file, int64(start)
+		e := copyEntry(id, raw, c.no, q.Fields, fields)
+		e.File, e.Offset = file, int64(lineStart(data, c.start))
 		out = append(out, e)
 	}
-	slices.Reverse(out)
+	slices.SortFunc(out, func(a, b Entry) int { return a.Line - b.Line })
 	slices.Reverse(problems)
-	return out, problems
+	return out, problems, newest
 }
+
+// offsetIn is where sub, a subslice of data, starts in it.
+func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
+
+// lineStart is the offset of the start of the line holding offset i.
+func lineStart(data []byte, i int) int { return bytes.LastIndexByte(data[:i], '\n') + 1 }
 
 // copyEntry copies a line out of a mapping; Fields point into the copy.
 // fields are subslices of raw, so their offsets in it are the difference of

@@ -14,7 +14,7 @@ import (
 // latest line for every id, and the same problems.
 func checkSelectAgrees(t *testing.T, name string, data []byte) {
 	t.Helper()
-	state := Materialize(data, name, "")
+	state := Materialize(data, name, "", nil)
 	entries, problems := Select(data, name, Query{})
 	if len(entries) != state.Len() {
 		t.Fatalf("%s: Select found %d ids, Materialize %d", name, len(entries), state.Len())

@@ -16,6 +16,9 @@ type Log struct {
 	Path string
 	// Key is the field that names a record; empty means DefaultKey.
 	Key string
+	// Versions decides which version of an id is current; nil means the
+	// last line (see Versions).
+	Versions *Versions
 	// Lock serialises writers. Logs of one repository share one Lock.
 	Lock *Lock
 	// NoSync skips fsync after appends. Appends are still atomic with respect
@@ -49,7 +52,7 @@ func QuarantinePath(path string) string { return path + ".quarantine" }
 
 // Load reads and materialises the log. It takes no lock: appends are whole
 // lines, so a reader sees each record entirely or not at all.
-func (l *Log) Load() (*State, error) { return Load(l.Path, l.Key) }
+func (l *Log) Load() (*State, error) { return Load(l.Path, l.Key, l.Versions) }
 
 // Append writes records under the log's lock. See Tx.Append.
 func (l *Log) Append(records ...any) error {

@@ -80,7 +80,7 @@ func TestReaderFixtures(t *testing.T) {
 		}
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data := readFixture(t, path)
-			state := Materialize(data, filepath.Base(path), "")
+			state := Materialize(data, filepath.Base(path), "", nil)
 			checkGolden(t, strings.TrimSuffix(path, ".gz")+".golden.json", describe(state))
 			checkReaderAgrees(t, data)
 		})
@@ -140,7 +140,7 @@ func checkGolden(t *testing.T, path string, got any) {
 }
 
 func TestLoadMissingFileIsEmpty(t *testing.T) {
-	s, err := Load(filepath.Join(t.TempDir(), "absent.jsonl"), "")
+	s, err := Load(filepath.Join(t.TempDir(), "absent.jsonl"), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +152,14 @@ func TestLoadMissingFileIsEmpty(t *testing.T) {
 func TestLoadUnreadableFileIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	// A directory where a file should be cannot be read as a log.
-	if _, err := Load(dir, ""); err == nil {
+	if _, err := Load(dir, "", nil); err == nil {
 		t.Fatal("Load of a directory succeeded")
 	}
 }
 
 func TestHugeLineIsOneRecord(t *testing.T) {
 	data := readFixture(t, "testdata/reader/huge-line.jsonl.gz")
-	s := Materialize(data, "huge", "")
+	s := Materialize(data, "huge", "", nil)
 	r, ok := s.Get("qm-big")
 	if !ok || len(r.Raw) < 2<<20 || r.Line != 2 {
 		t.Fatalf("2 MiB line: got ok=%v len=%d line=%d", ok, len(r.Raw), r.Line)

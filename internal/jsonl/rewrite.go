@@ -30,7 +30,8 @@ func ArchivePath(path string) string {
 	return strings.TrimSuffix(path, ext) + "_archive" + ext
 }
 
-// Compact rewrites the log keeping only the latest line of each id. It only
+// Compact rewrites the log keeping only the current version of each id
+// (by l.Versions, else the last line). It only
 // deletes superseded lines, never reorders, so a merge with an uncompacted
 // copy sees plain deletions. Lines that are not records are kept.
 func (l *Log) Compact() (RewriteStats, error) {
@@ -135,7 +136,7 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 func (l *Log) loadForRewrite() ([]byte, *State, error) {
 	data, err := os.ReadFile(l.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, Materialize(nil, l.Path, l.Key), nil
+		return nil, Materialize(nil, l.Path, l.Key, l.Versions), nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", l.Path, err)
@@ -154,7 +155,7 @@ func (l *Log) loadForRewrite() ([]byte, *State, error) {
 			return nil, nil, fmt.Errorf("read %s: %w", l.Path, err)
 		}
 	}
-	return data, Materialize(data, l.Path, l.Key), nil
+	return data, Materialize(data, l.Path, l.Key, l.Versions), nil
 }
 
 // selectLines returns the lines of data whose numbers are in keep, each

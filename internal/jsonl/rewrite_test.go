@@ -45,7 +45,7 @@ func TestCompactKeepsLatestLinesByteForByte(t *testing.T) {
 		t.Fatalf("stats %+v", stats)
 	}
 	// The materialised state is unchanged by compaction.
-	before := Materialize([]byte(strings.Join(history, "\n")), "", "")
+	before := Materialize([]byte(strings.Join(history, "\n")), "", "", nil)
 	after, _ := l.Load()
 	for _, r := range before.Records {
 		got, ok := after.Get(r.ID)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // DefaultKey is the field that names a record in QueenBee stores.
@@ -35,9 +36,11 @@ type Record struct {
 	Line int
 	// Versions counts the lines that carried this id.
 	Versions int
+	time     time.Time // of Raw, when the log has a version rule
 }
 
-// State is the materialised content of a keyed log: the latest line per id.
+// State is the materialised content of a keyed log: the current version
+// of each id.
 type State struct {
 	File string
 	Key  string
@@ -69,11 +72,14 @@ func (s *State) Len() int { return len(s.Records) }
 // Validating and keying the lines is most of the work and each line stands
 // alone, so large logs are split at line boundaries and scanned on every
 // core; only the merge into the id map runs in order.
-func Materialize(data []byte, file, key string) *State {
+//
+// With v set, an id's current version is the newest by v wherever it lies
+// (see Versions); Record.Line is then that version's line.
+func Materialize(data []byte, file, key string, v *Versions) *State {
 	if key == "" {
 		key = DefaultKey
 	}
-	parts := scanParallel(data, key)
+	parts := scanParallel(data, key, v)
 	total := 0
 	for _, p := range parts {
 		total += len(p)
@@ -88,12 +94,14 @@ func Materialize(data []byte, file, key string) *State {
 			}
 			if i, ok := s.index[l.id]; ok {
 				r := &s.Records[i]
-				r.Raw, r.Line = l.raw, l.no
 				r.Versions++
+				if v == nil || Newer(l.raw, l.time, r.Raw, r.time) {
+					r.Raw, r.Line, r.time = l.raw, l.no, l.time
+				}
 				continue
 			}
 			s.index[l.id] = len(s.Records)
-			s.Records = append(s.Records, Record{ID: l.id, Raw: l.raw, Line: l.no, Versions: 1})
+			s.Records = append(s.Records, Record{ID: l.id, Raw: l.raw, Line: l.no, Versions: 1, time: l.time})
 		}
 	}
 	return s
@@ -105,15 +113,16 @@ type keyedLine struct {
 	raw     []byte
 	id      string
 	problem string
+	time    time.Time
 }
 
 // parallelThreshold is the size below which one goroutine is faster.
 const parallelThreshold = 1 << 20
 
-func scanParallel(data []byte, key string) [][]keyedLine {
+func scanParallel(data []byte, key string, v *Versions) [][]keyedLine {
 	n := runtime.GOMAXPROCS(0)
 	if len(data) < parallelThreshold || n < 2 {
-		return [][]keyedLine{scanPart(data, 1, key)}
+		return [][]keyedLine{scanPart(data, 1, key, v)}
 	}
 	parts := make([][]keyedLine, n)
 	var wg sync.WaitGroup
@@ -128,22 +137,30 @@ func scanParallel(data []byte, key string) [][]keyedLine {
 		}
 		data = data[len(chunk):]
 		start := first
-		wg.Go(func() { parts[i] = scanPart(chunk, start, key) })
+		wg.Go(func() { parts[i] = scanPart(chunk, start, key, v) })
 		first += bytes.Count(chunk, []byte{'\n'})
 	}
 	wg.Wait()
 	return parts
 }
 
-func scanPart(data []byte, first int, key string) []keyedLine {
+func scanPart(data []byte, first int, key string, v *Versions) []keyedLine {
 	out := make([]keyedLine, 0, bytes.Count(data, []byte{'\n'})+1)
-	keys, vals := []string{key}, make([][]byte, 1)
+	keys := []string{key}
+	if v != nil {
+		keys = append(keys, v.Fields...)
+	}
+	vals := make([][]byte, len(keys))
 	for line := range LinesFrom(data, first) {
 		if line.Blank() {
 			continue
 		}
 		id, problem := lineKey(line, keys, vals)
-		out = append(out, keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem})
+		kl := keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem}
+		if problem == "" {
+			kl.time = v.timeOf(vals)
+		}
+		out = append(out, kl)
 	}
 	return out
 }
@@ -186,13 +203,13 @@ func IsConflictMarker(line []byte) bool {
 
 // Load reads and materialises the log at path. A missing file is an empty
 // log, not an error: stores are created by their first append.
-func Load(path, key string) (*State, error) {
+func Load(path, key string, v *Versions) (*State, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Materialize(nil, path, key), nil
+		return Materialize(nil, path, key, v), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return Materialize(data, path, key), nil
+	return Materialize(data, path, key, v), nil
 }

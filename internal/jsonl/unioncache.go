@@ -87,7 +87,7 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 		if !ok1 || !ok2 || !ok3 || fi >= int64(len(files)) || id == "" {
 			return nil, nil, false
 		}
-		fields := vals[1:]
+		fields := vals[1 : 1+len(q.Fields)]
 		if !q.keeps(fields) || (final != nil && !final(fields)) {
 			continue
 		}

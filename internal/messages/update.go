@@ -30,17 +30,18 @@ func (m *Store) MarkRead(id, reader string) (records.Message, bool, error) {
 			return nil
 		}
 		now := m.S.Now()
+		updated := records.Successor(now, raw)
 		line, err := jsonl.SetFields(raw,
 			jsonl.Field{Name: "read", Value: true},
 			jsonl.Field{Name: "read_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: now})
+			jsonl.Field{Name: "updated_at", Value: updated})
 		if err != nil {
 			return fmt.Errorf("message %s: %w", id, err)
 		}
 		if err := tx.Append(m.S.Log(records.MessagesFile), line); err != nil {
 			return err
 		}
-		msg.Read, msg.ReadAt, msg.UpdatedAt, changed = true, &now, &now, true
+		msg.Read, msg.ReadAt, msg.UpdatedAt, changed = true, &now, &updated, true
 		return nil
 	})
 	return msg, changed, err
@@ -62,14 +63,14 @@ func (m *Store) Delete(id, droid string) (records.Message, error) {
 		if cur.Deleted {
 			return fmt.Errorf("message %s is already deleted", id)
 		}
-		now := m.S.Now()
+		updated := records.Successor(m.S.Now(), raw)
 		line, err := jsonl.SetFields(raw,
 			jsonl.Field{Name: "deleted", Value: true},
-			jsonl.Field{Name: "updated_at", Value: now})
+			jsonl.Field{Name: "updated_at", Value: updated})
 		if err != nil {
 			return fmt.Errorf("message %s: %w", id, err)
 		}
-		msg.Deleted, msg.UpdatedAt = true, &now
+		msg.Deleted, msg.UpdatedAt = true, &updated
 		return tx.Append(m.S.Log(records.MessagesFile), line)
 	})
 	return msg, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // Rewrite is a change to a committed line of an append-only store that is
@@ -70,7 +71,7 @@ func (in *Input) checkAppendOnly(blobs *gitrepo.Blobs, path string, staged []byt
 		switch {
 		case archived[l.raw]:
 			continue
-		case l.id != "" && supersededIn(l.id, i, cur, inCommitted, lastKept, merging):
+		case l.id != "" && supersededIn(l, i, cur, inCommitted, lastKept, merging):
 			continue
 		}
 		what := "a committed line is gone"
@@ -106,16 +107,18 @@ func splitLog(data []byte) []logLine {
 	return out
 }
 
-// supersededIn reports whether the staged log keeps a version of id that
-// replaces the committed line at position i: a committed line of id after
-// it, or an appended line of id (during a merge, any new line of id).
-func supersededIn(id string, i int, cur []logLine, inCommitted map[string]int, lastKept int, merging bool) bool {
+// supersededIn reports whether the staged log keeps a version of gone's
+// record that replaces it (gone is the committed line at position i): a
+// committed line of the record after it or newer by the version rule (a
+// compaction keeps the current version wherever it lies), or an appended
+// line of the record (during a merge, any new line of it).
+func supersededIn(gone logLine, i int, cur []logLine, inCommitted map[string]int, lastKept int, merging bool) bool {
 	for j, l := range cur {
-		if l.id != id {
+		if l.id != gone.id {
 			continue
 		}
 		if p, ok := inCommitted[l.raw]; ok {
-			if p > i {
+			if p > i || records.Newer([]byte(l.raw), []byte(gone.raw)) {
 				return true
 			}
 			continue

@@ -84,7 +84,7 @@ func (s *Store) withdraw(tx *jsonl.Tx, lost []Live, why []string, now time.Time)
 		line, err := jsonl.SetFields(l.raw,
 			jsonl.Field{Name: "status", Value: records.ReservationReleased},
 			jsonl.Field{Name: "released_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: now},
+			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)},
 			jsonl.Field{Name: "withdrawn", Value: why[i]})
 		if err != nil {
 			return err

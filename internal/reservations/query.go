@@ -177,7 +177,7 @@ func (s *Store) Release(droid string, patterns []string, all bool) ([]records.Re
 		return jsonl.SetFields(l.raw,
 			jsonl.Field{Name: "status", Value: records.ReservationReleased},
 			jsonl.Field{Name: "released_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: now})
+			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)})
 	})
 }
 

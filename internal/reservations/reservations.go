@@ -283,7 +283,7 @@ func (l Live) MarshalJSON() ([]byte, error) { return json.Marshal(l.Reservation)
 func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Live, error) {
 	fields := append([]jsonl.Field{
 		{Name: "expires_at", Value: now.Add(ttl)},
-		{Name: "updated_at", Value: now},
+		{Name: "updated_at", Value: records.Successor(now, r.raw)},
 	}, extra...)
 	line, err := jsonl.SetFields(r.raw, fields...)
 	if err != nil {

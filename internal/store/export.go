@@ -53,7 +53,7 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 	data, err := os.ReadFile(target)
 	switch {
 	case err == nil:
-		for _, r := range jsonl.Materialize(data, target, "").Records {
+		for _, r := range jsonl.Materialize(data, target, "", records.Versions).Records {
 			have[r.ID] = r.Raw
 		}
 	case !errors.Is(err, os.ErrNotExist):
@@ -74,5 +74,5 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
 	}
-	return st, tx.Append(&jsonl.Log{Path: target, NoSync: s.NoSync, OnRepair: s.OnRepair}, lines...)
+	return st, tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, NoSync: s.NoSync, OnRepair: s.OnRepair}, lines...)
 }

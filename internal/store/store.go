@@ -6,7 +6,8 @@
 // `git queen sync` brought in (received/), and, for a caller that asks for
 // it (reservations), what a `git fetch` brought into the remote-tracking
 // ledger since the last sync. A plain directory store has one. Where two
-// sources disagree about an id, the version records.Newer prefers wins.
+// sources (or two lines of one) disagree about an id, the version
+// records.Newer prefers wins, wherever its line lies.
 package store
 
 import (
@@ -53,13 +54,13 @@ func (s *Store) Now() time.Time {
 
 // Log is the log this clone writes, in this workspace's store directory.
 func (s *Store) Log(name string) *jsonl.Log {
-	return &jsonl.Log{Path: s.WS.Path(name), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
+	return &jsonl.Log{Path: s.WS.Path(name), Versions: records.Versions, Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
 }
 
 // ReceivedLog is the log of records other clones wrote, as sync applies
 // them; only the live store has one.
 func (s *Store) ReceivedLog(name string) *jsonl.Log {
-	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
+	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Versions: records.Versions, Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
 }
 
 // ReceivedPath is where the received copy of the log name lives.
@@ -136,9 +137,9 @@ type Selection struct {
 	Sources []string
 }
 
-// Select reads the latest version of each id across every source of the
-// log and returns those q keeps. When two sources disagree about an id, the
-// version records.Newer prefers wins.
+// Select reads the current version of each id across every source of the
+// log and returns those q keeps: within a source and between sources, the
+// version records.Newer prefers, wherever its line lies.
 //
 // Each source is filtered on its own, so with more than one source q.Keep
 // must keep every version that could be newer than a kept version
@@ -156,6 +157,9 @@ func (s *Store) Select(name string, q Query) (*Selection, error) {
 // SelectFrom is Select over sources already found, for a caller that
 // chooses its query by how many there are.
 func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
+	if q.Versions == nil {
+		q.Versions = records.Versions // every store log holds QueenBee records
+	}
 	union := ""
 	if src.Count() > 1 && q.Name != "" {
 		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
