@@ -27,8 +27,8 @@ const (
 	// Autopilot is an autopilot event or checkpoint log (seed 003): lines
 	// without ids, ordered by ts.
 	Autopilot Format = "autopilot"
-	// Snapshot is a file with one line per id (beads issues.jsonl), merged per
-	// record and per field.
+	// Snapshot is a file with one line per id (beads issues.jsonl, VerMAS
+	// projections), merged per record and per field.
 	Snapshot Format = "snapshot"
 	// Lines is any other JSONL: a base-aware line union.
 	Lines Format = "lines"

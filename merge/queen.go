@@ -1,7 +1,9 @@
 package merge
 
 import (
+	"bytes"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/records"
@@ -9,57 +11,156 @@ import (
 
 // UnionStore merges versions of a QueenBee store (queen_messages,
 // queen_assignments, queen_reservations): the union of record versions,
-// keyed by ULID id. Each side's order of versions is kept; versions two
-// sides wrote concurrently are ordered by when they were written
-// (records.VersionKey), so the last line for an id is its latest version in
-// every merge and every reader. Any number of sides may be merged at once.
+// keyed by ULID id. Each side's order of versions is kept where it agrees
+// with time; then each record's versions are put in the order of
+// records.Newer, so its current version is its last line in every merge
+// and for every reader, whatever order cherry-picks and rebases left. Any
+// number of sides may be merged at once.
 func UnionStore(base []byte, sides ...[]byte) []byte {
 	return unionWith(base, sides, queenConfig(nil))
 }
 
 func queenConfig(drop func([]byte) bool) unionConfig {
-	return unionConfig{key: queenKey, drop: drop, settle: latestLast}
+	return unionConfig{key: queenKey, drop: drop, order: currentLast}
 }
 
-// latestLast makes the newest added version of each record the last line
-// of that record. Interleaving the sides keeps each side's order, and when
-// a line both sides added pins the order (a cherry-pick), an older version
-// from one side can land after a newer one from the other; readers take a
-// record's last line as its state. So the added versions of each id are
-// sorted by VersionKey among the positions that id already has: nothing
-// else moves, and equal keys keep their order.
-func latestLast(added [][]byte) {
-	positions := map[string][]int{}
-	keys := []string{jsonl.DefaultKey}
-	vals := make([][]byte, 1)
-	for i, l := range added {
-		if jsonl.ObjectFields(l, keys, vals) != nil {
-			continue
-		}
-		if id, ok := jsonl.String(vals[0]); ok && id != "" {
-			positions[id] = append(positions[id], i)
+// currentLast sorts the versions of every record that has a line after the
+// common prefix into the order records.Newer decides, within the positions
+// the record's lines hold: nothing else moves. A side can add an older
+// version than one the base holds (a cherry-pick or rebase of an old
+// change, a compaction on one branch), and the union writes additions after
+// the base; without this, the stale version would be the record's last
+// line. Records whose lines all lie in the prefix are in no danger: no
+// merge added to them.
+//
+// prefix is the common prefix; lines are the lines after it. It returns how
+// many bytes of prefix stay as they are and the lines that follow them: the
+// prefix's later lines (when a version there had to move) and then lines.
+func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
+	// byID holds the positions of each record's lines: in the prefix's
+	// lines of records that have lines after it, then in lines.
+	byID := map[string][]int{}
+	for i, l := range lines {
+		if id, ok := recordID(l); ok {
+			byID[id] = append(byID[id], i)
 		}
 	}
+	if len(byID) == 0 {
+		return len(prefix), lines
+	}
+	// Find the prefix lines of those records.
+	type prefixLine struct {
+		start int
+		raw   []byte
+		id    string
+	}
+	var inPrefix []prefixLine
+	for l := range jsonl.Lines(prefix) {
+		if id, ok := recordID(l.Raw); ok {
+			if _, wanted := byID[id]; wanted {
+				start := offsetOf(prefix, l.Raw)
+				inPrefix = append(inPrefix, prefixLine{start, l.Raw, id})
+			}
+		}
+	}
+	all := make([][]byte, 0, len(inPrefix)+len(lines))
+	for _, p := range inPrefix {
+		all = append(all, p.raw)
+	}
+	for _, pos := range byID {
+		for i := range pos {
+			pos[i] += len(inPrefix)
+		}
+	}
+	all = append(all, lines...)
+	for i, p := range inPrefix {
+		byID[p.id] = append(byID[p.id], i)
+	}
+	first, _ := sortVersions(all, byID)
+	if first >= len(inPrefix) {
+		return len(prefix), all[len(inPrefix):]
+	}
+	// A version in the prefix moved: the prefix stays up to that line, and
+	// its later lines follow, each moved one replaced by its new occupant.
+	cut := inPrefix[first].start
+	var out [][]byte
+	k := first
+	for l := range jsonl.LinesFrom(prefix[cut:], 2) {
+		if l.Blank() {
+			continue
+		}
+		raw := l.Raw
+		if k < len(inPrefix) && cut+offsetOf(prefix[cut:], raw) == inPrefix[k].start {
+			raw = all[k]
+			k++
+		}
+		out = append(out, raw)
+	}
+	return cut, append(out, all[len(inPrefix):]...)
+}
+
+// sortVersions puts each record's versions in lines in the order
+// records.Newer decides, within the positions (indexes in lines) the
+// record's lines hold. It returns the first position it changed
+// (len(lines) if none) and how many records it reordered.
+func sortVersions(lines [][]byte, positions map[string][]int) (first, reordered int) {
+	first = len(lines)
 	for _, pos := range positions {
 		if len(pos) < 2 {
 			continue
 		}
-		lines := make([][]byte, len(pos))
+		slices.Sort(pos)
+		sorted := make([]timedLine, len(pos))
 		for i, p := range pos {
-			lines[i] = added[p]
+			sorted[i] = timedLine{lines[p], records.VersionTime(lines[p])}
 		}
-		slices.SortStableFunc(lines, func(a, b []byte) int {
-			ka, kb := records.VersionKey(a), records.VersionKey(b)
+		slices.SortStableFunc(sorted, func(a, b timedLine) int {
 			switch {
-			case ka < kb:
-				return -1
-			case ka > kb:
+			case jsonl.Newer(a.raw, a.time, b.raw, b.time):
 				return 1
+			case jsonl.Newer(b.raw, b.time, a.raw, a.time):
+				return -1
 			}
 			return 0
 		})
+		changed := false
 		for i, p := range pos {
-			added[p] = lines[i]
+			if !bytes.Equal(lines[p], sorted[i].raw) {
+				first, changed = min(first, p), true
+				lines[p] = sorted[i].raw
+			}
+		}
+		if changed {
+			reordered++
 		}
 	}
+	return first, reordered
+}
+
+// timedLine is a version and when it was written.
+type timedLine struct {
+	raw  []byte
+	time time.Time
+}
+
+// offsetOf is where sub, a subslice of data, starts in it.
+func offsetOf(data, sub []byte) int { return cap(data) - cap(sub) }
+
+// recordID is the id of a record line. git-queen writes the id first, and
+// reading it in place skips a scan of the whole line; anything else is
+// scanned.
+func recordID(line []byte) (string, bool) {
+	const lead = `{"id":"`
+	if bytes.HasPrefix(line, []byte(lead)) {
+		rest := line[len(lead):]
+		if end := bytes.IndexByte(rest, '"'); end > 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
+			return string(rest[:end]), true
+		}
+	}
+	vals := make([][]byte, 1)
+	if jsonl.ObjectFields(line, []string{jsonl.DefaultKey}, vals) != nil {
+		return "", false
+	}
+	id, ok := jsonl.String(vals[0])
+	return id, ok && id != ""
 }

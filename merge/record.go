@@ -51,10 +51,27 @@ func parseObject(raw []byte) (object, bool) {
 }
 
 // updatedAt is when a version was written, for the rule that the later
-// version wins a field both sides changed.
+// version wins a field both sides changed: its updated_at (beads issues,
+// VerMAS work orders), else the latest of the times a record without one
+// carries (a VerMAS message's read_at and timestamp).
 func (o object) updatedAt() (time.Time, bool) {
+	if t, ok := o.time("updated_at"); ok {
+		return t, true
+	}
+	var latest time.Time
+	found := false
+	for _, f := range []string{"read_at", "timestamp", "created_at"} {
+		if t, ok := o.time(f); ok && (!found || t.After(latest)) {
+			latest, found = t, true
+		}
+	}
+	return latest, found
+}
+
+// time reads a field holding an RFC 3339 time.
+func (o object) time(field string) (time.Time, bool) {
 	var s string
-	if json.Unmarshal(o.vals["updated_at"], &s) != nil {
+	if json.Unmarshal(o.vals[field], &s) != nil {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)

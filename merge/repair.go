@@ -215,7 +215,7 @@ func unsorted(data []byte) bool {
 // restart below the highest seq seen is the second side's.
 func repairStream(data []byte, interval int) ([]byte, bool, []Report) {
 	lines := splitLines(data, 1, nil)
-	p := &streamParser{recs: map[string]*st.Record{}}
+	p := newStreamParser()
 	high, split := int64(-1), -1
 	for i, l := range lines {
 		if r := p.record(l); r != nil {
@@ -289,36 +289,15 @@ func dedupeLines(data []byte, format Format) ([]byte, []Report) {
 	return joinLines(out), reports
 }
 
-// orderVersions sorts each id's versions by time within the positions they
-// occupy, and returns how many ids it changed.
+// orderVersions sorts each id's versions by records.Newer within the
+// positions they occupy, and returns how many ids it changed.
 func orderVersions(lines [][]byte) int {
-	keys, vals := []string{jsonl.DefaultKey}, make([][]byte, 1)
 	pos := map[string][]int{}
 	for i, l := range lines {
-		if jsonl.ObjectFields(l, keys, vals) == nil {
-			if id, ok := jsonl.String(vals[0]); ok {
-				pos[id] = append(pos[id], i)
-			}
+		if id, ok := recordID(l); ok {
+			pos[id] = append(pos[id], i)
 		}
 	}
-	n := 0
-	for _, ps := range pos {
-		if len(ps) < 2 {
-			continue
-		}
-		vs := make([][]byte, len(ps))
-		for i, p := range ps {
-			vs[i] = lines[p]
-		}
-		sorted := slices.Clone(vs)
-		slices.SortStableFunc(sorted, func(a, b []byte) int { return cmpString(queenKey(a), queenKey(b)) })
-		if slices.EqualFunc(vs, sorted, bytes.Equal) {
-			continue
-		}
-		n++
-		for i, p := range ps {
-			lines[p] = sorted[i]
-		}
-	}
+	_, n := sortVersions(lines, pos)
 	return n
 }

@@ -1,7 +1,9 @@
 package merge
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -10,17 +12,26 @@ import (
 )
 
 // mergeStream merges an st v3 stream (seed 000). Both sides append events
-// numbered from the base's watermark, so their seqs collide; the merge
+// numbered from the base's watermark, so their seqs collide, and a merge, a
+// rebase or a cherry-pick renumbers events. An event is therefore known by
+// its content without its seq (its identity: ts, op and payload; see
+// streamParser.identity): every copy of one event is one fact, whatever
+// seq a merge or a rewrite gave it. The merge
 //
-//  1. takes the line union of the events (an event both sides carry once,
-//     one a side removed gone), each side's additions in its order,
-//     interleaved by ts;
-//  2. drops the checkpoints the sides wrote after the base's watermark:
-//     each summarises one side's history only, and would break the replay
-//     contract once the other side's events are in;
-//  3. renumbers the added events watermark+1, watermark+2... in that order,
-//     unless their seqs already increase from above the watermark;
-//  4. appends a fresh checkpoint of the full replay, at the new watermark,
+//  1. reads each input as a set of events: a repeated identity (a
+//     renumbered copy from an earlier merge) counts once;
+//  2. drops every checkpoint a side added (at, below or above the base's
+//     watermark): each summarises one side's history only, and would break
+//     the replay contract once the other side's events are in;
+//  3. takes the union of the events by identity, with the line union's
+//     count rule (an event both sides carry once, one a side removed gone),
+//     each side's additions in its order, interleaved by ts; an event the
+//     base holds keeps the base's line and place;
+//  4. numbers the events of the result consecutively in stream order and
+//     puts each checkpoint at the watermark before it, so seqs run without
+//     gaps and the replay contract's "events after the checkpoint" are the
+//     ones after it;
+//  5. appends a fresh checkpoint of the full replay, at the new watermark,
 //     when needs_checkpoint says so, or when the replay contract would not
 //     hold otherwise. Its ts is the latest ts in the stream, so the bytes do
 //     not depend on when or where the merge ran.
@@ -42,26 +53,31 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 		}
 		return false
 	}
-	p := &streamParser{recs: map[string]*st.Record{}}
-	baseLines := splitLines(base, 1, drop)
+	p := newStreamParser()
+	var reports []Report
+	repeated := 0
+	baseLines, n := p.distinct(splitLines(base, 1, drop))
+	repeated += n
+	inBase := make(map[string]bool, len(baseLines))
 	watermark := int64(-1)
 	for _, l := range baseLines {
+		inBase[p.identity(l)] = true
 		if r := p.record(l); r != nil {
 			watermark = max(watermark, r.Seq)
 		}
 	}
-	var reports []Report
 	conflict := false
 	sideNames := []string{"ours", "theirs"}
-	baseCount := countLines(baseLines)
 	sideLines := make([][][]byte, 2)
 	for i, in := range [][]byte{ours, theirs} {
 		lines := splitLines(in, 1, drop)
+		distinct, n := p.distinct(lines)
+		repeated += n
 		var keep [][]byte
-		var dropped []int // indexes in lines
-		for j, l := range lines {
-			if r := p.record(l); r != nil && r.Lane == st.LaneCheckpoint && r.Seq > watermark && baseCount[string(l)] == 0 {
-				dropped = append(dropped, j)
+		var dropped [][]byte
+		for _, l := range distinct {
+			if r := p.record(l); r != nil && r.Lane == st.LaneCheckpoint && !inBase[p.identity(l)] {
+				dropped = append(dropped, l)
 				continue
 			}
 			keep = append(keep, l)
@@ -71,44 +87,28 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 			continue
 		}
 		reports = append(reports, Report{Kind: KindCheckpointDropped, Detail: fmt.Sprintf(
-			"%d checkpoints %s wrote after seq %d summarise only its own events; dropped", len(dropped), sideNames[i], watermark)})
+			"%d checkpoints %s wrote summarise only its own events; dropped", len(dropped), sideNames[i])})
 		last := dropped[len(dropped)-1]
-		if !p.derivable(lines[:last], lines[last]) {
+		at := slices.IndexFunc(lines, func(l []byte) bool { return bytes.Equal(l, last) })
+		if !p.derivable(lines[:at], last) {
 			conflict = true
 			reports = append(reports, Report{Kind: KindLostCheckpoint, Detail: fmt.Sprintf(
 				"the checkpoint %s wrote at seq %d holds history its events do not (compacted away?): "+
-					"the merged stream cannot carry it; merge by hand", sideNames[i], p.record(lines[last]).Seq)})
+					"the merged stream cannot carry it; merge by hand", sideNames[i], p.record(last).Seq)})
 		}
 	}
-	kept, added := unionParts(baseLines, baseCount, sideLines, p.key)
-
-	// Renumber the added events if their seqs collide or go back.
-	renumber, prev := false, watermark
-	for _, l := range added {
-		if r := p.record(l); r != nil && r.Lane == st.LaneEvent {
-			if r.Seq <= prev {
-				renumber = true
-				break
-			}
-			prev = r.Seq
-		}
+	if repeated > 0 {
+		reports = append(reports, Report{Kind: KindDuplicateLine, Detail: fmt.Sprintf(
+			"%d lines repeated an event of the same input under another seq (a renumbered copy from an earlier merge); each event is kept once", repeated)})
 	}
-	if renumber {
-		seq, n := watermark, 0
-		for i, l := range added {
-			if r := p.record(l); r != nil && r.Lane == st.LaneEvent {
-				seq++
-				if r.Seq != seq {
-					added[i] = setSeq(l, seq)
-					n++
-				}
-			}
-		}
+	p.spellAlike(baseLines, sideLines)
+	kept, added := unionParts(baseLines, countLines(baseLines), sideLines, p.key)
+	lines, renumbered := p.renumber(append(kept, added...))
+	if renumbered > 0 {
 		reports = append(reports, Report{Kind: KindRenumbered, Detail: fmt.Sprintf(
-			"%d events both sides numbered after seq %d were renumbered, in order of ts", n, watermark)})
+			"%d records were renumbered so that seqs run on from seq %d without gaps (events in order of ts)", renumbered, watermark)})
 	}
-
-	out := joinLines(append(kept, added...))
+	out := joinLines(lines)
 	if cp, why := p.freshCheckpoint(out, interval); cp != nil {
 		out = append(append(out, cp...), '\n')
 		reports = append(reports, Report{Kind: KindCheckpointWritten, Detail: why})
@@ -119,9 +119,111 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	return out, conflict, reports
 }
 
+// distinct drops the lines of one input that repeat an earlier line's
+// identity, and says how many it dropped.
+func (p *streamParser) distinct(lines [][]byte) ([][]byte, int) {
+	seen := make(map[string]bool, len(lines))
+	out := lines[:0:0]
+	for _, l := range lines {
+		id := p.identity(l)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, l)
+	}
+	return out, len(lines) - len(out)
+}
+
+// spellAlike rewrites, in the sides' lines, each copy of a record to one
+// spelling of its identity (the base's, else the smallest), so that the
+// line union counts copies that differ only by seq as one.
+func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
+	spelling := map[string][]byte{}
+	for _, l := range baseLines {
+		if id := p.identity(l); spelling[id] == nil {
+			spelling[id] = l
+		}
+	}
+	chosen := map[string][]byte{}
+	for _, lines := range sideLines {
+		for _, l := range lines {
+			id := p.identity(l)
+			if _, ok := spelling[id]; ok {
+				continue
+			}
+			if cur, ok := chosen[id]; !ok || bytes.Compare(l, cur) < 0 {
+				chosen[id] = l
+			}
+		}
+	}
+	for id, l := range chosen {
+		spelling[id] = l
+	}
+	for _, lines := range sideLines {
+		for i, l := range lines {
+			lines[i] = spelling[p.identity(l)]
+		}
+	}
+}
+
+// renumber gives the records of a merged stream the seqs the seed's writer
+// would have: the first record sets the origin, each later event takes the
+// watermark + 1, and each checkpoint sits at the watermark. It returns the
+// lines and how many it changed.
+func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
+	n := 0
+	wm, started := int64(0), false
+	for i, l := range lines {
+		r := p.record(l)
+		if r == nil {
+			continue
+		}
+		want := r.Seq
+		switch {
+		case !started:
+			wm = r.Seq
+		case r.Lane == st.LaneEvent:
+			wm++
+			want = wm
+		default:
+			want = wm
+		}
+		started = true
+		if want != r.Seq {
+			lines[i] = setSeq(l, want)
+			n++
+		}
+	}
+	return lines, n
+}
+
 // streamParser parses each distinct line once.
 type streamParser struct {
 	recs map[string]*st.Record
+	ids  map[string]string
+}
+
+func newStreamParser() *streamParser {
+	return &streamParser{recs: map[string]*st.Record{}, ids: map[string]string{}}
+}
+
+// identity is what makes a record the same fact wherever it is copied: its
+// line with the seq left out, since a merge, rebase or cherry-pick gives an
+// event a new seq but never a new ts, op or payload (seed 000 numbers events
+// by position in the stream; ts is when the event happened). Two events
+// that agree in everything but seq are one event replayed twice. A line
+// that is not a record is its own identity.
+func (p *streamParser) identity(line []byte) string {
+	if id, ok := p.ids[string(line)]; ok {
+		return id
+	}
+	id := string(line)
+	if r := p.record(line); r != nil {
+		id = string(setSeq(line, -1))
+	}
+	p.ids[string(line)] = id
+	return id
 }
 
 // record is the v3 record a line holds, or nil for an opaque line.

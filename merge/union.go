@@ -22,8 +22,9 @@
 //   - Events (.work/events.jsonl): the union by event_id, ordered by
 //     timestamp. Autopilot (.openclaw-autopilot/events/*.jsonl): the union
 //     by line content, ordered by ts.
-//   - Snapshot (issues.jsonl, beads.jsonl): a 3-way merge per record and per
-//     field, sorted by id (mergeSnapshot, mergeRecord).
+//   - Snapshot (issues.jsonl, beads.jsonl, VerMAS .work/work_orders.jsonl
+//     and .work/messages.jsonl): a 3-way merge per record and per field,
+//     sorted by id (mergeSnapshot, mergeRecord).
 //   - Lines (any other JSONL): the base-aware line union (Union).
 //   - Text (not JSONL at all): Options.TextMerge (git merge-file).
 //
@@ -75,9 +76,11 @@ type unionConfig struct {
 	// canon, when set, may rewrite the lines the sides added before they are
 	// counted, so that two spellings of one fact count as one line.
 	canon func(baseCount map[string]int, sideLines [][][]byte)
-	// settle, when set, may reorder the added lines in place once they are
-	// interleaved (keyed stores put each record's newest version last).
-	settle func(added [][]byte)
+	// order, when set, may reorder the merged lines once they are
+	// interleaved (keyed stores put each record's current version last).
+	// It gets the common prefix and the lines after it, and returns how
+	// many bytes of the prefix stay and the lines that follow them.
+	order func(prefix []byte, lines [][]byte) (int, [][]byte)
 }
 
 func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
@@ -109,10 +112,10 @@ func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
 		cfg.canon(baseCount, sideLines)
 	}
 	kept, added := unionParts(baseLines, baseCount, sideLines, cfg.key)
-	if cfg.settle != nil {
-		cfg.settle(added)
-	}
 	lines := append(kept, added...)
+	if cfg.order != nil {
+		prefix, lines = cfg.order(base[:prefix], lines)
+	}
 	out := make([][]byte, 0, 2*len(lines)+1)
 	if prefix > 0 {
 		out = append(out, base[:prefix])

@@ -284,3 +284,25 @@ func TestUnionStoreKeepsTheNewestVersionLast(t *testing.T) {
 		}
 	}
 }
+
+// When the base holds a record's newest version and a side adds an older
+// one (a cherry-pick or rebase of an old change), the union writes the
+// addition after the base: the versions must be put back in time order,
+// moving lines of the base if need be (issue 14's first repro, at the
+// level of one merge).
+func TestUnionStoreOrdersAnOlderVersionAddedAfterANewerBase(t *testing.T) {
+	v0 := `{"id":"qm-x","read":false,"updated_at":"2026-01-01T09:00:00Z"}`
+	deleted := `{"id":"qm-x","read":false,"deleted":true,"updated_at":"2026-01-01T09:20:00Z"}`
+	read := `{"id":"qm-x","read":true,"updated_at":"2026-01-01T09:10:00Z"}`
+	other := `{"id":"qm-y","read":false,"updated_at":"2026-01-01T09:30:00Z"}`
+	tail := `{"id":"qm-z","read":false,"updated_at":"2026-01-01T09:40:00Z"}`
+	base := join(v0, deleted, tail)
+	ours := join(v0, deleted, tail, read)
+	theirs := join(v0, deleted, tail, other)
+	want := join(v0, read, tail, deleted, other)
+	for _, sides := range [][][]byte{{ours, theirs}, {theirs, ours}} {
+		if got := UnionStore(base, sides...); string(got) != string(want) {
+			t.Fatalf("got\n%s\nwant\n%s", got, want)
+		}
+	}
+}

@@ -52,6 +52,7 @@ var Rules = map[string]string{
 	RuleCheckpointSeq:  "an st checkpoint's seq is not the watermark of the records before it",
 	RuleUnknownItem:    "an st event names an item the plan does not have at that point",
 	RuleReplayContract: "the latest st checkpoint plus the later events differs from a full replay",
+	RuleVersionOrder:   "a record's last line is not its current version (by its timestamps): line-order readers would read a stale state",
 	RuleDuplicateStep:  "two steps of a template or process share an id",
 	RuleUnknownNeed:    "a template step needs a step that does not exist",
 	RuleNeedsCycle:     "template steps need each other in a cycle",
@@ -64,6 +65,7 @@ const (
 	RuleConflictMarker = "conflict-marker"
 	RuleDuplicateLine  = "duplicate-line"
 	RuleDuplicateID    = "duplicate-id"
+	RuleVersionOrder   = "version-order"
 	RuleIntegerLiteral = "integer-literal"
 	RuleExpiresAfter   = "expires-after-created"
 	RuleWindowOrder    = "window-order"

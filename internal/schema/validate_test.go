@@ -140,3 +140,30 @@ func TestDocumentLimitKeepsFirstLines(t *testing.T) {
 		t.Errorf("problems %v, omitted %d", r.Problems, r.Omitted)
 	}
 }
+
+// Every snapshot file holds one line per id: a repeated id is reported.
+func TestSnapshotsReportARepeatedID(t *testing.T) {
+	wo := func(title string) string {
+		return fmt.Sprintf(`{"id":"wo-a","title":%q,"status":"open","priority":2,"issue_type":"task","created_at":"2026-01-06T10:00:00.000Z","updated_at":"2026-01-06T10:00:00.000Z","created_by":"ceo"}`, title)
+	}
+	msg := func(body string) string {
+		return fmt.Sprintf(`{"id":"msg-1","from":"a","to":"b","subject":"s","body":%q,"timestamp":"2026-01-06T12:00:00.000Z"}`, body)
+	}
+	issue := func(title string) string {
+		return fmt.Sprintf(`{"id":"bd-1","title":%q,"status":"open","priority":2,"issue_type":"task","created_at":"2026-01-06T10:00:00Z","updated_at":"2026-01-06T10:00:00Z"}`, title)
+	}
+	for _, tt := range []struct{ path, a, b string }{
+		{".work/work_orders.jsonl", wo("one"), wo("two")},
+		{".work/messages.jsonl", msg("one"), msg("two")},
+		{".beads/issues.jsonl", issue("one"), issue("two")},
+	} {
+		res := ValidateFile(tt.path, []byte(tt.a+"\n"+tt.b+"\n"), Options{})
+		found := false
+		for _, p := range res.Problems {
+			found = found || p.Rule == RuleDuplicateID
+		}
+		if res.Skipped() || !found {
+			t.Errorf("%s: no %s problem in %+v", tt.path, RuleDuplicateID, res.Problems)
+		}
+	}
+}
