@@ -12,13 +12,15 @@
 // Merge picks one strategy per format (Detect, or Options.Format, which the
 // driver fills from the queen-format git attribute):
 //
-//   - Queen (queen_*.jsonl): the line union of record versions; versions two
-//     sides wrote concurrently are ordered by when they were written, so the
-//     latest is last (UnionStore).
-//   - Stream (st v3, by content): events unioned, the sides' tail
-//     checkpoints dropped, added events renumbered after the base's
-//     watermark in ts order, a fresh checkpoint when needs_checkpoint says
-//     so; the replay contract holds on the result (mergeStream).
+//   - Queen (queen_*.jsonl): the line union of record versions, each
+//     record's versions then put in time order (records.Newer), so its
+//     current version is its last line whatever order cherry-picks and
+//     rebases left (UnionStore).
+//   - Stream (st v3, by content): events unioned by identity (the line
+//     without seq), every checkpoint a side added dropped, the result
+//     numbered without gaps with added events in ts order, a fresh
+//     checkpoint when needs_checkpoint says so; the replay contract holds
+//     on the result (mergeStream).
 //   - Events (.work/events.jsonl): the union by event_id, ordered by
 //     timestamp. Autopilot (.openclaw-autopilot/events/*.jsonl): the union
 //     by line content, ordered by ts.
