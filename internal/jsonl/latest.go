@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -80,23 +81,29 @@ func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
 	return entries, problems
 }
 
-// candidate is the current version of an id found so far by a scan.
+// candidate is the current version of an id found so far by a scan. It
+// holds no pointers, so a scan of a large log does not load the collector.
 type candidate struct {
-	start, end int // the line, without its line ending, is data[start:end]
-	no         int
-	time       time.Time
+	start, end int   // the line, without its line ending, is data[start:end]
+	nanos      int64 // its version time (versionNanos)
+	out        int   // its entry in the answer, or -1 when Keep rejected it
 }
 
 // selectVersions is Select that also returns the newest version time of
 // any line in data (kept or not), which the selection cache remembers.
+//
+// Scanning from the end, the first line seen of an id is almost always its
+// current version, so it is judged at once, as without Versions; only when
+// an earlier line turns out newer (a stale version after it) is the answer
+// for that id replaced.
 func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time.Time) {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
-	best := map[string]*candidate{}
-	var order []string // ids in the order they were first seen from the end
+	seen := map[string]candidate{}
 	var out []Entry
 	var problems []Problem
 	var newest time.Time
+	replaced := false
 	total := bytes.Count(data, []byte{'\n'})
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		total++
@@ -122,55 +129,61 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
 			continue
 		}
-		if q.Static != nil && !q.Static(vals[1:]) {
+		fields := vals[1 : 1+len(q.Fields)]
+		if q.Static != nil && !q.Static(fields) {
 			continue
 		}
-		if q.Versions == nil {
-			// The last line is the current version: the first one seen.
-			if _, seen := best[id]; seen {
+		var t time.Time
+		if q.Versions != nil {
+			t = q.Versions.timeOf(vals)
+			if t.After(newest) {
+				newest = t
+			}
+		}
+		c, known := seen[id]
+		if known {
+			if q.Versions == nil || !newerThan(raw, t, data[c.start:c.end], c.nanos) {
 				continue
 			}
-			best[id] = nil
-			if q.Keep == nil || q.Keep(vals[1:]) {
-				e := copyEntry(id, raw, no, q.Fields, vals[1:])
-				e.File, e.Offset = file, int64(start)
-				out = append(out, e)
+			if c.out >= 0 {
+				out[c.out].ID, replaced = "", true // superseded by this older line
 			}
-			continue
-		}
-		t := q.Versions.timeOf(vals)
-		if t.After(newest) {
-			newest = t
 		}
 		rawStart := start + offsetIn(data[start:], raw)
-		cur, seen := best[id]
-		if seen && (q.Versions == nil || !Newer(raw, t, data[cur.start:cur.end], cur.time)) {
-			continue
+		c = candidate{start: rawStart, end: rawStart + len(raw), nanos: versionNanos(t), out: -1}
+		if q.Keep == nil || q.Keep(fields) {
+			e := copyEntry(id, raw, no, q.Fields, fields)
+			e.File, e.Offset = file, int64(start)
+			c.out = len(out)
+			out = append(out, e)
 		}
-		if !seen {
-			cur = &candidate{}
-			best[id] = cur
-			order = append(order, id)
-		}
-		*cur = candidate{start: rawStart, end: rawStart + len(raw), no: no, time: t}
+		seen[id] = c
 	}
-	for _, id := range order {
-		c := best[id]
-		raw := data[c.start:c.end]
-		if ObjectFields(raw, keys, vals) != nil {
-			continue // it scanned a moment ago
-		}
-		fields := vals[1 : 1+len(q.Fields)]
-		if q.Keep != nil && !q.Keep(fields) {
-			continue
-		}
-		e := copyEntry(id, raw, c.no, q.Fields, fields)
-		e.File, e.Offset = file, int64(lineStart(data, c.start))
-		out = append(out, e)
+	if replaced {
+		out = slices.DeleteFunc(out, func(e Entry) bool { return e.ID == "" })
+		slices.SortFunc(out, func(a, b Entry) int { return a.Line - b.Line })
+	} else {
+		slices.Reverse(out)
 	}
-	slices.SortFunc(out, func(a, b Entry) int { return a.Line - b.Line })
 	slices.Reverse(problems)
 	return out, problems, newest
+}
+
+// versionNanos packs a version time into an int64 that orders as the times
+// do: nanoseconds since 1970, the zero time (no time at all) first.
+func versionNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return t.UnixNano()
+}
+
+// newerThan is Newer against a version whose time was packed.
+func newerThan(a []byte, ta time.Time, b []byte, tb int64) bool {
+	if na := versionNanos(ta); na != tb {
+		return na > tb
+	}
+	return bytes.Compare(a, b) > 0
 }
 
 // offsetIn is where sub, a subslice of data, starts in it.
