@@ -26,7 +26,7 @@ func maintenanceCommands(env *Env) []*ucli.Command {
 	return []*ucli.Command{
 		{
 			Name:  "compact",
-			Usage: "drop superseded versions from the store's logs (keeps the latest line of each id)",
+			Usage: "drop superseded versions from the store's logs (keeps each id's current version, by its timestamps)",
 			Description: `Compaction only deletes lines that a later line of the same id supersedes; it
 never reorders and keeps lines it cannot read. It rewrites the live store's
 logs (this clone's and those sync received); the ledger (refs/queen/ledger)

@@ -14,7 +14,7 @@ import (
 )
 
 // Query selects records from a keyed log without materialising all of it:
-// only the latest line of each id matters, and of those only the ones Keep
+// only the current version of each id matters, and of those only the ones Keep
 // accepts are copied out. Commands ask narrow questions (my inbox, the
 // reservations that could still be active) of logs with many thousands of
 // lines, and this is what keeps them fast.
@@ -58,7 +58,7 @@ func (q Query) keys() []string {
 	return keys
 }
 
-// Entry is the latest line of one id, copied out of the file.
+// Entry is the current version of one id, copied out of the file.
 type Entry struct {
 	ID string
 	// File and Line say where the line is, for messages; Offset is where it

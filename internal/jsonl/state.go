@@ -26,13 +26,13 @@ func (p Problem) Error() string {
 	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
 }
 
-// Record is the latest version of one id, with its bytes as written.
+// Record is the current version of one id, with its bytes as written.
 type Record struct {
 	ID string
-	// Raw is the latest line for ID exactly as it is in the file (without the
+	// Raw is the current version of ID exactly as it is in the file (without the
 	// line ending), so a rewrite can keep fields this program does not know.
 	Raw []byte
-	// Line is the line number of the latest version.
+	// Line is the line number of the current version.
 	Line int
 	// Versions counts the lines that carried this id.
 	Versions int

@@ -16,7 +16,7 @@ import (
 var liveFields = []string{"status", "expires_at", "updated_at", "released_at", "created_at"}
 
 // activeQuery keeps the versions that are active at now. It is enough when
-// the log has one source: the latest line of each id decides.
+// the log has one source: the current version of each id decides.
 func activeQuery(now time.Time) store.Query {
 	return store.Query{
 		Name:  "reservations-active-v1",
