@@ -463,16 +463,12 @@ func (h *randomHistory) mergeAll() {
 			if !strings.HasPrefix(id, map[string]string{messagesFile: "qm-", reservationsFile: "qr-"}[f]) {
 				continue
 			}
-			newest := versions[0]
 			for _, v := range versions {
 				if !have[f+" "+v] {
 					h.t.Errorf("all merged: %s lost %s", f, v)
 				}
-				if records.Newer([]byte(v), []byte(newest)) {
-					newest = v
-				}
 			}
-			if last[id] != newest {
+			if newest := newestVersion(versions); last[id] != newest {
 				h.t.Errorf("all merged: the last line of %s is\n%s\nnot its newest version\n%s", id, last[id], newest)
 			}
 		}
@@ -489,14 +485,8 @@ func (h *randomHistory) mergeAll() {
 		droid := droidOf(b)
 		want := []string{}
 		for id, versions := range h.written {
-			newest := versions[0]
-			for _, v := range versions {
-				if records.Newer([]byte(v), []byte(newest)) {
-					newest = v
-				}
-			}
 			var m records.Message
-			if strings.HasPrefix(id, "qm-") && json.Unmarshal([]byte(newest), &m) == nil && m.To == droid && !m.Deleted {
+			if strings.HasPrefix(id, "qm-") && json.Unmarshal([]byte(newestVersion(versions)), &m) == nil && m.To == droid && !m.Deleted {
 				want = append(want, id)
 			}
 		}
@@ -514,6 +504,17 @@ func (h *randomHistory) mergeAll() {
 			h.t.Errorf("all merged: %s's inbox lists %v, want %v", droid, got, want)
 		}
 	}
+}
+
+// newestVersion is the version records.Newer puts above the others.
+func newestVersion(versions []string) string {
+	newest := versions[0]
+	for _, v := range versions[1:] {
+		if records.Newer([]byte(v), []byte(newest)) {
+			newest = v
+		}
+	}
+	return newest
 }
 
 // current is each record's newest version in a store or projection.
