@@ -56,10 +56,10 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 	}
 	var inPrefix []prefixLine
 	for l := range jsonl.Lines(prefix) {
-		if id, ok := recordID(l.Raw); ok {
-			if _, wanted := byID[id]; wanted {
+		if id, ok := recordIDBytes(l.Raw); ok {
+			if _, wanted := byID[string(id)]; wanted {
 				start := offsetOf(prefix, l.Raw)
-				inPrefix = append(inPrefix, prefixLine{start, l.Raw, id})
+				inPrefix = append(inPrefix, prefixLine{start, l.Raw, string(id)})
 			}
 		}
 	}
@@ -146,21 +146,28 @@ type timedLine struct {
 // offsetOf is where sub, a subslice of data, starts in it.
 func offsetOf(data, sub []byte) int { return cap(data) - cap(sub) }
 
-// recordID is the id of a record line. git-queen writes the id first, and
-// reading it in place skips a scan of the whole line; anything else is
-// scanned.
+// recordID is the id of a record line.
 func recordID(line []byte) (string, bool) {
+	id, ok := recordIDBytes(line)
+	return string(id), ok
+}
+
+// recordIDBytes is recordID without a copy when it can be read in place:
+// git-queen writes the id first, and reading it there skips a scan of the
+// whole line (a merge reads the id of every line of a large base); anything
+// else is scanned.
+func recordIDBytes(line []byte) ([]byte, bool) {
 	const lead = `{"id":"`
 	if bytes.HasPrefix(line, []byte(lead)) {
 		rest := line[len(lead):]
 		if end := bytes.IndexByte(rest, '"'); end > 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
-			return string(rest[:end]), true
+			return rest[:end], true
 		}
 	}
 	vals := make([][]byte, 1)
 	if jsonl.ObjectFields(line, []string{jsonl.DefaultKey}, vals) != nil {
-		return "", false
+		return nil, false
 	}
 	id, ok := jsonl.String(vals[0])
-	return id, ok && id != ""
+	return []byte(id), ok && id != ""
 }
