@@ -115,6 +115,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	problems := hdrProblems(hdr, file)
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
+	pick := q.Versions.picker(keys)
 	// appended holds, for each id among the new lines, its current
 	// version so far, kept or not.
 	type version struct {
@@ -147,7 +148,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 			continue
 		}
 		if q.Versions != nil {
-			t := q.Versions.timeOf(vals)
+			t := pick.time(vals)
 			if t.After(newest) && off <= prefix {
 				newest = t
 			}

@@ -53,7 +53,11 @@ func (q Query) keeps(fields [][]byte) bool {
 func (q Query) keys() []string {
 	keys := append([]string{q.key()}, q.Fields...)
 	if q.Versions != nil {
-		keys = append(keys, q.Versions.Fields...)
+		for _, f := range q.Versions.Fields {
+			if !slices.Contains(keys[1:], f) {
+				keys = append(keys, f) // a field asked for already is read once
+			}
+		}
 	}
 	return keys
 }
@@ -99,6 +103,7 @@ type candidate struct {
 func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time.Time) {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
+	pick := q.Versions.picker(keys)
 	seen := map[string]candidate{}
 	var out []Entry
 	var problems []Problem
@@ -135,7 +140,7 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		}
 		var t time.Time
 		if q.Versions != nil {
-			t = q.Versions.timeOf(vals)
+			t = pick.time(vals)
 			if t.After(newest) {
 				newest = t
 			}

@@ -146,11 +146,9 @@ func scanParallel(data []byte, key string, v *Versions) [][]keyedLine {
 
 func scanPart(data []byte, first int, key string, v *Versions) []keyedLine {
 	out := make([]keyedLine, 0, bytes.Count(data, []byte{'\n'})+1)
-	keys := []string{key}
-	if v != nil {
-		keys = append(keys, v.Fields...)
-	}
+	keys := Query{Key: key, Versions: v}.keys()
 	vals := make([][]byte, len(keys))
+	pick := v.picker(keys)
 	for line := range LinesFrom(data, first) {
 		if line.Blank() {
 			continue
@@ -158,7 +156,9 @@ func scanPart(data []byte, first int, key string, v *Versions) []keyedLine {
 		id, problem := lineKey(line, keys, vals)
 		kl := keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem}
 		if problem == "" {
-			kl.time = v.timeOf(vals)
+			if pick != nil {
+				kl.time = pick.time(vals)
+			}
 		}
 		out = append(out, kl)
 	}

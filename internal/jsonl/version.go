@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"slices"
 	"time"
 )
 
@@ -41,11 +42,29 @@ func Newer(a []byte, ta time.Time, b []byte, tb time.Time) bool {
 	return bytes.Compare(a, b) > 0
 }
 
-// versionOf returns the time of a version from the values a scan found for
-// the keys a query built with withVersions.
-func (v *Versions) timeOf(vals [][]byte) time.Time {
+// versionPicker reads a version's time from the values a scan found for
+// keys, where each of the rule's fields is wherever keys has it.
+type versionPicker struct {
+	v   *Versions
+	at  []int // index in keys of each of v.Fields
+	buf [][]byte
+}
+
+// picker is the versionPicker for a scan of keys; nil when v is nil.
+func (v *Versions) picker(keys []string) *versionPicker {
 	if v == nil {
-		return time.Time{}
+		return nil
 	}
-	return v.Time(vals[len(vals)-len(v.Fields):])
+	p := &versionPicker{v: v, at: make([]int, len(v.Fields)), buf: make([][]byte, len(v.Fields))}
+	for i, f := range v.Fields {
+		p.at[i] = slices.Index(keys, f)
+	}
+	return p
+}
+
+func (p *versionPicker) time(vals [][]byte) time.Time {
+	for i, at := range p.at {
+		p.buf[i] = vals[at]
+	}
+	return p.v.Time(p.buf)
 }
