@@ -53,7 +53,11 @@ func Run(env *Env, args []string) int {
 	app := newApp(env)
 	err := app.Run(reorderArgs(app, args))
 	if err != nil {
-		reportError(env.Stderr, err)
+		if wantsJSON(args) {
+			reportErrorJSON(env.Stderr, err)
+		} else {
+			reportError(env.Stderr, err)
+		}
 	}
 	return exitCode(err)
 }
@@ -72,7 +76,9 @@ to share the store with every clone of it). Every command that prints data
 takes --json. Flags may come before or after arguments.
 
 Exit codes: 0 success, 1 failure or a failed check, 2 usage error,
-5 reservation conflict.`
+5 reservation conflict. With --json, a failure also prints one JSON object on
+stderr: {"error":{"code":5,"kind":"conflict","message":"...",...}}, kind one of
+conflict, usage, failure.`
 
 func newApp(env *Env) *ucli.App {
 	app := &ucli.App{

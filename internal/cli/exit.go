@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,4 +92,68 @@ func reportError(w io.Writer, err error) {
 		}
 		fmt.Fprintf(w, "Run '%s' for usage.\n", help)
 	}
+}
+
+// errorJSON is the one object a failure prints on stderr under --json, so
+// a calling program reads the outcome instead of scraping a sentence.
+type errorJSON struct {
+	Code int `json:"code"`
+	// Kind names the exit code's meaning: conflict (5), usage (2), failure.
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Command is the command whose help explains a usage error.
+	Command string `json:"command,omitempty"`
+	// Conflicts are the reservations a refused reservation overlapped.
+	Conflicts []reservations.Conflict `json:"conflicts,omitempty"`
+}
+
+// errorKind is the name of an exit code's meaning.
+func errorKind(code int) string {
+	switch code {
+	case ExitConflict:
+		return "conflict"
+	case ExitUsage:
+		return "usage"
+	}
+	return "failure"
+}
+
+// reportErrorJSON prints err as {"error": {...}} on w. A silent error's
+// command has already printed its outcome (on stdout, as JSON).
+func reportErrorJSON(w io.Writer, err error) {
+	var silent *SilentError
+	if errors.As(err, &silent) {
+		return
+	}
+	code := exitCode(err)
+	e := errorJSON{Code: code, Kind: errorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		e.Command = usage.Command
+	}
+	var conflict *reservations.ConflictError
+	if errors.As(err, &conflict) {
+		e.Conflicts = conflict.Conflicts
+	}
+	b, merr := json.Marshal(map[string]errorJSON{"error": e})
+	if merr != nil {
+		reportError(w, err)
+		return
+	}
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// wantsJSON reports whether the command line asked for --json (before any
+// "--"), which decides how a failure is reported even when the failure is
+// in parsing the rest of the line.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
 }

@@ -26,11 +26,14 @@ func reserveCommands(env *Env) []*ucli.Command {
 	return []*ucli.Command{
 		{
 			Name:      "reserve",
-			Usage:     "reserve the paths some patterns match (exit 5 on an exclusive conflict)",
+			Usage:     "reserve the paths some patterns match, exclusively unless --shared (exit 5 on a conflict)",
 			ArgsUsage: "PATTERN...",
 			Description: `Reservations tell other droids, and the pre-commit hook, which paths you are
-working on. An exclusive reservation conflicts with any other droid's active
-reservation that could match a common path; a shared one only with exclusive
+working on. A reservation is exclusive unless you say --shared: nobody else
+may reserve the paths, and the pre-commit hook refuses other droids' commits
+that touch them. An exclusive reservation conflicts with any other droid's
+active reservation that could match a common path; a shared one (--shared:
+"I am working here too", which the hook does not enforce) only with exclusive
 ones. An exclusive request with conflicts reserves nothing and exits 5,
 unless --force; a shared one is granted and lists the conflicts as warnings.
 Every worktree of the repository shares one store, so a reservation binds
@@ -47,7 +50,8 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 ` + patternHelp,
 			Flags: []ucli.Flag{
 				&ucli.DurationFlag{Name: "ttl", Value: reservations.DefaultTTL, Usage: "how long it lasts (at most 168h)"},
-				&ucli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Usage: "nobody else may reserve or commit these paths"},
+				&ucli.BoolFlag{Name: "shared", Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
+				&ucli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Usage: "nobody else may reserve or commit these paths (the default)"},
 				&ucli.StringFlag{Name: "reason", Usage: "why, for whoever finds the conflict (`TEXT`)"},
 				&ucli.StringFlag{Name: "issue", Usage: "the beads issue `ID` you work on"},
 				&ucli.BoolFlag{Name: "force", Usage: "reserve despite conflicts"},
@@ -55,8 +59,11 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 				&ucli.BoolFlag{Name: "offline", Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
 			},
 			Action: func(c *ucli.Context) error {
+				if c.Bool("shared") && c.Bool("exclusive") {
+					return &UsageError{Command: "reserve", Msg: "--shared and --exclusive contradict each other; reservations are exclusive unless --shared"}
+				}
 				return runReserve(reserveOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(),
-					TTL: c.Duration("ttl"), Exclusive: c.Bool("exclusive"), Reason: c.String("reason"),
+					TTL: c.Duration("ttl"), Exclusive: !c.Bool("shared"), Reason: c.String("reason"),
 					Issue: c.String("issue"), Force: c.Bool("force"), Notify: c.Bool("notify"), Offline: c.Bool("offline")})
 			},
 		},

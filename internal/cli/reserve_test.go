@@ -15,15 +15,18 @@ func TestReservations(t *testing.T) {
 		{droid: "ann", args: "reserve src/api/** --exclusive --issue qb-1 --reason 'refactor the API'",
 			stdout: []string{`reserved src/api/\*\* \(exclusive, expires in 2h0m\) qr-\w{26}`}},
 		// Flags after arguments, a directory name, and a trailing slash.
-		{droid: "bob", args: "reserve src/components docs/ --ttl 30m",
+		{droid: "bob", args: "reserve src/components docs/ --ttl 30m --shared",
 			stdout: []string{"src/components is a directory: reserving src/components/\\*\\*",
 				`reserved src/components/\*\* \(shared, expires in 30m0s\)`, `reserved docs/\*\* \(shared`}},
 		// An exclusive request that conflicts grants nothing and exits 5,
 		// naming holder, pattern, issue, time left and a witness path.
 		{droid: "bob", args: "reserve src/api/** --exclusive", code: ExitConflict,
 			stderr: []string{"nothing was reserved", `src/api/\*\* overlaps src/api/\*\* held by ann for qb-1 \(expires in 2h0m; e.g. src/api matches both\)`, "--force", "--notify"}},
+		// Exclusive is the default.
+		{droid: "bob", args: "reserve src/api/x.go", code: ExitConflict, stderr: []string{"nothing was reserved"}},
+		{droid: "bob", args: "reserve src/api/x.go --shared --exclusive", code: ExitUsage, stderr: []string{"contradict"}},
 		// A shared request is granted, with the conflict as a warning.
-		{droid: "bob", args: "reserve src/api/**", stdout: []string{`reserved src/api/\*\* \(shared`},
+		{droid: "bob", args: "reserve src/api/** --shared", stdout: []string{`reserved src/api/\*\* \(shared`},
 			stderr: []string{`warning: src/api/\*\* overlaps src/api/\*\* held exclusively by ann for qb-1`}},
 		{droid: "cat", args: "reserve src/api/** --exclusive --notify --reason 'hotfix'", code: ExitConflict,
 			stderr: []string{"held by ann", "held by bob", "notified 2 holder"}},
@@ -39,7 +42,7 @@ func TestReservations(t *testing.T) {
 			`src/components/\*\*\s+bob\s+shared\s+in 30m0s`}},
 		{droid: "ann", args: "reservations --droid bob --path docs/a.md", stdout: []string{`docs/\*\*\s+bob`}},
 		// Reserving a pattern again renews it rather than adding another.
-		{droid: "bob", args: "reserve docs/ --ttl 1h", stdout: []string{`reserved docs/\*\* \(shared, expires in 1h0m\)`}},
+		{droid: "bob", args: "reserve docs/ --ttl 1h --shared", stdout: []string{`reserved docs/\*\* \(shared, expires in 1h0m\)`}},
 		{droid: "ann", args: "release docs/**", code: ExitFailure, stderr: []string{"nothing to release: none of ann's active reservations is docs/\\*\\*", "ann holds src/api/\\*\\*"}},
 		{droid: "ann", args: "release", code: ExitUsage, stderr: []string{"or use --all"}},
 		{droid: "ann", args: "release src/** --all", code: ExitUsage, stderr: []string{"not both"}},
