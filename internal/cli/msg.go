@@ -58,6 +58,7 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Unread: c.Bool("unread"), Since: c.String("since")})
 				},
 			},
+			msgWaitCommand(env),
 			{
 				Name:      "read",
 				Usage:     "show a message, and mark it read if it was sent to you",
