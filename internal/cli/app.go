@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
@@ -103,11 +104,17 @@ func newApp(env *Env) *ucli.App {
 			return ucli.ShowAppHelp(c)
 		},
 	}
-	ucli.VersionPrinter = func(c *ucli.Context) {
-		fmt.Fprintf(c.App.Writer, "git-queen version %s\n", c.App.Version)
-	}
+	setVersionPrinter.Do(func() {
+		ucli.VersionPrinter = func(c *ucli.Context) {
+			fmt.Fprintf(c.App.Writer, "git-queen version %s\n", c.App.Version)
+		}
+	})
 	return app
 }
+
+// setVersionPrinter sets urfave's one global once: the MCP server runs
+// commands concurrently in one process.
+var setVersionPrinter sync.Once
 
 // usageError turns urfave's flag errors into exit-2 usage errors that point
 // at the right help.
@@ -178,7 +185,7 @@ func commands(env *Env) []*ucli.Command {
 	cmds = append(cmds, maintenanceCommands(env)...)
 	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
 	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
-	cmds = append(cmds, hookCommand(env), completionCommand(env))
+	cmds = append(cmds, hookCommand(env), completionCommand(env), mcpCommand(env))
 	cmds = append(cmds, manCommand(env))
 	for _, c := range cmds {
 		autosyncWrites(env, c, "")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ type Env struct {
 	Now func() time.Time
 	// Terminal is true when Stdout is a terminal (colour, relative times).
 	Terminal bool
+	// Ctx, when set, ends a command that waits (msg wait) when it is done:
+	// the MCP server cancels a tool call this way.
+	Ctx context.Context
 	// found remembers the workspace found for a command, so that what
 	// runs after it (autosync) does not search again.
 	found map[workspace.Options]*workspace.Workspace
@@ -133,4 +137,19 @@ func printJSON(w io.Writer, v any) error {
 		return fmt.Errorf("write JSON output: %w", err)
 	}
 	return nil
+}
+
+// Identity is the droid a command run with --droid droid would act as:
+// droid, else $QUEEN_DROID, else git config queen.droid; "" when none is
+// set. The MCP server resolves it once, at start.
+func (e *Env) Identity(droid string) string { return e.identity(globals{Droid: droid}) }
+
+// WithIO is a copy of e that reads stdin, writes stdout and stderr, and
+// stops waiting commands when ctx ends: one in-process run of a command
+// among concurrent ones (the MCP server's tool calls).
+func (e *Env) WithIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *Env {
+	c := *e
+	c.Stdin, c.Stdout, c.Stderr, c.Ctx, c.Terminal = stdin, stdout, stderr, ctx, false
+	c.found = nil
+	return &c
 }

@@ -107,8 +107,9 @@ type errorJSON struct {
 	Conflicts []reservations.Conflict `json:"conflicts,omitempty"`
 }
 
-// errorKind is the name of an exit code's meaning.
-func errorKind(code int) string {
+// ErrorKind is the name of an exit code's meaning in --json errors and
+// MCP tool errors: conflict (5), usage (2), failure (anything else).
+func ErrorKind(code int) string {
 	switch code {
 	case ExitConflict:
 		return "conflict"
@@ -126,7 +127,7 @@ func reportErrorJSON(w io.Writer, err error) {
 		return
 	}
 	code := exitCode(err)
-	e := errorJSON{Code: code, Kind: errorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
+	e := errorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
 	var usage *UsageError
 	if errors.As(err, &usage) {
 		e.Command = usage.Command

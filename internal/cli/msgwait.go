@@ -82,7 +82,11 @@ func runMsgWait(o msgWaitOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	parent := o.Env.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
