@@ -157,7 +157,9 @@ func New(env *cli.Env, droid, beadsDir string) *mcp.Server {
 			return positional(a, in.Patterns...)
 		})
 	addCommandTool(s, r, "release", "Release your reservations: the patterns given (and any they cover), or all=true.",
-		func(in patternsIn) []string { return positional(boolIf([]string{"release"}, "all", in.All), in.Patterns...) })
+		func(in patternsIn) []string {
+			return positional(boolIf([]string{"release"}, "all", in.All), in.Patterns...)
+		})
 	addCommandTool(s, r, "renew", "Extend your reservations before they expire: the patterns given, or all=true.",
 		func(in renewIn) []string {
 			return positional(flagIf(boolIf([]string{"renew"}, "all", in.All), "ttl", in.TTL), in.Patterns...)
@@ -176,7 +178,9 @@ func New(env *cli.Env, droid, beadsDir string) *mcp.Server {
 			return flagIf(a, "importance", in.Importance)
 		})
 	addCommandTool(s, r, "inbox", "List the messages sent to you, newest first.",
-		func(in inboxIn) []string { return flagIf(boolIf([]string{"msg", "inbox"}, "unread", in.Unread), "since", in.Since) })
+		func(in inboxIn) []string {
+			return flagIf(boolIf([]string{"msg", "inbox"}, "unread", in.Unread), "since", in.Since)
+		})
 	addCommandTool(s, r, "read", "Show a message and mark it read if it was sent to you.",
 		func(in idIn) []string { return positional([]string{"msg", "read"}, in.ID) })
 	addCommandTool(s, r, "reply", "Answer a message, in its thread.",
