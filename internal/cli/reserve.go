@@ -106,8 +106,20 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 			Name:      "check",
 			Usage:     "say whether paths are free (exit 0) or held exclusively by another droid (exit 5)",
 			ArgsUsage: "PATH...",
+			Description: `With --hook claude, check is a Claude Code PreToolUse hook: it reads the tool
+call on stdin (the file_path of Edit, MultiEdit and Write, the notebook_path
+of NotebookEdit), says nothing and exits 0 when the paths are free, and when
+another droid holds one exclusively exits 2 (which refuses the edit) with a
+message for the agent on stderr: who holds it, until when, and how to ask.
+An error also refuses, saying why. In .claude/settings.json:
+
+  {"hooks": {"PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit",
+    "hooks": [{"type": "command", "command": "git queen check --hook claude"}]}]}}`,
+			Flags: []ucli.Flag{
+				&ucli.StringFlag{Name: "hook", Usage: "read the paths from an agent runtime's pre-tool hook input on stdin and answer in its convention (`FORMAT`: claude)"},
+			},
 			Action: func(c *ucli.Context) error {
-				return runCheck(checkOptions{Env: env, G: readGlobals(c), Paths: c.Args().Slice()})
+				return runCheck(checkOptions{Env: env, G: readGlobals(c), Paths: c.Args().Slice(), Hook: c.String("hook")})
 			},
 		},
 	}
@@ -416,6 +428,8 @@ type checkOptions struct {
 	Env   *Env
 	G     globals
 	Paths []string
+	// Hook names the pre-tool hook format whose input gives the paths.
+	Hook string
 }
 
 // pathStatus is one path in `check --json`.
@@ -426,6 +440,9 @@ type pathStatus struct {
 }
 
 func runCheck(o checkOptions) error {
+	if o.Hook != "" {
+		return runCheckHook(o)
+	}
 	if len(o.Paths) == 0 {
 		return &UsageError{Command: "check", Msg: "name at least one PATH to check"}
 	}
@@ -496,4 +513,59 @@ func repoPath(s *store.Store, p string) (string, error) {
 		return "", records.Invalidf("path %s is outside the repository %s", p, s.WS.Repo.TopLevel)
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// runCheckHook is check --hook: the paths from a tool call, the answer in
+// the runtime's convention. Any failure refuses the edit (exit 2) with its
+// cause: a guard that cannot check must not let the change through.
+func runCheckHook(o checkOptions) error {
+	if len(o.Paths) > 0 {
+		return &UsageError{Command: "check", Msg: "with --hook the paths come from the tool call on stdin; give no PATH"}
+	}
+	holds, me, err := hookHolds(o)
+	if err != nil {
+		var usage *UsageError
+		if errors.As(err, &usage) {
+			return err
+		}
+		fmt.Fprintf(o.Env.Stderr, "git-queen: could not check the edit against reservations: %v\n"+
+			"Fix the cause, or run the edit without the hook if you are sure no other droid holds the file.\n", err)
+		return &SilentError{Code: hookBlock}
+	}
+	if len(holds) == 0 {
+		return nil
+	}
+	return blockEdit(o.Env.Stderr, o, me, holds)
+}
+
+func hookHolds(o checkOptions) ([]reservations.Hold, string, error) {
+	paths, err := hookPaths(o.Hook, o.Env.Stdin)
+	if err != nil || len(paths) == 0 {
+		return nil, "", err
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return nil, "", err
+	}
+	top := ""
+	if s.WS.Repo != nil {
+		top = s.WS.Repo.TopLevel
+	}
+	var rel []string
+	for _, p := range paths {
+		if !inRepository(top, p) {
+			continue
+		}
+		r, err := repoPath(s, p)
+		if err != nil {
+			return nil, "", err
+		}
+		rel = append(rel, r)
+	}
+	if len(rel) == 0 {
+		return nil, "", nil
+	}
+	me := o.Env.identity(o.G)
+	holds, err := (&reservations.Store{S: s}).Check(me, rel)
+	return holds, me, err
 }
