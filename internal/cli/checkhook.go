@@ -99,4 +99,3 @@ func inRepository(top, p string) bool {
 	rel, err := filepath.Rel(top, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
-
