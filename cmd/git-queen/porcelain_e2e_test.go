@@ -83,11 +83,11 @@ func TestGitPorcelainNeverMovesTheStore(t *testing.T) {
 	// The state: reservations exclusive and shared, active and released;
 	// messages both ways, one read; assignments.
 	mustQueen(t, repo, "ann", "reserve", "src/api/**", "--exclusive")
-	mustQueen(t, repo, "ann", "reserve", "docs/**")
+	mustQueen(t, repo, "ann", "reserve", "docs/**", "--shared")
 	mustQueen(t, repo, "ann", "reserve", "tmp/**", "-x")
 	mustQueen(t, repo, "ann", "release", "tmp/**")
 	mustQueen(t, wt, "bob", "reserve", "lib/**", "-x")
-	mustQueen(t, wt, "bob", "reserve", "docs/**")
+	mustQueen(t, wt, "bob", "reserve", "docs/**", "--shared")
 	id, err := sentID(mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", "API moved", "--json"))
 	if err != nil {
 		t.Fatal(err)

@@ -168,6 +168,9 @@ type Filter struct {
 	IssueID string
 	// All includes ended assignments.
 	All bool
+	// Status keeps only assignments in this status (active, completed,
+	// released, reassigned); it implies All for the ended ones.
+	Status string
 }
 
 // List returns the assignments that match, oldest first.
@@ -179,7 +182,7 @@ func (a *Store) List(f Filter) ([]records.Assignment, []jsonl.Problem, error) {
 	var out []records.Assignment
 	for _, x := range all {
 		if (f.Droid == "" || x.Droid == f.Droid) && (f.IssueID == "" || x.IssueID == f.IssueID) &&
-			(f.All || x.Status == records.AssignmentActive) {
+			(f.All || f.Status != "" || x.Status == records.AssignmentActive) && (f.Status == "" || x.Status == f.Status) {
 			out = append(out, x.Assignment)
 		}
 	}

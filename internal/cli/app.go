@@ -169,7 +169,7 @@ func requireFlags(c *ucli.Command) {
 
 func globalFlags() []ucli.Flag {
 	return []ucli.Flag{
-		&ucli.StringFlag{Name: "droid", Usage: "act as droid `NAME` (default: $QUEEN_DROID, then git config queen.droid)"},
+		&ucli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Usage: "act as droid `NAME` (default: $QUEEN_DROID or $QUEEN_AGENT, then git config queen.droid)"},
 		&ucli.StringFlag{Name: "beads-dir", Usage: "use the plain directory store `DIR` (the seed's layout) instead of the repository's live store (default: $BEADS_DIR)"},
 		&ucli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 	}
@@ -180,6 +180,7 @@ func commands(env *Env) []*ucli.Command {
 	cmds := setupCommands(env)
 	cmds = append(cmds, syncCommand(env), exportCommand(env))
 	cmds = append(cmds, reserveCommands(env)...)
+	cmds = append(cmds, conflictsCommand(env))
 	cmds = append(cmds, msgCommand(env))
 	cmds = append(cmds, assignCommands(env)...)
 	cmds = append(cmds, maintenanceCommands(env)...)

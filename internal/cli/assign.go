@@ -70,13 +70,20 @@ func assignCommands(env *Env) []*ucli.Command {
 			Name:  "assignments",
 			Usage: "list active assignments",
 			Flags: []ucli.Flag{
-				&ucli.StringFlag{Name: "droid", Usage: "only this droid's (`NAME`)"},
-				&ucli.StringFlag{Name: "issue", Usage: "only this issue's (`ID`)"},
+				&ucli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Usage: "only this droid's (`NAME`)"},
+				&ucli.StringFlag{Name: "issue", Aliases: []string{"i"}, Usage: "only this issue's (`ID`)"},
+				&ucli.StringFlag{Name: "status", Usage: "only those in `STATUS`: active, completed, released or reassigned"},
 				&ucli.BoolFlag{Name: "all", Usage: "include released, completed and reassigned ones"},
+				limitFlag(0),
 			},
 			Action: func(c *ucli.Context) error {
-				return runAssignments(assignmentsOptions{Env: env, G: readGlobals(c),
-					Filter: assignments.Filter{Droid: c.String("droid"), IssueID: c.String("issue"), All: c.Bool("all")}})
+				status := c.String("status")
+				if status != "" && !contains([]string{records.AssignmentActive, records.AssignmentCompleted,
+					records.AssignmentReleased, records.AssignmentReassigned}, status) {
+					return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
+				}
+				return runAssignments(assignmentsOptions{Env: env, G: readGlobals(c), Limit: c.Int("limit"),
+					Filter: assignments.Filter{Droid: c.String("droid"), IssueID: c.String("issue"), All: c.Bool("all"), Status: status}})
 			},
 		},
 	}
@@ -154,6 +161,7 @@ type assignmentsOptions struct {
 	Env    *Env
 	G      globals
 	Filter assignments.Filter
+	Limit  int // at most this many, the most recent; 0 for all
 }
 
 func runAssignments(o assignmentsOptions) error {
@@ -165,6 +173,7 @@ func runAssignments(o assignmentsOptions) error {
 	if err != nil {
 		return err
 	}
+	list, more := lastN(list, o.Limit)
 	if o.G.JSON {
 		return printJSON(o.Env.Stdout, map[string]any{"assignments": nonNil(list), "problems": problemsJSON(problems)})
 	}
@@ -182,5 +191,9 @@ func runAssignments(o assignmentsOptions) error {
 		}
 		t.row(a.IssueID, a.Droid, status, relTime(now, a.UpdatedAt), a.AssignedBy, a.Worktree, a.ID)
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, more)
+	return nil
 }

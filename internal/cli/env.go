@@ -101,8 +101,10 @@ func (e *Env) identity(g globals) string {
 	if g.Droid != "" {
 		return g.Droid
 	}
-	if d := strings.TrimSpace(e.Getenv("QUEEN_DROID")); d != "" {
-		return d
+	for _, name := range []string{"QUEEN_DROID", "QUEEN_AGENT"} { // QUEEN_AGENT: QueenBee's name
+		if d := strings.TrimSpace(e.Getenv(name)); d != "" {
+			return d
+		}
 	}
 	if repo, err := gitrepo.Discover(e.Dir); err == nil && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
 		if d, ok := repo.LocalConfig("queen.droid"); ok && strings.TrimSpace(d) != "" {

@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -30,21 +31,25 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 			{
 				Name:      "send",
 				Usage:     "send a message to a droid, or to every droid with --to @all",
-				ArgsUsage: " ",
+				ArgsUsage: "[TO [BODY]]",
+				Description: `The recipient and the body may be given as arguments, as QueenBee's
+msg send does: git queen msg send bob "the API moved". Without --subject, the
+subject is the body's first line (cut to 100 characters).`,
 				Flags: append([]ucli.Flag{
-					&ucli.StringFlag{Name: "to", Required: true, Usage: "recipient droid `NAME`, or @all"},
-					&ucli.StringFlag{Name: "subject", Required: true, Usage: "one line of at most 100 characters"},
-					&ucli.StringFlag{Name: "issue", Usage: "the beads issue `ID` this is about (threads by issue)"},
+					&ucli.StringFlag{Name: "to", Usage: "recipient droid `NAME`, or @all (or the first argument)"},
+					&ucli.StringFlag{Name: "subject", Aliases: []string{"s"}, Usage: "one line of at most 100 characters (default: the body's first line)"},
+					&ucli.StringFlag{Name: "issue", Aliases: []string{"i"}, Usage: "the beads issue `ID` this is about (threads by issue)"},
 					&ucli.StringFlag{Name: "reply-to", Usage: "the message `ID` this answers (joins its thread)"},
 				}, bodyFlags...),
 				Action: func(c *ucli.Context) error {
-					if c.Args().Present() {
-						return usageErrorf("msg send takes no arguments; give the body with --body or --body-file")
-					}
-					return runMsgSend(msgSendOptions{Env: env, G: readGlobals(c), To: c.String("to"),
+					o := msgSendOptions{Env: env, G: readGlobals(c), To: c.String("to"),
 						Subject: c.String("subject"), Body: c.String("body"), BodySet: c.IsSet("body"),
 						BodyFile: c.String("body-file"), Issue: c.String("issue"), ReplyTo: c.String("reply-to"),
-						Importance: c.String("importance")})
+						Importance: c.String("importance")}
+					if err := sendArgs(&o, c.Args().Slice()); err != nil {
+						return err
+					}
+					return runMsgSend(o)
 				},
 			},
 			{
@@ -53,9 +58,23 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 				Flags: []ucli.Flag{
 					&ucli.BoolFlag{Name: "unread", Usage: "only unread messages"},
 					&ucli.StringFlag{Name: "since", Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+					limitFlag(20),
 				},
 				Action: func(c *ucli.Context) error {
-					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Unread: c.Bool("unread"), Since: c.String("since")})
+					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Unread: c.Bool("unread"), Since: c.String("since"),
+						Limit: tableLimit(c, 20)})
+				},
+			},
+			{
+				Name:  "sent",
+				Usage: "list the messages you sent, newest first",
+				Flags: []ucli.Flag{
+					&ucli.StringFlag{Name: "since", Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+					limitFlag(20),
+				},
+				Action: func(c *ucli.Context) error {
+					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Since: c.String("since"),
+						Limit: tableLimit(c, 20), Sent: true})
 				},
 			},
 			msgWaitCommand(env),
@@ -167,6 +186,11 @@ func runMsgSend(o msgSendOptions) error {
 	if err != nil {
 		return err
 	}
+	if !o.Reply && strings.TrimSpace(o.Subject) == "" {
+		if o.Subject = subjectOf(body); o.Subject == "" {
+			return &UsageError{Command: "msg send", Msg: "give a --subject (-s), or a body whose first line can serve as one"}
+		}
+	}
 	s, err := o.Env.openStore(o.G)
 	if err != nil {
 		return err
@@ -197,6 +221,8 @@ type msgInboxOptions struct {
 	G      globals
 	Unread bool
 	Since  string
+	Limit  int  // at most this many, newest first; 0 for all
+	Sent   bool // the messages the droid sent, not received
 }
 
 func runMsgInbox(o msgInboxOptions) error {
@@ -213,19 +239,36 @@ func runMsgInbox(o msgInboxOptions) error {
 	if err != nil {
 		return err
 	}
-	inbox, problems, err := (&messages.Store{S: s}).Inbox(me, messages.InboxOptions{UnreadOnly: o.Unread, Since: since})
+	m := &messages.Store{S: s}
+	opts := messages.InboxOptions{UnreadOnly: o.Unread, Since: since}
+	var inbox []records.Message
+	var problems []jsonl.Problem
+	if o.Sent {
+		inbox, problems, err = m.Sent(me, opts)
+	} else {
+		inbox, problems, err = m.Inbox(me, opts)
+	}
 	if err != nil {
 		return err
 	}
+	inbox, more := firstN(inbox, o.Limit)
 	if o.G.JSON {
-		return printJSON(o.Env.Stdout, map[string]any{"droid": me, "messages": nonNil(inbox), "problems": problemsJSON(problems)})
+		return printJSON(o.Env.Stdout, map[string]any{"droid": me, "messages": nonNil(inbox), "more": more, "problems": problemsJSON(problems)})
 	}
 	warnProblems(o.Env.Stderr, problems)
 	if len(inbox) == 0 {
-		fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", me)
+		if o.Sent {
+			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", me)
+		} else {
+			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", me)
+		}
 		return nil
 	}
-	t := newTable(o.Env.Stdout, "", "ID", "FROM", "SUBJECT", "ISSUE", "SENT")
+	who := "FROM"
+	if o.Sent {
+		who = "TO"
+	}
+	t := newTable(o.Env.Stdout, "", "ID", who, "SUBJECT", "ISSUE", "SENT")
 	for _, msg := range inbox {
 		mark := " "
 		if !msg.Read {
@@ -234,9 +277,17 @@ func runMsgInbox(o msgInboxOptions) error {
 		if msg.Importance == records.ImportanceHigh || msg.Importance == records.ImportanceUrgent {
 			mark += "!"
 		}
-		t.row(mark, msg.ID, msg.From, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
+		other := msg.From
+		if o.Sent {
+			other = msg.To
+		}
+		t.row(mark, msg.ID, other, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, more)
+	return nil
 }
 
 type msgReadOptions struct {
@@ -330,4 +381,45 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// sendArgs takes QueenBee's positional spelling, msg send TO [BODY], and
+// fills the subject from the body when none is given.
+func sendArgs(o *msgSendOptions, args []string) error {
+	if len(args) > 2 {
+		return &UsageError{Command: "msg send", Msg: "msg send takes at most TO and BODY as arguments; quote the body"}
+	}
+	if len(args) >= 1 {
+		if o.To != "" && o.To != args[0] {
+			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one", o.To, args[0])}
+		}
+		o.To = args[0]
+	}
+	if len(args) == 2 {
+		if o.BodySet || o.BodyFile != "" {
+			return &UsageError{Command: "msg send", Msg: "two bodies: an argument and --body or --body-file; give one"}
+		}
+		o.Body, o.BodySet = args[1], true
+	}
+	if o.To == "" {
+		return &UsageError{Command: "msg send", Msg: "name the recipient: msg send TO [BODY], or --to NAME"}
+	}
+	if o.Subject == "" && o.BodySet && o.Body != "-" {
+		o.Subject = subjectOf(o.Body)
+	}
+	return nil
+}
+
+// subjectOf is a body's first non-blank line, cut to the subject's limit.
+func subjectOf(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			runes := []rune(line)
+			if len(runes) > records.MaxSubject {
+				runes = runes[:records.MaxSubject]
+			}
+			return string(runes)
+		}
+	}
+	return ""
 }

@@ -53,7 +53,7 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 				&ucli.BoolFlag{Name: "shared", Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
 				&ucli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Usage: "nobody else may reserve or commit these paths (the default)"},
 				&ucli.StringFlag{Name: "reason", Usage: "why, for whoever finds the conflict (`TEXT`)"},
-				&ucli.StringFlag{Name: "issue", Usage: "the beads issue `ID` you work on"},
+				&ucli.StringFlag{Name: "issue", Aliases: []string{"i"}, Usage: "the beads issue `ID` you work on"},
 				&ucli.BoolFlag{Name: "force", Usage: "reserve despite conflicts"},
 				&ucli.BoolFlag{Name: "notify", Usage: "send each conflicting holder a message"},
 				&ucli.BoolFlag{Name: "offline", Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
@@ -69,9 +69,14 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 		},
 		{
 			Name:      "release",
-			Usage:     "release your reservations: the patterns named (and any they cover), or --all",
-			ArgsUsage: "[PATTERN...]",
-			Flags:     []ucli.Flag{&ucli.BoolFlag{Name: "all", Usage: "release every reservation you hold"}},
+			Aliases:   []string{"unreserve"},
+			Usage:     "release your reservations: the patterns named (and any they cover), or --all; release ISSUE ends your assignment, as in QueenBee",
+			ArgsUsage: "[PATTERN...|ISSUE]",
+			Description: `Releases the reservations each PATTERN covers. As in QueenBee, an argument
+that is an issue id you are assigned (release qb-12) ends that assignment
+instead (git queen unassign qb-12); when it is both an assignment of yours
+and one of your reservation patterns, release says so and does neither.`,
+			Flags: []ucli.Flag{&ucli.BoolFlag{Name: "all", Usage: "release every reservation you hold"}},
 			Action: func(c *ucli.Context) error {
 				return runRelease(releaseOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(), All: c.Bool("all")})
 			},
@@ -90,15 +95,20 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 			},
 		},
 		{
-			Name:  "reservations",
-			Usage: "list active reservations: every worktree's, and every clone's that sync or fetch brought in",
+			Name:    "reservations",
+			Aliases: []string{"reserved"},
+			Usage:   "list active reservations: every worktree's, and every clone's that sync or fetch brought in",
 			Flags: []ucli.Flag{
 				&ucli.BoolFlag{Name: "all", Usage: "include released and expired ones"},
 				&ucli.StringFlag{Name: "path", Usage: "only those that cover `PATH`"},
-				&ucli.StringFlag{Name: "droid", Usage: "only this droid's (`NAME`)"},
+				&ucli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Usage: "only this droid's (`NAME`)"},
+				limitFlag(0),
 			},
 			Action: func(c *ucli.Context) error {
-				return runReservations(reservationsOptions{Env: env, G: readGlobals(c), Filter: reservations.Filter{
+				if c.Args().Present() {
+					return &UsageError{Command: "reservations", Msg: "reservations takes no arguments; filter with --path, --droid or --all"}
+				}
+				return runReservations(reservationsOptions{Env: env, G: readGlobals(c), Limit: c.Int("limit"), Filter: reservations.Filter{
 					All: c.Bool("all"), Path: c.String("path"), Droid: c.String("droid")}})
 			},
 		},
@@ -319,15 +329,29 @@ func runRelease(o releaseOptions) error {
 	if err != nil {
 		return err
 	}
-	patterns, _, err := normalizePatterns(s, o.Patterns)
+	args := o.Patterns
+	var ended []records.Assignment
+	if !o.Renew && !o.All {
+		var issues []string
+		if issues, args, err = releasedIssues(s, me, args); err != nil {
+			return err
+		}
+		if ended, err = releaseIssues(o, s, me, issues); err != nil {
+			return err
+		}
+	}
+	patterns, _, err := normalizePatterns(s, args)
 	if err != nil {
 		return err
 	}
 	rs := &reservations.Store{S: s}
-	var changed []records.Reservation
-	if o.Renew {
+	changed := []records.Reservation{}
+	switch {
+	case len(patterns) == 0 && !o.All:
+		// Only issues were named.
+	case o.Renew:
 		changed, err = rs.Renew(me, patterns, o.All, o.TTL)
-	} else {
+	default:
 		changed, err = rs.Release(me, patterns, o.All)
 	}
 	if err != nil {
@@ -338,7 +362,11 @@ func runRelease(o releaseOptions) error {
 		if o.Renew {
 			key = "renewed"
 		}
-		return printJSON(o.Env.Stdout, map[string]any{key: changed})
+		out := map[string]any{key: changed}
+		if len(ended) > 0 {
+			out["unassigned"] = ended
+		}
+		return printJSON(o.Env.Stdout, out)
 	}
 	now := o.Env.Now()
 	for _, r := range changed {
@@ -355,6 +383,7 @@ type reservationsOptions struct {
 	Env    *Env
 	G      globals
 	Filter reservations.Filter
+	Limit  int // at most this many, the most recent; 0 for all
 }
 
 func runReservations(o reservationsOptions) error {
@@ -371,6 +400,7 @@ func runReservations(o reservationsOptions) error {
 	if err != nil {
 		return err
 	}
+	list, more := lastN(list, o.Limit)
 	now := o.Env.Now()
 	// With a remote, a reservation whose latest version this clone wrote
 	// after its last sync is not on the remote yet: other clones do not
@@ -421,7 +451,11 @@ func runReservations(o reservationsOptions) error {
 		}
 		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, more)
+	return nil
 }
 
 type checkOptions struct {

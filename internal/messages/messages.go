@@ -249,3 +249,28 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 	})
 	return thread, problems, nil
 }
+
+// Sent lists the messages droid sent, newest first, without deleted ones.
+func (m *Store) Sent(droid string, o InboxOptions) ([]records.Message, []jsonl.Problem, error) {
+	sel, err := m.S.Select(records.MessagesFile, store.Query{
+		Name: "sent\x00" + droid,
+		Query: jsonl.Query{
+			Fields: []string{"from"},
+			Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], droid) },
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	all, problems := decodeAll(sel)
+	sent := slices.DeleteFunc(all, func(msg records.Message) bool {
+		return msg.Deleted || msg.CreatedAt.Before(o.Since)
+	})
+	slices.SortFunc(sent, func(a, b records.Message) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return sent, problems, nil
+}
