@@ -19,7 +19,7 @@ func TestMessages(t *testing.T) {
 		{droid: "ann", args: "msg send --to '@all' --subject hi", code: ExitFailure, stderr: []string{"reaches nobody"}},
 		{droid: "ann", args: "msg send --to 'bad name' --subject hi", code: ExitUsage, stderr: []string{"recipient: droid name"}},
 		{droid: "ann", args: "msg send --subject hi", code: ExitUsage, stderr: []string{`name the recipient`}},
-		{droid: "ann", args: "msg send extra --to bob --subject hi", code: ExitUsage, stderr: []string{"takes no arguments"}},
+		{droid: "ann", args: "msg send extra --to bob --subject hi", code: ExitUsage, stderr: []string{"two recipients: --to bob and extra"}},
 		{droid: "ann", args: "msg send --to bob --subject 'About the API' --body 'see <docs> & go' --issue qb-7 --importance high",
 			stdout: []string{`sent qm-\w{26} to bob: About the API`}},
 		{droid: "bob", args: "msg inbox", stdout: []string{`\*!\s+qm-\w+\s+ann\s+About the API\s+qb-7\s+just now`}},
