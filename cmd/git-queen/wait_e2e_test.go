@@ -73,3 +73,39 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 		t.Fatalf("msg wait --timeout: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// msg wait in one clone wakes when a sync there brings in the message
+// another clone sent (it lands in received/, which the wait watches too).
+func TestMsgWaitWakesOnASync(t *testing.T) {
+	testgit.Isolate(t)
+	dirs, droids := queenClones(t, testgit.FileRemote(t), 2)
+	cmd := queenCmd(dirs[0], droids[0], "msg", "wait", "--from", droids[1], "--timeout", "30s", "--json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	id, err := sentID(mustQueen(t, dirs[1], droids[1], "msg", "send", "--to", droids[0], "--subject", "over the wire", "--body", "x", "--json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustQueen(t, dirs[1], droids[1], "sync")
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("msg wait returned before the sync: %v\n%s%s", err, stdout.String(), stderr.String())
+	default:
+	}
+	mustQueen(t, dirs[0], droids[0], "sync")
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(stdout.String(), id) {
+			t.Fatalf("msg wait after the sync: %v\n%s%s", err, stdout.String(), stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("msg wait did not wake after the sync brought its message in")
+	}
+}
