@@ -127,7 +127,11 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 			fmt.Fprintf(w, "  ... and %d more changed committed lines in %s\n", n, r.Path)
 		}
 	}
-	if len(res.Invalid) > 0 || len(res.Rewrites) > 0 {
+	for _, l := range res.Symlinks {
+		fmt.Fprintf(w, "git-queen: commit refused: %s is a symbolic link in the store directory; a link there would let "+
+			"git-queen's writes land wherever it points (whatever queen.toml says): store files are regular files\n", l)
+	}
+	if len(res.Invalid) > 0 || len(res.Rewrites) > 0 || len(res.Symlinks) > 0 {
 		fmt.Fprintln(w, "fix the staged files (git queen validate; git queen resolve repairs merge debris), or commit anyway with git commit --no-verify")
 	}
 }

@@ -190,3 +190,24 @@ func (b *Blobs) Close() error {
 	b.in.Close()
 	return b.cmd.Wait()
 }
+
+// StagedSymlinks lists which of paths the index holds as symbolic links
+// (mode 120000). It runs git ls-files: the hook asks only for the few
+// staged paths of the store directory.
+func (r *Repo) StagedSymlinks(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := Git(r.TopLevel, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
+	if err != nil {
+		return nil, err
+	}
+	var links []string
+	for _, entry := range strings.Split(out, "\x00") {
+		meta, path, ok := strings.Cut(entry, "\t")
+		if ok && strings.HasPrefix(meta, "120000 ") {
+			links = append(links, path)
+		}
+	}
+	return links, nil
+}

@@ -21,6 +21,10 @@ type Log struct {
 	Versions *Versions
 	// Lock serialises writers. Logs of one repository share one Lock.
 	Lock *Lock
+	// Roots are the directories every write must stay inside once symlinks
+	// are resolved (the repository, and a store directory named outside
+	// it); empty means no check. See CheckInside.
+	Roots []string
 	// NoSync skips fsync after appends. Appends are still atomic with respect
 	// to other processes; only a power loss can lose the latest records.
 	NoSync bool
@@ -123,6 +127,12 @@ func (tx *Tx) Append(l *Log, records ...any) error {
 		copy(line, b)
 		line[len(b)] = '\n'
 		lines = append(lines, line)
+	}
+	if err := CheckInside(l.Path, l.Roots); err != nil {
+		return err
+	}
+	if err := CheckInside(QuarantinePath(l.Path), l.Roots); err != nil {
+		return err
 	}
 	_, statErr := os.Stat(l.Path)
 	created := errors.Is(statErr, os.ErrNotExist)

@@ -120,7 +120,7 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 		keep[line.No] = true
 	}
 	archivePath := ArchivePath(l.Path)
-	appended, skipped, err := appendNew(archivePath, moved, l.NoSync)
+	appended, skipped, err := appendNew(archivePath, moved, l.NoSync, l.Roots)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -134,6 +134,9 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 // than rewritten: the next append (or `git queen doctor --fix`) sets it aside
 // first, and a rewrite must not decide what a half-written line meant.
 func (l *Log) loadForRewrite() ([]byte, *State, error) {
+	if err := CheckInside(l.Path, l.Roots); err != nil {
+		return nil, nil, err
+	}
 	data, err := os.ReadFile(l.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, Materialize(nil, l.Path, l.Key, l.Versions), nil
@@ -198,7 +201,7 @@ func selectLines(data []byte, keep map[int]bool, marks []int64) ([]byte, int, []
 }
 
 // appendNew appends the lines that path does not already hold.
-func appendNew(path string, lines [][]byte, noSync bool) (appended, skipped int, err error) {
+func appendNew(path string, lines [][]byte, noSync bool, roots []string) (appended, skipped int, err error) {
 	have := map[string]bool{}
 	if data, err := os.ReadFile(path); err == nil {
 		for line := range Lines(data) {
@@ -220,7 +223,7 @@ func appendNew(path string, lines [][]byte, noSync bool) (appended, skipped int,
 		return 0, skipped, nil
 	}
 	// The caller holds the lock that guards the log and its archive.
-	archive := &Log{Path: path, NoSync: noSync}
+	archive := &Log{Path: path, NoSync: noSync, Roots: roots}
 	if err := (&Tx{}).Append(archive, fresh...); err != nil {
 		return 0, 0, err
 	}

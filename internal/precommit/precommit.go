@@ -63,6 +63,11 @@ type Result struct {
 	// Rewrites are changes to committed lines of append-only stores, the
 	// first Limit of each file; RewritesOmitted counts the rest by file.
 	Rewrites        []Rewrite      `json:"rewrites"`
+	// Symlinks are staged symbolic links in the store directory: a link
+	// there would let git-queen's writes land wherever it points, so they
+	// are refused whatever queen.toml says (configuration can relax
+	// validation, never safety).
+	Symlinks []string `json:"symlinks,omitempty"`
 	RewritesOmitted map[string]int `json:"rewrites_omitted,omitempty"`
 	// Problems are problems with the reservations themselves (an
 	// unreadable line, a pattern that no longer compiles): they do not
@@ -75,7 +80,7 @@ type Result struct {
 
 // Refused says whether the commit must be refused.
 func (r *Result) Refused() bool {
-	return len(r.Refusals) > 0 || len(r.Invalid) > 0 || len(r.Rewrites) > 0
+	return len(r.Refusals) > 0 || len(r.Invalid) > 0 || len(r.Rewrites) > 0 || len(r.Symlinks) > 0
 }
 
 // Run checks the staged changes. The staged changes (a git process) and
@@ -107,7 +112,11 @@ func Run(in Input) (*Result, error) {
 	}
 	exempt := in.storeDir()
 	seen := map[string]bool{}
+	var inStore []string
 	for _, c := range changes {
+		if c.Status != 'D' && under(c.Path, exempt) {
+			inStore = append(inStore, c.Path)
+		}
 		for _, p := range []string{c.From, c.Path} {
 			if p != "" && !under(p, exempt) && !seen[p] {
 				seen[p] = true
@@ -115,6 +124,11 @@ func Run(in Input) (*Result, error) {
 			}
 		}
 	}
+	links, err := in.Repo.StagedSymlinks(inStore)
+	if err != nil {
+		return nil, fmt.Errorf("look at the staged store files: %w", err)
+	}
+	res.Symlinks = links
 	if held != nil {
 		res.Problems = held.Problems
 		holds := held.Holds(res.Me, res.Paths)

@@ -103,6 +103,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkHookSpeed(),
 		r.checkIdentity(o.Droid),
 		r.checkStores(),
+		r.checkLinks(),
 		r.checkLeftovers(),
 		r.checkQuarantine(),
 	}

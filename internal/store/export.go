@@ -74,5 +74,5 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
 	}
-	return st, tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, NoSync: s.NoSync, OnRepair: s.OnRepair}, lines...)
+	return st, tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair}, lines...)
 }

@@ -101,11 +101,16 @@ func Find(o Options) (*Workspace, error) {
 			return nil, fmt.Errorf("%s names %s, which is not a directory; create it, or fix %s",
 				named.source, dir, named.source)
 		}
-		repo, err := gitrepo.Discover(dir)
-		if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
+		dir = filepath.Clean(dir)
+		// A directory named inside the current repository belongs to it,
+		// even when a symlink leads it elsewhere (which Roots then
+		// refuses); only one named outside is looked up on its own.
+		var repo *gitrepo.Repo
+		if here, err := gitrepo.Discover(start); err == nil && here.TopLevel != "" && within(dir, here.TopLevel) {
+			repo = here
+		} else if repo, err = gitrepo.Discover(dir); err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
 			return nil, err
 		}
-		dir = filepath.Clean(dir)
 		return &Workspace{Dir: dir, BeadsDir: dir, Repo: repo, Source: named.source}, nil
 	}
 
@@ -220,4 +225,27 @@ func isDir(p string) bool {
 func within(path, root string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Roots are the directories git-queen's writes must stay inside once
+// symlinks are resolved (jsonl.CheckInside): the repository's worktree and
+// common directory, and the store directory itself when it was named
+// outside them (--beads-dir /elsewhere is the user's choice; a symlink
+// committed into the repository is not).
+func (w *Workspace) Roots() []string {
+	if w.Repo == nil {
+		return []string{w.Dir}
+	}
+	roots := []string{w.Repo.CommonDir}
+	if w.Repo.TopLevel != "" {
+		roots = append(roots, w.Repo.TopLevel)
+	}
+	inside := false
+	for _, r := range roots {
+		inside = inside || within(w.Dir, r)
+	}
+	if !inside {
+		roots = append(roots, w.Dir)
+	}
+	return roots
 }

@@ -1,0 +1,75 @@
+package jsonl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// OutsideError refuses a write that a symlink would carry outside the
+// directories it must stay in: a committed `.beads/queen_messages.jsonl ->
+// ~/.bashrc` (or a symlinked .beads/) must not let anyone's next append
+// write there.
+type OutsideError struct {
+	Path   string // the path as named
+	Target string // where its symlinks lead
+	Roots  []string
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("refusing to write %s: a symlink leads it to %s, outside the repository (%s); "+
+		"git-queen never writes through a symlink that leads out (remove the link, or point --beads-dir at a real directory)",
+		e.Path, e.Target, strings.Join(e.Roots, ", "))
+}
+
+// CheckInside returns an *OutsideError when a symlink on the way to path
+// (the file's own, if it exists, or a directory's) leads it outside every
+// one of roots (themselves resolved). A path without symlinks is what its
+// user named, wherever it is. No roots means no check.
+func CheckInside(path string, roots []string) error {
+	if len(roots) == 0 {
+		return nil
+	}
+	real, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(path); err == nil && abs == real {
+		return nil // no symlink on the way: the path is what its user named
+	}
+	for _, r := range roots {
+		rr, err := resolve(r)
+		if err != nil {
+			continue
+		}
+		if real == rr || strings.HasPrefix(real, rr+string(filepath.Separator)) {
+			return nil
+		}
+	}
+	return &OutsideError{Path: path, Target: real, Roots: roots}
+}
+
+// resolve is path with its symlinks resolved, as far as it exists: the
+// longest existing prefix resolved, the rest appended.
+func resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("resolve %s: %w", path, err)
+		}
+		if filepath.Dir(p) == p {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
