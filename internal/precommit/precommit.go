@@ -62,12 +62,12 @@ type Result struct {
 	Invalid []schema.Result `json:"invalid"`
 	// Rewrites are changes to committed lines of append-only stores, the
 	// first Limit of each file; RewritesOmitted counts the rest by file.
-	Rewrites        []Rewrite      `json:"rewrites"`
+	Rewrites []Rewrite `json:"rewrites"`
 	// Symlinks are staged symbolic links in the store directory: a link
 	// there would let git-queen's writes land wherever it points, so they
 	// are refused whatever queen.toml says (configuration can relax
 	// validation, never safety).
-	Symlinks []string `json:"symlinks,omitempty"`
+	Symlinks        []string       `json:"symlinks,omitempty"`
 	RewritesOmitted map[string]int `json:"rewrites_omitted,omitempty"`
 	// Problems are problems with the reservations themselves (an
 	// unreadable line, a pattern that no longer compiles): they do not
