@@ -51,6 +51,11 @@ func Main(args []string) int {
 // Run runs one git-queen invocation in env and returns its exit code. args
 // includes the program name, as os.Args does.
 func Run(env *Env, args []string) int {
+	if !wantsJSON(args) {
+		safe := *env
+		safe.Stdout, safe.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
+		env = &safe
+	}
 	app := newApp(env)
 	err := app.Run(reorderArgs(app, args))
 	if err != nil {

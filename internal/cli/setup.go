@@ -91,9 +91,12 @@ func printChecks(w io.Writer, checks []setup.Check, colour bool) {
 	for _, c := range checks {
 		status := fmt.Sprintf("%-5s", c.Status)
 		if colour {
-			status = "\x1b[" + statusColour[c.Status] + "m" + status + "\x1b[0m"
+			// Our own colour codes, past the escaping of control characters.
+			fmt.Fprintf(rawWriter(w), "\x1b[%sm%s\x1b[0m", statusColour[c.Status], status)
+		} else {
+			fmt.Fprint(w, status)
 		}
-		fmt.Fprintf(w, "%s  %-13s %s\n", status, c.Name, c.Message)
+		fmt.Fprintf(w, "  %-13s %s\n", c.Name, c.Message)
 	}
 }
 

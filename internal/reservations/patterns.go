@@ -2,8 +2,10 @@ package reservations
 
 import (
 	"sync"
+	"unicode"
 
 	"github.com/git-queen/git-queen/internal/globs"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // Normalize applies the rules and the two normalisations every new
@@ -12,6 +14,12 @@ import (
 // means "src/components/**". isDir may be nil. A bad pattern is a
 // *globs.PatternError, which the command line reports as a usage error.
 func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
+	for _, r := range pattern {
+		if unicode.IsControl(r) {
+			return "", records.Invalidf("pattern %q holds a control character (%U); paths in a repository have none, "+
+				"and one would be printed to other droids' terminals", pattern, r)
+		}
+	}
 	return globs.ExpandDir(pattern, isDir)
 }
 
