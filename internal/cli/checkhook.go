@@ -70,7 +70,7 @@ func blockEdit(w io.Writer, o checkOptions, me string, holds []reservations.Hold
 	for _, h := range holds {
 		r := h.Reservation
 		fmt.Fprintf(w, "git-queen: %s is reserved exclusively by %s (pattern %s%s, until %s, %s)",
-			h.Path, r.Droid, r.Pattern, forIssue(r.IssueID), r.ExpiresAt.UTC().Format("15:04Z"), relTime(now, r.ExpiresAt))
+			h.Path, r.Droid, r.Pattern, forIssue(r.IssueID), r.Expiry().UTC().Format("15:04Z"), relTime(now, r.Expiry()))
 		if r.Reason != "" {
 			fmt.Fprintf(w, ": %q", r.Reason)
 		}

@@ -100,7 +100,7 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 				issue = ", issue " + h.IssueID
 			}
 			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
-				r.Path, h.Droid, h.Pattern, issue, records.Relative(res.Now, h.ExpiresAt))
+				r.Path, h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()))
 		}
 		var names []string
 		for h := range holders {

@@ -220,11 +220,11 @@ func runReserve(o reserveOptions) error {
 		if r.Exclusive {
 			kind = "exclusive"
 		}
-		fmt.Fprintf(o.Env.Stdout, "reserved %s (%s, expires %s) %s\n", r.Pattern, kind, relTime(now, r.ExpiresAt), r.ID)
+		fmt.Fprintf(o.Env.Stdout, "reserved %s (%s, expires %s) %s\n", r.Pattern, kind, relTime(now, r.Expiry()), r.ID)
 	}
 	for _, c := range res.Conflicts {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s overlaps %s held %s by %s%s (expires %s; %s)\n",
-			c.Requested, c.Held.Pattern, kindOf(c.Held), c.Held.Droid, forIssue(c.Held.IssueID), relTime(now, c.Held.ExpiresAt), c.Example())
+			c.Requested, c.Held.Pattern, kindOf(c.Held), c.Held.Droid, forIssue(c.Held.IssueID), relTime(now, c.Held.Expiry()), c.Example())
 	}
 	for _, m := range res.Notified {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
@@ -371,7 +371,7 @@ func runRelease(o releaseOptions) error {
 	now := o.Env.Now()
 	for _, r := range changed {
 		if o.Renew {
-			fmt.Fprintf(o.Env.Stdout, "renewed %s (expires %s)\n", r.Pattern, relTime(now, r.ExpiresAt))
+			fmt.Fprintf(o.Env.Stdout, "renewed %s (expires %s)\n", r.Pattern, relTime(now, r.Expiry()))
 		} else {
 			fmt.Fprintf(o.Env.Stdout, "released %s\n", r.Pattern)
 		}
@@ -442,12 +442,12 @@ func runReservations(o reservationsOptions) error {
 		if unpublished(l) {
 			kind += ", unpublished"
 		}
-		expires := relTime(now, l.ExpiresAt)
+		expires := relTime(now, l.Expiry())
 		switch {
 		case l.Status == records.ReservationReleased:
 			expires = "released"
 		case !l.ActiveAt(now):
-			expires = "expired " + relTime(now, l.ExpiresAt)
+			expires = "expired " + relTime(now, l.Expiry())
 		}
 		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
 	}
@@ -518,7 +518,7 @@ func runCheck(o checkOptions) error {
 			}
 			for _, r := range st.HeldBy {
 				fmt.Fprintf(o.Env.Stdout, "%s: held exclusively by %s (pattern %s%s, expires %s)\n",
-					st.Path, r.Droid, r.Pattern, forIssue(r.IssueID), relTime(now, r.ExpiresAt))
+					st.Path, r.Droid, r.Pattern, forIssue(r.IssueID), relTime(now, r.Expiry()))
 			}
 		}
 		if me == "" && len(holds) > 0 {

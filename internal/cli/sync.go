@@ -112,7 +112,7 @@ func printSync(e *Env, res *ledgersync.Result) {
 	for _, wd := range res.Withdrawn {
 		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's reservation %s (%s): %s's %s%s, published on %s first, overlaps it (expires %s; e.g. %s)\n",
 			wd.Lost.Droid, wd.Lost.Pattern, wd.Lost.ID, wd.Winner.Droid, wd.Winner.Pattern, forIssue(wd.Winner.IssueID),
-			res.Remote, relTime(now, wd.Winner.ExpiresAt), witnessOr(wd.Witness))
+			res.Remote, relTime(now, wd.Winner.Expiry()), witnessOr(wd.Witness))
 	}
 }
 

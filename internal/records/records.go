@@ -99,9 +99,36 @@ type Reservation struct {
 }
 
 // ActiveAt reports whether the reservation holds at time now: not released,
-// not marked expired, and not past its expiry.
+// not marked expired, and not past its expiry (Expiry).
 func (r *Reservation) ActiveAt(now time.Time) bool {
-	return r.Status == ReservationActive && r.ExpiresAt.After(now)
+	return r.Status == ReservationActive && r.Expiry().After(now)
+}
+
+// MaxReservationTTL is the longest a reservation lasts (seed 002: 168h).
+const MaxReservationTTL = 7 * 24 * time.Hour
+
+// Expiry is when the reservation ends: its expires_at, but never more than
+// MaxReservationTTL after this version was written. A record that says
+// "expires_at": "2099-..." (written by hand, or by another tool) would
+// otherwise block every other droid's commits for decades; every reader
+// counts it as ending 7 days after it was written. A renewal is a new
+// version, written later, so renewing keeps a reservation alive as long
+// as someone renews it.
+func (r Reservation) Expiry() time.Time {
+	written := r.CreatedAt
+	if r.UpdatedAt != nil {
+		written = *r.UpdatedAt
+	}
+	return CappedExpiry(r.ExpiresAt, written)
+}
+
+// CappedExpiry is expires, or written + MaxReservationTTL if that is
+// earlier.
+func CappedExpiry(expires, written time.Time) time.Time {
+	if limit := written.Add(MaxReservationTTL); !written.IsZero() && expires.After(limit) {
+		return limit
+	}
+	return expires
 }
 
 // Now is the timestamp git-queen writes: UTC, to the millisecond, so that

@@ -29,7 +29,14 @@ func activeFields(f [][]byte, now time.Time) bool {
 		return false
 	}
 	t, ok := records.ParseTime(f[1])
-	return ok && t.After(now)
+	if !ok {
+		return false
+	}
+	written, ok := records.ParseTime(f[2]) // updated_at
+	if !ok {
+		written, _ = records.ParseTime(f[4]) // created_at
+	}
+	return records.CappedExpiry(t, written).After(now)
 }
 
 // liveQuery is activeQuery for a union of several sources (worktrees): it
@@ -256,7 +263,7 @@ func Archivable(before, now time.Time) func(jsonl.Record) bool {
 		if json.Unmarshal(r.Raw, &res) != nil || res.ActiveAt(now) {
 			return false
 		}
-		ended := res.ExpiresAt
+		ended := res.Expiry()
 		if res.ReleasedAt != nil && res.ReleasedAt.Before(ended) {
 			ended = *res.ReleasedAt
 		}

@@ -28,7 +28,7 @@ const DefaultTTL = 2 * time.Hour
 // MaxTTL bounds a reservation's life. Readers of several worktrees' logs
 // need to see the release of any reservation that could still be active,
 // and they only look back this far.
-const MaxTTL = 7 * 24 * time.Hour
+const MaxTTL = records.MaxReservationTTL
 
 // Store reads and writes queen_reservations.jsonl.
 type Store struct {
@@ -93,7 +93,7 @@ func (e *ConflictError) Error() string {
 		if c.Held.IssueID != "" {
 			fmt.Fprintf(&b, " for %s", c.Held.IssueID)
 		}
-		fmt.Fprintf(&b, " (expires %s; %s)", records.Relative(e.Now, c.Held.ExpiresAt), c.Example())
+		fmt.Fprintf(&b, " (expires %s; %s)", records.Relative(e.Now, c.Held.Expiry()), c.Example())
 	}
 	if len(e.Notified) > 0 {
 		fmt.Fprintf(&b, "\nnotified %d holder(s); ", len(e.Notified))

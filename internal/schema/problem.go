@@ -43,6 +43,7 @@ var Rules = map[string]string{
 	RuleDuplicateID:    "an id that must be unique appears twice",
 	RuleIntegerLiteral: "an integer written with a fraction or exponent (2.0), which Go readers reject",
 	RuleExpiresAfter:   "a reservation's expires_at is not after its created_at",
+	RuleTTL:            "a reservation's expires_at is more than 7 days after the version was written (it counts as ending then)",
 	RuleWindowOrder:    "an autopilot checkpoint's window_end is before its window_start",
 	RuleSelfDependency: "a work order depends on itself",
 	RulePipelineKey:    "a pipeline file does not hold exactly one numeric key equal to its file name",
@@ -68,6 +69,7 @@ const (
 	RuleVersionOrder   = "version-order"
 	RuleIntegerLiteral = "integer-literal"
 	RuleExpiresAfter   = "expires-after-created"
+	RuleTTL            = "ttl-too-long"
 	RuleWindowOrder    = "window-order"
 	RuleSelfDependency = "self-dependency"
 	RulePipelineKey    = "pipeline-key"

@@ -190,6 +190,15 @@ func expiresAfterCreated(c *checker, vals [][]byte) {
 		c.add("expires_at", RuleExpiresAfter, fmt.Sprintf("%s is not after created_at %s; a reservation must expire after it is made",
 			expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano)))
 	}
+	written, field := created, "created_at"
+	if updated, ok := parseUTC(vals[2]); ok {
+		written, field, ok1 = updated, "updated_at", true
+	}
+	if ok1 && ok2 && expires.After(written.Add(records.MaxReservationTTL)) {
+		c.add("expires_at", RuleTTL, fmt.Sprintf("%s is more than %s after %s %s: a reservation lasts at most 7 days "+
+			"(git-queen counts this one as ending at %s)", expires.Format(time.RFC3339Nano), records.MaxReservationTTL,
+			field, written.Format(time.RFC3339Nano), written.Add(records.MaxReservationTTL).Format(time.RFC3339Nano)))
+	}
 }
 
 func parseUTC(raw []byte) (time.Time, bool) {
