@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/ids"
@@ -71,8 +70,8 @@ type Result struct {
 // Assign records an active assignment of the issue to the droid.
 func (a *Store) Assign(req Request) (Result, error) {
 	var res Result
-	if strings.TrimSpace(req.IssueID) == "" {
-		return res, records.Invalidf("the issue id is empty")
+	if err := records.ValidateIssueID(req.IssueID); err != nil {
+		return res, err
 	}
 	if err := records.ValidateDroid(req.Droid); err != nil {
 		return res, err

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // version is set at build time with
@@ -101,6 +104,7 @@ func newApp(env *Env) *ucli.App {
 		Commands:             prepare(commands(env)),
 		// Errors are reported once, by Run; urfave must not exit the process.
 		ExitErrHandler: func(*ucli.Context, error) {},
+		Before:         checkDroidFlag,
 		OnUsageError:   usageError,
 		Action: func(c *ucli.Context) error {
 			if c.Args().Present() {
@@ -126,9 +130,24 @@ var setVersionPrinter sync.Once
 func usageError(c *ucli.Context, err error, _ bool) error {
 	name := ""
 	if c.Command != nil && c.Command.Name != c.App.Name {
-		name = c.Command.FullName()
+		name = commandPath(c)
 	}
 	return &UsageError{Command: name, Msg: err.Error()}
+}
+
+// commandPath is the command's full name as typed ("msg send"): urfave's
+// FullName drops the parent inside the subcommand's own context.
+func commandPath(c *ucli.Context) string {
+	var names []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			if len(names) == 0 || names[len(names)-1] != ctx.Command.Name {
+				names = append(names, ctx.Command.Name)
+			}
+		}
+	}
+	slices.Reverse(names)
+	return strings.Join(names, " ")
 }
 
 // prepare gives every command the same usage-error handling, hides the
@@ -142,6 +161,14 @@ func prepare(cmds []*ucli.Command) []*ucli.Command {
 		}
 		if len(c.Subcommands) == 0 {
 			c.HideHelpCommand = true
+		} else if c.Action == nil {
+			parent := c.Name
+			c.Action = func(ctx *ucli.Context) error {
+				if ctx.Args().Present() {
+					return &UsageError{Command: parent, Msg: fmt.Sprintf("unknown command %q for %s", ctx.Args().First(), parent)}
+				}
+				return ucli.ShowSubcommandHelp(ctx)
+			}
 		}
 		requireFlags(c)
 		prepare(c.Subcommands)
@@ -214,4 +241,21 @@ func autosyncWrites(env *Env, c *ucli.Command, parent string) {
 	for _, sub := range c.Subcommands {
 		autosyncWrites(env, sub, name)
 	}
+}
+
+// checkDroidFlag refuses --droid '' (which would quietly fall back to the
+// configured identity, acting as someone the caller did not name) and a
+// name no command would accept.
+func checkDroidFlag(c *ucli.Context) error {
+	if !c.IsSet("droid") {
+		return nil
+	}
+	name := c.String("droid")
+	if strings.TrimSpace(name) == "" {
+		return &UsageError{Msg: "--droid is empty: give a droid name, or leave the flag out to use $QUEEN_DROID or git config queen.droid"}
+	}
+	if err := records.ValidateDroid(name); err != nil {
+		return &UsageError{Msg: "--droid: " + err.Error()}
+	}
+	return nil
 }

@@ -58,9 +58,9 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 }
 
 func parseWaitTimeout(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
+	d, err := parseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, &UsageError{Command: "msg wait", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m or 1h", s)}
+		return 0, &UsageError{Command: "msg wait", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", s)}
 	}
 	return d, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -108,13 +109,23 @@ func parseSince(now time.Time, s string) (time.Time, error) {
 	return parseDate(s)
 }
 
-// parseDuration is time.ParseDuration plus a "d" unit for days.
+// parseDuration is the one duration syntax of every flag: Go's (90s, 30m,
+// 1h30m) with a leading count of days (1d, 3d, 1d12h).
 func parseDuration(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && fmt.Sprint(n) == days && n >= 0 {
-			return time.Duration(n) * 24 * time.Hour, nil
+	if days, rest, ok := strings.Cut(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || strconv.Itoa(n) != days || n > 100000 {
+			return 0, fmt.Errorf("invalid duration %q", s)
 		}
+		d := time.Duration(n) * 24 * time.Hour
+		if rest == "" {
+			return d, nil
+		}
+		more, err := time.ParseDuration(rest)
+		if err != nil || more < 0 {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		return d + more, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {

@@ -49,7 +49,7 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 
 ` + patternHelp,
 			Flags: []ucli.Flag{
-				&ucli.DurationFlag{Name: "ttl", Value: reservations.DefaultTTL, Usage: "how long it lasts (at most 168h)"},
+				&ucli.StringFlag{Name: "ttl", Value: "2h", Usage: "how long it lasts: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
 				&ucli.BoolFlag{Name: "shared", Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
 				&ucli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Usage: "nobody else may reserve or commit these paths (the default)"},
 				&ucli.StringFlag{Name: "reason", Usage: "why, for whoever finds the conflict (`TEXT`)"},
@@ -62,8 +62,12 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 				if c.Bool("shared") && c.Bool("exclusive") {
 					return &UsageError{Command: "reserve", Msg: "--shared and --exclusive contradict each other; reservations are exclusive unless --shared"}
 				}
+				ttl, err := parseTTL("reserve", c.String("ttl"))
+				if err != nil {
+					return err
+				}
 				return runReserve(reserveOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(),
-					TTL: c.Duration("ttl"), Exclusive: !c.Bool("shared"), Reason: c.String("reason"),
+					TTL: ttl, Exclusive: !c.Bool("shared"), Reason: c.String("reason"),
 					Issue: c.String("issue"), Force: c.Bool("force"), Notify: c.Bool("notify"), Offline: c.Bool("offline")})
 			},
 		},
@@ -87,11 +91,15 @@ and one of your reservation patterns, release says so and does neither.`,
 			ArgsUsage: "[PATTERN...]",
 			Flags: []ucli.Flag{
 				&ucli.BoolFlag{Name: "all", Usage: "renew every reservation you hold"},
-				&ucli.DurationFlag{Name: "ttl", Value: reservations.DefaultTTL, Usage: "new lifetime, from now"},
+				&ucli.StringFlag{Name: "ttl", Value: "2h", Usage: "new lifetime from now: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
 			},
 			Action: func(c *ucli.Context) error {
+				ttl, err := parseTTL("renew", c.String("ttl"))
+				if err != nil {
+					return err
+				}
 				return runRelease(releaseOptions{Env: env, G: readGlobals(c), Patterns: c.Args().Slice(), All: c.Bool("all"),
-					Renew: true, TTL: c.Duration("ttl")})
+					Renew: true, TTL: ttl})
 			},
 		},
 		{
@@ -250,6 +258,19 @@ func reservePublished(o reserveOptions, s *store.Store, remote string, req reser
 	}
 	defer sy.Close()
 	return sy.Reserve(remote, req)
+}
+
+// parseTTL reads --ttl in the one duration syntax (parseDuration: 90s,
+// 30m, 4h, 1d, 1d12h) and holds it to what a reservation may last.
+func parseTTL(verb, s string) (time.Duration, error) {
+	d, err := parseDuration(s)
+	if err != nil {
+		return 0, &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %q: give a duration such as 30m, 4h or 1d", s)}
+	}
+	if d < time.Second || d > reservations.MaxTTL {
+		return 0, &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %s is out of range: reservations last from a second to 7d (renew to keep one longer)", s)}
+	}
+	return d, nil
 }
 
 // checkTTL refuses a --ttl that is not positive. (The store treats zero as
@@ -484,10 +505,14 @@ func runCheck(o checkOptions) error {
 	if err != nil {
 		return err
 	}
-	paths := make([]string, len(o.Paths))
-	for i, p := range o.Paths {
-		if paths[i], err = repoPath(s, p); err != nil {
+	var paths []string // each once, however it was spelled (a.go, ./a.go)
+	for _, p := range o.Paths {
+		rp, err := repoPath(s, p)
+		if err != nil {
 			return err
+		}
+		if !contains(paths, rp) {
+			paths = append(paths, rp)
 		}
 	}
 	me := o.Env.identity(o.G)

@@ -49,6 +49,11 @@ func (d *Draft) validate() error {
 	if err := records.ValidateDroid(d.From); err != nil {
 		return records.Invalidf("sender: %w", err)
 	}
+	if d.IssueID != "" {
+		if err := records.ValidateIssueID(d.IssueID); err != nil {
+			return err
+		}
+	}
 	if d.To != records.Broadcast {
 		if err := records.ValidateDroid(d.To); err != nil {
 			return records.Invalidf("recipient: %w", err)

@@ -162,3 +162,21 @@ func ValidateDroid(name string) error {
 	}
 	return nil
 }
+
+// ValidateIssueID checks an issue id (qb-12, bd-a1b2): one to 100
+// printable characters without spaces, since ids are matched exactly and
+// printed in tables and commands.
+func ValidateIssueID(id string) error {
+	switch {
+	case id == "":
+		return Invalidf("issue id is empty")
+	case utf8.RuneCountInString(id) > 100:
+		return Invalidf("issue id %q is longer than 100 characters", id)
+	}
+	for _, r := range id {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return Invalidf("issue id %q contains a space or an unprintable character", id)
+		}
+	}
+	return nil
+}

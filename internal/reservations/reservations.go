@@ -117,6 +117,11 @@ func (r *Request) validate() error {
 	if len(r.Patterns) == 0 {
 		return records.Invalidf("no pattern to reserve")
 	}
+	if r.IssueID != "" {
+		if err := records.ValidateIssueID(r.IssueID); err != nil {
+			return err
+		}
+	}
 	for i, p := range r.Patterns {
 		n, err := Normalize(p, nil)
 		if err != nil {

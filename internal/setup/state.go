@@ -40,6 +40,9 @@ func (r *Repo) checkIdentity(droid string) Check {
 		}
 	case err != nil || current == "":
 		c.Status, c.Message = Warn, "no droid identity for this worktree: run `git queen init --droid NAME` (or set QUEEN_DROID)"
+	case records.ValidateDroid(current) != nil:
+		c.Status, c.Message = Fail, fmt.Sprintf("queen.droid (%s config) is %q, which every command refuses: %v; "+
+			"set a valid one with `git queen init --droid NAME`", scope, current, records.ValidateDroid(current))
 	case scope != "worktree" && r.worktreeCount() > 1:
 		c.Status, c.Message = Warn, fmt.Sprintf("every worktree acts as %s (set in the %s config); give each its own with `git queen init --droid NAME` in it", current, scope)
 	default:
