@@ -243,7 +243,7 @@ func autosyncWrites(env *Env, c *ucli.Command, parent string) {
 	}
 }
 
-// checkDroidFlag refuses --droid '' (which would quietly fall back to the
+// checkDroidFlag refuses --droid ” (which would quietly fall back to the
 // configured identity, acting as someone the caller did not name) and a
 // name no command would accept.
 func checkDroidFlag(c *ucli.Context) error {
