@@ -10,10 +10,38 @@ import _ "embed"
 //go:embed pre-commit
 var PreCommit []byte
 
-// Marker identifies a hook git-queen installed, whatever its version.
-const Marker = "# git-queen pre-commit hook"
+// PreMergeCommit is the pre-merge-commit shim: git runs it before it
+// commits a merge that had no conflicts (one with conflicts is committed
+// by `git commit`, which runs pre-commit).
+//
+//go:embed pre-merge-commit
+var PreMergeCommit []byte
 
-// VersionLine identifies this version of the shim.
+// PrePush is the pre-push shim: the one check cherry-picks, rebases, am
+// and amends cannot get around, since every route off the machine is a
+// push.
+//
+//go:embed pre-push
+var PrePush []byte
+
+// Names are the hooks git-queen installs, in the order doctor lists them.
+var Names = []string{"pre-commit", "pre-merge-commit", "pre-push"}
+
+// Shim is the shim of the hook name.
+func Shim(name string) []byte {
+	switch name {
+	case "pre-merge-commit":
+		return PreMergeCommit
+	case "pre-push":
+		return PrePush
+	}
+	return PreCommit
+}
+
+// Marker identifies a hook git-queen installed, whatever its version.
+func Marker(name string) string { return "# git-queen " + name + " hook" }
+
+// VersionLine identifies this version of the shims.
 const VersionLine = "# git-queen-hook-version: 1"
 
 // ChainedSuffix is appended to the name of a hook that was there before

@@ -29,7 +29,87 @@ too, with the cause. Bypass it once with 'git commit --no-verify'.`,
 			Action: func(c *ucli.Context) error {
 				return runPreCommit(preCommitOptions{Env: env, G: readGlobals(c)})
 			},
+		}, {
+			Name:  "pre-merge-commit",
+			Usage: "refuse a merge commit (one git makes without conflicts) that touches paths another droid reserved",
+			Description: `The pre-commit check, for the merges git commits by itself: git runs
+pre-merge-commit, not pre-commit, when a merge has no conflicts. Bypass it
+once with 'git merge --no-verify'.`,
+			Action: func(c *ucli.Context) error {
+				return runPreCommit(preCommitOptions{Env: env, G: readGlobals(c)})
+			},
+		}, {
+			Name:      "pre-push",
+			Usage:     "refuse a push of commits that change paths another droid reserved",
+			ArgsUsage: "REMOTE URL",
+			Description: `Reads the refs being pushed on stdin (as git gives them) and checks every
+commit the remote does not have yet (not reachable from its remote-tracking
+refs or from what the remote ref points at) against the active exclusive
+reservations: a change to a path another droid holds refuses the push,
+naming commit, path and holder. Cherry-picks, rebases, git am and amends
+do not run the commit hooks, but every change leaves the machine by a
+push. Bypass it once with 'git push --no-verify'.`,
+			Action: func(c *ucli.Context) error {
+				return runPrePush(env, readGlobals(c), c.Args().First())
+			},
 		}},
+	}
+}
+
+func runPrePush(env *Env, g globals, remote string) error {
+	res, err := prePushCheck(env, g, remote)
+	if err != nil {
+		return &errCheckFailed{err: err, push: true}
+	}
+	if g.JSON {
+		if err := printJSON(env.Stdout, map[string]any{"refused": len(res.Refusals) > 0, "result": res}); err != nil {
+			return err
+		}
+	} else if len(res.Refusals) > 0 {
+		printPushRefusal(env.Stderr, res)
+	}
+	if len(res.Refusals) > 0 {
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, error) {
+	repo, err := gitrepo.Discover(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	updates, err := precommit.ParseRefUpdates(env.Stdin)
+	if err != nil {
+		return nil, err
+	}
+	s, err := env.openStore(g)
+	if err != nil {
+		return nil, err
+	}
+	if remote == "" {
+		remote = "origin"
+	}
+	return precommit.CheckPush(repo, s, remote, updates, func() string { return env.identity(g) })
+}
+
+func printPushRefusal(w io.Writer, res *precommit.PushResult) {
+	fmt.Fprintf(w, "git-queen: push refused: %d change(s) to paths other droids reserved exclusively:\n", len(res.Refusals))
+	holders := map[string]bool{}
+	var names []string
+	for _, r := range res.Refusals {
+		h := r.Reservation
+		if !holders[h.Droid] {
+			holders[h.Droid] = true
+			names = append(names, h.Droid)
+		}
+		fmt.Fprintf(w, "  commit %s %q changes %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
+			r.Commit[:min(12, len(r.Commit))], r.Subject, r.Path, h.Droid, h.Pattern, forIssue(h.IssueID), records.Relative(res.Now, h.Expiry()))
+	}
+	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
+		"take the change out of the commits you push, or push anyway with git push --no-verify\n", strings.Join(names, ","))
+	if res.Me == "" {
+		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
 	}
 }
 
@@ -40,9 +120,16 @@ type preCommitOptions struct {
 
 // errCheckFailed wraps anything that kept the check from running: the
 // commit is refused, and the message says how to bypass the check.
-type errCheckFailed struct{ err error }
+type errCheckFailed struct {
+	err  error
+	push bool // the pre-push check, not a commit's
+}
 
 func (e *errCheckFailed) Error() string {
+	if e.push {
+		return fmt.Sprintf("the pre-push check could not run, so the push was refused: %v\n"+
+			"fix the cause (git queen doctor may help), or push without the check: git push --no-verify", e.err)
+	}
 	return fmt.Sprintf("the pre-commit check could not run, so the commit was refused: %v\n"+
 		"fix the cause (git queen doctor may help), or commit without the check: git commit --no-verify", e.err)
 }
@@ -52,7 +139,7 @@ func (e *errCheckFailed) Unwrap() error { return e.err }
 func runPreCommit(o preCommitOptions) error {
 	res, err := preCommitCheck(o)
 	if err != nil {
-		return &errCheckFailed{err}
+		return &errCheckFailed{err: err}
 	}
 	if o.G.JSON {
 		out := map[string]any{"refused": res.Refused(), "result": res, "problems": problemsJSON(res.Problems)}

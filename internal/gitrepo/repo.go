@@ -268,3 +268,17 @@ func (r *Repo) Files() ([]string, error) {
 	}
 	return files, nil
 }
+
+// GitInput is Git with input on the command's standard input.
+func GitInput(dir, input string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), &CommandError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	}
+	return string(out), nil
+}

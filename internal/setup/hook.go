@@ -11,10 +11,10 @@ import (
 	"github.com/git-queen/git-queen/hooks"
 )
 
-// HookState says what is at the pre-commit hook's place.
+// HookState says what is at a hook's place.
 type HookState string
 
-// The states of the pre-commit hook.
+// The states of a hook.
 const (
 	HookMissing  HookState = "missing"  // no hook
 	HookCurrent  HookState = "current"  // ours, this version
@@ -22,8 +22,9 @@ const (
 	HookForeign  HookState = "foreign"  // someone else's
 )
 
-// Hook describes the pre-commit hook of a repository.
+// Hook describes one of git-queen's hooks in a repository.
 type Hook struct {
+	Name  string    `json:"name"`
 	Path  string    `json:"path"`
 	State HookState `json:"state"`
 	// Executable is false for a hook git would not run.
@@ -36,15 +37,18 @@ type Hook struct {
 	HooksPathScope string `json:"hooks_path_scope,omitempty"`
 }
 
-// HookInfo finds the hook where git will look for it: `git rev-parse
-// --git-path hooks`, which follows core.hooksPath (in a linked worktree the
-// worktree's own git directory is not where git looks).
-func (r *Repo) HookInfo() (*Hook, error) {
+// HookInfo describes the pre-commit hook (see HookInfoFor).
+func (r *Repo) HookInfo() (*Hook, error) { return r.HookInfoFor("pre-commit") }
+
+// HookInfoFor finds the hook name where git will look for it: `git
+// rev-parse --git-path hooks`, which follows core.hooksPath (in a linked
+// worktree the worktree's own git directory is not where git looks).
+func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	dir, err := r.git("rev-parse", "--path-format=absolute", "--git-path", "hooks")
 	if err != nil {
 		return nil, err
 	}
-	h := &Hook{Path: filepath.Join(dir, "pre-commit")}
+	h := &Hook{Name: name, Path: filepath.Join(dir, name)}
 	if out, err := r.git("config", "--show-scope", "--get", "core.hooksPath"); err == nil {
 		h.HooksPathScope, h.HooksPath, _ = strings.Cut(out, "\t")
 	}
@@ -53,10 +57,10 @@ func (r *Repo) HookInfo() (*Hook, error) {
 	case errors.Is(err, os.ErrNotExist):
 		h.State = HookMissing
 	case err != nil:
-		return nil, fmt.Errorf("read the pre-commit hook: %w", err)
-	case bytes.Equal(data, hooks.PreCommit):
+		return nil, fmt.Errorf("read the %s hook: %w", name, err)
+	case bytes.Equal(data, hooks.Shim(name)):
 		h.State = HookCurrent
-	case bytes.Contains(data, []byte(hooks.Marker)):
+	case bytes.Contains(data, []byte(hooks.Marker(name))):
 		h.State = HookOutdated
 	default:
 		h.State = HookForeign
@@ -76,19 +80,35 @@ func (h *Hook) globalHooksPath() bool {
 	return h.HooksPathScope == "global" || h.HooksPathScope == "system"
 }
 
-// InstallHook installs the pre-commit shim: an identical hook is left
-// alone, one git-queen wrote earlier is upgraded, and a foreign one is
-// chained (renamed, and run by the shim after its own check, so it still
-// runs and still blocks). It refuses a global or system core.hooksPath
-// unless force. It returns what it did.
+// InstallHook installs every hook of hooks.Names (see InstallHookNamed),
+// and returns what it did, one line a hook that changed.
 func (r *Repo) InstallHook(force bool) (string, error) {
-	h, err := r.HookInfo()
+	var did []string
+	for _, name := range hooks.Names {
+		d, err := r.InstallHookNamed(name, force)
+		if err != nil {
+			return strings.Join(did, "\n"), err
+		}
+		if d != "" {
+			did = append(did, d)
+		}
+	}
+	return strings.Join(did, "\n"), nil
+}
+
+// InstallHookNamed installs one shim: an identical hook is left alone, one
+// git-queen wrote earlier is upgraded, and a foreign one is chained
+// (renamed, and run by the shim after its own check, so it still runs and
+// still blocks). It refuses a global or system core.hooksPath unless
+// force. It returns what it did.
+func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
+	h, err := r.HookInfoFor(name)
 	if err != nil {
 		return "", err
 	}
 	if h.globalHooksPath() && !force {
 		return "", fmt.Errorf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository; "+
-			"install anyway with --force, or add `git-queen hook pre-commit` to that hook yourself", h.HooksPathScope, h.HooksPath)
+			"install anyway with --force, or add `git-queen hook %s` to that hook yourself", h.HooksPathScope, h.HooksPath, name)
 	}
 	did := ""
 	switch h.State {
@@ -96,9 +116,9 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 		if h.Executable {
 			return "", nil
 		}
-		did = "made the pre-commit hook executable"
+		did = "made the " + name + " hook executable"
 	case HookOutdated:
-		did = "upgraded the pre-commit hook"
+		did = "upgraded the " + name + " hook"
 	case HookForeign:
 		chained := h.Path + hooks.ChainedSuffix
 		if h.Chained != "" {
@@ -107,39 +127,47 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 		if err := os.Rename(h.Path, chained); err != nil {
 			return "", fmt.Errorf("keep the existing hook: %w", err)
 		}
-		did = fmt.Sprintf("installed the pre-commit hook; the one that was there runs after it (%s)", filepath.Base(chained))
+		did = fmt.Sprintf("installed the %s hook; the one that was there runs after it (%s)", name, filepath.Base(chained))
 	case HookMissing:
-		did = "installed the pre-commit hook"
+		did = "installed the " + name + " hook"
 	}
-	if err := writeExecutable(h.Path, hooks.PreCommit); err != nil {
+	if err := writeExecutable(h.Path, hooks.Shim(name)); err != nil {
 		return "", err
 	}
 	return did + " in " + filepath.Dir(h.Path), nil
 }
 
-// UninstallHook removes the shim if it is git-queen's and puts back the
-// hook it chained. A foreign hook is left alone.
+// UninstallHook removes every shim of git-queen's and puts back the hooks
+// they chained. A foreign hook is left alone.
 func (r *Repo) UninstallHook() (string, error) {
-	h, err := r.HookInfo()
-	if err != nil {
-		return "", err
-	}
-	switch h.State {
-	case HookMissing:
-		return "", nil
-	case HookForeign:
-		return "", fmt.Errorf("%s was not installed by git-queen; left as it is", h.Path)
-	}
-	if err := os.Remove(h.Path); err != nil {
-		return "", fmt.Errorf("remove the hook: %w", err)
-	}
-	if h.Chained != "" {
-		if err := os.Rename(h.Chained, h.Path); err != nil {
-			return "", fmt.Errorf("restore the chained hook: %w", err)
+	var did []string
+	for _, name := range hooks.Names {
+		h, err := r.HookInfoFor(name)
+		if err != nil {
+			return "", err
 		}
-		return "removed git-queen's pre-commit hook and restored the one it chained", nil
+		switch h.State {
+		case HookMissing:
+			continue
+		case HookForeign:
+			if name == "pre-commit" {
+				return "", fmt.Errorf("%s was not installed by git-queen; left as it is", h.Path)
+			}
+			continue
+		}
+		if err := os.Remove(h.Path); err != nil {
+			return "", fmt.Errorf("remove the hook: %w", err)
+		}
+		if h.Chained != "" {
+			if err := os.Rename(h.Chained, h.Path); err != nil {
+				return "", fmt.Errorf("restore the chained hook: %w", err)
+			}
+			did = append(did, "removed git-queen's "+name+" hook and restored the one it chained")
+			continue
+		}
+		did = append(did, "removed git-queen's "+name+" hook")
 	}
-	return "removed git-queen's pre-commit hook", nil
+	return strings.Join(did, "\n"), nil
 }
 
 func writeExecutable(path string, data []byte) error {
@@ -161,32 +189,54 @@ func writeExecutable(path string, data []byte) error {
 }
 
 func (r *Repo) checkHook(o Options) Check {
-	h, err := r.HookInfo()
-	if err != nil {
-		return Check{Name: "hook", Status: Fail, Message: err.Error()}
-	}
 	c := Check{Name: "hook", Fixable: true, forInit: !o.NoHooks,
 		fix: func() error { _, err := r.InstallHook(o.Force); return err }}
-	switch {
-	case h.State == HookCurrent && h.Executable:
-		msg := "the pre-commit hook is installed in " + filepath.Dir(h.Path)
-		if h.Chained != "" {
-			msg += " (and runs " + filepath.Base(h.Chained) + " after it)"
+	var installed, problems []string
+	worst := OK
+	for _, name := range hooks.Names {
+		h, err := r.HookInfoFor(name)
+		if err != nil {
+			return Check{Name: "hook", Status: Fail, Message: err.Error()}
 		}
-		return ok("hook", "%s", msg)
-	case h.State == HookCurrent:
-		c.Status, c.Message = Fail, h.Path+" is not executable, so git does not run it"
-	case h.State == HookOutdated:
-		c.Status, c.Message = Warn, h.Path+" is an earlier version of git-queen's hook"
-	case h.State == HookForeign:
-		c.Status, c.Message = Warn, h.Path+" is another tool's hook; init chains it (it keeps running) and installs git-queen's"
-	default:
-		c.Status, c.Message = Fail, "no pre-commit hook in "+filepath.Dir(h.Path)+": reserved paths are not protected"
+		status, msg := OK, ""
+		switch {
+		case h.State == HookCurrent && h.Executable:
+			msg = name
+			if h.Chained != "" {
+				msg += " (runs " + filepath.Base(h.Chained) + " after it)"
+			}
+			installed = append(installed, msg)
+			continue
+		case h.State == HookCurrent:
+			status, msg = Fail, h.Path+" is not executable, so git does not run it"
+		case h.State == HookOutdated:
+			status, msg = Warn, h.Path+" is an earlier version of git-queen's hook"
+		case h.State == HookForeign:
+			status, msg = Warn, h.Path+" is another tool's hook; init chains it (it keeps running) and installs git-queen's"
+		default:
+			status, msg = Fail, "no "+name+" hook in "+filepath.Dir(h.Path)+": "+hookMissingMeans[name]
+		}
+		if h.globalHooksPath() {
+			msg += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
+		}
+		if status == Fail || worst == OK {
+			worst = status
+		}
+		problems = append(problems, msg)
 	}
-	if h.globalHooksPath() {
-		c.Message += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
+	if len(problems) == 0 {
+		dir, _ := r.git("rev-parse", "--path-format=absolute", "--git-path", "hooks")
+		return ok("hook", "the %s hooks are installed in %s", strings.Join(installed, ", "), dir)
 	}
+	c.Status, c.Message = worst, strings.Join(problems, "; ")
 	return c
+}
+
+// hookMissingMeans says what a missing hook leaves unguarded.
+var hookMissingMeans = map[string]string{
+	"pre-commit":       "reserved paths are not protected",
+	"pre-merge-commit": "merges git commits without conflicts are not checked against reservations",
+	"pre-push":         "cherry-picks, rebases, am and amends can carry reserved paths off the machine",
 }
 
 // checkHookSpeed says whether the hook reads the staged changes itself or

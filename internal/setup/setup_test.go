@@ -162,8 +162,8 @@ func TestShimWithoutGitQueenOnPathBlocks(t *testing.T) {
 func TestOutdatedHookIsUpgraded(t *testing.T) {
 	r := newRepo(t)
 	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
-	os.WriteFile(hook, []byte("#!/bin/sh\n"+hooks.Marker+"\n# git-queen-hook-version: 0\ngit queen hook pre-commit\n"), 0o755)
-	if c := r.checkHook(Options{}); c.Status != Warn {
+	os.WriteFile(hook, []byte("#!/bin/sh\n"+hooks.Marker("pre-commit")+"\n# git-queen-hook-version: 0\ngit queen hook pre-commit\n"), 0o755)
+	if c := r.checkHook(Options{}); c.Status == OK || !strings.Contains(c.Message, "earlier version") {
 		t.Fatalf("outdated hook check: %+v", c)
 	}
 	if did, err := r.InstallHook(false); err != nil || !strings.HasPrefix(did, "upgraded") {
