@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -73,6 +74,17 @@ func CheckPush(repo *gitrepo.Repo, s *store.Store, remote string, updates []RefU
 	if n == 0 {
 		return res, nil
 	}
+	// The reservations are read while git lists the commits and paths.
+	var (
+		wg      sync.WaitGroup
+		held    *reservations.Exclusives
+		errHeld error
+	)
+	if s != nil {
+		res.Now = s.Now()
+		wg.Go(func() { held, errHeld = (&reservations.Store{S: s}).ExclusivesAt(res.Now) })
+	}
+	defer wg.Wait()
 	args = append(args, "--not", "--remotes="+remote)
 	for _, u := range updates {
 		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
@@ -88,14 +100,13 @@ func CheckPush(repo *gitrepo.Repo, s *store.Store, remote string, updates []RefU
 	if len(commits) == 0 || s == nil {
 		return res, nil
 	}
-	res.Now = s.Now()
-	held, err := (&reservations.Store{S: s}).ExclusivesAt(res.Now)
-	if err != nil {
-		return nil, fmt.Errorf("read the reservations: %w", err)
-	}
 	changed, subjects, err := changedPaths(repo, commits)
 	if err != nil {
 		return nil, err
+	}
+	wg.Wait()
+	if errHeld != nil {
+		return nil, fmt.Errorf("read the reservations: %w", errHeld)
 	}
 	var all []string
 	seen := map[string]bool{}
