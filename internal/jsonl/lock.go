@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
 )
 
 // DefaultLockTimeout is how long a writer waits for another process to finish
-// before giving up with an error that names the holder.
-const DefaultLockTimeout = 30 * time.Second
+// before giving up with an error that names the holder. QUEEN_LOCK_TIMEOUT
+// (a Go duration) changes it.
+const DefaultLockTimeout = 10 * time.Second
 
 // Lock is an exclusive OS file lock (flock) that serialises writers across
 // processes. One Lock file usually guards several logs: git-queen uses one
@@ -30,11 +32,19 @@ type Lock struct {
 type LockTimeoutError struct {
 	Path   string
 	Waited time.Duration
+	// Holder is what the holding process wrote when it took the lock: its
+	// pid, command line and since when ("" if it could not be read).
+	Holder string
 }
 
 func (e *LockTimeoutError) Error() string {
-	return fmt.Sprintf("timed out after %s waiting for the lock %s: another git-queen process holds it; "+
-		"find it with `fuser %s` (a lock never outlives its process)", e.Waited.Round(time.Millisecond), e.Path, e.Path)
+	holder := "another git-queen process"
+	if e.Holder != "" {
+		holder = e.Holder
+	}
+	return fmt.Sprintf("timed out after %s waiting for the lock %s, held by %s; a stopped or hung process keeps it "+
+		"(a lock never outlives its process: ending that process frees it at once); wait longer with QUEEN_LOCK_TIMEOUT=60s",
+		e.Waited.Round(time.Millisecond), e.Path, holder)
 }
 
 // Do runs fn while holding the lock. Everything fn appends through its Tx is
@@ -49,10 +59,12 @@ func (l *Lock) Do(fn func(*Tx) error) error {
 		var te *LockTimeoutError
 		if errors.As(err, &te) {
 			te.Path = l.Path
+			te.Holder = readHolder(l.Path)
 		}
 		return err
 	}
 	defer fl.Unlock()
+	writeHolder(l.Path)
 
 	tx := &Tx{}
 	defer func() { tx.done = true }()
@@ -63,7 +75,26 @@ func (l *Lock) timeout() time.Duration {
 	if l.Timeout > 0 {
 		return l.Timeout
 	}
+	if d, err := time.ParseDuration(os.Getenv("QUEEN_LOCK_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
 	return DefaultLockTimeout
+}
+
+// writeHolder says, beside the lock, who holds it: the pid, command line
+// and time, for the error a waiter gives up with. A dead holder's note is
+// overwritten by the next holder (flock itself dies with its process).
+func writeHolder(path string) {
+	note := fmt.Sprintf("pid %d (%s) since %s", os.Getpid(), strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339))
+	_ = os.WriteFile(path+".holder", []byte(note), 0o644)
+}
+
+func readHolder(path string) string {
+	b, err := os.ReadFile(path + ".holder")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // acquire blocks in flock(2) when the lock is taken, which wakes waiters as soon as the holder lets
