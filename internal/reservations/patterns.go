@@ -34,7 +34,7 @@ func compiledPattern(text string) (*globs.Pattern, error) {
 	if p, ok := compiled.Load(text); ok {
 		return p.(*globs.Pattern), nil
 	}
-	p, err := globs.Compile(text)
+	p, err := globs.CompileTree(text)
 	if err != nil {
 		return nil, err
 	}
