@@ -178,7 +178,7 @@ func runReserve(o reserveOptions) error {
 	if err != nil {
 		return err
 	}
-	patterns, notes, err := normalizePatterns(s, o.Patterns)
+	patterns, notes, err := normalizePatterns(o.Env, s, o.Patterns)
 	if err != nil {
 		return err
 	}
@@ -299,19 +299,23 @@ func forIssue(id string) string {
 // normalizePatterns applies the two normalisations every pattern gets
 // before it is stored: a trailing / means /**, and a pattern naming an
 // existing directory of the worktree means everything under it.
-func normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
+func normalizePatterns(e *Env, s *store.Store, patterns []string) ([]string, []string, error) {
 	var isDir globs.DirFunc
 	if s.WS.Repo != nil {
 		isDir = globs.DirFS(os.DirFS(s.WS.Repo.TopLevel))
 	}
+	prefix := e.topPrefix(s)
 	var out, notes []string
-	for _, p := range patterns {
+	for _, given := range patterns {
+		p := patternFromTop(prefix, given)
 		n, err := reservations.Normalize(p, isDir)
 		if err != nil {
 			return nil, nil, err
 		}
 		if n != p && !strings.HasSuffix(p, "/") {
 			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", p, n))
+		} else if p != given && !strings.HasPrefix(given, ":/") {
+			notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
 		}
 		out = append(out, n)
 	}
@@ -361,7 +365,7 @@ func runRelease(o releaseOptions) error {
 			return err
 		}
 	}
-	patterns, _, err := normalizePatterns(s, args)
+	patterns, _, err := normalizePatterns(o.Env, s, args)
 	if err != nil {
 		return err
 	}
@@ -413,7 +417,7 @@ func runReservations(o reservationsOptions) error {
 		return err
 	}
 	if o.Filter.Path != "" {
-		if o.Filter.Path, err = repoPath(s, o.Filter.Path); err != nil {
+		if o.Filter.Path, err = repoPath(o.Env, s, o.Filter.Path); err != nil {
 			return err
 		}
 	}
@@ -507,7 +511,7 @@ func runCheck(o checkOptions) error {
 	}
 	var paths []string // each once, however it was spelled (a.go, ./a.go)
 	for _, p := range o.Paths {
-		rp, err := repoPath(s, p)
+		rp, err := repoPath(o.Env, s, p)
 		if err != nil {
 			return err
 		}
@@ -559,7 +563,8 @@ func runCheck(o checkOptions) error {
 // repoPath turns a path given on the command line into a repository path:
 // relative to the top level, with / separators. Absolute paths inside the
 // repository are accepted; paths outside it are not.
-func repoPath(s *store.Store, p string) (string, error) {
+func repoPath(e *Env, s *store.Store, p string) (string, error) {
+	p = fromTop(e.topPrefix(s), p)
 	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" || !filepath.IsAbs(p) {
 		clean := filepath.ToSlash(filepath.Clean(p))
 		if clean == ".." || strings.HasPrefix(clean, "../") || strings.HasPrefix(clean, "/") {
@@ -615,7 +620,7 @@ func hookHolds(o checkOptions) ([]reservations.Hold, string, error) {
 		if !inRepository(top, p) {
 			continue
 		}
-		r, err := repoPath(s, p)
+		r, err := repoPath(o.Env, s, p)
 		if err != nil {
 			return nil, "", err
 		}
