@@ -11,6 +11,7 @@ import (
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/store"
 )
 
@@ -30,6 +31,11 @@ func (e *Env) openStore(g globals) (*store.Store, error) {
 	}
 	if ws.Live {
 		s.Fetched = ledgersync.Fetched(ws)
+	}
+	if ws.Repo != nil {
+		// A case-insensitive file system: SRC/a.go is src/a.go.
+		v, _ := ws.Repo.LocalConfig("core.ignorecase")
+		reservations.IgnoreCase(strings.EqualFold(strings.TrimSpace(v), "true"))
 	}
 	return s, nil
 }

@@ -19,6 +19,7 @@ type pathIndex struct {
 func newPathIndex(patterns []string) *pathIndex {
 	ix := &pathIndex{patterns: patterns, exact: map[string][]int{}, dirs: map[string][]int{}}
 	for i, p := range patterns {
+		p = fold(p)
 		k := strings.IndexAny(p, `*?[{\`)
 		if k < 0 {
 			ix.exact[p] = append(ix.exact[p], i)
@@ -32,6 +33,7 @@ func newPathIndex(patterns []string) *pathIndex {
 
 // matching returns the indexes of the patterns that match path.
 func (ix *pathIndex) matching(path string) []int {
+	path = fold(path)
 	out := append([]int(nil), ix.exact[path]...)
 	check := func(dir string) {
 		for _, i := range ix.dirs[dir] {

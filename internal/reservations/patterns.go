@@ -4,6 +4,8 @@ import (
 	"sync"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/git-queen/git-queen/internal/globs"
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -20,7 +22,7 @@ func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
 				"and one would be printed to other droids' terminals", pattern, r)
 		}
 	}
-	return globs.ExpandDir(pattern, isDir)
+	return globs.ExpandDir(norm.NFC.String(pattern), isDir)
 }
 
 // compiled caches patterns by text: a process compares the same stored
@@ -31,6 +33,7 @@ var compiled sync.Map // string -> *globs.Pattern
 
 // compiledPattern returns the compiled form of a stored or requested pattern.
 func compiledPattern(text string) (*globs.Pattern, error) {
+	text = fold(text)
 	if p, ok := compiled.Load(text); ok {
 		return p.(*globs.Pattern), nil
 	}
@@ -47,7 +50,7 @@ func compiledPattern(text string) (*globs.Pattern, error) {
 // matches nothing here; Validate reports it.
 func Match(text, path string) bool {
 	p, err := compiledPattern(text)
-	return err == nil && p.Match(path)
+	return err == nil && p.Match(fold(path))
 }
 
 // overlap reports whether a requested pattern and a held one can match a
