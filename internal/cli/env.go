@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type Env struct {
 	// Ctx, when set, ends a command that waits (msg wait) when it is done:
 	// the MCP server cancels a tool call this way.
 	Ctx context.Context
+	// identityNote says why a configured identity was not used (it was
+	// set for another worktree), for the error that asks for one.
+	identityNote string
 	// found remembers the workspace found for a command, so that what
 	// runs after it (autosync) does not search again.
 	found map[workspace.Options]*workspace.Workspace
@@ -108,6 +112,11 @@ func (e *Env) identity(g globals) string {
 	}
 	if repo, err := gitrepo.Discover(e.Dir); err == nil && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
 		if d, ok := repo.LocalConfig("queen.droid"); ok && strings.TrimSpace(d) != "" {
+			if other := copiedIdentity(repo); other != "" {
+				e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
+					"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", strings.TrimSpace(d), other)
+				return ""
+			}
 			return strings.TrimSpace(d)
 		}
 	}
@@ -127,7 +136,26 @@ func (e *Env) requireIdentity(g globals) (string, error) {
 	if d := e.identity(g); d != "" {
 		return d, nil
 	}
+	if e.identityNote != "" {
+		return "", &UsageError{Msg: "no droid identity: " + e.identityNote}
+	}
 	return "", errNoIdentity
+}
+
+// copiedIdentity is the git directory of the worktree the configured
+// identity was set for, when that is not this worktree's (git worktree add
+// copies config.worktree, and with it the creator's identity); "" when
+// the identity is this worktree's own, or says nothing of where it was set.
+func copiedIdentity(repo *gitrepo.Repo) string {
+	setFor, ok := repo.LocalConfig("queen.droidfor")
+	if !ok || strings.TrimSpace(setFor) == "" {
+		return ""
+	}
+	setFor = strings.TrimSpace(setFor)
+	if filepath.Clean(setFor) == filepath.Clean(repo.GitDir) {
+		return ""
+	}
+	return setFor
 }
 
 // printJSON writes v as indented JSON, the --json output of every command.
