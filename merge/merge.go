@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 
@@ -245,4 +246,21 @@ func mergeText(base, ours, theirs []byte, opts Options) (Result, error) {
 		res.Reports = []Report{{Kind: KindTextConflict, Detail: "not JSONL: git's text merge left conflict markers"}}
 	}
 	return res, nil
+}
+
+// WithCRLF is r with every line ending in CRLF: a file whose lines end so
+// (checked out on Windows, or written that way) keeps them through a merge.
+// Lines the union wrote end in LF only; lines copied from an input keep
+// what they had.
+func WithCRLF(r Result) Result {
+	b := r.Bytes()
+	out := make([]byte, 0, len(b)+bytes.Count(b, []byte{'\n'}))
+	for i, c := range b {
+		if c == '\n' && (i == 0 || b[i-1] != '\r') {
+			out = append(out, '\r')
+		}
+		out = append(out, c)
+	}
+	r.set(out)
+	return r
 }

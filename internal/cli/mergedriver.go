@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -88,6 +89,20 @@ func runMergeDriver(o mergeDriverOptions) error {
 		defer release()
 		inputs[i] = b
 	}
+	label := o.Path
+	if label == "" {
+		label = o.Ours
+	}
+	for i, in := range inputs {
+		if bytes.IndexByte(in, 0) >= 0 {
+			// git merge-file refuses binary input with a bare exit status;
+			// say what it is, and leave ours for git to show as a conflict.
+			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: the %s version holds NUL bytes, so it is binary, not JSONL: "+
+				"nothing was merged; keep one side (git checkout --ours/--theirs -- %s) and commit\n",
+				label, []string{"base", "our", "their"}[i], label)
+			return &SilentError{Code: ExitFailure}
+		}
+	}
 	format, err := pathFormat(o.Env.Dir, o.Format, o.Path)
 	if err != nil {
 		return err
@@ -98,7 +113,10 @@ func runMergeDriver(o mergeDriverOptions) error {
 	if err != nil {
 		return fmt.Errorf("merge %s: %w", o.Path, err)
 	}
-	if err := writeResult(abs(o.Ours), &res); err != nil {
+	if usesCRLF(inputs[1]) {
+		res = merge.WithCRLF(res) // write what the file uses
+	}
+	if err := writeResult(o.Env.Dir, abs(o.Ours), &res); err != nil {
 		return fmt.Errorf("merge-driver: %w", err)
 	}
 	printReports(o.Env.Stderr, o.Path, res)
@@ -212,12 +230,20 @@ func printReports(w io.Writer, path string, res merge.Result) {
 // joining them first. It does not fsync: git reads the file back at once and
 // stores it in its object database, and a crash before that restarts the
 // merge anyway.
-func writeResult(path string, res *merge.Result) error {
+//
+// The temporary file goes in the repository's git directory when it can
+// (git puts %A at the top of the worktree, and a driver killed mid-write
+// would leave its temporary file there for `git add -A` to pick up).
+func writeResult(dir, path string, res *merge.Result) error {
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
 		mode = info.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmpDir := filepath.Dir(path)
+	if repo, err := gitrepo.Discover(dir); err == nil && repo.GitDir != "" {
+		tmpDir = repo.GitDir
+	}
+	tmp, err := os.CreateTemp(tmpDir, "queen-merge-"+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
@@ -234,7 +260,23 @@ func writeResult(path string, res *merge.Result) error {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+		// Another file system (a git directory elsewhere): write in place.
+		f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, mode)
+		if ferr != nil {
+			return fmt.Errorf("replace %s: %w", path, err)
+		}
+		defer f.Close()
+		if _, err := res.WriteTo(f); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return f.Close()
 	}
 	return nil
+}
+
+// usesCRLF reports whether a file ends its lines with CRLF (its first line
+// says; a file mixing the two is rare and keeps what the union gives).
+func usesCRLF(b []byte) bool {
+	i := bytes.IndexByte(b, '\n')
+	return i > 0 && b[i-1] == '\r'
 }
