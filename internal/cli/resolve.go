@@ -84,6 +84,14 @@ func runResolve(o resolveOptions) error {
 		if files, err = unmergedJSONL(top); err != nil {
 			return err
 		}
+		if len(files) == 0 {
+			// No merge under way: the tracked logs a merge without the
+			// driver left debris in (markers, union duplicates), which is
+			// what validate sends people here for.
+			if files, err = damagedJSONL(o, top); err != nil {
+				return err
+			}
+		}
 		for i, f := range files {
 			files[i] = filepath.Join(top, f)
 		}
@@ -117,7 +125,7 @@ func runResolve(o resolveOptions) error {
 func printResolved(o resolveOptions, results []resolved) {
 	w := o.Env.Stdout
 	if len(results) == 0 {
-		fmt.Fprintln(w, "nothing to resolve: no unmerged JSONL files")
+		fmt.Fprintln(w, "nothing to resolve: no unmerged JSONL files, and no tracked one with merge debris")
 		return
 	}
 	for _, r := range results {
@@ -274,6 +282,30 @@ func unmergedJSONL(top string) ([]string, error) {
 			continue
 		}
 		if f, err := pathFormat(top, "", p); err == nil && f != merge.Auto && f != merge.Text {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
+
+// damagedJSONL lists the tracked JSONL files that a repair would change.
+func damagedJSONL(o resolveOptions, top string) ([]string, error) {
+	out, err := gitrepo.Git(top, "ls-files", "-z", "--", "*.jsonl", "*.ndjson", "*.jsonlines")
+	if err != nil {
+		return nil, err
+	}
+	check := o
+	check.Check = true
+	var files []string
+	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
+		if p == "" {
+			continue
+		}
+		r, err := resolveFile(check, top, filepath.Join(top, p))
+		if err != nil {
+			return nil, err
+		}
+		if r.Changed || r.Conflict {
 			files = append(files, p)
 		}
 	}
