@@ -35,12 +35,16 @@ func (in *Input) checkAppendOnly(blobs *gitrepo.Blobs, path string, staged []byt
 		return nil, nil // new, or only appended to
 	}
 	archived := map[string]bool{}
+	archivedVersions := map[string][]string{} // record id -> its versions in the archive
 	archivePath := strings.TrimSuffix(path, ".jsonl") + "_archive.jsonl"
 	if data, ok, err := blobs.Read(":" + archivePath); err != nil {
 		return nil, err
 	} else if ok {
-		for l := range jsonl.Lines(data) {
-			archived[string(l.Raw)] = true
+		for _, l := range splitLog(data) {
+			archived[l.raw] = true
+			if l.id != "" {
+				archivedVersions[l.id] = append(archivedVersions[l.id], l.raw)
+			}
 		}
 	}
 	old, cur := splitLog(committed), splitLog(staged)
@@ -73,6 +77,8 @@ func (in *Input) checkAppendOnly(blobs *gitrepo.Blobs, path string, staged []byt
 			continue
 		case l.id != "" && supersededIn(l, i, cur, inCommitted, lastKept, merging):
 			continue
+		case l.id != "" && newerIn(l, archivedVersions[l.id]):
+			continue // compacted, then its record archived: a newer version moved
 		}
 		what := "a committed line is gone"
 		if l.id != "" {
@@ -124,6 +130,17 @@ func supersededIn(gone logLine, i int, cur []logLine, inCommitted map[string]int
 			continue
 		}
 		if j > lastKept || merging {
+			return true
+		}
+	}
+	return false
+}
+
+// newerIn reports whether versions holds a version of gone's record newer
+// than gone (compact dropped gone, then archive moved the record).
+func newerIn(gone logLine, versions []string) bool {
+	for _, v := range versions {
+		if records.Newer([]byte(v), []byte(gone.raw)) {
 			return true
 		}
 	}
