@@ -104,6 +104,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkIdentity(o.Droid),
 		r.checkStores(),
 		r.checkLinks(),
+		r.checkStoreFiles(),
 		r.checkLeftovers(),
 		r.checkQuarantine(),
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // checkLinks looks for symbolic links that would carry git-queen's writes
@@ -37,4 +38,57 @@ func (r *Repo) checkLinks() Check {
 			strings.Join(out, ", "))}
 	}
 	return ok("links", "no symbolic link leads the stores out of the repository")
+}
+
+// checkStoreFiles looks for what keeps the store from working though every
+// log reads fine: a log's name taken by a directory, a store directory
+// git-queen cannot write, and an archive interrupted between its two steps
+// (records in both the log and its archive).
+func (r *Repo) checkStoreFiles() Check {
+	var bad []string
+	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, "received")} {
+		for _, name := range []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile} {
+			if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
+				bad = append(bad, fmt.Sprintf("%s is a directory, not a log", r.rel(filepath.Join(dir, name))))
+			}
+		}
+	}
+	if info, err := os.Stat(r.StoreDir); err == nil && info.IsDir() {
+		if f, err := os.CreateTemp(r.StoreDir, ".queen-doctor-*"); err != nil {
+			bad = append(bad, fmt.Sprintf("cannot write in %s (%v): every write will fail", r.rel(r.StoreDir), err))
+		} else {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	for _, name := range []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile} {
+		logPath := filepath.Join(r.StoreDir, name)
+		if n := inBoth(logPath, jsonl.ArchivePath(logPath)); n > 0 {
+			bad = append(bad, fmt.Sprintf("%d records of %s are in its archive too (an archive was interrupted): "+
+				"run git queen archive again with the same --before, which finishes it", n, name))
+		}
+	}
+	if len(bad) > 0 {
+		return Check{Name: "store-files", Status: Fail, Message: strings.Join(bad, "; ")}
+	}
+	return ok("store-files", "the store directory is writable and holds only logs where logs belong")
+}
+
+// inBoth counts the records (by id) that both logs hold.
+func inBoth(logPath, archivePath string) int {
+	archive, err := jsonl.Load(archivePath, "", nil)
+	if err != nil || archive.Len() == 0 {
+		return 0
+	}
+	log, err := jsonl.Load(logPath, "", nil)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, rec := range log.Records {
+		if _, ok := archive.Get(rec.ID); ok {
+			n++
+		}
+	}
+	return n
 }
