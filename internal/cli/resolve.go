@@ -55,15 +55,25 @@ the driver would have produced, as closely as the file allows:
   - from union duplicates: repeated lines removed by the format's identity
     rules (records of a snapshot merged, st tails renumbered).
 
-Without FILE it takes the unmerged JSONL files git status lists. --check
-changes nothing and exits 1 when some file needs repair.`,
+Without FILE it takes the unmerged JSONL files git status lists, or, with no
+merge under way, the tracked ones with merge debris. --check changes nothing
+and exits 1 when some file needs repair.
+
+git's octopus strategy (git merge b1 b2 b3) never calls merge drivers, so it
+fails when several branches appended to one log, and leaves nothing merged.
+resolve --octopus b1 b2 b3 makes that merge: the branches merged one by one
+with the driver, committed as one merge with every branch as a parent.`,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "check", Aliases: []string{"dry-run", "n"}, Usage: "report what would change, change nothing; exit 1 if anything would"},
 			&ucli.StringFlag{Name: "format", Usage: "treat every FILE as `FORMAT` (queen, st, events, autopilot, snapshot, lines)"},
 			&ucli.IntFlag{Name: "checkpoint-interval", Usage: "st streams: write a checkpoint after `N` trailing events"},
+			&ucli.BoolFlag{Name: "octopus", Usage: "make the octopus merge of the BRANCHes named (which git's octopus strategy, calling no merge driver, failed to make)"},
 		},
 		Action: func(c *ucli.Context) error {
 			g := readGlobals(c)
+			if c.Bool("octopus") {
+				return runOctopus(resolveOptions{Env: env, JSON: g.JSON}, c.Args().Slice())
+			}
 			return runResolve(resolveOptions{Env: env, Files: c.Args().Slice(), Check: c.Bool("check"), JSON: g.JSON,
 				Format: c.String("format"), Interval: c.Int("checkpoint-interval")})
 		},
