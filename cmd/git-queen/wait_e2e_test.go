@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,14 +22,7 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "wt")
 	testgit.Run(t, repo, "worktree", "add", "-q", "-b", "bob", other)
 
-	cmd := queenCmd(repo, "ann", "msg", "wait", "--from", "bob", "--issue", "qb-1", "--timeout", "30s", "--json")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, stdout, stderr, done := startWait(t, repo, "ann", "--from", "bob", "--issue", "qb-1")
 	time.Sleep(300 * time.Millisecond)
 	// Neither of these matches: another sender, another issue.
 	mustQueen(t, other, "cat", "msg", "send", "--to", "ann", "--subject", "not this", "--body", "x", "--issue", "qb-1")
@@ -79,14 +73,7 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 func TestMsgWaitWakesOnASync(t *testing.T) {
 	testgit.Isolate(t)
 	dirs, droids := queenClones(t, testgit.FileRemote(t), 2)
-	cmd := queenCmd(dirs[0], droids[0], "msg", "wait", "--from", droids[1], "--timeout", "30s", "--json")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, stdout, stderr, done := startWait(t, dirs[0], droids[0], "--from", droids[1])
 	id, err := sentID(mustQueen(t, dirs[1], droids[1], "msg", "send", "--to", droids[0], "--subject", "over the wire", "--body", "x", "--json"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,4 +95,19 @@ func TestMsgWaitWakesOnASync(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("msg wait did not wake after the sync brought its message in")
 	}
+}
+
+// startWait starts `git queen msg wait FILTERS --timeout 30s --json` as
+// droid in dir; done receives its exit.
+func startWait(t *testing.T, dir, droid string, filters ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer, chan error) {
+	t.Helper()
+	cmd := queenCmd(dir, droid, append(append([]string{"msg", "wait"}, filters...), "--timeout", "30s", "--json")...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, &stdout, &stderr, done
 }

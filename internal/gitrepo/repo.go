@@ -217,17 +217,7 @@ func (r *Repo) MainWorktree() string {
 
 // Git runs git in dir and returns its standard output. The error carries
 // git's own message.
-func Git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), &CommandError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
-	}
-	return string(out), nil
-}
+func Git(dir string, args ...string) (string, error) { return GitInput(dir, "", args...) }
 
 // CommandError is a git command that failed: its message is git's own
 // (what a person can act on), and errors.As still finds the
@@ -269,11 +259,14 @@ func (r *Repo) Files() ([]string, error) {
 	return files, nil
 }
 
-// GitInput is Git with input on the command's standard input.
+// GitInput is Git with input on the command's standard input ("" for
+// none).
 func GitInput(dir, input string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(input)
+	if input != "" {
+		cmd.Stdin = strings.NewReader(input)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
