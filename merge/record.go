@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 // object is a JSON object's top-level fields in their written order, each
@@ -162,7 +164,7 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		kb, _ := marshalNoEscape(k)
+		kb, _ := jsonl.MarshalNoEscape(k)
 		out.Write(kb)
 		out.WriteByte(':')
 		out.Write(merged[k])
@@ -211,14 +213,4 @@ func compact(raw []byte) []byte {
 		return raw
 	}
 	return buf.Bytes()
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

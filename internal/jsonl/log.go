@@ -79,15 +79,17 @@ func Marshal(record any) ([]byte, error) {
 	case json.RawMessage:
 		return checkLine(v)
 	}
-	b, err := marshalValue(record)
+	b, err := MarshalNoEscape(record)
 	if err != nil {
 		return nil, fmt.Errorf("encode record: %w", err)
 	}
 	return checkLine(b)
 }
 
-// marshalValue encodes any JSON value on one line without HTML escaping.
-func marshalValue(v any) ([]byte, error) {
+// MarshalNoEscape encodes any JSON value on one line without HTML
+// escaping (these files are read by people and by jq, where \u003c helps
+// nobody): the one encoder every writer of git-queen's JSON uses.
+func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

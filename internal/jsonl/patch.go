@@ -19,7 +19,7 @@ type Field struct {
 func SetFields(line []byte, fields ...Field) ([]byte, error) {
 	encoded := make([][]byte, len(fields))
 	for i, f := range fields {
-		b, err := marshalValue(f.Value)
+		b, err := MarshalNoEscape(f.Value)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
@@ -58,7 +58,7 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 		if out.Len() > 1 {
 			out.WriteByte(',')
 		}
-		k, _ := marshalValue(f.Name)
+		k, _ := MarshalNoEscape(f.Name)
 		out.Write(k)
 		out.WriteByte(':')
 		out.Write(encoded[i])

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 // DefaultEdgeType is what a dependency edge with no type means.
@@ -117,7 +119,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
-		vb, err := marshalNoEscape(v)
+		vb, err := jsonl.MarshalNoEscape(v)
 		if err != nil {
 			return err
 		}
@@ -151,14 +153,4 @@ func (it Item) MarshalJSON() ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

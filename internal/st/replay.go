@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 // DefaultCheckpointInterval is how many trailing events make a stream need a
@@ -243,7 +245,7 @@ func CheckpointLine(state State, seq int64, ts time.Time) ([]byte, error) {
 	if items == nil {
 		items = []Item{}
 	}
-	body, err := marshalNoEscape(items)
+	body, err := jsonl.MarshalNoEscape(items)
 	if err != nil {
 		return nil, err
 	}

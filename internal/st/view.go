@@ -3,6 +3,8 @@ package st
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 // Item statuses of seed 000.
@@ -42,7 +44,7 @@ func (v ViewItem) MarshalJSON() ([]byte, error) {
 	if waiting == nil {
 		waiting = []string{}
 	}
-	extra, err := marshalNoEscape(struct {
+	extra, err := jsonl.MarshalNoEscape(struct {
 		DepState  string   `json:"dep_state"`
 		WaitingOn []string `json:"waiting_on"`
 	}{v.DepState, waiting})
@@ -156,6 +158,6 @@ func ToPlan(view []ViewItem) Plan {
 
 // MarshalPlan writes a plan as compact JSON without HTML escaping, as the
 // tool's arguments are passed.
-func MarshalPlan(p Plan) ([]byte, error) { return marshalNoEscape(p) }
+func MarshalPlan(p Plan) ([]byte, error) { return jsonl.MarshalNoEscape(p) }
 
 var _ json.Marshaler = ViewItem{}
