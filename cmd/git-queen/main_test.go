@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -36,7 +37,13 @@ func TestScripts(t *testing.T) {
 			for k, v := range testgit.IsolatedEnv(home) {
 				env.Setenv(k, v)
 			}
+			// One clock for every process a script starts: what they print
+			// must not depend on how fast the machine runs them.
+			env.Setenv("QUEEN_NOW", scriptNow)
 			return os.MkdirAll(home, 0o755)
 		},
 	})
 }
+
+// scriptNow is the clock of the end-to-end scripts' processes.
+var scriptNow = time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)

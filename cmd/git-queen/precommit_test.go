@@ -46,6 +46,7 @@ func stage(t *testing.T, dir string, files map[string]string) {
 
 func TestPreCommitRefusesReservedPaths(t *testing.T) {
 	repo := initRepo(t)
+	t.Setenv("QUEEN_NOW", scriptNow) // "expires in 2h0m", however slow the run
 	stage(t, repo, map[string]string{"src/api/a.go": "a\n", "src/api/b.go": "b\n", "docs/x.md": "x\n"})
 	testgit.Run(t, repo, "commit", "-q", "-m", "files")
 	mustQueen(t, repo, "bob", "reserve", "src/api/**", "--exclusive", "--issue", "qb-9")

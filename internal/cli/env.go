@@ -54,9 +54,22 @@ func OSEnv() *Env {
 		Stderr:   os.Stderr,
 		Getenv:   os.Getenv,
 		Dir:      dir,
-		Now:      time.Now,
+		Now:      clockFromEnv(),
 		Terminal: isTerminal(os.Stdout),
 	}
+}
+
+// clockFromEnv is time.Now, or the fixed instant QUEEN_NOW names (RFC
+// 3339): the end-to-end tests give the processes they start one clock, so
+// that what they print ("expires in 2h0m") does not depend on how fast the
+// machine runs them.
+func clockFromEnv() func() time.Time {
+	if v := os.Getenv("QUEEN_NOW"); v != "" {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return func() time.Time { return t }
+		}
+	}
+	return time.Now
 }
 
 func isTerminal(f *os.File) bool {
