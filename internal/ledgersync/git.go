@@ -138,6 +138,13 @@ func (s *Syncer) push(remote string, commit, expected plumbing.Hash) (pushOutcom
 			(strings.Contains(stderr, "but expected") || strings.Contains(stderr, "reference already exists")) {
 			return lostRace, nil
 		}
+		// A receive-pack that lost a race with another to move the same
+		// objects out of its quarantine (seen under 8 concurrent pushes to
+		// git daemon): nothing was published, and trying again is safe,
+		// as after a lost race.
+		if strings.Contains(line, "remote rejected") && strings.Contains(line, "unable to migrate objects") {
+			return lostRace, nil
+		}
 		msg := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
 		if stderr != "" {
 			msg += "; " + firstLines(stderr, nil)
