@@ -194,9 +194,6 @@ func newerThan(a []byte, ta time.Time, b []byte, tb int64) bool {
 // offsetIn is where sub, a subslice of data, starts in it.
 func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
 
-// lineStart is the offset of the start of the line holding offset i.
-func lineStart(data []byte, i int) int { return bytes.LastIndexByte(data[:i], '\n') + 1 }
-
 // copyEntry copies a line out of a mapping; Fields point into the copy.
 // fields are subslices of raw, so their offsets in it are the difference of
 // their capacities; anything else is found again by scanning the copy.

@@ -149,7 +149,7 @@ func checkInteger(c *checker, name string, v []byte) bool {
 		c.addf(name, "type", "is %s, want an integer", jsonKind(v))
 		return false
 	}
-	if bytes.IndexAny(v, ".eE") < 0 {
+	if !bytes.ContainsAny(v, ".eE") {
 		return true
 	}
 	f, err := strconv.ParseFloat(string(v), 64)

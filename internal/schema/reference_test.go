@@ -239,23 +239,6 @@ func compileAll() {
 	}
 }
 
-var (
-	dateTimeOnce sync.Once
-	dateTime     *jsonschema.Schema
-)
-
-// dateTimeOK decides the "date-time" format exactly as the schema library
-// does. Only values the hand-written fast path cannot decide come here.
-func dateTimeOK(s string) bool {
-	dateTimeOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		if err := c.AddResource("date-time.json", map[string]any{"format": "date-time"}); err == nil {
-			dateTime, _ = c.Compile("date-time.json")
-		}
-	})
-	return dateTime != nil && dateTime.Validate(s) == nil
-}
 
 type noLoader struct{}
 
