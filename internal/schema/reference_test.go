@@ -239,7 +239,6 @@ func compileAll() {
 	}
 }
 
-
 type noLoader struct{}
 
 func (noLoader) Load(url string) (any, error) {
