@@ -337,11 +337,7 @@ func runMsgThread(o msgReadOptions) error {
 }
 
 func runMsgDelete(o msgReadOptions) error {
-	me, err := o.Env.requireIdentity(o.G)
-	if err != nil {
-		return err
-	}
-	s, err := o.Env.openStore(o.G)
+	me, s, err := o.Env.openAs(o.G)
 	if err != nil {
 		return err
 	}

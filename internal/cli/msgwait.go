@@ -74,11 +74,7 @@ type msgWaitOptions struct {
 }
 
 func runMsgWait(o msgWaitOptions) error {
-	me, err := o.Env.requireIdentity(o.G)
-	if err != nil {
-		return err
-	}
-	s, err := o.Env.openStore(o.G)
+	me, s, err := o.Env.openAs(o.G)
 	if err != nil {
 		return err
 	}

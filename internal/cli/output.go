@@ -40,6 +40,17 @@ func (e *Env) openStore(g globals) (*store.Store, error) {
 	return s, nil
 }
 
+// openAs is what a command that writes as a droid starts with: the droid's
+// identity (an error without one) and the store.
+func (e *Env) openAs(g globals) (string, *store.Store, error) {
+	me, err := e.requireIdentity(g)
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := e.openStore(g)
+	return me, s, err
+}
+
 // maxProblemsShown bounds the warnings a command prints about bad lines.
 const maxProblemsShown = 5
 

@@ -170,11 +170,7 @@ func runReserve(o reserveOptions) error {
 	if err := checkTTL("reserve", o.TTL); err != nil {
 		return err
 	}
-	me, err := o.Env.requireIdentity(o.G)
-	if err != nil {
-		return err
-	}
-	s, err := o.Env.openStore(o.G)
+	me, s, err := o.Env.openAs(o.G)
 	if err != nil {
 		return err
 	}
@@ -346,11 +342,7 @@ func runRelease(o releaseOptions) error {
 			return err
 		}
 	}
-	me, err := o.Env.requireIdentity(o.G)
-	if err != nil {
-		return err
-	}
-	s, err := o.Env.openStore(o.G)
+	me, s, err := o.Env.openAs(o.G)
 	if err != nil {
 		return err
 	}
