@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -78,7 +79,7 @@ func assignCommands(env *Env) []*ucli.Command {
 			},
 			Action: func(c *ucli.Context) error {
 				status := c.String("status")
-				if status != "" && !contains([]string{records.AssignmentActive, records.AssignmentCompleted,
+				if status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
 					records.AssignmentReleased, records.AssignmentReassigned}, status) {
 					return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
 				}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/reservations"
@@ -42,7 +42,7 @@ func hookPaths(format string, in io.Reader) ([]string, error) {
 	}
 	var paths []string
 	add := func(p string) {
-		if p != "" && !contains(paths, p) {
+		if p != "" && !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
 	}
@@ -52,15 +52,6 @@ func hookPaths(format string, in io.Reader) ([]string, error) {
 		add(e.FilePath)
 	}
 	return paths, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // blockEdit says, for the agent, why its edit is refused and what to do:
@@ -89,13 +80,3 @@ func blockEdit(w io.Writer, o checkOptions, me string, holds []reservations.Hold
 // hookBlock is the exit code that makes Claude Code refuse the tool call
 // and show the agent stderr (any other non-zero code lets the call go on).
 const hookBlock = 2
-
-// inRepository reports whether an absolute path lies in the repository
-// (a tool call can edit files elsewhere, which are none of ours).
-func inRepository(top, p string) bool {
-	if !filepath.IsAbs(p) || top == "" {
-		return true
-	}
-	rel, err := filepath.Rel(top, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}

@@ -307,11 +307,7 @@ func runMsgRead(o msgReadOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, msg)
-	}
-	printMessage(o.Env.Stdout, o.Env, msg)
-	return nil
+	return o.Env.showMessage(o.G, msg)
 }
 
 func runMsgThread(o msgReadOptions) error {
@@ -349,6 +345,16 @@ func runMsgDelete(o msgReadOptions) error {
 		return printJSON(o.Env.Stdout, msg)
 	}
 	fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
+	return nil
+}
+
+// showMessage prints one message: its record with --json, else as
+// printMessage shows it to a person.
+func (e *Env) showMessage(g globals, msg records.Message) error {
+	if g.JSON {
+		return printJSON(e.Stdout, msg)
+	}
+	printMessage(e.Stdout, e, msg)
 	return nil
 }
 

@@ -97,9 +97,5 @@ func runMsgWait(o msgWaitOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, msg)
-	}
-	printMessage(o.Env.Stdout, o.Env, msg)
-	return nil
+	return o.Env.showMessage(o.G, msg)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -507,7 +508,7 @@ func runCheck(o checkOptions) error {
 		if err != nil {
 			return err
 		}
-		if !contains(paths, rp) {
+		if !slices.Contains(paths, rp) {
 			paths = append(paths, rp)
 		}
 	}
@@ -609,10 +610,11 @@ func hookHolds(o checkOptions) ([]reservations.Hold, string, error) {
 	}
 	var rel []string
 	for _, p := range paths {
-		if !inRepository(top, p) {
-			continue
-		}
 		r, err := repoPath(o.Env, s, p)
+		var outside *records.InvalidError
+		if errors.As(err, &outside) && top != "" && filepath.IsAbs(p) {
+			continue // the tool call edits a file outside the repository: none of ours
+		}
 		if err != nil {
 			return nil, "", err
 		}

@@ -37,7 +37,7 @@ func (ix *pathIndex) matching(path string) []int {
 	out := append([]int(nil), ix.exact[path]...)
 	check := func(dir string) {
 		for _, i := range ix.dirs[dir] {
-			if Match(ix.patterns[i], path) {
+			if matchFolded(ix.patterns[i], path) { // path is folded already
 				out = append(out, i)
 			}
 		}

@@ -29,28 +29,39 @@ func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
 // patterns many times (every request against every active reservation, the
 // hook every staged path against every reservation), and a compiled
 // pattern's automaton gets faster with use.
-var compiled sync.Map // string -> *globs.Pattern
+var compiled sync.Map // compiledKey -> *globs.Pattern
 
-// compiledPattern returns the compiled form of a stored or requested pattern.
+// compiledKey names a compiled pattern: its text as written and whether it
+// was folded ignoring case, so that a hit costs no folding.
+type compiledKey struct {
+	text       string
+	ignoreCase bool
+}
+
+// compiledPattern returns the compiled form of a stored or requested
+// pattern, folded (see fold).
 func compiledPattern(text string) (*globs.Pattern, error) {
-	text = fold(text)
-	if p, ok := compiled.Load(text); ok {
+	key := compiledKey{text, ignoreCase.Load()}
+	if p, ok := compiled.Load(key); ok {
 		return p.(*globs.Pattern), nil
 	}
-	p, err := globs.CompileTree(text)
+	p, err := globs.CompileTree(fold(text))
 	if err != nil {
 		return nil, err
 	}
-	actual, _ := compiled.LoadOrStore(text, p)
+	actual, _ := compiled.LoadOrStore(key, p)
 	return actual.(*globs.Pattern), nil
 }
 
 // Match reports whether a stored pattern matches a git path. A stored
 // pattern that no longer compiles (written by hand, or by another tool)
 // matches nothing here; Validate reports it.
-func Match(text, path string) bool {
+func Match(text, path string) bool { return matchFolded(text, fold(path)) }
+
+// matchFolded is Match for a path already folded.
+func matchFolded(text, folded string) bool {
 	p, err := compiledPattern(text)
-	return err == nil && p.Match(fold(path))
+	return err == nil && p.Match(folded)
 }
 
 // overlap reports whether a requested pattern and a held one can match a
