@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -56,15 +56,15 @@ func Detect(p string, inputs ...[]byte) Format {
 	json, other, stream, nonStream := 0, 0, 0, 0
 	for _, in := range inputs {
 		n, firstJSON := 0, true
-		for l := range jsonl.Lines(in) {
+		for l := range jsonline.Lines(in) {
 			if n == sampleLines {
 				break
 			}
-			if l.Blank() || jsonl.IsConflictMarker(l.Raw) {
+			if l.Blank() || jsonline.IsConflictMarker(l.Raw) {
 				continue
 			}
 			n++
-			if jsonl.Valid(l.Raw) != nil {
+			if jsonline.Valid(l.Raw) != nil {
 				other++
 				continue
 			}

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // mergeEvents merges a VerMAS event log (seed 004). Events are immutable
@@ -34,10 +34,10 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string)
 	spellings := map[string][][]byte{} // id -> distinct added lines
 	for _, lines := range sideLines {
 		for _, l := range lines {
-			if baseCount[string(l)] > 0 || jsonl.ObjectFields(l, keys, vals) != nil {
+			if baseCount[string(l)] > 0 || jsonline.ObjectFields(l, keys, vals) != nil {
 				continue
 			}
-			id, ok := jsonl.String(vals[0])
+			id, ok := jsonline.String(vals[0])
 			if !ok {
 				continue
 			}

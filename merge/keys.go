@@ -3,7 +3,7 @@ package merge
 import (
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -19,10 +19,10 @@ func timeKey(field string) SortKey {
 	keys := []string{field}
 	return func(line []byte) string {
 		vals := make([][]byte, 1)
-		if jsonl.ObjectFields(line, keys, vals) != nil {
+		if jsonline.ObjectFields(line, keys, vals) != nil {
 			return ""
 		}
-		s, ok := jsonl.String(vals[0])
+		s, ok := jsonline.String(vals[0])
 		if !ok {
 			return ""
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // Format names a merge strategy. Each JSONL format the project knows has its
@@ -181,7 +181,7 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 	res := Result{Format: format}
 	markers := 0
 	dropMarker := func(line []byte) bool {
-		if jsonl.IsConflictMarker(line) {
+		if jsonline.IsConflictMarker(line) {
 			markers++
 			return true
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -253,8 +253,8 @@ func FuzzMerge(f *testing.F) {
 		if format != Snapshot && format != Stream {
 			rest = rest[prefix:]
 		}
-		for l := range jsonl.Lines(rest) {
-			if l.Blank() || jsonl.IsConflictMarker(l.Raw) {
+		for l := range jsonline.Lines(rest) {
+			if l.Blank() || jsonline.IsConflictMarker(l.Raw) {
 				t.Fatalf("%s: the result has the line %q", format, l.Raw)
 			}
 		}

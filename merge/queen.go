@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -55,7 +55,7 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 		id    string
 	}
 	var inPrefix []prefixLine
-	for l := range jsonl.Lines(prefix) {
+	for l := range jsonline.Lines(prefix) {
 		if id, ok := recordIDBytes(l.Raw); ok {
 			if _, wanted := byID[string(id)]; wanted {
 				start := offsetOf(prefix, l.Raw)
@@ -85,7 +85,7 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 	cut := inPrefix[first].start
 	var out [][]byte
 	k := first
-	for l := range jsonl.LinesFrom(prefix[cut:], 2) {
+	for l := range jsonline.LinesFrom(prefix[cut:], 2) {
 		if l.Blank() {
 			continue
 		}
@@ -116,9 +116,9 @@ func sortVersions(lines [][]byte, positions map[string][]int) (first, reordered 
 		}
 		slices.SortStableFunc(sorted, func(a, b timedLine) int {
 			switch {
-			case jsonl.Newer(a.raw, a.time, b.raw, b.time):
+			case jsonline.Newer(a.raw, a.time, b.raw, b.time):
 				return 1
-			case jsonl.Newer(b.raw, b.time, a.raw, a.time):
+			case jsonline.Newer(b.raw, b.time, a.raw, a.time):
 				return -1
 			}
 			return 0
@@ -165,9 +165,9 @@ func recordIDBytes(line []byte) ([]byte, bool) {
 		}
 	}
 	vals := make([][]byte, 1)
-	if jsonl.ObjectFields(line, []string{jsonl.DefaultKey}, vals) != nil {
+	if jsonline.ObjectFields(line, []string{jsonline.DefaultKey}, vals) != nil {
 		return nil, false
 	}
-	id, ok := jsonl.String(vals[0])
+	id, ok := jsonline.String(vals[0])
 	return []byte(id), ok && id != ""
 }

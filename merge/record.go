@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // object is a JSON object's top-level fields in their written order, each
@@ -164,7 +164,7 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		kb, _ := jsonl.MarshalNoEscape(k)
+		kb, _ := jsonline.MarshalNoEscape(k)
 		out.Write(kb)
 		out.WriteByte(':')
 		out.Write(merged[k])

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -44,7 +44,7 @@ func SplitConflicts(data []byte) Conflicts {
 			line, data = data[:end+1], data[end+1:]
 		}
 		raw := bytes.TrimRight(line, "\r\n")
-		if jsonl.IsConflictMarker(raw) {
+		if jsonline.IsConflictMarker(raw) {
 			switch raw[0] {
 			case '<':
 				if state == outside {
@@ -138,11 +138,11 @@ func repairSnapshot(data []byte) ([]byte, []Report) {
 	}
 	versions := map[string][][]byte{}
 	keys, vals := []string{snapshotKey}, make([][]byte, 1)
-	for l := range jsonl.Lines(data) {
-		if jsonl.ObjectFields(l.Raw, keys, vals) != nil {
+	for l := range jsonline.Lines(data) {
+		if jsonline.ObjectFields(l.Raw, keys, vals) != nil {
 			continue
 		}
-		if id, ok := jsonl.String(vals[0]); ok && id != "" && !containsLine(versions[id], l.Raw) {
+		if id, ok := jsonline.String(vals[0]); ok && id != "" && !containsLine(versions[id], l.Raw) {
 			versions[id] = append(versions[id], l.Raw)
 		}
 	}
@@ -198,11 +198,11 @@ func countSame(versions map[string][][]byte, dups []string) int {
 func unsorted(data []byte) bool {
 	prev := ""
 	keys, vals := []string{snapshotKey}, make([][]byte, 1)
-	for l := range jsonl.Lines(data) {
-		if jsonl.ObjectFields(l.Raw, keys, vals) != nil {
+	for l := range jsonline.Lines(data) {
+		if jsonline.ObjectFields(l.Raw, keys, vals) != nil {
 			continue
 		}
-		id, _ := jsonl.String(vals[0])
+		id, _ := jsonline.String(vals[0])
 		if id < prev {
 			return true
 		}

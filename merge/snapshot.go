@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // snapshotKey is the field that names a record in a snapshot file.
@@ -28,17 +28,17 @@ type snapshot struct {
 func parseSnapshot(data []byte) snapshot {
 	s := snapshot{recs: make(map[string][]byte, bytes.Count(data, []byte{'\n'})+1)}
 	keys, vals := []string{snapshotKey}, make([][]byte, 1)
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		switch {
 		case l.Blank():
 			continue
-		case jsonl.IsConflictMarker(l.Raw):
+		case jsonline.IsConflictMarker(l.Raw):
 			s.markers++
 			continue
 		}
 		id, ok := "", false
-		if jsonl.ObjectFields(l.Raw, keys, vals) == nil {
-			id, ok = jsonl.String(vals[0])
+		if jsonline.ObjectFields(l.Raw, keys, vals) == nil {
+			id, ok = jsonline.String(vals[0])
 		}
 		if !ok || id == "" {
 			s.opaque = append(s.opaque, l.Raw)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // checkSnapshot checks the properties of a snapshot merge from its inputs
@@ -31,13 +31,13 @@ func checkSnapshot(base, ours, theirs, got []byte) error {
 		return fmt.Errorf("the result has conflict markers")
 	}
 	prev := ""
-	for l := range jsonl.Lines(got) {
+	for l := range jsonline.Lines(got) {
 		vals := make([][]byte, 1)
-		if jsonl.ObjectFields(l.Raw, []string{"id"}, vals) != nil {
+		if jsonline.ObjectFields(l.Raw, []string{"id"}, vals) != nil {
 			prev = "\xff" // opaque lines come last
 			continue
 		}
-		id, ok := jsonl.String(vals[0])
+		id, ok := jsonline.String(vals[0])
 		if !ok {
 			prev = "\xff"
 			continue
@@ -213,11 +213,11 @@ func checkJSONL(out []byte) error {
 	if len(out) > 0 && out[len(out)-1] != '\n' {
 		return fmt.Errorf("no final newline")
 	}
-	for l := range jsonl.Lines(out) {
+	for l := range jsonline.Lines(out) {
 		if l.Blank() {
 			return fmt.Errorf("line %d is blank", l.No)
 		}
-		if jsonl.IsConflictMarker(l.Raw) {
+		if jsonline.IsConflictMarker(l.Raw) {
 			return fmt.Errorf("line %d is a conflict marker", l.No)
 		}
 	}
@@ -226,8 +226,8 @@ func checkJSONL(out []byte) error {
 
 // checkValid checks that every line of out is a JSON value.
 func checkValid(out []byte) error {
-	for l := range jsonl.Lines(out) {
-		if err := jsonl.Valid(l.Raw); err != nil {
+	for l := range jsonline.Lines(out) {
+		if err := jsonline.Valid(l.Raw); err != nil {
 			return fmt.Errorf("line %d: %v", l.No, err)
 		}
 	}

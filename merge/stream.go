@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -47,7 +47,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	}
 	markers := 0
 	drop := func(l []byte) bool {
-		if jsonl.IsConflictMarker(l) {
+		if jsonline.IsConflictMarker(l) {
 			markers++
 			return true
 		}
@@ -295,7 +295,7 @@ func (p *streamParser) freshCheckpoint(out []byte, interval int) ([]byte, string
 // byte.
 func setSeq(line []byte, seq int64) []byte {
 	vals := make([][]byte, 1)
-	if jsonl.ObjectFields(line, []string{"seq"}, vals) != nil || vals[0] == nil {
+	if jsonline.ObjectFields(line, []string{"seq"}, vals) != nil || vals[0] == nil {
 		return line
 	}
 	// vals[0] is a subslice of line: its offset is the difference of caps.

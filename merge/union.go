@@ -42,7 +42,7 @@ import (
 	"bytes"
 	"slices"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // SortKey orders the lines that sides added, where two sides' additions
@@ -256,7 +256,7 @@ func commonPrefix(base []byte, sides [][]byte) int {
 // rejects.
 func splitLines(data []byte, first int, drop func([]byte) bool) [][]byte {
 	lines := make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
-	for l := range jsonl.LinesFrom(data, first) {
+	for l := range jsonline.LinesFrom(data, first) {
 		if !l.Blank() && (drop == nil || !drop(l.Raw)) {
 			lines = append(lines, l.Raw)
 		}

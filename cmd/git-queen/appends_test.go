@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/ids"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/st"
 )
@@ -117,7 +117,7 @@ func (d *droid) setIssue(id string, fields map[string]any) {
 	data, _ := os.ReadFile(path)
 	var lines [][]byte
 	rec := map[string]any{"id": id, "created_at": "2026-01-01T00:00:00Z"}
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		var m map[string]any
 		if json.Unmarshal(l.Raw, &m) == nil && m["id"] == id {
 			rec = m

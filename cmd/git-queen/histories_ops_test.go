@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/st"
 )
@@ -76,7 +77,7 @@ func (h *randomHistory) cli(b, file, droid string, args ...string) {
 	dir := h.dirs[b]
 	before := lineSet(h.read(dir, file))
 	h.queen(dir, droid, args...)
-	for l := range jsonl.Lines(h.read(dir, file)) {
+	for l := range jsonline.Lines(h.read(dir, file)) {
 		if !l.Blank() && !before[string(l.Raw)] {
 			id, _ := recordID(l.Raw)
 			h.written[id] = append(h.written[id], string(l.Raw))
@@ -149,7 +150,7 @@ func (h *randomHistory) editWorkOrder(dir, id string) {
 	var lines [][]byte
 	rec := map[string]any{"id": id, "title": "work " + id, "status": "open", "priority": 2, "issue_type": "task",
 		"created_at": "2026-01-06T10:00:00.000Z", "created_by": "ceo"}
-	for l := range jsonl.Lines(h.read(dir, workOrdersFile)) {
+	for l := range jsonline.Lines(h.read(dir, workOrdersFile)) {
 		var m map[string]any
 		if json.Unmarshal(l.Raw, &m) == nil && m["id"] == id {
 			rec = m
@@ -302,7 +303,7 @@ func (h *randomHistory) show(rev string) map[string][]byte {
 func (h *randomHistory) factsOf(files map[string][]byte) map[string]bool {
 	facts := map[string]bool{}
 	for _, f := range []string{messagesFile, reservationsFile} {
-		for l := range jsonl.Lines(files[f]) {
+		for l := range jsonline.Lines(files[f]) {
 			if !l.Blank() {
 				facts[f+" "+string(l.Raw)] = true
 			}
@@ -384,7 +385,7 @@ func (h *randomHistory) checkFiles(where string, files map[string][]byte) {
 	h.t.Helper()
 	for _, f := range historyFiles {
 		seen := map[string]bool{}
-		for l := range jsonl.Lines(files[f]) {
+		for l := range jsonline.Lines(files[f]) {
 			if !l.Blank() && seen[string(l.Raw)] {
 				h.t.Errorf("%s: %s repeats line %d: %s", where, f, l.No, l.Raw)
 			}
@@ -393,7 +394,7 @@ func (h *randomHistory) checkFiles(where string, files map[string][]byte) {
 	}
 	for _, f := range []string{messagesFile, reservationsFile} {
 		last := map[string][]byte{}
-		for l := range jsonl.Lines(files[f]) {
+		for l := range jsonline.Lines(files[f]) {
 			if id, ok := recordID(l.Raw); ok {
 				last[id] = l.Raw
 			}
@@ -454,7 +455,7 @@ func (h *randomHistory) mergeAll() {
 	}
 	for _, f := range []string{messagesFile, reservationsFile} {
 		last := map[string]string{}
-		for l := range jsonl.Lines(files[f]) {
+		for l := range jsonline.Lines(files[f]) {
 			if id, ok := recordID(l.Raw); ok {
 				last[id] = string(l.Raw)
 			}
@@ -528,7 +529,7 @@ func current(data []byte) [][]byte {
 
 func workOrderTimes(data []byte) map[string]string {
 	out := map[string]string{}
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		var w struct{ ID, UpdatedAt string }
 		if json.Unmarshal(l.Raw, &struct {
 			ID        *string `json:"id"`
@@ -542,7 +543,7 @@ func workOrderTimes(data []byte) map[string]string {
 
 func lineSet(data []byte) map[string]bool {
 	out := map[string]bool{}
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		out[string(l.Raw)] = true
 	}
 	return out

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/st"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -160,14 +160,14 @@ func checkExactUnion(t *testing.T, file string, got []byte, inputs ...[]byte) {
 	norm := func(l string) string { return seqRE.ReplaceAllString(l, `"seq":_`) }
 	want := map[string]bool{}
 	for _, in := range inputs {
-		for l := range jsonl.Lines(in) {
+		for l := range jsonline.Lines(in) {
 			if file != "plan.jsonl" || !strings.Contains(string(l.Raw), `"lane":"checkpoint"`) {
 				want[norm(string(l.Raw))] = true
 			}
 		}
 	}
 	have := map[string]int{}
-	for l := range jsonl.Lines(got) {
+	for l := range jsonline.Lines(got) {
 		if file == "plan.jsonl" && strings.Contains(string(l.Raw), `"lane":"checkpoint"`) {
 			continue
 		}
@@ -200,8 +200,8 @@ func checkLines(data []byte) error {
 	if len(data) == 0 || data[len(data)-1] != '\n' {
 		return errString("no final newline")
 	}
-	for l := range jsonl.Lines(data) {
-		if err := jsonl.Valid(l.Raw); err != nil {
+	for l := range jsonline.Lines(data) {
+		if err := jsonline.Valid(l.Raw); err != nil {
 			return err
 		}
 	}
@@ -218,7 +218,7 @@ func checkIssues(t *testing.T, got []byte) {
 	t.Helper()
 	var ids []string
 	recs := map[string]map[string]any{}
-	for l := range jsonl.Lines(got) {
+	for l := range jsonline.Lines(got) {
 		var m map[string]any
 		if err := json.Unmarshal(l.Raw, &m); err != nil {
 			t.Fatal(err)

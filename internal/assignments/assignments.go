@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/ids"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -235,7 +236,7 @@ func (a *Store) checkIssueExists(issueID string) error {
 		}
 		entries, _, err := jsonl.SelectFile(path, jsonl.Query{
 			Fields: []string{"id"},
-			Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], issueID) },
+			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], issueID) },
 		})
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
@@ -115,7 +116,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	problems := hdrProblems(hdr, file)
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
-	pick := q.Versions.picker(keys)
+	pick := q.Versions.Picker(keys)
 	// appended holds, for each id among the new lines, its current
 	// version so far, kept or not.
 	type version struct {
@@ -131,10 +132,10 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 			end = off + int64(i) + 1
 		}
 		no++
-		raw, term := trimLine(data[off:end], off == 0)
+		raw, term := jsonline.TrimLine(data[off:end], off == 0)
 		start := off
 		off = end
-		line := Line{No: no, Raw: raw, Terminated: term}
+		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
 		if line.Blank() {
 			continue
 		}
@@ -148,16 +149,16 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 			continue
 		}
 		if q.Versions != nil {
-			t := pick.time(vals)
+			t := pick.Time(vals)
 			if t.After(newest) && off <= prefix {
 				newest = t
 			}
 			if prev, ok := appended[id]; ok {
-				if !Newer(raw, t, prev.raw, prev.time) {
+				if !jsonline.Newer(raw, t, prev.raw, prev.time) {
 					continue
 				}
 			} else if e, ok := byID[id]; ok {
-				if !Newer(raw, t, e.Raw, q.Versions.Of(e.Raw)) {
+				if !jsonline.Newer(raw, t, e.Raw, q.Versions.Of(e.Raw)) {
 					continue
 				}
 			} else if !t.After(prefixNewest) {
@@ -237,7 +238,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		if !ok || off >= hdr.Size || no > hdr.Lines {
 			return hdr, nil, false
 		}
-		id, ok := String(vals[0])
+		id, ok := jsonline.String(vals[0])
 		if !ok || id == "" {
 			return hdr, nil, false
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // entriesEqual compares two answers by id, line and bytes.
@@ -22,8 +24,8 @@ func TestSelectFileCachedMatchesAFullScan(t *testing.T) {
 	dir := t.TempDir()
 	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "cache", "q")
 	q := Query{Fields: []string{"to", "state"},
-		Static: func(f [][]byte) bool { return StringEquals(f[0], "ann") },
-		Keep:   func(f [][]byte) bool { return !StringEquals(f[1], "gone") }}
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], "ann") },
+		Keep:   func(f [][]byte) bool { return !jsonline.StringEquals(f[1], "gone") }}
 	write := func(content string) {
 		t.Helper()
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

@@ -3,6 +3,8 @@ package jsonl
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // A cache line is "LINE OFFSET SPANS RAW": the line's number and offset in
@@ -16,7 +18,7 @@ import (
 // then its fields; vals is scratch space as long. It fails only if the
 // line no longer scans, which a selected line always does.
 func appendCacheLine(buf []byte, e Entry, keys []string, vals [][]byte) ([]byte, bool) {
-	if ObjectFields(e.Raw, keys, vals) != nil {
+	if jsonline.ObjectFields(e.Raw, keys, vals) != nil {
 		return buf, false
 	}
 	buf = strconv.AppendInt(buf, int64(e.Line), 10)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
@@ -32,12 +33,12 @@ type Query struct {
 	Keep func(fields [][]byte) bool
 	// Versions, when set, decides which version of an id is current from
 	// the records (see Versions); nil means the last line.
-	Versions *Versions
+	Versions *jsonline.Versions
 }
 
 func (q Query) key() string {
 	if q.Key == "" {
-		return DefaultKey
+		return jsonline.DefaultKey
 	}
 	return q.Key
 }
@@ -103,7 +104,7 @@ type candidate struct {
 func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time.Time) {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
-	pick := q.Versions.picker(keys)
+	pick := q.Versions.Picker(keys)
 	seen := map[string]candidate{}
 	var out []Entry
 	var problems []Problem
@@ -123,9 +124,9 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 			search--
 		}
 		start := bytes.LastIndexByte(data[:search], '\n') + 1
-		raw, term := trimLine(data[start:end], start == 0)
+		raw, term := jsonline.TrimLine(data[start:end], start == 0)
 		end = start
-		line := Line{No: no, Raw: raw, Terminated: term}
+		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
 		if line.Blank() {
 			continue
 		}
@@ -140,7 +141,7 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		}
 		var t time.Time
 		if q.Versions != nil {
-			t = pick.time(vals)
+			t = pick.Time(vals)
 			if t.After(newest) {
 				newest = t
 			}
@@ -205,7 +206,7 @@ func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]by
 		}
 		off := cap(raw) - cap(f)
 		if off < 0 || off+len(f) > len(raw) {
-			_ = ObjectFields(e.Raw, fieldNames, e.Fields) // the line was valid a moment ago
+			_ = jsonline.ObjectFields(e.Raw, fieldNames, e.Fields) // the line was valid a moment ago
 			return e
 		}
 		e.Fields[i] = e.Raw[off : off+len(f)]

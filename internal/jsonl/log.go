@@ -1,3 +1,13 @@
+// Package jsonl is the engine under every git-queen store: append-only JSON
+// Lines files that several processes (and several worktrees) write at once.
+//
+// It exists because the obvious implementation loses data. A per-process
+// mutex does not stop two processes from interleaving a read-decide-append,
+// bufio.Scanner silently stops at 64 KiB, a crash mid-write glues two records
+// onto one line, and re-marshalling a struct drops fields a newer writer
+// added. Here appends hold an OS file lock, reads have no line limit and
+// report every bad line by number, torn tails are set aside before the next
+// append, and rewrites keep each surviving line's bytes exactly.
 package jsonl
 
 import (
@@ -9,6 +19,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // Log is one append-only JSONL file guarded by a Lock.
@@ -18,7 +30,7 @@ type Log struct {
 	Key string
 	// Versions decides which version of an id is current; nil means the
 	// last line (see Versions).
-	Versions *Versions
+	Versions *jsonline.Versions
 	// Lock serialises writers. Logs of one repository share one Lock.
 	Lock *Lock
 	// Roots are the directories every write must stay inside once symlinks
@@ -79,31 +91,18 @@ func Marshal(record any) ([]byte, error) {
 	case json.RawMessage:
 		return checkLine(v)
 	}
-	b, err := MarshalNoEscape(record)
+	b, err := jsonline.MarshalNoEscape(record)
 	if err != nil {
 		return nil, fmt.Errorf("encode record: %w", err)
 	}
 	return checkLine(b)
 }
 
-// MarshalNoEscape encodes any JSON value on one line without HTML
-// escaping (these files are read by people and by jq, where \u003c helps
-// nobody): the one encoder every writer of git-queen's JSON uses.
-func MarshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 func checkLine(b []byte) ([]byte, error) {
 	if bytes.ContainsAny(b, "\r\n") {
 		return nil, errors.New("a record must be a single line")
 	}
-	if err := ObjectFields(b, nil, nil); err != nil {
+	if err := jsonline.ObjectFields(b, nil, nil); err != nil {
 		return nil, fmt.Errorf("record is not a JSON object: %w", err)
 	}
 	return b, nil
@@ -198,10 +197,10 @@ func (l *Log) repairTail(f *os.File) error {
 	if _, err := f.ReadAt(tail, start); err != nil {
 		return fmt.Errorf("read %s: %w", l.Path, err)
 	}
-	raw, _ := trimLine(tail, start == 0)
+	raw, _ := jsonline.TrimLine(tail, start == 0)
 	trimmed := bytes.TrimSpace(raw)
 	rep := Repair{File: l.Path, Offset: start, Bytes: len(tail)}
-	if len(trimmed) == 0 || (trimmed[0] == '{' && Valid(trimmed) == nil) {
+	if len(trimmed) == 0 || (trimmed[0] == '{' && jsonline.Valid(trimmed) == nil) {
 		if _, err := f.Write([]byte("\n")); err != nil {
 			return fmt.Errorf("append to %s: %w", l.Path, err)
 		}

@@ -3,6 +3,8 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // Field is one top-level field to set in a record.
@@ -19,7 +21,7 @@ type Field struct {
 func SetFields(line []byte, fields ...Field) ([]byte, error) {
 	encoded := make([][]byte, len(fields))
 	for i, f := range fields {
-		b, err := MarshalNoEscape(f.Value)
+		b, err := jsonline.MarshalNoEscape(f.Value)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
@@ -33,7 +35,7 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 	out.Grow(len(line) + 64)
 	out.WriteByte('{')
 	written := make([]bool, len(fields))
-	err := eachMember(line, func(rawKey []byte, key string, value []byte) {
+	err := jsonline.EachMember(line, func(rawKey []byte, key string, value []byte) {
 		if out.Len() > 1 {
 			out.WriteByte(',')
 		}
@@ -58,46 +60,11 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 		if out.Len() > 1 {
 			out.WriteByte(',')
 		}
-		k, _ := MarshalNoEscape(f.Name)
+		k, _ := jsonline.MarshalNoEscape(f.Name)
 		out.Write(k)
 		out.WriteByte(':')
 		out.Write(encoded[i])
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil
-}
-
-// eachMember calls fn for each top-level member of a JSON object line, with
-// the key as written (quotes included), decoded, and the raw value.
-func eachMember(line []byte, fn func(rawKey []byte, key string, value []byte)) error {
-	if err := ObjectFields(line, nil, nil); err != nil {
-		return err
-	}
-	s := scanner{data: line}
-	s.space()
-	s.pos++ // '{'
-	for {
-		s.space()
-		if s.peek() == '}' {
-			return nil
-		}
-		keyStart := s.pos
-		if _, err := s.str(); err != nil {
-			return err
-		}
-		rawKey := line[keyStart:s.pos]
-		key, _ := String(rawKey)
-		s.space()
-		s.pos++ // ':'
-		s.space()
-		valStart := s.pos
-		if err := s.value(1); err != nil {
-			return err
-		}
-		fn(rawKey, key, line[valStart:s.pos])
-		s.space()
-		if s.peek() == ',' {
-			s.pos++
-		}
-	}
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // The tests in this file start real processes: the test binary runs itself
@@ -114,15 +116,15 @@ func TestConcurrentProcessesAppendWithoutInterleaving(t *testing.T) {
 	next := map[string]int{}
 	count := 0
 	out := make([][]byte, 3)
-	for line := range Lines(data) {
+	for line := range jsonline.Lines(data) {
 		count++
 		if !line.Terminated {
 			t.Fatalf("line %d has no newline", line.No)
 		}
-		if err := ObjectFields(line.Raw, []string{"id", "writer", "n"}, out); err != nil {
+		if err := jsonline.ObjectFields(line.Raw, []string{"id", "writer", "n"}, out); err != nil {
 			t.Fatalf("line %d does not parse (interleaved?): %v: %.80s", line.No, err, line.Raw)
 		}
-		writer, _ := String(out[1])
+		writer, _ := jsonline.String(out[1])
 		n, _ := strconv.Atoi(string(out[2]))
 		if n != next[writer] {
 			t.Fatalf("line %d: writer %s record %d, expected %d (lost or reordered)", line.No, writer, n, next[writer])

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -91,12 +93,12 @@ func TestReaderFixtures(t *testing.T) {
 // see exactly the same lines.
 func checkReaderAgrees(t *testing.T, data []byte) {
 	t.Helper()
-	var want []Line
-	for l := range Lines(data) {
+	var want []jsonline.Line
+	for l := range jsonline.Lines(data) {
 		l.Raw = bytes.Clone(l.Raw)
 		want = append(want, l)
 	}
-	r := NewReader(bytes.NewReader(data))
+	r := jsonline.NewReader(bytes.NewReader(data))
 	for i := 0; ; i++ {
 		got, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // RewriteStats says what a compaction or archive did.
@@ -109,7 +111,7 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 	keep := map[int]bool{}
 	var moved [][]byte
 	keys, out := []string{state.Key}, make([][]byte, 1)
-	for line := range Lines(data) {
+	for line := range jsonline.Lines(data) {
 		if line.Blank() {
 			continue
 		}
@@ -178,7 +180,7 @@ func selectLines(data []byte, keep map[int]bool, marks []int64) ([]byte, int, []
 	}
 	n := 0
 	pos := int64(0)
-	for line := range Lines(data) {
+	for line := range jsonline.Lines(data) {
 		place(pos)
 		next := bytes.IndexByte(data[pos:], '\n')
 		if next < 0 {
@@ -204,7 +206,7 @@ func selectLines(data []byte, keep map[int]bool, marks []int64) ([]byte, int, []
 func appendNew(path string, lines [][]byte, noSync bool, roots []string) (appended, skipped int, err error) {
 	have := map[string]bool{}
 	if data, err := os.ReadFile(path); err == nil {
-		for line := range Lines(data) {
+		for line := range jsonline.Lines(data) {
 			have[string(line.Raw)] = true
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {

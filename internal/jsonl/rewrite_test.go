@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // history has several versions per id, fields this program has never heard
@@ -66,10 +68,10 @@ func TestCompactKeepsLatestLinesByteForByte(t *testing.T) {
 func createdBefore(cutoff string) func(Record) bool {
 	return func(r Record) bool {
 		out := make([][]byte, 1)
-		if ObjectFields(r.Raw, []string{"created_at"}, out) != nil {
+		if jsonline.ObjectFields(r.Raw, []string{"created_at"}, out) != nil {
 			return false
 		}
-		ts, _ := String(out[0])
+		ts, _ := jsonline.String(out[0])
 		return ts < cutoff
 	}
 }

@@ -8,10 +8,9 @@ import (
 	"runtime"
 	"sync"
 	"time"
-)
 
-// DefaultKey is the field that names a record in QueenBee stores.
-const DefaultKey = "id"
+	"github.com/git-queen/git-queen/internal/jsonline"
+)
 
 // Problem is a line a reader could not use. Problems are collected and
 // returned, never dropped: a store with a bad line still loads, and the
@@ -75,9 +74,9 @@ func (s *State) Len() int { return len(s.Records) }
 //
 // With v set, an id's current version is the newest by v wherever it lies
 // (see Versions); Record.Line is then that version's line.
-func Materialize(data []byte, file, key string, v *Versions) *State {
+func Materialize(data []byte, file, key string, v *jsonline.Versions) *State {
 	if key == "" {
-		key = DefaultKey
+		key = jsonline.DefaultKey
 	}
 	parts := scanParallel(data, key, v)
 	total := 0
@@ -95,7 +94,7 @@ func Materialize(data []byte, file, key string, v *Versions) *State {
 			if i, ok := s.index[l.id]; ok {
 				r := &s.Records[i]
 				r.Versions++
-				if v == nil || Newer(l.raw, l.time, r.Raw, r.time) {
+				if v == nil || jsonline.Newer(l.raw, l.time, r.Raw, r.time) {
 					r.Raw, r.Line, r.time = l.raw, l.no, l.time
 				}
 				continue
@@ -119,7 +118,7 @@ type keyedLine struct {
 // parallelThreshold is the size below which one goroutine is faster.
 const parallelThreshold = 1 << 20
 
-func scanParallel(data []byte, key string, v *Versions) [][]keyedLine {
+func scanParallel(data []byte, key string, v *jsonline.Versions) [][]keyedLine {
 	n := runtime.GOMAXPROCS(0)
 	if len(data) < parallelThreshold || n < 2 {
 		return [][]keyedLine{scanPart(data, 1, key, v)}
@@ -144,12 +143,12 @@ func scanParallel(data []byte, key string, v *Versions) [][]keyedLine {
 	return parts
 }
 
-func scanPart(data []byte, first int, key string, v *Versions) []keyedLine {
+func scanPart(data []byte, first int, key string, v *jsonline.Versions) []keyedLine {
 	out := make([]keyedLine, 0, bytes.Count(data, []byte{'\n'})+1)
 	keys := Query{Key: key, Versions: v}.keys()
 	vals := make([][]byte, len(keys))
-	pick := v.picker(keys)
-	for line := range LinesFrom(data, first) {
+	pick := v.Picker(keys)
+	for line := range jsonline.LinesFrom(data, first) {
 		if line.Blank() {
 			continue
 		}
@@ -157,7 +156,7 @@ func scanPart(data []byte, first int, key string, v *Versions) []keyedLine {
 		kl := keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem}
 		if problem == "" {
 			if pick != nil {
-				kl.time = pick.time(vals)
+				kl.time = pick.Time(vals)
 			}
 		}
 		out = append(out, kl)
@@ -167,43 +166,31 @@ func scanPart(data []byte, first int, key string, v *Versions) []keyedLine {
 
 // lineKey validates one line and returns its key, or a message saying why
 // the line is not a usable record.
-func lineKey(line Line, keys []string, out [][]byte) (id string, problem string) {
-	if IsConflictMarker(line.Raw) {
+func lineKey(line jsonline.Line, keys []string, out [][]byte) (id string, problem string) {
+	if jsonline.IsConflictMarker(line.Raw) {
 		return "", "git conflict marker: the file was merged without the git-queen driver; run `git queen resolve`"
 	}
-	err := ObjectFields(line.Raw, keys, out)
+	err := jsonline.ObjectFields(line.Raw, keys, out)
 	switch {
 	case err != nil && !line.Terminated:
 		return "", "incomplete last line (a write was cut off?): " + err.Error()
-	case errors.Is(err, ErrNotObject):
+	case errors.Is(err, jsonline.ErrNotObject):
 		return "", "not a JSON object"
 	case err != nil:
 		return "", err.Error()
 	case out[0] == nil:
 		return "", fmt.Sprintf("record has no %q field", keys[0])
 	}
-	id, ok := String(out[0])
+	id, ok := jsonline.String(out[0])
 	if !ok || id == "" {
 		return "", fmt.Sprintf("field %q is not a non-empty string", keys[0])
 	}
 	return id, ""
 }
 
-// IsConflictMarker reports whether a line is one of the markers git writes
-// into a file it could not merge ("<<<<<<< ours", "=======", and so on).
-func IsConflictMarker(line []byte) bool {
-	for _, m := range [...]string{"<<<<<<<", "=======", ">>>>>>>", "|||||||"} {
-		if bytes.HasPrefix(line, []byte(m)) {
-			rest := line[len(m):]
-			return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == m[0]
-		}
-	}
-	return false
-}
-
 // Load reads and materialises the log at path. A missing file is an empty
 // log, not an error: stores are created by their first append.
-func Load(path, key string, v *Versions) (*State, error) {
+func Load(path, key string, v *jsonline.Versions) (*State, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Materialize(nil, path, key, v), nil

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // A union cache remembers the answer of a query over several files (the
@@ -83,7 +85,7 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 		fileText, line, _ := bytes.Cut(line, []byte{' '})
 		fi, ok1 := parseUint(fileText)
 		no, off, fileLine, ok2 := parseCacheLine(line, vals)
-		id, ok3 := String(vals[0])
+		id, ok3 := jsonline.String(vals[0])
 		if !ok1 || !ok2 || !ok3 || fi >= int64(len(files)) || id == "" {
 			return nil, nil, false
 		}

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // testVersions orders versions by their "at" field, as records.Versions
 // orders QueenBee records by their timestamps.
-var testVersions = &Versions{Fields: []string{"at"}, Time: func(vals [][]byte) time.Time {
-	s, _ := String(vals[0])
+var testVersions = &jsonline.Versions{Fields: []string{"at"}, Time: func(vals [][]byte) time.Time {
+	s, _ := jsonline.String(vals[0])
 	t, _ := time.Parse(time.RFC3339, s)
 	return t
 }}
@@ -25,7 +27,7 @@ func versionLine(id string, minute int, state string) string {
 // stale version after it (a cherry-pick replayed an old change) is not.
 func TestSelectTakesTheNewestVersionNotTheLastLine(t *testing.T) {
 	q := Query{Fields: []string{"state"}, Versions: testVersions,
-		Keep: func(f [][]byte) bool { return !StringEquals(f[0], "deleted") }}
+		Keep: func(f [][]byte) bool { return !jsonline.StringEquals(f[0], "deleted") }}
 	tests := []struct {
 		name  string
 		lines []string
@@ -46,7 +48,7 @@ func TestSelectTakesTheNewestVersionNotTheLastLine(t *testing.T) {
 			}
 			var states []string
 			for _, e := range entries {
-				s, _ := String(e.Fields[0])
+				s, _ := jsonline.String(e.Fields[0])
 				states = append(states, s)
 			}
 			if got := strings.Join(states, " "); got != tt.want {
@@ -69,7 +71,7 @@ func newestOf(lines []string, id string) string {
 		if !strings.Contains(l, fmt.Sprintf(`"id":%q`, id)) {
 			continue
 		}
-		if best == "" || Newer([]byte(l), testVersions.Of([]byte(l)), []byte(best), testVersions.Of([]byte(best))) {
+		if best == "" || jsonline.Newer([]byte(l), testVersions.Of([]byte(l)), []byte(best), testVersions.Of([]byte(best))) {
 			best = l
 		}
 	}
@@ -82,7 +84,7 @@ func TestSelectFileCachedIgnoresAnAppendedStaleVersion(t *testing.T) {
 	dir := t.TempDir()
 	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "cache", "q")
 	q := Query{Fields: []string{"state"}, Versions: testVersions,
-		Keep: func(f [][]byte) bool { return !StringEquals(f[0], "deleted") }}
+		Keep: func(f [][]byte) bool { return !jsonline.StringEquals(f[0], "deleted") }}
 	content := versionLine("a", 1, "new") + "\n" + versionLine("a", 3, "deleted") + "\n" + versionLine("b", 4, "new") + "\n"
 	steps := []struct {
 		name   string

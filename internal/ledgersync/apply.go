@@ -6,6 +6,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -90,7 +91,7 @@ func newestOnly(idx *versionIndex, lines [][]byte, applied map[string]string) ([
 	for i, line := range lines {
 		id, _, ok := versionOf(line)
 		if !ok {
-			if jsonl.ObjectFields(line, nil, nil) == nil {
+			if jsonline.ObjectFields(line, nil, nil) == nil {
 				out = append(out, line) // a record without a time: kept
 			}
 			continue // not a record at all: it stays in the ledger only

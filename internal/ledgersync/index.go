@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -163,12 +164,12 @@ func (x *versionIndex) newest(ids []string) (map[string]string, error) {
 // versionOf is a record line's id and version key; ok is false for a line
 // that is not a record with a time (such lines are applied as they are).
 func versionOf(line []byte) (id, key string, ok bool) {
-	keys := []string{jsonl.DefaultKey}
+	keys := []string{jsonline.DefaultKey}
 	vals := make([][]byte, 1)
-	if jsonl.ObjectFields(line, keys, vals) != nil {
+	if jsonline.ObjectFields(line, keys, vals) != nil {
 		return "", "", false
 	}
-	id, ok = jsonl.String(vals[0])
+	id, ok = jsonline.String(vals[0])
 	if !ok || id == "" || strings.ContainsAny(id, " \n") {
 		return "", "", false
 	}

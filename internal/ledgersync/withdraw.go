@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 )
@@ -57,11 +58,11 @@ func (s *Syncer) unpublishedGrants(st *state, remote string) (map[string]bool, e
 	grants := map[string]bool{}
 	keys := []string{"id", "created_at", "updated_at"}
 	vals := make([][]byte, len(keys))
-	for line := range jsonl.Lines(data) {
-		if jsonl.ObjectFields(line.Raw, keys, vals) != nil {
+	for line := range jsonline.Lines(data) {
+		if jsonline.ObjectFields(line.Raw, keys, vals) != nil {
 			continue
 		}
-		id, ok := jsonl.String(vals[0])
+		id, ok := jsonline.String(vals[0])
 		if ok && (vals[2] == nil || string(vals[1]) == string(vals[2])) {
 			grants[id] = true
 		}

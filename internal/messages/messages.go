@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/ids"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -150,7 +151,7 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 func (m *Store) Get(id string) (records.Message, []byte, error) {
 	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
 		Fields: []string{"id"},
-		Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], id) },
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], id) },
 	}})
 	if err != nil {
 		return records.Message{}, nil, err
@@ -200,7 +201,7 @@ func (m *Store) Inbox(droid string, o InboxOptions) ([]records.Message, []jsonl.
 		Name: "inbox\x00" + droid,
 		Query: jsonl.Query{
 			Fields: []string{"to"},
-			Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], droid) },
+			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
 		},
 	})
 	if err != nil {
@@ -235,7 +236,7 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
 		Fields: []string{"id", "thread_id", "issue_id"},
 		Static: func(f [][]byte) bool {
-			return jsonl.StringEquals(f[0], root) || jsonl.StringEquals(f[1], root) || jsonl.StringEquals(f[2], root)
+			return jsonline.StringEquals(f[0], root) || jsonline.StringEquals(f[1], root) || jsonline.StringEquals(f[2], root)
 		},
 	}})
 	if err != nil {
@@ -261,7 +262,7 @@ func (m *Store) Sent(droid string, o InboxOptions) ([]records.Message, []jsonl.P
 		Name: "sent\x00" + droid,
 		Query: jsonl.Query{
 			Fields: []string{"from"},
-			Static: func(f [][]byte) bool { return jsonl.StringEquals(f[0], droid) },
+			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
 		},
 	})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -100,13 +100,13 @@ type logLine struct {
 func splitLog(data []byte) []logLine {
 	var out []logLine
 	vals := make([][]byte, 1)
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		if l.Blank() {
 			continue
 		}
 		id := ""
-		if jsonl.ObjectFields(l.Raw, []string{jsonl.DefaultKey}, vals) == nil {
-			id, _ = jsonl.String(vals[0])
+		if jsonline.ObjectFields(l.Raw, []string{jsonline.DefaultKey}, vals) == nil {
+			id, _ = jsonline.String(vals[0])
 		}
 		out = append(out, logLine{string(l.Raw), id, l.No})
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // messageFields are the fields DecodeMessage reads, in the order of its
@@ -23,7 +23,7 @@ var errUnusual = errors.New("unusual field")
 func DecodeMessage(raw []byte) (Message, error) {
 	var m Message
 	vals := make([][]byte, len(messageFields))
-	if err := jsonl.ObjectFields(raw, messageFields, vals); err != nil {
+	if err := jsonline.ObjectFields(raw, messageFields, vals); err != nil {
 		return m, json.Unmarshal(raw, &m)
 	}
 	var updated, readAt time.Time
@@ -50,7 +50,7 @@ func str(raw []byte, dst *string) error {
 	if raw == nil || string(raw) == "null" {
 		return nil
 	}
-	s, ok := jsonl.String(raw)
+	s, ok := jsonline.String(raw)
 	if !ok {
 		return errUnusual
 	}
@@ -97,7 +97,7 @@ var reservationFields = []string{"id", "created_at", "updated_at", "expires_at",
 func DecodeReservation(raw []byte) (Reservation, error) {
 	var r Reservation
 	vals := make([][]byte, len(reservationFields))
-	if err := jsonl.ObjectFields(raw, reservationFields, vals); err != nil {
+	if err := jsonline.ObjectFields(raw, reservationFields, vals); err != nil {
 		return r, json.Unmarshal(raw, &r)
 	}
 	var updated, released time.Time

@@ -3,7 +3,7 @@ package records
 import (
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // ParseTime reads a JSON string holding an RFC 3339 time, exactly as
@@ -18,7 +18,7 @@ func ParseTime(raw []byte) (time.Time, bool) {
 			return t, true
 		}
 	}
-	s, ok := jsonl.String(raw)
+	s, ok := jsonline.String(raw)
 	if !ok {
 		return time.Time{}, false
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // FuzzParseTime holds ParseTime to time.Parse(time.RFC3339Nano): the same
@@ -41,7 +41,7 @@ func BenchmarkParseTime(b *testing.B) {
 	})
 	b.Run("String+time.Parse", func(b *testing.B) {
 		for b.Loop() {
-			s, _ := jsonl.String(raw)
+			s, _ := jsonline.String(raw)
 			time.Parse(time.RFC3339Nano, s)
 		}
 	})

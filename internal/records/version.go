@@ -3,7 +3,7 @@ package records
 import (
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // versionFields are the timestamps that say when a version was written, in
@@ -17,7 +17,7 @@ var versionFields = []string{"updated_at", "released_at", "read_at", "created_at
 // version that a cherry-pick or a rebase replayed after a newer one never
 // becomes current. Readers, compaction, validation and the merge driver all
 // use this rule.
-var Versions = &jsonl.Versions{Fields: versionFields, Time: versionTime}
+var Versions = &jsonline.Versions{Fields: versionFields, Time: versionTime}
 
 // versionTime is VersionTime over the values of versionFields.
 func versionTime(vals [][]byte) time.Time {
@@ -58,7 +58,7 @@ func VersionKey(line []byte) string {
 // later VersionTime wins, ties go to the larger bytes, which is arbitrary
 // but the same everywhere.
 func Newer(a, b []byte) bool {
-	return jsonl.Newer(a, VersionTime(a), b, VersionTime(b))
+	return jsonline.Newer(a, VersionTime(a), b, VersionTime(b))
 }
 
 // Successor is the updated_at to write on a new version of a record whose

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -52,8 +53,8 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 		if !activeFields(e.Fields, now) || string(e.Fields[holdExclusive]) != "true" {
 			continue
 		}
-		pattern, ok1 := jsonl.String(e.Fields[holdPattern])
-		droid, ok2 := jsonl.String(e.Fields[holdDroid])
+		pattern, ok1 := jsonline.String(e.Fields[holdPattern])
+		droid, ok2 := jsonline.String(e.Fields[holdDroid])
 		if !ok1 || !ok2 {
 			// Unusual spelling: decode it the slow way, so that it is
 			// judged exactly as everywhere else.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -25,7 +26,7 @@ func activeQuery(now time.Time) store.Query {
 }
 
 func activeFields(f [][]byte, now time.Time) bool {
-	if !jsonl.StringEquals(f[0], records.ReservationActive) {
+	if !jsonline.StringEquals(f[0], records.ReservationActive) {
 		return false
 	}
 	t, ok := records.ParseTime(f[1])

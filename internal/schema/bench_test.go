@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // benchLog is a 50 MB message log of realistic records (about 500 bytes:
@@ -61,7 +61,7 @@ func BenchmarkValidateMessagesJSONSchema(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for range b.N {
-		for l := range jsonl.Lines(data) {
+		for l := range jsonline.Lines(data) {
 			doc, err := decodeJSON(l.Raw)
 			if err != nil {
 				b.Fatal(err)

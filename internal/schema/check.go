@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // checker collects the problems of one file, or of one chunk of a large
@@ -82,8 +82,8 @@ func (s *spec) run(c *checker, raw []byte) {
 		c.vals = make([][]byte, len(s.keys))
 	}
 	vals := c.vals[:len(s.keys)]
-	if err := jsonl.ObjectFields(raw, s.keys, vals); err != nil {
-		if errors.Is(err, jsonl.ErrNotObject) {
+	if err := jsonline.ObjectFields(raw, s.keys, vals); err != nil {
+		if errors.Is(err, jsonline.ErrNotObject) {
 			c.addf("", "type", "the line is %s, want a JSON object", jsonKind(bytes.TrimSpace(raw)))
 			return
 		}
@@ -200,7 +200,7 @@ func view(raw []byte) (string, bool) {
 	}
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') >= 0 {
-		return jsonl.String(raw)
+		return jsonline.String(raw)
 	}
 	if len(inner) == 0 {
 		return "", true

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"golang.org/x/tools/txtar"
-
-	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 // fixtureDir holds one txtar archive per format: valid/ files that must
@@ -173,8 +172,8 @@ func fixtureRecords(t *testing.T, f *Format, data []byte) []record {
 	switch f.Kind {
 	case JSONL:
 		var out []record
-		for l := range jsonl.Lines(data) {
-			if l.Blank() || jsonl.IsConflictMarker(l.Raw) || jsonl.Valid(l.Raw) != nil {
+		for l := range jsonline.Lines(data) {
+			if l.Blank() || jsonline.IsConflictMarker(l.Raw) || jsonline.Valid(l.Raw) != nil {
 				continue
 			}
 			doc, err := decodeJSON(l.Raw)
@@ -251,7 +250,7 @@ func TestConformanceMutations(t *testing.T) {
 		if f.Kind != JSONL || f.Schema == "" || fx.want != nil {
 			continue
 		}
-		for l := range jsonl.Lines(fx.data) {
+		for l := range jsonline.Lines(fx.data) {
 			var obj map[string]json.RawMessage
 			if l.Blank() || json.Unmarshal(l.Raw, &obj) != nil {
 				continue

@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
-
-	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -21,8 +20,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 func validateDocument(c *checker, f *Format, path string, data []byte) int {
 	body := bytes.TrimPrefix(data, bom)
 	markers := false
-	for l := range jsonl.Lines(body) {
-		if jsonl.IsConflictMarker(l.Raw) {
+	for l := range jsonline.Lines(body) {
+		if jsonline.IsConflictMarker(l.Raw) {
 			c.line = l.No
 			c.add("", RuleConflictMarker, "git conflict marker: finish or undo the merge that left it, then validate again")
 			markers = true
@@ -66,8 +65,8 @@ func documentValue(f *Format, data []byte) (any, error) {
 func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[string]int, ok bool) {
 	switch f.Kind {
 	case JSON:
-		if err := jsonl.Valid(body); err != nil {
-			var se *jsonl.SyntaxError
+		if err := jsonline.Valid(body); err != nil {
+			var se *jsonline.SyntaxError
 			if errors.As(err, &se) {
 				c.line = lineOf(body, se.Offset)
 			}

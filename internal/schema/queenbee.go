@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/ids"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -202,7 +202,7 @@ func expiresAfterCreated(c *checker, vals [][]byte) {
 }
 
 func parseUTC(raw []byte) (time.Time, bool) {
-	s, ok := jsonl.String(raw)
+	s, ok := jsonline.String(raw)
 	if !ok {
 		return time.Time{}, false
 	}

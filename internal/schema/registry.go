@@ -11,7 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/git-queen/git-queen/internal/ids"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -182,10 +182,10 @@ func sniff(line []byte, inBeads bool) (*Format, bool) {
 		return nil, false
 	}
 	vals := make([][]byte, 1)
-	if jsonl.ObjectFields(line, []string{"id"}, vals) != nil {
+	if jsonline.ObjectFields(line, []string{"id"}, vals) != nil {
 		return nil, false
 	}
-	id, _ := jsonl.String(vals[0])
+	id, _ := jsonline.String(vals[0])
 	switch {
 	case strings.HasPrefix(id, ids.MessagePrefix):
 		return Lookup("queen-message")

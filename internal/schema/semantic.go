@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/pipeline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/st"
@@ -240,7 +240,7 @@ func findCycle(edges [][]int) []int {
 // deleted message back for it.
 func checkVersionOrder(c *checker, data []byte) {
 	v := records.Versions
-	keys := append([]string{jsonl.DefaultKey}, v.Fields...)
+	keys := append([]string{jsonline.DefaultKey}, v.Fields...)
 	vals := make([][]byte, len(keys))
 	type version struct {
 		no   int
@@ -250,11 +250,11 @@ func checkVersionOrder(c *checker, data []byte) {
 	type history struct{ last, current version }
 	byID := map[string]*history{}
 	var order []string
-	for l := range jsonl.Lines(data) {
-		if l.Blank() || jsonl.ObjectFields(l.Raw, keys, vals) != nil {
+	for l := range jsonline.Lines(data) {
+		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
 			continue
 		}
-		id, ok := jsonl.String(vals[0])
+		id, ok := jsonline.String(vals[0])
 		if !ok || id == "" {
 			continue
 		}
@@ -265,7 +265,7 @@ func checkVersionOrder(c *checker, data []byte) {
 			byID[id] = h
 			order = append(order, id)
 			h.current = cur
-		} else if jsonl.Newer(cur.raw, cur.time, h.current.raw, h.current.time) {
+		} else if jsonline.Newer(cur.raw, cur.time, h.current.raw, h.current.time) {
 			h.current = cur
 		}
 		h.last = cur

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // ValidateFile validates the bytes of one file given its path relative to
@@ -69,7 +69,7 @@ func Validate(f *Format, path string, data []byte, opts Options) Result {
 // FirstLine is the first non-blank line of data, without a BOM or line
 // ending: what the registry looks at to recognise a file by content.
 func FirstLine(data []byte) []byte {
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		if !l.Blank() {
 			return l.Raw
 		}
@@ -174,14 +174,14 @@ func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
 	if f.unique != "" {
 		uniqKeys, uniqVals = []string{f.unique}, make([][]byte, 1)
 	}
-	for l := range jsonl.LinesFrom(data, first) {
+	for l := range jsonline.LinesFrom(data, first) {
 		if l.Blank() {
 			continue
 		}
 		r.records++
 		c.line = l.No
 		raw := l.Raw
-		if jsonl.IsConflictMarker(raw) {
+		if jsonline.IsConflictMarker(raw) {
 			c.add("", RuleConflictMarker, "git conflict marker: the file was merged without the queen merge driver; "+
 				"run `git queen resolve` on it (and `git queen init` so merges use the driver)")
 			continue
@@ -193,7 +193,7 @@ func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
 		}
 		if f.dupLines || f.unique != "" {
 			lh := lineHash{h: maphash.Bytes(hashSeed, raw), no: l.No, raw: raw}
-			if f.unique != "" && jsonl.ObjectFields(raw, uniqKeys, uniqVals) == nil {
+			if f.unique != "" && jsonline.ObjectFields(raw, uniqKeys, uniqVals) == nil {
 				lh.uniq = uniqVals[0]
 			}
 			r.hashes = append(r.hashes, lh)
@@ -204,7 +204,7 @@ func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
 // checkRecord validates one line through the JSON Schema library, for the
 // formats that have no hand-written validator.
 func checkRecord(c *checker, f *Format, raw []byte) {
-	if err := jsonl.Valid(raw); err != nil {
+	if err := jsonline.Valid(raw); err != nil {
 		c.add("", RuleJSON, "not valid JSON: "+err.Error())
 		return
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/schema"
 	"github.com/git-queen/git-queen/internal/store"
@@ -212,7 +212,7 @@ func quarantinedTails(path string) int {
 	}
 	defer f.Close()
 	n := 0
-	rd := jsonl.NewReader(bufio.NewReader(f))
+	rd := jsonline.NewReader(bufio.NewReader(f))
 	for {
 		l, err := rd.Next()
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // DefaultEdgeType is what a dependency edge with no type means.
@@ -119,7 +119,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
-		vb, err := jsonl.MarshalNoEscape(v)
+		vb, err := jsonline.MarshalNoEscape(v)
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // Lanes of a v3 record.
@@ -78,10 +78,10 @@ func (r *Record) Time() (time.Time, error) {
 // with "v":3 and a "lane". It is how a stream is recognised by content.
 func LooksLikeStream(line []byte) bool {
 	vals := make([][]byte, 3)
-	if jsonl.ObjectFields(line, []string{"v", "lane", "seq"}, vals) != nil {
+	if jsonline.ObjectFields(line, []string{"v", "lane", "seq"}, vals) != nil {
 		return false
 	}
-	lane, _ := jsonl.String(vals[1])
+	lane, _ := jsonline.String(vals[1])
 	return string(vals[0]) == "3" && (lane == LaneEvent || lane == LaneCheckpoint) && vals[2] != nil
 }
 
@@ -99,7 +99,7 @@ func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, 
 func Parse(data []byte) ([]Record, []error) {
 	var recs []Record
 	var errs []error
-	for l := range jsonl.Lines(data) {
+	for l := range jsonline.Lines(data) {
 		if l.Blank() {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // DefaultCheckpointInterval is how many trailing events make a stream need a
@@ -245,7 +245,7 @@ func CheckpointLine(state State, seq int64, ts time.Time) ([]byte, error) {
 	if items == nil {
 		items = []Item{}
 	}
-	body, err := jsonl.MarshalNoEscape(items)
+	body, err := jsonline.MarshalNoEscape(items)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // Item statuses of seed 000.
@@ -44,7 +44,7 @@ func (v ViewItem) MarshalJSON() ([]byte, error) {
 	if waiting == nil {
 		waiting = []string{}
 	}
-	extra, err := jsonl.MarshalNoEscape(struct {
+	extra, err := jsonline.MarshalNoEscape(struct {
 		DepState  string   `json:"dep_state"`
 		WaitingOn []string `json:"waiting_on"`
 	}{v.DepState, waiting})
@@ -158,6 +158,6 @@ func ToPlan(view []ViewItem) Plan {
 
 // MarshalPlan writes a plan as compact JSON without HTML escaping, as the
 // tool's arguments are passed.
-func MarshalPlan(p Plan) ([]byte, error) { return jsonl.MarshalNoEscape(p) }
+func MarshalPlan(p Plan) ([]byte, error) { return jsonline.MarshalNoEscape(p) }
 
 var _ json.Marshaler = ViewItem{}

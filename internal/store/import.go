@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -55,26 +56,26 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 		if err != nil {
 			return st, err
 		}
-		for line := range jsonl.Lines(b) {
+		for line := range jsonline.Lines(b) {
 			have[string(line.Raw)] = true
 		}
 	}
 	var fresh []any
-	keys := []string{jsonl.DefaultKey}
+	keys := []string{jsonline.DefaultKey}
 	vals := make([][]byte, 1)
-	for line := range jsonl.Lines(data) {
+	for line := range jsonline.Lines(data) {
 		raw := line.Raw
 		switch {
 		case line.Blank():
 			continue
-		case jsonl.ObjectFields(raw, keys, vals) != nil:
+		case jsonline.ObjectFields(raw, keys, vals) != nil:
 			st.Unreadable++ // not a record (or a torn tail): it stays where it is
 			continue
 		case have[string(raw)]:
 			st.Present++
 			continue
 		}
-		if id, ok := jsonl.String(vals[0]); ok && id != "" {
+		if id, ok := jsonline.String(vals[0]); ok && id != "" {
 			if cur, ok := current[id]; ok && !records.Newer(raw, cur) {
 				st.Older++
 				continue

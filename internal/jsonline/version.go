@@ -1,4 +1,4 @@
-package jsonl
+package jsonline
 
 import (
 	"bytes"
@@ -42,27 +42,29 @@ func Newer(a []byte, ta time.Time, b []byte, tb time.Time) bool {
 	return bytes.Compare(a, b) > 0
 }
 
-// versionPicker reads a version's time from the values a scan found for
+// Picker reads a version's time from the values a scan found for
 // keys, where each of the rule's fields is wherever keys has it.
-type versionPicker struct {
+type Picker struct {
 	v   *Versions
 	at  []int // index in keys of each of v.Fields
 	buf [][]byte
 }
 
-// picker is the versionPicker for a scan of keys; nil when v is nil.
-func (v *Versions) picker(keys []string) *versionPicker {
+// Picker is the Picker for a scan of keys; nil when v is nil. A reader
+// that extracts the key and the version fields in one scan uses it.
+func (v *Versions) Picker(keys []string) *Picker {
 	if v == nil {
 		return nil
 	}
-	p := &versionPicker{v: v, at: make([]int, len(v.Fields)), buf: make([][]byte, len(v.Fields))}
+	p := &Picker{v: v, at: make([]int, len(v.Fields)), buf: make([][]byte, len(v.Fields))}
 	for i, f := range v.Fields {
 		p.at[i] = slices.Index(keys, f)
 	}
 	return p
 }
 
-func (p *versionPicker) time(vals [][]byte) time.Time {
+// Time is the version's time from the values a scan found for keys.
+func (p *Picker) Time(vals [][]byte) time.Time {
 	for i, at := range p.at {
 		p.buf[i] = vals[at]
 	}

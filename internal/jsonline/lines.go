@@ -1,14 +1,4 @@
-// Package jsonl is the engine under every git-queen store: append-only JSON
-// Lines files that several processes (and several worktrees) write at once.
-//
-// It exists because the obvious implementation loses data. A per-process
-// mutex does not stop two processes from interleaving a read-decide-append,
-// bufio.Scanner silently stops at 64 KiB, a crash mid-write glues two records
-// onto one line, and re-marshalling a struct drops fields a newer writer
-// added. Here appends hold an OS file lock, reads have no line limit and
-// report every bad line by number, torn tails are set aside before the next
-// append, and rewrites keep each surviving line's bytes exactly.
-package jsonl
+package jsonline
 
 import (
 	"bufio"
@@ -38,8 +28,9 @@ func (l Line) Blank() bool {
 	return len(bytes.TrimSpace(l.Raw)) == 0
 }
 
-// trimLine turns the bytes of one line (with or without its '\n') into Raw.
-func trimLine(b []byte, first bool) (raw []byte, terminated bool) {
+// TrimLine turns the bytes of one line (with or without its '\n') into
+// Raw: for readers that find line ends themselves (an index, a cache).
+func TrimLine(b []byte, first bool) (raw []byte, terminated bool) {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b, terminated = b[:n-1], true
 	}
@@ -69,7 +60,7 @@ func LinesFrom(data []byte, first int) iter.Seq[Line] {
 			} else {
 				chunk, data = data[:end+1], data[end+1:]
 			}
-			raw, term := trimLine(chunk, no == 1)
+			raw, term := TrimLine(chunk, no == 1)
 			if !yield(Line{No: no, Raw: raw, Terminated: term}) {
 				return
 			}
@@ -115,6 +106,6 @@ func (r *Reader) Next() (Line, error) {
 		return Line{}, io.EOF
 	}
 	r.no++
-	raw, term := trimLine(chunk, r.no == 1)
+	raw, term := TrimLine(chunk, r.no == 1)
 	return Line{No: r.no, Raw: raw, Terminated: term}, nil
 }

@@ -1,4 +1,4 @@
-package jsonl
+package jsonline
 
 import (
 	"bytes"
@@ -403,4 +403,40 @@ func StringEquals(raw []byte, s string) bool {
 	}
 	got, ok := String(raw)
 	return ok && got == s
+}
+
+// EachMember calls fn for each top-level member of a JSON object line, with
+// the key as written (quotes included), decoded, and the raw value: what
+// a patch needs to rewrite some members and keep the others' bytes.
+func EachMember(line []byte, fn func(rawKey []byte, key string, value []byte)) error {
+	if err := ObjectFields(line, nil, nil); err != nil {
+		return err
+	}
+	s := scanner{data: line}
+	s.space()
+	s.pos++ // '{'
+	for {
+		s.space()
+		if s.peek() == '}' {
+			return nil
+		}
+		keyStart := s.pos
+		if _, err := s.str(); err != nil {
+			return err
+		}
+		rawKey := line[keyStart:s.pos]
+		key, _ := String(rawKey)
+		s.space()
+		s.pos++ // ':'
+		s.space()
+		valStart := s.pos
+		if err := s.value(1); err != nil {
+			return err
+		}
+		fn(rawKey, key, line[valStart:s.pos])
+		s.space()
+		if s.peek() == ',' {
+			s.pos++
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package jsonl
+package jsonline
 
 import (
 	"encoding/json"
