@@ -5,9 +5,9 @@ package main
 import (
 	"os"
 
-	"github.com/git-queen/git-queen/internal/cli"
+	"github.com/git-queen/git-queen/internal/commands"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args))
+	os.Exit(commands.Main(os.Args))
 }

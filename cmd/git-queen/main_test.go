@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/git-queen/git-queen/internal/cli"
+	"github.com/git-queen/git-queen/internal/commands"
 	"github.com/git-queen/git-queen/internal/mcpserver"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "update the expected output inside testd
 // command (through git, as `git queen`) without a separate build.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"git-queen":     func() { os.Exit(cli.Main(os.Args)) },
+		"git-queen":     func() { os.Exit(commands.Main(os.Args)) },
 		"git-queen-mcp": func() { os.Exit(mcpserver.Main(os.Args)) },
 	})
 }

@@ -19,7 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-queen/git-queen/internal/cli"
+	"github.com/git-queen/git-queen/internal/commands"
 )
 
 // Main runs the server on standard input and output as the program
@@ -35,29 +35,29 @@ func Main(args []string) int {
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if err == flag.ErrHelp {
-			return cli.ExitOK
+			return commands.ExitOK
 		}
-		return cli.ExitUsage
+		return commands.ExitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "git-queen-mcp: takes no arguments")
-		return cli.ExitUsage
+		return commands.ExitUsage
 	}
-	env := cli.OSEnv()
+	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	err := New(env, env.Identity(*droid), *beadsDir).Run(ctx, &mcp.StdioTransport{})
 	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
-		return cli.ExitFailure
+		return commands.ExitFailure
 	}
-	return cli.ExitOK
+	return commands.ExitOK
 }
 
 // runner runs git-queen commands for the tools, in-process, as the
 // server's droid.
 type runner struct {
-	env      *cli.Env
+	env      *commands.Env
 	droid    string
 	beadsDir string
 }
@@ -87,25 +87,25 @@ func (r *runner) run(ctx context.Context, args []string) *mcp.CallToolResult {
 	if r.beadsDir != "" {
 		argv = append(argv, "--beads-dir", r.beadsDir)
 	}
-	code := cli.Run(env, append(argv, args...))
+	code := commands.Run(env, append(argv, args...))
 	var result json.RawMessage
 	if out := bytes.TrimSpace(stdout.Bytes()); len(out) > 0 && json.Valid(out) {
 		result = out
 	}
-	if code == cli.ExitOK {
+	if code == commands.ExitOK {
 		if result == nil {
 			result = json.RawMessage("{}")
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(result)}}, StructuredContent: result}
 	}
-	e := errorJSON{Code: code, Kind: cli.ErrorKind(code)}
+	e := errorJSON{Code: code, Kind: commands.ErrorKind(code)}
 	var reported struct{ Error *errorJSON }
 	switch {
 	case json.Unmarshal(lastLine(stderr.Bytes()), &reported) == nil && reported.Error != nil:
 		e = *reported.Error
 	case strings.TrimSpace(stderr.String()) != "":
 		e.Message = strings.TrimSpace(stderr.String())
-	case code == cli.ExitConflict:
+	case code == commands.ExitConflict:
 		e.Message = "held exclusively by another droid: the result says who holds what, until when"
 	default:
 		e.Message = fmt.Sprintf("the command failed with exit code %d", code)

@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-queen/git-queen/internal/cli"
+	"github.com/git-queen/git-queen/internal/commands"
 )
 
 // The MCP tools: each input is what an agent fills in, described for the
@@ -136,8 +136,8 @@ func positional(args []string, values ...string) []string {
 // New is the server with every tool, acting as droid ("" when none is
 // set: writes then fail with the CLI's "no droid identity" error), on the
 // plain directory store beadsDir when it is set.
-func New(env *cli.Env, droid, beadsDir string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "git-queen", Version: cli.Version()}, &mcp.ServerOptions{
+func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "git-queen", Version: commands.Version()}, &mcp.ServerOptions{
 		Instructions: "git-queen coordinates droids (coding agents) sharing a git repository. Reserve the paths you " +
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
 			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/cli"
+	"github.com/git-queen/git-queen/internal/commands"
 )
 
 func main() {
@@ -59,7 +59,7 @@ func main() {
 			args = append(args, strings.ReplaceAll(a, "%d", fmt.Sprint(i)))
 		}
 		start := time.Now()
-		if code := cli.Main(args); code != 0 {
+		if code := commands.Main(args); code != 0 {
 			log.Printf("run %d: exit %d", i, code)
 		}
 		times = append(times, time.Since(start))

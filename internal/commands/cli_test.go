@@ -1,0 +1,124 @@
+package commands
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// result is what one in-process invocation produced.
+type result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// runIn runs git-queen in-process in dir with the given environment
+// variables (nothing else from the machine) and a fixed clock.
+func runIn(t *testing.T, dir string, env map[string]string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	e := &Env{
+		Stdin:  strings.NewReader(""),
+		Stdout: &stdout,
+		Stderr: &stderr,
+		Getenv: func(k string) string { return env[k] },
+		Dir:    dir,
+		Now:    func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
+	}
+	code := Run(e, append([]string{"git-queen"}, args...))
+	return result{stdout.String(), stderr.String(), code}
+}
+
+func TestReorderArgs(t *testing.T) {
+	app := &cli.App{
+		Name:  "git-queen",
+		Flags: globalFlags(),
+		Commands: []*cli.Command{
+			{Name: "reserve", Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}},
+				&cli.DurationFlag{Name: "ttl"},
+				&cli.StringFlag{Name: "reason"},
+			}},
+			{Name: "msg", Subcommands: []*cli.Command{
+				{Name: "send", Flags: []cli.Flag{&cli.StringFlag{Name: "to"}, &cli.StringFlag{Name: "body-file"}}},
+			}},
+			{Name: "raw", SkipFlagParsing: true},
+		},
+	}
+	tests := []struct{ in, want string }{
+		{"reserve src/** --exclusive", "reserve --exclusive -- src/**"},
+		{"reserve src/** --ttl 1h docs/* -x", "reserve --ttl 1h -x -- src/** docs/*"},
+		{"reserve --reason=why src/**", "reserve --reason=why -- src/**"},
+		{"reserve src/** --json --droid bob", "--json --droid bob reserve -- src/**"},
+		{"--json reserve a", "--json reserve -- a"},
+		{"reserve a -- --not-a-flag", "reserve -- a --not-a-flag"},
+		{"msg send --to bob --body-file - extra", "msg send --to bob --body-file - -- extra"},
+		{"msg send x --body-file -", "msg send --body-file - -- x"},
+		{"reserve --bogus a", "reserve --bogus -- a"},
+		{"reserve", "reserve"},
+		{"raw --x y", "raw --x y"},
+		{"msg unknown --json", "msg unknown --json"},
+		{"unknown --json a", "unknown --json a"},
+	}
+	for _, tt := range tests {
+		got := reorderArgs(app, append([]string{"git-queen"}, strings.Fields(tt.in)...))
+		want := append([]string{"git-queen"}, strings.Fields(tt.want)...)
+		if !slices.Equal(got, want) {
+			t.Errorf("reorderArgs(%s) = %q, want %q", tt.in, got[1:], want[1:])
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	testgit.Isolate(t)
+	dir := t.TempDir()
+	tests := []struct {
+		args       []string
+		code       int
+		stdout     string
+		stderrHint string
+	}{
+		{[]string{"--version"}, ExitOK, "git-queen version ", ""},
+		{[]string{"-h"}, ExitOK, "Exit codes: 0 success", ""},
+		{[]string{}, ExitOK, "USAGE", ""},
+		{[]string{"bogus"}, ExitUsage, "", "unknown command \"bogus\""},
+		{[]string{"--bogus"}, ExitUsage, "", "Run 'git queen --help' for usage."},
+		{[]string{"man", "--bogus"}, ExitUsage, "", "Run 'git queen man --help' for usage."},
+		{[]string{"man"}, ExitOK, ".TH", ""},
+	}
+	for _, tt := range tests {
+		r := runIn(t, dir, nil, tt.args...)
+		if r.Code != tt.code || !strings.Contains(r.Stdout, tt.stdout) || !strings.Contains(r.Stderr, tt.stderrHint) {
+			t.Errorf("git queen %s: code %d, stdout %.80q, stderr %q", strings.Join(tt.args, " "), r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+func TestExitCodeMapping(t *testing.T) {
+	tests := []struct {
+		err  error
+		code int
+	}{
+		{nil, 0},
+		{usageErrorf("x"), 2},
+		{&SilentError{Code: 5}, 5},
+		{errConflictForTest{}, 5},
+		{bytes.ErrTooLarge, 1},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.code {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.code)
+		}
+	}
+}
+
+type errConflictForTest struct{}
+
+func (errConflictForTest) Error() string { return "conflict" }
+func (errConflictForTest) ExitCode() int { return ExitConflict }

@@ -1,0 +1,68 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+)
+
+type manOptions struct {
+	Env     *Env
+	App     *cli.App
+	Install bool
+	Dir     string
+}
+
+func manCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "man",
+		Usage: "print or install the git-queen man page (so `git queen --help` and `git help queen` work)",
+		Description: `Git answers 'git queen --help' by opening the man page git-queen(1). This
+command prints that page, generated from the same definitions as -h, so the
+two never disagree.
+
+With --install it writes the page to DIR/man1/git-queen.1, where DIR defaults
+to ../share/man next to the git-queen binary. man finds pages there for every
+bin directory on PATH (for 'go install', $(go env GOPATH)/share/man).`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "install", Usage: "write the page where man finds it instead of printing it"},
+			&cli.StringFlag{Name: "dir", Usage: "install under man directory `DIR` (it gets a man1/ subdirectory)"},
+		},
+		Action: func(c *cli.Context) error {
+			return runMan(manOptions{Env: env, App: c.App, Install: c.Bool("install"), Dir: c.String("dir")})
+		},
+	}
+}
+
+func runMan(o manOptions) error {
+	page, err := o.App.ToManWithSection(1)
+	if err != nil {
+		return fmt.Errorf("generate the man page: %w", err)
+	}
+	if !o.Install {
+		_, err := fmt.Fprint(o.Env.Stdout, page)
+		return err
+	}
+	dir := o.Dir
+	if dir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find the git-queen binary: %w; pass --dir", err)
+		}
+		if exe, err = filepath.EvalSymlinks(exe); err != nil {
+			return fmt.Errorf("find the git-queen binary: %w; pass --dir", err)
+		}
+		dir = filepath.Join(filepath.Dir(filepath.Dir(exe)), "share", "man")
+	}
+	target := filepath.Join(dir, "man1", "git-queen.1")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(target), err)
+	}
+	if err := os.WriteFile(target, []byte(page), 0o644); err != nil {
+		return fmt.Errorf("write the man page: %w", err)
+	}
+	fmt.Fprintf(o.Env.Stdout, "installed %s\n", target)
+	return nil
+}

@@ -1,0 +1,427 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/messages"
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+func msgCommand(env *Env) *cli.Command {
+	bodyFlags := []cli.Flag{
+		&cli.StringFlag{Name: "body", Usage: "the message body `TEXT` (Markdown), or - to read it from standard input"},
+		&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE`, or from standard input with -"},
+		&cli.StringFlag{Name: "importance", Value: records.ImportanceNormal, Usage: "low, normal, high or urgent"},
+	}
+	return &cli.Command{
+		Name:  "msg",
+		Usage: "send and read messages between droids",
+		Description: `Messages live in the repository's live store, shared by every worktree; with a
+remote configured, git queen sync carries them to the other clones (and
+queen.autosync=true does so after every write). Reading a message you
+received marks it read (a new version of the record; nothing is rewritten).`,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "send",
+				Usage:     "send a message to a droid, or to every droid with --to @all",
+				ArgsUsage: "[TO [BODY]]",
+				Description: `The recipient and the body may be given as arguments, as QueenBee's
+msg send does: git queen msg send bob "the API moved". Without --subject, the
+subject is the body's first line (cut to 100 characters).`,
+				Flags: append([]cli.Flag{
+					&cli.StringFlag{Name: "to", Usage: "recipient droid `NAME`, or @all (or the first argument)"},
+					&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Usage: "one line of at most 100 characters (default: the body's first line)"},
+					&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Usage: "the beads issue `ID` this is about (threads by issue)"},
+					&cli.StringFlag{Name: "reply-to", Usage: "the message `ID` this answers (joins its thread)"},
+				}, bodyFlags...),
+				Action: func(c *cli.Context) error {
+					o := msgSendOptions{Env: env, G: readGlobals(c), To: c.String("to"),
+						Subject: c.String("subject"), Body: c.String("body"), BodySet: c.IsSet("body"),
+						BodyFile: c.String("body-file"), Issue: c.String("issue"), ReplyTo: c.String("reply-to"),
+						Importance: c.String("importance")}
+					if err := sendArgs(&o, c.Args().Slice()); err != nil {
+						return err
+					}
+					return runMsgSend(o)
+				},
+			},
+			{
+				Name:  "inbox",
+				Usage: "list the messages sent to you, newest first",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "unread", Usage: "only unread messages"},
+					&cli.StringFlag{Name: "since", Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+					limitFlag(20),
+				},
+				Action: func(c *cli.Context) error {
+					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Unread: c.Bool("unread"), Since: c.String("since"),
+						Limit: tableLimit(c, 20)})
+				},
+			},
+			{
+				Name:  "sent",
+				Usage: "list the messages you sent, newest first",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "since", Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+					limitFlag(20),
+				},
+				Action: func(c *cli.Context) error {
+					return runMsgInbox(msgInboxOptions{Env: env, G: readGlobals(c), Since: c.String("since"),
+						Limit: tableLimit(c, 20), Sent: true})
+				},
+			},
+			msgWaitCommand(env),
+			{
+				Name:      "read",
+				Usage:     "show a message, and mark it read if it was sent to you",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := oneArg(c, "a message ID")
+					if err != nil {
+						return err
+					}
+					return runMsgRead(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+				},
+			},
+			{
+				Name:      "thread",
+				Usage:     "show a thread oldest first: the thread of a message ID, or of an issue ID",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := oneArg(c, "a message or issue ID")
+					if err != nil {
+						return err
+					}
+					return runMsgThread(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+				},
+			},
+			{
+				Name:      "reply",
+				Usage:     "answer a message: to its sender, in its thread",
+				ArgsUsage: "ID",
+				Flags: append([]cli.Flag{
+					&cli.StringFlag{Name: "subject", Usage: "subject (default: Re: and the original's)"},
+				}, bodyFlags...),
+				Action: func(c *cli.Context) error {
+					id, err := oneArg(c, "the message ID to reply to")
+					if err != nil {
+						return err
+					}
+					return runMsgSend(msgSendOptions{Env: env, G: readGlobals(c), ReplyTo: id, Reply: true,
+						Subject: c.String("subject"), Body: c.String("body"), BodySet: c.IsSet("body"),
+						BodyFile: c.String("body-file"), Importance: c.String("importance")})
+				},
+			},
+			{
+				Name:      "delete",
+				Usage:     "delete a message you sent or received (a soft delete: its history stays in the log)",
+				ArgsUsage: "ID",
+				Action: func(c *cli.Context) error {
+					id, err := oneArg(c, "a message ID")
+					if err != nil {
+						return err
+					}
+					return runMsgDelete(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+				},
+			},
+		},
+	}
+}
+
+// oneArg returns the single positional argument a command takes.
+func oneArg(c *cli.Context, what string) (string, error) {
+	if c.NArg() != 1 {
+		return "", &UsageError{Command: c.Command.FullName(), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
+	}
+	return c.Args().First(), nil
+}
+
+type msgSendOptions struct {
+	Env                         *Env
+	G                           globals
+	To, Subject, Body, BodyFile string
+	BodySet                     bool
+	Issue, ReplyTo, Importance  string
+	Reply                       bool // msg reply: To and Subject default from the parent
+}
+
+func (o msgSendOptions) body() (string, error) {
+	if o.BodySet && o.BodyFile != "" {
+		return "", usageErrorf("give the body with --body or with --body-file, not both")
+	}
+	switch {
+	case o.BodyFile == "" && o.Body != "-":
+		return o.Body, nil
+	case o.BodyFile == "-" || o.Body == "-":
+		b, err := io.ReadAll(o.Env.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("read the body from standard input: %w", err)
+		}
+		return string(b), nil
+	}
+	path := o.BodyFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.Env.Dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read --body-file: %w", err)
+	}
+	return string(b), nil
+}
+
+func runMsgSend(o msgSendOptions) error {
+	from, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	body, err := o.body()
+	if err != nil {
+		return err
+	}
+	if !o.Reply && strings.TrimSpace(o.Subject) == "" {
+		if o.Subject = subjectOf(body); o.Subject == "" {
+			return &UsageError{Command: "msg send", Msg: "give a --subject (-s), or a body whose first line can serve as one"}
+		}
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	m := &messages.Store{S: s}
+	d := messages.Draft{From: from, To: o.To, Subject: o.Subject, Body: body, IssueID: o.Issue,
+		ReplyTo: o.ReplyTo, Importance: o.Importance}
+	var sent []records.Message
+	if o.Reply {
+		sent, err = m.Reply(o.ReplyTo, d)
+	} else {
+		sent, err = m.Send(d)
+	}
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"sent": sent})
+	}
+	for _, msg := range sent {
+		fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
+	}
+	return nil
+}
+
+type msgInboxOptions struct {
+	Env    *Env
+	G      globals
+	Unread bool
+	Since  string
+	Limit  int  // at most this many, newest first; 0 for all
+	Sent   bool // the messages the droid sent, not received
+}
+
+func runMsgInbox(o msgInboxOptions) error {
+	me, err := o.Env.requireIdentity(o.G)
+	if err != nil {
+		return err
+	}
+	now := o.Env.Now()
+	since, err := parseSince(now, o.Since)
+	if err != nil {
+		return usageErrorf("--since: %v", err)
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	m := &messages.Store{S: s}
+	opts := messages.InboxOptions{UnreadOnly: o.Unread, Since: since}
+	var inbox []records.Message
+	var problems []jsonl.Problem
+	if o.Sent {
+		inbox, problems, err = m.Sent(me, opts)
+	} else {
+		inbox, problems, err = m.Inbox(me, opts)
+	}
+	if err != nil {
+		return err
+	}
+	inbox, more := firstN(inbox, o.Limit)
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"droid": me, "messages": nonNil(inbox), "more": more, "problems": problemsJSON(problems)})
+	}
+	warnProblems(o.Env.Stderr, problems)
+	if len(inbox) == 0 {
+		if o.Sent {
+			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", me)
+		} else {
+			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", me)
+		}
+		return nil
+	}
+	who := "FROM"
+	if o.Sent {
+		who = "TO"
+	}
+	t := newTable(o.Env.Stdout, "", "ID", who, "SUBJECT", "ISSUE", "SENT")
+	for _, msg := range inbox {
+		mark := " "
+		if !msg.Read {
+			mark = "*"
+		}
+		if msg.Importance == records.ImportanceHigh || msg.Importance == records.ImportanceUrgent {
+			mark += "!"
+		}
+		other := msg.From
+		if o.Sent {
+			other = msg.To
+		}
+		t.row(mark, msg.ID, other, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, more)
+	return nil
+}
+
+type msgReadOptions struct {
+	Env *Env
+	G   globals
+	ID  string
+}
+
+func runMsgRead(o msgReadOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	m := &messages.Store{S: s}
+	me := o.Env.identity(o.G)
+	msg, _, err := m.MarkRead(o.ID, me)
+	if err != nil {
+		return err
+	}
+	return o.Env.showMessage(o.G, msg)
+}
+
+func runMsgThread(o msgReadOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	thread, problems, err := (&messages.Store{S: s}).Thread(o.ID)
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"thread": thread, "problems": problemsJSON(problems)})
+	}
+	warnProblems(o.Env.Stderr, problems)
+	for i, msg := range thread {
+		if i > 0 {
+			fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
+		}
+		printMessage(o.Env.Stdout, o.Env, msg)
+	}
+	return nil
+}
+
+func runMsgDelete(o msgReadOptions) error {
+	me, s, err := o.Env.openAs(o.G)
+	if err != nil {
+		return err
+	}
+	msg, err := (&messages.Store{S: s}).Delete(o.ID, me)
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, msg)
+	}
+	fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
+	return nil
+}
+
+// showMessage prints one message: its record with --json, else as
+// printMessage shows it to a person.
+func (e *Env) showMessage(g globals, msg records.Message) error {
+	if g.JSON {
+		return printJSON(e.Stdout, msg)
+	}
+	printMessage(e.Stdout, e, msg)
+	return nil
+}
+
+func printMessage(w io.Writer, env *Env, msg records.Message) {
+	now := env.Now()
+	fmt.Fprintf(w, "%s  %s\n", msg.ID, msg.Subject)
+	fmt.Fprintf(w, "From: %s\nTo: %s\nSent: %s (%s)\n", msg.From, msg.To,
+		msg.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), relTime(now, msg.CreatedAt))
+	if msg.IssueID != "" {
+		fmt.Fprintf(w, "Issue: %s\n", msg.IssueID)
+	}
+	if msg.ReplyTo != "" {
+		fmt.Fprintf(w, "In reply to: %s\n", msg.ReplyTo)
+	}
+	if msg.Importance != "" && msg.Importance != records.ImportanceNormal {
+		fmt.Fprintf(w, "Importance: %s\n", msg.Importance)
+	}
+	if msg.Body != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(msg.Body, "\n"))
+	}
+}
+
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// sendArgs takes QueenBee's positional spelling, msg send TO [BODY], and
+// fills the subject from the body when none is given.
+func sendArgs(o *msgSendOptions, args []string) error {
+	if len(args) > 2 {
+		return &UsageError{Command: "msg send", Msg: "msg send takes at most TO and BODY as arguments; quote the body"}
+	}
+	if len(args) >= 1 {
+		if o.To != "" && o.To != args[0] {
+			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one", o.To, args[0])}
+		}
+		o.To = args[0]
+	}
+	if len(args) == 2 {
+		if o.BodySet || o.BodyFile != "" {
+			return &UsageError{Command: "msg send", Msg: "two bodies: an argument and --body or --body-file; give one"}
+		}
+		o.Body, o.BodySet = args[1], true
+	}
+	if o.To == "" {
+		return &UsageError{Command: "msg send", Msg: "name the recipient: msg send TO [BODY], or --to NAME"}
+	}
+	if o.Subject == "" && o.BodySet && o.Body != "-" {
+		o.Subject = subjectOf(o.Body)
+	}
+	return nil
+}
+
+// subjectOf is a body's first non-blank line, cut to the subject's limit.
+func subjectOf(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			runes := []rune(line)
+			if len(runes) > records.MaxSubject {
+				runes = runes[:records.MaxSubject]
+			}
+			return string(runes)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,78 @@
+package commands
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// issueShape is what a beads or QueenBee issue id looks like (qb-12,
+// bd-a1b2, wo-abc123.1): a prefix, a dash, a name; never a glob or a path.
+var issueShape = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$`)
+
+// releasedIssues takes, from release's arguments, the issue ids the droid
+// is assigned (QueenBee's `release ISSUE`), and returns the rest as
+// patterns. An argument that is both an assignment of the droid and one
+// of its reservation patterns is ambiguous, and an error names both; an
+// argument written as a path (./qb-12) is always a pattern.
+func releasedIssues(s *store.Store, me string, args []string) (issues, patterns []string, err error) {
+	var mine []records.Assignment
+	var held []reservations.Live
+	loaded := false
+	for _, a := range args {
+		if !issueShape.MatchString(a) {
+			patterns = append(patterns, strings.TrimPrefix(a, "./"))
+			continue
+		}
+		if !loaded {
+			loaded = true
+			if mine, _, err = (&assignments.Store{S: s}).List(assignments.Filter{Droid: me}); err != nil {
+				return nil, nil, err
+			}
+			if held, _, err = (&reservations.Store{S: s}).List(reservations.Filter{Droid: me}); err != nil {
+				return nil, nil, err
+			}
+		}
+		assigned := false
+		for _, x := range mine {
+			assigned = assigned || x.IssueID == a
+		}
+		reserved := false
+		for _, r := range held {
+			reserved = reserved || r.Pattern == a
+		}
+		switch {
+		case assigned && reserved:
+			return nil, nil, &UsageError{Command: "release", Msg: fmt.Sprintf(
+				"%s is both your assignment of issue %s and your reservation of the path %s: "+
+					"say git queen unassign %s for the assignment, or git queen release ./%s for the reservation", a, a, a, a, a)}
+		case assigned:
+			issues = append(issues, a)
+		default:
+			patterns = append(patterns, a)
+		}
+	}
+	return issues, patterns, nil
+}
+
+// releaseIssues ends the droid's assignments of issues, as unassign does,
+// and says so.
+func releaseIssues(o releaseOptions, s *store.Store, me string, issues []string) ([]records.Assignment, error) {
+	var ended []records.Assignment
+	for _, issue := range issues {
+		a, err := (&assignments.Store{S: s}).Unassign(issue, me, false, false, "")
+		if err != nil {
+			return ended, err
+		}
+		ended = append(ended, a)
+		if !o.G.JSON {
+			fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s (release of an issue is unassign)\n", issue, a.Droid, a.Status)
+		}
+	}
+	return ended, nil
+}

@@ -1,0 +1,75 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReservations(t *testing.T) {
+	repo := newStoreRepo(t)
+	os.MkdirAll(filepath.Join(repo, "src", "components"), 0o755)
+	runScenario(t, repo, []step{
+		{droid: "", args: "reserve src/**", code: ExitUsage, stderr: []string{"no droid identity"}},
+		{droid: "ann", args: "reserve", code: ExitUsage, stderr: []string{"name at least one PATTERN"}},
+		{droid: "ann", args: "reserve src/api/** --exclusive --issue qb-1 --reason 'refactor the API'",
+			stdout: []string{`reserved src/api/\*\* \(exclusive, expires in 2h0m\) qr-\w{26}`}},
+		// Flags after arguments, a directory name, and a trailing slash.
+		{droid: "bob", args: "reserve src/components docs/ --ttl 30m --shared",
+			stdout: []string{"src/components is a directory: reserving src/components/\\*\\*",
+				`reserved src/components/\*\* \(shared, expires in 30m0s\)`, `reserved docs/\*\* \(shared`}},
+		// An exclusive request that conflicts grants nothing and exits 5,
+		// naming holder, pattern, issue, time left and a witness path.
+		{droid: "bob", args: "reserve src/api/** --exclusive", code: ExitConflict,
+			stderr: []string{"nothing was reserved", `src/api/\*\* overlaps src/api/\*\* held by ann for qb-1 \(expires in 2h0m; e.g. src/api matches both\)`, "--force", "--notify"}},
+		// Exclusive is the default.
+		{droid: "bob", args: "reserve src/api/x.go", code: ExitConflict, stderr: []string{"nothing was reserved"}},
+		{droid: "bob", args: "reserve src/api/x.go --shared --exclusive", code: ExitUsage, stderr: []string{"contradict"}},
+		// A shared request is granted, with the conflict as a warning.
+		{droid: "bob", args: "reserve src/api/** --shared", stdout: []string{`reserved src/api/\*\* \(shared`},
+			stderr: []string{`warning: src/api/\*\* overlaps src/api/\*\* held exclusively by ann for qb-1`}},
+		{droid: "cat", args: "reserve src/api/** --exclusive --notify --reason 'hotfix'", code: ExitConflict,
+			stderr: []string{"held by ann", "held by bob", "notified 2 holder"}},
+		{droid: "ann", args: "msg inbox", stdout: []string{"Reservation request from cat"}},
+		{droid: "cat", args: "reserve src/api/** --exclusive --force", stdout: []string{`reserved src/api/\*\* \(exclusive`},
+			stderr: []string{"warning: .*held exclusively by ann"}},
+		{droid: "ann", args: "check src/api/x.go README", code: ExitConflict,
+			stdout: []string{`src/api/x.go: held exclusively by cat \(pattern src/api/\*\*, expires in 2h0m\)`, "README: free"}},
+		{droid: "cat", args: "check src/api/x.go", stdout: []string{`src/api/x.go: held exclusively by ann`}, code: ExitConflict},
+		{droid: "ann", args: "check /etc/passwd", code: ExitUsage, stderr: []string{"outside the repository"}},
+		{droid: "ann", args: "check ../x", code: ExitUsage, stderr: []string{"outside the repository"}},
+		{droid: "ann", args: "reservations", stdout: []string{`src/api/\*\*\s+ann\s+exclusive\s+in 2h0m\s+qb-1\s+refactor the API`,
+			`src/components/\*\*\s+bob\s+shared\s+in 30m0s`}},
+		{droid: "ann", args: "reservations --droid bob --path docs/a.md", stdout: []string{`docs/\*\*\s+bob`}},
+		// Reserving a pattern again renews it rather than adding another.
+		{droid: "bob", args: "reserve docs/ --ttl 1h --shared", stdout: []string{`reserved docs/\*\* \(shared, expires in 1h0m\)`}},
+		{droid: "ann", args: "release docs/**", code: ExitFailure, stderr: []string{"nothing to release: none of ann's active reservations is docs/\\*\\*", "ann holds src/api/\\*\\*"}},
+		{droid: "ann", args: "release", code: ExitUsage, stderr: []string{"or use --all"}},
+		{droid: "ann", args: "release src/** --all", code: ExitUsage, stderr: []string{"not both"}},
+		{droid: "ann", args: "renew src/api/** --ttl 4h", stdout: []string{`renewed src/api/\*\* \(expires in 4h0m\)`}},
+		{droid: "ann", args: "renew --all --ttl 200h", code: ExitUsage, stderr: []string{"out of range"}},
+		{droid: "ann", args: "release src/**", stdout: []string{`released src/api/\*\*`}},
+		{droid: "ann", args: "release --all", code: ExitFailure, stderr: []string{"ann holds no active reservations; nothing to release"}},
+		{droid: "bob", args: "release --all", stdout: []string{"released src/components/\\*\\*", "released docs/\\*\\*", "released src/api/\\*\\*"}},
+		{droid: "ann", args: "reservations --all", stdout: []string{`docs/\*\*\s+bob\s+shared\s+released`}},
+		// Overlap is exact: a conflict cross-matching would miss, with its
+		// witness, and no conflict where a prefix test would see one.
+		{droid: "ann", args: "reserve 'web/*.ts' -x", stdout: []string{`reserved web/\*\.ts`}},
+		{droid: "bob", args: "reserve 'web/a*' -x", code: ExitConflict, stderr: []string{`e\.g\. web/a\.ts matches both`}},
+		{droid: "bob", args: "reserve 'web/**/*.go' -x", stdout: []string{`reserved web/\*\*/\*\.go`}},
+		// A pattern that breaks a rule is a usage error naming the rule.
+		{droid: "ann", args: `reserve 'src\api'`, code: ExitUsage, stderr: []string{"backslash before an ordinary character"}},
+		{droid: "ann", args: "reserve '../x'", code: ExitUsage, stderr: []string{`"\.\." segment`}},
+		{droid: "ann", args: "reserve 'src/{a'", code: ExitUsage, stderr: []string{"invalid glob syntax"}},
+		{droid: "ann", args: "reserve --ttl 0s x", code: ExitUsage},
+		{droid: "ann", args: "reserve --ttl 169h x", code: ExitUsage, stderr: []string{"out of range"}},
+	})
+	r := runIn(t, repo, map[string]string{"QUEEN_DROID": "dan"}, "reserve", "src/api/**", "-x", "--json")
+	if r.Code != ExitConflict || jsonField(t, r.Stdout, "conflicts.0.held.droid") != "cat" || jsonField(t, r.Stdout, "granted") != "[]" {
+		t.Fatalf("--json on conflict: %d\n%s", r.Code, r.Stdout)
+	}
+	r = runIn(t, repo, map[string]string{"QUEEN_DROID": "dan"}, "check", "src/api/a.go", "--json")
+	if r.Code != ExitConflict || jsonField(t, r.Stdout, "paths.0.free") != "false" || jsonField(t, r.Stdout, "paths.0.held_by.0.droid") != "cat" {
+		t.Fatalf("check --json: %d\n%s", r.Code, r.Stdout)
+	}
+}

@@ -1,0 +1,269 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/setup"
+)
+
+func setupCommands(env *Env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "init",
+			Usage: "set up this repository for git-queen (idempotent)",
+			Description: `Creates the live store in git's common directory (one for every worktree,
+untouched by checkout, stash, reset and merge), imports the logs an older
+setup kept in .beads/queen_*.jsonl into it, adds the merge=queen lines to
+.gitattributes, registers the merge driver in the repository's git config,
+installs the pre-commit hook (a hook already there keeps running after it),
+and with --droid stores this worktree's identity.
+
+With --remote NAME the store is shared with every clone that uses that git
+remote: init sets queen.remote, adds the refspec that fetches the ledger
+(refs/queen/ledger) to remote.NAME.fetch, and syncs once.
+
+Running it again changes nothing. Commit .gitattributes; every clone needs
+its own 'git queen init' (git config is not cloned).`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "remote", Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
+				&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the pre-commit hook"},
+				&cli.BoolFlag{Name: "force", Usage: "install the hook even into a global or system core.hooksPath"},
+			},
+			Action: func(c *cli.Context) error {
+				return runInit(initOptions{Env: env, G: readGlobals(c), Options: setup.Options{
+					Droid: readGlobals(c).Droid, NoHooks: c.Bool("no-hooks"), Force: c.Bool("force"), Remote: c.String("remote")}})
+			},
+		},
+		{
+			Name:  "doctor",
+			Usage: "check what git-queen needs of this repository; --fix repairs what init sets up",
+			Description: `One line per check: git-queen on PATH, the merge driver registered (and
+whether .gitattributes names it while the config lacks it, as in a fresh
+clone, where git silently falls back to a text merge), the .gitattributes
+and .gitignore lines, the hook where git will look for it, this worktree's
+identity, every log readable and valid, the lock, leftovers of interrupted
+rewrites, and torn writes set aside. Exits 1 when a check fails.`,
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "fix", Usage: "repair what init would have set up"},
+				&cli.BoolFlag{Name: "force", Usage: "with --fix, install the hook even into a global core.hooksPath"},
+			},
+			Action: func(c *cli.Context) error {
+				return runDoctor(doctorOptions{Env: env, G: readGlobals(c), Fix: c.Bool("fix"), Force: c.Bool("force")})
+			},
+		},
+		{
+			Name:  "hooks",
+			Usage: "install, uninstall or show the pre-commit hook",
+			Subcommands: []*cli.Command{
+				{Name: "install", Usage: "install the pre-commit hook (a foreign one is kept and still runs)",
+					Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "install even into a global or system core.hooksPath"}},
+					Action: func(c *cli.Context) error {
+						return runHooks(hooksOptions{Env: env, G: readGlobals(c), Verb: "install", Force: c.Bool("force")})
+					}},
+				{Name: "uninstall", Usage: "remove git-queen's hook and restore the one it chained",
+					Action: func(c *cli.Context) error {
+						return runHooks(hooksOptions{Env: env, G: readGlobals(c), Verb: "uninstall"})
+					}},
+				{Name: "status", Usage: "say what is installed where",
+					Action: func(c *cli.Context) error {
+						return runHooks(hooksOptions{Env: env, G: readGlobals(c), Verb: "status"})
+					}},
+			},
+		},
+	}
+}
+
+// colour says whether output may use colour: a terminal, no NO_COLOR, and
+// never in JSON.
+func (e *Env) colour(g globals) bool {
+	return e.Terminal && e.Getenv("NO_COLOR") == "" && !g.JSON
+}
+
+var statusColour = map[setup.Status]string{setup.OK: "32", setup.Fixed: "32", setup.Warn: "33", setup.Fail: "31"}
+
+func printChecks(w io.Writer, checks []setup.Check, colour bool) {
+	for _, c := range checks {
+		status := fmt.Sprintf("%-5s", c.Status)
+		if colour {
+			// Our own colour codes, past the escaping of control characters.
+			fmt.Fprintf(rawWriter(w), "\x1b[%sm%s\x1b[0m", statusColour[c.Status], status)
+		} else {
+			fmt.Fprint(w, status)
+		}
+		fmt.Fprintf(w, "  %-13s %s\n", c.Name, c.Message)
+	}
+}
+
+type initOptions struct {
+	Env *Env
+	G   globals
+	setup.Options
+}
+
+func runInit(o initOptions) error {
+	if o.Droid != "" {
+		if err := records.ValidateDroid(o.Droid); err != nil {
+			return err // before anything is changed
+		}
+	}
+	r, err := setup.NewRepo(o.Env.Dir)
+	if err != nil {
+		return err
+	}
+	changes, checks, err := r.Init(o.Options)
+	var synced *ledgersync.Result
+	var syncErr error
+	if err == nil && o.Remote != "" {
+		synced, syncErr = firstSync(o)
+	}
+	if o.G.JSON {
+		out := map[string]any{"changes": nonNil(changes), "checks": checks}
+		if synced != nil {
+			out["sync"] = synced
+		}
+		if syncErr != nil {
+			out["sync_error"] = syncErr.Error()
+		}
+		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	for _, ch := range changes {
+		fmt.Fprintf(o.Env.Stdout, "set up %s (was: %s)\n", ch.Name, ch.Was)
+	}
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
+	} else {
+		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
+	}
+	for _, ch := range changes {
+		if ch.Name == "migrate" {
+			fmt.Fprintln(o.Env.Stdout, "imported the older setup's .beads/queen_*.jsonl into the live store; git-queen no longer reads them: "+
+				"git rm --cached .beads/queen_*.jsonl and commit, or keep them for tools that read them (git queen export refreshes them)")
+		}
+	}
+	for _, c := range checks {
+		if c.Status == setup.Fail || c.Status == setup.Warn {
+			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
+		}
+	}
+	switch {
+	case synced != nil:
+		printSync(o.Env, synced)
+	case syncErr != nil:
+		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: set up, but the first sync with %s failed: %v; run git queen sync when it can be reached\n", o.Remote, syncErr)
+	}
+	return nil
+}
+
+// firstSync brings the remote's records in (and sends this clone's) right
+// after init --remote.
+func firstSync(o initOptions) (*ledgersync.Result, error) {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return nil, err
+	}
+	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Sync(o.Remote)
+}
+
+type doctorOptions struct {
+	Env        *Env
+	G          globals
+	Fix, Force bool
+}
+
+func runDoctor(o doctorOptions) error {
+	r, err := setup.NewRepo(o.Env.Dir)
+	if err != nil {
+		return err
+	}
+	changes, checks, err := r.Doctor(setup.Options{Force: o.Force}, o.Fix)
+	if o.G.JSON {
+		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": nonNil(changes), "checks": checks}); jerr != nil {
+			return jerr
+		}
+	} else {
+		printChecks(o.Env.Stdout, checks, o.Env.colour(o.G))
+	}
+	if err != nil {
+		return err
+	}
+	var failed []string
+	for _, c := range checks {
+		if c.Status == setup.Fail {
+			failed = append(failed, c.Name)
+		}
+	}
+	if len(failed) > 0 {
+		if !o.G.JSON {
+			hint := "`git queen doctor --fix` repairs what init sets up"
+			fmt.Fprintf(o.Env.Stderr, "git-queen: %d check(s) failed: %s; %s\n", len(failed), strings.Join(failed, ", "), hint)
+		}
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+type hooksOptions struct {
+	Env   *Env
+	G     globals
+	Verb  string
+	Force bool
+}
+
+func runHooks(o hooksOptions) error {
+	r, err := setup.NewRepo(o.Env.Dir)
+	if err != nil {
+		return err
+	}
+	var did string
+	switch o.Verb {
+	case "install":
+		did, err = r.InstallHook(o.Force)
+	case "uninstall":
+		did, err = r.UninstallHook()
+	}
+	if err != nil {
+		return err
+	}
+	h, err := r.HookInfo()
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"did": did, "hook": h})
+	}
+	switch {
+	case did != "":
+		fmt.Fprintln(o.Env.Stdout, did)
+	case o.Verb == "install":
+		fmt.Fprintln(o.Env.Stdout, "the pre-commit hook is already installed; nothing changed")
+	case o.Verb == "uninstall":
+		fmt.Fprintln(o.Env.Stdout, "no pre-commit hook installed; nothing changed")
+	default:
+		fmt.Fprintf(o.Env.Stdout, "%s: %s", h.Path, h.State)
+		if h.Chained != "" {
+			fmt.Fprintf(o.Env.Stdout, " (runs %s after it)", h.Chained)
+		}
+		if h.HooksPath != "" {
+			fmt.Fprintf(o.Env.Stdout, "; core.hooksPath=%s (%s config)", h.HooksPath, h.HooksPathScope)
+		}
+		fmt.Fprintln(o.Env.Stdout)
+	}
+	return nil
+}

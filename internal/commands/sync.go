@@ -1,0 +1,189 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+func syncCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "exchange the coordination records with a remote (fetch, union, compare-and-swap push)",
+		ArgsUsage: "[REMOTE]",
+		Description: `Every clone keeps its records in the repository's live store and their
+history on the ref refs/queen/ledger. sync fetches the remote's ledger,
+merges it with this clone's (a union of record versions: no conflicts),
+brings the other clones' records into the live store, and pushes the result
+with a compare-and-swap; when another clone pushed first, it fetches and
+merges again. After a round of syncs every clone holds the same records.
+
+REMOTE defaults to queen.remote (git queen init --remote NAME sets it). The
+transfer is git's own fetch and push, so the remote's URL, credentials and
+protocol work as they do for your branches; pre-push hooks are not run for
+the ledger.
+
+An exclusive reservation granted with --offline that overlaps a reservation
+another clone published first is withdrawn here, named, and sync exits 5.`,
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 1 {
+				return &UsageError{Command: "sync", Msg: "name at most one REMOTE"}
+			}
+			return runSync(syncOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
+		},
+	}
+}
+
+type syncOptions struct {
+	Env    *Env
+	G      globals
+	Remote string
+}
+
+func runSync(o syncOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	remote, err := o.Env.syncRemote(s, o.Remote)
+	if err != nil {
+		return err
+	}
+	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	if err != nil {
+		return err
+	}
+	defer sy.Close()
+	res, err := sy.Sync(remote)
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		if err := printJSON(o.Env.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printSync(o.Env, res)
+	}
+	if len(res.Withdrawn) > 0 {
+		return &SilentError{Code: ExitConflict}
+	}
+	return nil
+}
+
+// syncRemote is the remote a sync exchanges with: the one named, else
+// queen.remote.
+func (e *Env) syncRemote(s *store.Store, named string) (string, error) {
+	if named != "" {
+		return named, nil
+	}
+	if remote := configuredRemote(s); remote != "" {
+		return remote, nil
+	}
+	return "", &UsageError{Command: "sync", Msg: "no remote to sync with: name one (git queen sync origin), " +
+		"or set it once with git queen init --remote origin"}
+}
+
+// configuredRemote is queen.remote, or "" when the store has no remote
+// (or is not the live store).
+func configuredRemote(s *store.Store) string {
+	if !s.WS.Live || s.WS.Repo == nil {
+		return ""
+	}
+	remote, _ := s.WS.Repo.LocalConfig("queen.remote")
+	return strings.TrimSpace(remote)
+}
+
+func printSync(e *Env, res *ledgersync.Result) {
+	w := e.Stdout
+	switch {
+	case len(res.Sent) == 0 && len(res.Received) == 0:
+		fmt.Fprintf(w, "synced with %s: nothing new either way (ledger %s)\n", res.Remote, shortID(res.Ledger))
+	default:
+		fmt.Fprintf(w, "synced with %s: sent %s; received %s (ledger %s)\n", res.Remote,
+			res.Sent, res.Received, shortID(res.Ledger))
+	}
+	now := e.Now()
+	for _, wd := range res.Withdrawn {
+		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's reservation %s (%s): %s's %s%s, published on %s first, overlaps it (expires %s; e.g. %s)\n",
+			wd.Lost.Droid, wd.Lost.Pattern, wd.Lost.ID, wd.Winner.Droid, wd.Winner.Pattern, forIssue(wd.Winner.IssueID),
+			res.Remote, relTime(now, wd.Winner.Expiry()), witnessOr(wd.Witness))
+	}
+}
+
+func witnessOr(w string) string {
+	if w == "" {
+		return "the patterns were too complex to compare"
+	}
+	return w + " matches both"
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	if id == "" {
+		return "empty"
+	}
+	return id
+}
+
+// openSyncer opens the ledger of the live store s for droid. With
+// QUEEN_TRACE set, each step of a sync is timed on stderr.
+func (e *Env) openSyncer(s *store.Store, droid string) (*ledgersync.Syncer, error) {
+	sy, err := ledgersync.New(s, droid)
+	if err != nil || e.Getenv("QUEEN_TRACE") == "" {
+		return sy, err
+	}
+	start, last := time.Now(), time.Now()
+	sy.Trace = func(step string) {
+		now := time.Now()
+		fmt.Fprintf(e.Stderr, "git-queen: trace: %8.2f ms %8.2f ms  %s\n",
+			float64(now.Sub(start).Microseconds())/1000, float64(now.Sub(last).Microseconds())/1000, step)
+		last = now
+	}
+	return sy, nil
+}
+
+// autosync publishes after a write when queen.autosync is true and a
+// remote is configured. The write itself already succeeded, so a sync that
+// fails only warns, and says how to publish later.
+func (e *Env) autosync(g globals) {
+	s, err := e.openStore(g)
+	if err != nil || !s.WS.Live || s.WS.Repo == nil || !s.WS.Repo.LocalBool("queen.autosync") {
+		return
+	}
+	remote := configuredRemote(s)
+	if remote == "" {
+		return
+	}
+	sy, err := e.openSyncer(s, e.identity(g))
+	if err == nil {
+		defer sy.Close()
+		var res *ledgersync.Result
+		if res, err = sy.Sync(remote); err == nil && len(res.Withdrawn) > 0 {
+			printSync(&Env{Stdout: e.Stderr, Stderr: e.Stderr, Now: e.Now}, res)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: done here, but not published to %s (queen.autosync): %v; run git queen sync\n", remote, err)
+	}
+}
+
+// withAutosync wraps a write command so that it publishes afterwards.
+func withAutosync(env *Env, cmd *cli.Command) *cli.Command {
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		if err := action(c); err != nil {
+			return err
+		}
+		env.autosync(readGlobals(c))
+		return nil
+	}
+	return cmd
+}
