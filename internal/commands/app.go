@@ -19,7 +19,7 @@ import (
 )
 
 // version is set at build time with
-// -ldflags "-X github.com/git-queen/git-queen/internal/cli.version=v1.2.3".
+// -ldflags "-X github.com/git-queen/git-queen/internal/commands.version=v1.2.3".
 var version = ""
 
 // Version is the version git-queen reports: the linker-set one, else the
