@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/setup"
 )
 
 // parseWith runs argv through an app that holds only the command build
@@ -133,5 +134,39 @@ func TestAssignOptions(t *testing.T) {
 	}
 	if _, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status open"); ran || code != ExitUsage {
 		t.Errorf("assignments --status open: exit %d, ran %v; want a usage error", code, ran)
+	}
+}
+
+func TestSetupAndValidateOptions(t *testing.T) {
+	gotInit, ran, code := parseWith(t, newInitCmd, "--droid ann init --remote origin --no-hooks --force")
+	wantInit := initOptions{G: globals{Droid: "ann"}, Options: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
+	if gotInit.Env = nil; !ran || code != 0 || !reflect.DeepEqual(gotInit, wantInit) {
+		t.Errorf("init: exit %d, ran %v, options %+v; want %+v", code, ran, gotInit, wantInit)
+	}
+	doctor, ran, code := parseWith(t, newDoctorCmd, "doctor --fix")
+	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, doctorOptions{Fix: true}) {
+		t.Errorf("doctor: exit %d, ran %v, options %+v", code, ran, doctor)
+	}
+	for argv, want := range map[string]hooksOptions{
+		"hooks install --force": {Verb: "install", Force: true},
+		"hooks uninstall":       {Verb: "uninstall"},
+		"hooks status":          {Verb: "status"},
+	} {
+		got, ran, code := parseWith(t, newHooksCmd, argv)
+		if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: exit %d, ran %v, options %+v; want %+v", argv, code, ran, got, want)
+		}
+	}
+	if _, ran, code := parseWith(t, newHooksCmd, "hooks status --force"); ran || code != ExitUsage {
+		t.Errorf("hooks status --force: exit %d, ran %v; want a usage error", code, ran)
+	}
+	v, ran, code := parseWith(t, newValidateCmd, "validate --format st a.jsonl --limit 0 b.jsonl")
+	wantV := validateOptions{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: 0, LimitSet: true}
+	if v.Env = nil; !ran || code != 0 || !reflect.DeepEqual(v, wantV) {
+		t.Errorf("validate: exit %d, ran %v, options %+v; want %+v", code, ran, v, wantV)
+	}
+	v, _, _ = parseWith(t, newValidateCmd, "validate")
+	if v.LimitSet || len(v.Paths) != 0 {
+		t.Errorf("validate without flags: options %+v; want no limit set and no paths", v)
 	}
 }
