@@ -35,12 +35,29 @@ type cacheTree struct {
 // and the cache-tree when git wrote one.
 type gitIndex struct {
 	data    []byte
+	mtime   int64 // of the index file, in nanoseconds
 	entries []indexEntry
 	tree    *cacheTree
 }
 
 // oid is the object id of entry e.
 func (idx *gitIndex) oid(e indexEntry) []byte { return idx.data[e.oidAt : e.oidAt+oidLen] }
+
+// indexStat is the stat data git recorded for an entry when it last
+// hashed the file, and the index's own modification time (git's racy
+// rule: an entry not older than the index may have changed unseen).
+type indexStat struct {
+	mtimeSec, mtimeNsec uint32
+	ino, size           uint32
+	indexMtime          int64 // nanoseconds
+}
+
+// stat returns e's stat data, copied out of the mapping.
+func (idx *gitIndex) stat(e indexEntry) *indexStat {
+	b := idx.data[e.oidAt-40 : e.oidAt]
+	return &indexStat{mtimeSec: binary.BigEndian.Uint32(b[8:]), mtimeNsec: binary.BigEndian.Uint32(b[12:]),
+		ino: binary.BigEndian.Uint32(b[20:]), size: binary.BigEndian.Uint32(b[36:]), indexMtime: idx.mtime}
+}
 
 const oidLen = 20 // SHA-1; SHA-256 repositories are left to git
 

@@ -19,6 +19,14 @@ type Change struct {
 	Path   string
 	// From is the source of a rename or copy.
 	From string
+	// Staged and Head are the blob ids (hex) of the path in the index and
+	// in HEAD, "" where it has none or they are not known: what lets the
+	// hook read the blobs itself and remember what it proved of each.
+	Staged, Head string
+	// stat is the index's stat data of the staged file, when the index
+	// was read in process: when the worktree file still matches it, its
+	// bytes are the staged blob's (git's own assumption).
+	stat *indexStat
 }
 
 // Staged lists what the index changes against HEAD (against nothing before
@@ -62,14 +70,16 @@ func (r *Repo) StagedInProcess() (bool, string) {
 
 // stagedByGit is Staged through git diff --cached.
 func (r *Repo) stagedByGit() ([]Change, error) {
-	out, err := Git(r.TopLevel, "diff", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-color", "--ignore-submodules=dirty")
+	out, err := Git(r.TopLevel, "diff", "--cached", "--raw", "--no-abbrev", "-z", "--no-renames", "--no-ext-diff", "--no-color", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}
-	return parseNameStatus(out)
+	return parseRaw(out)
 }
 
-func parseNameStatus(out string) ([]Change, error) {
+// parseRaw reads `git diff --raw -z` (":old-mode new-mode old-id new-id
+// STATUS\0path\0", with a second path for renames and copies).
+func parseRaw(out string) ([]Change, error) {
 	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 	var changes []Change
 	for i := 0; i < len(fields); {
@@ -77,24 +87,34 @@ func parseNameStatus(out string) ([]Change, error) {
 			i++
 			continue
 		}
-		status := fields[i][0]
-		switch status {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(meta) != 5 || meta[4] == "" || i+1 >= len(fields) {
+			return nil, fmt.Errorf("git diff: unexpected record %q", fields[i])
+		}
+		c := Change{Status: meta[4][0], Head: nonZeroID(meta[2]), Staged: nonZeroID(meta[3])}
+		switch c.Status {
 		case 'R', 'C':
 			if i+2 >= len(fields) {
 				return nil, fmt.Errorf("git diff: short record for %q", fields[i])
 			}
-			changes = append(changes, Change{Status: status, From: fields[i+1], Path: fields[i+2]})
+			c.From, c.Path = fields[i+1], fields[i+2]
 			i += 3
 		default:
-			if i+1 >= len(fields) {
-				return nil, fmt.Errorf("git diff: short record for %q", fields[i])
-			}
-			changes = append(changes, Change{Status: status, Path: fields[i+1]})
+			c.Path = fields[i+1]
 			i += 2
 		}
+		changes = append(changes, c)
 	}
 	return changes, nil
 }
+
+func nonZeroID(id string) string {
+	if strings.Trim(id, "0") == "" {
+		return ""
+	}
+	return id
+}
+
 
 // InProgress names a merge, rebase, cherry-pick or revert under way in the
 // worktree, or "" when there is none. Logs merged by the driver are not

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,12 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if !ok || len(head) != 2*oidLen {
 		return nil, fmt.Errorf("%w: HEAD is not a plain SHA-1 commit", errUnsupported)
 	}
+	// The index's time is taken before it is read: if git replaces it
+	// meanwhile, the older time only makes more entries count as racy.
+	var indexMtime int64
+	if info, err := os.Stat(indexPath); err == nil {
+		indexMtime = info.ModTime().UnixNano()
+	}
 	// Git replaces the index by renaming a new file over it, never by
 	// writing in place, so the mapping stays whole.
 	data, unmap, err := mapfile.Open(indexPath, true)
@@ -54,6 +61,7 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
+	idx.mtime = indexMtime
 	objects := newObjectReader(filepath.Join(r.CommonDir, "objects"))
 	defer objects.close()
 	root, err := commitTree(objects, head)
@@ -165,10 +173,11 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 				d.add('T', i)
 			case e.mode != mode || !bytes.Equal(d.index.oid(e), entryOID):
 				d.add('M', i)
+				d.changes[len(d.changes)-1].Head = hex.EncodeToString(entryOID)
 			}
 			i++
 		} else {
-			d.changes = append(d.changes, Change{Status: 'D', Path: string(path)})
+			d.changes = append(d.changes, Change{Status: 'D', Path: string(path), Head: hex.EncodeToString(entryOID)})
 		}
 	}
 	for ; i < hi; i++ {
@@ -192,7 +201,9 @@ func (d *stagedDiff) rangeEnd(i, hi int, dir []byte) int {
 }
 
 func (d *stagedDiff) add(status byte, i int) {
-	d.changes = append(d.changes, Change{Status: status, Path: string(d.index.entries[i].path)})
+	e := d.index.entries[i]
+	d.changes = append(d.changes, Change{Status: status, Path: string(e.path),
+		Staged: hex.EncodeToString(d.index.oid(e)), stat: d.index.stat(e)})
 }
 
 // deleted reports every file of a tree the index no longer has.
@@ -213,7 +224,7 @@ func (d *stagedDiff) deleted(prefix string, oid []byte) error {
 			}
 			continue
 		}
-		d.changes = append(d.changes, Change{Status: 'D', Path: prefix + string(name)})
+		d.changes = append(d.changes, Change{Status: 'D', Path: prefix + string(name), Head: hex.EncodeToString(entryOID)})
 	}
 	return nil
 }

@@ -26,8 +26,9 @@ type Rewrite struct {
 // be staged too). Anything else changed a committed fact. While a merge,
 // rebase or cherry-pick is under way, new lines may sit among old ones (the
 // merge driver interleaves both sides), so only losses count then.
-func (in *Input) checkAppendOnly(blobs *gitrepo.Blobs, path string, staged []byte) ([]Rewrite, error) {
-	committed, ok, err := blobs.Read("HEAD:" + path)
+func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, staged []byte) ([]Rewrite, error) {
+	path := c.Path
+	committed, ok, err := content.Head(c)
 	if err != nil {
 		return nil, fmt.Errorf("read the committed %s: %w", path, err)
 	}
@@ -37,7 +38,7 @@ func (in *Input) checkAppendOnly(blobs *gitrepo.Blobs, path string, staged []byt
 	archived := map[string]bool{}
 	archivedVersions := map[string][]string{} // record id -> its versions in the archive
 	archivePath := strings.TrimSuffix(path, ".jsonl") + "_archive.jsonl"
-	if data, ok, err := blobs.Read(":" + archivePath); err != nil {
+	if data, ok, err := content.Read(":" + archivePath); err != nil {
 		return nil, err
 	} else if ok {
 		for _, l := range splitLog(data) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/mapfile"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/schema"
@@ -165,48 +166,69 @@ func under(p, dir string) bool {
 
 // validate checks the staged content of every file the registry knows.
 func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
-	var blobs *gitrepo.Blobs
+	var content *gitrepo.Content
 	defer func() {
-		if blobs != nil {
-			blobs.Close()
+		if content != nil {
+			content.Close()
 		}
 	}()
+	memo := memoDir(in.Repo.CommonDir)
 	for _, c := range changes {
 		if c.Status == 'D' || !in.Registry.Candidate(c.Path) {
 			continue
 		}
-		if blobs == nil {
-			var err error
-			if blobs, err = in.Repo.OpenBlobs(); err != nil {
-				return err
-			}
+		if content == nil {
+			content = in.Repo.OpenContent()
 		}
-		staged, ok, err := blobs.Read(":" + c.Path)
-		if err != nil {
-			return fmt.Errorf("read the staged %s: %w", c.Path, err)
+		if err := in.validateOne(content, memo, c, res); err != nil {
+			return err
 		}
-		if !ok {
-			return fmt.Errorf("read the staged %s: not in the index", c.Path)
-		}
+	}
+	return nil
+}
+
+// validateOne validates one staged file and, for a store log, checks that
+// it only grew. What it proves is remembered by blob id (see memo.go).
+func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, res *Result) error {
+	staged, release, err := content.Staged(c)
+	if err != nil {
+		return fmt.Errorf("read the staged %s: %w", c.Path, err)
+	}
+	defer release()
+	mapfile.Populate(staged) // every byte is read below (a no-op for a blob read into memory)
+	known, haveMemo := readMemo(memo, c.Staged)
+	format, _ := in.Registry.FormatFor(c.Path, schema.FirstLine(staged))
+	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == binaryIdentity()
+	if !clean {
 		r := schema.ValidateFile(c.Path, staged, schema.Options{Registry: in.Registry, Limit: in.Limit})
 		if !r.Valid() {
 			res.Invalid = append(res.Invalid, r)
-		}
-		if isStoreLog(c.Path) {
-			rewrites, err := in.checkAppendOnly(blobs, c.Path, staged)
-			if err != nil {
-				return err
+		} else if c.Staged != "" {
+			m := blobMemo{Size: int64(len(staged)), Sum: checksums(staged)}
+			if r.Format != "" && binaryIdentity() != "" {
+				m.Clean, m.Binary = r.Format, binaryIdentity()
 			}
-			if limit := (&schema.Options{Limit: in.Limit}).MaxProblems(); len(rewrites) > limit {
-				if res.RewritesOmitted == nil {
-					res.RewritesOmitted = map[string]int{}
-				}
-				res.RewritesOmitted[c.Path] = len(rewrites) - limit
-				rewrites = rewrites[:limit]
-			}
-			res.Rewrites = append(res.Rewrites, rewrites...)
+			writeMemo(memo, c.Staged, m)
 		}
 	}
+	if !isStoreLog(c.Path) {
+		return nil
+	}
+	if head, ok := readMemo(memo, c.Head); ok && head.provesPrefix(staged) {
+		return nil // only appended to the committed log, whose bytes the memo vouches for
+	}
+	rewrites, err := in.checkAppendOnly(content, c, staged)
+	if err != nil {
+		return err
+	}
+	if limit := (&schema.Options{Limit: in.Limit}).MaxProblems(); len(rewrites) > limit {
+		if res.RewritesOmitted == nil {
+			res.RewritesOmitted = map[string]int{}
+		}
+		res.RewritesOmitted[c.Path] = len(rewrites) - limit
+		rewrites = rewrites[:limit]
+	}
+	res.Rewrites = append(res.Rewrites, rewrites...)
 	return nil
 }
 

@@ -1,0 +1,134 @@
+package precommit
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+)
+
+// The blob memo remembers, per blob id, what the hook proved of a staged
+// file, so that the next commit pays for what changed rather than for the
+// history before it:
+//
+//   - its size and CRC-32C, facts of the content alone: when that blob is
+//     HEAD's and the staged log starts with the same bytes, the commit
+//     only appended, and the committed blob is never read (it would be
+//     inflated whole from a pack);
+//   - that it validated clean as a format, true of this git-queen binary:
+//     a blob staged again (an amended commit, a commit retried after a
+//     refusal of something else) is not validated again.
+//
+// A blob id names its content, so an entry can only go stale through the
+// binary's rules, which is why "clean" is tied to the binary's identity.
+// A missing or unreadable entry costs the work it would have saved; a
+// damaged one is not believed (it does not decode).
+
+// blobMemo is one entry.
+type blobMemo struct {
+	Size int64 `json:"size"`
+	// Sum is two independent checksums of the content (CRC-32C and the
+	// IEEE CRC-32, both computed by the CPU's own instructions): 64 bits,
+	// so that an edit of a committed line passes for the same bytes with
+	// odds of one in 2^64, at memory speed.
+	Sum [2]uint32 `json:"crc32c_ieee"`
+	// Clean is the format the blob validated clean as, by Binary.
+	Clean  string `json:"clean,omitempty"`
+	Binary string `json:"binary,omitempty"`
+}
+
+// memoDir is where entries are kept: one small file per blob id.
+func memoDir(commonDir string) string { return filepath.Join(commonDir, "queen-cache", "blobs") }
+
+// maxMemoEntries bounds the directory; past it the oldest half goes.
+const maxMemoEntries = 1024
+
+func readMemo(dir, id string) (blobMemo, bool) {
+	var m blobMemo
+	if id == "" {
+		return m, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, id+".json"))
+	if err != nil || json.Unmarshal(data, &m) != nil || m.Size < 0 {
+		return blobMemo{}, false
+	}
+	return m, true
+}
+
+// writeMemo records an entry through a rename, so that hooks running at
+// once in several worktrees never read half of one. It is best effort.
+func writeMemo(dir, id string, m blobMemo) {
+	if id == "" {
+		return
+	}
+	data, err := json.Marshal(m)
+	if err != nil || os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, "."+id+".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, id+".json")) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	pruneMemo(dir)
+}
+
+// pruneMemo removes the older half of the entries once there are too many.
+func pruneMemo(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) <= maxMemoEntries {
+		return
+	}
+	type aged struct {
+		name string
+		mod  int64
+	}
+	var all []aged
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			all = append(all, aged{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.mod, b.mod) })
+	for _, a := range all[:len(all)/2] {
+		os.Remove(filepath.Join(dir, a.name))
+	}
+}
+
+// binaryIdentity names the running binary by its file's size and
+// modification time: a rebuilt git-queen (new rules) trusts no clean
+// entry an older one wrote. "" when it cannot tell, and then nothing is
+// trusted as clean.
+var binaryIdentity = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d-%d", info.Size(), info.ModTime().UnixNano())
+})
+
+// checksums is blobMemo.Sum of data.
+func checksums(data []byte) [2]uint32 {
+	return [2]uint32{jsonl.Checksum(data), crc32.ChecksumIEEE(data)}
+}
+
+// provesPrefix reports whether staged begins with the blob m describes,
+// ending at a line end: then the staged log only appended to it.
+func (m blobMemo) provesPrefix(staged []byte) bool {
+	return m.Size > 0 && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n' &&
+		checksums(staged[:m.Size]) == m.Sum
+}
