@@ -302,4 +302,3 @@ func TestArchivable(t *testing.T) {
 		}
 	}
 }
-
