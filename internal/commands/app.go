@@ -89,7 +89,11 @@ Exit codes: 0 success, 1 failure or a failed check, 2 usage error,
 stderr: {"error":{"code":5,"kind":"conflict","message":"...",...}}, kind one of
 conflict, usage, failure.`
 
-func newApp(env *Env) *cli.App {
+func newApp(env *Env) *cli.App { return newAppWith(env, commands(env)) }
+
+// newAppWith is the app with the given commands: all of them in a real
+// run, one in a test of how argv becomes a command's options.
+func newAppWith(env *Env, cmds []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:                 "git-queen",
 		HelpName:             "git queen",
@@ -101,7 +105,7 @@ func newApp(env *Env) *cli.App {
 		ErrWriter:            env.Stderr,
 		EnableBashCompletion: true,
 		Flags:                globalFlags(),
-		Commands:             prepare(commands(env)),
+		Commands:             prepare(cmds),
 		// Errors are reported once, by Run; urfave must not exit the process.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Before:         checkDroidFlag,

@@ -11,81 +11,110 @@ import (
 	"github.com/git-queen/git-queen/internal/records"
 )
 
+// assignCommands are the assignment commands, each running its real run
+// function.
 func assignCommands(env *Env) []*cli.Command {
-	reason := &cli.StringFlag{Name: "reason", Usage: "why, in a few words (`TEXT`)"}
 	return []*cli.Command{
-		{
-			Name:      "assign",
-			Usage:     "assign a beads issue to a droid",
-			ArgsUsage: "ISSUE DROID",
-			Description: `Refuses when the issue already has an active assignment (in any worktree);
+		newAssignCmd(env, runAssign),
+		newClaimCmd(env, runAssign),
+		newUnassignCmd(env, runUnassign),
+		newAssignmentsCmd(env, runAssignments),
+	}
+}
+
+func reasonFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "reason", Destination: dest, Usage: "why, in a few words (`TEXT`)"}
+}
+
+// newAssignCmd builds `assign`; runF receives the options its flags fill
+// (the seam newReserveCmd describes).
+func newAssignCmd(env *Env, runF func(assignOptions) error) *cli.Command {
+	o := assignOptions{Env: env}
+	return &cli.Command{
+		Name:      "assign",
+		Usage:     "assign a beads issue to a droid",
+		ArgsUsage: "ISSUE DROID",
+		Description: `Refuses when the issue already has an active assignment (in any worktree);
 --force reassigns it, recording the previous droid. When .beads/issues.jsonl
 (or the legacy beads.jsonl) exists, the issue must be in it.`,
-			Flags: []cli.Flag{reason,
-				&cli.StringFlag{Name: "worktree", Usage: "the worktree `NAME` the droid works in (default: this one)"},
-				&cli.BoolFlag{Name: "force", Usage: "reassign an issue another droid holds"},
-			},
-			Action: func(c *cli.Context) error {
-				if c.NArg() != 2 {
-					return &UsageError{Command: "assign", Msg: fmt.Sprintf("expected ISSUE DROID, got %d arguments", c.NArg())}
-				}
-				return runAssign(assignOptions{Env: env, G: readGlobals(c), Issue: c.Args().Get(0), Droid: c.Args().Get(1),
-					Reason: c.String("reason"), Worktree: c.String("worktree"), Force: c.Bool("force")})
-			},
+		Flags: []cli.Flag{reasonFlag(&o.Reason),
+			&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` the droid works in (default: this one)"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "reassign an issue another droid holds"},
 		},
-		{
-			Name:      "claim",
-			Usage:     "assign a beads issue to yourself",
-			ArgsUsage: "ISSUE",
-			Flags: []cli.Flag{reason,
-				&cli.StringFlag{Name: "worktree", Usage: "the worktree `NAME` you work in (default: this one)"},
-				&cli.BoolFlag{Name: "force", Usage: "take over an issue another droid holds"},
-			},
-			Action: func(c *cli.Context) error {
-				issue, err := oneArg(c, "an ISSUE")
-				if err != nil {
-					return err
-				}
-				return runAssign(assignOptions{Env: env, G: readGlobals(c), Issue: issue, Claim: true,
-					Reason: c.String("reason"), Worktree: c.String("worktree"), Force: c.Bool("force")})
-			},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return &UsageError{Command: "assign", Msg: fmt.Sprintf("expected ISSUE DROID, got %d arguments", c.NArg())}
+			}
+			o.G, o.Issue, o.Droid = readGlobals(c), c.Args().Get(0), c.Args().Get(1)
+			return runF(o)
 		},
-		{
-			Name:      "unassign",
-			Usage:     "end your assignment of an issue (released, or completed with --done)",
-			ArgsUsage: "ISSUE",
-			Flags: []cli.Flag{reason,
-				&cli.BoolFlag{Name: "done", Usage: "mark the assignment completed rather than released"},
-				&cli.BoolFlag{Name: "force", Usage: "end another droid's assignment"},
-			},
-			Action: func(c *cli.Context) error {
-				issue, err := oneArg(c, "an ISSUE")
-				if err != nil {
-					return err
-				}
-				return runUnassign(unassignOptions{Env: env, G: readGlobals(c), Issue: issue, Done: c.Bool("done"),
-					Force: c.Bool("force"), Reason: c.String("reason")})
-			},
+	}
+}
+
+// newClaimCmd builds `claim`: assign to oneself.
+func newClaimCmd(env *Env, runF func(assignOptions) error) *cli.Command {
+	o := assignOptions{Env: env, Claim: true}
+	return &cli.Command{
+		Name:      "claim",
+		Usage:     "assign a beads issue to yourself",
+		ArgsUsage: "ISSUE",
+		Flags: []cli.Flag{reasonFlag(&o.Reason),
+			&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` you work in (default: this one)"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "take over an issue another droid holds"},
 		},
-		{
-			Name:  "assignments",
-			Usage: "list active assignments",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Usage: "only this droid's (`NAME`)"},
-				&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Usage: "only this issue's (`ID`)"},
-				&cli.StringFlag{Name: "status", Usage: "only those in `STATUS`: active, completed, released or reassigned"},
-				&cli.BoolFlag{Name: "all", Usage: "include released, completed and reassigned ones"},
-				limitFlag(0),
-			},
-			Action: func(c *cli.Context) error {
-				status := c.String("status")
-				if status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
-					records.AssignmentReleased, records.AssignmentReassigned}, status) {
-					return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
-				}
-				return runAssignments(assignmentsOptions{Env: env, G: readGlobals(c), Limit: c.Int("limit"),
-					Filter: assignments.Filter{Droid: c.String("droid"), IssueID: c.String("issue"), All: c.Bool("all"), Status: status}})
-			},
+		Action: func(c *cli.Context) error {
+			var err error
+			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
+				return err
+			}
+			o.G = readGlobals(c)
+			return runF(o)
+		},
+	}
+}
+
+// newUnassignCmd builds `unassign`.
+func newUnassignCmd(env *Env, runF func(unassignOptions) error) *cli.Command {
+	o := unassignOptions{Env: env}
+	return &cli.Command{
+		Name:      "unassign",
+		Usage:     "end your assignment of an issue (released, or completed with --done)",
+		ArgsUsage: "ISSUE",
+		Flags: []cli.Flag{reasonFlag(&o.Reason),
+			&cli.BoolFlag{Name: "done", Destination: &o.Done, Usage: "mark the assignment completed rather than released"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "end another droid's assignment"},
+		},
+		Action: func(c *cli.Context) error {
+			var err error
+			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
+				return err
+			}
+			o.G = readGlobals(c)
+			return runF(o)
+		},
+	}
+}
+
+// newAssignmentsCmd builds `assignments`.
+func newAssignmentsCmd(env *Env, runF func(assignmentsOptions) error) *cli.Command {
+	o := assignmentsOptions{Env: env}
+	return &cli.Command{
+		Name:  "assignments",
+		Usage: "list active assignments",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
+			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Filter.IssueID, Usage: "only this issue's (`ID`)"},
+			&cli.StringFlag{Name: "status", Destination: &o.Filter.Status, Usage: "only those in `STATUS`: active, completed, released or reassigned"},
+			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released, completed and reassigned ones"},
+			limitFlag(0),
+		},
+		Action: func(c *cli.Context) error {
+			if status := o.Filter.Status; status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
+				records.AssignmentReleased, records.AssignmentReassigned}, status) {
+				return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
+			}
+			o.G, o.Limit = readGlobals(c), c.Int("limit")
+			return runF(o)
 		},
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -240,18 +239,17 @@ func runMsgInbox(o msgInboxOptions) error {
 		return err
 	}
 	m := &messages.Store{S: s}
-	opts := messages.InboxOptions{UnreadOnly: o.Unread, Since: since}
-	var inbox []records.Message
-	var problems []jsonl.Problem
+	opts := messages.InboxOptions{UnreadOnly: o.Unread, Since: since, Limit: o.Limit}
+	var page messages.Page
 	if o.Sent {
-		inbox, problems, err = m.Sent(me, opts)
+		page, err = m.Sent(me, opts)
 	} else {
-		inbox, problems, err = m.Inbox(me, opts)
+		page, err = m.Inbox(me, opts)
 	}
 	if err != nil {
 		return err
 	}
-	inbox, more := firstN(inbox, o.Limit)
+	inbox, more, problems := page.Messages, page.More, page.Problems
 	if o.G.JSON {
 		return printJSON(o.Env.Stdout, map[string]any{"droid": me, "messages": nonNil(inbox), "more": more, "problems": problemsJSON(problems)})
 	}

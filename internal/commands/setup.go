@@ -12,12 +12,24 @@ import (
 	"github.com/git-queen/git-queen/internal/setup"
 )
 
+// setupCommands set a repository up and check it, each running its real
+// run function.
 func setupCommands(env *Env) []*cli.Command {
 	return []*cli.Command{
-		{
-			Name:  "init",
-			Usage: "set up this repository for git-queen (idempotent)",
-			Description: `Creates the live store in git's common directory (one for every worktree,
+		newInitCmd(env, runInit),
+		newDoctorCmd(env, runDoctor),
+		newHooksCmd(env, runHooks),
+	}
+}
+
+// newInitCmd builds `init`; runF receives the options its flags fill (the
+// seam newReserveCmd describes).
+func newInitCmd(env *Env, runF func(initOptions) error) *cli.Command {
+	o := initOptions{Env: env}
+	return &cli.Command{
+		Name:  "init",
+		Usage: "set up this repository for git-queen (idempotent)",
+		Description: `Creates the live store in git's common directory (one for every worktree,
 untouched by checkout, stash, reset and merge), imports the logs an older
 setup kept in .beads/queen_*.jsonl into it, adds the merge=queen lines to
 .gitattributes, registers the merge driver in the repository's git config,
@@ -30,51 +42,60 @@ remote: init sets queen.remote, adds the refspec that fetches the ledger
 
 Running it again changes nothing. Commit .gitattributes; every clone needs
 its own 'git queen init' (git config is not cloned).`,
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "remote", Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
-				&cli.BoolFlag{Name: "no-hooks", Usage: "do not install the pre-commit hook"},
-				&cli.BoolFlag{Name: "force", Usage: "install the hook even into a global or system core.hooksPath"},
-			},
-			Action: func(c *cli.Context) error {
-				return runInit(initOptions{Env: env, G: readGlobals(c), Options: setup.Options{
-					Droid: readGlobals(c).Droid, NoHooks: c.Bool("no-hooks"), Force: c.Bool("force"), Remote: c.String("remote")}})
-			},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "remote", Destination: &o.Options.Remote, Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
+			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the pre-commit hook"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hook even into a global or system core.hooksPath"},
 		},
-		{
-			Name:  "doctor",
-			Usage: "check what git-queen needs of this repository; --fix repairs what init sets up",
-			Description: `One line per check: git-queen on PATH, the merge driver registered (and
+		Action: func(c *cli.Context) error {
+			o.G = readGlobals(c)
+			o.Options.Droid = o.G.Droid
+			return runF(o)
+		},
+	}
+}
+
+// newDoctorCmd builds `doctor`.
+func newDoctorCmd(env *Env, runF func(doctorOptions) error) *cli.Command {
+	o := doctorOptions{Env: env}
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check what git-queen needs of this repository; --fix repairs what init sets up",
+		Description: `One line per check: git-queen on PATH, the merge driver registered (and
 whether .gitattributes names it while the config lacks it, as in a fresh
 clone, where git silently falls back to a text merge), the .gitattributes
 and .gitignore lines, the hook where git will look for it, this worktree's
 identity, every log readable and valid, the lock, leftovers of interrupted
 rewrites, and torn writes set aside. Exits 1 when a check fails.`,
-			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "fix", Usage: "repair what init would have set up"},
-				&cli.BoolFlag{Name: "force", Usage: "with --fix, install the hook even into a global core.hooksPath"},
-			},
-			Action: func(c *cli.Context) error {
-				return runDoctor(doctorOptions{Env: env, G: readGlobals(c), Fix: c.Bool("fix"), Force: c.Bool("force")})
-			},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "repair what init would have set up"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hook even into a global core.hooksPath"},
 		},
-		{
-			Name:  "hooks",
-			Usage: "install, uninstall or show the pre-commit hook",
-			Subcommands: []*cli.Command{
-				{Name: "install", Usage: "install the pre-commit hook (a foreign one is kept and still runs)",
-					Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "install even into a global or system core.hooksPath"}},
-					Action: func(c *cli.Context) error {
-						return runHooks(hooksOptions{Env: env, G: readGlobals(c), Verb: "install", Force: c.Bool("force")})
-					}},
-				{Name: "uninstall", Usage: "remove git-queen's hook and restore the one it chained",
-					Action: func(c *cli.Context) error {
-						return runHooks(hooksOptions{Env: env, G: readGlobals(c), Verb: "uninstall"})
-					}},
-				{Name: "status", Usage: "say what is installed where",
-					Action: func(c *cli.Context) error {
-						return runHooks(hooksOptions{Env: env, G: readGlobals(c), Verb: "status"})
-					}},
-			},
+		Action: func(c *cli.Context) error {
+			o.G = readGlobals(c)
+			return runF(o)
+		},
+	}
+}
+
+// newHooksCmd builds `hooks install|uninstall|status`.
+func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
+	verb := func(name string, o *hooksOptions) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			o.Env, o.G, o.Verb = env, readGlobals(c), name
+			return runF(*o)
+		}
+	}
+	var install, uninstall, status hooksOptions
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, uninstall or show the pre-commit hook",
+		Subcommands: []*cli.Command{
+			{Name: "install", Usage: "install the pre-commit hook (a foreign one is kept and still runs)",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath"}},
+				Action: verb("install", &install)},
+			{Name: "uninstall", Usage: "remove git-queen's hook and restore the one it chained", Action: verb("uninstall", &uninstall)},
+			{Name: "status", Usage: "say what is installed where", Action: verb("status", &status)},
 		},
 	}
 }

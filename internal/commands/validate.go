@@ -27,7 +27,12 @@ type validateOptions struct {
 	LimitSet bool
 }
 
-func validateCommand(env *Env) *cli.Command {
+func validateCommand(env *Env) *cli.Command { return newValidateCmd(env, runValidate) }
+
+// newValidateCmd builds `validate`; runF receives the options its flags
+// fill (the seam newReserveCmd describes).
+func newValidateCmd(env *Env, runF func(validateOptions) error) *cli.Command {
+	o := validateOptions{Env: env}
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check files of every seed format (QueenBee, beads, st, jkz, autopilot, VerMAS)",
@@ -47,12 +52,12 @@ state/pipeline/<N>.json, .work/**, ...), from its first line (st v3
 streams, QueenBee records) or from [[format]] rules in .beads/queen.toml;
 'git queen schema list' shows them all.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "validate every PATH as format `NAME` (see git queen schema list)"},
-			&cli.IntFlag{Name: "limit", Usage: "list at most `N` problems per file, 0 for all (default 50, or validate.limit in .beads/queen.toml)"},
+			&cli.StringFlag{Name: "format", Destination: &o.Format, Usage: "validate every PATH as format `NAME` (see git queen schema list)"},
+			&cli.IntFlag{Name: "limit", Destination: &o.Limit, Usage: "list at most `N` problems per file, 0 for all (default 50, or validate.limit in .beads/queen.toml)"},
 		},
 		Action: func(c *cli.Context) error {
-			return runValidate(validateOptions{Env: env, Globals: readGlobals(c), Paths: c.Args().Slice(),
-				Format: c.String("format"), Limit: c.Int("limit"), LimitSet: c.IsSet("limit")})
+			o.Globals, o.Paths, o.LimitSet = readGlobals(c), c.Args().Slice(), c.IsSet("limit")
+			return runF(o)
 		},
 	}
 }

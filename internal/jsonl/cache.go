@@ -50,6 +50,10 @@ type cacheHeader struct {
 	// Body is the CRC-32C of the lines after the header, so that a
 	// damaged cache is ignored rather than believed.
 	Body uint32 `json:"body_crc32c"`
+	// Seen is the log's stat when this cache was written, quiet or not: if
+	// the log's append chain holds it, every append since was git-queen's
+	// own, and the prefix needs no checksum (see appendchain.go).
+	Seen *FileStat `json:"seen,omitempty"`
 	// Newest is the latest version time of any line in the prefix, kept
 	// or not, for a query with Versions: an appended line of an id the
 	// cache does not hold can only be that id's current version if it is
@@ -62,11 +66,11 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 4
+const cacheVersion = 5
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
-	return selectMapped(path, q, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
+	return selectMapped(path, q, false, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
 		checksum := func(n int64) uint32 { return prefixChecksum(path, info, data, n) }
 		return selectIncremental(data, path, q, cachePath, checksum, info)
 	})
@@ -80,19 +84,24 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	// being written.
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
 	// The stat to remember: only of a whole, quiet file.
-	var stat *FileStat
+	var stat, seen *FileStat
 	if info != nil && prefix == int64(len(data)) {
 		stat = quietStat(info, time.Now())
+		if st, ok := statOf(info); ok {
+			seen = &st
+		}
 	}
+	chain := AppendsPath(filepath.Dir(cachePath), file)
 	full := func() ([]Entry, []Problem) {
+		mapfile.Populate(data) // a scan of every line
 		entries, problems, newest := selectVersions(data, file, q)
 		if prefix > 0 {
 			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, newest)
+			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, seen, newest)
 		}
 		return entries, problems
 	}
-	hdr, cached, ok := readCache(cachePath, data, file, q, checksum, info)
+	hdr, cached, ok := readCache(cachePath, data, file, q, checksum, info, chain)
 	if !ok {
 		return full()
 	}
@@ -103,7 +112,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	if hdr.Size == prefix && hdr.Stat == nil && stat != nil {
 		// Verified by checksum, and now quiet: remember the stat so that
 		// the next read need not checksum.
-		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat, newest)
+		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat, seen, newest)
 	}
 	if hdr.Size == int64(len(data)) {
 		// Nothing new: the cached selection is the answer, in line order.
@@ -188,8 +197,11 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	if prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && stat != nil) {
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.
+		// The checksum continues from the cached prefix's: the prefix was
+		// proved unchanged, by its checksum or its append chain.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
-		saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, newest)
+		crc := crc32.Update(hdr.CRC, castagnoli(), data[hdr.Size:prefix])
+		saveCache(cachePath, q, prefix, lines, crc, entries, problems, stat, seen, newest)
 	}
 	return entries, problems
 }
@@ -210,7 +222,7 @@ func hdrProblems(hdr cacheHeader, file string) []Problem {
 // prefix is proved unchanged by its checksum, or by the file's stat when
 // the cache remembered one and it still holds. The lines come from the
 // cache; a damaged cache can make a query slow, never wrong.
-func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo) (cacheHeader, []Entry, bool) {
+func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, chain string) (cacheHeader, []Entry, bool) {
 	var hdr cacheHeader
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
@@ -222,7 +234,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(rest) != hdr.Body {
 		return hdr, nil, false
 	}
-	if !(hdr.Size == int64(len(data)) && info != nil && unchanged(hdr.Stat, info)) && checksum(hdr.Size) != hdr.CRC {
+	if !provedByStat(hdr, data, info, chain) && checksum(hdr.Size) != hdr.CRC {
 		return hdr, nil, false
 	}
 	vals := make([][]byte, len(keys))
@@ -254,10 +266,25 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	return hdr, entries, true
 }
 
+// provedByStat reports whether the cached prefix is proved unchanged
+// without its checksum: the log is the quiet file the cache remembered,
+// or it only grew by git-queen's own appends since the cache saw it.
+func provedByStat(hdr cacheHeader, data []byte, info os.FileInfo, chain string) bool {
+	if info == nil {
+		return false
+	}
+	if hdr.Size == int64(len(data)) && unchanged(hdr.Stat, info) {
+		return true
+	}
+	now, ok := statOf(info)
+	return ok && hdr.Seen != nil && hdr.Seen.Size >= hdr.Size && grewByAppends(chain, *hdr.Seen, now)
+}
+
 // saveCache writes the selection of a prefix. It is best effort.
-// The prefix is size bytes long and holds lines lines.
-func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat, newest time.Time) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: q.keys()}
+// The prefix is size bytes long and holds lines lines; seen is the log's
+// stat (nil when unknown).
+func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat, seen *FileStat, newest time.Time) {
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Seen: seen, Keys: q.keys()}
 	if q.Versions != nil {
 		hdr.Newest = &newest
 	}
@@ -314,10 +341,11 @@ func HasPrefix(path string, size int64, crc uint32, remembered *FileStat) (ok bo
 	if size == 0 {
 		return crc == Checksum(nil), quietStat(info, time.Now())
 	}
-	data, release, err := mapfile.Map(f, info.Size(), true)
+	data, release, err := mapfile.Map(f, info.Size(), false)
 	if err != nil {
 		return false, nil
 	}
+	mapfile.Populate(data)
 	defer release()
 	defer func() {
 		if recover() != nil {

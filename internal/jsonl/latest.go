@@ -219,7 +219,7 @@ func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]by
 // append elsewhere truncating a torn tail), the fault is caught and the file
 // is read again normally.
 func SelectFile(path string, q Query) ([]Entry, []Problem, error) {
-	return selectMapped(path, q, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
+	return selectMapped(path, q, true, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
 		return Select(data, path, q)
 	})
 }
@@ -228,7 +228,9 @@ func SelectFile(path string, q Query) ([]Entry, []Problem, error) {
 // gets the mapping and the file's stat. A missing or empty file selects
 // nothing; a file that cannot be mapped, or shrinks under the mapping, is
 // read normally and selected in full.
-func selectMapped(path string, q Query, sel func(data []byte, info os.FileInfo) ([]Entry, []Problem)) (entries []Entry, problems []Problem, err error) {
+// populate says whether sel reads every line (then the mapping is filled
+// at once) or perhaps only the tail (then only what is touched is read).
+func selectMapped(path string, q Query, populate bool, sel func(data []byte, info os.FileInfo) ([]Entry, []Problem)) (entries []Entry, problems []Problem, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
@@ -244,7 +246,7 @@ func selectMapped(path string, q Query, sel func(data []byte, info os.FileInfo) 
 	if info.Size() == 0 {
 		return nil, nil, nil
 	}
-	data, release, err := mapfile.Map(f, info.Size(), true)
+	data, release, err := mapfile.Map(f, info.Size(), populate)
 	if err != nil {
 		return selectRead(path, q)
 	}

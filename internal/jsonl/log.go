@@ -33,6 +33,11 @@ type Log struct {
 	Versions *jsonline.Versions
 	// Lock serialises writers. Logs of one repository share one Lock.
 	Lock *Lock
+	// CacheDir, when set, is where readers keep their caches of this log;
+	// each append records there that the log only grew (see
+	// AppendsPath), so that a reader proves its cached prefix unchanged
+	// without reading it again.
+	CacheDir string
 	// Roots are the directories every write must stay inside once symlinks
 	// are resolved (the repository, and a store directory named outside
 	// it); empty means no check. See CheckInside.
@@ -150,19 +155,24 @@ func (tx *Tx) Append(l *Log, records ...any) error {
 	if err := l.repairTail(f); err != nil {
 		return err
 	}
+	before, statErr := f.Stat()
 	for _, line := range lines {
 		if _, err := f.Write(line); err != nil {
 			return fmt.Errorf("append to %s: %w", l.Path, err)
 		}
 	}
-	if l.NoSync {
-		return nil
+	if !l.NoSync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("fsync %s: %w", l.Path, err)
+		}
+		if created {
+			if err := syncDir(filepath.Dir(l.Path)); err != nil {
+				return err
+			}
+		}
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", l.Path, err)
-	}
-	if created {
-		return syncDir(filepath.Dir(l.Path))
+	if after, err := f.Stat(); err == nil && statErr == nil && l.CacheDir != "" {
+		recordAppend(AppendsPath(l.CacheDir, l.Path), before, after)
 	}
 	return nil
 }

@@ -52,25 +52,26 @@ func (l *Log) Compact() (RewriteStats, error) {
 // kept line at or after it, or the end.
 func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 	var stats RewriteStats
-	data, state, err := l.loadForRewrite()
+	f, err := l.openForRewrite()
+	if err != nil || f == nil {
+		return stats, marks, err
+	}
+	defer f.Close()
+	plan, err := l.planCompact(f)
 	if err != nil {
 		return stats, nil, err
 	}
-	stats.LinesBefore = state.Lines
-	keep := make(map[int]bool, len(state.Records))
-	for _, r := range state.Records {
-		keep[r.Line] = true
-	}
-	for _, p := range state.Problems {
-		keep[p.Line] = true
-	}
-	stats.Kept = len(state.Problems)
-	out, n, moved := selectLines(data, keep, marks)
-	stats.LinesAfter = n
-	if n == state.Lines {
+	stats.LinesBefore, stats.LinesAfter, stats.Kept = plan.lines, plan.kept, plan.problems
+	if plan.kept == plan.lines {
 		return stats, marks, nil // nothing superseded: leave the file untouched
 	}
-	return stats, moved, WriteFileAtomic(l.Path, out)
+	var moved []int64
+	err = writeFileFrom(l.Path, true, func(w *os.File) error {
+		var err error
+		moved, err = writeKept(f, plan, marks, w)
+		return err
+	})
+	return stats, moved, err
 }
 
 // Archive moves every version of each record for which old returns true to
@@ -244,6 +245,16 @@ func WriteCacheFile(path string, data []byte) error { return writeFile(path, dat
 // writeFile replaces path with data through a rename; with durable it also
 // syncs the file and the directory (caches do without).
 func writeFile(path string, data []byte, durable bool) error {
+	return writeFileFrom(path, durable, func(w *os.File) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeFileFrom is writeFile for content that write produces as it goes
+// into the temporary file (a compaction streams the kept lines), so that
+// nobody holds it whole.
+func writeFileFrom(path string, durable bool, write func(*os.File) error) error {
 	dir := filepath.Dir(path)
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
@@ -254,7 +265,7 @@ func writeFile(path string, data []byte, durable bool) error {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}

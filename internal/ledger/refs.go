@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,11 +35,11 @@ func short(h plumbing.Hash) string {
 // ref does not exist. A loose ref wins over packed-refs, as in git.
 func (l *Ledger) ReadRef(name string) (plumbing.Hash, error) {
 	if l.reftable {
-		out, err := exec.Command("git", "--git-dir", l.commonDir, "rev-parse", "-q", "--verify", name).Output()
+		out, err := gitrepo.Git("", "--git-dir", l.commonDir, "rev-parse", "-q", "--verify", name)
 		if err != nil {
 			return plumbing.ZeroHash, nil
 		}
-		return parseID(strings.TrimSpace(string(out)), name)
+		return parseID(strings.TrimSpace(out), name)
 	}
 	return readRefFiles(l.commonDir, name)
 }
@@ -209,14 +208,12 @@ func (l *Ledger) updateRefWithGit(name string, old, new plumbing.Hash) error {
 	if old.IsZero() {
 		oldArg = strings.Repeat("0", 40)
 	}
-	cmd := exec.Command("git", "--git-dir", l.commonDir, "update-ref", name, new.String(), oldArg)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	if _, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", name, new.String(), oldArg); err != nil {
 		cur, rerr := l.ReadRef(name)
 		if rerr == nil && cur != old {
 			return &StaleRefError{Ref: name, Want: old, Got: cur}
 		}
-		return fmt.Errorf("git update-ref %s: %s", name, strings.TrimSpace(string(out)))
+		return err
 	}
 	return nil
 }

@@ -1,16 +1,15 @@
 package ledgersync
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/ledger"
 )
 
@@ -37,13 +36,13 @@ func (e *RemoteError) Error() string {
 // runGit runs git in dir with sync's options and returns stdout, and
 // stderr in the error.
 func runGit(dir string, args ...string) (string, string, error) {
-	cmd := exec.Command("git", append(append([]string{}, gitOptions...), args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), strings.TrimSpace(stderr.String()), err
+	out, err := gitrepo.Command{Dir: dir, Args: append(append([]string{}, gitOptions...), args...),
+		Env: []string{"GIT_TERMINAL_PROMPT=0"}}.Run()
+	var failed *gitrepo.CommandError
+	if errors.As(err, &failed) {
+		return out, failed.Stderr, failed.Err
+	}
+	return out, "", err
 }
 
 // fetch brings the remote's ledger to its tracking ref and returns the

@@ -192,32 +192,90 @@ type InboxOptions struct {
 	UnreadOnly bool
 	// Since drops messages created before it (zero keeps all).
 	Since time.Time
+	// Limit is the most messages returned, the newest; 0 returns all.
+	Limit int
+}
+
+// Page is a list of messages, newest first, and what it left out.
+type Page struct {
+	Messages []records.Message
+	// More counts the messages beyond the Limit.
+	More int
+	// Problems are bad lines of the logs, reported next to the messages.
+	Problems []jsonl.Problem
 }
 
 // Inbox lists the messages to droid, newest first, without deleted ones.
-// Bad lines in the logs are returned as problems next to the messages.
-func (m *Store) Inbox(droid string, o InboxOptions) ([]records.Message, []jsonl.Problem, error) {
+func (m *Store) Inbox(droid string, o InboxOptions) (Page, error) {
+	return m.newest("inbox\x00"+droid, "to", droid, o)
+}
+
+// Sent lists the messages droid sent, newest first, without deleted ones.
+func (m *Store) Sent(droid string, o InboxOptions) (Page, error) {
+	o.UnreadOnly = false
+	return m.newest("sent\x00"+droid, "from", droid, o)
+}
+
+// newest lists the messages whose field names droid. It filters and
+// orders them by the fields the selection extracted (created_at, deleted,
+// read), and decodes only the messages it returns: an inbox of 50,000
+// messages printed 20 at a time decodes 20.
+func (m *Store) newest(name, field, droid string, o InboxOptions) (Page, error) {
+	const created, deleted, read = 1, 2, 3
 	sel, err := m.S.Select(records.MessagesFile, store.Query{
-		Name: "inbox\x00" + droid,
+		Name: name,
 		Query: jsonl.Query{
-			Fields: []string{"to"},
+			Fields: []string{field, "created_at", "deleted", "read"},
 			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
 		},
 	})
 	if err != nil {
-		return nil, nil, err
+		return Page{}, err
 	}
-	all, problems := decodeAll(sel)
-	inbox := slices.DeleteFunc(all, func(msg records.Message) bool {
-		return msg.Deleted || (o.UnreadOnly && msg.Read) || msg.CreatedAt.Before(o.Since)
-	})
-	slices.SortFunc(inbox, func(a, b records.Message) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+	type candidate struct {
+		e       *jsonl.Entry
+		created time.Time
+	}
+	page := Page{Problems: sel.Problems}
+	list := make([]candidate, 0, len(sel.Entries))
+	for i := range sel.Entries {
+		e := &sel.Entries[i]
+		if string(e.Fields[deleted]) == "true" || (o.UnreadOnly && string(e.Fields[read]) == "true") {
+			continue
+		}
+		t, ok := records.ParseTime(e.Fields[created])
+		if !ok {
+			// Decoding says what is wrong with it.
+			if _, err := decode(*e); err != nil {
+				page.Problems = append(page.Problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
+				continue
+			}
+		}
+		if t.Before(o.Since) {
+			continue
+		}
+		list = append(list, candidate{e, t})
+	}
+	slices.SortFunc(list, func(a, b candidate) int {
+		if c := b.created.Compare(a.created); c != 0 {
 			return c
 		}
-		return strings.Compare(b.ID, a.ID)
+		return strings.Compare(b.e.ID, a.e.ID)
 	})
-	return inbox, problems, nil
+	if o.Limit > 0 && len(list) > o.Limit {
+		page.More = len(list) - o.Limit
+		list = list[:o.Limit]
+	}
+	page.Messages = make([]records.Message, 0, len(list))
+	for _, c := range list {
+		msg, err := decode(*c.e)
+		if err != nil {
+			page.Problems = append(page.Problems, jsonl.Problem{File: c.e.File, Line: c.e.Line, Msg: err.Error()})
+			continue
+		}
+		page.Messages = append(page.Messages, msg)
+	}
+	return page, nil
 }
 
 // Thread lists a thread oldest first. ref is a message id (its thread is
@@ -254,29 +312,4 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return thread, problems, nil
-}
-
-// Sent lists the messages droid sent, newest first, without deleted ones.
-func (m *Store) Sent(droid string, o InboxOptions) ([]records.Message, []jsonl.Problem, error) {
-	sel, err := m.S.Select(records.MessagesFile, store.Query{
-		Name: "sent\x00" + droid,
-		Query: jsonl.Query{
-			Fields: []string{"from"},
-			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
-		},
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	all, problems := decodeAll(sel)
-	sent := slices.DeleteFunc(all, func(msg records.Message) bool {
-		return msg.Deleted || msg.CreatedAt.Before(o.Since)
-	})
-	slices.SortFunc(sent, func(a, b records.Message) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
-	return sent, problems, nil
 }

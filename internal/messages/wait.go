@@ -43,10 +43,11 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 	defer w.Close()
 	start := time.Now()
 	for {
-		inbox, _, err := m.Inbox(droid, InboxOptions{UnreadOnly: true})
+		page, err := m.Inbox(droid, InboxOptions{UnreadOnly: true})
 		if err != nil {
 			return records.Message{}, err
 		}
+		inbox := page.Messages
 		for i := len(inbox) - 1; i >= 0; i-- { // the inbox is newest first
 			if msg := inbox[i]; f.matches(msg) {
 				if peek {

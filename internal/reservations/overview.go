@@ -29,10 +29,7 @@ func (s *Store) Contentions(now time.Time) ([]Contention, error) {
 	for i := range active {
 		for j := i + 1; j < len(active); j++ {
 			a, b := active[i].Reservation, active[j].Reservation
-			if a.Droid == b.Droid || (!a.Exclusive && !b.Exclusive) {
-				continue
-			}
-			if witness, ok := overlap(a.Pattern, b.Pattern); ok {
+			if witness, ok := contest(a.Droid, a.Pattern, a.Exclusive, b); ok {
 				if b.CreatedAt.Before(a.CreatedAt) {
 					a, b = b, a
 				}

@@ -206,15 +206,23 @@ func conflicts(req Request, active []Live) []Conflict {
 	var out []Conflict
 	for _, p := range req.Patterns {
 		for _, r := range active {
-			if r.Droid == req.Droid || (!r.Exclusive && !req.Exclusive) {
-				continue
-			}
-			if witness, ok := overlap(p, r.Pattern); ok {
+			if witness, ok := contest(req.Droid, p, req.Exclusive, r.Reservation); ok {
 				out = append(out, Conflict{Requested: p, Held: r.Reservation, Witness: witness})
 			}
 		}
 	}
 	return out
+}
+
+// contest is the one rule for when two reservations cannot both stand:
+// different droids, at least one of them exclusive, and patterns that can
+// match a common path (the witness). Reserve asks it of a request,
+// Contentions of every active pair.
+func contest(droid, pattern string, exclusive bool, other records.Reservation) (witness string, ok bool) {
+	if droid == other.Droid || (!exclusive && !other.Exclusive) {
+		return "", false
+	}
+	return overlap(pattern, other.Pattern)
 }
 
 func heldBy(active []Live, droid, pattern string) *Live {

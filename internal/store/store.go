@@ -54,13 +54,13 @@ func (s *Store) Now() time.Time {
 
 // Log is the log this clone writes, in this workspace's store directory.
 func (s *Store) Log(name string) *jsonl.Log {
-	return &jsonl.Log{Path: s.WS.Path(name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
+	return &jsonl.Log{Path: s.WS.Path(name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
 
 // ReceivedLog is the log of records other clones wrote, as sync applies
 // them; only the live store has one.
 func (s *Store) ReceivedLog(name string) *jsonl.Log {
-	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair}
+	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
 
 // ReceivedPath is where the received copy of the log name lives.

@@ -1,0 +1,172 @@
+package commands
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/setup"
+)
+
+// parseWith runs argv through an app that holds only the command build
+// makes, with a runF that keeps the options instead of acting on them:
+// how argv becomes options, tested without a repository. It returns the
+// options (zero when the command refused argv before running) and the
+// exit code.
+func parseWith[O any](t *testing.T, build func(*Env, func(O) error) *cli.Command, argv string) (O, bool, int) {
+	t.Helper()
+	var got O
+	ran := false
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(string) string { return "" }, Dir: t.TempDir(), Now: time.Now}
+	cmd := build(env, func(o O) error { got, ran = o, true; return nil })
+	app := newAppWith(env, []*cli.Command{cmd})
+	err := app.Run(reorderArgs(app, append([]string{"git-queen"}, strings.Fields(argv)...)))
+	return got, ran, exitCode(err)
+}
+
+// withoutEnv drops the options' Env (a pointer the test need not compare).
+func withoutEnv[O any](o O, clear func(*O)) O { clear(&o); return o }
+
+func TestReserveOptions(t *testing.T) {
+	tests := []struct {
+		argv string
+		want reserveOptions
+		code int
+	}{
+		{"reserve src/**", reserveOptions{Patterns: []string{"src/**"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve --shared --ttl 1d -i bd-1 --reason why a b",
+			reserveOptions{Patterns: []string{"a", "b"}, TTL: 24 * time.Hour, Issue: "bd-1", Reason: "why"}, 0},
+		{"reserve a --force --notify --offline -x",
+			reserveOptions{Patterns: []string{"a"}, TTL: 2 * time.Hour, Exclusive: true, Force: true, Notify: true, Offline: true}, 0},
+		{"--droid ann --json reserve x",
+			reserveOptions{G: globals{Droid: "ann", JSON: true}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve x --agent bob", reserveOptions{G: globals{Droid: "bob"}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve --shared --exclusive x", reserveOptions{}, ExitUsage},
+		{"reserve --ttl 0s x", reserveOptions{}, ExitUsage},
+		{"reserve --ttl 8d x", reserveOptions{}, ExitUsage},
+		{"reserve --ttl soon x", reserveOptions{}, ExitUsage},
+		{"reserve --no-such-flag x", reserveOptions{}, ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.argv, func(t *testing.T) {
+			got, ran, code := parseWith(t, newReserveCmd, tt.argv)
+			if code != tt.code || ran != (tt.code == 0) {
+				t.Fatalf("exit %d, ran %v; want exit %d", code, ran, tt.code)
+			}
+			if got = withoutEnv(got, func(o *reserveOptions) { o.Env = nil }); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("options\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReleaseAndRenewOptions(t *testing.T) {
+	tests := []struct {
+		argv  string
+		build func(*Env, func(releaseOptions) error) *cli.Command
+		want  releaseOptions
+		code  int
+	}{
+		{"release a b", newReleaseCmd, releaseOptions{Patterns: []string{"a", "b"}}, 0},
+		{"unreserve --all", newReleaseCmd, releaseOptions{Patterns: []string{}, All: true}, 0},
+		{"renew --all --ttl 30m", newRenewCmd, releaseOptions{Patterns: []string{}, All: true, Renew: true, TTL: 30 * time.Minute}, 0},
+		{"renew x", newRenewCmd, releaseOptions{Patterns: []string{"x"}, Renew: true, TTL: 2 * time.Hour}, 0},
+		{"renew --ttl 9d x", newRenewCmd, releaseOptions{}, ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.argv, func(t *testing.T) {
+			got, ran, code := parseWith(t, tt.build, tt.argv)
+			if code != tt.code || ran != (tt.code == 0) {
+				t.Fatalf("exit %d, ran %v; want exit %d", code, ran, tt.code)
+			}
+			if got = withoutEnv(got, func(o *releaseOptions) { o.Env = nil }); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("options\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReservationsAndCheckOptions(t *testing.T) {
+	list, ran, code := parseWith(t, newReservationsCmd, "reserved --all --path src/a.go --agent bob -n 5")
+	want := reservationsOptions{G: globals{Droid: "bob"}, Limit: 5,
+		Filter: reservations.Filter{All: true, Path: "src/a.go", Droid: "bob"}}
+	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, want) {
+		t.Errorf("reserved: exit %d, ran %v, options %+v; want %+v", code, ran, list, want)
+	}
+	if _, ran, code := parseWith(t, newReservationsCmd, "reservations extra"); ran || code != ExitUsage {
+		t.Errorf("reservations with an argument: exit %d, ran %v; want a usage error", code, ran)
+	}
+	check, ran, code := parseWith(t, newCheckCmd, "check --hook claude a.go b/")
+	if check.Env = nil; !ran || code != 0 || !reflect.DeepEqual(check, checkOptions{Paths: []string{"a.go", "b/"}, Hook: "claude"}) {
+		t.Errorf("check: exit %d, ran %v, options %+v", code, ran, check)
+	}
+}
+
+func TestAssignOptions(t *testing.T) {
+	assign, ran, code := parseWith(t, newAssignCmd, "assign bd-7 ann --reason handover --worktree wt2 --force")
+	want := assignOptions{Issue: "bd-7", Droid: "ann", Reason: "handover", Worktree: "wt2", Force: true}
+	if assign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(assign, want) {
+		t.Errorf("assign: exit %d, ran %v, options %+v; want %+v", code, ran, assign, want)
+	}
+	if _, ran, code := parseWith(t, newAssignCmd, "assign bd-7"); ran || code != ExitUsage {
+		t.Errorf("assign with one argument: exit %d, ran %v; want a usage error", code, ran)
+	}
+	claim, ran, code := parseWith(t, newClaimCmd, "claim bd-8")
+	if claim.Env = nil; !ran || code != 0 || !reflect.DeepEqual(claim, assignOptions{Issue: "bd-8", Claim: true}) {
+		t.Errorf("claim: exit %d, ran %v, options %+v", code, ran, claim)
+	}
+	unassign, ran, code := parseWith(t, newUnassignCmd, "unassign --done bd-8 --reason shipped")
+	if unassign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(unassign, unassignOptions{Issue: "bd-8", Done: true, Reason: "shipped"}) {
+		t.Errorf("unassign: exit %d, ran %v, options %+v", code, ran, unassign)
+	}
+	list, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status completed -i bd-8 --agent ann --all --limit 3")
+	wantList := assignmentsOptions{G: globals{Droid: "ann"}, Limit: 3,
+		Filter: assignments.Filter{Droid: "ann", IssueID: "bd-8", Status: "completed", All: true}}
+	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, wantList) {
+		t.Errorf("assignments: exit %d, ran %v, options %+v; want %+v", code, ran, list, wantList)
+	}
+	if _, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status open"); ran || code != ExitUsage {
+		t.Errorf("assignments --status open: exit %d, ran %v; want a usage error", code, ran)
+	}
+}
+
+func TestSetupAndValidateOptions(t *testing.T) {
+	gotInit, ran, code := parseWith(t, newInitCmd, "--droid ann init --remote origin --no-hooks --force")
+	wantInit := initOptions{G: globals{Droid: "ann"}, Options: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
+	if gotInit.Env = nil; !ran || code != 0 || !reflect.DeepEqual(gotInit, wantInit) {
+		t.Errorf("init: exit %d, ran %v, options %+v; want %+v", code, ran, gotInit, wantInit)
+	}
+	doctor, ran, code := parseWith(t, newDoctorCmd, "doctor --fix")
+	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, doctorOptions{Fix: true}) {
+		t.Errorf("doctor: exit %d, ran %v, options %+v", code, ran, doctor)
+	}
+	for argv, want := range map[string]hooksOptions{
+		"hooks install --force": {Verb: "install", Force: true},
+		"hooks uninstall":       {Verb: "uninstall"},
+		"hooks status":          {Verb: "status"},
+	} {
+		got, ran, code := parseWith(t, newHooksCmd, argv)
+		if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: exit %d, ran %v, options %+v; want %+v", argv, code, ran, got, want)
+		}
+	}
+	if _, ran, code := parseWith(t, newHooksCmd, "hooks status --force"); ran || code != ExitUsage {
+		t.Errorf("hooks status --force: exit %d, ran %v; want a usage error", code, ran)
+	}
+	v, ran, code := parseWith(t, newValidateCmd, "validate --format st a.jsonl --limit 0 b.jsonl")
+	wantV := validateOptions{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: 0, LimitSet: true}
+	if v.Env = nil; !ran || code != 0 || !reflect.DeepEqual(v, wantV) {
+		t.Errorf("validate: exit %d, ran %v, options %+v; want %+v", code, ran, v, wantV)
+	}
+	v, _, _ = parseWith(t, newValidateCmd, "validate")
+	if v.LimitSet || len(v.Paths) != 0 {
+		t.Errorf("validate without flags: options %+v; want no limit set and no paths", v)
+	}
+}

@@ -1,0 +1,113 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/urfave/cli/v2"
+)
+
+// newReservationsCmd builds `reservations` (alias reserved); runF
+// receives the options its flags fill (see newReserveCmd).
+func newReservationsCmd(env *Env, runF func(reservationsOptions) error) *cli.Command {
+	o := reservationsOptions{Env: env}
+	return &cli.Command{
+		Name:    "reservations",
+		Aliases: []string{"reserved"},
+		Usage:   "list active reservations: every worktree's, and every clone's that sync or fetch brought in",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released and expired ones"},
+			&cli.StringFlag{Name: "path", Destination: &o.Filter.Path, Usage: "only those that cover `PATH`"},
+			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
+			limitFlag(0),
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return &UsageError{Command: "reservations", Msg: "reservations takes no arguments; filter with --path, --droid or --all"}
+			}
+			o.G, o.Limit = readGlobals(c), c.Int("limit")
+			return runF(o)
+		},
+	}
+}
+
+type reservationsOptions struct {
+	Env    *Env
+	G      globals
+	Filter reservations.Filter
+	Limit  int // at most this many, the most recent; 0 for all
+}
+
+func runReservations(o reservationsOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	if o.Filter.Path != "" {
+		if o.Filter.Path, err = repoPath(o.Env, s, o.Filter.Path); err != nil {
+			return err
+		}
+	}
+	list, problems, err := (&reservations.Store{S: s}).List(o.Filter)
+	if err != nil {
+		return err
+	}
+	list, more := lastN(list, o.Limit)
+	now := o.Env.Now()
+	// With a remote, a reservation whose latest version this clone wrote
+	// after its last sync is not on the remote yet: other clones do not
+	// see it (an --offline grant, a release or renewal not synced).
+	remote := configuredRemote(s)
+	unpublished := func(reservations.Live) bool { return false }
+	if remote != "" {
+		local, since := s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, remote, records.ReservationsFile)
+		unpublished = func(l reservations.Live) bool { return l.WrittenSince(local, since) }
+	}
+	if o.G.JSON {
+		type row struct {
+			records.Reservation
+			Active    bool  `json:"active"`
+			Published *bool `json:"published,omitempty"`
+		}
+		rows := make([]row, 0, len(list))
+		for _, l := range list {
+			r := row{Reservation: l.Reservation, Active: l.ActiveAt(now)}
+			if remote != "" {
+				published := !unpublished(l)
+				r.Published = &published
+			}
+			rows = append(rows, r)
+		}
+		return printJSON(o.Env.Stdout, map[string]any{"reservations": rows, "problems": problemsJSON(problems)})
+	}
+	warnProblems(o.Env.Stderr, problems)
+	if len(list) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "no reservations")
+		return nil
+	}
+	t := newTable(o.Env.Stdout, "PATTERN", "DROID", "KIND", "EXPIRES", "ISSUE", "REASON", "ID")
+	for _, l := range list {
+		kind := "shared"
+		if l.Exclusive {
+			kind = "exclusive"
+		}
+		if unpublished(l) {
+			kind += ", unpublished"
+		}
+		expires := relTime(now, l.Expiry())
+		switch {
+		case l.Status == records.ReservationReleased:
+			expires = "released"
+		case !l.ActiveAt(now):
+			expires = "expired " + relTime(now, l.Expiry())
+		}
+		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, more)
+	return nil
+}

@@ -1,0 +1,99 @@
+package jsonl
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The append chain lets a reader prove that a log only grew, by
+// git-queen's own appends, since it last looked, without reading what it
+// read then: the proof an append costs O(appended bytes) instead of a
+// checksum of the whole prefix.
+//
+// Every Append to a log with a CacheDir, under the log's lock, records the
+// log's stat before its write and after it in a small file of that
+// directory (AppendsPath), never beside the log, which may be in a
+// worktree. When the stat before is the last
+// one recorded, the chain grows; otherwise (the first append, or a write
+// git-queen did not make) it starts again. A reader whose cache saw the
+// file at a stat in the chain, and finds the file now at the chain's last
+// stat, knows the bytes it cached are still the file's first bytes.
+//
+// What is trusted is the stat, as git trusts its index and as the quiet
+// stat of FileStat: a write changes the size or the ctime, which nobody
+// can set back. The chain only drops the 2 s wait for quietness, which
+// guards against a write landing in the same timestamp tick as the stat
+// remembered. Here every stat is taken by the writer itself, after its
+// own write, under the lock; a foreign writer would have to rewrite the
+// file in place, keeping its size, within that tick, and Linux (6.13 and
+// later) gives a file whose stat was just read a fine-grained ctime at its
+// next change. A missing, damaged or stale chain only costs the checksum.
+
+// chainLength bounds the file: a reader whose cache is older than the
+// last chainLength appends checks the prefix's checksum.
+const chainLength = 64
+
+// AppendsPath is where the append chain of the log at logPath is kept in
+// cacheDir.
+func AppendsPath(cacheDir, logPath string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(logPath)))
+	return filepath.Join(cacheDir, "appends-"+hex.EncodeToString(sum[:8])+".json")
+}
+
+type appendChain struct {
+	Stats []FileStat `json:"stats"`
+}
+
+func readChain(chainPath string) appendChain {
+	var c appendChain
+	data, err := os.ReadFile(chainPath)
+	if err != nil || json.Unmarshal(data, &c) != nil {
+		return appendChain{}
+	}
+	return c
+}
+
+// recordAppend adds, to the chain in chainPath, an append that took its
+// log from stat before to stat after. It runs under the log's lock; it is
+// best effort.
+func recordAppend(chainPath string, before, after os.FileInfo) {
+	from, ok1 := statOf(before)
+	to, ok2 := statOf(after)
+	if !ok1 || !ok2 {
+		return
+	}
+	c := readChain(chainPath)
+	if n := len(c.Stats); n == 0 || c.Stats[n-1] != from {
+		c.Stats = []FileStat{from}
+	}
+	c.Stats = append(c.Stats, to)
+	if len(c.Stats) > chainLength {
+		c.Stats = c.Stats[len(c.Stats)-chainLength:]
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	tmp := chainPath + ".tmp"
+	err = os.WriteFile(tmp, data, 0o644)
+	if errors.Is(err, os.ErrNotExist) && os.MkdirAll(filepath.Dir(chainPath), 0o755) == nil {
+		err = os.WriteFile(tmp, data, 0o644)
+	}
+	if err != nil || os.Rename(tmp, chainPath) != nil {
+		_ = os.Remove(tmp)
+	}
+}
+
+// grewByAppends reports whether the log whose chain is in chainPath, now
+// at stat now, only had git-queen's appends since it was at stat seen
+// (nothing at all, when seen is now and the last append recorded it).
+func grewByAppends(chainPath string, seen, now FileStat) bool {
+	c := readChain(chainPath)
+	n := len(c.Stats)
+	return n > 0 && c.Stats[n-1] == now && slices.Contains(c.Stats, seen)
+}

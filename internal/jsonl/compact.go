@@ -1,0 +1,211 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"os"
+	"runtime/debug"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
+)
+
+// Compaction streams: one pass finds each record's current version, a
+// second copies the lines to keep, and neither holds the log. What is
+// remembered per record is 16 bytes of its id's hash and where its current
+// version is, so a log of a million records compacts in tens of megabytes
+// however long its lines or its history.
+//
+// Ids are told apart by two independent 64-bit hashes (128 bits): two ids
+// that collide in both are about as likely as a SHA-1 collision between
+// two of git's objects, which git-queen trusts everywhere else.
+
+// idHash names an id in a compaction's table.
+type idHash [2]uint64
+
+var idSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func hashID(id string) idHash {
+	return idHash{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
+}
+
+// current is where an id's current version is, and when it was written.
+type current struct {
+	off  int64 // file offset of its physical line
+	time int64 // versionNanos of its version time
+	no   int32 // line number (a log of 2^31 lines is refused)
+	size int32 // length of the physical line (a longer line is refused)
+}
+
+// lineSet is a set of line numbers.
+type lineSet []uint64
+
+func (s *lineSet) add(no int) {
+	for no/64 >= len(*s) {
+		*s = append(*s, 0)
+	}
+	(*s)[no/64] |= 1 << (no % 64)
+}
+
+func (s lineSet) has(no int) bool { return no/64 < len(s) && s[no/64]&(1<<(no%64)) != 0 }
+
+// compactPlan is what the first pass learns: the lines to keep.
+type compactPlan struct {
+	keep     lineSet
+	lines    int // non-blank lines
+	kept     int // lines to keep
+	problems int // lines that are not records, kept where they are
+}
+
+// planCompact reads f once and decides which lines a compaction keeps:
+// each record's current version (by l.Versions, else its last line), and
+// every line that is not a record.
+func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
+	key := l.Key
+	if key == "" {
+		key = jsonline.DefaultKey
+	}
+	keys := Query{Key: key, Versions: l.Versions}.keys()
+	vals := make([][]byte, len(keys))
+	pick := l.Versions.Picker(keys)
+	ids := map[idHash]current{}
+	// The table is most of the memory, and splitting its groups as it grows
+	// leaves garbage: collect it early rather than let the heap double.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	plan := &compactPlan{}
+	s, err := newLineStream(f)
+	if err != nil {
+		return nil, err
+	}
+	var scratch []byte
+	for {
+		phys, off, no, ok, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		raw, term := jsonline.TrimLine(phys, off == 0)
+		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
+		if line.Blank() {
+			continue
+		}
+		plan.lines++
+		id, problem := lineKey(line, keys, vals)
+		if problem != "" {
+			plan.keep.add(no)
+			plan.problems++
+			continue
+		}
+		if no > math.MaxInt32 || len(phys) > math.MaxInt32 {
+			return nil, fmt.Errorf("%s: line %d: too long a log or line to compact", f.Name(), no)
+		}
+		c := current{off: off, size: int32(len(phys)), no: int32(no)}
+		if pick != nil {
+			c.time = versionNanos(pick.Time(vals))
+		}
+		h := hashID(id)
+		prev, seen := ids[h]
+		if seen && pick != nil && c.time == prev.time {
+			// Equal times: the larger bytes win, as jsonline.Newer says.
+			if scratch, err = readLine(f, prev, scratch); err != nil {
+				return nil, err
+			}
+			prevRaw, _ := jsonline.TrimLine(scratch, prev.off == 0)
+			if bytes.Compare(raw, prevRaw) <= 0 {
+				continue
+			}
+		} else if seen && pick != nil && c.time < prev.time {
+			continue
+		}
+		ids[h] = c
+	}
+	for _, c := range ids {
+		plan.keep.add(int(c.no))
+	}
+	plan.kept = len(ids) + plan.problems
+	return plan, nil
+}
+
+func readLine(f *os.File, c current, buf []byte) ([]byte, error) {
+	if cap(buf) < int(c.size) {
+		buf = make([]byte, c.size)
+	}
+	buf = buf[:c.size]
+	if _, err := f.ReadAt(buf, c.off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return buf, nil
+}
+
+// writeKept copies the lines plan keeps from f to dst, each ending in
+// '\n' (as a rewrite has always written them), and returns where each of
+// marks (offsets of line starts in f) lands in the output: the start of
+// the first kept line at or after it, or the end.
+func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]int64, error) {
+	moved := make([]int64, len(marks))
+	done := make([]bool, len(marks))
+	var written int64
+	place := func(pos int64) {
+		for i, m := range marks {
+			if !done[i] && m <= pos {
+				moved[i], done[i] = written, true
+			}
+		}
+	}
+	w := bufio.NewWriterSize(dst, 1<<20)
+	s, err := newLineStream(f)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		phys, off, no, ok, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		place(off)
+		if !plan.keep.has(no) {
+			continue
+		}
+		raw, _ := jsonline.TrimLine(phys, off == 0)
+		w.Write(raw)
+		if err := w.WriteByte('\n'); err != nil {
+			return nil, err
+		}
+		written += int64(len(raw)) + 1
+	}
+	for i := range marks {
+		if !done[i] {
+			moved[i] = written
+		}
+	}
+	return moved, w.Flush()
+}
+
+// openForRewrite opens the log for a streaming rewrite, after setting a
+// torn tail aside as loadForRewrite does; nil when the log does not exist.
+func (l *Log) openForRewrite() (*os.File, error) {
+	if err := CheckInside(l.Path, l.Roots); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", l.Path, err)
+	}
+	if err := l.repairTail(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
