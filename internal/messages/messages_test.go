@@ -48,8 +48,8 @@ func TestSendRefusesBadDrafts(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Send: %v, want an error saying %q", err, tt.want)
 			}
-			inbox, _, err := f.m.Inbox("bob", InboxOptions{})
-			if err != nil || len(inbox) != 0 {
+			inbox, err := f.m.Inbox("bob", InboxOptions{})
+			if err != nil || len(inbox.Messages) != 0 {
 				t.Errorf("a refused draft left %+v (%v)", inbox, err)
 			}
 		})
@@ -57,7 +57,7 @@ func TestSendRefusesBadDrafts(t *testing.T) {
 }
 
 // The inbox is the droid's messages, newest first, without deleted ones,
-// narrowed by --unread and --since.
+// narrowed by --unread, --since and --limit (the newest, counting the rest).
 func TestInbox(t *testing.T) {
 	f := newFixture(t)
 	first := f.send(t, Draft{From: "ann", To: "bob", Subject: "first"})
@@ -75,28 +75,32 @@ func TestInbox(t *testing.T) {
 		name string
 		o    InboxOptions
 		want []string
+		more int
 	}{
-		{"all", InboxOptions{}, []string{"third, to himself", "second", "first"}},
-		{"unread", InboxOptions{UnreadOnly: true}, []string{"third, to himself", "second"}},
-		{"since", InboxOptions{Since: third.CreatedAt}, []string{"third, to himself"}},
-		{"since, later than all", InboxOptions{Since: t0.Add(time.Hour)}, nil},
+		{"all", InboxOptions{}, []string{"third, to himself", "second", "first"}, 0},
+		{"unread", InboxOptions{UnreadOnly: true}, []string{"third, to himself", "second"}, 0},
+		{"since", InboxOptions{Since: third.CreatedAt}, []string{"third, to himself"}, 0},
+		{"since, later than all", InboxOptions{Since: t0.Add(time.Hour)}, nil, 0},
+		{"limit", InboxOptions{Limit: 2}, []string{"third, to himself", "second"}, 1},
+		{"limit and unread", InboxOptions{Limit: 1, UnreadOnly: true}, []string{"third, to himself"}, 1},
+		{"a limit above the count", InboxOptions{Limit: 10}, []string{"third, to himself", "second", "first"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inbox, problems, err := f.m.Inbox("bob", tt.o)
-			if err != nil || len(problems) != 0 {
-				t.Fatal(err, problems)
+			inbox, err := f.m.Inbox("bob", tt.o)
+			if err != nil || len(inbox.Problems) != 0 {
+				t.Fatal(err, inbox.Problems)
 			}
-			if got := subjects(inbox); !slices.Equal(got, tt.want) {
-				t.Errorf("inbox %q, want %q", got, tt.want)
+			if got := subjects(inbox.Messages); !slices.Equal(got, tt.want) || inbox.More != tt.more {
+				t.Errorf("inbox %q and %d more, want %q and %d", got, inbox.More, tt.want, tt.more)
 			}
 		})
 	}
-	sent, _, err := f.m.Sent("ann", InboxOptions{})
+	sent, err := f.m.Sent("ann", InboxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := subjects(sent); !slices.Equal(got, []string{"not for bob", "first"}) {
+	if got := subjects(sent.Messages); !slices.Equal(got, []string{"not for bob", "first"}) {
 		t.Errorf("ann's sent messages %q", got)
 	}
 }
@@ -156,7 +160,7 @@ func TestDelete(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("Delete by %s: %v", tt.droid, err)
 				}
-				if inbox, _, _ := f.m.Inbox("bob", InboxOptions{}); len(inbox) != 1 {
+				if inbox, _ := f.m.Inbox("bob", InboxOptions{}); len(inbox.Messages) != 1 {
 					t.Errorf("a refused delete hid the message")
 				}
 				return
@@ -164,7 +168,7 @@ func TestDelete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if inbox, _, _ := f.m.Inbox("bob", InboxOptions{}); len(inbox) != 0 {
+			if inbox, _ := f.m.Inbox("bob", InboxOptions{}); len(inbox.Messages) != 0 {
 				t.Errorf("a deleted message is in the inbox")
 			}
 			if _, _, err := f.m.Thread(msg.ID); err == nil {

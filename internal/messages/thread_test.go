@@ -153,15 +153,15 @@ func TestTheVersionRuleAcrossLinesAndSources(t *testing.T) {
 			if tt.received != nil {
 				writeFile(t, store.ReceivedPath(f.m.S.WS, records.MessagesFile), strings.Join(tt.received, "\n")+"\n")
 			}
-			inbox, _, err := f.m.Inbox("bob", InboxOptions{})
+			inbox, err := f.m.Inbox("bob", InboxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(inbox) != 1 || inbox[0].Read != tt.read {
+			if len(inbox.Messages) != 1 || inbox.Messages[0].Read != tt.read {
 				t.Errorf("inbox %+v, want one message, read %v", inbox, tt.read)
 			}
-			unread, _, err := f.m.Inbox("bob", InboxOptions{UnreadOnly: true})
-			if err != nil || (len(unread) == 0) != tt.read {
+			unread, err := f.m.Inbox("bob", InboxOptions{UnreadOnly: true})
+			if err != nil || (len(unread.Messages) == 0) != tt.read {
 				t.Errorf("--unread: %+v, %v", unread, err)
 			}
 		})
@@ -191,11 +191,12 @@ func TestBadLinesInTheLog(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			writeFile(t, f.logPath(), tt.content)
-			inbox, problems, err := f.m.Inbox("bob", InboxOptions{})
+			inbox, err := f.m.Inbox("bob", InboxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := subjects(inbox); !slices.Equal(got, []string{"qm-2", "qm-1"}) {
+			problems := inbox.Problems
+			if got := subjects(inbox.Messages); !slices.Equal(got, []string{"qm-2", "qm-1"}) {
 				t.Errorf("inbox %q", got)
 			}
 			var lines []int
