@@ -23,7 +23,7 @@ fails() { prompt "$@"; if "$@"; then echo "demo: expected a refusal" >&2; exit 1
 id() { sed -n 's/.*"id": "\(qm-[0-9A-Z]*\)".*/\1/p' | head -1; }
 
 step "build git-queen"
-(cd "$root" && go build -o "$demo/bin/git-queen" ./cmd/git-queen)
+(cd "$root" && go build -tags urfave_cli_no_docs -o "$demo/bin/git-queen" ./cmd/git-queen)
 export PATH="$demo/bin:$PATH" HOME="$demo/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$demo/home/.gitconfig"
 export GIT_AUTHOR_NAME=demo GIT_AUTHOR_EMAIL=demo@example.com GIT_COMMITTER_NAME=demo GIT_COMMITTER_EMAIL=demo@example.com
 mkdir -p "$HOME"

@@ -4,15 +4,25 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/docs"
 )
 
 type manOptions struct {
 	Env     *Env
-	App     *cli.App
 	Install bool
 	Dir     string
+}
+
+// ManApp is the application the man page describes, for the generator of
+// docs/git-queen.1 (see package docs): the binary itself never renders the
+// page, so that it does not link urfave/cli's markdown renderer. Build it
+// with -tags urfave_cli_no_docs to leave the renderer out altogether.
+func ManApp() *cli.App {
+	return newApp(&Env{Getenv: func(string) string { return "" }, Now: time.Now, Dir: "."})
 }
 
 func manCommand(env *Env) *cli.Command {
@@ -20,8 +30,8 @@ func manCommand(env *Env) *cli.Command {
 		Name:  "man",
 		Usage: "print or install the git-queen man page (so `git queen --help` and `git help queen` work)",
 		Description: `Git answers 'git queen --help' by opening the man page git-queen(1). This
-command prints that page, generated from the same definitions as -h, so the
-two never disagree.
+command prints that page, generated at build time from the same definitions
+as -h (a test keeps the two in step).
 
 With --install it writes the page to DIR/man1/git-queen.1, where DIR defaults
 to ../share/man next to the git-queen binary. man finds pages there for every
@@ -31,16 +41,13 @@ bin directory on PATH (for 'go install', $(go env GOPATH)/share/man).`,
 			&cli.StringFlag{Name: "dir", Usage: "install under man directory `DIR` (it gets a man1/ subdirectory)"},
 		},
 		Action: func(c *cli.Context) error {
-			return runMan(manOptions{Env: env, App: c.App, Install: c.Bool("install"), Dir: c.String("dir")})
+			return runMan(manOptions{Env: env, Install: c.Bool("install"), Dir: c.String("dir")})
 		},
 	}
 }
 
 func runMan(o manOptions) error {
-	page, err := o.App.ToManWithSection(1)
-	if err != nil {
-		return fmt.Errorf("generate the man page: %w", err)
-	}
+	page := docs.ManPage
 	if !o.Install {
 		_, err := fmt.Fprint(o.Env.Stdout, page)
 		return err

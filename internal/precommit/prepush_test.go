@@ -1,0 +1,95 @@
+package precommit
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+func TestParseRefUpdates(t *testing.T) {
+	zero := strings.Repeat("0", 40)
+	tests := []struct {
+		name  string
+		input string
+		want  int
+		err   bool
+	}{
+		{name: "none", input: ""},
+		{name: "one", input: "refs/heads/main abc refs/heads/main " + zero + "\n", want: 1},
+		{name: "blank lines between", input: "\nrefs/heads/a 1 refs/heads/a 2\n\nrefs/heads/b 3 refs/heads/b 4\n", want: 2},
+		{name: "no final newline", input: "refs/heads/a 1 refs/heads/a 2", want: 1},
+		{name: "three fields", input: "refs/heads/a 1 refs/heads/a\n", err: true},
+		{name: "five fields", input: "refs/heads/a 1 refs/heads/a 2 3\n", err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseRefUpdates(strings.NewReader(tt.input))
+			if (err != nil) != tt.err || len(got) != tt.want {
+				t.Fatalf("ParseRefUpdates: %+v, %v", got, err)
+			}
+			if tt.want > 0 && (got[0].LocalRef != "refs/heads/a" && got[0].LocalRef != "refs/heads/main") {
+				t.Errorf("first update %+v", got[0])
+			}
+		})
+	}
+}
+
+// A push carries every commit the remote lacks, whatever route a change
+// took onto the branch; each one that touches another droid's reserved
+// path is refused, and what the remote already has is not looked at again.
+func TestCheckPush(t *testing.T) {
+	f := newFixture(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testgit.Run(t, f.repo, "init", "-q", "--bare", remote)
+	f.git(t, "remote", "add", "origin", remote)
+	f.commit(t, map[string]string{"src/old.go": "old\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "main")
+	f.reserve(t, "bob", "src/**", true)
+	f.commit(t, map[string]string{"docs/a.md": "a\n"})
+	f.commit(t, map[string]string{"src/a.go": "a\n"})
+	f.commit(t, map[string]string{"src/old.go": "new\n", "src/b.go": "b\n"})
+	head := f.git(t, "rev-parse", "HEAD")
+	repo, err := gitrepo.Discover(f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upToDate := f.git(t, "rev-parse", "origin/main")
+	tests := []struct {
+		name    string
+		updates []RefUpdate
+		me      string
+		commits int
+		refused []string
+	}{
+		{name: "three new commits", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/main", upToDate}}, me: "ann",
+			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+		{name: "the holder pushes", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/main", upToDate}}, me: "bob", commits: 3},
+		{name: "nothing new", updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", upToDate}}, me: "ann"},
+		{name: "a deletion pushes nothing", updates: []RefUpdate{{"(delete)", strings.Repeat("0", 40), "refs/heads/x", upToDate}}, me: "ann"},
+		{name: "a new branch", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}}, me: "ann",
+			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := CheckPush(repo, f.s, "origin", tt.updates, func() string { return tt.me })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refused []string
+			for _, r := range res.Refusals {
+				refused = append(refused, r.Path)
+				if r.Reservation.Droid != "bob" || r.Subject != "fixture" || len(r.Commit) != 40 {
+					t.Errorf("refusal %+v", r)
+				}
+			}
+			slices.Sort(refused)
+			if res.Commits != tt.commits || !slices.Equal(refused, tt.refused) {
+				t.Errorf("%d commits, refused %v; want %d, %v", res.Commits, refused, tt.commits, tt.refused)
+			}
+		})
+	}
+}
