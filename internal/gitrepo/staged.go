@@ -115,7 +115,6 @@ func nonZeroID(id string) string {
 	return id
 }
 
-
 // InProgress names a merge, rebase, cherry-pick or revert under way in the
 // worktree, or "" when there is none. Logs merged by the driver are not
 // plain appends to HEAD while one is.
