@@ -1,6 +1,7 @@
 package precommit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,38 +44,46 @@ func TestCommittedLinesAreFacts(t *testing.T) {
 		{name: "a line that is not a record gone", committed: []string{a1, "not json", b1}, staged: []string{a1, b1}, rewrites: []int{2}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			if tt.committed != nil {
-				f.commit(t, map[string]string{logPath: lines(tt.committed...)})
-			}
-			staged := map[string]string{logPath: lines(tt.staged...)}
-			if tt.archive != nil {
-				staged[archivePath] = lines(tt.archive...)
-			}
-			f.stage(t, staged)
-			if tt.merging {
-				mergeHead := filepath.Join(f.repo, ".git", "MERGE_HEAD")
-				if err := os.WriteFile(mergeHead, []byte(f.git(t, "rev-parse", "HEAD")+"\n"), 0o644); err != nil {
-					t.Fatal(err)
+		for _, memo := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/memo=%v", tt.name, memo), func(t *testing.T) {
+				f := newFixture(t)
+				if tt.committed != nil {
+					if memo {
+						// The hook checked the committed log when it was
+						// staged, and remembers what it proved of it.
+						f.stage(t, map[string]string{logPath: lines(tt.committed...)})
+						f.run(t, "ann")
+					}
+					f.commit(t, map[string]string{logPath: lines(tt.committed...)})
 				}
-			}
-			res := f.run(t, "ann")
-			var got []int
-			for _, r := range res.Rewrites {
-				got = append(got, r.Line)
-				if r.Path != logPath || r.Msg == "" {
-					t.Errorf("rewrite %+v", r)
+				staged := map[string]string{logPath: lines(tt.staged...)}
+				if tt.archive != nil {
+					staged[archivePath] = lines(tt.archive...)
 				}
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tt.rewrites) {
-				t.Errorf("rewrites on lines %v, want %v: %+v", got, tt.rewrites, res.Rewrites)
-			}
-			if want := tt.rewrites != nil; res.Refused() != want {
-				t.Errorf("refused %v, want %v (invalid: %+v)", res.Refused(), want, res.Invalid)
-			}
-		})
+				f.stage(t, staged)
+				if tt.merging {
+					mergeHead := filepath.Join(f.repo, ".git", "MERGE_HEAD")
+					if err := os.WriteFile(mergeHead, []byte(f.git(t, "rev-parse", "HEAD")+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				res := f.run(t, "ann")
+				var got []int
+				for _, r := range res.Rewrites {
+					got = append(got, r.Line)
+					if r.Path != logPath || r.Msg == "" {
+						t.Errorf("rewrite %+v", r)
+					}
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, tt.rewrites) {
+					t.Errorf("rewrites on lines %v, want %v: %+v", got, tt.rewrites, res.Rewrites)
+				}
+				if want := tt.rewrites != nil; res.Refused() != want {
+					t.Errorf("refused %v, want %v (invalid: %+v)", res.Refused(), want, res.Invalid)
+				}
+			})
+		}
 	}
 }
 

@@ -1,0 +1,85 @@
+package precommit
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// memoOf is the memo entry of the blob the index holds at path.
+func (f *fixture) memoOf(t *testing.T, path string) (string, blobMemo, bool) {
+	t.Helper()
+	id := strings.TrimSpace(f.git(t, "rev-parse", ":"+path))
+	m, ok := readMemo(memoDir(filepath.Join(f.repo, ".git")), id)
+	return id, m, ok
+}
+
+func TestTheMemoRemembersWhatTheHookProved(t *testing.T) {
+	f := newFixture(t)
+	committed := lines(msg(1, 0), msg(2, 0))
+	f.stage(t, map[string]string{logPath: committed})
+	if res := f.run(t, "ann"); res.Refused() {
+		t.Fatalf("a valid log refused: %+v", res)
+	}
+	id, m, ok := f.memoOf(t, logPath)
+	if !ok || m.Size != int64(len(committed)) || m.Sum != checksums([]byte(committed)) || m.Clean != "queen-message" || m.Binary == "" {
+		t.Fatalf("memo of %s: %+v (found %v); want its size, checksums, and clean as queen-message by this binary", id, m, ok)
+	}
+	f.commit(t, map[string]string{logPath: committed})
+
+	// An invalid blob is remembered by size and checksums, never as clean.
+	f.stage(t, map[string]string{logPath: committed + "not json\n"})
+	if res := f.run(t, "ann"); len(res.Invalid) != 1 {
+		t.Fatalf("invalid: %+v", res.Invalid)
+	}
+	if _, m, ok := f.memoOf(t, logPath); ok && m.Clean != "" {
+		t.Fatalf("an invalid blob was remembered as clean: %+v", m)
+	}
+}
+
+// What another binary proved is not believed, nor a damaged entry, nor
+// an entry whose checksums do not match the committed bytes.
+func TestTheMemoIsNotBelievedBlindly(t *testing.T) {
+	f := newFixture(t)
+	committed := lines(msg(1, 0), msg(2, 0))
+	f.stage(t, map[string]string{logPath: committed})
+	f.run(t, "ann")
+	f.commit(t, map[string]string{logPath: committed})
+	dir := memoDir(filepath.Join(f.repo, ".git"))
+	headID := strings.TrimSpace(f.git(t, "rev-parse", "HEAD:"+logPath))
+
+	// A staged log that is invalid, with a forged entry saying another
+	// binary found it clean: validated again, and refused.
+	bad := committed + "not json\n"
+	f.stage(t, map[string]string{logPath: bad})
+	badID := strings.TrimSpace(f.git(t, "rev-parse", ":"+logPath))
+	forged, _ := json.Marshal(blobMemo{Size: int64(len(bad)), Sum: checksums([]byte(bad)), Clean: "queen-message", Binary: "another-build"})
+	if err := os.WriteFile(filepath.Join(dir, badID+".json"), forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.run(t, "ann"); len(res.Invalid) != 1 {
+		t.Fatalf("a clean verdict of another binary was believed: invalid %+v", res.Invalid)
+	}
+
+	// A line of the committed log changed in place, with HEAD's entry
+	// damaged, or with checksums of other bytes: the full check runs and
+	// finds the rewrite.
+	edited := strings.Replace(committed, "message 1", "edited 1", 1) + lines(msg(3, 0))
+	for name, entry := range map[string][]byte{
+		"damaged": []byte("{not json"),
+		"wrong checksums": func() []byte {
+			b, _ := json.Marshal(blobMemo{Size: int64(len(committed)), Sum: [2]uint32{1, 2}})
+			return b
+		}(),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, headID+".json"), entry, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.stage(t, map[string]string{logPath: edited})
+		if res := f.run(t, "ann"); len(res.Rewrites) == 0 {
+			t.Errorf("%s entry for HEAD's log: the in-place edit passed", name)
+		}
+	}
+}
