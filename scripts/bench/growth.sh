@@ -1,0 +1,127 @@
+#!/bin/sh
+# How git-queen's costs grow with history (issue 16): every measurement at
+# 10k, 100k and 1M records (SIZES), each beside a peer in the same
+# hyperfine runs (ROUNDS alternating rounds of RUNS runs; medians of all
+# runs), as whole processes. Prints one table, the one in the README.
+#
+#  hook      git queen hook pre-commit with 100 code paths and 20 lines
+#            appended to a committed log of N message records
+#            (.beads/queen_messages.jsonl, ~570 bytes a line), and with the
+#            code paths alone; peer: git diff --cached --name-only.
+#  check     a warm `check` of a free path, live store of N reservation
+#            lines (1,000 active) and N messages; peer: git rev-parse.
+#  reserve   back-to-back `reserve` of one pattern (each run renews the
+#            grant: an append under the lock); peer: git rev-parse.
+#  inbox     `msg inbox --limit 20` (N messages among 20 droids); peer:
+#            tail -n 20 of the log.
+#  compact   `compact` of a log of N records plus N/10 newer versions;
+#            peer: cp of the same log.
+#  merge     the merge driver on a base of N message records with 100 and
+#            with 10,000 lines appended on each side; peer: git merge-file
+#            --union on the same files.
+#
+#   scripts/bench/growth.sh
+#   SIZES="10000 100000" RUNS=5 ROUNDS=2 scripts/bench/growth.sh
+set -eu
+. "$(dirname "$0")/env.sh"
+bench_needs hyperfine
+bench_setup growth
+bench_build scripts/bench/genstore scripts/bench/mergegen
+sizes=${SIZES:-10000 100000 1000000}
+export QUEEN_DROID=droid-3
+table="$work/table"
+: >"$table"
+
+# row WHAT N NAME A-NAME B-NAME [RSS]: one line of the table.
+row() {
+	a=$(bench_median "$3" "$4") b=$(bench_median "$3" "$5")
+	printf '%s\t%s\t%s ms\t%s ms (%s)\t%s\t%s\n' "$1" "$2" "$a" "$b" "$5" \
+		"$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')" "${6:-}" >>"$table"
+}
+
+# versions FILE: FILE with a newer version of every tenth message after it.
+versions() {
+	awk '{ print } NR % 10 == 0 { l = $0; sub(/"read":false/, "\"read\":true", l);
+		sub(/"updated_at":"[^"]*"/, "\"updated_at\":\"2026-12-31T00:00:00.000Z\"", l); print l }' "$1"
+}
+
+# code REPO: a repository of 10,000 files in 100 directories, committed.
+code() {
+	git init -q -b main "$1"
+	for d in $(seq 0 99); do
+		mkdir -p "$1/app/dir$d"
+		for f in $(seq 0 99); do echo "$d $f" >"$1/app/dir$d/file$f.txt"; done
+	done
+	(cd "$1" && git-queen init --droid bench >/dev/null && git add -A && git -c gc.autoDetach=false commit -q -m "10,000 files")
+}
+
+code "$work/code"
+for n in $sizes; do
+	echo "== $n records"
+	store="$work/store-$n"
+	git init -q -b main "$store"
+	genstore -dir "$store/.git/queen" -reservations "$n" -active 1000 -messages "$n"
+	cp "$store/.git/queen/queen_messages.jsonl" "$work/messages-$n.jsonl"
+	versions "$work/messages-$n.jsonl" >"$work/versioned-$n.jsonl"
+
+	cd "$store"
+	git-queen check src/x.go >/dev/null
+	git-queen reserve 'bench/area/**' >/dev/null
+	git-queen msg inbox --limit 20 >/dev/null
+	sleep 2 # quiet logs: the caches trust their stat
+	bench_pair "check-$n" check "git-queen check src/x.go" "git rev-parse" "git rev-parse --git-common-dir"
+	row "check (warm)" "$n" "check-$n" check "git rev-parse" "$(bench_rss git-queen check src/x.go) MiB"
+	bench_pair "reserve-$n" reserve "git-queen reserve bench/area/**" "git rev-parse" "git rev-parse --git-common-dir"
+	row "reserve" "$n" "reserve-$n" reserve "git rev-parse" "$(bench_rss git-queen reserve 'bench/area/**') MiB"
+	bench_pair "inbox-$n" "inbox" "git-queen msg inbox --limit 20" "tail" "tail -n 20 .git/queen/queen_messages.jsonl"
+	row "msg inbox --limit 20" "$n" "inbox-$n" inbox tail "$(bench_rss git-queen msg inbox --limit 20) MiB"
+
+	git init -q -b main "$work/compact-$n"
+	mkdir -p "$work/compact-$n/.git/queen"
+	cd "$work/compact-$n"
+	pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}")
+	bench_pair "compact-$n" compact "git-queen compact" \
+		cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
+	pair_runs=
+	cp "$work/versioned-$n.jsonl" .git/queen/queen_messages.jsonl
+	row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(bench_rss git-queen compact) MiB"
+	rm -f "$work/copy.jsonl"
+
+	cd "$work/code"
+	mkdir -p .beads
+	cp "$work/messages-$n.jsonl" .beads/queen_messages.jsonl
+	git add .beads/queen_messages.jsonl
+	git -c gc.autoDetach=false commit -q -m "log of $n records" # through the hook, which remembers the blob
+	tail -n 20 "$work/messages-$n.jsonl" | sed 's/"id":"qm-0/"id":"qm-7/' >>.beads/queen_messages.jsonl
+	for d in $(seq 0 99); do echo "changed $n" >>"app/dir$d/file0.txt"; done
+	git add -A
+	sleep 2
+	bench_pair "hook-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+	row "hook, 100 paths + 20 lines appended" "$n" "hook-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+	git reset -q -- .beads/queen_messages.jsonl
+	bench_pair "hookcode-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+	row "hook, 100 code paths only" "$n" "hookcode-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+	git checkout -q -- .beads/queen_messages.jsonl && git reset -q --hard
+
+	for side in 100 10000; do
+		m="$work/merge-$n-$side"
+		mkdir -p "$m"
+		mergegen -kind messages -size $((n * 570)) -append "$side" -dir "$m" >/dev/null
+		cd "$m"
+		pair_runs=$([ "$n" -ge 1000000 ] && echo 5 || echo "${RUNS:-10}")
+		bench_pair "merge-$n-$side" driver \
+			"git-queen merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl" \
+			"git merge-file" "git merge-file --union o.jsonl base.jsonl theirs.jsonl" --prepare "cp ours.jsonl o.jsonl"
+		pair_runs=
+		cp ours.jsonl o.jsonl
+		row "merge driver, $side lines a side" "$n" "merge-$n-$side" driver "git merge-file" \
+			"$(bench_rss git-queen merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl) MiB"
+		cd "$work"
+		rm -rf "$m"
+	done
+	rm -rf "$store" "$work/compact-$n"
+done
+
+echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact at 1M, 5 x ${ROUNDS:-3} for merges at 1M)"
+printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS\n'
+cat "$table"
