@@ -192,7 +192,7 @@ func mergeArrays(base, ours, theirs []byte) ([]byte, bool) {
 	if ours == nil || theirs == nil {
 		return nil, false // a side removed the field: that is not an array edit
 	}
-	kept := unionLines(elems[0], countLines(elems[0]), [][][]byte{elems[1], elems[2]}, nil)
+	kept := unionLines(elems[0], [][][]byte{elems[1], elems[2]}, nil)
 	var out bytes.Buffer
 	out.WriteByte('[')
 	for i, e := range kept {

@@ -139,7 +139,7 @@ func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
 	}
 	reports = append(reports, conflicts...)
 	if len(b.opaque)+len(o.opaque)+len(t.opaque) > 0 {
-		kept := unionLines(b.opaque, countLines(b.opaque), [][][]byte{o.opaque, t.opaque}, nil)
+		kept := unionLines(b.opaque, [][][]byte{o.opaque, t.opaque}, nil)
 		for _, l := range kept {
 			out.Write(l)
 			out.WriteByte('\n')

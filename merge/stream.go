@@ -102,7 +102,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 			"%d lines repeated an event of the same input under another seq (a renumbered copy from an earlier merge); each event is kept once", repeated)})
 	}
 	p.spellAlike(baseLines, sideLines)
-	kept, added := unionParts(baseLines, countLines(baseLines), sideLines, p.key)
+	kept, added := unionParts(baseLines, sideLines, p.key)
 	lines, renumbered := p.renumber(append(kept, added...))
 	if renumbered > 0 {
 		reports = append(reports, Report{Kind: KindRenumbered, Detail: fmt.Sprintf(

@@ -41,6 +41,7 @@ package merge
 import (
 	"bytes"
 	"slices"
+	"unsafe"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
@@ -109,11 +110,10 @@ func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
 	for i, s := range sides {
 		sideLines[i] = splitLines(s[prefix:], first, cfg.drop)
 	}
-	baseCount := countLines(baseLines)
 	if cfg.canon != nil {
-		cfg.canon(baseCount, sideLines)
+		cfg.canon(countLines(baseLines), sideLines)
 	}
-	kept, added := unionParts(baseLines, baseCount, sideLines, cfg.key)
+	kept, added := unionParts(baseLines, sideLines, cfg.key)
 	lines := append(kept, added...)
 	if cfg.order != nil {
 		prefix, lines = cfg.order(base[:prefix], lines)
@@ -144,49 +144,83 @@ func trivialSegments(base []byte, sides [][]byte) ([][]byte, bool) {
 
 // unionLines applies the count rule to split lines: the surviving base lines
 // in base order, then the added lines interleaved by key.
-func unionLines(baseLines [][]byte, baseCount map[string]int, sideLines [][][]byte, key SortKey) [][]byte {
-	kept, added := unionParts(baseLines, baseCount, sideLines, key)
+func unionLines(baseLines [][]byte, sideLines [][][]byte, key SortKey) [][]byte {
+	kept, added := unionParts(baseLines, sideLines, key)
 	return append(kept, added...)
 }
 
 // unionParts is unionLines with the surviving base lines and the additions
-// apart.
-func unionParts(baseLines [][]byte, baseCount map[string]int, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
-	sideCounts := make([]map[string]int, len(sideLines))
+// apart. Each distinct line is looked up once, given a number, and counted
+// by it: the lines are hundreds of bytes long, and hashing each of them
+// once per count (the base's, each side's, the rule's, the interleave's)
+// was most of a merge's work.
+func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
+	t := newLineTable(len(baseLines) + len(sideLines)*len(baseLines)/4)
+	baseIDs := t.number(baseLines)
+	sideIDs := make([][]int32, len(sideLines))
 	for i, lines := range sideLines {
-		sideCounts[i] = countLines(lines)
+		sideIDs[i] = t.number(lines)
 	}
-
+	n := len(t.lines)
+	baseCount := countIDs(baseIDs, n)
+	sideCounts := make([][]int32, len(sideIDs))
+	for i, ids := range sideIDs {
+		sideCounts[i] = countIDs(ids, n)
+	}
 	// keepBase[L]: how many base copies survive; add[L]: extra copies.
-	keepBase := make(map[string]int, len(baseCount))
-	add := map[string]int{}
-	for l, b := range baseCount {
-		maxDel, maxAdd := 0, 0
+	keepBase, add := make([]int32, n), make([]int32, n)
+	for l := range n {
+		b := baseCount[l]
+		var maxDel, maxAdd int32
 		for _, c := range sideCounts {
 			maxDel = max(maxDel, b-c[l])
 			maxAdd = max(maxAdd, c[l]-b)
 		}
-		keepBase[l] = b - maxDel
-		if maxAdd > 0 {
-			add[l] = maxAdd
+		keepBase[l], add[l] = b-maxDel, maxAdd
+	}
+	kept = make([][]byte, 0, len(baseLines))
+	for i, id := range baseIDs {
+		if keepBase[id] > 0 {
+			keepBase[id]--
+			kept = append(kept, baseLines[i])
 		}
 	}
-	for _, c := range sideCounts {
-		for l, n := range c {
-			if _, inBase := baseCount[l]; !inBase {
-				add[l] = max(add[l], n)
-			}
-		}
-	}
+	return kept, mergeAdditions(t, sideIDs, baseCount, add, key)
+}
 
-	kept = make([][]byte, 0, len(baseLines)+len(add))
-	for _, l := range baseLines {
-		if keepBase[string(l)] > 0 {
-			keepBase[string(l)]--
-			kept = append(kept, l)
+// lineTable numbers distinct lines.
+type lineTable struct {
+	ids   map[string]int32
+	lines [][]byte // by number
+}
+
+func newLineTable(hint int) *lineTable {
+	return &lineTable{ids: make(map[string]int32, hint)}
+}
+
+// number returns the number of each line, numbering new ones. The map's
+// keys share the lines' bytes, which nothing changes while a merge runs.
+func (t *lineTable) number(lines [][]byte) []int32 {
+	out := make([]int32, len(lines))
+	for i, l := range lines {
+		k := unsafe.String(unsafe.SliceData(l), len(l))
+		id, ok := t.ids[k]
+		if !ok {
+			id = int32(len(t.lines))
+			t.ids[k] = id
+			t.lines = append(t.lines, l)
 		}
+		out[i] = id
 	}
-	return kept, mergeAdditions(sideLines, baseCount, add, key)
+	return out
+}
+
+func countIDs(ids []int32, n int) []int32 {
+	c := make([]int32, n)
+	for _, id := range ids {
+		c[id]++
+	}
+	return c
 }
 
 // trivial handles the cases where the answer is an input as it stands.
@@ -280,38 +314,39 @@ func countLines(lines [][]byte) map[string]int {
 // Only if the sides disagree about an order (one has x before y, another y
 // before x) is there none; then the smallest head goes first anyway. No
 // choice depends on which side is which.
-func mergeAdditions(sideLines [][][]byte, baseCount map[string]int, add map[string]int, key SortKey) [][]byte {
+func mergeAdditions(t *lineTable, sideIDs [][]int32, baseCount, add []int32, key SortKey) [][]byte {
 	type element struct {
 		line    []byte
 		key     string
-		copy    int // 1 for the first added copy of line, 2 for the second...
-		holders int // sides that have this element
-		atHead  int // sides whose head it is now
+		copy    int32 // 1 for the first added copy of line, 2 for the second...
+		holders int   // sides that have this element
+		atHead  int   // sides whose head it is now
 		done    bool
 	}
 	var elems []*element
-	byID := map[string]map[int]*element{}
-	queues := make([][]*element, len(sideLines))
-	for i, lines := range sideLines {
-		seen := map[string]int{}
-		for _, l := range lines {
-			s := string(l)
-			seen[s]++
-			c := seen[s] - baseCount[s] // copies beyond the base's are additions
-			if c <= 0 || c > add[s] {
+	copies := make([][]*element, len(t.lines)) // by line number, then copy-1
+	queues := make([][]*element, len(sideIDs))
+	seen := make([]int32, len(t.lines))
+	for i, ids := range sideIDs {
+		clear(seen)
+		for _, id := range ids {
+			seen[id]++
+			c := seen[id] - baseCount[id] // copies beyond the base's are additions
+			if c <= 0 || c > add[id] {
 				continue
 			}
-			if byID[s] == nil {
-				byID[s] = map[int]*element{}
+			if copies[id] == nil {
+				copies[id] = make([]*element, add[id])
 			}
-			e := byID[s][c]
+			e := copies[id][c-1]
 			if e == nil {
+				l := t.lines[id]
 				k := ""
 				if key != nil {
 					k = key(l)
 				}
 				e = &element{line: l, key: k, copy: c}
-				byID[s][c] = e
+				copies[id][c-1] = e
 				elems = append(elems, e)
 			}
 			e.holders++
