@@ -33,6 +33,10 @@ func hashID(id string) idHash {
 	return idHash{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
 }
 
+func hashLine(line []byte) idHash {
+	return idHash{maphash.Bytes(idSeeds[0], line), maphash.Bytes(idSeeds[1], line)}
+}
+
 // current is where an id's current version is, and when it was written.
 type current struct {
 	off  int64 // file offset of its physical line
@@ -53,9 +57,11 @@ func (s *lineSet) add(no int) {
 
 func (s lineSet) has(no int) bool { return no/64 < len(s) && s[no/64]&(1<<(no%64)) != 0 }
 
-// compactPlan is what the first pass learns: the lines to keep.
+// compactPlan is what the first pass learns: the lines to keep, and where
+// each record's current version is.
 type compactPlan struct {
 	keep     lineSet
+	current  map[idHash]current
 	lines    int // non-blank lines
 	kept     int // lines to keep
 	problems int // lines that are not records, kept where they are
@@ -129,6 +135,7 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 		plan.keep.add(int(c.no))
 	}
 	plan.kept = len(ids) + plan.problems
+	plan.current = ids
 	return plan, nil
 }
 

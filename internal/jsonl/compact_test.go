@@ -100,3 +100,56 @@ func nonBlankLines(content string) int {
 	}
 	return n
 }
+
+// Archive writes the same log, archive, stats and marks as the in-memory
+// archive did, including a second run after a crash between its steps
+// (the archive already holds some lines).
+func TestStreamingArchiveDoesWhatTheInMemoryOneDid(t *testing.T) {
+	content := "\xef\xbb\xbf{\"id\":\"a\",\"at\":\"2026-10-01T00:00:00Z\"}\r\n" +
+		"{\"id\":\"b\",\"at\":\"2026-11-01T00:00:00Z\"}\n\nnot json\n" +
+		"{\"id\":\"a\",\"at\":\"2026-10-02T00:00:00Z\"}\n" +
+		"{\"id\":\"c\",\"at\":\"2026-09-01T00:00:00Z\"}\n" +
+		"{\"id\":\"b\",\"at\":\"2026-09-01T00:00:00Z\"}\n" + // stale: b's current version is newer
+		"{\"id\":\"d\",\"at\":\"2026-12-01T00:00:00Z\"}\n"
+	oldBefore := func(r Record) bool { // current version before November
+		vals := make([][]byte, 1)
+		if jsonline.ObjectFields(r.Raw, []string{"at"}, vals) != nil {
+			return false
+		}
+		s, _ := jsonline.String(vals[0])
+		return s < "2026-11"
+	}
+	for _, archived := range []string{"", "{\"id\":\"a\",\"at\":\"2026-10-01T00:00:00Z\"}\n"} {
+		run := func(archive func(*Log, func(Record) bool, []int64) (RewriteStats, []int64, error)) (string, string, RewriteStats, []int64) {
+			dir := t.TempDir()
+			l := &Log{Path: filepath.Join(dir, "log.jsonl"), Lock: &Lock{Path: filepath.Join(dir, "lock")}, Versions: testVersions, NoSync: true}
+			if err := os.WriteFile(l.Path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if archived != "" {
+				if err := os.WriteFile(ArchivePath(l.Path), []byte(archived), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, marks, _ := compactInMemory([]byte(content), nil)
+			stats, moved, err := archive(l, oldBefore, marks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logData, _ := os.ReadFile(l.Path)
+			archiveData, _ := os.ReadFile(ArchivePath(l.Path))
+			return string(logData), string(archiveData), stats, moved
+		}
+		gotLog, gotArchive, gotStats, gotMarks := run(func(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
+			return (&Tx{}).Archive(l, old, marks)
+		})
+		wantLog, wantArchive, wantStats, wantMarks := run(archiveInMemory)
+		if gotLog != wantLog || gotArchive != wantArchive || gotStats != wantStats || fmt.Sprint(gotMarks) != fmt.Sprint(wantMarks) {
+			t.Errorf("archive (already archived %q):\nlog %q\nwant %q\narchive %q\nwant %q\nstats %+v want %+v\nmarks %v want %v",
+				archived, gotLog, wantLog, gotArchive, wantArchive, gotStats, wantStats, gotMarks, wantMarks)
+		}
+		if !strings.Contains(gotArchive, `"id":"c"`) || strings.Contains(gotLog, `"id":"c"`) {
+			t.Errorf("c (current version in September) was not moved:\nlog %q\narchive %q", gotLog, gotArchive)
+		}
+	}
+}
