@@ -1,11 +1,11 @@
 package gitrepo
 
 import (
+	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
@@ -38,20 +38,49 @@ func (c *Content) Close() {
 // Staged returns the bytes the commit will hold at ch.Path. The bytes may
 // be a mapping of the worktree file, valid until release.
 func (c *Content) Staged(ch Change) (data []byte, release func(), err error) {
-	if ch.stat != nil && c.repo.TopLevel != "" && ch.stat.matches(filepath.Join(c.repo.TopLevel, filepath.FromSlash(ch.Path))) {
-		data, release, err := mapfile.Open(filepath.Join(c.repo.TopLevel, filepath.FromSlash(ch.Path)), false)
-		if err == nil && len(data) == int(ch.stat.size) {
-			return data, release, nil
-		}
-		if err == nil {
-			release() // changed since the stat: read the blob
-		}
+	if data, release, ok := c.fromWorktree(ch); ok {
+		return data, release, nil
 	}
 	data, ok, err := c.blob(ch.Staged, ":"+ch.Path)
 	if err == nil && !ok {
 		err = fmt.Errorf("%s is not in the index", ch.Path)
 	}
 	return data, func() {}, err
+}
+
+// fromWorktree maps the worktree file when it holds the staged blob's
+// bytes: when its stat is the index's (git's own trust), or, for an entry
+// git could not trust by stat (written in the same second as the index,
+// which is how an agent's append-add-commit usually goes), when its bytes
+// hash to the staged blob id. SHA-1 runs at about 1.9 GB/s on the
+// benchmark machine, where inflating a loose object runs at a tenth of
+// that.
+func (c *Content) fromWorktree(ch Change) ([]byte, func(), bool) {
+	if ch.stat == nil || c.repo.TopLevel == "" || ch.Staged == "" {
+		return nil, nil, false
+	}
+	path := filepath.Join(c.repo.TopLevel, filepath.FromSlash(ch.Path))
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, nil, false
+	}
+	trusted := ch.stat.matches(info)
+	data, release, err := mapfile.Open(path, false)
+	if err != nil {
+		return nil, nil, false
+	}
+	if trusted && len(data) == int(info.Size()) {
+		return data, release, true
+	}
+	mapfile.Populate(data)
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	if hex.EncodeToString(h.Sum(nil)) == ch.Staged {
+		return data, release, true
+	}
+	release()
+	return nil, nil, false
 }
 
 // Head returns the bytes HEAD holds at ch.Path; ok is false when it has
@@ -82,19 +111,26 @@ func (c *Content) blob(id, name string) ([]byte, bool, error) {
 	return c.git.Read(name)
 }
 
-// matches reports whether the file at path is the one git hashed into the
-// index: the same size, modification time and inode, a regular file, and
-// not changed in the same instant the index was written (git's racy
-// rule: such a file is read from the blob instead).
-func (s *indexStat) matches(path string) bool {
-	info, err := os.Lstat(path)
-	if err != nil || !info.Mode().IsRegular() || uint32(info.Size()) != s.size {
+// matches reports whether info describes the file git hashed into the
+// index: the same size, modification time and inode, and not changed in
+// the same instant the index was written (git's racy rule: such a file
+// may have changed unseen). A git built without USE_NSEC (Debian's, for
+// one) records whole seconds, and then seconds are compared.
+func (s *indexStat) matches(info os.FileInfo) bool {
+	if uint32(info.Size()) != s.size {
 		return false
 	}
 	mtime := info.ModTime()
-	if uint32(mtime.Unix()) != s.mtimeSec || uint32(mtime.Nanosecond()) != s.mtimeNsec || mtime.UnixNano() >= s.indexMtime {
+	if uint32(mtime.Unix()) != s.mtimeSec {
 		return false
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	return ok && uint32(st.Ino) == s.ino
+	if s.mtimeNsec != 0 {
+		if uint32(mtime.Nanosecond()) != s.mtimeNsec || mtime.UnixNano() >= s.indexMtime {
+			return false
+		}
+	} else if mtime.Unix() >= s.indexMtime/1e9 {
+		return false
+	}
+	ino, ok := inode(info)
+	return ok && uint32(ino) == s.ino
 }

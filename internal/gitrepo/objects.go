@@ -71,15 +71,10 @@ func (r *objectReader) read(oid []byte) (string, []byte, error) {
 		if err != nil {
 			continue
 		}
-		data, err := r.inflate(f, -1)
+		kind, content, err := r.inflateLoose(f)
 		f.Close()
 		if err != nil {
 			return "", nil, fmt.Errorf("loose object %s: %w", name, err)
-		}
-		header, content, ok := bytes.Cut(data, []byte{0})
-		kind, sizeText, ok2 := strings.Cut(string(header), " ")
-		if size, err := strconv.Atoi(sizeText); !ok || !ok2 || err != nil || size != len(content) {
-			return "", nil, fmt.Errorf("loose object %s: bad header", name)
 		}
 		return kind, content, nil
 	}
@@ -123,6 +118,39 @@ func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// inflateLoose reads a loose object: its header first, so that the content
+// is inflated into one buffer of the size the header gives (reading it
+// whole with a growing buffer copied a large blob many times over).
+func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
+	z, _ := inflaters.Get().(io.ReadCloser)
+	if z == nil {
+		var err error
+		if z, err = zlib.NewReader(src); err != nil {
+			return "", nil, err
+		}
+	} else if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+		return "", nil, err
+	}
+	defer inflaters.Put(z)
+	head := make([]byte, 32) // "blob 18446744073709551615\0" fits
+	n, err := io.ReadFull(z, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", nil, err
+	}
+	header, rest, ok := bytes.Cut(head[:n], []byte{0})
+	kind, sizeText, ok2 := strings.Cut(string(header), " ")
+	size, err := strconv.Atoi(sizeText)
+	if !ok || !ok2 || err != nil || size < len(rest) || size > 1<<40 {
+		return "", nil, errors.New("bad header")
+	}
+	content := make([]byte, size)
+	copy(content, rest)
+	if _, err := io.ReadFull(z, content[len(rest):]); err != nil {
+		return "", nil, err
+	}
+	return kind, content, nil
 }
 
 // maxObjectSize bounds the commits and trees read (a damaged size must

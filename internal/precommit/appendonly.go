@@ -50,8 +50,12 @@ func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, sta
 	}
 	old, cur := splitLog(committed), splitLog(staged)
 	inStaged := map[string]int{} // line -> position in the staged log
+	byID := map[string][]int{}   // record id -> its positions in the staged log
 	for i, l := range cur {
 		inStaged[l.raw] = i
+		if l.id != "" {
+			byID[l.id] = append(byID[l.id], i)
+		}
 	}
 	inCommitted := map[string]int{}
 	lastKept := -1 // position in the staged log of the last committed line kept
@@ -76,7 +80,7 @@ func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, sta
 		switch {
 		case archived[l.raw]:
 			continue
-		case l.id != "" && supersededIn(l, i, cur, inCommitted, lastKept, merging):
+		case l.id != "" && supersededIn(l, i, cur, byID[l.id], inCommitted, lastKept, merging):
 			continue
 		case l.id != "" && newerIn(l, archivedVersions[l.id]):
 			continue // compacted, then its record archived: a newer version moved
@@ -118,12 +122,12 @@ func splitLog(data []byte) []logLine {
 // record that replaces it (gone is the committed line at position i): a
 // committed line of the record after it or newer by the version rule (a
 // compaction keeps the current version wherever it lies), or an appended
-// line of the record (during a merge, any new line of it).
-func supersededIn(gone logLine, i int, cur []logLine, inCommitted map[string]int, lastKept int, merging bool) bool {
-	for j, l := range cur {
-		if l.id != gone.id {
-			continue
-		}
+// line of the record (during a merge, any new line of it). versions are
+// the positions in cur of the record's lines: looking only at them keeps
+// a rewrite of a large log from costing its lines squared.
+func supersededIn(gone logLine, i int, cur []logLine, versions []int, inCommitted map[string]int, lastKept int, merging bool) bool {
+	for _, j := range versions {
+		l := cur[j]
 		if p, ok := inCommitted[l.raw]; ok {
 			if p > i || records.Newer([]byte(l.raw), []byte(gone.raw)) {
 				return true
