@@ -44,16 +44,20 @@ type Format struct {
 	whole func(c *checker, data []byte)
 	// dupLines reports lines repeated byte for byte.
 	dupLines bool
+	// versioned marks a QueenBee store, whose whole-file rule is the
+	// version order (checkVersionOrder), which ValidateAppend checks
+	// incrementally.
+	versioned bool
 }
 
 // formats is every format git-queen knows, in the order `schema list`
 // prints them.
 var formats = []*Format{
-	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", fast: checkMessage, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", versioned: true, fast: checkMessage, dupLines: true, whole: checkVersionOrder,
 		Doc: ".beads/queen_messages.jsonl and its archive; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
-	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", fast: checkAssignment, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", versioned: true, fast: checkAssignment, dupLines: true, whole: checkVersionOrder,
 		Doc: ".beads/queen_assignments.jsonl; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
-	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", fast: checkReservation, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", versioned: true, fast: checkReservation, dupLines: true, whole: checkVersionOrder,
 		Doc: ".beads/queen_reservations.jsonl; also expires_at after created_at, and each id's last line its current version"},
 	{Name: "beads-issue", Kind: JSONL, Schema: "beads-issue", Seed: "002", fast: checkBeadsIssue, dupLines: true, unique: "id",
 		Doc: ".beads/issues.jsonl (and legacy beads.jsonl): a snapshot, so each id once"},
