@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/schema"
 )
 
 // The blob memo remembers, per blob id, what the hook proved of a staged
@@ -131,4 +132,60 @@ func checksums(data []byte) [2]uint32 {
 func (m blobMemo) provesPrefix(staged []byte) bool {
 	return m.Size > 0 && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n' &&
 		checksums(staged[:m.Size]) == m.Sum
+}
+
+// Digests (schema.Digest) are kept beside the entries, for the clean
+// blobs of formats that validate incrementally: with HEAD's, a commit
+// that appends to a committed log validates only the appended lines. They
+// hold about 40 bytes a line, so only the newest few are kept.
+const maxDigests = 8
+
+func digestPath(dir, id string) string { return filepath.Join(dir, id+".digest") }
+
+func readDigest(dir, id string) (*schema.Digest, bool) {
+	if id == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(digestPath(dir, id))
+	var d schema.Digest
+	if err != nil || d.UnmarshalBinary(data) != nil {
+		return nil, false
+	}
+	return &d, true
+}
+
+// writeDigest records d for blob id through a rename, best effort, and
+// removes the oldest digests beyond maxDigests.
+func writeDigest(dir, id string, d *schema.Digest) {
+	data, err := d.MarshalBinary()
+	if err != nil || id == "" || os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, "."+id+".digest-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), digestPath(dir, id)) != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.digest"))
+	if len(old) <= maxDigests {
+		return
+	}
+	type aged struct {
+		path string
+		mod  int64
+	}
+	var all []aged
+	for _, p := range old {
+		if info, err := os.Stat(p); err == nil {
+			all = append(all, aged{p, info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.mod, b.mod) })
+	for _, a := range all[:max(0, len(all)-maxDigests)] {
+		os.Remove(a.path)
+	}
 }

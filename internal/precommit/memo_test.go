@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,45 @@ func TestTheMemoIsNotBelievedBlindly(t *testing.T) {
 		if res := f.run(t, "ann"); len(res.Rewrites) == 0 {
 			t.Errorf("%s entry for HEAD's log: the in-place edit passed", name)
 		}
+	}
+}
+
+// With the committed log's digest, only the appended lines are validated,
+// and the hook reports what a full validation reports: the same problems
+// on the same lines.
+func TestAppendsAreValidatedAgainstTheDigest(t *testing.T) {
+	committed := lines(msg(1, 0), msg(2, 0), msg(3, 0))
+	stale := strings.Replace(msg(2, 0), "{", "{ ", 1) // msg 2 again, other bytes, no newer
+	tails := map[string]string{
+		"valid":                lines(msg(4, 0), msg(1, 1)),
+		"a committed line":     lines(msg(4, 0), msg(2, 0)),
+		"a stale version":      lines(stale),
+		"not json":             lines("not json", msg(5, 0)),
+		"a repeat in the tail": lines(msg(4, 0), msg(4, 0)),
+	}
+	for name, tail := range tails {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			f.stage(t, map[string]string{logPath: committed})
+			f.run(t, "ann")
+			f.commit(t, map[string]string{logPath: committed})
+			dir := memoDir(filepath.Join(f.repo, ".git"))
+			headID := strings.TrimSpace(f.git(t, "rev-parse", "HEAD:"+logPath))
+			if _, ok := readDigest(dir, headID); !ok {
+				t.Fatal("no digest of the committed log")
+			}
+			f.stage(t, map[string]string{logPath: committed + tail})
+			withDigest := f.run(t, "ann")
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			whole := f.run(t, "ann")
+			if !reflect.DeepEqual(withDigest.Invalid, whole.Invalid) || !reflect.DeepEqual(withDigest.Rewrites, whole.Rewrites) {
+				t.Errorf("with the digest: %+v %+v\nwhole: %+v %+v", withDigest.Invalid, withDigest.Rewrites, whole.Invalid, whole.Rewrites)
+			}
+			if name != "valid" && len(whole.Invalid) == 0 {
+				t.Errorf("%s passed validation", name)
+			}
+		})
 	}
 }

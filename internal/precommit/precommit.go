@@ -198,23 +198,42 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 	mapfile.Populate(staged) // every byte is read below (a no-op for a blob read into memory)
 	known, haveMemo := readMemo(memo, c.Staged)
 	format, _ := in.Registry.FormatFor(c.Path, schema.FirstLine(staged))
-	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == binaryIdentity()
-	if !clean {
-		r := schema.ValidateFile(c.Path, staged, schema.Options{Registry: in.Registry, Limit: in.Limit})
+	mine := binaryIdentity()
+	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == mine
+	head, haveHead := readMemo(memo, c.Head)
+	appended := haveHead && head.provesPrefix(staged)
+	if !clean && format != nil {
+		opts := schema.Options{Registry: in.Registry, Limit: in.Limit}
+		var r schema.Result
+		var digest *schema.Digest
+		if prev, ok := in.headDigest(memo, c, head, format, appended, mine); ok {
+			r, digest, err = schema.ValidateAppend(format, c.Path, staged, prev, opts)
+			if err != nil {
+				return err
+			}
+		} else {
+			r = schema.Validate(format, c.Path, staged, opts)
+			if r.Valid() && format.Incremental() {
+				digest = schema.DigestOf(format, staged)
+			}
+		}
 		if !r.Valid() {
 			res.Invalid = append(res.Invalid, r)
 		} else if c.Staged != "" {
 			m := blobMemo{Size: int64(len(staged)), Sum: checksums(staged)}
-			if r.Format != "" && binaryIdentity() != "" {
-				m.Clean, m.Binary = r.Format, binaryIdentity()
+			if mine != "" {
+				m.Clean, m.Binary = r.Format, mine
 			}
 			writeMemo(memo, c.Staged, m)
+			if digest != nil {
+				writeDigest(memo, c.Staged, digest)
+			}
 		}
 	}
 	if !isStoreLog(c.Path) {
 		return nil
 	}
-	if head, ok := readMemo(memo, c.Head); ok && head.provesPrefix(staged) {
+	if appended {
 		return nil // only appended to the committed log, whose bytes the memo vouches for
 	}
 	rewrites, err := in.checkAppendOnly(content, c, staged)
@@ -230,6 +249,20 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 	}
 	res.Rewrites = append(res.Rewrites, rewrites...)
 	return nil
+}
+
+// headDigest is the digest of HEAD's blob of c's path when the staged file
+// only appended to it and it validated clean as format with this binary:
+// then only the appended lines need validating.
+func (in *Input) headDigest(memo string, c gitrepo.Change, head blobMemo, format *schema.Format, appended bool, mine string) (*schema.Digest, bool) {
+	if !appended || !format.Incremental() || mine == "" || head.Binary != mine || head.Clean != format.Name {
+		return nil, false
+	}
+	d, ok := readDigest(memo, c.Head)
+	if !ok || d.Format != format.Name || d.Size != head.Size {
+		return nil, false
+	}
+	return d, true
 }
 
 // isStoreLog reports the append-only QueenBee logs (not their archives).
