@@ -127,6 +127,14 @@ func checksums(data []byte) [2]uint32 {
 	return [2]uint32{jsonl.Checksum(data), crc32.ChecksumIEEE(data)}
 }
 
+// extended is the checksums of data, which starts with the blob m
+// describes (provesPrefix said so): continued over the bytes after it
+// rather than computed again over all of them.
+func (m blobMemo) extended(data []byte) [2]uint32 {
+	rest := data[m.Size:]
+	return [2]uint32{crc32.Update(m.Sum[0], crc32.MakeTable(crc32.Castagnoli), rest), crc32.Update(m.Sum[1], crc32.IEEETable, rest)}
+}
+
 // provesPrefix reports whether staged begins with the blob m describes,
 // ending at a line end: then the staged log only appended to it.
 func (m blobMemo) provesPrefix(staged []byte) bool {

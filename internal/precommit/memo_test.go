@@ -111,6 +111,13 @@ func TestAppendsAreValidatedAgainstTheDigest(t *testing.T) {
 			}
 			f.stage(t, map[string]string{logPath: committed + tail})
 			withDigest := f.run(t, "ann")
+			if name == "valid" {
+				// Its checksums continued from HEAD's: they must be the
+				// staged bytes' own.
+				if _, m, ok := f.memoOf(t, logPath); !ok || m.Sum != checksums([]byte(committed+tail)) || m.Size != int64(len(committed+tail)) {
+					t.Fatalf("memo of the appended log: %+v (found %v)", m, ok)
+				}
+			}
 			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)
 			}

@@ -220,7 +220,12 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 		if !r.Valid() {
 			res.Invalid = append(res.Invalid, r)
 		} else if c.Staged != "" {
-			m := blobMemo{Size: int64(len(staged)), Sum: checksums(staged)}
+			m := blobMemo{Size: int64(len(staged))}
+			if appended {
+				m.Sum = head.extended(staged)
+			} else {
+				m.Sum = checksums(staged)
+			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
 			}
