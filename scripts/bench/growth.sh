@@ -108,7 +108,7 @@ for n in $sizes; do
 		mkdir -p "$m"
 		mergegen -kind messages -size $((n * 570)) -append "$side" -dir "$m" >/dev/null
 		cd "$m"
-		pair_runs=$([ "$n" -ge 1000000 ] && echo 5 || echo "${RUNS:-10}")
+		pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}")
 		bench_pair "merge-$n-$side" driver \
 			"git-queen merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl" \
 			"git merge-file" "git merge-file --union o.jsonl base.jsonl theirs.jsonl" --prepare "cp ours.jsonl o.jsonl"
@@ -122,6 +122,6 @@ for n in $sizes; do
 	rm -rf "$store" "$work/compact-$n"
 done
 
-echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact at 1M, 5 x ${ROUNDS:-3} for merges at 1M)"
+echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact and merges at 1M)"
 printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS\n'
 cat "$table"
