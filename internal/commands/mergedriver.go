@@ -2,11 +2,9 @@ package commands
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -160,40 +158,7 @@ func pathFormat(dir, flag, path string) (merge.Format, error) {
 // repository configured.
 func textMerge(dir string, markerSize int, path string) func(base, ours, theirs []byte) ([]byte, bool, error) {
 	return func(base, ours, theirs []byte) ([]byte, bool, error) {
-		tmp, err := os.MkdirTemp("", "git-queen-merge-")
-		if err != nil {
-			return nil, false, err
-		}
-		defer os.RemoveAll(tmp)
-		names := []string{"ours", "base", "theirs"}
-		for i, b := range [][]byte{ours, base, theirs} {
-			if err := os.WriteFile(filepath.Join(tmp, names[i]), b, 0o600); err != nil {
-				return nil, false, err
-			}
-		}
-		args := []string{"merge-file", "-p", "--marker-size=" + strconv.Itoa(markerSize)}
-		if style, _ := gitrepo.Git(dir, "config", "--get", "merge.conflictStyle"); strings.TrimSpace(style) == "diff3" {
-			args = append(args, "--diff3")
-		} else if strings.TrimSpace(style) == "zdiff3" {
-			args = append(args, "--zdiff3")
-		}
-		label := path
-		if label == "" {
-			label = "file"
-		}
-		args = append(args, "-L", "ours:"+label, "-L", "base:"+label, "-L", "theirs:"+label,
-			filepath.Join(tmp, "ours"), filepath.Join(tmp, "base"), filepath.Join(tmp, "theirs"))
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		out, err := cmd.Output()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() < 128 {
-			return out, true, nil // the number of conflicts
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("git merge-file: %w", err)
-		}
-		return out, false, nil
+		return gitrepo.MergeFile(dir, path, markerSize, base, ours, theirs)
 	}
 }
 

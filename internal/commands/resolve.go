@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -185,7 +184,7 @@ func resolveFile(o resolveOptions, top, file string) (resolved, error) {
 	out := resolved{Path: file}
 
 	var res merge.Result
-	stages, err := indexStages(top, rel)
+	stages, err := gitrepo.IndexStages(top, rel)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -232,46 +231,6 @@ func resolveFile(o resolveOptions, top, file string) (resolved, error) {
 		out.Staged = true
 	}
 	return out, nil
-}
-
-// indexStages reads the base, ours and theirs blobs git keeps in the index
-// for a path it could not merge; nil when the path is not unmerged. A stage
-// git does not have (no base, a side that deleted the file) is nil.
-func indexStages(top, rel string) ([][]byte, error) {
-	if top == "" {
-		return nil, nil
-	}
-	out, err := gitrepo.Git(top, "ls-files", "-u", "-z", "--", rel)
-	if err != nil || out == "" {
-		return nil, nil
-	}
-	stages := make([][]byte, 3)
-	for _, entry := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
-		// "mode sha stage\tpath"
-		meta, _, _ := strings.Cut(entry, "\t")
-		f := strings.Fields(meta)
-		if len(f) != 3 {
-			continue
-		}
-		stage := f[2][0] - '1'
-		if stage > 2 {
-			continue
-		}
-		cmd := exec.Command("git", "cat-file", "blob", f[1])
-		cmd.Dir = top
-		blob, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("read stage %d of %s: %w", stage+1, rel, err)
-		}
-		if blob == nil {
-			blob = []byte{}
-		}
-		stages[stage] = blob
-	}
-	if stages[0] == nil {
-		stages[0] = []byte{} // both added the file: an empty base
-	}
-	return stages, nil
 }
 
 // unmergedJSONL lists the unmerged paths that are JSONL, by name or by the
