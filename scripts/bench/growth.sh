@@ -88,6 +88,9 @@ for n in $sizes; do
 	rm -f "$work/copy.jsonl"
 
 	cd "$work/code"
+	if [ -f .beads/queen_messages.jsonl ]; then
+		git rm -q .beads/queen_messages.jsonl && git commit -q -m "the previous size's log" # the hook refuses a rewrite
+	fi
 	mkdir -p .beads
 	cp "$work/messages-$n.jsonl" .beads/queen_messages.jsonl
 	git add .beads/queen_messages.jsonl
