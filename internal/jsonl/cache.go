@@ -54,6 +54,9 @@ type cacheHeader struct {
 	// the log's append chain holds it, every append since was git-queen's
 	// own, and the prefix needs no checksum (see appendchain.go).
 	Seen *FileStat `json:"seen,omitempty"`
+	// Lean says the lines after the header hold only the query's fields
+	// (Query.Lean).
+	Lean bool `json:"lean,omitempty"`
 	// Newest is the latest version time of any line in the prefix, kept
 	// or not, for a query with Versions: an appended line of an id the
 	// cache does not hold can only be that id's current version if it is
@@ -66,7 +69,7 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 5
+const cacheVersion = 6
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
@@ -167,7 +170,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 					continue
 				}
 			} else if e, ok := byID[id]; ok {
-				if !jsonline.Newer(raw, t, e.Raw, q.Versions.Of(e.Raw)) {
+				if !jsonline.Newer(raw, t, e.Raw, q.Versions.Of(e.Raw)) && !(e.Lean && newerThanLean(data, raw, t, e, q.Versions)) {
 					continue
 				}
 			} else if !t.After(prefixNewest) {
@@ -230,7 +233,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	}
 	keys := q.keys()
 	first, rest, found := bytes.Cut(raw, []byte{'\n'})
-	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, keys) ||
+	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, keys) || hdr.Lean != q.Lean ||
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(rest) != hdr.Body {
 		return hdr, nil, false
 	}
@@ -260,7 +263,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		}
 		// The entry keeps pointing into raw, which nothing else holds.
 		fieldSpace = append(fieldSpace, fields...)
-		e := Entry{ID: id, Line: no, Raw: fileLine, Fields: fieldSpace[len(fieldSpace)-len(fields) : len(fieldSpace) : len(fieldSpace)], File: file, Offset: off}
+		e := Entry{ID: id, Line: no, Raw: fileLine, Fields: fieldSpace[len(fieldSpace)-len(fields) : len(fieldSpace) : len(fieldSpace)], File: file, Offset: off, Lean: q.Lean}
 		entries = append(entries, e)
 	}
 	return hdr, entries, true
@@ -284,7 +287,7 @@ func provedByStat(hdr cacheHeader, data []byte, info os.FileInfo, chain string) 
 // The prefix is size bytes long and holds lines lines; seen is the log's
 // stat (nil when unknown).
 func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat, seen *FileStat, newest time.Time) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Seen: seen, Keys: q.keys()}
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Seen: seen, Keys: q.keys(), Lean: q.Lean}
 	if q.Versions != nil {
 		hdr.Newest = &newest
 	}
@@ -297,6 +300,11 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 	vals := make([][]byte, len(hdr.Keys))
 	for _, e := range entries {
 		if e.Line <= hdr.Lines {
+			if q.Lean && !e.Lean {
+				if e.Raw = leanLine(e.Raw, hdr.Keys, vals); e.Raw == nil {
+					return
+				}
+			}
 			var ok bool
 			if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
 				return

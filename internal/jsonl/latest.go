@@ -34,6 +34,12 @@ type Query struct {
 	// Versions, when set, decides which version of an id is current from
 	// the records (see Versions); nil means the last line.
 	Versions *jsonline.Versions
+	// Lean, for a cached selection, caches only the key, Fields and
+	// version fields of each selected line, not the line: a selection of
+	// tens of thousands of lines of which a reader prints a few (an
+	// inbox) then reads a cache a sixth the size. Entries read from such a
+	// cache are Lean; LoadRaw reads their lines.
+	Lean bool
 }
 
 func (q Query) key() string {
@@ -74,6 +80,9 @@ type Entry struct {
 	Raw    []byte
 	// Fields are the values of Query.Fields in Raw (nil when absent).
 	Fields [][]byte
+	// Lean says that Raw holds only the key, Fields and version fields of
+	// the line (a lean cache's), as one JSON object: LoadRaw reads the line.
+	Lean bool
 }
 
 // Select scans data from its end and returns the current version of each

@@ -221,14 +221,32 @@ func (m *Store) Sent(droid string, o InboxOptions) (Page, error) {
 // read), and decodes only the messages it returns: an inbox of 50,000
 // messages printed 20 at a time decodes 20.
 func (m *Store) newest(name, field, droid string, o InboxOptions) (Page, error) {
+	page, err := m.newestFrom(name, field, droid, o, true)
+	if errors.Is(err, jsonl.ErrMoved) {
+		// A compaction between the selection and the reading of the
+		// lines: select again, whole lines this time.
+		page, err = m.newestFrom(name, field, droid, o, false)
+	}
+	return page, err
+}
+
+// newestFrom is newest with a lean selection (which caches only the
+// fields it filters and orders by, and reads the lines it returns from
+// the log) or not.
+func (m *Store) newestFrom(name, field, droid string, o InboxOptions, lean bool) (Page, error) {
 	const created, deleted, read = 1, 2, 3
-	sel, err := m.S.Select(records.MessagesFile, store.Query{
-		Name: name,
-		Query: jsonl.Query{
-			Fields: []string{field, "created_at", "deleted", "read"},
-			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
-		},
-	})
+	q := jsonl.Query{
+		Fields: []string{field, "created_at", "deleted", "read"},
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
+		// Set here, not left to the store's default, for LoadRaw to
+		// compare the lines it reads with what was selected.
+		Versions: records.Versions,
+		Lean:     lean,
+	}
+	if lean {
+		name += "\x00lean"
+	}
+	sel, err := m.S.Select(records.MessagesFile, store.Query{Name: name, Query: q})
 	if err != nil {
 		return Page{}, err
 	}
@@ -245,8 +263,14 @@ func (m *Store) newest(name, field, droid string, o InboxOptions) (Page, error) 
 		}
 		t, ok := records.ParseTime(e.Fields[created])
 		if !ok {
-			// Decoding says what is wrong with it.
-			if _, err := decode(*e); err != nil {
+			// Decoding the whole line says what is wrong with it.
+			raw, err := jsonl.LoadRaw(*e, q)
+			if err != nil {
+				return Page{}, err
+			}
+			full := *e
+			full.Raw = raw
+			if _, err := decode(full); err != nil {
 				page.Problems = append(page.Problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
 				continue
 			}
@@ -268,7 +292,13 @@ func (m *Store) newest(name, field, droid string, o InboxOptions) (Page, error) 
 	}
 	page.Messages = make([]records.Message, 0, len(list))
 	for _, c := range list {
-		msg, err := decode(*c.e)
+		raw, err := jsonl.LoadRaw(*c.e, q)
+		if err != nil {
+			return Page{}, err
+		}
+		e := *c.e
+		e.Raw = raw
+		msg, err := decode(e)
 		if err != nil {
 			page.Problems = append(page.Problems, jsonl.Problem{File: c.e.File, Line: c.e.Line, Msg: err.Error()})
 			continue

@@ -160,6 +160,10 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	if q.Versions == nil {
 		q.Versions = records.Versions // every store log holds QueenBee records
 	}
+	if src.Count() > 1 {
+		// The union below compares versions by their bytes.
+		q.Lean = false
+	}
 	union := ""
 	if src.Count() > 1 && q.Name != "" {
 		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
