@@ -53,23 +53,16 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 	}
 	// What stays: every non-blank line that did not move.
 	keep := lineSet{}
-	s, err := newLineStream(f)
-	if err != nil {
-		return stats, nil, err
-	}
-	for {
-		phys, off, no, ok, err := s.next()
-		if err != nil {
-			return stats, nil, err
-		}
-		if !ok {
-			break
-		}
+	err = streamLines(f, func(phys []byte, off int64, no int) error {
 		raw, _ := jsonline.TrimLine(phys, off == 0)
 		if !moved.has(no) && !(jsonline.Line{Raw: raw}).Blank() {
 			keep.add(no)
 			stats.LinesAfter++
 		}
+		return nil
+	})
+	if err != nil {
+		return stats, nil, err
 	}
 	var movedMarks []int64
 	err = writeFileFrom(l.Path, true, func(w *os.File) error {
@@ -101,42 +94,33 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 		return err
 	}
 	vals := make([][]byte, len(keys))
-	s, err := newLineStream(f)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		phys, off, no, ok, err := s.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	err = streamLines(f, func(phys []byte, off int64, no int) error {
 		raw, term := jsonline.TrimLine(phys, off == 0)
 		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
 		if line.Blank() {
-			continue
+			return nil
 		}
 		id, problem := lineKey(line, keys, vals)
 		if problem != "" || !moving[hashID(id)] {
-			continue
+			return nil
 		}
 		moved.add(no)
 		h := hashLine(raw)
 		if have[h] {
 			stats.AlreadyArchived++
-			continue
+			return nil
 		}
 		have[h] = true
 		batch = append(batch, append([]byte(nil), raw...))
 		size += len(raw)
 		stats.Moved++
 		if size >= streamBuffer {
-			if err := flush(); err != nil {
-				return nil, err
-			}
+			return flush()
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return moved, flush()
 }
@@ -153,19 +137,13 @@ func lineHashes(path string) (map[idHash]bool, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	s, err := newLineStream(f)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		phys, off, _, ok, err := s.next()
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		if !ok {
-			return have, nil
-		}
+	err = streamLines(f, func(phys []byte, off int64, _ int) error {
 		raw, _ := jsonline.TrimLine(phys, off == 0)
 		have[hashLine(raw)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return have, nil
 }

@@ -83,33 +83,22 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 	// leaves garbage: collect it early rather than let the heap double.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	plan := &compactPlan{}
-	s, err := newLineStream(f)
-	if err != nil {
-		return nil, err
-	}
 	var scratch []byte
-	for {
-		phys, off, no, ok, err := s.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	err := streamLines(f, func(phys []byte, off int64, no int) error {
 		raw, term := jsonline.TrimLine(phys, off == 0)
 		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
 		if line.Blank() {
-			continue
+			return nil
 		}
 		plan.lines++
 		id, problem := lineKey(line, keys, vals)
 		if problem != "" {
 			plan.keep.add(no)
 			plan.problems++
-			continue
+			return nil
 		}
 		if no > math.MaxInt32 || len(phys) > math.MaxInt32 {
-			return nil, fmt.Errorf("%s: line %d: too long a log or line to compact", f.Name(), no)
+			return fmt.Errorf("%s: line %d: too long a log or line to compact", f.Name(), no)
 		}
 		c := current{off: off, size: int32(len(phys)), no: int32(no)}
 		if pick != nil {
@@ -119,17 +108,22 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 		prev, seen := ids[h]
 		if seen && pick != nil && c.time == prev.time {
 			// Equal times: the larger bytes win, as jsonline.Newer says.
+			var err error
 			if scratch, err = readLine(f, prev, scratch); err != nil {
-				return nil, err
+				return err
 			}
 			prevRaw, _ := jsonline.TrimLine(scratch, prev.off == 0)
 			if bytes.Compare(raw, prevRaw) <= 0 {
-				continue
+				return nil
 			}
 		} else if seen && pick != nil && c.time < prev.time {
-			continue
+			return nil
 		}
 		ids[h] = c
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range ids {
 		plan.keep.add(int(c.no))
@@ -166,28 +160,18 @@ func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]in
 		}
 	}
 	w := bufio.NewWriterSize(dst, 1<<20)
-	s, err := newLineStream(f)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		phys, off, no, ok, err := s.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	err := streamLines(f, func(phys []byte, off int64, no int) error {
 		place(off)
 		if !plan.keep.has(no) {
-			continue
+			return nil
 		}
 		raw, _ := jsonline.TrimLine(phys, off == 0)
 		w.Write(raw)
-		if err := w.WriteByte('\n'); err != nil {
-			return nil, err
-		}
 		written += int64(len(raw)) + 1
+		return w.WriteByte('\n')
+	})
+	if err != nil {
+		return nil, err
 	}
 	for i := range marks {
 		if !done[i] {
@@ -198,7 +182,8 @@ func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]in
 }
 
 // openForRewrite opens the log for a streaming rewrite, after setting a
-// torn tail aside as loadForRewrite does; nil when the log does not exist.
+// torn tail aside first (a rewrite must not decide what a half-written
+// line meant); nil when the log does not exist.
 func (l *Log) openForRewrite() (*os.File, error) {
 	if err := CheckInside(l.Path, l.Roots); err != nil {
 		return nil, err

@@ -59,6 +59,24 @@ func (s *lineStream) next() (line []byte, off int64, no int, ok bool, err error)
 	}
 }
 
+// streamLines calls fn with every physical line of f (see next), from
+// the start, stopping at fn's first error.
+func streamLines(f *os.File, fn func(line []byte, off int64, no int) error) error {
+	s, err := newLineStream(f)
+	if err != nil {
+		return err
+	}
+	for {
+		line, off, no, ok, err := s.next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(line, off, no); err != nil {
+			return err
+		}
+	}
+}
+
 // fill moves the unread bytes to the front (growing the buffer when they
 // fill it) and reads more.
 func (s *lineStream) fill() error {

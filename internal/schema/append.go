@@ -146,8 +146,7 @@ func appendedVersionOrder(c *checker, f *Format, data []byte, prev *Digest, tail
 		raw  []byte
 		time int64
 	}
-	type history struct{ last, current version }
-	byID := map[string]*history{}
+	byID := map[string][]version{} // the appended versions of each id, in order
 	var order []string
 	for l := range jsonline.LinesFrom(tail, prev.Lines+1) {
 		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
@@ -158,14 +157,10 @@ func appendedVersionOrder(c *checker, f *Format, data []byte, prev *Digest, tail
 			continue
 		}
 		id, _ := jsonline.String(vals[0])
-		cur := version{l.No, l.Raw, t}
-		h := byID[id]
-		if h == nil {
-			h = &history{}
-			byID[id] = h
+		if byID[id] == nil {
 			order = append(order, id)
 		}
-		h.last = cur
+		byID[id] = append(byID[id], version{l.No, l.Raw, t})
 	}
 	if len(byID) == 0 {
 		return
@@ -191,25 +186,19 @@ func appendedVersionOrder(c *checker, f *Format, data []byte, prev *Digest, tail
 			current[id] = v
 		}
 	}
-	for l := range jsonline.LinesFrom(tail, prev.Lines+1) {
-		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
-			continue
-		}
-		key, t := f.keyOf(vals)
-		if key == 0 {
-			continue
-		}
-		id, _ := jsonline.String(vals[0])
-		if v := (version{l.No, l.Raw, t}); newer(v, current[id]) {
-			current[id] = v
+	for id, versions := range byID {
+		for _, v := range versions {
+			if newer(v, current[id]) {
+				current[id] = v
+			}
 		}
 	}
 	for _, id := range order {
-		h, cur := byID[id], current[id]
-		if bytes.Equal(h.last.raw, cur.raw) {
+		last, cur := byID[id][len(byID[id])-1], current[id]
+		if bytes.Equal(last.raw, cur.raw) {
 			continue
 		}
-		c.line = h.last.no
+		c.line = last.no
 		c.addf("updated_at", RuleVersionOrder,
 			"is not the current version of %s: line %d holds a newer one, which git-queen reads; QueenBee's CLI takes the last line "+
 				"and would read this stale one. Run `git queen resolve %s` to put the versions in time order", id, cur.no, c.path)
