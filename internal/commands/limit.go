@@ -30,15 +30,6 @@ func tableLimit(c *cli.Context, def int) int {
 	return def
 }
 
-// firstN keeps the first n of list (all when n <= 0) and says how many it
-// left out.
-func firstN[T any](list []T, n int) ([]T, int) {
-	if n <= 0 || len(list) <= n {
-		return list, 0
-	}
-	return list[:n], len(list) - n
-}
-
 // lastN keeps the last n of list (all when n <= 0).
 func lastN[T any](list []T, n int) ([]T, int) {
 	if n <= 0 || len(list) <= n {
