@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
@@ -145,7 +146,9 @@ func (m blobMemo) provesPrefix(staged []byte) bool {
 // Digests (schema.Digest) are kept beside the entries, for the clean
 // blobs of formats that validate incrementally: with HEAD's, a commit
 // that appends to a committed log validates only the appended lines. They
-// hold about 40 bytes a line, so only the newest few are kept.
+// hold about 40 bytes a line, so a path keeps two (HEAD's blob's, and the
+// one staged last, which the next commit makes HEAD's), and the directory
+// the newest few.
 const maxDigests = 8
 
 func digestPath(dir, id string) string { return filepath.Join(dir, id+".digest") }
@@ -162,9 +165,11 @@ func readDigest(dir, id string) (*schema.Digest, bool) {
 	return &d, true
 }
 
-// writeDigest records d for blob id through a rename, best effort, and
-// removes the oldest digests beyond maxDigests.
-func writeDigest(dir, id string, d *schema.Digest) {
+// writeDigest records d for blob id, staged at path over HEAD's blob
+// head, through a rename, best effort; it removes the path's other
+// digests (a digests-PATHSUM file names them), and the oldest beyond
+// maxDigests.
+func writeDigest(dir, path, head, id string, d *schema.Digest) {
 	data, err := d.MarshalBinary()
 	if err != nil || id == "" || os.MkdirAll(dir, 0o755) != nil {
 		return
@@ -178,6 +183,15 @@ func writeDigest(dir, id string, d *schema.Digest) {
 		os.Remove(tmp.Name())
 		return
 	}
+	owners := filepath.Join(dir, "digests-"+fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(path))))
+	if data, err := os.ReadFile(owners); err == nil {
+		for _, other := range strings.Fields(string(data)) {
+			if other != id && other != head {
+				os.Remove(digestPath(dir, other))
+			}
+		}
+	}
+	_ = os.WriteFile(owners, []byte(head+" "+id+"\n"), 0o644)
 	old, _ := filepath.Glob(filepath.Join(dir, "*.digest"))
 	if len(old) <= maxDigests {
 		return

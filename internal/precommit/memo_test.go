@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,25 @@ func TestAppendsAreValidatedAgainstTheDigest(t *testing.T) {
 				t.Errorf("%s passed validation", name)
 			}
 		})
+	}
+}
+
+// A log's digests do not pile up: a path keeps HEAD's and the staged one.
+func TestAPathKeepsTwoDigests(t *testing.T) {
+	f := newFixture(t)
+	log := lines(msg(1, 0))
+	dir := memoDir(filepath.Join(f.repo, ".git"))
+	for i := 2; i <= 5; i++ {
+		f.stage(t, map[string]string{logPath: log})
+		if res := f.run(t, "ann"); res.Refused() {
+			t.Fatalf("refused: %+v", res)
+		}
+		f.commit(t, map[string]string{logPath: log})
+		log += lines(msg(i, 0))
+	}
+	digests, _ := filepath.Glob(filepath.Join(dir, "*.digest"))
+	head := strings.TrimSpace(f.git(t, "rev-parse", "HEAD:"+logPath))
+	if len(digests) != 2 || !slices.Contains(digests, digestPath(dir, head)) {
+		t.Errorf("digests %v; want two, HEAD's (%s) among them", digests, head)
 	}
 }

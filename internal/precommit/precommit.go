@@ -231,7 +231,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			}
 			writeMemo(memo, c.Staged, m)
 			if digest != nil {
-				writeDigest(memo, c.Staged, digest)
+				writeDigest(memo, c.Path, c.Head, c.Staged, digest)
 			}
 		}
 	}
