@@ -226,47 +226,114 @@ func hdrProblems(hdr cacheHeader, file string) []Problem {
 // the cache remembered one and it still holds. The lines come from the
 // cache; a damaged cache can make a query slow, never wrong.
 func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, chain string) (cacheHeader, []Entry, bool) {
-	var hdr cacheHeader
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
+		return cacheHeader{}, nil, false
+	}
+	hdr, body, ok := checkCache(raw, data, q, checksum, info, chain)
+	if !ok {
 		return hdr, nil, false
 	}
-	keys := q.keys()
-	first, rest, found := bytes.Cut(raw, []byte{'\n'})
-	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, keys) || hdr.Lean != q.Lean ||
-		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(rest) != hdr.Body {
-		return hdr, nil, false
-	}
-	if !provedByStat(hdr, data, info, chain) && checksum(hdr.Size) != hdr.CRC {
-		return hdr, nil, false
-	}
-	vals := make([][]byte, len(keys))
 	// One allocation each for the entries and their fields: a fresh
 	// process pays for every page it touches, so growing them costs.
-	n := bytes.Count(rest, []byte{'\n'})
+	n := bytes.Count(body, []byte{'\n'})
 	entries := make([]Entry, 0, n)
 	fieldSpace := make([][]byte, 0, n*len(q.Fields))
-	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+	ok = eachCached(hdr, body, file, q, false, func(e *Entry) {
+		// The entry keeps pointing into raw, which nothing else holds.
+		fieldSpace = append(fieldSpace, e.Fields...)
+		e.Fields = fieldSpace[len(fieldSpace)-len(e.Fields) : len(fieldSpace) : len(fieldSpace)]
+		entries = append(entries, *e)
+	})
+	return hdr, entries, ok
+}
+
+// checkCache parses a cache file's header and returns its body, if the
+// cache answers q for a prefix of data that is proved unchanged and its
+// body is undamaged. A nil checksum accepts only a prefix proved by stat.
+func checkCache(raw, data []byte, q Query, checksum func(int64) uint32, info os.FileInfo, chain string) (cacheHeader, []byte, bool) {
+	var hdr cacheHeader
+	first, body, found := bytes.Cut(raw, []byte{'\n'})
+	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean ||
+		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
+		return hdr, nil, false
+	}
+	if !provedByStat(hdr, data, info, chain) && (checksum == nil || checksum(hdr.Size) != hdr.CRC) {
+		return hdr, nil, false
+	}
+	return hdr, body, true
+}
+
+// eachCached calls fn with each entry of a cache body that q still keeps,
+// in line order, or from the last line when backward (a log's newest
+// entries first). The entry and its bytes point into body and into
+// scratch space that the next call reuses. It reports false, maybe after
+// some calls, if a line is damaged.
+func eachCached(hdr cacheHeader, body []byte, file string, q Query, backward bool, fn func(*Entry)) bool {
+	vals := make([][]byte, len(hdr.Keys))
+	one := func(line []byte) bool {
 		no, off, fileLine, ok := parseCacheLine(line, vals)
 		if !ok || off >= hdr.Size || no > hdr.Lines {
-			return hdr, nil, false
+			return false
 		}
 		id, ok := jsonline.String(vals[0])
 		if !ok || id == "" {
-			return hdr, nil, false
+			return false
 		}
 		fields := vals[1 : 1+len(q.Fields)]
-		if !q.keeps(fields) {
-			continue
+		if q.keeps(fields) {
+			fn(&Entry{ID: id, Line: no, Raw: fileLine, Fields: fields, File: file, Offset: off, Lean: q.Lean})
 		}
-		// The entry keeps pointing into raw, which nothing else holds.
-		fieldSpace = append(fieldSpace, fields...)
-		e := Entry{ID: id, Line: no, Raw: fileLine, Fields: fieldSpace[len(fieldSpace)-len(fields) : len(fieldSpace) : len(fieldSpace)], File: file, Offset: off, Lean: q.Lean}
-		entries = append(entries, e)
+		return true
 	}
-	return hdr, entries, true
+	if backward {
+		return eachLineBackward(body, one)
+	}
+	for len(body) > 0 {
+		var line []byte
+		line, body, _ = bytes.Cut(body, []byte{'\n'})
+		if !one(line) {
+			return false
+		}
+	}
+	return true
+}
+
+// eachLineBackward calls fn with each line of text (without its newline),
+// the last first, until fn returns false. It splits blocks of text
+// forwards, as bytes.IndexByte is many times faster than a search
+// backwards byte by byte.
+func eachLineBackward(text []byte, fn func([]byte) bool) bool {
+	text = bytes.TrimSuffix(text, []byte{'\n'})
+	var starts []int
+	for end := len(text); end > 0; {
+		// The block is the whole lines that start in the last 64 KiB
+		// before end.
+		from := max(end-64<<10, 0)
+		from = bytes.LastIndexByte(text[:from], '\n') + 1
+		starts = starts[:0]
+		for at := from; at < end; {
+			starts = append(starts, at)
+			i := bytes.IndexByte(text[at:end], '\n')
+			if i < 0 {
+				break
+			}
+			at += i + 1
+		}
+		for k := len(starts) - 1; k >= 0; k-- {
+			stop := end
+			if k+1 < len(starts) {
+				stop = starts[k+1] - 1
+			} else if end < len(text) {
+				stop = end - 1 // before the newline that ends the line
+			}
+			if !fn(text[starts[k]:stop]) {
+				return false
+			}
+		}
+		end = from
+	}
+	return true
 }
 
 // provedByStat reports whether the cached prefix is proved unchanged

@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
@@ -44,53 +43,69 @@ func appendCacheLine(buf []byte, e Entry, keys []string, vals [][]byte) ([]byte,
 }
 
 // parseCacheLine reads a cache line (without its newline), filling vals
-// with the spans of raw it names.
+// with the spans of raw it names. It reads the numbers in one pass: a
+// read of a large cache parses one line per entry, and little else.
 func parseCacheLine(line []byte, vals [][]byte) (no int, off int64, raw []byte, ok bool) {
-	noText, line, _ := bytes.Cut(line, []byte{' '})
-	offText, line, _ := bytes.Cut(line, []byte{' '})
-	spans, raw, found := bytes.Cut(line, []byte{' '})
-	n, ok1 := parseUint(noText)
-	o, ok2 := parseUint(offText)
-	if !found || !ok1 || !ok2 || len(raw) == 0 {
+	n, p, ok := readUint(line, 0)
+	if !ok || p >= len(line) || line[p] != ' ' {
+		return 0, 0, nil, false
+	}
+	o, p, ok := readUint(line, p+1)
+	if !ok || p >= len(line) || line[p] != ' ' {
+		return 0, 0, nil, false
+	}
+	p++
+	type span struct{ start, end int64 }
+	var spans [16]span
+	if len(vals) > len(spans) {
 		return 0, 0, nil, false
 	}
 	for i := range vals {
-		var span []byte
-		if i < len(vals)-1 {
-			var more bool
-			span, spans, more = bytes.Cut(spans, []byte{','})
-			if !more {
+		if i > 0 {
+			if p >= len(line) || line[p] != ',' {
 				return 0, 0, nil, false
 			}
-		} else {
-			span = spans
+			p++
 		}
-		if len(span) == 1 && span[0] == '-' {
+		if p < len(line) && line[p] == '-' {
+			spans[i] = span{-1, -1}
+			p++
+			continue
+		}
+		start, q, ok1 := readUint(line, p)
+		if !ok1 || q >= len(line) || line[q] != '-' {
+			return 0, 0, nil, false
+		}
+		end, q, ok2 := readUint(line, q+1)
+		if !ok2 || start > end {
+			return 0, 0, nil, false
+		}
+		spans[i], p = span{start, end}, q
+	}
+	if p >= len(line) || line[p] != ' ' || p+1 == len(line) {
+		return 0, 0, nil, false
+	}
+	raw = line[p+1:]
+	for i, sp := range spans[:len(vals)] {
+		if sp.start < 0 {
 			vals[i] = nil
 			continue
 		}
-		startText, endText, _ := bytes.Cut(span, []byte{'-'})
-		start, ok1 := parseUint(startText)
-		end, ok2 := parseUint(endText)
-		if !ok1 || !ok2 || start > end || end > int64(len(raw)) {
+		if sp.end > int64(len(raw)) {
 			return 0, 0, nil, false
 		}
-		vals[i] = raw[start:end]
+		vals[i] = raw[sp.start:sp.end]
 	}
 	return int(n), o, raw, true
 }
 
-// parseUint reads a decimal number of at most 18 digits.
-func parseUint(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
+// readUint reads a decimal number of 1 to 18 digits at b[p:], and returns
+// where it ends.
+func readUint(b []byte, p int) (v int64, end int, ok bool) {
+	start := p
+	for p < len(b) && b[p] >= '0' && b[p] <= '9' && p-start < 18 {
+		v = v*10 + int64(b[p]-'0')
+		p++
 	}
-	var v int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	return v, true
+	return v, p, p > start && (p == len(b) || b[p] < '0' || b[p] > '9')
 }

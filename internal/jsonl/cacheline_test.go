@@ -37,6 +37,11 @@ func TestCacheLineRejectsDamage(t *testing.T) {
 		`1 0 1-,- {"id":"a"}`,    // half a span
 		`1 0 1-5,-`,              // cut short
 		`1 0 99999999999999999999-1,- {"id":"a"}`,
+		`1 0 1-5,- `,             // an empty raw
+		`1  0 1-5,- {"id":"a"}`,  // two spaces
+		`1 0 1-5,-- {"id":"a"}`,  // a dash too many
+		`1 0 1-5,-,{"id":"a"}`,   // no space before raw
+		`10x 0 1-5,- {"id":"a"}`, // a number ending in a letter
 	} {
 		if _, _, _, ok := parseCacheLine([]byte(line), make([][]byte, 2)); ok {
 			t.Errorf("%q was accepted", line)

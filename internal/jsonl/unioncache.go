@@ -82,9 +82,9 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 	for len(rest) > 0 {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
-		fileText, line, _ := bytes.Cut(line, []byte{' '})
-		fi, ok1 := parseUint(fileText)
-		no, off, fileLine, ok2 := parseCacheLine(line, vals)
+		fi, p, ok1 := readUint(line, 0)
+		ok1 = ok1 && p < len(line) && line[p] == ' '
+		no, off, fileLine, ok2 := parseCacheLine(line[min(p+1, len(line)):], vals)
 		id, ok3 := jsonline.String(vals[0])
 		if !ok1 || !ok2 || !ok3 || fi >= int64(len(files)) || id == "" {
 			return nil, nil, false

@@ -157,9 +157,7 @@ func (s *Store) Select(name string, q Query) (*Selection, error) {
 // SelectFrom is Select over sources already found, for a caller that
 // chooses its query by how many there are.
 func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
-	if q.Versions == nil {
-		q.Versions = records.Versions // every store log holds QueenBee records
-	}
+	q = q.withVersions()
 	if src.Count() > 1 {
 		// The union below compares versions by their bytes.
 		q.Lean = false
@@ -231,6 +229,15 @@ type Query struct {
 	// in time, like Keep. With several sources, the winners Final keeps
 	// are cached as long as no source changes.
 	Final func(fields [][]byte) bool
+}
+
+// withVersions is q comparing versions as QueenBee records do, unless it
+// says otherwise: every store log holds QueenBee records.
+func (q Query) withVersions() Query {
+	if q.Versions == nil {
+		q.Versions = records.Versions
+	}
+	return q
 }
 
 // CacheDir holds the selection caches.
