@@ -125,70 +125,11 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	for _, e := range cached {
 		byID[e.ID] = e
 	}
-	problems := hdrProblems(hdr, file)
-	keys := q.keys()
-	vals := make([][]byte, len(keys))
-	pick := q.Versions.Picker(keys)
-	// appended holds, for each id among the new lines, its current
-	// version so far, kept or not.
-	type version struct {
-		raw  []byte
-		time time.Time
+	added, newest, ok := applyAppended(data, prefix, file, q, hdr, byID)
+	if !ok {
+		return full()
 	}
-	appended := map[string]version{}
-	prefixNewest := newest
-	no := hdr.Lines
-	for off := hdr.Size; off < int64(len(data)); {
-		end := int64(len(data))
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			end = off + int64(i) + 1
-		}
-		no++
-		raw, term := jsonline.TrimLine(data[off:end], off == 0)
-		start := off
-		off = end
-		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
-		if line.Blank() {
-			continue
-		}
-		id, msg := lineKey(line, keys, vals)
-		if msg != "" {
-			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
-			continue
-		}
-		fields := vals[1 : 1+len(q.Fields)]
-		if q.Static != nil && !q.Static(fields) {
-			continue
-		}
-		if q.Versions != nil {
-			t := pick.Time(vals)
-			if t.After(newest) && off <= prefix {
-				newest = t
-			}
-			if prev, ok := appended[id]; ok {
-				if !jsonline.Newer(raw, t, prev.raw, prev.time) {
-					continue
-				}
-			} else if e, ok := byID[id]; ok {
-				if !jsonline.Newer(raw, t, e.Raw, q.Versions.Of(e.Raw)) && !(e.Lean && newerThanLean(data, raw, t, e, q.Versions)) {
-					continue
-				}
-			} else if !t.After(prefixNewest) {
-				// The cache does not hold this id, and a version of it
-				// before the new lines could be newer: only a full scan
-				// can tell.
-				return full()
-			}
-			appended[id] = version{raw, t}
-		}
-		if q.Keep != nil && !q.Keep(fields) {
-			delete(byID, id) // a later version the query does not keep
-			continue
-		}
-		e := copyEntry(id, raw, no, q.Fields, fields)
-		e.File, e.Offset = file, start
-		byID[id] = e
-	}
+	problems := append(hdrProblems(hdr, file), added...)
 	entries := make([]Entry, 0, len(byID))
 	for _, e := range byID {
 		entries = append(entries, e)
@@ -239,7 +180,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 	n := bytes.Count(body, []byte{'\n'})
 	entries := make([]Entry, 0, n)
 	fieldSpace := make([][]byte, 0, n*len(q.Fields))
-	ok = eachCached(hdr, body, file, q, false, func(e *Entry) {
+	ok = eachCached(hdr, body, file, q, false, nil, func(e *Entry) {
 		// The entry keeps pointing into raw, which nothing else holds.
 		fieldSpace = append(fieldSpace, e.Fields...)
 		e.Fields = fieldSpace[len(fieldSpace)-len(e.Fields) : len(fieldSpace) : len(fieldSpace)]
@@ -266,15 +207,18 @@ func checkCache(raw, data []byte, q Query, checksum func(int64) uint32, info os.
 
 // eachCached calls fn with each entry of a cache body that q still keeps,
 // in line order, or from the last line when backward (a log's newest
-// entries first). The entry and its bytes point into body and into
+// entries first), but those whose key (as JSON) skip names. The entry and its bytes point into body and into
 // scratch space that the next call reuses. It reports false, maybe after
 // some calls, if a line is damaged.
-func eachCached(hdr cacheHeader, body []byte, file string, q Query, backward bool, fn func(*Entry)) bool {
+func eachCached(hdr cacheHeader, body []byte, file string, q Query, backward bool, skip func(rawID []byte) bool, fn func(*Entry)) bool {
 	vals := make([][]byte, len(hdr.Keys))
 	one := func(line []byte) bool {
 		no, off, fileLine, ok := parseCacheLine(line, vals)
 		if !ok || off >= hdr.Size || no > hdr.Lines {
 			return false
+		}
+		if skip != nil && skip(vals[0]) {
+			return true
 		}
 		id, ok := jsonline.String(vals[0])
 		if !ok || id == "" {

@@ -1,11 +1,14 @@
 package jsonl
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"time"
 
+	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
@@ -38,11 +41,11 @@ func VisitFileCached(path string, q Query, cachePath string, visit func(*Entry) 
 	return problems, nil
 }
 
-// visitCache visits the cached selection when it is the whole answer: the
-// log is the quiet file the cache remembered, or grew only by git-queen's
-// appends up to the cached size (the cases a read proves by stat, with
-// nothing new to scan and nothing to save). done is false when the
-// caller must select the usual way, before any visit.
+// visitCache visits the cached selection, brought up to date with the
+// lines appended since, when the cached prefix is proved by stat (the log
+// is the quiet file the cache remembered, or grew only by git-queen's
+// appends) and the usual selection would not save a newer cache. done is
+// false when the caller must select the usual way, before any visit.
 func visitCache(path string, q Query, cachePath string, visit func(*Entry) error) (problems []Problem, done bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -88,18 +91,50 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 	// A nil checksum: a prefix not proved by stat is left to the usual
 	// selection, which checksums it and saves what it learns.
 	hdr, body, ok := checkCache(raw, data, q, nil, info, AppendsPath(filepath.Dir(cachePath), path))
-	if !ok || hdr.Size != info.Size() {
+	if !ok {
 		return nil, false, nil
+	}
+	// Lines appended since the cache was saved (by git-queen: the stat
+	// proved the prefix through the append chain) change the entries of
+	// their ids only; the usual selection takes over when it would save a
+	// newer cache.
+	var appended map[string]bool
+	var current map[string]Entry
+	var added []Problem
+	if grown := int64(len(data)) - hdr.Size; grown > 0 {
+		prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
+		if prefix-hdr.Size >= resaveAfter || (prefix == int64(len(data)) && quietStat(info, time.Now()) != nil) {
+			return nil, false, nil
+		}
+		appended = appendedIDs(data, hdr, q)
+		current = make(map[string]Entry, len(appended))
+		others := func(rawID []byte) bool { return !holds(appended, rawID) }
+		if !eachCached(hdr, body, path, q, false, others, func(e *Entry) {
+			var c Entry
+			CopyEntry(&c, e)
+			current[e.ID] = c
+		}) {
+			return nil, false, nil
+		}
+		if added, _, ok = applyAppended(data, prefix, path, q, hdr, current); !ok {
+			return nil, false, nil
+		}
 	}
 	visiting = true
 	var visitErr error
 	// From the end: in a log's order, the newest first, which is what
 	// a caller keeping the newest few wants to see before the rest.
-	whole := eachCached(hdr, body, path, q, true, func(e *Entry) {
+	changed := func(rawID []byte) bool { return holds(appended, rawID) }
+	whole := eachCached(hdr, body, path, q, true, changed, func(e *Entry) {
 		if visitErr == nil {
 			visitErr = visit(e)
 		}
 	})
+	for _, e := range current {
+		if visitErr == nil {
+			visitErr = visit(&e)
+		}
+	}
 	if visitErr != nil {
 		return nil, true, visitErr
 	}
@@ -109,7 +144,7 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 		os.Remove(cachePath)
 		return nil, true, fmt.Errorf("%s: a damaged selection cache, now removed: run the command again", cachePath)
 	}
-	return hdrProblems(hdr, path), true, nil
+	return append(hdrProblems(hdr, path), added...), true, nil
 }
 
 // CopyEntry makes dst a copy of e that outlives a visit, reusing dst's
@@ -133,4 +168,17 @@ func CopyEntry(dst *Entry, e *Entry) {
 	*dst = *e
 	dst.Raw = buf[:len(e.Raw)] // its capacity holds the fields, for the next copy
 	dst.Fields = fields
+}
+
+// holds reports whether set holds the id whose JSON string is rawID,
+// without making a string of it when it has no escapes.
+func holds(set map[string]bool, rawID []byte) bool {
+	if len(set) == 0 {
+		return false
+	}
+	if len(rawID) >= 2 && bytes.IndexByte(rawID, '\\') < 0 {
+		return set[string(rawID[1:len(rawID)-1])]
+	}
+	id, _ := jsonline.String(rawID)
+	return set[id]
 }

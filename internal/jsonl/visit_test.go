@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,5 +138,69 @@ func TestEachLineBackward(t *testing.T) {
 	calls := 0
 	if eachLineBackward([]byte("a\nb\nc\n"), func([]byte) bool { calls++; return false }) || calls != 1 {
 		t.Errorf("a false from fn: %d calls", calls)
+	}
+}
+
+// TestVisitFileCachedAfterAppends: lines git-queen appended since the
+// cache was saved are applied to their ids' cached entries, without a
+// full selection, and the visit equals a full scan.
+func TestVisitFileCachedAfterAppends(t *testing.T) {
+	l, cache := chainLog(t)
+	q := Query{Fields: []string{"to", "state"}, Versions: testVersions, Lean: true,
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], "ann") },
+		Keep:   func(f [][]byte) bool { return !jsonline.StringEquals(f[1], "gone") }}
+	at := func(s int) string { return fmt.Sprintf("2026-01-01T00:00:%02dZ", s) }
+	msg := func(id, to, state string, s int) map[string]any {
+		return map[string]any{"id": id, "to": to, "state": state, "at": at(s)}
+	}
+	appendRecords(t, l, msg("a", "ann", "new", 1), msg("b", "ann", "new", 2), msg("c", "bob", "new", 3), msg("d", "ann", "new", 4),
+		msg("x", "ann", "gone", 1))
+	if _, _, err := SelectFileCached(l.Path, q, cache); err != nil { // saves the cache
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		records []any
+		visited bool // from the cache, without a full selection
+	}{
+		{"a newer version of a cached entry", []any{msg("a", "ann", "read", 5)}, true},
+		{"a new id, and an entry no longer kept", []any{msg("e", "ann", "new", 6), msg("b", "ann", "gone", 7)}, true},
+		{"an older version than the cached one", []any{msg("d", "ann", "stale", 0)}, true},
+		{"an id the cache does not hold, older than its newest line", []any{msg("x", "ann", "back", 0)}, false},
+		{"an id the cache does not hold, newer than every line", []any{msg("x", "ann", "back", 9)}, true},
+	}
+	for _, step := range steps {
+		appendRecords(t, l, step.records...)
+		_, done, err := visitCache(l.Path, q, cache, func(*Entry) error { return nil })
+		if err != nil || done != step.visited {
+			t.Fatalf("%s: visited from the cache: %v (%v), want %v", step.name, done, err, step.visited)
+		}
+		got, _ := visitAll(t, l.Path, q, cache)
+		want, _, err := SelectFile(l.Path, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: visited %d entries, a full scan selects %d", step.name, len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			gotRaw, err := LoadRaw(g, q)
+			if err != nil || g.ID != w.ID || g.Line != w.Line || string(gotRaw) != string(w.Raw) {
+				t.Fatalf("%s: entry %d: visited %s:%d %s (%v), a full scan %s:%d %s", step.name, i, g.ID, g.Line, gotRaw, err, w.ID, w.Line, w.Raw)
+			}
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	set := map[string]bool{"qA": true, `a"b`: true}
+	for raw, want := range map[string]bool{`"qA"`: true, `"q\u0041"`: true, `"a\"b"`: true, `"qB"`: false, `"q\u0042"`: false} {
+		if holds(set, []byte(raw)) != want {
+			t.Errorf("%s: %v", raw, !want)
+		}
+	}
+	if holds(nil, []byte(`"qA"`)) {
+		t.Error("an empty set holds nothing")
 	}
 }
