@@ -2,14 +2,11 @@ package jsonl
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
-	"math"
 	"os"
-	"runtime/debug"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
@@ -65,72 +62,6 @@ type compactPlan struct {
 	lines    int // non-blank lines
 	kept     int // lines to keep
 	problems int // lines that are not records, kept where they are
-}
-
-// planCompact reads f once and decides which lines a compaction keeps:
-// each record's current version (by l.Versions, else its last line), and
-// every line that is not a record.
-func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
-	key := l.Key
-	if key == "" {
-		key = jsonline.DefaultKey
-	}
-	keys := Query{Key: key, Versions: l.Versions}.keys()
-	vals := make([][]byte, len(keys))
-	pick := l.Versions.Picker(keys)
-	ids := map[idHash]current{}
-	// The table is most of the memory, and splitting its groups as it grows
-	// leaves garbage: collect it early rather than let the heap double.
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
-	plan := &compactPlan{}
-	var scratch []byte
-	err := streamLines(f, func(phys []byte, off int64, no int) error {
-		raw, term := jsonline.TrimLine(phys, off == 0)
-		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
-		if line.Blank() {
-			return nil
-		}
-		plan.lines++
-		id, problem := lineKey(line, keys, vals)
-		if problem != "" {
-			plan.keep.add(no)
-			plan.problems++
-			return nil
-		}
-		if no > math.MaxInt32 || len(phys) > math.MaxInt32 {
-			return fmt.Errorf("%s: line %d: too long a log or line to compact", f.Name(), no)
-		}
-		c := current{off: off, size: int32(len(phys)), no: int32(no)}
-		if pick != nil {
-			c.time = versionNanos(pick.Time(vals))
-		}
-		h := hashID(id)
-		prev, seen := ids[h]
-		if seen && pick != nil && c.time == prev.time {
-			// Equal times: the larger bytes win, as jsonline.Newer says.
-			var err error
-			if scratch, err = readLine(f, prev, scratch); err != nil {
-				return err
-			}
-			prevRaw, _ := jsonline.TrimLine(scratch, prev.off == 0)
-			if bytes.Compare(raw, prevRaw) <= 0 {
-				return nil
-			}
-		} else if seen && pick != nil && c.time < prev.time {
-			return nil
-		}
-		ids[h] = c
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range ids {
-		plan.keep.add(int(c.no))
-	}
-	plan.kept = len(ids) + plan.problems
-	plan.current = ids
-	return plan, nil
 }
 
 func readLine(f *os.File, c current, buf []byte) ([]byte, error) {

@@ -49,45 +49,57 @@ func TestStreamingCompactionWritesWhatTheInMemoryOneDid(t *testing.T) {
 		"no version time":  "{\"id\":\"a\"}\n{\"id\":\"a\",\"at\":\"2026-11-01T00:00:00Z\"}\n{\"id\":\"a\"}\n",
 		"huge line":        huge + "\n{\"id\":\"h\",\"at\":\"2026-10-01T00:00:00Z\"}\n" + huge + "\n",
 		"nothing to drop":  "{\"id\":\"a\"}\n{\"id\":\"b\"}\n",
+		"escaped ids":      "{\"id\":\"a\",\"v\":1}\n{\"id\":\"\\u0061\",\"v\":2}\n{\"id\":\"a\\\"\",\"v\":3}\n{\"id\":\"a\\u0022\",\"v\":4}\n",
 	}
 	var many strings.Builder
 	for i := range 20000 {
 		fmt.Fprintf(&many, "{\"id\":\"r%d\",\"at\":\"2026-11-01T%02d:%02d:00Z\",\"n\":%d}\n", i%3000, i%24, i%60, i)
 	}
 	cases["many versions"] = many.String()
+	defer func(size int) { planBlockSize = size }(planBlockSize)
 	for name, content := range cases {
 		for _, v := range []*jsonline.Versions{nil, testVersions} {
-			t.Run(fmt.Sprintf("%s/versions=%v", name, v != nil), func(t *testing.T) {
-				want, marks, wantMoved := compactInMemory([]byte(content), v)
-				dir := t.TempDir()
-				l := &Log{Path: filepath.Join(dir, "log.jsonl"), Lock: &Lock{Path: filepath.Join(dir, "lock")}, Versions: v, NoSync: true}
-				if err := os.WriteFile(l.Path, []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				var moved []int64
-				err := l.Lock.Do(func(tx *Tx) error {
-					var err error
-					_, moved, err = tx.Compact(l, marks)
-					return err
+			for _, block := range []int{1 << 20, 100} { // blocks of many lines, and a few
+				t.Run(fmt.Sprintf("%s/versions=%v/block=%d", name, v != nil, block), func(t *testing.T) {
+					planBlockSize = block
+					compactLikeInMemory(t, content, v)
 				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, _ := os.ReadFile(l.Path)
-				if bytes.Count(want, []byte{'\n'}) == nonBlankLines(content) {
-					if string(got) != content {
-						t.Fatalf("nothing was superseded, and the file changed:\n%.300q", got)
-					}
-					return // left alone, as before
-				}
-				if !bytes.Equal(got, want) {
-					t.Fatalf("streaming compaction wrote\n%.300q\nthe in-memory one\n%.300q", got, want)
-				}
-				if fmt.Sprint(moved) != fmt.Sprint(wantMoved) {
-					t.Fatalf("marks moved to %v, want %v", moved, wantMoved)
-				}
-			})
+			}
 		}
+	}
+}
+
+// compactLikeInMemory compacts content and compares the file and marks
+// with what the in-memory compaction gives.
+func compactLikeInMemory(t *testing.T, content string, v *jsonline.Versions) {
+	t.Helper()
+	want, marks, wantMoved := compactInMemory([]byte(content), v)
+	dir := t.TempDir()
+	l := &Log{Path: filepath.Join(dir, "log.jsonl"), Lock: &Lock{Path: filepath.Join(dir, "lock")}, Versions: v, NoSync: true}
+	if err := os.WriteFile(l.Path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var moved []int64
+	err := l.Lock.Do(func(tx *Tx) error {
+		var err error
+		_, moved, err = tx.Compact(l, marks)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(l.Path)
+	if bytes.Count(want, []byte{'\n'}) == nonBlankLines(content) {
+		if string(got) != content {
+			t.Fatalf("nothing was superseded, and the file changed:\n%.300q", got)
+		}
+		return // left alone, as before
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("streaming compaction wrote\n%.300q\nthe in-memory one\n%.300q", got, want)
+	}
+	if fmt.Sprint(moved) != fmt.Sprint(wantMoved) {
+		t.Fatalf("marks moved to %v, want %v", moved, wantMoved)
 	}
 }
 

@@ -1,0 +1,256 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
+)
+
+// The plan's pass parses every line for its id and version, which is
+// most of a compaction's time; it runs on every core. The log is read in
+// blocks of whole lines, each parsed by a worker into a list of what the
+// plan needs per line (id hash, version time, place), and the lists are
+// applied to the table in the log's order, one goroutine owning the
+// table: the same decisions, in the same order, as a single pass.
+
+// planBlockSize is the size of the blocks the workers parse: large enough
+// that handing one over costs nothing per line, small enough that the
+// blocks in flight stay a few megabytes. Tests make it small.
+var planBlockSize = 1 << 20
+
+// planLine is what the plan needs of one non-blank line.
+type planLine struct {
+	h       idHash
+	c       current // c.no is counted from the block's first line
+	problem bool    // not a record: kept where it is
+}
+
+// planBlock is a run of whole lines of the log and, once parsed, their
+// planLines.
+type planBlock struct {
+	data   []byte
+	off    int64 // file offset of data[0]
+	lines  []planLine
+	count  int // physical lines in data
+	err    error
+	parsed chan struct{}
+}
+
+// planCompact reads f once and decides which lines a compaction keeps:
+// each record's current version (by l.Versions, else its last line), and
+// every line that is not a record.
+func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	key := l.Key
+	if key == "" {
+		key = jsonline.DefaultKey
+	}
+	keys := Query{Key: key, Versions: l.Versions}.keys()
+	workers := runtime.GOMAXPROCS(0)
+	// Blocks go to the workers through todo and reach the table in the
+	// log's order through ordered; free recycles their buffers.
+	todo := make(chan *planBlock, workers)
+	ordered := make(chan *planBlock, 2*workers)
+	free := make(chan *planBlock, 2*workers+2)
+	for range cap(free) {
+		free <- &planBlock{parsed: make(chan struct{}, 1)}
+	}
+	for range workers {
+		go func() {
+			p := linePlanner{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys), name: f.Name()}
+			for b := range todo {
+				b.err = p.parse(b)
+				b.parsed <- struct{}{}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(ordered)
+		defer close(todo)
+		readErr <- readBlocks(f, free, stop, func(b *planBlock) {
+			todo <- b
+			ordered <- b
+		})
+	}()
+	defer func() {
+		close(stop)
+		for range ordered { // let the reader and the workers finish
+		}
+	}()
+	plan, err := l.applyPlanBlocks(f, ordered, free)
+	if err != nil {
+		return nil, err
+	}
+	if err := <-readErr; err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return plan, nil
+}
+
+// readBlocks reads f in blocks of whole lines taken from free, handing
+// each to send, until the end of f or until stop closes.
+func readBlocks(f *os.File, free chan *planBlock, stop chan struct{}, send func(*planBlock)) error {
+	var carry []byte // the start of a line the last block cut
+	var off int64
+	for eof := false; !eof; {
+		var b *planBlock
+		select {
+		case b = <-free:
+		case <-stop:
+			return nil
+		}
+		buf := append(b.data[:0], carry...)
+		for {
+			if cap(buf)-len(buf) < planBlockSize/2 {
+				buf = append(buf, make([]byte, planBlockSize)...)[:len(buf)]
+			}
+			n, err := f.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+			if eof || bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 {
+				break
+			}
+			// A line longer than the buffer: read on until it ends.
+		}
+		end := len(buf)
+		if !eof {
+			end = bytes.LastIndexByte(buf, '\n') + 1
+		}
+		carry = append(carry[:0], buf[end:]...)
+		b.data, b.off = buf[:end], off
+		off += int64(end)
+		if end > 0 {
+			send(b)
+		} else {
+			free <- b
+		}
+	}
+	return nil
+}
+
+// linePlanner parses blocks; each worker has its own.
+type linePlanner struct {
+	keys []string
+	vals [][]byte
+	pick *jsonline.Picker
+	name string
+}
+
+func (p *linePlanner) parse(b *planBlock) error {
+	b.lines, b.count = b.lines[:0], 0
+	for rest, off := b.data, b.off; len(rest) > 0; {
+		phys := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			phys = rest[:i+1]
+		}
+		rest = rest[len(phys):]
+		b.count++
+		lineOff := off
+		off += int64(len(phys))
+		raw, term := jsonline.TrimLine(phys, lineOff == 0)
+		line := jsonline.Line{No: b.count, Raw: raw, Terminated: term}
+		if line.Blank() {
+			continue
+		}
+		if _, problem := lineKey(line, p.keys, p.vals); problem != "" {
+			b.lines = append(b.lines, planLine{c: current{no: int32(b.count)}, problem: true})
+			continue
+		}
+		if len(phys) > math.MaxInt32 {
+			return fmt.Errorf("%s: a line of %d bytes is too long to compact", p.name, len(phys))
+		}
+		c := current{off: lineOff, size: int32(len(phys)), no: int32(b.count)}
+		if p.pick != nil {
+			c.time = versionNanos(p.pick.Time(p.vals))
+		}
+		b.lines = append(b.lines, planLine{h: hashRawID(p.vals[0]), c: c})
+	}
+	return nil
+}
+
+// hashRawID is hashID of the id whose JSON string is raw, hashing its
+// bytes when it has no escapes (maphash gives a string and its bytes the
+// same hash) rather than making a string of every id of the log.
+func hashRawID(raw []byte) idHash {
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 {
+		raw = raw[1 : len(raw)-1]
+		return idHash{maphash.Bytes(idSeeds[0], raw), maphash.Bytes(idSeeds[1], raw)}
+	}
+	id, _ := jsonline.String(raw)
+	return hashID(id)
+}
+
+// applyPlanBlocks applies the parsed blocks, in the log's order, to the
+// table of current versions.
+func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock) (*compactPlan, error) {
+	pick := l.Versions != nil
+	ids := map[idHash]current{}
+	// The table is most of the memory, and splitting its groups as it grows
+	// leaves garbage: collect it early rather than let the heap double.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	plan := &compactPlan{}
+	var scratch, scratch2 []byte
+	base := 0 // lines before the block
+	for b := range ordered {
+		<-b.parsed
+		if b.err != nil {
+			return nil, b.err
+		}
+		if base+b.count > math.MaxInt32 {
+			return nil, fmt.Errorf("%s: too many lines to compact", f.Name())
+		}
+		for _, pl := range b.lines {
+			plan.lines++
+			c := pl.c
+			c.no += int32(base)
+			if pl.problem {
+				plan.keep.add(int(c.no))
+				plan.problems++
+				continue
+			}
+			prev, seen := ids[pl.h]
+			if seen && pick && c.time == prev.time {
+				// Equal times: the larger bytes win, as jsonline.Newer says.
+				var err error
+				if scratch, err = readLine(f, prev, scratch); err != nil {
+					return nil, err
+				}
+				if scratch2, err = readLine(f, c, scratch2); err != nil {
+					return nil, err
+				}
+				prevRaw, _ := jsonline.TrimLine(scratch, prev.off == 0)
+				raw, _ := jsonline.TrimLine(scratch2, c.off == 0)
+				if bytes.Compare(raw, prevRaw) <= 0 {
+					continue
+				}
+			} else if seen && pick && c.time < prev.time {
+				continue
+			}
+			ids[pl.h] = c
+		}
+		base += b.count
+		free <- b
+	}
+	for _, c := range ids {
+		plan.keep.add(int(c.no))
+	}
+	plan.kept = len(ids) + plan.problems
+	plan.current = ids
+	return plan, nil
+}
