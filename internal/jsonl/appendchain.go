@@ -97,3 +97,17 @@ func grewByAppends(chainPath string, seen, now FileStat) bool {
 	n := len(c.Stats)
 	return n > 0 && c.Stats[n-1] == now && slices.Contains(c.Stats, seen)
 }
+
+// GrewByAppends reports whether the log at logPath, whose appends keep
+// their chain in cacheDir, is now (its current stat) the file it was at
+// seen plus git-queen's own appends: its first seen.Size bytes are the
+// ones it held then. The pre-commit hook uses it to know a staged log
+// starts with HEAD's blob without reading either.
+func GrewByAppends(cacheDir, logPath string, seen FileStat, now os.FileInfo) bool {
+	st, ok := statOf(now)
+	return ok && grewByAppends(AppendsPath(cacheDir, logPath), seen, st)
+}
+
+// StatOf is the stat of info that the append chain and the caches compare,
+// false on a platform without file identities.
+func StatOf(info os.FileInfo) (FileStat, bool) { return statOf(info) }

@@ -43,6 +43,11 @@ type blobMemo struct {
 	// Clean is the format the blob validated clean as, by Binary.
 	Clean  string `json:"clean,omitempty"`
 	Binary string `json:"binary,omitempty"`
+	// Worktree is the stat of the worktree file that held the blob when
+	// it was staged: if git-queen's appends (an export) took the file from
+	// there to what is staged next, the append chain proves the staged
+	// log starts with this blob, without a checksum of either.
+	Worktree *jsonl.FileStat `json:"worktree,omitempty"`
 }
 
 // memoDir is where entries are kept: one small file per blob id.
@@ -123,10 +128,21 @@ var binaryIdentity = sync.OnceValue(func() string {
 	return fmt.Sprintf("%d-%d", info.Size(), info.ModTime().UnixNano())
 })
 
-// checksums is blobMemo.Sum of data.
+// checksums is blobMemo.Sum of data. Over a large log (the prefix proof
+// of a commit that appends to it) the two run on two cores: each runs at
+// memory speed, and they are what that commit's hook costs.
 func checksums(data []byte) [2]uint32 {
-	return [2]uint32{jsonl.Checksum(data), crc32.ChecksumIEEE(data)}
+	if len(data) < parallelChecksums {
+		return [2]uint32{jsonl.Checksum(data), crc32.ChecksumIEEE(data)}
+	}
+	ieee := make(chan uint32, 1)
+	go func() { ieee <- crc32.ChecksumIEEE(data) }()
+	c := jsonl.Checksum(data)
+	return [2]uint32{c, <-ieee}
 }
+
+// parallelChecksums is the size from which a second goroutine pays.
+const parallelChecksums = 4 << 20
 
 // extended is the checksums of data, which starts with the blob m
 // describes (provesPrefix said so): continued over the bytes after it
@@ -134,6 +150,16 @@ func checksums(data []byte) [2]uint32 {
 func (m blobMemo) extended(data []byte) [2]uint32 {
 	rest := data[m.Size:]
 	return [2]uint32{crc32.Update(m.Sum[0], crc32.MakeTable(crc32.Castagnoli), rest), crc32.Update(m.Sum[1], crc32.IEEETable, rest)}
+}
+
+// grewFrom reports whether staged, the bytes of the worktree file at path
+// whose stat is now, is the blob m describes followed by lines git-queen
+// appended: the file's append chain in cacheDir leads from the stat at
+// which it held the blob to now.
+func (m blobMemo) grewFrom(staged []byte, cacheDir, path string, now os.FileInfo) bool {
+	return m.Worktree != nil && now != nil && cacheDir != "" && m.Size > 0 && m.Worktree.Size == m.Size &&
+		now.Size() == int64(len(staged)) && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n' &&
+		jsonl.GrewByAppends(cacheDir, path, *m.Worktree, now)
 }
 
 // provesPrefix reports whether staged begins with the blob m describes,

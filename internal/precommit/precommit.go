@@ -11,6 +11,7 @@ package precommit
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -148,6 +149,23 @@ func Run(in Input) (*Result, error) {
 	return res, nil
 }
 
+// cacheDir is the store's cache directory, where its appends keep their
+// chains; "" without a store.
+func (in *Input) cacheDir() string {
+	if in.Store == nil {
+		return ""
+	}
+	return in.Store.CacheDir()
+}
+
+// statOfFile is the append chain's stat of file, which may be nil.
+func statOfFile(file os.FileInfo) (jsonl.FileStat, bool) {
+	if file == nil {
+		return jsonl.FileStat{}, false
+	}
+	return jsonl.StatOf(file)
+}
+
 // storeDir is the store directory relative to the top of the worktree
 // (".beads"), exempt from reservations: every droid writes the stores.
 func (in *Input) storeDir() string {
@@ -190,18 +208,24 @@ func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
 // validateOne validates one staged file and, for a store log, checks that
 // it only grew. What it proves is remembered by blob id (see memo.go).
 func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, res *Result) error {
-	staged, release, err := content.Staged(c)
+	staged, release, file, err := content.StagedFile(c)
 	if err != nil {
 		return fmt.Errorf("read the staged %s: %w", c.Path, err)
 	}
 	defer release()
-	mapfile.Populate(staged) // every byte is read below (a no-op for a blob read into memory)
 	known, haveMemo := readMemo(memo, c.Staged)
 	format, _ := in.Registry.FormatFor(c.Path, schema.FirstLine(staged))
 	mine := binaryIdentity()
 	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == mine
 	head, haveHead := readMemo(memo, c.Head)
-	appended := haveHead && head.provesPrefix(staged)
+	// A log git-queen appended to since HEAD's blob was staged is proved
+	// by its append chain, reading only the new lines; any other by
+	// checksums of the committed bytes, which read every one.
+	appended := haveHead && head.grewFrom(staged, in.cacheDir(), filepath.Join(in.Repo.TopLevel, filepath.FromSlash(c.Path)), file)
+	if !appended {
+		mapfile.Populate(staged) // every byte is read below (a no-op for a blob read into memory)
+		appended = haveHead && head.provesPrefix(staged)
+	}
 	if !clean && format != nil {
 		opts := schema.Options{Registry: in.Registry, Limit: in.Limit}
 		var r schema.Result
@@ -228,6 +252,9 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
+			}
+			if st, ok := statOfFile(file); ok {
+				m.Worktree = &st
 			}
 			writeMemo(memo, c.Staged, m)
 			if digest != nil {

@@ -74,5 +74,8 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return st, err
 	}
-	return st, tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair}, lines...)
+	// With the store's cache directory, the appends keep a chain there:
+	// the pre-commit hook proves a commit of the export only appended
+	// without reading the committed bytes (see jsonl.GrewByAppends).
+	return st, tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}, lines...)
 }
