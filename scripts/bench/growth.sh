@@ -7,7 +7,9 @@
 #  hook      git queen hook pre-commit with 100 code paths and 20 lines
 #            appended to a committed log of N message records
 #            (.beads/queen_messages.jsonl, ~570 bytes a line), and with the
-#            code paths alone; peer: git diff --cached --name-only.
+#            code paths alone, and with 20 messages `git queen export`
+#            appended to the committed export; peer: git diff --cached
+#            --name-only.
 #  check     a warm `check` of a free path, live store of N reservation
 #            lines (1,000 active) and N messages; peer: git rev-parse.
 #  reserve   back-to-back `reserve` of one pattern (each run renews the
@@ -105,6 +107,25 @@ for n in $sizes; do
 	bench_pair "hookcode-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
 	row "hook, 100 code paths only" "$n" "hookcode-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
 	git checkout -q -- .beads/queen_messages.jsonl && git reset -q --hard
+
+	# The same commit when git queen export appended the 20 messages: the
+	# export's append chain proves the committed bytes unchanged.
+	git rm -q .beads/queen_messages.jsonl && git commit -q -m "the hand-written log"
+	cp "$work/messages-$n.jsonl" .git/queen/queen_messages.jsonl
+	git-queen export >/dev/null
+	sleep 1 # out of git's racy window, as a real commit is
+	git add .beads && git -c gc.autoDetach=false commit -q -m "export of $n records"
+	for i in $(seq 20); do QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject "s $i" --body b >/dev/null; done
+	git-queen export >/dev/null
+	for d in $(seq 0 99); do echo "exported $n" >>"app/dir$d/file0.txt"; done
+	sleep 1
+	git add -A
+	bench_pair "hookexport-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+	row "hook, 100 paths + 20 messages exported" "$n" "hookexport-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+	git reset -q --hard
+	git rm -q .beads/queen_messages.jsonl .beads/queen_assignments.jsonl .beads/queen_reservations.jsonl 2>/dev/null || git rm -q .beads/queen_messages.jsonl
+	git commit -q -m "no export"
+	rm -f .git/queen/queen_messages.jsonl
 
 	for side in 100 10000; do
 		m="$work/merge-$n-$side"
