@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -43,6 +44,19 @@ func TestAnExportedLogIsProvedByItsAppendChain(t *testing.T) {
 	_, head, ok := f.memoOf(t, logPath)
 	if !ok || head.Worktree == nil || head.Worktree.Size != head.Size {
 		t.Fatalf("memo of the exported log: %+v (found %v); want the stat of the file that held it", head, ok)
+	}
+	// The same blob remembered from another file (committed by hand
+	// before, say): the hook that finds it clean names this file instead.
+	stagedID := strings.TrimSpace(f.git(t, "rev-parse", ":"+logPath))
+	other := head
+	other.Worktree = &jsonl.FileStat{Ino: 1, Size: head.Size}
+	elsewhere, _ := json.Marshal(other)
+	if err := os.WriteFile(filepath.Join(memoDir(filepath.Join(f.repo, ".git")), stagedID+".json"), elsewhere, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.run(t, "ann")
+	if _, again, _ := f.memoOf(t, logPath); again.Worktree == nil || *again.Worktree != *head.Worktree {
+		t.Fatalf("memo of a clean blob in another file: %+v, want the file's stat %+v", again.Worktree, head.Worktree)
 	}
 	f.git(t, "commit", "-q", "--no-verify", "-m", "export")
 	headID := strings.TrimSpace(f.git(t, "rev-parse", "HEAD:"+logPath))

@@ -262,6 +262,14 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			}
 		}
 	}
+	if clean {
+		// The blob is known; the file holding it now may not be the one
+		// the memo names (the same log exported again, or checked out).
+		if st, ok := statOfFile(file); ok && (known.Worktree == nil || *known.Worktree != st) {
+			known.Worktree = &st
+			writeMemo(memo, c.Staged, known)
+		}
+	}
 	if !isStoreLog(c.Path) {
 		return nil
 	}
