@@ -51,3 +51,26 @@ func TestCacheLineRejectsDamage(t *testing.T) {
 		t.Error("a good line was refused")
 	}
 }
+
+// FuzzParseCacheLine: any bytes parse or are refused without a panic, and
+// what parses names spans inside the line's raw bytes.
+func FuzzParseCacheLine(f *testing.F) {
+	f.Add([]byte(`1 0 5-8,- {"id":"a"}`))
+	f.Add([]byte(`12 6227 6-37,43-52 {"id":"qm-1","to":"droid-3"}`))
+	f.Add([]byte(`1 0 1-5,-,- {"id":"a"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		vals := make([][]byte, 2)
+		no, off, raw, ok := parseCacheLine(line, vals)
+		if !ok {
+			return
+		}
+		if no < 0 || off < 0 || len(raw) == 0 {
+			t.Fatalf("%q: line %d, offset %d, raw %q", line, no, off, raw)
+		}
+		for _, v := range vals {
+			if v != nil && (cap(v) > cap(raw) || len(v) > len(raw)) {
+				t.Fatalf("%q: span %q outside raw %q", line, v, raw)
+			}
+		}
+	})
+}
