@@ -39,17 +39,11 @@ func applyAppended(data []byte, prefix int64, file string, q Query, hdr cacheHea
 		raw, term := jsonline.TrimLine(data[off:end], off == 0)
 		start := off
 		off = end
-		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
-		if line.Blank() {
-			continue
-		}
-		id, msg := lineKey(line, keys, vals)
+		id, fields, msg, keep := q.recordLine(jsonline.Line{No: no, Raw: raw, Terminated: term}, keys, vals)
 		if msg != "" {
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
-			continue
 		}
-		fields := vals[1 : 1+len(q.Fields)]
-		if q.Static != nil && !q.Static(fields) {
+		if !keep {
 			continue
 		}
 		if q.Versions != nil {

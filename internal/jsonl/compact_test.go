@@ -79,15 +79,7 @@ func compactLikeInMemory(t *testing.T, content string, v *jsonline.Versions) {
 	if err := os.WriteFile(l.Path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var moved []int64
-	err := l.Lock.Do(func(tx *Tx) error {
-		var err error
-		_, moved, err = tx.Compact(l, marks)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	moved := compactMoving(t, l, marks)
 	got, _ := os.ReadFile(l.Path)
 	if bytes.Count(want, []byte{'\n'}) == nonBlankLines(content) {
 		if string(got) != content {
@@ -101,6 +93,21 @@ func compactLikeInMemory(t *testing.T, content string, v *jsonline.Versions) {
 	if fmt.Sprint(moved) != fmt.Sprint(wantMoved) {
 		t.Fatalf("marks moved to %v, want %v", moved, wantMoved)
 	}
+}
+
+// compactMoving compacts l under its lock and returns where marks moved.
+func compactMoving(t *testing.T, l *Log, marks []int64) []int64 {
+	t.Helper()
+	var moved []int64
+	err := l.Lock.Do(func(tx *Tx) error {
+		var err error
+		_, moved, err = tx.Compact(l, marks)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return moved
 }
 
 func nonBlankLines(content string) int {

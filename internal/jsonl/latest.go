@@ -135,17 +135,11 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		start := bytes.LastIndexByte(data[:search], '\n') + 1
 		raw, term := jsonline.TrimLine(data[start:end], start == 0)
 		end = start
-		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
-		if line.Blank() {
-			continue
-		}
-		id, msg := lineKey(line, keys, vals)
+		id, fields, msg, keep := q.recordLine(jsonline.Line{No: no, Raw: raw, Terminated: term}, keys, vals)
 		if msg != "" {
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
-			continue
 		}
-		fields := vals[1 : 1+len(q.Fields)]
-		if q.Static != nil && !q.Static(fields) {
+		if !keep {
 			continue
 		}
 		var t time.Time
@@ -207,6 +201,20 @@ func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
 // copyEntry copies a line out of a mapping; Fields point into the copy.
 // fields are subslices of raw, so their offsets in it are the difference of
 // their capacities; anything else is found again by scanning the copy.
+// recordLine is the id and q's fields of line, read into vals; msg says
+// why a non-blank line is not a record; keep is false for those, for
+// blank lines and for lines q.Static rejects.
+func (q Query) recordLine(line jsonline.Line, keys []string, vals [][]byte) (id string, fields [][]byte, msg string, keep bool) {
+	if line.Blank() {
+		return "", nil, "", false
+	}
+	if id, msg = lineKey(line, keys, vals); msg != "" {
+		return "", nil, msg, false
+	}
+	fields = vals[1 : 1+len(q.Fields)]
+	return id, fields, "", q.Static == nil || q.Static(fields)
+}
+
 func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]byte) Entry {
 	e := Entry{ID: id, Raw: bytes.Clone(raw), Line: no, Fields: make([][]byte, len(fieldNames))}
 	for i, f := range fields {

@@ -193,15 +193,7 @@ func TestRewriteMovesMarks(t *testing.T) {
 	for i, tt := range tests {
 		marks[i] = tt.mark
 	}
-	var moved []int64
-	err := l.Lock.Do(func(tx *Tx) error {
-		var err error
-		_, moved, err = tx.Compact(l, marks)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	moved := compactMoving(t, l, marks)
 	for i, tt := range tests {
 		if moved[i] != tt.want {
 			t.Errorf("mark %d moved to %d, want %d", tt.mark, moved[i], tt.want)

@@ -47,30 +47,12 @@ func VisitFileCached(path string, q Query, cachePath string, visit func(*Entry) 
 // appends) and the usual selection would not save a newer cache. done is
 // false when the caller must select the usual way, before any visit.
 func visitCache(path string, q Query, cachePath string, visit func(*Entry) error) (problems []Problem, done bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, nil
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || info.Size() == 0 {
-		return nil, false, nil
-	}
-	cf, err := os.Open(cachePath)
-	if err != nil {
-		return nil, false, nil
-	}
-	defer cf.Close()
-	cinfo, err := cf.Stat()
-	if err != nil || cinfo.Size() == 0 {
-		return nil, false, nil
-	}
-	data, releaseLog, err := mapfile.Map(f, info.Size(), false)
-	if err != nil {
+	data, info, releaseLog, err := mapfile.OpenInfo(path, false)
+	if err != nil || info == nil {
 		return nil, false, nil
 	}
 	defer releaseLog()
-	raw, release, err := mapfile.Map(cf, cinfo.Size(), false)
+	raw, release, err := mapfile.Open(cachePath, false)
 	if err != nil {
 		return nil, false, nil
 	}
