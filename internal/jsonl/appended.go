@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"bytes"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
@@ -10,11 +9,11 @@ import (
 // applyAppended brings a cached selection up to date with the lines of
 // data after the cached prefix (from hdr.Size). byID holds the cached
 // entries of every id those lines may name (all of them, or only those
-// of the ids eachAppendedID gives); it ends holding their current
+// of the ids appendedIDs gives); it ends holding their current
 // versions that q keeps. It returns the problems of the new lines and the
-// newest version time in data's whole lines up to prefix; false when
-// only a full scan can tell the answer.
-func applyAppended(data []byte, prefix int64, file string, q Query, hdr cacheHeader, byID map[string]Entry) (problems []Problem, newest time.Time, ok bool) {
+// newest version time in data's whole lines (those a cache may hold);
+// false when only a full scan can tell the answer.
+func applyAppended(data []byte, file string, q Query, hdr cacheHeader, byID map[string]Entry) (problems []Problem, newest time.Time, ok bool) {
 	if hdr.Newest != nil {
 		newest = *hdr.Newest
 	}
@@ -29,17 +28,11 @@ func applyAppended(data []byte, prefix int64, file string, q Query, hdr cacheHea
 	}
 	appended := map[string]version{}
 	prefixNewest := newest
-	no := hdr.Lines
-	for off := hdr.Size; off < int64(len(data)); {
-		end := int64(len(data))
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			end = off + int64(i) + 1
-		}
-		no++
-		raw, term := jsonline.TrimLine(data[off:end], off == 0)
-		start := off
-		off = end
-		id, fields, msg, keep := q.recordLine(jsonline.Line{No: no, Raw: raw, Terminated: term}, keys, vals)
+	// The cached prefix holds line 1, so no line here has a BOM to strip,
+	// and its Raw starts where the line does.
+	for line := range jsonline.LinesFrom(data[hdr.Size:], hdr.Lines+1) {
+		raw, no := line.Raw, line.No
+		id, fields, msg, keep := q.recordLine(line, keys, vals)
 		if msg != "" {
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
 		}
@@ -48,7 +41,7 @@ func applyAppended(data []byte, prefix int64, file string, q Query, hdr cacheHea
 		}
 		if q.Versions != nil {
 			t := pick.Time(vals)
-			if t.After(newest) && off <= prefix {
+			if t.After(newest) && line.Terminated { // a whole line, in the prefix to cache
 				newest = t
 			}
 			if prev, ok := appended[id]; ok {
@@ -72,7 +65,7 @@ func applyAppended(data []byte, prefix int64, file string, q Query, hdr cacheHea
 			continue
 		}
 		e := copyEntry(id, raw, no, q.Fields, fields)
-		e.File, e.Offset = file, start
+		e.File, e.Offset = file, int64(offsetIn(data, raw))
 		byID[id] = e
 	}
 	return problems, newest, true
@@ -85,14 +78,8 @@ func appendedIDs(data []byte, hdr cacheHeader, q Query) map[string]bool {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
 	ids := map[string]bool{}
-	for off := hdr.Size; off < int64(len(data)); {
-		end := int64(len(data))
-		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
-			end = off + int64(i) + 1
-		}
-		raw, term := jsonline.TrimLine(data[off:end], off == 0)
-		off = end
-		if id, msg := lineKey(jsonline.Line{Raw: raw, Terminated: term}, keys, vals); msg == "" {
+	for line := range jsonline.LinesFrom(data[hdr.Size:], hdr.Lines+1) {
+		if id, msg := lineKey(line, keys, vals); msg == "" {
 			ids[id] = true
 		}
 	}

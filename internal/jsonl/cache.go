@@ -125,7 +125,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	for _, e := range cached {
 		byID[e.ID] = e
 	}
-	added, newest, ok := applyAppended(data, prefix, file, q, hdr, byID)
+	added, newest, ok := applyAppended(data, file, q, hdr, byID)
 	if !ok {
 		return full()
 	}
@@ -138,7 +138,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	// Rewriting the cache after every append costs more than reading a
 	// few new lines again, so it waits until they add up (or the file is
 	// quiet, when remembering its stat saves the checksum).
-	if prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && stat != nil) {
+	if resaves(hdr, prefix, stat) {
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.
 		// The checksum continues from the cached prefix's: the prefix was
@@ -152,6 +152,13 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 
 // resaveAfter is how many new bytes make a cache worth rewriting.
 const resaveAfter = 64 << 10
+
+// resaves reports whether a read that finds whole lines up to prefix after
+// a cache of hdr saves a newer cache: once the new lines add up, or once
+// the log is quiet (stat is its quiet stat, else nil).
+func resaves(hdr cacheHeader, prefix int64, stat *FileStat) bool {
+	return prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && stat != nil)
+}
 
 func hdrProblems(hdr cacheHeader, file string) []Problem {
 	var problems []Problem
@@ -207,9 +214,9 @@ func checkCache(raw, data []byte, q Query, checksum func(int64) uint32, info os.
 
 // eachCached calls fn with each entry of a cache body that q still keeps,
 // in line order, or from the last line when backward (a log's newest
-// entries first), but those whose key (as JSON) skip names. The entry and its bytes point into body and into
-// scratch space that the next call reuses. It reports false, maybe after
-// some calls, if a line is damaged.
+// entries first), but those whose key (as JSON) skip names. The entry
+// and its bytes point into body and into scratch space that the next call
+// reuses. It reports false, maybe after some calls, if a line is damaged.
 func eachCached(hdr cacheHeader, body []byte, file string, q Query, backward bool, skip func(rawID []byte) bool, fn func(*Entry)) bool {
 	vals := make([][]byte, len(hdr.Keys))
 	one := func(line []byte) bool {

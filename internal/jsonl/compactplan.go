@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
@@ -114,7 +115,7 @@ func readBlocks(f *os.File, free chan *planBlock, stop chan struct{}, send func(
 		buf := append(b.data[:0], carry...)
 		for {
 			if cap(buf)-len(buf) < planBlockSize/2 {
-				buf = append(buf, make([]byte, planBlockSize)...)[:len(buf)]
+				buf = slices.Grow(buf, planBlockSize)
 			}
 			n, err := f.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
@@ -184,16 +185,12 @@ func (p *linePlanner) parse(b *planBlock) error {
 	return nil
 }
 
-// hashRawID is hashID of the id whose JSON string is raw, hashing its
-// bytes when it has no escapes (maphash gives a string and its bytes the
-// same hash) rather than making a string of every id of the log.
+// hashRawID is hashID of the id whose JSON string is raw, hashed from its
+// bytes (maphash gives a string and its bytes the same hash) rather than
+// from a string made of every id of the log.
 func hashRawID(raw []byte) idHash {
-	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 {
-		raw = raw[1 : len(raw)-1]
-		return idHash{maphash.Bytes(idSeeds[0], raw), maphash.Bytes(idSeeds[1], raw)}
-	}
-	id, _ := jsonline.String(raw)
-	return hashID(id)
+	id := idBytes(raw)
+	return idHash{maphash.Bytes(idSeeds[0], id), maphash.Bytes(idSeeds[1], id)}
 }
 
 // applyPlanBlocks applies the parsed blocks, in the log's order, to the

@@ -198,9 +198,6 @@ func newerThan(a []byte, ta time.Time, b []byte, tb int64) bool {
 // offsetIn is where sub, a subslice of data, starts in it.
 func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
 
-// copyEntry copies a line out of a mapping; Fields point into the copy.
-// fields are subslices of raw, so their offsets in it are the difference of
-// their capacities; anything else is found again by scanning the copy.
 // recordLine is the id and q's fields of line, read into vals; msg says
 // why a non-blank line is not a record; keep is false for those, for
 // blank lines and for lines q.Static rejects.
@@ -215,6 +212,9 @@ func (q Query) recordLine(line jsonline.Line, keys []string, vals [][]byte) (id 
 	return id, fields, "", q.Static == nil || q.Static(fields)
 }
 
+// copyEntry copies a line out of a mapping; Fields point into the copy.
+// fields are subslices of raw, so their offsets in it are the difference of
+// their capacities; anything else is found again by scanning the copy.
 func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]byte) Entry {
 	e := Entry{ID: id, Raw: bytes.Clone(raw), Line: no, Fields: make([][]byte, len(fieldNames))}
 	for i, f := range fields {

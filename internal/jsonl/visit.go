@@ -85,7 +85,11 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 	var added []Problem
 	if grown := int64(len(data)) - hdr.Size; grown > 0 {
 		prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
-		if prefix-hdr.Size >= resaveAfter || (prefix == int64(len(data)) && quietStat(info, time.Now()) != nil) {
+		var stat *FileStat
+		if prefix == int64(len(data)) {
+			stat = quietStat(info, time.Now())
+		}
+		if resaves(hdr, prefix, stat) {
 			return nil, false, nil
 		}
 		appended = appendedIDs(data, hdr, q)
@@ -98,7 +102,7 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 		}) {
 			return nil, false, nil
 		}
-		if added, _, ok = applyAppended(data, prefix, path, q, hdr, current); !ok {
+		if added, _, ok = applyAppended(data, path, q, hdr, current); !ok {
 			return nil, false, nil
 		}
 	}
@@ -155,12 +159,16 @@ func CopyEntry(dst *Entry, e *Entry) {
 // holds reports whether set holds the id whose JSON string is rawID,
 // without making a string of it when it has no escapes.
 func holds(set map[string]bool, rawID []byte) bool {
-	if len(set) == 0 {
-		return false
-	}
+	return len(set) > 0 && set[string(idBytes(rawID))]
+}
+
+// idBytes is the text of the JSON string rawID: its bytes between the
+// quotes when it has no escapes (no copy, for the readers that look up or
+// hash an id per line), else the decoded string's.
+func idBytes(rawID []byte) []byte {
 	if len(rawID) >= 2 && bytes.IndexByte(rawID, '\\') < 0 {
-		return set[string(rawID[1:len(rawID)-1])]
+		return rawID[1 : len(rawID)-1]
 	}
 	id, _ := jsonline.String(rawID)
-	return set[id]
+	return []byte(id)
 }
