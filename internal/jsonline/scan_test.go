@@ -18,6 +18,13 @@ var validityCases = []string{
 	`{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`, `{"a":tru}`, `{"a":nul}`,
 	`{"a":"unterminated}`, `{"a":"bad \x escape"}`, `{"a":"\u12"}`, "{\"a\":\"tab\there\"}",
 	`{"a":1}{"b":2}`, `{"a":1} x`, `<<<<<<< HEAD`, `=======`, `{"a":"` + strings.Repeat("x", 9) + `\`,
+	// long strings, past the short-string test (32 bytes) into the vector one
+	`{"a":"` + strings.Repeat("x", 70) + "\x01" + strings.Repeat("y", 40) + `"}`,
+	`{"a":"` + strings.Repeat("x", 50) + `\n` + strings.Repeat("y", 50) + "\x1f" + `"}`,
+	`{"a":"` + strings.Repeat("x", 50) + `\q` + strings.Repeat("y", 50) + `"}`,
+	`{"a":"` + strings.Repeat("x", 100),
+	`{"a":"` + strings.Repeat("x", 100) + `\`,
+	`{"a":"` + strings.Repeat("x", 31) + "\x7f\x00" + `"}`,
 }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
