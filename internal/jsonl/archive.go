@@ -32,14 +32,14 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 	vals := make([][]byte, len(keys))
 	moving := map[idHash]bool{}
 	var buf []byte
-	for h, c := range plan.current {
-		if buf, err = readLine(f, c, buf); err != nil {
+	for key, c := range plan.current.all() {
+		if buf, err = readLine(f, c.off, buf); err != nil {
 			return stats, nil, err
 		}
 		raw, term := jsonline.TrimLine(buf, c.off == 0)
 		id, _ := lineKey(jsonline.Line{No: int(c.no), Raw: raw, Terminated: term}, keys, vals)
 		if old(Record{ID: id, Raw: raw, Line: int(c.no)}) {
-			moving[h] = true
+			moving[key] = true
 		}
 	}
 	plan.current = nil
@@ -101,7 +101,7 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 			return nil
 		}
 		id, problem := lineKey(line, keys, vals)
-		if problem != "" || !moving[hashID(id)] {
+		if problem != "" || !moving[idKey(hashID(id))] {
 			return nil
 		}
 		moved.add(no)

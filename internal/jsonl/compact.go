@@ -1,25 +1,28 @@
 package jsonl
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
 // Compaction streams: one pass finds each record's current version, a
 // second copies the lines to keep, and neither holds the log. What is
-// remembered per record is 16 bytes of its id's hash and where its current
-// version is, so a log of a million records compacts in tens of megabytes
-// however long its lines or its history.
+// remembered per record is a 32-byte slot (96 bits of its id's hash, where
+// and when its current version was written; see idTable), so a log of a
+// million records compacts in tens of megabytes however long its lines or
+// its history.
 //
-// Ids are told apart by two independent 64-bit hashes (128 bits): two ids
-// that collide in both are about as likely as a SHA-1 collision between
-// two of git's objects, which git-queen trusts everywhere else.
+// Ids are hashed by two independent 64-bit hashes (128 bits; line hashes,
+// which archive compares, keep all of them): two ids that collide are
+// about as likely as a collision between two of git's SHA-1 objects,
+// which git-queen trusts everywhere else.
 
 // idHash names an id in a compaction's table.
 type idHash [2]uint64
@@ -34,12 +37,11 @@ func hashLine(line []byte) idHash {
 	return idHash{maphash.Bytes(idSeeds[0], line), maphash.Bytes(idSeeds[1], line)}
 }
 
-// current is where an id's current version is, and when it was written.
+// current is where a version of a record is, and when it was written.
 type current struct {
 	off  int64 // file offset of its physical line
 	time int64 // versionNanos of its version time
 	no   int32 // line number (a log of 2^31 lines is refused)
-	size int32 // length of the physical line (a longer line is refused)
 }
 
 // lineSet is a set of line numbers.
@@ -58,28 +60,46 @@ func (s lineSet) has(no int) bool { return no/64 < len(s) && s[no/64]&(1<<(no%64
 // each record's current version is.
 type compactPlan struct {
 	keep     lineSet
-	current  map[idHash]current
+	current  *idTable
 	lines    int // non-blank lines
 	kept     int // lines to keep
 	problems int // lines that are not records, kept where they are
 }
 
-func readLine(f *os.File, c current, buf []byte) ([]byte, error) {
-	if cap(buf) < int(c.size) {
-		buf = make([]byte, c.size)
+// readLine reads the physical line of f that starts at off: through its
+// newline, or to the end of f.
+func readLine(f *os.File, off int64, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		if cap(buf)-len(buf) < 4096 {
+			buf = slices.Grow(buf, max(4096, len(buf)))
+		}
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], off+int64(len(buf)))
+		if i := bytes.IndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
+			return buf[:len(buf)+i+1], nil
+		}
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+		}
 	}
-	buf = buf[:c.size]
-	if _, err := f.ReadAt(buf, c.off); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
-	}
-	return buf, nil
 }
 
 // writeKept copies the lines plan keeps from f to dst, each ending in
 // '\n' (as a rewrite has always written them), and returns where each of
 // marks (offsets of line starts in f) lands in the output: the start of
-// the first kept line at or after it, or the end.
+// the first kept line at or after it, or the end. It walks f in mapped
+// windows and hands each window's runs of kept lines to writeVectors: a
+// run of lines that need no change is one slice, however many lines.
 func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]int64, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", f.Name(), err)
+	}
+	size := info.Size()
 	moved := make([]int64, len(marks))
 	done := make([]bool, len(marks))
 	var written int64
@@ -90,26 +110,69 @@ func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]in
 			}
 		}
 	}
-	w := bufio.NewWriterSize(dst, 1<<20)
-	err := streamLines(f, func(phys []byte, off int64, no int) error {
-		place(off)
-		if !plan.keep.has(no) {
-			return nil
+	var out [][]byte
+	no := 0
+	var windowStart int64 // where the window's output starts
+	for off := int64(0); off < size; {
+		data, release, err := mapLines(f, off, size, rewriteWindowSize)
+		if err != nil {
+			return nil, fmt.Errorf("map %s: %w", f.Name(), err)
 		}
-		raw, _ := jsonline.TrimLine(phys, off == 0)
-		w.Write(raw)
-		written += int64(len(raw)) + 1
-		return w.WriteByte('\n')
-	})
-	if err != nil {
-		return nil, err
+		out = out[:0]
+		runStart, runEnd := 0, 0 // data[runStart:runEnd] is kept as it is
+		for pos := 0; pos < len(data); {
+			end := len(data)
+			if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+				end = pos + i + 1
+			}
+			phys, lineOff := data[pos:end], off+int64(pos)
+			no++
+			place(lineOff)
+			if plan.keep.has(no) {
+				raw, _ := jsonline.TrimLine(phys, lineOff == 0)
+				written += int64(len(raw)) + 1
+				switch {
+				case len(raw)+1 == len(phys) && phys[len(raw)] == '\n' && pos == runEnd:
+					runEnd = end
+				case len(raw)+1 == len(phys) && phys[len(raw)] == '\n':
+					out = appendRun(out, data[runStart:runEnd])
+					runStart, runEnd = pos, end
+				default: // a CR, a BOM or no final newline: the line changes
+					out = appendRun(out, data[runStart:runEnd])
+					out = appendRun(out, raw)
+					out = append(out, newline)
+					runStart, runEnd = end, end
+				}
+			}
+			pos = end
+		}
+		out = appendRun(out, data[runStart:runEnd])
+		err = writeVectors(dst, out)
+		release()
+		if err != nil {
+			return nil, err
+		}
+		startWriteback(dst, windowStart, written-windowStart)
+		dropCached(f, off, int64(len(data)))
+		windowStart = written
+		off += int64(len(data))
 	}
 	for i := range marks {
 		if !done[i] {
 			moved[i] = written
 		}
 	}
-	return moved, w.Flush()
+	return moved, nil
+}
+
+var newline = []byte{'\n'}
+
+// appendRun appends a run of bytes to write, unless it is empty.
+func appendRun(out [][]byte, run []byte) [][]byte {
+	if len(run) == 0 {
+		return out
+	}
+	return append(out, run)
 }
 
 // openForRewrite opens the log for a streaming rewrite, after setting a

@@ -50,18 +50,21 @@ func TestStreamingCompactionWritesWhatTheInMemoryOneDid(t *testing.T) {
 		"huge line":        huge + "\n{\"id\":\"h\",\"at\":\"2026-10-01T00:00:00Z\"}\n" + huge + "\n",
 		"nothing to drop":  "{\"id\":\"a\"}\n{\"id\":\"b\"}\n",
 		"escaped ids":      "{\"id\":\"a\",\"v\":1}\n{\"id\":\"\\u0061\",\"v\":2}\n{\"id\":\"a\\\"\",\"v\":3}\n{\"id\":\"a\\u0022\",\"v\":4}\n",
+
+		"no final newline": "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\",\"v\":2}",
+		"some crlf lines":  "{\"id\":\"a\"}\n{\"id\":\"b\"}\r\n{\"id\":\"c\"}\n{\"id\":\"d\"}\n{\"id\":\"a\",\"v\":2}\r\n{\"id\":\"e\"}\n",
 	}
 	var many strings.Builder
 	for i := range 20000 {
 		fmt.Fprintf(&many, "{\"id\":\"r%d\",\"at\":\"2026-11-01T%02d:%02d:00Z\",\"n\":%d}\n", i%3000, i%24, i%60, i)
 	}
 	cases["many versions"] = many.String()
-	defer func(size int) { planBlockSize = size }(planBlockSize)
+	defer func(size int, window int64) { planBlockSize, rewriteWindowSize = size, window }(planBlockSize, rewriteWindowSize)
 	for name, content := range cases {
 		for _, v := range []*jsonline.Versions{nil, testVersions} {
-			for _, block := range []int{1 << 20, 100} { // blocks of many lines, and a few
+			for _, block := range []int{1 << 20, 100} { // blocks and windows of many lines, and of a few
 				t.Run(fmt.Sprintf("%s/versions=%v/block=%d", name, v != nil, block), func(t *testing.T) {
-					planBlockSize = block
+					planBlockSize, rewriteWindowSize = block, int64(block)
 					compactLikeInMemory(t, content, v)
 				})
 			}

@@ -2,15 +2,12 @@ package jsonl
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
@@ -37,21 +34,19 @@ type planLine struct {
 // planBlock is a run of whole lines of the log and, once parsed, their
 // planLines.
 type planBlock struct {
-	data   []byte
-	off    int64 // file offset of data[0]
-	lines  []planLine
-	count  int // physical lines in data
-	err    error
-	parsed chan struct{}
+	data    []byte // mapped
+	release func() // unmaps data
+	off     int64  // file offset of data[0]
+	lines   []planLine
+	count   int // physical lines in data
+	err     error
+	parsed  chan struct{}
 }
 
 // planCompact reads f once and decides which lines a compaction keeps:
 // each record's current version (by l.Versions, else its last line), and
 // every line that is not a record.
 func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
 	key := l.Key
 	if key == "" {
 		key = jsonline.DefaultKey
@@ -59,7 +54,7 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 	keys := Query{Key: key, Versions: l.Versions}.keys()
 	workers := runtime.GOMAXPROCS(0)
 	// Blocks go to the workers through todo and reach the table in the
-	// log's order through ordered; free recycles their buffers.
+	// log's order through ordered; free recycles their line lists.
 	todo := make(chan *planBlock, workers)
 	ordered := make(chan *planBlock, 2*workers)
 	free := make(chan *planBlock, 2*workers+2)
@@ -87,7 +82,9 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 	}()
 	defer func() {
 		close(stop)
-		for range ordered { // let the reader and the workers finish
+		for b := range ordered { // let the reader and the workers finish
+			<-b.parsed
+			b.release()
 		}
 	}()
 	plan, err := l.applyPlanBlocks(f, ordered, free)
@@ -100,47 +97,29 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 	return plan, nil
 }
 
-// readBlocks reads f in blocks of whole lines taken from free, handing
-// each to send, until the end of f or until stop closes.
+// readBlocks maps f in blocks of whole lines, each in a planBlock taken
+// from free, handing each to send, until the end of f or until stop
+// closes. Whoever is done with a block releases its mapping.
 func readBlocks(f *os.File, free chan *planBlock, stop chan struct{}, send func(*planBlock)) error {
-	var carry []byte // the start of a line the last block cut
-	var off int64
-	for eof := false; !eof; {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := info.Size()
+	for off := int64(0); off < size; {
 		var b *planBlock
 		select {
 		case b = <-free:
 		case <-stop:
 			return nil
 		}
-		buf := append(b.data[:0], carry...)
-		for {
-			if cap(buf)-len(buf) < planBlockSize/2 {
-				buf = slices.Grow(buf, planBlockSize)
-			}
-			n, err := f.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if errors.Is(err, io.EOF) || (err == nil && n == 0) {
-				eof = true
-			} else if err != nil {
-				return err
-			}
-			if eof || bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 {
-				break
-			}
-			// A line longer than the buffer: read on until it ends.
+		data, release, err := mapLines(f, off, size, int64(planBlockSize))
+		if err != nil {
+			return err
 		}
-		end := len(buf)
-		if !eof {
-			end = bytes.LastIndexByte(buf, '\n') + 1
-		}
-		carry = append(carry[:0], buf[end:]...)
-		b.data, b.off = buf[:end], off
-		off += int64(end)
-		if end > 0 {
-			send(b)
-		} else {
-			free <- b
-		}
+		b.data, b.off, b.release = data, off, release
+		off += int64(len(data))
+		send(b)
 	}
 	return nil
 }
@@ -173,10 +152,7 @@ func (p *linePlanner) parse(b *planBlock) error {
 			b.lines = append(b.lines, planLine{c: current{no: int32(b.count)}, problem: true})
 			continue
 		}
-		if len(phys) > math.MaxInt32 {
-			return fmt.Errorf("%s: a line of %d bytes is too long to compact", p.name, len(phys))
-		}
-		c := current{off: lineOff, size: int32(len(phys)), no: int32(b.count)}
+		c := current{off: lineOff, no: int32(b.count)}
 		if p.pick != nil {
 			c.time = versionNanos(p.pick.Time(p.vals))
 		}
@@ -197,15 +173,16 @@ func hashRawID(raw []byte) idHash {
 // table of current versions.
 func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock) (*compactPlan, error) {
 	pick := l.Versions != nil
-	ids := map[idHash]current{}
-	// The table is most of the memory, and splitting its groups as it grows
-	// leaves garbage: collect it early rather than let the heap double.
+	ids := &idTable{}
+	// The table is most of the memory, and its parts leave garbage as they
+	// grow: collect it early rather than let the heap double.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	plan := &compactPlan{}
 	var scratch, scratch2 []byte
 	base := 0 // lines before the block
 	for b := range ordered {
 		<-b.parsed
+		b.release() // what the table needs of the block is in b.lines
 		if b.err != nil {
 			return nil, b.err
 		}
@@ -221,33 +198,33 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 				plan.problems++
 				continue
 			}
-			prev, seen := ids[pl.h]
-			if seen && pick && c.time == prev.time {
+			cur, seen := ids.slot(pl.h)
+			if seen && pick && c.time == cur.time {
 				// Equal times: the larger bytes win, as jsonline.Newer says.
 				var err error
-				if scratch, err = readLine(f, prev, scratch); err != nil {
+				if scratch, err = readLine(f, cur.off, scratch); err != nil {
 					return nil, err
 				}
-				if scratch2, err = readLine(f, c, scratch2); err != nil {
+				if scratch2, err = readLine(f, c.off, scratch2); err != nil {
 					return nil, err
 				}
-				prevRaw, _ := jsonline.TrimLine(scratch, prev.off == 0)
+				prevRaw, _ := jsonline.TrimLine(scratch, cur.off == 0)
 				raw, _ := jsonline.TrimLine(scratch2, c.off == 0)
 				if bytes.Compare(raw, prevRaw) <= 0 {
 					continue
 				}
-			} else if seen && pick && c.time < prev.time {
+			} else if seen && pick && c.time < cur.time {
 				continue
 			}
-			ids[pl.h] = c
+			cur.set(c)
 		}
 		base += b.count
 		free <- b
 	}
-	for _, c := range ids {
-		plan.keep.add(int(c.no))
+	for _, s := range ids.all() {
+		plan.keep.add(int(s.no))
 	}
-	plan.kept = len(ids) + plan.problems
+	plan.kept = ids.len() + plan.problems
 	plan.current = ids
 	return plan, nil
 }

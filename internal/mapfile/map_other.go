@@ -18,3 +18,12 @@ func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
 	}
 	return data, func() {}, nil
 }
+
+// Range reads size bytes of f from off where mmap is not available.
+func Range(f *os.File, off, size int64, populate bool) ([]byte, func(), error) {
+	data := make([]byte, size)
+	if _, err := f.ReadAt(data, off); err != nil && err != io.EOF {
+		return nil, nil, err
+	}
+	return data, func() {}, nil
+}

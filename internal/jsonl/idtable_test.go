@@ -1,0 +1,63 @@
+package jsonl
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestIDTableFindsWhatItHolds(t *testing.T) {
+	var table idTable
+	const n = 50000 // grows every part several times
+	for i := range n {
+		c, seen := table.slot(hashID(fmt.Sprint("id-", i)))
+		if seen {
+			t.Fatalf("id-%d seen before it was put", i)
+		}
+		c.set(current{no: int32(i + 1)})
+	}
+	for i := range n {
+		c, seen := table.slot(hashID(fmt.Sprint("id-", i)))
+		if !seen || c.no != int32(i+1) {
+			t.Fatalf("id-%d: seen %v, line %d", i, seen, c.no)
+		}
+		c.no += n
+	}
+	if table.len() != n {
+		t.Fatalf("len = %d, want %d", table.len(), n)
+	}
+	lineOf := map[idHash]int32{}
+	for key, c := range table.all() {
+		lineOf[key] = c.no
+	}
+	for i := range n {
+		// all() names each record by idKey, as archive looks them up.
+		if got := lineOf[idKey(hashID(fmt.Sprint("id-", i)))]; got != int32(i+1+n) {
+			t.Fatalf("all() gives id-%d line %d, want %d", i, got, i+1+n)
+		}
+	}
+}
+
+// Ids whose hashes share every bit the directory splits on: the part
+// grows instead, and every id is still found.
+func TestIDTableGrowsAPartItCannotSplit(t *testing.T) {
+	defer func(d uint) { idMaxDepth = d }(idMaxDepth)
+	idMaxDepth = 3
+	var table idTable
+	const n = 5000
+	for i := range n {
+		c, seen := table.slot(idHash{uint64(i) * 0x9e3779b97f4a7c15, 0xabcd << 48})
+		if seen {
+			t.Fatalf("id %d seen before it was put", i)
+		}
+		c.set(current{no: int32(i + 1)})
+	}
+	for i := range n {
+		c, seen := table.slot(idHash{uint64(i) * 0x9e3779b97f4a7c15, 0xabcd << 48})
+		if !seen || c.no != int32(i+1) {
+			t.Fatalf("id %d: seen %v, line %d", i, seen, c.no)
+		}
+	}
+	if table.depth > idMaxDepth || table.len() != n {
+		t.Fatalf("depth %d, len %d", table.depth, table.len())
+	}
+}

@@ -1,0 +1,41 @@
+package jsonl
+
+import (
+	"bytes"
+	"os"
+
+	"github.com/git-queen/git-queen/internal/mapfile"
+)
+
+// A rewrite walks the log in mapped windows of whole lines rather than
+// reading it through a buffer: the bytes are read where the page cache
+// holds them (no copy into the heap), the kept ones are handed straight to
+// the kernel (see vectorWriter), and only the windows in use are resident,
+// so the RSS stays a few megabytes whatever the log's size.
+
+// rewriteWindowSize is the size of the windows a rewrite writes from.
+// Tests make it small.
+var rewriteWindowSize int64 = 16 << 20
+
+// mapLines maps the lines of f that start at off, up to about want bytes
+// of them: the window ends after its last newline (one line longer than
+// want is mapped whole), or at size, the end of f, where the last line may
+// be unterminated. release unmaps it.
+func mapLines(f *os.File, off, size, want int64) (data []byte, release func(), err error) {
+	for n := min(want, size-off); ; n = min(2*n, size-off) {
+		data, release, err := mapfile.Range(f, off, n, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if off+n == size {
+			mapfile.Populate(data)
+			return data, release, nil
+		}
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			data = data[:i+1]
+			mapfile.Populate(data)
+			return data, release, nil
+		}
+		release() // a line longer than the window: map more
+	}
+}
