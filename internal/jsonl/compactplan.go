@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
@@ -148,7 +147,7 @@ func (p *linePlanner) parse(b *planBlock) error {
 		if line.Blank() {
 			continue
 		}
-		if _, problem := lineKey(line, p.keys, p.vals); problem != "" {
+		if !isRecord(line, p.keys, p.vals) {
 			b.lines = append(b.lines, planLine{c: current{no: int32(b.count)}, problem: true})
 			continue
 		}
@@ -174,9 +173,6 @@ func hashRawID(raw []byte) idHash {
 func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock) (*compactPlan, error) {
 	pick := l.Versions != nil
 	ids := &idTable{}
-	// The table is most of the memory, and its parts leave garbage as they
-	// grow: collect it early rather than let the heap double.
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	plan := &compactPlan{}
 	var scratch, scratch2 []byte
 	base := 0 // lines before the block

@@ -164,6 +164,18 @@ func scanPart(data []byte, first int, key string, v *jsonline.Versions) []keyedL
 	return out
 }
 
+// isRecord is lineKey for a scan that only tells records from the rest and
+// reads the key raw from out[0] (a compaction's plan): the same verdict,
+// with no message and no string made.
+func isRecord(line jsonline.Line, keys []string, out [][]byte) bool {
+	if jsonline.IsConflictMarker(line.Raw) || jsonline.ObjectFields(line.Raw, keys, out) != nil {
+		return false
+	}
+	// A valid JSON string longer than "" decodes to a non-empty one.
+	raw := out[0]
+	return len(raw) > 2 && raw[0] == '"'
+}
+
 // lineKey validates one line and returns its key, or a message saying why
 // the line is not a usable record.
 func lineKey(line jsonline.Line, keys []string, out [][]byte) (id string, problem string) {
