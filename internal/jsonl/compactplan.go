@@ -185,6 +185,7 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 		if base+b.count > math.MaxInt32 {
 			return nil, fmt.Errorf("%s: too many lines to compact", f.Name())
 		}
+		ids.touch(b.lines)
 		for _, pl := range b.lines {
 			plan.lines++
 			c := pl.c
