@@ -100,69 +100,83 @@ func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]in
 		return nil, fmt.Errorf("stat %s: %w", f.Name(), err)
 	}
 	size := info.Size()
-	moved := make([]int64, len(marks))
-	done := make([]bool, len(marks))
-	var written int64
-	place := func(pos int64) {
-		for i, m := range marks {
-			if !done[i] && m <= pos {
-				moved[i], done[i] = written, true
-			}
-		}
-	}
-	var out [][]byte
-	no := 0
-	var windowStart int64 // where the window's output starts
+	k := &keptRuns{plan: plan, marks: marks, moved: make([]int64, len(marks)), placed: make([]bool, len(marks))}
 	for off := int64(0); off < size; {
 		data, release, err := mapLines(f, off, size, rewriteWindowSize)
 		if err != nil {
 			return nil, fmt.Errorf("map %s: %w", f.Name(), err)
 		}
-		out = out[:0]
-		runStart, runEnd := 0, 0 // data[runStart:runEnd] is kept as it is
-		for pos := 0; pos < len(data); {
-			end := len(data)
-			if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
-				end = pos + i + 1
-			}
-			phys, lineOff := data[pos:end], off+int64(pos)
-			no++
-			place(lineOff)
-			if plan.keep.has(no) {
-				raw, _ := jsonline.TrimLine(phys, lineOff == 0)
-				written += int64(len(raw)) + 1
-				switch {
-				case len(raw)+1 == len(phys) && phys[len(raw)] == '\n' && pos == runEnd:
-					runEnd = end
-				case len(raw)+1 == len(phys) && phys[len(raw)] == '\n':
-					out = appendRun(out, data[runStart:runEnd])
-					runStart, runEnd = pos, end
-				default: // a CR, a BOM or no final newline: the line changes
-					out = appendRun(out, data[runStart:runEnd])
-					out = appendRun(out, raw)
-					out = append(out, newline)
-					runStart, runEnd = end, end
-				}
-			}
-			pos = end
-		}
-		out = appendRun(out, data[runStart:runEnd])
-		err = writeVectors(dst, out)
+		from := k.written
+		err = whileMapped(f.Name(), func() error { return writeVectors(dst, k.window(data, off)) })
 		release()
 		if err != nil {
 			return nil, err
 		}
-		startWriteback(dst, windowStart, written-windowStart)
+		startWriteback(dst, from, k.written-from)
 		dropCached(f, off, int64(len(data)))
-		windowStart = written
 		off += int64(len(data))
 	}
 	for i := range marks {
-		if !done[i] {
-			moved[i] = written
+		if !k.placed[i] {
+			k.moved[i] = k.written
 		}
 	}
-	return moved, nil
+	return k.moved, nil
+}
+
+// keptRuns turns the windows of a log, in order, into the runs of bytes a
+// rewrite writes, and follows where the marks land.
+type keptRuns struct {
+	plan         *compactPlan
+	marks, moved []int64
+	placed       []bool
+	written      int64 // bytes of output so far
+	no           int   // lines so far
+	out          [][]byte
+}
+
+// window returns the runs of data, the window of whole lines at offset
+// off, to write: slices of data, and of the changed lines.
+func (k *keptRuns) window(data []byte, off int64) [][]byte {
+	k.out = k.out[:0]
+	runStart, runEnd := 0, 0 // data[runStart:runEnd] is kept as it is
+	for pos := 0; pos < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			end = pos + i + 1
+		}
+		phys, lineOff := data[pos:end], off+int64(pos)
+		k.no++
+		k.place(lineOff)
+		if k.plan.keep.has(k.no) {
+			raw, _ := jsonline.TrimLine(phys, lineOff == 0)
+			k.written += int64(len(raw)) + 1
+			switch {
+			case len(raw)+1 == len(phys) && phys[len(raw)] == '\n' && pos == runEnd:
+				runEnd = end
+			case len(raw)+1 == len(phys) && phys[len(raw)] == '\n':
+				k.out = appendRun(k.out, data[runStart:runEnd])
+				runStart, runEnd = pos, end
+			default: // a CR, a BOM or no final newline: the line changes
+				k.out = appendRun(k.out, data[runStart:runEnd])
+				k.out = appendRun(k.out, raw)
+				k.out = append(k.out, newline)
+				runStart, runEnd = end, end
+			}
+		}
+		pos = end
+	}
+	k.out = appendRun(k.out, data[runStart:runEnd])
+	return k.out
+}
+
+// place records that the output is at k.written when the log is at pos.
+func (k *keptRuns) place(pos int64) {
+	for i, m := range k.marks {
+		if !k.placed[i] && m <= pos {
+			k.moved[i], k.placed[i] = k.written, true
+		}
+	}
 }
 
 var newline = []byte{'\n'}

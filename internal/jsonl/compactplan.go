@@ -64,7 +64,7 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 		go func() {
 			p := linePlanner{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys), name: f.Name()}
 			for b := range todo {
-				b.err = p.parse(b)
+				b.err = whileMapped(f.Name(), func() error { return p.parse(b) })
 				b.parsed <- struct{}{}
 			}
 		}()

@@ -2,7 +2,9 @@ package jsonl
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
@@ -38,4 +40,21 @@ func mapLines(f *os.File, off, size, want int64) (data []byte, release func(), e
 		}
 		release() // a line longer than the window: map more
 	}
+}
+
+// whileMapped runs fn, which reads mapped windows of the log, and turns
+// the fault of a read past the end of a file that another program
+// truncated meanwhile (git-queen's own writers wait for the lock) into an
+// error instead of a crash. Other panics go on.
+func whileMapped(name string, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = fmt.Errorf("%s shrank while it was being rewritten (another program wrote it without the lock?): %v", name, r)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return fn()
 }
