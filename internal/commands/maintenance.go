@@ -23,31 +23,49 @@ import (
 var storeFiles = []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile}
 
 func maintenanceCommands(env *Env) []*cli.Command {
-	return []*cli.Command{
-		{
-			Name:  "compact",
-			Usage: "drop superseded versions from the store's logs (keeps each id's current version, by its timestamps)",
-			Description: `Compaction only deletes lines that a later line of the same id supersedes; it
+	return []*cli.Command{newCompactCmd(env, runMaintenance), newArchiveCmd(env, runMaintenance)}
+}
+
+// newCompactCmd builds `compact`; like newReserveCmd, it hands runF the
+// options its argv gives.
+func newCompactCmd(env *Env, runF func(maintenanceOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "compact",
+		Usage:     "drop superseded versions from the store's logs (keeps each id's current version, by its timestamps)",
+		ArgsUsage: " ",
+		Description: `Compaction only deletes lines that a later line of the same id supersedes; it
 never reorders and keeps lines it cannot read. It rewrites the live store's
 logs (this clone's and those sync received); the ledger (refs/queen/ledger)
 keeps every version, so the history is still there, and sync carries on
 where it was.`,
-			Action: func(c *cli.Context) error {
-				return runMaintenance(maintenanceOptions{Env: env, G: readGlobals(c)})
-			},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return &UsageError{Command: "compact", Msg: "compact takes no arguments; it rewrites every log of the store"}
+			}
+			return runF(maintenanceOptions{Env: env, G: readGlobals(c)})
 		},
-		{
-			Name:      "archive",
-			Usage:     "move old records to <store>_archive.jsonl",
-			ArgsUsage: " ",
-			Description: `Moves every version of: messages created before DATE; assignments that ended
+	}
+}
+
+// newArchiveCmd builds `archive --before DATE`.
+func newArchiveCmd(env *Env, runF func(maintenanceOptions) error) *cli.Command {
+	o := maintenanceOptions{Env: env, Archive: true}
+	return &cli.Command{
+		Name:      "archive",
+		Usage:     "move old records to <store>_archive.jsonl",
+		ArgsUsage: " ",
+		Description: `Moves every version of: messages created before DATE; assignments that ended
 before DATE; reservations that stopped being active before DATE. The archive
 file is written (and synced) before the store is rewritten, so a crash can
 leave a record in both, never in neither; running archive again finishes.`,
-			Flags: []cli.Flag{&cli.StringFlag{Name: "before", Required: true, Usage: "cutoff `DATE` (2026-11-01, an RFC 3339 time, or a duration back from now such as 30d)"}},
-			Action: func(c *cli.Context) error {
-				return runMaintenance(maintenanceOptions{Env: env, G: readGlobals(c), Archive: true, Before: c.String("before")})
-			},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "before", Required: true, Destination: &o.Before,
+			Usage: "cutoff `DATE` (2026-11-01, an RFC 3339 time, or a duration back from now such as 30d)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return &UsageError{Command: "archive", Msg: "archive takes no arguments; give the cutoff with --before DATE"}
+			}
+			o.G = readGlobals(c)
+			return runF(o)
 		},
 	}
 }

@@ -1,0 +1,104 @@
+package commands
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+func TestMsgSendAndReplyOptions(t *testing.T) {
+	normal := records.ImportanceNormal
+	tests := []struct {
+		argv  string
+		reply bool
+		want  msgSendOptions
+		code  int
+	}{
+		{"send bob", false, msgSendOptions{To: "bob", Importance: normal}, 0},
+		{"send bob 'hi'", false, msgSendOptions{To: "bob", Body: "'hi'", BodySet: true, Subject: "'hi'", Importance: normal}, 0},
+		{"send --to bob -s subj --body text -i bd-1 --importance high --reply-to qm-1", false,
+			msgSendOptions{To: "bob", Subject: "subj", Body: "text", BodySet: true, Issue: "bd-1", ReplyTo: "qm-1", Importance: "high"}, 0},
+		{"send --to bob --body-file - ", false, msgSendOptions{To: "bob", BodyFile: "-", Importance: normal}, 0},
+		{"--droid ann --json send bob", false, msgSendOptions{G: globals{Droid: "ann", JSON: true}, To: "bob", Importance: normal}, 0},
+		{"send", false, msgSendOptions{}, ExitUsage},
+		{"send --to bob carl", false, msgSendOptions{}, ExitUsage},
+		{"send bob body --body other", false, msgSendOptions{}, ExitUsage},
+		{"send bob a b", false, msgSendOptions{}, ExitUsage},
+		{"reply qm-7 --body ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
+		{"reply qm-7 -s re --importance urgent", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Subject: "re", Importance: "urgent"}, 0},
+		{"reply", true, msgSendOptions{}, ExitUsage},
+		{"reply qm-7 qm-8", true, msgSendOptions{}, ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.argv, func(t *testing.T) {
+			build := newMsgSendCmd
+			if tt.reply {
+				build = newMsgReplyCmd
+			}
+			got, ran, code := parseWith(t, build, tt.argv)
+			if code != tt.code || ran != (tt.code == 0) {
+				t.Fatalf("exit %d, ran %v; want exit %d", code, ran, tt.code)
+			}
+			if got = withoutEnv(got, func(o *msgSendOptions) { o.Env = nil }); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("options\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMsgListAndIDOptions(t *testing.T) {
+	inbox := func(e *Env, runF func(msgInboxOptions) error) *cli.Command { return newMsgListCmd(e, false, runF) }
+	sent := func(e *Env, runF func(msgInboxOptions) error) *cli.Command { return newMsgListCmd(e, true, runF) }
+	for _, tt := range []struct {
+		argv  string
+		build func(*Env, func(msgInboxOptions) error) *cli.Command
+		want  msgInboxOptions
+		code  int
+	}{
+		{"inbox", inbox, msgInboxOptions{Limit: 20}, 0},
+		{"--json inbox", inbox, msgInboxOptions{G: globals{JSON: true}}, 0},
+		{"--json inbox -n 5", inbox, msgInboxOptions{G: globals{JSON: true}, Limit: 5}, 0},
+		{"inbox --unread --since 2h --limit 0", inbox, msgInboxOptions{Unread: true, Since: "2h"}, 0},
+		{"sent --since 1d", sent, msgInboxOptions{Since: "1d", Limit: 20, Sent: true}, 0},
+		{"sent --unread", sent, msgInboxOptions{}, ExitUsage},
+	} {
+		got, ran, code := parseWith(t, tt.build, tt.argv)
+		if got.Env = nil; code != tt.code || ran != (tt.code == 0) || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: exit %d, ran %v, options %+v; want exit %d, %+v", tt.argv, code, ran, got, tt.code, tt.want)
+		}
+	}
+	read := func(e *Env, runF func(msgReadOptions) error) *cli.Command {
+		return newMsgIDCmd(e, "read", "", "a message ID", runF)
+	}
+	got, ran, code := parseWith(t, read, "read qm-9 --agent bob")
+	if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, msgReadOptions{G: globals{Droid: "bob"}, ID: "qm-9"}) {
+		t.Errorf("read: exit %d, ran %v, options %+v", code, ran, got)
+	}
+	if _, ran, code := parseWith(t, read, "read"); ran || code != ExitUsage {
+		t.Errorf("read without an ID: exit %d, ran %v; want a usage error", code, ran)
+	}
+}
+
+func TestCompactAndArchiveOptions(t *testing.T) {
+	for _, tt := range []struct {
+		argv  string
+		build func(*Env, func(maintenanceOptions) error) *cli.Command
+		want  maintenanceOptions
+		code  int
+	}{
+		{"compact", newCompactCmd, maintenanceOptions{}, 0},
+		{"--json compact", newCompactCmd, maintenanceOptions{G: globals{JSON: true}}, 0},
+		{"compact queen_messages.jsonl", newCompactCmd, maintenanceOptions{}, ExitUsage},
+		{"archive --before 30d", newArchiveCmd, maintenanceOptions{Archive: true, Before: "30d"}, 0},
+		{"archive", newArchiveCmd, maintenanceOptions{}, ExitUsage},
+		{"archive --before 30d extra", newArchiveCmd, maintenanceOptions{}, ExitUsage},
+	} {
+		got, ran, code := parseWith(t, tt.build, tt.argv)
+		if got.Env = nil; code != tt.code || ran != (tt.code == 0) || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: exit %d, ran %v, options %+v; want exit %d, %+v", tt.argv, code, ran, got, tt.code, tt.want)
+		}
+	}
+}
