@@ -93,28 +93,35 @@ func readLine(f *os.File, off int64, buf []byte) ([]byte, error) {
 // marks (offsets of line starts in f) lands in the output: the start of
 // the first kept line at or after it, or the end. It walks f in mapped
 // windows and hands each window's runs of kept lines to writeVectors: a
-// run of lines that need no change is one slice, however many lines.
+// run of lines that need no change is one slice, however many lines. A
+// goroutine maps the next window and finds its runs while the kernel
+// copies the last one.
 func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]int64, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat %s: %w", f.Name(), err)
 	}
-	size := info.Size()
 	k := &keptRuns{plan: plan, marks: marks, moved: make([]int64, len(marks)), placed: make([]bool, len(marks))}
-	for off := int64(0); off < size; {
-		data, release, err := mapLines(f, off, size, rewriteWindowSize)
-		if err != nil {
-			return nil, fmt.Errorf("map %s: %w", f.Name(), err)
+	windows := make(chan *keptWindow, 1)
+	stop := make(chan struct{})
+	go k.produce(f, info.Size(), windows, stop)
+	defer func() {
+		close(stop)
+		for w := range windows { // let the producer finish
+			w.release()
 		}
-		from := k.written
-		err = whileMapped(f.Name(), func() error { return writeVectors(dst, k.window(data, off)) })
-		release()
+	}()
+	for w := range windows {
+		if w.err != nil {
+			return nil, w.err
+		}
+		err := writeVectors(dst, w.runs)
+		w.release()
 		if err != nil {
 			return nil, err
 		}
-		startWriteback(dst, from, k.written-from)
-		dropCached(f, off, int64(len(data)))
-		off += int64(len(data))
+		startWriteback(dst, w.from, w.to-w.from)
+		dropCached(f, w.off, int64(len(w.data)))
 	}
 	for i := range marks {
 		if !k.placed[i] {
@@ -122,6 +129,43 @@ func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]in
 		}
 	}
 	return k.moved, nil
+}
+
+// keptWindow is a mapped window of the log and the runs of it to write,
+// which land at [from, to) of the output.
+type keptWindow struct {
+	data     []byte
+	release  func()
+	off      int64
+	runs     [][]byte
+	from, to int64
+	err      error
+}
+
+// produce sends the windows of f, up to size, with their runs, until the
+// end of f, an error (sent as a window with err set) or until stop closes.
+func (k *keptRuns) produce(f *os.File, size int64, windows chan<- *keptWindow, stop <-chan struct{}) {
+	defer close(windows)
+	for off := int64(0); off < size; {
+		w := &keptWindow{off: off, from: k.written, release: func() {}}
+		var err error
+		if w.data, w.release, err = mapLines(f, off, size, rewriteWindowSize); err != nil {
+			w.err, w.release = fmt.Errorf("map %s: %w", f.Name(), err), func() {}
+		} else {
+			w.err = whileMapped(f.Name(), func() error { w.runs = k.window(w.data, off); return nil })
+		}
+		w.to = k.written
+		select {
+		case windows <- w:
+		case <-stop:
+			w.release()
+			return
+		}
+		if w.err != nil {
+			return
+		}
+		off += int64(len(w.data))
+	}
 }
 
 // keptRuns turns the windows of a log, in order, into the runs of bytes a
@@ -132,13 +176,13 @@ type keptRuns struct {
 	placed       []bool
 	written      int64 // bytes of output so far
 	no           int   // lines so far
-	out          [][]byte
 }
 
 // window returns the runs of data, the window of whole lines at offset
-// off, to write: slices of data, and of the changed lines.
+// off, to write: slices of data, and of the changed lines (a new list
+// each time: two windows are in flight).
 func (k *keptRuns) window(data []byte, off int64) [][]byte {
-	k.out = k.out[:0]
+	var out [][]byte
 	runStart, runEnd := 0, 0 // data[runStart:runEnd] is kept as it is
 	for pos := 0; pos < len(data); {
 		end := len(data)
@@ -155,19 +199,18 @@ func (k *keptRuns) window(data []byte, off int64) [][]byte {
 			case len(raw)+1 == len(phys) && phys[len(raw)] == '\n' && pos == runEnd:
 				runEnd = end
 			case len(raw)+1 == len(phys) && phys[len(raw)] == '\n':
-				k.out = appendRun(k.out, data[runStart:runEnd])
+				out = appendRun(out, data[runStart:runEnd])
 				runStart, runEnd = pos, end
 			default: // a CR, a BOM or no final newline: the line changes
-				k.out = appendRun(k.out, data[runStart:runEnd])
-				k.out = appendRun(k.out, raw)
-				k.out = append(k.out, newline)
+				out = appendRun(out, data[runStart:runEnd])
+				out = appendRun(out, raw)
+				out = append(out, newline)
 				runStart, runEnd = end, end
 			}
 		}
 		pos = end
 	}
-	k.out = appendRun(k.out, data[runStart:runEnd])
-	return k.out
+	return appendRun(out, data[runStart:runEnd])
 }
 
 // place records that the output is at k.written when the log is at pos.

@@ -17,7 +17,7 @@ import (
 
 // rewriteWindowSize is the size of the windows a rewrite writes from.
 // Tests make it small.
-var rewriteWindowSize int64 = 16 << 20
+var rewriteWindowSize int64 = 4 << 20
 
 // mapLines maps the lines of f that start at off, up to about want bytes
 // of them: the window ends after its last newline (one line longer than
