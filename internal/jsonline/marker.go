@@ -21,6 +21,9 @@ const DefaultKey = "id"
 // IsConflictMarker reports whether a line is one of the markers git writes
 // into a file it could not merge ("<<<<<<< ours", "=======", and so on).
 func IsConflictMarker(line []byte) bool {
+	if len(line) == 0 || (line[0] != '<' && line[0] != '=' && line[0] != '>' && line[0] != '|') {
+		return false // most lines: one test, not four
+	}
 	for _, m := range [...]string{"<<<<<<<", "=======", ">>>>>>>", "|||||||"} {
 		if bytes.HasPrefix(line, []byte(m)) {
 			rest := line[len(m):]

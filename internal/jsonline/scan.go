@@ -49,6 +49,12 @@ var ErrNotObject = errors.New("line is not a JSON object")
 // last occurrence wins, as in encoding/json). Nested values are validated but
 // not reported.
 func ObjectFields(line []byte, keys []string, out [][]byte) error {
+	// lens has bit n set when a key is n bytes long (bit 63: 63 or more), so
+	// that most members are passed over without comparing them to each key.
+	var lens uint64
+	for _, k := range keys {
+		lens |= 1 << min(len(k), 63)
+	}
 	for i := range out {
 		out[i] = nil
 	}
@@ -90,7 +96,7 @@ func ObjectFields(line []byte, keys []string, out [][]byte) error {
 		if err := s.value(1); err != nil {
 			return err
 		}
-		if len(keys) > 0 {
+		if len(keys) > 0 && (escaped || len(rawKey) >= 63 || lens&(1<<len(rawKey)) != 0) {
 			setMatching(rawKey, escaped, keys, out, s.data[valStart:s.pos])
 		}
 		s.space()

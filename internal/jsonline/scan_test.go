@@ -50,6 +50,7 @@ func TestObjectFields(t *testing.T) {
 		{`{"\u0069d":"escaped key"}`, []string{"id"}, []string{`"escaped key"`}, nil},
 		{`{"id":7}`, []string{"id", "missing"}, []string{`7`, ``}, nil},
 		{`{"id":"x","to":"y"}`, []string{"id", "to", "id"}, []string{`"x"`, `"y"`, `"x"`}, nil},
+		{`{"` + strings.Repeat("k", 70) + `":1,"` + strings.Repeat("k", 64) + `":2}`, []string{strings.Repeat("k", 64), strings.Repeat("k", 70)}, []string{`2`, `1`}, nil},
 		{`{}`, []string{"id"}, []string{``}, nil},
 		{`[1,2]`, []string{"id"}, []string{``}, ErrNotObject},
 		{`"str"`, []string{"id"}, []string{``}, ErrNotObject},
