@@ -28,6 +28,7 @@ type idTable struct {
 	depth   uint
 	n       int
 	scratch []idSlot // a splitting part's slots
+	touched int32    // what touch read, kept so that its reads are not optimised away
 }
 
 const (
@@ -96,11 +97,8 @@ func (t *idTable) touch(lines []planLine) {
 		p := t.dir[t.index(uint32(h[1]>>32))]
 		sink |= p.slots[h[0]>>32&uint64(len(p.slots)-1)].no
 	}
-	touchSink = sink
+	t.touched |= sink
 }
-
-// touchSink keeps touch's reads from being optimised away.
-var touchSink int32
 
 func (t *idTable) index(h1 uint32) uint64 {
 	if t.depth == 0 {
