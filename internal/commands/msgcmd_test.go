@@ -33,19 +33,11 @@ func TestMsgSendAndReplyOptions(t *testing.T) {
 		{"reply qm-7 qm-8", true, msgSendOptions{}, ExitUsage},
 	}
 	for _, tt := range tests {
-		t.Run(tt.argv, func(t *testing.T) {
-			build := newMsgSendCmd
-			if tt.reply {
-				build = newMsgReplyCmd
-			}
-			got, ran, code := parseWith(t, build, tt.argv)
-			if code != tt.code || ran != (tt.code == 0) {
-				t.Fatalf("exit %d, ran %v; want exit %d", code, ran, tt.code)
-			}
-			if got = withoutEnv(got, func(o *msgSendOptions) { o.Env = nil }); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("options\n got %+v\nwant %+v", got, tt.want)
-			}
-		})
+		build := newMsgSendCmd
+		if tt.reply {
+			build = newMsgReplyCmd
+		}
+		expectOptions(t, build, tt.argv, tt.want, tt.code, func(o *msgSendOptions) { o.Env = nil })
 	}
 }
 
@@ -65,10 +57,7 @@ func TestMsgListAndIDOptions(t *testing.T) {
 		{"sent --since 1d", sent, msgInboxOptions{Since: "1d", Limit: 20, Sent: true}, 0},
 		{"sent --unread", sent, msgInboxOptions{}, ExitUsage},
 	} {
-		got, ran, code := parseWith(t, tt.build, tt.argv)
-		if got.Env = nil; code != tt.code || ran != (tt.code == 0) || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: exit %d, ran %v, options %+v; want exit %d, %+v", tt.argv, code, ran, got, tt.code, tt.want)
-		}
+		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *msgInboxOptions) { o.Env = nil })
 	}
 	read := func(e *Env, runF func(msgReadOptions) error) *cli.Command {
 		return newMsgIDCmd(e, "read", "", "a message ID", runF)
@@ -96,9 +85,6 @@ func TestCompactAndArchiveOptions(t *testing.T) {
 		{"archive", newArchiveCmd, maintenanceOptions{}, ExitUsage},
 		{"archive --before 30d extra", newArchiveCmd, maintenanceOptions{}, ExitUsage},
 	} {
-		got, ran, code := parseWith(t, tt.build, tt.argv)
-		if got.Env = nil; code != tt.code || ran != (tt.code == 0) || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: exit %d, ran %v, options %+v; want exit %d, %+v", tt.argv, code, ran, got, tt.code, tt.want)
-		}
+		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *maintenanceOptions) { o.Env = nil })
 	}
 }

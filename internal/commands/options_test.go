@@ -31,8 +31,20 @@ func parseWith[O any](t *testing.T, build func(*Env, func(O) error) *cli.Command
 	return got, ran, exitCode(err)
 }
 
-// withoutEnv drops the options' Env (a pointer the test need not compare).
-func withoutEnv[O any](o O, clear func(*O)) O { clear(&o); return o }
+// expectOptions runs argv through build and fails the test unless the
+// command exits with code, runs only when code is 0, and hands runF want
+// (clearEnv drops the options' Env, a pointer the test need not compare).
+func expectOptions[O any](t *testing.T, build func(*Env, func(O) error) *cli.Command, argv string, want O, code int, clearEnv func(*O)) {
+	t.Helper()
+	got, ran, gotCode := parseWith(t, build, argv)
+	if gotCode != code || ran != (code == 0) {
+		t.Errorf("%s: exit %d, ran %v; want exit %d", argv, gotCode, ran, code)
+		return
+	}
+	if clearEnv(&got); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: options\n got %+v\nwant %+v", argv, got, want)
+	}
+}
 
 func TestReserveOptions(t *testing.T) {
 	tests := []struct {
@@ -55,15 +67,7 @@ func TestReserveOptions(t *testing.T) {
 		{"reserve --no-such-flag x", reserveOptions{}, ExitUsage},
 	}
 	for _, tt := range tests {
-		t.Run(tt.argv, func(t *testing.T) {
-			got, ran, code := parseWith(t, newReserveCmd, tt.argv)
-			if code != tt.code || ran != (tt.code == 0) {
-				t.Fatalf("exit %d, ran %v; want exit %d", code, ran, tt.code)
-			}
-			if got = withoutEnv(got, func(o *reserveOptions) { o.Env = nil }); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("options\n got %+v\nwant %+v", got, tt.want)
-			}
-		})
+		expectOptions(t, newReserveCmd, tt.argv, tt.want, tt.code, func(o *reserveOptions) { o.Env = nil })
 	}
 }
 
@@ -81,15 +85,7 @@ func TestReleaseAndRenewOptions(t *testing.T) {
 		{"renew --ttl 9d x", newRenewCmd, releaseOptions{}, ExitUsage},
 	}
 	for _, tt := range tests {
-		t.Run(tt.argv, func(t *testing.T) {
-			got, ran, code := parseWith(t, tt.build, tt.argv)
-			if code != tt.code || ran != (tt.code == 0) {
-				t.Fatalf("exit %d, ran %v; want exit %d", code, ran, tt.code)
-			}
-			if got = withoutEnv(got, func(o *releaseOptions) { o.Env = nil }); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("options\n got %+v\nwant %+v", got, tt.want)
-			}
-		})
+		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *releaseOptions) { o.Env = nil })
 	}
 }
 
