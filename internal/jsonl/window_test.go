@@ -13,15 +13,7 @@ import (
 func TestMapLinesMapsWholeLines(t *testing.T) {
 	long := strings.Repeat("x", 5000)
 	content := "{\"a\":1}\n" + long + "\n" + strings.Repeat("{\"b\":2}\n", 3000) + "{\"c\":3}"
-	path := filepath.Join(t.TempDir(), "log")
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _ := openWritten(t, []byte(content))
 	var windows []string
 	for off, size := int64(0), int64(len(content)); off < size; {
 		data, release, err := mapLines(f, off, size, 10)
@@ -54,15 +46,7 @@ func TestWhileMappedTurnsAFaultIntoAnError(t *testing.T) {
 	if !mapfile.Mapped {
 		t.Skip("files are read, not mapped, here")
 	}
-	path := filepath.Join(t.TempDir(), "log")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("{\"id\":\"a\"}\n"), 4000), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, path := openWritten(t, bytes.Repeat([]byte("{\"id\":\"a\"}\n"), 4000))
 	data, release, err := mapLines(f, 0, 44000, 44000)
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +69,20 @@ func TestWhileMappedTurnsAFaultIntoAnError(t *testing.T) {
 		}
 	}()
 	_ = whileMapped(path, func() error { panic("bug") })
+}
+
+// openWritten writes content to a new file and opens it for reading; the
+// test closes it.
+func openWritten(t *testing.T, content []byte) (*os.File, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "log")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, path
 }
