@@ -10,7 +10,11 @@ import (
 	"github.com/git-queen/git-queen/internal/workspace"
 )
 
-func exportCommand(env *Env) *cli.Command {
+func exportCommand(env *Env) *cli.Command { return newExportCmd(env, runExport) }
+
+// newExportCmd builds `export`; like newReserveCmd, it hands runF the options its
+// argv gives.
+func newExportCmd(env *Env, runF func(exportOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "export",
 		Usage:     "write the stores in the seed's .beads/ layout, for tools that read it",
@@ -31,7 +35,7 @@ the live store.`,
 			if c.Args().Len() > 1 {
 				return &UsageError{Command: "export", Msg: "name at most one DIR"}
 			}
-			return runExport(exportOptions{Env: env, G: readGlobals(c), Dir: c.Args().First()})
+			return runF(exportOptions{Env: env, G: readGlobals(c), Dir: c.Args().First()})
 		},
 	}
 }

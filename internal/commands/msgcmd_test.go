@@ -3,9 +3,11 @@ package commands
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -87,4 +89,25 @@ func TestCompactAndArchiveOptions(t *testing.T) {
 	} {
 		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *maintenanceOptions) { o.Env = nil })
 	}
+}
+
+func TestMsgWaitSyncAndExportOptions(t *testing.T) {
+	clearWait := func(o *msgWaitOptions) { o.Env = nil }
+	expectOptions(t, newMsgWaitCmd, "wait", msgWaitOptions{}, 0, clearWait)
+	expectOptions(t, newMsgWaitCmd, "wait --from bob --thread qb-1 --issue bd-2 --reply-to qm-3 --timeout 10m --peek",
+		msgWaitOptions{Filter: messages.WaitFilter{From: "bob", Thread: "qb-1", Issue: "bd-2", ReplyTo: "qm-3"},
+			Timeout: 10 * time.Minute, Peek: true}, 0, clearWait)
+	expectOptions(t, newMsgWaitCmd, "wait --timeout 0s", msgWaitOptions{}, ExitUsage, clearWait)
+	expectOptions(t, newMsgWaitCmd, "wait --timeout later", msgWaitOptions{}, ExitUsage, clearWait)
+	expectOptions(t, newMsgWaitCmd, "wait bob", msgWaitOptions{}, ExitUsage, clearWait)
+
+	clearSync := func(o *syncOptions) { o.Env = nil }
+	expectOptions(t, newSyncCmd, "sync", syncOptions{}, 0, clearSync)
+	expectOptions(t, newSyncCmd, "--json sync origin", syncOptions{G: globals{JSON: true}, Remote: "origin"}, 0, clearSync)
+	expectOptions(t, newSyncCmd, "sync a b", syncOptions{}, ExitUsage, clearSync)
+
+	clearExport := func(o *exportOptions) { o.Env = nil }
+	expectOptions(t, newExportCmd, "export", exportOptions{}, 0, clearExport)
+	expectOptions(t, newExportCmd, "export out/.beads", exportOptions{Dir: "out/.beads"}, 0, clearExport)
+	expectOptions(t, newExportCmd, "export a b", exportOptions{}, ExitUsage, clearExport)
 }

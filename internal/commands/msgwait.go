@@ -13,7 +13,11 @@ import (
 	"github.com/git-queen/git-queen/internal/messages"
 )
 
-func msgWaitCommand(env *Env) *cli.Command {
+// newMsgWaitCmd builds `msg wait`; like newReserveCmd, its flags fill the
+// options runF receives.
+func newMsgWaitCmd(env *Env, runF func(msgWaitOptions) error) *cli.Command {
+	o := msgWaitOptions{Env: env}
+	var timeout string
 	return &cli.Command{
 		Name:  "wait",
 		Usage: "wait for a message to you (from a droid, in a thread, about an issue, or answering one), print it and mark it read",
@@ -31,28 +35,26 @@ there are none).
 
 With --timeout, it exits 1 with a line saying so when the time passes.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "only a message from droid `NAME`"},
-			&cli.StringFlag{Name: "thread", Usage: "only a message in thread `ID` (a thread id, or its first message's id)"},
-			&cli.StringFlag{Name: "issue", Usage: "only a message about issue `ID`"},
-			&cli.StringFlag{Name: "reply-to", Usage: "only a reply to message `ID`"},
-			&cli.StringFlag{Name: "timeout", Usage: "give up after `DUR` (30s, 10m, 1h); default: wait as long as it takes"},
-			&cli.BoolFlag{Name: "peek", Usage: "do not mark the message read"},
+			&cli.StringFlag{Name: "from", Destination: &o.Filter.From, Usage: "only a message from droid `NAME`"},
+			&cli.StringFlag{Name: "thread", Destination: &o.Filter.Thread, Usage: "only a message in thread `ID` (a thread id, or its first message's id)"},
+			&cli.StringFlag{Name: "issue", Destination: &o.Filter.Issue, Usage: "only a message about issue `ID`"},
+			&cli.StringFlag{Name: "reply-to", Destination: &o.Filter.ReplyTo, Usage: "only a reply to message `ID`"},
+			&cli.StringFlag{Name: "timeout", Destination: &timeout, Usage: "give up after `DUR` (30s, 10m, 1h); default: wait as long as it takes"},
+			&cli.BoolFlag{Name: "peek", Destination: &o.Peek, Usage: "do not mark the message read"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return &UsageError{Command: "msg wait", Msg: "msg wait takes no arguments; filter with --from, --thread, --issue or --reply-to"}
 			}
-			var timeout time.Duration
-			if t := c.String("timeout"); t != "" {
-				d, err := parseWaitTimeout(t)
+			o.G, o.Timeout = readGlobals(c), 0
+			if timeout != "" {
+				d, err := parseWaitTimeout(timeout)
 				if err != nil {
 					return err
 				}
-				timeout = d
+				o.Timeout = d
 			}
-			return runMsgWait(msgWaitOptions{Env: env, G: readGlobals(c), Timeout: timeout, Peek: c.Bool("peek"),
-				Filter: messages.WaitFilter{From: c.String("from"), Thread: c.String("thread"),
-					Issue: c.String("issue"), ReplyTo: c.String("reply-to")}})
+			return runF(o)
 		},
 	}
 }

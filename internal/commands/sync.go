@@ -11,7 +11,11 @@ import (
 	"github.com/git-queen/git-queen/internal/store"
 )
 
-func syncCommand(env *Env) *cli.Command {
+func syncCommand(env *Env) *cli.Command { return newSyncCmd(env, runSync) }
+
+// newSyncCmd builds `sync`; like newReserveCmd, it hands runF the options its
+// argv gives.
+func newSyncCmd(env *Env, runF func(syncOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "exchange the coordination records with a remote (fetch, union, compare-and-swap push)",
@@ -34,7 +38,7 @@ another clone published first is withdrawn here, named, and sync exits 5.`,
 			if c.Args().Len() > 1 {
 				return &UsageError{Command: "sync", Msg: "name at most one REMOTE"}
 			}
-			return runSync(syncOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
+			return runF(syncOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
 		},
 	}
 }
