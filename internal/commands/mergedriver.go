@@ -29,7 +29,11 @@ type mergeDriverOptions struct {
 	Interval           int
 }
 
-func mergeDriverCommand(env *Env) *cli.Command {
+func mergeDriverCommand(env *Env) *cli.Command { return newMergeDriverCmd(env, runMergeDriver) }
+
+// newMergeDriverCmd builds `merge-driver`; like newReserveCmd, it hands
+// runF the options its argv gives (git's %O %A %B %L %P).
+func newMergeDriverCmd(env *Env, runF func(mergeDriverOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "merge-driver",
 		Usage:     "merge a JSONL file for git (merge=queen in .gitattributes)",
@@ -66,7 +70,7 @@ beyond a plain union is reported on stderr.`,
 			if len(args) > 4 {
 				o.Path = args[4]
 			}
-			return runMergeDriver(o)
+			return runF(o)
 		},
 	}
 }

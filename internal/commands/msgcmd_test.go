@@ -111,3 +111,13 @@ func TestMsgWaitSyncAndExportOptions(t *testing.T) {
 	expectOptions(t, newExportCmd, "export out/.beads", exportOptions{Dir: "out/.beads"}, 0, clearExport)
 	expectOptions(t, newExportCmd, "export a b", exportOptions{}, ExitUsage, clearExport)
 }
+
+func TestMergeDriverOptions(t *testing.T) {
+	clearEnv := func(o *mergeDriverOptions) { o.Env = nil }
+	expectOptions(t, newMergeDriverCmd, "merge-driver b o t", mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}, 0, clearEnv)
+	expectOptions(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
+		mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}, 0, clearEnv)
+	for _, argv := range []string{"merge-driver b o", "merge-driver b o t 7 p extra", "merge-driver b o t 0", "merge-driver b o t seven"} {
+		expectOptions(t, newMergeDriverCmd, argv, mergeDriverOptions{}, ExitUsage, clearEnv)
+	}
+}
