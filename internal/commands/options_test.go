@@ -166,3 +166,43 @@ func TestSetupAndValidateOptions(t *testing.T) {
 		t.Errorf("validate without flags: options %+v; want no limit set and no paths", v)
 	}
 }
+
+func TestCompactAndArchiveOptions(t *testing.T) {
+	for _, tt := range []struct {
+		argv  string
+		build func(*Env, func(maintenanceOptions) error) *cli.Command
+		want  maintenanceOptions
+		code  int
+	}{
+		{"compact", newCompactCmd, maintenanceOptions{}, 0},
+		{"--json compact", newCompactCmd, maintenanceOptions{G: globals{JSON: true}}, 0},
+		{"compact queen_messages.jsonl", newCompactCmd, maintenanceOptions{}, ExitUsage},
+		{"archive --before 30d", newArchiveCmd, maintenanceOptions{Archive: true, Before: "30d"}, 0},
+		{"archive", newArchiveCmd, maintenanceOptions{}, ExitUsage},
+		{"archive --before 30d extra", newArchiveCmd, maintenanceOptions{}, ExitUsage},
+	} {
+		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *maintenanceOptions) { o.Env = nil })
+	}
+}
+
+func TestSyncAndExportOptions(t *testing.T) {
+	clearSync := func(o *syncOptions) { o.Env = nil }
+	expectOptions(t, newSyncCmd, "sync", syncOptions{}, 0, clearSync)
+	expectOptions(t, newSyncCmd, "--json sync origin", syncOptions{G: globals{JSON: true}, Remote: "origin"}, 0, clearSync)
+	expectOptions(t, newSyncCmd, "sync a b", syncOptions{}, ExitUsage, clearSync)
+
+	clearExport := func(o *exportOptions) { o.Env = nil }
+	expectOptions(t, newExportCmd, "export", exportOptions{}, 0, clearExport)
+	expectOptions(t, newExportCmd, "export out/.beads", exportOptions{Dir: "out/.beads"}, 0, clearExport)
+	expectOptions(t, newExportCmd, "export a b", exportOptions{}, ExitUsage, clearExport)
+}
+
+func TestMergeDriverOptions(t *testing.T) {
+	clearEnv := func(o *mergeDriverOptions) { o.Env = nil }
+	expectOptions(t, newMergeDriverCmd, "merge-driver b o t", mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}, 0, clearEnv)
+	expectOptions(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
+		mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}, 0, clearEnv)
+	for _, argv := range []string{"merge-driver b o", "merge-driver b o t 7 p extra", "merge-driver b o t 0", "merge-driver b o t seven"} {
+		expectOptions(t, newMergeDriverCmd, argv, mergeDriverOptions{}, ExitUsage, clearEnv)
+	}
+}
