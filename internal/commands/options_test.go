@@ -206,3 +206,12 @@ func TestMergeDriverOptions(t *testing.T) {
 		expectOptions(t, newMergeDriverCmd, argv, mergeDriverOptions{}, ExitUsage, clearEnv)
 	}
 }
+
+func TestResolveOptions(t *testing.T) {
+	clearEnv := func(o *resolveOptions) { o.Env = nil }
+	expectOptions(t, newResolveCmd, "resolve", resolveOptions{Files: []string{}}, 0, clearEnv)
+	expectOptions(t, newResolveCmd, "--json resolve -n --format st --checkpoint-interval 20 a.jsonl b.jsonl",
+		resolveOptions{Files: []string{"a.jsonl", "b.jsonl"}, Check: true, JSON: true, Format: "st", Interval: 20}, 0, clearEnv)
+	expectOptions(t, newResolveCmd, "resolve --octopus b1 b2 b3", resolveOptions{Files: []string{"b1", "b2", "b3"}, Octopus: true}, 0, clearEnv)
+	expectOptions(t, newResolveCmd, "resolve --octopus --check b1 b2", resolveOptions{}, ExitUsage, clearEnv)
+}

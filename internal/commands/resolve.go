@@ -16,11 +16,12 @@ import (
 
 type resolveOptions struct {
 	Env      *Env
-	Files    []string
+	Files    []string // the FILEs; with Octopus, the BRANCHes
 	Check    bool
 	JSON     bool
 	Format   string
 	Interval int
+	Octopus  bool
 }
 
 // resolved is what resolve did to one file: the --json output.
@@ -38,6 +39,18 @@ type resolved struct {
 }
 
 func resolveCommand(env *Env) *cli.Command {
+	return newResolveCmd(env, func(o resolveOptions) error {
+		if o.Octopus {
+			return runOctopus(o, o.Files)
+		}
+		return runResolve(o)
+	})
+}
+
+// newResolveCmd builds `resolve`; like newReserveCmd, its flags fill the
+// options runF receives.
+func newResolveCmd(env *Env, runF func(resolveOptions) error) *cli.Command {
+	o := resolveOptions{Env: env}
 	return &cli.Command{
 		Name:      "resolve",
 		Usage:     "repair a JSONL file merged without the driver (conflict markers, union duplicates)",
@@ -63,18 +76,17 @@ fails when several branches appended to one log, and leaves nothing merged.
 resolve --octopus b1 b2 b3 makes that merge: the branches merged one by one
 with the driver, committed as one merge with every branch as a parent.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "check", Aliases: []string{"dry-run", "n"}, Usage: "report what would change, change nothing; exit 1 if anything would"},
-			&cli.StringFlag{Name: "format", Usage: "treat every FILE as `FORMAT` (queen, st, events, autopilot, snapshot, lines)"},
-			&cli.IntFlag{Name: "checkpoint-interval", Usage: "st streams: write a checkpoint after `N` trailing events"},
-			&cli.BoolFlag{Name: "octopus", Usage: "make the octopus merge of the BRANCHes named (which git's octopus strategy, calling no merge driver, failed to make)"},
+			&cli.BoolFlag{Name: "check", Aliases: []string{"dry-run", "n"}, Destination: &o.Check, Usage: "report what would change, change nothing; exit 1 if anything would"},
+			&cli.StringFlag{Name: "format", Destination: &o.Format, Usage: "treat every FILE as `FORMAT` (queen, st, events, autopilot, snapshot, lines)"},
+			&cli.IntFlag{Name: "checkpoint-interval", Destination: &o.Interval, Usage: "st streams: write a checkpoint after `N` trailing events"},
+			&cli.BoolFlag{Name: "octopus", Destination: &o.Octopus, Usage: "make the octopus merge of the BRANCHes named (which git's octopus strategy, calling no merge driver, failed to make)"},
 		},
 		Action: func(c *cli.Context) error {
-			g := readGlobals(c)
-			if c.Bool("octopus") {
-				return runOctopus(resolveOptions{Env: env, JSON: g.JSON}, c.Args().Slice())
+			if o.Octopus && (o.Check || o.Format != "" || o.Interval != 0) {
+				return &UsageError{Command: "resolve", Msg: "--octopus merges branches with the driver's own rules; --check, --format and --checkpoint-interval are for repairing files"}
 			}
-			return runResolve(resolveOptions{Env: env, Files: c.Args().Slice(), Check: c.Bool("check"), JSON: g.JSON,
-				Format: c.String("format"), Interval: c.Int("checkpoint-interval")})
+			o.JSON, o.Files = readGlobals(c).JSON, c.Args().Slice()
+			return runF(o)
 		},
 	}
 }
