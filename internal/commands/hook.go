@@ -12,7 +12,11 @@ import (
 	"github.com/git-queen/git-queen/internal/records"
 )
 
-func hookCommand(env *Env) *cli.Command {
+func hookCommand(env *Env) *cli.Command { return newHookCmd(env, runPreCommit, runPrePush) }
+
+// newHookCmd builds `hook` and the hooks under it; like newReserveCmd, each
+// hands its run function the options its argv gives.
+func newHookCmd(env *Env, preCommit func(preCommitOptions) error, prePush func(prePushOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "hook",
 		Usage: "run a git hook's check (the installed hook calls this)",
@@ -27,7 +31,7 @@ markers or union-merge duplicates, or rewrites committed lines of an
 append-only store. If the check itself cannot run, the commit is refused
 too, with the cause. Bypass it once with 'git commit --no-verify'.`,
 			Action: func(c *cli.Context) error {
-				return runPreCommit(preCommitOptions{Env: env, G: readGlobals(c)})
+				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
 			},
 		}, {
 			Name:  "pre-merge-commit",
@@ -36,7 +40,7 @@ too, with the cause. Bypass it once with 'git commit --no-verify'.`,
 pre-merge-commit, not pre-commit, when a merge has no conflicts. Bypass it
 once with 'git merge --no-verify'.`,
 			Action: func(c *cli.Context) error {
-				return runPreCommit(preCommitOptions{Env: env, G: readGlobals(c)})
+				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
 			},
 		}, {
 			Name:      "pre-push",
@@ -50,14 +54,23 @@ naming commit, path and holder. Cherry-picks, rebases, git am and amends
 do not run the commit hooks, but every change leaves the machine by a
 push. Bypass it once with 'git push --no-verify'.`,
 			Action: func(c *cli.Context) error {
-				return runPrePush(env, readGlobals(c), c.Args().First())
+				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
 			},
 		}},
 	}
 }
 
-func runPrePush(env *Env, g globals, remote string) error {
-	res, err := prePushCheck(env, g, remote)
+// prePushOptions are what git hands the pre-push hook: the remote's name
+// (its URL is not needed; the refs come on stdin).
+type prePushOptions struct {
+	Env    *Env
+	G      globals
+	Remote string
+}
+
+func runPrePush(o prePushOptions) error {
+	env, g := o.Env, o.G
+	res, err := prePushCheck(env, g, o.Remote)
 	if err != nil {
 		return &errCheckFailed{err: err, push: true}
 	}

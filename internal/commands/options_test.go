@@ -215,3 +215,21 @@ func TestResolveOptions(t *testing.T) {
 	expectOptions(t, newResolveCmd, "resolve --octopus b1 b2 b3", resolveOptions{Files: []string{"b1", "b2", "b3"}, Octopus: true}, 0, clearEnv)
 	expectOptions(t, newResolveCmd, "resolve --octopus --check b1 b2", resolveOptions{}, ExitUsage, clearEnv)
 }
+
+func TestHookOptions(t *testing.T) {
+	var gotCommit []preCommitOptions
+	var gotPush []prePushOptions
+	build := func(env *Env, keep func(preCommitOptions) error) *cli.Command {
+		return newHookCmd(env, func(o preCommitOptions) error { gotCommit = append(gotCommit, o); return keep(o) },
+			func(o prePushOptions) error { o.Env = nil; gotPush = append(gotPush, o); return nil })
+	}
+	expectOptions(t, build, "hook pre-commit", preCommitOptions{}, 0, func(o *preCommitOptions) { o.Env = nil })
+	expectOptions(t, build, "--agent ann hook pre-merge-commit", preCommitOptions{G: globals{Droid: "ann"}}, 0, func(o *preCommitOptions) { o.Env = nil })
+	if len(gotCommit) != 2 {
+		t.Errorf("pre-commit and pre-merge-commit ran the commit check %d times, want 2", len(gotCommit))
+	}
+	if _, _, code := parseWith(t, build, "hook pre-push origin https://example.com/r.git"); code != 0 ||
+		!reflect.DeepEqual(gotPush, []prePushOptions{{Remote: "origin"}}) {
+		t.Errorf("pre-push: exit %d, options %+v; want the remote origin", code, gotPush)
+	}
+}
