@@ -233,3 +233,27 @@ func TestHookOptions(t *testing.T) {
 		t.Errorf("pre-push: exit %d, options %+v; want the remote origin", code, gotPush)
 	}
 }
+
+func TestPipelineAndStOptions(t *testing.T) {
+	clearPipeline := func(o *pipelineOptions) { o.Env = nil }
+	expectOptions(t, newPipelineShowCmd, "show", pipelineOptions{Number: -1}, 0, clearPipeline)
+	expectOptions(t, newPipelineShowCmd, "show --dir x 12", pipelineOptions{Dir: "x", Number: 12}, 0, clearPipeline)
+	for _, argv := range []string{"show -3", "show twelve", "show 1 2"} {
+		expectOptions(t, newPipelineShowCmd, argv, pipelineOptions{}, ExitUsage, clearPipeline)
+	}
+	var shown, planned []stOptions
+	build := func(env *Env, keep func(stOptions) error) *cli.Command {
+		return newStCmd(env, func(o stOptions) error { o.Env = nil; shown = append(shown, o); return nil },
+			func(o stOptions) error { o.Env = nil; planned = append(planned, o); return nil })
+	}
+	for argv, code := range map[string]int{"st show --format json a.jsonl": 0, "--json st plan b.jsonl": 0, "st show": ExitUsage, "st plan a b": ExitUsage} {
+		if _, _, got := parseWith(t, build, argv); got != code {
+			t.Errorf("%s: exit %d, want %d", argv, got, code)
+		}
+	}
+	wantShown := []stOptions{{File: "a.jsonl", Format: "json"}}
+	wantPlanned := []stOptions{{Globals: globals{JSON: true}, File: "b.jsonl"}}
+	if !reflect.DeepEqual(shown, wantShown) || !reflect.DeepEqual(planned, wantPlanned) {
+		t.Errorf("st show got %+v, plan got %+v; want %+v and %+v", shown, planned, wantShown, wantPlanned)
+	}
+}

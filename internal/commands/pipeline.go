@@ -15,38 +15,42 @@ import (
 
 func pipelineCommand(env *Env) *cli.Command {
 	return &cli.Command{
-		Name:  "pipeline",
-		Usage: "read jkz pipeline state (seed 001)",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "show",
-				Usage:     "print the normalised view of state/pipeline/<N>.json (every issue without N)",
-				ArgsUsage: "[N]",
-				Description: `Reads state/pipeline/<N>.json at the top of the repository (or under
+		Name:        "pipeline",
+		Usage:       "read jkz pipeline state (seed 001)",
+		Subcommands: []*cli.Command{newPipelineShowCmd(env, runPipelineShow)},
+	}
+}
+
+// newPipelineShowCmd builds `pipeline show`; like newReserveCmd, it hands
+// runF the options its argv gives.
+func newPipelineShowCmd(env *Env, runF func(pipelineOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print the normalised view of state/pipeline/<N>.json (every issue without N)",
+		ArgsUsage: "[N]",
+		Description: `Reads state/pipeline/<N>.json at the top of the repository (or under
 --dir) and coerces it as jkz's UI does: current_phase defaults to
 "unknown", an empty active_agent is null, issue_type defaults to "feature",
 pr_number is parseInt of the string or null, last_updated falls back to the
 top-level lastActivity, verdict is PASS when review_passed and qa_passed are
 both "true", FAIL when either is "false", else null; branch is always null.`,
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "dir", Usage: "read DIR/state/pipeline/ (default: the top of the repository)"},
-				},
-				Action: func(c *cli.Context) error {
-					o := pipelineOptions{Env: env, Globals: readGlobals(c), Dir: c.String("dir"), Number: -1}
-					switch c.NArg() {
-					case 0:
-					case 1:
-						n, err := strconv.Atoi(c.Args().First())
-						if err != nil || n < 0 {
-							return &UsageError{Command: "pipeline show", Msg: fmt.Sprintf("%q is not an issue number", c.Args().First())}
-						}
-						o.Number = n
-					default:
-						return &UsageError{Command: "pipeline show", Msg: "name at most one issue number"}
-					}
-					return runPipelineShow(o)
-				},
-			},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Usage: "read DIR/state/pipeline/ (default: the top of the repository)"},
+		},
+		Action: func(c *cli.Context) error {
+			o := pipelineOptions{Env: env, Globals: readGlobals(c), Dir: c.String("dir"), Number: -1}
+			switch c.NArg() {
+			case 0:
+			case 1:
+				n, err := strconv.Atoi(c.Args().First())
+				if err != nil || n < 0 {
+					return &UsageError{Command: "pipeline show", Msg: fmt.Sprintf("%q is not an issue number", c.Args().First())}
+				}
+				o.Number = n
+			default:
+				return &UsageError{Command: "pipeline show", Msg: "name at most one issue number"}
+			}
+			return runF(o)
 		},
 	}
 }

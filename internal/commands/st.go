@@ -13,7 +13,11 @@ import (
 	"github.com/git-queen/git-queen/internal/st"
 )
 
-func stCommand(env *Env) *cli.Command {
+func stCommand(env *Env) *cli.Command { return newStCmd(env, runStShow, runStPlan) }
+
+// newStCmd builds `st` and its subcommands; like newReserveCmd, each hands
+// its run function the options its argv gives.
+func newStCmd(env *Env, show, plan func(stOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:  "st",
 		Usage: "read an st v3 plan stream (seed 000)",
@@ -38,7 +42,7 @@ of other types never make an item wait. FILE may be - for standard input.`,
 						return &UsageError{Command: "st show", Msg: "name one st stream file"}
 					}
 					o.File = c.Args().First()
-					return runStShow(o)
+					return show(o)
 				},
 			},
 			{
@@ -54,7 +58,7 @@ id.`,
 					if c.NArg() != 1 {
 						return &UsageError{Command: "st plan", Msg: "name one st stream file"}
 					}
-					return runStPlan(stOptions{Env: env, Globals: readGlobals(c), File: c.Args().First()})
+					return plan(stOptions{Env: env, Globals: readGlobals(c), File: c.Args().First()})
 				},
 			},
 		},
