@@ -86,3 +86,17 @@ func openWritten(t *testing.T, content []byte) (*os.File, string) {
 	t.Cleanup(func() { f.Close() })
 	return f, path
 }
+
+func TestReadLineReadsThroughTheNewline(t *testing.T) {
+	long := strings.Repeat("x", 10000)
+	f, _ := openWritten(t, []byte("a\n"+long+"\nlast"))
+	for _, tt := range []struct {
+		off  int64
+		want string
+	}{{0, "a\n"}, {2, long + "\n"}, {2 + int64(len(long)) + 1, "last"}} {
+		got, err := readLine(f, tt.off, make([]byte, 0, 16))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("readLine at %d = %.20q (%d bytes), %v; want %.20q (%d bytes)", tt.off, got, len(got), err, tt.want, len(tt.want))
+		}
+	}
+}
