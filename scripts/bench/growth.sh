@@ -24,6 +24,7 @@
 #
 #   scripts/bench/growth.sh
 #   SIZES="10000 100000" RUNS=5 ROUNDS=2 scripts/bench/growth.sh
+#   SIZES=1000000 ONLY="compact" scripts/bench/growth.sh   # some rows: reads, compact, hook, merge
 set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine
@@ -33,6 +34,15 @@ sizes=${SIZES:-10000 100000 1000000}
 export QUEEN_DROID=droid-3
 table="$work/table"
 : >"$table"
+
+# want ROWS: whether ONLY (unset: every row) names one of ROWS.
+want() {
+	[ -z "${ONLY:-}" ] && return 0
+	for r in "$@"; do
+		case " $ONLY " in *" $r "*) return 0 ;; esac
+	done
+	return 1
+}
 
 # row WHAT N NAME A-NAME B-NAME [RSS]: one line of the table.
 row() {
@@ -57,7 +67,7 @@ code() {
 	(cd "$1" && git-queen init --droid bench >/dev/null && git add -A && git -c gc.autoDetach=false commit -q -m "10,000 files")
 }
 
-code "$work/code"
+want hook && code "$work/code"
 for n in $sizes; do
 	echo "== $n records"
 	store="$work/store-$n"
@@ -67,67 +77,73 @@ for n in $sizes; do
 	versions "$work/messages-$n.jsonl" >"$work/versioned-$n.jsonl"
 
 	cd "$store"
-	git-queen check src/x.go >/dev/null
-	git-queen reserve 'bench/area/**' >/dev/null
-	git-queen msg inbox --limit 20 >/dev/null
-	sleep 2 # quiet logs: the caches trust their stat
-	bench_pair "check-$n" check "git-queen check src/x.go" "git rev-parse" "git rev-parse --git-common-dir"
-	row "check (warm)" "$n" "check-$n" check "git rev-parse" "$(bench_rss git-queen check src/x.go) MiB"
-	bench_pair "reserve-$n" reserve "git-queen reserve bench/area/**" "git rev-parse" "git rev-parse --git-common-dir"
-	row "reserve" "$n" "reserve-$n" reserve "git rev-parse" "$(bench_rss git-queen reserve 'bench/area/**') MiB"
-	bench_pair "inbox-$n" "inbox" "git-queen msg inbox --limit 20" "tail" "tail -n 20 .git/queen/queen_messages.jsonl"
-	row "msg inbox --limit 20" "$n" "inbox-$n" inbox tail "$(bench_rss git-queen msg inbox --limit 20) MiB"
-
-	git init -q -b main "$work/compact-$n"
-	mkdir -p "$work/compact-$n/.git/queen"
-	cd "$work/compact-$n"
-	pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}")
-	bench_pair "compact-$n" compact "git-queen compact" \
-		cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
-	pair_runs=
-	cp "$work/versioned-$n.jsonl" .git/queen/queen_messages.jsonl
-	row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(bench_rss git-queen compact) MiB"
-	rm -f "$work/copy.jsonl"
-
-	cd "$work/code"
-	if [ -f .beads/queen_messages.jsonl ]; then
-		git rm -q .beads/queen_messages.jsonl && git commit -q -m "the previous size's log" # the hook refuses a rewrite
+	if want reads; then
+		git-queen check src/x.go >/dev/null
+		git-queen reserve 'bench/area/**' >/dev/null
+		git-queen msg inbox --limit 20 >/dev/null
+		sleep 2 # quiet logs: the caches trust their stat
+		bench_pair "check-$n" check "git-queen check src/x.go" "git rev-parse" "git rev-parse --git-common-dir"
+		row "check (warm)" "$n" "check-$n" check "git rev-parse" "$(bench_rss git-queen check src/x.go) MiB"
+		bench_pair "reserve-$n" reserve "git-queen reserve bench/area/**" "git rev-parse" "git rev-parse --git-common-dir"
+		row "reserve" "$n" "reserve-$n" reserve "git rev-parse" "$(bench_rss git-queen reserve 'bench/area/**') MiB"
+		bench_pair "inbox-$n" "inbox" "git-queen msg inbox --limit 20" "tail" "tail -n 20 .git/queen/queen_messages.jsonl"
+		row "msg inbox --limit 20" "$n" "inbox-$n" inbox tail "$(bench_rss git-queen msg inbox --limit 20) MiB"
 	fi
-	mkdir -p .beads
-	cp "$work/messages-$n.jsonl" .beads/queen_messages.jsonl
-	git add .beads/queen_messages.jsonl
-	git -c gc.autoDetach=false commit -q -m "log of $n records" # through the hook, which remembers the blob
-	tail -n 20 "$work/messages-$n.jsonl" | sed 's/"id":"qm-0/"id":"qm-7/' >>.beads/queen_messages.jsonl
-	for d in $(seq 0 99); do echo "changed $n" >>"app/dir$d/file0.txt"; done
-	git add -A
-	sleep 2
-	bench_pair "hook-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
-	row "hook, 100 paths + 20 lines appended" "$n" "hook-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
-	git reset -q -- .beads/queen_messages.jsonl
-	bench_pair "hookcode-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
-	row "hook, 100 code paths only" "$n" "hookcode-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
-	git checkout -q -- .beads/queen_messages.jsonl && git reset -q --hard
 
-	# The same commit when git queen export appended the 20 messages: the
-	# export's append chain proves the committed bytes unchanged.
-	git rm -q .beads/queen_messages.jsonl && git commit -q -m "the hand-written log"
-	cp "$work/messages-$n.jsonl" .git/queen/queen_messages.jsonl
-	git-queen export >/dev/null
-	sleep 1 # out of git's racy window, as a real commit is
-	git add .beads && git -c gc.autoDetach=false commit -q -m "export of $n records"
-	for i in $(seq 20); do QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject "s $i" --body b >/dev/null; done
-	git-queen export >/dev/null
-	for d in $(seq 0 99); do echo "exported $n" >>"app/dir$d/file0.txt"; done
-	sleep 1
-	git add -A
-	bench_pair "hookexport-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
-	row "hook, 100 paths + 20 messages exported" "$n" "hookexport-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
-	git reset -q --hard
-	git rm -q .beads/queen_messages.jsonl .beads/queen_assignments.jsonl .beads/queen_reservations.jsonl 2>/dev/null || git rm -q .beads/queen_messages.jsonl
-	git commit -q -m "no export"
-	rm -f .git/queen/queen_messages.jsonl
+	if want compact; then
+		git init -q -b main "$work/compact-$n"
+		mkdir -p "$work/compact-$n/.git/queen"
+		cd "$work/compact-$n"
+		pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}")
+		bench_pair "compact-$n" compact "git-queen compact" \
+			cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
+		pair_runs=
+		cp "$work/versioned-$n.jsonl" .git/queen/queen_messages.jsonl
+		row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(bench_rss git-queen compact) MiB"
+		rm -f "$work/copy.jsonl"
+	fi
 
-	for side in 100 10000; do
+	if want hook; then
+		cd "$work/code"
+		if [ -f .beads/queen_messages.jsonl ]; then
+			git rm -q .beads/queen_messages.jsonl && git commit -q -m "the previous size's log" # the hook refuses a rewrite
+		fi
+		mkdir -p .beads
+		cp "$work/messages-$n.jsonl" .beads/queen_messages.jsonl
+		git add .beads/queen_messages.jsonl
+		git -c gc.autoDetach=false commit -q -m "log of $n records" # through the hook, which remembers the blob
+		tail -n 20 "$work/messages-$n.jsonl" | sed 's/"id":"qm-0/"id":"qm-7/' >>.beads/queen_messages.jsonl
+		for d in $(seq 0 99); do echo "changed $n" >>"app/dir$d/file0.txt"; done
+		git add -A
+		sleep 2
+		bench_pair "hook-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+		row "hook, 100 paths + 20 lines appended" "$n" "hook-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+		git reset -q -- .beads/queen_messages.jsonl
+		bench_pair "hookcode-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+		row "hook, 100 code paths only" "$n" "hookcode-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+		git checkout -q -- .beads/queen_messages.jsonl && git reset -q --hard
+
+		# The same commit when git queen export appended the 20 messages: the
+		# export's append chain proves the committed bytes unchanged.
+		git rm -q .beads/queen_messages.jsonl && git commit -q -m "the hand-written log"
+		cp "$work/messages-$n.jsonl" .git/queen/queen_messages.jsonl
+		git-queen export >/dev/null
+		sleep 1 # out of git's racy window, as a real commit is
+		git add .beads && git -c gc.autoDetach=false commit -q -m "export of $n records"
+		for i in $(seq 20); do QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject "s $i" --body b >/dev/null; done
+		git-queen export >/dev/null
+		for d in $(seq 0 99); do echo "exported $n" >>"app/dir$d/file0.txt"; done
+		sleep 1
+		git add -A
+		bench_pair "hookexport-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+		row "hook, 100 paths + 20 messages exported" "$n" "hookexport-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+		git reset -q --hard
+		git rm -q .beads/queen_messages.jsonl .beads/queen_assignments.jsonl .beads/queen_reservations.jsonl 2>/dev/null || git rm -q .beads/queen_messages.jsonl
+		git commit -q -m "no export"
+		rm -f .git/queen/queen_messages.jsonl
+	fi
+
+	want merge && for side in 100 10000; do
 		m="$work/merge-$n-$side"
 		mkdir -p "$m"
 		mergegen -kind messages -size $((n * 570)) -append "$side" -dir "$m" >/dev/null
