@@ -144,7 +144,7 @@ func KnownDroids(s *store.Store) ([]string, error) {
 // before the cutoff. Every version of a selected message moves.
 func Archivable(before time.Time) func(jsonl.Record) bool {
 	return func(r jsonl.Record) bool {
-		var msg records.Message
-		return json.Unmarshal(r.Raw, &msg) == nil && msg.CreatedAt.Before(before)
+		msg, err := records.DecodeMessage(r.Raw) // encoding/json's result, at the scanner's speed
+		return err == nil && msg.CreatedAt.Before(before)
 	}
 }

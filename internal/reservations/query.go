@@ -260,8 +260,8 @@ func (s *Store) change(verb, droid string, patterns []string, all bool, next fun
 // that stopped being active (released, or expired) before the cutoff.
 func Archivable(before, now time.Time) func(jsonl.Record) bool {
 	return func(r jsonl.Record) bool {
-		var res records.Reservation
-		if json.Unmarshal(r.Raw, &res) != nil || res.ActiveAt(now) {
+		res, err := records.DecodeReservation(r.Raw) // encoding/json's result, at the scanner's speed
+		if err != nil || res.ActiveAt(now) {
 			return false
 		}
 		ended := res.Expiry()
