@@ -9,10 +9,11 @@ import (
 )
 
 // Archive streams in four passes, none of which holds the log: the first
-// finds each record's current version (compaction's plan), each current
-// version is then read back and judged by old, the moving records' lines
-// are appended to the archive (skipping lines it already holds, by
-// 128-bit line hashes), and the rest of the log is written anew. The
+// finds each record's current version (compaction's plan), the second
+// judges each current version by old, the third appends the moving
+// records' lines to the archive (skipping lines it already holds, by
+// 128-bit line hashes) and notes the rest, and the fourth writes the rest
+// of the log anew. The
 // archive is synced before the log is replaced, so a crash between the
 // two leaves records in both files, never in neither.
 
@@ -30,37 +31,33 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 	stats.LinesBefore, stats.Kept = plan.lines, plan.problems
 	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
 	vals := make([][]byte, len(keys))
-	moving := map[idHash]bool{}
-	var buf []byte
-	for key, c := range plan.current.all() {
-		if buf, err = readLine(f, c.off, buf); err != nil {
-			return stats, nil, err
-		}
-		raw, term := jsonline.TrimLine(buf, c.off == 0)
-		id, _ := lineKey(jsonline.Line{No: int(c.no), Raw: raw, Terminated: term}, keys, vals)
-		if old(Record{ID: id, Raw: raw, Line: int(c.no)}) {
-			moving[key] = true
-		}
-	}
+	// Each record's current version is a kept line that is a record (the
+	// others kept are lines that are not): one pass in the log's order
+	// judges them all, rather than a read at each one's place.
 	plan.current = nil
+	moving := map[idHash]bool{}
+	err = streamLines(f, func(phys []byte, off int64, no int) error {
+		if !plan.keep.has(no) {
+			return nil
+		}
+		raw, term := jsonline.TrimLine(phys, off == 0)
+		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
+		if line.Blank() {
+			return nil
+		}
+		if id, problem := lineKey(line, keys, vals); problem == "" && old(Record{ID: id, Raw: raw, Line: no}) {
+			moving[idKey(hashID(id))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return stats, nil, err
+	}
 	if len(moving) == 0 {
 		stats.LinesAfter = stats.LinesBefore
 		return stats, marks, nil
 	}
-	moved, err := l.appendMoving(f, keys, moving, &stats)
-	if err != nil {
-		return stats, nil, err
-	}
-	// What stays: every non-blank line that did not move.
-	keep := lineSet{}
-	err = streamLines(f, func(phys []byte, off int64, no int) error {
-		raw, _ := jsonline.TrimLine(phys, off == 0)
-		if !moved.has(no) && !(jsonline.Line{Raw: raw}).Blank() {
-			keep.add(no)
-			stats.LinesAfter++
-		}
-		return nil
-	})
+	keep, err := l.appendMoving(f, keys, moving, &stats)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -74,7 +71,8 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 }
 
 // appendMoving appends the lines of the moving records to the archive,
-// except those it holds already, and returns their line numbers.
+// except those it holds already, and returns what stays in the log: every
+// other non-blank line (stats.LinesAfter counts them).
 func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
 	archivePath := ArchivePath(l.Path)
 	have, err := lineHashes(archivePath)
@@ -82,7 +80,7 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 		return nil, err
 	}
 	archive := &Log{Path: archivePath, NoSync: l.NoSync, Roots: l.Roots} // the caller holds the lock
-	var moved lineSet
+	var stays lineSet
 	var batch []any
 	size := 0
 	flush := func() error {
@@ -102,9 +100,10 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 		}
 		id, problem := lineKey(line, keys, vals)
 		if problem != "" || !moving[idKey(hashID(id))] {
+			stays.add(no)
+			stats.LinesAfter++
 			return nil
 		}
-		moved.add(no)
 		h := hashLine(raw)
 		if have[h] {
 			stats.AlreadyArchived++
@@ -122,7 +121,7 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 	if err != nil {
 		return nil, err
 	}
-	return moved, flush()
+	return stays, flush()
 }
 
 // lineHashes are the 128-bit hashes of the lines of the file at path
