@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
 // Archive streams in four passes, none of which holds the log: the first
@@ -30,26 +32,8 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 	}
 	stats.LinesBefore, stats.Kept = plan.lines, plan.problems
 	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	vals := make([][]byte, len(keys))
-	// Each record's current version is a kept line that is a record (the
-	// others kept are lines that are not): one pass in the log's order
-	// judges them all, rather than a read at each one's place.
 	plan.current = nil
-	moving := map[idHash]bool{}
-	err = streamLines(f, func(phys []byte, off int64, no int) error {
-		if !plan.keep.has(no) {
-			return nil
-		}
-		raw, term := jsonline.TrimLine(phys, off == 0)
-		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
-		if line.Blank() {
-			return nil
-		}
-		if id, problem := lineKey(line, keys, vals); problem == "" && old(Record{ID: id, Raw: raw, Line: no}) {
-			moving[idKey(hashID(id))] = true
-		}
-		return nil
-	})
+	moving, err := l.judgeCurrent(f, plan, keys, old)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -68,6 +52,63 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 		return err
 	})
 	return stats, movedMarks, err
+}
+
+// judgeCurrent returns the keys (see idKey) of the records whose current
+// version old judges: each is a kept line that is a record (the others
+// kept are lines that are not). The plan's blocks are judged on every
+// core, so old must be safe to call from several goroutines at once.
+func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, keys []string, old func(Record) bool) (map[idHash]bool, error) {
+	spans := make(chan lineSpan)
+	found := make(chan []idHash)
+	errs := make(chan error, 1)
+	workers := runtime.GOMAXPROCS(0)
+	for range workers {
+		go func() {
+			var keysMoving []idHash
+			vals := make([][]byte, len(keys))
+			for sp := range spans {
+				data, release, err := mapfile.Range(f, sp.off, int64(sp.size), true)
+				if err == nil {
+					err = whileMapped(f.Name(), func() error {
+						for line := range jsonline.LinesFrom(data, sp.first) { // a BOM counts on line 1 only
+							if !plan.keep.has(line.No) || line.Blank() {
+								continue
+							}
+							if id, problem := lineKey(line, keys, vals); problem == "" && old(Record{ID: id, Raw: line.Raw, Line: line.No}) {
+								keysMoving = append(keysMoving, idKey(hashID(id)))
+							}
+						}
+						return nil
+					})
+					release()
+				}
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+			found <- keysMoving
+		}()
+	}
+	for _, sp := range plan.blocks {
+		spans <- sp
+	}
+	close(spans)
+	moving := map[idHash]bool{}
+	for range workers {
+		for _, k := range <-found {
+			moving[k] = true
+		}
+	}
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+		return moving, nil
+	}
 }
 
 // appendMoving appends the lines of the moving records to the archive,

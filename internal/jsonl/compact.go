@@ -61,9 +61,18 @@ func (s lineSet) has(no int) bool { return no/64 < len(s) && s[no/64]&(1<<(no%64
 type compactPlan struct {
 	keep     lineSet
 	current  *idTable
-	lines    int // non-blank lines
-	kept     int // lines to keep
-	problems int // lines that are not records, kept where they are
+	lines    int        // non-blank lines
+	kept     int        // lines to keep
+	problems int        // lines that are not records, kept where they are
+	blocks   []lineSpan // the blocks the plan read, in order: a later pass splits the log the same way
+}
+
+// lineSpan is a run of whole lines of a log: where it starts, how long it
+// is, and the number of its first line.
+type lineSpan struct {
+	off   int64
+	size  int
+	first int
 }
 
 // readLine reads the physical line of f that starts at off: through its

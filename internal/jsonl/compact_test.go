@@ -158,7 +158,13 @@ func TestStreamingArchiveDoesWhatTheInMemoryOneDid(t *testing.T) {
 		s, _ := jsonline.String(vals[0])
 		return s < "2026-11"
 	}
-	for _, archived := range []string{"", "{\"id\":\"a\",\"at\":\"2026-10-01T00:00:00Z\"}\n"} {
+	defer func(size int, window int64) { planBlockSize, rewriteWindowSize = size, window }(planBlockSize, rewriteWindowSize)
+	for i, archived := range []string{"", "{\"id\":\"a\",\"at\":\"2026-10-01T00:00:00Z\"}\n", "", "{\"id\":\"a\",\"at\":\"2026-10-01T00:00:00Z\"}\n"} {
+		// The last two runs read the log in blocks and windows of a few lines.
+		planBlockSize, rewriteWindowSize = 1<<20, 1<<20
+		if i >= 2 {
+			planBlockSize, rewriteWindowSize = 40, 40
+		}
 		run := func(archive func(*Log, func(Record) bool, []int64) (RewriteStats, []int64, error)) (string, string, RewriteStats, []int64) {
 			dir := t.TempDir()
 			l := &Log{Path: filepath.Join(dir, "log.jsonl"), Lock: &Lock{Path: filepath.Join(dir, "lock")}, Versions: testVersions, NoSync: true}

@@ -215,6 +215,7 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 			}
 			cur.set(c)
 		}
+		plan.blocks = append(plan.blocks, lineSpan{off: b.off, size: len(b.data), first: base + 1})
 		base += b.count
 		free <- b
 	}

@@ -74,7 +74,8 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 // the archive file next to the log. The archive is appended (and synced)
 // before the log is rewritten, so a crash between the two leaves the records
 // in both files, never in neither; lines already in the archive are not
-// appended twice when the archive is run again.
+// appended twice when the archive is run again. old judges each record's
+// current version, from several goroutines at once.
 func (l *Log) Archive(old func(Record) bool) (RewriteStats, error) {
 	var stats RewriteStats
 	err := l.Lock.Do(func(tx *Tx) error {
