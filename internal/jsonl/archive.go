@@ -32,7 +32,6 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 	}
 	stats.LinesBefore, stats.Kept = plan.lines, plan.problems
 	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	plan.current = nil
 	moving, err := l.judgeCurrent(f, plan, keys, old)
 	if err != nil {
 		return stats, nil, err
@@ -54,7 +53,7 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 	return stats, movedMarks, err
 }
 
-// judgeCurrent returns the keys (see idKey) of the records whose current
+// judgeCurrent returns the id hashes of the records whose current
 // version old judges: each is a kept line that is a record (the others
 // kept are lines that are not). The plan's blocks are judged on every
 // core, so old must be safe to call from several goroutines at once.
@@ -76,7 +75,7 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, keys []string, old fun
 								continue
 							}
 							if id, problem := lineKey(line, keys, vals); problem == "" && old(Record{ID: id, Raw: line.Raw, Line: line.No}) {
-								keysMoving = append(keysMoving, idKey(hashID(id)))
+								keysMoving = append(keysMoving, hashID(id))
 							}
 						}
 						return nil
@@ -140,7 +139,7 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 			return nil
 		}
 		id, problem := lineKey(line, keys, vals)
-		if problem != "" || !moving[idKey(hashID(id))] {
+		if problem != "" || !moving[hashID(id)] {
 			stays.add(no)
 			stats.LinesAfter++
 			return nil

@@ -56,11 +56,11 @@ func (s *lineSet) add(no int) {
 
 func (s lineSet) has(no int) bool { return no/64 < len(s) && s[no/64]&(1<<(no%64)) != 0 }
 
-// compactPlan is what the first pass learns: the lines to keep, and where
-// each record's current version is.
+// compactPlan is what the first pass learns: the lines to keep (each
+// record's current version, and the lines that are not records), and how
+// it split the log into blocks.
 type compactPlan struct {
 	keep     lineSet
-	current  *idTable
 	lines    int        // non-blank lines
 	kept     int        // lines to keep
 	problems int        // lines that are not records, kept where they are

@@ -219,10 +219,9 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 		base += b.count
 		free <- b
 	}
-	for _, s := range ids.all() {
+	for s := range ids.all() {
 		plan.keep.add(int(s.no))
 	}
 	plan.kept = ids.len() + plan.problems
-	plan.current = ids
 	return plan, nil
 }

@@ -53,10 +53,6 @@ type idSlot struct {
 	time int64
 }
 
-// idKey is the part of an id's hash the table tells ids apart by: the
-// hash with the bits it does not keep cleared.
-func idKey(h idHash) idHash { return idHash{h[0], h[1] >> 32 << 32} }
-
 // slot returns the slot of h for the caller to read and overwrite, and
 // whether h was there; when it was not, the slot is claimed for h and the
 // caller must fill it (no != 0) before the next call.
@@ -195,16 +191,16 @@ func (s *idSlot) set(c current) { s.no, s.off, s.time = c.no, c.off, c.time }
 // len is the number of records.
 func (t *idTable) len() int { return t.n }
 
-// all yields every record's key (see idKey) and its current version.
-func (t *idTable) all() iter.Seq2[idHash, *idSlot] {
-	return func(yield func(idHash, *idSlot) bool) {
+// all yields every record's current version.
+func (t *idTable) all() iter.Seq[*idSlot] {
+	return func(yield func(*idSlot) bool) {
 		for i, p := range t.dir {
 			if i > 0 && t.dir[i-1] == p {
 				continue // a part appears in a run of entries; yield it once
 			}
 			for j := range p.slots {
 				s := &p.slots[j]
-				if s.no != 0 && !yield(idHash{s.h0, uint64(s.h1) << 32}, s) {
+				if s.no != 0 && !yield(s) {
 					return
 				}
 			}

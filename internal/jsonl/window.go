@@ -12,7 +12,7 @@ import (
 // A rewrite walks the log in mapped windows of whole lines rather than
 // reading it through a buffer: the bytes are read where the page cache
 // holds them (no copy into the heap), the kept ones are handed straight to
-// the kernel (see vectorWriter), and only the windows in use are resident,
+// the kernel (see writeVectors), and only the windows in use are resident,
 // so the RSS stays a few megabytes whatever the log's size.
 
 // rewriteWindowSize is the size of the windows a rewrite writes from.
