@@ -1,26 +1,52 @@
 package jsonl
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 )
 
-// isRecord must give lineKey's verdict on every line, or a compaction
-// would drop what a read keeps.
-func TestIsRecordAgreesWithLineKey(t *testing.T) {
+// lineKey and isRecord give one verdict, and lineKey says why it refuses.
+func TestLineKeyVerdicts(t *testing.T) {
 	keys := []string{"id", "updated_at"}
-	for _, raw := range []string{
-		`{"id":"a"}`, `{"id":""}`, `{"id":"\u0061"}`, `{"id":"\"\""}`, `{"id":null}`, `{"id":7}`,
-		`{"id":["a"]}`, `{"other":"a"}`, `{}`, `["id","a"]`, `"a"`, `{"id":"a"`, `{"id":"a"} x`,
-		`<<<<<<< HEAD`, `=======`, `>>>>>>> theirs`, `not json`, `{"id":"a","id":""}`, `{"id":"","id":"b"}`,
-		`{"\u0069d":"escaped key"}`, `{"id":"tab	inside"}`, `{"id":"a","updated_at":"2026-11-01T00:00:00Z"}`,
+	for _, tt := range []struct {
+		raw, id, why string // why: part of lineKey's message; "" for a record
+	}{
+		{`{"id":"a"}`, "a", ""},
+		{`{"id":"\u0061"}`, "a", ""},
+		{`{"id":"\"\""}`, `""`, ""},
+		{`{"\u0069d":"escaped key"}`, "escaped key", ""},
+		{`{"id":"","id":"b"}`, "b", ""},
+		{`{"id":"a","updated_at":"2026-11-01T00:00:00Z"}`, "a", ""},
+		{`{"id":""}`, "", "not a non-empty string"},
+		{`{"id":"a","id":""}`, "", "not a non-empty string"},
+		{`{"id":null}`, "", "not a non-empty string"},
+		{`{"id":7}`, "", "not a non-empty string"},
+		{`{"id":["a"]}`, "", "not a non-empty string"},
+		{`{"other":"a"}`, "", `no "id" field`},
+		{`{}`, "", `no "id" field`},
+		{`["id","a"]`, "", "not a JSON object"},
+		{`"a"`, "", "not a JSON object"},
+		{`{"id":"a"`, "", "invalid JSON"},
+		{`{"id":"a"} x`, "", "invalid JSON"},
+		{`not json`, "", "invalid JSON"},
+		{`{"id":"tab	inside"}`, "", "control character"},
+		{`<<<<<<< HEAD`, "", "conflict marker"},
+		{`=======`, "", "conflict marker"},
+		{`>>>>>>> theirs`, "", "conflict marker"},
 	} {
 		for _, terminated := range []bool{true, false} {
-			line := jsonline.Line{No: 1, Raw: []byte(raw), Terminated: terminated}
-			_, problem := lineKey(line, keys, make([][]byte, len(keys)))
-			if got := isRecord(line, keys, make([][]byte, len(keys))); got != (problem == "") {
-				t.Errorf("isRecord(%s) = %v, lineKey says %q", raw, got, problem)
+			line := jsonline.Line{No: 1, Raw: []byte(tt.raw), Terminated: terminated}
+			id, problem := lineKey(line, keys, make([][]byte, len(keys)))
+			record := isRecord(line, keys, make([][]byte, len(keys)))
+			switch {
+			case record != (tt.why == ""):
+				t.Errorf("isRecord(%s) = %v", tt.raw, record)
+			case tt.why == "" && (id != tt.id || problem != ""):
+				t.Errorf("lineKey(%s) = %q, %q; want the record %q", tt.raw, id, problem, tt.id)
+			case tt.why != "" && (id != "" || !strings.Contains(problem, tt.why) && !(strings.Contains(problem, "incomplete last line") && !terminated)):
+				t.Errorf("lineKey(%s, terminated %v) = %q, %q; want a problem saying %q", tt.raw, terminated, id, problem, tt.why)
 			}
 		}
 	}

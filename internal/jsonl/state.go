@@ -164,9 +164,8 @@ func scanPart(data []byte, first int, key string, v *jsonline.Versions) []keyedL
 	return out
 }
 
-// isRecord is lineKey for a scan that only tells records from the rest and
-// reads the key raw from out[0] (a compaction's plan): the same verdict,
-// with no message and no string made.
+// isRecord tells a usable record from the rest, reading the key raw into
+// out[0]: a compaction's plan needs no more, and makes no string of it.
 func isRecord(line jsonline.Line, keys []string, out [][]byte) bool {
 	if jsonline.IsConflictMarker(line.Raw) || jsonline.ObjectFields(line.Raw, keys, out) != nil {
 		return false
@@ -179,25 +178,31 @@ func isRecord(line jsonline.Line, keys []string, out [][]byte) bool {
 // lineKey validates one line and returns its key, or a message saying why
 // the line is not a usable record.
 func lineKey(line jsonline.Line, keys []string, out [][]byte) (id string, problem string) {
+	if isRecord(line, keys, out) {
+		id, _ = jsonline.String(out[0]) // valid, so it decodes
+		return id, ""
+	}
+	return "", notRecord(line, keys, out)
+}
+
+// notRecord says why isRecord refused a line (it scans the line again:
+// the refused are few).
+func notRecord(line jsonline.Line, keys []string, out [][]byte) string {
 	if jsonline.IsConflictMarker(line.Raw) {
-		return "", "git conflict marker: the file was merged without the git-queen driver; run `git queen resolve`"
+		return "git conflict marker: the file was merged without the git-queen driver; run `git queen resolve`"
 	}
 	err := jsonline.ObjectFields(line.Raw, keys, out)
 	switch {
 	case err != nil && !line.Terminated:
-		return "", "incomplete last line (a write was cut off?): " + err.Error()
+		return "incomplete last line (a write was cut off?): " + err.Error()
 	case errors.Is(err, jsonline.ErrNotObject):
-		return "", "not a JSON object"
+		return "not a JSON object"
 	case err != nil:
-		return "", err.Error()
+		return err.Error()
 	case out[0] == nil:
-		return "", fmt.Sprintf("record has no %q field", keys[0])
+		return fmt.Sprintf("record has no %q field", keys[0])
 	}
-	id, ok := jsonline.String(out[0])
-	if !ok || id == "" {
-		return "", fmt.Sprintf("field %q is not a non-empty string", keys[0])
-	}
-	return id, ""
+	return fmt.Sprintf("field %q is not a non-empty string", keys[0])
 }
 
 // Load reads and materialises the log at path. A missing file is an empty
