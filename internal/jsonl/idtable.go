@@ -37,9 +37,10 @@ const (
 )
 
 type idTablePart struct {
-	slots []idSlot // a power of two of them: idPartSlots, more past idMaxDepth
-	depth uint     // how many top bits of h1 all its ids share
-	n     int
+	slots  []idSlot // a power of two of them: idPartSlots, more past idMaxDepth
+	depth  uint     // how many top bits of h1 all its ids share
+	prefix uint64   // those bits
+	n      int
 }
 
 // idSlot is a record's current version: where its line is, which line it
@@ -66,8 +67,8 @@ func (t *idTable) slot(h idHash) (*idSlot, bool) {
 	if found {
 		return s, true
 	}
-	if p.n >= idPartFull*len(p.slots)/idPartSlots {
-		for p.n >= idPartFull*len(p.slots)/idPartSlots {
+	if p.full() {
+		for p.full() {
 			t.split(p)
 			p = t.dir[t.index(h1)]
 		}
@@ -91,7 +92,7 @@ func (t *idTable) touch(lines []planLine) {
 	for i := range lines {
 		h := &lines[i].h
 		p := t.dir[t.index(uint32(h[1]>>32))]
-		sink |= p.slots[h[0]>>32&uint64(len(p.slots)-1)].no
+		sink |= p.slots[p.home(h[0])].no
 	}
 	t.touched |= sink
 }
@@ -103,10 +104,16 @@ func (t *idTable) index(h1 uint32) uint64 {
 	return uint64(h1) >> (32 - t.depth)
 }
 
+// home is where the probe for an id starts.
+func (p *idTablePart) home(h0 uint64) uint64 { return h0 >> 32 & uint64(len(p.slots)-1) }
+
+// full says the part must split (or grow) before it takes another id.
+func (p *idTablePart) full() bool { return p.n >= idPartFull*len(p.slots)/idPartSlots }
+
 // probe is the slot holding the id, or the free slot where it would go.
 func (p *idTablePart) probe(h0 uint64, h1 uint32) (*idSlot, bool) {
 	mask := uint64(len(p.slots) - 1)
-	for i := h0 >> 32 & mask; ; i = (i + 1) & mask {
+	for i := p.home(h0); ; i = (i + 1) & mask {
 		s := &p.slots[i]
 		if s.no == 0 {
 			return s, false
@@ -150,8 +157,8 @@ func (t *idTable) split(p *idTablePart) {
 		t.dir, t.depth = dir, t.depth+1
 	}
 	bit := 31 - p.depth
-	p.depth++
-	high := &idTablePart{slots: newSlots(len(p.slots)), depth: p.depth}
+	p.depth, p.prefix = p.depth+1, p.prefix<<1
+	high := &idTablePart{slots: newSlots(len(p.slots)), depth: p.depth, prefix: p.prefix | 1}
 	clear(p.slots)
 	p.n = 0
 	for _, s := range t.scratch {
@@ -163,11 +170,12 @@ func (t *idTable) split(p *idTablePart) {
 			p.put(s)
 		}
 	}
-	// The directory's entries for p whose bit is set now point to high.
-	for i, q := range t.dir {
-		if q == p && uint64(i)>>(t.depth-p.depth)&1 == 1 {
-			t.dir[i] = high
-		}
+	// The directory's entries for high's prefix, a run of them, now point
+	// to high.
+	shift := t.depth - high.depth
+	run := t.dir[high.prefix<<shift : (high.prefix+1)<<shift]
+	for i := range run {
+		run[i] = high
 	}
 }
 
