@@ -30,7 +30,13 @@ A file that exists already is only appended to: the versions it lacks go at
 its end, so an export you commit grows as an append-only log (the
 pre-commit hook accepts it) and tools that take the last line of each id
 read the current state. git-queen itself never reads these files: it reads
-the live store.`,
+the live store.
+
+An export reads only what was written since the last export into the same
+file (it remembers, in git's common directory, what that one accounted
+for), so exporting after every few writes stays cheap whatever the size of
+the store. When the store was compacted or the file rewritten with other
+bytes, the export compares every record again.`,
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 1 {
 				return &UsageError{Command: "export", Msg: "name at most one DIR"}

@@ -346,6 +346,10 @@ func writeCacheHeaded(cachePath string, hdr any, body []byte) {
 // Checksum is the CRC-32C the caches use to recognise an unchanged prefix.
 func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 
+// ChecksumUpdate is the Checksum of some bytes whose Checksum is crc,
+// followed by b: proving a file that grew costs what it appended.
+func ChecksumUpdate(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli(), b) }
+
 // HasPrefix reports whether the file at path begins with size bytes whose
 // Checksum is crc. It maps the file rather than reading it. remembered is
 // the stat a previous call returned for the same question: while the file

@@ -35,7 +35,9 @@ type Record struct {
 	Line int
 	// Versions counts the lines that carried this id.
 	Versions int
-	time     time.Time // of Raw, when the log has a version rule
+	// Offset is where Raw starts in the data materialised.
+	Offset int64
+	time   time.Time // of Raw, when the log has a version rule
 }
 
 // State is the materialised content of a keyed log: the current version
@@ -95,12 +97,12 @@ func Materialize(data []byte, file, key string, v *jsonline.Versions) *State {
 				r := &s.Records[i]
 				r.Versions++
 				if v == nil || jsonline.Newer(l.raw, l.time, r.Raw, r.time) {
-					r.Raw, r.Line, r.time = l.raw, l.no, l.time
+					r.Raw, r.Line, r.Offset, r.time = l.raw, l.no, int64(offsetIn(data, l.raw)), l.time
 				}
 				continue
 			}
 			s.index[l.id] = len(s.Records)
-			s.Records = append(s.Records, Record{ID: l.id, Raw: l.raw, Line: l.no, Versions: 1, time: l.time})
+			s.Records = append(s.Records, Record{ID: l.id, Raw: l.raw, Line: l.no, Offset: int64(offsetIn(data, l.raw)), Versions: 1, time: l.time})
 		}
 	}
 	return s

@@ -16,6 +16,8 @@
 #            grant: an append under the lock); peer: git rev-parse.
 #  inbox     `msg inbox --limit 20` (N messages among 20 droids); peer:
 #            tail -n 20 of the log.
+#  export    `git queen export` after 20 `msg send`s (the export file
+#            holds the rest already); peer: tail -n 20 of the log.
 #  compact   `compact` of a log of N records plus N/10 newer versions;
 #            peer: cp of the same log.
 #  merge     the merge driver on a base of N message records with 100 and
@@ -24,7 +26,7 @@
 #
 #   scripts/bench/growth.sh
 #   SIZES="10000 100000" RUNS=5 ROUNDS=2 scripts/bench/growth.sh
-#   SIZES=1000000 ONLY="compact" scripts/bench/growth.sh   # some rows: reads, compact, hook, merge
+#   SIZES=1000000 ONLY="compact" scripts/bench/growth.sh   # some rows: reads, export, compact, hook, merge
 set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine
@@ -88,6 +90,14 @@ for n in $sizes; do
 		row "reserve" "$n" "reserve-$n" reserve "git rev-parse" "$(bench_rss git-queen reserve 'bench/area/**') MiB"
 		bench_pair "inbox-$n" "inbox" "git-queen msg inbox --limit 20" "tail" "tail -n 20 .git/queen/queen_messages.jsonl"
 		row "msg inbox --limit 20" "$n" "inbox-$n" inbox tail "$(bench_rss git-queen msg inbox --limit 20) MiB"
+	fi
+
+	if want export; then
+		git-queen export >/dev/null # the first export reads everything, and leaves its mark
+		printf '#!/bin/sh\nfor i in $(seq 20); do QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject "s $i" --body b >/dev/null; done\n' >"$work/send20"
+		chmod +x "$work/send20"
+		bench_pair "export-$n" export "git-queen export" "tail" "tail -n 20 .git/queen/queen_messages.jsonl" --prepare "$work/send20"
+		row "export after 20 messages" "$n" "export-$n" export tail "$(bench_rss git-queen export) MiB"
 	fi
 
 	if want compact; then
