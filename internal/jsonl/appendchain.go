@@ -34,8 +34,12 @@ import (
 // later) gives a file whose stat was just read a fine-grained ctime at its
 // next change. A missing, damaged or stale chain only costs the checksum.
 
-// chainLength bounds the file: a reader whose cache is older than the
-// last chainLength appends checks the prefix's checksum.
+// chainLength bounds the file. A reader whose stat is older than the
+// last chainLength appends is proved by the chain's first state instead:
+// every state of the file from that one to the last is one of git-queen's
+// appends (the chain would have started again at any other write), so a
+// stat of the same file taken between the two, by its size and times, is
+// one of them.
 const chainLength = 64
 
 // AppendsPath is where the append chain of the log at logPath is kept in
@@ -46,6 +50,9 @@ func AppendsPath(cacheDir, logPath string) string {
 }
 
 type appendChain struct {
+	// Start is the chain's first state, kept when the oldest of Stats are
+	// dropped; absent from chains written before it was.
+	Start *FileStat  `json:"start,omitempty"`
 	Stats []FileStat `json:"stats"`
 }
 
@@ -69,7 +76,10 @@ func recordAppend(chainPath string, before, after os.FileInfo) {
 	}
 	c := readChain(chainPath)
 	if n := len(c.Stats); n == 0 || c.Stats[n-1] != from {
-		c.Stats = []FileStat{from}
+		c.Stats, c.Start = []FileStat{from}, &from
+	}
+	if c.Start == nil {
+		c.Start = &c.Stats[0] // a chain from before Start was kept: it starts here
 	}
 	c.Stats = append(c.Stats, to)
 	if len(c.Stats) > chainLength {
@@ -95,7 +105,20 @@ func recordAppend(chainPath string, before, after os.FileInfo) {
 func grewByAppends(chainPath string, seen, now FileStat) bool {
 	c := readChain(chainPath)
 	n := len(c.Stats)
-	return n > 0 && c.Stats[n-1] == now && slices.Contains(c.Stats, seen)
+	if n == 0 || c.Stats[n-1] != now {
+		return false
+	}
+	return slices.Contains(c.Stats, seen) || (c.Start != nil && between(*c.Start, seen, now))
+}
+
+// between reports whether seen is a stat of the file that was at first
+// and is now at last, taken between the two: the same file, its size and
+// its times no less than first's and no more than last's.
+func between(first, seen, last FileStat) bool {
+	return seen.Dev == first.Dev && seen.Ino == first.Ino && first.Dev == last.Dev && first.Ino == last.Ino &&
+		first.Size <= seen.Size && seen.Size <= last.Size &&
+		first.Mtime <= seen.Mtime && seen.Mtime <= last.Mtime &&
+		first.Ctime <= seen.Ctime && seen.Ctime <= last.Ctime
 }
 
 // GrewByAppends reports whether the log at logPath, whose appends keep

@@ -76,6 +76,56 @@ func TestAppendChainProvesOnlyGitQueensAppends(t *testing.T) {
 	}
 }
 
+func TestAppendChainReachesBackPastItsLength(t *testing.T) {
+	l, _ := chainLog(t)
+	chain := AppendsPath(l.CacheDir, l.Path)
+	appendRecords(t, l, map[string]string{"id": "a"})
+	first := statNow(t, l.Path)
+	appendRecords(t, l, map[string]string{"id": "b"})
+	middle := statNow(t, l.Path)
+	for i := range 2 * chainLength {
+		appendRecords(t, l, map[string]string{"id": fmt.Sprint("n", i)})
+	}
+	now := statNow(t, l.Path)
+	if !grewByAppends(chain, first, now) || !grewByAppends(chain, middle, now) {
+		t.Fatalf("states %d appends back should be proved by the chain's first state", 2*chainLength)
+	}
+	if len(readChain(chain).Stats) > chainLength {
+		t.Fatalf("the chain holds %d stats, more than %d", len(readChain(chain).Stats), chainLength)
+	}
+	start := readChain(chain).Start // the empty file the first append found
+	if start == nil {
+		t.Fatal("the chain keeps no first state")
+	}
+	unlike := map[string]func(FileStat) FileStat{
+		"another file":               func(s FileStat) FileStat { s.Ino++; return s },
+		"longer than the file now":   func(s FileStat) FileStat { s.Size = now.Size + 1; return s },
+		"changed after the last":     func(s FileStat) FileStat { s.Ctime = now.Ctime + 1; return s },
+		"modified before the first":  func(s FileStat) FileStat { s.Mtime = start.Mtime - 1; return s },
+		"changed before the first":   func(s FileStat) FileStat { s.Ctime = start.Ctime - 1; return s },
+		"shorter than the first was": func(s FileStat) FileStat { s.Size = start.Size - 1; return s },
+	}
+	for what, edit := range unlike {
+		if grewByAppends(chain, edit(middle), now) {
+			t.Errorf("a stat %s was proved", what)
+		}
+	}
+	// A foreign write, then git-queen's next append, starts a chain that
+	// does not reach back, however long it grows.
+	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"id":"foreign"}`)
+	f.Close()
+	for i := range chainLength + 1 {
+		appendRecords(t, l, map[string]string{"id": fmt.Sprint("m", i)})
+	}
+	if now := statNow(t, l.Path); grewByAppends(chain, first, now) || grewByAppends(chain, middle, now) {
+		t.Fatal("a chain restarted after a foreign write proved a state from before it")
+	}
+}
+
 // An in-place rewrite of the cached prefix between two of git-queen's
 // appends is still seen: the chain no longer ends at the log's stat, so
 // the cache's checksum is checked, fails, and the log is scanned again.
