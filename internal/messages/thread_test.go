@@ -269,6 +269,13 @@ func TestArchivable(t *testing.T) {
 		{`{"id":"qm-1","created_at":"2026-11-23T00:00:00Z"}`, false},
 		{`{"id":"qm-1","created_at":"2026-11-22T12:00:00Z"}`, false},
 		{`{"id":"qm-1",`, false},
+		// The decode decides where created_at alone does not: an old
+		// message that does not decode stays, an unreadable date stays,
+		// and the last of two created_at counts, as in encoding/json.
+		{`{"id":"qm-1","created_at":"2026-11-21T00:00:00Z","read":"yes"}`, false},
+		{`{"id":"qm-1","created_at":"last tuesday"}`, false},
+		{`{"id":"qm-1","created_at":"2026-11-23T00:00:00Z","created_at":"2026-11-21T00:00:00Z"}`, true},
+		{`{"id":"qm-1","created_at":"2026-11-21T00:00:00Z","created_at":"2026-11-23T00:00:00Z"}`, false},
 	} {
 		if got := cut(jsonl.Record{ID: "qm-1", Raw: []byte(tt.raw)}); got != tt.want {
 			t.Errorf("Archivable(%s) = %v", tt.raw, got)
