@@ -40,7 +40,7 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 		stats.LinesAfter = stats.LinesBefore
 		return stats, marks, nil
 	}
-	keep, err := l.appendMoving(f, keys, moving, &stats)
+	keep, err := l.appendMoving(f, plan, keys, moving, &stats)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -112,8 +112,10 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, keys []string, old fun
 
 // appendMoving appends the lines of the moving records to the archive,
 // except those it holds already, and returns what stays in the log: every
-// other non-blank line (stats.LinesAfter counts them).
-func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
+// other non-blank line (stats.LinesAfter counts them). The plan's blocks
+// are sorted on every core; their lines reach the archive in the log's
+// order.
+func (l *Log) appendMoving(f *os.File, plan *compactPlan, keys []string, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
 	archivePath := ArchivePath(l.Path)
 	have, err := lineHashes(archivePath)
 	if err != nil {
@@ -131,37 +133,97 @@ func (l *Log) appendMoving(f *os.File, keys []string, moving map[idHash]bool, st
 		batch, size = batch[:0], 0
 		return err
 	}
-	vals := make([][]byte, len(keys))
-	err = streamLines(f, func(phys []byte, off int64, no int) error {
-		raw, term := jsonline.TrimLine(phys, off == 0)
-		line := jsonline.Line{No: no, Raw: raw, Terminated: term}
-		if line.Blank() {
-			return nil
+	workers := runtime.GOMAXPROCS(0)
+	todo := make(chan *sortedBlock, workers)
+	ordered := make(chan *sortedBlock, 2*workers)
+	for range workers {
+		go func() {
+			vals := make([][]byte, len(keys))
+			for b := range todo {
+				b.err = b.sort(f, keys, vals, moving)
+				close(b.done)
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(ordered)
+		defer close(todo)
+		for _, sp := range plan.blocks {
+			b := &sortedBlock{span: sp, done: make(chan struct{})}
+			select {
+			case todo <- b:
+				ordered <- b
+			case <-stop:
+				return
+			}
 		}
-		id, problem := lineKey(line, keys, vals)
-		if problem != "" || !moving[hashID(id)] {
+	}()
+	defer func() {
+		close(stop)
+		for b := range ordered { // let the workers finish
+			<-b.done
+		}
+	}()
+	for b := range ordered {
+		<-b.done
+		if b.err != nil {
+			return nil, b.err
+		}
+		for _, no := range b.stays {
 			stays.add(no)
-			stats.LinesAfter++
-			return nil
 		}
-		h := hashLine(raw)
-		if have[h] {
-			stats.AlreadyArchived++
-			return nil
+		stats.LinesAfter += len(b.stays)
+		for _, raw := range b.moving {
+			h := hashLine(raw)
+			if have[h] {
+				stats.AlreadyArchived++
+				continue
+			}
+			have[h] = true
+			batch = append(batch, raw)
+			size += len(raw)
+			stats.Moved++
+			if size >= streamBuffer {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
 		}
-		have[h] = true
-		batch = append(batch, append([]byte(nil), raw...))
-		size += len(raw)
-		stats.Moved++
-		if size >= streamBuffer {
-			return flush()
+	}
+	return stays, flush()
+}
+
+// sortedBlock is one of the plan's blocks, its lines sorted into those
+// that stay and those that move.
+type sortedBlock struct {
+	span   lineSpan
+	stays  []int    // line numbers
+	moving [][]byte // the lines, copied out of the mapping
+	err    error
+	done   chan struct{}
+}
+
+func (b *sortedBlock) sort(f *os.File, keys []string, vals [][]byte, moving map[idHash]bool) error {
+	data, release, err := mapfile.Range(f, b.span.off, int64(b.span.size), true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return whileMapped(f.Name(), func() error {
+		for line := range jsonline.LinesFrom(data, b.span.first) { // a BOM counts on line 1 only
+			if line.Blank() {
+				continue
+			}
+			id, problem := lineKey(line, keys, vals)
+			if problem != "" || !moving[hashID(id)] {
+				b.stays = append(b.stays, line.No)
+				continue
+			}
+			b.moving = append(b.moving, append([]byte(nil), line.Raw...))
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return stays, flush()
 }
 
 // lineHashes are the 128-bit hashes of the lines of the file at path
