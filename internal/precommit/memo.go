@@ -128,22 +128,6 @@ var binaryIdentity = sync.OnceValue(func() string {
 	return fmt.Sprintf("%d-%d", info.Size(), info.ModTime().UnixNano())
 })
 
-// checksums is blobMemo.Sum of data. Over a large log (the prefix proof
-// of a commit that appends to it) the two run on two cores: each runs at
-// memory speed, and they are what that commit's hook costs.
-func checksums(data []byte) [2]uint32 {
-	if len(data) < parallelChecksums {
-		return [2]uint32{jsonl.Checksum(data), crc32.ChecksumIEEE(data)}
-	}
-	ieee := make(chan uint32, 1)
-	go func() { ieee <- crc32.ChecksumIEEE(data) }()
-	c := jsonl.Checksum(data)
-	return [2]uint32{c, <-ieee}
-}
-
-// parallelChecksums is the size from which a second goroutine pays.
-const parallelChecksums = 4 << 20
-
 // extended is the checksums of data, which starts with the blob m
 // describes (provesPrefix said so): continued over the bytes after it
 // rather than computed again over all of them.

@@ -1,0 +1,50 @@
+package precommit
+
+import (
+	"hash/crc32"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+func TestChecksumsAreTheCRCsOfTheWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([]byte, 3*parallelChecksums+12345)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	for _, procs := range []int{1, 2, 3, 4} {
+		old := runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, checksumSlice - 1, checksumSlice + 1, 2*parallelChecksums - 1, 2 * parallelChecksums, len(data)} {
+			want := [2]uint32{crc32.Checksum(data[:n], castagnoli), crc32.ChecksumIEEE(data[:n])}
+			if got := checksums(data[:n]); got != want {
+				t.Errorf("%d bytes on %d cores: checksums %08x, want %08x", n, procs, got, want)
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+func TestCombineJoinsTwoCRCs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		a := make([]byte, rng.IntN(3000))
+		b := make([]byte, rng.IntN(3000))
+		for i := range a {
+			a[i] = byte(rng.Uint32())
+		}
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		whole := append(append([]byte{}, a...), b...)
+		for _, poly := range []struct {
+			p   uint32
+			tab *crc32.Table
+		}{{crc32.Castagnoli, castagnoli}, {crc32.IEEE, crc32.IEEETable}} {
+			got := combine(crc32.Checksum(a, poly.tab), crc32.Checksum(b, poly.tab), int64(len(b)), poly.p)
+			if want := crc32.Checksum(whole, poly.tab); got != want {
+				t.Fatalf("poly %08x, %d + %d bytes: combined %08x, want %08x", poly.p, len(a), len(b), got, want)
+			}
+		}
+	}
+}
