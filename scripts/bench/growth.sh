@@ -18,6 +18,9 @@
 #            tail -n 20 of the log.
 #  export    `git queen export` after 20 `msg send`s (the export file
 #            holds the rest already); peer: tail -n 20 of the log.
+#  archive   `archive --before` the first message's date (nothing moves)
+#            and the date an eighth of the way into the log; peer: cp of
+#            the log.
 #  compact   `compact` of a log of N records plus N/10 newer versions;
 #            peer: cp of the same log.
 #  merge     the merge driver on a base of N message records with 100 and
@@ -26,7 +29,7 @@
 #
 #   scripts/bench/growth.sh
 #   SIZES="10000 100000" RUNS=5 ROUNDS=2 scripts/bench/growth.sh
-#   SIZES=1000000 ONLY="compact" scripts/bench/growth.sh   # some rows: reads, export, compact, hook, merge
+#   SIZES=1000000 ONLY="compact" scripts/bench/growth.sh   # some rows: reads, export, compact, archive, hook, merge
 set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine
@@ -110,6 +113,29 @@ for n in $sizes; do
 		pair_runs=
 		cp "$work/versioned-$n.jsonl" .git/queen/queen_messages.jsonl
 		row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(bench_rss git-queen compact) MiB"
+		rm -f "$work/copy.jsonl"
+	fi
+
+	if want archive; then
+		git init -q -b main "$work/archive-$n"
+		mkdir -p "$work/archive-$n/.git/queen"
+		cd "$work/archive-$n"
+		log=.git/queen/queen_messages.jsonl
+		pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}")
+		# Cutoffs from the messages' own dates: the first message's (none
+		# is older), and the one an eighth of the way in.
+		first=$(head -n 1 "$work/messages-$n.jsonl" | sed 's/.*"created_at":"\([^"]*\)".*/\1/')
+		eighth=$(sed -n "$((n / 8))p" "$work/messages-$n.jsonl" | sed 's/.*"created_at":"\([^"]*\)".*/\1/')
+		for cut in "none $first" "eighth $eighth"; do
+			set -- $cut
+			bench_pair "archive-$1-$n" archive "git-queen archive --before $2" \
+				cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "sh -c 'cp $work/versioned-$n.jsonl $log && rm -f .git/queen/queen_messages_archive.jsonl'"
+		done
+		pair_runs=
+		cp "$work/versioned-$n.jsonl" "$log"
+		row "archive, nothing old enough" "$n" "archive-none-$n" archive cp "$(bench_rss git-queen archive --before "$first") MiB"
+		cp "$work/versioned-$n.jsonl" "$log"
+		row "archive, an eighth of the messages moving" "$n" "archive-eighth-$n" archive cp "$(bench_rss git-queen archive --before "$eighth") MiB"
 		rm -f "$work/copy.jsonl"
 	fi
 
