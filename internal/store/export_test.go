@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,6 +261,70 @@ func TestExportDistrustsAnIndexLeftHalfWritten(t *testing.T) {
 		x.export(what) // compares with the full export
 		if what != "an entry pointing elsewhere" && x.byMark != before {
 			t.Fatalf("%s: the export trusted the index", what)
+		}
+	}
+}
+
+// Exports and appends racing each other, as droids run them, leave the
+// file with what one export after them all would write.
+func TestExportsRacingAppendsLoseNothing(t *testing.T) {
+	s := liveStore(t)
+	dir := t.TempDir()
+	local := s.Log(records.MessagesFile)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 25 {
+				id := w*100 + i%10 // new records, then new versions of them
+				line := message(id, base.Add(time.Duration(w*1000+i)*time.Second), fmt.Sprint("w", w, " i", i))
+				if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(local, []byte(line)) }); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.Export(dir, []string{records.MessagesFile}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	last, err := s.Export(dir, []string{records.MessagesFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last[0].Written != 0 || last[0].Records != 40 {
+		t.Fatalf("an export after the race: %+v, want nothing to write of 40 records", last[0])
+	}
+	// The file's current versions are the store's.
+	fresh := t.TempDir()
+	if _, err := s.Export(fresh, []string{records.MessagesFile}); err != nil {
+		t.Fatal(err)
+	}
+	current := func(dir string) map[string]string {
+		data, err := os.ReadFile(filepath.Join(dir, records.MessagesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range jsonl.Materialize(data, "", "", records.Versions).Records {
+			out[r.ID] = string(r.Raw)
+		}
+		return out
+	}
+	got, want := current(dir), current(fresh)
+	if len(got) != len(want) {
+		t.Fatalf("the raced file holds %d ids, the store %d", len(got), len(want))
+	}
+	for id, raw := range want {
+		if got[id] != raw {
+			t.Errorf("%s: the raced file's current version is %s, the store's %s", id, got[id], raw)
 		}
 	}
 }
