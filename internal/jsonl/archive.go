@@ -11,13 +11,14 @@ import (
 )
 
 // Archive streams in four passes, none of which holds the log: the first
-// finds each record's current version (compaction's plan), the second
-// judges each current version by old, the third appends the moving
-// records' lines to the archive (skipping lines it already holds, by
-// 128-bit line hashes) and notes the rest, and the fourth writes the rest
-// of the log anew. The
-// archive is synced before the log is replaced, so a crash between the
-// two leaves records in both files, never in neither.
+// finds each record's current version (compaction's plan, which also
+// notes each line's id hash, 16 bytes a line, so that no later pass parses
+// a line for its id), the second judges each current version by old, the
+// third appends the moving records' lines to the archive (skipping lines
+// it already holds, by 128-bit line hashes) and notes the rest, and the
+// fourth writes the rest of the log anew. The archive is synced before
+// the log is replaced, so a crash between the two leaves records in both
+// files, never in neither.
 
 func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
 	var stats RewriteStats
@@ -26,13 +27,16 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 		return stats, marks, err
 	}
 	defer f.Close()
-	plan, err := l.planCompact(f)
+	plan, err := l.planCompact(f, true)
 	if err != nil {
 		return stats, nil, err
 	}
+	// The plan's table is garbage now, and the collector's next goal
+	// twice the heap it made: collect it, or the copies of the moving
+	// lines pile up to that goal before anything is freed.
+	runtime.GC()
 	stats.LinesBefore, stats.Kept = plan.lines, plan.problems
-	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	moving, err := l.judgeCurrent(f, plan, keys, old)
+	moving, err := l.judgeCurrent(f, plan, old)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -40,7 +44,7 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 		stats.LinesAfter = stats.LinesBefore
 		return stats, marks, nil
 	}
-	keep, err := l.appendMoving(f, plan, keys, moving, &stats)
+	keep, err := l.appendMoving(f, plan, moving, &stats)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -55,9 +59,11 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 
 // judgeCurrent returns the id hashes of the records whose current
 // version old judges: each is a kept line that is a record (the others
-// kept are lines that are not). The plan's blocks are judged on every
-// core, so old must be safe to call from several goroutines at once.
-func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, keys []string, old func(Record) bool) (map[idHash]bool, error) {
+// kept are lines that are not). old is given the version's Raw and Line
+// (not its ID: the plan knows the record by its hash). The plan's blocks
+// are judged on every core, so old must be safe to call from several
+// goroutines at once.
+func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, old func(Record) bool) (map[idHash]bool, error) {
 	spans := make(chan lineSpan)
 	found := make(chan []idHash)
 	errs := make(chan error, 1)
@@ -65,17 +71,13 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, keys []string, old fun
 	for range workers {
 		go func() {
 			var keysMoving []idHash
-			vals := make([][]byte, len(keys))
 			for sp := range spans {
 				data, release, err := mapfile.Range(f, sp.off, int64(sp.size), true)
 				if err == nil {
 					err = whileMapped(f.Name(), func() error {
 						for line := range jsonline.LinesFrom(data, sp.first) { // a BOM counts on line 1 only
-							if !plan.keep.has(line.No) || line.Blank() {
-								continue
-							}
-							if id, problem := lineKey(line, keys, vals); problem == "" && old(Record{ID: id, Raw: line.Raw, Line: line.No}) {
-								keysMoving = append(keysMoving, hashID(id))
+							if plan.keep.has(line.No) && plan.records.has(line.No) && old(Record{Raw: line.Raw, Line: line.No}) {
+								keysMoving = append(keysMoving, plan.hashes.at(line.No))
 							}
 						}
 						return nil
@@ -115,7 +117,7 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, keys []string, old fun
 // other non-blank line (stats.LinesAfter counts them). The plan's blocks
 // are sorted on every core; their lines reach the archive in the log's
 // order.
-func (l *Log) appendMoving(f *os.File, plan *compactPlan, keys []string, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
+func (l *Log) appendMoving(f *os.File, plan *compactPlan, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
 	archivePath := ArchivePath(l.Path)
 	have, err := lineHashes(archivePath)
 	if err != nil {
@@ -138,9 +140,8 @@ func (l *Log) appendMoving(f *os.File, plan *compactPlan, keys []string, moving 
 	ordered := make(chan *sortedBlock, 2*workers)
 	for range workers {
 		go func() {
-			vals := make([][]byte, len(keys))
 			for b := range todo {
-				b.err = b.sort(f, keys, vals, moving)
+				b.err = b.sort(f, plan, moving)
 				close(b.done)
 			}
 		}()
@@ -204,7 +205,7 @@ type sortedBlock struct {
 	done   chan struct{}
 }
 
-func (b *sortedBlock) sort(f *os.File, keys []string, vals [][]byte, moving map[idHash]bool) error {
+func (b *sortedBlock) sort(f *os.File, plan *compactPlan, moving map[idHash]bool) error {
 	data, release, err := mapfile.Range(f, b.span.off, int64(b.span.size), true)
 	if err != nil {
 		return err
@@ -215,8 +216,7 @@ func (b *sortedBlock) sort(f *os.File, keys []string, vals [][]byte, moving map[
 			if line.Blank() {
 				continue
 			}
-			id, problem := lineKey(line, keys, vals)
-			if problem != "" || !moving[hashID(id)] {
+			if !plan.records.has(line.No) || !moving[plan.hashes.at(line.No)] {
 				b.stays = append(b.stays, line.No)
 				continue
 			}

@@ -145,7 +145,7 @@ func BenchmarkPlanCompact(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		plan, err := l.planCompact(f)
+		plan, err := l.planCompact(f, false)
 		if err != nil || plan.lines != 100_000 {
 			b.Fatalf("plan: %v, %d lines", err, plan.lines)
 		}

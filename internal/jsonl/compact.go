@@ -65,7 +65,27 @@ type compactPlan struct {
 	kept     int        // lines to keep
 	problems int        // lines that are not records, kept where they are
 	blocks   []lineSpan // the blocks the plan read, in order: a later pass splits the log the same way
+	// For an archive, which sorts every line by its record: the lines
+	// that are records, and each one's id hash, by line number (16 bytes
+	// a line), so that the later passes need not parse them again.
+	records lineSet
+	hashes  lineIDs
 }
+
+// lineIDs are id hashes by line number, in chunks, so that the list
+// grows without copying what it holds.
+type lineIDs [][]idHash
+
+const lineHashChunk = 1 << 16
+
+func (h *lineIDs) set(no int, v idHash) {
+	for no/lineHashChunk >= len(*h) {
+		*h = append(*h, make([]idHash, lineHashChunk))
+	}
+	(*h)[no/lineHashChunk][no%lineHashChunk] = v
+}
+
+func (h lineIDs) at(no int) idHash { return h[no/lineHashChunk][no%lineHashChunk] }
 
 // lineSpan is a run of whole lines of a log: where it starts, how long it
 // is, and the number of its first line.

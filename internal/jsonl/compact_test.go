@@ -240,6 +240,44 @@ func FuzzCompactMatchesInMemory(f *testing.F) {
 		planBlockSize, rewriteWindowSize = 64, 64
 		for _, v := range []*jsonline.Versions{nil, testVersions} {
 			compactLikeInMemory(t, b.String(), v)
+			archiveLikeInMemory(t, b.String(), v)
 		}
 	})
+}
+
+// archiveLikeInMemory archives content (the records whose current version
+// is of minute 0 or 1) as the streaming archive and as the in-memory one,
+// and compares the logs, archives and stats they leave.
+func archiveLikeInMemory(t *testing.T, content string, v *jsonline.Versions) {
+	t.Helper()
+	old := func(r Record) bool {
+		vals := make([][]byte, 1)
+		if jsonline.ObjectFields(r.Raw, []string{"at"}, vals) != nil {
+			return false
+		}
+		at, _ := jsonline.String(vals[0])
+		return at < "2026-11-01T10:02"
+	}
+	run := func(archive func(*Log, func(Record) bool, []int64) (RewriteStats, []int64, error)) (string, string, RewriteStats) {
+		dir := t.TempDir()
+		l := &Log{Path: filepath.Join(dir, "log.jsonl"), Lock: &Lock{Path: filepath.Join(dir, "lock")}, Versions: v, NoSync: true}
+		if err := os.WriteFile(l.Path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stats, _, err := archive(l, old, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logData, _ := os.ReadFile(l.Path)
+		archived, _ := os.ReadFile(ArchivePath(l.Path))
+		return string(logData), string(archived), stats
+	}
+	gotLog, gotArchive, gotStats := run(func(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
+		return (&Tx{}).Archive(l, old, marks)
+	})
+	wantLog, wantArchive, wantStats := run(archiveInMemory)
+	if gotLog != wantLog || gotArchive != wantArchive || gotStats != wantStats {
+		t.Errorf("archive of %q:\nlog %q\nwant %q\narchive %q\nwant %q\nstats %+v want %+v",
+			content, gotLog, wantLog, gotArchive, wantArchive, gotStats, wantStats)
+	}
 }

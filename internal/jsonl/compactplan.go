@@ -44,8 +44,9 @@ type planBlock struct {
 
 // planCompact reads f once and decides which lines a compaction keeps:
 // each record's current version (by l.Versions, else its last line), and
-// every line that is not a record.
-func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
+// every line that is not a record. With hashes, the plan also notes which
+// lines are records and their id hashes (compactPlan.records, .hashes).
+func (l *Log) planCompact(f *os.File, hashes bool) (*compactPlan, error) {
 	key := l.Key
 	if key == "" {
 		key = jsonline.DefaultKey
@@ -86,7 +87,7 @@ func (l *Log) planCompact(f *os.File) (*compactPlan, error) {
 			b.release()
 		}
 	}()
-	plan, err := l.applyPlanBlocks(f, ordered, free)
+	plan, err := l.applyPlanBlocks(f, ordered, free, hashes)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +171,7 @@ func hashRawID(raw []byte) idHash {
 
 // applyPlanBlocks applies the parsed blocks, in the log's order, to the
 // table of current versions.
-func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock) (*compactPlan, error) {
+func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock, hashes bool) (*compactPlan, error) {
 	pick := l.Versions != nil
 	ids := &idTable{}
 	plan := &compactPlan{}
@@ -194,6 +195,10 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 				plan.keep.add(int(c.no))
 				plan.problems++
 				continue
+			}
+			if hashes {
+				plan.records.add(int(c.no))
+				plan.hashes.set(int(c.no), pl.h)
 			}
 			cur, seen := ids.slot(pl.h)
 			if seen && pick && c.time == cur.time {

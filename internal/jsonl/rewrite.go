@@ -53,7 +53,7 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 		return stats, marks, err
 	}
 	defer f.Close()
-	plan, err := l.planCompact(f)
+	plan, err := l.planCompact(f, false)
 	if err != nil {
 		return stats, nil, err
 	}
@@ -75,7 +75,8 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 // before the log is rewritten, so a crash between the two leaves the records
 // in both files, never in neither; lines already in the archive are not
 // appended twice when the archive is run again. old judges each record's
-// current version, from several goroutines at once.
+// current version (its Raw and Line; ID is left empty), from several
+// goroutines at once.
 func (l *Log) Archive(old func(Record) bool) (RewriteStats, error) {
 	var stats RewriteStats
 	err := l.Lock.Do(func(tx *Tx) error {
