@@ -39,6 +39,20 @@ func statNow(t *testing.T, path string) FileStat {
 	return st
 }
 
+// appendForeign appends a line to path as another program would: without
+// the lock or the chain.
+func appendForeign(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"id":"foreign"}`)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestAppendChainProvesOnlyGitQueensAppends(t *testing.T) {
 	l, _ := chainLog(t)
 	chain := AppendsPath(l.CacheDir, l.Path)
@@ -54,12 +68,7 @@ func TestAppendChainProvesOnlyGitQueensAppends(t *testing.T) {
 		t.Fatal("the state the last append recorded should be proved")
 	}
 	// A write git-queen did not make breaks the chain.
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(f, `{"id":"foreign"}`)
-	f.Close()
+	appendForeign(t, l.Path)
 	if grewByAppends(chain, first, statNow(t, l.Path)) {
 		t.Fatal("a foreign append must not be vouched for by the chain")
 	}
@@ -112,12 +121,7 @@ func TestAppendChainReachesBackPastItsLength(t *testing.T) {
 	}
 	// A foreign write, then git-queen's next append, starts a chain that
 	// does not reach back, however long it grows.
-	f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(f, `{"id":"foreign"}`)
-	f.Close()
+	appendForeign(t, l.Path)
 	for i := range chainLength + 1 {
 		appendRecords(t, l, map[string]string{"id": fmt.Sprint("m", i)})
 	}
