@@ -100,25 +100,41 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 	return entries, problems, true
 }
 
-// SaveUnionCache saves the answer of q over files (entries from those
-// files, in the order to return them). It is best effort.
-func SaveUnionCache(cachePath string, files []string, q Query, entries []Entry, problems []Problem) {
-	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Stats: make([]*FileStat, len(files))}
-	index := map[string]int{}
+// UnionStats is the stat of each of files, nil for one that is missing,
+// to be taken before the files are read for the answer SaveUnionCache
+// saves: a file that grows while it is read then no longer has the stat
+// saved with the answer, and the answer is not used. ok is false when a
+// stat fails or the platform gives files no identity.
+func UnionStats(files []string) (stats []*FileStat, ok bool) {
+	stats = make([]*FileStat, len(files))
 	for i, f := range files {
-		index[f] = i
 		info, err := os.Stat(f)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			continue // nil: must stay missing
 		case err != nil:
-			return
+			return nil, false
 		}
 		st, ok := statOf(info)
 		if !ok {
-			return // no identity to trust on this platform
+			return nil, false // no identity to trust on this platform
 		}
-		hdr.Stats[i] = &st
+		stats[i] = &st
+	}
+	return stats, true
+}
+
+// SaveUnionCache saves the answer of q over files (entries from those
+// files, in the order to return them), read after UnionStats gave stats.
+// It is best effort.
+func SaveUnionCache(cachePath string, files []string, stats []*FileStat, q Query, entries []Entry, problems []Problem) {
+	if len(stats) != len(files) {
+		return
+	}
+	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Stats: stats}
+	index := map[string]int{}
+	for i, f := range files {
+		index[f] = i
 	}
 	for _, p := range problems {
 		i, ok := index[p.File]

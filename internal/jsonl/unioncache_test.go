@@ -17,6 +17,7 @@ func TestUnionCacheHoldsWhileNoSourceChanges(t *testing.T) {
 	files := []string{a, b, missing}
 	q := Query{Fields: []string{"n"}}
 	cache := filepath.Join(dir, "cache.union")
+	stats := mustUnionStats(t, files)
 	var entries []Entry
 	for _, f := range files[:2] {
 		got, _, err := SelectFile(f, q)
@@ -26,7 +27,7 @@ func TestUnionCacheHoldsWhileNoSourceChanges(t *testing.T) {
 		entries = append(entries, got...)
 	}
 	problems := []Problem{{File: b, Line: 9, Msg: "bad"}}
-	SaveUnionCache(cache, files, q, entries, problems)
+	SaveUnionCache(cache, files, stats, q, entries, problems)
 
 	notTwo := func(f [][]byte) bool { return string(f[0]) != "2" }
 	got, gotProblems, ok := ReadUnionCache(cache, files, q, notTwo)
@@ -45,7 +46,7 @@ func TestUnionCacheHoldsWhileNoSourceChanges(t *testing.T) {
 		{"a missing source comes", func() []string { os.WriteFile(missing, nil, 0o644); return files }},
 		{"another set of sources", func() []string { return files[:2] }},
 	} {
-		SaveUnionCache(cache, files, q, entries, nil)
+		SaveUnionCache(cache, files, mustUnionStats(t, files), q, entries, nil)
 		if _, _, ok := ReadUnionCache(cache, files, q, nil); !ok {
 			t.Fatalf("before %s the cache does not hold", tc.name)
 		}
@@ -53,6 +54,42 @@ func TestUnionCacheHoldsWhileNoSourceChanges(t *testing.T) {
 			t.Errorf("after %s the cache still holds", tc.name)
 		}
 	}
+}
+
+// An answer read while a source grew is saved with the stats taken before
+// the read: the grown source no longer has them, so the stale answer is
+// never used (msg wait once waited out its timeout on one).
+func TestUnionCacheOfAnAnswerReadWhileASourceGrewDoesNotHold(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, []byte(`{"id":"x","n":1}`+"\n"), 0o644)
+	os.WriteFile(b, []byte(`{"id":"z","n":3}`+"\n"), 0o644)
+	files := []string{a, b}
+	q := Query{Fields: []string{"n"}}
+	cache := filepath.Join(dir, "cache.union")
+	stats := mustUnionStats(t, files)
+	var entries []Entry
+	for _, f := range files {
+		got, _, err := SelectFile(f, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, got...)
+	}
+	appendTo(t, b, `{"id":"new","n":4}`) // after b was read, before the answer is saved
+	SaveUnionCache(cache, files, stats, q, entries, nil)
+	if got, _, ok := ReadUnionCache(cache, files, q, nil); ok {
+		t.Fatalf("the answer read before the append holds after it: %+v", got)
+	}
+}
+
+func mustUnionStats(t *testing.T, files []string) []*FileStat {
+	t.Helper()
+	stats, ok := UnionStats(files)
+	if !ok {
+		t.Skip("no file identity on this platform")
+	}
+	return stats
 }
 
 func appendTo(t *testing.T, path, line string) {
