@@ -4,6 +4,8 @@ import (
 	"hash/crc32"
 	"runtime"
 	"sync"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
 )
 
 // The two checksums of a blob memo are computed in one pass over the
@@ -13,8 +15,6 @@ import (
 // combined into the whole's (combine). The prefix proof of a log another
 // program appended to reads every committed byte, so this is what that
 // commit's hook costs.
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // checksumSlice is how much of the bytes both checksums read in turn: it
 // stays in the core's cache between the two.
@@ -58,7 +58,7 @@ func bothChecksums(data []byte) [2]uint32 {
 	for len(data) > 0 {
 		s := data[:min(len(data), checksumSlice)]
 		i = crc32.Update(i, crc32.IEEETable, s)
-		c = crc32.Update(c, castagnoli, s)
+		c = jsonl.ChecksumUpdate(c, s) // its table is made on first use, not at start-up
 		data = data[len(s):]
 	}
 	return [2]uint32{c, i}
