@@ -95,9 +95,10 @@ type lineSpan struct {
 	first int
 }
 
-// readLine reads the physical line of f that starts at off: through its
-// newline, or to the end of f.
-func readLine(f *os.File, off int64, buf []byte) ([]byte, error) {
+// ReadLine reads the physical line of f that starts at off: through its
+// newline, or to the end of f, into buf (grown as it needs): one line of a
+// large log, by an offset an index or a plan keeps.
+func ReadLine(f *os.File, off int64, buf []byte) ([]byte, error) {
 	buf = buf[:0]
 	for {
 		if cap(buf)-len(buf) < 4096 {

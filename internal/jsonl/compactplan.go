@@ -204,10 +204,10 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 			if seen && pick && c.time == cur.time {
 				// Equal times: the larger bytes win, as jsonline.Newer says.
 				var err error
-				if scratch, err = readLine(f, cur.off, scratch); err != nil {
+				if scratch, err = ReadLine(f, cur.off, scratch); err != nil {
 					return nil, err
 				}
-				if scratch2, err = readLine(f, c.off, scratch2); err != nil {
+				if scratch2, err = ReadLine(f, c.off, scratch2); err != nil {
 					return nil, err
 				}
 				prevRaw, _ := jsonline.TrimLine(scratch, cur.off == 0)

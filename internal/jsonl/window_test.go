@@ -94,7 +94,7 @@ func TestReadLineReadsThroughTheNewline(t *testing.T) {
 		off  int64
 		want string
 	}{{0, "a\n"}, {2, long + "\n"}, {2 + int64(len(long)) + 1, "last"}} {
-		got, err := readLine(f, tt.off, make([]byte, 0, 16))
+		got, err := ReadLine(f, tt.off, make([]byte, 0, 16))
 		if err != nil || string(got) != tt.want {
 			t.Errorf("readLine at %d = %.20q (%d bytes), %v; want %.20q (%d bytes)", tt.off, got, len(got), err, tt.want, len(tt.want))
 		}

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"errors"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -197,7 +196,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 	for i, t := range appended {
 		entries, _ := jsonl.Select(t, m.Sources[i].Path, jsonl.Query{Versions: records.Versions})
 		for _, e := range entries {
-			if cur, ok := best[e.ID]; !ok || (!bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)) {
+			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
 				best[e.ID] = e
 			}
 		}
@@ -260,38 +259,15 @@ func (v *versionsOf) current(k idKey, id string) (raw []byte, was indexed, ok bo
 			return nil, indexed{}, false, nil
 		}
 	}
-	raw, err = readLineAt(v.f, was.offset)
+	line, err := jsonl.ReadLine(v.f, was.offset, nil)
 	if err != nil {
 		return nil, was, false, err
 	}
+	raw, _ = jsonline.TrimLine(line, was.offset == 0)
 	if got, _ := jsonl.Select(raw, v.f.Name(), jsonl.Query{}); len(got) != 1 || got[0].ID != id {
 		return nil, was, false, errNotMarked
 	}
 	return raw, was, true, nil
-}
-
-// readLineAt reads the line of f that starts at off, without its ending.
-func readLineAt(f *os.File, off int64) ([]byte, error) {
-	var line []byte
-	buf := make([]byte, 4096)
-	for at := off; ; {
-		n, err := f.ReadAt(buf, at)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			line = append(line, buf[:i+1]...)
-			break
-		}
-		line = append(line, buf[:n]...)
-		at += int64(n)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, err
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	raw, _ := jsonline.TrimLine(line, off == 0)
-	return raw, nil
 }
 
 // appendExport appends lines to the export file target in dir.

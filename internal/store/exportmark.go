@@ -79,10 +79,7 @@ func saveExportMark(path string, m exportMark) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, data, 0o644) != nil || os.Rename(tmp, path) != nil {
-		_ = os.Remove(tmp)
-	}
+	_ = jsonl.WriteCacheFile(path, data)
 }
 
 // errNotMarked says a file no longer starts with the bytes its mark

@@ -201,9 +201,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 			best = make(map[string]jsonl.Entry, len(entries))
 		}
 		for _, e := range entries {
-			// The same version in several copies is the common case, and
-			// comparing the bytes is cheaper than finding the versions.
-			if cur, ok := best[e.ID]; !ok || (!bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)) {
+			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
 				best[e.ID] = e
 			}
 		}
@@ -222,6 +220,14 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		jsonl.SaveUnionCache(union, src.Paths, unionStats, q.Query, sel.Entries, sel.Problems)
 	}
 	return sel, nil
+}
+
+// supersedes reports whether e, a version of cur's id from another
+// source, is the newer one. The same version in several copies is the
+// common case, and comparing the bytes is cheaper than finding the
+// versions.
+func supersedes(e, cur jsonl.Entry) bool {
+	return !bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)
 }
 
 // Query is a jsonl.Query with a name, which identifies its selection
