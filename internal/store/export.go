@@ -177,7 +177,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 		return st, false, nil
 	}
 	defer f.Close()
-	v := &versionsOf{ix: ix, f: f, changes: map[idKey]indexed{}}
+	v := &versionsOf{ix: ix, f: f, positions: map[idKey]int{}, changes: map[idKey]indexChange{}}
 
 	// Lines another program appended to the file may be newer versions.
 	entries, _ := jsonl.Select(tail, target, jsonl.Query{Versions: records.Versions})
@@ -189,7 +189,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 		}
 		if !ok || records.Newer(e.Raw, old) {
 			was.offset = m.Target.Stat.Size + e.Offset
-			v.changes[k] = was
+			v.set(k, was)
 		}
 	}
 	best := map[string]jsonl.Entry{}
@@ -215,12 +215,12 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 		if ok && (bytes.Equal(old, e.Raw) || !records.Newer(e.Raw, old)) {
 			if !was.sources {
 				was.sources = true
-				v.changes[k] = was
+				v.set(k, was)
 			}
 			continue
 		}
 		lines = append(lines, e.Raw)
-		v.changes[k] = indexed{offset: at, sources: true}
+		v.set(k, indexed{offset: at, sources: true})
 		at += int64(len(e.Raw)) + 1
 	}
 	st.Records, st.Written = next.Records, len(lines)
@@ -241,21 +241,26 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 }
 
 // versionsOf reads the export file's current version of an id, by the
-// index and the changes an export has made to it so far.
+// index and the changes an export has made to it so far, which it keeps
+// with the index positions its lookups found, for the index's update.
 type versionsOf struct {
-	ix      *exportIndex
-	f       *os.File
-	changes map[idKey]indexed
+	ix        *exportIndex
+	f         *os.File
+	positions map[idKey]int
+	changes   map[idKey]indexChange
 }
 
 // current returns the file's current version of the id whose key is k,
 // and what the index says of it; ok is false when the file lacks the id.
 // An index that points at another id's line is an error.
 func (v *versionsOf) current(k idKey, id string) (raw []byte, was indexed, ok bool, err error) {
-	was, ok = v.changes[k]
-	if !ok {
+	if c, changed := v.changes[k]; changed {
+		was = c.v
+	} else {
 		var pos int
-		if pos, was = v.ix.find(k); pos < 0 {
+		pos, was = v.ix.find(k)
+		v.positions[k] = pos
+		if pos < 0 {
 			return nil, indexed{}, false, nil
 		}
 	}
@@ -268,6 +273,12 @@ func (v *versionsOf) current(k idKey, id string) (raw []byte, was indexed, ok bo
 		return nil, was, false, errNotMarked
 	}
 	return raw, was, true, nil
+}
+
+// set gives the id whose key is k the entry was, after current looked it
+// up.
+func (v *versionsOf) set(k idKey, was indexed) {
+	v.changes[k] = indexChange{pos: v.positions[k], v: was}
 }
 
 // appendExport appends lines to the export file target in dir.

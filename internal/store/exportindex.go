@@ -129,27 +129,34 @@ func (ix *exportIndex) find(k idKey) (int, indexed) {
 	return -1, indexed{}
 }
 
-// update writes changes (new entries and new values of old ones) into the
-// index, which ends at generation gen; the index must not be used after.
-func (ix *exportIndex) update(changes map[idKey]indexed, gen uint64) error {
+// indexChange is an id's new entry, and where the id's entry is in the
+// index (-1 when it has none: the entry is added).
+type indexChange struct {
+	pos int
+	v   indexed
+}
+
+// update writes changes into the index, which ends at generation gen; the
+// index must not be used after.
+func (ix *exportIndex) update(changes map[idKey]indexChange, gen uint64) error {
 	var added []byte
 	var overwrites []overwrite
-	for k, v := range changes {
-		if pos, _ := ix.find(k); pos >= 0 {
-			overwrites = append(overwrites, overwrite{pos, encodeEntry(nil, k, v)})
+	for k, c := range changes {
+		if c.pos >= 0 {
+			overwrites = append(overwrites, overwrite{c.pos, encodeEntry(nil, k, c.v)})
 		} else {
-			added = encodeEntry(added, k, v)
+			added = encodeEntry(added, k, c.v)
 		}
 	}
 	if ix.len()-ix.sorted+len(added)/indexEntrySize > indexAddedMax {
 		all := make([]indexEntry, 0, ix.len()+len(added)/indexEntrySize)
 		for i := range ix.len() {
-			if k, v := ix.entry(i); !has(changes, k) {
+			if k, v := ix.entry(i); !changed(changes, k) {
 				all = append(all, indexEntry{k, v})
 			}
 		}
-		for k, v := range changes {
-			all = append(all, indexEntry{k, v})
+		for k, c := range changes {
+			all = append(all, indexEntry{k, c.v})
 		}
 		return writeExportIndex(ix.path, all, gen)
 	}
@@ -159,6 +166,11 @@ func (ix *exportIndex) update(changes map[idKey]indexed, gen uint64) error {
 	}
 	err = ix.updateIn(f, overwrites, added, gen)
 	return errors.Join(err, f.Close())
+}
+
+func changed(changes map[idKey]indexChange, k idKey) bool {
+	_, ok := changes[k]
+	return ok
 }
 
 // overwrite is an entry's new bytes, at its position.
@@ -183,11 +195,6 @@ func (ix *exportIndex) updateIn(f *os.File, overwrites []overwrite, added []byte
 		return err
 	}
 	return f.Sync()
-}
-
-func has(changes map[idKey]indexed, k idKey) bool {
-	_, ok := changes[k]
-	return ok
 }
 
 // writeExportIndex replaces the index at path with entries (one per key),
