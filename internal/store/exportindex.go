@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -56,7 +57,8 @@ func keyOf(id string) idKey {
 	return idKey{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16]) &^ inSources}
 }
 
-func (k idKey) less(o idKey) bool { return k[0] < o[0] || (k[0] == o[0] && k[1] < o[1]) }
+// compare orders keys as the index's sorted part holds them.
+func (k idKey) compare(o idKey) int { return cmp.Or(cmp.Compare(k[0], o[0]), cmp.Compare(k[1], o[1])) }
 
 // indexed is what the index says of one id.
 type indexed struct {
@@ -115,7 +117,7 @@ func (ix *exportIndex) entry(i int) (idKey, indexed) {
 
 // find returns the position of k's entry, or -1.
 func (ix *exportIndex) find(k idKey) (int, indexed) {
-	i := sort.Search(ix.sorted, func(i int) bool { e, _ := ix.entry(i); return !e.less(k) })
+	i := sort.Search(ix.sorted, func(i int) bool { e, _ := ix.entry(i); return e.compare(k) >= 0 })
 	if i < ix.sorted {
 		if e, v := ix.entry(i); e == k {
 			return i, v
@@ -200,15 +202,7 @@ func (ix *exportIndex) updateIn(f *os.File, overwrites []overwrite, added []byte
 // writeExportIndex replaces the index at path with entries (one per key),
 // sorted, at generation gen.
 func writeExportIndex(path string, entries []indexEntry, gen uint64) error {
-	slices.SortFunc(entries, func(a, b indexEntry) int {
-		switch {
-		case a.key.less(b.key):
-			return -1
-		case b.key.less(a.key):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(entries, func(a, b indexEntry) int { return a.key.compare(b.key) })
 	buf := make([]byte, indexHeader, indexHeader+indexEntrySize*len(entries))
 	copy(buf, exportIndexMagic)
 	binary.LittleEndian.PutUint64(buf[8:], uint64(len(entries)))
