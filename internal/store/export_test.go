@@ -102,10 +102,14 @@ func appendRaw(t *testing.T, path string, lines ...string) {
 	}
 }
 
-// rewrite gives path a new inode with the bytes edit makes of its own.
+// rewrite gives path a new inode with the bytes edit makes of its own;
+// a missing file stays missing.
 func rewrite(t *testing.T, path string, edit func([]byte) []byte) {
 	t.Helper()
 	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +120,19 @@ func rewrite(t *testing.T, path string, edit func([]byte) []byte) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// firstLines is the first n lines of b.
+func firstLines(b []byte, n int) []byte {
+	end := 0
+	for range n {
+		i := bytes.IndexByte(b[end:], '\n')
+		if i < 0 {
+			break
+		}
+		end += i + 1
+	}
+	return b[:end]
 }
 
 func message(id int, at time.Time, body string) string {
@@ -155,7 +172,7 @@ func TestExportByMarkWritesWhatAFullExportWrites(t *testing.T) {
 				ours := rng.IntN(4) != 0
 				id := rng.IntN(ids)
 				var what string
-				switch op := rng.IntN(14); op {
+				switch op := rng.IntN(16); op {
 				case 0, 1, 2:
 					what = "a new record"
 					at := tick()
@@ -170,6 +187,19 @@ func TestExportByMarkWritesWhatAFullExportWrites(t *testing.T) {
 				case 5:
 					what = "a stale version (a sync brought an old one)"
 					x.appendSource(src, ours, message(id, current[id].Add(-time.Hour), "stale"))
+				case 14:
+					what = "the export files reset to an earlier version (git reset, stash, checkout)"
+					keep := rng.IntN(5)
+					for _, dir := range []string{x.inc, x.full} {
+						rewrite(t, x.target(dir), func(b []byte) []byte { return firstLines(b, keep) })
+					}
+				case 15:
+					what = "the export files removed (a worktree removed, git rm)"
+					for _, dir := range []string{x.inc, x.full} {
+						if err := os.Remove(x.target(dir)); err != nil && !os.IsNotExist(err) {
+							t.Fatal(err)
+						}
+					}
 				case 13:
 					what = "a record the export file had first"
 					if len(exportOnly) > 0 {
