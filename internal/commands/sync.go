@@ -106,11 +106,20 @@ func configuredRemote(s *store.Store) string {
 func printSync(e *Env, res *ledgersync.Result) {
 	w := e.Stdout
 	switch {
+	case len(res.Sent) == 0 && len(res.Received) == 0 && res.Pushed && len(res.SetAside) > 0:
+		fmt.Fprintf(w, "synced with %s: nothing new either way; pushed this clone's ledger in place of the one set aside (ledger %s)\n",
+			res.Remote, shortID(res.Ledger))
 	case len(res.Sent) == 0 && len(res.Received) == 0:
 		fmt.Fprintf(w, "synced with %s: nothing new either way (ledger %s)\n", res.Remote, shortID(res.Ledger))
 	default:
 		fmt.Fprintf(w, "synced with %s: sent %s; received %s (ledger %s)\n", res.Remote,
 			res.Sent, res.Received, shortID(res.Ledger))
+	}
+	if res.Rebuilt != "" {
+		fmt.Fprintf(e.Stderr, "git-queen: this clone's ledger was damaged (%s); it was rebuilt from the live store, and nothing was lost\n", res.Rebuilt)
+	}
+	for _, a := range res.SetAside {
+		fmt.Fprintf(e.Stderr, "git-queen: set aside %s; %s\n", a, a.Fix())
 	}
 	now := e.Now()
 	for _, wd := range res.Withdrawn {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"fmt"
+	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -24,8 +25,14 @@ func (e *FormatError) Error() string {
 // that are the same on both sides are taken as they are; a chunk both
 // sides have in different versions becomes the union of its record
 // versions (merge.UnionStore), which is the same whichever side is first.
-// Nothing is ever dropped: a ledger only grows.
+// Nothing is ever dropped: a ledger only grows. An entry of a shape
+// git-queen does not write, on either side, is a *DamageError: check a
+// remote's commit with Inspect first, so that one left is this clone's.
 func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
+	return l.mergeTrees("", a, b)
+}
+
+func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, error) {
 	if a == b || b.IsZero() {
 		return a, nil
 	}
@@ -34,35 +41,43 @@ func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
 	}
 	ta, err := l.readTree(a)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return plumbing.ZeroHash, at(err, prefix)
 	}
 	tb, err := l.readTree(b)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return plumbing.ZeroHash, at(err, prefix)
 	}
+	lv := levelOf(prefix)
 	out := &tree{}
 	for _, name := range entryNames(ta, tb) {
 		ea, inA := ta.get(name)
 		eb, inB := tb.get(name)
+		for _, e := range []struct {
+			in bool
+			e  entry
+		}{{inA, ea}, {inB, eb}} {
+			if why := lv.admit(e.e); e.in && why != "" {
+				return plumbing.ZeroHash, shapeError(prefix, e.e, why)
+			}
+		}
+		p := path.Join(prefix, name)
 		switch {
 		case !inB || (inA && ea.Hash == eb.Hash):
 			out.entries = append(out.entries, ea)
 		case !inA:
 			out.entries = append(out.entries, eb)
-		case ea.Mode == filemode.Dir && eb.Mode == filemode.Dir:
-			h, err := l.MergeTrees(ea.Hash, eb.Hash)
+		case ea.Mode == filemode.Dir:
+			h, err := l.mergeTrees(p, ea.Hash, eb.Hash)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
 			out.entries = append(out.entries, entry{Name: name, Mode: filemode.Dir, Hash: h})
-		case ea.Mode == filemode.Dir || eb.Mode == filemode.Dir:
-			return plumbing.ZeroHash, fmt.Errorf("ledger entry %s is a directory on one side and a file on the other", name)
 		case name == formatFile:
 			return plumbing.ZeroHash, l.formatConflict(ea.Hash, eb.Hash)
 		default:
 			h, err := l.unionBlobs(ea.Hash, eb.Hash)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return plumbing.ZeroHash, at(err, p)
 			}
 			out.entries = append(out.entries, entry{Name: name, Mode: ea.Mode, Hash: h})
 		}
@@ -72,11 +87,11 @@ func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
 }
 
 func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
-	da, err := l.blob(a)
+	da, err := l.chunk(a)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	db, err := l.blob(b)
+	db, err := l.chunk(b)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -87,7 +102,7 @@ func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
 // a format this version writes.
 func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
 	for _, h := range []plumbing.Hash{a, b} {
-		data, err := l.blob(h)
+		data, err := l.formatBlob(h)
 		if err != nil {
 			return err
 		}
@@ -113,7 +128,7 @@ func (l *Ledger) CheckFormat(commit plumbing.Hash) error {
 	if !ok {
 		return &FormatError{Got: "(no FORMAT file)"}
 	}
-	data, err := l.blob(e.Hash)
+	data, err := l.formatBlob(e.Hash)
 	if err != nil {
 		return err
 	}
@@ -160,4 +175,9 @@ func entryNames(a, b *tree) []string {
 // parents (for a merge whose tree the caller already has).
 func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
 	return l.writeCommit(tree, parents, sig, msg)
+}
+
+// formatBlob reads a FORMAT file, within maxFormatBytes.
+func (l *Ledger) formatBlob(h plumbing.Hash) ([]byte, error) {
+	return l.objects.read(h, "blob", maxFormatBytes)
 }

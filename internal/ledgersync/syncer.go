@@ -152,6 +152,11 @@ type Result struct {
 	// Attempts counts the fetch-merge-push rounds (more than one when
 	// other clones pushed in between).
 	Attempts int `json:"attempts"`
+	// SetAside lists what of the remote's ledger was not taken, and why.
+	SetAside []SetAside `json:"set_aside"`
+	// Rebuilt, when set, says why this clone's ledger was damaged and
+	// built again from the live store.
+	Rebuilt string `json:"rebuilt,omitempty"`
 }
 
 // step is a caller's part of a round, run under the repository lock after
@@ -164,7 +169,7 @@ type step func(tx *jsonl.Tx, r *round) error
 // exchange runs rounds of fetch, merge and push until the push wins, the
 // remote has everything, or step stops it.
 func (s *Syncer) exchange(remote string, st step) (*Result, error) {
-	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}}
+	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}, SetAside: []SetAside{}}
 	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
 	err := lock.Do(func(*jsonl.Tx) error {
 		for attempt := 1; ; attempt++ {
@@ -176,9 +181,19 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("fetched"); err != nil {
 				return err
 			}
-			r, err := s.round(remote, fetched, st)
+			r, err := s.round(remote, fetched, st, false)
+			var damaged *localDamage
+			if errors.As(err, &damaged) {
+				// Found reading this clone's ledger mid-round: the round
+				// is undone (see loadState); run it on a rebuilt one.
+				r, err = s.round(remote, fetched, st, true)
+			}
 			if err != nil {
 				return err
+			}
+			res.SetAside = append(res.SetAside, r.setAside...)
+			if r.rebuilt != "" {
+				res.Rebuilt = r.rebuilt
 			}
 			res.Received.add(r.received)
 			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
@@ -191,6 +206,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if r.local == fetched {
 				_, err := s.published(remote, r)
 				return err
+			}
+			if r.local.IsZero() {
+				return nil // nothing here to publish, and nothing of the remote's taken
 			}
 			if err := s.at("pushing"); err != nil {
 				return err
