@@ -114,7 +114,7 @@ func (in *inspection) format(root *tree) error {
 		return at(err, formatFile)
 	}
 	if string(data) != formatLine {
-		return &DamageError{Path: formatFile, Object: e.Hash, Reason: (&FormatError{Got: string(bytes.TrimSpace(data))}).Error()}
+		return &DamageError{Path: formatFile, Object: e.Hash, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
 	}
 	return nil
 }

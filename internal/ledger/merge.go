@@ -11,14 +11,11 @@ import (
 	"github.com/git-queen/git-queen/merge"
 )
 
-// FormatError is a ledger written in a format this version does not know.
-type FormatError struct {
-	Got string
-}
-
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); upgrade git-queen",
-		e.Got, bytes.TrimSpace([]byte(formatLine)))
+// formatMismatch says that a ledger is written in a format this version
+// does not know: a newer git-queen's, or a push of something else.
+func formatMismatch(got string) string {
+	return fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); "+
+		"if your team upgraded git-queen, upgrade git-queen here", got, bytes.TrimSpace([]byte(formatLine)))
 }
 
 // MergeTrees returns the union of two ledger trees. Subtrees and chunks
@@ -104,36 +101,11 @@ func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
 	for _, h := range []plumbing.Hash{a, b} {
 		data, err := l.formatBlob(h)
 		if err != nil {
-			return err
+			return at(err, formatFile)
 		}
 		if string(data) != formatLine {
-			return &FormatError{Got: string(bytes.TrimSpace(data))}
+			return &DamageError{Path: formatFile, Object: h, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
 		}
-	}
-	return nil
-}
-
-// CheckFormat refuses a ledger commit in a format this version does not
-// know, before anything is merged into it.
-func (l *Ledger) CheckFormat(commit plumbing.Hash) error {
-	root, err := l.TreeOf(commit)
-	if err != nil || root.IsZero() {
-		return err
-	}
-	t, err := l.readTree(root)
-	if err != nil {
-		return err
-	}
-	e, ok := t.get(formatFile)
-	if !ok {
-		return &FormatError{Got: "(no FORMAT file)"}
-	}
-	data, err := l.formatBlob(e.Hash)
-	if err != nil {
-		return err
-	}
-	if string(data) != formatLine {
-		return &FormatError{Got: string(bytes.TrimSpace(data))}
 	}
 	return nil
 }
