@@ -50,6 +50,7 @@ func runReservations(o reservationsOptions) error {
 			return err
 		}
 	}
+	o.Filter.Me = o.Env.identity(o.G)
 	list, problems, err := (&reservations.Store{S: s}).List(o.Filter)
 	if err != nil {
 		return err
@@ -73,7 +74,7 @@ func runReservations(o reservationsOptions) error {
 		}
 		rows := make([]row, 0, len(list))
 		for _, l := range list {
-			r := row{Reservation: l.Reservation, Active: l.ActiveAt(now)}
+			r := row{Reservation: l.Reservation, Active: l.ActiveFor(o.Filter.Me, now)}
 			if remote != "" {
 				published := !unpublished(l)
 				r.Published = &published
@@ -102,6 +103,8 @@ func runReservations(o reservationsOptions) error {
 			expires = "released"
 		case !l.ActiveAt(now):
 			expires = "expired " + relTime(now, l.Expiry())
+		case !l.ActiveFor(o.Filter.Me, now):
+			expires = "ends here " + relTime(now, l.Expiry()) + "; renew it"
 		}
 		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
 	}

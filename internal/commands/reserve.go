@@ -135,6 +135,8 @@ func runReserve(o reserveOptions) error {
 			out.Result, out.Sync = rr.Result, rr.Sync
 		}
 		out.Published = err2 == nil
+	} else if err2 = ledgersync.ClockCheck(s.WS, s.Now()); err2 != nil && o.Exclusive {
+		return err2
 	} else {
 		out.Result, err2 = (&reservations.Store{S: s}).Reserve(req)
 		out.Published = out.Remote == ""

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
 
@@ -120,6 +121,16 @@ func printSync(e *Env, res *ledgersync.Result) {
 	}
 	for _, a := range res.SetAside {
 		fmt.Fprintf(e.Stderr, "git-queen: set aside %s; %s\n", a, a.Fix())
+	}
+	if res.Future > 0 {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: %d reservation version(s) from other clones claim times up to %s ahead of this machine's clock; "+
+			"each ends here at most its time-to-live after it arrived\n", res.Future, records.ShortDuration(res.FutureBy))
+	}
+	for _, c := range res.Clocks {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: %s\n", c)
+	}
+	if res.ClockOff != nil {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: most clones' commits show this machine's clock off: exclusive reservations are refused here until it is right (%v)\n", res.ClockOff)
 	}
 	now := e.Now()
 	for _, wd := range res.Withdrawn {

@@ -184,8 +184,9 @@ func (s Signature) encode() string {
 
 // commitInfo is what the ledger reads of a commit.
 type commitInfo struct {
-	tree    plumbing.Hash
-	parents []plumbing.Hash
+	tree      plumbing.Hash
+	parents   []plumbing.Hash
+	committer Signature
 }
 
 func (l *Ledger) commit(h plumbing.Hash) (commitInfo, error) {
@@ -219,9 +220,28 @@ func parseCommit(data []byte) (commitInfo, bool) {
 				return c, false
 			}
 			c.parents = append(c.parents, plumbing.NewHash(value))
+		case key == "committer":
+			c.committer = parseSignature(value)
 		}
 	}
 	return c, !c.tree.IsZero()
+}
+
+// parseSignature reads "NAME <EMAIL> UNIX-SECONDS ZONE"; what does not
+// parse stays zero.
+func parseSignature(v string) Signature {
+	var sig Signature
+	lt, gt := strings.IndexByte(v, '<'), strings.LastIndexByte(v, '>')
+	if lt < 0 || gt < lt {
+		return sig
+	}
+	sig.Name, sig.Email = strings.TrimSpace(v[:lt]), v[lt+1:gt]
+	if fields := strings.Fields(v[gt+1:]); len(fields) > 0 {
+		if secs, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			sig.When = time.Unix(secs, 0).UTC()
+		}
+	}
+	return sig
 }
 
 // maxParents bounds the parents of a ledger commit: git-queen writes one,

@@ -10,6 +10,7 @@ import (
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
 
@@ -48,6 +49,14 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 			if err := st.save(s.dir()); err != nil {
 				return err
 			}
+		}
+		if file == records.ReservationsFile {
+			arrivals, ahead := arrivalsOf(fresh, s.S.Now())
+			if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
+				return err
+			}
+			r.future += len(arrivals)
+			r.futureBy = max(r.futureBy, ahead)
 		}
 		out := make([]any, len(fresh))
 		for i, l := range fresh {

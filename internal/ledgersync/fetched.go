@@ -10,6 +10,7 @@ import (
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
 
@@ -26,8 +27,9 @@ import (
 // A tracking ledger that is damaged or over the bound one sync takes, or
 // that cannot be read for any other reason, adds nothing and is no error:
 // a command or a commit goes on from what the live store holds (the next
-// sync sets the commit aside and says so, and doctor names it).
-func Fetched(ws *workspace.Workspace) func(name string) ([]string, error) {
+// sync sets the commit aside and says so, and doctor names it). now is the
+// clock reservations from the future are bounded by.
+func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([]string, error) {
 	return func(name string) ([]string, error) {
 		if name != records.ReservationsFile || !ws.Live || ws.Repo == nil {
 			return nil, nil
@@ -61,7 +63,7 @@ func Fetched(ws *workspace.Workspace) func(name string) ([]string, error) {
 			if err != nil {
 				local = plumbing.ZeroHash
 			}
-			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo)); ok {
+			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo), now()); ok {
 				paths = append(paths, path)
 			}
 		}
@@ -74,7 +76,7 @@ func Fetched(ws *workspace.Workspace) func(name string) ([]string, error) {
 // path; ok is false when fetched is damaged or over limit (noted once, in
 // a file beside, so that the next command does not inspect it again), or
 // when it cannot be read.
-func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, limit int64) (string, bool) {
+func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, limit int64, now time.Time) (string, bool) {
 	path := filepath.Join(cacheDir, "fetched-"+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
 	if _, err := os.Stat(path); err == nil {
 		return path, true
@@ -107,6 +109,10 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	var data []byte
 	for _, line := range lines {
 		data = append(append(data, line...), '\n')
+	}
+	arrivals, _ := arrivalsOf(lines, now)
+	if store.AddArrivals(path, arrivals, now) != nil {
+		return "", false
 	}
 	pruneCache(cacheDir)
 	return path, jsonl.WriteCacheFile(path, data) == nil

@@ -51,7 +51,7 @@ func newClone(t *testing.T, r testgit.Remote, c *clock) *clone {
 		t.Fatal(err)
 	}
 	s := &store.Store{WS: ws, Clock: c.now, NoSync: true}
-	s.Fetched = Fetched(ws)
+	s.Fetched = Fetched(ws, s.Now)
 	sy, err := New(s, "test")
 	if err != nil {
 		t.Fatal(err)

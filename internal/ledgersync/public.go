@@ -51,6 +51,9 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 	var fresh map[string]bool // the grants that are new records, not renewals
 	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
 		if fresh == nil {
+			if r.clockErr != nil && req.Exclusive {
+				return &stopAfter{r.clockErr}
+			}
 			got, err := rs.ReserveIn(tx, req)
 			out.Result = got
 			var conflict *reservations.ConflictError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -66,11 +67,15 @@ type Health struct {
 	Foreign []string
 	// SetAside are the latest notes of what syncs set aside.
 	SetAside []SetAside
+	// Clocks and ClockOff are what syncs read of other clones' clocks
+	// (see Result).
+	Clocks   []ClockWarning
+	ClockOff *ClockError
 }
 
 // Check reads every ledger of a live store whole (what sync and the hook
 // read only in part) and says what is damaged, set aside or foreign.
-func Check(ws *workspace.Workspace) (*Health, error) {
+func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 	if !ws.Live || ws.Repo == nil {
 		return nil, ErrNotLive
 	}
@@ -116,6 +121,7 @@ func Check(ws *workspace.Workspace) (*Health, error) {
 		return nil, err
 	}
 	h.SetAside = st.SetAside
+	h.Clocks, h.ClockOff = st.clockWarnings(now), st.clockError(now)
 	return h, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -29,7 +30,16 @@ type round struct {
 	setAside []SetAside
 	// rebuilt says the local ledger was damaged and built again.
 	rebuilt string
-	stop    error
+	// future counts the reservation versions applied that claimed a time
+	// further ahead than any honest clock (their expiry counts from their
+	// arrival), and futureBy is how far ahead the furthest claimed to be.
+	future   int
+	futureBy time.Duration
+	// clocks are the other clones whose clocks are off, and clockErr is
+	// set when this clone's is (see ClockError).
+	clocks   []ClockWarning
+	clockErr *ClockError
+	stop     error
 }
 
 // localDamage is damage found in this clone's own ledger during a round:
@@ -61,6 +71,10 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 		if err != nil {
 			return err
 		}
+		if st.CloneID == "" {
+			st.CloneID, st.changed = newCloneID(), true
+		}
+		s.cloneID = st.CloneID
 		start, local, marks, err := s.soundStart(st, rebuild, r)
 		if err != nil {
 			return err
@@ -77,6 +91,8 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 		if err := s.at("applied"); err != nil {
 			return err
 		}
+		now := s.S.Now()
+		r.clocks, r.clockErr = st.clockWarnings(now), st.clockError(now)
 		if r.withdrawn, err = s.withdrawLosers(tx, st, remote); err != nil {
 			return err
 		}
@@ -185,6 +201,13 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 	if err != nil || len(takes) == 0 {
 		return local, err
 	}
+	known := map[plumbing.Hash]bool{local: true}
+	for _, h := range []string{rs.Merged, rs.Pushed} {
+		if plumbing.IsHash(h) {
+			known[plumbing.NewHash(h)] = true
+		}
+	}
+	s.readClocks(st, takes, known, s.S.Now())
 	tree, err := s.ledger.TreeOf(local)
 	if err != nil {
 		return plumbing.ZeroHash, ownDamage(err)

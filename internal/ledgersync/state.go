@@ -57,6 +57,12 @@ type state struct {
 	// ref again only when it names another (moved by hand, or by an
 	// older git-queen).
 	Verified string `json:"verified,omitempty"`
+	// CloneID names this clone in the ledger commits it writes
+	// (git-queen+ID@host), so that others can read its clock.
+	CloneID string `json:"clone_id,omitempty"`
+	// Clocks are what the ledger's commits showed of other clones' clocks,
+	// by clone.
+	Clocks map[string]*peerClock `json:"clocks,omitempty"`
 	// changed says that a round changed the state beyond its marks (a
 	// note), so that it is saved even when the ledger did not move.
 	changed bool

@@ -20,7 +20,7 @@ func (r *Repo) checkLedgers() []Check {
 		return nil
 	}
 	s := r.liveStore()
-	h, err := ledgersync.Check(s.WS)
+	h, err := ledgersync.Check(s.WS, time.Now())
 	if err != nil {
 		return []Check{{Name: "ledger", Status: Warn, Message: "cannot read the ledgers: " + err.Error()}}
 	}
@@ -57,6 +57,12 @@ func (r *Repo) checkLedgers() []Check {
 		out = append(out, Check{Name: "foreign-refs", Status: Warn, Message: fmt.Sprintf(
 			"%d ref(s) under refs/queen/ that git-queen does not write, pushed by someone (nothing reads them): %s; "+
 				"delete each with git update-ref -d REF", len(h.Foreign), strings.Join(firstFew(h.Foreign, 3), ", "))})
+	}
+	for _, c := range h.Clocks {
+		out = append(out, Check{Name: "clocks", Status: Warn, Message: c.String() + "; whichever is wrong, set it right (NTP)"})
+	}
+	if h.ClockOff != nil {
+		out = append(out, Check{Name: "clock", Status: Fail, Message: h.ClockOff.Error()})
 	}
 	if recent := recentNotes(h.SetAside, time.Now().Add(-7*24*time.Hour)); len(recent) > 0 {
 		latest := recent[len(recent)-1]
