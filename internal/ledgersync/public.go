@@ -83,15 +83,18 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 		return nil
 	})
 	out.Sync = res
-	if err != nil && IsRemoteError(err) && !res.Pushed {
-		if len(fresh) > 0 {
-			werr := s.S.Update(func(tx *jsonl.Tx) error {
-				return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
-			})
-			if werr != nil {
-				return out, errors.Join(err, werr)
-			}
+	if err != nil && !res.Pushed && len(fresh) > 0 {
+		// Whatever failed after the grant was appended (the push, the
+		// remote, this machine), nothing is reserved: the grant is
+		// withdrawn (one that lost a race was, already).
+		werr := s.S.Update(func(tx *jsonl.Tx) error {
+			return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
+		})
+		if werr != nil {
+			return out, errors.Join(err, werr)
 		}
+	}
+	if err != nil && IsRemoteError(err) && !res.Pushed {
 		return out, &UnpublishedError{Remote: remote, Err: err}
 	}
 	return out, err

@@ -97,24 +97,52 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 			return err
 		}
 		s.trace("checked unpublished grants")
+		before := s.ownSizes()
 		if caller != nil {
 			if err := caller(tx, r); err != nil {
 				var after *stopAfter
 				if !errors.As(err, &after) {
-					return err // the caller failed: nothing moves
+					return errors.Join(err, s.cutBack(before)) // the caller failed: nothing moves
 				}
 				r.stop = after.err
 			}
 		}
 		s.trace("acted")
 		if local, err = s.recordOn(local, &marks); err != nil {
-			return ownDamage(err)
+			return errors.Join(ownDamage(err), s.cutBack(before))
 		}
 		s.trace("recorded again")
 		r.local, r.marks = local, marks
-		return s.moveRef(st, start, local, marks, remote, fetched)
+		if err := s.moveRef(st, start, local, marks, remote, fetched); err != nil {
+			if cur, rerr := s.ledger.ReadRef(ledger.Ref); rerr == nil && cur == local {
+				return err // the ledger holds what was appended: it stays
+			}
+			return errors.Join(err, s.cutBack(before))
+		}
+		return nil
 	})
 	return r, err
+}
+
+// ownSizes are the sizes of this clone's logs, before a caller appends.
+func (s *Syncer) ownSizes() map[string]int64 {
+	sizes := map[string]int64{}
+	for _, l := range ledger.Logs {
+		sizes[l.File] = sizeOf(s.S.WS.Path(l.File))
+	}
+	return sizes
+}
+
+// cutBack undoes what a round's caller appended to this clone's logs when
+// the round fails after it (the ledger could not be written: a full disk,
+// a read-only object store), so that a command that fails grants nothing.
+// The round still holds the repository lock: nothing else was appended.
+func (s *Syncer) cutBack(sizes map[string]int64) error {
+	var errs []error
+	for file, size := range sizes {
+		errs = append(errs, truncateTo(s.S.WS.Path(file), size))
+	}
+	return errors.Join(errs...)
 }
 
 // refStart is the local ledger ref as a round found it: the commit it

@@ -2,6 +2,9 @@ package ledgersync
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +109,43 @@ func TestAHolderLetsGoEarly(t *testing.T) {
 	others, _, _ := rs.List(reservations.Filter{Me: "bob"})
 	if len(mine) != 0 || len(others) != 1 {
 		t.Fatalf("%s before the end: ann believes she holds %d, bob sees %d; want 0 and 1", records.MaxClockSkew, len(mine), len(others))
+	}
+}
+
+// A reserve that fails on this machine (the ledger's objects cannot be
+// written) exits with the error and grants nothing: the grant it appended
+// is cut back under the lock, so no later sync publishes it.
+func TestAReserveThatFailsHereGrantsNothing(t *testing.T) {
+	r := newRemote(t)
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a := newClone(t, r, c)
+	a.send(t, "ann", "bob", "1")
+	a.sync(t)
+	// Every loose object goes into objects/XX/: make each XX a file.
+	objects := filepath.Join(a.dir, ".git", "objects")
+	testgit.Run(t, a.dir, "repack", "-adq")
+	testgit.Run(t, a.dir, "prune-packed")
+	for i := range 256 {
+		dir := filepath.Join(objects, fmt.Sprintf("%02x", i))
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dir, nil, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := a.sy.Reserve("origin", reservations.Request{Patterns: []string{"src/**"}, Droid: "ann", Exclusive: true})
+	if err == nil {
+		t.Fatal("the reserve succeeded with no way to write the ledger")
+	}
+	active, aerr := (&reservations.Store{S: a.s}).Active(c.now())
+	if aerr != nil || len(active) != 0 {
+		t.Fatalf("after the failed reserve (%v), active: %+v %v", err, active, aerr)
+	}
+	for i := range 256 {
+		os.Remove(filepath.Join(objects, fmt.Sprintf("%02x", i)))
+	}
+	if res := a.sync(t); len(res.Sent) != 0 {
+		t.Fatalf("the next sync published %v", res.Sent)
 	}
 }
