@@ -201,7 +201,11 @@ func reservePublished(o reserveOptions, s *store.Store, remote string, req reser
 		return nil, err
 	}
 	defer sy.Close()
-	return sy.Reserve(remote, req)
+	rr, err := sy.Reserve(remote, req)
+	if rr != nil && rr.Sync != nil && !o.G.JSON {
+		printSyncNotes(o.Env, rr.Sync)
+	}
+	return rr, err
 }
 
 // parseTTL reads --ttl in the one duration syntax (parseDuration: 90s,
