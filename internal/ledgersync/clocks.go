@@ -16,50 +16,35 @@ import (
 
 // Every ledger commit carries its writer's clock (the committer time) and
 // its clone (the committer email, git-queen+CLONE@host). That is enough to
-// bound how far two clones' clocks are apart, without asking the network:
+// bound how far clones' clocks are apart, without asking the network. With
+// off(X) the error of clone X's clock:
 //
-//   - a commit cannot have been written after it arrived here, so a
-//     commit dated d after this clone fetched it shows its writer's clock
-//     at least d ahead of this one's;
-//   - a commit cannot have been written before a parent it merged, so a
-//     commit of another clone dated d before a parent this clone wrote
-//     shows that clone's clock at least d behind this one's.
+//   - a commit C of X cannot have been written after this clone fetched it
+//     at R (by this clock): off(me) - off(X) <= R - t(C);
+//   - a commit C of X cannot have been written before a parent P of Y that
+//     it merged: off(X) - off(Y) <= t(C) - t(P).
 //
-// Both are lower bounds (transfers take time), so they never accuse an
-// honest clock; sync warns about each clone past records.MaxClockSkew, and
-// when most clones seen in the last day are off in the same direction,
-// this clone is the one whose clock is wrong, and it refuses exclusive
-// grants until a sync finds it right again.
+// Each is a bound on a difference of two clocks, an edge of a graph whose
+// shortest paths bound every clone against this one, through clones in
+// between (carl merged bob's commit, ann merged carl's: bob learns how ann
+// stands to him though neither ever merged the other directly). The bounds
+// never accuse an honest clock (transfers only loosen them); sync warns
+// about each clone past records.MaxClockSkew, and when most clones read in
+// the last day are off in the same direction, this clone's clock is the
+// wrong one, and it refuses exclusive grants until a sync finds it right.
 
-// clockWindow is how long a reading of another clone's clock counts.
+// clockWindow is how long a reading of the clocks counts.
 const clockWindow = 24 * time.Hour
 
 // maxClockCommits bounds the commits a round reads for their times.
 const maxClockCommits = 256
 
-// peerClock is what the ledger showed of one other clone's clock.
-type peerClock struct {
-	// Writer is the droid that signed its latest commit seen.
-	Writer string `json:"writer"`
-	// Ahead and Behind are lower bounds on how far its clock is ahead of
-	// or behind this clone's, each with when it was read.
-	Ahead    time.Duration `json:"ahead,omitempty"`
-	AheadAt  time.Time     `json:"ahead_at,omitzero"`
-	Behind   time.Duration `json:"behind,omitempty"`
-	BehindAt time.Time     `json:"behind_at,omitzero"`
-}
-
-// offset is how far the clone's clock is from this one's by the readings
-// still in the window (positive: ahead), and zero within the tolerance.
-func (p *peerClock) offset(now time.Time) time.Duration {
-	fresh := func(at time.Time) bool { return now.Sub(at) < clockWindow }
-	switch {
-	case fresh(p.AheadAt) && p.Ahead > records.MaxClockSkew:
-		return p.Ahead
-	case fresh(p.BehindAt) && p.Behind > records.MaxClockSkew:
-		return -p.Behind
-	}
-	return 0
+// clockEdge is one bound: off(To) - off(From) <= Bound, read At.
+type clockEdge struct {
+	From  string        `json:"from"`
+	To    string        `json:"to"`
+	Bound time.Duration `json:"bound_ns"`
+	At    time.Time     `json:"at"`
 }
 
 // ClockWarning is another clone whose clock is off against this one's.
@@ -122,17 +107,20 @@ func newCloneID() string {
 
 // readClocks reads the times of the commits new since this clone last saw
 // the remote (from the tips it merges back, at most maxClockCommits, none
-// older than the window) and notes in st what they show of each other
-// clone's clock against now.
+// older than the window) and notes in st the bounds they give, each pair of
+// clones' tightest of this round replacing what an earlier round read.
 func (s *Syncer) readClocks(st *state, tips []plumbing.Hash, known map[plumbing.Hash]bool, now time.Time) {
 	me := st.CloneID
-	type reading struct {
-		writer        string
-		ahead, behind time.Duration
-		hasAhead      bool
-		hasBehind     bool
+	bounds := map[[2]string]time.Duration{}
+	bound := func(from, to string, d time.Duration) {
+		if from == to {
+			return
+		}
+		k := [2]string{from, to}
+		if b, ok := bounds[k]; !ok || d < b {
+			bounds[k] = d
+		}
 	}
-	readings := map[string]*reading{}
 	queue := slices.Clone(tips)
 	seen := map[plumbing.Hash]bool{}
 	for len(queue) > 0 && len(seen) < maxClockCommits {
@@ -150,57 +138,105 @@ func (s *Syncer) readClocks(st *state, tips []plumbing.Hash, known map[plumbing.
 		if clone == me {
 			continue // what this clone merged before, it has read before
 		}
-		r := readings[clone]
-		if r == nil {
-			r = &reading{writer: sig.Name}
-			readings[clone] = r
+		if st.Writers == nil {
+			st.Writers = map[string]string{}
 		}
-		if d := sig.When.Sub(now); !r.hasAhead || d > r.ahead {
-			r.ahead, r.hasAhead = d, true
-		}
+		st.Writers[clone] = sig.Name
+		bound(clone, me, now.Sub(sig.When)) // off(me) - off(X) <= R - t(C)
 		for _, p := range parents {
-			psig, _, err := s.ledger.Committer(p)
-			if err == nil && cloneKey(psig.Email) == me {
-				if d := psig.When.Sub(sig.When); !r.hasBehind || d > r.behind {
-					r.behind, r.hasBehind = d, true
-				}
+			if psig, _, err := s.ledger.Committer(p); err == nil && !psig.When.IsZero() {
+				bound(cloneKey(psig.Email), clone, sig.When.Sub(psig.When)) // off(X) - off(Y) <= t(C) - t(P)
 			}
 		}
 		queue = append(queue, parents...)
 	}
-	for clone, r := range readings {
-		if st.Clocks == nil {
-			st.Clocks = map[string]*peerClock{}
+	if len(bounds) > 0 {
+		st.ClockEdges = slices.DeleteFunc(st.ClockEdges, func(e clockEdge) bool {
+			_, replaced := bounds[[2]string{e.From, e.To}]
+			return replaced
+		})
+		for k, d := range bounds {
+			st.ClockEdges = append(st.ClockEdges, clockEdge{From: k[0], To: k[1], Bound: d, At: now})
 		}
-		p := st.Clocks[clone]
-		if p == nil {
-			p = &peerClock{}
-			st.Clocks[clone] = p
-		}
-		p.Writer = r.writer
-		if r.hasAhead {
-			p.Ahead, p.AheadAt = r.ahead, now
-		}
-		if r.hasBehind {
-			p.Behind, p.BehindAt = r.behind, now
-		}
+		slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int {
+			return strings.Compare(a.From+" "+a.To, b.From+" "+b.To)
+		})
 		st.changed = true
 	}
-	for clone, p := range st.Clocks {
-		if now.Sub(p.AheadAt) > clockWindow && now.Sub(p.BehindAt) > clockWindow {
-			delete(st.Clocks, clone)
-			st.changed = true
+	n := len(st.ClockEdges)
+	st.ClockEdges = slices.DeleteFunc(st.ClockEdges, func(e clockEdge) bool { return now.Sub(e.At) > clockWindow })
+	st.changed = st.changed || n != len(st.ClockEdges)
+}
+
+// offsets bounds every clone read in the window against this one: off(X)
+// - off(me) is at least lo[X] and at most hi[X] (shortest paths over the
+// edges, both ways). Bounds that contradict each other (a cycle that sums
+// below zero: times that cannot all be true) give nothing.
+func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
+	const inf = time.Duration(1<<63 - 1)
+	nodes := map[string]bool{st.CloneID: true}
+	var edges []clockEdge
+	for _, e := range st.ClockEdges {
+		if now.Sub(e.At) <= clockWindow {
+			edges = append(edges, e)
+			nodes[e.From], nodes[e.To] = true, true
 		}
 	}
+	// dist is the shortest paths from one clone (along the edges, or
+	// against them), by Bellman-Ford; ok is false on a negative cycle.
+	dist := func(from string, reverse bool) (map[string]time.Duration, bool) {
+		d := map[string]time.Duration{from: 0}
+		for range len(nodes) {
+			changed := false
+			for _, e := range edges {
+				a, b := e.From, e.To
+				if reverse {
+					a, b = b, a
+				}
+				if da, ok := d[a]; ok {
+					if db, ok := d[b]; !ok || da+e.Bound < db {
+						d[b], changed = da+e.Bound, true
+					}
+				}
+			}
+			if !changed {
+				return d, true
+			}
+		}
+		return d, false
+	}
+	fromMe, ok1 := dist(st.CloneID, false)
+	toMe, ok2 := dist(st.CloneID, true)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	lo, hi = map[string]time.Duration{}, map[string]time.Duration{}
+	for x := range nodes {
+		if x == st.CloneID {
+			continue
+		}
+		hi[x], lo[x] = inf, -inf
+		if d, ok := fromMe[x]; ok {
+			hi[x] = d // off(X) - off(me) <= d
+		}
+		if d, ok := toMe[x]; ok {
+			lo[x] = -d // off(me) - off(X) <= d
+		}
+	}
+	return lo, hi
 }
 
 // clockWarnings lists the other clones whose clocks are off, by the
 // readings in the window.
 func (st *state) clockWarnings(now time.Time) []ClockWarning {
+	lo, hi := st.offsets(now)
 	var out []ClockWarning
-	for clone, p := range st.Clocks {
-		if off := p.offset(now); off != 0 {
-			out = append(out, ClockWarning{Clone: clone, Writer: p.Writer, Offset: off})
+	for clone := range lo {
+		switch {
+		case lo[clone] > records.MaxClockSkew:
+			out = append(out, ClockWarning{Clone: clone, Writer: st.Writers[clone], Offset: lo[clone]})
+		case hi[clone] < -records.MaxClockSkew:
+			out = append(out, ClockWarning{Clone: clone, Writer: st.Writers[clone], Offset: hi[clone]})
 		}
 	}
 	slices.SortFunc(out, func(a, b ClockWarning) int { return strings.Compare(a.Clone, b.Clone) })
@@ -210,33 +246,31 @@ func (st *state) clockWarnings(now time.Time) []ClockWarning {
 // clockError is a ClockError when most clones read in the window are off
 // in the same direction (this clock is then the wrong one), else nil.
 func (st *state) clockError(now time.Time) *ClockError {
+	lo, _ := st.offsets(now)
+	seen := len(lo)
 	var ahead, behind []ClockWarning
-	seen := 0
-	for clone, p := range st.Clocks {
-		if now.Sub(p.AheadAt) >= clockWindow && now.Sub(p.BehindAt) >= clockWindow {
-			continue
-		}
-		seen++
-		switch off := p.offset(now); {
-		case off > 0:
-			ahead = append(ahead, ClockWarning{Clone: clone, Writer: p.Writer, Offset: off})
-		case off < 0:
-			behind = append(behind, ClockWarning{Clone: clone, Writer: p.Writer, Offset: off})
+	for _, w := range st.clockWarnings(now) {
+		if w.Offset > 0 {
+			ahead = append(ahead, w)
+		} else {
+			behind = append(behind, w)
 		}
 	}
-	least := func(ws []ClockWarning, abs func(time.Duration) time.Duration) time.Duration {
-		m := abs(ws[0].Offset)
+	nearest := func(ws []ClockWarning) time.Duration {
+		m := ws[0].Offset
 		for _, w := range ws[1:] {
-			m = min(m, abs(w.Offset))
+			if w.Offset.Abs() < m.Abs() {
+				m = w.Offset
+			}
 		}
 		return m
 	}
 	switch {
 	case seen > 0 && 2*len(ahead) > seen:
 		// The others are ahead: this clock is behind them.
-		return &ClockError{Offset: -least(ahead, func(d time.Duration) time.Duration { return d }), Peers: ahead}
+		return &ClockError{Offset: -nearest(ahead), Peers: ahead}
 	case seen > 0 && 2*len(behind) > seen:
-		return &ClockError{Offset: least(behind, func(d time.Duration) time.Duration { return -d }), Peers: behind}
+		return &ClockError{Offset: -nearest(behind), Peers: behind}
 	}
 	return nil
 }

@@ -60,9 +60,11 @@ type state struct {
 	// CloneID names this clone in the ledger commits it writes
 	// (git-queen+ID@host), so that others can read its clock.
 	CloneID string `json:"clone_id,omitempty"`
-	// Clocks are what the ledger's commits showed of other clones' clocks,
-	// by clone.
-	Clocks map[string]*peerClock `json:"clocks,omitempty"`
+	// ClockEdges are what the ledger's commits showed of clones' clocks
+	// (see readClocks), and Writers the droid that signed each clone's
+	// latest commit read.
+	ClockEdges []clockEdge       `json:"clock_edges,omitempty"`
+	Writers    map[string]string `json:"writers,omitempty"`
 	// changed says that a round changed the state beyond its marks (a
 	// note), so that it is saved even when the ledger did not move.
 	changed bool
