@@ -46,7 +46,7 @@ func Main(args []string) int {
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err := New(env, env.Identity(*droid), *beadsDir).Run(ctx, &mcp.StdioTransport{})
+	err := New(env, env.Identity(*droid), *beadsDir).Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure
