@@ -209,6 +209,7 @@ func TestMCPServerSurvivesMalformedInput(t *testing.T) {
 		{"an id of 1e30", `{"jsonrpc":"2.0","id":1e30,"method":"ping"}`, -32600, "1e30"},
 		{"an id rounded by float64", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, "9007199254740993"},
 		{"a number past float64", `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, -32600, "null"},
+		{"an id given twice", `{"jsonrpc":"2.0","id":"raw-d","id":1e30,"method":"ping"}`, -32600, "null"},
 		{"a boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
 		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, "null"},
 		{"a method that is a number", `{"jsonrpc":"2.0","id":"raw-m","method":5}`, -32600, `"raw-m"`},

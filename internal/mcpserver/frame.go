@@ -82,19 +82,19 @@ func checkFrame(frame []byte) (jsonrpc.Message, *refusal) {
 	default:
 		return nil, refuse(jsonrpc.CodeInvalidRequest, nullID, "invalid request: a JSON-RPC message is an object")
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(frame, &fields); err != nil {
-		return nil, refuse(jsonrpc.CodeParseError, nullID, "parse error: %v", err)
+	fields, err := readMembers(frame)
+	if err != nil {
+		return nil, refuse(jsonrpc.CodeInvalidRequest, nullID, "invalid request: %s", clip(err.Error(), 200))
 	}
-	id, problem := readID(fields["id"])
+	id, problem := readID(fields.id)
 	if problem != "" {
 		return nil, refuse(jsonrpc.CodeInvalidRequest, id, "invalid request: %s", problem)
 	}
 	var version string
-	if json.Unmarshal(fields["jsonrpc"], &version) != nil || version != "2.0" {
+	if json.Unmarshal(fields.version, &version) != nil || version != "2.0" {
 		return nil, refuse(jsonrpc.CodeInvalidRequest, id, `invalid request: a JSON-RPC 2.0 message has "jsonrpc": "2.0"`)
 	}
-	if m, ok := fields["method"]; ok && (len(m) == 0 || m[0] != '"') {
+	if m := fields.method; m != nil && m[0] != '"' {
 		return nil, refuse(jsonrpc.CodeInvalidRequest, id, "invalid request: the method is not a string")
 	}
 	msg, err := jsonrpc.DecodeMessage(frame)
@@ -102,6 +102,48 @@ func checkFrame(frame []byte) (jsonrpc.Message, *refusal) {
 		return nil, refuse(jsonrpc.CodeInvalidRequest, id, "invalid request: %s", clip(err.Error(), 200))
 	}
 	return msg, nil
+}
+
+// members are the members of a message that checkFrame reads.
+type members struct{ version, id, method json.RawMessage }
+
+// readMembers reads the members jsonrpc, id and method of the JSON object
+// frame as the SDK reads them, by their exact names, and skips the others
+// without keeping them (a map of them all would cost 50 MB for a frame of
+// 300,000 members). A name given twice is refused: which one counts would
+// depend on the reader, and the id checked must be the id answered.
+func readMembers(frame []byte) (members, error) {
+	var m members
+	d := json.NewDecoder(bytes.NewReader(frame))
+	if _, err := d.Token(); err != nil {
+		return m, err
+	}
+	for d.More() {
+		name, err := d.Token()
+		if err != nil {
+			return m, err
+		}
+		var value json.RawMessage
+		if err := d.Decode(&value); err != nil {
+			return m, err
+		}
+		var slot *json.RawMessage
+		switch name {
+		case "jsonrpc":
+			slot = &m.version
+		case "id":
+			slot = &m.id
+		case "method":
+			slot = &m.method
+		default:
+			continue
+		}
+		if *slot != nil {
+			return m, fmt.Errorf("the member %q is given twice", name)
+		}
+		*slot = value
+	}
+	return m, nil
 }
 
 // readID returns the id to answer a frame with: the frame's own when it is

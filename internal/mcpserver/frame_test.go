@@ -24,6 +24,8 @@ func TestCheckFrame(t *testing.T) {
 		{"CRLF", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r", 0, ""},
 		{"the largest safe id", `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, 0, ""},
 		{"an escaped version", `{"jsonrpc":"2\u002e0","id":1,"method":"ping"}`, 0, ""},
+		{"an escaped name", `{"jsonrpc":"2.0","\u0069d":2,"method":"ping"}`, 0, ""},
+		{"a name in other case, which the SDK ignores", `{"jsonrpc":"2.0","ID":1e30,"id":3,"method":"ping"}`, 0, ""},
 		{"empty", "", 1, ""},
 		{"blanks", " \t\r", 1, ""},
 		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600, "null"},
@@ -40,6 +42,8 @@ func TestCheckFrame(t *testing.T) {
 		{"an id with a fraction of zero", `{"jsonrpc":"2.0","id":2.0,"method":"ping"}`, -32600, "2.0"},
 		{"an array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, "null"},
 		{"a null method", `{"jsonrpc":"2.0","id":5,"method":null}`, -32600, "5"},
+		{"an id given twice", `{"jsonrpc":"2.0","id":1,"id":1e30,"method":"ping"}`, -32600, "null"},
+		{"a method given twice", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call"}`, -32600, "null"},
 		{"a response without an id", `{"jsonrpc":"2.0","result":{}}`, -32600, "null"},
 		{"nested past the SDK's depth", `{"jsonrpc":"2.0","id":6,"method":"ping","params":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}`, -32600, "6"},
 	} {
@@ -71,6 +75,7 @@ func FuzzCheckFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`,
 		`[1,2,3]`, "{\"jsonrpc\":\"2.0\",\x00}", `{"jsonrpc":"2.0","id":-0,"method":"x"}`, `{"id":1e400}`,
 		`{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}`, " \r", "\xff",
+		`{"jsonrpc":"2.0","Id":1e30,"\u0069d":7,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -98,13 +103,13 @@ func FuzzCheckFrame(f *testing.F) {
 		if !ok || !req.ID.IsValid() {
 			return
 		}
-		var sent struct{ ID any }
+		var sent map[string]any // by exact name, as the SDK reads it
 		d := json.NewDecoder(strings.NewReader(string(frame)))
 		d.UseNumber()
 		if err := d.Decode(&sent); err != nil {
 			t.Fatalf("passed %q, which encoding/json cannot read: %v", frame, err)
 		}
-		switch id := sent.ID.(type) {
+		switch id := sent["id"].(type) {
 		case json.Number:
 			if n, err := id.Int64(); err != nil || req.ID.Raw() != n {
 				t.Fatalf("id %s answered as %v", id, req.ID.Raw())
