@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -46,7 +47,7 @@ func Main(args []string) int {
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err := New(env, env.Identity(*droid), *beadsDir).Run(ctx, &mcp.StdioTransport{})
+	err := New(env, env.Identity(*droid), *beadsDir).Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure
@@ -128,10 +129,28 @@ func lastLine(b []byte) []byte {
 }
 
 // addCommandTool registers a tool that runs the command args builds from
-// its input.
+// its input. A panic in it is a failed call, not the end of the server:
+// the SDK recovers none, and one agent's input must not take the tools
+// away from the others.
 func addCommandTool[In any](s *mcp.Server, r *runner, name, description string, args func(In) []string) {
 	mcp.AddTool(s, &mcp.Tool{Name: name, Description: description},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, _ any, _ error) {
+			defer func() {
+				if p := recover(); p != nil {
+					res = internalError(name, p)
+				}
+			}()
 			return r.run(ctx, args(in)), nil, nil
 		})
+}
+
+// internalError is the result of a tool that panicked: a failure error
+// saying so, with the panic's stack on the server's stderr for whoever
+// reports the bug.
+func internalError(tool string, p any) *mcp.CallToolResult {
+	fmt.Fprintf(os.Stderr, "git-queen-mcp: the tool %s panicked: %v\n%s", tool, p, debug.Stack())
+	e := errorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
+		Message: fmt.Sprintf("internal error in the tool %s (a bug in git-queen; the server's stderr has the details): %v", tool, p)}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Message}},
+		StructuredContent: map[string]any{"error": e}}
 }
