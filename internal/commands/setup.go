@@ -244,14 +244,19 @@ func runDoctor(o doctorOptions) error {
 		return err
 	}
 	var failed []string
+	fixable := false
 	for _, c := range checks {
 		if c.Status == setup.Fail {
 			failed = append(failed, c.Name)
+			fixable = fixable || c.Fixable
 		}
 	}
 	if len(failed) > 0 {
 		if !o.G.JSON {
 			hint := "`git queen doctor --fix` repairs what init sets up"
+			if !fixable {
+				hint = "each line above says what to do"
+			}
 			fmt.Fprintf(o.Env.Stderr, "git-queen: %d check(s) failed: %s; %s\n", len(failed), strings.Join(failed, ", "), hint)
 		}
 		return &SilentError{Code: ExitFailure}

@@ -171,8 +171,8 @@ func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (pushOutcome, s
 		reason := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
 		if r, ok := strings.CutPrefix(reason, "[remote rejected]"); ok {
 			msg := rm.Arg + " refuses refs/queen/ledger: " + refusal(strings.Trim(strings.TrimSpace(r), "()"), stderr)
-			if stderr != "" {
-				msg += "; the server said: " + firstLines(stderr, nil)
+			if said := serverSaid(stderr); said != "" {
+				msg += "; the server said: " + said
 			}
 			return 0, "", &RemoteError{Remote: rm.Arg, Op: "push", Cause: Refused, Msg: msg}
 		}

@@ -92,11 +92,32 @@ func refusal(reason, stderr string) string {
 	case strings.Contains(reason, "hidden ref"):
 		return "it hides refs/queen from pushes (receive.hideRefs or transfer.hideRefs on the server)"
 	case strings.Contains(stderr, "DENIED by"):
-		return "an access rule denies it (gitolite: " + firstLines(stderr, nil) + ")"
+		return "an access rule denies it (gitolite)"
 	case strings.Contains(reason, "pre-receive hook declined"):
 		return "its pre-receive hook declined it"
 	case strings.Contains(reason, "hook declined"):
 		return "its update hook declined it"
 	}
 	return "it rejected it (" + reason + ")"
+}
+
+// serverSaid is what the server wrote while refusing a push (its
+// "remote: " lines), else git's own lines but the "failed to push" one
+// that every refused push ends with.
+func serverSaid(stderr string) string {
+	var remote, other []string
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		if said, ok := strings.CutPrefix(line, "remote:"); ok {
+			if said = strings.TrimSpace(said); said != "" {
+				remote = append(remote, said)
+			}
+		} else if line != "" && !strings.HasPrefix(line, "error: failed to push some refs") {
+			other = append(other, line)
+		}
+	}
+	if len(remote) == 0 {
+		remote = other
+	}
+	return strings.Join(remote[:min(len(remote), 3)], "; ")
 }
