@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -299,5 +300,86 @@ func TestSyncWithAURLOrAPath(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, `cannot sync with "orign": there is no remote of that name, and no repository at`) ||
 		!strings.Contains(res.stderr, "or a URL: a path, file://, http://, https://, ssh://, git:// or host:path") {
 		t.Errorf("sync with a typo: %s", describeRun([]string{"sync", "orign"}, res))
+	}
+}
+
+// childrenOf lists the processes whose parent is pid (Linux /proc).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var kids []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ")".
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			kids = append(kids, p)
+		}
+	}
+	return kids
+}
+
+// alive says whether pid runs (a zombie does not).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(stat[bytes.LastIndexByte(stat, ')'):]), ") Z ")
+}
+
+// git-queen interrupted (SIGTERM, SIGINT) while git waits on a silent
+// remote takes git with it, and ends as the signal ends a process.
+func TestInterruptedSyncTakesGitWithIt(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to find the git child")
+	}
+	testgit.Isolate(t)
+	addr := silentListener(t)
+	dir := testgit.Init(t)
+	mustQueen(t, dir, "ann", "init", "--droid", "ann")
+	prog, err := exec.LookPath("git-queen")
+	if err != nil {
+		t.Fatalf("git-queen is not on PATH: %v", err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		cmd := exec.Command(prog, "sync", "git://"+addr+"/team.git")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "QUEEN_DROID=ann", "QUEEN_TIMEOUT=10m")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(hangLimit)
+		var kids []int
+		for kids = childrenOf(cmd.Process.Pid); len(kids) == 0; kids = childrenOf(cmd.Process.Pid) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("git-queen started no git within %s", hangLimit)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(sig)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(hangLimit):
+			cmd.Process.Kill()
+			t.Fatalf("git-queen still runs %s after %v", hangLimit, sig)
+		}
+		if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != sig {
+			t.Errorf("git-queen after %v: %v, want ended by the signal", sig, cmd.ProcessState)
+		}
+		for _, kid := range kids {
+			for alive(kid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("git (pid %d) still runs after git-queen was interrupted", kid)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
 	}
 }

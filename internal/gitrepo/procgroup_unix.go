@@ -9,7 +9,12 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
+
+// reraiseGrace is how long a re-raised signal has to end the process
+// before the interrupted command returns its error.
+const reraiseGrace = time.Second
 
 // ownProcessGroup starts cmd in a process group of its own, so that
 // cancelling it kills git and every helper it started (ssh,
@@ -17,9 +22,12 @@ import (
 // ssh that never gets an answer running, and holding the output pipes.
 // A command in its own group cannot read the terminal, which suits
 // git-queen: it never prompts (GIT_TERMINAL_PROMPT=0), and an ssh that
-// waits for a passphrase runs into the timeout.
+// waits for a passphrase runs into the timeout. Outside the group, a kill
+// of git-queen's own group would no longer reach git: where the system
+// allows it, git dies with git-queen instead (dieWithParent).
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		// A negative pid names the whole group.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -33,7 +41,11 @@ func ownProcessGroup(cmd *exec.Cmd) {
 // the signal would have ended it.
 func cancelOnInterrupt(cancel context.CancelCauseFunc) (done func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(sig) { // one the parent chose to ignore stays ignored
+			signal.Notify(sigs, sig)
+		}
+	}
 	stop := make(chan struct{})
 	var got os.Signal
 	var wg sync.WaitGroup
@@ -55,7 +67,11 @@ func cancelOnInterrupt(cancel context.CancelCauseFunc) (done func()) {
 			}
 		}
 		if sig, ok := got.(syscall.Signal); ok {
+			// Delivered at once, and fatal unless this process handles the
+			// signal itself (the MCP server does): give it a moment to
+			// land, then let the command fail as interrupted.
 			_ = syscall.Kill(os.Getpid(), sig)
+			time.Sleep(reraiseGrace)
 		}
 	}
 }
