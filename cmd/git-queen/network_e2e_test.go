@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -381,5 +382,50 @@ func TestInterruptedSyncTakesGitWithIt(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 		}
+	}
+}
+
+// A clone shared through a remote whose name holds '/': init sets it up
+// (its refspec fetches to a one-component tracking ref), reserve publishes
+// through it, and reservations tells published from unpublished.
+func TestRemoteNamedWithASlash(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.FileRemote(t)
+	seedRemote(t, r)
+	dir := testgit.Clone(t, r)
+	testgit.Run(t, dir, "remote", "add", "team/alpha", r.URL)
+	mustQueen(t, dir, "ann", "init", "--droid", "ann", "--remote", "team/alpha")
+	fetch := testgit.Run(t, dir, "config", "--get-all", "remote.team/alpha.fetch")
+	if !regexp.MustCompile(`(?m)^\+refs/queen/ledger\*:refs/queen/remotes/url-[0-9a-f]{16}/ledger\*$`).MatchString(fetch) {
+		t.Errorf("remote.team/alpha.fetch: %s", fetch)
+	}
+	mustQueen(t, dir, "ann", "reserve", "src/**", "-x")
+	mustQueen(t, dir, "ann", "reserve", "docs/**", "-x", "--offline")
+	published := func() map[string]bool {
+		var got struct {
+			Reservations []struct {
+				Pattern   string `json:"pattern"`
+				Published *bool  `json:"published"`
+			} `json:"reservations"`
+		}
+		out := mustQueen(t, dir, "ann", "reservations", "--json")
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("reservations --json: %v\n%s", err, out)
+		}
+		m := map[string]bool{}
+		for _, row := range got.Reservations {
+			m[row.Pattern] = row.Published != nil && *row.Published
+		}
+		return m
+	}
+	if got := published(); !got["src/**"] || got["docs/**"] {
+		t.Errorf("published before the sync: %v", got)
+	}
+	mustQueen(t, dir, "ann", "sync")
+	if got := published(); !got["src/**"] || !got["docs/**"] {
+		t.Errorf("published after the sync: %v", got)
+	}
+	if out := mustQueen(t, dir, "ann", "doctor"); !regexp.MustCompile(`(?m)^ok +remote-ledger +team/alpha serves the ledger`).MatchString(out) {
+		t.Errorf("doctor:\n%s", out)
 	}
 }
