@@ -34,7 +34,10 @@ func runOctopus(o resolveOptions, heads []string) error {
 	}
 	var commits []string
 	for _, h := range heads {
-		c, err := gitrepo.Git(top, "rev-parse", "--verify", "--quiet", h+"^{commit}")
+		if err := gitrepo.RefuseOption("branch", h); err != nil {
+			return &UsageError{Command: "resolve", Msg: err.Error()}
+		}
+		c, err := gitrepo.Git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", h+"^{commit}")
 		if err != nil {
 			return &UsageError{Command: "resolve", Msg: fmt.Sprintf("%s is not a commit", h)}
 		}
@@ -50,16 +53,16 @@ func runOctopus(o resolveOptions, heads []string) error {
 		return err
 	}
 	wt := filepath.Join(tmp, "wt")
-	if _, err := gitrepo.Git(top, "worktree", "add", "-q", "--detach", wt, head); err != nil {
+	if _, err := gitrepo.Git(top, "worktree", "add", "-q", "--detach", "--", wt, head); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("make a temporary worktree: %w", err)
 	}
 	defer func() {
-		gitrepo.Git(top, "worktree", "remove", "--force", wt)
+		gitrepo.Git(top, "worktree", "remove", "--force", "--", wt)
 		os.RemoveAll(tmp)
 	}()
 	for i, c := range commits {
-		if out, err := gitrepo.Git(wt, "merge", "-q", "--no-ff", "--no-edit", c); err != nil {
+		if out, err := gitrepo.Git(wt, "merge", "-q", "--no-ff", "--no-edit", "--", c); err != nil {
 			unmerged, _ := gitrepo.Git(wt, "diff", "--name-only", "--diff-filter=U")
 			return fmt.Errorf("merging %s: %v\n%s\nthe files git could not merge: %s; nothing was changed here: merge the branches "+
 				"one at a time (git merge %s) and settle those files by hand", heads[i], err, out,
@@ -71,17 +74,17 @@ func runOctopus(o resolveOptions, heads []string) error {
 		return err
 	}
 	msg := "Merge branches " + strings.Join(quoteAll(heads), ", ")
-	args := []string{"commit-tree", strings.TrimSpace(tree), "-p", head}
+	args := []string{"commit-tree", "-p", head}
 	for _, c := range commits {
 		args = append(args, "-p", c)
 	}
-	args = append(args, "-m", msg)
+	args = append(args, "-m", msg, "--", strings.TrimSpace(tree))
 	commit, err := gitrepo.Git(top, args...)
 	if err != nil {
 		return fmt.Errorf("commit the octopus merge: %w", err)
 	}
 	commit = strings.TrimSpace(commit)
-	if _, err := gitrepo.Git(top, "merge", "-q", "--ff-only", commit); err != nil {
+	if _, err := gitrepo.Git(top, "merge", "-q", "--ff-only", "--", commit); err != nil {
 		return fmt.Errorf("move the branch to the octopus merge %s: %w", commit, err)
 	}
 	if o.JSON {

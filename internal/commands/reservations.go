@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 
+	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
@@ -63,7 +64,7 @@ func runReservations(o reservationsOptions) error {
 	remote := configuredRemote(s)
 	unpublished := func(reservations.Live) bool { return false }
 	if remote != "" {
-		local, since := s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, remote, records.ReservationsFile)
+		local, since := s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.ReservationsFile)
 		unpublished = func(l reservations.Live) bool { return l.WrittenSince(local, since) }
 	}
 	if o.G.JSON {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/setup"
@@ -38,7 +39,9 @@ and with --droid stores this worktree's identity.
 
 With --remote NAME the store is shared with every clone that uses that git
 remote: init sets queen.remote, adds the refspec that fetches the ledger
-(refs/queen/ledger) to remote.NAME.fetch, and syncs once.
+(refs/queen/ledger) to remote.NAME.fetch, and syncs once; when that sync
+fails (the remote cannot be reached, refuses the ledger, or authentication
+fails), init exits 1 with everything else set up.
 
 Running it again changes nothing. Commit .gitattributes; every clone needs
 its own 'git queen init' (git config is not cloned).`,
@@ -133,6 +136,9 @@ func runInit(o initOptions) error {
 			return err // before anything is changed
 		}
 	}
+	if err := gitrepo.RefuseOption("remote", o.Remote); err != nil {
+		return &UsageError{Command: "init", Msg: err.Error()}
+	}
 	r, err := setup.NewRepo(o.Env.Dir)
 	if err != nil {
 		return err
@@ -153,6 +159,9 @@ func runInit(o initOptions) error {
 		}
 		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
+		}
+		if err == nil && syncErr != nil {
+			return firstSyncError(o.Remote, syncErr)
 		}
 		return err
 	}
@@ -178,13 +187,19 @@ func runInit(o initOptions) error {
 			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
 		}
 	}
-	switch {
-	case synced != nil:
+	if syncErr != nil {
+		return firstSyncError(o.Remote, syncErr)
+	}
+	if synced != nil {
 		printSync(o.Env, synced)
-	case syncErr != nil:
-		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: set up, but the first sync with %s failed: %v; run git queen sync when it can be reached\n", o.Remote, syncErr)
 	}
 	return nil
+}
+
+// firstSyncError is init --remote's failure when the remote could not be
+// synced with: the setup stands, the sharing does not yet.
+func firstSyncError(remote string, err error) error {
+	return fmt.Errorf("set up, but the first sync with %s failed, so nothing is shared yet (run git queen sync once it works): %w", remote, err)
 }
 
 // firstSync brings the remote's records in (and sends this clone's) right
@@ -213,7 +228,11 @@ func runDoctor(o doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	changes, checks, err := r.Doctor(setup.Options{Force: o.Force}, o.Fix)
+	timeout, err := o.Env.networkTimeout()
+	if err != nil {
+		return err
+	}
+	changes, checks, err := r.Doctor(setup.Options{Force: o.Force, Probe: true, Timeout: timeout}, o.Fix)
 	if o.G.JSON {
 		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": nonNil(changes), "checks": checks}); jerr != nil {
 			return jerr
@@ -225,14 +244,19 @@ func runDoctor(o doctorOptions) error {
 		return err
 	}
 	var failed []string
+	fixable := false
 	for _, c := range checks {
 		if c.Status == setup.Fail {
 			failed = append(failed, c.Name)
+			fixable = fixable || c.Fixable
 		}
 	}
 	if len(failed) > 0 {
 		if !o.G.JSON {
 			hint := "`git queen doctor --fix` repairs what init sets up"
+			if !fixable {
+				hint = "each line above says what to do"
+			}
 			fmt.Fprintf(o.Env.Stderr, "git-queen: %d check(s) failed: %s; %s\n", len(failed), strings.Join(failed, ", "), hint)
 		}
 		return &SilentError{Code: ExitFailure}

@@ -28,10 +28,17 @@ brings the other clones' records into the live store, and pushes the result
 with a compare-and-swap; when another clone pushed first, it fetches and
 merges again. After a round of syncs every clone holds the same records.
 
-REMOTE defaults to queen.remote (git queen init --remote NAME sets it). The
-transfer is git's own fetch and push, so the remote's URL, credentials and
-protocol work as they do for your branches; pre-push hooks are not run for
-the ledger.
+REMOTE defaults to queen.remote (git queen init --remote NAME sets it). It is
+the name of one of the repository's remotes, or a URL: a path (relative to
+the current directory), file://, http(s)://, ssh://, git:// or host:path. A
+remote helper URL (ext::, fd::, ...) runs a program, so it is accepted only
+as a configured remote. The transfer is git's own fetch and push, so the
+remote's URL, credentials and protocol work as they do for your branches;
+pre-push hooks are not run for the ledger.
+
+Each fetch and push is stopped, with every process it started, after ` + ledgersync.DefaultTimeout.String() + `
+without finishing: git config queen.timeout 2m (or QUEEN_TIMEOUT=2m for one
+command) allows longer.
 
 An exclusive reservation granted with --offline that overlaps a reservation
 another clone published first is withdrawn here, named, and sync exits 5.`,
@@ -55,15 +62,15 @@ func runSync(o syncOptions) error {
 	if err != nil {
 		return err
 	}
-	remote, err := o.Env.syncRemote(s, o.Remote)
-	if err != nil {
-		return err
-	}
 	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
 	if err != nil {
 		return err
 	}
 	defer sy.Close()
+	remote, err := o.Env.syncRemote(s, o.Remote)
+	if err != nil {
+		return err
+	}
 	res, err := sy.Sync(remote)
 	if err != nil {
 		return err
@@ -84,8 +91,15 @@ func runSync(o syncOptions) error {
 // syncRemote is the remote a sync exchanges with: the one named, else
 // queen.remote.
 func (e *Env) syncRemote(s *store.Store, named string) (string, error) {
+	if named != "" && s.WS.Live && s.WS.Repo != nil {
+		rm, err := ledgersync.ResolveRemote(s.WS.Repo, named, e.Dir)
+		if err != nil {
+			return "", &UsageError{Command: "sync", Msg: err.Error()}
+		}
+		return rm.Arg, nil
+	}
 	if named != "" {
-		return named, nil
+		return named, nil // not the live store: the syncer says so
 	}
 	if remote := configuredRemote(s); remote != "" {
 		return remote, nil
@@ -145,9 +159,17 @@ func shortID(id string) string {
 // openSyncer opens the ledger of the live store s for droid. With
 // QUEEN_TRACE set, each step of a sync is timed on stderr.
 func (e *Env) openSyncer(s *store.Store, droid string) (*ledgersync.Syncer, error) {
+	timeout, err := e.networkTimeout()
+	if err != nil {
+		return nil, err
+	}
 	sy, err := ledgersync.New(s, droid)
-	if err != nil || e.Getenv("QUEEN_TRACE") == "" {
+	if err != nil {
 		return sy, err
+	}
+	sy.Timeout = timeout
+	if e.Getenv("QUEEN_TRACE") == "" {
+		return sy, nil
 	}
 	start, last := time.Now(), time.Now()
 	sy.Trace = func(step string) {
@@ -157,6 +179,21 @@ func (e *Env) openSyncer(s *store.Store, droid string) (*ledgersync.Syncer, erro
 		last = now
 	}
 	return sy, nil
+}
+
+// networkTimeout is QUEEN_TIMEOUT, which bounds each fetch, push and
+// ls-remote of this command (zero when unset: queen.timeout, else the
+// default, apply).
+func (e *Env) networkTimeout() (time.Duration, error) {
+	v := strings.TrimSpace(e.Getenv("QUEEN_TIMEOUT"))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := ledgersync.ParseTimeout(v)
+	if err != nil {
+		return 0, fmt.Errorf("QUEEN_TIMEOUT: %w", err)
+	}
+	return d, nil
 }
 
 // autosync publishes after a write when queen.autosync is true and a

@@ -84,7 +84,7 @@ func MergeFile(dir, path string, markerSize int, base, ours, theirs []byte) (res
 	if path == "" {
 		path = "file"
 	}
-	args = append(args, "-L", "ours:"+path, "-L", "base:"+path, "-L", "theirs:"+path,
+	args = append(args, "-L", "ours:"+path, "-L", "base:"+path, "-L", "theirs:"+path, "--",
 		filepath.Join(tmp, "ours"), filepath.Join(tmp, "base"), filepath.Join(tmp, "theirs"))
 	out, err := Command{Dir: dir, Args: args}.Run()
 	var exit *exec.ExitError

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -215,64 +214,6 @@ func (r *Repo) MainWorktree() string {
 	return ""
 }
 
-// Git runs git in dir and returns its standard output. The error carries
-// git's own message.
-func Git(dir string, args ...string) (string, error) { return Command{Dir: dir, Args: args}.Run() }
-
-// Command is one run of the git command. Every package that starts git
-// goes through it, so that each failure reads the same way (a
-// *CommandError with git's own message) and there is one place to look
-// for what git-queen asks of git.
-type Command struct {
-	// Dir is where git runs ("" is the current directory).
-	Dir  string
-	Args []string
-	// Input is the command's standard input ("" for none).
-	Input string
-	// Env is added to the process's environment.
-	Env []string
-}
-
-// Run runs the command and returns its standard output, also when it
-// fails (some commands report per-ref outcomes there).
-func (c Command) Run() (string, error) {
-	cmd := exec.Command("git", c.Args...)
-	cmd.Dir = c.Dir
-	if c.Input != "" {
-		cmd.Stdin = strings.NewReader(c.Input)
-	}
-	if len(c.Env) > 0 {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), &CommandError{Args: c.Args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
-	}
-	return string(out), nil
-}
-
-// CommandError is a git command that failed: its message is git's own
-// (what a person can act on), and errors.As still finds the
-// *exec.ExitError for callers that branch on the exit status.
-type CommandError struct {
-	Args   []string
-	Stderr string
-	Err    error
-}
-
-func (e *CommandError) Error() string {
-	msg := e.Stderr
-	if msg == "" {
-		msg = e.Err.Error()
-	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
-}
-
-// Unwrap returns the *exec.ExitError or the start failure.
-func (e *CommandError) Unwrap() error { return e.Err }
-
 // Files lists the files of the worktree that git knows or would add:
 // tracked files plus untracked ones that are not ignored, relative to the
 // top level with forward slashes.
@@ -291,10 +232,4 @@ func (r *Repo) Files() ([]string, error) {
 		}
 	}
 	return files, nil
-}
-
-// GitInput is Git with input on the command's standard input ("" for
-// none).
-func GitInput(dir, input string, args ...string) (string, error) {
-	return Command{Dir: dir, Args: args, Input: input}.Run()
 }

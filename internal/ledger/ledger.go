@@ -25,6 +25,8 @@
 package ledger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -40,15 +42,64 @@ import (
 // Ref is the local ledger.
 const Ref = "refs/queen/ledger"
 
-// TrackingRef is where a remote's ledger is fetched to.
-func TrackingRef(remote string) string { return "refs/queen/remotes/" + remote + "/ledger" }
+// TrackingRef is where a remote's ledger is fetched to:
+// refs/queen/remotes/NAME/ledger, where NAME is TrackingName(remote), one
+// ref component whatever the remote is (a name, a URL, a path). It is the
+// one place that builds the ref, so readers need look only at
+// refs/queen/remotes/<one component>/ledger.
+func TrackingRef(remote string) string {
+	return "refs/queen/remotes/" + TrackingName(remote) + "/ledger"
+}
 
 // FetchRefspec fetches a remote's ledger to its tracking ref. It is a
 // pattern so that fetching from a remote that has no ledger yet fetches
 // nothing instead of failing (a plain `git fetch` with this refspec
-// configured must keep working).
+// configured must keep working), and it matches only refs/queen/ledger*,
+// so that refs another clone pushed under refs/queen/ (such as
+// refs/queen/remotes/x/ledger) never land among this clone's tracking refs.
 func FetchRefspec(remote string) string {
-	return "+refs/queen/*:refs/queen/remotes/" + remote + "/*"
+	dst := "refs/queen/remotes/" + TrackingName(remote) + "/ledger"
+	return "+" + Ref + "*:" + dst + "*"
+}
+
+// TrackingName is the single ref component that stands for remote in
+// refs/queen/remotes/: the remote itself when it is a plain name (letters,
+// digits, '.', '_', '-'; as "origin" or "team-b"), else "url-" and 16
+// hex digits of its SHA-256 (a URL, a path, a name with '/', anything a
+// ref cannot hold or that could be read as another remote's). The same
+// remote always gets the same name, and a name already returned maps to
+// itself.
+func TrackingName(remote string) string {
+	if plainRemoteName(remote) {
+		return remote
+	}
+	sum := sha256.Sum256([]byte(remote))
+	return hashedPrefix + hex.EncodeToString(sum[:8])
+}
+
+// hashedPrefix starts the tracking names TrackingName derives by hashing.
+const hashedPrefix = "url-"
+
+// plainRemoteName says whether a remote can stand as its own tracking
+// name: a short run of [A-Za-z0-9._-] that git accepts as a ref component,
+// starting with a letter or digit, and not in the form of a hashed name
+// unless it is one.
+func plainRemoteName(s string) bool {
+	if s == "" || len(s) > 64 || strings.Contains(s, "..") || strings.HasSuffix(s, ".") || strings.HasSuffix(s, ".lock") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, hashedPrefix); ok {
+		_, err := hex.DecodeString(rest)
+		return len(rest) == 16 && err == nil && rest == strings.ToLower(rest)
+	}
+	return true
 }
 
 // formatFile names the ledger format in every commit's tree.

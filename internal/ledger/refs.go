@@ -36,7 +36,7 @@ func short(h plumbing.Hash) string {
 // ref does not exist. A loose ref wins over packed-refs, as in git.
 func (l *Ledger) ReadRef(name string) (plumbing.Hash, error) {
 	if l.reftable {
-		out, err := gitrepo.Git("", "--git-dir", l.commonDir, "rev-parse", "-q", "--verify", name)
+		out, err := gitrepo.Git("", "--git-dir", l.commonDir, "rev-parse", "-q", "--verify", "--end-of-options", name)
 		if err != nil {
 			return plumbing.ZeroHash, nil
 		}
@@ -243,7 +243,7 @@ func (l *Ledger) updateRefWithGit(name string, old, new plumbing.Hash) error {
 	if old.IsZero() {
 		oldArg = strings.Repeat("0", 40)
 	}
-	if _, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", name, new.String(), oldArg); err != nil {
+	if _, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", "--", name, new.String(), oldArg); err != nil {
 		cur, rerr := l.ReadRef(name)
 		if rerr == nil && cur != old {
 			return &StaleRefError{Ref: name, Want: old, Got: cur}

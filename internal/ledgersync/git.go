@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -16,28 +17,19 @@ import (
 // Fetching and pushing go through the git command, so that the user's
 // remotes, credentials, proxies and protocols work unchanged. Both turn off
 // git's automatic maintenance, which would otherwise run after them and
-// cost a sync more than the transfer itself.
+// cost a sync more than the transfer itself. Each is bounded by the
+// network timeout (see timeout.go), and the remote always comes after
+// "--", having passed ResolveRemote.
 
 // gitOptions come before every git command sync runs: no maintenance
 // after it, and no walk of the history to report forced updates.
 var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.showForcedUpdates=false"}
 
-// RemoteError is a remote that could not be reached or refused the ledger.
-type RemoteError struct {
-	Remote string
-	Op     string // "fetch" or "push"
-	Msg    string
-}
-
-func (e *RemoteError) Error() string {
-	return fmt.Sprintf("cannot %s the ledger %s %s: %s", e.Op, map[string]string{"fetch": "from", "push": "to"}[e.Op], e.Remote, e.Msg)
-}
-
-// runGit runs git in dir with sync's options and returns stdout, and
-// stderr in the error.
-func runGit(dir string, args ...string) (string, string, error) {
+// runGit runs git in dir with sync's options, within limit, and returns
+// stdout, and stderr in the error.
+func runGit(dir string, limit time.Duration, args ...string) (string, string, error) {
 	out, err := gitrepo.Command{Dir: dir, Args: append(append([]string{}, gitOptions...), args...),
-		Env: []string{"GIT_TERMINAL_PROMPT=0"}}.Run()
+		Env: []string{"GIT_TERMINAL_PROMPT=0"}, Timeout: limit}.Run()
 	var failed *gitrepo.CommandError
 	if errors.As(err, &failed) {
 		return out, failed.Stderr, failed.Err
@@ -45,28 +37,43 @@ func runGit(dir string, args ...string) (string, string, error) {
 	return out, "", err
 }
 
+// networkError is the RemoteError for a fetch or push that failed before
+// the remote said anything about the ledger.
+func networkError(rm Remote, op, stderr string, err error) *RemoteError {
+	var timeout *gitrepo.TimeoutError
+	if errors.As(err, &timeout) {
+		return &RemoteError{Remote: rm.Arg, Op: op, Cause: TimedOut, Timeout: timeout.After,
+			Msg: fmt.Sprintf("no answer within %s, so git was stopped", timeout.After)}
+	}
+	return &RemoteError{Remote: rm.Arg, Op: op, Cause: Unreachable, Msg: firstLines(stderr, err)}
+}
+
 // fetch brings the remote's ledger to its tracking ref and returns the
 // commit it points at (zero when the remote has no ledger yet).
-func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
-	if tip, ok := s.upToDate(remote); ok {
+func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
+	if tip, ok := s.upToDate(rm); ok {
 		return tip, nil
+	}
+	limit, err := s.timeout()
+	if err != nil {
+		return plumbing.ZeroHash, err
 	}
 	var lastErr error
 	for attempt := range 4 {
-		_, stderr, err := runGit(s.gitDir(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
-			"--no-recurse-submodules", remote, ledger.FetchRefspec(remote))
+		_, stderr, err := runGit(s.gitDir(), limit, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
+			"--no-recurse-submodules", "--", rm.Arg, ledger.FetchRefspec(rm.Arg))
 		if err == nil {
 			s.ledger.Refresh()
-			return s.ledger.ReadRef(ledger.TrackingRef(remote))
+			return s.ledger.ReadRef(ledger.TrackingRef(rm.Arg))
 		}
-		lastErr = &RemoteError{Remote: remote, Op: "fetch", Msg: firstLines(stderr, err)}
+		lastErr = networkError(rm, "fetch", stderr, err)
 		// Another fetch (the user's, with the refspec configured) holds
 		// the tracking ref's lock for a moment: try again. A lock a killed
 		// fetch left behind goes once it is old enough.
 		if !strings.Contains(stderr, "cannot lock ref") {
 			break
 		}
-		ledger.AwaitLock(s.ledger.LockPath(ledger.TrackingRef(remote)))
+		ledger.AwaitLock(s.ledger.LockPath(ledger.TrackingRef(rm.Arg)))
 		sleepJitter(attempt + 1)
 	}
 	return plumbing.ZeroHash, lastErr
@@ -77,10 +84,13 @@ func (s *Syncer) fetch(remote string) (plumbing.Hash, error) {
 // file: then there is nothing to fetch, and an idle sync costs no git
 // process at all. For any other remote, and whenever in doubt, ok is
 // false and git fetches.
-func (s *Syncer) upToDate(remote string) (plumbing.Hash, bool) {
-	url, ok := s.S.WS.Repo.LocalConfig("remote." + remote + ".url")
-	if !ok {
-		return plumbing.ZeroHash, false
+func (s *Syncer) upToDate(rm Remote) (plumbing.Hash, bool) {
+	url := rm.Arg
+	if rm.Configured {
+		var ok bool
+		if url, ok = s.S.WS.Repo.LocalConfig("remote." + rm.Arg + ".url"); !ok {
+			return plumbing.ZeroHash, false
+		}
 	}
 	dir, isFile := strings.CutPrefix(url, "file://")
 	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
@@ -96,7 +106,7 @@ func (s *Syncer) upToDate(remote string) (plumbing.Hash, bool) {
 	if err != nil || !ok || theirs.IsZero() {
 		return plumbing.ZeroHash, false
 	}
-	known, err := s.ledger.ReadRef(ledger.TrackingRef(remote))
+	known, err := s.ledger.ReadRef(ledger.TrackingRef(rm.Arg))
 	return known, err == nil && known == theirs
 }
 
@@ -107,6 +117,9 @@ const (
 	pushed pushOutcome = iota
 	// lostRace: the remote's ledger moved since it was fetched.
 	lostRace
+	// pushAgain: the remote failed to take the push for a passing reason
+	// of its own, and its ledger did not move: nothing was published.
+	pushAgain
 )
 
 // push publishes commit as the remote's ledger if the remote still has
@@ -114,43 +127,62 @@ const (
 // one grant out of racing reservations. Pre-push hooks are not run: the
 // ledger carries no code, and a hook that runs a test suite would make
 // every reservation wait for it.
-func (s *Syncer) push(remote string, commit, expected plumbing.Hash) (pushOutcome, error) {
+//
+// For pushAgain it also returns what the server said, for the message of
+// a sync that gives up.
+func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (pushOutcome, string, error) {
+	limit, err := s.timeout()
+	if err != nil {
+		return 0, "", err
+	}
 	lease := ledger.Ref + ":"
 	if !expected.IsZero() {
 		lease += expected.String()
 	}
-	stdout, stderr, err := runGit(s.gitDir(), "push", "--porcelain", "--no-verify", "--force-with-lease="+lease,
-		remote, commit.String()+":"+ledger.Ref)
+	stdout, stderr, err := runGit(s.gitDir(), limit, "push", "--porcelain", "--no-verify", "--force-with-lease="+lease,
+		"--", rm.Arg, commit.String()+":"+ledger.Ref)
 	if err == nil {
-		return pushed, nil
+		return pushed, "", nil
+	}
+	if gitrepo.IsTimeout(err) {
+		return 0, "", networkError(rm, "push", stderr, err)
 	}
 	for line := range strings.Lines(stdout) {
 		if !strings.HasPrefix(line, "!") {
 			continue
 		}
 		if strings.Contains(line, "stale info") || strings.Contains(line, "fetch first") || strings.Contains(line, "non-fast-forward") {
-			return lostRace, nil
+			return lostRace, "", nil
 		}
 		// The server checked the old value under its ref lock and found
 		// another push had won since it advertised the ref.
 		if strings.Contains(line, "remote rejected") && strings.Contains(stderr, "cannot lock ref") &&
 			(strings.Contains(stderr, "but expected") || strings.Contains(stderr, "reference already exists")) {
-			return lostRace, nil
+			return lostRace, "", nil
 		}
-		// A receive-pack that lost a race with another to move the same
-		// objects out of its quarantine (seen under 8 concurrent pushes to
-		// git daemon): nothing was published, and trying again is safe,
-		// as after a lost race.
-		if strings.Contains(line, "remote rejected") && strings.Contains(line, "unable to migrate objects") {
-			return lostRace, nil
+		// A receive-pack that lost a race with another to lock the ref, or
+		// to move the same objects out of its quarantine (seen under 8
+		// concurrent pushes to git daemon): nothing was published, and
+		// trying again is safe.
+		if strings.Contains(line, "remote rejected") && (strings.Contains(line, "unable to migrate objects") ||
+			strings.Contains(line, "failed to lock") || strings.Contains(stderr, "cannot lock ref")) {
+			return pushAgain, firstLines(line[1:]+"\n"+stderr, nil), nil
 		}
-		msg := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
+		reason := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
+		if r, ok := strings.CutPrefix(reason, "[remote rejected]"); ok {
+			msg := rm.Arg + " refuses refs/queen/ledger: " + refusal(strings.Trim(strings.TrimSpace(r), "()"), stderr)
+			if said := serverSaid(stderr); said != "" {
+				msg += "; the server said: " + said
+			}
+			return 0, "", &RemoteError{Remote: rm.Arg, Op: "push", Cause: Refused, Msg: msg}
+		}
+		msg := reason
 		if stderr != "" {
 			msg += "; " + firstLines(stderr, nil)
 		}
-		return 0, &RemoteError{Remote: remote, Op: "push", Msg: msg}
+		return 0, "", &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: msg}
 	}
-	return 0, &RemoteError{Remote: remote, Op: "push", Msg: firstLines(stderr, err)}
+	return 0, "", networkError(rm, "push", stderr, err)
 }
 
 // firstLines is what a person needs of git's stderr: its first lines.
@@ -170,9 +202,28 @@ func firstLines(stderr string, err error) string {
 	return strings.Join(lines, "; ")
 }
 
-// IsRemoteError reports whether err is a remote that could not be reached
-// or refused the ledger.
-func IsRemoteError(err error) bool {
-	var re *RemoteError
-	return errors.As(err, &re)
+// ProbeRemote asks remote (a configured name or a URL) which ledger it
+// shows fetches, with one git ls-remote bounded by limit: found is false
+// when it shows none. The error is a *RemoteError when the remote could
+// not be reached or did not answer in time.
+func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip plumbing.Hash, found bool, err error) {
+	dir := repo.TopLevel
+	if dir == "" {
+		dir = repo.GitDir
+	}
+	rm, err := ResolveRemote(repo, remote, dir)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	out, stderr, err := runGit(dir, limit, "ls-remote", "--", rm.Arg, ledger.Ref)
+	if err != nil {
+		return plumbing.ZeroHash, false, networkError(rm, "fetch", stderr, err)
+	}
+	for line := range strings.Lines(out) {
+		id, ref, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		if ref == ledger.Ref && plumbing.IsHash(id) {
+			return plumbing.NewHash(id), true, nil
+		}
+	}
+	return plumbing.ZeroHash, false, nil
 }

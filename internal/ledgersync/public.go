@@ -30,6 +30,10 @@ type UnpublishedError struct {
 }
 
 func (e *UnpublishedError) Error() string {
+	var re *RemoteError
+	if errors.As(e.Err, &re) && !re.Transient() {
+		return fmt.Sprintf("nothing was reserved: %v", e.Err) // retrying will not help; the error says what will
+	}
 	return fmt.Sprintf("nothing was reserved: %v\nretry when %s can be reached, or reserve with --offline to hold the paths "+
 		"on this machine now (the next git queen sync publishes the reservation, or withdraws it if another clone's got there first)",
 		e.Err, e.Remote)

@@ -19,8 +19,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
@@ -50,8 +53,11 @@ type Syncer struct {
 	Droid string
 	// Trace, when set, hears each step of a sync as it ends ("fetched",
 	// "recorded", "pushed", ...), for a person asking where time goes.
-	Trace  func(step string)
-	ledger *ledger.Ledger
+	Trace func(step string)
+	// Timeout bounds each fetch and push (zero: queen.timeout, else
+	// DefaultTimeout).
+	Timeout time.Duration
+	ledger  *ledger.Ledger
 	// cloneID names this clone in its commits (state.CloneID), once a
 	// round has read the state.
 	cloneID string
@@ -188,28 +194,54 @@ type step func(tx *jsonl.Tx, r *round) error
 // remote has everything, or step stops it.
 func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}, SetAside: []SetAside{}, Clocks: []ClockWarning{}}
+	rm, err := ResolveRemote(s.S.WS.Repo, remote, s.gitDir())
+	if err != nil {
+		return res, err
+	}
 	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
-	err := lock.Do(func(*jsonl.Tx) error {
+	err = lock.Do(func(*jsonl.Tx) error {
+		var lost plumbing.Hash // what the last fetch brought, when the push after it lost
+		afterLoss, unseen, retries := false, 0, 0
 		for attempt := 1; ; attempt++ {
 			res.Attempts = attempt
-			fetched, err := s.fetch(remote)
+			fetched, err := s.fetch(rm)
+			s.note(rm, "fetch", err)
 			if err != nil {
 				return err
+			}
+			// A push that lost because the remote's ledger moved, and a
+			// fetch after it that brings nothing new, twice: the remote
+			// shows pushes a ledger it hides from fetches.
+			if afterLoss && fetched == lost {
+				if unseen++; unseen == hiddenAfter {
+					err := &RemoteError{Remote: rm.Arg, Op: "fetch", Cause: Hidden, Msg: fmt.Sprintf(
+						"pushes find its ledger moved, but %d fetches after them brought nothing new", unseen)}
+					s.note(rm, "fetch", err)
+					return err
+				}
+			} else {
+				unseen = 0
 			}
 			if err := s.at("fetched"); err != nil {
 				return err
 			}
-			r, err := s.round(remote, fetched, st, false)
+			r, err := s.round(rm.Key, fetched, st, false)
 			var damaged *localDamage
 			if errors.As(err, &damaged) {
 				// Found reading this clone's ledger mid-round: the round
 				// is undone (see loadState); run it on a rebuilt one.
-				r, err = s.round(remote, fetched, st, true)
+				r, err = s.round(rm.Key, fetched, st, true)
 			}
 			if err != nil {
 				return err
 			}
-			res.SetAside = append(res.SetAside, r.setAside...)
+			for _, a := range r.setAside { // once per sync, however many rounds met it
+				if !slices.ContainsFunc(res.SetAside, func(o SetAside) bool {
+					return o.Commit == a.Commit && o.Path == a.Path && o.Rule == a.Rule
+				}) {
+					res.SetAside = append(res.SetAside, a)
+				}
+			}
 			res.Clocks = r.clocks
 			res.ClockOff = r.clockErr
 			res.Future, res.FutureBy = res.Future+r.future, max(res.FutureBy, r.futureBy)
@@ -225,7 +257,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return r.stop
 			}
 			if r.local == fetched {
-				_, err := s.published(remote, r)
+				_, err := s.published(rm.Key, r)
 				return err
 			}
 			if r.local.IsZero() {
@@ -234,24 +266,36 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("pushing"); err != nil {
 				return err
 			}
-			outcome, err := s.push(remote, r.local, fetched)
+			outcome, said, err := s.push(rm, r.local, fetched)
+			if outcome == pushed || err != nil {
+				s.note(rm, "push", err)
+			}
 			if err != nil {
 				return err
 			}
 			if err := s.at("pushed"); err != nil {
 				return err
 			}
-			if outcome == pushed {
+			switch outcome {
+			case pushed:
 				res.Pushed = true
-				sent, err := s.published(remote, r)
+				sent, err := s.published(rm.Key, r)
 				res.Sent.add(sent)
 				if err == nil {
 					err = s.at("published")
 				}
 				return err
+			case lostRace:
+				afterLoss, lost, retries = true, fetched, 0
+			case pushAgain:
+				afterLoss = false
+				if retries++; retries == maxPushAgain {
+					return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
+						"the server failed to store the ledger %d times in a row: %s", retries, said)}
+				}
 			}
 			if attempt == maxAttempts {
-				return &RemoteError{Remote: remote, Op: "push", Msg: fmt.Sprintf(
+				return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
 					"gave up after %d attempts: other clones kept moving the remote's ledger; run git queen sync again", attempt)}
 			}
 			sleepJitter(attempt)
@@ -259,6 +303,16 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 	})
 	return res, err
 }
+
+// hiddenAfter is how many fetches in a row, each after a push that lost
+// to a moved ledger, may bring nothing new before sync says the remote
+// hides its ledger from fetches. One could be a mirror that lags behind
+// the pushes; two in a row, with a pause between, are not a race.
+const hiddenAfter = 2
+
+// maxPushAgain bounds the pushes in a row that the server fails to store
+// for reasons of its own (a lock, its quarantine).
+const maxPushAgain = 5
 
 // sleepJitter waits after the attempt-th lost race (1 for the first): a
 // random time up to a limit that doubles with each attempt (capped), so

@@ -105,7 +105,7 @@ type assignmentsIn struct {
 }
 
 type syncIn struct {
-	Remote string `json:"remote,omitempty" jsonschema:"the remote to sync with (default: the one git queen init --remote configured)"`
+	Remote string `json:"remote,omitempty" jsonschema:"the remote to sync with: a remote's name or a URL (default: the one git queen init --remote configured)"`
 }
 
 type validateIn struct {

@@ -29,12 +29,27 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 		if len(f) == 0 {
 			continue
 		}
-		if len(f) != 4 {
-			return nil, fmt.Errorf("pre-push: unexpected line %q from git", sc.Text())
+		if len(f) != 4 || !objectID(f[1]) || !objectID(f[3]) {
+			return nil, fmt.Errorf("pre-push: unexpected line %q from git (want: local-ref local-id remote-ref remote-id)", sc.Text())
 		}
 		out = append(out, RefUpdate{f[0], f[1], f[2], f[3]})
 	}
 	return out, sc.Err()
+}
+
+// objectID says whether s is a full object name in hex (SHA-1 or
+// SHA-256), as git gives the pre-push hook: nothing else is handed on to
+// git as a revision.
+func objectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // PushRefusal is a commit being pushed that changes a path another droid
@@ -65,11 +80,9 @@ func CheckPush(repo *gitrepo.Repo, s *store.Store, remote string, updates []RefU
 	args := []string{"rev-list", "--reverse", "--ignore-missing"}
 	n := 0
 	for _, u := range updates {
-		if strings.Trim(u.LocalSHA, "0") == "" {
-			continue // a deletion pushes nothing
+		if strings.Trim(u.LocalSHA, "0") != "" { // a deletion pushes nothing
+			n++
 		}
-		args = append(args, u.LocalSHA)
-		n++
 	}
 	if n == 0 {
 		return res, nil
@@ -85,10 +98,17 @@ func CheckPush(repo *gitrepo.Repo, s *store.Store, remote string, updates []RefU
 		wg.Go(func() { held, errHeld = (&reservations.Store{S: s}).ExclusivesAt(res.Now) })
 	}
 	defer wg.Wait()
-	args = append(args, "--not", "--remotes="+remote)
+	// The remote-tracking refs are excluded by the one --not, and what the
+	// remote has by ^ID: after --end-of-options, nothing is an option.
+	args = append(args, "--not", "--remotes="+remote, "--not", "--end-of-options")
+	for _, u := range updates {
+		if strings.Trim(u.LocalSHA, "0") != "" {
+			args = append(args, u.LocalSHA)
+		}
+	}
 	for _, u := range updates {
 		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
-			args = append(args, u.RemoteSHA)
+			args = append(args, "^"+u.RemoteSHA)
 		}
 	}
 	out, err := gitrepo.Git(repo.TopLevel, args...)

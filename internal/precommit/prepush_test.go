@@ -12,6 +12,7 @@ import (
 
 func TestParseRefUpdates(t *testing.T) {
 	zero := strings.Repeat("0", 40)
+	id := func(c string) string { return strings.Repeat(c, 40) }
 	tests := []struct {
 		name  string
 		input string
@@ -19,11 +20,18 @@ func TestParseRefUpdates(t *testing.T) {
 		err   bool
 	}{
 		{name: "none", input: ""},
-		{name: "one", input: "refs/heads/main abc refs/heads/main " + zero + "\n", want: 1},
-		{name: "blank lines between", input: "\nrefs/heads/a 1 refs/heads/a 2\n\nrefs/heads/b 3 refs/heads/b 4\n", want: 2},
-		{name: "no final newline", input: "refs/heads/a 1 refs/heads/a 2", want: 1},
-		{name: "three fields", input: "refs/heads/a 1 refs/heads/a\n", err: true},
-		{name: "five fields", input: "refs/heads/a 1 refs/heads/a 2 3\n", err: true},
+		{name: "one", input: "refs/heads/main " + id("a") + " refs/heads/main " + zero + "\n", want: 1},
+		{name: "blank lines between", input: "\nrefs/heads/a " + id("1") + " refs/heads/a " + id("2") + "\n\nrefs/heads/b " + id("3") + " refs/heads/b " + id("4") + "\n", want: 2},
+		{name: "no final newline", input: "refs/heads/a " + id("1") + " refs/heads/a " + id("2"), want: 1},
+		{name: "sha-256", input: "refs/heads/a " + strings.Repeat("b", 64) + " refs/heads/a " + strings.Repeat("0", 64), want: 1},
+		{name: "three fields", input: "refs/heads/a " + id("1") + " refs/heads/a\n", err: true},
+		{name: "five fields", input: "refs/heads/a " + id("1") + " refs/heads/a " + id("2") + " 3\n", err: true},
+		// Only object ids reach git as revisions: an option in their place
+		// (a hand-fed hook) is refused, not run.
+		{name: "an option as the local id", input: "refs/heads/a --output=/tmp/x refs/heads/a " + zero + "\n", err: true},
+		{name: "an option as the remote id", input: "refs/heads/a " + id("1") + " refs/heads/a --all\n", err: true},
+		{name: "a short id", input: "refs/heads/a abc refs/heads/a " + zero + "\n", err: true},
+		{name: "upper-case hex", input: "refs/heads/a " + id("A") + " refs/heads/a " + zero + "\n", err: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

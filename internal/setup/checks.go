@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/workspace"
@@ -59,6 +60,9 @@ type Repo struct {
 	StoreDir string
 	// LookPath finds programs; tests replace it.
 	LookPath func(string) (string, error)
+	// probe is doctor's one look at the remote, shared by the checks
+	// before and after a fix.
+	probe *probed
 }
 
 // NewRepo describes the worktree containing dir, with its store in .beads/
@@ -92,12 +96,17 @@ func (r *Repo) config(args ...string) string {
 
 // Checks runs every check, in the order doctor prints them.
 func (r *Repo) Checks(o Options) []Check {
-	return append([]Check{
+	checks := []Check{
 		r.checkOnPath(),
 		r.checkLiveStore(),
 		r.checkLegacy(),
 		r.checkRemote(o.Remote),
-	}, append(r.checkLedgers(),
+	}
+	if name, configured := r.remoteName(o.Remote); o.Probe && name != "" && name == configured {
+		checks = append(checks, r.checkRemoteLedger(o))
+	}
+	checks = append(checks, r.checkLedgers()...)
+	return append(checks,
 		r.checkAttributes(),
 		r.checkDriver(),
 		r.checkHook(o),
@@ -108,7 +117,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkStoreFiles(),
 		r.checkLeftovers(),
 		r.checkQuarantine(),
-	)...)
+	)
 }
 
 // Options are what init and doctor are asked for.
@@ -121,4 +130,8 @@ type Options struct {
 	Force bool
 	// Remote, when set, is the git remote the live store is shared through.
 	Remote string
+	// Probe asks the remote whether it serves the ledger (doctor), bounded
+	// by Timeout (zero: queen.timeout, else ledgersync.DefaultTimeout).
+	Probe   bool
+	Timeout time.Duration
 }

@@ -6,12 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/internal/ledger"
-	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
@@ -95,51 +91,4 @@ func (r *Repo) checkLegacy() Check {
 			_, err := r.ImportLegacy(false)
 			return err
 		}}
-}
-
-// checkRemote checks the remote the live store is shared through: the
-// queen.remote setting and the refspec that fetches its ledger. remote is
-// the one init was asked for ("" to check what is configured).
-func (r *Repo) checkRemote(remote string) Check {
-	configured := r.config("--get", "queen.remote")
-	name := remote
-	if name == "" {
-		name = configured
-	}
-	if name == "" {
-		return ok("remote", "no remote: the live store stays on this machine (git queen init --remote NAME shares it through a git remote)")
-	}
-	if _, err := r.git("remote", "get-url", name); err != nil {
-		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %s (git remote add %s URL)", name, name)}
-	}
-	refspec := ledger.FetchRefspec(name)
-	fetches, _ := r.git("config", "--get-all", "remote."+name+".fetch")
-	hasRefspec := slices.Contains(strings.Split(fetches, "\n"), refspec)
-	if configured == name && hasRefspec {
-		synced, pending := ledgersync.Status(r.liveStore().WS, name)
-		when := "never synced yet (git queen sync)"
-		if !synced.IsZero() {
-			when = "last synced " + records.Relative(time.Now(), synced)
-		}
-		return ok("remote", "the live store is shared through %s (its ledger is fetched to %s); %s; %d record versions not published yet",
-			name, ledger.TrackingRef(name), when, pending)
-	}
-	c := Check{Name: "remote", Status: Fail, Fixable: true, forInit: remote != "",
-		fix: func() error {
-			if _, err := r.git("config", "--local", "queen.remote", name); err != nil {
-				return err
-			}
-			if hasRefspec {
-				return nil
-			}
-			_, err := r.git("config", "--local", "--add", "remote."+name+".fetch", refspec)
-			return err
-		}}
-	switch {
-	case configured != name:
-		c.Message = fmt.Sprintf("queen.remote should be %s but is %q", name, configured)
-	default:
-		c.Message = fmt.Sprintf("remote.%s.fetch should include %s, so that git fetch brings the ledger", name, refspec)
-	}
-	return c
 }

@@ -98,12 +98,12 @@ func (r *Repo) SetIdentity(droid string) error {
 			return err
 		}
 	}
-	if _, err := r.git("config", "--worktree", "queen.droid", droid); err != nil {
+	if _, err := r.git("config", "--worktree", "--", "queen.droid", droid); err != nil {
 		return err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	_, err := r.git("config", "--worktree", "queen.droidfor", r.GitDir)
+	_, err := r.git("config", "--worktree", "--", "queen.droidfor", r.GitDir)
 	return err
 }
 

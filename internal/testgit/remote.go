@@ -145,7 +145,7 @@ func awaitDaemon(url string, exited <-chan struct{}) error {
 		}
 		done := make(chan result, 1)
 		go func() {
-			out, err := exec.CommandContext(ctx, "git", "ls-remote", url).CombinedOutput()
+			out, err := exec.CommandContext(ctx, "git", "ls-remote", "--", url).CombinedOutput()
 			done <- result{out, err}
 		}()
 		select {
@@ -291,6 +291,6 @@ func Clone(t testing.TB, r Remote) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Run(t, dir, "clone", "-q", r.URL, dir)
+	Run(t, dir, "clone", "-q", "--", r.URL, dir)
 	return dir
 }

@@ -1,0 +1,123 @@
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Cause is why an exchange with a remote failed, which decides what the
+// person is told to do.
+type Cause string
+
+// The causes of a RemoteError.
+const (
+	// Unreachable: git could not reach the remote or was refused at the
+	// door (no such repository, failed authentication). Retrying later
+	// may work.
+	Unreachable Cause = "unreachable"
+	// TimedOut: the remote did not finish within the limit.
+	TimedOut Cause = "timeout"
+	// Refused: the remote was reached and refused to store the ledger (a
+	// hook, receive.hideRefs, an access rule). Retrying will not help.
+	Refused Cause = "refused"
+	// Hidden: pushes find the remote's ledger moved, but fetches never
+	// show it (uploadpack.hideRefs, a read rule).
+	Hidden Cause = "hidden"
+)
+
+// RemoteError is a remote that could not be reached or refused the ledger.
+type RemoteError struct {
+	Remote string
+	Op     string // "fetch" or "push"
+	Msg    string
+	Cause  Cause
+	// Timeout is the limit that ran out (TimedOut only).
+	Timeout time.Duration
+}
+
+func (e *RemoteError) Error() string {
+	prep := map[string]string{"fetch": "from", "push": "to"}[e.Op]
+	msg := fmt.Sprintf("cannot %s the ledger %s %s: %s", e.Op, prep, e.Remote, e.Msg)
+	if hint := e.hint(); hint != "" {
+		msg += "\n" + hint
+	}
+	return msg
+}
+
+// hint is what to do about the failure, for each cause that has a fix of
+// its own.
+func (e *RemoteError) hint() string {
+	switch e.Cause {
+	case TimedOut:
+		return fmt.Sprintf("check that %s answers (git ls-remote %s), or allow longer than %s: "+
+			"git config queen.timeout 2m (or QUEEN_TIMEOUT=2m for one command)", e.Remote, e.Remote, e.Timeout)
+	case Refused:
+		return RefusedFix
+	case Hidden:
+		return HiddenFix
+	}
+	return ""
+}
+
+// RefusedFix says how to let a server accept refs/queen/ledger.
+const RefusedFix = "the server must let git-queen write refs/queen/*: with gitolite, add a rule such as " +
+	"'RW+ refs/queen/ = @team' to the repository; a pre-receive or update hook must let refs/queen/ through; " +
+	"receive.hideRefs (or transfer.hideRefs) on the server must not cover refs/queen. " +
+	"Until then, git queen reserve --offline holds paths on this machine only"
+
+// HiddenFix says how to let a server show refs/queen/ledger to fetches.
+const HiddenFix = "the server hides refs/queen from fetches (uploadpack.hideRefs or transfer.hideRefs covering " +
+	"refs/queen, or a read rule), so no clone can see the others' records: remove refs/queen from those settings " +
+	"on the server (git config --unset-all uploadpack.hideRefs in the bare repository), or allow reading refs/queen/; " +
+	"if the remote is a mirror that lags behind pushes, run git queen sync again"
+
+// Transient reports whether trying again later may succeed (the remote
+// was out of reach), as opposed to a remote that refuses the ledger.
+func (e *RemoteError) Transient() bool { return e.Cause != Refused && e.Cause != Hidden }
+
+// IsRemoteError reports whether err is a remote that could not be reached
+// or refused the ledger.
+func IsRemoteError(err error) bool {
+	var re *RemoteError
+	return errors.As(err, &re)
+}
+
+// refusal names why a remote rejected a push of the ledger, from the
+// reason git prints after "[remote rejected]" and the server's own words
+// on stderr.
+func refusal(reason, stderr string) string {
+	switch {
+	case strings.Contains(reason, "hidden ref"):
+		return "it hides refs/queen from pushes (receive.hideRefs or transfer.hideRefs on the server)"
+	case strings.Contains(stderr, "DENIED by"):
+		return "an access rule denies it (gitolite)"
+	case strings.Contains(reason, "pre-receive hook declined"):
+		return "its pre-receive hook declined it"
+	case strings.Contains(reason, "hook declined"):
+		return "its update hook declined it"
+	}
+	return "it rejected it (" + reason + ")"
+}
+
+// serverSaid is what the server wrote while refusing a push (its
+// "remote: " lines), else git's own lines but the "failed to push" one
+// that every refused push ends with.
+func serverSaid(stderr string) string {
+	var remote, other []string
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		if said, ok := strings.CutPrefix(line, "remote:"); ok {
+			if said = strings.TrimSpace(said); said != "" {
+				remote = append(remote, said)
+			}
+		} else if line != "" && !strings.HasPrefix(line, "error: failed to push some refs") {
+			other = append(other, line)
+		}
+	}
+	if len(remote) == 0 {
+		remote = other
+	}
+	return strings.Join(remote[:min(len(remote), 3)], "; ")
+}
