@@ -1,5 +1,7 @@
 package records
 
+import "fmt"
+
 // Authorship: every version git-queen writes names the droid that wrote it
 // in updated_by. A version without one (written before git-queen recorded
 // it, or by QueenBee) counts as written by the record's holder: a
@@ -112,4 +114,18 @@ func checkMessageAuthor(v *version) *RuleError {
 	}
 	return breakf(RuleAuthorship, "message %s from %s to %s was changed by %s; only its sender or recipient may",
 		v.str[fID], quote(v.str[fFrom]), quote(v.str[fTo]), quote(by))
+}
+
+// ForceNeededError refuses a change to another droid's reservations or
+// assignment that was asked for without --force.
+type ForceNeededError struct {
+	Verb   string // what was asked: "release", "renew", "unassign", ...
+	What   string // whose what: "reservations", "assignment of qb-12"
+	Holder string
+	By     string
+}
+
+func (e *ForceNeededError) Error() string {
+	return fmt.Sprintf("the %s belong to %s, not to %s: to %s another droid's %s, add --force (and a --reason); %s will get a message saying you did",
+		e.What, e.Holder, e.By, e.Verb, e.What, e.Holder)
 }

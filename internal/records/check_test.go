@@ -2,6 +2,7 @@ package records
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,32 +283,36 @@ func TestBreaks(t *testing.T) {
 	}
 }
 
-// Checked refuses what CheckVersion refuses, and new records that leave no
-// room for their later versions; what it returns is what it was given.
+// CheckedNew refuses what CheckVersion refuses, and new records that leave
+// no room for their later versions; what it returns is what it was given.
+// CheckedNext lets a record that already breaks a rule change.
 func TestChecked(t *testing.T) {
 	good := []byte(build(baseReservation))
-	if line, err := Checked(ReservationsFile, good, true); err != nil || string(line) != string(good) {
+	if line, err := CheckedNew(ReservationsFile, good); err != nil || string(line) != string(good) {
 		t.Fatalf("good line: %s, %v", line, err)
 	}
 	r := Reservation{ID: "qr-" + ulid1, Pattern: "src/", Droid: "ann", Status: ReservationActive}
 	r.ExpiresAt = r.CreatedAt.Add(1)
-	if _, err := Checked(ReservationsFile, r, true); err == nil || !strings.Contains(err.Error(), "pattern") {
+	var invalid *InvalidError
+	if _, err := CheckedNew(ReservationsFile, r); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "pattern") {
 		t.Errorf("unnormalised pattern: %v", err)
 	}
-	var invalid *InvalidError
 	big := []byte(atSize(MaxNewLineBytes + 1))
-	if _, err := Checked(MessagesFile, big, true); err == nil || !asInvalid(err, &invalid) || !strings.Contains(err.Error(), strconv.Itoa(len(big))) {
+	if _, err := CheckedNew(MessagesFile, big); !errors.As(err, &invalid) || !strings.Contains(err.Error(), strconv.Itoa(len(big))) {
 		t.Errorf("new record over MaxNewLineBytes: %v", err)
 	}
-	if _, err := Checked(MessagesFile, big, false); err != nil {
+	if _, err := CheckedNext(MessagesFile, []byte(build(baseMessage)), big); err != nil {
 		t.Errorf("a later version may use the headroom: %v", err)
 	}
-}
-
-func asInvalid(err error, target **InvalidError) bool {
-	e, ok := err.(*InvalidError)
-	*target = e
-	return ok
+	released := build(baseReservation, set("status", q("released")), set("updated_by", q("bob")))
+	if _, err := CheckedNext(ReservationsFile, good, []byte(released)); !errors.As(err, &invalid) || !strings.Contains(err.Error(), "authorship") {
+		t.Errorf("a release by another without forced: %v", err)
+	}
+	longReason := build(baseReservation, set("reason", q(strings.Repeat("x", MaxReason+1))))
+	release := build(baseReservation, set("reason", q(strings.Repeat("x", MaxReason+1))), set("status", q("released")))
+	if _, err := CheckedNext(ReservationsFile, []byte(longReason), []byte(release)); err != nil {
+		t.Errorf("releasing a reservation from before the reason limit: %v", err)
+	}
 }
 
 // FuzzCheckVersion: whatever the line, CheckVersion does not panic, and a
