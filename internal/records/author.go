@@ -119,13 +119,20 @@ func checkMessageAuthor(v *version) *RuleError {
 // ForceNeededError refuses a change to another droid's reservations or
 // assignment that was asked for without --force.
 type ForceNeededError struct {
-	Verb   string // what was asked: "release", "renew", "unassign", ...
-	What   string // whose what: "reservations", "assignment of qb-12"
-	Holder string
-	By     string
+	Verb string // what was asked: "release", "renew", "unassign"
+	// What names what would change ("the reservations you named", "the
+	// assignment of qb-12"), Kind what it is ("reservations",
+	// "assignment"); Many says whether What is plural.
+	What, Kind string
+	Many       bool
+	Holder, By string
 }
 
 func (e *ForceNeededError) Error() string {
-	return fmt.Sprintf("the %s belong to %s, not to %s: to %s another droid's %s, add --force (and a --reason); %s will get a message saying you did",
-		e.What, e.Holder, e.By, e.Verb, e.What, e.Holder)
+	belong := "belongs"
+	if e.Many {
+		belong = "belong"
+	}
+	return fmt.Sprintf("%s %s to %s, not to %s: to %s another droid's %s, add --force (and --reason); %s will get a message saying what you did",
+		e.What, belong, e.Holder, e.By, e.Verb, e.Kind, e.Holder)
 }

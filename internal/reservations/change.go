@@ -139,7 +139,7 @@ func (c *ChangeRequest) validate() error {
 		return records.Invalidf("holder: %w", err)
 	}
 	if c.Holder != c.By && !c.Force {
-		return &records.ForceNeededError{Verb: c.verb(), What: "reservations", Holder: c.Holder, By: c.By}
+		return &records.ForceNeededError{Verb: c.verb(), What: "these reservations", Kind: "reservations", Many: true, Holder: c.Holder, By: c.By}
 	}
 	if err := validReason(c.Reason); err != nil {
 		return err
