@@ -2,6 +2,7 @@ package assignments
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/records"
@@ -21,6 +22,11 @@ func (a *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(x, y records.ForcedChange) int { return y.At.Compare(x.At) })
+	slices.SortFunc(out, func(x, y records.ForcedChange) int {
+		if c := y.At.Compare(x.At); c != 0 {
+			return c
+		}
+		return strings.Compare(y.ID, x.ID)
+	})
 	return out, nil
 }

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
@@ -27,9 +28,15 @@ func (s *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
 	return out, nil
 }
 
-// SortForced puts forced changes newest first.
+// SortForced puts forced changes newest first (ties by id, the later
+// first, so that the order is the same everywhere).
 func SortForced(list []records.ForcedChange) {
-	slices.SortFunc(list, func(a, b records.ForcedChange) int { return b.At.Compare(a.At) })
+	slices.SortFunc(list, func(a, b records.ForcedChange) int {
+		if c := b.At.Compare(a.At); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
 }
 
 // recentForcedQuery keeps the versions written at since or later, and of
