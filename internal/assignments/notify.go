@@ -31,7 +31,13 @@ func (a *Store) tellEnded(tx *jsonl.Tx, req UnassignRequest, x records.Assignmen
 	return a.send(tx, req.By, x.Droid, subject, body, req.IssueID)
 }
 
+// send sends one message. A holder whose name no message can be addressed
+// to (a record written by hand) is not told, rather than failing the
+// change.
 func (a *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
+	if records.ValidateDroid(to) != nil {
+		return nil, nil
+	}
 	if r := []rune(subject); len(r) > records.MaxSubject {
 		subject = string(r[:records.MaxSubject])
 	}

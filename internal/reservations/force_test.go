@@ -266,3 +266,14 @@ func (f *fixture) checkLogs(t *testing.T) {
 		}
 	}
 }
+
+// A reservation written by hand in a name no message can reach does not
+// stop a forced grant over it: its holder is simply not told.
+func TestForceOverAHandWrittenHolder(t *testing.T) {
+	f := newFixture(t)
+	writeLog(t, f.logPath(), joinLines(line("qr-01JBZ3T1X2Y3Z4A5B6C7D8E9F0", "two words", "src/**", "active", true, t0, t0, t0.Add(time.Hour))))
+	res, err := f.res.Reserve(Request{Patterns: []string{"src/a.go"}, Droid: "ann", Exclusive: true, Force: true})
+	if err != nil || len(res.Granted) != 1 || len(res.Conflicts) != 1 || len(res.Notified) != 0 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+}

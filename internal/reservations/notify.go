@@ -89,7 +89,16 @@ func (s *Store) tellHolder(tx *jsonl.Tx, c ChangeRequest, changed []records.Rese
 	return s.send(tx, c.By, c.Holder, c.By+" "+verb+" "+what+" (--force)", body, "")
 }
 
+// send sends one message. A holder whose name no message can be addressed
+// to (a record written by hand) is not told, rather than failing the
+// change.
 func (s *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
+	if records.ValidateDroid(to) != nil {
+		return nil, nil
+	}
+	if issue != "" && records.ValidateIssueID(issue) != nil {
+		issue = ""
+	}
 	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: truncateRunes(subject, records.MaxSubject),
 		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
 }
