@@ -50,16 +50,24 @@ func checkStoredPattern(p string) error {
 	case n != p:
 		err = fmt.Errorf("pattern %s is stored as %s by reserve", quote(p), quote(n))
 	}
-	verdicts.Lock()
-	if len(verdicts.m) >= maxVerdicts {
-		clear(verdicts.m)
+	if len(p) <= maxRemembered {
+		verdicts.Lock()
+		if len(verdicts.m) >= maxVerdicts {
+			clear(verdicts.m)
+		}
+		verdicts.m[p] = err
+		verdicts.Unlock()
 	}
-	verdicts.m[p] = err
-	verdicts.Unlock()
 	return err
 }
 
-const maxVerdicts = 4096
+// The verdicts remembered: at most maxVerdicts, of patterns at most
+// maxRemembered bytes long (the patterns people type; a hostile log of
+// long ones must not fill memory), 1 MiB at most.
+const (
+	maxVerdicts   = 4096
+	maxRemembered = 256
+)
 
 var verdicts = struct {
 	sync.Mutex
