@@ -143,6 +143,7 @@ func runCheckHook(o checkOptions) error {
 	if len(o.Paths) > 0 {
 		return &UsageError{Command: "check", Msg: "with --hook the paths come from the tool call on stdin; give no PATH"}
 	}
+	o.Env = o.Env.guardEnv()
 	holds, me, err := hookHolds(o)
 	if err != nil {
 		var usage *UsageError

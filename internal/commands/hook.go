@@ -69,6 +69,7 @@ type prePushOptions struct {
 }
 
 func runPrePush(o prePushOptions) error {
+	o.Env = o.Env.guardEnv()
 	env, g := o.Env, o.G
 	res, err := prePushCheck(env, g, o.Remote)
 	if err != nil {
@@ -150,6 +151,7 @@ func (e *errCheckFailed) Error() string {
 func (e *errCheckFailed) Unwrap() error { return e.err }
 
 func runPreCommit(o preCommitOptions) error {
+	o.Env = o.Env.guardEnv()
 	res, err := preCommitCheck(o)
 	if err != nil {
 		return &errCheckFailed{err: err}

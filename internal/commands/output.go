@@ -30,7 +30,7 @@ func (e *Env) openStore(g globals) (*store.Store, error) {
 		},
 	}
 	if ws.Live {
-		s.Fetched = ledgersync.Fetched(ws)
+		s.Fetched = ledgersync.Fetched(ws, s.Now)
 	}
 	if ws.Repo != nil {
 		// A case-insensitive file system: SRC/a.go is src/a.go.

@@ -55,6 +55,7 @@ func runReservations(o reservationsOptions) error {
 			return err
 		}
 	}
+	o.Filter.Me = o.Env.identity(o.G)
 	list, problems, err := (&reservations.Store{S: s}).List(o.Filter)
 	if err != nil {
 		return err
@@ -81,7 +82,7 @@ func runReservations(o reservationsOptions) error {
 		}
 		rows := make([]row, 0, len(list))
 		for _, l := range list {
-			r := row{Reservation: l.Reservation, Active: l.ActiveAt(now), ForcedBy: l.ForcedBy()}
+			r := row{Reservation: l.Reservation, Active: l.ActiveFor(o.Filter.Me, now), ForcedBy: l.ForcedBy()}
 			if remote != "" {
 				published := !unpublished(l)
 				r.Published = &published
@@ -109,6 +110,8 @@ func runReservations(o reservationsOptions) error {
 			expires = "released"
 		case !l.ActiveAt(now):
 			expires = "expired " + relTime(now, l.Expiry())
+		case !l.ActiveFor(o.Filter.Me, now):
+			expires = "ends here " + relTime(now, l.Expiry()) + "; renew it"
 		}
 		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
 	}

@@ -135,6 +135,8 @@ func runReserve(o reserveOptions) error {
 			out.Result, out.Sync = rr.Result, rr.Sync
 		}
 		out.Published = err2 == nil
+	} else if err2 = ledgersync.ClockCheck(s.WS, s.Now()); err2 != nil && o.Exclusive {
+		return err2
 	} else {
 		out.Result, err2 = (&reservations.Store{S: s}).Reserve(req)
 		out.Published = out.Remote == ""
@@ -199,7 +201,11 @@ func reservePublished(o reserveOptions, s *store.Store, remote string, req reser
 		return nil, err
 	}
 	defer sy.Close()
-	return sy.Reserve(remote, req)
+	rr, err := sy.Reserve(remote, req)
+	if rr != nil && rr.Sync != nil && !o.G.JSON {
+		printSyncNotes(o.Env, rr.Sync)
+	}
+	return rr, err
 }
 
 // parseTTL reads --ttl in the one duration syntax (parseDuration: 90s,

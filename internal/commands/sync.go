@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
 
@@ -106,12 +107,16 @@ func configuredRemote(s *store.Store) string {
 func printSync(e *Env, res *ledgersync.Result) {
 	w := e.Stdout
 	switch {
+	case len(res.Sent) == 0 && len(res.Received) == 0 && res.Pushed && len(res.SetAside) > 0:
+		fmt.Fprintf(w, "synced with %s: nothing new either way; pushed this clone's ledger in place of the one set aside (ledger %s)\n",
+			res.Remote, shortID(res.Ledger))
 	case len(res.Sent) == 0 && len(res.Received) == 0:
 		fmt.Fprintf(w, "synced with %s: nothing new either way (ledger %s)\n", res.Remote, shortID(res.Ledger))
 	default:
 		fmt.Fprintf(w, "synced with %s: sent %s; received %s (ledger %s)\n", res.Remote,
 			res.Sent, res.Received, shortID(res.Ledger))
 	}
+	printSyncNotes(e, res)
 	now := e.Now()
 	for _, wd := range res.Withdrawn {
 		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's reservation %s (%s): %s's %s%s, published on %s first, overlaps it (expires %s; e.g. %s)\n",
@@ -190,4 +195,25 @@ func withAutosync(env *Env, cmd *cli.Command) *cli.Command {
 		return nil
 	}
 	return cmd
+}
+
+// printSyncNotes says on stderr what a sync (or a reserve that synced) set
+// aside, rebuilt, and read of the clocks: once per round, not per record.
+func printSyncNotes(e *Env, res *ledgersync.Result) {
+	if res.Rebuilt != "" {
+		fmt.Fprintf(e.Stderr, "git-queen: this clone's ledger was damaged (%s); it was rebuilt from the live store, and nothing was lost\n", res.Rebuilt)
+	}
+	for _, a := range res.SetAside {
+		fmt.Fprintf(e.Stderr, "git-queen: set aside %s; %s\n", a, a.Fix())
+	}
+	if res.Future > 0 {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: %d reservation version(s) from other clones claim times up to %s ahead of this machine's clock; "+
+			"each ends here at most its time-to-live after it arrived\n", res.Future, records.ShortDuration(res.FutureBy))
+	}
+	for _, c := range res.Clocks {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: %s\n", c)
+	}
+	if res.ClockOff != nil {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: most clones' commits show this machine's clock off: exclusive reservations are refused here until it is right (%v)\n", res.ClockOff)
+	}
 }

@@ -175,6 +175,13 @@ func (b *Blobs) Read(name string) ([]byte, bool, error) {
 
 // ReadTyped is Read that also returns the object's type.
 func (b *Blobs) ReadTyped(name string) (string, []byte, bool, error) {
+	return b.ReadTypedAtMost(name, -1)
+}
+
+// ReadTypedAtMost is ReadTyped for an object that must not be larger than
+// max bytes (no bound when max is negative): git's copy of a larger one is
+// skipped, never held, and it is reported as a *TooLargeError.
+func (b *Blobs) ReadTypedAtMost(name string, max int64) (string, []byte, bool, error) {
 	if strings.ContainsAny(name, "\n") {
 		return "", nil, false, fmt.Errorf("object name %q has a newline", name)
 	}
@@ -196,6 +203,12 @@ func (b *Blobs) ReadTyped(name string) (string, []byte, bool, error) {
 	size, err := strconv.Atoi(parts[2])
 	if err != nil {
 		return "", nil, false, fmt.Errorf("git cat-file: unexpected header %q", header)
+	}
+	if max >= 0 && int64(size) > max {
+		if _, err := io.CopyN(io.Discard, b.out, int64(size)+1); err != nil {
+			return "", nil, false, fmt.Errorf("git cat-file: %w", err)
+		}
+		return "", nil, false, &TooLargeError{ID: parts[0], Kind: parts[1], Size: int64(size), Max: max}
 	}
 	data := make([]byte, size+1) // the content and a newline
 	if _, err := io.ReadFull(b.out, data); err != nil {

@@ -50,7 +50,7 @@ func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [
 	}
 	w := &walk{l: l, fn: fn}
 	err = w.trees("", fromTree, toTree)
-	return w.removed, err
+	return w.removed, inCommit(err, to)
 }
 
 // walk is one EachChange.
@@ -66,35 +66,43 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 	}
 	ta, err := w.l.readTree(a)
 	if err != nil {
-		return err
+		return at(err, prefix)
 	}
 	tb, err := w.l.readTree(b)
 	if err != nil {
-		return err
+		return at(err, prefix)
 	}
+	lv := levelOf(prefix)
 	for _, name := range entryNames(tb, ta) {
 		ea, inA := ta.get(name)
 		eb, inB := tb.get(name)
 		p := path.Join(prefix, name)
+		if inB {
+			if why := lv.admit(eb); why != "" {
+				return shapeError(prefix, eb, why)
+			}
+		}
+		if inA && lv.admit(ea) != "" {
+			inA = false // the older commit's misfit is not read, only replaced
+			w.removed = true
+		}
 		switch {
 		case inA && inB && ea.Hash == eb.Hash:
 		case !inB:
 			w.removed = true
 		case eb.Mode == filemode.Dir:
 			var from plumbing.Hash
-			if inA && ea.Mode == filemode.Dir {
+			if inA {
 				from = ea.Hash
-			} else if inA {
-				w.removed = true
 			}
 			if err := w.trees(p, from, eb.Hash); err != nil {
 				return err
 			}
-		case prefix == "":
-			// FORMAT and anything else at the top is not a log.
+		case name == formatFile:
+			// FORMAT is not a log.
 		default:
-			if err := w.chunk(p, ea.Hash, inA && ea.Mode != filemode.Dir, eb.Hash); err != nil {
-				return err
+			if err := w.chunk(p, ea.Hash, inA, eb.Hash); err != nil {
+				return at(err, p)
 			}
 		}
 	}
@@ -104,17 +112,14 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 // chunk hands over the lines of chunk b that chunk a (when there is one)
 // does not hold, counting repeats.
 func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) error {
-	file, ok := fileOf(strings.SplitN(p, "/", 2)[0])
-	if !ok {
-		return nil // not a log this version knows: carried, never read
-	}
-	newer, err := w.l.blob(b)
+	file, _ := fileOf(strings.SplitN(p, "/", 2)[0])
+	newer, err := w.l.chunk(b)
 	if err != nil {
 		return err
 	}
 	lines := splitLines(newer)
 	if hasA {
-		older, err := w.l.blob(a)
+		older, err := w.l.chunk(a)
 		if err != nil {
 			return err
 		}

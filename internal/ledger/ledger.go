@@ -158,3 +158,28 @@ func (l *Ledger) TreeOf(commit plumbing.Hash) (plumbing.Hash, error) {
 	}
 	return c.tree, nil
 }
+
+// Parents returns a commit's parents.
+func (l *Ledger) Parents(commit plumbing.Hash) ([]plumbing.Hash, error) {
+	c, err := l.commit(commit)
+	return c.parents, err
+}
+
+// Committer returns who wrote a commit, and when by their clock, with its
+// parents.
+func (l *Ledger) Committer(commit plumbing.Hash) (Signature, []plumbing.Hash, error) {
+	c, err := l.commit(commit)
+	return c.committer, c.parents, err
+}
+
+// Sound reports whether a ledger commit and its root tree can be read: a
+// quick test for a ref a gc left naming pruned objects, before git itself
+// is asked to use the ref (a fetch negotiates with every ref it has).
+func (l *Ledger) Sound(commit plumbing.Hash) error {
+	root, err := l.TreeOf(commit)
+	if err != nil {
+		return err
+	}
+	_, err = l.readTree(root)
+	return inCommit(err, commit)
+}

@@ -184,12 +184,13 @@ func TestMergeRefusesAnUnknownFormat(t *testing.T) {
 	tr.set(formatFile, 0o100644, h)
 	newRoot, _ := l.writeTree(tr)
 	theirs, _ := l.writeCommit(newRoot, nil, sig, "future")
-	var fe *FormatError
-	if _, err := l.Merge(ours, theirs, sig, "merge"); !errors.As(err, &fe) {
+	var d *DamageError
+	if _, err := l.Merge(ours, theirs, sig, "merge"); !errors.As(err, &d) || d.Path != formatFile ||
+		!strings.Contains(err.Error(), "ledger 9") || !strings.Contains(err.Error(), "upgrade git-queen") {
 		t.Fatalf("merge with a future format: %v", err)
 	}
-	if err := l.CheckFormat(theirs); !errors.As(err, &fe) || !strings.Contains(err.Error(), "ledger 9") {
-		t.Fatalf("CheckFormat: %v", err)
+	if _, err := l.Inspect(ours, theirs); !errors.As(err, &d) || d.Path != formatFile {
+		t.Fatalf("Inspect: %v", err)
 	}
 }
 

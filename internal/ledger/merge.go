@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"fmt"
+	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -10,22 +11,25 @@ import (
 	"github.com/git-queen/git-queen/merge"
 )
 
-// FormatError is a ledger written in a format this version does not know.
-type FormatError struct {
-	Got string
-}
-
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); upgrade git-queen",
-		e.Got, bytes.TrimSpace([]byte(formatLine)))
+// formatMismatch says that a ledger is written in a format this version
+// does not know: a newer git-queen's, or a push of something else.
+func formatMismatch(got string) string {
+	return fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); "+
+		"if your team upgraded git-queen, upgrade git-queen here", got, bytes.TrimSpace([]byte(formatLine)))
 }
 
 // MergeTrees returns the union of two ledger trees. Subtrees and chunks
 // that are the same on both sides are taken as they are; a chunk both
 // sides have in different versions becomes the union of its record
 // versions (merge.UnionStore), which is the same whichever side is first.
-// Nothing is ever dropped: a ledger only grows.
+// Nothing is ever dropped: a ledger only grows. An entry of a shape
+// git-queen does not write, on either side, is a *DamageError: check a
+// remote's commit with Inspect first, so that one left is this clone's.
 func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
+	return l.mergeTrees("", a, b)
+}
+
+func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, error) {
 	if a == b || b.IsZero() {
 		return a, nil
 	}
@@ -34,35 +38,43 @@ func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
 	}
 	ta, err := l.readTree(a)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return plumbing.ZeroHash, at(err, prefix)
 	}
 	tb, err := l.readTree(b)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return plumbing.ZeroHash, at(err, prefix)
 	}
+	lv := levelOf(prefix)
 	out := &tree{}
 	for _, name := range entryNames(ta, tb) {
 		ea, inA := ta.get(name)
 		eb, inB := tb.get(name)
+		for _, e := range []struct {
+			in bool
+			e  entry
+		}{{inA, ea}, {inB, eb}} {
+			if why := lv.admit(e.e); e.in && why != "" {
+				return plumbing.ZeroHash, shapeError(prefix, e.e, why)
+			}
+		}
+		p := path.Join(prefix, name)
 		switch {
 		case !inB || (inA && ea.Hash == eb.Hash):
 			out.entries = append(out.entries, ea)
 		case !inA:
 			out.entries = append(out.entries, eb)
-		case ea.Mode == filemode.Dir && eb.Mode == filemode.Dir:
-			h, err := l.MergeTrees(ea.Hash, eb.Hash)
+		case ea.Mode == filemode.Dir:
+			h, err := l.mergeTrees(p, ea.Hash, eb.Hash)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
 			out.entries = append(out.entries, entry{Name: name, Mode: filemode.Dir, Hash: h})
-		case ea.Mode == filemode.Dir || eb.Mode == filemode.Dir:
-			return plumbing.ZeroHash, fmt.Errorf("ledger entry %s is a directory on one side and a file on the other", name)
 		case name == formatFile:
 			return plumbing.ZeroHash, l.formatConflict(ea.Hash, eb.Hash)
 		default:
 			h, err := l.unionBlobs(ea.Hash, eb.Hash)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return plumbing.ZeroHash, at(err, p)
 			}
 			out.entries = append(out.entries, entry{Name: name, Mode: ea.Mode, Hash: h})
 		}
@@ -72,11 +84,11 @@ func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
 }
 
 func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
-	da, err := l.blob(a)
+	da, err := l.chunk(a)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	db, err := l.blob(b)
+	db, err := l.chunk(b)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -87,38 +99,13 @@ func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
 // a format this version writes.
 func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
 	for _, h := range []plumbing.Hash{a, b} {
-		data, err := l.blob(h)
+		data, err := l.formatBlob(h)
 		if err != nil {
-			return err
+			return at(err, formatFile)
 		}
 		if string(data) != formatLine {
-			return &FormatError{Got: string(bytes.TrimSpace(data))}
+			return &DamageError{Path: formatFile, Object: h, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
 		}
-	}
-	return nil
-}
-
-// CheckFormat refuses a ledger commit in a format this version does not
-// know, before anything is merged into it.
-func (l *Ledger) CheckFormat(commit plumbing.Hash) error {
-	root, err := l.TreeOf(commit)
-	if err != nil || root.IsZero() {
-		return err
-	}
-	t, err := l.readTree(root)
-	if err != nil {
-		return err
-	}
-	e, ok := t.get(formatFile)
-	if !ok {
-		return &FormatError{Got: "(no FORMAT file)"}
-	}
-	data, err := l.blob(e.Hash)
-	if err != nil {
-		return err
-	}
-	if string(data) != formatLine {
-		return &FormatError{Got: string(bytes.TrimSpace(data))}
 	}
 	return nil
 }
@@ -160,4 +147,9 @@ func entryNames(a, b *tree) []string {
 // parents (for a merge whose tree the caller already has).
 func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
 	return l.writeCommit(tree, parents, sig, msg)
+}
+
+// formatBlob reads a FORMAT file, within maxFormatBytes.
+func (l *Ledger) formatBlob(h plumbing.Hash) ([]byte, error) {
+	return l.objects.read(h, "blob", maxFormatBytes)
 }

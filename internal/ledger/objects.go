@@ -51,39 +51,65 @@ func (o *objectStore) close() error {
 // errNotFound is an object neither the in-process reader nor git has.
 var errNotFound = errors.New("object not found")
 
-// read returns the content of the object h, which must be of type want.
-func (o *objectStore) read(h plumbing.Hash, want string) ([]byte, error) {
-	kind, data, err := o.in.Read(h[:])
+// read returns the content of the object h, which must be of type want and
+// at most max bytes. What the repository lacks, what is of another type or
+// larger, and what does not inflate is a *DamageError.
+func (o *objectStore) read(h plumbing.Hash, want string, max int64) ([]byte, error) {
+	kind, data, err := o.in.ReadAtMost(h[:], max)
 	if gitrepo.IsNotInProcess(err) {
 		// A pack written since the packs were listed (a fetch, a gc):
 		// list them again, then ask git.
 		o.in.Refresh()
-		if kind, data, err = o.in.Read(h[:]); gitrepo.IsNotInProcess(err) {
-			kind, data, err = o.readWithGit(h)
+		if kind, data, err = o.in.ReadAtMost(h[:], max); gitrepo.IsNotInProcess(err) {
+			kind, data, err = o.readWithGit(h, max)
 		}
 	}
-	if err != nil {
+	var tooLarge *gitrepo.TooLargeError
+	var gitFailed *gitFailure
+	switch {
+	case errors.As(err, &gitFailed):
 		return nil, fmt.Errorf("read ledger %s %s: %w", want, short(h), err)
-	}
-	if kind != want {
-		return nil, fmt.Errorf("ledger object %s is a %s, not a %s", short(h), kind, want)
+	case errors.As(err, &tooLarge):
+		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("a %s of %d bytes, more than a ledger %s may have (%d)",
+			tooLarge.Kind, tooLarge.Size, want, max)}
+	case errors.Is(err, errNotFound):
+		return nil, &DamageError{Object: h, Missing: true, Reason: fmt.Sprintf("the %s %s is missing from the repository", want, short(h))}
+	case err != nil:
+		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("the %s %s cannot be read: %v", want, short(h), err)}
+	case kind != want:
+		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("a %s where a %s belongs", kind, want)}
 	}
 	return data, nil
 }
 
-func (o *objectStore) readWithGit(h plumbing.Hash) (string, []byte, error) {
+// gitFailure is git cat-file failing to start or to answer: a problem of
+// this machine, not of the ledger.
+type gitFailure struct{ err error }
+
+func (e *gitFailure) Error() string { return e.err.Error() }
+func (e *gitFailure) Unwrap() error { return e.err }
+
+func (o *objectStore) readWithGit(h plumbing.Hash, max int64) (string, []byte, error) {
 	if o.git == nil {
 		git, err := gitrepo.OpenObjectsWithGit(o.commonDir)
 		if err != nil {
-			return "", nil, err
+			return "", nil, &gitFailure{err}
 		}
 		o.git = git
 	}
-	kind, data, ok, err := o.git.ReadTyped(h.String())
-	if err == nil && !ok {
-		err = errNotFound
+	kind, data, ok, err := o.git.ReadTypedAtMost(h.String(), max)
+	var tooLarge *gitrepo.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return "", nil, err
+	case err != nil:
+		o.git.Close()
+		o.git = nil
+		return "", nil, &gitFailure{err}
+	case !ok:
+		return "", nil, errNotFound
 	}
-	return kind, data, err
+	return kind, data, nil
 }
 
 // has reports whether the object exists already (loose, or in a pack).
@@ -92,7 +118,7 @@ func (o *objectStore) has(h plumbing.Hash) bool {
 	if _, err := os.Stat(filepath.Join(o.dir, name[:2], name[2:])); err == nil {
 		return true
 	}
-	_, _, err := o.in.Read(h[:])
+	_, _, err := o.in.Header(h[:])
 	return err == nil
 }
 
@@ -158,33 +184,82 @@ func (s Signature) encode() string {
 
 // commitInfo is what the ledger reads of a commit.
 type commitInfo struct {
-	tree    plumbing.Hash
-	parents []plumbing.Hash
+	tree      plumbing.Hash
+	parents   []plumbing.Hash
+	committer Signature
 }
 
 func (l *Ledger) commit(h plumbing.Hash) (commitInfo, error) {
-	data, err := l.objects.read(h, "commit")
+	data, err := l.objects.read(h, "commit", maxCommitBytes)
 	if err != nil {
-		return commitInfo{}, err
+		return commitInfo{}, inCommit(err, h)
 	}
-	var c commitInfo
-	for line := range strings.Lines(string(data)) {
-		line = strings.TrimSuffix(line, "\n")
-		if line == "" {
-			break // the message follows
-		}
-		key, value, _ := strings.Cut(line, " ")
-		switch key {
-		case "tree":
-			c.tree = plumbing.NewHash(value)
-		case "parent":
-			c.parents = append(c.parents, plumbing.NewHash(value))
-		}
-	}
-	if c.tree.IsZero() {
-		return c, fmt.Errorf("ledger commit %s has no tree", short(h))
+	c, ok := parseCommit(data)
+	if !ok {
+		return c, &DamageError{Commit: h, Object: h, Reason: "the commit's header is not one git writes (tree, parents, author, committer)"}
 	}
 	return c, nil
+}
+
+// parseCommit reads a commit's tree and parents: "tree ID", then "parent
+// ID" lines, then the rest of the header up to the blank line before the
+// message.
+func parseCommit(data []byte) (commitInfo, bool) {
+	var c commitInfo
+	header, _, _ := bytes.Cut(data, []byte("\n\n"))
+	for i, line := range strings.Split(string(header), "\n") {
+		key, value, _ := strings.Cut(line, " ")
+		switch {
+		case i == 0:
+			if key != "tree" || !isID(value) {
+				return c, false
+			}
+			c.tree = plumbing.NewHash(value)
+		case key == "parent":
+			if !isID(value) || len(c.parents) > maxParents {
+				return c, false
+			}
+			c.parents = append(c.parents, plumbing.NewHash(value))
+		case key == "committer":
+			c.committer = parseSignature(value)
+		}
+	}
+	return c, !c.tree.IsZero()
+}
+
+// parseSignature reads "NAME <EMAIL> UNIX-SECONDS ZONE"; what does not
+// parse stays zero.
+func parseSignature(v string) Signature {
+	var sig Signature
+	lt, gt := strings.IndexByte(v, '<'), strings.LastIndexByte(v, '>')
+	if lt < 0 || gt < lt {
+		return sig
+	}
+	sig.Name, sig.Email = strings.TrimSpace(v[:lt]), v[lt+1:gt]
+	if fields := strings.Fields(v[gt+1:]); len(fields) > 0 {
+		if secs, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			sig.When = time.Unix(secs, 0).UTC()
+		}
+	}
+	return sig
+}
+
+// maxParents bounds the parents of a ledger commit: git-queen writes one,
+// or two for a merge, or a few when it sets a damaged commit aside and
+// merges that commit's parents instead.
+const maxParents = 16
+
+// isID reports whether s is a full lower-case hex object id.
+func isID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // writeCommit writes a commit of tree with the given parents.
@@ -198,8 +273,10 @@ func (l *Ledger) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, sig Si
 	return l.objects.write(plumbing.CommitObject, []byte(b.String()))
 }
 
-// blob reads a blob whole.
-func (l *Ledger) blob(h plumbing.Hash) ([]byte, error) { return l.objects.read(h, "blob") }
+// chunk reads a chunk whole, within MaxChunkBytes.
+func (l *Ledger) chunk(h plumbing.Hash) ([]byte, error) {
+	return l.objects.read(h, "blob", MaxChunkBytes)
+}
 
 func (l *Ledger) writeBlob(data []byte) (plumbing.Hash, error) {
 	return l.objects.write(plumbing.BlobObject, data)
@@ -217,29 +294,39 @@ type tree struct {
 	entries []entry
 }
 
-// readTree reads a tree; the zero hash is the empty tree.
+// readTree reads a tree; the zero hash is the empty tree. Its entries must
+// be well formed and in git's order, each name once.
 func (l *Ledger) readTree(h plumbing.Hash) (*tree, error) {
 	if h.IsZero() {
 		return &tree{}, nil
 	}
-	data, err := l.objects.read(h, "tree")
+	data, err := l.objects.read(h, "tree", maxTreeBytes)
 	if err != nil {
 		return nil, err
 	}
+	damaged := func(why string) error { return &DamageError{Object: h, Reason: "the tree " + why} }
 	t := &tree{}
+	seen := map[string]bool{}
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		nul := bytes.IndexByte(data, 0)
 		if sp < 0 || nul < sp || len(data) < nul+1+20 {
-			return nil, fmt.Errorf("ledger tree %s is damaged", short(h))
+			return nil, damaged("is truncated or not a tree")
 		}
 		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
 		if err != nil {
-			return nil, fmt.Errorf("ledger tree %s: bad mode %q", short(h), data[:sp])
+			return nil, damaged(fmt.Sprintf("has a bad mode %q", data[:sp]))
 		}
 		var e entry
 		e.Name, e.Mode = string(data[sp+1:nul]), filemode.FileMode(mode)
+		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsRune(e.Name, '/') {
+			return nil, damaged(fmt.Sprintf("has an entry named %q", e.Name))
+		}
 		copy(e.Hash[:], data[nul+1:nul+21])
+		if n := len(t.entries); n > 0 && sortName(t.entries[n-1]) >= sortName(e) || seen[e.Name] {
+			return nil, damaged(fmt.Sprintf("lists %q out of order or twice", e.Name))
+		}
+		seen[e.Name] = true
 		t.entries = append(t.entries, e)
 		data = data[nul+21:]
 	}

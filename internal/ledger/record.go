@@ -145,7 +145,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 			if n, err = chunkNumber(hi.Name, lo.Name); err != nil {
 				return plumbing.ZeroHash, err
 			}
-			if content, err = l.blob(lo.Hash); err != nil {
+			if content, err = l.chunk(lo.Hash); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}
@@ -203,11 +203,11 @@ func chunkNames(n int) (hi, lo string) {
 
 func chunkNumber(hi, lo string) (int, error) {
 	var h, l int
-	if _, err := fmt.Sscanf(hi, "%d", &h); err != nil {
-		return 0, fmt.Errorf("ledger chunk directory %q is not a number", hi)
+	if _, err := fmt.Sscanf(hi, "%d", &h); err != nil || !hundredName.MatchString(hi) {
+		return 0, &DamageError{Path: hi, Reason: fmt.Sprintf("the chunk directory %q is not a number", hi)}
 	}
-	if _, err := fmt.Sscanf(lo, "%d.jsonl", &l); err != nil {
-		return 0, fmt.Errorf("ledger chunk %q is not a numbered .jsonl file", lo)
+	if _, err := fmt.Sscanf(lo, "%d.jsonl", &l); err != nil || !chunkName.MatchString(lo) {
+		return 0, &DamageError{Path: hi + "/" + lo, Reason: fmt.Sprintf("the chunk %q is not a numbered .jsonl file", lo)}
 	}
 	return h*chunksPerDir + l, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,6 +139,40 @@ func (l *Ledger) UpdateRef(name string, old, new plumbing.Hash) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// ReplaceRef points the ref at new whatever it holds now: for a ref whose
+// file holds no commit id at all, which UpdateRef cannot compare. The
+// caller holds the repository lock, as every writer of the ledger refs
+// does.
+func (l *Ledger) ReplaceRef(name string, new plumbing.Hash) error {
+	if l.reftable {
+		_, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", "--no-deref", name, new.String())
+		return err
+	}
+	path := filepath.Join(l.commonDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	lock := path + ".lock"
+	f, err := createLock(lock)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(new.String() + "\n"); err != nil {
+		f.Close()
+		os.Remove(lock)
+		return fmt.Errorf("write %s: %w", lock, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(lock)
+		return err
+	}
+	if err := os.Rename(lock, path); err != nil {
+		os.Remove(lock)
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
 func createLock(lock string) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
 	for broken := false; ; {
@@ -229,8 +264,12 @@ func TrackingRefs(commonDir string) (map[string]plumbing.Hash, error) {
 		for line := range strings.Lines(string(data)) {
 			id, ref, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 			name, isTracking := strings.CutPrefix(ref, prefix)
-			if ok && isTracking && strings.HasSuffix(name, suffix) && plumbing.IsHash(id) {
-				out[strings.TrimSuffix(name, suffix)] = plumbing.NewHash(id)
+			remote, isLedger := strings.CutSuffix(name, suffix)
+			// Only the one ref git-queen writes per remote: another
+			// clone can push refs of any name under refs/queen/, which
+			// a fetch may bring here (refs/queen/remotes/origin/remotes/x/ledger).
+			if ok && isTracking && isLedger && remote != "" && !strings.Contains(remote, "/") && plumbing.IsHash(id) {
+				out[remote] = plumbing.NewHash(id)
 			}
 		}
 	}
@@ -251,4 +290,52 @@ func TrackingRefs(commonDir string) (map[string]plumbing.Hash, error) {
 		}
 	}
 	return out, nil
+}
+
+// ForeignRefs lists the refs under refs/queen/ that git-queen does not
+// write (anything but refs/queen/ledger and refs/queen/remotes/NAME/ledger):
+// another clone pushed them, or an older git-queen's fetch brought them.
+// Nothing reads them; doctor names them so that they can be deleted.
+func ForeignRefs(commonDir string) ([]string, error) {
+	var names []string
+	if _, err := os.Stat(filepath.Join(commonDir, "reftable")); err == nil {
+		out, err := gitrepo.Git("", "--git-dir", commonDir, "for-each-ref", "--format=%(refname)", "refs/queen/")
+		if err != nil {
+			return nil, err
+		}
+		names = strings.Fields(out)
+	} else {
+		seen := map[string]bool{}
+		if data, err := os.ReadFile(filepath.Join(commonDir, "packed-refs")); err == nil && bytes.Contains(data, []byte("refs/queen/")) {
+			for line := range strings.Lines(string(data)) {
+				if _, ref, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(ref, "refs/queen/") && !seen[ref] {
+					seen[ref] = true
+					names = append(names, ref)
+				}
+			}
+		}
+		root := filepath.Join(commonDir, "refs", "queen")
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
+				return nil
+			}
+			rel, err := filepath.Rel(commonDir, p)
+			if ref := filepath.ToSlash(rel); err == nil && !seen[ref] {
+				seen[ref] = true
+				names = append(names, ref)
+			}
+			return nil
+		})
+	}
+	var foreign []string
+	for _, ref := range names {
+		remote, isTracking := strings.CutPrefix(ref, "refs/queen/remotes/")
+		remote, isLedger := strings.CutSuffix(remote, "/ledger")
+		if ref == Ref || isTracking && isLedger && remote != "" && !strings.Contains(remote, "/") {
+			continue
+		}
+		foreign = append(foreign, ref)
+	}
+	slices.Sort(foreign)
+	return foreign, nil
 }

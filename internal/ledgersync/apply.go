@@ -1,13 +1,16 @@
 package ledgersync
 
 import (
+	"bytes"
 	"os"
+	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
 
@@ -26,16 +29,17 @@ import (
 func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Hash, r *round) error {
 	idx := s.index()
 	if err := idx.catchUp(s.ledger, local); err != nil {
-		return err
+		return ownDamage(err)
 	}
 	applied := map[string]string{} // id -> the version key this merge applied
+	broken := map[string]*ruleCount{}
 	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
-		if dir, ok := ledger.DirOf(file); ok {
-			r.received[dir] += len(lines)
-		}
-		fresh, err := newestOnly(idx, lines, applied)
+		fresh, err := newestOnly(idx, file, lines, applied, broken)
 		if err != nil || len(fresh) == 0 {
 			return err
+		}
+		if dir, ok := ledger.DirOf(file); ok {
+			r.received[dir] += len(fresh)
 		}
 		if st.Applying == nil {
 			st.Applying = &applying{From: start.String(), To: local.String(), Received: map[string]int64{}}
@@ -46,37 +50,69 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 				return err
 			}
 		}
+		if file == records.ReservationsFile {
+			arrivals, ahead := arrivalsOf(fresh, s.S.Now())
+			if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
+				return err
+			}
+			r.future += len(arrivals)
+			r.futureBy = max(r.futureBy, ahead)
+		}
 		out := make([]any, len(fresh))
 		for i, l := range fresh {
 			out[i] = l
 		}
 		return tx.Append(s.S.ReceivedLog(file), out...)
 	})
-	return err
+	if err != nil {
+		// The remote's part of merged passed Inspect: damage is this clone's.
+		return ownDamage(err)
+	}
+	for _, note := range recordNotes(r.remote, r.fetched, broken, s.S.Now()) {
+		st.noteSetAside(note)
+		r.setAside = append(r.setAside, note)
+	}
+	return nil
 }
 
-// newestOnly keeps, of the incoming versions of each record, the newest,
-// and only if it is newer than what the index (when there is one) and
-// applied (what the caller applied before; updated) know;
-// lines without an id or a time are kept, and lines that are not JSON
-// objects (which no reader could use) stay in the ledger only.
-func newestOnly(idx *versionIndex, lines [][]byte, applied map[string]string) ([][]byte, error) {
+// newestOnly keeps, of the incoming versions of each record, the newest
+// (records.Newer: the later version time, then the larger bytes), and only
+// if it is not older than what the index (when there is one) and applied
+// (what the caller applied before; updated) know: a version whose time
+// equals the newest known is kept, so that every clone holds both and
+// readers pick the same one by its bytes. Versions that break a rule
+// (brokenRule) are counted in broken (when not nil) and left out, as are
+// lines that are not JSON objects; records without a time are kept.
+func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount) ([][]byte, error) {
 	type best struct {
 		at  int
 		key string
 	}
 	byID := map[string]best{}
 	var ids []string
+	ok := make([]bool, len(lines))
 	for i, line := range lines {
-		id, key, ok := versionOf(line)
-		if !ok {
+		if rule, msg := brokenRule(file, line); rule != "" {
+			if broken != nil {
+				c := broken[rule]
+				if c == nil {
+					c = &ruleCount{msg: msg, example: exampleOf(line)}
+					broken[rule] = c
+				}
+				c.n++
+			}
+			continue
+		}
+		ok[i] = true
+		id, key, isVersion := versionOf(line)
+		if !isVersion {
 			continue
 		}
 		b, seen := byID[id]
 		if !seen {
 			ids = append(ids, id)
 		}
-		if !seen || key >= b.key {
+		if !seen || key > b.key || key == b.key && bytes.Compare(line, lines[b.at]) > 0 {
 			byID[id] = best{i, key}
 		}
 	}
@@ -89,14 +125,15 @@ func newestOnly(idx *versionIndex, lines [][]byte, applied map[string]string) ([
 	}
 	var out [][]byte
 	for i, line := range lines {
-		id, _, ok := versionOf(line)
-		if !ok {
-			if jsonline.ObjectFields(line, nil, nil) == nil {
-				out = append(out, line) // a record without a time: kept
-			}
-			continue // not a record at all: it stays in the ledger only
+		if !ok[i] {
+			continue
 		}
-		if b := byID[id]; b.at == i && b.key > known[id] && b.key > applied[id] {
+		id, _, isVersion := versionOf(line)
+		if !isVersion {
+			out = append(out, line) // a record without a time: kept
+			continue
+		}
+		if b := byID[id]; b.at == i && b.key >= known[id] && b.key >= applied[id] {
 			out = append(out, line)
 			if applied != nil {
 				applied[id] = b.key
@@ -104,6 +141,21 @@ func newestOnly(idx *versionIndex, lines [][]byte, applied map[string]string) ([
 		}
 	}
 	return out, nil
+}
+
+// exampleOf names a line in a note: its id, or its first bytes.
+func exampleOf(line []byte) string {
+	keys := []string{jsonline.DefaultKey}
+	vals := make([][]byte, 1)
+	if jsonline.ObjectFields(line, keys, vals) == nil {
+		if id, ok := jsonline.String(vals[0]); ok && len(id) <= 100 {
+			return "id " + strconv.Quote(id)
+		}
+	}
+	if len(line) > 40 {
+		line = line[:40]
+	}
+	return "a line starting " + strconv.Quote(string(line))
 }
 
 func sizeOf(path string) int64 {

@@ -10,6 +10,7 @@ import (
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
 
@@ -22,18 +23,24 @@ import (
 // ledger commits and kept in the cache directory, so it is computed once
 // per fetch; when no remote moved since the last sync, the cost is a
 // directory listing and a small file read.
-func Fetched(ws *workspace.Workspace) func(name string) ([]string, error) {
+//
+// A tracking ledger that is damaged or over the bound one sync takes, or
+// that cannot be read for any other reason, adds nothing and is no error:
+// a command or a commit goes on from what the live store holds (the next
+// sync sets the commit aside and says so, and doctor names it). now is the
+// clock reservations from the future are bounded by.
+func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([]string, error) {
 	return func(name string) ([]string, error) {
 		if name != records.ReservationsFile || !ws.Live || ws.Repo == nil {
 			return nil, nil
 		}
 		tracking, err := ledger.TrackingRefs(ws.Repo.CommonDir)
 		if err != nil || len(tracking) == 0 {
-			return nil, err
+			return nil, nil
 		}
 		st, err := loadState(ws.Dir)
 		if err != nil {
-			return nil, err
+			return nil, nil
 		}
 		var paths []string
 		var l *ledger.Ledger
@@ -49,47 +56,66 @@ func Fetched(ws *workspace.Workspace) func(name string) ([]string, error) {
 			}
 			if l == nil {
 				if l, err = ledger.Open(ws.Repo.CommonDir); err != nil {
-					return nil, err
+					return nil, nil
 				}
 			}
 			local, err := l.ReadRef(ledger.Ref)
 			if err != nil {
-				return nil, err
+				local = plumbing.ZeroHash
 			}
-			path, err := extract(l, ws.CacheDir(), local, fetched)
-			if err != nil {
-				return nil, err
+			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo), now()); ok {
+				paths = append(paths, path)
 			}
-			paths = append(paths, path)
 		}
 		return paths, nil
 	}
 }
 
 // extract writes (once) the reservation versions fetched holds that local
-// does not, the newest of each id, and returns the file's path.
-func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash) (string, error) {
+// does not, the newest of each id within every rule, and returns the file's
+// path; ok is false when fetched is damaged or over limit (noted once, in
+// a file beside, so that the next command does not inspect it again), or
+// when it cannot be read.
+func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, limit int64, now time.Time) (string, bool) {
 	path := filepath.Join(cacheDir, "fetched-"+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
 	if _, err := os.Stat(path); err == nil {
-		return path, nil
+		return path, true
+	}
+	refused := path + ".refused"
+	if _, err := os.Stat(refused); err == nil {
+		return "", false
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", false
+	}
+	n, err := l.Inspect(local, fetched)
+	if err == nil && n > limit {
+		err = overBound(fetched, n, limit)
+	}
+	if ledger.IsDamage(err) {
+		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
+	}
+	if err != nil {
+		return "", false
 	}
 	d, err := l.Changes(local, fetched)
 	if err != nil {
-		return "", err
+		return "", false
 	}
-	lines, err := newestOnly(nil, d.Added[records.ReservationsFile], nil)
+	lines, err := newestOnly(nil, records.ReservationsFile, d.Added[records.ReservationsFile], nil, nil)
 	if err != nil {
-		return "", err
+		return "", false
 	}
 	var data []byte
 	for _, line := range lines {
 		data = append(append(data, line...), '\n')
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return "", err
+	arrivals, _ := arrivalsOf(lines, now)
+	if store.AddArrivals(path, arrivals, now) != nil {
+		return "", false
 	}
 	pruneCache(cacheDir)
-	return path, jsonl.WriteCacheFile(path, data)
+	return path, jsonl.WriteCacheFile(path, data) == nil
 }
 
 // cacheMaxAge is how long cache files live unmodified.

@@ -55,13 +55,17 @@ func (x *versionIndex) head() plumbing.Hash {
 	return plumbing.NewHash(strings.TrimSpace(string(data)))
 }
 
-// catchUp makes the index reflect the ledger commit to.
+// catchUp makes the index reflect the ledger commit to. An index whose
+// head the ledger no longer reads (a gc pruned it) is built again from to.
 func (x *versionIndex) catchUp(l *ledger.Ledger, to plumbing.Hash) error {
 	from := x.head()
 	if from == to {
 		return nil
 	}
 	removed, err := x.addChanges(l, from, to)
+	if ledger.IsDamage(err) && !from.IsZero() && l.Sound(from) != nil {
+		removed, err = true, nil
+	}
 	if err == nil && removed {
 		// to is not a continuation of what the index saw: start over.
 		if err := os.RemoveAll(x.dir); err != nil {
@@ -103,6 +107,9 @@ func (x *versionIndex) add(lines ledger.Lines) error {
 			id, key, ok := versionOf(line)
 			if !ok {
 				continue
+			}
+			if rule, _ := brokenRule(file, line); rule != "" {
+				continue // set aside on receipt: it never counts as newest
 			}
 			b := bucketOf(id)
 			if buckets[b] == nil {

@@ -51,7 +51,7 @@ func newClone(t *testing.T, r testgit.Remote, c *clock) *clone {
 		t.Fatal(err)
 	}
 	s := &store.Store{WS: ws, Clock: c.now, NoSync: true}
-	s.Fetched = Fetched(ws)
+	s.Fetched = Fetched(ws, s.Now)
 	sy, err := New(s, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,11 @@ func TestRewrittenLogsAreNotRecordedTwice(t *testing.T) {
 	noRepeats(t, "the ledger", a.ledgerLines(t))
 }
 
-func TestRemoteWithAnotherLedgerFormatIsRefused(t *testing.T) {
+// A remote commit in a format this version does not write is set aside,
+// named (with the advice to upgrade, for a team that did), and its honest
+// parent is merged instead: the sync goes on, and its push leaves the
+// commit it could not read out of the remote's ledger.
+func TestRemoteWithAnotherLedgerFormatIsSetAside(t *testing.T) {
 	r := newRemote(t)
 	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	a, b := newClone(t, r, c), newClone(t, r, c)
@@ -311,12 +315,26 @@ func TestRemoteWithAnotherLedgerFormatIsRefused(t *testing.T) {
 	testgit.Run(t, tmp, "checkout", "-q", "refs/l")
 	testgit.Write(t, tmp, "FORMAT", "git-queen ledger 9\n")
 	testgit.Run(t, tmp, "commit", "-qam", "future")
+	future := testgit.Run(t, tmp, "rev-parse", "HEAD")
 	testgit.Run(t, tmp, "push", "-q", "origin", "HEAD:"+ledger.Ref)
 	b.send(t, "bob", "ann", "y")
-	_, err := b.sy.Sync("origin")
-	var fe *ledger.FormatError
-	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "upgrade git-queen") {
-		t.Fatalf("sync with a future ledger: %v", err)
+	res := b.sync(t)
+	if len(res.SetAside) != 1 || res.SetAside[0].Commit != future || res.SetAside[0].Path != "FORMAT" ||
+		!strings.Contains(res.SetAside[0].Reason, "upgrade git-queen") {
+		t.Fatalf("set aside: %+v", res.SetAside)
+	}
+	if got := b.inbox(t, "bob"); len(got) != 1 || !strings.Contains(got[0], " x ") {
+		t.Fatalf("bob's inbox after the sync: %v (ann's message is in the set-aside commit's parent)", got)
+	}
+	if !res.Pushed {
+		t.Fatalf("the sync did not push: %+v", res)
+	}
+	tip := testgit.Run(t, tmp, "ls-remote", "origin", ledger.Ref)
+	if strings.HasPrefix(tip, future) {
+		t.Fatalf("the remote's ledger is still the future commit")
+	}
+	if a.sync(t); len(a.inbox(t, "ann")) != 1 {
+		t.Fatalf("ann did not get bob's message: %v", a.inbox(t, "ann"))
 	}
 }
 

@@ -51,6 +51,9 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 	var fresh map[string]bool // the grants that are new records, not renewals
 	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
 		if fresh == nil {
+			if r.clockErr != nil && req.Exclusive {
+				return &stopAfter{r.clockErr}
+			}
 			got, err := rs.ReserveIn(tx, req)
 			out.Result = got
 			var conflict *reservations.ConflictError
@@ -80,15 +83,18 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 		return nil
 	})
 	out.Sync = res
-	if err != nil && IsRemoteError(err) && !res.Pushed {
-		if len(fresh) > 0 {
-			werr := s.S.Update(func(tx *jsonl.Tx) error {
-				return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
-			})
-			if werr != nil {
-				return out, errors.Join(err, werr)
-			}
+	if err != nil && !res.Pushed && len(fresh) > 0 {
+		// Whatever failed after the grant was appended (the push, the
+		// remote, this machine), nothing is reserved: the grant is
+		// withdrawn (one that lost a race was, already).
+		werr := s.S.Update(func(tx *jsonl.Tx) error {
+			return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
+		})
+		if werr != nil {
+			return out, errors.Join(err, werr)
 		}
+	}
+	if err != nil && IsRemoteError(err) && !res.Pushed {
 		return out, &UnpublishedError{Remote: remote, Err: err}
 	}
 	return out, err

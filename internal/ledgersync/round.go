@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -21,65 +22,179 @@ type round struct {
 	fetched, local plumbing.Hash
 	marks          map[string]Mark
 	// received counts the versions the merge brought that the local
-	// ledger did not have (before leaving out those older than this
-	// clone's).
+	// ledger did not have and that this clone applied (the newest of
+	// their records here, and within every rule).
 	received  Counts
 	withdrawn []Withdrawal
-	stop      error
+	// setAside notes what of the remote's ledger this round did not take.
+	setAside []SetAside
+	// rebuilt says the local ledger was damaged and built again.
+	rebuilt string
+	// future counts the reservation versions applied that claimed a time
+	// further ahead than any honest clock (their expiry counts from their
+	// arrival), and futureBy is how far ahead the furthest claimed to be.
+	future   int
+	futureBy time.Duration
+	// clocks are the other clones whose clocks are off, and clockErr is
+	// set when this clone's is (see ClockError).
+	clocks   []ClockWarning
+	clockErr *ClockError
+	stop     error
+}
+
+// localDamage is damage found in this clone's own ledger during a round:
+// the round is run again on a ledger rebuilt from the live store.
+type localDamage struct{ err error }
+
+func (e *localDamage) Error() string { return "this clone's ledger is damaged: " + e.err.Error() }
+func (e *localDamage) Unwrap() error { return e.err }
+
+// ownDamage turns damage found while reading this clone's ledger into a
+// localDamage; other errors pass.
+func ownDamage(err error) error {
+	if ledger.IsDamage(err) {
+		return &localDamage{err}
+	}
+	return err
 }
 
 // round records what this clone wrote since the last recording, merges the
 // remote's ledger fetched, applies what came in to received/, lets the
 // caller act (withdrawing unpublished reservations that lost first), records
 // again, and moves the local ledger ref once, from the commit it started at
-// to the one it built.
-func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step) (*round, error) {
+// to the one it built. With rebuild, the local ledger is first built anew
+// from the live store (see rebuild).
+func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuild bool) (*round, error) {
 	r := &round{remote: remote, fetched: fetched, received: Counts{}}
 	err := s.S.Update(func(tx *jsonl.Tx) error {
 		st, err := s.loadState()
 		if err != nil {
 			return err
 		}
-		start, err := s.ledger.ReadRef(ledger.Ref)
+		if st.CloneID == "" {
+			st.CloneID, st.changed = newCloneID(), true
+		}
+		s.cloneID = st.CloneID
+		start, local, marks, err := s.soundStart(st, rebuild, r)
 		if err != nil {
 			return err
 		}
-		marks := st.Recorded
-		local, err := s.recordOn(start, &marks)
-		if err != nil {
-			return err
+		if local, err = s.recordOn(local, &marks); err != nil {
+			return ownDamage(err)
 		}
 		if err := s.at("recorded"); err != nil {
 			return err
 		}
-		if local, err = s.mergeFetched(tx, st, start, local, r); err != nil {
+		if local, err = s.mergeFetched(tx, st, start.hash, local, r); err != nil {
 			return err
 		}
 		if err := s.at("applied"); err != nil {
 			return err
 		}
+		now := s.S.Now()
+		r.clocks, r.clockErr = st.clockWarnings(now), st.clockError(now)
 		if r.withdrawn, err = s.withdrawLosers(tx, st, remote); err != nil {
 			return err
 		}
 		s.trace("checked unpublished grants")
+		before := s.ownSizes()
 		if caller != nil {
 			if err := caller(tx, r); err != nil {
 				var after *stopAfter
 				if !errors.As(err, &after) {
-					return err // the caller failed: nothing moves
+					return errors.Join(err, s.cutBack(before)) // the caller failed: nothing moves
 				}
 				r.stop = after.err
 			}
 		}
 		s.trace("acted")
 		if local, err = s.recordOn(local, &marks); err != nil {
-			return err
+			return errors.Join(ownDamage(err), s.cutBack(before))
 		}
 		s.trace("recorded again")
 		r.local, r.marks = local, marks
-		return s.moveRef(st, start, local, marks, remote, fetched)
+		if err := s.moveRef(st, start, local, marks, remote, fetched); err != nil {
+			if cur, rerr := s.ledger.ReadRef(ledger.Ref); rerr == nil && cur == local {
+				return err // the ledger holds what was appended: it stays
+			}
+			return errors.Join(err, s.cutBack(before))
+		}
+		return nil
 	})
 	return r, err
+}
+
+// ownSizes are the sizes of this clone's logs, before a caller appends.
+func (s *Syncer) ownSizes() map[string]int64 {
+	sizes := map[string]int64{}
+	for _, l := range ledger.Logs {
+		sizes[l.File] = sizeOf(s.S.WS.Path(l.File))
+	}
+	return sizes
+}
+
+// cutBack undoes what a round's caller appended to this clone's logs when
+// the round fails after it (the ledger could not be written: a full disk,
+// a read-only object store), so that a command that fails grants nothing.
+// The round still holds the repository lock: nothing else was appended.
+func (s *Syncer) cutBack(sizes map[string]int64) error {
+	var errs []error
+	for file, size := range sizes {
+		errs = append(errs, truncateTo(s.S.WS.Path(file), size))
+	}
+	return errors.Join(errs...)
+}
+
+// refStart is the local ledger ref as a round found it: the commit it
+// names, or unreadable (its file holds no commit id), when only
+// ReplaceRef can move it.
+type refStart struct {
+	hash       plumbing.Hash
+	unreadable bool
+}
+
+// soundStart reads the local ledger ref and returns the commit the round
+// builds on, with the marks of what that commit holds of this clone's
+// logs. A ref that names a commit not verified before is read whole
+// first; a ref that cannot be read, or names a damaged commit (a gc
+// --prune=now that ran during a sync leaves one), is replaced by a ledger
+// rebuilt from the live store, and so is any ledger when rebuild is set.
+func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbing.Hash, map[string]Mark, error) {
+	var start refStart
+	tip, err := s.ledger.ReadRef(ledger.Ref)
+	why := ""
+	switch {
+	case err != nil:
+		start.unreadable, why = true, err.Error()
+	case rebuild:
+		start.hash, why = tip, "damage found during the last round"
+	case tip.IsZero():
+	case tip.String() == st.Verified:
+		if err := s.ledger.Sound(tip); ledger.IsDamage(err) {
+			why = err.Error()
+		} else if err != nil {
+			return start, plumbing.ZeroHash, nil, err
+		}
+		start.hash = tip
+	default:
+		start.hash = tip
+		if _, err := s.ledger.Inspect(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
+			why = err.Error()
+		} else if err != nil {
+			return start, plumbing.ZeroHash, nil, err
+		}
+		st.Verified = tip.String()
+	}
+	if why == "" {
+		return start, tip, st.Recorded, nil
+	}
+	local, marks, err := s.rebuild(why)
+	if err != nil {
+		return start, plumbing.ZeroHash, nil, err
+	}
+	r.rebuilt = why
+	st.Verified = local.String()
+	return start, local, marks, nil
 }
 
 // recordOn writes a ledger commit on parent with the lines this clone
@@ -100,31 +215,48 @@ func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbin
 }
 
 // mergeFetched merges the remote's ledger into local and applies what it
-// brought. It returns the new local commit.
+// brought. It returns the new local commit. A remote commit that Inspect
+// refuses, or that brings more than one sync takes, is set aside (noted in
+// the state and in r), and the newest of its ancestors that pass are merged
+// instead: the push that follows leaves the refused commit out.
 func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Hash, r *round) (plumbing.Hash, error) {
 	fetched := r.fetched
 	rs := st.remote(r.remote)
 	if fetched.IsZero() || fetched == local || fetched.String() == rs.Merged || fetched.String() == rs.Pushed {
 		return local, nil
 	}
-	if err := s.ledger.CheckFormat(fetched); err != nil {
-		return plumbing.ZeroHash, err
+	takes, err := s.usable(st, local, r)
+	if err != nil || len(takes) == 0 {
+		return local, err
 	}
-	localTree, err := s.ledger.TreeOf(local)
+	known := map[plumbing.Hash]bool{local: true}
+	for _, h := range []string{rs.Merged, rs.Pushed} {
+		if plumbing.IsHash(h) {
+			known[plumbing.NewHash(h)] = true
+		}
+	}
+	s.readClocks(st, takes, known, s.S.Now())
+	tree, err := s.ledger.TreeOf(local)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return plumbing.ZeroHash, ownDamage(err)
 	}
-	fetchedTree, err := s.ledger.TreeOf(fetched)
-	if err != nil {
-		return plumbing.ZeroHash, err
+	var lastTree plumbing.Hash
+	for _, c := range takes {
+		if lastTree, err = s.ledger.TreeOf(c); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		// The remote's commits passed Inspect: damage now is this clone's.
+		if tree, err = s.ledger.MergeTrees(tree, lastTree); err != nil {
+			return plumbing.ZeroHash, ownDamage(err)
+		}
 	}
-	tree, err := s.ledger.MergeTrees(localTree, fetchedTree)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	merged := fetched // the remote holds all we have: take its commit
-	if tree != fetchedTree {
-		if merged, err = s.ledger.CommitTree(tree, []plumbing.Hash{local, fetched}, s.signature(),
+	merged := takes[0] // the remote holds all we have: take its commit
+	if len(takes) > 1 || tree != lastTree {
+		parents := takes
+		if !local.IsZero() {
+			parents = append([]plumbing.Hash{local}, takes...)
+		}
+		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),
 			"queen: merge "+r.remote+"'s ledger"); err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -132,12 +264,56 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 	return merged, s.apply(tx, st, start, local, merged, r)
 }
 
+// maxSalvaged bounds the ancestors of a refused commit that a round
+// inspects for one it can merge.
+const maxSalvaged = 8
+
+// usable returns the commits of the remote's ledger that this round may
+// merge: the fetched commit when it passes Inspect within the round's
+// bound; else, with a note of why it was set aside, those of its nearest
+// ancestors that pass (a push that broke the ledger usually sits on an
+// honest one, whose records are kept that way).
+func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Hash, error) {
+	limit := maxReceive(s.S.WS.Repo)
+	queue, seen := []plumbing.Hash{r.fetched}, map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	for len(queue) > 0 && len(seen) < maxSalvaged {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		n, err := s.ledger.Inspect(local, c)
+		if err == nil && n > limit {
+			err = overBound(c, n, limit)
+		}
+		if err == nil {
+			out = append(out, c)
+			continue
+		}
+		if !ledger.IsDamage(err) {
+			return nil, err
+		}
+		if c == r.fetched {
+			note := damageNote(r.remote, c, err, s.S.Now())
+			st.noteSetAside(note)
+			r.setAside = append(r.setAside, note)
+			s.trace("set aside the remote's ledger")
+		}
+		if parents, err := s.ledger.Parents(c); err == nil {
+			queue = append(queue, parents...)
+		}
+	}
+	return out, nil
+}
+
 // moveRef moves the local ledger from start to local, with the state that
 // goes with it (the marks local holds) written first as an intent, which
 // loadState adopts if the ref got there.
-func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
-	if local == start {
-		if maps.Equal(marks, st.Recorded) {
+func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
+	if local == start.hash && !start.unreadable {
+		if maps.Equal(marks, st.Recorded) && st.Verified == local.String() && !st.changed {
 			return nil
 		}
 		st.Recorded = marks // only blank lines or a torn tail's newline came
@@ -153,10 +329,17 @@ func (s *Syncer) moveRef(st *state, start, local plumbing.Hash, marks map[string
 	if err := s.at("intent-saved"); err != nil {
 		return err
 	}
-	if err := s.ledger.UpdateRef(ledger.Ref, start, local); err != nil {
+	var err error
+	if start.unreadable {
+		err = s.ledger.ReplaceRef(ledger.Ref, local)
+	} else {
+		err = s.ledger.UpdateRef(ledger.Ref, start.hash, local)
+	}
+	if err != nil {
 		return err
 	}
 	st.Applying = nil
+	st.Verified = local.String()
 	st.adopt()
 	return s.at("ref-moved")
 }
@@ -194,10 +377,8 @@ func (s *Syncer) loadState() (*state, error) {
 	if err != nil || (st.Recording == nil && st.Applying == nil) {
 		return st, err
 	}
-	tip, err := s.ledger.ReadRef(ledger.Ref)
-	if err != nil {
-		return nil, err
-	}
+	// A ref that cannot be read names nothing: the intents did not reach it.
+	tip, _ := s.ledger.ReadRef(ledger.Ref)
 	if st.Applying != nil && tip.String() == st.Applying.From {
 		for file, size := range st.Applying.Received {
 			if err := truncateTo(store.ReceivedPath(s.S.WS, file), size); err != nil {

@@ -49,6 +49,23 @@ type state struct {
 	Applying *applying `json:"applying,omitempty"`
 	// Remotes holds what is known of each remote's ledger.
 	Remotes map[string]*remoteState `json:"remotes,omitempty"`
+	// SetAside notes what remotes' ledgers held that this clone did not
+	// take, the latest last (at most maxSetAside).
+	SetAside []SetAside `json:"set_aside,omitempty"`
+	// Verified is a local ledger commit read whole and found sound: the
+	// ledger ref moves only to commits built on it, so a sync checks the
+	// ref again only when it names another (moved by hand, or by an
+	// older git-queen).
+	Verified string `json:"verified,omitempty"`
+	// CloneID names this clone in the ledger commits it writes
+	// (git-queen+ID@host), so that others can read its clock.
+	CloneID string `json:"clone_id,omitempty"`
+	// Clocks are what the ledger's commits showed of other clones' clocks,
+	// by clone.
+	Clocks map[string]*peerClock `json:"clocks,omitempty"`
+	// changed says that a round changed the state beyond its marks (a
+	// note), so that it is saved even when the ledger did not move.
+	changed bool
 }
 
 // adopt takes a recording the ledger ref reached as the state.

@@ -52,6 +52,9 @@ type Syncer struct {
 	// "recorded", "pushed", ...), for a person asking where time goes.
 	Trace  func(step string)
 	ledger *ledger.Ledger
+	// cloneID names this clone in its commits (state.CloneID), once a
+	// round has read the state.
+	cloneID string
 }
 
 // New opens the ledger of the live store s.
@@ -94,7 +97,11 @@ func (s *Syncer) signature() ledger.Signature {
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	return ledger.Signature{Name: name, Email: "git-queen@" + host, When: s.S.Now()}
+	local := "git-queen"
+	if s.cloneID != "" {
+		local += "+" + s.cloneID
+	}
+	return ledger.Signature{Name: name, Email: local + "@" + host, When: s.S.Now()}
 }
 
 // Counts are numbers of record versions by log ("messages", ...).
@@ -152,6 +159,22 @@ type Result struct {
 	// Attempts counts the fetch-merge-push rounds (more than one when
 	// other clones pushed in between).
 	Attempts int `json:"attempts"`
+	// SetAside lists what of the remote's ledger was not taken, and why.
+	SetAside []SetAside `json:"set_aside"`
+	// Rebuilt, when set, says why this clone's ledger was damaged and
+	// built again from the live store.
+	Rebuilt string `json:"rebuilt,omitempty"`
+	// Clocks are the other clones whose commits show their clocks off
+	// against this machine's by more than records.MaxClockSkew; ClockOff
+	// is set when most of them do, in one direction: this clock is wrong.
+	Clocks   []ClockWarning `json:"clocks"`
+	ClockOff *ClockError    `json:"clock_off,omitempty"`
+	// Future counts the reservation versions applied that claimed a time
+	// more than records.MaxClockSkew ahead of this machine's (they end at
+	// most their time-to-live after they arrived), and FutureBy is how far
+	// ahead the furthest was.
+	Future   int           `json:"future,omitempty"`
+	FutureBy time.Duration `json:"future_by_ns,omitempty"`
 }
 
 // step is a caller's part of a round, run under the repository lock after
@@ -164,7 +187,7 @@ type step func(tx *jsonl.Tx, r *round) error
 // exchange runs rounds of fetch, merge and push until the push wins, the
 // remote has everything, or step stops it.
 func (s *Syncer) exchange(remote string, st step) (*Result, error) {
-	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}}
+	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}, SetAside: []SetAside{}, Clocks: []ClockWarning{}}
 	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
 	err := lock.Do(func(*jsonl.Tx) error {
 		for attempt := 1; ; attempt++ {
@@ -176,9 +199,22 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("fetched"); err != nil {
 				return err
 			}
-			r, err := s.round(remote, fetched, st)
+			r, err := s.round(remote, fetched, st, false)
+			var damaged *localDamage
+			if errors.As(err, &damaged) {
+				// Found reading this clone's ledger mid-round: the round
+				// is undone (see loadState); run it on a rebuilt one.
+				r, err = s.round(remote, fetched, st, true)
+			}
 			if err != nil {
 				return err
+			}
+			res.SetAside = append(res.SetAside, r.setAside...)
+			res.Clocks = r.clocks
+			res.ClockOff = r.clockErr
+			res.Future, res.FutureBy = res.Future+r.future, max(res.FutureBy, r.futureBy)
+			if r.rebuilt != "" {
+				res.Rebuilt = r.rebuilt
 			}
 			res.Received.add(r.received)
 			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
@@ -191,6 +227,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if r.local == fetched {
 				_, err := s.published(remote, r)
 				return err
+			}
+			if r.local.IsZero() {
+				return nil // nothing here to publish, and nothing of the remote's taken
 			}
 			if err := s.at("pushing"); err != nil {
 				return err

@@ -27,6 +27,7 @@ type Exclusives struct {
 	entries []jsonl.Entry
 	droids  []string
 	index   *pathIndex
+	bounds  receiptBounds
 	// Problems are the lines that could not be read, and reservations
 	// whose pattern no longer compiles (they protect nothing).
 	Problems []jsonl.Problem
@@ -46,12 +47,15 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Exclusives{now: now, Problems: sel.Problems,
+	x := &Exclusives{now: now, Problems: sel.Problems, bounds: loadReceiptBounds(sel.Sources),
 		entries: make([]jsonl.Entry, 0, len(sel.Entries)), droids: make([]string, 0, len(sel.Entries))}
 	patterns := make([]string, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
 		if !activeFields(e.Fields, now) || string(e.Fields[holdExclusive]) != "true" {
 			continue
+		}
+		if until, ok := x.bounds.until(e); ok && !until.After(now) {
+			continue // from the future when it arrived, and ended since
 		}
 		pattern, ok1 := jsonline.String(e.Fields[holdPattern])
 		droid, ok2 := jsonline.String(e.Fields[holdDroid])
@@ -93,6 +97,7 @@ func (x *Exclusives) Holds(me string, paths []string) []Hold {
 			if err != nil {
 				continue // its fields read as an active exclusive one; the line is reported by validate
 			}
+			x.bounds.bound(x.entries[i], &r)
 			holds = append(holds, Hold{Path: p, Reservation: r})
 		}
 	}

@@ -105,6 +105,7 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 		return nil, nil, err
 	}
 	problems := sel.Problems
+	bounds := loadReceiptBounds(sel.Sources)
 	out := make([]Live, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
 		if wanted != nil && !wanted(e) {
@@ -116,6 +117,7 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
 			continue
 		}
+		bounds.bound(e, &r)
 		l.Reservation, l.raw, l.file, l.offset = r, e.Raw, e.File, e.Offset
 		out = append(out, l)
 	}
@@ -129,6 +131,9 @@ type Filter struct {
 	Droid string
 	// Path keeps the reservations whose pattern matches this path.
 	Path string
+	// Me is the droid asking: its own reservations end for it
+	// records.MaxClockSkew early (see ActiveFor).
+	Me string
 }
 
 // List returns the reservations that match, oldest first, and the lines
@@ -145,7 +150,7 @@ func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
 		return nil, nil, err
 	}
 	list = slices.DeleteFunc(list, func(l Live) bool {
-		return (!f.All && !l.ActiveAt(now)) || (f.Droid != "" && l.Droid != f.Droid) ||
+		return (!f.All && !l.ActiveFor(f.Me, now)) || (f.Droid != "" && l.Droid != f.Droid) ||
 			(f.Path != "" && !Match(l.Pattern, f.Path))
 	})
 	return list, problems, nil

@@ -92,11 +92,12 @@ func (r *Repo) config(args ...string) string {
 
 // Checks runs every check, in the order doctor prints them.
 func (r *Repo) Checks(o Options) []Check {
-	return []Check{
+	return append([]Check{
 		r.checkOnPath(),
 		r.checkLiveStore(),
 		r.checkLegacy(),
 		r.checkRemote(o.Remote),
+	}, append(r.checkLedgers(),
 		r.checkAttributes(),
 		r.checkDriver(),
 		r.checkHook(o),
@@ -108,7 +109,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkLeftovers(),
 		r.checkQuarantine(),
 		r.checkForced(),
-	}
+	)...)
 }
 
 // Options are what init and doctor are asked for.

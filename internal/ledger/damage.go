@@ -1,0 +1,174 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// A ledger is input: anyone who can push to the team's remote can put any
+// object under refs/queen/, and a gc can prune objects a ref still names.
+// Every read of a ledger is bounded and checks what it reads against the
+// one shape this version writes; what does not fit is a *DamageError,
+// which the caller sets aside (a remote's commit) or repairs (the local
+// ledger), never a reason to stop a command or a commit.
+
+// Bounds on what the ledger reads.
+const (
+	// MaxChunkBytes is the largest chunk read. A clone closes a chunk at
+	// ChunkSize (64 KiB), one record version past it at most (256 KiB);
+	// but clones that appended to the same month's last chunk before they
+	// synced leave the union of their appends there, so the bound leaves
+	// room for dozens of them. A chunk of a million reservations (230 MB)
+	// is refused from its object header, unread.
+	MaxChunkBytes = 4 << 20
+	maxTreeBytes  = 64 << 10
+	// maxCommitBytes bounds a commit object (a header and a one-line message).
+	maxCommitBytes = 64 << 10
+	maxFormatBytes = 1 << 10
+)
+
+// DamageError is a ledger object that is missing, of another type than its
+// place needs, of a shape this version does not write, or over a bound.
+type DamageError struct {
+	// Commit is the ledger commit being read, when known.
+	Commit plumbing.Hash
+	// Path is where in its tree ("" for the commit or the root tree).
+	Path   string
+	Object plumbing.Hash
+	Reason string
+	// Missing is an object the repository does not have (a gc pruned it
+	// while a ref still named it, or a fetch broke off).
+	Missing bool
+}
+
+func (e *DamageError) Error() string {
+	where := "the ledger"
+	if !e.Commit.IsZero() {
+		where = "ledger commit " + short(e.Commit)
+	}
+	if e.Path != "" {
+		where += " at " + e.Path
+	}
+	obj := ""
+	if !e.Object.IsZero() && e.Object != e.Commit {
+		obj = " (object " + short(e.Object) + ")"
+	}
+	return fmt.Sprintf("%s%s: %s", where, obj, e.Reason)
+}
+
+// IsDamage reports whether err is a damaged ledger (see DamageError).
+func IsDamage(err error) bool {
+	var d *DamageError
+	return errors.As(err, &d)
+}
+
+// inCommit names the commit a damage was found in, if it does not say yet.
+func inCommit(err error, commit plumbing.Hash) error {
+	var d *DamageError
+	if errors.As(err, &d) && d.Commit.IsZero() {
+		d.Commit = commit
+	}
+	return err
+}
+
+// at names the tree path a damage was found at, if it does not say yet.
+func at(err error, p string) error {
+	var d *DamageError
+	if errors.As(err, &d) && d.Path == "" {
+		d.Path = p
+	}
+	return err
+}
+
+// level is a depth of the ledger's tree, each with its one kind of entry:
+//
+//	root   FORMAT and one directory per log
+//	log    one directory per month, "2026-11"
+//	month  one directory per hundred chunks, "000"
+//	hundred  the chunks, "00.jsonl"
+type level int
+
+const (
+	rootLevel level = iota
+	logLevel
+	monthLevel
+	hundredLevel
+)
+
+var (
+	monthName   = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`)
+	hundredName = regexp.MustCompile(`^[0-9]{3}$`)
+	chunkName   = regexp.MustCompile(`^[0-9]{2}\.jsonl$`)
+)
+
+// admit says why an entry cannot stand at this level of a ledger tree
+// ("" when it can): its name and mode must be what git-queen writes there.
+func (lv level) admit(e entry) string {
+	var wantName *regexp.Regexp
+	wantMode := filemode.Dir
+	switch lv {
+	case rootLevel:
+		if e.Name == formatFile {
+			wantMode = filemode.Regular
+			break
+		}
+		if _, ok := fileOf(e.Name); !ok {
+			return fmt.Sprintf("%q is not a part of the ledger (only %s and the logs' directories are)", e.Name, formatFile)
+		}
+	case logLevel:
+		wantName = monthName
+	case monthLevel:
+		wantName = hundredName
+	default:
+		wantName, wantMode = chunkName, filemode.Regular
+	}
+	if wantName != nil && !wantName.MatchString(e.Name) {
+		return fmt.Sprintf("%q is not a name git-queen writes there", e.Name)
+	}
+	if e.Mode != wantMode {
+		return fmt.Sprintf("%q has mode %o (%s), not %o", e.Name, uint32(e.Mode), modeName(e.Mode), uint32(wantMode))
+	}
+	return ""
+}
+
+func (lv level) next() level { return lv + 1 }
+
+func modeName(m filemode.FileMode) string {
+	switch m {
+	case filemode.Dir:
+		return "a directory"
+	case filemode.Regular, filemode.Deprecated:
+		return "a file"
+	case filemode.Executable:
+		return "an executable file"
+	case filemode.Symlink:
+		return "a symbolic link"
+	case filemode.Submodule:
+		return "a submodule (gitlink)"
+	}
+	return "unknown"
+}
+
+// shapeError is the damage of an entry that admit refused.
+func shapeError(prefix string, e entry, reason string) error {
+	return &DamageError{Path: path.Join(prefix, e.Name), Object: e.Hash, Reason: reason}
+}
+
+// levelOf is the level of the tree at p ("" is the root).
+func levelOf(p string) level {
+	if p == "" {
+		return rootLevel
+	}
+	n := level(1)
+	for _, c := range p {
+		if c == '/' {
+			n++
+		}
+	}
+	return n
+}

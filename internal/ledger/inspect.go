@@ -1,0 +1,150 @@
+package ledger
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+// Inspect checks a ledger commit another clone wrote before anything
+// reads it: the commit object, every tree where to differs from the commit
+// from (whose parts this clone holds already and trusts), each entry's
+// name and mode, the FORMAT file, and each differing chunk's size from its
+// object header, without reading a chunk. It returns the bytes of the
+// chunks to holds that from does not hold at the same place (what a merge
+// would read: a bound on a round's growth), or the first damage found, a
+// *DamageError that names the commit and the place.
+func (l *Ledger) Inspect(from, to plumbing.Hash) (newBytes int64, err error) {
+	if to.IsZero() {
+		return 0, nil
+	}
+	toTree, err := l.TreeOf(to)
+	if err != nil {
+		return 0, inCommit(err, to)
+	}
+	var fromTree plumbing.Hash
+	if !from.IsZero() {
+		if fromTree, err = l.TreeOf(from); err != nil {
+			return 0, err
+		}
+	}
+	in := &inspection{l: l}
+	err = in.trees("", fromTree, toTree)
+	return in.newBytes, inCommit(err, to)
+}
+
+type inspection struct {
+	l        *Ledger
+	newBytes int64
+}
+
+func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
+	if a == b {
+		return nil
+	}
+	tb, err := in.l.readTree(b)
+	if err != nil {
+		return at(err, prefix)
+	}
+	ta := &tree{}
+	if !a.IsZero() {
+		// a is this clone's; a part of it that does not read is not the
+		// remote's fault, and b's part is inspected in full instead.
+		if t, err := in.l.readTree(a); err == nil {
+			ta = t
+		}
+	}
+	lv := levelOf(prefix)
+	if lv == rootLevel {
+		if err := in.format(tb); err != nil {
+			return err
+		}
+	}
+	for _, eb := range tb.entries {
+		if why := lv.admit(eb); why != "" {
+			return shapeError(prefix, eb, why)
+		}
+		ea, inA := ta.get(eb.Name)
+		if inA && ea.Hash == eb.Hash && ea.Mode == eb.Mode {
+			continue
+		}
+		p := path.Join(prefix, eb.Name)
+		switch {
+		case eb.Mode == filemode.Dir:
+			var from plumbing.Hash
+			if inA && ea.Mode == filemode.Dir {
+				from = ea.Hash
+			}
+			if err := in.trees(p, from, eb.Hash); err != nil {
+				return err
+			}
+		case eb.Name == formatFile:
+		default:
+			size, err := in.l.objects.blobSize(eb.Hash)
+			if err != nil {
+				return at(err, p)
+			}
+			if size > MaxChunkBytes {
+				return &DamageError{Path: p, Object: eb.Hash,
+					Reason: fmt.Sprintf("a chunk of %d bytes, more than a ledger chunk may have (%d)", size, MaxChunkBytes)}
+			}
+			in.newBytes += size
+		}
+	}
+	return nil
+}
+
+// format checks the FORMAT file of a root tree.
+func (in *inspection) format(root *tree) error {
+	e, ok := root.get(formatFile)
+	if !ok {
+		return &DamageError{Path: formatFile, Reason: "the ledger has no FORMAT file"}
+	}
+	if e.Mode != filemode.Regular {
+		return shapeError("", e, rootLevel.admit(e))
+	}
+	data, err := in.l.formatBlob(e.Hash)
+	if err != nil {
+		return at(err, formatFile)
+	}
+	if string(data) != formatLine {
+		return &DamageError{Path: formatFile, Object: e.Hash, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
+	}
+	return nil
+}
+
+// blobSize is the size of a blob from its object header.
+func (o *objectStore) blobSize(h plumbing.Hash) (int64, error) {
+	kind, size, err := o.in.Header(h[:])
+	if gitrepo.IsNotInProcess(err) {
+		o.in.Refresh()
+		if kind, size, err = o.in.Header(h[:]); gitrepo.IsNotInProcess(err) {
+			// git tells the type and size of an object it will not hand
+			// over: any object larger than nothing is "too large" here.
+			var tooLarge *gitrepo.TooLargeError
+			var data []byte
+			kind, data, err = o.readWithGit(h, 0)
+			if size = int64(len(data)); errors.As(err, &tooLarge) {
+				kind, size, err = tooLarge.Kind, tooLarge.Size, nil
+			}
+		}
+	}
+	var gitFailed *gitFailure
+	switch {
+	case errors.As(err, &gitFailed):
+		return 0, err
+	case errors.Is(err, errNotFound):
+		return 0, &DamageError{Object: h, Missing: true, Reason: "the chunk " + short(h) + " is missing from the repository"}
+	case err != nil:
+		return 0, &DamageError{Object: h, Reason: fmt.Sprintf("the chunk %s cannot be read: %v", short(h), err)}
+	case kind != "blob":
+		return 0, &DamageError{Object: h, Reason: fmt.Sprintf("a %s where a chunk (a blob) belongs", kind)}
+	}
+	return size, nil
+}
