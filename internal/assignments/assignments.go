@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/ids"
 	"github.com/git-queen/git-queen/internal/jsonl"
@@ -66,15 +67,32 @@ type Result struct {
 	Assigned records.Assignment `json:"assigned"`
 	// Replaced is the assignment a forced reassignment ended.
 	Replaced *records.Assignment `json:"replaced,omitempty"`
+	// Notified is the message that told the droid it was taken from.
+	Notified []records.Message `json:"notified,omitempty"`
 }
 
-// Assign records an active assignment of the issue to the droid.
-func (a *Store) Assign(req Request) (Result, error) {
-	var res Result
+func (req *Request) validate() error {
 	if err := records.ValidateIssueID(req.IssueID); err != nil {
-		return res, err
+		return err
 	}
 	if err := records.ValidateDroid(req.Droid); err != nil {
+		return err
+	}
+	if req.By == "" {
+		req.By = "human"
+	}
+	if err := records.ValidateDroid(req.By); err != nil {
+		return records.Invalidf("assigned by: %w", err)
+	}
+	return validReason(req.Reason)
+}
+
+// Assign records an active assignment of the issue to the droid. With
+// Force, an issue another droid holds is taken from it: its assignment
+// becomes reassigned (a forced version by req.By), and it is told.
+func (a *Store) Assign(req Request) (Result, error) {
+	var res Result
+	if err := req.validate(); err != nil {
 		return res, err
 	}
 	if err := a.checkIssueExists(req.IssueID); err != nil {
@@ -94,72 +112,152 @@ func (a *Store) Assign(req Request) (Result, error) {
 			if !req.Force {
 				return &AlreadyAssignedError{Active: cur.Assignment}
 			}
-			line, err := jsonl.SetFields(cur.raw,
-				jsonl.Field{Name: "status", Value: records.AssignmentReassigned},
-				jsonl.Field{Name: "updated_at", Value: records.Successor(now, cur.raw)},
-				jsonl.Field{Name: "reason", Value: "reassigned to " + req.Droid})
+			line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, "reassigned to "+req.Droid)
 			if err != nil {
 				return err
 			}
 			lines = append(lines, line)
-			replaced := cur.Assignment
-			replaced.Status, replaced.UpdatedAt = records.AssignmentReassigned, now
 			res.Replaced = &replaced
+			if replaced.Forced {
+				sent, err := a.tellReassigned(tx, req, replaced)
+				if err != nil {
+					return err
+				}
+				res.Notified = append(res.Notified, sent...)
+			}
 		}
 		res.Assigned = records.Assignment{
-			ID: ids.NewAssignment(), CreatedAt: now, UpdatedAt: now,
+			ID: ids.NewAssignment(), CreatedAt: now, UpdatedAt: now, UpdatedBy: req.By,
 			IssueID: req.IssueID, Droid: req.Droid, AssignedBy: req.By, Status: records.AssignmentActive,
 			Worktree: req.Worktree, Reason: req.Reason,
 		}
 		if res.Replaced != nil {
 			res.Assigned.PreviousDroid = res.Replaced.Droid
 		}
-		lines = append(lines, res.Assigned)
+		line, err := records.CheckedNew(records.AssignmentsFile, res.Assigned)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line)
 		return tx.Append(a.S.Log(records.AssignmentsFile), lines...)
 	})
-	return res, err
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// ended is the version of cur that ends it with status, written by by:
+// forced when by is not its holder.
+func ended(cur version, now time.Time, by, status, reason string) ([]byte, records.Assignment, error) {
+	fields := []jsonl.Field{
+		{Name: "status", Value: status},
+		{Name: "updated_at", Value: records.Successor(now, cur.raw)},
+		{Name: "updated_by", Value: by},
+	}
+	if reason != "" {
+		fields = append(fields, jsonl.Field{Name: "reason", Value: reason})
+	}
+	if by != cur.Droid {
+		fields = append(fields, jsonl.Field{Name: "forced", Value: true})
+	}
+	line, err := jsonl.SetFields(cur.raw, fields...)
+	if err != nil {
+		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", cur.ID, err)
+	}
+	if line, err = records.CheckedNext(records.AssignmentsFile, cur.raw, line); err != nil {
+		return nil, records.Assignment{}, err
+	}
+	var x records.Assignment
+	if err := json.Unmarshal(line, &x); err != nil {
+		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", cur.ID, err)
+	}
+	return line, x, nil
+}
+
+// UnassignRequest asks for the end of an issue's active assignment.
+type UnassignRequest struct {
+	IssueID string
+	// By is the droid asking (a droid, or "human").
+	By string
+	// Done marks the assignment completed rather than released.
+	Done bool
+	// Force lets By end another droid's assignment, which is told.
+	Force  bool
+	Reason string
+}
+
+// Unassigned is what an unassign wrote.
+type Unassigned struct {
+	records.Assignment
+	// Notified is the message that told the holder of a forced unassign.
+	Notified []records.Message `json:"notified,omitempty"`
 }
 
 // Unassign ends the active assignment of an issue: released, or completed
 // when done is set. Only the holder may, unless force.
 func (a *Store) Unassign(issueID, by string, done, force bool, reason string) (records.Assignment, error) {
-	var ended records.Assignment
+	u, err := a.End(UnassignRequest{IssueID: issueID, By: by, Done: done, Force: force, Reason: reason})
+	return u.Assignment, err
+}
+
+// End ends the active assignment of an issue, as Unassign does, and tells
+// its holder when By is someone else.
+func (a *Store) End(req UnassignRequest) (Unassigned, error) {
+	var out Unassigned
+	if err := records.ValidateDroid(req.By); err != nil {
+		return out, err
+	}
+	if err := validReason(req.Reason); err != nil {
+		return out, err
+	}
+	status := records.AssignmentReleased
+	if req.Done {
+		status = records.AssignmentCompleted
+	}
 	err := a.S.Update(func(tx *jsonl.Tx) error {
-		active, err := a.activeFor(issueID)
+		active, err := a.activeFor(req.IssueID)
 		if err != nil {
 			return err
 		}
 		if len(active) == 0 {
-			return fmt.Errorf("issue %s has no active assignment", issueID)
-		}
-		status := records.AssignmentReleased
-		if done {
-			status = records.AssignmentCompleted
+			return fmt.Errorf("issue %s has no active assignment", req.IssueID)
 		}
 		now := a.S.Now()
 		var lines []any
 		for _, cur := range active {
-			if cur.Droid != by && !force {
-				return fmt.Errorf("issue %s is assigned to %s, not %s; only the holder can unassign it (or use --force)", issueID, cur.Droid, by)
+			if cur.Droid != req.By && !req.Force {
+				return &records.ForceNeededError{Verb: "unassign", What: "the assignment of " + req.IssueID, Kind: "assignment",
+					Holder: cur.Droid, By: req.By}
 			}
-			fields := []jsonl.Field{{Name: "status", Value: status}, {Name: "updated_at", Value: records.Successor(now, cur.raw)}}
-			if reason != "" {
-				fields = append(fields, jsonl.Field{Name: "reason", Value: reason})
-			}
-			line, err := jsonl.SetFields(cur.raw, fields...)
+			line, x, err := ended(cur, now, req.By, status, req.Reason)
 			if err != nil {
 				return err
 			}
 			lines = append(lines, line)
-			ended = cur.Assignment
-			ended.Status, ended.UpdatedAt = status, now
-			if reason != "" {
-				ended.Reason = reason
+			out.Assignment = x
+			if x.Forced {
+				sent, err := a.tellEnded(tx, req, x)
+				if err != nil {
+					return err
+				}
+				out.Notified = append(out.Notified, sent...)
 			}
 		}
 		return tx.Append(a.S.Log(records.AssignmentsFile), lines...)
 	})
-	return ended, err
+	if err != nil {
+		return Unassigned{}, err
+	}
+	return out, nil
+}
+
+// validReason holds a reason to what every version obeys.
+func validReason(reason string) error {
+	if n := utf8.RuneCountInString(reason); n > records.MaxReason {
+		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
+	}
+	return nil
 }
 
 // Filter narrows a listing.

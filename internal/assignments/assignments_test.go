@@ -123,7 +123,7 @@ func TestUnassign(t *testing.T) {
 		{name: "release", by: "ann", want: "released"},
 		{name: "done", by: "ann", done: true, want: "completed"},
 		{name: "with a reason", by: "ann", reason: "blocked", want: "released"},
-		{name: "not the holder", by: "bob", want: "assigned to ann, not bob", err: true},
+		{name: "not the holder", by: "bob", want: "belongs to ann, not to bob", err: true},
 		{name: "not the holder, forced", by: "bob", force: true, want: "released"},
 	}
 	for _, tt := range tests {

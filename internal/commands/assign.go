@@ -35,11 +35,13 @@ func newAssignCmd(env *Env, runF func(assignOptions) error) *cli.Command {
 		Usage:     "assign a beads issue to a droid",
 		ArgsUsage: "ISSUE DROID",
 		Description: `Refuses when the issue already has an active assignment (in any worktree);
---force reassigns it, recording the previous droid. When .beads/issues.jsonl
-(or the legacy beads.jsonl) exists, the issue must be in it.`,
+--force reassigns it, recording the previous droid: the old assignment's
+last version is marked forced and names you, and its droid gets a message
+saying so (with --reason). When .beads/issues.jsonl (or the legacy
+beads.jsonl) exists, the issue must be in it.`,
 		Flags: []cli.Flag{reasonFlag(&o.Reason),
 			&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` the droid works in (default: this one)"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "reassign an issue another droid holds"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "reassign an issue another droid holds (they are told)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
@@ -60,7 +62,7 @@ func newClaimCmd(env *Env, runF func(assignOptions) error) *cli.Command {
 		ArgsUsage: "ISSUE",
 		Flags: []cli.Flag{reasonFlag(&o.Reason),
 			&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` you work in (default: this one)"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "take over an issue another droid holds"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "take over an issue another droid holds (they are told)"},
 		},
 		Action: func(c *cli.Context) error {
 			var err error
@@ -82,7 +84,7 @@ func newUnassignCmd(env *Env, runF func(unassignOptions) error) *cli.Command {
 		ArgsUsage: "ISSUE",
 		Flags: []cli.Flag{reasonFlag(&o.Reason),
 			&cli.BoolFlag{Name: "done", Destination: &o.Done, Usage: "mark the assignment completed rather than released"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "end another droid's assignment"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "end another droid's assignment (marked forced; they are told)"},
 		},
 		Action: func(c *cli.Context) error {
 			var err error
@@ -154,6 +156,7 @@ func runAssign(o assignOptions) error {
 	}
 	if res.Replaced != nil {
 		fmt.Fprintf(o.Env.Stdout, "reassigned %s from %s to %s (%s)\n", o.Issue, res.Replaced.Droid, o.Droid, res.Assigned.ID)
+		printNotified(o.Env, res.Notified)
 		return nil
 	}
 	fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, o.Droid, res.Assigned.ID)
@@ -169,14 +172,17 @@ type unassignOptions struct {
 
 func runUnassign(o unassignOptions) error {
 	me := o.Env.identity(o.G)
-	if me == "" && !o.Force {
-		return errNoIdentity
+	if me == "" {
+		if !o.Force {
+			return errNoIdentity
+		}
+		me = "human" // as assign says of an assignment nobody named made
 	}
 	s, err := o.Env.openStore(o.G)
 	if err != nil {
 		return err
 	}
-	ended, err := (&assignments.Store{S: s}).Unassign(o.Issue, me, o.Done, o.Force, o.Reason)
+	ended, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: o.Issue, By: me, Done: o.Done, Force: o.Force, Reason: o.Reason})
 	if err != nil {
 		return err
 	}
@@ -184,6 +190,7 @@ func runUnassign(o unassignOptions) error {
 		return printJSON(o.Env.Stdout, ended)
 	}
 	fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s\n", o.Issue, ended.Droid, ended.Status)
+	printNotified(o.Env, ended.Notified)
 	return nil
 }
 
@@ -218,6 +225,9 @@ func runAssignments(o assignmentsOptions) error {
 		status := a.Status
 		if a.PreviousDroid != "" && a.Status == records.AssignmentActive {
 			status += " (from " + a.PreviousDroid + ")"
+		}
+		if by := a.ForcedBy(); by != "" {
+			status += " by " + by + " (forced)"
 		}
 		t.row(a.IssueID, a.Droid, status, relTime(now, a.UpdatedAt), a.AssignedBy, a.Worktree, a.ID)
 	}

@@ -15,7 +15,10 @@ func conflictsCommand(env *Env) *cli.Command {
 		Description: `Two droids' active reservations that can match a common path, at least one of
 them exclusive, are a contention: a --force, an --offline grant, or two clones
 that had not synced yet left it, and one of the droids has to give way. Each
-row names both reservations and a path both match (the witness).`,
+row names both reservations and a path both match (the witness); KIND says
+"forced" for a grant made with --force over the other's, and "forced by
+NAME" for a reservation another droid renewed against its holder. --json
+marks a pair with a forced grant "forced": true.`,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return &UsageError{Command: "conflicts", Msg: "conflicts takes no arguments"}
@@ -48,7 +51,7 @@ func runConflicts(env *Env, g globals) error {
 			if witness == "" {
 				witness = "(too complex to compare)"
 			}
-			t.row(c.A.Pattern, c.A.Droid, kindWord(c.A.Exclusive), c.B.Pattern, c.B.Droid, kindWord(c.B.Exclusive), witness)
+			t.row(c.A.Pattern, c.A.Droid, kindWithForce(c.A), c.B.Pattern, c.B.Droid, kindWithForce(c.B), witness)
 		}
 		if err := t.flush(); err != nil {
 			return err

@@ -2,8 +2,10 @@ package commands
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/urfave/cli/v2"
@@ -21,8 +23,11 @@ func newReleaseCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 		Description: `Releases the reservations each PATTERN covers. As in QueenBee, an argument
 that is an issue id you are assigned (release qb-12) ends that assignment
 instead (git queen unassign qb-12); when it is both an assignment of yours
-and one of your reservation patterns, release says so and does neither.`,
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "release every reservation you hold"}},
+and one of your reservation patterns, release says so and does neither.
+
+` + holderHelp,
+		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "release every reservation you hold (or that --holder holds)"}},
+			holderFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			o.G, o.Patterns = readGlobals(c), c.Args().Slice()
 			return runF(o)
@@ -38,10 +43,13 @@ func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 		Name:      "renew",
 		Usage:     "extend your reservations: the patterns named (and any they cover), or --all",
 		ArgsUsage: "[PATTERN...]",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "renew every reservation you hold"},
+		Description: `Moves the expiry of each reservation a PATTERN covers to --ttl from now.
+
+` + holderHelp,
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "renew every reservation you hold (or that --holder holds)"},
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "new lifetime from now: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
-		},
+		}, holderFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			var err error
 			if o.TTL, err = parseTTL("renew", ttl); err != nil {
@@ -53,12 +61,27 @@ func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 	}
 }
 
+const holderHelp = `Another droid's reservations (--holder NAME) change only with --force: each
+new version is marked forced and names you, reservations and conflicts show
+it, and the holder gets a message saying what you did (with --reason).`
+
+// holderFlags are release's and renew's flags for acting on another
+// droid's reservations.
+func holderFlags(o *releaseOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "holder", Destination: &o.Holder, Usage: "act on the reservations of droid `NAME` (needs --force)"},
+		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "change another droid's reservations; they are told"},
+		&cli.StringFlag{Name: "reason", Destination: &o.Reason, Usage: "why, for the holder of a forced change (`TEXT`)"},
+	}
+}
+
 type releaseOptions struct {
-	Env        *Env
-	G          globals
-	Patterns   []string
-	All, Renew bool
-	TTL        time.Duration
+	Env               *Env
+	G                 globals
+	Patterns          []string
+	All, Renew, Force bool
+	TTL               time.Duration
+	Holder, Reason    string
 }
 
 func runRelease(o releaseOptions) error {
@@ -81,11 +104,18 @@ func runRelease(o releaseOptions) error {
 	if err != nil {
 		return err
 	}
+	holder := o.Holder
+	if holder == "" {
+		holder = me
+	}
+	if o.Reason != "" && holder == me {
+		return &UsageError{Command: verb, Msg: "--reason is told to the holder of a forced change (--holder NAME --force); your own reservations need none"}
+	}
 	args := o.Patterns
-	var ended []records.Assignment
+	var ended []assignments.Unassigned
 	if !o.Renew && !o.All {
 		var issues []string
-		if issues, args, err = releasedIssues(s, me, args); err != nil {
+		if issues, args, err = releasedIssues(s, holder, args); err != nil {
 			return err
 		}
 		if ended, err = releaseIssues(o, s, me, issues); err != nil {
@@ -96,37 +126,53 @@ func runRelease(o releaseOptions) error {
 	if err != nil {
 		return err
 	}
-	rs := &reservations.Store{S: s}
-	changed := []records.Reservation{}
-	switch {
-	case len(patterns) == 0 && !o.All:
-		// Only issues were named.
-	case o.Renew:
-		changed, err = rs.Renew(me, patterns, o.All, o.TTL)
-	default:
-		changed, err = rs.Release(me, patterns, o.All)
-	}
-	if err != nil {
-		return err
+	res := reservations.ChangeResult{Changed: []records.Reservation{}}
+	if len(patterns) > 0 || o.All { // else only issues were named
+		res, err = (&reservations.Store{S: s}).Change(reservations.ChangeRequest{By: me, Holder: holder, Patterns: patterns,
+			All: o.All, Renew: o.Renew, TTL: o.TTL, Force: o.Force, Reason: o.Reason})
+		if err != nil {
+			return err
+		}
 	}
 	if o.G.JSON {
 		key := "released"
 		if o.Renew {
 			key = "renewed"
 		}
-		out := map[string]any{key: changed}
+		out := map[string]any{key: res.Changed}
 		if len(ended) > 0 {
 			out["unassigned"] = ended
+		}
+		if len(res.Notified) > 0 {
+			out["notified"] = res.Notified
 		}
 		return printJSON(o.Env.Stdout, out)
 	}
 	now := o.Env.Now()
-	for _, r := range changed {
-		if o.Renew {
-			fmt.Fprintf(o.Env.Stdout, "renewed %s (expires %s)\n", r.Pattern, relTime(now, r.Expiry()))
-		} else {
-			fmt.Fprintf(o.Env.Stdout, "released %s\n", r.Pattern)
+	for _, r := range res.Changed {
+		whose, note := r.Pattern, ""
+		if r.Droid != me {
+			whose, note = r.Droid+"'s "+r.Pattern, "forced"
 		}
+		if o.Renew {
+			note = strings.TrimPrefix(note+"; expires "+relTime(now, r.Expiry()), "; ")
+		}
+		if note != "" {
+			note = " (" + note + ")"
+		}
+		verbed := "released"
+		if o.Renew {
+			verbed = "renewed"
+		}
+		fmt.Fprintf(o.Env.Stdout, "%s %s%s\n", verbed, whose, note)
 	}
+	printNotified(o.Env, res.Notified)
 	return nil
+}
+
+// printNotified says whom a forced change told, and with which message.
+func printNotified(env *Env, sent []records.Message) {
+	for _, m := range sent {
+		fmt.Fprintf(env.Stdout, "told %s (%s)\n", m.To, m.ID)
+	}
 }

@@ -16,7 +16,7 @@ import (
 var issueShape = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$`)
 
 // releasedIssues takes, from release's arguments, the issue ids the droid
-// is assigned (QueenBee's `release ISSUE`), and returns the rest as
+// (me: the holder release acts for) is assigned (QueenBee's `release ISSUE`), and returns the rest as
 // patterns. An argument that is both an assignment of the droid and one
 // of its reservation patterns is ambiguous, and an error names both; an
 // argument written as a path (./qb-12) is always a pattern.
@@ -60,18 +60,19 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 	return issues, patterns, nil
 }
 
-// releaseIssues ends the droid's assignments of issues, as unassign does,
-// and says so.
-func releaseIssues(o releaseOptions, s *store.Store, me string, issues []string) ([]records.Assignment, error) {
-	var ended []records.Assignment
+// releaseIssues ends the assignments of issues, as unassign does (another
+// droid's with --holder and --force, who is told), and says so.
+func releaseIssues(o releaseOptions, s *store.Store, me string, issues []string) ([]assignments.Unassigned, error) {
+	var ended []assignments.Unassigned
 	for _, issue := range issues {
-		a, err := (&assignments.Store{S: s}).Unassign(issue, me, false, false, "")
+		a, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: issue, By: me, Force: o.Force, Reason: o.Reason})
 		if err != nil {
 			return ended, err
 		}
 		ended = append(ended, a)
 		if !o.G.JSON {
 			fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s (release of an issue is unassign)\n", issue, a.Droid, a.Status)
+			printNotified(o.Env, a.Notified)
 		}
 	}
 	return ended, nil

@@ -18,6 +18,11 @@ func newReservationsCmd(env *Env, runF func(reservationsOptions) error) *cli.Com
 		Name:    "reservations",
 		Aliases: []string{"reserved"},
 		Usage:   "list active reservations: every worktree's, and every clone's that sync or fetch brought in",
+		Description: `KIND says exclusive or shared, and what --force did: "forced" for a grant
+made over other droids' reservations, "forced by ann" for a reservation ann
+renewed or released (EXPIRES: "released by ann") against its holder.
+--json gives each record as written (updated_by, forced) with active,
+forced_by and, with a remote, published.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released and expired ones"},
 			&cli.StringFlag{Name: "path", Destination: &o.Filter.Path, Usage: "only those that cover `PATH`"},
@@ -72,10 +77,13 @@ func runReservations(o reservationsOptions) error {
 			records.Reservation
 			Active    bool  `json:"active"`
 			Published *bool `json:"published,omitempty"`
+			// ForcedBy names the droid that changed this reservation
+			// against its holder (a forced release or renewal).
+			ForcedBy string `json:"forced_by,omitempty"`
 		}
 		rows := make([]row, 0, len(list))
 		for _, l := range list {
-			r := row{Reservation: l.Reservation, Active: l.ActiveFor(o.Filter.Me, now)}
+			r := row{Reservation: l.Reservation, Active: l.ActiveFor(o.Filter.Me, now), ForcedBy: l.ForcedBy()}
 			if remote != "" {
 				published := !unpublished(l)
 				r.Published = &published
@@ -91,15 +99,14 @@ func runReservations(o reservationsOptions) error {
 	}
 	t := newTable(o.Env.Stdout, "PATTERN", "DROID", "KIND", "EXPIRES", "ISSUE", "REASON", "ID")
 	for _, l := range list {
-		kind := "shared"
-		if l.Exclusive {
-			kind = "exclusive"
-		}
+		kind := kindWithForce(l.Reservation)
 		if unpublished(l) {
 			kind += ", unpublished"
 		}
 		expires := relTime(now, l.Expiry())
 		switch {
+		case l.Status == records.ReservationReleased && l.ForcedBy() != "":
+			expires = "released by " + l.ForcedBy()
 		case l.Status == records.ReservationReleased:
 			expires = "released"
 		case !l.ActiveAt(now):
@@ -114,4 +121,18 @@ func runReservations(o reservationsOptions) error {
 	}
 	moreLine(o.Env.Stdout, more)
 	return nil
+}
+
+// kindWithForce is a reservation's kind, and what --force did to it: a
+// grant made over others' reservations ("exclusive, forced"), or a change
+// another droid made ("exclusive, forced by ann").
+func kindWithForce(r records.Reservation) string {
+	kind := kindWord(r.Exclusive)
+	switch by := r.ForcedBy(); {
+	case by != "":
+		kind += ", forced by " + by
+	case r.Forced:
+		kind += ", forced"
+	}
+	return kind
 }

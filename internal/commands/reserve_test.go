@@ -3,6 +3,7 @@ package commands
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,8 +32,10 @@ func TestReservations(t *testing.T) {
 		{droid: "cat", args: "reserve src/api/** --exclusive --notify --reason 'hotfix'", code: ExitConflict,
 			stderr: []string{"held by ann", "held by bob", "notified 2 holder"}},
 		{droid: "ann", args: "msg inbox", stdout: []string{"Reservation request from cat"}},
-		{droid: "cat", args: "reserve src/api/** --exclusive --force", stdout: []string{`reserved src/api/\*\* \(exclusive`},
+		// A grant over others' reservations tells each holder, --notify or not.
+		{droid: "cat", args: "reserve src/api/** --exclusive --force", stdout: []string{`reserved src/api/\*\* \(exclusive`, `notified ann \(qm-\w{26}\)`, `notified bob`},
 			stderr: []string{"warning: .*held exclusively by ann"}},
+		{droid: "ann", args: "msg inbox", stdout: []string{`\*!\s+qm-\w{26}\s+cat\s+cat reserved over your reservation \(--force\)`}},
 		{droid: "ann", args: "check src/api/x.go README", code: ExitConflict,
 			stdout: []string{`src/api/x.go: held exclusively by cat \(pattern src/api/\*\*, expires in 2h0m\)`, "README: free"}},
 		{droid: "cat", args: "check src/api/x.go", stdout: []string{`src/api/x.go: held exclusively by ann`}, code: ExitConflict},
@@ -71,5 +74,41 @@ func TestReservations(t *testing.T) {
 	r = runIn(t, repo, map[string]string{"QUEEN_DROID": "dan"}, "check", "src/api/a.go", "--json")
 	if r.Code != ExitConflict || jsonField(t, r.Stdout, "paths.0.free") != "false" || jsonField(t, r.Stdout, "paths.0.held_by.0.droid") != "cat" {
 		t.Fatalf("check --json: %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+// Another droid's reservations change only with --holder and --force; the
+// change shows in reservations, conflicts and --json, and the holder is
+// told.
+func TestForcedChangesToReservations(t *testing.T) {
+	repo := newStoreRepo(t)
+	runScenario(t, repo, []step{
+		{droid: "ann", args: "reserve src/** docs/**", stdout: []string{`reserved src/\*\*`, `reserved docs/\*\*`}},
+		{droid: "bob", args: "release src/**", code: ExitFailure, stderr: []string{"bob holds no active reservations"}},
+		{droid: "bob", args: "release src/** --holder ann", code: ExitFailure,
+			stderr: []string{"these reservations belong to ann, not to bob", "--force", "ann will get a message"}},
+		{droid: "bob", args: "release src/** --holder ann --force --reason 'ann is on leave'",
+			stdout: []string{`released ann's src/\*\* \(forced\)`, `told ann \(qm-\w{26}\)`}},
+		{droid: "ann", args: "reservations --all", stdout: []string{`src/\*\*\s+ann\s+exclusive, forced by bob\s+released by bob`}},
+		{droid: "ann", args: "msg inbox", stdout: []string{`\*!\s+qm-\w{26}\s+bob\s+bob released your reservation src/\*\* \(--force\)`}},
+		{droid: "bob", args: "renew docs/** --holder ann --force --ttl 4h", stdout: []string{`renewed ann's docs/\*\* \(forced; expires in 4h0m\)`, "told ann"}},
+		{droid: "ann", args: "reservations", stdout: []string{`docs/\*\*\s+ann\s+exclusive, forced by bob\s+in 4h0m`}},
+		{droid: "cat", args: "reserve docs/a.md --force", stdout: []string{"reserved docs/a.md", "notified ann"}},
+		{droid: "cat", args: "conflicts", code: ExitConflict,
+			stdout: []string{`docs/\*\*\s+ann\s+exclusive, forced by bob\s+docs/a.md\s+cat\s+exclusive, forced\s+docs/a.md`}},
+		{droid: "ann", args: "renew --all", stdout: []string{`renewed docs/\*\* \(expires in 2h0m\)`}},
+		{droid: "ann", args: "reservations", stdout: []string{`docs/\*\*\s+ann\s+exclusive\s+in 2h0m`}},
+		{droid: "ann", args: "release docs/** --reason 'done'", code: ExitUsage, stderr: []string{"--reason is told to the holder of a forced change"}},
+		{droid: "bob", args: "release docs/** --holder -x --force", code: ExitUsage, stderr: []string{`must not start with "-"`}},
+		{droid: "bob", args: "release --all --holder ann --force --reason " + strings.Repeat("x", 1001), code: ExitUsage, stderr: []string{"at most 1000"}},
+	})
+	r := runIn(t, repo, map[string]string{"QUEEN_DROID": "ann"}, "reservations", "--all", "--json")
+	if jsonField(t, r.Stdout, "reservations.0.forced_by") != "bob" || jsonField(t, r.Stdout, "reservations.0.updated_by") != "bob" ||
+		jsonField(t, r.Stdout, "reservations.0.forced") != "true" || jsonField(t, r.Stdout, "reservations.1.updated_by") != "ann" {
+		t.Fatalf("reservations --json:\n%s", r.Stdout)
+	}
+	r = runIn(t, repo, map[string]string{"QUEEN_DROID": "cat"}, "conflicts", "--json")
+	if r.Code != ExitConflict || jsonField(t, r.Stdout, "conflicts.0.forced") != "true" {
+		t.Fatalf("conflicts --json: %d\n%s", r.Code, r.Stdout)
 	}
 }

@@ -17,13 +17,21 @@ type reserveIn struct {
 	Shared   bool     `json:"shared,omitempty" jsonschema:"make a shared reservation (others may work there too, and the pre-commit hook does not enforce it); the default is exclusive"`
 	Reason   string   `json:"reason,omitempty" jsonschema:"why you need the paths, shown to whoever runs into the reservation"`
 	Issue    string   `json:"issue,omitempty" jsonschema:"the beads issue id you are working on"`
-	Force    bool     `json:"force,omitempty" jsonschema:"reserve despite conflicts; only with the holders' agreement"`
+	Force    bool     `json:"force,omitempty" jsonschema:"reserve despite conflicts, only with the holders' agreement: the grant is marked forced and each holder gets a message from you"`
 	Notify   bool     `json:"notify,omitempty" jsonschema:"on a conflict, send each holder a message asking for the paths"`
 }
 
 type patternsIn struct {
 	Patterns []string `json:"patterns,omitempty" jsonschema:"the patterns to act on (each covers the reservations whose paths it includes); empty with all=true for every reservation you hold"`
-	All      bool     `json:"all,omitempty" jsonschema:"every reservation you hold"`
+	All      bool     `json:"all,omitempty" jsonschema:"every reservation you hold (or that holder holds)"`
+	Holder   string   `json:"holder,omitempty" jsonschema:"act on this droid's reservations instead of yours; needs force=true"`
+	Force    bool     `json:"force,omitempty" jsonschema:"change another droid's reservations (with holder): the change is marked forced and the holder gets a message from you; only when the holder cannot do it and the team agrees"`
+	Reason   string   `json:"reason,omitempty" jsonschema:"with force: why, told to the holder"`
+}
+
+// holderArgs adds the flags that act on another droid's reservations.
+func holderArgs(a []string, in patternsIn) []string {
+	return flagIf(boolIf(flagIf(a, "holder", in.Holder), "force", in.Force), "reason", in.Reason)
 }
 
 type renewIn struct {
@@ -156,13 +164,15 @@ func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
 			a = boolIf(a, "notify", in.Notify)
 			return positional(a, in.Patterns...)
 		})
-	addCommandTool(s, r, "release", "Release your reservations: the patterns given (and any they cover), or all=true.",
+	addCommandTool(s, r, "release", "Release your reservations: the patterns given (and any they cover), or all=true. "+
+		"Another droid's only with holder and force=true: it is marked forced, shown in reservations and conflicts, and the holder is told.",
 		func(in patternsIn) []string {
-			return positional(boolIf([]string{"release"}, "all", in.All), in.Patterns...)
+			return positional(holderArgs(boolIf([]string{"release"}, "all", in.All), in), in.Patterns...)
 		})
-	addCommandTool(s, r, "renew", "Extend your reservations before they expire: the patterns given, or all=true.",
+	addCommandTool(s, r, "renew", "Extend your reservations before they expire: the patterns given, or all=true. "+
+		"Another droid's only with holder and force=true (marked forced; the holder is told).",
 		func(in renewIn) []string {
-			return positional(flagIf(boolIf([]string{"renew"}, "all", in.All), "ttl", in.TTL), in.Patterns...)
+			return positional(holderArgs(flagIf(boolIf([]string{"renew"}, "all", in.All), "ttl", in.TTL), in.patternsIn), in.Patterns...)
 		})
 	addCommandTool(s, r, "check", "Check paths before editing them: free, or held exclusively by another droid (a conflict error whose result says who holds each path and until when).",
 		func(in checkIn) []string { return positional([]string{"check"}, in.Paths...) })

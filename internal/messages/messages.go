@@ -125,7 +125,7 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 	sent := make([]records.Message, 0, len(recipients))
 	for _, to := range recipients {
 		msg := records.Message{
-			ID: ids.NewMessage(), CreatedAt: now, UpdatedAt: &now,
+			ID: ids.NewMessage(), CreatedAt: now, UpdatedAt: &now, UpdatedBy: d.From,
 			From: d.From, To: to, Subject: d.Subject, Body: d.Body,
 			IssueID: d.IssueID, ReplyTo: d.ReplyTo, ThreadID: thread, Importance: d.Importance,
 		}
@@ -139,12 +139,31 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 	}
 	recs := make([]any, len(sent))
 	for i := range sent {
-		recs[i] = sent[i]
+		line, err := checkedNew(sent[i])
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = line
 	}
 	if err := tx.Append(m.S.Log(records.MessagesFile), recs...); err != nil {
 		return nil, err
 	}
 	return sent, nil
+}
+
+// checkedNew is the line of a new message, refused when it breaks a rule
+// every version obeys; a body too large for one record gets its own
+// message.
+func checkedNew(msg records.Message) ([]byte, error) {
+	line, err := jsonline.MarshalNoEscape(msg)
+	if err != nil {
+		return nil, err
+	}
+	if len(line) > records.MaxNewLineBytes {
+		return nil, records.Invalidf("the message would be %d bytes as a record (its body %d), over the %d a message may have; "+
+			"shorten the body, or commit the text to a file and send its path", len(line), len(msg.Body), records.MaxNewLineBytes)
+	}
+	return records.CheckedNew(records.MessagesFile, line)
 }
 
 // Get returns the latest version of a message and its raw line.

@@ -32,17 +32,18 @@ func (m *Store) MarkRead(id, reader string) (records.Message, bool, error) {
 		}
 		now := m.S.Now()
 		updated := records.Successor(now, raw)
-		line, err := jsonl.SetFields(raw,
+		line, err := newVersion(id, raw,
 			jsonl.Field{Name: "read", Value: true},
 			jsonl.Field{Name: "read_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: updated})
+			jsonl.Field{Name: "updated_at", Value: updated},
+			jsonl.Field{Name: "updated_by", Value: reader})
 		if err != nil {
-			return fmt.Errorf("message %s: %w", id, err)
+			return err
 		}
 		if err := tx.Append(m.S.Log(records.MessagesFile), line); err != nil {
 			return err
 		}
-		msg.Read, msg.ReadAt, msg.UpdatedAt, changed = true, &now, &updated, true
+		msg.Read, msg.ReadAt, msg.UpdatedAt, msg.UpdatedBy, changed = true, &now, &updated, reader, true
 		return nil
 	})
 	return msg, changed, err
@@ -65,16 +66,27 @@ func (m *Store) Delete(id, droid string) (records.Message, error) {
 			return fmt.Errorf("message %s is already deleted", id)
 		}
 		updated := records.Successor(m.S.Now(), raw)
-		line, err := jsonl.SetFields(raw,
+		line, err := newVersion(id, raw,
 			jsonl.Field{Name: "deleted", Value: true},
-			jsonl.Field{Name: "updated_at", Value: updated})
+			jsonl.Field{Name: "updated_at", Value: updated},
+			jsonl.Field{Name: "updated_by", Value: droid})
 		if err != nil {
-			return fmt.Errorf("message %s: %w", id, err)
+			return err
 		}
-		msg.Deleted, msg.UpdatedAt = true, &updated
+		msg.Deleted, msg.UpdatedAt, msg.UpdatedBy = true, &updated, droid
 		return tx.Append(m.S.Log(records.MessagesFile), line)
 	})
 	return msg, err
+}
+
+// newVersion is the current version raw of message id with fields set,
+// checked by the rules every version obeys.
+func newVersion(id string, raw []byte, fields ...jsonl.Field) ([]byte, error) {
+	line, err := jsonl.SetFields(raw, fields...)
+	if err != nil {
+		return nil, fmt.Errorf("message %s: %w", id, err)
+	}
+	return records.CheckedNext(records.MessagesFile, raw, line)
 }
 
 // Reply sends a message back to the parent's sender, in its thread. An

@@ -11,7 +11,7 @@ import (
 // messageFields are the fields DecodeMessage reads, in the order of its
 // setters below.
 var messageFields = []string{"id", "created_at", "updated_at", "from", "to", "subject", "body",
-	"issue_id", "reply_to", "thread_id", "importance", "read", "read_at", "deleted"}
+	"issue_id", "reply_to", "thread_id", "importance", "read", "read_at", "deleted", "updated_by"}
 
 var errUnusual = errors.New("unusual field")
 
@@ -32,7 +32,7 @@ func DecodeMessage(raw []byte) (Message, error) {
 		str(vals[0], &m.ID), tm(vals[1], &m.CreatedAt, nil), tm(vals[2], &updated, &hasUpdated),
 		str(vals[3], &m.From), str(vals[4], &m.To), str(vals[5], &m.Subject), str(vals[6], &m.Body),
 		str(vals[7], &m.IssueID), str(vals[8], &m.ReplyTo), str(vals[9], &m.ThreadID), str(vals[10], &m.Importance),
-		boolean(vals[11], &m.Read), tm(vals[12], &readAt, &hasReadAt), boolean(vals[13], &m.Deleted))
+		boolean(vals[11], &m.Read), tm(vals[12], &readAt, &hasReadAt), boolean(vals[13], &m.Deleted), str(vals[14], &m.UpdatedBy))
 	if err != nil {
 		m = Message{}
 		return m, json.Unmarshal(raw, &m)
@@ -88,7 +88,7 @@ func tm(raw []byte, dst *time.Time, present *bool) error {
 // reservationFields are the fields DecodeReservation reads, in the order of
 // its setters below.
 var reservationFields = []string{"id", "created_at", "updated_at", "expires_at", "released_at",
-	"pattern", "droid", "issue_id", "status", "exclusive", "reason", "forced", "withdrawn"}
+	"pattern", "droid", "issue_id", "status", "exclusive", "reason", "forced", "withdrawn", "updated_by"}
 
 // DecodeReservation decodes a reservation line the way DecodeMessage
 // decodes a message: the pre-commit hook and reserve decode every active
@@ -106,7 +106,8 @@ func DecodeReservation(raw []byte) (Reservation, error) {
 		str(vals[0], &r.ID), tm(vals[1], &r.CreatedAt, nil), tm(vals[2], &updated, &hasUpdated),
 		tm(vals[3], &r.ExpiresAt, nil), tm(vals[4], &released, &hasReleased),
 		str(vals[5], &r.Pattern), str(vals[6], &r.Droid), str(vals[7], &r.IssueID), str(vals[8], &r.Status),
-		boolean(vals[9], &r.Exclusive), str(vals[10], &r.Reason), boolean(vals[11], &r.Forced), str(vals[12], &r.Withdrawn))
+		boolean(vals[9], &r.Exclusive), str(vals[10], &r.Reason), boolean(vals[11], &r.Forced), str(vals[12], &r.Withdrawn),
+		str(vals[13], &r.UpdatedBy))
 	if err != nil {
 		r = Reservation{}
 		return r, json.Unmarshal(raw, &r)

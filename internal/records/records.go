@@ -32,9 +32,11 @@ var Importances = []string{ImportanceLow, ImportanceNormal, ImportanceHigh, Impo
 // Message is one version of a message between droids. Every version carries
 // the whole record; the latest one wins.
 type Message struct {
-	ID         string     `json:"id"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+	ID        string     `json:"id"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	// UpdatedBy is the droid that wrote this version (see Authorship).
+	UpdatedBy  string     `json:"updated_by,omitempty"`
 	From       string     `json:"from"`
 	To         string     `json:"to"`
 	Subject    string     `json:"subject"`
@@ -68,6 +70,11 @@ type Assignment struct {
 	Worktree      string    `json:"worktree,omitempty"`
 	Reason        string    `json:"reason,omitempty"`
 	PreviousDroid string    `json:"previous_droid,omitempty"`
+	// UpdatedBy is the droid that wrote this version (see Authorship).
+	UpdatedBy string `json:"updated_by,omitempty"`
+	// Forced marks a version that ended another droid's assignment
+	// (reassign, unassign --force): written by UpdatedBy, not by Droid.
+	Forced bool `json:"forced,omitempty"`
 }
 
 // Reservation statuses.
@@ -79,9 +86,11 @@ const (
 
 // Reservation is one version of a droid's claim on the paths a glob matches.
 type Reservation struct {
-	ID         string     `json:"id"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+	ID        string     `json:"id"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+	// UpdatedBy is the droid that wrote this version (see Authorship).
+	UpdatedBy  string     `json:"updated_by,omitempty"`
 	ExpiresAt  time.Time  `json:"expires_at"`
 	ReleasedAt *time.Time `json:"released_at,omitempty"`
 	Pattern    string     `json:"pattern"`
@@ -90,8 +99,10 @@ type Reservation struct {
 	Status     string     `json:"status"`
 	Exclusive  bool       `json:"exclusive"`
 	Reason     string     `json:"reason,omitempty"`
-	// Forced marks an exclusive grant made with --force despite conflicts:
-	// a sync never withdraws it for overlapping another clone's.
+	// Forced marks a version written with --force: an exclusive grant
+	// made despite conflicts (which a sync never withdraws for overlapping
+	// another clone's), or a change another droid (UpdatedBy) made to this
+	// droid's reservation (a release or renewal).
 	Forced bool `json:"forced,omitempty"`
 	// Withdrawn says why a sync released a grant that another clone's
 	// reservation, published first, conflicted with.
@@ -154,6 +165,8 @@ func ValidateDroid(name string) error {
 		return Invalidf("droid name %q is longer than 100 characters", name)
 	case strings.HasPrefix(name, "@"), strings.HasPrefix(name, "-"):
 		return Invalidf("droid name %q must not start with %q", name, name[:1])
+	case !utf8.ValidString(name):
+		return Invalidf("droid name %q is not valid UTF-8", name)
 	}
 	for _, r := range name {
 		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
@@ -172,6 +185,8 @@ func ValidateIssueID(id string) error {
 		return Invalidf("issue id is empty")
 	case utf8.RuneCountInString(id) > 100:
 		return Invalidf("issue id %q is longer than 100 characters", id)
+	case !utf8.ValidString(id):
+		return Invalidf("issue id %q is not valid UTF-8", id)
 	}
 	for _, r := range id {
 		if unicode.IsSpace(r) || !unicode.IsPrint(r) {

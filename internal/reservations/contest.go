@@ -81,12 +81,18 @@ func (s *Store) WithdrawIDsIn(tx *jsonl.Tx, ids map[string]bool, now time.Time, 
 func (s *Store) withdraw(tx *jsonl.Tx, lost []Live, why []string, now time.Time) error {
 	var lines []any
 	for i, l := range lost {
-		line, err := jsonl.SetFields(l.raw,
-			jsonl.Field{Name: "status", Value: records.ReservationReleased},
-			jsonl.Field{Name: "released_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)},
-			jsonl.Field{Name: "withdrawn", Value: why[i]})
+		// The holder's clone withdraws its own grant: the version is the
+		// holder's (updated_by), whichever process of that clone wrote it.
+		line, err := jsonl.SetFields(l.raw, append([]jsonl.Field{
+			{Name: "status", Value: records.ReservationReleased},
+			{Name: "released_at", Value: now},
+			{Name: "updated_at", Value: records.Successor(now, l.raw)},
+			{Name: "withdrawn", Value: truncateRunes(why[i], records.MaxReason)},
+		}, authorFields(&l, l.Droid)...)...)
 		if err != nil {
+			return err
+		}
+		if line, err = records.CheckedNext(records.ReservationsFile, l.raw, line); err != nil {
 			return err
 		}
 		lines = append(lines, line)

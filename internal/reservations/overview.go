@@ -16,6 +16,9 @@ type Contention struct {
 	// Witness is a path both match; empty when the patterns were too
 	// complex to compare exactly (and were taken as overlapping).
 	Witness string `json:"witness"`
+	// Forced says that one of the two was written with --force: a grant
+	// made over the other, or a renewal by another droid than its holder.
+	Forced bool `json:"forced"`
 }
 
 // Contentions lists every contested pair among the reservations active at
@@ -33,7 +36,7 @@ func (s *Store) Contentions(now time.Time) ([]Contention, error) {
 				if b.CreatedAt.Before(a.CreatedAt) {
 					a, b = b, a
 				}
-				out = append(out, Contention{A: a, B: b, Witness: witness})
+				out = append(out, Contention{A: a, B: b, Witness: witness, Forced: a.Forced || b.Forced})
 			}
 		}
 	}

@@ -2,27 +2,19 @@ package reservations
 
 import (
 	"sync"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/git-queen/git-queen/internal/globs"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
 // Normalize applies the rules and the two normalisations every new
-// reservation pattern gets (see package globs): "src/" means "src/**", and,
-// when isDir says the pattern names an existing directory, "src/components"
-// means "src/components/**". isDir may be nil. A bad pattern is a
-// *globs.PatternError, which the command line reports as a usage error.
+// reservation pattern gets (records.NormalizePattern): "src/" means
+// "src/**", and, when isDir says the pattern names an existing directory,
+// "src/components" means "src/components/**". isDir may be nil. A bad
+// pattern is a *globs.PatternError, which the command line reports as a
+// usage error.
 func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
-	for _, r := range pattern {
-		if unicode.IsControl(r) {
-			return "", records.Invalidf("pattern %q holds a control character (%U); paths in a repository have none, "+
-				"and one would be printed to other droids' terminals", pattern, r)
-		}
-	}
-	return globs.ExpandDir(norm.NFC.String(pattern), isDir)
+	return records.NormalizePattern(pattern, isDir)
 }
 
 // compiled caches patterns by text: a process compares the same stored

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
@@ -103,18 +104,23 @@ func TestRacingProcessesGetOneGrant(t *testing.T) {
 }
 
 // A forced grant leaves a contention behind, which Contentions reports once
-// with the older reservation first; --notify messages the holder.
-func TestForceLeavesAContentionAndNotifyMessagesTheHolder(t *testing.T) {
+// with the older reservation first, and messages the holder, --notify or
+// not.
+func TestForceLeavesAContentionAndMessagesTheHolder(t *testing.T) {
 	f := newFixture(t)
-	f.reserve(t, "bob", "src/**", true)
+	held := f.reserve(t, "bob", "src/**", true)
 	f.clock.advance(time.Minute)
-	res, err := f.res.Reserve(Request{Patterns: []string{"src/a.go"}, Droid: "ann", Exclusive: true, Force: true, Notify: true, Reason: "hotfix"})
+	res, err := f.res.Reserve(Request{Patterns: []string{"src/a.go"}, Droid: "ann", Exclusive: true, Force: true, Reason: "hotfix"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Notified) != 1 || res.Notified[0].To != "bob" || res.Notified[0].From != "ann" ||
-		!strings.Contains(res.Notified[0].Body, "src/a.go (overlaps your src/**)") || !strings.Contains(res.Notified[0].Body, "hotfix") {
+	if len(res.Notified) != 1 || res.Notified[0].To != "bob" || res.Notified[0].From != "ann" || res.Notified[0].Importance != records.ImportanceHigh ||
+		!strings.Contains(res.Notified[0].Body, "src/a.go overlaps your src/** ("+held.ID+")") || !strings.Contains(res.Notified[0].Body, "hotfix") ||
+		!strings.Contains(res.Notified[0].Subject, "--force") {
 		t.Errorf("notified %+v", res.Notified)
+	}
+	if g := res.Granted[0]; !g.Forced || g.UpdatedBy != "ann" {
+		t.Errorf("the grant %+v is not marked forced and ann's", g)
 	}
 	cs, err := f.res.Contentions(f.clock.Now())
 	if err != nil {

@@ -1,10 +1,7 @@
 package reservations
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
@@ -163,102 +160,6 @@ func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
 type Hold struct {
 	Path        string              `json:"path"`
 	Reservation records.Reservation `json:"reservation"`
-}
-
-// NothingToReleaseError says that no active reservation of the droid
-// matched, and which ones it does hold.
-type NothingToReleaseError struct {
-	Verb     string // "release" or "renew"
-	Droid    string
-	Patterns []string
-	Held     []string
-}
-
-func (e *NothingToReleaseError) Error() string {
-	if len(e.Held) == 0 {
-		return fmt.Sprintf("%s holds no active reservations; nothing to %s", e.Droid, e.Verb)
-	}
-	return fmt.Sprintf("nothing to %s: none of %s's active reservations is %s or covered by it; %s holds %s",
-		e.Verb, e.Droid, strings.Join(e.Patterns, " or "), e.Droid, strings.Join(e.Held, ", "))
-}
-
-// Release ends the droid's active reservations whose pattern equals one of
-// patterns or is covered by one (every path it matches, the given pattern
-// matches too), or all of them.
-func (s *Store) Release(droid string, patterns []string, all bool) ([]records.Reservation, error) {
-	return s.change("release", droid, patterns, all, func(l *Live, now time.Time) ([]byte, error) {
-		return jsonl.SetFields(l.raw,
-			jsonl.Field{Name: "status", Value: records.ReservationReleased},
-			jsonl.Field{Name: "released_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)})
-	})
-}
-
-// Renew extends the droid's matching active reservations to ttl from now.
-func (s *Store) Renew(droid string, patterns []string, all bool, ttl time.Duration) ([]records.Reservation, error) {
-	if ttl == 0 {
-		ttl = DefaultTTL
-	}
-	if ttl < 0 || ttl > MaxTTL {
-		return nil, records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", ttl, MaxTTL)
-	}
-	return s.change("renew", droid, patterns, all, func(l *Live, now time.Time) ([]byte, error) {
-		r, err := renewed(l, now, ttl, nil)
-		return r.raw, err
-	})
-}
-
-// change appends a new version of each selected reservation of the droid.
-func (s *Store) change(verb, droid string, patterns []string, all bool, next func(*Live, time.Time) ([]byte, error)) ([]records.Reservation, error) {
-	if err := records.ValidateDroid(droid); err != nil {
-		return nil, err
-	}
-	if !all && len(patterns) == 0 {
-		return nil, records.Invalidf("name the patterns, or use --all")
-	}
-	patterns = slices.Clone(patterns)
-	for i, p := range patterns {
-		n, err := Normalize(p, nil)
-		if err != nil {
-			return nil, err
-		}
-		patterns[i] = n
-	}
-	var changed []records.Reservation
-	err := s.S.Update(func(tx *jsonl.Tx) error {
-		now := s.S.Now()
-		active, err := s.Active(now)
-		if err != nil {
-			return err
-		}
-		var lines []any
-		var held []string
-		for i := range active {
-			l := &active[i]
-			if l.Droid != droid {
-				continue
-			}
-			held = append(held, l.Pattern)
-			if !all && !slices.ContainsFunc(patterns, func(p string) bool { return covers(p, l.Pattern) }) {
-				continue
-			}
-			line, err := next(l, now)
-			if err != nil {
-				return err
-			}
-			var r records.Reservation
-			if err := json.Unmarshal(line, &r); err != nil {
-				return err
-			}
-			lines = append(lines, line)
-			changed = append(changed, r)
-		}
-		if len(lines) == 0 {
-			return &NothingToReleaseError{Verb: verb, Droid: droid, Patterns: patterns, Held: held}
-		}
-		return tx.Append(s.S.Log(records.ReservationsFile), lines...)
-	})
-	return changed, err
 }
 
 // Archivable selects, for `git queen archive --before`, the reservations

@@ -11,13 +11,11 @@ package reservations
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/ids"
 	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -122,6 +120,9 @@ func (r *Request) validate() error {
 			return err
 		}
 	}
+	if err := validReason(r.Reason); err != nil {
+		return err
+	}
 	for i, p := range r.Patterns {
 		n, err := Normalize(p, nil)
 		if err != nil {
@@ -159,22 +160,28 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 		return res, err
 	}
 	res.Conflicts = conflicts(req, active)
-	if req.Notify && len(res.Conflicts) > 0 {
-		if res.Notified, err = s.notify(tx, req, res.Conflicts); err != nil {
-			return res, err
-		}
+	// A grant made over another droid's reservation: only an exclusive
+	// request with --force gets one, and every holder hears of it.
+	forced := req.Exclusive && len(res.Conflicts) > 0
+	if forced && req.Force {
+		res.Notified, err = s.tellOverridden(tx, req, res.Conflicts)
+	} else if req.Notify && len(res.Conflicts) > 0 {
+		res.Notified, err = s.notify(tx, req, res.Conflicts)
 	}
-	if req.Exclusive && len(res.Conflicts) > 0 && !req.Force {
+	if err != nil {
+		return res, err
+	}
+	if forced && !req.Force {
 		return res, &ConflictError{Conflicts: res.Conflicts, Notified: res.Notified, Now: now}
 	}
 	var lines []any
 	for _, p := range req.Patterns {
 		if own := heldBy(active, req.Droid, p); own != nil {
-			line, err := renewed(own, now, req.TTL, []jsonl.Field{
+			line, err := renewed(own, now, req.TTL, append([]jsonl.Field{
 				{Name: "exclusive", Value: req.Exclusive || own.Exclusive},
 				{Name: "reason", Value: firstNonEmpty(req.Reason, own.Reason)},
 				{Name: "issue_id", Value: firstNonEmpty(req.IssueID, own.IssueID)},
-			})
+			}, authorFields(own, req.Droid)...))
 			if err != nil {
 				return res, err
 			}
@@ -183,11 +190,15 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 			continue
 		}
 		r := records.Reservation{
-			ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now, ExpiresAt: now.Add(req.TTL),
+			ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now, UpdatedBy: req.Droid, ExpiresAt: now.Add(req.TTL),
 			Pattern: p, Droid: req.Droid, IssueID: req.IssueID, Status: records.ReservationActive,
-			Exclusive: req.Exclusive, Reason: req.Reason, Forced: req.Exclusive && len(res.Conflicts) > 0,
+			Exclusive: req.Exclusive, Reason: req.Reason, Forced: forced,
 		}
-		lines = append(lines, r)
+		line, err := records.CheckedNew(records.ReservationsFile, r)
+		if err != nil {
+			return res, err
+		}
+		lines = append(lines, line)
 		res.Granted = append(res.Granted, r)
 	}
 	return res, tx.Append(s.S.Log(records.ReservationsFile), lines...)
@@ -234,44 +245,6 @@ func heldBy(active []Live, droid, pattern string) *Live {
 	return nil
 }
 
-// notify sends each holder one message naming the requester, the patterns
-// and the reason.
-func (s *Store) notify(tx *jsonl.Tx, req Request, found []Conflict) ([]records.Message, error) {
-	byHolder := map[string][]string{}
-	var holders []string
-	for _, c := range found {
-		if _, ok := byHolder[c.Held.Droid]; !ok {
-			holders = append(holders, c.Held.Droid)
-		}
-		byHolder[c.Held.Droid] = append(byHolder[c.Held.Droid], fmt.Sprintf("%s (overlaps your %s)", c.Requested, c.Held.Pattern))
-	}
-	m := &messages.Store{S: s.S}
-	var sent []records.Message
-	for _, h := range holders {
-		body := fmt.Sprintf("%s asks for %s.", req.Droid, strings.Join(slices.Compact(byHolder[h]), ", "))
-		if req.Reason != "" {
-			body += "\nReason: " + req.Reason
-		}
-		body += "\nRelease with `git queen release PATTERN` when you can, or reply."
-		subject := "Reservation request from " + req.Droid
-		msgs, err := m.SendIn(tx, messages.Draft{From: req.Droid, To: h, Subject: truncateRunes(subject, records.MaxSubject),
-			Body: body, IssueID: req.IssueID, Importance: records.ImportanceHigh})
-		if err != nil {
-			return nil, err
-		}
-		sent = append(sent, msgs...)
-	}
-	return sent, nil
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
-}
-
 // Live is a reservation with the raw line of its latest version, so a new
 // version keeps the fields other writers added, and the file it was read
 // from.
@@ -301,6 +274,9 @@ func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Li
 	line, err := jsonl.SetFields(r.raw, fields...)
 	if err != nil {
 		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
+	}
+	if line, err = records.CheckedNext(records.ReservationsFile, r.raw, line); err != nil {
+		return Live{}, err
 	}
 	var out Live
 	if err := json.Unmarshal(line, &out.Reservation); err != nil {

@@ -117,6 +117,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkStoreFiles(),
 		r.checkLeftovers(),
 		r.checkQuarantine(),
+		r.checkForced(),
 	)
 }
 

@@ -1,0 +1,115 @@
+package records
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits every record version obeys, written here or received from
+// another clone (CheckVersion).
+const (
+	// MaxLineBytes bounds one line of a log, a whole record version. It
+	// is what lets a reader hold any one version in memory, and a clone
+	// refuse a hostile 100 MB line at once. A message body is the only
+	// large field; the others are bounded on their own.
+	MaxLineBytes = 256 << 10
+	// MaxNewLineBytes bounds a record when it is created, leaving
+	// headroom for the fields its later versions add (read_at, deleted,
+	// released_at, updated_by, forced, withdrawn, a reason), so that
+	// reading, releasing or deleting a record never breaks MaxLineBytes.
+	MaxNewLineBytes = MaxLineBytes - 16<<10
+	// MaxReason bounds the reason of a reservation or an assignment, in
+	// characters: a few words for whoever runs into it, not a document.
+	MaxReason = 1000
+)
+
+// The rules CheckVersion applies, each named by a short stable slug that
+// sync and doctor count breaks by.
+const (
+	RuleSize       = "size"       // a line over MaxLineBytes
+	RuleFile       = "file"       // not one of the three logs
+	RuleJSON       = "json"       // not a JSON object
+	RuleKey        = "key"        // a field twice, or spelled so that some readers take it for another
+	RuleRequired   = "required"   // a field every version has is missing
+	RuleType       = "type"       // a field of the wrong JSON type
+	RuleTime       = "time"       // a time records.ParseTime cannot read, or updated before created
+	RuleID         = "id"         // not the log's prefix and a ULID
+	RuleDroid      = "droid"      // a droid name ValidateDroid refuses
+	RuleSubject    = "subject"    // over MaxSubject characters, or more than one line
+	RuleImportance = "importance" // not one of Importances
+	RuleStatus     = "status"     // not one of the record's statuses
+	RuleIssue      = "issue"      // an issue id ValidateIssueID refuses
+	RuleReference  = "reference"  // a reply_to or thread_id that names no message or thread
+	RuleReason     = "reason"     // over MaxReason characters
+	RulePattern    = "pattern"    // a pattern reserve would not have stored as it is
+	RuleTTL        = "ttl"        // expiring before it was made, or over MaxReservationTTL after it was written
+	RuleAuthorship = "authorship" // a change to another droid's record without forced
+)
+
+// RuleError is why a line breaks a rule every record version obeys: Rule
+// is one of the Rule slugs, Msg says what, for a person.
+type RuleError struct {
+	Rule string
+	Msg  string
+}
+
+// Error is the rule and what broke it: "droid: ...".
+func (e *RuleError) Error() string { return e.Rule + ": " + e.Msg }
+
+func breakf(rule, format string, args ...any) *RuleError {
+	return &RuleError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Breaks counts rule breaks by rule, so that a sync can say once per round
+// what it set aside ("3 versions set aside: authorship 2, size 1")
+// instead of once per line.
+type Breaks map[string]int
+
+// Add counts e; a nil e counts nothing.
+func (b Breaks) Add(e *RuleError) {
+	if e != nil {
+		b[e.Rule]++
+	}
+}
+
+// Total is how many breaks were counted.
+func (b Breaks) Total() int {
+	n := 0
+	for _, c := range b {
+		n += c
+	}
+	return n
+}
+
+// String lists the counts by rule, the most frequent first: "authorship
+// 2, size 1".
+func (b Breaks) String() string {
+	rules := make([]string, 0, len(b))
+	for r := range b {
+		rules = append(rules, r)
+	}
+	slices.SortFunc(rules, func(x, y string) int {
+		if b[x] != b[y] {
+			return b[y] - b[x]
+		}
+		return strings.Compare(x, y)
+	})
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = r + " " + strconv.Itoa(b[r])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quote is a value for a message: quoted, escaped, and cut to 60
+// characters, since a hostile value may be long.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		return strconv.Quote(string(r[:60])) + "..."
+	}
+	return strconv.Quote(s)
+}
