@@ -136,8 +136,6 @@ func (lv level) admit(e entry) string {
 	return ""
 }
 
-func (lv level) next() level { return lv + 1 }
-
 func modeName(m filemode.FileMode) string {
 	switch m {
 	case filemode.Dir:

@@ -131,16 +131,18 @@ func FuzzInspect(f *testing.F) {
 	f.Add([]byte{7, 2, 0, 0, 3, 1, 9, 1, 2})
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add(bytes.Repeat([]byte{3}, 64))
+	// One object store for every input: objects are named by their
+	// content, so what one input wrote cannot change what another reads.
+	dir := f.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "objects"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	l, err := Open(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { l.Close() })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, "objects"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		l, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
 		nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 		local, err := l.Record(plumbing.ZeroHash, Lines{records.ReservationsFile: {msg("qr-1", nov, "a")}}, sig, "local")
 		if err != nil {

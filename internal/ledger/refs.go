@@ -145,7 +145,7 @@ func (l *Ledger) UpdateRef(name string, old, new plumbing.Hash) error {
 // does.
 func (l *Ledger) ReplaceRef(name string, new plumbing.Hash) error {
 	if l.reftable {
-		_, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", "--no-deref", name, new.String())
+		_, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", "--no-deref", "--end-of-options", name, new.String())
 		return err
 	}
 	path := filepath.Join(l.commonDir, filepath.FromSlash(name))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -34,7 +35,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 	applied := map[string]string{} // id -> the version key this merge applied
 	broken := map[string]*ruleCount{}
 	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
-		fresh, err := newestOnly(idx, file, lines, applied, broken)
+		fresh, err := newestOnly(idx, file, lines, applied, broken, s.S.Now())
 		if err != nil || len(fresh) == 0 {
 			return err
 		}
@@ -83,7 +84,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 // readers pick the same one by its bytes. Versions that break a rule
 // (brokenRule) are counted in broken (when not nil) and left out, as are
 // lines that are not JSON objects; records without a time are kept.
-func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount) ([][]byte, error) {
+func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
 	type best struct {
 		at  int
 		key string
@@ -92,7 +93,7 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[stri
 	var ids []string
 	ok := make([]bool, len(lines))
 	for i, line := range lines {
-		if rule, msg := brokenRule(file, line); rule != "" {
+		if rule, msg := brokenRule(file, line, now); rule != "" {
 			if broken != nil {
 				c := broken[rule]
 				if c == nil {

@@ -102,7 +102,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if err != nil {
 		return "", false
 	}
-	lines, err := newestOnly(nil, records.ReservationsFile, d.Added[records.ReservationsFile], nil, nil)
+	lines, err := newestOnly(nil, records.ReservationsFile, d.Added[records.ReservationsFile], nil, nil, now)
 	if err != nil {
 		return "", false
 	}

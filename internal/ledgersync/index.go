@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -32,6 +33,9 @@ import (
 // derived data: deleting the directory rebuilds it from the ledger.
 type versionIndex struct {
 	dir string
+	// now is when the versions are received: the rules they are held to
+	// depend on it (see brokenRule).
+	now time.Time
 }
 
 const (
@@ -108,7 +112,7 @@ func (x *versionIndex) add(lines ledger.Lines) error {
 			if !ok {
 				continue
 			}
-			if rule, _ := brokenRule(file, line); rule != "" {
+			if rule, _ := brokenRule(file, line, x.now); rule != "" {
 				continue // set aside on receipt: it never counts as newest
 			}
 			b := bucketOf(id)

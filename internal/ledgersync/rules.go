@@ -1,22 +1,18 @@
 package ledgersync
 
 import (
-	"fmt"
+	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // brokenRule says which rule a version another clone wrote breaks, and how
-// ("" when none): what every version obeys wherever it was written.
-func brokenRule(file string, line []byte) (rule, msg string) {
-	if len(line) > maxLineBytes {
-		return "size", fmt.Sprintf("a version of %d bytes, more than %d", len(line), maxLineBytes)
-	}
-	if err := jsonline.ObjectFields(line, nil, nil); err != nil {
-		return "json", "not a JSON object: " + err.Error()
+// ("" when none): every rule local writes obey (records.CheckVersion), with
+// the reservations that can no longer hold at now vetted cheaply (see
+// records.CheckVersionBefore).
+func brokenRule(file string, line []byte, now time.Time) (rule, msg string) {
+	if e := records.CheckVersionBefore(file, line, now); e != nil {
+		return e.Rule, e.Msg
 	}
 	return "", ""
 }
-
-// maxLineBytes is the largest record version taken from another clone.
-const maxLineBytes = 256 << 10

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -114,14 +113,4 @@ func recordNotes(remote string, commit plumbing.Hash, broken map[string]*ruleCou
 type ruleCount struct {
 	n            int
 	msg, example string
-}
-
-// describeSetAside is one line for each note, for a sync's output.
-func describeSetAside(notes []SetAside) string {
-	var b strings.Builder
-	for _, n := range notes {
-		b.WriteString(n.String())
-		b.WriteByte('\n')
-	}
-	return b.String()
 }

@@ -45,7 +45,25 @@ import (
 //   - ttl: expires_at after created_at, and at most MaxReservationTTL
 //     after the version was written (updated_at, else created_at).
 //   - authorship: see Authorship.
-func CheckVersion(file string, line []byte) *RuleError {
+func CheckVersion(file string, line []byte) *RuleError { return checkVersion(file, line, true) }
+
+// CheckVersionBefore is CheckVersion for a version received at now: a
+// reservation version that can no longer hold then (its expiry, capped at
+// MaxReservationTTL after it was written, has passed) has its pattern held
+// to the cheap rules only (normal Unicode form, no control characters),
+// not vetted through its automaton, which costs up to milliseconds for a
+// long pattern and would guard nothing: a sync that joins a team's history
+// of reservations pays for the few that still hold.
+func CheckVersionBefore(file string, line []byte, now time.Time) *RuleError {
+	if file == ReservationsFile && !Versions.Of(line).IsZero() {
+		if r, err := DecodeReservation(line); err == nil && !r.Expiry().After(now) {
+			return checkVersion(file, line, false)
+		}
+	}
+	return checkVersion(file, line, true)
+}
+
+func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	if len(line) > MaxLineBytes {
 		return breakf(RuleSize, "the line is %d bytes; a record version is at most %d", len(line), MaxLineBytes)
@@ -54,7 +72,7 @@ func CheckVersion(file string, line []byte) *RuleError {
 	if kind == nil {
 		return breakf(RuleFile, "%s is not a log of QueenBee records (%s, %s or %s)", quote(file), MessagesFile, AssignmentsFile, ReservationsFile)
 	}
-	var v version
+	v := version{vetPattern: vetPattern}
 	if e := v.read(kind, line); e != nil {
 		return e
 	}
@@ -168,6 +186,9 @@ type version struct {
 	str   [nFields]string
 	time  [nFields]time.Time
 	truth [nFields]bool
+	// vetPattern has a reservation's pattern vetted through its automaton
+	// (see CheckVersionBefore).
+	vetPattern bool
 }
 
 func (v *version) read(k *logKind, line []byte) *RuleError {
@@ -342,7 +363,11 @@ func checkReservation(v *version) *RuleError {
 	if e := checkReservationAuthor(v); e != nil {
 		return e
 	}
-	if err := checkStoredPattern(v.str[fPattern]); err != nil {
+	check := checkStoredPattern
+	if !v.vetPattern {
+		check = checkPatternText
+	}
+	if err := check(v.str[fPattern]); err != nil {
 		return breakf(RulePattern, "reservation %s: %v", id, err)
 	}
 	return nil

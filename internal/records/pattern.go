@@ -61,6 +61,20 @@ func checkStoredPattern(p string) error {
 	return err
 }
 
+// checkPatternText is the cheap part of the pattern rule: the pattern is in
+// Unicode's composed form and holds no control character.
+func checkPatternText(p string) error {
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("pattern %s holds a control character", quote(p))
+		}
+	}
+	if !norm.NFC.IsNormalString(p) {
+		return fmt.Errorf("pattern %s is not in the composed Unicode form reserve stores", quote(p))
+	}
+	return nil
+}
+
 // The verdicts remembered: at most maxVerdicts, of patterns at most
 // maxRemembered bytes long (the patterns people type; a hostile log of
 // long ones must not fill memory), 1 MiB at most.
