@@ -345,3 +345,62 @@ func TestHooksIgnoreAClockFromTheFuture(t *testing.T) {
 		t.Fatalf("a commit of ann's path with QUEEN_NOW in 2099: %v\n%s", err, out)
 	}
 }
+
+// A local ledger ref that names a missing object (what git gc --prune=now
+// leaves when it runs during a sync) or holds no id at all: check and
+// commit go on, doctor names the damage and the fix, and the next sync
+// rebuilds the ledger from the live store without blaming the remote,
+// losing nothing.
+func TestADamagedLocalLedgerIsRebuilt(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.DaemonRemote(t)
+	h := newHostileTeam(t, r)
+	mustQueen(t, h.bob, "bob", "msg", "send", "--to", "ann", "--subject", "kept")
+	ref := filepath.Join(h.bob, ".git", "refs", "queen", "ledger")
+	for i, content := range []string{strings.Repeat("12", 20) + "\n", "not a commit id\n"} {
+		if err := os.WriteFile(ref, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := gitQueen(t, h.bob, "bob", "check", "docs/x.md"); r.code != 5 {
+			t.Fatalf("check with a damaged ledger: %s", describeRun([]string{"check"}, r))
+		}
+		if r := gitQueen(t, h.bob, "bob", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "damaged") || !strings.Contains(r.stdout, "rebuilds it") {
+			t.Fatalf("doctor with a damaged ledger: %s", describeRun([]string{"doctor"}, r))
+		}
+		// git's own fetch stops at a ref naming a missing object ("bad
+		// object refs/queen/ledger"); sync readies the refs before it
+		// fetches, so it neither fails nor blames the remote.
+		if i == 0 {
+			if r := gitQueen(t, h.bob, "bob", "sync"); r.code != 0 || !strings.Contains(r.stderr, "rebuilt from the live store") {
+				t.Fatalf("sync with a damaged ledger: %s", describeRun([]string{"sync"}, r))
+			}
+			h.honestStillWork("a local ledger that named a missing commit", "")
+		} else {
+			mustQueen(t, h.bob, "bob", "doctor", "--fix")
+			h.honestStillWork("a local ledger ref of garbage, fixed by doctor", "")
+		}
+		if r := gitQueen(t, h.bob, "bob", "doctor"); r.code != 0 {
+			t.Fatalf("doctor after the repair: %s", describeRun([]string{"doctor"}, r))
+		}
+	}
+	found := false
+	for _, m := range inbox(t, h.ann, "ann") {
+		found = found || m.Subject == "kept"
+	}
+	if !found {
+		t.Fatal("bob's message written before the damage did not reach ann")
+	}
+	// The fetched copy of the remote's ledger naming a missing commit is
+	// dropped and fetched again.
+	tracking := filepath.Join(h.bob, ".git", "refs", "queen", "remotes", "origin", "ledger")
+	if err := os.WriteFile(tracking, []byte(strings.Repeat("34", 20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := gitQueen(t, h.bob, "bob", "check", "docs/x.md"); r.code != 5 {
+		t.Fatalf("check with a damaged fetched ledger: %s", describeRun([]string{"check"}, r))
+	}
+	if r := gitQueen(t, h.bob, "bob", "sync"); r.code != 0 {
+		t.Fatalf("sync with a damaged fetched ledger: %s", describeRun([]string{"sync"}, r))
+	}
+	h.honestStillWork("a fetched ledger that named a missing commit", "")
+}

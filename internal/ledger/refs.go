@@ -139,6 +139,13 @@ func (l *Ledger) UpdateRef(name string, old, new plumbing.Hash) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// DeleteRef removes the ref if it still points at old (loose or packed),
+// through git, which edits packed-refs under its own lock.
+func (l *Ledger) DeleteRef(name string, old plumbing.Hash) error {
+	_, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", "-d", "--end-of-options", name, old.String())
+	return err
+}
+
 // ReplaceRef points the ref at new whatever it holds now: for a ref whose
 // file holds no commit id at all, which UpdateRef cannot compare. The
 // caller holds the repository lock, as every writer of the ledger refs

@@ -131,17 +131,63 @@ func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 func (s *Syncer) Repair() error {
 	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
 	return lock.Do(func(*jsonl.Tx) error {
-		return s.S.Update(func(*jsonl.Tx) error {
-			st, err := s.loadState()
-			if err != nil {
-				return err
-			}
-			r := &round{}
-			start, local, marks, err := s.soundStart(st, true, r)
-			if err != nil || r.rebuilt == "" {
-				return err
-			}
-			return s.moveRef(st, start, local, marks, "", plumbing.ZeroHash)
-		})
+		_, err := s.rebuildIfDamaged(true)
+		return err
 	})
+}
+
+// rebuildIfDamaged rebuilds the local ledger when it is damaged (or always,
+// with force) and says why it did ("" when it did not). Run under the sync
+// lock.
+func (s *Syncer) rebuildIfDamaged(force bool) (why string, err error) {
+	err = s.S.Update(func(*jsonl.Tx) error {
+		st, err := s.loadState()
+		if err != nil {
+			return err
+		}
+		if st.CloneID == "" {
+			st.CloneID, st.changed = newCloneID(), true
+		}
+		s.cloneID = st.CloneID
+		r := &round{}
+		start, local, marks, err := s.soundStart(st, force, r)
+		if err != nil || r.rebuilt == "" {
+			return err
+		}
+		why = r.rebuilt
+		return s.moveRef(st, start, local, marks, "", plumbing.ZeroHash)
+	})
+	return why, err
+}
+
+// preflight readies the refs a fetch reads before git runs one: git
+// fetch stops at once ("bad object refs/queen/ledger") when any ref names
+// an object the repository lacks, which would look like the remote's
+// fault. A damaged local ledger is rebuilt (the reason is returned); a
+// fetched ledger that names a missing commit is only a copy of the
+// remote's, and is dropped, to be fetched again whole. Run under the sync
+// lock.
+func (s *Syncer) preflight() (rebuilt string, err error) {
+	tip, err := s.ledger.ReadRef(ledger.Ref)
+	if err != nil || !tip.IsZero() && ledger.IsDamage(s.ledger.Sound(tip)) {
+		if rebuilt, err = s.rebuildIfDamaged(false); err != nil {
+			return "", err
+		}
+	}
+	tracking, err := ledger.TrackingRefs(s.S.WS.Repo.CommonDir)
+	if err != nil {
+		return rebuilt, err
+	}
+	for remote, h := range tracking {
+		if err := s.ledger.Sound(h); ledger.IsDamage(err) {
+			var d *ledger.DamageError
+			if errors.As(err, &d) && d.Missing {
+				if err := s.ledger.DeleteRef(ledger.TrackingRef(remote), h); err != nil {
+					return rebuilt, err
+				}
+				s.trace("dropped a fetched ledger naming a missing commit")
+			}
+		}
+	}
+	return rebuilt, nil
 }

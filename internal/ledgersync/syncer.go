@@ -202,6 +202,11 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 	}
 	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
 	err = lock.Do(func(*jsonl.Tx) error {
+		rebuilt, err := s.preflight()
+		if err != nil {
+			return err
+		}
+		res.Rebuilt = rebuilt
 		var lost plumbing.Hash // what the last fetch brought, when the push after it lost
 		afterLoss, unseen, retries := false, 0, 0
 		for attempt := 1; ; attempt++ {
