@@ -313,6 +313,38 @@ func TestHostilePushesNeverStopTheTeam(t *testing.T) {
 				}
 			}
 
+			// Mallory releases ann's reservation and reserves ** in ann's
+			// name, each version saying who wrote it and neither forced:
+			// both are set aside on receipt, and ann's reservation holds.
+			var annsRes struct {
+				Reservations []struct {
+					ID        string    `json:"id"`
+					CreatedAt time.Time `json:"created_at"`
+					ExpiresAt time.Time `json:"expires_at"`
+				} `json:"reservations"`
+			}
+			if err := json.Unmarshal([]byte(mustQueen(t, h.bob, "bob", "reservations", "--droid", "ann", "--path", "docs/x.md", "--json")), &annsRes); err != nil || len(annsRes.Reservations) != 1 {
+				t.Fatalf("ann's reservation as bob sees it: %v %+v", err, annsRes)
+			}
+			ar := annsRes.Reservations[0]
+			ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+			forged := fmt.Sprintf(`{"id":%q,"created_at":%q,"updated_at":%q,"expires_at":%q,"released_at":%q,"pattern":"docs/**","droid":"ann","status":"released","exclusive":true,"updated_by":"mallory"}`,
+				ar.ID, ts(ar.CreatedAt), ts(now.Add(time.Second)), ts(ar.ExpiresAt), ts(now.Add(time.Second))) + "\n" +
+				strings.Replace(reservationLine(ulid("qr", 11), "ann", "**", now, time.Hour), `"exclusive":true`, `"exclusive":true,"updated_by":"mallory"`, 1) + "\n"
+			good = h.honest()
+			h.push(h.commit(h.tree("100644,"+h.object("blob", []byte(forged))+","+chunkPath("reservations")), good), ref)
+			h.honestStillWork("versions of ann's reservations written by mallory", "authorship")
+
+			// A subject with bidirectional controls from another clone is
+			// shown escaped.
+			good = h.honest()
+			bidi := messageLine(ulid("qm", 4), "mallory", "bob", "invoice \u202egnp.exe", now) + "\n"
+			h.push(h.commit(h.tree("100644,"+h.object("blob", []byte(bidi))+","+chunkPath("messages")), good), ref)
+			h.honestStillWork("a subject with bidirectional controls", "")
+			if out := mustQueen(t, h.bob, "bob", "msg", "inbox"); !strings.Contains(out, `\u202e`) || strings.ContainsRune(out, '\u202e') {
+				t.Fatalf("the subject is not shown escaped:\n%s", out)
+			}
+
 			// A tree listing a name twice.
 			good = h.honest()
 			blob := h.object("blob", []byte(messageLine(ulid("qm", 3), "mallory", "bob", "twice", now)+"\n"))

@@ -45,7 +45,8 @@ func (a SetAside) Fix() string {
 // String is one line for a person.
 func (a SetAside) String() string {
 	if a.Rule != "" {
-		return fmt.Sprintf("%d record version(s) from %s's ledger %s: %s (e.g. %s)", a.Records, a.Remote, shortHash(a.Commit), a.Reason, a.Example)
+		return fmt.Sprintf("%d record version(s) from %s's ledger %s that break the %s rule: %s (%s)",
+			a.Records, a.Remote, shortHash(a.Commit), a.Rule, a.Reason, a.Example)
 	}
 	where := ""
 	if a.Path != "" {
