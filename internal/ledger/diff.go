@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -51,6 +52,39 @@ func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [
 	w := &walk{l: l, fn: fn}
 	err = w.trees("", fromTree, toTree)
 	return w.removed, inCommit(err, to)
+}
+
+// EachChangeOf is EachChange for one log (queen_reservations.jsonl...):
+// the other logs' chunks are not read.
+func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines [][]byte) error) error {
+	dir, ok := DirOf(file)
+	if !ok {
+		return fmt.Errorf("the ledger holds no log named %s", file)
+	}
+	subtree := func(commit plumbing.Hash) (plumbing.Hash, error) {
+		root, err := l.TreeOf(commit)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		t, err := l.readTree(root)
+		if err != nil {
+			return plumbing.ZeroHash, inCommit(err, commit)
+		}
+		if e, ok := t.get(dir); ok && e.Mode == filemode.Dir {
+			return e.Hash, nil
+		}
+		return plumbing.ZeroHash, nil
+	}
+	a, err := subtree(from)
+	if err != nil {
+		return err
+	}
+	b, err := subtree(to)
+	if err != nil {
+		return err
+	}
+	w := &walk{l: l, fn: func(_ string, lines [][]byte) error { return fn(lines) }}
+	return inCommit(w.trees(dir, a, b), to)
 }
 
 // walk is one EachChange.

@@ -1,6 +1,7 @@
 package ledgersync
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -98,12 +99,20 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if err != nil {
 		return "", false
 	}
-	d, err := l.Changes(local, fetched)
+	var added [][]byte
+	if err := l.EachChangeOf(records.ReservationsFile, local, fetched, func(chunk [][]byte) error {
+		added = append(added, chunk...)
+		return nil
+	}); err != nil {
+		return "", false
+	}
+	lines, err := newestOnly(nil, records.ReservationsFile, added, nil, nil, now)
 	if err != nil {
 		return "", false
 	}
-	lines, err := newestOnly(nil, records.ReservationsFile, d.Added[records.ReservationsFile], nil, nil, now)
-	if err != nil {
+	if n := activeIncoming(lines, nil, now); n > records.MaxActiveReservations {
+		// A flood: the next sync sets it aside (see floodCheck).
+		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
 		return "", false
 	}
 	var data []byte

@@ -289,6 +289,9 @@ func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Ha
 			err = overBound(c, n, limit)
 		}
 		if err == nil {
+			err = s.floodCheck(local, c, s.S.Now())
+		}
+		if err == nil {
 			out = append(out, c)
 			continue
 		}

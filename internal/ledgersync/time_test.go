@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -147,5 +148,51 @@ func TestAReserveThatFailsHereGrantsNothing(t *testing.T) {
 	}
 	if res := a.sync(t); len(res.Sent) != 0 {
 		t.Fatalf("the next sync published %v", res.Sent)
+	}
+}
+
+// A push that would make more reservations active than git-queen holds at
+// once (each well formed, in chunks of honest size) is set aside whole,
+// and the next push leaves it out of the remote's ledger.
+func TestAFloodOfReservationsIsSetAside(t *testing.T) {
+	r := newRemote(t)
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	a.send(t, "ann", "bob", "1")
+	a.sync(t)
+	var lines []string
+	for i := range records.MaxActiveReservations + 10 {
+		at := c.t.Format(time.RFC3339Nano)
+		lines = append(lines, fmt.Sprintf(`{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":"z%d/**","droid":"m%d","status":"active","exclusive":true}`,
+			i, at, at, c.t.Add(time.Hour).Format(time.RFC3339Nano), i, i))
+	}
+	tip, err := a.sy.ledger.ReadRef(ledger.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flood, err := a.sy.ledger.Record(tip, ledger.Lines{records.ReservationsFile: func() [][]byte {
+		var out [][]byte
+		for _, l := range lines {
+			out = append(out, []byte(l))
+		}
+		return out
+	}()}, ledger.Signature{Name: "mallory", Email: "m@x", When: c.t}, "flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, a.dir, "push", "-q", "origin", flood.String()+":"+ledger.Ref)
+	res := b.sync(t)
+	if len(res.SetAside) != 1 || !strings.Contains(res.SetAside[0].Reason, "a flood") {
+		t.Fatalf("set aside: %+v", res.SetAside)
+	}
+	if got := b.inbox(t, "bob"); len(got) != 1 {
+		t.Fatalf("the honest message under the flood: %v", got)
+	}
+	active, err := (&reservations.Store{S: b.s}).Active(c.now())
+	if err != nil || len(active) != 0 {
+		t.Fatalf("active after the flood: %d %v", len(active), err)
+	}
+	if out := testgit.Run(t, a.dir, "ls-remote", "origin", ledger.Ref); strings.HasPrefix(out, flood.String()) {
+		t.Fatal("the flood is still the remote's ledger")
 	}
 }

@@ -159,6 +159,9 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	if fresh := len(req.Patterns); len(active)+fresh > records.MaxActiveReservations {
+		return res, &TooManyError{Active: len(active), Asked: fresh}
+	}
 	res.Conflicts = conflicts(req, active)
 	// A grant made over another droid's reservation: only an exclusive
 	// request with --force gets one, and every holder hears of it.
@@ -202,6 +205,18 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 		res.Granted = append(res.Granted, r)
 	}
 	return res, tx.Append(s.S.Log(records.ReservationsFile), lines...)
+}
+
+// TooManyError refuses a grant that would make more reservations active
+// at once than records.MaxActiveReservations.
+type TooManyError struct {
+	Active, Asked int
+}
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
+		"the %d git-queen holds at once (each check reads them all); release what is done (git queen reservations --all "+
+		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +209,30 @@ func TestExpiryAndTheSevenDayCap(t *testing.T) {
 				t.Errorf("an overlapping request: %v, want refused %v", err, tt.active)
 			}
 		})
+	}
+}
+
+// A repository holds at most records.MaxActiveReservations at once: a
+// reserve past it is refused with the count and what to do, and nothing
+// is granted; released ones make room again.
+func TestReservationsActiveAtOnceAreBounded(t *testing.T) {
+	f := newFixture(t)
+	many := make([]string, records.MaxActiveReservations)
+	for i := range many {
+		many[i] = fmt.Sprintf("d%d/**", i)
+	}
+	if _, err := f.res.Reserve(Request{Patterns: many, Droid: "ann", Exclusive: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.res.Reserve(Request{Patterns: []string{"one/**"}, Droid: "bob", Exclusive: true})
+	var tooMany *TooManyError
+	if !errors.As(err, &tooMany) || tooMany.Active != records.MaxActiveReservations || !strings.Contains(err.Error(), "release what is done") {
+		t.Fatalf("the reserve past the bound: %v", err)
+	}
+	if _, err := f.res.Release("ann", []string{"d0/**"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.res.Reserve(Request{Patterns: []string{"one/**"}, Droid: "bob", Exclusive: true}); err != nil {
+		t.Fatalf("after a release: %v", err)
 	}
 }

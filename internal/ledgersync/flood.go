@@ -1,0 +1,119 @@
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+)
+
+// floodCheck sets aside, as a whole, a remote commit that would make more
+// reservations active here than records.MaxActiveReservations: every
+// check and commit reads each active reservation, so a push of a million
+// well-formed ones (each in its own droid's name, chunks of honest size)
+// would cost every command seconds. It reads the reservation chunks the
+// commit holds that local does not (what the merge would read anyway,
+// within the round's bound) and counts the ids whose newest version there
+// holds at now and are not active here already.
+func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
+	active, err := (&reservations.Store{S: s.S}).Active(now)
+	if err != nil {
+		return err
+	}
+	held := make(map[string]bool, len(active))
+	for _, r := range active {
+		held[r.ID] = true
+	}
+	// Chunk by chunk, in the ledger's order (by month): an honest history
+	// releases what it granted soon after, so the ids active so far stay
+	// few; past twice the bound it is a flood whatever follows, and the
+	// reading stops there.
+	count := newActiveCount(held, now)
+	stop := errors.New("flood")
+	err = s.ledger.EachChangeOf(records.ReservationsFile, local, commit, func(chunk [][]byte) error {
+		if count.add(chunk) > 2*records.MaxActiveReservations {
+			return stop
+		}
+		return nil
+	})
+	stopped := errors.Is(err, stop)
+	if err != nil && !stopped {
+		return err
+	}
+	n, atLeast := count.active, ""
+	if stopped {
+		atLeast = "at least "
+	}
+	if len(active)+n > records.MaxActiveReservations {
+		return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+			"it would make %s%d more reservations active here, beside the %d that are, past the %d git-queen holds at once "+
+				"(every check reads them all): a flood, set aside whole", atLeast, n, len(active), records.MaxActiveReservations)}
+	}
+	return nil
+}
+
+// activeIncoming counts the reservation ids among lines, not in skip,
+// whose newest version there holds at now.
+func activeIncoming(lines [][]byte, skip map[string]bool, now time.Time) int {
+	return newActiveCount(skip, now).add(lines)
+}
+
+// activeCount counts, over the lines added to it, the reservation ids not
+// in skip whose newest version holds at now.
+type activeCount struct {
+	skip   map[string]bool
+	now    time.Time
+	newest map[string]versionState
+	active int
+	keys   []string
+	vals   [][]byte
+}
+
+type versionState struct {
+	key    string
+	active bool
+}
+
+func newActiveCount(skip map[string]bool, now time.Time) *activeCount {
+	keys := []string{jsonline.DefaultKey, "status", "expires_at", "updated_at", "created_at"}
+	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}, keys: keys, vals: make([][]byte, len(keys))}
+}
+
+// add counts lines in, and returns how many ids are active so far.
+func (c *activeCount) add(lines [][]byte) int {
+	for _, line := range lines {
+		if jsonline.ObjectFields(line, c.keys, c.vals) != nil {
+			continue
+		}
+		id, ok := jsonline.String(c.vals[0])
+		if !ok || c.skip[id] {
+			continue
+		}
+		key := records.VersionKey(line)
+		old, seen := c.newest[id]
+		if seen && old.key > key {
+			continue
+		}
+		expires, ok1 := records.ParseTime(c.vals[2])
+		written, ok2 := records.ParseTime(c.vals[3])
+		if !ok2 {
+			written, ok2 = records.ParseTime(c.vals[4])
+		}
+		on := ok1 && ok2 && jsonline.StringEquals(c.vals[1], records.ReservationActive) &&
+			records.CappedExpiry(expires, written).After(c.now)
+		if old.active {
+			c.active--
+		}
+		if on {
+			c.active++
+		}
+		c.newest[id] = versionState{key, on}
+	}
+	return c.active
+}
