@@ -34,6 +34,11 @@ The droid the tools act as is the server's: --droid, else $QUEEN_DROID,
 else git config queen.droid. No tool takes it as an argument, so an agent
 cannot act as another droid.
 
+Each message is one line of JSON (MCP's stdio framing), at most 4 MiB: a
+line that is not a JSON-RPC request gets a JSON-RPC error reply (parse error
+or invalid request), a longer one is refused as soon as it passes the bound,
+and the server goes on serving either way.
+
 Register it with an agent runtime, started in the repository:
 
   claude mcp add git-queen -- git queen --droid ann mcp
