@@ -12,11 +12,12 @@ import (
 )
 
 // DefaultMaxReceive bounds what one sync takes from a remote: the bytes of
-// chunks its ledger holds that this clone's does not. A team's whole
-// history of a million record versions (about 230 MB) fits, so a clone
-// joining such a team syncs in one go; a push of more is set aside, unread,
-// and a team that really has more raises queen.maxReceive.
-const DefaultMaxReceive = 256 << 20
+// chunks its ledger holds that this clone's does not. A team's history of a
+// million messages (about 490 MiB, at some 520 bytes a version) fits, so a
+// clone joining such a team syncs in one go; a push of more is not merged,
+// and the sync stops and says so (ReceiveBoundError): a team that really
+// has more raises queen.maxReceive.
+const DefaultMaxReceive = 1 << 30
 
 // maxReceive is queen.maxReceive ("512MiB", "1GiB", a number of bytes),
 // else DefaultMaxReceive.
@@ -63,4 +64,17 @@ func overBound(commit plumbing.Hash, newBytes, limit int64) error {
 		"it brings %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
 			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",
 		newBytes>>20, limit>>20, (newBytes>>20)+64)}
+}
+
+// ReceiveBoundError stops a sync whose remote ledger brings more than
+// queen.maxReceive: well formed, perhaps the team's whole history, so it is
+// not pushed over either. Commands and commits go on from what this clone
+// has.
+type ReceiveBoundError struct {
+	Remote string
+	Note   SetAside
+}
+
+func (e *ReceiveBoundError) Error() string {
+	return fmt.Sprintf("did not take %s's ledger (commit %s): %s", e.Remote, shortHash(e.Note.Commit), e.Note.Reason)
 }

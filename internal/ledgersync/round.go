@@ -39,6 +39,9 @@ type round struct {
 	// set when this clone's is (see ClockError).
 	clocks   []ClockWarning
 	clockErr *ClockError
+	// heldBack says the remote's ledger was over the round's bound: not
+	// merged, and not to be noted as merged.
+	heldBack bool
 	stop     error
 }
 
@@ -113,7 +116,11 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 		}
 		s.trace("recorded again")
 		r.local, r.marks = local, marks
-		if err := s.moveRef(st, start, local, marks, remote, fetched); err != nil {
+		merged := fetched
+		if r.heldBack {
+			merged = plumbing.ZeroHash // not taken: the next sync takes it again
+		}
+		if err := s.moveRef(st, start, local, marks, remote, merged); err != nil {
 			if cur, rerr := s.ledger.ReadRef(ledger.Ref); rerr == nil && cur == local {
 				return err // the ledger holds what was appended: it stays
 			}
@@ -269,10 +276,12 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 const maxSalvaged = 8
 
 // usable returns the commits of the remote's ledger that this round may
-// merge: the fetched commit when it passes Inspect within the round's
-// bound; else, with a note of why it was set aside, those of its nearest
-// ancestors that pass (a push that broke the ledger usually sits on an
-// honest one, whose records are kept that way).
+// merge: the fetched commit when it passes Inspect and floodCheck; else,
+// with a note of why it was set aside, those of its nearest ancestors that
+// pass (a push that broke the ledger usually sits on an honest one, whose
+// records are kept that way). A commit that only brings more than the
+// round's bound (queen.maxReceive) sets r.stop: it is neither merged nor
+// pushed over.
 func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Hash, error) {
 	limit := maxReceive(s.S.WS.Repo)
 	queue, seen := []plumbing.Hash{r.fetched}, map[plumbing.Hash]bool{}
@@ -286,7 +295,17 @@ func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Ha
 		seen[c] = true
 		n, err := s.ledger.Inspect(local, c)
 		if err == nil && n > limit {
+			// Well formed, only more than this clone takes at once: it
+			// may be the team's whole history, which a push without it
+			// would take off the remote. Nothing is merged or pushed;
+			// the sync stops and says how to take it.
 			err = overBound(c, n, limit)
+			note := damageNote(r.remote, c, err, s.S.Now())
+			note.OverBound = true
+			st.noteSetAside(note)
+			r.setAside = append(r.setAside, note)
+			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
+			return nil, nil
 		}
 		if err == nil {
 			err = s.floodCheck(local, c, s.S.Now())

@@ -27,14 +27,21 @@ type SetAside struct {
 	Reason string `json:"reason"`
 	// Rule and Records, for record versions: the rule they broke and how
 	// many did, with one of them as an example (its id).
-	Rule    string    `json:"rule,omitempty"`
-	Records int       `json:"records,omitempty"`
-	Example string    `json:"example,omitempty"`
-	At      time.Time `json:"at"`
+	Rule    string `json:"rule,omitempty"`
+	Records int    `json:"records,omitempty"`
+	Example string `json:"example,omitempty"`
+	// OverBound marks a sound commit that only brought more than
+	// queen.maxReceive: it was neither merged nor pushed over.
+	OverBound bool      `json:"over_bound,omitempty"`
+	At        time.Time `json:"at"`
 }
 
 // Fix says what a person can do about it.
 func (a SetAside) Fix() string {
+	if a.OverBound {
+		return "nothing was merged, and the remote's ledger was left as it is: if it is your team's history, raise queen.maxReceive as it says; " +
+			"if someone pushed it to flood the team, replace it with a sound ledger (git push --force-with-lease the remote's refs/queen/ledger)"
+	}
 	if a.Rule != "" {
 		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"
 	}

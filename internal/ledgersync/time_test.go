@@ -232,3 +232,31 @@ func TestEqualTimesConverge(t *testing.T) {
 		t.Fatalf("the clones disagree after two rounds: %s / %s", sa, sb)
 	}
 }
+
+// A remote ledger that brings more than queen.maxReceive is well formed,
+// perhaps the team's history: the sync stops and says how to take it, and
+// pushes nothing over it.
+func TestALedgerOverTheReceiveBoundIsNotPushedOver(t *testing.T) {
+	r := newRemote(t)
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	for i := range 50 {
+		a.send(t, "ann", "bob", fmt.Sprint(i))
+	}
+	a.sync(t)
+	tip := testgit.Run(t, a.dir, "ls-remote", "origin", ledger.Ref)
+	testgit.Run(t, b.dir, "config", "queen.maxReceive", "1k")
+	b.send(t, "bob", "ann", "mine")
+	_, err := b.sy.Sync("origin")
+	var bound *ReceiveBoundError
+	if !errors.As(err, &bound) || !strings.Contains(err.Error(), "git config queen.maxReceive") {
+		t.Fatalf("sync past the bound: %v", err)
+	}
+	if now := testgit.Run(t, a.dir, "ls-remote", "origin", ledger.Ref); now != tip {
+		t.Fatalf("the remote's ledger moved: %s, was %s", now, tip)
+	}
+	testgit.Run(t, b.dir, "config", "queen.maxReceive", "1m")
+	if res := b.sync(t); res.Received["messages"] != 50 {
+		t.Fatalf("after raising the bound: %+v", res.Received)
+	}
+}
