@@ -97,16 +97,21 @@ func (r *objectReader) packList() []*packFile {
 	return r.packs
 }
 
+// zlibFrom is a pooled zlib reader reset onto src (a new zlib reader costs
+// more than a small tree); give it back with inflaters.Put.
+func zlibFrom(src io.Reader) (io.ReadCloser, error) {
+	z, _ := inflaters.Get().(io.ReadCloser)
+	if z == nil {
+		return zlib.NewReader(src)
+	}
+	return z, z.(zlib.Resetter).Reset(src, nil)
+}
+
 // inflate decompresses a zlib stream; size, when not -1, is the expected
 // length of the result.
 func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
-	z, _ := inflaters.Get().(io.ReadCloser)
-	if z == nil {
-		var err error
-		if z, err = zlib.NewReader(src); err != nil {
-			return nil, err
-		}
-	} else if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+	z, err := zlibFrom(src)
+	if err != nil {
 		return nil, err
 	}
 	defer inflaters.Put(z)
@@ -124,13 +129,8 @@ func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
 // is inflated into one buffer of the size the header gives (reading it
 // whole with a growing buffer copied a large blob many times over).
 func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
-	z, _ := inflaters.Get().(io.ReadCloser)
-	if z == nil {
-		var err error
-		if z, err = zlib.NewReader(src); err != nil {
-			return "", nil, err
-		}
-	} else if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+	z, err := zlibFrom(src)
+	if err != nil {
 		return "", nil, err
 	}
 	defer inflaters.Put(z)
@@ -167,21 +167,9 @@ func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []
 	if depth > maxDeltaDepth {
 		return "", nil, fmt.Errorf("%s: delta chain too deep", p.path)
 	}
-	if off < 0 || off >= int64(len(p.data)) {
-		return "", nil, fmt.Errorf("%s: offset %d out of range", p.path, off)
-	}
-	br := bytes.NewReader(p.data[off:])
-	c, err := br.ReadByte()
+	typ, size, br, err := p.entryHeader(off)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", p.path, err)
-	}
-	typ, size, shift := (c>>4)&7, int(c&15), 4
-	for c&0x80 != 0 {
-		if c, err = br.ReadByte(); err != nil || shift > 56 {
-			return "", nil, fmt.Errorf("%s: bad object header", p.path)
-		}
-		size |= int(c&0x7f) << shift
-		shift += 7
+		return "", nil, err
 	}
 	if size > maxObjectSize {
 		// Commits and trees are never this large; a damaged header might be.
@@ -189,27 +177,17 @@ func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []
 	}
 	var baseKind string
 	var base []byte
-	switch typ {
-	case 6: // OFS_DELTA: the base is a negative offset back in this pack
-		c, err := br.ReadByte()
-		rel := int64(c & 0x7f)
-		for err == nil && c&0x80 != 0 {
-			c, err = br.ReadByte()
-			rel = (rel+1)<<7 | int64(c&0x7f)
-		}
-		if err != nil || rel <= 0 || rel > off {
-			return "", nil, fmt.Errorf("%s: bad delta base offset", p.path)
-		}
-		baseKind, base, err = r.readPacked(p, off-rel, depth+1)
+	if typ == 6 || typ == 7 {
+		baseOff, baseOID, err := p.deltaBase(br, off, typ)
 		if err != nil {
 			return "", nil, err
 		}
-	case 7: // REF_DELTA: the base is named by its oid
-		oid := make([]byte, oidLen)
-		if _, err := io.ReadFull(br, oid); err != nil {
-			return "", nil, fmt.Errorf("%s: %w", p.path, err)
+		if baseOID == nil {
+			baseKind, base, err = r.readPacked(p, baseOff, depth+1)
+		} else {
+			baseKind, base, err = r.read(baseOID)
 		}
-		if baseKind, base, err = r.read(oid); err != nil {
+		if err != nil {
 			return "", nil, err
 		}
 	}
@@ -229,6 +207,51 @@ func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []
 		return "", nil, fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
 	}
 	return kind, data, nil
+}
+
+// entryHeader reads the header of the pack entry at off: its type, its
+// size (of the delta, for a delta), and a reader at what follows.
+func (p *packFile) entryHeader(off int64) (typ byte, size int, br *bytes.Reader, err error) {
+	if off < 0 || off >= int64(len(p.data)) {
+		return 0, 0, nil, fmt.Errorf("%s: offset %d out of range", p.path, off)
+	}
+	br = bytes.NewReader(p.data[off:])
+	c, err := br.ReadByte()
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("%s: %w", p.path, err)
+	}
+	typ, size, shift := (c>>4)&7, int(c&15), 4
+	for c&0x80 != 0 {
+		if c, err = br.ReadByte(); err != nil || shift > 56 {
+			return 0, 0, nil, fmt.Errorf("%s: bad object header", p.path)
+		}
+		size |= int(c&0x7f) << shift
+		shift += 7
+	}
+	return typ, size, br, nil
+}
+
+// deltaBase reads where a delta's base is, from br just after the entry
+// header at off: an earlier offset in this pack (OFS_DELTA, type 6), or an
+// object id (REF_DELTA, type 7; baseOID set).
+func (p *packFile) deltaBase(br *bytes.Reader, off int64, typ byte) (baseOff int64, baseOID []byte, err error) {
+	if typ == 7 {
+		oid := make([]byte, oidLen)
+		if _, err := io.ReadFull(br, oid); err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", p.path, err)
+		}
+		return 0, oid, nil
+	}
+	c, err := br.ReadByte()
+	rel := int64(c & 0x7f)
+	for err == nil && c&0x80 != 0 {
+		c, err = br.ReadByte()
+		rel = (rel+1)<<7 | int64(c&0x7f)
+	}
+	if err != nil || rel <= 0 || rel > off {
+		return 0, nil, fmt.Errorf("%s: bad delta base offset", p.path)
+	}
+	return off - rel, nil, nil
 }
 
 // applyDelta rebuilds an object from its base and a git delta: the two

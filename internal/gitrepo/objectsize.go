@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -104,13 +103,8 @@ func looseHeader(src io.Reader) (string, int64, error) {
 // inflatePrefix inflates at most n bytes of a zlib stream (fewer when the
 // stream is shorter).
 func inflatePrefix(src io.Reader, n int) ([]byte, error) {
-	z, _ := inflaters.Get().(io.ReadCloser)
-	if z == nil {
-		var err error
-		if z, err = zlib.NewReader(src); err != nil {
-			return nil, err
-		}
-	} else if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+	z, err := zlibFrom(src)
+	if err != nil {
 		return nil, err
 	}
 	defer inflaters.Put(z)
@@ -129,51 +123,29 @@ func (r *objectReader) packedHeader(p *packFile, off int64, depth int) (string, 
 	if depth > maxDeltaDepth {
 		return "", 0, fmt.Errorf("%s: delta chain too deep", p.path)
 	}
-	if off < 0 || off >= int64(len(p.data)) {
-		return "", 0, fmt.Errorf("%s: offset %d out of range", p.path, off)
-	}
-	br := bytes.NewReader(p.data[off:])
-	c, err := br.ReadByte()
+	typ, size, br, err := p.entryHeader(off)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", p.path, err)
+		return "", 0, err
 	}
-	typ, size, shift := (c>>4)&7, int64(c&15), 4
-	for c&0x80 != 0 {
-		if c, err = br.ReadByte(); err != nil || shift > 56 {
-			return "", 0, fmt.Errorf("%s: bad object header", p.path)
-		}
-		size |= int64(c&0x7f) << shift
-		shift += 7
-	}
-	var kind string
-	switch typ {
-	case 6:
-		c, err := br.ReadByte()
-		rel := int64(c & 0x7f)
-		for err == nil && c&0x80 != 0 {
-			c, err = br.ReadByte()
-			rel = (rel+1)<<7 | int64(c&0x7f)
-		}
-		if err != nil || rel <= 0 || rel > off {
-			return "", 0, fmt.Errorf("%s: bad delta base offset", p.path)
-		}
-		if kind, _, err = r.packedHeader(p, off-rel, depth+1); err != nil {
-			return "", 0, err
-		}
-	case 7:
-		oid := make([]byte, oidLen)
-		if _, err := io.ReadFull(br, oid); err != nil {
-			return "", 0, fmt.Errorf("%s: %w", p.path, err)
-		}
-		if kind, _, err = r.header(oid); err != nil {
-			return "", 0, err
-		}
-	default:
-		var ok bool
-		if kind, ok = packTypes[typ]; !ok {
+	if typ != 6 && typ != 7 {
+		kind, ok := packTypes[typ]
+		if !ok {
 			return "", 0, fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
 		}
-		return kind, size, nil
+		return kind, int64(size), nil
+	}
+	baseOff, baseOID, err := p.deltaBase(br, off, typ)
+	if err != nil {
+		return "", 0, err
+	}
+	var kind string
+	if baseOID == nil {
+		kind, _, err = r.packedHeader(p, baseOff, depth+1)
+	} else {
+		kind, _, err = r.header(baseOID)
+	}
+	if err != nil {
+		return "", 0, err
 	}
 	// A delta starts with two sizes: its base's, then its result's.
 	head, err := inflatePrefix(br, 2*binary.MaxVarintLen64)

@@ -100,43 +100,16 @@ func (l *Ledger) UpdateRef(name string, old, new plumbing.Hash) error {
 	if l.reftable {
 		return l.updateRefWithGit(name, old, new)
 	}
-	path := filepath.Join(l.commonDir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	lock := path + ".lock"
-	f, err := createLock(lock)
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(lock)
+	return l.writeRef(name, new, func() error {
+		cur, err := readRefFiles(l.commonDir, name)
+		if err != nil {
+			return err
 		}
-	}()
-	cur, err := readRefFiles(l.commonDir, name)
-	if err != nil {
-		return err
-	}
-	if cur != old {
-		return &StaleRefError{Ref: name, Want: old, Got: cur}
-	}
-	if _, err := f.WriteString(new.String() + "\n"); err != nil {
-		return fmt.Errorf("write %s: %w", lock, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", lock, err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(lock, path); err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
-	}
-	done = true
-	return syncDir(filepath.Dir(path))
+		if cur != old {
+			return &StaleRefError{Ref: name, Want: old, Got: cur}
+		}
+		return nil
+	})
 }
 
 // DeleteRef removes the ref if it still points at old (loose or packed),
@@ -155,6 +128,13 @@ func (l *Ledger) ReplaceRef(name string, new plumbing.Hash) error {
 		_, err := gitrepo.Git("", "--git-dir", l.commonDir, "update-ref", "--no-deref", "--end-of-options", name, new.String())
 		return err
 	}
+	return l.writeRef(name, new, func() error { return nil })
+}
+
+// writeRef writes new to the ref by git's protocol: NAME.lock created
+// exclusively, check (under that lock) allowing it, the lock file written,
+// synced and renamed over the ref, and the directory synced.
+func (l *Ledger) writeRef(name string, new plumbing.Hash, check func() error) error {
 	path := filepath.Join(l.commonDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -164,19 +144,29 @@ func (l *Ledger) ReplaceRef(name string, new plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(lock)
+		}
+	}()
+	if err := check(); err != nil {
+		return err
+	}
 	if _, err := f.WriteString(new.String() + "\n"); err != nil {
-		f.Close()
-		os.Remove(lock)
 		return fmt.Errorf("write %s: %w", lock, err)
 	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", lock, err)
+	}
 	if err := f.Close(); err != nil {
-		os.Remove(lock)
 		return err
 	}
 	if err := os.Rename(lock, path); err != nil {
-		os.Remove(lock)
 		return fmt.Errorf("update %s: %w", name, err)
 	}
+	done = true
 	return syncDir(filepath.Dir(path))
 }
 

@@ -141,14 +141,10 @@ func (s *Syncer) Repair() error {
 // lock.
 func (s *Syncer) rebuildIfDamaged(force bool) (why string, err error) {
 	err = s.S.Update(func(*jsonl.Tx) error {
-		st, err := s.loadState()
+		st, err := s.openState()
 		if err != nil {
 			return err
 		}
-		if st.CloneID == "" {
-			st.CloneID, st.changed = newCloneID(), true
-		}
-		s.cloneID = st.CloneID
 		r := &round{}
 		start, local, marks, err := s.soundStart(st, force, r)
 		if err != nil || r.rebuilt == "" {

@@ -70,14 +70,10 @@ func ownDamage(err error) error {
 func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuild bool) (*round, error) {
 	r := &round{remote: remote, fetched: fetched, received: Counts{}}
 	err := s.S.Update(func(tx *jsonl.Tx) error {
-		st, err := s.loadState()
+		st, err := s.openState()
 		if err != nil {
 			return err
 		}
-		if st.CloneID == "" {
-			st.CloneID, st.changed = newCloneID(), true
-		}
-		s.cloneID = st.CloneID
 		start, local, marks, err := s.soundStart(st, rebuild, r)
 		if err != nil {
 			return err
@@ -386,6 +382,20 @@ func (s *Syncer) trace(point string) {
 	if s.Trace != nil {
 		s.Trace(point)
 	}
+}
+
+// openState is loadState for a round, which writes ledger commits: this
+// clone's id (made on first need) goes into their signature.
+func (s *Syncer) openState() (*state, error) {
+	st, err := s.loadState()
+	if err != nil {
+		return nil, err
+	}
+	if st.CloneID == "" {
+		st.CloneID, st.changed = newCloneID(), true
+	}
+	s.cloneID = st.CloneID
+	return st, nil
 }
 
 // loadState reads the state file and finishes or undoes what a killed
