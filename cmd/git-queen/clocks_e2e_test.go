@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -192,12 +191,12 @@ func (h *clockTeam) lastMessageTo(c *clockClone, droid string) string {
 // killedSync kills a sync at a random moment, with all of its git.
 func (h *clockTeam) killedSync(c *clockClone) {
 	cmd := h.cmd(c, "sync")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
 	time.Sleep(time.Duration(h.rng.IntN(120)) * time.Millisecond)
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(cmd)
 	_ = cmd.Wait()
 	h.logf("%s(%s) sync killed", c.droid, c.dir[len(c.dir)-3:])
 	h.kills++

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -71,7 +70,7 @@ func runMCP(env *Env, g globals) error {
 	if err := os.Chdir(env.Dir); err != nil {
 		return err
 	}
-	return syscall.Exec(prog, args, os.Environ())
+	return execMCP(prog, args)
 }
 
 // findMCPProgram looks beside this executable first (go install puts both
