@@ -66,6 +66,6 @@ func (d Double) Fix() string {
 	if len(later) > 1 {
 		runs = strings.Join(later, " and ") + " each run"
 	}
-	return fmt.Sprintf("the later give way: %s git queen unassign %s (it ends only their own), or agree that %s does",
+	return fmt.Sprintf("the later give way: %s git queen unassign %s (which ends only the caller's own), or agree that %s does",
 		runs, d.IssueID, first.Droid)
 }
