@@ -1,7 +1,11 @@
 // Package assignments is the assignment store of seed 002: which droid works
 // on which beads issue. An issue has at most one active assignment; the check
 // and the append happen under the repository lock, across every worktree, so
-// two droids cannot both claim one issue.
+// two droids cannot both claim one issue. Across clones the same holds when
+// the assignment is published by a compare-and-swap push before it counts
+// (ledgersync.Syncer.Assign), and a sync withdraws an unpublished assignment
+// that another clone's, published first, beat (Contested); Doubles finds
+// whatever two active assignments of one issue exist anyway.
 package assignments
 
 import (
@@ -29,14 +33,31 @@ type Store struct {
 var IssueFiles = []string{"issues.jsonl", "beads.jsonl"}
 
 // AlreadyAssignedError is returned when an issue already has an active
-// assignment and the request did not force a reassignment.
+// assignment and the request did not force a reassignment: locally, when
+// the remote's ledger showed it, or when another clone's assignment reached
+// the remote first while this one was on its way (Withdrawn).
 type AlreadyAssignedError struct {
 	Active records.Assignment
+	// Remote is the remote the holder's assignment was found on ("" when
+	// it was found in this clone's store alone).
+	Remote string
+	// Withdrawn is this clone's assignment that lost the race and was
+	// withdrawn (released), when there was one.
+	Withdrawn *records.Assignment
 }
 
 func (e *AlreadyAssignedError) Error() string {
-	return fmt.Sprintf("issue %s is already assigned to %s (%s); use --force to reassign it",
-		e.Active.IssueID, e.Active.Droid, e.Active.ID)
+	held := fmt.Sprintf("issue %s is already assigned to %s (%s, since %s)", e.Active.IssueID, e.Active.Droid, e.Active.ID,
+		e.Active.CreatedAt.Format(time.RFC3339))
+	switch {
+	case e.Withdrawn != nil:
+		return fmt.Sprintf("issue %s went to %s (%s): that assignment reached %s first, so this one (%s) was withdrawn and nothing is assigned; "+
+			"talk to %s, or take it over with --force (%s is told)", e.Active.IssueID, e.Active.Droid, e.Active.ID, e.Remote,
+			e.Withdrawn.ID, e.Active.Droid, e.Active.Droid)
+	case e.Remote != "":
+		return held + " on " + e.Remote + "; nothing was assigned; use --force to reassign it (" + e.Active.Droid + " is told)"
+	}
+	return held + "; use --force to reassign it"
 }
 
 // UnknownIssueError is returned when the beads issue file exists and does
@@ -69,6 +90,16 @@ type Result struct {
 	Replaced *records.Assignment `json:"replaced,omitempty"`
 	// Notified is the message that told the droid it was taken from.
 	Notified []records.Message `json:"notified,omitempty"`
+	// ended are the assignments the reassignment ended (what UndoIn
+	// restores when the assignment cannot be published), and by who.
+	ended []endedBy
+	by    string
+}
+
+// endedBy is an assignment as it was, and the line that ended it.
+type endedBy struct {
+	before version
+	line   []byte
 }
 
 func (req *Request) validate() error {
@@ -92,59 +123,69 @@ func (req *Request) validate() error {
 // becomes reassigned (a forced version by req.By), and it is told.
 func (a *Store) Assign(req Request) (Result, error) {
 	var res Result
+	err := a.S.Update(func(tx *jsonl.Tx) error {
+		var err error
+		res, err = a.AssignIn(tx, req)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// AssignIn is Assign within a transaction the caller holds (a sync round,
+// which checks against what the remote's ledger just brought).
+func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
+	var res Result
 	if err := req.validate(); err != nil {
 		return res, err
 	}
 	if err := a.checkIssueExists(req.IssueID); err != nil {
 		return res, err
 	}
-	err := a.S.Update(func(tx *jsonl.Tx) error {
-		active, err := a.activeFor(req.IssueID)
+	active, err := a.activeFor(req.IssueID)
+	if err != nil {
+		return res, err
+	}
+	now := a.S.Now()
+	var lines []any
+	for _, cur := range active {
+		if cur.Droid == req.Droid {
+			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
+		}
+		if !req.Force {
+			return res, &AlreadyAssignedError{Active: cur.Assignment}
+		}
+		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, "reassigned to "+req.Droid)
 		if err != nil {
-			return err
-		}
-		now := a.S.Now()
-		var lines []any
-		for _, cur := range active {
-			if cur.Droid == req.Droid {
-				return fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
-			}
-			if !req.Force {
-				return &AlreadyAssignedError{Active: cur.Assignment}
-			}
-			line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, "reassigned to "+req.Droid)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, line)
-			res.Replaced = &replaced
-			if replaced.Forced {
-				sent, err := a.tellReassigned(tx, req, replaced)
-				if err != nil {
-					return err
-				}
-				res.Notified = append(res.Notified, sent...)
-			}
-		}
-		res.Assigned = records.Assignment{
-			ID: ids.NewAssignment(), CreatedAt: now, UpdatedAt: now, UpdatedBy: req.By,
-			IssueID: req.IssueID, Droid: req.Droid, AssignedBy: req.By, Status: records.AssignmentActive,
-			Worktree: req.Worktree, Reason: req.Reason,
-		}
-		if res.Replaced != nil {
-			res.Assigned.PreviousDroid = res.Replaced.Droid
-		}
-		line, err := records.CheckedNew(records.AssignmentsFile, res.Assigned)
-		if err != nil {
-			return err
+			return res, err
 		}
 		lines = append(lines, line)
-		return tx.Append(a.S.Log(records.AssignmentsFile), lines...)
-	})
-	if err != nil {
-		return Result{}, err
+		res.Replaced, res.ended = &replaced, append(res.ended, endedBy{cur, line})
+		if replaced.Forced {
+			sent, err := a.tellReassigned(tx, req, replaced)
+			if err != nil {
+				return res, err
+			}
+			res.Notified = append(res.Notified, sent...)
+		}
 	}
-	return res, nil
+	res.by = req.By
+	res.Assigned = records.Assignment{
+		ID: ids.NewAssignment(), CreatedAt: now, UpdatedAt: now, UpdatedBy: req.By,
+		IssueID: req.IssueID, Droid: req.Droid, AssignedBy: req.By, Status: records.AssignmentActive,
+		Worktree: req.Worktree, Reason: req.Reason,
+	}
+	if res.Replaced != nil {
+		res.Assigned.PreviousDroid = res.Replaced.Droid
+	}
+	line, err := records.CheckedNew(records.AssignmentsFile, res.Assigned)
+	if err != nil {
+		return res, err
+	}
+	lines = append(lines, line)
+	return res, tx.Append(a.S.Log(records.AssignmentsFile), lines...)
 }
 
 // ended is the version of cur that ends it with status, written by by:
@@ -176,6 +217,8 @@ func ended(cur version, now time.Time, by, status, reason string) ([]byte, recor
 }
 
 // UnassignRequest asks for the end of an issue's active assignment.
+// When the issue has more than one (see Doubles), By's own are the ones
+// ended, if By holds one; otherwise all of them, which takes Force.
 type UnassignRequest struct {
 	IssueID string
 	// By is the droid asking (a droid, or "human").
@@ -222,6 +265,9 @@ func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 		}
 		if len(active) == 0 {
 			return fmt.Errorf("issue %s has no active assignment", req.IssueID)
+		}
+		if mine := slices.DeleteFunc(slices.Clone(active), func(v version) bool { return v.Droid != req.By }); len(mine) > 0 {
+			active = mine // a double assignment: By gives way, the other stays
 		}
 		now := a.S.Now()
 		var lines []any
@@ -287,9 +333,13 @@ func (a *Store) List(f Filter) ([]records.Assignment, []jsonl.Problem, error) {
 	return out, problems, nil
 }
 
+// version is the current version of an assignment, with its line and
+// where that line is (the log this clone writes, or another source).
 type version struct {
 	records.Assignment
-	raw []byte
+	raw    []byte
+	file   string
+	offset int64
 }
 
 func (a *Store) latest() ([]version, []jsonl.Problem, error) {
@@ -305,7 +355,7 @@ func (a *Store) latest() ([]version, []jsonl.Problem, error) {
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "assignment " + e.ID + ": " + err.Error()})
 			continue
 		}
-		out = append(out, version{x, e.Raw})
+		out = append(out, version{x, e.Raw, e.File, e.Offset})
 	}
 	return out, problems, nil
 }

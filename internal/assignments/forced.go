@@ -19,6 +19,9 @@ func (a *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
 	var out []records.ForcedChange
 	for _, v := range all {
 		if c, ok := v.ForcedChange(); ok && !c.At.Before(since) {
+			if v.Status == records.AssignmentActive { // see UndoIn
+				c.What = "restored " + v.Droid + "'s assignment of " + v.IssueID + " (a reassignment that did not hold)"
+			}
 			out = append(out, c)
 		}
 	}

@@ -51,3 +51,18 @@ func reasonLine(reason string) string {
 	}
 	return "Reason: " + reason + "\n"
 }
+
+// tellUndone tells the holder of before, whose assignment res's forced
+// reassignment ended, that the reassignment did not hold: its assignment
+// is active again (restored), or the issue went to another clone's droid.
+func (a *Store) tellUndone(tx *jsonl.Tx, res Result, before records.Assignment, restored bool, why string) ([]records.Message, error) {
+	subject := fmt.Sprintf("%s's reassignment of %s did not hold", res.by, before.IssueID)
+	body := fmt.Sprintf("%s's reassignment of issue %s to %s was withdrawn (%s).\n", res.by, before.IssueID, res.Assigned.Droid, why)
+	if restored {
+		body += fmt.Sprintf("Your assignment %s is active again.\n", before.ID)
+	} else {
+		body += fmt.Sprintf("Your assignment %s stays ended: another droid's assignment of %s got there first.\n", before.ID, before.IssueID)
+	}
+	body += "See `git queen assignments --issue " + before.IssueID + " --all`."
+	return a.send(tx, res.by, before.Droid, subject, body, before.IssueID)
+}

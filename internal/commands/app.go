@@ -231,9 +231,9 @@ func commands(env *Env) []*cli.Command {
 }
 
 // publishedWrites are the commands whose records queen.autosync publishes
-// at once (reserve publishes by itself).
+// at once (reserve, assign and claim publish by themselves).
 var publishedWrites = map[string]bool{
-	"release": true, "renew": true, "assign": true, "claim": true, "unassign": true,
+	"release": true, "renew": true, "unassign": true,
 	"msg send": true, "msg read": true, "msg reply": true, "msg delete": true,
 }
 

@@ -2,12 +2,13 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -34,15 +35,15 @@ func newAssignCmd(env *Env, runF func(assignOptions) error) *cli.Command {
 		Name:      "assign",
 		Usage:     "assign a beads issue to a droid",
 		ArgsUsage: "ISSUE DROID",
-		Description: `Refuses when the issue already has an active assignment (in any worktree);
---force reassigns it, recording the previous droid: the old assignment's
-last version is marked forced and names you, and its droid gets a message
-saying so (with --reason). When .beads/issues.jsonl (or the legacy
-beads.jsonl) exists, the issue must be in it.`,
-		Flags: []cli.Flag{reasonFlag(&o.Reason),
-			&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` the droid works in (default: this one)"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "reassign an issue another droid holds (they are told)"},
-		},
+		Description: `Refuses, exit 5, when the issue already has an active assignment (in any
+worktree, or any clone); --force reassigns it, recording the previous
+droid: the old assignment's last version is marked forced and names you,
+and its droid gets a message saying so (with --reason). When
+.beads/issues.jsonl (or the legacy beads.jsonl) exists, the issue must be
+in it.
+
+` + acrossClones,
+		Flags: assignFlags(&o, "reassign an issue another droid holds (they are told)"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return &UsageError{Command: "assign", Msg: fmt.Sprintf("expected ISSUE DROID, got %d arguments", c.NArg())}
@@ -58,12 +59,14 @@ func newClaimCmd(env *Env, runF func(assignOptions) error) *cli.Command {
 	o := assignOptions{Env: env, Claim: true}
 	return &cli.Command{
 		Name:      "claim",
-		Usage:     "assign a beads issue to yourself",
+		Usage:     "assign a beads issue to yourself (exit 5 when another droid holds it)",
 		ArgsUsage: "ISSUE",
-		Flags: []cli.Flag{reasonFlag(&o.Reason),
-			&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` you work in (default: this one)"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "take over an issue another droid holds (they are told)"},
-		},
+		Description: `Refuses, exit 5, naming the holder, when the issue already has an active
+assignment (in any worktree, or any clone); --force takes it over, and the
+holder gets a message saying so (with --reason).
+
+` + acrossClones,
+		Flags: assignFlags(&o, "take over an issue another droid holds (they are told)"),
 		Action: func(c *cli.Context) error {
 			var err error
 			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
@@ -125,42 +128,7 @@ type assignOptions struct {
 	Env                            *Env
 	G                              globals
 	Issue, Droid, Reason, Worktree string
-	Claim, Force                   bool
-}
-
-func runAssign(o assignOptions) error {
-	me := o.Env.identity(o.G)
-	by := me
-	if o.Claim {
-		if me == "" {
-			return errNoIdentity
-		}
-		o.Droid = me
-	} else if by == "" {
-		by = "human"
-	}
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	if o.Worktree == "" && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
-		o.Worktree = filepath.Base(s.WS.Repo.TopLevel)
-	}
-	res, err := (&assignments.Store{S: s}).Assign(assignments.Request{IssueID: o.Issue, Droid: o.Droid, By: by,
-		Reason: o.Reason, Worktree: o.Worktree, Force: o.Force})
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, res)
-	}
-	if res.Replaced != nil {
-		fmt.Fprintf(o.Env.Stdout, "reassigned %s from %s to %s (%s)\n", o.Issue, res.Replaced.Droid, o.Droid, res.Assigned.ID)
-		printNotified(o.Env, res.Notified)
-		return nil
-	}
-	fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, o.Droid, res.Assigned.ID)
-	return nil
+	Claim, Force, Offline          bool
 }
 
 type unassignOptions struct {
@@ -211,8 +179,32 @@ func runAssignments(o assignmentsOptions) error {
 		return err
 	}
 	list, more := lastN(list, o.Limit)
+	// With a remote, an assignment whose latest version this clone wrote
+	// after its last sync is not on the remote yet: other clones do not
+	// see it (an --offline claim, an unassign not synced).
+	var unpublished map[string]bool
+	remote := configuredRemote(s)
+	if remote != "" {
+		since := ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.AssignmentsFile)
+		if unpublished, err = (&assignments.Store{S: s}).WrittenSince(since); err != nil {
+			return err
+		}
+	}
 	if o.G.JSON {
-		return printJSON(o.Env.Stdout, map[string]any{"assignments": nonNil(list), "problems": problemsJSON(problems)})
+		type row struct {
+			records.Assignment
+			Published *bool `json:"published,omitempty"`
+		}
+		rows := make([]row, 0, len(list))
+		for _, a := range list {
+			r := row{Assignment: a}
+			if remote != "" {
+				published := !unpublished[a.ID]
+				r.Published = &published
+			}
+			rows = append(rows, r)
+		}
+		return printJSON(o.Env.Stdout, map[string]any{"assignments": rows, "problems": problemsJSON(problems)})
 	}
 	warnProblems(o.Env.Stderr, problems)
 	if len(list) == 0 {
@@ -228,6 +220,9 @@ func runAssignments(o assignmentsOptions) error {
 		}
 		if by := a.ForcedBy(); by != "" {
 			status += " by " + by + " (forced)"
+		}
+		if unpublished[a.ID] {
+			status += ", unpublished"
 		}
 		t.row(a.IssueID, a.Droid, status, relTime(now, a.UpdatedAt), a.AssignedBy, a.Worktree, a.ID)
 	}

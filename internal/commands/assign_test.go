@@ -10,8 +10,8 @@ func TestAssignments(t *testing.T) {
 	repo := newStoreRepo(t)
 	runScenario(t, repo, []step{
 		{droid: "ann", args: "assign qb-1 bob --reason 'you know the API'", stdout: []string{`assigned qb-1 to bob \(qa-\w{26}\)`}},
-		{droid: "cat", args: "assign qb-1 cat", code: ExitFailure, stderr: []string{"qb-1 is already assigned to bob", "--force"}},
-		{droid: "cat", args: "claim qb-1", code: ExitFailure, stderr: []string{"already assigned to bob"}},
+		{droid: "cat", args: "assign qb-1 cat", code: ExitConflict, stderr: []string{"qb-1 is already assigned to bob", "--force"}},
+		{droid: "cat", args: "claim qb-1", code: ExitConflict, stderr: []string{"already assigned to bob"}},
 		{droid: "bob", args: "claim qb-1", code: ExitFailure, stderr: []string{"already assigned to bob"}},
 		{droid: "", args: "claim qb-2", code: ExitUsage, stderr: []string{"no droid identity"}},
 		{droid: "cat", args: "claim qb-2", stdout: []string{"assigned qb-2 to cat"}},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/globs"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
@@ -70,6 +71,10 @@ func exitCode(err error) int {
 	}
 	var conflict *reservations.ConflictError
 	if errors.As(err, &conflict) {
+		return ExitConflict
+	}
+	var taken *assignments.AlreadyAssignedError
+	if errors.As(err, &taken) {
 		return ExitConflict
 	}
 	return ExitFailure

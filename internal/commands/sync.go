@@ -41,7 +41,9 @@ without finishing: git config queen.timeout 2m (or QUEEN_TIMEOUT=2m for one
 command) allows longer.
 
 An exclusive reservation granted with --offline that overlaps a reservation
-another clone published first is withdrawn here, named, and sync exits 5.`,
+another clone published first is withdrawn here, named, and sync exits 5;
+so is an assignment made with --offline of an issue that another clone's
+assignment, published first, holds.`,
 		Action: func(c *cli.Context) error {
 			if c.Args().Len() > 1 {
 				return &UsageError{Command: "sync", Msg: "name at most one REMOTE"}
@@ -82,7 +84,7 @@ func runSync(o syncOptions) error {
 	} else {
 		printSync(o.Env, res)
 	}
-	if len(res.Withdrawn) > 0 {
+	if lostAny(res) {
 		return &SilentError{Code: ExitConflict}
 	}
 	return nil
@@ -137,6 +139,7 @@ func printSync(e *Env, res *ledgersync.Result) {
 			wd.Lost.Droid, wd.Lost.Pattern, wd.Lost.ID, wd.Winner.Droid, wd.Winner.Pattern, forIssue(wd.Winner.IssueID),
 			res.Remote, relTime(now, wd.Winner.Expiry()), witnessOr(wd.Witness))
 	}
+	printAssignmentWithdrawals(e, res, "")
 }
 
 func witnessOr(w string) string {
@@ -212,7 +215,7 @@ func (e *Env) autosync(g globals) {
 	if err == nil {
 		defer sy.Close()
 		var res *ledgersync.Result
-		if res, err = sy.Sync(remote); err == nil && len(res.Withdrawn) > 0 {
+		if res, err = sy.Sync(remote); err == nil && lostAny(res) {
 			printSync(&Env{Stdout: e.Stderr, Stderr: e.Stderr, Now: e.Now}, res)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 
 // Sync exchanges the live store with remote: this clone's new records go
 // out, the others' come in, and the two ledgers become one. Reservations
-// this clone granted without publishing them (--offline) that lost to
-// another clone's are withdrawn and listed in the result.
+// and assignments this clone granted without publishing them (--offline)
+// that lost to another clone's are withdrawn and listed in the result.
 func (s *Syncer) Sync(remote string) (*Result, error) {
 	return s.exchange(remote, nil)
 }
@@ -22,21 +22,27 @@ type ReserveResult struct {
 	Sync *Result `json:"sync"`
 }
 
-// UnpublishedError is a reservation that could not be published: it was
-// granted locally, then withdrawn, so nothing is reserved.
+// UnpublishedError is a reservation (or an assignment) that could not be
+// published: it was granted locally, then withdrawn, so nothing is
+// reserved (or assigned).
 type UnpublishedError struct {
 	Remote string
 	Err    error
+	// Assignment says an assignment, not a reservation, was not published.
+	Assignment bool
 }
 
 func (e *UnpublishedError) Error() string {
+	done, retry := "reserved", "reserve with --offline to hold the paths on this machine now (the next git queen sync publishes the reservation"
+	if e.Assignment {
+		done, retry = "assigned", "assign or claim with --offline to take the issue on this machine now (the next git queen sync publishes the assignment"
+	}
 	var re *RemoteError
 	if errors.As(e.Err, &re) && !re.Transient() {
-		return fmt.Sprintf("nothing was reserved: %v", e.Err) // retrying will not help; the error says what will
+		return fmt.Sprintf("nothing was %s: %v", done, e.Err) // retrying will not help; the error says what will
 	}
-	return fmt.Sprintf("nothing was reserved: %v\nretry when %s can be reached, or reserve with --offline to hold the paths "+
-		"on this machine now (the next git queen sync publishes the reservation, or withdraws it if another clone's got there first)",
-		e.Err, e.Remote)
+	return fmt.Sprintf("nothing was %s: %v\nretry when %s can be reached, or %s, or withdraws it if another clone's got there first)",
+		done, e.Err, e.Remote, retry)
 }
 
 func (e *UnpublishedError) Unwrap() error { return e.Err }

@@ -24,8 +24,9 @@ type round struct {
 	// received counts the versions the merge brought that the local
 	// ledger did not have and that this clone applied (the newest of
 	// their records here, and within every rule).
-	received  Counts
-	withdrawn []Withdrawal
+	received             Counts
+	withdrawn            []Withdrawal
+	withdrawnAssignments []AssignmentWithdrawal
 	// setAside notes what of the remote's ledger this round did not take.
 	setAside []SetAside
 	// rebuilt says the local ledger was damaged and built again.
@@ -92,7 +93,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 		}
 		now := s.S.Now()
 		r.clocks, r.clockErr = st.clockWarnings(now), st.clockError(now)
-		if r.withdrawn, err = s.withdrawLosers(tx, st, remote); err != nil {
+		if err := s.withdrawLosers(tx, st, r); err != nil {
 			return err
 		}
 		s.trace("checked unpublished grants")

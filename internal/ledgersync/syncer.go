@@ -164,6 +164,9 @@ type Result struct {
 	// Withdrawn lists this clone's unpublished reservations that lost to
 	// reservations another clone published first.
 	Withdrawn []Withdrawal `json:"withdrawn"`
+	// WithdrawnAssignments lists this clone's unpublished assignments that
+	// lost to another clone's assignment of the issue, published first.
+	WithdrawnAssignments []AssignmentWithdrawal `json:"withdrawn_assignments"`
 	// Attempts counts the fetch-merge-push rounds (more than one when
 	// other clones pushed in between).
 	Attempts int `json:"attempts"`
@@ -195,7 +198,8 @@ type step func(tx *jsonl.Tx, r *round) error
 // exchange runs rounds of fetch, merge and push until the push wins, the
 // remote has everything, or step stops it.
 func (s *Syncer) exchange(remote string, st step) (*Result, error) {
-	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{}, SetAside: []SetAside{}, Clocks: []ClockWarning{}}
+	res := &Result{Remote: remote, Sent: Counts{}, Received: Counts{}, Withdrawn: []Withdrawal{},
+		WithdrawnAssignments: []AssignmentWithdrawal{}, SetAside: []SetAside{}, Clocks: []ClockWarning{}}
 	rm, err := ResolveRemote(s.S.WS.Repo, remote, s.gitDir())
 	if err != nil {
 		return res, err
@@ -257,6 +261,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			}
 			res.Received.add(r.received)
 			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
+			res.WithdrawnAssignments = append(res.WithdrawnAssignments, r.withdrawnAssignments...)
 			if !r.local.IsZero() {
 				res.Ledger = r.local.String()
 			}

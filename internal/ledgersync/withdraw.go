@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
@@ -14,6 +15,11 @@ import (
 // another clone's, published first, conflicted with it.
 type Withdrawal = reservations.Contest
 
+// AssignmentWithdrawal is an assignment of this clone that a sync released
+// because another clone's assignment of the same issue, published first,
+// was active.
+type AssignmentWithdrawal = assignments.Contest
+
 // stopAfter is a step's way to end the sync after the round it ran in,
 // once that round's work is recorded, with err (a reservation conflict).
 type stopAfter struct{ err error }
@@ -23,10 +29,22 @@ func (s *stopAfter) Unwrap() error { return s.err }
 
 // withdrawLosers enforces "the first to reach the remote wins" on this
 // clone's grants that the remote does not hold yet (made with --offline,
-// or pending in a reserve whose push lost a race): each that overlaps a
-// reservation another clone published is released, and reported.
-func (s *Syncer) withdrawLosers(tx *jsonl.Tx, st *state, remote string) ([]Withdrawal, error) {
-	grants, err := s.unpublishedGrants(st, remote)
+// or pending in a reserve, claim or assign whose push lost a race): each
+// reservation that overlaps one another clone published, and each
+// assignment of an issue another clone's published assignment holds, is
+// released, and reported in r.
+func (s *Syncer) withdrawLosers(tx *jsonl.Tx, st *state, r *round) error {
+	var err error
+	if r.withdrawn, err = s.withdrawReservations(tx, st, r.remote); err != nil {
+		return err
+	}
+	r.withdrawnAssignments, err = s.withdrawAssignments(tx, st, r.remote)
+	return err
+}
+
+// withdrawReservations is withdrawLosers for reservations.
+func (s *Syncer) withdrawReservations(tx *jsonl.Tx, st *state, remote string) ([]Withdrawal, error) {
+	grants, err := s.unpublishedGrants(st, remote, records.ReservationsFile)
 	if err != nil || len(grants) == 0 {
 		return nil, err
 	}
@@ -39,11 +57,26 @@ func (s *Syncer) withdrawLosers(tx *jsonl.Tx, st *state, remote string) ([]Withd
 	return contests, rs.WithdrawIn(tx, contests, now, remote)
 }
 
-// unpublishedGrants lists the reservations this clone granted after the
-// last mark the remote is known to hold: the lines of its log past that
-// mark that are first versions (updated_at equal to created_at).
-func (s *Syncer) unpublishedGrants(st *state, remote string) (map[string]bool, error) {
-	f, err := os.Open(s.S.WS.Path(records.ReservationsFile))
+// withdrawAssignments is withdrawLosers for assignments, by the same rule.
+func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]AssignmentWithdrawal, error) {
+	made, err := s.unpublishedGrants(st, remote, records.AssignmentsFile)
+	if err != nil || len(made) == 0 {
+		return nil, err
+	}
+	as := &assignments.Store{S: s.S}
+	contests, err := as.Contested(made)
+	if err != nil || len(contests) == 0 {
+		return nil, err
+	}
+	return contests, as.WithdrawIn(tx, contests, s.S.Now(), remote)
+}
+
+// unpublishedGrants lists the records of the log file (reservations,
+// assignments) this clone created after the last mark the remote is known
+// to hold: the lines of its log past that mark that are first versions
+// (updated_at equal to created_at, or none).
+func (s *Syncer) unpublishedGrants(st *state, remote, file string) (map[string]bool, error) {
+	f, err := os.Open(s.S.WS.Path(file))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -51,7 +84,7 @@ func (s *Syncer) unpublishedGrants(st *state, remote string) (map[string]bool, e
 		return nil, err
 	}
 	defer f.Close()
-	data, _, _, err := readTail(f, st.remote(remote).Published[records.ReservationsFile])
+	data, _, _, err := readTail(f, st.remote(remote).Published[file])
 	if err != nil {
 		return nil, err
 	}

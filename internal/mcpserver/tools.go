@@ -212,11 +212,11 @@ func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
 			a = flagIf(a, "reply-to", in.ReplyTo)
 			return boolIf(a, "peek", in.Peek)
 		})
-	addCommandTool(s, r, "assign", "Assign a beads issue to a droid.",
+	addCommandTool(s, r, "assign", "Assign a beads issue to a droid. An issue has one active assignment across every clone: with a remote configured, the assignment is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id); force=true reassigns it, and they are told.",
 		func(in assignIn) []string {
 			return positional(boolIf(flagIf([]string{"assign"}, "reason", in.Reason), "force", in.Force), in.Issue, in.Droid)
 		})
-	addCommandTool(s, r, "claim", "Assign a beads issue to yourself.",
+	addCommandTool(s, r, "claim", "Assign a beads issue to yourself before working on it. An issue has one active assignment across every clone: with a remote configured, the claim is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id): pick another issue, or ask them; force=true takes it over, and they are told.",
 		func(in claimIn) []string {
 			return positional(boolIf(flagIf([]string{"claim"}, "reason", in.Reason), "force", in.Force), in.Issue)
 		})

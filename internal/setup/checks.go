@@ -118,6 +118,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkLeftovers(),
 		r.checkQuarantine(),
 		r.checkForced(),
+		r.checkDoubleWork(),
 	)
 }
 
