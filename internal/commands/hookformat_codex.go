@@ -27,10 +27,10 @@ var codexRuntime = hookRuntime{
 
 // codexEditingTools: Codex edits files with apply_patch, whose tool_input
 // is {"command": PATCH}, the patch text naming every file it adds, updates,
-// deletes or moves. A shell command that runs apply_patch (the model
-// sometimes writes `apply_patch <<'EOF' ... EOF`) is intercepted by Codex
-// and applied the same way, so a Bash call that is one is read as one;
-// any other Bash call changes what its command changes, which no hook can
+// deletes or moves. A shell command that runs apply_patch on a patch it
+// carries (the model sometimes writes `apply_patch <<'EOF' ... EOF`) is
+// applied the same way, so a Bash call that is one is read as one; any
+// other Bash call changes what its command changes, which no hook can
 // know. MCP tools pass.
 var codexEditingTools = map[string]editingTool{
 	"apply_patch": codexApplyPatch,
@@ -54,10 +54,18 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 	return nil, errors.New("tool_input carries no patch (command)")
 }
 
-// shellApplyPatch is a shell command that runs apply_patch, optionally
-// after `cd DIR &&`, as Codex recognizes one.
-var shellApplyPatch = regexp.MustCompile(`^\s*(?:cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&\s*)?(?:apply_patch|applypatch)(?:\s|$)`)
+// runsApplyPatch finds apply_patch (or applypatch, its other name) run as
+// a command in a shell script; leadingCd is a `cd DIR &&` the script
+// starts with, which makes the patch's paths relative to DIR.
+var (
+	runsApplyPatch = regexp.MustCompile(`(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s<;&|)])`)
+	leadingCd      = regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`)
+)
 
+// codexShellApplyPatch reads a shell call that runs apply_patch with a
+// patch written into the command (a heredoc): Codex applies it as a patch,
+// or its apply_patch program does. A command that carries no envelope
+// gives the guard nothing to read, like any other shell command.
 func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	var in struct {
 		Command json.RawMessage `json:"command"`
@@ -77,26 +85,22 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		case len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c"):
 			script = argv[2]
 		default:
-			return nil, nil
+			script = strings.Join(argv, " ")
 		}
 	}
-	m := shellApplyPatch.FindStringSubmatch(script)
-	if m == nil {
+	if !runsApplyPatch.MatchString(script) {
 		return nil, nil
 	}
-	begin := strings.Index(script, patchBegin)
-	if begin < 0 {
-		return nil, errors.New("the command runs apply_patch with no patch the guard can read")
+	var paths []string
+	for _, envelope := range patchEnvelopes(script) {
+		found, err := patchPaths(envelope)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, found...)
 	}
-	end := strings.LastIndex(script, patchEnd)
-	if end < begin {
-		return nil, errors.New("the command's patch has no \"*** End Patch\"")
-	}
-	paths, err := patchPaths(script[begin : end+len(patchEnd)])
-	if err != nil {
-		return nil, err
-	}
-	if dir := strings.Trim(m[1], `'"`); dir != "" {
+	if m := leadingCd.FindStringSubmatch(script); m != nil {
+		dir := strings.Trim(m[1], `'"`)
 		for i, p := range paths {
 			if !filepath.IsAbs(p) {
 				paths[i] = filepath.Join(dir, p)
@@ -104,6 +108,27 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
+// script, each a patch; an unterminated one runs to the end, where
+// patchPaths will say what is missing.
+func patchEnvelopes(script string) []string {
+	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
+	var envelopes []string
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != patchBegin {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) != patchEnd {
+			j++
+		}
+		end := min(j+1, len(lines))
+		envelopes = append(envelopes, strings.Join(lines[i:end], "\n"))
+		i = j
+	}
+	return envelopes
 }
 
 // The apply_patch envelope's markers.
