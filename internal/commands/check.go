@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,17 +20,24 @@ func newCheckCmd(env *Env, runF func(checkOptions) error) *cli.Command {
 		Name:      "check",
 		Usage:     "say whether paths are free (exit 0) or held exclusively by another droid (exit 5)",
 		ArgsUsage: "PATH...",
-		Description: `With --hook claude, check is a Claude Code PreToolUse hook: it reads the tool
-call on stdin (the file_path of Edit, MultiEdit and Write, the notebook_path
-of NotebookEdit), says nothing and exits 0 when the paths are free, and when
-another droid holds one exclusively exits 2 (which refuses the edit) with a
-message for the agent on stderr: who holds it, until when, and how to ask.
-An error also refuses, saying why. In .claude/settings.json:
+		Description: `With --hook RUNTIME (claude, codex, gemini or cursor), check is that agent
+runtime's pre-tool hook: it reads on stdin the tool call the runtime is about
+to run, finds the files it would change (Claude Code's Write, Edit, MultiEdit
+and NotebookEdit; every file a Codex apply_patch adds, updates, deletes or
+moves; Gemini CLI's write_file and replace; Cursor's Write), and when another
+droid holds one exclusively refuses the call in the runtime's own convention,
+with a message for the agent: who holds it, until when, and how to ask. Other
+tools (reads, searches) pass. A path is judged where it really is: symlinks
+resolved, a relative one against the call's cwd, one in a sibling worktree
+against the repository's reservations; a path in no repository is never
+refused. A failure to check refuses, saying why. The README's "For agent
+runtimes" has every runtime's configuration; Claude Code's, in
+.claude/settings.json:
 
   {"hooks": {"PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit",
     "hooks": [{"type": "command", "command": "git queen check --hook claude"}]}]}}`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "hook", Destination: &o.Hook, Usage: "read the paths from an agent runtime's pre-tool hook input on stdin and answer in its convention (`FORMAT`: claude)"},
+			&cli.StringFlag{Name: "hook", Destination: &o.Hook, Usage: "be an agent runtime's pre-tool hook: read its tool call on stdin, answer in its convention (`RUNTIME`: claude, codex, gemini, cursor)"},
 		},
 		Action: func(c *cli.Context) error {
 			o.G, o.Paths = readGlobals(c), c.Args().Slice()
@@ -136,59 +142,5 @@ func repoPath(e *Env, s *store.Store, p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// runCheckHook is check --hook: the paths from a tool call, the answer in
-// the runtime's convention. Any failure refuses the edit (exit 2) with its
-// cause: a guard that cannot check must not let the change through.
-func runCheckHook(o checkOptions) error {
-	if len(o.Paths) > 0 {
-		return &UsageError{Command: "check", Msg: "with --hook the paths come from the tool call on stdin; give no PATH"}
-	}
-	o.Env = o.Env.guardEnv()
-	holds, me, err := hookHolds(o)
-	if err != nil {
-		var usage *UsageError
-		if errors.As(err, &usage) {
-			return err
-		}
-		fmt.Fprintf(o.Env.Stderr, "git-queen: could not check the edit against reservations: %v\n"+
-			"Fix the cause, or run the edit without the hook if you are sure no other droid holds the file.\n", err)
-		return &SilentError{Code: hookBlock}
-	}
-	if len(holds) == 0 {
-		return nil
-	}
-	return blockEdit(o.Env.Stderr, o, me, holds)
-}
-
-func hookHolds(o checkOptions) ([]reservations.Hold, string, error) {
-	paths, err := hookPaths(o.Hook, o.Env.Stdin)
-	if err != nil || len(paths) == 0 {
-		return nil, "", err
-	}
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return nil, "", err
-	}
-	top := ""
-	if s.WS.Repo != nil {
-		top = s.WS.Repo.TopLevel
-	}
-	var rel []string
-	for _, p := range paths {
-		r, err := repoPath(o.Env, s, p)
-		var outside *records.InvalidError
-		if errors.As(err, &outside) && top != "" && filepath.IsAbs(p) {
-			continue // the tool call edits a file outside the repository: none of ours
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		rel = append(rel, r)
-	}
-	if len(rel) == 0 {
-		return nil, "", nil
-	}
-	me := o.Env.identity(o.G)
-	holds, err := (&reservations.Store{S: s}).Check(me, rel)
-	return holds, me, err
-}
+// runCheckHook is check --hook: the edit guard (checkhook.go).
+func runCheckHook(o checkOptions) error { return runEditGuard(o) }

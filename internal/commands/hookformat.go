@@ -1,0 +1,90 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// preToolInput is the part of a pre-tool hook's input that Claude Code,
+// Codex, Gemini CLI and Cursor share: the tool's name, its arguments, and
+// the directory the agent works in (Cursor also lists its workspace roots).
+type preToolInput struct {
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	Cwd            string          `json:"cwd"`
+	WorkspaceRoots []string        `json:"workspace_roots"`
+}
+
+// editingTool reads, from one tool's arguments, the paths it would change.
+type editingTool func(args json.RawMessage) ([]string, error)
+
+// readPreToolCall parses a pre-tool hook input and asks the runtime's
+// editing tool of that name, if there is one, for its paths. Any other
+// tool changes no file the guard can see and gets none.
+func readPreToolCall(runtime string, input []byte, tools map[string]editingTool) (preToolInput, toolCall, error) {
+	var in preToolInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return in, toolCall{}, fmt.Errorf("the %s tool call on stdin is not JSON: %w", runtime, err)
+	}
+	call := toolCall{Tool: in.ToolName, Cwd: in.Cwd}
+	edit, ok := tools[in.ToolName]
+	if !ok {
+		return in, call, nil
+	}
+	paths, err := edit(in.ToolInput)
+	if err != nil {
+		return in, call, fmt.Errorf("%s's %s call: %w", runtime, in.ToolName, err)
+	}
+	call.Paths = paths
+	return in, call, nil
+}
+
+// pathFields is an editing tool whose arguments name its file in one of
+// the given fields. A call that names none cannot be checked, so it is an
+// error, not a pass.
+func pathFields(fields ...string) editingTool {
+	return func(args json.RawMessage) ([]string, error) {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(args, &m); err != nil {
+			return nil, fmt.Errorf("tool_input is not a JSON object: %w", err)
+		}
+		var paths []string
+		for _, f := range fields {
+			raw, ok := m[f]
+			if !ok {
+				continue
+			}
+			var p string
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, fmt.Errorf("tool_input.%s is not a string", f)
+			}
+			if p != "" {
+				paths = append(paths, p)
+			}
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("tool_input names no file (%s)", strings.Join(fields, " or "))
+		}
+		return paths, nil
+	}
+}
+
+// allowSilently answers a free call by saying nothing and exiting 0: the
+// runtime goes on as if there were no hook (its own permission rules
+// still apply; silence approves nothing).
+func allowSilently(io.Writer) error { return nil }
+
+// refuseExit2 answers a refusal the way Claude Code, Codex and Gemini CLI
+// all read one: exit code 2, the reason on stderr, which they hand to the
+// model. (Any other non-zero code is, to each of them, a hook that failed,
+// and the tool call goes on.)
+func refuseExit2(_, stderr io.Writer, r refusal) error {
+	fmt.Fprint(stderr, r.Reason)
+	return &SilentError{Code: hookBlock}
+}
+
+// hookBlock is the exit code that makes Claude Code, Codex and Gemini CLI
+// refuse a tool call.
+const hookBlock = 2

@@ -1,0 +1,212 @@
+package commands
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// codexRuntime is Codex's PreToolUse hook. Its input on stdin is
+// {"session_id", "turn_id", "transcript_path", "cwd", "hook_event_name":
+// "PreToolUse", "model", "permission_mode", "tool_name", "tool_input",
+// "tool_use_id"}. Exit code 2 with a reason on stderr blocks the call and
+// gives the reason to the model (exit 2 with an empty stderr, or any other
+// code, is only a failed hook to Codex, and the call goes on).
+var codexRuntime = hookRuntime{
+	Name: "codex",
+	Read: func(input []byte) (toolCall, error) {
+		_, call, err := readPreToolCall("Codex", input, codexEditingTools)
+		return call, err
+	},
+	Allow:  allowSilently,
+	Refuse: refuseExit2,
+}
+
+// codexEditingTools: Codex edits files with apply_patch, whose tool_input
+// is {"command": PATCH}, the patch text naming every file it adds, updates,
+// deletes or moves. A shell command that runs apply_patch on a patch it
+// carries (the model sometimes writes `apply_patch <<'EOF' ... EOF`) is
+// applied the same way, so a Bash call that is one is read as one; any
+// other Bash call changes what its command changes, which no hook can
+// know. MCP tools pass.
+var codexEditingTools = map[string]editingTool{
+	"apply_patch": codexApplyPatch,
+	"Bash":        codexShellApplyPatch,
+}
+
+func codexApplyPatch(args json.RawMessage) ([]string, error) {
+	var in struct {
+		Command *string `json:"command"`
+		Input   *string `json:"input"` // the function-call form's field
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, fmt.Errorf("tool_input is not {\"command\": PATCH}: %w", err)
+	}
+	switch {
+	case in.Command != nil:
+		return patchPaths(*in.Command)
+	case in.Input != nil:
+		return patchPaths(*in.Input)
+	}
+	return nil, errors.New("tool_input carries no patch (command)")
+}
+
+// runsApplyPatch finds apply_patch (or applypatch, its other name) run as
+// a command in a shell script; leadingCd is a `cd DIR &&` the script
+// starts with, which makes the patch's paths relative to DIR.
+var (
+	runsApplyPatch = regexp.MustCompile(`(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s<;&|)])`)
+	leadingCd      = regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`)
+)
+
+// codexShellApplyPatch reads a shell call that runs apply_patch with a
+// patch written into the command (a heredoc): Codex applies it as a patch,
+// or its apply_patch program does. A command that carries no envelope
+// gives the guard nothing to read, like any other shell command.
+func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
+	var in struct {
+		Command json.RawMessage `json:"command"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, nil // not a shell call the guard can read: not an edit it can see
+	}
+	var script string
+	if json.Unmarshal(in.Command, &script) != nil {
+		var argv []string
+		if json.Unmarshal(in.Command, &argv) != nil || len(argv) == 0 {
+			return nil, nil
+		}
+		switch {
+		case len(argv) == 2 && (argv[0] == "apply_patch" || argv[0] == "applypatch"):
+			return patchPaths(argv[1])
+		case len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c"):
+			script = argv[2]
+		default:
+			script = strings.Join(argv, " ")
+		}
+	}
+	if !runsApplyPatch.MatchString(script) {
+		return nil, nil
+	}
+	var paths []string
+	for _, envelope := range patchEnvelopes(script) {
+		found, err := patchPaths(envelope)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, found...)
+	}
+	if m := leadingCd.FindStringSubmatch(script); m != nil {
+		dir := strings.Trim(m[1], `'"`)
+		for i, p := range paths {
+			if !filepath.IsAbs(p) {
+				paths[i] = filepath.Join(dir, p)
+			}
+		}
+	}
+	return paths, nil
+}
+
+// patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
+// script, each a patch; an unterminated one runs to the end, where
+// patchPaths will say what is missing.
+func patchEnvelopes(script string) []string {
+	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
+	var envelopes []string
+	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != patchBegin {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) != patchEnd {
+			j++
+		}
+		end := min(j+1, len(lines))
+		envelopes = append(envelopes, strings.Join(lines[i:end], "\n"))
+		i = j
+	}
+	return envelopes
+}
+
+// The apply_patch envelope's markers.
+const (
+	patchBegin  = "*** Begin Patch"
+	patchEnd    = "*** End Patch"
+	patchAdd    = "*** Add File: "
+	patchDelete = "*** Delete File: "
+	patchUpdate = "*** Update File: "
+	patchMove   = "*** Move to: "
+	patchEOF    = "*** End of File"
+)
+
+// patchPaths reads an apply_patch envelope and returns every path it
+// changes: each file it adds, deletes or updates, and the destination of
+// each move (a move changes both ends). It reads the envelope the way
+// Codex does, markers tolerant of surrounding spaces and an optional
+// heredoc around the whole (<<'EOF' ... EOF), and walks it section by
+// section, so that a line of a file's content that looks like a header is
+// content. A patch it cannot read is an error: Codex might apply what the
+// guard did not understand.
+func patchPaths(patch string) ([]string, error) {
+	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(patch), "\r\n", "\n"), "\n")
+	if len(lines) >= 4 && isHeredocStart(lines[0]) && strings.HasSuffix(lines[len(lines)-1], "EOF") {
+		lines = lines[1 : len(lines)-1]
+	}
+	if len(lines) < 2 || strings.TrimSpace(lines[0]) != patchBegin {
+		return nil, errors.New(`the patch does not begin with "*** Begin Patch"`)
+	}
+	if strings.TrimSpace(lines[len(lines)-1]) != patchEnd {
+		return nil, errors.New(`the patch does not end with "*** End Patch"`)
+	}
+	body := lines[1 : len(lines)-1]
+	var paths []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for i := 0; i < len(body); {
+		header := strings.TrimSpace(body[i])
+		i++
+		switch {
+		case header == "":
+			// blank lines between sections
+		case strings.HasPrefix(header, patchAdd):
+			add(strings.TrimPrefix(header, patchAdd))
+			for i < len(body) && strings.HasPrefix(body[i], "+") {
+				i++
+			}
+		case strings.HasPrefix(header, patchDelete):
+			add(strings.TrimPrefix(header, patchDelete))
+		case strings.HasPrefix(header, patchUpdate):
+			add(strings.TrimPrefix(header, patchUpdate))
+			if i < len(body) && strings.HasPrefix(body[i], patchMove) {
+				add(strings.TrimPrefix(body[i], patchMove))
+				i++
+			}
+			// The hunks run to the next section: a line that starts with
+			// '*' other than "*** End of File".
+			for i < len(body) && (!strings.HasPrefix(body[i], "*") || strings.TrimSpace(body[i]) == patchEOF) {
+				i++
+			}
+		case header == strings.TrimSpace(patchAdd) || header == strings.TrimSpace(patchDelete) || header == strings.TrimSpace(patchUpdate):
+			return nil, fmt.Errorf("patch line %d, %q, names no file", i+1, header)
+		default:
+			return nil, fmt.Errorf("patch line %d, %q, is not a section header (Add File, Delete File, Update File)", i+1, header)
+		}
+	}
+	return paths, nil
+}
+
+func isHeredocStart(line string) bool {
+	switch line {
+	case "<<EOF", "<<'EOF'", `<<"EOF"`:
+		return true
+	}
+	return false
+}
