@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,10 @@ import (
 )
 
 // The random-history property test: real git, real worktrees, the real
-// binary as CLI and as merge driver. Each history has 3 to 5 branches, each
+// binary as CLI, as merge driver and as hooks, in the seed's layout (the
+// stores in .beads, BEADS_DIR=.beads, tracked on every branch, with
+// pre-commit and pre-merge-commit installed: every commit and merge the
+// history makes must pass them). Each history has 3 to 5 branches, each
 // in its own worktree and worked by its own droid, and takes random steps:
 // CLI operations on the committed stores (msg send, read, delete; reserve,
 // release), st events appended as st does, edits of a VerMAS work order
@@ -22,22 +27,33 @@ import (
 // checked (see checkBranch); at the end every branch is merged into one
 // and every fact ever written must be there, once, and current.
 //
-//	go test ./cmd/git-queen -run TestRandomHistories                      # the CI size
+//	go test ./cmd/git-queen -run TestRandomHistories                      # the default size
+//	QUEEN_HISTORIES=200 go test ./cmd/git-queen -run TestRandomHistories  # the issue's 200
 //	go test ./cmd/git-queen -run TestRandomHistories -histories 2000      # a long run
 //	go test ./cmd/git-queen -run TestRandomHistories -history.seed 17 -v  # one history, step by step
 var (
-	historyCount = flag.Int("histories", 24, "how many random histories TestRandomHistories runs")
+	historyCount = flag.Int("histories", 0, "how many random histories TestRandomHistories runs (0: QUEEN_HISTORIES, else 12)")
 	historySeed  = flag.Uint64("history.seed", 0, "run only the random history with this seed (a failure prints it)")
 	historySteps = flag.Int("history.steps", 24, "steps in each random history")
 )
 
 func TestRandomHistories(t *testing.T) {
 	testgit.Isolate(t)
-	seeds := make([]uint64, 0, *historyCount)
+	// Every git process of the histories (and the hooks they run) works
+	// on the seed's layout.
+	t.Setenv("BEADS_DIR", ".beads")
+	count := *historyCount
+	if n, err := strconv.Atoi(os.Getenv("QUEEN_HISTORIES")); count == 0 && err == nil && n > 0 {
+		count = n
+	}
+	if count == 0 {
+		count = 12
+	}
+	seeds := make([]uint64, 0, count)
 	if *historySeed != 0 {
 		seeds = append(seeds, *historySeed)
 	} else {
-		for s := range uint64(*historyCount) {
+		for s := range uint64(count) {
 			seeds = append(seeds, s+1)
 		}
 	}
@@ -96,6 +112,7 @@ func newHistory(t *testing.T, seed uint64) *randomHistory {
 		dirs: map[string]string{}, written: map[string][]string{}, woNewest: map[string]string{},
 		clock: time.Date(2026, 2, 9, 20, 0, 0, 0, time.UTC)}
 	h.repo = testgit.Init(t)
+	h.git(h.repo, "queen", "hooks", "install")
 	h.git(h.repo, "config", "merge.queen.name", "git-queen JSONL merge")
 	h.git(h.repo, "config", "merge.queen.driver", "git-queen merge-driver %O %A %B %L %P")
 	testgit.Write(t, h.repo, ".gitattributes", ".beads/*.jsonl merge=queen\n.work/*.jsonl merge=queen\nplan.jsonl merge=queen\n")

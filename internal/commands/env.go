@@ -25,6 +25,9 @@ type Env struct {
 	Stderr io.Writer
 	// Getenv reads the environment (QUEEN_DROID, BEADS_DIR, NO_COLOR).
 	Getenv func(string) string
+	// Environ lists the environment, for what is known only by a prefix
+	// (the GITHEAD_<id> variables git merge gives its hooks); nil is none.
+	Environ func() []string
 	// Dir is the working directory commands resolve paths against.
 	Dir string
 	// Now is the clock.
@@ -53,6 +56,7 @@ func OSEnv() *Env {
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,
 		Getenv:   os.Getenv,
+		Environ:  os.Environ,
 		Dir:      dir,
 		Now:      clockFromEnv(),
 		Terminal: isTerminal(os.Stdout),

@@ -37,8 +37,12 @@ too, with the cause. Bypass it once with 'git commit --no-verify'.`,
 			Name:  "pre-merge-commit",
 			Usage: "refuse a merge commit (one git makes without conflicts) that touches paths another droid reserved",
 			Description: `The pre-commit check, for the merges git commits by itself: git runs
-pre-merge-commit, not pre-commit, when a merge has no conflicts. Bypass it
-once with 'git merge --no-verify'.`,
+pre-merge-commit, not pre-commit, when a merge has no conflicts. A merge is
+judged by what it brings that no one has judged: the paths it changes by
+itself (its resolution) and those that commits no remote has change.
+Commits already on a remote (git pull of the holder's own pushed work) are
+never refused again. Its logs must keep every committed line of every
+parent, in any order. Bypass it once with 'git merge --no-verify'.`,
 			Action: func(c *cli.Context) error {
 				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
 			},
@@ -52,78 +56,18 @@ refs or from what the remote ref points at) against the active exclusive
 reservations: a change to a path another droid holds refuses the push,
 naming commit, path and holder. Cherry-picks, rebases, git am and amends
 do not run the commit hooks, but every change leaves the machine by a
-push. Bypass it once with 'git push --no-verify'.`,
+push.
+
+First it fetches the remote's ledger (refs/queen/ledger only, as git queen
+sync does), so the push is judged on what the remote holds now, within
+queen.prePushTimeout (default 5s; off for no fetch). A remote that cannot
+be reached or does not answer in time leaves the push judged on what this
+clone has, with one line that says so. Bypass the check once with
+'git push --no-verify'.`,
 			Action: func(c *cli.Context) error {
 				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
 			},
 		}},
-	}
-}
-
-// prePushOptions are what git hands the pre-push hook: the remote's name
-// (its URL is not needed; the refs come on stdin).
-type prePushOptions struct {
-	Env    *Env
-	G      globals
-	Remote string
-}
-
-func runPrePush(o prePushOptions) error {
-	o.Env = o.Env.guardEnv()
-	env, g := o.Env, o.G
-	res, err := prePushCheck(env, g, o.Remote)
-	if err != nil {
-		return &errCheckFailed{err: err, push: true}
-	}
-	if g.JSON {
-		if err := printJSON(env.Stdout, map[string]any{"refused": len(res.Refusals) > 0, "result": res}); err != nil {
-			return err
-		}
-	} else if len(res.Refusals) > 0 {
-		printPushRefusal(env.Stderr, res)
-	}
-	if len(res.Refusals) > 0 {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
-}
-
-func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, error) {
-	repo, err := gitrepo.Discover(env.Dir)
-	if err != nil {
-		return nil, err
-	}
-	updates, err := precommit.ParseRefUpdates(env.Stdin)
-	if err != nil {
-		return nil, err
-	}
-	s, err := env.openStore(g)
-	if err != nil {
-		return nil, err
-	}
-	if remote == "" {
-		remote = "origin"
-	}
-	return precommit.CheckPush(repo, s, remote, updates, func() string { return env.identity(g) })
-}
-
-func printPushRefusal(w io.Writer, res *precommit.PushResult) {
-	fmt.Fprintf(w, "git-queen: push refused: %d change(s) to paths other droids reserved exclusively:\n", len(res.Refusals))
-	holders := map[string]bool{}
-	var names []string
-	for _, r := range res.Refusals {
-		h := r.Reservation
-		if !holders[h.Droid] {
-			holders[h.Droid] = true
-			names = append(names, h.Droid)
-		}
-		fmt.Fprintf(w, "  commit %s %q changes %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
-			r.Commit[:min(12, len(r.Commit))], r.Subject, r.Path, h.Droid, h.Pattern, forIssue(h.IssueID), records.Relative(res.Now, h.Expiry()))
-	}
-	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
-		"take the change out of the commits you push, or push anyway with git push --no-verify\n", strings.Join(names, ","))
-	if res.Me == "" {
-		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
 	}
 }
 
@@ -179,6 +123,9 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 		return nil, err
 	}
 	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }, ReportIdentity: o.G.JSON}
+	if o.Env.Environ != nil {
+		in.Environ = o.Env.Environ()
+	}
 	s, err := o.Env.openStore(o.G)
 	if err != nil {
 		return nil, err
@@ -192,24 +139,42 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 
 func printRefusal(w io.Writer, res *precommit.Result, me string) {
 	if len(res.Refusals) > 0 {
-		fmt.Fprintf(w, "git-queen: commit refused: %d staged path(s) reserved by other droids:\n", len(res.Refusals))
+		what := "commit"
+		if res.Merge != nil {
+			what = "merge"
+		}
+		fmt.Fprintf(w, "git-queen: %s refused: %d staged path(s) reserved by other droids:\n", what, len(res.Refusals))
 		holders := map[string]bool{}
+		var names []string
 		for _, r := range res.Refusals {
 			h := r.Reservation
-			holders[h.Droid] = true
+			if !holders[h.Droid] {
+				holders[h.Droid] = true
+				names = append(names, h.Droid)
+			}
+			how := ""
+			switch {
+			case res.Merge != nil && r.Commit != "":
+				how = fmt.Sprintf("; changed by commit %s, which no remote has yet", r.Commit[:min(12, len(r.Commit))])
+			case res.Merge != nil:
+				how = "; changed by the merge itself"
+			}
 			issue := ""
 			if h.IssueID != "" {
 				issue = ", issue " + h.IssueID
 			}
-			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
-				r.Path, h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()))
+			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)%s\n",
+				shownPath(r.Path), h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()), how)
 		}
-		var names []string
-		for h := range holders {
-			names = append(names, h)
+		if res.Merge != nil {
+			// Never "unstage": in a merge that would drop the other side's work.
+			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
+				"stop this merge (git merge --abort; nothing is lost), or merge anyway with git merge --no-verify "+
+				"(git commit --no-verify when concluding a merge that stopped for conflicts)\n", strings.Join(names, ","))
+		} else {
+			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
+				"unstage those paths, or commit anyway with git commit --no-verify\n", strings.Join(names, ","))
 		}
-		fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
-			"unstage those paths, or commit anyway with git commit --no-verify\n", strings.Join(names, ","))
 		if me == "" {
 			fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
 		}

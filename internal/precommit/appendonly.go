@@ -24,17 +24,25 @@ type Rewrite struct {
 // compaction (a line goes when a later version of its record stays) and
 // archive (every version of a record moves to the _archive log, which must
 // be staged too). Anything else changed a committed fact. While a merge,
-// rebase or cherry-pick is under way, new lines may sit among old ones (the
-// merge driver interleaves both sides), so only losses count then.
-func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, staged []byte) ([]Rewrite, error) {
-	path := c.Path
+// rebase or cherry-pick is under way (merging), new lines may sit among
+// old ones (the merge driver orders lines by time), so only losses count
+// then.
+func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, staged []byte, merging bool) ([]Rewrite, error) {
 	committed, ok, err := content.Head(c)
 	if err != nil {
-		return nil, fmt.Errorf("read the committed %s: %w", path, err)
+		return nil, fmt.Errorf("read the committed %s: %w", c.Path, err)
 	}
 	if !ok || (bytes.HasPrefix(staged, committed) && (len(committed) == 0 || committed[len(committed)-1] == '\n')) {
 		return nil, nil // new, or only appended to
 	}
+	return rewritesOf(content, c.Path, committed, staged, merging, "of the committed log")
+}
+
+// rewritesOf lists what staged, the staged bytes of the log at path,
+// changed of committed, a committed version of it (where says which):
+// committed lines gone that are neither compacted nor archived, and
+// unless merging, new lines among committed ones.
+func rewritesOf(content *gitrepo.Content, path string, committed, staged []byte, merging bool, where string) ([]Rewrite, error) {
 	archived := map[string]bool{}
 	archivedVersions := map[string][]string{} // record id -> its versions in the archive
 	archivePath := strings.TrimSuffix(path, ".jsonl") + "_archive.jsonl"
@@ -66,7 +74,6 @@ func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, sta
 		}
 	}
 	var rewrites []Rewrite
-	merging := in.Repo.InProgress() != ""
 	for i, l := range cur {
 		if _, ok := inCommitted[l.raw]; !ok && i < lastKept && !merging {
 			rewrites = append(rewrites, Rewrite{Path: path, Line: l.no,
@@ -90,7 +97,7 @@ func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, sta
 			what = fmt.Sprintf("a committed version of %s is gone without a later one (not a compaction) or a copy in %s (not an archive)",
 				l.id, filepath.Base(archivePath))
 		}
-		rewrites = append(rewrites, Rewrite{Path: path, Line: l.no, Msg: what + " (line of the committed log)"})
+		rewrites = append(rewrites, Rewrite{Path: path, Line: l.no, Msg: what + " (line " + where + ")"})
 	}
 	return rewrites, nil
 }

@@ -10,6 +10,7 @@
 package precommit
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path"
@@ -45,12 +46,18 @@ type Input struct {
 	Registry       *schema.Registry
 	// Limit is the most problems reported per file.
 	Limit int
+	// Environ is the hook's environment, where git merge names the heads
+	// it merges (GITHEAD_<id>; see merging.go).
+	Environ []string
 }
 
 // Refusal is a staged path another droid holds.
 type Refusal struct {
 	Path        string              `json:"path"`
 	Reservation records.Reservation `json:"reservation"`
+	// Commit is, in a merge, the commit no remote has that brought the
+	// change ("" for the merge's own change, and outside a merge).
+	Commit string `json:"commit,omitempty"`
 }
 
 // Result is what the check found.
@@ -78,6 +85,9 @@ type Result struct {
 	Problems []jsonl.Problem `json:"-"`
 	// Now is when reservations were judged.
 	Now time.Time `json:"now"`
+	// Merge is set when the commit is a merge: what it joins, and what of
+	// it was judged.
+	Merge *Merge `json:"merge,omitempty"`
 }
 
 // Refused says whether the commit must be refused.
@@ -91,11 +101,16 @@ func (r *Result) Refused() bool {
 // only when a reservation holds a staged path.
 func Run(in Input) (*Result, error) {
 	res := &Result{Refusals: []Refusal{}, Invalid: []schema.Result{}, Rewrites: []Rewrite{}}
+	parents, err := mergeParents(in.Repo, in.Environ)
+	if err != nil {
+		return nil, fmt.Errorf("find what is being merged: %w", err)
+	}
 	var (
-		wg                   sync.WaitGroup
-		changes              []gitrepo.Change
-		held                 *reservations.Exclusives
-		errStaged, errActive error
+		wg                             sync.WaitGroup
+		changes                        []gitrepo.Change
+		held                           *reservations.Exclusives
+		mv                             *mergeView
+		errStaged, errActive, errMerge error
 	)
 	wg.Go(func() { changes, errStaged = in.Repo.Staged() })
 	if in.ReportIdentity {
@@ -105,6 +120,9 @@ func Run(in Input) (*Result, error) {
 		res.Now = in.Store.Now()
 		wg.Go(func() { held, errActive = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now) })
 	}
+	if len(parents) > 0 {
+		wg.Go(func() { mv, errMerge = readMerge(in.Repo, parents) })
+	}
 	wg.Wait()
 	if errStaged != nil {
 		return nil, fmt.Errorf("list the staged changes: %w", errStaged)
@@ -112,18 +130,34 @@ func Run(in Input) (*Result, error) {
 	if errActive != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errActive)
 	}
+	if errMerge != nil {
+		return nil, errMerge
+	}
+	if mv != nil {
+		res.Merge = &mv.Merge
+	}
 	exempt := in.storeDir()
 	seen := map[string]bool{}
+	broughtBy := map[string]string{} // in a merge, the commit no remote has that changed a judged path
 	var inStore []string
 	for _, c := range changes {
 		if c.Status != 'D' && under(c.Path, exempt) {
 			inStore = append(inStore, c.Path)
 		}
 		for _, p := range []string{c.From, c.Path} {
-			if p != "" && !under(p, exempt) && !seen[p] {
-				seen[p] = true
-				res.Paths = append(res.Paths, p)
+			if p == "" || under(p, exempt) || seen[p] {
+				continue
 			}
+			seen[p] = true
+			if mv != nil {
+				judged, commit := mv.judged(p)
+				if !judged {
+					mv.Brought = append(mv.Brought, p)
+					continue
+				}
+				broughtBy[p] = commit
+			}
+			res.Paths = append(res.Paths, p)
 		}
 	}
 	links, err := in.Repo.StagedSymlinks(inStore)
@@ -140,10 +174,10 @@ func Run(in Input) (*Result, error) {
 			holds = held.Holds(res.Me, res.Paths)
 		}
 		for _, h := range holds {
-			res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation})
+			res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation, Commit: broughtBy[h.Path]})
 		}
 	}
-	if err := in.validate(changes, res); err != nil {
+	if err := in.validate(changes, mv, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -182,32 +216,87 @@ func under(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// validate checks the staged content of every file the registry knows.
-func (in *Input) validate(changes []gitrepo.Change, res *Result) error {
+// validate checks the staged content of every file the registry knows,
+// and, in a merge, that the staged logs keep every parent's lines.
+func (in *Input) validate(changes []gitrepo.Change, mv *mergeView, res *Result) error {
 	var content *gitrepo.Content
 	defer func() {
 		if content != nil {
 			content.Close()
 		}
 	}()
+	open := func() *gitrepo.Content {
+		if content == nil {
+			content = in.Repo.OpenContent()
+		}
+		return content
+	}
 	memo := memoDir(in.Repo.CommonDir)
+	merging := mv != nil || in.Repo.InProgress() != ""
 	for _, c := range changes {
 		if c.Status == 'D' || !in.Registry.Candidate(c.Path) {
 			continue
 		}
-		if content == nil {
-			content = in.Repo.OpenContent()
-		}
-		if err := in.validateOne(content, memo, c, res); err != nil {
+		if err := in.validateOne(open(), memo, c, merging, res); err != nil {
 			return err
+		}
+	}
+	if mv == nil {
+		return nil
+	}
+	for i, differs := range mv.differs {
+		for _, e := range differs {
+			if !isStoreLog(e.Path) || e.IDs[0] == "" || e.IDs[1] == "" {
+				continue // the parent has no such log, or the merge deletes it (as a commit may)
+			}
+			rewrites, err := in.keptFrom(open(), e, mv.Parents[i])
+			if err != nil {
+				return err
+			}
+			in.addRewrites(res, e.Path, rewrites)
 		}
 	}
 	return nil
 }
 
+// keptFrom checks that the staged log e keeps every line of parent's
+// version of it (e.IDs[0]), but for what compaction and archive drop.
+func (in *Input) keptFrom(content *gitrepo.Content, e rawEntry, parent string) ([]Rewrite, error) {
+	theirs, ok, err := content.Read(e.IDs[0])
+	if err == nil && !ok {
+		err = fmt.Errorf("object %s is missing", e.IDs[0])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s of the merged commit %s: %w", e.Path, parent, err)
+	}
+	staged, ok, err := content.Read(e.IDs[1])
+	if err == nil && !ok {
+		err = fmt.Errorf("object %s is missing", e.IDs[1])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the staged %s: %w", e.Path, err)
+	}
+	if bytes.HasPrefix(staged, theirs) && (len(theirs) == 0 || theirs[len(theirs)-1] == '\n') {
+		return nil, nil // only appended to
+	}
+	return rewritesOf(content, e.Path, theirs, staged, true, "of the merged commit "+parent[:min(12, len(parent))])
+}
+
+// addRewrites records the rewrites found in path, the first Limit of them.
+func (in *Input) addRewrites(res *Result, path string, rewrites []Rewrite) {
+	if limit := (&schema.Options{Limit: in.Limit}).MaxProblems(); len(rewrites) > limit {
+		if res.RewritesOmitted == nil {
+			res.RewritesOmitted = map[string]int{}
+		}
+		res.RewritesOmitted[path] += len(rewrites) - limit
+		rewrites = rewrites[:limit]
+	}
+	res.Rewrites = append(res.Rewrites, rewrites...)
+}
+
 // validateOne validates one staged file and, for a store log, checks that
 // it only grew. What it proves is remembered by blob id (see memo.go).
-func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, res *Result) error {
+func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, merging bool, res *Result) error {
 	staged, release, file, err := content.StagedFile(c)
 	if err != nil {
 		return fmt.Errorf("read the staged %s: %w", c.Path, err)
@@ -276,18 +365,11 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 	if appended {
 		return nil // only appended to the committed log, whose bytes the memo vouches for
 	}
-	rewrites, err := in.checkAppendOnly(content, c, staged)
+	rewrites, err := in.checkAppendOnly(content, c, staged, merging)
 	if err != nil {
 		return err
 	}
-	if limit := (&schema.Options{Limit: in.Limit}).MaxProblems(); len(rewrites) > limit {
-		if res.RewritesOmitted == nil {
-			res.RewritesOmitted = map[string]int{}
-		}
-		res.RewritesOmitted[c.Path] = len(rewrites) - limit
-		rewrites = rewrites[:limit]
-	}
-	res.Rewrites = append(res.Rewrites, rewrites...)
+	in.addRewrites(res, c.Path, rewrites)
 	return nil
 }
 

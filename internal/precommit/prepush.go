@@ -69,62 +69,77 @@ type PushResult struct {
 	Now      time.Time     `json:"now"`
 }
 
+// PushInput is what the pre-push check looks at.
+type PushInput struct {
+	Repo *gitrepo.Repo
+	// Store holds the reservations (nil: there are none to judge by).
+	Store *store.Store
+	// Remote is the remote being pushed to, as git names it to the hook:
+	// its remote-tracking refs say what it already has.
+	Remote   string
+	Updates  []RefUpdate
+	Identity func() string
+	// Refresh, when set, brings what the remote holds now before the
+	// reservations are read (the hook's fetch of the remote's ledger). It
+	// is called only when the push carries commits, while git lists the
+	// paths they change.
+	Refresh func()
+}
+
 // CheckPush checks every commit the push would give the remote that it
 // does not have (not reachable from its remote-tracking refs, nor from what
 // the remote ref points at now) against the active exclusive reservations:
 // whatever route a change took onto the branch (a cherry-pick, a rebase,
 // am, an amend, a merge), it leaves the machine by a push. Two git
-// processes whatever the number of commits: one rev-list, one diff-tree.
-func CheckPush(repo *gitrepo.Repo, s *store.Store, remote string, updates []RefUpdate, identity func() string) (*PushResult, error) {
+// processes whatever the number of commits: one rev-list, one diff-tree
+// (and one git log for the subjects of the commits it refuses).
+func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
-	args := []string{"rev-list", "--reverse", "--ignore-missing"}
-	n := 0
-	for _, u := range updates {
+	var tips, have []string
+	for _, u := range in.Updates {
 		if strings.Trim(u.LocalSHA, "0") != "" { // a deletion pushes nothing
-			n++
+			tips = append(tips, u.LocalSHA)
+		}
+		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
+			have = append(have, "^"+u.RemoteSHA)
 		}
 	}
-	if n == 0 {
+	if len(tips) == 0 {
 		return res, nil
 	}
-	// The reservations are read while git lists the commits and paths.
-	var (
-		wg      sync.WaitGroup
-		held    *reservations.Exclusives
-		errHeld error
-	)
-	if s != nil {
-		res.Now = s.Now()
-		wg.Go(func() { held, errHeld = (&reservations.Store{S: s}).ExclusivesAt(res.Now) })
-	}
-	defer wg.Wait()
 	// The remote-tracking refs are excluded by the one --not, and what the
 	// remote has by ^ID: after --end-of-options, nothing is an option.
-	args = append(args, "--not", "--remotes="+remote, "--not", "--end-of-options")
-	for _, u := range updates {
-		if strings.Trim(u.LocalSHA, "0") != "" {
-			args = append(args, u.LocalSHA)
-		}
-	}
-	for _, u := range updates {
-		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
-			args = append(args, "^"+u.RemoteSHA)
-		}
-	}
-	out, err := gitrepo.Git(repo.TopLevel, args...)
+	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes=" + in.Remote, "--not", "--end-of-options"}
+	args = append(args, tips...)
+	args = append(args, have...)
+	out, err := gitrepo.Git(in.Repo.TopLevel, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
 	}
 	commits := strings.Fields(out)
 	res.Commits = len(commits)
-	if len(commits) == 0 || s == nil {
+	if len(commits) == 0 || in.Store == nil {
 		return res, nil
 	}
-	changed, subjects, err := changedPaths(repo, commits)
+	// The remote's ledger is fetched, and the reservations read, while git
+	// lists the paths.
+	var (
+		wg      sync.WaitGroup
+		held    *reservations.Exclusives
+		errHeld error
+	)
+	wg.Go(func() {
+		if in.Refresh != nil {
+			in.Refresh()
+		}
+		res.Now = in.Store.Now()
+		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
+	})
+	changed, err := changedPaths(in.Repo, commits)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	wg.Wait()
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
 	}
@@ -138,57 +153,30 @@ func CheckPush(repo *gitrepo.Repo, s *store.Store, remote string, updates []RefU
 			}
 		}
 	}
-	holds := held.Holds("", all)
-	if len(holds) == 0 {
+	if len(held.Holds("", all)) == 0 {
 		return res, nil
 	}
-	res.Me = identity()
+	res.Me = in.Identity()
 	byPath := map[string][]reservations.Hold{}
 	for _, h := range held.Holds(res.Me, all) {
 		byPath[h.Path] = append(byPath[h.Path], h)
 	}
+	var refused []string
 	for _, c := range commits {
 		for _, p := range changed[c] {
 			for _, h := range byPath[p] {
-				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Subject: subjects[c], Path: p, Reservation: h.Reservation})
+				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation})
+				if len(refused) == 0 || refused[len(refused)-1] != c {
+					refused = append(refused, c)
+				}
 			}
+		}
+	}
+	if len(refused) > 0 {
+		subject := subjects(in.Repo, refused)
+		for i := range res.Refusals {
+			res.Refusals[i].Subject = subject[res.Refusals[i].Commit]
 		}
 	}
 	return res, nil
-}
-
-// changedPaths lists, with one git diff-tree, the paths each commit
-// changes against its parent (a merge: the paths it changed against every
-// parent, i.e. its own resolution), and each commit's subject.
-func changedPaths(repo *gitrepo.Repo, commits []string) (map[string][]string, map[string]string, error) {
-	out, err := gitrepo.GitInput(repo.TopLevel, strings.Join(commits, "\n")+"\n",
-		"diff-tree", "--stdin", "-r", "-c", "--root", "--no-renames", "--name-only", "--format=%H %s")
-	if err != nil {
-		return nil, nil, fmt.Errorf("list the paths the pushed commits change: %w", err)
-	}
-	pushed := make(map[string]bool, len(commits))
-	for _, c := range commits {
-		pushed[c] = true
-	}
-	paths := map[string][]string{}
-	subjects := map[string]string{}
-	current := ""
-	for _, line := range strings.Split(out, "\n") {
-		if line == "" {
-			continue
-		}
-		// A commit's header is "ID SUBJECT" (or the bare ID diff-tree
-		// echoes for a commit without changes); a path never starts with
-		// an id being pushed followed by a space.
-		if id, subject, _ := strings.Cut(line, " "); pushed[id] {
-			if _, known := subjects[id]; !known {
-				current, subjects[id] = id, subject
-				continue
-			}
-		}
-		if current != "" {
-			paths[current] = append(paths[current], line)
-		}
-	}
-	return paths, subjects, nil
 }

@@ -83,7 +83,7 @@ func TestCheckPush(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := CheckPush(repo, f.s, "origin", tt.updates, func() string { return tt.me })
+			res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Updates: tt.updates, Identity: func() string { return tt.me }})
 			if err != nil {
 				t.Fatal(err)
 			}

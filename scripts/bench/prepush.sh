@@ -1,35 +1,66 @@
 #!/bin/sh
-# The pre-push check (issue 13): a push of 100 commits that touch 1,000
-# paths, against 1,000 active reservations in a 100,000-line store, timed
-# as the hook runs (git-queen hook pre-push with git's ref lines on stdin)
-# beside its peer in the same run: git rev-list of the same commits plus
-# git diff-tree of them, the two git processes the check starts. Target:
-# the hook <= 2x the peer.
+# The pre-push check (issues 13 and 25): a push of 100 commits that touch
+# 1,000 paths, against 1,000 active reservations in a 100,000-line store,
+# to a remote served by git daemon on 127.0.0.1 whose ledger another clone
+# writes. Timed as git runs the hook (git-queen hook pre-push with git's ref
+# lines on stdin) beside its peer in the same runs: the git processes the
+# check stands for, git rev-list of the commits, git diff-tree of them and
+# git fetch of the remote's ledger (the fetch sync runs). Target: the hook
+# <= 2x the peer.
 #
-# Needs hyperfine (apt-get install -y hyperfine).
+#   a. steady: the remote's ledger has not moved since the last fetch (the
+#      usual push): both fetches find nothing new.
+#   b. moved: another clone published a reservation before each run, so
+#      each fetch brings a ledger commit, and the hook reads what it
+#      brought (the fetched view).
+#
+# Each comparison runs in ROUNDS rounds of RUNS runs of each command,
+# alternating which goes first; the figures are the medians of all runs
+# (pooled.sh). Needs hyperfine (apt-get install -y hyperfine).
 #
 #   scripts/bench/prepush.sh
+#   RUNS=20 ROUNDS=5 scripts/bench/prepush.sh
 set -eu
-root=$(cd "$(dirname "$0")/../.." && pwd)
-runs=${RUNS:-20}
-work=$(mktemp -d "${TMPDIR:-/tmp}/queen-prepush.XXXXXX")
-trap '[ -n "${KEEP:-}" ] && echo "work dir: $work" >&2 || rm -rf "$work"' EXIT
-command -v hyperfine >/dev/null || { echo "prepush.sh needs hyperfine: apt-get install -y hyperfine" >&2; exit 1; }
-cd "$root"
-go build -o "$work/bin/git-queen" ./cmd/git-queen
-go build -o "$work/genstore" ./scripts/bench/genstore
-mkdir -p "$work/home" && : >"$work/home/.gitconfig"
-export PATH="$work/bin:$PATH" HOME="$work/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/home/.gitconfig"
-export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com QUEEN_DROID=bench
-git init -q --bare "$work/remote.git"
+. "$(dirname "$0")/env.sh"
+bench_needs hyperfine
+bench_setup prepush
+bench_build scripts/bench/genstore
+daemon_pid=
+trap '[ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+
+mkdir -p "$work/srv"
+git init -q --bare -b main "$work/srv/remote.git"
+# The dashed program, so that killing it stops the server itself.
+port=${PORT:-$((20000 + $$ % 20000))}
+for try in 1 2 3 4 5; do
+	"$(git --exec-path)/git-daemon" --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$work/srv" --export-all \
+		--enable=receive-pack "$work/srv" >"$work/daemon.log" 2>&1 &
+	daemon_pid=$!
+	i=0
+	while [ $i -lt 50 ] && kill -0 "$daemon_pid" 2>/dev/null && ! git ls-remote "git://127.0.0.1:$port/remote.git" >/dev/null 2>&1; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	git ls-remote "git://127.0.0.1:$port/remote.git" >/dev/null 2>&1 && break
+	kill "$daemon_pid" 2>/dev/null || true
+	daemon_pid=
+	port=$((port + 1))
+done
+[ -n "$daemon_pid" ] || { echo "could not start git daemon:" >&2; cat "$work/daemon.log" >&2; exit 1; }
+url="git://127.0.0.1:$port/remote.git"
+echo "remote: git daemon at $url"
+
 git init -q -b main "$work/repo"
 cd "$work/repo"
-git queen init --droid bench >/dev/null
-git remote add origin "$work/remote.git"
 i=0
-while [ $i -lt 100 ]; do mkdir -p "dir$i"; i=$((i + 1)); done
-git add -A && git commit -q -m base --no-verify && git push -q --no-verify origin main
-"$work/genstore" -dir "$work/store" -reservations 100000 -active 1000 -messages 10 >/dev/null
+while [ $i -lt 100 ]; do mkdir -p "dir$i"; echo "$i" >"dir$i/.keep"; i=$((i + 1)); done
+git add -A && git commit -q -m base --no-verify
+git remote add origin "$url"
+git push -q --no-verify origin main
+git queen init --droid bench --remote origin >/dev/null
+git clone -q "$url" "$work/other"
+(cd "$work/other" && git queen init --droid other --remote origin >/dev/null && git queen reserve 'elsewhere/**' >/dev/null)
+genstore -dir "$work/store" -reservations 100000 -active 1000 -messages 10 >/dev/null
 cp "$work/store/queen_reservations.jsonl" .git/queen/
 # 100 commits of 10 new files each, in directories nobody reserved.
 c=0
@@ -42,8 +73,24 @@ done
 local=$(git rev-parse HEAD) remote=$(git rev-parse origin/main)
 printf 'refs/heads/main %s refs/heads/main %s\n' "$local" "$remote" >"$work/input"
 git rev-list "$local" --not --remotes=origin >"$work/commits"
-echo "commits: $(wc -l <"$work/commits"); paths: $(git diff --name-only "$remote" "$local" | wc -l)"
-sleep 2
-hyperfine -N --warmup 3 --runs "$runs" \
-	-n "git queen hook pre-push" "sh -c 'exec git-queen hook pre-push origin $work/remote.git <$work/input'" \
-	-n "git rev-list + git diff-tree" "sh -c 'git rev-list --reverse $local --not --remotes=origin >/dev/null && git diff-tree --stdin -r -c --root --name-only <$work/commits >/dev/null'"
+echo "commits: $(wc -l <"$work/commits"); paths: $(git diff --name-only "$remote" "$local" | wc -l);" \
+	"reservations: $(wc -l <.git/queen/queen_reservations.jsonl) lines, $(git queen reservations --json | grep -c '"pattern"') active"
+git-queen hook pre-push origin "$url" <"$work/input" # the first fetch of the other clone's ledger
+sleep 2                                              # the stores quiet for the selection cache
+
+fetch="git -c gc.auto=0 -c maintenance.auto=false -c fetch.showForcedUpdates=false fetch --quiet --no-tags --no-write-fetch-head --prune --no-recurse-submodules origin +refs/queen/ledger*:refs/queen/remotes/origin/ledger*"
+hook="sh -c 'exec git-queen hook pre-push origin $url <$work/input'"
+peer="sh -c 'git rev-list --reverse $local --not --remotes=origin >/dev/null && git diff-tree --stdin -r -c --root --raw -z --no-abbrev --no-renames --ignore-submodules=none <$work/commits >/dev/null && $fetch'"
+
+echo "== a. steady: the remote's ledger as last fetched"
+bench_pair steady "git queen hook pre-push" "$hook" "git rev-list + git diff-tree + git fetch" "$peer"
+echo "== b. moved: another clone published a reservation before each run"
+bench_pair moved "git queen hook pre-push" "$hook" "git rev-list + git diff-tree + git fetch" "$peer" \
+	--prepare "sh -c 'cd $work/other && git queen renew --all >/dev/null && git queen sync >/dev/null'"
+
+echo "== medians (ms) of every run"
+for b in steady moved; do
+	h=$(bench_median "$b" "git queen hook pre-push")
+	p=$(bench_median "$b" "git rev-list + git diff-tree + git fetch")
+	echo "$b: hook $h, peer $p, ratio $(awk -v h="$h" -v p="$p" 'BEGIN { printf "%.2f", h / p }')"
+done
