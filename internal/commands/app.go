@@ -133,10 +133,56 @@ var setVersionPrinter sync.Once
 // at the right help.
 func usageError(c *cli.Context, err error, _ bool) error {
 	name := ""
+	var flags []cli.Flag
 	if c.Command != nil && c.Command.Name != c.App.Name {
-		name = commandPath(c)
+		name, flags = commandPath(c), c.Command.Flags
+	} else {
+		flags = c.App.Flags
 	}
-	return &UsageError{Command: name, Msg: err.Error()}
+	msg := err.Error()
+	if typed, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		typed = strings.TrimLeft(typed, "-")
+		msg = fmt.Sprintf("unknown flag --%s", typed)
+		if near := nearestFlag(typed, flags); near != "" {
+			msg += fmt.Sprintf("; did you mean --%s?", near)
+		}
+	}
+	return &UsageError{Command: name, Msg: msg}
+}
+
+// nearestFlag is the flag name (of flags, and the global ones) closest to
+// typed, within two edits; "" when none is.
+func nearestFlag(typed string, flags []cli.Flag) string {
+	best, bestDist := "", 3
+	for _, f := range append(slices.Clone(flags), globalFlags()...) {
+		for _, name := range f.Names() {
+			if d := editDistance(typed, name); d < bestDist && len(name) > 1 {
+				best, bestDist = name, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // commandPath is the command's full name as typed ("msg send"): urfave's
@@ -175,9 +221,28 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 			}
 		}
 		requireFlags(c)
+		nameUsageErrors(c)
 		prepare(c.Subcommands)
 	}
 	return cmds
+}
+
+// nameUsageErrors gives a usage error the command returned without naming
+// itself its command, so that the hint points at that command's help
+// (`git queen archive --help`), not the top-level one.
+func nameUsageErrors(c *cli.Command) {
+	if c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(ctx *cli.Context) error {
+		err := action(ctx)
+		var usage *UsageError
+		if errors.As(err, &usage) && usage.Command == "" {
+			usage.Command = commandPath(ctx)
+		}
+		return err
+	}
 }
 
 func requireFlags(c *cli.Command) {

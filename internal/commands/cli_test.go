@@ -122,3 +122,30 @@ type errConflictForTest struct{}
 
 func (errConflictForTest) Error() string { return "conflict" }
 func (errConflictForTest) ExitCode() int { return ExitConflict }
+
+// A mistyped flag is named with the nearest real one, and a usage error a
+// command returns points at that command's help, not the top level's.
+func TestUsageErrorsSuggestAndPointAtTheCommand(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"reserve", "--tll", "2h", "x"}, []string{"unknown flag --tll; did you mean --ttl?", "git queen reserve --help"}},
+		{[]string{"--jsn", "reservations"}, []string{"unknown flag --jsn; did you mean --json?", "git queen --help"}},
+		{[]string{"msg", "send", "--too", "bob"}, []string{"did you mean --to?", "git queen msg send --help"}},
+		{[]string{"reserve", "--zzzzzz", "x"}, []string{"unknown flag --zzzzzz\n"}},
+		{[]string{"archive", "--before", "yesterday"}, []string{"git queen archive --help"}},
+	} {
+		r := runIn(t, dir, nil, c.args...)
+		if r.Code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, r.Code, ExitUsage, r.Stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(r.Stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, r.Stderr)
+			}
+		}
+	}
+}

@@ -49,7 +49,8 @@ func completionTree(app *cli.App) []completionNode {
 			if c.Hidden || c.Name == "help" {
 				continue
 			}
-			n.subs = append(n.subs, c.Name)
+			// QueenBee's spellings (reserved, unreserve) complete too.
+			n.subs = append(n.subs, c.Names()...)
 		}
 		for _, f := range flags {
 			n.flags = append(n.flags, "--"+f.Names()[0])
@@ -57,7 +58,9 @@ func completionTree(app *cli.App) []completionNode {
 		nodes = append(nodes, n)
 		for _, c := range cmds {
 			if !c.Hidden && c.Name != "help" {
-				walk(append(slices.Clone(path), c.Name), c.Subcommands, c.Flags)
+				for _, name := range c.Names() {
+					walk(append(slices.Clone(path), name), c.Subcommands, c.Flags)
+				}
 			}
 		}
 	}

@@ -104,7 +104,11 @@ func runReservations(o reservationsOptions) error {
 			kind += ", unpublished"
 		}
 		expires := relTime(now, l.Expiry())
+		reason := l.Reason
 		switch {
+		case l.Status == records.ReservationReleased && l.Withdrawn != "":
+			// Never granted where it counts: another clone's got there first.
+			expires, reason = "withdrawn", l.Withdrawn
 		case l.Status == records.ReservationReleased && l.ForcedBy() != "":
 			expires = "released by " + l.ForcedBy()
 		case l.Status == records.ReservationReleased:
@@ -114,7 +118,7 @@ func runReservations(o reservationsOptions) error {
 		case !l.ActiveFor(o.Filter.Me, now):
 			expires = "ends here " + relTime(now, l.Expiry()) + "; renew it"
 		}
-		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(l.Reason, 40), l.ID)
+		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(reason, 40), l.ID)
 	}
 	if err := t.flush(); err != nil {
 		return err

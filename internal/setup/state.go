@@ -140,7 +140,11 @@ func (r *Repo) checkStores() Check {
 		res := schema.ValidateFile(".beads/"+filepath.Base(f), data, schema.Options{Limit: 1})
 		if !res.Valid() {
 			p := res.Problems[0]
-			bad = append(bad, fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, p.Message))
+			msg := p.Message
+			if p.Field != "" {
+				msg = p.Field + ": " + msg
+			}
+			bad = append(bad, fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, msg))
 		}
 	}
 	if len(bad) > 0 {
