@@ -17,6 +17,10 @@ import (
 // JSON every 10 s costs nothing.
 const DefaultProgressInterval = 10 * time.Second
 
+// minProgressInterval bounds --progress-interval from below: a client
+// needs a notification within its timeout, not a stream of them.
+const minProgressInterval = 100 * time.Millisecond
+
 // progressPlan says what a tool reports while it runs.
 type progressPlan struct {
 	// atStart sends a first notification as soon as the call begins, for a

@@ -48,8 +48,8 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "git-queen-mcp: takes no arguments")
 		return commands.ExitUsage
 	}
-	if *progress <= 0 {
-		fmt.Fprintln(os.Stderr, "git-queen-mcp: --progress-interval must be a positive duration, such as 10s")
+	if *progress < minProgressInterval {
+		fmt.Fprintf(os.Stderr, "git-queen-mcp: --progress-interval %s: give a duration of at least %s, such as 10s\n", *progress, minProgressInterval)
 		return commands.ExitUsage
 	}
 	env := commands.OSEnv()
