@@ -24,26 +24,41 @@ standard input and output, with one tool for each thing a droid does:
 reserve, release, renew, check, reservations, send, inbox, read, reply,
 thread, wait, assign, claim, unassign, assignments, sync, validate. Each
 tool runs the git-queen command of that name in the server's working
-directory and returns its --json output as structured content; a failure
-is a tool error whose structured content is {"error":{"code","kind",
-"message"}}, with the command's exit code and its meaning (conflict, usage,
-failure).
+directory and returns its --json output as structured content and as text.
+A failure is a tool error whose structured content is {"error":{"code",
+"kind","message"}} (with the command's output as "result" when it printed
+one, such as check's holders), and whose text is the message followed by
+that JSON. Arguments that do not fit a tool's input schema (missing,
+unknown, of the wrong type) are a usage error of the same shape. The
+schemas use plain JSON types, and every tool carries annotations
+(readOnlyHint, destructiveHint, idempotentHint, openWorldHint).
+
+wait gives up after 50s unless given a timeout: MCP clients give up on a
+call after 60s by default. While it waits it sends progress notifications
+when the call asks for them, so a client that resets its timeout on
+progress can pass a longer timeout.
 
 The droid the tools act as is the server's: --droid, else $QUEEN_DROID,
 else git config queen.droid. No tool takes it as an argument, so an agent
-cannot act as another droid.
+cannot act as another droid. Never commit an identity (QUEEN_DROID in a
+committed .mcp.json makes every checkout that one droid): give each
+worktree its own with git queen init --droid NAME, and commit a server
+entry without one.
 
 Each message is one line of JSON (MCP's stdio framing), at most 4 MiB: a
 line that is not a JSON-RPC request gets a JSON-RPC error reply (parse error
 or invalid request), a longer one is refused as soon as it passes the bound,
 and the server goes on serving either way.
 
-Register it with an agent runtime, started in the repository:
+Register it with an agent runtime, started in the worktree:
 
+  # a committed .mcp.json (Claude Code); each worktree's own identity
+  {"mcpServers": {"git-queen": {"type": "stdio", "command": "git", "args": ["queen", "mcp"]}}}
+  # yours only, not committed (Claude Code's local scope)
   claude mcp add git-queen -- git queen --droid ann mcp
-  # or in a runtime's server list (.mcp.json and the like):
-  {"mcpServers": {"git-queen": {"command": "git", "args": ["queen", "mcp"],
-                                "env": {"QUEEN_DROID": "ann"}}}}`,
+  # .vscode/mcp.json, and any client that does not start servers in the worktree
+  {"servers": {"git-queen": {"type": "stdio", "command": "git",
+                             "args": ["-C", "${workspaceFolder}", "queen", "mcp"]}}}`,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return &UsageError{Command: "mcp", Msg: "mcp takes no arguments"}

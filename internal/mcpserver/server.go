@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,8 +30,11 @@ func Main(args []string) int {
 	fs := flag.NewFlagSet("git-queen-mcp", flag.ContinueOnError)
 	droid := fs.String("droid", "", "act as droid `NAME` (default: $QUEEN_DROID, then git config queen.droid)")
 	beadsDir := fs.String("beads-dir", "", "use the plain directory store `DIR` (default: $BEADS_DIR)")
+	progress := fs.Duration("progress-interval", DefaultProgressInterval,
+		"while a call runs, send a progress notification this often (`DUR`), when the client asks for them; "+
+			"below the client's request timeout, for a client that resets it on progress")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: git-queen-mcp [--droid NAME] [--beads-dir DIR]\n\n"+
+		fmt.Fprintln(fs.Output(), "usage: git-queen-mcp [--droid NAME] [--beads-dir DIR] [--progress-interval DUR]\n\n"+
 			"The MCP server of git queen mcp (see git queen mcp --help), on standard input and output.")
 		fs.PrintDefaults()
 	}
@@ -44,10 +48,15 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "git-queen-mcp: takes no arguments")
 		return commands.ExitUsage
 	}
+	if *progress < minProgressInterval {
+		fmt.Fprintf(os.Stderr, "git-queen-mcp: --progress-interval %s: give a duration of at least %s, such as 10s\n", *progress, minProgressInterval)
+		return commands.ExitUsage
+	}
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err := New(env, env.Identity(*droid), *beadsDir).Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
+	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress})
+	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure
@@ -61,6 +70,9 @@ type runner struct {
 	env      *commands.Env
 	droid    string
 	beadsDir string
+	// progressInterval is how often a running call reports progress
+	// (DefaultProgressInterval when zero).
+	progressInterval time.Duration
 }
 
 // errorJSON is the error object of a failed tool call, as `--json` prints
@@ -106,16 +118,30 @@ func (r *runner) run(ctx context.Context, args []string) *mcp.CallToolResult {
 		e = *reported.Error
 	case strings.TrimSpace(stderr.String()) != "":
 		e.Message = strings.TrimSpace(stderr.String())
+	case code == commands.ExitConflict && describeHolds(result) != "":
+		e.Message = describeHolds(result)
 	case code == commands.ExitConflict:
-		e.Message = "held exclusively by another droid: the result says who holds what, until when"
+		e.Message = "held exclusively by another droid"
 	default:
 		e.Message = fmt.Sprintf("the command failed with exit code %d", code)
 	}
+	return toolError(e, result)
+}
+
+// toolError is the result of a failed call: structured content
+// {"error": e, "result": result} (result only when the command printed
+// one), and text content that says the same to a client that shows only
+// text: the message, then the structured content as JSON.
+func toolError(e errorJSON, result json.RawMessage) *mcp.CallToolResult {
 	structured := map[string]any{"error": e}
 	if result != nil {
 		structured["result"] = result
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Message}}, StructuredContent: structured}
+	text := e.Message
+	if data, err := json.Marshal(structured); err == nil {
+		text += "\n\n" + string(data)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
 }
 
 // lastLine is the last non-empty line of b: the JSON error follows any
@@ -128,20 +154,57 @@ func lastLine(b []byte) []byte {
 	return b
 }
 
+// toolSpec is what a tool is besides its input: its name and description,
+// the command line its input makes, and what it reports while it runs.
+type toolSpec[In any] struct {
+	name, description string
+	args              func(In) []string
+	// progress, when set, is what a running call reports; every call
+	// reports its elapsed time at the interval otherwise.
+	progress func(In) progressPlan
+}
+
 // addCommandTool registers a tool that runs the command args builds from
-// its input. A panic in it is a failed call, not the end of the server:
-// the SDK recovers none, and one agent's input must not take the tools
-// away from the others.
+// its input. It validates the arguments itself against the schema it
+// publishes (decode), so that every failure has one shape. A panic in it
+// is a failed call, not the end of the server: the SDK recovers none, and
+// one agent's input must not take the tools away from the others.
 func addCommandTool[In any](s *mcp.Server, r *runner, name, description string, args func(In) []string) {
-	mcp.AddTool(s, &mcp.Tool{Name: name, Description: description},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, _ any, _ error) {
-			defer func() {
-				if p := recover(); p != nil {
-					res = internalError(name, p)
-				}
-			}()
-			return r.run(ctx, args(in)), nil, nil
-		})
+	addTool(s, r, toolSpec[In]{name: name, description: description, args: args})
+}
+
+// addTool registers the tool spec describes, with the input schema of In,
+// its annotations (toolHints) and its progress reports, as
+// addCommandTool says.
+func addTool[In any](s *mcp.Server, r *runner, spec toolSpec[In]) {
+	input := inputSchema[In](spec.name)
+	tool := &mcp.Tool{Name: spec.name, Description: spec.description, InputSchema: input.schema}
+	if h, ok := toolHints[spec.name]; ok {
+		tool.Annotations = h.annotations()
+	}
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+		defer func() {
+			if p := recover(); p != nil {
+				res = internalError(spec.name, p)
+			}
+		}()
+		in, err := decode[In](input, req.Params.Arguments)
+		if err != nil {
+			return toolError(errorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
+				Message: err.Error(), Command: spec.name}, nil), nil
+		}
+		plan := progressPlan{what: spec.name + " is running"}
+		if spec.progress != nil {
+			plan = spec.progress(in)
+		}
+		interval := r.progressInterval
+		if interval == 0 {
+			interval = DefaultProgressInterval
+		}
+		stop := reportProgress(ctx, req, interval, plan)
+		defer stop()
+		return r.run(ctx, spec.args(in)), nil
+	})
 }
 
 // internalError is the result of a tool that panicked: a failure error
@@ -149,8 +212,6 @@ func addCommandTool[In any](s *mcp.Server, r *runner, name, description string, 
 // reports the bug.
 func internalError(tool string, p any) *mcp.CallToolResult {
 	fmt.Fprintf(os.Stderr, "git-queen-mcp: the tool %s panicked: %v\n%s", tool, p, debug.Stack())
-	e := errorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
-		Message: fmt.Sprintf("internal error in the tool %s (a bug in git-queen; the server's stderr has the details): %v", tool, p)}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Message}},
-		StructuredContent: map[string]any{"error": e}}
+	return toolError(errorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
+		Message: fmt.Sprintf("internal error in the tool %s (a bug in git-queen; the server's stderr has the details): %v", tool, p)}, nil)
 }

@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"time"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/commands"
@@ -82,7 +84,7 @@ type waitIn struct {
 	Thread  string `json:"thread,omitempty" jsonschema:"only a message in this thread (a thread id, or its first message's id)"`
 	Issue   string `json:"issue,omitempty" jsonschema:"only a message about this issue"`
 	ReplyTo string `json:"reply_to,omitempty" jsonschema:"only a reply to this message id"`
-	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 30s or 10m (default 60s); a timeout is a failure error"`
+	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 30s or 10m (default 50s, below the 60s request timeout of most clients; longer needs a client that waits longer or resets its timeout on progress); a timeout is a failure error: call wait again"`
 	Peek    bool   `json:"peek,omitempty" jsonschema:"leave the message unread"`
 }
 
@@ -145,6 +147,12 @@ func positional(args []string, values ...string) []string {
 // set: writes then fail with the CLI's "no droid identity" error), on the
 // plain directory store beadsDir when it is set.
 func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
+	return newServer(&runner{env: env, droid: droid, beadsDir: beadsDir})
+}
+
+// newServer is the server with every tool, run by r.
+func newServer(r *runner) *mcp.Server {
+	droid := r.droid
 	s := mcp.NewServer(&mcp.Implementation{Name: "git-queen", Version: commands.Version()}, &mcp.ServerOptions{
 		Instructions: "git-queen coordinates droids (coding agents) sharing a git repository. Reserve the paths you " +
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
@@ -152,7 +160,6 @@ func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
 			"read, reply, thread, and wait to block until an answer arrives. Issues: claim, assign, unassign, " +
 			"assignments. You act as droid " + droidOrNone(droid) + ".",
 	})
-	r := &runner{env: env, droid: droid, beadsDir: beadsDir}
 	addCommandTool(s, r, "reserve", "Reserve paths before editing them, so other droids and their commits keep off. Exclusive unless shared=true. A conflict error (code 5) names who holds what and until when.",
 		func(in reserveIn) []string {
 			a := []string{"reserve"}
@@ -199,19 +206,19 @@ func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
 		})
 	addCommandTool(s, r, "thread", "Show a thread oldest first: of a message id, or of an issue id.",
 		func(in threadIn) []string { return positional([]string{"msg", "thread"}, in.ID) })
-	addCommandTool(s, r, "wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. Use it after asking another droid a question instead of polling the inbox.",
-		func(in waitIn) []string {
-			timeout := in.Timeout
-			if timeout == "" {
-				timeout = "60s"
-			}
-			a := []string{"msg", "wait", "--timeout", timeout}
+	addTool(s, r, toolSpec[waitIn]{name: "wait", description: "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. " +
+		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; " +
+		"while it waits it sends progress notifications when the call asks for them, so a longer timeout suits a client that resets its timeout on progress.",
+		args: func(in waitIn) []string {
+			a := []string{"msg", "wait", "--timeout", in.timeout()}
 			a = flagIf(a, "from", in.From)
 			a = flagIf(a, "thread", in.Thread)
 			a = flagIf(a, "issue", in.Issue)
 			a = flagIf(a, "reply-to", in.ReplyTo)
 			return boolIf(a, "peek", in.Peek)
-		})
+		},
+		progress: waitProgress,
+	})
 	addCommandTool(s, r, "assign", "Assign a beads issue to a droid. An issue has one active assignment across every clone: with a remote configured, the assignment is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id); force=true reassigns it, and they are told.",
 		func(in assignIn) []string {
 			return positional(boolIf(flagIf([]string{"assign"}, "reason", in.Reason), "force", in.Force), in.Issue, in.Droid)
@@ -246,4 +253,27 @@ func droidOrNone(droid string) string {
 		return "(none set: writes will fail until the server is started with --droid or QUEEN_DROID)"
 	}
 	return droid
+}
+
+// defaultWait is how long wait waits when the call gives no timeout: below
+// the 60 s after which the MCP SDKs' clients give up on a request by
+// default, so that the agent gets wait's own answer (nothing arrived: wait
+// again) rather than a transport error.
+const defaultWait = "50s"
+
+func (in waitIn) timeout() string {
+	if in.Timeout == "" {
+		return defaultWait
+	}
+	return in.Timeout
+}
+
+// waitProgress is what wait reports: that it is waiting, from the start,
+// and for how long at most.
+func waitProgress(in waitIn) progressPlan {
+	plan := progressPlan{atStart: true, what: "waiting for a message"}
+	if d, err := time.ParseDuration(in.timeout()); err == nil && d > 0 {
+		plan.total = d.Seconds()
+	}
+	return plan
 }
