@@ -49,5 +49,8 @@ func (ix *pathIndex) matching(path string) []int {
 			out = append(out, ix.exact[path[:i]]...) // a literal directory covers its contents
 		}
 	}
+	// "src/api/**" is filed under "src/api/" and matches "src/api" itself:
+	// the directory, or a submodule, which git stages as one path.
+	check(path + "/")
 	return out
 }
