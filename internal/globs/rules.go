@@ -167,14 +167,3 @@ func literalText(p string) (string, bool) {
 	}
 	return b.String(), true
 }
-
-// CompileTree compiles a reservation pattern: a literal one (no glob
-// character) matches the path it names and everything beneath it, whether
-// or not that exists yet, so `reserve newdir` protects newdir/f.go created
-// afterwards; any other pattern means what it says.
-func CompileTree(text string) (*Pattern, error) {
-	if _, literal := literalText(text); literal && !strings.HasSuffix(text, "/**") {
-		return Compile(text + "{,/**}")
-	}
-	return Compile(text)
-}

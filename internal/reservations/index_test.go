@@ -12,8 +12,8 @@ func TestPathIndexAgreesWithMatchingEverything(t *testing.T) {
 	paths := []string{"src/api/x.go", "src/main.go", "README.md", "docs/index.md", "docs/other.md", "src/ab/x", "a/c",
 		"top", "src/b/y", "src/api/v1/handler.go", "deep/er/path/q/z", "deep/er", "x/src/api/y",
 		// A subtree pattern matches its directory itself (a submodule is
-		// staged as that one path).
-		"src/api", "vendor/lib", "deep/er/path"}
+		// staged as that one path); a literal matches only itself.
+		"src/api", "vendor/lib", "deep/er/path", "README.md/x", "src/api/v1/handler.go/x"}
 	ix := newPathIndex(patterns)
 	for _, p := range paths {
 		var want []string
