@@ -167,3 +167,20 @@ func literalText(p string) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// Escape returns the pattern that matches exactly path, its glob
+// characters escaped: check asks whether anything in a directory named
+// "we*ird" is held by comparing "we\*ird/**" with each reservation.
+func Escape(path string) string {
+	if !strings.ContainsAny(path, `*?[]{}\`) {
+		return path
+	}
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/globs"
@@ -87,6 +88,73 @@ func TestOverlapMatchesTheRepository(t *testing.T) {
 			t.Errorf("ann holds %s (%s), bob asks %s (%s): %v; want a conflict witnessed by %s", tt.held, held, tt.asked, asked, err, tt.witness)
 		case tt.witness != "" && conflict.Conflicts[0].Witness != tt.witness:
 			t.Errorf("ann holds %s (%s), bob asks %s (%s): witness %s, want %s", tt.held, held, tt.asked, asked, conflict.Conflicts[0].Witness, tt.witness)
+		}
+	}
+}
+
+// A directory that check is given is held when anything in it is: the
+// judgement reserve makes of DIR/**. A path is held only by what matches
+// it.
+func TestCheckWithinAgreesWithReserve(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"src/api/**", "vendor/lib/**", "docs/guide.md", "we\\*ird/**"} {
+		f.reserve(t, "ann", p, true)
+	}
+	tests := []struct {
+		path    string
+		dir     bool
+		witness string // "" for free
+	}{
+		{"src/api", true, "src/api"},
+		{"src/api", false, "src/api"},
+		{"src", true, "src/api"},
+		{"src", false, ""},
+		{"vendor/lib", true, "vendor/lib"},
+		{"vendor/lib", false, "vendor/lib"},
+		{"docs", true, "docs/guide.md"},
+		{"docs", false, ""},
+		{"lib", true, ""},
+		{"we*ird", true, "we*ird"},
+		{"weXird", true, ""},
+		{".", true, "docs/guide.md"},
+	}
+	for _, tt := range tests {
+		var files, dirs []string
+		if tt.dir {
+			dirs = []string{tt.path}
+		} else {
+			files = []string{tt.path}
+		}
+		holds, err := f.res.CheckWithin("bob", files, dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.witness == "" {
+			if len(holds) != 0 {
+				t.Errorf("%s (dir %v): held by %v, want free", tt.path, tt.dir, holds)
+			}
+			continue
+		}
+		var witnesses []string
+		for _, h := range holds {
+			witnesses = append(witnesses, h.Witness)
+			if h.Path != tt.path || h.Reservation.Droid != "ann" {
+				t.Errorf("%s: hold %+v", tt.path, h)
+			}
+		}
+		if len(holds) == 0 || (tt.dir && !slices.Contains(witnesses, tt.witness)) {
+			t.Errorf("%s (dir %v): holds %v, want one witnessed by %s", tt.path, tt.dir, witnesses, tt.witness)
+		}
+		// What check says of a directory, reserve says of DIR/**.
+		if tt.dir && tt.path != "." {
+			_, err := f.res.Reserve(Request{Patterns: []string{globs.Escape(tt.path) + "/**"}, Droid: "bob", Exclusive: true})
+			if !errors.As(err, new(*ConflictError)) {
+				t.Errorf("check says %s is held, reserve %s/** says %v", tt.path, tt.path, err)
+			}
+		}
+		// ann's own reservations never hold a path against her.
+		if mine, _ := f.res.CheckWithin("ann", files, dirs); len(mine) != 0 {
+			t.Errorf("%s: ann's own reservations hold it against her: %v", tt.path, mine)
 		}
 	}
 }
