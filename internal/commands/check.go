@@ -151,7 +151,7 @@ func runCheck(o checkOptions) error {
 					continue
 				}
 				r, within := h.Reservation, ""
-				if h.Witness != "" && h.Witness != h.Path {
+				if h.Witness != "" && h.Witness != h.Path && h.Witness != r.Pattern {
 					within = ", e.g. " + h.Witness
 				}
 				fmt.Fprintf(o.Env.Stdout, "%s: held exclusively by %s (pattern %s%s%s, expires %s)\n",
