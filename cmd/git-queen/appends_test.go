@@ -45,7 +45,7 @@ func (d *droid) queen(args ...string) string {
 // sendMessage is `git queen msg send --to TO --subject SUBJECT`.
 func (d *droid) sendMessage(to, subject string) string {
 	d.t.Helper()
-	out := d.queen("msg", "send", "--to", to, "--subject", subject, "--body", subject+" (body)", "--json")
+	out := d.queen("msg", "send", "--new", "--to", to, "--subject", subject, "--body", subject+" (body)", "--json")
 	var sent struct {
 		Sent []records.Message `json:"sent"`
 	}

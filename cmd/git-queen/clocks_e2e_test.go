@@ -114,7 +114,7 @@ func (h *clockTeam) step() {
 	case k < 4:
 		h.queen(c, "release", "--all")
 	case k < 5:
-		h.queen(c, "msg", "send", "--to", h.clones[h.rng.IntN(len(h.clones))].droid, "--subject", strconv.Itoa(len(h.log)))
+		h.queen(c, "msg", "send", "--new", "--to", h.clones[h.rng.IntN(len(h.clones))].droid, "--subject", strconv.Itoa(len(h.log)))
 	case k < 6:
 		h.tie()
 	case k < 7:
@@ -321,7 +321,7 @@ func TestClocksTiesKillsAndGCConverge(t *testing.T) {
 		h.clones = append(h.clones, cl)
 	}
 	for _, c := range h.clones {
-		h.queen(c, "msg", "send", "--to", "ann", "--subject", "hello from "+c.droid)
+		h.queen(c, "msg", "send", "--new", "--to", "ann", "--subject", "hello from "+c.droid)
 		h.sync(c)
 	}
 	const steps = 60

@@ -28,7 +28,7 @@ func TestKilledExportLosesNothing(t *testing.T) {
 	t.Logf("random seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	repo := testgit.Init(t)
-	mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", "first")
+	mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "first")
 	store := filepath.Join(repo, ".git", "queen", records.MessagesFile)
 	var b strings.Builder
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -52,7 +52,7 @@ func TestKilledExportLosesNothing(t *testing.T) {
 	killed := 0
 	for i := range iterations {
 		for j := range rng.IntN(3) + 1 {
-			mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", fmt.Sprintf("round %d, %d", i, j))
+			mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", fmt.Sprintf("round %d, %d", i, j))
 		}
 		if rng.IntN(2) == 0 { // a new version of an old message
 			mustQueen(t, repo, "bob", "msg", "read", fmt.Sprintf("qm-%026d", rng.IntN(20000)))

@@ -91,7 +91,7 @@ func (h *randomHistory) cli(b, file, droid string, args ...string) {
 func (h *randomHistory) send(b string) {
 	to := droidOf(h.pick())
 	h.fact++
-	h.cli(b, messagesFile, droidOf(b), "msg", "send", "--to", to, "--subject", fmt.Sprintf("s%d", h.fact), "--body", "b")
+	h.cli(b, messagesFile, droidOf(b), "msg", "send", "--new", "--to", to, "--subject", fmt.Sprintf("s%d", h.fact), "--body", "b")
 }
 
 // readOrDelete has a message's recipient read it, or one of its two

@@ -37,7 +37,7 @@ func newHostileTeam(t *testing.T, r testgit.Remote) *hostileTeam {
 	seedRemote(t, r)
 	h := &hostileTeam{t: t, ann: queenClone(t, r, "ann"), bob: queenClone(t, r, "bob"), mal: testgit.Clone(t, r)}
 	mustQueen(t, h.ann, "ann", "reserve", "docs/**", "--reason", "the docs rewrite")
-	mustQueen(t, h.ann, "ann", "msg", "send", "--to", "bob", "--subject", "before the probes")
+	mustQueen(t, h.ann, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "before the probes")
 	mustQueen(t, h.ann, "ann", "sync")
 	mustQueen(t, h.bob, "bob", "sync")
 	return h
@@ -387,7 +387,7 @@ func TestADamagedLocalLedgerIsRebuilt(t *testing.T) {
 	testgit.Isolate(t)
 	r := testgit.DaemonRemote(t)
 	h := newHostileTeam(t, r)
-	mustQueen(t, h.bob, "bob", "msg", "send", "--to", "ann", "--subject", "kept")
+	mustQueen(t, h.bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "kept")
 	ref := filepath.Join(h.bob, ".git", "refs", "queen", "ledger")
 	for i, content := range []string{strings.Repeat("12", 20) + "\n", "not a commit id\n"} {
 		if err := os.WriteFile(ref, []byte(content), 0o644); err != nil {

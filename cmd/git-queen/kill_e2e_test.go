@@ -167,7 +167,7 @@ func TestKilledSyncAndReserveLoseNothing(t *testing.T) {
 			// spread over all of it (fetch, merge and apply, push, after).
 			var took []time.Duration
 			for i := range 3 {
-				mustQueen(t, dirs[0], droids[0], "msg", "send", "--to", droids[1], "--subject", fmt.Sprintf("warm-up %d", i))
+				mustQueen(t, dirs[0], droids[0], "msg", "send", "--new", "--to", droids[1], "--subject", fmt.Sprintf("warm-up %d", i))
 				t0 := time.Now()
 				mustQueen(t, dirs[0], droids[0], "sync")
 				took = append(took, time.Since(t0))
@@ -184,7 +184,7 @@ func TestKilledSyncAndReserveLoseNothing(t *testing.T) {
 			failures := map[string]int{} // next syncs that failed, by kind
 			send := func(c, to int, subject string) {
 				t.Helper()
-				args := []string{"msg", "send", "--to", droids[to], "--subject", subject, "--json"}
+				args := []string{"msg", "send", "--new", "--to", droids[to], "--subject", subject, "--json"}
 				res := gitQueen(t, dirs[c], droids[c], args...)
 				if res.code != 0 {
 					t.Fatalf("%s", describeRun(args, res))
@@ -482,7 +482,7 @@ func TestValidateKnowsTheLiveStore(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "reserve", "src/**", "-x")
-	mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", "hello")
+	mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "hello")
 	mustQueen(t, repo, "ann", "assign", "qb-1", "bob")
 	logs := storeLogs(t, repo)
 	if len(logs) != 3 {

@@ -131,6 +131,22 @@ func TestMCPServerEndToEnd(t *testing.T) {
 	if kind, code := errorOf(out); !isErr || kind != "failure" || code != 1 {
 		t.Fatalf("a wait that times out: error=%v %v", isErr, out)
 	}
+
+	// Recipients are checked through the tool as on the command line: a
+	// typo is a usage error naming the near match; a list with a droid
+	// not seen yet needs new=true, and then each gets a copy.
+	out, isErr = call(t, ctx, bob, "send", map[string]any{"to": "anne", "subject": "typo"})
+	if kind, code := errorOf(out); !isErr || kind != "usage" || code != 2 || !strings.Contains(mustJSON(out), "did you mean ann?") {
+		t.Fatalf("a send to a typo: error=%v %v", isErr, out)
+	}
+	out, isErr = call(t, ctx, bob, "send", map[string]any{"to": "ann,cat", "subject": "both"})
+	if kind, _ := errorOf(out); !isErr || kind != "usage" || !strings.Contains(mustJSON(out), `no droid \"cat\"`) {
+		t.Fatalf("a send to a droid never seen: error=%v %v", isErr, out)
+	}
+	out, isErr = call(t, ctx, bob, "send", map[string]any{"to": "ann,cat", "subject": "both", "new": true})
+	if got := mustJSON(out); isErr || !strings.Contains(got, `"to":"ann"`) || !strings.Contains(got, `"to":"cat"`) {
+		t.Fatalf("a send to a list with new=true: error=%v %v", isErr, out)
+	}
 }
 
 func mustJSON(v any) string {

@@ -274,7 +274,7 @@ func TestSyncWithAURLOrAPath(t *testing.T) {
 					t.Errorf("tracking refs after sync %s: %v, want %v", r.Dir, again, refs)
 				}
 			}
-			mustQueen(t, bob, "bob", "msg", "send", "--to", "ann", "--subject", "by url")
+			mustQueen(t, bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "by url")
 			mustQueen(t, bob, "bob", "sync", r.URL)
 			mustQueen(t, ann, "ann", "sync")
 			if got := inbox(t, ann, "ann"); len(got) != 1 || got[0].Subject != "by url" {
@@ -283,7 +283,7 @@ func TestSyncWithAURLOrAPath(t *testing.T) {
 
 			// A configured remote whose name holds '/'.
 			testgit.Run(t, bob, "remote", "add", "team/alpha", r.URL)
-			mustQueen(t, ann, "ann", "msg", "send", "--to", "bob", "--subject", "by name")
+			mustQueen(t, ann, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "by name")
 			mustQueen(t, ann, "ann", "sync")
 			if out := mustQueen(t, bob, "bob", "sync", "team/alpha"); !strings.Contains(out, "synced with team/alpha: sent nothing; received 1 message") {
 				t.Errorf("sync team/alpha: %s", out)

@@ -88,11 +88,11 @@ func TestGitPorcelainNeverMovesTheStore(t *testing.T) {
 	mustQueen(t, repo, "ann", "release", "tmp/**")
 	mustQueen(t, wt, "bob", "reserve", "lib/**", "-x")
 	mustQueen(t, wt, "bob", "reserve", "docs/**", "--shared")
-	id, err := sentID(mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", "API moved", "--json"))
+	id, err := sentID(mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "API moved", "--json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", "second", "--body", "more")
+	mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "second", "--body", "more")
 	mustQueen(t, wt, "bob", "msg", "read", id)
 	mustQueen(t, wt, "bob", "msg", "reply", id, "--body", "thanks")
 	mustQueen(t, repo, "ann", "assign", "qb-7", "bob")
@@ -237,7 +237,7 @@ func TestWritesRacingAMergeAreKept(t *testing.T) {
 		from, to := droids[i%4], droids[(i+1)%4]
 		subject := fmt.Sprintf("during the merges #%d", i)
 		writes = append(writes, &write{droid: from, to: to, subject: subject,
-			args: []string{"msg", "send", "--to", to, "--subject", subject, "--json"}})
+			args: []string{"msg", "send", "--new", "--to", to, "--subject", subject, "--json"}})
 	}
 	for i := range 8 {
 		pattern := fmt.Sprintf("zone/%d/**", i)
@@ -441,7 +441,7 @@ func TestStoreCommandsLeaveTheWorktreeAlone(t *testing.T) {
 				{"ann", fixed("reservations", "--all", "--json"), nil},
 				{"ann", fixed("renew", "--all", "--ttl", "3h"), nil},
 				{"ann", fixed("release", "docs/**"), nil},
-				{"ann", fixed("msg", "send", "--to", "bob", "--subject", "hello", "--body", "b", "--json"), func(out string) {
+				{"ann", fixed("msg", "send", "--new", "--to", "bob", "--subject", "hello", "--body", "b", "--json"), func(out string) {
 					msgID, _ = sentID(out)
 				}},
 				{"bob", fixed("msg", "inbox"), nil},

@@ -152,7 +152,7 @@ func TestPreCommitSeesReservationsOfOtherWorktrees(t *testing.T) {
 
 func TestPreCommitValidatesTheStagedLogsNotTheWorkingTree(t *testing.T) {
 	repo := initRepo(t)
-	mustQueen(t, repo, "", "msg", "send", "--to", "bob", "--subject", "hello")
+	mustQueen(t, repo, "", "msg", "send", "--new", "--to", "bob", "--subject", "hello")
 	mustQueen(t, repo, "", "export")
 	log := filepath.Join(repo, ".beads", "queen_messages.jsonl")
 	testgit.Run(t, repo, "add", log)
@@ -186,7 +186,7 @@ func TestPreCommitRefusesRewritesButNotCompactionOrArchive(t *testing.T) {
 	os.MkdirAll(filepath.Join(repo, ".beads"), 0o755)
 	t.Setenv("BEADS_DIR", ".beads")
 	for _, s := range []string{"one", "two", "three"} {
-		mustQueen(t, repo, "", "msg", "send", "--to", "bob", "--subject", s)
+		mustQueen(t, repo, "", "msg", "send", "--new", "--to", "bob", "--subject", s)
 	}
 	mustQueen(t, repo, "bob", "msg", "inbox") // no new versions
 	out := mustQueen(t, repo, "bob", "msg", "inbox", "--json")

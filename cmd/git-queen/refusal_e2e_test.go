@@ -79,7 +79,7 @@ func TestRemoteThatRefusesTheLedger(t *testing.T) {
 						t.Errorf("a refused reservation is active: %v", row)
 					}
 				}
-				mustQueen(t, dir, "ann", "msg", "send", "--to", "bob", "--subject", "hello")
+				mustQueen(t, dir, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "hello")
 				res = gitQueen(t, dir, "ann", "sync")
 				if res.code != 1 || !strings.Contains(res.stderr, "origin refuses refs/queen/ledger") || !strings.Contains(res.stderr, server.want[0]) {
 					t.Errorf("sync: %s", describeRun([]string{"sync"}, res))

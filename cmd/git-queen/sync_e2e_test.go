@@ -214,7 +214,7 @@ func TestSyncMessagesArriveEverywhereOnce(t *testing.T) {
 								continue
 							}
 							subject := fmt.Sprintf("%s to %s #%d", droids[i], droids[j], n)
-							args := []string{"msg", "send", "--to", droids[j], "--subject", subject, "--body", "body of " + subject, "--json"}
+							args := []string{"msg", "send", "--new", "--to", droids[j], "--subject", subject, "--body", "body of " + subject, "--json"}
 							t0 := time.Now()
 							res, err := queenProc(dirs[i], droids[i], args...)
 							sendTimes[i] = append(sendTimes[i], time.Since(t0))
@@ -401,10 +401,10 @@ func TestSyncAfterALostRaceReadsWhatItFetched(t *testing.T) {
 			bob := queenClone(t, r, "bob")
 			testgit.Run(t, ann, "config", "fetch.unpackLimit", "1") // every fetch a pack
 
-			mustQueen(t, bob, "bob", "msg", "send", "--to", "ann", "--subject", "first")
+			mustQueen(t, bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "first")
 			mustQueen(t, bob, "bob", "sync")
 			first := testgit.Run(t, r.Dir, "rev-parse", "refs/queen/ledger")
-			mustQueen(t, bob, "bob", "msg", "send", "--to", "ann", "--subject", "second")
+			mustQueen(t, bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "second")
 			mustQueen(t, bob, "bob", "reserve", "a/x/**", "-x")
 			second := testgit.Run(t, r.Dir, "rev-parse", "refs/queen/ledger")
 			// The remote goes back to first; the hook brings second back
@@ -412,7 +412,7 @@ func TestSyncAfterALostRaceReadsWhatItFetched(t *testing.T) {
 			testgit.Run(t, r.Dir, "update-ref", "refs/queen/ledger", first, second)
 			loseNextPush(t, r.Dir, second)
 
-			mustQueen(t, ann, "ann", "msg", "send", "--to", "bob", "--subject", "from ann")
+			mustQueen(t, ann, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "from ann")
 			res := gitQueen(t, ann, "ann", tc.victim...)
 			if _, err := os.Stat(filepath.Join(r.Dir, "arm-race")); err == nil {
 				t.Fatalf("the push never reached the hook that makes it lose:\n%s", describeRun(tc.victim, res))
@@ -463,7 +463,7 @@ func TestSyncWhileTheTrackingRefIsLocked(t *testing.T) {
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")
 	bob := queenClone(t, r, "bob")
-	mustQueen(t, bob, "bob", "msg", "send", "--to", "ann", "--subject", "hello")
+	mustQueen(t, bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "hello")
 	mustQueen(t, bob, "bob", "sync")
 
 	// A lock nobody releases (a fetch killed mid-way left it) is waited

@@ -27,7 +27,7 @@ func TestAnOlderVersionNeverBecomesCurrentAfterMerges(t *testing.T) {
 		testgit.Run(t, repo, "add", "-A")
 		testgit.Run(t, repo, "commit", "-q", "-m", msg)
 	}
-	x, err := sentID(q("alice", "msg", "send", "--to", "bob", "--subject", "X", "--body", "x", "--json"))
+	x, err := sentID(q("alice", "msg", "send", "--new", "--to", "bob", "--subject", "X", "--body", "x", "--json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestAnOlderVersionNeverBecomesCurrentAfterMerges(t *testing.T) {
 	testgit.Run(t, repo, "checkout", "-q", "A")
 	gitOK(t, repo, "merge", "-q", "--no-edit", "D")
 	testgit.Run(t, repo, "checkout", "-q", "D")
-	q("alice", "msg", "send", "--to", "bob", "--subject", "Y", "--body", "y")
+	q("alice", "msg", "send", "--new", "--to", "bob", "--subject", "Y", "--body", "y")
 	commit("alice sends Y")
 	testgit.Run(t, repo, "checkout", "-q", "-b", "E", "D")
 	gitOK(t, repo, "merge", "-q", "--no-edit", "A")

@@ -25,14 +25,14 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 	cmd, stdout, stderr, done := startWait(t, repo, "ann", "--from", "bob", "--issue", "qb-1")
 	time.Sleep(300 * time.Millisecond)
 	// Neither of these matches: another sender, another issue.
-	mustQueen(t, other, "cat", "msg", "send", "--to", "ann", "--subject", "not this", "--body", "x", "--issue", "qb-1")
-	mustQueen(t, other, "bob", "msg", "send", "--to", "ann", "--subject", "nor this", "--body", "x", "--issue", "qb-2")
+	mustQueen(t, other, "cat", "msg", "send", "--new", "--to", "ann", "--subject", "not this", "--body", "x", "--issue", "qb-1")
+	mustQueen(t, other, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "nor this", "--body", "x", "--issue", "qb-2")
 	select {
 	case err := <-done:
 		t.Fatalf("msg wait returned before its message: %v\n%s%s", err, stdout.String(), stderr.String())
 	case <-time.After(300 * time.Millisecond):
 	}
-	id, err := sentID(mustQueen(t, other, "bob", "msg", "send", "--to", "ann", "--subject", "this", "--body", "x", "--issue", "qb-1", "--json"))
+	id, err := sentID(mustQueen(t, other, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "this", "--body", "x", "--issue", "qb-1", "--json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 	}
 
 	// One already waiting returns at once; --peek leaves it unread.
-	mustQueen(t, other, "dan", "msg", "send", "--to", "ann", "--subject", "early", "--body", "x")
+	mustQueen(t, other, "dan", "msg", "send", "--new", "--to", "ann", "--subject", "early", "--body", "x")
 	for range 2 {
 		out := mustQueen(t, repo, "ann", "msg", "wait", "--from", "dan", "--peek", "--timeout", "5s")
 		if !strings.Contains(out, "early") {
@@ -74,7 +74,7 @@ func TestMsgWaitWakesOnASync(t *testing.T) {
 	testgit.Isolate(t)
 	dirs, droids := queenClones(t, testgit.FileRemote(t), 2)
 	cmd, stdout, stderr, done := startWait(t, dirs[0], droids[0], "--from", droids[1])
-	id, err := sentID(mustQueen(t, dirs[1], droids[1], "msg", "send", "--to", droids[0], "--subject", "over the wire", "--body", "x", "--json"))
+	id, err := sentID(mustQueen(t, dirs[1], droids[1], "msg", "send", "--new", "--to", droids[0], "--subject", "over the wire", "--body", "x", "--json"))
 	if err != nil {
 		t.Fatal(err)
 	}

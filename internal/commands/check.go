@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/store"
@@ -20,7 +21,12 @@ func newCheckCmd(env *Env, runF func(checkOptions) error) *cli.Command {
 		Name:      "check",
 		Usage:     "say whether paths are free (exit 0) or held exclusively by another droid (exit 5)",
 		ArgsUsage: "PATH...",
-		Description: `With --hook RUNTIME (claude, codex, gemini or cursor), check is that agent
+		Description: `A PATH that is a directory or a submodule (in HEAD, the index or the worktree)
+is judged as reserve judges DIR/**: held when another droid's exclusive
+reservation holds anything in it, with an example path. Any other PATH is held
+by the reservations whose patterns match it.
+
+With --hook RUNTIME (claude, codex, gemini or cursor), check is that agent
 runtime's pre-tool hook: it reads on stdin the tool call the runtime is about
 to run, finds the files it would change (Claude Code's Write, Edit, MultiEdit
 and NotebookEdit; every file a Codex apply_patch adds, updates, deletes or
@@ -59,6 +65,33 @@ type pathStatus struct {
 	Path   string                `json:"path"`
 	Free   bool                  `json:"free"`
 	HeldBy []records.Reservation `json:"held_by"`
+	// Directory is true for a directory or submodule, judged as reserve
+	// judges DIR/**; Within then names, for each reservation of HeldBy,
+	// a path it holds: the directory itself, or one in it.
+	Directory bool     `json:"directory,omitempty"`
+	Within    []string `json:"within,omitempty"`
+}
+
+// splitDirs sorts the paths check was given into those it judges as
+// paths and the directories and submodules (in HEAD, the index or the
+// worktree), which it judges as reserve judges DIR/**: held when anything
+// in them is, so that check and reserve agree.
+func splitDirs(s *store.Store, paths []string) (files, dirs []string, err error) {
+	if s.WS.Repo == nil {
+		return paths, nil, nil
+	}
+	kinds, err := s.WS.Repo.PathKinds(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range paths {
+		if kinds[i] == gitrepo.PathDir {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	return files, dirs, nil
 }
 
 func runCheck(o checkOptions) error {
@@ -82,18 +115,29 @@ func runCheck(o checkOptions) error {
 			paths = append(paths, rp)
 		}
 	}
-	me := o.Env.identity(o.G)
-	holds, err := (&reservations.Store{S: s}).Check(me, paths)
+	files, dirs, err := splitDirs(s, paths)
 	if err != nil {
 		return err
 	}
+	me := o.Env.identity(o.G)
+	holds, err := (&reservations.Store{S: s}).CheckWithin(me, files, dirs)
+	if err != nil {
+		return err
+	}
+	isDir := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		isDir[d] = true
+	}
 	status := make([]pathStatus, len(paths))
 	for i, p := range paths {
-		status[i] = pathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}}
+		status[i] = pathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[p]}
 		for _, h := range holds {
 			if h.Path == p {
 				status[i].Free = false
 				status[i].HeldBy = append(status[i].HeldBy, h.Reservation)
+				if status[i].Directory {
+					status[i].Within = append(status[i].Within, h.Witness)
+				}
 			}
 		}
 	}
@@ -108,9 +152,16 @@ func runCheck(o checkOptions) error {
 				fmt.Fprintf(o.Env.Stdout, "%s: free\n", st.Path)
 				continue
 			}
-			for _, r := range st.HeldBy {
-				fmt.Fprintf(o.Env.Stdout, "%s: held exclusively by %s (pattern %s%s, expires %s)\n",
-					st.Path, r.Droid, r.Pattern, forIssue(r.IssueID), relTime(now, r.Expiry()))
+			for _, h := range holds {
+				if h.Path != st.Path {
+					continue
+				}
+				r, within := h.Reservation, ""
+				if h.Witness != "" && h.Witness != h.Path && h.Witness != r.Pattern {
+					within = ", e.g. " + h.Witness
+				}
+				fmt.Fprintf(o.Env.Stdout, "%s: held exclusively by %s (pattern %s%s%s, expires %s)\n",
+					st.Path, r.Droid, r.Pattern, within, forIssue(r.IssueID), relTime(now, r.Expiry()))
 			}
 		}
 		if me == "" && len(holds) > 0 {

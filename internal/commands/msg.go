@@ -18,6 +18,9 @@ type msgSendOptions struct {
 	BodySet                     bool
 	Issue, ReplyTo, Importance  string
 	Reply                       bool // msg reply: To and Subject default from the parent
+	// New: the recipients are meant even if this repository has never
+	// seen them (--new).
+	New bool
 }
 
 func (o msgSendOptions) body() (string, error) {
@@ -65,7 +68,7 @@ func runMsgSend(o msgSendOptions) error {
 	}
 	m := &messages.Store{S: s}
 	d := messages.Draft{From: from, To: o.To, Subject: o.Subject, Body: body, IssueID: o.Issue,
-		ReplyTo: o.ReplyTo, Importance: o.Importance}
+		ReplyTo: o.ReplyTo, Importance: o.Importance, CheckRecipients: true, NewRecipients: o.New}
 	var sent []records.Message
 	if o.Reply {
 		sent, err = m.Reply(o.ReplyTo, d)
@@ -260,7 +263,7 @@ func sendArgs(o *msgSendOptions, args []string) error {
 	}
 	if len(args) >= 1 {
 		if o.To != "" && o.To != args[0] {
-			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one", o.To, args[0])}
+			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one, or list them: --to %s,%s", o.To, args[0], o.To, args[0])}
 		}
 		o.To = args[0]
 	}

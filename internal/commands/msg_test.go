@@ -19,8 +19,10 @@ func TestMessages(t *testing.T) {
 		{droid: "ann", args: "msg send --to '@all' --subject hi", code: ExitFailure, stderr: []string{"reaches nobody"}},
 		{droid: "ann", args: "msg send --to 'bad name' --subject hi", code: ExitUsage, stderr: []string{"recipient: droid name"}},
 		{droid: "ann", args: "msg send --subject hi", code: ExitUsage, stderr: []string{`name the recipient`}},
-		{droid: "ann", args: "msg send extra --to bob --subject hi", code: ExitUsage, stderr: []string{"two recipients: --to bob and extra"}},
-		{droid: "ann", args: "msg send --to bob --subject 'About the API' --body 'see <docs> & go' --issue qb-7 --importance high",
+		{droid: "ann", args: "msg send extra --to bob --subject hi", code: ExitUsage, stderr: []string{"two recipients: --to bob and extra; give one, or list them: --to bob,extra"}},
+		{droid: "ann", args: "msg send --to bob --subject 'About the API'", code: ExitUsage,
+			stderr: []string{`no droid "bob" has appeared in this repository`, "--new"}},
+		{droid: "ann", args: "msg send --to bob --new --subject 'About the API' --body 'see <docs> & go' --issue qb-7 --importance high",
 			stdout: []string{`sent qm-\w{26} to bob: About the API`}},
 		{droid: "bob", args: "msg inbox", stdout: []string{`\*!\s+qm-\w+\s+ann\s+About the API\s+qb-7\s+just now`}},
 		{droid: "bob", args: "msg inbox --since 1h --unread", stdout: []string{"About the API"}},
@@ -72,12 +74,44 @@ func TestMessages(t *testing.T) {
 	}
 }
 
+// Recipients are checked: a comma-separated list sends one copy each, a
+// name this repository has never seen is a usage error naming the near
+// matches (unless --new), and nothing is sent when one name is refused.
+func TestRecipientsOnTheCommandLine(t *testing.T) {
+	repo := newStoreRepo(t)
+	os.MkdirAll(filepath.Join(repo, ".beads"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".beads", "queen.toml"), []byte("[droids]\nnames = [\"dan\"]\n"), 0o644)
+	runScenario(t, repo, []step{
+		{droid: "ann", args: "msg send --to bob,cat --new --subject hello", stdout: []string{`(?m)^sent qm-\w+ to bob: hello$`, `(?m)^sent qm-\w+ to cat: hello$`}},
+		{droid: "ann", args: "msg send --to anne --subject typo", code: ExitUsage,
+			stderr: []string{`no droid "anne" has appeared in this repository \(did you mean ann\?\)`, "pass --new if the name is meant"}},
+		{droid: "ann", args: "msg send --to bob,catt --subject 'one typo'", code: ExitUsage, stderr: []string{`no droid "catt".*did you mean cat\?`}},
+		{droid: "bob", args: "msg inbox", stdout: []string{"hello"}},
+		{droid: "cat", args: "msg inbox", stdout: []string{"hello"}},
+		{droid: "ann", args: "msg send --to zed --subject far", code: ExitUsage, stderr: []string{`no droid "zed".*known droids: bob, cat, dan`}},
+		{droid: "ann", args: "msg send --to dan --subject 'listed in queen.toml'", stdout: []string{"to dan"}},
+		{droid: "ann", args: "msg send --to '@all' --subject everyone", stdout: []string{"to bob", "to cat", "to dan"}},
+		{droid: "ann", args: "msg send bob,cat 'positional list'", stdout: []string{"to bob: positional list", "to cat: positional list"}},
+		{droid: "ann", args: "msg send --to , --subject nobody", code: ExitUsage, stderr: []string{"no droid named"}},
+	})
+	// The refused sends wrote nothing.
+	r := runIn(t, repo, map[string]string{"QUEEN_DROID": "ann"}, "msg", "sent", "--json", "-n", "0")
+	if !strings.Contains(r.Stdout, `"subject": "hello"`) {
+		t.Fatalf("msg sent --json does not show what was sent: %s", r.Stdout)
+	}
+	for _, refused := range []string{"typo", "one typo", "far", "nobody"} {
+		if strings.Contains(r.Stdout, `"subject": "`+refused+`"`) {
+			t.Errorf("the refused message %q was sent: %s", refused, r.Stdout)
+		}
+	}
+}
+
 func TestMessageBodyFromStdinAndFile(t *testing.T) {
 	repo := newStoreRepo(t)
 	body := filepath.Join(repo, "body.md")
 	os.WriteFile(body, []byte("# Plan\n\nline two\n"), 0o644)
 	runScenario(t, repo, []step{
-		{droid: "ann", args: "msg send --to bob --subject file --body-file body.md", stdout: []string{"sent"}},
+		{droid: "ann", args: "msg send --to bob --new --subject file --body-file body.md", stdout: []string{"sent"}},
 		{droid: "ann", args: "msg send --to bob --subject both --body x --body-file body.md", code: ExitUsage, stderr: []string{"not both"}},
 		{droid: "ann", args: "msg send --to bob --subject missing --body-file nope.md", code: ExitFailure, stderr: []string{"read --body-file"}},
 	})

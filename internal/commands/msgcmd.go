@@ -45,13 +45,23 @@ func newMsgSendCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
 	o := msgSendOptions{Env: env}
 	return &cli.Command{
 		Name:      "send",
-		Usage:     "send a message to a droid, or to every droid with --to @all",
+		Usage:     "send a message to a droid, to several (--to ann,bob), or to every droid with --to @all",
 		ArgsUsage: "[TO [BODY]]",
 		Description: `The recipient and the body may be given as arguments, as QueenBee's
 msg send does: git queen msg send bob "the API moved". Without --subject, the
-subject is the body's first line (cut to 100 characters).`,
+subject is the body's first line (cut to 100 characters).
+
+--to takes one droid, several separated by commas, or @all (every droid this
+repository has seen). A message has one recipient, so each gets a copy of its
+own, all in one thread. A name this repository has never seen (no message,
+assignment or reservation by or to it, and not under [droids] names in
+.beads/queen.toml) is refused as a usage error naming the known droids it is
+close to, since a typo would deliver to an inbox nobody reads; --new sends to
+it anyway (a droid that has not started yet). Nothing is sent when any name is
+refused.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "to", Destination: &o.To, Usage: "recipient droid `NAME`, or @all (or the first argument)"},
+			&cli.StringFlag{Name: "to", Destination: &o.To, Usage: "recipient droid `NAME`, several separated by commas, or @all (or the first argument)"},
+			&cli.BoolFlag{Name: "new", Destination: &o.New, Usage: "send to droids this repository has never seen (else a usage error, against typos)"},
 			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "one line of at most 100 characters (default: the body's first line)"},
 			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Issue, Usage: "the beads issue `ID` this is about (threads by issue)"},
 			&cli.StringFlag{Name: "reply-to", Destination: &o.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},

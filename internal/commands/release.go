@@ -122,7 +122,7 @@ func runRelease(o releaseOptions) error {
 			return err
 		}
 	}
-	patterns, _, err := normalizePatterns(o.Env, s, args)
+	patterns, err := selectingPatterns(o.Env, s, args)
 	if err != nil {
 		return err
 	}

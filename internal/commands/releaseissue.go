@@ -44,7 +44,8 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 		}
 		reserved := false
 		for _, r := range held {
-			reserved = reserved || r.Pattern == a
+			// A path reserved before it existed is stored as a/**.
+			reserved = reserved || r.Pattern == a || r.Pattern == a+"/**"
 		}
 		switch {
 		case assigned && reserved:

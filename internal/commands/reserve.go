@@ -3,12 +3,12 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/globs"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
@@ -18,8 +18,12 @@ import (
 
 const patternHelp = `Patterns are doublestar globs (*, **, ?, [a-z], {a,b}) relative to the top of
 the repository, wherever you run the command. A pattern ending in / means
-everything under it, and a pattern that names an existing directory is
-stored as DIR/** (the command says so).`
+everything under it. A path without wildcards means what it names in HEAD,
+the index or the worktree: a file is that file alone (README.md conflicts
+with **/*.md, not with **/*.go); a directory or a submodule is stored as
+DIR/**, the path and everything beneath it; so is a path that does not exist
+yet (create a new file first to reserve only it). The command says what it
+stored.`
 
 // reserveCommands are the reservation commands, each running its real
 // run function.
@@ -244,28 +248,79 @@ func forIssue(id string) string {
 	return " for " + id
 }
 
-// normalizePatterns applies the two normalisations every pattern gets
-// before it is stored: a trailing / means /**, and a pattern naming an
-// existing directory of the worktree means everything under it.
+// normalizePatterns applies the normalisations every pattern gets before
+// it is stored (globs.NormalizeIn): a trailing / means /**, and what the
+// repository (HEAD, the index and the worktree) says a literal path names
+// is written into the pattern, once, so that every clone compares the same
+// stored patterns the same way whatever it has checked out: a file stays
+// itself, a directory, a submodule or a path that does not exist yet
+// becomes DIR/**. The notes say what a pattern became, and why.
 func normalizePatterns(e *Env, s *store.Store, patterns []string) ([]string, []string, error) {
-	var isDir globs.DirFunc
-	if s.WS.Repo != nil {
-		isDir = globs.DirFS(os.DirFS(s.WS.Repo.TopLevel))
-	}
 	prefix := e.topPrefix(s)
 	var out, notes []string
 	for _, given := range patterns {
 		p := patternFromTop(prefix, given)
-		n, err := reservations.Normalize(p, isDir)
+		var asked string
+		var found globs.PathKind
+		var kind globs.KindFunc
+		if s.WS.Repo != nil {
+			kind = func(path string) (globs.PathKind, error) {
+				k, err := repoKind(s.WS.Repo, path)
+				asked, found = path, k
+				return k, err
+			}
+		}
+		n, err := reservations.Normalize(p, kind)
 		if err != nil {
 			return nil, nil, err
 		}
-		if n != p && !strings.HasSuffix(p, "/") {
-			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", p, n))
-		} else if p != given && !strings.HasPrefix(given, ":/") {
-			notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
+		switch {
+		case n == p || strings.HasSuffix(p, "/") && n == p+"**":
+			if p != given && !strings.HasPrefix(given, ":/") {
+				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
+			}
+		case found == globs.Dir:
+			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", asked, n))
+		case found == globs.File:
+			notes = append(notes, fmt.Sprintf("%s is a file: reserving %s", asked, n))
+		default:
+			notes = append(notes, fmt.Sprintf("%s does not exist yet: reserving %s, the path and anything created beneath it "+
+				"(to reserve only a new file, create it first)", asked, n))
 		}
 		out = append(out, n)
 	}
 	return out, notes, nil
+}
+
+// selectingPatterns normalises the patterns release and renew select
+// reservations with: a literal path selects the reservations of the path
+// and of what is beneath it, whether it was reserved as a file or, before
+// it existed, as DIR/**.
+func selectingPatterns(e *Env, s *store.Store, patterns []string) ([]string, error) {
+	prefix := e.topPrefix(s)
+	out := make([]string, 0, len(patterns))
+	for _, given := range patterns {
+		n, err := reservations.Normalize(patternFromTop(prefix, given), func(string) (globs.PathKind, error) { return globs.Dir, nil })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// repoKind is what the repository's HEAD, index and worktree say path
+// names, in globs' terms.
+func repoKind(repo *gitrepo.Repo, path string) (globs.PathKind, error) {
+	k, err := repo.PathKinds([]string{path})
+	if err != nil {
+		return globs.Absent, fmt.Errorf("look up %s in the repository: %w", path, err)
+	}
+	return globKinds[k[0]], nil
+}
+
+// globKinds translates gitrepo's kinds of path into globs'.
+var globKinds = map[gitrepo.PathKind]globs.PathKind{
+	gitrepo.PathAbsent: globs.Absent, gitrepo.PathFile: globs.File,
+	gitrepo.PathDir: globs.Dir, gitrepo.PathBeneathFile: globs.BeneathFile,
 }

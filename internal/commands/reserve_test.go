@@ -95,7 +95,7 @@ func TestForcedChangesToReservations(t *testing.T) {
 		{droid: "ann", args: "reservations", stdout: []string{`docs/\*\*\s+ann\s+exclusive, forced by bob\s+in 4h0m`}},
 		{droid: "cat", args: "reserve docs/a.md --force", stdout: []string{"reserved docs/a.md", "notified ann"}},
 		{droid: "cat", args: "conflicts", code: ExitConflict,
-			stdout: []string{`docs/\*\*\s+ann\s+exclusive, forced by bob\s+docs/a.md\s+cat\s+exclusive, forced\s+docs/a.md`}},
+			stdout: []string{`docs/\*\*\s+ann\s+exclusive, forced by bob\s+docs/a.md/\*\*\s+cat\s+exclusive, forced\s+docs/a.md`}},
 		{droid: "ann", args: "renew --all", stdout: []string{`renewed docs/\*\* \(expires in 2h0m\)`}},
 		{droid: "ann", args: "reservations", stdout: []string{`docs/\*\*\s+ann\s+exclusive\s+in 2h0m`}},
 		{droid: "ann", args: "release docs/** --reason 'done'", code: ExitUsage, stderr: []string{"--reason is told to the holder of a forced change"}},

@@ -16,25 +16,30 @@
 //
 // # Rules and normalisation
 //
-// Compile, Normalize and ExpandDir refuse, with a *PatternError wrapping one
-// sentinel error: the empty pattern (ErrEmpty); patterns over MaxLen bytes
-// (ErrTooLong), not UTF-8 (ErrEncoding) or containing NUL (ErrNUL); anything
-// doublestar.ValidatePattern refuses, such as a trailing lone backslash,
-// "[]" or an unclosed "{" (ErrSyntax); a leading '/' (ErrAbsolute); an empty
-// segment, as in "a//b" (ErrEmptySegment); a segment that is exactly ".." or
-// "." (ErrDotDot, ErrDot); and a backslash before a letter or digit, which
-// is a Windows separator typed by mistake ("src\api" would mean "srcapi";
-// ErrBackslash). Escaping punctuation, such as "\*" or "\[", is fine.
-// Normalize and ExpandDir, the gate for new reservations, also refuse
-// patterns no git path can match, such as "[/]" or "{..}/a"
-// (ErrMatchesNothing), and contrived ones whose automaton would be too big
-// to compare cheaply (ErrTooComplex).
+// Compile, Normalize and NormalizeIn refuse, with a *PatternError wrapping
+// one sentinel error: the empty pattern (ErrEmpty); patterns over MaxLen
+// bytes (ErrTooLong), not UTF-8 (ErrEncoding) or containing NUL (ErrNUL);
+// anything doublestar.ValidatePattern refuses, such as a trailing lone
+// backslash, "[]" or an unclosed "{" (ErrSyntax); a leading '/'
+// (ErrAbsolute); an empty segment, as in "a//b" (ErrEmptySegment); a
+// segment that is exactly ".." or "." (ErrDotDot, ErrDot); and a backslash
+// before a letter or digit, which is a Windows separator typed by mistake
+// ("src\api" would mean "srcapi"; ErrBackslash). Escaping punctuation,
+// such as "\*" or "\[", is fine. Normalize and NormalizeIn, the gate for
+// new reservations, also refuse patterns no git path can match, such as
+// "[/]" or "{..}/a" (ErrMatchesNothing), and contrived ones whose
+// automaton would be too big to compare cheaply (ErrTooComplex).
 //
 // A pattern ending in '/' means that pattern followed by "**", so "src/"
 // is "src/**" (and "a/**/" is "a/**/**", which, unlike "a/**", does not
-// match "a"). ExpandDir also turns a pattern without wildcards that names
-// an existing directory, such as "src/components", into
-// "src/components/**". Stored patterns are normalised, and the hook
+// match "a"). A stored pattern means exactly what doublestar.Match says:
+// "README.md" matches README.md and nothing beneath it. What a literal
+// path names in the repository is decided when it is reserved, by
+// NormalizeIn, and written into the stored pattern: a file stays itself,
+// a directory, a submodule or a path that does not exist yet becomes
+// "DIR/**", and a pattern reaching beneath a file is refused
+// (ErrBeneathFile). Every clone, whatever it has checked out, then
+// compares the same stored patterns the same way, and the pre-commit hook
 // compiles them with the same rules, so a pattern means the same thing at
 // reserve time and at commit time.
 package globs

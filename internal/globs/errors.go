@@ -39,6 +39,11 @@ var (
 	// ErrMatchesNothing: no git path matches the pattern, so reserving it
 	// would protect nothing (for example "[/]" or "a/{..}/b").
 	ErrMatchesNothing = errors.New("pattern matches no git path")
+	// ErrBeneathFile: the pattern's literal directory is a file of the
+	// repository (or lies beneath one), so every path it names would use
+	// that file as a directory; such a pattern protects nothing and
+	// would conflict with others through paths that cannot exist.
+	ErrBeneathFile = errors.New("pattern reaches beneath a file")
 	// ErrTooComplex: the pattern's automaton, or the search for a common
 	// path, would exceed the work budget. Only contrived patterns get here
 	// (many ? or [...] after a * when a class such as [!a] could match '/',

@@ -3,27 +3,66 @@ package globs
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"syscall"
 )
 
-// DirFunc answers "is path an existing directory?" for ExpandDir. Taking a
-// function keeps this package free of the working directory: the reserve
-// command can ask the file system, the pre-commit hook the index, and tests
-// a map.
-type DirFunc func(path string) (bool, error)
+// PathKind is what a path names in the repository a pattern is reserved
+// in. Only a literal pattern's meaning depends on it (see NormalizeIn):
+// "README.md" is the file, "src/components" is a directory and everything
+// in it.
+type PathKind uint8
 
-// DirFS asks an fs.FS (such as os.DirFS of the repository root). A missing
-// path, or one that runs through a file, is simply not a directory.
-func DirFS(fsys fs.FS) DirFunc {
-	return func(path string) (bool, error) {
-		fi, err := fs.Stat(fsys, path)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return false, nil
+const (
+	// Absent: nothing has the path, so it may become a file or a
+	// directory.
+	Absent PathKind = iota
+	// File: a file or a symbolic link (git never tracks a path beneath
+	// either), and no directory, has the path.
+	File
+	// Dir: a directory (or a submodule) has the path somewhere the oracle
+	// looked.
+	Dir
+	// BeneathFile: one of the path's parent directories is a file, so the
+	// path cannot exist.
+	BeneathFile
+)
+
+// KindFunc answers what a path names. Taking a function keeps this package
+// free of git and of the working directory: the reserve command asks the
+// repository (HEAD, the index and the worktree), tests a map.
+type KindFunc func(path string) (PathKind, error)
+
+// KindFS asks an fs.FS, such as os.DirFS of a directory outside any
+// repository. A symbolic link is a file, as it is to git.
+func KindFS(fsys fs.FS) KindFunc {
+	return func(path string) (PathKind, error) {
+		fi, err := fs.Lstat(fsys, path)
+		switch {
+		case errors.Is(err, syscall.ENOTDIR):
+			return BeneathFile, nil
+		case errors.Is(err, fs.ErrNotExist):
+			// fstest.MapFS and other file systems say "not exist"
+			// for a path through a file: look at the parents.
+			for dir := path; ; {
+				i := strings.LastIndexByte(dir, '/')
+				if i < 0 {
+					return Absent, nil
+				}
+				dir = dir[:i]
+				if parent, err := fs.Lstat(fsys, dir); err == nil {
+					if parent.IsDir() {
+						return Absent, nil
+					}
+					return BeneathFile, nil
+				}
+			}
+		case err != nil:
+			return Absent, err
+		case fi.IsDir():
+			return Dir, nil
 		}
-		if err != nil {
-			return false, err
-		}
-		return fi.IsDir(), nil
+		return File, nil
 	}
 }
 
@@ -34,31 +73,75 @@ func DirFS(fsys fs.FS) DirFunc {
 // The pre-commit hook and Compile apply the same rules, so a stored pattern
 // means the same thing everywhere.
 func Normalize(pattern string) (string, error) {
-	return ExpandDir(pattern, nil)
+	return NormalizeIn(pattern, nil)
 }
 
-// ExpandDir is Normalize plus the reserve command's directory rule: a
-// pattern without wildcards that names an existing directory, such as
-// "src/components", reserves everything under it, "src/components/**".
-// isDir may be nil, which makes ExpandDir the same as Normalize.
-func ExpandDir(pattern string, isDir DirFunc) (string, error) {
+// NormalizeIn is Normalize plus what the repository says a literal path
+// names, decided once, at reserve time, and written into the stored
+// pattern so that every clone, whatever it has checked out, compares the
+// same patterns the same way:
+//
+//   - a pattern without wildcards that names a file, such as "README.md",
+//     stays as it is and means that file alone;
+//   - one that names a directory or a submodule, such as "src/components",
+//     or nothing yet (it may become a directory), is stored as
+//     "src/components/**": the path and everything beneath it;
+//   - "D/**" (or "D/") where D is a file is stored as D, the file;
+//   - a pattern whose literal directory runs through a file, such as
+//     "README.md/*.go", matches nothing that can exist, and is refused
+//     (ErrBeneathFile).
+//
+// So a stored pattern never makes a file into a directory, and no
+// overlap is ever witnessed by a path beneath a file that existed when the
+// pattern was reserved. kind may be nil, which makes NormalizeIn the same
+// as Normalize: a stored pattern is already in its final form.
+func NormalizeIn(pattern string, kind KindFunc) (string, error) {
 	norm, err := check(pattern)
 	if err != nil {
 		return "", err
 	}
-	if isDir != nil {
-		if lit, ok := literalText(norm); ok {
-			dir, err := isDir(lit)
-			if err != nil {
-				return "", err
-			}
-			if dir {
-				norm += "/**"
-			}
+	if kind != nil {
+		if norm, err = resolve(pattern, norm, kind); err != nil {
+			return "", err
 		}
 	}
 	if err := newPattern(norm).vet(pattern); err != nil {
 		return "", err
+	}
+	return norm, nil
+}
+
+// resolve applies NormalizeIn's repository rules to a checked pattern. It
+// asks kind about one path: the literal path, the subtree's directory, or
+// the literal directory every match lies in.
+func resolve(orig, norm string, kind KindFunc) (string, error) {
+	p := newPattern(norm)
+	probe := p.lit
+	switch {
+	case p.literal:
+	case p.subtree:
+		probe = p.dir // "" for "**"
+	default:
+		probe = p.prefix[:max(strings.LastIndexByte(p.prefix, '/'), 0)]
+	}
+	if probe == "" {
+		return norm, nil
+	}
+	k, err := kind(probe)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case k == BeneathFile:
+		return "", patternError(orig, ErrBeneathFile,
+			"%s lies beneath a file of this repository (in HEAD, the index or the worktree), so nothing it names can exist; reserve the file itself", probe)
+	case k == File && !p.literal && !p.subtree:
+		return "", patternError(orig, ErrBeneathFile,
+			"%s is a file of this repository (in HEAD, the index or the worktree), so nothing beneath it can exist; reserve %s itself", probe, probe)
+	case p.literal && k != File:
+		return norm + "/**", nil
+	case p.subtree && k == File:
+		return strings.TrimSuffix(norm, "/**"), nil
 	}
 	return norm, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,46 +108,139 @@ func TestCompile(t *testing.T) {
 	}
 }
 
-func TestExpandDir(t *testing.T) {
+// TestNormalizeIn is the repository's part of the normalisation, with a
+// file system standing in for HEAD, the index and the worktree.
+func TestNormalizeIn(t *testing.T) {
 	fsys := fstest.MapFS{
+		"README.md":                 {},
+		"package-lock.json":         {},
 		"src/components/Button.tsx": {},
 		"src/comp[1]/x":             {},
 		"docs/README.md":            {},
+		"vendor/lib":                {Mode: fs.ModeDir},
 	}
-	tests := []struct{ in, want string }{
-		{"src/components", "src/components/**"},
-		{"src", "src/**"},
-		{"src/components/", "src/components/**"},
-		{`src/comp\[1\]`, `src/comp\[1\]/**`},
-		{"src/components/Button.tsx", "src/components/Button.tsx"},
-		{"src/missing", "src/missing"},
-		{"src/comp*", "src/comp*"},
-		{"docs/README.md/x", "docs/README.md/x"},
+	tests := []struct {
+		in, want string
+		err      error
+	}{
+		// A file is itself, and nothing beneath it.
+		{in: "README.md", want: "README.md"},
+		{in: "package-lock.json", want: "package-lock.json"},
+		{in: "src/components/Button.tsx", want: "src/components/Button.tsx"},
+		{in: "README.md/", want: "README.md"},
+		{in: "README.md/**", want: "README.md"},
+		// A directory (a submodule is one in the worktree) is its subtree.
+		{in: "src/components", want: "src/components/**"},
+		{in: "src", want: "src/**"},
+		{in: "vendor/lib", want: "vendor/lib/**"},
+		{in: "src/components/", want: "src/components/**"},
+		{in: `src/comp\[1\]`, want: `src/comp\[1\]/**`},
+		// Nothing yet: it may become a directory.
+		{in: "src/missing", want: "src/missing/**"},
+		{in: "newdir", want: "newdir/**"},
+		{in: "newdir/**", want: "newdir/**"},
+		// Globs mean what they say.
+		{in: "src/comp*", want: "src/comp*"},
+		{in: "**/*.go", want: "**/*.go"},
+		{in: "src/**/*.go", want: "src/**/*.go"},
+		{in: "missing/*.go", want: "missing/*.go"},
+		{in: "**", want: "**"},
+		// Nothing can exist beneath a file.
+		{in: "docs/README.md/x", err: ErrBeneathFile},
+		{in: "README.md/*.go", err: ErrBeneathFile},
+		{in: "README.md/x/**", err: ErrBeneathFile},
+		{in: "README.md/x/*.go", err: ErrBeneathFile},
+		// The other rules still come first.
+		{in: "/src", err: ErrAbsolute},
+		{in: "[/]", err: ErrMatchesNothing},
 	}
 	for _, tt := range tests {
-		if got, err := ExpandDir(tt.in, DirFS(fsys)); err != nil || got != tt.want {
-			t.Errorf("ExpandDir(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		got, err := NormalizeIn(tt.in, KindFS(fsys))
+		if tt.err != nil {
+			var pe *PatternError
+			if !errors.Is(err, tt.err) || !errors.As(err, &pe) || pe.Hint == "" {
+				t.Errorf("NormalizeIn(%q) = %q, %v; want a *PatternError wrapping %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("NormalizeIn(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			continue
+		}
+		// Stored, it is final: checked again without the repository, and
+		// in it, it stays as it is.
+		if again, err := Normalize(got); err != nil || again != got {
+			t.Errorf("Normalize(%q) = %q, %v; a stored pattern must stay", got, again, err)
+		}
+		if again, err := NormalizeIn(got, KindFS(fsys)); err != nil || again != got {
+			t.Errorf("NormalizeIn(%q) = %q, %v; normalising twice must change nothing", got, again, err)
 		}
 	}
 
-	// Patterns with wildcards are never looked up.
-	asked := 0
-	count := func(string) (bool, error) { asked++; return true, nil }
-	if got, _ := ExpandDir("src/*", count); got != "src/*" || asked != 0 {
-		t.Errorf("ExpandDir(src/*) = %q after %d lookups", got, asked)
+	// One lookup a pattern, none for "**" or a glob without a literal
+	// directory.
+	var asked []string
+	count := func(p string) (PathKind, error) { asked = append(asked, p); return Dir, nil }
+	for _, in := range []string{"src/*", "**", "*.go", "{a,b}/c", "src/api/**/*.go"} {
+		if _, err := NormalizeIn(in, count); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"src", "src/api"}; !slices.Equal(asked, want) {
+		t.Errorf("looked up %q, want %q", asked, want)
 	}
 	boom := errors.New("index unreadable")
-	if _, err := ExpandDir("src", func(string) (bool, error) { return false, boom }); !errors.Is(err, boom) {
-		t.Errorf("ExpandDir did not pass on the lookup error: %v", err)
-	}
-	if _, err := ExpandDir("/src", count); !errors.Is(err, ErrAbsolute) {
-		t.Errorf("ExpandDir(/src): %v", err)
+	if _, err := NormalizeIn("src", func(string) (PathKind, error) { return Absent, boom }); !errors.Is(err, boom) {
+		t.Errorf("NormalizeIn did not pass on the lookup error: %v", err)
 	}
 }
 
-// DirFS on a real directory: a path through a file is ENOTDIR there, not
-// ErrNotExist, and still just "not a directory".
-func TestDirFSOnDisk(t *testing.T) {
+// The stored form is what makes overlap match the repository: a file
+// reserved by name conflicts with no other file's pattern, a directory
+// with what is in it.
+func TestNormalizedOverlap(t *testing.T) {
+	fsys := fstest.MapFS{
+		"README.md":                 {},
+		"package-lock.json":         {},
+		"src/components/Button.tsx": {},
+		"src/api/handler.go":        {},
+	}
+	tests := []struct {
+		a, b    string
+		witness string
+	}{
+		{"README.md", "**/*.go", ""},
+		{"package-lock.json", "**/*.lock", ""},
+		{"README.md", "**/*.md", "README.md"},
+		{"src/components", "src/components/Button.tsx", "src/components/Button.tsx"},
+		{"src/components", "**/*.tsx", "src/components/.tsx"},
+		{"src/api", "src/**", "src/api"},
+		{"src/api/handler.go", "src/api/**", "src/api/handler.go"},
+		{"src/api/handler.go", "**/*_test.go", ""},
+		{"newdir", "newdir/*.go", "newdir/.go"},
+		{"newdir", "**/*.go", "newdir/.go"},
+	}
+	for _, tt := range tests {
+		a, err := NormalizeIn(tt.a, KindFS(fsys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NormalizeIn(tt.b, KindFS(fsys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pair := range [][2]string{{a, b}, {b, a}} {
+			w, ok, err := Overlap(pair[0], pair[1])
+			if err != nil || w != tt.witness || ok != (tt.witness != "") {
+				t.Errorf("%s (%s) against %s (%s): %q, %v, %v; want %q", tt.a, a, tt.b, b, w, ok, err, tt.witness)
+			}
+		}
+	}
+}
+
+// KindFS on a real directory: a path through a file is ENOTDIR there, and
+// a symbolic link is a file, as git sees it.
+func TestKindFSOnDisk(t *testing.T) {
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "src", "api"), 0o755); err != nil {
 		t.Fatal(err)
@@ -154,13 +248,14 @@ func TestDirFSOnDisk(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "src", "main.go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	isDir := DirFS(os.DirFS(root))
-	for path, want := range map[string]bool{"src": true, "src/api": true, "src/main.go": false, "src/main.go/x": false, "nope": false} {
-		if got, err := isDir(path); err != nil || got != want {
-			t.Errorf("isDir(%q) = %v, %v; want %v", path, got, err, want)
-		}
+	if err := os.Symlink("api", filepath.Join(root, "src", "link")); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := fs.Stat(os.DirFS(root), "src/main.go/x"); err == nil {
-		t.Fatal("expected an error statting through a file")
+	kind := KindFS(os.DirFS(root))
+	for path, want := range map[string]PathKind{"src": Dir, "src/api": Dir, "src/main.go": File, "src/link": File,
+		"src/main.go/x": BeneathFile, "src/main.go/x/y": BeneathFile, "nope": Absent, "src/nope/x": Absent} {
+		if got, err := kind(path); err != nil || got != want {
+			t.Errorf("kind(%q) = %v, %v; want %v", path, got, err, want)
+		}
 	}
 }

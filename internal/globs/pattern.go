@@ -29,9 +29,10 @@ type Pattern struct {
 var nextID atomic.Uint64
 
 // Compile checks a pattern against the syntactic rules and applies the
-// trailing-slash normalisation. It does not apply the directory rule, which
-// needs the file system (see ExpandDir), nor does it prove the pattern can
-// match something (Normalize does): stored patterns already passed both.
+// trailing-slash normalisation. It does not apply the repository's rules,
+// which need to know what a path names (see NormalizeIn), nor does it
+// prove the pattern can match something (Normalize does): stored patterns
+// already passed both.
 func Compile(pattern string) (*Pattern, error) {
 	norm, err := check(pattern)
 	if err != nil {

@@ -69,3 +69,22 @@ func TestPatternMatch(t *testing.T) {
 		}
 	}
 }
+
+// Escape makes a path into the pattern that matches it and nothing else.
+func TestEscape(t *testing.T) {
+	for _, path := range []string{"src/api", "we*ird", "a[1]/b{c,d}", `back\slash`, "q?", "x}y", "ünï"} {
+		p, err := Compile(Escape(path))
+		if err != nil {
+			t.Errorf("Escape(%q) = %q: %v", path, Escape(path), err)
+			continue
+		}
+		if lit, ok := literalText(p.String()); !ok || lit != path || !p.Match(path) {
+			t.Errorf("Escape(%q) = %q, which is not the literal path", path, Escape(path))
+		}
+		for _, other := range []string{"we1ird", "a1/bc", "q", "src/api/x"} {
+			if other != path && p.Match(other) {
+				t.Errorf("Escape(%q) = %q matches %q", path, Escape(path), other)
+			}
+		}
+	}
+}

@@ -168,13 +168,19 @@ func literalText(p string) (string, bool) {
 	return b.String(), true
 }
 
-// CompileTree compiles a reservation pattern: a literal one (no glob
-// character) matches the path it names and everything beneath it, whether
-// or not that exists yet, so `reserve newdir` protects newdir/f.go created
-// afterwards; any other pattern means what it says.
-func CompileTree(text string) (*Pattern, error) {
-	if _, literal := literalText(text); literal && !strings.HasSuffix(text, "/**") {
-		return Compile(text + "{,/**}")
+// Escape returns the pattern that matches exactly path, its glob
+// characters escaped: check asks whether anything in a directory named
+// "we*ird" is held by comparing "we\*ird/**" with each reservation.
+func Escape(path string) string {
+	if !strings.ContainsAny(path, `*?[]{}\`) {
+		return path
 	}
-	return Compile(text)
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

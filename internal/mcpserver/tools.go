@@ -52,12 +52,13 @@ type reservationsIn struct {
 }
 
 type sendIn struct {
-	To         string `json:"to" jsonschema:"the recipient droid's name, or @all for every known droid"`
+	To         string `json:"to" jsonschema:"the recipient droid's name, several separated by commas, or @all for every known droid"`
 	Subject    string `json:"subject" jsonschema:"one line, at most 100 characters"`
 	Body       string `json:"body,omitempty" jsonschema:"the message (Markdown)"`
 	Issue      string `json:"issue,omitempty" jsonschema:"the beads issue id the message is about (threads by issue)"`
 	ReplyTo    string `json:"reply_to,omitempty" jsonschema:"the id of the message this answers (joins its thread)"`
 	Importance string `json:"importance,omitempty" jsonschema:"low, normal (default), high or urgent"`
+	New        bool   `json:"new,omitempty" jsonschema:"send to droids this repository has never seen (else a name with no record by or to it is refused as a likely typo)"`
 }
 
 type inboxIn struct {
@@ -187,9 +188,9 @@ func newServer(r *runner) *mcp.Server {
 		func(in reservationsIn) []string {
 			return flagIf(flagIf(boolIf([]string{"reservations"}, "all", in.All), "path", in.Path), "droid", in.Droid)
 		})
-	addCommandTool(s, r, "send", "Send a message to a droid (or @all).",
+	addCommandTool(s, r, "send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true.",
 		func(in sendIn) []string {
-			a := []string{"msg", "send", "--to", in.To, "--subject", in.Subject, "--body", in.Body}
+			a := boolIf([]string{"msg", "send", "--to", in.To, "--subject", in.Subject, "--body", in.Body}, "new", in.New)
 			a = flagIf(a, "issue", in.Issue)
 			a = flagIf(a, "reply-to", in.ReplyTo)
 			return flagIf(a, "importance", in.Importance)

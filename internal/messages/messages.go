@@ -33,13 +33,28 @@ func (e *NotFoundError) Error() string {
 
 // Draft is what a sender says; the store fills in the rest.
 type Draft struct {
-	From       string
+	From string
+	// To is a droid or @all (every droid the stores or the roster name
+	// but the sender); with CheckRecipients, several of these separated by
+	// commas. Seed 002 gives a message one recipient, so each gets a copy
+	// of its own, all in one thread, as a broadcast always was.
 	To         string
 	Subject    string
 	Body       string
 	IssueID    string
 	ReplyTo    string
 	Importance string
+	// CheckRecipients says a person or an agent typed To: it may list
+	// several droids, and a recipient the repository has never seen is
+	// refused (an UnknownRecipientError), since a typo would deliver to
+	// an inbox nobody reads.
+	CheckRecipients bool
+	// NewRecipients says unseen recipients are meant (a droid that has not
+	// started yet), so CheckRecipients lets them through.
+	NewRecipients bool
+	// literalTo: To is one droid's name as a record spells it (a reply to
+	// its sender), never a list.
+	literalTo bool
 }
 
 // ErrNobodyToBroadcastTo is returned by a broadcast when no other droid has
@@ -53,11 +68,6 @@ func (d *Draft) validate() error {
 	if d.IssueID != "" {
 		if err := records.ValidateIssueID(d.IssueID); err != nil {
 			return err
-		}
-	}
-	if d.To != records.Broadcast {
-		if err := records.ValidateDroid(d.To); err != nil {
-			return records.Invalidf("recipient: %w", err)
 		}
 	}
 	d.Subject = strings.TrimSpace(d.Subject)
@@ -78,8 +88,8 @@ func (d *Draft) validate() error {
 	return nil
 }
 
-// Send appends the message (one copy per recipient for @all, sharing one
-// thread) and returns what it wrote. A reply inherits its parent's thread;
+// Send appends the message (one copy per recipient, for @all or a list,
+// sharing one thread) and returns what it wrote. A reply inherits its parent's thread;
 // a message about an issue is threaded by the issue.
 func (m *Store) Send(d Draft) ([]records.Message, error) {
 	var sent []records.Message
@@ -110,16 +120,9 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 			}
 		}
 	}
-	recipients := []string{d.To}
-	if d.To == records.Broadcast {
-		known, err := KnownDroids(m.S)
-		if err != nil {
-			return nil, err
-		}
-		recipients = slices.DeleteFunc(known, func(n string) bool { return n == d.From })
-		if len(recipients) == 0 {
-			return nil, ErrNobodyToBroadcastTo
-		}
+	recipients, err := m.recipients(&d)
+	if err != nil {
+		return nil, err
 	}
 	now := m.S.Now()
 	sent := make([]records.Message, 0, len(recipients))
@@ -132,7 +135,7 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 		if msg.ThreadID == "" {
 			msg.ThreadID = msg.ID
 			if len(sent) > 0 {
-				msg.ThreadID = sent[0].ID // a broadcast is one thread
+				msg.ThreadID = sent[0].ID // a broadcast or a list is one thread
 			}
 		}
 		sent = append(sent, msg)

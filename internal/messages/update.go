@@ -97,7 +97,7 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 		return nil, err
 	}
 	if d.To == "" {
-		d.To = parent.From
+		d.To, d.literalTo = parent.From, true
 		if d.To == d.From {
 			d.To = parent.To // replying to one's own message continues to its recipient
 		}
@@ -120,19 +120,14 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 }
 
 // KnownDroids lists every droid named anywhere in the stores (senders,
-// recipients, assignees, reservation holders), sorted: the recipients of
-// @all.
+// recipients, assignees and who assigned them, reservation holders, and
+// whoever wrote a version), sorted: the droids this repository has seen,
+// the recipients of @all and the names a typed recipient is checked
+// against.
 func KnownDroids(s *store.Store) ([]string, error) {
 	names := map[string]bool{}
-	for _, src := range []struct {
-		file   string
-		fields []string
-	}{
-		{records.MessagesFile, []string{"from", "to"}},
-		{records.AssignmentsFile, []string{"droid"}},
-		{records.ReservationsFile, []string{"droid"}},
-	} {
-		sel, err := s.Select(src.file, store.Query{Query: jsonl.Query{Fields: src.fields}})
+	for _, src := range droidFields {
+		sel, err := s.Select(src.file, store.Query{Name: "droids-v1\x00" + strings.Join(src.fields, ","), Query: jsonl.Query{Fields: src.fields}})
 		if err != nil {
 			return nil, err
 		}
@@ -151,6 +146,16 @@ func KnownDroids(s *store.Store) ([]string, error) {
 	}
 	slices.Sort(list)
 	return list, nil
+}
+
+// droidFields are the fields of each store that name a droid.
+var droidFields = []struct {
+	file   string
+	fields []string
+}{
+	{records.MessagesFile, []string{"from", "to", "updated_by"}},
+	{records.AssignmentsFile, []string{"droid", "assigned_by", "updated_by"}},
+	{records.ReservationsFile, []string{"droid", "updated_by"}},
 }
 
 // Archivable selects, for `git queen archive --before`, the messages created

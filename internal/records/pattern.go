@@ -13,19 +13,22 @@ import (
 
 // NormalizePattern is the one form a reservation pattern is stored in: the
 // rules and normalisations of package globs ("src/" means "src/**"; with
-// isDir, an existing directory "src/components" means
-// "src/components/**"), in Unicode NFC, without control characters. isDir
-// may be nil. reserve stores what it returns, and CheckVersion refuses a
-// received pattern that it would change, so every clone compares the same
-// patterns. A bad pattern is an InvalidError or a *globs.PatternError.
-func NormalizePattern(pattern string, isDir globs.DirFunc) (string, error) {
+// kind, what the repository says a literal path names: a file stays
+// itself, a directory "src/components" or a path that does not exist yet
+// becomes "src/components/**"; see globs.NormalizeIn), in Unicode NFC,
+// without control characters. kind may be nil: a stored pattern is final,
+// and NormalizePattern(p, nil) keeps it. reserve stores what it returns,
+// and CheckVersion refuses a received pattern that it would change, so
+// every clone compares the same patterns. A bad pattern is an
+// InvalidError or a *globs.PatternError.
+func NormalizePattern(pattern string, kind globs.KindFunc) (string, error) {
 	for _, r := range pattern {
 		if unicode.IsControl(r) {
 			return "", Invalidf("pattern %q holds a control character (%U); paths in a repository have none, "+
 				"and one would be printed to other droids' terminals", pattern, r)
 		}
 	}
-	return globs.ExpandDir(norm.NFC.String(pattern), isDir)
+	return globs.NormalizeIn(norm.NFC.String(pattern), kind)
 }
 
 // checkStoredPattern is the pattern rule of CheckVersion: nil when

@@ -31,8 +31,10 @@ func TestRelease(t *testing.T) {
 		{name: "a directory", droid: "ann", patterns: []string{"src/"}, released: []string{"src/api/*.go"}},
 		{name: "an overlapping pattern does not cover", droid: "ann", patterns: []string{"src/api/x.go"}, nothing: true},
 		{name: "two patterns", droid: "ann", patterns: []string{"docs/**", "web/**"}, released: []string{"docs/**", "web/a.ts"}},
-		// A literal pattern also names what is beneath it (web/a.ts/x), which web/* does not match.
-		{name: "a single star does not cover a literal", droid: "ann", patterns: []string{"web/*"}, nothing: true},
+		// A stored literal pattern is the file alone (reserve stores a
+		// directory, or a path not there yet, as DIR/**).
+		{name: "a single star covers a literal", droid: "ann", patterns: []string{"web/*"}, released: []string{"web/a.ts"}},
+		{name: "a single star does not cover a subtree", droid: "ann", patterns: []string{"doc*"}, nothing: true},
 		{name: "all", droid: "ann", all: true, released: []string{"docs/**", "src/api/*.go", "web/a.ts"}},
 		{name: "another droid's reservation stays", droid: "cat", all: true, nothing: true},
 	}

@@ -3,6 +3,7 @@ package reservations
 import (
 	"time"
 
+	"github.com/git-queen/git-queen/internal/globs"
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/records"
@@ -104,13 +105,50 @@ func (x *Exclusives) Holds(me string, paths []string) []Hold {
 	return holds
 }
 
+// Within returns, for each directory (or submodule) among dirs, the
+// reservations among x that hold something in it against me: those whose
+// pattern overlaps "DIR/**", which is what reserve would compare a
+// reservation of DIR with, so that check and reserve agree. Each hold's
+// Witness is a path both match: the directory itself, or one in it.
+func (x *Exclusives) Within(me string, dirs []string) []Hold {
+	var holds []Hold
+	for _, dir := range dirs {
+		tree := globs.Escape(dir) + "/**"
+		if dir == "." || dir == "" {
+			tree = "**" // the top of the repository
+		}
+		for i, pattern := range x.index.patterns {
+			if x.droids[i] == me && me != "" {
+				continue
+			}
+			witness, ok := overlap(tree, pattern)
+			if !ok {
+				continue
+			}
+			r, err := records.DecodeReservation(x.entries[i].Raw)
+			if err != nil {
+				continue
+			}
+			x.bounds.bound(x.entries[i], &r)
+			holds = append(holds, Hold{Path: dir, Reservation: r, Witness: witness})
+		}
+	}
+	return holds
+}
+
 // Check returns, for the given paths, every active exclusive reservation
 // of a droid other than me that matches them. An empty me is nobody, so
 // every exclusive reservation counts.
 func (s *Store) Check(me string, paths []string) ([]Hold, error) {
+	return s.CheckWithin(me, paths, nil)
+}
+
+// CheckWithin is Check where the paths dirs are directories or
+// submodules: each is held when anything in it is (see Within).
+func (s *Store) CheckWithin(me string, paths, dirs []string) ([]Hold, error) {
 	x, err := s.ExclusivesAt(s.S.Now())
 	if err != nil {
 		return nil, err
 	}
-	return x.Holds(me, paths), nil
+	return append(x.Holds(me, paths), x.Within(me, dirs)...), nil
 }

@@ -12,7 +12,7 @@ import (
 // has glob syntax are checked against every path.
 type pathIndex struct {
 	patterns []string
-	exact    map[string][]int // literal patterns, by path (each covers what is beneath it too)
+	exact    map[string][]int // literal patterns, by path
 	dirs     map[string][]int // by literal directory prefix, with its slash ("" for none)
 }
 
@@ -46,8 +46,10 @@ func (ix *pathIndex) matching(path string) []int {
 	for i := 0; i < len(path); i++ {
 		if path[i] == '/' {
 			check(path[:i+1])
-			out = append(out, ix.exact[path[:i]]...) // a literal directory covers its contents
 		}
 	}
+	// "src/api/**" is filed under "src/api/" and matches "src/api" itself:
+	// the directory, or a submodule, which git stages as one path.
+	check(path + "/")
 	return out
 }

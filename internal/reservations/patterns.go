@@ -7,14 +7,15 @@ import (
 	"github.com/git-queen/git-queen/internal/records"
 )
 
-// Normalize applies the rules and the two normalisations every new
+// Normalize applies the rules and the normalisations every new
 // reservation pattern gets (records.NormalizePattern): "src/" means
-// "src/**", and, when isDir says the pattern names an existing directory,
-// "src/components" means "src/components/**". isDir may be nil. A bad
-// pattern is a *globs.PatternError, which the command line reports as a
-// usage error.
-func Normalize(pattern string, isDir globs.DirFunc) (string, error) {
-	return records.NormalizePattern(pattern, isDir)
+// "src/**", and, when kind says what a literal path names, a file stays
+// itself while a directory, a submodule or a path that does not exist yet
+// means the path and everything beneath it ("src/components" is stored as
+// "src/components/**"). kind may be nil. A bad pattern is a
+// *globs.PatternError, which the command line reports as a usage error.
+func Normalize(pattern string, kind globs.KindFunc) (string, error) {
+	return records.NormalizePattern(pattern, kind)
 }
 
 // compiled caches patterns by text: a process compares the same stored
@@ -37,7 +38,7 @@ func compiledPattern(text string) (*globs.Pattern, error) {
 	if p, ok := compiled.Load(key); ok {
 		return p.(*globs.Pattern), nil
 	}
-	p, err := globs.CompileTree(fold(text))
+	p, err := globs.Compile(fold(text))
 	if err != nil {
 		return nil, err
 	}

@@ -160,6 +160,9 @@ func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
 type Hold struct {
 	Path        string              `json:"path"`
 	Reservation records.Reservation `json:"reservation"`
+	// Witness is, when Path was judged as a directory (Exclusives.Within),
+	// a path the reservation holds: Path itself or one in it.
+	Witness string `json:"witness,omitempty"`
 }
 
 // Archivable selects, for `git queen archive --before`, the reservations

@@ -1,0 +1,110 @@
+package gitrepo
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestPathKinds builds a repository whose HEAD, index and worktree
+// disagree, with a real submodule, and asks what each path names.
+func TestPathKinds(t *testing.T) {
+	testgit.Isolate(t)
+	sub := testgit.Init(t)
+	repo := testgit.Init(t) // README committed
+	testgit.Write(t, repo, "src/api/handler.go", "package api\n")
+	testgit.Write(t, repo, "gone/file.go", "x\n")
+	testgit.Write(t, repo, "1:x", "a name git could read as a stage\n")
+	testgit.Write(t, repo, "-dash", "x\n")
+	testgit.Run(t, repo, "add", ".")
+	testgit.Run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "vendor/lib")
+	testgit.Run(t, repo, "commit", "-q", "-m", "tree")
+	// Only in the index: staged, then removed from the worktree.
+	testgit.Write(t, repo, "staged.go", "x\n")
+	testgit.Run(t, repo, "add", "staged.go")
+	// Only in HEAD: removed from the worktree and the index.
+	testgit.Run(t, repo, "rm", "-q", "-r", "--cached", "gone")
+	if err := os.RemoveAll(filepath.Join(repo, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(repo, "staged.go")); err != nil {
+		t.Fatal(err)
+	}
+	// Only in the worktree.
+	testgit.Write(t, repo, "new/untracked.go", "x\n")
+	if err := os.Symlink("src", filepath.Join(repo, "link")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PathKind{
+		"README":             PathFile,
+		"README/x":           PathBeneathFile,
+		"README/x/y.go":      PathBeneathFile,
+		"src":                PathDir,
+		"src/api":            PathDir,
+		"src/api/handler.go": PathFile,
+		"src/api/nothing":    PathAbsent,
+		"vendor/lib":         PathDir,
+		"staged.go":          PathFile,
+		"staged.go/x":        PathBeneathFile,
+		"gone":               PathDir,
+		"gone/file.go":       PathFile,
+		"gone/file.go/x":     PathBeneathFile,
+		"new":                PathDir,
+		"new/untracked.go":   PathFile,
+		"link":               PathFile,
+		"link/api":           PathBeneathFile,
+		"1:x":                PathFile,
+		"-dash":              PathFile,
+		"nothing":            PathAbsent,
+		"nothing/deeper":     PathAbsent,
+		"line\nbreak":        PathAbsent,
+	}
+	var paths []string
+	for p := range want {
+		paths = append(paths, p)
+	}
+	got, err := r.PathKinds(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range paths {
+		if got[i] != want[p] {
+			t.Errorf("%q: %d, want %d", p, got[i], want[p])
+		}
+	}
+}
+
+// A repository without a commit has no HEAD to read: the index and the
+// worktree still answer.
+func TestPathKindsUnborn(t *testing.T) {
+	testgit.Isolate(t)
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	testgit.Run(t, dir, "init", "-q", "-b", "main")
+	testgit.Write(t, dir, "a/b.go", "x\n")
+	testgit.Run(t, dir, "add", ".")
+	r, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.PathKinds([]string{"a", "a/b.go", "a/b.go/c", "z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []PathKind{PathDir, PathFile, PathBeneathFile, PathAbsent}; string(kindBytes(got)) != string(kindBytes(want)) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func kindBytes(k []PathKind) []byte {
+	b := make([]byte, len(k))
+	for i := range k {
+		b[i] = byte(k[i])
+	}
+	return b
+}
