@@ -87,7 +87,7 @@ func TestMCPWithTheInspectorCLI(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
-	mustQueen(t, repo, "ann", "msg", "send", "--to", "bob", "--subject", "for validate")
+	mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "for validate")
 	copyFile(t, filepath.Join(liveDir(t, repo), "queen_messages.jsonl"), filepath.Join(repo, ".beads", "queen_messages.jsonl"))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()

@@ -205,6 +205,7 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 	samples := map[string]any{
 		"patterns": []string{"src/**"}, "paths": []string{"src/a.go", "README"}, "ttl": "30m", "reason": "schema test",
 		"to": "bob", "subject": "schema test", "body": "from the schema", "issue": "bd-1", "droid": "ann", "remote": "origin",
+		"new":        true,
 		"reply.body": "an answer", "claim.issue": "bd-2", "inbox.issue": nil, "send.issue": nil, "reserve.issue": nil,
 		"validate.paths": []string{".beads/queen_messages.jsonl"}, "renew.reason": nil, "release.reason": nil,
 	}
@@ -271,7 +272,7 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 		t.Error("wait sent no progress notification for a call with a progress token")
 	}
 	// and a message that is waiting is returned, marked read.
-	if a := callChecked(t, ctx, bob, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"to": "ann", "subject": "for the wait"}}); a.isError {
+	if a := callChecked(t, ctx, bob, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"to": "ann", "subject": "for the wait", "new": true}}); a.isError {
 		t.Fatalf("bob's send: %s", a.text)
 	}
 	a = callChecked(t, ctx, ann, &mcp.CallToolParams{Name: "wait", Arguments: argumentsFor(t, tools["wait"], map[string]any{"from": "bob"})})

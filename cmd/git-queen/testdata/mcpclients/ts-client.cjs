@@ -48,7 +48,7 @@ async function main() {
       onprogress: (p) => {
         defaults.push(p);
         if (defaults.length === 1) {
-          execFileSync("git", ["queen", "--droid", "dave", "msg", "send", "--to", "ann", "--subject", "the default wait"], {
+          execFileSync("git", ["queen", "--droid", "dave", "msg", "send", "--new", "--to", "ann", "--subject", "the default wait"], {
             cwd: repo,
             stdio: "ignore",
           });
@@ -75,7 +75,7 @@ async function main() {
         progress.push(p);
         if (!sent && p.progress > 9) {
           sent = true;
-          execFileSync("git", ["queen", "--droid", "bob", "msg", "send", "--to", "ann", "--subject", "after the client timeout"], {
+          execFileSync("git", ["queen", "--droid", "bob", "msg", "send", "--new", "--to", "ann", "--subject", "after the client timeout"], {
             cwd: repo,
             stdio: "ignore",
           });
