@@ -173,7 +173,7 @@ func TestWaitReportsProgressWhileItWaits(t *testing.T) {
 			t.Fatal("no progress notification in 60s")
 		}
 	}
-	queen("--droid", "bob", "msg", "send", "--to", "ann", "--subject", "done waiting?", "--body", "yes")
+	queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--subject", "done waiting?", "--body", "yes")
 	select {
 	case a := <-done:
 		if a.err != nil || a.res.IsError || !strings.Contains(mustMarshal(a.res.StructuredContent), `"subject":"done waiting?"`) {
