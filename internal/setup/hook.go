@@ -207,7 +207,7 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		if h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated) {
 			// An earlier git-queen chained husky's shim, which then looked
 			// for .husky/NAME.queen-chained: put husky's back.
-			if did, err = r.uninstallOne(h); err != nil {
+			if _, err := r.uninstallOne(h); err != nil {
 				return "", err
 			}
 			did = fmt.Sprintf("took git-queen's %s hook out of husky's directory and put husky's back", name)

@@ -63,6 +63,13 @@ func TestWhoseHookGitRuns(t *testing.T) {
 			testgit.Write(t, r.TopLevel, ".husky/pre-push", TrackedLine("pre-push")+"\n")
 			testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".husky/_")
 		}, OwnerHusky, true, true, false},
+		{"an earlier git-queen's shim in husky's directory, chaining husky's", func(t *testing.T, r *Repo) {
+			testgit.Write(t, r.TopLevel, ".husky/_/h", "#!/usr/bin/env sh\n")
+			testgit.Write(t, r.TopLevel, ".husky/_/.gitignore", "*\n")
+			testgit.Write(t, r.TopLevel, ".husky/_/pre-push", string(hooks.PrePush))
+			testgit.Write(t, r.TopLevel, ".husky/_/pre-push"+hooks.ChainedSuffix, "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n")
+			testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".husky/_")
+		}, OwnerHusky, false, true, false},
 		{"lefthook", func(t *testing.T, r *Repo) {
 			hook(t, r, "pre-push", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-push \"$@\"\n")
 			testgit.Write(t, r.TopLevel, "lefthook.yml", "pre-commit:\n  commands:\n    lint:\n      run: true\n")
@@ -104,6 +111,11 @@ func TestWhoseHookGitRuns(t *testing.T) {
 				t.Fatalf("owner %q runs %v managed %q; want %q %v %v", h.Owner, h.RunsQueen, h.Managed, tt.owner, tt.runs, tt.managed)
 			}
 			_, err = r.InstallHookNamed("pre-push", false)
+			if h.Owner == OwnerHusky && h.State != HookMissing {
+				if shim := read(t, h.Path); strings.Contains(shim, hooks.Marker("pre-push")) || !strings.Contains(shim, `/h"`) {
+					t.Fatalf("husky's shim is not where husky wrote it:\n%s", shim)
+				}
+			}
 			after, _ := r.HookInfoFor("pre-push")
 			installed := after.State == HookCurrent
 			if installed != tt.install {
