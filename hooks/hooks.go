@@ -1,6 +1,9 @@
 // Package hooks holds the hook shims `git queen init` installs. A shim only
-// runs `git-queen hook NAME` (and a hook it replaced); everything clever is
-// in git-queen, so upgrading git-queen upgrades the hook's behaviour.
+// runs `git-queen hook NAME`, then the hook that was there before it (kept
+// as NAME.queen-chained, found by the hook's name so that a manager that
+// renames the shim still runs it) and, in pre-push, Git LFS's pre-push when
+// nothing else runs it; everything clever is in git-queen, so upgrading
+// git-queen upgrades the hook's behaviour.
 package hooks
 
 import _ "embed"
@@ -42,8 +45,9 @@ func Shim(name string) []byte {
 func Marker(name string) string { return "# git-queen " + name + " hook" }
 
 // VersionLine identifies this version of the shims.
-const VersionLine = "# git-queen-hook-version: 1"
+const VersionLine = "# git-queen-hook-version: 2"
 
 // ChainedSuffix is appended to the name of a hook that was there before
-// git-queen's: the shim runs it after its own check.
+// git-queen's: the shim runs it after its own check, with the same
+// arguments (and, for pre-push, the same refs on stdin).
 const ChainedSuffix = ".queen-chained"

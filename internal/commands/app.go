@@ -77,8 +77,9 @@ live store per repository, in git's common directory, where every worktree
 sees it and nothing git does to branches can touch it. git carries it between
 machines: its history is the ref refs/queen/ledger, which 'git queen sync'
 exchanges with a remote. A merge driver unions concurrent appends to tracked
-JSONL without conflicts or duplicate lines, and a pre-commit hook refuses
-commits that touch paths another droid reserved.
+JSONL without conflicts or duplicate lines, and three hooks (pre-commit,
+pre-merge-commit, pre-push) refuse commits, merges and pushes that touch
+paths another droid reserved.
 
 Start with 'git queen init --droid NAME' in a repository (add --remote origin
 to share the store with every clone of it). Every command that prints data

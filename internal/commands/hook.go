@@ -63,7 +63,13 @@ sync does), so the push is judged on what the remote holds now, within
 queen.prePushTimeout (default 5s; off for no fetch). A remote that cannot
 be reached or does not answer in time leaves the push judged on what this
 clone has, with one line that says so. Bypass the check once with
-'git push --no-verify'.`,
+'git push --no-verify'.
+
+Empty stdin is git's word that nothing is pushed. Run by the pre-commit
+framework (PRE_COMMIT=1), which reads git's lines itself, it judges the refs
+the framework names instead (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF,
+PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_REMOTE_BRANCH, PRE_COMMIT_REMOTE_NAME),
+and with none it refuses: there is nothing to judge.`,
 			Action: func(c *cli.Context) error {
 				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
 			},

@@ -71,7 +71,7 @@ func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, *l
 	if err != nil {
 		return nil, nil, err
 	}
-	updates, err := precommit.ParseRefUpdates(env.Stdin)
+	updates, remote, err := prePushUpdates(env, repo, remote) // git's stdin, or the pre-commit framework's refs
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,12 +1,15 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/hooks"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
@@ -34,8 +37,16 @@ func newInitCmd(env *Env, runF func(initOptions) error) *cli.Command {
 untouched by checkout, stash, reset and merge), imports the logs an older
 setup kept in .beads/queen_*.jsonl into it, adds the merge=queen lines to
 .gitattributes, registers the merge driver in the repository's git config,
-installs the pre-commit hook (a hook already there keeps running after it),
-and with --droid stores this worktree's identity.
+installs the three hooks (pre-commit, pre-merge-commit, pre-push) where git
+looks for them, and with --droid stores this worktree's identity.
+
+A hook already there keeps running after git-queen's (renamed NAME.queen-
+chained), and still blocks; in a repository that keeps Git LFS objects the
+pre-push hook runs LFS's too. Where git runs hooks that git-queen does not
+write (husky's, lefthook's, the pre-commit framework's, or a hooks directory
+that is part of the repository's files), init changes nothing there: it
+sets up the rest, prints the line to add to each hook, and exits 1 until
+the hooks run git-queen (or --no-hooks).
 
 With --remote NAME the store is shared with every clone that uses that git
 remote: init sets queen.remote, adds the refspec that fetches the ledger
@@ -47,8 +58,8 @@ Running it again changes nothing. Commit .gitattributes; every clone needs
 its own 'git queen init' (git config is not cloned).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "remote", Destination: &o.Options.Remote, Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
-			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the pre-commit hook"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hook even into a global or system core.hooksPath"},
+			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the hooks (pre-commit, pre-merge-commit, pre-push)"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hooks even into a global or system core.hooksPath"},
 		},
 		Action: func(c *cli.Context) error {
 			o.G = readGlobals(c)
@@ -67,12 +78,19 @@ func newDoctorCmd(env *Env, runF func(doctorOptions) error) *cli.Command {
 		Description: `One line per check: git-queen on PATH, the merge driver registered (and
 whether .gitattributes names it while the config lacks it, as in a fresh
 clone, where git silently falls back to a text merge), the .gitattributes
-and .gitignore lines, the hook where git will look for it, this worktree's
-identity, every log readable and valid, the lock, leftovers of interrupted
-rewrites, and torn writes set aside. Exits 1 when a check fails.`,
+and .gitignore lines, this worktree's identity, every log readable and
+valid, the lock, leftovers of interrupted rewrites, and torn writes set
+aside. Exits 1 when a check fails.
+
+One line for each hook (pre-commit, pre-merge-commit, pre-push): the hook
+git runs (following core.hooksPath), whose it is (git-queen's, husky's,
+lefthook's, the pre-commit framework's, or another), whether it runs
+git-queen's check and through what, what that guards, the hook it chains,
+and for pre-push in a repository that keeps Git LFS objects, what runs LFS's
+pre-push.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "repair what init would have set up"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hook even into a global core.hooksPath"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath"},
 		},
 		Action: func(c *cli.Context) error {
 			o.G = readGlobals(c)
@@ -92,13 +110,21 @@ func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
 	var install, uninstall, status hooksOptions
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "install, uninstall or show the pre-commit hook",
+		Usage: "install, uninstall or show git-queen's hooks (pre-commit, pre-merge-commit, pre-push)",
+		Description: `install puts the three hooks where git looks for them (git rev-parse
+--git-path hooks, which follows core.hooksPath); a hook already there is
+kept as NAME.queen-chained and runs after git-queen's. It does not write
+where git runs a hook manager's hooks or a hooks directory of the
+repository's files: it says what to add there instead, and exits 1.
+uninstall removes git-queen's hooks and puts back the ones they chained.
+status says, for each hook, what git runs, whose it is and whether it runs
+git-queen (as doctor does).`,
 		Subcommands: []*cli.Command{
-			{Name: "install", Usage: "install the pre-commit hook (a foreign one is kept and still runs)",
+			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
 				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath"}},
 				Action: verb("install", &install)},
-			{Name: "uninstall", Usage: "remove git-queen's hook and restore the one it chained", Action: verb("uninstall", &uninstall)},
-			{Name: "status", Usage: "say what is installed where", Action: verb("status", &status)},
+			{Name: "uninstall", Usage: "remove git-queen's hooks and restore the ones they chained", Action: verb("uninstall", &uninstall)},
+			{Name: "status", Usage: "say, for each hook, what git runs and whether it runs git-queen", Action: verb("status", &status)},
 		},
 	}
 }
@@ -120,7 +146,7 @@ func printChecks(w io.Writer, checks []setup.Check, colour bool) {
 		} else {
 			fmt.Fprint(w, status)
 		}
-		fmt.Fprintf(w, "  %-13s %s\n", c.Name, c.Message)
+		fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Message)
 	}
 }
 
@@ -144,6 +170,12 @@ func runInit(o initOptions) error {
 		return err
 	}
 	changes, checks, err := r.Init(o.Options)
+	// Hooks that git runs but git-queen does not write: everything else is
+	// set up (and synced); init says what to add, and exits 1 at the end.
+	var elsewhere *setup.ElsewhereError
+	if errors.As(err, &elsewhere) {
+		err = nil
+	}
 	var synced *ledgersync.Result
 	var syncErr error
 	if err == nil && o.Remote != "" {
@@ -163,11 +195,12 @@ func runInit(o initOptions) error {
 		if err == nil && syncErr != nil {
 			return firstSyncError(o.Remote, syncErr)
 		}
+		if err == nil && elsewhere != nil {
+			return elsewhere
+		}
 		return err
 	}
-	for _, ch := range changes {
-		fmt.Fprintf(o.Env.Stdout, "set up %s (was: %s)\n", ch.Name, ch.Was)
-	}
+	printChanges(o.Env.Stdout, changes)
 	if err != nil {
 		return err
 	}
@@ -183,6 +216,9 @@ func runInit(o initOptions) error {
 		}
 	}
 	for _, c := range checks {
+		if (elsewhere != nil || o.NoHooks) && isHookName(c.Name) {
+			continue // the error says what to add; or the hooks were not asked for
+		}
 		if c.Status == setup.Fail || c.Status == setup.Warn {
 			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
 		}
@@ -193,8 +229,14 @@ func runInit(o initOptions) error {
 	if synced != nil {
 		printSync(o.Env, synced)
 	}
+	if elsewhere != nil {
+		return elsewhere
+	}
 	return nil
 }
+
+// isHookName says whether a check is one of the hooks'.
+func isHookName(name string) bool { return slices.Contains(hooks.Names, name) }
 
 // firstSyncError is init --remote's failure when the remote could not be
 // synced with: the setup stands, the sharing does not yet.
@@ -283,32 +325,44 @@ func runHooks(o hooksOptions) error {
 	case "uninstall":
 		did, err = r.UninstallHook()
 	}
-	if err != nil {
+	var elsewhere *setup.ElsewhereError
+	if err != nil && !errors.As(err, &elsewhere) {
 		return err
 	}
-	h, err := r.HookInfo()
-	if err != nil {
-		return err
+	all, herr := r.Hooks()
+	if herr != nil {
+		return herr
 	}
 	if o.G.JSON {
-		return printJSON(o.Env.Stdout, map[string]any{"did": did, "hook": h})
+		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
+		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
+			return jerr
+		}
+		return err
 	}
 	switch {
 	case did != "":
 		fmt.Fprintln(o.Env.Stdout, did)
-	case o.Verb == "install":
-		fmt.Fprintln(o.Env.Stdout, "the pre-commit hook is already installed; nothing changed")
+	case o.Verb == "install" && err == nil:
+		fmt.Fprintln(o.Env.Stdout, "the hooks are installed already; nothing changed")
 	case o.Verb == "uninstall":
-		fmt.Fprintln(o.Env.Stdout, "no pre-commit hook installed; nothing changed")
-	default:
-		fmt.Fprintf(o.Env.Stdout, "%s: %s", h.Path, h.State)
-		if h.Chained != "" {
-			fmt.Fprintf(o.Env.Stdout, " (runs %s after it)", h.Chained)
+		fmt.Fprintln(o.Env.Stdout, "none of git-queen's hooks is installed; nothing changed")
+	case o.Verb == "status":
+		for _, c := range r.HookChecks() {
+			fmt.Fprintf(o.Env.Stdout, "%-16s %-4s %s\n", c.Name, c.Status, c.Message)
 		}
-		if h.HooksPath != "" {
-			fmt.Fprintf(o.Env.Stdout, "; core.hooksPath=%s (%s config)", h.HooksPath, h.HooksPathScope)
-		}
-		fmt.Fprintln(o.Env.Stdout)
 	}
-	return nil
+	return err
+}
+
+// printChanges says what init or doctor --fix changed: what the fix did
+// when it says (one line each), else what the check had found.
+func printChanges(w io.Writer, changes []setup.Change) {
+	for _, ch := range changes {
+		if ch.Did != "" {
+			fmt.Fprintln(w, ch.Did)
+			continue
+		}
+		fmt.Fprintf(w, "set up %s (was: %s)\n", ch.Name, ch.Was)
+	}
 }

@@ -30,8 +30,13 @@ type Check struct {
 	// Fixable says whether Fix can repair it.
 	Fixable bool `json:"fixable"`
 	fix     func() error
+	// did, when set, says what the fix did (a hook installed, chained...).
+	did func() string
 	// forInit marks what `git queen init` sets up (and doctor --fix mends).
 	forInit bool
+	// elsewhere is a hook git runs that git-queen does not write and that
+	// does not run its check: init fails with what to add there.
+	elsewhere *Hook
 }
 
 // Fix repairs what the check found, if it can, and marks it Fixed.
@@ -106,10 +111,9 @@ func (r *Repo) Checks(o Options) []Check {
 		checks = append(checks, r.checkRemoteLedger(o))
 	}
 	checks = append(checks, r.checkLedgers()...)
+	checks = append(checks, r.checkAttributes(), r.checkDriver())
+	checks = append(checks, r.checkHooks(o)...)
 	return append(checks,
-		r.checkAttributes(),
-		r.checkDriver(),
-		r.checkHook(o),
 		r.checkHookSpeed(),
 		r.checkIdentity(o.Droid),
 		r.checkStores(),
@@ -126,9 +130,9 @@ func (r *Repo) Checks(o Options) []Check {
 type Options struct {
 	// Droid, when set, is stored as this worktree's identity.
 	Droid string
-	// NoHooks leaves the hook alone.
+	// NoHooks leaves the hooks alone.
 	NoHooks bool
-	// Force installs the hook into a global or system core.hooksPath.
+	// Force installs the hooks into a global or system core.hooksPath.
 	Force bool
 	// Remote, when set, is the git remote the live store is shared through.
 	Remote string

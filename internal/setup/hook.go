@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,8 @@ const (
 	HookForeign  HookState = "foreign"  // someone else's
 )
 
-// Hook describes one of git-queen's hooks in a repository.
+// Hook describes what git runs for one of git-queen's hook names, whose it
+// is, and whether it runs git-queen's check.
 type Hook struct {
 	Name  string    `json:"name"`
 	Path  string    `json:"path"`
@@ -35,10 +37,41 @@ type Hook struct {
 	// when it is set.
 	HooksPath      string `json:"hooks_path,omitempty"`
 	HooksPathScope string `json:"hooks_path_scope,omitempty"`
+	// Owner is whose hook git runs (OwnerQueen, OwnerHusky, ...; "" when
+	// there is none), and RunsQueen whether git-queen's check runs in it,
+	// through Via (the file or config that calls it) when it is not
+	// git-queen's own shim.
+	Owner     string `json:"owner,omitempty"`
+	RunsQueen bool   `json:"runs_git_queen"`
+	Via       string `json:"via,omitempty"`
+	// Managed says why git-queen does not write where git looks (a hook
+	// manager's, or the repository's own files), and AddTo where
+	// git-queen's command goes instead.
+	Managed string `json:"managed,omitempty"`
+	AddTo   string `json:"add_to,omitempty"`
+	// LFS, for pre-push in a repository that stores Git LFS objects, says
+	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
+	// "git-queen" (our shim, since nothing else does).
+	LFS string `json:"lfs,omitempty"`
+	// Guards is what the hook guards, in words.
+	Guards string `json:"guards"`
 }
 
 // HookInfo describes the pre-commit hook (see HookInfoFor).
 func (r *Repo) HookInfo() (*Hook, error) { return r.HookInfoFor("pre-commit") }
+
+// Hooks describes each of hooks.Names.
+func (r *Repo) Hooks() ([]*Hook, error) {
+	var all []*Hook
+	for _, name := range hooks.Names {
+		h, err := r.HookInfoFor(name)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, h)
+	}
+	return all, nil
+}
 
 // HookInfoFor finds the hook name where git will look for it: `git
 // rev-parse --git-path hooks`, which follows core.hooksPath (in a linked
@@ -48,11 +81,11 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Hook{Name: name, Path: filepath.Join(dir, name)}
+	h := &Hook{Name: name, Path: filepath.Join(dir, name), Guards: HookGuards[name]}
 	if out, err := r.git("config", "--show-scope", "--get", "core.hooksPath"); err == nil {
 		h.HooksPathScope, h.HooksPath, _ = strings.Cut(out, "\t")
 	}
-	data, err := os.ReadFile(h.Path)
+	data, err := readHead(h.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		h.State = HookMissing
@@ -71,7 +104,22 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
+	r.owner(h, data)
+	if name == "pre-push" && r.storesLFSObjects() {
+		h.LFS = r.lfsRunner(h)
+	}
 	return h, nil
+}
+
+// readHead reads a hook, up to 64 KiB: a hook is a short script, and what
+// identifies it is at its start.
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 64<<10))
 }
 
 // globalHooksPath reports a core.hooksPath that is not this repository's
@@ -80,18 +128,58 @@ func (h *Hook) globalHooksPath() bool {
 	return h.HooksPathScope == "global" || h.HooksPathScope == "system"
 }
 
+// ElsewhereError says that git runs a hook git-queen does not write (a
+// hook manager's, or one of the repository's own files) and that does not
+// run git-queen's check: what to add, and where.
+type ElsewhereError struct{ Hooks []*Hook }
+
+func (e *ElsewhereError) Error() string {
+	var b strings.Builder
+	b.WriteString("git runs hooks that git-queen does not write, and they do not run its check; add it (or use init --no-hooks):")
+	for _, h := range e.Hooks {
+		b.WriteString("\n  " + h.Instruction())
+	}
+	return b.String()
+}
+
+// Instruction says how to have a hook git-queen does not write run its
+// check: the line to add, or the manager's recipe.
+func (h *Hook) Instruction() string {
+	switch h.Owner {
+	case OwnerLefthook:
+		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: \"With a hook manager\")", h.AddTo, h.Name, h.Name)
+	case OwnerPreCommit:
+		id := "git-queen"
+		if h.Name == "pre-push" {
+			id = "git-queen-pre-push"
+		}
+		return fmt.Sprintf("%s: the hook id %s (README: \"With a hook manager\")", h.AddTo, id)
+	}
+	return h.AddTo + ": " + TrackedLine(h.Name)
+}
+
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
-// and returns what it did, one line a hook that changed.
+// and returns what it did, one line a hook that changed. Hooks that git
+// runs but git-queen does not write are left alone and named in an
+// *ElsewhereError, after the others are installed.
 func (r *Repo) InstallHook(force bool) (string, error) {
 	var did []string
+	elsewhere := &ElsewhereError{}
 	for _, name := range hooks.Names {
 		d, err := r.InstallHookNamed(name, force)
-		if err != nil {
-			return strings.Join(did, "\n"), err
-		}
 		if d != "" {
 			did = append(did, d)
 		}
+		var e *ElsewhereError
+		switch {
+		case errors.As(err, &e):
+			elsewhere.Hooks = append(elsewhere.Hooks, e.Hooks...)
+		case err != nil:
+			return strings.Join(did, "\n"), err
+		}
+	}
+	if len(elsewhere.Hooks) > 0 {
+		return strings.Join(did, "\n"), elsewhere
 	}
 	return strings.Join(did, "\n"), nil
 }
@@ -99,8 +187,12 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 // InstallHookNamed installs one shim: an identical hook is left alone, one
 // git-queen wrote earlier is upgraded, and a foreign one is chained
 // (renamed, and run by the shim after its own check, so it still runs and
-// still blocks). It refuses a global or system core.hooksPath unless
-// force. It returns what it did.
+// still blocks). It never writes where a hook manager generates the hooks
+// (husky), over a manager's hook (lefthook, the pre-commit framework), or
+// into a directory of the repository's own files: it returns an
+// *ElsewhereError saying what to add there instead, unless that hook runs
+// git-queen's check already. It refuses a global or system core.hooksPath
+// unless force. It returns what it did.
 func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	h, err := r.HookInfoFor(name)
 	if err != nil {
@@ -110,11 +202,26 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		return "", fmt.Errorf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository; "+
 			"install anyway with --force, or add `git-queen hook %s` to that hook yourself", h.HooksPathScope, h.HooksPath, name)
 	}
+	if h.Managed != "" {
+		did := ""
+		if h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated) {
+			// An earlier git-queen chained husky's shim, which then looked
+			// for .husky/NAME.queen-chained: put husky's back.
+			if _, err := r.uninstallOne(h); err != nil {
+				return "", err
+			}
+			did = fmt.Sprintf("took git-queen's %s hook out of husky's directory and put husky's back", name)
+		}
+		if h.RunsQueen {
+			return did, nil
+		}
+		return did, &ElsewhereError{Hooks: []*Hook{h}}
+	}
 	did := ""
 	switch h.State {
 	case HookCurrent:
 		if h.Executable {
-			return "", nil
+			return r.lfsBeside(h, "")
 		}
 		did = "made the " + name + " hook executable"
 	case HookOutdated:
@@ -127,6 +234,7 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		if err := os.Rename(h.Path, chained); err != nil {
 			return "", fmt.Errorf("keep the existing hook: %w", err)
 		}
+		h.Chained = chained
 		did = fmt.Sprintf("installed the %s hook; the one that was there runs after it (%s)", name, filepath.Base(chained))
 	case HookMissing:
 		did = "installed the " + name + " hook"
@@ -134,7 +242,7 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	if err := writeExecutable(h.Path, hooks.Shim(name)); err != nil {
 		return "", err
 	}
-	return did + " in " + filepath.Dir(h.Path), nil
+	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
 }
 
 // UninstallHook removes every shim of git-queen's and puts back the hooks
@@ -150,24 +258,32 @@ func (r *Repo) UninstallHook() (string, error) {
 		case HookMissing:
 			continue
 		case HookForeign:
-			if name == "pre-commit" {
+			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
 				return "", fmt.Errorf("%s was not installed by git-queen; left as it is", h.Path)
 			}
 			continue
 		}
-		if err := os.Remove(h.Path); err != nil {
-			return "", fmt.Errorf("remove the hook: %w", err)
+		d, err := r.uninstallOne(h)
+		if err != nil {
+			return "", err
 		}
-		if h.Chained != "" {
-			if err := os.Rename(h.Chained, h.Path); err != nil {
-				return "", fmt.Errorf("restore the chained hook: %w", err)
-			}
-			did = append(did, "removed git-queen's "+name+" hook and restored the one it chained")
-			continue
-		}
-		did = append(did, "removed git-queen's "+name+" hook")
+		did = append(did, d)
 	}
 	return strings.Join(did, "\n"), nil
+}
+
+// uninstallOne removes git-queen's shim h and puts back the hook it chained.
+func (r *Repo) uninstallOne(h *Hook) (string, error) {
+	if err := os.Remove(h.Path); err != nil {
+		return "", fmt.Errorf("remove the hook: %w", err)
+	}
+	if h.Chained != "" {
+		if err := os.Rename(h.Chained, h.Path); err != nil {
+			return "", fmt.Errorf("restore the chained hook: %w", err)
+		}
+		return "removed git-queen's " + h.Name + " hook and restored the one it chained", nil
+	}
+	return "removed git-queen's " + h.Name + " hook", nil
 }
 
 func writeExecutable(path string, data []byte) error {
@@ -186,65 +302,4 @@ func writeExecutable(path string, data []byte) error {
 		return fmt.Errorf("install the hook: %w", err)
 	}
 	return nil
-}
-
-func (r *Repo) checkHook(o Options) Check {
-	c := Check{Name: "hook", Fixable: true, forInit: !o.NoHooks,
-		fix: func() error { _, err := r.InstallHook(o.Force); return err }}
-	var installed, problems []string
-	worst := OK
-	for _, name := range hooks.Names {
-		h, err := r.HookInfoFor(name)
-		if err != nil {
-			return Check{Name: "hook", Status: Fail, Message: err.Error()}
-		}
-		status, msg := OK, ""
-		switch {
-		case h.State == HookCurrent && h.Executable:
-			msg = name
-			if h.Chained != "" {
-				msg += " (runs " + filepath.Base(h.Chained) + " after it)"
-			}
-			installed = append(installed, msg)
-			continue
-		case h.State == HookCurrent:
-			status, msg = Fail, h.Path+" is not executable, so git does not run it"
-		case h.State == HookOutdated:
-			status, msg = Warn, h.Path+" is an earlier version of git-queen's hook"
-		case h.State == HookForeign:
-			status, msg = Warn, h.Path+" is another tool's hook; init chains it (it keeps running) and installs git-queen's"
-		default:
-			status, msg = Fail, "no "+name+" hook in "+filepath.Dir(h.Path)+": "+hookMissingMeans[name]
-		}
-		if h.globalHooksPath() {
-			msg += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
-		}
-		if status == Fail || worst == OK {
-			worst = status
-		}
-		problems = append(problems, msg)
-	}
-	if len(problems) == 0 {
-		dir, _ := r.git("rev-parse", "--path-format=absolute", "--git-path", "hooks")
-		return ok("hook", "the %s hooks are installed in %s", strings.Join(installed, ", "), dir)
-	}
-	c.Status, c.Message = worst, strings.Join(problems, "; ")
-	return c
-}
-
-// hookMissingMeans says what a missing hook leaves unguarded.
-var hookMissingMeans = map[string]string{
-	"pre-commit":       "reserved paths are not protected",
-	"pre-merge-commit": "merges git commits without conflicts are not checked against reservations",
-	"pre-push":         "cherry-picks, rebases, am and amends can carry reserved paths off the machine",
-}
-
-// checkHookSpeed says whether the hook reads the staged changes itself or
-// asks git, and why: not a fault, since git's answer is the same, but the
-// reason a hook takes a few milliseconds more.
-func (r *Repo) checkHookSpeed() Check {
-	if inProcess, why := r.StagedInProcess(); !inProcess {
-		return ok("hook-speed", "the hook asks git diff --cached for the staged changes (%s), a few ms more per commit", why)
-	}
-	return ok("hook-speed", "the hook reads the staged changes from the index itself")
 }

@@ -1,12 +1,17 @@
 package setup
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Change is one thing init or doctor --fix changed.
 type Change struct {
 	Name string `json:"name"`
 	// Was is what the check found before the fix.
 	Was string `json:"was"`
+	// Did, when the fix says, is what it did (one line a change).
+	Did string `json:"did,omitempty"`
 }
 
 // Init sets the repository up for git-queen and returns what it changed
@@ -31,11 +36,18 @@ func (r *Repo) apply(o Options, want func(*Check) bool) ([]Change, []Check, erro
 		if c.Status == OK || c.fix == nil || !want(c) {
 			continue
 		}
-		was := c.Message
-		if err := c.Fix(); err != nil {
+		was, did := c.Message, c.did
+		var elsewhere *ElsewhereError
+		if err := c.Fix(); err != nil && !errors.As(err, &elsewhere) {
 			return changes, checks, err
 		}
-		changes = append(changes, Change{Name: c.Name, Was: was})
+		ch := Change{Name: c.Name, Was: was}
+		if did != nil {
+			ch.Did = did()
+		}
+		if ch.Did != "" || c.Status == Fixed {
+			changes = append(changes, ch)
+		}
 	}
 	if len(changes) > 0 {
 		// Report the state after the fixes, not before.
@@ -49,10 +61,18 @@ func (r *Repo) apply(o Options, want func(*Check) bool) ([]Change, []Check, erro
 		}
 		checks = after
 	}
+	elsewhere := &ElsewhereError{}
 	for _, c := range checks {
-		if c.Status == Fail && want(&c) && c.fix != nil {
+		switch {
+		case c.Status != Fail || !want(&c):
+		case c.elsewhere != nil:
+			elsewhere.Hooks = append(elsewhere.Hooks, c.elsewhere)
+		case c.fix != nil:
 			return changes, checks, fmt.Errorf("%s: still failing after the fix: %s", c.Name, c.Message)
 		}
+	}
+	if len(elsewhere.Hooks) > 0 {
+		return changes, checks, elsewhere
 	}
 	return changes, checks, nil
 }

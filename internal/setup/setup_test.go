@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestInitIsIdempotentAndKeepsWhatIsThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(changes) != 5 {
+	if len(changes) != 7 { // store, attributes, driver, three hooks, identity
 		t.Fatalf("changes %+v", changes)
 	}
 	for _, c := range checks {
@@ -163,7 +164,7 @@ func TestOutdatedHookIsUpgraded(t *testing.T) {
 	r := newRepo(t)
 	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
 	os.WriteFile(hook, []byte("#!/bin/sh\n"+hooks.Marker("pre-commit")+"\n# git-queen-hook-version: 0\ngit queen hook pre-commit\n"), 0o755)
-	if c := r.checkHook(Options{}); c.Status == OK || !strings.Contains(c.Message, "earlier version") {
+	if c := r.checkHook("pre-commit", Options{}); c.Status == OK || !strings.Contains(c.Message, "earlier version") {
 		t.Fatalf("outdated hook check: %+v", c)
 	}
 	if did, err := r.InstallHook(false); err != nil || !strings.HasPrefix(did, "upgraded") {
@@ -187,13 +188,36 @@ func TestHooksPath(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(global, "pre-commit")); err != nil {
 		t.Fatal("--force did not install into the global hooksPath")
 	}
-	// A repository's own hooksPath (husky, lefthook) is where git looks.
+	// A hooks directory of the repository's own files (not ignored, or
+	// committed) is never written: every clone would get the shims.
 	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".githooks")
+	_, err := r.InstallHook(false)
+	var elsewhere *ElsewhereError
+	if !errors.As(err, &elsewhere) || len(elsewhere.Hooks) != 3 ||
+		!strings.Contains(err.Error(), ".githooks/pre-push: "+TrackedLine("pre-push")) {
+		t.Fatalf("install into a directory of the repository's files: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(r.TopLevel, ".githooks")); !os.IsNotExist(err) {
+		t.Fatal("wrote into .githooks")
+	}
+	// With the line added, git-queen runs there, and doctor says whose hook runs it.
+	testgit.Write(t, r.TopLevel, ".githooks/pre-commit", "#!/bin/sh\nset -e\n"+TrackedLine("pre-commit")+"\n")
+	testgit.Run(t, r.TopLevel, "add", ".githooks")
+	c := r.checkHook("pre-commit", Options{})
+	if c.Status != OK || !strings.Contains(c.Message, "a hook of this repository's files runs git-queen (.githooks/pre-commit)") {
+		t.Fatalf("pre-commit check with the line added: %+v", c)
+	}
+	if c := r.checkHook("pre-push", Options{}); c.Status != Fail || c.Fixable || !strings.Contains(c.Message, TrackedLine("pre-push")) {
+		t.Fatalf("pre-push check without the line: %+v", c)
+	}
+	// An ignored directory in the worktree is this clone's own.
+	testgit.Write(t, r.TopLevel, ".gitignore", "/.local-hooks/\n")
+	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".local-hooks")
 	if _, err := r.InstallHook(false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(r.TopLevel, ".githooks", "pre-commit")); err != nil {
-		t.Fatal("not installed into the repository's hooksPath")
+	if _, err := os.Stat(filepath.Join(r.TopLevel, ".local-hooks", "pre-commit")); err != nil {
+		t.Fatal("not installed into the ignored hooksPath")
 	}
 }
 

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestPreCommitFrameworkRunsTheHooks runs the README's repo: local recipe
+// under the pre-commit framework on PATH (Debian 12's is 3.0.4, which
+// wants the stage names commit, merge-commit and push): the framework keeps
+// git's stdin for itself, so the push check judges the refs it names in
+// PRE_COMMIT_*, and refuses when it names none. Then git-queen's own hooks
+// kept by the framework as NAME.legacy, which get git's own input.
+func TestPreCommitFrameworkRunsTheHooks(t *testing.T) {
+	needTool(t, "pre-commit")
+	out, err := exec.Command("pre-commit", "--version").Output()
+	m := regexp.MustCompile(`(\d+)\.(\d+)`).FindStringSubmatch(string(out))
+	if err != nil || m == nil {
+		t.Skipf("pre-commit --version: %v %s", err, out)
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	old := major < 3 || major == 3 && minor < 2
+	config := readmeBlock(t, "# .pre-commit-config.yaml", "repo: local")
+	pushStage := "pre-push"
+	if old {
+		config = strings.NewReplacer("stages: [pre-commit, pre-merge-commit]", "stages: [commit, merge-commit]",
+			"stages: [pre-push]", "stages: [push]").Replace(config)
+		pushStage = "push"
+	}
+	t.Run("the framework's own hooks", func(t *testing.T) {
+		repo, _ := hookRepo(t)
+		if r := gitQueen(t, repo, "", "init", "--droid", "ann", "--no-hooks"); r.code != 0 {
+			t.Fatalf("init --no-hooks: %s", r.stderr)
+		}
+		testgit.Write(t, repo, ".pre-commit-config.yaml", config)
+		mustSh(t, repo, "git add -A && git commit -q -m config && git push -q origin main && pre-commit install")
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+			if !regexp.MustCompile(`(?m)^ok +` + name + ` +the pre-commit framework's hook runs git-queen \(\.pre-commit-config\.yaml\)`).MatchString(doctor) {
+				t.Fatalf("doctor on %s:\n%s", name, doctor)
+			}
+		}
+		guardsEveryRoute(t, repo)
+		// A new branch down to its root: the framework names only the branch.
+		mustSh(t, repo, "git checkout -q --orphan fresh && git rm -rq --cached . && git commit -q --allow-empty -m root")
+		testgit.Write(t, repo, "held/c.txt", "c\n")
+		mustSh(t, repo, "git add held/c.txt && git commit -q --no-verify -m held")
+		if out, ok := sh(t, repo, nil, "git push -q origin fresh"); ok || !strings.Contains(out, "push refused") {
+			t.Fatalf("push of a new root branch with a held path: ok=%v\n%s", ok, out)
+		}
+		// Run by hand, the push check has nothing to judge, and refuses.
+		if out, ok := sh(t, repo, nil, "pre-commit run --hook-stage "+pushStage+" git-queen-pre-push"); ok || !strings.Contains(out, "nothing to judge") {
+			t.Fatalf("pre-commit run of the push check without refs: ok=%v\n%s", ok, out)
+		}
+	})
+	t.Run("git-queen's hooks kept as legacy", func(t *testing.T) {
+		repo, _ := hookRepo(t)
+		if out, ok := queenInit(t, repo); !ok {
+			t.Fatalf("init: %s", out)
+		}
+		testgit.Write(t, repo, ".pre-commit-config.yaml", "default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\nrepos: []\n")
+		mustSh(t, repo, "git add -A && git commit -q -m config && git push -q origin main && pre-commit install")
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^ok +pre-push +the pre-commit framework's hook runs git-queen \(pre-push\.legacy\)`).MatchString(doctor) {
+			t.Fatalf("doctor:\n%s", doctor)
+		}
+		guardsEveryRoute(t, repo)
+	})
+}

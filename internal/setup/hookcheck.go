@@ -1,0 +1,166 @@
+package setup
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/hooks"
+)
+
+// ownerNames are the owners as a sentence names them.
+var ownerNames = map[string]string{
+	OwnerQueen:     "git-queen's hook",
+	OwnerHusky:     "husky's hook",
+	OwnerLefthook:  "lefthook's hook",
+	OwnerPreCommit: "the pre-commit framework's hook",
+	OwnerOther:     "a hook that is not git-queen's",
+}
+
+// checkHooks is one check a hook of hooks.Names: which hook git runs,
+// whose it is, whether it runs git-queen's check, and what that guards.
+func (r *Repo) checkHooks(o Options) []Check {
+	var out []Check
+	for _, name := range hooks.Names {
+		out = append(out, r.checkHook(name, o))
+	}
+	return out
+}
+
+// HookChecks are doctor's lines for the hooks, for `git queen hooks status`.
+func (r *Repo) HookChecks() []Check { return r.checkHooks(Options{}) }
+
+func (r *Repo) checkHook(name string, o Options) Check {
+	var did string
+	c := Check{Name: name, Fixable: true, forInit: !o.NoHooks,
+		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force); return err },
+		did: func() string { return did }}
+	h, err := r.HookInfoFor(name)
+	if err != nil {
+		return Check{Name: name, Status: Fail, Message: err.Error()}
+	}
+	where := r.shown(h.Path)
+	guards := "guards " + h.Guards
+	switch {
+	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
+		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
+			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
+	case h.Managed != "" && !h.RunsQueen:
+		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
+		c.Message = fmt.Sprintf("%s, which does not run git-queen, so %s; add to %s", r.whatRuns(h), hookMissingMeans[name], h.Instruction())
+	case h.Owner == OwnerQueen && !h.Executable:
+		c.Status, c.Message = Fail, where+" is not executable, so git does not run it"
+	case h.Owner == OwnerQueen:
+		c.Status, c.Message = OK, fmt.Sprintf("git-queen's hook (%s) %s", where, guards)
+		if h.State == HookOutdated {
+			c.Status, c.Message = Warn, fmt.Sprintf("git-queen's hook (%s) is an earlier version; it %s", where, guards)
+		}
+		if h.Chained != "" {
+			c.Message += "; then it runs " + filepath.Base(h.Chained) + ", the hook that was there before"
+		}
+		if h.Managed != "" {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
+				"git queen hooks uninstall, then add to %s", where, h.Managed, h.Instruction())
+		}
+	case h.RunsQueen:
+		c.Status, c.Message = OK, fmt.Sprintf("%s runs git-queen (%s): it %s", describeOwner(h), h.Via, guards)
+		if h.Owner == OwnerLefthook && name == "pre-push" && !lefthookGivesStdin(r.TopLevel, h.Via) {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += "; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
+				" does not set: without it the check sees no refs and lets every push through"
+		}
+	case h.State == HookMissing:
+		c.Status, c.Message = Fail, "no "+name+" hook in "+r.shown(filepath.Dir(h.Path))+": "+hookMissingMeans[name]
+	default:
+		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
+			where, describeOwner(h), hookMissingMeans[name])
+	}
+	if name == "pre-push" && c.Status != Fail {
+		r.lfsNote(&c, h)
+	}
+	if h.globalHooksPath() && c.Status != OK {
+		c.Message += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
+	}
+	return c
+}
+
+// whatRuns says what git runs for h, where git-queen does not write.
+func (r *Repo) whatRuns(h *Hook) string {
+	switch {
+	case h.Owner == OwnerHusky:
+		return "git runs husky's hook, which runs " + h.AddTo
+	case h.Owner == OwnerLefthook || h.Owner == OwnerPreCommit:
+		what := fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
+		if old, err := readHead(h.Path + ".old"); err == nil && h.Owner == OwnerLefthook && bytes.Contains(old, []byte(hooks.Marker(h.Name))) {
+			what += " (lefthook moved git-queen's hook to " + h.Name + ".old, and does not run it)"
+		}
+		return what
+	case h.State == HookMissing:
+		return fmt.Sprintf("git looks for %s in %s, a directory of this repository's files; there is none", h.Name, r.shown(filepath.Dir(h.Path)))
+	}
+	return "git runs " + r.shown(h.Path) + ", a file of this repository"
+}
+
+// describeOwner names whose hook h is.
+func describeOwner(h *Hook) string {
+	if h.Owner == OwnerOther && h.Managed != "" {
+		return "a hook of this repository's files"
+	}
+	return ownerNames[h.Owner]
+}
+
+// lfsNote adds to the pre-push check what runs Git LFS's pre-push in a
+// repository that keeps LFS objects, and LFS's hooks that are missing.
+func (r *Repo) lfsNote(c *Check, h *Hook) {
+	switch h.LFS {
+	case "chained":
+		c.Message += "; LFS's pre-push runs as the chained hook"
+	case OwnerQueen:
+		c.Message += "; this repository keeps Git LFS objects, and the hook runs `git lfs pre-push` itself, as LFS's would"
+	case "itself":
+		c.Message += "; it runs Git LFS's pre-push"
+	default:
+		return
+	}
+	if h.Owner != OwnerQueen || h.Managed != "" {
+		return
+	}
+	missing := missingLFSHooks(filepath.Dir(h.Path))
+	if len(missing) == 0 {
+		return
+	}
+	c.Message += "; LFS's " + strings.Join(missing, ", ") + " hooks are missing (git lfs install stops at this pre-push)"
+	if _, err := r.LookPath("git-lfs"); err != nil {
+		c.Message += ": install git-lfs, then git queen hooks install"
+		c.fix, c.Fixable = nil, false
+	} else {
+		c.Message += ": git queen hooks install has git-lfs install them"
+	}
+	if c.Status == OK {
+		c.Status = Warn
+	}
+}
+
+// lefthookGivesStdin says whether the lefthook configuration via sets
+// use_stdin (lefthook gives a command no stdin without it).
+func lefthookGivesStdin(top, via string) bool {
+	text, err := os.ReadFile(filepath.Join(top, via))
+	return err == nil && (strings.Contains(string(text), "use_stdin: true") || strings.Contains(string(text), `"use_stdin": true`) ||
+		strings.Contains(string(text), "use_stdin = true"))
+}
+
+// checkHookSpeed says whether the hook reads the staged changes itself or
+// asks git, and why: not a fault, since git's answer is the same, but the
+// reason a hook takes a few milliseconds more.
+func (r *Repo) checkHookSpeed() Check {
+	if _, err := r.git("rev-parse", "--verify", "-q", "HEAD"); err != nil {
+		return ok("hook-speed", "no commit yet on this branch: until the first, the pre-commit hook asks git diff --cached for the staged changes (a few ms more)")
+	}
+	if inProcess, why := r.StagedInProcess(); !inProcess {
+		return ok("hook-speed", "the hook asks git diff --cached for the staged changes (%s), a few ms more per commit", why)
+	}
+	return ok("hook-speed", "the hook reads the staged changes from the index itself")
+}

@@ -1,0 +1,115 @@
+package setup
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+// Git LFS and git-queen both need pre-push, the one hook git runs before a
+// push. git runs one file by that name, and `git lfs install`/`update`
+// accept there only LFS's own script, whose first command (`git lfs
+// pre-push`) reads all of the refs git gives on stdin: no file can be both
+// LFS's and git-queen's. So git-queen's shim runs first, then LFS's
+// pre-push with the same refs (LFS's hook, chained; or `git lfs pre-push`
+// itself), and LFS's other hooks, which `git lfs install` no longer reaches
+// once it stops at pre-push, are installed by git-lfs beside ours
+// (lfsBeside).
+
+// lfsHooks are the hooks `git lfs install` writes besides pre-push.
+var lfsHooks = []string{"post-checkout", "post-commit", "post-merge"}
+
+// storesLFSObjects says whether the repository keeps Git LFS objects (in
+// $GIT_COMMON_DIR/lfs/objects), the shim's own test: a push from it may
+// have objects to upload.
+func (r *Repo) storesLFSObjects() bool {
+	info, err := os.Stat(filepath.Join(r.CommonDir, "lfs", "objects"))
+	return err == nil && info.IsDir()
+}
+
+// isLFSPrePush says whether a hook runs `git lfs pre-push` (LFS's own
+// script, or one that calls it), as the shim decides.
+func isLFSPrePush(data []byte) bool {
+	return bytes.Contains(data, []byte("lfs pre-push")) || bytes.Contains(data, []byte("lfs push --stdin"))
+}
+
+// lfsRunner says what runs `git lfs pre-push` in the pre-push hook h.
+func (r *Repo) lfsRunner(h *Hook) string {
+	if h.Owner != OwnerQueen {
+		if data, err := readHead(h.Path); err == nil && isLFSPrePush(data) {
+			return "itself"
+		}
+		return "" // a manager's: its configuration says
+	}
+	if h.Chained != "" {
+		if data, err := readHead(h.Chained); err == nil && isLFSPrePush(data) {
+			return "chained"
+		}
+	}
+	return OwnerQueen
+}
+
+// missingLFSHooks lists LFS's hooks (besides pre-push) not in dir.
+func missingLFSHooks(dir string) []string {
+	var missing []string
+	for _, name := range lfsHooks {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// lfsBeside has git-lfs install its hooks beside git-queen's pre-push (h,
+// just installed) when the repository keeps LFS objects and some of them
+// are missing: git-queen's shim is set aside while `git lfs update` writes
+// LFS's, LFS's pre-push is chained under the shim (or, when another hook is
+// chained already, left to the shim, which runs `git lfs pre-push`
+// itself), and the shim is put back. It returns did, with a line for what
+// it did; when git-lfs fails, the line says so and nothing is lost.
+func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
+	if h.Name != "pre-push" || !r.storesLFSObjects() {
+		return did, nil
+	}
+	dir := filepath.Dir(h.Path)
+	missing := missingLFSHooks(dir)
+	if len(missing) == 0 {
+		return did, nil
+	}
+	if _, err := r.LookPath("git-lfs"); err != nil {
+		return did, nil // doctor says what is missing
+	}
+	aside := h.Path + ".queen-aside"
+	if err := os.Rename(h.Path, aside); err != nil {
+		return did, fmt.Errorf("set the pre-push hook aside for git-lfs: %w", err)
+	}
+	_, lfsErr := gitrepo.Git(r.TopLevel, "lfs", "update")
+	// Whatever git-lfs did, the shim goes back where git looks.
+	if data, err := os.ReadFile(h.Path); err == nil {
+		switch {
+		case h.Chained == "" && isLFSPrePush(data):
+			if err := os.Rename(h.Path, h.Path+hooks.ChainedSuffix); err != nil {
+				return did, fmt.Errorf("chain LFS's pre-push hook: %w", err)
+			}
+		case isLFSPrePush(data):
+			os.Remove(h.Path) // the shim runs git lfs pre-push itself
+		}
+	}
+	if err := os.Rename(aside, h.Path); err != nil {
+		return did, fmt.Errorf("put git-queen's pre-push hook back: %w", err)
+	}
+	line := "had git-lfs install its " + strings.Join(missing, ", ") + " hooks beside git-queen's pre-push, which runs LFS's"
+	if lfsErr != nil {
+		msg, _, _ := strings.Cut(lfsErr.Error(), "\n")
+		line = "git-lfs could not install its " + strings.Join(missing, ", ") + " hooks (" + msg + "); git-queen's pre-push runs LFS's all the same"
+	}
+	if did == "" {
+		return line, nil
+	}
+	return did + "\n" + line, nil
+}
