@@ -100,7 +100,7 @@ func findMCPProgram() (string, error) {
 	p, err := exec.LookPath(mcpProgram)
 	if err != nil {
 		return "", errors.New("git queen mcp needs the program git-queen-mcp, which is neither beside git-queen nor on PATH; " +
-			"install it with `go install github.com/git-queen/git-queen/cmd/git-queen-mcp@latest`")
+			"install it with `go install -tags urfave_cli_no_docs github.com/git-queen/git-queen/cmd/git-queen-mcp@latest`")
 	}
 	return p, nil
 }

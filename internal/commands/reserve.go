@@ -49,10 +49,10 @@ func newReserveCmd(env *Env, runF func(reserveOptions) error) *cli.Command {
 		Name:      "reserve",
 		Usage:     "reserve the paths some patterns match, exclusively unless --shared (exit 5 on a conflict)",
 		ArgsUsage: "PATTERN...",
-		Description: `Reservations tell other droids, and the pre-commit hook, which paths you are
+		Description: `Reservations tell other droids, and git-queen's hooks, which paths you are
 working on. A reservation is exclusive unless you say --shared: nobody else
-may reserve the paths, and the pre-commit hook refuses other droids' commits
-that touch them. An exclusive reservation conflicts with any other droid's
+may reserve the paths, and the hooks refuse other droids' commits, merges
+and pushes that touch them. An exclusive reservation conflicts with any other droid's
 active reservation that could match a common path; a shared one (--shared:
 "I am working here too", which the hook does not enforce) only with exclusive
 ones. An exclusive request with conflicts reserves nothing and exits 5,

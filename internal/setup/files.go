@@ -18,8 +18,9 @@ func (r *Repo) checkOnPath() Check {
 	if p, err := r.LookPath("git-queen"); err == nil {
 		return ok("path", "git-queen is on PATH (%s)", p)
 	}
-	return Check{Name: "path", Status: Fail, Message: "git-queen is not on PATH, so git cannot run the merge driver or the hook; " +
-		"install it with `go install github.com/git-queen/git-queen/cmd/git-queen@latest` and put $(go env GOPATH)/bin on PATH"}
+	return Check{Name: "path", Status: Fail, Message: "git-queen is not on PATH, so git cannot run the merge driver or the hooks; " +
+		"install it (and its MCP server) with `go install -tags urfave_cli_no_docs github.com/git-queen/git-queen/cmd/git-queen@latest " +
+		"github.com/git-queen/git-queen/cmd/git-queen-mcp@latest` and put $(go env GOPATH)/bin on PATH"}
 }
 
 func (r *Repo) checkAttributes() Check {
@@ -38,7 +39,7 @@ func (r *Repo) linesCheck(name, path string, lines []string, comment string) Che
 		return ok(name, "%s has git-queen's lines", r.rel(path))
 	}
 	return Check{Name: name, Status: Fail, Fixable: true, forInit: true,
-		Message: fmt.Sprintf("%s should have the lines %s but does not", r.rel(path), strings.Join(missing, " | ")),
+		Message: fmt.Sprintf("%s lacks %s: %s", r.rel(path), plural(len(missing), "line", "lines"), strings.Join(missing, " | ")),
 		fix:     func() error { return appendLines(path, comment, missing) }}
 }
 
