@@ -19,8 +19,8 @@ func (r *Repo) checkOnPath() Check {
 		return ok("path", "git-queen is on PATH (%s)", p)
 	}
 	return Check{Name: "path", Status: Fail, Message: "git-queen is not on PATH, so git cannot run the merge driver or the hooks; " +
-		"install it (and its MCP server) with `go install -tags urfave_cli_no_docs github.com/git-queen/git-queen/cmd/git-queen@latest " +
-		"github.com/git-queen/git-queen/cmd/git-queen-mcp@latest` and put $(go env GOPATH)/bin on PATH"}
+		"install it and its MCP server, and put $(go env GOPATH)/bin on PATH:\n" +
+		"    go install -tags urfave_cli_no_docs github.com/git-queen/git-queen/cmd/git-queen@latest github.com/git-queen/git-queen/cmd/git-queen-mcp@latest"}
 }
 
 func (r *Repo) checkAttributes() Check {
