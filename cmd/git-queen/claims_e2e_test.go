@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -52,25 +51,7 @@ func TestClaimRaceAcrossClones(t *testing.T) {
 	lostRaces := 0                    // losers whose claim was appended, then withdrawn
 	for k := range rounds {
 		issue := fmt.Sprintf("qb-%d", k+1)
-		cmds := make([]*raceProc, clones)
-		for i := range clones {
-			cmds[i] = &raceProc{args: []string{"claim", issue}}
-			cmds[i].cmd = queenCmd(dirs[i], droids[i], cmds[i].args...)
-			cmds[i].cmd.Stdout, cmds[i].cmd.Stderr = &cmds[i].stdout, &cmds[i].stderr
-		}
-		for _, c := range cmds {
-			if err := c.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var wg sync.WaitGroup
-		for _, c := range cmds {
-			wg.Go(func() {
-				_ = c.cmd.Wait()
-				c.code = c.cmd.ProcessState.ExitCode()
-			})
-		}
-		wg.Wait()
+		cmds := race(t, dirs, droids, func(int) []string { return []string{"claim", issue} })
 		winner := -1
 		for i, c := range cmds {
 			if c.code == 0 {

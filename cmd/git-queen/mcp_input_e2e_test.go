@@ -31,26 +31,7 @@ type mcpWire struct {
 	stdin   io.WriteCloser
 	replies chan wireReply
 	client  *mcp.ClientSession
-	stderr  lockedBuffer
-}
-
-// lockedBuffer is the server's stderr, read by the test while the
-// process writes it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	stderr  testgit.LockedBuffer
 }
 
 type wireReply struct {

@@ -50,26 +50,10 @@ func TestSyncRaceForExclusiveReservations(t *testing.T) {
 			patterns := make([][]string, rounds)
 			for k := range rounds {
 				patterns[k] = make([]string, clones)
-				cmds := make([]*raceProc, clones)
-				for i := range clones {
+				cmds := race(t, dirs, droids, func(i int) []string {
 					patterns[k][i] = fmt.Sprintf(racePatterns[(i+k)%len(racePatterns)], k)
-					cmds[i] = &raceProc{args: []string{"reserve", patterns[k][i], "--exclusive"}}
-					cmds[i].cmd = queenCmd(dirs[i], droids[i], cmds[i].args...)
-					cmds[i].cmd.Stdout, cmds[i].cmd.Stderr = &cmds[i].stdout, &cmds[i].stderr
-				}
-				for _, c := range cmds {
-					if err := c.cmd.Start(); err != nil {
-						t.Fatal(err)
-					}
-				}
-				var wg sync.WaitGroup
-				for _, c := range cmds {
-					wg.Go(func() {
-						_ = c.cmd.Wait()
-						c.code = c.cmd.ProcessState.ExitCode()
-					})
-				}
-				wg.Wait()
+					return []string{"reserve", patterns[k][i], "--exclusive"}
+				})
 
 				winner := -1
 				var granted []int
@@ -148,6 +132,32 @@ type raceProc struct {
 	cmd            *exec.Cmd
 	stdout, stderr bytes.Buffer
 	code           int
+}
+
+// race starts `git queen ARGS(i)` in every clone at once, as droids[i],
+// and waits for all of them.
+func race(t *testing.T, dirs, droids []string, args func(i int) []string) []*raceProc {
+	t.Helper()
+	cmds := make([]*raceProc, len(dirs))
+	for i := range dirs {
+		cmds[i] = &raceProc{args: args(i)}
+		cmds[i].cmd = queenCmd(dirs[i], droids[i], cmds[i].args...)
+		cmds[i].cmd.Stdout, cmds[i].cmd.Stderr = &cmds[i].stdout, &cmds[i].stderr
+	}
+	for _, c := range cmds {
+		if err := c.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range cmds {
+		wg.Go(func() {
+			_ = c.cmd.Wait()
+			c.code = c.cmd.ProcessState.ExitCode()
+		})
+	}
+	wg.Wait()
+	return cmds
 }
 
 func describeRace(cmds []*raceProc) string {

@@ -60,19 +60,13 @@ func (r *objectReader) read(oid []byte) (string, []byte, error) {
 	if len(oid) != oidLen {
 		return "", nil, errUnsupported
 	}
-	for _, p := range r.packList() {
-		if off, ok := p.find(oid); ok {
-			return r.readPacked(p, off, 0)
-		}
-	}
-	name := hex.EncodeToString(oid)
-	for _, dir := range r.dirs {
-		f, err := os.Open(filepath.Join(dir, name[:2], name[2:]))
-		if err != nil {
-			continue
-		}
-		kind, content, err := r.inflateLoose(f)
-		f.Close()
+	p, off, loose, name := r.locate(oid)
+	switch {
+	case p != nil:
+		return r.readPacked(p, off, 0)
+	case loose != nil:
+		kind, content, err := r.inflateLoose(loose)
+		loose.Close()
 		if err != nil {
 			return "", nil, fmt.Errorf("loose object %s: %w", name, err)
 		}
@@ -80,6 +74,24 @@ func (r *objectReader) read(oid []byte) (string, []byte, error) {
 	}
 	// Missing (a partial clone, a pack written since we listed): git knows.
 	return "", nil, fmt.Errorf("%w: object %s not found", errUnsupported, name)
+}
+
+// locate finds an object: in a pack (p and its offset), else as a loose
+// object (an open file the caller closes), else nowhere (git may know:
+// a pack written since the packs were listed). name is its hex id.
+func (r *objectReader) locate(oid []byte) (p *packFile, off int64, loose *os.File, name string) {
+	for _, p := range r.packList() {
+		if off, ok := p.find(oid); ok {
+			return p, off, nil, ""
+		}
+	}
+	name = hex.EncodeToString(oid)
+	for _, dir := range r.dirs {
+		if f, err := os.Open(filepath.Join(dir, name[:2], name[2:])); err == nil {
+			return nil, 0, f, name
+		}
+	}
+	return nil, 0, nil, name
 }
 
 // packList opens the pack indexes on first use.

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -64,19 +62,13 @@ func (o *Objects) Header(id []byte) (kind string, size int64, err error) {
 
 // header finds an object's type and size.
 func (r *objectReader) header(oid []byte) (string, int64, error) {
-	for _, p := range r.packList() {
-		if off, ok := p.find(oid); ok {
-			return r.packedHeader(p, off, 0)
-		}
-	}
-	name := hex.EncodeToString(oid)
-	for _, dir := range r.dirs {
-		f, err := os.Open(filepath.Join(dir, name[:2], name[2:]))
-		if err != nil {
-			continue
-		}
-		kind, size, err := looseHeader(f)
-		f.Close()
+	p, off, loose, name := r.locate(oid)
+	switch {
+	case p != nil:
+		return r.packedHeader(p, off, 0)
+	case loose != nil:
+		kind, size, err := looseHeader(loose)
+		loose.Close()
 		if err != nil {
 			return "", 0, fmt.Errorf("loose object %s: %w", name, err)
 		}

@@ -196,7 +196,7 @@ func HTTPRemote(t testing.TB) Remote {
 	// http-backend refuses anonymous pushes unless the repository allows them.
 	Run(t, dir, "config", "http.receivepack", "true")
 	base, name := filepath.Split(dir)
-	logs := &lockedBuffer{}
+	logs := &LockedBuffer{}
 	handler := &cgi.Handler{
 		Path:   backend,
 		Env:    append(backendEnv(), "GIT_PROJECT_ROOT="+base, "GIT_HTTP_EXPORT_ALL=1"),
@@ -246,19 +246,22 @@ func unchunk(h http.Handler) http.Handler {
 	})
 }
 
-// lockedBuffer collects the stderr of backends serving concurrent requests.
-type lockedBuffer struct {
+// LockedBuffer collects output that concurrent writers (the backends of
+// concurrent requests, a process a test reads while it runs) write.
+type LockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+// Write appends p under the lock.
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+// String is what was written so far.
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
