@@ -152,38 +152,20 @@ func usageError(c *cli.Context, err error, _ bool) error {
 }
 
 // nearestFlag is the flag name (of flags, and the global ones) closest to
-// typed, within two edits; "" when none is.
+// typed ("" when none is close).
 func nearestFlag(typed string, flags []cli.Flag) string {
-	best, bestDist := "", 3
+	var names []string
 	for _, f := range append(slices.Clone(flags), globalFlags()...) {
 		for _, name := range f.Names() {
-			if d := editDistance(typed, name); d < bestDist && len(name) > 1 {
-				best, bestDist = name, d
+			if len(name) > 1 {
+				names = append(names, name)
 			}
 		}
 	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	if near := records.NearNames(typed, names); len(near) > 0 {
+		return near[0]
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // commandPath is the command's full name as typed ("msg send"): urfave's

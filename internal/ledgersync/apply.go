@@ -92,6 +92,7 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[stri
 	byID := map[string]best{}
 	var ids []string
 	ok := make([]bool, len(lines))
+	lineID := make([]string, len(lines)) // "" for a line that is not a version with a time
 	for i, line := range lines {
 		if rule, msg := brokenRule(file, line, now); rule != "" {
 			if broken != nil {
@@ -109,6 +110,7 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[stri
 		if !isVersion {
 			continue
 		}
+		lineID[i] = id
 		b, seen := byID[id]
 		if !seen {
 			ids = append(ids, id)
@@ -129,8 +131,8 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[stri
 		if !ok[i] {
 			continue
 		}
-		id, _, isVersion := versionOf(line)
-		if !isVersion {
+		id := lineID[i]
+		if id == "" {
 			out = append(out, line) // a record without a time: kept
 			continue
 		}

@@ -226,36 +226,28 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 	return lo, hi
 }
 
-// clockWarnings lists the other clones whose clocks are off, by the
-// readings in the window.
-func (st *state) clockWarnings(now time.Time) []ClockWarning {
+// clocks reads the clocks by the bounds in the window: the other clones
+// whose clocks are off against this one's, and, when most clones read are
+// off in the same direction (this clock is then the wrong one), a
+// ClockError.
+func (st *state) clocks(now time.Time) ([]ClockWarning, *ClockError) {
 	lo, hi := st.offsets(now)
-	var out []ClockWarning
+	var warnings, ahead, behind []ClockWarning
 	for clone := range lo {
+		w := ClockWarning{Clone: clone, Writer: st.Writers[clone]}
 		switch {
 		case lo[clone] > records.MaxClockSkew:
-			out = append(out, ClockWarning{Clone: clone, Writer: st.Writers[clone], Offset: lo[clone]})
-		case hi[clone] < -records.MaxClockSkew:
-			out = append(out, ClockWarning{Clone: clone, Writer: st.Writers[clone], Offset: hi[clone]})
-		}
-	}
-	slices.SortFunc(out, func(a, b ClockWarning) int { return strings.Compare(a.Clone, b.Clone) })
-	return out
-}
-
-// clockError is a ClockError when most clones read in the window are off
-// in the same direction (this clock is then the wrong one), else nil.
-func (st *state) clockError(now time.Time) *ClockError {
-	lo, _ := st.offsets(now)
-	seen := len(lo)
-	var ahead, behind []ClockWarning
-	for _, w := range st.clockWarnings(now) {
-		if w.Offset > 0 {
+			w.Offset = lo[clone]
 			ahead = append(ahead, w)
-		} else {
+		case hi[clone] < -records.MaxClockSkew:
+			w.Offset = hi[clone]
 			behind = append(behind, w)
+		default:
+			continue
 		}
+		warnings = append(warnings, w)
 	}
+	slices.SortFunc(warnings, func(a, b ClockWarning) int { return strings.Compare(a.Clone, b.Clone) })
 	nearest := func(ws []ClockWarning) time.Duration {
 		m := ws[0].Offset
 		for _, w := range ws[1:] {
@@ -265,14 +257,15 @@ func (st *state) clockError(now time.Time) *ClockError {
 		}
 		return m
 	}
+	seen := len(lo)
 	switch {
 	case seen > 0 && 2*len(ahead) > seen:
 		// The others are ahead: this clock is behind them.
-		return &ClockError{Offset: -nearest(ahead), Peers: ahead}
+		return warnings, &ClockError{Offset: -nearest(ahead), Peers: ahead}
 	case seen > 0 && 2*len(behind) > seen:
-		return &ClockError{Offset: -nearest(behind), Peers: behind}
+		return warnings, &ClockError{Offset: -nearest(behind), Peers: behind}
 	}
-	return nil
+	return warnings, nil
 }
 
 // ClockCheck says whether this clone's clock is known to be off (see
@@ -286,7 +279,7 @@ func ClockCheck(ws *workspace.Workspace, now time.Time) error {
 	if err != nil {
 		return nil
 	}
-	if e := st.clockError(now); e != nil {
+	if _, e := st.clocks(now); e != nil {
 		return e
 	}
 	return nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
@@ -71,8 +70,6 @@ type activeCount struct {
 	now    time.Time
 	newest map[string]versionState
 	active int
-	keys   []string
-	vals   [][]byte
 }
 
 type versionState struct {
@@ -81,17 +78,13 @@ type versionState struct {
 }
 
 func newActiveCount(skip map[string]bool, now time.Time) *activeCount {
-	keys := []string{jsonline.DefaultKey, "status", "expires_at", "updated_at", "created_at"}
-	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}, keys: keys, vals: make([][]byte, len(keys))}
+	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}}
 }
 
 // add counts lines in, and returns how many ids are active so far.
 func (c *activeCount) add(lines [][]byte) int {
 	for _, line := range lines {
-		if jsonline.ObjectFields(line, c.keys, c.vals) != nil {
-			continue
-		}
-		id, ok := jsonline.String(c.vals[0])
+		id, on, ok := reservations.ActiveVersion(line, c.now)
 		if !ok || c.skip[id] {
 			continue
 		}
@@ -100,13 +93,6 @@ func (c *activeCount) add(lines [][]byte) int {
 		if seen && old.key > key {
 			continue
 		}
-		expires, ok1 := records.ParseTime(c.vals[2])
-		written, ok2 := records.ParseTime(c.vals[3])
-		if !ok2 {
-			written, ok2 = records.ParseTime(c.vals[4])
-		}
-		on := ok1 && ok2 && jsonline.StringEquals(c.vals[1], records.ReservationActive) &&
-			records.CappedExpiry(expires, written).After(c.now)
 		if old.active {
 			c.active--
 		}

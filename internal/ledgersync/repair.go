@@ -121,7 +121,7 @@ func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 		return nil, err
 	}
 	h.SetAside = st.SetAside
-	h.Clocks, h.ClockOff = st.clockWarnings(now), st.clockError(now)
+	h.Clocks, h.ClockOff = st.clocks(now)
 	return h, nil
 }
 

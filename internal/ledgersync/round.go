@@ -92,7 +92,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 			return err
 		}
 		now := s.S.Now()
-		r.clocks, r.clockErr = st.clockWarnings(now), st.clockError(now)
+		r.clocks, r.clockErr = st.clocks(now)
 		if err := s.withdrawLosers(tx, st, r); err != nil {
 			return err
 		}

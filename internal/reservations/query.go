@@ -37,6 +37,24 @@ func activeFields(f [][]byte, now time.Time) bool {
 	return records.CappedExpiry(t, written).After(now)
 }
 
+// idAndLiveFields are the fields ActiveVersion reads: the id, then the
+// live queries' fields.
+var idAndLiveFields = append([]string{jsonline.DefaultKey}, liveFields...)
+
+// ActiveVersion reads a reservation version's id and whether it holds at
+// now, by the one rule the live queries apply (status, expiry capped at
+// MaxTTL after it was written); ok is false for a line that is not one.
+func ActiveVersion(line []byte, now time.Time) (id string, active, ok bool) {
+	vals := make([][]byte, len(idAndLiveFields))
+	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
+		return "", false, false
+	}
+	if id, ok = jsonline.String(vals[0]); !ok {
+		return "", false, false
+	}
+	return id, activeFields(vals[1:], now), true
+}
+
 // liveQuery is activeQuery for a union of several sources (worktrees): it
 // also keeps every version recent enough to supersede an active one in
 // another source, since a release there must win over a stale copy here.
