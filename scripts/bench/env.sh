@@ -69,3 +69,30 @@ bench_rss() {
 	/usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || true
 	awk '{printf "%.0f", $1 / 1024}' "$work/rss"
 }
+
+# bench_daemon BASE REPO: starts git daemon on 127.0.0.1 serving BASE (push
+# allowed), on PORT or a port derived from the shell's pid, trying the next
+# ones while REPO cannot be listed through it. Sets daemon_pid (kill it on
+# exit) and port. It runs the dashed program, so that killing daemon_pid
+# stops the server itself.
+bench_daemon() {
+	port=${PORT:-$((20000 + $$ % 20000))}
+	for try in 1 2 3 4 5; do
+		"$(git --exec-path)/git-daemon" --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$1" --export-all \
+			--enable=receive-pack "$1" >"$work/daemon.log" 2>&1 &
+		daemon_pid=$!
+		i=0
+		while [ $i -lt 50 ] && kill -0 "$daemon_pid" 2>/dev/null && ! git ls-remote "git://127.0.0.1:$port/$2" >/dev/null 2>&1; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		git ls-remote "git://127.0.0.1:$port/$2" >/dev/null 2>&1 && return 0
+		kill "$daemon_pid" 2>/dev/null || true
+		wait "$daemon_pid" 2>/dev/null || true
+		daemon_pid=
+		port=$((port + 1))
+	done
+	echo "could not start git daemon:" >&2
+	cat "$work/daemon.log" >&2
+	exit 1
+}

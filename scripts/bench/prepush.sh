@@ -30,23 +30,7 @@ trap '[ -z "$daemon_pid" ] || kill "$daemon_pid" 2>/dev/null || true; [ -n "${KE
 
 mkdir -p "$work/srv"
 git init -q --bare -b main "$work/srv/remote.git"
-# The dashed program, so that killing it stops the server itself.
-port=${PORT:-$((20000 + $$ % 20000))}
-for try in 1 2 3 4 5; do
-	"$(git --exec-path)/git-daemon" --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$work/srv" --export-all \
-		--enable=receive-pack "$work/srv" >"$work/daemon.log" 2>&1 &
-	daemon_pid=$!
-	i=0
-	while [ $i -lt 50 ] && kill -0 "$daemon_pid" 2>/dev/null && ! git ls-remote "git://127.0.0.1:$port/remote.git" >/dev/null 2>&1; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	git ls-remote "git://127.0.0.1:$port/remote.git" >/dev/null 2>&1 && break
-	kill "$daemon_pid" 2>/dev/null || true
-	daemon_pid=
-	port=$((port + 1))
-done
-[ -n "$daemon_pid" ] || { echo "could not start git daemon:" >&2; cat "$work/daemon.log" >&2; exit 1; }
+bench_daemon "$work/srv" remote.git
 url="git://127.0.0.1:$port/remote.git"
 echo "remote: git daemon at $url"
 

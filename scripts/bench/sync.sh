@@ -40,6 +40,7 @@
 #   RUNS=20 ROUNDS=5 BIG=100000 scripts/bench/sync.sh
 #   KEEP=1 scripts/bench/sync.sh        # keep the work directory
 set -eu
+. "$(dirname "$0")/env.sh" # bench_daemon
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${RUNS:-10}
 rounds=${ROUNDS:-3}
@@ -107,23 +108,7 @@ join small
 join big
 
 echo "== a. sync with nothing new, beside git fetch of the up-to-date ledger ref"
-port=${PORT:-$((20000 + $$ % 20000))}
-for try in 1 2 3 4 5; do
-	git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$work/srv" --export-all \
-		--enable=receive-pack "$work/srv" >"$work/daemon.log" 2>&1 &
-	daemon_pid=$!
-	i=0
-	while [ $i -lt 50 ] && kill -0 "$daemon_pid" 2>/dev/null && ! git ls-remote "git://127.0.0.1:$port/small.git" >/dev/null 2>&1; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	git ls-remote "git://127.0.0.1:$port/small.git" >/dev/null 2>&1 && break
-	kill "$daemon_pid" 2>/dev/null || true
-	wait "$daemon_pid" 2>/dev/null || true
-	daemon_pid=
-	port=$((port + 1))
-done
-[ -n "$daemon_pid" ] || { echo "could not start git daemon:" >&2; cat "$work/daemon.log" >&2; exit 1; }
+bench_daemon "$work/srv" small.git
 echo "  git daemon on 127.0.0.1:$port"
 cd "$work/small"
 git remote add daemon "git://127.0.0.1:$port/small.git"
