@@ -199,19 +199,26 @@ func ended(cur version, now time.Time, by, status, reason string) ([]byte, recor
 	if reason != "" {
 		fields = append(fields, jsonl.Field{Name: "reason", Value: reason})
 	}
-	if by != cur.Droid {
+	return nextVersion(cur, cur, fields, by)
+}
+
+// nextVersion is the version after cur: base's line with fields set,
+// forced when by is not base's holder, held to the rules a version after
+// cur obeys, and decoded.
+func nextVersion(base, cur version, fields []jsonl.Field, by string) ([]byte, records.Assignment, error) {
+	if by != base.Droid {
 		fields = append(fields, jsonl.Field{Name: "forced", Value: true})
 	}
-	line, err := jsonl.SetFields(cur.raw, fields...)
+	line, err := jsonl.SetFields(base.raw, fields...)
 	if err != nil {
-		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", cur.ID, err)
+		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", base.ID, err)
 	}
 	if line, err = records.CheckedNext(records.AssignmentsFile, cur.raw, line); err != nil {
 		return nil, records.Assignment{}, err
 	}
 	var x records.Assignment
 	if err := json.Unmarshal(line, &x); err != nil {
-		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", cur.ID, err)
+		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", base.ID, err)
 	}
 	return line, x, nil
 }

@@ -2,7 +2,6 @@ package assignments
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -146,21 +145,7 @@ func restored(before, cur version, now time.Time, by string) ([]byte, records.As
 		{Name: "updated_at", Value: records.Successor(now, cur.raw)},
 		{Name: "updated_by", Value: by},
 	}
-	if by != before.Droid {
-		fields = append(fields, jsonl.Field{Name: "forced", Value: true})
-	}
-	line, err := jsonl.SetFields(before.raw, fields...)
-	if err != nil {
-		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", before.ID, err)
-	}
-	if line, err = records.CheckedNext(records.AssignmentsFile, cur.raw, line); err != nil {
-		return nil, records.Assignment{}, err
-	}
-	var x records.Assignment
-	if err := json.Unmarshal(line, &x); err != nil {
-		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", before.ID, err)
-	}
-	return line, x, nil
+	return nextVersion(before, cur, fields, by)
 }
 
 // clip holds a reason to what every version obeys.
