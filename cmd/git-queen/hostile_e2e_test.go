@@ -436,3 +436,66 @@ func TestADamagedLocalLedgerIsRebuilt(t *testing.T) {
 	}
 	h.honestStillWork("a fetched ledger that named a missing commit", "")
 }
+
+// A ledger whose older commits, not yet on the remote, lack their trees
+// (a git gc --prune=now that ran during a sync pruned the trees of a
+// commit the sync then merged, after its walk of the refs): the tip and
+// everything under it read, so nothing looks wrong until git cannot pack
+// the push. The sync rebuilds the ledger from the live store and pushes
+// that, losing nothing, instead of failing every sync after it.
+func TestALedgerMissingTreesBelowItsTipIsRebuilt(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.DaemonRemote(t)
+	h := newHostileTeam(t, r)
+	// The remote refuses for a while, so that bob's ledger holds two
+	// commits the remote lacks.
+	hook := filepath.Join(r.Dir, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho closed for the test >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, subject := range []string{"first while refused", "second while refused"} {
+		mustQueen(t, h.bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", subject)
+		if r := gitQueen(t, h.bob, "bob", "sync"); r.code == 0 {
+			t.Fatalf("sync past a refusing remote: %s", describeRun([]string{"sync"}, r))
+		}
+	}
+	if err := os.Remove(hook); err != nil {
+		t.Fatal(err)
+	}
+	// Remove the loose trees of the older commit that the tip's tree does
+	// not share, as a prune would.
+	tip := strings.TrimSpace(testgit.Run(t, h.bob, "rev-parse", "refs/queen/ledger"))
+	kept := map[string]bool{}
+	for _, line := range strings.Split(testgit.Run(t, h.bob, "rev-list", "--objects", "--no-walk", tip), "\n") {
+		id, _, _ := strings.Cut(line, " ")
+		kept[id] = true
+	}
+	removed := 0
+	for _, line := range strings.Split(testgit.Run(t, h.bob, "rev-list", "--objects", tip+"^", "--not", "refs/queen/remotes/origin/ledger"), "\n") {
+		id, _, _ := strings.Cut(line, " ")
+		if id == "" || kept[id] || strings.TrimSpace(testgit.Run(t, h.bob, "cat-file", "-t", id)) != "tree" {
+			continue
+		}
+		if os.Remove(filepath.Join(h.bob, ".git", "objects", id[:2], id[2:])) == nil {
+			removed++
+		}
+	}
+	if removed == 0 {
+		t.Fatal("found no loose tree of the older commit to remove")
+	}
+	if r := gitQueen(t, h.bob, "bob", "sync"); r.code != 0 {
+		t.Fatalf("sync with trees of its unpushed ledger missing: %s", describeRun([]string{"sync"}, r))
+	}
+	if r := gitQueen(t, h.bob, "bob", "doctor"); r.code != 0 {
+		t.Fatalf("doctor after the repair: %s", describeRun([]string{"doctor"}, r))
+	}
+	h.honestStillWork("trees of an older unpushed ledger commit pruned", "")
+	mustQueen(t, h.ann, "ann", "sync")
+	got := map[string]bool{}
+	for _, m := range inbox(t, h.ann, "ann") {
+		got[m.Subject] = true
+	}
+	if !got["first while refused"] || !got["second while refused"] {
+		t.Fatalf("bob's messages written before the damage did not reach ann: %v", got)
+	}
+}

@@ -120,7 +120,28 @@ const (
 	// pushAgain: the remote failed to take the push for a passing reason
 	// of its own, and its ledger did not move: nothing was published.
 	pushAgain
+	// objectsMissing: git here could not pack what the push needs, because
+	// this repository lacks an object the local ledger names (a git gc
+	// --prune=now that ran during an earlier sync pruned it). Nothing was
+	// published; the ledger is rebuilt from the live store and pushed again.
+	objectsMissing
 )
+
+// lacksObjects reports whether git's stderr from a push says this
+// repository (not the server: its lines begin "remote:") could not read an
+// object the pushed commit needs.
+func lacksObjects(stderr string) bool {
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		for _, said := range []string{"fatal: bad tree object", "fatal: bad blob object", "fatal: bad object",
+			"fatal: unable to read", "error: unable to read", "fatal: missing blob object", "fatal: missing tree object"} {
+			if strings.HasPrefix(line, said) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // push publishes commit as the remote's ledger if the remote still has
 // expected there (zero: no ledger at all), the compare-and-swap that makes
@@ -146,6 +167,9 @@ func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (pushOutcome, s
 	}
 	if gitrepo.IsTimeout(err) {
 		return 0, "", networkError(rm, "push", stderr, err)
+	}
+	if lacksObjects(stderr) {
+		return objectsMissing, firstLines(stderr, nil), nil
 	}
 	for line := range strings.Lines(stdout) {
 		if !strings.HasPrefix(line, "!") {

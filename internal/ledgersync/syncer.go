@@ -213,6 +213,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 		res.Rebuilt = rebuilt
 		var lost plumbing.Hash // what the last fetch brought, when the push after it lost
 		afterLoss, unseen, retries := false, 0, 0
+		// rebuild: the last push found objects of the local ledger missing,
+		// so the next round builds on a ledger rebuilt from the live store.
+		rebuild, rebuiltOnce := false, false
 		for attempt := 1; ; attempt++ {
 			res.Attempts = attempt
 			fetched, err := s.fetch(rm)
@@ -236,7 +239,8 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("fetched"); err != nil {
 				return err
 			}
-			r, err := s.round(rm.Key, fetched, st, false)
+			r, err := s.round(rm.Key, fetched, st, rebuild)
+			rebuild = false
 			var damaged *localDamage
 			if errors.As(err, &damaged) {
 				// Found reading this clone's ledger mid-round: the round
@@ -299,6 +303,12 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return err
 			case lostRace:
 				afterLoss, lost, retries = true, fetched, 0
+			case objectsMissing:
+				if rebuiltOnce {
+					return fmt.Errorf("cannot push the ledger to %s: this repository lacks objects of a ledger just rebuilt from the live store (%s); run git fsck", rm.Arg, said)
+				}
+				rebuild, rebuiltOnce, afterLoss = true, true, false
+				continue
 			case pushAgain:
 				afterLoss = false
 				if retries++; retries == maxPushAgain {
