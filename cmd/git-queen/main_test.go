@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // global or system git configuration.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:           filepath.Join("..", "..", "testdata", "script"),
+		Dir:           filepath.Join("testdata", "script"),
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, ".home")

@@ -13,7 +13,7 @@ import (
 // validLines are the lines of a format's valid fixture.
 func validLines(t *testing.T, f *Format) []string {
 	t.Helper()
-	a, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "schema", f.Name+".txtar"))
+	a, err := txtar.ParseFile(filepath.Join("testdata", "conformance", f.Name+".txtar"))
 	if err != nil {
 		t.Skipf("no fixture: %v", err)
 	}

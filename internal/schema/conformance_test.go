@@ -16,7 +16,7 @@ import (
 // fixtureDir holds one txtar archive per format: valid/ files that must
 // pass, invalid/ files that each break one rule, and a .want file beside
 // each invalid one listing the problems expected ("LINE FIELD RULE").
-var fixtureDir = filepath.Join("..", "..", "testdata", "schema")
+var fixtureDir = filepath.Join("testdata", "conformance")
 
 type fixture struct {
 	format, name string
