@@ -3,8 +3,9 @@ package records
 import "path"
 
 // File names of the stores' logs, in the live store, in received/, in the
-// ledger's tree and in .beads/. Only this file spells them (kinds_test.go
-// checks): everything else reads them here or from Kinds.
+// ledger's tree and in .beads/. Only this file spells them and the
+// ledger's directories (spelling_test.go checks): everything else reads
+// them here or from Kinds.
 const (
 	MessagesFile     = "queen_messages.jsonl"
 	AssignmentsFile  = "queen_assignments.jsonl"
@@ -13,7 +14,8 @@ const (
 
 // Kind is one store kind: a log of one record type, and every name the
 // rest of git-queen knows it by. Adding a store is one row of Kinds plus
-// its record type (its struct, its logKind and its schema).
+// its record type: its struct and logKind here, its schema format, its
+// package (the writes, and which records `archive` moves).
 type Kind struct {
 	// Name names the kind to users and in sync's counts ("messages").
 	Name string
