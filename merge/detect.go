@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -17,7 +18,8 @@ const sampleLines = 64
 // when the name says nothing, from its content (each input's first lines).
 // The rules, first match wins:
 //
-//   - queen_*.jsonl (QueenBee stores and their archives): Queen
+//   - a store's log (records.Kinds): the kind's Merge strategy
+//   - other queen_*.jsonl (archives, renamed copies): Queen
 //   - issues.jsonl, beads.jsonl (beads snapshots): Snapshot
 //   - .work/events.jsonl (VerMAS): Events
 //   - .work/work_orders.jsonl, .work/messages.jsonl (VerMAS projections,
@@ -35,6 +37,9 @@ func Detect(p string, inputs ...[]byte) Format {
 	p = strings.ReplaceAll(p, "\\", "/")
 	name := path.Base(p)
 	dir := path.Base(path.Dir(p))
+	if kind, ok := records.KindOf(name); ok {
+		return Format(kind.Merge)
+	}
 	switch {
 	case strings.HasPrefix(name, "queen_") && strings.HasSuffix(name, ".jsonl"):
 		return Queen

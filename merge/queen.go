@@ -9,8 +9,8 @@ import (
 	"github.com/git-queen/git-queen/internal/records"
 )
 
-// UnionStore merges versions of a QueenBee store (queen_messages,
-// queen_assignments, queen_reservations): the union of record versions,
+// UnionStore merges versions of a QueenBee store (a log of records.Kinds,
+// or its archive): the union of record versions,
 // keyed by ULID id. Each side's order of versions is kept where it agrees
 // with time; then each record's versions are put in the order of
 // records.Newer, so its current version is its last line in every merge

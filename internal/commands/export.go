@@ -19,8 +19,7 @@ func newExportCmd(env *Env, runF func(exportOptions) error) *cli.Command {
 		Name:      "export",
 		Usage:     "write the stores in the seed's .beads/ layout, for tools that read it",
 		ArgsUsage: "[DIR]",
-		Description: `Writes DIR/queen_messages.jsonl, queen_assignments.jsonl and
-queen_reservations.jsonl with the current version of every record of the
+		Description: "Writes DIR/" + records.MessagesFile + ", " + records.AssignmentsFile + " and\n" + records.ReservationsFile + ` with the current version of every record of the
 live store (this clone's and those sync brought in), for tools that read the
 .beads/ layout of seed 002, such as QueenBee's own CLI. DIR defaults to
 .beads at the top of the worktree; a relative DIR is taken from the current
@@ -69,7 +68,7 @@ func runExport(o exportOptions) error {
 	if filepath.Clean(dir) == filepath.Clean(s.WS.Dir) {
 		return &UsageError{Command: "export", Msg: dir + " is the store itself; export to another directory"}
 	}
-	stats, err := s.Export(dir, []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile})
+	stats, err := s.Export(dir, records.LogFiles())
 	if err != nil {
 		return err
 	}

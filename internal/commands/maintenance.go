@@ -20,7 +20,7 @@ import (
 
 // storeFiles are the logs compact and archive work on in a plain
 // directory store (the live store adds the received ones).
-var storeFiles = []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile}
+var storeFiles = records.LogFiles()
 
 func maintenanceCommands(env *Env) []*cli.Command {
 	return []*cli.Command{newCompactCmd(env, runMaintenance), newArchiveCmd(env, runMaintenance)}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/schema"
 )
 
@@ -75,10 +76,10 @@ func runSchemaList(o schemaListOptions) error {
 				e.Paths = append(e.Paths, r.Path)
 			}
 		}
-		switch f.Name {
-		case "st":
+		switch {
+		case f.Name == "st":
 			e.Paths = append(e.Paths, `any *.jsonl whose first line is a v3 record ("v":3, a lane)`)
-		case "queen-message", "queen-assignment", "queen-reservation":
+		case slices.ContainsFunc(records.Kinds, func(k records.Kind) bool { return k.Format == f.Name }):
 			e.Paths = append(e.Paths, "any other *.jsonl in a .beads/ directory whose first record's id has the prefix")
 		}
 		l.Formats = append(l.Formats, e)

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/schema"
 	"github.com/git-queen/git-queen/internal/store"
 	"github.com/git-queen/git-queen/internal/workspace"
@@ -47,7 +48,7 @@ state/pipeline/, .openclaw-autopilot/events/ and .work/, and the logs of the
 live store in git's common directory. A directory PATH is searched the same
 way. Files of no known format are skipped and listed.
 
-The format of a file comes from its path (.beads/queen_messages.jsonl,
+The format of a file comes from its path (.beads/` + records.MessagesFile + `,
 state/pipeline/<N>.json, .work/**, ...), from its first line (st v3
 streams, QueenBee records) or from [[format]] rules in .beads/queen.toml;
 'git queen schema list' shows them all.`,
@@ -169,14 +170,6 @@ type target struct {
 	format string
 }
 
-// liveFormats are the formats of the live store's logs, by file name
-// (an archive's name ends in _archive before .jsonl).
-var liveFormats = map[string]string{
-	"queen_messages":     "queen-message",
-	"queen_assignments":  "queen-assignment",
-	"queen_reservations": "queen-reservation",
-}
-
 // liveTargets lists the logs of the live store (this clone's, the received
 // ones and the archives), when dir is one.
 func liveTargets(dir string) []target {
@@ -201,7 +194,8 @@ func liveFormat(name string) string {
 	if !ok {
 		return ""
 	}
-	return liveFormats[strings.TrimSuffix(base, "_archive")]
+	kind, _ := records.KindOf(strings.TrimSuffix(base, "_archive") + ".jsonl") // an archive's name ends in _archive before .jsonl
+	return kind.Format
 }
 
 // seedDirs are searched even when git ignores them: jkz's state/ is

@@ -108,20 +108,16 @@ const formatFile = "FORMAT"
 // formatLine is this version's format.
 const formatLine = "git-queen ledger 1\n"
 
-// Logs are the store logs the ledger holds, by the directory that holds
-// each in the tree.
-var Logs = []struct{ File, Dir string }{
-	{records.MessagesFile, "messages"},
-	{records.AssignmentsFile, "assignments"},
-	{records.ReservationsFile, "reservations"},
-}
+// Logs are the store logs the ledger holds, each in the directory
+// LedgerDir of the tree.
+var Logs = records.Kinds
 
 // DirOf is the directory that holds a log in the ledger's tree
 // ("messages" for queen_messages.jsonl).
 func DirOf(file string) (string, bool) {
 	for _, l := range Logs {
 		if l.File == file {
-			return l.Dir, true
+			return l.LedgerDir, true
 		}
 	}
 	return "", false
@@ -129,7 +125,7 @@ func DirOf(file string) (string, bool) {
 
 func fileOf(dir string) (string, bool) {
 	for _, l := range Logs {
-		if l.Dir == dir {
+		if l.LedgerDir == dir {
 			return l.File, true
 		}
 	}

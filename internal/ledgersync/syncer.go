@@ -119,7 +119,7 @@ func countLines(ls ledger.Lines) Counts {
 	c := Counts{}
 	for _, l := range ledger.Logs {
 		if n := len(ls[l.File]); n > 0 {
-			c[l.Dir] = n
+			c[l.Name] = n
 		}
 	}
 	return c
@@ -129,8 +129,8 @@ func countLines(ls ledger.Lines) Counts {
 func (c Counts) String() string {
 	var parts []string
 	for _, l := range ledger.Logs {
-		if n := c[l.Dir]; n > 0 {
-			name := l.Dir
+		if n := c[l.Name]; n > 0 {
+			name := l.Name
 			if n == 1 {
 				name = strings.TrimSuffix(name, "s")
 			}
@@ -366,7 +366,7 @@ func (s *Syncer) published(remote string, r *round) (Counts, error) {
 		rs := st.remote(remote)
 		for _, l := range ledger.Logs {
 			if n := linesBetween(s.S.WS.Path(l.File), rs.Published[l.File], r.marks[l.File]); n > 0 {
-				sent[l.Dir] = n
+				sent[l.Name] = n
 			}
 		}
 		if rs.Pushed == r.local.String() && rs.Merged == r.local.String() && maps.Equal(rs.Published, r.marks) &&

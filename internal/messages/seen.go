@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/jsonline"
 	"github.com/git-queen/git-queen/internal/mapfile"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
 
@@ -26,13 +27,13 @@ func seen(s *store.Store, droid string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, src := range droidFields {
-		paths, err := s.Sources(src.file)
+	for _, src := range records.Kinds {
+		paths, err := s.Sources(src.File)
 		if err != nil {
 			return false, err
 		}
 		for _, path := range paths.Paths {
-			found, err := namedIn(path, quoted, droid, src.fields)
+			found, err := namedIn(path, quoted, droid, src.DroidFields)
 			if err != nil || found {
 				return found, err
 			}

@@ -126,8 +126,8 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 // against.
 func KnownDroids(s *store.Store) ([]string, error) {
 	names := map[string]bool{}
-	for _, src := range droidFields {
-		sel, err := s.Select(src.file, store.Query{Name: "droids-v1\x00" + strings.Join(src.fields, ","), Query: jsonl.Query{Fields: src.fields}})
+	for _, src := range records.Kinds {
+		sel, err := s.Select(src.File, store.Query{Name: "droids-v1\x00" + strings.Join(src.DroidFields, ","), Query: jsonl.Query{Fields: src.DroidFields}})
 		if err != nil {
 			return nil, err
 		}
@@ -146,16 +146,6 @@ func KnownDroids(s *store.Store) ([]string, error) {
 	}
 	slices.Sort(list)
 	return list, nil
-}
-
-// droidFields are the fields of each store that name a droid.
-var droidFields = []struct {
-	file   string
-	fields []string
-}{
-	{records.MessagesFile, []string{"from", "to", "updated_by"}},
-	{records.AssignmentsFile, []string{"droid", "assigned_by", "updated_by"}},
-	{records.ReservationsFile, []string{"droid", "updated_by"}},
 }
 
 // Archivable selects, for `git queen archive --before`, the messages created

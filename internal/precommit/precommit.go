@@ -15,7 +15,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -389,7 +388,8 @@ func (in *Input) headDigest(memo string, c gitrepo.Change, head blobMemo, format
 
 // isStoreLog reports the append-only QueenBee logs (not their archives).
 func isStoreLog(p string) bool {
-	return slices.Contains([]string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile}, path.Base(p))
+	_, ok := records.KindOf(path.Base(p))
+	return ok
 }
 
 // relTo returns path relative to top with slashes, if it is inside.

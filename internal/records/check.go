@@ -70,7 +70,8 @@ func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
 	}
 	kind := kindOf(file)
 	if kind == nil {
-		return breakf(RuleFile, "%s is not a log of QueenBee records (%s, %s or %s)", quote(file), MessagesFile, AssignmentsFile, ReservationsFile)
+		files := LogFiles()
+		return breakf(RuleFile, "%s is not a log of QueenBee records (%s or %s)", quote(file), strings.Join(files[:len(files)-1], ", "), files[len(files)-1])
 	}
 	v := version{vetPattern: vetPattern}
 	if e := v.read(kind, line); e != nil {
@@ -169,13 +170,10 @@ var (
 )
 
 func kindOf(file string) *logKind {
-	switch {
-	case file == MessagesFile, strings.HasPrefix(file, "queen_messages_archive") && strings.HasSuffix(file, ".jsonl"):
-		return messageKind
-	case file == AssignmentsFile:
-		return assignmentKind
-	case file == ReservationsFile:
-		return reservationKind
+	for _, k := range Kinds {
+		if k.holdsVersions(file) {
+			return k.record
+		}
 	}
 	return nil
 }

@@ -11,13 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// File names of the stores in .beads/.
-const (
-	MessagesFile     = "queen_messages.jsonl"
-	AssignmentsFile  = "queen_assignments.jsonl"
-	ReservationsFile = "queen_reservations.jsonl"
-)
-
 // Importance values of a message.
 const (
 	ImportanceLow    = "low"

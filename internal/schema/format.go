@@ -2,6 +2,8 @@ package schema
 
 import (
 	"slices"
+
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // Kind is how a file is split into records.
@@ -54,11 +56,11 @@ type Format struct {
 // prints them.
 var formats = []*Format{
 	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", versioned: true, fast: checkMessage, dupLines: true, whole: checkVersionOrder,
-		Doc: ".beads/queen_messages.jsonl and its archive; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
+		Doc: ".beads/" + records.MessagesFile + " and its archive; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
 	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", versioned: true, fast: checkAssignment, dupLines: true, whole: checkVersionOrder,
-		Doc: ".beads/queen_assignments.jsonl; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
+		Doc: ".beads/" + records.AssignmentsFile + "; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
 	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", versioned: true, fast: checkReservation, dupLines: true, whole: checkVersionOrder,
-		Doc: ".beads/queen_reservations.jsonl; also expires_at after created_at, and each id's last line its current version"},
+		Doc: ".beads/" + records.ReservationsFile + "; also expires_at after created_at, and each id's last line its current version"},
 	{Name: "beads-issue", Kind: JSONL, Schema: "beads-issue", Seed: "002", fast: checkBeadsIssue, dupLines: true, unique: "id",
 		Doc: ".beads/issues.jsonl (and legacy beads.jsonl): a snapshot, so each id once"},
 	{Name: "st", Kind: JSONL, Schema: "st-record", Seed: "000", whole: checkStStream, dupLines: true,

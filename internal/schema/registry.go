@@ -10,8 +10,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/git-queen/git-queen/internal/ids"
 	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/st"
 )
 
@@ -81,12 +81,9 @@ func (r *Registry) ruleFor(p string) (Rule, bool) {
 	return Rule{}, false
 }
 
-// DefaultRules are the seed layouts.
-var DefaultRules = []Rule{
-	{".beads/queen_messages.jsonl", "queen-message"},
-	{".beads/queen_messages_archive*.jsonl", "queen-message"},
-	{".beads/queen_assignments.jsonl", "queen-assignment"},
-	{".beads/queen_reservations.jsonl", "queen-reservation"},
+// DefaultRules are the seed layouts: the stores' logs in .beads/ (with
+// their seed archives), then the other seeds' files.
+var DefaultRules = append(storeRules(), []Rule{
 	{".beads/issues.jsonl", "beads-issue"},
 	{".beads/beads.jsonl", "beads-issue"},
 	{"state/pipeline/*.json", "jkz-pipeline"},
@@ -101,6 +98,19 @@ var DefaultRules = []Rule{
 	{".work/processes/*.json", "vermas-process"},
 	{".work/feed.jsonl", "jsonl"},
 	{".work/evidence/*.json", "json"},
+}...)
+
+// storeRules are the rules of records.Kinds: each log, then its seed
+// archive, in .beads/.
+func storeRules() []Rule {
+	var rules []Rule
+	for _, k := range records.Kinds {
+		rules = append(rules, Rule{".beads/" + k.File, k.Format})
+		if k.SeedArchive != "" {
+			rules = append(rules, Rule{".beads/" + k.SeedArchive, k.Format})
+		}
+	}
+	return rules
 }
 
 // seedRoots are directories whose every file is worth a mention: a file
@@ -186,13 +196,10 @@ func sniff(line []byte, inBeads bool) (*Format, bool) {
 		return nil, false
 	}
 	id, _ := jsonline.String(vals[0])
-	switch {
-	case strings.HasPrefix(id, ids.MessagePrefix):
-		return Lookup("queen-message")
-	case strings.HasPrefix(id, ids.AssignmentPrefix):
-		return Lookup("queen-assignment")
-	case strings.HasPrefix(id, ids.ReservationPrefix):
-		return Lookup("queen-reservation")
+	for _, k := range records.Kinds {
+		if strings.HasPrefix(id, k.IDPrefix()) {
+			return Lookup(k.Format)
+		}
 	}
 	return nil, false
 }

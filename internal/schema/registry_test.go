@@ -3,6 +3,8 @@ package schema
 import (
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 func TestRegistryDefaults(t *testing.T) {
@@ -149,6 +151,29 @@ func TestCandidates(t *testing.T) {
 	} {
 		if got := reg.Candidate(p); got != want {
 			t.Errorf("Candidate(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestEveryStoreKindHasItsFormat checks the rules and the recognition by
+// content that records.Kinds gives the registry: each kind's log in
+// .beads/ has the kind's format, a QueenBee store's format (validated by
+// appends, by the version order), and a renamed copy is known by the
+// prefix of its first record's id.
+func TestEveryStoreKindHasItsFormat(t *testing.T) {
+	reg := DefaultRegistry()
+	for _, k := range records.Kinds {
+		f, ok := Lookup(k.Format)
+		if !ok || !f.versioned || !f.Incremental() {
+			t.Errorf("%s: format %q is not a known QueenBee store format", k.Name, k.Format)
+			continue
+		}
+		if got, ok := reg.FormatFor(".beads/"+k.File, nil); !ok || got != f {
+			t.Errorf("FormatFor(.beads/%s) = %v, want %s", k.File, got, k.Format)
+		}
+		first := []byte(`{"id":"` + k.IDPrefix() + `01HZ1A2B3C4D5E6F7G8H9J0KMN"}`)
+		if got, ok := reg.FormatFor(".beads/renamed.jsonl", first); !ok || got != f {
+			t.Errorf("FormatFor(.beads/renamed.jsonl, %s) = %v, want %s", first, got, k.Format)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
 )
 
 // checkLinks looks for symbolic links that would carry git-queen's writes
@@ -46,8 +47,8 @@ func (r *Repo) checkLinks() Check {
 // (records in both the log and its archive).
 func (r *Repo) checkStoreFiles() Check {
 	var bad []string
-	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, "received")} {
-		for _, name := range []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile} {
+	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, store.ReceivedDir)} {
+		for _, name := range records.LogFiles() {
 			if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
 				bad = append(bad, fmt.Sprintf("%s is a directory, not a log", r.rel(filepath.Join(dir, name))))
 			}
@@ -61,7 +62,7 @@ func (r *Repo) checkStoreFiles() Check {
 			os.Remove(f.Name())
 		}
 	}
-	for _, name := range []string{records.MessagesFile, records.AssignmentsFile, records.ReservationsFile} {
+	for _, name := range records.LogFiles() {
 		logPath := filepath.Join(r.StoreDir, name)
 		if n := inBoth(logPath, jsonl.ArchivePath(logPath)); n > 0 {
 			bad = append(bad, fmt.Sprintf("%d records of %s are in its archive too (an archive was interrupted): "+

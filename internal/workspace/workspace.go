@@ -18,6 +18,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // DirName is the name of the directory, in a worktree, that holds what a
@@ -31,10 +32,6 @@ const LiveDirName = "queen"
 // LockName is the repository-wide lock file, kept in git's common directory
 // so every worktree of a repository shares it.
 const LockName = "queen.lock"
-
-// LegacyLogs are the store logs that setups older than the live store kept
-// in .beads/ (and committed); `git queen init` imports them.
-var LegacyLogs = []string{"queen_messages.jsonl", "queen_assignments.jsonl", "queen_reservations.jsonl"}
 
 // Workspace is a located store.
 type Workspace struct {
@@ -172,12 +169,12 @@ func (w *Workspace) LegacyLogs() []string {
 }
 
 // LegacyLogsIn lists the store logs an older setup left in the .beads/
-// directory dir.
+// directory dir (and committed; `git queen init` imports them).
 func LegacyLogsIn(dir string) []string {
 	var found []string
-	for _, name := range LegacyLogs {
-		p := filepath.Join(dir, name)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+	for _, k := range records.Kinds {
+		p := filepath.Join(dir, k.File)
+		if info, err := os.Stat(p); k.Legacy && err == nil && info.Mode().IsRegular() {
 			found = append(found, p)
 		}
 	}

@@ -25,6 +25,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/workspace"
 )
 
 func main() {
@@ -65,7 +68,7 @@ func storeFile() string {
 	if err != nil {
 		log.Fatal(err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "queen", "queen_messages.jsonl")
+	return filepath.Join(strings.TrimSpace(string(out)), workspace.LiveDirName, records.MessagesFile)
 }
 
 // waitRounds starts a wait, appends a message it waits for, and times the

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 func main() {
@@ -65,7 +67,7 @@ func main() {
 			return fmt.Sprintf("docs/topic%d/**/*.md", rng.IntN(100))
 		}
 	}
-	write("queen_reservations.jsonl", func(w *bufio.Writer) {
+	write(records.ReservationsFile, func(w *bufio.Writer) {
 		history := (*nRes - *nActive) / 2 // each historical one: created, then released
 		for i := range history {
 			created := now.Add(-30 * 24 * time.Hour).Add(time.Duration(float64(29*24*time.Hour) * float64(i) / float64(history)))
@@ -84,7 +86,7 @@ func main() {
 				"status": "active", "exclusive": rng.IntN(2) == 0})
 		}
 	})
-	write("queen_messages.jsonl", func(w *bufio.Writer) {
+	write(records.MessagesFile, func(w *bufio.Writer) {
 		words := strings.Fields("please review the reservation on src api tests fail after merge rebase onto main and rerun the suite thanks")
 		for i := range *nMsg {
 			created := now.Add(-30 * 24 * time.Hour).Add(time.Duration(float64(30*24*time.Hour) * float64(i) / float64(*nMsg)))

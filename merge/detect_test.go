@@ -1,0 +1,36 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+// TestDetectStoreLogs checks that every store kind names a merge format
+// this package knows, that a log of the kind is merged by it wherever it
+// sits, and that the other queen_*.jsonl (archives, renamed copies) are
+// merged as QueenBee stores whatever their content.
+func TestDetectStoreLogs(t *testing.T) {
+	for _, k := range records.Kinds {
+		f, err := ParseFormat(k.Merge)
+		if err != nil || f == Auto {
+			t.Errorf("%s: merge strategy %q is not a format of this package (%v)", k.Name, k.Merge, err)
+			continue
+		}
+		for _, p := range []string{k.File, ".beads/" + k.File, "sub/dir/" + k.File, `win\dir\` + k.File} {
+			if got := Detect(p, []byte("not json\n")); got != f {
+				t.Errorf("Detect(%q) = %s, want %s", p, got, f)
+			}
+		}
+	}
+	for _, p := range []string{".beads/queen_messages_archive.jsonl", "queen_assignments_archive.jsonl", ".beads/queen_old.jsonl"} {
+		if got := Detect(p, []byte("not json\n")); got != Queen {
+			t.Errorf("Detect(%q) = %s, want %s", p, got, Queen)
+		}
+	}
+	for _, p := range []string{".beads/queen_messages.json", "queen_messages.jsonl.orig", ".work/messages.jsonl"} {
+		if got := Detect(p, []byte(`{"id":"qm-1"}`+"\n")); got == Queen {
+			t.Errorf("Detect(%q) = %s; only queen_*.jsonl are QueenBee stores", p, got)
+		}
+	}
+}
