@@ -137,7 +137,7 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 		return nil, err
 	}
 	in.Store = s
-	if in.Registry, in.Limit, err = loadValidateConfig(o.Env, o.G, repo.TopLevel); err != nil {
+	if in.Registry, in.Limit, err = o.Env.session(o.G).LoadValidateConfig(repo.TopLevel); err != nil {
 		return nil, err
 	}
 	return precommit.Run(in)
