@@ -25,6 +25,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // Main runs the server on standard input and output as the program
@@ -83,6 +84,19 @@ type runner struct {
 func (r *runner) appEnv(ctx context.Context) *app.Env {
 	return &app.Env{Dir: r.env.Dir, Getenv: r.env.Getenv, Now: r.env.Now, Warn: io.Discard, Ctx: ctx,
 		Droid: r.droid, BeadsDir: r.beadsDir}
+}
+
+// checkDroid refuses a droid name no write would accept, as the command
+// line refuses it in --droid: every call fails with a usage error that
+// says why, and the server goes on.
+func (r *runner) checkDroid() error {
+	if r.droid == "" {
+		return nil
+	}
+	if err := records.ValidateDroid(r.droid); err != nil {
+		return &app.UsageError{Msg: "--droid: " + err.Error()}
+	}
+	return nil
 }
 
 // errorJSON is the error object of a failed tool call, as `--json` prints
@@ -200,6 +214,9 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		}
 		stop := reportProgress(ctx, req, interval, plan)
 		defer stop()
+		if err := r.checkDroid(); err != nil {
+			return outcome(spec.command, nil, err), nil
+		}
 		out, err := spec.run(r.appEnv(ctx), in)
 		return outcome(spec.command, out, err), nil
 	})

@@ -247,3 +247,21 @@ func TestListLimit(t *testing.T) {
 		}
 	}
 }
+
+// A server started as a droid whose name no write accepts answers every
+// call with the usage error --droid gives on the command line.
+func TestAnInvalidDroidIsAUsageError(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := connect(t, ctx, New(env, strings.Repeat("x", 101), ""), nil)
+	for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
+			t.Errorf("%s as an invalid droid: %v %s", tool, err, mustMarshal(res))
+		}
+	}
+}
