@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/git-queen/git-queen/internal/assignments"
-	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
@@ -187,8 +186,6 @@ type AssignmentsResult struct {
 	Assignments []AssignmentRow `json:"assignments"`
 	More        int             `json:"more,omitempty"`
 	Problems    []Problem       `json:"problems"`
-	// Skipped are the unreadable lines, for a person's warnings.
-	Skipped []jsonl.Problem `json:"-"`
 }
 
 // Assignments lists assignments.
@@ -215,7 +212,7 @@ func listAssignments(e *Env, r AssignmentsRequest) (*AssignmentsResult, error) {
 			return nil, err
 		}
 	}
-	res := &AssignmentsResult{Assignments: make([]AssignmentRow, 0, len(list)), More: more, Problems: Problems(problems), Skipped: problems}
+	res := &AssignmentsResult{Assignments: make([]AssignmentRow, 0, len(list)), More: more, Problems: Problems(problems)}
 	for _, a := range list {
 		row := AssignmentRow{Assignment: a}
 		if remote != "" {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/ledgersync"
@@ -35,8 +37,6 @@ type ReservationsResult struct {
 	More         int              `json:"more,omitempty"`
 	Problems     []Problem        `json:"problems"`
 	Reservations []ReservationRow `json:"reservations"`
-	// Skipped are the unreadable lines, for a person's warnings.
-	Skipped []jsonl.Problem `json:"-"`
 	// Me is the droid the listing is for ("" for none), by whose clock a
 	// reservation received from another clone ends.
 	Me string `json:"-"`
@@ -72,7 +72,7 @@ func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error
 	if remote != "" {
 		local, since = s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.ReservationsFile)
 	}
-	res := &ReservationsResult{More: more, Problems: Problems(problems), Reservations: make([]ReservationRow, 0, len(list)), Skipped: problems, Me: f.Me}
+	res := &ReservationsResult{More: more, Problems: Problems(problems), Reservations: make([]ReservationRow, 0, len(list)), Me: f.Me}
 	for _, l := range list {
 		row := ReservationRow{Reservation: l.Reservation, Active: l.ActiveFor(f.Me, now), ForcedBy: l.ForcedBy(), Live: l}
 		if remote != "" {
@@ -90,6 +90,8 @@ type Problem struct {
 	Line int    `json:"line"`
 	Msg  string `json:"message"`
 }
+
+func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
 
 // Problems are problems as a result lists them.
 func Problems(problems []jsonl.Problem) []Problem {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/messages"
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -117,8 +116,6 @@ type InboxResult struct {
 	Messages []records.Message `json:"messages"`
 	More     int               `json:"more"`
 	Problems []Problem         `json:"problems"`
-	// Skipped are the unreadable lines, for a person's warnings.
-	Skipped []jsonl.Problem `json:"-"`
 }
 
 // Inbox lists the messages sent to the droid (or by it), newest first.
@@ -149,7 +146,7 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 		return nil, err
 	}
 	return &InboxResult{Droid: me, Messages: nonNil(page.Messages), More: page.More,
-		Problems: Problems(page.Problems), Skipped: page.Problems}, nil
+		Problems: Problems(page.Problems)}, nil
 }
 
 // MessageRequest names one message.
@@ -159,7 +156,8 @@ type MessageRequest struct {
 
 // ThreadRequest names a thread.
 type ThreadRequest struct {
-	ID string `json:"id" jsonschema:"a message id (its thread is shown) or an issue id"`
+	ID    string `json:"id" jsonschema:"a message id (its thread is shown) or an issue id"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, the newest (default 50); the result's more says how many older ones were left out"`
 }
 
 // Read is a message, marked read if it was sent to the droid.
@@ -190,13 +188,13 @@ var Delete = UseCase[MessageRequest, *records.Message]{Name: "msg delete", Publi
 
 // ThreadResult is a thread, oldest first.
 type ThreadResult struct {
+	More     int               `json:"more,omitempty"`
 	Problems []Problem         `json:"problems"`
 	Thread   []records.Message `json:"thread"`
-	// Skipped are the unreadable lines, for a person's warnings.
-	Skipped []jsonl.Problem `json:"-"`
 }
 
-// Thread is the thread of a message, or of an issue.
+// Thread is the thread of a message, or of an issue, oldest first: the
+// newest Limit messages of it when Limit is set.
 var Thread = UseCase[ThreadRequest, *ThreadResult]{Name: "msg thread", run: func(e *Env, r ThreadRequest) (*ThreadResult, error) {
 	s, err := e.OpenStore()
 	if err != nil {
@@ -206,7 +204,8 @@ var Thread = UseCase[ThreadRequest, *ThreadResult]{Name: "msg thread", run: func
 	if err != nil {
 		return nil, err
 	}
-	return &ThreadResult{Problems: Problems(problems), Thread: thread, Skipped: problems}, nil
+	thread, more := LastN(thread, r.Limit)
+	return &ThreadResult{More: more, Problems: Problems(problems), Thread: thread}, nil
 }}
 
 // WaitRequest says which message to wait for, and how long.

@@ -167,7 +167,7 @@ func runAssignments(o assignmentsOptions) error {
 		res.More = 0 // --json lists what --limit keeps, as it always has
 		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, res.Skipped)
+	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Assignments) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "no assignments")
 		return nil

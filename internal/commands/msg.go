@@ -92,7 +92,7 @@ func runMsgInbox(o msgInboxOptions) error {
 	if o.G.JSON {
 		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, res.Skipped)
+	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Messages) == 0 {
 		if o.Sent {
 			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
@@ -150,7 +150,7 @@ func runMsgThread(o msgReadOptions) error {
 	if o.G.JSON {
 		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, res.Skipped)
+	warnProblems(o.Env.Stderr, res.Problems)
 	for i, msg := range res.Thread {
 		if i > 0 {
 			fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))

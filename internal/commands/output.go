@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
 )
@@ -22,29 +21,14 @@ const maxProblemsShown = 5
 // warnProblems tells a person about lines a command could not read. They
 // are never skipped in silence, but they do not stop the command: the rest
 // of the store is still good.
-func warnProblems(w io.Writer, problems []jsonl.Problem) {
+func warnProblems(w io.Writer, problems []app.Problem) {
 	for i, p := range problems {
 		if i == maxProblemsShown {
 			fmt.Fprintf(w, "git-queen: warning: ... and %d more unreadable lines; run `git queen validate`\n", len(problems)-i)
 			return
 		}
-		fmt.Fprintf(w, "git-queen: warning: skipped %s\n", p.Error())
+		fmt.Fprintf(w, "git-queen: warning: skipped %s\n", p)
 	}
-}
-
-// problemsJSON is how --json output lists unreadable lines.
-type problemJSON struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Msg  string `json:"message"`
-}
-
-func problemsJSON(problems []jsonl.Problem) []problemJSON {
-	out := make([]problemJSON, 0, len(problems))
-	for _, p := range problems {
-		out = append(out, problemJSON{p.File, p.Line, p.Msg})
-	}
-	return out
 }
 
 // relTime says when t is relative to now, for tables: "in 1h12m".

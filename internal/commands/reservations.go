@@ -54,7 +54,7 @@ func runReservations(o reservationsOptions) error {
 		res.More = 0 // --json lists what --limit keeps, as it always has
 		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, res.Skipped)
+	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Reservations) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "no reservations")
 		return nil

@@ -54,7 +54,10 @@ func newServer(r *runner) *mcp.Server {
 	addTool(s, r, inbox)
 	addTool(s, r, useCase("read", "Show a message and mark it read if it was sent to you.", app.Read))
 	addTool(s, r, useCase("reply", "Answer a message, in its thread.", app.Reply))
-	addTool(s, r, useCase("thread", "Show a thread oldest first: of a message id, or of an issue id.", app.Thread))
+	thread := useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit (more says how many older ones were left out).",
+		app.Thread)
+	thread.prepare = func(in *app.ThreadRequest) { in.Limit = listLimit(in.Limit) }
+	addTool(s, r, thread)
 	wait := useCase("wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. "+
 		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; "+
 		"while it waits it sends progress notifications when the call asks for them, so a longer timeout suits a client that resets its timeout on progress.",

@@ -204,7 +204,7 @@ func TestListingToolsAreLimited(t *testing.T) {
 	const total = 60
 	var patterns []string
 	for i := range total {
-		queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--subject", fmt.Sprintf("message %d", i))
+		queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--issue", "bd-1", "--subject", fmt.Sprintf("message %d", i))
 		patterns = append(patterns, fmt.Sprintf("dir%d/**", i))
 	}
 	queen(append([]string{"--droid", "bob", "reserve"}, patterns...)...)
@@ -219,6 +219,8 @@ func TestListingToolsAreLimited(t *testing.T) {
 		{"inbox", "messages", map[string]any{}, defaultListLimit, total - defaultListLimit},
 		{"inbox", "messages", map[string]any{"limit": 7}, 7, total - 7},
 		{"inbox", "messages", map[string]any{"limit": 100}, total, 0},
+		{"thread", "thread", map[string]any{"id": "bd-1"}, defaultListLimit, total - defaultListLimit},
+		{"thread", "thread", map[string]any{"id": "bd-1", "limit": 1000}, total, 0},
 		{"reservations", "reservations", map[string]any{}, defaultListLimit, total - defaultListLimit},
 		{"reservations", "reservations", map[string]any{"limit": 3}, 3, total - 3},
 	} {
