@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -50,12 +49,14 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 		return nil, err
 	}
 	var paths []string // each once, however it was spelled (a.go, ./a.go)
+	seen := make(map[string]bool, len(r.Paths))
 	for _, p := range r.Paths {
 		rp, err := e.RepoPath(s, p)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Contains(paths, rp) {
+		if !seen[rp] {
+			seen[rp] = true
 			paths = append(paths, rp)
 		}
 	}
@@ -68,9 +69,13 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	isDir := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		isDir[d] = true
+	}
 	res := &CheckResult{Droid: me, Paths: make([]PathStatus, len(paths)), Holds: holds}
 	for i, p := range paths {
-		st := PathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}, Directory: slices.Contains(dirs, p)}
+		st := PathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[p]}
 		for _, h := range holds {
 			if h.Path == p {
 				st.Free = false
