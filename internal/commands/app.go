@@ -54,11 +54,12 @@ func Main(args []string) int {
 // Run runs one git-queen invocation in env and returns its exit code. args
 // includes the program name, as os.Args does.
 func Run(env *Env, args []string) int {
+	run := *env
+	run.sessions = nil // each run opens its own, writing to its own streams
 	if !wantsJSON(args) {
-		safe := *env
-		safe.Stdout, safe.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
-		env = &safe
+		run.Stdout, run.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
 	}
+	env = &run
 	app := newApp(env)
 	err := app.Run(reorderArgs(app, args))
 	if err != nil {
