@@ -148,6 +148,8 @@ func everyArgument(t *testing.T, tool *mcp.Tool) map[string]any {
 			args[name] = "x-" + name
 		case "boolean":
 			args[name] = false
+		case "integer":
+			args[name] = 1
 		case "array":
 			args[name] = []string{"x-" + name}
 		default:
@@ -163,6 +165,8 @@ func jsonTypeOf(v any) string {
 		return "string"
 	case bool:
 		return "boolean"
+	case int:
+		return "integer"
 	case []string, []any:
 		return "array"
 	}
@@ -205,7 +209,7 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 	samples := map[string]any{
 		"patterns": []string{"src/**"}, "paths": []string{"src/a.go", "README"}, "ttl": "30m", "reason": "schema test",
 		"to": "bob", "subject": "schema test", "body": "from the schema", "issue": "bd-1", "droid": "ann", "remote": "origin",
-		"new":        true,
+		"new": true, "limit": 10,
 		"reply.body": "an answer", "claim.issue": "bd-2", "inbox.issue": nil, "send.issue": nil, "reserve.issue": nil,
 		"validate.paths": []string{".beads/queen_messages.jsonl"}, "renew.reason": nil, "release.reason": nil,
 	}

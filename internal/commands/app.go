@@ -54,11 +54,12 @@ func Main(args []string) int {
 // Run runs one git-queen invocation in env and returns its exit code. args
 // includes the program name, as os.Args does.
 func Run(env *Env, args []string) int {
+	run := *env
+	run.sessions = nil // each run opens its own, writing to its own streams
 	if !wantsJSON(args) {
-		safe := *env
-		safe.Stdout, safe.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
-		env = &safe
+		run.Stdout, run.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
 	}
+	env = &run
 	app := newApp(env)
 	err := app.Run(reorderArgs(app, args))
 	if err != nil {
@@ -272,27 +273,7 @@ func commands(env *Env) []*cli.Command {
 	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
 	cmds = append(cmds, hookCommand(env), completionCommand(env), mcpCommand(env))
 	cmds = append(cmds, manCommand(env))
-	for _, c := range cmds {
-		autosyncWrites(env, c, "")
-	}
 	return cmds
-}
-
-// publishedWrites are the commands whose records queen.autosync publishes
-// at once (reserve, assign and claim publish by themselves).
-var publishedWrites = map[string]bool{
-	"release": true, "renew": true, "unassign": true,
-	"msg send": true, "msg read": true, "msg reply": true, "msg delete": true,
-}
-
-func autosyncWrites(env *Env, c *cli.Command, parent string) {
-	name := strings.TrimSpace(parent + " " + c.Name)
-	if publishedWrites[name] && c.Action != nil {
-		withAutosync(env, c)
-	}
-	for _, sub := range c.Subcommands {
-		autosyncWrites(env, sub, name)
-	}
 }
 
 // checkDroidFlag refuses --droid ” (which would quietly fall back to the

@@ -6,9 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/assignments"
-	"github.com/git-queen/git-queen/internal/ledger"
-	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -139,18 +138,7 @@ type unassignOptions struct {
 }
 
 func runUnassign(o unassignOptions) error {
-	me := o.Env.identity(o.G)
-	if me == "" {
-		if !o.Force {
-			return errNoIdentity
-		}
-		me = "human" // as assign says of an assignment nobody named made
-	}
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	ended, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: o.Issue, By: me, Done: o.Done, Force: o.Force, Reason: o.Reason})
+	ended, err := app.Unassign.Run(o.Env.session(o.G), app.UnassignRequest{Issue: o.Issue, Done: o.Done, Force: o.Force, Reason: o.Reason})
 	if err != nil {
 		return err
 	}
@@ -170,50 +158,24 @@ type assignmentsOptions struct {
 }
 
 func runAssignments(o assignmentsOptions) error {
-	s, err := o.Env.openStore(o.G)
+	res, err := app.Assignments.Run(o.Env.session(o.G), app.AssignmentsRequest{All: o.Filter.All, Droid: o.Filter.Droid,
+		Issue: o.Filter.IssueID, Status: o.Filter.Status, Limit: o.Limit})
 	if err != nil {
 		return err
-	}
-	list, problems, err := (&assignments.Store{S: s}).List(o.Filter)
-	if err != nil {
-		return err
-	}
-	list, more := lastN(list, o.Limit)
-	// With a remote, an assignment whose latest version this clone wrote
-	// after its last sync is not on the remote yet: other clones do not
-	// see it (an --offline claim, an unassign not synced).
-	var unpublished map[string]bool
-	remote := configuredRemote(s)
-	if remote != "" {
-		since := ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.AssignmentsFile)
-		if unpublished, err = (&assignments.Store{S: s}).WrittenSince(since); err != nil {
-			return err
-		}
 	}
 	if o.G.JSON {
-		type row struct {
-			records.Assignment
-			Published *bool `json:"published,omitempty"`
-		}
-		rows := make([]row, 0, len(list))
-		for _, a := range list {
-			r := row{Assignment: a}
-			if remote != "" {
-				published := !unpublished[a.ID]
-				r.Published = &published
-			}
-			rows = append(rows, r)
-		}
-		return printJSON(o.Env.Stdout, map[string]any{"assignments": rows, "problems": problemsJSON(problems)})
+		res.More = 0 // --json lists what --limit keeps, as it always has
+		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, problems)
-	if len(list) == 0 {
+	warnProblems(o.Env.Stderr, res.Problems)
+	if len(res.Assignments) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "no assignments")
 		return nil
 	}
 	now := o.Env.Now()
 	t := newTable(o.Env.Stdout, "ISSUE", "DROID", "STATUS", "SINCE", "BY", "WORKTREE", "ID")
-	for _, a := range list {
+	for _, row := range res.Assignments {
+		a := row.Assignment
 		status := a.Status
 		if a.PreviousDroid != "" && a.Status == records.AssignmentActive {
 			status += " (from " + a.PreviousDroid + ")"
@@ -221,7 +183,7 @@ func runAssignments(o assignmentsOptions) error {
 		if by := a.ForcedBy(); by != "" {
 			status += " by " + by + " (forced)"
 		}
-		if unpublished[a.ID] {
+		if row.Published != nil && !*row.Published {
 			status += ", unpublished"
 		}
 		t.row(a.IssueID, a.Droid, status, relTime(now, a.UpdatedAt), a.AssignedBy, a.Worktree, a.ID)
@@ -229,6 +191,6 @@ func runAssignments(o assignmentsOptions) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	moreLine(o.Env.Stdout, more)
+	moreLine(o.Env.Stdout, res.More)
 	return nil
 }

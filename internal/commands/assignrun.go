@@ -3,13 +3,12 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/store"
 )
 
 // acrossClones is what assign and claim say of clones in their help.
@@ -33,100 +32,52 @@ func assignFlags(o *assignOptions, force string) []cli.Flag {
 	}
 }
 
-// assignJSON is assign's and claim's --json output: what was assigned, and
-// where it stands with the remote.
-type assignJSON struct {
-	assignments.Result
-	// Remote is the remote the assignment was published to ("" without
-	// one); Published is false for one only this clone knows of.
-	Remote    string             `json:"remote,omitempty"`
-	Published bool               `json:"published"`
-	Sync      *ledgersync.Result `json:"sync,omitempty"`
-}
-
 func runAssign(o assignOptions) error {
-	me := o.Env.identity(o.G)
-	by := me
+	a := o.Env.session(o.G)
+	var res *app.AssignResult
+	var err error
 	if o.Claim {
-		if me == "" {
-			return errNoIdentity
-		}
-		o.Droid = me
-	} else if by == "" {
-		by = "human"
-	}
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	if o.Worktree == "" && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
-		o.Worktree = filepath.Base(s.WS.Repo.TopLevel)
-	}
-	req := assignments.Request{IssueID: o.Issue, Droid: o.Droid, By: by, Reason: o.Reason, Worktree: o.Worktree, Force: o.Force}
-	out := assignJSON{Remote: configuredRemote(s)}
-	if out.Remote != "" && !o.Offline {
-		var ar *ledgersync.AssignResult
-		ar, err = assignPublished(o, s, me, out.Remote, req)
-		if ar != nil {
-			out.Result, out.Sync = ar.Result, ar.Sync
-		}
-		out.Published = err == nil
+		res, err = app.Claim.Run(a, app.ClaimRequest{Issue: o.Issue, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
 	} else {
-		out.Result, err = (&assignments.Store{S: s}).Assign(req)
-		out.Published = out.Remote == ""
+		res, err = app.Assign.Run(a, app.AssignRequest{Issue: o.Issue, Droid: o.Droid, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
 	}
 	var taken *assignments.AlreadyAssignedError
-	if errors.As(err, &taken) && o.G.JSON {
-		// What the refusal ran into, on stdout, as reserve prints its
-		// conflicts; the error itself goes to stderr.
-		if jerr := printJSON(o.Env.Stdout, map[string]any{"assigned": nil, "held": taken.Active, "withdrawn": taken.Withdrawn,
-			"remote": out.Remote, "published": false, "sync": out.Sync}); jerr != nil {
-			return jerr
+	if o.G.JSON {
+		if err == nil || errors.As(err, &taken) {
+			// What a refusal ran into goes on stdout, as reserve prints
+			// its conflicts; the error itself goes to stderr.
+			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
+				return jerr
+			}
+		}
+		return err
+	}
+	if res != nil && res.Sync != nil {
+		printSyncNotes(o.Env, res.Sync)
+		printAssignmentWithdrawals(o.Env, res.Sync, res.Lost)
+		if res.Undone != nil {
+			printNotified(o.Env, res.Undone.Notified)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, out)
-	}
-	if out.Replaced != nil {
-		fmt.Fprintf(o.Env.Stdout, "reassigned %s from %s to %s (%s)\n", o.Issue, out.Replaced.Droid, o.Droid, out.Assigned.ID)
-		printNotified(o.Env, out.Notified)
+	droid := res.Assigned.Droid
+	if res.Replaced != nil {
+		fmt.Fprintf(o.Env.Stdout, "reassigned %s from %s to %s (%s)\n", o.Issue, res.Replaced.Droid, droid, res.Assigned.ID)
+		printNotified(o.Env, res.Notified)
 	} else {
-		fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, o.Droid, out.Assigned.ID)
+		fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, droid, res.Assigned.ID)
 	}
 	switch {
-	case out.Remote == "":
-	case out.Published:
-		fmt.Fprintf(o.Env.Stdout, "published to %s\n", out.Remote)
+	case res.Remote == "":
+	case res.Published:
+		fmt.Fprintf(o.Env.Stdout, "published to %s\n", res.Remote)
 	default:
 		fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s, or withdraws it if another clone's assignment of %s got there first\n",
-			out.Remote, o.Issue)
+			res.Remote, o.Issue)
 	}
 	return nil
-}
-
-// assignPublished assigns through the remote (ledgersync.Syncer.Assign).
-func assignPublished(o assignOptions, s *store.Store, me, remote string, req assignments.Request) (*ledgersync.AssignResult, error) {
-	sy, err := o.Env.openSyncer(s, me)
-	if err != nil {
-		return nil, err
-	}
-	defer sy.Close()
-	ar, err := sy.Assign(remote, req)
-	if ar != nil && ar.Sync != nil && !o.G.JSON {
-		printSyncNotes(o.Env, ar.Sync)
-		lost := ""
-		if ar.Assigned.ID != "" {
-			lost = ar.Assigned.ID // its own withdrawal is the error below
-		}
-		printAssignmentWithdrawals(o.Env, ar.Sync, lost)
-		if ar.Undone != nil {
-			printNotified(o.Env, ar.Undone.Notified)
-		}
-	}
-	return ar, err
 }
 
 // printAssignmentWithdrawals says on stderr which of this clone's
@@ -141,10 +92,4 @@ func printAssignmentWithdrawals(e *Env, res *ledgersync.Result, except string) {
 		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's assignment of %s (%s): %s's assignment %s (since %s), published on %s first, holds it\n",
 			w.Lost.Droid, w.Lost.IssueID, w.Lost.ID, w.Winner.Droid, w.Winner.ID, relTime(now, w.Winner.CreatedAt), res.Remote)
 	}
-}
-
-// lostAny says whether a sync withdrew any of this clone's grants: sync
-// exits 5 for it.
-func lostAny(res *ledgersync.Result) bool {
-	return len(res.Withdrawn) > 0 || len(res.WithdrawnAssignments) > 0
 }

@@ -192,7 +192,7 @@ func byRepository(targets []editTarget) []repositoryPaths {
 func (e *Env) at(dir string) *Env {
 	c := *e
 	c.Dir = dir
-	c.identityNote = ""
+	c.sessions = nil
 	return &c
 }
 

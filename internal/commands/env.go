@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/workspace"
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/ledgersync"
 )
 
 // Env is everything a command touches besides its arguments. Commands get it
@@ -37,12 +35,9 @@ type Env struct {
 	// Ctx, when set, ends a command that waits (msg wait) when it is done:
 	// the MCP server cancels a tool call this way.
 	Ctx context.Context
-	// identityNote says why a configured identity was not used (it was
-	// set for another worktree), for the error that asks for one.
-	identityNote string
-	// found remembers the workspace found for a command, so that what
-	// runs after it (autosync) does not search again.
-	found map[workspace.Options]*workspace.Workspace
+	// sessions are the application's environments of this run, by the
+	// globals that choose the droid and the store (session).
+	sessions map[globals]*app.Env
 }
 
 // OSEnv is the Env of a real process.
@@ -96,84 +91,32 @@ func readGlobals(c *cli.Context) globals {
 	}
 }
 
-// workspace finds the store directory for a command.
-func (e *Env) workspace(g globals) (*workspace.Workspace, error) {
-	o := workspace.Options{Flag: g.BeadsDir, Env: e.Getenv("BEADS_DIR"), Dir: e.Dir}
-	if ws, ok := e.found[o]; ok {
-		return ws, nil
+// session is the application's environment for a command run with g:
+// one per --droid and --beads-dir, so that what runs after a use case
+// (autosync) finds the workspace it found.
+func (e *Env) session(g globals) *app.Env {
+	key := globals{Droid: g.Droid, BeadsDir: g.BeadsDir}
+	if a, ok := e.sessions[key]; ok {
+		return a
 	}
-	ws, err := workspace.Find(o)
-	if err != nil {
-		return nil, err
+	a := &app.Env{Dir: e.Dir, Getenv: e.Getenv, Now: e.Now, Warn: e.Stderr, Ctx: e.Ctx, Droid: g.Droid, BeadsDir: g.BeadsDir,
+		Withdrawn: func(res *ledgersync.Result) { printSync(&Env{Stdout: e.Stderr, Stderr: e.Stderr, Now: e.Now}, res) }}
+	if e.sessions == nil {
+		e.sessions = map[globals]*app.Env{}
 	}
-	if e.found == nil {
-		e.found = map[workspace.Options]*workspace.Workspace{}
-	}
-	e.found[o] = ws
-	return ws, nil
+	e.sessions[key] = a
+	return a
 }
 
-// identity is the droid the command acts as: --droid, else QUEEN_DROID,
-// else `git config queen.droid` (which `git config --worktree` can set per
-// worktree). It returns "" when none is set. The repository's own config
-// files are read directly (where init puts the identity); git is asked
-// only when they do not set it (a global setting, an include).
-func (e *Env) identity(g globals) string {
-	if g.Droid != "" {
-		return g.Droid
-	}
-	for _, name := range []string{"QUEEN_DROID", "QUEEN_AGENT"} { // QUEEN_AGENT: QueenBee's name
-		if d := strings.TrimSpace(e.Getenv(name)); d != "" {
-			return d
-		}
-	}
-	if repo, err := gitrepo.Discover(e.Dir); err == nil && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
-		if d, ok := repo.LocalConfig("queen.droid"); ok && strings.TrimSpace(d) != "" {
-			if other := copiedIdentity(repo); other != "" {
-				e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
-					"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", strings.TrimSpace(d), other)
-				return ""
-			}
-			return strings.TrimSpace(d)
-		}
-	}
-	out, err := gitrepo.Git(e.Dir, "config", "--get", "queen.droid")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
-}
+// identity is the droid the command acts as (app.Env.Identity): "" when
+// none is set.
+func (e *Env) identity(g globals) string { return e.session(g).Identity() }
 
 // errNoIdentity says how to set an identity, for commands that need one.
-var errNoIdentity = &UsageError{Msg: "no droid identity: pass --droid NAME, set QUEEN_DROID, " +
-	"or run `git config --worktree queen.droid NAME` (git queen init --droid NAME does this)"}
+var errNoIdentity = app.ErrNoIdentity
 
 // requireIdentity is identity for commands that cannot act as nobody.
-func (e *Env) requireIdentity(g globals) (string, error) {
-	if d := e.identity(g); d != "" {
-		return d, nil
-	}
-	if e.identityNote != "" {
-		return "", &UsageError{Msg: "no droid identity: " + e.identityNote}
-	}
-	return "", errNoIdentity
-}
-
-// copiedIdentity is the git directory of the worktree the configured
-// identity was set for, when that is not this worktree's (git worktree add
-// copies config.worktree, and with it the creator's identity); "" when
-// the identity is this worktree's own, or says nothing of where it was set.
-func copiedIdentity(repo *gitrepo.Repo) string {
-	setFor, ok := repo.LocalConfig("queen.droidfor")
-	if !ok || strings.TrimSpace(setFor) == "" {
-		return ""
-	}
-	setFor = strings.TrimSpace(setFor)
-	if filepath.Clean(setFor) == filepath.Clean(repo.GitDir) {
-		return ""
-	}
-	return setFor
-}
+func (e *Env) requireIdentity(g globals) (string, error) { return e.session(g).RequireIdentity() }
 
 // printJSON writes v as indented JSON, the --json output of every command.
 func printJSON(w io.Writer, v any) error {
@@ -197,6 +140,6 @@ func (e *Env) Identity(droid string) string { return e.identity(globals{Droid: d
 func (e *Env) WithIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *Env {
 	c := *e
 	c.Stdin, c.Stdout, c.Stderr, c.Ctx, c.Terminal = stdin, stdout, stderr, ctx, false
-	c.found = nil
+	c.sessions = nil
 	return &c
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/assignments"
 	"github.com/git-queen/git-queen/internal/globs"
 	"github.com/git-queen/git-queen/internal/records"
@@ -29,15 +30,7 @@ type exitCoder interface {
 
 // UsageError is a mistake in how the command was called: exit 2, and a
 // pointer to the command's help.
-type UsageError struct {
-	Command string
-	Msg     string
-}
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// ExitCode makes a usage error exit with 2.
-func (e *UsageError) ExitCode() int { return ExitUsage }
+type UsageError = app.UsageError
 
 func usageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
@@ -60,6 +53,14 @@ func exitCode(err error) int {
 	var ec exitCoder
 	if errors.As(err, &ec) {
 		return ec.ExitCode()
+	}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return ExitUsage
+	}
+	var held *app.ConflictError
+	if errors.As(err, &held) {
+		return ExitConflict
 	}
 	var invalid *records.InvalidError
 	if errors.As(err, &invalid) {
@@ -99,9 +100,10 @@ func reportError(w io.Writer, err error) {
 	}
 }
 
-// errorJSON is the one object a failure prints on stderr under --json, so
-// a calling program reads the outcome instead of scraping a sentence.
-type errorJSON struct {
+// ErrorJSON is the one object a failure prints on stderr under --json, so
+// a calling program reads the outcome instead of scraping a sentence, and
+// the error of a failed MCP tool call.
+type ErrorJSON struct {
 	Code int `json:"code"`
 	// Kind names the exit code's meaning: conflict (5), usage (2), failure.
 	Kind    string `json:"kind"`
@@ -131,8 +133,19 @@ func reportErrorJSON(w io.Writer, err error) {
 	if errors.As(err, &silent) {
 		return
 	}
+	b, merr := json.Marshal(map[string]ErrorJSON{"error": ErrorOf(err)})
+	if merr != nil {
+		reportError(w, err)
+		return
+	}
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// ErrorOf is err as ErrorJSON: its exit code, the code's kind, its
+// message, and the command and conflicts it names.
+func ErrorOf(err error) ErrorJSON {
 	code := exitCode(err)
-	e := errorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
+	e := ErrorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
 	var usage *UsageError
 	if errors.As(err, &usage) {
 		e.Command = usage.Command
@@ -141,12 +154,7 @@ func reportErrorJSON(w io.Writer, err error) {
 	if errors.As(err, &conflict) {
 		e.Conflicts = conflict.Conflicts
 	}
-	b, merr := json.Marshal(map[string]errorJSON{"error": e})
-	if merr != nil {
-		reportError(w, err)
-		return
-	}
-	fmt.Fprintf(w, "%s\n", b)
+	return e
 }
 
 // wantsJSON reports whether the command line asked for --json (before any

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/precommit"
 	"github.com/git-queen/git-queen/internal/records"
@@ -107,12 +108,12 @@ func runPreCommit(o preCommitOptions) error {
 		return &errCheckFailed{err: err}
 	}
 	if o.G.JSON {
-		out := map[string]any{"refused": res.Refused(), "result": res, "problems": problemsJSON(res.Problems)}
+		out := map[string]any{"refused": res.Refused(), "result": res, "problems": app.Problems(res.Problems)}
 		if err := printJSON(o.Env.Stdout, out); err != nil {
 			return err
 		}
 	} else {
-		warnProblems(o.Env.Stderr, res.Problems)
+		warnProblems(o.Env.Stderr, app.Problems(res.Problems))
 		if res.Refused() {
 			printRefusal(o.Env.Stderr, res, res.Me)
 		}
@@ -137,7 +138,7 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 		return nil, err
 	}
 	in.Store = s
-	if in.Registry, in.Limit, err = loadValidateConfig(o.Env, o.G, repo.TopLevel); err != nil {
+	if in.Registry, in.Limit, err = o.Env.session(o.G).LoadValidateConfig(repo.TopLevel); err != nil {
 		return nil, err
 	}
 	return precommit.Run(in)

@@ -30,14 +30,6 @@ func tableLimit(c *cli.Context, def int) int {
 	return def
 }
 
-// lastN keeps the last n of list (all when n <= 0).
-func lastN[T any](list []T, n int) ([]T, int) {
-	if n <= 0 || len(list) <= n {
-		return list, 0
-	}
-	return list[len(list)-n:], len(list) - n
-}
-
 // moreLine tells a person that a table was cut.
 func moreLine(w io.Writer, more int) {
 	if more > 0 {

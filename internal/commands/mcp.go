@@ -23,8 +23,11 @@ func mcpCommand(env *Env) *cli.Command {
 standard input and output, with one tool for each thing a droid does:
 reserve, release, renew, check, reservations, send, inbox, read, reply,
 thread, wait, assign, claim, unassign, assignments, sync, validate. Each
-tool runs the git-queen command of that name in the server's working
-directory and returns its --json output as structured content and as text.
+tool does what the git-queen command of that name does, in the server's
+working directory, and returns its --json output as structured content and
+as text. The listings (inbox, thread, reservations, assignments) return the
+50 newest rows unless the call gives a limit (at most 1000), and say in
+"more" how many they left out.
 A failure is a tool error whose structured content is {"error":{"code",
 "kind","message"}} (with the command's output as "result" when it printed
 one, such as check's holders), and whose text is the message followed by

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/messages"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -49,39 +49,27 @@ func (o msgSendOptions) body() (string, error) {
 }
 
 func runMsgSend(o msgSendOptions) error {
-	from, err := o.Env.requireIdentity(o.G)
-	if err != nil {
+	if _, err := o.Env.requireIdentity(o.G); err != nil {
 		return err
 	}
 	body, err := o.body()
 	if err != nil {
 		return err
 	}
-	if !o.Reply && strings.TrimSpace(o.Subject) == "" {
-		if o.Subject = subjectOf(body); o.Subject == "" {
-			return &UsageError{Command: "msg send", Msg: "give a --subject (-s), or a body whose first line can serve as one"}
-		}
-	}
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	m := &messages.Store{S: s}
-	d := messages.Draft{From: from, To: o.To, Subject: o.Subject, Body: body, IssueID: o.Issue,
-		ReplyTo: o.ReplyTo, Importance: o.Importance, CheckRecipients: true, NewRecipients: o.New}
-	var sent []records.Message
+	var res *app.SendResult
 	if o.Reply {
-		sent, err = m.Reply(o.ReplyTo, d)
+		res, err = app.Reply.Run(o.Env.session(o.G), app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance})
 	} else {
-		sent, err = m.Send(d)
+		res, err = app.Send.Run(o.Env.session(o.G), app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
+			ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New})
 	}
 	if err != nil {
 		return err
 	}
 	if o.G.JSON {
-		return printJSON(o.Env.Stdout, map[string]any{"sent": sent})
+		return printJSON(o.Env.Stdout, res)
 	}
-	for _, msg := range sent {
+	for _, msg := range res.Sent {
 		fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
 	}
 	return nil
@@ -97,40 +85,19 @@ type msgInboxOptions struct {
 }
 
 func runMsgInbox(o msgInboxOptions) error {
-	me, err := o.Env.requireIdentity(o.G)
+	res, err := app.Inbox.Run(o.Env.session(o.G), app.InboxRequest{Unread: o.Unread, Since: o.Since, Limit: o.Limit, Sent: o.Sent})
 	if err != nil {
 		return err
 	}
-	now := o.Env.Now()
-	since, err := parseSince(now, o.Since)
-	if err != nil {
-		return usageErrorf("--since: %v", err)
-	}
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	m := &messages.Store{S: s}
-	opts := messages.InboxOptions{UnreadOnly: o.Unread, Since: since, Limit: o.Limit}
-	var page messages.Page
-	if o.Sent {
-		page, err = m.Sent(me, opts)
-	} else {
-		page, err = m.Inbox(me, opts)
-	}
-	if err != nil {
-		return err
-	}
-	inbox, more, problems := page.Messages, page.More, page.Problems
 	if o.G.JSON {
-		return printJSON(o.Env.Stdout, map[string]any{"droid": me, "messages": nonNil(inbox), "more": more, "problems": problemsJSON(problems)})
+		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, problems)
-	if len(inbox) == 0 {
+	warnProblems(o.Env.Stderr, res.Problems)
+	if len(res.Messages) == 0 {
 		if o.Sent {
-			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", me)
+			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
 		} else {
-			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", me)
+			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", res.Droid)
 		}
 		return nil
 	}
@@ -138,8 +105,9 @@ func runMsgInbox(o msgInboxOptions) error {
 	if o.Sent {
 		who = "TO"
 	}
+	now := o.Env.Now()
 	t := newTable(o.Env.Stdout, "", "ID", who, "SUBJECT", "ISSUE", "SENT")
-	for _, msg := range inbox {
+	for _, msg := range res.Messages {
 		mark := " "
 		if !msg.Read {
 			mark = "*"
@@ -156,7 +124,7 @@ func runMsgInbox(o msgInboxOptions) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	moreLine(o.Env.Stdout, more)
+	moreLine(o.Env.Stdout, res.More)
 	return nil
 }
 
@@ -167,33 +135,23 @@ type msgReadOptions struct {
 }
 
 func runMsgRead(o msgReadOptions) error {
-	s, err := o.Env.openStore(o.G)
+	msg, err := app.Read.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
 	if err != nil {
 		return err
 	}
-	m := &messages.Store{S: s}
-	me := o.Env.identity(o.G)
-	msg, _, err := m.MarkRead(o.ID, me)
-	if err != nil {
-		return err
-	}
-	return o.Env.showMessage(o.G, msg)
+	return o.Env.showMessage(o.G, *msg)
 }
 
 func runMsgThread(o msgReadOptions) error {
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	thread, problems, err := (&messages.Store{S: s}).Thread(o.ID)
+	res, err := app.Thread.Run(o.Env.session(o.G), app.ThreadRequest{ID: o.ID})
 	if err != nil {
 		return err
 	}
 	if o.G.JSON {
-		return printJSON(o.Env.Stdout, map[string]any{"thread": thread, "problems": problemsJSON(problems)})
+		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, problems)
-	for i, msg := range thread {
+	warnProblems(o.Env.Stderr, res.Problems)
+	for i, msg := range res.Thread {
 		if i > 0 {
 			fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
 		}
@@ -203,11 +161,7 @@ func runMsgThread(o msgReadOptions) error {
 }
 
 func runMsgDelete(o msgReadOptions) error {
-	me, s, err := o.Env.openAs(o.G)
-	if err != nil {
-		return err
-	}
-	msg, err := (&messages.Store{S: s}).Delete(o.ID, me)
+	msg, err := app.Delete.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
 	if err != nil {
 		return err
 	}
@@ -277,21 +231,7 @@ func sendArgs(o *msgSendOptions, args []string) error {
 		return &UsageError{Command: "msg send", Msg: "name the recipient: msg send TO [BODY], or --to NAME"}
 	}
 	if o.Subject == "" && o.BodySet && o.Body != "-" {
-		o.Subject = subjectOf(o.Body)
+		o.Subject = app.SubjectOf(o.Body)
 	}
 	return nil
-}
-
-// subjectOf is a body's first non-blank line, cut to the subject's limit.
-func subjectOf(body string) string {
-	for _, line := range strings.Split(body, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			runes := []rune(line)
-			if len(runes) > records.MaxSubject {
-				runes = runes[:records.MaxSubject]
-			}
-			return string(runes)
-		}
-	}
-	return ""
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/messages"
 )
 
@@ -76,28 +76,22 @@ type msgWaitOptions struct {
 }
 
 func runMsgWait(o msgWaitOptions) error {
-	me, s, err := o.Env.openAs(o.G)
-	if err != nil {
-		return err
-	}
 	parent := o.Env.Ctx
 	if parent == nil {
 		parent = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	a := o.Env.session(o.G)
+	a.Ctx = ctx
+	timeout := ""
 	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
+		timeout = o.Timeout.String()
 	}
-	msg, err := (&messages.Store{S: s}).Wait(ctx, me, o.Filter, o.Peek)
-	var timeout *messages.TimeoutError
-	if errors.As(err, &timeout) {
-		return fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, o.Timeout)
-	}
+	msg, err := app.Wait.Run(a, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
+		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek})
 	if err != nil {
 		return err
 	}
-	return o.Env.showMessage(o.G, msg)
+	return o.Env.showMessage(o.G, *msg)
 }

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/urfave/cli/v2"
 )
 
@@ -85,70 +84,33 @@ type releaseOptions struct {
 }
 
 func runRelease(o releaseOptions) error {
-	verb := "release"
+	req := app.ReleaseRequest{Patterns: o.Patterns, All: o.All, Holder: o.Holder, Force: o.Force, Reason: o.Reason}
+	var res *app.ChangeResult
+	var err error
 	if o.Renew {
-		verb = "renew"
+		res, err = app.Renew.Run(o.Env.session(o.G), app.RenewRequest{ReleaseRequest: req, TTL: o.TTL.String()})
+	} else {
+		res, err = app.Release.Run(o.Env.session(o.G), req)
 	}
-	if o.All && len(o.Patterns) > 0 {
-		return &UsageError{Command: verb, Msg: "give PATTERNs or --all, not both"}
-	}
-	if !o.All && len(o.Patterns) == 0 {
-		return &UsageError{Command: verb, Msg: fmt.Sprintf("name the PATTERNs to %s, or use --all", verb)}
-	}
-	if o.Renew {
-		if err := checkTTL(verb, o.TTL); err != nil {
-			return err
-		}
-	}
-	me, s, err := o.Env.openAs(o.G)
-	if err != nil {
-		return err
-	}
-	holder := o.Holder
-	if holder == "" {
-		holder = me
-	}
-	if o.Reason != "" && holder == me {
-		return &UsageError{Command: verb, Msg: "--reason is told to the holder of a forced change (--holder NAME --force); your own reservations need none"}
-	}
-	args := o.Patterns
-	var ended []assignments.Unassigned
-	if !o.Renew && !o.All {
-		var issues []string
-		if issues, args, err = releasedIssues(s, holder, args); err != nil {
-			return err
-		}
-		if ended, err = releaseIssues(o, s, me, issues); err != nil {
-			return err
-		}
-	}
-	patterns, err := selectingPatterns(o.Env, s, args)
-	if err != nil {
-		return err
-	}
-	res := reservations.ChangeResult{Changed: []records.Reservation{}}
-	if len(patterns) > 0 || o.All { // else only issues were named
-		res, err = (&reservations.Store{S: s}).Change(reservations.ChangeRequest{By: me, Holder: holder, Patterns: patterns,
-			All: o.All, Renew: o.Renew, TTL: o.TTL, Force: o.Force, Reason: o.Reason})
+	if o.G.JSON || res == nil {
 		if err != nil {
 			return err
 		}
+		return printJSON(o.Env.Stdout, res)
 	}
-	if o.G.JSON {
-		key := "released"
-		if o.Renew {
-			key = "renewed"
-		}
-		out := map[string]any{key: res.Changed}
-		if len(ended) > 0 {
-			out["unassigned"] = ended
-		}
-		if len(res.Notified) > 0 {
-			out["notified"] = res.Notified
-		}
-		return printJSON(o.Env.Stdout, out)
+	for _, a := range res.Unassigned {
+		fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s (release of an issue is unassign)\n", a.IssueID, a.Droid, a.Status)
+		printNotified(o.Env, a.Notified)
 	}
+	if err != nil {
+		return err
+	}
+	me := o.Env.identity(o.G)
 	now := o.Env.Now()
+	verbed := "released"
+	if o.Renew {
+		verbed = "renewed"
+	}
 	for _, r := range res.Changed {
 		whose, note := r.Pattern, ""
 		if r.Droid != me {
@@ -159,10 +121,6 @@ func runRelease(o releaseOptions) error {
 		}
 		if note != "" {
 			note = " (" + note + ")"
-		}
-		verbed := "released"
-		if o.Renew {
-			verbed = "renewed"
 		}
 		fmt.Fprintf(o.Env.Stdout, "%s %s%s\n", verbed, whose, note)
 	}

@@ -3,8 +3,7 @@ package commands
 import (
 	"fmt"
 
-	"github.com/git-queen/git-queen/internal/ledger"
-	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/urfave/cli/v2"
@@ -47,60 +46,25 @@ type reservationsOptions struct {
 }
 
 func runReservations(o reservationsOptions) error {
-	s, err := o.Env.openStore(o.G)
+	res, err := app.Reservations.Run(o.Env.session(o.G), app.ReservationsRequest{All: o.Filter.All, Path: o.Filter.Path, Droid: o.Filter.Droid, Limit: o.Limit})
 	if err != nil {
 		return err
-	}
-	if o.Filter.Path != "" {
-		if o.Filter.Path, err = repoPath(o.Env, s, o.Filter.Path); err != nil {
-			return err
-		}
-	}
-	o.Filter.Me = o.Env.identity(o.G)
-	list, problems, err := (&reservations.Store{S: s}).List(o.Filter)
-	if err != nil {
-		return err
-	}
-	list, more := lastN(list, o.Limit)
-	now := o.Env.Now()
-	// With a remote, a reservation whose latest version this clone wrote
-	// after its last sync is not on the remote yet: other clones do not
-	// see it (an --offline grant, a release or renewal not synced).
-	remote := configuredRemote(s)
-	unpublished := func(reservations.Live) bool { return false }
-	if remote != "" {
-		local, since := s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.ReservationsFile)
-		unpublished = func(l reservations.Live) bool { return l.WrittenSince(local, since) }
 	}
 	if o.G.JSON {
-		type row struct {
-			records.Reservation
-			Active    bool  `json:"active"`
-			Published *bool `json:"published,omitempty"`
-			// ForcedBy names the droid that changed this reservation
-			// against its holder (a forced release or renewal).
-			ForcedBy string `json:"forced_by,omitempty"`
-		}
-		rows := make([]row, 0, len(list))
-		for _, l := range list {
-			r := row{Reservation: l.Reservation, Active: l.ActiveFor(o.Filter.Me, now), ForcedBy: l.ForcedBy()}
-			if remote != "" {
-				published := !unpublished(l)
-				r.Published = &published
-			}
-			rows = append(rows, r)
-		}
-		return printJSON(o.Env.Stdout, map[string]any{"reservations": rows, "problems": problemsJSON(problems)})
+		res.More = 0 // --json lists what --limit keeps, as it always has
+		return printJSON(o.Env.Stdout, res)
 	}
-	warnProblems(o.Env.Stderr, problems)
-	if len(list) == 0 {
+	warnProblems(o.Env.Stderr, res.Problems)
+	if len(res.Reservations) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "no reservations")
 		return nil
 	}
+	now := o.Env.Now()
 	t := newTable(o.Env.Stdout, "PATTERN", "DROID", "KIND", "EXPIRES", "ISSUE", "REASON", "ID")
-	for _, l := range list {
+	for _, row := range res.Reservations {
+		l := row.Live
 		kind := kindWithForce(l.Reservation)
-		if unpublished(l) {
+		if row.Published != nil && !*row.Published {
 			kind += ", unpublished"
 		}
 		expires := relTime(now, l.Expiry())
@@ -115,7 +79,7 @@ func runReservations(o reservationsOptions) error {
 			expires = "released"
 		case !l.ActiveAt(now):
 			expires = "expired " + relTime(now, l.Expiry())
-		case !l.ActiveFor(o.Filter.Me, now):
+		case !l.ActiveFor(res.Me, now):
 			expires = "ends here " + relTime(now, l.Expiry()) + "; renew it"
 		}
 		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(reason, 40), l.ID)
@@ -123,7 +87,7 @@ func runReservations(o reservationsOptions) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	moreLine(o.Env.Stdout, more)
+	moreLine(o.Env.Stdout, res.More)
 	return nil
 }
 

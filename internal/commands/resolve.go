@@ -1,17 +1,11 @@
 package commands
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/urfave/cli/v2"
-
-	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/merge"
 )
 
 type resolveOptions struct {
@@ -22,20 +16,6 @@ type resolveOptions struct {
 	Format   string
 	Interval int
 	Octopus  bool
-}
-
-// resolved is what resolve did to one file: the --json output.
-type resolved struct {
-	Path   string `json:"path"`
-	Format string `json:"format"`
-	// Source is where the merge inputs came from: "index" (the stages of
-	// an unfinished merge), "markers" (conflict markers in the file),
-	// "duplicates" (a union merge's repeated lines), or "clean".
-	Source   string         `json:"source"`
-	Changed  bool           `json:"changed"`
-	Staged   bool           `json:"staged"`
-	Conflict bool           `json:"conflict"`
-	Reports  []merge.Report `json:"reports"`
 }
 
 func resolveCommand(env *Env) *cli.Command {
@@ -92,58 +72,25 @@ with the driver, committed as one merge with every branch as a parent.`,
 }
 
 func runResolve(o resolveOptions) error {
-	top := ""
-	if repo, err := gitrepo.Discover(o.Env.Dir); err == nil {
-		top = repo.TopLevel
-	}
-	files := o.Files
-	if len(files) == 0 {
-		if top == "" {
-			return &UsageError{Command: "resolve", Msg: "not in a git repository: name the files to repair"}
-		}
-		var err error
-		if files, err = unmergedJSONL(top); err != nil {
-			return err
-		}
-		if len(files) == 0 {
-			// No merge under way: the tracked logs a merge without the
-			// driver left debris in (markers, union duplicates), which is
-			// what validate sends people here for.
-			if files, err = damagedJSONL(o, top); err != nil {
-				return err
-			}
-		}
-		for i, f := range files {
-			files[i] = filepath.Join(top, f)
-		}
-	}
-	var results []resolved
-	failed := false
-	for _, f := range files {
-		r, err := resolveFile(o, top, f)
-		if err != nil {
-			return err
-		}
-		results = append(results, r)
-		failed = failed || r.Conflict || (o.Check && r.Changed)
+	results, err := app.Resolve.Run(o.Env.session(globals{}), app.ResolveRequest{Files: o.Files, Check: o.Check, Format: o.Format, Interval: o.Interval})
+	var failed *app.FailedError
+	if err != nil && !errors.As(err, &failed) {
+		return err
 	}
 	if o.JSON {
-		if results == nil {
-			results = []resolved{}
-		}
 		if err := printJSON(o.Env.Stdout, results); err != nil {
 			return err
 		}
 	} else {
 		printResolved(o, results)
 	}
-	if failed {
+	if failed != nil {
 		return &SilentError{Code: ExitFailure}
 	}
 	return nil
 }
 
-func printResolved(o resolveOptions, results []resolved) {
+func printResolved(o resolveOptions, results []app.Resolved) {
 	w := o.Env.Stdout
 	if len(results) == 0 {
 		fmt.Fprintln(w, "nothing to resolve: no unmerged JSONL files, and no tracked one with merge debris")
@@ -174,121 +121,4 @@ func printResolved(o resolveOptions, results []resolved) {
 			fmt.Fprintf(w, "  %s: %s\n", rep.Kind, rep.Detail)
 		}
 	}
-}
-
-// resolveFile repairs one file (a path relative to the working directory).
-func resolveFile(o resolveOptions, top, file string) (resolved, error) {
-	abs := file
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(o.Env.Dir, file)
-	}
-	rel := file
-	if top != "" {
-		if r, err := filepath.Rel(top, abs); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
-		}
-	}
-	format, err := pathFormat(o.Env.Dir, o.Format, rel)
-	if err != nil {
-		return resolved{}, err
-	}
-	opts := merge.Options{Format: format, CheckpointInterval: o.Interval, TextMerge: textMerge(o.Env.Dir, 7, rel)}
-	out := resolved{Path: file}
-
-	var res merge.Result
-	stages, err := gitrepo.IndexStages(top, rel)
-	if err != nil {
-		return resolved{}, err
-	}
-	data, readErr := os.ReadFile(abs)
-	switch {
-	case stages != nil:
-		if stages[1] == nil || stages[2] == nil {
-			return resolved{}, fmt.Errorf("%s was deleted on one side of the merge: keep it with `git add %s` or drop it with `git rm %s`", file, file, file)
-		}
-		out.Source = "index"
-		res, err = merge.Merge(stages[0], stages[1], stages[2], rel, opts)
-	case readErr != nil:
-		return resolved{}, fmt.Errorf("resolve: %w", readErr)
-	default:
-		out.Source = "clean"
-		if merge.SplitConflicts(data).Hunks > 0 {
-			out.Source = "markers"
-		}
-		res, err = merge.Repair(data, rel, opts)
-		if out.Source == "clean" && len(res.Reports) > 0 {
-			out.Source = "duplicates"
-		}
-	}
-	if err != nil {
-		return resolved{}, fmt.Errorf("resolve %s: %w", file, err)
-	}
-	out.Format, out.Conflict, out.Reports = string(res.Format), res.Conflict, res.Reports
-	if out.Reports == nil {
-		out.Reports = []merge.Report{}
-	}
-	out.Changed = readErr != nil || !bytes.Equal(data, res.Bytes())
-	if o.Check {
-		return out, nil
-	}
-	if out.Changed {
-		if err := jsonl.WriteFileAtomic(abs, res.Bytes()); err != nil {
-			return resolved{}, fmt.Errorf("resolve: %w", err)
-		}
-	}
-	if stages != nil && !res.Conflict {
-		if _, err := gitrepo.Git(top, "add", "--", rel); err != nil {
-			return resolved{}, err
-		}
-		out.Staged = true
-	}
-	return out, nil
-}
-
-// unmergedJSONL lists the unmerged paths that are JSONL, by name or by the
-// queen-format attribute, relative to the top level.
-func unmergedJSONL(top string) ([]string, error) {
-	out, err := gitrepo.Git(top, "diff", "--name-only", "--diff-filter=U", "-z")
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
-		if p == "" {
-			continue
-		}
-		switch filepath.Ext(p) {
-		case ".jsonl", ".ndjson", ".jsonlines":
-			files = append(files, p)
-			continue
-		}
-		if f, err := pathFormat(top, "", p); err == nil && f != merge.Auto && f != merge.Text {
-			files = append(files, p)
-		}
-	}
-	return files, nil
-}
-
-// damagedJSONL lists the tracked JSONL files that a repair would change.
-func damagedJSONL(o resolveOptions, top string) ([]string, error) {
-	out, err := gitrepo.Git(top, "ls-files", "-z", "--", "*.jsonl", "*.ndjson", "*.jsonlines")
-	if err != nil {
-		return nil, err
-	}
-	check := o
-	check.Check = true
-	var files []string
-	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
-		if p == "" {
-			continue
-		}
-		r, err := resolveFile(check, top, filepath.Join(top, p))
-		if err != nil {
-			return nil, err
-		}
-		if r.Changed || r.Conflict {
-			files = append(files, p)
-		}
-	}
-	return files, nil
 }

@@ -1,12 +1,13 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/store"
@@ -60,21 +61,9 @@ type syncOptions struct {
 }
 
 func runSync(o syncOptions) error {
-	s, err := o.Env.openStore(o.G)
-	if err != nil {
-		return err
-	}
-	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
-	if err != nil {
-		return err
-	}
-	defer sy.Close()
-	remote, err := o.Env.syncRemote(s, o.Remote)
-	if err != nil {
-		return err
-	}
-	res, err := sy.Sync(remote)
-	if err != nil {
+	res, err := app.Sync.Run(o.Env.session(o.G), app.SyncRequest{Remote: o.Remote})
+	var lost *app.ConflictError
+	if err != nil && !errors.As(err, &lost) {
 		return err
 	}
 	if o.G.JSON {
@@ -84,40 +73,10 @@ func runSync(o syncOptions) error {
 	} else {
 		printSync(o.Env, res)
 	}
-	if lostAny(res) {
+	if lost != nil {
 		return &SilentError{Code: ExitConflict}
 	}
 	return nil
-}
-
-// syncRemote is the remote a sync exchanges with: the one named, else
-// queen.remote.
-func (e *Env) syncRemote(s *store.Store, named string) (string, error) {
-	if named != "" && s.WS.Live && s.WS.Repo != nil {
-		rm, err := ledgersync.ResolveRemote(s.WS.Repo, named, e.Dir)
-		if err != nil {
-			return "", &UsageError{Command: "sync", Msg: err.Error()}
-		}
-		return rm.Arg, nil
-	}
-	if named != "" {
-		return named, nil // not the live store: the syncer says so
-	}
-	if remote := configuredRemote(s); remote != "" {
-		return remote, nil
-	}
-	return "", &UsageError{Command: "sync", Msg: "no remote to sync with: name one (git queen sync origin), " +
-		"or set it once with git queen init --remote origin"}
-}
-
-// configuredRemote is queen.remote, or "" when the store has no remote
-// (or is not the live store).
-func configuredRemote(s *store.Store) string {
-	if !s.WS.Live || s.WS.Repo == nil {
-		return ""
-	}
-	remote, _ := s.WS.Repo.LocalConfig("queen.remote")
-	return strings.TrimSpace(remote)
 }
 
 func printSync(e *Env, res *ledgersync.Result) {
@@ -159,82 +118,10 @@ func shortID(id string) string {
 	return id
 }
 
-// openSyncer opens the ledger of the live store s for droid. With
-// QUEEN_TRACE set, each step of a sync is timed on stderr.
+// openSyncer opens the ledger of the live store s for droid
+// (app.Env.OpenSyncer).
 func (e *Env) openSyncer(s *store.Store, droid string) (*ledgersync.Syncer, error) {
-	timeout, err := e.networkTimeout()
-	if err != nil {
-		return nil, err
-	}
-	sy, err := ledgersync.New(s, droid)
-	if err != nil {
-		return sy, err
-	}
-	sy.Timeout = timeout
-	if e.Getenv("QUEEN_TRACE") == "" {
-		return sy, nil
-	}
-	start, last := time.Now(), time.Now()
-	sy.Trace = func(step string) {
-		now := time.Now()
-		fmt.Fprintf(e.Stderr, "git-queen: trace: %8.2f ms %8.2f ms  %s\n",
-			float64(now.Sub(start).Microseconds())/1000, float64(now.Sub(last).Microseconds())/1000, step)
-		last = now
-	}
-	return sy, nil
-}
-
-// networkTimeout is QUEEN_TIMEOUT, which bounds each fetch, push and
-// ls-remote of this command (zero when unset: queen.timeout, else the
-// default, apply).
-func (e *Env) networkTimeout() (time.Duration, error) {
-	v := strings.TrimSpace(e.Getenv("QUEEN_TIMEOUT"))
-	if v == "" {
-		return 0, nil
-	}
-	d, err := ledgersync.ParseTimeout(v)
-	if err != nil {
-		return 0, fmt.Errorf("QUEEN_TIMEOUT: %w", err)
-	}
-	return d, nil
-}
-
-// autosync publishes after a write when queen.autosync is true and a
-// remote is configured. The write itself already succeeded, so a sync that
-// fails only warns, and says how to publish later.
-func (e *Env) autosync(g globals) {
-	s, err := e.openStore(g)
-	if err != nil || !s.WS.Live || s.WS.Repo == nil || !s.WS.Repo.LocalBool("queen.autosync") {
-		return
-	}
-	remote := configuredRemote(s)
-	if remote == "" {
-		return
-	}
-	sy, err := e.openSyncer(s, e.identity(g))
-	if err == nil {
-		defer sy.Close()
-		var res *ledgersync.Result
-		if res, err = sy.Sync(remote); err == nil && lostAny(res) {
-			printSync(&Env{Stdout: e.Stderr, Stderr: e.Stderr, Now: e.Now}, res)
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(e.Stderr, "git-queen: warning: done here, but not published to %s (queen.autosync): %v; run git queen sync\n", remote, err)
-	}
-}
-
-// withAutosync wraps a write command so that it publishes afterwards.
-func withAutosync(env *Env, cmd *cli.Command) *cli.Command {
-	action := cmd.Action
-	cmd.Action = func(c *cli.Context) error {
-		if err := action(c); err != nil {
-			return err
-		}
-		env.autosync(readGlobals(c))
-		return nil
-	}
-	return cmd
+	return e.session(globals{}).OpenSyncer(s, droid)
 }
 
 // printSyncNotes says on stderr what a sync (or a reserve that synced) set
@@ -257,3 +144,6 @@ func printSyncNotes(e *Env, res *ledgersync.Result) {
 		fmt.Fprintf(e.Stderr, "git-queen: warning: most clones' commits show this machine's clock off: exclusive reservations are refused here until it is right (%v)\n", res.ClockOff)
 	}
 }
+
+// networkTimeout is QUEEN_TIMEOUT (app.Env.NetworkTimeout).
+func (e *Env) networkTimeout() (time.Duration, error) { return e.session(globals{}).NetworkTimeout() }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -50,7 +51,7 @@ func TestValidateCommand(t *testing.T) {
 	}
 
 	r := runIn(t, dir, nil, "validate", "--json")
-	var rep validateReport
+	var rep app.ValidateReport
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
 		t.Fatalf("--json output is not JSON: %v\n%s", err, r.Stdout)
 	}

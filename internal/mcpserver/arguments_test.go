@@ -7,26 +7,28 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/app"
 )
 
 // decode reads arguments that fit the schema into the input struct, and
 // refuses each kind of misfit with words that name the argument and what
 // to send instead.
 func TestDecodeArguments(t *testing.T) {
-	reserve := inputSchema[reserveIn]("reserve")
+	reserve := inputSchema[app.ReserveRequest]("reserve")
 	cases := []struct {
 		name string
 		raw  string
-		want reserveIn
+		want app.ReserveRequest
 		// problems are substrings of the error, one per problem, in order;
 		// none for arguments that fit.
 		problems []string
 	}{
 		{name: "all given", raw: `{"patterns":["src/**","docs/"],"ttl":"30m","shared":true,"reason":"r","issue":"bd-1","force":false,"notify":true}`,
-			want: reserveIn{Patterns: []string{"src/**", "docs/"}, TTL: "30m", Shared: true, Reason: "r", Issue: "bd-1", Notify: true}},
-		{name: "required only", raw: `{"patterns":["a"]}`, want: reserveIn{Patterns: []string{"a"}}},
-		{name: "an empty array", raw: `{"patterns":[]}`, want: reserveIn{Patterns: []string{}}},
-		{name: "null for an optional argument is not given", raw: `{"patterns":["a"],"ttl":null,"shared":null}`, want: reserveIn{Patterns: []string{"a"}}},
+			want: app.ReserveRequest{Patterns: []string{"src/**", "docs/"}, TTL: "30m", Shared: true, Reason: "r", Issue: "bd-1", Notify: true}},
+		{name: "required only", raw: `{"patterns":["a"]}`, want: app.ReserveRequest{Patterns: []string{"a"}}},
+		{name: "an empty array", raw: `{"patterns":[]}`, want: app.ReserveRequest{Patterns: []string{}}},
+		{name: "null for an optional argument is not given", raw: `{"patterns":["a"],"ttl":null,"shared":null}`, want: app.ReserveRequest{Patterns: []string{"a"}}},
 		{name: "no arguments", raw: ``, problems: []string{`missing argument "patterns" (an array of strings`}},
 		{name: "null arguments", raw: `null`, problems: []string{`missing argument "patterns"`}},
 		{name: "null for a required argument", raw: `{"patterns":null}`, problems: []string{`missing argument "patterns"`}},
@@ -50,7 +52,7 @@ func TestDecodeArguments(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := decode[reserveIn](reserve, json.RawMessage(c.raw))
+			got, err := decode[app.ReserveRequest](reserve, json.RawMessage(c.raw))
 			if len(c.problems) == 0 {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -82,13 +84,13 @@ func TestDecodeArguments(t *testing.T) {
 // A tool without required arguments accepts {} and nothing, and says so
 // when it gets something else.
 func TestDecodeArgumentsOfAToolWithoutRequiredOnes(t *testing.T) {
-	inbox := inputSchema[inboxIn]("inbox")
+	inbox := inputSchema[app.InboxRequest]("inbox")
 	for _, raw := range []string{``, `null`, `{}`, ` { } `} {
-		if _, err := decode[inboxIn](inbox, json.RawMessage(raw)); err != nil {
+		if _, err := decode[app.InboxRequest](inbox, json.RawMessage(raw)); err != nil {
 			t.Errorf("%q: %v", raw, err)
 		}
 	}
-	_, err := decode[inboxIn](inbox, json.RawMessage(`[]`))
+	_, err := decode[app.InboxRequest](inbox, json.RawMessage(`[]`))
 	if err == nil || !strings.Contains(err.Error(), "the arguments must be a JSON object such as {}, not an array") {
 		t.Errorf("[]: %v", err)
 	}
@@ -103,7 +105,7 @@ func TestArgumentsErrorIsBounded(t *testing.T) {
 		fmt.Fprintf(&raw, `,"x%d":1`, i)
 	}
 	raw.WriteString("}")
-	_, err := decode[inboxIn](inputSchema[inboxIn]("inbox"), json.RawMessage(raw.String()))
+	_, err := decode[app.InboxRequest](inputSchema[app.InboxRequest]("inbox"), json.RawMessage(raw.String()))
 	if err == nil || len(err.Error()) > 4000 || !strings.HasSuffix(err.Error(), "and 9991 more") {
 		t.Fatalf("%d bytes: %.500s", len(err.Error()), err)
 	}
@@ -116,9 +118,9 @@ func FuzzDecodeArguments(f *testing.F) {
 		`{"patterns":[null]}`, `{"patterns":["a"],"patterns":2}`, `{"a":{"b":[1,{"c":null}]}}`, `"x"`, `{"patterns":["\u0000"]}`} {
 		f.Add([]byte(seed))
 	}
-	reserve := inputSchema[reserveIn]("reserve")
+	reserve := inputSchema[app.ReserveRequest]("reserve")
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		in, err := decode[reserveIn](reserve, raw)
+		in, err := decode[app.ReserveRequest](reserve, raw)
 		var ae *argumentsError
 		switch {
 		case err == nil && in.Patterns == nil:

@@ -1,14 +1,16 @@
 // Package mcpserver serves git-queen's commands as Model Context Protocol
 // tools, so that an agent runtime offers them to its agents (git queen mcp,
-// the git-queen-mcp program). Each tool runs the git-queen command of its
-// name in-process with --json and returns what it printed: the CLI stays
-// the one place where behaviour, validation and exit codes are decided.
+// the git-queen-mcp program). Each tool calls the use case of internal/app
+// that the command of its name calls, with the same request, and returns
+// the result --json prints; exit codes and error kinds come from the one
+// mapping of internal/commands.
 package mcpserver
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +23,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/records"
 )
 
 // Main runs the server on standard input and output as the program
@@ -64,8 +68,7 @@ func Main(args []string) int {
 	return commands.ExitOK
 }
 
-// runner runs git-queen commands for the tools, in-process, as the
-// server's droid.
+// runner runs the tools' use cases, in-process, as the server's droid.
 type runner struct {
 	env      *commands.Env
 	droid    string
@@ -75,57 +78,69 @@ type runner struct {
 	progressInterval time.Duration
 }
 
-// errorJSON is the error object of a failed tool call, as `--json` prints
-// it on stderr.
-type errorJSON struct {
-	Code    int    `json:"code"`
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-	Command string `json:"command,omitempty"`
-	// Conflicts, for a refused reservation, say who holds what.
-	Conflicts json.RawMessage `json:"conflicts,omitempty"`
+// appEnv is the environment of one call: the server's directory, clock
+// and droid, and ctx, which ends a call that waits. Warnings for a person
+// are dropped: the result says what the agent needs.
+func (r *runner) appEnv(ctx context.Context) *app.Env {
+	return &app.Env{Dir: r.env.Dir, Getenv: r.env.Getenv, Now: r.env.Now, Warn: io.Discard, Ctx: ctx,
+		Droid: r.droid, BeadsDir: r.beadsDir}
 }
 
-// run runs one command with --json and turns its outcome into a tool
-// result: the JSON it printed as structured content, or a tool error
-// carrying the exit code's meaning (and what the command printed, such as
-// check's holders).
-func (r *runner) run(ctx context.Context, args []string) *mcp.CallToolResult {
-	var stdout, stderr bytes.Buffer
-	env := r.env.WithIO(ctx, strings.NewReader(""), &stdout, &stderr)
-	argv := []string{"git-queen", "--json"}
-	if r.droid != "" {
-		argv = append(argv, "--droid", r.droid)
+// checkDroid refuses a droid name no write would accept, as the command
+// line refuses it in --droid: every call fails with a usage error that
+// says why, and the server goes on.
+func (r *runner) checkDroid() error {
+	if r.droid == "" {
+		return nil
 	}
-	if r.beadsDir != "" {
-		argv = append(argv, "--beads-dir", r.beadsDir)
+	if err := records.ValidateDroid(r.droid); err != nil {
+		return &app.UsageError{Msg: "--droid: " + err.Error()}
 	}
-	code := commands.Run(env, append(argv, args...))
-	var result json.RawMessage
-	if out := bytes.TrimSpace(stdout.Bytes()); len(out) > 0 && json.Valid(out) {
-		result = out
-	}
-	if code == commands.ExitOK {
-		if result == nil {
-			result = json.RawMessage("{}")
+	return nil
+}
+
+// errorJSON is the error object of a failed tool call, as `--json` prints
+// it on stderr.
+type errorJSON = commands.ErrorJSON
+
+// outcome turns a use case's outcome into a tool result: the result as
+// structured content, or a tool error carrying the exit code's meaning
+// (and the result, when it says what the failure ran into: check's
+// holders, a reservation's conflicts, validate's problems). command names
+// the command a usage error's help is under.
+func outcome(command string, res any, err error) *mcp.CallToolResult {
+	data := encode(res)
+	if err == nil {
+		if data == nil {
+			data = json.RawMessage("{}")
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(result)}}, StructuredContent: result}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}, StructuredContent: data}
 	}
-	e := errorJSON{Code: code, Kind: commands.ErrorKind(code)}
-	var reported struct{ Error *errorJSON }
-	switch {
-	case json.Unmarshal(lastLine(stderr.Bytes()), &reported) == nil && reported.Error != nil:
-		e = *reported.Error
-	case strings.TrimSpace(stderr.String()) != "":
-		e.Message = strings.TrimSpace(stderr.String())
-	case code == commands.ExitConflict && describeHolds(result) != "":
-		e.Message = describeHolds(result)
-	case code == commands.ExitConflict:
-		e.Message = "held exclusively by another droid"
-	default:
-		e.Message = fmt.Sprintf("the command failed with exit code %d", code)
+	e := commands.ErrorOf(err)
+	if e.Kind == commands.ErrorKind(commands.ExitUsage) && e.Command == "" {
+		e.Command = command
 	}
-	return toolError(e, result)
+	var failed *app.FailedError
+	if e.Code != commands.ExitConflict && !errors.As(err, &failed) {
+		data = nil
+	}
+	return toolError(e, data)
+}
+
+// encode is res as --json prints it (without the final newline), nil for
+// no result.
+func encode(res any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return json.RawMessage(fmt.Sprintf(`{"unencodable": %q}`, err.Error()))
+	}
+	if out := bytes.TrimSpace(b.Bytes()); !bytes.Equal(out, []byte("null")) {
+		return out
+	}
+	return nil
 }
 
 // toolError is the result of a failed call: structured content
@@ -144,39 +159,32 @@ func toolError(e errorJSON, result json.RawMessage) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
 }
 
-// lastLine is the last non-empty line of b: the JSON error follows any
-// warnings on stderr.
-func lastLine(b []byte) []byte {
-	b = bytes.TrimSpace(b)
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-		return b[i+1:]
-	}
-	return b
-}
-
-// toolSpec is what a tool is besides its input: its name and description,
-// the command line its input makes, and what it reports while it runs.
-type toolSpec[In any] struct {
-	name, description string
-	args              func(In) []string
+// toolSpec is a tool: its name and description, the use case it calls
+// (and that use case's command), the defaults it sets in a request, and
+// what it reports while it runs.
+type toolSpec[In, Out any] struct {
+	name, description, command string
+	run                        func(*app.Env, In) (Out, error)
+	// prepare, when set, gives a request the tool's defaults (a listing's
+	// limit, wait's timeout).
+	prepare func(*In)
 	// progress, when set, is what a running call reports; every call
 	// reports its elapsed time at the interval otherwise.
 	progress func(In) progressPlan
 }
 
-// addCommandTool registers a tool that runs the command args builds from
-// its input. It validates the arguments itself against the schema it
-// publishes (decode), so that every failure has one shape. A panic in it
-// is a failed call, not the end of the server: the SDK recovers none, and
-// one agent's input must not take the tools away from the others.
-func addCommandTool[In any](s *mcp.Server, r *runner, name, description string, args func(In) []string) {
-	addTool(s, r, toolSpec[In]{name: name, description: description, args: args})
+// useCase is the tool name that calls u.
+func useCase[In, Out any](name, description string, u app.UseCase[In, Out]) toolSpec[In, Out] {
+	return toolSpec[In, Out]{name: name, description: description, command: u.Name, run: u.Run}
 }
 
 // addTool registers the tool spec describes, with the input schema of In,
-// its annotations (toolHints) and its progress reports, as
-// addCommandTool says.
-func addTool[In any](s *mcp.Server, r *runner, spec toolSpec[In]) {
+// its annotations (toolHints) and its progress reports. It validates the
+// arguments itself against the schema it publishes (decode), so that
+// every failure has one shape. A panic in it is a failed call, not the
+// end of the server: the SDK recovers none, and one agent's input must
+// not take the tools away from the others.
+func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 	input := inputSchema[In](spec.name)
 	tool := &mcp.Tool{Name: spec.name, Description: spec.description, InputSchema: input.schema}
 	if h, ok := toolHints[spec.name]; ok {
@@ -193,6 +201,9 @@ func addTool[In any](s *mcp.Server, r *runner, spec toolSpec[In]) {
 			return toolError(errorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
 				Message: err.Error(), Command: spec.name}, nil), nil
 		}
+		if spec.prepare != nil {
+			spec.prepare(&in)
+		}
 		plan := progressPlan{what: spec.name + " is running"}
 		if spec.progress != nil {
 			plan = spec.progress(in)
@@ -203,7 +214,11 @@ func addTool[In any](s *mcp.Server, r *runner, spec toolSpec[In]) {
 		}
 		stop := reportProgress(ctx, req, interval, plan)
 		defer stop()
-		return r.run(ctx, spec.args(in)), nil
+		if err := r.checkDroid(); err != nil {
+			return outcome(spec.command, nil, err), nil
+		}
+		out, err := spec.run(r.appEnv(ctx), in)
+		return outcome(spec.command, out, err), nil
 	})
 }
 

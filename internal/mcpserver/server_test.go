@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/commands"
 )
 
@@ -18,7 +19,8 @@ func TestToolPanicAndErrorDoNotEndTheServer(t *testing.T) {
 	env := commands.OSEnv()
 	env.Dir = t.TempDir()
 	s := New(env, "ann", "")
-	addCommandTool(s, &runner{env: env}, "boom", "panics", func(struct{}) []string { panic("boom") })
+	addTool(s, &runner{env: env}, toolSpec[struct{}, struct{}]{name: "boom", description: "panics",
+		run: func(*app.Env, struct{}) (struct{}, error) { panic("boom") }})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	serverSide, clientSide := mcp.NewInMemoryTransports()

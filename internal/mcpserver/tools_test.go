@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/commands"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -115,11 +117,11 @@ func mustMarshal(v any) string {
 // The default wait ends before the 60 s after which the MCP SDKs' clients
 // give up on a request, so the agent gets wait's answer, not a timeout.
 func TestDefaultWaitIsBelowTheClientsTimeout(t *testing.T) {
-	d, err := time.ParseDuration(waitIn{}.timeout())
+	d, err := time.ParseDuration(waitTimeout(app.WaitRequest{}))
 	if err != nil || d <= 0 || d >= 60*time.Second {
-		t.Fatalf("the default wait is %q (%v); keep it below 60s", waitIn{}.timeout(), err)
+		t.Fatalf("the default wait is %q (%v); keep it below 60s", waitTimeout(app.WaitRequest{}), err)
 	}
-	if plan := waitProgress(waitIn{}); !plan.atStart || plan.total != d.Seconds() {
+	if plan := waitProgress(app.WaitRequest{}); !plan.atStart || plan.total != d.Seconds() {
 		t.Errorf("wait's progress plan %+v", plan)
 	}
 }
@@ -181,5 +183,87 @@ func TestWaitReportsProgressWhileItWaits(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("wait did not return the message in 60s")
+	}
+}
+
+// The listing tools answer what they return: 50 rows unless the call
+// gives a limit, and how many more there are, however large the store.
+func TestListingToolsAreLimited(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	env := commands.OSEnv()
+	env.Dir = repo
+	queen := func(args ...string) {
+		t.Helper()
+		var out bytes.Buffer
+		if code := commands.Run(env.WithIO(context.Background(), strings.NewReader(""), &out, &out), append([]string{"git-queen"}, args...)); code != 0 {
+			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	queen("init", "--droid", "ann")
+	const total = 60
+	var patterns []string
+	for i := range total {
+		queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--issue", "bd-1", "--subject", fmt.Sprintf("message %d", i))
+		patterns = append(patterns, fmt.Sprintf("dir%d/**", i))
+	}
+	queen(append([]string{"--droid", "bob", "reserve"}, patterns...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := connect(t, ctx, New(env, "ann", ""), nil)
+	for _, c := range []struct {
+		tool, rows string
+		args       map[string]any
+		want, more int
+	}{
+		{"inbox", "messages", map[string]any{}, defaultListLimit, total - defaultListLimit},
+		{"inbox", "messages", map[string]any{"limit": 7}, 7, total - 7},
+		{"inbox", "messages", map[string]any{"limit": 100}, total, 0},
+		{"thread", "thread", map[string]any{"id": "bd-1"}, defaultListLimit, total - defaultListLimit},
+		{"thread", "thread", map[string]any{"id": "bd-1", "limit": 1000}, total, 0},
+		{"reservations", "reservations", map[string]any{}, defaultListLimit, total - defaultListLimit},
+		{"reservations", "reservations", map[string]any{"limit": 3}, 3, total - 3},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %s", c.tool, c.args, err, mustMarshal(res))
+		}
+		var out map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(mustMarshal(res.StructuredContent)), &out); err != nil {
+			t.Fatal(err)
+		}
+		var rows []any
+		var more int
+		_ = json.Unmarshal(out[c.rows], &rows)
+		_ = json.Unmarshal(out["more"], &more)
+		if len(rows) != c.want || more != c.more {
+			t.Errorf("%s %v: %d %s and more=%d; want %d and more=%d", c.tool, c.args, len(rows), c.rows, more, c.want, c.more)
+		}
+	}
+}
+
+func TestListLimit(t *testing.T) {
+	for given, want := range map[int]int{0: defaultListLimit, -1: defaultListLimit, 1: 1, 50: 50, maxListLimit: maxListLimit, maxListLimit + 1: maxListLimit, 1 << 40: maxListLimit} {
+		if got := listLimit(given); got != want {
+			t.Errorf("listLimit(%d) = %d, want %d", given, got, want)
+		}
+	}
+}
+
+// A server started as a droid whose name no write accepts answers every
+// call with the usage error --droid gives on the command line.
+func TestAnInvalidDroidIsAUsageError(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := connect(t, ctx, New(env, strings.Repeat("x", 101), ""), nil)
+	for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
+			t.Errorf("%s as an invalid droid: %v %s", tool, err, mustMarshal(res))
+		}
 	}
 }

@@ -19,7 +19,8 @@ import (
 var spelledOutside = []struct{ file, literal, why string }{
 	{"internal/commands/assign.go", "assignments", "the `assignments` command's name and its --json key: words of the CLI, not the ledger's directory"},
 	{"internal/commands/reservations.go", "reservations", "the `reservations` command's name and its --json key: words of the CLI"},
-	{"internal/commands/msg.go", "messages", "the --json key of `msg inbox`: a word of the CLI"},
+	{"internal/app/assign.go", "assignments", "the name of the `assignments` use case, the command and MCP tool of that name"},
+	{"internal/app/list.go", "reservations", "the name of the `reservations` use case, the command and MCP tool of that name"},
 	{"internal/mcpserver/annotations.go", "reservations", "the MCP tool named after the `reservations` command"},
 	{"internal/mcpserver/annotations.go", "assignments", "the MCP tool named after the `assignments` command"},
 	{"internal/mcpserver/tools.go", "reservations", "the MCP tool and the command it runs"},

@@ -1,4 +1,4 @@
-package commands
+package app
 
 import (
 	"fmt"
@@ -59,22 +59,4 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 		}
 	}
 	return issues, patterns, nil
-}
-
-// releaseIssues ends the assignments of issues, as unassign does (another
-// droid's with --holder and --force, who is told), and says so.
-func releaseIssues(o releaseOptions, s *store.Store, me string, issues []string) ([]assignments.Unassigned, error) {
-	var ended []assignments.Unassigned
-	for _, issue := range issues {
-		a, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: issue, By: me, Force: o.Force, Reason: o.Reason})
-		if err != nil {
-			return ended, err
-		}
-		ended = append(ended, a)
-		if !o.G.JSON {
-			fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s (release of an issue is unassign)\n", issue, a.Droid, a.Status)
-			printNotified(o.Env, a.Notified)
-		}
-	}
-	return ended, nil
 }

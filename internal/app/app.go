@@ -1,0 +1,105 @@
+// Package app is git-queen's application layer: the use cases a droid runs
+// (reserve, send, wait, sync, validate, ...) as typed requests and results,
+// called alike by the command line (internal/commands) and the MCP server
+// (internal/mcpserver), so that both front ends decide nothing of their
+// own. A use case opens what it needs and calls the domain packages; it
+// knows nothing of flags, tool schemas or printing. Its result is what
+// --json prints and what an MCP tool returns.
+package app
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/workspace"
+)
+
+// Env is where a use case runs: the directory, the environment, the clock,
+// and the droid and store the caller named. A front end makes one per
+// invocation (per tool call for the MCP server).
+type Env struct {
+	// Dir is the working directory paths are resolved against.
+	Dir string
+	// Getenv reads the environment (QUEEN_DROID, BEADS_DIR, QUEEN_TIMEOUT).
+	Getenv func(string) string
+	// Now is the clock.
+	Now func() time.Time
+	// Warn receives warnings for a person (a torn tail repaired, an
+	// autosync that failed, QUEEN_TRACE's timings); io.Discard for none.
+	Warn io.Writer
+	// Ctx, when set, ends a use case that waits (wait) when it is done.
+	Ctx context.Context
+	// Droid and BeadsDir are what the caller named (--droid, --beads-dir);
+	// "" for the defaults.
+	Droid, BeadsDir string
+	// Withdrawn, when set, is told of an autosync that withdrew this
+	// clone's grants (the command line prints it; the write succeeded).
+	Withdrawn func(*ledgersync.Result)
+
+	// identityNote says why a configured identity was not used (it was
+	// set for another worktree), for the error that asks for one.
+	identityNote string
+	// found remembers the workspace found, so that what runs after the
+	// use case (autosync) does not search again.
+	found map[workspace.Options]*workspace.Workspace
+}
+
+// UseCase declares one use case: its command's name, whether it publishes
+// what it writes, and what it does. Both front ends call Run.
+type UseCase[Req, Res any] struct {
+	// Name is the command's name ("msg send"), which a usage error names.
+	Name string
+	// Publishes says that queen.autosync publishes the records it writes
+	// as soon as it succeeds (reserve, assign and claim publish by
+	// themselves, through the remote).
+	Publishes bool
+	run       func(*Env, Req) (Res, error)
+}
+
+// Run runs the use case in e with req. On failure the result, when not
+// nil, is what the refusal ran into (a reservation's conflicts, check's
+// holders), for the caller to show beside the error.
+func (u UseCase[Req, Res]) Run(e *Env, req Req) (Res, error) {
+	res, err := u.run(e, req)
+	if err == nil && u.Publishes {
+		e.Autosync()
+	}
+	return res, err
+}
+
+// UsageError is a mistake in how a use case was called (exit 2 on the
+// command line, kind "usage" for an MCP tool). Command names the command
+// whose help explains it.
+type UsageError struct {
+	Command string
+	Msg     string
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ErrNoIdentity says how to set an identity, for use cases that need one.
+var ErrNoIdentity = &UsageError{Msg: "no droid identity: pass --droid NAME, set QUEEN_DROID, " +
+	"or run `git config --worktree queen.droid NAME` (git queen init --droid NAME does this)"}
+
+// ConflictError is an outcome its result describes that the caller should
+// report as a conflict (exit 5): paths held by another droid (check), or
+// grants a sync withdrew.
+type ConflictError struct{ Msg string }
+
+func (e *ConflictError) Error() string { return e.Msg }
+
+// FailedError is an outcome its result describes that the caller should
+// report as a failure (exit 1): files that are not valid.
+type FailedError struct{ Msg string }
+
+func (e *FailedError) Error() string { return e.Msg }
+
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

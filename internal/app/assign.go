@@ -1,0 +1,225 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+
+	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// AssignRequest assigns an issue to a droid.
+type AssignRequest struct {
+	Issue  string `json:"issue" jsonschema:"the beads issue id"`
+	Droid  string `json:"droid" jsonschema:"the droid to assign it to"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, in a few words"`
+	Force  bool   `json:"force,omitempty" jsonschema:"reassign an issue another droid holds"`
+	// Worktree is the worktree the droid works in (default: this one);
+	// Offline assigns on this machine without publishing.
+	Worktree string `json:"-"`
+	Offline  bool   `json:"-"`
+}
+
+// ClaimRequest assigns an issue to the droid itself.
+type ClaimRequest struct {
+	Issue    string `json:"issue" jsonschema:"the beads issue id to take on yourself"`
+	Reason   string `json:"reason,omitempty" jsonschema:"why, in a few words"`
+	Force    bool   `json:"force,omitempty" jsonschema:"take over an issue another droid holds"`
+	Worktree string `json:"-"`
+	Offline  bool   `json:"-"`
+}
+
+// AssignResult is what was assigned, and where it stands with the remote.
+type AssignResult struct {
+	assignments.Result
+	// Remote is the remote the assignment was published to ("" without
+	// one); Published is false for one only this clone knows of.
+	Remote    string             `json:"remote,omitempty"`
+	Published bool               `json:"published"`
+	Sync      *ledgersync.Result `json:"sync,omitempty"`
+	// Undone is what a lost race took back, and Lost the id of this
+	// clone's assignment it withdrew, for a person.
+	Undone *assignments.Undone `json:"-"`
+	Lost   string              `json:"-"`
+	// Refusal, when the issue is held, is what the refusal ran into, and
+	// the whole of the result as JSON.
+	Refusal *AssignRefusal `json:"-"`
+}
+
+// MarshalJSON is the result, or the refusal when there is one.
+func (r *AssignResult) MarshalJSON() ([]byte, error) {
+	if r.Refusal != nil {
+		return json.Marshal(r.Refusal)
+	}
+	type plain AssignResult
+	return json.Marshal((*plain)(r))
+}
+
+// AssignRefusal is what a refused assignment ran into: the holder's
+// assignment, and this clone's that lost a race, if any.
+type AssignRefusal struct {
+	Assigned  *records.Assignment `json:"assigned"`
+	Held      records.Assignment  `json:"held"`
+	Published bool                `json:"published"`
+	Remote    string              `json:"remote"`
+	Sync      *ledgersync.Result  `json:"sync"`
+	Withdrawn *records.Assignment `json:"withdrawn"`
+}
+
+// Assign assigns an issue; with a remote, through it. A refusal (the
+// issue is held) is an AlreadyAssignedError, whose result is an
+// AssignRefusal.
+var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *Env, r AssignRequest) (*AssignResult, error) {
+	by := e.Identity()
+	if by == "" {
+		by = "human"
+	}
+	return e.assign(r, by, e.Identity())
+}}
+
+// Claim assigns an issue to the droid itself, as Assign does.
+var Claim = UseCase[ClaimRequest, *AssignResult]{Name: "claim", run: func(e *Env, r ClaimRequest) (*AssignResult, error) {
+	me := e.Identity()
+	if me == "" {
+		return nil, ErrNoIdentity
+	}
+	return e.assign(AssignRequest{Issue: r.Issue, Droid: me, Reason: r.Reason, Force: r.Force, Worktree: r.Worktree, Offline: r.Offline}, me, me)
+}}
+
+func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	if r.Worktree == "" && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
+		r.Worktree = filepath.Base(s.WS.Repo.TopLevel)
+	}
+	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force}
+	out := &AssignResult{Remote: ConfiguredRemote(s)}
+	if out.Remote != "" && !r.Offline {
+		var ar *ledgersync.AssignResult
+		ar, err = e.assignPublished(s, me, out.Remote, req)
+		if ar != nil {
+			out.Result, out.Sync, out.Undone, out.Lost = ar.Result, ar.Sync, ar.Undone, ar.Assigned.ID
+		}
+		out.Published = err == nil
+	} else {
+		out.Result, err = (&assignments.Store{S: s}).Assign(req)
+		out.Published = out.Remote == ""
+	}
+	var taken *assignments.AlreadyAssignedError
+	if errors.As(err, &taken) {
+		out.Refusal = &AssignRefusal{Held: taken.Active, Withdrawn: taken.Withdrawn, Remote: out.Remote, Sync: out.Sync}
+		return out, err
+	}
+	if err != nil {
+		if out.Sync != nil {
+			return out, err // the sync notes, for a person
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// assignPublished assigns through the remote (ledgersync.Syncer.Assign).
+func (e *Env) assignPublished(s *store.Store, me, remote string, req assignments.Request) (*ledgersync.AssignResult, error) {
+	sy, err := e.OpenSyncer(s, me)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Assign(remote, req)
+}
+
+// UnassignRequest ends an assignment.
+type UnassignRequest struct {
+	Issue  string `json:"issue" jsonschema:"the beads issue id"`
+	Done   bool   `json:"done,omitempty" jsonschema:"mark the work completed rather than released"`
+	Force  bool   `json:"force,omitempty" jsonschema:"end another droid's assignment"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, in a few words"`
+}
+
+// Unassign ends an assignment: released, or completed with done.
+var Unassign = UseCase[UnassignRequest, *assignments.Unassigned]{Name: "unassign", Publishes: true,
+	run: func(e *Env, r UnassignRequest) (*assignments.Unassigned, error) {
+		me := e.Identity()
+		if me == "" {
+			if !r.Force {
+				return nil, ErrNoIdentity
+			}
+			me = "human" // as assign says of an assignment nobody named made
+		}
+		s, err := e.OpenStore()
+		if err != nil {
+			return nil, err
+		}
+		ended, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: r.Issue, By: me, Done: r.Done, Force: r.Force, Reason: r.Reason})
+		if err != nil {
+			return nil, err
+		}
+		return &ended, nil
+	}}
+
+// AssignmentsRequest filters the assignments listed.
+type AssignmentsRequest struct {
+	All   bool   `json:"all,omitempty" jsonschema:"include ended assignments"`
+	Droid string `json:"droid,omitempty" jsonschema:"only this droid's"`
+	Issue string `json:"issue,omitempty" jsonschema:"only this issue's"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, the most recent (default 50); the result's more says how many were left out"`
+	// Status keeps only those in this status.
+	Status string `json:"-"`
+}
+
+// AssignmentRow is one assignment listed, and whether it is published.
+type AssignmentRow struct {
+	records.Assignment
+	Published *bool `json:"published,omitempty"`
+}
+
+// AssignmentsResult is the assignments listed, how many the limit left
+// out, and the lines that could not be read.
+type AssignmentsResult struct {
+	Assignments []AssignmentRow `json:"assignments"`
+	More        int             `json:"more,omitempty"`
+	Problems    []Problem       `json:"problems"`
+}
+
+// Assignments lists assignments.
+var Assignments = UseCase[AssignmentsRequest, *AssignmentsResult]{Name: "assignments", run: listAssignments}
+
+func listAssignments(e *Env, r AssignmentsRequest) (*AssignmentsResult, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	list, problems, err := (&assignments.Store{S: s}).List(assignments.Filter{Droid: r.Droid, IssueID: r.Issue, Status: r.Status, All: r.All})
+	if err != nil {
+		return nil, err
+	}
+	list, more := LastN(list, r.Limit)
+	// With a remote, an assignment whose latest version this clone wrote
+	// after its last sync is not on the remote yet: other clones do not
+	// see it (an --offline claim, an unassign not synced).
+	var unpublished map[string]bool
+	remote := ConfiguredRemote(s)
+	if remote != "" {
+		since := ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.AssignmentsFile)
+		if unpublished, err = (&assignments.Store{S: s}).WrittenSince(since); err != nil {
+			return nil, err
+		}
+	}
+	res := &AssignmentsResult{Assignments: make([]AssignmentRow, 0, len(list)), More: more, Problems: Problems(problems)}
+	for _, a := range list {
+		row := AssignmentRow{Assignment: a}
+		if remote != "" {
+			published := !unpublished[a.ID]
+			row.Published = &published
+		}
+		res.Assignments = append(res.Assignments, row)
+	}
+	return res, nil
+}

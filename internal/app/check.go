@@ -1,0 +1,145 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// CheckRequest names paths to check against the reservations.
+type CheckRequest struct {
+	Paths []string `json:"paths" jsonschema:"file paths relative to the top of the repository; each is free, or held exclusively by another droid (a conflict error)"`
+}
+
+// CheckResult says of each path whether it is free, and who holds it.
+type CheckResult struct {
+	Droid string       `json:"droid"`
+	Paths []PathStatus `json:"paths"`
+	// Holds are the holds found, in order, for a person's listing.
+	Holds []reservations.Hold `json:"-"`
+}
+
+// PathStatus is one path checked.
+type PathStatus struct {
+	Path   string                `json:"path"`
+	Free   bool                  `json:"free"`
+	HeldBy []records.Reservation `json:"held_by"`
+	// Directory is true for a directory or submodule, judged as reserve
+	// judges DIR/**; Within then names, for each reservation of HeldBy,
+	// a path it holds: the directory itself, or one in it.
+	Directory bool     `json:"directory,omitempty"`
+	Within    []string `json:"within,omitempty"`
+}
+
+// Check says whether paths are free. A path held exclusively by another
+// droid is a ConflictError, whose result says who holds what.
+var Check = UseCase[CheckRequest, *CheckResult]{Name: "check", run: check}
+
+func check(e *Env, r CheckRequest) (*CheckResult, error) {
+	if len(r.Paths) == 0 {
+		return nil, &UsageError{Command: "check", Msg: "name at least one PATH to check"}
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string // each once, however it was spelled (a.go, ./a.go)
+	seen := make(map[string]bool, len(r.Paths))
+	for _, p := range r.Paths {
+		rp, err := e.RepoPath(s, p)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[rp] {
+			seen[rp] = true
+			paths = append(paths, rp)
+		}
+	}
+	files, dirs, err := splitDirs(s, paths)
+	if err != nil {
+		return nil, err
+	}
+	me := e.Identity()
+	holds, err := (&reservations.Store{S: s}).CheckWithin(me, files, dirs)
+	if err != nil {
+		return nil, err
+	}
+	isDir := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		isDir[d] = true
+	}
+	res := &CheckResult{Droid: me, Paths: make([]PathStatus, len(paths)), Holds: holds}
+	for i, p := range paths {
+		st := PathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[p]}
+		for _, h := range holds {
+			if h.Path == p {
+				st.Free = false
+				st.HeldBy = append(st.HeldBy, h.Reservation)
+				if st.Directory {
+					st.Within = append(st.Within, h.Witness)
+				}
+			}
+		}
+		res.Paths[i] = st
+	}
+	if len(holds) > 0 {
+		return res, &ConflictError{Msg: res.describeHolds()}
+	}
+	return res, nil
+}
+
+// splitDirs sorts the paths check was given into those it judges as
+// paths and the directories and submodules (in HEAD, the index or the
+// worktree), which it judges as reserve judges DIR/**: held when anything
+// in them is, so that check and reserve agree.
+func splitDirs(s *store.Store, paths []string) (files, dirs []string, err error) {
+	if s.WS.Repo == nil {
+		return paths, nil, nil
+	}
+	kinds, err := s.WS.Repo.PathKinds(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range paths {
+		if kinds[i] == gitrepo.PathDir {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	return files, dirs, nil
+}
+
+// describeHolds says in words what the result says when a path is held
+// by another droid: each path, who holds it, by which pattern, until when
+// and why; the free ones; and what to do.
+func (c *CheckResult) describeHolds() string {
+	var held, free []string
+	for _, p := range c.Paths {
+		if p.Free {
+			free = append(free, p.Path)
+			continue
+		}
+		for _, r := range p.HeldBy {
+			line := fmt.Sprintf("%s: %s holds it until %s (pattern %s", p.Path, r.Droid,
+				r.Expiry().UTC().Format(time.RFC3339), r.Pattern)
+			if r.IssueID != "" {
+				line += ", issue " + r.IssueID
+			}
+			if r.Reason != "" {
+				line += ", reason: " + r.Reason
+			}
+			held = append(held, line+")")
+		}
+	}
+	msg := "held exclusively by another droid:\n  " + strings.Join(held, "\n  ")
+	if len(free) > 0 {
+		msg += "\nfree: " + strings.Join(free, ", ")
+	}
+	return msg + "\nask the holder (send), wait for the reservation to end, or work on other paths"
+}

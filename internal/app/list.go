@@ -1,0 +1,112 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledger"
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+)
+
+// ReservationsRequest filters the reservations listed.
+type ReservationsRequest struct {
+	All   bool   `json:"all,omitempty" jsonschema:"include released and expired reservations"`
+	Path  string `json:"path,omitempty" jsonschema:"only the reservations that cover this path"`
+	Droid string `json:"droid,omitempty" jsonschema:"only this droid's reservations"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, the most recent (default 50); the result's more says how many were left out"`
+}
+
+// ReservationRow is one reservation listed: its record as written, and
+// whether it is active and published.
+type ReservationRow struct {
+	records.Reservation
+	Active    bool  `json:"active"`
+	Published *bool `json:"published,omitempty"`
+	// ForcedBy names the droid that changed this reservation against its
+	// holder (a forced release or renewal).
+	ForcedBy string `json:"forced_by,omitempty"`
+	// Live is the reservation as the store resolved it, for a listing.
+	Live reservations.Live `json:"-"`
+}
+
+// ReservationsResult is the reservations listed (the most recent last),
+// how many the limit left out, and the lines that could not be read.
+type ReservationsResult struct {
+	More         int              `json:"more,omitempty"`
+	Problems     []Problem        `json:"problems"`
+	Reservations []ReservationRow `json:"reservations"`
+	// Me is the droid the listing is for ("" for none), by whose clock a
+	// reservation received from another clone ends.
+	Me string `json:"-"`
+}
+
+// Reservations lists reservations: every worktree's, and every clone's
+// that sync or fetch brought in.
+var Reservations = UseCase[ReservationsRequest, *ReservationsResult]{Name: "reservations", run: listReservations}
+
+func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	f := reservations.Filter{All: r.All, Path: r.Path, Droid: r.Droid, Me: e.Identity()}
+	if f.Path != "" {
+		if f.Path, err = e.RepoPath(s, f.Path); err != nil {
+			return nil, err
+		}
+	}
+	list, problems, err := (&reservations.Store{S: s}).List(f)
+	if err != nil {
+		return nil, err
+	}
+	list, more := LastN(list, r.Limit)
+	now := e.Now()
+	// With a remote, a reservation whose latest version this clone wrote
+	// after its last sync is not on the remote yet: other clones do not
+	// see it (an --offline grant, a release or renewal not synced).
+	remote := ConfiguredRemote(s)
+	var local string
+	var since int64
+	if remote != "" {
+		local, since = s.Log(records.ReservationsFile).Path, ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.ReservationsFile)
+	}
+	res := &ReservationsResult{More: more, Problems: Problems(problems), Reservations: make([]ReservationRow, 0, len(list)), Me: f.Me}
+	for _, l := range list {
+		row := ReservationRow{Reservation: l.Reservation, Active: l.ActiveFor(f.Me, now), ForcedBy: l.ForcedBy(), Live: l}
+		if remote != "" {
+			published := !l.WrittenSince(local, since)
+			row.Published = &published
+		}
+		res.Reservations = append(res.Reservations, row)
+	}
+	return res, nil
+}
+
+// Problem is an unreadable line a listing skipped.
+type Problem struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Msg  string `json:"message"`
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
+
+// Problems are problems as a result lists them.
+func Problems(problems []jsonl.Problem) []Problem {
+	out := make([]Problem, 0, len(problems))
+	for _, p := range problems {
+		out = append(out, Problem{p.File, p.Line, p.Msg})
+	}
+	return out
+}
+
+// LastN keeps the last n of list (all when n <= 0), and says how many it
+// left out.
+func LastN[T any](list []T, n int) ([]T, int) {
+	if n <= 0 || len(list) <= n {
+		return list, 0
+	}
+	return list[len(list)-n:], len(list) - n
+}

@@ -1,0 +1,169 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/mapfile"
+	"github.com/git-queen/git-queen/merge"
+)
+
+// MergeRequest is what git gives its merge driver (%O %A %B %L %P): the
+// three versions, the conflict marker size and the path, with the format
+// to merge as ("" to detect it) and st's checkpoint interval.
+type MergeRequest struct {
+	Base, Ours, Theirs string
+	MarkerSize         int
+	Path               string
+	Format             string
+	Interval           int
+}
+
+// MergeDriver merges Ours and Theirs against Base and writes the result
+// over Ours. A result with Conflict set is one git must show as a
+// conflict; an input that holds NUL bytes is a FailedError that says what
+// to do, with Ours left as it was.
+var MergeDriver = UseCase[MergeRequest, *merge.Result]{Name: "merge-driver", run: mergeDriver}
+
+func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
+	var inputs [3][]byte
+	for i, p := range []string{r.Base, r.Ours, r.Theirs} {
+		b, release, err := mapfile.Open(e.abs(p), true)
+		if err != nil {
+			return nil, fmt.Errorf("merge-driver: %w", err)
+		}
+		defer release()
+		inputs[i] = b
+	}
+	label := r.Path
+	if label == "" {
+		label = r.Ours
+	}
+	for i, in := range inputs {
+		if bytes.IndexByte(in, 0) >= 0 {
+			// git merge-file refuses binary input with a bare exit status;
+			// say what it is, and leave ours for git to show as a conflict.
+			return nil, &FailedError{Msg: fmt.Sprintf("%s: the %s version holds NUL bytes, so it is binary, not JSONL: "+
+				"nothing was merged; keep one side (git checkout --ours/--theirs -- %s) and commit",
+				label, []string{"base", "our", "their"}[i], label)}
+		}
+	}
+	format, err := PathFormat(e.Dir, r.Format, r.Path)
+	if err != nil {
+		return nil, err
+	}
+	opts := merge.Options{Format: format, CheckpointInterval: r.Interval,
+		TextMerge: textMerge(e.Dir, r.MarkerSize, r.Path)}
+	res, err := merge.Merge(inputs[0], inputs[1], inputs[2], r.Path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("merge %s: %w", r.Path, err)
+	}
+	if usesCRLF(inputs[1]) {
+		res = merge.WithCRLF(res) // write what the file uses
+	}
+	if err := writeResult(e.Dir, e.abs(r.Ours), &res); err != nil {
+		return nil, fmt.Errorf("merge-driver: %w", err)
+	}
+	return &res, nil
+}
+
+// abs is p from the use case's directory.
+func (e *Env) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.Dir, p)
+}
+
+// PathFormat is the merge format for a path: the one given, else the
+// queen-format attribute, else detection (Auto).
+func PathFormat(dir, given, path string) (merge.Format, error) {
+	if given != "" {
+		f, err := merge.ParseFormat(given)
+		if err != nil {
+			return merge.Auto, &UsageError{Msg: err.Error()}
+		}
+		return f, nil
+	}
+	if path == "" {
+		return merge.Auto, nil
+	}
+	value, err := gitrepo.FormatAttributeOf(dir, path)
+	if err != nil {
+		return merge.Auto, nil // not in a repository: detection decides
+	}
+	f, err := merge.ParseFormat(value)
+	if err != nil {
+		return merge.Auto, fmt.Errorf("%s: the %s attribute: %w", path, gitrepo.FormatAttribute, err)
+	}
+	return f, nil
+}
+
+// textMerge is git's own three-way text merge, for files that are not
+// JSONL: conflict markers of the given size, in the conflict style the
+// repository configured.
+func textMerge(dir string, markerSize int, path string) func(base, ours, theirs []byte) ([]byte, bool, error) {
+	return func(base, ours, theirs []byte) ([]byte, bool, error) {
+		return gitrepo.MergeFile(dir, path, markerSize, base, ours, theirs)
+	}
+}
+
+// writeResult replaces path with a merge result the way
+// jsonl.WriteFileAtomic does (a temporary file beside it, then a rename, so
+// git never reads half a result), but streams the result's parts instead of
+// joining them first. It does not fsync: git reads the file back at once and
+// stores it in its object database, and a crash before that restarts the
+// merge anyway.
+//
+// The temporary file goes in the repository's git directory when it can
+// (git puts %A at the top of the worktree, and a driver killed mid-write
+// would leave its temporary file there for `git add -A` to pick up).
+func writeResult(dir, path string, res *merge.Result) error {
+	mode := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	tmpDir := filepath.Dir(path)
+	if repo, err := gitrepo.Discover(dir); err == nil && repo.GitDir != "" {
+		tmpDir = repo.GitDir
+	}
+	tmp, err := os.CreateTemp(tmpDir, "queen-merge-"+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := res.WriteTo(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		// Another file system (a git directory elsewhere): write in place.
+		f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, mode)
+		if ferr != nil {
+			return fmt.Errorf("replace %s: %w", path, err)
+		}
+		defer f.Close()
+		if _, err := res.WriteTo(f); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+// usesCRLF reports whether a file ends its lines with CRLF (its first line
+// says; a file mixing the two is rare and keeps what the union gives).
+func usesCRLF(b []byte) bool {
+	i := bytes.IndexByte(b, '\n')
+	return i > 0 && b[i-1] == '\r'
+}

@@ -1,0 +1,258 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/messages"
+	"github.com/git-queen/git-queen/internal/records"
+)
+
+// SendRequest is a message to send.
+type SendRequest struct {
+	To         string `json:"to" jsonschema:"the recipient droid's name, several separated by commas, or @all for every known droid"`
+	Subject    string `json:"subject" jsonschema:"one line, at most 100 characters"`
+	Body       string `json:"body,omitempty" jsonschema:"the message (Markdown)"`
+	Issue      string `json:"issue,omitempty" jsonschema:"the beads issue id the message is about (threads by issue)"`
+	ReplyTo    string `json:"reply_to,omitempty" jsonschema:"the id of the message this answers (joins its thread)"`
+	Importance string `json:"importance,omitempty" jsonschema:"low, normal (default), high or urgent"`
+	New        bool   `json:"new,omitempty" jsonschema:"send to droids this repository has never seen (else a name with no record by or to it is refused as a likely typo)"`
+}
+
+// ReplyRequest answers a message, in its thread, to its sender.
+type ReplyRequest struct {
+	ID      string `json:"id" jsonschema:"the id of the message to answer"`
+	Body    string `json:"body" jsonschema:"the answer (Markdown)"`
+	Subject string `json:"subject,omitempty" jsonschema:"default: Re: and the original's subject"`
+	// Importance is low, normal (the default), high or urgent.
+	Importance string `json:"-"`
+}
+
+// SendResult is the messages sent: one per recipient.
+type SendResult struct {
+	Sent []records.Message `json:"sent"`
+}
+
+// Send sends a message. Without a subject, the body's first line is one.
+var Send = UseCase[SendRequest, *SendResult]{Name: "msg send", Publishes: true, run: send}
+
+func send(e *Env, r SendRequest) (*SendResult, error) {
+	from, err := e.RequireIdentity()
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.Subject) == "" {
+		if r.Subject = SubjectOf(r.Body); r.Subject == "" {
+			return nil, &UsageError{Command: "msg send", Msg: "give a --subject (-s), or a body whose first line can serve as one"}
+		}
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	sent, err := (&messages.Store{S: s}).Send(draft(from, r.To, r.Subject, r.Body, r.Issue, r.ReplyTo, r.Importance, r.New))
+	if err != nil {
+		return nil, err
+	}
+	return &SendResult{Sent: sent}, nil
+}
+
+// Reply answers a message.
+var Reply = UseCase[ReplyRequest, *SendResult]{Name: "msg reply", Publishes: true, run: reply}
+
+func reply(e *Env, r ReplyRequest) (*SendResult, error) {
+	from, err := e.RequireIdentity()
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	sent, err := (&messages.Store{S: s}).Reply(r.ID, draft(from, "", r.Subject, r.Body, "", r.ID, r.Importance, false))
+	if err != nil {
+		return nil, err
+	}
+	return &SendResult{Sent: sent}, nil
+}
+
+func draft(from, to, subject, body, issue, replyTo, importance string, newRecipients bool) messages.Draft {
+	if importance == "" {
+		importance = records.ImportanceNormal
+	}
+	return messages.Draft{From: from, To: to, Subject: subject, Body: body, IssueID: issue,
+		ReplyTo: replyTo, Importance: importance, CheckRecipients: true, NewRecipients: newRecipients}
+}
+
+// SubjectOf is a body's first non-blank line, cut to the subject's limit.
+func SubjectOf(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			runes := []rune(line)
+			if len(runes) > records.MaxSubject {
+				runes = runes[:records.MaxSubject]
+			}
+			return string(runes)
+		}
+	}
+	return ""
+}
+
+// InboxRequest filters the messages listed.
+type InboxRequest struct {
+	Unread bool   `json:"unread,omitempty" jsonschema:"only unread messages"`
+	Since  string `json:"since,omitempty" jsonschema:"only messages newer than this: a duration (2h, 3d) or a date (2026-11-01)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many, the newest (default 50); the result's more says how many older ones were left out (narrow with since or unread to reach them)"`
+	// Sent lists the messages the droid sent, not received.
+	Sent bool `json:"-"`
+}
+
+// InboxResult is a page of messages, newest first.
+type InboxResult struct {
+	Droid    string            `json:"droid"`
+	Messages []records.Message `json:"messages"`
+	More     int               `json:"more"`
+	Problems []Problem         `json:"problems"`
+}
+
+// Inbox lists the messages sent to the droid (or by it), newest first.
+var Inbox = UseCase[InboxRequest, *InboxResult]{Name: "msg inbox", run: inbox}
+
+func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
+	me, err := e.RequireIdentity()
+	if err != nil {
+		return nil, err
+	}
+	since, err := ParseSince(e.Now(), r.Since)
+	if err != nil {
+		return nil, &UsageError{Msg: fmt.Sprintf("--since: %v", err)}
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	m := &messages.Store{S: s}
+	opts := messages.InboxOptions{UnreadOnly: r.Unread, Since: since, Limit: r.Limit}
+	var page messages.Page
+	if r.Sent {
+		page, err = m.Sent(me, opts)
+	} else {
+		page, err = m.Inbox(me, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &InboxResult{Droid: me, Messages: nonNil(page.Messages), More: page.More,
+		Problems: Problems(page.Problems)}, nil
+}
+
+// MessageRequest names one message.
+type MessageRequest struct {
+	ID string `json:"id" jsonschema:"a message id (qm-...)"`
+}
+
+// ThreadRequest names a thread.
+type ThreadRequest struct {
+	ID    string `json:"id" jsonschema:"a message id (its thread is shown) or an issue id"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, the newest (default 50); the result's more says how many older ones were left out"`
+}
+
+// Read is a message, marked read if it was sent to the droid.
+var Read = UseCase[MessageRequest, *records.Message]{Name: "msg read", Publishes: true, run: func(e *Env, r MessageRequest) (*records.Message, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	msg, _, err := (&messages.Store{S: s}).MarkRead(r.ID, e.Identity())
+	if err != nil {
+		return nil, err
+	}
+	return &msg, nil
+}}
+
+// Delete deletes a message of the droid's.
+var Delete = UseCase[MessageRequest, *records.Message]{Name: "msg delete", Publishes: true, run: func(e *Env, r MessageRequest) (*records.Message, error) {
+	me, s, err := e.OpenAs()
+	if err != nil {
+		return nil, err
+	}
+	msg, err := (&messages.Store{S: s}).Delete(r.ID, me)
+	if err != nil {
+		return nil, err
+	}
+	return &msg, nil
+}}
+
+// ThreadResult is a thread, oldest first.
+type ThreadResult struct {
+	More     int               `json:"more,omitempty"`
+	Problems []Problem         `json:"problems"`
+	Thread   []records.Message `json:"thread"`
+}
+
+// Thread is the thread of a message, or of an issue, oldest first: the
+// newest Limit messages of it when Limit is set.
+var Thread = UseCase[ThreadRequest, *ThreadResult]{Name: "msg thread", run: func(e *Env, r ThreadRequest) (*ThreadResult, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	thread, problems, err := (&messages.Store{S: s}).Thread(r.ID)
+	if err != nil {
+		return nil, err
+	}
+	thread, more := LastN(thread, r.Limit)
+	return &ThreadResult{More: more, Problems: Problems(problems), Thread: thread}, nil
+}}
+
+// WaitRequest says which message to wait for, and how long.
+type WaitRequest struct {
+	From    string `json:"from,omitempty" jsonschema:"only a message from this droid"`
+	Thread  string `json:"thread,omitempty" jsonschema:"only a message in this thread (a thread id, or its first message's id)"`
+	Issue   string `json:"issue,omitempty" jsonschema:"only a message about this issue"`
+	ReplyTo string `json:"reply_to,omitempty" jsonschema:"only a reply to this message id"`
+	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 30s or 10m (default 50s, below the 60s request timeout of most clients; longer needs a client that waits longer or resets its timeout on progress); a timeout is a failure error: call wait again"`
+	Peek    bool   `json:"peek,omitempty" jsonschema:"leave the message unread"`
+}
+
+// Wait blocks until a message to the droid arrives that matches every
+// filter (one already waiting counts), and returns it, marked read unless
+// peek. An empty timeout waits as long as it takes (or Env.Ctx allows).
+var Wait = UseCase[WaitRequest, *records.Message]{Name: "msg wait", run: wait}
+
+func wait(e *Env, r WaitRequest) (*records.Message, error) {
+	var timeout time.Duration
+	if r.Timeout != "" {
+		d, err := ParseDuration(r.Timeout)
+		if err != nil || d <= 0 {
+			return nil, &UsageError{Command: "msg wait", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", r.Timeout)}
+		}
+		timeout = d
+	}
+	me, s, err := e.OpenAs()
+	if err != nil {
+		return nil, err
+	}
+	ctx := e.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
+	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)
+	var timedOut *messages.TimeoutError
+	if errors.As(err, &timedOut) {
+		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &msg, nil
+}

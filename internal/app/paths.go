@@ -1,0 +1,175 @@
+package app
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/globs"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// Paths and patterns a caller gives are relative to its directory, as git
+// pathspecs are: in src/, `check a.go` asks about src/a.go and `reserve
+// api` reserves src/api. A leading ":/" means the top of the repository.
+// Results show them from the top.
+
+// TopPrefix is where the directory is in the repository ("src/"), "" at
+// the top or outside a repository.
+func (e *Env) TopPrefix(s *store.Store) string {
+	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+		return ""
+	}
+	dir := e.Dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	top := s.WS.Repo.TopLevel
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel) + "/"
+}
+
+// FromTop resolves a relative path given in a subdirectory against it
+// (":/x" is x from the top); "" prefix leaves it as it is.
+func FromTop(prefix, p string) string {
+	if rest, ok := strings.CutPrefix(p, ":/"); ok {
+		return rest
+	}
+	if prefix == "" || filepath.IsAbs(p) {
+		return p
+	}
+	joined := path.Join(prefix, filepath.ToSlash(p))
+	if strings.HasSuffix(p, "/") {
+		joined += "/"
+	}
+	return joined
+}
+
+// patternFromTop is FromTop for a glob: the directory names of the prefix
+// are escaped, so that a directory called a[1] means itself.
+func patternFromTop(prefix, p string) string {
+	if rest, ok := strings.CutPrefix(p, ":/"); ok {
+		return rest
+	}
+	if prefix == "" {
+		return p
+	}
+	return escapeGlob(prefix) + strings.TrimPrefix(p, "./")
+}
+
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]{}\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// RepoPath turns a path a caller gave into a repository path: relative to
+// the top level, with / separators. Absolute paths inside the repository
+// are accepted; paths outside it are not.
+func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
+	p = FromTop(e.TopPrefix(s), p)
+	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" || !filepath.IsAbs(p) {
+		clean := filepath.ToSlash(filepath.Clean(p))
+		if clean == ".." || strings.HasPrefix(clean, "../") || strings.HasPrefix(clean, "/") {
+			return "", records.Invalidf("path %s is outside the repository", p)
+		}
+		return clean, nil
+	}
+	rel, err := filepath.Rel(s.WS.Repo.TopLevel, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", records.Invalidf("path %s is outside the repository %s", p, s.WS.Repo.TopLevel)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// normalizePatterns applies the normalisations every pattern gets before
+// it is stored (globs.NormalizeIn): a trailing / means /**, and what the
+// repository (HEAD, the index and the worktree) says a literal path names
+// is written into the pattern, once, so that every clone compares the same
+// stored patterns the same way whatever it has checked out: a file stays
+// itself, a directory, a submodule or a path that does not exist yet
+// becomes DIR/**. The notes say what a pattern became, and why.
+func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
+	prefix := e.TopPrefix(s)
+	var out, notes []string
+	for _, given := range patterns {
+		p := patternFromTop(prefix, given)
+		var asked string
+		var found globs.PathKind
+		var kind globs.KindFunc
+		if s.WS.Repo != nil {
+			kind = func(path string) (globs.PathKind, error) {
+				k, err := repoKind(s.WS.Repo, path)
+				asked, found = path, k
+				return k, err
+			}
+		}
+		n, err := reservations.Normalize(p, kind)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case n == p || strings.HasSuffix(p, "/") && n == p+"**":
+			if p != given && !strings.HasPrefix(given, ":/") {
+				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
+			}
+		case found == globs.Dir:
+			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", asked, n))
+		case found == globs.File:
+			notes = append(notes, fmt.Sprintf("%s is a file: reserving %s", asked, n))
+		default:
+			notes = append(notes, fmt.Sprintf("%s does not exist yet: reserving %s, the path and anything created beneath it "+
+				"(to reserve only a new file, create it first)", asked, n))
+		}
+		out = append(out, n)
+	}
+	return out, notes, nil
+}
+
+// selectingPatterns normalises the patterns release and renew select
+// reservations with: a literal path selects the reservations of the path
+// and of what is beneath it, whether it was reserved as a file or, before
+// it existed, as DIR/**.
+func (e *Env) selectingPatterns(s *store.Store, patterns []string) ([]string, error) {
+	prefix := e.TopPrefix(s)
+	out := make([]string, 0, len(patterns))
+	for _, given := range patterns {
+		n, err := reservations.Normalize(patternFromTop(prefix, given), func(string) (globs.PathKind, error) { return globs.Dir, nil })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// repoKind is what the repository's HEAD, index and worktree say path
+// names, in globs' terms.
+func repoKind(repo *gitrepo.Repo, path string) (globs.PathKind, error) {
+	k, err := repo.PathKinds([]string{path})
+	if err != nil {
+		return globs.Absent, fmt.Errorf("look up %s in the repository: %w", path, err)
+	}
+	return globKinds[k[0]], nil
+}
+
+// globKinds translates gitrepo's kinds of path into globs'.
+var globKinds = map[gitrepo.PathKind]globs.PathKind{
+	gitrepo.PathAbsent: globs.Absent, gitrepo.PathFile: globs.File,
+	gitrepo.PathDir: globs.Dir, gitrepo.PathBeneathFile: globs.BeneathFile,
+}

@@ -1,0 +1,221 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/assignments"
+
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// ReserveRequest asks for reservations of the paths some patterns match.
+// The jsonschema descriptions teach an agent the MCP tool's arguments.
+type ReserveRequest struct {
+	Patterns []string `json:"patterns" jsonschema:"path globs relative to the top of the repository, e.g. src/api/** or docs/ (a directory means everything under it)"`
+	TTL      string   `json:"ttl,omitempty" jsonschema:"how long the reservation lasts, e.g. 30m or 4h (default 2h, at most 168h); renew it before it ends"`
+	Shared   bool     `json:"shared,omitempty" jsonschema:"make a shared reservation (others may work there too, and the pre-commit hook does not enforce it); the default is exclusive"`
+	Reason   string   `json:"reason,omitempty" jsonschema:"why you need the paths, shown to whoever runs into the reservation"`
+	Issue    string   `json:"issue,omitempty" jsonschema:"the beads issue id you are working on"`
+	Force    bool     `json:"force,omitempty" jsonschema:"reserve despite conflicts, only with the holders' agreement: the grant is marked forced and each holder gets a message from you"`
+	Notify   bool     `json:"notify,omitempty" jsonschema:"on a conflict, send each holder a message asking for the paths"`
+	// Offline grants an exclusive reservation on this machine without
+	// publishing it (the command line's --offline).
+	Offline bool `json:"-"`
+}
+
+// ReserveResult is what reserve granted and ran into, and where the grant
+// stands with the remote.
+type ReserveResult struct {
+	reservations.Result
+	// Remote is the remote the grant was published to ("" without one);
+	// Published is false for a grant only this clone knows of.
+	Remote    string             `json:"remote,omitempty"`
+	Published bool               `json:"published"`
+	Sync      *ledgersync.Result `json:"sync,omitempty"`
+	// Notes say what a pattern became when it was normalised, for people.
+	Notes []string `json:"-"`
+}
+
+// Reserve reserves paths, through the remote when one is configured and
+// the reservation is exclusive. A refusal's result lists the conflicts.
+var Reserve = UseCase[ReserveRequest, *ReserveResult]{Name: "reserve", run: reserve}
+
+func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
+	if len(r.Patterns) == 0 {
+		return nil, &UsageError{Command: "reserve", Msg: "name at least one PATTERN to reserve"}
+	}
+	ttl, err := ParseTTL("reserve", ttlOr(r.TTL))
+	if err != nil {
+		return nil, err
+	}
+	me, s, err := e.OpenAs()
+	if err != nil {
+		return nil, err
+	}
+	patterns, notes, err := e.normalizePatterns(s, r.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	exclusive := !r.Shared
+	req := reservations.Request{Patterns: patterns, Droid: me, TTL: ttl,
+		Exclusive: exclusive, Reason: r.Reason, IssueID: r.Issue, Force: r.Force, Notify: r.Notify}
+	out := &ReserveResult{Remote: ConfiguredRemote(s), Notes: notes}
+	if out.Remote != "" && exclusive && !r.Offline {
+		var rr *ledgersync.ReserveResult
+		rr, err = e.reservePublished(s, out.Remote, req)
+		if rr != nil {
+			out.Result, out.Sync = rr.Result, rr.Sync
+		}
+		out.Published = err == nil
+	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && exclusive {
+		return nil, err
+	} else {
+		out.Result, err = (&reservations.Store{S: s}).Reserve(req)
+		out.Published = out.Remote == ""
+	}
+	var conflict *reservations.ConflictError
+	if errors.As(err, &conflict) {
+		out.Result = reservations.Result{Granted: []records.Reservation{}, Conflicts: conflict.Conflicts, Notified: conflict.Notified}
+		out.Published = false
+		return out, err
+	}
+	if err != nil {
+		if out.Sync == nil {
+			return nil, err
+		}
+		return &ReserveResult{Sync: out.Sync}, err
+	}
+	out.Conflicts = nonNil(out.Conflicts)
+	if !out.Published && out.Remote != "" && !r.Offline {
+		e.Autosync()
+	}
+	return out, nil
+}
+
+// reservePublished grants an exclusive reservation through the remote.
+func (e *Env) reservePublished(s *store.Store, remote string, req reservations.Request) (*ledgersync.ReserveResult, error) {
+	sy, err := e.OpenSyncer(s, req.Droid)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Reserve(remote, req)
+}
+
+// ReleaseRequest selects reservations to release: the patterns given
+// (and any they cover), or all.
+type ReleaseRequest struct {
+	Patterns []string `json:"patterns,omitempty" jsonschema:"the patterns to act on (each covers the reservations whose paths it includes); empty with all=true for every reservation you hold"`
+	All      bool     `json:"all,omitempty" jsonschema:"every reservation you hold (or that holder holds)"`
+	Holder   string   `json:"holder,omitempty" jsonschema:"act on this droid's reservations instead of yours; needs force=true"`
+	Force    bool     `json:"force,omitempty" jsonschema:"change another droid's reservations (with holder): the change is marked forced and the holder gets a message from you; only when the holder cannot do it and the team agrees"`
+	Reason   string   `json:"reason,omitempty" jsonschema:"with force: why, told to the holder"`
+}
+
+// RenewRequest selects reservations to extend, as ReleaseRequest does.
+type RenewRequest struct {
+	ReleaseRequest
+	TTL string `json:"ttl,omitempty" jsonschema:"the new lifetime from now, e.g. 2h (default 2h)"`
+}
+
+// ChangeResult is what release or renew changed: the reservations, the
+// assignments a release of an issue id ended, and the holders told.
+type ChangeResult struct {
+	Renew      bool
+	Changed    []records.Reservation
+	Unassigned []assignments.Unassigned
+	Notified   []records.Message
+}
+
+// MarshalJSON is {"released"|"renewed": [...], "unassigned", "notified"},
+// the last two only when there are any.
+func (r *ChangeResult) MarshalJSON() ([]byte, error) {
+	key := "released"
+	if r.Renew {
+		key = "renewed"
+	}
+	out := map[string]any{key: nonNil(r.Changed)}
+	if len(r.Unassigned) > 0 {
+		out["unassigned"] = r.Unassigned
+	}
+	if len(r.Notified) > 0 {
+		out["notified"] = r.Notified
+	}
+	return json.Marshal(out)
+}
+
+// Release releases reservations; an argument that is an issue id the
+// holder is assigned ends that assignment instead (QueenBee's release).
+var Release = UseCase[ReleaseRequest, *ChangeResult]{Name: "release", Publishes: true,
+	run: func(e *Env, r ReleaseRequest) (*ChangeResult, error) { return e.change(r, false, "") }}
+
+// Renew moves the expiry of reservations to the ttl from now.
+var Renew = UseCase[RenewRequest, *ChangeResult]{Name: "renew", Publishes: true,
+	run: func(e *Env, r RenewRequest) (*ChangeResult, error) {
+		return e.change(r.ReleaseRequest, true, ttlOr(r.TTL))
+	}}
+
+func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResult, error) {
+	verb := "release"
+	if renew {
+		verb = "renew"
+	}
+	if r.All && len(r.Patterns) > 0 {
+		return nil, &UsageError{Command: verb, Msg: "give PATTERNs or --all, not both"}
+	}
+	if !r.All && len(r.Patterns) == 0 {
+		return nil, &UsageError{Command: verb, Msg: fmt.Sprintf("name the PATTERNs to %s, or use --all", verb)}
+	}
+	var ttl time.Duration
+	if renew {
+		var err error
+		if ttl, err = ParseTTL(verb, ttlText); err != nil {
+			return nil, err
+		}
+	}
+	me, s, err := e.OpenAs()
+	if err != nil {
+		return nil, err
+	}
+	holder := r.Holder
+	if holder == "" {
+		holder = me
+	}
+	if r.Reason != "" && holder == me {
+		return nil, &UsageError{Command: verb, Msg: "--reason is told to the holder of a forced change (--holder NAME --force); your own reservations need none"}
+	}
+	args := r.Patterns
+	res := &ChangeResult{Renew: renew, Changed: []records.Reservation{}}
+	if !renew && !r.All {
+		var issues []string
+		if issues, args, err = releasedIssues(s, holder, args); err != nil {
+			return nil, err
+		}
+		for _, issue := range issues {
+			a, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: issue, By: me, Force: r.Force, Reason: r.Reason})
+			if err != nil {
+				return res, err
+			}
+			res.Unassigned = append(res.Unassigned, a)
+		}
+	}
+	patterns, err := e.selectingPatterns(s, args)
+	if err != nil {
+		return res, err
+	}
+	if len(patterns) > 0 || r.All { // else only issues were named
+		cr, err := (&reservations.Store{S: s}).Change(reservations.ChangeRequest{By: me, Holder: holder, Patterns: patterns,
+			All: r.All, Renew: renew, TTL: ttl, Force: r.Force, Reason: r.Reason})
+		if err != nil {
+			return res, err
+		}
+		res.Changed, res.Notified = cr.Changed, cr.Notified
+	}
+	return res, nil
+}

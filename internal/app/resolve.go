@@ -1,0 +1,195 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/merge"
+)
+
+// ResolveRequest names the files to repair ("" for the unmerged JSONL
+// files, else the tracked ones with merge debris); Check changes nothing.
+type ResolveRequest struct {
+	Files    []string
+	Check    bool
+	Format   string
+	Interval int
+}
+
+// Resolved is what resolve did to one file.
+type Resolved struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	// Source is where the merge inputs came from: "index" (the stages of
+	// an unfinished merge), "markers" (conflict markers in the file),
+	// "duplicates" (a union merge's repeated lines), or "clean".
+	Source   string         `json:"source"`
+	Changed  bool           `json:"changed"`
+	Staged   bool           `json:"staged"`
+	Conflict bool           `json:"conflict"`
+	Reports  []merge.Report `json:"reports"`
+}
+
+// Resolve rewrites JSONL files merged without the driver (conflict
+// markers, union duplicates) into what the driver would have produced.
+// A file still conflicted, or one that would change with Check, is a
+// FailedError whose result lists every file.
+var Resolve = UseCase[ResolveRequest, []Resolved]{Name: "resolve", run: resolve}
+
+func resolve(e *Env, r ResolveRequest) ([]Resolved, error) {
+	top := ""
+	if repo, err := gitrepo.Discover(e.Dir); err == nil {
+		top = repo.TopLevel
+	}
+	files := r.Files
+	if len(files) == 0 {
+		if top == "" {
+			return nil, &UsageError{Command: "resolve", Msg: "not in a git repository: name the files to repair"}
+		}
+		var err error
+		if files, err = unmergedJSONL(top); err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			// No merge under way: the tracked logs a merge without the
+			// driver left debris in (markers, union duplicates), which is
+			// what validate sends people here for.
+			if files, err = e.damagedJSONL(r, top); err != nil {
+				return nil, err
+			}
+		}
+		for i, f := range files {
+			files[i] = filepath.Join(top, f)
+		}
+	}
+	results := []Resolved{}
+	failed := 0
+	for _, f := range files {
+		res, err := e.resolveFile(r, top, f)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+		if res.Conflict || (r.Check && res.Changed) {
+			failed++
+		}
+	}
+	if failed > 0 {
+		what := "still conflicted"
+		if r.Check {
+			what = "in need of repair"
+		}
+		return results, &FailedError{Msg: fmt.Sprintf("%d of %d files %s", failed, len(results), what)}
+	}
+	return results, nil
+}
+
+// resolveFile repairs one file (a path relative to the working directory).
+func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) {
+	abs := e.abs(file)
+	rel := file
+	if top != "" {
+		if r, err := filepath.Rel(top, abs); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+	}
+	format, err := PathFormat(e.Dir, r.Format, rel)
+	if err != nil {
+		return Resolved{}, err
+	}
+	opts := merge.Options{Format: format, CheckpointInterval: r.Interval, TextMerge: textMerge(e.Dir, 7, rel)}
+	out := Resolved{Path: file}
+
+	var res merge.Result
+	stages, err := gitrepo.IndexStages(top, rel)
+	if err != nil {
+		return Resolved{}, err
+	}
+	data, readErr := os.ReadFile(abs)
+	switch {
+	case stages != nil:
+		if stages[1] == nil || stages[2] == nil {
+			return Resolved{}, fmt.Errorf("%s was deleted on one side of the merge: keep it with `git add %s` or drop it with `git rm %s`", file, file, file)
+		}
+		out.Source = "index"
+		res, err = merge.Merge(stages[0], stages[1], stages[2], rel, opts)
+	case readErr != nil:
+		return Resolved{}, fmt.Errorf("resolve: %w", readErr)
+	default:
+		out.Source = "clean"
+		if merge.SplitConflicts(data).Hunks > 0 {
+			out.Source = "markers"
+		}
+		res, err = merge.Repair(data, rel, opts)
+		if out.Source == "clean" && len(res.Reports) > 0 {
+			out.Source = "duplicates"
+		}
+	}
+	if err != nil {
+		return Resolved{}, fmt.Errorf("resolve %s: %w", file, err)
+	}
+	out.Format, out.Conflict, out.Reports = string(res.Format), res.Conflict, nonNil(res.Reports)
+	out.Changed = readErr != nil || !bytes.Equal(data, res.Bytes())
+	if r.Check {
+		return out, nil
+	}
+	if out.Changed {
+		if err := jsonl.WriteFileAtomic(abs, res.Bytes()); err != nil {
+			return Resolved{}, fmt.Errorf("resolve: %w", err)
+		}
+	}
+	if stages != nil && !res.Conflict {
+		if err := gitrepo.Stage(top, rel); err != nil {
+			return Resolved{}, err
+		}
+		out.Staged = true
+	}
+	return out, nil
+}
+
+// unmergedJSONL lists the unmerged paths that are JSONL, by name or by the
+// queen-format attribute, relative to the top level.
+func unmergedJSONL(top string) ([]string, error) {
+	unmerged, err := gitrepo.UnmergedPaths(top)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, p := range unmerged {
+		switch filepath.Ext(p) {
+		case ".jsonl", ".ndjson", ".jsonlines":
+			files = append(files, p)
+			continue
+		}
+		if f, err := PathFormat(top, "", p); err == nil && f != merge.Auto && f != merge.Text {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
+
+// damagedJSONL lists the tracked JSONL files that a repair would change.
+func (e *Env) damagedJSONL(r ResolveRequest, top string) ([]string, error) {
+	tracked, err := gitrepo.TrackedFiles(top, "*.jsonl", "*.ndjson", "*.jsonlines")
+	if err != nil {
+		return nil, err
+	}
+	check := r
+	check.Check = true
+	var files []string
+	for _, p := range tracked {
+		res, err := e.resolveFile(check, top, filepath.Join(top, p))
+		if err != nil {
+			return nil, err
+		}
+		if res.Changed || res.Conflict {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}

@@ -1,0 +1,207 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/workspace"
+)
+
+// Workspace finds the store directory.
+func (e *Env) Workspace() (*workspace.Workspace, error) {
+	o := workspace.Options{Flag: e.BeadsDir, Env: e.Getenv("BEADS_DIR"), Dir: e.Dir}
+	if ws, ok := e.found[o]; ok {
+		return ws, nil
+	}
+	ws, err := workspace.Find(o)
+	if err != nil {
+		return nil, err
+	}
+	if e.found == nil {
+		e.found = map[workspace.Options]*workspace.Workspace{}
+	}
+	e.found[o] = ws
+	return ws, nil
+}
+
+// Identity is the droid a use case acts as: --droid, else QUEEN_DROID,
+// else `git config queen.droid` (which `git config --worktree` can set per
+// worktree). It returns "" when none is set. The repository's own config
+// files are read directly (where init puts the identity); git is asked
+// only when they do not set it (a global setting, an include).
+func (e *Env) Identity() string {
+	if e.Droid != "" {
+		return e.Droid
+	}
+	for _, name := range []string{"QUEEN_DROID", "QUEEN_AGENT"} { // QUEEN_AGENT: QueenBee's name
+		if d := strings.TrimSpace(e.Getenv(name)); d != "" {
+			return d
+		}
+	}
+	if repo, err := gitrepo.Discover(e.Dir); err == nil && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
+		if d, ok := repo.LocalConfig("queen.droid"); ok && strings.TrimSpace(d) != "" {
+			if other := copiedIdentity(repo); other != "" {
+				e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
+					"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", strings.TrimSpace(d), other)
+				return ""
+			}
+			return strings.TrimSpace(d)
+		}
+	}
+	out, err := gitrepo.Git(e.Dir, "config", "--get", "queen.droid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// RequireIdentity is Identity for use cases that cannot act as nobody.
+func (e *Env) RequireIdentity() (string, error) {
+	if d := e.Identity(); d != "" {
+		return d, nil
+	}
+	if e.identityNote != "" {
+		return "", &UsageError{Msg: "no droid identity: " + e.identityNote}
+	}
+	return "", ErrNoIdentity
+}
+
+// copiedIdentity is the git directory of the worktree the configured
+// identity was set for, when that is not this worktree's (git worktree add
+// copies config.worktree, and with it the creator's identity); "" when
+// the identity is this worktree's own, or says nothing of where it was set.
+func copiedIdentity(repo *gitrepo.Repo) string {
+	setFor, ok := repo.LocalConfig("queen.droidfor")
+	if !ok || strings.TrimSpace(setFor) == "" {
+		return ""
+	}
+	setFor = strings.TrimSpace(setFor)
+	if filepath.Clean(setFor) == filepath.Clean(repo.GitDir) {
+		return ""
+	}
+	return setFor
+}
+
+// OpenStore finds the store directory and opens it with this Env's clock,
+// reporting torn-tail repairs on Warn as they happen.
+func (e *Env) OpenStore() (*store.Store, error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	s := &store.Store{
+		WS:    ws,
+		Clock: e.Now,
+		OnRepair: func(r jsonl.Repair) {
+			fmt.Fprintf(e.Warn, "git-queen: warning: %s\n", r)
+		},
+	}
+	if ws.Live {
+		s.Fetched = ledgersync.Fetched(ws, s.Now)
+	}
+	if ws.Repo != nil {
+		// A case-insensitive file system: SRC/a.go is src/a.go.
+		v, _ := ws.Repo.LocalConfig("core.ignorecase")
+		reservations.IgnoreCase(strings.EqualFold(strings.TrimSpace(v), "true"))
+	}
+	return s, nil
+}
+
+// OpenAs is what a use case that writes as a droid starts with: the
+// droid's identity (an error without one) and the store.
+func (e *Env) OpenAs() (string, *store.Store, error) {
+	me, err := e.RequireIdentity()
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := e.OpenStore()
+	return me, s, err
+}
+
+// OpenSyncer opens the ledger of the live store s for droid. With
+// QUEEN_TRACE set, each step of a sync is timed on Warn.
+func (e *Env) OpenSyncer(s *store.Store, droid string) (*ledgersync.Syncer, error) {
+	timeout, err := e.NetworkTimeout()
+	if err != nil {
+		return nil, err
+	}
+	sy, err := ledgersync.New(s, droid)
+	if err != nil {
+		return sy, err
+	}
+	sy.Timeout = timeout
+	if e.Getenv("QUEEN_TRACE") == "" {
+		return sy, nil
+	}
+	start, last := time.Now(), time.Now()
+	sy.Trace = func(step string) {
+		now := time.Now()
+		fmt.Fprintf(e.Warn, "git-queen: trace: %8.2f ms %8.2f ms  %s\n",
+			float64(now.Sub(start).Microseconds())/1000, float64(now.Sub(last).Microseconds())/1000, step)
+		last = now
+	}
+	return sy, nil
+}
+
+// NetworkTimeout is QUEEN_TIMEOUT, which bounds each fetch, push and
+// ls-remote of this use case (zero when unset: queen.timeout, else the
+// default, apply).
+func (e *Env) NetworkTimeout() (time.Duration, error) {
+	v := strings.TrimSpace(e.Getenv("QUEEN_TIMEOUT"))
+	if v == "" {
+		return 0, nil
+	}
+	d, err := ledgersync.ParseTimeout(v)
+	if err != nil {
+		return 0, fmt.Errorf("QUEEN_TIMEOUT: %w", err)
+	}
+	return d, nil
+}
+
+// ConfiguredRemote is queen.remote, or "" when the store has no remote
+// (or is not the live store).
+func ConfiguredRemote(s *store.Store) string {
+	if !s.WS.Live || s.WS.Repo == nil {
+		return ""
+	}
+	remote, _ := s.WS.Repo.LocalConfig("queen.remote")
+	return strings.TrimSpace(remote)
+}
+
+// Autosync publishes after a write when queen.autosync is true and a
+// remote is configured. The write itself already succeeded, so a sync that
+// fails only warns, and says how to publish later.
+func (e *Env) Autosync() {
+	s, err := e.OpenStore()
+	if err != nil || !s.WS.Live || s.WS.Repo == nil || !s.WS.Repo.LocalBool("queen.autosync") {
+		return
+	}
+	remote := ConfiguredRemote(s)
+	if remote == "" {
+		return
+	}
+	sy, err := e.OpenSyncer(s, e.Identity())
+	if err == nil {
+		defer sy.Close()
+		var res *ledgersync.Result
+		if res, err = sy.Sync(remote); err == nil && LostAny(res) && e.Withdrawn != nil {
+			e.Withdrawn(res)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(e.Warn, "git-queen: warning: done here, but not published to %s (queen.autosync): %v; run git queen sync\n", remote, err)
+	}
+}
+
+// LostAny says whether a sync withdrew any of this clone's grants.
+func LostAny(res *ledgersync.Result) bool {
+	return len(res.Withdrawn) > 0 || len(res.WithdrawnAssignments) > 0
+}

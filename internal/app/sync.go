@@ -1,0 +1,61 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/git-queen/git-queen/internal/ledgersync"
+	"github.com/git-queen/git-queen/internal/store"
+)
+
+// SyncRequest names the remote to sync with.
+type SyncRequest struct {
+	Remote string `json:"remote,omitempty" jsonschema:"the remote to sync with: a remote's name or a URL (default: the one git queen init --remote configured)"`
+}
+
+// Sync exchanges the records with a remote. A sync that withdrew this
+// clone's grants (an --offline reservation or assignment another clone
+// published first) is a ConflictError whose result names them.
+var Sync = UseCase[SyncRequest, *ledgersync.Result]{Name: "sync", run: func(e *Env, r SyncRequest) (*ledgersync.Result, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	sy, err := e.OpenSyncer(s, e.Identity())
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	remote, err := e.syncRemote(s, r.Remote)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sy.Sync(remote)
+	if err != nil {
+		return nil, err
+	}
+	if LostAny(res) {
+		return res, &ConflictError{Msg: fmt.Sprintf("sync withdrew %d reservation(s) and %d assignment(s) of this clone that another clone published first (see the result's withdrawn)",
+			len(res.Withdrawn), len(res.WithdrawnAssignments))}
+	}
+	return res, nil
+}}
+
+// syncRemote is the remote a sync exchanges with: the one named, else
+// queen.remote.
+func (e *Env) syncRemote(s *store.Store, named string) (string, error) {
+	if named != "" && s.WS.Live && s.WS.Repo != nil {
+		rm, err := ledgersync.ResolveRemote(s.WS.Repo, named, e.Dir)
+		if err != nil {
+			return "", &UsageError{Command: "sync", Msg: err.Error()}
+		}
+		return rm.Arg, nil
+	}
+	if named != "" {
+		return named, nil // not the live store: the syncer says so
+	}
+	if remote := ConfiguredRemote(s); remote != "" {
+		return remote, nil
+	}
+	return "", &UsageError{Command: "sync", Msg: "no remote to sync with: name one (git queen sync origin), " +
+		"or set it once with git queen init --remote origin"}
+}

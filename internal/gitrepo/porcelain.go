@@ -1,0 +1,125 @@
+package gitrepo
+
+import (
+	"strings"
+)
+
+// The porcelain calls of resolve, resolve --octopus and the merge driver:
+// each a named function, so that no package outside gitrepo starts git.
+// Every path, revision and commit a caller gives goes after "--" or
+// "--end-of-options", so none reaches git as an option.
+
+// TrackedChanges is what `git status --porcelain --untracked-files=no`
+// says of the worktree at dir: "" when its tracked files are clean.
+func TrackedChanges(dir string) (string, error) {
+	return Git(dir, "status", "--porcelain", "--untracked-files=no")
+}
+
+// ResolveCommit is the id of the commit rev names, or an error when it
+// names none.
+func ResolveCommit(dir, rev string) (string, error) {
+	out, err := Git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	return strings.TrimSpace(out), err
+}
+
+// HeadCommit is the id of the commit HEAD names in the worktree at dir.
+func HeadCommit(dir string) (string, error) {
+	out, err := Git(dir, "rev-parse", "--verify", "HEAD^{commit}")
+	return strings.TrimSpace(out), err
+}
+
+// HeadTree is the id of the tree of HEAD's commit in the worktree at dir.
+func HeadTree(dir string) (string, error) {
+	out, err := Git(dir, "rev-parse", "--verify", "HEAD^{tree}")
+	return strings.TrimSpace(out), err
+}
+
+// AddDetachedWorktree checks commit out, detached, in a new worktree at
+// path of the repository at dir.
+func AddDetachedWorktree(dir, path, commit string) error {
+	_, err := Git(dir, "worktree", "add", "-q", "--detach", "--", path, commit)
+	return err
+}
+
+// RemoveWorktree removes the worktree at path, changes and all.
+func RemoveWorktree(dir, path string) error {
+	_, err := Git(dir, "worktree", "remove", "--force", "--", path)
+	return err
+}
+
+// MergeNoFF merges commit into HEAD of the worktree at dir with a merge
+// commit (the merge drivers configured there run), and returns what git
+// said.
+func MergeNoFF(dir, commit string) (string, error) {
+	return Git(dir, "merge", "-q", "--no-ff", "--no-edit", "--", commit)
+}
+
+// FastForward moves the current branch of the worktree at dir to commit,
+// which must contain it.
+func FastForward(dir, commit string) error {
+	_, err := Git(dir, "merge", "-q", "--ff-only", "--", commit)
+	return err
+}
+
+// CommitTree makes a commit of tree with the parents and message given,
+// and returns its id.
+func CommitTree(dir, tree string, parents []string, message string) (string, error) {
+	args := []string{"commit-tree"}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	args = append(args, "-m", message, "--", tree)
+	out, err := Git(dir, args...)
+	return strings.TrimSpace(out), err
+}
+
+// UnmergedPaths are the paths an unfinished merge left unmerged in the
+// worktree at dir, relative to its top.
+func UnmergedPaths(dir string) ([]string, error) {
+	out, err := Git(dir, "diff", "--name-only", "--diff-filter=U", "-z")
+	return nulList(out), err
+}
+
+// TrackedFiles are the tracked files that match any of the pathspecs,
+// relative to the top of the worktree at dir.
+func TrackedFiles(dir string, pathspecs ...string) ([]string, error) {
+	out, err := Git(dir, append([]string{"ls-files", "-z", "--"}, pathspecs...)...)
+	return nulList(out), err
+}
+
+// Stage adds the file at path (relative to dir) to the index.
+func Stage(dir, path string) error {
+	_, err := Git(dir, "add", "--", path)
+	return err
+}
+
+// FormatAttribute is the git attribute that names a path's merge format
+// (`.beads/log.jsonl queen-format=snapshot` in .gitattributes).
+const FormatAttribute = "queen-format"
+
+// FormatAttributeOf is the value git's attributes give path for
+// FormatAttribute ("unspecified", "set", "unset" or the value), read where
+// dir is.
+func FormatAttributeOf(dir, path string) (string, error) {
+	out, err := Git(dir, "check-attr", "-z", FormatAttribute, "--", path)
+	if err != nil {
+		return "", err
+	}
+	// -z output: path NUL attribute NUL value NUL
+	parts := strings.Split(out, "\x00")
+	if len(parts) < 3 {
+		return "unspecified", nil
+	}
+	return parts[2], nil
+}
+
+// nulList splits git's -z output into its entries.
+func nulList(out string) []string {
+	var list []string
+	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	return list
+}
