@@ -80,17 +80,14 @@ func ResolveRemote(repo *gitrepo.Repo, arg, dir string) (Remote, error) {
 }
 
 // configuredRemote says whether name is a remote of the repository's
-// configuration: its own file first (no process), then every scope.
+// configuration, in any scope.
 func configuredRemote(repo *gitrepo.Repo, name string) bool {
-	if _, ok := repo.LocalConfig("remote." + name + ".url"); ok {
-		return true
+	cfg, err := repo.ReadConfig()
+	if err != nil {
+		return false
 	}
-	dir := repo.TopLevel
-	if dir == "" {
-		dir = repo.GitDir
-	}
-	_, err := gitrepo.Git(dir, "config", "--get", "remote."+name+".url")
-	return err == nil
+	_, ok := cfg.Get("remote." + name + ".url")
+	return ok
 }
 
 // checkURL checks a remote that is not a configured name and returns what

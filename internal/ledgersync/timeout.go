@@ -41,17 +41,13 @@ func ParseTimeout(v string) (time.Duration, error) {
 // ConfiguredTimeout is the network timeout git configuration sets for
 // repo (queen.timeout, in any scope), or DefaultTimeout.
 func ConfiguredTimeout(repo *gitrepo.Repo) (time.Duration, error) {
-	v, ok := repo.LocalConfig(TimeoutKey)
+	cfg, err := repo.ReadConfig()
+	if err != nil {
+		return DefaultTimeout, nil // git cannot read it either: as unset
+	}
+	v, ok := cfg.Get(TimeoutKey)
 	if !ok {
-		dir := repo.TopLevel
-		if dir == "" {
-			dir = repo.GitDir
-		}
-		out, err := gitrepo.Git(dir, "config", "--get", TimeoutKey)
-		if err != nil {
-			return DefaultTimeout, nil // unset
-		}
-		v = out
+		return DefaultTimeout, nil
 	}
 	d, err := ParseTimeout(v)
 	if err != nil {

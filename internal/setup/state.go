@@ -28,8 +28,9 @@ func (r *Repo) checkIdentity(droid string) Check {
 		c.Fixable, c.forInit = true, true
 		c.fix = func() error { return r.SetIdentity(droid) }
 	}
-	out, err := r.git("config", "--show-scope", "--get", "queen.droid")
-	scope, current, _ := strings.Cut(out, "\t")
+	cfg, err := r.ReadConfig()
+	current, _ := cfg.Get("queen.droid")
+	current, scope := strings.TrimSpace(current), cfg.Scope("queen.droid")
 	switch {
 	case droid != "" && current == droid && scope == "worktree":
 		return ok("identity", "this worktree acts as %s", current)
@@ -76,8 +77,10 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 		if w.Path == r.TopLevel {
 			continue
 		}
-		if out, err := gitrepo.Git(w.Path, "config", "--get", "queen.droid"); err == nil && strings.TrimSpace(out) == droid {
-			return w.Path
+		if cfg, err := gitrepo.ReadConfigIn(w.Path); err == nil {
+			if d, _ := cfg.Get("queen.droid"); strings.TrimSpace(d) == droid {
+				return w.Path
+			}
 		}
 	}
 	return ""

@@ -1,0 +1,92 @@
+package gitrepo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// ReadConfig agrees with `git config --get` and `--show-scope` on every
+// key, across the global, local and worktree scopes, whether it reads the
+// files itself or asks git (an include, git -c).
+func TestReadConfigAgreesWithGit(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	global := os.Getenv("GIT_CONFIG_GLOBAL")
+	testgit.Run(t, repo, "config", "--file", global, "queen.timeout", "7s")
+	testgit.Run(t, repo, "config", "--file", global, "queen.prePushTimeout", "off")
+	testgit.Run(t, repo, "config", "--file", global, "queen.droid", "global-droid")
+	testgit.Run(t, repo, "config", "--local", "queen.prePushTimeout", "9s")
+	testgit.Run(t, repo, "config", "--local", "extensions.worktreeConfig", "true")
+	testgit.Run(t, repo, "config", "--worktree", "queen.droid", "wt-droid")
+	testgit.Run(t, repo, "config", "--local", "--add", "remote.Up.fetch", "+refs/a:refs/a")
+	testgit.Run(t, repo, "config", "--local", "--add", "remote.Up.fetch", "+refs/b:refs/b")
+	testgit.Run(t, repo, "config", "--local", "remote.Up.url", `/tmp/with "quotes" ; and # marks`)
+	keys := []string{"queen.timeout", "queen.prepushtimeout", "queen.droid", "remote.Up.url", "remote.up.url", "remote.Up.fetch",
+		"extensions.worktreeconfig", "queen.unset", "nodot"}
+
+	check := func(t *testing.T, wantFiles bool) {
+		t.Helper()
+		r, err := Discover(repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, fromFiles := r.configFromFiles(); fromFiles != wantFiles {
+			t.Fatalf("read from the files: %v, want %v", fromFiles, wantFiles)
+		}
+		c, err := r.ReadConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range keys {
+			want, gitErr := Git(repo, "config", "--get", "--", key)
+			got, ok := c.Get(key)
+			if ok != (gitErr == nil) || got != strings.TrimSuffix(want, "\n") {
+				t.Errorf("%s: got %q (set %v), git says %q (%v)", key, got, ok, want, gitErr)
+			}
+			if gitErr != nil {
+				continue
+			}
+			scope, _ := Git(repo, "config", "--show-scope", "--get", "--", key)
+			if s, _, _ := strings.Cut(scope, "\t"); string(c.Scope(key)) != s {
+				t.Errorf("%s: scope %q, git says %q", key, c.Scope(key), s)
+			}
+		}
+		if all := c.All("remote.Up.fetch"); strings.Join(all, ",") != "+refs/a:refs/a,+refs/b:refs/b" {
+			t.Errorf("remote.Up.fetch: all values %q", all)
+		}
+		if v, ok := c.GetIn(ScopeLocal, "queen.droid"); ok {
+			t.Errorf("queen.droid in the local scope: %q, but only global and worktree set it", v)
+		}
+	}
+	t.Run("files", func(t *testing.T) { check(t, true) })
+	t.Run("git -c", func(t *testing.T) {
+		t.Setenv("GIT_CONFIG_COUNT", "1")
+		t.Setenv("GIT_CONFIG_KEY_0", "queen.timeout")
+		t.Setenv("GIT_CONFIG_VALUE_0", "3m")
+		check(t, false)
+		if c, _ := (&Repo{TopLevel: repo, GitDir: filepath.Join(repo, ".git"), CommonDir: filepath.Join(repo, ".git")}).ReadConfig(); c.Scope("queen.timeout") != ScopeCommand {
+			t.Errorf("git -c queen.timeout: scope %q, want command", c.Scope("queen.timeout"))
+		}
+	})
+	t.Run("include", func(t *testing.T) {
+		inc := filepath.Join(t.TempDir(), "inc")
+		testgit.Run(t, repo, "config", "--file", inc, "queen.timeout", "11s")
+		testgit.Run(t, repo, "config", "--local", "include.path", inc)
+		defer testgit.Run(t, repo, "config", "--local", "--unset", "include.path")
+		check(t, false)
+	})
+	t.Run("continued line", func(t *testing.T) {
+		f, err := os.OpenFile(global, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("[queen]\n\tremote = first\\\nsecond\n")
+		f.Close()
+		keys = append(keys, "queen.remote")
+		check(t, false)
+	})
+}
