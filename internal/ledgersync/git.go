@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/ledger"
 )
 
@@ -64,7 +65,7 @@ func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
 			"--no-recurse-submodules", "--", rm.Arg, ledger.FetchRefspec(rm.Arg))
 		if err == nil {
 			s.ledger.Refresh()
-			return s.ledger.ReadRef(ledger.TrackingRef(rm.Arg))
+			return s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
 		}
 		lastErr = networkError(rm, "fetch", stderr, err)
 		// Another fetch (the user's, with the refspec configured) holds
@@ -73,7 +74,7 @@ func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
 		if !strings.Contains(stderr, "cannot lock ref") {
 			break
 		}
-		ledger.AwaitLock(s.ledger.LockPath(ledger.TrackingRef(rm.Arg)))
+		refs.AwaitLock(s.ledger.Refs().LockPath(ledger.TrackingRef(rm.Arg)))
 		sleepJitter(attempt + 1)
 	}
 	return plumbing.ZeroHash, lastErr
@@ -102,11 +103,11 @@ func (s *Syncer) upToDate(rm Remote) (plumbing.Hash, bool) {
 	if _, err := os.Stat(filepath.Join(dir, "objects")); err != nil {
 		return plumbing.ZeroHash, false
 	}
-	theirs, ok, err := ledger.ReadRefIn(dir, ledger.Ref)
+	theirs, ok, err := refs.ReadIn(dir, ledger.Ref)
 	if err != nil || !ok || theirs.IsZero() {
 		return plumbing.ZeroHash, false
 	}
-	known, err := s.ledger.ReadRef(ledger.TrackingRef(rm.Arg))
+	known, err := s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
 	return known, err == nil && known == theirs
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/store"
@@ -351,9 +352,9 @@ func sleepJitter(attempt int) {
 // there).
 func (s *Syncer) published(remote string, r *round) (Counts, error) {
 	tracking := ledger.TrackingRef(remote)
-	if cur, err := s.ledger.ReadRef(tracking); err == nil && cur != r.local {
-		var stale *ledger.StaleRefError
-		if err := s.ledger.UpdateRef(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
+	if cur, err := s.ledger.Refs().Read(tracking); err == nil && cur != r.local {
+		var stale *refs.StaleError
+		if err := s.ledger.Refs().Update(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
 			return nil, err
 		}
 	}
