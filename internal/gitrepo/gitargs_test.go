@@ -510,7 +510,7 @@ func TestNoArgumentReachesGitAsAnOption(t *testing.T) {
 	for _, want := range []string{
 		"github.com/git-queen/git-queen/internal/gitrepo.Git",
 		"github.com/git-queen/git-queen/internal/gitrepo.GitInput",
-		"github.com/git-queen/git-queen/internal/ledgersync.runGit",
+		"github.com/git-queen/git-queen/internal/gitrepo/transport.run",
 		"(*github.com/git-queen/git-queen/internal/setup.Repo).git",
 		"(*github.com/git-queen/git-queen/internal/setup.Repo).config",
 	} {
