@@ -81,8 +81,11 @@ func (c *Config) GetIn(scope ConfigScope, key string) (value string, ok bool) {
 }
 
 // Bool is a boolean key read as git reads it (see LocalBool).
-func (c *Config) Bool(key string) bool {
-	v, ok := c.Get(key)
+func (c *Config) Bool(key string) bool { return c.BoolIn("", key) }
+
+// BoolIn is Bool within one scope ("" for all).
+func (c *Config) BoolIn(scope ConfigScope, key string) bool {
+	v, ok := c.GetIn(scope, key)
 	return ok && isTrue(v)
 }
 

@@ -511,8 +511,6 @@ func TestNoArgumentReachesGitAsAnOption(t *testing.T) {
 		"github.com/git-queen/git-queen/internal/gitrepo.Git",
 		"github.com/git-queen/git-queen/internal/gitrepo.GitInput",
 		"github.com/git-queen/git-queen/internal/gitrepo/transport.run",
-		"(*github.com/git-queen/git-queen/internal/setup.Repo).git",
-		"(*github.com/git-queen/git-queen/internal/setup.Repo).config",
 	} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the scan did not find %s hands its arguments to git; found %v", want, names)

@@ -91,7 +91,7 @@ func mergeParents(repo *gitrepo.Repo, environ []string) ([]string, error) {
 		oid, _ := hex.DecodeString(id)
 		kind, _, err := objects.Header(oid)
 		if gitrepo.IsNotInProcess(err) {
-			kind, err = askType(repo, id)
+			kind, err = repo.ObjectType(id)
 		}
 		if err == nil && kind == "commit" && id != head {
 			parents = append(parents, id)
@@ -100,20 +100,13 @@ func mergeParents(repo *gitrepo.Repo, environ []string) ([]string, error) {
 	return parents, nil
 }
 
-// askType is the type of object id, through git, for what the in-process
-// reader does not read (SHA-256, a replaced object); "" when missing.
-func askType(repo *gitrepo.Repo, id string) (string, error) {
-	out, err := gitrepo.Git(repo.TopLevel, "cat-file", "-t", "--end-of-options", id)
-	return strings.TrimSpace(out), err
-}
-
 // readMerge learns what the merge with parents brings: one git diff-index
 // per parent, one rev-list of the commits brought that no remote has, and
 // one diff-tree of those when there are any.
 func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	mv := &mergeView{Merge: Merge{Parents: parents, Unpushed: []string{}, Brought: []string{}}, unjudged: map[string]string{}}
 	for _, p := range parents {
-		out, err := gitrepo.Git(repo.TopLevel, append(append([]string{"diff-index", "--cached"}, diffOptions...), "--end-of-options", p)...)
+		out, err := repo.RawDiffOfIndex(p)
 		if err != nil {
 			return nil, fmt.Errorf("compare the merge with %s: %w", p, err)
 		}
@@ -129,17 +122,11 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	}
 	// What a remote has: its remote-tracking refs, and what a fetch
 	// brought (git pull of a URL leaves only FETCH_HEAD).
-	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes", "--not", "--end-of-options"}
-	args = append(args, parents...)
-	args = append(args, "^HEAD")
-	for _, id := range fetchHead(repo) {
-		args = append(args, "^"+id)
-	}
-	out, err := gitrepo.Git(repo.TopLevel, args...)
+	unpushed, err := repo.CommitsNotOnRemote("", parents, append([]string{"HEAD"}, fetchHead(repo)...))
 	if err != nil {
 		return nil, fmt.Errorf("list the commits the merge brings: %w", err)
 	}
-	mv.Unpushed = append(mv.Unpushed, strings.Fields(out)...)
+	mv.Unpushed = append(mv.Unpushed, unpushed...)
 	if len(mv.Unpushed) == 0 {
 		return mv, nil
 	}

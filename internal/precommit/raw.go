@@ -14,11 +14,6 @@ import (
 // path like files: --ignore-submodules=none keeps diff.ignoreSubmodules and
 // a .gitmodules "ignore = all" from hiding a gitlink that moved.
 
-// diffOptions are the options of every diff the hooks read: raw records,
-// NUL-ended, full object ids, renames as a deletion and an addition (both
-// paths seen, no content compared), and gitlinks always shown.
-var diffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames", "--ignore-submodules=none"}
-
 // rawEntry is one record of git's raw diff format: a path, and the object
 // ids of its sides (the parents' first, the result's last; "" where the
 // side has no object there).
@@ -104,8 +99,7 @@ func parseDiffIndex(out string) ([]rawEntry, error) {
 // changes against its parent (a merge: the paths it changed against every
 // parent, i.e. its own resolution).
 func changedPaths(repo *gitrepo.Repo, commits []string) (map[string][]string, error) {
-	args := append([]string{"diff-tree", "--stdin", "-c", "--root"}, diffOptions...)
-	out, err := gitrepo.GitInput(repo.TopLevel, strings.Join(commits, "\n")+"\n", args...)
+	out, err := repo.RawDiffOfCommits(commits)
 	if err != nil {
 		return nil, fmt.Errorf("list the paths the commits change: %w", err)
 	}
@@ -114,19 +108,4 @@ func changedPaths(repo *gitrepo.Repo, commits []string) (map[string][]string, er
 		set[c] = true
 	}
 	return parseDiffTree(out, set)
-}
-
-// subjects reads the subject of each commit, for a refusal's message.
-func subjects(repo *gitrepo.Repo, commits []string) map[string]string {
-	out, err := gitrepo.Git(repo.TopLevel, append([]string{"log", "--no-walk=unsorted", "-z", "--format=%H %s", "--end-of-options"}, commits...)...)
-	subjects := map[string]string{}
-	if err != nil {
-		return subjects
-	}
-	for rec := range strings.SplitSeq(out, "\x00") {
-		if id, subject, ok := strings.Cut(strings.TrimPrefix(rec, "\n"), " "); ok {
-			subjects[id] = subject
-		}
-	}
-	return subjects
 }

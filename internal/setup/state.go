@@ -92,22 +92,25 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // it is safe (not with core.bare or core.worktree in the shared config,
 // which linked worktrees would then inherit).
 func (r *Repo) SetIdentity(droid string) error {
-	if r.config("--bool", "--get", "extensions.worktreeConfig") != "true" {
-		if r.config("--local", "--bool", "--get", "core.bare") == "true" || r.config("--local", "--get", "core.worktree") != "" {
+	cfg, err := r.ReadConfig()
+	if err != nil {
+		return err
+	}
+	if !cfg.Bool("extensions.worktreeConfig") {
+		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
 			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
 				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead")
 		}
-		if _, err := r.git("config", "--local", "extensions.worktreeConfig", "true"); err != nil {
+		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
 			return err
 		}
 	}
-	if _, err := r.git("config", "--worktree", "--", "queen.droid", droid); err != nil {
+	if err := r.SetConfig(gitrepo.ScopeWorktree, "queen.droid", droid); err != nil {
 		return err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	_, err := r.git("config", "--worktree", "--", "queen.droidfor", r.GitDir)
-	return err
+	return r.SetConfig(gitrepo.ScopeWorktree, "queen.droidfor", r.GitDir)
 }
 
 // storeFiles lists the logs of the live store: those this clone wrote, and
