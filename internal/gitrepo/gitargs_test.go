@@ -499,7 +499,8 @@ func TestNoArgumentReachesGitAsAnOption(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads and type-checks the whole module")
 	}
-	c, violations := checkGitArgs(loadPackages(t, filepath.Join("..", ".."), "./..."))
+	fset, pkgs, _ := loadModule(t)
+	c, violations := checkGitArgs(fset, pkgs)
 	for _, pos := range slices.Sorted(maps.Keys(violations)) {
 		t.Errorf("%s: %s", pos, violations[pos])
 	}

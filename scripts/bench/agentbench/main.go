@@ -21,10 +21,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 func main() {
@@ -61,11 +62,11 @@ func report(name string, d []time.Duration) {
 }
 
 func storeFile() string {
-	out, err := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	repo, err := gitrepo.Discover(".")
 	if err != nil {
 		log.Fatal(err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "queen", "queen_messages.jsonl")
+	return filepath.Join(repo.CommonDir, "queen", "queen_messages.jsonl")
 }
 
 // waitRounds starts a wait, appends a message it waits for, and times the
