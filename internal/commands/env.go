@@ -127,10 +127,7 @@ func (e *Env) identity(g globals) string {
 			return d
 		}
 	}
-	cfg, err := gitrepo.ReadConfigIn(e.Dir)
-	if err != nil {
-		return ""
-	}
+	cfg := gitrepo.ReadConfigIn(e.Dir)
 	d, _ := cfg.Get("queen.droid")
 	if d = strings.TrimSpace(d); d != "" && (cfg.Scope("queen.droid") == gitrepo.ScopeLocal || cfg.Scope("queen.droid") == gitrepo.ScopeWorktree) {
 		if repo, err := gitrepo.Discover(e.Dir); err == nil {

@@ -24,7 +24,8 @@ func (r *Repo) LocalConfig(key string) (value string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	return lastValue(entries, k, "")
+	e, ok := lastEntry(entries, k, "")
+	return e.value, ok
 }
 
 // localEntries reads the common config file and, when git would read it
@@ -40,8 +41,8 @@ func (r *Repo) localEntries() (entries []configEntry, unsure bool, err error) {
 		return nil, false, err
 	}
 	entries, unsure = parseConfig(string(common), ScopeLocal)
-	ext, _ := lastValue(entries, configKey{section: "extensions", name: "worktreeconfig"}, "")
-	if r.GitDir != "" && isTrue(ext) {
+	ext, _ := lastEntry(entries, configKey{section: "extensions", name: "worktreeconfig"}, "")
+	if r.GitDir != "" && isTrue(ext.value) {
 		data, err := os.ReadFile(filepath.Join(r.GitDir, "config.worktree"))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, false, err
@@ -95,14 +96,14 @@ func isTrue(v string) bool {
 	return err == nil && n != 0
 }
 
-// lastValue is the last value of k among entries (of scope, when given).
-func lastValue(entries []configEntry, k configKey, scope ConfigScope) (string, bool) {
+// lastEntry is the last entry of k among entries (of scope, when given).
+func lastEntry(entries []configEntry, k configKey, scope ConfigScope) (configEntry, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := entries[i]; e.key == k && (scope == "" || e.scope == scope) {
-			return e.value, true
+			return e, true
 		}
 	}
-	return "", false
+	return configEntry{}, false
 }
 
 // parseConfig reads the text of a config file into its entries. unsure is

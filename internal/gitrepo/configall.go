@@ -23,46 +23,41 @@ const (
 )
 
 // Config is the configuration git sees in a repository, every scope at
-// once: the values of `git config --list --show-scope`. ReadConfig reads
-// the files itself when it can tell which git reads (so that an idle sync
-// that asks for queen.timeout starts no process for it), and otherwise
-// asks git once, for every key together.
+// once: the values of `git config --list --show-scope`. A key the
+// repository's own files set is answered from them (they outrank the
+// system and global files); any other is answered from every scope's file
+// read in-process when the places git reads are certain, else from one
+// `git config --list` for every key together. So an idle sync that asks
+// for queen.timeout starts no process for it. A configuration git cannot
+// read counts as unset: git itself then fails on its first command.
 type Config struct {
-	entries []configEntry
+	r *Repo
+	// own is the repository's own files (local and worktree scopes), when
+	// nothing outranks them (no git -c) and this parser follows all they
+	// hold.
+	own     []configEntry
+	ownSure bool
+	all     []configEntry
+	loaded  bool
 }
 
-// ReadConfig reads the configuration of the repository in every scope.
-func (r *Repo) ReadConfig() (*Config, error) {
-	if entries, ok := r.configFromFiles(); ok {
-		return &Config{entries: entries}, nil
-	}
-	out, err := Git(r.dir(), "config", "-z", "--list", "--show-scope")
-	if err != nil {
-		return nil, err
-	}
-	c := &Config{}
-	fields := strings.Split(out, "\x00")
-	for i := 0; i+1 < len(fields); i += 2 {
-		key, value, hasValue := strings.Cut(fields[i+1], "\n")
-		if !hasValue {
-			value = "true"
-		}
-		if k, ok := parseKey(key); ok {
-			c.entries = append(c.entries, configEntry{key: k, value: value, scope: ConfigScope(fields[i])})
+// ReadConfig is the configuration of the repository in every scope.
+func (r *Repo) ReadConfig() *Config {
+	c := &Config{r: r}
+	if !commandScope() {
+		if own, unsure, err := r.localEntries(); err == nil && !unsure {
+			c.own, c.ownSure = own, true
 		}
 	}
-	return c, nil
+	return c
 }
 
 // ReadConfigIn is ReadConfig for the repository containing dir; outside
 // any repository, it reads the system and global scopes.
-func ReadConfigIn(dir string) (*Config, error) {
+func ReadConfigIn(dir string) *Config {
 	r, err := Discover(dir)
-	if errors.Is(err, ErrNotRepository) {
-		r, err = &Repo{TopLevel: dir}, nil
-	}
 	if err != nil {
-		return nil, err
+		r = &Repo{TopLevel: dir}
 	}
 	return r.ReadConfig()
 }
@@ -73,11 +68,8 @@ func (c *Config) Get(key string) (value string, ok bool) { return c.GetIn("", ke
 
 // GetIn is Get within one scope ("" for all).
 func (c *Config) GetIn(scope ConfigScope, key string) (value string, ok bool) {
-	k, valid := parseKey(key)
-	if !valid || c == nil {
-		return "", false
-	}
-	return lastValue(c.entries, k, scope)
+	e, ok := c.last(key, scope)
+	return e.value, ok
 }
 
 // Bool is a boolean key read as git reads it (see LocalBool).
@@ -89,11 +81,17 @@ func (c *Config) BoolIn(scope ConfigScope, key string) bool {
 	return ok && isTrue(v)
 }
 
+// Scope is the scope that sets the value Get returns ("" when unset).
+func (c *Config) Scope(key string) ConfigScope {
+	e, _ := c.last(key, "")
+	return e.scope
+}
+
 // All is every value of a multi-valued key (remote.NAME.fetch), in order.
 func (c *Config) All(key string) []string {
 	k, valid := parseKey(key)
 	var out []string
-	for _, e := range c.entriesOrNone() {
+	for _, e := range c.entries() {
 		if valid && e.key == k {
 			out = append(out, e.value)
 		}
@@ -101,25 +99,61 @@ func (c *Config) All(key string) []string {
 	return out
 }
 
-// Scope is the scope that sets the value Get returns ("" when unset).
-func (c *Config) Scope(key string) ConfigScope {
+// last is the entry of key that git uses, within scope ("" for all).
+func (c *Config) last(key string, scope ConfigScope) (configEntry, bool) {
 	k, valid := parseKey(key)
-	if c == nil {
-		return ""
+	if !valid {
+		return configEntry{}, false
 	}
-	for i := len(c.entries) - 1; valid && i >= 0; i-- {
-		if c.entries[i].key == k {
-			return c.entries[i].scope
+	if c.ownSure && (scope == "" || scope == ScopeLocal || scope == ScopeWorktree) {
+		if e, ok := lastEntry(c.own, k, scope); ok || scope != "" {
+			return e, ok
 		}
 	}
-	return ""
+	return lastEntry(c.entries(), k, scope)
 }
 
-func (c *Config) entriesOrNone() []configEntry {
-	if c == nil {
+// entries are every scope's, read once.
+func (c *Config) entries() []configEntry {
+	if !c.loaded {
+		c.all, c.loaded = c.r.allEntries(), true
+	}
+	return c.all
+}
+
+// allEntries reads every scope: the files, or git when they are not
+// certain (nil when git cannot read them).
+func (r *Repo) allEntries() []configEntry {
+	if entries, ok := r.configFromFiles(); ok {
+		return entries
+	}
+	out, err := Git(r.dir(), "config", "-z", "--list", "--show-scope")
+	if err != nil {
 		return nil
 	}
-	return c.entries
+	var entries []configEntry
+	fields := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		key, value, hasValue := strings.Cut(fields[i+1], "\n")
+		if !hasValue {
+			value = "true"
+		}
+		if k, ok := parseKey(key); ok {
+			entries = append(entries, configEntry{key: k, value: value, scope: ConfigScope(fields[i])})
+		}
+	}
+	return entries
+}
+
+// commandScope says whether configuration comes from the environment
+// (git -c, GIT_CONFIG_COUNT, GIT_CONFIG), which outranks every file.
+func commandScope() bool {
+	for _, v := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // configFromFiles reads every scope's file the way git would, when it can
@@ -127,10 +161,8 @@ func (c *Config) entriesOrNone() []configEntry {
 // environment (git -c), a file holds an include, or the system file's
 // place is git's build's secret.
 func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
-	for _, v := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
-		if os.Getenv(v) != "" {
-			return nil, false
-		}
+	if commandScope() {
+		return nil, false
 	}
 	type file struct {
 		path  string

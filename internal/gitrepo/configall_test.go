@@ -37,10 +37,7 @@ func TestReadConfigAgreesWithGit(t *testing.T) {
 		if _, fromFiles := r.configFromFiles(); fromFiles != wantFiles {
 			t.Fatalf("read from the files: %v, want %v", fromFiles, wantFiles)
 		}
-		c, err := r.ReadConfig()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := r.ReadConfig()
 		for _, key := range keys {
 			want, gitErr := Git(repo, "config", "--get", "--", key)
 			got, ok := c.Get(key)
@@ -68,8 +65,27 @@ func TestReadConfigAgreesWithGit(t *testing.T) {
 		t.Setenv("GIT_CONFIG_KEY_0", "queen.timeout")
 		t.Setenv("GIT_CONFIG_VALUE_0", "3m")
 		check(t, false)
-		if c, _ := (&Repo{TopLevel: repo, GitDir: filepath.Join(repo, ".git"), CommonDir: filepath.Join(repo, ".git")}).ReadConfig(); c.Scope("queen.timeout") != ScopeCommand {
+		if c := (&Repo{TopLevel: repo, GitDir: filepath.Join(repo, ".git"), CommonDir: filepath.Join(repo, ".git")}).ReadConfig(); c.Scope("queen.timeout") != ScopeCommand {
 			t.Errorf("git -c queen.timeout: scope %q, want command", c.Scope("queen.timeout"))
+		}
+	})
+	// Where git's system file is not known (here: no git on PATH to tell),
+	// a key the repository's own files set is still answered, without
+	// git: they outrank the system and global files.
+	t.Run("own files outrank the unknown", func(t *testing.T) {
+		r, err := Discover(repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Unsetenv("GIT_CONFIG_NOSYSTEM")
+		defer os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+		t.Setenv("PATH", t.TempDir())
+		c := r.ReadConfig()
+		if v, ok := c.Get("queen.droid"); !ok || v != "wt-droid" || c.Scope("queen.droid") != ScopeWorktree {
+			t.Errorf("queen.droid without git: %q (set %v) in %q, want wt-droid in the worktree scope", v, ok, c.Scope("queen.droid"))
+		}
+		if v, ok := c.Get("queen.timeout"); ok {
+			t.Errorf("queen.timeout, set globally, read without git and without knowing the system file: %q", v)
 		}
 	})
 	t.Run("include", func(t *testing.T) {

@@ -114,11 +114,7 @@ func SharesLedger(s *store.Store, remote string) bool {
 // sets it for repo in any scope (git -c included), or
 // DefaultPrePushTimeout; zero means the hook does not fetch.
 func ConfiguredPrePushTimeout(repo *gitrepo.Repo) (time.Duration, error) {
-	cfg, err := repo.ReadConfig()
-	if err != nil {
-		return DefaultPrePushTimeout, nil // git cannot read it either: as unset
-	}
-	v, ok := cfg.Get(PrePushTimeoutKey)
+	v, ok := repo.ReadConfig().Get(PrePushTimeoutKey)
 	if !ok {
 		return DefaultPrePushTimeout, nil
 	}

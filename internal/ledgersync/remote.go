@@ -82,11 +82,7 @@ func ResolveRemote(repo *gitrepo.Repo, arg, dir string) (Remote, error) {
 // configuredRemote says whether name is a remote of the repository's
 // configuration, in any scope.
 func configuredRemote(repo *gitrepo.Repo, name string) bool {
-	cfg, err := repo.ReadConfig()
-	if err != nil {
-		return false
-	}
-	_, ok := cfg.Get("remote." + name + ".url")
+	_, ok := repo.ReadConfig().Get("remote." + name + ".url")
 	return ok
 }
 

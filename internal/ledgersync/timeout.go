@@ -41,11 +41,7 @@ func ParseTimeout(v string) (time.Duration, error) {
 // ConfiguredTimeout is the network timeout git configuration sets for
 // repo (queen.timeout, in any scope), or DefaultTimeout.
 func ConfiguredTimeout(repo *gitrepo.Repo) (time.Duration, error) {
-	cfg, err := repo.ReadConfig()
-	if err != nil {
-		return DefaultTimeout, nil // git cannot read it either: as unset
-	}
-	v, ok := cfg.Get(TimeoutKey)
+	v, ok := repo.ReadConfig().Get(TimeoutKey)
 	if !ok {
 		return DefaultTimeout, nil
 	}

@@ -86,11 +86,7 @@ func NewRepo(dir string) (*Repo, error) {
 
 // setting reads one git config value, in any scope; "" when unset.
 func (r *Repo) setting(key string) string {
-	cfg, err := r.ReadConfig()
-	if err != nil {
-		return ""
-	}
-	v, _ := cfg.Get(key)
+	v, _ := r.ReadConfig().Get(key)
 	return strings.TrimSpace(v)
 }
 

@@ -82,10 +82,9 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 		return nil, err
 	}
 	h := &Hook{Name: name, Path: filepath.Join(dir, name), Guards: HookGuards[name]}
-	if cfg, err := r.ReadConfig(); err == nil {
-		h.HooksPath, _ = cfg.Get("core.hooksPath")
-		h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
-	}
+	cfg := r.ReadConfig()
+	h.HooksPath, _ = cfg.Get("core.hooksPath")
+	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
 	data, err := readHead(h.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -39,13 +39,9 @@ func (r *Repo) checkRemote(remote string) Check {
 		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %q (git remote add NAME URL; git remote -v lists them)", name)}
 	}
 	refspec := ledger.FetchRefspec(name)
-	var fetches []string
-	if cfg, err := r.ReadConfig(); err == nil {
-		fetches = cfg.All("remote." + name + ".fetch")
-	}
 	var stale []string
 	has := false
-	for _, f := range fetches {
+	for _, f := range r.ReadConfig().All("remote." + name + ".fetch") {
 		switch {
 		case f == refspec:
 			has = true

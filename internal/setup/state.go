@@ -28,7 +28,7 @@ func (r *Repo) checkIdentity(droid string) Check {
 		c.Fixable, c.forInit = true, true
 		c.fix = func() error { return r.SetIdentity(droid) }
 	}
-	cfg, err := r.ReadConfig()
+	cfg := r.ReadConfig()
 	current, _ := cfg.Get("queen.droid")
 	current, scope := strings.TrimSpace(current), cfg.Scope("queen.droid")
 	switch {
@@ -39,7 +39,7 @@ func (r *Repo) checkIdentity(droid string) Check {
 		if current != "" {
 			c.Message += fmt.Sprintf(" but acts as %s (%s config)", current, scope)
 		}
-	case err != nil || current == "":
+	case current == "":
 		c.Status, c.Message = Warn, "no droid identity for this worktree: run `git queen init --droid NAME` (or set QUEEN_DROID)"
 	case records.ValidateDroid(current) != nil:
 		c.Status, c.Message = Fail, fmt.Sprintf("queen.droid (%s config) is %q, which every command refuses: %v; "+
@@ -77,10 +77,8 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 		if w.Path == r.TopLevel {
 			continue
 		}
-		if cfg, err := gitrepo.ReadConfigIn(w.Path); err == nil {
-			if d, _ := cfg.Get("queen.droid"); strings.TrimSpace(d) == droid {
-				return w.Path
-			}
+		if d, _ := gitrepo.ReadConfigIn(w.Path).Get("queen.droid"); strings.TrimSpace(d) == droid {
+			return w.Path
 		}
 	}
 	return ""
@@ -92,10 +90,7 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // it is safe (not with core.bare or core.worktree in the shared config,
 // which linked worktrees would then inherit).
 func (r *Repo) SetIdentity(droid string) error {
-	cfg, err := r.ReadConfig()
-	if err != nil {
-		return err
-	}
+	cfg := r.ReadConfig()
 	if !cfg.Bool("extensions.worktreeConfig") {
 		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
 			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +

@@ -75,7 +75,7 @@ func Push(dir, remote string, commit plumbing.Hash, ref string, expected plumbin
 		return PushResult{}, failure(stderr, err)
 	}
 	if lacksObjects(stderr) {
-		return PushResult{Outcome: ObjectsMissing, Said: FirstLines(stderr, nil)}, nil
+		return PushResult{Outcome: ObjectsMissing, Said: firstLines(stderr, nil)}, nil
 	}
 	for line := range strings.Lines(stdout) {
 		if !strings.HasPrefix(line, "!") {
@@ -96,7 +96,7 @@ func Push(dir, remote string, commit plumbing.Hash, ref string, expected plumbin
 		// trying again is safe.
 		if strings.Contains(line, "remote rejected") && (strings.Contains(line, "unable to migrate objects") ||
 			strings.Contains(line, "failed to lock") || strings.Contains(stderr, "cannot lock ref")) {
-			return PushResult{Outcome: TryAgain, Said: FirstLines(line[1:]+"\n"+stderr, nil)}, nil
+			return PushResult{Outcome: TryAgain, Said: firstLines(line[1:]+"\n"+stderr, nil)}, nil
 		}
 		reason := strings.TrimSpace(line[strings.LastIndexByte(line, '\t')+1:])
 		if r, ok := strings.CutPrefix(reason, "[remote rejected]"); ok {
@@ -105,7 +105,7 @@ func Push(dir, remote string, commit plumbing.Hash, ref string, expected plumbin
 		}
 		msg := reason
 		if stderr != "" {
-			msg += "; " + FirstLines(stderr, nil)
+			msg += "; " + firstLines(stderr, nil)
 		}
 		return PushResult{}, &Error{Kind: Unreachable, Msg: msg}
 	}

@@ -70,7 +70,7 @@ func failure(stderr string, err error) *Error {
 	if errors.As(err, &timeout) {
 		return &Error{Kind: TimedOut, After: timeout.After, Msg: fmt.Sprintf("no answer within %s, so git was stopped", timeout.After)}
 	}
-	return &Error{Kind: Unreachable, Msg: FirstLines(stderr, err), RefLocked: strings.Contains(stderr, "cannot lock ref")}
+	return &Error{Kind: Unreachable, Msg: firstLines(stderr, err), RefLocked: strings.Contains(stderr, "cannot lock ref")}
 }
 
 // Fetch brings refspec from remote into the repository at dir, within
@@ -101,9 +101,9 @@ func LsRemote(dir, remote, ref string, limit time.Duration) (id plumbing.Hash, f
 	return plumbing.ZeroHash, false, nil
 }
 
-// FirstLines is what a person needs of git's stderr: its first lines
+// firstLines is what a person needs of git's stderr: its first lines
 // (err's message when git said nothing).
-func FirstLines(stderr string, err error) string {
+func firstLines(stderr string, err error) string {
 	if stderr == "" {
 		if err != nil {
 			return err.Error()
