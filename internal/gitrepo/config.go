@@ -25,6 +25,9 @@ func (r *Repo) LocalConfig(key string) (value string, ok bool) {
 		return "", false
 	}
 	e, ok := lastEntry(entries, k, "")
+	if e.bare {
+		return "true", ok
+	}
 	return e.value, ok
 }
 
@@ -42,7 +45,7 @@ func (r *Repo) localEntries() (entries []configEntry, unsure bool, err error) {
 	}
 	entries, unsure = parseConfig(string(common), ScopeLocal)
 	ext, _ := lastEntry(entries, configKey{section: "extensions", name: "worktreeconfig"}, "")
-	if r.GitDir != "" && isTrue(ext.value) {
+	if r.GitDir != "" && (ext.bare || isTrue(ext.value)) {
 		data, err := os.ReadFile(filepath.Join(r.GitDir, "config.worktree"))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, false, err
@@ -64,6 +67,9 @@ type configEntry struct {
 	key   configKey
 	value string
 	scope ConfigScope
+	// bare: the key has no "=" at all, which is true as a boolean and
+	// empty as a string.
+	bare bool
 }
 
 func parseKey(key string) (configKey, bool) {
@@ -140,7 +146,7 @@ func parseConfig(text string, scope ConfigScope) (entries []configEntry, unsure 
 			continue
 		}
 		name, v, hasValue := strings.Cut(line, "=")
-		e := configEntry{key: current, value: "true", scope: scope}
+		e := configEntry{key: current, scope: scope, bare: !hasValue}
 		e.key.name = strings.ToLower(strings.TrimSpace(name))
 		if hasValue {
 			e.value = unquote(strings.TrimSpace(v))

@@ -77,8 +77,8 @@ func (c *Config) Bool(key string) bool { return c.BoolIn("", key) }
 
 // BoolIn is Bool within one scope ("" for all).
 func (c *Config) BoolIn(scope ConfigScope, key string) bool {
-	v, ok := c.GetIn(scope, key)
-	return ok && isTrue(v)
+	e, ok := c.last(key, scope)
+	return ok && (e.bare || isTrue(e.value))
 }
 
 // Scope is the scope that sets the value Get returns ("" when unset).
@@ -135,11 +135,8 @@ func (r *Repo) allEntries() []configEntry {
 	fields := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		key, value, hasValue := strings.Cut(fields[i+1], "\n")
-		if !hasValue {
-			value = "true"
-		}
 		if k, ok := parseKey(key); ok {
-			entries = append(entries, configEntry{key: k, value: value, scope: ConfigScope(fields[i])})
+			entries = append(entries, configEntry{key: k, value: value, scope: ConfigScope(fields[i]), bare: !hasValue})
 		}
 	}
 	return entries

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,4 +106,67 @@ func TestReadConfigAgreesWithGit(t *testing.T) {
 		keys = append(keys, "queen.remote")
 		check(t, false)
 	})
+}
+
+// ReadConfig reads what git reads from config files written at random
+// from the forms git accepts (case, quoting, comments, subsections, the
+// old dotted form, keys with no value, a CR before the newline), in the
+// global scope and the local one.
+func TestReadConfigAgreesWithGitOnRandomFiles(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	global := os.Getenv("GIT_CONFIG_GLOBAL")
+	headers := []string{"[queen]", "[Queen]", "[QUEEN]", `[remote "Up"]`, `[remote "up"]`, "[remote.Up]", `[remote "a.b"]`, "[queen] timeout = 9s", `[remote "q\"x"]`, "[core]", "[queen ]", "[ queen]", "[queen]\r", `[queen "sub"]`, "[queen]timeout=3s", "[ remote \"Up\" ]"}
+	lines := []string{"timeout = 5s", "Timeout=7s", "timeout", "timeout = \"a ; b\" ; c", "timeout = a#b", "url = /x/y", "URL = \"/with space\"", "url = a\\tb", "# timeout = no", "; url = no", "droid = ann", "droid = \"\"", "droid =", "timeout = 1 # x", "\ttimeout   =   spaced  value  ", "timeout = x\r", "timeout = \"unterminated", "timeout = a\\\\b", "url = \"a\\nb\"", "timeout = \"\" # empty", "droid = a\"b\"c", "timeout=;", "droid = x \\\"y\\\" z"}
+	keys := []string{"queen.timeout", "queen.droid", "remote.Up.url", "remote.up.url", "remote.a.b.url", `remote.q"x.url`, "core.timeout"}
+	rng := rand.New(rand.NewSource(1))
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for round := 0; round < 200; round++ {
+		var b strings.Builder
+		for range 1 + rng.Intn(6) {
+			b.WriteString(headers[rng.Intn(len(headers))] + "\n")
+			for range rng.Intn(4) {
+				b.WriteString(lines[rng.Intn(len(lines))] + "\n")
+			}
+		}
+		target := global
+		if round%2 == 1 {
+			target = filepath.Join(repo, ".git", "config")
+			base := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+			write(t, target, base+b.String())
+			write(t, global, "")
+		} else {
+			write(t, filepath.Join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+			write(t, target, b.String())
+		}
+		if _, fromFiles := r.configFromFiles(); !fromFiles {
+			t.Fatalf("round %d: ReadConfig would ask git, not read the files:\n%s", round, b.String())
+		}
+		c := r.ReadConfig()
+		for _, k := range keys {
+			want, err := Git(repo, "config", "--get", "--", k)
+			got, ok := c.Get(k)
+			if err != nil && strings.Contains(err.Error(), "bad config") {
+				continue // git reads nothing of a file it cannot parse
+			}
+			compared++
+			if ok != (err == nil) || got != strings.TrimSuffix(want, "\n") {
+				t.Errorf("round %d %s: got %q %v, git %q %v\n%s", round, k, got, ok, want, err, b.String())
+			}
+		}
+	}
+	if compared < 500 {
+		t.Errorf("compared %d values with git; the random files should give more", compared)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
