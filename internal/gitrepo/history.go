@@ -35,18 +35,30 @@ func (r *Repo) CommitsNotOnRemote(remote string, tips, known []string) ([]string
 	return strings.Fields(out), err
 }
 
-// RawDiffOfCommits is git's raw diff (see rawDiffOptions) of each commit
-// against its parents, in one git diff-tree: a merge shows the paths it
-// changed against every parent, i.e. its own resolution.
-func (r *Repo) RawDiffOfCommits(commits []string) (string, error) {
+// PathsChangedBy lists, with one git diff-tree, the paths each commit
+// changes against its parent (a merge: the paths it changed against every
+// parent, i.e. its own resolution).
+func (r *Repo) PathsChangedBy(commits []string) (map[string][]string, error) {
 	args := append([]string{"diff-tree", "--stdin", "-c", "--root"}, rawDiffOptions...)
-	return GitInput(r.TopLevel, strings.Join(commits, "\n")+"\n", args...)
+	out, err := GitInput(r.TopLevel, strings.Join(commits, "\n")+"\n", args...)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(commits))
+	for _, c := range commits {
+		set[c] = true
+	}
+	return parseDiffTree(out, set)
 }
 
-// RawDiffOfIndex is git's raw diff (see rawDiffOptions) of the index
-// against commit.
-func (r *Repo) RawDiffOfIndex(commit string) (string, error) {
-	return Git(r.TopLevel, append(append([]string{"diff-index", "--cached"}, rawDiffOptions...), "--end-of-options", commit)...)
+// DiffIndex lists the paths where the index differs from commit, with
+// the commit's object (IDs[0]) and the index's (IDs[1]).
+func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
+	out, err := Git(r.TopLevel, append(append([]string{"diff-index", "--cached"}, rawDiffOptions...), "--end-of-options", commit)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseDiffIndex(out)
 }
 
 // CommitSubjects reads the subject of each commit, by id; a commit git

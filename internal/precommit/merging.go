@@ -52,7 +52,7 @@ type mergeView struct {
 	Merge
 	// differs holds, per parent, the paths where the index differs from
 	// it, with the parent's object (IDs[0]) and the index's (IDs[1]).
-	differs []map[string]rawEntry
+	differs []map[string]gitrepo.RawEntry
 	// unjudged names, for each path a commit in Unpushed changes, the
 	// first such commit.
 	unjudged map[string]string
@@ -106,15 +106,11 @@ func mergeParents(repo *gitrepo.Repo, environ []string) ([]string, error) {
 func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	mv := &mergeView{Merge: Merge{Parents: parents, Unpushed: []string{}, Brought: []string{}}, unjudged: map[string]string{}}
 	for _, p := range parents {
-		out, err := repo.RawDiffOfIndex(p)
+		entries, err := repo.DiffIndex(p)
 		if err != nil {
 			return nil, fmt.Errorf("compare the merge with %s: %w", p, err)
 		}
-		entries, err := parseDiffIndex(out)
-		if err != nil {
-			return nil, err
-		}
-		differs := make(map[string]rawEntry, len(entries))
+		differs := make(map[string]gitrepo.RawEntry, len(entries))
 		for _, e := range entries {
 			differs[e.Path] = e
 		}
@@ -130,9 +126,9 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	if len(mv.Unpushed) == 0 {
 		return mv, nil
 	}
-	changed, err := changedPaths(repo, mv.Unpushed)
+	changed, err := repo.PathsChangedBy(mv.Unpushed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list the paths the commits change: %w", err)
 	}
 	for _, c := range mv.Unpushed {
 		for _, p := range changed[c] {

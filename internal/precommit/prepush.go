@@ -129,10 +129,10 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
-	changed, err := changedPaths(in.Repo, commits)
+	changed, err := in.Repo.PathsChangedBy(commits)
 	wg.Wait()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list the paths the commits change: %w", err)
 	}
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
