@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -46,21 +45,18 @@ func (e *Env) Identity() string {
 			return d
 		}
 	}
-	if repo, err := gitrepo.Discover(e.Dir); err == nil && os.Getenv("GIT_CONFIG_PARAMETERS") == "" && os.Getenv("GIT_CONFIG_COUNT") == "" {
-		if d, ok := repo.LocalConfig("queen.droid"); ok && strings.TrimSpace(d) != "" {
+	cfg := gitrepo.ReadConfigIn(e.Dir)
+	d, _ := cfg.Get("queen.droid")
+	if d = strings.TrimSpace(d); d != "" && (cfg.Scope("queen.droid") == gitrepo.ScopeLocal || cfg.Scope("queen.droid") == gitrepo.ScopeWorktree) {
+		if repo, err := gitrepo.Discover(e.Dir); err == nil {
 			if other := copiedIdentity(repo); other != "" {
 				e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
-					"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", strings.TrimSpace(d), other)
+					"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", d, other)
 				return ""
 			}
-			return strings.TrimSpace(d)
 		}
 	}
-	out, err := gitrepo.Git(e.Dir, "config", "--get", "queen.droid")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
+	return d
 }
 
 // RequireIdentity is Identity for use cases that cannot act as nobody.

@@ -94,11 +94,11 @@ func frameworkRefLine(repo *gitrepo.Repo, getenv func(string) string) (string, e
 		if *rev == "" || *rev == zeroID {
 			continue
 		}
-		id, err := gitrepo.Git(repo.TopLevel, "rev-parse", "--verify", "--quiet", "--end-of-options", *rev+"^{commit}")
+		id, err := repo.ResolveCommit(*rev)
 		if err != nil {
 			return "", fmt.Errorf("the pre-commit framework names %q as a commit of the push, which is not a commit here", *rev)
 		}
-		*rev = strings.TrimSpace(id)
+		*rev = id
 	}
 	if to == "" {
 		return "", errors.New("the pre-commit framework ran the pre-push check without saying what is pushed " +

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,27 +20,56 @@ func (r *Repo) LocalConfig(key string) (value string, ok bool) {
 	if !valid {
 		return "", false
 	}
-	common, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	entries, _, err := r.localEntries()
 	if err != nil {
 		return "", false
 	}
-	value, ok = configValue(string(common), k)
-	// git reads a worktree's own config only with this extension on.
-	ext, _ := configValue(string(common), configKey{section: "extensions", name: "worktreeconfig"})
-	if r.GitDir != "" && isTrue(ext) {
-		if data, err := os.ReadFile(filepath.Join(r.GitDir, "config.worktree")); err == nil {
-			if v, set := configValue(string(data), k); set {
-				value, ok = v, true
-			}
-		}
+	e, ok := lastEntry(entries, k, "")
+	if e.bare {
+		return "true", ok
 	}
-	return value, ok
+	return e.value, ok
+}
+
+// localEntries reads the common config file and, when git would read it
+// (extensions.worktreeConfig), this worktree's config.worktree. unsure is
+// true when git would read more than this parser follows (an include, a
+// value continued on the next line).
+func (r *Repo) localEntries() (entries []configEntry, unsure bool, err error) {
+	if r.CommonDir == "" {
+		return nil, false, nil // outside any repository
+	}
+	common, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	if err != nil {
+		return nil, false, err
+	}
+	entries, unsure = parseConfig(string(common), ScopeLocal)
+	ext, _ := lastEntry(entries, configKey{section: "extensions", name: "worktreeconfig"}, "")
+	if r.GitDir != "" && (ext.bare || isTrue(ext.value)) {
+		data, err := os.ReadFile(filepath.Join(r.GitDir, "config.worktree"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, false, err
+		}
+		wt, wtUnsure := parseConfig(string(data), ScopeWorktree)
+		entries, unsure = append(entries, wt...), unsure || wtUnsure
+	}
+	return entries, unsure, nil
 }
 
 // configKey is a key split as git splits it: section and name compare
 // without case, the subsection (remote "origin") with it.
 type configKey struct {
 	section, subsection, name string
+}
+
+// configEntry is one value of a config file, in the order git reads them.
+type configEntry struct {
+	key   configKey
+	value string
+	scope ConfigScope
+	// bare: the key has no "=" at all, which is true as a boolean and
+	// empty as a string.
+	bare bool
 }
 
 func parseKey(key string) (configKey, bool) {
@@ -72,11 +102,23 @@ func isTrue(v string) bool {
 	return err == nil && n != 0
 }
 
-// configValue finds the last value of a key in the text of a config file.
-func configValue(text string, k configKey) (string, bool) {
+// lastEntry is the last entry of k among entries (of scope, when given).
+func lastEntry(entries []configEntry, k configKey, scope ConfigScope) (configEntry, bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.key == k && (scope == "" || e.scope == scope) {
+			return e, true
+		}
+	}
+	return configEntry{}, false
+}
+
+// parseConfig reads the text of a config file into its entries. unsure is
+// true when the file holds what this parser does not follow and git
+// does: an include or includeIf section, a value continued on the next
+// line.
+func parseConfig(text string, scope ConfigScope) (entries []configEntry, unsure bool) {
 	var current configKey
 	inSection := false
-	value, found := "", false
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' {
@@ -89,25 +131,29 @@ func configValue(text string, k configKey) (string, bool) {
 				continue
 			}
 			current, inSection = parseSection(line[1:end])
+			if current.section == "include" || current.section == "includeif" {
+				unsure = true
+			}
 			line = strings.TrimSpace(line[end+1:])
 			if line == "" {
 				continue
 			}
 		}
-		if !inSection || current.section != k.section || current.subsection != k.subsection {
+		if strings.HasSuffix(line, `\`) {
+			unsure = true
+		}
+		if !inSection {
 			continue
 		}
 		name, v, hasValue := strings.Cut(line, "=")
-		if strings.ToLower(strings.TrimSpace(name)) != k.name {
-			continue
+		e := configEntry{key: current, scope: scope, bare: !hasValue}
+		e.key.name = strings.ToLower(strings.TrimSpace(name))
+		if hasValue {
+			e.value = unquote(strings.TrimSpace(v))
 		}
-		if !hasValue {
-			value, found = "true", true
-			continue
-		}
-		value, found = unquote(strings.TrimSpace(v)), true
+		entries = append(entries, e)
 	}
-	return value, found
+	return entries, unsure
 }
 
 // parseSection reads a section header's inside: `queen`, `remote "origin"`

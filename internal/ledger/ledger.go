@@ -19,7 +19,7 @@
 //
 // Objects are written in-process with go-git's object-file writer and read
 // in process too (see objects.go); the ref is moved with git's own
-// lock-file protocol (see refs.go), which go-git's reference storage does
+// lock-file protocol (package refs), which go-git's reference storage does
 // not follow. Fetching and pushing are not this package's business: it
 // knows nothing of remotes.
 package ledger
@@ -29,13 +29,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -165,7 +164,7 @@ var ErrUnsupported = errors.New("unsupported repository")
 type Ledger struct {
 	commonDir string
 	objects   *objectStore
-	reftable  bool
+	refs      *refs.Store
 }
 
 // Open opens the ledger of the repository whose common git directory is
@@ -175,8 +174,7 @@ func Open(commonDir string) (*Ledger, error) {
 	if format := objectFormat(commonDir); format != "" && format != "sha1" {
 		return nil, fmt.Errorf("%w: the ledger needs a SHA-1 repository, and this one uses %s objects", ErrUnsupported, format)
 	}
-	_, err := os.Stat(filepath.Join(commonDir, "reftable"))
-	return &Ledger{commonDir: commonDir, objects: newObjectStore(commonDir), reftable: err == nil}, nil
+	return &Ledger{commonDir: commonDir, objects: newObjectStore(commonDir), refs: refs.Open(commonDir)}, nil
 }
 
 // Close releases the mapped packs and the git process a read may have

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -198,14 +199,14 @@ func TestUpdateRefIsACompareAndSwap(t *testing.T) {
 	l, repo := open(t)
 	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
 	c2, _ := l.Record(c1, Lines{records.MessagesFile: {msg("qm-2", sig.When, "b")}}, sig, "two")
-	var stale *StaleRefError
-	if err := l.UpdateRef(Ref, c1, c2); !errors.As(err, &stale) {
+	var stale *refs.StaleError
+	if err := l.Refs().Update(Ref, c1, c2); !errors.As(err, &stale) {
 		t.Fatalf("update of a missing ref expecting %s: %v", c1, err)
 	}
-	if err := l.UpdateRef(Ref, plumbing.ZeroHash, c1); err != nil {
+	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.UpdateRef(Ref, plumbing.ZeroHash, c2); !errors.As(err, &stale) || stale.Got != c1 {
+	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c2); !errors.As(err, &stale) || stale.Got != c1 {
 		t.Fatalf("create over an existing ref: %v", err)
 	}
 	// A packed ref is read, and a lock file git holds is waited for.
@@ -213,10 +214,10 @@ func TestUpdateRefIsACompareAndSwap(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, ".git", Ref)); !os.IsNotExist(err) {
 		t.Fatalf("pack-refs left the loose ref: %v", err)
 	}
-	if got, err := l.ReadRef(Ref); err != nil || got != c1 {
+	if got, err := l.Refs().Read(Ref); err != nil || got != c1 {
 		t.Fatalf("packed ref reads as %s (%v)", got, err)
 	}
-	if err := l.UpdateRef(Ref, c1, c2); err != nil {
+	if err := l.Refs().Update(Ref, c1, c2); err != nil {
 		t.Fatal(err)
 	}
 	if got := testgit.Run(t, repo, "rev-parse", Ref); got != c2.String() {
@@ -225,7 +226,7 @@ func TestUpdateRefIsACompareAndSwap(t *testing.T) {
 	lock := filepath.Join(repo, ".git", Ref+".lock")
 	os.WriteFile(lock, nil, 0o644)
 	go func() { time.Sleep(100 * time.Millisecond); os.Remove(lock) }()
-	if err := l.UpdateRef(Ref, c2, c1); err != nil {
+	if err := l.Refs().Update(Ref, c2, c1); err != nil {
 		t.Fatalf("update after the lock went away: %v", err)
 	}
 }
@@ -234,7 +235,7 @@ func TestUpdateRefIsACompareAndSwap(t *testing.T) {
 func TestUpdateRefRace(t *testing.T) {
 	l, repo := open(t)
 	base, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-0", sig.When, "a")}}, sig, "base")
-	if err := l.UpdateRef(Ref, plumbing.ZeroHash, base); err != nil {
+	if err := l.Refs().Update(Ref, plumbing.ZeroHash, base); err != nil {
 		t.Fatal(err)
 	}
 	const n = 16
@@ -249,8 +250,8 @@ func TestUpdateRefRace(t *testing.T) {
 				return
 			}
 			defer other.Close()
-			err = other.UpdateRef(Ref, base, c)
-			var stale *StaleRefError
+			err = other.Refs().Update(Ref, base, c)
+			var stale *refs.StaleError
 			switch {
 			case err == nil:
 				wins[i] = true
@@ -281,7 +282,7 @@ func TestUpdateRefBreaksAStaleLock(t *testing.T) {
 	lock := filepath.Join(repo, ".git", Ref+".lock")
 	os.MkdirAll(filepath.Dir(lock), 0o755)
 	os.WriteFile(lock, nil, 0o644)
-	if err := l.UpdateRef(Ref, plumbing.ZeroHash, c1); err != nil {
+	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c1); err != nil {
 		t.Fatalf("a stale lock blocked the update: %v", err)
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
@@ -294,7 +295,7 @@ func TestUpdateRefBreaksAStaleLock(t *testing.T) {
 func TestLedgerReadsPackedObjects(t *testing.T) {
 	l, repo := open(t)
 	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
-	if err := l.UpdateRef(Ref, plumbing.ZeroHash, c1); err != nil {
+	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c1); err != nil {
 		t.Fatal(err)
 	}
 	testgit.Run(t, repo, "gc", "-q", "--prune=now")

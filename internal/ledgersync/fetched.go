@@ -60,7 +60,7 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 					return nil, nil
 				}
 			}
-			local, err := l.ReadRef(ledger.Ref)
+			local, err := l.Refs().Read(ledger.Ref)
 			if err != nil {
 				local = plumbing.ZeroHash
 			}

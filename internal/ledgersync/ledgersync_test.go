@@ -101,7 +101,7 @@ func (c *clone) inbox(t *testing.T, droid string) []string {
 // ledgerLines are every line of the local ledger, to look for repeats.
 func (c *clone) ledgerLines(t *testing.T) []string {
 	t.Helper()
-	tip, err := c.sy.ledger.ReadRef(ledger.Ref)
+	tip, err := c.sy.ledger.Refs().Read(ledger.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package ledgersync
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -115,20 +114,9 @@ func SharesLedger(s *store.Store, remote string) bool {
 // sets it for repo in any scope (git -c included), or
 // DefaultPrePushTimeout; zero means the hook does not fetch.
 func ConfiguredPrePushTimeout(repo *gitrepo.Repo) (time.Duration, error) {
-	v, ok := repo.LocalConfig(PrePushTimeoutKey)
-	// git -c (GIT_CONFIG_PARAMETERS) overrides the repository's file.
-	if !ok || os.Getenv("GIT_CONFIG_PARAMETERS") != "" {
-		dir := repo.TopLevel
-		if dir == "" {
-			dir = repo.GitDir
-		}
-		out, err := gitrepo.Git(dir, "config", "--get", PrePushTimeoutKey)
-		switch {
-		case err == nil:
-			v = out
-		case !ok:
-			return DefaultPrePushTimeout, nil // unset
-		}
+	v, ok := repo.ReadConfig().Get(PrePushTimeoutKey)
+	if !ok {
+		return DefaultPrePushTimeout, nil
 	}
 	return ParsePrePushTimeout(v)
 }

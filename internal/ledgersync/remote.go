@@ -80,17 +80,10 @@ func ResolveRemote(repo *gitrepo.Repo, arg, dir string) (Remote, error) {
 }
 
 // configuredRemote says whether name is a remote of the repository's
-// configuration: its own file first (no process), then every scope.
+// configuration, in any scope.
 func configuredRemote(repo *gitrepo.Repo, name string) bool {
-	if _, ok := repo.LocalConfig("remote." + name + ".url"); ok {
-		return true
-	}
-	dir := repo.TopLevel
-	if dir == "" {
-		dir = repo.GitDir
-	}
-	_, err := gitrepo.Git(dir, "config", "--get", "remote."+name+".url")
-	return err == nil
+	_, ok := repo.ReadConfig().Get("remote." + name + ".url")
+	return ok
 }
 
 // checkURL checks a remote that is not a configured name and returns what

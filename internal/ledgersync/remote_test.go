@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -113,25 +114,21 @@ func TestParseTimeout(t *testing.T) {
 	}
 }
 
-// A push's rejection names its cause from git's words and the server's.
-func TestRefusalCauses(t *testing.T) {
-	tests := []struct{ reason, stderr, want string }{
-		{"deny updating a hidden ref", "", "receive.hideRefs"},
-		{"hook declined", "remote: FATAL: W refs/queen/ledger team ann DENIED by fallthru", "an access rule denies it (gitolite)"},
-		{"pre-receive hook declined", "remote: nope", "its pre-receive hook declined it"},
-		{"hook declined", "remote: nope", "its update hook declined it"},
-		{"shallow update not allowed", "", "it rejected it (shallow update not allowed)"},
+// A push's rejection is named in words that say what to change.
+func TestRefusalWords(t *testing.T) {
+	tests := []struct {
+		res  transport.PushResult
+		want string
+	}{
+		{transport.PushResult{Refusal: transport.HiddenRef}, "receive.hideRefs"},
+		{transport.PushResult{Refusal: transport.AccessRule}, "an access rule denies it (gitolite)"},
+		{transport.PushResult{Refusal: transport.PreReceiveHook}, "its pre-receive hook declined it"},
+		{transport.PushResult{Refusal: transport.UpdateHook}, "its update hook declined it"},
+		{transport.PushResult{Reason: "shallow update not allowed"}, "it rejected it (shallow update not allowed)"},
 	}
 	for _, tt := range tests {
-		if got := refusal(tt.reason, tt.stderr); !strings.Contains(got, tt.want) {
-			t.Errorf("refusal(%q, %q) = %q, want %q", tt.reason, tt.stderr, got, tt.want)
+		if got := refusal(tt.res); !strings.Contains(got, tt.want) {
+			t.Errorf("refusal(%+v) = %q, want %q", tt.res, got, tt.want)
 		}
-	}
-	said := serverSaid("remote: FATAL: W refs/queen/ledger DENIED by fallthru        \nremote: \nerror: failed to push some refs to 'x'\n")
-	if said != "FATAL: W refs/queen/ledger DENIED by fallthru" {
-		t.Errorf("serverSaid = %q", said)
-	}
-	if said := serverSaid("fatal: the remote end hung up\nerror: failed to push some refs to 'x'\n"); said != "fatal: the remote end hung up" {
-		t.Errorf("serverSaid without remote lines = %q", said)
 	}
 }

@@ -3,8 +3,9 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 )
 
 // Cause is why an exchange with a remote failed, which decides what the
@@ -84,40 +85,18 @@ func IsRemoteError(err error) bool {
 	return errors.As(err, &re)
 }
 
-// refusal names why a remote rejected a push of the ledger, from the
-// reason git prints after "[remote rejected]" and the server's own words
-// on stderr.
-func refusal(reason, stderr string) string {
-	switch {
-	case strings.Contains(reason, "hidden ref"):
+// refusal names why a remote rejected a push of the ledger, in the words
+// that say what to change on the server.
+func refusal(res transport.PushResult) string {
+	switch res.Refusal {
+	case transport.HiddenRef:
 		return "it hides refs/queen from pushes (receive.hideRefs or transfer.hideRefs on the server)"
-	case strings.Contains(stderr, "DENIED by"):
+	case transport.AccessRule:
 		return "an access rule denies it (gitolite)"
-	case strings.Contains(reason, "pre-receive hook declined"):
+	case transport.PreReceiveHook:
 		return "its pre-receive hook declined it"
-	case strings.Contains(reason, "hook declined"):
+	case transport.UpdateHook:
 		return "its update hook declined it"
 	}
-	return "it rejected it (" + reason + ")"
-}
-
-// serverSaid is what the server wrote while refusing a push (its
-// "remote: " lines), else git's own lines but the "failed to push" one
-// that every refused push ends with.
-func serverSaid(stderr string) string {
-	var remote, other []string
-	for line := range strings.Lines(stderr) {
-		line = strings.TrimSpace(line)
-		if said, ok := strings.CutPrefix(line, "remote:"); ok {
-			if said = strings.TrimSpace(said); said != "" {
-				remote = append(remote, said)
-			}
-		} else if line != "" && !strings.HasPrefix(line, "error: failed to push some refs") {
-			other = append(other, line)
-		}
-	}
-	if len(remote) == 0 {
-		remote = other
-	}
-	return strings.Join(remote[:min(len(remote), 3)], "; ")
+	return "it rejected it (" + res.Reason + ")"
 }

@@ -85,7 +85,7 @@ func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 	}
 	defer l.Close()
 	h := &Health{Remotes: map[string]error{}}
-	tip, err := l.ReadRef(ledger.Ref)
+	tip, err := l.Refs().Read(ledger.Ref)
 	if err != nil {
 		h.LocalDamage = err
 	} else if !tip.IsZero() {
@@ -164,7 +164,7 @@ func (s *Syncer) rebuildIfDamaged(force bool) (why string, err error) {
 // remote's, and is dropped, to be fetched again whole. Run under the sync
 // lock.
 func (s *Syncer) preflight() (rebuilt string, err error) {
-	tip, err := s.ledger.ReadRef(ledger.Ref)
+	tip, err := s.ledger.Refs().Read(ledger.Ref)
 	if err != nil || !tip.IsZero() && ledger.IsDamage(s.ledger.Sound(tip)) {
 		if rebuilt, err = s.rebuildIfDamaged(false); err != nil {
 			return "", err
@@ -178,7 +178,7 @@ func (s *Syncer) preflight() (rebuilt string, err error) {
 		if err := s.ledger.Sound(h); ledger.IsDamage(err) {
 			var d *ledger.DamageError
 			if errors.As(err, &d) && d.Missing {
-				if err := s.ledger.DeleteRef(ledger.TrackingRef(remote), h); err != nil {
+				if err := s.ledger.Refs().Delete(ledger.TrackingRef(remote), h); err != nil {
 					return rebuilt, err
 				}
 				s.trace("dropped a fetched ledger naming a missing commit")

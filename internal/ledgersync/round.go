@@ -118,7 +118,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 			merged = plumbing.ZeroHash // not taken: the next sync takes it again
 		}
 		if err := s.moveRef(st, start, local, marks, remote, merged); err != nil {
-			if cur, rerr := s.ledger.ReadRef(ledger.Ref); rerr == nil && cur == local {
+			if cur, rerr := s.ledger.Refs().Read(ledger.Ref); rerr == nil && cur == local {
 				return err // the ledger holds what was appended: it stays
 			}
 			return errors.Join(err, s.cutBack(before))
@@ -165,7 +165,7 @@ type refStart struct {
 // rebuilt from the live store, and so is any ledger when rebuild is set.
 func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbing.Hash, map[string]Mark, error) {
 	var start refStart
-	tip, err := s.ledger.ReadRef(ledger.Ref)
+	tip, err := s.ledger.Refs().Read(ledger.Ref)
 	why := ""
 	switch {
 	case err != nil:
@@ -350,9 +350,9 @@ func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks m
 	}
 	var err error
 	if start.unreadable {
-		err = s.ledger.ReplaceRef(ledger.Ref, local)
+		err = s.ledger.Refs().Replace(ledger.Ref, local)
 	} else {
-		err = s.ledger.UpdateRef(ledger.Ref, start.hash, local)
+		err = s.ledger.Refs().Update(ledger.Ref, start.hash, local)
 	}
 	if err != nil {
 		return err
@@ -411,7 +411,7 @@ func (s *Syncer) loadState() (*state, error) {
 		return st, err
 	}
 	// A ref that cannot be read names nothing: the intents did not reach it.
-	tip, _ := s.ledger.ReadRef(ledger.Ref)
+	tip, _ := s.ledger.Refs().Read(ledger.Ref)
 	if st.Applying != nil && tip.String() == st.Applying.From {
 		for file, size := range st.Applying.Received {
 			if err := truncateTo(store.ReceivedPath(s.S.WS, file), size); err != nil {

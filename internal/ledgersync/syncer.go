@@ -25,6 +25,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
+	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 	"github.com/git-queen/git-queen/internal/jsonl"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/store"
@@ -282,8 +284,8 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("pushing"); err != nil {
 				return err
 			}
-			outcome, said, err := s.push(rm, r.local, fetched)
-			if outcome == pushed || err != nil {
+			pushed, err := s.push(rm, r.local, fetched)
+			if pushed.Outcome == transport.Pushed || err != nil {
 				s.note(rm, "push", err)
 			}
 			if err != nil {
@@ -292,8 +294,8 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("pushed"); err != nil {
 				return err
 			}
-			switch outcome {
-			case pushed:
+			switch pushed.Outcome {
+			case transport.Pushed:
 				res.Pushed = true
 				sent, err := s.published(rm.Key, r)
 				res.Sent.add(sent)
@@ -301,19 +303,19 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 					err = s.at("published")
 				}
 				return err
-			case lostRace:
+			case transport.LostRace:
 				afterLoss, lost, retries = true, fetched, 0
-			case objectsMissing:
+			case transport.ObjectsMissing:
 				if rebuiltOnce {
-					return fmt.Errorf("cannot push the ledger to %s: this repository lacks objects of a ledger just rebuilt from the live store (%s); run git fsck", rm.Arg, said)
+					return fmt.Errorf("cannot push the ledger to %s: this repository lacks objects of a ledger just rebuilt from the live store (%s); run git fsck", rm.Arg, pushed.Said)
 				}
 				rebuild, rebuiltOnce, afterLoss = true, true, false
 				continue
-			case pushAgain:
+			case transport.TryAgain:
 				afterLoss = false
 				if retries++; retries == maxPushAgain {
 					return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
-						"the server failed to store the ledger %d times in a row: %s", retries, said)}
+						"the server failed to store the ledger %d times in a row: %s", retries, pushed.Said)}
 				}
 			}
 			if attempt == maxAttempts {
@@ -351,9 +353,9 @@ func sleepJitter(attempt int) {
 // there).
 func (s *Syncer) published(remote string, r *round) (Counts, error) {
 	tracking := ledger.TrackingRef(remote)
-	if cur, err := s.ledger.ReadRef(tracking); err == nil && cur != r.local {
-		var stale *ledger.StaleRefError
-		if err := s.ledger.UpdateRef(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
+	if cur, err := s.ledger.Refs().Read(tracking); err == nil && cur != r.local {
+		var stale *refs.StaleError
+		if err := s.ledger.Refs().Update(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
 			return nil, err
 		}
 	}

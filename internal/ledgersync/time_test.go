@@ -166,7 +166,7 @@ func TestAFloodOfReservationsIsSetAside(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":"z%d/**","droid":"m%d","status":"active","exclusive":true}`,
 			i, at, at, c.t.Add(time.Hour).Format(time.RFC3339Nano), i, i))
 	}
-	tip, err := a.sy.ledger.ReadRef(ledger.Ref)
+	tip, err := a.sy.ledger.Refs().Read(ledger.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,17 +41,9 @@ func ParseTimeout(v string) (time.Duration, error) {
 // ConfiguredTimeout is the network timeout git configuration sets for
 // repo (queen.timeout, in any scope), or DefaultTimeout.
 func ConfiguredTimeout(repo *gitrepo.Repo) (time.Duration, error) {
-	v, ok := repo.LocalConfig(TimeoutKey)
+	v, ok := repo.ReadConfig().Get(TimeoutKey)
 	if !ok {
-		dir := repo.TopLevel
-		if dir == "" {
-			dir = repo.GitDir
-		}
-		out, err := gitrepo.Git(dir, "config", "--get", TimeoutKey)
-		if err != nil {
-			return DefaultTimeout, nil // unset
-		}
-		v = out
+		return DefaultTimeout, nil
 	}
 	d, err := ParseTimeout(v)
 	if err != nil {

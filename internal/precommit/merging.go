@@ -52,7 +52,7 @@ type mergeView struct {
 	Merge
 	// differs holds, per parent, the paths where the index differs from
 	// it, with the parent's object (IDs[0]) and the index's (IDs[1]).
-	differs []map[string]rawEntry
+	differs []map[string]gitrepo.RawEntry
 	// unjudged names, for each path a commit in Unpushed changes, the
 	// first such commit.
 	unjudged map[string]string
@@ -91,7 +91,7 @@ func mergeParents(repo *gitrepo.Repo, environ []string) ([]string, error) {
 		oid, _ := hex.DecodeString(id)
 		kind, _, err := objects.Header(oid)
 		if gitrepo.IsNotInProcess(err) {
-			kind, err = askType(repo, id)
+			kind, err = repo.ObjectType(id)
 		}
 		if err == nil && kind == "commit" && id != head {
 			parents = append(parents, id)
@@ -100,28 +100,17 @@ func mergeParents(repo *gitrepo.Repo, environ []string) ([]string, error) {
 	return parents, nil
 }
 
-// askType is the type of object id, through git, for what the in-process
-// reader does not read (SHA-256, a replaced object); "" when missing.
-func askType(repo *gitrepo.Repo, id string) (string, error) {
-	out, err := gitrepo.Git(repo.TopLevel, "cat-file", "-t", "--end-of-options", id)
-	return strings.TrimSpace(out), err
-}
-
 // readMerge learns what the merge with parents brings: one git diff-index
 // per parent, one rev-list of the commits brought that no remote has, and
 // one diff-tree of those when there are any.
 func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	mv := &mergeView{Merge: Merge{Parents: parents, Unpushed: []string{}, Brought: []string{}}, unjudged: map[string]string{}}
 	for _, p := range parents {
-		out, err := gitrepo.Git(repo.TopLevel, append(append([]string{"diff-index", "--cached"}, diffOptions...), "--end-of-options", p)...)
+		entries, err := repo.DiffIndex(p)
 		if err != nil {
 			return nil, fmt.Errorf("compare the merge with %s: %w", p, err)
 		}
-		entries, err := parseDiffIndex(out)
-		if err != nil {
-			return nil, err
-		}
-		differs := make(map[string]rawEntry, len(entries))
+		differs := make(map[string]gitrepo.RawEntry, len(entries))
 		for _, e := range entries {
 			differs[e.Path] = e
 		}
@@ -129,23 +118,17 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	}
 	// What a remote has: its remote-tracking refs, and what a fetch
 	// brought (git pull of a URL leaves only FETCH_HEAD).
-	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes", "--not", "--end-of-options"}
-	args = append(args, parents...)
-	args = append(args, "^HEAD")
-	for _, id := range fetchHead(repo) {
-		args = append(args, "^"+id)
-	}
-	out, err := gitrepo.Git(repo.TopLevel, args...)
+	unpushed, err := repo.CommitsNotOnRemote("", parents, append([]string{"HEAD"}, fetchHead(repo)...))
 	if err != nil {
 		return nil, fmt.Errorf("list the commits the merge brings: %w", err)
 	}
-	mv.Unpushed = append(mv.Unpushed, strings.Fields(out)...)
+	mv.Unpushed = append(mv.Unpushed, unpushed...)
 	if len(mv.Unpushed) == 0 {
 		return mv, nil
 	}
-	changed, err := changedPaths(repo, mv.Unpushed)
+	changed, err := repo.PathsChangedBy(mv.Unpushed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list the paths the commits change: %w", err)
 	}
 	for _, c := range mv.Unpushed {
 		for _, p := range changed[c] {

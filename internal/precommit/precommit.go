@@ -260,7 +260,7 @@ func (in *Input) validate(changes []gitrepo.Change, mv *mergeView, res *Result) 
 
 // keptFrom checks that the staged log e keeps every line of parent's
 // version of it (e.IDs[0]), but for what compaction and archive drop.
-func (in *Input) keptFrom(content *gitrepo.Content, e rawEntry, parent string) ([]Rewrite, error) {
+func (in *Input) keptFrom(content *gitrepo.Content, e gitrepo.RawEntry, parent string) ([]Rewrite, error) {
 	theirs, ok, err := content.Read(e.IDs[0])
 	if err == nil && !ok {
 		err = fmt.Errorf("object %s is missing", e.IDs[0])

@@ -101,22 +101,16 @@ func CheckPush(in PushInput) (*PushResult, error) {
 			tips = append(tips, u.LocalSHA)
 		}
 		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
-			have = append(have, "^"+u.RemoteSHA)
+			have = append(have, u.RemoteSHA)
 		}
 	}
 	if len(tips) == 0 {
 		return res, nil
 	}
-	// The remote-tracking refs are excluded by the one --not, and what the
-	// remote has by ^ID: after --end-of-options, nothing is an option.
-	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes=" + in.Remote, "--not", "--end-of-options"}
-	args = append(args, tips...)
-	args = append(args, have...)
-	out, err := gitrepo.Git(in.Repo.TopLevel, args...)
+	commits, err := in.Repo.CommitsNotOnRemote(in.Remote, tips, have)
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
 	}
-	commits := strings.Fields(out)
 	res.Commits = len(commits)
 	if len(commits) == 0 || in.Store == nil {
 		return res, nil
@@ -135,10 +129,10 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
-	changed, err := changedPaths(in.Repo, commits)
+	changed, err := in.Repo.PathsChangedBy(commits)
 	wg.Wait()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list the paths the commits change: %w", err)
 	}
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
@@ -173,7 +167,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		}
 	}
 	if len(refused) > 0 {
-		subject := subjects(in.Repo, refused)
+		subject := in.Repo.CommitSubjects(refused)
 		for i := range res.Refusals {
 			res.Refusals[i].Subject = subject[res.Refusals[i].Commit]
 		}

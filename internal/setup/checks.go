@@ -84,19 +84,10 @@ func NewRepo(dir string) (*Repo, error) {
 		LookPath: exec.LookPath}, nil
 }
 
-// git runs git in the worktree.
-func (r *Repo) git(args ...string) (string, error) {
-	out, err := gitrepo.Git(r.TopLevel, args...)
-	return strings.TrimSpace(out), err
-}
-
-// config reads one git config value; "" when unset.
-func (r *Repo) config(args ...string) string {
-	out, err := r.git(append([]string{"config"}, args...)...)
-	if err != nil {
-		return ""
-	}
-	return out
+// setting reads one git config value, in any scope; "" when unset.
+func (r *Repo) setting(key string) string {
+	v, _ := r.ReadConfig().Get(key)
+	return strings.TrimSpace(v)
 }
 
 // Checks runs every check, in the order doctor prints them.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // DriverCommand is the merge driver git-queen registers: git substitutes
@@ -47,14 +49,12 @@ func (r *Repo) linesCheck(name, path string, lines []string, comment string) Che
 // attributes name the driver but the config lacks it (a fresh clone): git
 // then falls back to a text merge without a word.
 func (r *Repo) checkDriver() Check {
-	driver := r.config("--get", "merge.queen.driver")
-	name := r.config("--get", "merge.queen.name")
+	driver, name := r.setting("merge.queen.driver"), r.setting("merge.queen.name")
 	fix := func() error {
-		if _, err := r.git("config", "--local", "merge.queen.name", DriverName); err != nil {
+		if err := r.SetConfig(gitrepo.ScopeLocal, "merge.queen.name", DriverName); err != nil {
 			return err
 		}
-		_, err := r.git("config", "--local", "merge.queen.driver", DriverCommand)
-		return err
+		return r.SetConfig(gitrepo.ScopeLocal, "merge.queen.driver", DriverCommand)
 	}
 	switch {
 	case driver == "":

@@ -77,14 +77,14 @@ func (r *Repo) Hooks() ([]*Hook, error) {
 // rev-parse --git-path hooks`, which follows core.hooksPath (in a linked
 // worktree the worktree's own git directory is not where git looks).
 func (r *Repo) HookInfoFor(name string) (*Hook, error) {
-	dir, err := r.git("rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	dir, err := r.HooksDir()
 	if err != nil {
 		return nil, err
 	}
 	h := &Hook{Name: name, Path: filepath.Join(dir, name), Guards: HookGuards[name]}
-	if out, err := r.git("config", "--show-scope", "--get", "core.hooksPath"); err == nil {
-		h.HooksPathScope, h.HooksPath, _ = strings.Cut(out, "\t")
-	}
+	cfg := r.ReadConfig()
+	h.HooksPath, _ = cfg.Get("core.hooksPath")
+	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
 	data, err := readHead(h.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -156,7 +156,7 @@ func lefthookGivesStdin(top, via string) bool {
 // asks git, and why: not a fault, since git's answer is the same, but the
 // reason a hook takes a few milliseconds more.
 func (r *Repo) checkHookSpeed() Check {
-	if _, err := r.git("rev-parse", "--verify", "-q", "HEAD"); err != nil {
+	if !r.HasCommit() {
 		return ok("hook-speed", "no commit yet on this branch: until the first, the pre-commit hook asks git diff --cached for the staged changes (a few ms more)")
 	}
 	if inProcess, why := r.StagedInProcess(); !inProcess {

@@ -2,9 +2,7 @@ package setup
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -158,12 +156,11 @@ func (r *Repo) inRepositoryFiles(dir string) bool {
 	if rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
 		return false
 	}
-	if out, err := r.git("ls-files", "--", rel); err == nil && out != "" {
+	if r.IsTracked(rel) {
 		return true
 	}
-	_, err = r.git("check-ignore", "-q", "--", filepath.Join(rel, "pre-commit"))
-	var exit *exec.ExitError
-	return errors.As(err, &exit) && exit.ExitCode() == 1 // 1: not ignored
+	ignored, err := r.IsIgnored(filepath.Join(rel, "pre-commit"))
+	return err == nil && !ignored
 }
 
 // shown is path as messages show it: relative to the top of the worktree

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
-	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // Git LFS and git-queen both need pre-push, the one hook git runs before a
@@ -88,7 +87,7 @@ func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
 	if err := os.Rename(h.Path, aside); err != nil {
 		return did, fmt.Errorf("set the pre-push hook aside for git-lfs: %w", err)
 	}
-	_, lfsErr := gitrepo.Git(r.TopLevel, "lfs", "update")
+	lfsErr := r.UpdateLFSHooks()
 	// Whatever git-lfs did, the shim goes back where git looks.
 	if data, err := os.ReadFile(h.Path); err == nil {
 		switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/ledger"
 	"github.com/git-queen/git-queen/internal/ledgersync"
 	"github.com/git-queen/git-queen/internal/records"
@@ -17,7 +18,7 @@ import (
 // remoteName is the remote a check looks at: the one init was asked for,
 // else queen.remote ("" for none).
 func (r *Repo) remoteName(remote string) (name, configured string) {
-	configured = r.config("--get", "queen.remote")
+	configured = r.setting("queen.remote")
 	if remote != "" {
 		return remote, configured
 	}
@@ -34,14 +35,13 @@ func (r *Repo) checkRemote(remote string) Check {
 	if name == "" {
 		return ok("remote", "no remote: the live store stays on this machine (git queen init --remote NAME shares it through a git remote)")
 	}
-	if _, err := r.git("remote", "get-url", "--", name); err != nil || strings.HasPrefix(name, "-") {
+	if strings.HasPrefix(name, "-") || !r.HasRemote(name) {
 		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %q (git remote add NAME URL; git remote -v lists them)", name)}
 	}
 	refspec := ledger.FetchRefspec(name)
-	fetches, _ := r.git("config", "--get-all", "remote."+name+".fetch")
 	var stale []string
 	has := false
-	for _, f := range strings.Split(fetches, "\n") {
+	for _, f := range r.ReadConfig().All("remote." + name + ".fetch") {
 		switch {
 		case f == refspec:
 			has = true
@@ -60,19 +60,18 @@ func (r *Repo) checkRemote(remote string) Check {
 	}
 	c := Check{Name: "remote", Status: Fail, Fixable: true, forInit: remote != "" || name == configured,
 		fix: func() error {
-			if _, err := r.git("config", "--local", "--", "queen.remote", name); err != nil {
+			if err := r.SetConfig(gitrepo.ScopeLocal, "queen.remote", name); err != nil {
 				return err
 			}
 			for _, f := range stale {
-				if _, err := r.git("config", "--local", "--unset-all", "--", "remote."+name+".fetch", "^"+regexp.QuoteMeta(f)+"$"); err != nil {
+				if err := r.UnsetConfigMatching("remote."+name+".fetch", "^"+regexp.QuoteMeta(f)+"$"); err != nil {
 					return err
 				}
 			}
 			if has {
 				return nil
 			}
-			_, err := r.git("config", "--local", "--add", "--", "remote."+name+".fetch", refspec)
-			return err
+			return r.AddConfig("remote."+name+".fetch", refspec)
 		}}
 	switch {
 	case configured != name:

@@ -74,7 +74,8 @@ func TestInitIsIdempotentAndKeepsWhatIsThere(t *testing.T) {
 	if _, err := os.Stat(r.BeadsDir); !os.IsNotExist(err) {
 		t.Fatalf("init made %s, which the worktree does not need", r.BeadsDir)
 	}
-	if r.config("--get", "merge.queen.driver") != DriverCommand || r.config("--worktree", "--get", "queen.droid") != "ann" {
+	if testgit.Run(t, r.TopLevel, "config", "--get", "merge.queen.driver") != DriverCommand ||
+		testgit.Run(t, r.TopLevel, "config", "--worktree", "--get", "queen.droid") != "ann" {
 		t.Fatal("driver or identity not configured")
 	}
 
@@ -245,8 +246,8 @@ func TestLinkedWorktreesShareTheHookAndHaveTheirOwnIdentity(t *testing.T) {
 	if _, _, err := w.Init(Options{Droid: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	if r.config("--get", "queen.droid") != "ann" || w.config("--get", "queen.droid") != "bob" {
-		t.Fatalf("identities: main %q, linked %q", r.config("--get", "queen.droid"), w.config("--get", "queen.droid"))
+	if main, linked := testgit.Run(t, r.TopLevel, "config", "--get", "queen.droid"), testgit.Run(t, w.TopLevel, "config", "--get", "queen.droid"); main != "ann" || linked != "bob" {
+		t.Fatalf("identities: main %q, linked %q", main, linked)
 	}
 	if c := r.checkIdentity(""); c.Status != OK {
 		t.Fatalf("distinct identities still warned about: %+v", c)

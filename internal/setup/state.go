@@ -28,8 +28,9 @@ func (r *Repo) checkIdentity(droid string) Check {
 		c.Fixable, c.forInit = true, true
 		c.fix = func() error { return r.SetIdentity(droid) }
 	}
-	out, err := r.git("config", "--show-scope", "--get", "queen.droid")
-	scope, current, _ := strings.Cut(out, "\t")
+	cfg := r.ReadConfig()
+	current, _ := cfg.Get("queen.droid")
+	current, scope := strings.TrimSpace(current), cfg.Scope("queen.droid")
 	switch {
 	case droid != "" && current == droid && scope == "worktree":
 		return ok("identity", "this worktree acts as %s", current)
@@ -38,7 +39,7 @@ func (r *Repo) checkIdentity(droid string) Check {
 		if current != "" {
 			c.Message += fmt.Sprintf(" but acts as %s (%s config)", current, scope)
 		}
-	case err != nil || current == "":
+	case current == "":
 		c.Status, c.Message = Warn, "no droid identity for this worktree: run `git queen init --droid NAME` (or set QUEEN_DROID)"
 	case records.ValidateDroid(current) != nil:
 		c.Status, c.Message = Fail, fmt.Sprintf("queen.droid (%s config) is %q, which every command refuses: %v; "+
@@ -76,7 +77,7 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 		if w.Path == r.TopLevel {
 			continue
 		}
-		if out, err := gitrepo.Git(w.Path, "config", "--get", "queen.droid"); err == nil && strings.TrimSpace(out) == droid {
+		if d, _ := gitrepo.ReadConfigIn(w.Path).Get("queen.droid"); strings.TrimSpace(d) == droid {
 			return w.Path
 		}
 	}
@@ -89,22 +90,22 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // it is safe (not with core.bare or core.worktree in the shared config,
 // which linked worktrees would then inherit).
 func (r *Repo) SetIdentity(droid string) error {
-	if r.config("--bool", "--get", "extensions.worktreeConfig") != "true" {
-		if r.config("--local", "--bool", "--get", "core.bare") == "true" || r.config("--local", "--get", "core.worktree") != "" {
+	cfg := r.ReadConfig()
+	if !cfg.Bool("extensions.worktreeConfig") {
+		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
 			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
 				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead")
 		}
-		if _, err := r.git("config", "--local", "extensions.worktreeConfig", "true"); err != nil {
+		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
 			return err
 		}
 	}
-	if _, err := r.git("config", "--worktree", "--", "queen.droid", droid); err != nil {
+	if err := r.SetConfig(gitrepo.ScopeWorktree, "queen.droid", droid); err != nil {
 		return err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	_, err := r.git("config", "--worktree", "--", "queen.droidfor", r.GitDir)
-	return err
+	return r.SetConfig(gitrepo.ScopeWorktree, "queen.droidfor", r.GitDir)
 }
 
 // storeFiles lists the logs of the live store: those this clone wrote, and

@@ -21,11 +21,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/workspace"
 )
@@ -64,11 +64,11 @@ func report(name string, d []time.Duration) {
 }
 
 func storeFile() string {
-	out, err := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	repo, err := gitrepo.Discover(".")
 	if err != nil {
 		log.Fatal(err)
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), workspace.LiveDirName, records.MessagesFile)
+	return filepath.Join(repo.CommonDir, workspace.LiveDirName, records.MessagesFile)
 }
 
 // waitRounds starts a wait, appends a message it waits for, and times the

@@ -113,7 +113,7 @@ func record(gitDir string, n, nres, batch int, g *gen, at func(int) time.Time, n
 		return err
 	}
 	defer l.Close()
-	start, err := l.ReadRef(ledger.Ref)
+	start, err := l.Refs().Read(ledger.Ref)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func record(gitDir string, n, nres, batch int, g *gen, at func(int) time.Time, n
 			return err
 		}
 	}
-	if err := l.UpdateRef(ledger.Ref, start, tip); err != nil {
+	if err := l.Refs().Update(ledger.Ref, start, tip); err != nil {
 		return err
 	}
 	fmt.Printf("%s %s: %d messages, %d reservations added\n", ledger.Ref, tip, n, nres)

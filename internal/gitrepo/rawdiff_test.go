@@ -1,4 +1,4 @@
-package precommit
+package gitrepo
 
 import (
 	"reflect"
@@ -54,13 +54,13 @@ func TestParseDiffIndex(t *testing.T) {
 	tests := []struct {
 		name string
 		out  string
-		want []rawEntry
+		want []RawEntry
 		err  bool
 	}{
 		{name: "nothing", out: ""},
 		{name: "changed, added, deleted", out: ":100644 100644 " + theirs + " " + ours + " M\x00a\nb\x00" +
 			":000000 100644 " + zero + " " + ours + " A\x00new\x00" + ":160000 000000 " + theirs + " " + zero + " D\x00vendor/lib\x00",
-			want: []rawEntry{{"a\nb", []string{theirs, ours}}, {"new", []string{"", ours}}, {"vendor/lib", []string{theirs, ""}}}},
+			want: []RawEntry{{"a\nb", []string{theirs, ours}}, {"new", []string{"", ours}}, {"vendor/lib", []string{theirs, ""}}}},
 		{name: "a record without its path", out: ":100644 100644 " + theirs + " " + ours + " M\x00", err: true},
 		{name: "not a record", out: "x\x00y\x00", err: true},
 	}

@@ -1,10 +1,8 @@
-package precommit
+package gitrepo
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // Every path the hooks judge comes from git as git stores it: NUL-ended
@@ -14,29 +12,24 @@ import (
 // path like files: --ignore-submodules=none keeps diff.ignoreSubmodules and
 // a .gitmodules "ignore = all" from hiding a gitlink that moved.
 
-// diffOptions are the options of every diff the hooks read: raw records,
-// NUL-ended, full object ids, renames as a deletion and an addition (both
-// paths seen, no content compared), and gitlinks always shown.
-var diffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames", "--ignore-submodules=none"}
-
-// rawEntry is one record of git's raw diff format: a path, and the object
+// RawEntry is one record of git's raw diff format: a path, and the object
 // ids of its sides (the parents' first, the result's last; "" where the
 // side has no object there).
-type rawEntry struct {
+type RawEntry struct {
 	Path string
 	IDs  []string
 }
 
 // parseRawEntry reads a record's meta token (":mode... id... STATUS", with
 // one colon per parent) and its path.
-func parseRawEntry(meta, path string) (rawEntry, error) {
+func parseRawEntry(meta, path string) (RawEntry, error) {
 	parents := len(meta) - len(strings.TrimLeft(meta, ":"))
 	f := strings.Fields(meta[parents:])
 	// parents+1 modes, parents+1 ids, the status.
 	if parents == 0 || len(f) != 2*(parents+1)+1 {
-		return rawEntry{}, fmt.Errorf("git diff: unexpected record %q", meta)
+		return RawEntry{}, fmt.Errorf("git diff: unexpected record %q", meta)
 	}
-	e := rawEntry{Path: path}
+	e := RawEntry{Path: path}
 	for _, id := range f[parents+1 : 2*(parents+1)] {
 		if strings.Trim(id, "0") == "" {
 			id = ""
@@ -46,7 +39,7 @@ func parseRawEntry(meta, path string) (rawEntry, error) {
 	return e, nil
 }
 
-// parseDiffTree reads `git diff-tree --stdin -c --root` in diffOptions:
+// parseDiffTree reads `git diff-tree --stdin -c --root` in rawDiffOptions:
 // each commit's id (a token of its own), then its records, one ":meta"
 // token and one path token each. It returns the paths each of commits
 // changes. A path cannot pass for a commit: it always follows a record's
@@ -78,12 +71,12 @@ func parseDiffTree(out string, commits map[string]bool) (map[string][]string, er
 	return paths, nil
 }
 
-// parseDiffIndex reads `git diff-index --cached` in diffOptions: the paths
+// parseDiffIndex reads `git diff-index --cached` in rawDiffOptions: the paths
 // where the index differs from the tree, with the tree's object (IDs[0])
 // and the index's (IDs[1]).
-func parseDiffIndex(out string) ([]rawEntry, error) {
+func parseDiffIndex(out string) ([]RawEntry, error) {
 	tokens := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
-	var entries []rawEntry
+	var entries []RawEntry
 	for i := 0; i+1 < len(tokens); i += 2 {
 		if !strings.HasPrefix(tokens[i], ":") {
 			return nil, fmt.Errorf("git diff-index: unexpected output %q", tokens[i])
@@ -98,35 +91,4 @@ func parseDiffIndex(out string) ([]rawEntry, error) {
 		return nil, fmt.Errorf("git diff-index: a record without its path: %q", tokens[len(tokens)-1])
 	}
 	return entries, nil
-}
-
-// changedPaths lists, with one git diff-tree, the paths each commit
-// changes against its parent (a merge: the paths it changed against every
-// parent, i.e. its own resolution).
-func changedPaths(repo *gitrepo.Repo, commits []string) (map[string][]string, error) {
-	args := append([]string{"diff-tree", "--stdin", "-c", "--root"}, diffOptions...)
-	out, err := gitrepo.GitInput(repo.TopLevel, strings.Join(commits, "\n")+"\n", args...)
-	if err != nil {
-		return nil, fmt.Errorf("list the paths the commits change: %w", err)
-	}
-	set := make(map[string]bool, len(commits))
-	for _, c := range commits {
-		set[c] = true
-	}
-	return parseDiffTree(out, set)
-}
-
-// subjects reads the subject of each commit, for a refusal's message.
-func subjects(repo *gitrepo.Repo, commits []string) map[string]string {
-	out, err := gitrepo.Git(repo.TopLevel, append([]string{"log", "--no-walk=unsorted", "-z", "--format=%H %s", "--end-of-options"}, commits...)...)
-	subjects := map[string]string{}
-	if err != nil {
-		return subjects
-	}
-	for rec := range strings.SplitSeq(out, "\x00") {
-		if id, subject, ok := strings.Cut(strings.TrimPrefix(rec, "\n"), " "); ok {
-			subjects[id] = subject
-		}
-	}
-	return subjects
 }

@@ -1,0 +1,239 @@
+package gitrepo
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// ConfigScope is where a value was set, as `git config --show-scope`
+// names it.
+type ConfigScope string
+
+// The scopes git reads, in its order: a later one overrides an earlier.
+const (
+	ScopeSystem   ConfigScope = "system"
+	ScopeGlobal   ConfigScope = "global"
+	ScopeLocal    ConfigScope = "local"
+	ScopeWorktree ConfigScope = "worktree"
+	ScopeCommand  ConfigScope = "command"
+)
+
+// Config is the configuration git sees in a repository, every scope at
+// once: the values of `git config --list --show-scope`. A key the
+// repository's own files set is answered from them (they outrank the
+// system and global files); any other is answered from every scope's file
+// read in-process when the places git reads are certain, else from one
+// `git config --list` for every key together. So an idle sync that asks
+// for queen.timeout starts no process for it. A configuration git cannot
+// read counts as unset: git itself then fails on its first command.
+type Config struct {
+	r *Repo
+	// own is the repository's own files (local and worktree scopes), when
+	// nothing outranks them (no git -c) and this parser follows all they
+	// hold.
+	own     []configEntry
+	ownSure bool
+	all     []configEntry
+	loaded  bool
+}
+
+// ReadConfig is the configuration of the repository in every scope.
+func (r *Repo) ReadConfig() *Config {
+	c := &Config{r: r}
+	if !commandScope() {
+		if own, unsure, err := r.localEntries(); err == nil && !unsure {
+			c.own, c.ownSure = own, true
+		}
+	}
+	return c
+}
+
+// ReadConfigIn is ReadConfig for the repository containing dir; outside
+// any repository, it reads the system and global scopes.
+func ReadConfigIn(dir string) *Config {
+	r, err := Discover(dir)
+	if err != nil {
+		r = &Repo{TopLevel: dir}
+	}
+	return r.ReadConfig()
+}
+
+// Get is the value of key that git uses (the last one set); ok is false
+// when no scope sets it.
+func (c *Config) Get(key string) (value string, ok bool) { return c.GetIn("", key) }
+
+// GetIn is Get within one scope ("" for all).
+func (c *Config) GetIn(scope ConfigScope, key string) (value string, ok bool) {
+	e, ok := c.last(key, scope)
+	return e.value, ok
+}
+
+// Bool is a boolean key read as git reads it (see LocalBool).
+func (c *Config) Bool(key string) bool { return c.BoolIn("", key) }
+
+// BoolIn is Bool within one scope ("" for all).
+func (c *Config) BoolIn(scope ConfigScope, key string) bool {
+	e, ok := c.last(key, scope)
+	return ok && (e.bare || isTrue(e.value))
+}
+
+// Scope is the scope that sets the value Get returns ("" when unset).
+func (c *Config) Scope(key string) ConfigScope {
+	e, _ := c.last(key, "")
+	return e.scope
+}
+
+// All is every value of a multi-valued key (remote.NAME.fetch), in order.
+func (c *Config) All(key string) []string {
+	k, valid := parseKey(key)
+	var out []string
+	for _, e := range c.entries() {
+		if valid && e.key == k {
+			out = append(out, e.value)
+		}
+	}
+	return out
+}
+
+// last is the entry of key that git uses, within scope ("" for all).
+func (c *Config) last(key string, scope ConfigScope) (configEntry, bool) {
+	k, valid := parseKey(key)
+	if !valid {
+		return configEntry{}, false
+	}
+	if c.ownSure && (scope == "" || scope == ScopeLocal || scope == ScopeWorktree) {
+		if e, ok := lastEntry(c.own, k, scope); ok || scope != "" {
+			return e, ok
+		}
+	}
+	return lastEntry(c.entries(), k, scope)
+}
+
+// entries are every scope's, read once.
+func (c *Config) entries() []configEntry {
+	if !c.loaded {
+		c.all, c.loaded = c.r.allEntries(), true
+	}
+	return c.all
+}
+
+// allEntries reads every scope: the files, or git when they are not
+// certain (nil when git cannot read them).
+func (r *Repo) allEntries() []configEntry {
+	if entries, ok := r.configFromFiles(); ok {
+		return entries
+	}
+	out, err := Git(r.dir(), "config", "-z", "--list", "--show-scope")
+	if err != nil {
+		return nil
+	}
+	var entries []configEntry
+	fields := strings.Split(out, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		key, value, hasValue := strings.Cut(fields[i+1], "\n")
+		if k, ok := parseKey(key); ok {
+			entries = append(entries, configEntry{key: k, value: value, scope: ConfigScope(fields[i]), bare: !hasValue})
+		}
+	}
+	return entries
+}
+
+// commandScope says whether configuration comes from the environment
+// (git -c, GIT_CONFIG_COUNT, GIT_CONFIG), which outranks every file.
+func commandScope() bool {
+	for _, v := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// configFromFiles reads every scope's file the way git would, when it can
+// tell which git reads: ok is false when configuration comes from the
+// environment (git -c), a file holds an include, or the system file's
+// place is git's build's secret.
+func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
+	if commandScope() {
+		return nil, false
+	}
+	type file struct {
+		path  string
+		scope ConfigScope
+	}
+	var files []file
+	if !isTrue(os.Getenv("GIT_CONFIG_NOSYSTEM")) {
+		system, known := systemConfigPath()
+		if !known {
+			return nil, false
+		}
+		files = append(files, file{system, ScopeSystem})
+	}
+	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
+		files = append(files, file{global, ScopeGlobal})
+	} else {
+		xdg, home := os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, file{filepath.Join(xdg, "git", "config"), ScopeGlobal})
+		}
+		if home != "" {
+			files = append(files, file{filepath.Join(home, ".gitconfig"), ScopeGlobal})
+		}
+	}
+	for _, f := range files {
+		if f.path == "" {
+			continue
+		}
+		data, err := os.ReadFile(f.path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, false
+		}
+		parsed, unsure := parseConfig(string(data), f.scope)
+		if unsure {
+			return nil, false
+		}
+		entries = append(entries, parsed...)
+	}
+	local, unsure, err := r.localEntries()
+	if err != nil || unsure {
+		return nil, false
+	}
+	return append(entries, local...), true
+}
+
+// systemConfigPath is where git reads its system-wide file: the
+// GIT_CONFIG_SYSTEM it is given, or /etc/gitconfig for a distribution's
+// git in /usr/bin on Linux. Elsewhere the place depends on how git was
+// built, and known is false.
+func systemConfigPath() (path string, known bool) {
+	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set {
+		return p, true
+	}
+	if runtime.GOOS != "linux" {
+		return "", false
+	}
+	git, err := exec.LookPath("git")
+	if err == nil {
+		git, err = filepath.EvalSymlinks(git)
+	}
+	if err != nil || git != "/usr/bin/git" {
+		return "", false
+	}
+	return "/etc/gitconfig", true
+}
+
+// dir is where git runs for the repository: the worktree, else the git
+// directory.
+func (r *Repo) dir() string {
+	if r.TopLevel != "" {
+		return r.TopLevel
+	}
+	return r.GitDir
+}

@@ -1,0 +1,101 @@
+package gitrepo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The history questions the hooks ask git: which commits a push or a
+// merge brings, what they change, and what they are called. Each is one
+// git process, whatever the number of commits, with every id after
+// --end-of-options (or on standard input).
+
+// rawDiffOptions are the options of every diff the hooks read: raw
+// records, NUL-ended, full object ids, renames as a deletion and an
+// addition (both paths seen, no content compared), and gitlinks always
+// shown.
+var rawDiffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames", "--ignore-submodules=none"}
+
+// CommitsNotOnRemote lists, oldest first, the commits reachable from tips
+// but neither from the ids in known nor from the remote-tracking refs of
+// remote ("" for every remote): what a push or a merge brings that no
+// remote has. Ids this repository lacks are ignored.
+func (r *Repo) CommitsNotOnRemote(remote string, tips, known []string) ([]string, error) {
+	// The remote-tracking refs are excluded by the one --not, the known
+	// ids by ^ID: after --end-of-options, nothing is an option.
+	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes", "--not", "--end-of-options"}
+	if remote != "" {
+		args = []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes=" + remote, "--not", "--end-of-options"}
+	}
+	args = append(args, tips...)
+	for _, id := range known {
+		args = append(args, "^"+id)
+	}
+	out, err := Git(r.TopLevel, args...)
+	return strings.Fields(out), err
+}
+
+// PathsChangedBy lists, with one git diff-tree, the paths each commit
+// changes against its parent (a merge: the paths it changed against every
+// parent, i.e. its own resolution).
+func (r *Repo) PathsChangedBy(commits []string) (map[string][]string, error) {
+	args := append([]string{"diff-tree", "--stdin", "-c", "--root"}, rawDiffOptions...)
+	out, err := GitInput(r.TopLevel, strings.Join(commits, "\n")+"\n", args...)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(commits))
+	for _, c := range commits {
+		set[c] = true
+	}
+	return parseDiffTree(out, set)
+}
+
+// DiffIndex lists the paths where the index differs from commit, with
+// the commit's object (IDs[0]) and the index's (IDs[1]).
+func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
+	out, err := Git(r.TopLevel, append(append([]string{"diff-index", "--cached"}, rawDiffOptions...), "--end-of-options", commit)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseDiffIndex(out)
+}
+
+// CommitSubjects reads the subject of each commit, by id; a commit git
+// cannot read is left out.
+func (r *Repo) CommitSubjects(commits []string) map[string]string {
+	out, err := Git(r.TopLevel, append([]string{"log", "--no-walk=unsorted", "-z", "--format=%H %s", "--end-of-options"}, commits...)...)
+	subjects := map[string]string{}
+	if err != nil {
+		return subjects
+	}
+	for rec := range strings.SplitSeq(out, "\x00") {
+		if id, subject, ok := strings.Cut(strings.TrimPrefix(rec, "\n"), " "); ok {
+			subjects[id] = subject
+		}
+	}
+	return subjects
+}
+
+// ObjectType is the type git gives object id ("commit", "tree", ...).
+func (r *Repo) ObjectType(id string) (string, error) {
+	out, err := Git(r.TopLevel, "cat-file", "-t", "--end-of-options", id)
+	return strings.TrimSpace(out), err
+}
+
+// ResolveCommit is the id of the commit rev names (a branch, a tag, an
+// id, origin/main~2); the error says rev names none.
+func (r *Repo) ResolveCommit(rev string) (string, error) {
+	out, err := Git(r.TopLevel, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%q names no commit here: %w", rev, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// HasCommit reports whether HEAD names a commit (false on a branch with
+// no commit yet).
+func (r *Repo) HasCommit() bool {
+	_, err := Git(r.TopLevel, "rev-parse", "--verify", "-q", "HEAD")
+	return err == nil
+}

@@ -1,0 +1,85 @@
+package refs
+
+import (
+	"bytes"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+// Ref is one ref and the id it holds (zero when its file holds no id).
+type Ref struct {
+	Name string
+	ID   plumbing.Hash
+}
+
+// List returns the refs whose names start with prefix (a constant such as
+// "refs/queen/"), sorted by name; a loose ref wins over a packed one, as
+// in git.
+func (s *Store) List(prefix string) ([]Ref, error) {
+	if s.reftable {
+		out, err := gitrepo.Git("", "--git-dir", s.dir, "for-each-ref", "--format=%(objectname) %(refname)", "--", prefix)
+		if err != nil {
+			return nil, err
+		}
+		var refs []Ref
+		for line := range strings.Lines(out) {
+			if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, prefix) {
+				refs = append(refs, Ref{Name: name, ID: hashOrZero(id)})
+			}
+		}
+		return refs, nil
+	}
+	byName := map[string]plumbing.Hash{}
+	// packed-refs can list every tag of a large repository: look for the
+	// prefix before reading it line by line.
+	if data, err := os.ReadFile(filepath.Join(s.dir, "packed-refs")); err == nil && bytes.Contains(data, []byte(prefix)) {
+		for line := range strings.Lines(string(data)) {
+			// "ID REF"; comments start with '#', peeled tags with '^'.
+			if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, prefix) {
+				if _, seen := byName[name]; !seen || plumbing.IsHash(id) {
+					byName[name] = hashOrZero(id)
+				}
+			}
+		}
+	}
+	root := filepath.Join(s.dir, filepath.FromSlash(prefix))
+	if !strings.HasSuffix(prefix, "/") {
+		root = filepath.Dir(root)
+	}
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(s.dir, p)
+		name := filepath.ToSlash(rel)
+		if err != nil || !strings.HasPrefix(name, prefix) {
+			return nil
+		}
+		data, err := readBounded(p)
+		if id := strings.TrimSpace(string(data)); err == nil && len(data) <= maxRefFile && plumbing.IsHash(id) {
+			byName[name] = plumbing.NewHash(id)
+		} else if _, packed := byName[name]; !packed {
+			byName[name] = plumbing.ZeroHash
+		}
+		return nil
+	})
+	refs := make([]Ref, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		refs = append(refs, Ref{Name: name, ID: byName[name]})
+	}
+	return refs, nil
+}
+
+func hashOrZero(id string) plumbing.Hash {
+	if len(id) == 40 && plumbing.IsHash(id) {
+		return plumbing.NewHash(id)
+	}
+	return plumbing.ZeroHash
+}

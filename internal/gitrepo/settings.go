@@ -1,0 +1,82 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// What git-queen init and doctor write to a repository's configuration
+// and ask of its worktree, each through git (they run once, where a
+// process costs nothing to speak of). Keys and values come after "--".
+
+// SetConfig sets key to value in the local (common) or the worktree
+// configuration file.
+func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
+	var err error
+	switch scope {
+	case ScopeLocal:
+		_, err = Git(r.dir(), "config", "--local", "--", key, value)
+	case ScopeWorktree:
+		_, err = Git(r.dir(), "config", "--worktree", "--", key, value)
+	default:
+		err = fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
+	}
+	return err
+}
+
+// AddConfig adds a value to a multi-valued key (remote.NAME.fetch) in the
+// local configuration file.
+func (r *Repo) AddConfig(key, value string) error {
+	_, err := Git(r.dir(), "config", "--local", "--add", "--", key, value)
+	return err
+}
+
+// UnsetConfigMatching removes from the local configuration file every
+// value of key that the regular expression pattern matches.
+func (r *Repo) UnsetConfigMatching(key, pattern string) error {
+	_, err := Git(r.dir(), "config", "--local", "--unset-all", "--", key, pattern)
+	return err
+}
+
+// HooksDir is the directory git runs hooks from: core.hooksPath when set,
+// else the common git directory's hooks (absolute).
+func (r *Repo) HooksDir() (string, error) {
+	out, err := Git(r.dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	return strings.TrimSpace(out), err
+}
+
+// IsTracked reports whether git tracks path (relative to the top level)
+// or a file under it.
+func (r *Repo) IsTracked(path string) bool {
+	out, err := Git(r.TopLevel, "ls-files", "--", path)
+	return err == nil && strings.TrimSpace(out) != ""
+}
+
+// IsIgnored reports whether .gitignore and the like ignore path; the
+// error is git failing to say.
+func (r *Repo) IsIgnored(path string) (bool, error) {
+	_, err := Git(r.TopLevel, "check-ignore", "-q", "--", path)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1: // 1: not ignored
+		return false, nil
+	}
+	return false, err
+}
+
+// HasRemote reports whether the repository has a remote called name.
+func (r *Repo) HasRemote(name string) bool {
+	_, err := Git(r.dir(), "remote", "get-url", "--", name)
+	return err == nil
+}
+
+// UpdateLFSHooks runs `git lfs update`, which installs git-lfs's hooks
+// where git runs them.
+func (r *Repo) UpdateLFSHooks() error {
+	_, err := Git(r.TopLevel, "lfs", "update")
+	return err
+}

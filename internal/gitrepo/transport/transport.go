@@ -1,0 +1,120 @@
+// Package transport runs git's fetch, push and ls-remote against a
+// remote and reads what git answers: a typed outcome for a push with a
+// lease (pushed, lost a race, try again, objects missing here, refused
+// with the server's words) and a typed *Error for a remote that could not
+// be reached or did not answer in time. It goes through the git command,
+// so that the user's remotes, credentials, proxies and protocols work
+// unchanged; every run is bounded, and a run that times out is killed
+// with every helper it started (gitrepo.Command). The remote and every
+// ref always come after "--": what to retry and what to tell a person is
+// the caller's business.
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+// gitOptions come before every command: no automatic maintenance after
+// it (it would cost more than the transfer), and no walk of the history
+// to report forced updates.
+var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "fetch.showForcedUpdates=false"}
+
+// run runs git in dir with gitOptions, within limit, never prompting, and
+// returns stdout, and stderr in the error.
+func run(dir string, limit time.Duration, args ...string) (stdout, stderr string, err error) {
+	out, err := gitrepo.Command{Dir: dir, Args: append(append([]string{}, gitOptions...), args...),
+		Env: []string{"GIT_TERMINAL_PROMPT=0"}, Timeout: limit}.Run()
+	var failed *gitrepo.CommandError
+	if errors.As(err, &failed) {
+		return out, failed.Stderr, failed.Err
+	}
+	return out, "", err
+}
+
+// Kind is why an exchange with a remote failed.
+type Kind int
+
+const (
+	// Unreachable: git could not reach the remote, or was turned away at
+	// the door (no such repository, failed authentication).
+	Unreachable Kind = iota
+	// TimedOut: the remote did not answer within the limit; git and its
+	// helpers were killed.
+	TimedOut
+)
+
+// Error is a fetch, push or ls-remote that failed before the remote said
+// anything about the refs: Msg is the first lines of what git said.
+type Error struct {
+	Kind Kind
+	Msg  string
+	// After is the limit that ran out (TimedOut).
+	After time.Duration
+	// RefLocked: the fetch found a ref it writes locked here (another
+	// fetch holds it for a moment, or a killed one left the lock).
+	RefLocked bool
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// failure is the *Error for a run that failed with err and stderr.
+func failure(stderr string, err error) *Error {
+	var timeout *gitrepo.TimeoutError
+	if errors.As(err, &timeout) {
+		return &Error{Kind: TimedOut, After: timeout.After, Msg: fmt.Sprintf("no answer within %s, so git was stopped", timeout.After)}
+	}
+	return &Error{Kind: Unreachable, Msg: firstLines(stderr, err), RefLocked: strings.Contains(stderr, "cannot lock ref")}
+}
+
+// Fetch brings refspec from remote into the repository at dir, within
+// limit: quietly, without tags, FETCH_HEAD or submodules, pruning what the
+// refspec no longer finds there. The error is an *Error.
+func Fetch(dir, remote, refspec string, limit time.Duration) error {
+	_, stderr, err := run(dir, limit, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
+		"--no-recurse-submodules", "--", remote, refspec)
+	if err != nil {
+		return failure(stderr, err)
+	}
+	return nil
+}
+
+// LsRemote asks remote, within limit, which commit it shows for ref:
+// found is false when it shows none. The error is an *Error.
+func LsRemote(dir, remote, ref string, limit time.Duration) (id plumbing.Hash, found bool, err error) {
+	out, stderr, err := run(dir, limit, "ls-remote", "--", remote, ref)
+	if err != nil {
+		return plumbing.ZeroHash, false, failure(stderr, err)
+	}
+	for line := range strings.Lines(out) {
+		id, name, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		if name == ref && plumbing.IsHash(id) {
+			return plumbing.NewHash(id), true, nil
+		}
+	}
+	return plumbing.ZeroHash, false, nil
+}
+
+// firstLines is what a person needs of git's stderr: its first lines
+// (err's message when git said nothing).
+func firstLines(stderr string, err error) string {
+	if stderr == "" {
+		if err != nil {
+			return err.Error()
+		}
+		return "git failed without a message"
+	}
+	var lines []string
+	for line := range strings.Lines(stderr) {
+		if line = strings.TrimSpace(line); line != "" && len(lines) < 3 {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
