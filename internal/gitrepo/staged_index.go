@@ -3,15 +3,16 @@ package gitrepo
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
@@ -39,6 +40,10 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 		indexPath = filepath.Join(r.GitDir, "index")
 	case !filepath.IsAbs(indexPath):
 		indexPath = filepath.Join(r.TopLevel, indexPath)
+	}
+	var format *object.FormatError
+	if err := CheckObjectFormat(r.CommonDir); errors.As(err, &format) {
+		return nil, fmt.Errorf("%w: %s objects", errUnsupported, format.Format)
 	}
 	head, ok := r.HeadCommit()
 	if !ok || len(head) != 2*oidLen {
@@ -102,12 +107,11 @@ func commitTree(objects *objectReader, commit string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, _, _ := bytes.Cut(data, []byte{'\n'})
-	treeHex, ok := strings.CutPrefix(string(line), "tree ")
-	if kind != "commit" || !ok {
+	c, err := object.DecodeCommit(data)
+	if kind != "commit" || err != nil {
 		return nil, fmt.Errorf("%w: HEAD %s is not a commit", errUnsupported, commit)
 	}
-	return hexOID(treeHex)
+	return c.Tree[:], nil
 }
 
 // stagedDiff compares index entries with HEAD's trees.
