@@ -154,7 +154,7 @@ func modeName(m filemode.FileMode) string {
 
 // shapeError is the damage of an entry that admit refused.
 func shapeError(prefix string, e entry, reason string) error {
-	return &DamageError{Path: path.Join(prefix, e.Name), Object: e.Hash, Reason: reason}
+	return &DamageError{Path: path.Join(prefix, e.Name), Object: e.ID, Reason: reason}
 }
 
 // levelOf is the level of the tree at p ("" is the root).
