@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // Diff is what one ledger commit holds that another does not.
@@ -70,7 +71,7 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 		if err != nil {
 			return plumbing.ZeroHash, inCommit(err, commit)
 		}
-		if e, ok := t.Get(dir); ok && e.Mode == filemode.Dir {
+		if e, ok := t.Get(dir); ok && e.Mode == gitobject.DirMode {
 			return e.ID, nil
 		}
 		return plumbing.ZeroHash, nil
@@ -124,7 +125,7 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 		case inA && inB && ea.ID == eb.ID:
 		case !inB:
 			w.removed = true
-		case eb.Mode == filemode.Dir:
+		case eb.Mode == gitobject.DirMode:
 			var from plumbing.Hash
 			if inA {
 				from = ea.ID

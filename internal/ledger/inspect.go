@@ -2,14 +2,12 @@ package ledger
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/git-queen/git-queen/internal/gitrepo"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // Inspect checks a ledger commit another clone wrote before anything
@@ -76,9 +74,9 @@ func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
 		}
 		p := path.Join(prefix, eb.Name)
 		switch {
-		case eb.Mode == filemode.Dir:
+		case eb.Mode == gitobject.DirMode:
 			var from plumbing.Hash
-			if inA && ea.Mode == filemode.Dir {
+			if inA && ea.Mode == gitobject.DirMode {
 				from = ea.ID
 			}
 			if err := in.trees(p, from, eb.ID); err != nil {
@@ -106,7 +104,7 @@ func (in *inspection) format(root *tree) error {
 	if !ok {
 		return &DamageError{Path: formatFile, Reason: "the ledger has no FORMAT file"}
 	}
-	if e.Mode != filemode.Regular {
+	if e.Mode != gitobject.RegularMode {
 		return shapeError("", e, rootLevel.admit(e))
 	}
 	data, err := in.l.formatBlob(e.ID)
@@ -122,14 +120,9 @@ func (in *inspection) format(root *tree) error {
 // blobSize is the size of a chunk from its object header.
 func (l *Ledger) blobSize(h plumbing.Hash) (int64, error) {
 	kind, size, err := l.objects.Header(h)
-	var gitFailed *gitrepo.GitFailure
 	switch {
-	case errors.As(err, &gitFailed):
-		return 0, err
-	case errors.Is(err, gitrepo.ErrObjectMissing):
-		return 0, &DamageError{Object: h, Missing: true, Reason: "the chunk " + short(h) + " is missing from the repository"}
 	case err != nil:
-		return 0, &DamageError{Object: h, Reason: fmt.Sprintf("the chunk %s cannot be read: %v", short(h), err)}
+		return 0, objectDamage(h, "chunk", err)
 	case kind != "blob":
 		return 0, &DamageError{Object: h, Reason: fmt.Sprintf("a %s where a chunk (a blob) belongs", kind)}
 	}

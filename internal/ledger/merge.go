@@ -6,8 +6,8 @@ import (
 	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/merge"
 )
 
@@ -63,12 +63,12 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 			out.Entries = append(out.Entries, ea)
 		case !inA:
 			out.Entries = append(out.Entries, eb)
-		case ea.Mode == filemode.Dir:
+		case ea.Mode == gitobject.DirMode:
 			h, err := l.mergeTrees(p, ea.ID, eb.ID)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
-			out.Entries = append(out.Entries, entry{Name: name, Mode: filemode.Dir, ID: h})
+			out.Entries = append(out.Entries, entry{Name: name, Mode: gitobject.DirMode, ID: h})
 		case name == formatFile:
 			return plumbing.ZeroHash, l.formatConflict(ea.ID, eb.ID)
 		default:

@@ -35,21 +35,30 @@ type entry = gitobject.Entry
 func (l *Ledger) read(h plumbing.Hash, want string, max int64) ([]byte, error) {
 	kind, data, err := l.objects.Read(h, max)
 	var tooLarge *gitrepo.TooLargeError
-	var gitFailed *gitrepo.GitFailure
 	switch {
-	case errors.As(err, &gitFailed):
-		return nil, fmt.Errorf("read ledger %s %s: %w", want, short(h), err)
 	case errors.As(err, &tooLarge):
 		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("a %s of %d bytes, more than a ledger %s may have (%d)",
 			tooLarge.Kind, tooLarge.Size, want, max)}
-	case errors.Is(err, gitrepo.ErrObjectMissing):
-		return nil, &DamageError{Object: h, Missing: true, Reason: fmt.Sprintf("the %s %s is missing from the repository", want, short(h))}
 	case err != nil:
-		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("the %s %s cannot be read: %v", want, short(h), err)}
+		return nil, objectDamage(h, want, err)
 	case kind != want:
 		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("a %s where a %s belongs", kind, want)}
 	}
 	return data, nil
+}
+
+// objectDamage is the error of an object the git layer could not read: a
+// *DamageError when it is missing or cannot be read, unless git itself
+// failed (a problem of this machine, not of the ledger).
+func objectDamage(h plumbing.Hash, what string, err error) error {
+	var gitFailed *gitrepo.GitFailure
+	switch {
+	case errors.As(err, &gitFailed):
+		return fmt.Errorf("read ledger %s %s: %w", what, short(h), err)
+	case errors.Is(err, gitrepo.ErrObjectMissing):
+		return &DamageError{Object: h, Missing: true, Reason: fmt.Sprintf("the %s %s is missing from the repository", what, short(h))}
+	}
+	return &DamageError{Object: h, Reason: fmt.Sprintf("the %s %s cannot be read: %v", what, short(h), err)}
 }
 
 func (l *Ledger) write(t gitobject.Type, content []byte) (plumbing.Hash, error) {

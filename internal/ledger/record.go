@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -55,7 +55,7 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		t.Set(formatFile, filemode.Regular, h)
+		t.Set(formatFile, gitobject.RegularMode, h)
 	}
 	for file, lines := range add {
 		if len(lines) == 0 {
@@ -70,7 +70,7 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		t.Set(dir, filemode.Dir, h)
+		t.Set(dir, gitobject.DirMode, h)
 	}
 	return l.writeTree(t)
 }
@@ -100,7 +100,7 @@ func (l *Ledger) appendStore(root plumbing.Hash, lines [][]byte, fallback time.T
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		t.Set(m, filemode.Dir, h)
+		t.Set(m, gitobject.DirMode, h)
 	}
 	return l.writeTree(t)
 }
@@ -163,7 +163,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		if err != nil {
 			return err
 		}
-		t.Set(lo, filemode.Regular, h)
+		t.Set(lo, gitobject.RegularMode, h)
 		return nil
 	}
 	for _, line := range lines {
@@ -191,7 +191,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		month.Set(name, filemode.Dir, h)
+		month.Set(name, gitobject.DirMode, h)
 	}
 	return l.writeTree(month)
 }

@@ -2,6 +2,7 @@ package object
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -13,13 +14,10 @@ type Signature struct {
 	When        time.Time
 }
 
-// encode is "NAME <EMAIL> UNIX-SECONDS ZONE", the name and email without
-// the characters that would end them early.
-func (s Signature) encode(b []byte) []byte {
-	b = append(b, nameCleaner.Replace(s.Name)...)
-	b = append(append(b, " <"...), emailCleaner.Replace(s.Email)...)
-	b = strconv.AppendInt(append(b, "> "...), s.When.Unix(), 10)
-	return s.When.AppendFormat(append(b, ' '), "-0700")
+// String is "NAME <EMAIL> UNIX-SECONDS ZONE", as a commit holds it, the
+// name and email without the characters that would end them early.
+func (s Signature) String() string {
+	return fmt.Sprintf("%s <%s> %d %s", nameCleaner.Replace(s.Name), emailCleaner.Replace(s.Email), s.When.Unix(), s.When.Format("-0700"))
 }
 
 // Commit is what git-queen reads of a commit and writes in one.
@@ -97,12 +95,11 @@ func parseSignature(v string) Signature {
 // Encode is the commit's bytes: its tree, parents, the committer as author
 // and committer, and the message with one final newline.
 func (c *Commit) Encode() []byte {
-	b := make([]byte, 0, 256+len(c.Message)+48*len(c.Parents))
-	b = append(append(append(b, "tree "...), c.Tree.String()...), '\n')
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "tree %s\n", c.Tree)
 	for _, p := range c.Parents {
-		b = append(append(append(b, "parent "...), p.String()...), '\n')
+		fmt.Fprintf(&b, "parent %s\n", p)
 	}
-	b = append(c.Committer.encode(append(b, "author "...)), '\n')
-	b = append(c.Committer.encode(append(b, "committer "...)), "\n\n"...)
-	return append(append(b, strings.TrimRight(c.Message, "\n")...), '\n')
+	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s\n", c.Committer, c.Committer, strings.TrimRight(c.Message, "\n"))
+	return b.Bytes()
 }

@@ -19,7 +19,7 @@ func TestCommitEncodeMatchesGit(t *testing.T) {
 	head := testgit.Run(t, dir, "rev-parse", "HEAD")
 	testgit.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "second")
 	second := testgit.Run(t, dir, "rev-parse", "HEAD")
-	when := time.Date(2026, 11, 3, 10, 4, 5, 0, time.FixedZone("", -(3*3600 + 1800)))
+	when := time.Date(2026, 11, 3, 10, 4, 5, 0, time.FixedZone("", -(3*3600+1800)))
 	treeID, _ := ParseHex(tree)
 	headID, _ := ParseHex(head)
 	secondID, _ := ParseHex(second)

@@ -37,9 +37,6 @@ const (
 // Size is the length of an object id in bytes: SHA-1's.
 const Size = 20
 
-// ZeroID is the id of no object.
-var ZeroID = plumbing.ZeroHash
-
 // ParseHex reads a full lower-case hex object id; ok is false for anything
 // else (upper case, short, a SHA-256 id).
 func ParseHex(s string) (id ID, ok bool) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -47,8 +46,23 @@ func Canonical(m Mode) Mode {
 	return GitlinkMode
 }
 
-// IsDir reports whether a mode is a tree's.
-func IsDir(m Mode) bool { return m&typeMask == DirMode }
+// Describe names what a mode is ("a symbolic link"), as the written
+// mode says: "unknown" for a mode git does not write.
+func Describe(m Mode) string {
+	switch m {
+	case DirMode:
+		return "a directory"
+	case RegularMode, filemode.Deprecated:
+		return "a file"
+	case ExecutableMode:
+		return "an executable file"
+	case SymlinkMode:
+		return "a symbolic link"
+	case GitlinkMode:
+		return "a submodule (gitlink)"
+	}
+	return "unknown"
+}
 
 // MalformedError is an object that is not of its type's format.
 type MalformedError struct {
@@ -141,17 +155,12 @@ func DecodeTree(data []byte) (*Tree, error) {
 // Encode is the tree's bytes, its entries in the order they are in (Set
 // and Sort keep git's).
 func (t *Tree) Encode() []byte {
-	n := 0
+	var b bytes.Buffer
 	for _, e := range t.Entries {
-		n += 8 + len(e.Name) + Size
+		fmt.Fprintf(&b, "%o %s\x00", uint32(e.Mode), e.Name)
+		b.Write(e.ID[:])
 	}
-	b := make([]byte, 0, n)
-	for _, e := range t.Entries {
-		b = strconv.AppendUint(b, uint64(e.Mode), 8)
-		b = append(append(append(b, ' '), e.Name...), 0)
-		b = append(b, e.ID[:]...)
-	}
-	return b
+	return b.Bytes()
 }
 
 // Get finds the entry of a name.

@@ -92,7 +92,7 @@ func TestTreeEncodeMatchesGit(t *testing.T) {
 		fmt.Fprintf(&listing, "%06o %s %s\t%s\n", uint32(e.Mode), kind, e.ID, e.Name)
 	}
 	tr.Set("gone", RegularMode, blob)
-	tr.Set("gone", RegularMode, ZeroID)
+	tr.Set("gone", RegularMode, ID{})
 	want := gitWithInput(t, dir, []byte(listing.String()), "mktree", "--missing")
 	if got := Hash(TreeType, tr.Encode()); got.String() != want {
 		t.Fatalf("encoded tree %s, git mktree %s", got, want)
