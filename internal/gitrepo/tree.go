@@ -11,8 +11,8 @@ import (
 // (object.Canonical: old trees may say 100664), which is the mode the
 // index holds.
 func nextTreeEntry(data []byte) (mode uint32, name, oid, rest []byte, err error) {
-	e, rest, err := object.NextEntry(data)
-	return uint32(object.Canonical(e.Mode)), e.Name, e.ID, rest, err
+	m, name, oid, rest, err := object.NextEntry(data)
+	return uint32(object.Canonical(m)), name, oid, rest, err
 }
 
 // hexOID decodes a SHA-1 object id; other ids are left to git.

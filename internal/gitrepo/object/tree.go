@@ -74,36 +74,32 @@ func (e *MalformedError) Error() string { return e.Reason }
 
 func malformedTree(why string) error { return &MalformedError{"tree", "the tree " + why} }
 
-// RawEntry is one entry of a tree as NextEntry splits it off: Name and ID
-// point into the tree's bytes.
-type RawEntry struct {
-	Mode     Mode
-	Name, ID []byte
-}
-
 // NextEntry splits "MODE NAME\0ID" off the front of a tree's bytes,
 // without allocating: the staged diff of the pre-commit hook walks trees
-// with it. The mode must be octal digits that fit 32 bits; the name is not
-// checked (DecodeTree does).
-func NextEntry(data []byte) (e RawEntry, rest []byte, err error) {
+// with it. name and id point into data. The mode must be octal digits that
+// fit 32 bits; the name is not checked (DecodeTree does).
+func NextEntry(data []byte) (mode Mode, name, id, rest []byte, err error) {
 	sp := bytes.IndexByte(data, ' ')
 	nul := bytes.IndexByte(data, 0)
 	if sp < 0 || nul < sp || len(data) < nul+1+Size {
-		return e, nil, malformedTree("is truncated or not a tree")
+		return 0, nil, nil, nil, malformedTree("is truncated or not a tree")
 	}
-	var mode uint64
-	for _, c := range data[:sp] {
-		if c < '0' || c > '7' || mode > 0xffffffff>>3 {
-			mode = 1 << 32
+	digits := data[:sp]
+	if len(digits) > 11 { // more than 32 bits, unless zero-padded
+		digits = bytes.TrimLeft(digits, "0")
+	}
+	var m uint64
+	for _, c := range digits {
+		if c < '0' || c > '7' {
+			m = 1 << 32
 			break
 		}
-		mode = mode<<3 | uint64(c-'0')
+		m = m<<3 | uint64(c-'0')
 	}
-	if sp == 0 || mode > 0xffffffff {
-		return e, nil, malformedTree(fmt.Sprintf("has a bad mode %q", data[:sp]))
+	if sp == 0 || len(digits) > 11 || m > 0xffffffff {
+		return 0, nil, nil, nil, malformedTree(fmt.Sprintf("has a bad mode %q", data[:sp]))
 	}
-	e = RawEntry{Mode: Mode(mode), Name: data[sp+1 : nul], ID: data[nul+1 : nul+1+Size]}
-	return e, data[nul+1+Size:], nil
+	return Mode(m), data[sp+1 : nul], data[nul+1 : nul+1+Size], data[nul+1+Size:], nil
 }
 
 // Entry is one entry of a decoded tree.
@@ -134,11 +130,11 @@ func DecodeTree(data []byte) (*Tree, error) {
 	t := &Tree{}
 	seen := map[string]bool{}
 	for len(data) > 0 {
-		raw, rest, err := NextEntry(data)
+		mode, name, id, rest, err := NextEntry(data)
 		if err != nil {
 			return nil, err
 		}
-		e := Entry{Name: string(raw.Name), Mode: raw.Mode, ID: ID(raw.ID)}
+		e := Entry{Name: string(name), Mode: mode, ID: ID(id)}
 		if e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsRune(e.Name, '/') {
 			return nil, malformedTree(fmt.Sprintf("has an entry named %q", e.Name))
 		}
