@@ -99,11 +99,11 @@ func (r *Repo) replacesObjects() bool {
 
 // commitTree returns the root tree of a commit.
 func commitTree(objects *objectReader, commit string) ([]byte, error) {
-	oid, err := hexOID(commit)
-	if err != nil {
-		return nil, err
+	oid, ok := object.ParseHex(commit)
+	if !ok {
+		return nil, fmt.Errorf("%w: object id %q", errUnsupported, commit)
 	}
-	kind, data, err := objects.read(oid)
+	kind, data, err := objects.read(oid[:])
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +127,14 @@ const (
 	modeTree    = 0o040000
 	modeTypeMsk = 0o170000
 )
+
+// nextTreeEntry is object.NextEntry with the mode git reads the entry as
+// (object.Canonical: old trees may say 100664), which is the mode the
+// index holds.
+func nextTreeEntry(data []byte) (mode uint32, name, oid, rest []byte, err error) {
+	m, name, oid, rest, err := object.NextEntry(data)
+	return uint32(object.Canonical(m)), name, oid, rest, err
+}
 
 // tree compares the tree oid at prefix ("" or "dir/") with the index
 // entries [lo, hi), which are exactly those under prefix. Index paths sort

@@ -119,7 +119,7 @@ func (in *inspection) format(root *tree) error {
 
 // blobSize is the size of a chunk from its object header.
 func (l *Ledger) blobSize(h plumbing.Hash) (int64, error) {
-	kind, size, err := l.objects.Header(h)
+	kind, size, err := l.objects.HeaderWithGit(h)
 	switch {
 	case err != nil:
 		return 0, objectDamage(h, "chunk", err)

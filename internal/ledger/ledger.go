@@ -18,9 +18,9 @@
 // the root: the cost follows what is new, not the size of the history.
 //
 // Objects are written and read in process through the git layer
-// (gitrepo's ObjectStore, the gitrepo/object codec; see objects.go); the ref is moved with git's own
-// lock-file protocol (see refs.go), which go-git's reference storage does
-// not follow. Fetching and pushing are not this package's business: it
+// (gitrepo.Objects, the gitrepo/object codec; see objects.go); the ref is
+// moved with git's own lock-file protocol (see refs.go), which go-git's
+// reference storage does not follow. Fetching and pushing are not this package's business: it
 // knows nothing of remotes.
 package ledger
 
@@ -168,7 +168,7 @@ var ErrUnsupported = gitobject.ErrUnsupportedFormat
 // uses them.
 type Ledger struct {
 	commonDir string
-	objects   *gitrepo.ObjectStore
+	objects   *gitrepo.Objects
 	reftable  bool
 }
 
@@ -176,12 +176,11 @@ type Ledger struct {
 // commonDir. It refuses SHA-256 repositories with a *gitobject.FormatError:
 // the ledger's objects are hashed by go-git, whose v5 writes SHA-1 ids.
 func Open(commonDir string) (*Ledger, error) {
-	objects, err := gitrepo.OpenObjectStore(commonDir)
-	if err != nil {
+	if err := gitrepo.CheckObjectFormat(commonDir); err != nil {
 		return nil, err
 	}
-	_, err = os.Stat(filepath.Join(commonDir, "reftable"))
-	return &Ledger{commonDir: commonDir, objects: objects, reftable: err == nil}, nil
+	_, err := os.Stat(filepath.Join(commonDir, "reftable"))
+	return &Ledger{commonDir: commonDir, objects: gitrepo.OpenObjects(commonDir), reftable: err == nil}, nil
 }
 
 // Close releases the mapped packs and the git process a read may have

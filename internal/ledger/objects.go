@@ -12,7 +12,7 @@ import (
 )
 
 // The ledger reads and writes its objects through the git layer: gitrepo's
-// ObjectStore (in process, loose objects and packs searched through their
+// Objects (in process, loose objects and packs searched through their
 // mapped indexes, `git cat-file` where that declines; loose objects
 // written) and the object package's tree and commit codec. It does not use
 // go-git's repository storage: that storage decodes a pack's whole index
@@ -33,7 +33,7 @@ type entry = gitobject.Entry
 // at most max bytes. What the repository lacks, what is of another type or
 // larger, and what does not inflate is a *DamageError.
 func (l *Ledger) read(h plumbing.Hash, want string, max int64) ([]byte, error) {
-	kind, data, err := l.objects.Read(h, max)
+	kind, data, err := l.objects.ReadWithGit(h, max)
 	var tooLarge *gitrepo.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):

@@ -11,16 +11,13 @@ import (
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
-// The object store reads what it wrote, bounds reads by the object's
+// Objects read what they wrote, bounds reads by the object's
 // header, tells a missing object apart, and finds objects git packed
 // after it listed the packs.
-func TestObjectStore(t *testing.T) {
+func TestObjectsReadWithGitAndWrite(t *testing.T) {
 	testgit.Isolate(t)
 	dir := testgit.Init(t)
-	s, err := OpenObjectStore(filepath.Join(dir, ".git"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := OpenObjects(filepath.Join(dir, ".git"))
 	defer s.Close()
 	id, err := s.Write(object.BlobType, []byte("abc"))
 	if err != nil || id.String() != "f2ba8f84ab5c1bce84a7b441cb1959cfc7093b7f" { // git hash-object of "abc"
@@ -29,21 +26,21 @@ func TestObjectStore(t *testing.T) {
 	if again, err := s.Write(object.BlobType, []byte("abc")); again != id || err != nil || !s.Has(id) {
 		t.Fatalf("second Write: %s, %v", again, err)
 	}
-	if kind, data, err := s.Read(id, 3); kind != "blob" || string(data) != "abc" || err != nil {
+	if kind, data, err := s.ReadWithGit(id, 3); kind != "blob" || string(data) != "abc" || err != nil {
 		t.Fatalf("Read: %s %q %v", kind, data, err)
 	}
 	var tooLarge *TooLargeError
-	if _, _, err := s.Read(id, 2); !errors.As(err, &tooLarge) || tooLarge.Size != 3 || tooLarge.Kind != "blob" {
+	if _, _, err := s.ReadWithGit(id, 2); !errors.As(err, &tooLarge) || tooLarge.Size != 3 || tooLarge.Kind != "blob" {
 		t.Fatalf("Read over the bound: %v", err)
 	}
-	if kind, size, err := s.Header(id); kind != "blob" || size != 3 || err != nil {
+	if kind, size, err := s.HeaderWithGit(id); kind != "blob" || size != 3 || err != nil {
 		t.Fatalf("Header: %s %d %v", kind, size, err)
 	}
 	missing, _ := object.ParseHex(strings.Repeat("ab", 20))
-	if _, _, err := s.Read(missing, 10); !errors.Is(err, ErrObjectMissing) {
+	if _, _, err := s.ReadWithGit(missing, 10); !errors.Is(err, ErrObjectMissing) {
 		t.Fatalf("Read of a missing object: %v", err)
 	}
-	if _, _, err := s.Header(missing); !errors.Is(err, ErrObjectMissing) || s.Has(missing) {
+	if _, _, err := s.HeaderWithGit(missing); !errors.Is(err, ErrObjectMissing) || s.Has(missing) {
 		t.Fatalf("Header of a missing object: %v", err)
 	}
 	// Packed by git after the store listed the packs, the loose copy gone.
@@ -52,13 +49,13 @@ func TestObjectStore(t *testing.T) {
 	testgit.Run(t, dir, "add", "later")
 	testgit.Run(t, dir, "commit", "-qm", "later")
 	testgit.Run(t, dir, "gc", "-q", "--prune=now")
-	if kind, data, err := s.Read(later, 100); kind != "blob" || string(data) != "later\n" || err != nil {
+	if kind, data, err := s.ReadWithGit(later, 100); kind != "blob" || string(data) != "later\n" || err != nil {
 		t.Fatalf("Read after gc: %s %q %v", kind, data, err)
 	}
 }
 
 // One policy for SHA-256, tested on a real SHA-256 repository: the object
-// store (the ledger's) refuses it with a *object.FormatError; the staged
+// format check the ledger opens with refuses it with a *object.FormatError; the staged
 // diff meets the same check, says why it asks git, and git answers.
 func TestSHA256RepositoryOnePolicy(t *testing.T) {
 	testgit.Isolate(t)
@@ -73,11 +70,11 @@ func TestSHA256RepositoryOnePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = OpenObjectStore(r.CommonDir)
+	err = CheckObjectFormat(r.CommonDir)
 	var format *object.FormatError
 	if !errors.As(err, &format) || format.Format != "sha256" || !errors.Is(err, object.ErrUnsupportedFormat) ||
 		!strings.Contains(err.Error(), "the ledger needs a SHA-1 repository, and this one uses sha256 objects") {
-		t.Fatalf("OpenObjectStore: %v", err)
+		t.Fatalf("CheckObjectFormat: %v", err)
 	}
 	if inProcess, why := r.StagedInProcess(); inProcess || why != "sha256 objects" {
 		t.Fatalf("StagedInProcess: %v %q", inProcess, why)
