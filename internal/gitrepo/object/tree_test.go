@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,4 +110,23 @@ func TestTreeEncodeMatchesGit(t *testing.T) {
 	if last, _ := tr.Last(); last.Name != "run" {
 		t.Fatalf("last entry %q", last.Name)
 	}
+}
+
+// The mode is read as the ledger always read it, strconv.ParseUint(mode,
+// 8, 32): the same modes are refused, the others have the same value.
+func FuzzNextEntryMode(f *testing.F) {
+	for _, m := range []string{"100644", "40000", "040000", "", "0", "100648", "37777777777", "40000000000",
+		"000000000000000100644", "000000000000000x", "77777777777777777777777", "+7", "-7", "0o7", "1_0"} {
+		f.Add(m)
+	}
+	f.Fuzz(func(t *testing.T, m string) {
+		if strings.ContainsAny(m, " \x00") {
+			return
+		}
+		mode, _, _, _, err := NextEntry(rawTree(m + " x"))
+		want, perr := strconv.ParseUint(m, 8, 32)
+		if (err != nil) != (perr != nil) || err == nil && uint64(mode) != want {
+			t.Fatalf("mode %q: %o, %v; ParseUint: %o, %v", m, uint32(mode), err, want, perr)
+		}
+	})
 }
