@@ -38,7 +38,7 @@ func (o *Objects) ReadWithGit(id object.ID, max int64) (kind string, data []byte
 		// list them again, then ask git.
 		o.Refresh()
 		if kind, data, err = o.ReadAtMost(id[:], max); IsNotInProcess(err) {
-			kind, data, err = o.readWithGit(id, max)
+			kind, data, err = o.catFile(id, max)
 		}
 	}
 	return kind, data, err
@@ -55,7 +55,7 @@ func (o *Objects) HeaderWithGit(id object.ID) (kind string, size int64, err erro
 			// over: any object larger than nothing is "too large" here.
 			var tooLarge *TooLargeError
 			var data []byte
-			kind, data, err = o.readWithGit(id, 0)
+			kind, data, err = o.catFile(id, 0)
 			if size = int64(len(data)); errors.As(err, &tooLarge) {
 				kind, size, err = tooLarge.Kind, tooLarge.Size, nil
 			}
@@ -64,7 +64,9 @@ func (o *Objects) HeaderWithGit(id object.ID) (kind string, size int64, err erro
 	return kind, size, err
 }
 
-func (o *Objects) readWithGit(id object.ID, max int64) (string, []byte, error) {
+// catFile reads an object through `git cat-file --batch`, started on
+// first need and again after it fails.
+func (o *Objects) catFile(id object.ID, max int64) (string, []byte, error) {
 	if o.git == nil {
 		git, err := OpenObjectsWithGit(o.commonDir)
 		if err != nil {
