@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // errUnsupported marks a repository the in-process reader declines (a
@@ -59,7 +61,7 @@ func (idx *gitIndex) stat(e indexEntry) *indexStat {
 		ino: binary.BigEndian.Uint32(b[20:]), size: binary.BigEndian.Uint32(b[36:]), indexMtime: idx.mtime}
 }
 
-const oidLen = 20 // SHA-1; SHA-256 repositories are left to git
+const oidLen = object.Size // SHA-1; SHA-256 repositories are left to git (object.CheckFormat)
 
 // maxExpandedPaths bounds the paths of a version 4 index, which are stored
 // as differences from the one before (a real index of a million 100-byte

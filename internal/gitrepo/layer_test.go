@@ -30,9 +30,7 @@ var notYetMoved = []string{
 // formatsNotYetMoved are the files that still import go-git's format or
 // object packages while the objects part of the redesign moves the
 // object codec into the git layer.
-var formatsNotYetMoved = []string{
-	"internal/ledger/objects.go",
-}
+var formatsNotYetMoved = []string{}
 
 // outsideLayer says whether a module-relative file is outside the git
 // layer and its test helpers (internal/testgit builds throwaway

@@ -11,11 +11,18 @@ import (
 // read whole), and alternates. The ledger reads its chunks, trees and
 // commits through it: a process that decoded a large repository's pack
 // index to find one ledger object would pay for the whole history.
+//
+// It also serves the ledger, whose objects are input from other clones:
+// ReadWithGit and HeaderWithGit list the packs again and then ask `git
+// cat-file` where the in-process read declines, and say what went wrong
+// in a type the caller can tell apart (missing, too large, git failing);
+// Write writes loose objects. Those three are for one goroutine at a time.
 type Objects struct {
-	dir string
-	mu  sync.Mutex
-	r   *objectReader
-	old []*objectReader // replaced by Refresh, closed by Close
+	commonDir, dir string
+	mu             sync.Mutex
+	r              *objectReader
+	old            []*objectReader // replaced by Refresh, closed by Close
+	git            *Blobs          // started by the first read that needs it
 }
 
 // ErrNotInProcess is a read Objects cannot do itself: an object it does not
@@ -27,7 +34,7 @@ var ErrNotInProcess = errUnsupported
 // directory is commonDir.
 func OpenObjects(commonDir string) *Objects {
 	dir := filepath.Join(commonDir, "objects")
-	return &Objects{dir: dir, r: newObjectReader(dir)}
+	return &Objects{commonDir: commonDir, dir: dir, r: newObjectReader(dir)}
 }
 
 // Read returns an object's type ("blob", "tree", "commit", "tag") and
@@ -48,7 +55,7 @@ func (o *Objects) Refresh() {
 	o.r = newObjectReader(o.dir)
 }
 
-// Close releases the mapped packs.
+// Close releases the mapped packs, and stops git if a read started it.
 func (o *Objects) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -56,6 +63,9 @@ func (o *Objects) Close() error {
 		r.close()
 	}
 	o.old = nil
+	if o.git != nil {
+		return o.git.Close()
+	}
 	return nil
 }
 

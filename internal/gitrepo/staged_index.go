@@ -3,15 +3,16 @@ package gitrepo
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
@@ -39,6 +40,10 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 		indexPath = filepath.Join(r.GitDir, "index")
 	case !filepath.IsAbs(indexPath):
 		indexPath = filepath.Join(r.TopLevel, indexPath)
+	}
+	var format *object.FormatError
+	if err := CheckObjectFormat(r.CommonDir); errors.As(err, &format) {
+		return nil, fmt.Errorf("%w: %s objects", errUnsupported, format.Format)
 	}
 	head, ok := r.HeadCommit()
 	if !ok || len(head) != 2*oidLen {
@@ -94,20 +99,19 @@ func (r *Repo) replacesObjects() bool {
 
 // commitTree returns the root tree of a commit.
 func commitTree(objects *objectReader, commit string) ([]byte, error) {
-	oid, err := hexOID(commit)
+	oid, ok := object.ParseHex(commit)
+	if !ok {
+		return nil, fmt.Errorf("%w: object id %q", errUnsupported, commit)
+	}
+	kind, data, err := objects.read(oid[:])
 	if err != nil {
 		return nil, err
 	}
-	kind, data, err := objects.read(oid)
-	if err != nil {
-		return nil, err
-	}
-	line, _, _ := bytes.Cut(data, []byte{'\n'})
-	treeHex, ok := strings.CutPrefix(string(line), "tree ")
-	if kind != "commit" || !ok {
+	c, err := object.DecodeCommit(data)
+	if kind != "commit" || err != nil {
 		return nil, fmt.Errorf("%w: HEAD %s is not a commit", errUnsupported, commit)
 	}
-	return hexOID(treeHex)
+	return c.Tree[:], nil
 }
 
 // stagedDiff compares index entries with HEAD's trees.
@@ -123,6 +127,14 @@ const (
 	modeTree    = 0o040000
 	modeTypeMsk = 0o170000
 )
+
+// nextTreeEntry is object.NextEntry with the mode git reads the entry as
+// (object.Canonical: old trees may say 100664), which is the mode the
+// index holds.
+func nextTreeEntry(data []byte) (mode uint32, name, oid, rest []byte, err error) {
+	m, name, oid, rest, err := object.NextEntry(data)
+	return uint32(object.Canonical(m)), name, oid, rest, err
+}
 
 // tree compares the tree oid at prefix ("" or "dir/") with the index
 // entries [lo, hi), which are exactly those under prefix. Index paths sort

@@ -7,7 +7,8 @@ import (
 	"regexp"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // A ledger is input: anyone who can push to the team's remote can put any
@@ -110,11 +111,11 @@ var (
 // ("" when it can): its name and mode must be what git-queen writes there.
 func (lv level) admit(e entry) string {
 	var wantName *regexp.Regexp
-	wantMode := filemode.Dir
+	wantMode := gitobject.DirMode
 	switch lv {
 	case rootLevel:
 		if e.Name == formatFile {
-			wantMode = filemode.Regular
+			wantMode = gitobject.RegularMode
 			break
 		}
 		if _, ok := fileOf(e.Name); !ok {
@@ -125,36 +126,20 @@ func (lv level) admit(e entry) string {
 	case monthLevel:
 		wantName = hundredName
 	default:
-		wantName, wantMode = chunkName, filemode.Regular
+		wantName, wantMode = chunkName, gitobject.RegularMode
 	}
 	if wantName != nil && !wantName.MatchString(e.Name) {
 		return fmt.Sprintf("%q is not a name git-queen writes there", e.Name)
 	}
 	if e.Mode != wantMode {
-		return fmt.Sprintf("%q has mode %o (%s), not %o", e.Name, uint32(e.Mode), modeName(e.Mode), uint32(wantMode))
+		return fmt.Sprintf("%q has mode %o (%s), not %o", e.Name, uint32(e.Mode), gitobject.Describe(e.Mode), uint32(wantMode))
 	}
 	return ""
 }
 
-func modeName(m filemode.FileMode) string {
-	switch m {
-	case filemode.Dir:
-		return "a directory"
-	case filemode.Regular, filemode.Deprecated:
-		return "a file"
-	case filemode.Executable:
-		return "an executable file"
-	case filemode.Symlink:
-		return "a symbolic link"
-	case filemode.Submodule:
-		return "a submodule (gitlink)"
-	}
-	return "unknown"
-}
-
 // shapeError is the damage of an entry that admit refused.
 func shapeError(prefix string, e entry, reason string) error {
-	return &DamageError{Path: path.Join(prefix, e.Name), Object: e.Hash, Reason: reason}
+	return &DamageError{Path: path.Join(prefix, e.Name), Object: e.ID, Reason: reason}
 }
 
 // levelOf is the level of the tree at p ("" is the root).

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // Diff is what one ledger commit holds that another does not.
@@ -70,8 +71,8 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 		if err != nil {
 			return plumbing.ZeroHash, inCommit(err, commit)
 		}
-		if e, ok := t.get(dir); ok && e.Mode == filemode.Dir {
-			return e.Hash, nil
+		if e, ok := t.Get(dir); ok && e.Mode == gitobject.DirMode {
+			return e.ID, nil
 		}
 		return plumbing.ZeroHash, nil
 	}
@@ -108,8 +109,8 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 	}
 	lv := levelOf(prefix)
 	for _, name := range entryNames(tb, ta) {
-		ea, inA := ta.get(name)
-		eb, inB := tb.get(name)
+		ea, inA := ta.Get(name)
+		eb, inB := tb.Get(name)
 		p := path.Join(prefix, name)
 		if inB {
 			if why := lv.admit(eb); why != "" {
@@ -121,21 +122,21 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 			w.removed = true
 		}
 		switch {
-		case inA && inB && ea.Hash == eb.Hash:
+		case inA && inB && ea.ID == eb.ID:
 		case !inB:
 			w.removed = true
-		case eb.Mode == filemode.Dir:
+		case eb.Mode == gitobject.DirMode:
 			var from plumbing.Hash
 			if inA {
-				from = ea.Hash
+				from = ea.ID
 			}
-			if err := w.trees(p, from, eb.Hash); err != nil {
+			if err := w.trees(p, from, eb.ID); err != nil {
 				return err
 			}
 		case name == formatFile:
 			// FORMAT is not a log.
 		default:
-			if err := w.chunk(p, ea.Hash, inA, eb.Hash); err != nil {
+			if err := w.chunk(p, ea.ID, inA, eb.ID); err != nil {
 				return at(err, p)
 			}
 		}

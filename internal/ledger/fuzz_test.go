@@ -41,7 +41,7 @@ var shaperNames = [][]string{
 }
 
 func (g *shaper) write(kind plumbing.ObjectType, content []byte) plumbing.Hash {
-	h, err := g.l.objects.write(kind, content)
+	h, err := g.l.objects.Write(kind, content)
 	if err != nil {
 		panic(err)
 	}

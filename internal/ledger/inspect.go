@@ -2,14 +2,12 @@ package ledger
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/git-queen/git-queen/internal/gitrepo"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // Inspect checks a ledger commit another clone wrote before anything
@@ -66,32 +64,32 @@ func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
 			return err
 		}
 	}
-	for _, eb := range tb.entries {
+	for _, eb := range tb.Entries {
 		if why := lv.admit(eb); why != "" {
 			return shapeError(prefix, eb, why)
 		}
-		ea, inA := ta.get(eb.Name)
-		if inA && ea.Hash == eb.Hash && ea.Mode == eb.Mode {
+		ea, inA := ta.Get(eb.Name)
+		if inA && ea.ID == eb.ID && ea.Mode == eb.Mode {
 			continue
 		}
 		p := path.Join(prefix, eb.Name)
 		switch {
-		case eb.Mode == filemode.Dir:
+		case eb.Mode == gitobject.DirMode:
 			var from plumbing.Hash
-			if inA && ea.Mode == filemode.Dir {
-				from = ea.Hash
+			if inA && ea.Mode == gitobject.DirMode {
+				from = ea.ID
 			}
-			if err := in.trees(p, from, eb.Hash); err != nil {
+			if err := in.trees(p, from, eb.ID); err != nil {
 				return err
 			}
 		case eb.Name == formatFile:
 		default:
-			size, err := in.l.objects.blobSize(eb.Hash)
+			size, err := in.l.blobSize(eb.ID)
 			if err != nil {
 				return at(err, p)
 			}
 			if size > MaxChunkBytes {
-				return &DamageError{Path: p, Object: eb.Hash,
+				return &DamageError{Path: p, Object: eb.ID,
 					Reason: fmt.Sprintf("a chunk of %d bytes, more than a ledger chunk may have (%d)", size, MaxChunkBytes)}
 			}
 			in.newBytes += size
@@ -102,47 +100,29 @@ func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
 
 // format checks the FORMAT file of a root tree.
 func (in *inspection) format(root *tree) error {
-	e, ok := root.get(formatFile)
+	e, ok := root.Get(formatFile)
 	if !ok {
 		return &DamageError{Path: formatFile, Reason: "the ledger has no FORMAT file"}
 	}
-	if e.Mode != filemode.Regular {
+	if e.Mode != gitobject.RegularMode {
 		return shapeError("", e, rootLevel.admit(e))
 	}
-	data, err := in.l.formatBlob(e.Hash)
+	data, err := in.l.formatBlob(e.ID)
 	if err != nil {
 		return at(err, formatFile)
 	}
 	if string(data) != formatLine {
-		return &DamageError{Path: formatFile, Object: e.Hash, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
+		return &DamageError{Path: formatFile, Object: e.ID, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
 	}
 	return nil
 }
 
-// blobSize is the size of a blob from its object header.
-func (o *objectStore) blobSize(h plumbing.Hash) (int64, error) {
-	kind, size, err := o.in.Header(h[:])
-	if gitrepo.IsNotInProcess(err) {
-		o.in.Refresh()
-		if kind, size, err = o.in.Header(h[:]); gitrepo.IsNotInProcess(err) {
-			// git tells the type and size of an object it will not hand
-			// over: any object larger than nothing is "too large" here.
-			var tooLarge *gitrepo.TooLargeError
-			var data []byte
-			kind, data, err = o.readWithGit(h, 0)
-			if size = int64(len(data)); errors.As(err, &tooLarge) {
-				kind, size, err = tooLarge.Kind, tooLarge.Size, nil
-			}
-		}
-	}
-	var gitFailed *gitFailure
+// blobSize is the size of a chunk from its object header.
+func (l *Ledger) blobSize(h plumbing.Hash) (int64, error) {
+	kind, size, err := l.objects.HeaderWithGit(h)
 	switch {
-	case errors.As(err, &gitFailed):
-		return 0, err
-	case errors.Is(err, errNotFound):
-		return 0, &DamageError{Object: h, Missing: true, Reason: "the chunk " + short(h) + " is missing from the repository"}
 	case err != nil:
-		return 0, &DamageError{Object: h, Reason: fmt.Sprintf("the chunk %s cannot be read: %v", short(h), err)}
+		return 0, objectDamage(h, "chunk", err)
 	case kind != "blob":
 		return 0, &DamageError{Object: h, Reason: fmt.Sprintf("a %s where a chunk (a blob) belongs", kind)}
 	}

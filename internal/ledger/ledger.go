@@ -17,23 +17,23 @@
 // recording new versions rewrites one chunk, two small trees per store and
 // the root: the cost follows what is new, not the size of the history.
 //
-// Objects are written in-process with go-git's object-file writer and read
-// in process too (see objects.go); the ref is moved with git's own
-// lock-file protocol (package refs), which go-git's reference storage does
-// not follow. Fetching and pushing are not this package's business: it
+// Objects are written and read in process through the git layer
+// (gitrepo.Objects, the gitrepo/object codec; see objects.go); the ref is
+// moved with git's own lock-file protocol (gitrepo/refs), which go-git's
+// reference storage does not follow. Fetching and pushing are not this
+// package's business: it
 // knows nothing of remotes.
 package ledger
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/records"
 )
@@ -156,41 +156,35 @@ func (ls Lines) Files() []string {
 }
 
 // ErrUnsupported is returned for repositories whose objects or refs the
-// ledger cannot write in-process.
-var ErrUnsupported = errors.New("unsupported repository")
+// ledger cannot write in-process: a SHA-256 repository is a
+// *gitobject.FormatError, which wraps it.
+var ErrUnsupported = gitobject.ErrUnsupportedFormat
 
 // Ledger is the object store and refs of one repository, as the ledger
 // uses them.
 type Ledger struct {
 	commonDir string
-	objects   *objectStore
+	objects   *gitrepo.Objects
 	refs      *refs.Store
 }
 
 // Open opens the ledger of the repository whose common git directory is
-// commonDir. It refuses SHA-256 repositories: the ledger's objects are
-// hashed by go-git, whose v5 writes SHA-1 ids.
+// commonDir. It refuses SHA-256 repositories with a *gitobject.FormatError:
+// the ledger's objects are hashed by go-git, whose v5 writes SHA-1 ids.
 func Open(commonDir string) (*Ledger, error) {
-	if format := objectFormat(commonDir); format != "" && format != "sha1" {
-		return nil, fmt.Errorf("%w: the ledger needs a SHA-1 repository, and this one uses %s objects", ErrUnsupported, format)
+	if err := gitrepo.CheckObjectFormat(commonDir); err != nil {
+		return nil, err
 	}
-	return &Ledger{commonDir: commonDir, objects: newObjectStore(commonDir), refs: refs.Open(commonDir)}, nil
+	return &Ledger{commonDir: commonDir, objects: gitrepo.OpenObjects(commonDir), refs: refs.Open(commonDir)}, nil
 }
 
 // Close releases the mapped packs and the git process a read may have
 // started.
-func (l *Ledger) Close() error { return l.objects.close() }
+func (l *Ledger) Close() error { return l.objects.Close() }
 
 // Refresh is for callers that just had git write objects (a fetch): the
 // ledger then finds them whether git unpacked them or kept a pack.
-func (l *Ledger) Refresh() { l.objects.in.Refresh() }
-
-// objectFormat reads extensions.objectFormat ("" when unset), without
-// starting git.
-func objectFormat(commonDir string) string {
-	v, _ := (&gitrepo.Repo{CommonDir: commonDir}).LocalConfig("extensions.objectformat")
-	return strings.ToLower(strings.TrimSpace(v))
-}
+func (l *Ledger) Refresh() { l.objects.Refresh() }
 
 // TreeOf returns the tree of a commit (the zero hash for the zero commit).
 func (l *Ledger) TreeOf(commit plumbing.Hash) (plumbing.Hash, error) {
@@ -201,20 +195,20 @@ func (l *Ledger) TreeOf(commit plumbing.Hash) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return c.tree, nil
+	return c.Tree, nil
 }
 
 // Parents returns a commit's parents.
 func (l *Ledger) Parents(commit plumbing.Hash) ([]plumbing.Hash, error) {
 	c, err := l.commit(commit)
-	return c.parents, err
+	return c.Parents, err
 }
 
 // Committer returns who wrote a commit, and when by their clock, with its
 // parents.
 func (l *Ledger) Committer(commit plumbing.Hash) (Signature, []plumbing.Hash, error) {
 	c, err := l.commit(commit)
-	return c.committer, c.parents, err
+	return c.Committer, c.Parents, err
 }
 
 // Sound reports whether a ledger commit and its root tree can be read: a

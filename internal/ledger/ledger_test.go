@@ -182,7 +182,7 @@ func TestMergeRefusesAnUnknownFormat(t *testing.T) {
 	root, _ := l.TreeOf(ours)
 	tr, _ := l.readTree(root)
 	h, _ := l.writeBlob([]byte("git-queen ledger 9\n"))
-	tr.set(formatFile, 0o100644, h)
+	tr.Set(formatFile, 0o100644, h)
 	newRoot, _ := l.writeTree(tr)
 	theirs, _ := l.writeCommit(newRoot, nil, sig, "future")
 	var d *DamageError

@@ -6,8 +6,8 @@ import (
 	"path"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/merge"
 )
 
@@ -47,8 +47,8 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 	lv := levelOf(prefix)
 	out := &tree{}
 	for _, name := range entryNames(ta, tb) {
-		ea, inA := ta.get(name)
-		eb, inB := tb.get(name)
+		ea, inA := ta.Get(name)
+		eb, inB := tb.Get(name)
 		for _, e := range []struct {
 			in bool
 			e  entry
@@ -59,27 +59,27 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 		}
 		p := path.Join(prefix, name)
 		switch {
-		case !inB || (inA && ea.Hash == eb.Hash):
-			out.entries = append(out.entries, ea)
+		case !inB || (inA && ea.ID == eb.ID):
+			out.Entries = append(out.Entries, ea)
 		case !inA:
-			out.entries = append(out.entries, eb)
-		case ea.Mode == filemode.Dir:
-			h, err := l.mergeTrees(p, ea.Hash, eb.Hash)
+			out.Entries = append(out.Entries, eb)
+		case ea.Mode == gitobject.DirMode:
+			h, err := l.mergeTrees(p, ea.ID, eb.ID)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
-			out.entries = append(out.entries, entry{Name: name, Mode: filemode.Dir, Hash: h})
+			out.Entries = append(out.Entries, entry{Name: name, Mode: gitobject.DirMode, ID: h})
 		case name == formatFile:
-			return plumbing.ZeroHash, l.formatConflict(ea.Hash, eb.Hash)
+			return plumbing.ZeroHash, l.formatConflict(ea.ID, eb.ID)
 		default:
-			h, err := l.unionBlobs(ea.Hash, eb.Hash)
+			h, err := l.unionBlobs(ea.ID, eb.ID)
 			if err != nil {
 				return plumbing.ZeroHash, at(err, p)
 			}
-			out.entries = append(out.entries, entry{Name: name, Mode: ea.Mode, Hash: h})
+			out.Entries = append(out.Entries, entry{Name: name, Mode: ea.Mode, ID: h})
 		}
 	}
-	out.sort()
+	out.Sort()
 	return l.writeTree(out)
 }
 
@@ -133,7 +133,7 @@ func entryNames(a, b *tree) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, t := range []*tree{a, b} {
-		for _, e := range t.entries {
+		for _, e := range t.Entries {
 			if !seen[e.Name] {
 				seen[e.Name] = true
 				names = append(names, e.Name)
@@ -151,5 +151,5 @@ func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Sig
 
 // formatBlob reads a FORMAT file, within maxFormatBytes.
 func (l *Ledger) formatBlob(h plumbing.Hash) ([]byte, error) {
-	return l.objects.read(h, "blob", maxFormatBytes)
+	return l.read(h, "blob", maxFormatBytes)
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/records"
 )
 
@@ -50,12 +50,12 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, ok := t.get(formatFile); !ok {
+	if _, ok := t.Get(formatFile); !ok {
 		h, err := l.writeBlob([]byte(formatLine))
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		t.set(formatFile, filemode.Regular, h)
+		t.Set(formatFile, gitobject.RegularMode, h)
 	}
 	for file, lines := range add {
 		if len(lines) == 0 {
@@ -65,12 +65,12 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 		if !ok {
 			return plumbing.ZeroHash, fmt.Errorf("the ledger holds no log named %s", file)
 		}
-		old, _ := t.get(dir)
-		h, err := l.appendStore(old.Hash, lines, fallback)
+		old, _ := t.Get(dir)
+		h, err := l.appendStore(old.ID, lines, fallback)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		t.set(dir, filemode.Dir, h)
+		t.Set(dir, gitobject.DirMode, h)
 	}
 	return l.writeTree(t)
 }
@@ -95,12 +95,12 @@ func (l *Ledger) appendStore(root plumbing.Hash, lines [][]byte, fallback time.T
 		return plumbing.ZeroHash, err
 	}
 	for _, m := range months {
-		old, _ := t.get(m)
-		h, err := l.appendMonth(old.Hash, byMonth[m])
+		old, _ := t.Get(m)
+		h, err := l.appendMonth(old.ID, byMonth[m])
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		t.set(m, filemode.Dir, h)
+		t.Set(m, gitobject.DirMode, h)
 	}
 	return l.writeTree(t)
 }
@@ -127,8 +127,8 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		if t, ok := subtrees[name]; ok {
 			return t, nil
 		}
-		e, _ := month.get(name)
-		t, err := l.readTree(e.Hash)
+		e, _ := month.Get(name)
+		t, err := l.readTree(e.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -136,16 +136,16 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		return t, nil
 	}
 	n, content := 0, []byte(nil)
-	if hi, ok := month.last(); ok {
+	if hi, ok := month.Last(); ok {
 		t, err := subtree(hi.Name)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if lo, ok := t.last(); ok {
+		if lo, ok := t.Last(); ok {
 			if n, err = chunkNumber(hi.Name, lo.Name); err != nil {
 				return plumbing.ZeroHash, err
 			}
-			if content, err = l.chunk(lo.Hash); err != nil {
+			if content, err = l.chunk(lo.ID); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}
@@ -163,7 +163,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		if err != nil {
 			return err
 		}
-		t.set(lo, filemode.Regular, h)
+		t.Set(lo, gitobject.RegularMode, h)
 		return nil
 	}
 	for _, line := range lines {
@@ -191,7 +191,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		month.set(name, filemode.Dir, h)
+		month.Set(name, gitobject.DirMode, h)
 	}
 	return l.writeTree(month)
 }
