@@ -27,11 +27,6 @@ var notYetMoved = []string{
 	"internal/commands/mcp_child.go",
 }
 
-// formatsNotYetMoved are the files that still import go-git's format or
-// object packages while the objects part of the redesign moves the
-// object codec into the git layer.
-var formatsNotYetMoved = []string{}
-
 // outsideLayer says whether a module-relative file is outside the git
 // layer and its test helpers (internal/testgit builds throwaway
 // repositories with git for tests).
@@ -198,7 +193,7 @@ func TestOnlyTheGitLayerImportsGitFormats(t *testing.T) {
 		files++
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if gitFormat(path) && !slices.Contains(formatsNotYetMoved, rel) {
+			if gitFormat(path) {
 				t.Errorf("%s imports %s: git's formats belong to internal/gitrepo; call it there", fset.Position(imp.Pos()), path)
 			}
 		}
