@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/git-queen/git-queen/docs"
-	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
 var update = flag.Bool("update", false, "rewrite git-queen.1 from the command definitions")

@@ -4,9 +4,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // sampleLines is how many lines of each input detection reads. Detection

@@ -3,7 +3,7 @@ package merge
 import (
 	"testing"
 
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // TestDetectStoreLogs checks that every store kind names a merge format

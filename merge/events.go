@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // mergeEvents merges a VerMAS event log (seed 004). Events are immutable

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // A history is a base and two sides derived from it the way each format's

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // queenKey orders concurrent versions of QueenBee records by when they were

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // queenKey sorts as records.VersionKey does (which the ledger's index

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // Format names a merge strategy. Each JSONL format the project knows has its

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // checkHistory merges a history and checks every property the format

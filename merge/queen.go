@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // UnionStore merges versions of a QueenBee store (a log of records.Kinds,

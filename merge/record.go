@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // object is a JSON object's top-level fields in their written order, each

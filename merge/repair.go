@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // Conflicts is a file with conflict markers taken apart into the inputs of

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // snapshotKey is the field that names a record in a snapshot file.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // checkSnapshot checks the properties of a snapshot merge from its inputs

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // mergeStream merges an st v3 stream (seed 000). Both sides append events

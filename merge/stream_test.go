@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-queen/git-queen/internal/schema"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/format/schema"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // stEvent is an st v3 event line at minute:second ts of a fixed hour.

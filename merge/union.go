@@ -43,7 +43,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // SortKey orders the lines that sides added, where two sides' additions

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/git-queen/git-queen/internal/mcpserver"
+	"github.com/git-queen/git-queen/internal/front/mcpserver"
 )
 
 func main() { os.Exit(mcpserver.Main(os.Args)) }

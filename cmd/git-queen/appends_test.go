@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/ids"
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/st"
 )
 
 // The end-to-end merge tests change tracked logs the way droids do:

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 

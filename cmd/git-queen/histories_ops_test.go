@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/st"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
 // The steps of a random history and the checks after them.

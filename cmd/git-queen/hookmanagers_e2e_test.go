@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/setup"
+	"github.com/git-queen/git-queen/internal/team/setup"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 

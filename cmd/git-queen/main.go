@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
 func main() {

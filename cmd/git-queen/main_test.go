@@ -9,8 +9,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/git-queen/git-queen/internal/commands"
-	"github.com/git-queen/git-queen/internal/mcpserver"
+	"github.com/git-queen/git-queen/internal/front/commands"
+	"github.com/git-queen/git-queen/internal/front/mcpserver"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 

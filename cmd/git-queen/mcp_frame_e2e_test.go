@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-queen/git-queen/internal/mcpserver"
+	"github.com/git-queen/git-queen/internal/front/mcpserver"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/jsonline"
-	"github.com/git-queen/git-queen/internal/st"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/st"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 

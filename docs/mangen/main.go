@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
 func main() {

@@ -1,7 +1,7 @@
 // Package app is git-queen's application layer: the use cases a droid runs
 // (reserve, send, wait, sync, validate, ...) as typed requests and results,
-// called alike by the command line (internal/commands) and the MCP server
-// (internal/mcpserver), so that both front ends decide nothing of their
+// called alike by the command line (internal/front/commands) and the MCP server
+// (internal/front/mcpserver), so that both front ends decide nothing of their
 // own. A use case opens what it needs and calls the domain packages; it
 // knows nothing of flags, tool schemas or printing. Its result is what
 // --json prints and what an MCP tool returns.
@@ -12,8 +12,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/workspace"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // Env is where a use case runs: the directory, the environment, the clock,

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/front/commands"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/reservations"
-	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // CheckRequest names paths to check against the reservations.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
 )
 
 // ParseDuration is the one duration syntax of every flag and argument:

@@ -3,11 +3,11 @@ package app
 import (
 	"fmt"
 
-	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/internal/ledger"
-	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/reservations"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // ReservationsRequest filters the reservations listed.

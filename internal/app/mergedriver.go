@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/mapfile"
 	"github.com/git-queen/git-queen/merge"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/messages"
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // SendRequest is a message to send.

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/globs"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/globs"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/reservations"
-	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // Paths and patterns a caller gives are relative to its directory, as git

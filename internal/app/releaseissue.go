@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/assignments"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/reservations"
-	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // issueShape is what a beads or QueenBee issue id looks like (qb-12,

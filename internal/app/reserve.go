@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/assignments"
+	"github.com/git-queen/git-queen/internal/domain/assignments"
 
-	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/reservations"
-	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // ReserveRequest asks for reservations of the paths some patterns match.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/merge"
 )
 

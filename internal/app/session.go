@@ -6,12 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/reservations"
-	"github.com/git-queen/git-queen/internal/store"
-	"github.com/git-queen/git-queen/internal/workspace"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // Workspace finds the store directory.

@@ -3,8 +3,8 @@ package app
 import (
 	"fmt"
 
-	"github.com/git-queen/git-queen/internal/ledgersync"
-	"github.com/git-queen/git-queen/internal/store"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // SyncRequest names the remote to sync with.

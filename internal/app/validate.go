@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/records"
-	"github.com/git-queen/git-queen/internal/schema"
-	"github.com/git-queen/git-queen/internal/store"
-	"github.com/git-queen/git-queen/internal/workspace"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
 
 // ValidateRequest names the files to validate.

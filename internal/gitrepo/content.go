@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/git-queen/git-queen/internal/mapfile"
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
 // Content reads what the pre-commit hook checks: the staged and committed

@@ -24,7 +24,7 @@ import (
 // cannot read: mcp_child.go starts git-queen-mcp, the MCP server, where
 // the platform cannot replace the process.
 var notYetMoved = []string{
-	"internal/commands/mcp_child.go",
+	"internal/front/commands/mcp_child.go",
 }
 
 // outsideLayer says whether a module-relative file is outside the git
@@ -254,7 +254,7 @@ func TestLayerRulesCatchAViolation(t *testing.T) {
 	}
 	for rel, want := range map[string]bool{
 		"internal/gitrepo/refs/refs.go": false, "internal/testgit/remote.go": false,
-		"internal/ledger/refs.go": true, "internal/gitrepox/a.go": true, "cmd/git-queen/main.go": true,
+		"internal/storage/ledger/refs.go": true, "internal/gitrepox/a.go": true, "cmd/git-queen/main.go": true,
 	} {
 		if outsideLayer(rel) != want {
 			t.Errorf("outsideLayer(%s) = %v, want %v", rel, !want, want)

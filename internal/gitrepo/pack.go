@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/mapfile"
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
 // packFile is a pack and its version 2 index: a fan-out table, the sorted

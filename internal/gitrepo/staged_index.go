@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
-	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
 // stagedInProcess is `git diff --cached --no-renames --name-status`

@@ -6,5 +6,5 @@
 set -eu
 cd "$(dirname "$0")/../.."
 count=${COUNT:-5}
-go test ./internal/jsonl/ -run '^$' -bench 'Materialize' -benchtime 10x -count "$count"
-go test ./internal/jsonl/ -run '^$' -bench 'Append' -benchtime 2000x -count "$count"
+go test ./internal/storage/jsonl/ -run '^$' -bench 'Materialize' -benchtime 10x -count "$count"
+go test ./internal/storage/jsonl/ -run '^$' -bench 'Append' -benchtime 2000x -count "$count"

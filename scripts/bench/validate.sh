@@ -7,4 +7,4 @@
 set -eu
 cd "$(dirname "$0")/../.."
 count=${COUNT:-5}
-go test ./internal/schema/ -run '^$' -bench 'ValidateMessages' -benchmem -count "$count"
+go test ./internal/format/schema/ -run '^$' -bench 'ValidateMessages' -benchmem -count "$count"

@@ -19,7 +19,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 func main() {

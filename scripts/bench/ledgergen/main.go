@@ -38,8 +38,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/git-queen/git-queen/internal/ledger"
-	"github.com/git-queen/git-queen/internal/records"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
 func main() {

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/commands"
+	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
 func main() {

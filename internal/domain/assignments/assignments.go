@@ -1,0 +1,415 @@
+// Package assignments is the assignment store of seed 002: which droid works
+// on which beads issue. An issue has at most one active assignment; the check
+// and the append happen under the repository lock, across every worktree, so
+// two droids cannot both claim one issue. Across clones the same holds when
+// the assignment is published by a compare-and-swap push before it counts
+// (ledgersync.Syncer.Assign), and a sync withdraws an unpublished assignment
+// that another clone's, published first, beat (Contested); Doubles finds
+// whatever two active assignments of one issue exist anyway.
+package assignments
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// Store reads and writes queen_assignments.jsonl.
+type Store struct {
+	S *store.Store
+}
+
+// IssueFiles are the beads issue files an issue id is checked against, the
+// current name first, then the legacy one (seed 002, "Beads Integration").
+var IssueFiles = []string{"issues.jsonl", "beads.jsonl"}
+
+// AlreadyAssignedError is returned when an issue already has an active
+// assignment and the request did not force a reassignment: locally, when
+// the remote's ledger showed it, or when another clone's assignment reached
+// the remote first while this one was on its way (Withdrawn).
+type AlreadyAssignedError struct {
+	Active records.Assignment
+	// Remote is the remote the holder's assignment was found on ("" when
+	// it was found in this clone's store alone).
+	Remote string
+	// Withdrawn is this clone's assignment that lost the race and was
+	// withdrawn (released), when there was one.
+	Withdrawn *records.Assignment
+}
+
+func (e *AlreadyAssignedError) Error() string {
+	held := fmt.Sprintf("issue %s is already assigned to %s (%s, since %s)", e.Active.IssueID, e.Active.Droid, e.Active.ID,
+		e.Active.CreatedAt.Format(time.RFC3339))
+	switch {
+	case e.Withdrawn != nil:
+		return fmt.Sprintf("issue %s went to %s (%s): that assignment reached %s first, so this one (%s) was withdrawn and nothing is assigned; "+
+			"talk to %s, or take it over with --force (%s is told)", e.Active.IssueID, e.Active.Droid, e.Active.ID, e.Remote,
+			e.Withdrawn.ID, e.Active.Droid, e.Active.Droid)
+	case e.Remote != "":
+		return held + " on " + e.Remote + "; nothing was assigned; use --force to reassign it (" + e.Active.Droid + " is told)"
+	}
+	return held + "; use --force to reassign it"
+}
+
+// UnknownIssueError is returned when the beads issue file exists and does
+// not know the issue.
+type UnknownIssueError struct {
+	IssueID string
+	File    string
+}
+
+func (e *UnknownIssueError) Error() string {
+	return fmt.Sprintf("issue %s is not in %s; check the id (or create the issue first)", e.IssueID, e.File)
+}
+
+// Request asks for an issue to be assigned.
+type Request struct {
+	IssueID  string
+	Droid    string
+	By       string // who assigns: a droid, "human" or "queen"
+	Reason   string
+	Worktree string
+	// Force reassigns an issue that another droid holds; the old assignment
+	// is marked reassigned and the new one names it in previous_droid.
+	Force bool
+}
+
+// Result is what Assign wrote.
+type Result struct {
+	Assigned records.Assignment `json:"assigned"`
+	// Replaced is the assignment a forced reassignment ended.
+	Replaced *records.Assignment `json:"replaced,omitempty"`
+	// Notified is the message that told the droid it was taken from.
+	Notified []records.Message `json:"notified,omitempty"`
+	// ended are the assignments the reassignment ended (what UndoIn
+	// restores when the assignment cannot be published), and by who.
+	ended []endedBy
+	by    string
+}
+
+// endedBy is an assignment as it was, and the line that ended it.
+type endedBy struct {
+	before version
+	line   []byte
+}
+
+func (req *Request) validate() error {
+	if err := records.ValidateIssueID(req.IssueID); err != nil {
+		return err
+	}
+	if err := records.ValidateDroid(req.Droid); err != nil {
+		return err
+	}
+	if req.By == "" {
+		req.By = "human"
+	}
+	if err := records.ValidateDroid(req.By); err != nil {
+		return records.Invalidf("assigned by: %w", err)
+	}
+	return validReason(req.Reason)
+}
+
+// Assign records an active assignment of the issue to the droid. With
+// Force, an issue another droid holds is taken from it: its assignment
+// becomes reassigned (a forced version by req.By), and it is told.
+func (a *Store) Assign(req Request) (Result, error) {
+	var res Result
+	err := a.S.Update(func(tx *jsonl.Tx) error {
+		var err error
+		res, err = a.AssignIn(tx, req)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// AssignIn is Assign within a transaction the caller holds (a sync round,
+// which checks against what the remote's ledger just brought).
+func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
+	var res Result
+	if err := req.validate(); err != nil {
+		return res, err
+	}
+	if err := a.checkIssueExists(req.IssueID); err != nil {
+		return res, err
+	}
+	active, err := a.activeFor(req.IssueID)
+	if err != nil {
+		return res, err
+	}
+	now := a.S.Now()
+	var lines []any
+	for _, cur := range active {
+		if cur.Droid == req.Droid {
+			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
+		}
+		if !req.Force {
+			return res, &AlreadyAssignedError{Active: cur.Assignment}
+		}
+		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, "reassigned to "+req.Droid)
+		if err != nil {
+			return res, err
+		}
+		lines = append(lines, line)
+		res.Replaced, res.ended = &replaced, append(res.ended, endedBy{cur, line})
+		if replaced.Forced {
+			sent, err := a.tellReassigned(tx, req, replaced)
+			if err != nil {
+				return res, err
+			}
+			res.Notified = append(res.Notified, sent...)
+		}
+	}
+	res.by = req.By
+	res.Assigned = records.Assignment{
+		ID: ids.NewAssignment(), CreatedAt: now, UpdatedAt: now, UpdatedBy: req.By,
+		IssueID: req.IssueID, Droid: req.Droid, AssignedBy: req.By, Status: records.AssignmentActive,
+		Worktree: req.Worktree, Reason: req.Reason,
+	}
+	if res.Replaced != nil {
+		res.Assigned.PreviousDroid = res.Replaced.Droid
+	}
+	line, err := records.CheckedNew(records.AssignmentsFile, res.Assigned)
+	if err != nil {
+		return res, err
+	}
+	lines = append(lines, line)
+	return res, tx.Append(a.S.Log(records.AssignmentsFile), lines...)
+}
+
+// ended is the version of cur that ends it with status, written by by:
+// forced when by is not its holder.
+func ended(cur version, now time.Time, by, status, reason string) ([]byte, records.Assignment, error) {
+	fields := []jsonl.Field{
+		{Name: "status", Value: status},
+		{Name: "updated_at", Value: records.Successor(now, cur.raw)},
+		{Name: "updated_by", Value: by},
+	}
+	if reason != "" {
+		fields = append(fields, jsonl.Field{Name: "reason", Value: reason})
+	}
+	return nextVersion(cur, cur, fields, by)
+}
+
+// nextVersion is the version after cur: base's line with fields set,
+// forced when by is not base's holder, held to the rules a version after
+// cur obeys, and decoded.
+func nextVersion(base, cur version, fields []jsonl.Field, by string) ([]byte, records.Assignment, error) {
+	if by != base.Droid {
+		fields = append(fields, jsonl.Field{Name: "forced", Value: true})
+	}
+	line, err := jsonl.SetFields(base.raw, fields...)
+	if err != nil {
+		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", base.ID, err)
+	}
+	if line, err = records.CheckedNext(records.AssignmentsFile, cur.raw, line); err != nil {
+		return nil, records.Assignment{}, err
+	}
+	var x records.Assignment
+	if err := json.Unmarshal(line, &x); err != nil {
+		return nil, records.Assignment{}, fmt.Errorf("assignment %s: %w", base.ID, err)
+	}
+	return line, x, nil
+}
+
+// UnassignRequest asks for the end of an issue's active assignment.
+// When the issue has more than one (see Doubles), By's own are the ones
+// ended, if By holds one; otherwise all of them, which takes Force.
+type UnassignRequest struct {
+	IssueID string
+	// By is the droid asking (a droid, or "human").
+	By string
+	// Done marks the assignment completed rather than released.
+	Done bool
+	// Force lets By end another droid's assignment, which is told.
+	Force  bool
+	Reason string
+}
+
+// Unassigned is what an unassign wrote.
+type Unassigned struct {
+	records.Assignment
+	// Notified is the message that told the holder of a forced unassign.
+	Notified []records.Message `json:"notified,omitempty"`
+}
+
+// Unassign ends the active assignment of an issue: released, or completed
+// when done is set. Only the holder may, unless force.
+func (a *Store) Unassign(issueID, by string, done, force bool, reason string) (records.Assignment, error) {
+	u, err := a.End(UnassignRequest{IssueID: issueID, By: by, Done: done, Force: force, Reason: reason})
+	return u.Assignment, err
+}
+
+// End ends the active assignment of an issue, as Unassign does, and tells
+// its holder when By is someone else.
+func (a *Store) End(req UnassignRequest) (Unassigned, error) {
+	var out Unassigned
+	if err := records.ValidateDroid(req.By); err != nil {
+		return out, err
+	}
+	if err := validReason(req.Reason); err != nil {
+		return out, err
+	}
+	status := records.AssignmentReleased
+	if req.Done {
+		status = records.AssignmentCompleted
+	}
+	err := a.S.Update(func(tx *jsonl.Tx) error {
+		active, err := a.activeFor(req.IssueID)
+		if err != nil {
+			return err
+		}
+		if len(active) == 0 {
+			return fmt.Errorf("issue %s has no active assignment", req.IssueID)
+		}
+		if mine := slices.DeleteFunc(slices.Clone(active), func(v version) bool { return v.Droid != req.By }); len(mine) > 0 {
+			active = mine // a double assignment: By gives way, the other stays
+		}
+		now := a.S.Now()
+		var lines []any
+		for _, cur := range active {
+			if cur.Droid != req.By && !req.Force {
+				return &records.ForceNeededError{Verb: "unassign", What: "the assignment of " + req.IssueID, Kind: "assignment",
+					Holder: cur.Droid, By: req.By}
+			}
+			line, x, err := ended(cur, now, req.By, status, req.Reason)
+			if err != nil {
+				return err
+			}
+			lines = append(lines, line)
+			out.Assignment = x
+			if x.Forced {
+				sent, err := a.tellEnded(tx, req, x)
+				if err != nil {
+					return err
+				}
+				out.Notified = append(out.Notified, sent...)
+			}
+		}
+		return tx.Append(a.S.Log(records.AssignmentsFile), lines...)
+	})
+	if err != nil {
+		return Unassigned{}, err
+	}
+	return out, nil
+}
+
+// validReason holds a reason to what every version obeys.
+func validReason(reason string) error {
+	if n := utf8.RuneCountInString(reason); n > records.MaxReason {
+		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
+	}
+	return nil
+}
+
+// Filter narrows a listing.
+type Filter struct {
+	Droid   string
+	IssueID string
+	// All includes ended assignments.
+	All bool
+	// Status keeps only assignments in this status (active, completed,
+	// released, reassigned); it implies All for the ended ones.
+	Status string
+}
+
+// List returns the assignments that match, oldest first.
+func (a *Store) List(f Filter) ([]records.Assignment, []jsonl.Problem, error) {
+	all, problems, err := a.latest()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []records.Assignment
+	for _, x := range all {
+		if (f.Droid == "" || x.Droid == f.Droid) && (f.IssueID == "" || x.IssueID == f.IssueID) &&
+			(f.All || f.Status != "" || x.Status == records.AssignmentActive) && (f.Status == "" || x.Status == f.Status) {
+			out = append(out, x.Assignment)
+		}
+	}
+	return out, problems, nil
+}
+
+// version is the current version of an assignment, with its line and
+// where that line is (the log this clone writes, or another source).
+type version struct {
+	records.Assignment
+	raw    []byte
+	file   string
+	offset int64
+}
+
+func (a *Store) latest() ([]version, []jsonl.Problem, error) {
+	sel, err := a.S.Select(records.AssignmentsFile, store.Query{})
+	if err != nil {
+		return nil, nil, err
+	}
+	problems := sel.Problems
+	out := make([]version, 0, len(sel.Entries))
+	for _, e := range sel.Entries {
+		var x records.Assignment
+		if err := json.Unmarshal(e.Raw, &x); err != nil {
+			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "assignment " + e.ID + ": " + err.Error()})
+			continue
+		}
+		out = append(out, version{x, e.Raw, e.File, e.Offset})
+	}
+	return out, problems, nil
+}
+
+func (a *Store) activeFor(issueID string) ([]version, error) {
+	all, _, err := a.latest()
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(v version) bool {
+		return v.IssueID != issueID || v.Status != records.AssignmentActive
+	}), nil
+}
+
+// checkIssueExists looks the issue up in the beads issue file of the
+// worktree's .beads/, when there is one; without one there is nothing to
+// check against.
+func (a *Store) checkIssueExists(issueID string) error {
+	for _, name := range IssueFiles {
+		path := a.S.WS.BeadsPath(name)
+		if path == "" {
+			return nil
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		entries, _, err := jsonl.SelectFile(path, jsonl.Query{
+			Fields: []string{"id"},
+			Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], issueID) },
+		})
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			return &UnknownIssueError{IssueID: issueID, File: path}
+		}
+		return nil
+	}
+	return nil
+}
+
+// Archivable selects, for `git queen archive --before`, the assignments that
+// ended (released, completed, reassigned) before the cutoff. Active ones
+// stay, however old.
+func Archivable(before time.Time) func(jsonl.Record) bool {
+	return func(r jsonl.Record) bool {
+		var a records.Assignment
+		return json.Unmarshal(r.Raw, &a) == nil && a.Status != records.AssignmentActive && a.UpdatedAt.Before(before)
+	}
+}

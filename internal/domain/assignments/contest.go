@@ -1,0 +1,175 @@
+package assignments
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// Contest is an assignment this clone made that another clone's assignment
+// of the same issue beat: both are active, and the other one reached the
+// shared remote first (this one had not been published yet).
+type Contest struct {
+	Lost   records.Assignment `json:"lost"`
+	Winner records.Assignment `json:"winner"`
+	lost   version
+}
+
+// Contested applies the rule reservations.Contested applies, "the first to
+// reach the remote wins", to assignments: for each active assignment among
+// unpublished (ids of assignments this clone created that no remote holds
+// yet) whose current version is in the log this clone writes, it returns
+// the oldest active assignment of the same issue read from another clone's
+// records (any source but that log), if there is one. Unlike a reservation
+// granted with --force, a forced reassignment is contested too: --force
+// ends the assignments its writer saw, not one that reached the remote
+// while it was on its way.
+func (a *Store) Contested(unpublished map[string]bool) ([]Contest, error) {
+	if len(unpublished) == 0 {
+		return nil, nil
+	}
+	all, _, err := a.latest()
+	if err != nil {
+		return nil, err
+	}
+	own := a.S.Log(records.AssignmentsFile).Path
+	active := slices.DeleteFunc(all, func(v version) bool { return v.Status != records.AssignmentActive })
+	slices.SortStableFunc(active, func(x, y version) int { return x.CreatedAt.Compare(y.CreatedAt) })
+	var out []Contest
+	for _, g := range active {
+		if !unpublished[g.ID] || g.file != own {
+			continue
+		}
+		for _, w := range active {
+			if w.IssueID == g.IssueID && w.file != own {
+				out = append(out, Contest{Lost: g.Assignment, Winner: w.Assignment, lost: g})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// WithdrawIn releases each contested assignment, with a reason that says
+// who won and where. The version is the holder's: it is the holder's clone
+// acting on its own record, as a withdrawn reservation is.
+func (a *Store) WithdrawIn(tx *jsonl.Tx, contests []Contest, now time.Time, where string) error {
+	var lines []any
+	for _, c := range contests {
+		why := fmt.Sprintf("withdrawn: lost to %s's %s, on %s first", c.Winner.Droid, c.Winner.ID, where)
+		line, _, err := ended(c.lost, now, c.lost.Droid, records.AssignmentReleased, clip(why))
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return tx.Append(a.S.Log(records.AssignmentsFile), lines...)
+}
+
+// Undone is what UndoIn wrote.
+type Undone struct {
+	// Withdrawn is the assignment released, when it was still active.
+	Withdrawn *records.Assignment `json:"withdrawn,omitempty"`
+	// Restored are the assignments a forced reassignment had ended that
+	// are active again.
+	Restored []records.Assignment `json:"restored,omitempty"`
+	Notified []records.Message    `json:"notified,omitempty"`
+}
+
+// UndoIn takes back an assignment that could not be published (the push
+// failed, or lost to another clone's): res.Assigned is released, when it
+// is still active, with why as its reason; and when res was a forced
+// reassignment and the issue has no active assignment left, each
+// assignment it ended is active again, as long as the version that ended
+// it is still its current one. Each droid a reassignment told is told how
+// it ended.
+func (a *Store) UndoIn(tx *jsonl.Tx, res Result, now time.Time, why string) (Undone, error) {
+	var out Undone
+	all, _, err := a.latest()
+	if err != nil {
+		return out, err
+	}
+	current := map[string]version{}
+	for _, v := range all {
+		current[v.ID] = v
+	}
+	var lines []any
+	if cur, ok := current[res.Assigned.ID]; ok && cur.Status == records.AssignmentActive {
+		line, x, err := ended(cur, now, cur.Droid, records.AssignmentReleased, clip("withdrawn: "+why))
+		if err != nil {
+			return out, err
+		}
+		lines, out.Withdrawn = append(lines, line), &x
+		current[cur.ID] = version{Assignment: x}
+	}
+	held := slices.ContainsFunc(all, func(v version) bool {
+		return v.IssueID == res.Assigned.IssueID && current[v.ID].Status == records.AssignmentActive
+	})
+	for _, e := range res.ended {
+		before := e.before
+		cur, ok := current[before.ID]
+		restore := ok && !held && bytes.Equal(cur.raw, e.line)
+		if restore {
+			line, x, err := restored(before, cur, now, res.by)
+			if err != nil {
+				return out, err
+			}
+			lines, out.Restored = append(lines, line), append(out.Restored, x)
+		}
+		if before.Droid == res.by {
+			continue
+		}
+		sent, err := a.tellUndone(tx, res, before.Assignment, restore, why)
+		if err != nil {
+			return out, err
+		}
+		out.Notified = append(out.Notified, sent...)
+	}
+	if len(lines) == 0 {
+		return out, nil
+	}
+	return out, tx.Append(a.S.Log(records.AssignmentsFile), lines...)
+}
+
+// restored is before, the active version of an assignment that cur ended,
+// made current again by by (forced when by is not its holder).
+func restored(before, cur version, now time.Time, by string) ([]byte, records.Assignment, error) {
+	fields := []jsonl.Field{
+		{Name: "updated_at", Value: records.Successor(now, cur.raw)},
+		{Name: "updated_by", Value: by},
+	}
+	return nextVersion(before, cur, fields, by)
+}
+
+// clip holds a reason to what every version obeys.
+func clip(reason string) string {
+	if r := []rune(reason); len(r) > records.MaxReason {
+		return string(r[:records.MaxReason])
+	}
+	return reason
+}
+
+// WrittenSince lists the assignments whose current version is in the log
+// this clone writes, at offset or after it: not yet published, when offset
+// is how much of that log a remote holds.
+func (a *Store) WrittenSince(offset int64) (map[string]bool, error) {
+	all, _, err := a.latest()
+	if err != nil {
+		return nil, err
+	}
+	own := a.S.Log(records.AssignmentsFile).Path
+	out := map[string]bool{}
+	for _, v := range all {
+		if v.file == own && v.offset >= offset {
+			out[v.ID] = true
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,35 @@
+package assignments
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// ForcedSince lists the forced changes among the assignments' current
+// versions written at since or later (see records.ForcedChange), newest
+// first: what doctor shows.
+func (a *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
+	all, _, err := a.latest()
+	if err != nil {
+		return nil, err
+	}
+	var out []records.ForcedChange
+	for _, v := range all {
+		if c, ok := v.ForcedChange(); ok && !c.At.Before(since) {
+			if v.Status == records.AssignmentActive { // see UndoIn
+				c.What = "restored " + v.Droid + "'s assignment of " + v.IssueID + " (a reassignment that did not hold)"
+			}
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(x, y records.ForcedChange) int {
+		if c := y.At.Compare(x.At); c != 0 {
+			return c
+		}
+		return strings.Compare(y.ID, x.ID)
+	})
+	return out, nil
+}

@@ -1,0 +1,68 @@
+package assignments
+
+import (
+	"fmt"
+
+	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// The messages a forced change sends the droid whose assignment it ended:
+// from the droid that forced it, importance high, threaded by the issue.
+
+// tellReassigned tells the holder of replaced that req took the issue.
+func (a *Store) tellReassigned(tx *jsonl.Tx, req Request, replaced records.Assignment) ([]records.Message, error) {
+	subject := fmt.Sprintf("%s reassigned %s to %s (--force)", req.By, req.IssueID, req.Droid)
+	if req.Droid == req.By {
+		subject = fmt.Sprintf("%s took over %s (--force)", req.By, req.IssueID)
+	}
+	body := fmt.Sprintf("%s reassigned issue %s from you to %s with --force; your assignment %s is now reassigned.\n",
+		req.By, req.IssueID, req.Droid, replaced.ID) + reasonLine(req.Reason) +
+		"See `git queen assignments --issue " + req.IssueID + " --all`; reply to " + req.By + " if you were still on it."
+	return a.send(tx, req.By, replaced.Droid, subject, body, req.IssueID)
+}
+
+// tellEnded tells the holder of x that req ended it.
+func (a *Store) tellEnded(tx *jsonl.Tx, req UnassignRequest, x records.Assignment) ([]records.Message, error) {
+	subject := fmt.Sprintf("%s unassigned you from %s (--force)", req.By, req.IssueID)
+	body := fmt.Sprintf("%s ended your assignment %s of issue %s with --force; it is now %s.\n", req.By, x.ID, req.IssueID, x.Status) +
+		reasonLine(req.Reason) + "Claim it again (git queen claim " + req.IssueID + ") if you are still on it, or reply."
+	return a.send(tx, req.By, x.Droid, subject, body, req.IssueID)
+}
+
+// send sends one message. A holder whose name no message can be addressed
+// to (a record written by hand) is not told, rather than failing the
+// change.
+func (a *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
+	if records.ValidateDroid(to) != nil {
+		return nil, nil
+	}
+	if r := []rune(subject); len(r) > records.MaxSubject {
+		subject = string(r[:records.MaxSubject])
+	}
+	return (&messages.Store{S: a.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: subject, Body: body,
+		IssueID: issue, Importance: records.ImportanceHigh})
+}
+
+func reasonLine(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return "Reason: " + reason + "\n"
+}
+
+// tellUndone tells the holder of before, whose assignment res's forced
+// reassignment ended, that the reassignment did not hold: its assignment
+// is active again (restored), or the issue went to another clone's droid.
+func (a *Store) tellUndone(tx *jsonl.Tx, res Result, before records.Assignment, restored bool, why string) ([]records.Message, error) {
+	subject := fmt.Sprintf("%s's reassignment of %s did not hold", res.by, before.IssueID)
+	body := fmt.Sprintf("%s's reassignment of issue %s to %s was withdrawn (%s).\n", res.by, before.IssueID, res.Assigned.Droid, why)
+	if restored {
+		body += fmt.Sprintf("Your assignment %s is active again.\n", before.ID)
+	} else {
+		body += fmt.Sprintf("Your assignment %s stays ended: another droid's assignment of %s got there first.\n", before.ID, before.IssueID)
+	}
+	body += "See `git queen assignments --issue " + before.IssueID + " --all`."
+	return a.send(tx, res.by, before.Droid, subject, body, before.IssueID)
+}

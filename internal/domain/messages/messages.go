@@ -1,0 +1,289 @@
+// Package messages is the message store of seed 002: droids send each other
+// short messages, threaded by issue or by reply, and read them from an inbox.
+// Every change (read, delete) appends a new version of the whole record, and
+// the inbox sees messages from every worktree (see package store).
+package messages
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// Store reads and writes queen_messages.jsonl.
+type Store struct {
+	S *store.Store
+}
+
+// NotFoundError is returned for an id no source knows.
+type NotFoundError struct{ ID string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no message %s (list yours with `git queen msg inbox`)", e.ID)
+}
+
+// Draft is what a sender says; the store fills in the rest.
+type Draft struct {
+	From string
+	// To is a droid or @all (every droid the stores or the roster name
+	// but the sender); with CheckRecipients, several of these separated by
+	// commas. Seed 002 gives a message one recipient, so each gets a copy
+	// of its own, all in one thread, as a broadcast always was.
+	To         string
+	Subject    string
+	Body       string
+	IssueID    string
+	ReplyTo    string
+	Importance string
+	// CheckRecipients says a person or an agent typed To: it may list
+	// several droids, and a recipient the repository has never seen is
+	// refused (an UnknownRecipientError), since a typo would deliver to
+	// an inbox nobody reads.
+	CheckRecipients bool
+	// NewRecipients says unseen recipients are meant (a droid that has not
+	// started yet), so CheckRecipients lets them through.
+	NewRecipients bool
+	// literalTo: To is one droid's name as a record spells it (a reply to
+	// its sender), never a list.
+	literalTo bool
+}
+
+// ErrNobodyToBroadcastTo is returned by a broadcast when no other droid has
+// ever appeared in the stores.
+var ErrNobodyToBroadcastTo = errors.New("no other droid appears in the stores yet, so @all reaches nobody; name a recipient with --to")
+
+func (d *Draft) validate() error {
+	if err := records.ValidateDroid(d.From); err != nil {
+		return records.Invalidf("sender: %w", err)
+	}
+	if d.IssueID != "" {
+		if err := records.ValidateIssueID(d.IssueID); err != nil {
+			return err
+		}
+	}
+	d.Subject = strings.TrimSpace(d.Subject)
+	switch n := utf8.RuneCountInString(d.Subject); {
+	case n == 0:
+		return records.Invalidf("the subject is empty")
+	case n > records.MaxSubject:
+		return records.Invalidf("the subject has %d characters; at most %d are allowed (put the rest in the body)", n, records.MaxSubject)
+	case strings.ContainsAny(d.Subject, "\r\n"):
+		return records.Invalidf("the subject must be one line (put the rest in the body)")
+	}
+	if d.Importance == "" {
+		d.Importance = records.ImportanceNormal
+	}
+	if !slices.Contains(records.Importances, d.Importance) {
+		return records.Invalidf("importance %q is not one of %s", d.Importance, strings.Join(records.Importances, ", "))
+	}
+	return nil
+}
+
+// Send appends the message (one copy per recipient, for @all or a list,
+// sharing one thread) and returns what it wrote. A reply inherits its parent's thread;
+// a message about an issue is threaded by the issue.
+func (m *Store) Send(d Draft) ([]records.Message, error) {
+	var sent []records.Message
+	err := m.S.Update(func(tx *jsonl.Tx) error {
+		var err error
+		sent, err = m.SendIn(tx, d)
+		return err
+	})
+	return sent, err
+}
+
+// SendIn is Send inside a write the caller already holds the lock for (a
+// reservation that notifies the holders it conflicts with).
+func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
+	if err := d.validate(); err != nil {
+		return nil, err
+	}
+	thread := d.IssueID
+	if d.ReplyTo != "" {
+		parent, _, err := m.Get(d.ReplyTo)
+		if err != nil {
+			return nil, fmt.Errorf("--reply-to: %w", err)
+		}
+		if thread == "" {
+			thread = parent.ThreadID
+			if thread == "" {
+				thread = parent.ID
+			}
+		}
+	}
+	recipients, err := m.recipients(&d)
+	if err != nil {
+		return nil, err
+	}
+	now := m.S.Now()
+	sent := make([]records.Message, 0, len(recipients))
+	for _, to := range recipients {
+		msg := records.Message{
+			ID: ids.NewMessage(), CreatedAt: now, UpdatedAt: &now, UpdatedBy: d.From,
+			From: d.From, To: to, Subject: d.Subject, Body: d.Body,
+			IssueID: d.IssueID, ReplyTo: d.ReplyTo, ThreadID: thread, Importance: d.Importance,
+		}
+		if msg.ThreadID == "" {
+			msg.ThreadID = msg.ID
+			if len(sent) > 0 {
+				msg.ThreadID = sent[0].ID // a broadcast or a list is one thread
+			}
+		}
+		sent = append(sent, msg)
+	}
+	recs := make([]any, len(sent))
+	for i := range sent {
+		line, err := checkedNew(sent[i])
+		if err != nil {
+			return nil, err
+		}
+		recs[i] = line
+	}
+	if err := tx.Append(m.S.Log(records.MessagesFile), recs...); err != nil {
+		return nil, err
+	}
+	return sent, nil
+}
+
+// checkedNew is the line of a new message, refused when it breaks a rule
+// every version obeys; a body too large for one record gets its own
+// message.
+func checkedNew(msg records.Message) ([]byte, error) {
+	line, err := jsonline.MarshalNoEscape(msg)
+	if err != nil {
+		return nil, err
+	}
+	if len(line) > records.MaxNewLineBytes {
+		return nil, records.Invalidf("the message would be %d bytes as a record (its body %d), over the %d a message may have; "+
+			"shorten the body, or commit the text to a file and send its path", len(line), len(msg.Body), records.MaxNewLineBytes)
+	}
+	return records.CheckedNew(records.MessagesFile, line)
+}
+
+// Get returns the latest version of a message and its raw line.
+func (m *Store) Get(id string) (records.Message, []byte, error) {
+	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
+		Fields: []string{"id"},
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], id) },
+	}})
+	if err != nil {
+		return records.Message{}, nil, err
+	}
+	if len(sel.Entries) == 0 {
+		return records.Message{}, nil, &NotFoundError{id}
+	}
+	msg, err := decode(sel.Entries[0])
+	return msg, sel.Entries[0].Raw, err
+}
+
+func decode(e jsonl.Entry) (records.Message, error) {
+	msg, err := records.DecodeMessage(e.Raw)
+	if err != nil {
+		return msg, fmt.Errorf("%s:%d: message %s: %w", e.File, e.Line, e.ID, err)
+	}
+	return msg, nil
+}
+
+// decodeAll decodes entries; records that do not decode are reported as
+// problems rather than dropped in silence.
+func decodeAll(sel *store.Selection) ([]records.Message, []jsonl.Problem) {
+	msgs := make([]records.Message, 0, len(sel.Entries))
+	problems := sel.Problems
+	for _, e := range sel.Entries {
+		msg, err := decode(e)
+		if err != nil {
+			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
+			continue
+		}
+		msgs = append(msgs, msg)
+	}
+	return msgs, problems
+}
+
+// InboxOptions narrow an inbox.
+type InboxOptions struct {
+	UnreadOnly bool
+	// Since drops messages created before it (zero keeps all).
+	Since time.Time
+	// Limit is the most messages returned, the newest; 0 returns all.
+	Limit int
+}
+
+// Page is a list of messages, newest first, and what it left out.
+type Page struct {
+	Messages []records.Message
+	// More counts the messages beyond the Limit.
+	More int
+	// Problems are bad lines of the logs, reported next to the messages.
+	Problems []jsonl.Problem
+}
+
+// Inbox lists the messages to droid, newest first, without deleted ones.
+func (m *Store) Inbox(droid string, o InboxOptions) (Page, error) {
+	return m.newest("inbox\x00"+droid, "to", droid, o)
+}
+
+// Sent lists the messages droid sent, newest first, without deleted ones.
+func (m *Store) Sent(droid string, o InboxOptions) (Page, error) {
+	o.UnreadOnly = false
+	return m.newest("sent\x00"+droid, "from", droid, o)
+}
+
+// newest lists the messages whose field names droid. It filters and
+// orders them by the fields the selection extracted (created_at, deleted,
+// read), and decodes only the messages it returns: an inbox of 50,000
+// messages printed 20 at a time decodes 20.
+func (m *Store) newest(name, field, droid string, o InboxOptions) (Page, error) {
+	page, err := m.newestFrom(name, field, droid, o, true)
+	if errors.Is(err, jsonl.ErrMoved) {
+		// A compaction between the selection and the reading of the
+		// lines: select again, whole lines this time.
+		page, err = m.newestFrom(name, field, droid, o, false)
+	}
+	return page, err
+}
+
+// Thread lists a thread oldest first. ref is a message id (its thread is
+// shown) or an issue or thread id.
+func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
+	root := ref
+	if strings.HasPrefix(ref, ids.MessagePrefix) {
+		msg, _, err := m.Get(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if msg.ThreadID != "" {
+			root = msg.ThreadID
+		}
+	}
+	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
+		Fields: []string{"id", "thread_id", "issue_id"},
+		Static: func(f [][]byte) bool {
+			return jsonline.StringEquals(f[0], root) || jsonline.StringEquals(f[1], root) || jsonline.StringEquals(f[2], root)
+		},
+	}})
+	if err != nil {
+		return nil, nil, err
+	}
+	all, problems := decodeAll(sel)
+	thread := slices.DeleteFunc(all, func(msg records.Message) bool { return msg.Deleted })
+	if len(thread) == 0 {
+		return nil, problems, fmt.Errorf("no messages in thread %s", ref)
+	}
+	slices.SortFunc(thread, func(a, b records.Message) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return thread, problems, nil
+}

@@ -1,0 +1,121 @@
+package messages
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// newestFrom is newest with a lean selection (which caches only the
+// fields it filters and orders by, and reads the lines it returns from
+// the log) or not. It visits the selection rather than holding it, and
+// keeps only the Limit newest messages seen so far: an inbox of 50,000
+// messages printed 20 at a time copies a few hundred and decodes 20.
+func (m *Store) newestFrom(name, field, droid string, o InboxOptions, lean bool) (Page, error) {
+	const created, deleted, read = 1, 2, 3
+	q := jsonl.Query{
+		Fields: []string{field, "created_at", "deleted", "read"},
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
+		// Set here, not left to the store's default, for LoadRaw to
+		// compare the lines it reads with what was selected.
+		Versions: records.Versions,
+		Lean:     lean,
+	}
+	if lean {
+		name += "\x00lean"
+	}
+	var page Page
+	var best newestList
+	best.limit = o.Limit
+	problems, err := m.S.Visit(records.MessagesFile, store.Query{Name: name, Query: q}, func(e *jsonl.Entry) error {
+		if string(e.Fields[deleted]) == "true" || (o.UnreadOnly && string(e.Fields[read]) == "true") {
+			return nil
+		}
+		t, ok := records.ParseTime(e.Fields[created])
+		if !ok {
+			// Decoding the whole line says what is wrong with it.
+			raw, err := jsonl.LoadRaw(*e, q)
+			if err != nil {
+				return err
+			}
+			full := *e
+			full.Raw = raw
+			if _, err := decode(full); err != nil {
+				page.Problems = append(page.Problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
+				return nil
+			}
+		}
+		if t.Before(o.Since) {
+			return nil
+		}
+		best.offer(e, t)
+		return nil
+	})
+	if err != nil {
+		return Page{}, err
+	}
+	page.Problems = append(problems, page.Problems...)
+	page.More = best.seen - len(best.list)
+	page.Messages = make([]records.Message, 0, len(best.list))
+	for _, c := range best.list {
+		raw, err := jsonl.LoadRaw(c.e, q)
+		if err != nil {
+			return Page{}, err
+		}
+		e := c.e
+		e.Raw = raw
+		msg, err := decode(e)
+		if err != nil {
+			page.Problems = append(page.Problems, jsonl.Problem{File: c.e.File, Line: c.e.Line, Msg: err.Error()})
+			continue
+		}
+		page.Messages = append(page.Messages, msg)
+	}
+	return page, nil
+}
+
+// candidate is a message newestList keeps, with its creation time.
+type candidate struct {
+	e       jsonl.Entry
+	created time.Time
+}
+
+// order compares the message created at t with id to b in a list newest
+// first (by creation time, then by id): negative when it comes before b.
+func order(t time.Time, id string, b *candidate) int {
+	if c := b.created.Compare(t); c != 0 {
+		return c
+	}
+	return strings.Compare(b.e.ID, id)
+}
+
+// newestList keeps the limit newest of the messages offered (all of them
+// when limit is 0), newest first, and counts the messages offered.
+type newestList struct {
+	limit int
+	list  []candidate
+	seen  int
+}
+
+// offer considers e, which is valid only during the call.
+func (l *newestList) offer(e *jsonl.Entry, created time.Time) {
+	l.seen++
+	full := l.limit > 0 && len(l.list) == l.limit
+	if full && order(created, e.ID, &l.list[len(l.list)-1]) >= 0 {
+		return // no newer than the oldest kept
+	}
+	var c candidate
+	if full {
+		c = l.list[len(l.list)-1] // its buffers take the copy
+		l.list = l.list[:len(l.list)-1]
+	}
+	jsonl.CopyEntry(&c.e, e)
+	c.created = created
+	at, _ := slices.BinarySearchFunc(l.list, &c, func(k candidate, c *candidate) int { return order(k.created, k.e.ID, c) })
+	l.list = slices.Insert(l.list, at, c)
+}

@@ -1,0 +1,257 @@
+package messages
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// RosterFile is the committed configuration, in the worktree's .beads/
+// directory, whose [droids] table lists the droids a team expects (the
+// file validate reads its rules from): `names = ["ann", "bob"]`. A droid
+// listed there may be sent messages before it has written anything.
+const RosterFile = "queen.toml"
+
+// MaxRecipients bounds a list of recipients: each name is checked, and
+// each copy is a record.
+const MaxRecipients = 100
+
+// UnknownRecipientError refuses a message to droids this repository has
+// never seen: no message, assignment or reservation is by or to them, and
+// the roster does not list them. It is most often a typo ("anne" for
+// "ann"), which would otherwise deliver to an inbox nobody reads. It comes
+// wrapped in a records.InvalidError, a usage error.
+type UnknownRecipientError struct {
+	// Names are the unknown recipients, as given.
+	Names []string
+	// Near lists, for each unknown name, the known droids it is close
+	// to (by edit distance, ignoring case), closest first.
+	Near map[string][]string
+	// Known are the other droids the repository knows (not the
+	// sender), sorted.
+	Known []string
+}
+
+func (e *UnknownRecipientError) Error() string {
+	var b strings.Builder
+	for i, n := range e.Names {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "no droid %q has appeared in this repository", n)
+		if near := e.Near[n]; len(near) > 0 {
+			fmt.Fprintf(&b, " (did you mean %s?)", orList(near))
+		}
+	}
+	switch {
+	case len(e.Known) == 0:
+		b.WriteString("; no other droid has appeared yet")
+	case len(e.Near) < len(e.Names):
+		fmt.Fprintf(&b, "; known droids: %s", listUpTo(e.Known, 12))
+	}
+	b.WriteString("\nname a droid that has sent, received, reserved or been assigned something, or list it under [droids] names in .beads/" +
+		RosterFile + "; pass --new if the name is meant (a droid that has not started yet)")
+	return b.String()
+}
+
+// recipients turns a draft's To into the droids that each get a copy, in
+// the order given, each once: a droid, or @all (every droid the stores or
+// the roster name but the sender). With CheckRecipients (a name a person
+// or an agent typed), To is a list separated by commas (spaces around the
+// names ignored), and a name the repository has never seen is refused
+// unless NewRecipients says it is meant; a To that is a known droid's
+// whole name is that droid, so a name with a comma, from before lists,
+// still reaches its droid when its parts are not all known.
+func (m *Store) recipients(d *Draft) ([]string, error) {
+	if d.literalTo {
+		return []string{d.To}, records.ValidateDroid(d.To)
+	}
+	r := roster{m: m, from: d.From}
+	names := []string{d.To}
+	if d.CheckRecipients {
+		names = strings.Split(d.To, ",") // typed: a list
+	}
+	if len(names) > MaxRecipients {
+		return nil, records.Invalidf("%d recipients; at most %d may be listed (--to @all reaches every droid)", len(names), MaxRecipients)
+	}
+	var out, unknown []string
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" || slices.Contains(out, name) {
+			continue
+		}
+		if name == records.Broadcast {
+			all, err := r.all()
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range all {
+				if n != d.From && !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+			}
+			continue
+		}
+		if err := records.ValidateDroid(name); err != nil {
+			return nil, records.Invalidf("recipient: %w", err)
+		}
+		if d.CheckRecipients && !d.NewRecipients {
+			ok, err := r.knows(name)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				unknown = append(unknown, name)
+			}
+		}
+		out = append(out, name)
+	}
+	if len(unknown) > 0 {
+		all, err := r.all()
+		if err != nil {
+			return nil, err
+		}
+		if len(names) > 1 && slices.Contains(all, d.To) {
+			return []string{d.To}, nil // a droid named with a comma, from before lists
+		}
+		others := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == d.From })
+		e := &UnknownRecipientError{Names: unknown, Near: map[string][]string{}, Known: others}
+		for _, n := range unknown {
+			if near := records.NearNames(n, all); len(near) > 0 {
+				e.Near[n] = near
+			}
+		}
+		return nil, &records.InvalidError{Err: e}
+	}
+	switch {
+	case len(out) > 0:
+		return out, nil
+	case strings.Contains(d.To, records.Broadcast):
+		return nil, ErrNobodyToBroadcastTo
+	}
+	return nil, records.Invalidf("recipient: no droid named in %q", d.To)
+}
+
+// roster answers which droids a send may reach: the sender, those the
+// stores name, and those the roster file lists. The file is read only when
+// the stores are not enough, so a broken one stops only the sends that
+// need it.
+type roster struct {
+	m      *Store
+	from   string
+	listed map[string]bool // nil until the file is read
+	known  []string        // every droid, once all has run
+}
+
+// knows reports whether name is a droid the repository has seen.
+func (r *roster) knows(name string) (bool, error) {
+	if name == r.from {
+		return true, nil
+	}
+	if r.known != nil { // decoded already, after a name not found fast
+		return slices.Contains(r.known, name), nil
+	}
+	if ok, err := seen(r.m.S, name); err != nil || ok {
+		return ok, err
+	}
+	if err := r.read(); err != nil || r.listed[name] {
+		return r.listed[name], err
+	}
+	// The slow, exact way: every name the stores hold, decoded.
+	all, err := r.all()
+	return slices.Contains(all, name), err
+}
+
+// all lists every droid the repository knows (the sender too), sorted.
+func (r *roster) all() ([]string, error) {
+	if r.known != nil {
+		return r.known, nil
+	}
+	known, err := KnownDroids(r.m.S)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.read(); err != nil {
+		return nil, err
+	}
+	for n := range r.listed {
+		known = append(known, n)
+	}
+	if r.from != "" {
+		known = append(known, r.from)
+	}
+	slices.Sort(known)
+	r.known = slices.Compact(known)
+	return r.known, nil
+}
+
+func (r *roster) read() error {
+	if r.listed != nil {
+		return nil
+	}
+	names, err := readRoster(r.m.S.WS.BeadsDir)
+	if err != nil {
+		return err
+	}
+	r.listed = map[string]bool{}
+	for _, n := range names {
+		r.listed[n] = true
+	}
+	return nil
+}
+
+// readRoster returns the names under [droids] in the roster file of the
+// .beads/ directory dir ("" or no file: none). A file that does not parse,
+// or a name that is not a droid's, is an error that names the file: a
+// message must not be refused, or sent, on a misread roster.
+func readRoster(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, RosterFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Droids struct {
+			Names []string `toml:"names"`
+		} `toml:"droids"`
+	}
+	if err := toml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w (fix it: its [droids] names say who may get messages)", path, err)
+	}
+	for _, n := range cfg.Droids.Names {
+		if err := records.ValidateDroid(n); err != nil {
+			return nil, fmt.Errorf("%s: [droids] names: %w", path, err)
+		}
+	}
+	return cfg.Droids.Names, nil
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// listUpTo joins at most n names, then says how many more.
+func listUpTo(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+}

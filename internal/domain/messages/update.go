@@ -1,0 +1,169 @@
+package messages
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// MarkRead appends the read version of a message when reader is its
+// recipient and it is unread. It returns the message as it now stands and
+// whether a version was written. Reading someone else's message changes
+// nothing.
+func (m *Store) MarkRead(id, reader string) (records.Message, bool, error) {
+	var msg records.Message
+	changed := false
+	err := m.S.Update(func(tx *jsonl.Tx) error {
+		cur, raw, err := m.Get(id)
+		if err != nil {
+			return err
+		}
+		msg = cur
+		if cur.To != reader || cur.Read {
+			return nil
+		}
+		now := m.S.Now()
+		updated := records.Successor(now, raw)
+		line, err := newVersion(id, raw,
+			jsonl.Field{Name: "read", Value: true},
+			jsonl.Field{Name: "read_at", Value: now},
+			jsonl.Field{Name: "updated_at", Value: updated},
+			jsonl.Field{Name: "updated_by", Value: reader})
+		if err != nil {
+			return err
+		}
+		if err := tx.Append(m.S.Log(records.MessagesFile), line); err != nil {
+			return err
+		}
+		msg.Read, msg.ReadAt, msg.UpdatedAt, msg.UpdatedBy, changed = true, &now, &updated, reader, true
+		return nil
+	})
+	return msg, changed, err
+}
+
+// Delete soft-deletes a message: a new version with deleted set, which
+// hides it from inboxes and threads. Only its sender or recipient may.
+func (m *Store) Delete(id, droid string) (records.Message, error) {
+	var msg records.Message
+	err := m.S.Update(func(tx *jsonl.Tx) error {
+		cur, raw, err := m.Get(id)
+		if err != nil {
+			return err
+		}
+		msg = cur
+		if droid != cur.To && droid != cur.From {
+			return fmt.Errorf("message %s is from %s to %s; only they can delete it", id, cur.From, cur.To)
+		}
+		if cur.Deleted {
+			return fmt.Errorf("message %s is already deleted", id)
+		}
+		updated := records.Successor(m.S.Now(), raw)
+		line, err := newVersion(id, raw,
+			jsonl.Field{Name: "deleted", Value: true},
+			jsonl.Field{Name: "updated_at", Value: updated},
+			jsonl.Field{Name: "updated_by", Value: droid})
+		if err != nil {
+			return err
+		}
+		msg.Deleted, msg.UpdatedAt, msg.UpdatedBy = true, &updated, droid
+		return tx.Append(m.S.Log(records.MessagesFile), line)
+	})
+	return msg, err
+}
+
+// newVersion is the current version raw of message id with fields set,
+// checked by the rules every version obeys.
+func newVersion(id string, raw []byte, fields ...jsonl.Field) ([]byte, error) {
+	line, err := jsonl.SetFields(raw, fields...)
+	if err != nil {
+		return nil, fmt.Errorf("message %s: %w", id, err)
+	}
+	return records.CheckedNext(records.MessagesFile, raw, line)
+}
+
+// Reply sends a message back to the parent's sender, in its thread. An
+// empty subject becomes "Re: " and the parent's subject (cut to fit).
+func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
+	parent, _, err := m.Get(parentID)
+	if err != nil {
+		return nil, err
+	}
+	if d.To == "" {
+		d.To, d.literalTo = parent.From, true
+		if d.To == d.From {
+			d.To = parent.To // replying to one's own message continues to its recipient
+		}
+	}
+	if strings.TrimSpace(d.Subject) == "" {
+		d.Subject = parent.Subject
+		if !strings.HasPrefix(d.Subject, "Re: ") {
+			d.Subject = "Re: " + d.Subject
+		}
+		for utf8.RuneCountInString(d.Subject) > records.MaxSubject {
+			_, size := utf8.DecodeLastRuneInString(d.Subject)
+			d.Subject = d.Subject[:len(d.Subject)-size]
+		}
+	}
+	if d.IssueID == "" {
+		d.IssueID = parent.IssueID
+	}
+	d.ReplyTo = parentID
+	return m.Send(d)
+}
+
+// KnownDroids lists every droid named anywhere in the stores (senders,
+// recipients, assignees and who assigned them, reservation holders, and
+// whoever wrote a version), sorted: the droids this repository has seen,
+// the recipients of @all and the names a typed recipient is checked
+// against.
+func KnownDroids(s *store.Store) ([]string, error) {
+	names := map[string]bool{}
+	for _, src := range records.Kinds {
+		sel, err := s.Select(src.File, store.Query{Name: "droids-v1\x00" + strings.Join(src.DroidFields, ","), Query: jsonl.Query{Fields: src.DroidFields}})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range sel.Entries {
+			for _, f := range e.Fields {
+				var name string
+				if json.Unmarshal(f, &name) == nil && records.ValidateDroid(name) == nil {
+					names[name] = true
+				}
+			}
+		}
+	}
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	slices.Sort(list)
+	return list, nil
+}
+
+// Archivable selects, for `git queen archive --before`, the messages created
+// before the cutoff. Every version of a selected message moves.
+func Archivable(before time.Time) func(jsonl.Record) bool {
+	return func(r jsonl.Record) bool {
+		// Most messages of a large store are newer than the cutoff, and
+		// their created_at alone says they stay: the decode would read it
+		// the same way and come to the same answer.
+		var created [1][]byte
+		if jsonline.ObjectFields(r.Raw, createdAt, created[:]) == nil {
+			if t, ok := records.ParseTime(created[0]); ok && !t.Before(before) {
+				return false
+			}
+		}
+		msg, err := records.DecodeMessage(r.Raw) // encoding/json's result, at the scanner's speed
+		return err == nil && msg.CreatedAt.Before(before)
+	}
+}
+
+var createdAt = []string{"created_at"}

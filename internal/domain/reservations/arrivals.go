@@ -1,0 +1,57 @@
+package reservations
+
+import (
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// receiptBounds are the arrivals noted beside the sources of a read (see
+// store.Arrival): reservation versions from the future end here at most
+// their time-to-live after they arrived.
+type receiptBounds map[string]map[string]store.Arrival
+
+// loadReceiptBounds reads the arrivals of each source that has any (a stat
+// each for those that have none). A damaged file bounds nothing; the next
+// sync writes it again.
+func loadReceiptBounds(sources []string) receiptBounds {
+	var b receiptBounds
+	for _, path := range sources {
+		if arrivals, err := store.ReadArrivals(path); err == nil && len(arrivals) > 0 {
+			if b == nil {
+				b = receiptBounds{}
+			}
+			b[path] = arrivals
+		}
+	}
+	return b
+}
+
+// until is when the version e ends by its arrival, if an arrival bounds it.
+func (b receiptBounds) until(e jsonl.Entry) (time.Time, bool) {
+	a, ok := b[e.File][e.ID]
+	if !ok || a.Version != records.VersionKey(e.Raw) {
+		return time.Time{}, false
+	}
+	return a.Until, true
+}
+
+// bound applies the arrival of e, if any, to its decoded reservation r.
+func (b receiptBounds) bound(e jsonl.Entry, r *records.Reservation) {
+	if u, ok := b.until(e); ok && u.Before(r.Expiry()) {
+		r.ExpiresAt = u
+	}
+}
+
+// ActiveFor reports whether the reservation holds at now for the droid me:
+// for its holder it ends records.MaxClockSkew early, so that a holder stops
+// counting on a path before any clone whose clock is within the tolerance
+// stops counting it as held (renew in time to keep it).
+func (l Live) ActiveFor(me string, now time.Time) bool {
+	if me != "" && l.Droid == me {
+		return l.ActiveAt(now.Add(records.MaxClockSkew))
+	}
+	return l.ActiveAt(now)
+}

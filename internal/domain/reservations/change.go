@@ -1,0 +1,210 @@
+package reservations
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// ChangeRequest asks for a release or a renewal of reservations: By's
+// own, or, with Force, another droid's (Holder), who is then told.
+type ChangeRequest struct {
+	// By is the droid asking; Holder the droid whose reservations change
+	// ("" for By's own).
+	By, Holder string
+	// Patterns select the reservations each equals or covers; All selects
+	// every one Holder holds.
+	Patterns []string
+	All      bool
+	// Renew extends them to TTL from now (DefaultTTL when zero) instead
+	// of releasing them.
+	Renew bool
+	TTL   time.Duration
+	// Force lets By change Holder's reservations: each new version says
+	// forced and names By, and Holder gets a message saying what By did
+	// and why (Reason).
+	Force  bool
+	Reason string
+}
+
+func (c *ChangeRequest) verb() string {
+	if c.Renew {
+		return "renew"
+	}
+	return "release"
+}
+
+// ChangeResult is what a change wrote.
+type ChangeResult struct {
+	Changed []records.Reservation `json:"changed"`
+	// Notified is the message that told the holder of a forced change.
+	Notified []records.Message `json:"notified,omitempty"`
+}
+
+// NothingToReleaseError says that no active reservation of the droid
+// matched, and which ones it does hold.
+type NothingToReleaseError struct {
+	Verb     string // "release" or "renew"
+	Droid    string
+	Patterns []string
+	Held     []string
+}
+
+func (e *NothingToReleaseError) Error() string {
+	if len(e.Held) == 0 {
+		return fmt.Sprintf("%s holds no active reservations; nothing to %s", e.Droid, e.Verb)
+	}
+	return fmt.Sprintf("nothing to %s: none of %s's active reservations is %s or covered by it; %s holds %s",
+		e.Verb, e.Droid, strings.Join(e.Patterns, " or "), e.Droid, strings.Join(e.Held, ", "))
+}
+
+// Release ends the droid's active reservations whose pattern equals one of
+// patterns or is covered by one (every path it matches, the given pattern
+// matches too), or all of them.
+func (s *Store) Release(droid string, patterns []string, all bool) ([]records.Reservation, error) {
+	res, err := s.Change(ChangeRequest{By: droid, Patterns: patterns, All: all})
+	return res.Changed, err
+}
+
+// Renew extends the droid's matching active reservations to ttl from now.
+func (s *Store) Renew(droid string, patterns []string, all bool, ttl time.Duration) ([]records.Reservation, error) {
+	res, err := s.Change(ChangeRequest{By: droid, Patterns: patterns, All: all, Renew: true, TTL: ttl})
+	return res.Changed, err
+}
+
+// Change releases or renews the holder's matching active reservations,
+// under the lock: a new version of each, written by By.
+func (s *Store) Change(c ChangeRequest) (ChangeResult, error) {
+	var res ChangeResult
+	if err := c.validate(); err != nil {
+		return res, err
+	}
+	err := s.S.Update(func(tx *jsonl.Tx) error {
+		now := s.S.Now()
+		active, err := s.Active(now)
+		if err != nil {
+			return err
+		}
+		var lines []any
+		var held []string
+		for i := range active {
+			l := &active[i]
+			if l.Droid != c.Holder {
+				continue
+			}
+			held = append(held, l.Pattern)
+			if !c.All && !slices.ContainsFunc(c.Patterns, func(p string) bool { return covers(p, l.Pattern) }) {
+				continue
+			}
+			line, err := c.next(l, now)
+			if err != nil {
+				return err
+			}
+			var r records.Reservation
+			if err := json.Unmarshal(line, &r); err != nil {
+				return err
+			}
+			lines = append(lines, line)
+			res.Changed = append(res.Changed, r)
+		}
+		if len(lines) == 0 {
+			return &NothingToReleaseError{Verb: c.verb(), Droid: c.Holder, Patterns: c.Patterns, Held: held}
+		}
+		if c.Holder != c.By {
+			if res.Notified, err = s.tellHolder(tx, c, res.Changed); err != nil {
+				return err
+			}
+		}
+		return tx.Append(s.S.Log(records.ReservationsFile), lines...)
+	})
+	if err != nil {
+		return ChangeResult{}, err
+	}
+	return res, nil
+}
+
+func (c *ChangeRequest) validate() error {
+	if err := records.ValidateDroid(c.By); err != nil {
+		return err
+	}
+	if c.Holder == "" {
+		c.Holder = c.By
+	}
+	if err := records.ValidateDroid(c.Holder); err != nil {
+		return records.Invalidf("holder: %w", err)
+	}
+	if c.Holder != c.By && !c.Force {
+		return &records.ForceNeededError{Verb: c.verb(), What: "these reservations", Kind: "reservations", Many: true, Holder: c.Holder, By: c.By}
+	}
+	if err := validReason(c.Reason); err != nil {
+		return err
+	}
+	if !c.All && len(c.Patterns) == 0 {
+		return records.Invalidf("name the patterns, or use --all")
+	}
+	if c.Renew {
+		if c.TTL == 0 {
+			c.TTL = DefaultTTL
+		}
+		if c.TTL < 0 || c.TTL > MaxTTL {
+			return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", c.TTL, MaxTTL)
+		}
+	}
+	patterns := slices.Clone(c.Patterns)
+	for i, p := range patterns {
+		n, err := Normalize(p, nil)
+		if err != nil {
+			return err
+		}
+		patterns[i] = n
+	}
+	c.Patterns = patterns
+	return nil
+}
+
+// validReason holds a reason to what every version obeys.
+func validReason(reason string) error {
+	if n := len([]rune(reason)); n > records.MaxReason {
+		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
+	}
+	return nil
+}
+
+// next is the new version of l the change writes.
+func (c *ChangeRequest) next(l *Live, now time.Time) ([]byte, error) {
+	fields := authorFields(l, c.By)
+	if c.Renew {
+		r, err := renewed(l, now, c.TTL, fields)
+		return r.raw, err
+	}
+	line, err := jsonl.SetFields(l.raw, append([]jsonl.Field{
+		{Name: "status", Value: records.ReservationReleased},
+		{Name: "released_at", Value: now},
+		{Name: "updated_at", Value: records.Successor(now, l.raw)},
+	}, fields...)...)
+	if err != nil {
+		return nil, fmt.Errorf("reservation %s: %w", l.ID, err)
+	}
+	return records.CheckedNext(records.ReservationsFile, l.raw, line)
+}
+
+// authorFields are the fields that say who wrote a new version of l:
+// updated_by, and forced when by is not the holder. The holder's own
+// version after another droid's forced change is no longer forced; one
+// after its own forced grant stays forced, so that a sync still never
+// withdraws the grant.
+func authorFields(l *Live, by string) []jsonl.Field {
+	fields := []jsonl.Field{{Name: "updated_by", Value: by}}
+	switch {
+	case by != l.Droid:
+		fields = append(fields, jsonl.Field{Name: "forced", Value: true})
+	case l.ForcedBy() != "":
+		fields = append(fields, jsonl.Field{Name: "forced", Value: false})
+	}
+	return fields
+}

@@ -1,0 +1,119 @@
+package reservations
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// The messages reservations send on a droid's behalf, each from the droid
+// that acted, to the holder it concerns, importance high: a request
+// (reserve --notify), a grant made over the holder's reservation (reserve
+// --force), a forced release or renewal. Each body lists the
+// reservations by pattern and id, within messages.MaxListing.
+
+// byHolder groups the conflicts by the droid holding the reservation,
+// holders in order of appearance.
+func byHolder(found []Conflict) (holders []string, lines map[string][]string) {
+	lines = map[string][]string{}
+	for _, c := range found {
+		h := c.Held.Droid
+		if _, ok := lines[h]; !ok {
+			holders = append(holders, h)
+		}
+		lines[h] = append(lines[h], fmt.Sprintf("%s overlaps your %s (%s)", c.Requested, c.Held.Pattern, c.Held.ID))
+	}
+	return holders, lines
+}
+
+// notify sends each holder one message naming the requester, the patterns
+// and the reason.
+func (s *Store) notify(tx *jsonl.Tx, req Request, found []Conflict) ([]records.Message, error) {
+	holders, lines := byHolder(found)
+	var sent []records.Message
+	for _, h := range holders {
+		body := req.Droid + " asks for paths you hold:\n" + messages.Listing(slices.Compact(lines[h]), messages.MaxListing) +
+			reasonLine(req.Reason) + "Release with `git queen release PATTERN` when you can, or reply."
+		msgs, err := s.send(tx, req.Droid, h, "Reservation request from "+req.Droid, body, req.IssueID)
+		if err != nil {
+			return nil, err
+		}
+		sent = append(sent, msgs...)
+	}
+	return sent, nil
+}
+
+// tellOverridden tells each holder that req was granted over their
+// reservations with --force: the hook now refuses their commits to the
+// paths both match, when the grant is exclusive.
+func (s *Store) tellOverridden(tx *jsonl.Tx, req Request, found []Conflict) ([]records.Message, error) {
+	holders, lines := byHolder(found)
+	var sent []records.Message
+	for _, h := range holders {
+		body := req.Droid + " reserved paths you hold, with --force (exclusively: the pre-commit hook now refuses other droids' commits there):\n" +
+			messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + reasonLine(req.Reason) +
+			"See `git queen conflicts`; settle it with " + req.Droid + " (git queen msg reply), or release yours."
+		msgs, err := s.send(tx, req.Droid, h, req.Droid+" reserved over your reservation (--force)", body, req.IssueID)
+		if err != nil {
+			return nil, err
+		}
+		sent = append(sent, msgs...)
+	}
+	return sent, nil
+}
+
+// tellHolder tells the holder what a forced release or renewal did to
+// their reservations.
+func (s *Store) tellHolder(tx *jsonl.Tx, c ChangeRequest, changed []records.Reservation) ([]records.Message, error) {
+	items := make([]string, len(changed))
+	for i, r := range changed {
+		items[i] = r.Pattern + " (" + r.ID + ")"
+	}
+	what, verb := "your reservation "+changed[0].Pattern, "released"
+	if len(changed) > 1 {
+		what = fmt.Sprintf("%d of your reservations", len(changed))
+	}
+	next := "Reserve again (git queen reserve) if you still need them, or reply."
+	if c.Renew {
+		verb = "renewed"
+		next = fmt.Sprintf("They now expire at %s; release them (git queen release) when you are done, or reply.",
+			changed[0].ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	body := fmt.Sprintf("%s %s your reservations with --force:\n", c.By, verb) + messages.Listing(items, messages.MaxListing) +
+		reasonLine(c.Reason) + next
+	return s.send(tx, c.By, c.Holder, c.By+" "+verb+" "+what+" (--force)", body, "")
+}
+
+// send sends one message. A holder whose name no message can be addressed
+// to (a record written by hand) is not told, rather than failing the
+// change.
+func (s *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
+	if records.ValidateDroid(to) != nil {
+		return nil, nil
+	}
+	if issue != "" && records.ValidateIssueID(issue) != nil {
+		issue = ""
+	}
+	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: truncateRunes(subject, records.MaxSubject),
+		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
+}
+
+func reasonLine(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return "Reason: " + strings.TrimSpace(reason) + "\n"
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}

@@ -1,0 +1,200 @@
+package reservations
+
+import (
+	"slices"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// liveFields are what the live queries read of every line.
+var liveFields = []string{"status", "expires_at", "updated_at", "released_at", "created_at"}
+
+// activeQuery keeps the versions that are active at now. It is enough when
+// the log has one source: the current version of each id decides.
+func activeQuery(now time.Time) store.Query {
+	return store.Query{
+		Name:  "reservations-active-v1",
+		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return activeFields(f, now) }},
+	}
+}
+
+func activeFields(f [][]byte, now time.Time) bool {
+	if !jsonline.StringEquals(f[0], records.ReservationActive) {
+		return false
+	}
+	t, ok := records.ParseTime(f[1])
+	if !ok {
+		return false
+	}
+	written, ok := records.ParseTime(f[2]) // updated_at
+	if !ok {
+		written, _ = records.ParseTime(f[4]) // created_at
+	}
+	return records.CappedExpiry(t, written).After(now)
+}
+
+// idAndLiveFields are the fields ActiveVersion reads: the id, then the
+// live queries' fields.
+var idAndLiveFields = append([]string{jsonline.DefaultKey}, liveFields...)
+
+// ActiveVersion reads a reservation version's id and whether it holds at
+// now, by the one rule the live queries apply (status, expiry capped at
+// MaxTTL after it was written); ok is false for a line that is not one.
+func ActiveVersion(line []byte, now time.Time) (id string, active, ok bool) {
+	vals := make([][]byte, len(idAndLiveFields))
+	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
+		return "", false, false
+	}
+	if id, ok = jsonline.String(vals[0]); !ok {
+		return "", false, false
+	}
+	return id, activeFields(vals[1:], now), true
+}
+
+// liveQuery is activeQuery for a union of several sources (worktrees): it
+// also keeps every version recent enough to supersede an active one in
+// another source, since a release there must win over a stale copy here.
+// A version can only be active for MaxTTL after it was written, so older
+// ones cannot matter. It is monotone in time, so it can be cached.
+func liveQuery(now time.Time) store.Query {
+	horizon := now.Add(-MaxTTL)
+	return store.Query{
+		Name: "reservations-live-v1",
+		Query: jsonl.Query{
+			Fields: liveFields,
+			Keep: func(f [][]byte) bool {
+				if activeFields(f, now) {
+					return true
+				}
+				for _, raw := range f[2:] {
+					if t, ok := records.ParseTime(raw); ok && t.After(horizon) {
+						return true
+					}
+				}
+				return false
+			},
+		},
+	}
+}
+
+// currentQuery selects what is active at now from src: the active versions
+// when there is one source; with several, the live ones, so that a release
+// in one source wins over a stale copy in another, and of the winners the
+// active ones (which the store caches while no source changes).
+func currentQuery(src *store.Sources, now time.Time) store.Query {
+	if src.Count() == 1 {
+		return activeQuery(now)
+	}
+	q := liveQuery(now)
+	q.Name = "reservations-live-active-v1"
+	q.Final = func(f [][]byte) bool { return activeFields(f, now) }
+	return q
+}
+
+// Active returns the reservations active at now, across every worktree.
+func (s *Store) Active(now time.Time) ([]Live, error) {
+	live, _, err := s.selectLive(func(src *store.Sources) store.Query {
+		return currentQuery(src, now)
+	}, func(e jsonl.Entry) bool {
+		// Decode only what may be active: the live query also keeps recent
+		// releases, which matter for the union but not here.
+		return activeFields(e.Fields, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(live, func(l Live) bool { return !l.ActiveAt(now) }), nil
+}
+
+// selectLive runs the query chosen for the log's sources over their union
+// and decodes the reservations that wanted accepts (all when nil); lines
+// that do not decode are returned as problems.
+func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(jsonl.Entry) bool) ([]Live, []jsonl.Problem, error) {
+	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err := s.S.SelectFrom(src, query(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	problems := sel.Problems
+	bounds := loadReceiptBounds(sel.Sources)
+	out := make([]Live, 0, len(sel.Entries))
+	for _, e := range sel.Entries {
+		if wanted != nil && !wanted(e) {
+			continue
+		}
+		var l Live
+		r, err := records.DecodeReservation(e.Raw)
+		if err != nil {
+			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
+			continue
+		}
+		bounds.bound(e, &r)
+		l.Reservation, l.raw, l.file, l.offset = r, e.Raw, e.File, e.Offset
+		out = append(out, l)
+	}
+	return out, problems, nil
+}
+
+// Filter narrows a listing.
+type Filter struct {
+	// All includes released and expired reservations.
+	All   bool
+	Droid string
+	// Path keeps the reservations whose pattern matches this path.
+	Path string
+	// Me is the droid asking: its own reservations end for it
+	// records.MaxClockSkew early (see ActiveFor).
+	Me string
+}
+
+// List returns the reservations that match, oldest first, and the lines
+// that could not be read.
+func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
+	now := s.S.Now()
+	list, problems, err := s.selectLive(func(src *store.Sources) store.Query {
+		if f.All {
+			return store.Query{}
+		}
+		return liveQuery(now)
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	list = slices.DeleteFunc(list, func(l Live) bool {
+		return (!f.All && !l.ActiveFor(f.Me, now)) || (f.Droid != "" && l.Droid != f.Droid) ||
+			(f.Path != "" && !Match(l.Pattern, f.Path))
+	})
+	return list, problems, nil
+}
+
+// Hold is an exclusive reservation of another droid on a path.
+type Hold struct {
+	Path        string              `json:"path"`
+	Reservation records.Reservation `json:"reservation"`
+	// Witness is, when Path was judged as a directory (Exclusives.Within),
+	// a path the reservation holds: Path itself or one in it.
+	Witness string `json:"witness,omitempty"`
+}
+
+// Archivable selects, for `git queen archive --before`, the reservations
+// that stopped being active (released, or expired) before the cutoff.
+func Archivable(before, now time.Time) func(jsonl.Record) bool {
+	return func(r jsonl.Record) bool {
+		res, err := records.DecodeReservation(r.Raw) // encoding/json's result, at the scanner's speed
+		if err != nil || res.ActiveAt(now) {
+			return false
+		}
+		ended := res.Expiry()
+		if res.ReleasedAt != nil && res.ReleasedAt.Before(ended) {
+			ended = *res.ReleasedAt
+		}
+		return ended.Before(before)
+	}
+}

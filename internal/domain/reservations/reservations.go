@@ -1,0 +1,302 @@
+// Package reservations is the reservation store of seed 002: a droid claims
+// the paths a glob matches for a while, exclusively or not, and the
+// pre-commit hook and other droids respect the claim.
+//
+// Two things the seed's plan got wrong are fixed here. The conflict check
+// and the append happen under one repository-wide lock, so two droids racing
+// for the same paths cannot both win; and overlap between patterns is
+// decided exactly (package globs), with a path that matches both as proof.
+package reservations
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// DefaultTTL is how long a reservation lasts unless asked otherwise.
+const DefaultTTL = 2 * time.Hour
+
+// MaxTTL bounds a reservation's life. Readers of several worktrees' logs
+// need to see the release of any reservation that could still be active,
+// and they only look back this far.
+const MaxTTL = records.MaxReservationTTL
+
+// Store reads and writes queen_reservations.jsonl.
+type Store struct {
+	S *store.Store
+}
+
+// Request asks for the paths some patterns match.
+type Request struct {
+	// Patterns are normalised by the caller (see Normalize) and validated.
+	Patterns  []string
+	Droid     string
+	TTL       time.Duration
+	Exclusive bool
+	Reason    string
+	IssueID   string
+	// Force grants an exclusive request despite conflicts.
+	Force bool
+	// Notify messages the holder of each conflicting reservation.
+	Notify bool
+}
+
+// Conflict is an active reservation of another droid that overlaps a
+// requested pattern, where at least one of the two is exclusive.
+type Conflict struct {
+	Requested string              `json:"requested"`
+	Held      records.Reservation `json:"held"`
+	// Witness is a path both patterns match; empty when the patterns were
+	// too complex to compare exactly and were treated as overlapping.
+	Witness string `json:"witness"`
+}
+
+// Example says why the patterns conflict, for a person: the witness, or
+// that the comparison gave up and erred on the side of the holder.
+func (c Conflict) Example() string {
+	if c.Witness == "" {
+		return "too complex to compare exactly, so treated as overlapping"
+	}
+	return "e.g. " + c.Witness + " matches both"
+}
+
+// Result is what Reserve did.
+type Result struct {
+	Granted   []records.Reservation `json:"granted"`
+	Conflicts []Conflict            `json:"conflicts"`
+	// Notified lists the messages --notify sent.
+	Notified []records.Message `json:"notified,omitempty"`
+}
+
+// ConflictError refuses an exclusive request that conflicts with other
+// droids' reservations. Nothing was granted. (Exit code 5, seed 002.)
+type ConflictError struct {
+	Conflicts []Conflict
+	Notified  []records.Message
+	Now       time.Time
+}
+
+func (e *ConflictError) Error() string {
+	var b strings.Builder
+	b.WriteString("reservation conflict; nothing was reserved:")
+	for _, c := range e.Conflicts {
+		fmt.Fprintf(&b, "\n  %s overlaps %s held by %s", c.Requested, c.Held.Pattern, c.Held.Droid)
+		if c.Held.IssueID != "" {
+			fmt.Fprintf(&b, " for %s", c.Held.IssueID)
+		}
+		fmt.Fprintf(&b, " (expires %s; %s)", records.Relative(e.Now, c.Held.Expiry()), c.Example())
+	}
+	if len(e.Notified) > 0 {
+		fmt.Fprintf(&b, "\nnotified %d holder(s); ", len(e.Notified))
+	} else {
+		b.WriteString("\nask the holder (git queen msg send, or reserve again with --notify), wait, or ")
+	}
+	b.WriteString("use --force to reserve anyway")
+	return b.String()
+}
+
+func (r *Request) validate() error {
+	if err := records.ValidateDroid(r.Droid); err != nil {
+		return err
+	}
+	if r.TTL == 0 {
+		r.TTL = DefaultTTL
+	}
+	if r.TTL < 0 || r.TTL > MaxTTL {
+		return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s (renew to keep one longer)", r.TTL, MaxTTL)
+	}
+	if len(r.Patterns) == 0 {
+		return records.Invalidf("no pattern to reserve")
+	}
+	if r.IssueID != "" {
+		if err := records.ValidateIssueID(r.IssueID); err != nil {
+			return err
+		}
+	}
+	if err := validReason(r.Reason); err != nil {
+		return err
+	}
+	for i, p := range r.Patterns {
+		n, err := Normalize(p, nil)
+		if err != nil {
+			return err
+		}
+		r.Patterns[i] = n
+	}
+	return nil
+}
+
+// Reserve checks the request against every active reservation and
+// appends the grants, all under the repository lock. A request for a
+// pattern the droid already holds renews that reservation instead of
+// adding a second one.
+func (s *Store) Reserve(req Request) (Result, error) {
+	var res Result
+	err := s.S.Update(func(tx *jsonl.Tx) error {
+		var err error
+		res, err = s.ReserveIn(tx, req)
+		return err
+	})
+	return res, err
+}
+
+// ReserveIn is Reserve inside a write the caller holds the lock for (a
+// sync that publishes the grant before it reports it).
+func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
+	var res Result
+	if err := req.validate(); err != nil {
+		return res, err
+	}
+	now := s.S.Now()
+	active, err := s.Active(now)
+	if err != nil {
+		return res, err
+	}
+	if fresh := len(req.Patterns); len(active)+fresh > records.MaxActiveReservations {
+		return res, &TooManyError{Active: len(active), Asked: fresh}
+	}
+	res.Conflicts = conflicts(req, active)
+	// A grant made over another droid's reservation: only an exclusive
+	// request with --force gets one, and every holder hears of it.
+	forced := req.Exclusive && len(res.Conflicts) > 0
+	if forced && req.Force {
+		res.Notified, err = s.tellOverridden(tx, req, res.Conflicts)
+	} else if req.Notify && len(res.Conflicts) > 0 {
+		res.Notified, err = s.notify(tx, req, res.Conflicts)
+	}
+	if err != nil {
+		return res, err
+	}
+	if forced && !req.Force {
+		return res, &ConflictError{Conflicts: res.Conflicts, Notified: res.Notified, Now: now}
+	}
+	var lines []any
+	for _, p := range req.Patterns {
+		if own := heldBy(active, req.Droid, p); own != nil {
+			line, err := renewed(own, now, req.TTL, append([]jsonl.Field{
+				{Name: "exclusive", Value: req.Exclusive || own.Exclusive},
+				{Name: "reason", Value: firstNonEmpty(req.Reason, own.Reason)},
+				{Name: "issue_id", Value: firstNonEmpty(req.IssueID, own.IssueID)},
+			}, authorFields(own, req.Droid)...))
+			if err != nil {
+				return res, err
+			}
+			lines = append(lines, line.raw)
+			res.Granted = append(res.Granted, line.Reservation)
+			continue
+		}
+		r := records.Reservation{
+			ID: ids.NewReservation(), CreatedAt: now, UpdatedAt: &now, UpdatedBy: req.Droid, ExpiresAt: now.Add(req.TTL),
+			Pattern: p, Droid: req.Droid, IssueID: req.IssueID, Status: records.ReservationActive,
+			Exclusive: req.Exclusive, Reason: req.Reason, Forced: forced,
+		}
+		line, err := records.CheckedNew(records.ReservationsFile, r)
+		if err != nil {
+			return res, err
+		}
+		lines = append(lines, line)
+		res.Granted = append(res.Granted, r)
+	}
+	return res, tx.Append(s.S.Log(records.ReservationsFile), lines...)
+}
+
+// TooManyError refuses a grant that would make more reservations active
+// at once than records.MaxActiveReservations.
+type TooManyError struct {
+	Active, Asked int
+}
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
+		"the %d git-queen holds at once (each check reads them all); release what is done (git queen reservations --all "+
+		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// conflicts lists, for each requested pattern, the other droids' active
+// reservations that overlap it where either side is exclusive.
+func conflicts(req Request, active []Live) []Conflict {
+	var out []Conflict
+	for _, p := range req.Patterns {
+		for _, r := range active {
+			if witness, ok := contest(req.Droid, p, req.Exclusive, r.Reservation); ok {
+				out = append(out, Conflict{Requested: p, Held: r.Reservation, Witness: witness})
+			}
+		}
+	}
+	return out
+}
+
+// contest is the one rule for when two reservations cannot both stand:
+// different droids, at least one of them exclusive, and patterns that can
+// match a common path (the witness). Reserve asks it of a request,
+// Contentions of every active pair.
+func contest(droid, pattern string, exclusive bool, other records.Reservation) (witness string, ok bool) {
+	if droid == other.Droid || (!exclusive && !other.Exclusive) {
+		return "", false
+	}
+	return overlap(pattern, other.Pattern)
+}
+
+func heldBy(active []Live, droid, pattern string) *Live {
+	for i := range active {
+		if active[i].Droid == droid && active[i].Pattern == pattern {
+			return &active[i]
+		}
+	}
+	return nil
+}
+
+// Live is a reservation with the raw line of its latest version, so a new
+// version keeps the fields other writers added, and the file it was read
+// from.
+type Live struct {
+	records.Reservation
+	raw    []byte
+	file   string
+	offset int64
+}
+
+// WrittenSince reports whether the reservation's latest version is in the
+// log at path, at offset or after it: not yet published, when offset is
+// how much of this clone's log a remote holds.
+func (l Live) WrittenSince(path string, offset int64) bool {
+	return l.file == path && l.offset >= offset
+}
+
+// MarshalJSON writes the reservation itself.
+func (l Live) MarshalJSON() ([]byte, error) { return json.Marshal(l.Reservation) }
+
+// renewed is a new version of r expiring ttl from now, with extra fields set.
+func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Live, error) {
+	fields := append([]jsonl.Field{
+		{Name: "expires_at", Value: now.Add(ttl)},
+		{Name: "updated_at", Value: records.Successor(now, r.raw)},
+	}, extra...)
+	line, err := jsonl.SetFields(r.raw, fields...)
+	if err != nil {
+		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
+	}
+	if line, err = records.CheckedNext(records.ReservationsFile, r.raw, line); err != nil {
+		return Live{}, err
+	}
+	var out Live
+	if err := json.Unmarshal(line, &out.Reservation); err != nil {
+		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
+	}
+	out.raw = line
+	return out, nil
+}

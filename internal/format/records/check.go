@@ -1,0 +1,372 @@
+package records
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// CheckVersion reports why a line of the log file (MessagesFile,
+// AssignmentsFile, ReservationsFile; a trailing newline is ignored) breaks
+// a rule every version must obey, or nil. It is the one statement of those
+// rules: a sync calls it on every line another clone wrote, and every
+// local write passes through it (Checked), so what a clone writes is never
+// refused by another. It is a function of the line alone: no clock, no
+// other version, no I/O. The rules, by slug:
+//
+//   - size: the line is at most MaxLineBytes.
+//   - json, key, required, type, time: one JSON object; each field named
+//     once and spelled exactly (encoding/json would also read "Droid" or
+//     "\u017ftatus" as droid and status, and a reader that did would
+//     disagree with one that did not); the fields every version has
+//     present (messages: id, created_at, from, to, subject, body,
+//     importance, read; assignments: id, created_at, updated_at,
+//     issue_id, droid, assigned_by, status; reservations: id, created_at,
+//     expires_at, pattern, droid, status, exclusive); strings, booleans
+//     and times (RFC 3339, as ParseTime reads) where they belong, null
+//     only for an optional field; updated_at not before created_at.
+//   - id: the log's prefix (qm-, qa-, qr-) and a 26-character ULID, as
+//     git-queen and QueenBee (seed 002) both mint them; nothing else.
+//   - droid: from, to, droid, updated_by, assigned_by and previous_droid
+//     pass ValidateDroid; to may also be Broadcast (a QueenBee log may
+//     hold one; it reaches no inbox). "human" and "queen" are valid names.
+//   - subject, importance, status, issue, reference, reason: a subject of
+//     at most MaxSubject characters on one line; an importance of
+//     Importances; a status the record type defines; issue ids that pass
+//     ValidateIssueID; reply_to a message id and thread_id a message or
+//     issue id; a reason of at most MaxReason characters.
+//   - pattern: what NormalizePattern makes of it is itself.
+//   - ttl: expires_at after created_at, and at most MaxReservationTTL
+//     after the version was written (updated_at, else created_at).
+//   - authorship: see Authorship.
+func CheckVersion(file string, line []byte) *RuleError { return checkVersion(file, line, true) }
+
+// CheckVersionBefore is CheckVersion for a version received at now: a
+// reservation version that can no longer hold then (its expiry, capped at
+// MaxReservationTTL after it was written, has passed) has its pattern held
+// to the cheap rules only (normal Unicode form, no control characters),
+// not vetted through its automaton, which costs up to milliseconds for a
+// long pattern and would guard nothing: a sync that joins a team's history
+// of reservations pays for the few that still hold.
+func CheckVersionBefore(file string, line []byte, now time.Time) *RuleError {
+	if file == ReservationsFile && !Versions.Of(line).IsZero() {
+		if r, err := DecodeReservation(line); err == nil && !r.Expiry().After(now) {
+			return checkVersion(file, line, false)
+		}
+	}
+	return checkVersion(file, line, true)
+}
+
+func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if len(line) > MaxLineBytes {
+		return breakf(RuleSize, "the line is %d bytes; a record version is at most %d", len(line), MaxLineBytes)
+	}
+	kind := kindOf(file)
+	if kind == nil {
+		files := LogFiles()
+		return breakf(RuleFile, "%s is not a log of QueenBee records (%s or %s)", quote(file), strings.Join(files[:len(files)-1], ", "), files[len(files)-1])
+	}
+	v := version{vetPattern: vetPattern}
+	if e := v.read(kind, line); e != nil {
+		return e
+	}
+	if e := v.checkCommon(kind); e != nil {
+		return e
+	}
+	return kind.check(&v)
+}
+
+// The fields CheckVersion reads, across the three logs.
+const (
+	fID = iota
+	fCreatedAt
+	fUpdatedAt
+	fUpdatedBy
+	fFrom
+	fTo
+	fSubject
+	fBody
+	fIssueID
+	fReplyTo
+	fThreadID
+	fImportance
+	fRead
+	fReadAt
+	fDeleted
+	fDroid
+	fAssignedBy
+	fStatus
+	fWorktree
+	fReason
+	fPreviousDroid
+	fForced
+	fExpiresAt
+	fReleasedAt
+	fPattern
+	fExclusive
+	fWithdrawn
+	nFields
+)
+
+type valueKind uint8
+
+const (
+	kString valueKind = iota
+	kTime
+	kBool
+)
+
+var fieldNames = [nFields]string{
+	fID: "id", fCreatedAt: "created_at", fUpdatedAt: "updated_at", fUpdatedBy: "updated_by",
+	fFrom: "from", fTo: "to", fSubject: "subject", fBody: "body", fIssueID: "issue_id", fReplyTo: "reply_to",
+	fThreadID: "thread_id", fImportance: "importance", fRead: "read", fReadAt: "read_at", fDeleted: "deleted",
+	fDroid: "droid", fAssignedBy: "assigned_by", fStatus: "status", fWorktree: "worktree", fReason: "reason",
+	fPreviousDroid: "previous_droid", fForced: "forced", fExpiresAt: "expires_at", fReleasedAt: "released_at",
+	fPattern: "pattern", fExclusive: "exclusive", fWithdrawn: "withdrawn",
+}
+
+var fieldKinds = [nFields]valueKind{
+	fCreatedAt: kTime, fUpdatedAt: kTime, fReadAt: kTime, fExpiresAt: kTime, fReleasedAt: kTime,
+	fRead: kBool, fDeleted: kBool, fForced: kBool, fExclusive: kBool,
+}
+
+// logKind is what CheckVersion knows of one log: its id prefix, the fields
+// its records have (required first), and the rules of its own.
+type logKind struct {
+	name     string
+	prefix   string
+	fields   []int
+	required int // fields[:required] are required
+	byName   map[string]int
+	check    func(*version) *RuleError
+}
+
+func newKind(name, prefix string, required, optional []int, check func(*version) *RuleError) *logKind {
+	k := &logKind{name: name, prefix: prefix, fields: append(slices.Clone(required), optional...),
+		required: len(required), byName: map[string]int{}, check: check}
+	for _, f := range k.fields {
+		k.byName[fieldNames[f]] = f
+	}
+	return k
+}
+
+var (
+	messageKind = newKind("message", ids.MessagePrefix,
+		[]int{fID, fCreatedAt, fFrom, fTo, fSubject, fBody, fImportance, fRead},
+		[]int{fUpdatedAt, fUpdatedBy, fIssueID, fReplyTo, fThreadID, fReadAt, fDeleted}, checkMessage)
+	assignmentKind = newKind("assignment", ids.AssignmentPrefix,
+		[]int{fID, fCreatedAt, fUpdatedAt, fIssueID, fDroid, fAssignedBy, fStatus},
+		[]int{fUpdatedBy, fWorktree, fReason, fPreviousDroid, fForced}, checkAssignment)
+	reservationKind = newKind("reservation", ids.ReservationPrefix,
+		[]int{fID, fCreatedAt, fExpiresAt, fPattern, fDroid, fStatus, fExclusive},
+		[]int{fUpdatedAt, fUpdatedBy, fReleasedAt, fIssueID, fReason, fForced, fWithdrawn}, checkReservation)
+)
+
+func kindOf(file string) *logKind {
+	for _, k := range Kinds {
+		if k.holdsVersions(file) {
+			return k.record
+		}
+	}
+	return nil
+}
+
+// version is a line's fields as CheckVersion read them.
+type version struct {
+	has   [nFields]bool // present and not null
+	str   [nFields]string
+	time  [nFields]time.Time
+	truth [nFields]bool
+	// vetPattern has a reservation's pattern vetted through its automaton
+	// (see CheckVersionBefore).
+	vetPattern bool
+}
+
+func (v *version) read(k *logKind, line []byte) *RuleError {
+	var seen [nFields]bool
+	var bad *RuleError
+	err := jsonline.EachMember(line, func(_ []byte, key string, value []byte) {
+		if bad != nil {
+			return
+		}
+		f, ok := k.byName[key]
+		if !ok {
+			for _, g := range k.fields {
+				if strings.EqualFold(key, fieldNames[g]) {
+					bad = breakf(RuleKey, "field %s reads as %s to some readers and not to others; spell it %s", quote(key), fieldNames[g], fieldNames[g])
+					return
+				}
+			}
+			return // another tool's field: kept, not judged
+		}
+		if seen[f] {
+			bad = breakf(RuleKey, "field %s appears twice", key)
+			return
+		}
+		seen[f] = true
+		bad = v.set(k, f, value)
+	})
+	switch {
+	case errors.Is(err, jsonline.ErrNotObject):
+		return breakf(RuleJSON, "the line is not a JSON object")
+	case err != nil:
+		return breakf(RuleJSON, "the line is not valid JSON: %v", err)
+	case bad != nil:
+		return bad
+	}
+	for _, f := range k.fields[:k.required] {
+		if !v.has[f] {
+			return breakf(RuleRequired, "%s has no %s", k.name, fieldNames[f])
+		}
+	}
+	return nil
+}
+
+// set reads the value of field f, which must be of its kind, or null when
+// the field is optional.
+func (v *version) set(k *logKind, f int, value []byte) *RuleError {
+	name := fieldNames[f]
+	if string(value) == "null" {
+		if slices.Index(k.fields, f) < k.required {
+			return breakf(RuleType, "%s is null; a %s always has one", name, k.name)
+		}
+		return nil
+	}
+	switch fieldKinds[f] {
+	case kBool:
+		switch string(value) {
+		case "true":
+			v.truth[f] = true
+		case "false":
+		default:
+			return breakf(RuleType, "%s is not true or false", name)
+		}
+	case kTime:
+		if len(value) == 0 || value[0] != '"' {
+			return breakf(RuleType, "%s is not a string", name)
+		}
+		t, ok := ParseTime(value)
+		if !ok {
+			return breakf(RuleTime, "%s %s is not an RFC 3339 time like 2026-11-22T12:00:00Z", name, quote(string(value)))
+		}
+		v.time[f] = t
+	default:
+		s, ok := jsonline.String(value)
+		if !ok {
+			return breakf(RuleType, "%s is not a string", name)
+		}
+		v.str[f] = s
+	}
+	v.has[f] = true
+	return nil
+}
+
+// checkCommon applies the rules of every log: the id, the times, the
+// writer's name.
+func (v *version) checkCommon(k *logKind) *RuleError {
+	id := v.str[fID]
+	if prefix, _, err := ids.Parse(id); prefix != k.prefix || err != nil {
+		return breakf(RuleID, "%s id %s is not %s followed by a 26-character ULID", k.name, quote(id), k.prefix)
+	}
+	if v.has[fUpdatedAt] && v.time[fUpdatedAt].Before(v.time[fCreatedAt]) {
+		return breakf(RuleTime, "%s %s: updated_at %s is before created_at %s", k.name, id,
+			v.time[fUpdatedAt].Format(time.RFC3339Nano), v.time[fCreatedAt].Format(time.RFC3339Nano))
+	}
+	for _, f := range []int{fFrom, fDroid, fAssignedBy, fUpdatedBy, fPreviousDroid} {
+		if !v.has[f] || (v.str[f] == "" && (f == fUpdatedBy || f == fPreviousDroid)) {
+			continue
+		}
+		if err := ValidateDroid(v.str[f]); err != nil {
+			return breakf(RuleDroid, "%s %s: %s: %v", k.name, id, fieldNames[f], err)
+		}
+	}
+	if v.has[fIssueID] && (v.str[fIssueID] != "" || k == assignmentKind) {
+		if err := ValidateIssueID(v.str[fIssueID]); err != nil {
+			return breakf(RuleIssue, "%s %s: issue_id: %v", k.name, id, err)
+		}
+	}
+	if v.has[fReason] {
+		if n := utf8.RuneCountInString(v.str[fReason]); n > MaxReason {
+			return breakf(RuleReason, "%s %s: the reason has %d characters, at most %d are allowed", k.name, id, n, MaxReason)
+		}
+	}
+	return nil
+}
+
+func checkMessage(v *version) *RuleError {
+	id := v.str[fID]
+	if to := v.str[fTo]; to != Broadcast {
+		if err := ValidateDroid(to); err != nil {
+			return breakf(RuleDroid, "message %s: to: %v", id, err)
+		}
+	}
+	subject := v.str[fSubject]
+	if n := utf8.RuneCountInString(subject); n > MaxSubject {
+		return breakf(RuleSubject, "message %s: the subject has %d characters, at most %d are allowed", id, n, MaxSubject)
+	}
+	if strings.ContainsAny(subject, "\r\n") {
+		return breakf(RuleSubject, "message %s: the subject is more than one line", id)
+	}
+	if !slices.Contains(Importances, v.str[fImportance]) {
+		return breakf(RuleImportance, "message %s: importance %s is not one of %s", id, quote(v.str[fImportance]), strings.Join(Importances, ", "))
+	}
+	if r := v.str[fReplyTo]; r != "" {
+		if prefix, _, err := ids.Parse(r); prefix != ids.MessagePrefix || err != nil {
+			return breakf(RuleReference, "message %s: reply_to %s is not a message id", id, quote(r))
+		}
+	}
+	if t := v.str[fThreadID]; t != "" && ValidateIssueID(t) != nil {
+		return breakf(RuleReference, "message %s: thread_id %s is neither a message id nor an issue id", id, quote(t))
+	}
+	return checkMessageAuthor(v)
+}
+
+// Statuses of the two records that have one.
+var (
+	AssignmentStatuses  = []string{AssignmentActive, AssignmentCompleted, AssignmentReleased, AssignmentReassigned}
+	ReservationStatuses = []string{ReservationActive, ReservationExpired, ReservationReleased}
+)
+
+func checkAssignment(v *version) *RuleError {
+	if !slices.Contains(AssignmentStatuses, v.str[fStatus]) {
+		return breakf(RuleStatus, "assignment %s: status %s is not one of %s", v.str[fID], quote(v.str[fStatus]), strings.Join(AssignmentStatuses, ", "))
+	}
+	return checkAssignmentAuthor(v)
+}
+
+func checkReservation(v *version) *RuleError {
+	id := v.str[fID]
+	if !slices.Contains(ReservationStatuses, v.str[fStatus]) {
+		return breakf(RuleStatus, "reservation %s: status %s is not one of %s", id, quote(v.str[fStatus]), strings.Join(ReservationStatuses, ", "))
+	}
+	created, expires := v.time[fCreatedAt], v.time[fExpiresAt]
+	if !expires.After(created) {
+		return breakf(RuleTTL, "reservation %s expires (%s) before it was made (%s)", id, expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano))
+	}
+	written, field := created, "created_at"
+	if v.has[fUpdatedAt] {
+		written, field = v.time[fUpdatedAt], "updated_at"
+	}
+	if expires.After(written.Add(MaxReservationTTL)) {
+		return breakf(RuleTTL, "reservation %s expires %s after its %s; a reservation lasts at most %s",
+			id, ShortDuration(expires.Sub(written)), field, ShortDuration(MaxReservationTTL))
+	}
+	if e := checkReservationAuthor(v); e != nil {
+		return e
+	}
+	check := checkStoredPattern
+	if !v.vetPattern {
+		check = checkPatternText
+	}
+	if err := check(v.str[fPattern]); err != nil {
+		return breakf(RulePattern, "reservation %s: %v", id, err)
+	}
+	return nil
+}

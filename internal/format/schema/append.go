@@ -1,0 +1,206 @@
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// ValidateAppend validates data, which is the file prev digests with lines
+// appended, as Validate would validate it whole, looking only at the
+// appended lines and prev: every rule of an Incremental format relates a
+// line to those before it, and the lines before them are clean. It
+// returns the result and the digest of data. The caller vouches that data
+// starts with the bytes prev digests and that they validated clean as f
+// (the pre-commit hook proves it by their checksums).
+func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Options) (Result, *Digest, error) {
+	if !f.Incremental() || prev.Format != f.Name || prev.Size > int64(len(data)) || (prev.Size > 0 && data[prev.Size-1] != '\n') {
+		return Result{}, nil, errors.New("schema: the digest does not describe a prefix of this file as this format")
+	}
+	limit := opts.MaxProblems()
+	tail := data[prev.Size:]
+	r := &chunkResult{c: checker{limit: limit, path: path}}
+	validateChunk(f, tail, prev.Lines+1, r)
+	cross := &checker{limit: limit, path: path}
+	dup := appendedDuplicates(cross, f, data, prev, r.hashes, path)
+	if f.unique != "" {
+		appendedUnique(cross, f, data, prev, r.hashes, dup)
+	}
+	if f.versioned {
+		appendedVersionOrder(cross, f, data, prev, tail)
+	}
+	probs := append(r.c.probs, cross.probs...)
+	sortProblems(probs)
+	total := r.c.total + cross.total
+	if len(probs) > limit {
+		probs = probs[:limit]
+	}
+	for i := range probs {
+		probs[i].Path = path
+	}
+	if probs == nil {
+		probs = []Problem{}
+	}
+	next := &Digest{Format: f.Name, Size: int64(len(data)), Records: prev.Records}
+	var added int
+	next.Entries, next.Lines, added = digestLines(f, tail, prev.Size, prev.Lines+1, slices.Grow(slices.Clone(prev.Entries), len(r.hashes)))
+	next.Records += added
+	res := Result{Path: path, Format: f.Name, Records: prev.Records + r.records, Problems: probs, Omitted: total - len(probs)}
+	return res, next, nil
+}
+
+// scanDigest finds, for the appended lines (by index) whose hash, or key
+// hash, want holds, the digested line that match confirms: its number.
+func scanDigest(prev *Digest, want map[uint64][]int, key bool, match func(e DigestEntry, i int) bool) map[int]int {
+	found := map[int]int{}
+	for _, e := range prev.Entries {
+		h := e.Hash
+		if key {
+			h = e.Key
+		}
+		for _, i := range want[h] {
+			if _, done := found[i]; !done && match(e, i) {
+				found[i] = int(e.No)
+			}
+		}
+	}
+	return found
+}
+
+// appendedDuplicates reports appended lines that repeat a line byte for
+// byte, naming the first copy, as crossLineRules does; it returns which
+// appended lines (by index in lines) are such repeats.
+func appendedDuplicates(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
+	dup := map[int]bool{}
+	if !f.dupLines {
+		return dup
+	}
+	want := map[uint64][]int{}
+	for i, lh := range lines {
+		want[lineSum(lh.raw)] = append(want[lineSum(lh.raw)], i)
+	}
+	inPrev := scanDigest(prev, want, false, func(e DigestEntry, i int) bool {
+		return bytes.Equal(data[e.Off:e.Off+uint64(e.Len)], lines[i].raw)
+	})
+	firstAt := map[string]int{}
+	for i, lh := range lines {
+		first, ok := inPrev[i]
+		if !ok {
+			if first, ok = firstAt[string(lh.raw)]; !ok {
+				firstAt[string(lh.raw)] = lh.no
+				continue
+			}
+		}
+		dup[i] = true
+		c.line = lh.no
+		c.addf("", RuleDuplicateLine, "repeats line %d byte for byte: a union merge kept both copies; "+
+			"run `git queen resolve %s` or delete this line", first, path)
+	}
+	return dup
+}
+
+// appendedUnique reports appended lines whose unique field repeats one
+// before it, as crossLineRules does.
+func appendedUnique(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, dup map[int]bool) {
+	want := map[uint64][]int{}
+	for i, lh := range lines {
+		if lh.uniq != nil && !dup[i] {
+			want[lineSum(lh.uniq)|1] = append(want[lineSum(lh.uniq)|1], i)
+		}
+	}
+	vals := make([][]byte, 1)
+	inPrev := scanDigest(prev, want, true, func(e DigestEntry, i int) bool {
+		return jsonline.ObjectFields(data[e.Off:e.Off+uint64(e.Len)], []string{f.unique}, vals) == nil &&
+			bytes.Equal(vals[0], lines[i].uniq)
+	})
+	firstAt := map[string]int{}
+	for i, lh := range lines {
+		if lh.uniq == nil || dup[i] {
+			continue
+		}
+		key := string(lh.uniq)
+		no, ok := inPrev[i]
+		if !ok {
+			if no, ok = firstAt[key]; !ok {
+				firstAt[key] = lh.no
+				continue
+			}
+		}
+		c.line = lh.no
+		c.addf(f.unique, RuleDuplicateID, "%s is also on line %d; each %s appears once in this file", key, no, f.unique)
+	}
+}
+
+// appendedVersionOrder is checkVersionOrder for the ids of the appended
+// lines: in the clean lines before them every id's last line was its
+// current version, so only an id with appended lines can break the rule,
+// and its current version is the newest of its digested ones and its
+// appended ones.
+func appendedVersionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte) {
+	keys := f.digestKeys()
+	vals := make([][]byte, len(keys))
+	type version struct {
+		no   int
+		raw  []byte
+		time int64
+	}
+	byID := map[string][]version{} // the appended versions of each id, in order
+	var order []string
+	for l := range jsonline.LinesFrom(tail, prev.Lines+1) {
+		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
+			continue
+		}
+		key, t := f.keyOf(vals)
+		if key == 0 {
+			continue
+		}
+		id, _ := jsonline.String(vals[0])
+		if byID[id] == nil {
+			order = append(order, id)
+		}
+		byID[id] = append(byID[id], version{l.No, l.Raw, t})
+	}
+	if len(byID) == 0 {
+		return
+	}
+	newer := func(a, b version) bool {
+		return b.raw == nil || jsonline.Newer(a.raw, timeOf(a.time), b.raw, timeOf(b.time))
+	}
+	want := map[uint64]string{}
+	for id := range byID {
+		want[lineSum([]byte(id))|1] = id
+	}
+	current := map[string]version{}
+	for _, e := range prev.Entries {
+		id, ok := want[e.Key]
+		if !ok {
+			continue
+		}
+		raw := data[e.Off : e.Off+uint64(e.Len)]
+		if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
+			continue // another id with the same hash
+		}
+		if v := (version{int(e.No), raw, e.Time}); newer(v, current[id]) {
+			current[id] = v
+		}
+	}
+	for id, versions := range byID {
+		for _, v := range versions {
+			if newer(v, current[id]) {
+				current[id] = v
+			}
+		}
+	}
+	for _, id := range order {
+		last, cur := byID[id][len(byID[id])-1], current[id]
+		if bytes.Equal(last.raw, cur.raw) {
+			continue
+		}
+		c.line = last.no
+		c.addf("updated_at", RuleVersionOrder,
+			"is not the current version of %s: line %d holds a newer one, which git-queen reads; QueenBee's CLI takes the last line "+
+				"and would read this stale one. Run `git queen resolve %s` to put the versions in time order", id, cur.no, c.path)
+	}
+}

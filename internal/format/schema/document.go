@@ -1,0 +1,261 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// validateDocument validates a file that is one record (JSON, TOML or
+// text). Problems are placed on the line of the field they concern.
+func validateDocument(c *checker, f *Format, path string, data []byte) int {
+	body := bytes.TrimPrefix(data, bom)
+	markers := false
+	for l := range jsonline.Lines(body) {
+		if jsonline.IsConflictMarker(l.Raw) {
+			c.line = l.No
+			c.add("", RuleConflictMarker, "git conflict marker: finish or undo the merge that left it, then validate again")
+			markers = true
+		}
+	}
+	if markers {
+		return 1
+	}
+	doc, lines, ok := parseDocument(c, f, body)
+	if !ok {
+		return 1
+	}
+	first := len(c.probs)
+	c.line = 0
+	if f.Schema != "" {
+		checkSchema(c, f.Schema, doc)
+	}
+	if f.extra != nil {
+		f.extra(c, doc, path)
+	}
+	for i := first; i < len(c.probs); i++ {
+		if p := &c.probs[i]; p.Line == 0 {
+			p.Line = locate(lines, p.Field)
+		}
+	}
+	return 1
+}
+
+// documentValue is the value a document's schema sees, for tests and tools.
+func documentValue(f *Format, data []byte) (any, error) {
+	c := &checker{limit: 1}
+	doc, _, ok := parseDocument(c, f, bytes.TrimPrefix(data, bom))
+	if !ok {
+		return nil, errors.New(c.probs[0].Message)
+	}
+	return doc, nil
+}
+
+// parseDocument reads a document as the value its schema sees, and where
+// each of its fields is; a syntax error is reported and ok is false.
+func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[string]int, ok bool) {
+	switch f.Kind {
+	case JSON:
+		if err := jsonline.Valid(body); err != nil {
+			var se *jsonline.SyntaxError
+			if errors.As(err, &se) {
+				c.line = lineOf(body, se.Offset)
+			}
+			c.add("", RuleJSON, "not valid JSON: "+err.Error())
+			return nil, nil, false
+		}
+		var err error
+		if doc, err = decodeJSON(body); err != nil {
+			c.add("", RuleJSON, "not valid JSON: "+err.Error())
+			return nil, nil, false
+		}
+		lines = jsonFieldLines(body)
+	case TOML:
+		var m map[string]any
+		if err := toml.Unmarshal(body, &m); err != nil {
+			var de *toml.DecodeError
+			if errors.As(err, &de) {
+				c.line, _ = de.Position()
+			}
+			c.add("", RuleJSON, "not valid TOML: "+err.Error())
+			return nil, nil, false
+		}
+		// The schema sees the document as JSON sees it.
+		js, err := json.Marshal(m)
+		if err == nil {
+			doc, err = decodeJSON(js)
+		}
+		if err != nil {
+			c.add("", RuleJSON, "cannot read the TOML as data: "+err.Error())
+			return nil, nil, false
+		}
+		lines = tomlFieldLines(body)
+	case Text:
+		doc = TextContent(body)
+	}
+	return doc, lines, true
+}
+
+// TextContent is what a text format's schema sees: the file without a BOM
+// and without one final line ending.
+func TextContent(data []byte) string {
+	s := string(bytes.TrimPrefix(data, bom))
+	s = strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(s, "\r")
+}
+
+// locate is the line of a field, or of its nearest ancestor that is in the
+// file (a missing field is reported where its parent is); 1 when unknown.
+func locate(lines map[string]int, field string) int {
+	for field != "" {
+		if n, ok := lines[field]; ok {
+			return n
+		}
+		i := strings.LastIndexAny(field, ".[")
+		if i < 0 {
+			break
+		}
+		field = field[:i]
+	}
+	return 1
+}
+
+func lineOf(data []byte, offset int) int {
+	offset = min(max(offset, 0), len(data))
+	return 1 + bytes.Count(data[:offset], []byte{'\n'})
+}
+
+// jsonFieldLines maps each field path of a JSON document to the line where
+// its key (or, in an array, its first token) is.
+func jsonFieldLines(data []byte) map[string]int {
+	type frame struct {
+		path  string
+		array bool
+		idx   int
+		key   string
+	}
+	lines := make(map[string]int)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	lastOff, lastLine := 0, 1
+	lineAt := func(off int) int {
+		lastLine += bytes.Count(data[lastOff:off], []byte{'\n'})
+		lastOff = off
+		return lastLine
+	}
+	// childPath is the path of the value about to be read.
+	childPath := func() string {
+		top := stack[len(stack)-1]
+		if top.array {
+			return top.path + "[" + strconv.Itoa(top.idx) + "]"
+		}
+		return joinField(top.path, top.key)
+	}
+	afterValue := func() {
+		if len(stack) == 0 {
+			return
+		}
+		top := stack[len(stack)-1]
+		if top.array {
+			top.idx++
+		} else {
+			top.key = ""
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return lines
+		}
+		line := lineAt(int(dec.InputOffset()))
+		if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if !top.array && top.key == "" {
+				if d, ok := tok.(json.Delim); ok && d == '}' {
+					stack = stack[:len(stack)-1]
+					afterValue()
+					continue
+				}
+				top.key = fmt.Sprint(tok)
+				lines[joinField(top.path, top.key)] = line
+				continue
+			}
+		}
+		switch d := tok.(type) {
+		case json.Delim:
+			switch d {
+			case '{', '[':
+				path := ""
+				if len(stack) > 0 {
+					path = childPath()
+					if stack[len(stack)-1].array {
+						lines[path] = line
+					}
+				}
+				stack = append(stack, &frame{path: path, array: d == '['})
+			case ']', '}':
+				stack = stack[:len(stack)-1]
+				afterValue()
+			}
+		default:
+			if len(stack) > 0 && stack[len(stack)-1].array {
+				lines[childPath()] = line
+			}
+			afterValue()
+		}
+	}
+}
+
+// tomlFieldLines maps each key path of a TOML document to its line; the
+// n-th [[steps]] table is "steps[n]".
+func tomlFieldLines(data []byte) map[string]int {
+	lines := make(map[string]int)
+	var p unstable.Parser
+	p.Reset(data)
+	counts := make(map[string]int)
+	prefix := ""
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			name, line := tomlKey(&p, e)
+			if e.Kind == unstable.ArrayTable {
+				prefix = name + "[" + strconv.Itoa(counts[name]) + "]"
+				counts[name]++
+			} else {
+				prefix = name
+			}
+			lines[prefix] = line
+		case unstable.KeyValue:
+			name, line := tomlKey(&p, e)
+			lines[joinField(prefix, name)] = line
+		}
+	}
+	return lines
+}
+
+func tomlKey(p *unstable.Parser, e *unstable.Node) (string, int) {
+	var parts []string
+	line := 0
+	it := e.Key()
+	for it.Next() {
+		n := it.Node()
+		parts = append(parts, string(n.Data))
+		if line == 0 {
+			if r := p.Range(n.Data); r.Length > 0 {
+				line = p.Shape(r).Start.Line
+			}
+		}
+	}
+	return strings.Join(parts, "."), line
+}

@@ -1,0 +1,224 @@
+package schema
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// The hand-written validators of the QueenBee records (seed 002) and beads
+// issues. Each states the same rules as its schema in schemas/, field by
+// field; conformance_test.go holds them to it. git-queen writes updated_at
+// on every version of every record, so it is allowed everywhere, and fields
+// not named here are allowed because the stores preserve them.
+
+// idCheck is "pattern": prefix followed by a ULID.
+func idCheck(prefix string) func(*checker, string, []byte) {
+	return func(c *checker, name string, v []byte) {
+		s, _ := view(v)
+		p, _, err := ids.Parse(s)
+		switch {
+		case p != prefix:
+			c.addf(name, "pattern", "%q does not start with %s; want %s followed by a 26-character ULID", s, prefix, prefix)
+		case err != nil:
+			c.addf(name, "pattern", "%q: the part after %s is not a ULID (%v)", s, prefix, err)
+		}
+	}
+}
+
+// utcCheck is the "format" (date-time) and "pattern" of a time: RFC 3339 in
+// UTC, with optional fractional seconds (2026-02-09T20:00:00Z, ...00.123Z).
+// As in the schema library, a value that is not a date-time at all fails
+// "format" alone; one that is, but not in the UTC shape, fails "pattern".
+func utcCheck(c *checker, name string, v []byte) {
+	s, _ := view(v)
+	if !utcShape(s) {
+		if validDateTime(s) != nil {
+			c.addf(name, "format", "%q is not a date and time; want RFC 3339 in UTC like 2026-02-09T20:00:00Z", s)
+			return
+		}
+		c.addf(name, "pattern", "%q is not in UTC; want RFC 3339 ending in Z like 2026-02-09T20:00:00Z", s)
+		return
+	}
+	if !validDate(s) {
+		c.addf(name, "format", "%q is not a valid date", s)
+		return
+	}
+	h, m, sec := twoDigits(s[11:]), twoDigits(s[14:]), twoDigits(s[17:])
+	if h > 23 || m > 59 || sec > 60 || (sec == 60 && (h != 23 || m != 59)) {
+		c.addf(name, "format", "%q is not a valid time of day", s)
+	}
+}
+
+// utcShape matches ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$.
+func utcShape(s string) bool {
+	if len(s) < 20 || s[len(s)-1] != 'Z' {
+		return false
+	}
+	for i := range 19 {
+		c := s[i]
+		switch i {
+		case 4, 7:
+			if c != '-' {
+				return false
+			}
+		case 10:
+			if c != 'T' {
+				return false
+			}
+		case 13, 16:
+			if c != ':' {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	frac := s[19 : len(s)-1]
+	if frac == "" {
+		return true
+	}
+	if frac[0] != '.' || len(frac) < 2 {
+		return false
+	}
+	for i := 1; i < len(frac); i++ {
+		if frac[i] < '0' || frac[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// validDate checks the YYYY-MM-DD of a string utcShape accepted, as
+// time.Parse("2006-01-02") would (month 1 to 12, a day the month has).
+func validDate(s string) bool {
+	y := twoDigits(s)*100 + twoDigits(s[2:])
+	m, d := twoDigits(s[5:]), twoDigits(s[8:])
+	if m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
+}
+
+func twoDigits(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+// droidCheck is "pattern": ^[^@]. A droid name is not empty, and does not
+// start with @: a message goes to one droid (git-queen sends a broadcast as
+// one message per recipient), so a group address would reach no inbox.
+func droidCheck(c *checker, name string, v []byte) {
+	s, _ := view(v)
+	switch {
+	case s == "":
+		c.add(name, "pattern", "is empty; name a droid")
+	case s[0] == '@':
+		c.addf(name, "pattern", "%q is a group address; name one droid (send one message per recipient)", s)
+	}
+}
+
+// maxRunes is "maxLength" (counted in characters, as JSON Schema does).
+func maxRunes(n int) func(*checker, string, []byte) {
+	return func(c *checker, name string, v []byte) {
+		s, _ := view(v)
+		if l := utf8.RuneCountInString(s); l > n {
+			c.addf(name, "maxLength", "is %d characters long, at most %d allowed", l, n)
+		}
+	}
+}
+
+var messageSpec = newSpec(nil,
+	field{name: "id", kind: kString, required: true, check: idCheck(ids.MessagePrefix)},
+	field{name: "created_at", kind: kString, required: true, check: utcCheck},
+	field{name: "updated_at", kind: kString, check: utcCheck},
+	field{name: "from", kind: kString, required: true, check: droidCheck},
+	field{name: "to", kind: kString, required: true, check: droidCheck},
+	field{name: "subject", kind: kString, required: true, check: maxRunes(100)},
+	field{name: "body", kind: kString, required: true},
+	field{name: "issue_id", kind: kString, nullable: true},
+	field{name: "reply_to", kind: kString, nullable: true, check: idCheck(ids.MessagePrefix)},
+	field{name: "thread_id", kind: kString, nullable: true},
+	field{name: "importance", kind: kEnum, required: true, enum: records.Importances},
+	field{name: "read", kind: kBool, required: true},
+	field{name: "read_at", kind: kString, nullable: true, check: utcCheck},
+	field{name: "deleted", kind: kBool},
+)
+
+var assignmentSpec = newSpec(nil,
+	field{name: "id", kind: kString, required: true, check: idCheck(ids.AssignmentPrefix)},
+	field{name: "created_at", kind: kString, required: true, check: utcCheck},
+	field{name: "updated_at", kind: kString, required: true, check: utcCheck},
+	field{name: "issue_id", kind: kString, required: true, check: nonEmpty},
+	field{name: "droid", kind: kString, required: true, check: droidCheck},
+	field{name: "assigned_by", kind: kString, required: true, check: droidCheck},
+	field{name: "status", kind: kEnum, required: true, enum: []string{records.AssignmentActive,
+		records.AssignmentCompleted, records.AssignmentReleased, records.AssignmentReassigned}},
+	field{name: "worktree", kind: kString, nullable: true},
+	field{name: "reason", kind: kString, nullable: true},
+	field{name: "previous_droid", kind: kString, nullable: true},
+)
+
+var reservationSpec = newSpec(expiresAfterCreated,
+	field{name: "id", kind: kString, required: true, check: idCheck(ids.ReservationPrefix)},
+	field{name: "created_at", kind: kString, required: true, check: utcCheck},
+	field{name: "updated_at", kind: kString, check: utcCheck},
+	field{name: "expires_at", kind: kString, required: true, check: utcCheck},
+	field{name: "released_at", kind: kString, nullable: true, check: utcCheck},
+	field{name: "pattern", kind: kString, required: true, check: nonEmpty},
+	field{name: "droid", kind: kString, required: true, check: droidCheck},
+	field{name: "issue_id", kind: kString, nullable: true},
+	field{name: "status", kind: kEnum, required: true, enum: []string{records.ReservationActive,
+		records.ReservationExpired, records.ReservationReleased}},
+	field{name: "exclusive", kind: kBool, required: true},
+	field{name: "reason", kind: kString, nullable: true},
+)
+
+// expiresAfterCreated is the rule JSON Schema cannot state: a reservation
+// expires after it was made. vals are in reservationSpec's field order.
+func expiresAfterCreated(c *checker, vals [][]byte) {
+	created, ok1 := parseUTC(vals[1])
+	expires, ok2 := parseUTC(vals[3])
+	if ok1 && ok2 && !expires.After(created) {
+		c.add("expires_at", RuleExpiresAfter, fmt.Sprintf("%s is not after created_at %s; a reservation must expire after it is made",
+			expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano)))
+	}
+	written, field := created, "created_at"
+	if updated, ok := parseUTC(vals[2]); ok {
+		written, field, ok1 = updated, "updated_at", true
+	}
+	if ok1 && ok2 && expires.After(written.Add(records.MaxReservationTTL)) {
+		c.add("expires_at", RuleTTL, fmt.Sprintf("%s is more than %s after %s %s: a reservation lasts at most 7 days "+
+			"(git-queen counts this one as ending at %s)", expires.Format(time.RFC3339Nano), records.MaxReservationTTL,
+			field, written.Format(time.RFC3339Nano), written.Add(records.MaxReservationTTL).Format(time.RFC3339Nano)))
+	}
+}
+
+func parseUTC(raw []byte) (time.Time, bool) {
+	s, ok := jsonline.String(raw)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+var beadsSpec = newSpec(nil,
+	field{name: "id", kind: kString, required: true, check: nonEmpty},
+	field{name: "title", kind: kString, required: true, check: nonEmpty},
+	field{name: "status", kind: kString, required: true, check: nonEmpty},
+	field{name: "priority", kind: kInteger, required: true, check: rangeCheck(0, 4)},
+	field{name: "issue_type", kind: kString, required: true, check: nonEmpty},
+)
+
+func checkMessage(c *checker, raw []byte)     { messageSpec.run(c, raw) }
+func checkAssignment(c *checker, raw []byte)  { assignmentSpec.run(c, raw) }
+func checkReservation(c *checker, raw []byte) { reservationSpec.run(c, raw) }
+func checkBeadsIssue(c *checker, raw []byte)  { beadsSpec.run(c, raw) }

@@ -1,0 +1,283 @@
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/pipeline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/st"
+)
+
+// The rules JSON Schema cannot state, one function per format. They run on
+// records that may have failed their schema, so every type is checked
+// before it is used.
+
+// checkStStream applies seed 000's stream rules to the records that parse:
+// the seq watermark (each event takes watermark + 1, each checkpoint sits at
+// the watermark), events that name items the plan does not have, and the
+// replay contract (the latest checkpoint plus later events equals a full
+// replay). Lines that are not records were reported by their schema.
+func checkStStream(c *checker, data []byte) {
+	recs, _ := st.Parse(data)
+	wm := int64(-1)
+	seen := make(map[string]bool, len(recs))
+	for i, r := range recs {
+		c.line = r.Line
+		if seen[string(r.Raw)] {
+			continue // a repeated line, reported as duplicate-line
+		}
+		seen[string(r.Raw)] = true
+		if i > 0 {
+			switch {
+			case r.Lane == st.LaneCheckpoint && r.Seq != wm:
+				c.addf("seq", RuleCheckpointSeq, "is %d, want %d: a checkpoint snapshots the stream at its watermark (the largest seq before it)", r.Seq, wm)
+			case r.Lane == st.LaneEvent && r.Seq <= wm:
+				c.addf("seq", RuleSeqOrder, "is %d, not above the watermark %d: a new event takes watermark + 1 (%d)", r.Seq, wm, wm+1)
+			case r.Lane == st.LaneEvent && r.Seq > wm+1:
+				missing := strconv.FormatInt(wm+1, 10)
+				if r.Seq-1 > wm+1 {
+					missing += " to " + strconv.FormatInt(r.Seq-1, 10)
+				}
+				c.addf("seq", RuleSeqGap, "is %d after watermark %d: seq %s missing; a new event takes watermark + 1", r.Seq, wm, missing)
+			}
+		}
+		wm = max(wm, r.Seq)
+	}
+	_, errs := st.Replay(recs)
+	for _, err := range errs {
+		var ae *st.ApplyError
+		var ni *st.NoItemError
+		if errors.As(err, &ae) && errors.As(ae.Err, &ni) && ni.ID != "" {
+			c.line = ae.Line
+			c.addf("id", RuleUnknownItem, "%s names item %q, which the plan does not hold at this point", ni.Op, ni.ID)
+		}
+	}
+	if err := st.CheckContract(recs); err != nil {
+		c.line = st.LatestCheckpoint(recs).Line
+		c.add("items", RuleReplayContract, "this checkpoint plus the events after it differs from a full replay of the stream; "+
+			"write a fresh checkpoint at the watermark")
+	}
+}
+
+// checkPipelineKey: a jkz pipeline file state/pipeline/<N>.json holds its
+// issue under exactly one numeric key, N, and keeps lastActivity and
+// heartbeat_pid beside that key, not inside it.
+func checkPipelineKey(c *checker, doc any, p string) {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return
+	}
+	base := strings.TrimSuffix(path.Base(p), ".json")
+	var keys []string
+	for k := range m {
+		if pipeline.IsIssueKey(k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	switch {
+	case !pipeline.IsIssueKey(base):
+		c.addf("", RulePipelineKey, "the file is named %s; a pipeline file is state/pipeline/<issue number>.json", path.Base(p))
+	case len(keys) == 0:
+		c.addf("", RulePipelineKey, "has no numeric key: the issue's data sits under its number, {\"%s\": {...}}", base)
+	case len(keys) > 1:
+		c.addf(keys[1], RulePipelineKey, "is a second issue key (the file also holds %s); a pipeline file holds one issue", keys[0])
+	case keys[0] != base:
+		c.addf(keys[0], RulePipelineKey, "is the issue key, but the file is %s.json: the key must equal the issue number in the file name", base)
+	}
+	for _, k := range keys {
+		inner, _ := m[k].(map[string]any)
+		for _, sib := range []string{"lastActivity", "heartbeat_pid"} {
+			if _, ok := inner[sib]; ok {
+				c.addf(k+"."+sib, RuleMisplacedField, "belongs at the top level, beside %q, where readers look for it", k)
+			}
+		}
+	}
+}
+
+// checkWindow: an autopilot checkpoint's window does not end before it starts.
+func checkWindow(c *checker, doc any, _ string) {
+	m, _ := doc.(map[string]any)
+	start, ok1 := timeField(m, "window_start")
+	end, ok2 := timeField(m, "window_end")
+	if ok1 && ok2 && end.Before(start) {
+		c.addf("window_end", RuleWindowOrder, "%s is before window_start %s", end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))
+	}
+}
+
+func timeField(m map[string]any, name string) (time.Time, bool) {
+	s, ok := m[name].(string)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// checkSelfDependency: a VerMAS work order cannot depend on itself.
+func checkSelfDependency(c *checker, doc any, _ string) {
+	m, _ := doc.(map[string]any)
+	id, _ := m["id"].(string)
+	deps, _ := m["dependencies"].([]any)
+	for i, d := range deps {
+		dm, _ := d.(map[string]any)
+		if on, _ := dm["depends_on_id"].(string); id != "" && on == id {
+			c.addf(fmt.Sprintf("dependencies[%d].depends_on_id", i), RuleSelfDependency, "%q is the work order itself", on)
+		}
+	}
+}
+
+// stepIDs returns the string ids of a list of steps (by index), reporting
+// ids used twice.
+func stepIDs(c *checker, steps []any) map[string]int {
+	at := make(map[string]int)
+	for i, s := range steps {
+		sm, _ := s.(map[string]any)
+		id, ok := sm["id"].(string)
+		if !ok {
+			continue
+		}
+		if j, dup := at[id]; dup {
+			c.addf(fmt.Sprintf("steps[%d].id", i), RuleDuplicateStep, "%q is also the id of steps[%d]; step ids are unique", id, j)
+			continue
+		}
+		at[id] = i
+	}
+	return at
+}
+
+// checkProcessSteps: a VerMAS process's step ids are unique.
+func checkProcessSteps(c *checker, doc any, _ string) {
+	m, _ := doc.(map[string]any)
+	steps, _ := m["steps"].([]any)
+	stepIDs(c, steps)
+}
+
+// checkTemplateSteps: a VerMAS template's step ids are unique, every need
+// names a step, and needs form no cycle (a step that needs itself is one).
+func checkTemplateSteps(c *checker, doc any, _ string) {
+	m, _ := doc.(map[string]any)
+	steps, _ := m["steps"].([]any)
+	at := stepIDs(c, steps)
+	needs := make([][]int, len(steps))
+	for i, s := range steps {
+		sm, _ := s.(map[string]any)
+		list, _ := sm["needs"].([]any)
+		for j, n := range list {
+			name, ok := n.(string)
+			if !ok {
+				continue
+			}
+			k, found := at[name]
+			if !found {
+				c.addf(fmt.Sprintf("steps[%d].needs[%d]", i, j), RuleUnknownNeed, "%q is not the id of any step", name)
+				continue
+			}
+			needs[i] = append(needs[i], k)
+		}
+	}
+	if cycle := findCycle(needs); cycle != nil {
+		names := make([]string, len(cycle))
+		for i, k := range cycle {
+			sm, _ := steps[k].(map[string]any)
+			names[i], _ = sm["id"].(string)
+		}
+		c.addf("steps["+strconv.Itoa(cycle[0])+"].needs", RuleNeedsCycle, "steps need each other in a cycle: %s; no step of it could ever start",
+			strings.Join(names, " -> "))
+	}
+}
+
+// findCycle returns one cycle of the graph (its first node repeated at the
+// end), or nil.
+func findCycle(edges [][]int) []int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int, len(edges))
+	var stack []int
+	var found []int
+	var visit func(n int) bool
+	visit = func(n int) bool {
+		color[n] = grey
+		stack = append(stack, n)
+		for _, m := range edges[n] {
+			if color[m] == grey {
+				i := slices.Index(stack, m)
+				found = append(slices.Clone(stack[i:]), m)
+				return true
+			}
+			if color[m] == white && visit(m) {
+				return true
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[n] = black
+		return false
+	}
+	for n := range edges {
+		if color[n] == white && visit(n) {
+			return found
+		}
+	}
+	return nil
+}
+
+// checkVersionOrder: in a QueenBee store each id's last line must be its
+// current version by records.Versions (its timestamps), as git-queen's
+// writers and merge driver leave it. git-queen's own readers go by the
+// timestamps, but QueenBee's CLI takes the last line, so a stale version
+// after a newer one (a merge without the driver, a hand edit) would bring a
+// deleted message back for it.
+func checkVersionOrder(c *checker, data []byte) {
+	v := records.Versions
+	keys := append([]string{jsonline.DefaultKey}, v.Fields...)
+	vals := make([][]byte, len(keys))
+	type version struct {
+		no   int
+		raw  []byte
+		time time.Time
+	}
+	type history struct{ last, current version }
+	byID := map[string]*history{}
+	var order []string
+	for l := range jsonline.Lines(data) {
+		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
+			continue
+		}
+		id, ok := jsonline.String(vals[0])
+		if !ok || id == "" {
+			continue
+		}
+		cur := version{l.No, l.Raw, v.Time(vals[1:])}
+		h := byID[id]
+		if h == nil {
+			h = &history{}
+			byID[id] = h
+			order = append(order, id)
+			h.current = cur
+		} else if jsonline.Newer(cur.raw, cur.time, h.current.raw, h.current.time) {
+			h.current = cur
+		}
+		h.last = cur
+	}
+	for _, id := range order {
+		h := byID[id]
+		if bytes.Equal(h.last.raw, h.current.raw) {
+			continue
+		}
+		c.line = h.last.no
+		c.addf("updated_at", RuleVersionOrder,
+			"is not the current version of %s: line %d holds a newer one, which git-queen reads; QueenBee's CLI takes the last line "+
+				"and would read this stale one. Run `git queen resolve %s` to put the versions in time order", id, h.current.no, c.path)
+	}
+}

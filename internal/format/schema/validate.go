@@ -1,0 +1,282 @@
+package schema
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// ValidateFile validates the bytes of one file given its path relative to
+// the top of the repository (forward slashes). It is what the pre-commit
+// hook calls with a staged blob, and what `git queen validate` calls with a
+// file from the work tree. The format comes from opts.Format, else from the
+// registry (by path, then by the first line); a file of no known format is
+// returned with an empty Format and no problems.
+func ValidateFile(path string, data []byte, opts Options) Result {
+	var f *Format
+	if opts.Format != "" {
+		var ok bool
+		if f, ok = Lookup(opts.Format); !ok {
+			return Result{Path: path, Format: opts.Format, Problems: []Problem{{Path: path, Rule: RuleUnknownFormat,
+				Message: fmt.Sprintf("no format named %q; `git queen schema list` shows them", opts.Format)}}}
+		}
+	} else {
+		reg := opts.Registry
+		if reg == nil {
+			reg = DefaultRegistry()
+		}
+		var ok bool
+		if f, ok = reg.FormatFor(path, FirstLine(data)); !ok {
+			return Result{Path: path}
+		}
+	}
+	return Validate(f, path, data, opts)
+}
+
+// Validate validates data as format f.
+func Validate(f *Format, path string, data []byte, opts Options) Result {
+	limit := opts.MaxProblems()
+	var probs []Problem
+	var total, records int
+	if f.Kind == JSONL {
+		probs, total, records = validateLines(f, path, data, limit, opts.Workers)
+	} else {
+		// A document's problems come in schema order, not line order: keep
+		// them all, sort, then cut to the limit.
+		c := &checker{limit: int(^uint(0) >> 1), path: path}
+		records = validateDocument(c, f, path, data)
+		probs, total = c.probs, c.total
+		slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+		if len(probs) > limit {
+			probs = probs[:limit]
+		}
+	}
+	for i := range probs {
+		probs[i].Path = path
+	}
+	if probs == nil {
+		probs = []Problem{}
+	}
+	return Result{Path: path, Format: f.Name, Records: records, Problems: probs, Omitted: total - len(probs)}
+}
+
+// FirstLine is the first non-blank line of data, without a BOM or line
+// ending: what the registry looks at to recognise a file by content.
+func FirstLine(data []byte) []byte {
+	for l := range jsonline.Lines(data) {
+		if !l.Blank() {
+			return l.Raw
+		}
+	}
+	return nil
+}
+
+// parallelMin is the size from which a JSONL file is split across workers;
+// below it, starting goroutines costs more than it saves.
+const parallelMin = 1 << 20
+
+// lineHash identifies a line for the duplicate-line rule.
+type lineHash struct {
+	h    uint64
+	no   int
+	raw  []byte
+	uniq []byte // the raw value of the format's unique field, if any
+}
+
+type chunkResult struct {
+	c       checker
+	hashes  []lineHash
+	records int
+}
+
+var hashSeed = maphash.MakeSeed()
+
+func validateLines(f *Format, path string, data []byte, limit, workers int) ([]Problem, int, int) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	chunks := splitChunks(data, workers)
+	results := make([]chunkResult, len(chunks))
+	var wg sync.WaitGroup
+	for i, ch := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &results[i]
+			r.c = checker{limit: limit, path: path}
+			validateChunk(f, ch.data, ch.first, r)
+		}()
+	}
+	wg.Wait()
+
+	var probs []Problem
+	total, records := 0, 0
+	for i := range results {
+		probs = append(probs, results[i].c.probs...)
+		total += results[i].c.total
+		records += results[i].records
+	}
+	cross := &checker{limit: limit, path: path}
+	if f.dupLines || f.unique != "" {
+		crossLineRules(cross, f, results, path)
+	}
+	if f.whole != nil {
+		f.whole(cross, data)
+	}
+	probs = append(probs, cross.probs...)
+	total += cross.total
+	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	if len(probs) > limit {
+		probs = probs[:limit]
+	}
+	return probs, total, records
+}
+
+type chunk struct {
+	data  []byte
+	first int
+}
+
+// splitChunks cuts data at line boundaries into about n parts, each with the
+// number of its first line.
+func splitChunks(data []byte, n int) []chunk {
+	if n <= 1 || len(data) < parallelMin {
+		return []chunk{{data, 1}}
+	}
+	var out []chunk
+	size := len(data)/n + 1
+	first := 1
+	for len(data) > 0 {
+		end := min(size, len(data))
+		if i := bytes.IndexByte(data[end-1:], '\n'); i >= 0 {
+			end += i
+		} else {
+			end = len(data)
+		}
+		part := data[:end]
+		out = append(out, chunk{part, first})
+		first += bytes.Count(part, []byte{'\n'})
+		data = data[end:]
+	}
+	return out
+}
+
+func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
+	c := &r.c
+	var uniqKeys []string
+	var uniqVals [][]byte
+	if f.unique != "" {
+		uniqKeys, uniqVals = []string{f.unique}, make([][]byte, 1)
+	}
+	for l := range jsonline.LinesFrom(data, first) {
+		if l.Blank() {
+			continue
+		}
+		r.records++
+		c.line = l.No
+		raw := l.Raw
+		if jsonline.IsConflictMarker(raw) {
+			c.add("", RuleConflictMarker, "git conflict marker: the file was merged without the queen merge driver; "+
+				"run `git queen resolve` on it (and `git queen init` so merges use the driver)")
+			continue
+		}
+		if f.fast != nil {
+			f.fast(c, raw)
+		} else {
+			checkRecord(c, f, raw)
+		}
+		if f.dupLines || f.unique != "" {
+			lh := lineHash{h: maphash.Bytes(hashSeed, raw), no: l.No, raw: raw}
+			if f.unique != "" && jsonline.ObjectFields(raw, uniqKeys, uniqVals) == nil {
+				lh.uniq = uniqVals[0]
+			}
+			r.hashes = append(r.hashes, lh)
+		}
+	}
+}
+
+// checkRecord validates one line through the JSON Schema library, for the
+// formats that have no hand-written validator.
+func checkRecord(c *checker, f *Format, raw []byte) {
+	if err := jsonline.Valid(raw); err != nil {
+		c.add("", RuleJSON, "not valid JSON: "+err.Error())
+		return
+	}
+	if f.Schema == "" {
+		return
+	}
+	doc, err := decodeJSON(raw)
+	if err != nil {
+		c.add("", RuleJSON, "not valid JSON: "+err.Error())
+		return
+	}
+	checkSchema(c, f.Schema, doc)
+	if f.extra != nil {
+		f.extra(c, doc, c.path)
+	}
+}
+
+// crossLineRules reports lines repeated byte for byte (a union merge's
+// symptom) and values of the format's unique field that repeat.
+func crossLineRules(c *checker, f *Format, results []chunkResult, path string) {
+	n := 0
+	for i := range results {
+		n += len(results[i].hashes)
+	}
+	all := make([]lineHash, 0, n)
+	for i := range results {
+		all = append(all, results[i].hashes...)
+	}
+	seen := make(map[uint64]int32, n) // hash -> index into all of its first line
+	dup := make(map[int]bool)
+	if f.dupLines {
+		var collisions map[uint64][]int // further distinct lines that share a hash
+		for i, lh := range all {
+			first, ok := seen[lh.h]
+			if !ok {
+				seen[lh.h] = int32(i)
+				continue
+			}
+			found := -1
+			for _, j := range append([]int{int(first)}, collisions[lh.h]...) {
+				if bytes.Equal(all[j].raw, lh.raw) {
+					found = j
+					break
+				}
+			}
+			if found < 0 {
+				if collisions == nil {
+					collisions = make(map[uint64][]int)
+				}
+				collisions[lh.h] = append(collisions[lh.h], i)
+				continue
+			}
+			dup[i] = true
+			c.line = lh.no
+			c.addf("", RuleDuplicateLine, "repeats line %d byte for byte: a union merge kept both copies; "+
+				"run `git queen resolve %s` or delete this line", all[found].no, path)
+		}
+	}
+	if f.unique == "" {
+		return
+	}
+	firstAt := make(map[string]int)
+	for i, lh := range all {
+		if lh.uniq == nil || dup[i] {
+			continue
+		}
+		key := string(lh.uniq)
+		if no, ok := firstAt[key]; ok {
+			c.line = lh.no
+			c.addf(f.unique, RuleDuplicateID, "%s is also on line %d; each %s appears once in this file", key, no, f.unique)
+			continue
+		}
+		firstAt[key] = lh.no
+	}
+}

@@ -1,0 +1,156 @@
+package st
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// DefaultEdgeType is what a dependency edge with no type means.
+const DefaultEdgeType = "blocks"
+
+// Edge is a typed dependency of an item on another item.
+type Edge struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// Comment is one comment on an item.
+type Comment struct {
+	TS     string `json:"ts"`
+	Author string `json:"author"`
+	Text   string `json:"text"`
+}
+
+// Item is one step of the plan, normalised: deps typed, notes and comments
+// present. Fields the seed does not name are kept in Extra and written back,
+// so a newer st's fields survive a merge.
+type Item struct {
+	ID       string
+	Step     string
+	Status   string
+	Deps     []Edge
+	Notes    string
+	Comments []Comment
+	Extra    map[string]json.RawMessage
+}
+
+var itemFields = []string{"id", "step", "status", "deps", "notes", "comments"}
+
+// ParseItem reads and normalises one item: a missing or empty edge type
+// becomes "blocks", a bare string dependency is an edge of that id, a
+// missing notes is "" and missing comments are [].
+func ParseItem(raw []byte) (Item, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Item{}, fmt.Errorf("item is not a JSON object: %w", err)
+	}
+	var it Item
+	for _, f := range []struct {
+		name string
+		dst  any
+	}{{"id", &it.ID}, {"step", &it.Step}, {"status", &it.Status}, {"notes", &it.Notes}, {"comments", &it.Comments}} {
+		if v, ok := fields[f.name]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, f.dst); err != nil {
+				return Item{}, fmt.Errorf("item field %s: %w", f.name, err)
+			}
+		}
+	}
+	if it.ID == "" {
+		return Item{}, fmt.Errorf("item has no id")
+	}
+	deps, err := ParseDeps(fields["deps"])
+	if err != nil {
+		return Item{}, err
+	}
+	it.Deps = deps
+	if it.Comments == nil {
+		it.Comments = []Comment{}
+	}
+	for _, k := range itemFields {
+		delete(fields, k)
+	}
+	if len(fields) > 0 {
+		it.Extra = fields
+	}
+	return it, nil
+}
+
+// ParseDeps reads a deps array and normalises its edges.
+func ParseDeps(raw json.RawMessage) ([]Edge, error) {
+	deps := []Edge{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return deps, nil
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("deps is not an array: %w", err)
+	}
+	for _, e := range entries {
+		var edge Edge
+		if bytes.HasPrefix(bytes.TrimSpace(e), []byte(`"`)) {
+			if err := json.Unmarshal(e, &edge.ID); err != nil {
+				return nil, fmt.Errorf("deps entry: %w", err)
+			}
+		} else if err := json.Unmarshal(e, &edge); err != nil {
+			return nil, fmt.Errorf("deps entry: %w", err)
+		}
+		if strings.TrimSpace(edge.Type) == "" {
+			edge.Type = DefaultEdgeType
+		}
+		deps = append(deps, edge)
+	}
+	return deps, nil
+}
+
+// MarshalJSON writes the item with the seed's fields first, in the seed's
+// order, then any other fields sorted by name.
+func (it Item) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	write := func(k string, v any) error {
+		if buf.Len() > 1 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		vb, err := jsonline.MarshalNoEscape(v)
+		if err != nil {
+			return err
+		}
+		buf.Write(vb)
+		return nil
+	}
+	deps, comments := it.Deps, it.Comments
+	if deps == nil {
+		deps = []Edge{}
+	}
+	if comments == nil {
+		comments = []Comment{}
+	}
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"id", it.ID}, {"step", it.Step}, {"status", it.Status}, {"deps", deps}, {"notes", it.Notes}, {"comments", comments}} {
+		if err := write(kv.k, kv.v); err != nil {
+			return nil, err
+		}
+	}
+	keys := make([]string, 0, len(it.Extra))
+	for k := range it.Extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := write(k, it.Extra[k]); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}

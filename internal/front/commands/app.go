@@ -1,0 +1,294 @@
+// Package commands is the `git queen` command line: one file per command or
+// command group, each an options struct and a run function over the domain
+// packages, and one place (exit.go) that turns errors into exit codes.
+package commands
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// version is set at build time with
+// -ldflags "-X github.com/git-queen/git-queen/internal/front/commands.version=v1.2.3".
+var version = ""
+
+// Version is the version git-queen reports: the linker-set one, else the
+// module version `go install` recorded, else "devel".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// Main runs git-queen as a process and returns its exit code. Standard
+// output is buffered: a listing of thousands of rows is one write, not one
+// per cell (5,000 inbox rows cost 60,000 system calls unbuffered).
+func Main(args []string) int {
+	env := OSEnv()
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	env.Stdout = out
+	code := Run(env, args)
+	if err := out.Flush(); err != nil && !errors.Is(err, syscall.EPIPE) {
+		fmt.Fprintf(env.Stderr, "git-queen: write output: %v\n", err)
+		if code == ExitOK {
+			code = ExitFailure
+		}
+	}
+	return code
+}
+
+// Run runs one git-queen invocation in env and returns its exit code. args
+// includes the program name, as os.Args does.
+func Run(env *Env, args []string) int {
+	run := *env
+	run.sessions = nil // each run opens its own, writing to its own streams
+	if !wantsJSON(args) {
+		run.Stdout, run.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
+	}
+	env = &run
+	app := newApp(env)
+	err := app.Run(reorderArgs(app, args))
+	if err != nil {
+		if wantsJSON(args) {
+			reportErrorJSON(env.Stderr, err)
+		} else {
+			reportError(env.Stderr, err)
+		}
+	}
+	return exitCode(err)
+}
+
+const appDescription = `git-queen keeps the coordination state of a team of coding agents ("droids")
+(messages, issue assignments, file reservations) as append-only JSONL in one
+live store per repository, in git's common directory, where every worktree
+sees it and nothing git does to branches can touch it. git carries it between
+machines: its history is the ref refs/queen/ledger, which 'git queen sync'
+exchanges with a remote. A merge driver unions concurrent appends to tracked
+JSONL without conflicts or duplicate lines, and three hooks (pre-commit,
+pre-merge-commit, pre-push) refuse commits, merges and pushes that touch
+paths another droid reserved.
+
+Start with 'git queen init --droid NAME' in a repository (add --remote origin
+to share the store with every clone of it). Every command that prints data
+takes --json. Flags may come before or after arguments.
+
+Exit codes: 0 success, 1 failure or a failed check, 2 usage error,
+5 reservation conflict. With --json, a failure also prints one JSON object on
+stderr: {"error":{"code":5,"kind":"conflict","message":"...",...}}, kind one of
+conflict, usage, failure.`
+
+func newApp(env *Env) *cli.App { return newAppWith(env, commands(env)) }
+
+// newAppWith is the app with the given commands: all of them in a real
+// run, one in a test of how argv becomes a command's options.
+func newAppWith(env *Env, cmds []*cli.Command) *cli.App {
+	app := &cli.App{
+		Name:                 "git-queen",
+		HelpName:             "git queen",
+		Usage:                "coordinate coding agents that share a git repository",
+		Description:          appDescription,
+		Version:              Version(),
+		Reader:               env.Stdin,
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		EnableBashCompletion: true,
+		Flags:                globalFlags(),
+		Commands:             prepare(cmds),
+		// Errors are reported once, by Run; urfave must not exit the process.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Before:         checkDroidFlag,
+		OnUsageError:   usageError,
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usageErrorf("unknown command %q", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+	setVersionPrinter.Do(func() {
+		cli.VersionPrinter = func(c *cli.Context) {
+			fmt.Fprintf(c.App.Writer, "git-queen version %s\n", c.App.Version)
+		}
+	})
+	return app
+}
+
+// setVersionPrinter sets urfave's one global once: the MCP server runs
+// commands concurrently in one process.
+var setVersionPrinter sync.Once
+
+// usageError turns urfave's flag errors into exit-2 usage errors that point
+// at the right help.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := ""
+	var flags []cli.Flag
+	if c.Command != nil && c.Command.Name != c.App.Name {
+		name, flags = commandPath(c), c.Command.Flags
+	} else {
+		flags = c.App.Flags
+	}
+	msg := err.Error()
+	if typed, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		typed = strings.TrimLeft(typed, "-")
+		msg = fmt.Sprintf("unknown flag --%s", typed)
+		if near := nearestFlag(typed, flags); near != "" {
+			msg += fmt.Sprintf("; did you mean --%s?", near)
+		}
+	}
+	return &UsageError{Command: name, Msg: msg}
+}
+
+// nearestFlag is the flag name (of flags, and the global ones) closest to
+// typed ("" when none is close).
+func nearestFlag(typed string, flags []cli.Flag) string {
+	var names []string
+	for _, f := range append(slices.Clone(flags), globalFlags()...) {
+		for _, name := range f.Names() {
+			if len(name) > 1 {
+				names = append(names, name)
+			}
+		}
+	}
+	if near := records.NearNames(typed, names); len(near) > 0 {
+		return near[0]
+	}
+	return ""
+}
+
+// commandPath is the command's full name as typed ("msg send"): urfave's
+// FullName drops the parent inside the subcommand's own context.
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
+			if len(names) == 0 || names[len(names)-1] != ctx.Command.Name {
+				names = append(names, ctx.Command.Name)
+			}
+		}
+	}
+	slices.Reverse(names)
+	return strings.Join(names, " ")
+}
+
+// prepare gives every command the same usage-error handling, hides the
+// "help" subcommand urfave adds to commands that have no subcommands, and
+// checks required flags itself: urfave reports a missing one by printing
+// the whole help on stdout (which scripts read) and exiting 1.
+func prepare(cmds []*cli.Command) []*cli.Command {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageError
+		}
+		if len(c.Subcommands) == 0 {
+			c.HideHelpCommand = true
+		} else if c.Action == nil {
+			parent := c.Name
+			c.Action = func(ctx *cli.Context) error {
+				if ctx.Args().Present() {
+					return &UsageError{Command: parent, Msg: fmt.Sprintf("unknown command %q for %s", ctx.Args().First(), parent)}
+				}
+				return cli.ShowSubcommandHelp(ctx)
+			}
+		}
+		requireFlags(c)
+		nameUsageErrors(c)
+		prepare(c.Subcommands)
+	}
+	return cmds
+}
+
+// nameUsageErrors gives a usage error the command returned without naming
+// itself its command, so that the hint points at that command's help
+// (`git queen archive --help`), not the top-level one.
+func nameUsageErrors(c *cli.Command) {
+	if c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(ctx *cli.Context) error {
+		err := action(ctx)
+		var usage *UsageError
+		if errors.As(err, &usage) && usage.Command == "" {
+			usage.Command = commandPath(ctx)
+		}
+		return err
+	}
+}
+
+func requireFlags(c *cli.Command) {
+	var required []string
+	for _, f := range c.Flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Required {
+			sf.Required = false
+			sf.Usage += " (required)"
+			required = append(required, sf.Name)
+		}
+	}
+	if len(required) == 0 || c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(ctx *cli.Context) error {
+		for _, name := range required {
+			if !ctx.IsSet(name) {
+				return &UsageError{Command: ctx.Command.FullName(), Msg: "missing required flag --" + name}
+			}
+		}
+		return action(ctx)
+	}
+}
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Usage: "act as droid `NAME` (default: $QUEEN_DROID or $QUEEN_AGENT, then git config queen.droid)"},
+		&cli.StringFlag{Name: "beads-dir", Usage: "use the plain directory store `DIR` (the seed's layout) instead of the repository's live store (default: $BEADS_DIR)"},
+		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+	}
+}
+
+// commands is the one list of every command git-queen has.
+func commands(env *Env) []*cli.Command {
+	cmds := setupCommands(env)
+	cmds = append(cmds, syncCommand(env), exportCommand(env))
+	cmds = append(cmds, reserveCommands(env)...)
+	cmds = append(cmds, conflictsCommand(env))
+	cmds = append(cmds, msgCommand(env))
+	cmds = append(cmds, assignCommands(env)...)
+	cmds = append(cmds, maintenanceCommands(env)...)
+	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
+	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
+	cmds = append(cmds, hookCommand(env), completionCommand(env), mcpCommand(env))
+	cmds = append(cmds, manCommand(env))
+	return cmds
+}
+
+// checkDroidFlag refuses --droid ” (which would quietly fall back to the
+// configured identity, acting as someone the caller did not name) and a
+// name no command would accept.
+func checkDroidFlag(c *cli.Context) error {
+	if !c.IsSet("droid") {
+		return nil
+	}
+	name := c.String("droid")
+	if strings.TrimSpace(name) == "" {
+		return &UsageError{Msg: "--droid is empty: give a droid name, or leave the flag out to use $QUEEN_DROID or git config queen.droid"}
+	}
+	if err := records.ValidateDroid(name); err != nil {
+		return &UsageError{Msg: "--droid: " + err.Error()}
+	}
+	return nil
+}

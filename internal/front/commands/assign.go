@@ -1,0 +1,196 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// assignCommands are the assignment commands, each running its real run
+// function.
+func assignCommands(env *Env) []*cli.Command {
+	return []*cli.Command{
+		newAssignCmd(env, runAssign),
+		newClaimCmd(env, runAssign),
+		newUnassignCmd(env, runUnassign),
+		newAssignmentsCmd(env, runAssignments),
+	}
+}
+
+func reasonFlag(dest *string) cli.Flag {
+	return &cli.StringFlag{Name: "reason", Destination: dest, Usage: "why, in a few words (`TEXT`)"}
+}
+
+// newAssignCmd builds `assign`; runF receives the options its flags fill
+// (the seam newReserveCmd describes).
+func newAssignCmd(env *Env, runF func(assignOptions) error) *cli.Command {
+	o := assignOptions{Env: env}
+	return &cli.Command{
+		Name:      "assign",
+		Usage:     "assign a beads issue to a droid",
+		ArgsUsage: "ISSUE DROID",
+		Description: `Refuses, exit 5, when the issue already has an active assignment (in any
+worktree, or any clone); --force reassigns it, recording the previous
+droid: the old assignment's last version is marked forced and names you,
+and its droid gets a message saying so (with --reason). When
+.beads/issues.jsonl (or the legacy beads.jsonl) exists, the issue must be
+in it.
+
+` + acrossClones,
+		Flags: assignFlags(&o, "reassign an issue another droid holds (they are told)"),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return &UsageError{Command: "assign", Msg: fmt.Sprintf("expected ISSUE DROID, got %d arguments", c.NArg())}
+			}
+			o.G, o.Issue, o.Droid = readGlobals(c), c.Args().Get(0), c.Args().Get(1)
+			return runF(o)
+		},
+	}
+}
+
+// newClaimCmd builds `claim`: assign to oneself.
+func newClaimCmd(env *Env, runF func(assignOptions) error) *cli.Command {
+	o := assignOptions{Env: env, Claim: true}
+	return &cli.Command{
+		Name:      "claim",
+		Usage:     "assign a beads issue to yourself (exit 5 when another droid holds it)",
+		ArgsUsage: "ISSUE",
+		Description: `Refuses, exit 5, naming the holder, when the issue already has an active
+assignment (in any worktree, or any clone); --force takes it over, and the
+holder gets a message saying so (with --reason).
+
+` + acrossClones,
+		Flags: assignFlags(&o, "take over an issue another droid holds (they are told)"),
+		Action: func(c *cli.Context) error {
+			var err error
+			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
+				return err
+			}
+			o.G = readGlobals(c)
+			return runF(o)
+		},
+	}
+}
+
+// newUnassignCmd builds `unassign`.
+func newUnassignCmd(env *Env, runF func(unassignOptions) error) *cli.Command {
+	o := unassignOptions{Env: env}
+	return &cli.Command{
+		Name:      "unassign",
+		Usage:     "end your assignment of an issue (released, or completed with --done)",
+		ArgsUsage: "ISSUE",
+		Flags: []cli.Flag{reasonFlag(&o.Reason),
+			&cli.BoolFlag{Name: "done", Destination: &o.Done, Usage: "mark the assignment completed rather than released"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "end another droid's assignment (marked forced; they are told)"},
+		},
+		Action: func(c *cli.Context) error {
+			var err error
+			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
+				return err
+			}
+			o.G = readGlobals(c)
+			return runF(o)
+		},
+	}
+}
+
+// newAssignmentsCmd builds `assignments`.
+func newAssignmentsCmd(env *Env, runF func(assignmentsOptions) error) *cli.Command {
+	o := assignmentsOptions{Env: env}
+	return &cli.Command{
+		Name:  "assignments",
+		Usage: "list active assignments",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
+			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Filter.IssueID, Usage: "only this issue's (`ID`)"},
+			&cli.StringFlag{Name: "status", Destination: &o.Filter.Status, Usage: "only those in `STATUS`: active, completed, released or reassigned"},
+			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released, completed and reassigned ones"},
+			limitFlag(0),
+		},
+		Action: func(c *cli.Context) error {
+			if status := o.Filter.Status; status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
+				records.AssignmentReleased, records.AssignmentReassigned}, status) {
+				return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
+			}
+			o.G, o.Limit = readGlobals(c), c.Int("limit")
+			return runF(o)
+		},
+	}
+}
+
+type assignOptions struct {
+	Env                            *Env
+	G                              globals
+	Issue, Droid, Reason, Worktree string
+	Claim, Force, Offline          bool
+}
+
+type unassignOptions struct {
+	Env           *Env
+	G             globals
+	Issue, Reason string
+	Done, Force   bool
+}
+
+func runUnassign(o unassignOptions) error {
+	ended, err := app.Unassign.Run(o.Env.session(o.G), app.UnassignRequest{Issue: o.Issue, Done: o.Done, Force: o.Force, Reason: o.Reason})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, ended)
+	}
+	fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s\n", o.Issue, ended.Droid, ended.Status)
+	printNotified(o.Env, ended.Notified)
+	return nil
+}
+
+type assignmentsOptions struct {
+	Env    *Env
+	G      globals
+	Filter assignments.Filter
+	Limit  int // at most this many, the most recent; 0 for all
+}
+
+func runAssignments(o assignmentsOptions) error {
+	res, err := app.Assignments.Run(o.Env.session(o.G), app.AssignmentsRequest{All: o.Filter.All, Droid: o.Filter.Droid,
+		Issue: o.Filter.IssueID, Status: o.Filter.Status, Limit: o.Limit})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		res.More = 0 // --json lists what --limit keeps, as it always has
+		return printJSON(o.Env.Stdout, res)
+	}
+	warnProblems(o.Env.Stderr, res.Problems)
+	if len(res.Assignments) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "no assignments")
+		return nil
+	}
+	now := o.Env.Now()
+	t := newTable(o.Env.Stdout, "ISSUE", "DROID", "STATUS", "SINCE", "BY", "WORKTREE", "ID")
+	for _, row := range res.Assignments {
+		a := row.Assignment
+		status := a.Status
+		if a.PreviousDroid != "" && a.Status == records.AssignmentActive {
+			status += " (from " + a.PreviousDroid + ")"
+		}
+		if by := a.ForcedBy(); by != "" {
+			status += " by " + by + " (forced)"
+		}
+		if row.Published != nil && !*row.Published {
+			status += ", unpublished"
+		}
+		t.row(a.IssueID, a.Droid, status, relTime(now, a.UpdatedAt), a.AssignedBy, a.Worktree, a.ID)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, res.More)
+	return nil
+}

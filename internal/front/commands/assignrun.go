@@ -1,0 +1,95 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
+)
+
+// acrossClones is what assign and claim say of clones in their help.
+const acrossClones = `With a remote configured (git queen init --remote NAME), an assignment holds
+across machines the way an exclusive reservation does: the command fetches
+the remote's ledger, checks every clone's assignments, and reports the
+assignment only once a compare-and-swap push has published it, so clones
+racing to claim one issue get one assignment and the others exit 5 naming
+the winner. When the remote cannot be reached it fails and assigns nothing;
+--offline assigns on this machine alone (listed as unpublished), and the next
+git queen sync publishes it, or withdraws it (exit 5, naming the winner) if
+another clone's assignment of the issue got there first.`
+
+// assignFlags are the flags assign and claim share; force says what
+// --force does for the one or the other.
+func assignFlags(o *assignOptions, force string) []cli.Flag {
+	return []cli.Flag{reasonFlag(&o.Reason),
+		&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` the droid works in (default: this one)"},
+		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: force},
+		&cli.BoolFlag{Name: "offline", Destination: &o.Offline, Usage: "with a remote configured, assign on this machine without publishing (the next sync publishes it, or withdraws it if another clone's assignment got there first)"},
+	}
+}
+
+func runAssign(o assignOptions) error {
+	a := o.Env.session(o.G)
+	var res *app.AssignResult
+	var err error
+	if o.Claim {
+		res, err = app.Claim.Run(a, app.ClaimRequest{Issue: o.Issue, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
+	} else {
+		res, err = app.Assign.Run(a, app.AssignRequest{Issue: o.Issue, Droid: o.Droid, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
+	}
+	var taken *assignments.AlreadyAssignedError
+	if o.G.JSON {
+		if err == nil || errors.As(err, &taken) {
+			// What a refusal ran into goes on stdout, as reserve prints
+			// its conflicts; the error itself goes to stderr.
+			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
+				return jerr
+			}
+		}
+		return err
+	}
+	if res != nil && res.Sync != nil {
+		printSyncNotes(o.Env, res.Sync)
+		printAssignmentWithdrawals(o.Env, res.Sync, res.Lost)
+		if res.Undone != nil {
+			printNotified(o.Env, res.Undone.Notified)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	droid := res.Assigned.Droid
+	if res.Replaced != nil {
+		fmt.Fprintf(o.Env.Stdout, "reassigned %s from %s to %s (%s)\n", o.Issue, res.Replaced.Droid, droid, res.Assigned.ID)
+		printNotified(o.Env, res.Notified)
+	} else {
+		fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, droid, res.Assigned.ID)
+	}
+	switch {
+	case res.Remote == "":
+	case res.Published:
+		fmt.Fprintf(o.Env.Stdout, "published to %s\n", res.Remote)
+	default:
+		fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s, or withdraws it if another clone's assignment of %s got there first\n",
+			res.Remote, o.Issue)
+	}
+	return nil
+}
+
+// printAssignmentWithdrawals says on stderr which of this clone's
+// unpublished assignments a sync (or a round of assign) withdrew, and who
+// won each, except the one with id except.
+func printAssignmentWithdrawals(e *Env, res *ledgersync.Result, except string) {
+	now := e.Now()
+	for _, w := range res.WithdrawnAssignments {
+		if w.Lost.ID == except {
+			continue
+		}
+		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's assignment of %s (%s): %s's assignment %s (since %s), published on %s first, holds it\n",
+			w.Lost.Droid, w.Lost.IssueID, w.Lost.ID, w.Winner.Droid, w.Winner.ID, relTime(now, w.Winner.CreatedAt), res.Remote)
+	}
+}

@@ -1,0 +1,173 @@
+package commands
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/base/globs"
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// The exit codes of the command-line contract (DESIGN.md).
+const (
+	ExitOK       = 0
+	ExitFailure  = 1
+	ExitUsage    = 2
+	ExitConflict = 5
+)
+
+// exitCoder is implemented by errors that choose their own exit code, such
+// as a reservation conflict (5).
+type exitCoder interface {
+	ExitCode() int
+}
+
+// UsageError is a mistake in how the command was called: exit 2, and a
+// pointer to the command's help.
+type UsageError = app.UsageError
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// SilentError carries an exit code for a command that has already printed
+// what went wrong (a failed check, a refused commit).
+type SilentError struct{ Code int }
+
+func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// ExitCode returns the code the command chose.
+func (e *SilentError) ExitCode() int { return e.Code }
+
+// exitCode is the one place that maps an error to the process exit code.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return ExitUsage
+	}
+	var held *app.ConflictError
+	if errors.As(err, &held) {
+		return ExitConflict
+	}
+	var invalid *records.InvalidError
+	if errors.As(err, &invalid) {
+		return ExitUsage
+	}
+	var badPattern *globs.PatternError
+	if errors.As(err, &badPattern) {
+		return ExitUsage
+	}
+	var conflict *reservations.ConflictError
+	if errors.As(err, &conflict) {
+		return ExitConflict
+	}
+	var taken *assignments.AlreadyAssignedError
+	if errors.As(err, &taken) {
+		return ExitConflict
+	}
+	return ExitFailure
+}
+
+// reportError prints err for a person: "git-queen: " and the message, plus a
+// hint to the help for usage errors. Silent errors print nothing.
+func reportError(w io.Writer, err error) {
+	var silent *SilentError
+	if errors.As(err, &silent) {
+		return
+	}
+	msg := strings.TrimRight(err.Error(), "\n")
+	fmt.Fprintf(w, "git-queen: %s\n", msg)
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		help := "git queen --help"
+		if usage.Command != "" {
+			help = "git queen " + usage.Command + " --help"
+		}
+		fmt.Fprintf(w, "Run '%s' for usage.\n", help)
+	}
+}
+
+// ErrorJSON is the one object a failure prints on stderr under --json, so
+// a calling program reads the outcome instead of scraping a sentence, and
+// the error of a failed MCP tool call.
+type ErrorJSON struct {
+	Code int `json:"code"`
+	// Kind names the exit code's meaning: conflict (5), usage (2), failure.
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Command is the command whose help explains a usage error.
+	Command string `json:"command,omitempty"`
+	// Conflicts are the reservations a refused reservation overlapped.
+	Conflicts []reservations.Conflict `json:"conflicts,omitempty"`
+}
+
+// ErrorKind is the name of an exit code's meaning in --json errors and
+// MCP tool errors: conflict (5), usage (2), failure (anything else).
+func ErrorKind(code int) string {
+	switch code {
+	case ExitConflict:
+		return "conflict"
+	case ExitUsage:
+		return "usage"
+	}
+	return "failure"
+}
+
+// reportErrorJSON prints err as {"error": {...}} on w. A silent error's
+// command has already printed its outcome (on stdout, as JSON).
+func reportErrorJSON(w io.Writer, err error) {
+	var silent *SilentError
+	if errors.As(err, &silent) {
+		return
+	}
+	b, merr := json.Marshal(map[string]ErrorJSON{"error": ErrorOf(err)})
+	if merr != nil {
+		reportError(w, err)
+		return
+	}
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// ErrorOf is err as ErrorJSON: its exit code, the code's kind, its
+// message, and the command and conflicts it names.
+func ErrorOf(err error) ErrorJSON {
+	code := exitCode(err)
+	e := ErrorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		e.Command = usage.Command
+	}
+	var conflict *reservations.ConflictError
+	if errors.As(err, &conflict) {
+		e.Conflicts = conflict.Conflicts
+	}
+	return e
+}
+
+// wantsJSON reports whether the command line asked for --json (before any
+// "--"), which decides how a failure is reported even when the failure is
+// in parsing the rest of the line.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,88 @@
+package commands
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+func exportCommand(env *Env) *cli.Command { return newExportCmd(env, runExport) }
+
+// newExportCmd builds `export`; like newReserveCmd, it hands runF the options its
+// argv gives.
+func newExportCmd(env *Env, runF func(exportOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write the stores in the seed's .beads/ layout, for tools that read it",
+		ArgsUsage: "[DIR]",
+		Description: "Writes DIR/" + records.MessagesFile + ", " + records.AssignmentsFile + " and\n" + records.ReservationsFile + ` with the current version of every record of the
+live store (this clone's and those sync brought in), for tools that read the
+.beads/ layout of seed 002, such as QueenBee's own CLI. DIR defaults to
+.beads at the top of the worktree; a relative DIR is taken from the current
+directory.
+
+A file that exists already is only appended to: the versions it lacks go at
+its end, so an export you commit grows as an append-only log (the
+pre-commit hook accepts it) and tools that take the last line of each id
+read the current state. git-queen itself never reads these files: it reads
+the live store.
+
+An export reads only what was written since the last export into the same
+file (it remembers, in git's common directory, what that one accounted
+for), so exporting after every few writes stays cheap whatever the size of
+the store. When the store was compacted or the file rewritten with other
+bytes, the export compares every record again.`,
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 1 {
+				return &UsageError{Command: "export", Msg: "name at most one DIR"}
+			}
+			return runF(exportOptions{Env: env, G: readGlobals(c), Dir: c.Args().First()})
+		},
+	}
+}
+
+type exportOptions struct {
+	Env *Env
+	G   globals
+	Dir string
+}
+
+func runExport(o exportOptions) error {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return err
+	}
+	dir := o.Dir
+	switch {
+	case dir == "" && s.WS.Repo != nil && s.WS.Repo.TopLevel != "":
+		dir = filepath.Join(s.WS.Repo.TopLevel, workspace.DirName)
+	case dir == "":
+		return &UsageError{Command: "export", Msg: "name the DIR to export to (there is no worktree here)"}
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(o.Env.Dir, dir)
+	}
+	if filepath.Clean(dir) == filepath.Clean(s.WS.Dir) {
+		return &UsageError{Command: "export", Msg: dir + " is the store itself; export to another directory"}
+	}
+	stats, err := s.Export(dir, records.LogFiles())
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, map[string]any{"files": stats})
+	}
+	for _, st := range stats {
+		records := fmt.Sprintf("%d %s", st.Records, plural(st.Records, "record", "records"))
+		switch {
+		case st.Written == 0:
+			fmt.Fprintf(o.Env.Stdout, "%s: up to date (%s)\n", st.File, records)
+		default:
+			fmt.Fprintf(o.Env.Stdout, "%s: wrote %d %s (%s)\n", st.File, st.Written, plural(st.Written, "version", "versions"), records)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/team/precommit"
+)
+
+func hookCommand(env *Env) *cli.Command { return newHookCmd(env, runPreCommit, runPrePush) }
+
+// newHookCmd builds `hook` and the hooks under it; like newReserveCmd, each
+// hands its run function the options its argv gives.
+func newHookCmd(env *Env, preCommit func(preCommitOptions) error, prePush func(prePushOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:  "hook",
+		Usage: "run a git hook's check (the installed hook calls this)",
+		Subcommands: []*cli.Command{{
+			Name:  "pre-commit",
+			Usage: "refuse a commit that touches paths another droid reserved, or carries broken logs",
+			Description: `Reads the staged changes (both sides of a rename, deletions too) and the
+staged content of the logs, never the working tree. Refuses the commit when
+a staged path outside .beads/ is reserved exclusively by another droid (with
+no identity, by anyone), or when a staged log is invalid, has conflict
+markers or union-merge duplicates, or rewrites committed lines of an
+append-only store. If the check itself cannot run, the commit is refused
+too, with the cause. Bypass it once with 'git commit --no-verify'.`,
+			Action: func(c *cli.Context) error {
+				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
+			},
+		}, {
+			Name:  "pre-merge-commit",
+			Usage: "refuse a merge commit (one git makes without conflicts) that touches paths another droid reserved",
+			Description: `The pre-commit check, for the merges git commits by itself: git runs
+pre-merge-commit, not pre-commit, when a merge has no conflicts. A merge is
+judged by what it brings that no one has judged: the paths it changes by
+itself (its resolution) and those that commits no remote has change.
+Commits already on a remote (git pull of the holder's own pushed work) are
+never refused again. Its logs must keep every committed line of every
+parent, in any order. Bypass it once with 'git merge --no-verify'.`,
+			Action: func(c *cli.Context) error {
+				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
+			},
+		}, {
+			Name:      "pre-push",
+			Usage:     "refuse a push of commits that change paths another droid reserved",
+			ArgsUsage: "REMOTE URL",
+			Description: `Reads the refs being pushed on stdin (as git gives them) and checks every
+commit the remote does not have yet (not reachable from its remote-tracking
+refs or from what the remote ref points at) against the active exclusive
+reservations: a change to a path another droid holds refuses the push,
+naming commit, path and holder. Cherry-picks, rebases, git am and amends
+do not run the commit hooks, but every change leaves the machine by a
+push.
+
+First it fetches the remote's ledger (refs/queen/ledger only, as git queen
+sync does), so the push is judged on what the remote holds now, within
+queen.prePushTimeout (default 5s; off for no fetch). A remote that cannot
+be reached or does not answer in time leaves the push judged on what this
+clone has, with one line that says so. Bypass the check once with
+'git push --no-verify'.
+
+Empty stdin is git's word that nothing is pushed. Run by the pre-commit
+framework (PRE_COMMIT=1), which reads git's lines itself, it judges the refs
+the framework names instead (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF,
+PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_REMOTE_BRANCH, PRE_COMMIT_REMOTE_NAME),
+and with none it refuses: there is nothing to judge.`,
+			Action: func(c *cli.Context) error {
+				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
+			},
+		}},
+	}
+}
+
+type preCommitOptions struct {
+	Env *Env
+	G   globals
+}
+
+// errCheckFailed wraps anything that kept the check from running: the
+// commit is refused, and the message says how to bypass the check.
+type errCheckFailed struct {
+	err  error
+	push bool // the pre-push check, not a commit's
+}
+
+func (e *errCheckFailed) Error() string {
+	if e.push {
+		return fmt.Sprintf("the pre-push check could not run, so the push was refused: %v\n"+
+			"fix the cause (git queen doctor may help), or push without the check: git push --no-verify", e.err)
+	}
+	return fmt.Sprintf("the pre-commit check could not run, so the commit was refused: %v\n"+
+		"fix the cause (git queen doctor may help), or commit without the check: git commit --no-verify", e.err)
+}
+
+func (e *errCheckFailed) Unwrap() error { return e.err }
+
+func runPreCommit(o preCommitOptions) error {
+	o.Env = o.Env.guardEnv()
+	res, err := preCommitCheck(o)
+	if err != nil {
+		return &errCheckFailed{err: err}
+	}
+	if o.G.JSON {
+		out := map[string]any{"refused": res.Refused(), "result": res, "problems": app.Problems(res.Problems)}
+		if err := printJSON(o.Env.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		warnProblems(o.Env.Stderr, app.Problems(res.Problems))
+		if res.Refused() {
+			printRefusal(o.Env.Stderr, res, res.Me)
+		}
+	}
+	if res.Refused() {
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
+	repo, err := gitrepo.Discover(o.Env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }, ReportIdentity: o.G.JSON}
+	if o.Env.Environ != nil {
+		in.Environ = o.Env.Environ()
+	}
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return nil, err
+	}
+	in.Store = s
+	if in.Registry, in.Limit, err = o.Env.session(o.G).LoadValidateConfig(repo.TopLevel); err != nil {
+		return nil, err
+	}
+	return precommit.Run(in)
+}
+
+func printRefusal(w io.Writer, res *precommit.Result, me string) {
+	if len(res.Refusals) > 0 {
+		what := "commit"
+		if res.Merge != nil {
+			what = "merge"
+		}
+		fmt.Fprintf(w, "git-queen: %s refused: %d staged path(s) reserved by other droids:\n", what, len(res.Refusals))
+		holders := map[string]bool{}
+		var names []string
+		for _, r := range res.Refusals {
+			h := r.Reservation
+			if !holders[h.Droid] {
+				holders[h.Droid] = true
+				names = append(names, h.Droid)
+			}
+			how := ""
+			switch {
+			case res.Merge != nil && r.Commit != "":
+				how = fmt.Sprintf("; changed by commit %s, which no remote has yet", r.Commit[:min(12, len(r.Commit))])
+			case res.Merge != nil:
+				how = "; changed by the merge itself"
+			}
+			issue := ""
+			if h.IssueID != "" {
+				issue = ", issue " + h.IssueID
+			}
+			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)%s\n",
+				shownPath(r.Path), h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()), how)
+		}
+		if res.Merge != nil {
+			// Never "unstage": in a merge that would drop the other side's work.
+			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
+				"stop this merge (git merge --abort; nothing is lost), or merge anyway with git merge --no-verify "+
+				"(git commit --no-verify when concluding a merge that stopped for conflicts)\n", strings.Join(names, ","))
+		} else {
+			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
+				"unstage those paths, or commit anyway with git commit --no-verify\n", strings.Join(names, ","))
+		}
+		if me == "" {
+			fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
+		}
+	}
+	for _, r := range res.Invalid {
+		fmt.Fprintf(w, "git-queen: commit refused: the staged %s is not a valid %s:\n", r.Path, r.Format)
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+		if r.Omitted > 0 {
+			fmt.Fprintf(w, "  ... and %d more (git queen validate %s)\n", r.Omitted, r.Path)
+		}
+	}
+	for i, r := range res.Rewrites {
+		fmt.Fprintf(w, "git-queen: commit refused: %s:%d: %s\n", r.Path, r.Line, r.Msg)
+		if n := res.RewritesOmitted[r.Path]; n > 0 && (i+1 == len(res.Rewrites) || res.Rewrites[i+1].Path != r.Path) {
+			fmt.Fprintf(w, "  ... and %d more changed committed lines in %s\n", n, r.Path)
+		}
+	}
+	for _, l := range res.Symlinks {
+		fmt.Fprintf(w, "git-queen: commit refused: %s is a symbolic link in the store directory; a link there would let "+
+			"git-queen's writes land wherever it points (whatever queen.toml says): store files are regular files\n", l)
+	}
+	if len(res.Invalid) > 0 || len(res.Rewrites) > 0 || len(res.Symlinks) > 0 {
+		fmt.Fprintln(w, "fix the staged files (git queen validate; git queen resolve repairs merge debris), or commit anyway with git commit --no-verify")
+	}
+}

@@ -1,0 +1,237 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+type msgSendOptions struct {
+	Env                         *Env
+	G                           globals
+	To, Subject, Body, BodyFile string
+	BodySet                     bool
+	Issue, ReplyTo, Importance  string
+	Reply                       bool // msg reply: To and Subject default from the parent
+	// New: the recipients are meant even if this repository has never
+	// seen them (--new).
+	New bool
+}
+
+func (o msgSendOptions) body() (string, error) {
+	if o.BodySet && o.BodyFile != "" {
+		return "", usageErrorf("give the body with --body or with --body-file, not both")
+	}
+	switch {
+	case o.BodyFile == "" && o.Body != "-":
+		return o.Body, nil
+	case o.BodyFile == "-" || o.Body == "-":
+		b, err := io.ReadAll(o.Env.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("read the body from standard input: %w", err)
+		}
+		return string(b), nil
+	}
+	path := o.BodyFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.Env.Dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read --body-file: %w", err)
+	}
+	return string(b), nil
+}
+
+func runMsgSend(o msgSendOptions) error {
+	if _, err := o.Env.requireIdentity(o.G); err != nil {
+		return err
+	}
+	body, err := o.body()
+	if err != nil {
+		return err
+	}
+	var res *app.SendResult
+	if o.Reply {
+		res, err = app.Reply.Run(o.Env.session(o.G), app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance})
+	} else {
+		res, err = app.Send.Run(o.Env.session(o.G), app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
+			ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New})
+	}
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, res)
+	}
+	for _, msg := range res.Sent {
+		fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
+	}
+	return nil
+}
+
+type msgInboxOptions struct {
+	Env    *Env
+	G      globals
+	Unread bool
+	Since  string
+	Limit  int  // at most this many, newest first; 0 for all
+	Sent   bool // the messages the droid sent, not received
+}
+
+func runMsgInbox(o msgInboxOptions) error {
+	res, err := app.Inbox.Run(o.Env.session(o.G), app.InboxRequest{Unread: o.Unread, Since: o.Since, Limit: o.Limit, Sent: o.Sent})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, res)
+	}
+	warnProblems(o.Env.Stderr, res.Problems)
+	if len(res.Messages) == 0 {
+		if o.Sent {
+			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
+		} else {
+			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", res.Droid)
+		}
+		return nil
+	}
+	who := "FROM"
+	if o.Sent {
+		who = "TO"
+	}
+	now := o.Env.Now()
+	t := newTable(o.Env.Stdout, "", "ID", who, "SUBJECT", "ISSUE", "SENT")
+	for _, msg := range res.Messages {
+		mark := " "
+		if !msg.Read {
+			mark = "*"
+		}
+		if msg.Importance == records.ImportanceHigh || msg.Importance == records.ImportanceUrgent {
+			mark += "!"
+		}
+		other := msg.From
+		if o.Sent {
+			other = msg.To
+		}
+		t.row(mark, msg.ID, other, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, res.More)
+	return nil
+}
+
+type msgReadOptions struct {
+	Env *Env
+	G   globals
+	ID  string
+}
+
+func runMsgRead(o msgReadOptions) error {
+	msg, err := app.Read.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
+	if err != nil {
+		return err
+	}
+	return o.Env.showMessage(o.G, *msg)
+}
+
+func runMsgThread(o msgReadOptions) error {
+	res, err := app.Thread.Run(o.Env.session(o.G), app.ThreadRequest{ID: o.ID})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, res)
+	}
+	warnProblems(o.Env.Stderr, res.Problems)
+	for i, msg := range res.Thread {
+		if i > 0 {
+			fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
+		}
+		printMessage(o.Env.Stdout, o.Env, msg)
+	}
+	return nil
+}
+
+func runMsgDelete(o msgReadOptions) error {
+	msg, err := app.Delete.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		return printJSON(o.Env.Stdout, msg)
+	}
+	fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
+	return nil
+}
+
+// showMessage prints one message: its record with --json, else as
+// printMessage shows it to a person.
+func (e *Env) showMessage(g globals, msg records.Message) error {
+	if g.JSON {
+		return printJSON(e.Stdout, msg)
+	}
+	printMessage(e.Stdout, e, msg)
+	return nil
+}
+
+func printMessage(w io.Writer, env *Env, msg records.Message) {
+	now := env.Now()
+	fmt.Fprintf(w, "%s  %s\n", msg.ID, msg.Subject)
+	fmt.Fprintf(w, "From: %s\nTo: %s\nSent: %s (%s)\n", msg.From, msg.To,
+		msg.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), relTime(now, msg.CreatedAt))
+	if msg.IssueID != "" {
+		fmt.Fprintf(w, "Issue: %s\n", msg.IssueID)
+	}
+	if msg.ReplyTo != "" {
+		fmt.Fprintf(w, "In reply to: %s\n", msg.ReplyTo)
+	}
+	if msg.Importance != "" && msg.Importance != records.ImportanceNormal {
+		fmt.Fprintf(w, "Importance: %s\n", msg.Importance)
+	}
+	if msg.Body != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(msg.Body, "\n"))
+	}
+}
+
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// sendArgs takes QueenBee's positional spelling, msg send TO [BODY], and
+// fills the subject from the body when none is given.
+func sendArgs(o *msgSendOptions, args []string) error {
+	if len(args) > 2 {
+		return &UsageError{Command: "msg send", Msg: "msg send takes at most TO and BODY as arguments; quote the body"}
+	}
+	if len(args) >= 1 {
+		if o.To != "" && o.To != args[0] {
+			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one, or list them: --to %s,%s", o.To, args[0], o.To, args[0])}
+		}
+		o.To = args[0]
+	}
+	if len(args) == 2 {
+		if o.BodySet || o.BodyFile != "" {
+			return &UsageError{Command: "msg send", Msg: "two bodies: an argument and --body or --body-file; give one"}
+		}
+		o.Body, o.BodySet = args[1], true
+	}
+	if o.To == "" {
+		return &UsageError{Command: "msg send", Msg: "name the recipient: msg send TO [BODY], or --to NAME"}
+	}
+	if o.Subject == "" && o.BodySet && o.Body != "-" {
+		o.Subject = app.SubjectOf(o.Body)
+	}
+	return nil
+}

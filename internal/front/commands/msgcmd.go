@@ -1,0 +1,145 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+func msgCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:  "msg",
+		Usage: "send and read messages between droids",
+		Description: `Messages live in the repository's live store, shared by every worktree; with a
+remote configured, git queen sync carries them to the other clones (and
+queen.autosync=true does so after every write). Reading a message you
+received marks it read (a new version of the record; nothing is rewritten).`,
+		Subcommands: []*cli.Command{
+			newMsgSendCmd(env, runMsgSend),
+			newMsgListCmd(env, false, runMsgInbox),
+			newMsgListCmd(env, true, runMsgInbox),
+			newMsgWaitCmd(env, runMsgWait),
+			newMsgIDCmd(env, "read", "show a message, and mark it read if it was sent to you", "a message ID", runMsgRead),
+			newMsgIDCmd(env, "thread", "show a thread oldest first: the thread of a message ID, or of an issue ID", "a message or issue ID", runMsgThread),
+			newMsgReplyCmd(env, runMsgSend),
+			newMsgIDCmd(env, "delete", "delete a message you sent or received (a soft delete: its history stays in the log)", "a message ID", runMsgDelete),
+		},
+	}
+}
+
+// bodyFlags are the flags of a command that writes a message body, bound
+// to o.
+func bodyFlags(o *msgSendOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "body", Destination: &o.Body, Usage: "the message body `TEXT` (Markdown), or - to read it from standard input"},
+		&cli.StringFlag{Name: "body-file", Destination: &o.BodyFile, Usage: "read the body from `FILE`, or from standard input with -"},
+		&cli.StringFlag{Name: "importance", Value: records.ImportanceNormal, Destination: &o.Importance, Usage: "low, normal, high or urgent"},
+	}
+}
+
+// newMsgSendCmd builds `msg send`; like newReserveCmd, its flags fill the
+// options runF receives.
+func newMsgSendCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
+	o := msgSendOptions{Env: env}
+	return &cli.Command{
+		Name:      "send",
+		Usage:     "send a message to a droid, to several (--to ann,bob), or to every droid with --to @all",
+		ArgsUsage: "[TO [BODY]]",
+		Description: `The recipient and the body may be given as arguments, as QueenBee's
+msg send does: git queen msg send bob "the API moved". Without --subject, the
+subject is the body's first line (cut to 100 characters).
+
+--to takes one droid, several separated by commas, or @all (every droid this
+repository has seen). A message has one recipient, so each gets a copy of its
+own, all in one thread. A name this repository has never seen (no message,
+assignment or reservation by or to it, and not under [droids] names in
+.beads/queen.toml) is refused as a usage error naming the known droids it is
+close to, since a typo would deliver to an inbox nobody reads; --new sends to
+it anyway (a droid that has not started yet). Nothing is sent when any name is
+refused.`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "to", Destination: &o.To, Usage: "recipient droid `NAME`, several separated by commas, or @all (or the first argument)"},
+			&cli.BoolFlag{Name: "new", Destination: &o.New, Usage: "send to droids this repository has never seen (else a usage error, against typos)"},
+			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "one line of at most 100 characters (default: the body's first line)"},
+			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Issue, Usage: "the beads issue `ID` this is about (threads by issue)"},
+			&cli.StringFlag{Name: "reply-to", Destination: &o.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},
+		}, bodyFlags(&o)...),
+		Action: func(c *cli.Context) error {
+			o.G, o.BodySet = readGlobals(c), c.IsSet("body")
+			if err := sendArgs(&o, c.Args().Slice()); err != nil {
+				return err
+			}
+			return runF(o)
+		},
+	}
+}
+
+// newMsgReplyCmd builds `msg reply ID`: a send whose recipient, thread and
+// subject come from the message it answers.
+func newMsgReplyCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
+	o := msgSendOptions{Env: env, Reply: true}
+	return &cli.Command{
+		Name:      "reply",
+		Usage:     "answer a message: to its sender, in its thread",
+		ArgsUsage: "ID",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "subject (default: Re: and the original's)"},
+		}, bodyFlags(&o)...),
+		Action: func(c *cli.Context) error {
+			id, err := oneArg(c, "the message ID to reply to")
+			if err != nil {
+				return err
+			}
+			o.G, o.ReplyTo, o.BodySet = readGlobals(c), id, c.IsSet("body")
+			return runF(o)
+		},
+	}
+}
+
+// newMsgListCmd builds `msg inbox`, or `msg sent` when sent is true.
+func newMsgListCmd(env *Env, sent bool, runF func(msgInboxOptions) error) *cli.Command {
+	o := msgInboxOptions{Env: env, Sent: sent}
+	cmd := &cli.Command{
+		Name:  "inbox",
+		Usage: "list the messages sent to you, newest first",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "unread", Destination: &o.Unread, Usage: "only unread messages"},
+			&cli.StringFlag{Name: "since", Destination: &o.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+			limitFlag(20),
+		},
+		Action: func(c *cli.Context) error {
+			o.G, o.Limit = readGlobals(c), tableLimit(c, 20)
+			return runF(o)
+		},
+	}
+	if sent {
+		cmd.Name, cmd.Usage, cmd.Flags = "sent", "list the messages you sent, newest first", cmd.Flags[1:]
+	}
+	return cmd
+}
+
+// newMsgIDCmd builds a command that acts on one message (or thread) ID.
+func newMsgIDCmd(env *Env, name, usage, what string, runF func(msgReadOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		ArgsUsage: "ID",
+		Action: func(c *cli.Context) error {
+			id, err := oneArg(c, what)
+			if err != nil {
+				return err
+			}
+			return runF(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+		},
+	}
+}
+
+// oneArg returns the single positional argument a command takes.
+func oneArg(c *cli.Context, what string) (string, error) {
+	if c.NArg() != 1 {
+		return "", &UsageError{Command: c.Command.FullName(), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
+	}
+	return c.Args().First(), nil
+}

@@ -1,0 +1,97 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/domain/messages"
+)
+
+// newMsgWaitCmd builds `msg wait`; like newReserveCmd, its flags fill the
+// options runF receives.
+func newMsgWaitCmd(env *Env, runF func(msgWaitOptions) error) *cli.Command {
+	o := msgWaitOptions{Env: env}
+	var timeout string
+	return &cli.Command{
+		Name:  "wait",
+		Usage: "wait for a message to you (from a droid, in a thread, about an issue, or answering one), print it and mark it read",
+		Description: `Blocks until you have an unread message that matches every filter given, then
+prints it (--json: the record) and marks it read (--peek leaves it unread, so
+the next wait returns it again). A matching message that is already waiting
+returns at once: an agent that asked a question and then waits cannot miss
+an answer that came first. It wakes within a fraction of a second of the
+append, from any worktree, or of a sync that brings one in, without reading
+the store in a loop (file notifications; a 50 ms look at the files where
+there are none).
+
+  git queen msg send --to bob --subject "ok to merge?" --json   # note the id
+  git queen msg wait --reply-to qm-... --timeout 10m
+
+With --timeout, it exits 1 with a line saying so when the time passes.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Destination: &o.Filter.From, Usage: "only a message from droid `NAME`"},
+			&cli.StringFlag{Name: "thread", Destination: &o.Filter.Thread, Usage: "only a message in thread `ID` (a thread id, or its first message's id)"},
+			&cli.StringFlag{Name: "issue", Destination: &o.Filter.Issue, Usage: "only a message about issue `ID`"},
+			&cli.StringFlag{Name: "reply-to", Destination: &o.Filter.ReplyTo, Usage: "only a reply to message `ID`"},
+			&cli.StringFlag{Name: "timeout", Destination: &timeout, Usage: "give up after `DUR` (30s, 10m, 1h); default: wait as long as it takes"},
+			&cli.BoolFlag{Name: "peek", Destination: &o.Peek, Usage: "do not mark the message read"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return &UsageError{Command: "msg wait", Msg: "msg wait takes no arguments; filter with --from, --thread, --issue or --reply-to"}
+			}
+			o.G, o.Timeout = readGlobals(c), 0
+			if timeout != "" {
+				d, err := parseWaitTimeout(timeout)
+				if err != nil {
+					return err
+				}
+				o.Timeout = d
+			}
+			return runF(o)
+		},
+	}
+}
+
+func parseWaitTimeout(s string) (time.Duration, error) {
+	d, err := parseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, &UsageError{Command: "msg wait", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", s)}
+	}
+	return d, nil
+}
+
+type msgWaitOptions struct {
+	Env     *Env
+	G       globals
+	Filter  messages.WaitFilter
+	Timeout time.Duration
+	Peek    bool
+}
+
+func runMsgWait(o msgWaitOptions) error {
+	parent := o.Env.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	a := o.Env.session(o.G)
+	a.Ctx = ctx
+	timeout := ""
+	if o.Timeout > 0 {
+		timeout = o.Timeout.String()
+	}
+	msg, err := app.Wait.Run(a, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
+		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek})
+	if err != nil {
+		return err
+	}
+	return o.Env.showMessage(o.G, *msg)
+}

@@ -1,0 +1,259 @@
+package commands
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/team/setup"
+)
+
+// parseWith runs argv through an app that holds only the command build
+// makes, with a runF that keeps the options instead of acting on them:
+// how argv becomes options, tested without a repository. It returns the
+// options (zero when the command refused argv before running) and the
+// exit code.
+func parseWith[O any](t *testing.T, build func(*Env, func(O) error) *cli.Command, argv string) (O, bool, int) {
+	t.Helper()
+	var got O
+	ran := false
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(string) string { return "" }, Dir: t.TempDir(), Now: time.Now}
+	cmd := build(env, func(o O) error { got, ran = o, true; return nil })
+	app := newAppWith(env, []*cli.Command{cmd})
+	err := app.Run(reorderArgs(app, append([]string{"git-queen"}, strings.Fields(argv)...)))
+	return got, ran, exitCode(err)
+}
+
+// expectOptions runs argv through build and fails the test unless the
+// command exits with code, runs only when code is 0, and hands runF want
+// (clearEnv drops the options' Env, a pointer the test need not compare).
+func expectOptions[O any](t *testing.T, build func(*Env, func(O) error) *cli.Command, argv string, want O, code int, clearEnv func(*O)) {
+	t.Helper()
+	got, ran, gotCode := parseWith(t, build, argv)
+	if gotCode != code || ran != (code == 0) {
+		t.Errorf("%s: exit %d, ran %v; want exit %d", argv, gotCode, ran, code)
+		return
+	}
+	if clearEnv(&got); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: options\n got %+v\nwant %+v", argv, got, want)
+	}
+}
+
+func TestReserveOptions(t *testing.T) {
+	tests := []struct {
+		argv string
+		want reserveOptions
+		code int
+	}{
+		{"reserve src/**", reserveOptions{Patterns: []string{"src/**"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve --shared --ttl 1d -i bd-1 --reason why a b",
+			reserveOptions{Patterns: []string{"a", "b"}, TTL: 24 * time.Hour, Issue: "bd-1", Reason: "why"}, 0},
+		{"reserve a --force --notify --offline -x",
+			reserveOptions{Patterns: []string{"a"}, TTL: 2 * time.Hour, Exclusive: true, Force: true, Notify: true, Offline: true}, 0},
+		{"--droid ann --json reserve x",
+			reserveOptions{G: globals{Droid: "ann", JSON: true}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve x --agent bob", reserveOptions{G: globals{Droid: "bob"}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve --shared --exclusive x", reserveOptions{}, ExitUsage},
+		{"reserve --ttl 0s x", reserveOptions{}, ExitUsage},
+		{"reserve --ttl 8d x", reserveOptions{}, ExitUsage},
+		{"reserve --ttl soon x", reserveOptions{}, ExitUsage},
+		{"reserve --no-such-flag x", reserveOptions{}, ExitUsage},
+	}
+	for _, tt := range tests {
+		expectOptions(t, newReserveCmd, tt.argv, tt.want, tt.code, func(o *reserveOptions) { o.Env = nil })
+	}
+}
+
+func TestReleaseAndRenewOptions(t *testing.T) {
+	tests := []struct {
+		argv  string
+		build func(*Env, func(releaseOptions) error) *cli.Command
+		want  releaseOptions
+		code  int
+	}{
+		{"release a b", newReleaseCmd, releaseOptions{Patterns: []string{"a", "b"}}, 0},
+		{"unreserve --all", newReleaseCmd, releaseOptions{Patterns: []string{}, All: true}, 0},
+		{"renew --all --ttl 30m", newRenewCmd, releaseOptions{Patterns: []string{}, All: true, Renew: true, TTL: 30 * time.Minute}, 0},
+		{"renew x", newRenewCmd, releaseOptions{Patterns: []string{"x"}, Renew: true, TTL: 2 * time.Hour}, 0},
+		{"renew --ttl 9d x", newRenewCmd, releaseOptions{}, ExitUsage},
+	}
+	for _, tt := range tests {
+		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *releaseOptions) { o.Env = nil })
+	}
+}
+
+func TestReservationsAndCheckOptions(t *testing.T) {
+	list, ran, code := parseWith(t, newReservationsCmd, "reserved --all --path src/a.go --agent bob -n 5")
+	want := reservationsOptions{G: globals{Droid: "bob"}, Limit: 5,
+		Filter: reservations.Filter{All: true, Path: "src/a.go", Droid: "bob"}}
+	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, want) {
+		t.Errorf("reserved: exit %d, ran %v, options %+v; want %+v", code, ran, list, want)
+	}
+	if _, ran, code := parseWith(t, newReservationsCmd, "reservations extra"); ran || code != ExitUsage {
+		t.Errorf("reservations with an argument: exit %d, ran %v; want a usage error", code, ran)
+	}
+	check, ran, code := parseWith(t, newCheckCmd, "check --hook claude a.go b/")
+	if check.Env = nil; !ran || code != 0 || !reflect.DeepEqual(check, checkOptions{Paths: []string{"a.go", "b/"}, Hook: "claude"}) {
+		t.Errorf("check: exit %d, ran %v, options %+v", code, ran, check)
+	}
+}
+
+func TestAssignOptions(t *testing.T) {
+	assign, ran, code := parseWith(t, newAssignCmd, "assign bd-7 ann --reason handover --worktree wt2 --force")
+	want := assignOptions{Issue: "bd-7", Droid: "ann", Reason: "handover", Worktree: "wt2", Force: true}
+	if assign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(assign, want) {
+		t.Errorf("assign: exit %d, ran %v, options %+v; want %+v", code, ran, assign, want)
+	}
+	if _, ran, code := parseWith(t, newAssignCmd, "assign bd-7"); ran || code != ExitUsage {
+		t.Errorf("assign with one argument: exit %d, ran %v; want a usage error", code, ran)
+	}
+	claim, ran, code := parseWith(t, newClaimCmd, "claim bd-8")
+	if claim.Env = nil; !ran || code != 0 || !reflect.DeepEqual(claim, assignOptions{Issue: "bd-8", Claim: true}) {
+		t.Errorf("claim: exit %d, ran %v, options %+v", code, ran, claim)
+	}
+	unassign, ran, code := parseWith(t, newUnassignCmd, "unassign --done bd-8 --reason shipped")
+	if unassign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(unassign, unassignOptions{Issue: "bd-8", Done: true, Reason: "shipped"}) {
+		t.Errorf("unassign: exit %d, ran %v, options %+v", code, ran, unassign)
+	}
+	list, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status completed -i bd-8 --agent ann --all --limit 3")
+	wantList := assignmentsOptions{G: globals{Droid: "ann"}, Limit: 3,
+		Filter: assignments.Filter{Droid: "ann", IssueID: "bd-8", Status: "completed", All: true}}
+	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, wantList) {
+		t.Errorf("assignments: exit %d, ran %v, options %+v; want %+v", code, ran, list, wantList)
+	}
+	if _, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status open"); ran || code != ExitUsage {
+		t.Errorf("assignments --status open: exit %d, ran %v; want a usage error", code, ran)
+	}
+}
+
+func TestSetupAndValidateOptions(t *testing.T) {
+	gotInit, ran, code := parseWith(t, newInitCmd, "--droid ann init --remote origin --no-hooks --force")
+	wantInit := initOptions{G: globals{Droid: "ann"}, Options: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
+	if gotInit.Env = nil; !ran || code != 0 || !reflect.DeepEqual(gotInit, wantInit) {
+		t.Errorf("init: exit %d, ran %v, options %+v; want %+v", code, ran, gotInit, wantInit)
+	}
+	doctor, ran, code := parseWith(t, newDoctorCmd, "doctor --fix")
+	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, doctorOptions{Fix: true}) {
+		t.Errorf("doctor: exit %d, ran %v, options %+v", code, ran, doctor)
+	}
+	for argv, want := range map[string]hooksOptions{
+		"hooks install --force": {Verb: "install", Force: true},
+		"hooks uninstall":       {Verb: "uninstall"},
+		"hooks status":          {Verb: "status"},
+	} {
+		got, ran, code := parseWith(t, newHooksCmd, argv)
+		if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: exit %d, ran %v, options %+v; want %+v", argv, code, ran, got, want)
+		}
+	}
+	if _, ran, code := parseWith(t, newHooksCmd, "hooks status --force"); ran || code != ExitUsage {
+		t.Errorf("hooks status --force: exit %d, ran %v; want a usage error", code, ran)
+	}
+	v, ran, code := parseWith(t, newValidateCmd, "validate --format st a.jsonl --limit 0 b.jsonl")
+	wantV := validateOptions{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: 0, LimitSet: true}
+	if v.Env = nil; !ran || code != 0 || !reflect.DeepEqual(v, wantV) {
+		t.Errorf("validate: exit %d, ran %v, options %+v; want %+v", code, ran, v, wantV)
+	}
+	v, _, _ = parseWith(t, newValidateCmd, "validate")
+	if v.LimitSet || len(v.Paths) != 0 {
+		t.Errorf("validate without flags: options %+v; want no limit set and no paths", v)
+	}
+}
+
+func TestCompactAndArchiveOptions(t *testing.T) {
+	for _, tt := range []struct {
+		argv  string
+		build func(*Env, func(maintenanceOptions) error) *cli.Command
+		want  maintenanceOptions
+		code  int
+	}{
+		{"compact", newCompactCmd, maintenanceOptions{}, 0},
+		{"--json compact", newCompactCmd, maintenanceOptions{G: globals{JSON: true}}, 0},
+		{"compact queen_messages.jsonl", newCompactCmd, maintenanceOptions{}, ExitUsage},
+		{"archive --before 30d", newArchiveCmd, maintenanceOptions{Archive: true, Before: "30d"}, 0},
+		{"archive", newArchiveCmd, maintenanceOptions{}, ExitUsage},
+		{"archive --before 30d extra", newArchiveCmd, maintenanceOptions{}, ExitUsage},
+	} {
+		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *maintenanceOptions) { o.Env = nil })
+	}
+}
+
+func TestSyncAndExportOptions(t *testing.T) {
+	clearSync := func(o *syncOptions) { o.Env = nil }
+	expectOptions(t, newSyncCmd, "sync", syncOptions{}, 0, clearSync)
+	expectOptions(t, newSyncCmd, "--json sync origin", syncOptions{G: globals{JSON: true}, Remote: "origin"}, 0, clearSync)
+	expectOptions(t, newSyncCmd, "sync a b", syncOptions{}, ExitUsage, clearSync)
+
+	clearExport := func(o *exportOptions) { o.Env = nil }
+	expectOptions(t, newExportCmd, "export", exportOptions{}, 0, clearExport)
+	expectOptions(t, newExportCmd, "export out/.beads", exportOptions{Dir: "out/.beads"}, 0, clearExport)
+	expectOptions(t, newExportCmd, "export a b", exportOptions{}, ExitUsage, clearExport)
+}
+
+func TestMergeDriverOptions(t *testing.T) {
+	clearEnv := func(o *mergeDriverOptions) { o.Env = nil }
+	expectOptions(t, newMergeDriverCmd, "merge-driver b o t", mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}, 0, clearEnv)
+	expectOptions(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
+		mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}, 0, clearEnv)
+	for _, argv := range []string{"merge-driver b o", "merge-driver b o t 7 p extra", "merge-driver b o t 0", "merge-driver b o t seven"} {
+		expectOptions(t, newMergeDriverCmd, argv, mergeDriverOptions{}, ExitUsage, clearEnv)
+	}
+}
+
+func TestResolveOptions(t *testing.T) {
+	clearEnv := func(o *resolveOptions) { o.Env = nil }
+	expectOptions(t, newResolveCmd, "resolve", resolveOptions{Files: []string{}}, 0, clearEnv)
+	expectOptions(t, newResolveCmd, "--json resolve -n --format st --checkpoint-interval 20 a.jsonl b.jsonl",
+		resolveOptions{Files: []string{"a.jsonl", "b.jsonl"}, Check: true, JSON: true, Format: "st", Interval: 20}, 0, clearEnv)
+	expectOptions(t, newResolveCmd, "resolve --octopus b1 b2 b3", resolveOptions{Files: []string{"b1", "b2", "b3"}, Octopus: true}, 0, clearEnv)
+	expectOptions(t, newResolveCmd, "resolve --octopus --check b1 b2", resolveOptions{}, ExitUsage, clearEnv)
+}
+
+func TestHookOptions(t *testing.T) {
+	var gotCommit []preCommitOptions
+	var gotPush []prePushOptions
+	build := func(env *Env, keep func(preCommitOptions) error) *cli.Command {
+		return newHookCmd(env, func(o preCommitOptions) error { gotCommit = append(gotCommit, o); return keep(o) },
+			func(o prePushOptions) error { o.Env = nil; gotPush = append(gotPush, o); return nil })
+	}
+	expectOptions(t, build, "hook pre-commit", preCommitOptions{}, 0, func(o *preCommitOptions) { o.Env = nil })
+	expectOptions(t, build, "--agent ann hook pre-merge-commit", preCommitOptions{G: globals{Droid: "ann"}}, 0, func(o *preCommitOptions) { o.Env = nil })
+	if len(gotCommit) != 2 {
+		t.Errorf("pre-commit and pre-merge-commit ran the commit check %d times, want 2", len(gotCommit))
+	}
+	if _, _, code := parseWith(t, build, "hook pre-push origin https://example.com/r.git"); code != 0 ||
+		!reflect.DeepEqual(gotPush, []prePushOptions{{Remote: "origin"}}) {
+		t.Errorf("pre-push: exit %d, options %+v; want the remote origin", code, gotPush)
+	}
+}
+
+func TestPipelineAndStOptions(t *testing.T) {
+	clearPipeline := func(o *pipelineOptions) { o.Env = nil }
+	expectOptions(t, newPipelineShowCmd, "show", pipelineOptions{Number: -1}, 0, clearPipeline)
+	expectOptions(t, newPipelineShowCmd, "show --dir x 12", pipelineOptions{Dir: "x", Number: 12}, 0, clearPipeline)
+	for _, argv := range []string{"show -3", "show twelve", "show 1 2"} {
+		expectOptions(t, newPipelineShowCmd, argv, pipelineOptions{}, ExitUsage, clearPipeline)
+	}
+	var shown, planned []stOptions
+	build := func(env *Env, keep func(stOptions) error) *cli.Command {
+		return newStCmd(env, func(o stOptions) error { o.Env = nil; shown = append(shown, o); return nil },
+			func(o stOptions) error { o.Env = nil; planned = append(planned, o); return nil })
+	}
+	for argv, code := range map[string]int{"st show --format json a.jsonl": 0, "--json st plan b.jsonl": 0, "st show": ExitUsage, "st plan a b": ExitUsage} {
+		if _, _, got := parseWith(t, build, argv); got != code {
+			t.Errorf("%s: exit %d, want %d", argv, got, code)
+		}
+	}
+	wantShown := []stOptions{{File: "a.jsonl", Format: "json"}}
+	wantPlanned := []stOptions{{Globals: globals{JSON: true}, File: "b.jsonl"}}
+	if !reflect.DeepEqual(shown, wantShown) || !reflect.DeepEqual(planned, wantPlanned) {
+		t.Errorf("st show got %+v, plan got %+v; want %+v and %+v", shown, planned, wantShown, wantPlanned)
+	}
+}

@@ -1,0 +1,70 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// openStore finds the store directory and opens it (app.Env.OpenStore).
+func (e *Env) openStore(g globals) (*store.Store, error) { return e.session(g).OpenStore() }
+
+// maxProblemsShown bounds the warnings a command prints about bad lines.
+const maxProblemsShown = 5
+
+// warnProblems tells a person about lines a command could not read. They
+// are never skipped in silence, but they do not stop the command: the rest
+// of the store is still good.
+func warnProblems(w io.Writer, problems []app.Problem) {
+	for i, p := range problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(w, "git-queen: warning: ... and %d more unreadable lines; run `git queen validate`\n", len(problems)-i)
+			return
+		}
+		fmt.Fprintf(w, "git-queen: warning: skipped %s\n", p)
+	}
+}
+
+// relTime says when t is relative to now, for tables: "in 1h12m".
+func relTime(now, t time.Time) string { return records.Relative(now, t) }
+
+// table writes aligned columns for people.
+type table struct {
+	tw *tabwriter.Writer
+}
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = strings.ReplaceAll(strings.ReplaceAll(c, "\t", " "), "\n", " ")
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// truncate shortens s to n characters for a table cell.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// parseSince reads --since (app.ParseSince).
+func parseSince(now time.Time, s string) (time.Time, error) { return app.ParseSince(now, s) }
+
+// parseDuration is the one duration syntax of every flag (app.ParseDuration).
+func parseDuration(s string) (time.Duration, error) { return app.ParseDuration(s) }

@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/format/pipeline"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+func pipelineCommand(env *Env) *cli.Command {
+	return &cli.Command{
+		Name:        "pipeline",
+		Usage:       "read jkz pipeline state (seed 001)",
+		Subcommands: []*cli.Command{newPipelineShowCmd(env, runPipelineShow)},
+	}
+}
+
+// newPipelineShowCmd builds `pipeline show`; like newReserveCmd, it hands
+// runF the options its argv gives.
+func newPipelineShowCmd(env *Env, runF func(pipelineOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print the normalised view of state/pipeline/<N>.json (every issue without N)",
+		ArgsUsage: "[N]",
+		Description: `Reads state/pipeline/<N>.json at the top of the repository (or under
+--dir) and coerces it as jkz's UI does: current_phase defaults to
+"unknown", an empty active_agent is null, issue_type defaults to "feature",
+pr_number is parseInt of the string or null, last_updated falls back to the
+top-level lastActivity, verdict is PASS when review_passed and qa_passed are
+both "true", FAIL when either is "false", else null; branch is always null.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Usage: "read DIR/state/pipeline/ (default: the top of the repository)"},
+		},
+		Action: func(c *cli.Context) error {
+			o := pipelineOptions{Env: env, Globals: readGlobals(c), Dir: c.String("dir"), Number: -1}
+			switch c.NArg() {
+			case 0:
+			case 1:
+				n, err := strconv.Atoi(c.Args().First())
+				if err != nil || n < 0 {
+					return &UsageError{Command: "pipeline show", Msg: fmt.Sprintf("%q is not an issue number", c.Args().First())}
+				}
+				o.Number = n
+			default:
+				return &UsageError{Command: "pipeline show", Msg: "name at most one issue number"}
+			}
+			return runF(o)
+		},
+	}
+}
+
+type pipelineOptions struct {
+	Env     *Env
+	Globals globals
+	Dir     string
+	// Number is the issue to show, -1 for all.
+	Number int
+}
+
+func runPipelineShow(o pipelineOptions) error {
+	dir := o.Dir
+	switch {
+	case dir == "":
+		dir = o.Env.Dir
+		repo, err := gitrepo.Discover(o.Env.Dir)
+		if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
+			return err
+		}
+		if repo != nil && repo.TopLevel != "" {
+			dir = repo.TopLevel
+		}
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(o.Env.Dir, dir)
+	}
+	var issues []pipeline.Issue
+	var errs []error
+	if o.Number >= 0 {
+		is, err := pipeline.Load(dir, o.Number)
+		if err != nil {
+			return fmt.Errorf("%w\nrun 'git queen validate %s' to see what is wrong with it", err, filepath.ToSlash(filepath.Join(pipeline.Dir, strconv.Itoa(o.Number)+".json")))
+		}
+		issues = []pipeline.Issue{is}
+	} else {
+		issues, errs = pipeline.LoadAll(dir)
+	}
+	for _, err := range errs {
+		fmt.Fprintf(o.Env.Stderr, "git-queen: skipped %v\n", err)
+	}
+	if o.Globals.JSON {
+		var err error
+		if o.Number >= 0 {
+			err = printJSON(o.Env.Stdout, issues[0])
+		} else {
+			if issues == nil {
+				issues = []pipeline.Issue{}
+			}
+			err = printJSON(o.Env.Stdout, issues)
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(o.Env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ISSUE\tPHASE\tAGENT\tTYPE\tPR\tVERDICT\tLAST UPDATED")
+		for _, is := range issues {
+			pr := "-"
+			if is.PRNumber != nil {
+				pr = "#" + strconv.FormatInt(*is.PRNumber, 10)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", is.Number, is.CurrentPhase, deref(is.ActiveAgent), is.IssueType, pr,
+				deref(is.Verdict), deref(is.LastUpdated))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(errs) > 0 {
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}

@@ -1,0 +1,106 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/urfave/cli/v2"
+)
+
+// newReservationsCmd builds `reservations` (alias reserved); runF
+// receives the options its flags fill (see newReserveCmd).
+func newReservationsCmd(env *Env, runF func(reservationsOptions) error) *cli.Command {
+	o := reservationsOptions{Env: env}
+	return &cli.Command{
+		Name:    "reservations",
+		Aliases: []string{"reserved"},
+		Usage:   "list active reservations: every worktree's, and every clone's that sync or fetch brought in",
+		Description: `KIND says exclusive or shared, and what --force did: "forced" for a grant
+made over other droids' reservations, "forced by ann" for a reservation ann
+renewed or released (EXPIRES: "released by ann") against its holder.
+--json gives each record as written (updated_by, forced) with active,
+forced_by and, with a remote, published.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released and expired ones"},
+			&cli.StringFlag{Name: "path", Destination: &o.Filter.Path, Usage: "only those that cover `PATH`"},
+			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
+			limitFlag(0),
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return &UsageError{Command: "reservations", Msg: "reservations takes no arguments; filter with --path, --droid or --all"}
+			}
+			o.G, o.Limit = readGlobals(c), c.Int("limit")
+			return runF(o)
+		},
+	}
+}
+
+type reservationsOptions struct {
+	Env    *Env
+	G      globals
+	Filter reservations.Filter
+	Limit  int // at most this many, the most recent; 0 for all
+}
+
+func runReservations(o reservationsOptions) error {
+	res, err := app.Reservations.Run(o.Env.session(o.G), app.ReservationsRequest{All: o.Filter.All, Path: o.Filter.Path, Droid: o.Filter.Droid, Limit: o.Limit})
+	if err != nil {
+		return err
+	}
+	if o.G.JSON {
+		res.More = 0 // --json lists what --limit keeps, as it always has
+		return printJSON(o.Env.Stdout, res)
+	}
+	warnProblems(o.Env.Stderr, res.Problems)
+	if len(res.Reservations) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "no reservations")
+		return nil
+	}
+	now := o.Env.Now()
+	t := newTable(o.Env.Stdout, "PATTERN", "DROID", "KIND", "EXPIRES", "ISSUE", "REASON", "ID")
+	for _, row := range res.Reservations {
+		l := row.Live
+		kind := kindWithForce(l.Reservation)
+		if row.Published != nil && !*row.Published {
+			kind += ", unpublished"
+		}
+		expires := relTime(now, l.Expiry())
+		reason := l.Reason
+		switch {
+		case l.Status == records.ReservationReleased && l.Withdrawn != "":
+			// Never granted where it counts: another clone's got there first.
+			expires, reason = "withdrawn", l.Withdrawn
+		case l.Status == records.ReservationReleased && l.ForcedBy() != "":
+			expires = "released by " + l.ForcedBy()
+		case l.Status == records.ReservationReleased:
+			expires = "released"
+		case !l.ActiveAt(now):
+			expires = "expired " + relTime(now, l.Expiry())
+		case !l.ActiveFor(res.Me, now):
+			expires = "ends here " + relTime(now, l.Expiry()) + "; renew it"
+		}
+		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(reason, 40), l.ID)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	moreLine(o.Env.Stdout, res.More)
+	return nil
+}
+
+// kindWithForce is a reservation's kind, and what --force did to it: a
+// grant made over others' reservations ("exclusive, forced"), or a change
+// another droid made ("exclusive, forced by ann").
+func kindWithForce(r records.Reservation) string {
+	kind := kindWord(r.Exclusive)
+	switch by := r.ForcedBy(); {
+	case by != "":
+		kind += ", forced by " + by
+	case r.Forced:
+		kind += ", forced"
+	}
+	return kind
+}

@@ -1,0 +1,158 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+const patternHelp = `Patterns are doublestar globs (*, **, ?, [a-z], {a,b}) relative to the top of
+the repository, wherever you run the command. A pattern ending in / means
+everything under it. A path without wildcards means what it names in HEAD,
+the index or the worktree: a file is that file alone (README.md conflicts
+with **/*.md, not with **/*.go); a directory or a submodule is stored as
+DIR/**, the path and everything beneath it; so is a path that does not exist
+yet (create a new file first to reserve only it). The command says what it
+stored.`
+
+// reserveCommands are the reservation commands, each running its real
+// run function.
+func reserveCommands(env *Env) []*cli.Command {
+	return []*cli.Command{
+		newReserveCmd(env, runReserve),
+		newReleaseCmd(env, runRelease),
+		newRenewCmd(env, runRelease),
+		newReservationsCmd(env, runReservations),
+		newCheckCmd(env, runCheck),
+	}
+}
+
+// newReserveCmd builds `reserve`: its flags fill an options value that
+// runF receives. Tests pass a runF that keeps the options, so argv ->
+// options is a table test without a repository (the seam gh's NewCmdX
+// constructors have).
+func newReserveCmd(env *Env, runF func(reserveOptions) error) *cli.Command {
+	o := reserveOptions{Env: env}
+	var ttl string
+	var shared, exclusive bool
+	return &cli.Command{
+		Name:      "reserve",
+		Usage:     "reserve the paths some patterns match, exclusively unless --shared (exit 5 on a conflict)",
+		ArgsUsage: "PATTERN...",
+		Description: `Reservations tell other droids, and git-queen's hooks, which paths you are
+working on. A reservation is exclusive unless you say --shared: nobody else
+may reserve the paths, and the hooks refuse other droids' commits, merges
+and pushes that touch them. An exclusive reservation conflicts with any other droid's
+active reservation that could match a common path; a shared one (--shared:
+"I am working here too", which the hook does not enforce) only with exclusive
+ones. An exclusive request with conflicts reserves nothing and exits 5,
+unless --force; a shared one is granted and lists the conflicts as warnings.
+Every worktree of the repository shares one store, so a reservation binds
+the others at once.
+
+With a remote configured (git queen init --remote NAME), an exclusive
+reservation holds across machines: reserve fetches the remote's ledger,
+checks against every clone's reservations, and reports the grant only once
+a compare-and-swap push has published it, so clones racing for overlapping
+patterns get one grant. When the remote cannot be reached it fails and
+grants nothing; --offline grants on this machine alone, and the next
+git queen sync publishes the grant or withdraws it (exit 5, naming who won).
+
+` + patternHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "how long it lasts: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
+			&cli.BoolFlag{Name: "shared", Destination: &shared, Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
+			&cli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Destination: &exclusive, Usage: "nobody else may reserve or commit these paths (the default)"},
+			&cli.StringFlag{Name: "reason", Destination: &o.Reason, Usage: "why, for whoever finds the conflict (`TEXT`)"},
+			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Issue, Usage: "the beads issue `ID` you work on"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "reserve despite conflicts"},
+			&cli.BoolFlag{Name: "notify", Destination: &o.Notify, Usage: "send each conflicting holder a message"},
+			&cli.BoolFlag{Name: "offline", Destination: &o.Offline, Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
+		},
+		Action: func(c *cli.Context) error {
+			if shared && exclusive {
+				return &UsageError{Command: "reserve", Msg: "--shared and --exclusive contradict each other; reservations are exclusive unless --shared"}
+			}
+			var err error
+			if o.TTL, err = parseTTL("reserve", ttl); err != nil {
+				return err
+			}
+			o.G, o.Patterns, o.Exclusive = readGlobals(c), c.Args().Slice(), !shared
+			return runF(o)
+		},
+	}
+}
+
+type reserveOptions struct {
+	Env                               *Env
+	G                                 globals
+	Patterns                          []string
+	TTL                               time.Duration
+	Exclusive, Force, Notify, Offline bool
+	Reason, Issue                     string
+}
+
+func runReserve(o reserveOptions) error {
+	res, err := app.Reserve.Run(o.Env.session(o.G), app.ReserveRequest{Patterns: o.Patterns, TTL: o.TTL.String(), Shared: !o.Exclusive,
+		Reason: o.Reason, Issue: o.Issue, Force: o.Force, Notify: o.Notify, Offline: o.Offline})
+	var conflict *reservations.ConflictError
+	if o.G.JSON {
+		if err == nil || errors.As(err, &conflict) {
+			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
+				return jerr
+			}
+		}
+		return err
+	}
+	if res != nil && res.Sync != nil {
+		printSyncNotes(o.Env, res.Sync)
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(o.Env.Stdout, n)
+	}
+	now := o.Env.Now()
+	for _, r := range res.Granted {
+		fmt.Fprintf(o.Env.Stdout, "reserved %s (%s, expires %s) %s\n", r.Pattern, kindWord(r.Exclusive), relTime(now, r.Expiry()), r.ID)
+	}
+	for _, c := range res.Conflicts {
+		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s overlaps %s held %s by %s%s (expires %s; %s)\n",
+			c.Requested, c.Held.Pattern, kindOf(c.Held), c.Held.Droid, forIssue(c.Held.IssueID), relTime(now, c.Held.Expiry()), c.Example())
+	}
+	for _, m := range res.Notified {
+		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
+	}
+	switch {
+	case res.Remote == "":
+	case res.Published:
+		fmt.Fprintf(o.Env.Stdout, "published to %s\n", res.Remote)
+	case o.Offline || !o.Exclusive:
+		fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s\n", res.Remote)
+	}
+	return nil
+}
+
+// parseTTL reads --ttl (app.ParseTTL).
+func parseTTL(verb, s string) (time.Duration, error) { return app.ParseTTL(verb, s) }
+
+func kindOf(r records.Reservation) string {
+	if r.Exclusive {
+		return "exclusively"
+	}
+	return "shared"
+}
+
+func forIssue(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " for " + id
+}

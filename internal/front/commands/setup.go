@@ -1,0 +1,368 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
+	"github.com/git-queen/git-queen/internal/team/setup"
+)
+
+// setupCommands set a repository up and check it, each running its real
+// run function.
+func setupCommands(env *Env) []*cli.Command {
+	return []*cli.Command{
+		newInitCmd(env, runInit),
+		newDoctorCmd(env, runDoctor),
+		newHooksCmd(env, runHooks),
+	}
+}
+
+// newInitCmd builds `init`; runF receives the options its flags fill (the
+// seam newReserveCmd describes).
+func newInitCmd(env *Env, runF func(initOptions) error) *cli.Command {
+	o := initOptions{Env: env}
+	return &cli.Command{
+		Name:  "init",
+		Usage: "set up this repository for git-queen (idempotent)",
+		Description: `Creates the live store in git's common directory (one for every worktree,
+untouched by checkout, stash, reset and merge), imports the logs an older
+setup kept in .beads/queen_*.jsonl into it, adds the merge=queen lines to
+.gitattributes, registers the merge driver in the repository's git config,
+installs the three hooks (pre-commit, pre-merge-commit, pre-push) where git
+looks for them, and with --droid stores this worktree's identity.
+
+A hook already there keeps running after git-queen's (renamed NAME.queen-
+chained), and still blocks; in a repository that keeps Git LFS objects the
+pre-push hook runs LFS's too. Where git runs hooks that git-queen does not
+write (husky's, lefthook's, the pre-commit framework's, or a hooks directory
+that is part of the repository's files), init changes nothing there: it
+sets up the rest, prints the line to add to each hook, and exits 1 until
+the hooks run git-queen (or --no-hooks).
+
+With --remote NAME the store is shared with every clone that uses that git
+remote: init sets queen.remote, adds the refspec that fetches the ledger
+(refs/queen/ledger) to remote.NAME.fetch, and syncs once; when that sync
+fails (the remote cannot be reached, refuses the ledger, or authentication
+fails), init exits 1 with everything else set up.
+
+Running it again changes nothing. Commit .gitattributes; every clone needs
+its own 'git queen init' (git config is not cloned).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "remote", Destination: &o.Options.Remote, Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
+			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the hooks (pre-commit, pre-merge-commit, pre-push)"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hooks even into a global or system core.hooksPath"},
+		},
+		Action: func(c *cli.Context) error {
+			o.G = readGlobals(c)
+			o.Options.Droid = o.G.Droid
+			return runF(o)
+		},
+	}
+}
+
+// newDoctorCmd builds `doctor`.
+func newDoctorCmd(env *Env, runF func(doctorOptions) error) *cli.Command {
+	o := doctorOptions{Env: env}
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check what git-queen needs of this repository; --fix repairs what init sets up",
+		Description: `One line per check: git-queen on PATH, the merge driver registered (and
+whether .gitattributes names it while the config lacks it, as in a fresh
+clone, where git silently falls back to a text merge), the .gitattributes
+and .gitignore lines, this worktree's identity, every log readable and
+valid, the lock, leftovers of interrupted rewrites, and torn writes set
+aside. Exits 1 when a check fails.
+
+One line for each hook (pre-commit, pre-merge-commit, pre-push): the hook
+git runs (following core.hooksPath), whose it is (git-queen's, husky's,
+lefthook's, the pre-commit framework's, or another), whether it runs
+git-queen's check and through what, what that guards, the hook it chains,
+and for pre-push in a repository that keeps Git LFS objects, what runs LFS's
+pre-push.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "repair what init would have set up"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath"},
+		},
+		Action: func(c *cli.Context) error {
+			o.G = readGlobals(c)
+			return runF(o)
+		},
+	}
+}
+
+// newHooksCmd builds `hooks install|uninstall|status`.
+func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
+	verb := func(name string, o *hooksOptions) cli.ActionFunc {
+		return func(c *cli.Context) error {
+			o.Env, o.G, o.Verb = env, readGlobals(c), name
+			return runF(*o)
+		}
+	}
+	var install, uninstall, status hooksOptions
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, uninstall or show git-queen's hooks (pre-commit, pre-merge-commit, pre-push)",
+		Description: `install puts the three hooks where git looks for them (git rev-parse
+--git-path hooks, which follows core.hooksPath); a hook already there is
+kept as NAME.queen-chained and runs after git-queen's. It does not write
+where git runs a hook manager's hooks or a hooks directory of the
+repository's files: it says what to add there instead, and exits 1.
+uninstall removes git-queen's hooks and puts back the ones they chained.
+status says, for each hook, what git runs, whose it is and whether it runs
+git-queen (as doctor does).`,
+		Subcommands: []*cli.Command{
+			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath"}},
+				Action: verb("install", &install)},
+			{Name: "uninstall", Usage: "remove git-queen's hooks and restore the ones they chained", Action: verb("uninstall", &uninstall)},
+			{Name: "status", Usage: "say, for each hook, what git runs and whether it runs git-queen", Action: verb("status", &status)},
+		},
+	}
+}
+
+// colour says whether output may use colour: a terminal, no NO_COLOR, and
+// never in JSON.
+func (e *Env) colour(g globals) bool {
+	return e.Terminal && e.Getenv("NO_COLOR") == "" && !g.JSON
+}
+
+var statusColour = map[setup.Status]string{setup.OK: "32", setup.Fixed: "32", setup.Warn: "33", setup.Fail: "31"}
+
+func printChecks(w io.Writer, checks []setup.Check, colour bool) {
+	for _, c := range checks {
+		status := fmt.Sprintf("%-5s", c.Status)
+		if colour {
+			// Our own colour codes, past the escaping of control characters.
+			fmt.Fprintf(rawWriter(w), "\x1b[%sm%s\x1b[0m", statusColour[c.Status], status)
+		} else {
+			fmt.Fprint(w, status)
+		}
+		fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Message)
+	}
+}
+
+type initOptions struct {
+	Env *Env
+	G   globals
+	setup.Options
+}
+
+func runInit(o initOptions) error {
+	if o.Droid != "" {
+		if err := records.ValidateDroid(o.Droid); err != nil {
+			return err // before anything is changed
+		}
+	}
+	if err := gitrepo.RefuseOption("remote", o.Remote); err != nil {
+		return &UsageError{Command: "init", Msg: err.Error()}
+	}
+	r, err := setup.NewRepo(o.Env.Dir)
+	if err != nil {
+		return err
+	}
+	changes, checks, err := r.Init(o.Options)
+	// Hooks that git runs but git-queen does not write: everything else is
+	// set up (and synced); init says what to add, and exits 1 at the end.
+	var elsewhere *setup.ElsewhereError
+	if errors.As(err, &elsewhere) {
+		err = nil
+	}
+	var synced *ledgersync.Result
+	var syncErr error
+	if err == nil && o.Remote != "" {
+		synced, syncErr = firstSync(o)
+	}
+	if o.G.JSON {
+		out := map[string]any{"changes": nonNil(changes), "checks": checks}
+		if synced != nil {
+			out["sync"] = synced
+		}
+		if syncErr != nil {
+			out["sync_error"] = syncErr.Error()
+		}
+		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
+			return jerr
+		}
+		if err == nil && syncErr != nil {
+			return firstSyncError(o.Remote, syncErr)
+		}
+		if err == nil && elsewhere != nil {
+			return elsewhere
+		}
+		return err
+	}
+	printChanges(o.Env.Stdout, changes)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
+	} else {
+		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
+	}
+	for _, ch := range changes {
+		if ch.Name == "migrate" {
+			fmt.Fprintln(o.Env.Stdout, "imported the older setup's .beads/queen_*.jsonl into the live store; git-queen no longer reads them: "+
+				"git rm --cached .beads/queen_*.jsonl and commit, or keep them for tools that read them (git queen export refreshes them)")
+		}
+	}
+	for _, c := range checks {
+		if (elsewhere != nil || o.NoHooks) && isHookName(c.Name) {
+			continue // the error says what to add; or the hooks were not asked for
+		}
+		if c.Status == setup.Fail || c.Status == setup.Warn {
+			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
+		}
+	}
+	if syncErr != nil {
+		return firstSyncError(o.Remote, syncErr)
+	}
+	if synced != nil {
+		printSync(o.Env, synced)
+	}
+	if elsewhere != nil {
+		return elsewhere
+	}
+	return nil
+}
+
+// isHookName says whether a check is one of the hooks'.
+func isHookName(name string) bool { return slices.Contains(hooks.Names, name) }
+
+// firstSyncError is init --remote's failure when the remote could not be
+// synced with: the setup stands, the sharing does not yet.
+func firstSyncError(remote string, err error) error {
+	return fmt.Errorf("set up, but the first sync with %s failed, so nothing is shared yet (run git queen sync once it works): %w", remote, err)
+}
+
+// firstSync brings the remote's records in (and sends this clone's) right
+// after init --remote.
+func firstSync(o initOptions) (*ledgersync.Result, error) {
+	s, err := o.Env.openStore(o.G)
+	if err != nil {
+		return nil, err
+	}
+	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Sync(o.Remote)
+}
+
+type doctorOptions struct {
+	Env        *Env
+	G          globals
+	Fix, Force bool
+}
+
+func runDoctor(o doctorOptions) error {
+	r, err := setup.NewRepo(o.Env.Dir)
+	if err != nil {
+		return err
+	}
+	timeout, err := o.Env.networkTimeout()
+	if err != nil {
+		return err
+	}
+	changes, checks, err := r.Doctor(setup.Options{Force: o.Force, Probe: true, Timeout: timeout}, o.Fix)
+	if o.G.JSON {
+		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": nonNil(changes), "checks": checks}); jerr != nil {
+			return jerr
+		}
+	} else {
+		printChecks(o.Env.Stdout, checks, o.Env.colour(o.G))
+	}
+	if err != nil {
+		return err
+	}
+	var failed []string
+	fixable := false
+	for _, c := range checks {
+		if c.Status == setup.Fail {
+			failed = append(failed, c.Name)
+			fixable = fixable || c.Fixable
+		}
+	}
+	if len(failed) > 0 {
+		if !o.G.JSON {
+			hint := "`git queen doctor --fix` repairs what init sets up"
+			if !fixable {
+				hint = "each line above says what to do"
+			}
+			fmt.Fprintf(o.Env.Stderr, "git-queen: %d check(s) failed: %s; %s\n", len(failed), strings.Join(failed, ", "), hint)
+		}
+		return &SilentError{Code: ExitFailure}
+	}
+	return nil
+}
+
+type hooksOptions struct {
+	Env   *Env
+	G     globals
+	Verb  string
+	Force bool
+}
+
+func runHooks(o hooksOptions) error {
+	r, err := setup.NewRepo(o.Env.Dir)
+	if err != nil {
+		return err
+	}
+	var did string
+	switch o.Verb {
+	case "install":
+		did, err = r.InstallHook(o.Force)
+	case "uninstall":
+		did, err = r.UninstallHook()
+	}
+	var elsewhere *setup.ElsewhereError
+	if err != nil && !errors.As(err, &elsewhere) {
+		return err
+	}
+	all, herr := r.Hooks()
+	if herr != nil {
+		return herr
+	}
+	if o.G.JSON {
+		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
+		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	switch {
+	case did != "":
+		fmt.Fprintln(o.Env.Stdout, did)
+	case o.Verb == "install" && err == nil:
+		fmt.Fprintln(o.Env.Stdout, "the hooks are installed already; nothing changed")
+	case o.Verb == "uninstall":
+		fmt.Fprintln(o.Env.Stdout, "none of git-queen's hooks is installed; nothing changed")
+	case o.Verb == "status":
+		for _, c := range r.HookChecks() {
+			fmt.Fprintf(o.Env.Stdout, "%-16s %-4s %s\n", c.Name, c.Status, c.Message)
+		}
+	}
+	return err
+}
+
+// printChanges says what init or doctor --fix changed: what the fix did
+// when it says (one line each), else what the check had found.
+func printChanges(w io.Writer, changes []setup.Change) {
+	for _, ch := range changes {
+		if ch.Did != "" {
+			fmt.Fprintln(w, ch.Did)
+			continue
+		}
+		fmt.Fprintf(w, "set up %s (was: %s)\n", ch.Name, ch.Was)
+	}
+}

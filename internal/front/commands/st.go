@@ -1,0 +1,137 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/format/st"
+)
+
+func stCommand(env *Env) *cli.Command { return newStCmd(env, runStShow, runStPlan) }
+
+// newStCmd builds `st` and its subcommands; like newReserveCmd, each hands
+// its run function the options its argv gives.
+func newStCmd(env *Env, show, plan func(stOptions) error) *cli.Command {
+	return &cli.Command{
+		Name:  "st",
+		Usage: "read an st v3 plan stream (seed 000)",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "show",
+				Usage:     "print the plan's items in stream order, with dep_state and waiting_on",
+				ArgsUsage: "FILE",
+				Description: `Replays the stream and prints each item with two derived fields:
+dep_state (ready, waiting_on_deps, blocked_manual or n/a) and waiting_on
+(the unresolved dependency ids). dep_state is decided in this order:
+n/a for a completed or canceled item; blocked_manual for status blocked;
+waiting_on_deps when a dependency edge of type blocks names an item that is
+neither completed nor canceled (or no item at all); ready otherwise. Edges
+of other types never make an item wait. FILE may be - for standard input.`,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Value: "text", Usage: "print as `text` or json (--json is the same as --format json)"},
+				},
+				Action: func(c *cli.Context) error {
+					o := stOptions{Env: env, Globals: readGlobals(c), Format: c.String("format")}
+					if c.NArg() != 1 {
+						return &UsageError{Command: "st show", Msg: "name one st stream file"}
+					}
+					o.File = c.Args().First()
+					return show(o)
+				},
+			},
+			{
+				Name:      "plan",
+				Usage:     "print the update_plan tool's arguments for the plan",
+				ArgsUsage: "FILE",
+				Description: `Prints {"plan":[{"step":...,"status":...}]} in 'st show' order, with
+seed 000's mapping: in_progress, completed and pending stay; blocked,
+deferred and canceled become pending; an item waiting on dependencies is
+never in_progress (it becomes pending). A step with no text is named by its
+id.`,
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return &UsageError{Command: "st plan", Msg: "name one st stream file"}
+					}
+					return plan(stOptions{Env: env, Globals: readGlobals(c), File: c.Args().First()})
+				},
+			},
+		},
+	}
+}
+
+type stOptions struct {
+	Env     *Env
+	Globals globals
+	File    string
+	Format  string
+}
+
+// loadView reads and replays a stream. Lines that are not records and
+// events that cannot apply are reported on stderr, not fatal: the view of
+// everything else is still worth having.
+func loadView(o stOptions) ([]st.ViewItem, error) {
+	var data []byte
+	var err error
+	if o.File == "-" {
+		data, err = io.ReadAll(o.Env.Stdin)
+	} else {
+		p := o.File
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(o.Env.Dir, p)
+		}
+		data, err = os.ReadFile(p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the stream: %w", err)
+	}
+	recs, errs := st.Parse(data)
+	state, applyErrs := st.Replay(recs)
+	for _, e := range append(errs, applyErrs...) {
+		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: skipped %v\n", o.File, e)
+	}
+	if len(errs)+len(applyErrs) > 0 {
+		fmt.Fprintf(o.Env.Stderr, "git-queen: run 'git queen validate %s' for every problem of the stream\n", o.File)
+	}
+	if len(recs) == 0 && len(errs) > 0 {
+		return nil, fmt.Errorf("%s has no st v3 record", o.File)
+	}
+	return st.Show(state), nil
+}
+
+func runStShow(o stOptions) error {
+	if o.Format != "text" && o.Format != "json" {
+		return &UsageError{Command: "st show", Msg: fmt.Sprintf("--format is %q; use text or json", o.Format)}
+	}
+	view, err := loadView(o)
+	if err != nil {
+		return err
+	}
+	if o.Globals.JSON || o.Format == "json" {
+		return printJSON(o.Env.Stdout, view)
+	}
+	tw := tabwriter.NewWriter(o.Env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tDEP_STATE\tWAITING_ON\tSTEP")
+	for _, v := range view {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.ID, v.Status, v.DepState, dash(strings.Join(v.WaitingOn, ",")), v.Step)
+	}
+	return tw.Flush()
+}
+
+func runStPlan(o stOptions) error {
+	view, err := loadView(o)
+	if err != nil {
+		return err
+	}
+	b, err := st.MarshalPlan(st.ToPlan(view))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(o.Env.Stdout, "%s\n", b)
+	return err
+}

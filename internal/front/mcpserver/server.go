@@ -1,0 +1,232 @@
+// Package mcpserver serves git-queen's commands as Model Context Protocol
+// tools, so that an agent runtime offers them to its agents (git queen mcp,
+// the git-queen-mcp program). Each tool calls the use case of internal/app
+// that the command of its name calls, with the same request, and returns
+// the result --json prints; exit codes and error kinds come from the one
+// mapping of internal/front/commands.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/front/commands"
+)
+
+// Main runs the server on standard input and output as the program
+// git-queen-mcp and returns its exit code.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("git-queen-mcp", flag.ContinueOnError)
+	droid := fs.String("droid", "", "act as droid `NAME` (default: $QUEEN_DROID, then git config queen.droid)")
+	beadsDir := fs.String("beads-dir", "", "use the plain directory store `DIR` (default: $BEADS_DIR)")
+	progress := fs.Duration("progress-interval", DefaultProgressInterval,
+		"while a call runs, send a progress notification this often (`DUR`), when the client asks for them; "+
+			"below the client's request timeout, for a client that resets it on progress")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: git-queen-mcp [--droid NAME] [--beads-dir DIR] [--progress-interval DUR]\n\n"+
+			"The MCP server of git queen mcp (see git queen mcp --help), on standard input and output.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			return commands.ExitOK
+		}
+		return commands.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "git-queen-mcp: takes no arguments")
+		return commands.ExitUsage
+	}
+	if *progress < minProgressInterval {
+		fmt.Fprintf(os.Stderr, "git-queen-mcp: --progress-interval %s: give a duration of at least %s, such as 10s\n", *progress, minProgressInterval)
+		return commands.ExitUsage
+	}
+	env := commands.OSEnv()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress})
+	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
+	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
+		return commands.ExitFailure
+	}
+	return commands.ExitOK
+}
+
+// runner runs the tools' use cases, in-process, as the server's droid.
+type runner struct {
+	env      *commands.Env
+	droid    string
+	beadsDir string
+	// progressInterval is how often a running call reports progress
+	// (DefaultProgressInterval when zero).
+	progressInterval time.Duration
+}
+
+// appEnv is the environment of one call: the server's directory, clock
+// and droid, and ctx, which ends a call that waits. Warnings for a person
+// are dropped: the result says what the agent needs.
+func (r *runner) appEnv(ctx context.Context) *app.Env {
+	return &app.Env{Dir: r.env.Dir, Getenv: r.env.Getenv, Now: r.env.Now, Warn: io.Discard, Ctx: ctx,
+		Droid: r.droid, BeadsDir: r.beadsDir}
+}
+
+// checkDroid refuses a droid name no write would accept, as the command
+// line refuses it in --droid: every call fails with a usage error that
+// says why, and the server goes on.
+func (r *runner) checkDroid() error {
+	if r.droid == "" {
+		return nil
+	}
+	if err := records.ValidateDroid(r.droid); err != nil {
+		return &app.UsageError{Msg: "--droid: " + err.Error()}
+	}
+	return nil
+}
+
+// errorJSON is the error object of a failed tool call, as `--json` prints
+// it on stderr.
+type errorJSON = commands.ErrorJSON
+
+// outcome turns a use case's outcome into a tool result: the result as
+// structured content, or a tool error carrying the exit code's meaning
+// (and the result, when it says what the failure ran into: check's
+// holders, a reservation's conflicts, validate's problems). command names
+// the command a usage error's help is under.
+func outcome(command string, res any, err error) *mcp.CallToolResult {
+	data := encode(res)
+	if err == nil {
+		if data == nil {
+			data = json.RawMessage("{}")
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}, StructuredContent: data}
+	}
+	e := commands.ErrorOf(err)
+	if e.Kind == commands.ErrorKind(commands.ExitUsage) && e.Command == "" {
+		e.Command = command
+	}
+	var failed *app.FailedError
+	if e.Code != commands.ExitConflict && !errors.As(err, &failed) {
+		data = nil
+	}
+	return toolError(e, data)
+}
+
+// encode is res as --json prints it (without the final newline), nil for
+// no result.
+func encode(res any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return json.RawMessage(fmt.Sprintf(`{"unencodable": %q}`, err.Error()))
+	}
+	if out := bytes.TrimSpace(b.Bytes()); !bytes.Equal(out, []byte("null")) {
+		return out
+	}
+	return nil
+}
+
+// toolError is the result of a failed call: structured content
+// {"error": e, "result": result} (result only when the command printed
+// one), and text content that says the same to a client that shows only
+// text: the message, then the structured content as JSON.
+func toolError(e errorJSON, result json.RawMessage) *mcp.CallToolResult {
+	structured := map[string]any{"error": e}
+	if result != nil {
+		structured["result"] = result
+	}
+	text := e.Message
+	if data, err := json.Marshal(structured); err == nil {
+		text += "\n\n" + string(data)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+}
+
+// toolSpec is a tool: its name and description, the use case it calls
+// (and that use case's command), the defaults it sets in a request, and
+// what it reports while it runs.
+type toolSpec[In, Out any] struct {
+	name, description, command string
+	run                        func(*app.Env, In) (Out, error)
+	// prepare, when set, gives a request the tool's defaults (a listing's
+	// limit, wait's timeout).
+	prepare func(*In)
+	// progress, when set, is what a running call reports; every call
+	// reports its elapsed time at the interval otherwise.
+	progress func(In) progressPlan
+}
+
+// useCase is the tool name that calls u.
+func useCase[In, Out any](name, description string, u app.UseCase[In, Out]) toolSpec[In, Out] {
+	return toolSpec[In, Out]{name: name, description: description, command: u.Name, run: u.Run}
+}
+
+// addTool registers the tool spec describes, with the input schema of In,
+// its annotations (toolHints) and its progress reports. It validates the
+// arguments itself against the schema it publishes (decode), so that
+// every failure has one shape. A panic in it is a failed call, not the
+// end of the server: the SDK recovers none, and one agent's input must
+// not take the tools away from the others.
+func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
+	input := inputSchema[In](spec.name)
+	tool := &mcp.Tool{Name: spec.name, Description: spec.description, InputSchema: input.schema}
+	if h, ok := toolHints[spec.name]; ok {
+		tool.Annotations = h.annotations()
+	}
+	s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
+		defer func() {
+			if p := recover(); p != nil {
+				res = internalError(spec.name, p)
+			}
+		}()
+		in, err := decode[In](input, req.Params.Arguments)
+		if err != nil {
+			return toolError(errorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
+				Message: err.Error(), Command: spec.name}, nil), nil
+		}
+		if spec.prepare != nil {
+			spec.prepare(&in)
+		}
+		plan := progressPlan{what: spec.name + " is running"}
+		if spec.progress != nil {
+			plan = spec.progress(in)
+		}
+		interval := r.progressInterval
+		if interval == 0 {
+			interval = DefaultProgressInterval
+		}
+		stop := reportProgress(ctx, req, interval, plan)
+		defer stop()
+		if err := r.checkDroid(); err != nil {
+			return outcome(spec.command, nil, err), nil
+		}
+		out, err := spec.run(r.appEnv(ctx), in)
+		return outcome(spec.command, out, err), nil
+	})
+}
+
+// internalError is the result of a tool that panicked: a failure error
+// saying so, with the panic's stack on the server's stderr for whoever
+// reports the bug.
+func internalError(tool string, p any) *mcp.CallToolResult {
+	fmt.Fprintf(os.Stderr, "git-queen-mcp: the tool %s panicked: %v\n%s", tool, p, debug.Stack())
+	return toolError(errorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
+		Message: fmt.Sprintf("internal error in the tool %s (a bug in git-queen; the server's stderr has the details): %v", tool, p)}, nil)
+}

@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/front/commands"
+)
+
+// A tool that panics is a failed call, and a tool that fails is a tool
+// error: the SDK's client, connected to the real server, goes on calling
+// tools after both.
+func TestToolPanicAndErrorDoNotEndTheServer(t *testing.T) {
+	env := commands.OSEnv()
+	env.Dir = t.TempDir()
+	s := New(env, "ann", "")
+	addTool(s, &runner{env: env}, toolSpec[struct{}, struct{}]{name: "boom", description: "panics",
+		run: func(*app.Env, struct{}) (struct{}, error) { panic("boom") }})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, serverSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, clientSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	for range 2 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{}})
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "internal error in the tool boom") {
+			t.Fatalf("the panicking tool: %v %+v", err, res)
+		}
+		if e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any); e["kind"] != "failure" || e["code"] != 1.0 {
+			t.Errorf("the panic's error: %+v", res.StructuredContent)
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"id": "qm-none"}})
+		if err != nil || !res.IsError {
+			t.Fatalf("a failing tool: %v %+v", err, res)
+		}
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("the session after a panic and a failure: %v", err)
+	}
+}

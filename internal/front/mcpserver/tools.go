@@ -1,0 +1,133 @@
+package mcpserver
+
+import (
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/front/commands"
+)
+
+// The MCP tools: each is a use case of internal/app, called with the
+// request type the command line fills from its flags. A request's fields
+// and their jsonschema descriptions are the tool's input schema (fields
+// the command line alone sets are left out of it), and its result is the
+// tool's structured content.
+
+// New is the server with every tool, acting as droid ("" when none is
+// set: writes then fail with the CLI's "no droid identity" error), on the
+// plain directory store beadsDir when it is set.
+func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
+	return newServer(&runner{env: env, droid: droid, beadsDir: beadsDir})
+}
+
+// newServer is the server with every tool, run by r.
+func newServer(r *runner) *mcp.Server {
+	droid := r.droid
+	s := mcp.NewServer(&mcp.Implementation{Name: "git-queen", Version: commands.Version()}, &mcp.ServerOptions{
+		Instructions: "git-queen coordinates droids (coding agents) sharing a git repository. Reserve the paths you " +
+			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
+			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +
+			"read, reply, thread, and wait to block until an answer arrives. Issues: claim, assign, unassign, " +
+			"assignments. You act as droid " + droidOrNone(droid) + ".",
+	})
+	addTool(s, r, useCase("reserve", "Reserve paths before editing them, so other droids and their commits keep off. Exclusive unless shared=true. A conflict error (code 5) names who holds what and until when.",
+		app.Reserve))
+	addTool(s, r, useCase("release", "Release your reservations: the patterns given (and any they cover), or all=true. "+
+		"Another droid's only with holder and force=true: it is marked forced, shown in reservations and conflicts, and the holder is told.",
+		app.Release))
+	addTool(s, r, useCase("renew", "Extend your reservations before they expire: the patterns given, or all=true. "+
+		"Another droid's only with holder and force=true (marked forced; the holder is told).",
+		app.Renew))
+	addTool(s, r, useCase("check", "Check paths before editing them: free, or held exclusively by another droid (a conflict error whose result says who holds each path and until when).",
+		app.Check))
+	reservations := useCase("reservations", "List active reservations of every droid, worktree and synced clone: the 50 most recent unless given a limit (more says how many were left out).",
+		app.Reservations)
+	reservations.prepare = func(in *app.ReservationsRequest) { in.Limit = listLimit(in.Limit) }
+	addTool(s, r, reservations)
+	addTool(s, r, useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true.",
+		app.Send))
+	inbox := useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit (more says how many older ones were left out).",
+		app.Inbox)
+	inbox.prepare = func(in *app.InboxRequest) { in.Limit = listLimit(in.Limit) }
+	addTool(s, r, inbox)
+	addTool(s, r, useCase("read", "Show a message and mark it read if it was sent to you.", app.Read))
+	addTool(s, r, useCase("reply", "Answer a message, in its thread.", app.Reply))
+	thread := useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit (more says how many older ones were left out).",
+		app.Thread)
+	thread.prepare = func(in *app.ThreadRequest) { in.Limit = listLimit(in.Limit) }
+	addTool(s, r, thread)
+	wait := useCase("wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. "+
+		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; "+
+		"while it waits it sends progress notifications when the call asks for them, so a longer timeout suits a client that resets its timeout on progress.",
+		app.Wait)
+	wait.prepare = func(in *app.WaitRequest) { in.Timeout = waitTimeout(*in) }
+	wait.progress = waitProgress
+	addTool(s, r, wait)
+	addTool(s, r, useCase("assign", "Assign a beads issue to a droid. An issue has one active assignment across every clone: with a remote configured, the assignment is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id); force=true reassigns it, and they are told.",
+		app.Assign))
+	addTool(s, r, useCase("claim", "Assign a beads issue to yourself before working on it. An issue has one active assignment across every clone: with a remote configured, the claim is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id): pick another issue, or ask them; force=true takes it over, and they are told.",
+		app.Claim))
+	addTool(s, r, useCase("unassign", "End an assignment: released, or completed with done=true.", app.Unassign))
+	assignments := useCase("assignments", "List active assignments (all=true: ended ones too): the 50 most recent unless given a limit (more says how many were left out).",
+		app.Assignments)
+	assignments.prepare = func(in *app.AssignmentsRequest) { in.Limit = listLimit(in.Limit) }
+	addTool(s, r, assignments)
+	addTool(s, r, useCase("sync", "Exchange the store with the remote: publish your records, bring in other clones'.", app.Sync))
+	addTool(s, r, useCase("validate", "Validate files of every seed format (QueenBee stores, beads issues, st plans, VerMAS, autopilot).",
+		app.Validate))
+	return s
+}
+
+func droidOrNone(droid string) string {
+	if droid == "" {
+		return "(none set: writes will fail until the server is started with --droid or QUEEN_DROID)"
+	}
+	return droid
+}
+
+// defaultListLimit and maxListLimit bound what a listing tool returns, so
+// that a call costs what it returns: an inbox of a million messages
+// answers 50 of them, and says how many more there are.
+const (
+	defaultListLimit = 50
+	maxListLimit     = 1000
+)
+
+// listLimit is the limit a listing tool applies: the one given, within
+// maxListLimit, else defaultListLimit.
+func listLimit(given int) int {
+	switch {
+	case given <= 0:
+		return defaultListLimit
+	case given > maxListLimit:
+		return maxListLimit
+	}
+	return given
+}
+
+// defaultWait is how long wait waits when the call gives no timeout: below
+// the 60 s after which the MCP SDKs' clients give up on a request by
+// default, so that the agent gets wait's own answer (nothing arrived: wait
+// again) rather than a transport error.
+const defaultWait = "50s"
+
+// waitTimeout is the timeout of a wait call: the one given, else
+// defaultWait.
+func waitTimeout(in app.WaitRequest) string {
+	if in.Timeout == "" {
+		return defaultWait
+	}
+	return in.Timeout
+}
+
+// waitProgress is what wait reports: that it is waiting, from the start,
+// and for how long at most.
+func waitProgress(in app.WaitRequest) progressPlan {
+	plan := progressPlan{atStart: true, what: "waiting for a message"}
+	if d, err := time.ParseDuration(waitTimeout(in)); err == nil && d > 0 {
+		plan.total = d.Seconds()
+	}
+	return plan
+}

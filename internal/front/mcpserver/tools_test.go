@@ -1,0 +1,269 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/front/commands"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// connect serves s in memory and connects the SDK's client to it.
+func connect(t *testing.T, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, serverSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, clientSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Every tool the server lists has an input schema of plain types (one type
+// name per schema, never "null", which clients that fill arguments from
+// the schema cannot use), and annotations with every hint given.
+func TestPublishedToolsArePlain(t *testing.T) {
+	env := commands.OSEnv()
+	env.Dir = t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tools, err := connect(t, ctx, New(env, "ann", ""), nil).ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != len(toolHints) {
+		t.Errorf("%d tools listed, %d with hints: each tool needs its hints in toolHints", len(tools.Tools), len(toolHints))
+	}
+	for _, tool := range tools.Tools {
+		schema, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s any
+		if err := json.Unmarshal(schema, &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range typeProblems(s, "") {
+			t.Errorf("tool %s: %s in %s", tool.Name, problem, schema)
+		}
+		if strings.Contains(string(schema), `"null"`) {
+			t.Errorf("tool %s: null in its schema %s", tool.Name, schema)
+		}
+		a := tool.Annotations
+		if a == nil || a.Title == "" || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("tool %s: annotations %+v: give a title and every hint", tool.Name, a)
+			continue
+		}
+		if a.ReadOnlyHint && *a.DestructiveHint {
+			t.Errorf("tool %s: read-only and destructive", tool.Name)
+		}
+		if *a.OpenWorldHint != (tool.Name == "sync" || tool.Name == "reserve") {
+			t.Errorf("tool %s: openWorldHint %v; only sync and reserve (with a remote) reach the network", tool.Name, *a.OpenWorldHint)
+		}
+	}
+}
+
+// typeProblems lists every "type" member under v that is not one plain
+// type name.
+func typeProblems(v any, path string) []string {
+	var problems []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "type" {
+				if name, ok := x.(string); !ok || name == "null" || name == "" {
+					problems = append(problems, path+"/type is "+mustMarshal(x))
+				}
+			}
+			// "properties" maps names to schemas: a property named "type"
+			// is not a type.
+			if k == "properties" {
+				if props, ok := x.(map[string]any); ok {
+					for name, p := range props {
+						problems = append(problems, typeProblems(p, path+"/properties/"+name)...)
+					}
+					continue
+				}
+			}
+			problems = append(problems, typeProblems(x, path+"/"+k)...)
+		}
+	case []any:
+		for _, x := range v {
+			problems = append(problems, typeProblems(x, path+"[]")...)
+		}
+	}
+	return problems
+}
+
+func mustMarshal(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// The default wait ends before the 60 s after which the MCP SDKs' clients
+// give up on a request, so the agent gets wait's answer, not a timeout.
+func TestDefaultWaitIsBelowTheClientsTimeout(t *testing.T) {
+	d, err := time.ParseDuration(waitTimeout(app.WaitRequest{}))
+	if err != nil || d <= 0 || d >= 60*time.Second {
+		t.Fatalf("the default wait is %q (%v); keep it below 60s", waitTimeout(app.WaitRequest{}), err)
+	}
+	if plan := waitProgress(app.WaitRequest{}); !plan.atStart || plan.total != d.Seconds() {
+		t.Errorf("wait's progress plan %+v", plan)
+	}
+}
+
+// wait, called with a progress token, reports progress from its start
+// and at every interval while it waits, each notification later than the
+// one before, and then returns the message that arrives.
+func TestWaitReportsProgressWhileItWaits(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	env := commands.OSEnv()
+	env.Dir = repo
+	queen := func(args ...string) {
+		t.Helper()
+		var out bytes.Buffer
+		if code := commands.Run(env.WithIO(context.Background(), strings.NewReader(""), &out, &out), append([]string{"git-queen"}, args...)); code != 0 {
+			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	queen("init", "--droid", "ann")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	progress := make(chan *mcp.ProgressNotificationParams, 1000)
+	cs := connect(t, ctx, newServer(&runner{env: env, droid: "ann", progressInterval: 10 * time.Millisecond}),
+		&mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			progress <- req.Params
+		}})
+
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{"from": "bob", "timeout": "10m"}}
+		params.SetProgressToken("wait-1")
+		res, err := cs.CallTool(ctx, params)
+		done <- answer{res, err}
+	}()
+	last := -1.0
+	for i := range 3 {
+		select {
+		case p := <-progress:
+			if p.ProgressToken != "wait-1" || p.Progress <= last || p.Total != 600 || !strings.Contains(p.Message, "waiting for a message") {
+				t.Fatalf("progress notification %d: %+v (after %v)", i, p, last)
+			}
+			last = p.Progress
+		case a := <-done:
+			t.Fatalf("wait returned before it reported progress: %v %+v", a.err, a.res)
+		case <-ctx.Done():
+			t.Fatal("no progress notification in 60s")
+		}
+	}
+	queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--subject", "done waiting?", "--body", "yes")
+	select {
+	case a := <-done:
+		if a.err != nil || a.res.IsError || !strings.Contains(mustMarshal(a.res.StructuredContent), `"subject":"done waiting?"`) {
+			t.Fatalf("wait: %v %s", a.err, mustMarshal(a.res))
+		}
+	case <-ctx.Done():
+		t.Fatal("wait did not return the message in 60s")
+	}
+}
+
+// The listing tools answer what they return: 50 rows unless the call
+// gives a limit, and how many more there are, however large the store.
+func TestListingToolsAreLimited(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	env := commands.OSEnv()
+	env.Dir = repo
+	queen := func(args ...string) {
+		t.Helper()
+		var out bytes.Buffer
+		if code := commands.Run(env.WithIO(context.Background(), strings.NewReader(""), &out, &out), append([]string{"git-queen"}, args...)); code != 0 {
+			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	queen("init", "--droid", "ann")
+	const total = 60
+	var patterns []string
+	for i := range total {
+		queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--issue", "bd-1", "--subject", fmt.Sprintf("message %d", i))
+		patterns = append(patterns, fmt.Sprintf("dir%d/**", i))
+	}
+	queen(append([]string{"--droid", "bob", "reserve"}, patterns...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := connect(t, ctx, New(env, "ann", ""), nil)
+	for _, c := range []struct {
+		tool, rows string
+		args       map[string]any
+		want, more int
+	}{
+		{"inbox", "messages", map[string]any{}, defaultListLimit, total - defaultListLimit},
+		{"inbox", "messages", map[string]any{"limit": 7}, 7, total - 7},
+		{"inbox", "messages", map[string]any{"limit": 100}, total, 0},
+		{"thread", "thread", map[string]any{"id": "bd-1"}, defaultListLimit, total - defaultListLimit},
+		{"thread", "thread", map[string]any{"id": "bd-1", "limit": 1000}, total, 0},
+		{"reservations", "reservations", map[string]any{}, defaultListLimit, total - defaultListLimit},
+		{"reservations", "reservations", map[string]any{"limit": 3}, 3, total - 3},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %s", c.tool, c.args, err, mustMarshal(res))
+		}
+		var out map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(mustMarshal(res.StructuredContent)), &out); err != nil {
+			t.Fatal(err)
+		}
+		var rows []any
+		var more int
+		_ = json.Unmarshal(out[c.rows], &rows)
+		_ = json.Unmarshal(out["more"], &more)
+		if len(rows) != c.want || more != c.more {
+			t.Errorf("%s %v: %d %s and more=%d; want %d and more=%d", c.tool, c.args, len(rows), c.rows, more, c.want, c.more)
+		}
+	}
+}
+
+func TestListLimit(t *testing.T) {
+	for given, want := range map[int]int{0: defaultListLimit, -1: defaultListLimit, 1: 1, 50: 50, maxListLimit: maxListLimit, maxListLimit + 1: maxListLimit, 1 << 40: maxListLimit} {
+		if got := listLimit(given); got != want {
+			t.Errorf("listLimit(%d) = %d, want %d", given, got, want)
+		}
+	}
+}
+
+// A server started as a droid whose name no write accepts answers every
+// call with the usage error --droid gives on the command line.
+func TestAnInvalidDroidIsAUsageError(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := connect(t, ctx, New(env, strings.Repeat("x", 101), ""), nil)
+	for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
+			t.Errorf("%s as an invalid droid: %v %s", tool, err, mustMarshal(res))
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/front/commands"
+)
+
+// The server on lineTransport answers each bad line, drops the rest of a
+// line past MaxFrame while it arrives, serves the lines after them, and
+// ends cleanly at the end of its input (run with -race in CI, which the
+// end-to-end tests are not).
+func TestLineTransport(t *testing.T) {
+	env := commands.OSEnv()
+	env.Dir = t.TempDir()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- New(env, "ann", "").Run(ctx, &lineTransport{in: inR, out: outW}) }()
+	replies := bufio.NewReader(outR)
+	next := func() (r struct {
+		ID    json.RawMessage
+		Error *refusalError
+	}) {
+		t.Helper()
+		line, err := replies.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("reading a reply: %v", err)
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("reply %q: %v", line, err)
+		}
+		return r
+	}
+	write := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	if r := next(); string(r.ID) != "1" || r.Error != nil {
+		t.Fatalf("initialize: %+v", r)
+	}
+	write("[1,2,3]\n\n{\"id\":2,\"method\":\"ping\"}\r\n\x00\n")
+	for _, want := range []struct {
+		id   string
+		code int
+	}{{"null", -32600}, {"2", -32600}, {"null", -32700}} {
+		if r := next(); string(r.ID) != want.id || r.Error == nil || r.Error.Code != want.code {
+			t.Fatalf("want error %d for id %s, got %s %+v", want.code, want.id, r.ID, r.Error)
+		}
+	}
+	write(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"`)
+	chunk := strings.Repeat("x", 64<<10)
+	for range MaxFrame/len(chunk) + 1 {
+		write(chunk)
+	}
+	if r := next(); string(r.ID) != "null" || r.Error == nil || r.Error.Code != -32600 {
+		t.Fatalf("the long line: %s %+v", r.ID, r.Error)
+	}
+	for range 8 {
+		write(chunk)
+	}
+	write("\"}}\n" + `{"jsonrpc":"2.0","id":4,"method":"ping"}` + "\n")
+	if r := next(); string(r.ID) != "4" || r.Error != nil {
+		t.Fatalf("the ping after the long line: %s %+v", r.ID, r.Error)
+	}
+	inW.Close()
+	if err := <-done; err != nil && err != io.EOF {
+		t.Errorf("the server ended with %v", err)
+	}
+}

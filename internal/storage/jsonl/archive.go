@@ -1,0 +1,250 @@
+package jsonl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/mapfile"
+)
+
+// Archive streams in four passes, none of which holds the log: the first
+// finds each record's current version (compaction's plan, which also
+// notes each line's id hash, 16 bytes a line, so that no later pass parses
+// a line for its id), the second judges each current version by old, the
+// third appends the moving records' lines to the archive (skipping lines
+// it already holds, by 128-bit line hashes) and notes the rest, and the
+// fourth writes the rest of the log anew. The archive is synced before
+// the log is replaced, so a crash between the two leaves records in both
+// files, never in neither.
+
+func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
+	var stats RewriteStats
+	f, err := l.openForRewrite()
+	if err != nil || f == nil {
+		return stats, marks, err
+	}
+	defer f.Close()
+	plan, err := l.planCompact(f, true)
+	if err != nil {
+		return stats, nil, err
+	}
+	// The plan's table is garbage now, and the collector's next goal
+	// twice the heap it made: collect it, or the copies of the moving
+	// lines pile up to that goal before anything is freed.
+	runtime.GC()
+	stats.LinesBefore, stats.Kept = plan.lines, plan.problems
+	moving, err := l.judgeCurrent(f, plan, old)
+	if err != nil {
+		return stats, nil, err
+	}
+	if len(moving) == 0 {
+		stats.LinesAfter = stats.LinesBefore
+		return stats, marks, nil
+	}
+	keep, err := l.appendMoving(f, plan, moving, &stats)
+	if err != nil {
+		return stats, nil, err
+	}
+	var movedMarks []int64
+	err = writeFileFrom(l.Path, true, func(w *os.File) error {
+		var err error
+		movedMarks, err = writeKept(f, &compactPlan{keep: keep}, marks, w)
+		return err
+	})
+	return stats, movedMarks, err
+}
+
+// judgeCurrent returns the id hashes of the records whose current
+// version old judges: each is a kept line that is a record (the others
+// kept are lines that are not). old is given the version's Raw and Line
+// (not its ID: the plan knows the record by its hash). The plan's blocks
+// are judged on every core, so old must be safe to call from several
+// goroutines at once.
+func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, old func(Record) bool) (map[idHash]bool, error) {
+	spans := make(chan lineSpan)
+	found := make(chan []idHash)
+	errs := make(chan error, 1)
+	workers := runtime.GOMAXPROCS(0)
+	for range workers {
+		go func() {
+			var keysMoving []idHash
+			for sp := range spans {
+				data, release, err := mapfile.Range(f, sp.off, int64(sp.size), true)
+				if err == nil {
+					err = whileMapped(f.Name(), func() error {
+						for line := range jsonline.LinesFrom(data, sp.first) { // a BOM counts on line 1 only
+							if plan.keep.has(line.No) && plan.records.has(line.No) && old(Record{Raw: line.Raw, Line: line.No}) {
+								keysMoving = append(keysMoving, plan.hashes.at(line.No))
+							}
+						}
+						return nil
+					})
+					release()
+				}
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+			found <- keysMoving
+		}()
+	}
+	for _, sp := range plan.blocks {
+		spans <- sp
+	}
+	close(spans)
+	moving := map[idHash]bool{}
+	for range workers {
+		for _, k := range <-found {
+			moving[k] = true
+		}
+	}
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+		return moving, nil
+	}
+}
+
+// appendMoving appends the lines of the moving records to the archive,
+// except those it holds already, and returns what stays in the log: every
+// other non-blank line (stats.LinesAfter counts them). The plan's blocks
+// are sorted on every core; their lines reach the archive in the log's
+// order.
+func (l *Log) appendMoving(f *os.File, plan *compactPlan, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
+	archivePath := ArchivePath(l.Path)
+	have, err := lineHashes(archivePath)
+	if err != nil {
+		return nil, err
+	}
+	archive := &Log{Path: archivePath, NoSync: l.NoSync, Roots: l.Roots} // the caller holds the lock
+	var stays lineSet
+	var batch []any
+	size := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := (&Tx{}).Append(archive, batch...)
+		batch, size = batch[:0], 0
+		return err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	todo := make(chan *sortedBlock, workers)
+	ordered := make(chan *sortedBlock, 2*workers)
+	for range workers {
+		go func() {
+			for b := range todo {
+				b.err = b.sort(f, plan, moving)
+				close(b.done)
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(ordered)
+		defer close(todo)
+		for _, sp := range plan.blocks {
+			b := &sortedBlock{span: sp, done: make(chan struct{})}
+			select {
+			case todo <- b:
+				ordered <- b
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for b := range ordered { // let the workers finish
+			<-b.done
+		}
+	}()
+	for b := range ordered {
+		<-b.done
+		if b.err != nil {
+			return nil, b.err
+		}
+		for _, no := range b.stays {
+			stays.add(no)
+		}
+		stats.LinesAfter += len(b.stays)
+		for _, raw := range b.moving {
+			h := hashLine(raw)
+			if have[h] {
+				stats.AlreadyArchived++
+				continue
+			}
+			have[h] = true
+			batch = append(batch, raw)
+			size += len(raw)
+			stats.Moved++
+			if size >= streamBuffer {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return stays, flush()
+}
+
+// sortedBlock is one of the plan's blocks, its lines sorted into those
+// that stay and those that move.
+type sortedBlock struct {
+	span   lineSpan
+	stays  []int    // line numbers
+	moving [][]byte // the lines, copied out of the mapping
+	err    error
+	done   chan struct{}
+}
+
+func (b *sortedBlock) sort(f *os.File, plan *compactPlan, moving map[idHash]bool) error {
+	data, release, err := mapfile.Range(f, b.span.off, int64(b.span.size), true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return whileMapped(f.Name(), func() error {
+		for line := range jsonline.LinesFrom(data, b.span.first) { // a BOM counts on line 1 only
+			if line.Blank() {
+				continue
+			}
+			if !plan.records.has(line.No) || !moving[plan.hashes.at(line.No)] {
+				b.stays = append(b.stays, line.No)
+				continue
+			}
+			b.moving = append(b.moving, append([]byte(nil), line.Raw...))
+		}
+		return nil
+	})
+}
+
+// lineHashes are the 128-bit hashes of the lines of the file at path
+// (none when it does not exist).
+func lineHashes(path string) (map[idHash]bool, error) {
+	have := map[idHash]bool{}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return have, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	err = streamLines(f, func(phys []byte, off int64, _ int) error {
+		raw, _ := jsonline.TrimLine(phys, off == 0)
+		have[hashLine(raw)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return have, nil
+}

@@ -1,0 +1,232 @@
+package jsonl
+
+import (
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"os"
+	"runtime"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// The plan's pass parses every line for its id and version, which is
+// most of a compaction's time; it runs on every core. The log is read in
+// blocks of whole lines, each parsed by a worker into a list of what the
+// plan needs per line (id hash, version time, place), and the lists are
+// applied to the table in the log's order, one goroutine owning the
+// table: the same decisions, in the same order, as a single pass.
+
+// planBlockSize is the size of the blocks the workers parse: large enough
+// that handing one over costs nothing per line, small enough that the
+// blocks in flight stay a few megabytes. Tests make it small.
+var planBlockSize = 1 << 20
+
+// planLine is what the plan needs of one non-blank line.
+type planLine struct {
+	h       idHash
+	c       current // c.no is counted from the block's first line
+	problem bool    // not a record: kept where it is
+}
+
+// planBlock is a run of whole lines of the log and, once parsed, their
+// planLines.
+type planBlock struct {
+	data    []byte // mapped
+	release func() // unmaps data
+	off     int64  // file offset of data[0]
+	lines   []planLine
+	count   int // physical lines in data
+	err     error
+	parsed  chan struct{}
+}
+
+// planCompact reads f once and decides which lines a compaction keeps:
+// each record's current version (by l.Versions, else its last line), and
+// every line that is not a record. With hashes, the plan also notes which
+// lines are records and their id hashes (compactPlan.records, .hashes).
+func (l *Log) planCompact(f *os.File, hashes bool) (*compactPlan, error) {
+	key := l.Key
+	if key == "" {
+		key = jsonline.DefaultKey
+	}
+	keys := Query{Key: key, Versions: l.Versions}.keys()
+	workers := runtime.GOMAXPROCS(0)
+	// Blocks go to the workers through todo and reach the table in the
+	// log's order through ordered; free recycles their line lists.
+	todo := make(chan *planBlock, workers)
+	ordered := make(chan *planBlock, 2*workers)
+	free := make(chan *planBlock, 2*workers+2)
+	for range cap(free) {
+		free <- &planBlock{parsed: make(chan struct{}, 1)}
+	}
+	for range workers {
+		go func() {
+			p := linePlanner{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys), name: f.Name()}
+			for b := range todo {
+				b.err = whileMapped(f.Name(), func() error { return p.parse(b) })
+				b.parsed <- struct{}{}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(ordered)
+		defer close(todo)
+		readErr <- readBlocks(f, free, stop, func(b *planBlock) {
+			todo <- b
+			ordered <- b
+		})
+	}()
+	defer func() {
+		close(stop)
+		for b := range ordered { // let the reader and the workers finish
+			<-b.parsed
+			b.release()
+		}
+	}()
+	plan, err := l.applyPlanBlocks(f, ordered, free, hashes)
+	if err != nil {
+		return nil, err
+	}
+	if err := <-readErr; err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return plan, nil
+}
+
+// readBlocks maps f in blocks of whole lines, each in a planBlock taken
+// from free, handing each to send, until the end of f or until stop
+// closes. Whoever is done with a block releases its mapping.
+func readBlocks(f *os.File, free chan *planBlock, stop chan struct{}, send func(*planBlock)) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := info.Size()
+	for off := int64(0); off < size; {
+		var b *planBlock
+		select {
+		case b = <-free:
+		case <-stop:
+			return nil
+		}
+		data, release, err := mapLines(f, off, size, int64(planBlockSize))
+		if err != nil {
+			return err
+		}
+		b.data, b.off, b.release = data, off, release
+		off += int64(len(data))
+		send(b)
+	}
+	return nil
+}
+
+// linePlanner parses blocks; each worker has its own.
+type linePlanner struct {
+	keys []string
+	vals [][]byte
+	pick *jsonline.Picker
+	name string
+}
+
+func (p *linePlanner) parse(b *planBlock) error {
+	b.lines, b.count = b.lines[:0], 0
+	for rest, off := b.data, b.off; len(rest) > 0; {
+		phys := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			phys = rest[:i+1]
+		}
+		rest = rest[len(phys):]
+		b.count++
+		lineOff := off
+		off += int64(len(phys))
+		raw, term := jsonline.TrimLine(phys, lineOff == 0)
+		line := jsonline.Line{No: b.count, Raw: raw, Terminated: term}
+		if line.Blank() {
+			continue
+		}
+		if !isRecord(line, p.keys, p.vals) {
+			b.lines = append(b.lines, planLine{c: current{no: int32(b.count)}, problem: true})
+			continue
+		}
+		c := current{off: lineOff, no: int32(b.count)}
+		if p.pick != nil {
+			c.time = versionNanos(p.pick.Time(p.vals))
+		}
+		b.lines = append(b.lines, planLine{h: hashRawID(p.vals[0]), c: c})
+	}
+	return nil
+}
+
+// hashRawID is hashID of the id whose JSON string is raw, hashed from its
+// bytes (maphash gives a string and its bytes the same hash) rather than
+// from a string made of every id of the log.
+func hashRawID(raw []byte) idHash {
+	id := idBytes(raw)
+	return idHash{maphash.Bytes(idSeeds[0], id), maphash.Bytes(idSeeds[1], id)}
+}
+
+// applyPlanBlocks applies the parsed blocks, in the log's order, to the
+// table of current versions.
+func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock, hashes bool) (*compactPlan, error) {
+	pick := l.Versions != nil
+	ids := &idTable{}
+	plan := &compactPlan{}
+	var scratch, scratch2 []byte
+	base := 0 // lines before the block
+	for b := range ordered {
+		<-b.parsed
+		b.release() // what the table needs of the block is in b.lines
+		if b.err != nil {
+			return nil, b.err
+		}
+		if base+b.count > math.MaxInt32 {
+			return nil, fmt.Errorf("%s: too many lines to compact", f.Name())
+		}
+		ids.touch(b.lines)
+		for _, pl := range b.lines {
+			plan.lines++
+			c := pl.c
+			c.no += int32(base)
+			if pl.problem {
+				plan.keep.add(int(c.no))
+				plan.problems++
+				continue
+			}
+			if hashes {
+				plan.records.add(int(c.no))
+				plan.hashes.set(int(c.no), pl.h)
+			}
+			cur, seen := ids.slot(pl.h)
+			if seen && pick && c.time == cur.time {
+				// Equal times: the larger bytes win, as jsonline.Newer says.
+				var err error
+				if scratch, err = ReadLine(f, cur.off, scratch); err != nil {
+					return nil, err
+				}
+				if scratch2, err = ReadLine(f, c.off, scratch2); err != nil {
+					return nil, err
+				}
+				prevRaw, _ := jsonline.TrimLine(scratch, cur.off == 0)
+				raw, _ := jsonline.TrimLine(scratch2, c.off == 0)
+				if bytes.Compare(raw, prevRaw) <= 0 {
+					continue
+				}
+			} else if seen && pick && c.time < cur.time {
+				continue
+			}
+			cur.set(c)
+		}
+		plan.blocks = append(plan.blocks, lineSpan{off: b.off, size: len(b.data), first: base + 1})
+		base += b.count
+		free <- b
+	}
+	for s := range ids.all() {
+		plan.keep.add(int(s.no))
+	}
+	plan.kept = ids.len() + plan.problems
+	return plan, nil
+}

@@ -1,0 +1,291 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/mapfile"
+)
+
+// Query selects records from a keyed log without materialising all of it:
+// only the current version of each id matters, and of those only the ones Keep
+// accepts are copied out. Commands ask narrow questions (my inbox, the
+// reservations that could still be active) of logs with many thousands of
+// lines, and this is what keeps them fast.
+type Query struct {
+	// Key is the field that names a record; empty means DefaultKey.
+	Key string
+	// Fields are extracted from each line and passed to Keep and Static.
+	Fields []string
+	// Static, when set, must give the same answer for every version of an
+	// id (a message's recipient never changes). Lines it rejects are
+	// skipped without even noting their id, which is cheaper than Keep.
+	Static func(fields [][]byte) bool
+	// Keep decides, for the current version of an id, whether to return
+	// it.
+	Keep func(fields [][]byte) bool
+	// Versions, when set, decides which version of an id is current from
+	// the records (see Versions); nil means the last line.
+	Versions *jsonline.Versions
+	// Lean, for a cached selection, caches only the key, Fields and
+	// version fields of each selected line, not the line: a selection of
+	// tens of thousands of lines of which a reader prints a few (an
+	// inbox) then reads a cache a sixth the size. Entries read from such a
+	// cache are Lean; LoadRaw reads their lines.
+	Lean bool
+}
+
+func (q Query) key() string {
+	if q.Key == "" {
+		return jsonline.DefaultKey
+	}
+	return q.Key
+}
+
+// keeps reports whether an answer read back from a cache still passes
+// both filters (time has passed since it was saved).
+func (q Query) keeps(fields [][]byte) bool {
+	return (q.Static == nil || q.Static(fields)) && (q.Keep == nil || q.Keep(fields))
+}
+
+// keys are the fields a line is scanned for: the key, q.Fields, then the
+// fields q.Versions reads.
+func (q Query) keys() []string {
+	keys := append([]string{q.key()}, q.Fields...)
+	if q.Versions != nil {
+		for _, f := range q.Versions.Fields {
+			if !slices.Contains(keys[1:], f) {
+				keys = append(keys, f) // a field asked for already is read once
+			}
+		}
+	}
+	return keys
+}
+
+// Entry is the current version of one id, copied out of the file.
+type Entry struct {
+	ID string
+	// File and Line say where the line is, for messages; Offset is where it
+	// starts in the file.
+	File   string
+	Line   int
+	Offset int64
+	Raw    []byte
+	// Fields are the values of Query.Fields in Raw (nil when absent).
+	Fields [][]byte
+	// Lean says that Raw holds only the key, Fields and version fields of
+	// the line (a lean cache's), as one JSON object: LoadRaw reads the line.
+	Lean bool
+}
+
+// Select scans data from its end and returns the current version of each
+// id that Keep accepts, in file order. Without q.Versions the current
+// version is the last line of an id (the first one seen from the end);
+// with it, the newest by q.Versions wherever it lies. Lines that are not
+// records are reported as problems.
+func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
+	entries, problems, _ := selectVersions(data, file, q)
+	return entries, problems
+}
+
+// candidate is the current version of an id found so far by a scan. It
+// holds no pointers, so a scan of a large log does not load the collector.
+type candidate struct {
+	start, end int   // the line, without its line ending, is data[start:end]
+	nanos      int64 // its version time (versionNanos)
+	out        int   // its entry in the answer, or -1 when Keep rejected it
+}
+
+// selectVersions is Select that also returns the newest version time of
+// any line in data (kept or not), which the selection cache remembers.
+//
+// Scanning from the end, the first line seen of an id is almost always its
+// current version, so it is judged at once, as without Versions; only when
+// an earlier line turns out newer (a stale version after it) is the answer
+// for that id replaced.
+func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time.Time) {
+	keys := q.keys()
+	vals := make([][]byte, len(keys))
+	pick := q.Versions.Picker(keys)
+	seen := map[string]candidate{}
+	var out []Entry
+	var problems []Problem
+	var newest time.Time
+	replaced := false
+	total := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		total++
+	}
+	no := total + 1
+	end := len(data)
+	for end > 0 {
+		no--
+		// The line is data[start:end]; end includes its newline, if any.
+		search := end
+		if data[end-1] == '\n' {
+			search--
+		}
+		start := bytes.LastIndexByte(data[:search], '\n') + 1
+		raw, term := jsonline.TrimLine(data[start:end], start == 0)
+		end = start
+		id, fields, msg, keep := q.recordLine(jsonline.Line{No: no, Raw: raw, Terminated: term}, keys, vals)
+		if msg != "" {
+			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
+		}
+		if !keep {
+			continue
+		}
+		var t time.Time
+		if q.Versions != nil {
+			t = pick.Time(vals)
+			if t.After(newest) {
+				newest = t
+			}
+		}
+		c, known := seen[id]
+		if known {
+			if q.Versions == nil || !newerThan(raw, t, data[c.start:c.end], c.nanos) {
+				continue
+			}
+			if c.out >= 0 {
+				out[c.out].ID, replaced = "", true // superseded by this older line
+			}
+		}
+		rawStart := start + offsetIn(data[start:], raw)
+		c = candidate{start: rawStart, end: rawStart + len(raw), nanos: versionNanos(t), out: -1}
+		if q.Keep == nil || q.Keep(fields) {
+			e := copyEntry(id, raw, no, q.Fields, fields)
+			e.File, e.Offset = file, int64(start)
+			c.out = len(out)
+			out = append(out, e)
+		}
+		seen[id] = c
+	}
+	if replaced {
+		out = slices.DeleteFunc(out, func(e Entry) bool { return e.ID == "" })
+		slices.SortFunc(out, func(a, b Entry) int { return a.Line - b.Line })
+	} else {
+		slices.Reverse(out)
+	}
+	slices.Reverse(problems)
+	return out, problems, newest
+}
+
+// versionNanos packs a version time into an int64 that orders as the times
+// do: nanoseconds since 1970, the zero time (no time at all) first.
+func versionNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return t.UnixNano()
+}
+
+// newerThan is Newer against a version whose time was packed.
+func newerThan(a []byte, ta time.Time, b []byte, tb int64) bool {
+	if na := versionNanos(ta); na != tb {
+		return na > tb
+	}
+	return bytes.Compare(a, b) > 0
+}
+
+// offsetIn is where sub, a subslice of data, starts in it.
+func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
+
+// recordLine is the id and q's fields of line, read into vals; msg says
+// why a non-blank line is not a record; keep is false for those, for
+// blank lines and for lines q.Static rejects.
+func (q Query) recordLine(line jsonline.Line, keys []string, vals [][]byte) (id string, fields [][]byte, msg string, keep bool) {
+	if line.Blank() {
+		return "", nil, "", false
+	}
+	if id, msg = lineKey(line, keys, vals); msg != "" {
+		return "", nil, msg, false
+	}
+	fields = vals[1 : 1+len(q.Fields)]
+	return id, fields, "", q.Static == nil || q.Static(fields)
+}
+
+// copyEntry copies a line out of a mapping; Fields point into the copy.
+// fields are subslices of raw, so their offsets in it are the difference of
+// their capacities; anything else is found again by scanning the copy.
+func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]byte) Entry {
+	e := Entry{ID: id, Raw: bytes.Clone(raw), Line: no, Fields: make([][]byte, len(fieldNames))}
+	for i, f := range fields {
+		if f == nil {
+			continue
+		}
+		off := cap(raw) - cap(f)
+		if off < 0 || off+len(f) > len(raw) {
+			_ = jsonline.ObjectFields(e.Raw, fieldNames, e.Fields) // the line was valid a moment ago
+			return e
+		}
+		e.Fields[i] = e.Raw[off : off+len(f)]
+	}
+	return e
+}
+
+// SelectFile runs Select over the file at path, mapped rather than read. A
+// missing file selects nothing. If the file shrinks under the mapping (an
+// append elsewhere truncating a torn tail), the fault is caught and the file
+// is read again normally.
+func SelectFile(path string, q Query) ([]Entry, []Problem, error) {
+	return selectMapped(path, q, true, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
+		return Select(data, path, q)
+	})
+}
+
+// selectMapped maps the file at path and answers q over it with sel, which
+// gets the mapping and the file's stat. A missing or empty file selects
+// nothing; a file that cannot be mapped, or shrinks under the mapping, is
+// read normally and selected in full.
+// populate says whether sel reads every line (then the mapping is filled
+// at once) or perhaps only the tail (then only what is touched is read).
+func selectMapped(path string, q Query, populate bool, sel func(data []byte, info os.FileInfo) ([]Entry, []Problem)) (entries []Entry, problems []Problem, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if info.Size() == 0 {
+		return nil, nil, nil
+	}
+	data, release, err := mapfile.Map(f, info.Size(), populate)
+	if err != nil {
+		return selectRead(path, q)
+	}
+	defer release()
+	defer func() {
+		if recover() != nil {
+			entries, problems, err = selectRead(path, q)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	entries, problems = sel(data, info)
+	return entries, problems, nil
+}
+
+func selectRead(path string, q Query) ([]Entry, []Problem, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	entries, problems := Select(data, path, q)
+	return entries, problems, nil
+}

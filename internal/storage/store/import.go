@@ -1,0 +1,100 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// ImportStats says what an import did with the lines it was given.
+type ImportStats struct {
+	File string `json:"file"`
+	// Imported lines were appended; Present ones the store already held
+	// byte for byte; Older ones are versions older than the store's current
+	// version of their record (history, not state).
+	Imported int `json:"imported"`
+	Present  int `json:"present"`
+	Older    int `json:"older"`
+	// Unreadable lines are not records; they are left where they were.
+	Unreadable int `json:"unreadable"`
+}
+
+// ImportFileIn brings the lines of a log file written by another setup
+// (the tracked .beads/queen_*.jsonl of git-queen before the live store)
+// into the log name, under the lock the caller holds. It is idempotent: a
+// line any source of the store already holds is skipped, and so is a
+// version older than the store's current one of its id. Lines that are not
+// records are counted and left in the file they came from. With dryRun it
+// only counts.
+func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (ImportStats, error) {
+	st := ImportStats{File: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	sel, err := s.Select(name, Query{})
+	if err != nil {
+		return st, err
+	}
+	current := make(map[string][]byte, len(sel.Entries))
+	for _, e := range sel.Entries {
+		current[e.ID] = e.Raw
+	}
+	have := map[string]bool{}
+	for _, p := range sel.Sources {
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return st, err
+		}
+		for line := range jsonline.Lines(b) {
+			have[string(line.Raw)] = true
+		}
+	}
+	var fresh []any
+	keys := []string{jsonline.DefaultKey}
+	vals := make([][]byte, 1)
+	for line := range jsonline.Lines(data) {
+		raw := line.Raw
+		switch {
+		case line.Blank():
+			continue
+		case jsonline.ObjectFields(raw, keys, vals) != nil:
+			st.Unreadable++ // not a record (or a torn tail): it stays where it is
+			continue
+		case have[string(raw)]:
+			st.Present++
+			continue
+		}
+		if id, ok := jsonline.String(vals[0]); ok && id != "" {
+			if cur, ok := current[id]; ok && !records.Newer(raw, cur) {
+				st.Older++
+				continue
+			}
+			current[id] = raw
+		}
+		have[string(raw)] = true
+		fresh = append(fresh, raw)
+	}
+	if dryRun {
+		st.Imported = len(fresh)
+		return st, nil
+	}
+	if len(fresh) == 0 {
+		return st, nil
+	}
+	if err := tx.Append(s.Log(name), fresh...); err != nil {
+		return st, fmt.Errorf("import %s: %w", path, err)
+	}
+	st.Imported = len(fresh)
+	return st, nil
+}

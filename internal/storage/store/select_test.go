@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// repoStore is the live store of a real repository.
+func repoStore(t *testing.T) *Store {
+	t.Helper()
+	testgit.Isolate(t)
+	ws, err := workspace.Find(workspace.Options{Dir: testgit.Init(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Store{WS: ws, NoSync: true}
+}
+
+// Now is the clock's time in UTC, to the millisecond, as every record is
+// written.
+func TestNow(t *testing.T) {
+	zone := time.FixedZone("X", 3*3600)
+	s := &Store{Clock: func() time.Time { return time.Date(2026, 11, 22, 15, 4, 5, 123456789, zone) }}
+	if got, want := s.Now(), time.Date(2026, 11, 22, 12, 4, 5, 123000000, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("Now = %s, want %s", got, want)
+	}
+	if (&Store{}).Now().IsZero() {
+		t.Error("without a clock, Now is zero")
+	}
+}
+
+// A read unions this clone's log with the received one; for each id the
+// version the version rule prefers wins, wherever its line lies; a named
+// (cached) query sees what is appended after it ran.
+func TestSelectUnionsSourcesByTheVersionRule(t *testing.T) {
+	tests := []struct {
+		name          string
+		own, received []string
+		want          []string
+	}{
+		{"one source, the newest not last", []string{a3, b1, a1}, nil, []string{a3, b1}},
+		{"newer in the received log", []string{a1, b1}, []string{a2}, []string{a2, b1}},
+		{"newer in this clone's log", []string{a3}, []string{a2, c1}, []string{a3, c1}},
+		{"the same version in both", []string{a1}, []string{a1}, []string{a1}},
+	}
+	for _, name := range []string{"", "test-query"} {
+		for _, tt := range tests {
+			t.Run(tt.name+" "+name, func(t *testing.T) {
+				s := repoStore(t)
+				write(t, s.Log(records.MessagesFile).Path, tt.own...)
+				if tt.received != nil {
+					write(t, ReceivedPath(s.WS, records.MessagesFile), tt.received...)
+				}
+				sel := selectAll(t, s, name)
+				if !slices.Equal(sel, tt.want) {
+					t.Errorf("selected\n%s\nwant\n%s", strings.Join(sel, "\n"), strings.Join(tt.want, "\n"))
+				}
+				// A newer version appended afterwards is seen, cache or not.
+				err := s.Update(func(tx *jsonl.Tx) error {
+					return tx.Append(s.Log(records.MessagesFile), []byte(`{"id":"qm-a","updated_at":"2026-12-01T00:00:00Z","v":9}`))
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sel := selectAll(t, s, name); sel[0] != `{"id":"qm-a","updated_at":"2026-12-01T00:00:00Z","v":9}` {
+					t.Errorf("after an append: %s", sel[0])
+				}
+			})
+		}
+	}
+}
+
+func selectAll(t *testing.T, s *Store, name string) []string {
+	t.Helper()
+	sel, err := s.Select(records.MessagesFile, Query{Name: name, Query: jsonl.Query{Fields: []string{"id"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range sel.Entries {
+		out = append(out, string(e.Raw))
+	}
+	return out
+}
+
+// Keep filters each source; Final filters the union's winners, so an old
+// version kept in one source cannot outlive a newer one elsewhere.
+func TestFinalFiltersTheWinners(t *testing.T) {
+	s := repoStore(t)
+	write(t, s.Log(records.MessagesFile).Path, a1, b1)
+	write(t, ReceivedPath(s.WS, records.MessagesFile), a3)
+	isV1 := func(f [][]byte) bool { return string(f[1]) == "1" }
+	sel, err := s.Select(records.MessagesFile, Query{Query: jsonl.Query{Fields: []string{"id", "v"}}, Final: isV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range sel.Entries {
+		ids = append(ids, e.ID)
+	}
+	if !slices.Equal(ids, []string{"qm-b"}) {
+		t.Errorf("winners at v1: %v (qm-a's current version is v3)", ids)
+	}
+	static, err := s.Select(records.MessagesFile, Query{Query: jsonl.Query{Fields: []string{"id"},
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], "qm-a") }}})
+	if err != nil || len(static.Entries) != 1 || string(static.Entries[0].Raw) != a3 || len(static.Sources) != 2 {
+		t.Errorf("a static filter: %+v, %v", static, err)
+	}
+}
+
+// The live store reads the received log once it exists; a plain directory
+// store has one source; Fetched adds sources only where asked for.
+func TestSources(t *testing.T) {
+	s := repoStore(t)
+	count := func(src *Sources, err error) int {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src.Count()
+	}
+	if n := count(s.Sources(records.MessagesFile)); n != 1 {
+		t.Errorf("before anything was received: %d sources", n)
+	}
+	write(t, ReceivedPath(s.WS, records.MessagesFile), a1)
+	if n := count(s.Sources(records.MessagesFile)); n != 2 {
+		t.Errorf("with a received log: %d sources", n)
+	}
+	if n := len(s.Logs(records.MessagesFile)); n != 2 {
+		t.Errorf("the live store rewrites %d logs, want 2", n)
+	}
+	fetched := filepath.Join(t.TempDir(), "fetched.jsonl")
+	s.Fetched = func(string) ([]string, error) { return []string{fetched}, nil }
+	if n := count(s.SourcesWithFetched(records.ReservationsFile)); n != 2 {
+		t.Errorf("with a fetched source: %d", n)
+	}
+	if n := count(s.Sources(records.ReservationsFile)); n != 1 {
+		t.Errorf("Sources counts the fetched one: %d", n)
+	}
+	dir := t.TempDir()
+	plain := &Store{WS: &workspace.Workspace{Dir: dir, BeadsDir: dir}}
+	write(t, ReceivedPath(plain.WS, records.MessagesFile), a1)
+	if n := count(plain.Sources(records.MessagesFile)); n != 1 || len(plain.Logs(records.MessagesFile)) != 1 {
+		t.Errorf("a plain directory store reads %d sources", n)
+	}
+}
+
+// A watcher wakes when a log changes in any source, the received one
+// included, even when it did not exist when the watch began.
+func TestWatchWakesOnAppends(t *testing.T) {
+	for _, target := range []string{"own", "received"} {
+		t.Run(target, func(t *testing.T) {
+			s := repoStore(t)
+			if err := os.MkdirAll(s.WS.Dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w := s.Watch(records.MessagesFile)
+			defer w.Close()
+			log := s.Log(records.MessagesFile)
+			if target == "received" {
+				log = s.ReceivedLog(records.MessagesFile)
+			}
+			if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(log, []byte(a1)) }); err != nil {
+				t.Fatal(err)
+			}
+			// The deadline only keeps a broken watcher from hanging the run.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			select {
+			case <-w.C:
+			case <-ctx.Done():
+				t.Fatal("no wake-up after an append")
+			}
+		})
+	}
+}

@@ -1,0 +1,282 @@
+// Package store is a store directory as the domain stores see it: one lock
+// for every write, and reads that see the union of every source of a log.
+//
+// The live store has up to three sources per log: the records this clone
+// wrote (the log itself), the records other clones wrote that
+// `git queen sync` brought in (received/), and, for a caller that asks for
+// it (reservations), what a `git fetch` brought into the remote-tracking
+// ledger since the last sync. A plain directory store has one. Where two
+// sources (or two lines of one) disagree about an id, the version
+// records.Newer prefers wins, wherever its line lies.
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+// ReceivedDir is the live store's directory of records other clones wrote.
+const ReceivedDir = "received"
+
+// Store is the store directory of one workspace.
+type Store struct {
+	WS *workspace.Workspace
+	// Clock is the time source; nil means time.Now.
+	Clock func() time.Time
+	// NoSync skips fsync after appends (tests and benchmarks).
+	NoSync bool
+	// OnRepair hears about torn tails set aside before an append.
+	OnRepair func(jsonl.Repair)
+	// Fetched, when set, lists extra sources of a log that are not part of
+	// the store itself (the remote-tracking ledger's records since the last
+	// sync). Reads of reservations use it; nil means none.
+	Fetched func(name string) ([]string, error)
+}
+
+// Now is the current time as git-queen writes it (UTC, milliseconds).
+func (s *Store) Now() time.Time {
+	if s.Clock == nil {
+		return records.Now(time.Now)
+	}
+	return records.Now(s.Clock)
+}
+
+// Log is the log this clone writes, in this workspace's store directory.
+func (s *Store) Log(name string) *jsonl.Log {
+	return &jsonl.Log{Path: s.WS.Path(name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
+}
+
+// ReceivedLog is the log of records other clones wrote, as sync applies
+// them; only the live store has one.
+func (s *Store) ReceivedLog(name string) *jsonl.Log {
+	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
+}
+
+// ReceivedPath is where the received copy of the log name lives.
+func ReceivedPath(ws *workspace.Workspace, name string) string {
+	return filepath.Join(ws.Dir, ReceivedDir, name)
+}
+
+// Logs are the logs of the store that commands rewrite (compact, archive):
+// the one this clone writes, and the received one when there is one.
+func (s *Store) Logs(name string) []*jsonl.Log {
+	logs := []*jsonl.Log{s.Log(name)}
+	if s.WS.Live {
+		logs = append(logs, s.ReceivedLog(name))
+	}
+	return logs
+}
+
+// Update runs fn under the repository-wide lock. Reads inside fn see every
+// write that finished before it, and nothing can be appended by anyone else
+// until fn returns: check-then-append is atomic across processes and
+// worktrees.
+func (s *Store) Update(fn func(tx *jsonl.Tx) error) error {
+	return s.WS.Lock().Do(fn)
+}
+
+// Sources are the files a read of one log takes the union of: the log
+// itself first, then the others that exist.
+type Sources struct {
+	Paths []string
+}
+
+// Count is how many sources a read unions.
+func (src *Sources) Count() int { return len(src.Paths) }
+
+// Sources finds the sources of the log name, without the fetched ones.
+func (s *Store) Sources(name string) (*Sources, error) {
+	src := &Sources{Paths: []string{s.WS.Path(name)}}
+	if s.WS.Live {
+		if p := ReceivedPath(s.WS, name); exists(p) {
+			src.Paths = append(src.Paths, p)
+		}
+	}
+	return src, nil
+}
+
+// SourcesWithFetched is Sources plus what Fetched lists: for the reads that
+// must see a remote's records as soon as git fetched them (reservations).
+func (s *Store) SourcesWithFetched(name string) (*Sources, error) {
+	src, err := s.Sources(name)
+	if err != nil || s.Fetched == nil {
+		return src, err
+	}
+	extra, err := s.Fetched(name)
+	if err != nil {
+		return nil, err
+	}
+	src.Paths = append(src.Paths, extra...)
+	return src, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Selection is the union of one log's sources.
+type Selection struct {
+	// Entries holds the latest version of each selected id, sorted by id
+	// (ULIDs sort by creation time).
+	Entries []jsonl.Entry
+	// Problems are bad lines found in any source.
+	Problems []jsonl.Problem
+	// Sources lists the files that were read.
+	Sources []string
+}
+
+// Select reads the current version of each id across every source of the
+// log and returns those q keeps: within a source and between sources, the
+// version records.Newer prefers, wherever its line lies.
+//
+// Each source is filtered on its own, so with more than one source q.Keep
+// must keep every version that could be newer than a kept version
+// elsewhere: a filter on state that changes (a reservation's release) must
+// also keep recent versions in the other state. q.Static may filter on what
+// never changes (a recipient).
+func (s *Store) Select(name string, q Query) (*Selection, error) {
+	src, err := s.Sources(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.SelectFrom(src, q)
+}
+
+// SelectFrom is Select over sources already found, for a caller that
+// chooses its query by how many there are.
+func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
+	q = q.withVersions()
+	if src.Count() > 1 {
+		// The union below compares versions by their bytes.
+		q.Lean = false
+	}
+	union := ""
+	var unionStats []*jsonl.FileStat
+	if src.Count() > 1 && q.Name != "" {
+		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
+		if entries, problems, ok := jsonl.ReadUnionCache(union, src.Paths, q.Query, q.Final); ok {
+			return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
+		}
+		// Before the sources are read: a source appended to while it is
+		// read must not be remembered at its new stat with the old answer.
+		if stats, ok := jsonl.UnionStats(src.Paths); ok {
+			unionStats = stats
+		} else {
+			union = ""
+		}
+	}
+	sel := &Selection{}
+	var best map[string]jsonl.Entry
+	for _, path := range src.Paths {
+		var entries []jsonl.Entry
+		var problems []jsonl.Problem
+		var err error
+		if cache := s.cachePath(path, q); cache != "" {
+			entries, problems, err = jsonl.SelectFileCached(path, q.Query, cache)
+		} else {
+			entries, problems, err = jsonl.SelectFile(path, q.Query)
+		}
+		if err != nil {
+			return nil, err
+		}
+		sel.Sources = append(sel.Sources, path)
+		sel.Problems = append(sel.Problems, problems...)
+		if src.Count() == 1 {
+			sel.Entries = entries // nothing to union
+			break
+		}
+		if best == nil {
+			best = make(map[string]jsonl.Entry, len(entries))
+		}
+		for _, e := range entries {
+			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
+				best[e.ID] = e
+			}
+		}
+	}
+	if best != nil {
+		sel.Entries = make([]jsonl.Entry, 0, len(best))
+		for _, e := range best {
+			sel.Entries = append(sel.Entries, e)
+		}
+	}
+	if q.Final != nil {
+		sel.Entries = slices.DeleteFunc(sel.Entries, func(e jsonl.Entry) bool { return !q.Final(e.Fields) })
+	}
+	slices.SortFunc(sel.Entries, func(a, b jsonl.Entry) int { return strings.Compare(a.ID, b.ID) })
+	if union != "" {
+		jsonl.SaveUnionCache(union, src.Paths, unionStats, q.Query, sel.Entries, sel.Problems)
+	}
+	return sel, nil
+}
+
+// supersedes reports whether e, a version of cur's id from another
+// source, is the newer one. The same version in several copies is the
+// common case, and comparing the bytes is cheaper than finding the
+// versions.
+func supersedes(e, cur jsonl.Entry) bool {
+	return !bytes.Equal(e.Raw, cur.Raw) && records.Newer(e.Raw, cur.Raw)
+}
+
+// Query is a jsonl.Query with a name, which identifies its selection
+// caches. A query whose answer depends on a droid must put the droid in its
+// name, and queries with different Fields or Final need different names.
+// Queries without a name are not cached.
+type Query struct {
+	jsonl.Query
+	Name string
+	// Final, when set, filters the union's winners (the newest version of
+	// each id): "active now", where Keep must also keep what could
+	// supersede an active version in another source. It must be monotone
+	// in time, like Keep. With several sources, the winners Final keeps
+	// are cached as long as no source changes.
+	Final func(fields [][]byte) bool
+}
+
+// withVersions is q comparing versions as QueenBee records do, unless it
+// says otherwise: every store log holds QueenBee records.
+func (q Query) withVersions() Query {
+	if q.Versions == nil {
+		q.Versions = records.Versions
+	}
+	return q
+}
+
+// CacheDir holds the selection caches.
+func (s *Store) CacheDir() string { return s.WS.CacheDir() }
+
+// cachePath is where q's selection of the log at path is cached, or "" for
+// a query without a name.
+func (s *Store) cachePath(path string, q Query) string {
+	if q.Name == "" {
+		return ""
+	}
+	return filepath.Join(s.CacheDir(), queryHash(realPath(path), q.Name)+".idx")
+}
+
+func queryHash(source, query string) string {
+	sum := sha256.Sum256([]byte(source + "\x00" + query))
+	return hex.EncodeToString(sum[:8])
+}
+
+func realPath(p string) string {
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return p
+}
+
+// String describes the store for messages.
+func (s *Store) String() string { return fmt.Sprintf("store %s", s.WS.Dir) }

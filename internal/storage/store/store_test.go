@@ -1,0 +1,107 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+// liveStore is a live store in a temporary directory, with a received log.
+func liveStore(t *testing.T) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	return &Store{WS: &workspace.Workspace{Dir: dir, Live: true}, NoSync: true}
+}
+
+func write(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+const (
+	a1 = `{"id":"qm-a","updated_at":"2026-11-01T00:00:00Z","v":1}`
+	a2 = `{"id":"qm-a","updated_at":"2026-11-02T00:00:00Z","v":2}`
+	a3 = `{"id":"qm-a","updated_at":"2026-11-03T00:00:00Z","v":3}`
+	b1 = `{"id":"qm-b","updated_at":"2026-11-01T00:00:00Z","v":1}`
+	c1 = `{"id":"qm-c","updated_at":"2026-11-01T00:00:00Z","v":1}`
+)
+
+func TestImportIsIdempotentAndKeepsTheNewest(t *testing.T) {
+	s := liveStore(t)
+	write(t, s.Log(records.MessagesFile).Path, a2)
+	write(t, ReceivedPath(s.WS, records.MessagesFile), b1)
+	legacy := filepath.Join(t.TempDir(), records.MessagesFile)
+	write(t, legacy, a1, b1, c1, "not a record", a3)
+	imp := func() ImportStats {
+		var st ImportStats
+		err := s.Update(func(tx *jsonl.Tx) error {
+			var err error
+			st, err = s.ImportFileIn(tx, records.MessagesFile, legacy, false)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	// a1 is older than the store's a2; b1 is there (received); c1 and a3
+	// are new; the line that is not a record stays where it was.
+	if st := imp(); st.Imported != 2 || st.Older != 1 || st.Present != 1 || st.Unreadable != 1 {
+		t.Fatalf("first import: %+v", st)
+	}
+	if got := read(t, s.Log(records.MessagesFile).Path); strings.Join(got, "\n") != strings.Join([]string{a2, c1, a3}, "\n") {
+		t.Fatalf("the log after the import:\n%s", strings.Join(got, "\n"))
+	}
+	if st := imp(); st.Imported != 0 {
+		t.Fatalf("a second import added %d lines", st.Imported)
+	}
+}
+
+func TestExportAppendsOnlyWhatTheFileLacks(t *testing.T) {
+	s := liveStore(t)
+	write(t, s.Log(records.MessagesFile).Path, a1, c1)
+	write(t, ReceivedPath(s.WS, records.MessagesFile), a2, b1)
+	out := t.TempDir()
+	export := func() ExportStats {
+		stats, err := s.Export(out, []string{records.MessagesFile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stats[0]
+	}
+	if st := export(); st.Records != 3 || st.Written != 3 {
+		t.Fatalf("first export: %+v", st)
+	}
+	target := filepath.Join(out, records.MessagesFile)
+	if got := read(t, target); strings.Join(got, "\n") != strings.Join([]string{a2, b1, c1}, "\n") {
+		t.Fatalf("the export holds the current versions by id:\n%s", strings.Join(got, "\n"))
+	}
+	if st := export(); st.Written != 0 {
+		t.Fatalf("a second export wrote %d lines", st.Written)
+	}
+	// A newer version is appended; nothing committed before it changes.
+	write(t, s.Log(records.MessagesFile).Path, a1, c1, a3)
+	if st := export(); st.Written != 1 {
+		t.Fatalf("after a new version: %+v", st)
+	}
+	if got := read(t, target); strings.Join(got, "\n") != strings.Join([]string{a2, b1, c1, a3}, "\n") {
+		t.Fatalf("the export after a new version:\n%s", strings.Join(got, "\n"))
+	}
+}

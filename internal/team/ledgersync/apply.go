@@ -1,0 +1,170 @@
+package ledgersync
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// apply appends to received/ the versions that the merge into merged
+// brought (what merged holds that local does not) and that are the newest
+// this clone knows of their record, so that the last line of each id in
+// received/ is its newest version there, the order readers rely on.
+// Versions older than one this clone has (by the version index, caught up
+// to local, and by what this merge applied already) stay in the ledger
+// only. It goes chunk by chunk, so a clone joining a large ledger holds
+// one chunk at a time, and counts what came in r.received.
+//
+// The sizes of the received logs are written to the state before the
+// first line is appended: if the process dies before the ledger ref moves,
+// the next sync cuts them back (see loadState) and applies the merge again.
+func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Hash, r *round) error {
+	idx := s.index()
+	if err := idx.catchUp(s.ledger, local); err != nil {
+		return ownDamage(err)
+	}
+	applied := map[string]string{} // id -> the version key this merge applied
+	broken := map[string]*ruleCount{}
+	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
+		fresh, err := newestOnly(idx, file, lines, applied, broken, s.S.Now())
+		if err != nil || len(fresh) == 0 {
+			return err
+		}
+		if dir, ok := ledger.DirOf(file); ok {
+			r.received[dir] += len(fresh)
+		}
+		if st.Applying == nil {
+			st.Applying = &applying{From: start.String(), To: local.String(), Received: map[string]int64{}}
+			for _, l := range ledger.Logs {
+				st.Applying.Received[l.File] = sizeOf(store.ReceivedPath(s.S.WS, l.File))
+			}
+			if err := st.save(s.dir()); err != nil {
+				return err
+			}
+		}
+		if file == records.ReservationsFile {
+			arrivals, ahead := arrivalsOf(fresh, s.S.Now())
+			if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
+				return err
+			}
+			r.future += len(arrivals)
+			r.futureBy = max(r.futureBy, ahead)
+		}
+		out := make([]any, len(fresh))
+		for i, l := range fresh {
+			out[i] = l
+		}
+		return tx.Append(s.S.ReceivedLog(file), out...)
+	})
+	if err != nil {
+		// The remote's part of merged passed Inspect: damage is this clone's.
+		return ownDamage(err)
+	}
+	for _, note := range recordNotes(r.remote, r.fetched, broken, s.S.Now()) {
+		st.noteSetAside(note)
+		r.setAside = append(r.setAside, note)
+	}
+	return nil
+}
+
+// newestOnly keeps, of the incoming versions of each record, the newest
+// (records.Newer: the later version time, then the larger bytes), and only
+// if it is not older than what the index (when there is one) and applied
+// (what the caller applied before; updated) know: a version whose time
+// equals the newest known is kept, so that every clone holds both and
+// readers pick the same one by its bytes. Versions that break a rule
+// (brokenRule) are counted in broken (when not nil) and left out, as are
+// lines that are not JSON objects; records without a time are kept.
+func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
+	type best struct {
+		at  int
+		key string
+	}
+	byID := map[string]best{}
+	var ids []string
+	ok := make([]bool, len(lines))
+	lineID := make([]string, len(lines)) // "" for a line that is not a version with a time
+	for i, line := range lines {
+		if rule, msg := brokenRule(file, line, now); rule != "" {
+			if broken != nil {
+				c := broken[rule]
+				if c == nil {
+					c = &ruleCount{msg: msg, example: exampleOf(line)}
+					broken[rule] = c
+				}
+				c.n++
+			}
+			continue
+		}
+		ok[i] = true
+		id, key, isVersion := versionOf(line)
+		if !isVersion {
+			continue
+		}
+		lineID[i] = id
+		b, seen := byID[id]
+		if !seen {
+			ids = append(ids, id)
+		}
+		if !seen || key > b.key || key == b.key && bytes.Compare(line, lines[b.at]) > 0 {
+			byID[id] = best{i, key}
+		}
+	}
+	known := map[string]string{}
+	if idx != nil {
+		var err error
+		if known, err = idx.newest(ids); err != nil {
+			return nil, err
+		}
+	}
+	var out [][]byte
+	for i, line := range lines {
+		if !ok[i] {
+			continue
+		}
+		id := lineID[i]
+		if id == "" {
+			out = append(out, line) // a record without a time: kept
+			continue
+		}
+		if b := byID[id]; b.at == i && b.key >= known[id] && b.key >= applied[id] {
+			out = append(out, line)
+			if applied != nil {
+				applied[id] = b.key
+			}
+		}
+	}
+	return out, nil
+}
+
+// exampleOf names a line in a note: its id, or its first bytes.
+func exampleOf(line []byte) string {
+	keys := []string{jsonline.DefaultKey}
+	vals := make([][]byte, 1)
+	if jsonline.ObjectFields(line, keys, vals) == nil {
+		if id, ok := jsonline.String(vals[0]); ok && len(id) <= 100 {
+			return "id " + strconv.Quote(id)
+		}
+	}
+	if len(line) > 40 {
+		line = line[:40]
+	}
+	return "a line starting " + strconv.Quote(string(line))
+}
+
+func sizeOf(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}

@@ -1,0 +1,80 @@
+package ledgersync
+
+import (
+	"errors"
+
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// AssignResult is what an assignment in remote mode did.
+type AssignResult struct {
+	assignments.Result
+	// Undone is what was taken back when the assignment could not be
+	// published (nil when it was, or when nothing was assigned).
+	Undone *assignments.Undone `json:"undone,omitempty"`
+	Sync   *Result             `json:"sync"`
+}
+
+// Assign assigns an issue only once the remote holds the assignment, as
+// Reserve grants an exclusive reservation: it fetches the remote's ledger,
+// checks the request against every clone's active assignments, appends the
+// assignment (and, with Force, the versions that end the holder's and the
+// message that tells it) and pushes them with a compare-and-swap. When
+// another clone's push wins the race, it fetches again: if an assignment
+// of the same issue arrived, this one is withdrawn by the rule a sync
+// applies to every unpublished assignment (the first to reach the remote
+// wins), and the request fails with an AlreadyAssignedError naming the
+// winner; if not, it pushes again. So clones racing to claim one issue
+// through one remote get one assignment.
+//
+// Whatever stops the assignment after it was appended (the push, the
+// remote, this machine), nothing stays assigned: UndoIn takes it back, and
+// puts back the assignment a forced reassignment ended.
+func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, error) {
+	out := &AssignResult{}
+	as := &assignments.Store{S: s.S}
+	made := false
+	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
+		if !made {
+			got, err := as.AssignIn(tx, req)
+			var taken *assignments.AlreadyAssignedError
+			if errors.As(err, &taken) {
+				taken.Remote = remote
+				return &stopAfter{err}
+			}
+			if err != nil {
+				return err
+			}
+			out.Result, made = got, true
+			return nil
+		}
+		for _, w := range r.withdrawnAssignments {
+			if w.Lost.ID == out.Assigned.ID {
+				lost := w.Lost
+				return &stopAfter{&assignments.AlreadyAssignedError{Active: w.Winner, Remote: remote, Withdrawn: &lost}}
+			}
+		}
+		return nil
+	})
+	out.Sync = res
+	if err != nil && !res.Pushed && made {
+		why := "not published to " + remote + ": " + err.Error()
+		var lost *assignments.AlreadyAssignedError
+		if errors.As(err, &lost) && lost.Withdrawn != nil {
+			why = "lost to " + lost.Active.Droid + "'s " + lost.Active.ID + ", on " + remote + " first"
+		}
+		werr := s.S.Update(func(tx *jsonl.Tx) error {
+			undone, err2 := as.UndoIn(tx, out.Result, s.S.Now(), why)
+			out.Undone = &undone
+			return err2
+		})
+		if werr != nil {
+			return out, errors.Join(err, werr)
+		}
+	}
+	if err != nil && IsRemoteError(err) && !res.Pushed {
+		return out, &UnpublishedError{Remote: remote, Err: err, Assignment: true}
+	}
+	return out, err
+}

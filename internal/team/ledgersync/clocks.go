@@ -1,0 +1,286 @@
+package ledgersync
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+// Every ledger commit carries its writer's clock (the committer time) and
+// its clone (the committer email, git-queen+CLONE@host). That is enough to
+// bound how far clones' clocks are apart, without asking the network. With
+// off(X) the error of clone X's clock:
+//
+//   - a commit C of X cannot have been written after this clone fetched it
+//     at R (by this clock): off(me) - off(X) <= R - t(C);
+//   - a commit C of X cannot have been written before a parent P of Y that
+//     it merged: off(X) - off(Y) <= t(C) - t(P).
+//
+// Each is a bound on a difference of two clocks, an edge of a graph whose
+// shortest paths bound every clone against this one, through clones in
+// between (carl merged bob's commit, ann merged carl's: bob learns how ann
+// stands to him though neither ever merged the other directly). The bounds
+// never accuse an honest clock (transfers only loosen them); sync warns
+// about each clone past records.MaxClockSkew, and when most clones read in
+// the last day are off in the same direction, this clone's clock is the
+// wrong one, and it refuses exclusive grants until a sync finds it right.
+
+// clockWindow is how long a reading of the clocks counts.
+const clockWindow = 24 * time.Hour
+
+// maxClockCommits bounds the commits a round reads for their times.
+const maxClockCommits = 256
+
+// clockEdge is one bound: off(To) - off(From) <= Bound, read At.
+type clockEdge struct {
+	From  string        `json:"from"`
+	To    string        `json:"to"`
+	Bound time.Duration `json:"bound_ns"`
+	At    time.Time     `json:"at"`
+}
+
+// ClockWarning is another clone whose clock is off against this one's.
+type ClockWarning struct {
+	Clone  string `json:"clone"`
+	Writer string `json:"writer"`
+	// Offset is how far its clock is at least ahead of this machine's
+	// (negative: behind).
+	Offset time.Duration `json:"offset_ns"`
+}
+
+func (w ClockWarning) String() string {
+	dir, d := "ahead of", w.Offset
+	if d < 0 {
+		dir, d = "behind", -d
+	}
+	return fmt.Sprintf("the clock of %s's clone (%s) is at least %s %s this machine's (more than the %s tolerated)",
+		w.Writer, w.Clone, records.ShortDuration(d), dir, records.ShortDuration(records.MaxClockSkew))
+}
+
+// ClockError refuses an exclusive grant on a clone whose clock most other
+// clones' commits show to be off.
+type ClockError struct {
+	Offset time.Duration // this clock against the others (negative: behind)
+	Peers  []ClockWarning
+}
+
+func (e *ClockError) Error() string {
+	dir, d := "behind", -e.Offset
+	if e.Offset > 0 {
+		dir, d = "ahead of", e.Offset
+	}
+	var names []string
+	for _, p := range e.Peers {
+		names = append(names, p.Writer)
+	}
+	return fmt.Sprintf("no exclusive reservation was made: this machine's clock is at least %s %s the other clones' (%s), "+
+		"more than the %s every clone tolerates, so others would not hold the reservation for as long as it says; "+
+		"set the clock right (NTP: timedatectl set-ntp true), then git queen sync and reserve again",
+		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew))
+}
+
+// cloneKey is the clone a ledger commit came from, by its committer
+// email: git-queen+CLONE@host, or the whole email for one written by an
+// older git-queen.
+func cloneKey(email string) string {
+	local, _, _ := strings.Cut(email, "@")
+	if id, ok := strings.CutPrefix(local, "git-queen+"); ok && id != "" {
+		return id
+	}
+	return email
+}
+
+// newCloneID names this clone in its commits.
+func newCloneID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// readClocks reads the times of the commits new since this clone last saw
+// the remote (from the tips it merges back, at most maxClockCommits, none
+// older than the window) and notes in st the bounds they give, each pair of
+// clones' tightest of this round replacing what an earlier round read.
+func (s *Syncer) readClocks(st *state, tips []plumbing.Hash, known map[plumbing.Hash]bool, now time.Time) {
+	me := st.CloneID
+	bounds := map[[2]string]time.Duration{}
+	bound := func(from, to string, d time.Duration) {
+		if from == to {
+			return
+		}
+		k := [2]string{from, to}
+		if b, ok := bounds[k]; !ok || d < b {
+			bounds[k] = d
+		}
+	}
+	queue := slices.Clone(tips)
+	seen := map[plumbing.Hash]bool{}
+	for len(queue) > 0 && len(seen) < maxClockCommits {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] || known[c] {
+			continue
+		}
+		seen[c] = true
+		sig, parents, err := s.ledger.Committer(c)
+		if err != nil || sig.When.IsZero() || now.Sub(sig.When) > clockWindow {
+			continue
+		}
+		clone := cloneKey(sig.Email)
+		if clone == me {
+			continue // what this clone merged before, it has read before
+		}
+		if st.Writers == nil {
+			st.Writers = map[string]string{}
+		}
+		st.Writers[clone] = sig.Name
+		bound(clone, me, now.Sub(sig.When)) // off(me) - off(X) <= R - t(C)
+		for _, p := range parents {
+			if psig, _, err := s.ledger.Committer(p); err == nil && !psig.When.IsZero() {
+				bound(cloneKey(psig.Email), clone, sig.When.Sub(psig.When)) // off(X) - off(Y) <= t(C) - t(P)
+			}
+		}
+		queue = append(queue, parents...)
+	}
+	if len(bounds) > 0 {
+		st.ClockEdges = slices.DeleteFunc(st.ClockEdges, func(e clockEdge) bool {
+			_, replaced := bounds[[2]string{e.From, e.To}]
+			return replaced
+		})
+		for k, d := range bounds {
+			st.ClockEdges = append(st.ClockEdges, clockEdge{From: k[0], To: k[1], Bound: d, At: now})
+		}
+		slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int {
+			return strings.Compare(a.From+" "+a.To, b.From+" "+b.To)
+		})
+		st.changed = true
+	}
+	n := len(st.ClockEdges)
+	st.ClockEdges = slices.DeleteFunc(st.ClockEdges, func(e clockEdge) bool { return now.Sub(e.At) > clockWindow })
+	st.changed = st.changed || n != len(st.ClockEdges)
+}
+
+// offsets bounds every clone read in the window against this one: off(X)
+// - off(me) is at least lo[X] and at most hi[X] (shortest paths over the
+// edges, both ways). Bounds that contradict each other (a cycle that sums
+// below zero: times that cannot all be true) give nothing.
+func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
+	const inf = time.Duration(1<<63 - 1)
+	nodes := map[string]bool{st.CloneID: true}
+	var edges []clockEdge
+	for _, e := range st.ClockEdges {
+		if now.Sub(e.At) <= clockWindow {
+			edges = append(edges, e)
+			nodes[e.From], nodes[e.To] = true, true
+		}
+	}
+	// dist is the shortest paths from one clone (along the edges, or
+	// against them), by Bellman-Ford; ok is false on a negative cycle.
+	dist := func(from string, reverse bool) (map[string]time.Duration, bool) {
+		d := map[string]time.Duration{from: 0}
+		for range len(nodes) {
+			changed := false
+			for _, e := range edges {
+				a, b := e.From, e.To
+				if reverse {
+					a, b = b, a
+				}
+				if da, ok := d[a]; ok {
+					if db, ok := d[b]; !ok || da+e.Bound < db {
+						d[b], changed = da+e.Bound, true
+					}
+				}
+			}
+			if !changed {
+				return d, true
+			}
+		}
+		return d, false
+	}
+	fromMe, ok1 := dist(st.CloneID, false)
+	toMe, ok2 := dist(st.CloneID, true)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	lo, hi = map[string]time.Duration{}, map[string]time.Duration{}
+	for x := range nodes {
+		if x == st.CloneID {
+			continue
+		}
+		hi[x], lo[x] = inf, -inf
+		if d, ok := fromMe[x]; ok {
+			hi[x] = d // off(X) - off(me) <= d
+		}
+		if d, ok := toMe[x]; ok {
+			lo[x] = -d // off(me) - off(X) <= d
+		}
+	}
+	return lo, hi
+}
+
+// clocks reads the clocks by the bounds in the window: the other clones
+// whose clocks are off against this one's, and, when most clones read are
+// off in the same direction (this clock is then the wrong one), a
+// ClockError.
+func (st *state) clocks(now time.Time) ([]ClockWarning, *ClockError) {
+	lo, hi := st.offsets(now)
+	var warnings, ahead, behind []ClockWarning
+	for clone := range lo {
+		w := ClockWarning{Clone: clone, Writer: st.Writers[clone]}
+		switch {
+		case lo[clone] > records.MaxClockSkew:
+			w.Offset = lo[clone]
+			ahead = append(ahead, w)
+		case hi[clone] < -records.MaxClockSkew:
+			w.Offset = hi[clone]
+			behind = append(behind, w)
+		default:
+			continue
+		}
+		warnings = append(warnings, w)
+	}
+	slices.SortFunc(warnings, func(a, b ClockWarning) int { return strings.Compare(a.Clone, b.Clone) })
+	nearest := func(ws []ClockWarning) time.Duration {
+		m := ws[0].Offset
+		for _, w := range ws[1:] {
+			if w.Offset.Abs() < m.Abs() {
+				m = w.Offset
+			}
+		}
+		return m
+	}
+	seen := len(lo)
+	switch {
+	case seen > 0 && 2*len(ahead) > seen:
+		// The others are ahead: this clock is behind them.
+		return warnings, &ClockError{Offset: -nearest(ahead), Peers: ahead}
+	case seen > 0 && 2*len(behind) > seen:
+		return warnings, &ClockError{Offset: -nearest(behind), Peers: behind}
+	}
+	return warnings, nil
+}
+
+// ClockCheck says whether this clone's clock is known to be off (see
+// ClockError), by what its syncs read; nil when it is not, or nothing was
+// read.
+func ClockCheck(ws *workspace.Workspace, now time.Time) error {
+	if !ws.Live {
+		return nil
+	}
+	st, err := loadState(ws.Dir)
+	if err != nil {
+		return nil
+	}
+	if _, e := st.clocks(now); e != nil {
+		return e
+	}
+	return nil
+}

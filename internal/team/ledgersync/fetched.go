@@ -1,0 +1,186 @@
+package ledgersync
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+// Fetched returns the store.Store.Fetched of a live store: for the
+// reservations log, a file holding the reservation versions a `git fetch`
+// brought into a remote's tracking ledger since this clone last merged it.
+// So a clone sees another's new reservations, in every check and in the
+// pre-commit hook, as soon as git fetched them, without the network and
+// before the next sync applies them. The file is derived from the two
+// ledger commits and kept in the cache directory, so it is computed once
+// per fetch; when no remote moved since the last sync, the cost is a
+// directory listing and a small file read.
+//
+// A tracking ledger that is damaged or over the bound one sync takes, or
+// that cannot be read for any other reason, adds nothing and is no error:
+// a command or a commit goes on from what the live store holds (the next
+// sync sets the commit aside and says so, and doctor names it). now is the
+// clock reservations from the future are bounded by.
+func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([]string, error) {
+	return func(name string) ([]string, error) {
+		if name != records.ReservationsFile || !ws.Live || ws.Repo == nil {
+			return nil, nil
+		}
+		tracking, err := ledger.TrackingRefs(ws.Repo.CommonDir)
+		if err != nil || len(tracking) == 0 {
+			return nil, nil
+		}
+		st, err := loadState(ws.Dir)
+		if err != nil {
+			return nil, nil
+		}
+		var paths []string
+		var l *ledger.Ledger
+		defer func() {
+			if l != nil {
+				l.Close()
+			}
+		}()
+		for remote, fetched := range tracking {
+			if rs := st.Remotes[remote]; rs != nil && (rs.Merged == fetched.String() || rs.Pushed == fetched.String()) ||
+				st.Recording != nil && st.Recording.Remote == remote && st.Recording.Merged == fetched.String() {
+				continue
+			}
+			if l == nil {
+				if l, err = ledger.Open(ws.Repo.CommonDir); err != nil {
+					return nil, nil
+				}
+			}
+			local, err := l.Refs().Read(ledger.Ref)
+			if err != nil {
+				local = plumbing.ZeroHash
+			}
+			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo), now()); ok {
+				paths = append(paths, path)
+			}
+		}
+		return paths, nil
+	}
+}
+
+// extract writes (once) the reservation versions fetched holds that local
+// does not, the newest of each id within every rule, and returns the file's
+// path; ok is false when fetched is damaged or over limit (noted once, in
+// a file beside, so that the next command does not inspect it again), or
+// when it cannot be read.
+func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, limit int64, now time.Time) (string, bool) {
+	path := filepath.Join(cacheDir, "fetched-"+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
+	if _, err := os.Stat(path); err == nil {
+		return path, true
+	}
+	refused := path + ".refused"
+	if _, err := os.Stat(refused); err == nil {
+		return "", false
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", false
+	}
+	n, err := l.Inspect(local, fetched)
+	if err == nil && n > limit {
+		err = overBound(fetched, n, limit)
+	}
+	if ledger.IsDamage(err) {
+		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
+	}
+	if err != nil {
+		return "", false
+	}
+	var added [][]byte
+	if err := l.EachChangeOf(records.ReservationsFile, local, fetched, func(chunk [][]byte) error {
+		added = append(added, chunk...)
+		return nil
+	}); err != nil {
+		return "", false
+	}
+	lines, err := newestOnly(nil, records.ReservationsFile, added, nil, nil, now)
+	if err != nil {
+		return "", false
+	}
+	if n := activeIncoming(lines, nil, now); n > records.MaxActiveReservations {
+		// A flood: the next sync sets it aside (see floodCheck).
+		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
+		return "", false
+	}
+	var data []byte
+	for _, line := range lines {
+		data = append(append(data, line...), '\n')
+	}
+	arrivals, _ := arrivalsOf(lines, now)
+	if store.AddArrivals(path, arrivals, now) != nil {
+		return "", false
+	}
+	pruneCache(cacheDir)
+	return path, jsonl.WriteCacheFile(path, data) == nil
+}
+
+// cacheMaxAge is how long cache files live unmodified.
+const cacheMaxAge = 7 * 24 * time.Hour
+
+// pruneCache removes cache files nobody wrote for a week: extractions of
+// ledgers long merged, and selection caches of files gone.
+func pruneCache(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && !e.IsDir() && time.Since(info.ModTime()) > cacheMaxAge {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// PublishedOffset is how much of this clone's log file the remote is known
+// to hold: versions written at or after it are not published there yet
+// (zero when this clone never synced with it).
+func PublishedOffset(ws *workspace.Workspace, remote, file string) int64 {
+	st, err := loadState(ws.Dir)
+	if err != nil {
+		return 0
+	}
+	if rs := st.Remotes[remote]; rs != nil {
+		return rs.Published[file].Size
+	}
+	return 0
+}
+
+// Status says when this clone last synced with remote (zero if never) and
+// how many record versions it wrote that the remote does not hold yet.
+func Status(ws *workspace.Workspace, remote string) (syncedAt time.Time, unpublished int) {
+	st, err := loadState(ws.Dir)
+	if err != nil {
+		return time.Time{}, 0
+	}
+	var published map[string]Mark
+	if rs := st.Remotes[remote]; rs != nil {
+		syncedAt, published = rs.SyncedAt, rs.Published
+	}
+	for _, l := range ledger.Logs {
+		f, err := os.Open(filepath.Join(ws.Dir, l.File))
+		if err != nil {
+			continue
+		}
+		// Past the mark the remote holds (all of a log rewritten since).
+		data, _, _, err := readTail(f, published[l.File])
+		f.Close()
+		if err == nil {
+			unpublished += countRecords(data)
+		}
+	}
+	return syncedAt, unpublished
+}

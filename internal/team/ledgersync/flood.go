@@ -1,0 +1,105 @@
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+)
+
+// floodCheck sets aside, as a whole, a remote commit that would make more
+// reservations active here than records.MaxActiveReservations: every
+// check and commit reads each active reservation, so a push of a million
+// well-formed ones (each in its own droid's name, chunks of honest size)
+// would cost every command seconds. It reads the reservation chunks the
+// commit holds that local does not (what the merge would read anyway,
+// within the round's bound) and counts the ids whose newest version there
+// holds at now and are not active here already.
+func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
+	active, err := (&reservations.Store{S: s.S}).Active(now)
+	if err != nil {
+		return err
+	}
+	held := make(map[string]bool, len(active))
+	for _, r := range active {
+		held[r.ID] = true
+	}
+	// Chunk by chunk, in the ledger's order (by month): an honest history
+	// releases what it granted soon after, so the ids active so far stay
+	// few; past twice the bound it is a flood whatever follows, and the
+	// reading stops there.
+	count := newActiveCount(held, now)
+	stop := errors.New("flood")
+	err = s.ledger.EachChangeOf(records.ReservationsFile, local, commit, func(chunk [][]byte) error {
+		if count.add(chunk) > 2*records.MaxActiveReservations {
+			return stop
+		}
+		return nil
+	})
+	stopped := errors.Is(err, stop)
+	if err != nil && !stopped {
+		return err
+	}
+	n, atLeast := count.active, ""
+	if stopped {
+		atLeast = "at least "
+	}
+	if len(active)+n > records.MaxActiveReservations {
+		return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+			"it would make %s%d more reservations active here, beside the %d that are, past the %d git-queen holds at once "+
+				"(every check reads them all): a flood, set aside whole", atLeast, n, len(active), records.MaxActiveReservations)}
+	}
+	return nil
+}
+
+// activeIncoming counts the reservation ids among lines, not in skip,
+// whose newest version there holds at now.
+func activeIncoming(lines [][]byte, skip map[string]bool, now time.Time) int {
+	return newActiveCount(skip, now).add(lines)
+}
+
+// activeCount counts, over the lines added to it, the reservation ids not
+// in skip whose newest version holds at now.
+type activeCount struct {
+	skip   map[string]bool
+	now    time.Time
+	newest map[string]versionState
+	active int
+}
+
+type versionState struct {
+	key    string
+	active bool
+}
+
+func newActiveCount(skip map[string]bool, now time.Time) *activeCount {
+	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}}
+}
+
+// add counts lines in, and returns how many ids are active so far.
+func (c *activeCount) add(lines [][]byte) int {
+	for _, line := range lines {
+		id, on, ok := reservations.ActiveVersion(line, c.now)
+		if !ok || c.skip[id] {
+			continue
+		}
+		key := records.VersionKey(line)
+		old, seen := c.newest[id]
+		if seen && old.key > key {
+			continue
+		}
+		if old.active {
+			c.active--
+		}
+		if on {
+			c.active++
+		}
+		c.newest[id] = versionState{key, on}
+	}
+	return c.active
+}

@@ -1,0 +1,138 @@
+package ledgersync
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
+	"github.com/git-queen/git-queen/internal/gitrepo/transport"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+)
+
+// Fetching and pushing go through package transport (the git command,
+// bounded by the network timeout of timeout.go); the remote has passed
+// ResolveRemote. What is decided here is what to retry and what to tell
+// the person.
+
+// remoteError is the RemoteError for a fetch or push that failed before
+// the remote said anything about the ledger (a *transport.Error), or err.
+func remoteError(rm Remote, op string, err error) error {
+	var failed *transport.Error
+	if !errors.As(err, &failed) {
+		return err
+	}
+	cause := Unreachable
+	if failed.Kind == transport.TimedOut {
+		cause = TimedOut
+	}
+	return &RemoteError{Remote: rm.Arg, Op: op, Cause: cause, Timeout: failed.After, Msg: failed.Msg}
+}
+
+// fetch brings the remote's ledger to its tracking ref and returns the
+// commit it points at (zero when the remote has no ledger yet).
+func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
+	if tip, ok := s.upToDate(rm); ok {
+		return tip, nil
+	}
+	limit, err := s.timeout()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var lastErr error
+	for attempt := range 4 {
+		err := transport.Fetch(s.gitDir(), rm.Arg, ledger.FetchRefspec(rm.Arg), limit)
+		if err == nil {
+			s.ledger.Refresh()
+			return s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
+		}
+		lastErr = remoteError(rm, "fetch", err)
+		// Another fetch (the user's, with the refspec configured) holds
+		// the tracking ref's lock for a moment: try again. A lock a killed
+		// fetch left behind goes once it is old enough.
+		if failed, ok := errors.AsType[*transport.Error](err); !ok || !failed.RefLocked {
+			break
+		}
+		refs.AwaitLock(s.ledger.Refs().LockPath(ledger.TrackingRef(rm.Arg)))
+		sleepJitter(attempt + 1)
+	}
+	return plumbing.ZeroHash, lastErr
+}
+
+// upToDate answers, for a remote on this machine (a path or a file://
+// URL), whether its ledger is the one last fetched, by reading its ref
+// file: then there is nothing to fetch, and an idle sync costs no git
+// process at all. For any other remote, and whenever in doubt, ok is
+// false and git fetches.
+func (s *Syncer) upToDate(rm Remote) (plumbing.Hash, bool) {
+	url := rm.Arg
+	if rm.Configured {
+		var ok bool
+		if url, ok = s.S.WS.Repo.LocalConfig("remote." + rm.Arg + ".url"); !ok {
+			return plumbing.ZeroHash, false
+		}
+	}
+	dir, isFile := strings.CutPrefix(url, "file://")
+	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
+		return plumbing.ZeroHash, false // a network remote, or a relative path
+	}
+	if info, err := os.Stat(filepath.Join(dir, ".git")); err == nil && info.IsDir() {
+		dir = filepath.Join(dir, ".git")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "objects")); err != nil {
+		return plumbing.ZeroHash, false
+	}
+	theirs, ok, err := refs.ReadIn(dir, ledger.Ref)
+	if err != nil || !ok || theirs.IsZero() {
+		return plumbing.ZeroHash, false
+	}
+	known, err := s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
+	return known, err == nil && known == theirs
+}
+
+// push publishes commit as the remote's ledger if the remote still has
+// expected there (zero: no ledger at all), the compare-and-swap that makes
+// one grant out of racing reservations. Pre-push hooks are not run: the
+// ledger carries no code, and a hook that runs a test suite would make
+// every reservation wait for it. A remote that refuses the ledger is a
+// *RemoteError (Refused).
+func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (transport.PushResult, error) {
+	limit, err := s.timeout()
+	if err != nil {
+		return transport.PushResult{}, err
+	}
+	res, err := transport.Push(s.gitDir(), rm.Arg, commit, ledger.Ref, expected, limit)
+	if err != nil {
+		return res, remoteError(rm, "push", err)
+	}
+	if res.Outcome == transport.Refused {
+		msg := rm.Arg + " refuses refs/queen/ledger: " + refusal(res)
+		if res.Said != "" {
+			msg += "; the server said: " + res.Said
+		}
+		return res, &RemoteError{Remote: rm.Arg, Op: "push", Cause: Refused, Msg: msg}
+	}
+	return res, nil
+}
+
+// ProbeRemote asks remote (a configured name or a URL) which ledger it
+// shows fetches, with one git ls-remote bounded by limit: found is false
+// when it shows none. The error is a *RemoteError when the remote could
+// not be reached or did not answer in time.
+func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip plumbing.Hash, found bool, err error) {
+	dir := repo.TopLevel
+	if dir == "" {
+		dir = repo.GitDir
+	}
+	rm, err := ResolveRemote(repo, remote, dir)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	tip, found, err = transport.LsRemote(dir, rm.Arg, ledger.Ref, limit)
+	return tip, found, remoteError(rm, "fetch", err)
+}

@@ -1,0 +1,80 @@
+package ledgersync
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+)
+
+// DefaultMaxReceive bounds what one sync takes from a remote: the bytes of
+// chunks its ledger holds that this clone's does not. A team's history of a
+// million messages (about 490 MiB, at some 520 bytes a version) fits, so a
+// clone joining such a team syncs in one go; a push of more is not merged,
+// and the sync stops and says so (ReceiveBoundError): a team that really
+// has more raises queen.maxReceive.
+const DefaultMaxReceive = 1 << 30
+
+// maxReceive is queen.maxReceive ("512MiB", "1GiB", a number of bytes),
+// else DefaultMaxReceive.
+func maxReceive(repo *gitrepo.Repo) int64 {
+	if repo == nil {
+		return DefaultMaxReceive
+	}
+	v, ok := repo.LocalConfig("queen.maxreceive")
+	if !ok {
+		return DefaultMaxReceive
+	}
+	n, err := parseSize(v)
+	if err != nil || n <= 0 {
+		return DefaultMaxReceive
+	}
+	return n
+}
+
+// parseSize reads a size as git config writes them: a number, with k, m or
+// g (or KiB, MiB, GiB) for 1024, 1024², 1024³.
+func parseSize(v string) (int64, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}} {
+		if rest, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size", v)
+	}
+	return n * mult, nil
+}
+
+// overBound is the damage of a commit that holds more new chunks than one
+// sync takes.
+func overBound(commit plumbing.Hash, newBytes, limit int64) error {
+	return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+		"it brings %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
+			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",
+		newBytes>>20, limit>>20, (newBytes>>20)+64)}
+}
+
+// ReceiveBoundError stops a sync whose remote ledger brings more than
+// queen.maxReceive: well formed, perhaps the team's whole history, so it is
+// not pushed over either. Commands and commits go on from what this clone
+// has.
+type ReceiveBoundError struct {
+	Remote string
+	Note   SetAside
+}
+
+func (e *ReceiveBoundError) Error() string {
+	return fmt.Sprintf("did not take %s's ledger (commit %s): %s", e.Remote, shortHash(e.Note.Commit), e.Note.Reason)
+}

@@ -1,0 +1,111 @@
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// Sync exchanges the live store with remote: this clone's new records go
+// out, the others' come in, and the two ledgers become one. Reservations
+// and assignments this clone granted without publishing them (--offline)
+// that lost to another clone's are withdrawn and listed in the result.
+func (s *Syncer) Sync(remote string) (*Result, error) {
+	return s.exchange(remote, nil)
+}
+
+// ReserveResult is what a reservation in remote mode did.
+type ReserveResult struct {
+	reservations.Result
+	Sync *Result `json:"sync"`
+}
+
+// UnpublishedError is a reservation (or an assignment) that could not be
+// published: it was granted locally, then withdrawn, so nothing is
+// reserved (or assigned).
+type UnpublishedError struct {
+	Remote string
+	Err    error
+	// Assignment says an assignment, not a reservation, was not published.
+	Assignment bool
+}
+
+func (e *UnpublishedError) Error() string {
+	done, retry := "reserved", "reserve with --offline to hold the paths on this machine now (the next git queen sync publishes the reservation"
+	if e.Assignment {
+		done, retry = "assigned", "assign or claim with --offline to take the issue on this machine now (the next git queen sync publishes the assignment"
+	}
+	var re *RemoteError
+	if errors.As(e.Err, &re) && !re.Transient() {
+		return fmt.Sprintf("nothing was %s: %v", done, e.Err) // retrying will not help; the error says what will
+	}
+	return fmt.Sprintf("nothing was %s: %v\nretry when %s can be reached, or %s, or withdraws it if another clone's got there first)",
+		done, e.Err, e.Remote, retry)
+}
+
+func (e *UnpublishedError) Unwrap() error { return e.Err }
+
+// Reserve grants a reservation only once the remote holds it: it fetches
+// the remote's ledger, checks the request against every active reservation
+// (this clone's and every other's), appends the grant and pushes it with a
+// compare-and-swap. When another clone's push wins the race, it fetches
+// again: if a reservation that arrived overlaps the grant, the grant is
+// withdrawn and the request fails with a conflict naming the holder; if
+// not, it pushes again. So clones racing for overlapping patterns through
+// one remote get one grant.
+func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResult, error) {
+	out := &ReserveResult{}
+	rs := &reservations.Store{S: s.S}
+	var fresh map[string]bool // the grants that are new records, not renewals
+	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
+		if fresh == nil {
+			if r.clockErr != nil && req.Exclusive {
+				return &stopAfter{r.clockErr}
+			}
+			got, err := rs.ReserveIn(tx, req)
+			out.Result = got
+			var conflict *reservations.ConflictError
+			if errors.As(err, &conflict) {
+				return &stopAfter{err}
+			}
+			if err != nil {
+				return err
+			}
+			fresh = map[string]bool{}
+			for _, g := range got.Granted {
+				if g.UpdatedAt != nil && g.UpdatedAt.Equal(g.CreatedAt) {
+					fresh[g.ID] = true
+				}
+			}
+			return nil
+		}
+		var lost []reservations.Conflict
+		for _, w := range r.withdrawn {
+			if fresh[w.Lost.ID] {
+				lost = append(lost, reservations.Conflict{Requested: w.Lost.Pattern, Held: w.Winner, Witness: w.Witness})
+			}
+		}
+		if len(lost) > 0 {
+			return &stopAfter{&reservations.ConflictError{Conflicts: lost, Now: s.S.Now()}}
+		}
+		return nil
+	})
+	out.Sync = res
+	if err != nil && !res.Pushed && len(fresh) > 0 {
+		// Whatever failed after the grant was appended (the push, the
+		// remote, this machine), nothing is reserved: the grant is
+		// withdrawn (one that lost a race was, already).
+		werr := s.S.Update(func(tx *jsonl.Tx) error {
+			return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
+		})
+		if werr != nil {
+			return out, errors.Join(err, werr)
+		}
+	}
+	if err != nil && IsRemoteError(err) && !res.Pushed {
+		return out, &UnpublishedError{Remote: remote, Err: err}
+	}
+	return out, err
+}

@@ -1,0 +1,122 @@
+package ledgersync
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+)
+
+// unrecorded returns the lines this clone appended to its logs since the
+// recorded marks, and the marks at their new ends. Only whole lines count: a
+// torn final line is left for the next append to set aside. A log that no
+// longer starts with what was recorded (rewritten by something other than
+// git-queen) is reconciled against the ledger commit parent instead: every
+// line of it the ledger lacks is recorded.
+func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (ledger.Lines, map[string]Mark, error) {
+	lines := ledger.Lines{}
+	marks := map[string]Mark{}
+	var all ledger.Lines // the ledger's lines, read once if a log needs reconciling
+	for _, log := range ledger.Logs {
+		path := s.S.WS.Path(log.File)
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		added, mark, reconcile, err := readSince(f, recorded[log.File])
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		if reconcile {
+			if all == nil {
+				if all, err = s.ledger.All(parent); err != nil {
+					return nil, nil, err
+				}
+			}
+			added, _ = ledger.Subtract(added, all[log.File])
+		}
+		lines[log.File] = added
+		if mark.Size > 0 {
+			marks[log.File] = mark
+		}
+	}
+	return lines, marks, nil
+}
+
+// readSince reads the whole lines of f after the mark m and returns them
+// with the mark at their end. When the file no longer holds m, it returns
+// every whole line and reconcile = true.
+func readSince(f *os.File, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
+	data, from, held, err := readTail(f, m)
+	if err != nil {
+		return nil, Mark{}, false, err
+	}
+	reconcile = !held
+	whole := bytes.LastIndexByte(data, '\n') + 1
+	if whole == 0 {
+		return nil, m, reconcile, nil // nothing new, or only a torn line so far
+	}
+	for _, line := range bytes.Split(data[:whole-1], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			lines = append(lines, line)
+		}
+	}
+	end, err = markAt(f, from+int64(whole))
+	return lines, end, reconcile, err
+}
+
+// readTail reads the log f from the mark m to its end, or from its start
+// when f no longer holds m (held = false).
+func readTail(f *os.File, m Mark) (data []byte, from int64, held bool, err error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	size := info.Size()
+	if held = m.holds(f, size); held {
+		from = m.Size
+	}
+	data = make([]byte, size-from)
+	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, false, err
+	}
+	return data, from, held, nil
+}
+
+// countRecords counts the lines of data that are not blank.
+func countRecords(data []byte) int {
+	n := 0
+	for line := range bytes.Lines(data) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// linesBetween counts the records of the log at path between two marks (0
+// when from no longer holds: the log was rewritten by something else).
+func linesBetween(path string, from, to Mark) int {
+	if to.Size <= from.Size {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	data, _, held, err := readTail(f, from)
+	if err != nil || !held || int64(len(data)) < to.Size-from.Size {
+		return 0
+	}
+	return countRecords(data[:to.Size-from.Size])
+}

@@ -1,0 +1,445 @@
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// round is one locked step of an exchange, and what it did.
+type round struct {
+	remote string
+	// fetched is the remote's ledger as fetched; local the local ledger
+	// commit the round ended with, and marks how much of each log it holds.
+	fetched, local plumbing.Hash
+	marks          map[string]Mark
+	// received counts the versions the merge brought that the local
+	// ledger did not have and that this clone applied (the newest of
+	// their records here, and within every rule).
+	received             Counts
+	withdrawn            []Withdrawal
+	withdrawnAssignments []AssignmentWithdrawal
+	// setAside notes what of the remote's ledger this round did not take.
+	setAside []SetAside
+	// rebuilt says the local ledger was damaged and built again.
+	rebuilt string
+	// future counts the reservation versions applied that claimed a time
+	// further ahead than any honest clock (their expiry counts from their
+	// arrival), and futureBy is how far ahead the furthest claimed to be.
+	future   int
+	futureBy time.Duration
+	// clocks are the other clones whose clocks are off, and clockErr is
+	// set when this clone's is (see ClockError).
+	clocks   []ClockWarning
+	clockErr *ClockError
+	// heldBack says the remote's ledger was over the round's bound: not
+	// merged, and not to be noted as merged.
+	heldBack bool
+	stop     error
+}
+
+// localDamage is damage found in this clone's own ledger during a round:
+// the round is run again on a ledger rebuilt from the live store.
+type localDamage struct{ err error }
+
+func (e *localDamage) Error() string { return "this clone's ledger is damaged: " + e.err.Error() }
+func (e *localDamage) Unwrap() error { return e.err }
+
+// ownDamage turns damage found while reading this clone's ledger into a
+// localDamage; other errors pass.
+func ownDamage(err error) error {
+	if ledger.IsDamage(err) {
+		return &localDamage{err}
+	}
+	return err
+}
+
+// round records what this clone wrote since the last recording, merges the
+// remote's ledger fetched, applies what came in to received/, lets the
+// caller act (withdrawing unpublished reservations that lost first), records
+// again, and moves the local ledger ref once, from the commit it started at
+// to the one it built. With rebuild, the local ledger is first built anew
+// from the live store (see rebuild).
+func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuild bool) (*round, error) {
+	r := &round{remote: remote, fetched: fetched, received: Counts{}}
+	err := s.S.Update(func(tx *jsonl.Tx) error {
+		st, err := s.openState()
+		if err != nil {
+			return err
+		}
+		start, local, marks, err := s.soundStart(st, rebuild, r)
+		if err != nil {
+			return err
+		}
+		if local, err = s.recordOn(local, &marks); err != nil {
+			return ownDamage(err)
+		}
+		if err := s.at("recorded"); err != nil {
+			return err
+		}
+		if local, err = s.mergeFetched(tx, st, start.hash, local, r); err != nil {
+			return err
+		}
+		if err := s.at("applied"); err != nil {
+			return err
+		}
+		now := s.S.Now()
+		r.clocks, r.clockErr = st.clocks(now)
+		if err := s.withdrawLosers(tx, st, r); err != nil {
+			return err
+		}
+		s.trace("checked unpublished grants")
+		before := s.ownSizes()
+		if caller != nil {
+			if err := caller(tx, r); err != nil {
+				var after *stopAfter
+				if !errors.As(err, &after) {
+					return errors.Join(err, s.cutBack(before)) // the caller failed: nothing moves
+				}
+				r.stop = after.err
+			}
+		}
+		s.trace("acted")
+		if local, err = s.recordOn(local, &marks); err != nil {
+			return errors.Join(ownDamage(err), s.cutBack(before))
+		}
+		s.trace("recorded again")
+		r.local, r.marks = local, marks
+		merged := fetched
+		if r.heldBack {
+			merged = plumbing.ZeroHash // not taken: the next sync takes it again
+		}
+		if err := s.moveRef(st, start, local, marks, remote, merged); err != nil {
+			if cur, rerr := s.ledger.Refs().Read(ledger.Ref); rerr == nil && cur == local {
+				return err // the ledger holds what was appended: it stays
+			}
+			return errors.Join(err, s.cutBack(before))
+		}
+		return nil
+	})
+	return r, err
+}
+
+// ownSizes are the sizes of this clone's logs, before a caller appends.
+func (s *Syncer) ownSizes() map[string]int64 {
+	sizes := map[string]int64{}
+	for _, l := range ledger.Logs {
+		sizes[l.File] = sizeOf(s.S.WS.Path(l.File))
+	}
+	return sizes
+}
+
+// cutBack undoes what a round's caller appended to this clone's logs when
+// the round fails after it (the ledger could not be written: a full disk,
+// a read-only object store), so that a command that fails grants nothing.
+// The round still holds the repository lock: nothing else was appended.
+func (s *Syncer) cutBack(sizes map[string]int64) error {
+	var errs []error
+	for file, size := range sizes {
+		errs = append(errs, truncateTo(s.S.WS.Path(file), size))
+	}
+	return errors.Join(errs...)
+}
+
+// refStart is the local ledger ref as a round found it: the commit it
+// names, or unreadable (its file holds no commit id), when only
+// ReplaceRef can move it.
+type refStart struct {
+	hash       plumbing.Hash
+	unreadable bool
+}
+
+// soundStart reads the local ledger ref and returns the commit the round
+// builds on, with the marks of what that commit holds of this clone's
+// logs. A ref that names a commit not verified before is read whole
+// first; a ref that cannot be read, or names a damaged commit (a gc
+// --prune=now that ran during a sync leaves one), is replaced by a ledger
+// rebuilt from the live store, and so is any ledger when rebuild is set.
+func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbing.Hash, map[string]Mark, error) {
+	var start refStart
+	tip, err := s.ledger.Refs().Read(ledger.Ref)
+	why := ""
+	switch {
+	case err != nil:
+		start.unreadable, why = true, err.Error()
+	case rebuild:
+		start.hash, why = tip, "damage found during the last round"
+	case tip.IsZero():
+	case tip.String() == st.Verified:
+		if err := s.ledger.Sound(tip); ledger.IsDamage(err) {
+			why = err.Error()
+		} else if err != nil {
+			return start, plumbing.ZeroHash, nil, err
+		}
+		start.hash = tip
+	default:
+		start.hash = tip
+		if _, err := s.ledger.Inspect(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
+			why = err.Error()
+		} else if err != nil {
+			return start, plumbing.ZeroHash, nil, err
+		}
+		st.Verified = tip.String()
+	}
+	if why == "" {
+		return start, tip, st.Recorded, nil
+	}
+	local, marks, err := s.rebuild(why)
+	if err != nil {
+		return start, plumbing.ZeroHash, nil, err
+	}
+	r.rebuilt = why
+	st.Verified = local.String()
+	return start, local, marks, nil
+}
+
+// recordOn writes a ledger commit on parent with the lines this clone
+// appended since *marks, and advances *marks. The state keeps its recorded
+// marks until the ledger ref holds the commit (see moveRef): a mark saved
+// earlier would claim lines the ledger does not have.
+func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbing.Hash, error) {
+	lines, next, err := s.unrecorded(*marks, parent)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	*marks = next
+	if lines.Count() == 0 {
+		return parent, nil
+	}
+	msg := fmt.Sprintf("queen: record %s", countLines(lines))
+	return s.ledger.Record(parent, lines, s.signature(), msg)
+}
+
+// mergeFetched merges the remote's ledger into local and applies what it
+// brought. It returns the new local commit. A remote commit that Inspect
+// refuses, or that brings more than one sync takes, is set aside (noted in
+// the state and in r), and the newest of its ancestors that pass are merged
+// instead: the push that follows leaves the refused commit out.
+func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Hash, r *round) (plumbing.Hash, error) {
+	fetched := r.fetched
+	rs := st.remote(r.remote)
+	if fetched.IsZero() || fetched == local || fetched.String() == rs.Merged || fetched.String() == rs.Pushed {
+		return local, nil
+	}
+	takes, err := s.usable(st, local, r)
+	if err != nil || len(takes) == 0 {
+		return local, err
+	}
+	known := map[plumbing.Hash]bool{local: true}
+	for _, h := range []string{rs.Merged, rs.Pushed} {
+		if plumbing.IsHash(h) {
+			known[plumbing.NewHash(h)] = true
+		}
+	}
+	s.readClocks(st, takes, known, s.S.Now())
+	tree, err := s.ledger.TreeOf(local)
+	if err != nil {
+		return plumbing.ZeroHash, ownDamage(err)
+	}
+	var lastTree plumbing.Hash
+	for _, c := range takes {
+		if lastTree, err = s.ledger.TreeOf(c); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		// The remote's commits passed Inspect: damage now is this clone's.
+		if tree, err = s.ledger.MergeTrees(tree, lastTree); err != nil {
+			return plumbing.ZeroHash, ownDamage(err)
+		}
+	}
+	merged := takes[0] // the remote holds all we have: take its commit
+	if len(takes) > 1 || tree != lastTree {
+		parents := takes
+		if !local.IsZero() {
+			parents = append([]plumbing.Hash{local}, takes...)
+		}
+		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),
+			"queen: merge "+r.remote+"'s ledger"); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	return merged, s.apply(tx, st, start, local, merged, r)
+}
+
+// maxSalvaged bounds the ancestors of a refused commit that a round
+// inspects for one it can merge.
+const maxSalvaged = 8
+
+// usable returns the commits of the remote's ledger that this round may
+// merge: the fetched commit when it passes Inspect and floodCheck; else,
+// with a note of why it was set aside, those of its nearest ancestors that
+// pass (a push that broke the ledger usually sits on an honest one, whose
+// records are kept that way). A commit that only brings more than the
+// round's bound (queen.maxReceive) sets r.stop: it is neither merged nor
+// pushed over.
+func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Hash, error) {
+	limit := maxReceive(s.S.WS.Repo)
+	queue, seen := []plumbing.Hash{r.fetched}, map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	for len(queue) > 0 && len(seen) < maxSalvaged {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		n, err := s.ledger.Inspect(local, c)
+		if err == nil && n > limit {
+			// Well formed, only more than this clone takes at once: it
+			// may be the team's whole history, which a push without it
+			// would take off the remote. Nothing is merged or pushed;
+			// the sync stops and says how to take it.
+			err = overBound(c, n, limit)
+			note := damageNote(r.remote, c, err, s.S.Now())
+			note.OverBound = true
+			st.noteSetAside(note)
+			r.setAside = append(r.setAside, note)
+			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
+			return nil, nil
+		}
+		if err == nil {
+			err = s.floodCheck(local, c, s.S.Now())
+		}
+		if err == nil {
+			out = append(out, c)
+			continue
+		}
+		if !ledger.IsDamage(err) {
+			return nil, err
+		}
+		if c == r.fetched {
+			note := damageNote(r.remote, c, err, s.S.Now())
+			st.noteSetAside(note)
+			r.setAside = append(r.setAside, note)
+			s.trace("set aside the remote's ledger")
+		}
+		if parents, err := s.ledger.Parents(c); err == nil {
+			queue = append(queue, parents...)
+		}
+	}
+	return out, nil
+}
+
+// moveRef moves the local ledger from start to local, with the state that
+// goes with it (the marks local holds) written first as an intent, which
+// loadState adopts if the ref got there.
+func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
+	if local == start.hash && !start.unreadable {
+		if maps.Equal(marks, st.Recorded) && st.Verified == local.String() && !st.changed {
+			return nil
+		}
+		st.Recorded = marks // only blank lines or a torn tail's newline came
+		return st.save(s.dir())
+	}
+	st.Recording = &recording{Commit: local.String(), Recorded: marks, Remote: remote}
+	if !fetched.IsZero() {
+		st.Recording.Merged = fetched.String()
+	}
+	if err := st.save(s.dir()); err != nil {
+		return err
+	}
+	if err := s.at("intent-saved"); err != nil {
+		return err
+	}
+	var err error
+	if start.unreadable {
+		err = s.ledger.Refs().Replace(ledger.Ref, local)
+	} else {
+		err = s.ledger.Refs().Update(ledger.Ref, start.hash, local)
+	}
+	if err != nil {
+		return err
+	}
+	st.Applying = nil
+	st.Verified = local.String()
+	st.adopt()
+	return s.at("ref-moved")
+}
+
+// testHook, set by tests only, runs at named points of a round and of an
+// exchange: an error there stops the process's work as a kill would (the
+// steps after it do not run), and it may act (push from another clone)
+// to stage a race.
+var testHook func(point string) error
+
+// at marks a point of a round or an exchange, for Trace and testHook.
+func (s *Syncer) at(point string) error {
+	s.trace(point)
+	if testHook == nil {
+		return nil
+	}
+	return testHook(point)
+}
+
+// trace marks a point for Trace only.
+func (s *Syncer) trace(point string) {
+	if s.Trace != nil {
+		s.Trace(point)
+	}
+}
+
+// openState is loadState for a round, which writes ledger commits: this
+// clone's id (made on first need) goes into their signature.
+func (s *Syncer) openState() (*state, error) {
+	st, err := s.loadState()
+	if err != nil {
+		return nil, err
+	}
+	if st.CloneID == "" {
+		st.CloneID, st.changed = newCloneID(), true
+	}
+	s.cloneID = st.CloneID
+	return st, nil
+}
+
+// loadState reads the state file and finishes or undoes what a killed
+// process left half done, by the intents in it and where the ledger ref
+// points now: a recording whose commit the ref reached is adopted, one it
+// did not is dropped (its lines are recorded again); received lines
+// appended for a merge the ref never reached are cut off again (the next
+// merge brings them back). It runs under the repository lock.
+func (s *Syncer) loadState() (*state, error) {
+	st, err := loadState(s.dir())
+	if err != nil || (st.Recording == nil && st.Applying == nil) {
+		return st, err
+	}
+	// A ref that cannot be read names nothing: the intents did not reach it.
+	tip, _ := s.ledger.Refs().Read(ledger.Ref)
+	if st.Applying != nil && tip.String() == st.Applying.From {
+		for file, size := range st.Applying.Received {
+			if err := truncateTo(store.ReceivedPath(s.S.WS, file), size); err != nil {
+				return nil, err
+			}
+		}
+	}
+	st.Applying = nil
+	if st.Recording != nil && tip.String() == st.Recording.Commit {
+		st.adopt()
+	}
+	st.Recording = nil
+	return st, st.save(s.dir())
+}
+
+func truncateTo(path string, size int64) error {
+	info, err := os.Stat(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if info.Size() <= size {
+		return nil
+	}
+	if err := os.Truncate(path, size); err != nil {
+		return fmt.Errorf("undo an interrupted sync in %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package ledgersync
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+)
+
+// SetAside is something a remote's ledger held that this clone did not
+// take: a commit that is damaged or over a bound (nothing of it is read;
+// the next push leaves it out of the remote's ledger), or record versions
+// that break a rule every version obeys (they stay in the ledger, unread).
+// The clone goes on from what it had; sync says what it set aside once per
+// round, and doctor lists the latest.
+type SetAside struct {
+	Remote string `json:"remote"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Path is where in the commit's tree the damage is ("" for the commit
+	// itself, and for records).
+	Path   string `json:"path,omitempty"`
+	Reason string `json:"reason"`
+	// Rule and Records, for record versions: the rule they broke and how
+	// many did, with one of them as an example (its id).
+	Rule    string `json:"rule,omitempty"`
+	Records int    `json:"records,omitempty"`
+	Example string `json:"example,omitempty"`
+	// OverBound marks a sound commit that only brought more than
+	// queen.maxReceive: it was neither merged nor pushed over.
+	OverBound bool      `json:"over_bound,omitempty"`
+	At        time.Time `json:"at"`
+}
+
+// Fix says what a person can do about it.
+func (a SetAside) Fix() string {
+	if a.OverBound {
+		return "nothing was merged, and the remote's ledger was left as it is: if it is your team's history, raise queen.maxReceive as it says; " +
+			"if someone pushed it to flood the team, replace it with a sound ledger (git push --force-with-lease the remote's refs/queen/ledger)"
+	}
+	if a.Rule != "" {
+		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"
+	}
+	return "nothing to do here: the next sync pushes this clone's ledger without that commit; " +
+		"to keep it from coming back, find who pushed it (the remote's logs) and protect refs/queen/ (README: What the ledger trusts)"
+}
+
+// String is one line for a person.
+func (a SetAside) String() string {
+	if a.Rule != "" {
+		return fmt.Sprintf("%d record version(s) from %s's ledger %s that break the %s rule: %s (%s)",
+			a.Records, a.Remote, shortHash(a.Commit), a.Rule, a.Reason, a.Example)
+	}
+	where := ""
+	if a.Path != "" {
+		where = " at " + a.Path
+	}
+	return fmt.Sprintf("%s's %s (commit %s)%s: %s", a.Remote, a.Ref, shortHash(a.Commit), where, a.Reason)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// maxSetAside is how many notes the state keeps.
+const maxSetAside = 32
+
+// noteSetAside keeps a note in the state, the newest last; a note like one
+// it holds (same remote, commit, path and rule) replaces it.
+func (st *state) noteSetAside(a SetAside) {
+	st.SetAside = slices.DeleteFunc(st.SetAside, func(o SetAside) bool {
+		return o.Remote == a.Remote && o.Commit == a.Commit && o.Path == a.Path && o.Rule == a.Rule
+	})
+	st.SetAside = append(st.SetAside, a)
+	st.changed = true
+	if n := len(st.SetAside); n > maxSetAside {
+		st.SetAside = slices.Clone(st.SetAside[n-maxSetAside:])
+	}
+}
+
+// damageNote is the note for a commit that Inspect refused.
+func damageNote(remote string, commit plumbing.Hash, err error, now time.Time) SetAside {
+	a := SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Reason: err.Error(), At: now}
+	var d *ledger.DamageError
+	if errors.As(err, &d) {
+		a.Path, a.Reason = d.Path, d.Reason
+		if !d.Commit.IsZero() && d.Commit != commit {
+			a.Reason += " (in its parent " + short(d.Commit) + ")"
+		}
+	}
+	return a
+}
+
+func short(h plumbing.Hash) string { return shortHash(h.String()) }
+
+// recordNotes turns the rule breaks of a round into notes, one per rule.
+func recordNotes(remote string, commit plumbing.Hash, broken map[string]*ruleCount, now time.Time) []SetAside {
+	var rules []string
+	for rule := range broken {
+		rules = append(rules, rule)
+	}
+	slices.Sort(rules)
+	var out []SetAside
+	for _, rule := range rules {
+		c := broken[rule]
+		out = append(out, SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Rule: rule,
+			Records: c.n, Reason: c.msg, Example: c.example, At: now})
+	}
+	return out
+}
+
+// ruleCount counts the versions that broke one rule, with the first one's
+// words and id.
+type ruleCount struct {
+	n            int
+	msg, example string
+}

@@ -1,0 +1,122 @@
+package precommit
+
+import (
+	"hash/crc32"
+	"runtime"
+	"sync"
+
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// The two checksums of a blob memo are computed in one pass over the
+// bytes: a slice small enough for the CPU's cache is read from memory
+// once, for the first checksum, and the second finds it in the cache. A
+// large log is cut in one part per core, and the parts' checksums are
+// combined into the whole's (combine). The prefix proof of a log another
+// program appended to reads every committed byte, so this is what that
+// commit's hook costs.
+
+// checksumSlice is how much of the bytes both checksums read in turn: it
+// stays in the core's cache between the two.
+const checksumSlice = 32 << 10
+
+// parallelChecksums is the size from which the parts pay for their
+// goroutines.
+const parallelChecksums = 4 << 20
+
+// checksums is blobMemo.Sum of data: its CRC-32C and its IEEE CRC-32.
+func checksums(data []byte) [2]uint32 {
+	parts := min(runtime.GOMAXPROCS(0), len(data)/parallelChecksums)
+	if parts < 2 {
+		return bothChecksums(data)
+	}
+	sums := make([][2]uint32, parts)
+	size := len(data) / parts
+	var wg sync.WaitGroup
+	for i := range parts {
+		part := data[i*size:]
+		if i < parts-1 {
+			part = part[:size]
+		}
+		wg.Go(func() { sums[i] = bothChecksums(part) })
+	}
+	wg.Wait()
+	sum := sums[0]
+	for i := 1; i < parts; i++ {
+		n := int64(size)
+		if i == parts-1 {
+			n = int64(len(data) - i*size)
+		}
+		sum[0] = combine(sum[0], sums[i][0], n, crc32.Castagnoli)
+		sum[1] = combine(sum[1], sums[i][1], n, crc32.IEEE)
+	}
+	return sum
+}
+
+func bothChecksums(data []byte) [2]uint32 {
+	var c, i uint32
+	for len(data) > 0 {
+		s := data[:min(len(data), checksumSlice)]
+		i = crc32.Update(i, crc32.IEEETable, s)
+		c = jsonl.ChecksumUpdate(c, s) // its table is made on first use, not at start-up
+		data = data[len(s):]
+	}
+	return [2]uint32{c, i}
+}
+
+// combine is the CRC (hash/crc32's, with the reversed polynomial poly) of
+// the bytes whose CRC is crc1 followed by n bytes whose CRC is crc2: crc1
+// is carried through n zero bytes (a multiplication by x^(8n) modulo the
+// polynomial, by squaring) and added to crc2. This is zlib's
+// crc32_combine.
+func combine(crc1, crc2 uint32, n int64, poly uint32) uint32 {
+	if n <= 0 {
+		return crc1
+	}
+	var even, odd [32]uint32 // operators for 2^k zero bits
+	odd[0] = poly            // one zero bit
+	row := uint32(1)
+	for i := 1; i < 32; i++ {
+		odd[i] = row
+		row <<= 1
+	}
+	square(&even, &odd) // two zero bits
+	square(&odd, &even) // four
+	for {
+		square(&even, &odd) // one zero byte, then 4, 16, ...
+		if n&1 != 0 {
+			crc1 = times(&even, crc1)
+		}
+		n >>= 1
+		if n == 0 {
+			break
+		}
+		square(&odd, &even) // two zero bytes, then 8, 32, ...
+		if n&1 != 0 {
+			crc1 = times(&odd, crc1)
+		}
+		n >>= 1
+		if n == 0 {
+			break
+		}
+	}
+	return crc1 ^ crc2
+}
+
+// times is the product of the GF(2) matrix mat and the vector vec.
+func times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+// square sets sq to mat times mat.
+func square(sq, mat *[32]uint32) {
+	for i := range mat {
+		sq[i] = times(mat, mat[i])
+	}
+}

@@ -1,0 +1,176 @@
+package precommit
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// RefUpdate is one line git gives a pre-push hook: a local ref and commit
+// to be pushed as a remote ref that now points at RemoteSHA.
+type RefUpdate struct {
+	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
+}
+
+// ParseRefUpdates reads the lines git writes to a pre-push hook's stdin.
+func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
+	var out []RefUpdate
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 || !objectID(f[1]) || !objectID(f[3]) {
+			return nil, fmt.Errorf("pre-push: unexpected line %q from git (want: local-ref local-id remote-ref remote-id)", sc.Text())
+		}
+		out = append(out, RefUpdate{f[0], f[1], f[2], f[3]})
+	}
+	return out, sc.Err()
+}
+
+// objectID says whether s is a full object name in hex (SHA-1 or
+// SHA-256), as git gives the pre-push hook: nothing else is handed on to
+// git as a revision.
+func objectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// PushRefusal is a commit being pushed that changes a path another droid
+// holds exclusively.
+type PushRefusal struct {
+	Commit      string              `json:"commit"`
+	Subject     string              `json:"subject"`
+	Path        string              `json:"path"`
+	Reservation records.Reservation `json:"reservation"`
+}
+
+// PushResult is what the pre-push check found.
+type PushResult struct {
+	Me       string        `json:"droid"`
+	Commits  int           `json:"commits"`
+	Refusals []PushRefusal `json:"refusals"`
+	Now      time.Time     `json:"now"`
+}
+
+// PushInput is what the pre-push check looks at.
+type PushInput struct {
+	Repo *gitrepo.Repo
+	// Store holds the reservations (nil: there are none to judge by).
+	Store *store.Store
+	// Remote is the remote being pushed to, as git names it to the hook:
+	// its remote-tracking refs say what it already has.
+	Remote   string
+	Updates  []RefUpdate
+	Identity func() string
+	// Refresh, when set, brings what the remote holds now before the
+	// reservations are read (the hook's fetch of the remote's ledger). It
+	// is called only when the push carries commits, while git lists the
+	// paths they change.
+	Refresh func()
+}
+
+// CheckPush checks every commit the push would give the remote that it
+// does not have (not reachable from its remote-tracking refs, nor from what
+// the remote ref points at now) against the active exclusive reservations:
+// whatever route a change took onto the branch (a cherry-pick, a rebase,
+// am, an amend, a merge), it leaves the machine by a push. Two git
+// processes whatever the number of commits: one rev-list, one diff-tree
+// (and one git log for the subjects of the commits it refuses).
+func CheckPush(in PushInput) (*PushResult, error) {
+	res := &PushResult{Refusals: []PushRefusal{}}
+	var tips, have []string
+	for _, u := range in.Updates {
+		if strings.Trim(u.LocalSHA, "0") != "" { // a deletion pushes nothing
+			tips = append(tips, u.LocalSHA)
+		}
+		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
+			have = append(have, u.RemoteSHA)
+		}
+	}
+	if len(tips) == 0 {
+		return res, nil
+	}
+	commits, err := in.Repo.CommitsNotOnRemote(in.Remote, tips, have)
+	if err != nil {
+		return nil, fmt.Errorf("list the commits being pushed: %w", err)
+	}
+	res.Commits = len(commits)
+	if len(commits) == 0 || in.Store == nil {
+		return res, nil
+	}
+	// The remote's ledger is fetched, and the reservations read, while git
+	// lists the paths.
+	var (
+		wg      sync.WaitGroup
+		held    *reservations.Exclusives
+		errHeld error
+	)
+	wg.Go(func() {
+		if in.Refresh != nil {
+			in.Refresh()
+		}
+		res.Now = in.Store.Now()
+		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
+	})
+	changed, err := in.Repo.PathsChangedBy(commits)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("list the paths the commits change: %w", err)
+	}
+	if errHeld != nil {
+		return nil, fmt.Errorf("read the reservations: %w", errHeld)
+	}
+	var all []string
+	seen := map[string]bool{}
+	for _, c := range commits {
+		for _, p := range changed[c] {
+			if !seen[p] {
+				seen[p] = true
+				all = append(all, p)
+			}
+		}
+	}
+	if len(held.Holds("", all)) == 0 {
+		return res, nil
+	}
+	res.Me = in.Identity()
+	byPath := map[string][]reservations.Hold{}
+	for _, h := range held.Holds(res.Me, all) {
+		byPath[h.Path] = append(byPath[h.Path], h)
+	}
+	var refused []string
+	for _, c := range commits {
+		for _, p := range changed[c] {
+			for _, h := range byPath[p] {
+				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation})
+				if len(refused) == 0 || refused[len(refused)-1] != c {
+					refused = append(refused, c)
+				}
+			}
+		}
+	}
+	if len(refused) > 0 {
+		subject := in.Repo.CommitSubjects(refused)
+		for i := range res.Refusals {
+			res.Refusals[i].Subject = subject[res.Refusals[i].Commit]
+		}
+	}
+	return res, nil
+}

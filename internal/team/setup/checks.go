@@ -1,0 +1,134 @@
+package setup
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+// Status is the outcome of a check.
+type Status string
+
+// The statuses a check can end in. Only Fail makes doctor exit 1.
+const (
+	OK    Status = "ok"
+	Fixed Status = "fixed"
+	Warn  Status = "warn"
+	Fail  Status = "fail"
+)
+
+// Check is one thing git-queen needs of a repository.
+type Check struct {
+	Name    string `json:"name"`
+	Status  Status `json:"status"`
+	Message string `json:"message"`
+	// Fixable says whether Fix can repair it.
+	Fixable bool `json:"fixable"`
+	fix     func() error
+	// did, when set, says what the fix did (a hook installed, chained...).
+	did func() string
+	// forInit marks what `git queen init` sets up (and doctor --fix mends).
+	forInit bool
+	// elsewhere is a hook git runs that git-queen does not write and that
+	// does not run its check: init fails with what to add there.
+	elsewhere *Hook
+}
+
+// Fix repairs what the check found, if it can, and marks it Fixed.
+func (c *Check) Fix() error {
+	if c.fix == nil || c.Status == OK {
+		return nil
+	}
+	if err := c.fix(); err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	c.Status, c.fix, c.Fixable = Fixed, nil, false
+	return nil
+}
+
+func ok(name, format string, args ...any) Check {
+	return Check{Name: name, Status: OK, Message: fmt.Sprintf(format, args...)}
+}
+
+// Repo is a repository setup works on: a worktree of it, and its store
+// directory (which may not exist yet).
+type Repo struct {
+	*gitrepo.Repo
+	// BeadsDir is the worktree's .beads/ (where older setups kept their
+	// logs); StoreDir the live store in git's common directory.
+	BeadsDir string
+	StoreDir string
+	// LookPath finds programs; tests replace it.
+	LookPath func(string) (string, error)
+	// probe is doctor's one look at the remote, shared by the checks
+	// before and after a fix.
+	probe *probed
+}
+
+// NewRepo describes the worktree containing dir, with its store in .beads/
+// at the top level.
+func NewRepo(dir string) (*Repo, error) {
+	r, err := gitrepo.Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r.TopLevel == "" {
+		return nil, fmt.Errorf("%s is a bare repository; run git-queen in a worktree", r.GitDir)
+	}
+	return &Repo{Repo: r, BeadsDir: filepath.Join(r.TopLevel, workspace.DirName), StoreDir: workspace.LiveDir(r),
+		LookPath: exec.LookPath}, nil
+}
+
+// setting reads one git config value, in any scope; "" when unset.
+func (r *Repo) setting(key string) string {
+	v, _ := r.ReadConfig().Get(key)
+	return strings.TrimSpace(v)
+}
+
+// Checks runs every check, in the order doctor prints them.
+func (r *Repo) Checks(o Options) []Check {
+	checks := []Check{
+		r.checkOnPath(),
+		r.checkLiveStore(),
+		r.checkLegacy(),
+		r.checkRemote(o.Remote),
+	}
+	if name, configured := r.remoteName(o.Remote); o.Probe && name != "" && name == configured {
+		checks = append(checks, r.checkRemoteLedger(o))
+	}
+	checks = append(checks, r.checkLedgers()...)
+	checks = append(checks, r.checkAttributes(), r.checkDriver())
+	checks = append(checks, r.checkHooks(o)...)
+	return append(checks,
+		r.checkHookSpeed(),
+		r.checkIdentity(o.Droid),
+		r.checkStores(),
+		r.checkLinks(),
+		r.checkStoreFiles(),
+		r.checkLeftovers(),
+		r.checkQuarantine(),
+		r.checkForced(),
+		r.checkDoubleWork(),
+	)
+}
+
+// Options are what init and doctor are asked for.
+type Options struct {
+	// Droid, when set, is stored as this worktree's identity.
+	Droid string
+	// NoHooks leaves the hooks alone.
+	NoHooks bool
+	// Force installs the hooks into a global or system core.hooksPath.
+	Force bool
+	// Remote, when set, is the git remote the live store is shared through.
+	Remote string
+	// Probe asks the remote whether it serves the ledger (doctor), bounded
+	// by Timeout (zero: queen.timeout, else ledgersync.DefaultTimeout).
+	Probe   bool
+	Timeout time.Duration
+}

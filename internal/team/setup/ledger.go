@@ -1,0 +1,92 @@
+package setup
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
+)
+
+// checkLedgers reads this clone's ledger and the fetched ones whole: a
+// damaged local ledger (a gc that pruned what its ref names) fails, and is
+// rebuilt by --fix from the live store; what a remote's ledger holds that
+// syncs set aside, and refs under refs/queen/ that git-queen does not
+// write, are warnings that name the commit, the reason and the fix.
+func (r *Repo) checkLedgers() []Check {
+	if r.StoreDir == "" {
+		return nil
+	}
+	s := r.liveStore()
+	h, err := ledgersync.Check(s.WS, time.Now())
+	if err != nil {
+		return []Check{{Name: "ledger", Status: Warn, Message: "cannot read the ledgers: " + err.Error()}}
+	}
+	var out []Check
+	switch {
+	case h.LocalDamage != nil:
+		out = append(out, Check{Name: "ledger", Status: Fail, Fixable: true, forInit: true,
+			Message: "this clone's ledger (refs/queen/ledger) is damaged: " + h.LocalDamage.Error() +
+				"; git queen sync (or doctor --fix) rebuilds it from the live store, and nothing is lost",
+			fix: func() error {
+				sy, err := ledgersync.New(s, "")
+				if err != nil {
+					return err
+				}
+				defer sy.Close()
+				return sy.Repair()
+			}})
+	case h.Local == "":
+		out = append(out, ok("ledger", "no ledger yet (the first git queen sync writes refs/queen/ledger)"))
+	default:
+		out = append(out, ok("ledger", "this clone's ledger %s reads whole", h.Local[:12]))
+	}
+	var remotes []string
+	for remote := range h.Remotes {
+		remotes = append(remotes, remote)
+	}
+	slices.Sort(remotes)
+	for _, remote := range remotes {
+		out = append(out, Check{Name: "remote-ledger", Status: Warn, Message: fmt.Sprintf(
+			"%s's ledger, as fetched, is set aside: %v; commands and commits go on from what this clone has, "+
+				"and the next git queen sync pushes this clone's ledger without it", remote, h.Remotes[remote])})
+	}
+	if len(h.Foreign) > 0 {
+		out = append(out, Check{Name: "foreign-refs", Status: Warn, Message: fmt.Sprintf(
+			"%d ref(s) under refs/queen/ that git-queen does not write, pushed by someone (nothing reads them): %s; "+
+				"delete each with git update-ref -d REF", len(h.Foreign), strings.Join(firstFew(h.Foreign, 3), ", "))})
+	}
+	for _, c := range h.Clocks {
+		out = append(out, Check{Name: "clocks", Status: Warn, Message: c.String() + "; whichever is wrong, set it right (NTP)"})
+	}
+	if h.ClockOff != nil {
+		out = append(out, Check{Name: "clock", Status: Fail, Message: h.ClockOff.Error()})
+	}
+	if recent := recentNotes(h.SetAside, time.Now().Add(-7*24*time.Hour)); len(recent) > 0 {
+		latest := recent[len(recent)-1]
+		out = append(out, Check{Name: "set-aside", Status: Warn, Message: fmt.Sprintf(
+			"syncs set aside %s from remotes' ledgers in the last 7 days; the latest, %s: %s; %s",
+			plural(len(recent), "commit or group of record versions", "commits or groups of record versions"), records.Relative(time.Now(), latest.At), latest, latest.Fix())})
+	}
+	return out
+}
+
+func recentNotes(notes []ledgersync.SetAside, since time.Time) []ledgersync.SetAside {
+	return slices.DeleteFunc(slices.Clone(notes), func(n ledgersync.SetAside) bool { return n.At.Before(since) })
+}
+
+func firstFew(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(slices.Clone(s[:n]), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

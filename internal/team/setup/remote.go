@@ -1,0 +1,164 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
+)
+
+// remoteName is the remote a check looks at: the one init was asked for,
+// else queen.remote ("" for none).
+func (r *Repo) remoteName(remote string) (name, configured string) {
+	configured = r.setting("queen.remote")
+	if remote != "" {
+		return remote, configured
+	}
+	return configured, configured
+}
+
+// checkRemote checks the remote the live store is shared through: the
+// queen.remote setting and the refspec that fetches its ledger (replacing
+// the refspec of earlier versions, which fetched everything under
+// refs/queen/). remote is the one init was asked for ("" to check what is
+// configured).
+func (r *Repo) checkRemote(remote string) Check {
+	name, configured := r.remoteName(remote)
+	if name == "" {
+		return ok("remote", "no remote: the live store stays on this machine (git queen init --remote NAME shares it through a git remote)")
+	}
+	if strings.HasPrefix(name, "-") || !r.HasRemote(name) {
+		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %q (git remote add NAME URL; git remote -v lists them)", name)}
+	}
+	refspec := ledger.FetchRefspec(name)
+	var stale []string
+	has := false
+	for _, f := range r.ReadConfig().All("remote." + name + ".fetch") {
+		switch {
+		case f == refspec:
+			has = true
+		case staleRefspec(f):
+			stale = append(stale, f)
+		}
+	}
+	if configured == name && has && len(stale) == 0 {
+		synced, pending := ledgersync.Status(r.liveStore().WS, ledger.TrackingName(name))
+		when := "never synced yet (git queen sync)"
+		if !synced.IsZero() {
+			when = "last synced " + records.Relative(time.Now(), synced)
+		}
+		return ok("remote", "the live store is shared through %s (its ledger is fetched to %s); %s; %d record versions not published yet",
+			name, ledger.TrackingRef(name), when, pending)
+	}
+	c := Check{Name: "remote", Status: Fail, Fixable: true, forInit: remote != "" || name == configured,
+		fix: func() error {
+			if err := r.SetConfig(gitrepo.ScopeLocal, "queen.remote", name); err != nil {
+				return err
+			}
+			for _, f := range stale {
+				if err := r.UnsetConfigMatching("remote."+name+".fetch", "^"+regexp.QuoteMeta(f)+"$"); err != nil {
+					return err
+				}
+			}
+			if has {
+				return nil
+			}
+			return r.AddConfig("remote."+name+".fetch", refspec)
+		}}
+	switch {
+	case configured != name:
+		c.Message = fmt.Sprintf("queen.remote should be %s but is %q", name, configured)
+	case len(stale) > 0:
+		c.Message = fmt.Sprintf("remote.%s.fetch should be %s but is %s (which also fetches refs other clones push under refs/queen/)",
+			name, refspec, strings.Join(stale, " and "))
+	default:
+		c.Message = fmt.Sprintf("remote.%s.fetch should include %s, so that git fetch brings the ledger", name, refspec)
+	}
+	return c
+}
+
+// staleRefspec says whether a fetch refspec is one an earlier git-queen
+// set up, or one for the ledger that differs from today's: its source is
+// refs/queen/* or refs/queen/ledger*.
+func staleRefspec(spec string) bool {
+	src, _, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	return ok && (src == "refs/queen/*" || src == ledger.Ref+"*")
+}
+
+// checkRemoteLedger asks the remote (doctor only, bounded by the network
+// timeout) whether it serves the ledger, and reads how the last push and
+// fetch of it went: whether it accepts the ledger shows only when a push
+// reaches its hooks and rules, which doctor does not do itself (a probe
+// push would run the server's hooks and leave a ref behind).
+func (r *Repo) checkRemoteLedger(o Options) Check {
+	name, _ := r.remoteName(o.Remote)
+	const check = "remote-ledger"
+	if r.probe == nil {
+		p := &probed{}
+		p.limit = o.Timeout
+		if p.limit <= 0 {
+			p.limit, p.err = ledgersync.ConfiguredTimeout(r.Repo)
+		}
+		if p.err == nil {
+			p.tip, p.found, p.err = ledgersync.ProbeRemote(r.Repo, name, p.limit)
+		}
+		r.probe = p
+	}
+	p := r.probe
+	last := ledgersync.LastOutcomes(r.liveStore().WS, name)
+	now := time.Now()
+	var re *ledgersync.RemoteError
+	switch {
+	case p.err != nil && !errors.As(p.err, &re):
+		return Check{Name: check, Status: Fail, Message: p.err.Error()}
+	case p.err != nil:
+		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s cannot be reached now: %s; sync and reserve fail until it can "+
+			"(git queen reserve --offline holds paths on this machine meanwhile)", name, oneLine(p.err))}
+	case last.Push != nil && !last.Push.OK && (last.Push.Cause == ledgersync.Refused):
+		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s refused the last push of the ledger (%s): %s; %s",
+			name, records.Relative(now, last.Push.At), last.Push.Message, ledgersync.RefusedFix)}
+	case last.Fetch != nil && !last.Fetch.OK && last.Fetch.Cause == ledgersync.Hidden:
+		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s hid its ledger from the last sync (%s): %s; %s",
+			name, records.Relative(now, last.Fetch.At), last.Fetch.Message, ledgersync.HiddenFix)}
+	case !p.found && last.Push != nil && last.Push.OK:
+		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s shows fetches no refs/queen/ledger, though this clone pushed it "+
+			"there (%s); unless someone deleted it, %s", name, records.Relative(now, last.Push.At), ledgersync.HiddenFix)}
+	}
+	serves := fmt.Sprintf("%s serves the ledger (refs/queen/ledger at %s)", name, short(p.tip.String()))
+	if !p.found {
+		serves = fmt.Sprintf("%s answers and has no ledger yet", name)
+	}
+	pushed := "no push of the ledger remembered yet (the first sync with something to send shows whether it accepts one)"
+	if last.Push != nil {
+		pushed = "it accepted the last push (" + records.Relative(now, last.Push.At) + ")"
+	}
+	return ok(check, "%s; %s", serves, pushed)
+}
+
+// probed is what doctor's one look at the remote found.
+type probed struct {
+	limit time.Duration
+	tip   plumbing.Hash
+	found bool
+	err   error
+}
+
+func oneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,240 @@
+package setup
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gofrs/flock"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
+	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+func (r *Repo) checkIdentity(droid string) Check {
+	c := Check{Name: "identity"}
+	if droid != "" {
+		if err := records.ValidateDroid(droid); err != nil {
+			return Check{Name: "identity", Status: Fail, Message: err.Error()}
+		}
+		c.Fixable, c.forInit = true, true
+		c.fix = func() error { return r.SetIdentity(droid) }
+	}
+	cfg := r.ReadConfig()
+	current, _ := cfg.Get("queen.droid")
+	current, scope := strings.TrimSpace(current), cfg.Scope("queen.droid")
+	switch {
+	case droid != "" && current == droid && scope == "worktree":
+		return ok("identity", "this worktree acts as %s", current)
+	case droid != "":
+		c.Status, c.Message = Fail, fmt.Sprintf("this worktree should act as %s", droid)
+		if current != "" {
+			c.Message += fmt.Sprintf(" but acts as %s (%s config)", current, scope)
+		}
+	case current == "":
+		c.Status, c.Message = Warn, "no droid identity for this worktree: run `git queen init --droid NAME` (or set QUEEN_DROID)"
+	case records.ValidateDroid(current) != nil:
+		c.Status, c.Message = Fail, fmt.Sprintf("queen.droid (%s config) is %q, which every command refuses: %v; "+
+			"set a valid one with `git queen init --droid NAME`", scope, current, records.ValidateDroid(current))
+	case scope != "worktree" && r.worktreeCount() > 1:
+		c.Status, c.Message = Warn, fmt.Sprintf("every worktree acts as %s (set in the %s config); give each its own with `git queen init --droid NAME` in it", current, scope)
+	default:
+		if twin := r.sameIdentityElsewhere(current); twin != "" {
+			// git worktree add copies config.worktree (git 2.39 and later),
+			// so a new worktree starts as the droid of the one it came from.
+			c.Status, c.Message = Warn, fmt.Sprintf("the worktree %s acts as %s too (git copies a worktree's config into worktrees made from it); "+
+				"give this one its own with `git queen init --droid NAME`", twin, current)
+			return c
+		}
+		return ok("identity", "this worktree acts as %s (%s config)", current, scope)
+	}
+	return c
+}
+
+func (r *Repo) worktreeCount() int {
+	list, err := r.Worktrees()
+	if err != nil {
+		return 1
+	}
+	return len(list)
+}
+
+// sameIdentityElsewhere returns another worktree that acts as droid.
+func (r *Repo) sameIdentityElsewhere(droid string) string {
+	list, err := r.Worktrees()
+	if err != nil {
+		return ""
+	}
+	for _, w := range list {
+		if w.Path == r.TopLevel {
+			continue
+		}
+		if d, _ := gitrepo.ReadConfigIn(w.Path).Get("queen.droid"); strings.TrimSpace(d) == droid {
+			return w.Path
+		}
+	}
+	return ""
+}
+
+// SetIdentity stores droid as this worktree's identity: `git config
+// --worktree queen.droid`, so each worktree of a repository can be its own
+// droid. That needs git's worktreeConfig extension, which is turned on when
+// it is safe (not with core.bare or core.worktree in the shared config,
+// which linked worktrees would then inherit).
+func (r *Repo) SetIdentity(droid string) error {
+	cfg := r.ReadConfig()
+	if !cfg.Bool("extensions.worktreeConfig") {
+		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
+			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
+				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead")
+		}
+		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
+			return err
+		}
+	}
+	if err := r.SetConfig(gitrepo.ScopeWorktree, "queen.droid", droid); err != nil {
+		return err
+	}
+	// git worktree add copies config.worktree into the new worktree; the
+	// git directory it was set for tells the copy from the original.
+	return r.SetConfig(gitrepo.ScopeWorktree, "queen.droidfor", r.GitDir)
+}
+
+// storeFiles lists the logs of the live store: those this clone wrote, and
+// those sync received.
+func (r *Repo) storeFiles() []string {
+	var files []string
+	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, store.ReceivedDir)} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return files
+}
+
+func (r *Repo) checkStores() Check {
+	files := r.storeFiles()
+	if len(files) == 0 {
+		return ok("stores", "no logs yet in %s", r.StoreDir)
+	}
+	var bad []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", r.rel(f), err))
+			continue
+		}
+		res := schema.ValidateFile(".beads/"+filepath.Base(f), data, schema.Options{Limit: 1})
+		if !res.Valid() {
+			p := res.Problems[0]
+			msg := p.Message
+			if p.Field != "" {
+				msg = p.Field + ": " + msg
+			}
+			bad = append(bad, fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, msg))
+		}
+	}
+	if len(bad) > 0 {
+		return Check{Name: "stores", Status: Fail, Message: fmt.Sprintf("%d of %d logs have problems (first: %s); run `git queen validate`",
+			len(bad), len(files), bad[0])}
+	}
+	return ok("stores", "%d logs readable and valid", len(files))
+}
+
+// checkLeftovers looks for what a crash can leave: temporary files of an
+// interrupted rewrite (removed by the fix), and says whether the
+// repository lock is held now. An flock dies with its process, so a held
+// lock is a running (perhaps hung) git-queen, never a stale file.
+func (r *Repo) checkLeftovers() Check {
+	tmps, _ := filepath.Glob(filepath.Join(r.StoreDir, ".*.tmp-*"))
+	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, ".*.tmp-*"))
+	tmps = append(tmps, more...)
+	lockPath := filepath.Join(r.CommonDir, workspace.LockName)
+	held := false
+	if _, err := os.Stat(lockPath); err == nil {
+		fl := flock.New(lockPath)
+		if got, err := fl.TryLock(); err == nil && !got {
+			held = true
+		} else if got {
+			_ = fl.Unlock()
+		}
+	}
+	lock := "the repository lock is free"
+	if held {
+		lock = "the repository lock is held by a running git-queen process (a lock never outlives its process)"
+	}
+	if len(tmps) == 0 {
+		return ok("locks", "%s; no leftovers of interrupted rewrites", lock)
+	}
+	return Check{Name: "locks", Status: Warn, Fixable: true, forInit: true,
+		Message: fmt.Sprintf("%s; %d temporary files of interrupted rewrites in %s", lock, len(tmps), r.StoreDir),
+		fix: func() error {
+			for _, t := range tmps {
+				if err := os.Remove(t); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+			}
+			return nil
+		}}
+}
+
+// checkQuarantine reports torn tails that appends set aside. They need a
+// person: the file says where each came from.
+func (r *Repo) checkQuarantine() Check {
+	files, _ := filepath.Glob(filepath.Join(r.StoreDir, "*.quarantine"))
+	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, "*.quarantine"))
+	files = append(files, more...)
+	if len(files) == 0 {
+		return ok("quarantine", "no torn writes set aside")
+	}
+	n := 0
+	for _, f := range files {
+		n += quarantinedTails(f)
+	}
+	return Check{Name: "quarantine", Status: Warn, Message: fmt.Sprintf(
+		"%d torn writes set aside in %s (each after a header line saying where it came from); "+
+			"recover what you need, then delete the file", n, strings.Join(r.relAll(files), ", "))}
+}
+
+func quarantinedTails(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	rd := jsonline.NewReader(bufio.NewReader(f))
+	for {
+		l, err := rd.Next()
+		if err != nil {
+			return n
+		}
+		// Each torn tail follows a header line jsonl writes: a JSON object
+		// with its keys in order, starting with "bytes".
+		if bytes.HasPrefix(l.Raw, []byte(`{"bytes":`)) && bytes.Contains(l.Raw, []byte(`"quarantined_at"`)) {
+			n++
+		}
+	}
+}
+
+func (r *Repo) relAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = r.rel(p)
+	}
+	return out
+}
