@@ -8,6 +8,8 @@
 #  list   `reservations` (1,000 active among N reservation lines, N=SIZE,
 #         default 1,000,000); peer: `check` of a free path on the same
 #         store.
+#  send   `msg send` of one message to a store of N messages; peer: seed
+#         002's Send (seedpeer send: one append to the same log's copy).
 #
 #   scripts/bench/costs.sh
 #   ONLY=list SIZE=100000 BEFORE=/tmp/old/git-queen scripts/bench/costs.sh
@@ -15,7 +17,7 @@ set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine
 bench_setup costs
-bench_build scripts/bench/genstore
+bench_build scripts/bench/genstore scripts/bench/seedpeer
 size=${SIZE:-1000000}
 export QUEEN_DROID=droid-3
 table="$work/table"
@@ -54,6 +56,19 @@ if want list; then
 	bench_pair list reservations "git-queen reservations" check "git-queen check src/x.go"
 	row "reservations, 1,000 active of $size lines" list reservations check "$(bench_rss git-queen reservations) MiB"
 	against_before list "git-queen reservations"
+fi
+
+if want send; then
+	echo "== send: $size messages"
+	store="$work/send"
+	git init -q -b main "$store"
+	genstore -dir "$store/.git/queen" -reservations 1000 -active 100 -messages "$size" >/dev/null
+	mkdir -p "$work/seed" && cp "$store/.git/queen/queen_messages.jsonl" "$work/seed/"
+	cd "$store"
+	send="git-queen msg send --to droid-3 --subject s --body b"
+	QUEEN_DROID=droid-7 bench_pair send send "$send" seed "seedpeer -dir $work/seed send droid-7 droid-3 s b"
+	row "msg send, $size messages" send send seed "$(QUEEN_DROID=droid-7 bench_rss $send) MiB"
+	QUEEN_DROID=droid-7 against_before send "$send"
 fi
 
 printf 'work\tthis binary\tpeer, same runs\tratio\tpeak RSS\n'
