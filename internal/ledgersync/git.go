@@ -74,7 +74,7 @@ func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
 			break
 		}
 		ledger.AwaitLock(s.ledger.LockPath(ledger.TrackingRef(rm.Arg)))
-		sleepJitter(attempt + 1)
+		sleepJitter(attempt+1, 0)
 	}
 	return plumbing.ZeroHash, lastErr
 }

@@ -19,6 +19,11 @@
 #         until the last one ends); peer: the same clones each pushing one
 #         new commit to main with git's own loop (push; on a rejection
 #         pull --rebase and push again).
+#  merge  a real `git merge` of a branch whose .beads/queen_messages.jsonl
+#         (MERGE_SIZE bytes, default 5 MB, of message records) gained
+#         MERGE_APPEND (100) lines while ours gained as many, through the
+#         driver (merge=queen, as init sets it up); peer: the same merge in
+#         an identical repository whose .gitattributes says merge=union.
 #
 #   scripts/bench/costs.sh
 #   ONLY=list SIZE=100000 BEFORE=/tmp/old/git-queen scripts/bench/costs.sh
@@ -26,7 +31,7 @@ set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine
 bench_setup costs
-bench_build scripts/bench/genstore scripts/bench/seedpeer scripts/bench/ledgergen
+bench_build scripts/bench/genstore scripts/bench/seedpeer scripts/bench/ledgergen scripts/bench/mergegen
 size=${SIZE:-1000000}
 export QUEEN_DROID=droid-3
 table="$work/table"
@@ -167,6 +172,46 @@ if want syncs; then
 		bench_pair syncs-before after "sh $work/syncs/queen" before "sh $work/syncs/before" --prepare "sh $work/syncs/new"
 		pair_runs=
 		row "  the same, this binary against BEFORE" syncs-before after before
+	}
+fi
+
+if want merge; then
+	echo "== merge: git merge through the driver, beside merge=union"
+	mkdir -p "$work/merge"
+	mergegen -kind messages -size "${MERGE_SIZE:-5000000}" -append "${MERGE_APPEND:-100}" -dir "$work/merge" >/dev/null
+	for how in queen union; do
+		r="$work/merge/$how"
+		git init -q -b main "$r"
+		mkdir -p "$r/.beads"
+		echo ".beads/*.jsonl merge=$how" >"$r/.gitattributes"
+		git -C "$r" config merge.queen.driver "git-queen merge-driver %O %A %B %L %P"
+		cp "$work/merge/base.jsonl" "$r/.beads/queen_messages.jsonl"
+		git -C "$r" add -A && git -C "$r" commit -q -m base
+		git -C "$r" checkout -q -b theirs
+		cp "$work/merge/theirs.jsonl" "$r/.beads/queen_messages.jsonl"
+		git -C "$r" commit -q -am theirs
+		git -C "$r" checkout -q main
+		cp "$work/merge/ours.jsonl" "$r/.beads/queen_messages.jsonl"
+		git -C "$r" commit -q -am ours
+		git -C "$r" tag ours
+		echo "git -C $r reset -q --hard ours" >"$work/merge/reset-$how"
+	done
+	git -C "$work/merge/queen" merge -q --no-edit theirs >/dev/null
+	lines=$(wc -l <"$work/merge/queen/.beads/queen_messages.jsonl")
+	git -C "$work/merge/union" merge -q --no-edit theirs >/dev/null
+	[ "$lines" = "$(wc -l <"$work/merge/union/.beads/queen_messages.jsonl")" ] || echo "  the merges differ in length" >&2
+	bench_pair merge driver "git -C $work/merge/queen merge -q --no-edit theirs" union "git -C $work/merge/union merge -q --no-edit theirs" \
+		--prepare "sh -c 'sh $work/merge/reset-queen; sh $work/merge/reset-union'"
+	row "git merge, driver ($(du -m "$work/merge/base.jsonl" | cut -f1) MB, ${MERGE_APPEND:-100} lines a side)" merge driver union
+	[ -z "${BEFORE:-}" ] || {
+		git -C "$work/merge/queen" config merge.before.driver "$BEFORE merge-driver %O %A %B %L %P"
+		cp -r "$work/merge/queen" "$work/merge/before"
+		git -C "$work/merge/before" reset -q --hard ours
+		echo ".beads/*.jsonl merge=before" >"$work/merge/before/.gitattributes"
+		git -C "$work/merge/before" commit -q -am before-driver && git -C "$work/merge/before" tag -f ours >/dev/null
+		bench_pair merge-before after "git -C $work/merge/queen merge -q --no-edit theirs" before "git -C $work/merge/before merge -q --no-edit theirs" \
+			--prepare "sh -c 'sh $work/merge/reset-queen; git -C $work/merge/before reset -q --hard ours'"
+		row "  the same, this binary against BEFORE" merge-before after before
 	}
 fi
 
