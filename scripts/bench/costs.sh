@@ -202,7 +202,7 @@ if want merge; then
 	[ "$lines" = "$(wc -l <"$work/merge/union/.beads/queen_messages.jsonl")" ] || echo "  the merges differ in length" >&2
 	bench_pair merge driver "git -C $work/merge/queen merge -q --no-edit theirs" union "git -C $work/merge/union merge -q --no-edit theirs" \
 		--prepare "sh -c 'sh $work/merge/reset-queen; sh $work/merge/reset-union'"
-	row "git merge, driver ($(du -m "$work/merge/base.jsonl" | cut -f1) MB, ${MERGE_APPEND:-100} lines a side)" merge driver union
+	row "git merge, driver ($(($(wc -c <"$work/merge/base.jsonl") / 1000)) kB, ${MERGE_APPEND:-100} lines a side)" merge driver union
 	[ -z "${BEFORE:-}" ] || {
 		git -C "$work/merge/queen" config merge.before.driver "$BEFORE merge-driver %O %A %B %L %P"
 		cp -r "$work/merge/queen" "$work/merge/before"
