@@ -65,10 +65,13 @@ func namedIn(path string, quoted []byte, droid string, fields []string) (bool, e
 			slices.ContainsFunc(out, func(raw []byte) bool { return jsonline.StringEquals(raw, droid) })
 	}
 	var hits []int
-	for end := len(data); end > 0; end -= seenChunk {
+	// The first chunk is small, since a droid a team writes to is named in
+	// its newest lines; each next one doubles, up to seenChunkMax: a
+	// chunk's pages are faulted in as it is searched.
+	for end, size := len(data), seenChunk; end > 0; end, size = end-size, min(2*size, seenChunkMax) {
 		// Chunks overlap by the length of quoted, so a hit across a
 		// boundary is found in the later one.
-		from := max(end-seenChunk, 0)
+		from := max(end-size, 0)
 		chunk := data[from:min(end+len(quoted)-1, len(data))]
 		hits = hits[:0]
 		for k := 0; ; {
@@ -88,5 +91,9 @@ func namedIn(path string, quoted []byte, droid string, fields []string) (bool, e
 	return false, nil
 }
 
-// seenChunk is how much of a log namedIn searches at a time.
-const seenChunk = 1 << 20
+// seenChunk is how much of a log namedIn searches first, from its end;
+// seenChunkMax how much at a time as it goes back.
+const (
+	seenChunk    = 64 << 10
+	seenChunkMax = 1 << 20
+)

@@ -155,15 +155,19 @@ type Filter struct {
 }
 
 // List returns the reservations that match, oldest first, and the lines
-// that could not be read.
+// that could not be read. Without f.All it reads what Active reads, the
+// active set the selection keeps, so a listing costs what it returns
+// however long the log's history.
 func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
 	now := s.S.Now()
 	list, problems, err := s.selectLive(func(src *store.Sources) store.Query {
 		if f.All {
 			return store.Query{}
 		}
-		return liveQuery(now)
-	}, nil)
+		return currentQuery(src, now)
+	}, func(e jsonl.Entry) bool {
+		return f.All || activeFields(e.Fields, now)
+	})
 	if err != nil {
 		return nil, nil, err
 	}

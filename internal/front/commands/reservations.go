@@ -26,17 +26,27 @@ forced_by and, with a remote, published.`,
 			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released and expired ones"},
 			&cli.StringFlag{Name: "path", Destination: &o.Filter.Path, Usage: "only those that cover `PATH`"},
 			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
-			limitFlag(0),
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most `N` rows, the most recent (0: all; with --all, a table shows the last " +
+				fmt.Sprint(allTableLimit) + " unless told)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return &UsageError{Command: "reservations", Msg: "reservations takes no arguments; filter with --path, --droid or --all"}
 			}
 			o.G, o.Limit = readGlobals(c), c.Int("limit")
+			if o.Filter.All {
+				// Every version ever written can be a long list: a
+				// person gets the most recent unless they ask for more.
+				o.Limit = tableLimit(c, allTableLimit)
+			}
 			return runF(o)
 		},
 	}
 }
+
+// allTableLimit is how many rows `reservations --all` prints in a table
+// unless --limit says otherwise.
+const allTableLimit = 100
 
 type reservationsOptions struct {
 	Env    *Env

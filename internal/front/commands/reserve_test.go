@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 func TestReservations(t *testing.T) {
@@ -110,5 +113,30 @@ func TestForcedChangesToReservations(t *testing.T) {
 	r = runIn(t, repo, map[string]string{"QUEEN_DROID": "cat"}, "conflicts", "--json")
 	if r.Code != ExitConflict || jsonField(t, r.Stdout, "conflicts.0.forced") != "true" {
 		t.Fatalf("conflicts --json: %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+// TestReservationsAllIsCutInATable: --all lists every reservation ever
+// written, so a table shows the most recent allTableLimit unless --limit
+// says otherwise; --json, a program's answer, keeps them all.
+func TestReservationsAllIsCutInATable(t *testing.T) {
+	repo := newStoreRepo(t)
+	var log strings.Builder
+	for i := range allTableLimit + 5 {
+		fmt.Fprintf(&log, `{"id":"qr-%026d","created_at":"2026-11-20T10:00:00Z","updated_at":"2026-11-20T10:05:00Z","expires_at":"2026-11-20T12:00:00Z","released_at":"2026-11-20T10:05:00Z","pattern":"src/%d/**","droid":"ann","status":"released","exclusive":true}`+"\n", i, i)
+	}
+	testgit.Write(t, repo, ".git/queen/queen_reservations.jsonl", log.String())
+	results := runScenario(t, repo, []step{
+		{droid: "ann", args: "reservations", stdout: []string{"^no reservations"}},
+		{droid: "ann", args: "reservations --all", stdout: []string{`src/104/\*\*`, `\.\.\. and 5 more \(--limit 0 shows all\)`}},
+		{droid: "ann", args: "reservations --all --limit 0"},
+		{droid: "ann", args: "reservations --all --limit 3", stdout: []string{`\.\.\. and 102 more`}},
+		{droid: "ann", args: "reservations --all --json"},
+	})
+	if strings.Contains(results[2].Stdout, "more") || strings.Count(results[2].Stdout, "released") != allTableLimit+5 {
+		t.Errorf("--all --limit 0 cut the table:\n%s", results[2].Stdout)
+	}
+	if got := strings.Count(results[4].Stdout, `"status": "released"`); got != allTableLimit+5 {
+		t.Errorf("--all --json gave %d reservations, want %d", got, allTableLimit+5)
 	}
 }

@@ -59,7 +59,7 @@ func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
 			break
 		}
 		refs.AwaitLock(s.ledger.Refs().LockPath(ledger.TrackingRef(rm.Arg)))
-		sleepJitter(attempt + 1)
+		sleepJitter(attempt+1, 0)
 	}
 	return plumbing.ZeroHash, lastErr
 }

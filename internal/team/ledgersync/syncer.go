@@ -42,7 +42,7 @@ const SyncLockName = "sync.lock"
 const syncLockTimeout = 2 * time.Minute
 
 // maxAttempts bounds the fetch-merge-push rounds of one sync when other
-// clones keep winning the push (with sleepJitter's backoff, minutes).
+// clones keep winning the push.
 const maxAttempts = 60
 
 // ErrNotLive is returned for stores that are not a repository's live store.
@@ -220,6 +220,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 		rebuild, rebuiltOnce := false, false
 		for attempt := 1; ; attempt++ {
 			res.Attempts = attempt
+			began := time.Now()
 			fetched, err := s.fetch(rm)
 			s.note(rm, "fetch", err)
 			if err != nil {
@@ -322,7 +323,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
 					"gave up after %d attempts: other clones kept moving the remote's ledger; run git queen sync again", attempt)}
 			}
-			sleepJitter(attempt)
+			sleepJitter(attempt, time.Since(began))
 		}
 	})
 	return res, err
@@ -338,13 +339,30 @@ const hiddenAfter = 2
 // for reasons of its own (a lock, its quarantine).
 const maxPushAgain = 5
 
-// sleepJitter waits after the attempt-th lost race (1 for the first): a
-// random time up to a limit that doubles with each attempt (capped), so
-// that clones racing through one remote stop colliding.
-func sleepJitter(attempt int) {
-	limit := 20 * time.Millisecond << min(max(attempt, 1)-1, 6)
-	time.Sleep(5*time.Millisecond + rand.N(limit))
+// sleepJitter waits after the attempt-th lost race (1 for the first) whose
+// round (fetch, merge, push) took round: a random time up to a window of
+// half a round per race lost so far (at most four), between minJitter and
+// maxJitter. A lost race means another clone's push went through; the
+// clones still racing need about a round each to get theirs through, so
+// spreading them over rounds of this machine's and this remote's own
+// speed makes each collide with fewer others, where a fixed backoff that
+// doubled from 20 ms to 1.3 s waited too little when rounds were slow and
+// too long when they were fast.
+func sleepJitter(attempt int, round time.Duration) {
+	time.Sleep(rand.N(jitterWindow(attempt, round)))
 }
+
+// jitterWindow is the window sleepJitter draws its wait from.
+func jitterWindow(attempt int, round time.Duration) time.Duration {
+	window := round / 2 * time.Duration(min(max(attempt, 1), 4))
+	return min(max(window, minJitter), maxJitter)
+}
+
+// minJitter and maxJitter bound sleepJitter's window.
+const (
+	minJitter = 10 * time.Millisecond
+	maxJitter = 2 * time.Second
+)
 
 // published notes that the remote holds r.local: its tracking ref, and the
 // marks past which this clone's records are not on the remote yet. It

@@ -6,6 +6,7 @@
 //
 //	seedpeer -dir .beads reserve PATTERN DROID
 //	seedpeer -dir .beads inbox DROID
+//	seedpeer -dir .beads send FROM TO SUBJECT BODY
 package main
 
 import (
@@ -120,6 +121,21 @@ func main() {
 		f.Write(append(b, '\n'))
 		f.Close()
 		fmt.Println(conflicts, "conflicts")
+	case len(args) == 5 && args[0] == "send":
+		// MessageStore.Send: a new id and time, one append (JSONLStore.Append).
+		now := time.Now().UTC()
+		m := message{ID: fmt.Sprintf("qm-peer%d", now.UnixNano()), CreatedAt: now, From: args[1], To: args[2],
+			Subject: args[3], Body: args[4], Importance: "normal"}
+		f, err := os.OpenFile(filepath.Join(*dir, "queen_messages.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			log.Fatal(err)
+		}
+		b, _ := json.Marshal(m)
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			log.Fatal(err)
+		}
+		f.Close()
+		fmt.Println("sent", m.ID)
 	case len(args) == 2 && args[0] == "inbox":
 		latest := map[string]*message{}
 		all := readAll[message](filepath.Join(*dir, "queen_messages.jsonl"))
