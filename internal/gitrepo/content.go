@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/mapfile"
 )
@@ -20,6 +21,9 @@ type Content struct {
 	repo    *Repo
 	objects *Objects
 	git     *Blobs // started on first need
+	// mapped are the worktree files mapped and not yet released: the only
+	// bytes Forget may drop.
+	mapped [][]byte
 }
 
 // OpenContent starts a reader; Close releases it.
@@ -75,17 +79,32 @@ func (c *Content) fromWorktree(ch Change) ([]byte, func(), os.FileInfo, bool) {
 		return nil, nil, nil, false
 	}
 	trusted := ch.stat.matches(info)
-	data, release, err := mapfile.Open(path, false)
+	data, mappedInfo, unmap, err := mapfile.OpenInfo(path, false)
 	if err != nil {
 		return nil, nil, nil, false
+	}
+	release := unmap
+	if mappedInfo != nil {
+		c.mapped = append(c.mapped, data)
+		release = func() {
+			c.mapped = slices.DeleteFunc(c.mapped, func(m []byte) bool { return within(m, data) })
+			unmap()
+		}
 	}
 	if trusted && len(data) == int(info.Size()) {
 		return data, release, info, true
 	}
-	mapfile.Populate(data)
+	// Hashed a window at a time, each dropped once read: the hook's memory
+	// stays flat whatever the file's size.
 	h := sha1.New()
 	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), hashWindow)
+		mapfile.Populate(rest[:n])
+		h.Write(rest[:n])
+		c.Forget(rest[:n])
+		rest = rest[n:]
+	}
 	if hex.EncodeToString(h.Sum(nil)) == ch.Staged {
 		// Verified bytes, but the stat was taken before them: not one to
 		// remember as the stat at which the file held this blob.
@@ -94,6 +113,10 @@ func (c *Content) fromWorktree(ch Change) ([]byte, func(), os.FileInfo, bool) {
 	release()
 	return nil, nil, nil, false
 }
+
+// hashWindow is how much of a worktree file is hashed between drops of
+// its pages.
+const hashWindow = 8 << 20
 
 // Head returns the bytes HEAD holds at ch.Path; ok is false when it has
 // none (a new path, or no commit yet).

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/git-queen/git-queen/internal/jsonl"
+	"github.com/git-queen/git-queen/internal/mapfile"
 )
 
 // The two checksums of a blob memo are computed in one pass over the
@@ -119,4 +120,31 @@ func square(sq, mat *[32]uint32) {
 	for i := range mat {
 		sq[i] = times(mat, mat[i])
 	}
+}
+
+// checksumWindow is how much of a staged log is checksummed between drops
+// of its pages (a multiple of the page size, so that every window of a
+// mapping starts on a page).
+const checksumWindow = 16 << 20
+
+// windowedChecksums is checksums of data, read a window at a time: each
+// window is faulted in at once, checksummed, and handed to forget, which
+// drops the pages of a mapped file (gitrepo.Content.Forget), so that a log
+// of any size is read once in a few megabytes of memory.
+func windowedChecksums(data []byte, forget func([]byte)) [2]uint32 {
+	var sum [2]uint32
+	for off := 0; off < len(data); {
+		w := data[off:min(len(data), off+checksumWindow)]
+		mapfile.Populate(w)
+		s := checksums(w)
+		forget(w)
+		if off == 0 {
+			sum = s
+		} else {
+			sum[0] = combine(sum[0], s[0], int64(len(w)), crc32.Castagnoli)
+			sum[1] = combine(sum[1], s[1], int64(len(w)), crc32.IEEE)
+		}
+		off += len(w)
+	}
+	return sum
 }

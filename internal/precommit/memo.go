@@ -147,10 +147,11 @@ func (m blobMemo) grewFrom(staged []byte, cacheDir, path string, now os.FileInfo
 }
 
 // provesPrefix reports whether staged begins with the blob m describes,
-// ending at a line end: then the staged log only appended to it.
-func (m blobMemo) provesPrefix(staged []byte) bool {
+// ending at a line end: then the staged log only appended to it. forget
+// drops the pages read (see windowedChecksums).
+func (m blobMemo) provesPrefix(staged []byte, forget func([]byte)) bool {
 	return m.Size > 0 && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n' &&
-		checksums(staged[:m.Size]) == m.Sum
+		windowedChecksums(staged[:m.Size], forget) == m.Sum
 }
 
 // Digests (schema.Digest) are kept beside the entries, for the clean

@@ -312,8 +312,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 	// checksums of the committed bytes, which read every one.
 	appended := haveHead && head.grewFrom(staged, in.cacheDir(), filepath.Join(in.Repo.TopLevel, filepath.FromSlash(c.Path)), file)
 	if !appended {
-		mapfile.Populate(staged) // every byte is read below (a no-op for a blob read into memory)
-		appended = haveHead && head.provesPrefix(staged)
+		appended = haveHead && head.provesPrefix(staged, content.Forget)
 	}
 	if !clean && format != nil {
 		opts := schema.Options{Registry: in.Registry, Limit: in.Limit}
@@ -325,6 +324,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 				return err
 			}
 		} else {
+			mapfile.Populate(staged) // every byte is read (a no-op for a blob read into memory)
 			r = schema.Validate(format, c.Path, staged, opts)
 			if r.Valid() && format.Incremental() {
 				digest = schema.DigestOf(format, staged)
@@ -337,7 +337,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			if appended {
 				m.Sum = head.extended(staged)
 			} else {
-				m.Sum = checksums(staged)
+				m.Sum = windowedChecksums(staged, content.Forget)
 			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
