@@ -148,3 +148,41 @@ func windowedChecksums(data []byte, forget func([]byte)) [2]uint32 {
 	}
 	return sum
 }
+
+// runningSums is checksums of the bytes written to it, and of their first
+// at bytes once that many came: what the prefix proof and the memo need,
+// taken from a pass over the staged bytes that gitrepo makes anyway (see
+// gitrepo.Content.StagedFile).
+type runningSums struct {
+	at, n      int64
+	sum, atSum [2]uint32
+}
+
+func (r *runningSums) Write(b []byte) (int, error) {
+	if r.n < r.at && r.n+int64(len(b)) >= r.at {
+		cut := r.at - r.n
+		r.add(b[:cut])
+		r.atSum = r.sum
+		r.add(b[cut:])
+	} else {
+		r.add(b)
+	}
+	return len(b), nil
+}
+
+func (r *runningSums) add(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	s := checksums(b)
+	if r.n == 0 {
+		r.sum = s
+	} else {
+		r.sum[0] = combine(r.sum[0], s[0], int64(len(b)), crc32.Castagnoli)
+		r.sum[1] = combine(r.sum[1], s[1], int64(len(b)), crc32.IEEE)
+	}
+	r.n += int64(len(b))
+}
+
+// Reset forgets the bytes written: they were not the staged blob's.
+func (r *runningSums) Reset() { *r = runningSums{at: r.at} }

@@ -297,22 +297,32 @@ func (in *Input) addRewrites(res *Result, path string, rewrites []Rewrite) {
 // validateOne validates one staged file and, for a store log, checks that
 // it only grew. What it proves is remembered by blob id (see memo.go).
 func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, merging bool, res *Result) error {
-	staged, release, file, err := content.StagedFile(c)
+	head, haveHead := readMemo(memo, c.Head)
+	sums := &runningSums{at: -1}
+	if haveHead {
+		sums.at = head.Size
+	}
+	staged, release, file, err := content.StagedFile(c, sums)
 	if err != nil {
 		return fmt.Errorf("read the staged %s: %w", c.Path, err)
 	}
 	defer release()
+	// Whether the staged bytes were all read, and summed, on the way.
+	summed := len(staged) > 0 && sums.n == int64(len(staged))
 	known, haveMemo := readMemo(memo, c.Staged)
 	format, _ := in.Registry.FormatFor(c.Path, schema.FirstLine(staged))
 	mine := binaryIdentity()
 	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == mine
-	head, haveHead := readMemo(memo, c.Head)
 	// A log git-queen appended to since HEAD's blob was staged is proved
 	// by its append chain, reading only the new lines; any other by
-	// checksums of the committed bytes, which read every one.
+	// checksums of the committed bytes, which read every one (once).
 	appended := haveHead && head.grewFrom(staged, in.cacheDir(), filepath.Join(in.Repo.TopLevel, filepath.FromSlash(c.Path)), file)
-	if !appended {
-		appended = haveHead && head.provesPrefix(staged, content.Forget)
+	switch {
+	case appended || !haveHead:
+	case summed:
+		appended = head.endsLine(staged) && sums.atSum == head.Sum
+	default:
+		appended = head.provesPrefix(staged, content.Forget)
 	}
 	if !clean && format != nil {
 		opts := schema.Options{Registry: in.Registry, Limit: in.Limit}
@@ -338,6 +348,9 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 				m.Sum = head.extended(staged)
 			} else {
 				m.Sum = windowedChecksums(staged, content.Forget)
+				if summed {
+					m.Sum = sums.sum
+				}
 			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
