@@ -185,7 +185,7 @@ for n in $sizes; do
 		# here, and without it (committed in another clone, or the memo
 		# gone): then the committed blob itself is read from the pack.
 		git -c gc.autoDetach=false gc -q
-		tail -n 20 "$work/messages-$n.jsonl" | sed 's/"id":"qm-0/"id":"qm-8/' >>.beads/queen_messages.jsonl
+		tail -n 20 "$work/messages-$n.jsonl" | sed 's/"id":"qm-0/"id":"qm-7/' >>.beads/queen_messages.jsonl
 		git add .beads/queen_messages.jsonl
 		sleep 2
 		bench_pair "hookpacked-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
@@ -236,5 +236,5 @@ for n in $sizes; do
 done
 
 echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact and merges at 1M)"
-printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS%s\n' "${BEFORE:+\tbefore, same runs}"
+printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS%s\n' "${BEFORE:+	before, same runs}"
 cat "$table"
