@@ -22,7 +22,6 @@ import (
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/jsonl"
-	"github.com/git-queen/git-queen/internal/mapfile"
 	"github.com/git-queen/git-queen/internal/records"
 	"github.com/git-queen/git-queen/internal/reservations"
 	"github.com/git-queen/git-queen/internal/schema"
@@ -334,11 +333,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 				return err
 			}
 		} else {
-			mapfile.Populate(staged) // every byte is read (a no-op for a blob read into memory)
-			r = schema.Validate(format, c.Path, staged, opts)
-			if r.Valid() && format.Incremental() {
-				digest = schema.DigestOf(format, staged)
-			}
+			r, digest = validateWhole(format, c.Path, staged, opts, content.Forget)
 		}
 		if !r.Valid() {
 			res.Invalid = append(res.Invalid, r)
