@@ -35,7 +35,7 @@ func TestValidatingInWindowsEqualsValidatingWhole(t *testing.T) {
 			l[5] = msg(5, 3)
 			return append(l, msg(5, 1))
 		}),
-		"no final newline": strings.TrimSuffix(with(func(l []string) []string { return l }), "\n"),
+		"no final newline":           strings.TrimSuffix(with(func(l []string) []string { return l }), "\n"),
 		"lines longer than a window": with(func(l []string) []string { return l }),
 	} {
 		t.Run(name, func(t *testing.T) {
