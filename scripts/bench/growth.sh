@@ -190,7 +190,9 @@ for n in $sizes; do
 		sleep 2
 		bench_pair "hookpacked-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
 		row "hook, 20 lines appended to a log git gc packed" "$n" "hookpacked-$n" hook "git diff" "$(rss hook pre-commit)"
+		pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}") # validates the whole log
 		bench_pair "hooknomemo-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only" --prepare "rm -rf .git/queen-cache/blobs"
+		pair_runs=
 		rss_prepare="rm -rf .git/queen-cache/blobs"
 		row "hook, the same, committed in another clone (no memo)" "$n" "hooknomemo-$n" hook "git diff" "$(rss hook pre-commit)"
 		rss_prepare=
@@ -235,6 +237,6 @@ for n in $sizes; do
 	rm -rf "$store" "$work/compact-$n"
 done
 
-echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact and merges at 1M)"
+echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact, merges and the hook without its memo at 1M)"
 printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS%s\n' "${BEFORE:+	before, same runs}"
 cat "$table"
