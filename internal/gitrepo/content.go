@@ -132,8 +132,8 @@ type Sink interface {
 }
 
 // hashWindow is how much of a worktree file is hashed between drops of
-// its pages.
-const hashWindow = 8 << 20
+// its pages (each drop costs a pass over the page tables).
+const hashWindow = 64 << 20
 
 // Head returns the bytes HEAD holds at ch.Path; ok is false when it has
 // none (a new path, or no commit yet).
