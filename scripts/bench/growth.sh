@@ -66,15 +66,21 @@ row() {
 }
 
 # rss ARGS...: the peak RSS of `git-queen ARGS...`, and with BEFORE the
-# older binary's; rss_prepare, when set, runs before each.
+# older binary's; rss_prepare, when set, runs before each. With BEFORE,
+# each binary runs once unmeasured first: the hook trusts only what its
+# own build remembered of a blob, and the other build ran last.
 rss() {
-	[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
-	r="$(bench_rss git-queen "$@") MiB"
 	if [ -n "${BEFORE:-}" ]; then
 		[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
-		r="$r (before $(bench_rss "$BEFORE" "$@") MiB)"
+		bench_rss "$BEFORE" "$@" >/dev/null
+		[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+		b=$(bench_rss "$BEFORE" "$@")
+		[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+		bench_rss git-queen "$@" >/dev/null
 	fi
-	echo "$r"
+	[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+	r="$(bench_rss git-queen "$@") MiB"
+	echo "$r${BEFORE:+ (before $b MiB)}"
 }
 
 # versions FILE: FILE with a newer version of every tenth message after it.
@@ -132,8 +138,9 @@ for n in $sizes; do
 		bench_pair "compact-$n" compact "git-queen compact" \
 			cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
 		pair_runs=
-		cp "$work/versioned-$n.jsonl" .git/queen/queen_messages.jsonl
+		rss_prepare="cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
 		row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(rss compact)"
+		rss_prepare=
 		rm -f "$work/copy.jsonl"
 	fi
 
@@ -153,10 +160,10 @@ for n in $sizes; do
 				cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "sh -c 'cp $work/versioned-$n.jsonl $log && rm -f .git/queen/queen_messages_archive.jsonl'"
 		done
 		pair_runs=
-		cp "$work/versioned-$n.jsonl" "$log"
+		rss_prepare="cp $work/versioned-$n.jsonl $log && rm -f .git/queen/queen_messages_archive.jsonl"
 		row "archive, nothing old enough" "$n" "archive-none-$n" archive cp "$(rss archive --before "$first")"
-		cp "$work/versioned-$n.jsonl" "$log"
 		row "archive, an eighth of the messages moving" "$n" "archive-eighth-$n" archive cp "$(rss archive --before "$eighth")"
+		rss_prepare=
 		rm -f "$work/copy.jsonl"
 	fi
 
@@ -228,9 +235,10 @@ for n in $sizes; do
 			"git-queen merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl" \
 			"git merge-file" "git merge-file --union o.jsonl base.jsonl theirs.jsonl" --prepare "cp ours.jsonl o.jsonl"
 		pair_runs=
-		cp ours.jsonl o.jsonl
+		rss_prepare="cp ours.jsonl o.jsonl"
 		row "merge driver, $side lines a side" "$n" "merge-$n-$side" driver "git merge-file" \
 			"$(rss merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl)"
+		rss_prepare=
 		cd "$work"
 		rm -rf "$m"
 	done
