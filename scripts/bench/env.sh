@@ -46,16 +46,24 @@ bench_setup() {
 # commands in ROUNDS rounds of RUNS runs (pair_runs, when set, instead), alternating which goes first, so
 # that a noisy neighbour weighs on both alike; the exports land in
 # $work/json/NAME-*.json for bench_median.
+#
+# With BEFORE set to another git-queen binary (an older build), a command
+# A-CMD that runs git-queen also runs, in the same rounds, as A-NAME-before
+# with that binary: a change's before and after measured side by side.
 bench_pair() {
 	name=$1 an=$2 ac=$3 bn=$4 bc=$5
 	shift 5
+	cn= cc=
+	case "$ac" in
+	git-queen\ *) [ -n "${BEFORE:-}" ] && cn="$an-before" cc="$BEFORE${ac#git-queen}" ;;
+	esac
 	for round in $(seq 1 "${ROUNDS:-3}"); do
 		if [ $((round % 2)) = 1 ]; then
 			hyperfine -N --style none --warmup 2 --runs "${pair_runs:-${RUNS:-10}}" "$@" --export-json "$work/json/$name-$round.json" \
-				-n "$an" "$ac" -n "$bn" "$bc" >/dev/null
+				-n "$an" "$ac" -n "$bn" "$bc" ${cn:+-n "$cn" "$cc"} >/dev/null
 		else
 			hyperfine -N --style none --warmup 2 --runs "${pair_runs:-${RUNS:-10}}" "$@" --export-json "$work/json/$name-$round.json" \
-				-n "$bn" "$bc" -n "$an" "$ac" >/dev/null
+				${cn:+-n "$cn" "$cc"} -n "$bn" "$bc" -n "$an" "$ac" >/dev/null
 		fi
 	done
 }

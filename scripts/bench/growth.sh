@@ -8,7 +8,9 @@
 #            appended to a committed log of N message records
 #            (.beads/queen_messages.jsonl, ~570 bytes a line), and with the
 #            code paths alone, and with 20 messages `git queen export`
-#            appended to the committed export; peer: git diff --cached
+#            appended to the committed export, and with 20 lines appended
+#            to the log after git gc packed it (with the hook's memo of the
+#            committed blob, and without); peer: git diff --cached
 #            --name-only.
 #  check     a warm `check` of a free path, live store of N reservation
 #            lines (1,000 active) and N messages; peer: git rev-parse.
@@ -30,6 +32,7 @@
 #   scripts/bench/growth.sh
 #   SIZES="10000 100000" RUNS=5 ROUNDS=2 scripts/bench/growth.sh
 #   SIZES=1000000 ONLY="compact" scripts/bench/growth.sh   # some rows: reads, export, compact, archive, hook, merge
+#   BEFORE=/tmp/git-queen-old scripts/bench/growth.sh      # an older build in the same runs
 set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine
@@ -49,11 +52,35 @@ want() {
 	return 1
 }
 
-# row WHAT N NAME A-NAME B-NAME [RSS]: one line of the table.
+# row WHAT N NAME A-NAME B-NAME [RSS]: one line of the table; with BEFORE
+# (see bench_pair), the older binary's median in the same runs and the
+# ratio of the two follow.
 row() {
 	a=$(bench_median "$3" "$4") b=$(bench_median "$3" "$5")
-	printf '%s\t%s\t%s ms\t%s ms (%s)\t%s\t%s\n' "$1" "$2" "$a" "$b" "$5" \
-		"$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')" "${6:-}" >>"$table"
+	before=
+	if [ -n "${BEFORE:-}" ] && c=$(bench_median "$3" "$4-before") && [ -n "$c" ]; then
+		before="$c ms before ($(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", a / c }')x)"
+	fi
+	printf '%s\t%s\t%s ms\t%s ms (%s)\t%s\t%s\t%s\n' "$1" "$2" "$a" "$b" "$5" \
+		"$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')" "${6:-}" "$before" >>"$table"
+}
+
+# rss ARGS...: the peak RSS of `git-queen ARGS...`, and with BEFORE the
+# older binary's; rss_prepare, when set, runs before each. With BEFORE,
+# each binary runs once unmeasured first: the hook trusts only what its
+# own build remembered of a blob, and the other build ran last.
+rss() {
+	if [ -n "${BEFORE:-}" ]; then
+		[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+		bench_rss "$BEFORE" "$@" >/dev/null
+		[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+		b=$(bench_rss "$BEFORE" "$@")
+		[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+		bench_rss git-queen "$@" >/dev/null
+	fi
+	[ -n "${rss_prepare:-}" ] && sh -c "$rss_prepare"
+	r="$(bench_rss git-queen "$@") MiB"
+	echo "$r${BEFORE:+ (before $b MiB)}"
 }
 
 # versions FILE: FILE with a newer version of every tenth message after it.
@@ -88,11 +115,11 @@ for n in $sizes; do
 		git-queen msg inbox --limit 20 >/dev/null
 		sleep 2 # quiet logs: the caches trust their stat
 		bench_pair "check-$n" check "git-queen check src/x.go" "git rev-parse" "git rev-parse --git-common-dir"
-		row "check (warm)" "$n" "check-$n" check "git rev-parse" "$(bench_rss git-queen check src/x.go) MiB"
+		row "check (warm)" "$n" "check-$n" check "git rev-parse" "$(rss check src/x.go)"
 		bench_pair "reserve-$n" reserve "git-queen reserve bench/area/**" "git rev-parse" "git rev-parse --git-common-dir"
-		row "reserve" "$n" "reserve-$n" reserve "git rev-parse" "$(bench_rss git-queen reserve 'bench/area/**') MiB"
+		row "reserve" "$n" "reserve-$n" reserve "git rev-parse" "$(rss reserve 'bench/area/**')"
 		bench_pair "inbox-$n" "inbox" "git-queen msg inbox --limit 20" "tail" "tail -n 20 .git/queen/queen_messages.jsonl"
-		row "msg inbox --limit 20" "$n" "inbox-$n" inbox tail "$(bench_rss git-queen msg inbox --limit 20) MiB"
+		row "msg inbox --limit 20" "$n" "inbox-$n" inbox tail "$(rss msg inbox --limit 20)"
 	fi
 
 	if want export; then
@@ -100,7 +127,7 @@ for n in $sizes; do
 		printf '#!/bin/sh\nfor i in $(seq 20); do QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject "s $i" --body b >/dev/null; done\n' >"$work/send20"
 		chmod +x "$work/send20"
 		bench_pair "export-$n" export "git-queen export" "tail" "tail -n 20 .git/queen/queen_messages.jsonl" --prepare "$work/send20"
-		row "export after 20 messages" "$n" "export-$n" export tail "$(bench_rss git-queen export) MiB"
+		row "export after 20 messages" "$n" "export-$n" export tail "$(rss export)"
 	fi
 
 	if want compact; then
@@ -111,8 +138,9 @@ for n in $sizes; do
 		bench_pair "compact-$n" compact "git-queen compact" \
 			cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
 		pair_runs=
-		cp "$work/versioned-$n.jsonl" .git/queen/queen_messages.jsonl
-		row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(bench_rss git-queen compact) MiB"
+		rss_prepare="cp $work/versioned-$n.jsonl .git/queen/queen_messages.jsonl"
+		row "compact ($(wc -l <"$work/versioned-$n.jsonl") lines)" "$n" "compact-$n" compact cp "$(rss compact)"
+		rss_prepare=
 		rm -f "$work/copy.jsonl"
 	fi
 
@@ -132,10 +160,10 @@ for n in $sizes; do
 				cp "cp $work/versioned-$n.jsonl $work/copy.jsonl" --prepare "sh -c 'cp $work/versioned-$n.jsonl $log && rm -f .git/queen/queen_messages_archive.jsonl'"
 		done
 		pair_runs=
-		cp "$work/versioned-$n.jsonl" "$log"
-		row "archive, nothing old enough" "$n" "archive-none-$n" archive cp "$(bench_rss git-queen archive --before "$first") MiB"
-		cp "$work/versioned-$n.jsonl" "$log"
-		row "archive, an eighth of the messages moving" "$n" "archive-eighth-$n" archive cp "$(bench_rss git-queen archive --before "$eighth") MiB"
+		rss_prepare="cp $work/versioned-$n.jsonl $log && rm -f .git/queen/queen_messages_archive.jsonl"
+		row "archive, nothing old enough" "$n" "archive-none-$n" archive cp "$(rss archive --before "$first")"
+		row "archive, an eighth of the messages moving" "$n" "archive-eighth-$n" archive cp "$(rss archive --before "$eighth")"
+		rss_prepare=
 		rm -f "$work/copy.jsonl"
 	fi
 
@@ -153,11 +181,29 @@ for n in $sizes; do
 		git add -A
 		sleep 2
 		bench_pair "hook-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
-		row "hook, 100 paths + 20 lines appended" "$n" "hook-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+		row "hook, 100 paths + 20 lines appended" "$n" "hook-$n" hook "git diff" "$(rss hook pre-commit)"
 		git reset -q -- .beads/queen_messages.jsonl
 		bench_pair "hookcode-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
-		row "hook, 100 code paths only" "$n" "hookcode-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+		row "hook, 100 code paths only" "$n" "hookcode-$n" hook "git diff" "$(rss hook pre-commit)"
 		git checkout -q -- .beads/queen_messages.jsonl && git reset -q --hard
+
+		# The committed log once git gc packed it, 20 lines another program
+		# appended: with the memo the hook left when the log was committed
+		# here, and without it (committed in another clone, or the memo
+		# gone): then the committed blob itself is read from the pack.
+		git -c gc.autoDetach=false gc -q
+		tail -n 20 "$work/messages-$n.jsonl" | sed 's/"id":"qm-0/"id":"qm-7/' >>.beads/queen_messages.jsonl
+		git add .beads/queen_messages.jsonl
+		sleep 2
+		bench_pair "hookpacked-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
+		row "hook, 20 lines appended to a log git gc packed" "$n" "hookpacked-$n" hook "git diff" "$(rss hook pre-commit)"
+		pair_runs=$([ "$n" -ge 1000000 ] && echo 3 || echo "${RUNS:-10}") # validates the whole log
+		bench_pair "hooknomemo-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only" --prepare "rm -rf .git/queen-cache/blobs"
+		pair_runs=
+		rss_prepare="rm -rf .git/queen-cache/blobs"
+		row "hook, the same, committed in another clone (no memo)" "$n" "hooknomemo-$n" hook "git diff" "$(rss hook pre-commit)"
+		rss_prepare=
+		git reset -q --hard
 
 		# The same commit when git queen export appended the 20 messages: the
 		# export's append chain proves the committed bytes unchanged.
@@ -172,7 +218,7 @@ for n in $sizes; do
 		sleep 1
 		git add -A
 		bench_pair "hookexport-$n" hook "git-queen hook pre-commit" "git diff" "git diff --cached --name-only"
-		row "hook, 100 paths + 20 messages exported" "$n" "hookexport-$n" hook "git diff" "$(bench_rss git-queen hook pre-commit) MiB"
+		row "hook, 100 paths + 20 messages exported" "$n" "hookexport-$n" hook "git diff" "$(rss hook pre-commit)"
 		git reset -q --hard
 		git rm -q .beads/queen_messages.jsonl .beads/queen_assignments.jsonl .beads/queen_reservations.jsonl 2>/dev/null || git rm -q .beads/queen_messages.jsonl
 		git commit -q -m "no export"
@@ -189,15 +235,16 @@ for n in $sizes; do
 			"git-queen merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl" \
 			"git merge-file" "git merge-file --union o.jsonl base.jsonl theirs.jsonl" --prepare "cp ours.jsonl o.jsonl"
 		pair_runs=
-		cp ours.jsonl o.jsonl
+		rss_prepare="cp ours.jsonl o.jsonl"
 		row "merge driver, $side lines a side" "$n" "merge-$n-$side" driver "git merge-file" \
-			"$(bench_rss git-queen merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl) MiB"
+			"$(rss merge-driver base.jsonl o.jsonl theirs.jsonl 7 queen_messages.jsonl)"
+		rss_prepare=
 		cd "$work"
 		rm -rf "$m"
 	done
 	rm -rf "$store" "$work/compact-$n"
 done
 
-echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact and merges at 1M)"
-printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS\n'
+echo "== medians of $((${RUNS:-10} * ${ROUNDS:-3})) runs (3 x ${ROUNDS:-3} for compact, merges and the hook without its memo at 1M)"
+printf 'work\trecords\tgit-queen\tpeer\tratio\tpeak RSS%s\n' "${BEFORE:+	before, same runs}"
 cat "$table"

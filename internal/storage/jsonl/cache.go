@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -74,7 +73,18 @@ const cacheVersion = 6
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
 	return selectMapped(path, q, false, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
-		checksum := func(n int64) uint32 { return prefixChecksum(path, info, data, n) }
+		// The checksum of a longer prefix continues from a shorter one's:
+		// a cache that fails its proof and the full scan after it read
+		// the prefix once.
+		var summed int64
+		var crc uint32
+		checksum := func(n int64) uint32 {
+			if n < summed {
+				summed, crc = 0, 0
+			}
+			crc, summed = ChecksumUpdate(crc, data[summed:n]), n
+			return crc
+		}
 		return selectIncremental(data, path, q, cachePath, checksum, info)
 	})
 }
@@ -349,42 +359,3 @@ func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 // ChecksumUpdate is the Checksum of some bytes whose Checksum is crc,
 // followed by b: proving a file that grew costs what it appended.
 func ChecksumUpdate(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli(), b) }
-
-// HasPrefix reports whether the file at path begins with size bytes whose
-// Checksum is crc. It maps the file rather than reading it. remembered is
-// the stat a previous call returned for the same question: while the file
-// still has it, the answer is yes without reading. stat is what to
-// remember after a yes (nil while the file is not yet quiet).
-func HasPrefix(path string, size int64, crc uint32, remembered *FileStat) (ok bool, stat *FileStat) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, nil
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || info.Size() < size {
-		return false, nil
-	}
-	if unchanged(remembered, info) {
-		return true, remembered
-	}
-	if size == 0 {
-		return crc == Checksum(nil), quietStat(info, time.Now())
-	}
-	data, release, err := mapfile.Map(f, info.Size(), false)
-	if err != nil {
-		return false, nil
-	}
-	mapfile.Populate(data)
-	defer release()
-	defer func() {
-		if recover() != nil {
-			ok, stat = false, nil
-		}
-	}()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	if prefixChecksum(path, info, data, size) != crc {
-		return false, nil
-	}
-	return true, quietStat(info, time.Now())
-}

@@ -185,3 +185,48 @@ func TestWatchWakesOnAppends(t *testing.T) {
 		})
 	}
 }
+
+// A named query over several sources answers from every source as it is
+// now: an append to any of them, a source that appears, and one rewritten
+// in place by another program (same size) are each seen by the next read.
+// (A cache of the union's answer once had to prove each of these.)
+func TestUnionSeesEveryChangeOfEverySource(t *testing.T) {
+	s := repoStore(t)
+	own, received := s.Log(records.MessagesFile).Path, ReceivedPath(s.WS, records.MessagesFile)
+	write(t, own, a1, b1)
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"as written", func() {}, []string{a1, b1}},
+		{"the received log appears", func() { write(t, received, a2) }, []string{a2, b1}},
+		{"an append to the received log", func() {
+			if err := s.ReceivedLog(records.MessagesFile).Append([]byte(c1)); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{a2, b1, c1}},
+		{"the received log rewritten in place", func() {
+			f, err := os.OpenFile(received, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt([]byte("3"), int64(len(a2)-2)); err != nil { // "v":2 -> "v":3, same size
+				t.Fatal(err)
+			}
+			// Within one timestamp tick of the append before, a kernel with
+			// coarse times would show the same stat: make the change visible
+			// as a later write would be (stats are trusted as git trusts them).
+			later := time.Now().Add(time.Second)
+			os.Chtimes(received, later, later)
+		}, []string{strings.Replace(a2, `"v":2`, `"v":3`, 1), b1, c1}},
+	} {
+		step.change()
+		for range 2 { // the second read may answer from what the first left
+			if got := selectAll(t, s, "union-query"); !slices.Equal(got, step.want) {
+				t.Fatalf("%s: selected\n%s\nwant\n%s", step.name, strings.Join(got, "\n"), strings.Join(step.want, "\n"))
+			}
+		}
+	}
+}

@@ -2,7 +2,9 @@ package precommit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -28,15 +30,50 @@ type Rewrite struct {
 // old ones (the merge driver orders lines by time), so only losses count
 // then.
 func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, staged []byte, merging bool) ([]Rewrite, error) {
-	committed, ok, err := content.Head(c)
+	grew, ok, err := onlyGrew(content, c, staged)
 	if err != nil {
 		return nil, fmt.Errorf("read the committed %s: %w", c.Path, err)
 	}
-	if !ok || (bytes.HasPrefix(staged, committed) && (len(committed) == 0 || committed[len(committed)-1] == '\n')) {
+	if !ok || grew {
 		return nil, nil // new, or only appended to
+	}
+	committed, _, err := content.Head(c)
+	if err != nil {
+		return nil, fmt.Errorf("read the committed %s: %w", c.Path, err)
 	}
 	return rewritesOf(content, c.Path, committed, staged, merging, "of the committed log")
 }
+
+// onlyGrew reports whether staged starts with HEAD's blob of c's path,
+// which ends at a line end: the blob is streamed and compared a window at
+// a time, and the staged pages compared are dropped, so that the proof
+// holds neither log in memory. ok is false when HEAD has no such path.
+func onlyGrew(content *gitrepo.Content, c gitrepo.Change, staged []byte) (grew, ok bool, err error) {
+	committed, ok, err := content.HeadStream(c)
+	if err != nil || !ok {
+		return false, ok, err
+	}
+	defer committed.Close()
+	buf := make([]byte, compareWindow)
+	at := 0
+	for {
+		n, err := io.ReadFull(committed, buf)
+		if n > len(staged)-at || !bytes.Equal(buf[:n], staged[at:at+n]) {
+			return false, true, nil
+		}
+		content.Forget(staged[at : at+n])
+		at += n
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return at == 0 || staged[at-1] == '\n', true, nil
+		case err != nil:
+			return false, true, err
+		}
+	}
+}
+
+// compareWindow is how much of a committed log is compared at once.
+const compareWindow = 1 << 20
 
 // rewritesOf lists what staged, the staged bytes of the log at path,
 // changed of committed, a committed version of it (where says which):

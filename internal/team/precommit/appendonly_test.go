@@ -44,8 +44,9 @@ func TestCommittedLinesAreFacts(t *testing.T) {
 		{name: "a line that is not a record gone", committed: []string{a1, "not json", b1}, staged: []string{a1, b1}, rewrites: []int{2}},
 	}
 	for _, tt := range tests {
-		for _, memo := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/memo=%v", tt.name, memo), func(t *testing.T) {
+		for _, layout := range []struct{ memo, packed bool }{{false, false}, {true, false}, {false, true}} {
+			memo := layout.memo
+			t.Run(fmt.Sprintf("%s/memo=%v/packed=%v", tt.name, memo, layout.packed), func(t *testing.T) {
 				f := newFixture(t)
 				if tt.committed != nil {
 					if memo {
@@ -55,6 +56,10 @@ func TestCommittedLinesAreFacts(t *testing.T) {
 						f.run(t, "ann")
 					}
 					f.commit(t, map[string]string{logPath: lines(tt.committed...)})
+					if layout.packed {
+						// HEAD's blob is streamed out of a pack.
+						f.git(t, "gc", "-q")
+					}
 				}
 				staged := map[string]string{logPath: lines(tt.staged...)}
 				if tt.archive != nil {

@@ -48,3 +48,35 @@ func TestCombineJoinsTwoCRCs(t *testing.T) {
 		}
 	}
 }
+
+// TestSumsInPiecesAreTheSumsOfTheWhole: the checksums of a staged log
+// taken a window at a time (windowedChecksums), or as gitrepo hands the
+// bytes over in pieces of any size (runningSums, with the sum of a prefix
+// taken on the way), are those of the whole.
+func TestSumsInPiecesAreTheSumsOfTheWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, checksumWindow+parallelChecksums+777)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	forgotten := 0
+	if got, want := windowedChecksums(data, func(w []byte) { forgotten += len(w) }), checksums(data); got != want || forgotten != len(data) {
+		t.Fatalf("windowed %08x, want %08x; %d of %d bytes handed to forget", got, want, forgotten, len(data))
+	}
+	for range 20 {
+		at := rng.Int64N(int64(len(data)) + 1)
+		r := &runningSums{at: at}
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 1+rng.IntN(3*checksumSlice))
+			r.Write(rest[:n])
+			rest = rest[n:]
+		}
+		if r.n != int64(len(data)) || r.sum != checksums(data) || r.atSum != checksums(data[:at]) {
+			t.Fatalf("prefix %d: sums %08x and %08x, want %08x and %08x", at, r.sum, r.atSum, checksums(data), checksums(data[:at]))
+		}
+		r.Reset()
+		if r.n != 0 || r.at != at || r.sum != [2]uint32{} {
+			t.Fatalf("Reset left %+v", r)
+		}
+	}
+}

@@ -147,10 +147,16 @@ func (m blobMemo) grewFrom(staged []byte, cacheDir, path string, now os.FileInfo
 }
 
 // provesPrefix reports whether staged begins with the blob m describes,
-// ending at a line end: then the staged log only appended to it.
-func (m blobMemo) provesPrefix(staged []byte) bool {
-	return m.Size > 0 && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n' &&
-		checksums(staged[:m.Size]) == m.Sum
+// ending at a line end: then the staged log only appended to it. forget
+// drops the pages read (see windowedChecksums).
+func (m blobMemo) provesPrefix(staged []byte, forget func([]byte)) bool {
+	return m.endsLine(staged) && windowedChecksums(staged[:m.Size], forget) == m.Sum
+}
+
+// endsLine reports whether staged is long enough to start with the blob m
+// describes and has a line end where it would end.
+func (m blobMemo) endsLine(staged []byte) bool {
+	return m.Size > 0 && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n'
 }
 
 // Digests (schema.Digest) are kept beside the entries, for the clean

@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
@@ -296,23 +295,38 @@ func (in *Input) addRewrites(res *Result, path string, rewrites []Rewrite) {
 // validateOne validates one staged file and, for a store log, checks that
 // it only grew. What it proves is remembered by blob id (see memo.go).
 func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, merging bool, res *Result) error {
-	staged, release, file, err := content.StagedFile(c)
+	head, haveHead := readMemo(memo, c.Head)
+	sums := &runningSums{at: -1}
+	var sink gitrepo.Sink = sums
+	switch {
+	case haveHead && head.Worktree != nil:
+		// The append chain may prove the prefix without reading it: the
+		// bytes are summed only if it does not.
+		sink = nil
+	case haveHead:
+		sums.at = head.Size
+	}
+	staged, release, file, err := content.StagedFile(c, sink)
 	if err != nil {
 		return fmt.Errorf("read the staged %s: %w", c.Path, err)
 	}
 	defer release()
+	// Whether the staged bytes were all read, and summed, on the way.
+	summed := len(staged) > 0 && sums.n == int64(len(staged))
 	known, haveMemo := readMemo(memo, c.Staged)
 	format, _ := in.Registry.FormatFor(c.Path, schema.FirstLine(staged))
 	mine := binaryIdentity()
 	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == mine
-	head, haveHead := readMemo(memo, c.Head)
 	// A log git-queen appended to since HEAD's blob was staged is proved
 	// by its append chain, reading only the new lines; any other by
-	// checksums of the committed bytes, which read every one.
+	// checksums of the committed bytes, which read every one (once).
 	appended := haveHead && head.grewFrom(staged, in.cacheDir(), filepath.Join(in.Repo.TopLevel, filepath.FromSlash(c.Path)), file)
-	if !appended {
-		mapfile.Populate(staged) // every byte is read below (a no-op for a blob read into memory)
-		appended = haveHead && head.provesPrefix(staged)
+	switch {
+	case appended || !haveHead:
+	case summed:
+		appended = head.endsLine(staged) && sums.atSum == head.Sum
+	default:
+		appended = head.provesPrefix(staged, content.Forget)
 	}
 	if !clean && format != nil {
 		opts := schema.Options{Registry: in.Registry, Limit: in.Limit}
@@ -324,10 +338,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 				return err
 			}
 		} else {
-			r = schema.Validate(format, c.Path, staged, opts)
-			if r.Valid() && format.Incremental() {
-				digest = schema.DigestOf(format, staged)
-			}
+			r, digest = validateWhole(format, c.Path, staged, opts, content.Forget)
 		}
 		if !r.Valid() {
 			res.Invalid = append(res.Invalid, r)
@@ -336,7 +347,10 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			if appended {
 				m.Sum = head.extended(staged)
 			} else {
-				m.Sum = checksums(staged)
+				m.Sum = windowedChecksums(staged, content.Forget)
+				if summed {
+					m.Sum = sums.sum
+				}
 			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
