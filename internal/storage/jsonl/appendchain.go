@@ -1,10 +1,13 @@
 package jsonl
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,10 +59,17 @@ type appendChain struct {
 	Stats []FileStat `json:"stats"`
 }
 
+// readChain reads the chain in chainPath: empty when it is missing, or
+// does not end in the checksum of what comes before it (a write in
+// progress, a torn one, one of an older format).
 func readChain(chainPath string) appendChain {
 	var c appendChain
 	data, err := os.ReadFile(chainPath)
-	if err != nil || json.Unmarshal(data, &c) != nil {
+	if err != nil {
+		return appendChain{}
+	}
+	body, sum, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || string(bytes.TrimSpace(sum)) != fmt.Sprintf("%08x", crc32.ChecksumIEEE(body)) || json.Unmarshal(body, &c) != nil {
 		return appendChain{}
 	}
 	return c
@@ -89,14 +99,34 @@ func recordAppend(chainPath string, before, after os.FileInfo) {
 	if err != nil {
 		return
 	}
-	tmp := chainPath + ".tmp"
-	err = os.WriteFile(tmp, data, 0o644)
+	data = fmt.Appendf(data, "\n%08x\n", crc32.ChecksumIEEE(data))
+	err = overwrite(chainPath, data)
 	if errors.Is(err, os.ErrNotExist) && os.MkdirAll(filepath.Dir(chainPath), 0o755) == nil {
-		err = os.WriteFile(tmp, data, 0o644)
+		err = overwrite(chainPath, data)
 	}
-	if err != nil || os.Rename(tmp, chainPath) != nil {
-		_ = os.Remove(tmp)
+	if err != nil {
+		_ = os.Remove(chainPath) // a chain half written is no proof; none costs a checksum
 	}
+}
+
+// overwrite writes data over the file at path in place, then cuts what is
+// left of its old content. Neither a rename over the file nor a truncation
+// to zero, which make ext4 (auto_da_alloc) start writing the file back at
+// once, costing an append milliseconds: what is written here is a hint
+// that readers check, and lost on a crash it only costs them a checksum.
+func overwrite(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // grewByAppends reports whether the log whose chain is in chainPath, now

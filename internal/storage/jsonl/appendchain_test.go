@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,4 +180,49 @@ func TestCacheWithAppendChainNoticesAnInPlaceEdit(t *testing.T) {
 	check("an in-place edit of the prefix", "NEW")
 	appendRecords(t, l, map[string]string{"id": "d", "state": "new"})
 	check("the next append after the edit", "NEW")
+}
+
+// The chain is written in place, so a reader can meet it half written: a
+// chain proves nothing unless it ends in the checksum of what it says,
+// and one that does not (torn, of the older format without a checksum,
+// cut short) is no chain at all.
+func TestAChainThatFailsItsChecksumIsNoChain(t *testing.T) {
+	l, _ := chainLog(t)
+	chain := AppendsPath(l.CacheDir, l.Path)
+	for i := range 3 {
+		appendRecords(t, l, map[string]string{"id": fmt.Sprint(i)})
+	}
+	whole, err := os.ReadFile(chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(readChain(chain).Stats); got != 4 {
+		t.Fatalf("the chain after 3 appends holds %d stats, want 4", got)
+	}
+	now := statNow(t, l.Path)
+	body, _, _ := strings.Cut(string(whole), "\n")
+	flipped := []byte(body)
+	flipped[len(flipped)/2] ^= 1
+	for name, content := range map[string]string{
+		"without its checksum (the older format)": body,
+		"cut short":                string(whole[:len(whole)/2]),
+		"a byte changed":           string(flipped) + string(whole[len(body):]),
+		"its checksum cut":         string(whole[:len(whole)-3]),
+		"another chain's checksum": body + "\n00000000\n",
+	} {
+		if err := os.WriteFile(chain, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c := readChain(chain); len(c.Stats) != 0 {
+			t.Errorf("a chain %s reads as %d stats", name, len(c.Stats))
+		}
+		if grewByAppends(chain, now, now) {
+			t.Errorf("a chain %s proves the log unchanged", name)
+		}
+	}
+	// The next append starts the chain again, whole.
+	appendRecords(t, l, map[string]string{"id": "after"})
+	if c := readChain(chain); len(c.Stats) != 2 || !grewByAppends(chain, c.Stats[0], statNow(t, l.Path)) {
+		t.Fatalf("the chain after a damaged one: %+v", c)
+	}
 }

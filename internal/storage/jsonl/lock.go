@@ -86,7 +86,7 @@ func (l *Lock) timeout() time.Duration {
 // overwritten by the next holder (flock itself dies with its process).
 func writeHolder(path string) {
 	note := fmt.Sprintf("pid %d (%s) since %s", os.Getpid(), strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339))
-	_ = os.WriteFile(path+".holder", []byte(note), 0o644)
+	_ = overwrite(path+".holder", []byte(note)) // read only for a waiter's message
 }
 
 func readHolder(path string) string {
