@@ -37,6 +37,15 @@ const (
 // Size is the length of an object id in bytes: SHA-1's.
 const Size = 20
 
+// Short is an id as messages show it: its first 12 hex digits, or "none"
+// for the zero id (a ref that does not exist).
+func Short(id ID) string {
+	if id.IsZero() {
+		return "none"
+	}
+	return id.String()[:12]
+}
+
 // ParseHex reads a full lower-case hex object id; ok is false for anything
 // else (upper case, short, a SHA-256 id).
 func ParseHex(s string) (id ID, ok bool) {

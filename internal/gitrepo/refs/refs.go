@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // Store is the refs of one repository.
@@ -41,14 +42,7 @@ type StaleError struct {
 }
 
 func (e *StaleError) Error() string {
-	return fmt.Sprintf("%s moved: expected %s, found %s", e.Ref, short(e.Want), short(e.Got))
-}
-
-func short(h plumbing.Hash) string {
-	if h.IsZero() {
-		return "none"
-	}
-	return h.String()[:12]
+	return fmt.Sprintf("%s moved: expected %s, found %s", e.Ref, object.Short(e.Want), object.Short(e.Got))
 }
 
 // Read returns the commit a ref points at, or the zero hash when the ref

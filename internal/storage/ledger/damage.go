@@ -50,14 +50,14 @@ type DamageError struct {
 func (e *DamageError) Error() string {
 	where := "the ledger"
 	if !e.Commit.IsZero() {
-		where = "ledger commit " + short(e.Commit)
+		where = "ledger commit " + gitobject.Short(e.Commit)
 	}
 	if e.Path != "" {
 		where += " at " + e.Path
 	}
 	obj := ""
 	if !e.Object.IsZero() && e.Object != e.Commit {
-		obj = " (object " + short(e.Object) + ")"
+		obj = " (object " + gitobject.Short(e.Object) + ")"
 	}
 	return fmt.Sprintf("%s%s: %s", where, obj, e.Reason)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // object writes raw content as an object of the given type, as a hostile
@@ -145,7 +146,7 @@ func TestDamagedLedgersAreNamed(t *testing.T) {
 				t.Fatalf("Inspect: %v, want a DamageError", err)
 			}
 			if d.Commit != tip || d.Path != c.path || !strings.Contains(d.Reason, c.reason) {
-				t.Fatalf("Inspect: commit %s path %q reason %q; want %s, %q, %q", short(d.Commit), d.Path, d.Reason, short(tip), c.path, c.reason)
+				t.Fatalf("Inspect: commit %s path %q reason %q; want %s, %q, %q", gitobject.Short(d.Commit), d.Path, d.Reason, gitobject.Short(tip), c.path, c.reason)
 			}
 			if _, err := l.EachChange(good, tip, func(string, [][]byte) error { return nil }); err != nil && !IsDamage(err) {
 				t.Errorf("EachChange: %v, not a DamageError", err)

@@ -54,11 +54,11 @@ func objectDamage(h plumbing.Hash, what string, err error) error {
 	var gitFailed *gitrepo.GitFailure
 	switch {
 	case errors.As(err, &gitFailed):
-		return fmt.Errorf("read ledger %s %s: %w", what, short(h), err)
+		return fmt.Errorf("read ledger %s %s: %w", what, gitobject.Short(h), err)
 	case errors.Is(err, gitrepo.ErrObjectMissing):
-		return &DamageError{Object: h, Missing: true, Reason: fmt.Sprintf("the %s %s is missing from the repository", what, short(h))}
+		return &DamageError{Object: h, Missing: true, Reason: fmt.Sprintf("the %s %s is missing from the repository", what, gitobject.Short(h))}
 	}
-	return &DamageError{Object: h, Reason: fmt.Sprintf("the %s %s cannot be read: %v", what, short(h), err)}
+	return &DamageError{Object: h, Reason: fmt.Sprintf("the %s %s cannot be read: %v", what, gitobject.Short(h), err)}
 }
 
 func (l *Ledger) write(t gitobject.Type, content []byte) (plumbing.Hash, error) {

@@ -58,11 +58,3 @@ func ForeignRefs(commonDir string) ([]string, error) {
 	slices.Sort(foreign)
 	return foreign, nil
 }
-
-// short is an id as messages show it ("none" for the zero id).
-func short(h plumbing.Hash) string {
-	if h.IsZero() {
-		return "none"
-	}
-	return h.String()[:12]
-}
