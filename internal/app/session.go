@@ -45,15 +45,18 @@ func (e *Env) Identity() string {
 			return d
 		}
 	}
-	cfg := gitrepo.ReadConfigIn(e.Dir)
+	repo, err := gitrepo.Discover(e.Dir)
+	if err != nil {
+		repo = &gitrepo.Repo{TopLevel: e.Dir} // outside a repository: the system and global scopes
+	}
+	cfg := repo.ReadConfig()
 	d, _ := cfg.Get("queen.droid")
-	if d = strings.TrimSpace(d); d != "" && (cfg.Scope("queen.droid") == gitrepo.ScopeLocal || cfg.Scope("queen.droid") == gitrepo.ScopeWorktree) {
-		if repo, err := gitrepo.Discover(e.Dir); err == nil {
-			if other := copiedIdentity(repo); other != "" {
-				e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
-					"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", d, other)
-				return ""
-			}
+	d = strings.TrimSpace(d)
+	if scope := cfg.Scope("queen.droid"); d != "" && err == nil && (scope == gitrepo.ScopeLocal || scope == gitrepo.ScopeWorktree) {
+		if other := copiedIdentity(repo); other != "" {
+			e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
+				"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", d, other)
+			return ""
 		}
 	}
 	return d
