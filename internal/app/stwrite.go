@@ -73,6 +73,15 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
 		return nil, &UsageError{Command: command, Msg: fmt.Sprintf("%s: the directory %s does not exist; create it first", r.File, filepath.Dir(path))}
 	}
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		what := "a symbolic link"
+		if info.IsDir() {
+			what = "a directory"
+		} else if info.Mode()&fs.ModeSymlink == 0 {
+			what = "not a regular file"
+		}
+		return nil, &UsageError{Command: command, Msg: fmt.Sprintf("%s is %s; st writes only a regular file (name the file itself)", r.File, what)}
+	}
 	lock := jsonl.Lock{Path: streamLockPath(path)}
 	var res *StWriteResult
 	err := lock.Do(func(*jsonl.Tx) error {
@@ -91,6 +100,12 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 		var refused *st.RefusedError
 		if errors.As(err, &refused) {
 			return &UsageError{Command: command, Msg: fmt.Sprintf("%s: %s; nothing was written", r.File, refused.Msg)}
+		}
+		var broken *st.BrokenStreamError
+		if errors.As(err, &broken) {
+			return fmt.Errorf("%s: line %d is not an st v3 record (%v); nothing was written: "+
+				"'git queen validate %s' lists the problems, 'git queen resolve %s' repairs conflict markers or a torn line",
+				r.File, broken.Line, broken.Err, r.File, r.File)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.File, err)
