@@ -119,7 +119,12 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 	}
 	recs = append(recs, parsed[0])
 	w := &Written{Lines: [][]byte{line}, Seq: seq}
-	after, _ := Replay(recs)
+	// The event applies to the full replay as it applies in any later
+	// replay: event checked that it can.
+	after := state
+	if err := after.apply(&recs[len(recs)-1]); err != nil {
+		return nil, fmt.Errorf("the event written does not apply: %w", err)
+	}
 	w.Items = len(after.Items)
 	id := c.ID
 	if c.Op == OpUpsert {
