@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -104,6 +105,9 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 	}
 	state, _ := Replay(recs)
 	ts := now.UTC().Format(time.RFC3339Nano)
+	if Watermark(recs) == math.MaxInt64 {
+		return nil, refuse("the stream's watermark is the largest seq there is (%d), so no event can follow it; start a new stream", int64(math.MaxInt64))
+	}
 	seq := Watermark(recs) + 1
 	event, err := c.event(&state, ts)
 	if err != nil {

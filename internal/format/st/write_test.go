@@ -132,6 +132,8 @@ func TestAppendRefusesWhatThePlanDoesNotAllow(t *testing.T) {
 		{"id with a newline", plan, add("x\ny"), "control characters"},
 		{"option-shaped id", plan, add("--force"), "starts with a dash"},
 		{"op the writer does not write", plan, st.Change{Op: st.OpRemove, ID: "a"}, "does not write"},
+		{"no seq left", `{"v":3,"ts":"2026-02-09T19:00:00Z","seq":9223372036854775807,"lane":"event","op":"init"}` + "\n",
+			add("a"), "largest seq there is"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := st.Append([]byte(tc.data), tc.change, t0, 0)
