@@ -41,7 +41,7 @@ func (r *Repo) checkStreamAttributes() Check {
 		if rule.Format != "st" {
 			continue
 		}
-		pattern, why := AttributePattern(rule.Path)
+		pattern, why := attributePattern(rule.Path)
 		if why != "" {
 			notes = append(notes, fmt.Sprintf("%q %s; route it to merge=queen by hand", rule.Path, why))
 			continue
@@ -68,14 +68,14 @@ func (r *Repo) checkStreamAttributes() Check {
 	return c
 }
 
-// AttributePattern turns a queen.toml path pattern (see schema.Rule) into
+// attributePattern turns a queen.toml path pattern (see schema.Rule) into
 // the .gitattributes pattern that matches the same files: one anchored at
 // the top keeps its leading slash; one without a slash matches at any
 // depth in both; one with a slash in it matches at any depth in queen.toml
 // but from the top in .gitattributes, so it gains a leading **/. It
 // returns why not when .gitattributes cannot say it on one line (spaces,
 // a leading ! or #, backslashes).
-func AttributePattern(p string) (string, string) {
+func attributePattern(p string) (string, string) {
 	switch {
 	case p == "" || strings.Trim(p, "/") == "":
 		return "", "is empty"

@@ -22,9 +22,9 @@ func TestAttributePattern(t *testing.T) {
 		{"#x.jsonl", "", "comment"},
 		{"/", "", "empty"},
 	} {
-		got, why := AttributePattern(tc.in)
+		got, why := attributePattern(tc.in)
 		if got != tc.want || (tc.why == "") != (why == "") || !strings.Contains(why, tc.why) {
-			t.Errorf("AttributePattern(%q) = %q, %q; want %q, %q", tc.in, got, why, tc.want, tc.why)
+			t.Errorf("attributePattern(%q) = %q, %q; want %q, %q", tc.in, got, why, tc.want, tc.why)
 		}
 	}
 }
