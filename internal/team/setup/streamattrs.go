@@ -46,8 +46,13 @@ func (r *Repo) checkStreamAttributes() Check {
 			notes = append(notes, fmt.Sprintf("%q %s; route it to merge=queen by hand", rule.Path, why))
 			continue
 		}
-		if line, ok := userMerge[samePattern(pattern)]; ok && line[1] != "merge=queen" {
-			notes = append(notes, fmt.Sprintf("%s says %s %s, left as written", AttributesFile, line[0], line[1]))
+		if line, ok := userMerge[samePattern(pattern)]; ok {
+			// The user's word on this pattern stands: merge=queen (at
+			// whatever depth they wrote it) needs no second line, and any
+			// other merge attribute is theirs to keep.
+			if line[1] != "merge=queen" {
+				notes = append(notes, fmt.Sprintf("%s says %s %s, left as written", AttributesFile, line[0], line[1]))
+			}
 			continue
 		}
 		wanted = append(wanted, pattern+" merge=queen")

@@ -45,11 +45,14 @@ format = "st"
 path = "theirs/*.jsonl"
 format = "st"
 [[format]]
+path = "docs/plan.jsonl"
+format = "st"
+[[format]]
 path = "vendor/**"
 format = "none"
 `), 0o644)
 	attrs := filepath.Join(r.TopLevel, ".gitattributes")
-	user := "theirs/*.jsonl merge=union\n**/plans/*.jsonl merge=queen\n"
+	user := "theirs/*.jsonl merge=union\n**/plans/*.jsonl merge=queen\n/docs/plan.jsonl  merge=queen\n"
 	os.WriteFile(attrs, []byte(user), 0o644)
 	if _, _, err := r.Init(Options{Droid: "ann", NoHooks: true}); err != nil {
 		t.Fatal(err)
@@ -57,7 +60,7 @@ format = "none"
 	got := read(t, attrs)
 	if !strings.HasPrefix(got, user) || strings.Count(got, "**/plans/*.jsonl merge=queen") != 1 ||
 		!strings.Contains(got, "\n/roadmap.jsonl merge=queen\n") || strings.Contains(got, "theirs/*.jsonl merge=queen") ||
-		strings.Contains(got, "vendor") {
+		strings.Contains(got, "vendor") || strings.Count(got, "docs/plan.jsonl") != 1 {
 		t.Fatalf(".gitattributes after init:\n%s", got)
 	}
 	for path, want := range map[string]string{"plans/a.jsonl": "queen", "sub/plans/a.jsonl": "queen",
