@@ -85,7 +85,9 @@ func (e *BrokenStreamError) Error() string {
 // Append decides what one change appends to the stream data at time now:
 // the event at watermark + 1, and a checkpoint of the full replay at the
 // same seq when the trailing events since the last checkpoint reach
-// interval (zero: DefaultCheckpointInterval). An empty data is a new
+// interval (zero: DefaultCheckpointInterval), or when the latest
+// checkpoint disagrees with the events (the merge driver mends a stream
+// the same way). An empty data is a new
 // stream; only init may start one, so that a mistyped path does not become
 // a stream.
 func Append(data []byte, c Change, now time.Time, interval int) (*Written, error) {
@@ -138,7 +140,11 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 		it := after.Items[i]
 		w.Item = &it
 	}
-	if NeedsCheckpoint(recs, interval) {
+	// A checkpoint by the seed's rule, or to mend a stream whose latest
+	// checkpoint (written elsewhere) already disagrees with its events:
+	// after this write the replay contract holds either way.
+	fast, _ := ReplayFromCheckpoint(recs)
+	if NeedsCheckpoint(recs, interval) || !after.Equal(fast) {
 		cp, err := CheckpointLine(after, seq, now)
 		if err != nil {
 			return nil, err

@@ -109,6 +109,30 @@ func TestAppendCheckpointsByTheSeedsRule(t *testing.T) {
 	valid(t, data)
 }
 
+// A stream whose checkpoint disagrees with its events (written by another
+// tool) gets a fresh checkpoint with the next write, whatever the interval.
+func TestAppendMendsABrokenContract(t *testing.T) {
+	data := write(t, "", 0, st.Change{Op: st.OpInit}, add("a"))
+	stale := `{"v":3,"ts":"2026-02-09T20:00:05Z","seq":1,"lane":"checkpoint","items":[{"id":"a","step":"stale","status":"pending","deps":[]}]}` + "\n"
+	recs, _ := st.Parse([]byte(data + stale))
+	if st.CheckContract(recs) == nil {
+		t.Fatal("the stale checkpoint keeps the contract; the test proves nothing")
+	}
+	w, err := st.Append([]byte(data+stale), st.Change{Op: st.OpSetStatus, ID: "a", Status: st.StatusCompleted}, t0, 1000)
+	if err != nil || !w.Checkpoint {
+		t.Fatalf("%+v %v", w, err)
+	}
+	out := data + stale
+	for _, l := range w.Lines {
+		out += string(l) + "\n"
+	}
+	recs, _ = st.Parse([]byte(out))
+	if err := st.CheckContract(recs); err != nil {
+		t.Fatal(err)
+	}
+	valid(t, out)
+}
+
 func TestAppendRefusesWhatThePlanDoesNotAllow(t *testing.T) {
 	plan := write(t, "", 0, st.Change{Op: st.OpInit}, add("a"), add("b", "a"), add("c", "b"))
 	for _, tc := range []struct {
