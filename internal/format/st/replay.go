@@ -100,7 +100,9 @@ func (s *State) apply(r *Record) error {
 		if err := json.Unmarshal(r.Comment, &c); err != nil {
 			return fmt.Errorf("add_comment: %w", err)
 		}
-		it.Comments = append(slices.Clone(it.Comments), c)
+		// Each item's comments are its own (parsed or appended here), so
+		// appending in place is safe, and linear in a long discussion.
+		it.Comments = append(it.Comments, c)
 	case OpRemove:
 		s.Items = slices.Delete(s.Items, i, i+1)
 	default:

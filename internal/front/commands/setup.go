@@ -36,7 +36,9 @@ func newInitCmd(env *Env, runF func(initOptions) error) *cli.Command {
 		Description: `Creates the live store in git's common directory (one for every worktree,
 untouched by checkout, stash, reset and merge), imports the logs an older
 setup kept in .beads/queen_*.jsonl into it, adds the merge=queen lines to
-.gitattributes, registers the merge driver in the repository's git config,
+.gitattributes (also one for each st stream pattern .beads/queen.toml names
+with format = "st", unless a line of yours already gives that pattern a
+merge attribute), registers the merge driver in the repository's git config,
 installs the three hooks (pre-commit, pre-merge-commit, pre-push) where git
 looks for them, and with --droid stores this worktree's identity.
 

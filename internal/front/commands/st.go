@@ -13,7 +13,12 @@ import (
 	"github.com/git-queen/git-queen/internal/format/st"
 )
 
-func stCommand(env *Env) *cli.Command { return newStCmd(env, runStShow, runStPlan) }
+func stCommand(env *Env) *cli.Command {
+	c := newStCmd(env, runStShow, runStPlan)
+	c.Usage = "read and write an st v3 plan stream (seed 000)"
+	c.Subcommands = append(c.Subcommands, stWriteCommands(env)...)
+	return c
+}
 
 // newStCmd builds `st` and its subcommands; like newReserveCmd, each hands
 // its run function the options its argv gives.

@@ -102,7 +102,7 @@ func (r *Repo) Checks(o Options) []Check {
 		checks = append(checks, r.checkRemoteLedger(o))
 	}
 	checks = append(checks, r.checkLedgers()...)
-	checks = append(checks, r.checkAttributes(), r.checkDriver())
+	checks = append(checks, r.checkAttributes(), r.checkStreamAttributes(), r.checkDriver())
 	checks = append(checks, r.checkHooks(o)...)
 	return append(checks,
 		r.checkHookSpeed(),
