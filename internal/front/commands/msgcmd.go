@@ -25,6 +25,7 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 			newMsgIDCmd(env, "thread", "show a thread oldest first: the thread of a message ID, or of an issue ID", "a message or issue ID", runMsgThread),
 			newMsgReplyCmd(env, runMsgSend),
 			newMsgIDCmd(env, "delete", "delete a message you sent or received (a soft delete: its history stays in the log)", "a message ID", runMsgDelete),
+			newMsgStatsCmd(env),
 		},
 	}
 }
