@@ -50,10 +50,10 @@ func takeShortIssue(c *cli.Context, issue *string, short string) error {
 	if c.IsSet("issue") {
 		return &UsageError{Command: commandPath(c), Msg: "-i is --issue: give one of them, not both"}
 	}
-	if slices.Contains(records.Importances, strings.ToLower(short)) {
+	if importance := strings.ToLower(short); slices.Contains(records.Importances, importance) {
 		return &UsageError{Command: commandPath(c), Msg: fmt.Sprintf(
 			"-i %s is ambiguous: in QueenBee -i is --importance (a message of importance %s), here it is --issue "+
-				"(a message about an issue named %q); say --importance %s or --issue %s", short, short, short, short, short)}
+				"(a message about an issue named %q); say --importance %s or --issue %s", short, importance, short, importance, short)}
 	}
 	*issue = short
 	return nil
