@@ -54,7 +54,7 @@ since_unread), plus since and problems.`,
 
 func printMsgStats(env *Env, res *app.MsgStatsResult) error {
 	w := env.Stdout
-	fmt.Fprintf(w, "%d messages, %d unread\n", res.Total, res.Unread)
+	fmt.Fprintf(w, "%d message%s, %d unread\n", res.Total, plural(res.Total, "", "s"), res.Unread)
 	if res.Since != nil {
 		fmt.Fprintf(w, "since %s: %d new, %d unread\n", res.Since.UTC().Format("2006-01-02 15:04 MST"), res.SinceTotal, res.SinceUnread)
 	}
