@@ -98,7 +98,13 @@ func printSessionStart(env *Env, g globals, wrap func(string) any) error {
 			done <- "git-queen: no status: " + firstLine(err.Error()) + "\n"
 			return
 		}
-		done <- statusText(res, env.Now())
+		text := statusText(res, env.Now())
+		if n := len(res.Problems); n > 0 {
+			// A hook's stderr reaches nobody: say it in the context.
+			text += fmt.Sprintf("git-queen: %d line%s of the store could not be read and %s left out (git queen validate, git queen doctor)\n",
+				n, plural(n, "", "s"), plural(n, "was", "were"))
+		}
+		done <- text
 	}()
 	var text string
 	timer := time.NewTimer(statusBudget)
