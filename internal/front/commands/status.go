@@ -34,8 +34,14 @@ runtime adds to the agent's context (claude, codex, gemini:
 {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext":
 ...}}; cursor: {"additional_context": ...}) and always exits 0: a store it
 cannot read, or that takes longer than 3s, gives a one-line note instead, and
-the session starts as usual. It does not read its standard input. The
-README's "Reminders where agents start" has the settings for each runtime.`,
+the session starts as usual. It does not read its standard input. For
+Claude Code, in .claude/settings.json:
+
+  {"hooks": {"SessionStart": [{"hooks": [{"type": "command",
+    "command": "git queen status --hook claude"}]}]}}
+
+The README's "Reminders where agents start" has the settings for each
+runtime.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "hook", Destination: &hook, Usage: "be an agent runtime's session-start hook (`RUNTIME`: claude, codex, gemini, cursor)"},
 		},
