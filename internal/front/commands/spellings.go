@@ -13,15 +13,15 @@ import (
 // QueenBee's short flags (its queen CLI) that mean here what they mean
 // there, each an alias of the long flag:
 //
-//	-r  --reason     reserve, assign, claim, release (unreserve)
+//	-r  --reason     reserve, assign, claim, release (unreserve); here unassign and renew too
 //	-f  --force      reserve: grant despite conflicts
 //	-u  --unread     msg inbox
 //	-a  --all        release (unreserve --all)
 //	-x  --exclusive  reserve;  -n --limit  msg inbox, msg sent;  -s --subject  msg send
 //
 // One QueenBee short flag means something else here: msg send -i is
-// --importance there and --issue here. refuseImportanceAsIssue keeps a
-// QueenBee command line from filing a message under an issue named "high".
+// --importance there and --issue here. takeShortIssue keeps a QueenBee
+// command line from filing a message under an issue named "high".
 
 // Short spellings of the flags above, one place for each letter.
 var (
