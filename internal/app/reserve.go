@@ -187,23 +187,25 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 	if holder == "" {
 		holder = me
 	}
-	if r.Reason != "" && holder == me {
-		return nil, &UsageError{Command: verb, Msg: "--reason is told to the holder of a forced change (--holder NAME --force); your own reservations need none"}
-	}
 	args := r.Patterns
-	res := &ChangeResult{Renew: renew, Changed: []records.Reservation{}}
+	var issues []string
 	if !renew && !r.All {
-		var issues []string
 		if issues, args, err = releasedIssues(s, holder, args); err != nil {
 			return nil, err
 		}
-		for _, issue := range issues {
-			a, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: issue, By: me, Force: r.Force, Reason: r.Reason})
-			if err != nil {
-				return res, err
-			}
-			res.Unassigned = append(res.Unassigned, a)
+	}
+	// An assignment released by name keeps its reason (QueenBee's
+	// release ISSUE --reason); a reservation records one only when forced.
+	if r.Reason != "" && holder == me && (r.All || len(args) > 0) {
+		return nil, &UsageError{Command: verb, Msg: "--reason is told to the holder of a forced change (--holder NAME --force); your own reservations need none"}
+	}
+	res := &ChangeResult{Renew: renew, Changed: []records.Reservation{}}
+	for _, issue := range issues {
+		a, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: issue, By: me, Force: r.Force, Reason: r.Reason})
+		if err != nil {
+			return res, err
 		}
+		res.Unassigned = append(res.Unassigned, a)
 	}
 	patterns, err := e.selectingPatterns(s, args)
 	if err != nil {

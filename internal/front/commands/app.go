@@ -272,6 +272,7 @@ func commands(env *Env) []*cli.Command {
 	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
 	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
 	cmds = append(cmds, hookCommand(env), completionCommand(env), mcpCommand(env))
+	cmds = append(cmds, newStatusCmd(env))
 	cmds = append(cmds, manCommand(env))
 	return cmds
 }

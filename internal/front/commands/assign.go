@@ -23,7 +23,7 @@ func assignCommands(env *Env) []*cli.Command {
 }
 
 func reasonFlag(dest *string) cli.Flag {
-	return &cli.StringFlag{Name: "reason", Destination: dest, Usage: "why, in a few words (`TEXT`)"}
+	return &cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: dest, Usage: "why, in a few words (`TEXT`)"}
 }
 
 // newAssignCmd builds `assign`; runF receives the options its flags fill

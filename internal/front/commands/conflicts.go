@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 )
@@ -25,43 +26,40 @@ An issue with two (or more) active assignments is a double assignment: two
 clones that assigned it before either had published (a claim made with
 --offline, or by a git-queen without a remote configured), or a hand edit.
 Each row names a holder, its assignment id and since when; the line after
-says who gives way. --json lists them under "double_assignments".`,
+says who gives way. --json lists them under "double_assignments".
+
+--mine lists only the conflicts you are part of: a pair one of whose
+reservations is yours, an issue one of whose assignments is yours.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "mine", Usage: "only the conflicts you are part of (QueenBee's conflicts --mine)"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return &UsageError{Command: "conflicts", Msg: "conflicts takes no arguments"}
 			}
-			return runConflicts(env, readGlobals(c))
+			return runConflicts(env, readGlobals(c), c.Bool("mine"))
 		},
 	}
 }
 
-func runConflicts(env *Env, g globals) error {
-	s, err := env.openStore(g)
-	if err != nil {
-		return err
-	}
-	now := env.Now()
-	list, err := (&reservations.Store{S: s}).Contentions(now)
-	if err != nil {
-		return err
-	}
-	doubles, err := (&assignments.Store{S: s}).Doubles()
+func runConflicts(env *Env, g globals, mine bool) error {
+	res, err := app.Conflicts.Run(env.session(g), app.ConflictsRequest{Mine: mine})
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		if err := printJSON(env.Stdout, map[string]any{"conflicts": nonNil(list), "double_assignments": nonNil(doubles)}); err != nil {
+		if err := printJSON(env.Stdout, res); err != nil {
 			return err
 		}
 	} else {
-		if err := printContentions(env, list); err != nil {
+		if err := printContentions(env, res.Conflicts); err != nil {
 			return err
 		}
-		if err := printDoubles(env, doubles, len(list) > 0); err != nil {
+		if err := printDoubles(env, res.DoubleAssignments, len(res.Conflicts) > 0); err != nil {
 			return err
 		}
 	}
-	if len(list)+len(doubles) > 0 {
+	if len(res.Conflicts)+len(res.DoubleAssignments) > 0 {
 		return &SilentError{Code: ExitConflict}
 	}
 	return nil

@@ -25,6 +25,7 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 			newMsgIDCmd(env, "thread", "show a thread oldest first: the thread of a message ID, or of an issue ID", "a message or issue ID", runMsgThread),
 			newMsgReplyCmd(env, runMsgSend),
 			newMsgIDCmd(env, "delete", "delete a message you sent or received (a soft delete: its history stays in the log)", "a message ID", runMsgDelete),
+			newMsgStatsCmd(env),
 		},
 	}
 }
@@ -43,6 +44,7 @@ func bodyFlags(o *msgSendOptions) []cli.Flag {
 // options runF receives.
 func newMsgSendCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
 	o := msgSendOptions{Env: env}
+	var shortIssue string
 	return &cli.Command{
 		Name:      "send",
 		Usage:     "send a message to a droid, to several (--to ann,bob), or to every droid with --to @all",
@@ -58,16 +60,24 @@ assignment or reservation by or to it, and not under [droids] names in
 .beads/queen.toml) is refused as a usage error naming the known droids it is
 close to, since a typo would deliver to an inbox nobody reads; --new sends to
 it anyway (a droid that has not started yet). Nothing is sent when any name is
-refused.`,
+refused.
+
+-i is --issue, as in git-queen's other commands; QueenBee's msg send takes
+-i for --importance, so -i low, normal, high or urgent is refused as
+ambiguous (say --importance or --issue).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "to", Destination: &o.To, Usage: "recipient droid `NAME`, several separated by commas, or @all (or the first argument)"},
 			&cli.BoolFlag{Name: "new", Destination: &o.New, Usage: "send to droids this repository has never seen (else a usage error, against typos)"},
 			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "one line of at most 100 characters (default: the body's first line)"},
-			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Issue, Usage: "the beads issue `ID` this is about (threads by issue)"},
+			&cli.StringFlag{Name: "issue", Destination: &o.Issue, Usage: "the beads issue `ID` this is about (threads by issue); -i ID too"},
+			issueShortFlag(&shortIssue),
 			&cli.StringFlag{Name: "reply-to", Destination: &o.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},
 		}, bodyFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			o.G, o.BodySet = readGlobals(c), c.IsSet("body")
+			if err := takeShortIssue(c, &o.Issue, shortIssue); err != nil {
+				return err
+			}
 			if err := sendArgs(&o, c.Args().Slice()); err != nil {
 				return err
 			}
@@ -105,7 +115,7 @@ func newMsgListCmd(env *Env, sent bool, runF func(msgInboxOptions) error) *cli.C
 		Name:  "inbox",
 		Usage: "list the messages sent to you, newest first",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "unread", Destination: &o.Unread, Usage: "only unread messages"},
+			&cli.BoolFlag{Name: "unread", Aliases: unreadShort, Destination: &o.Unread, Usage: "only unread messages"},
 			&cli.StringFlag{Name: "since", Destination: &o.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 			limitFlag(20),
 		},

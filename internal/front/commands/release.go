@@ -25,7 +25,7 @@ instead (git queen unassign qb-12); when it is both an assignment of yours
 and one of your reservation patterns, release says so and does neither.
 
 ` + holderHelp,
-		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "release every reservation you hold (or that --holder holds)"}},
+		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Aliases: allShort, Destination: &o.All, Usage: "release every reservation you hold (or that --holder holds)"}},
 			holderFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			o.G, o.Patterns = readGlobals(c), c.Args().Slice()
@@ -70,7 +70,7 @@ func holderFlags(o *releaseOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "holder", Destination: &o.Holder, Usage: "act on the reservations of droid `NAME` (needs --force)"},
 		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "change another droid's reservations; they are told"},
-		&cli.StringFlag{Name: "reason", Destination: &o.Reason, Usage: "why, for the holder of a forced change (`TEXT`)"},
+		&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Reason, Usage: "why, for the holder of a forced change, or for an assignment release ISSUE ends (`TEXT`)"},
 	}
 }
 
