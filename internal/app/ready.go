@@ -1,0 +1,312 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/domain/work"
+	"github.com/git-queen/git-queen/internal/format/schema"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// ReadyRequest asks for the work that is ready to take, and optionally
+// takes the first of it.
+type ReadyRequest struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"list at most this many, the first in order (default 50 for a tool; the result's more says how many were left out)"`
+	Claim  bool   `json:"claim,omitempty" jsonschema:"claim the first ready item, as claim does (published through the remote before it counts); if another clone took it first, the next one is tried"`
+	Reason string `json:"reason,omitempty" jsonschema:"with claim: why, in a few words"`
+	// Streams are st stream files to read besides those queen.toml
+	// names, relative to the working directory.
+	Streams []string `json:"streams,omitempty" jsonschema:"st stream files to read besides those .beads/queen.toml names (paths relative to the working directory)"`
+	// Offline claims on this machine without publishing, as claim
+	// --offline does.
+	Offline bool `json:"-"`
+}
+
+// ReadyResult is the ready work in order, what was left out and why, and
+// what --claim took.
+type ReadyResult struct {
+	Ready []work.Item `json:"ready"`
+	// More is how many ready items the limit left out.
+	More   int         `json:"more,omitempty"`
+	Counts work.Counts `json:"counts"`
+	// Sources are the files read, relative to the top of the worktree.
+	Sources  []string  `json:"sources"`
+	Problems []Problem `json:"problems"`
+	// Claimed is the assignment --claim made; Lost are the items it tried
+	// first that another droid got to before it.
+	Claimed *AssignResult `json:"claimed,omitempty"`
+	Lost    []LostClaim   `json:"lost,omitempty"`
+	Me      string        `json:"-"`
+	refusal *assignments.AlreadyAssignedError
+}
+
+// LostClaim is an item ready --claim tried and lost, and who has it.
+type LostClaim struct {
+	ID    string `json:"id"`
+	Droid string `json:"droid"`
+}
+
+// maxClaimTries bounds how many items one ready --claim tries before it
+// gives up: each try is a round trip to the remote.
+const maxClaimTries = 5
+
+// Ready lists the work that is ready: the beads issues of .beads/issues.jsonl
+// (or the legacy beads.jsonl) and the items of st streams that are open
+// (beads status open, st status pending), wait on nothing open, have no
+// active assignment (nor a beads assignee), and are named by no active
+// reservation (reserve --issue) of another droid. With Claim it claims the
+// first, as Claim does.
+var Ready = UseCase[ReadyRequest, *ReadyResult]{Name: "ready", run: runReady}
+
+func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
+	if r.Limit < 0 {
+		return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--limit is %d; give a positive number, or 0 for all", r.Limit)}
+	}
+	me := e.Identity()
+	if r.Claim && me == "" {
+		if _, err := e.RequireIdentity(); err != nil {
+			return nil, err
+		}
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	open, res, err := e.readWork(s, r.Streams)
+	if err != nil {
+		return nil, err
+	}
+	res.Me = me
+	if err := e.rank(s, open, me, res); err != nil {
+		return nil, err
+	}
+	if r.Claim {
+		if err := e.claimFirst(s, r, open, res); err != nil {
+			return res, err
+		}
+	}
+	res.Ready, res.More = firstN(res.Ready, r.Limit)
+	return res, nil
+}
+
+// rank fills res.Ready and res.Counts from the open work and what the
+// stores say is taken.
+func (e *Env) rank(s *store.Store, open []work.Item, me string, res *ReadyResult) error {
+	taken, problems, err := takenWork(s, me)
+	if err != nil {
+		return err
+	}
+	res.Problems = append(res.Problems, Problems(problems)...)
+	res.Ready, res.Counts = work.Ready(open, taken)
+	res.Ready = nonNil(res.Ready)
+	return nil
+}
+
+// claimFirst claims the first ready item; when another clone's claim got
+// there first, it ranks again (the round brought that claim in) and tries
+// the next, up to maxClaimTries.
+func (e *Env) claimFirst(s *store.Store, r ReadyRequest, open []work.Item, res *ReadyResult) error {
+	for try := 0; ; try++ {
+		if len(res.Ready) == 0 {
+			if res.refusal != nil {
+				return res.refusal
+			}
+			return &FailedError{Msg: fmt.Sprintf("nothing is ready to claim (%s); see git queen ready", res.Counts.Summary())}
+		}
+		first := res.Ready[0]
+		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.Me, Reason: r.Reason, Offline: r.Offline,
+			Listed: first.Source == work.SourceST}, res.Me, res.Me)
+		var taken *assignments.AlreadyAssignedError
+		if !errors.As(err, &taken) {
+			if err != nil {
+				return err
+			}
+			res.Claimed = out
+			res.Ready = res.Ready[1:]
+			res.Counts.Ready--
+			res.Counts.Assigned++
+			return nil
+		}
+		res.refusal = taken
+		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: taken.Active.Droid})
+		if try+1 >= maxClaimTries {
+			return fmt.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run git queen ready --claim again", taken, maxClaimTries)
+		}
+		// The round that refused brought the winner's claim in; rank
+		// again, and never retry what was lost.
+		if err := e.rank(s, open, res.Me, res); err != nil {
+			return err
+		}
+		for _, l := range res.Lost {
+			res.Ready = dropID(res.Ready, l.ID)
+		}
+	}
+}
+
+func dropID(items []work.Item, id string) []work.Item {
+	out := items[:0:0]
+	for _, it := range items {
+		if it.ID != id {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// firstN keeps the first n of list (all when n <= 0), and says how many
+// it left out.
+func firstN[T any](list []T, n int) ([]T, int) {
+	if n <= 0 || len(list) <= n {
+		return list, 0
+	}
+	return list[:n], len(list) - n
+}
+
+// takenWork is what the stores say is taken: active assignments, and the
+// issues named by active reservations of droids other than me.
+func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
+	taken := work.Taken{Assigned: map[string]string{}, Reserved: map[string]string{}}
+	active, problems, err := (&assignments.Store{S: s}).List(assignments.Filter{})
+	if err != nil {
+		return taken, nil, err
+	}
+	for _, a := range active {
+		taken.Assigned[a.IssueID] = a.Droid
+	}
+	held, more, err := (&reservations.Store{S: s}).List(reservations.Filter{Me: me})
+	if err != nil {
+		return taken, nil, err
+	}
+	for _, l := range held {
+		if l.IssueID != "" && l.Droid != me {
+			taken.Reserved[l.IssueID] = l.Droid
+		}
+	}
+	return taken, append(problems, more...), nil
+}
+
+// readWork reads the beads issue file and the st streams: the open work,
+// and a result naming what was read and the lines that could not be.
+func (e *Env) readWork(s *store.Store, streams []string) ([]work.Item, *ReadyResult, error) {
+	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
+	top := e.Dir
+	if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
+		top = s.WS.Repo.TopLevel
+	}
+	var open []work.Item
+	add := func(items []work.Item, problems []jsonl.Problem) {
+		open = append(open, items...)
+		res.Problems = append(res.Problems, Problems(problems)...)
+	}
+	for _, name := range assignments.IssueFiles {
+		path := s.WS.BeadsPath(name)
+		if path == "" {
+			break
+		}
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the beads issues: %w", err)
+		}
+		rel := relTo(top, path)
+		res.Sources = append(res.Sources, rel)
+		add(work.ReadBeads(rel, data))
+		break
+	}
+	files, err := e.streamFiles(s, top, streams)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the st stream: %w", err)
+		}
+		rel := relTo(top, path)
+		res.Sources = append(res.Sources, rel)
+		add(work.StreamItems(rel, data))
+	}
+	return open, res, nil
+}
+
+// streamFiles are the st streams to read: those named, then the files the
+// [[format]] rules of .beads/queen.toml with format "st" match, each rule's
+// path a glob from the top of the worktree; each file once.
+func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	addFile := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, n := range named {
+		if n == "" {
+			return nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
+		}
+		p := n
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(e.Dir, p)
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
+		}
+		addFile(filepath.Clean(p))
+	}
+	cfgPath := s.WS.BeadsPath(schema.ConfigFile)
+	if cfgPath == "" {
+		return files, nil
+	}
+	data, err := os.ReadFile(cfgPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := schema.ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
+			strings.TrimPrefix(strings.TrimPrefix(err.Error(), schema.ConfigFile), ": "))
+	}
+	for _, rule := range cfg.Formats {
+		if rule.Format != "st" {
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
+		if err != nil {
+			continue // a pattern Glob cannot read matches nothing here
+		}
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && inside(top, m) {
+				addFile(m)
+			}
+		}
+	}
+	return files, nil
+}
+
+// inside says whether path is top or below it.
+func inside(top, path string) bool {
+	rel, err := filepath.Rel(top, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// relTo names path from top with slashes, or as it is when outside.
+func relTo(top, path string) string {
+	if rel, err := filepath.Rel(top, path); err == nil && inside(top, path) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
