@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/domain/work"
@@ -80,40 +81,41 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	open, res, err := e.readWork(s, r.Streams)
+	pool, res, release, err := e.readWork(s, r.Streams)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	res.Me = me
-	if err := e.rank(s, open, me, res); err != nil {
+	taken, err := e.rank(s, pool, me, r.Limit, res)
+	if err != nil {
 		return nil, err
 	}
 	if r.Claim {
-		if err := e.claimFirst(s, r, open, res); err != nil {
+		if err := e.claimFirst(s, r, pool, taken, res); err != nil {
 			return res, err
 		}
 	}
-	res.Ready, res.More = firstN(res.Ready, r.Limit)
 	return res, nil
 }
 
-// rank fills res.Ready and res.Counts from the open work and what the
-// stores say is taken.
-func (e *Env) rank(s *store.Store, open []work.Item, me string, res *ReadyResult) error {
+// rank fills res.Ready, More and Counts from the pool and what the stores
+// say is taken, and returns that.
+func (e *Env) rank(s *store.Store, pool *work.Pool, me string, limit int, res *ReadyResult) (work.Taken, error) {
 	taken, problems, err := takenWork(s, me)
 	if err != nil {
-		return err
+		return taken, err
 	}
 	res.Problems = append(res.Problems, Problems(problems)...)
-	res.Ready, res.Counts = work.Ready(open, taken)
-	res.Ready = nonNil(res.Ready)
-	return nil
+	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
+	return taken, nil
 }
 
 // claimFirst claims the first ready item; when another clone's claim got
-// there first, it ranks again (the round brought that claim in) and tries
-// the next, up to maxClaimTries.
-func (e *Env) claimFirst(s *store.Store, r ReadyRequest, open []work.Item, res *ReadyResult) error {
+// there first, it ranks again (the round brought that claim in, and the
+// lost item counts as assigned in any case) and tries the next, up to
+// maxClaimTries.
+func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken work.Taken, res *ReadyResult) error {
 	for try := 0; ; try++ {
 		if len(res.Ready) == 0 {
 			if res.refusal != nil {
@@ -124,50 +126,36 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, open []work.Item, res *
 		first := res.Ready[0]
 		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.Me, Reason: r.Reason, Offline: r.Offline,
 			Listed: first.Source == work.SourceST}, res.Me, res.Me)
-		var taken *assignments.AlreadyAssignedError
-		if !errors.As(err, &taken) {
+		var lost *assignments.AlreadyAssignedError
+		if !errors.As(err, &lost) {
 			if err != nil {
 				return err
 			}
 			res.Claimed = out
 			res.Ready = res.Ready[1:]
+			if res.More > 0 {
+				res.More-- // the list is one shorter than the limit
+			}
 			res.Counts.Ready--
 			res.Counts.Assigned++
 			return nil
 		}
-		res.refusal = taken
-		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: taken.Active.Droid})
+		res.refusal = lost
+		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: lost.Active.Droid})
 		if try+1 >= maxClaimTries {
-			return fmt.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run git queen ready --claim again", taken, maxClaimTries)
+			return fmt.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run git queen ready --claim again", lost, maxClaimTries)
 		}
-		// The round that refused brought the winner's claim in; rank
-		// again, and never retry what was lost.
-		if err := e.rank(s, open, res.Me, res); err != nil {
-			return err
+		var err2 error
+		if taken, _, err2 = takenWork(s, res.Me); err2 != nil {
+			return err2
 		}
 		for _, l := range res.Lost {
-			res.Ready = dropID(res.Ready, l.ID)
+			if taken.Assigned[l.ID] == "" {
+				taken.Assigned[l.ID] = l.Droid
+			}
 		}
+		res.Ready, res.More, res.Counts = pool.Ready(taken, r.Limit)
 	}
-}
-
-func dropID(items []work.Item, id string) []work.Item {
-	out := items[:0:0]
-	for _, it := range items {
-		if it.ID != id {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// firstN keeps the first n of list (all when n <= 0), and says how many
-// it left out.
-func firstN[T any](list []T, n int) ([]T, int) {
-	if n <= 0 || len(list) <= n {
-		return list, 0
-	}
-	return list[:n], len(list) - n
 }
 
 // takenWork is what the stores say is taken: active assignments, and the
@@ -181,62 +169,64 @@ func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
 	for _, a := range active {
 		taken.Assigned[a.IssueID] = a.Droid
 	}
-	held, more, err := (&reservations.Store{S: s}).List(reservations.Filter{Me: me})
+	held, more, err := (&reservations.Store{S: s}).IssueHolders(me, s.Now())
 	if err != nil {
 		return taken, nil, err
 	}
-	for _, l := range held {
-		if l.IssueID != "" && l.Droid != me {
-			taken.Reserved[l.IssueID] = l.Droid
-		}
-	}
+	taken.Reserved = held
 	return taken, append(problems, more...), nil
 }
 
-// readWork reads the beads issue file and the st streams: the open work,
-// and a result naming what was read and the lines that could not be.
-func (e *Env) readWork(s *store.Store, streams []string) ([]work.Item, *ReadyResult, error) {
+// readWork reads the beads issue file and the st streams into a pool of
+// open work, and starts a result naming what was read and the lines that
+// could not be. The pool keeps the issue file mapped until release.
+func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, func(), error) {
 	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
+	pool := &work.Pool{}
+	release := func() {}
 	top := e.Dir
 	if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		top = s.WS.Repo.TopLevel
-	}
-	var open []work.Item
-	add := func(items []work.Item, problems []jsonl.Problem) {
-		open = append(open, items...)
-		res.Problems = append(res.Problems, Problems(problems)...)
 	}
 	for _, name := range assignments.IssueFiles {
 		path := s.WS.BeadsPath(name)
 		if path == "" {
 			break
 		}
-		data, err := os.ReadFile(path)
+		data, unmap, err := mapfile.Open(path, true)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("read the beads issues: %w", err)
+			return nil, nil, nil, fmt.Errorf("read the beads issues: %w", err)
 		}
+		release = unmap
 		rel := relTo(top, path)
 		res.Sources = append(res.Sources, rel)
-		add(work.ReadBeads(rel, data))
+		pool.AddBeads(rel, data)
 		break
 	}
 	files, err := e.streamFiles(s, top, streams)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read the st stream: %w", err)
+	if err == nil {
+		for _, path := range files {
+			var data []byte
+			if data, err = os.ReadFile(path); err != nil {
+				err = fmt.Errorf("read the st stream: %w", err)
+				break
+			}
+			rel := relTo(top, path)
+			res.Sources = append(res.Sources, rel)
+			items, problems := work.StreamItems(rel, data)
+			pool.AddItems(items)
+			pool.Problems = append(pool.Problems, problems...)
 		}
-		rel := relTo(top, path)
-		res.Sources = append(res.Sources, rel)
-		add(work.StreamItems(rel, data))
 	}
-	return open, res, nil
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	res.Problems = append(res.Problems, Problems(pool.Problems)...)
+	return pool, res, release, nil
 }
 
 // streamFiles are the st streams to read: those named, then the files the

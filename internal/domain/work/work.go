@@ -6,11 +6,7 @@
 // can state the whole situation in a table.
 package work
 
-import (
-	"cmp"
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Sources of an Item.
 const (
@@ -38,61 +34,10 @@ type Item struct {
 	// in beads is taken as surely as one assigned here.
 	Assignee string `json:"assignee,omitempty"`
 	// Line is the item's line in a beads file, or its position in an st
-	// stream's show order (from 1): the last tie-break of Sort.
+	// stream's show order (from 1).
 	Line int `json:"line"`
 	// WaitingOn are the open blockers of an item that is not ready.
 	WaitingOn []string `json:"waiting_on,omitempty"`
-}
-
-// Sort puts items in the order work is taken: priority first (0, critical,
-// first), then beads issues before st items of the same priority, then
-// beads issues oldest first (created_at, an item without one last) and st
-// items in stream order (by file, then show order), then by id.
-func Sort(items []Item) {
-	slices.SortStableFunc(items, compare)
-}
-
-func compare(a, b Item) int {
-	if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(sourceRank(a.Source), sourceRank(b.Source)); c != 0 {
-		return c
-	}
-	if a.Source == SourceBeads {
-		if c := compareCreated(a.CreatedAt, b.CreatedAt); c != 0 {
-			return c
-		}
-	} else if c := cmp.Compare(a.File, b.File); c != 0 {
-		return c
-	}
-	if a.Source == SourceST {
-		if c := cmp.Compare(a.Line, b.Line); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(a.ID, b.ID)
-}
-
-func sourceRank(s string) int {
-	if s == SourceBeads {
-		return 0
-	}
-	return 1
-}
-
-// compareCreated orders RFC 3339 times as strings (beads writes them in
-// UTC), with a missing time last.
-func compareCreated(a, b string) int {
-	switch {
-	case a == b:
-		return 0
-	case a == "":
-		return 1
-	case b == "":
-		return -1
-	}
-	return cmp.Compare(a, b)
 }
 
 // Taken says who holds an issue id by other means than its own file: an
@@ -116,30 +61,6 @@ type Counts struct {
 	Assigned int `json:"assigned"`
 	Reserved int `json:"reserved"`
 	Ready    int `json:"ready"`
-}
-
-// Ready keeps the open, unblocked items that nobody has taken, sorted by
-// Sort, and counts what it left out. An item blocked and assigned counts
-// as blocked; one assigned and reserved counts as assigned.
-func Ready(open []Item, taken Taken) ([]Item, Counts) {
-	var c Counts
-	out := make([]Item, 0, len(open))
-	for _, it := range open {
-		c.Open++
-		switch {
-		case len(it.WaitingOn) > 0 || it.Status == blockedStatus:
-			c.Blocked++
-		case taken.Assigned[it.ID] != "" || it.Assignee != "":
-			c.Assigned++
-		case taken.Reserved[it.ID] != "":
-			c.Reserved++
-		default:
-			out = append(out, it)
-		}
-	}
-	c.Ready = len(out)
-	Sort(out)
-	return out, c
 }
 
 // blockedStatus is the status beads and st both give work marked blocked

@@ -52,7 +52,7 @@ func TestReadBeadsDecidesOpenAndBlocked(t *testing.T) {
 			open: []string{"a"}},
 		{name: "unreadable dependencies block and are reported",
 			data: lines(`{"id":"a","status":"open","dependencies":"b"}`),
-			open: []string{"a"}, waiting: map[string][]string{"a": {"(unreadable dependencies)"}}, problems: 1, problemText: "dependencies"},
+			open: []string{"a"}, waiting: map[string][]string{"a": {"(unreadable dependency)"}}, problems: 1, problemText: "dependencies"},
 		{name: "lines that are not issues are reported and skipped",
 			data: lines(`{"id":"a","status":"open"}`, `<<<<<<< HEAD`, `{"title":"no id"}`, `[1,2]`, ``, `{"id":"b","status":"open"}`),
 			open: []string{"a", "b"}, problems: 3, problemText: "issue"},
@@ -151,7 +151,12 @@ func TestReadyOrderAndCounts(t *testing.T) {
 		Assigned: map[string]string{"assigned": "bob", "mine-blocked": "me", "both": "bob"},
 		Reserved: map[string]string{"reserved": "bob", "both": "carl"},
 	}
-	ready, counts := Ready(open, taken)
+	var pool Pool
+	pool.AddItems(open)
+	ready, more, counts := pool.Ready(taken, 0)
+	if more != 0 {
+		t.Errorf("more %d without a limit", more)
+	}
 	want := []string{"p0", "a-tie", "b-tie", "p2-old", "p2-new", "p2-undated", "st-a1", "st-a2", "st-b", "p4"}
 	if got := ids(ready); !slices.Equal(got, want) {
 		t.Errorf("order %v\nwant  %v", got, want)
@@ -162,5 +167,56 @@ func TestReadyOrderAndCounts(t *testing.T) {
 	}
 	if s := counts.Summary(); !strings.Contains(s, "17 open: 3 blocked, 3 assigned, 1 reserved by others, 10 ready") {
 		t.Errorf("summary %q", s)
+	}
+}
+
+func TestReadyLimitMakesWholeOnlyWhatItShows(t *testing.T) {
+	var pool Pool
+	pool.AddBeads("f", lines(
+		`{"id":"c","title":"third","status":"open","priority":2,"issue_type":"task"}`,
+		`{"id":"a","title":"first \u00e9","status":"open","priority":0,"issue_type":"bug","created_at":"2026-01-01T00:00:00Z"}`,
+		`{"id":"b","title":"second","status":"open","priority":1,"assignee":""}`))
+	ready, more, counts := pool.Ready(Taken{}, 2)
+	if got := ids(ready); !slices.Equal(got, []string{"a", "b"}) || more != 1 || counts.Ready != 3 {
+		t.Fatalf("ready %v more %d counts %+v", got, more, counts)
+	}
+	if ready[0].Title != "first é" || ready[0].IssueType != "bug" || ready[0].CreatedAt != "2026-01-01T00:00:00Z" || ready[0].Line != 2 {
+		t.Errorf("first item %+v", ready[0])
+	}
+}
+
+// pickFields reads what a strict decoder reads of well-formed lines, and
+// refuses lines whose structure does not hold.
+func TestPickFields(t *testing.T) {
+	keys := []string{"id", "status"}
+	tests := []struct {
+		line       string
+		id, status string
+		bad        bool
+	}{
+		{line: `{"id":"a","status":"open"}`, id: `"a"`, status: `"open"`},
+		{line: ` { "title" : "x \" , \"status\":\"closed\\" , "id" : "a" , "status":"open" } `, id: `"a"`, status: `"open"`},
+		{line: `{"\u0073tatus":"closed","id":"a","deps":[{"status":"x"},"]"],"n":-1.5e3,"t":true}`, id: `"a"`, status: `"closed"`},
+		{line: `{"id":"a","status":"open","status":"closed"}`, id: `"a"`, status: `"closed"`},
+		{line: `{}`},
+		{line: `{"id":"a"`, bad: true},
+		{line: `{"id":"a} `, bad: true},
+		{line: `{"id":"a","deps":[1,2}`, bad: true},
+		{line: `{"id":"a"} x`, bad: true},
+		{line: `["id","a"]`, bad: true},
+		{line: `{"id" "a"}`, bad: true},
+		{line: `{"id":}`, bad: true},
+		{line: ``, bad: true},
+	}
+	for _, tt := range tests {
+		out := make([][]byte, len(keys))
+		err := pickFields([]byte(tt.line), keys, out)
+		if (err != nil) != tt.bad {
+			t.Errorf("%s: error %v, want bad=%v", tt.line, err, tt.bad)
+			continue
+		}
+		if !tt.bad && (string(out[0]) != tt.id || string(out[1]) != tt.status) {
+			t.Errorf("%s: id %s status %s, want %s %s", tt.line, out[0], out[1], tt.id, tt.status)
+		}
 	}
 }
