@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/domain/work"
@@ -193,17 +192,16 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		if path == "" {
 			break
 		}
-		data, unmap, err := mapfile.Open(path, true)
-		if errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		rel := relTo(top, path)
+		unmap, err := e.addBeads(s, pool, path, rel)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("read the beads issues: %w", err)
 		}
 		release = unmap
-		rel := relTo(top, path)
 		res.Sources = append(res.Sources, rel)
-		pool.AddBeads(rel, data)
 		break
 	}
 	files, err := e.streamFiles(s, top, streams)

@@ -52,6 +52,12 @@ first, the next ready item is tried (up to 5); when none is left it exits 5
 naming the winner, as claim does. Nothing ready to claim exits 1. Run git
 queen sync first to see other clones' claims in the list itself.
 
+ready reads the fields it needs of each issue line and checks the line's
+structure; git queen validate checks every field. What it derives from
+issues.jsonl is kept in git's directory (queen-cache/) while the file does
+not change, so that an unchanged tracker of thousands of issues is not
+parsed again.
+
 ` + "--json prints {ready, more, counts, sources, problems, claimed, lost}.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "claim", Destination: &o.Req.Claim, Usage: "claim the first ready item (as git queen claim)"},
