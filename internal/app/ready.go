@@ -11,6 +11,7 @@ import (
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/domain/work"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -86,12 +87,20 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	}
 	defer release()
 	res.Me = me
-	taken, err := e.rank(s, pool, me, r.Limit, res)
+	limit := r.Limit
+	if r.Claim {
+		limit = 0 // --claim may have to go past the limit; the list is cut after
+	}
+	taken, err := e.rank(s, pool, me, limit, res)
 	if err != nil {
 		return nil, err
 	}
 	if r.Claim {
-		if err := e.claimFirst(s, r, pool, taken, res); err != nil {
+		err = e.claimFirst(s, r, pool, taken, res)
+		if r.Limit > 0 && len(res.Ready) > r.Limit {
+			res.Ready, res.More = res.Ready[:r.Limit], len(res.Ready)-r.Limit
+		}
+		if err != nil {
 			return res, err
 		}
 	}
@@ -123,6 +132,16 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			return &FailedError{Msg: fmt.Sprintf("nothing is ready to claim (%s); see git queen ready", res.Counts.Summary())}
 		}
 		first := res.Ready[0]
+		if err := records.ValidateIssueID(first.ID); err != nil {
+			// An id no assignment can name (a space, a control
+			// character): say so and take the next, rather than stop
+			// every droid's --claim at it.
+			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error()})
+			res.Ready = res.Ready[1:]
+			res.Counts.Ready--
+			try--
+			continue
+		}
 		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.Me, Reason: r.Reason, Offline: r.Offline,
 			Listed: first.Source == work.SourceST}, res.Me, res.Me)
 		var lost *assignments.AlreadyAssignedError
@@ -132,9 +151,6 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			}
 			res.Claimed = out
 			res.Ready = res.Ready[1:]
-			if res.More > 0 {
-				res.More-- // the list is one shorter than the limit
-			}
 			res.Counts.Ready--
 			res.Counts.Assigned++
 			return nil
@@ -153,7 +169,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 				taken.Assigned[l.ID] = l.Droid
 			}
 		}
-		res.Ready, res.More, res.Counts = pool.Ready(taken, r.Limit)
+		res.Ready, res.More, res.Counts = pool.Ready(taken, 0)
 	}
 }
 
