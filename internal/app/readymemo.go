@@ -103,6 +103,9 @@ func writeMemo(path string, h memoHeader, body []byte) {
 	data := binary.AppendUvarint(nil, uint64(len(head)))
 	data = append(append(data, head...), body...)
 	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(0o644) // as the other caches: readable by whoever reads the repository
+	}
 	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
 		os.Remove(f.Name())
 	}

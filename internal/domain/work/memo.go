@@ -60,11 +60,12 @@ func (p *Pool) AddMemo(data []byte) error {
 	r.b = data[len(memoMagic):]
 	n := r.count()
 	entries := make([]entry, 0, min(n, len(r.b)))
+	var intern interned
 	for range n {
 		var e entry
 		e.id = string(r.bytes())
 		e.created, e.title, e.kind, e.assignee = nilIfEmpty(r.bytes()), nilIfEmpty(r.bytes()), nilIfEmpty(r.bytes()), nilIfEmpty(r.bytes())
-		e.file, e.status, e.source = string(r.bytes()), string(r.bytes()), string(r.bytes())
+		e.file, e.status, e.source = intern.of(r.bytes()), intern.of(r.bytes()), intern.of(r.bytes())
 		e.priority, e.line = r.count(), r.count()
 		if w := r.count(); w > 0 && w <= len(r.b) {
 			e.waiting = make([]string, 0, w)
@@ -92,15 +93,36 @@ func (p *Pool) AddMemo(data []byte) error {
 	if r.err || len(r.b) != 0 {
 		return errMemo
 	}
-	p.entries = append(p.entries, entries...)
-	p.Problems = append(p.Problems, problems...)
+	p.Add(&Pool{entries: entries, Problems: problems})
 	return nil
 }
 
-// Add adds another pool's work and problems.
+// Add adds another pool's work and problems (taking o's, not copying
+// them, when p has none).
 func (p *Pool) Add(o *Pool) {
-	p.entries = append(p.entries, o.entries...)
+	if len(p.entries) == 0 {
+		p.entries = o.entries
+	} else {
+		p.entries = append(p.entries, o.entries...)
+	}
 	p.Problems = append(p.Problems, o.Problems...)
+}
+
+// interned hands out one string for the few values a memo repeats on
+// every entry (the file, the status, the source).
+type interned []string
+
+func (in *interned) of(b []byte) string {
+	for _, s := range *in {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	if len(*in) < 16 {
+		*in = append(*in, s)
+	}
+	return s
 }
 
 func appendBytes(b, f []byte) []byte {
