@@ -45,7 +45,7 @@ type ReadyResult struct {
 	// first that another droid got to before it.
 	Claimed *AssignResult `json:"claimed,omitempty"`
 	Lost    []LostClaim   `json:"lost,omitempty"`
-	Me      string        `json:"-"`
+	me      string
 	refusal *assignments.AlreadyAssignedError
 }
 
@@ -86,7 +86,7 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 		return nil, err
 	}
 	defer release()
-	res.Me = me
+	res.me = me
 	limit := r.Limit
 	if r.Claim {
 		limit = 0 // --claim may have to go past the limit; the list is cut after
@@ -142,8 +142,8 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			try--
 			continue
 		}
-		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.Me, Reason: r.Reason, Offline: r.Offline,
-			Listed: first.Source == work.SourceST}, res.Me, res.Me)
+		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.me, Reason: r.Reason, Offline: r.Offline,
+			Listed: first.Source == work.SourceST}, res.me, res.me)
 		var lost *assignments.AlreadyAssignedError
 		if !errors.As(err, &lost) {
 			if err != nil {
@@ -161,7 +161,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			return fmt.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run git queen ready --claim again", lost, maxClaimTries)
 		}
 		var err2 error
-		if taken, _, err2 = takenWork(s, res.Me); err2 != nil {
+		if taken, _, err2 = takenWork(s, res.me); err2 != nil {
 			return err2
 		}
 		for _, l := range res.Lost {
