@@ -252,6 +252,7 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 	call("claim", nil)
 	call("unassign", nil)
 	call("assignments", nil)
+	call("ready", nil)
 	call("sync", nil)
 	copyFile(t, filepath.Join(liveDir(t, repo), "queen_messages.jsonl"), filepath.Join(repo, ".beads", "queen_messages.jsonl"))
 	if a := call("validate", nil); a.structured["valid"] != true || !strings.Contains(mustJSON(a.structured["files"]), "queen_messages.jsonl") {

@@ -22,6 +22,9 @@ type AssignRequest struct {
 	// Offline assigns on this machine without publishing.
 	Worktree string `json:"-"`
 	Offline  bool   `json:"-"`
+	// Listed skips looking the issue up in the beads issue file: ready
+	// found it in an st stream.
+	Listed bool `json:"-"`
 }
 
 // ClaimRequest assigns an issue to the droid itself.
@@ -98,7 +101,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	if r.Worktree == "" && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		r.Worktree = filepath.Base(s.WS.Repo.TopLevel)
 	}
-	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force}
+	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force, Listed: r.Listed}
 	out := &AssignResult{Remote: ConfiguredRemote(s)}
 	if out.Remote != "" && !r.Offline {
 		var ar *ledgersync.AssignResult

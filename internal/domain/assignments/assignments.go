@@ -81,6 +81,10 @@ type Request struct {
 	// Force reassigns an issue that another droid holds; the old assignment
 	// is marked reassigned and the new one names it in previous_droid.
 	Force bool
+	// Listed says the caller found the id in a file it read (an item of
+	// an st stream, for ready --claim), so it is not looked up in the
+	// beads issue file, which does not hold st items.
+	Listed bool
 }
 
 // Result is what Assign wrote.
@@ -141,8 +145,10 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 	if err := req.validate(); err != nil {
 		return res, err
 	}
-	if err := a.checkIssueExists(req.IssueID); err != nil {
-		return res, err
+	if !req.Listed {
+		if err := a.checkIssueExists(req.IssueID); err != nil {
+			return res, err
+		}
 	}
 	active, err := a.activeFor(req.IssueID)
 	if err != nil {

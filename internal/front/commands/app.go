@@ -268,6 +268,7 @@ func commands(env *Env) []*cli.Command {
 	cmds = append(cmds, conflictsCommand(env))
 	cmds = append(cmds, msgCommand(env))
 	cmds = append(cmds, assignCommands(env)...)
+	cmds = append(cmds, readyCommand(env))
 	cmds = append(cmds, maintenanceCommands(env)...)
 	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
 	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))

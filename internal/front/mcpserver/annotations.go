@@ -48,6 +48,9 @@ var toolHints = map[string]hints{
 	"claim":       {title: "Claim an issue", destructive: true, idempotent: true},
 	"unassign":    {title: "End an assignment", destructive: true, idempotent: true},
 	"assignments": {title: "List assignments", readOnly: true},
+	// ready only lists; with claim it adds an assignment (through the
+	// remote, as claim does), and a second call claims the next item.
+	"ready": {title: "List ready work"},
 	// sync fetches and pushes the ledger. It adds the other clones'
 	// records and never drops one; the one thing it withdraws is an
 	// --offline grant that another clone's published grant already beat.

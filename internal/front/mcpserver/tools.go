@@ -29,7 +29,7 @@ func newServer(r *runner) *mcp.Server {
 		Instructions: "git-queen coordinates droids (coding agents) sharing a git repository. Reserve the paths you " +
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
 			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +
-			"read, reply, thread, and wait to block until an answer arrives. Issues: claim, assign, unassign, " +
+			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
 			"assignments. You act as droid " + droidOrNone(droid) + ".",
 	})
 	addTool(s, r, useCase("reserve", "Reserve paths before editing them, so other droids and their commits keep off. Exclusive unless shared=true. A conflict error (code 5) names who holds what and until when.",
@@ -74,6 +74,12 @@ func newServer(r *runner) *mcp.Server {
 		app.Assignments)
 	assignments.prepare = func(in *app.AssignmentsRequest) { in.Limit = listLimit(in.Limit) }
 	addTool(s, r, assignments)
+	ready := useCase("ready", "List the work ready to take (beads issues and st items that are open, unblocked, unassigned and not reserved by another droid), first first: "+
+		"priority 0 to 4, then oldest; the 50 first unless given a limit. claim=true claims the first, as claim does (published through the remote before it is reported); "+
+		"if another clone took it first the next is tried, and a conflict error (code 5) names the winner when none is left. counts says why open work is left out.",
+		app.Ready)
+	ready.prepare = func(in *app.ReadyRequest) { in.Limit = listLimit(in.Limit) }
+	addTool(s, r, ready)
 	addTool(s, r, useCase("sync", "Exchange the store with the remote: publish your records, bring in other clones'.", app.Sync))
 	addTool(s, r, useCase("validate", "Validate files of every seed format (QueenBee stores, beads issues, st plans, VerMAS, autopilot).",
 		app.Validate))

@@ -1,0 +1,316 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/domain/work"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// ReadyRequest asks for the work that is ready to take, and optionally
+// takes the first of it.
+type ReadyRequest struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"list at most this many, the first in order (default 50 for a tool; the result's more says how many were left out)"`
+	Claim  bool   `json:"claim,omitempty" jsonschema:"claim the first ready item, as claim does (published through the remote before it counts); if another clone took it first, the next one is tried"`
+	Reason string `json:"reason,omitempty" jsonschema:"with claim: why, in a few words"`
+	// Streams are st stream files to read besides those queen.toml
+	// names, relative to the working directory.
+	Streams []string `json:"streams,omitempty" jsonschema:"st stream files to read besides those .beads/queen.toml names (paths relative to the working directory)"`
+	// Offline claims on this machine without publishing, as claim
+	// --offline does.
+	Offline bool `json:"-"`
+}
+
+// ReadyResult is the ready work in order, what was left out and why, and
+// what --claim took.
+type ReadyResult struct {
+	Ready []work.Item `json:"ready"`
+	// More is how many ready items the limit left out.
+	More   int         `json:"more,omitempty"`
+	Counts work.Counts `json:"counts"`
+	// Sources are the files read, relative to the top of the worktree.
+	Sources  []string  `json:"sources"`
+	Problems []Problem `json:"problems"`
+	// Claimed is the assignment --claim made; Lost are the items it tried
+	// first that another droid got to before it.
+	Claimed *AssignResult `json:"claimed,omitempty"`
+	Lost    []LostClaim   `json:"lost,omitempty"`
+	me      string
+	refusal *assignments.AlreadyAssignedError
+}
+
+// LostClaim is an item ready --claim tried and lost, and who has it.
+type LostClaim struct {
+	ID    string `json:"id"`
+	Droid string `json:"droid"`
+}
+
+// maxClaimTries bounds how many items one ready --claim tries before it
+// gives up: each try is a round trip to the remote.
+const maxClaimTries = 5
+
+// Ready lists the work that is ready: the beads issues of .beads/issues.jsonl
+// (or the legacy beads.jsonl) and the items of st streams that are open
+// (beads status open, st status pending), wait on nothing open, have no
+// active assignment (nor a beads assignee), and are named by no active
+// reservation (reserve --issue) of another droid. With Claim it claims the
+// first, as Claim does.
+var Ready = UseCase[ReadyRequest, *ReadyResult]{Name: "ready", run: runReady}
+
+func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
+	if r.Limit < 0 {
+		return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--limit is %d; give a positive number, or 0 for all", r.Limit)}
+	}
+	me := e.Identity()
+	if r.Claim && me == "" {
+		if _, err := e.RequireIdentity(); err != nil {
+			return nil, err
+		}
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	pool, res, release, err := e.readWork(s, r.Streams)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res.me = me
+	limit := r.Limit
+	if r.Claim {
+		limit = 0 // --claim may have to go past the limit; the list is cut after
+	}
+	taken, err := e.rank(s, pool, me, limit, res)
+	if err != nil {
+		return nil, err
+	}
+	if r.Claim {
+		err = e.claimFirst(s, r, pool, taken, res)
+		if r.Limit > 0 && len(res.Ready) > r.Limit {
+			res.Ready, res.More = res.Ready[:r.Limit], len(res.Ready)-r.Limit
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// rank fills res.Ready, More and Counts from the pool and what the stores
+// say is taken, and returns that.
+func (e *Env) rank(s *store.Store, pool *work.Pool, me string, limit int, res *ReadyResult) (work.Taken, error) {
+	taken, problems, err := takenWork(s, me)
+	if err != nil {
+		return taken, err
+	}
+	res.Problems = append(res.Problems, Problems(problems)...)
+	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
+	return taken, nil
+}
+
+// claimFirst claims the first ready item; when another clone's claim got
+// there first, it ranks again (the round brought that claim in, and the
+// lost item counts as assigned in any case) and tries the next, up to
+// maxClaimTries.
+func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken work.Taken, res *ReadyResult) error {
+	for try := 0; ; try++ {
+		if len(res.Ready) == 0 {
+			if res.refusal != nil {
+				return res.refusal
+			}
+			return &FailedError{Msg: fmt.Sprintf("nothing is ready to claim (%s); see git queen ready", res.Counts.Summary())}
+		}
+		first := res.Ready[0]
+		if err := records.ValidateIssueID(first.ID); err != nil {
+			// An id no assignment can name (a space, a control
+			// character): say so and take the next, rather than stop
+			// every droid's --claim at it.
+			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error()})
+			res.Ready = res.Ready[1:]
+			res.Counts.Ready--
+			try--
+			continue
+		}
+		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.me, Reason: r.Reason, Offline: r.Offline,
+			Listed: first.Source == work.SourceST}, res.me, res.me)
+		var lost *assignments.AlreadyAssignedError
+		if !errors.As(err, &lost) {
+			if err != nil {
+				return err
+			}
+			res.Claimed = out
+			res.Ready = res.Ready[1:]
+			res.Counts.Ready--
+			res.Counts.Assigned++
+			return nil
+		}
+		res.refusal = lost
+		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: lost.Active.Droid})
+		if try+1 >= maxClaimTries {
+			return fmt.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run git queen ready --claim again", lost, maxClaimTries)
+		}
+		var err2 error
+		if taken, _, err2 = takenWork(s, res.me); err2 != nil {
+			return err2
+		}
+		for _, l := range res.Lost {
+			if taken.Assigned[l.ID] == "" {
+				taken.Assigned[l.ID] = l.Droid
+			}
+		}
+		res.Ready, res.More, res.Counts = pool.Ready(taken, 0)
+	}
+}
+
+// takenWork is what the stores say is taken: active assignments, and the
+// issues named by active reservations of droids other than me.
+func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
+	taken := work.Taken{Assigned: map[string]string{}, Reserved: map[string]string{}}
+	active, problems, err := (&assignments.Store{S: s}).List(assignments.Filter{})
+	if err != nil {
+		return taken, nil, err
+	}
+	for _, a := range active {
+		taken.Assigned[a.IssueID] = a.Droid
+	}
+	held, more, err := (&reservations.Store{S: s}).IssueHolders(me, s.Now())
+	if err != nil {
+		return taken, nil, err
+	}
+	taken.Reserved = held
+	return taken, append(problems, more...), nil
+}
+
+// readWork reads the beads issue file and the st streams into a pool of
+// open work, and starts a result naming what was read and the lines that
+// could not be. The pool keeps the issue file mapped until release.
+func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, func(), error) {
+	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
+	pool := &work.Pool{}
+	release := func() {}
+	top := e.Dir
+	if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
+		top = s.WS.Repo.TopLevel
+	}
+	for _, name := range assignments.IssueFiles {
+		path := s.WS.BeadsPath(name)
+		if path == "" {
+			break
+		}
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		rel := relTo(top, path)
+		unmap, err := e.addBeads(s, pool, path, rel)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("read the beads issues: %w", err)
+		}
+		release = unmap
+		res.Sources = append(res.Sources, rel)
+		break
+	}
+	files, err := e.streamFiles(s, top, streams)
+	if err == nil {
+		for _, path := range files {
+			var data []byte
+			if data, err = os.ReadFile(path); err != nil {
+				err = fmt.Errorf("read the st stream: %w", err)
+				break
+			}
+			rel := relTo(top, path)
+			res.Sources = append(res.Sources, rel)
+			items, problems := work.StreamItems(rel, data)
+			pool.AddItems(items)
+			pool.Problems = append(pool.Problems, problems...)
+		}
+	}
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	res.Problems = append(res.Problems, Problems(pool.Problems)...)
+	return pool, res, release, nil
+}
+
+// streamFiles are the st streams to read: those named, then the files the
+// [[format]] rules of .beads/queen.toml with format "st" match, each rule's
+// path a glob from the top of the worktree; each file once.
+func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	addFile := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, n := range named {
+		if n == "" {
+			return nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
+		}
+		p := n
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(e.Dir, p)
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
+		}
+		addFile(filepath.Clean(p))
+	}
+	cfgPath := s.WS.BeadsPath(schema.ConfigFile)
+	if cfgPath == "" {
+		return files, nil
+	}
+	data, err := os.ReadFile(cfgPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := schema.ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
+			strings.TrimPrefix(strings.TrimPrefix(err.Error(), schema.ConfigFile), ": "))
+	}
+	for _, rule := range cfg.Formats {
+		if rule.Format != "st" {
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
+		if err != nil {
+			continue // a pattern Glob cannot read matches nothing here
+		}
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && inside(top, m) {
+				addFile(m)
+			}
+		}
+	}
+	return files, nil
+}
+
+// inside says whether path is top or below it.
+func inside(top, path string) bool {
+	rel, err := filepath.Rel(top, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// relTo names path from top with slashes, or as it is when outside.
+func relTo(top, path string) string {
+	if rel, err := filepath.Rel(top, path); err == nil && inside(top, path) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}

@@ -1,0 +1,158 @@
+package work
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// Pool is the open work read from every source. A beads issue stays in the
+// raw form its file holds (slices of the file's bytes, which must outlive
+// the pool) until a listing shows it: a tracker of 10,000 issues is
+// ranked without decoding the titles of the thousands it does not show.
+type Pool struct {
+	entries []entry
+	// Problems are the lines that could not be read.
+	Problems []jsonl.Problem
+}
+
+// entry is one piece of open work: a beads issue's raw fields, or an item
+// made whole (an st item).
+type entry struct {
+	id      string
+	created []byte // the time's text, for ordering; nil when absent
+	// title, kind and assignee are raw JSON values of a beads issue.
+	title, kind, assignee []byte
+	item                  *Item
+	file, status, source  string
+	priority, line        int
+	waiting               []string
+}
+
+// AddItems adds work already made whole (st items).
+func (p *Pool) AddItems(items []Item) {
+	for i := range items {
+		it := &items[i]
+		var created []byte
+		if it.CreatedAt != "" {
+			created = []byte(it.CreatedAt)
+		}
+		p.entries = append(p.entries, entry{id: it.ID, created: created, item: it, file: it.File, status: it.Status,
+			source: it.Source, priority: it.Priority, line: it.Line, waiting: it.WaitingOn})
+	}
+}
+
+// taken says whether an entry is assigned, here or in beads.
+func (e *entry) assigned(taken Taken) bool {
+	if taken.Assigned[e.id] != "" {
+		return true
+	}
+	if e.item != nil {
+		return e.item.Assignee != ""
+	}
+	a, ok := jsonline.String(e.assignee)
+	return ok && a != ""
+}
+
+// Item is the entry made whole, its fields decoded.
+func (e *entry) Item() Item {
+	if e.item != nil {
+		return *e.item
+	}
+	it := Item{ID: e.id, Source: e.source, File: e.file, Priority: e.priority, Status: e.status, Line: e.line, WaitingOn: e.waiting}
+	it.Title, _ = jsonline.String(e.title)
+	it.IssueType, _ = jsonline.String(e.kind)
+	it.Assignee, _ = jsonline.String(e.assignee)
+	it.CreatedAt = string(e.created)
+	return it
+}
+
+// Ready keeps the open, unblocked work that nobody has taken, in the order
+// Sort describes, made whole up to limit items (all when limit <= 0); it
+// says how many the limit left out and counts what it left out and why.
+// Work blocked and assigned counts as blocked; assigned and reserved, as
+// assigned.
+func (p *Pool) Ready(taken Taken, limit int) (ready []Item, more int, c Counts) {
+	order := make([]int32, 0, len(p.entries))
+	for i := range p.entries {
+		e := &p.entries[i]
+		c.Open++
+		switch {
+		case len(e.waiting) > 0 || e.status == blockedStatus:
+			c.Blocked++
+		case e.assigned(taken):
+			c.Assigned++
+		case taken.Reserved[e.id] != "":
+			c.Reserved++
+		default:
+			order = append(order, int32(i))
+		}
+	}
+	c.Ready = len(order)
+	slices.SortFunc(order, func(a, b int32) int { return compareEntries(&p.entries[a], &p.entries[b]) })
+	if limit > 0 && len(order) > limit {
+		order, more = order[:limit], len(order)-limit
+	}
+	ready = make([]Item, 0, len(order))
+	for _, i := range order {
+		ready = append(ready, p.entries[i].Item())
+	}
+	return ready, more, c
+}
+
+// compareEntries is the order work is taken in: priority first (0,
+// critical, first), then beads issues before st items of the same
+// priority, then beads issues oldest first (created_at, one without it
+// last) and st items in stream order (by file, then show order), then by
+// id, then by file and line.
+func compareEntries(a, b *entry) int {
+	if c := cmp.Compare(a.priority, b.priority); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(sourceRank(a.source), sourceRank(b.source)); c != 0 {
+		return c
+	}
+	if a.source == SourceBeads {
+		if c := compareCreated(a.created, b.created); c != 0 {
+			return c
+		}
+	} else {
+		if c := cmp.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.line, b.line); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(a.id, b.id); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.file, b.file); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.line, b.line)
+}
+
+func sourceRank(s string) int {
+	if s == SourceBeads {
+		return 0
+	}
+	return 1
+}
+
+// compareCreated orders RFC 3339 times by their text (beads writes them
+// in UTC), with a missing time last.
+func compareCreated(a, b []byte) int {
+	switch {
+	case len(a) == 0 && len(b) == 0:
+		return 0
+	case len(a) == 0:
+		return 1
+	case len(b) == 0:
+		return -1
+	}
+	return bytes.Compare(a, b)
+}

@@ -1,0 +1,254 @@
+package work
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ids are the ids of items, in order.
+func ids(items []Item) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.ID)
+	}
+	return out
+}
+
+func lines(l ...string) []byte { return []byte(strings.Join(l, "\n") + "\n") }
+
+func TestReadBeadsDecidesOpenAndBlocked(t *testing.T) {
+	tests := []struct {
+		name        string
+		data        []byte
+		open        []string
+		waiting     map[string][]string
+		problems    int
+		problemText string
+	}{
+		{name: "only open and blocked statuses are open work",
+			data: lines(`{"id":"a","status":"open"}`, `{"id":"b","status":"in_progress"}`, `{"id":"c","status":"closed"}`,
+				`{"id":"d","status":"blocked"}`, `{"id":"e","status":"deferred"}`, `{"id":"f"}`),
+			open: []string{"a", "d", "f"}},
+		{name: "a blocks dependency on an open issue blocks; on a closed one it does not",
+			data: lines(`{"id":"a","status":"open","dependencies":[{"issue_id":"a","depends_on_id":"b","type":"blocks"}]}`,
+				`{"id":"b","status":"open"}`,
+				`{"id":"c","status":"open","dependencies":[{"depends_on_id":"d","type":"blocks"}]}`,
+				`{"id":"d","status":"closed"}`),
+			open: []string{"a", "b", "c"}, waiting: map[string][]string{"a": {"b"}}},
+		{name: "a dependency without a type blocks; other types never do",
+			data: lines(`{"id":"a","status":"open","dependencies":[{"depends_on_id":"b"},{"depends_on_id":"c","type":"related"},{"depends_on_id":"c","type":"parent-child"}]}`,
+				`{"id":"b","status":"in_progress"}`, `{"id":"c","status":"open"}`),
+			open: []string{"a", "c"}, waiting: map[string][]string{"a": {"b"}}},
+		{name: "a blocker no line holds blocks, naming it",
+			data: lines(`{"id":"a","status":"open","dependencies":[{"depends_on_id":"gone","type":"blocks"}]}`),
+			open: []string{"a"}, waiting: map[string][]string{"a": {"gone"}}},
+		{name: "a dependency on itself is ignored",
+			data: lines(`{"id":"a","status":"open","dependencies":[{"depends_on_id":"a","type":"blocks"}]}`),
+			open: []string{"a"}},
+		{name: "the last line of an id holds (the blocker was closed later)",
+			data: lines(`{"id":"b","status":"open"}`, `{"id":"a","status":"open","dependencies":[{"depends_on_id":"b","type":"blocks"}]}`,
+				`{"id":"b","status":"closed"}`),
+			open: []string{"a"}},
+		{name: "unreadable dependencies block and are reported",
+			data: lines(`{"id":"a","status":"open","dependencies":"b"}`),
+			open: []string{"a"}, waiting: map[string][]string{"a": {"(unreadable dependency)"}}, problems: 1, problemText: "dependencies"},
+		{name: "lines that are not issues are reported and skipped",
+			data: lines(`{"id":"a","status":"open"}`, `<<<<<<< HEAD`, `{"title":"no id"}`, `[1,2]`, ``, `{"id":"b","status":"open"}`),
+			open: []string{"a", "b"}, problems: 3, problemText: "issue"},
+		{name: "a priority out of range is reported and ranked as P2",
+			data: lines(`{"id":"a","status":"open","priority":9}`, `{"id":"b","status":"open","priority":"high"}`),
+			open: []string{"a", "b"}, problems: 2, problemText: "priority"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			open, problems := ReadBeads(".beads/issues.jsonl", tt.data)
+			if got := ids(open); !slices.Equal(got, tt.open) {
+				t.Errorf("open work %v, want %v", got, tt.open)
+			}
+			for _, it := range open {
+				if want := tt.waiting[it.ID]; !slices.Equal(it.WaitingOn, want) {
+					t.Errorf("%s waits on %v, want %v", it.ID, it.WaitingOn, want)
+				}
+				if it.Source != SourceBeads || it.File != ".beads/issues.jsonl" {
+					t.Errorf("%s: source %q file %q", it.ID, it.Source, it.File)
+				}
+			}
+			if len(problems) != tt.problems {
+				t.Errorf("%d problems %v, want %d", len(problems), problems, tt.problems)
+			}
+			for _, p := range problems {
+				if !strings.Contains(p.Error(), tt.problemText) || p.Line == 0 {
+					t.Errorf("problem %q: want a line number and %q", p.Error(), tt.problemText)
+				}
+			}
+		})
+	}
+}
+
+func TestReadBeadsKeepsWhatTheListShows(t *testing.T) {
+	open, _ := ReadBeads("f", lines(`{"id":"a","title":"Fix \"it\"\n","status":"open","priority":1,"issue_type":"bug","created_at":"2026-01-02T00:00:00Z","assignee":"bob","extra":{"x":[1]}}`))
+	want := Item{ID: "a", Title: "Fix \"it\"\n", Source: SourceBeads, File: "f", Priority: 1, Status: "open", IssueType: "bug",
+		CreatedAt: "2026-01-02T00:00:00Z", Assignee: "bob", Line: 1}
+	if len(open) != 1 || !equalItem(open[0], want) {
+		t.Fatalf("got %+v, want %+v", open, want)
+	}
+}
+
+func equalItem(a, b Item) bool {
+	return a.ID == b.ID && a.Title == b.Title && a.Source == b.Source && a.File == b.File && a.Priority == b.Priority &&
+		a.Status == b.Status && a.IssueType == b.IssueType && a.CreatedAt == b.CreatedAt && a.Assignee == b.Assignee &&
+		a.Line == b.Line && slices.Equal(a.WaitingOn, b.WaitingOn)
+}
+
+func TestStreamItemsFollowsTheReadView(t *testing.T) {
+	stream := lines(
+		`{"v":3,"ts":"2026-02-09T20:00:00Z","seq":1,"lane":"event","op":"replace","items":[`+
+			`{"id":"st-1","step":"one","status":"completed","deps":[]},`+
+			`{"id":"st-2","step":"two","status":"pending","deps":[{"id":"st-1","type":"blocks"}]},`+
+			`{"id":"st-3","step":"three","status":"pending","deps":[{"id":"st-2"}]},`+
+			`{"id":"st-4","step":"four","status":"in_progress","deps":[]},`+
+			`{"id":"st-5","step":"five","status":"blocked","deps":[]},`+
+			`{"id":"st-6","step":"six","status":"pending","deps":[{"id":"st-2","type":"relates-to"}]}]}`,
+		`{"v":3,"ts":"2026-02-09T20:01:00Z","seq":2,"lane":"event","op":"set_status","id":"st-9","status":"completed"}`,
+		`not json`)
+	open, problems := StreamItems("plans/a.jsonl", stream)
+	if got, want := ids(open), []string{"st-2", "st-3", "st-5", "st-6"}; !slices.Equal(got, want) {
+		t.Fatalf("open work %v, want %v", got, want)
+	}
+	if !slices.Equal(open[1].WaitingOn, []string{"st-2"}) || len(open[0].WaitingOn) != 0 || len(open[3].WaitingOn) != 0 {
+		t.Errorf("waiting: %+v", open)
+	}
+	if open[0].Line != 2 || open[0].Title != "two" || open[0].Priority != DefaultPriority || open[0].Source != SourceST {
+		t.Errorf("st-2 is %+v", open[0])
+	}
+	if len(problems) != 2 {
+		t.Errorf("problems %v, want the unknown item and the line that is not a record", problems)
+	}
+}
+
+func TestReadyOrderAndCounts(t *testing.T) {
+	open := []Item{
+		{ID: "st-b", Source: SourceST, File: "plans/b.jsonl", Priority: 2, Line: 1, Status: "pending"},
+		{ID: "st-a2", Source: SourceST, File: "plans/a.jsonl", Priority: 2, Line: 2, Status: "pending"},
+		{ID: "st-a1", Source: SourceST, File: "plans/a.jsonl", Priority: 2, Line: 1, Status: "pending"},
+		{ID: "p2-new", Source: SourceBeads, Priority: 2, CreatedAt: "2026-03-01T00:00:00Z", Status: "open"},
+		{ID: "p2-undated", Source: SourceBeads, Priority: 2, Status: "open"},
+		{ID: "p2-old", Source: SourceBeads, Priority: 2, CreatedAt: "2026-01-01T00:00:00Z", Status: "open"},
+		{ID: "p0", Source: SourceBeads, Priority: 0, CreatedAt: "2026-06-01T00:00:00Z", Status: "open"},
+		{ID: "p4", Source: SourceBeads, Priority: 4, CreatedAt: "2025-01-01T00:00:00Z", Status: "open"},
+		{ID: "b-tie", Source: SourceBeads, Priority: 1, CreatedAt: "2026-01-01T00:00:00Z", Status: "open"},
+		{ID: "a-tie", Source: SourceBeads, Priority: 1, CreatedAt: "2026-01-01T00:00:00Z", Status: "open"},
+		{ID: "waits", Source: SourceBeads, Priority: 0, Status: "open", WaitingOn: []string{"x"}},
+		{ID: "marked", Source: SourceST, Priority: 0, Status: "blocked"},
+		{ID: "mine-blocked", Source: SourceBeads, Priority: 0, Status: "open", WaitingOn: []string{"x"}},
+		{ID: "assigned", Source: SourceBeads, Priority: 0, Status: "open"},
+		{ID: "beads-assignee", Source: SourceBeads, Priority: 0, Status: "open", Assignee: "carl"},
+		{ID: "reserved", Source: SourceBeads, Priority: 0, Status: "open"},
+		{ID: "both", Source: SourceBeads, Priority: 0, Status: "open"},
+	}
+	taken := Taken{
+		Assigned: map[string]string{"assigned": "bob", "mine-blocked": "me", "both": "bob"},
+		Reserved: map[string]string{"reserved": "bob", "both": "carl"},
+	}
+	var pool Pool
+	pool.AddItems(open)
+	ready, more, counts := pool.Ready(taken, 0)
+	if more != 0 {
+		t.Errorf("more %d without a limit", more)
+	}
+	want := []string{"p0", "a-tie", "b-tie", "p2-old", "p2-new", "p2-undated", "st-a1", "st-a2", "st-b", "p4"}
+	if got := ids(ready); !slices.Equal(got, want) {
+		t.Errorf("order %v\nwant  %v", got, want)
+	}
+	wantCounts := Counts{Open: len(open), Blocked: 3, Assigned: 3, Reserved: 1, Ready: len(want)}
+	if counts != wantCounts {
+		t.Errorf("counts %+v, want %+v", counts, wantCounts)
+	}
+	if s := counts.Summary(); !strings.Contains(s, "17 open: 3 blocked, 3 assigned, 1 reserved by others, 10 ready") {
+		t.Errorf("summary %q", s)
+	}
+}
+
+func TestReadyLimitMakesWholeOnlyWhatItShows(t *testing.T) {
+	var pool Pool
+	pool.AddBeads("f", lines(
+		`{"id":"c","title":"third","status":"open","priority":2,"issue_type":"task"}`,
+		`{"id":"a","title":"first \u00e9","status":"open","priority":0,"issue_type":"bug","created_at":"2026-01-01T00:00:00Z"}`,
+		`{"id":"b","title":"second","status":"open","priority":1,"assignee":""}`))
+	ready, more, counts := pool.Ready(Taken{}, 2)
+	if got := ids(ready); !slices.Equal(got, []string{"a", "b"}) || more != 1 || counts.Ready != 3 {
+		t.Fatalf("ready %v more %d counts %+v", got, more, counts)
+	}
+	if ready[0].Title != "first é" || ready[0].IssueType != "bug" || ready[0].CreatedAt != "2026-01-01T00:00:00Z" || ready[0].Line != 2 {
+		t.Errorf("first item %+v", ready[0])
+	}
+}
+
+// pickFields reads what a strict decoder reads of well-formed lines, and
+// refuses lines whose structure does not hold.
+func TestPickFields(t *testing.T) {
+	keys := []string{"id", "status"}
+	tests := []struct {
+		line       string
+		id, status string
+		bad        bool
+	}{
+		{line: `{"id":"a","status":"open"}`, id: `"a"`, status: `"open"`},
+		{line: ` { "title" : "x \" , \"status\":\"closed\\" , "id" : "a" , "status":"open" } `, id: `"a"`, status: `"open"`},
+		{line: `{"\u0073tatus":"closed","id":"a","deps":[{"status":"x"},"]"],"n":-1.5e3,"t":true}`, id: `"a"`, status: `"closed"`},
+		{line: `{"id":"a","status":"open","status":"closed"}`, id: `"a"`, status: `"closed"`},
+		{line: `{}`},
+		{line: `{"id":"a"`, bad: true},
+		{line: `{"id":"a} `, bad: true},
+		{line: `{"id":"a","deps":[1,2}`, bad: true},
+		{line: `{"id":"a"} x`, bad: true},
+		{line: `["id","a"]`, bad: true},
+		{line: `{"id" "a"}`, bad: true},
+		{line: `{"id":}`, bad: true},
+		{line: ``, bad: true},
+	}
+	for _, tt := range tests {
+		out := make([][]byte, len(keys))
+		err := pickFields([]byte(tt.line), keys, out)
+		if (err != nil) != tt.bad {
+			t.Errorf("%s: error %v, want bad=%v", tt.line, err, tt.bad)
+			continue
+		}
+		if !tt.bad && (string(out[0]) != tt.id || string(out[1]) != tt.status) {
+			t.Errorf("%s: id %s status %s, want %s %s", tt.line, out[0], out[1], tt.id, tt.status)
+		}
+	}
+}
+
+// A pool read back from its memo ranks and lists what the file gave.
+func TestMemoRoundTrip(t *testing.T) {
+	data := lines(`{"id":"a","title":"T \u00e9 \"q\"","status":"open","priority":1,"issue_type":"bug","created_at":"2026-01-01T00:00:00Z","assignee":""}`,
+		`{"id":"b","status":"open","dependencies":[{"depends_on_id":"a"}]}`, `{"id":"c","status":"open","assignee":"carl"}`, `nope`)
+	var fromFile Pool
+	fromFile.AddBeads("f", data)
+	var st Pool
+	st.AddItems([]Item{{ID: "st-1", Title: "step", Source: SourceST, File: "p.jsonl", Priority: 2, Status: "pending", Line: 1}})
+	fromFile.Add(&st)
+	var fromMemo Pool
+	if err := fromMemo.AddMemo(fromFile.Memo()); err != nil {
+		t.Fatal(err)
+	}
+	want, wantMore, wantCounts := fromFile.Ready(Taken{}, 0)
+	got, more, counts := fromMemo.Ready(Taken{}, 0)
+	if len(got) != len(want) || more != wantMore || counts != wantCounts || len(fromMemo.Problems) != len(fromFile.Problems) {
+		t.Fatalf("from the memo %+v %d %+v, from the file %+v %d %+v", got, more, counts, want, wantMore, wantCounts)
+	}
+	for i := range want {
+		if !equalItem(got[i], want[i]) {
+			t.Errorf("item %d: from the memo %+v, from the file %+v", i, got[i], want[i])
+		}
+	}
+	memo := fromFile.Memo()
+	for _, bad := range [][]byte{memo[:len(memo)-1], append(slices.Clone(memo), 0), []byte("git-queen ready memo v0\n"), memo[:10]} {
+		var p Pool
+		if p.AddMemo(bad) == nil || len(p.entries) != 0 {
+			t.Errorf("a damaged memo of %d bytes was read", len(bad))
+		}
+	}
+}
