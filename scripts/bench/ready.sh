@@ -10,9 +10,9 @@
 # description, labels, created_at/updated_at): 60% open, 15% in_progress,
 # 20% closed, 5% blocked; priority 0 to 4; a third with one or two
 # "blocks" dependencies on random issues; one in ten with a beads assignee.
-# git-queen reads the issues file (from its memo in queen-cache/, as a
-# tracker unchanged since the last ready is), the assignments and the
-# reservations, and prints the 20 first ready issues (the table's default).
+# git-queen reads the issues file (every run: it keeps no cache of it),
+# the assignments and the reservations, and prints the 20 first ready
+# issues (the table's default).
 #
 # Peers in the same run, alternating rounds (bench_pair):
 #   jq       a `bd ready`-like reading of the same issues.jsonl with jq: open,
@@ -20,9 +20,7 @@
 #            first. It reads neither reservations nor assignments.
 #   assignments  `git queen assignments`: another git-queen read of the store,
 #            the floor a process that opens the live store pays.
-# Also shown: `ready --json --limit 0` (every ready issue, as JSON), and
-# ready when the tracker changed since the last ready (its memo in
-# queen-cache/ removed before each run: the 4 MB file is parsed again).
+# Also shown: `ready --json --limit 0` (every ready issue, as JSON).
 #
 # Needs hyperfine and jq (apt-get install -y hyperfine jq).
 #
@@ -92,15 +90,10 @@ echo "jq peer lists $(jq -r -s -f "$work/peer.jq" .beads/issues.jsonl | wc -l) r
 bench_pair ready ready "git-queen ready" jq "jq -r -s -f $work/peer.jq .beads/issues.jsonl" --output=pipe
 bench_pair ready-floor ready "git-queen ready" assignments "git-queen assignments" --output=pipe
 bench_pair ready-json json "git-queen ready --json --limit 0" assignments "git-queen assignments" --output=pipe
-# Cold: the tracker changed since the last ready, so its memo is gone and
-# the 4 MB file is read again (each run's --prepare removes the memo).
-bench_pair ready-cold cold "git-queen ready" assignments "git-queen assignments" --output=pipe \
-	--prepare "rm -f $(git rev-parse --git-common-dir)/queen-cache/ready-*.memo"
 
 echo "== medians (ms; target: ready <= 25)"
 echo "ready:                  $(bench_median ready ready)"
 echo "jq (bd ready-like):     $(bench_median ready jq)"
 echo "assignments:            $(bench_median ready-floor assignments)"
 echo "ready --json --limit 0: $(bench_median ready-json json)"
-echo "ready, tracker changed: $(bench_median ready-cold cold) (assignments beside it: $(bench_median ready-cold assignments))"
 echo "ready RSS: $(bench_rss git-queen ready) MiB"

@@ -156,3 +156,14 @@ func compareCreated(a, b []byte) int {
 	}
 	return bytes.Compare(a, b)
 }
+
+// Add adds o's work and problems to p: ready unions the pools of several
+// sources (the tracker, each stream).
+func (p *Pool) Add(o *Pool) {
+	if len(p.entries) == 0 {
+		p.entries = o.entries
+	} else {
+		p.entries = append(p.entries, o.entries...)
+	}
+	p.Problems = append(p.Problems, o.Problems...)
+}

@@ -221,34 +221,3 @@ func TestPickFields(t *testing.T) {
 	}
 }
 
-// A pool read back from its memo ranks and lists what the file gave.
-func TestMemoRoundTrip(t *testing.T) {
-	data := lines(`{"id":"a","title":"T \u00e9 \"q\"","status":"open","priority":1,"issue_type":"bug","created_at":"2026-01-01T00:00:00Z","assignee":""}`,
-		`{"id":"b","status":"open","dependencies":[{"depends_on_id":"a"}]}`, `{"id":"c","status":"open","assignee":"carl"}`, `nope`)
-	var fromFile Pool
-	fromFile.AddBeads("f", data)
-	var st Pool
-	st.AddItems([]Item{{ID: "st-1", Title: "step", Source: SourceST, File: "p.jsonl", Priority: 2, Status: "pending", Line: 1}})
-	fromFile.Add(&st)
-	var fromMemo Pool
-	if err := fromMemo.AddMemo(fromFile.Memo()); err != nil {
-		t.Fatal(err)
-	}
-	want, wantMore, wantCounts := fromFile.Ready(Taken{}, 0)
-	got, more, counts := fromMemo.Ready(Taken{}, 0)
-	if len(got) != len(want) || more != wantMore || counts != wantCounts || len(fromMemo.Problems) != len(fromFile.Problems) {
-		t.Fatalf("from the memo %+v %d %+v, from the file %+v %d %+v", got, more, counts, want, wantMore, wantCounts)
-	}
-	for i := range want {
-		if !equalItem(got[i], want[i]) {
-			t.Errorf("item %d: from the memo %+v, from the file %+v", i, got[i], want[i])
-		}
-	}
-	memo := fromFile.Memo()
-	for _, bad := range [][]byte{memo[:len(memo)-1], append(slices.Clone(memo), 0), []byte("git-queen ready memo v0\n"), memo[:10]} {
-		var p Pool
-		if p.AddMemo(bad) == nil || len(p.entries) != 0 {
-			t.Errorf("a damaged memo of %d bytes was read", len(bad))
-		}
-	}
-}
