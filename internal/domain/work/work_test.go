@@ -220,4 +220,3 @@ func TestPickFields(t *testing.T) {
 		}
 	}
 }
-
