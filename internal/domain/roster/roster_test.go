@@ -1,0 +1,166 @@
+package roster
+
+import (
+	"bytes"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
+
+func newStore(t *testing.T) (*Store, *clock) {
+	t.Helper()
+	testgit.Isolate(t)
+	ws, err := workspace.Find(workspace.Options{Dir: testgit.Init(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{now: t0}
+	return &Store{S: &store.Store{WS: ws, Clock: c.Now, NoSync: true}}, c
+}
+
+func logLines(t *testing.T, s *Store) int {
+	t.Helper()
+	data, err := os.ReadFile(s.S.Log(records.MessagesFile).Path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return bytes.Count(data, []byte("\n"))
+}
+
+// A sighting moves at most once per Interval: the commands run in between
+// append nothing, and the log holds one version per move.
+func TestNoteWritesAtMostOncePerInterval(t *testing.T) {
+	s, c := newStore(t)
+	here := Place{Clone: "host:/repo/.git", Worktree: "/repo"}
+	steps := []struct {
+		after time.Duration
+		wrote bool
+		lines int
+	}{
+		{0, true, 1},
+		{time.Second, false, 1},
+		{Interval - time.Second, false, 1},
+		{Interval, true, 2},
+		{Interval + time.Minute, false, 2},
+		{4 * Interval, true, 3},
+	}
+	var at time.Time
+	for i, st := range steps {
+		at = t0.Add(st.after)
+		c.now = at
+		wrote, err := s.Note("ann", here)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if wrote != st.wrote || logLines(t, s) != st.lines {
+			t.Fatalf("step %d (+%s): wrote %v, %d lines; want %v, %d", i, st.after, wrote, logLines(t, s), st.wrote, st.lines)
+		}
+	}
+	list, err := s.Sightings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || !list[0].First.Equal(t0) || !list[0].Last.Equal(at) || list[0].Place != here || list[0].Droid != "ann" {
+		t.Fatalf("sightings: %+v; want ann first %s last %s at %+v", list, t0, at, here)
+	}
+	// Another worktree of the same droid is another sighting.
+	if wrote, err := s.Note("ann", Place{Clone: here.Clone, Worktree: "/repo-2"}); err != nil || !wrote {
+		t.Fatalf("second worktree: wrote %v, %v", wrote, err)
+	}
+	if list, _ := s.Sightings(); len(list) != 2 {
+		t.Fatalf("two worktrees: %d sightings", len(list))
+	}
+}
+
+// A presence record is a deleted message to oneself: no inbox shows it,
+// and the droid it names is known to the recipients' check.
+func TestPresenceIsInvisibleToMessageReaders(t *testing.T) {
+	s, _ := newStore(t)
+	if _, err := s.Note("ann", Place{Clone: "c", Worktree: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	m := &messages.Store{S: s.S}
+	page, err := m.Inbox("ann", messages.InboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Messages) != 0 {
+		t.Fatalf("ann's inbox shows her presence: %+v", page.Messages)
+	}
+	known, err := messages.KnownDroids(s.S)
+	if err != nil || len(known) != 1 || known[0] != "ann" {
+		t.Fatalf("known droids %v, %v; want [ann]", known, err)
+	}
+	if _, err := m.Send(messages.Draft{From: "bob", To: "ann", Subject: "hi", CheckRecipients: true}); err != nil {
+		t.Fatalf("a message to a droid only seen through presence: %v", err)
+	}
+}
+
+// List takes first and last sightings from every record a droid wrote and
+// from its presence, bounds the future by now, and lists recipients that
+// never wrote anything without times.
+func TestListAndSilent(t *testing.T) {
+	s, c := newStore(t)
+	m := &messages.Store{S: s.S}
+	if _, err := m.Send(messages.Draft{From: "ann", To: "bob", Subject: "hi", NewRecipients: true, CheckRecipients: true}); err != nil {
+		t.Fatal(err)
+	}
+	c.now = t0.Add(2 * time.Hour)
+	if _, err := s.Note("carl", Place{Clone: "c", Worktree: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	c.now = t0.Add(3 * time.Hour)
+	if _, err := m.Send(messages.Draft{From: "carl", To: "ann", Subject: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(4 * time.Hour)
+	list, err := s.List(now, []string{"dora"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]time.Duration{"ann": {0, 0}, "carl": {2 * time.Hour, 3 * time.Hour}}
+	names := []string{}
+	for _, d := range list {
+		names = append(names, d.Name)
+		w, ok := want[d.Name]
+		switch {
+		case !ok && (d.First != nil || d.Last != nil):
+			t.Errorf("%s never wrote anything but has times %v %v", d.Name, d.First, d.Last)
+		case ok && (d.First == nil || d.Last == nil || !d.First.Equal(t0.Add(w[0])) || !d.Last.Equal(t0.Add(w[1]))):
+			t.Errorf("%s: first %v last %v; want +%s +%s", d.Name, d.First, d.Last, w[0], w[1])
+		}
+	}
+	if len(names) != 4 || names[0] != "ann" || names[1] != "bob" || names[2] != "carl" || names[3] != "dora" {
+		t.Fatalf("droids %v; want ann bob carl dora", names)
+	}
+	silent := Silent(list, now, 90*time.Minute)
+	if len(silent) != 1 || silent[0].Name != "ann" {
+		t.Fatalf("silent over 90m: %+v; want ann alone", silent)
+	}
+	if last, ok, err := s.LastSeen(now, "carl"); err != nil || !ok || !last.Equal(t0.Add(3*time.Hour)) {
+		t.Fatalf("carl last seen %v %v %v", last, ok, err)
+	}
+	if _, ok, _ := s.LastSeen(now, "bob"); ok {
+		t.Fatal("bob was never seen, yet LastSeen says he was")
+	}
+	// A version dated in the future is not believed beyond now.
+	c.now = now.Add(48 * time.Hour)
+	if _, err := s.Note("eve", Place{Clone: "c", Worktree: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if last, _, _ := s.LastSeen(now, "eve"); !last.Equal(now) {
+		t.Fatalf("eve seen in the future at %v; want bounded to %v", last, now)
+	}
+}
