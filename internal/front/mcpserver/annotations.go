@@ -53,6 +53,8 @@ var toolHints = map[string]hints{
 	// --offline grant that another clone's published grant already beat.
 	"sync":     {title: "Sync with the remote", idempotent: true, openWorld: true},
 	"validate": {title: "Validate files", readOnly: true},
+	// droids changes nothing but the caller's own sighting.
+	"droids": {title: "List the droids", readOnly: true},
 }
 
 // annotations are h as the protocol spells them, every hint explicit

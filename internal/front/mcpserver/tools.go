@@ -74,6 +74,8 @@ func newServer(r *runner) *mcp.Server {
 		app.Assignments)
 	assignments.prepare = func(in *app.AssignmentsRequest) { in.Limit = listLimit(in.Limit) }
 	addTool(s, r, assignments)
+	addTool(s, r, useCase("droids", "List the droids of this repository: when each first wrote and was last seen, where, and which are silent (silent=true: only those, whose reservations and claims may be stolen).",
+		app.Droids))
 	addTool(s, r, useCase("sync", "Exchange the store with the remote: publish your records, bring in other clones'.", app.Sync))
 	addTool(s, r, useCase("validate", "Validate files of every seed format (QueenBee stores, beads issues, st plans, VerMAS, autopilot).",
 		app.Validate))
