@@ -81,6 +81,10 @@ type Request struct {
 	// Force reassigns an issue that another droid holds; the old assignment
 	// is marked reassigned and the new one names it in previous_droid.
 	Force bool
+	// Steal, when set, reassigns as Force does an issue whose holder it
+	// allows (one silent for longer than the team's threshold), and
+	// returns its refusal for any other.
+	Steal func(holder string) error
 }
 
 // Result is what Assign wrote.
@@ -154,10 +158,18 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 		if cur.Droid == req.Droid {
 			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
 		}
-		if !req.Force {
+		why := "reassigned to " + req.Droid
+		switch {
+		case req.Force:
+		case req.Steal == nil:
 			return res, &AlreadyAssignedError{Active: cur.Assignment}
+		default:
+			if err := req.Steal(cur.Droid); err != nil {
+				return res, err
+			}
+			why = "stolen by " + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"
 		}
-		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, "reassigned to "+req.Droid)
+		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, why)
 		if err != nil {
 			return res, err
 		}
