@@ -28,13 +28,13 @@ type AssignRequest struct {
 
 // ClaimRequest assigns an issue to the droid itself.
 type ClaimRequest struct {
-	Issue    string `json:"issue" jsonschema:"the beads issue id to take on yourself"`
-	Reason   string `json:"reason,omitempty" jsonschema:"why, in a few words"`
-	Force    bool   `json:"force,omitempty" jsonschema:"take over an issue another droid holds"`
+	Issue  string `json:"issue" jsonschema:"the beads issue id to take on yourself"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, in a few words"`
+	Force  bool   `json:"force,omitempty" jsonschema:"take over an issue another droid holds"`
 	// Steal takes over the issue only from a holder silent for longer
 	// than the team's threshold (the command line's --steal; the steal
 	// tool).
-	Steal bool `json:"-"`
+	Steal    bool   `json:"-"`
 	Worktree string `json:"-"`
 	Offline  bool   `json:"-"`
 }
