@@ -3,26 +3,18 @@ package app
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
 
-// DefaultSilentAfter is how long a droid may go unseen before doctor
-// lists it as silent and others may steal its reservations and claims,
-// unless queen.toml's [roster] silent_after says otherwise.
-const DefaultSilentAfter = time.Hour
+// DefaultSilentAfter is the silence threshold when queen.toml sets none.
+const DefaultSilentAfter = roster.DefaultSilentAfter
 
 // DroidsRequest asks for the roster.
 type DroidsRequest struct {
@@ -72,60 +64,19 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 	return out, nil
 }
 
-// rosterConfig is the [roster] table of queen.toml, and the [droids] one
-// the recipients' check reads.
-type rosterConfig struct {
-	Roster struct {
-		SilentAfter string `toml:"silent_after"`
-	} `toml:"roster"`
-	Droids struct {
-		Names []string `toml:"names"`
-	} `toml:"droids"`
-}
-
-// readRosterConfig reads queen.toml in the store's .beads/ directory; no
-// file is an empty configuration.
-func readRosterConfig(ws *workspace.Workspace) (*rosterConfig, string, error) {
-	var c rosterConfig
-	if ws == nil || ws.BeadsDir == "" {
-		return &c, "", nil
-	}
-	path := filepath.Join(ws.BeadsDir, schema.ConfigFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &c, path, nil
-	}
-	if err != nil {
-		return nil, path, err
-	}
-	if err := toml.Unmarshal(data, &c); err != nil {
-		return nil, path, fmt.Errorf("%s: %w (fix the file: its [roster] and [droids] tables say who is on the team)", path, err)
-	}
-	return &c, path, nil
-}
-
-// SilentAfter is the team's silence threshold: queen.toml's [roster]
-// silent_after, at least roster.MinSilence, else DefaultSilentAfter.
+// SilentAfter is the team's silence threshold (queen.toml [roster]
+// silent_after) for the store ws.
 func SilentAfter(ws *workspace.Workspace) (time.Duration, error) {
-	c, path, err := readRosterConfig(ws)
+	c, err := roster.ReadConfig(ws.BeadsDir)
 	if err != nil {
 		return 0, err
 	}
-	v := strings.TrimSpace(c.Roster.SilentAfter)
-	if v == "" {
-		return DefaultSilentAfter, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < roster.MinSilence || d > 30*24*time.Hour {
-		return 0, fmt.Errorf("%s: [roster] silent_after = %q: give a duration from %s to 720h (e.g. \"1h\"); "+
-			"a droid is seen at most every %s, so a shorter one would call live droids silent", path, v, roster.MinSilence, roster.Interval)
-	}
-	return d, nil
+	return c.SilentAfter()
 }
 
-// rosterNames are the names under [droids] in queen.toml, valid ones only.
+// rosterNames are the valid names under [droids] in queen.toml.
 func rosterNames(ws *workspace.Workspace) ([]string, error) {
-	c, _, err := readRosterConfig(ws)
+	c, err := roster.ReadConfig(ws.BeadsDir)
 	if err != nil {
 		return nil, err
 	}
