@@ -113,15 +113,23 @@ func (s *Store) sightings() ([]Sighting, [][]byte, error) {
 	return out, raws, nil
 }
 
+// noteLockWait bounds how long Note waits for the repository lock: a
+// sighting is a courtesy, and a read-only command (a runtime's guard)
+// must not wait behind a long write for it. The next command tries again.
+const noteLockWait = 200 * time.Millisecond
+
 // Note records that droid was seen at place now, unless its sighting
 // there moved less than Interval ago. It reports whether it wrote a
-// version. It runs under the repository lock.
+// version. It runs under the repository lock, waiting noteLockWait at
+// most (a *jsonl.LockTimeoutError after that).
 func (s *Store) Note(droid string, place Place) (bool, error) {
 	if err := records.ValidateDroid(droid); err != nil {
 		return false, err
 	}
 	wrote := false
-	err := s.S.Update(func(tx *jsonl.Tx) error {
+	lock := s.S.WS.Lock()
+	lock.Timeout = noteLockWait
+	err := lock.Do(func(tx *jsonl.Tx) error {
 		now := s.S.Now()
 		list, raws, err := s.sightings()
 		if err != nil {

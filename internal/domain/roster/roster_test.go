@@ -2,12 +2,14 @@ package roster
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -163,5 +165,32 @@ func TestListAndSilent(t *testing.T) {
 	}
 	if last, _, _ := s.LastSeen(now, "eve"); !last.Equal(now) {
 		t.Fatalf("eve seen in the future at %v; want bounded to %v", last, now)
+	}
+}
+
+// A sighting never waits long for the lock: while another process holds
+// it, Note gives up with the lock's timeout and writes nothing.
+func TestNoteGivesUpOnAHeldLock(t *testing.T) {
+	s, _ := newStore(t)
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		done <- s.S.Update(func(*jsonl.Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	wrote, err := s.Note("ann", Place{Clone: "c", Worktree: "w"})
+	close(release)
+	if herr := <-done; herr != nil {
+		t.Fatal(herr)
+	}
+	var timeout *jsonl.LockTimeoutError
+	if wrote || !errors.As(err, &timeout) {
+		t.Fatalf("Note beside a held lock: wrote %v, %v; want a lock timeout", wrote, err)
+	}
+	if n := logLines(t, s); n != 0 {
+		t.Fatalf("%d lines written", n)
 	}
 }
