@@ -93,8 +93,9 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 			if !ok {
 				continue
 			}
-			if d := get(by); d != nil {
+			if d := get(by); d != nil { // its creator was there when it was made
 				seeFirst(d, created)
+				seeLast(d, created)
 			}
 			written := created
 			if t, ok := records.ParseTime(e.Fields[3]); ok && t.After(created) {

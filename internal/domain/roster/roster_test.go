@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -157,6 +158,18 @@ func TestListAndSilent(t *testing.T) {
 	}
 	if _, ok, _ := s.LastSeen(now, "bob"); ok {
 		t.Fatal("bob was never seen, yet LastSeen says he was")
+	}
+	// A droid whose records another droid changed since (a forced
+	// release) was still seen when it created them.
+	if _, err := (&reservations.Store{S: s.S}).Reserve(reservations.Request{Patterns: []string{"src/**"}, Droid: "dora", Exclusive: true}); err != nil {
+		t.Fatal(err)
+	}
+	c.now = c.now.Add(time.Minute)
+	if _, err := (&reservations.Store{S: s.S}).Change(reservations.ChangeRequest{By: "carl", Holder: "dora", All: true, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if last, ok, err := s.LastSeen(c.now, "dora"); err != nil || !ok || !last.Equal(c.now.Add(-time.Minute)) {
+		t.Fatalf("dora, whose reservation carl released: last seen %v %v %v; want when she reserved", last, ok, err)
 	}
 	// A version dated in the future is not believed beyond now.
 	c.now = now.Add(48 * time.Hour)
