@@ -154,9 +154,13 @@ func KnownDroids(s *store.Store) ([]string, error) {
 }
 
 // Archivable selects, for `git queen archive --before`, the messages created
-// before the cutoff. Every version of a selected message moves.
+// before the cutoff, presence records aside. Every version of a selected
+// message moves.
 func Archivable(before time.Time) func(jsonl.Record) bool {
 	return func(r jsonl.Record) bool {
+		if records.IsPresence(r.Raw) {
+			return false // a droid's sighting is current state, whenever it began
+		}
 		// Most messages of a large store are newer than the cutoff, and
 		// their created_at alone says they stay: the decode would read it
 		// the same way and come to the same answer.

@@ -44,7 +44,7 @@ const MinSilence = 3 * Interval
 const Subject = "presence"
 
 // field is the field that makes a message a presence record.
-const field = "presence"
+const field = records.PresenceField
 
 // Place is where a droid runs: its clone (host and git directory) and
 // worktree.
