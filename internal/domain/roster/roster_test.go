@@ -1,14 +1,16 @@
-package roster
+package roster_test
 
 import (
 	"bytes"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -22,7 +24,7 @@ type clock struct{ now time.Time }
 
 func (c *clock) Now() time.Time { return c.now }
 
-func newStore(t *testing.T) (*Store, *clock) {
+func newStore(t *testing.T) (*roster.Store, *clock) {
 	t.Helper()
 	testgit.Isolate(t)
 	ws, err := workspace.Find(workspace.Options{Dir: testgit.Init(t)})
@@ -30,10 +32,10 @@ func newStore(t *testing.T) (*Store, *clock) {
 		t.Fatal(err)
 	}
 	c := &clock{now: t0}
-	return &Store{S: &store.Store{WS: ws, Clock: c.Now, NoSync: true}}, c
+	return &roster.Store{S: &store.Store{WS: ws, Clock: c.Now, NoSync: true}}, c
 }
 
-func logLines(t *testing.T, s *Store) int {
+func logLines(t *testing.T, s *roster.Store) int {
 	t.Helper()
 	data, err := os.ReadFile(s.S.Log(records.MessagesFile).Path)
 	if err != nil && !os.IsNotExist(err) {
@@ -42,11 +44,11 @@ func logLines(t *testing.T, s *Store) int {
 	return bytes.Count(data, []byte("\n"))
 }
 
-// A sighting moves at most once per Interval: the commands run in between
+// A sighting moves at most once per roster.Interval: the commands run in between
 // append nothing, and the log holds one version per move.
 func TestNoteWritesAtMostOncePerInterval(t *testing.T) {
 	s, c := newStore(t)
-	here := Place{Clone: "host:/repo/.git", Worktree: "/repo"}
+	here := roster.Place{Clone: "host:/repo/.git", Worktree: "/repo"}
 	steps := []struct {
 		after time.Duration
 		wrote bool
@@ -54,10 +56,10 @@ func TestNoteWritesAtMostOncePerInterval(t *testing.T) {
 	}{
 		{0, true, 1},
 		{time.Second, false, 1},
-		{Interval - time.Second, false, 1},
-		{Interval, true, 2},
-		{Interval + time.Minute, false, 2},
-		{4 * Interval, true, 3},
+		{roster.Interval - time.Second, false, 1},
+		{roster.Interval, true, 2},
+		{roster.Interval + time.Minute, false, 2},
+		{4 * roster.Interval, true, 3},
 	}
 	var at time.Time
 	for i, st := range steps {
@@ -79,7 +81,7 @@ func TestNoteWritesAtMostOncePerInterval(t *testing.T) {
 		t.Fatalf("sightings: %+v; want ann first %s last %s at %+v", list, t0, at, here)
 	}
 	// Another worktree of the same droid is another sighting.
-	if wrote, err := s.Note("ann", Place{Clone: here.Clone, Worktree: "/repo-2"}); err != nil || !wrote {
+	if wrote, err := s.Note("ann", roster.Place{Clone: here.Clone, Worktree: "/repo-2"}); err != nil || !wrote {
 		t.Fatalf("second worktree: wrote %v, %v", wrote, err)
 	}
 	if list, _ := s.Sightings(); len(list) != 2 {
@@ -91,7 +93,7 @@ func TestNoteWritesAtMostOncePerInterval(t *testing.T) {
 // @all does not reach a droid only seen so, and --to accepts the droid.
 func TestPresenceIsInvisibleToMessageReaders(t *testing.T) {
 	s, _ := newStore(t)
-	if _, err := s.Note("ann", Place{Clone: "c", Worktree: "w"}); err != nil {
+	if _, err := s.Note("ann", roster.Place{Clone: "c", Worktree: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	m := &messages.Store{S: s.S}
@@ -110,6 +112,11 @@ func TestPresenceIsInvisibleToMessageReaders(t *testing.T) {
 	if _, err := m.Send(messages.Draft{From: "bob", To: "ann", Subject: "hi", CheckRecipients: true}); err != nil {
 		t.Fatalf("a message to a droid only seen through presence: %v", err)
 	}
+	// A typo of her name is refused, naming her.
+	_, err = m.Send(messages.Draft{From: "bob", To: "anne", Subject: "hi", CheckRecipients: true})
+	if err == nil || !strings.Contains(err.Error(), `no droid "anne"`) || !strings.Contains(err.Error(), "did you mean ann?") {
+		t.Fatalf("a message to anne: %v; want a refusal suggesting ann", err)
+	}
 }
 
 // List takes first and last sightings from every record a droid wrote and
@@ -122,7 +129,7 @@ func TestListAndSilent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.now = t0.Add(2 * time.Hour)
-	if _, err := s.Note("carl", Place{Clone: "c", Worktree: "w"}); err != nil {
+	if _, err := s.Note("carl", roster.Place{Clone: "c", Worktree: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	c.now = t0.Add(3 * time.Hour)
@@ -149,7 +156,7 @@ func TestListAndSilent(t *testing.T) {
 	if len(names) != 4 || names[0] != "ann" || names[1] != "bob" || names[2] != "carl" || names[3] != "dora" {
 		t.Fatalf("droids %v; want ann bob carl dora", names)
 	}
-	silent := Silent(list, now, 90*time.Minute)
+	silent := roster.Silent(list, now, 90*time.Minute)
 	if len(silent) != 1 || silent[0].Name != "ann" {
 		t.Fatalf("silent over 90m: %+v; want ann alone", silent)
 	}
@@ -173,7 +180,7 @@ func TestListAndSilent(t *testing.T) {
 	}
 	// A version dated in the future is not believed beyond now.
 	c.now = now.Add(48 * time.Hour)
-	if _, err := s.Note("eve", Place{Clone: "c", Worktree: "w"}); err != nil {
+	if _, err := s.Note("eve", roster.Place{Clone: "c", Worktree: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	if last, _, _ := s.LastSeen(now, "eve"); !last.Equal(now) {
@@ -194,7 +201,7 @@ func TestNoteGivesUpOnAHeldLock(t *testing.T) {
 		})
 	}()
 	<-held
-	wrote, err := s.Note("ann", Place{Clone: "c", Worktree: "w"})
+	wrote, err := s.Note("ann", roster.Place{Clone: "c", Worktree: "w"})
 	close(release)
 	if herr := <-done; herr != nil {
 		t.Fatal(herr)
