@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -16,7 +17,7 @@ import (
 
 // silentCheck is the steal check of the store s, for a what
 // ("reservation", "assignment").
-func silentCheck(s *store.Store, what string) (func(string) error, error) {
+func silentCheck(s *store.Store, what string) (func(string, time.Time) error, error) {
 	after, err := SilentAfter(s.WS)
 	if err != nil {
 		return nil, err

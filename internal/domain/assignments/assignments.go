@@ -83,8 +83,9 @@ type Request struct {
 	Force bool
 	// Steal, when set, reassigns as Force does an issue whose holder it
 	// allows (one silent for longer than the team's threshold), and
-	// returns its refusal for any other.
-	Steal func(holder string) error
+	// returns its refusal for any other; held is when the assignment was
+	// last written.
+	Steal func(holder string, held time.Time) error
 }
 
 // Result is what Assign wrote.
@@ -164,7 +165,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 		case req.Steal == nil:
 			return res, &AlreadyAssignedError{Active: cur.Assignment}
 		default:
-			if err := req.Steal(cur.Droid); err != nil {
+			if err := req.Steal(cur.Droid, cur.UpdatedAt); err != nil {
 				return res, err
 			}
 			why = "stolen by " + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"

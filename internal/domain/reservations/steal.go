@@ -3,6 +3,7 @@ package reservations
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -22,7 +23,10 @@ import (
 
 // StealCheck says whether holder's reservations may be stolen now: nil,
 // or the refusal (a holder seen lately), which Reserve returns as it is.
-type StealCheck func(holder string) error
+// held is when the holder's reservations were last written: holding them
+// is a sign of life then, even for a droid seen nowhere else (one another
+// droid reserved for, by hand).
+type StealCheck func(holder string, held time.Time) error
 
 // steal releases the reservations found that overlap req, after Steal
 // allowed each holder, and tells each holder. It returns the released
@@ -30,7 +34,13 @@ type StealCheck func(holder string) error
 func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict) ([]records.Reservation, []records.Message, error) {
 	holders, lines := byHolder(found)
 	for _, h := range holders {
-		if err := req.Steal(h); err != nil {
+		var held time.Time
+		for _, c := range found {
+			if t := writtenAt(c.Held); c.Held.Droid == h && t.After(held) {
+				held = t
+			}
+		}
+		if err := req.Steal(h, held); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -79,4 +89,13 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 		sent = append(sent, msgs...)
 	}
 	return stolen, sent, nil
+}
+
+// writtenAt is when r's version was written: its updated_at, else its
+// creation.
+func writtenAt(r records.Reservation) time.Time {
+	if r.UpdatedAt != nil && r.UpdatedAt.After(r.CreatedAt) {
+		return *r.UpdatedAt
+	}
+	return r.CreatedAt
 }

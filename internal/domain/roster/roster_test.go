@@ -214,3 +214,45 @@ func TestNoteGivesUpOnAHeldLock(t *testing.T) {
 		t.Fatalf("%d lines written", n)
 	}
 }
+
+// The steal check counts the holder's last sighting and the time its claim
+// was written, whichever is later, and refuses within the threshold,
+// saying when a steal becomes possible.
+func TestSilentCheck(t *testing.T) {
+	s, c := newStore(t)
+	if _, err := s.Note("ann", roster.Place{Clone: "c", Worktree: "w"}); err != nil { // ann seen at t0
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		now    time.Duration // after t0
+		holder string
+		held   time.Duration // when the claim was written, after t0; <0: never
+		ok     bool
+	}{
+		{"seen 30m ago", 30 * time.Minute, "ann", -1, false},
+		{"seen 61m ago", 61 * time.Minute, "ann", -1, true},
+		{"seen 61m ago, claim renewed 10m ago", 61 * time.Minute, "ann", 51 * time.Minute, false},
+		{"never seen, assigned to 30m ago", 30 * time.Minute, "bob", 0, false},
+		{"never seen, assigned to 61m ago", 61 * time.Minute, "bob", 0, true},
+		{"never seen, nothing known", 0, "bob", -1, true},
+		{"a claim from the future counts as now", 0, "bob", 48 * time.Hour, false},
+	}
+	for _, tc := range cases {
+		c.now = t0.Add(tc.now)
+		var held time.Time
+		if tc.held >= 0 {
+			held = t0.Add(tc.held)
+		}
+		err := s.SilentCheck(time.Hour, "claim")(tc.holder, held)
+		var seen *roster.NotSilentError
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case !tc.ok && !errors.As(err, &seen):
+			t.Errorf("%s: %v; want a NotSilentError", tc.name, err)
+		case !tc.ok && !strings.Contains(err.Error(), "nothing was stolen: "+tc.holder+" was last seen"):
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

@@ -30,12 +30,15 @@ func (e *NotSilentError) Error() string {
 // SilentCheck is a check for reserve --steal and claim --steal: it allows
 // a holder not seen for longer than after (see Droid.Last), as of the
 // store's clock when called, and refuses any other with a
-// *NotSilentError. It reads the roster once, at its first call (inside
-// the caller's lock, after a fetch has brought the remote's sightings).
-func (s *Store) SilentCheck(after time.Duration, what string) func(holder string) error {
+// *NotSilentError. held, when the holder's claim was last written, counts
+// as a sighting: a droid that never ran a command is not stealable from
+// the moment another droid assigned it something. It reads the roster
+// once, at its first call (inside the caller's lock, after a fetch has
+// brought the remote's sightings).
+func (s *Store) SilentCheck(after time.Duration, what string) func(holder string, held time.Time) error {
 	var list []Droid
 	var now time.Time
-	return func(holder string) error {
+	return func(holder string, held time.Time) error {
 		if list == nil {
 			now = s.S.Now()
 			var err error
@@ -44,15 +47,18 @@ func (s *Store) SilentCheck(after time.Duration, what string) func(holder string
 				return err
 			}
 		}
+		last := held
 		for _, d := range list {
-			if d.Name != holder || d.Last == nil {
-				continue
+			if d.Name == holder && d.Last != nil && d.Last.After(last) {
+				last = *d.Last
 			}
-			if d.SilentFor(now) <= after {
-				return &NotSilentError{Holder: holder, What: what, LastSeen: *d.Last, Now: now, After: after}
-			}
-			return nil
 		}
-		return nil // never seen writing anything: nothing says it is alive
+		if last.After(now) {
+			last = now // a time from the future is not believed beyond now
+		}
+		if !last.IsZero() && now.Sub(last) <= after {
+			return &NotSilentError{Holder: holder, What: what, LastSeen: last, Now: now, After: after}
+		}
+		return nil
 	}
 }
