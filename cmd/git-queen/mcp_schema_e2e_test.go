@@ -212,6 +212,7 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 		"new": true, "limit": 10,
 		"reply.body": "an answer", "claim.issue": "bd-2", "inbox.issue": nil, "send.issue": nil, "reserve.issue": nil,
 		"validate.paths": []string{".beads/queen_messages.jsonl"}, "renew.reason": nil, "release.reason": nil,
+		"steal.patterns": []string{"lib/**"}, "steal.claim": nil,
 	}
 	call := func(name string, extra map[string]any) answer {
 		t.Helper()
@@ -253,6 +254,10 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 	call("unassign", nil)
 	call("assignments", nil)
 	call("ready", nil)
+	call("droids", nil)
+	if a := call("steal", nil); !strings.Contains(mustJSON(a.structured["reserved"]), `"pattern":"lib/**"`) {
+		t.Errorf("steal of a free path: %s", mustJSON(a.structured))
+	}
 	call("sync", nil)
 	copyFile(t, filepath.Join(liveDir(t, repo), "queen_messages.jsonl"), filepath.Join(repo, ".beads", "queen_messages.jsonl"))
 	if a := call("validate", nil); a.structured["valid"] != true || !strings.Contains(mustJSON(a.structured["files"]), "queen_messages.jsonl") {

@@ -44,6 +44,10 @@ type Env struct {
 	// found remembers the workspace found, so that what runs after the
 	// use case (autosync) does not search again.
 	found map[workspace.Options]*workspace.Workspace
+	// identity is Identity's answer, once identityDone: the droid a
+	// presence record names after the use case.
+	identity     string
+	identityDone bool
 }
 
 // UseCase declares one use case: its command's name, whether it publishes
@@ -63,6 +67,7 @@ type UseCase[Req, Res any] struct {
 // holders), for the caller to show beside the error.
 func (u UseCase[Req, Res]) Run(e *Env, req Req) (Res, error) {
 	res, err := u.run(e, req)
+	e.notePresence()
 	if err == nil && u.Publishes {
 		e.Autosync()
 	}

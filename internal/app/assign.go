@@ -25,13 +25,19 @@ type AssignRequest struct {
 	// Listed skips looking the issue up in the beads issue file: ready
 	// found it in an st stream.
 	Listed bool `json:"-"`
+	// steal is claim --steal (ClaimRequest.Steal).
+	steal bool
 }
 
 // ClaimRequest assigns an issue to the droid itself.
 type ClaimRequest struct {
-	Issue    string `json:"issue" jsonschema:"the beads issue id to take on yourself"`
-	Reason   string `json:"reason,omitempty" jsonschema:"why, in a few words"`
-	Force    bool   `json:"force,omitempty" jsonschema:"take over an issue another droid holds"`
+	Issue  string `json:"issue" jsonschema:"the beads issue id to take on yourself"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, in a few words"`
+	Force  bool   `json:"force,omitempty" jsonschema:"take over an issue another droid holds"`
+	// Steal takes over the issue only from a holder silent for longer
+	// than the team's threshold (the command line's --steal; the steal
+	// tool).
+	Steal    bool   `json:"-"`
 	Worktree string `json:"-"`
 	Offline  bool   `json:"-"`
 }
@@ -85,13 +91,18 @@ var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *
 }}
 
 // Claim assigns an issue to the droid itself, as Assign does.
-var Claim = UseCase[ClaimRequest, *AssignResult]{Name: "claim", run: func(e *Env, r ClaimRequest) (*AssignResult, error) {
+var Claim = UseCase[ClaimRequest, *AssignResult]{Name: "claim", run: claim}
+
+func claim(e *Env, r ClaimRequest) (*AssignResult, error) {
 	me := e.Identity()
 	if me == "" {
 		return nil, ErrNoIdentity
 	}
-	return e.assign(AssignRequest{Issue: r.Issue, Droid: me, Reason: r.Reason, Force: r.Force, Worktree: r.Worktree, Offline: r.Offline}, me, me)
-}}
+	if r.Steal && r.Force {
+		return nil, &UsageError{Command: "claim", Msg: "--steal and --force are two ways past a holder: --steal only from one silent for longer than the team allows, --force from anyone; give one"}
+	}
+	return e.assign(AssignRequest{Issue: r.Issue, Droid: me, Reason: r.Reason, Force: r.Force, Worktree: r.Worktree, Offline: r.Offline, steal: r.Steal}, me, me)
+}
 
 func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	s, err := e.OpenStore()
@@ -102,6 +113,11 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 		r.Worktree = filepath.Base(s.WS.Repo.TopLevel)
 	}
 	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force, Listed: r.Listed}
+	if r.steal {
+		if req.Steal, err = silentCheck(s, "claim"); err != nil {
+			return nil, err
+		}
+	}
 	out := &AssignResult{Remote: ConfiguredRemote(s)}
 	if out.Remote != "" && !r.Offline {
 		var ar *ledgersync.AssignResult
@@ -114,6 +130,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 		out.Result, err = (&assignments.Store{S: s}).Assign(req)
 		out.Published = out.Remote == ""
 	}
+	err = stealRefused(err)
 	var taken *assignments.AlreadyAssignedError
 	if errors.As(err, &taken) {
 		out.Refusal = &AssignRefusal{Held: taken.Active, Withdrawn: taken.Withdrawn, Remote: out.Remote, Sync: out.Sync}

@@ -24,6 +24,9 @@ type ReserveRequest struct {
 	Issue    string   `json:"issue,omitempty" jsonschema:"the beads issue id you are working on"`
 	Force    bool     `json:"force,omitempty" jsonschema:"reserve despite conflicts, only with the holders' agreement: the grant is marked forced and each holder gets a message from you"`
 	Notify   bool     `json:"notify,omitempty" jsonschema:"on a conflict, send each holder a message asking for the paths"`
+	// Steal takes the paths from holders silent for longer than the
+	// team's threshold (the command line's --steal; the steal tool).
+	Steal bool `json:"-"`
 	// Offline grants an exclusive reservation on this machine without
 	// publishing it (the command line's --offline).
 	Offline bool `json:"-"`
@@ -65,6 +68,14 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 	exclusive := !r.Shared
 	req := reservations.Request{Patterns: patterns, Droid: me, TTL: ttl,
 		Exclusive: exclusive, Reason: r.Reason, IssueID: r.Issue, Force: r.Force, Notify: r.Notify}
+	if r.Steal {
+		if err := checkStealFlags("reserve", r.Shared, r.Force, r.Notify); err != nil {
+			return nil, err
+		}
+		if req.Steal, err = silentCheck(s, "reservation"); err != nil {
+			return nil, err
+		}
+	}
 	out := &ReserveResult{Remote: ConfiguredRemote(s), Notes: notes}
 	if out.Remote != "" && exclusive && !r.Offline {
 		var rr *ledgersync.ReserveResult
@@ -79,6 +90,7 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 		out.Result, err = (&reservations.Store{S: s}).Reserve(req)
 		out.Published = out.Remote == ""
 	}
+	err = stealRefused(err)
 	var conflict *reservations.ConflictError
 	if errors.As(err, &conflict) {
 		out.Result = reservations.Result{Granted: []records.Reservation{}, Conflicts: conflict.Conflicts, Notified: conflict.Notified}

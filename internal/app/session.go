@@ -37,6 +37,14 @@ func (e *Env) Workspace() (*workspace.Workspace, error) {
 // files are read directly (where init puts the identity); git is asked
 // only when they do not set it (a global setting, an include).
 func (e *Env) Identity() string {
+	if !e.identityDone {
+		e.identity, e.identityDone = e.findIdentity(), true
+	}
+	return e.identity
+}
+
+// findIdentity is Identity, looked up.
+func (e *Env) findIdentity() string {
 	if e.Droid != "" {
 		return e.Droid
 	}

@@ -20,6 +20,9 @@ var Sync = UseCase[SyncRequest, *ledgersync.Result]{Name: "sync", run: func(e *E
 	if err != nil {
 		return nil, err
 	}
+	if me := e.Identity(); me != "" && s.WS.Live && s.WS.Repo != nil {
+		e.notePresenceIn(s.WS, me) // before the sync, so that it publishes a sighting that moved
+	}
 	sy, err := e.OpenSyncer(s, e.Identity())
 	if err != nil {
 		return nil, err

@@ -85,6 +85,11 @@ type Request struct {
 	// an st stream, for ready --claim), so it is not looked up in the
 	// beads issue file, which does not hold st items.
 	Listed bool
+	// Steal, when set, reassigns as Force does an issue whose holder it
+	// allows (one silent for longer than the team's threshold), and
+	// returns its refusal for any other; held is when the assignment was
+	// last written.
+	Steal func(holder string, held time.Time) error
 }
 
 // Result is what Assign wrote.
@@ -160,10 +165,18 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 		if cur.Droid == req.Droid {
 			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
 		}
-		if !req.Force {
+		why := "reassigned to " + req.Droid
+		switch {
+		case req.Force:
+		case req.Steal == nil:
 			return res, &AlreadyAssignedError{Active: cur.Assignment}
+		default:
+			if err := req.Steal(cur.Droid, cur.UpdatedAt); err != nil {
+				return res, err
+			}
+			why = "stolen by " + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"
 		}
-		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, "reassigned to "+req.Droid)
+		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, why)
 		if err != nil {
 			return res, err
 		}

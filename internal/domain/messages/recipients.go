@@ -124,8 +124,12 @@ func (m *Store) recipients(d *Draft) ([]string, error) {
 		}
 		others := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == d.From })
 		e := &UnknownRecipientError{Names: unknown, Near: map[string][]string{}, Known: others}
+		candidates, err := withSighted(r.m.S, all)
+		if err != nil {
+			return nil, err
+		}
 		for _, n := range unknown {
-			if near := records.NearNames(n, all); len(near) > 0 {
+			if near := records.NearNames(n, candidates); len(near) > 0 {
 				e.Near[n] = near
 			}
 		}

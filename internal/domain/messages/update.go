@@ -121,13 +121,18 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 
 // KnownDroids lists every droid named anywhere in the stores (senders,
 // recipients, assignees and who assigned them, reservation holders, and
-// whoever wrote a version), sorted: the droids this repository has seen,
+// whoever wrote a version; not a droid's presence records), sorted: the droids this repository has seen,
 // the recipients of @all and the names a typed recipient is checked
 // against.
 func KnownDroids(s *store.Store) ([]string, error) {
 	names := map[string]bool{}
 	for _, src := range records.Kinds {
-		sel, err := s.Select(src.File, store.Query{Name: "droids-v1\x00" + strings.Join(src.DroidFields, ","), Query: jsonl.Query{Fields: src.DroidFields}})
+		// A presence record (package roster) names a droid that ran a
+		// command, not one that wrote or was sent something: it makes
+		// the droid a valid --to (seen finds it), not a recipient of @all.
+		fields := append(slices.Clone(src.DroidFields), "presence")
+		sel, err := s.Select(src.File, store.Query{Name: "droids-v2\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields,
+			Static: func(f [][]byte) bool { return f[len(f)-1] == nil }}})
 		if err != nil {
 			return nil, err
 		}
@@ -149,9 +154,13 @@ func KnownDroids(s *store.Store) ([]string, error) {
 }
 
 // Archivable selects, for `git queen archive --before`, the messages created
-// before the cutoff. Every version of a selected message moves.
+// before the cutoff, presence records aside. Every version of a selected
+// message moves.
 func Archivable(before time.Time) func(jsonl.Record) bool {
 	return func(r jsonl.Record) bool {
+		if records.IsPresence(r.Raw) {
+			return false // a droid's sighting is current state, whenever it began
+		}
 		// Most messages of a large store are newer than the cutoff, and
 		// their created_at alone says they stay: the decode would read it
 		// the same way and come to the same answer.

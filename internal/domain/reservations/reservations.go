@@ -46,6 +46,9 @@ type Request struct {
 	Force bool
 	// Notify messages the holder of each conflicting reservation.
 	Notify bool
+	// Steal, when set, takes the conflicting reservations of the holders
+	// it allows (see steal.go).
+	Steal StealCheck
 }
 
 // Conflict is an active reservation of another droid that overlaps a
@@ -73,6 +76,8 @@ type Result struct {
 	Conflicts []Conflict            `json:"conflicts"`
 	// Notified lists the messages --notify sent.
 	Notified []records.Message `json:"notified,omitempty"`
+	// Stolen lists the reservations --steal released.
+	Stolen []records.Reservation `json:"stolen,omitempty"`
 }
 
 // ConflictError refuses an exclusive request that conflicts with other
@@ -166,6 +171,12 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 	// A grant made over another droid's reservation: only an exclusive
 	// request with --force gets one, and every holder hears of it.
 	forced := req.Exclusive && len(res.Conflicts) > 0
+	if forced && req.Steal != nil {
+		if res.Stolen, res.Notified, err = s.steal(tx, req, active, res.Conflicts); err != nil {
+			return res, err
+		}
+		forced = false
+	}
 	if forced && req.Force {
 		res.Notified, err = s.tellOverridden(tx, req, res.Conflicts)
 	} else if req.Notify && len(res.Conflicts) > 0 {

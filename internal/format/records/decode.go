@@ -88,7 +88,7 @@ func tm(raw []byte, dst *time.Time, present *bool) error {
 // reservationFields are the fields DecodeReservation reads, in the order of
 // its setters below.
 var reservationFields = []string{"id", "created_at", "updated_at", "expires_at", "released_at",
-	"pattern", "droid", "issue_id", "status", "exclusive", "reason", "forced", "withdrawn", "updated_by"}
+	"pattern", "droid", "issue_id", "status", "exclusive", "reason", "forced", "withdrawn", "updated_by", "stolen"}
 
 // DecodeReservation decodes a reservation line the way DecodeMessage
 // decodes a message: the pre-commit hook and reserve decode every active
@@ -107,7 +107,7 @@ func DecodeReservation(raw []byte) (Reservation, error) {
 		tm(vals[3], &r.ExpiresAt, nil), tm(vals[4], &released, &hasReleased),
 		str(vals[5], &r.Pattern), str(vals[6], &r.Droid), str(vals[7], &r.IssueID), str(vals[8], &r.Status),
 		boolean(vals[9], &r.Exclusive), str(vals[10], &r.Reason), boolean(vals[11], &r.Forced), str(vals[12], &r.Withdrawn),
-		str(vals[13], &r.UpdatedBy))
+		str(vals[13], &r.UpdatedBy), boolean(vals[14], &r.Stolen))
 	if err != nil {
 		r = Reservation{}
 		return r, json.Unmarshal(raw, &r)

@@ -31,6 +31,8 @@ func (r Reservation) ForcedChange() (ForcedChange, bool) {
 	switch {
 	case c.By == r.Droid:
 		c.What = "reserved " + r.Pattern + " over other droids' reservations"
+	case r.Stolen:
+		c.What = "stole " + r.Droid + "'s reservation " + r.Pattern
 	case r.Status == ReservationActive:
 		c.What = "renewed " + r.Droid + "'s reservation " + r.Pattern
 	default:

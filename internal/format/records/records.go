@@ -100,6 +100,9 @@ type Reservation struct {
 	// Withdrawn says why a sync released a grant that another clone's
 	// reservation, published first, conflicted with.
 	Withdrawn string `json:"withdrawn,omitempty"`
+	// Stolen marks a forced release by reserve --steal: UpdatedBy took
+	// the paths from a holder silent for longer than the team allows.
+	Stolen bool `json:"stolen,omitempty"`
 }
 
 // ActiveAt reports whether the reservation holds at time now: not released,

@@ -266,7 +266,7 @@ func commands(env *Env) []*cli.Command {
 	cmds = append(cmds, syncCommand(env), exportCommand(env))
 	cmds = append(cmds, reserveCommands(env)...)
 	cmds = append(cmds, conflictsCommand(env))
-	cmds = append(cmds, msgCommand(env))
+	cmds = append(cmds, msgCommand(env), droidsCommand(env))
 	cmds = append(cmds, assignCommands(env)...)
 	cmds = append(cmds, readyCommand(env))
 	cmds = append(cmds, maintenanceCommands(env)...)

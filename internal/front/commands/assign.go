@@ -65,7 +65,8 @@ assignment (in any worktree, or any clone); --force takes it over, and the
 holder gets a message saying so (with --reason).
 
 ` + acrossClones,
-		Flags: assignFlags(&o, "take over an issue another droid holds (they are told)"),
+		Flags: append(assignFlags(&o, "take over an issue another droid holds (they are told)"),
+			&cli.BoolFlag{Name: "steal", Destination: &o.Steal, Usage: "take over the issue only if its holder has been silent for longer than the team allows (see git queen droids); they are told; exit 5 while the holder has been seen lately"}),
 		Action: func(c *cli.Context) error {
 			var err error
 			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
@@ -128,6 +129,7 @@ type assignOptions struct {
 	G                              globals
 	Issue, Droid, Reason, Worktree string
 	Claim, Force, Offline          bool
+	Steal                          bool
 }
 
 type unassignOptions struct {

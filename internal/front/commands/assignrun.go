@@ -37,7 +37,7 @@ func runAssign(o assignOptions) error {
 	var res *app.AssignResult
 	var err error
 	if o.Claim {
-		res, err = app.Claim.Run(a, app.ClaimRequest{Issue: o.Issue, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
+		res, err = app.Claim.Run(a, app.ClaimRequest{Issue: o.Issue, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline, Steal: o.Steal})
 	} else {
 		res, err = app.Assign.Run(a, app.AssignRequest{Issue: o.Issue, Droid: o.Droid, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
 	}

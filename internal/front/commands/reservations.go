@@ -107,6 +107,8 @@ func runReservations(o reservationsOptions) error {
 func kindWithForce(r records.Reservation) string {
 	kind := kindWord(r.Exclusive)
 	switch by := r.ForcedBy(); {
+	case by != "" && r.Stolen:
+		kind += ", stolen by " + by
 	case by != "":
 		kind += ", forced by " + by
 	case r.Forced:

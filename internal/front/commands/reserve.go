@@ -73,6 +73,7 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Issue, Usage: "the beads issue `ID` you work on"},
 			&cli.BoolFlag{Name: "force", Aliases: forceShort, Destination: &o.Force, Usage: "reserve despite conflicts"},
 			&cli.BoolFlag{Name: "notify", Destination: &o.Notify, Usage: "send each conflicting holder a message"},
+			&cli.BoolFlag{Name: "steal", Destination: &o.Steal, Usage: "take the paths from holders silent for longer than the team allows (see git queen droids): their reservations are released, marked stolen, and each is told; exit 5 while a holder has been seen lately"},
 			&cli.BoolFlag{Name: "offline", Destination: &o.Offline, Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -96,11 +97,12 @@ type reserveOptions struct {
 	TTL                               time.Duration
 	Exclusive, Force, Notify, Offline bool
 	Reason, Issue                     string
+	Steal                             bool
 }
 
 func runReserve(o reserveOptions) error {
 	res, err := app.Reserve.Run(o.Env.session(o.G), app.ReserveRequest{Patterns: o.Patterns, TTL: o.TTL.String(), Shared: !o.Exclusive,
-		Reason: o.Reason, Issue: o.Issue, Force: o.Force, Notify: o.Notify, Offline: o.Offline})
+		Reason: o.Reason, Issue: o.Issue, Force: o.Force, Notify: o.Notify, Offline: o.Offline, Steal: o.Steal})
 	var conflict *reservations.ConflictError
 	if o.G.JSON {
 		if err == nil || errors.As(err, &conflict) {
@@ -123,7 +125,11 @@ func runReserve(o reserveOptions) error {
 	for _, r := range res.Granted {
 		fmt.Fprintf(o.Env.Stdout, "reserved %s (%s, expires %s) %s\n", r.Pattern, kindWord(r.Exclusive), relTime(now, r.Expiry()), r.ID)
 	}
+	printStolen(o.Env, res.Stolen)
 	for _, c := range res.Conflicts {
+		if len(res.Stolen) > 0 {
+			break // each was stolen: printed above
+		}
 		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s overlaps %s held %s by %s%s (expires %s; %s)\n",
 			c.Requested, c.Held.Pattern, kindOf(c.Held), c.Held.Droid, forIssue(c.Held.IssueID), relTime(now, c.Held.Expiry()), c.Example())
 	}

@@ -272,6 +272,7 @@ func runDoctor(o doctorOptions) error {
 	if err != nil {
 		return err
 	}
+	r.Now = o.Env.Now
 	timeout, err := o.Env.networkTimeout()
 	if err != nil {
 		return err

@@ -56,6 +56,11 @@ var toolHints = map[string]hints{
 	// --offline grant that another clone's published grant already beat.
 	"sync":     {title: "Sync with the remote", idempotent: true, openWorld: true},
 	"validate": {title: "Validate files", readOnly: true},
+	// droids changes nothing but the caller's own sighting.
+	"droids": {title: "List the droids", readOnly: true},
+	// steal ends another droid's reservations or assignment, as assign
+	// and reserve with force do.
+	"steal": {title: "Steal from a silent droid", destructive: true},
 }
 
 // annotations are h as the protocol spells them, every hint explicit

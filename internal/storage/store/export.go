@@ -76,7 +76,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, dir, target string, src *Sources, markPa
 	for i, p := range src.Paths {
 		before[i], _ = os.Stat(p)
 	}
-	sel, err := s.SelectFrom(src, Query{})
+	sel, err := s.SelectFrom(src, exportQuery)
 	if err != nil {
 		return st, err
 	}
@@ -137,6 +137,12 @@ func (s *Store) exportAll(tx *jsonl.Tx, dir, target string, src *Sources, markPa
 	return st, nil
 }
 
+// exportQuery selects what export writes: every record but a droid's
+// presence records (records.IsPresence), git-queen's bookkeeping, which
+// the seed's layout has no place for.
+var exportQuery = Query{Query: jsonl.Query{Fields: []string{records.PresenceField},
+	Static: func(f [][]byte) bool { return f[0] == nil }}}
+
 // exportAppended is the export of what was appended to the sources since
 // the mark m, when m still describes them and the file; ok is false when
 // the full export must run instead (nothing was written then).
@@ -194,7 +200,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 	}
 	best := map[string]jsonl.Entry{}
 	for i, t := range appended {
-		entries, _ := jsonl.Select(t, m.Sources[i].Path, jsonl.Query{Versions: records.Versions})
+		entries, _ := jsonl.Select(t, m.Sources[i].Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static})
 		for _, e := range entries {
 			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
 				best[e.ID] = e

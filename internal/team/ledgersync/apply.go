@@ -45,8 +45,8 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		if err != nil || len(fresh) == 0 {
 			return err
 		}
-		if dir, ok := ledger.DirOf(file); ok {
-			r.received[dir] += len(fresh)
+		if dir, ok := ledger.DirOf(file); ok && len(fresh) > presenceIn(fresh) {
+			r.received[dir] += len(fresh) - presenceIn(fresh)
 		}
 		if st.Applying == nil {
 			st.Applying = &applying{From: start.String(), To: local.String(), Received: map[string]int64{}}

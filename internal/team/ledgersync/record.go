@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
@@ -96,7 +97,7 @@ func readTail(f *os.File, m Mark) (data []byte, from int64, held bool, err error
 func countRecords(data []byte) int {
 	n := 0
 	for line := range bytes.Lines(data) {
-		if len(bytes.TrimSpace(line)) > 0 {
+		if len(bytes.TrimSpace(line)) > 0 && !records.IsPresence(line) { // presence is bookkeeping, not counted
 			n++
 		}
 	}

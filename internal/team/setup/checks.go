@@ -65,6 +65,9 @@ type Repo struct {
 	StoreDir string
 	// LookPath finds programs; tests replace it.
 	LookPath func(string) (string, error)
+	// Now is the clock of the checks that judge by time (nil: the
+	// machine's).
+	Now func() time.Time
 	// probe is doctor's one look at the remote, shared by the checks
 	// before and after a fix.
 	probe *probed
@@ -114,6 +117,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkQuarantine(),
 		r.checkForced(),
 		r.checkDoubleWork(),
+		r.checkSilent(),
 	)
 }
 

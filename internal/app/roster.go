@@ -1,0 +1,137 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/roster"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/workspace"
+)
+
+// DefaultSilentAfter is the silence threshold when queen.toml sets none.
+const DefaultSilentAfter = roster.DefaultSilentAfter
+
+// DroidsRequest asks for the roster.
+type DroidsRequest struct {
+	Silent bool `json:"silent,omitempty" jsonschema:"only the droids silent for longer than the team's threshold (queen.toml [roster] silent_after, default 1h): those whose reservations and claims may be stolen"`
+}
+
+// DroidsResult is the roster: every droid the repository knows, when each
+// first wrote and was last seen, and where.
+type DroidsResult struct {
+	Droids []roster.Droid `json:"droids"`
+	// SilentAfter is the team's threshold; Silent names the droids past it.
+	SilentAfter string   `json:"silent_after"`
+	Silent      []string `json:"silent"`
+	// Now is the time the result was computed at, for "3m ago".
+	Now time.Time `json:"now"`
+}
+
+// Droids lists the droids of the repository (git queen droids, who).
+var Droids = UseCase[DroidsRequest, *DroidsResult]{Name: "droids", run: droids}
+
+func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
+	s, err := e.OpenStore()
+	if err != nil {
+		return nil, err
+	}
+	after, err := SilentAfter(s.WS)
+	if err != nil {
+		return nil, err
+	}
+	listed, err := rosterNames(s.WS)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	list, err := (&roster.Store{S: s}).List(now, listed)
+	if err != nil {
+		return nil, err
+	}
+	silent := roster.Silent(list, now, after)
+	out := &DroidsResult{Droids: list, SilentAfter: after.String(), Silent: []string{}, Now: now}
+	for _, d := range silent {
+		out.Silent = append(out.Silent, d.Name)
+	}
+	if r.Silent {
+		out.Droids = nonNil(silent)
+	}
+	return out, nil
+}
+
+// SilentAfter is the team's silence threshold (queen.toml [roster]
+// silent_after) for the store ws.
+func SilentAfter(ws *workspace.Workspace) (time.Duration, error) {
+	c, err := roster.ReadConfig(ws.BeadsDir)
+	if err != nil {
+		return 0, err
+	}
+	return c.SilentAfter()
+}
+
+// rosterNames are the valid names under [droids] in queen.toml.
+func rosterNames(ws *workspace.Workspace) ([]string, error) {
+	c, err := roster.ReadConfig(ws.BeadsDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range c.Droids.Names {
+		if records.ValidateDroid(n) == nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// notePresence records that the droid this use case acted as was seen
+// here, when the use case opened the live store and knew its droid. A
+// stamp in the cache says when this droid was last noted in this
+// worktree, so most commands read one small file and write nothing;
+// presence is a courtesy, so any failure is silent.
+func (e *Env) notePresence() {
+	if e.identity == "" || len(e.found) == 0 {
+		return
+	}
+	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil {
+		e.notePresenceIn(ws, e.identity)
+	}
+}
+
+func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
+	now := e.Now()
+	place := here(ws)
+	sum := sha256.Sum256([]byte(droid + "\x00" + place.Clone + "\x00" + place.Worktree))
+	stamp := filepath.Join(ws.CacheDir(), "presence-"+hex.EncodeToString(sum[:8]))
+	if data, err := os.ReadFile(stamp); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data))); err == nil &&
+			now.Sub(t) < roster.Interval && !t.After(now.Add(records.MaxClockSkew)) {
+			return
+		}
+	}
+	s, err := e.OpenStore()
+	if err != nil {
+		return
+	}
+	if _, err := (&roster.Store{S: s}).Note(droid, place); err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(stamp), 0o755) == nil {
+		_ = os.WriteFile(stamp, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
+	}
+}
+
+// here is the place of a workspace: this machine and the repository's
+// git directory, and the worktree.
+func here(ws *workspace.Workspace) roster.Place {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
+	}
+	return roster.Place{Clone: host + ":" + ws.Repo.CommonDir, Worktree: ws.Repo.TopLevel}
+}

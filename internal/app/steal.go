@@ -1,0 +1,90 @@
+package app
+
+import (
+	"errors"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/roster"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// Recovery from a dead holder: reserve --steal and claim --steal take
+// what a droid holds once it has been silent for longer than the team's
+// threshold (SilentAfter), judged inside the write's lock against the
+// roster as the fetch before it left it. The domain packages write the
+// stolen versions and message the holder; this file gives them the check
+// and turns its refusal into a conflict (exit 5).
+
+// silentCheck is the steal check of the store s, for a what
+// ("reservation", "assignment").
+func silentCheck(s *store.Store, what string) (func(string, time.Time) error, error) {
+	after, err := SilentAfter(s.WS)
+	if err != nil {
+		return nil, err
+	}
+	return (&roster.Store{S: s}).SilentCheck(after, what), nil
+}
+
+// stealRefused turns a steal refused because the holder was seen lately
+// into a ConflictError (exit 5, as any refusal by a holder); other errors
+// pass as they are.
+func stealRefused(err error) error {
+	var seen *roster.NotSilentError
+	if errors.As(err, &seen) {
+		return &ConflictError{Msg: seen.Error()}
+	}
+	return err
+}
+
+// checkStealFlags refuses what --steal cannot be combined with.
+func checkStealFlags(command string, shared, force, notify bool) error {
+	switch {
+	case shared:
+		return &UsageError{Command: command, Msg: "--steal takes an exclusive reservation; leave out --shared"}
+	case force:
+		return &UsageError{Command: command, Msg: "--steal and --force are two ways past a holder: --steal only from one silent for longer than the team allows, --force from anyone; give one"}
+	case notify:
+		return &UsageError{Command: command, Msg: "--steal messages the holders it takes from; leave out --notify"}
+	}
+	return nil
+}
+
+// StealRequest takes paths (as reserve --steal) or an issue (as claim
+// --steal) from a holder silent for longer than the team's threshold:
+// the MCP tool steal.
+type StealRequest struct {
+	Patterns []string `json:"patterns,omitempty" jsonschema:"path globs to reserve exclusively, taking them from their holders (give these or claim)"`
+	Claim    string   `json:"claim,omitempty" jsonschema:"a beads issue id to claim, taking it from its holder (give this or patterns)"`
+	TTL      string   `json:"ttl,omitempty" jsonschema:"with patterns: how long the reservation lasts (default 2h)"`
+	Reason   string   `json:"reason,omitempty" jsonschema:"why, told to each holder"`
+}
+
+// StealResult is the reservation or the claim the steal made.
+type StealResult struct {
+	Reserved *ReserveResult `json:"reserved,omitempty"`
+	Claimed  *AssignResult  `json:"claimed,omitempty"`
+}
+
+// Steal takes paths or an issue from a silent holder. It is refused, as a
+// conflict, while a holder has been seen within the threshold; each
+// holder taken from gets a message, and reservations --all, assignments
+// --all and doctor show who stole what from whom and when.
+var Steal = UseCase[StealRequest, *StealResult]{Name: "steal", run: func(e *Env, r StealRequest) (*StealResult, error) {
+	switch {
+	case (len(r.Patterns) > 0) == (r.Claim != ""):
+		return nil, &UsageError{Command: "steal", Msg: "give patterns (to reserve) or claim (an issue id), one of the two"}
+	case r.Claim != "" && r.TTL != "":
+		return nil, &UsageError{Command: "steal", Msg: "ttl is for patterns; a claim lasts until it is ended"}
+	case r.Claim != "":
+		res, err := claim(e, ClaimRequest{Issue: r.Claim, Reason: r.Reason, Steal: true})
+		if res == nil {
+			return nil, err
+		}
+		return &StealResult{Claimed: res}, err
+	}
+	res, err := reserve(e, ReserveRequest{Patterns: r.Patterns, TTL: r.TTL, Reason: r.Reason, Steal: true})
+	if res == nil {
+		return nil, err
+	}
+	return &StealResult{Reserved: res}, err
+}}

@@ -1,0 +1,101 @@
+package reservations
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// Stealing is how a droid recovers paths from a holder that died: an
+// exclusive request with Request.Steal set takes every conflicting
+// reservation whose holder Steal allows (one silent for longer than the
+// team's threshold) by releasing it, within the same lock as the grant:
+// each released version is forced and stolen, names the thief in
+// updated_by, and the holder gets a message. A holder Steal refuses
+// refuses the whole request, and nothing is written. With a remote, the
+// grant is published by the same compare-and-swap as any exclusive grant,
+// so two droids stealing one path from one holder get one grant between
+// them.
+
+// StealCheck says whether holder's reservations may be stolen now: nil,
+// or the refusal (a holder seen lately), which Reserve returns as it is.
+// held is when the holder's reservations were last written: holding them
+// is a sign of life then, even for a droid seen nowhere else (one another
+// droid reserved for, by hand).
+type StealCheck func(holder string, held time.Time) error
+
+// steal releases the reservations found that overlap req, after Steal
+// allowed each holder, and tells each holder. It returns the released
+// versions and the messages sent.
+func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict) ([]records.Reservation, []records.Message, error) {
+	holders, lines := byHolder(found)
+	for _, h := range holders {
+		var held time.Time
+		for _, c := range found {
+			if t := writtenAt(c.Held); c.Held.Droid == h && t.After(held) {
+				held = t
+			}
+		}
+		if err := req.Steal(h, held); err != nil {
+			return nil, nil, err
+		}
+	}
+	now := s.S.Now()
+	var out []any
+	var stolen []records.Reservation
+	for _, c := range found {
+		if slices.ContainsFunc(stolen, func(r records.Reservation) bool { return r.ID == c.Held.ID }) {
+			continue
+		}
+		i := slices.IndexFunc(active, func(l Live) bool { return l.ID == c.Held.ID })
+		if i < 0 {
+			return nil, nil, fmt.Errorf("reservation %s: not among the active ones read", c.Held.ID)
+		}
+		l := active[i]
+		line, err := jsonl.SetFields(l.raw,
+			jsonl.Field{Name: "status", Value: records.ReservationReleased},
+			jsonl.Field{Name: "released_at", Value: now},
+			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)},
+			jsonl.Field{Name: "updated_by", Value: req.Droid},
+			jsonl.Field{Name: "forced", Value: true},
+			jsonl.Field{Name: "stolen", Value: true})
+		if err != nil {
+			return nil, nil, fmt.Errorf("reservation %s: %w", l.ID, err)
+		}
+		if line, err = records.CheckedNext(records.ReservationsFile, l.raw, line); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, line)
+		r := l.Reservation
+		r.Status, r.ReleasedAt, r.UpdatedBy, r.Forced, r.Stolen = records.ReservationReleased, &now, req.Droid, true, true
+		stolen = append(stolen, r)
+	}
+	if err := tx.Append(s.S.Log(records.ReservationsFile), out...); err != nil {
+		return nil, nil, err
+	}
+	var sent []records.Message
+	for _, h := range holders {
+		body := req.Droid + " took paths you held, with --steal (you had not been seen for longer than the team allows):\n" +
+			messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + reasonLine(req.Reason) +
+			"Your reservations there are released. If you are back, reserve again once " + req.Droid + " is done, or reply."
+		msgs, err := s.send(tx, req.Droid, h, req.Droid+" stole your reservation (--steal)", body, req.IssueID)
+		if err != nil {
+			return nil, nil, err
+		}
+		sent = append(sent, msgs...)
+	}
+	return stolen, sent, nil
+}
+
+// writtenAt is when r's version was written: its updated_at, else its
+// creation.
+func writtenAt(r records.Reservation) time.Time {
+	if r.UpdatedAt != nil && r.UpdatedAt.After(r.CreatedAt) {
+		return *r.UpdatedAt
+	}
+	return r.CreatedAt
+}

@@ -1,0 +1,83 @@
+package roster
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// ConfigFile is the team's configuration in the .beads/ directory, the
+// one validate and the recipients' check read.
+const ConfigFile = "queen.toml"
+
+// DefaultSilentAfter is how long a droid may go unseen before doctor
+// lists it as silent and others may steal its reservations and claims,
+// unless queen.toml's [roster] silent_after says otherwise.
+const DefaultSilentAfter = time.Hour
+
+// maxSilentAfter bounds the threshold: a month.
+const maxSilentAfter = 30 * 24 * time.Hour
+
+// Config is what queen.toml says of the roster:
+//
+//	[roster]
+//	silent_after = "2h"    # default 1h, at least MinSilence
+//
+//	[droids]
+//	names = ["ann", "bob"] # droids expected before they write anything
+type Config struct {
+	Roster struct {
+		SilentAfter string `toml:"silent_after"`
+	} `toml:"roster"`
+	Droids struct {
+		Names []string `toml:"names"`
+	} `toml:"droids"`
+	// path is the file read, for errors.
+	path string
+}
+
+// ReadConfig reads queen.toml in the .beads/ directory beadsDir; no
+// directory or no file is the defaults.
+func ReadConfig(beadsDir string) (*Config, error) {
+	c := &Config{}
+	if beadsDir == "" {
+		return c, nil
+	}
+	c.path = filepath.Join(beadsDir, ConfigFile)
+	data, err := os.ReadFile(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := toml.Unmarshal(data, c); err != nil {
+		return nil, fmt.Errorf("%s: %w (fix the file: its [roster] and [droids] tables say who is on the team)", c.path, err)
+	}
+	return c, nil
+}
+
+// SilentAfter is the team's silence threshold: [roster] silent_after, or
+// DefaultSilentAfter. A value shorter than MinSilence would call droids
+// that work silent, and is refused.
+func (c *Config) SilentAfter() (time.Duration, error) {
+	v := strings.TrimSpace(c.Roster.SilentAfter)
+	if v == "" {
+		return DefaultSilentAfter, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < MinSilence || d > maxSilentAfter {
+		return 0, fmt.Errorf("%s: [roster] silent_after = %q: give a duration from %s to %s (e.g. \"1h\"); "+
+			"a droid's sighting moves at most every %s, so a shorter one would call live droids silent",
+			c.path, v, records.ShortDuration(MinSilence), records.ShortDuration(maxSilentAfter), records.ShortDuration(Interval))
+	}
+	return d, nil
+}

@@ -1,0 +1,162 @@
+package roster
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// Droid is one droid the repository knows, and when it was seen.
+type Droid struct {
+	Name string `json:"droid"`
+	// First is when it first wrote a record (the oldest record it created,
+	// or its first sighting); nil for a droid only named by others (a
+	// recipient, a roster entry) that has written nothing.
+	First *time.Time `json:"first_seen,omitempty"`
+	// Last is when it was last seen: its newest sighting or the newest
+	// version it wrote, whichever is later, bounded by now (a time from
+	// another clone's future is not believed).
+	Last *time.Time `json:"last_seen,omitempty"`
+	// Places are its sightings, the latest first.
+	Places []Sighting `json:"places"`
+}
+
+// SilentFor is how long the droid has not been seen at now; for a droid
+// never seen, the longest duration.
+func (d Droid) SilentFor(now time.Time) time.Duration {
+	if d.Last == nil {
+		return time.Duration(1<<63 - 1)
+	}
+	return now.Sub(*d.Last)
+}
+
+// writerFields are, per log, the field naming a record's creator and the
+// fields of a version's writer and times.
+var writerFields = map[string]string{
+	records.MessagesFile:     "from",
+	records.ReservationsFile: "droid",
+	records.AssignmentsFile:  "assigned_by",
+}
+
+// List lists every droid the repository knows: those its records name
+// (writers, holders, recipients), those named in extra (a roster file),
+// each with its first and last sighting as of now, sorted by name.
+func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
+	byName := map[string]*Droid{}
+	get := func(name string) *Droid {
+		if records.ValidateDroid(name) != nil {
+			return nil
+		}
+		d := byName[name]
+		if d == nil {
+			d = &Droid{Name: name, Places: []Sighting{}}
+			byName[name] = d
+		}
+		return d
+	}
+	seeFirst := func(d *Droid, t time.Time) {
+		if d.First == nil || t.Before(*d.First) {
+			d.First = &t
+		}
+	}
+	seeLast := func(d *Droid, t time.Time) {
+		if t.After(now) {
+			t = now
+		}
+		if d.Last == nil || t.After(*d.Last) {
+			d.Last = &t
+		}
+	}
+	for _, k := range records.Kinds {
+		creator := writerFields[k.File]
+		fields := append([]string{creator, "updated_by", "created_at", "updated_at"}, k.DroidFields...)
+		sel, err := s.S.Select(k.File, store.Query{Name: "roster-v1\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields}})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range sel.Entries {
+			for _, f := range e.Fields[4:] {
+				var name string
+				if json.Unmarshal(f, &name) == nil {
+					get(name)
+				}
+			}
+			var by, writer string
+			_ = json.Unmarshal(e.Fields[0], &by)
+			_ = json.Unmarshal(e.Fields[1], &writer)
+			created, ok := records.ParseTime(e.Fields[2])
+			if !ok {
+				continue
+			}
+			if d := get(by); d != nil { // its creator was there when it was made
+				seeFirst(d, created)
+				seeLast(d, created)
+			}
+			written := created
+			if t, ok := records.ParseTime(e.Fields[3]); ok && t.After(created) {
+				written = t
+			}
+			if writer == "" {
+				writer = by
+			}
+			if d := get(writer); d != nil {
+				seeLast(d, written)
+			}
+		}
+	}
+	sightings, err := s.Sightings()
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range sightings {
+		if d := get(x.Droid); d != nil {
+			seeFirst(d, x.First)
+			seeLast(d, x.Last)
+			d.Places = append(d.Places, x)
+		}
+	}
+	for _, name := range extra {
+		get(name)
+	}
+	out := make([]Droid, 0, len(byName))
+	for _, d := range byName {
+		slices.SortFunc(d.Places, func(a, b Sighting) int { return b.Last.Compare(a.Last) })
+		out = append(out, *d)
+	}
+	slices.SortFunc(out, func(a, b Droid) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// LastSeen is when droid was last seen as of now (see Droid.Last), and
+// false when it never was.
+func (s *Store) LastSeen(now time.Time, droid string) (time.Time, bool, error) {
+	list, err := s.List(now, nil)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, d := range list {
+		if d.Name == droid && d.Last != nil {
+			return *d.Last, true, nil
+		}
+	}
+	return time.Time{}, false, nil
+}
+
+// Silent lists the droids not seen for longer than after, as of now, the
+// longest silent first: droids that have written something, since a name
+// only others wrote to was never alive to fall silent.
+func Silent(list []Droid, now time.Time, after time.Duration) []Droid {
+	var out []Droid
+	for _, d := range list {
+		if d.Last != nil && d.SilentFor(now) > after {
+			out = append(out, d)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Droid) int { return a.Last.Compare(*b.Last) })
+	return out
+}

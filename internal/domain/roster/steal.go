@@ -1,0 +1,64 @@
+package roster
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// NotSilentError refuses a steal from a holder seen within the team's
+// silence threshold: it may be alive and working.
+type NotSilentError struct {
+	Holder string
+	// What is what would have been stolen ("reservation", "assignment").
+	What     string
+	LastSeen time.Time
+	Now      time.Time
+	After    time.Duration
+}
+
+func (e *NotSilentError) Error() string {
+	from := e.LastSeen.Add(e.After)
+	return fmt.Sprintf("nothing was stolen: %s was last seen %s (%s), and a %s is stolen only from a droid silent for longer than %s "+
+		"(.beads/queen.toml [roster] silent_after); it may be stolen after %s (in %s) unless %s shows up; "+
+		"ask %s first (git queen msg send --to %s), or wait",
+		e.Holder, records.Relative(e.Now, e.LastSeen), e.LastSeen.UTC().Format(time.RFC3339), e.What, records.ShortDuration(e.After),
+		from.UTC().Format(time.RFC3339), records.ShortDuration(from.Sub(e.Now)), e.Holder, e.Holder, e.Holder)
+}
+
+// SilentCheck is a check for reserve --steal and claim --steal: it allows
+// a holder not seen for longer than after (see Droid.Last), as of the
+// store's clock when called, and refuses any other with a
+// *NotSilentError. held, when the holder's claim was last written, counts
+// as a sighting: a droid that never ran a command is not stealable from
+// the moment another droid assigned it something. It reads the roster
+// once, at its first call (inside the caller's lock, after a fetch has
+// brought the remote's sightings).
+func (s *Store) SilentCheck(after time.Duration, what string) func(holder string, held time.Time) error {
+	var list []Droid
+	var now time.Time
+	return func(holder string, held time.Time) error {
+		if list == nil {
+			now = s.S.Now()
+			var err error
+			if list, err = s.List(now, nil); err != nil {
+				list = nil
+				return err
+			}
+		}
+		last := held
+		for _, d := range list {
+			if d.Name == holder && d.Last != nil && d.Last.After(last) {
+				last = *d.Last
+			}
+		}
+		if last.After(now) {
+			last = now // a time from the future is not believed beyond now
+		}
+		if !last.IsZero() && now.Sub(last) <= after {
+			return &NotSilentError{Holder: holder, What: what, LastSeen: last, Now: now, After: after}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,98 @@
+package commands
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/domain/roster"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// droidsCommand is `droids` (alias who): the roster, so that a droid
+// knows who is on the team, who has gone silent, and whom --to reaches.
+func droidsCommand(env *Env) *cli.Command {
+	var silent bool
+	return &cli.Command{
+		Name:    "droids",
+		Aliases: []string{"who"},
+		Usage:   "list the droids of this repository: when each first wrote, when it was last seen, and where",
+		Description: `A droid is known once it has written a record (a message, a reservation, an
+assignment), been sent one, or is listed under [droids] names in
+.beads/queen.toml. Any command a droid runs, and every sync, counts as being
+seen; a sighting moves at most every ` + roster.Interval.String() + `, and travels to other clones
+with sync. LAST SEEN is the latest of the droid's sightings and records, in
+any clone the store has heard from.
+
+A droid not seen for longer than the team's threshold is SILENT: doctor
+lists it, and its reservations and claims may be taken with reserve --steal
+and claim --steal. Set the threshold in .beads/queen.toml (default ` + app.DefaultSilentAfter.String() + `):
+
+    [roster]
+    silent_after = "2h"
+
+--json gives {"droids": [{"droid", "first_seen", "last_seen", "places":
+[{"id", "droid", "clone", "worktree", "first_seen", "last_seen"}]}],
+"silent_after", "silent": [names], "now"}.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "silent", Destination: &silent, Usage: "only the droids silent for longer than the team's threshold"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return &UsageError{Command: "droids", Msg: "droids takes no arguments; use --silent for the silent ones only"}
+			}
+			g := readGlobals(c)
+			res, err := app.Droids.Run(env.session(g), app.DroidsRequest{Silent: silent})
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				return printJSON(env.Stdout, res)
+			}
+			return printDroids(env, res)
+		},
+	}
+}
+
+func printDroids(env *Env, res *app.DroidsResult) error {
+	if len(res.Droids) == 0 {
+		fmt.Fprintln(env.Stdout, "no droids")
+		return nil
+	}
+	isSilent := map[string]bool{}
+	for _, n := range res.Silent {
+		isSilent[n] = true
+	}
+	t := newTable(env.Stdout, "DROID", "LAST SEEN", "FIRST SEEN", "STATE", "WHERE")
+	for _, d := range res.Droids {
+		last, first, state := "never", "-", "never seen"
+		if d.Last != nil {
+			last, state = relTime(res.Now, *d.Last), "active"
+		}
+		if d.First != nil {
+			first = relTime(res.Now, *d.First)
+		}
+		if isSilent[d.Name] {
+			state = "silent"
+		}
+		var where []string
+		for _, p := range d.Places {
+			where = append(where, p.Worktree)
+		}
+		t.row(d.Name, last, first, state, truncate(strings.Join(where, ", "), 80))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "silent after %s (.beads/queen.toml [roster] silent_after)\n", res.SilentAfter)
+	return nil
+}
+
+// printStolen says what reserve --steal took, and from whom.
+func printStolen(env *Env, stolen []records.Reservation) {
+	for _, r := range stolen {
+		fmt.Fprintf(env.Stdout, "stole %s from %s (%s; %s was told)\n", r.Pattern, r.Droid, r.ID, r.Droid)
+	}
+}
