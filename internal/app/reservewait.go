@@ -19,7 +19,10 @@ import (
 type ReserveWaitRequest struct {
 	ReserveRequest
 	Wait    bool   `json:"wait,omitempty" jsonschema:"when the paths are held, join the queue for them and wait until they are yours (first come first served, across clones) instead of failing with a conflict; give up after timeout"`
-	Timeout string `json:"timeout,omitempty" jsonschema:"with wait: give up after this long, e.g. 30s or 10m, and leave the queue; a timeout is a conflict error (code 5) naming what still stands ahead"`
+	Timeout string `json:"timeout,omitempty" jsonschema:"with wait: give up after this long, e.g. 30s or 10m (default 50s, at most 1h), and leave the queue; a timeout is a conflict error (code 5) naming what still stands ahead"`
+	// MaxWait, when set, is the longest timeout a caller may ask for (the
+	// MCP tool's bound); a wait then needs a timeout.
+	MaxWait time.Duration `json:"-"`
 	// Queued, when set, is told once when the request joins the queue,
 	// with what stands ahead of it (the command line prints it).
 	Queued func(ahead []reservations.Conflict) `json:"-"`
@@ -69,6 +72,9 @@ func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 			return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", r.Timeout)}
 		}
 		timeout = d
+	}
+	if r.MaxWait > 0 && (timeout <= 0 || timeout > r.MaxWait) {
+		return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("timeout %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", r.Timeout, r.MaxWait)}
 	}
 	ctx := e.Ctx
 	if ctx == nil {
