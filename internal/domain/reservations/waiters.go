@@ -194,9 +194,10 @@ func (s *Store) Leave(places []Live, why string) error {
 }
 
 // endPlaces are the versions that end each of mine that waiting still
-// holds: status expired (a lapsed place is one too, unwritten), and
-// withdrawn says why. Its expires_at stays: an ended place must read as
-// ended at once, even to a clock that has not moved since it was made.
+// holds: status expired (a lapsed place is one too, unwritten), withdrawn
+// says why, and expires_at is the earliest the rules allow (a millisecond
+// after it was made), so that a reader that knows no queue (an older
+// git-queen) lists an expired reservation, not one that expires later.
 func endPlaces(waiting, mine []Live, now time.Time, why string) ([]any, error) {
 	var lines []any
 	for _, m := range mine {
@@ -207,6 +208,7 @@ func endPlaces(waiting, mine []Live, now time.Time, why string) ([]any, error) {
 		w := &waiting[i]
 		line, err := jsonl.SetFields(w.raw, append([]jsonl.Field{
 			{Name: "status", Value: records.ReservationExpired},
+			{Name: "expires_at", Value: w.CreatedAt.Add(time.Millisecond)},
 			{Name: "updated_at", Value: records.Successor(now, w.raw)},
 			{Name: "withdrawn", Value: truncateRunes(why, records.MaxReason)},
 		}, authorFields(w, w.Droid)...)...)
