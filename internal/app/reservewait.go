@@ -224,12 +224,9 @@ func endOf(r records.Reservation) time.Time {
 // check, compare-and-swap push) when there is one.
 func (w *waiter) grant() (*ReserveResult, error) {
 	out := &ReserveResult{Remote: ConfiguredRemote(w.s), Notes: w.notes}
-	if w.remote == "" {
+	if w.remote == "" { // no remote, or --offline: the next sync publishes it
 		res, err := w.rs.Reserve(w.req)
 		out.Result, out.Published = res, out.Remote == ""
-		if err == nil && out.Remote != "" {
-			w.e.Autosync()
-		}
 		return out, err
 	}
 	rr, err := w.e.reservePublished(w.s, w.remote, w.req)
