@@ -249,11 +249,11 @@ func TestQueueThroughMCP(t *testing.T) {
 	defer cancel()
 	bob := mcpSession(t, ctx, repo, "bob")
 
-	out, isErr := call(t, ctx, bob, "reserve", map[string]any{"patterns": []string{"src/a.go"}, "wait": true, "timeout": "300ms"})
+	out, isErr := call(t, ctx, bob, "reserve", map[string]any{"patterns": []string{"src/a.go"}, "wait": true, "wait_timeout": "300ms"})
 	if kind, code := errorOf(out); !isErr || kind != "conflict" || code != 5 {
 		t.Fatalf("reserve wait=true timeout=300ms: %v", out)
 	}
-	if out, isErr := call(t, ctx, bob, "reserve", map[string]any{"patterns": []string{"src/a.go"}, "wait": true, "timeout": "2h"}); !isErr {
+	if out, isErr := call(t, ctx, bob, "reserve", map[string]any{"patterns": []string{"src/a.go"}, "wait": true, "wait_timeout": "2h"}); !isErr {
 		t.Fatalf("a wait past the tool's bound was accepted: %v", out)
 	}
 	if l := listQueue(t, repo, "ann"); len(l.Waiting) != 0 {
@@ -267,7 +267,7 @@ func TestQueueThroughMCP(t *testing.T) {
 	got := make(chan result, 1)
 	go func() {
 		res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "reserve",
-			Arguments: map[string]any{"patterns": []string{"src/a.go"}, "wait": true, "timeout": "60s"}})
+			Arguments: map[string]any{"patterns": []string{"src/a.go"}, "wait": true, "wait_timeout": "60s"}})
 		var out map[string]any
 		if err == nil {
 			b, _ := json.Marshal(res.StructuredContent)

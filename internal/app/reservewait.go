@@ -19,7 +19,7 @@ import (
 type ReserveWaitRequest struct {
 	ReserveRequest
 	Wait    bool   `json:"wait,omitempty" jsonschema:"when the paths are held, join the queue for them and wait until they are yours (first come first served, across clones) instead of failing with a conflict; give up after timeout"`
-	Timeout string `json:"timeout,omitempty" jsonschema:"with wait: give up after this long, e.g. 30s or 10m (default 50s, at most 1h), and leave the queue; a timeout is a conflict error (code 5) naming what still stands ahead"`
+	Timeout string `json:"wait_timeout,omitempty" jsonschema:"with wait: give up after this long, e.g. 30s or 10m (default 50s, at most 1h), and leave the queue; a timeout is a conflict error (code 5) naming what still stands ahead"`
 	// MaxWait, when set, is the longest timeout a caller may ask for (the
 	// MCP tool's bound); a wait then needs a timeout.
 	MaxWait time.Duration `json:"-"`
@@ -74,7 +74,7 @@ func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 		timeout = d
 	}
 	if r.MaxWait > 0 && (timeout <= 0 || timeout > r.MaxWait) {
-		return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("timeout %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", r.Timeout, r.MaxWait)}
+		return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("wait_timeout %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", r.Timeout, r.MaxWait)}
 	}
 	ctx := e.Ctx
 	if ctx == nil {
@@ -170,6 +170,7 @@ func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitR
 			var conflict *reservations.ConflictError
 			switch {
 			case err == nil:
+				w.granted()
 				return &ReserveWaitResult{ReserveResult: res, Waited: time.Since(w.start).Round(time.Millisecond).String()}, nil
 			case !errors.As(err, &conflict) && !isTransient(err):
 				return nil, w.leave("failed: "+err.Error(), err)
@@ -284,6 +285,17 @@ func (w *waiter) leave(why string, err error) error {
 	}
 	w.sync()
 	return err
+}
+
+// granted ends the places once the grant stands, and publishes that; the
+// grant holds the paths meanwhile, so a failure here only warns (the
+// places lapse on their own).
+func (w *waiter) granted() {
+	if err := w.rs.Leave(w.req.Places, "granted"); err != nil {
+		fmt.Fprintf(w.e.Warn, "git-queen: warning: granted, but the place in the queue stays until it lapses (within %s): %v\n", reservations.WaitLease, err)
+		return
+	}
+	w.sync()
 }
 
 // QueueTimeoutError is a wait that timed out: the paths were not granted,

@@ -170,7 +170,7 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 		return res, &TooManyError{Active: len(active), Asked: fresh}
 	}
 	res.Conflicts = conflicts(req, active)
-	ahead, placeEnds, err := s.queueIn(req, active, now) // the queue: waiters.go
+	ahead, err := s.queueIn(req, active, now) // the queue: waiters.go
 	if err != nil {
 		return res, err
 	}
@@ -216,7 +216,7 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 		lines = append(lines, line)
 		res.Granted = append(res.Granted, r)
 	}
-	return res, tx.Append(s.S.Log(records.ReservationsFile), append(lines, placeEnds...)...)
+	return res, tx.Append(s.S.Log(records.ReservationsFile), lines...)
 }
 
 // TooManyError refuses a grant that would make more reservations active

@@ -21,8 +21,9 @@ import (
 // overlapping paths goes to the first in line: Reserve refuses a droid
 // while another droid's earlier place contests its pattern (the same rule
 // as two reservations: different droids, one of them exclusive, patterns
-// that share a path), and a waiter's own grant ends its places in the
-// same append. Two droids who queued on different clones before either
+// that share a path). A waiter ends its places once its grant stands
+// (published, with a remote): a grant that a remote then refuses leaves
+// the waiter where it was in line. Two droids who queued on different clones before either
 // synced are in line by those times too, once a sync has brought the
 // places together; a grant published by compare-and-swap is checked
 // against every place the remote held when it was made.
@@ -233,19 +234,18 @@ func placeOf(waiting []Live, droid, pattern string) *Live {
 	return nil
 }
 
-// queueIn is what the queue says of a request, inside the write that
-// would grant it: the places of other droids ahead of it (as conflicts
-// whose Held is the place), and the versions that end the requester's own
-// places (req.Places) once it is granted. A place is ahead when it
-// contests a requested pattern and, for a pattern the request has a place
-// for, comes before that place in line; a request without a place waits
-// behind every contesting place. A pattern the droid holds already (a
-// renewal) waits for nobody.
-func (s *Store) queueIn(req Request, active []Live, now time.Time) (ahead []Conflict, ends []any, err error) {
+// queueIn lists the places of other droids ahead of a request, as
+// conflicts whose Held is the place. A place is ahead when it contests a
+// requested pattern and, for a pattern the request has a place for
+// (req.Places), comes before that place in line; a request without a
+// place waits behind every contesting place. A pattern the droid holds
+// already (a renewal) waits for nobody.
+func (s *Store) queueIn(req Request, active []Live, now time.Time) ([]Conflict, error) {
 	waiting, err := s.Waiting(now)
 	if err != nil || len(waiting) == 0 {
-		return nil, nil, err
+		return nil, err
 	}
+	var ahead []Conflict
 	for _, p := range req.Patterns {
 		if heldBy(active, req.Droid, p) != nil {
 			continue
@@ -263,10 +263,7 @@ func (s *Store) queueIn(req Request, active []Live, now time.Time) (ahead []Conf
 			}
 		}
 	}
-	if len(req.Places) > 0 {
-		ends, err = endPlaces(waiting, req.Places, now, "granted")
-	}
-	return ahead, ends, err
+	return ahead, nil
 }
 
 // Blocking is what stands between req and a grant at now, read without
@@ -282,7 +279,7 @@ func (s *Store) Blocking(req Request, now time.Time) ([]Conflict, error) {
 		return nil, err
 	}
 	held := conflicts(req, active)
-	ahead, _, err := s.queueIn(req, active, now)
+	ahead, err := s.queueIn(req, active, now)
 	return append(held, ahead...), err
 }
 

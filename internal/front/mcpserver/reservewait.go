@@ -14,7 +14,7 @@ func reserveTool() toolSpec[app.ReserveWaitRequest, *app.ReserveWaitResult] {
 	t := useCase("reserve", "Reserve paths before editing them, so other droids and their commits keep off. Exclusive unless shared=true. "+
 		"A conflict error (code 5) names who holds what and until when. With wait=true, held paths are queued for instead "+
 		"(first come first served across clones; reservations lists who waits) and granted when the holders release or expire; "+
-		"it gives up after 50s by default (timeout), leaving the queue, with a conflict error naming what still stands ahead: call again to queue again. "+
+		"it gives up after 50s by default (wait_timeout), leaving the queue, with a conflict error naming what still stands ahead: call again to queue again. "+
 		"While it waits it sends progress notifications when the call asks for them.",
 		app.ReserveQueued)
 	t.prepare = func(in *app.ReserveWaitRequest) {
