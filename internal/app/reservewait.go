@@ -228,6 +228,7 @@ func (w *waiter) grant() (*ReserveResult, error) {
 	if w.remote == "" { // no remote, or --offline: the next sync publishes it
 		res, err := w.rs.Reserve(w.req)
 		out.Result, out.Published = res, out.Remote == ""
+		out.Conflicts = nonNil(out.Conflicts)
 		return out, err
 	}
 	rr, err := w.e.reservePublished(w.s, w.remote, w.req)

@@ -87,7 +87,7 @@ func TestReserveQueuedInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := <-granted
-	if res == nil || len(res.Granted) != 1 || res.Granted[0].Droid != "bob" || res.Waited == "" {
+	if res == nil || len(res.Granted) != 1 || res.Granted[0].Droid != "bob" || res.Waited == "" || res.Conflicts == nil {
 		t.Fatalf("bob's wait ended with %+v", res)
 	}
 }
