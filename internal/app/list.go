@@ -37,6 +37,9 @@ type ReservationsResult struct {
 	More         int              `json:"more,omitempty"`
 	Problems     []Problem        `json:"problems"`
 	Reservations []ReservationRow `json:"reservations"`
+	// Waiting is the queue (reserve --wait), first in line first, when
+	// anyone waits; see queuelist.go.
+	Waiting []WaitingRow `json:"waiting,omitempty"`
 	// Me is the droid the listing is for ("" for none), by whose clock a
 	// reservation received from another clone ends.
 	Me string `json:"-"`
@@ -81,7 +84,8 @@ func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error
 		}
 		res.Reservations = append(res.Reservations, row)
 	}
-	return res, nil
+	res.Waiting, err = waitingRows(s, f)
+	return res, err
 }
 
 // Problem is an unreadable line a listing skipped.

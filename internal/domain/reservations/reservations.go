@@ -49,6 +49,9 @@ type Request struct {
 	// Steal, when set, takes the conflicting reservations of the holders
 	// it allows (see steal.go).
 	Steal StealCheck
+	// Places are the droid's places in the queue (Join) when it asks as a
+	// waiter: see waiters.go.
+	Places []Live
 }
 
 // Conflict is an active reservation of another droid that overlaps a
@@ -92,6 +95,10 @@ func (e *ConflictError) Error() string {
 	var b strings.Builder
 	b.WriteString("reservation conflict; nothing was reserved:")
 	for _, c := range e.Conflicts {
+		if c.Held.Status == records.ReservationWaiting {
+			fmt.Fprintf(&b, "\n  %s overlaps %s, which %s queued for first (%s)", c.Requested, c.Held.Pattern, c.Held.Droid, queuedSince(e.Now, c))
+			continue
+		}
 		fmt.Fprintf(&b, "\n  %s overlaps %s held by %s", c.Requested, c.Held.Pattern, c.Held.Droid)
 		if c.Held.IssueID != "" {
 			fmt.Fprintf(&b, " for %s", c.Held.IssueID)
@@ -168,6 +175,11 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 		return res, &TooManyError{Active: len(active), Asked: fresh}
 	}
 	res.Conflicts = conflicts(req, active)
+	ahead, err := s.queueIn(req, active, now) // the queue: waiters.go
+	if err != nil {
+		return res, err
+	}
+	res.Conflicts = append(res.Conflicts, ahead...)
 	// A grant made over another droid's reservation: only an exclusive
 	// request with --force gets one, and every holder hears of it.
 	forced := req.Exclusive && len(res.Conflicts) > 0

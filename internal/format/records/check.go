@@ -331,7 +331,7 @@ func checkMessage(v *version) *RuleError {
 // Statuses of the two records that have one.
 var (
 	AssignmentStatuses  = []string{AssignmentActive, AssignmentCompleted, AssignmentReleased, AssignmentReassigned}
-	ReservationStatuses = []string{ReservationActive, ReservationExpired, ReservationReleased}
+	ReservationStatuses = []string{ReservationActive, ReservationExpired, ReservationReleased, ReservationWaiting}
 )
 
 func checkAssignment(v *version) *RuleError {

@@ -75,6 +75,11 @@ const (
 	ReservationActive   = "active"
 	ReservationExpired  = "expired"
 	ReservationReleased = "released"
+	// ReservationWaiting is a place in the queue for paths (reserve
+	// --wait), not a reservation: it holds nothing, and its expires_at is
+	// when the place lapses unless the waiter renews it (see package
+	// reservations, waiters.go).
+	ReservationWaiting = "waiting"
 )
 
 // Reservation is one version of a droid's claim on the paths a glob matches.

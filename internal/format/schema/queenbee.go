@@ -176,7 +176,7 @@ var reservationSpec = newSpec(expiresAfterCreated,
 	field{name: "droid", kind: kString, required: true, check: droidCheck},
 	field{name: "issue_id", kind: kString, nullable: true},
 	field{name: "status", kind: kEnum, required: true, enum: []string{records.ReservationActive,
-		records.ReservationExpired, records.ReservationReleased}},
+		records.ReservationExpired, records.ReservationReleased, records.ReservationWaiting}},
 	field{name: "exclusive", kind: kBool, required: true},
 	field{name: "reason", kind: kString, nullable: true},
 )

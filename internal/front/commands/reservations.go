@@ -21,7 +21,12 @@ func newReservationsCmd(env *Env, runF func(reservationsOptions) error) *cli.Com
 made over other droids' reservations, "forced by ann" for a reservation ann
 renewed or released (EXPIRES: "released by ann") against its holder.
 --json gives each record as written (updated_by, forced) with active,
-forced_by and, with a remote, published.`,
+forced_by and, with a remote, published.
+
+Droids waiting for paths (reserve --wait) follow, first in line first: the
+POS(ition) among those waiting for the same paths (1: next), what they
+wait for, and when each place lapses unless its waiter renews it; --json
+lists them under "waiting" (position, waits_for) when anyone waits.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released and expired ones"},
 			&cli.StringFlag{Name: "path", Destination: &o.Filter.Path, Usage: "only those that cover `PATH`"},
@@ -67,7 +72,7 @@ func runReservations(o reservationsOptions) error {
 	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Reservations) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "no reservations")
-		return nil
+		return printQueue(o.Env, res.Waiting) // reservewait.go
 	}
 	now := o.Env.Now()
 	t := newTable(o.Env.Stdout, "PATTERN", "DROID", "KIND", "EXPIRES", "ISSUE", "REASON", "ID")
@@ -79,7 +84,9 @@ func runReservations(o reservationsOptions) error {
 		}
 		expires := relTime(now, l.Expiry())
 		reason := l.Reason
-		switch {
+		switch place, left, isPlace := placeRow(l.Reservation, now); {
+		case isPlace: // a place in the queue (reserve --wait), listed by --all
+			expires, reason = place, left
 		case l.Status == records.ReservationReleased && l.Withdrawn != "":
 			// Never granted where it counts: another clone's got there first.
 			expires, reason = "withdrawn", l.Withdrawn
@@ -98,7 +105,7 @@ func runReservations(o reservationsOptions) error {
 		return err
 	}
 	moreLine(o.Env.Stdout, res.More)
-	return nil
+	return printQueue(o.Env, res.Waiting)
 }
 
 // kindWithForce is a reservation's kind, and what --force did to it: a

@@ -64,7 +64,7 @@ patterns get one grant. When the remote cannot be reached it fails and
 grants nothing; --offline grants on this machine alone, and the next
 git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 
-` + patternHelp,
+` + waitHelp + patternHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "how long it lasts: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
 			&cli.BoolFlag{Name: "shared", Destination: &shared, Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
@@ -75,6 +75,8 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 			&cli.BoolFlag{Name: "notify", Destination: &o.Notify, Usage: "send each conflicting holder a message"},
 			&cli.BoolFlag{Name: "steal", Destination: &o.Steal, Usage: "take the paths from holders silent for longer than the team allows (see git queen droids): their reservations are released, marked stolen, and each is told; exit 5 while a holder has been seen lately"},
 			&cli.BoolFlag{Name: "offline", Destination: &o.Offline, Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
+			&cli.BoolFlag{Name: "wait", Destination: &o.Wait, Usage: "when the paths are held, queue for them and wait until they are yours (first come first served, across clones)"},
+			&cli.StringFlag{Name: "timeout", Destination: &o.Timeout, Usage: "with --wait: give up after `DUR` (30s, 10m, 1h) and leave the queue (exit 5); default: as long as it takes"},
 		},
 		Action: func(c *cli.Context) error {
 			if shared && exclusive {
@@ -98,15 +100,17 @@ type reserveOptions struct {
 	Exclusive, Force, Notify, Offline bool
 	Reason, Issue                     string
 	Steal                             bool
+	Wait                              bool   // reservewait.go
+	Timeout                           string // with Wait
 }
 
 func runReserve(o reserveOptions) error {
-	res, err := app.Reserve.Run(o.Env.session(o.G), app.ReserveRequest{Patterns: o.Patterns, TTL: o.TTL.String(), Shared: !o.Exclusive,
+	res, waited, err := reserveOrWait(o, app.ReserveRequest{Patterns: o.Patterns, TTL: o.TTL.String(), Shared: !o.Exclusive,
 		Reason: o.Reason, Issue: o.Issue, Force: o.Force, Notify: o.Notify, Offline: o.Offline, Steal: o.Steal})
 	var conflict *reservations.ConflictError
 	if o.G.JSON {
-		if err == nil || errors.As(err, &conflict) {
-			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
+		if err == nil || errors.As(err, &conflict) && res != nil {
+			if jerr := printJSON(o.Env.Stdout, waited); jerr != nil {
 				return jerr
 			}
 		}
@@ -136,6 +140,7 @@ func runReserve(o reserveOptions) error {
 	for _, m := range res.Notified {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
 	}
+	printWaited(o.Env, waited)
 	switch {
 	case res.Remote == "":
 	case res.Published:

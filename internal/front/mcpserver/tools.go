@@ -32,8 +32,7 @@ func newServer(r *runner) *mcp.Server {
 			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
 			"assignments. You act as droid " + droidOrNone(droid) + ".",
 	})
-	addTool(s, r, useCase("reserve", "Reserve paths before editing them, so other droids and their commits keep off. Exclusive unless shared=true. A conflict error (code 5) names who holds what and until when.",
-		app.Reserve))
+	addTool(s, r, reserveTool()) // reservewait.go
 	addTool(s, r, useCase("release", "Release your reservations: the patterns given (and any they cover), or all=true. "+
 		"Another droid's only with holder and force=true: it is marked forced, shown in reservations and conflicts, and the holder is told.",
 		app.Release))
