@@ -137,11 +137,15 @@ func (s *Store) exportAll(tx *jsonl.Tx, dir, target string, src *Sources, markPa
 	return st, nil
 }
 
-// exportQuery selects what export writes: every record but a droid's
-// presence records (records.IsPresence), git-queen's bookkeeping, which
-// the seed's layout has no place for.
-var exportQuery = Query{Query: jsonl.Query{Fields: []string{records.PresenceField},
-	Static: func(f [][]byte) bool { return f[0] == nil }}}
+// exportQuery selects what export writes: every record but git-queen's
+// bookkeeping, which the seed's layout has no place for: a droid's
+// presence records (records.IsPresence) and the places in the queue for
+// paths that still wait (a reader of the seed's layout, or an earlier
+// git-queen's hook, knows no status "waiting"; a place that ended is an
+// expired reservation to them, and is written).
+var exportQuery = Query{Query: jsonl.Query{Fields: []string{records.PresenceField, "status"},
+	Static: func(f [][]byte) bool { return f[0] == nil },
+	Keep:   func(f [][]byte) bool { return !jsonline.StringEquals(f[1], records.ReservationWaiting) }}}
 
 // exportAppended is the export of what was appended to the sources since
 // the mark m, when m still describes them and the file; ok is false when
@@ -200,7 +204,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 	}
 	best := map[string]jsonl.Entry{}
 	for i, t := range appended {
-		entries, _ := jsonl.Select(t, m.Sources[i].Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static})
+		entries, _ := jsonl.Select(t, m.Sources[i].Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static, Keep: exportQuery.Keep})
 		for _, e := range entries {
 			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
 				best[e.ID] = e
