@@ -58,7 +58,14 @@ issues.jsonl is kept in git's directory (queen-cache/) while the file does
 not change, so that an unchanged tracker of thousands of issues is not
 parsed again.
 
-` + "--json prints {ready, more, counts, sources, problems, claimed, lost}.",
+` + "--json prints {ready, more, counts, sources, problems, claimed, lost}." + `
+
+  git queen ready                            # the first 20, first first
+  git queen ready --stream plans/sprint.jsonl -n 5
+  git queen ready --claim -r 'taking the top one'
+
+Exit codes: 0 listed (an empty list too) or claimed; 1 nothing ready to
+claim; 5 other droids' claims won every item tried; 2 a usage error.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "claim", Destination: &o.Req.Claim, Usage: "claim the first ready item (as git queen claim)"},
 			&cli.StringSliceFlag{Name: "stream", Usage: "also read the st stream `FILE` (repeatable)"},
