@@ -25,8 +25,9 @@ func newReadyCmd(env *Env, runF func(readyOptions) error) *cli.Command {
 		Usage: "list the work that is ready to take (beads issues and st items), first first; --claim takes the first",
 		Description: `Reads .beads/issues.jsonl (or the legacy beads.jsonl) and the st streams
 (the files --stream names, and those the [[format]] rules with format = "st"
-in .beads/queen.toml match, each rule's path a glob from the top of the
-worktree), and lists the work that is:
+in .beads/queen.toml match, as validate matches them: a path from the top
+of the worktree when it starts with /, else at any depth, ** any number of
+directories), and lists the work that is:
 
   open        a beads issue with status open; an st item with status pending
   unblocked   no "blocks" dependency (beads depends_on_id, st deps) on work
