@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
@@ -244,8 +246,8 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 }
 
 // streamFiles are the st streams to read: those named, then the files the
-// [[format]] rules of .beads/queen.toml with format "st" match, each rule's
-// path a glob from the top of the worktree; each file once.
+// [[format]] rules of .beads/queen.toml with format "st" match (as
+// validate reads the rules); each file once.
 func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, error) {
 	var files []string
 	seen := map[string]bool{}
@@ -284,21 +286,68 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		return nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
 			strings.TrimPrefix(strings.TrimPrefix(err.Error(), schema.ConfigFile), ": "))
 	}
+	var rules []string
 	for _, rule := range cfg.Formats {
-		if rule.Format != "st" {
-			continue
+		if rule.Format == "st" {
+			rules = append(rules, rule.Path)
 		}
-		matches, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
+	}
+	if len(rules) == 0 {
+		return files, nil
+	}
+	// The files git knows or would add, matched as validate and init match
+	// the rules (schema.Match: at any depth unless anchored by a leading /,
+	// ** any number of directories). Listing them costs a git process, so
+	// only for a rule the glob below does not answer exactly.
+	if repo := s.WS.Repo; repo != nil && repo.TopLevel != "" && slices.ContainsFunc(rules, func(p string) bool { return !globAnswers(p) }) {
+		known, err := repo.Files()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range known {
+			base := path.Base(f)
+			for _, pattern := range rules {
+				// The last segment first: most files fail it, cheaply.
+				if last := path.Base(pattern); last != "**" {
+					if ok, _ := path.Match(last, base); !ok {
+						continue
+					}
+				}
+				if schema.Match(pattern, f) {
+					if p := filepath.Join(top, filepath.FromSlash(f)); isRegular(p) {
+						addFile(p)
+					}
+					break
+				}
+			}
+		}
+	}
+	// And, from the top, what git ignores: a plan kept out of the
+	// repository is still this worktree's work.
+	for _, pattern := range rules {
+		matches, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(pattern, "/"))))
 		if err != nil {
 			continue // a pattern Glob cannot read matches nothing here
 		}
 		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && inside(top, m) {
+			if isRegular(m) && inside(top, m) {
 				addFile(m)
 			}
 		}
 	}
 	return files, nil
+}
+
+// globAnswers says whether filepath.Glob from the top finds exactly what a
+// rule's pattern matches: one anchored by a leading / and without **.
+func globAnswers(pattern string) bool {
+	return strings.HasPrefix(pattern, "/") && !strings.Contains(pattern, "**")
+}
+
+// isRegular says whether path is a regular file.
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // inside says whether path is top or below it.

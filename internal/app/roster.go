@@ -93,14 +93,23 @@ func rosterNames(ws *workspace.Workspace) ([]string, error) {
 // here, when the use case opened the live store and knew its droid. A
 // stamp in the cache says when this droid was last noted in this
 // worktree, so most commands read one small file and write nothing;
-// presence is a courtesy, so any failure is silent.
+// presence is a courtesy, so any failure is silent. A sighting alone
+// never starts a live store: in a repository where nothing was ever
+// written (git queen init never ran, and a session-start hook configured
+// for every repository runs status there) reading leaves no trace.
 func (e *Env) notePresence() {
 	if e.identity == "" || len(e.found) == 0 {
 		return
 	}
-	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil {
+	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil && isDir(ws.Dir) {
 		e.notePresenceIn(ws, e.identity)
 	}
+}
+
+// isDir says whether path is an existing directory.
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {

@@ -18,9 +18,12 @@ type StatusRequest struct {
 // StatusResult is what a droid should know when it starts: its unread
 // messages (how many, and the newest few) and the active reservations
 // (how many, and a few: its own first, then the others' newest). Droid is
-// "" when no identity is set; then there is no inbox to count.
+// "" when no identity is set; then there is no inbox to count, and
+// IdentityNote says why when an identity was configured but is not this
+// worktree's (git worktree add copied another's).
 type StatusResult struct {
 	Droid        string                `json:"droid"`
+	IdentityNote string                `json:"identity_note,omitempty"`
 	Unread       int                   `json:"unread"`
 	Messages     []records.Message     `json:"messages"`
 	Active       int                   `json:"active_reservations"`
@@ -40,6 +43,9 @@ func status(e *Env, r StatusRequest) (*StatusResult, error) {
 	}
 	me := e.Identity()
 	res := &StatusResult{Droid: me, Messages: []records.Message{}, Reservations: []records.Reservation{}, Problems: []Problem{}}
+	if me == "" {
+		res.IdentityNote = e.identityNote
+	}
 	if me != "" {
 		page, err := (&messages.Store{S: s}).Inbox(me, messages.InboxOptions{UnreadOnly: true, Limit: r.Messages})
 		if err != nil {

@@ -245,7 +245,7 @@ func requireFlags(c *cli.Command) {
 	c.Action = func(ctx *cli.Context) error {
 		for _, name := range required {
 			if !ctx.IsSet(name) {
-				return &UsageError{Command: ctx.Command.FullName(), Msg: "missing required flag --" + name}
+				return &UsageError{Command: commandPath(ctx), Msg: "missing required flag --" + name}
 			}
 		}
 		return action(ctx)

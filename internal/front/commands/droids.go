@@ -35,7 +35,13 @@ and claim --steal. Set the threshold in .beads/queen.toml (default ` + app.Defau
 
 --json gives {"droids": [{"droid", "first_seen", "last_seen", "places":
 [{"id", "droid", "clone", "worktree", "first_seen", "last_seen"}]}],
-"silent_after", "silent": [names], "now"}.`,
+"silent_after", "silent": [names], "now"}.
+
+  git queen droids                  # everyone: last and first seen, and where
+  git queen droids --silent         # whose reservations and claims may be stolen
+  git queen who --json | jq -r '.silent[]'
+
+Exits 0 whoever is silent (doctor warns of them); 2 on a usage error.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "silent", Destination: &silent, Usage: "only the droids silent for longer than the team's threshold"},
 		},

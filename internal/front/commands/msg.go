@@ -209,6 +209,24 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// replyArgs takes msg reply's arguments: the message ID, and the body
+// (QueenBee's msg reply ID BODY), which --body and --body-file exclude.
+func replyArgs(o *msgSendOptions, args []string, runF func(msgSendOptions) error) error {
+	switch {
+	case len(args) == 0:
+		return &UsageError{Command: "msg reply", Msg: "name the message ID to reply to: msg reply ID [BODY]"}
+	case len(args) > 2:
+		return &UsageError{Command: "msg reply", Msg: "msg reply takes at most ID and BODY as arguments; quote the body"}
+	case len(args) == 2:
+		if o.BodySet || o.BodyFile != "" {
+			return &UsageError{Command: "msg reply", Msg: "two bodies: an argument and --body or --body-file; give one"}
+		}
+		o.Body, o.BodySet = args[1], true
+	}
+	o.ReplyTo = args[0]
+	return runF(*o)
+}
+
 // sendArgs takes QueenBee's positional spelling, msg send TO [BODY], and
 // fills the subject from the body when none is given.
 func sendArgs(o *msgSendOptions, args []string) error {

@@ -93,17 +93,17 @@ func newMsgReplyCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
 	return &cli.Command{
 		Name:      "reply",
 		Usage:     "answer a message: to its sender, in its thread",
-		ArgsUsage: "ID",
+		ArgsUsage: "ID [BODY]",
+		Description: `The body may be given as the second argument, as QueenBee's msg reply
+does (- reads it from standard input), or with --body or --body-file:
+
+  git queen msg reply qm-01M8CMNZNVCD4W3AYQ3V8DE663 "done, merged"`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "subject (default: Re: and the original's)"},
 		}, bodyFlags(&o)...),
 		Action: func(c *cli.Context) error {
-			id, err := oneArg(c, "the message ID to reply to")
-			if err != nil {
-				return err
-			}
-			o.G, o.ReplyTo, o.BodySet = readGlobals(c), id, c.IsSet("body")
-			return runF(o)
+			o.G, o.BodySet = readGlobals(c), c.IsSet("body")
+			return replyArgs(&o, c.Args().Slice(), runF)
 		},
 	}
 }
@@ -149,7 +149,7 @@ func newMsgIDCmd(env *Env, name, usage, what string, runF func(msgReadOptions) e
 // oneArg returns the single positional argument a command takes.
 func oneArg(c *cli.Context, what string) (string, error) {
 	if c.NArg() != 1 {
-		return "", &UsageError{Command: c.Command.FullName(), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
+		return "", &UsageError{Command: commandPath(c), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
 	}
 	return c.Args().First(), nil
 }

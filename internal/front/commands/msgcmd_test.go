@@ -32,7 +32,9 @@ func TestMsgSendAndReplyOptions(t *testing.T) {
 		{"reply qm-7 --body ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
 		{"reply qm-7 -s re --importance urgent", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Subject: "re", Importance: "urgent"}, 0},
 		{"reply", true, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 qm-8", true, msgSendOptions{}, ExitUsage},
+		{"reply qm-7 ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
+		{"reply qm-7 a b", true, msgSendOptions{}, ExitUsage},
+		{"reply qm-7 ok --body other", true, msgSendOptions{}, ExitUsage},
 	}
 	for _, tt := range tests {
 		build := newMsgSendCmd

@@ -30,7 +30,10 @@ QueenBee's msg stats does: how many and how many are unread, how many each
 droid received and sent, and how many of each importance; with --since, how
 many of them are newer, and unread. --json prints QueenBee's fields (total,
 unread, by_agent per recipient, by_sender, by_importance, since_total,
-since_unread), plus since and problems.`,
+since_unread), plus since and problems.
+
+  git queen msg stats
+  git queen msg stats --since 1d --json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Destination: &since, Usage: "also count the messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 		},

@@ -25,8 +25,9 @@ func newReadyCmd(env *Env, runF func(readyOptions) error) *cli.Command {
 		Usage: "list the work that is ready to take (beads issues and st items), first first; --claim takes the first",
 		Description: `Reads .beads/issues.jsonl (or the legacy beads.jsonl) and the st streams
 (the files --stream names, and those the [[format]] rules with format = "st"
-in .beads/queen.toml match, each rule's path a glob from the top of the
-worktree), and lists the work that is:
+in .beads/queen.toml match, as validate matches them: a path from the top
+of the worktree when it starts with /, else at any depth, ** any number of
+directories), and lists the work that is:
 
   open        a beads issue with status open; an st item with status pending
   unblocked   no "blocks" dependency (beads depends_on_id, st deps) on work
@@ -58,7 +59,14 @@ issues.jsonl is kept in git's directory (queen-cache/) while the file does
 not change, so that an unchanged tracker of thousands of issues is not
 parsed again.
 
-` + "--json prints {ready, more, counts, sources, problems, claimed, lost}.",
+` + "--json prints {ready, more, counts, sources, problems, claimed, lost}." + `
+
+  git queen ready                            # the first 20, first first
+  git queen ready --stream plans/sprint.jsonl -n 5
+  git queen ready --claim -r 'taking the top one'
+
+Exit codes: 0 listed (an empty list too) or claimed; 1 nothing ready to
+claim; 5 other droids' claims won every item tried; 2 a usage error.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "claim", Destination: &o.Req.Claim, Usage: "claim the first ready item (as git queen claim)"},
 			&cli.StringSliceFlag{Name: "stream", Usage: "also read the st stream `FILE` (repeatable)"},

@@ -16,6 +16,22 @@ import (
 func stCommand(env *Env) *cli.Command {
 	c := newStCmd(env, runStShow, runStPlan)
 	c.Usage = "read and write an st v3 plan stream (seed 000)"
+	c.Description = `An st stream is a plan kept in the repository as JSONL events (seed 000),
+which droids on any branch change and the merge driver merges. show and
+plan read it; init, add, status, deps, notes and comment each append one
+event (see their --help). FILE is a path from the current directory, and
+its directory must exist.
+
+  mkdir -p plans && git queen st init plans/sprint.jsonl
+  git queen st add plans/sprint.jsonl 'Fix the login bug'   # names the new id
+  git queen st status plans/sprint.jsonl st-3fa2c1 in_progress
+  git queen st show plans/sprint.jsonl
+  git queen ready --stream plans/sprint.jsonl               # its ready items
+
+Exit codes: 0 written or shown; 2 a change the plan does not allow (an
+unknown item or status, a cycle) or a mistyped command line, and nothing
+is written; 1 a stream that cannot be read or written (git queen resolve
+FILE repairs conflict markers).`
 	c.Subcommands = append(c.Subcommands, stWriteCommands(env)...)
 	return c
 }

@@ -133,8 +133,10 @@ func printSessionStart(env *Env, g globals, wrap func(string) any) error {
 // droids wrote (subjects, patterns, reasons) is put on one line each.
 func statusText(res *app.StatusResult, now time.Time) string {
 	var b strings.Builder
-	if res.Droid == "" {
-		b.WriteString("git-queen: no droid identity is set here (QUEEN_DROID, or git config queen.droid), so there is no inbox to show.\n")
+	if res.Droid == "" && res.IdentityNote != "" {
+		fmt.Fprintf(&b, "git-queen: no droid identity is set here, so there is no inbox to show: %s.\n", oneLine(res.IdentityNote))
+	} else if res.Droid == "" {
+		b.WriteString("git-queen: no droid identity is set here (QUEEN_DROID, or git queen init --droid NAME in this worktree), so there is no inbox to show.\n")
 	} else {
 		fmt.Fprintf(&b, "git-queen: you are droid %s.", oneLine(res.Droid))
 		if res.Unread == 0 {
