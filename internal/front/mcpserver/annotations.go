@@ -43,14 +43,16 @@ var toolHints = map[string]hints{
 	// waits for the next message.
 	"wait": {title: "Wait for a message"},
 	// assign and claim with force end another droid's assignment; the same
-	// call again is refused (already assigned) and changes nothing.
-	"assign":      {title: "Assign an issue", destructive: true, idempotent: true},
-	"claim":       {title: "Claim an issue", destructive: true, idempotent: true},
+	// call again is refused (already assigned) and changes nothing. With a
+	// remote configured they publish the assignment through it, by
+	// compare-and-swap, before they answer.
+	"assign":      {title: "Assign an issue", destructive: true, idempotent: true, openWorld: true},
+	"claim":       {title: "Claim an issue", destructive: true, idempotent: true, openWorld: true},
 	"unassign":    {title: "End an assignment", destructive: true, idempotent: true},
 	"assignments": {title: "List assignments", readOnly: true},
 	// ready only lists; with claim it adds an assignment (through the
 	// remote, as claim does), and a second call claims the next item.
-	"ready": {title: "List ready work"},
+	"ready": {title: "List ready work", openWorld: true},
 	// sync fetches and pushes the ledger. It adds the other clones'
 	// records and never drops one; the one thing it withdraws is an
 	// --offline grant that another clone's published grant already beat.
@@ -59,8 +61,8 @@ var toolHints = map[string]hints{
 	// droids changes nothing but the caller's own sighting.
 	"droids": {title: "List the droids", readOnly: true},
 	// steal ends another droid's reservations or assignment, as assign
-	// and reserve with force do.
-	"steal": {title: "Steal from a silent droid", destructive: true},
+	// and reserve with force do, and publishes as they do.
+	"steal": {title: "Steal from a silent droid", destructive: true, openWorld: true},
 }
 
 // annotations are h as the protocol spells them, every hint explicit

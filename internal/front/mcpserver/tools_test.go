@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,8 +73,8 @@ func TestPublishedToolsArePlain(t *testing.T) {
 		if a.ReadOnlyHint && *a.DestructiveHint {
 			t.Errorf("tool %s: read-only and destructive", tool.Name)
 		}
-		if *a.OpenWorldHint != (tool.Name == "sync" || tool.Name == "reserve") {
-			t.Errorf("tool %s: openWorldHint %v; only sync and reserve (with a remote) reach the network", tool.Name, *a.OpenWorldHint)
+		if *a.OpenWorldHint != reachesTheRemote[tool.Name] {
+			t.Errorf("tool %s: openWorldHint %v; only %v (with a remote) reach the network", tool.Name, *a.OpenWorldHint, slices.Sorted(maps.Keys(reachesTheRemote)))
 		}
 	}
 }
@@ -267,3 +269,9 @@ func TestAnInvalidDroidIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// reachesTheRemote are the tools that, with a remote configured, fetch or
+// push before they answer: sync, and the grants published by
+// compare-and-swap (an exclusive reserve, an assignment, a claim by ready,
+// a steal).
+var reachesTheRemote = map[string]bool{"sync": true, "reserve": true, "assign": true, "claim": true, "ready": true, "steal": true}
