@@ -15,6 +15,10 @@ import (
 const (
 	BeadsOpen   = "open"
 	BeadsClosed = "closed"
+	// BeadsTombstone is an issue beads deleted: done as surely as a
+	// closed one, so it blocks nothing (bd ready's blockers are the
+	// issues neither closed nor tombstone).
+	BeadsTombstone = "tombstone"
 )
 
 // beadsFields are what a ready decision reads of an issue line; the
@@ -50,7 +54,8 @@ func ReadBeads(file string, data []byte) ([]Item, []jsonl.Problem) {
 
 // AddBeads adds the open work of a beads issue file (data, named file in
 // problems and items): the issues whose status is open (or missing, beads'
-// default; or blocked), each waiting on the blockers that are not closed.
+// default; or blocked), each waiting on the blockers that are not closed
+// (nor deleted: tombstone).
 // A blocker is an issue named by a dependency of type "blocks" (or of no
 // type); one the file does not hold counts as open, since nothing says it
 // was done. Other dependency types (parent-child, related,
@@ -92,7 +97,7 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		}
 		status := openStatus(vals[fStatus])
 		if status == "" {
-			if closed := jsonline.StringEquals(vals[fStatus], BeadsClosed); closed || known {
+			if closed := jsonline.StringEquals(vals[fStatus], BeadsClosed) || jsonline.StringEquals(vals[fStatus], BeadsTombstone); closed || known {
 				byID[string(rawID)] = seen{closed: closed, entry: -1}
 			}
 			continue

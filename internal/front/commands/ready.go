@@ -30,7 +30,8 @@ worktree), and lists the work that is:
 
   open        a beads issue with status open; an st item with status pending
   unblocked   no "blocks" dependency (beads depends_on_id, st deps) on work
-              that is not closed (beads) or completed/canceled (st); a
+              that is not closed or deleted (beads: closed, tombstone) or
+              completed/canceled (st); a
               dependency on an id no file holds blocks too; status blocked
               blocks; other dependency types (parent-child, related) do not
   unassigned  no active assignment in any worktree or synced clone (git
@@ -53,10 +54,8 @@ naming the winner, as claim does. Nothing ready to claim exits 1. Run git
 queen sync first to see other clones' claims in the list itself.
 
 ready reads the fields it needs of each issue line and checks the line's
-structure; git queen validate checks every field. What it derives from
-issues.jsonl is kept in git's directory (queen-cache/) while the file does
-not change, so that an unchanged tracker of thousands of issues is not
-parsed again.
+structure; git queen validate checks every field. It reads the files each
+time and keeps nothing of them.
 
 ` + "--json prints {ready, more, counts, sources, problems, claimed, lost}.",
 		Flags: []cli.Flag{
