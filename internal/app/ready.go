@@ -220,7 +220,8 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		res.Sources = append(res.Sources, rel)
 		break
 	}
-	files, err := e.streamFiles(s, top, streams)
+	files, skipped, err := e.streamFiles(s, top, streams)
+	res.Problems = append(res.Problems, skipped...)
 	if err == nil {
 		for _, path := range files {
 			var data []byte
@@ -245,44 +246,58 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 
 // streamFiles are the st streams to read: those named, then the files the
 // [[format]] rules of .beads/queen.toml with format "st" match, each rule's
-// path a glob from the top of the worktree; each file once.
-func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, error) {
+// path a glob from the top of the worktree; each file once, however many
+// links lead to it. A file a rule matches is read only when it is inside
+// the worktree, symbolic links followed: queen.toml and the links come
+// with the repository, from any teammate, and must not make ready read
+// what lies outside it; those left out are returned as problems.
+func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, []Problem, error) {
 	var files []string
+	var skipped []Problem
 	seen := map[string]bool{}
-	addFile := func(p string) {
-		if !seen[p] {
-			seen[p] = true
+	addFile := func(p, real string) {
+		if !seen[real] {
+			seen[real] = true
 			files = append(files, p)
 		}
 	}
 	for _, n := range named {
 		if n == "" {
-			return nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
+			return nil, nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
 		}
 		p := n
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(e.Dir, p)
 		}
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
+			return nil, nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
 		}
-		addFile(filepath.Clean(p))
+		p = filepath.Clean(p)
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			real = p
+		}
+		addFile(p, real)
 	}
 	cfgPath := s.WS.BeadsPath(schema.ConfigFile)
 	if cfgPath == "" {
-		return files, nil
+		return files, skipped, nil
 	}
 	data, err := os.ReadFile(cfgPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return files, nil
+		return files, skipped, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, err := schema.ParseConfig(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
+		return nil, nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
 			strings.TrimPrefix(strings.TrimPrefix(err.Error(), schema.ConfigFile), ": "))
+	}
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		realTop = top
 	}
 	for _, rule := range cfg.Formats {
 		if rule.Format != "st" {
@@ -293,12 +308,19 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 			continue // a pattern Glob cannot read matches nothing here
 		}
 		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() && inside(top, m) {
-				addFile(m)
+			if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() || !inside(top, m) {
+				continue
 			}
+			real, err := filepath.EvalSymlinks(m)
+			if err != nil || !inside(realTop, real) {
+				skipped = append(skipped, Problem{File: relTo(top, m), Msg: "not read: a symbolic link leads outside the worktree " +
+					"(a stream of queen.toml is read only inside it; name it with --stream to read it anyway)"})
+				continue
+			}
+			addFile(m, real)
 		}
 	}
-	return files, nil
+	return files, skipped, nil
 }
 
 // inside says whether path is top or below it.
