@@ -92,6 +92,13 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 		if errors.Is(err, fs.ErrNotExist) && r.Change.Op != st.OpInit {
 			return &UsageError{Command: command, Msg: fmt.Sprintf("%s does not exist; start a stream there with 'git queen st init %s'", r.File, r.File)}
 		}
+		data, repaired, err := setAsideTornTail(path, data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.File, err)
+		}
+		if repaired != "" {
+			fmt.Fprintf(e.Warn, "git-queen: warning: %s: %s\n", r.File, repaired)
+		}
 		change := r.Change
 		if change.Op == st.OpUpsert && change.Item.ID == "" {
 			change.Item.ID = st.NewID(data)
@@ -104,7 +111,7 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 		var broken *st.BrokenStreamError
 		if errors.As(err, &broken) {
 			return fmt.Errorf("%s: line %d is not an st v3 record (%v); nothing was written: "+
-				"'git queen validate %s' lists the problems, 'git queen resolve %s' repairs conflict markers or a torn line",
+				"'git queen validate %s' lists the problems, 'git queen resolve %s' repairs conflict markers",
 				r.File, broken.Line, broken.Err, r.File, r.File)
 		}
 		if err != nil {
