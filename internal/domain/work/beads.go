@@ -106,6 +106,7 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		byID[id] = seen{entry: len(p.entries)}
 		e := entry{id: id, title: vals[fTitle], kind: vals[fType], assignee: vals[fAssignee], created: stringBytes(vals[fCreated]),
 			file: file, status: status, source: SourceBeads, priority: DefaultPriority, line: l.No}
+		e.at, e.dated = instant(e.created)
 		if raw := vals[fPriority]; raw != nil && string(raw) != "null" {
 			pri, err := strconv.Atoi(string(raw))
 			if err != nil || pri < 0 || pri > 4 {

@@ -226,3 +226,28 @@ func TestPickFields(t *testing.T) {
 		}
 	}
 }
+
+// Oldest first means the oldest instant, whatever offset each contributor's
+// beads wrote: real trackers mix -08:00, -05:00, +11:00 and Z (the
+// steveyegge/beads history holds all of them). The pair below is from it:
+// bd-4aao (18:53:28-05:00, 23:53:28Z) is two minutes older than bd-g9eu
+// (15:55:19-08:00, 23:55:19Z), though its text sorts after. A time that
+// does not read as RFC 3339 ranks as one without a time (last).
+func TestReadyOrdersCreatedAtByInstantNotText(t *testing.T) {
+	var pool Pool
+	pool.AddBeads("f", lines(
+		`{"id":"bd-g9eu","status":"open","priority":2,"created_at":"2025-11-20T15:55:19.337094-08:00"}`,
+		`{"id":"bd-4aao","status":"open","priority":2,"created_at":"2025-11-20T18:53:28.4803-05:00"}`,
+		`{"id":"bd-utc","status":"open","priority":2,"created_at":"2025-11-20T23:54:00Z"}`,
+		`{"id":"bd-east","status":"open","priority":2,"created_at":"2025-11-21T10:00:00+11:00"}`,
+		`{"id":"bd-junk","status":"open","priority":2,"created_at":"yesterday"}`,
+		`{"id":"bd-none","status":"open","priority":2}`))
+	ready, _, _ := pool.Ready(Taken{}, 0)
+	want := []string{"bd-east", "bd-4aao", "bd-utc", "bd-g9eu", "bd-junk", "bd-none"}
+	if got := ids(ready); !slices.Equal(got, want) {
+		t.Errorf("order %v\nwant  %v", got, want)
+	}
+	if ready[1].CreatedAt != "2025-11-20T18:53:28.4803-05:00" {
+		t.Errorf("created_at is shown as %q, not as the file has it", ready[1].CreatedAt)
+	}
+}
