@@ -21,8 +21,8 @@ import (
 // last newline. A last line that is a record without its newline is left
 // as it is (the append adds the newline). It returns the stream's bytes
 // after, and what it did for a person ("" when nothing). It runs under
-// the stream's lock.
-func setAsideTornTail(path string, data []byte) ([]byte, string, error) {
+// the stream's lock, on the stream open as f.
+func setAsideTornTail(f *os.File, path string, data []byte) ([]byte, string, error) {
 	if len(data) == 0 || data[len(data)-1] == '\n' {
 		return data, "", nil
 	}
@@ -60,7 +60,7 @@ func setAsideTornTail(path string, data []byte) ([]byte, string, error) {
 	if err := q.Close(); err != nil {
 		return nil, "", fmt.Errorf("set the torn last line aside: %w", err)
 	}
-	if err := os.Truncate(path, int64(start)); err != nil {
+	if err := f.Truncate(int64(start)); err != nil {
 		return nil, "", fmt.Errorf("cut the torn last line: %w", err)
 	}
 	line := bytes.Count(data[:start], []byte{'\n'}) + 1
