@@ -251,3 +251,31 @@ func TestReadyOrdersCreatedAtByInstantNotText(t *testing.T) {
 		t.Errorf("created_at is shown as %q, not as the file has it", ready[1].CreatedAt)
 	}
 }
+
+// A file with no st record at all (the beads tracker named by mistake as
+// --stream, a config file, a log) is one problem saying it is not a
+// stream, not a problem for each of its lines: a careless --stream
+// .beads/issues.jsonl printed one warning per issue, and the message of
+// each quoted the line's first character, which --stream (and the MCP
+// tool's streams) could read out of any file one line at a time.
+func TestStreamItemsOfAFileThatIsNoStream(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"beads":  lines(`{"id":"bd-1","status":"open"}`, `{"id":"bd-2","status":"open"}`, `{"id":"bd-3","status":"closed"}`),
+		"config": lines(`[core]`, `	bare = false`, `[remote "origin"]`, `	url = secret`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			open, problems := StreamItems("x.jsonl", data)
+			if len(open) != 0 || len(problems) != 1 {
+				t.Fatalf("%d items, problems %v; want none and one problem", len(open), problems)
+			}
+			if msg := problems[0].Error(); !strings.Contains(msg, "not an st stream") || strings.Contains(msg, "invalid character") {
+				t.Errorf("problem %q", msg)
+			}
+		})
+	}
+	// A stream with one bad line still reports that line.
+	_, problems := StreamItems("p.jsonl", lines(`{"v":3,"ts":"2026-02-09T20:00:00Z","seq":0,"lane":"event","op":"init"}`, `oops`))
+	if len(problems) != 1 || problems[0].Line != 2 {
+		t.Errorf("problems %v, want line 2", problems)
+	}
+}
