@@ -194,7 +194,8 @@ func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
 
 // readWork reads the beads issue file and the st streams into a pool of
 // open work, and starts a result naming what was read and the lines that
-// could not be. The pool keeps the issue file mapped until release.
+// could not be. The pool keeps slices of the issue file's bytes (read, not
+// mapped: see addBeads); release is for the callers' shape.
 func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, func(), error) {
 	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
 	pool := &work.Pool{}
