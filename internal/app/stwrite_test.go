@@ -163,7 +163,7 @@ func TestStWriteFollowsAStreamReplacedUnderIt(t *testing.T) {
 	merged := string(before) + `{"v":3,"ts":"2026-02-09T20:00:00Z","seq":2,"lane":"event","op":"upsert","item":{"id":"st-2","step":"theirs","status":"pending","deps":[],"notes":"","comments":[]}}` + "\n"
 	replaced := 0
 	afterStreamRead = func(p string) {
-		if replaced > 0 {
+		if replaced > 0 || p != path {
 			return
 		}
 		replaced++
