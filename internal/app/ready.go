@@ -136,7 +136,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			// An id no assignment can name (a space, a control
 			// character): say so and take the next, rather than stop
 			// every droid's --claim at it.
-			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error()})
+			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
 			res.Ready = res.Ready[1:]
 			res.Counts.Ready--
 			try--

@@ -83,12 +83,12 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		}
 		clear(vals)
 		if err := pickFields(l.Raw, beadsFields, vals); err != nil {
-			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "not a beads issue: " + err.Error()})
+			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "not a beads issue: " + err.Error() + "; skipped"})
 			continue
 		}
 		rawID := stringBytes(vals[fID])
 		if len(rawID) == 0 {
-			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "a beads issue without a string id"})
+			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "a beads issue without a string id; skipped"})
 			continue
 		}
 		before, known := byID[string(rawID)]

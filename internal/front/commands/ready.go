@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -98,7 +99,7 @@ func runReady(o readyOptions) error {
 	if res == nil {
 		return err
 	}
-	warnProblems(o.Env.Stderr, res.Problems)
+	warnReadyProblems(o.Env.Stderr, res.Problems)
 	for _, l := range res.Lost {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s went to %s first\n", l.ID, l.Droid)
 	}
@@ -140,4 +141,18 @@ func runReady(o readyOptions) error {
 	moreLine(o.Env.Stdout, res.More)
 	fmt.Fprintln(o.Env.Stdout, res.Counts.Summary())
 	return nil
+}
+
+// warnReadyProblems tells a person about what ready could not read as
+// it is. Unlike warnProblems it does not call each one skipped: a
+// priority out of range is ranked as P2, unreadable dependencies count as
+// blocking, and each message says what was done.
+func warnReadyProblems(w io.Writer, problems []app.Problem) {
+	for i, p := range problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(w, "git-queen: warning: ... and %d more; run `git queen validate`\n", len(problems)-i)
+			return
+		}
+		fmt.Fprintf(w, "git-queen: warning: %s\n", p)
+	}
 }
