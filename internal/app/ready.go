@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
@@ -246,8 +247,8 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 }
 
 // streamFiles are the st streams to read: those named, then the files the
-// [[format]] rules of .beads/queen.toml with format "st" match, each rule's
-// path a glob from the top of the worktree; each file once, however many
+// [[format]] rules of .beads/queen.toml make "st" (streamMatches); each
+// file once, however many
 // links lead to it. A file a rule matches is read only when it is inside
 // the worktree, symbolic links followed: queen.toml and the links come
 // with the repository, from any teammate, and must not make ready read
@@ -300,28 +301,63 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	if err != nil {
 		realTop = top
 	}
+	matches, err := streamMatches(s, cfg, top)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() || !inside(top, m) {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(m)
+		if err != nil || !inside(realTop, real) {
+			skipped = append(skipped, Problem{File: relTo(top, m), Msg: "not read: a symbolic link leads outside the worktree " +
+				"(a stream of queen.toml is read only inside it; name it with --stream to read it anyway)"})
+			continue
+		}
+		addFile(m, real)
+	}
+	return files, skipped, nil
+}
+
+// streamMatches are the files of the worktree whose format the rules of
+// queen.toml make "st", as validate and the merge driver decide it: the
+// first rule that matches a path decides (format = "none" keeps a file
+// out), a rule's path without a leading / matches at any depth, and **
+// spans directories. The files are those git knows or would add (tracked,
+// and untracked but not ignored). Outside a repository, each st rule's
+// path is a glob from top.
+func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, error) {
+	if !slices.ContainsFunc(cfg.Formats, func(r schema.Rule) bool { return r.Format == "st" }) {
+		return nil, nil
+	}
+	reg, err := cfg.Registry()
+	if err != nil {
+		return nil, err
+	}
+	var matches []string
+	if repo := s.WS.Repo; repo != nil && repo.TopLevel != "" {
+		files, err := repo.Files()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if format, ok := reg.FormatFor(f, nil); ok && format.Name == "st" {
+				matches = append(matches, filepath.Join(repo.TopLevel, filepath.FromSlash(f)))
+			}
+		}
+		return matches, nil
+	}
 	for _, rule := range cfg.Formats {
 		if rule.Format != "st" {
 			continue
 		}
-		matches, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
-		if err != nil {
-			continue // a pattern Glob cannot read matches nothing here
-		}
-		for _, m := range matches {
-			if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() || !inside(top, m) {
-				continue
-			}
-			real, err := filepath.EvalSymlinks(m)
-			if err != nil || !inside(realTop, real) {
-				skipped = append(skipped, Problem{File: relTo(top, m), Msg: "not read: a symbolic link leads outside the worktree " +
-					"(a stream of queen.toml is read only inside it; name it with --stream to read it anyway)"})
-				continue
-			}
-			addFile(m, real)
+		found, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
+		if err == nil { // a pattern Glob cannot read matches nothing here
+			matches = append(matches, found...)
 		}
 	}
-	return files, skipped, nil
+	return matches, nil
 }
 
 // inside says whether path is top or below it.

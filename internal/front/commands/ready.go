@@ -25,9 +25,10 @@ func newReadyCmd(env *Env, runF func(readyOptions) error) *cli.Command {
 		Name:  "ready",
 		Usage: "list the work that is ready to take (beads issues and st items), first first; --claim takes the first",
 		Description: `Reads .beads/issues.jsonl (or the legacy beads.jsonl) and the st streams
-(the files --stream names, and those the [[format]] rules with format = "st"
-in .beads/queen.toml match, each rule's path a glob from the top of the
-worktree), and lists the work that is:
+(the files --stream names, and the files of the worktree that the
+[[format]] rules of .beads/queen.toml make "st", as validate and the merge
+driver read them: a path without a leading / at any depth, ** across
+directories, the first matching rule deciding), and lists the work that is:
 
   open        a beads issue with status open; an st item with status pending
   unblocked   no "blocks" dependency (beads depends_on_id, st deps) on work
