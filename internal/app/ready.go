@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -331,8 +332,7 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 	if !slices.ContainsFunc(cfg.Formats, func(r schema.Rule) bool { return r.Format == "st" }) {
 		return nil, nil
 	}
-	reg, err := cfg.Registry()
-	if err != nil {
+	if _, err := cfg.Registry(); err != nil {
 		return nil, err
 	}
 	var matches []string
@@ -341,9 +341,26 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 		if err != nil {
 			return nil, err
 		}
+		// A rule's last segment must match a file's name (unless it is
+		// **): a cheap test that passes over most files of a large
+		// worktree before the whole pattern is tried.
+		last := make([]string, len(cfg.Formats))
+		for i, rule := range cfg.Formats {
+			segs := strings.Split(strings.Trim(rule.Path, "/"), "/")
+			last[i] = segs[len(segs)-1]
+		}
 		for _, f := range files {
-			if format, ok := reg.FormatFor(f, nil); ok && format.Name == "st" {
-				matches = append(matches, filepath.Join(repo.TopLevel, filepath.FromSlash(f)))
+			name := path.Base(f)
+			// The configured rules come before the defaults, and no
+			// default rule says st: the first configured rule that
+			// matches decides.
+			for i, rule := range cfg.Formats {
+				if ok, err := path.Match(last[i], name); (last[i] == "**" || ok && err == nil) && schema.Match(rule.Path, f) {
+					if rule.Format == "st" {
+						matches = append(matches, filepath.Join(repo.TopLevel, filepath.FromSlash(f)))
+					}
+					break
+				}
 			}
 		}
 		return matches, nil
