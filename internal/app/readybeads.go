@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/git-queen/git-queen/internal/domain/work"
@@ -16,7 +17,16 @@ import (
 // place meanwhile (cp over it, a tool that truncates and writes) would
 // make a mapping fault (SIGBUS) and kill the process; the copy costs
 // about a millisecond for 4 MB. release is kept for the callers' shape.
+//
+// Only a regular file is read: a symbolic link committed in its place can
+// point at a device (/dev/zero, read until memory runs out) or a pipe
+// (which never ends).
 func (e *Env) addBeads(_ *store.Store, pool *work.Pool, path, rel string) (release func(), err error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, kindOfFile(fi.Mode()))
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -25,4 +35,19 @@ func (e *Env) addBeads(_ *store.Store, pool *work.Pool, path, rel string) (relea
 	p.AddBeads(rel, data)
 	pool.Add(&p)
 	return func() {}, nil
+}
+
+// kindOfFile names what a file that is not a regular one is.
+func kindOfFile(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "something else"
 }
