@@ -273,6 +273,9 @@ func checkID(id string) error {
 	if strings.HasPrefix(id, "-") {
 		return refuse("item id %q starts with a dash, which reads as an option; use letters, digits and dashes (st-001)", id)
 	}
+	if strings.Contains(id, ":") {
+		return refuse("item id %q holds a colon, which --dep ID:TYPE reads as the start of an edge type; use letters, digits and dashes (st-001)", id)
+	}
 	if err := records.ValidateIssueID(id); err != nil {
 		// ready --claim and claim name an item by its id: one they
 		// cannot name would be listed as ready and never taken.
