@@ -138,7 +138,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			// An id no assignment can name (a space, a control
 			// character): say so and take the next, rather than stop
 			// every droid's --claim at it.
-			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error()})
+			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
 			res.Ready = res.Ready[1:]
 			res.Counts.Ready--
 			try--
@@ -196,7 +196,8 @@ func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
 
 // readWork reads the beads issue file and the st streams into a pool of
 // open work, and starts a result naming what was read and the lines that
-// could not be. The pool keeps the issue file mapped until release.
+// could not be. The pool keeps slices of the issue file's bytes (read, not
+// mapped: see addBeads); release is for the callers' shape.
 func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, func(), error) {
 	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
 	pool := &work.Pool{}
@@ -222,7 +223,8 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		res.Sources = append(res.Sources, rel)
 		break
 	}
-	files, err := e.streamFiles(s, top, streams)
+	files, skipped, err := e.streamFiles(s, top, streams)
+	res.Problems = append(res.Problems, skipped...)
 	if err == nil {
 		for _, path := range files {
 			var data []byte
@@ -246,108 +248,133 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 }
 
 // streamFiles are the st streams to read: those named, then the files the
-// [[format]] rules of .beads/queen.toml with format "st" match (as
-// validate reads the rules); each file once.
-func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, error) {
+// [[format]] rules of .beads/queen.toml make "st" (streamMatches); each
+// file once, however many
+// links lead to it. A file a rule matches is read only when it is inside
+// the worktree, symbolic links followed: queen.toml and the links come
+// with the repository, from any teammate, and must not make ready read
+// what lies outside it; those left out are returned as problems.
+func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string, []Problem, error) {
 	var files []string
+	var skipped []Problem
 	seen := map[string]bool{}
-	addFile := func(p string) {
-		if !seen[p] {
-			seen[p] = true
+	addFile := func(p, real string) {
+		if !seen[real] {
+			seen[real] = true
 			files = append(files, p)
 		}
 	}
 	for _, n := range named {
 		if n == "" {
-			return nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
+			return nil, nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
 		}
 		p := n
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(e.Dir, p)
 		}
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
+			return nil, nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
 		}
-		addFile(filepath.Clean(p))
+		p = filepath.Clean(p)
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			real = p
+		}
+		addFile(p, real)
 	}
 	cfgPath := s.WS.BeadsPath(schema.ConfigFile)
 	if cfgPath == "" {
-		return files, nil
+		return files, skipped, nil
 	}
 	data, err := os.ReadFile(cfgPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return files, nil
+		return files, skipped, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, err := schema.ParseConfig(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
+		return nil, nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
 			strings.TrimPrefix(strings.TrimPrefix(err.Error(), schema.ConfigFile), ": "))
 	}
-	var rules []string
-	for _, rule := range cfg.Formats {
-		if rule.Format == "st" {
-			rules = append(rules, rule.Path)
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		realTop = top
+	}
+	matches, err := streamMatches(s, cfg, top)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() || !inside(top, m) {
+			continue
 		}
+		real, err := filepath.EvalSymlinks(m)
+		if err != nil || !inside(realTop, real) {
+			skipped = append(skipped, Problem{File: relTo(top, m), Msg: "not read: a symbolic link leads outside the worktree " +
+				"(a stream of queen.toml is read only inside it; name it with --stream to read it anyway)"})
+			continue
+		}
+		addFile(m, real)
 	}
-	if len(rules) == 0 {
-		return files, nil
+	return files, skipped, nil
+}
+
+// streamMatches are the files of the worktree whose format the rules of
+// queen.toml make "st", as validate and the merge driver decide it: the
+// first rule that matches a path decides (format = "none" keeps a file
+// out), a rule's path without a leading / matches at any depth, and **
+// spans directories. The files are those git knows or would add (tracked,
+// and untracked but not ignored). Outside a repository, each st rule's
+// path is a glob from top.
+func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, error) {
+	if !slices.ContainsFunc(cfg.Formats, func(r schema.Rule) bool { return r.Format == "st" }) {
+		return nil, nil
 	}
-	// The files git knows or would add, matched as validate and init match
-	// the rules (schema.Match: at any depth unless anchored by a leading /,
-	// ** any number of directories). Listing them costs a git process, so
-	// only for a rule the glob below does not answer exactly.
-	if repo := s.WS.Repo; repo != nil && repo.TopLevel != "" && slices.ContainsFunc(rules, func(p string) bool { return !globAnswers(p) }) {
-		known, err := repo.Files()
+	if _, err := cfg.Registry(); err != nil {
+		return nil, err
+	}
+	var matches []string
+	if repo := s.WS.Repo; repo != nil && repo.TopLevel != "" {
+		files, err := repo.Files()
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range known {
-			base := path.Base(f)
-			for _, pattern := range rules {
-				// The last segment first: most files fail it, cheaply.
-				if last := path.Base(pattern); last != "**" {
-					if ok, _ := path.Match(last, base); !ok {
-						continue
-					}
-				}
-				if schema.Match(pattern, f) {
-					if p := filepath.Join(top, filepath.FromSlash(f)); isRegular(p) {
-						addFile(p)
+		// A rule's last segment must match a file's name (unless it is
+		// **): a cheap test that passes over most files of a large
+		// worktree before the whole pattern is tried.
+		last := make([]string, len(cfg.Formats))
+		for i, rule := range cfg.Formats {
+			segs := strings.Split(strings.Trim(rule.Path, "/"), "/")
+			last[i] = segs[len(segs)-1]
+		}
+		for _, f := range files {
+			name := path.Base(f)
+			// The configured rules come before the defaults, and no
+			// default rule says st: the first configured rule that
+			// matches decides.
+			for i, rule := range cfg.Formats {
+				if ok, err := path.Match(last[i], name); (last[i] == "**" || ok && err == nil) && schema.Match(rule.Path, f) {
+					if rule.Format == "st" {
+						matches = append(matches, filepath.Join(repo.TopLevel, filepath.FromSlash(f)))
 					}
 					break
 				}
 			}
 		}
+		return matches, nil
 	}
-	// And, from the top, what git ignores: a plan kept out of the
-	// repository is still this worktree's work.
-	for _, pattern := range rules {
-		matches, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(pattern, "/"))))
-		if err != nil {
-			continue // a pattern Glob cannot read matches nothing here
+	for _, rule := range cfg.Formats {
+		if rule.Format != "st" {
+			continue
 		}
-		for _, m := range matches {
-			if isRegular(m) && inside(top, m) {
-				addFile(m)
-			}
+		found, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
+		if err == nil { // a pattern Glob cannot read matches nothing here
+			matches = append(matches, found...)
 		}
 	}
-	return files, nil
-}
-
-// globAnswers says whether filepath.Glob from the top finds exactly what a
-// rule's pattern matches: one anchored by a leading / and without **.
-func globAnswers(pattern string) bool {
-	return strings.HasPrefix(pattern, "/") && !strings.Contains(pattern, "**")
-}
-
-// isRegular says whether path is a regular file.
-func isRegular(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
+	return matches, nil
 }
 
 // inside says whether path is top or below it.

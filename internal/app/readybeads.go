@@ -1,7 +1,9 @@
 package app
 
 import (
-	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"fmt"
+	"os"
+
 	"github.com/git-queen/git-queen/internal/domain/work"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
@@ -9,18 +11,43 @@ import (
 // addBeads adds the open work of the tracker at path (named rel) to pool.
 // It reads the file each time: picking the fields without decoding makes
 // a 10,000-issue tracker cost a few milliseconds, which no cache of ours
-// needs to save (issue 27 removes caches rather than adding them). The
-// pool keeps slices of the mapped file until release.
+// needs to save (issue 27 removes caches rather than adding them). It
+// reads the file into memory rather than mapping it: the pool keeps
+// slices of it until the listing is made, and a tracker rewritten in
+// place meanwhile (cp over it, a tool that truncates and writes) would
+// make a mapping fault (SIGBUS) and kill the process; the copy costs
+// about a millisecond for 4 MB. release is kept for the callers' shape.
+//
+// Only a regular file is read: a symbolic link committed in its place can
+// point at a device (/dev/zero, read until memory runs out) or a pipe
+// (which never ends).
 func (e *Env) addBeads(_ *store.Store, pool *work.Pool, path, rel string) (release func(), err error) {
-	data, _, unmap, err := mapfile.OpenInfo(path, true)
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, kindOfFile(fi.Mode()))
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
-	}
-	if unmap == nil {
-		unmap = func() {}
 	}
 	var p work.Pool
 	p.AddBeads(rel, data)
 	pool.Add(&p)
-	return unmap, nil
+	return func() {}, nil
+}
+
+// kindOfFile names what a file that is not a regular one is.
+func kindOfFile(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "something else"
 }

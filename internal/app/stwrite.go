@@ -1,10 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -85,73 +83,25 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	lock := jsonl.Lock{Path: streamLockPath(path)}
 	var res *StWriteResult
 	err := lock.Do(func(*jsonl.Tx) error {
-		data, err := os.ReadFile(path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", r.File, err)
+		for try := 1; ; try++ {
+			var replaced bool
+			var err error
+			if res, replaced, err = e.stWriteOnce(r, command, path); err != nil || !replaced {
+				return err
+			}
+			if try == maxReplacedTries {
+				return fmt.Errorf("%s was replaced while it was being written, %d times (a git merge, checkout or pull under way?); "+
+					"wait for it to finish, check 'git queen st show %s', and write again", r.File, try, r.File)
+			}
 		}
-		if errors.Is(err, fs.ErrNotExist) && r.Change.Op != st.OpInit {
-			return &UsageError{Command: command, Msg: fmt.Sprintf("%s does not exist; start a stream there with 'git queen st init %s'", r.File, r.File)}
-		}
-		change := r.Change
-		if change.Op == st.OpUpsert && change.Item.ID == "" {
-			change.Item.ID = st.NewID(data)
-		}
-		w, err := st.Append(data, change, e.Now(), r.Interval)
-		var refused *st.RefusedError
-		if errors.As(err, &refused) {
-			return &UsageError{Command: command, Msg: fmt.Sprintf("%s: %s; nothing was written", r.File, refused.Msg)}
-		}
-		var broken *st.BrokenStreamError
-		if errors.As(err, &broken) {
-			return fmt.Errorf("%s: line %d is not an st v3 record (%v); nothing was written: "+
-				"'git queen validate %s' lists the problems, 'git queen resolve %s' repairs conflict markers or a torn line",
-				r.File, broken.Line, broken.Err, r.File, r.File)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", r.File, err)
-		}
-		if err := appendStream(path, data, w.Lines); err != nil {
-			return fmt.Errorf("append to %s: %w", r.File, err)
-		}
-		res = &StWriteResult{File: r.File, Op: change.Op, Seq: w.Seq, Checkpoint: w.Checkpoint, Item: w.Item, Items: w.Items}
-		if w.Item != nil {
-			res.ID = w.Item.ID
-		}
-		return nil
 	})
 	return res, err
 }
 
-// appendStream appends lines to the stream in one write, in the line
-// endings the file uses, after a newline when its last line lacks one,
-// and syncs it: a write that returned is on disk.
-func appendStream(path string, data []byte, lines [][]byte) error {
-	eol := []byte("\n")
-	if bytes.Contains(data, []byte("\r\n")) {
-		eol = []byte("\r\n")
-	}
-	var buf bytes.Buffer
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		buf.Write(eol)
-	}
-	for _, l := range lines {
-		buf.Write(l)
-		buf.Write(eol)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+// afterStreamRead runs between reading a stream and appending to it: a
+// test's place to do what git does to a worktree file meanwhile (a merge
+// or checkout replaces it with a new file).
+var afterStreamRead = func(path string) {}
 
 // streamLockPath is the stream's lock. In a repository it lives in git's
 // common directory (queen-st/, named by the stream's absolute path), so

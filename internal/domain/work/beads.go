@@ -15,6 +15,10 @@ import (
 const (
 	BeadsOpen   = "open"
 	BeadsClosed = "closed"
+	// BeadsTombstone is an issue beads deleted: done as surely as a
+	// closed one, so it blocks nothing (bd ready's blockers are the
+	// issues neither closed nor tombstone).
+	BeadsTombstone = "tombstone"
 )
 
 // beadsFields are what a ready decision reads of an issue line; the
@@ -50,7 +54,8 @@ func ReadBeads(file string, data []byte) ([]Item, []jsonl.Problem) {
 
 // AddBeads adds the open work of a beads issue file (data, named file in
 // problems and items): the issues whose status is open (or missing, beads'
-// default; or blocked), each waiting on the blockers that are not closed.
+// default; or blocked), each waiting on the blockers that are not closed
+// (nor deleted: tombstone).
 // A blocker is an issue named by a dependency of type "blocks" (or of no
 // type); one the file does not hold counts as open, since nothing says it
 // was done. Other dependency types (parent-child, related,
@@ -78,12 +83,12 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		}
 		clear(vals)
 		if err := pickFields(l.Raw, beadsFields, vals); err != nil {
-			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "not a beads issue: " + err.Error()})
+			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "not a beads issue: " + err.Error() + "; skipped"})
 			continue
 		}
 		rawID := stringBytes(vals[fID])
 		if len(rawID) == 0 {
-			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "a beads issue without a string id"})
+			p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No, Msg: "a beads issue without a string id; skipped"})
 			continue
 		}
 		before, known := byID[string(rawID)]
@@ -92,7 +97,7 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		}
 		status := openStatus(vals[fStatus])
 		if status == "" {
-			if closed := jsonline.StringEquals(vals[fStatus], BeadsClosed); closed || known {
+			if closed := jsonline.StringEquals(vals[fStatus], BeadsClosed) || jsonline.StringEquals(vals[fStatus], BeadsTombstone); closed || known {
 				byID[string(rawID)] = seen{closed: closed, entry: -1}
 			}
 			continue
@@ -101,6 +106,7 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		byID[id] = seen{entry: len(p.entries)}
 		e := entry{id: id, title: vals[fTitle], kind: vals[fType], assignee: vals[fAssignee], created: stringBytes(vals[fCreated]),
 			file: file, status: status, source: SourceBeads, priority: DefaultPriority, line: l.No}
+		e.at, e.dated = instant(e.created)
 		if raw := vals[fPriority]; raw != nil && string(raw) != "null" {
 			pri, err := strconv.Atoi(string(raw))
 			if err != nil || pri < 0 || pri > 4 {

@@ -1,9 +1,9 @@
 package work
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -23,7 +23,11 @@ type Pool struct {
 // made whole (an st item).
 type entry struct {
 	id      string
-	created []byte // the time's text, for ordering; nil when absent
+	created []byte // the time's text, as the file has it; nil when absent
+	// at is created as an instant (Unix nanoseconds), for ordering;
+	// dated says created reads as one.
+	at    int64
+	dated bool
 	// title, kind and assignee are raw JSON values of a beads issue.
 	title, kind, assignee []byte
 	item                  *Item
@@ -40,7 +44,8 @@ func (p *Pool) AddItems(items []Item) {
 		if it.CreatedAt != "" {
 			created = []byte(it.CreatedAt)
 		}
-		p.entries = append(p.entries, entry{id: it.ID, created: created, item: it, file: it.File, status: it.Status,
+		at, dated := instant(created)
+		p.entries = append(p.entries, entry{id: it.ID, created: created, at: at, dated: dated, item: it, file: it.File, status: it.Status,
 			source: it.Source, priority: it.Priority, line: it.Line, waiting: it.WaitingOn})
 	}
 }
@@ -116,7 +121,7 @@ func compareEntries(a, b *entry) int {
 		return c
 	}
 	if a.source == SourceBeads {
-		if c := compareCreated(a.created, b.created); c != 0 {
+		if c := compareCreated(a, b); c != 0 {
 			return c
 		}
 	} else {
@@ -143,18 +148,33 @@ func sourceRank(s string) int {
 	return 1
 }
 
-// compareCreated orders RFC 3339 times by their text (beads writes them
-// in UTC), with a missing time last.
-func compareCreated(a, b []byte) int {
+// compareCreated orders issues by the instant they were created, oldest
+// first, with one that has no readable time last. The instant, not the
+// text: beads writes each contributor's local offset (-08:00, +11:00, Z
+// in one tracker), and text order is then not time order.
+func compareCreated(a, b *entry) int {
 	switch {
-	case len(a) == 0 && len(b) == 0:
+	case !a.dated && !b.dated:
 		return 0
-	case len(a) == 0:
+	case !a.dated:
 		return 1
-	case len(b) == 0:
+	case !b.dated:
 		return -1
 	}
-	return bytes.Compare(a, b)
+	return cmp.Compare(a.at, b.at)
+}
+
+// instant reads an RFC 3339 time (beads' created_at) as Unix nanoseconds;
+// false when it is absent or does not read as one.
+func instant(text []byte) (int64, bool) {
+	if len(text) == 0 {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(text))
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixNano(), true
 }
 
 // Add adds o's work and problems to p: ready unions the pools of several

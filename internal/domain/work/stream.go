@@ -12,9 +12,16 @@ import (
 // each with WaitingOn set from the read view (seed 000's dep_state: an
 // edge of type blocks to an item neither completed nor canceled, or to no
 // item). Lines that are not records and events that cannot apply are
-// returned as problems; the rest of the stream still counts.
+// returned as problems; the rest of the stream still counts. A file with
+// no record at all is one problem.
 func StreamItems(file string, data []byte) ([]Item, []jsonl.Problem) {
 	recs, errs := st.Parse(data)
+	if len(recs) == 0 && len(errs) > 0 {
+		// Not a stream at all: one problem, not one a line (each would
+		// quote what the line starts with, of whatever file was named).
+		return nil, []jsonl.Problem{{File: file, Line: problemLine(errs[0]),
+			Msg: "not an st stream (no line is a v3 record); not read"}}
+	}
 	state, applyErrs := st.Replay(recs)
 	var problems []jsonl.Problem
 	for _, err := range append(errs, applyErrs...) {

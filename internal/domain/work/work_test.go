@@ -36,6 +36,12 @@ func TestReadBeadsDecidesOpenAndBlocked(t *testing.T) {
 				`{"id":"c","status":"open","dependencies":[{"depends_on_id":"d","type":"blocks"}]}`,
 				`{"id":"d","status":"closed"}`),
 			open: []string{"a", "b", "c"}, waiting: map[string][]string{"a": {"b"}}},
+		{name: "a blocker beads deleted (tombstone) is done, as closed is; bd ready does not wait on it",
+			data: lines(`{"id":"a","status":"open","dependencies":[{"depends_on_id":"t","type":"blocks"}]}`,
+				`{"id":"t","status":"tombstone","deleted_at":"2026-01-02T00:00:00Z"}`,
+				`{"id":"c","status":"open","dependencies":[{"depends_on_id":"u","type":"blocks"}]}`,
+				`{"id":"u","status":"open"}`, `{"id":"u","status":"tombstone"}`),
+			open: []string{"a", "c"}},
 		{name: "a dependency without a type blocks; other types never do",
 			data: lines(`{"id":"a","status":"open","dependencies":[{"depends_on_id":"b"},{"depends_on_id":"c","type":"related"},{"depends_on_id":"c","type":"parent-child"}]}`,
 				`{"id":"b","status":"in_progress"}`, `{"id":"c","status":"open"}`),
@@ -218,5 +224,58 @@ func TestPickFields(t *testing.T) {
 		if !tt.bad && (string(out[0]) != tt.id || string(out[1]) != tt.status) {
 			t.Errorf("%s: id %s status %s, want %s %s", tt.line, out[0], out[1], tt.id, tt.status)
 		}
+	}
+}
+
+// Oldest first means the oldest instant, whatever offset each contributor's
+// beads wrote: real trackers mix -08:00, -05:00, +11:00 and Z (the
+// steveyegge/beads history holds all of them). The pair below is from it:
+// bd-4aao (18:53:28-05:00, 23:53:28Z) is two minutes older than bd-g9eu
+// (15:55:19-08:00, 23:55:19Z), though its text sorts after. A time that
+// does not read as RFC 3339 ranks as one without a time (last).
+func TestReadyOrdersCreatedAtByInstantNotText(t *testing.T) {
+	var pool Pool
+	pool.AddBeads("f", lines(
+		`{"id":"bd-g9eu","status":"open","priority":2,"created_at":"2025-11-20T15:55:19.337094-08:00"}`,
+		`{"id":"bd-4aao","status":"open","priority":2,"created_at":"2025-11-20T18:53:28.4803-05:00"}`,
+		`{"id":"bd-utc","status":"open","priority":2,"created_at":"2025-11-20T23:54:00Z"}`,
+		`{"id":"bd-east","status":"open","priority":2,"created_at":"2025-11-21T10:00:00+11:00"}`,
+		`{"id":"bd-junk","status":"open","priority":2,"created_at":"yesterday"}`,
+		`{"id":"bd-none","status":"open","priority":2}`))
+	ready, _, _ := pool.Ready(Taken{}, 0)
+	want := []string{"bd-east", "bd-4aao", "bd-utc", "bd-g9eu", "bd-junk", "bd-none"}
+	if got := ids(ready); !slices.Equal(got, want) {
+		t.Errorf("order %v\nwant  %v", got, want)
+	}
+	if ready[1].CreatedAt != "2025-11-20T18:53:28.4803-05:00" {
+		t.Errorf("created_at is shown as %q, not as the file has it", ready[1].CreatedAt)
+	}
+}
+
+// A file with no st record at all (the beads tracker named by mistake as
+// --stream, a config file, a log) is one problem saying it is not a
+// stream, not a problem for each of its lines: a careless --stream
+// .beads/issues.jsonl printed one warning per issue, and the message of
+// each quoted the line's first character, which --stream (and the MCP
+// tool's streams) could read out of any file one line at a time.
+func TestStreamItemsOfAFileThatIsNoStream(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"beads":  lines(`{"id":"bd-1","status":"open"}`, `{"id":"bd-2","status":"open"}`, `{"id":"bd-3","status":"closed"}`),
+		"config": lines(`[core]`, `	bare = false`, `[remote "origin"]`, `	url = secret`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			open, problems := StreamItems("x.jsonl", data)
+			if len(open) != 0 || len(problems) != 1 {
+				t.Fatalf("%d items, problems %v; want none and one problem", len(open), problems)
+			}
+			if msg := problems[0].Error(); !strings.Contains(msg, "not an st stream") || strings.Contains(msg, "invalid character") {
+				t.Errorf("problem %q", msg)
+			}
+		})
+	}
+	// A stream with one bad line still reports that line.
+	_, problems := StreamItems("p.jsonl", lines(`{"v":3,"ts":"2026-02-09T20:00:00Z","seq":0,"lane":"event","op":"init"}`, `oops`))
+	if len(problems) != 1 || problems[0].Line != 2 {
+		t.Errorf("problems %v, want line 2", problems)
 	}
 }

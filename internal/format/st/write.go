@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // The writer side of seed 000. A Change is one call of `git queen st`;
@@ -263,13 +264,22 @@ func checkStatus(status string) error {
 	return nil
 }
 
-// checkID keeps ids to what reads back and prints on one line.
+// checkID keeps ids to what reads back, prints on one line, and an
+// assignment can name.
 func checkID(id string) error {
 	if strings.TrimSpace(id) != id || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return refuse("item id %q has surrounding spaces or control characters; use letters, digits and dashes (st-001)", id)
 	}
 	if strings.HasPrefix(id, "-") {
 		return refuse("item id %q starts with a dash, which reads as an option; use letters, digits and dashes (st-001)", id)
+	}
+	if strings.Contains(id, ":") {
+		return refuse("item id %q holds a colon, which --dep ID:TYPE reads as the start of an edge type; use letters, digits and dashes (st-001)", id)
+	}
+	if err := records.ValidateIssueID(id); err != nil {
+		// ready --claim and claim name an item by its id: one they
+		// cannot name would be listed as ready and never taken.
+		return refuse("%v, so no assignment can name it (git queen ready --claim would pass it by); use letters, digits and dashes (st-001)", err)
 	}
 	return nil
 }

@@ -155,6 +155,15 @@ func TestAppendRefusesWhatThePlanDoesNotAllow(t *testing.T) {
 		{"empty comment", plan, st.Change{Op: st.OpAddComment, ID: "a", Comment: st.Comment{Author: "x", Text: "  "}}, "needs text"},
 		{"id with a newline", plan, add("x\ny"), "control characters"},
 		{"option-shaped id", plan, add("--force"), "starts with a dash"},
+		// ids ready --claim and claim could never name: an assignment's
+		// issue id has no space, no invisible character, at most 100.
+		{"id with a space", plan, add("fix login"), "no assignment can name"},
+		{"id with a bidi override", plan, add("st-1\u202e"), "no assignment can name"},
+		{"id of 101 characters", plan, add(strings.Repeat("x", 101)), "no assignment can name"},
+		// --dep ID:TYPE reads the text after the last colon as a type:
+		// "--dep a:b" would silently be a "b" edge to a, never an edge
+		// to the item "a:b".
+		{"id with a colon", plan, add("a:b"), "colon"},
 		{"op the writer does not write", plan, st.Change{Op: st.OpRemove, ID: "a"}, "does not write"},
 		{"no seq left", `{"v":3,"ts":"2026-02-09T19:00:00Z","seq":9223372036854775807,"lane":"event","op":"init"}` + "\n",
 			add("a"), "largest seq there is"},

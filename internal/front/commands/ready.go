@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,14 +25,15 @@ func newReadyCmd(env *Env, runF func(readyOptions) error) *cli.Command {
 		Name:  "ready",
 		Usage: "list the work that is ready to take (beads issues and st items), first first; --claim takes the first",
 		Description: `Reads .beads/issues.jsonl (or the legacy beads.jsonl) and the st streams
-(the files --stream names, and those the [[format]] rules with format = "st"
-in .beads/queen.toml match, as validate matches them: a path from the top
-of the worktree when it starts with /, else at any depth, ** any number of
-directories), and lists the work that is:
+(the files --stream names, and the files of the worktree that the
+[[format]] rules of .beads/queen.toml make "st", as validate and the merge
+driver read them: a path without a leading / at any depth, ** across
+directories, the first matching rule deciding), and lists the work that is:
 
   open        a beads issue with status open; an st item with status pending
   unblocked   no "blocks" dependency (beads depends_on_id, st deps) on work
-              that is not closed (beads) or completed/canceled (st); a
+              that is not closed or deleted (beads: closed, tombstone) or
+              completed/canceled (st); a
               dependency on an id no file holds blocks too; status blocked
               blocks; other dependency types (parent-child, related) do not
   unassigned  no active assignment in any worktree or synced clone (git
@@ -54,10 +56,8 @@ naming the winner, as claim does. Nothing ready to claim exits 1. Run git
 queen sync first to see other clones' claims in the list itself.
 
 ready reads the fields it needs of each issue line and checks the line's
-structure; git queen validate checks every field. What it derives from
-issues.jsonl is kept in git's directory (queen-cache/) while the file does
-not change, so that an unchanged tracker of thousands of issues is not
-parsed again.
+structure; git queen validate checks every field. It reads the files each
+time and keeps nothing of them.
 
 ` + "--json prints {ready, more, counts, sources, problems, claimed, lost}." + `
 
@@ -107,7 +107,7 @@ func runReady(o readyOptions) error {
 	if res == nil {
 		return err
 	}
-	warnProblems(o.Env.Stderr, res.Problems)
+	warnReadyProblems(o.Env.Stderr, res.Problems)
 	for _, l := range res.Lost {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s went to %s first\n", l.ID, l.Droid)
 	}
@@ -149,4 +149,18 @@ func runReady(o readyOptions) error {
 	moreLine(o.Env.Stdout, res.More)
 	fmt.Fprintln(o.Env.Stdout, res.Counts.Summary())
 	return nil
+}
+
+// warnReadyProblems tells a person about what ready could not read as
+// it is. Unlike warnProblems it does not call each one skipped: a
+// priority out of range is ranked as P2, unreadable dependencies count as
+// blocking, and each message says what was done.
+func warnReadyProblems(w io.Writer, problems []app.Problem) {
+	for i, p := range problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(w, "git-queen: warning: ... and %d more; run `git queen validate`\n", len(problems)-i)
+			return
+		}
+		fmt.Fprintf(w, "git-queen: warning: %s\n", p)
+	}
 }
