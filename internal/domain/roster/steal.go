@@ -47,14 +47,14 @@ func (s *Store) SilentCheck(after time.Duration, what string) func(holder string
 				return err
 			}
 		}
-		last := held
+		last, ok := Believed(held, now) // a claim written in the far future is no sign of life
+		if !ok {
+			last = time.Time{}
+		}
 		for _, d := range list {
 			if d.Name == holder && d.Last != nil && d.Last.After(last) {
 				last = *d.Last
 			}
-		}
-		if last.After(now) {
-			last = now // a time from the future is not believed beyond now
 		}
 		if !last.IsZero() && now.Sub(last) <= after {
 			return &NotSilentError{Holder: holder, What: what, LastSeen: last, Now: now, After: after}
