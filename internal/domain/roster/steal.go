@@ -32,20 +32,16 @@ func (e *NotSilentError) Error() string {
 // store's clock when called, and refuses any other with a
 // *NotSilentError. held, when the holder's claim was last written, counts
 // as a sighting: a droid that never ran a command is not stealable from
-// the moment another droid assigned it something. It reads the roster
-// once, at its first call (inside the caller's lock, after a fetch has
-// brought the remote's sightings).
+// the moment another droid assigned it something. It reads the roster at
+// each call (inside the caller's lock, after a fetch has brought the
+// remote's sightings), so a check made again after another fetch sees a
+// holder that came back meanwhile (reservations.Rejudge).
 func (s *Store) SilentCheck(after time.Duration, what string) func(holder string, held time.Time) error {
-	var list []Droid
-	var now time.Time
 	return func(holder string, held time.Time) error {
-		if list == nil {
-			now = s.S.Now()
-			var err error
-			if list, err = s.List(now, nil); err != nil {
-				list = nil
-				return err
-			}
+		now := s.S.Now()
+		list, err := s.List(now, nil)
+		if err != nil {
+			return err
 		}
 		last, ok := Believed(held, now) // a claim written in the far future is no sign of life
 		if !ok {
