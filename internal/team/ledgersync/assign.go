@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -48,6 +49,14 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 			}
 			out.Result, made = got, true
 			return nil
+		}
+		// The push lost, and this fetch may bring the holder a steal took
+		// the issue from back to life: judged again, a refusal undoes the
+		// steal below (UndoIn gives the issue back).
+		if req.Steal != nil && out.Replaced != nil {
+			if err := req.Steal(out.Replaced.Droid, time.Time{}); err != nil {
+				return &stopAfter{err}
+			}
 		}
 		for _, w := range r.withdrawnAssignments {
 			if w.Lost.ID == out.Assigned.ID {

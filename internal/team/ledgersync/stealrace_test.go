@@ -75,3 +75,49 @@ func TestAStealIsJudgedAgainWhenItsPushLoses(t *testing.T) {
 		})
 	}
 }
+
+// The same for claim --steal: ann, silent for two hours, holds qb-7; bob
+// steals it, and ann is seen again between bob's fetch and his push (her
+// clock a minute behind). The retry judges again: refused, and qb-7 is
+// ann's on both clones.
+func TestAClaimStealIsJudgedAgainWhenItsPushLoses(t *testing.T) {
+	r := newRemote(t)
+	cb := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	ca := &clock{cb.t}
+	a, b := newClone(t, r, ca), newClone(t, r, cb)
+	if _, err := a.sy.Assign("origin", claimReq("qb-7", "ann")); err != nil {
+		t.Fatal(err)
+	}
+	b.sync(t)
+	cb.tick(2 * time.Hour)
+	ca.t = cb.t.Add(-time.Minute)
+	raced := false
+	testHook = func(p string) error {
+		if p != "pushing" || raced {
+			return nil
+		}
+		raced = true
+		if _, err := (&roster.Store{S: a.s}).Note("ann", roster.Place{Clone: "a", Worktree: "a"}); err != nil {
+			return err
+		}
+		_, err := a.sy.Sync("origin")
+		return err
+	}
+	req := claimReq("qb-7", "bob")
+	req.Steal = (&roster.Store{S: b.s}).SilentCheck(time.Hour, "claim")
+	_, err := b.sy.Assign("origin", req)
+	testHook = nil
+	var seen *roster.NotSilentError
+	if !raced || !errors.As(err, &seen) || seen.Holder != "ann" {
+		t.Fatalf("a claim steal whose holder came back before its push: raced %v, %v; want refused, ann seen", raced, err)
+	}
+	cb.tick(time.Second)
+	ca.tick(time.Second)
+	b.sync(t)
+	a.sync(t)
+	for _, cl := range []*clone{a, b} {
+		if got := cl.activeAssignments(t); len(got) != 1 || got[0] != "ann qb-7" {
+			t.Fatalf("%s: active %v; want ann's qb-7", cl.dir, got)
+		}
+	}
+}
