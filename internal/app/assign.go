@@ -126,6 +126,8 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 			out.Result, out.Sync, out.Undone, out.Lost = ar.Result, ar.Sync, ar.Undone, ar.Assigned.ID
 		}
 		out.Published = err == nil
+	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && r.steal {
+		return nil, err // a steal judges silence by this clock (as an exclusive reserve holds by it)
 	} else {
 		out.Result, err = (&assignments.Store{S: s}).Assign(req)
 		out.Published = out.Remote == ""

@@ -38,6 +38,11 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 	made := false
 	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
 		if !made {
+			if r.clockErr != nil && req.Steal != nil {
+				// A steal judges silence by this clock: one that is off
+				// would find every holder silent (or none).
+				return &stopAfter{r.clockErr}
+			}
 			got, err := as.AssignIn(tx, req)
 			var taken *assignments.AlreadyAssignedError
 			if errors.As(err, &taken) {

@@ -121,3 +121,39 @@ func TestAClaimStealIsJudgedAgainWhenItsPushLoses(t *testing.T) {
 		}
 	}
 }
+
+// A steal judges silence by this clone's clock, so a clone whose clock is
+// off (most clones it read disagree with it) steals nothing, claims as
+// reservations: with the clock a day fast, every holder would look a day
+// silent. It says to set the clock right, and the issue stays its
+// holder's.
+func TestAClaimStealWaitsForTheClockToBeRight(t *testing.T) {
+	r := newRemote(t)
+	here := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	ahead := &clock{here.t.Add(24 * time.Hour)}
+	a, b := newClone(t, r, here), newClone(t, r, ahead)
+	if _, err := a.sy.Assign("origin", claimReq("qb-7", "ann")); err != nil {
+		t.Fatal(err)
+	}
+	b.send(t, "bob", "ann", "1")
+	b.sync(t)
+	a.send(t, "ann", "bob", "2")
+	a.sync(t) // a's merge of b's commit is dated a day before it
+	if res := b.sync(t); res.ClockOff == nil {
+		t.Fatalf("b does not read its clock as off: %+v", res.Clocks)
+	}
+	req := claimReq("qb-7", "bob")
+	req.Steal = (&roster.Store{S: b.s}).SilentCheck(time.Hour, "claim")
+	_, err := b.sy.Assign("origin", req)
+	var ce *ClockError
+	if !errors.As(err, &ce) {
+		t.Fatalf("claim --steal from a clone a day fast: %v; want a ClockError", err)
+	}
+	if got := a.activeAssignments(t); len(got) != 1 || got[0] != "ann qb-7" {
+		t.Fatalf("after the refused steal: %v", got)
+	}
+	b.sync(t)
+	if got := b.activeAssignments(t); len(got) != 1 || got[0] != "ann qb-7" {
+		t.Fatalf("b after the refused steal: %v", got)
+	}
+}
