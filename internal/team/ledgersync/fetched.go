@@ -121,6 +121,10 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
 		return "", false
 	}
+	if n := newPlaceCount(nil, now).add(lines); n > records.MaxActiveReservations {
+		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d places in the queue\n", n))
+		return "", false
+	}
 	var data []byte
 	for _, line := range lines {
 		data = append(append(data, line...), '\n')
