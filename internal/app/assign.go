@@ -114,6 +114,9 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	}
 	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force, Listed: r.Listed}
 	if r.steal {
+		if err := stealOffline("claim", s, r.Offline); err != nil {
+			return nil, err
+		}
 		if req.Steal, err = silentCheck(s, "claim"); err != nil {
 			return nil, err
 		}
@@ -126,6 +129,8 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 			out.Result, out.Sync, out.Undone, out.Lost = ar.Result, ar.Sync, ar.Undone, ar.Assigned.ID
 		}
 		out.Published = err == nil
+	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && r.steal {
+		return nil, err // a steal judges silence by this clock (as an exclusive reserve holds by it)
 	} else {
 		out.Result, err = (&assignments.Store{S: s}).Assign(req)
 		out.Published = out.Remote == ""

@@ -246,7 +246,9 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 		defer cancel()
 	}
 	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
+	stop := e.seenWhileWaiting(s, me)
 	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)
+	stop()
 	var timedOut *messages.TimeoutError
 	if errors.As(err, &timedOut) {
 		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)

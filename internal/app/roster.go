@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
 
@@ -113,7 +114,18 @@ func isDir(path string) bool {
 }
 
 func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
-	now := e.Now()
+	noteStamped(ws, droid, e.Now(), func() *store.Store {
+		s, err := e.OpenStore()
+		if err != nil {
+			return nil
+		}
+		return s
+	})
+}
+
+// noteStamped notes droid as seen in ws at now unless its stamp says it
+// was within roster.Interval; open gives the store (nil: no note).
+func noteStamped(ws *workspace.Workspace, droid string, now time.Time, open func() *store.Store) {
 	place := here(ws)
 	sum := sha256.Sum256([]byte(droid + "\x00" + place.Clone + "\x00" + place.Worktree))
 	stamp := filepath.Join(ws.CacheDir(), "presence-"+hex.EncodeToString(sum[:8]))
@@ -123,8 +135,8 @@ func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
 			return
 		}
 	}
-	s, err := e.OpenStore()
-	if err != nil {
+	s := open()
+	if s == nil {
 		return
 	}
 	if _, err := (&roster.Store{S: s}).Note(droid, place); err != nil {
@@ -132,6 +144,41 @@ func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
 	}
 	if os.MkdirAll(filepath.Dir(stamp), 0o755) == nil {
 		_ = os.WriteFile(stamp, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
+	}
+}
+
+// waitingSeenEvery is how often a command that blocks (msg wait) looks
+// whether its droid's sighting is due: a droid waiting for an answer is
+// alive, and one that waited past the silence threshold without a
+// sighting could have what it holds stolen while it waits. Most looks
+// read the stamp and write nothing (roster.Interval).
+var waitingSeenEvery = 30 * time.Second
+
+// seenWhileWaiting notes droid as seen in the store s (the live store)
+// every roster.Interval while a command waits; the function it returns
+// stops it, and returns once it has.
+func (e *Env) seenWhileWaiting(s *store.Store, droid string) (stop func()) {
+	if droid == "" || !s.WS.Live || s.WS.Repo == nil {
+		return func() {}
+	}
+	own := *s // a store of its own: the waiting goroutine reads s
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(waitingSeenEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				noteStamped(own.WS, droid, own.Now(), func() *store.Store { return &own })
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
 	}
 }
 

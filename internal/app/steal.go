@@ -36,6 +36,18 @@ func stealRefused(err error) error {
 	return err
 }
 
+// stealOffline refuses a steal that would not go through the configured
+// remote: it would judge the holder by the sightings this clone has (not
+// those the remote holds), and publish later without the compare-and-swap
+// that lets a holder who came back keep what it holds.
+func stealOffline(command string, s *store.Store, offline bool) error {
+	if !offline || ConfiguredRemote(s) == "" {
+		return nil
+	}
+	return &UsageError{Command: command, Msg: "--steal judges the holder's silence by what the remote knows and publishes through it; it cannot be --offline. " +
+		"Wait for the remote, or take over with --force --offline, which tells the holder"}
+}
+
 // checkStealFlags refuses what --steal cannot be combined with.
 func checkStealFlags(command string, shared, force, notify bool) error {
 	switch {

@@ -38,9 +38,20 @@ func (b receiptBounds) until(e jsonl.Entry) (time.Time, bool) {
 	return a.Until, true
 }
 
-// bound applies the arrival of e, if any, to its decoded reservation r.
+// bound applies the arrival of e, if any, to its decoded reservation r. A
+// place in the queue counts for MaxWaitLease at most after it was written
+// (PlaceEnd), so one from the future counts that long after it arrived,
+// not for the time-to-live its expires_at claims (up to a week, while
+// nobody else may reserve its paths).
 func (b receiptBounds) bound(e jsonl.Entry, r *records.Reservation) {
-	if u, ok := b.until(e); ok && u.Before(r.Expiry()) {
+	u, ok := b.until(e)
+	if !ok {
+		return
+	}
+	if a := b[e.File][e.ID]; r.Status == records.ReservationWaiting && a.At.Add(MaxWaitLease).Before(u) {
+		u = a.At.Add(MaxWaitLease)
+	}
+	if u.Before(r.Expiry()) {
 		r.ExpiresAt = u
 	}
 }

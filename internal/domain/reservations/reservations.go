@@ -81,6 +81,9 @@ type Result struct {
 	Notified []records.Message `json:"notified,omitempty"`
 	// Stolen lists the reservations --steal released.
 	Stolen []records.Reservation `json:"stolen,omitempty"`
+	// before are the versions Stolen released, as they were, for
+	// GiveBackIn.
+	before [][]byte
 }
 
 // ConflictError refuses an exclusive request that conflicts with other
@@ -184,7 +187,12 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 	// request with --force gets one, and every holder hears of it.
 	forced := req.Exclusive && len(res.Conflicts) > 0
 	if forced && req.Steal != nil {
-		if res.Stolen, res.Notified, err = s.steal(tx, req, active, res.Conflicts); err != nil {
+		if len(ahead) > 0 {
+			// A steal takes from holders that died, not from droids in
+			// line for the paths: those who queued first get them first.
+			return res, &ConflictError{Conflicts: ahead, Now: now}
+		}
+		if res.Stolen, res.before, res.Notified, err = s.steal(tx, req, active, res.Conflicts); err != nil {
 			return res, err
 		}
 		forced = false

@@ -30,8 +30,8 @@ type StealCheck func(holder string, held time.Time) error
 
 // steal releases the reservations found that overlap req, after Steal
 // allowed each holder, and tells each holder. It returns the released
-// versions and the messages sent.
-func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict) ([]records.Reservation, []records.Message, error) {
+// versions, the versions they replaced and the messages sent.
+func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict) ([]records.Reservation, [][]byte, []records.Message, error) {
 	holders, lines := byHolder(found)
 	for _, h := range holders {
 		var held time.Time
@@ -41,19 +41,20 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 			}
 		}
 		if err := req.Steal(h, held); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	now := s.S.Now()
 	var out []any
 	var stolen []records.Reservation
+	var before [][]byte
 	for _, c := range found {
 		if slices.ContainsFunc(stolen, func(r records.Reservation) bool { return r.ID == c.Held.ID }) {
 			continue
 		}
 		i := slices.IndexFunc(active, func(l Live) bool { return l.ID == c.Held.ID })
 		if i < 0 {
-			return nil, nil, fmt.Errorf("reservation %s: not among the active ones read", c.Held.ID)
+			return nil, nil, nil, fmt.Errorf("reservation %s: not among the active ones read", c.Held.ID)
 		}
 		l := active[i]
 		line, err := jsonl.SetFields(l.raw,
@@ -64,18 +65,19 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 			jsonl.Field{Name: "forced", Value: true},
 			jsonl.Field{Name: "stolen", Value: true})
 		if err != nil {
-			return nil, nil, fmt.Errorf("reservation %s: %w", l.ID, err)
+			return nil, nil, nil, fmt.Errorf("reservation %s: %w", l.ID, err)
 		}
 		if line, err = records.CheckedNext(records.ReservationsFile, l.raw, line); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		out = append(out, line)
 		r := l.Reservation
 		r.Status, r.ReleasedAt, r.UpdatedBy, r.Forced, r.Stolen = records.ReservationReleased, &now, req.Droid, true, true
 		stolen = append(stolen, r)
+		before = append(before, l.raw)
 	}
 	if err := tx.Append(s.S.Log(records.ReservationsFile), out...); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var sent []records.Message
 	for _, h := range holders {
@@ -84,11 +86,11 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 			"Your reservations there are released. If you are back, reserve again once " + req.Droid + " is done, or reply."
 		msgs, err := s.send(tx, req.Droid, h, req.Droid+" stole your reservation (--steal)", body, req.IssueID)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		sent = append(sent, msgs...)
 	}
-	return stolen, sent, nil
+	return stolen, before, sent, nil
 }
 
 // writtenAt is when r's version was written: its updated_at, else its
@@ -98,4 +100,98 @@ func writtenAt(r records.Reservation) time.Time {
 		return *r.UpdatedAt
 	}
 	return r.CreatedAt
+}
+
+// Stolen holders are judged again when the steal's publication has to
+// wait: a compare-and-swap that lost fetches what reached the remote
+// meanwhile, and a holder seen in it (back between the check and the
+// push) is no longer silent. The steal then stops, and GiveBackIn gives
+// each reservation it took back to its holder.
+
+// Rejudge runs the steal check of req again for each droid res stole
+// from, with no claim time of its own (what the holder wrote since shows
+// in the roster the check reads): nil when every one is still silent.
+func Rejudge(req Request, res Result) error {
+	if req.Steal == nil {
+		return nil
+	}
+	var judged []string
+	for _, r := range res.Stolen {
+		if slices.Contains(judged, r.Droid) {
+			continue
+		}
+		judged = append(judged, r.Droid)
+		if err := req.Steal(r.Droid, time.Time{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GiveBackIn undoes the steal of res by thief: each reservation it
+// released whose latest version is still that release is active again as
+// it was before (its expiry too), in a version by the thief marked
+// forced, and each holder is told. A reservation its holder changed
+// since (a renewal newer than the steal) is left as the holder left it.
+func (s *Store) GiveBackIn(tx *jsonl.Tx, res Result, thief string) ([]records.Message, error) {
+	if len(res.Stolen) == 0 {
+		return nil, nil
+	}
+	now := s.S.Now()
+	all, _, err := s.List(Filter{All: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	var back []records.Reservation
+	for i, r := range res.Stolen {
+		j := slices.IndexFunc(all, func(l Live) bool { return l.ID == r.ID })
+		if j < 0 || i >= len(res.before) {
+			continue
+		}
+		cur := all[j]
+		if !cur.Stolen || cur.UpdatedBy != thief || cur.Status != records.ReservationReleased {
+			continue // its holder (or another) wrote a newer version
+		}
+		line, err := jsonl.SetFields(res.before[i],
+			jsonl.Field{Name: "updated_at", Value: records.Successor(now, cur.raw)},
+			jsonl.Field{Name: "updated_by", Value: thief},
+			jsonl.Field{Name: "forced", Value: true})
+		if err != nil {
+			return nil, fmt.Errorf("reservation %s: %w", r.ID, err)
+		}
+		if line, err = records.CheckedNext(records.ReservationsFile, cur.raw, line); err != nil {
+			return nil, err
+		}
+		out = append(out, line)
+		back = append(back, cur.Reservation)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if err := tx.Append(s.S.Log(records.ReservationsFile), out...); err != nil {
+		return nil, err
+	}
+	var sent []records.Message
+	var told []string
+	for _, r := range back {
+		if slices.Contains(told, r.Droid) {
+			continue
+		}
+		told = append(told, r.Droid)
+		var listed []string
+		for _, x := range back {
+			if x.Droid == r.Droid {
+				listed = append(listed, x.Pattern+" ("+x.ID+")")
+			}
+		}
+		body := "You were seen again before " + thief + "'s --steal was published, so it was undone and these are yours again:\n" +
+			messages.Listing(listed, messages.MaxListing)
+		msgs, err := s.send(tx, thief, r.Droid, thief+" gave back your reservation (--steal undone)", body, r.IssueID)
+		if err != nil {
+			return nil, err
+		}
+		sent = append(sent, msgs...)
+	}
+	return sent, nil
 }

@@ -92,6 +92,20 @@ func waitingFields(f [][]byte, now time.Time) bool {
 	return expires.After(now)
 }
 
+// WaitingVersion is ActiveVersion for the queue: a reservation version's
+// id, and whether it is a place that stands at now (the flood check
+// counts them, as every reserve reads them all).
+func WaitingVersion(line []byte, now time.Time) (id string, waiting, ok bool) {
+	vals := make([][]byte, len(idAndLiveFields))
+	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
+		return "", false, false
+	}
+	if id, ok = jsonline.String(vals[0]); !ok {
+		return "", false, false
+	}
+	return id, waitingFields(vals[1:], now), true
+}
+
 // waitingQuery selects the places in the queue at now, as currentQuery
 // selects the active reservations: with several sources it also keeps the
 // versions recent enough to end a place another source still holds.

@@ -19,8 +19,8 @@ type Droid struct {
 	// recipient, a roster entry) that has written nothing.
 	First *time.Time `json:"first_seen,omitempty"`
 	// Last is when it was last seen: its newest sighting or the newest
-	// version it wrote, whichever is later, bounded by now (a time from
-	// another clone's future is not believed).
+	// version it wrote, whichever is later, bounded by now (see Believed:
+	// a time further ahead than clocks drift is no sighting at all).
 	Last *time.Time `json:"last_seen,omitempty"`
 	// Places are its sightings, the latest first.
 	Places []Sighting `json:"places"`
@@ -60,15 +60,14 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 		return d
 	}
 	seeFirst := func(d *Droid, t time.Time) {
-		if d.First == nil || t.Before(*d.First) {
+		t, ok := Believed(t, now)
+		if ok && (d.First == nil || t.Before(*d.First)) {
 			d.First = &t
 		}
 	}
 	seeLast := func(d *Droid, t time.Time) {
-		if t.After(now) {
-			t = now
-		}
-		if d.Last == nil || t.After(*d.Last) {
+		t, ok := Believed(t, now)
+		if ok && (d.Last == nil || t.After(*d.Last)) {
 			d.Last = &t
 		}
 	}
@@ -130,6 +129,24 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 	}
 	slices.SortFunc(out, func(a, b Droid) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// Believed is t as a sighting at now: a time up to records.MaxClockSkew
+// ahead of now (another clone's clock, a little fast) counts as now; one
+// further ahead is no sighting (false). Counting it as now would make its
+// droid "seen just now" at every read until that time comes: one version
+// dated 2099, pushed by anyone or written once by a clone whose clock was
+// wrong, and its droid would never be silent, never listed by doctor,
+// and nothing it holds could ever be stolen. The receiver bounds time, as
+// it does for reservations from the future.
+func Believed(t, now time.Time) (time.Time, bool) {
+	if t.After(now.Add(records.MaxClockSkew)) {
+		return time.Time{}, false
+	}
+	if t.After(now) {
+		return now, true
+	}
+	return t, true
 }
 
 // LastSeen is when droid was last seen as of now (see Droid.Last), and

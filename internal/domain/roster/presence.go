@@ -137,13 +137,17 @@ func (s *Store) Note(droid string, place Place) (bool, error) {
 		}
 		mine := -1
 		for i, x := range list {
-			if x.Droid == droid && x.Place == place && (mine < 0 || x.Last.After(list[mine].Last)) {
+			// A sighting here dated further ahead than clocks drift is
+			// not believed (Believed), and its next version could only
+			// be later still: it is left as it is, and a new record
+			// begins.
+			if _, ok := Believed(x.Last, now); ok && x.Droid == droid && x.Place == place && (mine < 0 || x.Last.After(list[mine].Last)) {
 				mine = i
 			}
 		}
 		var line []byte
 		switch {
-		case mine >= 0 && now.Sub(list[mine].Last) < Interval && !list[mine].Last.After(now.Add(records.MaxClockSkew)):
+		case mine >= 0 && now.Sub(list[mine].Last) < Interval:
 			return nil // seen lately: nothing to write
 		case mine >= 0:
 			next, err := jsonl.SetFields(raws[mine], jsonl.Field{Name: "updated_at", Value: records.Successor(now, raws[mine])})

@@ -178,13 +178,25 @@ func TestListAndSilent(t *testing.T) {
 	if last, ok, err := s.LastSeen(c.now, "dora"); err != nil || !ok || !last.Equal(c.now.Add(-time.Minute)) {
 		t.Fatalf("dora, whose reservation carl released: last seen %v %v %v; want when she reserved", last, ok, err)
 	}
-	// A version dated in the future is not believed beyond now.
-	c.now = now.Add(48 * time.Hour)
+	// A version dated a little ahead (a clock within the tolerance) counts
+	// as now; one further ahead is no sighting at all, or its droid would
+	// be "seen just now" at every read until that time came.
+	c.now = now.Add(3 * time.Minute)
 	if _, err := s.Note("eve", roster.Place{Clone: "c", Worktree: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	if last, _, _ := s.LastSeen(now, "eve"); !last.Equal(now) {
-		t.Fatalf("eve seen in the future at %v; want bounded to %v", last, now)
+		t.Fatalf("eve seen 3m in the future at %v; want bounded to %v", last, now)
+	}
+	c.now = now.Add(48 * time.Hour)
+	if _, err := s.Note("fay", roster.Place{Clone: "c", Worktree: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if last, ok, _ := s.LastSeen(now, "fay"); ok {
+		t.Fatalf("fay, seen 48h in the future, counts as seen at %v; want not seen", last)
+	}
+	if last, ok, _ := s.LastSeen(c.now.Add(time.Minute), "fay"); !ok || !last.Equal(c.now) {
+		t.Fatalf("fay once her time came: %v %v; want seen at %v", last, ok, c.now)
 	}
 }
 
@@ -236,7 +248,8 @@ func TestSilentCheck(t *testing.T) {
 		{"never seen, assigned to 30m ago", 30 * time.Minute, "bob", 0, false},
 		{"never seen, assigned to 61m ago", 61 * time.Minute, "bob", 0, true},
 		{"never seen, nothing known", 0, "bob", -1, true},
-		{"a claim from the future counts as now", 0, "bob", 48 * time.Hour, false},
+		{"a claim a little ahead (clocks drift) counts as now", 0, "bob", 3 * time.Minute, false},
+		{"a claim from the far future is no sign of life", 0, "bob", 48 * time.Hour, true},
 	}
 	for _, tc := range cases {
 		c.now = t0.Add(tc.now)
@@ -254,5 +267,65 @@ func TestSilentCheck(t *testing.T) {
 		case !tc.ok && !strings.Contains(err.Error(), "nothing was stolen: "+tc.holder+" was last seen"):
 			t.Errorf("%s: %v", tc.name, err)
 		}
+	}
+}
+
+// A version from the far future, pushed by anyone with access to the
+// remote or written once by a clone whose clock was wrong, must not keep
+// its droid "seen just now" for ever: ann, who died at t0, is silent an
+// hour later whatever a sighting dated 2099 says, so her paths may be
+// stolen and doctor lists her. And ann, back, is seen again at her real
+// time: her next sighting there is a new record, not a successor of the
+// one from 2099 (whose versions could only be later still).
+func TestAFarFutureSightingIsNoSignOfLife(t *testing.T) {
+	s, c := newStore(t)
+	here := roster.Place{Clone: "host:/repo/.git", Worktree: "/repo"}
+	if _, err := s.Note("ann", here); err != nil { // ann's last real sighting, at t0
+		t.Fatal(err)
+	}
+	list, err := s.Sightings()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sightings %v, %v", list, err)
+	}
+	// Her record's next version, dated 2099, in the same place, as a
+	// received version would be; and a message of hers dated 2099.
+	future := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	raw, err := os.ReadFile(s.S.Log(records.MessagesFile).Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := jsonl.SetFields(bytes.TrimSpace(raw), jsonl.Field{Name: "updated_at", Value: future})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.now = future
+	if _, err := (&messages.Store{S: s.S}).Send(messages.Draft{From: "ann", To: "bob", Subject: "from the future", NewRecipients: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.S.Update(func(tx *jsonl.Tx) error { return tx.Append(s.S.Log(records.MessagesFile), next) }); err != nil {
+		t.Fatal(err)
+	}
+
+	c.now = t0.Add(61 * time.Minute)
+	if err := s.SilentCheck(time.Hour, "reservation")("ann", t0); err != nil {
+		t.Fatalf("ann, last really seen 61m ago: %v; want her stealable", err)
+	}
+	all, err := s.List(c.now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if silent := roster.Silent(all, c.now, time.Hour); len(silent) != 1 || silent[0].Name != "ann" || !silent[0].Last.Equal(t0) {
+		t.Fatalf("silent over an hour: %+v; want ann, last seen at %s", silent, t0)
+	}
+
+	// Ann comes back: she is seen now, and no longer stealable.
+	if wrote, err := s.Note("ann", here); err != nil || !wrote {
+		t.Fatalf("ann back: wrote %v, %v", wrote, err)
+	}
+	if last, ok, err := s.LastSeen(c.now, "ann"); err != nil || !ok || !last.Equal(c.now) {
+		t.Fatalf("ann back: last seen %v %v %v; want %s", last, ok, err, c.now)
+	}
+	if err := s.SilentCheck(time.Hour, "reservation")("ann", t0); err == nil {
+		t.Fatal("ann, back just now, is stealable")
 	}
 }

@@ -2,9 +2,12 @@ package roster
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // NotSilentError refuses a steal from a holder seen within the team's
@@ -33,32 +36,54 @@ func (e *NotSilentError) Error() string {
 // *NotSilentError. held, when the holder's claim was last written, counts
 // as a sighting: a droid that never ran a command is not stealable from
 // the moment another droid assigned it something. It reads the roster
-// once, at its first call (inside the caller's lock, after a fetch has
-// brought the remote's sightings).
+// inside the caller's lock, after a fetch has brought the remote's
+// sightings, and again whenever a log grew since (another fetch, merged),
+// so a check made again after a lost race sees a holder that came back
+// meanwhile (reservations.Rejudge), while the holders of one steal cost
+// one read.
 func (s *Store) SilentCheck(after time.Duration, what string) func(holder string, held time.Time) error {
 	var list []Droid
-	var now time.Time
+	var read string // the logs' sizes when list was read
+	var readAt time.Time
 	return func(holder string, held time.Time) error {
-		if list == nil {
-			now = s.S.Now()
+		now := s.S.Now()
+		if sizes := s.logSizes(); list == nil || sizes != read || now.Sub(readAt).Abs() > time.Second {
 			var err error
 			if list, err = s.List(now, nil); err != nil {
 				list = nil
 				return err
 			}
+			read, readAt = sizes, now
 		}
-		last := held
+		last, ok := Believed(held, now) // a claim written in the far future is no sign of life
+		if !ok {
+			last = time.Time{}
+		}
 		for _, d := range list {
 			if d.Name == holder && d.Last != nil && d.Last.After(last) {
 				last = *d.Last
 			}
-		}
-		if last.After(now) {
-			last = now // a time from the future is not believed beyond now
 		}
 		if !last.IsZero() && now.Sub(last) <= after {
 			return &NotSilentError{Holder: holder, What: what, LastSeen: last, Now: now, After: after}
 		}
 		return nil
 	}
+}
+
+// logSizes fingerprints what the roster reads: the size of each log, this
+// clone's and the one sync appends to. The logs only grow between
+// rewrites, so a roster read at one fingerprint holds until it changes.
+func (s *Store) logSizes() string {
+	var b []byte
+	for _, k := range records.Kinds {
+		for _, path := range []string{s.S.Log(k.File).Path, store.ReceivedPath(s.S.WS, k.File)} {
+			var n int64 = -1
+			if fi, err := os.Stat(path); err == nil {
+				n = fi.Size()
+			}
+			b = strconv.AppendInt(append(b, ' '), n, 10)
+		}
+	}
+	return string(b)
 }

@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -37,6 +38,11 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 	made := false
 	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
 		if !made {
+			if r.clockErr != nil && req.Steal != nil {
+				// A steal judges silence by this clock: one that is off
+				// would find every holder silent (or none).
+				return &stopAfter{r.clockErr}
+			}
 			got, err := as.AssignIn(tx, req)
 			var taken *assignments.AlreadyAssignedError
 			if errors.As(err, &taken) {
@@ -48,6 +54,14 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 			}
 			out.Result, made = got, true
 			return nil
+		}
+		// The push lost, and this fetch may bring the holder a steal took
+		// the issue from back to life: judged again, a refusal undoes the
+		// steal below (UndoIn gives the issue back).
+		if req.Steal != nil && out.Replaced != nil {
+			if err := req.Steal(out.Replaced.Droid, time.Time{}); err != nil {
+				return &stopAfter{err}
+			}
 		}
 		for _, w := range r.withdrawnAssignments {
 			if w.Lost.ID == out.Assigned.ID {

@@ -72,13 +72,19 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 	}
 }
 
+// extractPrefix names this release's extractions. An earlier release
+// extracts into the same cache directory (its hook, or a second binary on
+// the PATH), setting aside versions it does not know, such as places in
+// the queue; its files are named "fetched-..." and never read here.
+const extractPrefix = "fetched2-"
+
 // extract writes (once) the reservation versions fetched holds that local
 // does not, the newest of each id within every rule, and returns the file's
 // path; ok is false when fetched is damaged or over limit (noted once, in
 // a file beside, so that the next command does not inspect it again), or
 // when it cannot be read.
 func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, limit int64, now time.Time) (string, bool) {
-	path := filepath.Join(cacheDir, "fetched-"+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
+	path := filepath.Join(cacheDir, extractPrefix+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
 	if _, err := os.Stat(path); err == nil {
 		return path, true
 	}
@@ -113,6 +119,10 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if n := activeIncoming(lines, nil, now); n > records.MaxActiveReservations {
 		// A flood: the next sync sets it aside (see floodCheck).
 		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
+		return "", false
+	}
+	if n := newPlaceCount(nil, now).add(lines); n > records.MaxActiveReservations {
+		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d places in the queue\n", n))
 		return "", false
 	}
 	var data []byte

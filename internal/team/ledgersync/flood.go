@@ -34,9 +34,21 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 	// few; past twice the bound it is a flood whatever follows, and the
 	// reading stops there.
 	count := newActiveCount(held, now)
+	// Places in the queue hold nothing, but every reserve reads them all:
+	// they are bounded alike, on their own (a team may hold 4,096 paths
+	// and wait for others).
+	waiting, err := (&reservations.Store{S: s.S}).Waiting(now)
+	if err != nil {
+		return err
+	}
+	queued := make(map[string]bool, len(waiting))
+	for _, r := range waiting {
+		queued[r.ID] = true
+	}
+	places := newPlaceCount(queued, now)
 	stop := errors.New("flood")
 	err = s.ledger.EachChangeOf(records.ReservationsFile, local, commit, func(chunk [][]byte) error {
-		if count.add(chunk) > 2*records.MaxActiveReservations {
+		if count.add(chunk) > 2*records.MaxActiveReservations || places.add(chunk) > 2*records.MaxActiveReservations {
 			return stop
 		}
 		return nil
@@ -54,6 +66,11 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 			"it would make %s%d more reservations active here, beside the %d that are, past the %d git-queen holds at once "+
 				"(every check reads them all): a flood, set aside whole", atLeast, n, len(active), records.MaxActiveReservations)}
 	}
+	if n := places.active; len(waiting)+n > records.MaxActiveReservations {
+		return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+			"it would put %s%d more places in the queue here, beside the %d there are, past the %d git-queen holds at once "+
+				"(every reserve reads them all): a flood, set aside whole", atLeast, n, len(waiting), records.MaxActiveReservations)}
+	}
 	return nil
 }
 
@@ -70,6 +87,8 @@ type activeCount struct {
 	now    time.Time
 	newest map[string]versionState
 	active int
+	// judge reads a version's id and whether it counts at now.
+	judge func(line []byte, now time.Time) (id string, on, ok bool)
 }
 
 type versionState struct {
@@ -78,13 +97,18 @@ type versionState struct {
 }
 
 func newActiveCount(skip map[string]bool, now time.Time) *activeCount {
-	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}}
+	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}, judge: reservations.ActiveVersion}
+}
+
+// newPlaceCount is an activeCount of places in the queue.
+func newPlaceCount(skip map[string]bool, now time.Time) *activeCount {
+	return &activeCount{skip: skip, now: now, newest: map[string]versionState{}, judge: reservations.WaitingVersion}
 }
 
 // add counts lines in, and returns how many ids are active so far.
 func (c *activeCount) add(lines [][]byte) int {
 	for _, line := range lines {
-		id, on, ok := reservations.ActiveVersion(line, c.now)
+		id, on, ok := c.judge(line, c.now)
 		if !ok || c.skip[id] {
 			continue
 		}

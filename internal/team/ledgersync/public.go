@@ -59,6 +59,7 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 	out := &ReserveResult{}
 	rs := &reservations.Store{S: s.S}
 	var fresh map[string]bool // the grants that are new records, not renewals
+	rejudged := false         // a holder stolen from was seen again before the grant stood
 	res, err := s.exchange(remote, func(tx *jsonl.Tx, r *round) error {
 		if fresh == nil {
 			if r.clockErr != nil && req.Exclusive {
@@ -81,6 +82,12 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 			}
 			return nil
 		}
+		// The push lost, and this fetch may bring a holder stolen from
+		// back to life: the steal is judged again (see GiveBackIn below).
+		if err := reservations.Rejudge(req, out.Result); err != nil {
+			rejudged = true
+			return &stopAfter{err}
+		}
 		var lost []reservations.Conflict
 		for _, w := range r.withdrawn {
 			if fresh[w.Lost.ID] {
@@ -98,7 +105,15 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 		// remote, this machine), nothing is reserved: the grant is
 		// withdrawn (one that lost a race was, already).
 		werr := s.S.Update(func(tx *jsonl.Tx) error {
-			return rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error())
+			if err := rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error()); err != nil || !rejudged {
+				return err
+			}
+			// The holder is back: what the steal released is its own
+			// again. (A steal that could not be published for another
+			// reason, the remote down, stays as a release --force would.)
+			told, err := rs.GiveBackIn(tx, out.Result, req.Droid)
+			out.Result.Notified = append(out.Result.Notified, told...)
+			return err
 		})
 		if werr != nil {
 			return out, errors.Join(err, werr)
