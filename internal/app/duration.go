@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,4 +83,30 @@ func ttlOr(s string) string {
 		return defaultTTL
 	}
 	return s
+}
+
+// WaitTimeout reads the --timeout of a command that waits (msg wait,
+// reserve --wait): a positive duration; "" is no bound.
+func WaitTimeout(command, s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, &UsageError{Command: command, Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", s)}
+	}
+	return d, nil
+}
+
+// waitContext is the context a wait runs in: Env.Ctx (the MCP call's, or
+// none), ended after timeout when it is positive. cancel must be called.
+func (e *Env) waitContext(timeout time.Duration) (ctx context.Context, cancel context.CancelFunc) {
+	ctx = e.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if timeout > 0 {
+		return context.WithTimeout(ctx, timeout)
+	}
+	return ctx, func() {}
 }

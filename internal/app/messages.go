@@ -1,11 +1,9 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -224,27 +222,16 @@ type WaitRequest struct {
 var Wait = UseCase[WaitRequest, *records.Message]{Name: "msg wait", run: wait}
 
 func wait(e *Env, r WaitRequest) (*records.Message, error) {
-	var timeout time.Duration
-	if r.Timeout != "" {
-		d, err := ParseDuration(r.Timeout)
-		if err != nil || d <= 0 {
-			return nil, &UsageError{Command: "msg wait", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", r.Timeout)}
-		}
-		timeout = d
+	timeout, err := WaitTimeout("msg wait", r.Timeout)
+	if err != nil {
+		return nil, err
 	}
 	me, s, err := e.OpenAs()
 	if err != nil {
 		return nil, err
 	}
-	ctx := e.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
+	ctx, cancel := e.waitContext(timeout)
+	defer cancel()
 	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
 	stop := e.seenWhileWaiting(s, me)
 	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)

@@ -49,25 +49,35 @@ type ReserveResult struct {
 // the reservation is exclusive. A refusal's result lists the conflicts.
 var Reserve = UseCase[ReserveRequest, *ReserveResult]{Name: "reserve", run: reserve}
 
-func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
+// reserveRequest is the domain request r asks for, as the caller, with
+// the store it opened and the notes on its patterns: what a grant and a
+// place in the queue (joinQueue) both write.
+func (e *Env) reserveRequest(r ReserveRequest) (reservations.Request, *store.Store, []string, error) {
 	if len(r.Patterns) == 0 {
-		return nil, &UsageError{Command: "reserve", Msg: "name at least one PATTERN to reserve"}
+		return reservations.Request{}, nil, nil, &UsageError{Command: "reserve", Msg: "name at least one PATTERN to reserve"}
 	}
 	ttl, err := ParseTTL("reserve", ttlOr(r.TTL))
 	if err != nil {
-		return nil, err
+		return reservations.Request{}, nil, nil, err
 	}
 	me, s, err := e.OpenAs()
 	if err != nil {
-		return nil, err
+		return reservations.Request{}, nil, nil, err
 	}
 	patterns, notes, err := e.normalizePatterns(s, r.Patterns)
 	if err != nil {
+		return reservations.Request{}, nil, nil, err
+	}
+	return reservations.Request{Patterns: patterns, Droid: me, TTL: ttl, Exclusive: !r.Shared,
+		Reason: r.Reason, IssueID: r.Issue, Force: r.Force, Notify: r.Notify}, s, notes, nil
+}
+
+func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
+	req, s, notes, err := e.reserveRequest(r)
+	if err != nil {
 		return nil, err
 	}
-	exclusive := !r.Shared
-	req := reservations.Request{Patterns: patterns, Droid: me, TTL: ttl,
-		Exclusive: exclusive, Reason: r.Reason, IssueID: r.Issue, Force: r.Force, Notify: r.Notify}
+	exclusive := req.Exclusive
 	if r.Steal {
 		if err := checkStealFlags("reserve", r.Shared, r.Force, r.Notify); err != nil {
 			return nil, err

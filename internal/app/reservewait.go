@@ -67,26 +67,15 @@ func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 	case r.Steal:
 		return nil, &UsageError{Command: "reserve", Msg: "--wait queues behind a live holder and --steal takes from a silent one now; choose one"}
 	}
-	var timeout time.Duration
-	if r.Timeout != "" {
-		d, err := ParseDuration(r.Timeout)
-		if err != nil || d <= 0 {
-			return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", r.Timeout)}
-		}
-		timeout = d
+	timeout, err := WaitTimeout("reserve", r.Timeout)
+	if err != nil {
+		return nil, err
 	}
 	if r.MaxWait > 0 && (timeout <= 0 || timeout > r.MaxWait) {
 		return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("wait_timeout %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", r.Timeout, r.MaxWait)}
 	}
-	ctx := e.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
+	ctx, cancel := e.waitContext(timeout)
+	defer cancel()
 	res, err := reserve(e, r.ReserveRequest)
 	var conflict *reservations.ConflictError
 	if !errors.As(err, &conflict) {
@@ -129,20 +118,13 @@ type waiter struct {
 // remote, and starts watching the reservations for changes. The watch
 // starts before the places are written, so no change slips in between.
 func (e *Env) joinQueue(r ReserveWaitRequest) (*waiter, error) {
-	ttl, err := ParseTTL("reserve", ttlOr(r.TTL))
+	// --force and --shared never wait (reserveQueued): the request is an
+	// exclusive one, as the grant it waits for.
+	req, s, notes, err := e.reserveRequest(r.ReserveRequest)
 	if err != nil {
 		return nil, err
 	}
-	me, s, err := e.OpenAs()
-	if err != nil {
-		return nil, err
-	}
-	patterns, notes, err := e.normalizePatterns(s, r.Patterns)
-	if err != nil {
-		return nil, err
-	}
-	w := &waiter{e: e, s: s, rs: &reservations.Store{S: s}, notes: notes, start: time.Now(),
-		req: reservations.Request{Patterns: patterns, Droid: me, TTL: ttl, Exclusive: true, Reason: r.Reason, IssueID: r.Issue, Notify: r.Notify}}
+	w := &waiter{e: e, s: s, rs: &reservations.Store{S: s}, notes: notes, start: time.Now(), req: req}
 	if !r.Offline {
 		w.remote = ConfiguredRemote(s)
 	}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"os/signal"
 	"syscall"
 	"time"
@@ -59,13 +58,7 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 	}
 }
 
-func parseWaitTimeout(s string) (time.Duration, error) {
-	d, err := parseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, &UsageError{Command: "msg wait", Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", s)}
-	}
-	return d, nil
-}
+func parseWaitTimeout(s string) (time.Duration, error) { return app.WaitTimeout("msg wait", s) }
 
 type msgWaitOptions struct {
 	Env     *Env
