@@ -332,7 +332,8 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 	if !slices.ContainsFunc(cfg.Formats, func(r schema.Rule) bool { return r.Format == "st" }) {
 		return nil, nil
 	}
-	if _, err := cfg.Registry(); err != nil {
+	reg, err := cfg.Registry()
+	if err != nil {
 		return nil, err
 	}
 	var matches []string
@@ -349,18 +350,23 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 			segs := strings.Split(strings.Trim(rule.Path, "/"), "/")
 			last[i] = segs[len(segs)-1]
 		}
-		for _, f := range files {
-			name := path.Base(f)
-			// The configured rules come before the defaults, and no
-			// default rule says st: the first configured rule that
-			// matches decides.
-			for i, rule := range cfg.Formats {
-				if ok, err := path.Match(last[i], name); (last[i] == "**" || ok && err == nil) && schema.Match(rule.Path, f) {
-					if rule.Format == "st" {
-						matches = append(matches, filepath.Join(repo.TopLevel, filepath.FromSlash(f)))
-					}
-					break
+		mayMatch := func(name string) bool {
+			for _, l := range last {
+				if ok, err := path.Match(l, name); l == "**" || ok && err == nil {
+					return true
 				}
+			}
+			return false
+		}
+		for _, f := range files {
+			// The configured rules come before the defaults, and no
+			// default rule says st: a file no configured rule can match
+			// is no stream.
+			if !mayMatch(path.Base(f)) {
+				continue
+			}
+			if rule, ok := reg.RuleFor(f); ok && rule.Format == "st" {
+				matches = append(matches, filepath.Join(repo.TopLevel, filepath.FromSlash(f)))
 			}
 		}
 		return matches, nil

@@ -81,6 +81,11 @@ func (r *Registry) ruleFor(p string) (Rule, bool) {
 	return Rule{}, false
 }
 
+// RuleFor is the rule that decides the format of the file at path p (the
+// first that matches, as FormatFor and validate read them), for a caller
+// that asks which files a format covers (ready's st streams).
+func (r *Registry) RuleFor(p string) (Rule, bool) { return r.ruleFor(cleanPath(p)) }
+
 // DefaultRules are the seed layouts: the stores' logs in .beads/ (with
 // their seed archives), then the other seeds' files.
 var DefaultRules = append(storeRules(), []Rule{
