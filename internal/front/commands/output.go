@@ -65,6 +65,3 @@ func truncate(s string, n int) string {
 
 // parseSince reads --since (app.ParseSince).
 func parseSince(now time.Time, s string) (time.Time, error) { return app.ParseSince(now, s) }
-
-// parseDuration is the one duration syntax of every flag (app.ParseDuration).
-func parseDuration(s string) (time.Duration, error) { return app.ParseDuration(s) }
