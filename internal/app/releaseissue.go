@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
@@ -13,7 +14,9 @@ import (
 
 // issueShape is what a beads or QueenBee issue id looks like (qb-12,
 // bd-a1b2, wo-abc123.1): a prefix, a dash, a name; never a glob or a path.
-var issueShape = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$`)
+var issueShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$`)
+})
 
 // releasedIssues takes, from release's arguments, the issue ids the droid
 // (me: the holder release acts for) is assigned (QueenBee's `release ISSUE`), and returns the rest as
@@ -25,7 +28,7 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 	var held []reservations.Live
 	loaded := false
 	for _, a := range args {
-		if !issueShape.MatchString(a) {
+		if !issueShape().MatchString(a) {
 			patterns = append(patterns, strings.TrimPrefix(a, "./"))
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -29,7 +30,7 @@ import (
 var Statuses = []string{StatusPending, StatusInProgress, StatusCompleted, StatusBlocked, StatusDeferred, StatusCanceled}
 
 // edgeType is the seed's kebab-case edge type.
-var edgeType = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var edgeType = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // Change is one write: an event op and what it carries. Only the fields of
 // its op are read.
@@ -295,7 +296,7 @@ func checkDeps(s *State, id string, deps []Edge) ([]Edge, error) {
 			e.Type = DefaultEdgeType
 		}
 		switch {
-		case !edgeType.MatchString(e.Type):
+		case !edgeType().MatchString(e.Type):
 			return nil, refuse("dependency type %q is not kebab-case (blocks, relates-to, ...)", e.Type)
 		case e.ID == id:
 			return nil, refuse("item %q cannot depend on itself", id)
@@ -382,7 +383,7 @@ func NewID(data []byte) string {
 // ParseEdge reads a dependency as written on a command line: ID, or
 // ID:TYPE (the type after the last colon, when it is kebab-case).
 func ParseEdge(spec string) Edge {
-	if i := strings.LastIndexByte(spec, ':'); i > 0 && edgeType.MatchString(spec[i+1:]) {
+	if i := strings.LastIndexByte(spec, ':'); i > 0 && edgeType().MatchString(spec[i+1:]) {
 		return Edge{ID: spec[:i], Type: spec[i+1:]}
 	}
 	return Edge{ID: spec, Type: DefaultEdgeType}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // codexRuntime is Codex's PreToolUse hook. Its input on stdin is
@@ -58,8 +59,10 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 // a command in a shell script; leadingCd is a `cd DIR &&` the script
 // starts with, which makes the patch's paths relative to DIR.
 var (
-	runsApplyPatch = regexp.MustCompile(`(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s<;&|)])`)
-	leadingCd      = regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`)
+	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s<;&|)])`)
+	})
+	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
 
 // codexShellApplyPatch reads a shell call that runs apply_patch with a
@@ -88,7 +91,7 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 			script = strings.Join(argv, " ")
 		}
 	}
-	if !runsApplyPatch.MatchString(script) {
+	if !runsApplyPatch().MatchString(script) {
 		return nil, nil
 	}
 	var paths []string
@@ -99,7 +102,7 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		}
 		paths = append(paths, found...)
 	}
-	if m := leadingCd.FindStringSubmatch(script); m != nil {
+	if m := leadingCd().FindStringSubmatch(script); m != nil {
 		dir := strings.Trim(m[1], `'"`)
 		for i, p := range paths {
 			if !filepath.IsAbs(p) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -102,9 +103,9 @@ const (
 )
 
 var (
-	monthName   = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`)
-	hundredName = regexp.MustCompile(`^[0-9]{3}$`)
-	chunkName   = regexp.MustCompile(`^[0-9]{2}\.jsonl$`)
+	monthName   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`) })
+	hundredName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{3}$`) })
+	chunkName   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{2}\.jsonl$`) })
 )
 
 // admit says why an entry cannot stand at this level of a ledger tree
@@ -122,11 +123,11 @@ func (lv level) admit(e entry) string {
 			return fmt.Sprintf("%q is not a part of the ledger (only %s and the logs' directories are)", e.Name, formatFile)
 		}
 	case logLevel:
-		wantName = monthName
+		wantName = monthName()
 	case monthLevel:
-		wantName = hundredName
+		wantName = hundredName()
 	default:
-		wantName, wantMode = chunkName, gitobject.RegularMode
+		wantName, wantMode = chunkName(), gitobject.RegularMode
 	}
 	if wantName != nil && !wantName.MatchString(e.Name) {
 		return fmt.Sprintf("%q is not a name git-queen writes there", e.Name)

@@ -203,10 +203,10 @@ func chunkNames(n int) (hi, lo string) {
 
 func chunkNumber(hi, lo string) (int, error) {
 	var h, l int
-	if _, err := fmt.Sscanf(hi, "%d", &h); err != nil || !hundredName.MatchString(hi) {
+	if _, err := fmt.Sscanf(hi, "%d", &h); err != nil || !hundredName().MatchString(hi) {
 		return 0, &DamageError{Path: hi, Reason: fmt.Sprintf("the chunk directory %q is not a number", hi)}
 	}
-	if _, err := fmt.Sscanf(lo, "%d.jsonl", &l); err != nil || !chunkName.MatchString(lo) {
+	if _, err := fmt.Sscanf(lo, "%d.jsonl", &l); err != nil || !chunkName().MatchString(lo) {
 		return 0, &DamageError{Path: hi + "/" + lo, Reason: fmt.Sprintf("the chunk %q is not a numbered .jsonl file", lo)}
 	}
 	return h*chunksPerDir + l, nil

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -50,8 +51,8 @@ var transportSchemes = []string{"file", "http", "https", "ssh", "git", "git+ssh"
 // schemePrefix matches "scheme://" and the "helper::address" form git
 // hands to git-remote-helper programs.
 var (
-	schemePrefix = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
-	helperPrefix = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)::`)
+	schemePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`) })
+	helperPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)::`) })
 )
 
 // ResolveRemote checks arg as a remote to sync with and says what it is:
@@ -90,11 +91,11 @@ func configuredRemote(repo *gitrepo.Repo, name string) bool {
 // git is to be given: the URL, or the path made absolute against dir.
 func checkURL(arg, dir string) (string, error) {
 	refuse := func(reason string) (string, error) { return "", &RemoteArgError{Arg: arg, Reason: reason} }
-	if m := helperPrefix.FindStringSubmatch(arg); m != nil {
+	if m := helperPrefix().FindStringSubmatch(arg); m != nil {
 		return refuse(fmt.Sprintf("%s:: makes git run the program git-remote-%s; a remote helper URL is accepted "+
 			"only as a configured remote (git remote add NAME URL, then git queen sync NAME)", m[1], m[1]))
 	}
-	if m := schemePrefix.FindStringSubmatch(arg); m != nil {
+	if m := schemePrefix().FindStringSubmatch(arg); m != nil {
 		scheme := strings.ToLower(m[1])
 		if !slices.Contains(transportSchemes, scheme) {
 			return refuse(fmt.Sprintf("git-queen does not fetch over %s:// from the command line (configure it as a remote to use it)", scheme))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
 )
@@ -65,11 +66,13 @@ var (
 	preCommitConfigs = []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}
 	// frameworkIDs are .pre-commit-hooks.yaml's hook ids, by the hook
 	// (stage) each runs at.
-	frameworkIDs = map[string]*regexp.Regexp{
-		"pre-commit":       regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?["']?\s*(#.*)?$`),
-		"pre-merge-commit": regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?["']?\s*(#.*)?$`),
-		"pre-push":         regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?-pre-push["']?\s*(#.*)?$`),
-	}
+	frameworkIDs = sync.OnceValue(func() map[string]*regexp.Regexp {
+		return map[string]*regexp.Regexp{
+			"pre-commit":       regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?["']?\s*(#.*)?$`),
+			"pre-merge-commit": regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?["']?\s*(#.*)?$`),
+			"pre-push":         regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?-pre-push["']?\s*(#.*)?$`),
+		}
+	})
 )
 
 // isHuskyDir says whether dir is husky's generated directory (husky 9:
@@ -128,7 +131,7 @@ func (r *Repo) owner(h *Hook, data []byte) {
 				continue
 			}
 			h.AddTo = name
-			if frameworkIDs[h.Name].Match(text) || callsQueen(text, h.Name) {
+			if frameworkIDs()[h.Name].Match(text) || callsQueen(text, h.Name) {
 				h.RunsQueen, h.Via = true, name
 				break
 			}
