@@ -60,7 +60,7 @@ func Run(env *Env, args []string) int {
 		run.Stdout, run.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
 	}
 	env = &run
-	app := newApp(env)
+	app := newAppWith(env, commandsFor(env, args))
 	err := app.Run(reorderArgs(app, args))
 	if err != nil {
 		if wantsJSON(args) {
@@ -262,20 +262,53 @@ func globalFlags() []cli.Flag {
 
 // commands is the one list of every command git-queen has.
 func commands(env *Env) []*cli.Command {
-	cmds := setupCommands(env)
-	cmds = append(cmds, syncCommand(env), exportCommand(env))
-	cmds = append(cmds, reserveCommands(env)...)
-	cmds = append(cmds, conflictsCommand(env))
-	cmds = append(cmds, msgCommand(env), droidsCommand(env))
-	cmds = append(cmds, assignCommands(env)...)
-	cmds = append(cmds, readyCommand(env))
-	cmds = append(cmds, maintenanceCommands(env)...)
-	cmds = append(cmds, mergeDriverCommand(env), resolveCommand(env))
-	cmds = append(cmds, validateCommand(env), schemaCommand(env), stCommand(env), pipelineCommand(env))
-	cmds = append(cmds, hookCommand(env), completionCommand(env), mcpCommand(env))
-	cmds = append(cmds, newStatusCmd(env))
-	cmds = append(cmds, manCommand(env))
+	var cmds []*cli.Command
+	for _, g := range commandTable {
+		cmds = append(cmds, g.build(env)...)
+	}
 	return cmds
+}
+
+// commandTable is every command git-queen has, in the order help lists
+// them, under the names (and aliases) that run them: a run builds only the
+// command it runs, since building all of them, and urfave setting all of
+// them up, cost more than a msg send's own work (a test keeps the names
+// true).
+var commandTable = []struct {
+	names string
+	build func(*Env) []*cli.Command
+}{
+	{"init doctor hooks", setupCommands},
+	{"sync", one(syncCommand)}, {"export", one(exportCommand)},
+	{"reserve release unreserve renew reservations reserved check", reserveCommands},
+	{"conflicts", one(conflictsCommand)}, {"msg", one(msgCommand)}, {"droids who", one(droidsCommand)},
+	{"assign claim unassign assignments", assignCommands},
+	{"ready", one(readyCommand)},
+	{"compact archive", maintenanceCommands},
+	{"merge-driver", one(mergeDriverCommand)}, {"resolve", one(resolveCommand)},
+	{"validate", one(validateCommand)}, {"schema", one(schemaCommand)}, {"st", one(stCommand)}, {"pipeline", one(pipelineCommand)},
+	{"hook", one(hookCommand)}, {"completion", one(completionCommand)}, {"mcp", one(mcpCommand)},
+	{"status", one(newStatusCmd)},
+	{"man", one(manCommand)},
+}
+
+func one(build func(*Env) *cli.Command) func(*Env) []*cli.Command {
+	return func(env *Env) []*cli.Command { return []*cli.Command{build(env)} }
+}
+
+// commandsFor is the commands a run of args needs: when args[1] names a
+// command, that command's group only; else (help, a flag, a typo, which
+// the top level answers with every command) all of them. completion walks
+// the whole tree, so it gets all of them too.
+func commandsFor(env *Env, args []string) []*cli.Command {
+	if len(args) > 1 && args[1] != "completion" {
+		for _, g := range commandTable {
+			if slices.Contains(strings.Fields(g.names), args[1]) {
+				return g.build(env)
+			}
+		}
+	}
+	return commands(env)
 }
 
 // checkDroidFlag refuses --droid ” (which would quietly fall back to the

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -146,6 +147,59 @@ func TestUsageErrorsSuggestAndPointAtTheCommand(t *testing.T) {
 			if !strings.Contains(r.Stderr, w) {
 				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, r.Stderr)
 			}
+		}
+	}
+}
+
+// TestCommandTableNamesTheCommandsItBuilds keeps commandTable's names
+// true: a run whose first argument is a name builds only that row.
+func TestCommandTableNamesTheCommandsItBuilds(t *testing.T) {
+	env := &Env{Getenv: func(string) string { return "" }}
+	seen := map[string]bool{}
+	for _, g := range commandTable {
+		var built []string
+		for _, c := range g.build(env) {
+			built = append(built, c.Names()...)
+		}
+		want := strings.Fields(g.names)
+		slices.Sort(built)
+		slices.Sort(want)
+		if !slices.Equal(built, want) {
+			t.Errorf("commandTable row %q builds commands named %q", g.names, built)
+		}
+		for _, n := range want {
+			if seen[n] {
+				t.Errorf("%q is in two rows of commandTable", n)
+			}
+			seen[n] = true
+		}
+	}
+}
+
+// TestOneCommandRunsAsInTheWholeTree: a run that builds only the command
+// it names (the command first) prints what the whole tree (a global flag
+// first, --droid ann, which QUEEN_DROID says anyway) prints, for every
+// command's help, usage errors and real runs.
+func TestOneCommandRunsAsInTheWholeTree(t *testing.T) {
+	dir := testgit.Init(t)
+	env := map[string]string{"QUEEN_DROID": "ann"}
+	cases := [][]string{
+		{"msg", "send", "--help"}, {"msg", "sedn"}, {"msg"}, {"msg", "send", "--to", "bob", "--nope"},
+		{"msg", "send", "--to", "bob", "--new", "--subject", "hi"}, {"msg", "inbox"},
+		{"reserve", "--exclusiv", "a"}, {"reserved"}, {"who"}, {"hook", "--help"}, {"st", "--help"},
+	}
+	for _, g := range commandTable {
+		for _, name := range strings.Fields(g.names) {
+			cases = append(cases, []string{name, "--help"}, []string{name, "-h"})
+		}
+	}
+	for _, args := range cases {
+		whole := runIn(t, dir, env, append([]string{"--droid", "ann"}, args...)...)
+		alone := runIn(t, dir, env, args...)
+		anyID := regexp.MustCompile(`qm-[0-9A-Z]{26}`)
+		whole.Stdout, alone.Stdout = anyID.ReplaceAllString(whole.Stdout, "qm-ID"), anyID.ReplaceAllString(alone.Stdout, "qm-ID")
+		if alone != whole {
+			t.Errorf("git queen %s: alone %+v, in the whole tree %+v", strings.Join(args, " "), alone, whole)
 		}
 	}
 }
