@@ -270,10 +270,9 @@ func commands(env *Env) []*cli.Command {
 }
 
 // commandTable is every command git-queen has, in the order help lists
-// them, under the names (and aliases) that run them: a run builds only the
-// command it runs, since building all of them, and urfave setting all of
-// them up, cost more than a msg send's own work (a test keeps the names
-// true).
+// them, under the names (and aliases) that run them, so that a run builds
+// only the command it runs: building all 31 and urfave setting them up
+// cost every process about 0.1 ms of CPU (a test keeps the names true).
 var commandTable = []struct {
 	names string
 	build func(*Env) []*cli.Command
@@ -292,6 +291,7 @@ var commandTable = []struct {
 	{"man", one(manCommand)},
 }
 
+// one is a row's builder for a group of one command.
 func one(build func(*Env) *cli.Command) func(*Env) []*cli.Command {
 	return func(env *Env) []*cli.Command { return []*cli.Command{build(env)} }
 }
