@@ -387,7 +387,7 @@ func (r *Repo) indexHas(p string) bool {
 // globalAttributesFile is git_attr_global_file: core.attributesFile, else
 // $XDG_CONFIG_HOME/git/attributes, else $HOME/.config/git/attributes ("",
 // none, without either). known is false for a value git interpolates in
-// a way this package does not follow.
+// a way this package does not follow, and for a relative one.
 func globalAttributesFile(c *Config) (p string, known bool) {
 	if v, set := c.Get("core.attributesfile"); set {
 		if rest, ok := strings.CutPrefix(v, "~/"); ok {
@@ -396,13 +396,14 @@ func globalAttributesFile(c *Config) (p string, known bool) {
 		}
 		return v, filepath.IsAbs(v)
 	}
+	p = ""
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
-		return filepath.Join(xdg, "git", "attributes"), true
+		p = filepath.Join(xdg, "git", "attributes")
+	} else if home, set := os.LookupEnv("HOME"); set {
+		p = home + "/.config/git/attributes"
 	}
-	if home, set := os.LookupEnv("HOME"); set {
-		return home + "/.config/git/attributes", true
-	}
-	return "", true
+	return p, p == "" || filepath.IsAbs(p) // git reads a relative one from where it runs
+
 }
 
 // systemAttributesFile is the system-wide attribute file of the git on

@@ -151,6 +151,12 @@ func TestAttributeLeftToGit(t *testing.T) {
 		{"an absolute path", repo, filepath.Join(repo, "x.jsonl"), [2]string{}},
 		{"GIT_ATTR_NOSYSTEM", repo, "x.jsonl", [2]string{"GIT_ATTR_NOSYSTEM", "1"}},
 		{"GIT_INDEX_FILE", repo, "x.jsonl", [2]string{"GIT_INDEX_FILE", filepath.Join(repo, ".git", "index")}},
+		{"a relative XDG_CONFIG_HOME", repo, "x.jsonl", [2]string{"XDG_CONFIG_HOME", "config"}},
+		{"a symbolic link for .gitattributes", repo, "b/x.jsonl", [2]string{}},
+	}
+	os.MkdirAll(filepath.Join(repo, "b"), 0o755)
+	if err := os.Symlink("../.gitattributes", filepath.Join(repo, "b", ".gitattributes")); err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -173,4 +179,20 @@ func TestAttributeLeftToGit(t *testing.T) {
 			t.Errorf("answered %q in process", v)
 		}
 	})
+}
+
+// A linked worktree reads info/attributes from the common directory, not
+// from its own git directory, as git does.
+func TestAttributeInLinkedWorktree(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	linked := filepath.Join(t.TempDir(), "linked")
+	testgit.Run(t, repo, "worktree", "add", "-q", linked)
+	testgit.Write(t, repo, ".git/info/attributes", "x.jsonl queen-format=common\n")
+	testgit.Write(t, repo, ".git/worktrees/linked/info/attributes", "x.jsonl queen-format=private\n")
+	linked, _ = filepath.EvalSymlinks(linked)
+	want := strings.TrimPrefix(testgit.Run(t, linked, "check-attr", FormatAttribute, "--", "x.jsonl"), "x.jsonl: queen-format: ")
+	if got, ok := attributeInProcess(linked, FormatAttribute, "x.jsonl"); !ok || got != want || want != "common" {
+		t.Errorf("in the linked worktree: %q (in process %v), git check-attr %q, want common", got, ok, want)
+	}
 }
