@@ -36,23 +36,21 @@ func dowild(p, text string, pathname bool) int {
 			return wmAbortAll
 		}
 		switch pch {
-		case '\\': // the next character, literally
-			pi++
-			if tch != charAt(p, pi) {
-				return wmNoMatch
-			}
-			continue
-		default:
-			if tch != pch {
-				return wmNoMatch
-			}
-			continue
+		case '*':
 		case '?':
 			if pathname && tch == '/' {
 				return wmNoMatch
 			}
 			continue
-		case '*':
+		case '\\': // the next character, literally
+			pi++
+			pch = charAt(p, pi)
+			fallthrough
+		default:
+			if tch != pch {
+				return wmNoMatch
+			}
+			continue
 		}
 		matchSlash := !pathname
 		if pi++; charAt(p, pi) == '*' {
