@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -369,19 +368,20 @@ func validAttrName(name string) bool {
 }
 
 // indexHas says whether the index may hold an entry at p (true when it
-// cannot be read in process, so that git is asked).
+// cannot be read in process, so that git is asked). Its entries are
+// sorted by path, so those after p are only skipped.
 func (r *Repo) indexHas(p string) bool {
-	data, release, err := mapfile.Open(filepath.Join(r.GitDir, "index"), false)
+	data, release, err := mapfile.Open(filepath.Join(r.GitDir, "index"), true)
 	if err != nil {
 		return !errors.Is(err, os.ErrNotExist)
 	}
 	defer release()
-	idx, err := parseIndex(data)
-	if err != nil {
-		return true
-	}
-	i := sort.Search(len(idx.entries), func(i int) bool { return string(idx.entries[i].path) >= p })
-	return i < len(idx.entries) && string(idx.entries[i].path) == p
+	found := false
+	_, err = walkIndex(data, func(int) {}, func(e indexEntry) bool {
+		found = string(e.path) == p
+		return string(e.path) < p
+	})
+	return found || err != nil
 }
 
 // globalAttributesFile is git_attr_global_file: core.attributesFile, else
