@@ -74,22 +74,22 @@ type attrRule struct {
 }
 
 // attributeInProcess is what `git check-attr NAME -- PATH` run in dir
-// prints as the value, read from the attribute files the way git 2.39 to
-// 2.47 read them (attr.c): the built-in macros, the system file, the
-// global file (core.attributesFile), the .gitattributes files from the
-// top of the worktree down to path's directory, and
-// $GIT_COMMON_DIR/info/attributes, the later deciding over the earlier and
-// a later line over an earlier one, with macros expanded as git does. ok
-// is false, and git must be asked, for what it does not follow exactly: a
-// bare repository (newer gits read HEAD's attributes there), a dir that is
-// not the worktree's top, a path that is not plain and relative, the
-// environment choosing the repository, index or attribute source,
-// attr.tree, core.ignoreCase, a repository git would refuse as another
-// user's, the system file's place unknown, a .gitattributes missing from
-// the worktree but in the index (or one that is not a regular file), an
-// index this package does not read, quoted patterns, bracket expressions,
-// NUL bytes, lines or files over git's limits, "builtin_" names and a
-// core.attributesFile that needs more than "~/" expanded.
+// prints as the value, read from the files git reads (attr.c, and the
+// tests compare the two): the built-in macro, the system file, the global
+// file (core.attributesFile), the .gitattributes files from the top of the
+// worktree down to path's directory, and $GIT_COMMON_DIR/info/attributes,
+// a later file deciding over an earlier one and a later line over an
+// earlier one, with macros expanded as git does. ok is false, and git must
+// be asked, for what it does not follow exactly: a bare repository (newer
+// gits read HEAD's attributes there), a dir that is not the worktree's
+// top, a path that is not plain and relative, the environment choosing
+// the repository, index or attribute source, attr.tree, core.ignoreCase, a
+// repository git would refuse as another user's, the system file's place
+// unknown, a .gitattributes missing from the worktree but in the index (or
+// one that is not a regular file), an index this package does not read,
+// quoted patterns, bracket expressions, NUL bytes, lines or files over
+// git's limits, "builtin_" names, and a global file named relatively or
+// with more than "~/" to expand.
 func attributeInProcess(dir, name, file string) (value string, ok bool) {
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_ATTR_SOURCE",
 		"GIT_ATTR_NOSYSTEM", "GIT_CEILING_DIRECTORIES"} {
@@ -138,8 +138,8 @@ func attributeInProcess(dir, name, file string) (value string, ok bool) {
 	if !known || !readFrame(system, "", false) {
 		return "", false
 	}
-	frames = append(frames, []attrRule{{macro: "binary", states: []attrState{{"diff", attrUnset, ""}, {"merge", attrUnset, ""}, {"text", attrUnset, ""}}}})
-	return decide(frames, name, file)
+	binary := []attrState{{"diff", attrUnset, ""}, {"merge", attrUnset, ""}, {"text", attrUnset, ""}}
+	return decide(append(frames, []attrRule{{macro: "binary", states: binary}}), name, file)
 }
 
 // decide is git's fill() for one attribute: the rules from the highest
