@@ -157,14 +157,20 @@ func decide(frames [][]attrRule, name, file string) (string, bool) {
 			}
 		}
 	}
+	setBy := map[string][]string{} // attribute -> the macros that assign it
+	for m, states := range macros {
+		for _, s := range states {
+			setBy[s.name] = append(setBy[s.name], m)
+		}
+	}
 	follow := map[string]bool{name: true}
-	for grew := true; grew; {
-		grew = false
-		for m, states := range macros {
-			for _, s := range states {
-				if follow[s.name] && !follow[m] {
-					follow[m], grew = true, true
-				}
+	for todo := []string{name}; len(todo) > 0; {
+		a := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, m := range setBy[a] {
+			if !follow[m] {
+				follow[m] = true
+				todo = append(todo, m)
 			}
 		}
 	}

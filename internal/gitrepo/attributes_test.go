@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -194,5 +195,25 @@ func TestAttributeInLinkedWorktree(t *testing.T) {
 	want := strings.TrimPrefix(testgit.Run(t, linked, "check-attr", FormatAttribute, "--", "x.jsonl"), "x.jsonl: queen-format: ")
 	if got, ok := attributeInProcess(linked, FormatAttribute, "x.jsonl"); !ok || got != want || want != "common" {
 		t.Errorf("in the linked worktree: %q (in process %v), git check-attr %q, want common", got, ok, want)
+	}
+}
+
+// A crafted .gitattributes (a merge reads whatever a branch brought): a
+// chain of thousands of macros, each defined by the next and listed
+// backwards, decides as git decides.
+func TestAttributeThroughAChainOfMacros(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	var b strings.Builder
+	const n = 5000
+	b.WriteString("[attr]m0 queen-format=deep\n")
+	for i := n - 1; i > 0; i-- {
+		fmt.Fprintf(&b, "[attr]m%d m%d\n", i, i-1)
+	}
+	fmt.Fprintf(&b, "x.jsonl m%d\n", n-1)
+	testgit.Write(t, repo, ".gitattributes", b.String())
+	want := strings.TrimPrefix(testgit.Run(t, repo, "check-attr", FormatAttribute, "--", "x.jsonl"), "x.jsonl: queen-format: ")
+	if got, ok := attributeInProcess(repo, FormatAttribute, "x.jsonl"); !ok || got != want || want != "deep" {
+		t.Errorf("through %d macros: %q (in process %v), git check-attr %q, want deep", n, got, ok, want)
 	}
 }
