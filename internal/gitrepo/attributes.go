@@ -37,12 +37,15 @@ func FormatAttributeOf(dir, path string) (string, error) {
 	return parts[2], nil
 }
 
-// The limits git puts on attribute files (attr.c): a larger file or a
-// longer line is ignored with a warning by the gits that have them, read
-// by older ones; either way this reader leaves it to git.
+// attrMaxLineLength is git's limit on an attribute line (attr.c): a
+// longer one is ignored with a warning by the gits that have the limit,
+// read by older ones; either way this reader leaves it to git.
+// attrMaxInProcess bounds the attribute files read in process (git's own
+// limit is 100 MB): real ones are a few lines, and a crafted one larger
+// than this is left to git rather than held here as rules.
 const (
-	attrMaxFileSize   = 100 << 20
 	attrMaxLineLength = 2048
+	attrMaxInProcess  = 1 << 20
 )
 
 // attrState is one attribute a line assigns: set ("attr"), unset
@@ -87,8 +90,8 @@ type attrRule struct {
 // repository git would refuse as another user's, the system file's place
 // unknown, a .gitattributes missing from the worktree but in the index (or
 // one that is not a regular file), an index this package does not read,
-// quoted patterns, bracket expressions, NUL bytes, lines or files over
-// git's limits, "builtin_" names, and a global file named relatively or
+// quoted patterns, bracket expressions, NUL bytes, lines over git's limit,
+// files over 1 MiB, "builtin_" names, and a global file named relatively or
 // with more than "~/" to expand.
 func attributeInProcess(dir, name, file string) (value string, ok bool) {
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_ATTR_SOURCE",
@@ -280,7 +283,7 @@ func (r *Repo) readAttributes(p, base string, inTree bool) (rules []attrRule, ok
 			return nil, !r.indexHas(path.Join(base, ".gitattributes"))
 		}
 		return nil, true
-	case err != nil || !info.Mode().IsRegular() || info.Size() >= attrMaxFileSize:
+	case err != nil || !info.Mode().IsRegular() || info.Size() > attrMaxInProcess:
 		return nil, false
 	}
 	data, err := os.ReadFile(p)

@@ -174,6 +174,16 @@ func TestAttributeLeftToGit(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an attribute file over 1 MiB", func(t *testing.T) {
+		big := testgit.Write(t, repo, "c/.gitattributes", strings.Repeat("# padding\n", 120_000)+"*.jsonl queen-format=big\n")
+		defer os.Remove(big)
+		if v, ok := attributeInProcess(repo, FormatAttribute, "c/x.jsonl"); ok {
+			t.Errorf("answered %q in process", v)
+		}
+		if v, err := FormatAttributeOf(repo, "c/x.jsonl"); err != nil || v != "big" {
+			t.Errorf("FormatAttributeOf: %q, %v; want big, as git reads it", v, err)
+		}
+	})
 	t.Run("a bare repository", func(t *testing.T) {
 		bare := testgit.Bare(t)
 		if v, ok := attributeInProcess(bare, FormatAttribute, "x.jsonl"); ok {
