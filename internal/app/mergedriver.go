@@ -121,6 +121,14 @@ func textMerge(dir string, markerSize int, path string) func(base, ours, theirs 
 // The temporary file goes in the repository's git directory when it can
 // (git puts %A at the top of the worktree, and a driver killed mid-write
 // would leave its temporary file there for `git add -A` to pick up).
+//
+// Ours is moved aside before the result takes its name, and removed after:
+// a rename that replaces a file makes ext4 (auto_da_alloc) start writing
+// the new one out, and git, deleting %A once it has read it, waits for
+// that write (a millisecond and more for a few hundred kB). A driver
+// killed between the two renames leaves ours beside the temporary file
+// and no %A, which git reports as a failed merge, as it does any killed
+// driver.
 func writeResult(dir, path string, res *merge.Result) error {
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
@@ -145,6 +153,15 @@ func writeResult(dir, path string, res *merge.Result) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return err
+	}
+	if aside := tmp.Name() + ".ours"; os.Rename(path, aside) == nil {
+		if os.Rename(tmp.Name(), path) == nil {
+			os.Remove(aside)
+			return nil
+		}
+		if err := os.Rename(aside, path); err != nil {
+			return fmt.Errorf("put %s back from %s: %w", path, aside, err)
+		}
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		// Another file system (a git directory elsewhere): write in place.

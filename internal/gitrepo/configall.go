@@ -210,23 +210,32 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 
 // systemConfigPath is where git reads its system-wide file: the
 // GIT_CONFIG_SYSTEM it is given, or /etc/gitconfig for a distribution's
-// git in /usr/bin on Linux. Elsewhere the place depends on how git was
+// git (distributionGit). Elsewhere the place depends on how git was
 // built, and known is false.
 func systemConfigPath() (path string, known bool) {
 	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set {
 		return p, true
 	}
-	if runtime.GOOS != "linux" {
+	if !distributionGit() {
 		return "", false
+	}
+	return "/etc/gitconfig", true
+}
+
+// distributionGit says whether the git on PATH is a distribution's build
+// on Linux, whose prefix is /usr and whose system files are therefore in
+// /etc (git's Makefile): /usr/bin/git, or git in the exec-path of such a
+// build (/usr/lib/git-core on Debian, /usr/libexec/git-core elsewhere),
+// which git puts first on PATH for the hooks and merge drivers it runs.
+func distributionGit() bool {
+	if runtime.GOOS != "linux" {
+		return false
 	}
 	git, err := exec.LookPath("git")
 	if err == nil {
 		git, err = filepath.EvalSymlinks(git)
 	}
-	if err != nil || git != "/usr/bin/git" {
-		return "", false
-	}
-	return "/etc/gitconfig", true
+	return err == nil && (git == "/usr/bin/git" || git == "/usr/lib/git-core/git" || git == "/usr/libexec/git-core/git")
 }
 
 // dir is where git runs for the repository: the worktree, else the git

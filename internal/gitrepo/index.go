@@ -72,6 +72,23 @@ const maxExpandedPaths = 1 << 28
 // git's gitformat-index(5). It declines, rather than guesses, anything it
 // does not fully understand.
 func parseIndex(data []byte) (*gitIndex, error) {
+	idx := &gitIndex{data: data}
+	tree, err := walkIndex(data, func(count int) { idx.entries = make([]indexEntry, 0, count) },
+		func(e indexEntry) bool { idx.entries = append(idx.entries, e); return true })
+	if err != nil {
+		return nil, err
+	}
+	idx.tree = tree
+	return idx, nil
+}
+
+// walkIndex reads the index's header, gives start the number of entries,
+// gives each entry in order to each until it returns false, then reads
+// the extensions (past the entries not given, which are only skipped) and
+// returns the cache-tree when git wrote one. It declines what parseIndex
+// declines, entries and extensions alike: an index is given to the end
+// only when all of it is understood.
+func walkIndex(data []byte, start func(count int), each func(indexEntry) bool) (*cacheTree, error) {
 	if len(data) < 12+oidLen || string(data[:4]) != "DIRC" {
 		return nil, fmt.Errorf("%w: no index signature", errUnsupported)
 	}
@@ -88,10 +105,11 @@ func parseIndex(data []byte) (*gitIndex, error) {
 	if len(data) > 1<<32-1 {
 		return nil, fmt.Errorf("%w: index larger than 4 GiB", errUnsupported)
 	}
-	idx := &gitIndex{data: data, entries: make([]indexEntry, 0, count)}
+	start(count)
 	pos := 12
 	var prev []byte
 	expanded := 0 // bytes of version 4 paths rebuilt
+	giving := true
 	for range count {
 		const fixed = 40 + oidLen + 2 // stat data, mode among it, then oid and flags
 		if pos+fixed > len(body) {
@@ -139,8 +157,9 @@ func parseIndex(data []byte) (*gitIndex, error) {
 			return nil, fmt.Errorf("%w: a sparse index", errUnsupported)
 		}
 		prev = e.path
-		idx.entries = append(idx.entries, e)
+		giving = giving && each(e)
 	}
+	var tree *cacheTree
 	for pos+8 <= len(body) {
 		sig := string(body[pos : pos+4])
 		size := int(binary.BigEndian.Uint32(body[pos+4:]))
@@ -152,11 +171,11 @@ func parseIndex(data []byte) (*gitIndex, error) {
 		pos += size
 		switch {
 		case sig == "TREE":
-			tree, rest, err := parseCacheTree(ext)
+			t, rest, err := parseCacheTree(ext)
 			if err != nil || len(rest) != 0 {
 				return nil, fmt.Errorf("%w: cache-tree extension", errUnsupported)
 			}
-			idx.tree = tree
+			tree = t
 		case sig == "link":
 			return nil, fmt.Errorf("%w: a split index", errUnsupported)
 		case sig == "sdir":
@@ -166,7 +185,7 @@ func parseIndex(data []byte) (*gitIndex, error) {
 			return nil, fmt.Errorf("%w: index extension %q", errUnsupported, sig)
 		}
 	}
-	return idx, nil
+	return tree, nil
 }
 
 // parseCacheTree reads one directory of the cache-tree and its children:

@@ -93,26 +93,6 @@ func Stage(dir, path string) error {
 	return err
 }
 
-// FormatAttribute is the git attribute that names a path's merge format
-// (`.beads/log.jsonl queen-format=snapshot` in .gitattributes).
-const FormatAttribute = "queen-format"
-
-// FormatAttributeOf is the value git's attributes give path for
-// FormatAttribute ("unspecified", "set", "unset" or the value), read where
-// dir is.
-func FormatAttributeOf(dir, path string) (string, error) {
-	out, err := Git(dir, "check-attr", "-z", FormatAttribute, "--", path)
-	if err != nil {
-		return "", err
-	}
-	// -z output: path NUL attribute NUL value NUL
-	parts := strings.Split(out, "\x00")
-	if len(parts) < 3 {
-		return "unspecified", nil
-	}
-	return parts[2], nil
-}
-
 // nulList splits git's -z output into its entries.
 func nulList(out string) []string {
 	var list []string

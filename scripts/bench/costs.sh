@@ -24,6 +24,8 @@
 #         MERGE_APPEND (100) lines while ours gained as many, through the
 #         driver (merge=queen, as init sets it up); peer: the same merge in
 #         an identical repository whose .gitattributes says merge=union.
+#         Beside it, merge=union's own union run as a merge driver (git
+#         merge-file --union): what a driver costs for being a process.
 #
 #   scripts/bench/costs.sh
 #   ONLY=list SIZE=100000 BEFORE=/tmp/old/git-queen scripts/bench/costs.sh
@@ -203,6 +205,17 @@ if want merge; then
 	bench_pair merge driver "git -C $work/merge/queen merge -q --no-edit theirs" union "git -C $work/merge/union merge -q --no-edit theirs" \
 		--prepare "sh -c 'sh $work/merge/reset-queen; sh $work/merge/reset-union'"
 	row "git merge, driver ($(($(wc -c <"$work/merge/base.jsonl") / 1000)) kB, ${MERGE_APPEND:-100} lines a side)" merge driver union
+	# What any merge driver costs beyond merge=union: the same union run
+	# as one (a shell, a process, %A written and read back).
+	r="$work/merge/external"
+	cp -r "$work/merge/union" "$r"
+	git -C "$r" reset -q --hard ours
+	git -C "$r" config merge.external.driver "git merge-file --union %A %O %B"
+	echo ".beads/*.jsonl merge=external" >"$r/.gitattributes"
+	git -C "$r" commit -q -am external-driver && git -C "$r" tag -f ours >/dev/null
+	bench_pair merge-external external "git -C $r merge -q --no-edit theirs" union "git -C $work/merge/union merge -q --no-edit theirs" \
+		--prepare "sh -c 'git -C $r reset -q --hard ours; sh $work/merge/reset-union'"
+	row "  merge=union as a driver (git merge-file --union)" merge-external external union
 	[ -z "${BEFORE:-}" ] || {
 		git -C "$work/merge/queen" config merge.before.driver "$BEFORE merge-driver %O %A %B %L %P"
 		cp -r "$work/merge/queen" "$work/merge/before"

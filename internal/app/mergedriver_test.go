@@ -1,0 +1,57 @@
+package app
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+	"github.com/git-queen/git-queen/merge"
+)
+
+// The driver writes the merge over ours with ours' mode, by the queen-format
+// attribute, and leaves nothing in the git directory: neither its
+// temporary file nor ours, which it moves aside while the result takes its
+// name.
+func TestMergeDriverReplacesOursAndLeavesNothing(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Write(t, repo, ".gitattributes", "*.log queen-format=lines\n")
+	base := testgit.Write(t, repo, ".merge_file_base", "a\n")
+	ours := testgit.Write(t, repo, ".merge_file_ours", "a\nours\n")
+	theirs := testgit.Write(t, repo, ".merge_file_theirs", "a\ntheirs\n")
+	if err := os.Chmod(ours, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard}
+	res, err := MergeDriver.Run(e, MergeRequest{Base: filepath.Base(base), Ours: filepath.Base(ours), Theirs: filepath.Base(theirs),
+		MarkerSize: 7, Path: "x.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != merge.Lines {
+		t.Errorf("merged as %s, want lines (the attribute)", res.Format)
+	}
+	got, err := os.ReadFile(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(got); !strings.Contains(s, "ours\n") || !strings.Contains(s, "theirs\n") {
+		t.Errorf("ours after the merge: %q, want both sides", s)
+	}
+	if info, err := os.Stat(ours); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("ours' mode after the merge: %v, %v; want 0600", info.Mode().Perm(), err)
+	}
+	entries, err := os.ReadDir(filepath.Join(repo, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, entry := range entries {
+		if strings.HasPrefix(entry.Name(), "queen-merge-") {
+			t.Errorf("left in the git directory: %s", entry.Name())
+		}
+	}
+}
