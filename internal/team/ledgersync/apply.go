@@ -40,8 +40,10 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 	applied := map[string]string{} // id -> the version key this merge applied
 	broken := map[string]*ruleCount{}
 	batch := appendBatch{tx: tx, s: s}
-	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
-		fresh, err := newestOnly(idx, file, lines, applied, broken, s.S.Now())
+	now := s.S.Now()
+	vetChunk := func(file string, lines [][]byte) []vetted { return vet(file, lines, now) }
+	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(file string, lines [][]byte, v []vetted) error {
+		fresh, err := pickNewest(idx, lines, v, applied, broken)
 		if err != nil || len(fresh) == 0 {
 			return err
 		}
@@ -149,32 +151,54 @@ func (b *appendBatch) flushAll() error {
 // (brokenRule) are counted in broken (when not nil) and left out, as are
 // lines that are not JSON objects; records without a time are kept.
 func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
+	return pickNewest(idx, lines, vet(file, lines, now), applied, broken)
+}
+
+// vetted is what newestOnly needs to know of one incoming line: the rule
+// it breaks, if any, else its record id and version key (id is "" for a
+// line that is not a version with a time).
+type vetted struct{ rule, msg, id, key string }
+
+// vet reads each line once for newestOnly: the part of its work that
+// depends on nothing but the lines, which a caller may run on several
+// chunks at once (see ledger.EachChangePrepared).
+func vet(file string, lines [][]byte, now time.Time) []vetted {
+	out := make([]vetted, len(lines))
+	versions := newVersionReader()
+	for i, line := range lines {
+		if rule, msg := brokenRule(file, line, now); rule != "" {
+			out[i] = vetted{rule: rule, msg: msg}
+		} else if id, key, ok := versions.of(line); ok {
+			out[i] = vetted{id: id, key: key}
+		}
+	}
+	return out
+}
+
+// pickNewest is newestOnly for lines vet has read.
+func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied map[string]string, broken map[string]*ruleCount) ([][]byte, error) {
 	type best struct {
 		at  int
 		key string
 	}
 	byID := map[string]best{}
 	var ids []string
-	ok := make([]bool, len(lines))
-	lineID := make([]string, len(lines)) // "" for a line that is not a version with a time
 	for i, line := range lines {
-		if rule, msg := brokenRule(file, line, now); rule != "" {
+		if v[i].rule != "" {
 			if broken != nil {
-				c := broken[rule]
+				c := broken[v[i].rule]
 				if c == nil {
-					c = &ruleCount{msg: msg, example: exampleOf(line)}
-					broken[rule] = c
+					c = &ruleCount{msg: v[i].msg, example: exampleOf(line)}
+					broken[v[i].rule] = c
 				}
 				c.n++
 			}
 			continue
 		}
-		ok[i] = true
-		id, key, isVersion := versionOf(line)
-		if !isVersion {
+		id, key := v[i].id, v[i].key
+		if id == "" {
 			continue
 		}
-		lineID[i] = id
 		b, seen := byID[id]
 		if !seen {
 			ids = append(ids, id)
@@ -192,10 +216,10 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[stri
 	}
 	var out [][]byte
 	for i, line := range lines {
-		if !ok[i] {
+		if v[i].rule != "" {
 			continue
 		}
-		id := lineID[i]
+		id := v[i].id
 		if id == "" {
 			out = append(out, line) // a record without a time: kept
 			continue

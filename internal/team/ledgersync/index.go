@@ -174,16 +174,31 @@ func (x *versionIndex) newest(ids []string) (map[string]string, error) {
 
 // versionOf is a record line's id and version key; ok is false for a line
 // that is not a record with a time (such lines are applied as they are).
-func versionOf(line []byte) (id, key string, ok bool) {
-	keys := []string{jsonline.DefaultKey}
-	vals := make([][]byte, 1)
-	if jsonline.ObjectFields(line, keys, vals) != nil {
+func versionOf(line []byte) (id, key string, ok bool) { return newVersionReader().of(line) }
+
+// versionReader reads a line's id and version key in one scan of it; it
+// is not safe for concurrent use.
+type versionReader struct {
+	keys []string
+	vals [][]byte
+	pick *jsonline.Picker
+}
+
+func newVersionReader() *versionReader {
+	keys := append([]string{jsonline.DefaultKey}, records.Versions.Fields...)
+	return &versionReader{keys: keys, vals: make([][]byte, len(keys)), pick: records.Versions.Picker(keys)}
+}
+
+// of is versionOf.
+func (r *versionReader) of(line []byte) (id, key string, ok bool) {
+	clear(r.vals)
+	if jsonline.ObjectFields(line, r.keys, r.vals) != nil {
 		return "", "", false
 	}
-	id, ok = jsonline.String(vals[0])
+	id, ok = jsonline.String(r.vals[0])
 	if !ok || id == "" || strings.ContainsAny(id, " \n") {
 		return "", "", false
 	}
-	key = records.VersionKey(line)
+	key = records.TimeKey(r.pick.Time(r.vals))
 	return id, key, key != ""
 }
