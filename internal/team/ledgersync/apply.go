@@ -37,7 +37,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		// each chunk's ids was a failed open per bucket.
 		idx = nil
 	}
-	applied := map[string]string{} // id -> the version key this merge applied
+	applied := newApplied()
 	broken := map[string]*ruleCount{}
 	batch := appendBatch{tx: tx, s: s}
 	now := s.S.Now()
@@ -145,19 +145,23 @@ func (b *appendBatch) flushAll() error {
 // newestOnly keeps, of the incoming versions of each record, the newest
 // (records.Newer: the later version time, then the larger bytes), and only
 // if it is not older than what the index (when there is one) and applied
-// (what the caller applied before; updated) know: a version whose time
-// equals the newest known is kept, so that every clone holds both and
-// readers pick the same one by its bytes. Versions that break a rule
-// (brokenRule) are counted in broken (when not nil) and left out, as are
-// lines that are not JSON objects; records without a time are kept.
-func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
+// (what the caller applied before, when not nil; updated) know: a version
+// whose time equals the newest known is kept, so that every clone holds
+// both and readers pick the same one by its bytes. Versions that break a
+// rule (brokenRule) are counted in broken (when not nil) and left out, as
+// are lines that are not JSON objects; records without a time are kept.
+func newestOnly(idx *versionIndex, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
 	return pickNewest(idx, lines, vet(file, lines, now), applied, broken)
 }
 
 // vetted is what newestOnly needs to know of one incoming line: the rule
-// it breaks, if any, else its record id and version key (id is "" for a
+// it breaks, if any, else its record id and version time (id is "" for a
 // line that is not a version with a time).
-type vetted struct{ rule, msg, id, key string }
+type vetted struct {
+	rule, msg, id string
+	at            time.Time
+	split         ulidID
+}
 
 // vet reads each line once for newestOnly: the part of its work that
 // depends on nothing but the lines, which a caller may run on several
@@ -168,20 +172,17 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 	for i, line := range lines {
 		if rule, msg := brokenRule(file, line, now); rule != "" {
 			out[i] = vetted{rule: rule, msg: msg}
-		} else if id, key, ok := versions.of(line); ok {
-			out[i] = vetted{id: id, key: key}
+		} else if id, at, ok := versions.of(line); ok {
+			out[i] = vetted{id: id, at: at, split: splitID(id)}
 		}
 	}
 	return out
 }
 
-// pickNewest is newestOnly for lines vet has read.
-func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied map[string]string, broken map[string]*ruleCount) ([][]byte, error) {
-	type best struct {
-		at  int
-		key string
-	}
-	byID := map[string]best{}
+// pickNewest is newestOnly for lines vet has read. Version times compare
+// as their records.TimeKey would: exactly, to the nanosecond.
+func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
+	byID := map[string]int{} // the line of each id's newest version here
 	var ids []string
 	for i, line := range lines {
 		if v[i].rule != "" {
@@ -195,7 +196,7 @@ func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied map[strin
 			}
 			continue
 		}
-		id, key := v[i].id, v[i].key
+		id := v[i].id
 		if id == "" {
 			continue
 		}
@@ -203,8 +204,8 @@ func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied map[strin
 		if !seen {
 			ids = append(ids, id)
 		}
-		if !seen || key > b.key || key == b.key && bytes.Compare(line, lines[b.at]) > 0 {
-			byID[id] = best{i, key}
+		if !seen || v[i].at.After(v[b].at) || v[i].at.Equal(v[b].at) && bytes.Compare(line, lines[b]) > 0 {
+			byID[id] = i
 		}
 	}
 	known := map[string]string{}
@@ -224,12 +225,17 @@ func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied map[strin
 			out = append(out, line) // a record without a time: kept
 			continue
 		}
-		if b := byID[id]; b.at == i && b.key >= known[id] && b.key >= applied[id] {
-			out = append(out, line)
-			if applied != nil {
-				applied[id] = b.key
-			}
+		if byID[id] != i || known[id] != "" && records.TimeKey(v[i].at) < known[id] {
+			continue
 		}
+		at := stampOf(v[i].at)
+		if applied != nil {
+			if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
+				continue
+			}
+			applied.set(id, v[i].split, at)
+		}
+		out = append(out, line)
 	}
 	return out, nil
 }
