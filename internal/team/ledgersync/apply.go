@@ -2,7 +2,10 @@ package ledgersync
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -91,12 +94,18 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 // fsync) per ledger chunk made a clone joining a ledger of 100,000
 // records spend most of its time waiting on 800 fsyncs. The batches keep
 // each log's order; the lines are the chunks' own bytes, so the memory
-// held is bounded by the batch size.
+// held is bounded by the batch size. The batches are not synced one by
+// one: flushAll makes each log durable once, before the round moves the
+// ledger ref (a process killed before that has its appends cut back by
+// the state's applying intent, synced or not).
 type appendBatch struct {
 	tx      *jsonl.Tx
 	s       *Syncer
 	pending map[string][]any
 	bytes   map[string]int
+	// appended are the logs appended to, each with whether it was
+	// created by the first append (its directory is synced too).
+	appended map[string]bool
 }
 
 // appendBatchBytes bounds what apply holds before it appends.
@@ -124,10 +133,20 @@ func (b *appendBatch) flush(file string) error {
 		return nil
 	}
 	b.pending[file], b.bytes[file] = nil, 0
-	return b.tx.Append(b.s.S.ReceivedLog(file), lines...)
+	log := b.s.S.ReceivedLog(file)
+	if b.appended == nil {
+		b.appended = map[string]bool{}
+	}
+	if _, ok := b.appended[file]; !ok {
+		_, err := os.Stat(log.Path)
+		b.appended[file] = errors.Is(err, os.ErrNotExist)
+	}
+	log.NoSync = true // flushAll syncs
+	return b.tx.Append(log, lines...)
 }
 
-// flushAll appends what is left, log by log in the ledger's order.
+// flushAll appends what is left, log by log in the ledger's order, and
+// syncs every log appended to (unless the store does not sync).
 func (b *appendBatch) flushAll() error {
 	for _, l := range ledger.Logs {
 		if err := b.flush(l.File); err != nil {
@@ -138,6 +157,36 @@ func (b *appendBatch) flushAll() error {
 		if err := b.flush(file); err != nil {
 			return err
 		}
+	}
+	if b.s.S.NoSync {
+		return nil
+	}
+	for file, created := range b.appended {
+		path := b.s.S.ReceivedLog(file).Path
+		if err := syncPath(path); err != nil {
+			return err
+		}
+		if created {
+			if err := syncPath(filepath.Dir(path)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// syncPath fsyncs a file or a directory.
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync %s: %w", path, err)
 	}
 	return nil
 }
