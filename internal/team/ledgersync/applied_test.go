@@ -111,3 +111,29 @@ func TestNewestOnlyAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// vet takes a version's id and time from the rules' own reading of it
+// where it can: the same id and time versionOf reads, on versions another
+// tool may write (an offset, an escaped key, a time field the log does
+// not define, no updated_at at all).
+func TestVetReadsWhatVersionOfReads(t *testing.T) {
+	id := ids.NewMessage()
+	base := `"id":"` + id + `","created_at":"2026-11-01T00:00:00Z","from":"ann","to":"bob","subject":"s","body":"b","importance":"normal","read":false`
+	lines := [][]byte{
+		[]byte(`{` + base + `,"updated_at":"2026-11-04T10:00:00.5+02:00"}`),
+		[]byte(`{` + base + `,"updat\u0065d_at":"2026-11-04T10:00:00Z"}`),
+		[]byte(`{` + base + `,"updated_at":"2026-11-04T10:00:00Z","released_at":"2026-11-09T00:00:00Z"}`),
+		[]byte(`{` + base + `,"released_at":"2026-11-09T00:00:00Z"}`),
+		[]byte(`{` + base + `,"read_at":"2026-11-03T00:00:00Z"}`),
+		[]byte(`{` + base + `,"updated_at":null}`),
+		[]byte(`{` + base + `}`),
+	}
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	got := vet(records.MessagesFile, lines, now)
+	for i, line := range lines {
+		wantID, wantKey, ok := versionOf(line)
+		if got[i].rule != "" || !ok || got[i].id != wantID || records.TimeKey(got[i].at) != wantKey {
+			t.Errorf("%s: vet read %q %q (%s), versionOf %q %q", line, got[i].id, records.TimeKey(got[i].at), got[i].rule, wantID, wantKey)
+		}
+	}
+}

@@ -219,9 +219,18 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 	out := make([]vetted, len(lines))
 	versions := newVersionReader()
 	for i, line := range lines {
-		if rule, msg := brokenRule(file, line, now); rule != "" {
-			out[i] = vetted{rule: rule, msg: msg}
-		} else if id, at, ok := versions.of(line); ok {
+		// brokenRule's check, which also reads the id and time of most
+		// versions (those with an updated_at).
+		id, at, e := records.CheckVersionAt(file, line, now)
+		if e != nil {
+			out[i] = vetted{rule: e.Rule, msg: e.Msg}
+			continue
+		}
+		ok := !at.IsZero()
+		if !ok {
+			id, at, ok = versions.of(line)
+		}
+		if ok {
 			out[i] = vetted{id: id, at: at, split: splitID(id)}
 		}
 	}
