@@ -44,7 +44,16 @@ func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
 // Either commit may be zero (no ledger). removed is true when from holds
 // lines to lacks (see Diff.Removed).
 func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [][]byte) error) (removed bool, err error) {
-	return EachChangePrepared(l, from, to, nil, func(file string, lines [][]byte, _ struct{}) error { return fn(file, lines) })
+	return EachChangePrepared(l, from, to, nil, func(c Chunk, _ struct{}) error { return fn(c.File, c.Lines) })
+}
+
+// Chunk is what a change hands over of one chunk: the lines of it the
+// older commit lacks, with where they sit.
+type Chunk struct {
+	// File is the log (queen_messages.jsonl...), Month the month directory
+	// ("2026-11"): where Record puts the versions written that month.
+	File, Month string
+	Lines       [][]byte
 }
 
 // EachChangePrepared is EachChange for a caller whose work on a chunk
@@ -55,8 +64,8 @@ func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [
 // A clone joining a ledger spends most of its time on the first half
 // (inflating, vetting each version), which one core did alone. prepare may
 // be nil (the zero T).
-func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(file string, lines [][]byte) T,
-	fn func(file string, lines [][]byte, prepared T) error) (removed bool, err error) {
+func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk) T,
+	fn func(c Chunk, prepared T) error) (removed bool, err error) {
 	fromTree, err := l.TreeOf(from)
 	if err != nil {
 		return false, err
@@ -99,7 +108,7 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 	if err != nil {
 		return err
 	}
-	w := newWalk(l, nil, func(_ string, lines [][]byte, _ struct{}) error { return fn(lines) })
+	w := newWalk(l, nil, func(c Chunk, _ struct{}) error { return fn(c.Lines) })
 	return inCommit(w.finish(w.trees(dir, a, b)), to)
 }
 
@@ -108,8 +117,8 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 // takes them oldest first (next), so it sees them in tree order.
 type walk struct {
 	l       *Ledger
-	prepare func(file string, lines [][]byte) any
-	fn      func(file string, lines [][]byte, prepared any) error
+	prepare func(Chunk) any
+	fn      func(c Chunk, prepared any) error
 	removed bool
 	ahead   []*chunkRead // read or being read, oldest first
 	stopped bool         // fn or a read failed: nothing more is taken
@@ -117,25 +126,25 @@ type walk struct {
 
 // chunkRead is one chunk read ahead of fn.
 type chunkRead struct {
-	path, file string
-	done       chan struct{}
-	lines      [][]byte
-	removed    bool
-	prepared   any
-	err        error
+	path     string
+	chunk    Chunk
+	done     chan struct{}
+	removed  bool
+	prepared any
+	err      error
 }
 
 // readAhead bounds the chunks read ahead of fn, and so the memory a walk
 // holds (a chunk is at most MaxChunkBytes): enough to keep every core busy.
 func readAhead() int { return 2 * max(1, runtime.GOMAXPROCS(0)) }
 
-func newWalk[T any](l *Ledger, prepare func(string, [][]byte) T, fn func(string, [][]byte, T) error) *walk {
-	w := &walk{l: l, fn: func(file string, lines [][]byte, p any) error {
+func newWalk[T any](l *Ledger, prepare func(Chunk) T, fn func(Chunk, T) error) *walk {
+	w := &walk{l: l, fn: func(c Chunk, p any) error {
 		t, _ := p.(T)
-		return fn(file, lines, t)
+		return fn(c, t)
 	}}
 	if prepare != nil {
-		w.prepare = func(file string, lines [][]byte) any { return prepare(file, lines) }
+		w.prepare = func(c Chunk) any { return prepare(c) }
 	}
 	return w
 }
@@ -148,8 +157,8 @@ func (w *walk) next() error {
 	err := c.err
 	if err == nil {
 		w.removed = w.removed || c.removed
-		if len(c.lines) > 0 {
-			err = w.fn(c.file, c.lines, c.prepared)
+		if len(c.chunk.Lines) > 0 {
+			err = w.fn(c.chunk, c.prepared)
 		}
 	}
 	if err != nil {
@@ -228,14 +237,18 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 // there is one) does not, counting repeats, and hands fn the oldest chunk
 // read ahead once readAhead are.
 func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) error {
-	file, _ := fileOf(strings.SplitN(p, "/", 2)[0])
-	c := &chunkRead{path: p, file: file, done: make(chan struct{})}
+	parts := strings.Split(p, "/") // log, month, hundred, chunk
+	c := &chunkRead{path: p, done: make(chan struct{})}
+	c.chunk.File, _ = fileOf(parts[0])
+	if len(parts) > 1 {
+		c.chunk.Month = parts[1]
+	}
 	w.ahead = append(w.ahead, c)
 	go func() {
 		defer close(c.done)
-		c.lines, c.removed, c.err = w.l.chunkLines(a, hasA, b)
-		if c.err == nil && len(c.lines) > 0 && w.prepare != nil {
-			c.prepared = w.prepare(file, c.lines)
+		c.chunk.Lines, c.removed, c.err = w.l.chunkLines(a, hasA, b)
+		if c.err == nil && len(c.chunk.Lines) > 0 && w.prepare != nil {
+			c.prepared = w.prepare(c.chunk)
 		}
 	}()
 	if len(w.ahead) < readAhead() {

@@ -38,15 +38,18 @@ func TestEachChangePreparedKeepsTheOrder(t *testing.T) {
 	}
 	want = append([]string{string(assignment)}, want...) // "assignments" sorts first
 
-	prepare := func(file string, lines [][]byte) string { return fmt.Sprintf("%s %d %s", file, len(lines), lines[0]) }
+	prepare := func(c Chunk) string { return fmt.Sprintf("%s %s %d %s", c.File, c.Month, len(c.Lines), c.Lines[0]) }
 	var got []string
 	chunks := 0
-	removed, err := EachChangePrepared(l, plumbing.ZeroHash, c, prepare, func(file string, lines [][]byte, prepared string) error {
-		if prepared != prepare(file, lines) {
+	removed, err := EachChangePrepared(l, plumbing.ZeroHash, c, prepare, func(chunk Chunk, prepared string) error {
+		if prepared != prepare(chunk) {
 			t.Fatalf("chunk %d came with another chunk's preparation", chunks)
 		}
+		if month := chunk.Month + "-03"; !strings.Contains(string(chunk.Lines[0]), month) {
+			t.Fatalf("chunk %d of month %s holds %.60s", chunks, chunk.Month, chunk.Lines[0])
+		}
 		chunks++
-		for _, line := range lines {
+		for _, line := range chunk.Lines {
 			got = append(got, string(line))
 		}
 		return nil
@@ -70,7 +73,7 @@ func TestEachChangePreparedKeepsTheOrder(t *testing.T) {
 	// comes back as it was.
 	stop := errors.New("enough")
 	calls := 0
-	_, err = EachChangePrepared(l, plumbing.ZeroHash, c, prepare, func(string, [][]byte, string) error {
+	_, err = EachChangePrepared(l, plumbing.ZeroHash, c, prepare, func(Chunk, string) error {
 		if calls++; calls == 3 {
 			return stop
 		}
@@ -101,8 +104,8 @@ func TestEachChangePreparedStopsAtADamagedChunk(t *testing.T) {
 	log := object(t, repo, "tree", rawTree("40000 2026-11", month))
 	tip := commitOf(t, repo, object(t, repo, "tree", rawTree("100644 FORMAT", format, "40000 messages", log)))
 	var got []string
-	_, err := EachChangePrepared(l, plumbing.ZeroHash, tip, nil, func(_ string, lines [][]byte, _ struct{}) error {
-		got = append(got, string(lines[0]))
+	_, err := EachChangePrepared(l, plumbing.ZeroHash, tip, nil, func(c Chunk, _ struct{}) error {
+		got = append(got, string(c.Lines[0]))
 		return nil
 	})
 	var d *DamageError

@@ -2,6 +2,8 @@ package ledgersync
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
 // Only an id spelled as its ULID's own text is held by its 16 bytes: the
@@ -135,5 +138,74 @@ func TestVetReadsWhatVersionOfReads(t *testing.T) {
 		if got[i].rule != "" || !ok || got[i].id != wantID || records.TimeKey(got[i].at) != wantKey {
 			t.Errorf("%s: vet read %q %q (%s), versionOf %q %q", line, got[i].id, records.TimeKey(got[i].at), got[i].rule, wantID, wantKey)
 		}
+	}
+}
+
+// A merge holds only the current month's versions while every version sits
+// in the month of its time, and everything it applied from the first one
+// that does not: an older version misplaced in a later month stays out, as
+// it did when the merge held every version throughout.
+func TestScopedAppliedAcrossMonths(t *testing.T) {
+	dir := t.TempDir()
+	path := func(file string) string { return filepath.Join(dir, file) }
+	msgAt := func(id string, at time.Time, subject string) []byte {
+		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-01-01T00:00:00Z","updated_at":%q,"from":"ann","to":"bob","subject":%q,"body":"b","importance":"normal","read":false,"updated_by":"ann"}`,
+			id, at.Format(time.RFC3339), subject)
+	}
+	x, y := ids.NewMessage(), ids.NewMessage()
+	oct20, oct5 := time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	nov2, nov5 := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name   string
+		chunks []ledger.Chunk
+		want   string // the subjects applied, in order
+	}{
+		{"in their months", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, oct5, "a"), msgAt(y, oct20, "b")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov2, "c")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov5, "d"), msgAt(y, nov2, "e")}},
+		}, "a,b,c,d,e"},
+		{"an older version in a later month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, oct20, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(y, nov2, "b")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, oct5, "c"), msgAt(y, nov5, "d")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(y, nov2, "e")}},
+		}, "a,b,d"},
+		{"a newer version in an earlier month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, nov5, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov2, "b"), msgAt(y, nov2, "c")}},
+		}, "a,c"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			received := path(records.MessagesFile)
+			os.WriteFile(received, []byte(`{"id":"`+x+`","updated_at":"2027-01-01T00:00:00Z"}`+"\n"), 0o644) // before the merge: not read
+			sizes := map[string]int64{records.MessagesFile: sizeOf(received)}
+			scoped := &scopedApplied{}
+			var got []string
+			for _, ch := range c.chunks {
+				v := vet(ch.File, ch.Lines, now)
+				if err := scoped.enter(ch, v, func() (*applied, error) { return appliedSince(sizes, path) }); err != nil {
+					t.Fatal(err)
+				}
+				fresh, err := pickNewest(nil, ch.Lines, v, scoped.applied, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, _ := os.OpenFile(received, os.O_APPEND|os.O_WRONLY, 0)
+				for _, line := range fresh {
+					f.Write(append(line, '\n'))
+					got = append(got, string(line[strings.Index(string(line), `"subject":"`)+11]))
+				}
+				f.Close()
+			}
+			if strings.Join(got, ",") != c.want {
+				t.Errorf("applied %s, want %s", strings.Join(got, ","), c.want)
+			}
+			if c.name == "in their months" && (scoped.whole || len(scoped.byULID["qm-"]) != 2) {
+				t.Errorf("holds %d versions (whole: %v), want November's 2", len(scoped.byULID["qm-"]), scoped.whole)
+			}
+		})
 	}
 }

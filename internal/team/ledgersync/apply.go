@@ -40,13 +40,23 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		// each chunk's ids was a failed open per bucket.
 		idx = nil
 	}
-	applied := newApplied()
+	scoped := &scopedApplied{}
 	broken := map[string]*ruleCount{}
 	batch := appendBatch{tx: tx, s: s}
 	now := s.S.Now()
-	vetChunk := func(file string, lines [][]byte) []vetted { return vet(file, lines, now) }
-	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(file string, lines [][]byte, v []vetted) error {
-		fresh, err := pickNewest(idx, lines, v, applied, broken)
+	appended := func() (*applied, error) {
+		if err := batch.flushPending(); err != nil || st.Applying == nil {
+			return newApplied(), err // nothing applied yet
+		}
+		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
+	}
+	vetChunk := func(c ledger.Chunk) []vetted { return vet(c.File, c.Lines, now) }
+	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v []vetted) error {
+		if err := scoped.enter(c, v, appended); err != nil {
+			return err
+		}
+		file, lines := c.File, c.Lines
+		fresh, err := pickNewest(idx, lines, v, scoped.applied, broken)
 		if err != nil || len(fresh) == 0 {
 			return err
 		}
@@ -145,9 +155,8 @@ func (b *appendBatch) flush(file string) error {
 	return b.tx.Append(log, lines...)
 }
 
-// flushAll appends what is left, log by log in the ledger's order, and
-// syncs every log appended to (unless the store does not sync).
-func (b *appendBatch) flushAll() error {
+// flushPending appends what is left, log by log in the ledger's order.
+func (b *appendBatch) flushPending() error {
 	for _, l := range ledger.Logs {
 		if err := b.flush(l.File); err != nil {
 			return err
@@ -157,6 +166,15 @@ func (b *appendBatch) flushAll() error {
 		if err := b.flush(file); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// flushAll appends what is left and syncs every log appended to (unless
+// the store does not sync).
+func (b *appendBatch) flushAll() error {
+	if err := b.flushPending(); err != nil {
+		return err
 	}
 	if b.s.S.NoSync {
 		return nil
