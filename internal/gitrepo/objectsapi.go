@@ -23,6 +23,7 @@ type Objects struct {
 	r              *objectReader
 	old            []*objectReader // replaced by Refresh, closed by Close
 	git            *Blobs          // started by the first read that needs it
+	gitMu          sync.Mutex      // one read through git at a time: reads run concurrently
 }
 
 // ErrNotInProcess is a read Objects cannot do itself: an object it does not

@@ -67,6 +67,8 @@ func (o *Objects) HeaderWithGit(id object.ID) (kind string, size int64, err erro
 // catFile reads an object through `git cat-file --batch`, started on
 // first need and again after it fails.
 func (o *Objects) catFile(id object.ID, max int64) (string, []byte, error) {
+	o.gitMu.Lock()
+	defer o.gitMu.Unlock()
 	if o.git == nil {
 		git, err := OpenObjectsWithGit(o.commonDir)
 		if err != nil {

@@ -55,15 +55,37 @@ func CheckVersion(file string, line []byte) *RuleError { return checkVersion(fil
 // long pattern and would guard nothing: a sync that joins a team's history
 // of reservations pays for the few that still hold.
 func CheckVersionBefore(file string, line []byte, now time.Time) *RuleError {
+	_, _, e := CheckVersionAt(file, line, now)
+	return e
+}
+
+// CheckVersionAt is CheckVersionBefore that also returns, from the same
+// reading of the line, the id and the VersionTime of a version that obeys
+// every rule and has an updated_at (which decides its VersionTime alone);
+// at is zero otherwise, and a caller that needs them reads them itself.
+func CheckVersionAt(file string, line []byte, now time.Time) (id string, at time.Time, e *RuleError) {
+	v := version{vetPattern: true}
 	if file == ReservationsFile && !Versions.Of(line).IsZero() {
 		if r, err := DecodeReservation(line); err == nil && !r.Expiry().After(now) {
-			return checkVersion(file, line, false)
+			v.vetPattern = false
 		}
 	}
-	return checkVersion(file, line, true)
+	if e := v.check(file, line); e != nil {
+		return "", time.Time{}, e
+	}
+	if !v.has[fUpdatedAt] {
+		return "", time.Time{}, nil
+	}
+	return v.str[fID], v.time[fUpdatedAt].UTC(), nil
 }
 
 func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
+	v := version{vetPattern: vetPattern}
+	return v.check(file, line)
+}
+
+// check applies every rule to line, reading its fields into v.
+func (v *version) check(file string, line []byte) *RuleError {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	if len(line) > MaxLineBytes {
 		return breakf(RuleSize, "the line is %d bytes; a record version is at most %d", len(line), MaxLineBytes)
@@ -73,14 +95,13 @@ func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
 		files := LogFiles()
 		return breakf(RuleFile, "%s is not a log of QueenBee records (%s or %s)", quote(file), strings.Join(files[:len(files)-1], ", "), files[len(files)-1])
 	}
-	v := version{vetPattern: vetPattern}
 	if e := v.read(kind, line); e != nil {
 		return e
 	}
 	if e := v.checkCommon(kind); e != nil {
 		return e
 	}
-	return kind.check(&v)
+	return kind.check(v)
 }
 
 // The fields CheckVersion reads, across the three logs.

@@ -46,8 +46,11 @@ func parseTime(raw []byte) (time.Time, bool) {
 // VersionKey is a sort key for a version: its VersionTime in a fixed-width
 // form that sorts as text, "" when it has none. Sorting versions by it (and
 // by their bytes when it ties) is the order Newer decides.
-func VersionKey(line []byte) string {
-	t := VersionTime(line)
+func VersionKey(line []byte) string { return TimeKey(VersionTime(line)) }
+
+// TimeKey is the VersionKey of a version whose VersionTime is t, for a
+// reader that found the time in a scan of its own (Versions.Picker).
+func TimeKey(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -37,11 +38,34 @@ func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
 // EachChange calls fn with the lines of each chunk of to that from does
 // not hold (counting repeats), chunk by chunk in to's tree order, which is
 // by log, then month, then chunk number. Subtrees with the same id are
-// skipped, so the cost is that of the chunks that differ; and only one
-// chunk is in memory at a time, so a clone joining a ledger of a million
-// records does not hold them all. Either commit may be zero (no ledger).
-// removed is true when from holds lines to lacks (see Diff.Removed).
+// skipped, so the cost is that of the chunks that differ; and only a few
+// chunks are in memory at a time (those read ahead, see EachChangePrepared),
+// so a clone joining a ledger of a million records does not hold them all.
+// Either commit may be zero (no ledger). removed is true when from holds
+// lines to lacks (see Diff.Removed).
 func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [][]byte) error) (removed bool, err error) {
+	return EachChangePrepared(l, from, to, nil, func(c Chunk, _ struct{}) error { return fn(c.File, c.Lines) })
+}
+
+// Chunk is what a change hands over of one chunk: the lines of it the
+// older commit lacks, with where they sit.
+type Chunk struct {
+	// File is the log (queen_messages.jsonl...), Month the month directory
+	// ("2026-11"): where Record puts the versions written that month.
+	File, Month string
+	Lines       [][]byte
+}
+
+// EachChangePrepared is EachChange for a caller whose work on a chunk
+// splits in two: prepare, which depends on the chunk's lines only and runs
+// on several chunks at once, on every core, while the chunks are read and
+// inflated ahead; and fn, which gets each chunk's lines with what prepare
+// made of them, one chunk at a time, in order, on the caller's goroutine.
+// A clone joining a ledger spends most of its time on the first half
+// (inflating, vetting each version), which one core did alone. prepare may
+// be nil (the zero T).
+func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk) T,
+	fn func(c Chunk, prepared T) error) (removed bool, err error) {
 	fromTree, err := l.TreeOf(from)
 	if err != nil {
 		return false, err
@@ -50,8 +74,8 @@ func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [
 	if err != nil {
 		return false, err
 	}
-	w := &walk{l: l, fn: fn}
-	err = w.trees("", fromTree, toTree)
+	w := newWalk(l, prepare, fn)
+	err = w.finish(w.trees("", fromTree, toTree))
 	return w.removed, inCommit(err, to)
 }
 
@@ -84,15 +108,80 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 	if err != nil {
 		return err
 	}
-	w := &walk{l: l, fn: func(_ string, lines [][]byte) error { return fn(lines) }}
-	return inCommit(w.trees(dir, a, b), to)
+	w := newWalk(l, nil, func(c Chunk, _ struct{}) error { return fn(c.Lines) })
+	return inCommit(w.finish(w.trees(dir, a, b)), to)
 }
 
-// walk is one EachChange.
+// walk is one EachChange. Each chunk that differs is read, subtracted and
+// prepared in a goroutine of its own, at most readAhead at a time; fn then
+// takes them oldest first (next), so it sees them in tree order.
 type walk struct {
 	l       *Ledger
-	fn      func(file string, lines [][]byte) error
+	prepare func(Chunk) any
+	fn      func(c Chunk, prepared any) error
 	removed bool
+	ahead   []*chunkRead // read or being read, oldest first
+	stopped bool         // fn or a read failed: nothing more is taken
+}
+
+// chunkRead is one chunk read ahead of fn.
+type chunkRead struct {
+	path     string
+	chunk    Chunk
+	done     chan struct{}
+	removed  bool
+	prepared any
+	err      error
+}
+
+// readAhead bounds the chunks read ahead of fn, and so the memory a walk
+// holds (a chunk is at most MaxChunkBytes): enough to keep every core busy.
+func readAhead() int { return 2 * max(1, runtime.GOMAXPROCS(0)) }
+
+func newWalk[T any](l *Ledger, prepare func(Chunk) T, fn func(Chunk, T) error) *walk {
+	w := &walk{l: l, fn: func(c Chunk, p any) error {
+		t, _ := p.(T)
+		return fn(c, t)
+	}}
+	if prepare != nil {
+		w.prepare = func(c Chunk) any { return prepare(c) }
+	}
+	return w
+}
+
+// next waits for the oldest chunk read ahead and hands it to fn.
+func (w *walk) next() error {
+	c := w.ahead[0]
+	w.ahead = w.ahead[1:]
+	<-c.done
+	err := c.err
+	if err == nil {
+		w.removed = w.removed || c.removed
+		if len(c.chunk.Lines) > 0 {
+			err = w.fn(c.chunk, c.prepared)
+		}
+	}
+	if err != nil {
+		w.stopped = true
+		return at(err, c.path)
+	}
+	return nil
+}
+
+// finish hands fn the chunks still read ahead, unless something failed,
+// and waits for every read it started: err, the walk's own, is returned
+// unless a chunk before the place it arose failed first.
+func (w *walk) finish(err error) error {
+	for !w.stopped && len(w.ahead) > 0 {
+		if e := w.next(); e != nil {
+			err = e
+		}
+	}
+	for _, c := range w.ahead {
+		<-c.done
+	}
+	w.ahead = nil
+	return err
 }
 
 func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
@@ -137,36 +226,54 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 			// FORMAT is not a log.
 		default:
 			if err := w.chunk(p, ea.ID, inA, eb.ID); err != nil {
-				return at(err, p)
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// chunk hands over the lines of chunk b that chunk a (when there is one)
-// does not hold, counting repeats.
+// chunk starts reading chunk b and the lines it holds that chunk a (when
+// there is one) does not, counting repeats, and hands fn the oldest chunk
+// read ahead once readAhead are.
 func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) error {
-	file, _ := fileOf(strings.SplitN(p, "/", 2)[0])
-	newer, err := w.l.chunk(b)
-	if err != nil {
-		return err
+	parts := strings.Split(p, "/") // log, month, hundred, chunk
+	c := &chunkRead{path: p, done: make(chan struct{})}
+	c.chunk.File, _ = fileOf(parts[0])
+	if len(parts) > 1 {
+		c.chunk.Month = parts[1]
 	}
-	lines := splitLines(newer)
-	if hasA {
-		older, err := w.l.chunk(a)
-		if err != nil {
-			return err
+	w.ahead = append(w.ahead, c)
+	go func() {
+		defer close(c.done)
+		c.chunk.Lines, c.removed, c.err = w.l.chunkLines(a, hasA, b)
+		if c.err == nil && len(c.chunk.Lines) > 0 && w.prepare != nil {
+			c.prepared = w.prepare(c.chunk)
 		}
-		var removed bool
-		if lines, removed = Subtract(lines, splitLines(older)); removed {
-			w.removed = true
-		}
-	}
-	if len(lines) == 0 {
+	}()
+	if len(w.ahead) < readAhead() {
 		return nil
 	}
-	return w.fn(file, lines)
+	return w.next()
+}
+
+// chunkLines reads the lines of chunk b that chunk a (when there is one)
+// does not hold, and whether a holds lines b lacks.
+func (l *Ledger) chunkLines(a plumbing.Hash, hasA bool, b plumbing.Hash) ([][]byte, bool, error) {
+	newer, err := l.chunk(b)
+	if err != nil {
+		return nil, false, err
+	}
+	lines := splitLines(newer)
+	if !hasA {
+		return lines, false, nil
+	}
+	older, err := l.chunk(a)
+	if err != nil {
+		return nil, false, err
+	}
+	lines, removed := Subtract(lines, splitLines(older))
+	return lines, removed, nil
 }
 
 // Subtract returns the lines have does not hold, counting repeats (a line

@@ -2,7 +2,10 @@ package ledgersync
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -37,11 +40,23 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		// each chunk's ids was a failed open per bucket.
 		idx = nil
 	}
-	applied := map[string]string{} // id -> the version key this merge applied
+	scoped := &scopedApplied{}
 	broken := map[string]*ruleCount{}
 	batch := appendBatch{tx: tx, s: s}
-	_, err := s.ledger.EachChange(local, merged, func(file string, lines [][]byte) error {
-		fresh, err := newestOnly(idx, file, lines, applied, broken, s.S.Now())
+	now := s.S.Now()
+	appended := func() (*applied, error) {
+		if err := batch.flushPending(); err != nil || st.Applying == nil {
+			return newApplied(), err // nothing applied yet
+		}
+		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
+	}
+	vetChunk := func(c ledger.Chunk) []vetted { return vet(c.File, c.Lines, now) }
+	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v []vetted) error {
+		if err := scoped.enter(c, v, appended); err != nil {
+			return err
+		}
+		file, lines := c.File, c.Lines
+		fresh, err := pickNewest(idx, lines, v, scoped.applied, broken)
 		if err != nil || len(fresh) == 0 {
 			return err
 		}
@@ -89,12 +104,18 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 // fsync) per ledger chunk made a clone joining a ledger of 100,000
 // records spend most of its time waiting on 800 fsyncs. The batches keep
 // each log's order; the lines are the chunks' own bytes, so the memory
-// held is bounded by the batch size.
+// held is bounded by the batch size. The batches are not synced one by
+// one: flushAll makes each log durable once, before the round moves the
+// ledger ref (a process killed before that has its appends cut back by
+// the state's applying intent, synced or not).
 type appendBatch struct {
 	tx      *jsonl.Tx
 	s       *Syncer
 	pending map[string][]any
 	bytes   map[string]int
+	// appended are the logs appended to, each with whether it was
+	// created by the first append (its directory is synced too).
+	appended map[string]bool
 }
 
 // appendBatchBytes bounds what apply holds before it appends.
@@ -122,11 +143,20 @@ func (b *appendBatch) flush(file string) error {
 		return nil
 	}
 	b.pending[file], b.bytes[file] = nil, 0
-	return b.tx.Append(b.s.S.ReceivedLog(file), lines...)
+	log := b.s.S.ReceivedLog(file)
+	if b.appended == nil {
+		b.appended = map[string]bool{}
+	}
+	if _, ok := b.appended[file]; !ok {
+		_, err := os.Stat(log.Path)
+		b.appended[file] = errors.Is(err, os.ErrNotExist)
+	}
+	log.NoSync = true // flushAll syncs
+	return b.tx.Append(log, lines...)
 }
 
-// flushAll appends what is left, log by log in the ledger's order.
-func (b *appendBatch) flushAll() error {
+// flushPending appends what is left, log by log in the ledger's order.
+func (b *appendBatch) flushPending() error {
 	for _, l := range ledger.Logs {
 		if err := b.flush(l.File); err != nil {
 			return err
@@ -140,47 +170,118 @@ func (b *appendBatch) flushAll() error {
 	return nil
 }
 
+// flushAll appends what is left and syncs every log appended to (unless
+// the store does not sync).
+func (b *appendBatch) flushAll() error {
+	if err := b.flushPending(); err != nil {
+		return err
+	}
+	if b.s.S.NoSync {
+		return nil
+	}
+	for file, created := range b.appended {
+		path := b.s.S.ReceivedLog(file).Path
+		if err := syncPath(path); err != nil {
+			return err
+		}
+		if created {
+			if err := syncPath(filepath.Dir(path)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// syncPath fsyncs a file or a directory.
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync %s: %w", path, err)
+	}
+	return nil
+}
+
 // newestOnly keeps, of the incoming versions of each record, the newest
 // (records.Newer: the later version time, then the larger bytes), and only
 // if it is not older than what the index (when there is one) and applied
-// (what the caller applied before; updated) know: a version whose time
-// equals the newest known is kept, so that every clone holds both and
-// readers pick the same one by its bytes. Versions that break a rule
-// (brokenRule) are counted in broken (when not nil) and left out, as are
-// lines that are not JSON objects; records without a time are kept.
-func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[string]string, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
-	type best struct {
-		at  int
-		key string
-	}
-	byID := map[string]best{}
-	var ids []string
-	ok := make([]bool, len(lines))
-	lineID := make([]string, len(lines)) // "" for a line that is not a version with a time
+// (what the caller applied before, when not nil; updated) know: a version
+// whose time equals the newest known is kept, so that every clone holds
+// both and readers pick the same one by its bytes. Versions that break a
+// rule (brokenRule) are counted in broken (when not nil) and left out, as
+// are lines that are not JSON objects; records without a time are kept.
+func newestOnly(idx *versionIndex, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
+	return pickNewest(idx, lines, vet(file, lines, now), applied, broken)
+}
+
+// vetted is what newestOnly needs to know of one incoming line: the rule
+// it breaks, if any, else its record id and version time (id is "" for a
+// line that is not a version with a time).
+type vetted struct {
+	rule, msg, id string
+	at            time.Time
+	split         ulidID
+}
+
+// vet reads each line once for newestOnly: the part of its work that
+// depends on nothing but the lines, which a caller may run on several
+// chunks at once (see ledger.EachChangePrepared).
+func vet(file string, lines [][]byte, now time.Time) []vetted {
+	out := make([]vetted, len(lines))
+	versions := newVersionReader()
 	for i, line := range lines {
-		if rule, msg := brokenRule(file, line, now); rule != "" {
+		// brokenRule's check, which also reads the id and time of most
+		// versions (those with an updated_at).
+		id, at, e := records.CheckVersionAt(file, line, now)
+		if e != nil {
+			out[i] = vetted{rule: e.Rule, msg: e.Msg}
+			continue
+		}
+		ok := !at.IsZero()
+		if !ok {
+			id, at, ok = versions.of(line)
+		}
+		if ok {
+			out[i] = vetted{id: id, at: at, split: splitID(id)}
+		}
+	}
+	return out
+}
+
+// pickNewest is newestOnly for lines vet has read. Version times compare
+// as their records.TimeKey would: exactly, to the nanosecond.
+func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
+	byID := map[string]int{} // the line of each id's newest version here
+	var ids []string
+	for i, line := range lines {
+		if v[i].rule != "" {
 			if broken != nil {
-				c := broken[rule]
+				c := broken[v[i].rule]
 				if c == nil {
-					c = &ruleCount{msg: msg, example: exampleOf(line)}
-					broken[rule] = c
+					c = &ruleCount{msg: v[i].msg, example: exampleOf(line)}
+					broken[v[i].rule] = c
 				}
 				c.n++
 			}
 			continue
 		}
-		ok[i] = true
-		id, key, isVersion := versionOf(line)
-		if !isVersion {
+		id := v[i].id
+		if id == "" {
 			continue
 		}
-		lineID[i] = id
 		b, seen := byID[id]
 		if !seen {
 			ids = append(ids, id)
 		}
-		if !seen || key > b.key || key == b.key && bytes.Compare(line, lines[b.at]) > 0 {
-			byID[id] = best{i, key}
+		if !seen || v[i].at.After(v[b].at) || v[i].at.Equal(v[b].at) && bytes.Compare(line, lines[b]) > 0 {
+			byID[id] = i
 		}
 	}
 	known := map[string]string{}
@@ -192,20 +293,25 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied map[stri
 	}
 	var out [][]byte
 	for i, line := range lines {
-		if !ok[i] {
+		if v[i].rule != "" {
 			continue
 		}
-		id := lineID[i]
+		id := v[i].id
 		if id == "" {
 			out = append(out, line) // a record without a time: kept
 			continue
 		}
-		if b := byID[id]; b.at == i && b.key >= known[id] && b.key >= applied[id] {
-			out = append(out, line)
-			if applied != nil {
-				applied[id] = b.key
-			}
+		if byID[id] != i || known[id] != "" && records.TimeKey(v[i].at) < known[id] {
+			continue
 		}
+		at := stampOf(v[i].at)
+		if applied != nil {
+			if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
+				continue
+			}
+			applied.set(id, v[i].split, at)
+		}
+		out = append(out, line)
 	}
 	return out, nil
 }

@@ -175,15 +175,32 @@ func (x *versionIndex) newest(ids []string) (map[string]string, error) {
 // versionOf is a record line's id and version key; ok is false for a line
 // that is not a record with a time (such lines are applied as they are).
 func versionOf(line []byte) (id, key string, ok bool) {
-	keys := []string{jsonline.DefaultKey}
-	vals := make([][]byte, 1)
-	if jsonline.ObjectFields(line, keys, vals) != nil {
-		return "", "", false
+	id, at, ok := newVersionReader().of(line)
+	return id, records.TimeKey(at), ok
+}
+
+// versionReader reads a line's id and version time in one scan of it; it
+// is not safe for concurrent use.
+type versionReader struct {
+	keys []string
+	vals [][]byte
+	pick *jsonline.Picker
+}
+
+func newVersionReader() *versionReader {
+	keys := append([]string{jsonline.DefaultKey}, records.Versions.Fields...)
+	return &versionReader{keys: keys, vals: make([][]byte, len(keys)), pick: records.Versions.Picker(keys)}
+}
+
+// of is versionOf, with the version's time (records.VersionTime).
+func (r *versionReader) of(line []byte) (id string, at time.Time, ok bool) {
+	if jsonline.ObjectFields(line, r.keys, r.vals) != nil {
+		return "", time.Time{}, false
 	}
-	id, ok = jsonline.String(vals[0])
+	id, ok = jsonline.String(r.vals[0])
 	if !ok || id == "" || strings.ContainsAny(id, " \n") {
-		return "", "", false
+		return "", time.Time{}, false
 	}
-	key = records.VersionKey(line)
-	return id, key, key != ""
+	at = r.pick.Time(r.vals)
+	return id, at, !at.IsZero()
 }
