@@ -145,7 +145,7 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	if typed, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		typed = strings.TrimLeft(typed, "-")
 		msg = fmt.Sprintf("unknown flag --%s", typed)
-		if near := nearestFlag(typed, flags); near != "" {
+		if near := nearestFlag(typed, flags); near != "" && near != typed {
 			msg += fmt.Sprintf("; did you mean --%s?", near)
 		}
 	}

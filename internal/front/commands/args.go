@@ -44,7 +44,12 @@ func reorderArgs(app *cli.App, args []string) []string {
 		if len(cmd.Subcommands) == 0 {
 			break
 		}
-		// Flags of an intermediate command (rare) stay where they are.
+		// A global flag between a group and its subcommand ("msg --json
+		// inbox") goes before the command, where urfave reads it; the
+		// group's own flags (rare) stay where they are.
+		var lifted []string
+		before, lifted = liftGlobal(appFlags, indexFlags(cmd.Flags), before, rest)
+		rest = lifted
 		commands = cmd.Subcommands
 	}
 	if cmd == nil || cmd.SkipFlagParsing || len(cmd.Subcommands) > 0 {
@@ -80,6 +85,24 @@ func reorderArgs(app *cli.App, args []string) []string {
 		out = append(out, positional...)
 	}
 	return out
+}
+
+// liftGlobal moves the global flags among the flags at the head of rest
+// (those that are not also the group's own, in groupFlags) to the end of
+// before, and returns both; the other flags stay, in order, and so does
+// everything from the first argument that is not a flag.
+func liftGlobal(appFlags, groupFlags map[string]cli.Flag, before, rest []string) ([]string, []string) {
+	var kept []string
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "--" && rest[0] != "-" {
+		name := flagName(rest[0])
+		if appFlags[name] == nil || groupFlags[name] != nil {
+			kept, rest = append(kept, rest[0]), rest[1:]
+			continue
+		}
+		n := flagWidth(appFlags, rest)
+		before, rest = append(before, rest[:n]...), rest[n:]
+	}
+	return before, append(kept, rest...)
 }
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {

@@ -65,6 +65,9 @@ func TestReorderArgs(t *testing.T) {
 		{"reserve", "reserve"},
 		{"raw --x y", "raw --x y"},
 		{"msg unknown --json", "msg unknown --json"},
+		{"msg --json send --to bob", "--json msg send --to bob"},
+		{"msg --help --json", "--json msg --help"},
+		{"msg --droid bob send x", "--droid bob msg send -- x"},
 		{"unknown --json a", "unknown --json a"},
 	}
 	for _, tt := range tests {
