@@ -20,40 +20,6 @@ func chainLog(t *testing.T) (*Log, string) {
 	return l, filepath.Join(l.CacheDir, "q.idx")
 }
 
-func appendRecords(t *testing.T, l *Log, records ...any) {
-	t.Helper()
-	if err := l.Lock.Do(func(tx *Tx) error { return tx.Append(l, records...) }); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func statNow(t *testing.T, path string) FileStat {
-	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ok := statOf(info)
-	if !ok {
-		t.Skip("no file identity on this platform")
-	}
-	return st
-}
-
-// appendForeign appends a line to path as another program would: without
-// the lock or the chain.
-func appendForeign(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(f, `{"id":"foreign"}`)
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestAppendChainProvesOnlyGitQueensAppends(t *testing.T) {
 	l, _ := chainLog(t)
 	chain := AppendsPath(l.CacheDir, l.Path)
