@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -243,4 +244,48 @@ func TestRewritesRebuildTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkIndex(t, l, "after an archive")
+}
+
+// A selection cache proves its prefix through the log's index, without
+// its checksum, while the index matches the log; after a write that is
+// not the writer's, only the checksum proves it.
+func TestSelectionCacheProvesItsPrefixByTheIndex(t *testing.T) {
+	l := indexedLog(t, testVersions)
+	q := Query{Fields: []string{"state"}, Versions: testVersions}
+	cache := filepath.Join(l.CacheDir, "q.idx")
+	summed := 0
+	selectNow := func(step string) {
+		t.Helper()
+		data, err := os.ReadFile(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checksum := func(n int64) uint32 { summed++; return Checksum(data[:n]) }
+		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info)
+		want, _ := Select(data, l.Path, q)
+		if !entriesEqual(got, want) {
+			t.Fatalf("%s: the cached answer differs from a scan:\n%+v\n%+v", step, got, want)
+		}
+	}
+	for i := range 3 {
+		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i), i, "new")))
+	}
+	selectNow("the first read builds the cache")
+	summed = 0
+	for i := range 5 {
+		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i), 10+i, "read")))
+		selectNow(fmt.Sprint("read after append ", i))
+	}
+	if summed != 0 {
+		t.Fatalf("%d checksums of a prefix the index vouched for", summed)
+	}
+	appendForeign(t, l.Path)
+	selectNow("after a foreign append")
+	if summed == 0 {
+		t.Fatal("a prefix was believed without a checksum after a foreign write")
+	}
 }
