@@ -113,8 +113,11 @@ func IndexPath(cacheDir, logPath string) string {
 // when it is missing, damaged, or the log was written by anyone but its
 // writer since. Close releases it.
 func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
+	if info == nil || cacheDir == "" {
+		return nil, false
+	}
 	st, ok := statOf(info)
-	if !ok || cacheDir == "" {
+	if !ok {
 		return nil, false
 	}
 	ix, ok := readIndex(IndexPath(cacheDir, logPath))
