@@ -13,6 +13,16 @@ import (
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
+// chainLog is a log whose appends keep its index in dir/cache, and the
+// path of a selection cache beside it.
+func chainLog(t *testing.T) (*Log, string) {
+	t.Helper()
+	dir := t.TempDir()
+	l := &Log{Path: filepath.Join(dir, "log.jsonl"), Lock: &Lock{Path: filepath.Join(dir, "lock")}, NoSync: true,
+		CacheDir: filepath.Join(dir, "cache")}
+	return l, filepath.Join(l.CacheDir, "q.idx")
+}
+
 func appendRecords(t *testing.T, l *Log, records ...any) {
 	t.Helper()
 	if err := l.Lock.Do(func(tx *Tx) error { return tx.Append(l, records...) }); err != nil {
@@ -288,4 +298,55 @@ func TestSelectionCacheProvesItsPrefixByTheIndex(t *testing.T) {
 	if summed == 0 {
 		t.Fatal("a prefix was believed without a checksum after a foreign write")
 	}
+}
+
+// An in-place rewrite of the cached prefix between two of git-queen's
+// appends is still seen: the index no longer matches the log's stat, so
+// the cache's checksum is checked, fails, and the log is scanned again.
+func TestCacheWithAnIndexNoticesAnInPlaceEdit(t *testing.T) {
+	l, cache := chainLog(t)
+	q := Query{Fields: []string{"state"}}
+	check := func(step, wantState string) {
+		t.Helper()
+		got, _, err := SelectFileCached(l.Path, q, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, _ := SelectFile(l.Path, q)
+		if !entriesEqual(got, want) {
+			t.Fatalf("%s: cached answer differs from a full scan:\n%+v\n%+v", step, got, want)
+		}
+		for _, e := range got {
+			if e.ID == "a" {
+				if s, _ := jsonline.String(e.Fields[0]); s != wantState {
+					t.Fatalf("%s: a is %q, want %q", step, s, wantState)
+				}
+			}
+		}
+	}
+	appendRecords(t, l, map[string]string{"id": "a", "state": "new"}, map[string]string{"id": "b", "state": "new"})
+	check("first read builds the cache", "new")
+	appendRecords(t, l, map[string]string{"id": "c", "state": "new"})
+	check("an append proved by the index", "new")
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A foreign write in the same timestamp tick as git-queen's append,
+	// keeping the size, is the blind spot of any stat (index.go): let the
+	// tick pass, as any edit by a person or another tool does.
+	time.Sleep(20 * time.Millisecond)
+	edited := []byte(string(data))
+	copy(edited[len(`{"id":"a","state":"`):], "NEW")
+	f, err := os.OpenFile(l.Path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(edited, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	check("an in-place edit of the prefix", "NEW")
+	appendRecords(t, l, map[string]string{"id": "d", "state": "new"})
+	check("the next append after the edit", "NEW")
 }

@@ -172,9 +172,6 @@ func (tx *Tx) Append(l *Log, records ...any) error {
 	}
 	if after, err := f.Stat(); err == nil && statErr == nil {
 		l.updateIndex(f, before, after, lines)
-		if l.CacheDir != "" {
-			recordAppend(AppendsPath(l.CacheDir, l.Path), before, after)
-		}
 	}
 	return nil
 }
