@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -349,4 +351,30 @@ func TestCacheWithAnIndexNoticesAnInPlaceEdit(t *testing.T) {
 	check("an in-place edit of the prefix", "NEW")
 	appendRecords(t, l, map[string]string{"id": "d", "state": "new"})
 	check("the next append after the edit", "NEW")
+}
+
+// A log another program wrote, large enough to be indexed a part on each
+// core (ids whose versions straddle the parts, stale ones after newer
+// ones, a byte order mark, lines that are not records), is indexed as a
+// full load reads it.
+func TestIndexRebuildsALargeLogInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	l := indexedLog(t, testVersions)
+	var b bytes.Buffer
+	b.WriteString("\xEF\xBB\xBF")
+	for i := 0; b.Len() < 3*parallelThreshold; i++ {
+		fmt.Fprintln(&b, versionLine(fmt.Sprint("id", i%997), (i*7)%60, fmt.Sprint("state ", i, strings.Repeat("x", i%50))))
+		if i%1000 == 0 {
+			fmt.Fprintln(&b, `{"no":"id"}`)
+			fmt.Fprintln(&b)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.Path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendRecords(t, l, json.RawMessage(versionLine("id5", 59, "last")))
+	checkIndex(t, l, "a large log, indexed in parts")
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -174,14 +176,7 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat) {
 	if os.MkdirAll(l.CacheDir, 0o755) != nil {
 		return
 	}
-	var entries []indexEntry
-	for _, part := range scanParallel(data, l.Key, l.Versions) {
-		for _, kl := range part {
-			if kl.problem == "" {
-				entries = append(entries, indexEntry{key: keyOfID([]byte(kl.id)), offset: int64(offsetIn(data, kl.raw)), nanos: versionNanos(kl.time)})
-			}
-		}
-	}
+	entries := l.indexEntries(data)
 	// Sorted by id, each id's current version last: the newest, the
 	// larger bytes among equal times, the later line without Versions.
 	line := func(e indexEntry) []byte { raw, _ := readLine(data, e.offset); return raw }
@@ -201,6 +196,45 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat) {
 	if writeFile(path, encodeIndex(state, []checkpoint{{state.Size, state.CRC}}, current), false) != nil {
 		_ = os.Remove(path)
 	}
+}
+
+// indexEntries are the entries of every record of data, the whole log,
+// in no order: a part of it on each core, with no more memory than the
+// entries.
+func (l *Log) indexEntries(data []byte) []indexEntry {
+	parts := make([][]indexEntry, runtime.GOMAXPROCS(0))
+	if len(data) < parallelThreshold {
+		parts = parts[:1]
+	}
+	var wg sync.WaitGroup
+	rest := data
+	for i := range parts {
+		chunk := rest
+		if i < len(parts)-1 {
+			end := len(rest) / (len(parts) - i)
+			if nl := bytes.IndexByte(rest[end:], '\n'); nl >= 0 {
+				chunk = rest[:end+nl+1]
+			}
+		}
+		rest = rest[len(chunk):]
+		first := 1 + min(i, 1) // only line 1 may start with a BOM
+		wg.Go(func() {
+			keys := Query{Key: l.Key, Versions: l.Versions}.keys()
+			vals := make([][]byte, len(keys))
+			pick := l.Versions.Picker(keys)
+			for line := range jsonline.LinesFrom(chunk, first) {
+				if isRecord(line, keys, vals) {
+					e := indexEntry{key: keyOfID(idBytes(vals[0])), offset: int64(offsetIn(data, line.Raw)), nanos: versionNanos(time.Time{})}
+					if pick != nil {
+						e.nanos = versionNanos(pick.Time(vals))
+					}
+					parts[i] = append(parts[i], e)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(parts...)
 }
 
 // reindex rebuilds the index of a log that a rewrite renamed in, under
