@@ -182,6 +182,11 @@ func (ix *Index) lookup(k idKey) (indexEntry, bool) {
 	if ok {
 		return found, true
 	}
+	return ix.lookupSorted(k)
+}
+
+// lookupSorted finds k's entry in the sorted part alone.
+func (ix *Index) lookupSorted(k idKey) (indexEntry, bool) {
 	n := len(ix.sorted) / indexEntrySize
 	i := sort.Search(n, func(i int) bool { return decodeEntry(ix.sorted[i*indexEntrySize:]).key.compare(k) >= 0 })
 	if i < n {
@@ -190,6 +195,18 @@ func (ix *Index) lookup(k idKey) (indexEntry, bool) {
 		}
 	}
 	return indexEntry{}, false
+}
+
+// recent is the entry of each id the appended records name: the last.
+func (ix *Index) recent() map[idKey]indexEntry {
+	latest := map[idKey]indexEntry{}
+	for rec := range eachRecord(ix.records) {
+		for i := 0; i+indexEntrySize <= len(rec.entries); i += indexEntrySize {
+			e := decodeEntry(rec.entries[i:])
+			latest[e.key] = e
+		}
+	}
+	return latest
 }
 
 // readIndex maps and checks the index file at path.

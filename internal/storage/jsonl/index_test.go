@@ -378,3 +378,20 @@ func TestIndexRebuildsALargeLogInParts(t *testing.T) {
 	appendRecords(t, l, json.RawMessage(versionLine("id5", 59, "last")))
 	checkIndex(t, l, "a large log, indexed in parts")
 }
+
+// A batch of many lines (a sync's) is judged against the records the
+// index appended since its last merge as one line is: a stale version of
+// an id in them does not displace the newer one.
+func TestIndexTakesABatchOfManyLines(t *testing.T) {
+	l := indexedLog(t, testVersions)
+	appendRecords(t, l, json.RawMessage(versionLine("base", 1, "new")))
+	for i := range 5 {
+		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i), 30, "recorded")))
+	}
+	var batch []any
+	for i := range 20 {
+		batch = append(batch, json.RawMessage(versionLine(fmt.Sprint("id", i%10), 20+i%3*10, fmt.Sprint("batch ", i))))
+	}
+	appendRecords(t, l, batch...)
+	checkIndex(t, l, "a batch of 20 lines")
+}

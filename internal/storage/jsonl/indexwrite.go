@@ -39,7 +39,7 @@ func (l *Log) updateIndex(f *os.File, before, after os.FileInfo, lines [][]byte)
 		l.rebuildIndex(f, to)
 		return
 	}
-	if len(ix.records) > max(indexRecordsMax, len(ix.sorted)/16) {
+	if len(ix.records) > max(indexRecordsMax, len(ix.sorted)/8) {
 		l.mergeIndex(f, to, ix, state, entries)
 		return
 	}
@@ -65,6 +65,18 @@ func (l *Log) appendedEntries(f *os.File, ix *Index, from, to FileStat, lines []
 	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
 	vals := make([][]byte, len(keys))
 	pick := l.Versions.Picker(keys)
+	lookup := ix.lookup
+	if len(lines) > 8 {
+		// Many lines (a batch a sync received): one pass over the
+		// records, not one a line.
+		recent := ix.recent()
+		lookup = func(k idKey) (indexEntry, bool) {
+			if e, ok := recent[k]; ok {
+				return e, true
+			}
+			return ix.lookupSorted(k)
+		}
+	}
 	var entries []indexEntry
 	for _, line := range lines {
 		raw := line[:len(line)-1]
@@ -78,7 +90,7 @@ func (l *Log) appendedEntries(f *os.File, ix *Index, from, to FileStat, lines []
 			if had {
 				prev = entries[i]
 			} else {
-				prev, had = ix.lookup(e.key)
+				prev, had = lookup(e.key)
 			}
 			switch {
 			case had && !l.supersedes(f, e, raw, prev):
@@ -135,14 +147,7 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 		l.rebuildIndex(f, to)
 		return
 	}
-	latest := map[idKey]indexEntry{}
-	ring := ix.ring
-	for rec := range eachRecord(ix.records) {
-		for i := 0; i+indexEntrySize <= len(rec.entries); i += indexEntrySize {
-			e := decodeEntry(rec.entries[i:])
-			latest[e.key] = e
-		}
-	}
+	latest, ring := ix.recent(), ix.ring
 	for _, e := range added {
 		latest[e.key] = e
 	}
