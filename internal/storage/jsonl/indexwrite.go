@@ -30,13 +30,13 @@ func (l *Log) updateIndex(f *os.File, before, after os.FileInfo, lines [][]byte)
 	path := IndexPath(l.CacheDir, l.Path)
 	ix, ok := readIndex(path)
 	if !ok {
-		l.rebuildIndex(f, to)
+		l.rebuildIndex(f, to, from.Size)
 		return
 	}
 	defer ix.Close()
 	state, entries, ok := l.appendedEntries(f, ix, from, to, lines)
 	if !ok {
-		l.rebuildIndex(f, to)
+		l.rebuildIndex(f, to, from.Size)
 		return
 	}
 	if len(ix.records) > max(indexRecordsMax, len(ix.sorted)/8) {
@@ -144,7 +144,7 @@ func readLineAt(f *os.File, off int64) ([]byte, error) {
 // rebuilt from the log instead.
 func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, added []indexEntry) {
 	if Checksum(ix.sorted) != ix.sortedCRC {
-		l.rebuildIndex(f, to)
+		l.rebuildIndex(f, to, 0)
 		return
 	}
 	latest, ring := ix.recent(), ix.ring
@@ -170,7 +170,9 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 
 // rebuildIndex writes the index of the log from its bytes, which the
 // stat to describes: after a write that was not ours, or with no index.
-func (l *Log) rebuildIndex(f *os.File, to FileStat) {
+// The log before the append that rebuilds it, its first before bytes, is
+// vouched for too: a reader's cache of it is proved without a checksum.
+func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 	path := IndexPath(l.CacheDir, l.Path)
 	data, release, err := mapfile.Map(f, to.Size, true)
 	if err != nil {
@@ -197,8 +199,17 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat) {
 			current = append(current, e)
 		}
 	}
-	state := logState{Stat: to, Size: int64(len(data)), Lines: int64(bytes.Count(data, []byte{'\n'})), CRC: Checksum(data)}
-	if writeFile(path, encodeIndex(state, []checkpoint{{state.Size, state.CRC}}, current), false) != nil {
+	var ring []checkpoint
+	var crc uint32
+	if before > 0 && before < int64(len(data)) {
+		crc = Checksum(data[:before])
+		ring = append(ring, checkpoint{before, crc})
+	} else {
+		before = 0
+	}
+	state := logState{Stat: to, Size: int64(len(data)), Lines: int64(bytes.Count(data, []byte{'\n'})), CRC: ChecksumUpdate(crc, data[before:])}
+	ring = append(ring, checkpoint{state.Size, state.CRC})
+	if writeFile(path, encodeIndex(state, ring, current), false) != nil {
 		_ = os.Remove(path)
 	}
 }
@@ -255,7 +266,7 @@ func (l *Log) reindex() {
 	defer f.Close()
 	if info, err := f.Stat(); err == nil {
 		if st, ok := statOf(info); ok {
-			l.rebuildIndex(f, st)
+			l.rebuildIndex(f, st, 0)
 		}
 	}
 }
