@@ -367,6 +367,8 @@ func TestCacheWithAnIndexNoticesAnInPlaceEdit(t *testing.T) {
 // full load reads it.
 func TestIndexRebuildsALargeLogInParts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(n int) { indexBlockSize = n }(indexBlockSize)
+	indexBlockSize = 64 << 10
 	l := indexedLog(t, testVersions)
 	var b bytes.Buffer
 	b.WriteString("\xEF\xBB\xBF")
@@ -385,6 +387,14 @@ func TestIndexRebuildsALargeLogInParts(t *testing.T) {
 	}
 	appendRecords(t, l, json.RawMessage(versionLine("id5", 59, "last")))
 	checkIndex(t, l, "a large log, indexed in parts")
+	ix, ok := openIndexNow(t, l)
+	if !ok {
+		t.Fatal("no index matches the log")
+	}
+	defer ix.Close()
+	if !ix.Proves(int64(b.Len()), Checksum(b.Bytes())) {
+		t.Fatal("the log as the append that indexed it found it is not proved")
+	}
 }
 
 // A batch of many lines (a sync's) is judged against the records the

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -172,57 +173,103 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 // stat to describes: after a write that was not ours, or with no index.
 // The log before the append that rebuilds it, its first before bytes, is
 // vouched for too: a reader's cache of it is proved without a checksum.
+// The log is read in blocks, each dropped from memory once read, so that
+// the RSS is the entries' whatever the log's size.
 func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 	path := IndexPath(l.CacheDir, l.Path)
-	data, release, err := mapfile.Map(f, to.Size, true)
-	if err != nil {
-		_ = os.Remove(path)
+	_ = os.Remove(path) // no stale index is left if this fails
+	data, release, err := mapfile.Map(f, to.Size, false)
+	if err != nil || os.MkdirAll(l.CacheDir, 0o755) != nil {
 		return
 	}
 	defer release()
-	if os.MkdirAll(l.CacheDir, 0o755) != nil {
+	var state logState
+	var ring []checkpoint
+	var current []indexEntry
+	// Another program that truncates the log meanwhile faults a read:
+	// then there is no index, which the next append rebuilds.
+	err = whileMapped(f.Name(), func() error {
+		var entries []indexEntry
+		var whole bool
+		var wg sync.WaitGroup
+		wg.Go(func() { entries, whole = l.indexEntries(data) })
+		state = logState{Stat: to, Size: int64(len(data))}
+		if before <= 0 || before >= state.Size {
+			before = 0
+		}
+		eachBlock(data, func(at int, block []byte) {
+			state.Lines += int64(bytes.Count(block, []byte{'\n'}))
+			if cut := int(before) - at; cut > 0 && cut < len(block) {
+				state.CRC = ChecksumUpdate(state.CRC, block[:cut])
+				ring = append(ring, checkpoint{before, state.CRC})
+				block = block[cut:]
+			}
+			state.CRC = ChecksumUpdate(state.CRC, block)
+		})
+		wg.Wait()
+		if !whole {
+			return errors.New("the log changed while it was indexed")
+		}
+		// Sorted by id, each id's current version last: the newest, the
+		// larger bytes among equal times, the later line without Versions.
+		line := func(e indexEntry) []byte { raw, _ := readLine(data, e.offset); return raw }
+		slices.SortFunc(entries, func(a, b indexEntry) int {
+			if c := a.key.compare(b.key); c != 0 || l.Versions == nil {
+				return cmp.Or(c, cmp.Compare(a.offset, b.offset))
+			}
+			return cmp.Or(cmp.Compare(a.nanos, b.nanos), bytes.Compare(line(a), line(b)), cmp.Compare(a.offset, b.offset))
+		})
+		current = entries[:0]
+		for i, e := range entries {
+			if i+1 == len(entries) || entries[i+1].key != e.key {
+				current = append(current, e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return
 	}
-	entries := l.indexEntries(data)
-	// Sorted by id, each id's current version last: the newest, the
-	// larger bytes among equal times, the later line without Versions.
-	line := func(e indexEntry) []byte { raw, _ := readLine(data, e.offset); return raw }
-	slices.SortFunc(entries, func(a, b indexEntry) int {
-		if c := a.key.compare(b.key); c != 0 || l.Versions == nil {
-			return cmp.Or(c, cmp.Compare(a.offset, b.offset))
-		}
-		return cmp.Or(cmp.Compare(a.nanos, b.nanos), bytes.Compare(line(a), line(b)), cmp.Compare(a.offset, b.offset))
-	})
-	current := entries[:0]
-	for i, e := range entries {
-		if i+1 == len(entries) || entries[i+1].key != e.key {
-			current = append(current, e)
-		}
-	}
-	var ring []checkpoint
-	var crc uint32
-	if before > 0 && before < int64(len(data)) {
-		crc = Checksum(data[:before])
-		ring = append(ring, checkpoint{before, crc})
-	} else {
-		before = 0
-	}
-	state := logState{Stat: to, Size: int64(len(data)), Lines: int64(bytes.Count(data, []byte{'\n'})), CRC: ChecksumUpdate(crc, data[before:])}
 	ring = append(ring, checkpoint{state.Size, state.CRC})
 	if writeFile(path, encodeIndex(state, ring, current), false) != nil {
 		_ = os.Remove(path)
 	}
 }
 
-// indexEntries are the entries of every record of data, the whole log,
-// in no order: a part of it on each core, with no more memory than the
-// entries.
-func (l *Log) indexEntries(data []byte) []indexEntry {
+// indexBlockSize is how much of a mapped log a rebuild reads before it
+// drops those pages. Tests make it small.
+var indexBlockSize = 4 << 20
+
+// eachBlock calls fn with data, a mapping, in blocks of about
+// indexBlockSize ending at line ends, each faulted in at once and dropped
+// once fn returns; at is where the block starts in data.
+func eachBlock(data []byte, fn func(at int, block []byte)) {
+	for at := 0; at < len(data); {
+		end := min(at+indexBlockSize, len(data))
+		if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
+			end += i + 1
+		} else {
+			end = len(data)
+		}
+		block := data[at:end]
+		mapfile.Populate(block)
+		fn(at, block)
+		mapfile.Forget(block)
+		at = end
+	}
+}
+
+// indexEntries are the entries of every record of data, the whole log
+// (mapped), in no order: a part of it on each core, with no more memory
+// than the entries. whole is false if a read of data faulted (the file
+// was truncated).
+func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	parts := make([][]indexEntry, runtime.GOMAXPROCS(0))
 	if len(data) < parallelThreshold {
 		parts = parts[:1]
 	}
 	var wg sync.WaitGroup
+	var faulted atomic.Bool
 	rest := data
 	for i := range parts {
 		chunk := rest
@@ -233,24 +280,35 @@ func (l *Log) indexEntries(data []byte) []indexEntry {
 			}
 		}
 		rest = rest[len(chunk):]
-		first := 1 + min(i, 1) // only line 1 may start with a BOM
 		wg.Go(func() {
 			keys := Query{Key: l.Key, Versions: l.Versions}.keys()
 			vals := make([][]byte, len(keys))
 			pick := l.Versions.Picker(keys)
-			for line := range jsonline.LinesFrom(chunk, first) {
-				if isRecord(line, keys, vals) {
-					e := indexEntry{key: keyOfID(idBytes(vals[0])), offset: int64(offsetIn(data, line.Raw)), nanos: versionNanos(time.Time{})}
-					if pick != nil {
-						e.nanos = versionNanos(pick.Time(vals))
+			err := whileMapped("the log", func() error {
+				eachBlock(chunk, func(at int, block []byte) {
+					no := 2
+					if i == 0 && at == 0 {
+						no = 1 // only line 1 may start with a BOM
 					}
-					parts[i] = append(parts[i], e)
-				}
+					for line := range jsonline.LinesFrom(block, no) {
+						if isRecord(line, keys, vals) {
+							e := indexEntry{key: keyOfID(idBytes(vals[0])), offset: int64(offsetIn(data, line.Raw)), nanos: versionNanos(time.Time{})}
+							if pick != nil {
+								e.nanos = versionNanos(pick.Time(vals))
+							}
+							parts[i] = append(parts[i], e)
+						}
+					}
+				})
+				return nil
+			})
+			if err != nil {
+				faulted.Store(true)
 			}
 		})
 	}
 	wg.Wait()
-	return slices.Concat(parts...)
+	return slices.Concat(parts...), !faulted.Load()
 }
 
 // reindex rebuilds the index of a log that a rewrite renamed in, under
