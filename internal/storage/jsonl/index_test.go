@@ -241,21 +241,30 @@ func TestADamagedIndexCostsARebuild(t *testing.T) {
 	}
 }
 
-// A compaction or an archive renames a new log in; each rebuilds the
-// index of the new file at once.
-func TestRewritesRebuildTheIndex(t *testing.T) {
+// A compaction or an archive renames a new log in, and drops the index
+// of the old one; the next append rebuilds it.
+func TestRewritesDropTheIndex(t *testing.T) {
 	l := indexedLog(t, testVersions)
 	for i := range 30 {
 		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i%5), i, "s")))
 	}
-	if _, err := l.Compact(); err != nil {
-		t.Fatal(err)
+	rewrites := []func() error{
+		func() error { _, err := l.Compact(); return err },
+		func() error {
+			_, err := l.Archive(func(r Record) bool { return bytes.Contains(r.Raw, []byte(`"id0"`)) })
+			return err
+		},
 	}
-	checkIndex(t, l, "after a compaction")
-	if _, err := l.Archive(func(r Record) bool { return bytes.Contains(r.Raw, []byte(`"id0"`)) }); err != nil {
-		t.Fatal(err)
+	for i, rewrite := range rewrites {
+		if err := rewrite(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(IndexPath(l.CacheDir, l.Path)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("rewrite %d left the old file's index: %v", i, err)
+		}
+		appendRecords(t, l, json.RawMessage(versionLine("id1", 40+i, "after")))
+		checkIndex(t, l, fmt.Sprint("the append after rewrite ", i))
 	}
-	checkIndex(t, l, "after an archive")
 }
 
 // A selection cache proves its prefix through the log's index, without

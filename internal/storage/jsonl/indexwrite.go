@@ -311,21 +311,13 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	return slices.Concat(parts...), !faulted.Load()
 }
 
-// reindex rebuilds the index of a log that a rewrite renamed in, under
-// the log's lock.
-func (l *Log) reindex() {
-	if l.CacheDir == "" {
-		return
-	}
-	f, err := os.Open(l.Path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err == nil {
-		if st, ok := statOf(info); ok {
-			l.rebuildIndex(f, st, 0)
-		}
+// dropIndex removes the index of a log that a rewrite renamed in, under
+// the log's lock. It would not match the new file anyway; the next append
+// rebuilds it, so that a compaction or an archive does not pay for a
+// second pass over the log.
+func (l *Log) dropIndex() {
+	if l.CacheDir != "" {
+		_ = os.Remove(IndexPath(l.CacheDir, l.Path))
 	}
 }
 
