@@ -32,19 +32,6 @@ func appendRecords(t *testing.T, l *Log, records ...any) {
 	}
 }
 
-func statNow(t *testing.T, path string) FileStat {
-	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ok := statOf(info)
-	if !ok {
-		t.Skip("no file identity on this platform")
-	}
-	return st
-}
-
 // appendForeign appends a line to path as another program would: without
 // the lock or the chain.
 func appendForeign(t *testing.T, path string) {
