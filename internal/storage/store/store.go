@@ -162,6 +162,21 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		// The union below compares versions by their bytes.
 		q.Lean = false
 	}
+	union := ""
+	var unionStats []*jsonl.FileStat
+	if src.Count() > 1 && q.Name != "" {
+		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
+		if entries, problems, ok := jsonl.ReadUnionCache(union, src.Paths, q.Query, q.Final); ok {
+			return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
+		}
+		// Before the sources are read: a source appended to while it is
+		// read must not be remembered at its new stat with the old answer.
+		if stats, ok := jsonl.UnionStats(src.Paths); ok {
+			unionStats = stats
+		} else {
+			union = ""
+		}
+	}
 	sel := &Selection{}
 	var best map[string]jsonl.Entry
 	for _, path := range src.Paths {
@@ -201,6 +216,9 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		sel.Entries = slices.DeleteFunc(sel.Entries, func(e jsonl.Entry) bool { return !q.Final(e.Fields) })
 	}
 	slices.SortFunc(sel.Entries, func(a, b jsonl.Entry) int { return strings.Compare(a.ID, b.ID) })
+	if union != "" {
+		jsonl.SaveUnionCache(union, src.Paths, unionStats, q.Query, sel.Entries, sel.Problems)
+	}
 	return sel, nil
 }
 
@@ -222,7 +240,8 @@ type Query struct {
 	// Final, when set, filters the union's winners (the newest version of
 	// each id): "active now", where Keep must also keep what could
 	// supersede an active version in another source. It must be monotone
-	// in time, like Keep.
+	// in time, like Keep. With several sources, the winners Final keeps
+	// are cached as long as no source changes.
 	Final func(fields [][]byte) bool
 }
 
