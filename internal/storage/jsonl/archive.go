@@ -54,6 +54,7 @@ func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats,
 		movedMarks, err = writeKept(f, &compactPlan{keep: keep}, marks, w)
 		return err
 	})
+	l.dropIndex()
 	return stats, movedMarks, err
 }
 

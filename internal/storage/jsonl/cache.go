@@ -19,9 +19,11 @@ import (
 // query's answer for a prefix of the file, and the CRC-32C of that prefix:
 // checking the checksum (about 2.8 GB/s on the 2-core benchmark machine)
 // proves the prefix unchanged, so any rewrite (a compaction, a checkout, an
-// edit) falls back to a full scan. While the log's stat is one remembered
-// once it was quiet, the checksum is skipped (see FileStat). The cache is an
-// optimisation only; a missing, stale or damaged one is rebuilt.
+// edit) falls back to a full scan. The checksum is skipped while the log's
+// index (see OpenIndex) matches the log and vouches for the prefix's size
+// and checksum, or while the log's stat is one remembered once it was
+// quiet (see FileStat). The cache is an optimisation only; a missing,
+// stale or damaged one is rebuilt.
 //
 // Keep must be monotone in time (a line it rejects now it rejects at any
 // later time) and Static must be static, because cached answers are
@@ -49,10 +51,6 @@ type cacheHeader struct {
 	// Body is the CRC-32C of the lines after the header, so that a
 	// damaged cache is ignored rather than believed.
 	Body uint32 `json:"body_crc32c"`
-	// Seen is the log's stat when this cache was written, quiet or not: if
-	// the log's append chain holds it, every append since was git-queen's
-	// own, and the prefix needs no checksum (see appendchain.go).
-	Seen *FileStat `json:"seen,omitempty"`
 	// Lean says the lines after the header hold only the query's fields
 	// (Query.Lean).
 	Lean bool `json:"lean,omitempty"`
@@ -68,7 +66,7 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 6
+const cacheVersion = 7
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
@@ -97,24 +95,20 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	// being written.
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
 	// The stat to remember: only of a whole, quiet file.
-	var stat, seen *FileStat
+	var stat *FileStat
 	if info != nil && prefix == int64(len(data)) {
 		stat = quietStat(info, time.Now())
-		if st, ok := statOf(info); ok {
-			seen = &st
-		}
 	}
-	chain := AppendsPath(filepath.Dir(cachePath), file)
 	full := func() ([]Entry, []Problem) {
 		mapfile.Populate(data) // a scan of every line
 		entries, problems, newest := selectVersions(data, file, q)
 		if prefix > 0 {
 			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, seen, newest)
+			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, newest)
 		}
 		return entries, problems
 	}
-	hdr, cached, ok := readCache(cachePath, data, file, q, checksum, info, chain)
+	hdr, cached, indexed, ok := readCache(cachePath, data, file, q, checksum, info)
 	if !ok {
 		return full()
 	}
@@ -125,7 +119,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	if hdr.Size == prefix && hdr.Stat == nil && stat != nil {
 		// Verified by checksum, and now quiet: remember the stat so that
 		// the next read need not checksum.
-		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat, seen, newest)
+		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat, newest)
 	}
 	if hdr.Size == int64(len(data)) {
 		// Nothing new: the cached selection is the answer, in line order.
@@ -147,15 +141,16 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	slices.SortFunc(entries, func(a, b Entry) int { return a.Line - b.Line })
 	// Rewriting the cache after every append costs more than reading a
 	// few new lines again, so it waits until they add up (or the file is
-	// quiet, when remembering its stat saves the checksum).
-	if resaves(hdr, prefix, stat) {
+	// quiet, when remembering its stat saves the checksum, or the log's
+	// index no longer vouches for the cached prefix).
+	if resaves(hdr, prefix, stat, indexed) {
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.
 		// The checksum continues from the cached prefix's: the prefix was
-		// proved unchanged, by its checksum or its append chain.
+		// proved unchanged, by its checksum or the log's index.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
 		crc := crc32.Update(hdr.CRC, castagnoli(), data[hdr.Size:prefix])
-		saveCache(cachePath, q, prefix, lines, crc, entries, problems, stat, seen, newest)
+		saveCache(cachePath, q, prefix, lines, crc, entries, problems, stat, newest)
 	}
 	return entries, problems
 }
@@ -164,10 +159,12 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 const resaveAfter = 64 << 10
 
 // resaves reports whether a read that finds whole lines up to prefix after
-// a cache of hdr saves a newer cache: once the new lines add up, or once
-// the log is quiet (stat is its quiet stat, else nil).
-func resaves(hdr cacheHeader, prefix int64, stat *FileStat) bool {
-	return prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && stat != nil)
+// a cache of hdr saves a newer cache: once the new lines add up, once the
+// log is quiet (stat is its quiet stat, else nil), or once the log's index
+// no longer vouches for the cached prefix (indexed is false: the cache is
+// older than the index's last appends, and was proved by its checksum).
+func resaves(hdr cacheHeader, prefix int64, stat *FileStat, indexed bool) bool {
+	return prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && (stat != nil || !indexed))
 }
 
 func hdrProblems(hdr cacheHeader, file string) []Problem {
@@ -182,20 +179,21 @@ func hdrProblems(hdr cacheHeader, file string) []Problem {
 // its entries again with q (time has passed since it was written). The
 // prefix is proved unchanged by its checksum, or by the file's stat when
 // the cache remembered one and it still holds. The lines come from the
-// cache; a damaged cache can make a query slow, never wrong.
-func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, chain string) (cacheHeader, []Entry, bool) {
+// cache; a damaged cache can make a query slow, never wrong. indexed says
+// the log's index vouched for the prefix.
+func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo) (hdr cacheHeader, entries []Entry, indexed, ok bool) {
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
-		return cacheHeader{}, nil, false
+		return cacheHeader{}, nil, false, false
 	}
-	hdr, body, ok := checkCache(raw, data, q, checksum, info, chain)
+	hdr, body, indexed, ok := checkCache(raw, data, file, q, checksum, info, filepath.Dir(cachePath))
 	if !ok {
-		return hdr, nil, false
+		return hdr, nil, false, false
 	}
 	// One allocation each for the entries and their fields: a fresh
 	// process pays for every page it touches, so growing them costs.
 	n := bytes.Count(body, []byte{'\n'})
-	entries := make([]Entry, 0, n)
+	entries = make([]Entry, 0, n)
 	fieldSpace := make([][]byte, 0, n*len(q.Fields))
 	ok = eachCached(hdr, body, file, q, false, nil, func(e *Entry) {
 		// The entry keeps pointing into raw, which nothing else holds.
@@ -203,23 +201,26 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 		e.Fields = fieldSpace[len(fieldSpace)-len(e.Fields) : len(fieldSpace) : len(fieldSpace)]
 		entries = append(entries, *e)
 	})
-	return hdr, entries, ok
+	return hdr, entries, indexed, ok
 }
 
 // checkCache parses a cache file's header and returns its body, if the
-// cache answers q for a prefix of data that is proved unchanged and its
-// body is undamaged. A nil checksum accepts only a prefix proved by stat.
-func checkCache(raw, data []byte, q Query, checksum func(int64) uint32, info os.FileInfo, chain string) (cacheHeader, []byte, bool) {
-	var hdr cacheHeader
+// cache answers q for a prefix of data (the log file, whose index is in
+// indexDir) that is proved unchanged and its body is undamaged. A nil
+// checksum accepts only a prefix proved by the index or the quiet stat;
+// indexed says the index proved it.
+func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, indexDir string) (hdr cacheHeader, body []byte, indexed, ok bool) {
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean ||
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
-		return hdr, nil, false
+		return hdr, nil, false, false
 	}
-	if !provedByStat(hdr, data, info, chain) && (checksum == nil || checksum(hdr.Size) != hdr.CRC) {
-		return hdr, nil, false
+	indexed = provedByIndex(hdr, indexDir, file, info)
+	if !indexed && !(hdr.Size == int64(len(data)) && info != nil && unchanged(hdr.Stat, info)) &&
+		(checksum == nil || checksum(hdr.Size) != hdr.CRC) {
+		return hdr, nil, false, false
 	}
-	return hdr, body, true
+	return hdr, body, indexed, true
 }
 
 // eachCached calls fn with each entry of a cache body that q still keeps,
@@ -297,25 +298,26 @@ func eachLineBackward(text []byte, fn func([]byte) bool) bool {
 	return true
 }
 
-// provedByStat reports whether the cached prefix is proved unchanged
-// without its checksum: the log is the quiet file the cache remembered,
-// or it only grew by git-queen's own appends since the cache saw it.
-func provedByStat(hdr cacheHeader, data []byte, info os.FileInfo, chain string) bool {
+// provedByIndex reports whether the log's index, matching the log as
+// info describes it, vouches for the cached prefix: its size and checksum
+// are the log's, or the log's after one of its last appends.
+func provedByIndex(hdr cacheHeader, indexDir, file string, info os.FileInfo) bool {
 	if info == nil {
 		return false
 	}
-	if hdr.Size == int64(len(data)) && unchanged(hdr.Stat, info) {
-		return true
+	ix, ok := OpenIndex(indexDir, file, info)
+	if !ok {
+		return false
 	}
-	now, ok := statOf(info)
-	return ok && hdr.Seen != nil && hdr.Seen.Size >= hdr.Size && grewByAppends(chain, *hdr.Seen, now)
+	defer ix.Close()
+	return ix.Proves(hdr.Size, hdr.CRC)
 }
 
 // saveCache writes the selection of a prefix. It is best effort.
-// The prefix is size bytes long and holds lines lines; seen is the log's
-// stat (nil when unknown).
-func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat, seen *FileStat, newest time.Time) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Seen: seen, Keys: q.keys(), Lean: q.Lean}
+// The prefix is size bytes long and holds lines lines; stat is the log's
+// quiet stat (nil when it is not quiet).
+func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat, newest time.Time) {
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: q.keys(), Lean: q.Lean}
 	if q.Versions != nil {
 		hdr.Newest = &newest
 	}

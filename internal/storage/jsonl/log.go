@@ -33,10 +33,9 @@ type Log struct {
 	Versions *jsonline.Versions
 	// Lock serialises writers. Logs of one repository share one Lock.
 	Lock *Lock
-	// CacheDir, when set, is where readers keep their caches of this log;
-	// each append records there that the log only grew (see
-	// AppendsPath), so that a reader proves its cached prefix unchanged
-	// without reading it again.
+	// CacheDir, when set, is where readers keep their caches of this log,
+	// and where its writer keeps its index (see OpenIndex), which lets a
+	// reader prove its cached prefix unchanged without reading it again.
 	CacheDir string
 	// Roots are the directories every write must stay inside once symlinks
 	// are resolved (the repository, and a store directory named outside
@@ -171,8 +170,8 @@ func (tx *Tx) Append(l *Log, records ...any) error {
 			}
 		}
 	}
-	if after, err := f.Stat(); err == nil && statErr == nil && l.CacheDir != "" {
-		recordAppend(AppendsPath(l.CacheDir, l.Path), before, after)
+	if after, err := f.Stat(); err == nil && statErr == nil {
+		l.updateIndex(f, before, after, lines)
 	}
 	return nil
 }

@@ -67,6 +67,7 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 		moved, err = writeKept(f, plan, marks, w)
 		return err
 	})
+	l.dropIndex()
 	return stats, moved, err
 }
 

@@ -70,16 +70,16 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	// A nil checksum: a prefix not proved by stat is left to the usual
-	// selection, which checksums it and saves what it learns.
-	hdr, body, ok := checkCache(raw, data, q, nil, info, AppendsPath(filepath.Dir(cachePath), path))
+	// A nil checksum: a prefix not proved by the log's index or its quiet
+	// stat is left to the usual selection, which checksums it and saves
+	// what it learns.
+	hdr, body, indexed, ok := checkCache(raw, data, path, q, nil, info, filepath.Dir(cachePath))
 	if !ok {
 		return nil, false, nil
 	}
-	// Lines appended since the cache was saved (by git-queen: the stat
-	// proved the prefix through the append chain) change the entries of
-	// their ids only; the usual selection takes over when it would save a
-	// newer cache.
+	// Lines appended since the cache was saved (by git-queen: its index
+	// proved the prefix) change the entries of their ids only; the usual
+	// selection takes over when it would save a newer cache.
 	var appended map[string]bool
 	var current map[string]Entry
 	var added []Problem
@@ -89,7 +89,7 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 		if prefix == int64(len(data)) {
 			stat = quietStat(info, time.Now())
 		}
-		if resaves(hdr, prefix, stat) {
+		if resaves(hdr, prefix, stat, indexed) {
 			return nil, false, nil
 		}
 		appended = appendedIDs(data, hdr, q)

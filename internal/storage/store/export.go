@@ -303,9 +303,9 @@ func (s *Store) appendExport(tx *jsonl.Tx, dir, target string, lines [][]byte) e
 	for i, l := range lines {
 		recs[i] = l
 	}
-	// With the store's cache directory, the appends keep a chain there:
-	// the pre-commit hook proves a commit of the export only appended
-	// without reading the committed bytes (see jsonl.GrewByAppends).
+	// With the store's cache directory, the appends keep the file's index
+	// there: the pre-commit hook proves a commit of the export only
+	// appended without reading the committed bytes (see jsonl.OpenIndex).
 	return tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}, recs...)
 }
 

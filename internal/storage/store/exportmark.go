@@ -23,7 +23,7 @@ import (
 //
 // The next export trusts the mark when every source and the file still
 // start with those bytes (the same stat, git-queen's own appends since by
-// the append chain, or failing both the same checksum). Then the index
+// the file's index, or failing both the same checksum). Then the index
 // judges each id with lines appended, and the export writes exactly what
 // a full one would. Anything else (a compaction, the file rewritten, a
 // damaged index) takes the full export, which leaves a new mark.
@@ -106,7 +106,7 @@ func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, err er
 		return nil, m, errNotMarked
 	case stat == m.Stat:
 		return nil, m, nil
-	case !jsonl.GrewByAppends(s.CacheDir(), m.Path, m.Stat, info) && !s.sameChecksum(f, m):
+	case !s.indexProves(m, info) && !s.sameChecksum(f, m):
 		return nil, m, errNotMarked
 	}
 	from := m.Stat.Size
@@ -129,8 +129,19 @@ func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, err er
 	return buf, markedFile{Path: m.Path, Stat: stat, CRC: jsonl.ChecksumUpdate(m.CRC, buf)}, nil
 }
 
+// indexProves reports whether the marked file's index, kept by its
+// writer's appends, matches the file at info and vouches for m's bytes.
+func (s *Store) indexProves(m markedFile, info os.FileInfo) bool {
+	ix, ok := jsonl.OpenIndex(s.CacheDir(), m.Path, info)
+	if !ok {
+		return false
+	}
+	defer ix.Close()
+	return ix.Proves(m.Stat.Size, m.CRC)
+}
+
 // sameChecksum reports whether f still starts with m's bytes, by reading
-// them: the proof when neither the stat nor the append chain vouches.
+// them: the proof when neither the stat nor the index vouches.
 func (s *Store) sameChecksum(f *os.File, m markedFile) bool {
 	crc, err := checksumPrefix(f, m.Stat.Size)
 	return err == nil && crc == m.CRC

@@ -43,11 +43,6 @@ type blobMemo struct {
 	// Clean is the format the blob validated clean as, by Binary.
 	Clean  string `json:"clean,omitempty"`
 	Binary string `json:"binary,omitempty"`
-	// Worktree is the stat of the worktree file that held the blob when
-	// it was staged: if git-queen's appends (an export) took the file from
-	// there to what is staged next, the append chain proves the staged
-	// log starts with this blob, without a checksum of either.
-	Worktree *jsonl.FileStat `json:"worktree,omitempty"`
 }
 
 // memoDir is where entries are kept: one small file per blob id.
@@ -138,12 +133,23 @@ func (m blobMemo) extended(data []byte) [2]uint32 {
 
 // grewFrom reports whether staged, the bytes of the worktree file at path
 // whose stat is now, is the blob m describes followed by lines git-queen
-// appended: the file's append chain in cacheDir leads from the stat at
-// which it held the blob to now.
+// appended: the file's index in cacheDir, kept by git-queen's appends
+// (an export), matches the file and vouches that its first m.Size bytes
+// have the blob's CRC-32C.
 func (m blobMemo) grewFrom(staged []byte, cacheDir, path string, now os.FileInfo) bool {
-	return m.Worktree != nil && now != nil && cacheDir != "" && m.Size > 0 && m.Worktree.Size == m.Size &&
-		now.Size() == int64(len(staged)) && int64(len(staged)) >= m.Size && staged[m.Size-1] == '\n' &&
-		jsonl.GrewByAppends(cacheDir, path, *m.Worktree, now)
+	return now != nil && now.Size() == int64(len(staged)) && m.endsLine(staged) && m.indexProves(cacheDir, path, now)
+}
+
+// indexProves reports whether the index of the file at path, in
+// cacheDir, matches the file at stat now and vouches that it starts with
+// the blob m describes.
+func (m blobMemo) indexProves(cacheDir, path string, now os.FileInfo) bool {
+	ix, ok := jsonl.OpenIndex(cacheDir, path, now)
+	if !ok {
+		return false
+	}
+	defer ix.Close()
+	return m.Size > 0 && ix.Proves(m.Size, m.Sum[0])
 }
 
 // provesPrefix reports whether staged begins with the blob m describes,

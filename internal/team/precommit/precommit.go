@@ -181,8 +181,8 @@ func Run(in Input) (*Result, error) {
 	return res, nil
 }
 
-// cacheDir is the store's cache directory, where its appends keep their
-// chains; "" without a store.
+// cacheDir is the store's cache directory, where its appends keep the
+// logs' indexes; "" without a store.
 func (in *Input) cacheDir() string {
 	if in.Store == nil {
 		return ""
@@ -190,12 +190,13 @@ func (in *Input) cacheDir() string {
 	return in.Store.CacheDir()
 }
 
-// statOfFile is the append chain's stat of file, which may be nil.
-func statOfFile(file os.FileInfo) (jsonl.FileStat, bool) {
-	if file == nil {
-		return jsonl.FileStat{}, false
+// statOrNil is the stat of the file at path, nil when there is none.
+func statOrNil(path string) os.FileInfo {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil
 	}
-	return jsonl.StatOf(file)
+	return info
 }
 
 // storeDir is the store directory relative to the top of the worktree
@@ -296,11 +297,12 @@ func (in *Input) addRewrites(res *Result, path string, rewrites []Rewrite) {
 // it only grew. What it proves is remembered by blob id (see memo.go).
 func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Change, merging bool, res *Result) error {
 	head, haveHead := readMemo(memo, c.Head)
+	worktree := filepath.Join(in.Repo.TopLevel, filepath.FromSlash(c.Path))
 	sums := &runningSums{at: -1}
 	var sink gitrepo.Sink = sums
 	switch {
-	case haveHead && head.Worktree != nil:
-		// The append chain may prove the prefix without reading it: the
+	case haveHead && head.indexProves(in.cacheDir(), worktree, statOrNil(worktree)):
+		// The file's index may prove the prefix without reading it: the
 		// bytes are summed only if it does not.
 		sink = nil
 	case haveHead:
@@ -318,9 +320,9 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 	mine := binaryIdentity()
 	clean := haveMemo && format != nil && known.Clean == format.Name && known.Binary != "" && known.Binary == mine
 	// A log git-queen appended to since HEAD's blob was staged is proved
-	// by its append chain, reading only the new lines; any other by
-	// checksums of the committed bytes, which read every one (once).
-	appended := haveHead && head.grewFrom(staged, in.cacheDir(), filepath.Join(in.Repo.TopLevel, filepath.FromSlash(c.Path)), file)
+	// by its index, reading only the new lines; any other by checksums of
+	// the committed bytes, which read every one (once).
+	appended := haveHead && head.grewFrom(staged, in.cacheDir(), worktree, file)
 	switch {
 	case appended || !haveHead:
 	case summed:
@@ -355,21 +357,10 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
 			}
-			if st, ok := statOfFile(file); ok {
-				m.Worktree = &st
-			}
 			writeMemo(memo, c.Staged, m)
 			if digest != nil {
 				writeDigest(memo, c.Path, c.Head, c.Staged, digest)
 			}
-		}
-	}
-	if clean {
-		// The blob is known; the file holding it now may not be the one
-		// the memo names (the same log exported again, or checked out).
-		if st, ok := statOfFile(file); ok && (known.Worktree == nil || *known.Worktree != st) {
-			known.Worktree = &st
-			writeMemo(memo, c.Staged, known)
 		}
 	}
 	if !isStoreLog(c.Path) {

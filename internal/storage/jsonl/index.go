@@ -1,0 +1,353 @@
+package jsonl
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/git-queen/git-queen/internal/base/mapfile"
+)
+
+// A log's index is kept by the log's writer, so that readers learn what
+// they need of a large log without reading it: which bytes the log holds
+// (its size, line count and CRC-32C, and the same of its state after
+// each of the last appends), and where the current version of each id
+// is. Tx.Append extends it under the log's lock, at the cost of what it
+// appended; a rewrite of the log rebuilds it.
+//
+// It is believed only while the log is at the stat the writer took after
+// its last write, the trust git places in its own index: any other
+// write (another program's, a checkout, a write that crashed before the
+// index was updated) leaves the log at another stat, and the next append
+// rebuilds the index from the log. A missing, damaged or stale index
+// costs time, never a wrong answer.
+//
+// The file is a header (indexHeaderSize bytes: the state it covers, the
+// states after the last appends, the count of sorted entries, checksums),
+// sorted entries of indexEntrySize bytes (a 128-bit hash of the id, the
+// offset of its current version, that version's time), and then one
+// record per append since the last rewrite of the index: the state after
+// it and the entries of the ids it changed, with its own checksum. Once
+// the records pass indexRecordsMax, the next append merges them into a
+// new file (a rename): a reader sees the old file or the new one.
+
+const (
+	indexMagic      = "gq-lidx\x01"
+	indexStateSize  = 64
+	ringLength      = 64 // the states an index remembers: what the append chain held
+	indexRingAt     = 8 + indexStateSize
+	indexSortedAt   = indexRingAt + 8 + ringLength*16
+	indexHeaderSize = indexSortedAt + 16
+	indexEntrySize  = 32
+)
+
+// indexRecordsMax bounds the appended records before a merge rewrites
+// the file; a var so that tests exercise the merge.
+var indexRecordsMax = 64 << 10
+
+// logState is what an index covers: the log's stat after the writer's
+// last write, and the size, line count and CRC-32C of its bytes.
+type logState struct {
+	Stat  FileStat
+	Size  int64
+	Lines int64
+	CRC   uint32
+}
+
+// checkpoint is a prefix of the log and its CRC-32C.
+type checkpoint struct {
+	size int64
+	crc  uint32
+}
+
+// idKey is the hash an index keeps of an id.
+type idKey [2]uint64
+
+func keyOfID(id []byte) idKey {
+	sum := sha256.Sum256(id)
+	return idKey{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])}
+}
+
+func (k idKey) compare(o idKey) int { return cmp.Or(cmp.Compare(k[0], o[0]), cmp.Compare(k[1], o[1])) }
+
+// indexEntry places the current version of one id.
+type indexEntry struct {
+	key    idKey
+	offset int64
+	nanos  int64 // its version time (versionNanos)
+}
+
+// Index is a log's index, open for reading while it matches the log.
+type Index struct {
+	path    string
+	data    []byte
+	release func()
+	state   logState
+	ring    []checkpoint
+	sorted  []byte // the sorted entries
+	records []byte // the appended records, all whole and checked
+	// sortedCRC is the sorted entries' checksum, checked by the first
+	// Lookup (a reader asking only Proves does not read the entries).
+	sortedCRC uint32
+	checked   bool
+}
+
+// ErrDamagedIndex is an index whose entries fail their checksum. The
+// Lookup that finds it removes it, for the next append to rebuild; until
+// then, read the log.
+var ErrDamagedIndex = errors.New("the log's index is damaged")
+
+// IndexPath is where the index of the log at logPath is kept in cacheDir.
+func IndexPath(cacheDir, logPath string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(logPath)))
+	return filepath.Join(cacheDir, "log-"+hex.EncodeToString(sum[:8])+".index")
+}
+
+// OpenIndex opens the index of the log at logPath, kept in cacheDir, if
+// it covers the log as info (the log's current stat) describes it: false
+// when it is missing, damaged, or the log was written by anyone but its
+// writer since. Close releases it.
+func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
+	if info == nil || cacheDir == "" {
+		return nil, false
+	}
+	st, ok := statOf(info)
+	if !ok {
+		return nil, false
+	}
+	ix, ok := readIndex(IndexPath(cacheDir, logPath))
+	if ok && ix.state.Stat != st {
+		ix.Close()
+		return nil, false
+	}
+	return ix, ok
+}
+
+// Close releases the index.
+func (ix *Index) Close() { ix.release() }
+
+// Proves reports whether the log's first size bytes are the ones whose
+// CRC-32C is crc: the prefix the index covers, or the log as one of the
+// last appends left it.
+func (ix *Index) Proves(size int64, crc uint32) bool {
+	if size == ix.state.Size && crc == ix.state.CRC {
+		return true
+	}
+	for _, c := range ix.ring {
+		if c.size == size && c.crc == crc {
+			return true
+		}
+	}
+	return false
+}
+
+// Covered is the size, line count and CRC-32C of the log's bytes that the
+// index covers: the whole log.
+func (ix *Index) Covered() (size, lines int64, crc uint32) {
+	return ix.state.Size, ix.state.Lines, ix.state.CRC
+}
+
+// Lookup returns the offset of the current version of id in the log, and
+// that version's time (versionNanos); found is false when the log holds
+// no record of id.
+func (ix *Index) Lookup(id string) (offset, nanos int64, found bool, err error) {
+	if !ix.checked {
+		if Checksum(ix.sorted) != ix.sortedCRC {
+			_ = os.Remove(ix.path) // for the next append to rebuild
+			return 0, 0, false, ErrDamagedIndex
+		}
+		ix.checked = true
+	}
+	e, found := ix.lookup(keyOfID([]byte(id)))
+	return e.offset, e.nanos, found, nil
+}
+
+func (ix *Index) lookup(k idKey) (indexEntry, bool) {
+	// The last record naming k holds its current version: the writer
+	// records a version only when it supersedes the one before.
+	var found indexEntry
+	ok := false
+	for rec := range eachRecord(ix.records) {
+		for i := 0; i+indexEntrySize <= len(rec.entries); i += indexEntrySize {
+			if e := decodeEntry(rec.entries[i:]); e.key == k {
+				found, ok = e, true
+			}
+		}
+	}
+	if ok {
+		return found, true
+	}
+	return ix.lookupSorted(k)
+}
+
+// lookupSorted finds k's entry in the sorted part alone.
+func (ix *Index) lookupSorted(k idKey) (indexEntry, bool) {
+	n := len(ix.sorted) / indexEntrySize
+	i := sort.Search(n, func(i int) bool { return decodeEntry(ix.sorted[i*indexEntrySize:]).key.compare(k) >= 0 })
+	if i < n {
+		if e := decodeEntry(ix.sorted[i*indexEntrySize:]); e.key == k {
+			return e, true
+		}
+	}
+	return indexEntry{}, false
+}
+
+// recent is the entry of each id the appended records name: the last.
+func (ix *Index) recent() map[idKey]indexEntry {
+	latest := map[idKey]indexEntry{}
+	for rec := range eachRecord(ix.records) {
+		for i := 0; i+indexEntrySize <= len(rec.entries); i += indexEntrySize {
+			e := decodeEntry(rec.entries[i:])
+			latest[e.key] = e
+		}
+	}
+	return latest
+}
+
+// readIndex maps and checks the index file at path.
+func readIndex(path string) (*Index, bool) {
+	data, release, err := mapfile.Open(path, false)
+	if err != nil {
+		return nil, false
+	}
+	ix, ok := parseIndex(data)
+	if !ok {
+		release()
+		return nil, false
+	}
+	ix.path, ix.release = path, release
+	return ix, true
+}
+
+// parseIndex checks an index file's header, entries and records, and
+// returns the state the last whole record leaves (a torn one, from a
+// crash, is ignored: the log's stat then tells the index is stale).
+func parseIndex(data []byte) (*Index, bool) {
+	le := binary.LittleEndian
+	if len(data) < indexHeaderSize || string(data[:8]) != indexMagic ||
+		le.Uint32(data[indexHeaderSize-4:]) != Checksum(data[:indexHeaderSize-4]) {
+		return nil, false
+	}
+	ix := &Index{data: data, state: decodeState(data[8:])}
+	for i := range min(le.Uint64(data[indexRingAt:]), ringLength) {
+		at := indexRingAt + 8 + 16*int(i)
+		ix.ring = append(ix.ring, checkpoint{int64(le.Uint64(data[at:])), le.Uint32(data[at+8:])})
+	}
+	n := le.Uint64(data[indexSortedAt:])
+	if n > uint64(len(data)-indexHeaderSize)/indexEntrySize {
+		return nil, false
+	}
+	end := indexHeaderSize + int(n)*indexEntrySize
+	ix.sorted, ix.sortedCRC = data[indexHeaderSize:end], le.Uint32(data[indexSortedAt+8:])
+	at := end
+	for rec := range eachRecord(data[end:]) {
+		ix.state = rec.state
+		ix.ring = append(ix.ring, checkpoint{rec.state.Size, rec.state.CRC})
+		at += rec.size
+	}
+	ix.records = data[end:at]
+	if len(ix.ring) > ringLength {
+		ix.ring = ix.ring[len(ix.ring)-ringLength:]
+	}
+	return ix, true
+}
+
+// indexRecord is one append's record: the state after it and the
+// entries of the ids whose current version it wrote.
+type indexRecord struct {
+	state   logState
+	entries []byte
+	size    int // of the record in the file
+}
+
+// eachRecord yields the whole, undamaged records at the start of b.
+func eachRecord(b []byte) func(func(indexRecord) bool) {
+	return func(yield func(indexRecord) bool) {
+		le := binary.LittleEndian
+		for len(b) >= 8 {
+			n := int(le.Uint32(b))
+			if n < indexStateSize || (n-indexStateSize)%indexEntrySize != 0 || len(b) < 8+n {
+				return
+			}
+			body := b[4 : 4+n]
+			if le.Uint32(b[4+n:]) != Checksum(body) {
+				return
+			}
+			if !yield(indexRecord{state: decodeState(body), entries: body[indexStateSize:], size: 8 + n}) {
+				return
+			}
+			b = b[8+n:]
+		}
+	}
+}
+
+func decodeState(b []byte) logState {
+	le := binary.LittleEndian
+	return logState{
+		Stat: FileStat{Dev: le.Uint64(b), Ino: le.Uint64(b[8:]), Size: int64(le.Uint64(b[16:])),
+			Mtime: int64(le.Uint64(b[24:])), Ctime: int64(le.Uint64(b[32:]))},
+		Size: int64(le.Uint64(b[40:])), Lines: int64(le.Uint64(b[48:])), CRC: le.Uint32(b[56:]),
+	}
+}
+
+func appendState(b []byte, s logState) []byte {
+	le := binary.LittleEndian
+	for _, v := range []uint64{s.Stat.Dev, s.Stat.Ino, uint64(s.Stat.Size), uint64(s.Stat.Mtime), uint64(s.Stat.Ctime), uint64(s.Size), uint64(s.Lines)} {
+		b = le.AppendUint64(b, v)
+	}
+	return le.AppendUint64(b, uint64(s.CRC))
+}
+
+func decodeEntry(b []byte) indexEntry {
+	le := binary.LittleEndian
+	return indexEntry{key: idKey{le.Uint64(b), le.Uint64(b[8:])}, offset: int64(le.Uint64(b[16:])), nanos: int64(le.Uint64(b[24:]))}
+}
+
+func appendEntry(b []byte, e indexEntry) []byte {
+	le := binary.LittleEndian
+	b = le.AppendUint64(le.AppendUint64(b, e.key[0]), e.key[1])
+	return le.AppendUint64(le.AppendUint64(b, uint64(e.offset)), uint64(e.nanos))
+}
+
+// encodeIndex is a whole index file: the state, the ring, and entries
+// sorted by key.
+func encodeIndex(state logState, ring []checkpoint, entries []indexEntry) []byte {
+	le := binary.LittleEndian
+	b := make([]byte, 0, indexHeaderSize+len(entries)*indexEntrySize)
+	b = appendState(append(b, indexMagic...), state)
+	if len(ring) > ringLength {
+		ring = ring[len(ring)-ringLength:]
+	}
+	b = le.AppendUint64(b, uint64(len(ring)))
+	for i := range ringLength {
+		var c checkpoint
+		if i < len(ring) {
+			c = ring[i]
+		}
+		b = le.AppendUint64(le.AppendUint64(b, uint64(c.size)), uint64(c.crc))
+	}
+	b = le.AppendUint64(b, uint64(len(entries)))
+	body := make([]byte, 0, len(entries)*indexEntrySize)
+	for _, e := range entries {
+		body = appendEntry(body, e)
+	}
+	b = le.AppendUint32(b, Checksum(body))
+	b = le.AppendUint32(b, Checksum(b))
+	return append(b, body...)
+}
+
+// encodeRecord is one append's record.
+func encodeRecord(state logState, entries []indexEntry) []byte {
+	le := binary.LittleEndian
+	body := appendState(make([]byte, 0, indexStateSize+len(entries)*indexEntrySize), state)
+	for _, e := range entries {
+		body = appendEntry(body, e)
+	}
+	b := le.AppendUint32(make([]byte, 0, len(body)+8), uint32(len(body)))
+	return le.AppendUint32(append(b, body...), Checksum(body))
+}
