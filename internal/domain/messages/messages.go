@@ -171,23 +171,23 @@ func checkedNew(msg records.Message) ([]byte, error) {
 
 // Get returns the latest version of a message and its raw line.
 func (m *Store) Get(id string) (records.Message, []byte, error) {
-	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
-		Fields: []string{"id"},
-		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], id) },
-	}})
+	e, found, err := m.S.Get(records.MessagesFile, id)
 	if err != nil {
 		return records.Message{}, nil, err
 	}
-	if len(sel.Entries) == 0 {
+	if !found {
 		return records.Message{}, nil, &NotFoundError{id}
 	}
-	msg, err := decode(sel.Entries[0])
-	return msg, sel.Entries[0].Raw, err
+	msg, err := decode(e)
+	return msg, e.Raw, err
 }
 
 func decode(e jsonl.Entry) (records.Message, error) {
 	msg, err := records.DecodeMessage(e.Raw)
 	if err != nil {
+		if e.Line == 0 { // placed by the log's index, which counts bytes
+			return msg, fmt.Errorf("%s (byte %d): message %s: %w", e.File, e.Offset, e.ID, err)
+		}
 		return msg, fmt.Errorf("%s:%d: message %s: %w", e.File, e.Line, e.ID, err)
 	}
 	return msg, nil

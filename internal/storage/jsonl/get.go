@@ -1,0 +1,68 @@
+package jsonl
+
+import (
+	"errors"
+	"os"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// GetFile returns the current version of id in the log at path (as
+// Select with versions decides it): read at the offset the log's index in
+// cacheDir gives, when the index matches the log, so that asking for one
+// record costs one line, not the log. A log without a matching index (one
+// another program wrote since its writer last did) is scanned, as Select
+// would. The entry has no Fields, and no Line when the index placed it.
+func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, err
+	}
+	defer f.Close()
+	if e, found, ok := getIndexed(f, cacheDir, id); ok {
+		return e, found, nil
+	}
+	scannedForGet(path)
+	q.Fields = []string{q.key()}
+	q.Static = func(f [][]byte) bool { return jsonline.StringEquals(f[0], id) }
+	q.Keep = nil
+	entries, _, err := SelectFile(path, q)
+	if err != nil || len(entries) == 0 {
+		return Entry{}, false, err
+	}
+	return entries[0], true, nil
+}
+
+// scannedForGet is called when GetFile scans the log; tests count it.
+var scannedForGet = func(path string) {}
+
+// getIndexed looks id up in the index of the open log f; ok is false when
+// there is no index to trust, or it points at a line that is not id's (the
+// caller then scans).
+func getIndexed(f *os.File, cacheDir, id string) (e Entry, found, ok bool) {
+	info, err := f.Stat()
+	if err != nil {
+		return Entry{}, false, false
+	}
+	ix, ok := OpenIndex(cacheDir, f.Name(), info)
+	if !ok {
+		return Entry{}, false, false
+	}
+	offset, _, found, err := ix.Lookup(id)
+	ix.Close()
+	if err != nil || !found {
+		return Entry{}, false, err == nil
+	}
+	line, err := ReadLine(f, offset, nil)
+	if err != nil {
+		return Entry{}, false, false
+	}
+	raw, _ := jsonline.TrimLine(line, offset == 0)
+	if got, _ := Select(raw, f.Name(), Query{}); len(got) != 1 || got[0].ID != id {
+		return Entry{}, false, false
+	}
+	return Entry{ID: id, File: f.Name(), Offset: offset, Raw: raw}, true, true
+}
