@@ -10,6 +10,9 @@
 #         store.
 #  send   `msg send` of one message to a store of N messages; peer: seed
 #         002's Send (seedpeer send: one append to the same log's copy).
+#  read   `msg read ID` of one message in the middle of a store of N
+#         messages (the log's index places it); peer: `check` of a free
+#         path on the same store (a command that returns as little).
 #  join   a clone joining a ledger of N message records (ledgergen, over
 #         4 months, packed) with `git queen init --remote origin`, file://
 #         remote; peer: `git fetch` of the same ledger ref into a fresh
@@ -85,6 +88,21 @@ if want send; then
 	QUEEN_DROID=droid-7 bench_pair send send "$send" seed "seedpeer -dir $work/seed send droid-7 droid-3 s b"
 	row "msg send, $size messages" send send seed "$(QUEEN_DROID=droid-7 bench_rss $send) MiB"
 	QUEEN_DROID=droid-7 against_before send "$send"
+fi
+
+if want read; then
+	echo "== read: one message by id among $size"
+	store="$work/read"
+	git init -q -b main "$store"
+	genstore -dir "$store/.git/queen" -reservations 1000 -active 100 -messages "$size" >/dev/null
+	cd "$store"
+	id=$(sed -n "$((size / 2))p" .git/queen/queen_messages.jsonl | sed 's/.*"id":"\([^"]*\)".*/\1/')
+	# The writer's first append keeps the log's index from then on.
+	QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject s --body b >/dev/null
+	read="git-queen msg read $id"
+	bench_pair read read "$read" check "git-queen check src/x.go"
+	row "msg read ID, one of $size messages" read read check "$(bench_rss $read) MiB"
+	against_before read "$read"
 fi
 
 # remote NAME N: a bare repository whose ledger holds N message records, packed.
