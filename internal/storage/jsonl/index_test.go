@@ -409,3 +409,43 @@ func TestIndexTakesABatchOfManyLines(t *testing.T) {
 	appendRecords(t, l, batch...)
 	checkIndex(t, l, "a batch of 20 lines")
 }
+
+// A rebuild vouches for the log as the append that made it found it,
+// wherever that size falls among the blocks the rebuild reads: inside
+// one, or exactly at the end of one (blocks end at line ends, as the log
+// before an append does).
+func TestIndexRebuildProvesTheLogBeforeItsAppendAtAnyBlockEdge(t *testing.T) {
+	defer func(n int) { indexBlockSize = n }(indexBlockSize)
+	for _, tc := range []struct {
+		name  string
+		block int
+	}{
+		{"the log inside one block", 4 << 20},
+		{"a block a line: the log ends at a block's end", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			indexBlockSize = tc.block
+			l := indexedLog(t, testVersions)
+			var b bytes.Buffer
+			for i := range 10 {
+				fmt.Fprintln(&b, versionLine(fmt.Sprint("id", i), i, "written by another program"))
+			}
+			if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(l.Path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			appendRecords(t, l, json.RawMessage(versionLine("id1", 59, "appended")))
+			checkIndex(t, l, tc.name)
+			ix, ok := openIndexNow(t, l)
+			if !ok {
+				t.Fatal("no index matches the log")
+			}
+			defer ix.Close()
+			if !ix.Proves(int64(b.Len()), Checksum(b.Bytes())) {
+				t.Error("the log as the append that rebuilt the index found it is not proved")
+			}
+		})
+	}
+}

@@ -199,7 +199,7 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 		}
 		eachBlock(data, func(at int, block []byte) {
 			state.Lines += int64(bytes.Count(block, []byte{'\n'}))
-			if cut := int(before) - at; cut > 0 && cut < len(block) {
+			if cut := int(before) - at; cut > 0 && cut <= len(block) {
 				state.CRC = ChecksumUpdate(state.CRC, block[:cut])
 				ring = append(ring, checkpoint{before, state.CRC})
 				block = block[cut:]
