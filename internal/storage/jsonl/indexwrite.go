@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"io"
 	"maps"
 	"os"
 	"runtime"
@@ -91,19 +90,16 @@ func (l *Log) appendedEntries(f *os.File, ix *Index, from, to FileStat, lines []
 			if pick != nil {
 				e.nanos = versionNanos(pick.Time(vals))
 			}
-			i, had := at[e.key]
-			if !had {
-				i = -1
-			}
-			prev := indexEntry{}
-			if had {
+			i, inBatch := at[e.key]
+			prev, had := indexEntry{}, inBatch
+			if inBatch {
 				prev = entries[i]
 			} else {
 				prev, had = lookup(e.key)
 			}
 			switch {
 			case had && !l.supersedes(f, e, raw, prev):
-			case i >= 0:
+			case inBatch:
 				entries[i] = e
 			default:
 				at[e.key] = len(entries)
@@ -124,29 +120,9 @@ func (l *Log) supersedes(f *os.File, e indexEntry, raw []byte, prev indexEntry) 
 	if l.Versions == nil || e.nanos != prev.nanos {
 		return l.Versions == nil || e.nanos > prev.nanos
 	}
-	old, err := readLineAt(f, prev.offset)
+	line, err := ReadLine(f, prev.offset, nil)
+	old, _ := jsonline.TrimLine(line, prev.offset == 0)
 	return err != nil || bytes.Compare(raw, old) > 0
-}
-
-// readLineAt reads the line that starts at off in f, without its newline.
-func readLineAt(f *os.File, off int64) ([]byte, error) {
-	var line []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := f.ReadAt(buf, off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			line, _ = jsonline.TrimLine(append(line, buf[:i]...), off == 0)
-			return line, nil
-		}
-		line, off = append(line, buf[:n]...), off+int64(n)
-		if errors.Is(err, io.EOF) {
-			line, _ = jsonline.TrimLine(line, false)
-			return line, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // mergeIndex rewrites the index with its records and the new entries
