@@ -22,7 +22,7 @@ func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	defer f.Close()
-	if e, found, ok := getIndexed(f, cacheDir, id); ok {
+	if e, found, ok := getIndexed(f, cacheDir, q.Key, id); ok {
 		return e, found, nil
 	}
 	scannedForGet(path)
@@ -39,10 +39,10 @@ func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
 // scannedForGet is called when GetFile scans the log; tests count it.
 var scannedForGet = func(path string) {}
 
-// getIndexed looks id up in the index of the open log f; ok is false when
-// there is no index to trust, or it points at a line that is not id's (the
-// caller then scans).
-func getIndexed(f *os.File, cacheDir, id string) (e Entry, found, ok bool) {
+// getIndexed looks id (the value of key) up in the index of the open log
+// f; ok is false when there is no index to trust, or it points at a line
+// that is not id's (the caller then scans).
+func getIndexed(f *os.File, cacheDir, key, id string) (e Entry, found, ok bool) {
 	info, err := f.Stat()
 	if err != nil {
 		return Entry{}, false, false
@@ -56,13 +56,23 @@ func getIndexed(f *os.File, cacheDir, id string) (e Entry, found, ok bool) {
 	if err != nil || !found {
 		return Entry{}, false, err == nil
 	}
-	line, err := ReadLine(f, offset, nil)
-	if err != nil {
-		return Entry{}, false, false
-	}
-	raw, _ := jsonline.TrimLine(line, offset == 0)
-	if got, _ := Select(raw, f.Name(), Query{}); len(got) != 1 || got[0].ID != id {
+	raw, ok, err := RecordAt(f, offset, key, id)
+	if err != nil || !ok {
 		return Entry{}, false, false
 	}
 	return Entry{ID: id, File: f.Name(), Offset: offset, Raw: raw}, true, true
+}
+
+// RecordAt reads the line of f that starts at off, without its line
+// ending, and reports whether it is a record whose key (key, or
+// DefaultKey when empty) is id: an offset that an index keeps is believed
+// only for the record it names.
+func RecordAt(f *os.File, off int64, key, id string) (raw []byte, ok bool, err error) {
+	line, err := ReadLine(f, off, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	raw, _ = jsonline.TrimLine(line, off == 0)
+	got, _ := Select(raw, f.Name(), Query{Key: key})
+	return raw, len(got) == 1 && got[0].ID == id, nil
 }

@@ -274,12 +274,11 @@ func (v *versionsOf) current(k idKey, id string) (raw []byte, was indexed, ok bo
 			return nil, indexed{}, false, nil
 		}
 	}
-	line, err := jsonl.ReadLine(v.f, was.offset, nil)
+	raw, ok, err = jsonl.RecordAt(v.f, was.offset, "", id)
 	if err != nil {
 		return nil, was, false, err
 	}
-	raw, _ = jsonline.TrimLine(line, was.offset == 0)
-	if got, _ := jsonl.Select(raw, v.f.Name(), jsonl.Query{}); len(got) != 1 || got[0].ID != id {
+	if !ok {
 		return nil, was, false, errNotMarked
 	}
 	return raw, was, true, nil
