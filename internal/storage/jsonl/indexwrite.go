@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"maps"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -16,31 +17,43 @@ import (
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
-// updateIndex brings the log's index up to date after an append, under
-// the log's lock: the log was at stat before when lines were written to
-// f, and is at after now. An index that covered the log at before gets
-// one record (a merge, past its bound); any other is rebuilt from the
-// log. It is best effort: a write that fails leaves an index that no
-// longer matches the log, which the next append rebuilds.
-func (l *Log) updateIndex(f *os.File, before, after os.FileInfo, lines [][]byte) {
-	from, ok1 := statOf(before)
-	to, ok2 := statOf(after)
-	if l.CacheDir == "" || !ok1 || !ok2 {
+// updateIndex brings the log's index up to date with what the appender
+// wrote, under the log's lock: the log is at stat info now. An index that
+// covered the log where the appender started (tracked) gets one record
+// (a merge, past its bound); any other is rebuilt from the log. It is
+// best effort: a write that fails leaves an index that no longer matches
+// the log, which the next append rebuilds.
+func (a *Appender) updateIndex(info os.FileInfo) {
+	l, f := a.l, a.f
+	defer a.track(info)
+	to, ok := statOf(info)
+	if l.CacheDir == "" || !ok {
+		return
+	}
+	if !a.tracked || a.state.Size != to.Size {
+		l.rebuildIndex(f, to, a.from.Size)
 		return
 	}
 	path := IndexPath(l.CacheDir, l.Path)
 	ix, ok := readIndex(path)
-	if !ok {
-		l.rebuildIndex(f, to, from.Size)
+	switch {
+	case !ok && a.from.Size == 0:
+		if os.MkdirAll(l.CacheDir, 0o755) != nil {
+			return
+		}
+		ix = &Index{release: func() {}} // a new log: its index starts empty
+	case !ok || ix.state.Stat != a.from:
+		if ok {
+			ix.Close()
+		}
+		l.rebuildIndex(f, to, a.from.Size)
 		return
 	}
 	defer ix.Close()
-	state, entries, ok := l.appendedEntries(f, ix, from, to, lines)
-	if !ok {
-		l.rebuildIndex(f, to, from.Size)
-		return
-	}
-	if len(ix.records) > max(indexRecordsMax, len(ix.sorted)/8) {
+	state := a.state
+	state.Stat = to
+	entries := l.currentOf(f, ix, a.pending)
+	if !ok || len(ix.records) > max(indexRecordsMax, len(ix.sorted)/8) {
 		l.mergeIndex(f, to, ix, state, entries)
 		return
 	}
@@ -54,20 +67,12 @@ func (l *Log) updateIndex(f *os.File, before, after os.FileInfo, lines [][]byte)
 	}
 }
 
-// appendedEntries is the state after lines were appended to a log the
-// index covered at stat from, and the entries of the ids whose current
-// version they wrote; false when the index did not cover the log at from,
-// or the log is not from plus lines.
-func (l *Log) appendedEntries(f *os.File, ix *Index, from, to FileStat, lines [][]byte) (logState, []indexEntry, bool) {
-	state := ix.state
-	if state.Stat != from || state.Size != from.Size {
-		return state, nil, false
-	}
-	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	vals := make([][]byte, len(keys))
-	pick := l.Versions.Picker(keys)
+// currentOf is, of the entries of the lines appended, those of the ids
+// whose current version they hold, sorted by key: one an id, the one
+// that supersedes the others and the index's. It sorts appended.
+func (l *Log) currentOf(f *os.File, ix *Index, appended []indexEntry) []indexEntry {
 	lookup := ix.lookup
-	if len(lines) > 8 {
+	if len(appended) > 8 {
 		// Many lines (a batch a sync received): one pass over the
 		// records, not one a line.
 		recent := ix.recent()
@@ -78,94 +83,98 @@ func (l *Log) appendedEntries(f *os.File, ix *Index, from, to FileStat, lines []
 			return ix.lookupSorted(k)
 		}
 	}
-	var entries []indexEntry
-	// Where each id of the batch is in entries: a search of entries a
-	// line made a sync's 2 MB batches quadratic (a join of 100,000
-	// records took 1.8 s where it took 1.2 s without the index).
-	at := make(map[idKey]int, len(lines))
-	for _, line := range lines {
-		raw := line[:len(line)-1]
-		if isRecord(jsonline.Line{Raw: raw, Terminated: true}, keys, vals) {
-			e := indexEntry{key: keyOfID(idBytes(vals[0])), offset: state.Size, nanos: versionNanos(time.Time{})}
-			if pick != nil {
-				e.nanos = versionNanos(pick.Time(vals))
-			}
-			i, inBatch := at[e.key]
-			prev, had := indexEntry{}, inBatch
-			if inBatch {
-				prev = entries[i]
-			} else {
-				prev, had = lookup(e.key)
-			}
-			switch {
-			case had && !l.supersedes(f, e, raw, prev):
-			case inBatch:
-				entries[i] = e
-			default:
-				at[e.key] = len(entries)
-				entries = append(entries, e)
+	sortEntries(appended) // each id's versions together, in the order written
+	out := appended[:0]
+	for i := 0; i < len(appended); {
+		e, j := appended[i], i+1
+		for ; j < len(appended) && appended[j].key == e.key; j++ {
+			if l.supersedes(f, appended[j], e) {
+				e = appended[j]
 			}
 		}
-		state.Size += int64(len(line))
-		state.Lines++
-		state.CRC = ChecksumUpdate(state.CRC, line)
+		i = j
+		if prev, had := lookup(e.key); !had || l.supersedes(f, e, prev) {
+			out = append(out, e)
+		}
 	}
-	state.Stat = to
-	return state, entries, state.Size == to.Size
+	return out
 }
 
-// supersedes reports whether the version raw, entry e, supersedes the
-// one entry prev places (records.Versions' order, or the later line).
-func (l *Log) supersedes(f *os.File, e indexEntry, raw []byte, prev indexEntry) bool {
+// supersedes reports whether the version entry e places supersedes the
+// one entry prev places (records.Versions' order: the later time, then
+// the larger bytes; or the later line).
+func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 	if l.Versions == nil || e.nanos != prev.nanos {
 		return l.Versions == nil || e.nanos > prev.nanos
 	}
-	line, err := ReadLine(f, prev.offset, nil)
+	line, err := ReadLine(f, e.offset, nil)
+	raw, _ := jsonline.TrimLine(line, e.offset == 0)
+	line, perr := ReadLine(f, prev.offset, nil)
 	old, _ := jsonline.TrimLine(line, prev.offset == 0)
-	return err != nil || bytes.Compare(raw, old) > 0
+	return err != nil || perr != nil || bytes.Compare(raw, old) > 0
 }
 
 // mergeIndex rewrites the index with its records and the new entries
-// merged into the sorted part; an index whose entries are damaged is
-// rebuilt from the log instead.
+// (sorted by key, one an id) merged into the sorted part; an index whose
+// entries are damaged is rebuilt from the log instead.
 func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, added []indexEntry) {
 	if Checksum(ix.sorted) != ix.sortedCRC {
 		l.rebuildIndex(f, to, 0)
 		return
 	}
-	latest, ring := ix.recent(), ix.ring
+	recent := ix.recent()
 	for _, e := range added {
-		latest[e.key] = e
+		delete(recent, e.key)
 	}
-	entries := make([]indexEntry, 0, len(ix.sorted)/indexEntrySize+len(latest))
-	for i := 0; i < len(ix.sorted); i += indexEntrySize {
-		e := decodeEntry(ix.sorted[i:])
-		if n, ok := latest[e.key]; ok {
-			e = n
-			delete(latest, e.key)
+	fresh := append(slices.Collect(maps.Values(recent)), added...)
+	sortEntries(fresh)
+	n := len(ix.sorted) / indexEntrySize
+	entries := make([]indexEntry, 0, n+len(fresh))
+	for i := range n {
+		e := decodeEntry(ix.sorted[i*indexEntrySize:])
+		for len(fresh) > 0 && fresh[0].key.compare(e.key) < 0 {
+			entries, fresh = append(entries, fresh[0]), fresh[1:]
+		}
+		if len(fresh) > 0 && fresh[0].key == e.key {
+			e, fresh = fresh[0], fresh[1:]
 		}
 		entries = append(entries, e)
 	}
-	// The ids new to the index are sorted alone and merged in: sorting
-	// all of them again at every merge was most of a join's index time.
-	fresh := slices.SortedFunc(maps.Values(latest), func(a, b indexEntry) int { return a.key.compare(b.key) })
-	entries = mergeEntries(entries, fresh)
-	ring = append(ring, checkpoint{state.Size, state.CRC})
+	entries = append(entries, fresh...)
+	ring := append(ix.ring, checkpoint{state.Size, state.CRC})
 	_ = writeFile(IndexPath(l.CacheDir, l.Path), encodeIndex(state, ring, entries), false)
 }
 
-// mergeEntries merges two lists of entries sorted by key, with no key in
-// both, into one.
-func mergeEntries(a, b []indexEntry) []indexEntry {
-	out := make([]indexEntry, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0].key.compare(b[0].key) < 0 {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
+// sortEntries sorts entries by key, then offset. The keys are hashes,
+// uniform: the entries are spread into buckets by their keys' top bits
+// and each bucket is sorted alone, in about linear time, where sorting a
+// join's 100,000 entries by comparison was most of its index update.
+// Keys made to share their top bits only make a bucket larger, sorted by
+// comparison all the same.
+func sortEntries(es []indexEntry) {
+	byKey := func(a, b indexEntry) int { return cmp.Or(a.key.compare(b.key), cmp.Compare(a.offset, b.offset)) }
+	if len(es) < 1024 {
+		slices.SortFunc(es, byKey)
+		return
 	}
-	return append(append(out, a...), b...)
+	shift := 64 - min(bits.Len(uint(len(es))), 20)
+	start := make([]int32, 1<<(64-shift)+1)
+	for _, e := range es {
+		start[e.key[0]>>shift+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	out, next := make([]indexEntry, len(es)), slices.Clone(start)
+	for _, e := range es {
+		b := e.key[0] >> shift
+		out[next[b]] = e
+		next[b]++
+	}
+	for b := range len(start) - 1 {
+		slices.SortFunc(out[start[b]:start[b+1]], byKey)
+	}
+	copy(es, out)
 }
 
 // rebuildIndex writes the index of the log from its bytes, which the
