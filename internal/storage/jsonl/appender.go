@@ -47,7 +47,7 @@ type Known struct {
 
 // appenderEntriesMax bounds the entries an Appender holds before it
 // updates the index: the memory of an append of any size.
-var appenderEntriesMax = 1 << 18
+var appenderEntriesMax = 1 << 16
 
 // Appender opens the log for appends under the lock, after repairing a
 // torn tail left by a crashed writer. Close it.

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"maps"
 	"math/bits"
@@ -19,8 +20,9 @@ import (
 
 // updateIndex brings the log's index up to date with what the appender
 // wrote, under the log's lock: the log is at stat info now. An index that
-// covered the log where the appender started (tracked) gets one record
-// (a merge, past its bound); any other is rebuilt from the log. It is
+// covered the log where the appender started (tracked) gets one record,
+// or is merged when its records would pass their bound; any other is
+// rebuilt from the log. It is
 // best effort: a write that fails leaves an index that no longer matches
 // the log, which the next append rebuilds.
 func (a *Appender) updateIndex(info os.FileInfo) {
@@ -53,7 +55,8 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 	state := a.state
 	state.Stat = to
 	entries := l.currentOf(f, ix, a.pending)
-	if !ok || len(ix.records) > max(indexRecordsMax, len(ix.sorted)/8) {
+	// Records past the bound are merged: a reader's lookup scans them.
+	if !ok || len(ix.records)+len(entries)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8) {
 		l.mergeIndex(f, to, ix, state, entries)
 		return
 	}
@@ -115,34 +118,124 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 }
 
 // mergeIndex rewrites the index with its records and the new entries
-// (sorted by key, one an id) merged into the sorted part; an index whose
-// entries are damaged is rebuilt from the log instead.
+// (sorted by key, one an id) merged into the sorted part, streamed: the
+// old entries are read a block at a time and the new file written as
+// they go, so that neither is held whole (a million ids are 32 MB). An
+// index whose entries are damaged is rebuilt from the log instead.
 func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, added []indexEntry) {
-	if Checksum(ix.sorted) != ix.sortedCRC {
-		l.rebuildIndex(f, to, 0)
-		return
-	}
 	recent := ix.recent()
 	for _, e := range added {
 		delete(recent, e.key)
 	}
 	fresh := append(slices.Collect(maps.Values(recent)), added...)
 	sortEntries(fresh)
-	n := len(ix.sorted) / indexEntrySize
-	entries := make([]indexEntry, 0, n+len(fresh))
-	for i := range n {
-		e := decodeEntry(ix.sorted[i*indexEntrySize:])
-		for len(fresh) > 0 && fresh[0].key.compare(e.key) < 0 {
-			entries, fresh = append(entries, fresh[0]), fresh[1:]
+	merged := func(yield func(indexEntry) bool) error {
+		if len(ix.sorted) == 0 {
+			for _, e := range fresh {
+				if !yield(e) {
+					return nil
+				}
+			}
+			return nil
 		}
-		if len(fresh) > 0 && fresh[0].key == e.key {
-			e, fresh = fresh[0], fresh[1:]
+		old, err := os.Open(ix.path)
+		if err != nil {
+			return err
 		}
-		entries = append(entries, e)
+		defer old.Close()
+		var crc uint32
+		buf := make([]byte, min(len(ix.sorted), 1<<20)) // whole entries
+		for at := 0; at < len(ix.sorted); at += len(buf) {
+			block := buf[:min(len(buf), len(ix.sorted)-at)]
+			if _, err := old.ReadAt(block, int64(indexHeaderSize+at)); err != nil {
+				return err
+			}
+			crc = ChecksumUpdate(crc, block)
+			for i := 0; i < len(block); i += indexEntrySize {
+				e := decodeEntry(block[i:])
+				for len(fresh) > 0 && fresh[0].key.compare(e.key) < 0 {
+					if !yield(fresh[0]) {
+						return nil
+					}
+					fresh = fresh[1:]
+				}
+				if len(fresh) > 0 && fresh[0].key == e.key {
+					e, fresh = fresh[0], fresh[1:]
+				}
+				if !yield(e) {
+					return nil
+				}
+			}
+		}
+		if crc != ix.sortedCRC {
+			return ErrDamagedIndex
+		}
+		for _, e := range fresh {
+			if !yield(e) {
+				return nil
+			}
+		}
+		return nil
 	}
-	entries = append(entries, fresh...)
 	ring := append(ix.ring, checkpoint{state.Size, state.CRC})
-	_ = writeFile(IndexPath(l.CacheDir, l.Path), encodeIndex(state, ring, entries), false)
+	if err := writeIndex(IndexPath(l.CacheDir, l.Path), state, ring, merged); errors.Is(err, ErrDamagedIndex) {
+		l.rebuildIndex(f, to, 0)
+	}
+}
+
+// writeIndex replaces the index file at path (a rename) with one of the
+// state, the ring and the entries, sorted by key, that entries yields as
+// it goes: written a block at a time, never held whole.
+func writeIndex(path string, state logState, ring []checkpoint, entries func(yield func(indexEntry) bool) error) error {
+	return writeFileFrom(path, false, func(w *os.File) error {
+		if _, err := w.Write(make([]byte, indexHeaderSize)); err != nil {
+			return err
+		}
+		var n uint64
+		var crc uint32
+		var werr error
+		buf := make([]byte, 0, 64<<10)
+		flush := func() {
+			if werr == nil {
+				crc = ChecksumUpdate(crc, buf)
+				_, werr = w.Write(buf)
+			}
+			buf = buf[:0]
+		}
+		err := entries(func(e indexEntry) bool {
+			buf, n = appendEntry(buf, e), n+1
+			if len(buf)+indexEntrySize > cap(buf) {
+				flush()
+			}
+			return werr == nil
+		})
+		flush()
+		if err = cmp.Or(err, werr); err != nil {
+			return err
+		}
+		_, err = w.WriteAt(indexHeader(state, ring, n, crc), 0)
+		return err
+	})
+}
+
+// indexHeader is an index file's header: the state, the ring, the count
+// of sorted entries and their checksum, and its own.
+func indexHeader(state logState, ring []checkpoint, n uint64, entriesCRC uint32) []byte {
+	le := binary.LittleEndian
+	b := appendState(append(make([]byte, 0, indexHeaderSize), indexMagic...), state)
+	if len(ring) > ringLength {
+		ring = ring[len(ring)-ringLength:]
+	}
+	b = le.AppendUint64(b, uint64(len(ring)))
+	for i := range ringLength {
+		var c checkpoint
+		if i < len(ring) {
+			c = ring[i]
+		}
+		b = le.AppendUint64(le.AppendUint64(b, uint64(c.size)), uint64(c.crc))
+	}
+	b = le.AppendUint32(le.AppendUint64(b, n), entriesCRC)
+	return le.AppendUint32(b, Checksum(b))
 }
 
 // sortEntries sorts entries by key, then offset. The keys are hashes,
@@ -239,7 +332,14 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 		return
 	}
 	ring = append(ring, checkpoint{state.Size, state.CRC})
-	if writeFile(path, encodeIndex(state, ring, current), false) != nil {
+	if writeIndex(path, state, ring, func(yield func(indexEntry) bool) error {
+		for _, e := range current {
+			if !yield(e) {
+				break
+			}
+		}
+		return nil
+	}) != nil {
 		_ = os.Remove(path)
 	}
 }
