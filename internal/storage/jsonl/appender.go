@@ -19,6 +19,7 @@ import (
 // appended and a rewrite of the index, at each one. Readers that open the
 // index meanwhile find it stale by the log's stat and read the log.
 type Appender struct {
+	tx      *Tx
 	l       *Log
 	f       *os.File
 	created bool
@@ -62,7 +63,7 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 		return nil, err
 	}
 	_, statErr := os.Stat(l.Path)
-	a := &Appender{l: l, created: errors.Is(statErr, os.ErrNotExist), nl: []byte{'\n'}}
+	a := &Appender{tx: tx, l: l, created: errors.Is(statErr, os.ErrNotExist), nl: []byte{'\n'}}
 	if a.created {
 		if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", filepath.Dir(l.Path), err)
@@ -121,6 +122,9 @@ func (a *Appender) Append(lines [][]byte, known []Known) error {
 }
 
 func (a *Appender) write(lines [][]byte, known []Known) error {
+	if a.tx.done {
+		return errors.New("jsonl: Appender used after its lock was released")
+	}
 	bufs := make([][]byte, 0, 2*len(lines))
 	for _, line := range lines {
 		bufs = append(bufs, line, a.nl)
@@ -155,7 +159,9 @@ func (a *Appender) write(lines [][]byte, known []Known) error {
 // the caller knows when the line spells that id, else from the line.
 func (a *Appender) entryOf(line []byte, k Known) (indexEntry, bool) {
 	e := indexEntry{offset: a.state.Size, nanos: versionNanos(time.Time{})}
-	if k.ID != "" && spells(line, k.ID) {
+	// The line must spell the id as a JSON string: a check that the
+	// caller's list is the list of its lines, not a proof (it vouches).
+	if k.ID != "" && bytes.Contains(line, []byte(`"`+k.ID+`"`)) {
 		e.key = keyOfID([]byte(k.ID))
 		if a.pick != nil {
 			e.nanos = versionNanos(k.At)
@@ -190,21 +196,4 @@ func (a *Appender) Close() error {
 		a.updateIndex(info)
 	}
 	return nil
-}
-
-// spells reports whether line holds id as a JSON string: a check that
-// the caller's list of what it knows is the list of its lines, not a
-// proof (the caller vouches for the rest).
-func spells(line []byte, id string) bool {
-	for i := 0; ; {
-		j := bytes.Index(line[i:], []byte(id))
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		if at > 0 && line[at-1] == '"' && at+len(id) < len(line) && line[at+len(id)] == '"' {
-			return true
-		}
-		i = at + 1
-	}
 }
