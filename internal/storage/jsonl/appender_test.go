@@ -42,12 +42,13 @@ func lookups(t *testing.T, l *Log, ids []string) map[string]string {
 // not at all, or with an id the line does not hold) keeps the index a
 // rebuild from the log would write: in batches of many ids and repeats,
 // ties of time, updates of the index on the way and at the end, on a new
-// log and on one its writer indexed before.
+// log and on one its writer indexed before (versions its sorted part holds
+// met while merging).
 func TestAppenderIndexesAsARebuildWould(t *testing.T) {
 	defer func(n int) { appenderEntriesMax = n }(appenderEntriesMax)
 	for _, v := range []*jsonline.Versions{nil, testVersions} {
 		for _, most := range []int{1 << 18, 700} {
-			for _, before := range []int{0, 3} {
+			for _, before := range []int{0, 3, 1200} {
 				t.Run(fmt.Sprintf("versions=%v/most=%d/before=%d", v != nil, most, before), func(t *testing.T) {
 					appenderEntriesMax = most
 					l := indexedLog(t, v)
@@ -56,9 +57,13 @@ func TestAppenderIndexesAsARebuildWould(t *testing.T) {
 					for i := range 1500 {
 						ids = append(ids, fmt.Sprintf("msg-%d", i))
 					}
+					// Versions already in the index's sorted part (one
+					// append: one merge), which older ones must not displace.
+					var first []any
 					for i := range before {
-						appendRecords(t, l, []byte(versionLine(ids[i], i, "before")))
+						first = append(first, []byte(versionLine(ids[i], 1, "before")))
 					}
+					appendRecords(t, l, first...)
 					err := l.Lock.Do(func(tx *Tx) error {
 						a, err := tx.Appender(l)
 						if err != nil {

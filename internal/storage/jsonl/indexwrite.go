@@ -54,9 +54,10 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 	defer ix.Close()
 	state := a.state
 	state.Stat = to
-	entries := l.currentOf(f, ix, a.pending)
 	// Records past the bound are merged: a reader's lookup scans them.
-	if !ok || len(ix.records)+len(entries)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8) {
+	merge := !ok || len(ix.records)+len(a.pending)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8)
+	entries := l.currentOf(f, ix, a.pending, !merge)
+	if merge {
 		l.mergeIndex(f, to, ix, state, entries)
 		return
 	}
@@ -72,16 +73,19 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 
 // currentOf is, of the entries of the lines appended, those of the ids
 // whose current version they hold, sorted by key: one an id, the one
-// that supersedes the others and the index's. It sorts appended.
-func (l *Log) currentOf(f *os.File, ix *Index, appended []indexEntry) []indexEntry {
+// that supersedes the others and the index's. It sorts appended. Without
+// sorted, many entries are checked against the index's records only: a
+// merge checks them against its sorted part as it reads it (a search of
+// it for each of a join's entries was a fault of its pages each).
+func (l *Log) currentOf(f *os.File, ix *Index, appended []indexEntry, sorted bool) []indexEntry {
 	lookup := ix.lookup
 	if len(appended) > 8 {
 		// Many lines (a batch a sync received): one pass over the
 		// records, not one a line.
 		recent := ix.recent()
 		lookup = func(k idKey) (indexEntry, bool) {
-			if e, ok := recent[k]; ok {
-				return e, true
+			if e, ok := recent[k]; ok || !sorted {
+				return e, ok
 			}
 			return ix.lookupSorted(k)
 		}
@@ -118,7 +122,8 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 }
 
 // mergeIndex rewrites the index with its records and the new entries
-// (sorted by key, one an id) merged into the sorted part, streamed: the
+// (sorted by key, one an id) merged into the sorted part, each kept where
+// it supersedes the sorted part's version of its id, streamed: the
 // old entries are read a block at a time and the new file written as
 // they go, so that neither is held whole (a million ids are 32 MB). An
 // index whose entries are damaged is rebuilt from the log instead.
@@ -129,51 +134,41 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 	}
 	fresh := append(slices.Collect(maps.Values(recent)), added...)
 	sortEntries(fresh)
-	merged := func(yield func(indexEntry) bool) error {
-		if len(ix.sorted) == 0 {
-			for _, e := range fresh {
-				if !yield(e) {
-					return nil
-				}
-			}
-			return nil
-		}
-		old, err := os.Open(ix.path)
-		if err != nil {
-			return err
-		}
-		defer old.Close()
-		var crc uint32
-		buf := make([]byte, min(len(ix.sorted), 1<<20)) // whole entries
-		for at := 0; at < len(ix.sorted); at += len(buf) {
-			block := buf[:min(len(buf), len(ix.sorted)-at)]
-			if _, err := old.ReadAt(block, int64(indexHeaderSize+at)); err != nil {
+	merged := func(put func(indexEntry)) error {
+		if len(ix.sorted) > 0 {
+			old, err := os.Open(ix.path)
+			if err != nil {
 				return err
 			}
-			crc = ChecksumUpdate(crc, block)
-			for i := 0; i < len(block); i += indexEntrySize {
-				e := decodeEntry(block[i:])
-				for len(fresh) > 0 && fresh[0].key.compare(e.key) < 0 {
-					if !yield(fresh[0]) {
-						return nil
+			defer old.Close()
+			var crc uint32
+			buf := make([]byte, min(len(ix.sorted), 1<<20)) // whole entries
+			for at := 0; at < len(ix.sorted); at += len(buf) {
+				block := buf[:min(len(buf), len(ix.sorted)-at)]
+				if _, err := old.ReadAt(block, int64(indexHeaderSize+at)); err != nil {
+					return err
+				}
+				crc = ChecksumUpdate(crc, block)
+				for i := 0; i < len(block); i += indexEntrySize {
+					e := decodeEntry(block[i:])
+					for ; len(fresh) > 0 && fresh[0].key.compare(e.key) < 0; fresh = fresh[1:] {
+						put(fresh[0])
 					}
-					fresh = fresh[1:]
-				}
-				if len(fresh) > 0 && fresh[0].key == e.key {
-					e, fresh = fresh[0], fresh[1:]
-				}
-				if !yield(e) {
-					return nil
+					if len(fresh) > 0 && fresh[0].key == e.key {
+						if l.supersedes(f, fresh[0], e) {
+							e = fresh[0]
+						}
+						fresh = fresh[1:]
+					}
+					put(e)
 				}
 			}
-		}
-		if crc != ix.sortedCRC {
-			return ErrDamagedIndex
+			if crc != ix.sortedCRC {
+				return ErrDamagedIndex
+			}
 		}
 		for _, e := range fresh {
-			if !yield(e) {
-				return nil
-			}
+			put(e)
 		}
 		return nil
 	}
@@ -184,9 +179,9 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 }
 
 // writeIndex replaces the index file at path (a rename) with one of the
-// state, the ring and the entries, sorted by key, that entries yields as
-// it goes: written a block at a time, never held whole.
-func writeIndex(path string, state logState, ring []checkpoint, entries func(yield func(indexEntry) bool) error) error {
+// state, the ring and the entries, sorted by key, that entries puts as it
+// goes: written a block at a time, never held whole.
+func writeIndex(path string, state logState, ring []checkpoint, entries func(put func(indexEntry)) error) error {
 	return writeFileFrom(path, false, func(w *os.File) error {
 		if _, err := w.Write(make([]byte, indexHeaderSize)); err != nil {
 			return err
@@ -202,12 +197,11 @@ func writeIndex(path string, state logState, ring []checkpoint, entries func(yie
 			}
 			buf = buf[:0]
 		}
-		err := entries(func(e indexEntry) bool {
+		err := entries(func(e indexEntry) {
 			buf, n = appendEntry(buf, e), n+1
 			if len(buf)+indexEntrySize > cap(buf) {
 				flush()
 			}
-			return werr == nil
 		})
 		flush()
 		if err = cmp.Or(err, werr); err != nil {
@@ -332,11 +326,9 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 		return
 	}
 	ring = append(ring, checkpoint{state.Size, state.CRC})
-	if writeIndex(path, state, ring, func(yield func(indexEntry) bool) error {
+	if writeIndex(path, state, ring, func(put func(indexEntry)) error {
 		for _, e := range current {
-			if !yield(e) {
-				break
-			}
+			put(e)
 		}
 		return nil
 	}) != nil {
