@@ -262,8 +262,11 @@ func pickFresh(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, 
 		}
 		at := stampOf(v[i].at)
 		if applied != nil {
-			if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
-				continue
+			// Only when something applied is newer can it be this id's.
+			if at.before(applied.newest) {
+				if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
+					continue
+				}
 			}
 			applied.set(id, v[i].split, at)
 		}
