@@ -128,6 +128,32 @@ func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
 	return ix, ok
 }
 
+// Reindex rebuilds the index of the log l from its bytes, under the
+// lock, unless its index matches it: for a reader about to rely on the
+// index of a log another program wrote to, as l's next append would. It
+// is best effort, like the index an append keeps.
+func (tx *Tx) Reindex(l *Log) {
+	if tx.done || l.CacheDir == "" {
+		return
+	}
+	f, err := os.Open(l.Path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return
+	}
+	if ix, ok := OpenIndex(l.CacheDir, l.Path, info); ok {
+		ix.Close()
+		return
+	}
+	if st, ok := statOf(info); ok {
+		l.rebuildIndex(f, st, 0)
+	}
+}
+
 // Close releases the index.
 func (ix *Index) Close() { ix.release() }
 
