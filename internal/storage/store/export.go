@@ -215,7 +215,9 @@ func fileVersion(ix *jsonl.Index, f *os.File, id string) (raw []byte, had, ok bo
 // reading the committed bytes (see jsonl.OpenIndex).
 func (s *Store) writeExport(tx *jsonl.Tx, target string, lines [][]byte, m exportMark, marked bool, markPath string) error {
 	_ = os.Remove(markPath)
-	if len(lines) > 0 {
+	if len(lines) == 0 {
+		tx.Reindex(s.exportLog(target))
+	} else {
 		recs := make([]any, len(lines))
 		for i, l := range lines {
 			recs[i] = l
@@ -224,7 +226,6 @@ func (s *Store) writeExport(tx *jsonl.Tx, target string, lines [][]byte, m expor
 			return err
 		}
 	}
-	tx.Reindex(s.exportLog(target))
 	var ok bool
 	if m.Target, ok = s.markOf(target); ok && marked {
 		saveExportMark(markPath, m)
