@@ -431,3 +431,71 @@ func TestExportsRacingAppendsLoseNothing(t *testing.T) {
 		}
 	}
 }
+
+// A source or the export file that another program wrote has an index
+// that no longer matches it: the export after is a full one, and leaves
+// the index rebuilt, so that the one after that reads only what was
+// appended even when nothing else was written in between.
+func TestExportAfterAnotherProgramWroteRebuildsTheIndex(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(1, base, "one"))
+	x.export("first")
+	writes := []struct {
+		what  string
+		write func()
+	}{
+		{"a source appended to by another program", func() { appendRaw(t, local, message(2, base, "two")) }},
+		{"a source compacted (rewritten)", func() { rewrite(t, local, func(b []byte) []byte { return b[bytes.IndexByte(b, '\n')+1:] }) }},
+		{"the export file rewritten with the same bytes (a checkout)", func() { rewrite(t, x.target(x.inc), func(b []byte) []byte { return b }) }},
+		{"the export file appended to by another program", func() { appendRaw(t, x.target(x.inc), message(3, base, "only in the file")) }},
+	}
+	for _, w := range writes {
+		w.write()
+		if w.what == "the export file appended to by another program" {
+			appendRaw(t, x.target(x.full), message(3, base, "only in the file"))
+		}
+		before := x.byMark
+		x.export(w.what)
+		if x.byMark != before {
+			t.Fatalf("%s: the export trusted an index the write left stale", w.what)
+		}
+		x.export("again after " + w.what)
+		if x.byMark != before+1 {
+			t.Fatalf("%s: the second export after it did not read only what was appended", w.what)
+		}
+	}
+}
+
+// An id only the export file holds (another program wrote it there) is
+// not one of the store's records until a source holds it: the count by
+// mark follows the full export's.
+func TestExportCountsAnIDOnlyInTheFileOnceASourceHoldsIt(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(1, base, "one"))
+	x.export("first")
+	for _, dir := range []string{x.inc, x.full} {
+		appendRaw(t, x.target(dir), message(7, base.Add(time.Hour), "only in the file"))
+	}
+	if st := x.export("an id only in the file"); st.Records != 1 || st.Written != 0 {
+		t.Fatalf("an id only in the file: %+v", st)
+	}
+	steps := []struct {
+		line           string
+		records, wrote int
+	}{
+		{message(7, base, "older than the file's"), 2, 0},
+		{message(7, base.Add(2*time.Hour), "newer than the file's"), 2, 1},
+		{message(8, base, "another"), 3, 1},
+	}
+	for _, s := range steps {
+		before := x.byMark
+		x.appendSource(local, true, s.line)
+		if st := x.export(s.line); st.Records != s.records || st.Written != s.wrote || x.byMark != before+1 {
+			t.Fatalf("after %s: %+v by mark %v, want %d records, %d written, by mark", s.line, st, x.byMark != before, s.records, s.wrote)
+		}
+	}
+}
