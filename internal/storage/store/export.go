@@ -115,6 +115,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 			m.FileOnly = append(m.FileOnly, r.ID)
 		}
 	}
+	slices.Sort(m.FileOnly)
 	st.Written, m.Records = len(lines), st.Records
 	return st, s.writeExport(tx, target, lines, m, marked, markPath)
 }
@@ -161,11 +162,8 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 			}
 		}
 	}
-	fileOnly := make(map[string]bool, len(m.FileOnly))
-	for _, id := range m.FileOnly {
-		fileOnly[id] = true
-	}
 	var lines [][]byte
+	nowInSources := map[string]bool{} // of the ids only in the file
 	for _, id := range slices.Sorted(maps.Keys(best)) {
 		e := best[id]
 		old, had, ok := fileVersion(ix, f, id)
@@ -173,19 +171,16 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 			return st, false, nil
 		}
 		// The sources held every id the file holds but those only in it.
-		if !had || fileOnly[id] {
+		_, only := slices.BinarySearch(m.FileOnly, id)
+		if !had || only {
 			next.Records++
-			delete(fileOnly, id)
+			nowInSources[id] = only
 		}
 		if !had || (!bytes.Equal(old, e.Raw) && records.Newer(e.Raw, old)) {
 			lines = append(lines, e.Raw)
 		}
 	}
-	for _, id := range m.FileOnly {
-		if fileOnly[id] {
-			next.FileOnly = append(next.FileOnly, id)
-		}
-	}
+	next.FileOnly = slices.DeleteFunc(m.FileOnly, func(id string) bool { return nowInSources[id] })
 	st.Records, st.Written = next.Records, len(lines)
 	if len(best) == 0 && slices.Equal(next.Sources, m.Sources) {
 		return st, true, nil // nothing new anywhere: the mark stands

@@ -36,7 +36,7 @@ type exportMark struct {
 	Sources []markedFile `json:"sources"`
 	// Records is how many ids the sources held.
 	Records int `json:"records"`
-	// FileOnly are the ids the file holds that no source held.
+	// FileOnly are the ids the file holds that no source held, sorted.
 	FileOnly []string `json:"file_only,omitempty"`
 }
 
