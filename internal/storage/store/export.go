@@ -136,23 +136,39 @@ var exportQuery = Query{Query: jsonl.Query{Fields: []string{records.PresenceFiel
 // was written then).
 func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPath string) (st ExportStats, ok bool, err error) {
 	st = ExportStats{File: target}
-	f, ix, ok := s.indexed(target)
+	lines, next, ok := s.appendedLines(target, m)
 	if !ok {
 		return st, false, nil
+	}
+	st.Records, st.Written = next.Records, len(lines)
+	if slices.Equal(next.Sources, m.Sources) {
+		return st, true, nil // nothing new anywhere: the mark stands
+	}
+	return st, true, s.writeExport(tx, target, lines, next, true, markPath)
+}
+
+// appendedLines are the lines an export appends to the file target for
+// what the sources gained since the mark m, and the next mark but its
+// file's part; ok is false when the indexes do not vouch for m. The
+// file's index is released before the append maps it again.
+func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next exportMark, ok bool) {
+	f, ix, ok := s.indexed(target)
+	if !ok {
+		return nil, next, false
 	}
 	defer f.Close()
 	defer ix.Close()
 	// Exactly the marked bytes: not written since by another program, nor
 	// by an export killed before its mark.
 	if size, _, crc := ix.Covered(); size != m.Target.Size || crc != m.Target.CRC {
-		return st, false, nil
+		return nil, next, false
 	}
-	next := exportMark{Records: m.Records}
+	next.Records = m.Records
 	best := map[string]jsonl.Entry{}
 	for _, ms := range m.Sources {
 		tail, now, ok := s.appendedSince(ms)
 		if !ok {
-			return st, false, nil
+			return nil, next, false
 		}
 		next.Sources = append(next.Sources, now)
 		entries, _ := jsonl.Select(tail, ms.Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static, Keep: exportQuery.Keep})
@@ -162,13 +178,12 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 			}
 		}
 	}
-	var lines [][]byte
 	nowInSources := map[string]bool{} // of the ids only in the file
 	for _, id := range slices.Sorted(maps.Keys(best)) {
 		e := best[id]
 		old, had, ok := fileVersion(ix, f, id)
 		if !ok {
-			return st, false, nil
+			return nil, next, false
 		}
 		// The sources held every id the file holds but those only in it.
 		_, only := slices.BinarySearch(m.FileOnly, id)
@@ -181,11 +196,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 		}
 	}
 	next.FileOnly = slices.DeleteFunc(m.FileOnly, func(id string) bool { return nowInSources[id] })
-	st.Records, st.Written = next.Records, len(lines)
-	if len(best) == 0 && slices.Equal(next.Sources, m.Sources) {
-		return st, true, nil // nothing new anywhere: the mark stands
-	}
-	return st, true, s.writeExport(tx, target, lines, next, true, markPath)
+	return lines, next, true
 }
 
 // fileVersion is the export file f's current version of id, which its
