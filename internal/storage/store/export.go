@@ -99,6 +99,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 		at[r.ID] = i
 	}
 	inSources := make([]bool, len(file))
+	var fileOnly []uint64
 	var lines [][]byte
 	for _, e := range sel.Entries {
 		i, ok := at[e.ID]
@@ -112,10 +113,10 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 	}
 	for i, r := range file {
 		if !inSources[i] {
-			m.FileOnly = append(m.FileOnly, r.ID)
+			fileOnly = append(fileOnly, hashID(r.ID))
 		}
 	}
-	slices.Sort(m.FileOnly)
+	m.FileOnly = encodeHashes(fileOnly)
 	st.Written, m.Records = len(lines), st.Records
 	return st, s.writeExport(tx, target, lines, m, marked, markPath)
 }
@@ -178,7 +179,7 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			}
 		}
 	}
-	nowInSources := map[string]bool{} // of the ids only in the file
+	var nowInSources []uint64 // of the ids only in the file
 	for _, id := range slices.Sorted(maps.Keys(best)) {
 		e := best[id]
 		old, had, ok := fileVersion(ix, f, id)
@@ -186,16 +187,18 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			return nil, next, false
 		}
 		// The sources held every id the file holds but those only in it.
-		_, only := slices.BinarySearch(m.FileOnly, id)
+		only := m.FileOnly.has(hashID(id))
 		if !had || only {
 			next.Records++
-			nowInSources[id] = only
+		}
+		if only {
+			nowInSources = append(nowInSources, hashID(id))
 		}
 		if !had || (!bytes.Equal(old, e.Raw) && records.Newer(e.Raw, old)) {
 			lines = append(lines, e.Raw)
 		}
 	}
-	next.FileOnly = slices.DeleteFunc(m.FileOnly, func(id string) bool { return nowInSources[id] })
+	next.FileOnly = m.FileOnly.without(nowInSources)
 	return lines, next, true
 }
 

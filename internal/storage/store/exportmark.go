@@ -1,12 +1,16 @@
 package store
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -28,7 +32,7 @@ import (
 // full export, which leaves a new mark.
 
 // exportMarkVersion changes whenever the meaning of a mark does.
-const exportMarkVersion = 2
+const exportMarkVersion = 3
 
 type exportMark struct {
 	V       int          `json:"v"`
@@ -36,8 +40,54 @@ type exportMark struct {
 	Sources []markedFile `json:"sources"`
 	// Records is how many ids the sources held.
 	Records int `json:"records"`
-	// FileOnly are the ids the file holds that no source held, sorted.
-	FileOnly []string `json:"file_only,omitempty"`
+	// FileOnly are the ids the file holds that no source held. The
+	// mark's file keeps them after its line of JSON, as they are.
+	FileOnly idHashes `json:"-"`
+}
+
+// idHashes are 64-bit hashes of ids (hashID), sorted, 8 bytes each: a
+// mark of 100,000 ids only in the file (a clone whose committed export
+// holds a team's messages its store lacks) is 800 KB read as they are,
+// where the ids took 3.3 MB and 40 ms of JSON at every export.
+type idHashes []byte
+
+// hashID is the 64-bit FNV-1a hash of id.
+func hashID(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+func encodeHashes(xs []uint64) idHashes {
+	slices.Sort(xs)
+	var b []byte
+	for _, x := range slices.Compact(xs) {
+		b = binary.BigEndian.AppendUint64(b, x)
+	}
+	return b
+}
+
+func (h idHashes) at(i int) uint64 { return binary.BigEndian.Uint64(h[8*i:]) }
+
+func (h idHashes) has(x uint64) bool {
+	n := len(h) / 8
+	i := sort.Search(n, func(i int) bool { return h.at(i) >= x })
+	return i < n && h.at(i) == x
+}
+
+// without is h less the hashes xs.
+func (h idHashes) without(xs []uint64) idHashes {
+	if len(xs) == 0 {
+		return h
+	}
+	slices.Sort(xs)
+	var keep []uint64
+	for i := range len(h) / 8 {
+		if _, gone := slices.BinarySearch(xs, h.at(i)); !gone {
+			keep = append(keep, h.at(i))
+		}
+	}
+	return encodeHashes(keep)
 }
 
 // markedFile is a file's first Size bytes, by their checksum.
@@ -56,9 +106,11 @@ func (s *Store) exportMarkPath(target string) string {
 func readExportMark(path string) (exportMark, bool) {
 	var m exportMark
 	data, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(data, &m) != nil || m.V != exportMarkVersion {
+	line, hashes, _ := bytes.Cut(data, []byte{'\n'})
+	if err != nil || json.Unmarshal(line, &m) != nil || m.V != exportMarkVersion || len(hashes)%8 != 0 {
 		return exportMark{}, false
 	}
+	m.FileOnly = hashes
 	return m, true
 }
 
@@ -73,7 +125,7 @@ func saveExportMark(path string, m exportMark) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	_ = jsonl.WriteCacheFile(path, data)
+	_ = jsonl.WriteCacheFile(path, append(append(data, '\n'), m.FileOnly...))
 }
 
 // indexed opens the file at path and its index, which its writer's
