@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -141,12 +142,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
-	keys := make([]string, 0, len(it.Extra))
-	for k := range it.Extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(it.Extra)) {
 		if err := write(k, it.Extra[k]); err != nil {
 			return nil, err
 		}
