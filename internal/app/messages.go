@@ -236,8 +236,7 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	stop := e.seenWhileWaiting(s, me)
 	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)
 	stop()
-	var timedOut *messages.TimeoutError
-	if errors.As(err, &timedOut) {
+	if errors.As(err, new(*messages.TimeoutError)) {
 		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)
 	}
 	if err != nil {
