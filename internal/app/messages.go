@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,9 +79,7 @@ func reply(e *Env, r ReplyRequest) (*SendResult, error) {
 }
 
 func draft(from, to, subject, body, issue, replyTo, importance string, newRecipients bool) messages.Draft {
-	if importance == "" {
-		importance = records.ImportanceNormal
-	}
+	importance = cmp.Or(importance, records.ImportanceNormal)
 	return messages.Draft{From: from, To: to, Subject: subject, Body: body, IssueID: issue,
 		ReplyTo: replyTo, Importance: importance, CheckRecipients: true, NewRecipients: newRecipients}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -167,9 +168,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			return err2
 		}
 		for _, l := range res.Lost {
-			if taken.Assigned[l.ID] == "" {
-				taken.Assigned[l.ID] = l.Droid
-			}
+			taken.Assigned[l.ID] = cmp.Or(taken.Assigned[l.ID], l.Droid)
 		}
 		res.Ready, res.More, res.Counts = pool.Ready(taken, 0)
 	}

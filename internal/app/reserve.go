@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,10 +209,7 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 	if err != nil {
 		return nil, err
 	}
-	holder := r.Holder
-	if holder == "" {
-		holder = me
-	}
+	holder := cmp.Or(r.Holder, me)
 	args := r.Patterns
 	var issues []string
 	if !renew && !r.All {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -186,8 +187,6 @@ func (e *Env) seenWhileWaiting(s *store.Store, droid string) (stop func()) {
 // git directory, and the worktree.
 func here(ws *workspace.Workspace) roster.Place {
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "localhost"
-	}
+	host = cmp.Or(host, "localhost")
 	return roster.Place{Clone: host + ":" + ws.Repo.CommonDir, Worktree: ws.Repo.TopLevel}
 }

@@ -9,6 +9,7 @@
 package assignments
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -118,9 +119,7 @@ func (req *Request) validate() error {
 	if err := records.ValidateDroid(req.Droid); err != nil {
 		return err
 	}
-	if req.By == "" {
-		req.By = "human"
-	}
+	req.By = cmp.Or(req.By, "human")
 	if err := records.ValidateDroid(req.By); err != nil {
 		return records.Invalidf("assigned by: %w", err)
 	}

@@ -1,6 +1,7 @@
 package reservations
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -132,9 +133,7 @@ func (c *ChangeRequest) validate() error {
 	if err := records.ValidateDroid(c.By); err != nil {
 		return err
 	}
-	if c.Holder == "" {
-		c.Holder = c.By
-	}
+	c.Holder = cmp.Or(c.Holder, c.By)
 	if err := records.ValidateDroid(c.Holder); err != nil {
 		return records.Invalidf("holder: %w", err)
 	}
@@ -148,9 +147,7 @@ func (c *ChangeRequest) validate() error {
 		return records.Invalidf("name the patterns, or use --all")
 	}
 	if c.Renew {
-		if c.TTL == 0 {
-			c.TTL = DefaultTTL
-		}
+		c.TTL = cmp.Or(c.TTL, DefaultTTL)
 		if c.TTL < 0 || c.TTL > MaxTTL {
 			return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", c.TTL, MaxTTL)
 		}

@@ -9,6 +9,7 @@
 package reservations
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -121,9 +122,7 @@ func (r *Request) validate() error {
 	if err := records.ValidateDroid(r.Droid); err != nil {
 		return err
 	}
-	if r.TTL == 0 {
-		r.TTL = DefaultTTL
-	}
+	r.TTL = cmp.Or(r.TTL, DefaultTTL)
 	if r.TTL < 0 || r.TTL > MaxTTL {
 		return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s (renew to keep one longer)", r.TTL, MaxTTL)
 	}

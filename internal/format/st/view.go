@@ -1,6 +1,7 @@
 package st
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -147,10 +148,7 @@ func ToPlan(view []ViewItem) Plan {
 		if v.DepState == DepWaiting && status == "in_progress" {
 			status = "pending"
 		}
-		step := v.Step
-		if step == "" {
-			step = v.ID
-		}
+		step := cmp.Or(v.Step, v.ID)
 		p.Plan = append(p.Plan, PlanStep{Step: step, Status: status})
 	}
 	return p

@@ -2,6 +2,7 @@ package st
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -185,9 +186,7 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 		if s.find(it.ID) >= 0 {
 			return nil, refuse("the plan already has an item %q; change it with st status, deps, notes or comment, or pick another id", it.ID)
 		}
-		if it.Status == "" {
-			it.Status = StatusPending
-		}
+		it.Status = cmp.Or(it.Status, StatusPending)
 		if err := checkStatus(it.Status); err != nil {
 			return nil, err
 		}
@@ -230,9 +229,7 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 			return nil, refuse("a comment needs text")
 		}
 		cm := c.Comment
-		if cm.TS == "" {
-			cm.TS = ts
-		}
+		cm.TS = cmp.Or(cm.TS, ts)
 		return append(fields, [2]any{"id", c.ID}, [2]any{"comment", cm}), nil
 	}
 	return nil, refuse("the writer does not write %q events; it writes init, upsert, set_status, set_deps, set_notes and add_comment", c.Op)
@@ -292,9 +289,7 @@ func checkID(id string) error {
 func checkDeps(s *State, id string, deps []Edge) ([]Edge, error) {
 	out := make([]Edge, 0, len(deps))
 	for _, e := range deps {
-		if e.Type == "" {
-			e.Type = DefaultEdgeType
-		}
+		e.Type = cmp.Or(e.Type, DefaultEdgeType)
 		switch {
 		case !edgeType().MatchString(e.Type):
 			return nil, refuse("dependency type %q is not kebab-case (blocks, relates-to, ...)", e.Type)

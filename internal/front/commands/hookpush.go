@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -79,9 +80,7 @@ func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, *l
 	if err != nil {
 		return nil, nil, err
 	}
-	if remote == "" {
-		remote = "origin"
-	}
+	remote = cmp.Or(remote, "origin")
 	var fetched *ledgerFetch
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Updates: updates,
 		Identity: func() string { return env.identity(g) },
