@@ -15,6 +15,19 @@ import (
 // openStore finds the store directory and opens it (app.Env.OpenStore).
 func (e *Env) openStore(g globals) (*store.Store, error) { return e.session(g).OpenStore() }
 
+// show runs the use case uc with req for a command run with g and prints
+// its result: as JSON with --json, else by text.
+func show[Req, Res any](env *Env, g globals, uc app.UseCase[Req, Res], req Req, text func(Res) error) error {
+	res, err := uc.Run(env.session(g), req)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return printJSON(env.Stdout, res)
+	}
+	return text(res)
+}
+
 // maxProblemsShown bounds the warnings a command prints about bad lines.
 const maxProblemsShown = 5
 
