@@ -88,11 +88,7 @@ func draft(from, to, subject, body, issue, replyTo, importance string, newRecipi
 func SubjectOf(body string) string {
 	for _, line := range strings.Split(body, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			runes := []rune(line)
-			if len(runes) > records.MaxSubject {
-				runes = runes[:records.MaxSubject]
-			}
-			return string(runes)
+			return records.Clip(line, records.MaxSubject)
 		}
 	}
 	return ""

@@ -15,7 +15,6 @@ import (
 	"os"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -123,7 +122,7 @@ func (req *Request) validate() error {
 	if err := records.ValidateDroid(req.By); err != nil {
 		return records.Invalidf("assigned by: %w", err)
 	}
-	return validReason(req.Reason)
+	return records.ValidateReason(req.Reason)
 }
 
 // Assign records an active assignment of the issue to the droid. With
@@ -276,7 +275,7 @@ func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 	if err := records.ValidateDroid(req.By); err != nil {
 		return out, err
 	}
-	if err := validReason(req.Reason); err != nil {
+	if err := records.ValidateReason(req.Reason); err != nil {
 		return out, err
 	}
 	status := records.AssignmentReleased
@@ -321,14 +320,6 @@ func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 		return Unassigned{}, err
 	}
 	return out, nil
-}
-
-// validReason holds a reason to what every version obeys.
-func validReason(reason string) error {
-	if n := utf8.RuneCountInString(reason); n > records.MaxReason {
-		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
-	}
-	return nil
 }
 
 // Filter narrows a listing.

@@ -140,7 +140,7 @@ func (c *ChangeRequest) validate() error {
 	if c.Holder != c.By && !c.Force {
 		return &records.ForceNeededError{Verb: c.verb(), What: "these reservations", Kind: "reservations", Many: true, Holder: c.Holder, By: c.By}
 	}
-	if err := validReason(c.Reason); err != nil {
+	if err := records.ValidateReason(c.Reason); err != nil {
 		return err
 	}
 	if !c.All && len(c.Patterns) == 0 {
@@ -161,14 +161,6 @@ func (c *ChangeRequest) validate() error {
 		patterns[i] = n
 	}
 	c.Patterns = patterns
-	return nil
-}
-
-// validReason holds a reason to what every version obeys.
-func validReason(reason string) error {
-	if n := len([]rune(reason)); n > records.MaxReason {
-		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
-	}
 	return nil
 }
 

@@ -96,7 +96,7 @@ func (s *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]rec
 	if issue != "" && records.ValidateIssueID(issue) != nil {
 		issue = ""
 	}
-	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: truncateRunes(subject, records.MaxSubject),
+	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
 		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
 }
 
@@ -105,12 +105,4 @@ func reasonLine(reason string) string {
 		return ""
 	}
 	return "Reason: " + strings.TrimSpace(reason) + "\n"
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }

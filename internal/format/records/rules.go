@@ -24,6 +24,23 @@ const (
 	MaxReason = 1000
 )
 
+// ValidateReason holds a reason a droid gives to MaxReason.
+func ValidateReason(reason string) error {
+	if n := utf8.RuneCountInString(reason); n > MaxReason {
+		return Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, MaxReason)
+	}
+	return nil
+}
+
+// Clip is s cut to its first n characters, for a field whose limit a
+// text made of others' (a subject, a reason) could pass.
+func Clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
 // The rules CheckVersion applies, each named by a short stable slug that
 // sync and doctor count breaks by.
 const (
