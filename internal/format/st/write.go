@@ -162,15 +162,14 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 // payload fields, in the seed's order after v, ts, seq, lane and op.
 func (c Change) event(s *State, ts string) ([][2]any, error) {
 	fields := [][2]any{{"op", c.Op}}
-	need := func() (*Item, error) {
+	switch c.Op { // the changes to an item need it in the plan
+	case OpSetStatus, OpSetDeps, OpSetNotes, OpAddComment:
 		if c.ID == "" {
 			return nil, refuse("%s needs an item id", c.Op)
 		}
-		i := s.find(c.ID)
-		if i < 0 {
+		if s.find(c.ID) < 0 {
 			return nil, refuse("no item %q in the plan%s; 'git queen st show FILE' lists the items", c.ID, nearIDs(s, c.ID))
 		}
-		return &s.Items[i], nil
 	}
 	switch c.Op {
 	case OpInit:
@@ -200,31 +199,19 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 		}
 		return append(fields, [2]any{"item", it}), nil
 	case OpSetStatus:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		if err := checkStatus(c.Status); err != nil {
 			return nil, err
 		}
 		return append(fields, [2]any{"id", c.ID}, [2]any{"status", c.Status}), nil
 	case OpSetDeps:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		deps, err := checkDeps(s, c.ID, c.Deps)
 		if err != nil {
 			return nil, err
 		}
 		return append(fields, [2]any{"id", c.ID}, [2]any{"deps", deps}), nil
 	case OpSetNotes:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		return append(fields, [2]any{"id", c.ID}, [2]any{"notes", c.Notes}), nil
 	case OpAddComment:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		if strings.TrimSpace(c.Comment.Text) == "" {
 			return nil, refuse("a comment needs text")
 		}
