@@ -261,15 +261,9 @@ type Unassigned struct {
 	Notified []records.Message `json:"notified,omitempty"`
 }
 
-// Unassign ends the active assignment of an issue: released, or completed
-// when done is set. Only the holder may, unless force.
-func (a *Store) Unassign(issueID, by string, done, force bool, reason string) (records.Assignment, error) {
-	u, err := a.End(UnassignRequest{IssueID: issueID, By: by, Done: done, Force: force, Reason: reason})
-	return u.Assignment, err
-}
-
-// End ends the active assignment of an issue, as Unassign does, and tells
-// its holder when By is someone else.
+// End ends the active assignment of an issue: released, or completed when
+// Done is set. Only the holder may, unless Force; the holder is told when
+// By is someone else.
 func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 	var out Unassigned
 	if err := records.ValidateDroid(req.By); err != nil {
