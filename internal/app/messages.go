@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -138,7 +139,7 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InboxResult{Droid: me, Messages: nonNil(page.Messages), More: page.More,
+	return &InboxResult{Droid: me, Messages: jsonline.NonNil(page.Messages), More: page.More,
 		Problems: Problems(page.Problems)}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -61,7 +62,7 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 		out.Silent = append(out.Silent, d.Name)
 	}
 	if r.Silent {
-		out.Droids = nonNil(silent)
+		out.Droids = jsonline.NonNil(silent)
 	}
 	return out, nil
 }

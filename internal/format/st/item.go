@@ -69,9 +69,7 @@ func ParseItem(raw []byte) (Item, error) {
 		return Item{}, err
 	}
 	it.Deps = deps
-	if it.Comments == nil {
-		it.Comments = []Comment{}
-	}
+	it.Comments = jsonline.NonNil(it.Comments)
 	for _, k := range itemFields {
 		delete(fields, k)
 	}
@@ -128,12 +126,8 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		return nil
 	}
 	deps, comments := it.Deps, it.Comments
-	if deps == nil {
-		deps = []Edge{}
-	}
-	if comments == nil {
-		comments = []Comment{}
-	}
+	deps = jsonline.NonNil(deps)
+	comments = jsonline.NonNil(comments)
 	for _, kv := range []struct {
 		k string
 		v any

@@ -42,9 +42,7 @@ func (v ViewItem) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	waiting := v.WaitingOn
-	if waiting == nil {
-		waiting = []string{}
-	}
+	waiting = jsonline.NonNil(waiting)
 	extra, err := jsonline.MarshalNoEscape(struct {
 		DepState  string   `json:"dep_state"`
 		WaitingOn []string `json:"waiting_on"`

@@ -194,9 +194,7 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 			return nil, err
 		}
 		it.Deps = deps
-		if it.Comments == nil {
-			it.Comments = []Comment{}
-		}
+		it.Comments = jsonline.NonNil(it.Comments)
 		return append(fields, [2]any{"item", it}), nil
 	case OpSetStatus:
 		if err := checkStatus(c.Status); err != nil {

@@ -189,14 +189,6 @@ func printMessage(w io.Writer, env *Env, msg records.Message) {
 	}
 }
 
-// nonNil makes an empty list print as [] in JSON, not null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // replyArgs takes msg reply's arguments: the message ID, and the body
 // (QueenBee's msg reply ID BODY), which --body and --body-file exclude.
 func replyArgs(o *msgSendOptions, args []string, runF func(msgSendOptions) error) error {
