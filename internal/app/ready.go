@@ -350,12 +350,7 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 			last[i] = segs[len(segs)-1]
 		}
 		mayMatch := func(name string) bool {
-			for _, l := range last {
-				if ok, err := path.Match(l, name); l == "**" || ok && err == nil {
-					return true
-				}
-			}
-			return false
+			return slices.ContainsFunc(last, func(l string) bool { ok, err := path.Match(l, name); return l == "**" || ok && err == nil })
 		}
 		for _, f := range files {
 			// The configured rules come before the defaults, and no
