@@ -100,11 +100,3 @@ func (e *ConflictError) Error() string { return e.Msg }
 type FailedError struct{ Msg string }
 
 func (e *FailedError) Error() string { return e.Msg }
-
-// nonNil makes an empty list print as [] in JSON, not null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}

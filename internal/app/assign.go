@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -83,10 +84,7 @@ type AssignRefusal struct {
 // issue is held) is an AlreadyAssignedError, whose result is an
 // AssignRefusal.
 var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *Env, r AssignRequest) (*AssignResult, error) {
-	by := e.Identity()
-	if by == "" {
-		by = "human"
-	}
+	by := cmp.Or(e.Identity(), "human")
 	return e.assign(r, by, e.Identity())
 }}
 

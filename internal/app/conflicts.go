@@ -3,6 +3,7 @@ package app
 import (
 	"slices"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -52,5 +53,5 @@ func conflicts(e *Env, r ConflictsRequest) (*ConflictsResult, error) {
 			return !slices.ContainsFunc(d.Active, func(a records.Assignment) bool { return a.Droid == me })
 		})
 	}
-	return &ConflictsResult{Droid: me, Conflicts: nonNil(list), DoubleAssignments: nonNil(doubles)}, nil
+	return &ConflictsResult{Droid: me, Conflicts: jsonline.NonNil(list), DoubleAssignments: jsonline.NonNil(doubles)}, nil
 }

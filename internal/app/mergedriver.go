@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,10 +39,7 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 		defer release()
 		inputs[i] = b
 	}
-	label := r.Path
-	if label == "" {
-		label = r.Ours
-	}
+	label := cmp.Or(r.Path, r.Ours)
 	for i, in := range inputs {
 		if bytes.IndexByte(in, 0) >= 0 {
 			// git merge-file refuses binary input with a bare exit status;

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -78,9 +80,7 @@ func reply(e *Env, r ReplyRequest) (*SendResult, error) {
 }
 
 func draft(from, to, subject, body, issue, replyTo, importance string, newRecipients bool) messages.Draft {
-	if importance == "" {
-		importance = records.ImportanceNormal
-	}
+	importance = cmp.Or(importance, records.ImportanceNormal)
 	return messages.Draft{From: from, To: to, Subject: subject, Body: body, IssueID: issue,
 		ReplyTo: replyTo, Importance: importance, CheckRecipients: true, NewRecipients: newRecipients}
 }
@@ -89,11 +89,7 @@ func draft(from, to, subject, body, issue, replyTo, importance string, newRecipi
 func SubjectOf(body string) string {
 	for _, line := range strings.Split(body, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			runes := []rune(line)
-			if len(runes) > records.MaxSubject {
-				runes = runes[:records.MaxSubject]
-			}
-			return string(runes)
+			return records.Clip(line, records.MaxSubject)
 		}
 	}
 	return ""
@@ -143,7 +139,7 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InboxResult{Droid: me, Messages: nonNil(page.Messages), More: page.More,
+	return &InboxResult{Droid: me, Messages: jsonline.NonNil(page.Messages), More: page.More,
 		Problems: Problems(page.Problems)}, nil
 }
 
@@ -236,8 +232,7 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	stop := e.seenWhileWaiting(s, me)
 	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)
 	stop()
-	var timedOut *messages.TimeoutError
-	if errors.As(err, &timedOut) {
+	if errors.As(err, new(*messages.TimeoutError)) {
 		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -24,7 +25,7 @@ func waitingRows(s *store.Store, f reservations.Filter) ([]WaitingRow, error) {
 	}
 	rows := make([]WaitingRow, 0, len(queue))
 	for _, st := range queue {
-		rows = append(rows, WaitingRow{Reservation: st.Place, Position: st.Position, WaitsFor: nonNil(st.WaitsFor)})
+		rows = append(rows, WaitingRow{Reservation: st.Place, Position: st.Position, WaitsFor: jsonline.NonNil(st.WaitsFor)})
 	}
 	return rows, nil
 }

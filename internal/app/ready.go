@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -167,9 +168,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			return err2
 		}
 		for _, l := range res.Lost {
-			if taken.Assigned[l.ID] == "" {
-				taken.Assigned[l.ID] = l.Droid
-			}
+			taken.Assigned[l.ID] = cmp.Or(taken.Assigned[l.ID], l.Droid)
 		}
 		res.Ready, res.More, res.Counts = pool.Ready(taken, 0)
 	}
@@ -351,12 +350,7 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 			last[i] = segs[len(segs)-1]
 		}
 		mayMatch := func(name string) bool {
-			for _, l := range last {
-				if ok, err := path.Match(l, name); l == "**" || ok && err == nil {
-					return true
-				}
-			}
-			return false
+			return slices.ContainsFunc(last, func(l string) bool { ok, err := path.Match(l, name); return l == "**" || ok && err == nil })
 		}
 		for _, f := range files {
 			// The configured rules come before the defaults, and no

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -41,15 +42,9 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 				return nil, nil, err
 			}
 		}
-		assigned := false
-		for _, x := range mine {
-			assigned = assigned || x.IssueID == a
-		}
-		reserved := false
-		for _, r := range held {
-			// A path reserved before it existed is stored as a/**.
-			reserved = reserved || r.Pattern == a || r.Pattern == a+"/**"
-		}
+		assigned := slices.ContainsFunc(mine, func(x records.Assignment) bool { return x.IssueID == a })
+		// A path reserved before it existed is stored as a/**.
+		reserved := slices.ContainsFunc(held, func(r reservations.Live) bool { return r.Pattern == a || r.Pattern == a+"/**" })
 		switch {
 		case assigned && reserved:
 			return nil, nil, &UsageError{Command: "release", Msg: fmt.Sprintf(

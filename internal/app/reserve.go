@@ -1,11 +1,13 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 
 	"github.com/git-queen/git-queen/internal/domain/reservations"
@@ -116,7 +118,7 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 		}
 		return &ReserveResult{Sync: out.Sync}, err
 	}
-	out.Conflicts = nonNil(out.Conflicts)
+	out.Conflicts = jsonline.NonNil(out.Conflicts)
 	if !out.Published && out.Remote != "" && !r.Offline {
 		e.Autosync()
 	}
@@ -165,7 +167,7 @@ func (r *ChangeResult) MarshalJSON() ([]byte, error) {
 	if r.Renew {
 		key = "renewed"
 	}
-	out := map[string]any{key: nonNil(r.Changed)}
+	out := map[string]any{key: jsonline.NonNil(r.Changed)}
 	if len(r.Unassigned) > 0 {
 		out["unassigned"] = r.Unassigned
 	}
@@ -208,10 +210,7 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 	if err != nil {
 		return nil, err
 	}
-	holder := r.Holder
-	if holder == "" {
-		holder = me
-	}
+	holder := cmp.Or(r.Holder, me)
 	args := r.Patterns
 	var issues []string
 	if !renew && !r.All {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -212,7 +213,7 @@ func (w *waiter) grant() (*ReserveResult, error) {
 	if w.remote == "" { // no remote, or --offline: the next sync publishes it
 		res, err := w.rs.Reserve(w.req)
 		out.Result, out.Published = res, out.Remote == ""
-		out.Conflicts = nonNil(out.Conflicts)
+		out.Conflicts = jsonline.NonNil(out.Conflicts)
 		return out, err
 	}
 	rr, err := w.e.reservePublished(w.s, w.remote, w.req)
@@ -220,7 +221,7 @@ func (w *waiter) grant() (*ReserveResult, error) {
 		out.Result, out.Sync = rr.Result, rr.Sync
 	}
 	out.Published = err == nil
-	out.Conflicts = nonNil(out.Conflicts)
+	out.Conflicts = jsonline.NonNil(out.Conflicts)
 	return out, err
 }
 

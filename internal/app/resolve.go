@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/merge"
@@ -133,7 +134,7 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 	if err != nil {
 		return Resolved{}, fmt.Errorf("resolve %s: %w", file, err)
 	}
-	out.Format, out.Conflict, out.Reports = string(res.Format), res.Conflict, nonNil(res.Reports)
+	out.Format, out.Conflict, out.Reports = string(res.Format), res.Conflict, jsonline.NonNil(res.Reports)
 	out.Changed = readErr != nil || !bytes.Equal(data, res.Bytes())
 	if r.Check {
 		return out, nil

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -60,7 +62,7 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 		out.Silent = append(out.Silent, d.Name)
 	}
 	if r.Silent {
-		out.Droids = nonNil(silent)
+		out.Droids = jsonline.NonNil(silent)
 	}
 	return out, nil
 }
@@ -186,8 +188,6 @@ func (e *Env) seenWhileWaiting(s *store.Store, droid string) (stop func()) {
 // git directory, and the worktree.
 func here(ws *workspace.Workspace) roster.Place {
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "localhost"
-	}
+	host = cmp.Or(host, "localhost")
 	return roster.Place{Clone: host + ":" + ws.Repo.CommonDir, Worktree: ws.Repo.TopLevel}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -51,7 +52,7 @@ func status(e *Env, r StatusRequest) (*StatusResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Unread, res.Messages = len(page.Messages)+page.More, nonNil(page.Messages)
+		res.Unread, res.Messages = len(page.Messages)+page.More, jsonline.NonNil(page.Messages)
 		res.Problems = append(res.Problems, Problems(page.Problems)...)
 	}
 	list, problems, err := (&reservations.Store{S: s}).List(reservations.Filter{Me: me})

@@ -45,19 +45,15 @@ func setAsideTornTail(f *os.File, path string, data []byte) ([]byte, string, err
 		"bytes":          len(tail),
 	})
 	q, err := os.OpenFile(aside, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		if _, err = q.Write(append(append(append(header, '\n'), tail...), '\n')); err == nil {
+			err = q.Sync()
+		}
+		if cerr := q.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
-		return nil, "", fmt.Errorf("set the torn last line aside: %w", err)
-	}
-	entry := append(append(append(header, '\n'), tail...), '\n')
-	if _, err := q.Write(entry); err != nil {
-		q.Close()
-		return nil, "", fmt.Errorf("set the torn last line aside: %w", err)
-	}
-	if err := q.Sync(); err != nil {
-		q.Close()
-		return nil, "", fmt.Errorf("set the torn last line aside: %w", err)
-	}
-	if err := q.Close(); err != nil {
 		return nil, "", fmt.Errorf("set the torn last line aside: %w", err)
 	}
 	if err := f.Truncate(int64(start)); err != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -50,10 +51,7 @@ type StWriteResult struct {
 var StWrite = UseCase[StWriteRequest, *StWriteResult]{Name: "st", run: stWrite}
 
 func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
-	command := r.Command
-	if command == "" {
-		command = "st"
-	}
+	command := cmp.Or(r.Command, "st")
 	if r.File == "" || r.File == "-" {
 		return nil, &UsageError{Command: command, Msg: "name the stream file to write (standard input cannot be written)"}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,10 +61,7 @@ func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
 		return nil, err
 	}
 	if r.Limit != nil {
-		limit = *r.Limit
-		if limit == 0 {
-			limit = -1
-		}
+		limit = cmp.Or(*r.Limit, -1)
 	}
 	files, err := e.filesToValidate(r.Paths, repo, reg, top)
 	if err != nil {
@@ -273,8 +271,6 @@ func validateOne(t target, format string, limit int, reg *schema.Registry) (res 
 		}
 		return schema.Result{Path: t.rel, Format: "?", Problems: []schema.Problem{{Path: t.rel, Rule: "read", Message: msg}}}, true
 	}
-	if format == "" {
-		format = t.format
-	}
+	format = cmp.Or(format, t.format)
 	return schema.ValidateFile(t.rel, data, schema.Options{Format: format, Limit: limit, Registry: reg}), true
 }

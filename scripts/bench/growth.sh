@@ -19,7 +19,9 @@
 #  inbox     `msg inbox --limit 20` (N messages among 20 droids); peer:
 #            tail -n 20 of the log.
 #  export    `git queen export` after 20 `msg send`s (the export file
-#            holds the rest already); peer: tail -n 20 of the log.
+#            holds the rest already); peer: tail -n 20 of the log. And the
+#            full export (its mark removed: every record compared with the
+#            file's, nothing to write); peer: cat of the log.
 #  archive   `archive --before` the first message's date (nothing moves)
 #            and the date an eighth of the way into the log; peer: cp of
 #            the log.
@@ -128,6 +130,10 @@ for n in $sizes; do
 		chmod +x "$work/send20"
 		bench_pair "export-$n" export "git-queen export" "tail" "tail -n 20 .git/queen/queen_messages.jsonl" --prepare "$work/send20"
 		row "export after 20 messages" "$n" "export-$n" export tail "$(rss export)"
+		bench_pair "exportfull-$n" export "git-queen export" cat "cat .git/queen/queen_messages.jsonl" --prepare "sh -c 'rm -f .git/queen-cache/export-*'"
+		rss_prepare="rm -f .git/queen-cache/export-*"
+		row "export, full (no mark)" "$n" "exportfull-$n" export cat "$(rss export)"
+		rss_prepare=
 	fi
 
 	if want compact; then

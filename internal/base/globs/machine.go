@@ -315,9 +315,6 @@ func (m *machine) accepts(states []int32) bool {
 	return false
 }
 
-// match runs the automaton over a path, as doublestar.Match would.
-func (m *machine) match(path string) bool { return m.matchFrom(m.setOf([]int32{0}), path) }
-
 // matchFrom runs the deterministic automaton of sets over path from set d.
 func (m *machine) matchFrom(d int32, path string) bool {
 	for i := 0; i < len(path); {

@@ -1,10 +1,7 @@
 package globs
 
 import (
-	"errors"
-	"io/fs"
 	"strings"
-	"syscall"
 )
 
 // PathKind is what a path names in the repository a pattern is reserved
@@ -32,39 +29,6 @@ const (
 // free of git and of the working directory: the reserve command asks the
 // repository (HEAD, the index and the worktree), tests a map.
 type KindFunc func(path string) (PathKind, error)
-
-// KindFS asks an fs.FS, such as os.DirFS of a directory outside any
-// repository. A symbolic link is a file, as it is to git.
-func KindFS(fsys fs.FS) KindFunc {
-	return func(path string) (PathKind, error) {
-		fi, err := fs.Lstat(fsys, path)
-		switch {
-		case errors.Is(err, syscall.ENOTDIR):
-			return BeneathFile, nil
-		case errors.Is(err, fs.ErrNotExist):
-			// fstest.MapFS and other file systems say "not exist"
-			// for a path through a file: look at the parents.
-			for dir := path; ; {
-				i := strings.LastIndexByte(dir, '/')
-				if i < 0 {
-					return Absent, nil
-				}
-				dir = dir[:i]
-				if parent, err := fs.Lstat(fsys, dir); err == nil {
-					if parent.IsDir() {
-						return Absent, nil
-					}
-					return BeneathFile, nil
-				}
-			}
-		case err != nil:
-			return Absent, err
-		case fi.IsDir():
-			return Dir, nil
-		}
-		return File, nil
-	}
-}
 
 // Normalize is the gate every new reservation pattern passes before it is
 // stored: it applies the rules (see the package documentation), turns a

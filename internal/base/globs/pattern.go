@@ -186,21 +186,6 @@ func gitState(s string) uint8 {
 	return g
 }
 
-// Overlap compiles two patterns and compares them: a convenience for
-// one-off checks and tests. Checking one pattern against many should
-// compile each once and use Pattern.Overlap.
-func Overlap(a, b string) (witness string, ok bool, err error) {
-	pa, err := Compile(a)
-	if err != nil {
-		return "", false, err
-	}
-	pb, err := Compile(b)
-	if err != nil {
-		return "", false, err
-	}
-	return pa.Overlap(pb)
-}
-
 // OverlapError says which comparison ran out of budget.
 type OverlapError struct {
 	A, B string

@@ -48,6 +48,3 @@ func Parse(id string) (prefix string, u ulid.ULID, err error) {
 	u, err = ulid.ParseStrict(id[i+1:])
 	return id[:i+1], u, err
 }
-
-// Time is the creation time encoded in a ULID id.
-func Time(u ulid.ULID) time.Time { return ulid.Time(u.Time()) }

@@ -45,3 +45,12 @@ func MarshalNoEscape(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// NonNil is s, or an empty slice when s is nil, so that an empty list
+// encodes as [] rather than null.
+func NonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

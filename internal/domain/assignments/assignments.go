@@ -9,12 +9,12 @@
 package assignments
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -118,13 +118,11 @@ func (req *Request) validate() error {
 	if err := records.ValidateDroid(req.Droid); err != nil {
 		return err
 	}
-	if req.By == "" {
-		req.By = "human"
-	}
+	req.By = cmp.Or(req.By, "human")
 	if err := records.ValidateDroid(req.By); err != nil {
 		return records.Invalidf("assigned by: %w", err)
 	}
-	return validReason(req.Reason)
+	return records.ValidateReason(req.Reason)
 }
 
 // Assign records an active assignment of the issue to the droid. With
@@ -263,21 +261,15 @@ type Unassigned struct {
 	Notified []records.Message `json:"notified,omitempty"`
 }
 
-// Unassign ends the active assignment of an issue: released, or completed
-// when done is set. Only the holder may, unless force.
-func (a *Store) Unassign(issueID, by string, done, force bool, reason string) (records.Assignment, error) {
-	u, err := a.End(UnassignRequest{IssueID: issueID, By: by, Done: done, Force: force, Reason: reason})
-	return u.Assignment, err
-}
-
-// End ends the active assignment of an issue, as Unassign does, and tells
-// its holder when By is someone else.
+// End ends the active assignment of an issue: released, or completed when
+// Done is set. Only the holder may, unless Force; the holder is told when
+// By is someone else.
 func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 	var out Unassigned
 	if err := records.ValidateDroid(req.By); err != nil {
 		return out, err
 	}
-	if err := validReason(req.Reason); err != nil {
+	if err := records.ValidateReason(req.Reason); err != nil {
 		return out, err
 	}
 	status := records.AssignmentReleased
@@ -322,14 +314,6 @@ func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 		return Unassigned{}, err
 	}
 	return out, nil
-}
-
-// validReason holds a reason to what every version obeys.
-func validReason(reason string) error {
-	if n := utf8.RuneCountInString(reason); n > records.MaxReason {
-		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
-	}
-	return nil
 }
 
 // Filter narrows a listing.

@@ -61,7 +61,7 @@ func (a *Store) WithdrawIn(tx *jsonl.Tx, contests []Contest, now time.Time, wher
 	var lines []any
 	for _, c := range contests {
 		why := fmt.Sprintf("withdrawn: lost to %s's %s, on %s first", c.Winner.Droid, c.Winner.ID, where)
-		line, _, err := ended(c.lost, now, c.lost.Droid, records.AssignmentReleased, clip(why))
+		line, _, err := ended(c.lost, now, c.lost.Droid, records.AssignmentReleased, records.Clip(why, records.MaxReason))
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func (a *Store) UndoIn(tx *jsonl.Tx, res Result, now time.Time, why string) (Und
 	}
 	var lines []any
 	if cur, ok := current[res.Assigned.ID]; ok && cur.Status == records.AssignmentActive {
-		line, x, err := ended(cur, now, cur.Droid, records.AssignmentReleased, clip("withdrawn: "+why))
+		line, x, err := ended(cur, now, cur.Droid, records.AssignmentReleased, records.Clip("withdrawn: "+why, records.MaxReason))
 		if err != nil {
 			return out, err
 		}
@@ -146,14 +146,6 @@ func restored(before, cur version, now time.Time, by string) ([]byte, records.As
 		{Name: "updated_by", Value: by},
 	}
 	return nextVersion(before, cur, fields, by)
-}
-
-// clip holds a reason to what every version obeys.
-func clip(reason string) string {
-	if r := []rune(reason); len(r) > records.MaxReason {
-		return string(r[:records.MaxReason])
-	}
-	return reason
 }
 
 // WrittenSince lists the assignments whose current version is in the log

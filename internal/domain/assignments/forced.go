@@ -1,8 +1,6 @@
 package assignments
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -25,11 +23,6 @@ func (a *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
 			out = append(out, c)
 		}
 	}
-	slices.SortFunc(out, func(x, y records.ForcedChange) int {
-		if c := y.At.Compare(x.At); c != 0 {
-			return c
-		}
-		return strings.Compare(y.ID, x.ID)
-	})
+	records.SortForced(out)
 	return out, nil
 }

@@ -5,6 +5,7 @@
 package messages
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -79,9 +80,7 @@ func (d *Draft) validate() error {
 	case strings.ContainsAny(d.Subject, "\r\n"):
 		return records.Invalidf("the subject must be one line (put the rest in the body)")
 	}
-	if d.Importance == "" {
-		d.Importance = records.ImportanceNormal
-	}
+	d.Importance = cmp.Or(d.Importance, records.ImportanceNormal)
 	if !slices.Contains(records.Importances, d.Importance) {
 		return records.Invalidf("importance %q is not one of %s", d.Importance, strings.Join(records.Importances, ", "))
 	}
@@ -114,10 +113,7 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 			return nil, fmt.Errorf("--reply-to: %w", err)
 		}
 		if thread == "" {
-			thread = parent.ThreadID
-			if thread == "" {
-				thread = parent.ID
-			}
+			thread = cmp.Or(parent.ThreadID, parent.ID)
 		}
 	}
 	recipients, err := m.recipients(&d)

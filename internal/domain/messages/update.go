@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -112,9 +113,7 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 			d.Subject = d.Subject[:len(d.Subject)-size]
 		}
 	}
-	if d.IssueID == "" {
-		d.IssueID = parent.IssueID
-	}
+	d.IssueID = cmp.Or(d.IssueID, parent.IssueID)
 	d.ReplyTo = parentID
 	return m.Send(d)
 }

@@ -1,6 +1,7 @@
 package reservations
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -132,25 +133,21 @@ func (c *ChangeRequest) validate() error {
 	if err := records.ValidateDroid(c.By); err != nil {
 		return err
 	}
-	if c.Holder == "" {
-		c.Holder = c.By
-	}
+	c.Holder = cmp.Or(c.Holder, c.By)
 	if err := records.ValidateDroid(c.Holder); err != nil {
 		return records.Invalidf("holder: %w", err)
 	}
 	if c.Holder != c.By && !c.Force {
 		return &records.ForceNeededError{Verb: c.verb(), What: "these reservations", Kind: "reservations", Many: true, Holder: c.Holder, By: c.By}
 	}
-	if err := validReason(c.Reason); err != nil {
+	if err := records.ValidateReason(c.Reason); err != nil {
 		return err
 	}
 	if !c.All && len(c.Patterns) == 0 {
 		return records.Invalidf("name the patterns, or use --all")
 	}
 	if c.Renew {
-		if c.TTL == 0 {
-			c.TTL = DefaultTTL
-		}
+		c.TTL = cmp.Or(c.TTL, DefaultTTL)
 		if c.TTL < 0 || c.TTL > MaxTTL {
 			return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", c.TTL, MaxTTL)
 		}
@@ -164,14 +161,6 @@ func (c *ChangeRequest) validate() error {
 		patterns[i] = n
 	}
 	c.Patterns = patterns
-	return nil
-}
-
-// validReason holds a reason to what every version obeys.
-func validReason(reason string) error {
-	if n := len([]rune(reason)); n > records.MaxReason {
-		return records.Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, records.MaxReason)
-	}
 	return nil
 }
 

@@ -87,7 +87,7 @@ func (s *Store) withdraw(tx *jsonl.Tx, lost []Live, why []string, now time.Time)
 			{Name: "status", Value: records.ReservationReleased},
 			{Name: "released_at", Value: now},
 			{Name: "updated_at", Value: records.Successor(now, l.raw)},
-			{Name: "withdrawn", Value: truncateRunes(why[i], records.MaxReason)},
+			{Name: "withdrawn", Value: records.Clip(why[i], records.MaxReason)},
 		}, authorFields(&l, l.Droid)...)...)
 		if err != nil {
 			return err

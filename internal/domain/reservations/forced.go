@@ -2,7 +2,6 @@ package reservations
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -24,19 +23,8 @@ func (s *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
 			out = append(out, c)
 		}
 	}
-	SortForced(out)
+	records.SortForced(out)
 	return out, nil
-}
-
-// SortForced puts forced changes newest first (ties by id, the later
-// first, so that the order is the same everywhere).
-func SortForced(list []records.ForcedChange) {
-	slices.SortFunc(list, func(a, b records.ForcedChange) int {
-		if c := b.At.Compare(a.At); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
 }
 
 // recentForcedQuery keeps the versions written at since or later, and of

@@ -34,31 +34,28 @@ func byHolder(found []Conflict) (holders []string, lines map[string][]string) {
 // notify sends each holder one message naming the requester, the patterns
 // and the reason.
 func (s *Store) notify(tx *jsonl.Tx, req Request, found []Conflict) ([]records.Message, error) {
-	holders, lines := byHolder(found)
-	var sent []records.Message
-	for _, h := range holders {
-		body := req.Droid + " asks for paths you hold:\n" + messages.Listing(slices.Compact(lines[h]), messages.MaxListing) +
-			reasonLine(req.Reason) + "Release with `git queen release PATTERN` when you can, or reply."
-		msgs, err := s.send(tx, req.Droid, h, "Reservation request from "+req.Droid, body, req.IssueID)
-		if err != nil {
-			return nil, err
-		}
-		sent = append(sent, msgs...)
-	}
-	return sent, nil
+	return s.tellHolders(tx, req, found, "Reservation request from "+req.Droid, req.Droid+" asks for paths you hold:\n",
+		"Release with `git queen release PATTERN` when you can, or reply.")
 }
 
 // tellOverridden tells each holder that req was granted over their
 // reservations with --force: the hook now refuses their commits to the
 // paths both match, when the grant is exclusive.
 func (s *Store) tellOverridden(tx *jsonl.Tx, req Request, found []Conflict) ([]records.Message, error) {
+	return s.tellHolders(tx, req, found, req.Droid+" reserved over your reservation (--force)",
+		req.Droid+" reserved paths you hold, with --force (exclusively: the pre-commit hook now refuses other droids' commits there):\n",
+		"See `git queen conflicts`; settle it with "+req.Droid+" (git queen msg reply), or release yours.")
+}
+
+// tellHolders sends each holder of the conflicts found one message from
+// req's droid: subject, and a body of intro, the holder's reservations
+// that req ran into, req's reason and outro.
+func (s *Store) tellHolders(tx *jsonl.Tx, req Request, found []Conflict, subject, intro, outro string) ([]records.Message, error) {
 	holders, lines := byHolder(found)
 	var sent []records.Message
 	for _, h := range holders {
-		body := req.Droid + " reserved paths you hold, with --force (exclusively: the pre-commit hook now refuses other droids' commits there):\n" +
-			messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + reasonLine(req.Reason) +
-			"See `git queen conflicts`; settle it with " + req.Droid + " (git queen msg reply), or release yours."
-		msgs, err := s.send(tx, req.Droid, h, req.Droid+" reserved over your reservation (--force)", body, req.IssueID)
+		body := intro + messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + reasonLine(req.Reason) + outro
+		msgs, err := s.send(tx, req.Droid, h, subject, body, req.IssueID)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +96,7 @@ func (s *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]rec
 	if issue != "" && records.ValidateIssueID(issue) != nil {
 		issue = ""
 	}
-	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: truncateRunes(subject, records.MaxSubject),
+	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
 		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
 }
 
@@ -108,12 +105,4 @@ func reasonLine(reason string) string {
 		return ""
 	}
 	return "Reason: " + strings.TrimSpace(reason) + "\n"
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }

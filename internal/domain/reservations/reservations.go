@@ -9,6 +9,7 @@
 package reservations
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -121,9 +122,7 @@ func (r *Request) validate() error {
 	if err := records.ValidateDroid(r.Droid); err != nil {
 		return err
 	}
-	if r.TTL == 0 {
-		r.TTL = DefaultTTL
-	}
+	r.TTL = cmp.Or(r.TTL, DefaultTTL)
 	if r.TTL < 0 || r.TTL > MaxTTL {
 		return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s (renew to keep one longer)", r.TTL, MaxTTL)
 	}
@@ -135,7 +134,7 @@ func (r *Request) validate() error {
 			return err
 		}
 	}
-	if err := validReason(r.Reason); err != nil {
+	if err := records.ValidateReason(r.Reason); err != nil {
 		return err
 	}
 	for i, p := range r.Patterns {
@@ -213,8 +212,8 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 		if own := heldBy(active, req.Droid, p); own != nil {
 			line, err := renewed(own, now, req.TTL, append([]jsonl.Field{
 				{Name: "exclusive", Value: req.Exclusive || own.Exclusive},
-				{Name: "reason", Value: firstNonEmpty(req.Reason, own.Reason)},
-				{Name: "issue_id", Value: firstNonEmpty(req.IssueID, own.IssueID)},
+				{Name: "reason", Value: cmp.Or(req.Reason, own.Reason)},
+				{Name: "issue_id", Value: cmp.Or(req.IssueID, own.IssueID)},
 			}, authorFields(own, req.Droid)...))
 			if err != nil {
 				return res, err
@@ -248,13 +247,6 @@ func (e *TooManyError) Error() string {
 	return fmt.Sprintf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
 		"the %d git-queen holds at once (each check reads them all); release what is done (git queen reservations --all "+
 		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations)
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // conflicts lists, for each requested pattern, the other droids' active

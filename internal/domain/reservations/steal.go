@@ -32,7 +32,7 @@ type StealCheck func(holder string, held time.Time) error
 // allowed each holder, and tells each holder. It returns the released
 // versions, the versions they replaced and the messages sent.
 func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict) ([]records.Reservation, [][]byte, []records.Message, error) {
-	holders, lines := byHolder(found)
+	holders, _ := byHolder(found)
 	for _, h := range holders {
 		var held time.Time
 		for _, c := range found {
@@ -79,16 +79,11 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 	if err := tx.Append(s.S.Log(records.ReservationsFile), out...); err != nil {
 		return nil, nil, nil, err
 	}
-	var sent []records.Message
-	for _, h := range holders {
-		body := req.Droid + " took paths you held, with --steal (you had not been seen for longer than the team allows):\n" +
-			messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + reasonLine(req.Reason) +
-			"Your reservations there are released. If you are back, reserve again once " + req.Droid + " is done, or reply."
-		msgs, err := s.send(tx, req.Droid, h, req.Droid+" stole your reservation (--steal)", body, req.IssueID)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		sent = append(sent, msgs...)
+	sent, err := s.tellHolders(tx, req, found, req.Droid+" stole your reservation (--steal)",
+		req.Droid+" took paths you held, with --steal (you had not been seen for longer than the team allows):\n",
+		"Your reservations there are released. If you are back, reserve again once "+req.Droid+" is done, or reply.")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	return stolen, before, sent, nil
 }

@@ -225,7 +225,7 @@ func endPlaces(waiting, mine []Live, now time.Time, why string) ([]any, error) {
 			{Name: "status", Value: records.ReservationExpired},
 			{Name: "expires_at", Value: w.CreatedAt.Add(time.Millisecond)},
 			{Name: "updated_at", Value: records.Successor(now, w.raw)},
-			{Name: "withdrawn", Value: truncateRunes(why, records.MaxReason)},
+			{Name: "withdrawn", Value: records.Clip(why, records.MaxReason)},
 		}, authorFields(w, w.Droid)...)...)
 		if err != nil {
 			return nil, fmt.Errorf("place %s: %w", w.ID, err)

@@ -1,6 +1,7 @@
 package roster
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -100,9 +101,7 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 			if t, ok := records.ParseTime(e.Fields[3]); ok && t.After(created) {
 				written = t
 			}
-			if writer == "" {
-				writer = by
-			}
+			writer = cmp.Or(writer, by)
 			if d := get(writer); d != nil {
 				seeLast(d, written)
 			}

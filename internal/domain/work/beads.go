@@ -10,7 +10,7 @@ import (
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
-// Beads statuses that ReadBeads tells apart; any other status (in_progress,
+// Beads statuses that AddBeads tells apart; any other status (in_progress,
 // deferred, and those newer beads adds) is work that is not to take.
 const (
 	BeadsOpen   = "open"
@@ -39,18 +39,6 @@ const (
 
 // depFields are what a dependency's readiness needs of it.
 var depFields = []string{"depends_on_id", "type"}
-
-// ReadBeads is the open work of a beads issue file, made whole (see
-// Pool.AddBeads).
-func ReadBeads(file string, data []byte) ([]Item, []jsonl.Problem) {
-	var p Pool
-	p.AddBeads(file, data)
-	items := make([]Item, 0, len(p.entries))
-	for i := range p.entries {
-		items = append(items, p.entries[i].Item())
-	}
-	return items, p.Problems
-}
 
 // AddBeads adds the open work of a beads issue file (data, named file in
 // problems and items): the issues whose status is open (or missing, beads'

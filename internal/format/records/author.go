@@ -1,6 +1,9 @@
 package records
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Authorship: every version git-queen writes names the droid that wrote it
 // in updated_by. A version without one (written before git-queen recorded
@@ -32,10 +35,7 @@ import "fmt"
 // WrittenBy is the droid that wrote this version: updated_by, else the
 // holder.
 func (r Reservation) WrittenBy() string {
-	if r.UpdatedBy != "" {
-		return r.UpdatedBy
-	}
-	return r.Droid
+	return cmp.Or(r.UpdatedBy, r.Droid)
 }
 
 // ForcedBy is the droid that changed this reservation against its holder
@@ -75,10 +75,7 @@ func (a Assignment) isCreation() bool {
 // WrittenBy is the droid that wrote this version: updated_by, else the
 // sender.
 func (m Message) WrittenBy() string {
-	if m.UpdatedBy != "" {
-		return m.UpdatedBy
-	}
-	return m.From
+	return cmp.Or(m.UpdatedBy, m.From)
 }
 
 func checkReservationAuthor(v *version) *RuleError {

@@ -273,16 +273,6 @@ func TestCheckVersionMessagesAreShort(t *testing.T) {
 	}
 }
 
-func TestBreaks(t *testing.T) {
-	b := Breaks{}
-	for _, line := range []string{`[]`, build(baseMessage, set("importance", q("x"))), `{`, build(baseMessage)} {
-		b.Add(CheckVersion(MessagesFile, []byte(line)))
-	}
-	if b.Total() != 3 || b.String() != "json 2, importance 1" {
-		t.Errorf("got %d: %q", b.Total(), b.String())
-	}
-}
-
 // CheckedNew refuses what CheckVersion refuses, and new records that leave
 // no room for their later versions; what it returns is what it was given.
 // CheckedNext lets a record that already breaks a rule change.

@@ -1,6 +1,10 @@
 package records
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // ForcedChange is a record version written with --force: a change to
 // another droid's reservation or assignment, or a grant made over other
@@ -15,6 +19,17 @@ type ForcedChange struct {
 	// What is what By did, for a person: "released bob's reservation
 	// src/**", "reassigned qb-12 from bob to carl".
 	What string `json:"what"`
+}
+
+// SortForced puts forced changes newest first (ties by id, the later
+// first, so that the order is the same everywhere).
+func SortForced(list []ForcedChange) {
+	slices.SortFunc(list, func(a, b ForcedChange) int {
+		if c := b.At.Compare(a.At); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
 }
 
 // String is the change in one line: "ann released bob's reservation

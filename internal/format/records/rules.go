@@ -2,9 +2,7 @@ package records
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -25,6 +23,23 @@ const (
 	// characters: a few words for whoever runs into it, not a document.
 	MaxReason = 1000
 )
+
+// ValidateReason holds a reason a droid gives to MaxReason.
+func ValidateReason(reason string) error {
+	if n := utf8.RuneCountInString(reason); n > MaxReason {
+		return Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, MaxReason)
+	}
+	return nil
+}
+
+// Clip is s cut to its first n characters, for a field whose limit a
+// text made of others' (a subject, a reason) could pass.
+func Clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
 
 // The rules CheckVersion applies, each named by a short stable slug that
 // sync and doctor count breaks by.
@@ -61,47 +76,6 @@ func (e *RuleError) Error() string { return e.Rule + ": " + e.Msg }
 
 func breakf(rule, format string, args ...any) *RuleError {
 	return &RuleError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
-}
-
-// Breaks counts rule breaks by rule, so that a sync can say once per round
-// what it set aside ("3 versions set aside: authorship 2, size 1")
-// instead of once per line.
-type Breaks map[string]int
-
-// Add counts e; a nil e counts nothing.
-func (b Breaks) Add(e *RuleError) {
-	if e != nil {
-		b[e.Rule]++
-	}
-}
-
-// Total is how many breaks were counted.
-func (b Breaks) Total() int {
-	n := 0
-	for _, c := range b {
-		n += c
-	}
-	return n
-}
-
-// String lists the counts by rule, the most frequent first: "authorship
-// 2, size 1".
-func (b Breaks) String() string {
-	rules := make([]string, 0, len(b))
-	for r := range b {
-		rules = append(rules, r)
-	}
-	slices.SortFunc(rules, func(x, y string) int {
-		if b[x] != b[y] {
-			return b[y] - b[x]
-		}
-		return strings.Compare(x, y)
-	})
-	parts := make([]string, len(rules))
-	for i, r := range rules {
-		parts[i] = r + " " + strconv.Itoa(b[r])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // quote is a value for a message: quoted, escaped, and cut to 60

@@ -33,22 +33,11 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	}
 	probs := append(r.c.probs, cross.probs...)
 	sortProblems(probs)
-	total := r.c.total + cross.total
-	if len(probs) > limit {
-		probs = probs[:limit]
-	}
-	for i := range probs {
-		probs[i].Path = path
-	}
-	if probs == nil {
-		probs = []Problem{}
-	}
 	next := &Digest{Format: f.Name, Size: int64(len(data)), Records: prev.Records}
 	var added int
 	next.Entries, next.Lines, added = digestLines(f, tail, prev.Size, prev.Lines+1, slices.Grow(slices.Clone(prev.Entries), len(r.hashes)))
 	next.Records += added
-	res := Result{Path: path, Format: f.Name, Records: prev.Records + r.records, Problems: probs, Omitted: total - len(probs)}
-	return res, next, nil
+	return resultOf(f, path, probs, r.c.total+cross.total, prev.Records+r.records, limit), next, nil
 }
 
 // scanDigest finds, for the appended lines (by index) whose hash, or key

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -118,7 +119,7 @@ func (s *spec) run(c *checker, raw []byte) {
 				continue
 			}
 		case kEnum:
-			if str, ok := view(v); !ok || !contains(f.enum, str) {
+			if str, ok := view(v); !ok || !slices.Contains(f.enum, str) {
 				c.addf(f.name, "enum", "is %s, want one of %s", shorten(v), strings.Join(f.enum, ", "))
 			}
 			continue
@@ -130,15 +131,6 @@ func (s *spec) run(c *checker, raw []byte) {
 	if s.after != nil {
 		s.after(c, vals)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkInteger applies JSON Schema's "integer" (a number with no fractional

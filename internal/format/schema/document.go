@@ -50,16 +50,6 @@ func validateDocument(c *checker, f *Format, path string, data []byte) int {
 	return 1
 }
 
-// documentValue is the value a document's schema sees, for tests and tools.
-func documentValue(f *Format, data []byte) (any, error) {
-	c := &checker{limit: 1}
-	doc, _, ok := parseDocument(c, f, bytes.TrimPrefix(data, bom))
-	if !ok {
-		return nil, errors.New(c.probs[0].Message)
-	}
-	return doc, nil
-}
-
 // parseDocument reads a document as the value its schema sees, and where
 // each of its fields is; a syntax error is reported and ok is false.
 func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[string]int, ok bool) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
 	"slices"
@@ -350,12 +351,7 @@ func validateNode(n *schemaNode, v any, field string, out *[]SchemaError) {
 				*out = append(*out, SchemaError{joinField(field, r), "required", "is missing"})
 			}
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if p, ok := n.props[k]; ok {
 				validateNode(p, x[k], joinField(field, k), out)
 			}

@@ -165,11 +165,6 @@ func (r *Registry) FormatFor(p string, firstLine []byte) (*Format, bool) {
 	return sniff(firstLine, p == ".beads" || strings.HasPrefix(p, ".beads/") || strings.Contains(p, "/.beads/"))
 }
 
-// FormatFor asks the default registry.
-func FormatFor(path string, firstLine []byte) (*Format, bool) {
-	return DefaultRegistry().FormatFor(path, firstLine)
-}
-
 // Candidate reports whether a file belongs to a seed layout or may be
 // recognised by content, so that `validate` with no arguments looks at it
 // (and lists it as skipped when it has no known format).

@@ -53,10 +53,14 @@ func Validate(f *Format, path string, data []byte, opts Options) Result {
 		records = validateDocument(c, f, path, data)
 		probs, total = c.probs, c.total
 		slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
-		if len(probs) > limit {
-			probs = probs[:limit]
-		}
 	}
+	return resultOf(f, path, probs, total, records, limit)
+}
+
+// resultOf is the result of validating path as f: records read, and the
+// first limit of the problems found (total of them), each naming path.
+func resultOf(f *Format, path string, probs []Problem, total, records, limit int) Result {
+	probs = probs[:min(len(probs), limit)]
 	for i := range probs {
 		probs[i].Path = path
 	}

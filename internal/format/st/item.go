@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -68,9 +69,7 @@ func ParseItem(raw []byte) (Item, error) {
 		return Item{}, err
 	}
 	it.Deps = deps
-	if it.Comments == nil {
-		it.Comments = []Comment{}
-	}
+	it.Comments = jsonline.NonNil(it.Comments)
 	for _, k := range itemFields {
 		delete(fields, k)
 	}
@@ -127,12 +126,8 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		return nil
 	}
 	deps, comments := it.Deps, it.Comments
-	if deps == nil {
-		deps = []Edge{}
-	}
-	if comments == nil {
-		comments = []Comment{}
-	}
+	deps = jsonline.NonNil(deps)
+	comments = jsonline.NonNil(comments)
 	for _, kv := range []struct {
 		k string
 		v any
@@ -141,12 +136,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
-	keys := make([]string, 0, len(it.Extra))
-	for k := range it.Extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(it.Extra)) {
 		if err := write(k, it.Extra[k]); err != nil {
 			return nil, err
 		}

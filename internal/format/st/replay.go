@@ -244,9 +244,7 @@ func NeedsCheckpoint(recs []Record, interval int) bool {
 // line in the seed's field order.
 func CheckpointLine(state State, seq int64, ts time.Time) ([]byte, error) {
 	items := state.Items
-	if items == nil {
-		items = []Item{}
-	}
+	items = jsonline.NonNil(items)
 	body, err := jsonline.MarshalNoEscape(items)
 	if err != nil {
 		return nil, err

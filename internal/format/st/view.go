@@ -1,6 +1,7 @@
 package st
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -41,9 +42,7 @@ func (v ViewItem) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	waiting := v.WaitingOn
-	if waiting == nil {
-		waiting = []string{}
-	}
+	waiting = jsonline.NonNil(waiting)
 	extra, err := jsonline.MarshalNoEscape(struct {
 		DepState  string   `json:"dep_state"`
 		WaitingOn []string `json:"waiting_on"`
@@ -147,10 +146,7 @@ func ToPlan(view []ViewItem) Plan {
 		if v.DepState == DepWaiting && status == "in_progress" {
 			status = "pending"
 		}
-		step := v.Step
-		if step == "" {
-			step = v.ID
-		}
+		step := cmp.Or(v.Step, v.ID)
 		p.Plan = append(p.Plan, PlanStep{Step: step, Status: status})
 	}
 	return p

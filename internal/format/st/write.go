@@ -2,6 +2,7 @@ package st
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -161,15 +162,14 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 // payload fields, in the seed's order after v, ts, seq, lane and op.
 func (c Change) event(s *State, ts string) ([][2]any, error) {
 	fields := [][2]any{{"op", c.Op}}
-	need := func() (*Item, error) {
+	switch c.Op { // the changes to an item need it in the plan
+	case OpSetStatus, OpSetDeps, OpSetNotes, OpAddComment:
 		if c.ID == "" {
 			return nil, refuse("%s needs an item id", c.Op)
 		}
-		i := s.find(c.ID)
-		if i < 0 {
+		if s.find(c.ID) < 0 {
 			return nil, refuse("no item %q in the plan%s; 'git queen st show FILE' lists the items", c.ID, nearIDs(s, c.ID))
 		}
-		return &s.Items[i], nil
 	}
 	switch c.Op {
 	case OpInit:
@@ -185,9 +185,7 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 		if s.find(it.ID) >= 0 {
 			return nil, refuse("the plan already has an item %q; change it with st status, deps, notes or comment, or pick another id", it.ID)
 		}
-		if it.Status == "" {
-			it.Status = StatusPending
-		}
+		it.Status = cmp.Or(it.Status, StatusPending)
 		if err := checkStatus(it.Status); err != nil {
 			return nil, err
 		}
@@ -196,43 +194,27 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 			return nil, err
 		}
 		it.Deps = deps
-		if it.Comments == nil {
-			it.Comments = []Comment{}
-		}
+		it.Comments = jsonline.NonNil(it.Comments)
 		return append(fields, [2]any{"item", it}), nil
 	case OpSetStatus:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		if err := checkStatus(c.Status); err != nil {
 			return nil, err
 		}
 		return append(fields, [2]any{"id", c.ID}, [2]any{"status", c.Status}), nil
 	case OpSetDeps:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		deps, err := checkDeps(s, c.ID, c.Deps)
 		if err != nil {
 			return nil, err
 		}
 		return append(fields, [2]any{"id", c.ID}, [2]any{"deps", deps}), nil
 	case OpSetNotes:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		return append(fields, [2]any{"id", c.ID}, [2]any{"notes", c.Notes}), nil
 	case OpAddComment:
-		if _, err := need(); err != nil {
-			return nil, err
-		}
 		if strings.TrimSpace(c.Comment.Text) == "" {
 			return nil, refuse("a comment needs text")
 		}
 		cm := c.Comment
-		if cm.TS == "" {
-			cm.TS = ts
-		}
+		cm.TS = cmp.Or(cm.TS, ts)
 		return append(fields, [2]any{"id", c.ID}, [2]any{"comment", cm}), nil
 	}
 	return nil, refuse("the writer does not write %q events; it writes init, upsert, set_status, set_deps, set_notes and add_comment", c.Op)
@@ -292,9 +274,7 @@ func checkID(id string) error {
 func checkDeps(s *State, id string, deps []Edge) ([]Edge, error) {
 	out := make([]Edge, 0, len(deps))
 	for _, e := range deps {
-		if e.Type == "" {
-			e.Type = DefaultEdgeType
-		}
+		e.Type = cmp.Or(e.Type, DefaultEdgeType)
 		switch {
 		case !edgeType().MatchString(e.Type):
 			return nil, refuse("dependency type %q is not kebab-case (blocks, relates-to, ...)", e.Type)

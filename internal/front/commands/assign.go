@@ -140,16 +140,12 @@ type unassignOptions struct {
 }
 
 func runUnassign(o unassignOptions) error {
-	ended, err := app.Unassign.Run(o.Env.session(o.G), app.UnassignRequest{Issue: o.Issue, Done: o.Done, Force: o.Force, Reason: o.Reason})
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, ended)
-	}
-	fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s\n", o.Issue, ended.Droid, ended.Status)
-	printNotified(o.Env, ended.Notified)
-	return nil
+	req := app.UnassignRequest{Issue: o.Issue, Done: o.Done, Force: o.Force, Reason: o.Reason}
+	return show(o.Env, o.G, app.Unassign, req, func(ended *assignments.Unassigned) error {
+		fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s\n", o.Issue, ended.Droid, ended.Status)
+		printNotified(o.Env, ended.Notified)
+		return nil
+	})
 }
 
 type assignmentsOptions struct {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/git-queen/git-queen/internal/app"
@@ -59,16 +58,7 @@ func runCheck(o checkOptions) error {
 	if o.Hook != "" {
 		return runEditGuard(o)
 	}
-	res, err := app.Check.Run(o.Env.session(o.G), app.CheckRequest{Paths: o.Paths})
-	var held *app.ConflictError
-	if !errors.As(err, &held) && err != nil {
-		return err
-	}
-	if o.G.JSON {
-		if err := printJSON(o.Env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
+	return showRefusal[*app.ConflictError](o.Env, o.G, app.Check, app.CheckRequest{Paths: o.Paths}, func(res *app.CheckResult) error {
 		now := o.Env.Now()
 		for _, st := range res.Paths {
 			if st.Free {
@@ -87,12 +77,9 @@ func runCheck(o checkOptions) error {
 					st.Path, r.Droid, r.Pattern, within, forIssue(r.IssueID), relTime(now, r.Expiry()))
 			}
 		}
-		if res.Droid == "" && held != nil {
+		if res.Droid == "" && len(res.Holds) > 0 {
 			fmt.Fprintln(o.Env.Stderr, "git-queen: no droid identity, so every exclusive reservation counts; "+errNoIdentity.Msg)
 		}
-	}
-	if held != nil {
-		return &SilentError{Code: ExitConflict}
-	}
-	return nil
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -72,10 +73,7 @@ func printContentions(env *Env, list []reservations.Contention) error {
 	} else {
 		t := newTable(env.Stdout, "PATTERN", "DROID", "KIND", "VS PATTERN", "DROID", "KIND", "E.G.")
 		for _, c := range list {
-			witness := c.Witness
-			if witness == "" {
-				witness = "(too complex to compare)"
-			}
+			witness := cmp.Or(c.Witness, "(too complex to compare)")
 			t.row(c.A.Pattern, c.A.Droid, kindWithForce(c.A), c.B.Pattern, c.B.Droid, kindWithForce(c.B), witness)
 		}
 		return t.flush()

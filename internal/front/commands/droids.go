@@ -50,14 +50,7 @@ Exits 0 whoever is silent (doctor warns of them); 2 on a usage error.`,
 				return &UsageError{Command: "droids", Msg: "droids takes no arguments; use --silent for the silent ones only"}
 			}
 			g := readGlobals(c)
-			res, err := app.Droids.Run(env.session(g), app.DroidsRequest{Silent: silent})
-			if err != nil {
-				return err
-			}
-			if g.JSON {
-				return printJSON(env.Stdout, res)
-			}
-			return printDroids(env, res)
+			return show(env, g, app.Droids, app.DroidsRequest{Silent: silent}, func(res *app.DroidsResult) error { return printDroids(env, res) })
 		},
 	}
 }

@@ -51,31 +51,16 @@ func exitCode(err error) int {
 		return ExitOK
 	}
 	var ec exitCoder
-	if errors.As(err, &ec) {
+	switch {
+	case errors.As(err, &ec):
 		return ec.ExitCode()
-	}
-	var usage *UsageError
-	if errors.As(err, &usage) {
+	case errors.As(err, new(*UsageError)):
 		return ExitUsage
-	}
-	var held *app.ConflictError
-	if errors.As(err, &held) {
+	case errors.As(err, new(*app.ConflictError)):
 		return ExitConflict
-	}
-	var invalid *records.InvalidError
-	if errors.As(err, &invalid) {
+	case errors.As(err, new(*records.InvalidError)), errors.As(err, new(*globs.PatternError)):
 		return ExitUsage
-	}
-	var badPattern *globs.PatternError
-	if errors.As(err, &badPattern) {
-		return ExitUsage
-	}
-	var conflict *reservations.ConflictError
-	if errors.As(err, &conflict) {
-		return ExitConflict
-	}
-	var taken *assignments.AlreadyAssignedError
-	if errors.As(err, &taken) {
+	case errors.As(err, new(*reservations.ConflictError)), errors.As(err, new(*assignments.AlreadyAssignedError)):
 		return ExitConflict
 	}
 	return ExitFailure
@@ -84,8 +69,7 @@ func exitCode(err error) int {
 // reportError prints err for a person: "git-queen: " and the message, plus a
 // hint to the help for usage errors. Silent errors print nothing.
 func reportError(w io.Writer, err error) {
-	var silent *SilentError
-	if errors.As(err, &silent) {
+	if errors.As(err, new(*SilentError)) {
 		return
 	}
 	msg := strings.TrimRight(err.Error(), "\n")
@@ -129,8 +113,7 @@ func ErrorKind(code int) string {
 // reportErrorJSON prints err as {"error": {...}} on w. A silent error's
 // command has already printed its outcome (on stdout, as JSON).
 func reportErrorJSON(w io.Writer, err error) {
-	var silent *SilentError
-	if errors.As(err, &silent) {
+	if errors.As(err, new(*SilentError)) {
 		return
 	}
 	b, merr := json.Marshal(map[string]ErrorJSON{"error": ErrorOf(err)})

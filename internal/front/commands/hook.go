@@ -151,14 +151,10 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 			what = "merge"
 		}
 		fmt.Fprintf(w, "git-queen: %s refused: %d staged path(s) reserved by other droids:\n", what, len(res.Refusals))
-		holders := map[string]bool{}
 		var names []string
 		for _, r := range res.Refusals {
 			h := r.Reservation
-			if !holders[h.Droid] {
-				holders[h.Droid] = true
-				names = append(names, h.Droid)
-			}
+			names = append(names, h.Droid)
 			how := ""
 			switch {
 			case res.Merge != nil && r.Commit != "":
@@ -173,6 +169,7 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)%s\n",
 				shownPath(r.Path), h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()), how)
 		}
+		names = firstSeen(names)
 		if res.Merge != nil {
 			// Never "unstage": in a merge that would drop the other side's work.
 			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+

@@ -166,13 +166,6 @@ func patchPaths(patch string) ([]string, error) {
 	}
 	body := lines[1 : len(lines)-1]
 	var paths []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
-		}
-	}
 	for i := 0; i < len(body); {
 		header := strings.TrimSpace(body[i])
 		i++
@@ -180,16 +173,16 @@ func patchPaths(patch string) ([]string, error) {
 		case header == "":
 			// blank lines between sections
 		case strings.HasPrefix(header, patchAdd):
-			add(strings.TrimPrefix(header, patchAdd))
+			paths = append(paths, strings.TrimPrefix(header, patchAdd))
 			for i < len(body) && strings.HasPrefix(body[i], "+") {
 				i++
 			}
 		case strings.HasPrefix(header, patchDelete):
-			add(strings.TrimPrefix(header, patchDelete))
+			paths = append(paths, strings.TrimPrefix(header, patchDelete))
 		case strings.HasPrefix(header, patchUpdate):
-			add(strings.TrimPrefix(header, patchUpdate))
+			paths = append(paths, strings.TrimPrefix(header, patchUpdate))
 			if i < len(body) && strings.HasPrefix(body[i], patchMove) {
-				add(strings.TrimPrefix(body[i], patchMove))
+				paths = append(paths, strings.TrimPrefix(body[i], patchMove))
 				i++
 			}
 			// The hunks run to the next section: a line that starts with
@@ -203,7 +196,7 @@ func patchPaths(patch string) ([]string, error) {
 			return nil, fmt.Errorf("patch line %d, %q, is not a section header (Add File, Delete File, Update File)", i+1, header)
 		}
 	}
-	return paths, nil
+	return firstSeen(paths), nil
 }
 
 func isHeredocStart(line string) bool {

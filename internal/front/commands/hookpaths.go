@@ -50,7 +50,7 @@ func editTargets(dir string, paths []string) ([]editTarget, error) {
 		entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
 		reals := []string{entry}
 		if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-			reals = uniqueStrings(entry, realPath(entry))
+			reals = slices.Compact([]string{entry, realPath(entry)})
 		}
 		for _, real := range reals {
 			found, err := r.targetsOf(real)
@@ -200,14 +200,4 @@ func existingDir(p string) string {
 // sameDir says whether two directories are one, however they are spelled.
 func sameDir(a, b string) bool {
 	return realPath(a) == realPath(b)
-}
-
-func uniqueStrings(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -1,9 +1,11 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -79,9 +81,7 @@ func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, *l
 	if err != nil {
 		return nil, nil, err
 	}
-	if remote == "" {
-		remote = "origin"
-	}
+	remote = cmp.Or(remote, "origin")
 	var fetched *ledgerFetch
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Updates: updates,
 		Identity: func() string { return env.identity(g) },
@@ -137,22 +137,28 @@ func fetchFailure(err error) string {
 
 func printPushRefusal(w io.Writer, res *precommit.PushResult) {
 	fmt.Fprintf(w, "git-queen: push refused: %d change(s) to paths other droids reserved exclusively:\n", len(res.Refusals))
-	holders := map[string]bool{}
 	var names []string
 	for _, r := range res.Refusals {
 		h := r.Reservation
-		if !holders[h.Droid] {
-			holders[h.Droid] = true
-			names = append(names, h.Droid)
-		}
+		names = append(names, h.Droid)
 		fmt.Fprintf(w, "  commit %s %q changes %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
 			r.Commit[:min(12, len(r.Commit))], r.Subject, shownPath(r.Path), h.Droid, h.Pattern, forIssue(h.IssueID), records.Relative(res.Now, h.Expiry()))
 	}
 	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
-		"take the change out of the commits you push, or push anyway with git push --no-verify\n", strings.Join(names, ","))
+		"take the change out of the commits you push, or push anyway with git push --no-verify\n", strings.Join(firstSeen(names), ","))
 	if res.Me == "" {
 		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
 	}
+}
+
+// firstSeen is list without its repeats, each where it first stood.
+func firstSeen(list []string) []string {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(list, func(s string) bool {
+		was := seen[s]
+		seen[s] = true
+		return was
+	})
 }
 
 // shownPath is a path as a message shows it: as it is, unless it holds a

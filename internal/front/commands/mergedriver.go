@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -85,9 +86,7 @@ func printReports(w io.Writer, path string, res merge.Result) {
 	if len(res.Reports) == 0 {
 		return
 	}
-	if path == "" {
-		path = "file"
-	}
+	path = cmp.Or(path, "file")
 	byKind := map[string][]merge.Report{}
 	var kinds []string
 	for _, r := range res.Reports {

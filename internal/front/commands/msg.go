@@ -85,13 +85,11 @@ type msgInboxOptions struct {
 }
 
 func runMsgInbox(o msgInboxOptions) error {
-	res, err := app.Inbox.Run(o.Env.session(o.G), app.InboxRequest{Unread: o.Unread, Since: o.Since, Limit: o.Limit, Sent: o.Sent})
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, res)
-	}
+	req := app.InboxRequest{Unread: o.Unread, Since: o.Since, Limit: o.Limit, Sent: o.Sent}
+	return show(o.Env, o.G, app.Inbox, req, func(res *app.InboxResult) error { return o.printInbox(res) })
+}
+
+func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Messages) == 0 {
 		if o.Sent {
@@ -143,33 +141,23 @@ func runMsgRead(o msgReadOptions) error {
 }
 
 func runMsgThread(o msgReadOptions) error {
-	res, err := app.Thread.Run(o.Env.session(o.G), app.ThreadRequest{ID: o.ID})
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, res)
-	}
-	warnProblems(o.Env.Stderr, res.Problems)
-	for i, msg := range res.Thread {
-		if i > 0 {
-			fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
+	return show(o.Env, o.G, app.Thread, app.ThreadRequest{ID: o.ID}, func(res *app.ThreadResult) error {
+		warnProblems(o.Env.Stderr, res.Problems)
+		for i, msg := range res.Thread {
+			if i > 0 {
+				fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
+			}
+			printMessage(o.Env.Stdout, o.Env, msg)
 		}
-		printMessage(o.Env.Stdout, o.Env, msg)
-	}
-	return nil
+		return nil
+	})
 }
 
 func runMsgDelete(o msgReadOptions) error {
-	msg, err := app.Delete.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, msg)
-	}
-	fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
-	return nil
+	return show(o.Env, o.G, app.Delete, app.MessageRequest{ID: o.ID}, func(msg *records.Message) error {
+		fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
+		return nil
+	})
 }
 
 // showMessage prints one message: its record with --json, else as
@@ -199,14 +187,6 @@ func printMessage(w io.Writer, env *Env, msg records.Message) {
 	if msg.Body != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(msg.Body, "\n"))
 	}
-}
-
-// nonNil makes an empty list print as [] in JSON, not null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // replyArgs takes msg reply's arguments: the message ID, and the body

@@ -42,15 +42,10 @@ since_unread), plus since and problems.
 				return &UsageError{Command: "msg stats", Msg: "msg stats takes no arguments"}
 			}
 			g := readGlobals(c)
-			res, err := app.MsgStats.Run(env.session(g), app.MsgStatsRequest{Since: since})
-			if err != nil {
-				return err
-			}
-			if g.JSON {
-				return printJSON(env.Stdout, res)
-			}
-			warnProblems(env.Stderr, res.Problems)
-			return printMsgStats(env, res)
+			return show(env, g, app.MsgStats, app.MsgStatsRequest{Since: since}, func(res *app.MsgStatsResult) error {
+				warnProblems(env.Stderr, res.Problems)
+				return printMsgStats(env, res)
+			})
 		},
 	}
 }

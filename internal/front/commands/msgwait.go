@@ -45,20 +45,15 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 			if c.Args().Present() {
 				return &UsageError{Command: "msg wait", Msg: "msg wait takes no arguments; filter with --from, --thread, --issue or --reply-to"}
 			}
-			o.G, o.Timeout = readGlobals(c), 0
-			if timeout != "" {
-				d, err := parseWaitTimeout(timeout)
-				if err != nil {
-					return err
-				}
-				o.Timeout = d
+			var err error
+			if o.Timeout, err = app.WaitTimeout("msg wait", timeout); err != nil {
+				return err
 			}
+			o.G = readGlobals(c)
 			return runF(o)
 		},
 	}
 }
-
-func parseWaitTimeout(s string) (time.Duration, error) { return app.WaitTimeout("msg wait", s) }
 
 type msgWaitOptions struct {
 	Env     *Env

@@ -9,13 +9,8 @@ import (
 
 // runOctopus is resolve --octopus (app.Octopus).
 func runOctopus(o resolveOptions, heads []string) error {
-	res, err := app.Octopus.Run(o.Env.session(globals{}), app.OctopusRequest{Branches: heads})
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		return printJSON(o.Env.Stdout, res)
-	}
-	fmt.Fprintf(o.Env.Stdout, "merged %s with the driver: octopus merge %s\n", strings.Join(heads, ", "), res.Octopus[:12])
-	return nil
+	return show(o.Env, globals{JSON: o.JSON}, app.Octopus, app.OctopusRequest{Branches: heads}, func(res *app.OctopusResult) error {
+		fmt.Fprintf(o.Env.Stdout, "merged %s with the driver: octopus merge %s\n", strings.Join(heads, ", "), res.Octopus[:12])
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,6 +15,41 @@ import (
 
 // openStore finds the store directory and opens it (app.Env.OpenStore).
 func (e *Env) openStore(g globals) (*store.Store, error) { return e.session(g).OpenStore() }
+
+// show runs the use case uc with req for a command run with g and prints
+// its result: as JSON with --json, else by text.
+func show[Req, Res any](env *Env, g globals, uc app.UseCase[Req, Res], req Req, text func(Res) error) error {
+	res, err := uc.Run(env.session(g), req)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return printJSON(env.Stdout, res)
+	}
+	return text(res)
+}
+
+// showRefusal is show for a use case whose refusal, an error of type E,
+// its result describes (paths held, files invalid): the result is printed
+// either way, and the refusal is then only an exit code.
+func showRefusal[E error, Req, Res any](env *Env, g globals, uc app.UseCase[Req, Res], req Req, text func(Res) error) error {
+	res, err := uc.Run(env.session(g), req)
+	var refusal E
+	if err != nil && !errors.As(err, &refusal) {
+		return err
+	}
+	if g.JSON {
+		if err := printJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else if err := text(res); err != nil {
+		return err
+	}
+	if err != nil {
+		return &SilentError{Code: exitCode(err)}
+	}
+	return nil
+}
 
 // maxProblemsShown bounds the warnings a command prints about bad lines.
 const maxProblemsShown = 5

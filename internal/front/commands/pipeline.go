@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/pipeline"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
@@ -97,9 +98,7 @@ func runPipelineShow(o pipelineOptions) error {
 		if o.Number >= 0 {
 			err = printJSON(o.Env.Stdout, issues[0])
 		} else {
-			if issues == nil {
-				issues = []pipeline.Issue{}
-			}
+			issues = jsonline.NonNil(issues)
 			err = printJSON(o.Env.Stdout, issues)
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -57,9 +58,7 @@ func prePushUpdates(env *Env, repo *gitrepo.Repo, remote string) ([]precommit.Re
 	if !underFramework(getenv) {
 		return nil, remote, nil
 	}
-	if remote == "" {
-		remote = getenv("PRE_COMMIT_REMOTE_NAME")
-	}
+	remote = cmp.Or(remote, getenv("PRE_COMMIT_REMOTE_NAME"))
 	line, err := frameworkRefLine(repo, getenv)
 	if err != nil {
 		return nil, remote, err
@@ -106,15 +105,9 @@ func frameworkRefLine(repo *gitrepo.Repo, getenv func(string) string) (string, e
 			"run it at the pre-push stage only (stages: [pre-push], and pre-commit install --hook-type pre-push), " +
 			"or skip it once with SKIP=git-queen-pre-push")
 	}
-	if from == "" {
-		from = zeroID
-	}
-	if local == "" {
-		local = "HEAD"
-	}
-	if remoteRef == "" {
-		remoteRef = "refs/heads/unknown"
-	}
+	from = cmp.Or(from, zeroID)
+	local = cmp.Or(local, "HEAD")
+	remoteRef = cmp.Or(remoteRef, "refs/heads/unknown")
 	return fmt.Sprintf("%s %s %s %s\n", oneField(local), to, oneField(remoteRef), from), nil
 }
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -137,10 +138,7 @@ func runReady(o readyOptions) error {
 	}
 	t := newTable(o.Env.Stdout, "ID", "PRI", "TYPE", "TITLE", "SOURCE")
 	for _, it := range res.Ready {
-		kind := it.IssueType
-		if kind == "" {
-			kind = it.Source
-		}
+		kind := cmp.Or(it.IssueType, it.Source)
 		t.row(it.ID, fmt.Sprintf("P%d", it.Priority), kind, truncate(it.Title, 60), it.File)
 	}
 	if err := t.flush(); err != nil {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os/signal"
@@ -119,10 +120,7 @@ func printQueue(env *Env, waiting []app.WaitingRow) error {
 	fmt.Fprintln(env.Stdout, "\nwaiting (reserve --wait; first come first served):")
 	t := newTable(env.Stdout, "POS", "PATTERN", "DROID", "QUEUED", "WAITS FOR", "LAPSES", "ISSUE", "ID")
 	for _, w := range waiting {
-		waitsFor := strings.Join(w.WaitsFor, ",")
-		if waitsFor == "" {
-			waitsFor = "nobody (being granted)"
-		}
+		waitsFor := cmp.Or(strings.Join(w.WaitsFor, ","), "nobody (being granted)")
 		t.row(fmt.Sprint(w.Position), w.Pattern, w.Droid, relTime(now, w.CreatedAt), waitsFor,
 			relTime(now, reservations.PlaceEnd(w.Reservation)), w.IssueID, w.ID)
 	}

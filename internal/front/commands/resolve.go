@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/git-queen/git-queen/internal/app"
@@ -72,22 +71,11 @@ with the driver, committed as one merge with every branch as a parent.`,
 }
 
 func runResolve(o resolveOptions) error {
-	results, err := app.Resolve.Run(o.Env.session(globals{}), app.ResolveRequest{Files: o.Files, Check: o.Check, Format: o.Format, Interval: o.Interval})
-	var failed *app.FailedError
-	if err != nil && !errors.As(err, &failed) {
-		return err
-	}
-	if o.JSON {
-		if err := printJSON(o.Env.Stdout, results); err != nil {
-			return err
-		}
-	} else {
+	req := app.ResolveRequest{Files: o.Files, Check: o.Check, Format: o.Format, Interval: o.Interval}
+	return showRefusal[*app.FailedError](o.Env, globals{JSON: o.JSON}, app.Resolve, req, func(results []app.Resolved) error {
 		printResolved(o, results)
-	}
-	if failed != nil {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
+		return nil
+	})
 }
 
 func printResolved(o resolveOptions, results []app.Resolved) {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -98,12 +99,7 @@ func runSchemaList(o schemaListOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, dash(f.Schema), f.Seed, strings.Join(f.Paths, ", "))
 	}
 	fmt.Fprintln(tw, "\nRULE\tCHECKED BY GIT-QUEEN BEYOND THE SCHEMAS")
-	names := make([]string, 0, len(l.Rules))
-	for n := range l.Rules {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(l.Rules)) {
 		fmt.Fprintf(tw, "%s\t%s\n", n, l.Rules[n])
 	}
 	return tw.Flush()

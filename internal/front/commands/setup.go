@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
@@ -184,7 +185,7 @@ func runInit(o initOptions) error {
 		synced, syncErr = firstSync(o)
 	}
 	if o.G.JSON {
-		out := map[string]any{"changes": nonNil(changes), "checks": checks}
+		out := map[string]any{"changes": jsonline.NonNil(changes), "checks": checks}
 		if synced != nil {
 			out["sync"] = synced
 		}
@@ -279,7 +280,7 @@ func runDoctor(o doctorOptions) error {
 	}
 	changes, checks, err := r.Doctor(setup.Options{Force: o.Force, Probe: true, Timeout: timeout}, o.Fix)
 	if o.G.JSON {
-		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": nonNil(changes), "checks": checks}); jerr != nil {
+		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": jsonline.NonNil(changes), "checks": checks}); jerr != nil {
 			return jerr
 		}
 	} else {

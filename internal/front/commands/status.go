@@ -57,16 +57,11 @@ runtime.`,
 				}
 				return printSessionStart(env, g, wrap)
 			}
-			res, err := app.Status.Run(env.session(g), app.StatusRequest{})
-			if err != nil {
+			return show(env, g, app.Status, app.StatusRequest{}, func(res *app.StatusResult) error {
+				warnProblems(env.Stderr, res.Problems)
+				_, err := fmt.Fprint(env.Stdout, statusText(res, env.Now()))
 				return err
-			}
-			if g.JSON {
-				return printJSON(env.Stdout, res)
-			}
-			warnProblems(env.Stderr, res.Problems)
-			_, err = fmt.Fprint(env.Stdout, statusText(res, env.Now()))
-			return err
+			})
 		},
 	}
 }

@@ -29,15 +29,7 @@ func stWriteCommands(env *Env) []*cli.Command {
 	write := func(c *cli.Context, command string, change st.Change) error {
 		g := readGlobals(c)
 		req := app.StWriteRequest{File: c.Args().First(), Command: command, Change: change, Interval: c.Int("checkpoint-interval")}
-		res, err := app.StWrite.Run(env.session(g), req)
-		if err != nil {
-			return err
-		}
-		if g.JSON {
-			return printJSON(env.Stdout, res)
-		}
-		printStWrite(env, res)
-		return nil
+		return show(env, g, app.StWrite, req, func(res *app.StWriteResult) error { printStWrite(env, res); return nil })
 	}
 	args := func(c *cli.Context, command string, names ...string) error {
 		if c.NArg() != len(names) {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -61,22 +60,10 @@ type syncOptions struct {
 }
 
 func runSync(o syncOptions) error {
-	res, err := app.Sync.Run(o.Env.session(o.G), app.SyncRequest{Remote: o.Remote})
-	var lost *app.ConflictError
-	if err != nil && !errors.As(err, &lost) {
-		return err
-	}
-	if o.G.JSON {
-		if err := printJSON(o.Env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
+	return showRefusal[*app.ConflictError](o.Env, o.G, app.Sync, app.SyncRequest{Remote: o.Remote}, func(res *ledgersync.Result) error {
 		printSync(o.Env, res)
-	}
-	if lost != nil {
-		return &SilentError{Code: ExitConflict}
-	}
-	return nil
+		return nil
+	})
 }
 
 func printSync(e *Env, res *ledgersync.Result) {

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -60,22 +59,10 @@ func runValidate(o validateOptions) error {
 	if o.LimitSet {
 		req.Limit = &o.Limit
 	}
-	rep, err := app.Validate.Run(o.Env.session(o.Globals), req)
-	var failed *app.FailedError
-	if err != nil && !errors.As(err, &failed) {
-		return err
-	}
-	if o.Globals.JSON {
-		if err := printJSON(o.Env.Stdout, rep); err != nil {
-			return err
-		}
-	} else {
+	return showRefusal[*app.FailedError](o.Env, o.Globals, app.Validate, req, func(rep *app.ValidateReport) error {
 		printValidateReport(o.Env, rep)
-	}
-	if failed != nil {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
+		return nil
+	})
 }
 
 func printValidateReport(env *Env, rep *app.ValidateReport) {

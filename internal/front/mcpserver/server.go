@@ -8,6 +8,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,10 +209,7 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		if spec.progress != nil {
 			plan = spec.progress(in)
 		}
-		interval := r.progressInterval
-		if interval == 0 {
-			interval = DefaultProgressInterval
-		}
+		interval := cmp.Or(r.progressInterval, DefaultProgressInterval)
 		stop := reportProgress(ctx, req, interval, plan)
 		defer stop()
 		if err := r.checkDroid(); err != nil {

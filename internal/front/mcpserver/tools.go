@@ -15,13 +15,6 @@ import (
 // the command line alone sets are left out of it), and its result is the
 // tool's structured content.
 
-// New is the server with every tool, acting as droid ("" when none is
-// set: writes then fail with the CLI's "no droid identity" error), on the
-// plain directory store beadsDir when it is set.
-func New(env *commands.Env, droid, beadsDir string) *mcp.Server {
-	return newServer(&runner{env: env, droid: droid, beadsDir: beadsDir})
-}
-
 // newServer is the server with every tool, run by r.
 func newServer(r *runner) *mcp.Server {
 	droid := r.droid

@@ -54,7 +54,3 @@ func unchanged(remembered *FileStat, info os.FileInfo) bool {
 	st, ok := statOf(info)
 	return ok && st == *remembered
 }
-
-// StatOf is the stat of info that the logs' indexes and the caches
-// compare, false on a platform without file identities.
-func StatOf(info os.FileInfo) (FileStat, bool) { return statOf(info) }

@@ -189,10 +189,16 @@ func writeIndex(path string, state logState, ring []checkpoint, entries func(put
 		var n uint64
 		var crc uint32
 		var werr error
-		buf := make([]byte, 0, 64<<10)
+		// buf holds whole blocks until the last flush: its capacity is a
+		// multiple of a block's size.
+		buf := make([]byte, 0, 16*blockEntries*indexEntrySize)
+		var table []byte // the blocks' checksums
 		flush := func() {
 			if werr == nil {
 				crc = ChecksumUpdate(crc, buf)
+				for at := 0; at < len(buf); at += blockEntries * indexEntrySize {
+					table = binary.LittleEndian.AppendUint32(table, Checksum(buf[at:min(len(buf), at+blockEntries*indexEntrySize)]))
+				}
 				_, werr = w.Write(buf)
 			}
 			buf = buf[:0]
@@ -205,6 +211,9 @@ func writeIndex(path string, state logState, ring []checkpoint, entries func(put
 		})
 		flush()
 		if err = cmp.Or(err, werr); err != nil {
+			return err
+		}
+		if _, err := w.Write(binary.LittleEndian.AppendUint32(table, Checksum(table))); err != nil {
 			return err
 		}
 		_, err = w.WriteAt(indexHeader(state, ring, n, crc), 0)

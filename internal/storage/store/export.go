@@ -59,7 +59,7 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 			return st, err
 		}
 	}
-	return s.exportAll(tx, dir, target, src, markPath)
+	return s.exportAll(tx, target, src, markPath)
 }
 
 // exportedByMark is called when an export read only what was appended;
@@ -67,14 +67,19 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 var exportedByMark = func(target string) {}
 
 // exportAll compares every current version with the file's, and leaves a
-// mark and an index for the next export.
-func (s *Store) exportAll(tx *jsonl.Tx, dir, target string, src *Sources, markPath string) (ExportStats, error) {
+// mark for the next export.
+func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath string) (ExportStats, error) {
 	st := ExportStats{File: target}
-	// The sources' stats before the selection: what is appended after them
-	// is the next export's to look at.
-	before := make([]os.FileInfo, len(src.Paths))
-	for i, p := range src.Paths {
-		before[i], _ = os.Stat(p)
+	// The sources as their indexes cover them before the selection (an
+	// index another program's write left stale is rebuilt): what is
+	// appended after is the next export's to look at.
+	var m exportMark
+	marked := true
+	for _, p := range src.Paths {
+		tx.Reindex(s.exportLog(p))
+		ms, ok := s.markOf(p)
+		marked = marked && ok
+		m.Sources = append(m.Sources, ms)
 	}
 	sel, err := s.SelectFrom(src, exportQuery)
 	if err != nil {
@@ -94,47 +99,26 @@ func (s *Store) exportAll(tx *jsonl.Tx, dir, target string, src *Sources, markPa
 		at[r.ID] = i
 	}
 	inSources := make([]bool, len(file))
-	index := make([]indexEntry, 0, max(len(file), len(sel.Entries)))
+	var fileOnly []uint64
 	var lines [][]byte
-	end := int64(len(data))
 	for _, e := range sel.Entries {
 		i, ok := at[e.ID]
 		if ok {
 			inSources[i] = true
 			if old := file[i]; bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw) {
-				index = append(index, indexEntry{keyOf(e.ID), indexed{offset: old.Offset, sources: true}})
 				continue
 			}
 		}
 		lines = append(lines, e.Raw)
-		index = append(index, indexEntry{keyOf(e.ID), indexed{offset: end, sources: true}})
-		end += int64(len(e.Raw)) + 1
 	}
 	for i, r := range file {
 		if !inSources[i] {
-			index = append(index, indexEntry{keyOf(r.ID), indexed{offset: r.Offset}})
+			fileOnly = append(fileOnly, hashID(r.ID))
 		}
 	}
-	st.Written = len(lines)
-	if err := s.appendExport(tx, dir, target, lines); err != nil {
-		return st, err
-	}
-	_ = os.Remove(markPath)
-	m := exportMark{Generation: newGeneration(), Records: st.Records}
-	if !wholeLines(data) || !s.markTarget(&m, target, jsonl.Checksum(data), int64(len(data)), lines) {
-		return st, nil
-	}
-	for i, p := range src.Paths {
-		mf, ok := markSource(p, before[i])
-		if !ok {
-			return st, nil
-		}
-		m.Sources = append(m.Sources, mf)
-	}
-	if writeExportIndex(exportIndexPath(markPath), index, m.Generation) == nil {
-		saveExportMark(markPath, m)
-	}
-	return st, nil
+	m.FileOnly = encodeHashes(fileOnly)
+	st.Written, m.Records = len(lines), st.Records
+	return st, s.writeExport(tx, target, lines, m, marked, markPath)
 }
 
 // exportQuery selects what export writes: every record but git-queen's
@@ -148,199 +132,118 @@ var exportQuery = Query{Query: jsonl.Query{Fields: []string{records.PresenceFiel
 	Keep:   func(f [][]byte) bool { return !jsonline.StringEquals(f[1], records.ReservationWaiting) }}}
 
 // exportAppended is the export of what was appended to the sources since
-// the mark m, when m still describes them and the file; ok is false when
-// the full export must run instead (nothing was written then).
+// the mark m, when the logs' indexes vouch that m still describes them and
+// the file; ok is false when the full export must run instead (nothing
+// was written then).
 func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPath string) (st ExportStats, ok bool, err error) {
 	st = ExportStats{File: target}
-	tail, targetNow, err := s.appendedSince(m.Target)
-	if err != nil {
-		return st, false, nil
-	}
-	next := exportMark{Generation: newGeneration(), Records: m.Records}
-	var appended [][]byte
-	for _, ms := range m.Sources {
-		t, now, err := s.appendedSince(ms)
-		if err != nil {
-			return st, false, nil
-		}
-		next.Sources = append(next.Sources, now)
-		appended = append(appended, t)
-	}
-	if len(tail) == 0 && slices.Equal(next.Sources, m.Sources) {
-		st.Records = m.Records // nothing new anywhere
-		if targetNow != m.Target {
-			m.Target = targetNow // the same bytes, rewritten: prove them once
-			saveExportMark(markPath, m)
-		}
-		return st, true, nil
-	}
-	ix, ok := openExportIndex(exportIndexPath(markPath))
+	lines, next, ok := s.appendedLines(target, m)
 	if !ok {
 		return st, false, nil
 	}
-	defer ix.close()
-	if ix.generation != m.Generation {
-		return st, false, nil
+	st.Records, st.Written = next.Records, len(lines)
+	if slices.Equal(next.Sources, m.Sources) {
+		return st, true, nil // nothing new anywhere: the mark stands
 	}
-	f, err := os.Open(target)
-	if err != nil {
-		return st, false, nil
+	return st, true, s.writeExport(tx, target, lines, next, true, markPath)
+}
+
+// appendedLines are the lines an export appends to the file target for
+// what the sources gained since the mark m, and the next mark but its
+// file's part; ok is false when the indexes do not vouch for m. The
+// file's index is released before the append maps it again.
+func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next exportMark, ok bool) {
+	f, ix, ok := s.indexed(target)
+	if !ok {
+		return nil, next, false
 	}
 	defer f.Close()
-	v := &versionsOf{ix: ix, f: f, positions: map[idKey]int{}, changes: map[idKey]indexChange{}}
-
-	// Lines another program appended to the file may be newer versions.
-	entries, _ := jsonl.Select(tail, target, jsonl.Query{Versions: records.Versions})
-	for _, e := range entries {
-		k := keyOf(e.ID)
-		old, was, ok, err := v.current(k, e.ID)
-		if err != nil {
-			return st, false, nil
-		}
-		if !ok || records.Newer(e.Raw, old) {
-			was.offset = m.Target.Stat.Size + e.Offset
-			v.set(k, was)
-		}
+	defer ix.Close()
+	// Exactly the marked bytes: not written since by another program, nor
+	// by an export killed before its mark.
+	if size, _, crc := ix.Covered(); size != m.Target.Size || crc != m.Target.CRC {
+		return nil, next, false
 	}
+	next.Records = m.Records
 	best := map[string]jsonl.Entry{}
-	for i, t := range appended {
-		entries, _ := jsonl.Select(t, m.Sources[i].Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static, Keep: exportQuery.Keep})
+	for _, ms := range m.Sources {
+		tail, now, ok := s.appendedSince(ms)
+		if !ok {
+			return nil, next, false
+		}
+		next.Sources = append(next.Sources, now)
+		entries, _ := jsonl.Select(tail, ms.Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static, Keep: exportQuery.Keep})
 		for _, e := range entries {
 			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
 				best[e.ID] = e
 			}
 		}
 	}
-	var lines [][]byte
-	at := targetNow.Stat.Size
+	var nowInSources []uint64 // of the ids only in the file
 	for _, id := range slices.Sorted(maps.Keys(best)) {
-		e, k := best[id], keyOf(id)
-		old, was, ok, err := v.current(k, id)
-		if err != nil {
-			return st, false, nil
+		e := best[id]
+		old, had, ok := fileVersion(ix, f, id)
+		if !ok {
+			return nil, next, false
 		}
-		if !was.sources {
+		// The sources held every id the file holds but those only in it.
+		only := m.FileOnly.has(hashID(id))
+		if !had || only {
 			next.Records++
 		}
-		if ok && (bytes.Equal(old, e.Raw) || !records.Newer(e.Raw, old)) {
-			if !was.sources {
-				was.sources = true
-				v.set(k, was)
-			}
-			continue
+		if only {
+			nowInSources = append(nowInSources, hashID(id))
 		}
-		lines = append(lines, e.Raw)
-		v.set(k, indexed{offset: at, sources: true})
-		at += int64(len(e.Raw)) + 1
+		if !had || (!bytes.Equal(old, e.Raw) && records.Newer(e.Raw, old)) {
+			lines = append(lines, e.Raw)
+		}
 	}
-	st.Records, st.Written = next.Records, len(lines)
-	if err := s.appendExport(tx, filepath.Dir(target), target, lines); err != nil {
-		return st, true, err
+	next.FileOnly = m.FileOnly.without(nowInSources)
+	return lines, next, true
+}
+
+// fileVersion is the export file f's current version of id, which its
+// index ix places; had is false when the file has none, ok false when the
+// index cannot be read or places another line.
+func fileVersion(ix *jsonl.Index, f *os.File, id string) (raw []byte, had, ok bool) {
+	offset, _, found, err := ix.Lookup(id)
+	if err != nil || !found {
+		return nil, false, err == nil
 	}
+	raw, ok, err = jsonl.RecordAt(f, offset, "", id)
+	return raw, true, ok && err == nil
+}
+
+// writeExport appends lines to the export file target and, when marked
+// (the sources' part of m is known), leaves the mark m of it for the next
+// export, the file as its index covers it after the append (rebuilt if
+// nothing was appended to a file another program wrote). The old mark goes
+// first: a kill in between leaves none, and the next export is full. With
+// the store's cache directory, the appends keep the file's index there:
+// the pre-commit hook proves a commit of the export only appended without
+// reading the committed bytes (see jsonl.OpenIndex).
+func (s *Store) writeExport(tx *jsonl.Tx, target string, lines [][]byte, m exportMark, marked bool, markPath string) error {
 	_ = os.Remove(markPath)
-	if !s.markTarget(&next, target, targetNow.CRC, targetNow.Stat.Size, lines) {
-		return st, true, nil
-	}
-	if len(v.changes) == 0 {
-		next.Generation = m.Generation
-	} else if ix.update(v.changes, next.Generation) != nil {
-		return st, true, nil
-	}
-	saveExportMark(markPath, next)
-	return st, true, nil
-}
-
-// versionsOf reads the export file's current version of an id, by the
-// index and the changes an export has made to it so far, which it keeps
-// with the index positions its lookups found, for the index's update.
-type versionsOf struct {
-	ix        *exportIndex
-	f         *os.File
-	positions map[idKey]int
-	changes   map[idKey]indexChange
-}
-
-// current returns the file's current version of the id whose key is k,
-// and what the index says of it; ok is false when the file lacks the id.
-// An index that points at another id's line is an error.
-func (v *versionsOf) current(k idKey, id string) (raw []byte, was indexed, ok bool, err error) {
-	if c, changed := v.changes[k]; changed {
-		was = c.v
+	if len(lines) == 0 {
+		tx.Reindex(s.exportLog(target))
 	} else {
-		var pos int
-		pos, was = v.ix.find(k)
-		v.positions[k] = pos
-		if pos < 0 {
-			return nil, indexed{}, false, nil
+		recs := make([]any, len(lines))
+		for i, l := range lines {
+			recs[i] = l
+		}
+		if err := tx.Append(s.exportLog(target), recs...); err != nil {
+			return err
 		}
 	}
-	raw, ok, err = jsonl.RecordAt(v.f, was.offset, "", id)
-	if err != nil {
-		return nil, was, false, err
+	var ok bool
+	if m.Target, ok = s.markOf(target); ok && marked {
+		saveExportMark(markPath, m)
 	}
-	if !ok {
-		return nil, was, false, errNotMarked
-	}
-	return raw, was, true, nil
+	return nil
 }
 
-// set gives the id whose key is k the entry was, after current looked it
-// up.
-func (v *versionsOf) set(k idKey, was indexed) {
-	v.changes[k] = indexChange{pos: v.positions[k], v: was}
+// exportLog is the log at path, the export file or a source, as the
+// store's writers keep it and its index.
+func (s *Store) exportLog(path string) *jsonl.Log {
+	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
-
-// appendExport appends lines to the export file target in dir.
-func (s *Store) appendExport(tx *jsonl.Tx, dir, target string, lines [][]byte) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	recs := make([]any, len(lines))
-	for i, l := range lines {
-		recs[i] = l
-	}
-	// With the store's cache directory, the appends keep the file's index
-	// there: the pre-commit hook proves a commit of the export only
-	// appended without reading the committed bytes (see jsonl.OpenIndex).
-	return tx.Append(&jsonl.Log{Path: target, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}, recs...)
-}
-
-// markTarget sets m's file to target as it is after lines were appended to
-// its first size bytes, whose checksum is crc. It is false when the file
-// is not exactly that (another program wrote to it meanwhile).
-func (s *Store) markTarget(m *exportMark, target string, crc uint32, size int64, lines [][]byte) bool {
-	for _, l := range lines {
-		crc = jsonl.ChecksumUpdate(crc, l)
-		crc = jsonl.ChecksumUpdate(crc, []byte{'\n'})
-		size += int64(len(l)) + 1
-	}
-	info, err := os.Stat(target)
-	if err != nil {
-		return false
-	}
-	stat, ok := jsonl.StatOf(info)
-	if !ok || stat.Size != size {
-		return false
-	}
-	m.Target = markedFile{Path: target, Stat: stat, CRC: crc}
-	return true
-}
-
-// markSource marks the source at path as it was at info (taken before it
-// was read), false when it was not a file of whole lines.
-func markSource(path string, info os.FileInfo) (markedFile, bool) {
-	if info == nil {
-		return markedFile{}, false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return markedFile{}, false
-	}
-	defer f.Close()
-	return markFile(f, info)
-}
-
-func wholeLines(data []byte) bool { return len(data) == 0 || data[len(data)-1] == '\n' }

@@ -140,9 +140,6 @@ func message(id int, at time.Time, body string) string {
 }
 
 func TestExportByMarkWritesWhatAFullExportWrites(t *testing.T) {
-	old := indexAddedMax
-	indexAddedMax = 5 // merge the index's added entries now and then
-	t.Cleanup(func() { indexAddedMax = old })
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 1))
@@ -272,26 +269,102 @@ func TestExportByMarkReadsOnlyWhatWasAppended(t *testing.T) {
 	}
 }
 
-func TestExportDistrustsAnIndexLeftHalfWritten(t *testing.T) {
+// The export file's index, kept by the export's appends, places the
+// file's versions and vouches that the file is what the mark says: one
+// that is damaged, cut short, stale or missing is not believed.
+func TestExportDistrustsADamagedIndex(t *testing.T) {
 	x := newExportTwin(t)
 	local := x.s.Log(records.MessagesFile).Path
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	x.appendSource(local, true, message(1, base, "one"), message(2, base, "two"))
 	x.export("first")
-	index := exportIndexPath(x.s.exportMarkPath(x.target(x.inc)))
-	damage := map[string]func([]byte) []byte{
-		"a change under way (generation 0)": func(b []byte) []byte { copy(b[16:24], make([]byte, 8)); return b },
-		"cut inside an entry":               func(b []byte) []byte { return b[:len(b)-5] },
-		"an entry pointing elsewhere":       func(b []byte) []byte { b[len(b)-8]++; return b },
+	index := jsonl.IndexPath(x.s.CacheDir(), x.target(x.inc))
+	earlier, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for what, edit := range damage {
-		x.appendSource(local, true, message(1, base.Add(time.Hour), what))
-		rewrite(t, index, edit)
+	damage := []struct {
+		what string
+		edit func([]byte) []byte
+	}{
+		{"an append's record cut short (a kill while it was written)", func(b []byte) []byte { return b[:len(b)-5] }},
+		{"a byte of an entry changed", func(b []byte) []byte { b[len(b)-8]++; return b }},
+		{"the index of the file as an earlier export left it", func([]byte) []byte { return earlier }},
+		{"emptied", func([]byte) []byte { return nil }},
+		{"the sorted entries' byte changed", func(b []byte) []byte { b[len(b)/2]++; return b }},
+	}
+	for i, d := range damage {
+		x.appendSource(local, true, message(1, base.Add(time.Duration(i+1)*time.Hour), d.what))
+		rewrite(t, index, d.edit)
 		before := x.byMark
-		x.export(what) // compares with the full export
-		if what != "an entry pointing elsewhere" && x.byMark != before {
-			t.Fatalf("%s: the export trusted the index", what)
+		x.export(d.what) // compares with the full export
+		if x.byMark != before {
+			t.Fatalf("%s: the export trusted the index", d.what)
 		}
+		x.appendSource(local, true, message(3+i, base, "after "+d.what))
+		x.export("after " + d.what)
+		if x.byMark != before+1 {
+			t.Fatalf("after %s: the export after the full one did not read only what was appended", d.what)
+		}
+	}
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	before := x.byMark
+	x.export("the index removed")
+	if x.byMark != before {
+		t.Fatal("the export without the file's index read only what was appended")
+	}
+}
+
+// An export killed after it appended to the file, before it replaced the
+// mark, leaves a mark of the file as it was: the next export is a full one.
+func TestExportKilledBeforeItsMarkStartsOver(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(1, base, "one"))
+	x.export("first")
+	markPath := x.s.exportMarkPath(x.target(x.inc))
+	mark, err := os.ReadFile(markPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.appendSource(local, true, message(2, base, "two"))
+	x.export("second")
+	if err := os.WriteFile(markPath, mark, 0o644); err != nil { // as if killed before the mark
+		t.Fatal(err)
+	}
+	x.appendSource(local, true, message(3, base, "three"), message(1, base.Add(time.Hour), "one, later"))
+	before := x.byMark
+	if st := x.export("after the kill"); st.Records != 3 || st.Written != 2 {
+		t.Fatalf("after the kill: %+v", st)
+	}
+	if x.byMark != before {
+		t.Fatal("the export trusted a mark of the file before the last export's lines")
+	}
+}
+
+// A received log that appears or goes between exports changes the union:
+// the mark of the other sources does not describe it.
+func TestExportWhenReceivedLogsComeAndGo(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	received := ReceivedPath(x.s.WS, records.MessagesFile)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(1, base, "local"))
+	x.export("local only")
+	x.appendSource(received, true, message(2, base, "received"), message(1, base.Add(time.Hour), "received, newer"))
+	before := x.byMark
+	if st := x.export("a received log appeared"); st.Records != 2 || st.Written != 2 || x.byMark != before {
+		t.Fatalf("a received log appeared: %+v, by mark %v", st, x.byMark != before)
+	}
+	if err := os.Remove(received); err != nil {
+		t.Fatal(err)
+	}
+	x.appendSource(local, true, message(3, base, "local again"))
+	if st := x.export("the received log went"); st.Records != 2 || st.Written != 1 || x.byMark != before {
+		t.Fatalf("the received log went: %+v, by mark %v", st, x.byMark != before)
 	}
 }
 
@@ -355,6 +428,74 @@ func TestExportsRacingAppendsLoseNothing(t *testing.T) {
 	for id, raw := range want {
 		if got[id] != raw {
 			t.Errorf("%s: the raced file's current version is %s, the store's %s", id, got[id], raw)
+		}
+	}
+}
+
+// A source or the export file that another program wrote has an index
+// that no longer matches it: the export after is a full one, and leaves
+// the index rebuilt, so that the one after that reads only what was
+// appended even when nothing else was written in between.
+func TestExportAfterAnotherProgramWroteRebuildsTheIndex(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(1, base, "one"))
+	x.export("first")
+	writes := []struct {
+		what  string
+		write func()
+	}{
+		{"a source appended to by another program", func() { appendRaw(t, local, message(2, base, "two")) }},
+		{"a source compacted (rewritten)", func() { rewrite(t, local, func(b []byte) []byte { return b[bytes.IndexByte(b, '\n')+1:] }) }},
+		{"the export file rewritten with the same bytes (a checkout)", func() { rewrite(t, x.target(x.inc), func(b []byte) []byte { return b }) }},
+		{"the export file appended to by another program", func() { appendRaw(t, x.target(x.inc), message(3, base, "only in the file")) }},
+	}
+	for _, w := range writes {
+		w.write()
+		if w.what == "the export file appended to by another program" {
+			appendRaw(t, x.target(x.full), message(3, base, "only in the file"))
+		}
+		before := x.byMark
+		x.export(w.what)
+		if x.byMark != before {
+			t.Fatalf("%s: the export trusted an index the write left stale", w.what)
+		}
+		x.export("again after " + w.what)
+		if x.byMark != before+1 {
+			t.Fatalf("%s: the second export after it did not read only what was appended", w.what)
+		}
+	}
+}
+
+// An id only the export file holds (another program wrote it there) is
+// not one of the store's records until a source holds it: the count by
+// mark follows the full export's.
+func TestExportCountsAnIDOnlyInTheFileOnceASourceHoldsIt(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(1, base, "one"))
+	x.export("first")
+	for _, dir := range []string{x.inc, x.full} {
+		appendRaw(t, x.target(dir), message(7, base.Add(time.Hour), "only in the file"))
+	}
+	if st := x.export("an id only in the file"); st.Records != 1 || st.Written != 0 {
+		t.Fatalf("an id only in the file: %+v", st)
+	}
+	steps := []struct {
+		line           string
+		records, wrote int
+	}{
+		{message(7, base, "older than the file's"), 2, 0},
+		{message(7, base.Add(2*time.Hour), "newer than the file's"), 2, 1},
+		{message(8, base, "another"), 3, 1},
+	}
+	for _, s := range steps {
+		before := x.byMark
+		x.appendSource(local, true, s.line)
+		if st := x.export(s.line); st.Records != s.records || st.Written != s.wrote || x.byMark != before+1 {
+			t.Fatalf("after %s: %+v by mark %v, want %d records, %d written, by mark", s.line, st, x.byMark != before, s.records, s.wrote)
 		}
 	}
 }

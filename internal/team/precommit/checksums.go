@@ -44,14 +44,23 @@ func checksums(data []byte) [2]uint32 {
 	wg.Wait()
 	sum := sums[0]
 	for i := 1; i < parts; i++ {
-		n := int64(size)
+		n := size
 		if i == parts-1 {
-			n = int64(len(data) - i*size)
+			n = len(data) - i*size
 		}
-		sum[0] = combine(sum[0], sums[i][0], n, crc32.Castagnoli)
-		sum[1] = combine(sum[1], sums[i][1], n, crc32.IEEE)
+		sum = joined(sum, sums[i], int64(n))
 	}
 	return sum
+}
+
+// joined is the checksums of the bytes whose checksums are a followed by
+// n bytes whose checksums are b. When a is zero (nothing came before) that
+// is b itself, without the cost of combine (a tenth of a millisecond).
+func joined(a, b [2]uint32, n int64) [2]uint32 {
+	if a == ([2]uint32{}) {
+		return b
+	}
+	return [2]uint32{combine(a[0], b[0], n, crc32.Castagnoli), combine(a[1], b[1], n, crc32.IEEE)}
 }
 
 func bothChecksums(data []byte) [2]uint32 {
@@ -138,14 +147,8 @@ func windowedChecksums(data []byte, forget func([]byte)) [2]uint32 {
 	for off := 0; off < len(data); {
 		w := data[off:min(len(data), off+checksumWindow)]
 		mapfile.Populate(w)
-		s := checksums(w)
+		sum = joined(sum, checksums(w), int64(len(w)))
 		forget(w)
-		if off == 0 {
-			sum = s
-		} else {
-			sum[0] = combine(sum[0], s[0], int64(len(w)), crc32.Castagnoli)
-			sum[1] = combine(sum[1], s[1], int64(len(w)), crc32.IEEE)
-		}
 		off += len(w)
 	}
 	return sum
@@ -176,13 +179,7 @@ func (r *runningSums) add(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	s := checksums(b)
-	if r.n == 0 {
-		r.sum = s
-	} else {
-		r.sum[0] = combine(r.sum[0], s[0], int64(len(b)), crc32.Castagnoli)
-		r.sum[1] = combine(r.sum[1], s[1], int64(len(b)), crc32.IEEE)
-	}
+	r.sum = joined(r.sum, checksums(b), int64(len(b)))
 	r.n += int64(len(b))
 }
 

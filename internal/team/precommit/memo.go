@@ -63,26 +63,30 @@ func readMemo(dir, id string) (blobMemo, bool) {
 	return m, true
 }
 
-// writeMemo records an entry through a rename, so that hooks running at
-// once in several worktrees never read half of one. It is best effort.
+// writeMemo records an entry, best effort.
 func writeMemo(dir, id string, m blobMemo) {
-	if id == "" {
-		return
+	if data, err := json.Marshal(m); err == nil && id != "" && writeRenamed(dir, id+".json", data) {
+		pruneMemo(dir)
 	}
-	data, err := json.Marshal(m)
-	if err != nil || os.MkdirAll(dir, 0o755) != nil {
-		return
+}
+
+// writeRenamed writes data to dir/name through a rename, so that hooks
+// running at once in several worktrees never read half of it, and says
+// whether it did.
+func writeRenamed(dir, name string, data []byte) bool {
+	if os.MkdirAll(dir, 0o755) != nil {
+		return false
 	}
-	tmp, err := os.CreateTemp(dir, "."+id+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
-		return
+		return false
 	}
 	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, id+".json")) != nil {
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, name)) != nil {
 		os.Remove(tmp.Name())
-		return
+		return false
 	}
-	pruneMemo(dir)
+	return true
 }
 
 // pruneMemo removes the older half of the entries once there are too many.
@@ -91,19 +95,28 @@ func pruneMemo(dir string) {
 	if err != nil || len(entries) <= maxMemoEntries {
 		return
 	}
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = filepath.Join(dir, e.Name())
+	}
+	keepNewest(paths, len(paths)-len(paths)/2)
+}
+
+// keepNewest removes all but the keep most recently modified of paths.
+func keepNewest(paths []string, keep int) {
 	type aged struct {
-		name string
+		path string
 		mod  int64
 	}
 	var all []aged
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil {
-			all = append(all, aged{e.Name(), info.ModTime().UnixNano()})
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil {
+			all = append(all, aged{p, info.ModTime().UnixNano()})
 		}
 	}
 	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.mod, b.mod) })
-	for _, a := range all[:len(all)/2] {
-		os.Remove(filepath.Join(dir, a.name))
+	for _, a := range all[:max(0, len(all)-keep)] {
+		os.Remove(a.path)
 	}
 }
 
@@ -193,16 +206,7 @@ func readDigest(dir, id string) (*schema.Digest, bool) {
 // maxDigests.
 func writeDigest(dir, path, head, id string, d *schema.Digest) {
 	data, err := d.MarshalBinary()
-	if err != nil || id == "" || os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, "."+id+".digest-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), digestPath(dir, id)) != nil {
-		os.Remove(tmp.Name())
+	if err != nil || id == "" || !writeRenamed(dir, id+".digest", data) {
 		return
 	}
 	owners := filepath.Join(dir, "digests-"+fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(path))))
@@ -214,22 +218,7 @@ func writeDigest(dir, path, head, id string, d *schema.Digest) {
 		}
 	}
 	_ = os.WriteFile(owners, []byte(head+" "+id+"\n"), 0o644)
-	old, _ := filepath.Glob(filepath.Join(dir, "*.digest"))
-	if len(old) <= maxDigests {
-		return
-	}
-	type aged struct {
-		path string
-		mod  int64
-	}
-	var all []aged
-	for _, p := range old {
-		if info, err := os.Stat(p); err == nil {
-			all = append(all, aged{p, info.ModTime().UnixNano()})
-		}
-	}
-	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.mod, b.mod) })
-	for _, a := range all[:max(0, len(all)-maxDigests)] {
-		os.Remove(a.path)
+	if old, _ := filepath.Glob(filepath.Join(dir, "*.digest")); len(old) > maxDigests {
+		keepNewest(old, maxDigests)
 	}
 }

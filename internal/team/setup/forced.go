@@ -52,6 +52,6 @@ func forcedChanges(rs *reservations.Store, as *assignments.Store, since time.Tim
 		return nil, err
 	}
 	list = append(list, more...)
-	reservations.SortForced(list)
+	records.SortForced(list)
 	return list, nil
 }

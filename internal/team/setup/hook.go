@@ -57,9 +57,6 @@ type Hook struct {
 	Guards string `json:"guards"`
 }
 
-// HookInfo describes the pre-commit hook (see HookInfoFor).
-func (r *Repo) HookInfo() (*Hook, error) { return r.HookInfoFor("pre-commit") }
-
 // Hooks describes each of hooks.Names.
 func (r *Repo) Hooks() ([]*Hook, error) {
 	var all []*Hook

@@ -17,7 +17,7 @@ type Change struct {
 // Init sets the repository up for git-queen and returns what it changed
 // (nothing when it was set up already) and the checks as they stand after.
 func (r *Repo) Init(o Options) ([]Change, []Check, error) {
-	return r.apply(o, func(c *Check) bool { return c.forInit })
+	return r.apply(o)
 }
 
 // Doctor runs every check; with fix it repairs what init would have set.
@@ -25,15 +25,16 @@ func (r *Repo) Doctor(o Options, fix bool) ([]Change, []Check, error) {
 	if !fix {
 		return nil, r.Checks(o), nil
 	}
-	return r.apply(o, func(c *Check) bool { return c.forInit })
+	return r.apply(o)
 }
 
-func (r *Repo) apply(o Options, want func(*Check) bool) ([]Change, []Check, error) {
+// apply fixes what fails among the checks init sets up.
+func (r *Repo) apply(o Options) ([]Change, []Check, error) {
 	checks := r.Checks(o)
 	var changes []Change
 	for i := range checks {
 		c := &checks[i]
-		if c.Status == OK || c.fix == nil || !want(c) {
+		if c.Status == OK || c.fix == nil || !c.forInit {
 			continue
 		}
 		was, did := c.Message, c.did
@@ -64,7 +65,7 @@ func (r *Repo) apply(o Options, want func(*Check) bool) ([]Change, []Check, erro
 	elsewhere := &ElsewhereError{}
 	for _, c := range checks {
 		switch {
-		case c.Status != Fail || !want(&c):
+		case c.Status != Fail || !c.forInit:
 		case c.elsewhere != nil:
 			elsewhere.Hooks = append(elsewhere.Hooks, c.elsewhere)
 		case c.fix != nil:

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -43,12 +44,7 @@ func (r *Repo) checkLedgers() []Check {
 	default:
 		out = append(out, ok("ledger", "this clone's ledger %s reads whole", h.Local[:12]))
 	}
-	var remotes []string
-	for remote := range h.Remotes {
-		remotes = append(remotes, remote)
-	}
-	slices.Sort(remotes)
-	for _, remote := range remotes {
+	for _, remote := range slices.Sorted(maps.Keys(h.Remotes)) {
 		out = append(out, Check{Name: "remote-ledger", Status: Warn, Message: fmt.Sprintf(
 			"%s's ledger, as fetched, is set aside: %v; commands and commits go on from what this clone has, "+
 				"and the next git queen sync pushes this clone's ledger without it", remote, h.Remotes[remote])})
