@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
 // Objects reads objects of a repository in process: loose ones, packed ones
@@ -54,6 +56,20 @@ func (o *Objects) Refresh() {
 	defer o.mu.Unlock()
 	o.old = append(o.old, o.r)
 	o.r = newObjectReader(o.dir)
+}
+
+// Forget drops the pages of the mapped packs from this process's memory
+// (the page cache keeps them): for a caller that touched much of a pack
+// (the headers of every object it will read, each once, after).
+func (o *Objects) Forget() {
+	o.mu.Lock()
+	r := o.r
+	o.mu.Unlock()
+	for _, p := range r.packList() {
+		if p.mapped {
+			mapfile.Forget(p.data)
+		}
+	}
 }
 
 // Close releases the mapped packs, and stops git if a read started it.

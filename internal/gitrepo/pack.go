@@ -17,6 +17,9 @@ type packFile struct {
 	count int
 	idx   []byte
 	unmap []func()
+	// mapped says data is a mapping, whose pages Forget may drop (not
+	// bytes read into memory, which it would lose).
+	mapped bool
 }
 
 func openPack(idxPath string) (*packFile, error) {
@@ -40,10 +43,12 @@ func openPack(idxPath string) (*packFile, error) {
 		p.close()
 		return nil, fmt.Errorf("%s: pack index truncated", idxPath)
 	}
-	if p.data, err = p.mapFile(p.path); err != nil {
+	data, info, unmap, err := mapfile.OpenInfo(p.path, false)
+	if err != nil {
 		p.close()
 		return nil, err
 	}
+	p.data, p.mapped, p.unmap = data, info != nil, append(p.unmap, unmap)
 	return p, nil
 }
 

@@ -16,7 +16,8 @@
 #  join   a clone joining a ledger of N message records (ledgergen, over
 #         4 months, packed) with `git queen init --remote origin`, file://
 #         remote; peer: `git fetch` of the same ledger ref into a fresh
-#         clone. Peak RSS and the received log's size beside the pack's.
+#         clone. Peak RSS and the received log's size beside the pack's,
+#         and one join's fetch and apply (read, vet, append) times.
 #  syncs  CLONES (16) clones of one file:// remote syncing at once, each
 #         with one new message (`git queen sync`, all started together,
 #         until the last one ends); peer: the same clones each pushing one
@@ -141,6 +142,11 @@ if want join; then
 	received=$(du -m "$work/join/joiner/.git/queen/received/queen_messages.jsonl" | cut -f1)
 	pack=$(du -cm "$work/srv/join.git/objects/pack/"*.pack | tail -n 1 | cut -f1)
 	row "join (init --remote), $size records" join join "git fetch" "$rss MiB; received/ $received MB, pack $pack MB"
+	# Where one join's time goes: the steps sync traces (QUEEN_TRACE).
+	sh "$work/join/fresh"
+	split=$(cd "$work/join/joiner" && QUEEN_TRACE=1 git-queen init --droid bench --remote origin --no-hooks 2>&1 >/dev/null |
+		awk '/trace:/ && ($7 == "fetched" || $7 == "applied") { printf "%s%s %.0f ms", sep, $7, $5; sep = ", " }')
+	printf '  one join, by step\t%s\n' "$split" >>"$table"
 	[ -z "${BEFORE:-}" ] || {
 		sed "s|git-queen init|$BEFORE init|" "$work/join/queen" >"$work/join/before"
 		pair_runs=${JOIN_RUNS:-3}

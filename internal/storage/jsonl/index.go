@@ -374,38 +374,6 @@ func appendEntry(b []byte, e indexEntry) []byte {
 	return le.AppendUint64(le.AppendUint64(b, uint64(e.offset)), uint64(e.nanos))
 }
 
-// encodeIndex is a whole index file: the state, the ring, and entries
-// sorted by key.
-func encodeIndex(state logState, ring []checkpoint, entries []indexEntry) []byte {
-	le := binary.LittleEndian
-	b := make([]byte, 0, indexHeaderSize+len(entries)*indexEntrySize)
-	b = appendState(append(b, indexMagic...), state)
-	if len(ring) > ringLength {
-		ring = ring[len(ring)-ringLength:]
-	}
-	b = le.AppendUint64(b, uint64(len(ring)))
-	for i := range ringLength {
-		var c checkpoint
-		if i < len(ring) {
-			c = ring[i]
-		}
-		b = le.AppendUint64(le.AppendUint64(b, uint64(c.size)), uint64(c.crc))
-	}
-	b = le.AppendUint64(b, uint64(len(entries)))
-	body := make([]byte, 0, len(entries)*indexEntrySize)
-	for _, e := range entries {
-		body = appendEntry(body, e)
-	}
-	b = le.AppendUint32(b, Checksum(body))
-	b = le.AppendUint32(b, Checksum(b))
-	b = append(b, body...)
-	table := make([]byte, 0, blockTableSize(len(entries)))
-	for at := 0; at < len(body); at += blockEntries * indexEntrySize {
-		table = le.AppendUint32(table, Checksum(body[at:min(len(body), at+blockEntries*indexEntrySize)]))
-	}
-	return le.AppendUint32(append(b, table...), Checksum(table))
-}
-
 // encodeRecord is one append's record.
 func encodeRecord(state logState, entries []indexEntry) []byte {
 	le := binary.LittleEndian

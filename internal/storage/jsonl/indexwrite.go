@@ -3,8 +3,10 @@ package jsonl
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"maps"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -16,31 +18,46 @@ import (
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
-// updateIndex brings the log's index up to date after an append, under
-// the log's lock: the log was at stat before when lines were written to
-// f, and is at after now. An index that covered the log at before gets
-// one record (a merge, past its bound); any other is rebuilt from the
-// log. It is best effort: a write that fails leaves an index that no
-// longer matches the log, which the next append rebuilds.
-func (l *Log) updateIndex(f *os.File, before, after os.FileInfo, lines [][]byte) {
-	from, ok1 := statOf(before)
-	to, ok2 := statOf(after)
-	if l.CacheDir == "" || !ok1 || !ok2 {
+// updateIndex brings the log's index up to date with what the appender
+// wrote, under the log's lock: the log is at stat info now. An index that
+// covered the log where the appender started (tracked) gets one record,
+// or is merged when its records would pass their bound; any other is
+// rebuilt from the log. It is
+// best effort: a write that fails leaves an index that no longer matches
+// the log, which the next append rebuilds.
+func (a *Appender) updateIndex(info os.FileInfo) {
+	l, f := a.l, a.f
+	defer a.track(info)
+	to, ok := statOf(info)
+	if l.CacheDir == "" || !ok {
+		return
+	}
+	if !a.tracked || a.state.Size != to.Size {
+		l.rebuildIndex(f, to, a.from.Size)
 		return
 	}
 	path := IndexPath(l.CacheDir, l.Path)
 	ix, ok := readIndex(path)
-	if !ok {
-		l.rebuildIndex(f, to, from.Size)
+	switch {
+	case !ok && a.from.Size == 0:
+		if os.MkdirAll(l.CacheDir, 0o755) != nil {
+			return
+		}
+		ix = &Index{release: func() {}} // a new log: its index starts empty
+	case !ok || ix.state.Stat != a.from:
+		if ok {
+			ix.Close()
+		}
+		l.rebuildIndex(f, to, a.from.Size)
 		return
 	}
 	defer ix.Close()
-	state, entries, ok := l.appendedEntries(f, ix, from, to, lines)
-	if !ok {
-		l.rebuildIndex(f, to, from.Size)
-		return
-	}
-	if len(ix.records) > max(indexRecordsMax, len(ix.sorted)/8) {
+	state := a.state
+	state.Stat = to
+	// Records past the bound are merged: a reader's lookup scans them.
+	merge := !ok || len(ix.records)+len(a.pending)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8)
+	entries := l.currentOf(f, ix, a.pending, !merge)
+	if merge {
 		l.mergeIndex(f, to, ix, state, entries)
 		return
 	}
@@ -54,118 +71,206 @@ func (l *Log) updateIndex(f *os.File, before, after os.FileInfo, lines [][]byte)
 	}
 }
 
-// appendedEntries is the state after lines were appended to a log the
-// index covered at stat from, and the entries of the ids whose current
-// version they wrote; false when the index did not cover the log at from,
-// or the log is not from plus lines.
-func (l *Log) appendedEntries(f *os.File, ix *Index, from, to FileStat, lines [][]byte) (logState, []indexEntry, bool) {
-	state := ix.state
-	if state.Stat != from || state.Size != from.Size {
-		return state, nil, false
-	}
-	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	vals := make([][]byte, len(keys))
-	pick := l.Versions.Picker(keys)
+// currentOf is, of the entries of the lines appended, those of the ids
+// whose current version they hold, sorted by key: one an id, the one
+// that supersedes the others and the index's. It sorts appended. Without
+// sorted, many entries are checked against the index's records only: a
+// merge checks them against its sorted part as it reads it (a search of
+// it for each of a join's entries was a fault of its pages each).
+func (l *Log) currentOf(f *os.File, ix *Index, appended []indexEntry, sorted bool) []indexEntry {
 	lookup := ix.lookup
-	if len(lines) > 8 {
+	if len(appended) > 8 {
 		// Many lines (a batch a sync received): one pass over the
 		// records, not one a line.
 		recent := ix.recent()
 		lookup = func(k idKey) (indexEntry, bool) {
-			if e, ok := recent[k]; ok {
-				return e, true
+			if e, ok := recent[k]; ok || !sorted {
+				return e, ok
 			}
 			return ix.lookupSorted(k)
 		}
 	}
-	var entries []indexEntry
-	// Where each id of the batch is in entries: a search of entries a
-	// line made a sync's 2 MB batches quadratic (a join of 100,000
-	// records took 1.8 s where it took 1.2 s without the index).
-	at := make(map[idKey]int, len(lines))
-	for _, line := range lines {
-		raw := line[:len(line)-1]
-		if isRecord(jsonline.Line{Raw: raw, Terminated: true}, keys, vals) {
-			e := indexEntry{key: keyOfID(idBytes(vals[0])), offset: state.Size, nanos: versionNanos(time.Time{})}
-			if pick != nil {
-				e.nanos = versionNanos(pick.Time(vals))
-			}
-			i, inBatch := at[e.key]
-			prev, had := indexEntry{}, inBatch
-			if inBatch {
-				prev = entries[i]
-			} else {
-				prev, had = lookup(e.key)
-			}
-			switch {
-			case had && !l.supersedes(f, e, raw, prev):
-			case inBatch:
-				entries[i] = e
-			default:
-				at[e.key] = len(entries)
-				entries = append(entries, e)
+	sortEntries(appended) // each id's versions together, in the order written
+	out := appended[:0]
+	for i := 0; i < len(appended); {
+		e, j := appended[i], i+1
+		for ; j < len(appended) && appended[j].key == e.key; j++ {
+			if l.supersedes(f, appended[j], e) {
+				e = appended[j]
 			}
 		}
-		state.Size += int64(len(line))
-		state.Lines++
-		state.CRC = ChecksumUpdate(state.CRC, line)
+		i = j
+		if prev, had := lookup(e.key); !had || l.supersedes(f, e, prev) {
+			out = append(out, e)
+		}
 	}
-	state.Stat = to
-	return state, entries, state.Size == to.Size
+	return out
 }
 
-// supersedes reports whether the version raw, entry e, supersedes the
-// one entry prev places (records.Versions' order, or the later line).
-func (l *Log) supersedes(f *os.File, e indexEntry, raw []byte, prev indexEntry) bool {
+// supersedes reports whether the version entry e places supersedes the
+// one entry prev places (records.Versions' order: the later time, then
+// the larger bytes; or the later line).
+func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 	if l.Versions == nil || e.nanos != prev.nanos {
 		return l.Versions == nil || e.nanos > prev.nanos
 	}
-	line, err := ReadLine(f, prev.offset, nil)
+	line, err := ReadLine(f, e.offset, nil)
+	raw, _ := jsonline.TrimLine(line, e.offset == 0)
+	line, perr := ReadLine(f, prev.offset, nil)
 	old, _ := jsonline.TrimLine(line, prev.offset == 0)
-	return err != nil || bytes.Compare(raw, old) > 0
+	return err != nil || perr != nil || bytes.Compare(raw, old) > 0
 }
 
 // mergeIndex rewrites the index with its records and the new entries
-// merged into the sorted part; an index whose entries are damaged is
-// rebuilt from the log instead.
+// (sorted by key, one an id) merged into the sorted part, each kept where
+// it supersedes the sorted part's version of its id, streamed: the
+// old entries are read a block at a time and the new file written as
+// they go, so that neither is held whole (a million ids are 32 MB). An
+// index whose entries are damaged is rebuilt from the log instead.
 func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, added []indexEntry) {
-	if Checksum(ix.sorted) != ix.sortedCRC {
-		l.rebuildIndex(f, to, 0)
-		return
-	}
-	latest, ring := ix.recent(), ix.ring
+	recent := ix.recent()
 	for _, e := range added {
-		latest[e.key] = e
+		delete(recent, e.key)
 	}
-	entries := make([]indexEntry, 0, len(ix.sorted)/indexEntrySize+len(latest))
-	for i := 0; i < len(ix.sorted); i += indexEntrySize {
-		e := decodeEntry(ix.sorted[i:])
-		if n, ok := latest[e.key]; ok {
-			e = n
-			delete(latest, e.key)
+	fresh := append(slices.Collect(maps.Values(recent)), added...)
+	sortEntries(fresh)
+	merged := func(put func(indexEntry)) error {
+		if len(ix.sorted) > 0 {
+			old, err := os.Open(ix.path)
+			if err != nil {
+				return err
+			}
+			defer old.Close()
+			var crc uint32
+			buf := make([]byte, min(len(ix.sorted), 1<<20)) // whole entries
+			for at := 0; at < len(ix.sorted); at += len(buf) {
+				block := buf[:min(len(buf), len(ix.sorted)-at)]
+				if _, err := old.ReadAt(block, int64(indexHeaderSize+at)); err != nil {
+					return err
+				}
+				crc = ChecksumUpdate(crc, block)
+				for i := 0; i < len(block); i += indexEntrySize {
+					e := decodeEntry(block[i:])
+					for ; len(fresh) > 0 && fresh[0].key.compare(e.key) < 0; fresh = fresh[1:] {
+						put(fresh[0])
+					}
+					if len(fresh) > 0 && fresh[0].key == e.key {
+						if l.supersedes(f, fresh[0], e) {
+							e = fresh[0]
+						}
+						fresh = fresh[1:]
+					}
+					put(e)
+				}
+			}
+			if crc != ix.sortedCRC {
+				return ErrDamagedIndex
+			}
 		}
-		entries = append(entries, e)
+		for _, e := range fresh {
+			put(e)
+		}
+		return nil
 	}
-	// The ids new to the index are sorted alone and merged in: sorting
-	// all of them again at every merge was most of a join's index time.
-	fresh := slices.SortedFunc(maps.Values(latest), func(a, b indexEntry) int { return a.key.compare(b.key) })
-	entries = mergeEntries(entries, fresh)
-	ring = append(ring, checkpoint{state.Size, state.CRC})
-	_ = writeFile(IndexPath(l.CacheDir, l.Path), encodeIndex(state, ring, entries), false)
+	ring := append(ix.ring, checkpoint{state.Size, state.CRC})
+	if err := writeIndex(IndexPath(l.CacheDir, l.Path), state, ring, merged); errors.Is(err, ErrDamagedIndex) {
+		l.rebuildIndex(f, to, 0)
+	}
 }
 
-// mergeEntries merges two lists of entries sorted by key, with no key in
-// both, into one.
-func mergeEntries(a, b []indexEntry) []indexEntry {
-	out := make([]indexEntry, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0].key.compare(b[0].key) < 0 {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
+// writeIndex replaces the index file at path (a rename) with one of the
+// state, the ring and the entries, sorted by key, that entries puts as it
+// goes: written a block at a time, never held whole.
+func writeIndex(path string, state logState, ring []checkpoint, entries func(put func(indexEntry)) error) error {
+	return writeFileFrom(path, false, func(w *os.File) error {
+		if _, err := w.Write(make([]byte, indexHeaderSize)); err != nil {
+			return err
 		}
+		var n uint64
+		var crc uint32
+		var werr error
+		// buf holds whole blocks until the last flush: its capacity is a
+		// multiple of a block's size.
+		buf := make([]byte, 0, 16*blockEntries*indexEntrySize)
+		var table []byte // the blocks' checksums
+		flush := func() {
+			if werr == nil {
+				crc = ChecksumUpdate(crc, buf)
+				for at := 0; at < len(buf); at += blockEntries * indexEntrySize {
+					table = binary.LittleEndian.AppendUint32(table, Checksum(buf[at:min(len(buf), at+blockEntries*indexEntrySize)]))
+				}
+				_, werr = w.Write(buf)
+			}
+			buf = buf[:0]
+		}
+		err := entries(func(e indexEntry) {
+			buf, n = appendEntry(buf, e), n+1
+			if len(buf)+indexEntrySize > cap(buf) {
+				flush()
+			}
+		})
+		flush()
+		if err = cmp.Or(err, werr); err != nil {
+			return err
+		}
+		if _, err := w.Write(binary.LittleEndian.AppendUint32(table, Checksum(table))); err != nil {
+			return err
+		}
+		_, err = w.WriteAt(indexHeader(state, ring, n, crc), 0)
+		return err
+	})
+}
+
+// indexHeader is an index file's header: the state, the ring, the count
+// of sorted entries and their checksum, and its own.
+func indexHeader(state logState, ring []checkpoint, n uint64, entriesCRC uint32) []byte {
+	le := binary.LittleEndian
+	b := appendState(append(make([]byte, 0, indexHeaderSize), indexMagic...), state)
+	if len(ring) > ringLength {
+		ring = ring[len(ring)-ringLength:]
 	}
-	return append(append(out, a...), b...)
+	b = le.AppendUint64(b, uint64(len(ring)))
+	for i := range ringLength {
+		var c checkpoint
+		if i < len(ring) {
+			c = ring[i]
+		}
+		b = le.AppendUint64(le.AppendUint64(b, uint64(c.size)), uint64(c.crc))
+	}
+	b = le.AppendUint32(le.AppendUint64(b, n), entriesCRC)
+	return le.AppendUint32(b, Checksum(b))
+}
+
+// sortEntries sorts entries by key, then offset. The keys are hashes,
+// uniform: the entries are spread into buckets by their keys' top bits
+// and each bucket is sorted alone, in about linear time, where sorting a
+// join's 100,000 entries by comparison was most of its index update.
+// Keys made to share their top bits only make a bucket larger, sorted by
+// comparison all the same.
+func sortEntries(es []indexEntry) {
+	byKey := func(a, b indexEntry) int { return cmp.Or(a.key.compare(b.key), cmp.Compare(a.offset, b.offset)) }
+	if len(es) < 1024 {
+		slices.SortFunc(es, byKey)
+		return
+	}
+	shift := 64 - min(bits.Len(uint(len(es))), 20)
+	start := make([]int32, 1<<(64-shift)+1)
+	for _, e := range es {
+		start[e.key[0]>>shift+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	out, next := make([]indexEntry, len(es)), slices.Clone(start)
+	for _, e := range es {
+		b := e.key[0] >> shift
+		out[next[b]] = e
+		next[b]++
+	}
+	for b := range len(start) - 1 {
+		slices.SortFunc(out[start[b]:start[b+1]], byKey)
+	}
+	copy(es, out)
 }
 
 // rebuildIndex writes the index of the log from its bytes, which the
@@ -230,7 +335,12 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 		return
 	}
 	ring = append(ring, checkpoint{state.Size, state.CRC})
-	if writeFile(path, encodeIndex(state, ring, current), false) != nil {
+	if writeIndex(path, state, ring, func(put func(indexEntry)) error {
+		for _, e := range current {
+			put(e)
+		}
+		return nil
+	}) != nil {
 		_ = os.Remove(path)
 	}
 }

@@ -112,68 +112,27 @@ func checkLine(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// Append writes each record as one line, one write(2) per record, after
-// repairing a torn tail left by a crashed writer. With fsync on (the
-// default) the records are durable when it returns.
+// Append writes each record as one line, all of them in one system call
+// (or a few), after repairing a torn tail left by a crashed writer. With
+// fsync on (the default) the records are durable when it returns.
 func (tx *Tx) Append(l *Log, records ...any) error {
-	if tx.done {
-		return errors.New("jsonl: Tx used after its lock was released")
-	}
 	lines := make([][]byte, 0, len(records))
 	for _, r := range records {
 		b, err := Marshal(r)
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.Path, err)
 		}
-		// Copy: b may point into a caller's buffer (a raw line of a file
-		// being rewritten), and appending the newline in place would
-		// overwrite the byte after it.
-		line := make([]byte, len(b)+1)
-		copy(line, b)
-		line[len(b)] = '\n'
-		lines = append(lines, line)
+		lines = append(lines, b)
 	}
-	if err := CheckInside(l.Path, l.Roots); err != nil {
-		return err
-	}
-	if err := CheckInside(QuarantinePath(l.Path), l.Roots); err != nil {
-		return err
-	}
-	_, statErr := os.Stat(l.Path)
-	created := errors.Is(statErr, os.ErrNotExist)
-	if created {
-		if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(l.Path), err)
-		}
-	}
-	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	a, err := tx.Appender(l)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", l.Path, err)
-	}
-	defer f.Close()
-	if err := l.repairTail(f); err != nil {
 		return err
 	}
-	before, statErr := f.Stat()
-	for _, line := range lines {
-		if _, err := f.Write(line); err != nil {
-			return fmt.Errorf("append to %s: %w", l.Path, err)
-		}
+	if err := a.write(lines, nil); err != nil {
+		a.f.Close()
+		return err
 	}
-	if !l.NoSync {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("fsync %s: %w", l.Path, err)
-		}
-		if created {
-			if err := syncDir(filepath.Dir(l.Path)); err != nil {
-				return err
-			}
-		}
-	}
-	if after, err := f.Stat(); err == nil && statErr == nil {
-		l.updateIndex(f, before, after, lines)
-	}
-	return nil
+	return a.Close()
 }
 
 // repairTail makes sure the file ends with a newline before anything is

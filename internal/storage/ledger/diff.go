@@ -122,7 +122,12 @@ type walk struct {
 	removed bool
 	ahead   []*chunkRead // read or being read, oldest first
 	stopped bool         // fn or a read failed: nothing more is taken
+	handed  int          // chunks handed to fn
 }
+
+// forgetEvery is how many chunks a walk reads between two drops of the
+// packs' pages (a chunk is a few pages of a pack).
+const forgetEvery = 64
 
 // chunkRead is one chunk read ahead of fn.
 type chunkRead struct {
@@ -160,6 +165,12 @@ func (w *walk) next() error {
 		if len(c.chunk.Lines) > 0 {
 			err = w.fn(c.chunk, c.prepared)
 		}
+	}
+	if w.handed++; w.handed%forgetEvery == 0 {
+		// The pages of the packs read so far leave this process (reads
+		// under way fault theirs back in): a walk over a ledger of 100
+		// MB packed holds what it reads now, not the pack.
+		w.l.objects.Forget()
 	}
 	if err != nil {
 		w.stopped = true

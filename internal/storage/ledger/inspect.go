@@ -34,12 +34,14 @@ func (l *Ledger) Inspect(from, to plumbing.Hash) (newBytes int64, err error) {
 	}
 	in := &inspection{l: l}
 	err = in.trees("", fromTree, toTree)
+	l.objects.Forget()
 	return in.newBytes, inCommit(err, to)
 }
 
 type inspection struct {
 	l        *Ledger
 	newBytes int64
+	chunks   int
 }
 
 func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
@@ -87,6 +89,11 @@ func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
 			size, err := in.l.blobSize(eb.ID)
 			if err != nil {
 				return at(err, p)
+			}
+			if in.chunks++; in.chunks%forgetEvery == 0 {
+				// Reading a header maps the pages around it in: a
+				// fetched pack would end up mapped whole.
+				in.l.objects.Forget()
 			}
 			if size > MaxChunkBytes {
 				return &DamageError{Path: p, Object: eb.ID,

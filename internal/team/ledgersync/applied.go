@@ -28,6 +28,10 @@ import (
 type applied struct {
 	byULID map[string]map[ulid.ULID]stamp // by the id's prefix ("msg-")
 	other  map[string]stamp
+	// newest is the latest time set: a version written at it or later
+	// is older than none applied, and at need not look (a ledger's
+	// versions come mostly in the order they were written).
+	newest stamp
 }
 
 // stamp is a version time, exactly, in a form without a pointer.
@@ -80,6 +84,9 @@ func (a *applied) at(id string, s ulidID) (t stamp, ok bool) {
 
 // set notes that the version of the id written at t was applied.
 func (a *applied) set(id string, s ulidID, t stamp) {
+	if a.newest.before(t) {
+		a.newest = t
+	}
 	if !s.canonical {
 		a.other[id] = t
 		return

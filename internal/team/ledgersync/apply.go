@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -42,11 +41,11 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 	}
 	scoped := &scopedApplied{}
 	broken := map[string]*ruleCount{}
-	batch := appendBatch{tx: tx, s: s}
+	batch := &appendBatch{tx: tx, s: s}
 	now := s.S.Now()
 	appended := func() (*applied, error) {
-		if err := batch.flushPending(); err != nil || st.Applying == nil {
-			return newApplied(), err // nothing applied yet
+		if st.Applying == nil {
+			return newApplied(), nil // nothing applied yet
 		}
 		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
 	}
@@ -56,12 +55,22 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 			return err
 		}
 		file, lines := c.File, c.Lines
-		fresh, err := pickNewest(idx, lines, v, scoped.applied, broken)
-		if err != nil || len(fresh) == 0 {
+		keep, err := pickFresh(idx, lines, v, scoped.applied, broken)
+		if err != nil || len(keep) == 0 {
 			return err
 		}
-		if dir, ok := ledger.DirOf(file); ok && len(fresh) > presenceIn(fresh) {
-			r.received[dir] += len(fresh) - presenceIn(fresh)
+		fresh, known := make([][]byte, len(keep)), make([]jsonl.Known, len(keep))
+		presence := 0
+		for i, k := range keep {
+			fresh[i], known[i] = lines[k], jsonl.Known{ID: v[k].id, At: v[k].at}
+			if v[k].presence {
+				presence++
+			}
+		}
+		// Presence records travel like any record, and stay out of the
+		// counts: "received 1 message" means one a droid wrote.
+		if dir, ok := ledger.DirOf(file); ok && len(fresh) > presence {
+			r.received[dir] += len(fresh) - presence
 		}
 		if st.Applying == nil {
 			st.Applying = &applying{From: start.String(), To: local.String(), Received: map[string]int64{}}
@@ -73,22 +82,18 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 			}
 		}
 		if file == records.ReservationsFile {
+			// Their arrivals first: a reader that sees a version sees
+			// its bound.
 			arrivals, ahead := arrivalsOf(fresh, s.S.Now())
 			if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
 				return err
 			}
 			r.future += len(arrivals)
 			r.futureBy = max(r.futureBy, ahead)
-			// Appended at once, after their arrivals: few, and read
-			// together with them.
-			return batch.add(file, fresh, true)
 		}
-		return batch.add(file, fresh, false)
+		return batch.add(file, fresh, known)
 	})
-	if err == nil {
-		err = batch.flushAll()
-	}
-	if err != nil {
+	if err = batch.close(err); err != nil {
 		// The remote's part of merged passed Inspect: damage is this clone's.
 		return ownDamage(err)
 	}
@@ -99,114 +104,51 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 	return nil
 }
 
-// appendBatch gathers the versions apply appends to each received log
-// and appends them in batches of up to appendBatchBytes: one append (one
-// fsync) per ledger chunk made a clone joining a ledger of 100,000
-// records spend most of its time waiting on 800 fsyncs. The batches keep
-// each log's order; the lines are the chunks' own bytes, so the memory
-// held is bounded by the batch size. The batches are not synced one by
-// one: flushAll makes each log durable once, before the round moves the
-// ledger ref (a process killed before that has its appends cut back by
-// the state's applying intent, synced or not).
+// appendBatch appends the versions apply takes to each received log
+// through one jsonl.Appender a log, held for the whole merge: the lines
+// are written as they come (a batch a chunk, the chunks' own bytes, so
+// the memory held is bounded by a chunk), the log's index is handed the
+// ids and times vet read (not read again from the lines), and each log is
+// made durable and its index brought up to date once, by close, before
+// the round moves the ledger ref (a process killed before that has its
+// appends cut back by the state's applying intent, synced or not). One
+// append and one fsync per chunk made a clone joining a ledger of 100,000
+// records spend most of its time waiting on 800 fsyncs.
 type appendBatch struct {
-	tx      *jsonl.Tx
-	s       *Syncer
-	pending map[string][]any
-	bytes   map[string]int
-	// appended are the logs appended to, each with whether it was
-	// created by the first append (its directory is synced too).
-	appended map[string]bool
+	tx        *jsonl.Tx
+	s         *Syncer
+	appenders map[string]*jsonl.Appender
 }
 
-// appendBatchBytes bounds what apply holds before it appends.
-const appendBatchBytes = 2 << 20
-
-// add queues lines for file's received log, and appends what is queued
-// when now is set or the batch is full.
-func (b *appendBatch) add(file string, lines [][]byte, now bool) error {
-	if b.pending == nil {
-		b.pending, b.bytes = map[string][]any{}, map[string]int{}
-	}
-	for _, l := range lines {
-		b.pending[file] = append(b.pending[file], l)
-		b.bytes[file] += len(l) + 1
-	}
-	if now || b.bytes[file] >= appendBatchBytes {
-		return b.flush(file)
-	}
-	return nil
-}
-
-func (b *appendBatch) flush(file string) error {
-	lines := b.pending[file]
-	if len(lines) == 0 {
-		return nil
-	}
-	b.pending[file], b.bytes[file] = nil, 0
-	log := b.s.S.ReceivedLog(file)
-	if b.appended == nil {
-		b.appended = map[string]bool{}
-	}
-	if _, ok := b.appended[file]; !ok {
-		_, err := os.Stat(log.Path)
-		b.appended[file] = errors.Is(err, os.ErrNotExist)
-	}
-	log.NoSync = true // flushAll syncs
-	return b.tx.Append(log, lines...)
-}
-
-// flushPending appends what is left, log by log in the ledger's order.
-func (b *appendBatch) flushPending() error {
-	for _, l := range ledger.Logs {
-		if err := b.flush(l.File); err != nil {
+// add appends lines, whose records known describes, to file's received
+// log.
+func (b *appendBatch) add(file string, lines [][]byte, known []jsonl.Known) error {
+	a := b.appenders[file]
+	if a == nil {
+		var err error
+		if a, err = b.tx.Appender(b.s.S.ReceivedLog(file)); err != nil {
 			return err
 		}
-	}
-	for file := range b.pending {
-		if err := b.flush(file); err != nil {
-			return err
+		if b.appenders == nil {
+			b.appenders = map[string]*jsonl.Appender{}
 		}
+		b.appenders[file] = a
 	}
-	return nil
+	return a.Append(lines, known)
 }
 
-// flushAll appends what is left and syncs every log appended to (unless
-// the store does not sync).
-func (b *appendBatch) flushAll() error {
-	if err := b.flushPending(); err != nil {
-		return err
-	}
-	if b.s.S.NoSync {
-		return nil
-	}
-	for file, created := range b.appended {
-		path := b.s.S.ReceivedLog(file).Path
-		if err := syncPath(path); err != nil {
-			return err
-		}
-		if created {
-			if err := syncPath(filepath.Dir(path)); err != nil {
-				return err
-			}
+// close syncs every log appended to and updates its index; after an
+// error it only closes them.
+func (b *appendBatch) close(failed error) error {
+	errs := []error{failed}
+	for file, a := range b.appenders {
+		err := a.Close()
+		if failed == nil && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", file, err))
 		}
 	}
-	return nil
-}
-
-// syncPath fsyncs a file or a directory.
-func syncPath(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("fsync %s: %w", path, err)
-	}
-	return nil
+	b.appenders = nil
+	return errors.Join(errs...)
 }
 
 // newestOnly keeps, of the incoming versions of each record, the newest
@@ -223,11 +165,13 @@ func newestOnly(idx *versionIndex, file string, lines [][]byte, applied *applied
 
 // vetted is what newestOnly needs to know of one incoming line: the rule
 // it breaks, if any, else its record id and version time (id is "" for a
-// line that is not a version with a time).
+// line that is not a version with a time), and whether it is a presence
+// record (records.IsPresence).
 type vetted struct {
 	rule, msg, id string
 	at            time.Time
 	split         ulidID
+	presence      bool
 }
 
 // vet reads each line once for newestOnly: the part of its work that
@@ -251,13 +195,25 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 		if ok {
 			out[i] = vetted{id: id, at: at, split: splitID(id)}
 		}
+		out[i].presence = records.IsPresence(line)
 	}
 	return out
 }
 
-// pickNewest is newestOnly for lines vet has read. Version times compare
-// as their records.TimeKey would: exactly, to the nanosecond.
+// pickNewest is newestOnly for lines vet has read.
 func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
+	keep, err := pickFresh(idx, lines, v, applied, broken)
+	var out [][]byte
+	for _, i := range keep {
+		out = append(out, lines[i])
+	}
+	return out, err
+}
+
+// pickFresh is pickNewest that returns which of lines it keeps, by their
+// place. Version times compare as their records.TimeKey would: exactly,
+// to the nanosecond.
+func pickFresh(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
 	byID := map[string]int{} // the line of each id's newest version here
 	var ids []string
 	for i, line := range lines {
@@ -291,14 +247,14 @@ func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied,
 			return nil, err
 		}
 	}
-	var out [][]byte
-	for i, line := range lines {
+	var out []int
+	for i := range lines {
 		if v[i].rule != "" {
 			continue
 		}
 		id := v[i].id
 		if id == "" {
-			out = append(out, line) // a record without a time: kept
+			out = append(out, i) // a record without a time: kept
 			continue
 		}
 		if byID[id] != i || known[id] != "" && records.TimeKey(v[i].at) < known[id] {
@@ -306,12 +262,15 @@ func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied,
 		}
 		at := stampOf(v[i].at)
 		if applied != nil {
-			if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
-				continue
+			// Only when something applied is newer can it be this id's.
+			if at.before(applied.newest) {
+				if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
+					continue
+				}
 			}
 			applied.set(id, v[i].split, at)
 		}
-		out = append(out, line)
+		out = append(out, i)
 	}
 	return out, nil
 }

@@ -1,0 +1,199 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
+
+// Appender appends to one log in as many steps as its caller likes while
+// the lock is held, and brings the log's index up to date once, when it
+// is closed (or when the entries it holds for the index pass
+// appenderEntriesMax): a sync that appends a hundred batches to a
+// received log paid for an index update, a re-read of every line it
+// appended and a rewrite of the index, at each one. Readers that open the
+// index meanwhile find it stale by the log's stat and read the log.
+type Appender struct {
+	tx      *Tx
+	l       *Log
+	f       *os.File
+	created bool
+	// from is the log's stat when the index last covered it (or the log
+	// was empty with no index); tracked says whether state, the index's
+	// state carried over the lines written since, and pending, the
+	// entries of those lines, are kept. Without it the index is rebuilt
+	// from the log.
+	from    FileStat
+	tracked bool
+	state   logState
+	pending []indexEntry
+	keys    []string
+	vals    [][]byte
+	pick    *jsonline.Picker
+	nl      []byte
+}
+
+// Known is what a caller that read a line before appending it knows of
+// it: its record's id and version time (of the log's Versions). The zero
+// Known says nothing, and the line is read.
+type Known struct {
+	ID string
+	At time.Time
+}
+
+// appenderEntriesMax bounds the entries an Appender holds before it
+// updates the index: the memory of an append of any size.
+var appenderEntriesMax = 1 << 16
+
+// Appender opens the log for appends under the lock, after repairing a
+// torn tail left by a crashed writer. Close it.
+func (tx *Tx) Appender(l *Log) (*Appender, error) {
+	if tx.done {
+		return nil, errors.New("jsonl: Tx used after its lock was released")
+	}
+	if err := CheckInside(l.Path, l.Roots); err != nil {
+		return nil, err
+	}
+	if err := CheckInside(QuarantinePath(l.Path), l.Roots); err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(l.Path)
+	a := &Appender{tx: tx, l: l, created: errors.Is(statErr, os.ErrNotExist), nl: []byte{'\n'}}
+	if a.created {
+		if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(l.Path), err)
+		}
+	}
+	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", l.Path, err)
+	}
+	a.f = f
+	if err := l.repairTail(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	a.keys = Query{Key: l.Key, Versions: l.Versions}.keys()
+	a.vals, a.pick = make([][]byte, len(a.keys)), l.Versions.Picker(a.keys)
+	if info, err := f.Stat(); err == nil {
+		a.track(info)
+	}
+	return a, nil
+}
+
+// track starts keeping the index's state from the log's stat info, if
+// the index covers the log there (or the log is empty and has none).
+func (a *Appender) track(info os.FileInfo) {
+	a.tracked, a.pending = false, a.pending[:0]
+	st, ok := statOf(info)
+	if a.l.CacheDir == "" || !ok {
+		return
+	}
+	a.from = st
+	ix, ok := readIndex(IndexPath(a.l.CacheDir, a.l.Path))
+	switch {
+	case ok:
+		a.tracked, a.state = ix.state.Stat == st && ix.state.Size == st.Size, ix.state
+		ix.Close()
+	case st.Size == 0:
+		a.tracked, a.state = true, logState{}
+	}
+}
+
+// Append writes lines (each without its newline) at the end of the log
+// in one system call or a few. They are checked cheaply, not parsed: each
+// must be one line that starts with '{' and ends with '}'; the caller
+// vouches that it is a JSON object. known, when not nil, says for each
+// line what the caller read of it; a line whose Known is zero, or names
+// an id the line does not spell, is read for the index.
+func (a *Appender) Append(lines [][]byte, known []Known) error {
+	for _, line := range lines {
+		if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' ||
+			bytes.IndexByte(line, '\n') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
+			return fmt.Errorf("%s: a record must be a single line holding a JSON object", a.l.Path)
+		}
+	}
+	return a.write(lines, known)
+}
+
+func (a *Appender) write(lines [][]byte, known []Known) error {
+	if a.tx.done {
+		return errors.New("jsonl: Appender used after its lock was released")
+	}
+	bufs := make([][]byte, 0, 2*len(lines))
+	for _, line := range lines {
+		bufs = append(bufs, line, a.nl)
+	}
+	if err := writeVectors(a.f, bufs); err != nil {
+		return fmt.Errorf("append to %s: %w", a.l.Path, err)
+	}
+	if !a.tracked {
+		return nil
+	}
+	for i, line := range lines {
+		var k Known
+		if known != nil {
+			k = known[i]
+		}
+		if e, ok := a.entryOf(line, k); ok {
+			a.pending = append(a.pending, e)
+		}
+		a.state.Size += int64(len(line)) + 1
+		a.state.Lines++
+		a.state.CRC = ChecksumUpdate(ChecksumUpdate(a.state.CRC, line), a.nl)
+	}
+	if len(a.pending) >= appenderEntriesMax {
+		if info, err := a.f.Stat(); err == nil {
+			a.updateIndex(info)
+		}
+	}
+	return nil
+}
+
+// entryOf is the index entry of line, written at a.state.Size: from what
+// the caller knows when the line spells that id, else from the line.
+func (a *Appender) entryOf(line []byte, k Known) (indexEntry, bool) {
+	e := indexEntry{offset: a.state.Size, nanos: versionNanos(time.Time{})}
+	// The line must spell the id as a JSON string: a check that the
+	// caller's list is the list of its lines, not a proof (it vouches).
+	if k.ID != "" && bytes.Contains(line, []byte(`"`+k.ID+`"`)) {
+		e.key = keyOfID([]byte(k.ID))
+		if a.pick != nil {
+			e.nanos = versionNanos(k.At)
+		}
+		return e, true
+	}
+	if !isRecord(jsonline.Line{Raw: line, Terminated: true}, a.keys, a.vals) {
+		return e, false
+	}
+	e.key = keyOfID(idBytes(a.vals[0]))
+	if a.pick != nil {
+		e.nanos = versionNanos(a.pick.Time(a.vals))
+	}
+	return e, true
+}
+
+// Close makes what was appended durable (unless the log is NoSync),
+// brings the log's index up to date and closes the file.
+func (a *Appender) Close() error {
+	defer a.f.Close()
+	if !a.l.NoSync {
+		if err := a.f.Sync(); err != nil {
+			return fmt.Errorf("fsync %s: %w", a.l.Path, err)
+		}
+		if a.created {
+			if err := syncDir(filepath.Dir(a.l.Path)); err != nil {
+				return err
+			}
+		}
+	}
+	if info, err := a.f.Stat(); err == nil {
+		a.updateIndex(info)
+	}
+	return nil
+}
