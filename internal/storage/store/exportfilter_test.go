@@ -1,0 +1,67 @@
+package store
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// waiting is a version the export leaves out: a place in the queue for
+// paths (exportQuery keeps no version whose status is "waiting").
+func waiting(line string) string {
+	return strings.TrimSuffix(line, "}") + `,"status":"waiting"}`
+}
+
+// The export keeps each source's current version of an id when the
+// filter keeps it. An export by mark must judge the id by the source's
+// current version, wherever it lies, not by the newest line appended
+// since the mark: a stale line appended after a newer one, or a newer one
+// the filter drops, changes what a full export writes and counts.
+func TestExportByMarkFiltersEachSourcesCurrentVersion(t *testing.T) {
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name          string
+		before, after []string // lines of the local log before and after the first export
+		received      []string // lines of the received log after the first export
+	}{
+		{"a stale version the filter keeps, after a newer one it drops",
+			[]string{message(0, base, "kept"), waiting(message(1, base.Add(time.Hour), "dropped"))},
+			[]string{message(1, base, "stale, kept")}, nil},
+		{"a newer version the filter drops, of a record the file holds",
+			[]string{message(0, base, "kept"), message(1, base, "kept")},
+			[]string{waiting(message(1, base.Add(time.Hour), "dropped"))}, nil},
+		{"a newer version the filter drops, then a stale one it keeps",
+			[]string{message(0, base, "kept"), message(1, base, "kept")},
+			[]string{waiting(message(1, base.Add(time.Hour), "dropped")), message(1, base.Add(time.Minute), "stale, kept")}, nil},
+		{"a version the filter keeps, of a record it dropped",
+			[]string{message(0, base, "kept"), waiting(message(1, base, "dropped"))},
+			[]string{message(1, base.Add(time.Hour), "kept now")}, nil},
+		{"a newer version one source drops, an older one another source keeps",
+			[]string{message(0, base, "kept"), message(1, base, "kept")},
+			[]string{waiting(message(1, base.Add(time.Hour), "dropped"))},
+			[]string{message(1, base.Add(time.Minute), "received, kept")}},
+		{"a stale version one source keeps, the newer one another drops",
+			[]string{message(0, base, "kept")},
+			[]string{message(1, base, "stale, kept")},
+			[]string{waiting(message(1, base.Add(time.Hour), "received, dropped")), message(2, base, "received")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := newExportTwin(t)
+			local := x.s.Log(records.MessagesFile).Path
+			received := ReceivedPath(x.s.WS, records.MessagesFile)
+			x.appendSource(local, true, c.before...)
+			x.appendSource(received, true, message(5, base, "received first"))
+			x.export("first")
+			before := x.byMark
+			x.appendSource(local, true, c.after...)
+			x.appendSource(received, true, c.received...)
+			x.export(c.name) // compares with the full export
+			if x.byMark != before+1 {
+				t.Fatal("the export did not read only what was appended")
+			}
+		})
+	}
+}
