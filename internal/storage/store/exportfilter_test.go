@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +63,39 @@ func TestExportByMarkFiltersEachSourcesCurrentVersion(t *testing.T) {
 			x.export(c.name) // compares with the full export
 			if x.byMark != before+1 {
 				t.Fatal("the export did not read only what was appended")
+			}
+		})
+	}
+}
+
+// Random appends of versions the filter keeps and drops, new, newer and
+// stale, to both sources, ours and another program's, with exports
+// between: each export by mark writes and counts what the full one does.
+func TestExportByMarkFiltersAsTheFullExportDoes(t *testing.T) {
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 27))
+			x := newExportTwin(t)
+			sources := []string{x.s.Log(records.MessagesFile).Path, ReceivedPath(x.s.WS, records.MessagesFile)}
+			base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+			for i, src := range sources {
+				x.appendSource(src, true, message(i, base, "first"))
+			}
+			x.export("first")
+			for step := range 80 {
+				at := base.Add(time.Duration(rng.IntN(200)-50) * time.Minute) // newer and stale alike
+				line := message(rng.IntN(8), at, fmt.Sprint("step ", step))
+				if rng.IntN(3) == 0 {
+					line = waiting(line)
+				}
+				x.appendSource(sources[rng.IntN(2)], rng.IntN(5) != 0, line)
+				if rng.IntN(2) == 0 {
+					x.export(fmt.Sprintf("step %d: %s", step, line))
+				}
+			}
+			x.export("last")
+			if x.byMark == 0 {
+				t.Fatal("no export read only what was appended")
 			}
 		})
 	}
