@@ -228,9 +228,12 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 // currentExported is what the full export selects of id: of each
 // source's current version, which its index places, those exportQuery
 // keeps, the newest; kept is false when it keeps none, ok false when an
-// index cannot be read or places another line.
+// index cannot be read or places another line, or when a current
+// version is one the full export skips as a line (a presence record's,
+// of an id whose other versions are not): the full export then picks
+// an older line, which only a read of the source finds.
 func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok bool) {
-	q := jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static, Keep: exportQuery.Keep}
+	q := jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static}
 	for _, src := range sources {
 		raw, found, ok := fileVersion(src.ix, src.f, id)
 		if !ok {
@@ -240,10 +243,11 @@ func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok 
 			continue
 		}
 		selected, _ := jsonl.Select(raw, src.f.Name(), q)
-		for _, c := range selected {
-			if !kept || supersedes(c, e) {
-				e, kept = c, true
-			}
+		if len(selected) != 1 {
+			return e, false, false
+		}
+		if c := selected[0]; exportQuery.Keep(c.Fields) && (!kept || supersedes(c, e)) {
+			e, kept = c, true
 		}
 	}
 	return e, kept, true
