@@ -1,0 +1,46 @@
+package jsonl
+
+import (
+	"encoding/binary"
+	"os"
+	"slices"
+	"testing"
+)
+
+// An index another format wrote (an older git-queen's: format 1, with no
+// block checksums), whose header checksum holds, is not read: readers
+// read the log, and the next append rebuilds the index in this format.
+func TestAnIndexOfAnotherFormatIsRebuilt(t *testing.T) {
+	l := indexedLog(t, nil)
+	appendRecords(t, l, map[string]any{"id": "a"}, map[string]any{"id": "b"})
+	path := IndexPath(l.CacheDir, l.Path)
+	clean, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, magic := range []string{"gq-lidx\x01", "gq-lidx\x03", "gq-lidx\x00"} {
+		other := slices.Clone(clean)
+		copy(other, magic)
+		binary.LittleEndian.PutUint32(other[indexHeaderSize-4:], Checksum(other[:indexHeaderSize-4]))
+		if err := os.WriteFile(path, other, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if ix, ok := openIndexNow(t, l); ok {
+			ix.Close()
+			t.Fatalf("an index of format %q was read", magic[7:])
+		}
+		appendRecords(t, l, map[string]any{"id": "c"})
+		ix, ok := openIndexNow(t, l)
+		if !ok {
+			t.Fatalf("after an index of format %q, the append left no index", magic[7:])
+		}
+		_, _, found, err := ix.Lookup("a")
+		ix.Close()
+		if err != nil || !found {
+			t.Fatalf("after an index of format %q, the rebuilt index does not place a: found %v, %v", magic[7:], found, err)
+		}
+		if clean, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
