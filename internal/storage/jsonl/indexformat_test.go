@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -41,6 +42,58 @@ func TestAnIndexOfAnotherFormatIsRebuilt(t *testing.T) {
 		}
 		if clean, err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// Many Lookups on one open index (an export's) answer as the first
+// Lookup on a freshly opened one does: the map of the appended records
+// that the second Lookup makes places what a scan of them would.
+func TestManyLookupsOnOneIndexAnswerAsOne(t *testing.T) {
+	l := indexedLog(t, nil)
+	var recs []any
+	for i := range 300 {
+		recs = append(recs, map[string]any{"id": fmt.Sprint("id-", i), "v": 0})
+	}
+	appendRecords(t, l, recs...) // sorted entries
+	for i := range 40 {          // appended records, some of new ids, some superseding
+		appendRecords(t, l, map[string]any{"id": fmt.Sprint("id-", i*7), "v": i + 1}, map[string]any{"id": fmt.Sprint("new-", i)})
+	}
+	ids := []string{"absent"}
+	for i := range 300 {
+		ids = append(ids, fmt.Sprint("id-", i))
+	}
+	for i := range 40 {
+		ids = append(ids, fmt.Sprint("new-", i))
+	}
+	type answer struct {
+		offset, nanos int64
+		found         bool
+	}
+	one := func(id string) answer {
+		ix, ok := openIndexNow(t, l)
+		if !ok {
+			t.Fatal("no index")
+		}
+		defer ix.Close()
+		off, nanos, found, err := ix.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer{off, nanos, found}
+	}
+	ix, ok := openIndexNow(t, l)
+	if !ok {
+		t.Fatal("no index")
+	}
+	defer ix.Close()
+	for _, id := range append(ids, ids...) {
+		off, nanos, found, err := ix.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := (answer{off, nanos, found}), one(id); got != want {
+			t.Fatalf("%s: the lookup among many gave %+v, a lone one %+v", id, got, want)
 		}
 	}
 }
