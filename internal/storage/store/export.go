@@ -184,9 +184,13 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 		sources = append(sources, src)
 		next.Sources = append(next.Sources, now)
 		entries, _ := jsonl.Select(tail, ms.Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static})
+		src.tail = make(map[string]jsonl.Entry, len(entries))
 		for _, e := range entries {
+			e.Offset += ms.Size
+			src.tail[e.ID] = e
 			changed[e.ID] = true
 		}
+		sources[len(sources)-1] = src
 	}
 	var counted, uncounted []uint64 // ids only in the file that a source now holds, and the reverse
 	for _, id := range slices.Sorted(maps.Keys(changed)) {
@@ -231,22 +235,31 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 // index cannot be read or places another line, or when a current
 // version is one the full export skips as a line (a presence record's,
 // of an id whose other versions are not): the full export then picks
-// an older line, which only a read of the source finds.
+// an older line, which only a read of the source finds. A current
+// version appended since the mark is the one read with the tail.
 func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok bool) {
 	q := jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static}
 	for _, src := range sources {
-		raw, found, ok := fileVersion(src.ix, src.f, id)
-		if !ok {
+		offset, _, found, err := src.ix.Lookup(id)
+		if err != nil {
 			return e, false, false
 		}
 		if !found {
 			continue
 		}
-		selected, _ := jsonl.Select(raw, src.f.Name(), q)
-		if len(selected) != 1 {
-			return e, false, false
+		c, ok := src.tail[id]
+		if !ok || c.Offset != offset {
+			raw, ok, err := jsonl.RecordAt(src.f, offset, "", id)
+			if err != nil || !ok {
+				return e, false, false
+			}
+			selected, _ := jsonl.Select(raw, src.f.Name(), q)
+			if len(selected) != 1 {
+				return e, false, false
+			}
+			c = selected[0]
 		}
-		if c := selected[0]; exportQuery.Keep(c.Fields) && (!kept || supersedes(c, e)) {
+		if exportQuery.Keep(c.Fields) && (!kept || supersedes(c, e)) {
 			e, kept = c, true
 		}
 	}

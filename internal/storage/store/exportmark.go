@@ -160,10 +160,13 @@ func (s *Store) markOf(path string) (markedFile, bool) {
 	return markedFile{Path: path, Size: size, CRC: crc}, true
 }
 
-// indexedFile is a file open with its index, which matches it.
+// indexedFile is a file open with its index, which matches it, and the
+// current versions of the ids in what was appended to it since a mark
+// (their Offset in the file).
 type indexedFile struct {
-	f  *os.File
-	ix *jsonl.Index
+	f    *os.File
+	ix   *jsonl.Index
+	tail map[string]jsonl.Entry
 }
 
 func (x indexedFile) close() {
@@ -180,7 +183,7 @@ func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, src in
 	if !ok {
 		return nil, m, src, false
 	}
-	src = indexedFile{f, ix}
+	src = indexedFile{f: f, ix: ix}
 	size, _, crc := ix.Covered()
 	if size < m.Size || !ix.Proves(m.Size, m.CRC) {
 		src.close()
