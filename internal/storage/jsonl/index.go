@@ -104,6 +104,11 @@ type Index struct {
 	blockCRCs           []byte
 	checkedBlocks       []bool // nil until the first Lookup
 	damaged             bool   // a block failed its checksum
+	// latest is recent(), made by the second Lookup: a reader that looks
+	// up many ids (an export) reads the appended records once, not once
+	// an id; one that looks up one id makes no map.
+	latest  map[idKey]indexEntry
+	lookups int
 }
 
 // ErrDamagedIndex is an index whose entries fail their checksum. The
@@ -210,6 +215,15 @@ func (ix *Index) Lookup(id string) (offset, nanos int64, found bool, err error) 
 func (ix *Index) lookup(k idKey) (indexEntry, bool) {
 	// The last record naming k holds its current version: the writer
 	// records a version only when it supersedes the one before.
+	if ix.lookups++; ix.lookups == 2 {
+		ix.latest = ix.recent()
+	}
+	if ix.latest != nil {
+		if e, ok := ix.latest[k]; ok {
+			return e, true
+		}
+		return ix.lookupSorted(k)
+	}
 	var found indexEntry
 	ok := false
 	for rec := range eachRecord(ix.records) {

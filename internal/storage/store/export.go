@@ -150,8 +150,12 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 
 // appendedLines are the lines an export appends to the file target for
 // what the sources gained since the mark m, and the next mark but its
-// file's part; ok is false when the indexes do not vouch for m. The
-// file's index is released before the append maps it again.
+// file's part; ok is false when the indexes do not vouch for m. An id
+// the sources gained lines of is judged, as the full export judges it, by
+// each source's current version, which its index places: the newest line
+// appended is not the current version when it is stale, and the filter
+// keeps or drops the current one. The file's index is released before
+// the append maps it again.
 func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next exportMark, ok bool) {
 	f, ix, ok := s.indexed(target)
 	if !ok {
@@ -165,44 +169,104 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 		return nil, next, false
 	}
 	next.Records = m.Records
-	best := map[string]jsonl.Entry{}
+	changed := map[string]bool{}
+	var sources []indexedFile
+	defer func() {
+		for _, src := range sources {
+			src.close()
+		}
+	}()
 	for _, ms := range m.Sources {
-		tail, now, ok := s.appendedSince(ms)
+		tail, now, src, ok := s.appendedSince(ms)
 		if !ok {
 			return nil, next, false
 		}
+		sources = append(sources, src)
 		next.Sources = append(next.Sources, now)
-		entries, _ := jsonl.Select(tail, ms.Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static, Keep: exportQuery.Keep})
+		entries, _ := jsonl.Select(tail, ms.Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static})
+		src.tail = make(map[string]jsonl.Entry, len(entries))
 		for _, e := range entries {
-			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
-				best[e.ID] = e
-			}
+			e.Offset += ms.Size
+			src.tail[e.ID] = e
+			changed[e.ID] = true
 		}
+		sources[len(sources)-1] = src
 	}
-	var nowInSources []uint64 // of the ids only in the file
-	for _, id := range slices.Sorted(maps.Keys(best)) {
-		e := best[id]
+	var counted, uncounted []uint64 // ids only in the file that a source now holds, and the reverse
+	for _, id := range slices.Sorted(maps.Keys(changed)) {
+		e, kept, ok := currentExported(sources, id)
+		if !ok {
+			return nil, next, false
+		}
 		old, had, ok := fileVersion(ix, f, id)
 		if !ok {
 			return nil, next, false
 		}
-		// The sources held every id the file holds but those only in it.
+		// The sources held, and the count counted, every id the file holds
+		// but those only in it.
 		only := m.FileOnly.has(hashID(id))
-		if !had || only {
+		switch wasCounted := had && !only; {
+		case kept && !wasCounted:
 			next.Records++
+			if only {
+				counted = append(counted, hashID(id))
+			}
+		case !kept && wasCounted:
+			next.Records--
+			uncounted = append(uncounted, hashID(id))
 		}
-		if only {
-			nowInSources = append(nowInSources, hashID(id))
-		}
-		if !had || (!bytes.Equal(old, e.Raw) && records.Newer(e.Raw, old)) {
+		if kept && (!had || (!bytes.Equal(old, e.Raw) && records.Newer(e.Raw, old))) {
 			lines = append(lines, e.Raw)
 		}
 	}
-	next.FileOnly = m.FileOnly.without(nowInSources)
+	next.FileOnly = m.FileOnly.without(counted)
+	if len(uncounted) > 0 {
+		for i := range len(next.FileOnly) / 8 {
+			uncounted = append(uncounted, next.FileOnly.at(i))
+		}
+		next.FileOnly = encodeHashes(uncounted)
+	}
 	return lines, next, true
 }
 
-// fileVersion is the export file f's current version of id, which its
+// currentExported is what the full export selects of id: of each
+// source's current version, which its index places, those exportQuery
+// keeps, the newest; kept is false when it keeps none, ok false when an
+// index cannot be read or places another line, or when a current
+// version is one the full export skips as a line (a presence record's,
+// of an id whose other versions are not): the full export then picks
+// an older line, which only a read of the source finds. A current
+// version appended since the mark is the one read with the tail.
+func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok bool) {
+	q := jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static}
+	for _, src := range sources {
+		offset, _, found, err := src.ix.Lookup(id)
+		if err != nil {
+			return e, false, false
+		}
+		if !found {
+			continue
+		}
+		c, ok := src.tail[id]
+		if !ok || c.Offset != offset {
+			raw, ok, err := jsonl.RecordAt(src.f, offset, "", id)
+			if err != nil || !ok {
+				return e, false, false
+			}
+			selected, _ := jsonl.Select(raw, src.f.Name(), q)
+			if len(selected) != 1 {
+				return e, false, false
+			}
+			c = selected[0]
+		}
+		if exportQuery.Keep(c.Fields) && (!kept || supersedes(c, e)) {
+			e, kept = c, true
+		}
+	}
+	return e, kept, true
+}
+
+// fileVersion is the current version of id in the file f, which its
 // index ix places; had is false when the file has none, ok false when the
 // index cannot be read or places another line.
 func fileVersion(ix *jsonl.Index, f *os.File, id string) (raw []byte, had, ok bool) {

@@ -76,7 +76,7 @@ func (x *exportTwin) appendSource(path string, ours bool, lines ...string) {
 			for i, l := range lines {
 				recs[i] = []byte(l)
 			}
-			return tx.Append(&jsonl.Log{Path: path, CacheDir: x.s.CacheDir(), NoSync: true}, recs...)
+			return tx.Append(&jsonl.Log{Path: path, Versions: records.Versions, CacheDir: x.s.CacheDir(), NoSync: true}, recs...)
 		})
 		if err != nil {
 			x.t.Fatal(err)

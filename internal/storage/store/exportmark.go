@@ -160,25 +160,41 @@ func (s *Store) markOf(path string) (markedFile, bool) {
 	return markedFile{Path: path, Size: size, CRC: crc}, true
 }
 
+// indexedFile is a file open with its index, which matches it, and the
+// current versions of the ids in what was appended to it since a mark
+// (their Offset in the file).
+type indexedFile struct {
+	f    *os.File
+	ix   *jsonl.Index
+	tail map[string]jsonl.Entry
+}
+
+func (x indexedFile) close() {
+	x.ix.Close()
+	x.f.Close()
+}
+
 // appendedSince returns the bytes appended to the marked file since the
-// mark, and the file as marked now; ok is false when the file's index
-// does not vouch that it still starts with the marked bytes.
-func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, ok bool) {
+// mark, the file as marked now, and the file open with its index (the
+// caller closes it); ok is false when the file's index does not vouch
+// that it still starts with the marked bytes.
+func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, src indexedFile, ok bool) {
 	f, ix, ok := s.indexed(m.Path)
 	if !ok {
-		return nil, m, false
+		return nil, m, src, false
 	}
-	defer f.Close()
-	defer ix.Close()
+	src = indexedFile{f: f, ix: ix}
 	size, _, crc := ix.Covered()
 	if size < m.Size || !ix.Proves(m.Size, m.CRC) {
-		return nil, m, false
+		src.close()
+		return nil, m, src, false
 	}
 	tail = make([]byte, size-m.Size)
 	if n, _ := f.ReadAt(tail, m.Size); n != len(tail) {
-		return nil, m, false
+		src.close()
+		return nil, m, src, false
 	}
-	return tail, markedFile{Path: m.Path, Size: size, CRC: crc}, true
+	return tail, markedFile{Path: m.Path, Size: size, CRC: crc}, src, true
 }
 
 // samePaths reports whether a mark was made over these sources.
