@@ -3,10 +3,12 @@ package store
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -48,6 +50,9 @@ func (s *Store) Export(dir string, names []string) ([]ExportStats, error) {
 
 func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 	target := filepath.Join(dir, name)
+	if err := s.outsideStore(target); err != nil {
+		return ExportStats{File: target}, err
+	}
 	src, err := s.Sources(name)
 	if err != nil {
 		return ExportStats{File: target}, err
@@ -60,6 +65,33 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 		}
 	}
 	return s.exportAll(tx, target, src, markPath)
+}
+
+// outsideStore refuses an export target that is, or lies in, the live
+// store, through symbolic links too (a committed .beads/ file linked to
+// .git/queen/): the export would append other clones' records to this
+// clone's own log, which sync then publishes as this clone's writes. A
+// link that leads nowhere is refused as well: writing it would create
+// whatever it names.
+func (s *Store) outsideStore(target string) error {
+	real, err := filepath.EvalSymlinks(target)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if info, lerr := os.Lstat(target); lerr == nil && info.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link to nothing; export to a plain file", target)
+		}
+		real = realPath(target)
+	case err != nil:
+		return err
+	}
+	store, err := filepath.EvalSymlinks(s.WS.Dir)
+	if err != nil {
+		store = s.WS.Dir
+	}
+	if rel, err := filepath.Rel(store, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is %s in the live store; export to a file outside %s", target, real, store)
+	}
+	return nil
 }
 
 // exportedByMark is called when an export read only what was appended;
