@@ -52,23 +52,6 @@ import (
 // Each side's own order is always kept.
 type SortKey func(line []byte) string
 
-// Union merges sides against base at line granularity.
-//
-// For each distinct line L it keeps count(base) - max deletions + max
-// additions copies, where a side's deletions and additions are how many
-// fewer or more copies of L it has than the base. So a line both sides
-// added appears once, a line one side removed (a compaction, an archive) is
-// gone, and a line nobody touched stays. Surviving base lines keep their
-// base order; added lines follow, interleaved across sides by key.
-//
-// When every side equals the base, the result is the base; when all but one
-// do, it is that side, byte for byte. The result does not depend on the
-// order of sides. Blank lines are dropped, and the result ends in a newline
-// unless it is empty.
-func Union(base []byte, sides [][]byte, key SortKey) []byte {
-	return unionWith(base, sides, unionConfig{key: key})
-}
-
 // unionConfig adapts the line union to a format.
 type unionConfig struct {
 	key SortKey
@@ -86,6 +69,20 @@ type unionConfig struct {
 	order func(prefix []byte, lines [][]byte) (int, [][]byte)
 }
 
+// unionWith merges sides against base at line granularity, adapted to a
+// format by cfg.
+//
+// For each distinct line L it keeps count(base) - max deletions + max
+// additions copies, where a side's deletions and additions are how many
+// fewer or more copies of L it has than the base. So a line both sides
+// added appears once, a line one side removed (a compaction, an archive) is
+// gone, and a line nobody touched stays. Surviving base lines keep their
+// base order; added lines follow, interleaved across sides by key.
+//
+// When every side equals the base, the result is the base; when all but one
+// do, it is that side, byte for byte. The result does not depend on the
+// order of sides. Blank lines are dropped, and the result ends in a newline
+// unless it is empty.
 func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
 	r := Result{parts: unionSegments(base, sides, cfg)}
 	return r.Bytes()

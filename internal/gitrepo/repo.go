@@ -199,21 +199,6 @@ func (r *Repo) worktreesFromGit() ([]Worktree, error) {
 	return list, nil
 }
 
-// MainWorktree is the top level of the main worktree, or "" for a bare
-// repository.
-func (r *Repo) MainWorktree() string {
-	list, err := r.Worktrees()
-	if err != nil {
-		return ""
-	}
-	for _, w := range list {
-		if w.Main {
-			return w.Path
-		}
-	}
-	return ""
-}
-
 // Files lists the files of the worktree that git knows or would add:
 // tracked files plus untracked ones that are not ignored, relative to the
 // top level with forward slashes.

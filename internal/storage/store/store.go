@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,6 +276,3 @@ func realPath(p string) string {
 	}
 	return p
 }
-
-// String describes the store for messages.
-func (s *Store) String() string { return fmt.Sprintf("store %s", s.WS.Dir) }
