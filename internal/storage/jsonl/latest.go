@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -42,12 +43,7 @@ type Query struct {
 	Lean bool
 }
 
-func (q Query) key() string {
-	if q.Key == "" {
-		return jsonline.DefaultKey
-	}
-	return q.Key
-}
+func (q Query) key() string { return cmp.Or(q.Key, jsonline.DefaultKey) }
 
 // keeps reports whether an answer read back from a cache still passes
 // both filters (time has passed since it was saved).
