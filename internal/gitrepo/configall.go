@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"os/exec"
@@ -240,9 +241,4 @@ func distributionGit() bool {
 
 // dir is where git runs for the repository: the worktree, else the git
 // directory.
-func (r *Repo) dir() string {
-	if r.TopLevel != "" {
-		return r.TopLevel
-	}
-	return r.GitDir
-}
+func (r *Repo) dir() string { return cmp.Or(r.TopLevel, r.GitDir) }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -151,10 +150,8 @@ func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return "", nil, err
 	}
-	header, rest, ok := bytes.Cut(head[:n], []byte{0})
-	kind, sizeText, ok2 := strings.Cut(string(header), " ")
-	size, err := strconv.Atoi(sizeText)
-	if !ok || !ok2 || err != nil || size < len(rest) || size > 1<<40 {
+	kind, size, rest, err := parseLooseHeader(head[:n])
+	if err != nil || size < int64(len(rest)) || size > 1<<40 {
 		return "", nil, errors.New("bad header")
 	}
 	content := make([]byte, size)

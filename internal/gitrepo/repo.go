@@ -175,11 +175,7 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 }
 
 func (r *Repo) worktreesFromGit() ([]Worktree, error) {
-	dir := r.TopLevel
-	if dir == "" {
-		dir = r.GitDir
-	}
-	out, err := Git(dir, "worktree", "list", "--porcelain")
+	out, err := Git(r.dir(), "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
@@ -210,11 +206,5 @@ func (r *Repo) Files() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	for _, f := range strings.Split(out, "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	return files, nil
+	return nulList(out), nil
 }

@@ -140,9 +140,7 @@ type Blobs struct {
 
 // OpenBlobs starts the reader.
 func (r *Repo) OpenBlobs() (*Blobs, error) {
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = r.TopLevel
-	return startBlobs(cmd)
+	return startBlobs(gitCommand(r.TopLevel, "cat-file", "--batch"))
 }
 
 // OpenObjectsWithGit starts the reader on the repository whose git
