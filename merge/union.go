@@ -40,6 +40,7 @@ package merge
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"unsafe"
 
@@ -379,10 +380,7 @@ func mergeAdditions(t *lineTable, sideIDs [][]int32, baseCount, add []int32, key
 				ready = h
 			}
 		}
-		next := ready
-		if next == nil {
-			next = any // the sides disagree on an order; take the smallest
-		}
+		next := cmp.Or(ready, any) // without a ready one, the sides disagree on an order: take the smallest
 		next.done = true
 		out = append(out, next.line)
 		// Advance every queue past elements already taken.
