@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
@@ -47,10 +48,8 @@ func ParseFormat(s string) (Format, error) {
 	case "", "auto", "unspecified", "unset", "set":
 		return Auto, nil
 	}
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
+	if slices.Contains(Formats, Format(s)) {
+		return Format(s), nil
 	}
 	return Auto, fmt.Errorf("unknown merge format %q (want one of queen, st, events, autopilot, snapshot, lines, text, auto)", s)
 }
