@@ -395,14 +395,12 @@ func globalAttributesFile(c *Config) (p string, known bool) {
 		}
 		return v, filepath.IsAbs(v)
 	}
-	p = ""
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 		p = filepath.Join(xdg, "git", "attributes")
 	} else if home, set := os.LookupEnv("HOME"); set {
 		p = home + "/.config/git/attributes"
 	}
 	return p, p == "" || filepath.IsAbs(p) // git reads a relative one from where it runs
-
 }
 
 // systemAttributesFile is the system-wide attribute file of the git on
