@@ -153,7 +153,7 @@ func unionLines(baseLines [][]byte, sideLines [][][]byte, key SortKey) [][]byte 
 // once per count (the base's, each side's, the rule's, the interleave's)
 // was most of a merge's work.
 func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
-	t := newLineTable(len(baseLines) + len(sideLines)*len(baseLines)/4)
+	t := &lineTable{ids: make(map[string]int32, len(baseLines)+len(sideLines)*len(baseLines)/4)}
 	baseIDs := t.number(baseLines)
 	sideIDs := make([][]int32, len(sideLines))
 	for i, lines := range sideLines {
@@ -190,10 +190,6 @@ func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, ad
 type lineTable struct {
 	ids   map[string]int32
 	lines [][]byte // by number
-}
-
-func newLineTable(hint int) *lineTable {
-	return &lineTable{ids: make(map[string]int32, hint)}
 }
 
 // number returns the number of each line, numbering new ones. The map's

@@ -22,7 +22,15 @@ import (
 // the log is replaced, so a crash between the two leaves records in both
 // files, never in neither.
 
-func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
+// Archive moves every version of each record for which old returns true to
+// the archive file next to the log, under a lock the caller holds, with
+// marks moved as Tx.Compact moves them. The archive is appended (and
+// synced) before the log is rewritten, so a crash between the two leaves
+// the records in both files, never in neither; lines already in the
+// archive are not appended twice. old judges each record's current
+// version (its Raw and Line; ID is left empty), from several goroutines
+// at once. It streams, in the four passes above.
+func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
 	var stats RewriteStats
 	f, err := l.openForRewrite()
 	if err != nil || f == nil {

@@ -60,18 +60,6 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 	return stats, moved, err
 }
 
-// Archive moves every version of each record for which old returns true to
-// the archive file next to the log, under a lock the caller holds, with
-// marks moved as Tx.Compact moves them. The archive is appended (and
-// synced) before the log is rewritten, so a crash between the two leaves
-// the records in both files, never in neither; lines already in the
-// archive are not appended twice. old judges each record's current
-// version (its Raw and Line; ID is left empty), from several goroutines
-// at once. It streams, as compaction does (see archive.go).
-func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
-	return l.archiveStream(old, marks)
-}
-
 // WriteFileAtomic replaces path with data: a temporary file in the same
 // directory, fsync, rename, fsync of the directory. Readers see the old file
 // or the new one, never a mix, and a crash leaves one of the two.
