@@ -46,11 +46,9 @@ func (r *objectReader) addAlternates(dir string, depth int) {
 		if line == "" || line[0] == '#' || line[0] == '"' {
 			continue
 		}
-		if !filepath.IsAbs(line) {
-			line = filepath.Join(dir, line)
-		}
-		r.dirs = append(r.dirs, line)
-		r.addAlternates(line, depth+1)
+		alternate := underDir(dir, line)
+		r.dirs = append(r.dirs, alternate)
+		r.addAlternates(alternate, depth+1)
 	}
 }
 

@@ -88,10 +88,16 @@ func readGitFile(path string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%s: not a gitdir file", path)
 	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(path), target)
+	return underDir(filepath.Dir(path), target), nil
+}
+
+// underDir is p read relative to dir when it is not absolute, as git reads
+// the paths its files name, cleaned.
+func underDir(dir, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
 	}
-	return filepath.Clean(target), nil
+	return filepath.Clean(p)
 }
 
 func isGitDir(dir string) bool {
@@ -104,11 +110,7 @@ func commonDir(gitDir string) string {
 	if err != nil {
 		return gitDir
 	}
-	c := strings.TrimSpace(string(b))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitDir, c)
-	}
-	return filepath.Clean(c)
+	return underDir(gitDir, strings.TrimSpace(string(b)))
 }
 
 // askGit resolves the layout with git itself, for the cases walkUp does not
@@ -162,11 +164,7 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 		if err != nil {
 			continue
 		}
-		dotgit := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(dotgit) {
-			dotgit = filepath.Join(r.CommonDir, "worktrees", e.Name(), dotgit)
-		}
-		top := filepath.Dir(filepath.Clean(dotgit))
+		top := filepath.Dir(underDir(filepath.Join(r.CommonDir, "worktrees", e.Name()), strings.TrimSpace(string(b))))
 		if _, err := os.Stat(top); err == nil {
 			list = append(list, Worktree{Path: top})
 		}
