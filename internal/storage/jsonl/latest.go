@@ -276,12 +276,9 @@ func selectMapped(path string, q Query, populate bool, sel func(data []byte, inf
 
 func selectRead(path string, q Query) ([]Entry, []Problem, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	entries, problems := Select(data, path, q)
+	entries, problems := Select(data, path, q) // nothing when missing
 	return entries, problems, nil
 }

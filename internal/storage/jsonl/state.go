@@ -208,11 +208,8 @@ func notRecord(line jsonline.Line, keys []string, out [][]byte) string {
 // log, not an error: stores are created by their first append.
 func Load(path, key string, v *jsonline.Versions) (*State, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return Materialize(nil, path, key, v), nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return Materialize(data, path, key, v), nil
+	return Materialize(data, path, key, v), nil // nil data when missing
 }
