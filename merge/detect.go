@@ -2,6 +2,7 @@ package merge
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -53,11 +54,7 @@ func Detect(p string, inputs ...[]byte) Format {
 		path.Base(path.Dir(path.Dir(p))) == ".openclaw-autopilot":
 		return Autopilot
 	}
-	jsonExt := false
-	switch path.Ext(name) {
-	case ".jsonl", ".ndjson", ".jsonlines":
-		jsonExt = true
-	}
+	jsonExt := slices.Contains([]string{".jsonl", ".ndjson", ".jsonlines"}, path.Ext(name))
 	json, other, stream, nonStream := 0, 0, 0, 0
 	for _, in := range inputs {
 		n, firstJSON := 0, true

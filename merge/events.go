@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
@@ -41,7 +42,7 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string)
 			if !ok {
 				continue
 			}
-			if !slices.ContainsFunc(spellings[id], func(s []byte) bool { return bytes.Equal(s, l) }) {
+			if !containsLine(spellings[id], l) {
 				spellings[id] = append(spellings[id], l)
 			}
 		}
@@ -72,7 +73,7 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string)
 			}
 		}
 	}
-	slices.SortFunc(reports, func(a, b Report) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(reports, func(a, b Report) int { return strings.Compare(a.ID, b.ID) })
 	return reports
 }
 
@@ -104,14 +105,4 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 		}
 	}
 	return classes
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

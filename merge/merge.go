@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
@@ -47,10 +48,8 @@ func ParseFormat(s string) (Format, error) {
 	case "", "auto", "unspecified", "unset", "set":
 		return Auto, nil
 	}
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
+	if slices.Contains(Formats, Format(s)) {
+		return Format(s), nil
 	}
 	return Auto, fmt.Errorf("unknown merge format %q (want one of queen, st, events, autopilot, snapshot, lines, text, auto)", s)
 }
@@ -88,19 +87,10 @@ type Result struct {
 
 // Bytes returns the merged file. It ends in a newline unless it is empty.
 func (r *Result) Bytes() []byte {
-	if len(r.parts) == 1 {
-		return r.parts[0]
+	if len(r.parts) != 1 {
+		r.parts = [][]byte{bytes.Join(r.parts, nil)}
 	}
-	n := 0
-	for _, p := range r.parts {
-		n += len(p)
-	}
-	out := make([]byte, 0, n)
-	for _, p := range r.parts {
-		out = append(out, p...)
-	}
-	r.parts = [][]byte{out}
-	return out
+	return r.parts[0]
 }
 
 // WriteTo writes the merged file to w without joining it first, which for
@@ -179,14 +169,7 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 		format = Detect(path, base, ours, theirs)
 	}
 	res := Result{Format: format}
-	markers := 0
-	dropMarker := func(line []byte) bool {
-		if jsonline.IsConflictMarker(line) {
-			markers++
-			return true
-		}
-		return false
-	}
+	dropMarker, markers := markerDropper()
 	sides := [][]byte{ours, theirs}
 	switch format {
 	case Text:
@@ -212,10 +195,23 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 	default:
 		return Result{}, fmt.Errorf("unknown merge format %q", format)
 	}
-	if markers > 0 {
-		res.Reports = append(res.Reports, markerReport(markers))
+	if *markers > 0 {
+		res.Reports = append(res.Reports, markerReport(*markers))
 	}
 	return res, nil
+}
+
+// markerDropper returns a drop function for a union that leaves out
+// conflict-marker lines, and the count of those it left out.
+func markerDropper() (drop func(line []byte) bool, markers *int) {
+	markers = new(int)
+	return func(line []byte) bool {
+		if jsonline.IsConflictMarker(line) {
+			*markers++
+			return true
+		}
+		return false
+	}, markers
 }
 
 // markerReport reports conflict-marker lines a merge left out.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -193,16 +194,7 @@ func mergeArrays(base, ours, theirs []byte) ([]byte, bool) {
 		return nil, false // a side removed the field: that is not an array edit
 	}
 	kept := unionLines(elems[0], [][][]byte{elems[1], elems[2]}, nil)
-	var out bytes.Buffer
-	out.WriteByte('[')
-	for i, e := range kept {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		out.Write(e)
-	}
-	out.WriteByte(']')
-	return out.Bytes(), true
+	return slices.Concat([]byte{'['}, bytes.Join(kept, []byte{','}), []byte{']'}), true
 }
 
 // compact removes insignificant space from a JSON value, so two writers'

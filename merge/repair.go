@@ -35,14 +35,7 @@ func SplitConflicts(data []byte) Conflicts {
 	var c Conflicts
 	var base, ours, theirs bytes.Buffer
 	state, withBase := outside, true
-	for len(data) > 0 {
-		end := bytes.IndexByte(data, '\n')
-		var line []byte
-		if end < 0 {
-			line, data = data, nil
-		} else {
-			line, data = data[:end+1], data[end+1:]
-		}
+	for line := range bytes.Lines(data) {
 		raw := bytes.TrimRight(line, "\r\n")
 		if jsonline.IsConflictMarker(raw) {
 			switch raw[0] {

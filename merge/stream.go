@@ -45,14 +45,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
 		return out, false, nil
 	}
-	markers := 0
-	drop := func(l []byte) bool {
-		if jsonline.IsConflictMarker(l) {
-			markers++
-			return true
-		}
-		return false
-	}
+	drop, markers := markerDropper()
 	p := newStreamParser()
 	var reports []Report
 	repeated := 0
@@ -113,8 +106,8 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 		out = append(append(out, cp...), '\n')
 		reports = append(reports, Report{Kind: KindCheckpointWritten, Detail: why})
 	}
-	if markers > 0 {
-		reports = append(reports, markerReport(markers))
+	if *markers > 0 {
+		reports = append(reports, markerReport(*markers))
 	}
 	return out, conflict, reports
 }

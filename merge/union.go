@@ -40,6 +40,7 @@ package merge
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"unsafe"
 
@@ -51,23 +52,6 @@ import (
 // any SortKey (even one that returns "") gives a total, deterministic order.
 // Each side's own order is always kept.
 type SortKey func(line []byte) string
-
-// Union merges sides against base at line granularity.
-//
-// For each distinct line L it keeps count(base) - max deletions + max
-// additions copies, where a side's deletions and additions are how many
-// fewer or more copies of L it has than the base. So a line both sides
-// added appears once, a line one side removed (a compaction, an archive) is
-// gone, and a line nobody touched stays. Surviving base lines keep their
-// base order; added lines follow, interleaved across sides by key.
-//
-// When every side equals the base, the result is the base; when all but one
-// do, it is that side, byte for byte. The result does not depend on the
-// order of sides. Blank lines are dropped, and the result ends in a newline
-// unless it is empty.
-func Union(base []byte, sides [][]byte, key SortKey) []byte {
-	return unionWith(base, sides, unionConfig{key: key})
-}
 
 // unionConfig adapts the line union to a format.
 type unionConfig struct {
@@ -86,6 +70,20 @@ type unionConfig struct {
 	order func(prefix []byte, lines [][]byte) (int, [][]byte)
 }
 
+// unionWith merges sides against base at line granularity, adapted to a
+// format by cfg.
+//
+// For each distinct line L it keeps count(base) - max deletions + max
+// additions copies, where a side's deletions and additions are how many
+// fewer or more copies of L it has than the base. So a line both sides
+// added appears once, a line one side removed (a compaction, an archive) is
+// gone, and a line nobody touched stays. Surviving base lines keep their
+// base order; added lines follow, interleaved across sides by key.
+//
+// When every side equals the base, the result is the base; when all but one
+// do, it is that side, byte for byte. The result does not depend on the
+// order of sides. Blank lines are dropped, and the result ends in a newline
+// unless it is empty.
 func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
 	r := Result{parts: unionSegments(base, sides, cfg)}
 	return r.Bytes()
@@ -155,7 +153,7 @@ func unionLines(baseLines [][]byte, sideLines [][][]byte, key SortKey) [][]byte 
 // once per count (the base's, each side's, the rule's, the interleave's)
 // was most of a merge's work.
 func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
-	t := newLineTable(len(baseLines) + len(sideLines)*len(baseLines)/4)
+	t := &lineTable{ids: make(map[string]int32, len(baseLines)+len(sideLines)*len(baseLines)/4)}
 	baseIDs := t.number(baseLines)
 	sideIDs := make([][]int32, len(sideLines))
 	for i, lines := range sideLines {
@@ -192,10 +190,6 @@ func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, ad
 type lineTable struct {
 	ids   map[string]int32
 	lines [][]byte // by number
-}
-
-func newLineTable(hint int) *lineTable {
-	return &lineTable{ids: make(map[string]int32, hint)}
 }
 
 // number returns the number of each line, numbering new ones. The map's
@@ -382,10 +376,7 @@ func mergeAdditions(t *lineTable, sideIDs [][]int32, baseCount, add []int32, key
 				ready = h
 			}
 		}
-		next := ready
-		if next == nil {
-			next = any // the sides disagree on an order; take the smallest
-		}
+		next := cmp.Or(ready, any) // without a ready one, the sides disagree on an order: take the smallest
 		next.done = true
 		out = append(out, next.line)
 		// Advance every queue past elements already taken.

@@ -306,3 +306,8 @@ func TestUnionStoreOrdersAnOlderVersionAddedAfterANewerBase(t *testing.T) {
 		}
 	}
 }
+
+// Union is the line union of sides against base (see unionWith).
+func Union(base []byte, sides [][]byte, key SortKey) []byte {
+	return unionWith(base, sides, unionConfig{key: key})
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -214,12 +215,7 @@ func decide(frames [][]attrRule, name, file string) (string, bool) {
 
 // assignsAny says whether the rule assigns one of the attributes.
 func (a attrRule) assignsAny(names map[string]bool) bool {
-	for _, s := range a.states {
-		if names[s.name] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.states, func(s attrState) bool { return names[s.name] })
 }
 
 // matches is attr.c's path_matches for a file (not a directory) at file,
@@ -365,16 +361,10 @@ func parseAttributeLine(line, base string, macroOK bool) (rule attrRule, keep, s
 // validAttrName is attr.c's attr_name_valid: letters, digits, '-', '.'
 // and '_', not starting with '-'.
 func validAttrName(name string) bool {
-	if name == "" || name[0] == '-' {
-		return false
-	}
-	for _, c := range []byte(name) {
-		if !(c == '-' || c == '.' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return true
+	return name != "" && name[0] != '-' && strings.Trim(name, attrNameChars) == ""
 }
+
+const attrNameChars = "-._0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 // indexHas says whether the index may hold an entry at p (true when it
 // cannot be read in process, so that git is asked). Its entries are
@@ -405,14 +395,12 @@ func globalAttributesFile(c *Config) (p string, known bool) {
 		}
 		return v, filepath.IsAbs(v)
 	}
-	p = ""
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 		p = filepath.Join(xdg, "git", "attributes")
 	} else if home, set := os.LookupEnv("HOME"); set {
 		p = home + "/.config/git/attributes"
 	}
 	return p, p == "" || filepath.IsAbs(p) // git reads a relative one from where it runs
-
 }
 
 // systemAttributesFile is the system-wide attribute file of the git on

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/git-queen/git-queen/internal/base/mapfile"
@@ -70,10 +68,9 @@ func streamLoose(f *os.File) (string, int64, io.ReadCloser, error) {
 		}
 		header = append(header, one[0])
 	}
-	kind, sizeText, ok := strings.Cut(string(header), " ")
-	size, err := strconv.ParseInt(sizeText, 10, 64)
-	if !ok || err != nil || size < 0 {
-		return "", 0, nil, errors.New("bad header")
+	kind, size, _, err := parseLooseHeader(append(header, 0))
+	if err != nil {
+		return "", 0, nil, err
 	}
 	return kind, size, &sized{r: z, left: size, closers: []io.Closer{z, f}}, nil
 }

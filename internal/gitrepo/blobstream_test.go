@@ -135,3 +135,10 @@ func TestForgetOnlyDropsMappedPages(t *testing.T) {
 		t.Fatal("a forgotten mapping reads back other bytes")
 	}
 }
+
+// Staged returns the bytes the commit will hold at ch.Path. The bytes may
+// be a mapping of the worktree file, valid until release.
+func (c *Content) Staged(ch Change) (data []byte, release func(), err error) {
+	data, release, _, err = c.StagedFile(ch, nil)
+	return data, release, err
+}

@@ -1,11 +1,13 @@
 package gitrepo
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -145,12 +147,8 @@ func (r *Repo) allEntries() []configEntry {
 // commandScope says whether configuration comes from the environment
 // (git -c, GIT_CONFIG_COUNT, GIT_CONFIG), which outranks every file.
 func commandScope() bool {
-	for _, v := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
-		if os.Getenv(v) != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"},
+		func(v string) bool { return os.Getenv(v) != "" })
 }
 
 // configFromFiles reads every scope's file the way git would, when it can
@@ -240,9 +238,4 @@ func distributionGit() bool {
 
 // dir is where git runs for the repository: the worktree, else the git
 // directory.
-func (r *Repo) dir() string {
-	if r.TopLevel != "" {
-		return r.TopLevel
-	}
-	return r.GitDir
-}
+func (r *Repo) dir() string { return cmp.Or(r.TopLevel, r.GitDir) }

@@ -40,13 +40,6 @@ func (c *Content) Close() {
 	}
 }
 
-// Staged returns the bytes the commit will hold at ch.Path. The bytes may
-// be a mapping of the worktree file, valid until release.
-func (c *Content) Staged(ch Change) (data []byte, release func(), err error) {
-	data, release, _, err = c.StagedFile(ch, nil)
-	return data, release, err
-}
-
 // StagedFile is Staged, and the worktree file's stat when the bytes are
 // its mapping and the index's stat vouches for them (the file holds the
 // staged blob, as git itself assumes), else nil: what lets the

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -47,11 +46,9 @@ func (r *objectReader) addAlternates(dir string, depth int) {
 		if line == "" || line[0] == '#' || line[0] == '"' {
 			continue
 		}
-		if !filepath.IsAbs(line) {
-			line = filepath.Join(dir, line)
-		}
-		r.dirs = append(r.dirs, line)
-		r.addAlternates(line, depth+1)
+		alternate := underDir(dir, line)
+		r.dirs = append(r.dirs, alternate)
+		r.addAlternates(alternate, depth+1)
 	}
 }
 
@@ -151,10 +148,8 @@ func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return "", nil, err
 	}
-	header, rest, ok := bytes.Cut(head[:n], []byte{0})
-	kind, sizeText, ok2 := strings.Cut(string(header), " ")
-	size, err := strconv.Atoi(sizeText)
-	if !ok || !ok2 || err != nil || size < len(rest) || size > 1<<40 {
+	kind, size, rest, err := parseLooseHeader(head[:n])
+	if err != nil || size < int64(len(rest)) || size > 1<<40 {
 		return "", nil, errors.New("bad header")
 	}
 	content := make([]byte, size)

@@ -83,13 +83,20 @@ func looseHeader(src io.Reader) (string, int64, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	header, _, ok := bytes.Cut(head, []byte{0})
+	kind, size, _, err := parseLooseHeader(head)
+	return kind, size, err
+}
+
+// parseLooseHeader reads the header a loose object's inflated bytes start
+// with ("blob 123\0"), and returns what follows it.
+func parseLooseHeader(head []byte) (kind string, size int64, rest []byte, err error) {
+	header, rest, ok := bytes.Cut(head, []byte{0})
 	kind, sizeText, ok2 := strings.Cut(string(header), " ")
-	size, err := strconv.ParseInt(sizeText, 10, 64)
+	size, err = strconv.ParseInt(sizeText, 10, 64)
 	if !ok || !ok2 || err != nil || size < 0 {
-		return "", 0, errors.New("bad header")
+		return "", 0, nil, errors.New("bad header")
 	}
-	return kind, size, nil
+	return kind, size, rest, nil
 }
 
 // inflatePrefix inflates at most n bytes of a zlib stream (fewer when the

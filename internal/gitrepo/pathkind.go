@@ -127,11 +127,7 @@ func (r *Repo) committedKinds(probes []string, kinds []PathKind) error {
 	if len(asked) == 0 {
 		return nil
 	}
-	dir := r.TopLevel
-	if dir == "" {
-		dir = r.GitDir
-	}
-	out, err := Command{Dir: dir, Args: []string{"cat-file", "--batch-check=%(objecttype)"}, Input: in.String()}.Run()
+	out, err := Command{Dir: r.dir(), Args: []string{"cat-file", "--batch-check=%(objecttype)"}, Input: in.String()}.Run()
 	if err != nil {
 		return err
 	}

@@ -31,10 +31,7 @@ func parseRawEntry(meta, path string) (RawEntry, error) {
 	}
 	e := RawEntry{Path: path}
 	for _, id := range f[parents+1 : 2*(parents+1)] {
-		if strings.Trim(id, "0") == "" {
-			id = ""
-		}
-		e.IDs = append(e.IDs, id)
+		e.IDs = append(e.IDs, nonZeroID(id))
 	}
 	return e, nil
 }

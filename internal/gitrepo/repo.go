@@ -88,10 +88,16 @@ func readGitFile(path string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%s: not a gitdir file", path)
 	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(path), target)
+	return underDir(filepath.Dir(path), target), nil
+}
+
+// underDir is p read relative to dir when it is not absolute, as git reads
+// the paths its files name, cleaned.
+func underDir(dir, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
 	}
-	return filepath.Clean(target), nil
+	return filepath.Clean(p)
 }
 
 func isGitDir(dir string) bool {
@@ -104,11 +110,7 @@ func commonDir(gitDir string) string {
 	if err != nil {
 		return gitDir
 	}
-	c := strings.TrimSpace(string(b))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitDir, c)
-	}
-	return filepath.Clean(c)
+	return underDir(gitDir, strings.TrimSpace(string(b)))
 }
 
 // askGit resolves the layout with git itself, for the cases walkUp does not
@@ -162,11 +164,7 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 		if err != nil {
 			continue
 		}
-		dotgit := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(dotgit) {
-			dotgit = filepath.Join(r.CommonDir, "worktrees", e.Name(), dotgit)
-		}
-		top := filepath.Dir(filepath.Clean(dotgit))
+		top := filepath.Dir(underDir(filepath.Join(r.CommonDir, "worktrees", e.Name()), strings.TrimSpace(string(b))))
 		if _, err := os.Stat(top); err == nil {
 			list = append(list, Worktree{Path: top})
 		}
@@ -175,11 +173,7 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 }
 
 func (r *Repo) worktreesFromGit() ([]Worktree, error) {
-	dir := r.TopLevel
-	if dir == "" {
-		dir = r.GitDir
-	}
-	out, err := Git(dir, "worktree", "list", "--porcelain")
+	out, err := Git(r.dir(), "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
@@ -199,21 +193,6 @@ func (r *Repo) worktreesFromGit() ([]Worktree, error) {
 	return list, nil
 }
 
-// MainWorktree is the top level of the main worktree, or "" for a bare
-// repository.
-func (r *Repo) MainWorktree() string {
-	list, err := r.Worktrees()
-	if err != nil {
-		return ""
-	}
-	for _, w := range list {
-		if w.Main {
-			return w.Path
-		}
-	}
-	return ""
-}
-
 // Files lists the files of the worktree that git knows or would add:
 // tracked files plus untracked ones that are not ignored, relative to the
 // top level with forward slashes.
@@ -225,11 +204,5 @@ func (r *Repo) Files() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []string
-	for _, f := range strings.Split(out, "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	return files, nil
+	return nulList(out), nil
 }

@@ -138,3 +138,18 @@ func TestLocalConfigSubsections(t *testing.T) {
 		t.Error("an unknown subsection was found")
 	}
 }
+
+// MainWorktree is the top level of the main worktree, or "" for a bare
+// repository.
+func (r *Repo) MainWorktree() string {
+	list, err := r.Worktrees()
+	if err != nil {
+		return ""
+	}
+	for _, w := range list {
+		if w.Main {
+			return w.Path
+		}
+	}
+	return ""
+}

@@ -140,9 +140,7 @@ type Blobs struct {
 
 // OpenBlobs starts the reader.
 func (r *Repo) OpenBlobs() (*Blobs, error) {
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = r.TopLevel
-	return startBlobs(cmd)
+	return startBlobs(gitCommand(r.TopLevel, "cat-file", "--batch"))
 }
 
 // OpenObjectsWithGit starts the reader on the repository whose git
@@ -169,18 +167,14 @@ func startBlobs(cmd *exec.Cmd) (*Blobs, error) {
 // Read returns the content of the named object, and false when it does
 // not exist (a path not in the index or not in HEAD).
 func (b *Blobs) Read(name string) ([]byte, bool, error) {
-	_, data, ok, err := b.ReadTyped(name)
+	_, data, ok, err := b.ReadTypedAtMost(name, -1)
 	return data, ok, err
 }
 
-// ReadTyped is Read that also returns the object's type.
-func (b *Blobs) ReadTyped(name string) (string, []byte, bool, error) {
-	return b.ReadTypedAtMost(name, -1)
-}
-
-// ReadTypedAtMost is ReadTyped for an object that must not be larger than
-// max bytes (no bound when max is negative): git's copy of a larger one is
-// skipped, never held, and it is reported as a *TooLargeError.
+// ReadTypedAtMost is Read, with the object's type, for an object that
+// must not be larger than max bytes (no bound when max is negative): git's
+// copy of a larger one is skipped, never held, and it is reported as a
+// *TooLargeError.
 func (b *Blobs) ReadTypedAtMost(name string, max int64) (string, []byte, bool, error) {
 	if strings.ContainsAny(name, "\n") {
 		return "", nil, false, fmt.Errorf("object name %q has a newline", name)

@@ -39,11 +39,7 @@ type Remote struct {
 // for a daemon without two daemons ever sharing a repository name.
 func Bare(t testing.TB) string {
 	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(base, "remote-*.git")
+	dir, err := os.MkdirTemp(TempDir(t), "remote-*.git")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,10 +286,7 @@ func Remotes(t testing.TB) []Remote {
 // and returns the worktree. An empty remote clones to an empty repository.
 func Clone(t testing.TB, r Remote) string {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := TempDir(t)
 	Run(t, dir, "clone", "-q", "--", r.URL, dir)
 	return dir
 }

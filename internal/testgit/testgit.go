@@ -49,10 +49,7 @@ func IsolatedEnv(home string) map[string]string {
 // top level (with symlinks resolved, as git reports paths).
 func Init(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := TempDir(t)
 	Run(t, dir, "init", "-q", "-b", "main")
 	Write(t, dir, "README", "test repository\n")
 	Run(t, dir, "add", "README")
@@ -84,4 +81,15 @@ func Write(t testing.TB, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TempDir is t.TempDir with its symbolic links resolved, as git reports
+// paths (on macOS the temporary directory lies behind /var -> /private/var).
+func TempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -161,10 +161,8 @@ func (t *Tree) Encode() []byte {
 
 // Get finds the entry of a name.
 func (t *Tree) Get(name string) (Entry, bool) {
-	for _, e := range t.Entries {
-		if e.Name == name {
-			return e, true
-		}
+	if i := slices.IndexFunc(t.Entries, func(e Entry) bool { return e.Name == name }); i >= 0 {
+		return t.Entries[i], true
 	}
 	return Entry{}, false
 }

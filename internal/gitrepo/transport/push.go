@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -112,17 +113,18 @@ func Push(dir, remote string, commit plumbing.Hash, ref string, expected plumbin
 	return PushResult{}, failure(stderr, err)
 }
 
+// missingObjectSays are how git's receiving side begins a line about an
+// object the push did not send.
+var missingObjectSays = []string{"fatal: bad tree object", "fatal: bad blob object", "fatal: bad object",
+	"fatal: unable to read", "error: unable to read", "fatal: missing blob object", "fatal: missing tree object"}
+
 // lacksObjects reports whether git's stderr from a push says this
 // repository (not the server: its lines begin "remote:") could not read an
 // object the pushed commit needs.
 func lacksObjects(stderr string) bool {
 	for line := range strings.Lines(stderr) {
-		line = strings.TrimSpace(line)
-		for _, said := range []string{"fatal: bad tree object", "fatal: bad blob object", "fatal: bad object",
-			"fatal: unable to read", "error: unable to read", "fatal: missing blob object", "fatal: missing tree object"} {
-			if strings.HasPrefix(line, said) {
-				return true
-			}
+		if slices.ContainsFunc(missingObjectSays, func(said string) bool { return strings.HasPrefix(strings.TrimSpace(line), said) }) {
+			return true
 		}
 	}
 	return false

@@ -1,8 +1,10 @@
 package jsonl
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 
@@ -20,7 +22,15 @@ import (
 // the log is replaced, so a crash between the two leaves records in both
 // files, never in neither.
 
-func (l *Log) archiveStream(old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
+// Archive moves every version of each record for which old returns true to
+// the archive file next to the log, under a lock the caller holds, with
+// marks moved as Tx.Compact moves them. The archive is appended (and
+// synced) before the log is rewritten, so a crash between the two leaves
+// the records in both files, never in neither; lines already in the
+// archive are not appended twice. old judges each record's current
+// version (its Raw and Line; ID is left empty), from several goroutines
+// at once. It streams, in the four passes above.
+func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
 	var stats RewriteStats
 	f, err := l.openForRewrite()
 	if err != nil || f == nil {
@@ -239,13 +249,35 @@ func lineHashes(path string) (map[idHash]bool, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	err = streamLines(f, func(phys []byte, off int64, _ int) error {
-		raw, _ := jsonline.TrimLine(phys, off == 0)
-		have[hashLine(raw)] = true
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	// One buffer for the whole file, however large: a line longer than
+	// the buffer is gathered in long.
+	r := bufio.NewReaderSize(f, streamBuffer)
+	var long []byte
+	for first := true; ; {
+		phys, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, phys...)
+			continue
+		}
+		if len(long) > 0 {
+			phys, long = append(long, phys...), long[:0]
+		}
+		if len(phys) > 0 {
+			raw, _ := jsonline.TrimLine(phys, first)
+			have[hashLine(raw)] = true
+			first = false
+		}
+		if errors.Is(err, io.EOF) {
+			return have, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 	}
-	return have, nil
 }
+
+// streamBuffer is how much a pass that streams a file reads at once, and
+// how many bytes of moving lines the archive gathers before it appends
+// them: large enough that a read costs little per line, small enough to
+// stay out of the way of the memory bound.
+const streamBuffer = 4 << 20

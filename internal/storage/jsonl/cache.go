@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,10 +135,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		return full()
 	}
 	problems := append(hdrProblems(hdr, file), added...)
-	entries := make([]Entry, 0, len(byID))
-	for _, e := range byID {
-		entries = append(entries, e)
-	}
+	entries := slices.AppendSeq(make([]Entry, 0, len(byID)), maps.Values(byID))
 	slices.SortFunc(entries, func(a, b Entry) int { return a.Line - b.Line })
 	// Rewriting the cache after every append costs more than reading a
 	// few new lines again, so it waits until they add up (or the file is

@@ -29,10 +29,6 @@ type idHash [2]uint64
 
 var idSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-func hashID(id string) idHash {
-	return idHash{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
-}
-
 func hashLine(line []byte) idHash {
 	return idHash{maphash.Bytes(idSeeds[0], line), maphash.Bytes(idSeeds[1], line)}
 }

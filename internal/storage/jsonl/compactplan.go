@@ -47,11 +47,7 @@ type planBlock struct {
 // every line that is not a record. With hashes, the plan also notes which
 // lines are records and their id hashes (compactPlan.records, .hashes).
 func (l *Log) planCompact(f *os.File, hashes bool) (*compactPlan, error) {
-	key := l.Key
-	if key == "" {
-		key = jsonline.DefaultKey
-	}
-	keys := Query{Key: key, Versions: l.Versions}.keys()
+	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
 	workers := runtime.GOMAXPROCS(0)
 	// Blocks go to the workers through todo and reach the table in the
 	// log's order through ordered; free recycles their line lists.

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"fmt"
+	"hash/maphash"
 	"testing"
 )
 
@@ -62,4 +63,9 @@ func TestIDTableGrowsAPartItCannotSplit(t *testing.T) {
 	if table.depth > idMaxDepth || table.len() != n {
 		t.Fatalf("depth %d, len %d", table.depth, table.len())
 	}
+}
+
+// hashID is the hash of an id, as the plan hashes one (hashRawID).
+func hashID(id string) idHash {
+	return idHash{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
 }

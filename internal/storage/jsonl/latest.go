@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -42,12 +43,7 @@ type Query struct {
 	Lean bool
 }
 
-func (q Query) key() string {
-	if q.Key == "" {
-		return jsonline.DefaultKey
-	}
-	return q.Key
-}
+func (q Query) key() string { return cmp.Or(q.Key, jsonline.DefaultKey) }
 
 // keeps reports whether an answer read back from a cache still passes
 // both filters (time has passed since it was saved).
@@ -280,12 +276,9 @@ func selectMapped(path string, q Query, populate bool, sel func(data []byte, inf
 
 func selectRead(path string, q Query) ([]Entry, []Problem, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	entries, problems := Select(data, path, q)
+	entries, problems := Select(data, path, q) // nothing when missing
 	return entries, problems, nil
 }

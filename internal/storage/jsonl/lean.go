@@ -3,8 +3,6 @@ package jsonl
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -68,22 +66,9 @@ func LoadRaw(e Entry, q Query) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var line []byte
-	buf := make([]byte, 4096)
-	for off := e.Offset; ; {
-		n, err := f.ReadAt(buf, off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			line = append(line, buf[:i]...)
-			break
-		}
-		line = append(line, buf[:n]...)
-		off += int64(n)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", e.File, err)
-		}
+	line, err := ReadLine(f, e.Offset, nil)
+	if err != nil {
+		return nil, err
 	}
 	raw, _ := jsonline.TrimLine(line, e.Offset == 0)
 	keys := q.keys()

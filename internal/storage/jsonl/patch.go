@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
@@ -27,10 +28,6 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 		}
 		encoded[i] = b
 	}
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
-	}
 	var out bytes.Buffer
 	out.Grow(len(line) + 64)
 	out.WriteByte('{')
@@ -41,12 +38,10 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 		}
 		out.Write(rawKey)
 		out.WriteByte(':')
-		for i, n := range names {
-			if n == key {
-				out.Write(encoded[i])
-				written[i] = true
-				return
-			}
+		if i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == key }); i >= 0 {
+			out.Write(encoded[i])
+			written[i] = true
+			return
 		}
 		out.Write(value)
 	})

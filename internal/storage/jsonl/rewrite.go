@@ -29,23 +29,12 @@ func ArchivePath(path string) string {
 }
 
 // Compact rewrites the log keeping only the current version of each id
-// (by l.Versions, else the last line). It only
-// deletes superseded lines, never reorders, so a merge with an uncompacted
-// copy sees plain deletions. Lines that are not records are kept.
-func (l *Log) Compact() (RewriteStats, error) {
-	var stats RewriteStats
-	err := l.Lock.Do(func(tx *Tx) error {
-		var err error
-		stats, _, err = tx.Compact(l, nil)
-		return err
-	})
-	return stats, err
-}
-
-// Compact is Log.Compact under a lock the caller holds. marks are offsets
-// of line starts in the log (how far something else has read it); it
-// returns where each lands in the rewritten log: the start of the first
-// kept line at or after it, or the end.
+// (by l.Versions, else the last line), under a lock the caller holds. It
+// only deletes superseded lines, never reorders, so a merge with an
+// uncompacted copy sees plain deletions. Lines that are not records are
+// kept. marks are offsets of line starts in the log (how far something
+// else has read it); it returns where each lands in the rewritten log: the
+// start of the first kept line at or after it, or the end.
 func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 	var stats RewriteStats
 	f, err := l.openForRewrite()
@@ -69,29 +58,6 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 	})
 	l.dropIndex()
 	return stats, moved, err
-}
-
-// Archive moves every version of each record for which old returns true to
-// the archive file next to the log. The archive is appended (and synced)
-// before the log is rewritten, so a crash between the two leaves the records
-// in both files, never in neither; lines already in the archive are not
-// appended twice when the archive is run again. old judges each record's
-// current version (its Raw and Line; ID is left empty), from several
-// goroutines at once.
-func (l *Log) Archive(old func(Record) bool) (RewriteStats, error) {
-	var stats RewriteStats
-	err := l.Lock.Do(func(tx *Tx) error {
-		var err error
-		stats, _, err = tx.Archive(l, old, nil)
-		return err
-	})
-	return stats, err
-}
-
-// Archive is Log.Archive under a lock the caller holds, with marks moved as
-// Tx.Compact moves them. It streams, as compaction does (see archive.go).
-func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStats, []int64, error) {
-	return l.archiveStream(old, marks)
 }
 
 // WriteFileAtomic replaces path with data: a temporary file in the same

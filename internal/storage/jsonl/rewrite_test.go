@@ -200,3 +200,34 @@ func TestRewriteMovesMarks(t *testing.T) {
 		}
 	}
 }
+
+// Compact rewrites the log keeping only the current version of each id
+// (by l.Versions, else the last line). It only
+// deletes superseded lines, never reorders, so a merge with an uncompacted
+// copy sees plain deletions. Lines that are not records are kept.
+func (l *Log) Compact() (RewriteStats, error) {
+	var stats RewriteStats
+	err := l.Lock.Do(func(tx *Tx) error {
+		var err error
+		stats, _, err = tx.Compact(l, nil)
+		return err
+	})
+	return stats, err
+}
+
+// Archive moves every version of each record for which old returns true to
+// the archive file next to the log. The archive is appended (and synced)
+// before the log is rewritten, so a crash between the two leaves the records
+// in both files, never in neither; lines already in the archive are not
+// appended twice when the archive is run again. old judges each record's
+// current version (its Raw and Line; ID is left empty), from several
+// goroutines at once.
+func (l *Log) Archive(old func(Record) bool) (RewriteStats, error) {
+	var stats RewriteStats
+	err := l.Lock.Do(func(tx *Tx) error {
+		var err error
+		stats, _, err = tx.Archive(l, old, nil)
+		return err
+	})
+	return stats, err
+}

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -77,9 +78,7 @@ func (s *State) Len() int { return len(s.Records) }
 // With v set, an id's current version is the newest by v wherever it lies
 // (see Versions); Record.Line is then that version's line.
 func Materialize(data []byte, file, key string, v *jsonline.Versions) *State {
-	if key == "" {
-		key = jsonline.DefaultKey
-	}
+	key = cmp.Or(key, jsonline.DefaultKey)
 	parts := scanParallel(data, key, v)
 	total := 0
 	for _, p := range parts {
@@ -156,10 +155,8 @@ func scanPart(data []byte, first int, key string, v *jsonline.Versions) []keyedL
 		}
 		id, problem := lineKey(line, keys, vals)
 		kl := keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem}
-		if problem == "" {
-			if pick != nil {
-				kl.time = pick.Time(vals)
-			}
+		if problem == "" && pick != nil {
+			kl.time = pick.Time(vals)
 		}
 		out = append(out, kl)
 	}
@@ -211,11 +208,8 @@ func notRecord(line jsonline.Line, keys []string, out [][]byte) string {
 // log, not an error: stores are created by their first append.
 func Load(path, key string, v *jsonline.Versions) (*State, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return Materialize(nil, path, key, v), nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return Materialize(data, path, key, v), nil
+	return Materialize(data, path, key, v), nil // nil data when missing
 }

@@ -14,7 +14,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,14 +53,15 @@ func (s *Store) Now() time.Time {
 }
 
 // Log is the log this clone writes, in this workspace's store directory.
-func (s *Store) Log(name string) *jsonl.Log {
-	return &jsonl.Log{Path: s.WS.Path(name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
-}
+func (s *Store) Log(name string) *jsonl.Log { return s.logAt(s.WS.Path(name)) }
 
 // ReceivedLog is the log of records other clones wrote, as sync applies
 // them; only the live store has one.
-func (s *Store) ReceivedLog(name string) *jsonl.Log {
-	return &jsonl.Log{Path: ReceivedPath(s.WS, name), Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
+func (s *Store) ReceivedLog(name string) *jsonl.Log { return s.logAt(ReceivedPath(s.WS, name)) }
+
+// logAt is the log at path, under the store's lock, roots and options.
+func (s *Store) logAt(path string) *jsonl.Log {
+	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
 
 // ReceivedPath is where the received copy of the log name lives.
@@ -207,10 +208,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		}
 	}
 	if best != nil {
-		sel.Entries = make([]jsonl.Entry, 0, len(best))
-		for _, e := range best {
-			sel.Entries = append(sel.Entries, e)
-		}
+		sel.Entries = slices.AppendSeq(make([]jsonl.Entry, 0, len(best)), maps.Values(best))
 	}
 	if q.Final != nil {
 		sel.Entries = slices.DeleteFunc(sel.Entries, func(e jsonl.Entry) bool { return !q.Final(e.Fields) })
@@ -277,6 +275,3 @@ func realPath(p string) string {
 	}
 	return p
 }
-
-// String describes the store for messages.
-func (s *Store) String() string { return fmt.Sprintf("store %s", s.WS.Dir) }

@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -78,11 +79,8 @@ func (w *Watcher) poll(paths []string) {
 		case <-t.C:
 		}
 		now := look()
-		for i := range now {
-			if now[i] != last[i] {
-				w.signal()
-				break
-			}
+		if !slices.Equal(now, last) {
+			w.signal()
 		}
 		last = now
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -237,11 +238,7 @@ func (w *Workspace) Roots() []string {
 	if w.Repo.TopLevel != "" {
 		roots = append(roots, w.Repo.TopLevel)
 	}
-	inside := false
-	for _, r := range roots {
-		inside = inside || within(w.Dir, r)
-	}
-	if !inside {
+	if !slices.ContainsFunc(roots, func(r string) bool { return within(w.Dir, r) }) {
 		roots = append(roots, w.Dir)
 	}
 	return roots
