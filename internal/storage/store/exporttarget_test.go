@@ -17,7 +17,7 @@ func TestExportRefusesTargetsInTheStore(t *testing.T) {
 	cases := []struct {
 		name   string
 		target func(t *testing.T, s *Store) string // the export's DIR
-		refuse string                             // "" when the export must work
+		refuse string                              // "" when the export must work
 	}{
 		{"a plain directory", func(t *testing.T, s *Store) string { return t.TempDir() }, ""},
 		{"a file linked to the live log", func(t *testing.T, s *Store) string {
