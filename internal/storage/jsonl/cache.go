@@ -213,7 +213,7 @@ func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uin
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
 		return hdr, nil, false, false
 	}
-	indexed = provedByIndex(hdr, indexDir, file, info)
+	indexed = provedByIndex(hdr, data[hdr.Size:], indexDir, file, info)
 	if !indexed && !(hdr.Size == int64(len(data)) && info != nil && unchanged(hdr.Stat, info)) &&
 		(checksum == nil || checksum(hdr.Size) != hdr.CRC) {
 		return hdr, nil, false, false
@@ -298,8 +298,9 @@ func eachLineBackward(text []byte, fn func([]byte) bool) bool {
 
 // provedByIndex reports whether the log's index, matching the log as
 // info describes it, vouches for the cached prefix: its size and checksum
-// are the log's, or the log's after one of its last appends.
-func provedByIndex(hdr cacheHeader, indexDir, file string, info os.FileInfo) bool {
+// are the log's, or the log's after one of its last appends, or they and
+// tail's (the log after the prefix) combine into the log's.
+func provedByIndex(hdr cacheHeader, tail []byte, indexDir, file string, info os.FileInfo) bool {
 	if info == nil {
 		return false
 	}
@@ -308,7 +309,7 @@ func provedByIndex(hdr cacheHeader, indexDir, file string, info os.FileInfo) boo
 		return false
 	}
 	defer ix.Close()
-	return ix.Proves(hdr.Size, hdr.CRC)
+	return ix.ProvesPrefix(hdr.Size, hdr.CRC, tail)
 }
 
 // saveCache writes the selection of a prefix. It is best effort.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
@@ -184,6 +185,20 @@ func (ix *Index) Proves(size int64, crc uint32) bool {
 		}
 	}
 	return false
+}
+
+// ProvesPrefix is Proves for a prefix the index may no longer remember
+// (more appends than its ring holds came since): tail is the log's bytes
+// from size to the end the index covers, which the caller reads anyway,
+// and the prefix is proved when its checksum and tail's combine into the
+// log's. A reader that fell behind by more than ringLength appends pays
+// for what was appended, not for the whole log.
+func (ix *Index) ProvesPrefix(size int64, crc uint32, tail []byte) bool {
+	if ix.Proves(size, crc) {
+		return true
+	}
+	return size+int64(len(tail)) == ix.state.Size &&
+		CombineCRC(crc, Checksum(tail), int64(len(tail)), crc32.Castagnoli) == ix.state.CRC
 }
 
 // Covered is the size, line count and CRC-32C of the log's bytes that the

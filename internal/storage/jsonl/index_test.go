@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,6 +147,51 @@ func TestIndexProvesTheLogAfterEachOfTheLastAppends(t *testing.T) {
 	}
 }
 
+// ProvesPrefix proves every earlier state of the log, those the ring
+// has forgotten too, by the bytes after it, and nothing else: not a wrong
+// checksum, nor (for a state the ring forgot) a tail with one byte
+// changed or missing.
+func TestIndexProvesAnyPrefixByTheBytesAfterIt(t *testing.T) {
+	l := indexedLog(t, testVersions)
+	var states []checkpoint
+	for i := range 2*ringLength + 6 {
+		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i%7), i%60, "s")))
+		data, err := os.ReadFile(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, checkpoint{int64(len(data)), Checksum(data)})
+	}
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, ok := openIndexNow(t, l)
+	if !ok {
+		t.Fatal("no index matches the log")
+	}
+	defer ix.Close()
+	if ix.Proves(states[0].size, states[0].crc) {
+		t.Fatal("the ring still holds the first state: the test proves nothing beyond Proves")
+	}
+	for _, c := range append([]checkpoint{{0, 0}}, states...) {
+		tail := data[c.size:]
+		if !ix.ProvesPrefix(c.size, c.crc, tail) {
+			t.Errorf("the log at %d bytes is not proved by the %d bytes after it", c.size, len(tail))
+		}
+		if ix.ProvesPrefix(c.size, c.crc^1, tail) {
+			t.Errorf("a wrong checksum at %d bytes is proved", c.size)
+		}
+		if len(tail) > 0 && !ix.Proves(c.size, c.crc) { // the ring proves the rest whatever tail says
+			bent := slices.Clone(tail)
+			bent[len(bent)/2] ^= 0x20
+			if ix.ProvesPrefix(c.size, c.crc, bent) || ix.ProvesPrefix(c.size, c.crc, tail[1:]) {
+				t.Errorf("the log at %d bytes is proved by a changed or shorter tail", c.size)
+			}
+		}
+	}
+}
+
 func TestIndexMergesItsRecordsPastItsBound(t *testing.T) {
 	defer func(n int) { indexRecordsMax = n }(indexRecordsMax)
 	indexRecordsMax = 512
@@ -251,6 +297,67 @@ func TestRewritesDropTheIndex(t *testing.T) {
 		}
 		appendRecords(t, l, json.RawMessage(versionLine("id1", 40+i, "after")))
 		checkIndex(t, l, fmt.Sprint("the append after rewrite ", i))
+	}
+}
+
+// A selection cache saved more appends ago than the index's ring holds
+// is proved by the bytes appended since (ProvesPrefix), not by a checksum
+// of the whole prefix; and a wrong checksum in it is still caught.
+func TestSelectionCacheOlderThanTheRingIsProvedByItsTail(t *testing.T) {
+	l := indexedLog(t, testVersions)
+	q := Query{Fields: []string{"state"}, Versions: testVersions}
+	cache := filepath.Join(l.CacheDir, "q.idx")
+	summed := 0
+	selectNow := func(step string) {
+		t.Helper()
+		data, err := os.ReadFile(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checksum := func(n int64) uint32 { summed++; return Checksum(data[:n]) }
+		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info)
+		want, _ := Select(data, l.Path, q)
+		if !entriesEqual(got, want) {
+			t.Fatalf("%s: the cached answer differs from a scan:\n%+v\n%+v", step, got, want)
+		}
+	}
+	appendRecords(t, l, json.RawMessage(versionLine("id0", 0, "new")))
+	selectNow("the first read builds the cache")
+	for i := range ringLength + 10 {
+		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i%9), 1+i%50, fmt.Sprint("w", i))))
+	}
+	summed = 0
+	selectNow("a read after more appends than the ring holds")
+	if summed != 0 {
+		t.Fatalf("%d checksums of a prefix the bytes after it prove", summed)
+	}
+	// The cache's checksum bent: the tail no longer combines into the
+	// log's checksum, so the prefix is checksummed (and found wrong).
+	for i := range ringLength + 10 {
+		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i%9), 1+i%50, fmt.Sprint("x", i))))
+	}
+	raw, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hdr cacheHeader
+	first, body, _ := bytes.Cut(raw, []byte{'\n'})
+	if err := json.Unmarshal(first, &hdr); err != nil {
+		t.Fatal(err)
+	}
+	hdr.CRC ^= 1
+	first, _ = json.Marshal(hdr)
+	if err := os.WriteFile(cache, append(append(first, '\n'), body...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	summed = 0
+	selectNow("a read of a cache whose checksum is wrong")
+	if summed == 0 {
+		t.Fatal("a cache with a wrong checksum was believed")
 	}
 }
 

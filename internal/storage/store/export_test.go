@@ -499,3 +499,24 @@ func TestExportCountsAnIDOnlyInTheFileOnceASourceHoldsIt(t *testing.T) {
 		}
 	}
 }
+
+// An export after more writes than a log's index remembers (its ring of
+// the last appends) still reads only what was appended: the bytes since
+// the mark prove that the source starts with what the mark accounted for.
+func TestExportAfterManyWritesIsByMark(t *testing.T) {
+	x := newExportTwin(t)
+	local := x.s.Log(records.MessagesFile).Path
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	x.appendSource(local, true, message(0, base, "first"))
+	x.export("the first export")
+	for i := range 150 {
+		x.appendSource(local, true, message(1+i%40, base.Add(time.Duration(1+i)*time.Second), fmt.Sprint("w", i)))
+	}
+	before := x.byMark
+	if st := x.export("after 150 writes"); st.Written != 40 {
+		t.Fatalf("wrote %d versions, want the 40 ids written since", st.Written)
+	}
+	if x.byMark != before+1 {
+		t.Fatal("the export after 150 writes compared every record again")
+	}
+}

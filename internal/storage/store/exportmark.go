@@ -185,12 +185,12 @@ func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, src in
 	}
 	src = indexedFile{f: f, ix: ix}
 	size, _, crc := ix.Covered()
-	if size < m.Size || !ix.Proves(m.Size, m.CRC) {
+	if size < m.Size {
 		src.close()
 		return nil, m, src, false
 	}
 	tail = make([]byte, size-m.Size)
-	if n, _ := f.ReadAt(tail, m.Size); n != len(tail) {
+	if n, _ := f.ReadAt(tail, m.Size); n != len(tail) || !ix.ProvesPrefix(m.Size, m.CRC, tail) {
 		src.close()
 		return nil, m, src, false
 	}
