@@ -45,7 +45,10 @@ import (
 //   - ttl: expires_at after created_at, and at most MaxReservationTTL
 //     after the version was written (updated_at, else created_at).
 //   - authorship: see Authorship.
-func CheckVersion(file string, line []byte) *RuleError { return checkVersion(file, line, true) }
+func CheckVersion(file string, line []byte) *RuleError {
+	v := version{vetPattern: true}
+	return v.check(file, line)
+}
 
 // CheckVersionBefore is CheckVersion for a version received at now: a
 // reservation version that can no longer hold then (its expiry, capped at
@@ -77,11 +80,6 @@ func CheckVersionAt(file string, line []byte, now time.Time) (id string, at time
 		return "", time.Time{}, nil
 	}
 	return v.str[fID], v.time[fUpdatedAt].UTC(), nil
-}
-
-func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
-	v := version{vetPattern: vetPattern}
-	return v.check(file, line)
 }
 
 // check applies every rule to line, reading its fields into v.
