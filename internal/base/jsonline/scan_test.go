@@ -131,3 +131,36 @@ func TestStringEquals(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEachMember: EachMember, which validates as it reads, refuses what
+// ObjectFields refuses with the same error, and hands over each member
+// ObjectFields finds, the last of a key twice being the value it reports.
+func FuzzEachMember(f *testing.F) {
+	for _, c := range validityCases {
+		f.Add([]byte(c))
+	}
+	f.Add([]byte(`{"a":1,"a":2,"\u0061":3,"b":{"a":4}}`))
+	f.Add([]byte(`{"a":1,"a":2,}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		last := map[string][]byte{}
+		err := EachMember(line, func(rawKey, key, value []byte) {
+			if k, ok := String(rawKey); !ok || k != string(key) {
+				t.Fatalf("key %s handed as %q", rawKey, key)
+			}
+			last[string(key)] = value
+		})
+		want := ObjectFields(line, nil, nil)
+		if (err == nil) != (want == nil) || err != nil && err.Error() != want.Error() {
+			t.Fatalf("EachMember(%q) = %v, ObjectFields says %v", line, err, want)
+		}
+		if err != nil {
+			return
+		}
+		for k, v := range last {
+			out := make([][]byte, 1)
+			if ObjectFields(line, []string{k}, out); string(out[0]) != string(v) {
+				t.Fatalf("member %q = %s, ObjectFields says %s", k, v, out[0])
+			}
+		}
+	})
+}
