@@ -57,75 +57,15 @@ func ObjectFields(line []byte, keys []string, out [][]byte) error {
 	for i := range out {
 		out[i] = nil
 	}
-	s := scanner{data: line}
-	s.space()
-	if s.pos >= len(s.data) {
-		return s.fail("empty line")
-	}
-	if s.data[s.pos] != '{' {
-		if err := Valid(line); err != nil {
-			return err
+	return EachMember(line, func(_, key, value []byte) {
+		if len(keys) > 0 && lens&(1<<min(len(key), 63)) != 0 {
+			for i, k := range keys {
+				if string(key) == k {
+					out[i] = value
+				}
+			}
 		}
-		return ErrNotObject
-	}
-	s.pos++
-	s.space()
-	if s.peek() == '}' {
-		s.pos++
-		return s.end()
-	}
-	for {
-		s.space()
-		if s.peek() != '"' {
-			return s.fail("expected a string key")
-		}
-		keyStart := s.pos
-		escaped, err := s.str()
-		if err != nil {
-			return err
-		}
-		rawKey := s.data[keyStart+1 : s.pos-1]
-		s.space()
-		if s.peek() != ':' {
-			return s.fail("expected ':' after object key")
-		}
-		s.pos++
-		s.space()
-		valStart := s.pos
-		if err := s.value(1); err != nil {
-			return err
-		}
-		if len(keys) > 0 && (escaped || len(rawKey) >= 63 || lens&(1<<len(rawKey)) != 0) {
-			setMatching(rawKey, escaped, keys, out, s.data[valStart:s.pos])
-		}
-		s.space()
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return s.end()
-		default:
-			return s.fail("expected ',' or '}' in object")
-		}
-	}
-}
-
-// setMatching stores value in every out[i] whose keys[i] is the key (a key
-// may be asked for twice, say as the record key and as a field).
-func setMatching(raw []byte, escaped bool, keys []string, out [][]byte, value []byte) {
-	if escaped {
-		var k string
-		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k) != nil {
-			return
-		}
-		raw = []byte(k)
-	}
-	for i, k := range keys {
-		if string(raw) == k {
-			out[i] = value
-		}
-	}
+	})
 }
 
 // maxDepth bounds nesting so a hostile line cannot exhaust the stack.
@@ -338,27 +278,48 @@ func StringEquals(raw []byte, s string) bool {
 
 // EachMember calls fn for each top-level member of a JSON object line, with
 // the key as written (quotes included), decoded, and the raw value: what
-// a patch needs to rewrite some members and keep the others' bytes.
-func EachMember(line []byte, fn func(rawKey []byte, key string, value []byte)) error {
-	if err := ObjectFields(line, nil, nil); err != nil {
-		return err
-	}
+// a patch needs to rewrite some members and keep the others' bytes. It
+// validates the line as ObjectFields does, with the same errors, in the one
+// pass that reads it: on an error, fn has seen the members before it.
+func EachMember(line []byte, fn func(rawKey, key, value []byte)) error {
 	s := scanner{data: line}
 	s.space()
-	s.pos++ // '{'
+	if s.pos >= len(s.data) {
+		return s.fail("empty line")
+	}
+	if s.data[s.pos] != '{' {
+		if err := Valid(line); err != nil {
+			return err
+		}
+		return ErrNotObject
+	}
+	s.pos++
+	s.space()
+	if s.peek() == '}' {
+		s.pos++
+		return s.end()
+	}
 	for {
 		s.space()
-		if s.peek() == '}' {
-			return nil
+		if s.peek() != '"' {
+			return s.fail("expected a string key")
 		}
 		keyStart := s.pos
-		if _, err := s.str(); err != nil {
+		escaped, err := s.str()
+		if err != nil {
 			return err
 		}
 		rawKey := line[keyStart:s.pos]
-		key, _ := String(rawKey)
+		key := rawKey[1 : len(rawKey)-1]
+		if escaped {
+			decoded, _ := String(rawKey)
+			key = []byte(decoded)
+		}
 		s.space()
-		s.pos++ // ':'
+		if s.peek() != ':' {
+			return s.fail("expected ':' after object key")
+		}
+		s.pos++
 		s.space()
 		valStart := s.pos
 		if err := s.value(1); err != nil {
@@ -366,8 +327,14 @@ func EachMember(line []byte, fn func(rawKey []byte, key string, value []byte)) e
 		}
 		fn(rawKey, key, line[valStart:s.pos])
 		s.space()
-		if s.peek() == ',' {
+		switch s.peek() {
+		case ',':
 			s.pos++
+		case '}':
+			s.pos++
+			return s.end()
+		default:
+			return s.fail("expected ',' or '}' in object")
 		}
 	}
 }

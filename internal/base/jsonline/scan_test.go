@@ -1,10 +1,12 @@
 package jsonline
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var validityCases = []string{
@@ -130,4 +132,45 @@ func TestStringEquals(t *testing.T) {
 			t.Errorf("StringEquals(%s, %q) = %v", tt.raw, tt.s, got)
 		}
 	}
+}
+
+// FuzzEachMember: EachMember, which ObjectFields reads through, refuses
+// what encoding/json refuses and ErrNotObject what is not an object, and
+// hands over each member encoding/json finds, the last of a key twice being
+// the value it keeps.
+func FuzzEachMember(f *testing.F) {
+	for _, c := range validityCases {
+		f.Add([]byte(c))
+	}
+	f.Add([]byte(`{"a":1,"a":2,"\u0061":3,"b":{"a":4}}`))
+	f.Add([]byte(`{"a":1,"a":2,}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		last := map[string]string{}
+		err := EachMember(line, func(rawKey, key, value []byte) {
+			if k, ok := String(rawKey); !ok || k != string(key) {
+				t.Fatalf("key %s handed as %q", rawKey, key)
+			}
+			last[string(key)] = string(value)
+		})
+		valid := json.Valid(line)
+		object := bytes.HasPrefix(bytes.TrimLeft(line, " \t\r\n"), []byte("{"))
+		switch {
+		case !valid && err == nil:
+			t.Fatalf("EachMember accepted invalid JSON %q", line)
+		case valid && object && err != nil, valid && !object && !errors.Is(err, ErrNotObject):
+			t.Fatalf("EachMember(%q) = %v", line, err)
+		}
+		var want map[string]json.RawMessage
+		if err != nil || !utf8.Valid(line) || json.Unmarshal(line, &want) != nil {
+			return
+		}
+		if len(want) != len(last) {
+			t.Fatalf("EachMember(%q) handed %d keys, encoding/json finds %d", line, len(last), len(want))
+		}
+		for k, v := range want {
+			if last[k] != string(v) {
+				t.Fatalf("member %q = %s, encoding/json says %s", k, last[k], v)
+			}
+		}
+	})
 }

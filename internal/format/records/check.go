@@ -45,7 +45,10 @@ import (
 //   - ttl: expires_at after created_at, and at most MaxReservationTTL
 //     after the version was written (updated_at, else created_at).
 //   - authorship: see Authorship.
-func CheckVersion(file string, line []byte) *RuleError { return checkVersion(file, line, true) }
+func CheckVersion(file string, line []byte) *RuleError {
+	v := version{vetPattern: true}
+	return v.check(file, line)
+}
 
 // CheckVersionBefore is CheckVersion for a version received at now: a
 // reservation version that can no longer hold then (its expiry, capped at
@@ -79,11 +82,6 @@ func CheckVersionAt(file string, line []byte, now time.Time) (id string, at time
 	return v.str[fID], v.time[fUpdatedAt].UTC(), nil
 }
 
-func checkVersion(file string, line []byte, vetPattern bool) *RuleError {
-	v := version{vetPattern: vetPattern}
-	return v.check(file, line)
-}
-
 // check applies every rule to line, reading its fields into v.
 func (v *version) check(file string, line []byte) *RuleError {
 	line = bytes.TrimSuffix(line, []byte("\n"))
@@ -101,7 +99,13 @@ func (v *version) check(file string, line []byte) *RuleError {
 	if e := v.checkCommon(kind); e != nil {
 		return e
 	}
-	return kind.check(v)
+	switch kind {
+	case messageKind:
+		return checkMessage(v)
+	case assignmentKind:
+		return checkAssignment(v)
+	}
+	return checkReservation(v)
 }
 
 // The fields CheckVersion reads, across the three logs.
@@ -142,6 +146,7 @@ const (
 	kString valueKind = iota
 	kTime
 	kBool
+	kText // a string no rule reads: held to its type, not copied
 )
 
 var fieldNames = [nFields]string{
@@ -156,22 +161,24 @@ var fieldNames = [nFields]string{
 var fieldKinds = [nFields]valueKind{
 	fCreatedAt: kTime, fUpdatedAt: kTime, fReadAt: kTime, fExpiresAt: kTime, fReleasedAt: kTime,
 	fRead: kBool, fDeleted: kBool, fForced: kBool, fExclusive: kBool,
+	fBody: kText, fWorktree: kText, fWithdrawn: kText,
 }
 
-// logKind is what CheckVersion knows of one log: its id prefix, the fields
-// its records have (required first), and the rules of its own.
+// logKind is what CheckVersion knows of one log: its id prefix and the
+// fields its records have (required first); check holds its own rules (a
+// switch, not a func field: a call through one would move every version
+// read to the heap).
 type logKind struct {
 	name     string
 	prefix   string
 	fields   []int
 	required int // fields[:required] are required
 	byName   map[string]int
-	check    func(*version) *RuleError
 }
 
-func newKind(name, prefix string, required, optional []int, check func(*version) *RuleError) *logKind {
+func newKind(name, prefix string, required, optional []int) *logKind {
 	k := &logKind{name: name, prefix: prefix, fields: append(slices.Clone(required), optional...),
-		required: len(required), byName: map[string]int{}, check: check}
+		required: len(required), byName: map[string]int{}}
 	for _, f := range k.fields {
 		k.byName[fieldNames[f]] = f
 	}
@@ -181,13 +188,13 @@ func newKind(name, prefix string, required, optional []int, check func(*version)
 var (
 	messageKind = newKind("message", ids.MessagePrefix,
 		[]int{fID, fCreatedAt, fFrom, fTo, fSubject, fBody, fImportance, fRead},
-		[]int{fUpdatedAt, fUpdatedBy, fIssueID, fReplyTo, fThreadID, fReadAt, fDeleted}, checkMessage)
+		[]int{fUpdatedAt, fUpdatedBy, fIssueID, fReplyTo, fThreadID, fReadAt, fDeleted})
 	assignmentKind = newKind("assignment", ids.AssignmentPrefix,
 		[]int{fID, fCreatedAt, fUpdatedAt, fIssueID, fDroid, fAssignedBy, fStatus},
-		[]int{fUpdatedBy, fWorktree, fReason, fPreviousDroid, fForced}, checkAssignment)
+		[]int{fUpdatedBy, fWorktree, fReason, fPreviousDroid, fForced})
 	reservationKind = newKind("reservation", ids.ReservationPrefix,
 		[]int{fID, fCreatedAt, fExpiresAt, fPattern, fDroid, fStatus, fExclusive},
-		[]int{fUpdatedAt, fUpdatedBy, fReleasedAt, fIssueID, fReason, fForced, fWithdrawn}, checkReservation)
+		[]int{fUpdatedAt, fUpdatedBy, fReleasedAt, fIssueID, fReason, fForced, fWithdrawn})
 )
 
 func kindOf(file string) *logKind {
@@ -213,15 +220,15 @@ type version struct {
 func (v *version) read(k *logKind, line []byte) *RuleError {
 	var seen [nFields]bool
 	var bad *RuleError
-	err := jsonline.EachMember(line, func(_ []byte, key string, value []byte) {
+	err := jsonline.EachMember(line, func(_, key, value []byte) {
 		if bad != nil {
 			return
 		}
-		f, ok := k.byName[key]
+		f, ok := k.byName[string(key)]
 		if !ok {
 			for _, g := range k.fields {
-				if strings.EqualFold(key, fieldNames[g]) {
-					bad = breakf(RuleKey, "field %s reads as %s to some readers and not to others; spell it %s", quote(key), fieldNames[g], fieldNames[g])
+				if bytes.EqualFold(key, []byte(fieldNames[g])) {
+					bad = breakf(RuleKey, "field %s reads as %s to some readers and not to others; spell it %s", quote(string(key)), fieldNames[g], fieldNames[g])
 					return
 				}
 			}
@@ -278,6 +285,10 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			return breakf(RuleTime, "%s %s is not an RFC 3339 time like 2026-11-22T12:00:00Z", name, quote(string(value)))
 		}
 		v.time[f] = t
+	case kText: // the scan has validated the line: a value that opens with a quote is a string
+		if value[0] != '"' {
+			return breakf(RuleType, "%s is not a string", name)
+		}
 	default:
 		s, ok := jsonline.String(value)
 		if !ok {

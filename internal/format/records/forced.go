@@ -1,6 +1,7 @@
 package records
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -25,10 +26,7 @@ type ForcedChange struct {
 // first, so that the order is the same everywhere).
 func SortForced(list []ForcedChange) {
 	slices.SortFunc(list, func(a, b ForcedChange) int {
-		if c := b.At.Compare(a.At); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
+		return cmp.Or(b.At.Compare(a.At), strings.Compare(b.ID, a.ID))
 	})
 }
 

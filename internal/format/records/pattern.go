@@ -3,6 +3,7 @@ package records
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unicode"
 
@@ -67,10 +68,8 @@ func checkStoredPattern(p string) error {
 // checkPatternText is the cheap part of the pattern rule: the pattern is in
 // Unicode's composed form and holds no control character.
 func checkPatternText(p string) error {
-	for _, r := range p {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("pattern %s holds a control character", quote(p))
-		}
+	if strings.ContainsFunc(p, unicode.IsControl) {
+		return fmt.Errorf("pattern %s holds a control character", quote(p))
 	}
 	if !norm.NFC.IsNormalString(p) {
 		return fmt.Errorf("pattern %s is not in the composed Unicode form reserve stores", quote(p))

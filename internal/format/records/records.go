@@ -168,14 +168,13 @@ func ValidateDroid(name string) error {
 		return Invalidf("droid name %q must not start with %q", name, name[:1])
 	case !utf8.ValidString(name):
 		return Invalidf("droid name %q is not valid UTF-8", name)
-	}
-	for _, r := range name {
-		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			return Invalidf("droid name %q contains a space or an unprintable character", name)
-		}
+	case strings.ContainsFunc(name, spaceOrUnprintable):
+		return Invalidf("droid name %q contains a space or an unprintable character", name)
 	}
 	return nil
 }
+
+func spaceOrUnprintable(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }
 
 // ValidateIssueID checks an issue id (qb-12, bd-a1b2): one to 100
 // printable characters without spaces, since ids are matched exactly and
@@ -188,11 +187,8 @@ func ValidateIssueID(id string) error {
 		return Invalidf("issue id %q is longer than 100 characters", id)
 	case !utf8.ValidString(id):
 		return Invalidf("issue id %q is not valid UTF-8", id)
-	}
-	for _, r := range id {
-		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			return Invalidf("issue id %q contains a space or an unprintable character", id)
-		}
+	case strings.ContainsFunc(id, spaceOrUnprintable):
+		return Invalidf("issue id %q contains a space or an unprintable character", id)
 	}
 	return nil
 }

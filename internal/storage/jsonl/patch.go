@@ -32,13 +32,13 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 	out.Grow(len(line) + 64)
 	out.WriteByte('{')
 	written := make([]bool, len(fields))
-	err := jsonline.EachMember(line, func(rawKey []byte, key string, value []byte) {
+	err := jsonline.EachMember(line, func(rawKey, key, value []byte) {
 		if out.Len() > 1 {
 			out.WriteByte(',')
 		}
 		out.Write(rawKey)
 		out.WriteByte(':')
-		if i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == key }); i >= 0 {
+		if i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == string(key) }); i >= 0 {
 			out.Write(encoded[i])
 			written[i] = true
 			return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -148,11 +149,5 @@ func levelOf(p string) level {
 	if p == "" {
 		return rootLevel
 	}
-	n := level(1)
-	for _, c := range p {
-		if c == '/' {
-			n++
-		}
-	}
-	return n
+	return level(1 + strings.Count(p, "/"))
 }

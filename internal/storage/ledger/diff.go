@@ -11,30 +11,6 @@ import (
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
-// Diff is what one ledger commit holds that another does not.
-type Diff struct {
-	// Added are the lines of the newer commit the older lacks, by log, in
-	// the order of the newer commit's chunks.
-	Added Lines
-	// Removed is true when the older commit holds lines the newer lacks:
-	// the newer one is not a continuation of the older (a ledger reset or
-	// replaced by hand), so what was derived from the older is suspect.
-	Removed bool
-}
-
-// Changes compares two ledger commits: what to holds that from does not.
-// It holds every added line in memory; EachChange hands them over chunk by
-// chunk.
-func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
-	d := Diff{Added: Lines{}}
-	removed, err := l.EachChange(from, to, func(file string, lines [][]byte) error {
-		d.Added[file] = append(d.Added[file], lines...)
-		return nil
-	})
-	d.Removed = removed
-	return d, err
-}
-
 // EachChange calls fn with the lines of each chunk of to that from does
 // not hold (counting repeats), chunk by chunk in to's tree order, which is
 // by log, then month, then chunk number. Subtrees with the same id are
@@ -42,7 +18,8 @@ func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
 // chunks are in memory at a time (those read ahead, see EachChangePrepared),
 // so a clone joining a ledger of a million records does not hold them all.
 // Either commit may be zero (no ledger). removed is true when from holds
-// lines to lacks (see Diff.Removed).
+// lines to lacks: to is not a continuation of from (a ledger reset, or
+// replaced by hand), so what was derived from from is suspect.
 func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [][]byte) error) (removed bool, err error) {
 	return EachChangePrepared(l, from, to, nil, func(c Chunk, _ struct{}) error { return fn(c.File, c.Lines) })
 }
@@ -312,6 +289,10 @@ func Subtract(lines, have [][]byte) (rest [][]byte, extra bool) {
 
 // All returns every line of a ledger commit, by log, in chunk order.
 func (l *Ledger) All(commit plumbing.Hash) (Lines, error) {
-	d, err := l.Changes(plumbing.ZeroHash, commit)
-	return d.Added, err
+	all := Lines{}
+	_, err := l.EachChange(plumbing.ZeroHash, commit, func(file string, lines [][]byte) error {
+		all[file] = append(all[file], lines...)
+		return nil
+	})
+	return all, err
 }

@@ -115,7 +115,7 @@ func (g *shaper) tip() plumbing.Hash {
 		n := min(int(g.next()), len(g.data))
 		return g.write(plumbing.CommitObject, g.data[:n])
 	}
-	c, err := g.l.writeCommit(g.tree(0), nil, sig, "fuzz")
+	c, err := g.l.CommitTree(g.tree(0), nil, sig, "fuzz")
 	if err != nil {
 		panic(err)
 	}
@@ -165,7 +165,7 @@ func FuzzInspect(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Inspect passed %s, but the merge fails: %v", tip, err)
 		}
-		commit, err := l.writeCommit(merged, []plumbing.Hash{local, tip}, sig, "merge")
+		commit, err := l.CommitTree(merged, []plumbing.Hash{local, tip}, sig, "merge")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 
@@ -114,14 +113,7 @@ func (in *inspection) format(root *tree) error {
 	if e.Mode != gitobject.RegularMode {
 		return shapeError("", e, rootLevel.admit(e))
 	}
-	data, err := in.l.formatBlob(e.ID)
-	if err != nil {
-		return at(err, formatFile)
-	}
-	if string(data) != formatLine {
-		return &DamageError{Path: formatFile, Object: e.ID, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
-	}
-	return nil
+	return in.l.checkFormat(e.ID)
 }
 
 // blobSize is the size of a chunk from its object header.

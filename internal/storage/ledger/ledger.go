@@ -28,6 +28,7 @@ package ledger
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -57,8 +58,7 @@ func TrackingRef(remote string) string {
 // so that refs another clone pushed under refs/queen/ (such as
 // refs/queen/remotes/x/ledger) never land among this clone's tracking refs.
 func FetchRefspec(remote string) string {
-	dst := "refs/queen/remotes/" + TrackingName(remote) + "/ledger"
-	return "+" + Ref + "*:" + dst + "*"
+	return "+" + Ref + "*:" + TrackingRef(remote) + "*"
 }
 
 // TrackingName is the single ref component that stands for remote in
@@ -114,21 +114,16 @@ var Logs = records.Kinds
 // DirOf is the directory that holds a log in the ledger's tree
 // ("messages" for queen_messages.jsonl).
 func DirOf(file string) (string, bool) {
-	for _, l := range Logs {
-		if l.File == file {
-			return l.LedgerDir, true
-		}
-	}
-	return "", false
+	k, ok := records.KindOf(file)
+	return k.LedgerDir, ok
 }
 
 func fileOf(dir string) (string, bool) {
-	for _, l := range Logs {
-		if l.LedgerDir == dir {
-			return l.File, true
-		}
+	i := slices.IndexFunc(Logs, func(k records.Kind) bool { return k.LedgerDir == dir })
+	if i < 0 {
+		return "", false
 	}
-	return "", false
+	return Logs[i].File, true
 }
 
 // Lines are lines of the logs, by log file name (queen_messages.jsonl...),

@@ -184,7 +184,7 @@ func TestMergeRefusesAnUnknownFormat(t *testing.T) {
 	h, _ := l.writeBlob([]byte("git-queen ledger 9\n"))
 	tr.Set(formatFile, 0o100644, h)
 	newRoot, _ := l.writeTree(tr)
-	theirs, _ := l.writeCommit(newRoot, nil, sig, "future")
+	theirs, _ := l.CommitTree(newRoot, nil, sig, "future")
 	var d *DamageError
 	if _, err := l.Merge(ours, theirs, sig, "merge"); !errors.As(err, &d) || d.Path != formatFile ||
 		!strings.Contains(err.Error(), "ledger 9") || !strings.Contains(err.Error(), "upgrade git-queen") {
@@ -319,4 +319,28 @@ func TestSHA256RepositoriesAreRefused(t *testing.T) {
 	if _, err := Open(filepath.Join(dir, ".git")); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "sha256") {
 		t.Fatalf("Open on a SHA-256 repository: %v", err)
 	}
+}
+
+// Diff is what one ledger commit holds that another does not.
+type Diff struct {
+	// Added are the lines of the newer commit the older lacks, by log, in
+	// the order of the newer commit's chunks.
+	Added Lines
+	// Removed is true when the older commit holds lines the newer lacks:
+	// the newer one is not a continuation of the older (a ledger reset or
+	// replaced by hand), so what was derived from the older is suspect.
+	Removed bool
+}
+
+// Changes compares two ledger commits: what to holds that from does not,
+// every added line in memory (EachChange hands them over chunk by chunk).
+// Only the tests read a whole difference at once.
+func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
+	d := Diff{Added: Lines{}}
+	removed, err := l.EachChange(from, to, func(file string, lines [][]byte) error {
+		d.Added[file] = append(d.Added[file], lines...)
+		return nil
+	})
+	d.Removed = removed
+	return d, err
 }

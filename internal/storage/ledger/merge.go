@@ -11,13 +11,6 @@ import (
 	"github.com/git-queen/git-queen/merge"
 )
 
-// formatMismatch says that a ledger is written in a format this version
-// does not know: a newer git-queen's, or a push of something else.
-func formatMismatch(got string) string {
-	return fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); "+
-		"if your team upgraded git-queen, upgrade git-queen here", got, bytes.TrimSpace([]byte(formatLine)))
-}
-
 // MergeTrees returns the union of two ledger trees. Subtrees and chunks
 // that are the same on both sides are taken as they are; a chunk both
 // sides have in different versions becomes the union of its record
@@ -98,16 +91,10 @@ func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
 // formatConflict reports two FORMAT files that differ: one of them is not
 // a format this version writes.
 func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
-	for _, h := range []plumbing.Hash{a, b} {
-		data, err := l.formatBlob(h)
-		if err != nil {
-			return at(err, formatFile)
-		}
-		if string(data) != formatLine {
-			return &DamageError{Path: formatFile, Object: h, Reason: formatMismatch(string(bytes.TrimSpace(data)))}
-		}
+	if err := l.checkFormat(a); err != nil {
+		return err
 	}
-	return nil
+	return l.checkFormat(b)
 }
 
 // Merge writes a merge commit of ours and theirs whose tree is the union
@@ -125,7 +112,7 @@ func (l *Ledger) Merge(ours, theirs plumbing.Hash, sig Signature, msg string) (p
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return l.writeCommit(tree, []plumbing.Hash{ours, theirs}, sig, msg)
+	return l.CommitTree(tree, []plumbing.Hash{ours, theirs}, sig, msg)
 }
 
 // entryNames lists the names of both trees' entries, each once.
@@ -143,13 +130,17 @@ func entryNames(a, b *tree) []string {
 	return names
 }
 
-// CommitTree writes a commit of a tree MergeTrees made, with the given
-// parents (for a merge whose tree the caller already has).
-func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
-	return l.writeCommit(tree, parents, sig, msg)
-}
-
-// formatBlob reads a FORMAT file, within maxFormatBytes.
-func (l *Ledger) formatBlob(h plumbing.Hash) ([]byte, error) {
-	return l.read(h, "blob", maxFormatBytes)
+// checkFormat reads the FORMAT file h (within maxFormatBytes) and refuses
+// a format this version does not write: a newer git-queen's, or a push of
+// something else.
+func (l *Ledger) checkFormat(h plumbing.Hash) error {
+	data, err := l.read(h, "blob", maxFormatBytes)
+	if err != nil {
+		return at(err, formatFile)
+	}
+	if got := bytes.TrimSpace(data); string(data) != formatLine {
+		return &DamageError{Path: formatFile, Object: h, Reason: fmt.Sprintf("the ledger is in the format %q, which this git-queen does not know (it writes %q); "+
+			"if your team upgraded git-queen, upgrade git-queen here", got, bytes.TrimSpace([]byte(formatLine)))}
+	}
+	return nil
 }

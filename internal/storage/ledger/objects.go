@@ -81,8 +81,9 @@ func (l *Ledger) commit(h plumbing.Hash) (gitobject.Commit, error) {
 	return c, nil
 }
 
-// writeCommit writes a commit of tree with the given parents.
-func (l *Ledger) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
+// CommitTree writes a commit of tree with the given parents (Record and
+// Merge, and a caller that merged the trees itself with MergeTrees).
+func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
 	c := gitobject.Commit{Tree: tree, Parents: parents, Committer: sig, Message: msg}
 	return l.write(gitobject.CommitType, c.Encode())
 }

@@ -3,7 +3,9 @@ package ledger
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -41,7 +43,7 @@ func (l *Ledger) Record(parent plumbing.Hash, add Lines, sig Signature, msg stri
 	if !parent.IsZero() {
 		parents = []plumbing.Hash{parent}
 	}
-	return l.writeCommit(newRoot, parents, sig, msg)
+	return l.CommitTree(newRoot, parents, sig, msg)
 }
 
 // appendLines returns the tree root plus the lines.
@@ -85,16 +87,11 @@ func (l *Ledger) appendStore(root plumbing.Hash, lines [][]byte, fallback time.T
 		m := monthOf(line, fallback)
 		byMonth[m] = append(byMonth[m], line)
 	}
-	months := make([]string, 0, len(byMonth))
-	for m := range byMonth {
-		months = append(months, m)
-	}
-	slices.Sort(months)
 	t, err := l.readTree(root)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	for _, m := range months {
+	for _, m := range slices.Sorted(maps.Keys(byMonth)) {
 		old, _ := t.Get(m)
 		h, err := l.appendMonth(old.ID, byMonth[m])
 		if err != nil {
@@ -181,12 +178,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 	if err := flush(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	names := make([]string, 0, len(subtrees))
-	for name := range subtrees {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(subtrees)) {
 		h, err := l.writeTree(subtrees[name])
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -202,12 +194,13 @@ func chunkNames(n int) (hi, lo string) {
 }
 
 func chunkNumber(hi, lo string) (int, error) {
-	var h, l int
-	if _, err := fmt.Sscanf(hi, "%d", &h); err != nil || !hundredName().MatchString(hi) {
+	if !hundredName().MatchString(hi) {
 		return 0, &DamageError{Path: hi, Reason: fmt.Sprintf("the chunk directory %q is not a number", hi)}
 	}
-	if _, err := fmt.Sscanf(lo, "%d.jsonl", &l); err != nil || !chunkName().MatchString(lo) {
+	if !chunkName().MatchString(lo) {
 		return 0, &DamageError{Path: hi + "/" + lo, Reason: fmt.Sprintf("the chunk %q is not a numbered .jsonl file", lo)}
 	}
+	h, _ := strconv.Atoi(hi) // the names matched: digits only
+	l, _ := strconv.Atoi(lo[:2])
 	return h*chunksPerDir + l, nil
 }
