@@ -300,15 +300,12 @@ func TestRewritesDropTheIndex(t *testing.T) {
 	}
 }
 
-// A selection cache saved more appends ago than the index's ring holds
-// is proved by the bytes appended since (ProvesPrefix), not by a checksum
-// of the whole prefix; and a wrong checksum in it is still caught.
-func TestSelectionCacheOlderThanTheRingIsProvedByItsTail(t *testing.T) {
-	l := indexedLog(t, testVersions)
+// cachedSelect returns a function that selects from l through the
+// selection cache at cache, counting in summed the checksums of a prefix
+// it takes, and fails the test when the answer differs from a scan.
+func cachedSelect(t *testing.T, l *Log, cache string, summed *int) func(step string) {
 	q := Query{Fields: []string{"state"}, Versions: testVersions}
-	cache := filepath.Join(l.CacheDir, "q.idx")
-	summed := 0
-	selectNow := func(step string) {
+	return func(step string) {
 		t.Helper()
 		data, err := os.ReadFile(l.Path)
 		if err != nil {
@@ -318,13 +315,23 @@ func TestSelectionCacheOlderThanTheRingIsProvedByItsTail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checksum := func(n int64) uint32 { summed++; return Checksum(data[:n]) }
+		checksum := func(n int64) uint32 { *summed++; return Checksum(data[:n]) }
 		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info)
 		want, _ := Select(data, l.Path, q)
 		if !entriesEqual(got, want) {
 			t.Fatalf("%s: the cached answer differs from a scan:\n%+v\n%+v", step, got, want)
 		}
 	}
+}
+
+// A selection cache saved more appends ago than the index's ring holds
+// is proved by the bytes appended since (ProvesPrefix), not by a checksum
+// of the whole prefix; and a wrong checksum in it is still caught.
+func TestSelectionCacheOlderThanTheRingIsProvedByItsTail(t *testing.T) {
+	l := indexedLog(t, testVersions)
+	cache := filepath.Join(l.CacheDir, "q.idx")
+	summed := 0
+	selectNow := cachedSelect(t, l, cache, &summed)
 	appendRecords(t, l, json.RawMessage(versionLine("id0", 0, "new")))
 	selectNow("the first read builds the cache")
 	for i := range ringLength + 10 {
@@ -366,26 +373,9 @@ func TestSelectionCacheOlderThanTheRingIsProvedByItsTail(t *testing.T) {
 // not the writer's, only the checksum proves it.
 func TestSelectionCacheProvesItsPrefixByTheIndex(t *testing.T) {
 	l := indexedLog(t, testVersions)
-	q := Query{Fields: []string{"state"}, Versions: testVersions}
 	cache := filepath.Join(l.CacheDir, "q.idx")
 	summed := 0
-	selectNow := func(step string) {
-		t.Helper()
-		data, err := os.ReadFile(l.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := os.Stat(l.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checksum := func(n int64) uint32 { summed++; return Checksum(data[:n]) }
-		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info)
-		want, _ := Select(data, l.Path, q)
-		if !entriesEqual(got, want) {
-			t.Fatalf("%s: the cached answer differs from a scan:\n%+v\n%+v", step, got, want)
-		}
-	}
+	selectNow := cachedSelect(t, l, cache, &summed)
 	for i := range 3 {
 		appendRecords(t, l, json.RawMessage(versionLine(fmt.Sprint("id", i), i, "new")))
 	}
