@@ -32,7 +32,7 @@ func CheckInside(path string, roots []string) error {
 	if len(roots) == 0 {
 		return nil
 	}
-	real, err := resolve(path)
+	real, err := Resolve(path)
 	if err != nil {
 		return err
 	}
@@ -40,20 +40,26 @@ func CheckInside(path string, roots []string) error {
 		return nil // no symlink on the way: the path is what its user named
 	}
 	for _, r := range roots {
-		rr, err := resolve(r)
+		rr, err := Resolve(r)
 		if err != nil {
 			continue
 		}
-		if real == rr || strings.HasPrefix(real, rr+string(filepath.Separator)) {
+		if Within(real, rr) {
 			return nil
 		}
 	}
 	return &OutsideError{Path: path, Target: real, Roots: roots}
 }
 
-// resolve is path with its symlinks resolved, as far as it exists: the
-// longest existing prefix resolved, the rest appended.
-func resolve(path string) (string, error) {
+// Resolve is path with its symlinks resolved, as far as it exists: the
+// longest existing prefix resolved, the rest appended. A symlink that
+// leads nowhere is followed to where it leads, since a write through it
+// creates that file: the path it names is not where the bytes would go.
+func Resolve(path string) (string, error) { return resolve(path, path, 0) }
+
+// resolve is Resolve of path, named by the caller as named, after hops
+// links to nothing.
+func resolve(path, named string, hops int) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
@@ -65,11 +71,26 @@ func resolve(path string) (string, error) {
 			return filepath.Join(real, rest), nil
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("resolve %s: %w", path, err)
+			return "", fmt.Errorf("resolve %s: %w", named, err)
+		}
+		if to, lerr := os.Readlink(p); lerr == nil { // a link to nothing: where it leads
+			if hops >= 40 {
+				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", named)
+			}
+			if !filepath.IsAbs(to) {
+				to = filepath.Join(filepath.Dir(p), to)
+			}
+			return resolve(filepath.Join(to, rest), named, hops+1)
 		}
 		if filepath.Dir(p) == p {
 			return abs, nil
 		}
 		rest = filepath.Join(filepath.Base(p), rest)
 	}
+}
+
+// Within reports whether the resolved path real is dir (resolved) or
+// lies below it.
+func Within(real, dir string) bool {
+	return real == dir || strings.HasPrefix(real, dir+string(filepath.Separator))
 }

@@ -1,0 +1,67 @@
+package jsonl
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// CheckInside refuses a path that symlinks lead out of the roots,
+// whether the link's target exists or not: a link to nothing leads the
+// write that creates its target (an append opens with O_CREATE) there.
+func TestCheckInsideFollowsEveryLink(t *testing.T) {
+	cases := []struct {
+		name string
+		make func(t *testing.T, root, out string) string // the path to check
+		out  bool                                        // refused
+	}{
+		{"a plain file", func(t *testing.T, root, out string) string { return filepath.Join(root, "log.jsonl") }, false},
+		{"a link inside", func(t *testing.T, root, out string) string {
+			return symlink(t, filepath.Join(root, "real.jsonl"), filepath.Join(root, "log.jsonl"))
+		}, false},
+		{"a link out to a file", func(t *testing.T, root, out string) string {
+			os.WriteFile(filepath.Join(out, "f.jsonl"), nil, 0o644)
+			return symlink(t, filepath.Join(out, "f.jsonl"), filepath.Join(root, "log.jsonl"))
+		}, true},
+		{"a link out to nothing", func(t *testing.T, root, out string) string {
+			return symlink(t, filepath.Join(out, "new.jsonl"), filepath.Join(root, "log.jsonl"))
+		}, true},
+		{"a relative link out to nothing", func(t *testing.T, root, out string) string {
+			rel, err := filepath.Rel(root, filepath.Join(out, "new.jsonl"))
+			if err != nil {
+				t.Skip(err)
+			}
+			return symlink(t, rel, filepath.Join(root, "log.jsonl"))
+		}, true},
+		{"a link inside to nothing", func(t *testing.T, root, out string) string {
+			return symlink(t, "later.jsonl", filepath.Join(root, "log.jsonl"))
+		}, false},
+		{"a link to a link out to nothing", func(t *testing.T, root, out string) string {
+			mid := symlink(t, filepath.Join(out, "new.jsonl"), filepath.Join(root, "mid.jsonl"))
+			return symlink(t, mid, filepath.Join(root, "log.jsonl"))
+		}, true},
+		{"a directory linked out to nothing", func(t *testing.T, root, out string) string {
+			symlink(t, filepath.Join(out, "gone"), filepath.Join(root, "beads"))
+			return filepath.Join(root, "beads", "log.jsonl")
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, out := t.TempDir(), t.TempDir()
+			err := CheckInside(c.make(t, root, out), []string{root})
+			var outside *OutsideError
+			if got := errors.As(err, &outside); got != c.out || (err != nil && !got) {
+				t.Fatalf("CheckInside: %v; want refused %v", err, c.out)
+			}
+		})
+	}
+}
+
+func symlink(t *testing.T, to, at string) string {
+	t.Helper()
+	if err := os.Symlink(to, at); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	return at
+}
