@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -74,21 +73,20 @@ func (s *Store) exportIn(tx *jsonl.Tx, dir, name string) (ExportStats, error) {
 // link that leads nowhere is refused as well: writing it would create
 // whatever it names.
 func (s *Store) outsideStore(target string) error {
-	real, err := filepath.EvalSymlinks(target)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+	if _, err := os.Stat(target); errors.Is(err, os.ErrNotExist) {
 		if info, lerr := os.Lstat(target); lerr == nil && info.Mode()&os.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link to nothing; export to a plain file", target)
 		}
-		real = realPath(target)
-	case err != nil:
+	}
+	real, err := jsonl.Resolve(target)
+	if err != nil {
 		return err
 	}
-	store, err := filepath.EvalSymlinks(s.WS.Dir)
+	store, err := jsonl.Resolve(s.WS.Dir)
 	if err != nil {
-		store = s.WS.Dir
+		return err
 	}
-	if rel, err := filepath.Rel(store, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if jsonl.Within(real, store) {
 		return fmt.Errorf("%s is %s in the live store; export to a file outside %s", target, real, store)
 	}
 	return nil
