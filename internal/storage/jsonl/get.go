@@ -51,8 +51,16 @@ func getIndexed(f *os.File, cacheDir, key, id string) (e Entry, found, ok bool) 
 	if !ok {
 		return Entry{}, false, false
 	}
+	defer ix.Close()
+	return ix.Get(f, key, id)
+}
+
+// Get reads the current version of id (the value of key) from the open
+// log f, at the offset ix places it; found is false when the log holds no
+// record of id, ok false when the index cannot be read or places a line
+// that is not id's.
+func (ix *Index) Get(f *os.File, key, id string) (e Entry, found, ok bool) {
 	offset, _, found, err := ix.Lookup(id)
-	ix.Close()
 	if err != nil || !found {
 		return Entry{}, false, err == nil
 	}

@@ -228,7 +228,7 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 		if !ok {
 			return nil, next, false
 		}
-		old, had, ok := fileVersion(ix, f, id)
+		old, had, ok := ix.Get(f, "", id)
 		if !ok {
 			return nil, next, false
 		}
@@ -245,7 +245,7 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			next.Records--
 			uncounted = append(uncounted, hashID(id))
 		}
-		if kept && (!had || (!bytes.Equal(old, e.Raw) && records.Newer(e.Raw, old))) {
+		if kept && (!had || (!bytes.Equal(old.Raw, e.Raw) && records.Newer(e.Raw, old.Raw))) {
 			lines = append(lines, e.Raw)
 		}
 	}
@@ -294,18 +294,6 @@ func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok 
 		}
 	}
 	return e, kept, true
-}
-
-// fileVersion is the current version of id in the file f, which its
-// index ix places; had is false when the file has none, ok false when the
-// index cannot be read or places another line.
-func fileVersion(ix *jsonl.Index, f *os.File, id string) (raw []byte, had, ok bool) {
-	offset, _, found, err := ix.Lookup(id)
-	if err != nil || !found {
-		return nil, false, err == nil
-	}
-	raw, ok, err = jsonl.RecordAt(f, offset, "", id)
-	return raw, true, ok && err == nil
 }
 
 // writeExport appends lines to the export file target and, when marked
