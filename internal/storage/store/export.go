@@ -161,6 +161,11 @@ var exportQuery = Query{Query: jsonl.Query{Fields: []string{records.PresenceFiel
 	Static: func(f [][]byte) bool { return f[0] == nil },
 	Keep:   func(f [][]byte) bool { return !jsonline.StringEquals(f[1], records.ReservationWaiting) }}}
 
+// exportLines selects, of lines read alone (a source's tail since the
+// mark, one current version), what exportQuery sees of them, before its
+// Keep: the export by mark applies Keep to each source's current version.
+var exportLines = jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static}
+
 // exportAppended is the export of what was appended to the sources since
 // the mark m, when the logs' indexes vouch that m still describes them and
 // the file; ok is false when the full export must run instead (nothing
@@ -213,7 +218,7 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 		}
 		sources = append(sources, src)
 		next.Sources = append(next.Sources, now)
-		entries, _ := jsonl.Select(tail, ms.Path, jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static})
+		entries, _ := jsonl.Select(tail, ms.Path, exportLines)
 		src.tail = make(map[string]jsonl.Entry, len(entries))
 		for _, e := range entries {
 			e.Offset += ms.Size
@@ -268,7 +273,6 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 // an older line, which only a read of the source finds. A current
 // version appended since the mark is the one read with the tail.
 func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok bool) {
-	q := jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fields, Static: exportQuery.Static}
 	for _, src := range sources {
 		offset, _, found, err := src.ix.Lookup(id)
 		if err != nil {
@@ -283,7 +287,7 @@ func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok 
 			if err != nil || !ok {
 				return e, false, false
 			}
-			selected, _ := jsonl.Select(raw, src.f.Name(), q)
+			selected, _ := jsonl.Select(raw, src.f.Name(), exportLines)
 			if len(selected) != 1 {
 				return e, false, false
 			}
