@@ -32,9 +32,7 @@ type Appender struct {
 	tracked bool
 	state   logState
 	pending []indexEntry
-	keys    []string
-	vals    [][]byte
-	pick    *jsonline.Picker
+	read    entryReader
 	nl      []byte
 }
 
@@ -78,8 +76,7 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 		f.Close()
 		return nil, err
 	}
-	a.keys = Query{Key: l.Key, Versions: l.Versions}.keys()
-	a.vals, a.pick = make([][]byte, len(a.keys)), l.Versions.Picker(a.keys)
+	a.read = l.entryReader()
 	if info, err := f.Stat(); err == nil {
 		a.track(info)
 	}
@@ -158,22 +155,41 @@ func (a *Appender) write(lines [][]byte, known []Known) error {
 // entryOf is the index entry of line, written at a.state.Size: from what
 // the caller knows when the line spells that id, else from the line.
 func (a *Appender) entryOf(line []byte, k Known) (indexEntry, bool) {
-	e := indexEntry{offset: a.state.Size, nanos: versionNanos(time.Time{})}
 	// The line must spell the id as a JSON string: a check that the
 	// caller's list is the list of its lines, not a proof (it vouches).
 	if k.ID != "" && bytes.Contains(line, []byte(`"`+k.ID+`"`)) {
-		e.key = keyOfID([]byte(k.ID))
-		if a.pick != nil {
+		e := indexEntry{key: keyOfID([]byte(k.ID)), offset: a.state.Size, nanos: versionNanos(time.Time{})}
+		if a.read.pick != nil {
 			e.nanos = versionNanos(k.At)
 		}
 		return e, true
 	}
-	if !isRecord(jsonline.Line{Raw: line, Terminated: true}, a.keys, a.vals) {
-		return e, false
+	return a.read.entry(jsonline.Line{Raw: line, Terminated: true}, a.state.Size)
+}
+
+// entryReader reads the index entry of a log's line: its id's hash and,
+// when the log has versions, the version's time. The appender and the
+// rebuild read lines alike.
+type entryReader struct {
+	keys []string
+	vals [][]byte
+	pick *jsonline.Picker
+}
+
+func (l *Log) entryReader() entryReader {
+	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
+	return entryReader{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys)}
+}
+
+// entry is the index entry of line, which starts at offset; false when
+// the line is no record.
+func (r entryReader) entry(line jsonline.Line, offset int64) (indexEntry, bool) {
+	if !isRecord(line, r.keys, r.vals) {
+		return indexEntry{}, false
 	}
-	e.key = keyOfID(idBytes(a.vals[0]))
-	if a.pick != nil {
-		e.nanos = versionNanos(a.pick.Time(a.vals))
+	e := indexEntry{key: keyOfID(idBytes(r.vals[0])), offset: offset, nanos: versionNanos(time.Time{})}
+	if r.pick != nil {
+		e.nanos = versionNanos(r.pick.Time(r.vals))
 	}
 	return e, true
 }

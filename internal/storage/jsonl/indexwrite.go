@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
@@ -390,9 +389,7 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 		}
 		rest = rest[len(chunk):]
 		wg.Go(func() {
-			keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-			vals := make([][]byte, len(keys))
-			pick := l.Versions.Picker(keys)
+			read := l.entryReader()
 			err := whileMapped("the log", func() error {
 				eachBlock(chunk, func(at int, block []byte) {
 					no := 2
@@ -400,11 +397,7 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 						no = 1 // only line 1 may start with a BOM
 					}
 					for line := range jsonline.LinesFrom(block, no) {
-						if isRecord(line, keys, vals) {
-							e := indexEntry{key: keyOfID(idBytes(vals[0])), offset: int64(offsetIn(data, line.Raw)), nanos: versionNanos(time.Time{})}
-							if pick != nil {
-								e.nanos = versionNanos(pick.Time(vals))
-							}
+						if e, ok := read.entry(line, int64(offsetIn(data, line.Raw))); ok {
 							parts[i] = append(parts[i], e)
 						}
 					}
