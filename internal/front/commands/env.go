@@ -112,12 +112,6 @@ func (e *Env) session(g globals) *app.Env {
 // none is set.
 func (e *Env) identity(g globals) string { return e.session(g).Identity() }
 
-// errNoIdentity says how to set an identity, for commands that need one.
-var errNoIdentity = app.ErrNoIdentity
-
-// requireIdentity is identity for commands that cannot act as nobody.
-func (e *Env) requireIdentity(g globals) (string, error) { return e.session(g).RequireIdentity() }
-
 // printJSON writes v as indented JSON, the --json output of every command.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

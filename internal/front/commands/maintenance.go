@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
@@ -87,11 +88,11 @@ func runMaintenance(o maintenanceOptions) error {
 	var before time.Time
 	if o.Archive {
 		var err error
-		if before, err = parseSince(o.Env.Now(), o.Before); err != nil {
+		if before, err = app.ParseSince(o.Env.Now(), o.Before); err != nil {
 			return usageErrorf("--before: %v", err)
 		}
 	}
-	s, err := o.Env.openStore(o.G)
+	s, err := o.Env.session(o.G).OpenStore()
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func runMaintenance(o maintenanceOptions) error {
 		return tx.Compact(log, marks)
 	}
 	var done []ledgersync.Rewritten
-	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	sy, err := o.Env.session(o.G).OpenSyncer(s, o.Env.identity(o.G))
 	switch {
 	case err == nil:
 		defer sy.Close()

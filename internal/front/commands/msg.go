@@ -49,7 +49,7 @@ func (o msgSendOptions) body() (string, error) {
 }
 
 func runMsgSend(o msgSendOptions) error {
-	if _, err := o.Env.requireIdentity(o.G); err != nil {
+	if _, err := o.Env.session(o.G).RequireIdentity(); err != nil {
 		return err
 	}
 	body, err := o.body()

@@ -2,9 +2,7 @@ package commands
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -96,19 +94,16 @@ type readyOptions struct {
 
 func runReady(o readyOptions) error {
 	res, err := app.Ready.Run(o.Env.session(o.G), o.Req)
-	var taken *assignments.AlreadyAssignedError
 	if o.G.JSON {
-		if res != nil && (err == nil || errors.As(err, &taken)) {
-			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
-				return jerr
-			}
-		}
-		return err
+		return printOutcome[*assignments.AlreadyAssignedError](o.Env, res, res != nil, err)
 	}
 	if res == nil {
 		return err
 	}
-	warnReadyProblems(o.Env.Stderr, res.Problems)
+	// Unlike warnProblems, not each one skipped: a priority out of range
+	// is ranked as P2, unreadable dependencies count as blocking, and each
+	// message says what was done.
+	warnEach(o.Env.Stderr, res.Problems, "", "")
 	for _, l := range res.Lost {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s went to %s first\n", l.ID, l.Droid)
 	}
@@ -117,13 +112,7 @@ func runReady(o readyOptions) error {
 			printSyncNotes(o.Env, c.Sync)
 		}
 		fmt.Fprintf(o.Env.Stdout, "claimed %s (%s)\n", c.Assigned.IssueID, c.Assigned.ID)
-		switch {
-		case c.Remote == "":
-		case c.Published:
-			fmt.Fprintf(o.Env.Stdout, "published to %s\n", c.Remote)
-		default:
-			fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s, or withdraws it if another clone's claim got there first\n", c.Remote)
-		}
+		printPublished(o.Env, c.Remote, c.Published, ", or withdraws it if another clone's claim got there first")
 	}
 	if err != nil || o.Req.Claim {
 		return err
@@ -147,18 +136,4 @@ func runReady(o readyOptions) error {
 	moreLine(o.Env.Stdout, res.More)
 	fmt.Fprintln(o.Env.Stdout, res.Counts.Summary())
 	return nil
-}
-
-// warnReadyProblems tells a person about what ready could not read as
-// it is. Unlike warnProblems it does not call each one skipped: a
-// priority out of range is ranked as P2, unreadable dependencies count as
-// blocking, and each message says what was done.
-func warnReadyProblems(w io.Writer, problems []app.Problem) {
-	for i, p := range problems {
-		if i == maxProblemsShown {
-			fmt.Fprintf(w, "git-queen: warning: ... and %d more; run `git queen validate`\n", len(problems)-i)
-			return
-		}
-		fmt.Fprintf(w, "git-queen: warning: %s\n", p)
-	}
 }
