@@ -64,11 +64,7 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 var Reply = UseCase[ReplyRequest, *SendResult]{Name: "msg reply", Publishes: true, run: reply}
 
 func reply(e *Env, r ReplyRequest) (*SendResult, error) {
-	from, err := e.RequireIdentity()
-	if err != nil {
-		return nil, err
-	}
-	s, err := e.OpenStore()
+	from, s, err := e.OpenAs()
 	if err != nil {
 		return nil, err
 	}

@@ -210,17 +210,13 @@ func endOf(r records.Reservation) time.Time {
 // check, compare-and-swap push) when there is one.
 func (w *waiter) grant() (*ReserveResult, error) {
 	out := &ReserveResult{Remote: ConfiguredRemote(w.s), Notes: w.notes}
+	var err error
 	if w.remote == "" { // no remote, or --offline: the next sync publishes it
-		res, err := w.rs.Reserve(w.req)
-		out.Result, out.Published = res, out.Remote == ""
-		out.Conflicts = jsonline.NonNil(out.Conflicts)
-		return out, err
+		out.Result, err = w.rs.Reserve(w.req)
+		out.Published = out.Remote == ""
+	} else {
+		err = w.e.reservePublished(w.s, w.remote, w.req, out)
 	}
-	rr, err := w.e.reservePublished(w.s, w.remote, w.req)
-	if rr != nil {
-		out.Result, out.Sync = rr.Result, rr.Sync
-	}
-	out.Published = err == nil
 	out.Conflicts = jsonline.NonNil(out.Conflicts)
 	return out, err
 }
