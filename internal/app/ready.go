@@ -263,10 +263,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		if n == "" {
 			return nil, nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
 		}
-		p := n
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(e.Dir, p)
-		}
+		p := e.abs(n)
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
 		}
