@@ -227,15 +227,7 @@ func (w *waiter) sync() {
 	if w.remote == "" {
 		return
 	}
-	sy, err := w.e.OpenSyncer(w.s, w.req.Droid)
-	if err == nil {
-		res, serr := sy.Sync(w.remote)
-		sy.Close()
-		err = serr
-		if err == nil && LostAny(res) && w.e.Withdrawn != nil {
-			w.e.Withdrawn(res)
-		}
-	}
+	err := w.e.syncWith(w.s, w.req.Droid, w.remote)
 	if err != nil && err.Error() != w.lastSyncErr {
 		fmt.Fprintf(w.e.Warn, "git-queen: warning: waiting without %s for now (%v); the wait goes on, and tries again every %s\n",
 			w.remote, err, WaitSyncInterval)

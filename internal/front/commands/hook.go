@@ -17,6 +17,7 @@ func hookCommand(env *Env) *cli.Command { return newHookCmd(env, runPreCommit, r
 // newHookCmd builds `hook` and the hooks under it; like newReserveCmd, each
 // hands its run function the options its argv gives.
 func newHookCmd(env *Env, preCommit func(preCommitOptions) error, prePush func(prePushOptions) error) *cli.Command {
+	commitCheck := func(c *cli.Context) error { return preCommit(preCommitOptions{Env: env, G: readGlobals(c)}) }
 	return &cli.Command{
 		Name:  "hook",
 		Usage: "run a git hook's check (the installed hook calls this)",
@@ -30,9 +31,7 @@ no identity, by anyone), or when a staged log is invalid, has conflict
 markers or union-merge duplicates, or rewrites committed lines of an
 append-only store. If the check itself cannot run, the commit is refused
 too, with the cause. Bypass it once with 'git commit --no-verify'.`,
-			Action: func(c *cli.Context) error {
-				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
-			},
+			Action: commitCheck,
 		}, {
 			Name:  "pre-merge-commit",
 			Usage: "refuse a merge commit (one git makes without conflicts) that touches paths another droid reserved",
@@ -43,9 +42,7 @@ itself (its resolution) and those that commits no remote has change.
 Commits already on a remote (git pull of the holder's own pushed work) are
 never refused again. Its logs must keep every committed line of every
 parent, in any order. Bypass it once with 'git merge --no-verify'.`,
-			Action: func(c *cli.Context) error {
-				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
-			},
+			Action: commitCheck,
 		}, {
 			Name:      "pre-push",
 			Usage:     "refuse a push of commits that change paths another droid reserved",
