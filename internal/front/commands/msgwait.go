@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"os/signal"
 	"syscall"
@@ -64,11 +65,7 @@ type msgWaitOptions struct {
 }
 
 func runMsgWait(o msgWaitOptions) error {
-	parent := o.Env.Ctx
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmp.Or(o.Env.Ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	a := o.Env.session(o.G)
 	a.Ctx = ctx
