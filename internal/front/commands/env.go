@@ -132,8 +132,7 @@ func (e *Env) Identity(droid string) string { return e.identity(globals{Droid: d
 // stops waiting commands when ctx ends: one in-process run of a command
 // among concurrent ones (the MCP server's tool calls).
 func (e *Env) WithIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *Env {
-	c := *e
+	c := e.at(e.Dir)
 	c.Stdin, c.Stdout, c.Stderr, c.Ctx, c.Terminal = stdin, stdout, stderr, ctx, false
-	c.sessions = nil
-	return &c
+	return c
 }
