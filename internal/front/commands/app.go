@@ -242,6 +242,17 @@ func wrapAction(c *cli.Command) {
 	}
 }
 
+// noArgs is the action of a command that takes no arguments: any is a
+// usage error that says so, and hint what to give instead.
+func noArgs(hint string, action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.Args().Present() {
+			return &UsageError{Command: commandPath(c), Msg: commandPath(c) + " takes no arguments" + hint}
+		}
+		return action(c)
+	}
+}
+
 func globalFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Usage: "act as droid `NAME` (default: $QUEEN_DROID or $QUEEN_AGENT, then git config queen.droid)"},

@@ -34,12 +34,9 @@ reservations is yours, an issue one of whose assignments is yours.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "mine", Usage: "only the conflicts you are part of (QueenBee's conflicts --mine)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "conflicts", Msg: "conflicts takes no arguments"}
-			}
+		Action: noArgs("", func(c *cli.Context) error {
 			return runConflicts(env, readGlobals(c), c.Bool("mine"))
-		},
+		}),
 	}
 }
 

@@ -39,12 +39,9 @@ never reorders and keeps lines it cannot read. It rewrites the live store's
 logs (this clone's and those sync received); the ledger (refs/queen/ledger)
 keeps every version, so the history is still there, and sync carries on
 where it was.`,
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return &UsageError{Command: "compact", Msg: "compact takes no arguments; it rewrites every log of the store"}
-			}
+		Action: noArgs("; it rewrites every log of the store", func(c *cli.Context) error {
 			return runF(maintenanceOptions{Env: env, G: readGlobals(c)})
-		},
+		}),
 	}
 }
 
@@ -61,13 +58,10 @@ file is written (and synced) before the store is rewritten, so a crash can
 leave a record in both, never in neither; running archive again finishes.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "before", Required: true, Destination: &o.Before,
 			Usage: "cutoff `DATE` (2026-11-01, an RFC 3339 time, or a duration back from now such as 30d)"}},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return &UsageError{Command: "archive", Msg: "archive takes no arguments; give the cutoff with --before DATE"}
-			}
+		Action: noArgs("; give the cutoff with --before DATE", func(c *cli.Context) error {
 			o.G = readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 

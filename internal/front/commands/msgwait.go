@@ -42,17 +42,14 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 			&cli.StringFlag{Name: "timeout", Destination: &timeout, Usage: "give up after `DUR` (30s, 10m, 1h); default: wait as long as it takes"},
 			&cli.BoolFlag{Name: "peek", Destination: &o.Peek, Usage: "do not mark the message read"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "msg wait", Msg: "msg wait takes no arguments; filter with --from, --thread, --issue or --reply-to"}
-			}
+		Action: noArgs("; filter with --from, --thread, --issue or --reply-to", func(c *cli.Context) error {
 			var err error
 			if o.Timeout, err = app.WaitTimeout("msg wait", timeout); err != nil {
 				return err
 			}
 			o.G = readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 

@@ -73,16 +73,13 @@ claim; 5 other droids' claims won every item tried; 2 a usage error.`,
 			reasonFlag(&o.Req.Reason),
 			&cli.BoolFlag{Name: "offline", Destination: &o.Req.Offline, Usage: "with --claim and a remote configured, claim on this machine without publishing (as claim --offline)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "ready", Msg: "ready takes no arguments; name st streams with --stream FILE"}
-			}
+		Action: noArgs("; name st streams with --stream FILE", func(c *cli.Context) error {
 			if !o.Req.Claim && (o.Req.Reason != "" || o.Req.Offline) {
 				return &UsageError{Command: "ready", Msg: "--reason and --offline go with --claim"}
 			}
 			o.G, o.Req.Limit, o.Req.Streams = readGlobals(c), tableLimit(c, readyTableLimit), c.StringSlice("stream")
 			return runF(o)
-		},
+		}),
 	}
 }
 
