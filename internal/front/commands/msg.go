@@ -133,11 +133,7 @@ type msgReadOptions struct {
 }
 
 func runMsgRead(o msgReadOptions) error {
-	msg, err := app.Read.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
-	if err != nil {
-		return err
-	}
-	return o.Env.showMessage(o.G, *msg)
+	return show(o.Env, o.G, app.Read, app.MessageRequest{ID: o.ID}, o.Env.printMessage)
 }
 
 func runMsgThread(o msgReadOptions) error {
@@ -147,7 +143,7 @@ func runMsgThread(o msgReadOptions) error {
 			if i > 0 {
 				fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
 			}
-			printMessage(o.Env.Stdout, o.Env, msg)
+			o.Env.printMessage(&msg)
 		}
 		return nil
 	})
@@ -160,18 +156,9 @@ func runMsgDelete(o msgReadOptions) error {
 	})
 }
 
-// showMessage prints one message: its record with --json, else as
-// printMessage shows it to a person.
-func (e *Env) showMessage(g globals, msg records.Message) error {
-	if g.JSON {
-		return printJSON(e.Stdout, msg)
-	}
-	printMessage(e.Stdout, e, msg)
-	return nil
-}
-
-func printMessage(w io.Writer, env *Env, msg records.Message) {
-	now := env.Now()
+// printMessage shows one message to a person (--json prints its record).
+func (e *Env) printMessage(msg *records.Message) error {
+	w, now := e.Stdout, e.Now()
 	fmt.Fprintf(w, "%s  %s\n", msg.ID, msg.Subject)
 	fmt.Fprintf(w, "From: %s\nTo: %s\nSent: %s (%s)\n", msg.From, msg.To,
 		msg.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), relTime(now, msg.CreatedAt))
@@ -187,6 +174,7 @@ func printMessage(w io.Writer, env *Env, msg records.Message) {
 	if msg.Body != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(msg.Body, "\n"))
 	}
+	return nil
 }
 
 // replyArgs takes msg reply's arguments: the message ID, and the body

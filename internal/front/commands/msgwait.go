@@ -64,16 +64,11 @@ type msgWaitOptions struct {
 func runMsgWait(o msgWaitOptions) error {
 	ctx, stop := signal.NotifyContext(cmp.Or(o.Env.Ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	a := o.Env.session(o.G)
-	a.Ctx = ctx
+	o.Env.session(o.G).Ctx = ctx // the session show runs the use case in
 	timeout := ""
 	if o.Timeout > 0 {
 		timeout = o.Timeout.String()
 	}
-	msg, err := app.Wait.Run(a, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
-		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek})
-	if err != nil {
-		return err
-	}
-	return o.Env.showMessage(o.G, *msg)
+	return show(o.Env, o.G, app.Wait, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
+		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek}, o.Env.printMessage)
 }
