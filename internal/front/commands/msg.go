@@ -56,23 +56,17 @@ func runMsgSend(o msgSendOptions) error {
 	if err != nil {
 		return err
 	}
-	var res *app.SendResult
+	sent := func(res *app.SendResult) error {
+		for _, msg := range res.Sent {
+			fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
+		}
+		return nil
+	}
 	if o.Reply {
-		res, err = app.Reply.Run(o.Env.session(o.G), app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance})
-	} else {
-		res, err = app.Send.Run(o.Env.session(o.G), app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
-			ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New})
+		return show(o.Env, o.G, app.Reply, app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance}, sent)
 	}
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, res)
-	}
-	for _, msg := range res.Sent {
-		fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
-	}
-	return nil
+	return show(o.Env, o.G, app.Send, app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
+		ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New}, sent)
 }
 
 type msgInboxOptions struct {
