@@ -121,12 +121,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	}
 	out := &AssignResult{Remote: ConfiguredRemote(s)}
 	if out.Remote != "" && !r.Offline {
-		var ar *ledgersync.AssignResult
-		ar, err = e.assignPublished(s, me, out.Remote, req)
-		if ar != nil {
-			out.Result, out.Sync, out.Undone, out.Lost = ar.Result, ar.Sync, ar.Undone, ar.Assigned.ID
-		}
-		out.Published = err == nil
+		err = e.assignPublished(s, me, out.Remote, req, out)
 	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && r.steal {
 		return nil, err // a steal judges silence by this clock (as an exclusive reserve holds by it)
 	} else {
@@ -148,14 +143,20 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	return out, nil
 }
 
-// assignPublished assigns through the remote (ledgersync.Syncer.Assign).
-func (e *Env) assignPublished(s *store.Store, me, remote string, req assignments.Request) (*ledgersync.AssignResult, error) {
+// assignPublished assigns through the remote (ledgersync.Syncer.Assign),
+// and says in out what it assigned and undid, and whether it stands
+// published.
+func (e *Env) assignPublished(s *store.Store, me, remote string, req assignments.Request, out *AssignResult) error {
 	sy, err := e.OpenSyncer(s, me)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		defer sy.Close()
+		var ar *ledgersync.AssignResult
+		if ar, err = sy.Assign(remote, req); ar != nil {
+			out.Result, out.Sync, out.Undone, out.Lost = ar.Result, ar.Sync, ar.Undone, ar.Assigned.ID
+		}
 	}
-	defer sy.Close()
-	return sy.Assign(remote, req)
+	out.Published = err == nil
+	return err
 }
 
 // UnassignRequest ends an assignment.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -101,10 +102,7 @@ func WaitTimeout(command, s string) (time.Duration, error) {
 // waitContext is the context a wait runs in: Env.Ctx (the MCP call's, or
 // none), ended after timeout when it is positive. cancel must be called.
 func (e *Env) waitContext(timeout time.Duration) (ctx context.Context, cancel context.CancelFunc) {
-	ctx = e.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx = cmp.Or(e.Ctx, context.Background())
 	if timeout > 0 {
 		return context.WithTimeout(ctx, timeout)
 	}

@@ -3,10 +3,12 @@ package app
 import (
 	"fmt"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
@@ -38,7 +40,7 @@ type ReservationsResult struct {
 	Problems     []Problem        `json:"problems"`
 	Reservations []ReservationRow `json:"reservations"`
 	// Waiting is the queue (reserve --wait), first in line first, when
-	// anyone waits; see queuelist.go.
+	// anyone waits (waitingRows).
 	Waiting []WaitingRow `json:"waiting,omitempty"`
 	// Me is the droid the listing is for ("" for none), by whose clock a
 	// reservation received from another clone ends.
@@ -113,4 +115,27 @@ func LastN[T any](list []T, n int) ([]T, int) {
 		return list, 0
 	}
 	return list[len(list)-n:], len(list) - n
+}
+
+// WaitingRow is a place in the queue for paths, as reservations lists it:
+// the place as written (status "waiting"; expires_at is when it lapses
+// unless its waiter renews it), its position among the places that
+// contest its paths (1: next), and the droids it waits for.
+type WaitingRow struct {
+	records.Reservation
+	Position int      `json:"position"`
+	WaitsFor []string `json:"waits_for"`
+}
+
+// waitingRows is the queue a listing shows: the places f keeps, in line.
+func waitingRows(s *store.Store, f reservations.Filter) ([]WaitingRow, error) {
+	queue, err := (&reservations.Store{S: s}).Queue(f)
+	if err != nil || len(queue) == 0 {
+		return nil, err
+	}
+	rows := make([]WaitingRow, 0, len(queue))
+	for _, st := range queue {
+		rows = append(rows, WaitingRow{Reservation: st.Place, Position: st.Position, WaitsFor: jsonline.NonNil(st.WaitsFor)})
+	}
+	return rows, nil
 }

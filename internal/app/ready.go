@@ -84,11 +84,10 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, res, release, err := e.readWork(s, r.Streams)
+	pool, res, _, err := e.readWork(s, r.Streams)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
 	res.me = me
 	limit := r.Limit
 	if r.Claim {
@@ -196,11 +195,11 @@ func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
 // readWork reads the beads issue file and the st streams into a pool of
 // open work, and starts a result naming what was read and the lines that
 // could not be. The pool keeps slices of the issue file's bytes (read, not
-// mapped: see addBeads); release is for the callers' shape.
+// mapped: see addBeads), so there is nothing to release: release is a
+// no-op its tests keep.
 func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, func(), error) {
 	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
 	pool := &work.Pool{}
-	release := func() {}
 	top := e.Dir
 	if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		top = s.WS.Repo.TopLevel
@@ -214,11 +213,9 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 			continue
 		}
 		rel := relTo(top, path)
-		unmap, err := e.addBeads(s, pool, path, rel)
-		if err != nil {
+		if err := addBeads(pool, path, rel); err != nil {
 			return nil, nil, nil, fmt.Errorf("read the beads issues: %w", err)
 		}
-		release = unmap
 		res.Sources = append(res.Sources, rel)
 		break
 	}
@@ -239,11 +236,10 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		}
 	}
 	if err != nil {
-		release()
 		return nil, nil, nil, err
 	}
 	res.Problems = append(res.Problems, Problems(pool.Problems)...)
-	return pool, res, release, nil
+	return pool, res, func() {}, nil
 }
 
 // streamFiles are the st streams to read: those named, then the files the
@@ -267,10 +263,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		if n == "" {
 			return nil, nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
 		}
-		p := n
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(e.Dir, p)
-		}
+		p := e.abs(n)
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
 		}

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/git-queen/git-queen/internal/domain/work"
-	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // addBeads adds the open work of the tracker at path (named rel) to pool.
@@ -16,25 +15,25 @@ import (
 // slices of it until the listing is made, and a tracker rewritten in
 // place meanwhile (cp over it, a tool that truncates and writes) would
 // make a mapping fault (SIGBUS) and kill the process; the copy costs
-// about a millisecond for 4 MB. release is kept for the callers' shape.
+// about a millisecond for 4 MB.
 //
 // Only a regular file is read: a symbolic link committed in its place can
 // point at a device (/dev/zero, read until memory runs out) or a pipe
 // (which never ends).
-func (e *Env) addBeads(_ *store.Store, pool *work.Pool, path, rel string) (release func(), err error) {
+func addBeads(pool *work.Pool, path, rel string) error {
 	if fi, err := os.Stat(path); err != nil {
-		return nil, err
+		return err
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, kindOfFile(fi.Mode()))
+		return fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, kindOfFile(fi.Mode()))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var p work.Pool
 	p.AddBeads(rel, data)
 	pool.Add(&p)
-	return func() {}, nil
+	return nil
 }
 
 // kindOfFile names what a file that is not a regular one is.

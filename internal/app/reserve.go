@@ -93,12 +93,7 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 	}
 	out := &ReserveResult{Remote: ConfiguredRemote(s), Notes: notes}
 	if out.Remote != "" && exclusive && !r.Offline {
-		var rr *ledgersync.ReserveResult
-		rr, err = e.reservePublished(s, out.Remote, req)
-		if rr != nil {
-			out.Result, out.Sync = rr.Result, rr.Sync
-		}
-		out.Published = err == nil
+		err = e.reservePublished(s, out.Remote, req, out)
 	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && exclusive {
 		return nil, err
 	} else {
@@ -125,14 +120,20 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 	return out, nil
 }
 
-// reservePublished grants an exclusive reservation through the remote.
-func (e *Env) reservePublished(s *store.Store, remote string, req reservations.Request) (*ledgersync.ReserveResult, error) {
+// reservePublished grants an exclusive reservation through the remote,
+// and says in out what it granted and ran into, and whether it stands
+// published.
+func (e *Env) reservePublished(s *store.Store, remote string, req reservations.Request, out *ReserveResult) error {
 	sy, err := e.OpenSyncer(s, req.Droid)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		defer sy.Close()
+		var rr *ledgersync.ReserveResult
+		if rr, err = sy.Reserve(remote, req); rr != nil {
+			out.Result, out.Sync = rr.Result, rr.Sync
+		}
 	}
-	defer sy.Close()
-	return sy.Reserve(remote, req)
+	out.Published = err == nil
+	return err
 }
 
 // ReleaseRequest selects reservations to release: the patterns given

@@ -210,17 +210,13 @@ func endOf(r records.Reservation) time.Time {
 // check, compare-and-swap push) when there is one.
 func (w *waiter) grant() (*ReserveResult, error) {
 	out := &ReserveResult{Remote: ConfiguredRemote(w.s), Notes: w.notes}
+	var err error
 	if w.remote == "" { // no remote, or --offline: the next sync publishes it
-		res, err := w.rs.Reserve(w.req)
-		out.Result, out.Published = res, out.Remote == ""
-		out.Conflicts = jsonline.NonNil(out.Conflicts)
-		return out, err
+		out.Result, err = w.rs.Reserve(w.req)
+		out.Published = out.Remote == ""
+	} else {
+		err = w.e.reservePublished(w.s, w.remote, w.req, out)
 	}
-	rr, err := w.e.reservePublished(w.s, w.remote, w.req)
-	if rr != nil {
-		out.Result, out.Sync = rr.Result, rr.Sync
-	}
-	out.Published = err == nil
 	out.Conflicts = jsonline.NonNil(out.Conflicts)
 	return out, err
 }
@@ -231,15 +227,7 @@ func (w *waiter) sync() {
 	if w.remote == "" {
 		return
 	}
-	sy, err := w.e.OpenSyncer(w.s, w.req.Droid)
-	if err == nil {
-		res, serr := sy.Sync(w.remote)
-		sy.Close()
-		err = serr
-		if err == nil && LostAny(res) && w.e.Withdrawn != nil {
-			w.e.Withdrawn(res)
-		}
-	}
+	err := w.e.syncWith(w.s, w.req.Droid, w.remote)
 	if err != nil && err.Error() != w.lastSyncErr {
 		fmt.Fprintf(w.e.Warn, "git-queen: warning: waiting without %s for now (%v); the wait goes on, and tries again every %s\n",
 			w.remote, err, WaitSyncInterval)

@@ -43,13 +43,19 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	after, err := SilentAfter(s.WS)
+	c, err := roster.ReadConfig(s.WS.BeadsDir)
 	if err != nil {
 		return nil, err
 	}
-	listed, err := rosterNames(s.WS)
+	after, err := c.SilentAfter()
 	if err != nil {
 		return nil, err
+	}
+	var listed []string // the valid names under [droids]
+	for _, n := range c.Droids.Names {
+		if records.ValidateDroid(n) == nil {
+			listed = append(listed, n)
+		}
 	}
 	now := s.Now()
 	list, err := (&roster.Store{S: s}).List(now, listed)
@@ -75,21 +81,6 @@ func SilentAfter(ws *workspace.Workspace) (time.Duration, error) {
 		return 0, err
 	}
 	return c.SilentAfter()
-}
-
-// rosterNames are the valid names under [droids] in queen.toml.
-func rosterNames(ws *workspace.Workspace) ([]string, error) {
-	c, err := roster.ReadConfig(ws.BeadsDir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, n := range c.Droids.Names {
-		if records.ValidateDroid(n) == nil {
-			out = append(out, n)
-		}
-	}
-	return out, nil
 }
 
 // notePresence records that the droid this use case acted as was seen

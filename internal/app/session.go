@@ -195,17 +195,24 @@ func (e *Env) Autosync() {
 	if remote == "" {
 		return
 	}
-	sy, err := e.OpenSyncer(s, e.Identity())
-	if err == nil {
-		defer sy.Close()
-		var res *ledgersync.Result
-		if res, err = sy.Sync(remote); err == nil && LostAny(res) && e.Withdrawn != nil {
-			e.Withdrawn(res)
-		}
-	}
-	if err != nil {
+	if err := e.syncWith(s, e.Identity(), remote); err != nil {
 		fmt.Fprintf(e.Warn, "git-queen: warning: done here, but not published to %s (queen.autosync): %v; run git queen sync\n", remote, err)
 	}
+}
+
+// syncWith syncs the store s with remote as droid (autosync, a waiter's
+// rounds), and tells Withdrawn of any grant of this clone it withdrew.
+func (e *Env) syncWith(s *store.Store, droid, remote string) error {
+	sy, err := e.OpenSyncer(s, droid)
+	if err != nil {
+		return err
+	}
+	defer sy.Close()
+	res, err := sy.Sync(remote)
+	if err == nil && LostAny(res) && e.Withdrawn != nil {
+		e.Withdrawn(res)
+	}
+	return err
 }
 
 // LostAny says whether a sync withdrew any of this clone's grants.

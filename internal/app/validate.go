@@ -172,11 +172,7 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 		}
 	}
 	mk := func(abs string, explicit bool) target {
-		rel, err := filepath.Rel(top, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			rel = abs
-		}
-		return target{abs: abs, rel: filepath.ToSlash(rel), explicit: explicit}
+		return target{abs: abs, rel: filepath.ToSlash(relTo(top, abs)), explicit: explicit}
 	}
 	walk := func(dir string) error {
 		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -226,10 +222,7 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 		live = workspace.LiveDir(repo)
 	}
 	for _, p := range paths {
-		abs := p
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(e.Dir, p)
-		}
+		abs := e.abs(p)
 		if live != "" && (abs == live || strings.HasPrefix(abs, live+string(filepath.Separator))) {
 			if info, err := os.Stat(abs); err == nil && info.IsDir() {
 				for _, t := range liveTargets(abs) {

@@ -204,32 +204,17 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 				return cli.ShowSubcommandHelp(ctx)
 			}
 		}
-		requireFlags(c)
-		nameUsageErrors(c)
+		wrapAction(c)
 		prepare(c.Subcommands)
 	}
 	return cmds
 }
 
-// nameUsageErrors gives a usage error the command returned without naming
-// itself its command, so that the hint points at that command's help
-// (`git queen archive --help`), not the top-level one.
-func nameUsageErrors(c *cli.Command) {
-	if c.Action == nil {
-		return
-	}
-	action := c.Action
-	c.Action = func(ctx *cli.Context) error {
-		err := action(ctx)
-		var usage *UsageError
-		if errors.As(err, &usage) && usage.Command == "" {
-			usage.Command = commandPath(ctx)
-		}
-		return err
-	}
-}
-
-func requireFlags(c *cli.Command) {
+// wrapAction makes c's action check its required flags first (see
+// prepare), and give a usage error it returns without naming its command
+// that command, so that the hint points at that command's help (`git
+// queen archive --help`), not the top-level one.
+func wrapAction(c *cli.Command) {
 	var required []string
 	for _, f := range c.Flags {
 		if sf, ok := f.(*cli.StringFlag); ok && sf.Required {
@@ -238,7 +223,7 @@ func requireFlags(c *cli.Command) {
 			required = append(required, sf.Name)
 		}
 	}
-	if len(required) == 0 || c.Action == nil {
+	if c.Action == nil {
 		return
 	}
 	action := c.Action
@@ -248,7 +233,23 @@ func requireFlags(c *cli.Command) {
 				return &UsageError{Command: commandPath(ctx), Msg: "missing required flag --" + name}
 			}
 		}
-		return action(ctx)
+		err := action(ctx)
+		var usage *UsageError
+		if errors.As(err, &usage) && usage.Command == "" {
+			usage.Command = commandPath(ctx)
+		}
+		return err
+	}
+}
+
+// noArgs is the action of a command that takes no arguments: any is a
+// usage error that says so, and hint what to give instead.
+func noArgs(hint string, action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.Args().Present() {
+			return &UsageError{Command: commandPath(c), Msg: commandPath(c) + " takes no arguments" + hint}
+		}
+		return action(c)
 	}
 }
 

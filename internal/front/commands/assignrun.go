@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -41,16 +40,10 @@ func runAssign(o assignOptions) error {
 	} else {
 		res, err = app.Assign.Run(a, app.AssignRequest{Issue: o.Issue, Droid: o.Droid, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
 	}
-	var taken *assignments.AlreadyAssignedError
 	if o.G.JSON {
-		if err == nil || errors.As(err, &taken) {
-			// What a refusal ran into goes on stdout, as reserve prints
-			// its conflicts; the error itself goes to stderr.
-			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
-				return jerr
-			}
-		}
-		return err
+		// What a refusal ran into goes on stdout, as reserve prints its
+		// conflicts; the error itself goes to stderr.
+		return printOutcome[*assignments.AlreadyAssignedError](o.Env, res, true, err)
 	}
 	if res != nil && res.Sync != nil {
 		printSyncNotes(o.Env, res.Sync)
@@ -69,14 +62,7 @@ func runAssign(o assignOptions) error {
 	} else {
 		fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, droid, res.Assigned.ID)
 	}
-	switch {
-	case res.Remote == "":
-	case res.Published:
-		fmt.Fprintf(o.Env.Stdout, "published to %s\n", res.Remote)
-	default:
-		fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s, or withdraws it if another clone's assignment of %s got there first\n",
-			res.Remote, o.Issue)
-	}
+	printPublished(o.Env, res.Remote, res.Published, ", or withdraws it if another clone's assignment of "+o.Issue+" got there first")
 	return nil
 }
 

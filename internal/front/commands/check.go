@@ -78,7 +78,7 @@ func runCheck(o checkOptions) error {
 			}
 		}
 		if res.Droid == "" && len(res.Holds) > 0 {
-			fmt.Fprintln(o.Env.Stderr, "git-queen: no droid identity, so every exclusive reservation counts; "+errNoIdentity.Msg)
+			fmt.Fprintln(o.Env.Stderr, "git-queen: no droid identity, so every exclusive reservation counts; "+app.ErrNoIdentity.Msg)
 		}
 		return nil
 	})

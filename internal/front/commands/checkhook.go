@@ -142,7 +142,7 @@ func editHolds(o checkOptions, rt hookRuntime) ([]reservations.Hold, bool, error
 			// worktree being edited says who works in it.
 			who = o.Env.at(group.repo.TopLevel).identity(o.G)
 		}
-		s, err := o.Env.at(from).openStore(o.G)
+		s, err := o.Env.at(from).session(o.G).OpenStore()
 		if err != nil {
 			return nil, false, err
 		}

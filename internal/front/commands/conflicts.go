@@ -34,12 +34,9 @@ reservations is yours, an issue one of whose assignments is yours.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "mine", Usage: "only the conflicts you are part of (QueenBee's conflicts --mine)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "conflicts", Msg: "conflicts takes no arguments"}
-			}
+		Action: noArgs("", func(c *cli.Context) error {
 			return runConflicts(env, readGlobals(c), c.Bool("mine"))
-		},
+		}),
 	}
 }
 
@@ -70,15 +67,13 @@ func runConflicts(env *Env, g globals, mine bool) error {
 func printContentions(env *Env, list []reservations.Contention) error {
 	if len(list) == 0 {
 		fmt.Fprintln(env.Stdout, "no contested reservations")
-	} else {
-		t := newTable(env.Stdout, "PATTERN", "DROID", "KIND", "VS PATTERN", "DROID", "KIND", "E.G.")
-		for _, c := range list {
-			witness := cmp.Or(c.Witness, "(too complex to compare)")
-			t.row(c.A.Pattern, c.A.Droid, kindWithForce(c.A), c.B.Pattern, c.B.Droid, kindWithForce(c.B), witness)
-		}
-		return t.flush()
+		return nil
 	}
-	return nil
+	t := newTable(env.Stdout, "PATTERN", "DROID", "KIND", "VS PATTERN", "DROID", "KIND", "E.G.")
+	for _, c := range list {
+		t.row(c.A.Pattern, c.A.Droid, kindWithForce(c.A), c.B.Pattern, c.B.Droid, kindWithForce(c.B), cmp.Or(c.Witness, "(too complex to compare)"))
+	}
+	return t.flush()
 }
 
 // printDoubles prints the double assignments, after the contested

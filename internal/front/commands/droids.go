@@ -45,13 +45,10 @@ Exits 0 whoever is silent (doctor warns of them); 2 on a usage error.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "silent", Destination: &silent, Usage: "only the droids silent for longer than the team's threshold"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "droids", Msg: "droids takes no arguments; use --silent for the silent ones only"}
-			}
+		Action: noArgs("; use --silent for the silent ones only", func(c *cli.Context) error {
 			g := readGlobals(c)
 			return show(env, g, app.Droids, app.DroidsRequest{Silent: silent}, func(res *app.DroidsResult) error { return printDroids(env, res) })
-		},
+		}),
 	}
 }
 

@@ -112,12 +112,6 @@ func (e *Env) session(g globals) *app.Env {
 // none is set.
 func (e *Env) identity(g globals) string { return e.session(g).Identity() }
 
-// errNoIdentity says how to set an identity, for commands that need one.
-var errNoIdentity = app.ErrNoIdentity
-
-// requireIdentity is identity for commands that cannot act as nobody.
-func (e *Env) requireIdentity(g globals) (string, error) { return e.session(g).RequireIdentity() }
-
 // printJSON writes v as indented JSON, the --json output of every command.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -138,8 +132,7 @@ func (e *Env) Identity(droid string) string { return e.identity(globals{Droid: d
 // stops waiting commands when ctx ends: one in-process run of a command
 // among concurrent ones (the MCP server's tool calls).
 func (e *Env) WithIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *Env {
-	c := *e
+	c := e.at(e.Dir)
 	c.Stdin, c.Stdout, c.Stderr, c.Ctx, c.Terminal = stdin, stdout, stderr, ctx, false
-	c.sessions = nil
-	return &c
+	return c
 }

@@ -52,7 +52,7 @@ type exportOptions struct {
 }
 
 func runExport(o exportOptions) error {
-	s, err := o.Env.openStore(o.G)
+	s, err := o.Env.session(o.G).OpenStore()
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,6 +17,7 @@ func hookCommand(env *Env) *cli.Command { return newHookCmd(env, runPreCommit, r
 // newHookCmd builds `hook` and the hooks under it; like newReserveCmd, each
 // hands its run function the options its argv gives.
 func newHookCmd(env *Env, preCommit func(preCommitOptions) error, prePush func(prePushOptions) error) *cli.Command {
+	commitCheck := func(c *cli.Context) error { return preCommit(preCommitOptions{Env: env, G: readGlobals(c)}) }
 	return &cli.Command{
 		Name:  "hook",
 		Usage: "run a git hook's check (the installed hook calls this)",
@@ -31,9 +31,7 @@ no identity, by anyone), or when a staged log is invalid, has conflict
 markers or union-merge duplicates, or rewrites committed lines of an
 append-only store. If the check itself cannot run, the commit is refused
 too, with the cause. Bypass it once with 'git commit --no-verify'.`,
-			Action: func(c *cli.Context) error {
-				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
-			},
+			Action: commitCheck,
 		}, {
 			Name:  "pre-merge-commit",
 			Usage: "refuse a merge commit (one git makes without conflicts) that touches paths another droid reserved",
@@ -44,9 +42,7 @@ itself (its resolution) and those that commits no remote has change.
 Commits already on a remote (git pull of the holder's own pushed work) are
 never refused again. Its logs must keep every committed line of every
 parent, in any order. Bypass it once with 'git merge --no-verify'.`,
-			Action: func(c *cli.Context) error {
-				return preCommit(preCommitOptions{Env: env, G: readGlobals(c)})
-			},
+			Action: commitCheck,
 		}, {
 			Name:      "pre-push",
 			Usage:     "refuse a push of commits that change paths another droid reserved",
@@ -91,12 +87,12 @@ type errCheckFailed struct {
 }
 
 func (e *errCheckFailed) Error() string {
+	hook, what := "pre-commit", "commit"
 	if e.push {
-		return fmt.Sprintf("the pre-push check could not run, so the push was refused: %v\n"+
-			"fix the cause (git queen doctor may help), or push without the check: git push --no-verify", e.err)
+		hook, what = "pre-push", "push"
 	}
-	return fmt.Sprintf("the pre-commit check could not run, so the commit was refused: %v\n"+
-		"fix the cause (git queen doctor may help), or commit without the check: git commit --no-verify", e.err)
+	return fmt.Sprintf("the %s check could not run, so the %s was refused: %v\n"+
+		"fix the cause (git queen doctor may help), or %s without the check: git %s --no-verify", hook, what, e.err, what, what)
 }
 
 func (e *errCheckFailed) Unwrap() error { return e.err }
@@ -133,7 +129,7 @@ func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
 	if o.Env.Environ != nil {
 		in.Environ = o.Env.Environ()
 	}
-	s, err := o.Env.openStore(o.G)
+	s, err := o.Env.session(o.G).OpenStore()
 	if err != nil {
 		return nil, err
 	}
@@ -169,19 +165,13 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 			fmt.Fprintf(w, "  %s: reserved exclusively by %s (pattern %s%s, expires %s)%s\n",
 				shownPath(r.Path), h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()), how)
 		}
-		names = firstSeen(names)
+		rest := "unstage those paths, or commit anyway with git commit --no-verify"
 		if res.Merge != nil {
 			// Never "unstage": in a merge that would drop the other side's work.
-			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
-				"stop this merge (git merge --abort; nothing is lost), or merge anyway with git merge --no-verify "+
-				"(git commit --no-verify when concluding a merge that stopped for conflicts)\n", strings.Join(names, ","))
-		} else {
-			fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
-				"unstage those paths, or commit anyway with git commit --no-verify\n", strings.Join(names, ","))
+			rest = "stop this merge (git merge --abort; nothing is lost), or merge anyway with git merge --no-verify " +
+				"(git commit --no-verify when concluding a merge that stopped for conflicts)"
 		}
-		if me == "" {
-			fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
-		}
+		printWaysOut(w, names, rest, me)
 	}
 	for _, r := range res.Invalid {
 		fmt.Fprintf(w, "git-queen: commit refused: the staged %s is not a valid %s:\n", r.Path, r.Format)

@@ -71,18 +71,26 @@ func pathFields(fields ...string) editingTool {
 	}
 }
 
-// allowSilently answers a free call by saying nothing and exiting 0: the
-// runtime goes on as if there were no hook (its own permission rules
-// still apply; silence approves nothing).
-func allowSilently(io.Writer) error { return nil }
-
-// refuseExit2 answers a refusal the way Claude Code, Codex and Gemini CLI
-// all read one: exit code 2, the reason on stderr, which they hand to the
-// model. (Any other non-zero code is, to each of them, a hook that failed,
-// and the tool call goes on.)
-func refuseExit2(_, stderr io.Writer, r refusal) error {
-	fmt.Fprint(stderr, r.Reason)
-	return &SilentError{Code: hookBlock}
+// exit2Runtime is the hook of a runtime that reads the shared pre-tool
+// input (as runtime names itself) and answers as Claude Code, Codex and
+// Gemini CLI all do. A free call gets silence and exit 0: the runtime goes
+// on as if there were no hook (its own permission rules still apply;
+// silence approves nothing). A refusal is exit code 2 with the reason on
+// stderr, which they hand to the model. (Any other non-zero code is, to
+// each of them, a hook that failed, and the tool call goes on.)
+func exit2Runtime(name, runtime string, tools map[string]editingTool) hookRuntime {
+	return hookRuntime{
+		Name: name,
+		Read: func(input []byte) (toolCall, error) {
+			_, call, err := readPreToolCall(runtime, input, tools)
+			return call, err
+		},
+		Allow: func(io.Writer) error { return nil },
+		Refuse: func(_, stderr io.Writer, r refusal) error {
+			fmt.Fprint(stderr, r.Reason)
+			return &SilentError{Code: hookBlock}
+		},
+	}
 }
 
 // hookBlock is the exit code that makes Claude Code, Codex and Gemini CLI

@@ -5,15 +5,7 @@ package commands
 // "hook_event_name": "PreToolUse", "tool_name", "tool_input", "tool_use_id"};
 // exit code 2 refuses the call and shows stderr to the model; exit 0 with
 // nothing printed lets it go on through the usual permission checks.
-var claudeRuntime = hookRuntime{
-	Name: "claude",
-	Read: func(input []byte) (toolCall, error) {
-		_, call, err := readPreToolCall("Claude Code", input, claudeEditingTools)
-		return call, err
-	},
-	Allow:  allowSilently,
-	Refuse: refuseExit2,
-}
+var claudeRuntime = exit2Runtime("claude", "Claude Code", claudeEditingTools)
 
 // claudeEditingTools are Claude Code's tools that change files (its file
 // paths are absolute). Read, Grep, Glob, LS, WebFetch and the rest change

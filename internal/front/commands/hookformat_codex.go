@@ -16,15 +16,7 @@ import (
 // "tool_use_id"}. Exit code 2 with a reason on stderr blocks the call and
 // gives the reason to the model (exit 2 with an empty stderr, or any other
 // code, is only a failed hook to Codex, and the call goes on).
-var codexRuntime = hookRuntime{
-	Name: "codex",
-	Read: func(input []byte) (toolCall, error) {
-		_, call, err := readPreToolCall("Codex", input, codexEditingTools)
-		return call, err
-	},
-	Allow:  allowSilently,
-	Refuse: refuseExit2,
-}
+var codexRuntime = exit2Runtime("codex", "Codex", codexEditingTools)
 
 // codexEditingTools: Codex edits files with apply_patch, whose tool_input
 // is {"command": PATCH}, the patch text naming every file it adds, updates,

@@ -6,15 +6,7 @@ package commands
 // and sends stderr to the agent as the reason (the turn goes on); exit 0
 // with nothing on stdout lets it run. Exit 1 is only a warning to Gemini
 // CLI, so every refusal, a failure to check included, exits 2.
-var geminiRuntime = hookRuntime{
-	Name: "gemini",
-	Read: func(input []byte) (toolCall, error) {
-		_, call, err := readPreToolCall("Gemini CLI", input, geminiEditingTools)
-		return call, err
-	},
-	Allow:  allowSilently,
-	Refuse: refuseExit2,
-}
+var geminiRuntime = exit2Runtime("gemini", "Gemini CLI", geminiEditingTools)
 
 // geminiEditingTools are Gemini CLI's built-in tools that change files
 // (Kind "Edit" in its tools reference); a relative file_path is relative to

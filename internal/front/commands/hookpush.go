@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -77,7 +78,7 @@ func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, *l
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := env.openStore(g)
+	s, err := env.session(g).OpenStore()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,10 +145,17 @@ func printPushRefusal(w io.Writer, res *precommit.PushResult) {
 		fmt.Fprintf(w, "  commit %s %q changes %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
 			r.Commit[:min(12, len(r.Commit))], r.Subject, shownPath(r.Path), h.Droid, h.Pattern, forIssue(h.IssueID), records.Relative(res.Now, h.Expiry()))
 	}
-	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, "+
-		"take the change out of the commits you push, or push anyway with git push --no-verify\n", strings.Join(firstSeen(names), ","))
-	if res.Me == "" {
-		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+errNoIdentity.Msg)
+	printWaysOut(w, names, "take the change out of the commits you push, or push anyway with git push --no-verify", res.Me)
+}
+
+// printWaysOut ends a refused commit, merge or push: whom to ask (the
+// holders), what else to do (rest), and, for a droid without an identity
+// (me), why every reservation applied.
+func printWaysOut(w io.Writer, holders []string, rest, me string) {
+	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, %s\n",
+		strings.Join(firstSeen(holders), ","), rest)
+	if me == "" {
+		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+app.ErrNoIdentity.Msg)
 	}
 }
 

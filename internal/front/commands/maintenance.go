@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
@@ -38,12 +39,9 @@ never reorders and keeps lines it cannot read. It rewrites the live store's
 logs (this clone's and those sync received); the ledger (refs/queen/ledger)
 keeps every version, so the history is still there, and sync carries on
 where it was.`,
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return &UsageError{Command: "compact", Msg: "compact takes no arguments; it rewrites every log of the store"}
-			}
+		Action: noArgs("; it rewrites every log of the store", func(c *cli.Context) error {
 			return runF(maintenanceOptions{Env: env, G: readGlobals(c)})
-		},
+		}),
 	}
 }
 
@@ -60,13 +58,10 @@ file is written (and synced) before the store is rewritten, so a crash can
 leave a record in both, never in neither; running archive again finishes.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "before", Required: true, Destination: &o.Before,
 			Usage: "cutoff `DATE` (2026-11-01, an RFC 3339 time, or a duration back from now such as 30d)"}},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return &UsageError{Command: "archive", Msg: "archive takes no arguments; give the cutoff with --before DATE"}
-			}
+		Action: noArgs("; give the cutoff with --before DATE", func(c *cli.Context) error {
 			o.G = readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 
@@ -87,11 +82,11 @@ func runMaintenance(o maintenanceOptions) error {
 	var before time.Time
 	if o.Archive {
 		var err error
-		if before, err = parseSince(o.Env.Now(), o.Before); err != nil {
+		if before, err = app.ParseSince(o.Env.Now(), o.Before); err != nil {
 			return usageErrorf("--before: %v", err)
 		}
 	}
-	s, err := o.Env.openStore(o.G)
+	s, err := o.Env.session(o.G).OpenStore()
 	if err != nil {
 		return err
 	}
@@ -108,7 +103,7 @@ func runMaintenance(o maintenanceOptions) error {
 		return tx.Compact(log, marks)
 	}
 	var done []ledgersync.Rewritten
-	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	sy, err := o.Env.session(o.G).OpenSyncer(s, o.Env.identity(o.G))
 	switch {
 	case err == nil:
 		defer sy.Close()

@@ -11,12 +11,6 @@ import (
 	"github.com/git-queen/git-queen/docs"
 )
 
-type manOptions struct {
-	Env     *Env
-	Install bool
-	Dir     string
-}
-
 // ManApp is the application the man page describes, for the generator of
 // docs/git-queen.1 (see package docs): the binary itself never renders the
 // page, so that it does not link urfave/cli's markdown renderer. Build it
@@ -41,18 +35,19 @@ bin directory on PATH (for 'go install', $(go env GOPATH)/share/man).`,
 			&cli.StringFlag{Name: "dir", Usage: "install under man directory `DIR` (it gets a man1/ subdirectory)"},
 		},
 		Action: func(c *cli.Context) error {
-			return runMan(manOptions{Env: env, Install: c.Bool("install"), Dir: c.String("dir")})
+			return runMan(env, c.Bool("install"), c.String("dir"))
 		},
 	}
 }
 
-func runMan(o manOptions) error {
+// runMan prints the man page, or with install writes it under dir (by
+// default the share/man beside the binary's bin directory).
+func runMan(env *Env, install bool, dir string) error {
 	page := docs.ManPage
-	if !o.Install {
-		_, err := fmt.Fprint(o.Env.Stdout, page)
+	if !install {
+		_, err := fmt.Fprint(env.Stdout, page)
 		return err
 	}
-	dir := o.Dir
 	if dir == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -70,6 +65,6 @@ func runMan(o manOptions) error {
 	if err := os.WriteFile(target, []byte(page), 0o644); err != nil {
 		return fmt.Errorf("write the man page: %w", err)
 	}
-	fmt.Fprintf(o.Env.Stdout, "installed %s\n", target)
+	fmt.Fprintf(env.Stdout, "installed %s\n", target)
 	return nil
 }

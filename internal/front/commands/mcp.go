@@ -62,12 +62,9 @@ Register it with an agent runtime, started in the worktree:
   # .vscode/mcp.json, and any client that does not start servers in the worktree
   {"servers": {"git-queen": {"type": "stdio", "command": "git",
                              "args": ["-C", "${workspaceFolder}", "queen", "mcp"]}}}`,
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "mcp", Msg: "mcp takes no arguments"}
-			}
+		Action: noArgs("", func(c *cli.Context) error {
 			return runMCP(env, readGlobals(c))
-		},
+		}),
 	}
 }
 

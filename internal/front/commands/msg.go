@@ -49,30 +49,24 @@ func (o msgSendOptions) body() (string, error) {
 }
 
 func runMsgSend(o msgSendOptions) error {
-	if _, err := o.Env.requireIdentity(o.G); err != nil {
+	if _, err := o.Env.session(o.G).RequireIdentity(); err != nil {
 		return err
 	}
 	body, err := o.body()
 	if err != nil {
 		return err
 	}
-	var res *app.SendResult
+	sent := func(res *app.SendResult) error {
+		for _, msg := range res.Sent {
+			fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
+		}
+		return nil
+	}
 	if o.Reply {
-		res, err = app.Reply.Run(o.Env.session(o.G), app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance})
-	} else {
-		res, err = app.Send.Run(o.Env.session(o.G), app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
-			ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New})
+		return show(o.Env, o.G, app.Reply, app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance}, sent)
 	}
-	if err != nil {
-		return err
-	}
-	if o.G.JSON {
-		return printJSON(o.Env.Stdout, res)
-	}
-	for _, msg := range res.Sent {
-		fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
-	}
-	return nil
+	return show(o.Env, o.G, app.Send, app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
+		ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New}, sent)
 }
 
 type msgInboxOptions struct {
@@ -133,11 +127,7 @@ type msgReadOptions struct {
 }
 
 func runMsgRead(o msgReadOptions) error {
-	msg, err := app.Read.Run(o.Env.session(o.G), app.MessageRequest{ID: o.ID})
-	if err != nil {
-		return err
-	}
-	return o.Env.showMessage(o.G, *msg)
+	return show(o.Env, o.G, app.Read, app.MessageRequest{ID: o.ID}, o.Env.printMessage)
 }
 
 func runMsgThread(o msgReadOptions) error {
@@ -147,7 +137,7 @@ func runMsgThread(o msgReadOptions) error {
 			if i > 0 {
 				fmt.Fprintln(o.Env.Stdout, strings.Repeat("-", 60))
 			}
-			printMessage(o.Env.Stdout, o.Env, msg)
+			o.Env.printMessage(&msg)
 		}
 		return nil
 	})
@@ -160,18 +150,9 @@ func runMsgDelete(o msgReadOptions) error {
 	})
 }
 
-// showMessage prints one message: its record with --json, else as
-// printMessage shows it to a person.
-func (e *Env) showMessage(g globals, msg records.Message) error {
-	if g.JSON {
-		return printJSON(e.Stdout, msg)
-	}
-	printMessage(e.Stdout, e, msg)
-	return nil
-}
-
-func printMessage(w io.Writer, env *Env, msg records.Message) {
-	now := env.Now()
+// printMessage shows one message to a person (--json prints its record).
+func (e *Env) printMessage(msg *records.Message) error {
+	w, now := e.Stdout, e.Now()
 	fmt.Fprintf(w, "%s  %s\n", msg.ID, msg.Subject)
 	fmt.Fprintf(w, "From: %s\nTo: %s\nSent: %s (%s)\n", msg.From, msg.To,
 		msg.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), relTime(now, msg.CreatedAt))
@@ -187,6 +168,7 @@ func printMessage(w io.Writer, env *Env, msg records.Message) {
 	if msg.Body != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(msg.Body, "\n"))
 	}
+	return nil
 }
 
 // replyArgs takes msg reply's arguments: the message ID, and the body

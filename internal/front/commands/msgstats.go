@@ -37,16 +37,13 @@ since_unread), plus since and problems.
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "since", Destination: &since, Usage: "also count the messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "msg stats", Msg: "msg stats takes no arguments"}
-			}
+		Action: noArgs("", func(c *cli.Context) error {
 			g := readGlobals(c)
 			return show(env, g, app.MsgStats, app.MsgStatsRequest{Since: since}, func(res *app.MsgStatsResult) error {
 				warnProblems(env.Stderr, res.Problems)
 				return printMsgStats(env, res)
 			})
-		},
+		}),
 	}
 }
 

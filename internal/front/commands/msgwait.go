@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"os/signal"
 	"syscall"
@@ -41,17 +42,14 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 			&cli.StringFlag{Name: "timeout", Destination: &timeout, Usage: "give up after `DUR` (30s, 10m, 1h); default: wait as long as it takes"},
 			&cli.BoolFlag{Name: "peek", Destination: &o.Peek, Usage: "do not mark the message read"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "msg wait", Msg: "msg wait takes no arguments; filter with --from, --thread, --issue or --reply-to"}
-			}
+		Action: noArgs("; filter with --from, --thread, --issue or --reply-to", func(c *cli.Context) error {
 			var err error
 			if o.Timeout, err = app.WaitTimeout("msg wait", timeout); err != nil {
 				return err
 			}
 			o.G = readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 
@@ -64,22 +62,13 @@ type msgWaitOptions struct {
 }
 
 func runMsgWait(o msgWaitOptions) error {
-	parent := o.Env.Ctx
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmp.Or(o.Env.Ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	a := o.Env.session(o.G)
-	a.Ctx = ctx
+	o.Env.session(o.G).Ctx = ctx // the session show runs the use case in
 	timeout := ""
 	if o.Timeout > 0 {
 		timeout = o.Timeout.String()
 	}
-	msg, err := app.Wait.Run(a, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
-		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek})
-	if err != nil {
-		return err
-	}
-	return o.Env.showMessage(o.G, *msg)
+	return show(o.Env, o.G, app.Wait, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
+		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek}, o.Env.printMessage)
 }

@@ -8,13 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/storage/store"
 )
-
-// openStore finds the store directory and opens it (app.Env.OpenStore).
-func (e *Env) openStore(g globals) (*store.Store, error) { return e.session(g).OpenStore() }
 
 // show runs the use case uc with req for a command run with g and prints
 // its result: as JSON with --json, else by text.
@@ -58,12 +56,44 @@ const maxProblemsShown = 5
 // are never skipped in silence, but they do not stop the command: the rest
 // of the store is still good.
 func warnProblems(w io.Writer, problems []app.Problem) {
+	warnEach(w, problems, "skipped ", " unreadable lines")
+}
+
+// warnEach warns of the first few problems, each after verb, and counts
+// the rest (what names them).
+func warnEach(w io.Writer, problems []app.Problem, verb, what string) {
 	for i, p := range problems {
 		if i == maxProblemsShown {
-			fmt.Fprintf(w, "git-queen: warning: ... and %d more unreadable lines; run `git queen validate`\n", len(problems)-i)
+			fmt.Fprintf(w, "git-queen: warning: ... and %d more%s; run `git queen validate`\n", len(problems)-i, what)
 			return
 		}
-		fmt.Fprintf(w, "git-queen: warning: skipped %s\n", p)
+		fmt.Fprintf(w, "git-queen: warning: %s%s\n", verb, p)
+	}
+}
+
+// printOutcome is a --json command's output when a refusal of type E
+// (or none) leaves a result that says what it ran into: res on stdout
+// unless ok is false, and err, the refusal, for stderr and the exit code.
+func printOutcome[E error](env *Env, res any, ok bool, err error) error {
+	var refusal E
+	if ok && (err == nil || errors.As(err, &refusal)) {
+		if jerr := printJSON(env.Stdout, res); jerr != nil {
+			return jerr
+		}
+	}
+	return err
+}
+
+// printPublished says where a grant stands with the remote ("" for none):
+// published, or what the next sync does with it (pending follows the
+// remote's name).
+func printPublished(env *Env, remote string, published bool, pending string) {
+	switch {
+	case remote == "":
+	case published:
+		fmt.Fprintf(env.Stdout, "published to %s\n", remote)
+	default:
+		fmt.Fprintf(env.Stdout, "not published yet: the next git queen sync publishes it to %s%s\n", remote, pending)
 	}
 }
 
@@ -99,5 +129,32 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// parseSince reads --since (app.ParseSince).
-func parseSince(now time.Time, s string) (time.Time, error) { return app.ParseSince(now, s) }
+// limitFlag is --limit/-n, QueenBee's spelling for "at most N rows".
+// def is the default (0: all).
+func limitFlag(def int) cli.Flag {
+	usage := "at most `N` rows, the most recent (0: all)"
+	if def > 0 {
+		usage = fmt.Sprintf("at most `N` rows, the most recent (default %d in a table, all with --json; 0: all)", def)
+	}
+	return &cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: def, Usage: usage}
+}
+
+// tableLimit is the limit a listing applies: an explicit --limit, else
+// def for a table and none for --json (a program wants everything unless
+// it says otherwise).
+func tableLimit(c *cli.Context, def int) int {
+	if c.IsSet("limit") {
+		return c.Int("limit")
+	}
+	if c.Bool("json") {
+		return 0
+	}
+	return def
+}
+
+// moreLine tells a person that a table was cut.
+func moreLine(w io.Writer, more int) {
+	if more > 0 {
+		fmt.Fprintf(w, "... and %d more (--limit 0 shows all)\n", more)
+	}
+}

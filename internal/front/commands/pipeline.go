@@ -94,14 +94,11 @@ func runPipelineShow(o pipelineOptions) error {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: skipped %v\n", err)
 	}
 	if o.Globals.JSON {
-		var err error
+		var out any = jsonline.NonNil(issues)
 		if o.Number >= 0 {
-			err = printJSON(o.Env.Stdout, issues[0])
-		} else {
-			issues = jsonline.NonNil(issues)
-			err = printJSON(o.Env.Stdout, issues)
+			out = issues[0]
 		}
-		if err != nil {
+		if err := printJSON(o.Env.Stdout, out); err != nil {
 			return err
 		}
 	} else {

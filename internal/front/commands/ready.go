@@ -2,9 +2,7 @@ package commands
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -75,16 +73,13 @@ claim; 5 other droids' claims won every item tried; 2 a usage error.`,
 			reasonFlag(&o.Req.Reason),
 			&cli.BoolFlag{Name: "offline", Destination: &o.Req.Offline, Usage: "with --claim and a remote configured, claim on this machine without publishing (as claim --offline)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "ready", Msg: "ready takes no arguments; name st streams with --stream FILE"}
-			}
+		Action: noArgs("; name st streams with --stream FILE", func(c *cli.Context) error {
 			if !o.Req.Claim && (o.Req.Reason != "" || o.Req.Offline) {
 				return &UsageError{Command: "ready", Msg: "--reason and --offline go with --claim"}
 			}
 			o.G, o.Req.Limit, o.Req.Streams = readGlobals(c), tableLimit(c, readyTableLimit), c.StringSlice("stream")
 			return runF(o)
-		},
+		}),
 	}
 }
 
@@ -96,19 +91,16 @@ type readyOptions struct {
 
 func runReady(o readyOptions) error {
 	res, err := app.Ready.Run(o.Env.session(o.G), o.Req)
-	var taken *assignments.AlreadyAssignedError
 	if o.G.JSON {
-		if res != nil && (err == nil || errors.As(err, &taken)) {
-			if jerr := printJSON(o.Env.Stdout, res); jerr != nil {
-				return jerr
-			}
-		}
-		return err
+		return printOutcome[*assignments.AlreadyAssignedError](o.Env, res, res != nil, err)
 	}
 	if res == nil {
 		return err
 	}
-	warnReadyProblems(o.Env.Stderr, res.Problems)
+	// Unlike warnProblems, not each one skipped: a priority out of range
+	// is ranked as P2, unreadable dependencies count as blocking, and each
+	// message says what was done.
+	warnEach(o.Env.Stderr, res.Problems, "", "")
 	for _, l := range res.Lost {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s went to %s first\n", l.ID, l.Droid)
 	}
@@ -117,13 +109,7 @@ func runReady(o readyOptions) error {
 			printSyncNotes(o.Env, c.Sync)
 		}
 		fmt.Fprintf(o.Env.Stdout, "claimed %s (%s)\n", c.Assigned.IssueID, c.Assigned.ID)
-		switch {
-		case c.Remote == "":
-		case c.Published:
-			fmt.Fprintf(o.Env.Stdout, "published to %s\n", c.Remote)
-		default:
-			fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s, or withdraws it if another clone's claim got there first\n", c.Remote)
-		}
+		printPublished(o.Env, c.Remote, c.Published, ", or withdraws it if another clone's claim got there first")
 	}
 	if err != nil || o.Req.Claim {
 		return err
@@ -147,18 +133,4 @@ func runReady(o readyOptions) error {
 	moreLine(o.Env.Stdout, res.More)
 	fmt.Fprintln(o.Env.Stdout, res.Counts.Summary())
 	return nil
-}
-
-// warnReadyProblems tells a person about what ready could not read as
-// it is. Unlike warnProblems it does not call each one skipped: a
-// priority out of range is ranked as P2, unreadable dependencies count as
-// blocking, and each message says what was done.
-func warnReadyProblems(w io.Writer, problems []app.Problem) {
-	for i, p := range problems {
-		if i == maxProblemsShown {
-			fmt.Fprintf(w, "git-queen: warning: ... and %d more; run `git queen validate`\n", len(problems)-i)
-			return
-		}
-		fmt.Fprintf(w, "git-queen: warning: %s\n", p)
-	}
 }

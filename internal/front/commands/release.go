@@ -51,7 +51,7 @@ func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 		}, holderFlags(&o)...),
 		Action: func(c *cli.Context) error {
 			var err error
-			if o.TTL, err = parseTTL("renew", ttl); err != nil {
+			if o.TTL, err = app.ParseTTL("renew", ttl); err != nil {
 				return err
 			}
 			o.G, o.Patterns = readGlobals(c), c.Args().Slice()

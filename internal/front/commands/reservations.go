@@ -34,10 +34,7 @@ lists them under "waiting" (position, waits_for) when anyone waits.`,
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most `N` rows, the most recent (0: all; with --all, a table shows the last " +
 				fmt.Sprint(allTableLimit) + " unless told)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "reservations", Msg: "reservations takes no arguments; filter with --path, --droid or --all"}
-			}
+		Action: noArgs("; filter with --path, --droid or --all", func(c *cli.Context) error {
 			o.G, o.Limit = readGlobals(c), c.Int("limit")
 			if o.Filter.All {
 				// Every version ever written can be a long list: a
@@ -45,7 +42,7 @@ lists them under "waiting" (position, waits_for) when anyone waits.`,
 				o.Limit = tableLimit(c, allTableLimit)
 			}
 			return runF(o)
-		},
+		}),
 	}
 }
 

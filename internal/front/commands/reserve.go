@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -83,7 +82,7 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 				return &UsageError{Command: "reserve", Msg: "--shared and --exclusive contradict each other; reservations are exclusive unless --shared"}
 			}
 			var err error
-			if o.TTL, err = parseTTL("reserve", ttl); err != nil {
+			if o.TTL, err = app.ParseTTL("reserve", ttl); err != nil {
 				return err
 			}
 			// --exclusive=false is QueenBee's way to say --shared (its -x
@@ -110,14 +109,8 @@ type reserveOptions struct {
 func runReserve(o reserveOptions) error {
 	res, waited, err := reserveOrWait(o, app.ReserveRequest{Patterns: o.Patterns, TTL: o.TTL.String(), Shared: !o.Exclusive,
 		Reason: o.Reason, Issue: o.Issue, Force: o.Force, Notify: o.Notify, Offline: o.Offline, Steal: o.Steal})
-	var conflict *reservations.ConflictError
 	if o.G.JSON {
-		if err == nil || errors.As(err, &conflict) && res != nil {
-			if jerr := printJSON(o.Env.Stdout, waited); jerr != nil {
-				return jerr
-			}
-		}
-		return err
+		return printOutcome[*reservations.ConflictError](o.Env, waited, err == nil || res != nil, err)
 	}
 	if res != nil && res.Sync != nil {
 		printSyncNotes(o.Env, res.Sync)
@@ -144,18 +137,11 @@ func runReserve(o reserveOptions) error {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
 	}
 	printWaited(o.Env, waited)
-	switch {
-	case res.Remote == "":
-	case res.Published:
-		fmt.Fprintf(o.Env.Stdout, "published to %s\n", res.Remote)
-	case o.Offline || !o.Exclusive:
-		fmt.Fprintf(o.Env.Stdout, "not published yet: the next git queen sync publishes it to %s\n", res.Remote)
+	if res.Published || o.Offline || !o.Exclusive {
+		printPublished(o.Env, res.Remote, res.Published, "")
 	}
 	return nil
 }
-
-// parseTTL reads --ttl (app.ParseTTL).
-func parseTTL(verb, s string) (time.Duration, error) { return app.ParseTTL(verb, s) }
 
 func kindOf(r records.Reservation) string {
 	if r.Exclusive {

@@ -53,11 +53,7 @@ sync), keep them in the ledger, and do not wait behind them.
 func reserveOrWait(o reserveOptions, req app.ReserveRequest) (*app.ReserveResult, *app.ReserveWaitResult, error) {
 	a := o.Env.session(o.G)
 	if o.Wait {
-		parent := o.Env.Ctx
-		if parent == nil {
-			parent = context.Background()
-		}
-		ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+		ctx, stop := signal.NotifyContext(cmp.Or(o.Env.Ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		saved := a.Ctx
 		a.Ctx = ctx

@@ -2,9 +2,11 @@ package commands
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/urfave/cli/v2"
 )
 
 type resolveOptions struct {
@@ -109,4 +111,12 @@ func printResolved(o resolveOptions, results []app.Resolved) {
 			fmt.Fprintf(w, "  %s: %s\n", rep.Kind, rep.Detail)
 		}
 	}
+}
+
+// runOctopus is resolve --octopus (app.Octopus).
+func runOctopus(o resolveOptions, heads []string) error {
+	return show(o.Env, globals{JSON: o.JSON}, app.Octopus, app.OctopusRequest{Branches: heads}, func(res *app.OctopusResult) error {
+		fmt.Fprintf(o.Env.Stdout, "merged %s with the driver: octopus merge %s\n", strings.Join(heads, ", "), res.Octopus[:12])
+		return nil
+	})
 }

@@ -26,7 +26,7 @@ type, built into the binary. Other tools can use the same files:
 				Name:  "list",
 				Usage: "list the schemas, the formats and where they apply, and git-queen's own rules",
 				Action: func(c *cli.Context) error {
-					return runSchemaList(schemaListOptions{Env: env, Globals: readGlobals(c)})
+					return runSchemaList(env, readGlobals(c))
 				},
 			},
 			{
@@ -42,11 +42,6 @@ type, built into the binary. Other tools can use the same files:
 			},
 		},
 	}
-}
-
-type schemaListOptions struct {
-	Env     *Env
-	Globals globals
 }
 
 type schemaEntry struct {
@@ -65,7 +60,7 @@ type schemaList struct {
 	Rules   map[string]string `json:"rules"`
 }
 
-func runSchemaList(o schemaListOptions) error {
+func runSchemaList(env *Env, g globals) error {
 	var l schemaList
 	for _, n := range schema.Names() {
 		l.Schemas = append(l.Schemas, schemaEntry{n, schema.Title(n)})
@@ -86,10 +81,10 @@ func runSchemaList(o schemaListOptions) error {
 		l.Formats = append(l.Formats, e)
 	}
 	l.Rules = schema.Rules
-	if o.Globals.JSON {
-		return printJSON(o.Env.Stdout, l)
+	if g.JSON {
+		return printJSON(env.Stdout, l)
 	}
-	tw := tabwriter.NewWriter(o.Env.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCHEMA\tTITLE")
 	for _, s := range l.Schemas {
 		fmt.Fprintf(tw, "%s\t%s\n", s.Name, s.Title)

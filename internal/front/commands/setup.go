@@ -250,11 +250,11 @@ func firstSyncError(remote string, err error) error {
 // firstSync brings the remote's records in (and sends this clone's) right
 // after init --remote.
 func firstSync(o initOptions) (*ledgersync.Result, error) {
-	s, err := o.Env.openStore(o.G)
+	s, err := o.Env.session(o.G).OpenStore()
 	if err != nil {
 		return nil, err
 	}
-	sy, err := o.Env.openSyncer(s, o.Env.identity(o.G))
+	sy, err := o.Env.session(o.G).OpenSyncer(s, o.Env.identity(o.G))
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +274,7 @@ func runDoctor(o doctorOptions) error {
 		return err
 	}
 	r.Now = o.Env.Now
-	timeout, err := o.Env.networkTimeout()
+	timeout, err := o.Env.session(o.G).NetworkTimeout()
 	if err != nil {
 		return err
 	}

@@ -45,10 +45,7 @@ runtime.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "hook", Destination: &hook, Usage: "be an agent runtime's session-start hook (`RUNTIME`: claude, codex, gemini, cursor)"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return &UsageError{Command: "status", Msg: "status takes no arguments"}
-			}
+		Action: noArgs("", func(c *cli.Context) error {
 			g := readGlobals(c)
 			if hook != "" {
 				wrap, ok := sessionStartOutputs[hook]
@@ -62,7 +59,7 @@ runtime.`,
 				_, err := fmt.Fprint(env.Stdout, statusText(res, env.Now()))
 				return err
 			})
-		},
+		}),
 	}
 }
 

@@ -2,13 +2,11 @@ package commands
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
@@ -105,12 +103,6 @@ func shortID(id string) string {
 	return id
 }
 
-// openSyncer opens the ledger of the live store s for droid
-// (app.Env.OpenSyncer).
-func (e *Env) openSyncer(s *store.Store, droid string) (*ledgersync.Syncer, error) {
-	return e.session(globals{}).OpenSyncer(s, droid)
-}
-
 // printSyncNotes says on stderr what a sync (or a reserve that synced) set
 // aside, rebuilt, and read of the clocks: once per round, not per record.
 func printSyncNotes(e *Env, res *ledgersync.Result) {
@@ -131,6 +123,3 @@ func printSyncNotes(e *Env, res *ledgersync.Result) {
 		fmt.Fprintf(e.Stderr, "git-queen: warning: most clones' commits show this machine's clock off: exclusive reservations are refused here until it is right (%v)\n", res.ClockOff)
 	}
 }
-
-// networkTimeout is QUEEN_TIMEOUT (app.Env.NetworkTimeout).
-func (e *Env) networkTimeout() (time.Duration, error) { return e.session(globals{}).NetworkTimeout() }

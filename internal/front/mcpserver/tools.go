@@ -25,7 +25,7 @@ func newServer(r *runner) *mcp.Server {
 			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
 			"assignments. You act as droid " + droidOrNone(droid) + ".",
 	})
-	addTool(s, r, reserveTool()) // reservewait.go
+	addTool(s, r, reserveTool())
 	addTool(s, r, useCase("release", "Release your reservations: the patterns given (and any they cover), or all=true. "+
 		"Another droid's only with holder and force=true: it is marked forced, shown in reservations and conflicts, and the holder is told.",
 		app.Release))
@@ -34,22 +34,16 @@ func newServer(r *runner) *mcp.Server {
 		app.Renew))
 	addTool(s, r, useCase("check", "Check paths before editing them: free, or held exclusively by another droid (a conflict error whose result says who holds each path and until when).",
 		app.Check))
-	reservations := useCase("reservations", "List active reservations of every droid, worktree and synced clone: the 50 most recent unless given a limit (more says how many were left out).",
-		app.Reservations)
-	reservations.prepare = func(in *app.ReservationsRequest) { in.Limit = listLimit(in.Limit) }
-	addTool(s, r, reservations)
+	addTool(s, r, limited(useCase("reservations", "List active reservations of every droid, worktree and synced clone: the 50 most recent unless given a limit (more says how many were left out).",
+		app.Reservations), func(in *app.ReservationsRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true.",
 		app.Send))
-	inbox := useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit (more says how many older ones were left out).",
-		app.Inbox)
-	inbox.prepare = func(in *app.InboxRequest) { in.Limit = listLimit(in.Limit) }
-	addTool(s, r, inbox)
+	addTool(s, r, limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit (more says how many older ones were left out).",
+		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("read", "Show a message and mark it read if it was sent to you.", app.Read))
 	addTool(s, r, useCase("reply", "Answer a message, in its thread.", app.Reply))
-	thread := useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit (more says how many older ones were left out).",
-		app.Thread)
-	thread.prepare = func(in *app.ThreadRequest) { in.Limit = listLimit(in.Limit) }
-	addTool(s, r, thread)
+	addTool(s, r, limited(useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit (more says how many older ones were left out).",
+		app.Thread), func(in *app.ThreadRequest) *int { return &in.Limit }))
 	wait := useCase("wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. "+
 		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; "+
 		"while it waits it sends progress notifications when the call asks for them, so a longer timeout suits a client that resets its timeout on progress.",
@@ -62,16 +56,12 @@ func newServer(r *runner) *mcp.Server {
 	addTool(s, r, useCase("claim", "Assign a beads issue to yourself before working on it. An issue has one active assignment across every clone: with a remote configured, the claim is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id): pick another issue, or ask them; force=true takes it over, and they are told.",
 		app.Claim))
 	addTool(s, r, useCase("unassign", "End an assignment: released, or completed with done=true.", app.Unassign))
-	assignments := useCase("assignments", "List active assignments (all=true: ended ones too): the 50 most recent unless given a limit (more says how many were left out).",
-		app.Assignments)
-	assignments.prepare = func(in *app.AssignmentsRequest) { in.Limit = listLimit(in.Limit) }
-	addTool(s, r, assignments)
-	ready := useCase("ready", "List the work ready to take (beads issues and st items that are open, unblocked, unassigned and not reserved by another droid), first first: "+
+	addTool(s, r, limited(useCase("assignments", "List active assignments (all=true: ended ones too): the 50 most recent unless given a limit (more says how many were left out).",
+		app.Assignments), func(in *app.AssignmentsRequest) *int { return &in.Limit }))
+	addTool(s, r, limited(useCase("ready", "List the work ready to take (beads issues and st items that are open, unblocked, unassigned and not reserved by another droid), first first: "+
 		"priority 0 to 4, then oldest; the 50 first unless given a limit. claim=true claims the first, as claim does (published through the remote before it is reported); "+
 		"if another clone took it first the next is tried, and a conflict error (code 5) names the winner when none is left. counts says why open work is left out.",
-		app.Ready)
-	ready.prepare = func(in *app.ReadyRequest) { in.Limit = listLimit(in.Limit) }
-	addTool(s, r, ready)
+		app.Ready), func(in *app.ReadyRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("steal", "Recover paths (patterns) or an issue (claim) from a droid that died holding them: allowed only when the holder has been silent for longer than the team's threshold (see droids), else a conflict error saying when it will be. The holder's reservations are released (marked stolen) or its assignment reassigned, and it gets a message.",
 		app.Steal))
 	addTool(s, r, useCase("droids", "List the droids of this repository: when each first wrote and was last seen, where, and which are silent (silent=true: only those, whose reservations and claims may be stolen).",
@@ -96,6 +86,13 @@ const (
 	defaultListLimit = 50
 	maxListLimit     = 1000
 )
+
+// limited is the listing tool spec with listLimit applied to the limit
+// of each call's request.
+func limited[In, Out any](spec toolSpec[In, Out], limit func(*In) *int) toolSpec[In, Out] {
+	spec.prepare = func(in *In) { *limit(in) = listLimit(*limit(in)) }
+	return spec
+}
 
 // listLimit is the limit a listing tool applies: the one given, within
 // maxListLimit, else defaultListLimit.
@@ -133,3 +130,38 @@ func waitProgress(in app.WaitRequest) progressPlan {
 	}
 	return plan
 }
+
+// reserveTool is reserve, with the queue: wait=true queues for held paths
+// instead of failing, bounded by a timeout (defaultWait unless given), as
+// the wait tool is, so the agent gets the tool's own answer before its
+// client gives up on the call.
+func reserveTool() toolSpec[app.ReserveWaitRequest, *app.ReserveWaitResult] {
+	t := useCase("reserve", "Reserve paths before editing them, so other droids and their commits keep off. Exclusive unless shared=true. "+
+		"A conflict error (code 5) names who holds what and until when. With wait=true, held paths are queued for instead "+
+		"(first come first served across clones; reservations lists who waits) and granted when the holders release or expire; "+
+		"it gives up after 50s by default (wait_timeout), leaving the queue, with a conflict error naming what still stands ahead: call again to queue again. "+
+		"While it waits it sends progress notifications when the call asks for them.",
+		app.ReserveQueued)
+	t.prepare = func(in *app.ReserveWaitRequest) {
+		if in.Wait && in.Timeout == "" {
+			in.Timeout = defaultWait
+		}
+		in.MaxWait = maxReserveWait
+	}
+	t.progress = func(in app.ReserveWaitRequest) progressPlan {
+		if !in.Wait {
+			return progressPlan{what: "reserve is running"}
+		}
+		plan := progressPlan{atStart: true, what: "waiting in the queue for the paths"}
+		if d, err := app.ParseDuration(in.Timeout); err == nil && d > 0 {
+			plan.total = d.Seconds()
+		}
+		return plan
+	}
+	return t
+}
+
+// maxReserveWait is the longest a reserve call may wait in the queue: an
+// agent that needs longer calls again, and a place never outlives the
+// call that holds it by more than the place's lease.
+const maxReserveWait = time.Hour
