@@ -164,16 +164,17 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		q.Lean = false
 	}
 	union := ""
-	var unionStats []*jsonl.FileStat
+	var unionHeld []*jsonl.UnionSource
 	if src.Count() > 1 && q.Name != "" {
 		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
-		if entries, problems, ok := jsonl.ReadUnionCache(union, src.Paths, q.Query, q.Final); ok {
+		if entries, problems, ok := jsonl.ReadUnionCache(union, s.CacheDir(), src.Paths, q.Query, q.Final); ok {
 			return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
 		}
 		// Before the sources are read: a source appended to while it is
-		// read must not be remembered at its new stat with the old answer.
-		if stats, ok := jsonl.UnionStats(src.Paths); ok {
-			unionStats = stats
+		// read must not be remembered as it is now with the old answer.
+		// A source no index vouches for means no union cache.
+		if held, ok := jsonl.UnionHeld(s.CacheDir(), src.Paths); ok {
+			unionHeld = held
 		} else {
 			union = ""
 		}
@@ -215,7 +216,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	}
 	slices.SortFunc(sel.Entries, func(a, b jsonl.Entry) int { return strings.Compare(a.ID, b.ID) })
 	if union != "" {
-		jsonl.SaveUnionCache(union, src.Paths, unionStats, q.Query, sel.Entries, sel.Problems)
+		jsonl.SaveUnionCache(union, src.Paths, unionHeld, q.Query, sel.Entries, sel.Problems)
 	}
 	return sel, nil
 }
