@@ -214,3 +214,28 @@ func rewriteInPlace(t *testing.T, path, old, new string) {
 		t.Fatalf("the rewrite changed more than the bytes: %v", err)
 	}
 }
+
+// A file written once and renamed into place, which no writer indexes,
+// gets the index its writer would keep from IndexWrittenOnce, without
+// the lock; a later change of it leaves that index unmatched, and the
+// next call indexes it again.
+func TestIndexWrittenOnce(t *testing.T) {
+	logs, _, _ := unionLogs(t, "fetched.jsonl")
+	l := logs[0]
+	l.Lock = nil // nobody writes it under a lock
+	l.Versions = testVersions
+	if err := os.WriteFile(l.Path, []byte(versionLine("a", 2, "new")+"\n"+versionLine("a", 1, "stale")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := openIndexNow(t, l); ok {
+		t.Fatal("an index matches a file nobody indexed")
+	}
+	l.IndexWrittenOnce()
+	checkIndex(t, l, "indexed once")
+	appendForeign(t, l.Path)
+	if _, ok := openIndexNow(t, l); ok {
+		t.Fatal("the index matches the file after it changed")
+	}
+	l.IndexWrittenOnce()
+	checkIndex(t, l, "indexed again after a change")
+}

@@ -331,3 +331,56 @@ func setBack(t *testing.T, path string, change func(*os.File) error) {
 		t.Fatalf("the change moved more than the bytes and the ctime: %v", err)
 	}
 }
+
+// A fetched source (a file written once, which no writer indexes) is
+// indexed by the first read that lists it, so that the union over it is
+// cached as over the store's own logs; rewritten in place (its mtime set
+// back), it is read again, not answered from that cache.
+func TestAFetchedSourceIsIndexedForTheUnionCache(t *testing.T) {
+	s := repoStore(t)
+	if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(s.Log(records.MessagesFile), []byte(a1)) }); err != nil {
+		t.Fatal(err)
+	}
+	fetched := filepath.Join(s.CacheDir(), "fetched.jsonl")
+	write(t, fetched, b1)
+	s.Fetched = func(string) ([]string, error) { return []string{fetched}, nil }
+	q := Query{Name: "union-query", Query: jsonl.Query{Fields: []string{"id"}}}
+	read := func() []string {
+		t.Helper()
+		src, err := s.SourcesWithFetched(records.MessagesFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := s.SelectFrom(src, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range sel.Entries {
+			out = append(out, string(e.Raw))
+		}
+		return out
+	}
+	unionHolds := func() bool {
+		paths := []string{s.Log(records.MessagesFile).Path, fetched}
+		union := filepath.Join(s.CacheDir(), queryHash(strings.Join(paths, "\x00"), q.Name)+".union")
+		_, _, ok := jsonl.ReadUnionCache(union, s.CacheDir(), paths, q.withVersions().Query, nil)
+		return ok
+	}
+	if got := read(); !slices.Equal(got, []string{a1, b1}) {
+		t.Fatalf("selected %q", got)
+	}
+	if !unionHolds() {
+		t.Fatal("the union over a fetched source is not cached")
+	}
+	setBack(t, fetched, func(f *os.File) error {
+		_, err := f.WriteAt([]byte("7"), int64(len(b1)-2)) // "v":1 -> "v":7, same size
+		return err
+	})
+	if unionHolds() {
+		t.Fatal("the union cache holds after the fetched source was rewritten")
+	}
+	if got, want := read(), []string{a1, strings.Replace(b1, `"v":1`, `"v":7`, 1)}; !slices.Equal(got, want) {
+		t.Fatalf("after the rewrite: selected %q, want %q", got, want)
+	}
+}

@@ -40,7 +40,8 @@ type Store struct {
 	OnRepair func(jsonl.Repair)
 	// Fetched, when set, lists extra sources of a log that are not part of
 	// the store itself (the remote-tracking ledger's records since the last
-	// sync). Reads of reservations use it; nil means none.
+	// sync). Reads of reservations use it; nil means none. Its files are
+	// written once and never appended to: a read indexes each once.
 	Fetched func(name string) ([]string, error)
 }
 
@@ -117,6 +118,11 @@ func (s *Store) SourcesWithFetched(name string) (*Sources, error) {
 	extra, err := s.Fetched(name)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range extra {
+		// Written once, never appended to: indexed once, for the union
+		// cache (see jsonl.ReadUnionCache).
+		s.logAt(p).IndexWrittenOnce()
 	}
 	src.Paths = append(src.Paths, extra...)
 	return src, nil
