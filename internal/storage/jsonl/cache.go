@@ -114,17 +114,29 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		// Nothing new: the cached selection is the answer, in line order.
 		return cached, hdrProblems(hdr, file)
 	}
-	byID := make(map[string]Entry, len(cached))
-	for _, e := range cached {
-		byID[e.ID] = e
-	}
+	// Only the cached entries of the ids the new lines name can change:
+	// the others stay as they are, in line order, with no map of them all
+	// (a cache a few appends behind, which the log's index vouches for and
+	// is not saved again until they add up, costs what was appended).
+	appended := appendedIDs(data, hdr, q)
+	byID := make(map[string]Entry, len(appended))
+	entries := slices.DeleteFunc(cached, func(e Entry) bool {
+		if appended[e.ID] {
+			byID[e.ID] = e
+			return true
+		}
+		return false
+	})
 	added, newest, ok := applyAppended(data, file, q, hdr, byID)
 	if !ok {
 		return full()
 	}
 	problems := append(hdrProblems(hdr, file), added...)
-	entries := slices.AppendSeq(make([]Entry, 0, len(byID)), maps.Values(byID))
-	slices.SortFunc(entries, func(a, b Entry) int { return a.Line - b.Line })
+	byLine := func(a, b Entry) int { return a.Line - b.Line }
+	entries = append(entries, slices.SortedFunc(maps.Values(byID), byLine)...)
+	if !slices.IsSortedFunc(entries, byLine) {
+		slices.SortFunc(entries, byLine) // an id whose appended version is older kept its line
+	}
 	if resaves(hdr, prefix, indexed) {
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.

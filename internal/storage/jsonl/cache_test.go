@@ -3,6 +3,7 @@ package jsonl
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -163,4 +164,72 @@ func TestSelectionCacheIsNotBelievedAfterARewriteInPlace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Appends of every kind (newer and older versions of cached and uncached
+// ids, versions the query no longer keeps, lines that are not records)
+// read through a cache a few appends behind the log give what a full
+// scan gives, whether the log's index or the prefix's checksum proves the
+// cached prefix.
+func TestSelectFileCachedAfterRandomAppendsMatchesAFullScan(t *testing.T) {
+	q := Query{Fields: []string{"state", "to"}, Versions: testVersions,
+		Static: func(f [][]byte) bool { return !jsonline.StringEquals(f[1], "bob") },
+		Keep:   func(f [][]byte) bool { return !jsonline.StringEquals(f[0], "gone") }}
+	for seed := range 12 {
+		for _, indexed := range []bool{true, false} {
+			rng := rand.New(rand.NewPCG(uint64(seed), 7))
+			l, cache := chainLog(t)
+			l.Versions = testVersions
+			seq := 0
+			for step := range 40 {
+				var lines []any
+				for range 1 + rng.IntN(4) {
+					id := fmt.Sprint("id", rng.IntN(12))
+					to := []string{"ann", "ann", "bob"}[rng.IntN(3)]
+					state := []string{"new", "read", "gone"}[rng.IntN(3)]
+					// n keeps two lines apart: of two identical versions,
+					// either line is the current one.
+					line := fmt.Sprintf(`{"id":%q,"at":"2026-01-01T10:%02d:00Z","state":%q,"to":%q,"n":%d}`, id, rng.IntN(60), state, to, seq)
+					seq++
+					if rng.IntN(15) == 0 {
+						line = `not a record`
+					}
+					lines = append(lines, json.RawMessage(line))
+				}
+				records := !slices.ContainsFunc(lines, func(l any) bool { return l.(json.RawMessage)[0] != '{' })
+				if indexed && records {
+					appendRecords(t, l, lines...)
+				} else {
+					f, err := os.OpenFile(l.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, line := range lines {
+						fmt.Fprintf(f, "%s\n", line)
+					}
+					f.Close()
+				}
+				got, gotProblems, err := SelectFileCached(l.Path, q, cache)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, wantProblems, _ := SelectFile(l.Path, q)
+				if !entriesEqual(got, want) || !slices.Equal(gotProblems, wantProblems) {
+					t.Fatalf("seed %d indexed %v step %d: cached answer differs from a full scan:\n%s\nwant\n%s",
+						seed, indexed, step, describeAnswer(got, gotProblems), describeAnswer(want, wantProblems))
+				}
+			}
+		}
+	}
+}
+
+func describeAnswer(entries []Entry, problems []Problem) string {
+	var sb strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&sb, "  line %d at %d: %s\n", e.Line, e.Offset, e.Raw)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(&sb, "  problem line %d: %s\n", p.Line, p.Msg)
+	}
+	return sb.String()
 }
