@@ -22,9 +22,10 @@ import (
 // proves the prefix unchanged, so any rewrite (a compaction, a checkout, an
 // edit) falls back to a full scan. The checksum is skipped while the log's
 // index (see OpenIndex) matches the log and vouches for the prefix's size
-// and checksum, or while the log's stat is one remembered once it was
-// quiet (see FileStat). The cache is an optimisation only; a missing,
-// stale or damaged one is rebuilt.
+// and checksum: the index is the one thing that says a log did not
+// change. A log with no index of ours (a file another tool writes) costs
+// the checksum on every read. The cache is an optimisation only; a
+// missing, stale or damaged one is rebuilt.
 //
 // Keep must be monotone in time (a line it rejects now it rejects at any
 // later time) and Static must be static, because cached answers are
@@ -44,9 +45,6 @@ type cacheHeader struct {
 	CRC      uint32         `json:"crc32c"`
 	Lines    int            `json:"lines"`
 	Problems []cacheProblem `json:"problems,omitempty"`
-	// Stat, when set, is the log's stat when it was Size bytes long and
-	// quiet: while it still is, the checksum need not be recomputed.
-	Stat *FileStat `json:"stat,omitempty"`
 	// Keys are the query's key and fields, whose spans the lines give.
 	Keys []string `json:"keys"`
 	// Body is the CRC-32C of the lines after the header, so that a
@@ -67,25 +65,29 @@ type cacheProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const cacheVersion = 7
+const cacheVersion = 8
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
 	return selectMapped(path, q, false, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
-		// The checksum of a longer prefix continues from a shorter one's:
-		// a cache that fails its proof and the full scan after it read
-		// the prefix once.
-		var summed int64
-		var crc uint32
-		checksum := func(n int64) uint32 {
-			if n < summed {
-				summed, crc = 0, 0
-			}
-			crc, summed = ChecksumUpdate(crc, data[summed:n]), n
-			return crc
-		}
-		return selectIncremental(data, path, q, cachePath, checksum, info)
+		return selectIncremental(data, path, q, cachePath, prefixChecksum(data), info)
 	})
+}
+
+// prefixChecksum returns the Checksum of a prefix of data, as long as
+// asked. The checksum of a longer prefix continues from a shorter one's:
+// a cache that fails its proof and the full scan after it read the
+// prefix once.
+func prefixChecksum(data []byte) func(n int64) uint32 {
+	var summed int64
+	var crc uint32
+	return func(n int64) uint32 {
+		if n < summed {
+			summed, crc = 0, 0
+		}
+		crc, summed = ChecksumUpdate(crc, data[summed:n]), n
+		return crc
+	}
 }
 
 // selectIncremental answers q over data from the cache plus the lines
@@ -95,17 +97,12 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	// Only whole lines are cached: an unterminated last line may still be
 	// being written.
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
-	// The stat to remember: only of a whole, quiet file.
-	var stat *FileStat
-	if info != nil && prefix == int64(len(data)) {
-		stat = quietStat(info, time.Now())
-	}
 	full := func() ([]Entry, []Problem) {
 		mapfile.Populate(data) // a scan of every line
 		entries, problems, newest := selectVersions(data, file, q)
 		if prefix > 0 {
 			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, stat, newest)
+			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, newest)
 		}
 		return entries, problems
 	}
@@ -113,42 +110,41 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 	if !ok {
 		return full()
 	}
-	var newest time.Time
-	if hdr.Newest != nil {
-		newest = *hdr.Newest
-	}
-	if hdr.Size == prefix && hdr.Stat == nil && stat != nil {
-		// Verified by checksum, and now quiet: remember the stat so that
-		// the next read need not checksum.
-		saveCache(cachePath, q, prefix, hdr.Lines, hdr.CRC, cached, hdrProblems(hdr, file), stat, newest)
-	}
 	if hdr.Size == int64(len(data)) {
 		// Nothing new: the cached selection is the answer, in line order.
 		return cached, hdrProblems(hdr, file)
 	}
-	byID := make(map[string]Entry, len(cached))
-	for _, e := range cached {
-		byID[e.ID] = e
-	}
+	// Only the cached entries of the ids the new lines name can change:
+	// the others stay as they are, in line order, with no map of them all
+	// (a cache a few appends behind, which the log's index vouches for and
+	// is not saved again until they add up, costs what was appended).
+	appended := appendedIDs(data, hdr, q)
+	byID := make(map[string]Entry, len(appended))
+	entries := slices.DeleteFunc(cached, func(e Entry) bool {
+		if appended[e.ID] {
+			byID[e.ID] = e
+			return true
+		}
+		return false
+	})
 	added, newest, ok := applyAppended(data, file, q, hdr, byID)
 	if !ok {
 		return full()
 	}
 	problems := append(hdrProblems(hdr, file), added...)
-	entries := slices.AppendSeq(make([]Entry, 0, len(byID)), maps.Values(byID))
-	slices.SortFunc(entries, func(a, b Entry) int { return a.Line - b.Line })
-	// Rewriting the cache after every append costs more than reading a
-	// few new lines again, so it waits until they add up (or the file is
-	// quiet, when remembering its stat saves the checksum, or the log's
-	// index no longer vouches for the cached prefix).
-	if resaves(hdr, prefix, stat, indexed) {
+	byLine := func(a, b Entry) int { return a.Line - b.Line }
+	entries = append(entries, slices.SortedFunc(maps.Values(byID), byLine)...)
+	if !slices.IsSortedFunc(entries, byLine) {
+		slices.SortFunc(entries, byLine) // an id whose appended version is older kept its line
+	}
+	if resaves(hdr, prefix, indexed) {
 		// Count only the new lines: counting the whole prefix again would
 		// cost as much as the checksum.
 		// The checksum continues from the cached prefix's: the prefix was
 		// proved unchanged, by its checksum or the log's index.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
 		crc := crc32.Update(hdr.CRC, castagnoli(), data[hdr.Size:prefix])
-		saveCache(cachePath, q, prefix, lines, crc, entries, problems, stat, newest)
+		saveCache(cachePath, q, prefix, lines, crc, entries, problems, newest)
 	}
 	return entries, problems
 }
@@ -157,12 +153,14 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 const resaveAfter = 64 << 10
 
 // resaves reports whether a read that finds whole lines up to prefix after
-// a cache of hdr saves a newer cache: once the new lines add up, once the
-// log is quiet (stat is its quiet stat, else nil), or once the log's index
-// no longer vouches for the cached prefix (indexed is false: the cache is
-// older than the index's last appends, and was proved by its checksum).
-func resaves(hdr cacheHeader, prefix int64, stat *FileStat, indexed bool) bool {
-	return prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && (stat != nil || !indexed))
+// a cache of hdr saves a newer cache: once the new lines add up (rewriting
+// the cache after every append costs more than reading a few new lines
+// again, and the log's index proves the cached prefix by the bytes after
+// it), or at once when the index does not vouch for the cached prefix
+// (indexed is false: another program wrote the log, whose every read is
+// then proved by the checksum, and is left with no lines to apply).
+func resaves(hdr cacheHeader, prefix int64, indexed bool) bool {
+	return prefix-hdr.Size >= resaveAfter || (prefix > hdr.Size && !indexed)
 }
 
 func hdrProblems(hdr cacheHeader, file string) []Problem {
@@ -175,10 +173,9 @@ func hdrProblems(hdr cacheHeader, file string) []Problem {
 
 // readCache loads a cache whose prefix data still starts with, and filters
 // its entries again with q (time has passed since it was written). The
-// prefix is proved unchanged by its checksum, or by the file's stat when
-// the cache remembered one and it still holds. The lines come from the
-// cache; a damaged cache can make a query slow, never wrong. indexed says
-// the log's index vouched for the prefix.
+// prefix is proved unchanged by the log's index, else by its checksum.
+// The lines come from the cache; a damaged cache can make a query slow,
+// never wrong. indexed says the log's index vouched for the prefix.
 func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo) (hdr cacheHeader, entries []Entry, indexed, ok bool) {
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
@@ -204,9 +201,9 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 
 // checkCache parses a cache file's header and returns its body, if the
 // cache answers q for a prefix of data (the log file, whose index is in
-// indexDir) that is proved unchanged and its body is undamaged. A nil
-// checksum accepts only a prefix proved by the index or the quiet stat;
-// indexed says the index proved it.
+// indexDir) that is proved unchanged, by the log's index or else by the
+// prefix's checksum, and its body is undamaged. indexed says the index
+// proved it.
 func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, indexDir string) (hdr cacheHeader, body []byte, indexed, ok bool) {
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean ||
@@ -214,8 +211,7 @@ func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uin
 		return hdr, nil, false, false
 	}
 	indexed = provedByIndex(hdr, data[hdr.Size:], indexDir, file, info)
-	if !indexed && !(hdr.Size == int64(len(data)) && info != nil && unchanged(hdr.Stat, info)) &&
-		(checksum == nil || checksum(hdr.Size) != hdr.CRC) {
+	if !indexed && checksum(hdr.Size) != hdr.CRC {
 		return hdr, nil, false, false
 	}
 	return hdr, body, indexed, true
@@ -313,10 +309,9 @@ func provedByIndex(hdr cacheHeader, tail []byte, indexDir, file string, info os.
 }
 
 // saveCache writes the selection of a prefix. It is best effort.
-// The prefix is size bytes long and holds lines lines; stat is the log's
-// quiet stat (nil when it is not quiet).
-func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, stat *FileStat, newest time.Time) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Stat: stat, Keys: q.keys(), Lean: q.Lean}
+// The prefix is size bytes long and holds lines lines.
+func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, newest time.Time) {
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Keys: q.keys(), Lean: q.Lean}
 	if q.Versions != nil {
 		hdr.Newest = &newest
 	}

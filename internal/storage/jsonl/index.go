@@ -148,7 +148,24 @@ func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
 // index of a log another program wrote to, as l's next append would. It
 // is best effort, like the index an append keeps.
 func (tx *Tx) Reindex(l *Log) {
-	if tx.done || l.CacheDir == "" {
+	if !tx.done {
+		l.reindex()
+	}
+}
+
+// IndexWrittenOnce gives the file l names, which is written once and
+// renamed into place, never appended to (the reservations a fetch
+// brought), the index a writer keeps, unless one matches it: then what
+// it holds is vouched for, and a union over it can be cached. It takes
+// no lock, as nobody writes the file under one: the index is replaced by
+// a rename, and one built while the file changed does not match it. It
+// is best effort.
+func (l *Log) IndexWrittenOnce() { l.reindex() }
+
+// reindex rebuilds the index of the log from its bytes unless its index
+// matches it.
+func (l *Log) reindex() {
+	if l.CacheDir == "" {
 		return
 	}
 	f, err := os.Open(l.Path)

@@ -14,31 +14,36 @@ import (
 // A union cache remembers the answer of a query over several files (the
 // live store's own log and the ones sync received): the entries that won
 // the union and passed the caller's final filter, valid while every file
-// has the stat it had when the answer was saved. Each file keeps a
+// holds the bytes it held when the answer was saved. Each file keeps a
 // selection cache of its own, so recomputing the union after a change
 // costs what those caches cost; the union cache spares the merge of their
 // answers, which, when many versions are recent, was most of the
 // pre-commit hook's time. The filters must be monotone in time, as for a
 // selection cache: the answer is filtered again when it is read.
 //
-// Unlike a selection cache, it does not wait for its files to be quiet
-// (a selection cache proves a prefix by checksum when they are not): the
-// files of a union only change by growing (an append moves the size), by
-// being replaced (a rewrite renames a new file into place: a new inode),
-// or not at all (a fetched ledger's extract), so the stat alone tells.
-// What it would miss is a rewrite in place to the same size within one
-// timestamp tick, which only a hand edit could make.
+// What a file holds is what its index vouches for (see OpenIndex): the
+// size and CRC-32C the index covers, while the index matches the file. A
+// file without one (another program wrote it since git-queen did, or
+// nothing of git-queen's keeps one) means no union cache: the union is
+// read through the selection caches.
 
 type unionHeader struct {
 	V    int      `json:"v"`
 	Keys []string `json:"keys"`
-	// Files and Stats are the sources, in order; a missing source has a
-	// nil stat (it must still be missing).
+	// Files and Held are the sources, in order; a missing source holds
+	// nil (it must still be missing).
 	Files    []string       `json:"files"`
-	Stats    []*FileStat    `json:"stats"`
+	Held     []*UnionSource `json:"held"`
 	Problems []unionProblem `json:"problems,omitempty"`
 	// Body is the CRC-32C of the lines after the header.
 	Body uint32 `json:"body_crc32c"`
+}
+
+// UnionSource is what a source of a union held when its answer was read:
+// the size and CRC-32C of its bytes, as its index vouches for them.
+type UnionSource struct {
+	Size int64  `json:"size"`
+	CRC  uint32 `json:"crc32c"`
 }
 
 type unionProblem struct {
@@ -47,12 +52,13 @@ type unionProblem struct {
 	Msg  string `json:"msg"`
 }
 
-const unionVersion = 1
+const unionVersion = 2
 
 // ReadUnionCache returns the cached answer of q over files, filtered
-// again with q and final, if every file is as it was when the cache was
-// saved. ok is false when there is no usable cache.
-func ReadUnionCache(cachePath string, files []string, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
+// again with q and final, if every file holds what it held when the cache
+// was saved, as the files' indexes in cacheDir vouch. ok is false when
+// there is no usable cache.
+func ReadUnionCache(cachePath, cacheDir string, files []string, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
 		return nil, nil, false
@@ -61,13 +67,12 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 	keys := q.keys()
 	first, rest, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != unionVersion || !slices.Equal(hdr.Keys, keys) ||
-		!slices.Equal(hdr.Files, files) || len(hdr.Stats) != len(files) || Checksum(rest) != hdr.Body {
+		!slices.Equal(hdr.Files, files) || len(hdr.Held) != len(files) || Checksum(rest) != hdr.Body {
 		return nil, nil, false
 	}
-	for i, f := range files {
-		if !sameStat(f, hdr.Stats[i]) {
-			return nil, nil, false
-		}
+	held, ok := UnionHeld(cacheDir, files)
+	if !ok || !slices.EqualFunc(held, hdr.Held, func(a, b *UnionSource) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }) {
+		return nil, nil, false
 	}
 	for _, p := range hdr.Problems {
 		if p.File < 0 || p.File >= len(files) {
@@ -100,13 +105,14 @@ func ReadUnionCache(cachePath string, files []string, q Query, final func([][]by
 	return entries, problems, true
 }
 
-// UnionStats is the stat of each of files, nil for one that is missing,
-// to be taken before the files are read for the answer SaveUnionCache
-// saves: a file that grows while it is read then no longer has the stat
-// saved with the answer, and the answer is not used. ok is false when a
-// stat fails or the platform gives files no identity.
-func UnionStats(files []string) (stats []*FileStat, ok bool) {
-	stats = make([]*FileStat, len(files))
+// UnionHeld is what each of files holds, as its index in cacheDir
+// vouches, nil for one that is missing, to be taken before the files are
+// read for the answer SaveUnionCache saves: a file that grows while it is
+// read then no longer holds what was saved with the answer, and the
+// answer is not used. ok is false when a file has no index that matches
+// it, or cannot be read.
+func UnionHeld(cacheDir string, files []string) (held []*UnionSource, ok bool) {
+	held = make([]*UnionSource, len(files))
 	for i, f := range files {
 		info, err := os.Stat(f)
 		switch {
@@ -115,23 +121,25 @@ func UnionStats(files []string) (stats []*FileStat, ok bool) {
 		case err != nil:
 			return nil, false
 		}
-		st, ok := statOf(info)
+		ix, ok := OpenIndex(cacheDir, f, info)
 		if !ok {
-			return nil, false // no identity to trust on this platform
+			return nil, false
 		}
-		stats[i] = &st
+		size, _, crc := ix.Covered()
+		ix.Close()
+		held[i] = &UnionSource{Size: size, CRC: crc}
 	}
-	return stats, true
+	return held, true
 }
 
 // SaveUnionCache saves the answer of q over files (entries from those
-// files, in the order to return them), read after UnionStats gave stats.
+// files, in the order to return them), read after UnionHeld gave held.
 // It is best effort.
-func SaveUnionCache(cachePath string, files []string, stats []*FileStat, q Query, entries []Entry, problems []Problem) {
-	if len(stats) != len(files) {
+func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Query, entries []Entry, problems []Problem) {
+	if len(held) != len(files) {
 		return
 	}
-	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Stats: stats}
+	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Held: held}
 	index := map[string]int{}
 	for i, f := range files {
 		index[f] = i
@@ -158,14 +166,4 @@ func SaveUnionCache(cachePath string, files []string, stats []*FileStat, q Query
 	}
 	hdr.Body = Checksum(body)
 	writeCacheHeaded(cachePath, hdr, body)
-}
-
-// sameStat reports whether the file at path has the stat remembered (nil:
-// it must not exist).
-func sameStat(path string, remembered *FileStat) bool {
-	info, err := os.Stat(path)
-	if remembered == nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	return err == nil && unchanged(remembered, info)
 }

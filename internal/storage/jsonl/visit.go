@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
@@ -42,10 +41,10 @@ func VisitFileCached(path string, q Query, cachePath string, visit func(*Entry) 
 }
 
 // visitCache visits the cached selection, brought up to date with the
-// lines appended since, when the cached prefix is proved by stat (the log
-// is the quiet file the cache remembered, or grew only by git-queen's
-// appends) and the usual selection would not save a newer cache. done is
-// false when the caller must select the usual way, before any visit.
+// lines appended since, when the cached prefix is proved (by the log's
+// index, else by its checksum) and the usual selection would not save a
+// newer cache. done is false when the caller must select the usual way,
+// before any visit.
 func visitCache(path string, q Query, cachePath string, visit func(*Entry) error) (problems []Problem, done bool, err error) {
 	data, info, releaseLog, err := mapfile.OpenInfo(path, false)
 	if err != nil || info == nil {
@@ -70,26 +69,18 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	// A nil checksum: a prefix not proved by the log's index or its quiet
-	// stat is left to the usual selection, which checksums it and saves
-	// what it learns.
-	hdr, body, indexed, ok := checkCache(raw, data, path, q, nil, info, filepath.Dir(cachePath))
+	hdr, body, indexed, ok := checkCache(raw, data, path, q, prefixChecksum(data), info, filepath.Dir(cachePath))
 	if !ok {
 		return nil, false, nil
 	}
-	// Lines appended since the cache was saved (by git-queen: its index
-	// proved the prefix) change the entries of their ids only; the usual
-	// selection takes over when it would save a newer cache.
+	// Lines appended since the cache was saved change the entries of
+	// their ids only; the usual selection takes over when it would save a
+	// newer cache.
 	var appended map[string]bool
 	var current map[string]Entry
 	var added []Problem
 	if grown := int64(len(data)) - hdr.Size; grown > 0 {
-		prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
-		var stat *FileStat
-		if prefix == int64(len(data)) {
-			stat = quietStat(info, time.Now())
-		}
-		if resaves(hdr, prefix, stat, indexed) {
+		if resaves(hdr, int64(bytes.LastIndexByte(data, '\n')+1), indexed) {
 			return nil, false, nil
 		}
 		appended = appendedIDs(data, hdr, q)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
@@ -31,8 +30,6 @@ func visitAll(t *testing.T, path string, q Query, cache string) ([]Entry, []Prob
 }
 
 func TestVisitFileCachedVisitsWhatSelectReturns(t *testing.T) {
-	defer func(w time.Duration) { racyWindow = w }(racyWindow)
-	racyWindow = 0 // every file counts as quiet
 	dir := t.TempDir()
 	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "cache", "q")
 	q := Query{Fields: []string{"to", "state"}, Versions: testVersions, Lean: true,
@@ -86,8 +83,6 @@ func TestVisitFileCachedVisitsWhatSelectReturns(t *testing.T) {
 }
 
 func TestVisitFileCachedStopsAtTheFirstError(t *testing.T) {
-	defer func(w time.Duration) { racyWindow = w }(racyWindow)
-	racyWindow = 0
 	dir := t.TempDir()
 	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "q")
 	os.WriteFile(path, []byte(`{"id":"a"}`+"\n"+`{"id":"b"}`+"\n"+`{"id":"c"}`+"\n"), 0o644)

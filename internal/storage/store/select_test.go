@@ -230,3 +230,157 @@ func TestUnionSeesEveryChangeOfEverySource(t *testing.T) {
 		}
 	}
 }
+
+// The union cache of a named query is believed only while every source
+// holds what its index vouched for: after each change below, the cache
+// saved before it no longer holds, and the next two reads answer from the
+// sources as they are. A source rewritten in place at the same size with
+// its mtime set back is caught by its index, which no longer matches.
+func TestUnionCacheIsNotBelievedAfterASourceChanged(t *testing.T) {
+	s := repoStore(t)
+	own, received := s.Log(records.MessagesFile), s.ReceivedLog(records.MessagesFile)
+	appendLines := func(l *jsonl.Log, lines ...string) {
+		t.Helper()
+		for _, line := range lines {
+			if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(l, []byte(line)) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	appendLines(own, a1, b1)
+	q := Query{Name: "union-query", Query: jsonl.Query{Fields: []string{"id"}}}.withVersions()
+	unionHolds := func() bool {
+		src, err := s.Sources(records.MessagesFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		union := filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
+		_, _, ok := jsonl.ReadUnionCache(union, s.CacheDir(), src.Paths, q.Query, nil)
+		return ok
+	}
+	for _, step := range []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"the received log appears", func() { appendLines(received, a2) }, []string{a2, b1}},
+		{"an append to the received log", func() { appendLines(received, c1) }, []string{a2, b1, c1}},
+		{"the received log rewritten in place, its mtime set back", func() {
+			setBack(t, received.Path, func(f *os.File) error {
+				_, err := f.WriteAt([]byte("3"), int64(len(a2)-2)) // "v":2 -> "v":3, same size
+				return err
+			})
+		}, []string{strings.Replace(a2, `"v":2`, `"v":3`, 1), b1, c1}},
+		{"this clone's log replaced by a rename, the same size", func() {
+			next := own.Path + ".next"
+			write(t, next, a1, strings.Replace(b1, `"v":1`, `"v":7`, 1))
+			if err := os.Rename(next, own.Path); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{strings.Replace(a2, `"v":2`, `"v":3`, 1), strings.Replace(b1, `"v":1`, `"v":7`, 1), c1}},
+	} {
+		if step.name != "the received log appears" {
+			// Each source has an index (kept by git-queen's appends, or
+			// rebuilt after a change of another program's, as the next
+			// append would): the answer before the change was cached.
+			if err := s.Update(func(tx *jsonl.Tx) error { tx.Reindex(own); tx.Reindex(received); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			selectAll(t, s, "union-query")
+			if !unionHolds() {
+				t.Fatalf("before %s: no union cache holds", step.name)
+			}
+		}
+		step.change()
+		if unionHolds() {
+			t.Fatalf("%s: the union cache saved before still holds", step.name)
+		}
+		for range 2 {
+			if got := selectAll(t, s, "union-query"); !slices.Equal(got, step.want) {
+				t.Fatalf("%s: selected\n%s\nwant\n%s", step.name, strings.Join(got, "\n"), strings.Join(step.want, "\n"))
+			}
+		}
+	}
+}
+
+// setBack changes the file at path in place with change, then sets its
+// times back to what they were: size, inode and mtime as before, only the
+// ctime moved. It waits out a timestamp tick first (a write in the tick of
+// git-queen's last one is the blind spot of any stat).
+func setBack(t *testing.T, path string, change func(*os.File) error) {
+	t.Helper()
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := change(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(path); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("the change moved more than the bytes and the ctime: %v", err)
+	}
+}
+
+// A fetched source (a file written once, which no writer indexes) is
+// indexed by the first read that lists it, so that the union over it is
+// cached as over the store's own logs; rewritten in place (its mtime set
+// back), it is read again, not answered from that cache.
+func TestAFetchedSourceIsIndexedForTheUnionCache(t *testing.T) {
+	s := repoStore(t)
+	if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(s.Log(records.MessagesFile), []byte(a1)) }); err != nil {
+		t.Fatal(err)
+	}
+	fetched := filepath.Join(s.CacheDir(), "fetched.jsonl")
+	write(t, fetched, b1)
+	s.Fetched = func(string) ([]string, error) { return []string{fetched}, nil }
+	q := Query{Name: "union-query", Query: jsonl.Query{Fields: []string{"id"}}}
+	read := func() []string {
+		t.Helper()
+		src, err := s.SourcesWithFetched(records.MessagesFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := s.SelectFrom(src, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range sel.Entries {
+			out = append(out, string(e.Raw))
+		}
+		return out
+	}
+	unionHolds := func() bool {
+		paths := []string{s.Log(records.MessagesFile).Path, fetched}
+		union := filepath.Join(s.CacheDir(), queryHash(strings.Join(paths, "\x00"), q.Name)+".union")
+		_, _, ok := jsonl.ReadUnionCache(union, s.CacheDir(), paths, q.withVersions().Query, nil)
+		return ok
+	}
+	if got := read(); !slices.Equal(got, []string{a1, b1}) {
+		t.Fatalf("selected %q", got)
+	}
+	if !unionHolds() {
+		t.Fatal("the union over a fetched source is not cached")
+	}
+	setBack(t, fetched, func(f *os.File) error {
+		_, err := f.WriteAt([]byte("7"), int64(len(b1)-2)) // "v":1 -> "v":7, same size
+		return err
+	})
+	if unionHolds() {
+		t.Fatal("the union cache holds after the fetched source was rewritten")
+	}
+	if got, want := read(), []string{a1, strings.Replace(b1, `"v":1`, `"v":7`, 1)}; !slices.Equal(got, want) {
+		t.Fatalf("after the rewrite: selected %q, want %q", got, want)
+	}
+}

@@ -40,7 +40,8 @@ type Store struct {
 	OnRepair func(jsonl.Repair)
 	// Fetched, when set, lists extra sources of a log that are not part of
 	// the store itself (the remote-tracking ledger's records since the last
-	// sync). Reads of reservations use it; nil means none.
+	// sync). Reads of reservations use it; nil means none. Its files are
+	// written once and never appended to: a read indexes each once.
 	Fetched func(name string) ([]string, error)
 }
 
@@ -118,6 +119,11 @@ func (s *Store) SourcesWithFetched(name string) (*Sources, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range extra {
+		// Written once, never appended to: indexed once, for the union
+		// cache (see jsonl.ReadUnionCache).
+		s.logAt(p).IndexWrittenOnce()
+	}
 	src.Paths = append(src.Paths, extra...)
 	return src, nil
 }
@@ -164,16 +170,17 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		q.Lean = false
 	}
 	union := ""
-	var unionStats []*jsonl.FileStat
+	var unionHeld []*jsonl.UnionSource
 	if src.Count() > 1 && q.Name != "" {
 		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
-		if entries, problems, ok := jsonl.ReadUnionCache(union, src.Paths, q.Query, q.Final); ok {
+		if entries, problems, ok := jsonl.ReadUnionCache(union, s.CacheDir(), src.Paths, q.Query, q.Final); ok {
 			return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
 		}
 		// Before the sources are read: a source appended to while it is
-		// read must not be remembered at its new stat with the old answer.
-		if stats, ok := jsonl.UnionStats(src.Paths); ok {
-			unionStats = stats
+		// read must not be remembered as it is now with the old answer.
+		// A source no index vouches for means no union cache.
+		if held, ok := jsonl.UnionHeld(s.CacheDir(), src.Paths); ok {
+			unionHeld = held
 		} else {
 			union = ""
 		}
@@ -215,7 +222,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	}
 	slices.SortFunc(sel.Entries, func(a, b jsonl.Entry) int { return strings.Compare(a.ID, b.ID) })
 	if union != "" {
-		jsonl.SaveUnionCache(union, src.Paths, unionStats, q.Query, sel.Entries, sel.Problems)
+		jsonl.SaveUnionCache(union, src.Paths, unionHeld, q.Query, sel.Entries, sel.Problems)
 	}
 	return sel, nil
 }
