@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -202,3 +203,9 @@ func (k *knownVersions) closeAll(logs []*knownLog) {
 	}
 }
 
+// removeOldVersionIndex removes the index of versions that sync kept in
+// dir/index before it asked the logs' indexes (4,096 files, none read
+// now).
+func removeOldVersionIndex(dir string) {
+	_ = os.RemoveAll(filepath.Join(dir, "index"))
+}

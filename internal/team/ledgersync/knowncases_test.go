@@ -1,0 +1,127 @@
+package ledgersync
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// What the random histories taught, case by case: each says what a sync
+// applies of a version older than one the clone holds, wherever it holds
+// it.
+func TestAnOlderVersionIsAppliedOnlyWhereNoLogHoldsANewer(t *testing.T) {
+	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name string
+		// before runs on the receiving clone b after it received "new"
+		// (written at base+2s), before "old" (base+1s) arrives.
+		before func(t *testing.T, b *clone)
+		// applied says whether "old" is appended to b's received log.
+		applied bool
+	}{
+		{"the received log holds the newer", func(*testing.T, *clone) {}, false},
+		{"the received log's index is deleted", func(t *testing.T, b *clone) {
+			l := b.s.ReceivedLog(records.MessagesFile)
+			if err := os.Remove(jsonl.IndexPath(l.CacheDir, l.Path)); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"another program appended to the received log", func(t *testing.T, b *clone) {
+			f, err := os.OpenFile(b.s.ReceivedLog(records.MessagesFile).Path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("\n")
+			f.Close()
+		}, false},
+		{"the received log was compacted", func(t *testing.T, b *clone) {
+			if _, err := b.sy.Rewrite(func(tx *jsonl.Tx, log *jsonl.Log, marks []int64) (jsonl.RewriteStats, []int64, error) {
+				return tx.Compact(log, marks)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		// Archive moves every version of the record out of received/:
+		// the archive's own index knows the newer one.
+		{"the record was archived", func(t *testing.T, b *clone) {
+			if _, err := b.sy.Rewrite(archiveBefore(base.Add(time.Hour))); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"the record was archived, and the archive's index deleted", func(t *testing.T, b *clone) {
+			if _, err := b.sy.Rewrite(archiveBefore(base.Add(time.Hour))); err != nil {
+				t.Fatal(err)
+			}
+			a := archiveOf(b.s.ReceivedLog(records.MessagesFile))
+			if err := os.Remove(jsonl.IndexPath(a.CacheDir, a.Path)); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		// The one place the version index knew more: the ledger holds
+		// the newer version, no log does. The version index refused
+		// "old", and received/ held no version of the record at all;
+		// now "old" is applied, and readers see the newest version this
+		// clone still has.
+		{"the received log was deleted", func(t *testing.T, b *clone) {
+			if err := os.Remove(b.s.ReceivedLog(records.MessagesFile).Path); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRemote(t)
+			c := &clock{base.Add(time.Hour)}
+			a, b := newClone(t, r, c), newClone(t, r, c)
+			id := ids.NewMessage()
+			a.write(t, records.MessagesFile, messageAt(id, base.Add(2*time.Second), "new"))
+			a.sync(t)
+			b.sync(t)
+			if got := b.receivedSubjects(t, id); len(got) != 1 || got[0] != "new" {
+				t.Fatalf("b received %v, want [new]", got)
+			}
+			tc.before(t, b)
+			a.write(t, records.MessagesFile, messageAt(id, base.Add(time.Second), "old"))
+			a.sync(t)
+			b.sync(t)
+			got := b.receivedSubjects(t, id)
+			applied := len(got) > 0 && got[len(got)-1] == "old"
+			if applied != tc.applied {
+				t.Fatalf("received/ holds %v of the record: applied %v, want %v", got, applied, tc.applied)
+			}
+		})
+	}
+}
+
+// The version index an earlier release kept (.git/queen/index/, 4,096
+// files) is removed by the first sync that receives anything.
+func TestASyncRemovesTheOldVersionIndex(t *testing.T) {
+	r := newRemote(t)
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	old := filepath.Join(b.s.WS.Dir, "index")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"head", "000", "fff"} {
+		if err := os.WriteFile(filepath.Join(old, name), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.send(t, "ann", "bob", "hello")
+	a.sync(t)
+	if res := b.sync(t); res.Received["messages"] != 1 {
+		t.Fatalf("b received %v", res.Received)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("the old version index is still there: %v", err)
+	}
+	if _, err := os.Stat(b.s.WS.Dir); err != nil {
+		t.Fatal(err)
+	}
+}
