@@ -1,14 +1,12 @@
 package ledgersync
 
 import (
-	"cmp"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -30,16 +28,14 @@ import (
 type knownVersions struct {
 	tx *jsonl.Tx
 	s  *store.Store
-	// open are the indexes of each log file's four logs, opened on the
-	// first question about it, before the merge appends to any of them.
+	// open are each log file's logs that exist, with their indexes.
 	open map[string][]*knownLog
 }
 
 // knownLog is one log that knownVersions asks: through its index, or
-// (with no index to be had) by reading it.
+// (with none to be had) by loading it.
 type knownLog struct {
 	log *jsonl.Log
-	f   *os.File
 	ix  *jsonl.Index
 }
 
@@ -62,59 +58,40 @@ func archiveOf(l *jsonl.Log) *jsonl.Log {
 }
 
 // newest returns, for each of ids that a log of file holds with a version
-// time, the newest such time.
+// time, the newest such time. The logs' indexes are opened on the first
+// question about file, before the merge appends to any of them, and a
+// log's index that does not cover it is rebuilt then, as its next append
+// would.
 func (k *knownVersions) newest(file string, ids []string) (map[string]time.Time, error) {
-	logs, err := k.logs(file)
-	if err != nil {
-		return nil, err
+	logs, ok := k.open[file]
+	if !ok {
+		for _, l := range k.logsOf(file) {
+			info, err := os.Stat(l.Path)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			ix, ok := jsonl.OpenIndex(l.CacheDir, l.Path, info)
+			if !ok {
+				k.tx.Reindex(l)
+				ix, ok = jsonl.OpenIndex(l.CacheDir, l.Path, info)
+			}
+			if !ok {
+				ix = nil
+			}
+			logs = append(logs, &knownLog{log: l, ix: ix})
+		}
+		k.open[file] = logs
 	}
 	out := map[string]time.Time{}
 	for _, kl := range logs {
-		if err := kl.newest(k.tx, ids, out); err != nil {
+		if err := kl.newest(ids, out); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-// logs opens file's logs and their indexes, once.
-func (k *knownVersions) logs(file string) ([]*knownLog, error) {
-	if logs, ok := k.open[file]; ok {
-		return logs, nil
-	}
-	var logs []*knownLog
-	for _, l := range k.logsOf(file) {
-		f, err := os.Open(l.Path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			k.closeAll(logs)
-			return nil, err
-		}
-		kl := &knownLog{log: l, f: f}
-		kl.openIndex(k.tx)
-		logs = append(logs, kl)
-	}
-	k.open[file] = logs
-	return logs, nil
-}
-
-// openIndex opens the log's index, rebuilt first when it does not cover
-// the log (none is left when that fails).
-func (kl *knownLog) openIndex(tx *jsonl.Tx) {
-	info, err := kl.f.Stat()
-	if err != nil {
-		return
-	}
-	ix, ok := jsonl.OpenIndex(kl.log.CacheDir, kl.log.Path, info)
-	if !ok {
-		tx.Reindex(kl.log)
-		ix, ok = jsonl.OpenIndex(kl.log.CacheDir, kl.log.Path, info)
-	}
-	if ok {
-		kl.ix = ix
-	}
 }
 
 // noTime is the version time an index keeps for a record without one.
@@ -122,85 +99,56 @@ const noTime = math.MinInt64
 
 // newest notes in out the newest version time the log holds of each of
 // ids, where it is newer than out's.
-func (kl *knownLog) newest(tx *jsonl.Tx, ids []string, out map[string]time.Time) error {
-	for kl.ix != nil {
-		found, err := kl.lookup(ids)
-		if err == nil {
+func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
+	note := func(id string, at time.Time) {
+		if had, ok := out[id]; !ok || at.After(had) {
+			out[id] = at
+		}
+	}
+	if kl.ix != nil {
+		found := map[string]time.Time{}
+		for _, id := range ids {
+			_, nanos, ok, err := kl.ix.Lookup(id)
+			if err != nil { // damaged: removed, for the next append to rebuild
+				kl.ix.Close()
+				kl.ix = nil
+				break
+			}
+			if ok && nanos != noTime {
+				found[id] = time.Unix(0, nanos).UTC()
+			}
+		}
+		if kl.ix != nil {
 			for id, at := range found {
-				if had, ok := out[id]; !ok || at.After(had) {
-					out[id] = at
-				}
+				note(id, at)
 			}
 			return nil
 		}
-		if !errors.Is(err, jsonl.ErrDamagedIndex) {
-			return err
-		}
-		// The lookup removed the damaged index: rebuild it, once.
-		kl.ix.Close()
-		kl.ix = nil
-		if info, err := kl.f.Stat(); err == nil {
-			tx.Reindex(kl.log)
-			if ix, ok := jsonl.OpenIndex(kl.log.CacheDir, kl.log.Path, info); ok {
-				kl.ix = ix
-			}
-		}
 	}
-	return kl.scan(ids, out)
-}
-
-// lookup asks the index for each id.
-func (kl *knownLog) lookup(ids []string) (map[string]time.Time, error) {
-	found := map[string]time.Time{}
-	for _, id := range ids {
-		_, nanos, ok, err := kl.ix.Lookup(id)
-		if err != nil {
-			return nil, err
-		}
-		if ok && nanos != noTime {
-			found[id] = time.Unix(0, nanos).UTC()
-		}
-	}
-	return found, nil
-}
-
-// scan reads the log for ids' current versions, for a log without an
-// index (its cache directory cannot be written).
-func (kl *knownLog) scan(ids []string, out map[string]time.Time) error {
-	wanted := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		wanted[id] = true
-	}
-	q := jsonl.Query{Key: kl.log.Key, Versions: kl.log.Versions, Fields: []string{cmp.Or(kl.log.Key, jsonline.DefaultKey)}}
-	q.Static = func(f [][]byte) bool { s, ok := jsonline.String(f[0]); return ok && wanted[s] }
-	entries, _, err := jsonl.SelectFile(kl.log.Path, q)
+	st, err := kl.log.Load()
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		at := records.VersionTime(e.Raw)
-		if had, ok := out[e.ID]; !at.IsZero() && (!ok || at.After(had)) {
-			out[e.ID] = at
+	for _, id := range ids {
+		if rec, ok := st.Get(id); ok {
+			if at := records.VersionTime(rec.Raw); !at.IsZero() {
+				note(id, at)
+			}
 		}
 	}
 	return nil
 }
 
-// close releases every index and file opened.
+// close releases every index opened.
 func (k *knownVersions) close() {
 	for _, logs := range k.open {
-		k.closeAll(logs)
+		for _, kl := range logs {
+			if kl.ix != nil {
+				kl.ix.Close()
+			}
+		}
 	}
 	k.open = map[string][]*knownLog{}
-}
-
-func (k *knownVersions) closeAll(logs []*knownLog) {
-	for _, kl := range logs {
-		if kl.ix != nil {
-			kl.ix.Close()
-		}
-		kl.f.Close()
-	}
 }
 
 // removeOldVersionIndex removes the index of versions that sync kept in

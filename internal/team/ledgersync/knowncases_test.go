@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,32 @@ func TestASyncRemovesTheOldVersionIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(b.s.WS.Dir); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A version in this clone's own log counts as held whether or not it
+// obeys every rule: an older version that arrives after it is not
+// applied. The version index left out versions that break a rule wherever
+// they came from, and applied it; a reader took the own log's newer
+// version as current either way (versions are read by their time, not
+// their rules), so only received/ differs.
+func TestAnOwnVersionThatBreaksARuleCountsAsHeld(t *testing.T) {
+	r := newRemote(t)
+	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	c := &clock{base.Add(time.Hour)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	a.sync(t)
+	id := ids.NewMessage()
+	own := messageAt(id, base.Add(3*time.Second), strings.Repeat("x", records.MaxSubject+1))
+	if records.CheckVersion(records.MessagesFile, own) == nil {
+		t.Fatal("the own version obeys every rule")
+	}
+	b.write(t, records.MessagesFile, own) // another writer of b's live store
+	b.sync(t)
+	a.write(t, records.MessagesFile, messageAt(id, base.Add(time.Second), "older"))
+	a.sync(t)
+	b.sync(t)
+	if got := b.receivedSubjects(t, id); len(got) != 0 {
+		t.Fatalf("b applied %v, older than its own version", got)
 	}
 }

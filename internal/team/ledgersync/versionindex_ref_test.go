@@ -2,7 +2,8 @@ package ledgersync
 
 // This is the version index sync kept before it asked the logs' indexes
 // (knownVersions), kept here unchanged as the reference that
-// TestKnownVersionsAnswerAsTheVersionIndex holds knownVersions to.
+// TestKnownVersionsAnswerAsTheVersionIndex holds knownVersions to, with
+// versionOf, which only tests use now.
 
 import (
 	"bytes"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
@@ -172,4 +174,11 @@ func (x *versionIndex) newest(ids []string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// versionOf is a record line's id and version key; ok is false for a line
+// that is not a record with a time (such lines are applied as they are).
+func versionOf(line []byte) (id, key string, ok bool) {
+	id, at, ok := newVersionReader().of(line)
+	return id, records.TimeKey(at), ok
 }

@@ -8,13 +8,6 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-// versionOf is a record line's id and version key; ok is false for a line
-// that is not a record with a time (such lines are applied as they are).
-func versionOf(line []byte) (id, key string, ok bool) {
-	id, at, ok := newVersionReader().of(line)
-	return id, records.TimeKey(at), ok
-}
-
 // versionReader reads a line's id and version time in one scan of it; it
 // is not safe for concurrent use.
 type versionReader struct {
