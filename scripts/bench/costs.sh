@@ -18,6 +18,11 @@
 #         remote; peer: `git fetch` of the same ledger ref into a fresh
 #         clone. Peak RSS and the received log's size beside the pack's,
 #         and one join's fetch and apply (read, vet, append) times.
+#  firstsync  the first `git queen sync` of a clone that has just joined a
+#         ledger of N message records (as in join), when the remote has
+#         gained one message another clone wrote since; peer: `git fetch` of
+#         that one new ledger commit into a clone that had fetched the rest.
+#         With BEFORE, each binary's clone joined with that binary.
 #  syncs  CLONES (16) clones of one file:// remote syncing at once, each
 #         with one new message (`git queen sync`, all started together,
 #         until the last one ends); peer: the same clones each pushing one
@@ -157,6 +162,45 @@ if want join; then
 		row "  the same, this binary against BEFORE" join-before after before "$rss MiB / $rssb MiB"
 	}
 	rm -rf "$work/srv/join.git" "$work/join"
+fi
+
+if want firstsync; then
+	echo "== first sync after a join: a ledger of $size message records, then one more"
+	mkdir -p "$work/srv" "$work/fs"
+	remote fs "$size"
+	cp -r "$work/srv/fs.git" "$work/srv/fs1.git"
+	clone "$work/fs/writer" fs1
+	(cd "$work/fs/writer" && git-queen init --droid writer --remote origin --no-hooks >/dev/null 2>&1 &&
+		QUEEN_DROID=writer git-queen msg send --to droid-1 --subject s --body b >/dev/null &&
+		QUEEN_DROID=writer git-queen sync >/dev/null 2>&1)
+	# Each run: clones that joined fs (one a binary), then pointed at a copy
+	# of fs1, which holds one message more.
+	cat >"$work/fs/fresh" <<-EOF
+		rm -rf $work/fs/after $work/fs/before $work/fs/fetcher $work/srv/fs1-copy.git
+		cp -r $work/srv/fs1.git $work/srv/fs1-copy.git
+		for d in after \${BEFORE:+before} fetcher; do
+			git init -q -b main $work/fs/\$d && git -C $work/fs/\$d commit -q --allow-empty -m init &&
+				git -C $work/fs/\$d remote add origin file://$work/srv/fs.git
+		done
+		(cd $work/fs/after && git-queen init --droid bench --remote origin --no-hooks >/dev/null 2>&1)
+		[ -z "\${BEFORE:-}" ] || (cd $work/fs/before && \$BEFORE init --droid bench --remote origin --no-hooks >/dev/null 2>&1)
+		git -C $work/fs/fetcher fetch --quiet --no-tags origin +refs/queen/ledger:refs/queen/remotes/origin/ledger
+		for d in after \${BEFORE:+before} fetcher; do git -C $work/fs/\$d remote set-url origin file://$work/srv/fs1-copy.git; done
+	EOF
+	echo "cd $work/fs/after && git-queen sync >/dev/null 2>&1" >"$work/fs/queen"
+	echo "cd $work/fs/before && \$BEFORE sync >/dev/null 2>&1" >"$work/fs/before-sync"
+	echo "cd $work/fs/fetcher && git fetch --quiet --no-tags origin +refs/queen/ledger:refs/queen/remotes/origin/ledger" >"$work/fs/git"
+	pair_runs=${RUNS:-5} bench_pair firstsync sync "sh $work/fs/queen" "git fetch" "sh $work/fs/git" --prepare "sh $work/fs/fresh"
+	sh "$work/fs/fresh"
+	rss=$(cd "$work/fs/after" && bench_rss git-queen sync)
+	row "first sync after a join, $size records and 1 new" firstsync sync "git fetch" "$rss MiB"
+	[ -z "${BEFORE:-}" ] || {
+		pair_runs=${RUNS:-5} bench_pair firstsync-before after "sh $work/fs/queen" before "sh $work/fs/before-sync" --prepare "sh $work/fs/fresh"
+		sh "$work/fs/fresh"
+		rssb=$(cd "$work/fs/before" && bench_rss "$BEFORE" sync)
+		row "  the same, this binary against BEFORE" firstsync-before after before "$rss MiB / $rssb MiB"
+	}
+	rm -rf "$work/srv/fs.git" "$work/srv/fs1.git" "$work/srv/fs1-copy.git" "$work/fs"
 fi
 
 if want syncs; then

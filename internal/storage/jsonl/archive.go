@@ -134,7 +134,9 @@ func (l *Log) appendMoving(f *os.File, plan *compactPlan, moving map[idHash]bool
 	if err != nil {
 		return nil, err
 	}
-	archive := &Log{Path: archivePath, NoSync: l.NoSync, Roots: l.Roots} // the caller holds the lock
+	// The caller holds the lock. The archive keeps an index as any log
+	// does: sync asks it when an archived record was last written.
+	archive := &Log{Path: archivePath, Key: l.Key, Versions: l.Versions, CacheDir: l.CacheDir, NoSync: l.NoSync, Roots: l.Roots}
 	var stays lineSet
 	var batch []any
 	size := 0

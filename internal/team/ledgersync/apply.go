@@ -21,8 +21,8 @@ import (
 // brought (what merged holds that local does not) and that are the newest
 // this clone knows of their record, so that the last line of each id in
 // received/ is its newest version there, the order readers rely on.
-// Versions older than one this clone has (by the version index, caught up
-// to local, and by what this merge applied already) stay in the ledger
+// Versions older than one this clone has (in its logs' indexes, as local
+// left them, and in what this merge applied already) stay in the ledger
 // only. It goes chunk by chunk, so a clone joining a large ledger holds
 // one chunk at a time, and counts what came in r.received.
 //
@@ -30,14 +30,12 @@ import (
 // first line is appended: if the process dies before the ledger ref moves,
 // the next sync cuts them back (see loadState) and applies the merge again.
 func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Hash, r *round) error {
-	idx := s.index()
-	if err := idx.catchUp(s.ledger, local); err != nil {
-		return ownDamage(err)
-	}
-	if local.IsZero() {
-		// A clone joining: the index holds nothing, and asking it for
-		// each chunk's ids was a failed open per bucket.
-		idx = nil
+	removeOldVersionIndex(s.dir())
+	var known *knownVersions
+	if !local.IsZero() {
+		// A clone joining holds nothing yet: nothing to ask.
+		known = newKnownVersions(tx, s.S)
+		defer known.close()
 	}
 	scoped := &scopedApplied{}
 	broken := map[string]*ruleCount{}
@@ -55,7 +53,11 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 			return err
 		}
 		file, lines := c.File, c.Lines
-		keep, err := pickFresh(idx, lines, v, scoped.applied, broken)
+		var newest newestOf
+		if known != nil {
+			newest = func(ids []string) (map[string]time.Time, error) { return known.newest(file, ids) }
+		}
+		keep, err := pickFresh(newest, lines, v, scoped.applied, broken)
 		if err != nil || len(keep) == 0 {
 			return err
 		}
@@ -153,15 +155,20 @@ func (b *appendBatch) close(failed error) error {
 
 // newestOnly keeps, of the incoming versions of each record, the newest
 // (records.Newer: the later version time, then the larger bytes), and only
-// if it is not older than what the index (when there is one) and applied
+// if it is not older than what newest (when not nil) and applied
 // (what the caller applied before, when not nil; updated) know: a version
 // whose time equals the newest known is kept, so that every clone holds
 // both and readers pick the same one by its bytes. Versions that break a
 // rule (brokenRule) are counted in broken (when not nil) and left out, as
 // are lines that are not JSON objects; records without a time are kept.
-func newestOnly(idx *versionIndex, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
-	return pickNewest(idx, lines, vet(file, lines, now), applied, broken)
+func newestOnly(newest newestOf, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
+	return pickNewest(newest, lines, vet(file, lines, now), applied, broken)
 }
+
+// newestOf answers, for ids, when the newest version of each that this
+// clone holds was written (an id it holds no version of with a time is
+// left out).
+type newestOf func(ids []string) (map[string]time.Time, error)
 
 // vetted is what newestOnly needs to know of one incoming line: the rule
 // it breaks, if any, else its record id and version time (id is "" for a
@@ -201,8 +208,8 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 }
 
 // pickNewest is newestOnly for lines vet has read.
-func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
-	keep, err := pickFresh(idx, lines, v, applied, broken)
+func pickNewest(newest newestOf, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
+	keep, err := pickFresh(newest, lines, v, applied, broken)
 	var out [][]byte
 	for _, i := range keep {
 		out = append(out, lines[i])
@@ -211,9 +218,8 @@ func pickNewest(idx *versionIndex, lines [][]byte, v []vetted, applied *applied,
 }
 
 // pickFresh is pickNewest that returns which of lines it keeps, by their
-// place. Version times compare as their records.TimeKey would: exactly,
-// to the nanosecond.
-func pickFresh(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
+// place. Version times compare exactly, to the nanosecond.
+func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
 	byID := map[string]int{} // the line of each id's newest version here
 	var ids []string
 	for i, line := range lines {
@@ -240,10 +246,10 @@ func pickFresh(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, 
 			byID[id] = i
 		}
 	}
-	known := map[string]string{}
-	if idx != nil {
+	var known map[string]time.Time
+	if newest != nil {
 		var err error
-		if known, err = idx.newest(ids); err != nil {
+		if known, err = newest(ids); err != nil {
 			return nil, err
 		}
 	}
@@ -257,7 +263,7 @@ func pickFresh(idx *versionIndex, lines [][]byte, v []vetted, applied *applied, 
 			out = append(out, i) // a record without a time: kept
 			continue
 		}
-		if byID[id] != i || known[id] != "" && records.TimeKey(v[i].at) < known[id] {
+		if had, ok := known[id]; byID[id] != i || ok && v[i].at.Before(had) {
 			continue
 		}
 		at := stampOf(v[i].at)

@@ -3,6 +3,8 @@ package ledgersync
 import (
 	"os"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
@@ -21,12 +23,18 @@ type Rewritten struct {
 // received ones), and moves the state's marks in this clone's logs (what
 // the ledger holds, what each remote holds) with the lines they stand
 // after, so that sync neither records again what it recorded nor forgets
-// what a remote lacks.
+// what a remote lacks. What this clone wrote since the last sync is
+// recorded in the local ledger first: an archive moves every version of
+// an old record out of the log, and a version moved before it was
+// recorded would never reach the ledger, nor the other clones.
 func (s *Syncer) Rewrite(rw Rewrite) ([]Rewritten, error) {
 	var out []Rewritten
 	err := s.S.Update(func(tx *jsonl.Tx) error {
-		st, err := s.loadState()
+		st, err := s.openState()
 		if err != nil {
+			return err
+		}
+		if err := s.recordNow(st); err != nil {
 			return err
 		}
 		for _, l := range ledger.Logs {
@@ -92,4 +100,18 @@ func rewriteWithMarks(tx *jsonl.Tx, log *jsonl.Log, file string, places []*map[s
 		(*p)[file] = m
 	}
 	return stats, nil
+}
+
+// recordNow records in the local ledger what this clone appended to its
+// logs since the last recording, and moves the ledger ref, under the
+// lock.
+func (s *Syncer) recordNow(st *state) error {
+	start, local, marks, err := s.soundStart(st, false, &round{})
+	if err != nil {
+		return err
+	}
+	if local, err = s.recordOn(local, &marks); err != nil {
+		return err
+	}
+	return s.moveRef(st, start, local, marks, "", plumbing.ZeroHash)
 }

@@ -20,8 +20,7 @@ import (
 // ref that names a missing or damaged commit. Nothing is lost: the live
 // store holds every version this clone wrote or applied, and the next
 // merge brings back from the remote whatever else its ledger had. It
-// returns the commit and the marks of this clone's logs it holds; the
-// version index is dropped, to be built again from the new ledger. Run
+// returns the commit and the marks of this clone's logs it holds. Run
 // under the repository lock.
 func (s *Syncer) rebuild(why string) (plumbing.Hash, map[string]Mark, error) {
 	lines := ledger.Lines{}
@@ -45,9 +44,6 @@ func (s *Syncer) rebuild(why string) (plumbing.Hash, map[string]Mark, error) {
 				marks[log.File] = mark
 			}
 		}
-	}
-	if err := os.RemoveAll(s.index().dir); err != nil {
-		return plumbing.ZeroHash, nil, err
 	}
 	s.trace("rebuilt the ledger from the live store")
 	commit, err := s.ledger.Record(plumbing.ZeroHash, lines, s.signature(), "queen: rebuild the ledger from the live store ("+why+")")

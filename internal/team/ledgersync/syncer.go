@@ -94,10 +94,6 @@ func (s *Syncer) gitDir() string {
 
 func (s *Syncer) dir() string { return s.S.WS.Dir }
 
-func (s *Syncer) index() *versionIndex {
-	return &versionIndex{dir: filepath.Join(s.dir(), indexDir), now: s.S.Now()}
-}
-
 func (s *Syncer) signature() ledger.Signature {
 	name := s.Droid
 	if name == "" {

@@ -1,5 +1,10 @@
 package ledgersync
 
+// This is the version index sync kept before it asked the logs' indexes
+// (knownVersions), kept here unchanged as the reference that
+// TestKnownVersionsAnswerAsTheVersionIndex holds knownVersions to, with
+// versionOf, which only tests use now.
+
 import (
 	"bytes"
 	"errors"
@@ -12,7 +17,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -177,30 +181,4 @@ func (x *versionIndex) newest(ids []string) (map[string]string, error) {
 func versionOf(line []byte) (id, key string, ok bool) {
 	id, at, ok := newVersionReader().of(line)
 	return id, records.TimeKey(at), ok
-}
-
-// versionReader reads a line's id and version time in one scan of it; it
-// is not safe for concurrent use.
-type versionReader struct {
-	keys []string
-	vals [][]byte
-	pick *jsonline.Picker
-}
-
-func newVersionReader() *versionReader {
-	keys := append([]string{jsonline.DefaultKey}, records.Versions.Fields...)
-	return &versionReader{keys: keys, vals: make([][]byte, len(keys)), pick: records.Versions.Picker(keys)}
-}
-
-// of is versionOf, with the version's time (records.VersionTime).
-func (r *versionReader) of(line []byte) (id string, at time.Time, ok bool) {
-	if jsonline.ObjectFields(line, r.keys, r.vals) != nil {
-		return "", time.Time{}, false
-	}
-	id, ok = jsonline.String(r.vals[0])
-	if !ok || id == "" || strings.ContainsAny(id, " \n") {
-		return "", time.Time{}, false
-	}
-	at = r.pick.Time(r.vals)
-	return id, at, !at.IsZero()
 }

@@ -1,0 +1,159 @@
+package ledgersync
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// knownVersions answers, for the ids of incoming versions of one log,
+// when the newest version of each that this clone holds was written, so
+// that an older version never becomes the last line of its id in
+// received/, where readers take the newest as current. It asks the
+// indexes the logs' writers keep (jsonl.OpenIndex), not an index of its
+// own: every version the local ledger holds and a merge would weigh is
+// in one of them, as this clone's own log (recorded before a merge), as
+// received (applied by a merge), or as either's archive (moved there by
+// archive, with every version of its record). What the ledger holds
+// beside those is older than one of them (not applied for that), or
+// broke a rule (never applied, never counted). A log whose index is
+// missing or stale has it rebuilt under the lock (jsonl.Tx.Reindex), as
+// its next append would; one that still has none is read.
+type knownVersions struct {
+	tx *jsonl.Tx
+	s  *store.Store
+	// open are each log file's logs that exist, with their indexes.
+	open map[string][]*knownLog
+}
+
+// knownLog is one log that knownVersions asks: through its index, or
+// (with none to be had) by loading it.
+type knownLog struct {
+	log *jsonl.Log
+	ix  *jsonl.Index
+}
+
+func newKnownVersions(tx *jsonl.Tx, s *store.Store) *knownVersions {
+	return &knownVersions{tx: tx, s: s, open: map[string][]*knownLog{}}
+}
+
+// logsOf are the logs that hold versions of file's records: this clone's,
+// the received one, and their archives.
+func (k *knownVersions) logsOf(file string) []*jsonl.Log {
+	own, received := k.s.Log(file), k.s.ReceivedLog(file)
+	return []*jsonl.Log{own, received, archiveOf(own), archiveOf(received)}
+}
+
+// archiveOf is the log that archive moves l's old records to.
+func archiveOf(l *jsonl.Log) *jsonl.Log {
+	a := *l
+	a.Path = jsonl.ArchivePath(l.Path)
+	return &a
+}
+
+// newest returns, for each of ids that a log of file holds with a version
+// time, the newest such time. The logs' indexes are opened on the first
+// question about file, before the merge appends to any of them, and a
+// log's index that does not cover it is rebuilt then, as its next append
+// would.
+func (k *knownVersions) newest(file string, ids []string) (map[string]time.Time, error) {
+	logs, ok := k.open[file]
+	if !ok {
+		for _, l := range k.logsOf(file) {
+			info, err := os.Stat(l.Path)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			ix, ok := jsonl.OpenIndex(l.CacheDir, l.Path, info)
+			if !ok {
+				k.tx.Reindex(l)
+				ix, ok = jsonl.OpenIndex(l.CacheDir, l.Path, info)
+			}
+			if !ok {
+				ix = nil
+			}
+			logs = append(logs, &knownLog{log: l, ix: ix})
+		}
+		k.open[file] = logs
+	}
+	out := map[string]time.Time{}
+	for _, kl := range logs {
+		if err := kl.newest(ids, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// noTime is the version time an index keeps for a record without one.
+const noTime = math.MinInt64
+
+// newest notes in out the newest version time the log holds of each of
+// ids, where it is newer than out's.
+func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
+	note := func(id string, at time.Time) {
+		if had, ok := out[id]; !ok || at.After(had) {
+			out[id] = at
+		}
+	}
+	if kl.ix != nil {
+		found := map[string]time.Time{}
+		for _, id := range ids {
+			_, nanos, ok, err := kl.ix.Lookup(id)
+			if err != nil { // damaged: removed, for the next append to rebuild
+				kl.ix.Close()
+				kl.ix = nil
+				break
+			}
+			if ok && nanos != noTime {
+				found[id] = time.Unix(0, nanos).UTC()
+			}
+		}
+		if kl.ix != nil {
+			for id, at := range found {
+				note(id, at)
+			}
+			return nil
+		}
+	}
+	st, err := kl.log.Load()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if rec, ok := st.Get(id); ok {
+			if at := records.VersionTime(rec.Raw); !at.IsZero() {
+				note(id, at)
+			}
+		}
+	}
+	return nil
+}
+
+// close releases every index opened.
+func (k *knownVersions) close() {
+	for _, logs := range k.open {
+		for _, kl := range logs {
+			if kl.ix != nil {
+				kl.ix.Close()
+			}
+		}
+	}
+	k.open = map[string][]*knownLog{}
+}
+
+// removeOldVersionIndex removes the index of versions that sync kept in
+// dir/index before it asked the logs' indexes (4,096 files, none read
+// now).
+func removeOldVersionIndex(dir string) {
+	_ = os.RemoveAll(filepath.Join(dir, "index"))
+}
