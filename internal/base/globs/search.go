@@ -8,7 +8,7 @@ import (
 
 // Work budgets. Typical patterns have tens of states and typical pairs
 // explore tens of product states; the limits only stop contrived patterns
-// (see ErrTooComplex) from taking exponential time. Normalize refuses a new
+// (see ErrTooComplex) from taking exponential time. NormalizeIn refuses a new
 // pattern whose automaton has more than gateStates states, so a stored
 // pattern never reaches maxMachineStates.
 const (

@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
@@ -184,14 +183,14 @@ var reservationSpec = newSpec(expiresAfterCreated,
 // expiresAfterCreated is the rule JSON Schema cannot state: a reservation
 // expires after it was made. vals are in reservationSpec's field order.
 func expiresAfterCreated(c *checker, vals [][]byte) {
-	created, ok1 := parseUTC(vals[1])
-	expires, ok2 := parseUTC(vals[3])
+	created, ok1 := records.ParseTime(vals[1])
+	expires, ok2 := records.ParseTime(vals[3])
 	if ok1 && ok2 && !expires.After(created) {
 		c.add("expires_at", RuleExpiresAfter, fmt.Sprintf("%s is not after created_at %s; a reservation must expire after it is made",
 			expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano)))
 	}
 	written, field := created, "created_at"
-	if updated, ok := parseUTC(vals[2]); ok {
+	if updated, ok := records.ParseTime(vals[2]); ok {
 		written, field, ok1 = updated, "updated_at", true
 	}
 	if ok1 && ok2 && expires.After(written.Add(records.MaxReservationTTL)) {
@@ -199,15 +198,6 @@ func expiresAfterCreated(c *checker, vals [][]byte) {
 			"(git-queen counts this one as ending at %s)", expires.Format(time.RFC3339Nano), records.MaxReservationTTL,
 			field, written.Format(time.RFC3339Nano), written.Add(records.MaxReservationTTL).Format(time.RFC3339Nano)))
 	}
-}
-
-func parseUTC(raw []byte) (time.Time, bool) {
-	s, ok := jsonline.String(raw)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
 }
 
 var beadsSpec = newSpec(nil,
