@@ -309,11 +309,8 @@ func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Li
 		{Name: "expires_at", Value: now.Add(ttl)},
 		{Name: "updated_at", Value: records.Successor(now, r.raw)},
 	}, extra...)
-	line, err := jsonl.SetFields(r.raw, fields...)
+	line, err := nextLine("reservation "+r.ID, r.raw, r.raw, fields...)
 	if err != nil {
-		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
-	}
-	if line, err = records.CheckedNext(records.ReservationsFile, r.raw, line); err != nil {
 		return Live{}, err
 	}
 	var out Live

@@ -2,7 +2,6 @@ package reservations
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 
@@ -221,16 +220,13 @@ func endPlaces(waiting, mine []Live, now time.Time, why string) ([]any, error) {
 			continue // lapsed or ended already
 		}
 		w := &waiting[i]
-		line, err := jsonl.SetFields(w.raw, append([]jsonl.Field{
+		line, err := nextLine("place "+w.ID, w.raw, w.raw, append([]jsonl.Field{
 			{Name: "status", Value: records.ReservationExpired},
 			{Name: "expires_at", Value: w.CreatedAt.Add(time.Millisecond)},
 			{Name: "updated_at", Value: records.Successor(now, w.raw)},
 			{Name: "withdrawn", Value: records.Clip(why, records.MaxReason)},
 		}, authorFields(w, w.Droid)...)...)
 		if err != nil {
-			return nil, fmt.Errorf("place %s: %w", w.ID, err)
-		}
-		if line, err = records.CheckedNext(records.ReservationsFile, w.raw, line); err != nil {
 			return nil, err
 		}
 		lines = append(lines, line)
