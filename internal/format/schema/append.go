@@ -24,9 +24,9 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	r := &chunkResult{c: checker{limit: limit, path: path}}
 	validateChunk(f, tail, prev.Lines+1, r)
 	cross := &checker{limit: limit, path: path}
-	dup := appendedDuplicates(cross, f, data, prev, r.hashes, path)
+	dup := duplicateLines(cross, f, data, prev, r.hashes, path)
 	if f.unique != "" {
-		appendedUnique(cross, f, data, prev, r.hashes, dup)
+		duplicateKeys(cross, f, data, prev, r.hashes, dup)
 	}
 	if f.versioned {
 		appendedVersionOrder(cross, f, data, prev, tail)
@@ -40,9 +40,19 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	return resultOf(f, path, probs, r.c.total+cross.total, prev.Records+r.records, limit), next, nil
 }
 
-// scanDigest finds, for the appended lines (by index) whose hash, or key
-// hash, want holds, the digested line that match confirms: its number.
-func scanDigest(prev *Digest, want map[uint64][]int, key bool, match func(e DigestEntry, i int) bool) map[int]int {
+// inDigest finds, for the lines (by index) whose hash sum gives and prev
+// holds (as a line's hash, or as a key hash), the digested line match
+// confirms: its number. A nil prev holds none.
+func inDigest(prev *Digest, lines []lineHash, sum func(lineHash) (uint64, bool), key bool, match func(e DigestEntry, i int) bool) map[int]int {
+	if prev == nil {
+		return nil
+	}
+	want := map[uint64][]int{}
+	for i, lh := range lines {
+		if h, ok := sum(lh); ok {
+			want[h] = append(want[h], i)
+		}
+	}
 	found := map[int]int{}
 	for _, e := range prev.Entries {
 		h := e.Hash
@@ -58,29 +68,38 @@ func scanDigest(prev *Digest, want map[uint64][]int, key bool, match func(e Dige
 	return found
 }
 
-// appendedDuplicates reports appended lines that repeat a line byte for
-// byte, naming the first copy, as crossLineRules does; it returns which
-// appended lines (by index in lines) are such repeats.
-func appendedDuplicates(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
-	dup := map[int]bool{}
+// duplicateLines reports lines that repeat a line byte for byte (a union
+// merge's symptom), naming the first copy: one of the lines prev digests
+// (nil: none, a whole file), else an earlier one of lines. It returns
+// which of lines (by index) are such repeats.
+func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
+	dup := make(map[int]bool)
 	if !f.dupLines {
 		return dup
 	}
-	want := map[uint64][]int{}
-	for i, lh := range lines {
-		want[lineSum(lh.raw)] = append(want[lineSum(lh.raw)], i)
-	}
-	inPrev := scanDigest(prev, want, false, func(e DigestEntry, i int) bool {
+	inPrev := inDigest(prev, lines, func(lh lineHash) (uint64, bool) { return lineSum(lh.raw), true }, false, func(e DigestEntry, i int) bool {
 		return bytes.Equal(data[e.Off:e.Off+uint64(e.Len)], lines[i].raw)
 	})
-	firstAt := map[string]int{}
+	seen := make(map[uint64]int32, len(lines)) // hash -> index into lines of its first line
+	var collisions map[uint64][]int32          // further distinct lines that share a hash
 	for i, lh := range lines {
 		first, ok := inPrev[i]
 		if !ok {
-			if first, ok = firstAt[string(lh.raw)]; !ok {
-				firstAt[string(lh.raw)] = lh.no
+			j, ok := seen[lh.h]
+			if !ok {
+				seen[lh.h] = int32(i)
 				continue
 			}
+			same := append([]int32{j}, collisions[lh.h]...)
+			k := slices.IndexFunc(same, func(j int32) bool { return bytes.Equal(lines[j].raw, lh.raw) })
+			if k < 0 {
+				if collisions == nil {
+					collisions = make(map[uint64][]int32)
+				}
+				collisions[lh.h] = append(collisions[lh.h], int32(i))
+				continue
+			}
+			first = lines[same[k]].no
 		}
 		dup[i] = true
 		c.line = lh.no
@@ -90,20 +109,15 @@ func appendedDuplicates(c *checker, f *Format, data []byte, prev *Digest, lines 
 	return dup
 }
 
-// appendedUnique reports appended lines whose unique field repeats one
-// before it, as crossLineRules does.
-func appendedUnique(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, dup map[int]bool) {
-	want := map[uint64][]int{}
-	for i, lh := range lines {
-		if lh.uniq != nil && !dup[i] {
-			want[lineSum(lh.uniq)|1] = append(want[lineSum(lh.uniq)|1], i)
-		}
-	}
+// duplicateKeys reports lines, dup aside, whose unique field repeats one
+// before it: in the lines prev digests (nil: none), or in lines.
+func duplicateKeys(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, dup map[int]bool) {
 	vals := make([][]byte, 1)
-	inPrev := scanDigest(prev, want, true, func(e DigestEntry, i int) bool {
-		return jsonline.ObjectFields(data[e.Off:e.Off+uint64(e.Len)], []string{f.unique}, vals) == nil &&
-			bytes.Equal(vals[0], lines[i].uniq)
-	})
+	inPrev := inDigest(prev, lines, func(lh lineHash) (uint64, bool) { return lineSum(lh.uniq) | 1, lh.uniq != nil }, true,
+		func(e DigestEntry, i int) bool {
+			return jsonline.ObjectFields(data[e.Off:e.Off+uint64(e.Len)], []string{f.unique}, vals) == nil &&
+				bytes.Equal(vals[0], lines[i].uniq)
+		})
 	firstAt := map[string]int{}
 	for i, lh := range lines {
 		if lh.uniq == nil || dup[i] {
