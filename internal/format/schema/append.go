@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // ValidateAppend validates data, which is the file prev digests with lines
@@ -29,7 +31,7 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 		duplicateKeys(cross, f, data, prev, r.hashes, dup)
 	}
 	if f.versioned {
-		appendedVersionOrder(cross, f, data, prev, tail)
+		versionOrder(cross, f, data, prev, tail, prev.Lines+1)
 	}
 	probs := append(r.c.probs, cross.probs...)
 	sortProblems(probs)
@@ -136,68 +138,79 @@ func duplicateKeys(c *checker, f *Format, data []byte, prev *Digest, lines []lin
 	}
 }
 
-// appendedVersionOrder is checkVersionOrder for the ids of the appended
-// lines: in the clean lines before them every id's last line was its
-// current version, so only an id with appended lines can break the rule,
-// and its current version is the newest of its digested ones and its
-// appended ones.
-func appendedVersionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte) {
+// versionOrder applies the version-order rule of a QueenBee store: each
+// id's last line must be its current version by records.Versions (its
+// timestamps), as git-queen's writers and merge driver leave it.
+// git-queen's own readers go by the timestamps, but QueenBee's CLI takes
+// the last line, so a stale version after a newer one (a merge without the
+// driver, a hand edit) would bring a deleted message back for it.
+//
+// tail is the lines after the prefix prev digests (nil: none; tail is
+// the whole file), the first of them numbered first. In the clean lines
+// before them every id's last line was its current version, so only an id
+// with lines in tail can break the rule, and its current version is the
+// newest of its digested ones and those in tail.
+func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte, first int) {
 	keys := f.digestKeys()
 	vals := make([][]byte, len(keys))
 	type version struct {
 		no   int
 		raw  []byte
-		time int64
+		time time.Time
 	}
-	byID := map[string][]version{} // the appended versions of each id, in order
-	var order []string
-	for l := range jsonline.LinesFrom(tail, prev.Lines+1) {
-		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
-			continue
-		}
-		key, t := f.keyOf(vals)
-		if key == 0 {
-			continue
-		}
-		id, _ := jsonline.String(vals[0])
-		if byID[id] == nil {
-			order = append(order, id)
-		}
-		byID[id] = append(byID[id], version{l.No, l.Raw, t})
-	}
-	if len(byID) == 0 {
-		return
-	}
-	newer := func(a, b version) bool {
-		return b.raw == nil || jsonline.Newer(a.raw, timeOf(a.time), b.raw, timeOf(b.time))
-	}
-	want := map[uint64]string{}
-	for id := range byID {
-		want[lineSum([]byte(id))|1] = id
-	}
-	current := map[string]version{}
-	for _, e := range prev.Entries {
-		id, ok := want[e.Key]
-		if !ok {
-			continue
-		}
-		raw := data[e.Off : e.Off+uint64(e.Len)]
-		if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
-			continue // another id with the same hash
-		}
-		if v := (version{int(e.No), raw, e.Time}); newer(v, current[id]) {
-			current[id] = v
-		}
-	}
-	for id, versions := range byID {
-		for _, v := range versions {
-			if newer(v, current[id]) {
-				current[id] = v
+	versions := func(yield func(string, version) bool) { // the versions in tail, in order
+		for l := range jsonline.LinesFrom(tail, first) {
+			if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
+				continue
+			}
+			if id, ok := jsonline.String(vals[0]); ok && id != "" && !yield(id, version{l.No, l.Raw, records.Versions.Time(vals[1:])}) {
+				return
 			}
 		}
 	}
+	newer := func(a, b version) bool {
+		return b.raw == nil || jsonline.Newer(a.raw, a.time, b.raw, b.time)
+	}
+	type history struct{ last, current version }
+	byID := map[string]*history{}
+	at := func(id string) *history {
+		if byID[id] == nil {
+			byID[id] = &history{}
+		}
+		return byID[id]
+	}
+	if prev != nil {
+		want := map[uint64]string{}
+		for id := range versions {
+			want[lineSum([]byte(id))|1] = id
+		}
+		for _, e := range prev.Entries {
+			id, ok := want[e.Key]
+			if !ok {
+				continue
+			}
+			raw := data[e.Off : e.Off+uint64(e.Len)]
+			if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
+				continue // another id with the same hash
+			}
+			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), at(id); newer(v, h.current) {
+				h.current = v
+			}
+		}
+	}
+	var order []string
+	for id, v := range versions {
+		h := at(id)
+		if h.last.raw == nil {
+			order = append(order, id)
+		}
+		if newer(v, h.current) {
+			h.current = v
+		}
+		h.last = v
+	}
 	for _, id := range order {
-		last, cur := byID[id][len(byID[id])-1], current[id]
+		last, cur := byID[id].last, byID[id].current
 		if bytes.Equal(last.raw, cur.raw) {
 			continue
 		}

@@ -46,8 +46,8 @@ type Format struct {
 	whole func(c *checker, data []byte)
 	// dupLines reports lines repeated byte for byte.
 	dupLines bool
-	// versioned marks a QueenBee store, whose whole-file rule is the
-	// version order (checkVersionOrder), which ValidateAppend checks
+	// versioned marks a QueenBee store, whose rule across lines is the
+	// version order (versionOrder), which ValidateAppend checks
 	// incrementally.
 	versioned bool
 }
@@ -55,11 +55,11 @@ type Format struct {
 // formats is every format git-queen knows, in the order `schema list`
 // prints them.
 var formats = []*Format{
-	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", versioned: true, fast: checkMessage, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", versioned: true, fast: checkMessage, dupLines: true,
 		Doc: ".beads/" + records.MessagesFile + " and its archive; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
-	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", versioned: true, fast: checkAssignment, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", versioned: true, fast: checkAssignment, dupLines: true,
 		Doc: ".beads/" + records.AssignmentsFile + "; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
-	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", versioned: true, fast: checkReservation, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", versioned: true, fast: checkReservation, dupLines: true,
 		Doc: ".beads/" + records.ReservationsFile + "; also expires_at after created_at, and each id's last line its current version"},
 	{Name: "beads-issue", Kind: JSONL, Schema: "beads-issue", Seed: "002", fast: checkBeadsIssue, dupLines: true, unique: "id",
 		Doc: ".beads/issues.jsonl (and legacy beads.jsonl): a snapshot, so each id once"},

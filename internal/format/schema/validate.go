@@ -133,6 +133,9 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	if f.whole != nil {
 		f.whole(cross, data)
 	}
+	if f.versioned {
+		versionOrder(cross, f, data, nil, data, 1)
+	}
 	probs = append(probs, cross.probs...)
 	total += cross.total
 	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
