@@ -66,19 +66,18 @@ func liveQuery(now time.Time) store.Query {
 		Name: "reservations-live-v1",
 		Query: jsonl.Query{
 			Fields: liveFields,
-			Keep: func(f [][]byte) bool {
-				if activeFields(f, now) {
-					return true
-				}
-				for _, raw := range f[2:] {
-					if t, ok := records.ParseTime(raw); ok && t.After(horizon) {
-						return true
-					}
-				}
-				return false
-			},
+			Keep:   func(f [][]byte) bool { return activeFields(f, now) || writtenAfter(f, horizon) },
 		},
 	}
+}
+
+// writtenAfter reports whether the liveFields f of a version hold a time
+// after horizon among updated_at, released_at and created_at.
+func writtenAfter(f [][]byte, horizon time.Time) bool {
+	return slices.ContainsFunc(f[2:], func(raw []byte) bool {
+		t, ok := records.ParseTime(raw)
+		return ok && t.After(horizon)
+	})
 }
 
 // currentQuery selects what is active at now from src: the active versions

@@ -274,6 +274,8 @@ func contest(droid, pattern string, exclusive bool, other records.Reservation) (
 	return overlap(pattern, other.Pattern)
 }
 
+// heldBy is droid's reservation (or place in the queue) for pattern in
+// active (or waiting), or nil.
 func heldBy(active []Live, droid, pattern string) *Live {
 	for i := range active {
 		if active[i].Droid == droid && active[i].Pattern == pattern {

@@ -115,18 +115,8 @@ func waitingQuery(src *store.Sources, now time.Time) store.Query {
 	}
 	horizon := now.Add(-MaxWaitLease)
 	return store.Query{
-		Name: "reservations-live-waiting-v1",
-		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool {
-			if waitingFields(f, now) {
-				return true
-			}
-			for _, raw := range f[2:] {
-				if t, ok := records.ParseTime(raw); ok && t.After(horizon) {
-					return true
-				}
-			}
-			return false
-		}},
+		Name:  "reservations-live-waiting-v1",
+		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return waitingFields(f, now) || writtenAfter(f, horizon) }},
 		Final: func(f [][]byte) bool { return waitingFields(f, now) },
 	}
 }
@@ -165,7 +155,7 @@ func (s *Store) Join(req Request) ([]Live, error) {
 		var lines []any
 		places = places[:0]
 		for _, p := range req.Patterns {
-			if own := placeOf(waiting, req.Droid, p); own != nil {
+			if own := heldBy(waiting, req.Droid, p); own != nil {
 				l, err := renewed(own, now, WaitLease, authorFields(own, req.Droid))
 				if err != nil {
 					return err
@@ -234,16 +224,6 @@ func endPlaces(waiting, mine []Live, now time.Time, why string) ([]any, error) {
 	return lines, nil
 }
 
-// placeOf is droid's place for pattern among waiting, or nil.
-func placeOf(waiting []Live, droid, pattern string) *Live {
-	for i := range waiting {
-		if waiting[i].Droid == droid && waiting[i].Pattern == pattern {
-			return &waiting[i]
-		}
-	}
-	return nil
-}
-
 // queueIn lists the places of other droids ahead of a request, as
 // conflicts whose Held is the place. A place is ahead when it contests a
 // requested pattern and, for a pattern the request has a place for
@@ -260,7 +240,7 @@ func (s *Store) queueIn(req Request, active []Live, now time.Time) ([]Conflict, 
 		if heldBy(active, req.Droid, p) != nil {
 			continue
 		}
-		mine := placeOf(waiting, req.Droid, p)
+		mine := heldBy(waiting, req.Droid, p)
 		if mine != nil && !slices.ContainsFunc(req.Places, func(l Live) bool { return l.ID == mine.ID }) {
 			mine = nil // a place of another process of this droid: this request has none
 		}
