@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -74,35 +73,18 @@ func InLine(a, b records.Reservation) int {
 
 // waitingFields is WaitingAt on the live queries' fields (liveFields).
 func waitingFields(f [][]byte, now time.Time) bool {
-	if !jsonline.StringEquals(f[0], records.ReservationWaiting) {
-		return false
-	}
-	expires, ok := records.ParseTime(f[1])
-	if !ok {
-		return false
-	}
-	written, ok := records.ParseTime(f[2]) // updated_at
-	if !ok {
-		written, _ = records.ParseTime(f[4]) // created_at
-	}
+	expires, written, ok := liveTimes(f, records.ReservationWaiting)
 	if limit := written.Add(MaxWaitLease); expires.After(limit) {
 		expires = limit
 	}
-	return expires.After(now)
+	return ok && expires.After(now)
 }
 
 // WaitingVersion is ActiveVersion for the queue: a reservation version's
 // id, and whether it is a place that stands at now (the flood check
 // counts them, as every reserve reads them all).
 func WaitingVersion(line []byte, now time.Time) (id string, waiting, ok bool) {
-	vals := make([][]byte, len(idAndLiveFields))
-	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
-		return "", false, false
-	}
-	if id, ok = jsonline.String(vals[0]); !ok {
-		return "", false, false
-	}
-	return id, waitingFields(vals[1:], now), true
+	return liveVersion(line, now, waitingFields)
 }
 
 // waitingQuery selects the places in the queue at now, as currentQuery
