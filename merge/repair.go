@@ -241,17 +241,7 @@ func dedupeLines(data []byte, format Format) ([]byte, []Report) {
 	if format == Events {
 		canonicalEvents(map[string]int{}, [][][]byte{lines}, "event_id")
 	}
-	seen := make(map[string]bool, len(lines))
-	out := lines[:0:0]
-	dups := 0
-	for _, l := range lines {
-		if seen[string(l)] {
-			dups++
-			continue
-		}
-		seen[string(l)] = true
-		out = append(out, l)
-	}
+	out, dups := distinctBy(lines, func(l []byte) string { return string(l) })
 	var reports []Report
 	if dups > 0 {
 		reports = append(reports, Report{Kind: KindDuplicateLine, Detail: fmt.Sprintf(
