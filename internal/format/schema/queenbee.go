@@ -205,8 +205,3 @@ var beadsSpec = newSpec(nil,
 	field{name: "priority", kind: kInteger, required: true, check: rangeCheck(0, 4)},
 	field{name: "issue_type", kind: kString, required: true, check: nonEmpty},
 )
-
-func checkMessage(c *checker, raw []byte)     { messageSpec.run(c, raw) }
-func checkAssignment(c *checker, raw []byte)  { assignmentSpec.run(c, raw) }
-func checkReservation(c *checker, raw []byte) { reservationSpec.run(c, raw) }
-func checkBeadsIssue(c *checker, raw []byte)  { beadsSpec.run(c, raw) }
