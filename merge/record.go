@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // object is a JSON object's top-level fields in their written order, each
@@ -73,12 +74,7 @@ func (o object) updatedAt() (time.Time, bool) {
 
 // time reads a field holding an RFC 3339 time.
 func (o object) time(field string) (time.Time, bool) {
-	var s string
-	if json.Unmarshal(o.vals[field], &s) != nil {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
+	return records.ParseTime(o.vals[field])
 }
 
 // newer reports whether version a wins over version b: the later

@@ -126,18 +126,21 @@ func Repair(data []byte, path string, opts Options) (Result, error) {
 // and writes one line per id, sorted.
 func repairSnapshot(data []byte) ([]byte, []Report) {
 	s := parseSnapshot(data)
-	if len(s.dups) == 0 && !unsorted(data) {
-		return data, nil
-	}
 	versions := map[string][][]byte{}
+	sorted, prev := true, ""
 	keys, vals := []string{snapshotKey}, make([][]byte, 1)
 	for l := range jsonline.Lines(data) {
 		if jsonline.ObjectFields(l.Raw, keys, vals) != nil {
 			continue
 		}
-		if id, ok := jsonline.String(vals[0]); ok && id != "" && !containsLine(versions[id], l.Raw) {
+		id, ok := jsonline.String(vals[0])
+		sorted, prev = sorted && id >= prev, id
+		if ok && id != "" && !containsLine(versions[id], l.Raw) {
 			versions[id] = append(versions[id], l.Raw)
 		}
+	}
+	if len(s.dups) == 0 && sorted {
+		return data, nil
 	}
 	var reports []Report
 	ids := make([]string, 0, len(s.recs))
@@ -186,22 +189,6 @@ func countSame(versions map[string][][]byte, dups []string) int {
 		seen[id] = true
 	}
 	return n
-}
-
-func unsorted(data []byte) bool {
-	prev := ""
-	keys, vals := []string{snapshotKey}, make([][]byte, 1)
-	for l := range jsonline.Lines(data) {
-		if jsonline.ObjectFields(l.Raw, keys, vals) != nil {
-			continue
-		}
-		id, _ := jsonline.String(vals[0])
-		if id < prev {
-			return true
-		}
-		prev = id
-	}
-	return false
 }
 
 // repairStream undoes a line union of two st streams: the tail where seqs
@@ -254,17 +241,7 @@ func dedupeLines(data []byte, format Format) ([]byte, []Report) {
 	if format == Events {
 		canonicalEvents(map[string]int{}, [][][]byte{lines}, "event_id")
 	}
-	seen := make(map[string]bool, len(lines))
-	out := lines[:0:0]
-	dups := 0
-	for _, l := range lines {
-		if seen[string(l)] {
-			dups++
-			continue
-		}
-		seen[string(l)] = true
-		out = append(out, l)
-	}
+	out, dups := distinctBy(lines, func(l []byte) string { return string(l) })
 	var reports []Report
 	if dups > 0 {
 		reports = append(reports, Report{Kind: KindDuplicateLine, Detail: fmt.Sprintf(

@@ -49,7 +49,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	p := newStreamParser()
 	var reports []Report
 	repeated := 0
-	baseLines, n := p.distinct(splitLines(base, 1, drop))
+	baseLines, n := distinctBy(splitLines(base, 1, drop), p.identity)
 	repeated += n
 	inBase := make(map[string]bool, len(baseLines))
 	watermark := int64(-1)
@@ -64,7 +64,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	sideLines := make([][][]byte, 2)
 	for i, in := range [][]byte{ours, theirs} {
 		lines := splitLines(in, 1, drop)
-		distinct, n := p.distinct(lines)
+		distinct, n := distinctBy(lines, p.identity)
 		repeated += n
 		var keep [][]byte
 		var dropped [][]byte
@@ -112,18 +112,16 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	return out, conflict, reports
 }
 
-// distinct drops the lines of one input that repeat an earlier line's
-// identity, and says how many it dropped.
-func (p *streamParser) distinct(lines [][]byte) ([][]byte, int) {
+// distinctBy drops the lines that repeat an earlier line's key, and says
+// how many it dropped.
+func distinctBy(lines [][]byte, key func([]byte) string) ([][]byte, int) {
 	seen := make(map[string]bool, len(lines))
 	out := lines[:0:0]
 	for _, l := range lines {
-		id := p.identity(l)
-		if seen[id] {
-			continue
+		if k := key(l); !seen[k] {
+			seen[k] = true
+			out = append(out, l)
 		}
-		seen[id] = true
-		out = append(out, l)
 	}
 	return out, len(lines) - len(out)
 }

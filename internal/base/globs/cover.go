@@ -1,8 +1,8 @@
 package globs
 
 import (
+	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Covers reports whether p matches every git path q matches, so that
@@ -76,7 +76,7 @@ func (p *Pattern) uncovered(q *Pattern) (string, bool, error) {
 			seen[key] = true
 			queue = append(queue, coverNode{inner: inner, outer: outer, g: g, r: sym.r, parent: int32(qi)})
 			if g == gName && mi.sets[inner].accept && (outer == transDead || !mo.sets[outer].accept) {
-				return spell(queue), true, nil
+				return spell(int32(len(queue)-1), func(i int32) (rune, int32) { return queue[i].r, queue[i].parent }), true, nil
 			}
 		}
 		if len(seen) > maxProductStates || len(mi.states) > maxMachineStates || len(mo.states) > maxMachineStates {
@@ -86,17 +86,16 @@ func (p *Pattern) uncovered(q *Pattern) (string, bool, error) {
 	return "", false, nil
 }
 
-// spell returns the path from the queue's root to its last node.
-func spell(queue []coverNode) string {
+// spell returns the path that leads to node i of a breadth-first search's
+// queue, link giving each node's rune and its parent's index (-1 at the
+// root).
+func spell(i int32, link func(int32) (rune, int32)) string {
 	var rs []rune
-	for i := int32(len(queue) - 1); queue[i].parent >= 0; i = queue[i].parent {
-		rs = append(rs, queue[i].r)
+	for r, parent := link(i); parent >= 0; r, parent = link(parent) {
+		rs = append(rs, r)
 	}
-	b := make([]byte, 0, len(rs)*utf8.UTFMax)
-	for i := len(rs) - 1; i >= 0; i-- {
-		b = utf8.AppendRune(b, rs[i])
-	}
-	return string(b)
+	slices.Reverse(rs)
+	return string(rs)
 }
 
 // lockPair locks two patterns in the order of their ids, so that two

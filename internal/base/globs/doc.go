@@ -16,7 +16,7 @@
 //
 // # Rules and normalisation
 //
-// Compile, Normalize and NormalizeIn refuse, with a *PatternError wrapping
+// Compile and NormalizeIn refuse, with a *PatternError wrapping
 // one sentinel error: the empty pattern (ErrEmpty); patterns over MaxLen
 // bytes (ErrTooLong), not UTF-8 (ErrEncoding) or containing NUL (ErrNUL);
 // anything doublestar.ValidatePattern refuses, such as a trailing lone
@@ -25,8 +25,8 @@
 // segment that is exactly ".." or "." (ErrDotDot, ErrDot); and a backslash
 // before a letter or digit, which is a Windows separator typed by mistake
 // ("src\api" would mean "srcapi"; ErrBackslash). Escaping punctuation,
-// such as "\*" or "\[", is fine. Normalize and NormalizeIn, the gate for
-// new reservations, also refuse patterns no git path can match, such as
+// such as "\*" or "\[", is fine. NormalizeIn, the gate for
+// new reservations, also refuses patterns no git path can match, such as
 // "[/]" or "{..}/a" (ErrMatchesNothing), and contrived ones whose
 // automaton would be too big to compare cheaply (ErrTooComplex).
 //

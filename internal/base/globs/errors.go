@@ -47,7 +47,7 @@ var (
 	// ErrTooComplex: the pattern's automaton, or the search for a common
 	// path, would exceed the work budget. Only contrived patterns get here
 	// (many ? or [...] after a * when a class such as [!a] could match '/',
-	// or many "*/" segments after a "**/"); Normalize refuses them up front
+	// or many "*/" segments after a "**/"); NormalizeIn refuses them up front
 	// so that comparing stored patterns stays fast.
 	ErrTooComplex = errors.New("too complex to compare exactly")
 )

@@ -30,18 +30,13 @@ const (
 // repository (HEAD, the index and the worktree), tests a map.
 type KindFunc func(path string) (PathKind, error)
 
-// Normalize is the gate every new reservation pattern passes before it is
+// NormalizeIn is the gate every new reservation pattern passes before it is
 // stored: it applies the rules (see the package documentation), turns a
 // trailing "/" into "/**", and refuses a pattern no git path can match or
-// one too complex to compare cheaply (ErrTooComplex).
-// The pre-commit hook and Compile apply the same rules, so a stored pattern
-// means the same thing everywhere.
-func Normalize(pattern string) (string, error) {
-	return NormalizeIn(pattern, nil)
-}
-
-// NormalizeIn is Normalize plus what the repository says a literal path
-// names, decided once, at reserve time, and written into the stored
+// one too complex to compare cheaply (ErrTooComplex). The pre-commit hook
+// and Compile apply the same rules, so a stored pattern means the same
+// thing everywhere. It also applies what the repository says a literal
+// path names, decided once, at reserve time, and written into the stored
 // pattern so that every clone, whatever it has checked out, compares the
 // same patterns the same way:
 //
@@ -57,8 +52,8 @@ func Normalize(pattern string) (string, error) {
 //
 // So a stored pattern never makes a file into a directory, and no
 // overlap is ever witnessed by a path beneath a file that existed when the
-// pattern was reserved. kind may be nil, which makes NormalizeIn the same
-// as Normalize: a stored pattern is already in its final form.
+// pattern was reserved. kind may be nil when the pattern is already in its
+// stored form.
 func NormalizeIn(pattern string, kind KindFunc) (string, error) {
 	norm, err := check(pattern)
 	if err != nil {
@@ -110,7 +105,7 @@ func resolve(orig, norm string, kind KindFunc) (string, error) {
 	return norm, nil
 }
 
-// vet is the part of Normalize that needs the automaton: it refuses a
+// vet is the part of NormalizeIn that needs the automaton: it refuses a
 // pattern whose automaton is too big to compare cheaply, or that no git
 // path matches.
 func (p *Pattern) vet(orig string) error {

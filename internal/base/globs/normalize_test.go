@@ -12,6 +12,10 @@ import (
 	"testing/fstest"
 )
 
+// Normalize is NormalizeIn of a pattern in its stored form (no repository
+// to ask): what these tests, and the fuzz targets, call.
+func Normalize(pattern string) (string, error) { return NormalizeIn(pattern, nil) }
+
 func TestNormalize(t *testing.T) {
 	tests := []struct {
 		in, want string

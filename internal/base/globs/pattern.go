@@ -31,7 +31,7 @@ var nextID atomic.Uint64
 // Compile checks a pattern against the syntactic rules and applies the
 // trailing-slash normalisation. It does not apply the repository's rules,
 // which need to know what a path names (see NormalizeIn), nor does it
-// prove the pattern can match something (Normalize does): stored patterns
+// prove the pattern can match something (NormalizeIn does): stored patterns
 // already passed both.
 func Compile(pattern string) (*Pattern, error) {
 	norm, err := check(pattern)

@@ -8,7 +8,7 @@ import (
 
 // Work budgets. Typical patterns have tens of states and typical pairs
 // explore tens of product states; the limits only stop contrived patterns
-// (see ErrTooComplex) from taking exponential time. Normalize refuses a new
+// (see ErrTooComplex) from taking exponential time. NormalizeIn refuses a new
 // pattern whose automaton has more than gateStates states, so a stored
 // pattern never reaches maxMachineStates.
 const (
@@ -307,7 +307,7 @@ func search(m0, m1 *machine, prefix string, starts []start) (string, bool, error
 			}
 			sc.queue = append(sc.queue, group{from: int32(from), to: int32(len(sc.states)), g: g, r: sym.r, parent: int32(qi)})
 			if g == gName && accepts(from) {
-				return prefix + witness(sc.queue), true, nil
+				return prefix + spell(int32(len(sc.queue)-1), func(i int32) (rune, int32) { return sc.queue[i].r, sc.queue[i].parent }), true, nil
 			}
 		}
 		if len(sc.states) > maxProductStates || len(m0.states) > maxMachineStates ||
@@ -360,20 +360,6 @@ func (sc *scratch) candidates(m0, m1 *machine, s [2]int32) []int32 {
 		slices.Sort(sc.cand)
 	}
 	return sc.cand
-}
-
-// witness spells the path from a start to the last group queued.
-func witness(queue []group) string {
-	n := 0
-	for i := int32(len(queue) - 1); queue[i].parent >= 0; i = queue[i].parent {
-		n += utf8.RuneLen(queue[i].r)
-	}
-	b := make([]byte, n)
-	for i := int32(len(queue) - 1); queue[i].parent >= 0; i = queue[i].parent {
-		n -= utf8.RuneLen(queue[i].r)
-		utf8.EncodeRune(b[n:], queue[i].r)
-	}
-	return string(b)
 }
 
 // continuation returns the shortest non-empty string w, most ordinary

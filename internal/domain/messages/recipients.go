@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,9 +187,7 @@ func (r *roster) all() ([]string, error) {
 	if err := r.read(); err != nil {
 		return nil, err
 	}
-	for n := range r.listed {
-		known = append(known, n)
-	}
+	known = slices.AppendSeq(known, maps.Keys(r.listed))
 	if r.from != "" {
 		known = append(known, r.from)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -144,12 +145,7 @@ func KnownDroids(s *store.Store) ([]string, error) {
 			}
 		}
 	}
-	list := make([]string, 0, len(names))
-	for n := range names {
-		list = append(list, n)
-	}
-	slices.Sort(list)
-	return list, nil
+	return slices.Sorted(maps.Keys(names)), nil
 }
 
 // Archivable selects, for `git queen archive --before`, the messages created

@@ -171,15 +171,26 @@ func (c *ChangeRequest) next(l *Live, now time.Time) ([]byte, error) {
 		r, err := renewed(l, now, c.TTL, fields)
 		return r.raw, err
 	}
-	line, err := jsonl.SetFields(l.raw, append([]jsonl.Field{
+	return nextLine("reservation "+l.ID, l.raw, l.raw, append([]jsonl.Field{
 		{Name: "status", Value: records.ReservationReleased},
 		{Name: "released_at", Value: now},
 		{Name: "updated_at", Value: records.Successor(now, l.raw)},
 	}, fields...)...)
-	if err != nil {
-		return nil, fmt.Errorf("reservation %s: %w", l.ID, err)
+}
+
+// nextLine is a new version of the reservation whose current line is cur:
+// base (cur, or a version before it) with fields set, held to the rules a
+// version after cur obeys (records.CheckedNext). label, when set, names the
+// reservation in an error of setting the fields.
+func nextLine(label string, base, cur []byte, fields ...jsonl.Field) ([]byte, error) {
+	line, err := jsonl.SetFields(base, fields...)
+	if err != nil && label != "" {
+		err = fmt.Errorf("%s: %w", label, err)
 	}
-	return records.CheckedNext(records.ReservationsFile, l.raw, line)
+	if err != nil {
+		return nil, err
+	}
+	return records.CheckedNext(records.ReservationsFile, cur, line)
 }
 
 // authorFields are the fields that say who wrote a new version of l:

@@ -83,16 +83,13 @@ func (s *Store) withdraw(tx *jsonl.Tx, lost []Live, why []string, now time.Time)
 	for i, l := range lost {
 		// The holder's clone withdraws its own grant: the version is the
 		// holder's (updated_by), whichever process of that clone wrote it.
-		line, err := jsonl.SetFields(l.raw, append([]jsonl.Field{
+		line, err := nextLine("", l.raw, l.raw, append([]jsonl.Field{
 			{Name: "status", Value: records.ReservationReleased},
 			{Name: "released_at", Value: now},
 			{Name: "updated_at", Value: records.Successor(now, l.raw)},
 			{Name: "withdrawn", Value: records.Clip(why[i], records.MaxReason)},
 		}, authorFields(&l, l.Droid)...)...)
 		if err != nil {
-			return err
-		}
-		if line, err = records.CheckedNext(records.ReservationsFile, l.raw, line); err != nil {
 			return err
 		}
 		lines = append(lines, line)

@@ -23,18 +23,24 @@ func activeQuery(now time.Time) store.Query {
 }
 
 func activeFields(f [][]byte, now time.Time) bool {
-	if !jsonline.StringEquals(f[0], records.ReservationActive) {
-		return false
+	expires, written, ok := liveTimes(f, records.ReservationActive)
+	return ok && records.CappedExpiry(expires, written).After(now)
+}
+
+// liveTimes reads the live fields f of a version in status: its
+// expires_at, and when it was written (updated_at, else created_at); ok
+// is false for another status or an expires_at that does not read.
+func liveTimes(f [][]byte, status string) (expires, written time.Time, ok bool) {
+	if !jsonline.StringEquals(f[0], status) {
+		return expires, written, false
 	}
-	t, ok := records.ParseTime(f[1])
-	if !ok {
-		return false
+	if expires, ok = records.ParseTime(f[1]); !ok {
+		return expires, written, false
 	}
-	written, ok := records.ParseTime(f[2]) // updated_at
-	if !ok {
-		written, _ = records.ParseTime(f[4]) // created_at
+	if written, ok = records.ParseTime(f[2]); !ok {
+		written, _ = records.ParseTime(f[4])
 	}
-	return records.CappedExpiry(t, written).After(now)
+	return expires, written, true
 }
 
 // idAndLiveFields are the fields ActiveVersion reads: the id, then the
@@ -45,6 +51,12 @@ var idAndLiveFields = append([]string{jsonline.DefaultKey}, liveFields...)
 // now, by the one rule the live queries apply (status, expiry capped at
 // MaxTTL after it was written); ok is false for a line that is not one.
 func ActiveVersion(line []byte, now time.Time) (id string, active, ok bool) {
+	return liveVersion(line, now, activeFields)
+}
+
+// liveVersion reads a reservation version's id and what holds says of its
+// live fields at now; ok is false for a line that is not one.
+func liveVersion(line []byte, now time.Time, holds func([][]byte, time.Time) bool) (id string, held, ok bool) {
 	vals := make([][]byte, len(idAndLiveFields))
 	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
 		return "", false, false
@@ -52,7 +64,7 @@ func ActiveVersion(line []byte, now time.Time) (id string, active, ok bool) {
 	if id, ok = jsonline.String(vals[0]); !ok {
 		return "", false, false
 	}
-	return id, activeFields(vals[1:], now), true
+	return id, holds(vals[1:], now), true
 }
 
 // liveQuery is activeQuery for a union of several sources (worktrees): it
@@ -66,19 +78,18 @@ func liveQuery(now time.Time) store.Query {
 		Name: "reservations-live-v1",
 		Query: jsonl.Query{
 			Fields: liveFields,
-			Keep: func(f [][]byte) bool {
-				if activeFields(f, now) {
-					return true
-				}
-				for _, raw := range f[2:] {
-					if t, ok := records.ParseTime(raw); ok && t.After(horizon) {
-						return true
-					}
-				}
-				return false
-			},
+			Keep:   func(f [][]byte) bool { return activeFields(f, now) || writtenAfter(f, horizon) },
 		},
 	}
+}
+
+// writtenAfter reports whether the liveFields f of a version hold a time
+// after horizon among updated_at, released_at and created_at.
+func writtenAfter(f [][]byte, horizon time.Time) bool {
+	return slices.ContainsFunc(f[2:], func(raw []byte) bool {
+		t, ok := records.ParseTime(raw)
+		return ok && t.After(horizon)
+	})
 }
 
 // currentQuery selects what is active at now from src: the active versions

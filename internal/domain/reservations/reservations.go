@@ -274,6 +274,8 @@ func contest(droid, pattern string, exclusive bool, other records.Reservation) (
 	return overlap(pattern, other.Pattern)
 }
 
+// heldBy is droid's reservation (or place in the queue) for pattern in
+// active (or waiting), or nil.
 func heldBy(active []Live, droid, pattern string) *Live {
 	for i := range active {
 		if active[i].Droid == droid && active[i].Pattern == pattern {
@@ -309,11 +311,8 @@ func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Li
 		{Name: "expires_at", Value: now.Add(ttl)},
 		{Name: "updated_at", Value: records.Successor(now, r.raw)},
 	}, extra...)
-	line, err := jsonl.SetFields(r.raw, fields...)
+	line, err := nextLine("reservation "+r.ID, r.raw, r.raw, fields...)
 	if err != nil {
-		return Live{}, fmt.Errorf("reservation %s: %w", r.ID, err)
-	}
-	if line, err = records.CheckedNext(records.ReservationsFile, r.raw, line); err != nil {
 		return Live{}, err
 	}
 	var out Live

@@ -57,7 +57,7 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 			return nil, nil, nil, fmt.Errorf("reservation %s: not among the active ones read", c.Held.ID)
 		}
 		l := active[i]
-		line, err := jsonl.SetFields(l.raw,
+		line, err := nextLine("reservation "+l.ID, l.raw, l.raw,
 			jsonl.Field{Name: "status", Value: records.ReservationReleased},
 			jsonl.Field{Name: "released_at", Value: now},
 			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)},
@@ -65,9 +65,6 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 			jsonl.Field{Name: "forced", Value: true},
 			jsonl.Field{Name: "stolen", Value: true})
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reservation %s: %w", l.ID, err)
-		}
-		if line, err = records.CheckedNext(records.ReservationsFile, l.raw, line); err != nil {
 			return nil, nil, nil, err
 		}
 		out = append(out, line)
@@ -148,14 +145,11 @@ func (s *Store) GiveBackIn(tx *jsonl.Tx, res Result, thief string) ([]records.Me
 		if !cur.Stolen || cur.UpdatedBy != thief || cur.Status != records.ReservationReleased {
 			continue // its holder (or another) wrote a newer version
 		}
-		line, err := jsonl.SetFields(res.before[i],
+		line, err := nextLine("reservation "+r.ID, res.before[i], cur.raw,
 			jsonl.Field{Name: "updated_at", Value: records.Successor(now, cur.raw)},
 			jsonl.Field{Name: "updated_by", Value: thief},
 			jsonl.Field{Name: "forced", Value: true})
 		if err != nil {
-			return nil, fmt.Errorf("reservation %s: %w", r.ID, err)
-		}
-		if line, err = records.CheckedNext(records.ReservationsFile, cur.raw, line); err != nil {
 			return nil, err
 		}
 		out = append(out, line)

@@ -2,12 +2,10 @@ package reservations
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -75,35 +73,18 @@ func InLine(a, b records.Reservation) int {
 
 // waitingFields is WaitingAt on the live queries' fields (liveFields).
 func waitingFields(f [][]byte, now time.Time) bool {
-	if !jsonline.StringEquals(f[0], records.ReservationWaiting) {
-		return false
-	}
-	expires, ok := records.ParseTime(f[1])
-	if !ok {
-		return false
-	}
-	written, ok := records.ParseTime(f[2]) // updated_at
-	if !ok {
-		written, _ = records.ParseTime(f[4]) // created_at
-	}
+	expires, written, ok := liveTimes(f, records.ReservationWaiting)
 	if limit := written.Add(MaxWaitLease); expires.After(limit) {
 		expires = limit
 	}
-	return expires.After(now)
+	return ok && expires.After(now)
 }
 
 // WaitingVersion is ActiveVersion for the queue: a reservation version's
 // id, and whether it is a place that stands at now (the flood check
 // counts them, as every reserve reads them all).
 func WaitingVersion(line []byte, now time.Time) (id string, waiting, ok bool) {
-	vals := make([][]byte, len(idAndLiveFields))
-	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
-		return "", false, false
-	}
-	if id, ok = jsonline.String(vals[0]); !ok {
-		return "", false, false
-	}
-	return id, waitingFields(vals[1:], now), true
+	return liveVersion(line, now, waitingFields)
 }
 
 // waitingQuery selects the places in the queue at now, as currentQuery
@@ -116,18 +97,8 @@ func waitingQuery(src *store.Sources, now time.Time) store.Query {
 	}
 	horizon := now.Add(-MaxWaitLease)
 	return store.Query{
-		Name: "reservations-live-waiting-v1",
-		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool {
-			if waitingFields(f, now) {
-				return true
-			}
-			for _, raw := range f[2:] {
-				if t, ok := records.ParseTime(raw); ok && t.After(horizon) {
-					return true
-				}
-			}
-			return false
-		}},
+		Name:  "reservations-live-waiting-v1",
+		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return waitingFields(f, now) || writtenAfter(f, horizon) }},
 		Final: func(f [][]byte) bool { return waitingFields(f, now) },
 	}
 }
@@ -166,7 +137,7 @@ func (s *Store) Join(req Request) ([]Live, error) {
 		var lines []any
 		places = places[:0]
 		for _, p := range req.Patterns {
-			if own := placeOf(waiting, req.Droid, p); own != nil {
+			if own := heldBy(waiting, req.Droid, p); own != nil {
 				l, err := renewed(own, now, WaitLease, authorFields(own, req.Droid))
 				if err != nil {
 					return err
@@ -221,31 +192,18 @@ func endPlaces(waiting, mine []Live, now time.Time, why string) ([]any, error) {
 			continue // lapsed or ended already
 		}
 		w := &waiting[i]
-		line, err := jsonl.SetFields(w.raw, append([]jsonl.Field{
+		line, err := nextLine("place "+w.ID, w.raw, w.raw, append([]jsonl.Field{
 			{Name: "status", Value: records.ReservationExpired},
 			{Name: "expires_at", Value: w.CreatedAt.Add(time.Millisecond)},
 			{Name: "updated_at", Value: records.Successor(now, w.raw)},
 			{Name: "withdrawn", Value: records.Clip(why, records.MaxReason)},
 		}, authorFields(w, w.Droid)...)...)
 		if err != nil {
-			return nil, fmt.Errorf("place %s: %w", w.ID, err)
-		}
-		if line, err = records.CheckedNext(records.ReservationsFile, w.raw, line); err != nil {
 			return nil, err
 		}
 		lines = append(lines, line)
 	}
 	return lines, nil
-}
-
-// placeOf is droid's place for pattern among waiting, or nil.
-func placeOf(waiting []Live, droid, pattern string) *Live {
-	for i := range waiting {
-		if waiting[i].Droid == droid && waiting[i].Pattern == pattern {
-			return &waiting[i]
-		}
-	}
-	return nil
 }
 
 // queueIn lists the places of other droids ahead of a request, as
@@ -264,7 +222,7 @@ func (s *Store) queueIn(req Request, active []Live, now time.Time) ([]Conflict, 
 		if heldBy(active, req.Droid, p) != nil {
 			continue
 		}
-		mine := placeOf(waiting, req.Droid, p)
+		mine := heldBy(waiting, req.Droid, p)
 		if mine != nil && !slices.ContainsFunc(req.Places, func(l Live) bool { return l.ID == mine.ID }) {
 			mine = nil // a place of another process of this droid: this request has none
 		}

@@ -148,21 +148,6 @@ func Believed(t, now time.Time) (time.Time, bool) {
 	return t, true
 }
 
-// LastSeen is when droid was last seen as of now (see Droid.Last), and
-// false when it never was.
-func (s *Store) LastSeen(now time.Time, droid string) (time.Time, bool, error) {
-	list, err := s.List(now, nil)
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	for _, d := range list {
-		if d.Name == droid && d.Last != nil {
-			return *d.Last, true, nil
-		}
-	}
-	return time.Time{}, false, nil
-}
-
 // Silent lists the droids not seen for longer than after, as of now, the
 // longest silent first: droids that have written something, since a name
 // only others wrote to was never alive to fall silent.

@@ -114,31 +114,19 @@ func (p *Pool) Ready(taken Taken, limit int) (ready []Item, more int, c Counts) 
 // last) and st items in stream order (by file, then show order), then by
 // id, then by file and line.
 func compareEntries(a, b *entry) int {
-	if c := cmp.Compare(a.priority, b.priority); c != 0 {
+	if c := cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(sourceRank(a.source), sourceRank(b.source))); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(sourceRank(a.source), sourceRank(b.source)); c != 0 {
-		return c
-	}
+	var c int
 	if a.source == SourceBeads {
-		if c := compareCreated(a, b); c != 0 {
-			return c
-		}
+		c = compareCreated(a, b)
 	} else {
-		if c := cmp.Compare(a.file, b.file); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.line, b.line); c != 0 {
-			return c
-		}
+		c = cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line))
 	}
-	if c := cmp.Compare(a.id, b.id); c != 0 {
+	if c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.file, b.file); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.line, b.line)
+	return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line))
 }
 
 func sourceRank(s string) int {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // ValidateAppend validates data, which is the file prev digests with lines
@@ -24,12 +26,12 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	r := &chunkResult{c: checker{limit: limit, path: path}}
 	validateChunk(f, tail, prev.Lines+1, r)
 	cross := &checker{limit: limit, path: path}
-	dup := appendedDuplicates(cross, f, data, prev, r.hashes, path)
+	dup := duplicateLines(cross, f, data, prev, r.hashes, path)
 	if f.unique != "" {
-		appendedUnique(cross, f, data, prev, r.hashes, dup)
+		duplicateKeys(cross, f, data, prev, r.hashes, dup)
 	}
 	if f.versioned {
-		appendedVersionOrder(cross, f, data, prev, tail)
+		versionOrder(cross, f, data, prev, tail, prev.Lines+1)
 	}
 	probs := append(r.c.probs, cross.probs...)
 	sortProblems(probs)
@@ -40,9 +42,19 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	return resultOf(f, path, probs, r.c.total+cross.total, prev.Records+r.records, limit), next, nil
 }
 
-// scanDigest finds, for the appended lines (by index) whose hash, or key
-// hash, want holds, the digested line that match confirms: its number.
-func scanDigest(prev *Digest, want map[uint64][]int, key bool, match func(e DigestEntry, i int) bool) map[int]int {
+// inDigest finds, for the lines (by index) whose hash sum gives and prev
+// holds (as a line's hash, or as a key hash), the digested line match
+// confirms: its number. A nil prev holds none.
+func inDigest(prev *Digest, lines []lineHash, sum func(lineHash) (uint64, bool), key bool, match func(e DigestEntry, i int) bool) map[int]int {
+	if prev == nil {
+		return nil
+	}
+	want := map[uint64][]int{}
+	for i, lh := range lines {
+		if h, ok := sum(lh); ok {
+			want[h] = append(want[h], i)
+		}
+	}
 	found := map[int]int{}
 	for _, e := range prev.Entries {
 		h := e.Hash
@@ -58,29 +70,38 @@ func scanDigest(prev *Digest, want map[uint64][]int, key bool, match func(e Dige
 	return found
 }
 
-// appendedDuplicates reports appended lines that repeat a line byte for
-// byte, naming the first copy, as crossLineRules does; it returns which
-// appended lines (by index in lines) are such repeats.
-func appendedDuplicates(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
-	dup := map[int]bool{}
+// duplicateLines reports lines that repeat a line byte for byte (a union
+// merge's symptom), naming the first copy: one of the lines prev digests
+// (nil: none, a whole file), else an earlier one of lines. It returns
+// which of lines (by index) are such repeats.
+func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
+	dup := make(map[int]bool)
 	if !f.dupLines {
 		return dup
 	}
-	want := map[uint64][]int{}
-	for i, lh := range lines {
-		want[lineSum(lh.raw)] = append(want[lineSum(lh.raw)], i)
-	}
-	inPrev := scanDigest(prev, want, false, func(e DigestEntry, i int) bool {
+	inPrev := inDigest(prev, lines, func(lh lineHash) (uint64, bool) { return lineSum(lh.raw), true }, false, func(e DigestEntry, i int) bool {
 		return bytes.Equal(data[e.Off:e.Off+uint64(e.Len)], lines[i].raw)
 	})
-	firstAt := map[string]int{}
+	seen := make(map[uint64]int32, len(lines)) // hash -> index into lines of its first line
+	var collisions map[uint64][]int32          // further distinct lines that share a hash
 	for i, lh := range lines {
 		first, ok := inPrev[i]
 		if !ok {
-			if first, ok = firstAt[string(lh.raw)]; !ok {
-				firstAt[string(lh.raw)] = lh.no
+			j, ok := seen[lh.h]
+			if !ok {
+				seen[lh.h] = int32(i)
 				continue
 			}
+			same := append([]int32{j}, collisions[lh.h]...)
+			k := slices.IndexFunc(same, func(j int32) bool { return bytes.Equal(lines[j].raw, lh.raw) })
+			if k < 0 {
+				if collisions == nil {
+					collisions = make(map[uint64][]int32)
+				}
+				collisions[lh.h] = append(collisions[lh.h], int32(i))
+				continue
+			}
+			first = lines[same[k]].no
 		}
 		dup[i] = true
 		c.line = lh.no
@@ -90,20 +111,15 @@ func appendedDuplicates(c *checker, f *Format, data []byte, prev *Digest, lines 
 	return dup
 }
 
-// appendedUnique reports appended lines whose unique field repeats one
-// before it, as crossLineRules does.
-func appendedUnique(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, dup map[int]bool) {
-	want := map[uint64][]int{}
-	for i, lh := range lines {
-		if lh.uniq != nil && !dup[i] {
-			want[lineSum(lh.uniq)|1] = append(want[lineSum(lh.uniq)|1], i)
-		}
-	}
+// duplicateKeys reports lines, dup aside, whose unique field repeats one
+// before it: in the lines prev digests (nil: none), or in lines.
+func duplicateKeys(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, dup map[int]bool) {
 	vals := make([][]byte, 1)
-	inPrev := scanDigest(prev, want, true, func(e DigestEntry, i int) bool {
-		return jsonline.ObjectFields(data[e.Off:e.Off+uint64(e.Len)], []string{f.unique}, vals) == nil &&
-			bytes.Equal(vals[0], lines[i].uniq)
-	})
+	inPrev := inDigest(prev, lines, func(lh lineHash) (uint64, bool) { return lineSum(lh.uniq) | 1, lh.uniq != nil }, true,
+		func(e DigestEntry, i int) bool {
+			return jsonline.ObjectFields(data[e.Off:e.Off+uint64(e.Len)], []string{f.unique}, vals) == nil &&
+				bytes.Equal(vals[0], lines[i].uniq)
+		})
 	firstAt := map[string]int{}
 	for i, lh := range lines {
 		if lh.uniq == nil || dup[i] {
@@ -122,68 +138,79 @@ func appendedUnique(c *checker, f *Format, data []byte, prev *Digest, lines []li
 	}
 }
 
-// appendedVersionOrder is checkVersionOrder for the ids of the appended
-// lines: in the clean lines before them every id's last line was its
-// current version, so only an id with appended lines can break the rule,
-// and its current version is the newest of its digested ones and its
-// appended ones.
-func appendedVersionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte) {
+// versionOrder applies the version-order rule of a QueenBee store: each
+// id's last line must be its current version by records.Versions (its
+// timestamps), as git-queen's writers and merge driver leave it.
+// git-queen's own readers go by the timestamps, but QueenBee's CLI takes
+// the last line, so a stale version after a newer one (a merge without the
+// driver, a hand edit) would bring a deleted message back for it.
+//
+// tail is the lines after the prefix prev digests (nil: none; tail is
+// the whole file), the first of them numbered first. In the clean lines
+// before them every id's last line was its current version, so only an id
+// with lines in tail can break the rule, and its current version is the
+// newest of its digested ones and those in tail.
+func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte, first int) {
 	keys := f.digestKeys()
 	vals := make([][]byte, len(keys))
 	type version struct {
 		no   int
 		raw  []byte
-		time int64
+		time time.Time
 	}
-	byID := map[string][]version{} // the appended versions of each id, in order
-	var order []string
-	for l := range jsonline.LinesFrom(tail, prev.Lines+1) {
-		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
-			continue
-		}
-		key, t := f.keyOf(vals)
-		if key == 0 {
-			continue
-		}
-		id, _ := jsonline.String(vals[0])
-		if byID[id] == nil {
-			order = append(order, id)
-		}
-		byID[id] = append(byID[id], version{l.No, l.Raw, t})
-	}
-	if len(byID) == 0 {
-		return
-	}
-	newer := func(a, b version) bool {
-		return b.raw == nil || jsonline.Newer(a.raw, timeOf(a.time), b.raw, timeOf(b.time))
-	}
-	want := map[uint64]string{}
-	for id := range byID {
-		want[lineSum([]byte(id))|1] = id
-	}
-	current := map[string]version{}
-	for _, e := range prev.Entries {
-		id, ok := want[e.Key]
-		if !ok {
-			continue
-		}
-		raw := data[e.Off : e.Off+uint64(e.Len)]
-		if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
-			continue // another id with the same hash
-		}
-		if v := (version{int(e.No), raw, e.Time}); newer(v, current[id]) {
-			current[id] = v
-		}
-	}
-	for id, versions := range byID {
-		for _, v := range versions {
-			if newer(v, current[id]) {
-				current[id] = v
+	versions := func(yield func(string, version) bool) { // the versions in tail, in order
+		for l := range jsonline.LinesFrom(tail, first) {
+			if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
+				continue
+			}
+			if id, ok := jsonline.String(vals[0]); ok && id != "" && !yield(id, version{l.No, l.Raw, records.Versions.Time(vals[1:])}) {
+				return
 			}
 		}
 	}
+	newer := func(a, b version) bool {
+		return b.raw == nil || jsonline.Newer(a.raw, a.time, b.raw, b.time)
+	}
+	type history struct{ last, current version }
+	byID := map[string]*history{}
+	at := func(id string) *history {
+		if byID[id] == nil {
+			byID[id] = &history{}
+		}
+		return byID[id]
+	}
+	if prev != nil {
+		want := map[uint64]string{}
+		for id := range versions {
+			want[lineSum([]byte(id))|1] = id
+		}
+		for _, e := range prev.Entries {
+			id, ok := want[e.Key]
+			if !ok {
+				continue
+			}
+			raw := data[e.Off : e.Off+uint64(e.Len)]
+			if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
+				continue // another id with the same hash
+			}
+			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), at(id); newer(v, h.current) {
+				h.current = v
+			}
+		}
+	}
+	var order []string
+	for id, v := range versions {
+		h := at(id)
+		if h.last.raw == nil {
+			order = append(order, id)
+		}
+		if newer(v, h.current) {
+			h.current = v
+		}
+		h.last = v
+	}
 	for _, id := range order {
-		last, cur := byID[id][len(byID[id])-1], current[id]
+		last, cur := byID[id].last, byID[id].current
 		if bytes.Equal(last.raw, cur.raw) {
 			continue
 		}

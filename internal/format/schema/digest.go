@@ -49,7 +49,7 @@ type DigestEntry struct {
 // lines are repeated lines, a unique field, or the version order of a
 // QueenBee store (st streams' own rules need the whole stream).
 func (f *Format) Incremental() bool {
-	return f.Kind == JSONL && (f.whole == nil || f.versioned)
+	return f.Kind == JSONL && f.whole == nil
 }
 
 // lineSum is a line's hash in a digest: two CRCs (the CPU computes both at

@@ -46,8 +46,8 @@ type Format struct {
 	whole func(c *checker, data []byte)
 	// dupLines reports lines repeated byte for byte.
 	dupLines bool
-	// versioned marks a QueenBee store, whose whole-file rule is the
-	// version order (checkVersionOrder), which ValidateAppend checks
+	// versioned marks a QueenBee store, whose rule across lines is the
+	// version order (versionOrder), which ValidateAppend checks
 	// incrementally.
 	versioned bool
 }
@@ -55,13 +55,13 @@ type Format struct {
 // formats is every format git-queen knows, in the order `schema list`
 // prints them.
 var formats = []*Format{
-	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", versioned: true, fast: checkMessage, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-message", Kind: JSONL, Schema: "queen-message", Seed: "002", versioned: true, fast: messageSpec.run, dupLines: true,
 		Doc: ".beads/" + records.MessagesFile + " and its archive; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
-	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", versioned: true, fast: checkAssignment, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-assignment", Kind: JSONL, Schema: "queen-assignment", Seed: "002", versioned: true, fast: assignmentSpec.run, dupLines: true,
 		Doc: ".beads/" + records.AssignmentsFile + "; a hand-written validator, conformance-tested against the schema; also each id's last line its current version"},
-	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", versioned: true, fast: checkReservation, dupLines: true, whole: checkVersionOrder,
+	{Name: "queen-reservation", Kind: JSONL, Schema: "queen-reservation", Seed: "002", versioned: true, fast: reservationSpec.run, dupLines: true,
 		Doc: ".beads/" + records.ReservationsFile + "; also expires_at after created_at, and each id's last line its current version"},
-	{Name: "beads-issue", Kind: JSONL, Schema: "beads-issue", Seed: "002", fast: checkBeadsIssue, dupLines: true, unique: "id",
+	{Name: "beads-issue", Kind: JSONL, Schema: "beads-issue", Seed: "002", fast: beadsSpec.run, dupLines: true, unique: "id",
 		Doc: ".beads/issues.jsonl (and legacy beads.jsonl): a snapshot, so each id once"},
 	{Name: "st", Kind: JSONL, Schema: "st-record", Seed: "000", whole: checkStStream, dupLines: true,
 		Doc: "st v3 streams, recognised by content (\"v\":3 and a lane); also the seq watermark rules and the replay contract"},

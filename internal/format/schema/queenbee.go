@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
@@ -159,8 +158,7 @@ var assignmentSpec = newSpec(nil,
 	field{name: "issue_id", kind: kString, required: true, check: nonEmpty},
 	field{name: "droid", kind: kString, required: true, check: droidCheck},
 	field{name: "assigned_by", kind: kString, required: true, check: droidCheck},
-	field{name: "status", kind: kEnum, required: true, enum: []string{records.AssignmentActive,
-		records.AssignmentCompleted, records.AssignmentReleased, records.AssignmentReassigned}},
+	field{name: "status", kind: kEnum, required: true, enum: records.AssignmentStatuses},
 	field{name: "worktree", kind: kString, nullable: true},
 	field{name: "reason", kind: kString, nullable: true},
 	field{name: "previous_droid", kind: kString, nullable: true},
@@ -175,8 +173,7 @@ var reservationSpec = newSpec(expiresAfterCreated,
 	field{name: "pattern", kind: kString, required: true, check: nonEmpty},
 	field{name: "droid", kind: kString, required: true, check: droidCheck},
 	field{name: "issue_id", kind: kString, nullable: true},
-	field{name: "status", kind: kEnum, required: true, enum: []string{records.ReservationActive,
-		records.ReservationExpired, records.ReservationReleased, records.ReservationWaiting}},
+	field{name: "status", kind: kEnum, required: true, enum: records.ReservationStatuses},
 	field{name: "exclusive", kind: kBool, required: true},
 	field{name: "reason", kind: kString, nullable: true},
 )
@@ -184,14 +181,14 @@ var reservationSpec = newSpec(expiresAfterCreated,
 // expiresAfterCreated is the rule JSON Schema cannot state: a reservation
 // expires after it was made. vals are in reservationSpec's field order.
 func expiresAfterCreated(c *checker, vals [][]byte) {
-	created, ok1 := parseUTC(vals[1])
-	expires, ok2 := parseUTC(vals[3])
+	created, ok1 := records.ParseTime(vals[1])
+	expires, ok2 := records.ParseTime(vals[3])
 	if ok1 && ok2 && !expires.After(created) {
 		c.add("expires_at", RuleExpiresAfter, fmt.Sprintf("%s is not after created_at %s; a reservation must expire after it is made",
 			expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano)))
 	}
 	written, field := created, "created_at"
-	if updated, ok := parseUTC(vals[2]); ok {
+	if updated, ok := records.ParseTime(vals[2]); ok {
 		written, field, ok1 = updated, "updated_at", true
 	}
 	if ok1 && ok2 && expires.After(written.Add(records.MaxReservationTTL)) {
@@ -201,15 +198,6 @@ func expiresAfterCreated(c *checker, vals [][]byte) {
 	}
 }
 
-func parseUTC(raw []byte) (time.Time, bool) {
-	s, ok := jsonline.String(raw)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
-}
-
 var beadsSpec = newSpec(nil,
 	field{name: "id", kind: kString, required: true, check: nonEmpty},
 	field{name: "title", kind: kString, required: true, check: nonEmpty},
@@ -217,8 +205,3 @@ var beadsSpec = newSpec(nil,
 	field{name: "priority", kind: kInteger, required: true, check: rangeCheck(0, 4)},
 	field{name: "issue_type", kind: kString, required: true, check: nonEmpty},
 )
-
-func checkMessage(c *checker, raw []byte)     { messageSpec.run(c, raw) }
-func checkAssignment(c *checker, raw []byte)  { assignmentSpec.run(c, raw) }
-func checkReservation(c *checker, raw []byte) { reservationSpec.run(c, raw) }
-func checkBeadsIssue(c *checker, raw []byte)  { beadsSpec.run(c, raw) }

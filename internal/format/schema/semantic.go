@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -10,9 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/pipeline"
-	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/st"
 )
 
@@ -230,54 +227,4 @@ func findCycle(edges [][]int) []int {
 		}
 	}
 	return nil
-}
-
-// checkVersionOrder: in a QueenBee store each id's last line must be its
-// current version by records.Versions (its timestamps), as git-queen's
-// writers and merge driver leave it. git-queen's own readers go by the
-// timestamps, but QueenBee's CLI takes the last line, so a stale version
-// after a newer one (a merge without the driver, a hand edit) would bring a
-// deleted message back for it.
-func checkVersionOrder(c *checker, data []byte) {
-	v := records.Versions
-	keys := append([]string{jsonline.DefaultKey}, v.Fields...)
-	vals := make([][]byte, len(keys))
-	type version struct {
-		no   int
-		raw  []byte
-		time time.Time
-	}
-	type history struct{ last, current version }
-	byID := map[string]*history{}
-	var order []string
-	for l := range jsonline.Lines(data) {
-		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
-			continue
-		}
-		id, ok := jsonline.String(vals[0])
-		if !ok || id == "" {
-			continue
-		}
-		cur := version{l.No, l.Raw, v.Time(vals[1:])}
-		h := byID[id]
-		if h == nil {
-			h = &history{}
-			byID[id] = h
-			order = append(order, id)
-			h.current = cur
-		} else if jsonline.Newer(cur.raw, cur.time, h.current.raw, h.current.time) {
-			h.current = cur
-		}
-		h.last = cur
-	}
-	for _, id := range order {
-		h := byID[id]
-		if bytes.Equal(h.last.raw, h.current.raw) {
-			continue
-		}
-		c.line = h.last.no
-		c.addf("updated_at", RuleVersionOrder,
-			"is not the current version of %s: line %d holds a newer one, which git-queen reads; QueenBee's CLI takes the last line "+
-				"and would read this stale one. Run `git queen resolve %s` to put the versions in time order", id, h.current.no, c.path)
-	}
 }

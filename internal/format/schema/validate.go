@@ -133,6 +133,9 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	if f.whole != nil {
 		f.whole(cross, data)
 	}
+	if f.versioned {
+		versionOrder(cross, f, data, nil, data, 1)
+	}
 	probs = append(probs, cross.probs...)
 	total += cross.total
 	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
@@ -229,58 +232,11 @@ func checkRecord(c *checker, f *Format, raw []byte) {
 // crossLineRules reports lines repeated byte for byte (a union merge's
 // symptom) and values of the format's unique field that repeat.
 func crossLineRules(c *checker, f *Format, results []chunkResult, path string) {
-	n := 0
-	for i := range results {
-		n += len(results[i].hashes)
-	}
-	all := make([]lineHash, 0, n)
+	var all []lineHash
 	for i := range results {
 		all = append(all, results[i].hashes...)
 	}
-	seen := make(map[uint64]int32, n) // hash -> index into all of its first line
-	dup := make(map[int]bool)
-	if f.dupLines {
-		var collisions map[uint64][]int // further distinct lines that share a hash
-		for i, lh := range all {
-			first, ok := seen[lh.h]
-			if !ok {
-				seen[lh.h] = int32(i)
-				continue
-			}
-			found := -1
-			for _, j := range append([]int{int(first)}, collisions[lh.h]...) {
-				if bytes.Equal(all[j].raw, lh.raw) {
-					found = j
-					break
-				}
-			}
-			if found < 0 {
-				if collisions == nil {
-					collisions = make(map[uint64][]int)
-				}
-				collisions[lh.h] = append(collisions[lh.h], i)
-				continue
-			}
-			dup[i] = true
-			c.line = lh.no
-			c.addf("", RuleDuplicateLine, "repeats line %d byte for byte: a union merge kept both copies; "+
-				"run `git queen resolve %s` or delete this line", all[found].no, path)
-		}
-	}
-	if f.unique == "" {
-		return
-	}
-	firstAt := make(map[string]int)
-	for i, lh := range all {
-		if lh.uniq == nil || dup[i] {
-			continue
-		}
-		key := string(lh.uniq)
-		if no, ok := firstAt[key]; ok {
-			c.line = lh.no
-			c.addf(f.unique, RuleDuplicateID, "%s is also on line %d; each %s appears once in this file", key, no, f.unique)
-			continue
-		}
-		firstAt[key] = lh.no
+	if dup := duplicateLines(c, f, nil, nil, all, path); f.unique != "" {
+		duplicateKeys(c, f, nil, nil, all, dup)
 	}
 }

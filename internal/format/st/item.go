@@ -125,13 +125,10 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		buf.Write(vb)
 		return nil
 	}
-	deps, comments := it.Deps, it.Comments
-	deps = jsonline.NonNil(deps)
-	comments = jsonline.NonNil(comments)
 	for _, kv := range []struct {
 		k string
 		v any
-	}{{"id", it.ID}, {"step", it.Step}, {"status", it.Status}, {"deps", deps}, {"notes", it.Notes}, {"comments", comments}} {
+	}{{"id", it.ID}, {"step", it.Step}, {"status", it.Status}, {"deps", jsonline.NonNil(it.Deps)}, {"notes", it.Notes}, {"comments", jsonline.NonNil(it.Comments)}} {
 		if err := write(kv.k, kv.v); err != nil {
 			return nil, err
 		}

@@ -104,11 +104,11 @@ func Parse(data []byte) ([]Record, []error) {
 			continue
 		}
 		var r Record
-		if err := json.Unmarshal(l.Raw, &r); err != nil {
-			errs = append(errs, &ParseError{l.No, err})
-			continue
+		err := json.Unmarshal(l.Raw, &r)
+		if err == nil {
+			err = r.check()
 		}
-		if err := r.check(); err != nil {
+		if err != nil {
 			errs = append(errs, &ParseError{l.No, err})
 			continue
 		}

@@ -243,9 +243,7 @@ func NeedsCheckpoint(recs []Record, interval int) bool {
 // CheckpointLine builds a checkpoint record of state at seq, as one JSON
 // line in the seed's field order.
 func CheckpointLine(state State, seq int64, ts time.Time) ([]byte, error) {
-	items := state.Items
-	items = jsonline.NonNil(items)
-	body, err := jsonline.MarshalNoEscape(items)
+	body, err := jsonline.MarshalNoEscape(jsonline.NonNil(state.Items))
 	if err != nil {
 		return nil, err
 	}

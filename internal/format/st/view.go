@@ -41,12 +41,10 @@ func (v ViewItem) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	waiting := v.WaitingOn
-	waiting = jsonline.NonNil(waiting)
 	extra, err := jsonline.MarshalNoEscape(struct {
 		DepState  string   `json:"dep_state"`
 		WaitingOn []string `json:"waiting_on"`
-	}{v.DepState, waiting})
+	}{v.DepState, jsonline.NonNil(v.WaitingOn)})
 	if err != nil {
 		return nil, err
 	}
@@ -122,32 +120,20 @@ type Plan struct {
 	Plan []PlanStep `json:"plan"`
 }
 
-// planStatus is the seed's status mapping; statuses it does not name are
-// pending, the one status that promises nothing.
-var planStatus = map[string]string{
-	StatusInProgress: "in_progress",
-	StatusCompleted:  "completed",
-	StatusPending:    "pending",
-	StatusBlocked:    "pending",
-	StatusDeferred:   "pending",
-	StatusCanceled:   "pending",
-}
-
 // ToPlan translates the read view to update_plan, keeping its order. The
 // guardrail of seed 000: an item waiting on dependencies is never
 // in_progress (it becomes pending). A step with no text is named by its id.
 func ToPlan(view []ViewItem) Plan {
 	p := Plan{Plan: make([]PlanStep, 0, len(view))}
 	for _, v := range view {
-		status, ok := planStatus[v.Status]
-		if !ok {
-			status = "pending"
+		// The seed's status mapping: completed and in_progress stay, every
+		// other status (and one the seed does not name) is pending, the one
+		// status that promises nothing.
+		status := "pending"
+		if v.Status == StatusCompleted || (v.Status == StatusInProgress && v.DepState != DepWaiting) {
+			status = v.Status
 		}
-		if v.DepState == DepWaiting && status == "in_progress" {
-			status = "pending"
-		}
-		step := cmp.Or(v.Step, v.ID)
-		p.Plan = append(p.Plan, PlanStep{Step: step, Status: status})
+		p.Plan = append(p.Plan, PlanStep{Step: cmp.Or(v.Step, v.ID), Status: status})
 	}
 	return p
 }

@@ -33,7 +33,7 @@ func (r *Repo) checkAttributes() Check {
 // linesCheck checks that a file has every one of lines, and appends the
 // missing ones as its fix.
 func (r *Repo) linesCheck(name, path string, lines []string, comment string) Check {
-	missing, _, err := missingLines(path, lines)
+	missing, err := missingLines(path, lines)
 	if err != nil {
 		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.rel(path), err)}
 	}

@@ -37,26 +37,20 @@ var AttributeLines = []string{
 const attributesComment = "# git-queen: merge coordination logs without conflicts or duplicate lines"
 
 // missingLines returns the wanted lines that path does not have (compared
-// without surrounding whitespace), and whether the file exists.
-func missingLines(path string, wanted []string) ([]string, bool, error) {
+// without surrounding whitespace, and with runs of it as one space).
+func missingLines(path string, wanted []string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return wanted, false, nil
+		return wanted, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	have := map[string]bool{}
 	for _, l := range strings.Split(string(data), "\n") {
 		have[strings.Join(strings.Fields(l), " ")] = true
 	}
-	var missing []string
-	for _, w := range wanted {
-		if !have[w] {
-			missing = append(missing, w)
-		}
-	}
-	return missing, true, nil
+	return slices.DeleteFunc(slices.Clone(wanted), func(w string) bool { return have[w] }), nil
 }
 
 // appendLines adds lines to the file at path, after a comment, keeping what
