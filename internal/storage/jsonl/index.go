@@ -162,6 +162,36 @@ func (tx *Tx) Reindex(l *Log) {
 // is best effort.
 func (l *Log) IndexWrittenOnce() { l.reindex() }
 
+// ReindexIfFree rebuilds the log's index, unless it matches the log, for
+// a reader that found it stale (another program wrote the log): under
+// the log's lock, taken only if no process holds it now (a reader never
+// waits for a writer; a busy lock leaves the rebuild to a later read or
+// the next append), and only when the cache directory takes a new file
+// (a rebuild that could not be saved would cost every read the whole
+// log). It never rebuilds without the lock: a writer could append onto
+// the older index meanwhile. It reports whether it held the lock.
+func (l *Log) ReindexIfFree() bool {
+	if l.Lock == nil || l.CacheDir == "" || !writable(l.CacheDir) {
+		return false
+	}
+	ran, err := l.Lock.TryDo(func(tx *Tx) error { tx.Reindex(l); return nil })
+	return ran && err == nil
+}
+
+// writable reports whether dir exists or can be made, and takes a new
+// file.
+func writable(dir string) bool {
+	if os.MkdirAll(dir, 0o755) != nil {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return os.Remove(f.Name()) == nil
+}
+
 // reindex rebuilds the index of the log from its bytes unless its index
 // matches it.
 func (l *Log) reindex() {
