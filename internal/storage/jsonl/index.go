@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
@@ -149,7 +150,7 @@ func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
 // is best effort, like the index an append keeps.
 func (tx *Tx) Reindex(l *Log) {
 	if !tx.done {
-		l.reindex()
+		l.reindex(true)
 	}
 }
 
@@ -160,7 +161,7 @@ func (tx *Tx) Reindex(l *Log) {
 // no lock, as nobody writes the file under one: the index is replaced by
 // a rename, and one built while the file changed does not match it. It
 // is best effort.
-func (l *Log) IndexWrittenOnce() { l.reindex() }
+func (l *Log) IndexWrittenOnce() { l.reindex(false) }
 
 // ReindexIfFree rebuilds the log's index, unless it matches the log, for
 // a reader that found it stale (another program wrote the log): under
@@ -193,8 +194,11 @@ func writable(dir string) bool {
 }
 
 // reindex rebuilds the index of the log from its bytes unless its index
-// matches it.
-func (l *Log) reindex() {
+// matches it. Under the lock (locked), an index that covers a prefix of
+// the log (another program appended) is brought up to date instead, at
+// the cost of the prefix's checksum and the lines after it; without the
+// lock, only a new index replaces it (a rename).
+func (l *Log) reindex(locked bool) {
 	if l.CacheDir == "" {
 		return
 	}
@@ -211,10 +215,60 @@ func (l *Log) reindex() {
 		ix.Close()
 		return
 	}
-	if st, ok := statOf(info); ok {
+	if st, ok := statOf(info); ok && !(locked && l.catchUp(f, st)) {
 		l.rebuildIndex(f, st, 0)
 	}
 }
+
+// catchUp brings the log's index, which covers a prefix of the log,
+// up to the log at stat to, as an append would: it checks the prefix's
+// checksum, and adds the entries of the lines after it. It reports false
+// when the index covers no prefix of the log (the log was rewritten, or
+// is missing): then the index must be rebuilt. It must run under the
+// log's lock, as it writes the index in place.
+func (l *Log) catchUp(f *os.File, to FileStat) bool {
+	ix, ok := readIndex(IndexPath(l.CacheDir, l.Path))
+	if !ok {
+		return false
+	}
+	defer ix.Close()
+	from := ix.state.Size
+	if from <= 0 || from >= to.Size {
+		return false
+	}
+	data, release, err := mapfile.Map(f, to.Size, false)
+	if err != nil {
+		return false
+	}
+	defer release()
+	var pending []indexEntry
+	var state logState
+	err = whileMapped(f.Name(), func() error {
+		added := data[from:]
+		// A line after the prefix that starts with a BOM is no record:
+		// read as a log's first line, it would be one.
+		if data[from-1] != '\n' || bytes.HasPrefix(added, []byte("\xef\xbb\xbf")) || Checksum(data[:from]) != ix.state.CRC {
+			return errNotAPrefix
+		}
+		var whole bool
+		if pending, whole = l.indexEntries(added); !whole {
+			return errNotAPrefix
+		}
+		for i := range pending {
+			pending[i].offset += from
+		}
+		state = logState{Stat: to, Size: to.Size, Lines: ix.state.Lines + int64(bytes.Count(added, []byte{'\n'})),
+			CRC: ChecksumUpdate(ix.state.CRC, added)}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	l.addRecord(f, ix, false, state, pending)
+	return true
+}
+
+var errNotAPrefix = errors.New("the index covers no prefix of the log")
 
 // Close releases the index.
 func (ix *Index) Close() { ix.release() }

@@ -2,7 +2,10 @@ package jsonl
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,5 +144,63 @@ func readOnly(t *testing.T, dir string) {
 	if f, err := os.Create(filepath.Join(dir, "probe")); err == nil {
 		f.Close()
 		t.Fatalf("%s still takes new files", dir)
+	}
+}
+
+// Under the lock, an index another program's appends left behind is
+// brought up to date in place (a record appended to its file, not a new
+// file), and then places every id's current version where a full load
+// does, whatever was appended: newer and older versions, lines that are
+// not records, a line that starts with a byte order mark. A log rewritten
+// in place is indexed anew.
+func TestReindexCatchesUpWithAppendsOfAnotherProgram(t *testing.T) {
+	for seed := range 8 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		l := indexedLog(t, testVersions)
+		appendRecords(t, l, json.RawMessage(versionLine("id0", 30, "new")))
+		// Brought up to date in place, the index file keeps its bytes and
+		// gains a record; rebuilt, its header changes.
+		indexFile := func() []byte {
+			b, err := os.ReadFile(IndexPath(l.CacheDir, l.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		for step := range 30 {
+			before := indexFile()
+			// A rewrite, or a first appended line that starts with a byte
+			// order mark (line 1 of the appended bytes, where a BOM is
+			// allowed), means a new index.
+			rewrite := rng.IntN(10) == 0
+			if rewrite {
+				rewriteInPlace(t, l.Path, `"at":"2026-01-01T10:`, `"at":"2026-01-01T11:`)
+			} else {
+				f, err := os.OpenFile(l.Path, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range 1 + rng.IntN(4) {
+					line := versionLine(fmt.Sprint("id", rng.IntN(8)), rng.IntN(60), "s"+fmt.Sprint(step))
+					switch rng.IntN(12) {
+					case 0:
+						line = "not a record"
+					case 1:
+						line = "\ufeff" + line
+						rewrite = rewrite || i == 0
+					}
+					fmt.Fprintln(f, line)
+				}
+				f.Close()
+			}
+			if err := l.Lock.Do(func(tx *Tx) error { tx.Reindex(l); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			checkIndex(t, l, fmt.Sprintf("seed %d step %d", seed, step))
+			after := indexFile()
+			if inPlace := len(after) > len(before) && bytes.HasPrefix(after, before); inPlace == rewrite {
+				t.Fatalf("seed %d step %d: a new index expected %v, but the index was brought up to date in place: %v", seed, step, rewrite, inPlace)
+			}
+		}
 	}
 }
