@@ -172,10 +172,15 @@ func (l *Log) IndexWrittenOnce() { l.reindex(false) }
 // log). It never rebuilds without the lock: a writer could append onto
 // the older index meanwhile. It reports whether it held the lock.
 func (l *Log) ReindexIfFree() bool {
-	if l.Lock == nil || l.CacheDir == "" || !writable(l.CacheDir) {
+	if l.Lock == nil || l.CacheDir == "" {
 		return false
 	}
-	ran, err := l.Lock.TryDo(func(tx *Tx) error { tx.Reindex(l); return nil })
+	ran, err := l.Lock.TryDo(func(tx *Tx) error {
+		if writable(l.CacheDir) {
+			tx.Reindex(l)
+		}
+		return nil
+	})
 	return ran && err == nil
 }
 
