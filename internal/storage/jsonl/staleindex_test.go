@@ -114,6 +114,33 @@ func TestAReadWhileTheLockIsHeldDoesNotWait(t *testing.T) {
 	checkIndex(t, l, "after the holder died")
 }
 
+// A read inside this process's own hold of the lock (a check-then-append
+// reads under it) neither waits for itself nor rebuilds the index.
+func TestAReadInsideTheLockDoesNotWaitForItself(t *testing.T) {
+	l, cache, q := staleIndexLog(t)
+	l.Lock.Timeout = time.Hour
+	done := make(chan string)
+	go func() {
+		var diff string
+		err := l.Lock.Do(func(*Tx) error { diff = readAgainstAScan(l, q, cache); return nil })
+		if err != nil {
+			diff = err.Error()
+		}
+		done <- diff
+	}()
+	select {
+	case diff := <-done:
+		if diff != "" {
+			t.Fatalf("a read inside the lock: %s", diff)
+		}
+	case <-time.After(2 * time.Minute): // an upper bound only a wait for the lock reaches
+		t.Fatal("a read inside the lock waited for it")
+	}
+	if _, ok := openIndexNow(t, l); ok {
+		t.Fatal("the index was rebuilt by a read that did not take the lock")
+	}
+}
+
 // A read whose cache directory cannot be written (a read-only repository)
 // reads correctly, reads again correctly, and leaves the index stale.
 func TestAReadWithAReadOnlyCacheDirIsCorrect(t *testing.T) {
