@@ -74,6 +74,16 @@ func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Proble
 	})
 }
 
+// SelectCached is SelectFileCached of the log, for a log a writer keeps
+// an index of (l.Lock and l.CacheDir set): a read that finds the index
+// stale (another program appended) rebuilds it, when the lock is free at
+// once, so that the next reads are proved by the index rather than by the
+// checksum of the whole prefix (see Log.ReindexIfFree).
+func (l *Log) SelectCached(q Query, cachePath string) ([]Entry, []Problem, error) {
+	q.reindex = l.ReindexIfFree
+	return SelectFileCached(l.Path, q, cachePath)
+}
+
 // prefixChecksum returns the Checksum of a prefix of data, as long as
 // asked. The checksum of a longer prefix continues from a shorter one's:
 // a cache that fails its proof and the full scan after it read the
@@ -211,6 +221,9 @@ func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uin
 		return hdr, nil, false, false
 	}
 	indexed = provedByIndex(hdr, data[hdr.Size:], indexDir, file, info)
+	if !indexed && q.reindex != nil && q.reindex() {
+		indexed = provedByIndex(hdr, data[hdr.Size:], indexDir, file, info)
+	}
 	if !indexed && checksum(hdr.Size) != hdr.CRC {
 		return hdr, nil, false, false
 	}

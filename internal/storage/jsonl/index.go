@@ -143,49 +143,6 @@ func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
 	return ix, ok
 }
 
-// Reindex rebuilds the index of the log l from its bytes, under the
-// lock, unless its index matches it: for a reader about to rely on the
-// index of a log another program wrote to, as l's next append would. It
-// is best effort, like the index an append keeps.
-func (tx *Tx) Reindex(l *Log) {
-	if !tx.done {
-		l.reindex()
-	}
-}
-
-// IndexWrittenOnce gives the file l names, which is written once and
-// renamed into place, never appended to (the reservations a fetch
-// brought), the index a writer keeps, unless one matches it: then what
-// it holds is vouched for, and a union over it can be cached. It takes
-// no lock, as nobody writes the file under one: the index is replaced by
-// a rename, and one built while the file changed does not match it. It
-// is best effort.
-func (l *Log) IndexWrittenOnce() { l.reindex() }
-
-// reindex rebuilds the index of the log from its bytes unless its index
-// matches it.
-func (l *Log) reindex() {
-	if l.CacheDir == "" {
-		return
-	}
-	f, err := os.Open(l.Path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return
-	}
-	if ix, ok := OpenIndex(l.CacheDir, l.Path, info); ok {
-		ix.Close()
-		return
-	}
-	if st, ok := statOf(info); ok {
-		l.rebuildIndex(f, st, 0)
-	}
-}
-
 // Close releases the index.
 func (ix *Index) Close() { ix.release() }
 

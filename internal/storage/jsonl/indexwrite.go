@@ -53,11 +53,19 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 	defer ix.Close()
 	state := a.state
 	state.Stat = to
-	// Records past the bound are merged: a reader's lookup scans them.
-	merge := !ok || len(ix.records)+len(a.pending)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8)
-	entries := l.currentOf(f, ix, a.pending, !merge)
+	l.addRecord(f, ix, !ok, state, a.pending)
+}
+
+// addRecord brings ix, which covered the log until the lines whose
+// entries are pending were written, up to state: one record appended to
+// its file, or a merge into a new file when the records would pass their
+// bound (a reader's lookup scans them) or the index is new.
+func (l *Log) addRecord(f *os.File, ix *Index, isNew bool, state logState, pending []indexEntry) {
+	path := IndexPath(l.CacheDir, l.Path)
+	merge := isNew || len(ix.records)+len(pending)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8)
+	entries := l.currentOf(f, ix, pending, !merge)
 	if merge {
-		l.mergeIndex(f, to, ix, state, entries)
+		l.mergeIndex(f, state.Stat, ix, state, entries)
 		return
 	}
 	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)

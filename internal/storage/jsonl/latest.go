@@ -41,6 +41,10 @@ type Query struct {
 	// inbox) then reads a cache a sixth the size. Entries read from such a
 	// cache are Lean; LoadRaw reads their lines.
 	Lean bool
+	// reindex, when set, rebuilds the index of the log read if it can at
+	// once, and reports whether it did (Log.SelectCached sets it): a read
+	// that finds the index stale asks it again after.
+	reindex func() bool
 }
 
 func (q Query) key() string { return cmp.Or(q.Key, jsonline.DefaultKey) }

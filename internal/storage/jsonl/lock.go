@@ -64,8 +64,26 @@ func (l *Lock) Do(fn func(*Tx) error) error {
 		return err
 	}
 	defer fl.Unlock()
-	writeHolder(l.Path)
+	return holding(l.Path, fn)
+}
 
+// TryDo runs fn while holding the lock if no process holds it now, and
+// reports whether it ran: for a reader's chore (rebuilding a log's stale
+// index) that must never wait for a writer. A lock it cannot open (a
+// read-only repository) is an error, and fn does not run.
+func (l *Lock) TryDo(fn func(*Tx) error) (ran bool, err error) {
+	fl := flock.New(l.Path, flock.SetPermissions(0o666))
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		return false, err
+	}
+	defer fl.Unlock()
+	return true, holding(l.Path, fn)
+}
+
+// holding runs fn with a Tx while the lock at path is held, and says
+// who holds it for a waiter's message.
+func holding(path string, fn func(*Tx) error) error {
+	writeHolder(path)
 	tx := &Tx{}
 	defer func() { tx.done = true }()
 	return fn(tx)

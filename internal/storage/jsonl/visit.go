@@ -40,6 +40,13 @@ func VisitFileCached(path string, q Query, cachePath string, visit func(*Entry) 
 	return problems, nil
 }
 
+// VisitCached is VisitFileCached of the log, which rebuilds its stale
+// index as SelectCached does.
+func (l *Log) VisitCached(q Query, cachePath string, visit func(*Entry) error) ([]Problem, error) {
+	q.reindex = l.ReindexIfFree
+	return VisitFileCached(l.Path, q, cachePath, visit)
+}
+
 // visitCache visits the cached selection, brought up to date with the
 // lines appended since, when the cached prefix is proved (by the log's
 // index, else by its checksum) and the usual selection would not save a

@@ -178,8 +178,13 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		}
 		// Before the sources are read: a source appended to while it is
 		// read must not be remembered as it is now with the old answer.
-		// A source no index vouches for means no union cache.
-		if held, ok := jsonl.UnionHeld(s.CacheDir(), src.Paths); ok {
+		// A source no index vouches for means no union cache, unless its
+		// index can be rebuilt now (another program appended to it).
+		held, ok := jsonl.UnionHeld(s.CacheDir(), src.Paths)
+		if !ok && s.reindexIfFree(src.Paths) {
+			held, ok = jsonl.UnionHeld(s.CacheDir(), src.Paths)
+		}
+		if ok {
 			unionHeld = held
 		} else {
 			union = ""
@@ -192,7 +197,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		var problems []jsonl.Problem
 		var err error
 		if cache := s.cachePath(path, q); cache != "" {
-			entries, problems, err = jsonl.SelectFileCached(path, q.Query, cache)
+			entries, problems, err = s.logAt(path).SelectCached(q.Query, cache)
 		} else {
 			entries, problems, err = jsonl.SelectFile(path, q.Query)
 		}
@@ -225,6 +230,17 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		jsonl.SaveUnionCache(union, src.Paths, unionHeld, q.Query, sel.Entries, sel.Problems)
 	}
 	return sel, nil
+}
+
+// reindexIfFree rebuilds the indexes of the logs at paths that do not
+// match them, if the store's lock is free at once (see
+// jsonl.Log.ReindexIfFree), and reports whether it held it for each.
+func (s *Store) reindexIfFree(paths []string) bool {
+	all := true
+	for _, p := range paths {
+		all = s.logAt(p).ReindexIfFree() && all
+	}
+	return all
 }
 
 // supersedes reports whether e, a version of cur's id from another
