@@ -153,10 +153,12 @@ func (h *history) spoilIndex(c int) {
 		}
 		h.note("clone %d: the index of %s is deleted", c, l.Path)
 	case 1:
-		if len(data) < 2000 {
-			return
-		}
-		i := 1000 + h.rng.IntN(len(data)-1000) // past the header: entries, their checksums, records
+		// One of the last bytes: the checksums of the sorted entries (a
+		// lookup finds the damage, and the log is read instead) or the
+		// last appended record (the index no longer covers the log, and
+		// is rebuilt). A byte of the header (its first 1,120) only makes
+		// the index unreadable, which a deleted one covers.
+		i := len(data) - 1 - h.rng.IntN(min(len(data), 64))
 		data[i] ^= 0x5a
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			h.t.Fatal(err)
