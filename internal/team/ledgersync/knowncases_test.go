@@ -1,6 +1,7 @@
 package ledgersync
 
 import (
+	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,5 +152,56 @@ func TestAnOwnVersionThatBreaksARuleCountsAsHeld(t *testing.T) {
 	b.sync(t)
 	if got := b.receivedSubjects(t, id); len(got) != 0 {
 		t.Fatalf("b applied %v, older than its own version", got)
+	}
+}
+
+// The one difference left that no history of honest clocks meets: a
+// log's index keeps a version's time in nanoseconds since 1970 (an
+// int64), which a time after 2262 (or before 1678) overflows, and a
+// version another clone dated 2300 is known here as one written in the
+// 1710s. The version index compared times as text and refused any later
+// version dated before 2300; sync now applies it. Readers that pick the
+// current version by the same nanoseconds (the index, Select) take the
+// 2026 version as current either way; records.Newer takes the 2300 one.
+func TestAVersionAfter2262IsKnownByItsWrappedTime(t *testing.T) {
+	r := newRemote(t)
+	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	c := &clock{base.Add(time.Hour)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	id := ids.NewMessage()
+	far := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+	a.write(t, records.MessagesFile, messageAt(id, far, "far"))
+	a.sync(t)
+	b.sync(t)
+	a.write(t, records.MessagesFile, messageAt(id, base, "honest"))
+	a.sync(t)
+
+	tip, err := b.sy.ledger.Refs().Read(ledger.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi := &versionIndex{dir: filepath.Join(t.TempDir(), "index"), now: c.now()}
+	if err := vi.catchUp(b.sy.ledger, tip); err != nil {
+		t.Fatal(err)
+	}
+	want, err := vi.newest([]string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]time.Time
+	if err := b.s.Update(func(tx *jsonl.Tx) error {
+		k := newKnownVersions(tx, b.s)
+		defer k.close()
+		got, err = k.newest(records.MessagesFile, []string{id})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want[id] != records.TimeKey(far) || !got[id].Before(base) {
+		t.Fatalf("the version index knows %q, the logs' indexes %v: the overflow is gone; update this test and the random one's times", want[id], got[id])
+	}
+	b.sync(t)
+	if subjects := b.receivedSubjects(t, id); len(subjects) != 2 || subjects[1] != "honest" {
+		t.Fatalf("received/ holds %v of the record, want [far honest]", subjects)
 	}
 }

@@ -258,7 +258,13 @@ func (h *history) run(n int) {
 
 // TestKnownVersionsAnswerAsTheVersionIndex holds what sync now asks (the
 // logs' own indexes) to what it asked before (its version index, kept as
-// a reference in versionindex_ref_test.go) over random histories.
+// a reference in versionindex_ref_test.go) over random histories. They
+// leave out what the two answer differently, each in a case of
+// TestAnOlderVersionIsAppliedOnlyWhereNoLogHoldsANewer and beside it: a
+// received log deleted (only the ledger knows its versions then), an own
+// version that breaks a rule, and times an int64 of nanoseconds does not
+// hold. The first histories found a fourth, archive moving versions no
+// sync had recorded (TestArchiveRecordsWhatItMovesFirst).
 func TestKnownVersionsAnswerAsTheVersionIndex(t *testing.T) {
 	seeds := 10
 	if testing.Short() {
