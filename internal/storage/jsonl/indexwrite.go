@@ -117,6 +117,12 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 	raw, _ := jsonline.TrimLine(line, e.offset == 0)
 	line, perr := ReadLine(f, prev.offset, nil)
 	old, _ := jsonline.TrimLine(line, prev.offset == 0)
+	if _, exact := VersionTimeOf(e.nanos); !exact && err == nil && perr == nil {
+		// Held to the second only (or no time): the lines' times decide.
+		if at, was := l.Versions.Of(raw), l.Versions.Of(old); !at.Equal(was) {
+			return at.After(was)
+		}
+	}
 	return err != nil || perr != nil || bytes.Compare(raw, old) > 0
 }
 
