@@ -33,6 +33,24 @@ func TestAnOlderVersionIsAppliedOnlyWhereNoLogHoldsANewer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false},
+		// A lookup that finds an entry's block damaged removes the index
+		// (the next append rebuilds it): the log is read instead.
+		{"the received log's index is damaged in its entries", func(t *testing.T, b *clone) {
+			l := b.s.ReceivedLog(records.MessagesFile)
+			path := jsonl.IndexPath(l.CacheDir, l.Path)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const entries = 1120 // the header's size: the sorted entries follow it
+			if len(data) < entries+32 {
+				t.Fatalf("the index holds no sorted entry (%d bytes)", len(data))
+			}
+			data[entries+3] ^= 0xff // the first entry's id hash
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
 		{"another program appended to the received log", func(t *testing.T, b *clone) {
 			f, err := os.OpenFile(b.s.ReceivedLog(records.MessagesFile).Path, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
