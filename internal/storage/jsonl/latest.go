@@ -147,7 +147,7 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		}
 		c, known := seen[id]
 		if known {
-			if q.Versions == nil || !newerThan(raw, t, data[c.start:c.end], c.nanos) {
+			if q.Versions == nil || !newerThan(raw, t, data[c.start:c.end], c.nanos, q.Versions) {
 				continue
 			}
 			if c.out >= 0 {
@@ -210,10 +210,16 @@ func VersionTimeOf(nanos int64) (t time.Time, exact bool) {
 	return time.Unix(0, nanos).UTC(), true
 }
 
-// newerThan is Newer against a version whose time was packed.
-func newerThan(a []byte, ta time.Time, b []byte, tb int64) bool {
+// newerThan is Newer against a version whose time was packed (held to
+// the second only, past 1823 and 2116: then v reads b's own).
+func newerThan(a []byte, ta time.Time, b []byte, tb int64, v *jsonline.Versions) bool {
 	if na := versionNanos(ta); na != tb {
 		return na > tb
+	}
+	if _, exact := VersionTimeOf(tb); !exact && tb != math.MinInt64 {
+		if tb := v.Of(b); !ta.Equal(tb) {
+			return ta.After(tb)
+		}
 	}
 	return bytes.Compare(a, b) > 0
 }

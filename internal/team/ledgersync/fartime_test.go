@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -74,21 +75,36 @@ func TestVersionTimesOutsideNanosOrderAsTimes(t *testing.T) {
 
 // Two versions within one second past 2116, where a log's index holds
 // times to the second: the index keeps the later as current, whatever
-// their bytes say ("...00Z" sorts after "...00.25Z"), and a version
-// between them that arrives last is not applied.
+// their bytes say ("...00Z" sorts after "...00.25Z"), whether its
+// appends or a rebuild from the log made it, and a version between them
+// that arrives last is not applied.
 func TestVersionsWithinOneSecondPast2116OrderAsTimes(t *testing.T) {
-	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	far := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := newRemote(t)
-	c := &clock{base.Add(time.Hour)}
-	a, b := newClone(t, r, c), newClone(t, r, c)
-	id := ids.NewMessage()
-	for i, at := range []time.Time{far, far.Add(250 * time.Millisecond), far.Add(100 * time.Millisecond)} {
-		a.write(t, records.MessagesFile, messageBetween(id, base, at, fmt.Sprint(i)))
-		a.sync(t)
-		b.sync(t)
-	}
-	if got := b.receivedSubjects(t, id); len(got) != 2 || got[1] != "1" {
-		t.Fatalf("received/ holds %v of the record, want [0 1]", got)
+	for _, rebuilt := range []bool{false, true} {
+		t.Run(fmt.Sprint("rebuilt=", rebuilt), func(t *testing.T) {
+			base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+			far := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+			r := newRemote(t)
+			c := &clock{base.Add(time.Hour)}
+			a, b := newClone(t, r, c), newClone(t, r, c)
+			id := ids.NewMessage()
+			for i, at := range []time.Time{far, far.Add(250 * time.Millisecond), far.Add(100 * time.Millisecond)} {
+				if i == 2 && rebuilt {
+					// Another program appends: the next sync rebuilds
+					// the received log's index from the log.
+					f, err := os.OpenFile(b.s.ReceivedLog(records.MessagesFile).Path, os.O_WRONLY|os.O_APPEND, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.WriteString("\n")
+					f.Close()
+				}
+				a.write(t, records.MessagesFile, messageBetween(id, base, at, fmt.Sprint(i)))
+				a.sync(t)
+				b.sync(t)
+			}
+			if got := b.receivedSubjects(t, id); len(got) != 2 || got[1] != "1" {
+				t.Fatalf("received/ holds %v of the record, want [0 1]", got)
+			}
+		})
 	}
 }
