@@ -208,7 +208,7 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 				}
 				prevRaw, _ := jsonline.TrimLine(scratch, cur.off == 0)
 				raw, _ := jsonline.TrimLine(scratch2, c.off == 0)
-				if bytes.Compare(raw, prevRaw) <= 0 {
+				if byTime := l.byOwnTime(c.time, raw, prevRaw); byTime < 0 || byTime == 0 && bytes.Compare(raw, prevRaw) <= 0 {
 					continue
 				}
 			} else if seen && pick && c.time < cur.time {

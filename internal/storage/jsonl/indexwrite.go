@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"maps"
+	"math"
 	"math/bits"
 	"os"
 	"runtime"
@@ -125,7 +126,22 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 	raw, _ := jsonline.TrimLine(line, e.offset == 0)
 	line, perr := ReadLine(f, prev.offset, nil)
 	old, _ := jsonline.TrimLine(line, prev.offset == 0)
+	if err == nil && perr == nil {
+		if c := l.byOwnTime(e.nanos, raw, old); c != 0 {
+			return c > 0
+		}
+	}
 	return err != nil || perr != nil || bytes.Compare(raw, old) > 0
+}
+
+// byOwnTime compares two versions of one id whose packed times are both
+// nanos by their own times, where the packing holds them to the second
+// only (versionNanos): 0 when it holds them exactly, or they are equal.
+func (l *Log) byOwnTime(nanos int64, a, b []byte) int {
+	if _, exact := VersionTimeOf(nanos); exact || nanos == math.MinInt64 {
+		return 0
+	}
+	return l.Versions.Of(a).Compare(l.Versions.Of(b))
 }
 
 // mergeIndex rewrites the index with its records and the new entries
@@ -328,7 +344,11 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 			if c := a.key.compare(b.key); c != 0 || l.Versions == nil {
 				return cmp.Or(c, cmp.Compare(a.offset, b.offset))
 			}
-			return cmp.Or(cmp.Compare(a.nanos, b.nanos), bytes.Compare(line(a), line(b)), cmp.Compare(a.offset, b.offset))
+			if c := cmp.Compare(a.nanos, b.nanos); c != 0 {
+				return c
+			}
+			la, lb := line(a), line(b)
+			return cmp.Or(l.byOwnTime(a.nanos, la, lb), bytes.Compare(la, lb), cmp.Compare(a.offset, b.offset))
 		})
 		current = entries[:0]
 		for i, e := range entries {

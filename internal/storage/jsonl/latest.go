@@ -151,7 +151,7 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		}
 		c, known := seen[id]
 		if known {
-			if q.Versions == nil || !newerThan(raw, t, data[c.start:c.end], c.nanos) {
+			if q.Versions == nil || !newerThan(raw, t, data[c.start:c.end], c.nanos, q.Versions) {
 				continue
 			}
 			if c.out >= 0 {
@@ -179,18 +179,51 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 }
 
 // versionNanos packs a version time into an int64 that orders as the times
-// do: nanoseconds since 1970, the zero time (no time at all) first.
+// do: nanoseconds since 1970, the zero time (no time at all) first. A
+// record's time obeys every rule from the year 1 to 9999, which an
+// int64 of nanoseconds cannot hold (UnixNano wraps the year 9999 around
+// to 1816): past exactNanos either way it counts whole seconds beyond
+// it, in order still, to the second (VersionTimeOf says which are exact).
 func versionNanos(t time.Time) int64 {
 	if t.IsZero() {
 		return math.MinInt64
 	}
+	switch sec := t.Unix(); {
+	case sec >= exactSeconds:
+		return exactNanos + (sec - exactSeconds)
+	case sec <= -exactSeconds:
+		return -exactNanos - (-exactSeconds - sec)
+	}
 	return t.UnixNano()
 }
 
-// newerThan is Newer against a version whose time was packed.
-func newerThan(a []byte, ta time.Time, b []byte, tb int64) bool {
+// exactNanos bounds the packed times that are nanoseconds since 1970
+// (from 1823 to 2116); exactSeconds is the first whole second past it.
+const (
+	exactNanos   = 1 << 62
+	exactSeconds = exactNanos / int64(time.Second)
+)
+
+// VersionTimeOf is the version time an index keeps as nanos (Lookup):
+// exact is false for a time it holds only to the second (before 1823 or
+// after 2116; read the version for its time) and for no time at all.
+func VersionTimeOf(nanos int64) (t time.Time, exact bool) {
+	if nanos <= -exactNanos || nanos >= exactNanos {
+		return time.Time{}, false
+	}
+	return time.Unix(0, nanos).UTC(), true
+}
+
+// newerThan is Newer against a version whose time was packed (held to
+// the second only, past 1823 and 2116: then v reads b's own).
+func newerThan(a []byte, ta time.Time, b []byte, tb int64, v *jsonline.Versions) bool {
 	if na := versionNanos(ta); na != tb {
 		return na > tb
+	}
+	if _, exact := VersionTimeOf(tb); !exact && tb != math.MinInt64 {
+		if tb := v.Of(b); !ta.Equal(tb) {
+			return ta.After(tb)
+		}
 	}
 	return bytes.Compare(a, b) > 0
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -108,14 +109,24 @@ func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
 	if kl.ix != nil {
 		found := map[string]time.Time{}
 		for _, id := range ids {
-			_, nanos, ok, err := kl.ix.Lookup(id)
+			offset, nanos, ok, err := kl.ix.Lookup(id)
 			if err != nil { // damaged: removed, for the next append to rebuild
 				kl.ix.Close()
 				kl.ix = nil
 				break
 			}
 			if ok && nanos != noTime {
-				found[id] = time.Unix(0, nanos).UTC()
+				at, exact := jsonl.VersionTimeOf(nanos)
+				if !exact {
+					// A time the index holds to the second only
+					// (before 1823, after 2116): the version's own.
+					if at, err = kl.timeAt(offset); err != nil {
+						kl.ix.Close()
+						kl.ix = nil
+						break
+					}
+				}
+				found[id] = at
 			}
 		}
 		if kl.ix != nil {
@@ -137,6 +148,21 @@ func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
 		}
 	}
 	return nil
+}
+
+// timeAt is the version time of the line at offset in the log.
+func (kl *knownLog) timeAt(offset int64) (time.Time, error) {
+	f, err := os.Open(kl.log.Path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer f.Close()
+	line, err := jsonl.ReadLine(f, offset, nil)
+	if err != nil {
+		return time.Time{}, err
+	}
+	line, _ = jsonline.TrimLine(line, offset == 0)
+	return records.VersionTime(line), nil
 }
 
 // close releases every index opened.

@@ -58,6 +58,12 @@ func (h *history) note(format string, args ...any) {
 // at is one of a few times: versions often tie, and often arrive older
 // than one already held.
 func (h *history) at() time.Time {
+	if h.rng.IntN(8) == 0 {
+		// A clock centuries ahead: past what an int64 of nanoseconds
+		// holds, where a log's index keeps times to the second only, and
+		// several versions within one second.
+		return time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(h.rng.IntN(6)) * 250 * time.Millisecond)
+	}
 	return h.base.Add(time.Duration(h.rng.IntN(12)) * 250 * time.Millisecond)
 }
 
@@ -153,10 +159,12 @@ func (h *history) spoilIndex(c int) {
 		}
 		h.note("clone %d: the index of %s is deleted", c, l.Path)
 	case 1:
-		if len(data) < 2000 {
-			return
-		}
-		i := 1000 + h.rng.IntN(len(data)-1000) // past the header: entries, their checksums, records
+		// One of the last bytes: the checksums of the sorted entries (a
+		// lookup finds the damage, and the log is read instead) or the
+		// last appended record (the index no longer covers the log, and
+		// is rebuilt). A byte of the header (its first 1,120) only makes
+		// the index unreadable, which a deleted one covers.
+		i := len(data) - 1 - h.rng.IntN(min(len(data), 64))
 		data[i] ^= 0x5a
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			h.t.Fatal(err)
@@ -260,8 +268,9 @@ func (h *history) run(n int) {
 // leave out what the two answer differently, each in a case of
 // TestAnOlderVersionIsAppliedOnlyWhereNoLogHoldsANewer and beside it: a
 // received log deleted (only the ledger knows its versions then), an own
-// version that breaks a rule, and times an int64 of nanoseconds does not
-// hold. The first histories found a fourth, archive moving versions no
+// version that breaks a rule. Times an int64 of nanoseconds does not hold
+// (TestAVersionAfter2262IsKnownByItsOwnTime) are in the histories. The
+// first histories found a fourth, archive moving versions no
 // sync had recorded (TestArchiveRecordsWhatItMovesFirst).
 func TestKnownVersionsAnswerAsTheVersionIndex(t *testing.T) {
 	seeds := 10
