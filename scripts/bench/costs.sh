@@ -77,7 +77,7 @@ if want list; then
 	git-queen check src/x.go >/dev/null
 	git-queen reservations >/dev/null
 	[ -z "${BEFORE:-}" ] || "$BEFORE" reservations >/dev/null
-	sleep 2 # quiet logs: the caches trust their stat
+	sleep 2 # quiet logs: a BEFORE binary older than the index rule trusts their stat
 	bench_pair list reservations "git-queen reservations" check "git-queen check src/x.go"
 	row "reservations, 1,000 active of $size lines" list reservations check "$(bench_rss git-queen reservations) MiB"
 	against_before list "git-queen reservations"

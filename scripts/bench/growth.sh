@@ -115,7 +115,7 @@ for n in $sizes; do
 		git-queen check src/x.go >/dev/null
 		git-queen reserve 'bench/area/**' >/dev/null
 		git-queen msg inbox --limit 20 >/dev/null
-		sleep 2 # quiet logs: the caches trust their stat
+		sleep 2 # quiet logs: a BEFORE binary older than the index rule trusts their stat
 		bench_pair "check-$n" check "git-queen check src/x.go" "git rev-parse" "git rev-parse --git-common-dir"
 		row "check (warm)" "$n" "check-$n" check "git rev-parse" "$(rss check src/x.go)"
 		bench_pair "reserve-$n" reserve "git-queen reserve bench/area/**" "git rev-parse" "git rev-parse --git-common-dir"

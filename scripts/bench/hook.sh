@@ -28,8 +28,8 @@ genstore -dir .git/queen -reservations 1000 -active 1000 -messages 0
 git queen init --droid bench-droid >/dev/null
 # Settle the repository as it would be after a while: packed by the
 # commit's gc --auto in the foreground (detached, it would run during the
-# measurements), and with the stores quiet for the 2 s after which the
-# selection cache trusts their stat.
+# measurements), and with the stores quiet for the 2 s after which a
+# binary older than the index rule trusted their stat (fair to BEFORE).
 git add -A && git -c gc.autoDetach=false commit -q -m "10,000 files"
 sleep 2
 base=$(git rev-parse HEAD)

@@ -24,7 +24,7 @@
 #
 # The repository is built as hook.sh builds its own: packed by the commit's
 # gc --auto in the foreground, and the stores quiet for the 2 s after which
-# the selection caches trust their stat. Each comparison runs in ROUNDS
+# a binary older than the index rule trusted their stat (fair to BEFORE). Each comparison runs in ROUNDS
 # rounds of RUNS runs per command, alternating which goes first, and the
 # figures quoted are the medians of all the runs (pooled.sh): the VM is
 # shared and noisy. Needs hyperfine (apt-get install -y hyperfine).

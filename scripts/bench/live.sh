@@ -65,8 +65,8 @@ for b in "$old" "$new"; do
 	"$b" msg send --to droid-5 --subject bench --body hello >/dev/null
 done
 echo "  check: old wrote $(grep -c '"droid":"bench"' .beads/queen_reservations.jsonl) reservation lines to .beads/, new $(grep -c '"droid":"bench"' .git/queen/queen_reservations.jsonl) to .git/queen/; git status: $(git status --porcelain | tr '\n' ' ')"
-# Let the stores be quiet for the 2 s after which the selection caches
-# trust their stat, as after any pause between commands.
+# Let the stores be quiet for the 2 s after which a binary older than
+# the index rule trusted their stat, as after any pause between commands.
 sleep 2
 
 echo "== reserve (a fresh exclusive grant each run): $nres reservation lines, $nactive active; msg send: $nmsg messages"

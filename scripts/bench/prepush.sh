@@ -60,7 +60,7 @@ git rev-list "$local" --not --remotes=origin >"$work/commits"
 echo "commits: $(wc -l <"$work/commits"); paths: $(git diff --name-only "$remote" "$local" | wc -l);" \
 	"reservations: $(wc -l <.git/queen/queen_reservations.jsonl) lines, $(git queen reservations --json | grep -c '"pattern"') active"
 git-queen hook pre-push origin "$url" <"$work/input" # the first fetch of the other clone's ledger
-sleep 2                                              # the stores quiet for the selection cache
+sleep 2                                              # the stores quiet (for binaries older than the index rule)
 
 fetch="git -c gc.auto=0 -c maintenance.auto=false -c fetch.showForcedUpdates=false fetch --quiet --no-tags --no-write-fetch-head --prune --no-recurse-submodules origin +refs/queen/ledger*:refs/queen/remotes/origin/ledger*"
 hook="sh -c 'exec git-queen hook pre-push origin $url <$work/input'"

@@ -44,7 +44,7 @@ for b in old new; do
 	cp "$work/store"/queen_*.jsonl "$work/repo-$b/.git/queen/"
 done
 old="$work/old/git-queen" new="$work/new/git-queen"
-sleep 2 # quiet stores: the caches trust their stat after 2 s
+sleep 2 # quiet stores: a BEFORE binary older than the index rule trusts their stat after 2 s
 
 bench() { # NAME CMD: CMD in repo-old and in repo-new, PREPARE_IN (a shell command) first
 	name=$1 cmd=$2
