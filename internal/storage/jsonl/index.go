@@ -97,6 +97,9 @@ type Index struct {
 	ring    []checkpoint
 	sorted  []byte // the sorted entries
 	records []byte // the appended records, all whole and checked
+	// torn says bytes follow the last whole record (a crash tore the
+	// next): a record appended after them could not be read.
+	torn bool
 	// sortedCRC is the sorted entries' checksum (a merge checks it).
 	// blockCRCs are the checksums of their blocks, which Lookup checks as
 	// its search reads them (a reader asking only Proves reads none);
@@ -313,7 +316,7 @@ func parseIndex(data []byte) (*Index, bool) {
 		ix.ring = append(ix.ring, checkpoint{rec.state.Size, rec.state.CRC})
 		at += rec.size
 	}
-	ix.records = data[table:at]
+	ix.records, ix.torn = data[table:at], at != len(data)
 	if len(ix.ring) > ringLength {
 		ix.ring = ix.ring[len(ix.ring)-ringLength:]
 	}

@@ -60,10 +60,11 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 // addRecord brings ix, which covered the log until the lines whose
 // entries are pending were written, up to state: one record appended to
 // its file, or a merge into a new file when the records would pass their
-// bound (a reader's lookup scans them) or the index is new.
+// bound (a reader's lookup scans them), the index is new, or a torn
+// record ends its file.
 func (l *Log) addRecord(f *os.File, ix *Index, isNew bool, state logState, pending []indexEntry) {
 	path := IndexPath(l.CacheDir, l.Path)
-	merge := isNew || len(ix.records)+len(pending)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8)
+	merge := isNew || ix.torn || len(ix.records)+len(pending)*indexEntrySize > max(indexRecordsMax, len(ix.sorted)/8)
 	entries := l.currentOf(f, ix, pending, !merge)
 	if merge {
 		l.mergeIndex(f, state.Stat, ix, state, entries)

@@ -231,3 +231,29 @@ func TestReindexCatchesUpWithAppendsOfAnotherProgram(t *testing.T) {
 		}
 	}
 }
+
+// An index whose last record a crash tore is brought up to date by a new
+// file, not by a record after the torn bytes, which no reader could
+// reach: the reader's Reindex and the next append each leave an index
+// that matches the log.
+func TestAnIndexWithATornRecordIsCaughtUpIntoANewFile(t *testing.T) {
+	for _, next := range []string{"a reader's Reindex", "an append"} {
+		l := indexedLog(t, testVersions)
+		appendRecords(t, l, json.RawMessage(versionLine("a", 1, "new")))
+		appendRecords(t, l, json.RawMessage(versionLine("a", 2, "read")))
+		path := IndexPath(l.CacheDir, l.Path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data[:len(data)-5], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if next == "an append" {
+			appendRecords(t, l, json.RawMessage(versionLine("b", 1, "new")))
+		} else if err := l.Lock.Do(func(tx *Tx) error { tx.Reindex(l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		checkIndex(t, l, "a torn record, then "+next)
+	}
+}
