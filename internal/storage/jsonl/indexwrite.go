@@ -33,7 +33,7 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 		return
 	}
 	if !a.tracked || a.state.Size != to.Size {
-		l.rebuildIndex(f, to, a.from.Size)
+		l.refreshIndex(f, to, a.from.Size)
 		return
 	}
 	path := IndexPath(l.CacheDir, l.Path)
@@ -48,7 +48,7 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 		if ok {
 			ix.Close()
 		}
-		l.rebuildIndex(f, to, a.from.Size)
+		l.refreshIndex(f, to, a.from.Size)
 		return
 	}
 	defer ix.Close()
@@ -295,6 +295,16 @@ func sortEntries(es []indexEntry) {
 		slices.SortFunc(out[start[b]:start[b+1]], byKey)
 	}
 	copy(es, out)
+}
+
+// refreshIndex brings an index that does not match the log at stat to up
+// to date, under the lock: in place when it covers a prefix of the log
+// (another program appended; see catchUp), else by a rebuild from the
+// log's bytes (see rebuildIndex, which before is passed to).
+func (l *Log) refreshIndex(f *os.File, to FileStat, before int64) {
+	if !l.catchUp(f, to) {
+		l.rebuildIndex(f, to, before)
+	}
 }
 
 // rebuildIndex writes the index of the log from its bytes, which the

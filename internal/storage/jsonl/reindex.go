@@ -90,7 +90,12 @@ func (l *Log) reindex(locked bool) {
 		ix.Close()
 		return
 	}
-	if st, ok := statOf(info); ok && !(locked && l.catchUp(f, st)) {
+	st, ok := statOf(info)
+	switch {
+	case !ok:
+	case locked:
+		l.refreshIndex(f, st, 0)
+	default:
 		l.rebuildIndex(f, st, 0)
 	}
 }

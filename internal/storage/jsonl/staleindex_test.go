@@ -232,6 +232,28 @@ func TestReindexCatchesUpWithAppendsOfAnotherProgram(t *testing.T) {
 	}
 }
 
+// An append after another program's brings the index up to date in
+// place, as a reader's Reindex does, rather than rebuilding it from the
+// whole log; the index then places every id where a full load does.
+func TestAnAppendAfterAForeignAppendCatchesTheIndexUp(t *testing.T) {
+	l := indexedLog(t, testVersions)
+	appendRecords(t, l, json.RawMessage(versionLine("id0", 30, "new")))
+	indexFile := func() []byte {
+		b, err := os.ReadFile(IndexPath(l.CacheDir, l.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := indexFile()
+	appendForeign(t, l.Path)
+	appendRecords(t, l, json.RawMessage(versionLine("id1", 31, "ours")))
+	checkIndex(t, l, "an append after a foreign one")
+	if after := indexFile(); len(after) <= len(before) || !bytes.HasPrefix(after, before) {
+		t.Fatal("the append rebuilt the index, where it covered a prefix of the log")
+	}
+}
+
 // An index whose last record a crash tore is brought up to date by a new
 // file, not by a record after the torn bytes, which no reader could
 // reach: the reader's Reindex and the next append each leave an index
