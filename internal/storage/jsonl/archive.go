@@ -123,20 +123,24 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, old func(Record) bool)
 	}
 }
 
+// ArchiveLog is the log that Archive moves l's old records to. It keeps
+// an index as any log does: sync asks it when an archived record was
+// last written.
+func (l *Log) ArchiveLog() *Log {
+	return &Log{Path: ArchivePath(l.Path), Key: l.Key, Versions: l.Versions, CacheDir: l.CacheDir, NoSync: l.NoSync, Roots: l.Roots}
+}
+
 // appendMoving appends the lines of the moving records to the archive,
 // except those it holds already, and returns what stays in the log: every
 // other non-blank line (stats.LinesAfter counts them). The plan's blocks
 // are sorted on every core; their lines reach the archive in the log's
 // order.
 func (l *Log) appendMoving(f *os.File, plan *compactPlan, moving map[idHash]bool, stats *RewriteStats) (lineSet, error) {
-	archivePath := ArchivePath(l.Path)
-	have, err := lineHashes(archivePath)
+	archive := l.ArchiveLog() // the caller holds the lock
+	have, err := lineHashes(archive.Path)
 	if err != nil {
 		return nil, err
 	}
-	// The caller holds the lock. The archive keeps an index as any log
-	// does: sync asks it when an archived record was last written.
-	archive := &Log{Path: archivePath, Key: l.Key, Versions: l.Versions, CacheDir: l.CacheDir, NoSync: l.NoSync, Roots: l.Roots}
 	var stays lineSet
 	var batch []any
 	size := 0

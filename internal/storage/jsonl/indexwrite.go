@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"maps"
-	"math"
 	"math/bits"
 	"os"
 	"runtime"
@@ -139,7 +138,7 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 // nanos by their own times, where the packing holds them to the second
 // only (versionNanos): 0 when it holds them exactly, or they are equal.
 func (l *Log) byOwnTime(nanos int64, a, b []byte) int {
-	if _, exact := VersionTimeOf(nanos); exact || nanos == math.MinInt64 {
+	if _, exact := VersionTimeOf(nanos); exact || nanos == NoVersionTime {
 		return 0
 	}
 	return l.Versions.Of(a).Compare(l.Versions.Of(b))

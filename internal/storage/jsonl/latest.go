@@ -186,7 +186,7 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 // it, in order still, to the second (VersionTimeOf says which are exact).
 func versionNanos(t time.Time) int64 {
 	if t.IsZero() {
-		return math.MinInt64
+		return NoVersionTime
 	}
 	switch sec := t.Unix(); {
 	case sec >= exactSeconds:
@@ -196,6 +196,10 @@ func versionNanos(t time.Time) int64 {
 	}
 	return t.UnixNano()
 }
+
+// NoVersionTime is the packed time of a record without one (Lookup's
+// nanos): before every other.
+const NoVersionTime = math.MinInt64
 
 // exactNanos bounds the packed times that are nanoseconds since 1970
 // (from 1823 to 2116); exactSeconds is the first whole second past it.
@@ -220,7 +224,7 @@ func newerThan(a []byte, ta time.Time, b []byte, tb int64, v *jsonline.Versions)
 	if na := versionNanos(ta); na != tb {
 		return na > tb
 	}
-	if _, exact := VersionTimeOf(tb); !exact && tb != math.MinInt64 {
+	if _, exact := VersionTimeOf(tb); !exact && tb != NoVersionTime {
 		if tb := v.Of(b); !ta.Equal(tb) {
 			return ta.After(tb)
 		}

@@ -2,7 +2,6 @@ package ledgersync
 
 import (
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -48,14 +47,7 @@ func newKnownVersions(tx *jsonl.Tx, s *store.Store) *knownVersions {
 // the received one, and their archives.
 func (k *knownVersions) logsOf(file string) []*jsonl.Log {
 	own, received := k.s.Log(file), k.s.ReceivedLog(file)
-	return []*jsonl.Log{own, received, archiveOf(own), archiveOf(received)}
-}
-
-// archiveOf is the log that archive moves l's old records to.
-func archiveOf(l *jsonl.Log) *jsonl.Log {
-	a := *l
-	a.Path = jsonl.ArchivePath(l.Path)
-	return &a
+	return []*jsonl.Log{own, received, own.ArchiveLog(), received.ArchiveLog()}
 }
 
 // newest returns, for each of ids that a log of file holds with a version
@@ -95,9 +87,6 @@ func (k *knownVersions) newest(file string, ids []string) (map[string]time.Time,
 	return out, nil
 }
 
-// noTime is the version time an index keeps for a record without one.
-const noTime = math.MinInt64
-
 // newest notes in out the newest version time the log holds of each of
 // ids, where it is newer than out's.
 func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
@@ -115,7 +104,7 @@ func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
 				kl.ix = nil
 				break
 			}
-			if ok && nanos != noTime {
+			if ok && nanos != jsonl.NoVersionTime {
 				at, exact := jsonl.VersionTimeOf(nanos)
 				if !exact {
 					// A time the index holds to the second only

@@ -77,7 +77,7 @@ func TestAnOlderVersionIsAppliedOnlyWhereNoLogHoldsANewer(t *testing.T) {
 			if _, err := b.sy.Rewrite(archiveBefore(base.Add(time.Hour))); err != nil {
 				t.Fatal(err)
 			}
-			a := archiveOf(b.s.ReceivedLog(records.MessagesFile))
+			a := b.s.ReceivedLog(records.MessagesFile).ArchiveLog()
 			if err := os.Remove(jsonl.IndexPath(a.CacheDir, a.Path)); err != nil {
 				t.Fatal(err)
 			}
