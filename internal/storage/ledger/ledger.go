@@ -139,17 +139,6 @@ func (ls Lines) Count() int {
 	return n
 }
 
-// Files lists the logs that have lines, in the order of Logs.
-func (ls Lines) Files() []string {
-	var files []string
-	for _, l := range Logs {
-		if len(ls[l.File]) > 0 {
-			files = append(files, l.File)
-		}
-	}
-	return files
-}
-
 // ErrUnsupported is returned for repositories whose objects or refs the
 // ledger cannot write in-process: a SHA-256 repository is a
 // *gitobject.FormatError, which wraps it.
