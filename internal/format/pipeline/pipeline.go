@@ -47,14 +47,7 @@ type Issue struct {
 
 // IsIssueKey reports whether k is an issue number (ASCII digits), the
 // name of a pipeline file and the key its data sits under.
-func IsIssueKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return false
-		}
-	}
-	return k != ""
-}
+func IsIssueKey(k string) bool { return k != "" && strings.Trim(k, "0123456789") == "" }
 
 // Normalize builds the view of a pipeline file's bytes. n is the issue
 // number from the file name; the data is read under the key n (or, when
