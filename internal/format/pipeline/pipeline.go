@@ -130,10 +130,7 @@ func parseInt(v any) *int64 {
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		sign, s = s[:1], s[1:]
 	}
-	end := 0
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
+	end := len(s) - len(strings.TrimLeft(s, "0123456789")) // the leading digits
 	if end == 0 {
 		return nil
 	}

@@ -87,12 +87,9 @@ func plainRemoteName(s string) bool {
 	if s == "" || len(s) > 64 || strings.Contains(s, "..") || strings.HasSuffix(s, ".") || strings.HasSuffix(s, ".lock") {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
-			return false
-		}
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	if strings.IndexByte(alnum, s[0]) < 0 || strings.Trim(s, alnum+"._-") != "" {
+		return false
 	}
 	if rest, ok := strings.CutPrefix(s, hashedPrefix); ok {
 		_, err := hex.DecodeString(rest)
