@@ -105,7 +105,8 @@ func queen(t *testing.T, dir string, args ...string) {
 	e := commands.OSEnv()
 	e.Dir = dir
 	var out bytes.Buffer
-	if code := commands.Run(e.WithIO(context.Background(), strings.NewReader(""), &out, &out), append([]string{"git-queen"}, args...)); code != 0 {
+	e.Stdin, e.Stdout, e.Stderr, e.Ctx, e.Terminal = strings.NewReader(""), &out, &out, context.Background(), false
+	if code := commands.Run(e, append([]string{"git-queen"}, args...)); code != 0 {
 		t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
 	}
 }

@@ -27,7 +27,7 @@ const streamBuffer = 256 << 10
 
 // Stream opens the content of the object id and returns its type and
 // size; the reader gives exactly size bytes, then io.EOF (or an error if
-// the object is damaged). ErrNotInProcess when only git can read it.
+// the object is damaged); IsNotInProcess(err) when only git can read it.
 func (o *Objects) Stream(id []byte) (kind string, size int64, content io.ReadCloser, err error) {
 	o.mu.Lock()
 	r := o.r

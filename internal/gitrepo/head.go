@@ -84,13 +84,5 @@ func PackedRef(commonDir, ref string) (id string, found bool, err error) {
 
 // isObjectID accepts SHA-1 and SHA-256 ids in lower-case hex.
 func isObjectID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }

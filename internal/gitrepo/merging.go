@@ -37,7 +37,7 @@ func IndexStages(top, rel string) ([][]byte, error) {
 		}
 		names, at = append(names, f[1]), append(at, int(f[2][0]-'1'))
 	}
-	blobs, err := startBlobs(gitCommand(top, "cat-file", "--batch"))
+	blobs, err := (&Repo{TopLevel: top}).OpenBlobs()
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +95,4 @@ func MergeFile(dir, path string, markerSize int, base, ours, theirs []byte) (res
 		return nil, false, err
 	}
 	return []byte(out), false, nil
-}
-
-func gitCommand(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	return cmd
 }

@@ -28,11 +28,6 @@ type Objects struct {
 	gitMu          sync.Mutex      // one read through git at a time: reads run concurrently
 }
 
-// ErrNotInProcess is a read Objects cannot do itself: an object it does not
-// find (it may be in a pack written since, or only git can see it), or a
-// system where packs cannot be mapped. `git cat-file` can answer instead.
-var ErrNotInProcess = errUnsupported
-
 // OpenObjects reads the objects of the repository whose common git
 // directory is commonDir.
 func OpenObjects(commonDir string) *Objects {
@@ -86,5 +81,8 @@ func (o *Objects) Close() error {
 	return nil
 }
 
-// IsNotInProcess reports whether err means "ask git".
+// IsNotInProcess reports whether err means "ask git": a read Objects cannot
+// do itself, of an object it does not find (it may be in a pack written
+// since, or only git can see it), or on a system where packs cannot be
+// mapped. `git cat-file` can answer instead.
 func IsNotInProcess(err error) bool { return errors.Is(err, errUnsupported) }

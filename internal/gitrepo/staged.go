@@ -140,7 +140,9 @@ type Blobs struct {
 
 // OpenBlobs starts the reader.
 func (r *Repo) OpenBlobs() (*Blobs, error) {
-	return startBlobs(gitCommand(r.TopLevel, "cat-file", "--batch"))
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = r.TopLevel
+	return startBlobs(cmd)
 }
 
 // OpenObjectsWithGit starts the reader on the repository whose git

@@ -12,11 +12,7 @@ const Mapped = false
 
 // Map reads the file where mmap is not available.
 func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
-	data := make([]byte, size)
-	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
-		return nil, nil, err
-	}
-	return data, func() {}, nil
+	return Range(f, 0, size, populate)
 }
 
 // Range reads size bytes of f from off where mmap is not available.

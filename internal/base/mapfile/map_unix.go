@@ -18,18 +18,7 @@ const Mapped = true
 // will be read; without it, only the pages touched are read (a large
 // pack of which a few objects are wanted).
 func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
-	if size == 0 {
-		return nil, func() {}, nil
-	}
-	flags := syscall.MAP_SHARED
-	if populate {
-		flags |= mapPopulate
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, flags)
-	if err != nil {
-		return nil, nil, err
-	}
-	return data, func() { _ = syscall.Munmap(data) }, nil
+	return Range(f, 0, size, populate)
 }
 
 // Range maps size bytes of f from off, which need not fall on a page: the

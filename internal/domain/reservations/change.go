@@ -64,20 +64,6 @@ func (e *NothingToReleaseError) Error() string {
 		e.Verb, e.Droid, strings.Join(e.Patterns, " or "), e.Droid, strings.Join(e.Held, ", "))
 }
 
-// Release ends the droid's active reservations whose pattern equals one of
-// patterns or is covered by one (every path it matches, the given pattern
-// matches too), or all of them.
-func (s *Store) Release(droid string, patterns []string, all bool) ([]records.Reservation, error) {
-	res, err := s.Change(ChangeRequest{By: droid, Patterns: patterns, All: all})
-	return res.Changed, err
-}
-
-// Renew extends the droid's matching active reservations to ttl from now.
-func (s *Store) Renew(droid string, patterns []string, all bool, ttl time.Duration) ([]records.Reservation, error) {
-	res, err := s.Change(ChangeRequest{By: droid, Patterns: patterns, All: all, Renew: true, TTL: ttl})
-	return res.Changed, err
-}
-
 // Change releases or renews the holder's matching active reservations,
 // under the lock: a new version of each, written by By.
 func (s *Store) Change(c ChangeRequest) (ChangeResult, error) {

@@ -258,3 +258,17 @@ func lineNumbers(problems []jsonl.Problem) []int {
 	slices.Sort(out)
 	return out
 }
+
+// Release ends the droid's active reservations whose pattern equals one of
+// patterns or is covered by one (every path it matches, the given pattern
+// matches too), or all of them.
+func (s *Store) Release(droid string, patterns []string, all bool) ([]records.Reservation, error) {
+	res, err := s.Change(ChangeRequest{By: droid, Patterns: patterns, All: all})
+	return res.Changed, err
+}
+
+// Renew extends the droid's matching active reservations to ttl from now.
+func (s *Store) Renew(droid string, patterns []string, all bool, ttl time.Duration) ([]records.Reservation, error) {
+	res, err := s.Change(ChangeRequest{By: droid, Patterns: patterns, All: all, Renew: true, TTL: ttl})
+	return res.Changed, err
+}

@@ -47,14 +47,7 @@ type Issue struct {
 
 // IsIssueKey reports whether k is an issue number (ASCII digits), the
 // name of a pipeline file and the key its data sits under.
-func IsIssueKey(k string) bool {
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return false
-		}
-	}
-	return k != ""
-}
+func IsIssueKey(k string) bool { return k != "" && strings.Trim(k, "0123456789") == "" }
 
 // Normalize builds the view of a pipeline file's bytes. n is the issue
 // number from the file name; the data is read under the key n (or, when
@@ -137,10 +130,7 @@ func parseInt(v any) *int64 {
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		sign, s = s[:1], s[1:]
 	}
-	end := 0
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
+	end := len(s) - len(strings.TrimLeft(s, "0123456789")) // the leading digits
 	if end == 0 {
 		return nil
 	}

@@ -50,22 +50,17 @@ func CheckVersion(file string, line []byte) *RuleError {
 	return v.check(file, line)
 }
 
-// CheckVersionBefore is CheckVersion for a version received at now: a
+// CheckVersionAt is CheckVersion for a version received at now: a
 // reservation version that can no longer hold then (its expiry, capped at
 // MaxReservationTTL after it was written, has passed) has its pattern held
 // to the cheap rules only (normal Unicode form, no control characters),
 // not vetted through its automaton, which costs up to milliseconds for a
 // long pattern and would guard nothing: a sync that joins a team's history
-// of reservations pays for the few that still hold.
-func CheckVersionBefore(file string, line []byte, now time.Time) *RuleError {
-	_, _, e := CheckVersionAt(file, line, now)
-	return e
-}
-
-// CheckVersionAt is CheckVersionBefore that also returns, from the same
-// reading of the line, the id and the VersionTime of a version that obeys
-// every rule and has an updated_at (which decides its VersionTime alone);
-// at is zero otherwise, and a caller that needs them reads them itself.
+// of reservations pays for the few that still hold. It also returns, from
+// the same reading of the line, the id and the VersionTime of a version
+// that obeys every rule and has an updated_at (which decides its
+// VersionTime alone); at is zero otherwise, and a caller that needs them
+// reads them itself.
 func CheckVersionAt(file string, line []byte, now time.Time) (id string, at time.Time, e *RuleError) {
 	v := version{vetPattern: true}
 	if file == ReservationsFile && !Versions.Of(line).IsZero() {
@@ -213,7 +208,7 @@ type version struct {
 	time  [nFields]time.Time
 	truth [nFields]bool
 	// vetPattern has a reservation's pattern vetted through its automaton
-	// (see CheckVersionBefore).
+	// (see CheckVersionAt).
 	vetPattern bool
 }
 

@@ -127,12 +127,3 @@ func printJSON(w io.Writer, v any) error {
 // droid, else $QUEEN_DROID, else git config queen.droid; "" when none is
 // set. The MCP server resolves it once, at start.
 func (e *Env) Identity(droid string) string { return e.identity(globals{Droid: droid}) }
-
-// WithIO is a copy of e that reads stdin, writes stdout and stderr, and
-// stops waiting commands when ctx ends: one in-process run of a command
-// among concurrent ones (the MCP server's tool calls).
-func (e *Env) WithIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *Env {
-	c := e.at(e.Dir)
-	c.Stdin, c.Stdout, c.Stderr, c.Ctx, c.Terminal = stdin, stdout, stderr, ctx, false
-	return c
-}

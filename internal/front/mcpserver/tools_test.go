@@ -139,7 +139,9 @@ func TestWaitReportsProgressWhileItWaits(t *testing.T) {
 	queen := func(args ...string) {
 		t.Helper()
 		var out bytes.Buffer
-		if code := commands.Run(env.WithIO(context.Background(), strings.NewReader(""), &out, &out), append([]string{"git-queen"}, args...)); code != 0 {
+		e := *env
+		e.Stdin, e.Stdout, e.Stderr, e.Ctx, e.Terminal = strings.NewReader(""), &out, &out, context.Background(), false
+		if code := commands.Run(&e, append([]string{"git-queen"}, args...)); code != 0 {
 			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
 		}
 	}
@@ -198,7 +200,9 @@ func TestListingToolsAreLimited(t *testing.T) {
 	queen := func(args ...string) {
 		t.Helper()
 		var out bytes.Buffer
-		if code := commands.Run(env.WithIO(context.Background(), strings.NewReader(""), &out, &out), append([]string{"git-queen"}, args...)); code != 0 {
+		e := *env
+		e.Stdin, e.Stdout, e.Stderr, e.Ctx, e.Terminal = strings.NewReader(""), &out, &out, context.Background(), false
+		if code := commands.Run(&e, append([]string{"git-queen"}, args...)); code != 0 {
 			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
 		}
 	}

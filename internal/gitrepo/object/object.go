@@ -49,14 +49,8 @@ func Short(id ID) string {
 // ParseHex reads a full lower-case hex object id; ok is false for anything
 // else (upper case, short, a SHA-256 id).
 func ParseHex(s string) (id ID, ok bool) {
-	if len(s) != 2*Size {
+	if len(s) != 2*Size || strings.Trim(s, "0123456789abcdef") != "" {
 		return id, false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return id, false
-		}
 	}
 	return plumbing.NewHash(s), true
 }

@@ -74,11 +74,6 @@ func QuarantinePath(path string) string { return path + ".quarantine" }
 // lines, so a reader sees each record entirely or not at all.
 func (l *Log) Load() (*State, error) { return Load(l.Path, l.Key, l.Versions) }
 
-// Append writes records under the log's lock. See Tx.Append.
-func (l *Log) Append(records ...any) error {
-	return l.Lock.Do(func(tx *Tx) error { return tx.Append(l, records...) })
-}
-
 // Tx is the capability to write while a Lock is held. It is only valid
 // inside the function given to Lock.Do.
 type Tx struct {

@@ -141,3 +141,8 @@ func TestNoSyncAppendsToo(t *testing.T) {
 		t.Fatalf("%d lines, want 3", got)
 	}
 }
+
+// Append writes records under the log's lock. See Tx.Append.
+func (l *Log) Append(records ...any) error {
+	return l.Lock.Do(func(tx *Tx) error { return tx.Append(l, records...) })
+}

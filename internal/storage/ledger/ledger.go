@@ -87,12 +87,9 @@ func plainRemoteName(s string) bool {
 	if s == "" || len(s) > 64 || strings.Contains(s, "..") || strings.HasSuffix(s, ".") || strings.HasSuffix(s, ".lock") {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
-			return false
-		}
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	if strings.IndexByte(alnum, s[0]) < 0 || strings.Trim(s, alnum+"._-") != "" {
+		return false
 	}
 	if rest, ok := strings.CutPrefix(s, hashedPrefix); ok {
 		_, err := hex.DecodeString(rest)
@@ -137,17 +134,6 @@ func (ls Lines) Count() int {
 		n += len(lines)
 	}
 	return n
-}
-
-// Files lists the logs that have lines, in the order of Logs.
-func (ls Lines) Files() []string {
-	var files []string
-	for _, l := range Logs {
-		if len(ls[l.File]) > 0 {
-			files = append(files, l.File)
-		}
-	}
-	return files
 }
 
 // ErrUnsupported is returned for repositories whose objects or refs the

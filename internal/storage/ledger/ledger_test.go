@@ -344,3 +344,21 @@ func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
 	d.Removed = removed
 	return d, err
 }
+
+// Merge writes a merge commit of ours and theirs whose tree is the union
+// of theirs. ours comes first among the parents.
+func (l *Ledger) Merge(ours, theirs plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
+	ta, err := l.TreeOf(ours)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tb, err := l.TreeOf(theirs)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := l.MergeTrees(ta, tb)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return l.CommitTree(tree, []plumbing.Hash{ours, theirs}, sig, msg)
+}

@@ -97,24 +97,6 @@ func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
 	return l.checkFormat(b)
 }
 
-// Merge writes a merge commit of ours and theirs whose tree is the union
-// of theirs. ours comes first among the parents.
-func (l *Ledger) Merge(ours, theirs plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
-	ta, err := l.TreeOf(ours)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	tb, err := l.TreeOf(theirs)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	tree, err := l.MergeTrees(ta, tb)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return l.CommitTree(tree, []plumbing.Hash{ours, theirs}, sig, msg)
-}
-
 // entryNames lists the names of both trees' entries, each once.
 func entryNames(a, b *tree) []string {
 	seen := map[string]bool{}

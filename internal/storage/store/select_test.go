@@ -202,7 +202,7 @@ func TestUnionSeesEveryChangeOfEverySource(t *testing.T) {
 		{"as written", func() {}, []string{a1, b1}},
 		{"the received log appears", func() { write(t, received, a2) }, []string{a2, b1}},
 		{"an append to the received log", func() {
-			if err := s.ReceivedLog(records.MessagesFile).Append([]byte(c1)); err != nil {
+			if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(s.ReceivedLog(records.MessagesFile), []byte(c1)) }); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{a2, b1, c1}},

@@ -159,7 +159,7 @@ func (b *appendBatch) close(failed error) error {
 // (what the caller applied before, when not nil; updated) know: a version
 // whose time equals the newest known is kept, so that every clone holds
 // both and readers pick the same one by its bytes. Versions that break a
-// rule (brokenRule) are counted in broken (when not nil) and left out, as
+// rule (records.CheckVersionAt) are counted in broken (when not nil) and left out, as
 // are lines that are not JSON objects; records without a time are kept.
 func newestOnly(newest newestOf, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
 	return pickNewest(newest, lines, vet(file, lines, now), applied, broken)
@@ -188,7 +188,7 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 	out := make([]vetted, len(lines))
 	versions := newVersionReader()
 	for i, line := range lines {
-		// brokenRule's check, which also reads the id and time of most
+		// The rules' check, which also reads the id and time of most
 		// versions (those with an updated_at).
 		id, at, e := records.CheckVersionAt(file, line, now)
 		if e != nil {

@@ -21,7 +21,7 @@ func messageAt(id string, updated time.Time, subject string) []byte {
 
 func (c *clone) write(t *testing.T, file string, line []byte) {
 	t.Helper()
-	if err := c.s.Log(file).Append(line); err != nil {
+	if err := c.s.Update(func(tx *jsonl.Tx) error { return tx.Append(c.s.Log(file), line) }); err != nil {
 		t.Fatal(err)
 	}
 }

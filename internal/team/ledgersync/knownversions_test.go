@@ -107,7 +107,7 @@ func (h *history) write(c int) {
 	if e := records.CheckVersion(file, []byte(line)); e != nil {
 		h.t.Fatalf("the history wrote a version that breaks a rule: %v: %s", e, line)
 	}
-	if err := h.clones[c].s.Log(file).Append([]byte(line)); err != nil {
+	if err := h.clones[c].s.Update(func(tx *jsonl.Tx) error { return tx.Append(h.clones[c].s.Log(file), []byte(line)) }); err != nil {
 		h.t.Fatal(err)
 	}
 	h.note("clone %d writes %s", c, line)

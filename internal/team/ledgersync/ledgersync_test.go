@@ -110,8 +110,8 @@ func (c *clone) ledgerLines(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, f := range all.Files() {
-		for _, l := range all[f] {
+	for _, log := range ledger.Logs {
+		for _, l := range all[log.File] {
 			out = append(out, string(l))
 		}
 	}
@@ -272,7 +272,7 @@ func TestRewrittenLogsAreNotRecordedTwice(t *testing.T) {
 	}
 	a.sync(t)
 	c.tick(time.Second)
-	if _, err := rs.Release("ann", []string{"p0/**"}, false); err != nil {
+	if _, err := rs.Change(reservations.ChangeRequest{By: "ann", Patterns: []string{"p0/**"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.sy.Rewrite(func(tx *jsonl.Tx, log *jsonl.Log, marks []int64) (jsonl.RewriteStats, []int64, error) {

@@ -211,10 +211,10 @@ func TestEqualTimesConverge(t *testing.T) {
 	a.sync(t)
 	b.sync(t)
 	c.tick(time.Minute)
-	if _, err := (&reservations.Store{S: a.s}).Release("ann", []string{"src/**"}, false); err != nil {
+	if _, err := (&reservations.Store{S: a.s}).Change(reservations.ChangeRequest{By: "ann", Patterns: []string{"src/**"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&reservations.Store{S: b.s}).Renew("ann", []string{"src/**"}, false, time.Hour); err != nil {
+	if _, err := (&reservations.Store{S: b.s}).Change(reservations.ChangeRequest{By: "ann", Patterns: []string{"src/**"}, Renew: true, TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {

@@ -110,7 +110,8 @@ func (x *versionIndex) addChanges(l *ledger.Ledger, from, to plumbing.Hash) (boo
 // add notes the versions in lines.
 func (x *versionIndex) add(lines ledger.Lines) error {
 	buckets := map[string]*bytes.Buffer{}
-	for _, file := range lines.Files() {
+	for _, log := range ledger.Logs {
+		file := log.File
 		for _, line := range lines[file] {
 			id, key, ok := versionOf(line)
 			if !ok {
@@ -181,4 +182,15 @@ func (x *versionIndex) newest(ids []string) (map[string]string, error) {
 func versionOf(line []byte) (id, key string, ok bool) {
 	id, at, ok := newVersionReader().of(line)
 	return id, records.TimeKey(at), ok
+}
+
+// brokenRule says which rule a version another clone wrote breaks, and how
+// ("" when none): every rule local writes obey (records.CheckVersion), with
+// the reservations that can no longer hold at now vetted cheaply (see
+// records.CheckVersionAt).
+func brokenRule(file string, line []byte, now time.Time) (rule, msg string) {
+	if _, _, e := records.CheckVersionAt(file, line, now); e != nil {
+		return e.Rule, e.Msg
+	}
+	return "", ""
 }

@@ -34,7 +34,7 @@ func TestAnEditedExportIsNotProvedByItsRebuiltIndex(t *testing.T) {
 					recs = append(recs, json.RawMessage(msg(n, 0)))
 				}
 				if len(recs) > 0 {
-					if err := f.s.Log(records.MessagesFile).Append(recs...); err != nil {
+					if err := f.s.Update(func(tx *jsonl.Tx) error { return tx.Append(f.s.Log(records.MessagesFile), recs...) }); err != nil {
 						t.Fatal(err)
 					}
 				}

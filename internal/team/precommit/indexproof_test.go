@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
 // A log that `git queen export` only appended to since HEAD's blob was
@@ -23,7 +24,7 @@ func TestAnExportedLogIsProvedByItsIndex(t *testing.T) {
 		for _, n := range ns {
 			recs = append(recs, json.RawMessage(msg(n, 0)))
 		}
-		if err := f.s.Log(records.MessagesFile).Append(recs...); err != nil {
+		if err := f.s.Update(func(tx *jsonl.Tx) error { return tx.Append(f.s.Log(records.MessagesFile), recs...) }); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := f.s.Export(filepath.Join(f.repo, ".beads"), []string{records.MessagesFile}); err != nil {

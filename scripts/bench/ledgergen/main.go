@@ -71,17 +71,12 @@ func main() {
 		return now.Add(-span).Add(time.Duration(float64(span) * float64(i) / float64(max(*n, 1))))
 	}
 	switch {
-	case *appendTo != "":
-		f, err := os.OpenFile(*appendTo, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			log.Fatal(err)
+	case *appendTo != "" || *out != "":
+		path, flags, perm := *appendTo, os.O_WRONLY|os.O_APPEND|os.O_CREATE, os.FileMode(0o644)
+		if *out != "" {
+			path, flags, perm = *out, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666 // as os.Create: replacing it
 		}
-		write(f, *n, g, at)
-		if err := f.Close(); err != nil {
-			log.Fatal(err)
-		}
-	case *out != "":
-		f, err := os.Create(*out)
+		f, err := os.OpenFile(path, flags, perm)
 		if err != nil {
 			log.Fatal(err)
 		}

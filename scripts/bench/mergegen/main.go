@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,13 +56,16 @@ func message(rng *rand.Rand, i int, at time.Time, droid string) string {
 		i, ts, ts, droid, words(rng, 5), words(rng, 40+rng.IntN(40)))
 }
 
-func writeAll(path string, lines func(w *bufio.Writer)) {
+// writeLines writes lines, each with its newline, to path.
+func writeLines(path string, lines []string) {
 	f, err := os.Create(path)
 	if err != nil {
 		log.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	lines(w)
+	for _, l := range lines {
+		w.WriteString(l + "\n")
+	}
 	if err := w.Flush(); err != nil {
 		log.Fatal(err)
 	}
@@ -78,27 +82,15 @@ func messages(rng *rand.Rand, dir string, size, appends int) {
 		base = append(base, l)
 		total += len(l) + 1
 	}
-	side := func(name string, droid string, offset time.Duration) {
-		writeAll(filepath.Join(dir, name), func(w *bufio.Writer) {
-			for _, l := range base {
-				w.WriteString(l + "\n")
-			}
-			for i := range appends {
-				id := n + i*2
-				if droid == "bob" {
-					id++
-				}
-				w.WriteString(message(rng, id, t0.Add(time.Duration(n+i)*time.Second+offset), droid) + "\n")
-			}
-		})
-	}
-	writeAll(filepath.Join(dir, "base.jsonl"), func(w *bufio.Writer) {
-		for _, l := range base {
-			w.WriteString(l + "\n")
+	writeLines(filepath.Join(dir, "base.jsonl"), base)
+	for side, droid := range []string{"alice", "bob"} { // ours, then theirs, half a second later
+		lines := slices.Clone(base)
+		for i := range appends {
+			at := t0.Add(time.Duration(n+i)*time.Second + time.Duration(side)*500*time.Millisecond)
+			lines = append(lines, message(rng, n+i*2+side, at, droid))
 		}
-	})
-	side("ours.jsonl", "alice", 0)
-	side("theirs.jsonl", "bob", 500*time.Millisecond)
+		writeLines(filepath.Join(dir, []string{"ours.jsonl", "theirs.jsonl"}[side]), lines)
+	}
 }
 
 func issue(rng *rand.Rand, id int, updated time.Time, status string) string {
@@ -114,11 +106,7 @@ func snapshot(rng *rand.Rand, dir string, size, changes int) {
 		base = append(base, l)
 		total += len(l) + 1
 	}
-	writeAll(filepath.Join(dir, "base.jsonl"), func(w *bufio.Writer) {
-		for _, l := range base {
-			w.WriteString(l + "\n")
-		}
-	})
+	writeLines(filepath.Join(dir, "base.jsonl"), base)
 	// Each side edits `changes` records (some the same ones, in different
 	// fields) and adds changes/10 new ones.
 	for s, name := range []string{"ours.jsonl", "theirs.jsonl"} {
@@ -131,10 +119,6 @@ func snapshot(rng *rand.Rand, dir string, size, changes int) {
 		for k := range changes / 10 {
 			lines = append(lines, issue(r, len(base)+2*k+s, t0.Add(2e6*time.Second), "open"))
 		}
-		writeAll(filepath.Join(dir, name), func(w *bufio.Writer) {
-			for _, l := range lines {
-				w.WriteString(l + "\n")
-			}
-		})
+		writeLines(filepath.Join(dir, name), lines)
 	}
 }
