@@ -142,7 +142,10 @@ func inMonth(month string, v []vetted) bool {
 		return false
 	}
 	for _, x := range v {
-		if x.rule == "" && x.id != "" && (x.at.Year() != year || int(x.at.Month()) != mon) {
+		if x.rule != "" || x.id == "" {
+			continue
+		}
+		if y, m, _ := x.at.Date(); y != year || int(m) != mon {
 			return false
 		}
 	}
