@@ -71,6 +71,72 @@ type Repo struct {
 	// probe is doctor's one look at the remote, shared by the checks
 	// before and after a fix.
 	probe *probed
+	// asked holds git's answers for one run of the checks, or of the
+	// checks, fixes and checks again of init (nil outside them).
+	asked *gitAnswers
+}
+
+// gitAnswers are what the checks ask git that no check's fix changes
+// (none sets core.hooksPath, adds a remote or commits): asked once a run,
+// not once a check (the three hooks' checks each asked where hooks go, and
+// init runs the checks twice: seven git processes of a join's seventeen).
+type gitAnswers struct {
+	hooksDir    string
+	hooksDirErr error
+	hooksKnown  bool
+	remotes     map[string]bool
+	hasCommit   *bool
+}
+
+// answering keeps git's answers for the rest of the run it starts, and
+// returns the function that ends it; within a run already started it
+// does nothing.
+func (r *Repo) answering() (end func()) {
+	if r.asked != nil {
+		return func() {}
+	}
+	r.asked = &gitAnswers{remotes: map[string]bool{}}
+	return func() { r.asked = nil }
+}
+
+// HooksDir is gitrepo's, asked once a run of the checks.
+func (r *Repo) HooksDir() (string, error) {
+	a := r.asked
+	if a == nil {
+		return r.Repo.HooksDir()
+	}
+	if !a.hooksKnown {
+		a.hooksDir, a.hooksDirErr = r.Repo.HooksDir()
+		a.hooksKnown = true
+	}
+	return a.hooksDir, a.hooksDirErr
+}
+
+// HasRemote is gitrepo's, asked once a run of the checks.
+func (r *Repo) HasRemote(name string) bool {
+	a := r.asked
+	if a == nil {
+		return r.Repo.HasRemote(name)
+	}
+	has, ok := a.remotes[name]
+	if !ok {
+		has = r.Repo.HasRemote(name)
+		a.remotes[name] = has
+	}
+	return has
+}
+
+// HasCommit is gitrepo's, asked once a run of the checks.
+func (r *Repo) HasCommit() bool {
+	a := r.asked
+	if a == nil {
+		return r.Repo.HasCommit()
+	}
+	if a.hasCommit == nil {
+		has := r.Repo.HasCommit()
+		a.hasCommit = &has
+	}
+	return *a.hasCommit
 }
 
 // NewRepo describes the worktree containing dir, with its store in .beads/
@@ -95,6 +161,7 @@ func (r *Repo) setting(key string) string {
 
 // Checks runs every check, in the order doctor prints them.
 func (r *Repo) Checks(o Options) []Check {
+	defer r.answering()()
 	checks := []Check{
 		r.checkOnPath(),
 		r.checkLiveStore(),
