@@ -193,16 +193,17 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 	for i, line := range lines {
 		// brokenRule's check, which also reads the id and time of most
 		// versions (those with an updated_at).
-		id, at, e := records.CheckVersionAt(file, line, now)
+		checked, e := records.CheckVersionAt(file, line, now)
 		if e != nil {
 			out[i] = vetted{rule: e.Rule, msg: e.Msg}
 			continue
 		}
+		id, at := checked.ID, checked.At
 		ok := !at.IsZero()
 		if !ok {
 			id, at, ok = versions.of(line)
 		}
-		out[i].presence = records.IsPresence(line)
+		out[i].presence = checked.Presence
 		if !ok {
 			continue
 		}
