@@ -50,18 +50,27 @@ func CheckVersion(file string, line []byte) *RuleError {
 	return v.check(file, line)
 }
 
+// Checked is what CheckVersionAt read of a version that obeys every rule.
+type Checked struct {
+	// ID and At are the id and the VersionTime of a version that has an
+	// updated_at (which decides its VersionTime alone); both are zero
+	// otherwise, and a caller that needs them reads them itself.
+	ID string
+	At time.Time
+	// Presence says whether the version is a presence record (IsPresence).
+	Presence bool
+}
+
 // CheckVersionAt is CheckVersion for a version received at now: a
 // reservation version that can no longer hold then (its expiry, capped at
 // MaxReservationTTL after it was written, has passed) has its pattern held
 // to the cheap rules only (normal Unicode form, no control characters),
 // not vetted through its automaton, which costs up to milliseconds for a
 // long pattern and would guard nothing: a sync that joins a team's history
-// of reservations pays for the few that still hold. It also returns, from
-// the same reading of the line, the id and the VersionTime of a version
-// that obeys every rule and has an updated_at (which decides its
-// VersionTime alone); at is zero otherwise, and a caller that needs them
-// reads them itself.
-func CheckVersionAt(file string, line []byte, now time.Time) (id string, at time.Time, e *RuleError) {
+// of reservations pays for the few that still hold. It also returns what
+// the same reading of the line found of a version that obeys every rule
+// (a sync joining a ledger reads each line once).
+func CheckVersionAt(file string, line []byte, now time.Time) (Checked, *RuleError) {
 	v := version{vetPattern: true}
 	if file == ReservationsFile && !Versions.Of(line).IsZero() {
 		if r, err := DecodeReservation(line); err == nil && !r.Expiry().After(now) {
@@ -69,12 +78,14 @@ func CheckVersionAt(file string, line []byte, now time.Time) (id string, at time
 		}
 	}
 	if e := v.check(file, line); e != nil {
-		return "", time.Time{}, e
+		return Checked{}, e
 	}
-	if !v.has[fUpdatedAt] {
-		return "", time.Time{}, nil
+	// IsPresence's own test, on the value the scan found.
+	c := Checked{Presence: len(v.presence) > 0 && v.presence[0] == '{' && bytes.Contains(line, presenceKey)}
+	if v.has[fUpdatedAt] {
+		c.ID, c.At = v.str[fID], v.time[fUpdatedAt].UTC()
 	}
-	return v.str[fID], v.time[fUpdatedAt].UTC(), nil
+	return c, nil
 }
 
 // check applies every rule to line, reading its fields into v.
@@ -210,6 +221,8 @@ type version struct {
 	// vetPattern has a reservation's pattern vetted through its automaton
 	// (see CheckVersionAt).
 	vetPattern bool
+	// presence is the value of the last member named PresenceField.
+	presence []byte
 }
 
 func (v *version) read(k *logKind, line []byte) *RuleError {
@@ -221,6 +234,9 @@ func (v *version) read(k *logKind, line []byte) *RuleError {
 		}
 		f, ok := k.byName[string(key)]
 		if !ok {
+			if string(key) == PresenceField {
+				v.presence = value
+			}
 			for _, g := range k.fields {
 				if bytes.EqualFold(key, []byte(fieldNames[g])) {
 					bad = breakf(RuleKey, "field %s reads as %s to some readers and not to others; spell it %s", quote(string(key)), fieldNames[g], fieldNames[g])

@@ -50,7 +50,7 @@ func BenchmarkCheckVersionAt(b *testing.B) {
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, e := CheckVersionAt(c.file, line, now); e != nil {
+				if _, e := CheckVersionAt(c.file, line, now); e != nil {
 					b.Fatal(e)
 				}
 			}

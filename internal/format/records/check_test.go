@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // member is one "key": raw JSON value of a test line, in order.
@@ -352,4 +353,46 @@ func FuzzCheckVersion(f *testing.F) {
 			}
 		}
 	})
+}
+
+// CheckVersionAt says a version is a presence record exactly when
+// IsPresence does: an object under the key (the last one, as written or
+// escaped), not a string, null or nested one, in any log.
+func TestCheckVersionAtReadsPresenceAsIsPresence(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	escaped := func(line string) string {
+		return strings.Replace(line, `"presence":`, `"pres\u0065nce":`, 1)
+	}
+	obj := `{"droid":"ann","at":"2026-11-22T12:00:00Z"}`
+	lines := []struct{ file, line string }{
+		{MessagesFile, build(baseMessage)},
+		{MessagesFile, build(baseMessage, set("presence", obj))},
+		{MessagesFile, build(baseMessage, set("presence", q("here")))},
+		{MessagesFile, build(baseMessage, set("presence", "null"))},
+		{MessagesFile, build(baseMessage, set("presence", "{}"))},
+		{MessagesFile, build(baseMessage, set("presence", obj), add("presence", "1"))},
+		{MessagesFile, build(baseMessage, set("presence", "1"), add("presence", obj))},
+		{MessagesFile, escaped(build(baseMessage, set("presence", obj)))},
+		{MessagesFile, escaped(build(baseMessage, set("subject", q("presence")), set("presence", obj)))},
+		{MessagesFile, build(baseMessage, set("extra", `{"presence":{}}`))},
+		{MessagesFile, build(baseMessage, set("Presence", obj))},
+		{AssignmentsFile, build(baseAssignment, set("presence", obj))},
+		{ReservationsFile, build(baseReservation, set("presence", obj))},
+	}
+	presences := 0
+	for _, c := range lines {
+		got, e := CheckVersionAt(c.file, []byte(c.line), now)
+		if e != nil {
+			t.Fatalf("%s: %v", c.line, e)
+		}
+		if want := IsPresence([]byte(c.line)); got.Presence != want {
+			t.Errorf("%s: presence %v, IsPresence %v", c.line, got.Presence, want)
+		}
+		if got.Presence {
+			presences++
+		}
+	}
+	if presences < 4 {
+		t.Errorf("%d presence records among the lines; the table must hold some", presences)
+	}
 }

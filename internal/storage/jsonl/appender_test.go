@@ -123,6 +123,67 @@ func TestAppenderIndexesAsARebuildWould(t *testing.T) {
 	}
 }
 
+// An append writes each line with its newline, in order, whatever the
+// size of the pieces it writes them in (one byte, a few lines, all), and
+// the index it keeps matches the log it wrote.
+func TestAppenderWritesEachLineThenItsNewline(t *testing.T) {
+	defer func(n int) { appendPiece = n }(appendPiece)
+	for _, piece := range []int{1, 100, 1 << 20} {
+		t.Run(fmt.Sprint(piece), func(t *testing.T) {
+			appendPiece = piece
+			l := indexedLog(t, testVersions)
+			var lines [][]byte
+			var want []byte
+			for i := range 50 {
+				line := []byte(versionLine(fmt.Sprintf("msg-%d", i%20), i%3, fmt.Sprint(i)))
+				lines, want = append(lines, line), append(append(want, line...), '\n')
+			}
+			err := l.Lock.Do(func(tx *Tx) error {
+				a, err := tx.Appender(l)
+				if err != nil {
+					return err
+				}
+				if err := a.Append(lines[:1], nil); err != nil {
+					return err
+				}
+				if err := a.Append(lines[1:], nil); err != nil {
+					return err
+				}
+				return a.Close()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(l.Path); string(got) != string(want) {
+				t.Fatalf("the log holds\n%s\nwant\n%s", got, want)
+			}
+			checkIndex(t, l, "after the appender")
+		})
+	}
+}
+
+// spellsString finds a string between quotes only, wherever it is.
+func TestSpellsString(t *testing.T) {
+	for _, c := range []struct {
+		line, s string
+		want    bool
+	}{
+		{`{"id":"msg-1"}`, "msg-1", true},
+		{`{"id":"msg-12"}`, "msg-1", false},
+		{`{"id":"xmsg-1"}`, "msg-1", false},
+		{`{"to":"msg-12","id":"msg-1"}`, "msg-1", true},
+		{`{"id":msg-1}`, "msg-1", false},
+		{`msg-1"`, "msg-1", false},
+		{`"msg-1`, "msg-1", false},
+		{`"msg-1"`, "msg-1", true},
+		{`""`, "x", false},
+	} {
+		if got := spellsString([]byte(c.line), c.s); got != c.want {
+			t.Errorf("spellsString(%s, %q) = %v, want %v", c.line, c.s, got, c.want)
+		}
+	}
+}
+
 // What is not one line holding a JSON object is refused before anything
 // is written.
 func TestAppenderRefusesWhatIsNotOneLineOfAnObject(t *testing.T) {

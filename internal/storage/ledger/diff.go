@@ -90,16 +90,21 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 }
 
 // walk is one EachChange. Each chunk that differs is read, subtracted and
-// prepared in a goroutine of its own, at most readAhead at a time; fn then
-// takes them oldest first (next), so it sees them in tree order.
+// prepared by one of a few readers (one a core), which take them oldest
+// first, at most readAhead ahead of fn; fn then takes them oldest first
+// (next), so it sees them in tree order. A goroutine a chunk, which the
+// scheduler ran newest first, left fn waiting on the oldest while the
+// newer ones were done and a core idle.
 type walk struct {
 	l       *Ledger
 	prepare func(Chunk) any
 	fn      func(c Chunk, prepared any) error
 	removed bool
-	ahead   []*chunkRead // read or being read, oldest first
-	stopped bool         // fn or a read failed: nothing more is taken
-	handed  int          // chunks handed to fn
+	ahead   []*chunkRead    // read or being read, oldest first
+	queue   chan *chunkRead // to the readers, oldest first
+	readers int             // readers started
+	stopped bool            // fn or a read failed: nothing more is taken
+	handed  int             // chunks handed to fn
 }
 
 // forgetEvery is how many chunks a walk reads between two drops of the
@@ -108,6 +113,8 @@ const forgetEvery = 64
 
 // chunkRead is one chunk read ahead of fn.
 type chunkRead struct {
+	a, b     plumbing.Hash // the chunk of the older commit (when hasA), of the newer
+	hasA     bool
 	path     string
 	chunk    Chunk
 	done     chan struct{}
@@ -117,8 +124,12 @@ type chunkRead struct {
 }
 
 // readAhead bounds the chunks read ahead of fn, and so the memory a walk
-// holds (a chunk is at most MaxChunkBytes): enough to keep every core busy.
-func readAhead() int { return 2 * max(1, runtime.GOMAXPROCS(0)) }
+// holds (a chunk is at most MaxChunkBytes): enough to keep every core busy
+// while fn works on one and the chunks before it differ in size.
+func readAhead() int { return 4 * cores() }
+
+// cores is how many readers a walk starts at most.
+func cores() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 func newWalk[T any](l *Ledger, prepare func(Chunk) T, fn func(Chunk, T) error) *walk {
 	w := &walk{l: l, fn: func(c Chunk, p any) error {
@@ -169,6 +180,10 @@ func (w *walk) finish(err error) error {
 		<-c.done
 	}
 	w.ahead = nil
+	if w.queue != nil {
+		close(w.queue) // every read started is done: the readers end
+		w.queue = nil
+	}
 	return err
 }
 
@@ -231,18 +246,31 @@ func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) erro
 	if len(parts) > 1 {
 		c.chunk.Month = parts[1]
 	}
+	c.a, c.hasA, c.b = a, hasA, b
+	if w.queue == nil {
+		w.queue = make(chan *chunkRead, readAhead())
+	}
+	if w.readers < cores() {
+		w.readers++
+		go w.reader(w.queue)
+	}
 	w.ahead = append(w.ahead, c)
-	go func() {
-		defer close(c.done)
-		c.chunk.Lines, c.removed, c.err = w.l.chunkLines(a, hasA, b)
-		if c.err == nil && len(c.chunk.Lines) > 0 && w.prepare != nil {
-			c.prepared = w.prepare(c.chunk)
-		}
-	}()
+	w.queue <- c // never blocks: at most readAhead are ahead, read or not
 	if len(w.ahead) < readAhead() {
 		return nil
 	}
 	return w.next()
+}
+
+// reader reads the chunks queued, oldest first, until the queue closes.
+func (w *walk) reader(queue <-chan *chunkRead) {
+	for c := range queue {
+		c.chunk.Lines, c.removed, c.err = w.l.chunkLines(c.a, c.hasA, c.b)
+		if c.err == nil && len(c.chunk.Lines) > 0 && w.prepare != nil {
+			c.prepared = w.prepare(c.chunk)
+		}
+		close(c.done)
+	}
 }
 
 // chunkLines reads the lines of chunk b that chunk a (when there is one)

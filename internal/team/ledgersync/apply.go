@@ -48,9 +48,19 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
 	}
 	vetChunk := func(c ledger.Chunk) []vetted { return vet(c.File, c.Lines, now) }
+	collected := func() {}
+	if local.IsZero() {
+		// A clone joining takes the whole ledger in one merge; a sync
+		// in an MCP server merges a few records beside other calls.
+		collected = collectLess()
+	}
+	defer collected()
 	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v []vetted) error {
 		if err := scoped.enter(c, v, appended); err != nil {
 			return err
+		}
+		if scoped.whole {
+			collected() // what it holds now grows with the ledger
 		}
 		file, lines := c.File, c.Lines
 		var newest newestOf
@@ -172,37 +182,49 @@ type newestOf func(ids []string) (map[string]time.Time, error)
 
 // vetted is what newestOnly needs to know of one incoming line: the rule
 // it breaks, if any, else its record id and version time (id is "" for a
-// line that is not a version with a time), and whether it is a presence
-// record (records.IsPresence).
+// line that is not a version with a time), whether it is a presence
+// record (records.IsPresence), and whether it is the newest version of
+// its record among the lines vetted with it (top).
 type vetted struct {
 	rule, msg, id string
 	at            time.Time
 	split         ulidID
-	presence      bool
+	presence, top bool
 }
 
 // vet reads each line once for newestOnly: the part of its work that
 // depends on nothing but the lines, which a caller may run on several
-// chunks at once (see ledger.EachChangePrepared).
+// chunks at once (see ledger.EachChangePrepared), the choice of each
+// record's newest version among them included.
 func vet(file string, lines [][]byte, now time.Time) []vetted {
 	out := make([]vetted, len(lines))
 	versions := newVersionReader()
+	top := make(map[string]int, len(lines)) // the line of each id's newest version here
 	for i, line := range lines {
 		// The rules' check, which also reads the id and time of most
 		// versions (those with an updated_at).
-		id, at, e := records.CheckVersionAt(file, line, now)
+		checked, e := records.CheckVersionAt(file, line, now)
 		if e != nil {
 			out[i] = vetted{rule: e.Rule, msg: e.Msg}
 			continue
 		}
+		id, at := checked.ID, checked.At
 		ok := !at.IsZero()
 		if !ok {
 			id, at, ok = versions.of(line)
 		}
-		if ok {
-			out[i] = vetted{id: id, at: at, split: splitID(id)}
+		out[i].presence = checked.Presence
+		if !ok {
+			continue
 		}
-		out[i].presence = records.IsPresence(line)
+		out[i].id, out[i].at, out[i].split = id, at, splitID(id)
+		b, seen := top[id]
+		if !seen || at.After(out[b].at) || at.Equal(out[b].at) && bytes.Compare(line, lines[b]) > 0 {
+			if seen {
+				out[b].top = false
+			}
+			top[id], out[i].top = i, true
+		}
 	}
 	return out
 }
@@ -220,8 +242,7 @@ func pickNewest(newest newestOf, lines [][]byte, v []vetted, applied *applied, b
 // pickFresh is pickNewest that returns which of lines it keeps, by their
 // place. Version times compare exactly, to the nanosecond.
 func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
-	byID := map[string]int{} // the line of each id's newest version here
-	var ids []string
+	var ids []string // of the records whose newest version here newest is asked about
 	for i, line := range lines {
 		if v[i].rule != "" {
 			if broken != nil {
@@ -234,16 +255,8 @@ func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, br
 			}
 			continue
 		}
-		id := v[i].id
-		if id == "" {
-			continue
-		}
-		b, seen := byID[id]
-		if !seen {
-			ids = append(ids, id)
-		}
-		if !seen || v[i].at.After(v[b].at) || v[i].at.Equal(v[b].at) && bytes.Compare(line, lines[b]) > 0 {
-			byID[id] = i
+		if v[i].top && newest != nil {
+			ids = append(ids, v[i].id)
 		}
 	}
 	var known map[string]time.Time
@@ -253,7 +266,7 @@ func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, br
 			return nil, err
 		}
 	}
-	var out []int
+	out := make([]int, 0, len(lines))
 	for i := range lines {
 		if v[i].rule != "" {
 			continue
@@ -263,7 +276,7 @@ func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, br
 			out = append(out, i) // a record without a time: kept
 			continue
 		}
-		if had, ok := known[id]; byID[id] != i || ok && v[i].at.Before(had) {
+		if had, ok := known[id]; !v[i].top || ok && v[i].at.Before(had) {
 			continue
 		}
 		at := stampOf(v[i].at)

@@ -189,7 +189,7 @@ func versionOf(line []byte) (id, key string, ok bool) {
 // the reservations that can no longer hold at now vetted cheaply (see
 // records.CheckVersionAt).
 func brokenRule(file string, line []byte, now time.Time) (rule, msg string) {
-	if _, _, e := records.CheckVersionAt(file, line, now); e != nil {
+	if _, e := records.CheckVersionAt(file, line, now); e != nil {
 		return e.Rule, e.Msg
 	}
 	return "", ""

@@ -71,7 +71,59 @@ type Repo struct {
 	// probe is doctor's one look at the remote, shared by the checks
 	// before and after a fix.
 	probe *probed
+	// answers holds git's answers for one run of the checks, or of the
+	// checks, fixes and checks again of init (nil outside them).
+	answers map[string]any
 }
+
+// answering keeps git's answers for the rest of the run it starts, and
+// returns the function that ends it; within a run already started it
+// does nothing. What the checks ask git no fix changes (none sets
+// core.hooksPath, adds a remote or commits): asked once a run, not once a
+// check (the three hooks' checks each asked where hooks go, and init runs
+// the checks twice: seven git processes of a join's seventeen).
+func (r *Repo) answering() (end func()) {
+	if r.answers != nil {
+		return func() {}
+	}
+	r.answers = map[string]any{}
+	return func() { r.answers = nil }
+}
+
+// answer is git's answer to question, asked once a run (see answering).
+func answer[T any](r *Repo, question string, ask func() T) T {
+	if r.answers == nil {
+		return ask()
+	}
+	if a, ok := r.answers[question].(T); ok {
+		return a
+	}
+	a := ask()
+	r.answers[question] = a
+	return a
+}
+
+type dirAnswer struct {
+	dir string
+	err error
+}
+
+// HooksDir is gitrepo's, asked once a run of the checks.
+func (r *Repo) HooksDir() (string, error) {
+	a := answer(r, "hooks", func() dirAnswer {
+		dir, err := r.Repo.HooksDir()
+		return dirAnswer{dir, err}
+	})
+	return a.dir, a.err
+}
+
+// HasRemote is gitrepo's, asked once a run of the checks.
+func (r *Repo) HasRemote(name string) bool {
+	return answer(r, "remote "+name, func() bool { return r.Repo.HasRemote(name) })
+}
+
+// HasCommit is gitrepo's, asked once a run of the checks.
+func (r *Repo) HasCommit() bool { return answer(r, "commit", r.Repo.HasCommit) }
 
 // NewRepo describes the worktree containing dir, with its store in .beads/
 // at the top level.
@@ -95,6 +147,7 @@ func (r *Repo) setting(key string) string {
 
 // Checks runs every check, in the order doctor prints them.
 func (r *Repo) Checks(o Options) []Check {
+	defer r.answering()()
 	checks := []Check{
 		r.checkOnPath(),
 		r.checkLiveStore(),

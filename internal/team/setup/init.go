@@ -30,6 +30,7 @@ func (r *Repo) Doctor(o Options, fix bool) ([]Change, []Check, error) {
 
 // apply fixes what fails among the checks init sets up.
 func (r *Repo) apply(o Options) ([]Change, []Check, error) {
+	defer r.answering()()
 	checks := r.Checks(o)
 	var changes []Change
 	for i := range checks {

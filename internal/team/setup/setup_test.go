@@ -310,3 +310,40 @@ func TestDoctorSaysHowTheHookReadsTheStagedChanges(t *testing.T) {
 		t.Fatalf("split index: %s", got)
 	}
 }
+
+// init asks git where hooks go, whether the remote exists and whether
+// there is a commit once, not once a check and again after the fixes
+// (none of which changes the answers), and the checks after the fixes
+// still see what the fixes did.
+func TestInitAsksGitOnceWhatNoFixChanges(t *testing.T) {
+	r := newRepo(t)
+	testgit.Run(t, r.TopLevel, "remote", "add", "origin", filepath.Join(t.TempDir(), "remote.git"))
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "git.log")
+	wrapper := "#!/bin/sh\nprintf '%s\\n' \"$*\" >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	changes, checks, err := r.Init(Options{Droid: "ann", Remote: "origin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"remote", "pre-commit", "pre-push", "identity"} {
+		if statusOf(checks, name) != Fixed {
+			t.Errorf("after init, %s is %s, want fixed (changes %+v)", name, statusOf(checks, name), changes)
+		}
+	}
+	asked := map[string]int{}
+	for _, line := range strings.Split(read(t, log), "\n") {
+		asked[line]++
+	}
+	for _, q := range []string{"rev-parse --path-format=absolute --git-path hooks", "remote get-url -- origin", "rev-parse --verify -q HEAD"} {
+		if asked[q] != 1 {
+			t.Errorf("git %s ran %d times, want once", q, asked[q])
+		}
+	}
+}
