@@ -77,7 +77,8 @@ type Repo struct {
 }
 
 // gitAnswers are what the checks ask git that no check's fix changes
-// (none sets core.hooksPath, adds a remote or commits): asked once a run,
+// (none sets core.hooksPath, adds a remote or commits; the one that makes
+// git read more, SetIdentity, has them asked again): asked once a run,
 // not once a check (the three hooks' checks each asked where hooks go, and
 // init runs the checks twice: seven git processes of a join's seventeen).
 type gitAnswers struct {
@@ -97,6 +98,14 @@ func (r *Repo) answering() (end func()) {
 	}
 	r.asked = &gitAnswers{remotes: map[string]bool{}}
 	return func() { r.asked = nil }
+}
+
+// forgetAnswers has the rest of the run ask git again: a fix changed
+// what git reads (SetIdentity woke a config.worktree).
+func (r *Repo) forgetAnswers() {
+	if r.asked != nil {
+		*r.asked = gitAnswers{remotes: map[string]bool{}}
+	}
 }
 
 // HooksDir is gitrepo's, asked once a run of the checks.
