@@ -48,9 +48,14 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
 	}
 	vetChunk := func(c ledger.Chunk) []vetted { return vet(c.File, c.Lines, now) }
+	collected := collectLess()
+	defer collected()
 	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v []vetted) error {
 		if err := scoped.enter(c, v, appended); err != nil {
 			return err
+		}
+		if scoped.whole {
+			collected() // what it holds now grows with the ledger
 		}
 		file, lines := c.File, c.Lines
 		var newest newestOf
