@@ -209,3 +209,59 @@ func TestScopedAppliedAcrossMonths(t *testing.T) {
 		})
 	}
 }
+
+// Within one chunk, vet marks the newest version of each record (the
+// later time, then the larger bytes, wherever it sits among the lines),
+// and newestOnly keeps exactly those, each in its place, with the lines
+// that carry no time; lines that break a rule are counted and left out.
+func TestNewestOnlyWithinAChunk(t *testing.T) {
+	x, y := ids.NewMessage(), ids.NewMessage()
+	at := func(day int, id, subject string) []byte {
+		ts := time.Date(2026, 11, day, 0, 0, 0, 0, time.UTC).Format(time.RFC3339)
+		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-11-01T00:00:00Z","updated_at":%q,"from":"ann","to":"bob","subject":%q,"body":"b","importance":"normal","read":false,"updated_by":"ann"}`, id, ts, subject)
+	}
+	noTime := []byte(`{"id":"` + y + `","created_at":"2026-11-01T00:00:00Z","from":"ann","to":"bob","subject":"n","body":"b","importance":"normal","read":false}`)
+	broken := []byte(`{"id":"` + x + `","created_at":"not a time"}`)
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name  string
+		lines [][]byte
+		want  string // subjects kept, in order
+	}{
+		{"newest last", [][]byte{at(3, x, "a"), at(5, x, "b")}, "b"},
+		{"newest first", [][]byte{at(5, x, "a"), at(3, x, "b"), at(4, x, "c")}, "a"},
+		{"a tie goes to the larger bytes", [][]byte{at(5, x, "b"), at(5, x, "a"), at(5, x, "c"), at(2, x, "d")}, "c"},
+		{"records apart", [][]byte{at(5, x, "a"), at(3, y, "b"), at(4, y, "c"), at(1, x, "d")}, "a,c"},
+		{"broken lines, and a version timed by created_at", [][]byte{broken, at(2, x, "a"), noTime, at(3, x, "b"), broken}, "n,b"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			broke := map[string]*ruleCount{}
+			got, err := newestOnly(nil, records.MessagesFile, c.lines, newApplied(), broke, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var subjects []string
+			for _, line := range got {
+				subjects = append(subjects, string(line[strings.Index(string(line), `"subject":"`)+11]))
+			}
+			if strings.Join(subjects, ",") != c.want {
+				t.Errorf("kept %v, want %s", subjects, c.want)
+			}
+			n := 0
+			for _, r := range broke {
+				n += r.n
+			}
+			if want := strings.Count(string(joinLines(c.lines)), `"not a time"`); n != want {
+				t.Errorf("%d lines counted as broken, want %d", n, want)
+			}
+		})
+	}
+}
+
+func joinLines(lines [][]byte) []byte {
+	var out []byte
+	for _, l := range lines {
+		out = append(append(out, l...), '\n')
+	}
+	return out
+}
