@@ -71,82 +71,64 @@ type Repo struct {
 	// probe is doctor's one look at the remote, shared by the checks
 	// before and after a fix.
 	probe *probed
-	// asked holds git's answers for one run of the checks, or of the
+	// answers holds git's answers for one run of the checks, or of the
 	// checks, fixes and checks again of init (nil outside them).
-	asked *gitAnswers
-}
-
-// gitAnswers are what the checks ask git that no check's fix changes
-// (none sets core.hooksPath, adds a remote or commits; the one that makes
-// git read more, SetIdentity, has them asked again): asked once a run,
-// not once a check (the three hooks' checks each asked where hooks go, and
-// init runs the checks twice: seven git processes of a join's seventeen).
-type gitAnswers struct {
-	hooksDir    string
-	hooksDirErr error
-	hooksKnown  bool
-	remotes     map[string]bool
-	hasCommit   *bool
+	answers map[string]any
 }
 
 // answering keeps git's answers for the rest of the run it starts, and
 // returns the function that ends it; within a run already started it
-// does nothing.
+// does nothing. What the checks ask git no fix changes (none sets
+// core.hooksPath, adds a remote or commits; the one that makes git read
+// more, SetIdentity, has them asked again): asked once a run, not once a
+// check (the three hooks' checks each asked where hooks go, and init runs
+// the checks twice: seven git processes of a join's seventeen).
 func (r *Repo) answering() (end func()) {
-	if r.asked != nil {
+	if r.answers != nil {
 		return func() {}
 	}
-	r.asked = &gitAnswers{remotes: map[string]bool{}}
-	return func() { r.asked = nil }
+	r.answers = map[string]any{}
+	return func() { r.answers = nil }
 }
 
 // forgetAnswers has the rest of the run ask git again: a fix changed
 // what git reads (SetIdentity woke a config.worktree).
-func (r *Repo) forgetAnswers() {
-	if r.asked != nil {
-		*r.asked = gitAnswers{remotes: map[string]bool{}}
+func (r *Repo) forgetAnswers() { clear(r.answers) }
+
+// answer is git's answer to question, asked once a run (see answering).
+func answer[T any](r *Repo, question string, ask func() T) T {
+	if r.answers == nil {
+		return ask()
 	}
+	if a, ok := r.answers[question].(T); ok {
+		return a
+	}
+	a := ask()
+	r.answers[question] = a
+	return a
+}
+
+type dirAnswer struct {
+	dir string
+	err error
 }
 
 // HooksDir is gitrepo's, asked once a run of the checks.
 func (r *Repo) HooksDir() (string, error) {
-	a := r.asked
-	if a == nil {
-		return r.Repo.HooksDir()
-	}
-	if !a.hooksKnown {
-		a.hooksDir, a.hooksDirErr = r.Repo.HooksDir()
-		a.hooksKnown = true
-	}
-	return a.hooksDir, a.hooksDirErr
+	a := answer(r, "hooks", func() dirAnswer {
+		dir, err := r.Repo.HooksDir()
+		return dirAnswer{dir, err}
+	})
+	return a.dir, a.err
 }
 
 // HasRemote is gitrepo's, asked once a run of the checks.
 func (r *Repo) HasRemote(name string) bool {
-	a := r.asked
-	if a == nil {
-		return r.Repo.HasRemote(name)
-	}
-	has, ok := a.remotes[name]
-	if !ok {
-		has = r.Repo.HasRemote(name)
-		a.remotes[name] = has
-	}
-	return has
+	return answer(r, "remote "+name, func() bool { return r.Repo.HasRemote(name) })
 }
 
 // HasCommit is gitrepo's, asked once a run of the checks.
-func (r *Repo) HasCommit() bool {
-	a := r.asked
-	if a == nil {
-		return r.Repo.HasCommit()
-	}
-	if a.hasCommit == nil {
-		has := r.Repo.HasCommit()
-		a.hasCommit = &has
-	}
-	return *a.hasCommit
-}
+func (r *Repo) HasCommit() bool { return answer(r, "commit", r.Repo.HasCommit) }
 
 // NewRepo describes the worktree containing dir, with its store in .beads/
 // at the top level.
