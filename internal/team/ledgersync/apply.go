@@ -48,7 +48,12 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
 	}
 	vetChunk := func(c ledger.Chunk) []vetted { return vet(c.File, c.Lines, now) }
-	collected := collectLess()
+	collected := func() {}
+	if local.IsZero() {
+		// A clone joining takes the whole ledger in one merge; a sync
+		// in an MCP server merges a few records beside other calls.
+		collected = collectLess()
+	}
 	defer collected()
 	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v []vetted) error {
 		if err := scoped.enter(c, v, appended); err != nil {

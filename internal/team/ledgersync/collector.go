@@ -20,7 +20,7 @@ const (
 	mergeHeapLimit = 40 << 20
 )
 
-// collectLess sets the collector's pace for a merge and returns the
+// collectLess sets the collector's pace for a join's merge and returns the
 // function that puts it back, which may be called more than once. It
 // only ever relaxes a GOGC lower than mergeGCPercent and lowers a
 // memory limit above mergeHeapLimit (GOGC=off or a lower GOMEMLIMIT
