@@ -31,6 +31,17 @@ func (r *Repo) LocalConfig(key string) (value string, ok bool) {
 	return e.value, ok
 }
 
+// HasWorktreeConfigFile says whether this worktree has a config.worktree,
+// which git reads only while extensions.worktreeConfig is on: a caller
+// that turns the extension on learns whether git's settings may change.
+func (r *Repo) HasWorktreeConfigFile() bool {
+	if r.GitDir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(r.GitDir, "config.worktree"))
+	return err == nil
+}
+
 // localEntries reads the common config file and, when git would read it
 // (extensions.worktreeConfig), this worktree's config.worktree. unsure is
 // true when git would read more than this parser follows (an include, a

@@ -52,6 +52,7 @@ func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(C
 		return false, err
 	}
 	w := newWalk(l, prepare, fn)
+	defer w.endReaders()
 	err = w.finish(w.trees("", fromTree, toTree))
 	return w.removed, inCommit(err, to)
 }
@@ -86,6 +87,7 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 		return err
 	}
 	w := newWalk(l, nil, func(c Chunk, _ struct{}) error { return fn(c.Lines) })
+	defer w.endReaders()
 	return inCommit(w.finish(w.trees(dir, a, b)), to)
 }
 
@@ -180,11 +182,18 @@ func (w *walk) finish(err error) error {
 		<-c.done
 	}
 	w.ahead = nil
+	return err
+}
+
+// endReaders closes the readers' queue, so that they end once they have
+// read what it holds: after finish, nothing; after a panic in fn, which
+// skips finish, the chunks queued (a caller that recovers, as the MCP
+// server does, keeps no reader waiting for ever).
+func (w *walk) endReaders() {
 	if w.queue != nil {
-		close(w.queue) // every read started is done: the readers end
+		close(w.queue)
 		w.queue = nil
 	}
-	return err
 }
 
 func (w *walk) trees(prefix string, a, b plumbing.Hash) error {

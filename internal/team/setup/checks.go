@@ -79,7 +79,8 @@ type Repo struct {
 // answering keeps git's answers for the rest of the run it starts, and
 // returns the function that ends it; within a run already started it
 // does nothing. What the checks ask git no fix changes (none sets
-// core.hooksPath, adds a remote or commits): asked once a run, not once a
+// core.hooksPath, adds a remote or commits; the one that makes git read
+// more, SetIdentity, has them asked again): asked once a run, not once a
 // check (the three hooks' checks each asked where hooks go, and init runs
 // the checks twice: seven git processes of a join's seventeen).
 func (r *Repo) answering() (end func()) {
@@ -89,6 +90,10 @@ func (r *Repo) answering() (end func()) {
 	r.answers = map[string]any{}
 	return func() { r.answers = nil }
 }
+
+// forgetAnswers has the rest of the run ask git again: a fix changed
+// what git reads (SetIdentity woke a config.worktree).
+func (r *Repo) forgetAnswers() { clear(r.answers) }
 
 // answer is git's answer to question, asked once a run (see answering).
 func answer[T any](r *Repo, question string, ask func() T) T {

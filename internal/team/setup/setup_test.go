@@ -347,3 +347,30 @@ func TestInitAsksGitOnceWhatNoFixChanges(t *testing.T) {
 		}
 	}
 }
+
+// A config.worktree that git does not read yet (extensions.worktreeConfig
+// off) starts to count when init turns the extension on to store the
+// identity, after the hooks were installed: a core.hooksPath in it moves
+// the hooks git runs. The checks after the fixes ask git again, and init
+// says the hooks are not where git runs them, not that they are.
+func TestInitAsksAgainWhereHooksGoWhenItWakesAWorktreeConfig(t *testing.T) {
+	r := newRepo(t)
+	elsewhere := filepath.Join(t.TempDir(), "hooks")
+	dormant := "[core]\n\thooksPath = " + elsewhere + "\n"
+	if err := os.WriteFile(filepath.Join(r.GitDir, "config.worktree"), []byte(dormant), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, checks, err := r.Init(Options{Droid: "ann"})
+	if got := strings.TrimSpace(testgit.Run(t, r.TopLevel, "rev-parse", "--path-format=absolute", "--git-path", "hooks")); got != elsewhere {
+		t.Fatalf("git runs the hooks in %s after init, want %s (the test's premise)", got, elsewhere)
+	}
+	if err == nil || !strings.Contains(err.Error(), "still failing") {
+		t.Errorf("init returned %v, want the hooks still failing after the fix", err)
+	}
+	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+		_, statErr := os.Stat(filepath.Join(elsewhere, name))
+		if s := statusOf(checks, name); s != Fail && statErr != nil {
+			t.Errorf("after init, %s is %s, but git runs hooks from %s, which has none", name, s, elsewhere)
+		}
+	}
+}

@@ -96,8 +96,12 @@ func (r *Repo) SetIdentity(droid string) error {
 			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
 				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead")
 		}
+		woken := r.HasWorktreeConfigFile()
 		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
 			return err
+		}
+		if woken {
+			r.forgetAnswers() // its core.hooksPath or remotes now count
 		}
 	}
 	if err := r.SetConfig(gitrepo.ScopeWorktree, "queen.droid", droid); err != nil {
