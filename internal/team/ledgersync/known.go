@@ -24,7 +24,7 @@ import (
 // beside those is older than one of them (not applied for that), or
 // broke a rule (never applied, never counted). A log whose index is
 // missing or stale has it rebuilt under the lock (jsonl.Tx.Reindex), as
-// its next append would; one that still has none is read.
+// its next append would; one that still has none is read, once a merge.
 type knownVersions struct {
 	tx *jsonl.Tx
 	s  *store.Store
@@ -33,10 +33,13 @@ type knownVersions struct {
 }
 
 // knownLog is one log that knownVersions asks: through its index, or
-// (with none to be had) by loading it.
+// (with none to be had) by loading it, once a merge.
 type knownLog struct {
 	log *jsonl.Log
 	ix  *jsonl.Index
+	// times is, once the log had to be loaded, the version time of each
+	// id's current version in it (ids without one left out).
+	times map[string]time.Time
 }
 
 func newKnownVersions(tx *jsonl.Tx, s *store.Store) *knownVersions {
@@ -125,15 +128,21 @@ func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
 			return nil
 		}
 	}
-	st, err := kl.log.Load()
-	if err != nil {
-		return err
+	if kl.times == nil {
+		st, err := kl.log.Load()
+		if err != nil {
+			return err
+		}
+		kl.times = make(map[string]time.Time, st.Len())
+		for _, rec := range st.Records {
+			if at := records.VersionTime(rec.Raw); !at.IsZero() {
+				kl.times[rec.ID] = at
+			}
+		}
 	}
 	for _, id := range ids {
-		if rec, ok := st.Get(id); ok {
-			if at := records.VersionTime(rec.Raw); !at.IsZero() {
-				note(id, at)
-			}
+		if at, ok := kl.times[id]; ok {
+			note(id, at)
 		}
 	}
 	return nil

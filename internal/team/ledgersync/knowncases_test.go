@@ -1,7 +1,6 @@
 package ledgersync
 
 import (
-	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
 // What the random histories taught, case by case: each says what a sync
@@ -219,5 +219,32 @@ func TestAVersionAfter2262IsKnownByItsOwnTime(t *testing.T) {
 	b.sync(t)
 	if subjects := b.receivedSubjects(t, id); len(subjects) != 1 || subjects[0] != "far" {
 		t.Fatalf("received/ holds %v of the record, want [far]", subjects)
+	}
+}
+
+// A log with no index to be had is read once a merge, not once a chunk:
+// the second question is answered from what the first read, even with
+// the file gone.
+func TestALogWithoutAnIndexIsReadOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), records.MessagesFile)
+	first, second := ids.NewMessage(), ids.NewMessage()
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	data := append(append(messageAt(first, at, "a"), '\n'), append(messageAt(second, at.Add(time.Second), "b"), '\n')...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kl := &knownLog{log: &jsonl.Log{Path: path, Versions: records.Versions}}
+	out := map[string]time.Time{}
+	if err := kl.newest([]string{first}, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := kl.newest([]string{second}, out); err != nil {
+		t.Fatal(err)
+	}
+	if !out[first].Equal(at) || !out[second].Equal(at.Add(time.Second)) {
+		t.Fatalf("newest = %v, want %s at %v and %s at %v", out, first, at, second, at.Add(time.Second))
 	}
 }
