@@ -56,9 +56,10 @@ const unionVersion = 2
 
 // ReadUnionCache returns the cached answer of q over files, filtered
 // again with q and final, if every file holds what it held when the cache
-// was saved, as the files' indexes in cacheDir vouch. ok is false when
+// was saved; held is what UnionHeld says they hold now (a caller that
+// misses saves the answer it reads with the same held). ok is false when
 // there is no usable cache.
-func ReadUnionCache(cachePath, cacheDir string, files []string, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
+func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
 	raw, err := os.ReadFile(cachePath)
 	if err != nil {
 		return nil, nil, false
@@ -70,8 +71,7 @@ func ReadUnionCache(cachePath, cacheDir string, files []string, q Query, final f
 		!slices.Equal(hdr.Files, files) || len(hdr.Held) != len(files) || Checksum(rest) != hdr.Body {
 		return nil, nil, false
 	}
-	held, ok := UnionHeld(cacheDir, files)
-	if !ok || !slices.EqualFunc(held, hdr.Held, func(a, b *UnionSource) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }) {
+	if !slices.EqualFunc(held, hdr.Held, func(a, b *UnionSource) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }) {
 		return nil, nil, false
 	}
 	for _, p := range hdr.Problems {

@@ -53,14 +53,14 @@ func TestUnionCacheHoldsWhileNoSourceChanges(t *testing.T) {
 	saveUnion(t, cache, cacheDir, files, q, []Problem{{File: b.Path, Line: 9, Msg: "bad"}})
 
 	notTwo := func(f [][]byte) bool { return string(f[0]) != "2" }
-	got, gotProblems, ok := ReadUnionCache(cache, cacheDir, files, q, notTwo)
+	got, gotProblems, ok := readUnionCache(cache, cacheDir, files, q, notTwo)
 	if !ok || len(got) != 2 || got[0].ID != "x" || got[1].ID != "z" || got[1].File != b.Path || string(got[1].Fields[0]) != "3" {
 		t.Fatalf("read back %v %+v", ok, got)
 	}
 	if len(gotProblems) != 1 || gotProblems[0].File != b.Path || gotProblems[0].Line != 9 {
 		t.Fatalf("problems %+v", gotProblems)
 	}
-	if _, _, ok := ReadUnionCache(cache, cacheDir, files[:2], q, nil); ok {
+	if _, _, ok := readUnionCache(cache, cacheDir, files[:2], q, nil); ok {
 		t.Error("the answer over three sources holds for two of them")
 	}
 }
@@ -117,11 +117,11 @@ func TestUnionCacheDoesNotHoldAfterAnySourceChanged(t *testing.T) {
 			missing := filepath.Join(filepath.Dir(a.Path), "c.jsonl")
 			files := []string{a.Path, b.Path, missing}
 			saveUnion(t, cache, cacheDir, files, q, nil)
-			if _, _, ok := ReadUnionCache(cache, cacheDir, files, q, nil); !ok {
+			if _, _, ok := readUnionCache(cache, cacheDir, files, q, nil); !ok {
 				t.Fatal("before the change the cache does not hold")
 			}
 			tc.change(t, a, missing)
-			if got, _, ok := ReadUnionCache(cache, cacheDir, files, q, nil); ok {
+			if got, _, ok := readUnionCache(cache, cacheDir, files, q, nil); ok {
 				t.Fatalf("after the change the cache still holds: %+v", got)
 			}
 		})
@@ -170,7 +170,7 @@ func TestUnionCacheOfAnAnswerReadWhileASourceGrewDoesNotHold(t *testing.T) {
 	}
 	appendRecords(t, b, map[string]any{"id": "new", "n": 4}) // after b was read, before the answer is saved
 	SaveUnionCache(cache, files, held, q, entries, nil)
-	if got, _, ok := ReadUnionCache(cache, cacheDir, files, q, nil); ok {
+	if got, _, ok := readUnionCache(cache, cacheDir, files, q, nil); ok {
 		t.Fatalf("the answer read before the append holds after it: %+v", got)
 	}
 }
@@ -238,4 +238,15 @@ func TestIndexWrittenOnce(t *testing.T) {
 	}
 	l.IndexWrittenOnce()
 	checkIndex(t, l, "indexed again after a change")
+}
+
+// readUnionCache is ReadUnionCache over what UnionHeld says files hold
+// now, as the store reads it: no union cache where a file has no index
+// that matches it.
+func readUnionCache(cache, cacheDir string, files []string, q Query, final func([][]byte) bool) ([]Entry, []Problem, bool) {
+	held, ok := UnionHeld(cacheDir, files)
+	if !ok {
+		return nil, nil, false
+	}
+	return ReadUnionCache(cache, files, held, q, final)
 }

@@ -255,8 +255,7 @@ func TestUnionCacheIsNotBelievedAfterASourceChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		union := filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
-		_, _, ok := jsonl.ReadUnionCache(union, s.CacheDir(), src.Paths, q.Query, nil)
-		return ok
+		return unionCacheHolds(union, s.CacheDir(), src.Paths, q.Query)
 	}
 	for _, step := range []struct {
 		name   string
@@ -364,8 +363,7 @@ func TestAFetchedSourceIsIndexedForTheUnionCache(t *testing.T) {
 	unionHolds := func() bool {
 		paths := []string{s.Log(records.MessagesFile).Path, fetched}
 		union := filepath.Join(s.CacheDir(), queryHash(strings.Join(paths, "\x00"), q.Name)+".union")
-		_, _, ok := jsonl.ReadUnionCache(union, s.CacheDir(), paths, q.withVersions().Query, nil)
-		return ok
+		return unionCacheHolds(union, s.CacheDir(), paths, q.withVersions().Query)
 	}
 	if got := read(); !slices.Equal(got, []string{a1, b1}) {
 		t.Fatalf("selected %q", got)
@@ -383,4 +381,15 @@ func TestAFetchedSourceIsIndexedForTheUnionCache(t *testing.T) {
 	if got, want := read(), []string{a1, strings.Replace(b1, `"v":1`, `"v":7`, 1)}; !slices.Equal(got, want) {
 		t.Fatalf("after the rewrite: selected %q, want %q", got, want)
 	}
+}
+
+// unionCacheHolds says whether the union cache at union answers q over
+// paths, as SelectFrom reads it: over what UnionHeld says they hold now.
+func unionCacheHolds(union, cacheDir string, paths []string, q jsonl.Query) bool {
+	held, ok := jsonl.UnionHeld(cacheDir, paths)
+	if !ok {
+		return false
+	}
+	_, _, hit := jsonl.ReadUnionCache(union, paths, held, q, nil)
+	return hit
 }

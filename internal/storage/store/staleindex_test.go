@@ -60,8 +60,7 @@ func TestAReadRebuildsTheIndexOfASourceAnotherProgramAppendedTo(t *testing.T) {
 	}
 	union := filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
 	unionHolds := func() bool {
-		_, _, ok := jsonl.ReadUnionCache(union, s.CacheDir(), src.Paths, q.Query, nil)
-		return ok
+		return unionCacheHolds(union, s.CacheDir(), src.Paths, q.Query)
 	}
 	selectAll(t, s, "union-query")
 	appendByHand(t, own.Path, a1)

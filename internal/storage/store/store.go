@@ -173,18 +173,20 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	var unionHeld []*jsonl.UnionSource
 	if src.Count() > 1 && q.Name != "" {
 		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
-		if entries, problems, ok := jsonl.ReadUnionCache(union, s.CacheDir(), src.Paths, q.Query, q.Final); ok {
-			return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
-		}
-		// Before the sources are read: a source appended to while it is
-		// read must not be remembered as it is now with the old answer.
-		// A source no index vouches for means no union cache, unless its
-		// index can be rebuilt now (another program appended to it).
+		// What the sources hold, asked once for the cache read and, on a
+		// miss, for the answer saved: taken before the sources are read,
+		// so that a source appended to while it is read is not remembered
+		// as it is now with the old answer. A source no index vouches for
+		// means no union cache, unless its index can be rebuilt now
+		// (another program appended to it).
 		held, ok := jsonl.UnionHeld(s.CacheDir(), src.Paths)
 		if !ok && s.reindexIfFree(src.Paths) {
 			held, ok = jsonl.UnionHeld(s.CacheDir(), src.Paths)
 		}
 		if ok {
+			if entries, problems, hit := jsonl.ReadUnionCache(union, src.Paths, held, q.Query, q.Final); hit {
+				return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
+			}
 			unionHeld = held
 		} else {
 			union = ""
