@@ -119,7 +119,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 			return nil, err
 		}
 	}
-	out := &AssignResult{Remote: ConfiguredRemote(s)}
+	out := &AssignResult{Remote: ledgersync.ConfiguredRemote(s)}
 	if out.Remote != "" && !r.Offline {
 		err = e.assignPublished(s, me, out.Remote, req, out)
 	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && r.steal {
@@ -229,7 +229,7 @@ func listAssignments(e *Env, r AssignmentsRequest) (*AssignmentsResult, error) {
 	// after its last sync is not on the remote yet: other clones do not
 	// see it (an --offline claim, an unassign not synced).
 	var unpublished map[string]bool
-	remote := ConfiguredRemote(s)
+	remote := ledgersync.ConfiguredRemote(s)
 	if remote != "" {
 		since := ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.AssignmentsFile)
 		if unpublished, err = (&assignments.Store{S: s}).WrittenSince(since); err != nil {

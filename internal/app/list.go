@@ -71,7 +71,7 @@ func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error
 	// With a remote, a reservation whose latest version this clone wrote
 	// after its last sync is not on the remote yet: other clones do not
 	// see it (an --offline grant, a release or renewal not synced).
-	remote := ConfiguredRemote(s)
+	remote := ledgersync.ConfiguredRemote(s)
 	var local string
 	var since int64
 	if remote != "" {

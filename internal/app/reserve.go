@@ -91,7 +91,7 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 			return nil, err
 		}
 	}
-	out := &ReserveResult{Remote: ConfiguredRemote(s), Notes: notes}
+	out := &ReserveResult{Remote: ledgersync.ConfiguredRemote(s), Notes: notes}
 	if out.Remote != "" && exclusive && !r.Offline {
 		err = e.reservePublished(s, out.Remote, req, out)
 	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && exclusive {

@@ -127,7 +127,7 @@ func (e *Env) joinQueue(r ReserveWaitRequest) (*waiter, error) {
 	}
 	w := &waiter{e: e, s: s, rs: &reservations.Store{S: s}, notes: notes, start: time.Now(), req: req}
 	if !r.Offline {
-		w.remote = ConfiguredRemote(s)
+		w.remote = ledgersync.ConfiguredRemote(s)
 	}
 	w.watch = s.Watch(records.ReservationsFile)
 	if w.req.Places, err = w.rs.Join(w.req); err != nil {
@@ -209,7 +209,7 @@ func endOf(r records.Reservation) time.Time {
 // grant asks for the paths as the waiter: through the remote (fetch,
 // check, compare-and-swap push) when there is one.
 func (w *waiter) grant() (*ReserveResult, error) {
-	out := &ReserveResult{Remote: ConfiguredRemote(w.s), Notes: w.notes}
+	out := &ReserveResult{Remote: ledgersync.ConfiguredRemote(w.s), Notes: w.notes}
 	var err error
 	if w.remote == "" { // no remote, or --offline: the next sync publishes it
 		out.Result, err = w.rs.Reserve(w.req)

@@ -173,16 +173,6 @@ func (e *Env) NetworkTimeout() (time.Duration, error) {
 	return d, nil
 }
 
-// ConfiguredRemote is queen.remote, or "" when the store has no remote
-// (or is not the live store).
-func ConfiguredRemote(s *store.Store) string {
-	if !s.WS.Live || s.WS.Repo == nil {
-		return ""
-	}
-	remote, _ := s.WS.Repo.LocalConfig("queen.remote")
-	return strings.TrimSpace(remote)
-}
-
 // Autosync publishes after a write when queen.autosync is true and a
 // remote is configured. The write itself already succeeded, so a sync that
 // fails only warns, and says how to publish later.
@@ -191,7 +181,7 @@ func (e *Env) Autosync() {
 	if err != nil || !s.WS.Live || s.WS.Repo == nil || !s.WS.Repo.LocalBool("queen.autosync") {
 		return
 	}
-	remote := ConfiguredRemote(s)
+	remote := ledgersync.ConfiguredRemote(s)
 	if remote == "" {
 		return
 	}

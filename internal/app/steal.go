@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/storage/store"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // Recovery from a dead holder: reserve --steal and claim --steal take
@@ -41,7 +42,7 @@ func stealRefused(err error) error {
 // those the remote holds), and publish later without the compare-and-swap
 // that lets a holder who came back keep what it holds.
 func stealOffline(command string, s *store.Store, offline bool) error {
-	if !offline || ConfiguredRemote(s) == "" {
+	if !offline || ledgersync.ConfiguredRemote(s) == "" {
 		return nil
 	}
 	return &UsageError{Command: command, Msg: "--steal judges the holder's silence by what the remote knows and publishes through it; it cannot be --offline. " +

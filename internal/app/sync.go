@@ -56,7 +56,7 @@ func (e *Env) syncRemote(s *store.Store, named string) (string, error) {
 	if named != "" {
 		return named, nil // not the live store: the syncer says so
 	}
-	if remote := ConfiguredRemote(s); remote != "" {
+	if remote := ledgersync.ConfiguredRemote(s); remote != "" {
 		return remote, nil
 	}
 	return "", &UsageError{Command: "sync", Msg: "no remote to sync with: name one (git queen sync origin), " +

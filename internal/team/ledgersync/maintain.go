@@ -2,7 +2,6 @@ package ledgersync
 
 import (
 	"os"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -115,14 +114,7 @@ func (s *Syncer) shared(st *state) bool {
 	if tip, err := s.ledger.Refs().Read(ledger.Ref); err != nil || !tip.IsZero() {
 		return true
 	}
-	if len(st.Recorded) > 0 || len(st.Remotes) > 0 {
-		return true
-	}
-	if s.S.WS.Repo == nil {
-		return false
-	}
-	v, ok := s.S.WS.Repo.LocalConfig("queen.remote")
-	return ok && strings.TrimSpace(v) != ""
+	return len(st.Recorded) > 0 || len(st.Remotes) > 0 || ConfiguredRemote(s.S) != ""
 }
 
 // recordNow records in the local ledger what this clone appended to its

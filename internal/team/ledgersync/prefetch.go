@@ -86,6 +86,16 @@ func FetchLedger(s *store.Store, remote string, limit time.Duration) (LedgerFetc
 	return out, nil
 }
 
+// ConfiguredRemote is queen.remote, or "" when the store has no remote
+// (or is not the live store).
+func ConfiguredRemote(s *store.Store) string {
+	if !s.WS.Live || s.WS.Repo == nil {
+		return ""
+	}
+	remote, _ := s.WS.Repo.LocalConfig("queen.remote")
+	return strings.TrimSpace(remote)
+}
+
 // SharesLedger says whether this clone exchanges its ledger with remote:
 // it is queen.remote, or its fetch refspecs bring the ledger, or a ledger
 // of it was fetched before. Reading only the repository's own files, it
