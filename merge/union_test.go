@@ -127,7 +127,11 @@ func isSubsequence(want, got []string) bool {
 
 func TestUnionProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for iter := range 20000 {
+	iters := 20000
+	if testing.Short() {
+		iters = 4000
+	}
+	for iter := range iters {
 		nSides := 2 + rng.IntN(2)
 		base, sides := randomHistory(rng, nSides)
 		got := Union(base, sides, nil)

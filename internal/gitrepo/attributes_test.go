@@ -65,7 +65,11 @@ func TestAttributeAgreesWithGitCheckAttr(t *testing.T) {
 		".git/info/attributes", filepath.Join(home, ".config/git/attributes"), filepath.Join(home, "attrs")}
 	rng := rand.New(rand.NewSource(27))
 	compared, inProcess, decided := 0, 0, 0
-	for round := range 300 {
+	rounds := 300
+	if testing.Short() {
+		rounds = 60
+	}
+	for round := range rounds {
 		var layout strings.Builder
 		for i, f := range files {
 			p := f

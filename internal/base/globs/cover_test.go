@@ -56,8 +56,12 @@ func TestCoversExamples(t *testing.T) {
 // patterns' alphabet may say otherwise.
 func TestCoversProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
+	want := 2000
+	if testing.Short() {
+		want = 400
+	}
 	pairs, covered, complex, failures := 0, 0, 0, 0
-	for pairs < 2000 && failures < 10 {
+	for pairs < want && failures < 10 {
 		a, b := genReservation(rng), genReservation(rng)
 		if rng.IntN(3) == 0 {
 			b = a + genReservation(rng) // often covered, or nearly

@@ -39,7 +39,11 @@ func TestSumsInPiecesAreTheSumsOfTheWhole(t *testing.T) {
 	if got, want := windowedChecksums(data, func(w []byte) { forgotten += len(w) }), checksums(data); got != want || forgotten != len(data) {
 		t.Fatalf("windowed %08x, want %08x; %d of %d bytes handed to forget", got, want, forgotten, len(data))
 	}
-	for range 20 {
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	for range rounds {
 		at := rng.Int64N(int64(len(data)) + 1)
 		r := &runningSums{at: at}
 		for rest := data; len(rest) > 0; {
