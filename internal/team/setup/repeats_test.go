@@ -27,7 +27,7 @@ func TestDoctorWarnsOfVersionsAReceivedLogRepeats(t *testing.T) {
 		says                string
 	}{
 		{"sound", a, b, OK, "2 logs readable and valid"},
-		{"a received version twice", a, b + a + b + a, Warn, "queen_messages.jsonl (2 lines)"},
+		{"a received version twice", a, b + a + b + a, Warn, "queen_messages.jsonl (2 repeated lines)"},
 		{"an own version twice", a + b + a, b, Fail, "queen_messages.jsonl:3: repeats line 1"},
 		{"a received version twice and a broken line", a, b + b + "{\"id\":\n", Fail, "queen_messages.jsonl:3:"},
 	}

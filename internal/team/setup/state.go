@@ -149,7 +149,7 @@ func (r *Repo) checkStores() Check {
 			// still fails, at its own line.
 			n := blankRepeats(data)
 			if res = schema.ValidateFile(".beads/"+filepath.Base(f), data, schema.Options{Limit: 1}); res.Valid() {
-				repeats = append(repeats, fmt.Sprintf("%s (%d lines)", r.rel(f), n))
+				repeats = append(repeats, fmt.Sprintf("%s (%d repeated lines)", r.rel(f), n))
 			}
 		}
 		if !res.Valid() {
@@ -166,8 +166,8 @@ func (r *Repo) checkStores() Check {
 			len(bad), len(files), bad[0])}
 	}
 	if len(repeats) > 0 {
-		return Check{Name: "stores", Status: Warn, Message: fmt.Sprintf("%d logs readable and valid, but %s repeat versions byte for byte "+
-			"(an earlier git-queen applied a version twice that the ledger carried twice; readers take one copy, nothing is wrong or lost); "+
+		return Check{Name: "stores", Status: Warn, Message: fmt.Sprintf("%d logs readable and valid; versions repeated byte for byte in %s: "+
+			"an earlier git-queen applied again a version the ledger carried twice (readers take one copy: nothing is wrong or lost); "+
 			"`git queen compact` removes the copies", len(files), strings.Join(repeats, ", "))}
 	}
 	return ok("stores", "%d logs readable and valid", len(files))
