@@ -14,6 +14,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -132,6 +133,14 @@ func TestAVersionTheLedgerCarriesTwiceIsAppliedOnce(t *testing.T) {
 		{"its own version, in another chunk", true, true, func(line []byte, honest [][]byte) map[string][][]byte {
 			return map[string][][]byte{second: {line}}
 		}},
+		// A merge that meets a version out of its month holds every
+		// version it applies (scopedApplied), read back from received/.
+		{"in an earlier month's chunk, joined", false, false, func(line []byte, honest [][]byte) map[string][][]byte {
+			return map[string][][]byte{"messages/2026-10/000/00.jsonl": {line}}
+		}},
+		{"in an earlier month's chunk, a sync later", true, false, func(line []byte, honest [][]byte) map[string][][]byte {
+			return map[string][][]byte{"messages/2026-10/000/00.jsonl": {line}}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,4 +247,36 @@ func TestEqualTimesWinByTheirBytesInEveryOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The same, when the received log that holds the version has lost its
+// index (or the index cannot be rebuilt): the log is read once, and the
+// version found there by its place.
+func TestAVersionCarriedTwiceIsFoundInALogWithoutItsIndex(t *testing.T) {
+	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	r := newRemote(t)
+	c := &clock{base.Add(time.Hour)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	id := ids.NewMessage()
+	line := messageAt(id, base.Add(time.Second), "once")
+	a.send(t, "ann", "bob", "first") // so that the version is not at offset 0
+	a.write(t, records.MessagesFile, line)
+	a.sync(t)
+	b.sync(t)
+	l := b.s.ReceivedLog(records.MessagesFile)
+	// A directory where the index goes: it can be neither read nor
+	// rebuilt.
+	path := jsonl.IndexPath(l.CacheDir, l.Path)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	craft(t, a.dir, a.tip(t), c.t, map[string][][]byte{"messages/2026-11/000/01.jsonl": {line}})
+	b.sync(t)
+	if n := bytes.Count(b.received(t), line); n != 1 {
+		t.Errorf("b's received log holds the version %d times", n)
+	}
+	soundReceived(t, "b", b)
 }
