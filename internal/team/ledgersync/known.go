@@ -41,6 +41,8 @@ type knownLog struct {
 	// place of each id's current version in it (ids without one left
 	// out).
 	times map[string]heldAt
+	// f is the log, once holds had to read a version of it.
+	f *os.File
 }
 
 // heldAt is when an id's current version in a log was written, and
@@ -170,13 +172,14 @@ func (k *knownVersions) holds(file, id string, at time.Time, line []byte) bool {
 		if !ok {
 			continue
 		}
-		f, err := os.Open(kl.log.Path)
-		if err != nil {
-			continue
+		if kl.f == nil {
+			f, err := os.Open(kl.log.Path)
+			if err != nil {
+				continue
+			}
+			kl.f = f
 		}
-		held := holds(f, offset, nil, versions, id, at, line)
-		f.Close()
-		if held {
+		if holds(kl.f, offset, nil, versions, id, at, line) {
 			return true
 		}
 	}
@@ -215,6 +218,9 @@ func (k *knownVersions) close() {
 		for _, kl := range logs {
 			if kl.ix != nil {
 				kl.ix.Close()
+			}
+			if kl.f != nil {
+				kl.f.Close()
 			}
 		}
 	}
