@@ -187,8 +187,10 @@ func TestAVersionTheLedgerCarriesTwiceIsAppliedOnce(t *testing.T) {
 // bytes win on every clone, whichever order the clones receive them in
 // (one sync after another, or two chunks of one join, in either order),
 // and neither is applied twice, not even when the ledger carries the
-// smaller again after both. A version with the smaller bytes is not
-// applied once the larger is held, as an older one is not.
+// smaller again after both, nor when the receiving clone wrote one of
+// them itself. A version with the smaller bytes is not applied once the
+// larger is held (received, or in the clone's own log), as an older one
+// is not.
 func TestEqualTimesWinByTheirBytesInEveryOrder(t *testing.T) {
 	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	chunks := []string{"messages/2026-11/000/01.jsonl", "messages/2026-11/000/02.jsonl", "messages/2026-11/000/03.jsonl"}
@@ -205,17 +207,22 @@ func TestEqualTimesWinByTheirBytesInEveryOrder(t *testing.T) {
 		// (else one sync a step).
 		order [][]byte
 		join  bool
+		// own, when set, is the version the receiving clone wrote
+		// itself, before the steps (in its own log, not received/).
+		own []byte
 		// want is how many times received/ holds small and large.
 		wantSmall, wantLarge int
 	}{
-		{"the smaller first, a sync each", [][]byte{small, large}, false, 1, 1},
-		{"the larger first, a sync each", [][]byte{large, small}, false, 0, 1},
-		{"the smaller first, joined", [][]byte{small, large}, true, 1, 1},
-		{"the larger first, joined", [][]byte{large, small}, true, 0, 1},
-		{"the smaller again after both, a sync each", [][]byte{small, large, small}, false, 1, 1},
-		{"the smaller again after both, joined", [][]byte{small, large, small}, true, 1, 1},
-		{"the larger again after both, a sync each", [][]byte{small, large, large}, false, 1, 1},
-		{"the larger again after both, joined", [][]byte{large, small, large}, true, 0, 1},
+		{"the smaller first, a sync each", [][]byte{small, large}, false, nil, 1, 1},
+		{"the larger first, a sync each", [][]byte{large, small}, false, nil, 0, 1},
+		{"the smaller first, joined", [][]byte{small, large}, true, nil, 1, 1},
+		{"the larger first, joined", [][]byte{large, small}, true, nil, 0, 1},
+		{"the smaller again after both, a sync each", [][]byte{small, large, small}, false, nil, 1, 1},
+		{"the smaller again after both, joined", [][]byte{small, large, small}, true, nil, 1, 1},
+		{"the larger again after both, a sync each", [][]byte{small, large, large}, false, nil, 1, 1},
+		{"the larger again after both, joined", [][]byte{large, small, large}, true, nil, 0, 1},
+		{"the larger its own, the smaller received", [][]byte{small}, false, large, 0, 0},
+		{"the smaller its own, the larger received, then its own again", [][]byte{large, small}, false, small, 0, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,6 +231,9 @@ func TestEqualTimesWinByTheirBytesInEveryOrder(t *testing.T) {
 			mal, b := newClone(t, r, c), newClone(t, r, c)
 			mal.send(t, "ann", "bob", "first")
 			mal.sync(t)
+			if tc.own != nil {
+				b.write(t, records.MessagesFile, tc.own)
+			}
 			if !tc.join {
 				b.sync(t)
 			}
