@@ -24,8 +24,9 @@ import (
 // Versions older than one this clone has (in its logs' indexes, as local
 // left them, and in what this merge applied already), or of the same time
 // and not larger bytes (the same version, which a ledger may carry twice;
-// see ties), stay in the ledger only. It goes chunk by chunk, so a clone joining a large ledger holds
-// one chunk at a time, and counts what came in r.received.
+// see ties), stay in the ledger only. It goes chunk by chunk, so a clone
+// joining a large ledger holds one chunk at a time, and counts what came
+// in r.received.
 //
 // The sizes of the received logs are written to the state before the
 // first line is appended: if the process dies before the ledger ref moves,
