@@ -22,9 +22,11 @@ import (
 // this clone knows of their record, so that the last line of each id in
 // received/ is its newest version there, the order readers rely on.
 // Versions older than one this clone has (in its logs' indexes, as local
-// left them, and in what this merge applied already) stay in the ledger
-// only. It goes chunk by chunk, so a clone joining a large ledger holds
-// one chunk at a time, and counts what came in r.received.
+// left them, and in what this merge applied already), or of the same time
+// and not larger bytes (the same version, which a ledger may carry twice;
+// see ties), stay in the ledger only. It goes chunk by chunk, so a clone
+// joining a large ledger holds one chunk at a time, and counts what came
+// in r.received.
 //
 // The sizes of the received logs are written to the state before the
 // first line is appended: if the process dies before the ledger ref moves,
@@ -64,10 +66,17 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		}
 		file, lines := c.File, c.Lines
 		var newest newestOf
+		tie := &ties{applied: func(id string, at time.Time, line []byte) (bool, error) {
+			if st.Applying == nil {
+				return false, nil // nothing applied yet
+			}
+			return batch.applied(file, st.Applying.Received[file], id, at, line)
+		}}
 		if known != nil {
 			newest = func(ids []string) (map[string]time.Time, error) { return known.newest(file, ids) }
+			tie.held = func(id string, at time.Time, line []byte) (bool, error) { return known.holds(file, id, at, line), nil }
 		}
-		keep, err := pickFresh(newest, lines, v, scoped.applied, broken)
+		keep, err := pickFresh(newest, tie, lines, v, scoped.applied, broken)
 		if err != nil || len(keep) == 0 {
 			return err
 		}
@@ -130,6 +139,29 @@ type appendBatch struct {
 	tx        *jsonl.Tx
 	s         *Syncer
 	appenders map[string]*jsonl.Appender
+	// lines places what the merge appended to each log, once an equal
+	// time asked (see ties).
+	lines map[string]*mergeLines
+}
+
+// applied is ties.applied for file's received log, to which the merge
+// began appending at offset from.
+func (b *appendBatch) applied(file string, from int64, id string, at time.Time, line []byte) (bool, error) {
+	m := b.lines[file]
+	if m == nil {
+		if b.appenders[file] == nil {
+			return false, nil // nothing appended to it in this merge
+		}
+		var err error
+		if m, err = readMergeLines(store.ReceivedPath(b.s.S.WS, file), from); err != nil {
+			return false, err
+		}
+		if b.lines == nil {
+			b.lines = map[string]*mergeLines{}
+		}
+		b.lines[file] = m
+	}
+	return m.holds(id, at, line), nil
 }
 
 // add appends lines, whose records known describes, to file's received
@@ -146,7 +178,15 @@ func (b *appendBatch) add(file string, lines [][]byte, known []jsonl.Known) erro
 		}
 		b.appenders[file] = a
 	}
-	return a.Append(lines, known)
+	if err := a.Append(lines, known); err != nil {
+		return err
+	}
+	if m := b.lines[file]; m != nil {
+		for i, line := range lines {
+			m.add(line, known[i].ID)
+		}
+	}
+	return nil
 }
 
 // close syncs every log appended to and updates its index; after an
@@ -160,6 +200,10 @@ func (b *appendBatch) close(failed error) error {
 		}
 	}
 	b.appenders = nil
+	for _, m := range b.lines {
+		m.close()
+	}
+	b.lines = nil
 	return errors.Join(errs...)
 }
 
@@ -167,7 +211,8 @@ func (b *appendBatch) close(failed error) error {
 // (records.Newer: the later version time, then the larger bytes), and only
 // if it is not older than what newest (when not nil) and applied
 // (what the caller applied before, when not nil; updated) know: a version
-// whose time equals the newest known is kept, so that every clone holds
+// whose time equals the newest known is kept (pickFresh, given ties,
+// keeps it only when its bytes are larger), so that every clone holds
 // both and readers pick the same one by its bytes. Versions that break a
 // rule (records.CheckVersionAt) are counted in broken (when not nil) and left out, as
 // are lines that are not JSON objects; records without a time are kept.
@@ -231,7 +276,7 @@ func vet(file string, lines [][]byte, now time.Time) []vetted {
 
 // pickNewest is newestOnly for lines vet has read.
 func pickNewest(newest newestOf, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
-	keep, err := pickFresh(newest, lines, v, applied, broken)
+	keep, err := pickFresh(newest, nil, lines, v, applied, broken)
 	var out [][]byte
 	for _, i := range keep {
 		out = append(out, lines[i])
@@ -240,8 +285,11 @@ func pickNewest(newest newestOf, lines [][]byte, v []vetted, applied *applied, b
 }
 
 // pickFresh is pickNewest that returns which of lines it keeps, by their
-// place. Version times compare exactly, to the nanosecond.
-func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
+// place. Version times compare exactly, to the nanosecond. Given tie (not
+// nil), a version whose time equals the newest held (in a log, or applied
+// before) is kept only when its bytes are larger than that one's: the
+// same version carried twice by the ledger is applied once.
+func pickFresh(newest newestOf, tie *ties, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
 	var ids []string // of the records whose newest version here newest is asked about
 	for i, line := range lines {
 		if v[i].rule != "" {
@@ -276,15 +324,41 @@ func pickFresh(newest newestOf, lines [][]byte, v []vetted, applied *applied, br
 			out = append(out, i) // a record without a time: kept
 			continue
 		}
-		if had, ok := known[id]; !v[i].top || ok && v[i].at.Before(had) {
+		if !v[i].top {
 			continue
+		}
+		if had, ok := known[id]; ok {
+			if v[i].at.Before(had) {
+				continue
+			}
+			if tie != nil && tie.held != nil && v[i].at.Equal(had) {
+				held, err := tie.held(id, v[i].at, lines[i])
+				if err != nil {
+					return nil, err
+				}
+				if held {
+					continue
+				}
+			}
 		}
 		at := stampOf(v[i].at)
 		if applied != nil {
-			// Only when something applied is newer can it be this id's.
-			if at.before(applied.newest) {
-				if had, ok := applied.at(id, v[i].split); ok && at.before(had) {
-					continue
+			// Only when something applied is as new or newer can it
+			// be this id's.
+			if !applied.newest.before(at) {
+				if had, ok := applied.at(id, v[i].split); ok {
+					if at.before(had) {
+						continue
+					}
+					if tie != nil && tie.applied != nil && at == had {
+						held, err := tie.applied(id, v[i].at, lines[i])
+						if err != nil {
+							return nil, err
+						}
+						if held {
+							continue
+						}
+					}
 				}
 			}
 			applied.set(id, v[i].split, at)

@@ -37,9 +37,19 @@ type knownVersions struct {
 type knownLog struct {
 	log *jsonl.Log
 	ix  *jsonl.Index
-	// times is, once the log had to be loaded, the version time of each
-	// id's current version in it (ids without one left out).
-	times map[string]time.Time
+	// times is, once the log had to be loaded, the version time and
+	// place of each id's current version in it (ids without one left
+	// out).
+	times map[string]heldAt
+	// f is the log, once holds had to read a version of it.
+	f *os.File
+}
+
+// heldAt is when an id's current version in a log was written, and
+// where in the log it is.
+type heldAt struct {
+	at     time.Time
+	offset int64
 }
 
 func newKnownVersions(tx *jsonl.Tx, s *store.Store) *knownVersions {
@@ -133,19 +143,58 @@ func (kl *knownLog) newest(ids []string, out map[string]time.Time) error {
 		if err != nil {
 			return err
 		}
-		kl.times = make(map[string]time.Time, st.Len())
+		kl.times = make(map[string]heldAt, st.Len())
 		for _, rec := range st.Records {
 			if at := records.VersionTime(rec.Raw); !at.IsZero() {
-				kl.times[rec.ID] = at
+				kl.times[rec.ID] = heldAt{at, rec.Offset}
 			}
 		}
 	}
 	for _, id := range ids {
-		if at, ok := kl.times[id]; ok {
-			note(id, at)
+		if h, ok := kl.times[id]; ok {
+			note(id, h.at)
 		}
 	}
 	return nil
+}
+
+// holds is ties.held for file's logs, which newest opened: whether one of
+// them holds, as the current version of id, one written at `at` whose
+// bytes are line's or larger. Only the logs' current versions are
+// compared: a version a log holds besides is older, or of the same time
+// and smaller bytes (records.Versions' order, which the index keeps), so
+// smaller than its current one, and line either wins over it or is
+// refused by the current one.
+func (k *knownVersions) holds(file, id string, at time.Time, line []byte) bool {
+	versions := newVersionReader()
+	for _, kl := range k.open[file] {
+		offset, ok := kl.offsetOf(id)
+		if !ok {
+			continue
+		}
+		if kl.f == nil {
+			f, err := os.Open(kl.log.Path)
+			if err != nil {
+				continue
+			}
+			kl.f = f
+		}
+		if holds(kl.f, offset, nil, versions, id, at, line) {
+			return true
+		}
+	}
+	return false
+}
+
+// offsetOf is where the log's current version of id starts, as newest
+// read it: through the index, or the log's one read.
+func (kl *knownLog) offsetOf(id string) (int64, bool) {
+	if kl.ix != nil {
+		offset, _, ok, err := kl.ix.Lookup(id)
+		return offset, ok && err == nil
+	}
+	h, ok := kl.times[id]
+	return h.offset, ok
 }
 
 // timeAt is the version time of the line at offset in the log.
@@ -169,6 +218,9 @@ func (k *knownVersions) close() {
 		for _, kl := range logs {
 			if kl.ix != nil {
 				kl.ix.Close()
+			}
+			if kl.f != nil {
+				kl.f.Close()
 			}
 		}
 	}
