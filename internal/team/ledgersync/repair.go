@@ -183,3 +183,30 @@ func (s *Syncer) preflight() (rebuilt string, err error) {
 	}
 	return rebuilt, nil
 }
+
+// maxDescent bounds the commits descends reads before it answers no (a
+// rebuild follows, which is safe, only slower).
+const maxDescent = 10000
+
+// descends reports whether commit is ancestor or a commit after it in
+// the local ledger's history.
+func (s *Syncer) descends(commit, ancestor plumbing.Hash) (bool, error) {
+	queue, seen := []plumbing.Hash{commit}, map[plumbing.Hash]bool{}
+	for len(queue) > 0 && len(seen) < maxDescent {
+		c := queue[0]
+		queue = queue[1:]
+		if c == ancestor {
+			return true, nil
+		}
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		parents, err := s.ledger.Parents(c)
+		if err != nil {
+			return false, err
+		}
+		queue = append(queue, parents...)
+	}
+	return false, nil
+}

@@ -172,6 +172,12 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 		start.unreadable, why = true, err.Error()
 	case rebuild:
 		start.hash, why = tip, "damage found during the last round"
+	case tip.IsZero() && st.Verified != "":
+		// Deleted outside git-queen (git update-ref -d): the state's
+		// marks say the ledger holds this clone's lines, and that it
+		// merged the remote's, which a ledger built from nothing would
+		// not; pushed, it would take them off the remote.
+		why = "the ledger ref was deleted outside git-queen"
 	case tip.IsZero():
 	case tip.String() == st.Verified:
 		if err := s.ledger.Sound(tip); ledger.IsDamage(err) {
@@ -186,6 +192,16 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 			why = err.Error()
 		} else if err != nil {
 			return start, plumbing.ZeroHash, nil, err
+		} else if left := st.Verified; plumbing.IsHash(left) {
+			// Moved outside git-queen: back to an older commit, or to
+			// another history, the ledger lacks what the marks say it
+			// holds; forward (a crash after the ref moved, a fetch by
+			// hand), it holds all that and more.
+			if holds, err := s.descends(tip, plumbing.NewHash(left)); err != nil {
+				return start, plumbing.ZeroHash, nil, err
+			} else if !holds {
+				why = "the ledger ref was moved outside git-queen to a commit that lacks " + left[:12]
+			}
 		}
 		st.Verified = tip.String()
 	}
@@ -226,7 +242,13 @@ func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbin
 func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Hash, r *round) (plumbing.Hash, error) {
 	fetched := r.fetched
 	rs := st.remote(r.remote)
-	if fetched.IsZero() || fetched == local || fetched.String() == rs.Merged || fetched.String() == rs.Pushed {
+	if fetched.IsZero() || fetched == local {
+		return local, nil
+	}
+	// What this clone merged or pushed before is in the ledger it left,
+	// not in one rebuilt: that one takes the remote's again, so that what
+	// it pushes descends from the remote's ledger.
+	if r.rebuilt == "" && (fetched.String() == rs.Merged || fetched.String() == rs.Pushed) {
 		return local, nil
 	}
 	takes, err := s.usable(st, local, r)
@@ -358,7 +380,6 @@ func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks m
 		return err
 	}
 	st.Applying = nil
-	st.Verified = local.String()
 	st.adopt()
 	return s.at("ref-moved")
 }

@@ -70,12 +70,15 @@ type state struct {
 	changed bool
 }
 
-// adopt takes a recording the ledger ref reached as the state.
+// adopt takes a recording the ledger ref reached as the state. Its commit
+// was built on a sound ledger (or a rebuilt one), and is the one the next
+// round finds the ref at: verified.
 func (s *state) adopt() {
 	r := s.Recording
 	if r == nil {
 		return
 	}
+	s.Verified = r.Commit
 	s.Recorded = r.Recorded
 	if r.Remote != "" && r.Merged != "" {
 		s.remote(r.Remote).Merged = r.Merged

@@ -1,0 +1,162 @@
+package ledgersync
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote: a clone
+// whose ledger ref was deleted, or moved back to an older commit, by git
+// itself (update-ref) still holds in its state that the ledger has its
+// lines and the remote's last commit. Trusted, its next sync recorded only
+// what came after, merged nothing, and pushed a ledger without the rest
+// over the remote's (the push's lease was the remote's tip, so git took
+// it): every clone that joined later lacked those records. Now such a
+// ledger is rebuilt from the live store and the remote's is merged into
+// it again. A ref moved forward (a fetch by hand) still holds all that,
+// and is kept, and so is the ledger of a state that an older git-queen
+// saved one commit behind its ref.
+func TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote(t *testing.T) {
+	cases := []struct {
+		name    string
+		// move moves a's ledger ref; a and b hold the same ledger then,
+		// the remote's, which a pushed last.
+		move    func(t *testing.T, a, b *clone, first string)
+		rebuilt bool
+		more    []string // what move sent
+	}{
+		{"deleted", func(t *testing.T, a, _ *clone, _ string) {
+			testgit.Run(t, a.dir, "update-ref", "-d", ledger.Ref)
+		}, true, nil},
+		{"moved back", func(t *testing.T, a, _ *clone, first string) {
+			testgit.Run(t, a.dir, "update-ref", ledger.Ref, first)
+		}, true, nil},
+		{"moved forward by a fetch by hand", func(t *testing.T, a, b *clone, _ string) {
+			b.send(t, "bob", "bob", "later")
+			b.sync(t)
+			testgit.Run(t, a.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+		}, false, []string{"later"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+			r := newRemote(t)
+			a, b := newClone(t, r, c), newClone(t, r, c)
+			a.send(t, "ann", "bob", "one")
+			a.sync(t)
+			first := a.tip(t).String()
+			b.send(t, "bob", "bob", "from bob")
+			b.sync(t)
+			a.send(t, "ann", "bob", "two")
+			a.sync(t)
+			b.sync(t)
+
+			tc.move(t, a, b, first)
+			before := remoteTip(t, a)
+			a.send(t, "ann", "bob", "three")
+			res := a.sync(t)
+			if got := res.Rebuilt != ""; got != tc.rebuilt {
+				t.Errorf("rebuilt %q, want a rebuild: %v", res.Rebuilt, tc.rebuilt)
+			}
+			after := remoteTip(t, a)
+			if err := exec.Command("git", "-C", a.dir, "merge-base", "--is-ancestor", before, after).Run(); err != nil {
+				t.Errorf("the remote's ledger %s does not descend from %s, which it held before the sync: %v", after, before, err)
+			}
+
+			want := append([]string{"from bob", "one", "three", "two"}, tc.more...)
+			slices.Sort(want)
+			joined := newClone(t, r, c)
+			joined.sync(t)
+			b.sync(t)
+			clones := map[string]*clone{"bob's clone": b, "a clone that joins after": joined}
+			if tc.rebuilt {
+				// A ledger moved forward by hand holds what ann's
+				// clone never applied: it reads it only once the
+				// ledger is rebuilt (the note of issue 27 says so).
+				clones["ann's clone"] = a
+			}
+			for name, cl := range clones {
+				if got := subjects(cl.inbox(t, "bob")); !slices.Equal(got, want) {
+					t.Errorf("%s: bob's inbox %q, want %q", name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// remoteTip is the ledger commit origin holds, as a clone sees it.
+func remoteTip(t *testing.T, c *clone) string {
+	t.Helper()
+	out := testgit.Run(t, c.dir, "ls-remote", "origin", ledger.Ref)
+	tip, _, _ := strings.Cut(out, "\t")
+	if tip == "" {
+		t.Fatal("origin has no ledger")
+	}
+	return tip
+}
+
+// subjects are the sorted subjects of inbox rows ("id subject read=...").
+func subjects(rows []string) []string {
+	var out []string
+	for _, row := range rows {
+		_, rest, _ := strings.Cut(row, " ")
+		subject, _, _ := strings.Cut(rest, " read=")
+		out = append(out, subject)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestASyncLeavesItsLedgerVerified: the state names the commit a sync
+// left the ref at as verified, so the next sync trusts it without reading
+// the whole ledger again (it named the commit before, one round behind),
+// and a state an older git-queen saved that way is still trusted: its
+// ledger holds what the state says, and is not rebuilt.
+func TestASyncLeavesItsLedgerVerified(t *testing.T) {
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	r := newRemote(t)
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	for _, subject := range []string{"one", "two"} {
+		a.send(t, "ann", "bob", subject)
+		a.sync(t)
+		b.send(t, "bob", "bob", "from bob, after "+subject)
+		b.sync(t)
+		a.sync(t)
+		st, err := loadState(a.sy.dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tip := a.tip(t).String(); st.Verified != tip {
+			t.Fatalf("after a sync the state verified %s, the ledger is at %s", st.Verified, tip)
+		}
+	}
+
+	// As an older git-queen left it: verified one commit behind.
+	st, err := loadState(a.sy.dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents, err := a.sy.ledger.Parents(a.tip(t))
+	if err != nil || len(parents) == 0 {
+		t.Fatalf("the ledger's tip has no parent: %v", err)
+	}
+	st.Verified = parents[0].String()
+	if err := st.save(a.sy.dir()); err != nil {
+		t.Fatal(err)
+	}
+	a.send(t, "ann", "bob", "three")
+	if res := a.sync(t); res.Rebuilt != "" {
+		t.Errorf("a state verified one commit behind rebuilt the ledger: %s", res.Rebuilt)
+	}
+	b.sync(t)
+	want := []string{"from bob, after one", "from bob, after two", "one", "three", "two"}
+	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, want) {
+		t.Errorf("bob's inbox %q, want %q", got, want)
+	}
+}
