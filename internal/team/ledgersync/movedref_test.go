@@ -24,7 +24,7 @@ import (
 // saved one commit behind its ref.
 func TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote(t *testing.T) {
 	cases := []struct {
-		name    string
+		name string
 		// move moves a's ledger ref; a and b hold the same ledger then,
 		// the remote's, which a pushed last.
 		move    func(t *testing.T, a, b *clone, first string)
