@@ -160,3 +160,48 @@ func TestASyncLeavesItsLedgerVerified(t *testing.T) {
 		t.Errorf("bob's inbox %q, want %q", got, want)
 	}
 }
+
+// TestAStateThatSaysMoreThanItsLedgerHoldsPushesNothingOver: the last
+// guard before a push. A state that says the remote's ledger was pushed
+// from here, beside a ledger ref that lacks it and that the state calls
+// verified (the two restored from backups of different days), passes
+// every check of the ref: the round merges nothing and builds on what
+// the ref holds. The push would take the rest off the remote; the round
+// is run again on a ledger rebuilt from the live store instead.
+func TestAStateThatSaysMoreThanItsLedgerHoldsPushesNothingOver(t *testing.T) {
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	r := newRemote(t)
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	first := a.tip(t).String()
+	b.send(t, "bob", "bob", "from bob")
+	b.sync(t)
+	a.send(t, "ann", "bob", "two")
+	a.sync(t)
+	before := remoteTip(t, a)
+
+	testgit.Run(t, a.dir, "update-ref", ledger.Ref, first)
+	st, err := loadState(a.sy.dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Verified = first
+	if err := st.save(a.sy.dir()); err != nil {
+		t.Fatal(err)
+	}
+	a.send(t, "ann", "bob", "three")
+	if res := a.sync(t); res.Rebuilt == "" {
+		t.Error("the sync did not rebuild the ledger")
+	}
+	after := remoteTip(t, a)
+	if err := exec.Command("git", "-C", a.dir, "merge-base", "--is-ancestor", before, after).Run(); err != nil {
+		t.Errorf("the remote's ledger %s does not descend from %s, which it held before the sync: %v", after, before, err)
+	}
+	joined := newClone(t, r, c)
+	joined.sync(t)
+	want := []string{"from bob", "one", "three", "two"}
+	if got := subjects(joined.inbox(t, "bob")); !slices.Equal(got, want) {
+		t.Errorf("a clone that joins after: bob's inbox %q, want %q", got, want)
+	}
+}

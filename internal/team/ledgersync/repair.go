@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -209,4 +210,14 @@ func (s *Syncer) descends(commit, ancestor plumbing.Hash) (bool, error) {
 		queue = append(queue, parents...)
 	}
 	return false, nil
+}
+
+// holdsFetched reports whether the commit a round built holds the
+// remote's ledger it fetched, or the round set that ledger aside (a push
+// over a refused commit leaves it out on purpose).
+func (s *Syncer) holdsFetched(r *round) (bool, error) {
+	if r.fetched.IsZero() || slices.ContainsFunc(r.setAside, func(a SetAside) bool { return a.Commit == r.fetched.String() }) {
+		return true, nil
+	}
+	return s.descends(r.local, r.fetched)
 }

@@ -278,6 +278,20 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if r.local.IsZero() {
 				return nil // nothing here to publish, and nothing of the remote's taken
 			}
+			// The push's lease is on fetched, and git grants it to any
+			// commit: what the round built must hold the remote's ledger
+			// (unless the round set it aside), or the push takes records
+			// off the remote. A state that says more than the local
+			// ledger holds gets there; the ledger is rebuilt instead.
+			if holds, err := s.holdsFetched(r); err != nil {
+				return err
+			} else if !holds {
+				if rebuiltOnce {
+					return fmt.Errorf("will not push the ledger to %s: %s does not hold the remote's %s, even rebuilt", rm.Arg, r.local, fetched)
+				}
+				rebuild, rebuiltOnce, afterLoss = true, true, false
+				continue
+			}
 			if err := s.at("pushing"); err != nil {
 				return err
 			}
