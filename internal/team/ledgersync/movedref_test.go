@@ -1,6 +1,7 @@
 package ledgersync
 
 import (
+	"errors"
 	"os/exec"
 	"slices"
 	"strings"
@@ -74,14 +75,8 @@ func TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote(t *testing.T) {
 			joined := newClone(t, r, c)
 			joined.sync(t)
 			b.sync(t)
-			clones := map[string]*clone{"bob's clone": b, "a clone that joins after": joined}
-			if tc.rebuilt {
-				// A ledger moved forward by hand holds what ann's
-				// clone never applied: it reads it only once the
-				// ledger is rebuilt (the note of issue 27 says so).
-				clones["ann's clone"] = a
-			}
-			for name, cl := range clones {
+			noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
+			for name, cl := range map[string]*clone{"ann's clone": a, "bob's clone": b, "a clone that joins after": joined} {
 				if got := subjects(cl.inbox(t, "bob")); !slices.Equal(got, want) {
 					t.Errorf("%s: bob's inbox %q, want %q", name, got, want)
 				}
@@ -154,6 +149,7 @@ func TestASyncLeavesItsLedgerVerified(t *testing.T) {
 	if res := a.sync(t); res.Rebuilt != "" {
 		t.Errorf("a state verified one commit behind rebuilt the ledger: %s", res.Rebuilt)
 	}
+	noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
 	b.sync(t)
 	want := []string{"from bob, after one", "from bob, after two", "one", "three", "two"}
 	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, want) {
@@ -203,5 +199,42 @@ func TestAStateThatSaysMoreThanItsLedgerHoldsPushesNothingOver(t *testing.T) {
 	want := []string{"from bob", "one", "three", "two"}
 	if got := subjects(joined.inbox(t, "bob")); !slices.Equal(got, want) {
 		t.Errorf("a clone that joins after: bob's inbox %q, want %q", got, want)
+	}
+}
+
+// TestAForwardMovedRefKilledMidRoundIsAppliedOnce: the round that applies
+// what a ledger ref moved forward by hand brought, killed at any point,
+// leaves the next sync to apply it, once.
+func TestAForwardMovedRefKilledMidRoundIsAppliedOnce(t *testing.T) {
+	for _, point := range []string{"fetched", "recorded", "applied"} {
+		t.Run(point, func(t *testing.T) {
+			c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+			r := newRemote(t)
+			a, b := newClone(t, r, c), newClone(t, r, c)
+			a.send(t, "ann", "bob", "one")
+			a.sync(t)
+			b.sync(t)
+			b.send(t, "bob", "bob", "later")
+			b.sync(t)
+			testgit.Run(t, a.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+
+			errCrash := errors.New("killed")
+			testHook = func(p string) error {
+				if p == point {
+					return errCrash
+				}
+				return nil
+			}
+			_, err := a.sy.Sync("origin")
+			testHook = nil
+			if !errors.Is(err, errCrash) {
+				t.Fatalf("the crash at %s did not happen: %v", point, err)
+			}
+			a.sync(t)
+			noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
+			if got, want := subjects(a.inbox(t, "bob")), []string{"later", "one"}; !slices.Equal(got, want) {
+				t.Errorf("bob's inbox in ann's clone %q, want %q", got, want)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -43,7 +44,12 @@ type round struct {
 	// heldBack says the remote's ledger was over the round's bound: not
 	// merged, and not to be noted as merged.
 	heldBack bool
-	stop     error
+	// ahead is where the ledger ref was moved forward outside git-queen
+	// (a fetch into it by hand): the round builds on the commit it
+	// verified and merges ahead into it as it merges a fetched one, so
+	// that what ahead brought is applied to received/.
+	ahead plumbing.Hash
+	stop  error
 }
 
 // localDamage is damage found in this clone's own ledger during a round:
@@ -195,13 +201,18 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 		} else if left := st.Verified; plumbing.IsHash(left) {
 			// Moved outside git-queen: back to an older commit, or to
 			// another history, the ledger lacks what the marks say it
-			// holds; forward (a crash after the ref moved, a fetch by
-			// hand), it holds all that and more.
-			if holds, err := s.descends(tip, plumbing.NewHash(left)); err != nil {
+			// holds; forward (a fetch by hand, or a sync of an older
+			// git-queen, which verified one round behind), it holds all
+			// that, and more that received/ may lack.
+			holds, err := s.descends(tip, plumbing.NewHash(left))
+			if err != nil {
 				return start, plumbing.ZeroHash, nil, err
-			} else if !holds {
-				why = "the ledger ref was moved outside git-queen to a commit that lacks " + left[:12]
 			}
+			if holds {
+				r.ahead = tip
+				return start, plumbing.NewHash(left), st.Recorded, nil
+			}
+			why = "the ledger ref was moved outside git-queen to a commit that lacks " + left[:12]
 		}
 		st.Verified = tip.String()
 	}
@@ -242,18 +253,23 @@ func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbin
 func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Hash, r *round) (plumbing.Hash, error) {
 	fetched := r.fetched
 	rs := st.remote(r.remote)
-	if fetched.IsZero() || fetched == local {
-		return local, nil
-	}
 	// What this clone merged or pushed before is in the ledger it left,
 	// not in one rebuilt: that one takes the remote's again, so that what
 	// it pushes descends from the remote's ledger.
-	if r.rebuilt == "" && (fetched.String() == rs.Merged || fetched.String() == rs.Pushed) {
-		return local, nil
+	held := fetched.IsZero() || fetched == local ||
+		r.rebuilt == "" && (fetched.String() == rs.Merged || fetched.String() == rs.Pushed)
+	var takes []plumbing.Hash
+	if !held {
+		var err error
+		if takes, err = s.usable(st, local, r); err != nil {
+			return local, err
+		}
 	}
-	takes, err := s.usable(st, local, r)
-	if err != nil || len(takes) == 0 {
-		return local, err
+	if !r.ahead.IsZero() && r.ahead != local && !slices.Contains(takes, r.ahead) {
+		takes = append([]plumbing.Hash{r.ahead}, takes...) // inspected whole by soundStart
+	}
+	if len(takes) == 0 {
+		return local, nil
 	}
 	known := map[plumbing.Hash]bool{local: true}
 	for _, h := range []string{rs.Merged, rs.Pushed} {
@@ -354,10 +370,13 @@ func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Ha
 // loadState adopts if the ref got there.
 func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
 	if local == start.hash && !start.unreadable {
-		if maps.Equal(marks, st.Recorded) && st.Verified == local.String() && !st.changed {
+		if maps.Equal(marks, st.Recorded) && st.Verified == local.String() && !st.changed && st.Applying == nil {
 			return nil
 		}
 		st.Recorded = marks // only blank lines or a torn tail's newline came
+		// The ref names what was applied already (it was moved forward
+		// to it outside git-queen): the application is done.
+		st.Applying, st.Verified = nil, local.String()
 		return st.save(s.dir())
 	}
 	st.Recording = &recording{Commit: local.String(), Recorded: marks, Remote: remote}
