@@ -107,7 +107,7 @@ func shortID(id string) string {
 // aside, rebuilt, and read of the clocks: once per round, not per record.
 func printSyncNotes(e *Env, res *ledgersync.Result) {
 	if res.Rebuilt != "" {
-		fmt.Fprintf(e.Stderr, "git-queen: this clone's ledger was damaged (%s); it was rebuilt from the live store, and nothing was lost\n", res.Rebuilt)
+		fmt.Fprintf(e.Stderr, "git-queen: this clone's ledger could not be trusted (%s); it was rebuilt from the live store, and nothing was lost\n", res.Rebuilt)
 	}
 	for _, a := range res.SetAside {
 		fmt.Fprintf(e.Stderr, "git-queen: set aside %s; %s\n", a, a.Fix())

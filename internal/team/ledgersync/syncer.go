@@ -170,8 +170,9 @@ type Result struct {
 	Attempts int `json:"attempts"`
 	// SetAside lists what of the remote's ledger was not taken, and why.
 	SetAside []SetAside `json:"set_aside"`
-	// Rebuilt, when set, says why this clone's ledger was damaged and
-	// built again from the live store.
+	// Rebuilt, when set, says why this clone's ledger could not be
+	// trusted (damaged, or its ref moved outside git-queen) and was built
+	// again from the live store.
 	Rebuilt string `json:"rebuilt,omitempty"`
 	// Clocks are the other clones whose commits show their clocks off
 	// against this machine's by more than records.MaxClockSkew; ClockOff
