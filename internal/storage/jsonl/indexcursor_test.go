@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
 // cursorIndex writes an index of n entries with random keys to a file in
-// dir and opens it, mapped or read into the heap; keys are its entries'.
+// dir and opens it, mapped (where the system maps) or read into the heap;
+// keys are its entries'.
 func cursorIndex(t *testing.T, dir string, n int, mapped bool, rng *rand.Rand) (*Index, []idKey) {
 	t.Helper()
 	entries := make([]indexEntry, n)
@@ -31,8 +34,8 @@ func cursorIndex(t *testing.T, dir string, n int, mapped bool, rng *rand.Rand) (
 	var ix *Index
 	if mapped {
 		var ok bool
-		if ix, ok = readIndex(path); !ok || !ix.mapped {
-			t.Fatalf("the index is not read back mapped (read %v)", ok)
+		if ix, ok = readIndex(path); !ok || ix.mapped != mapfile.Mapped {
+			t.Fatalf("the index is not read back as mapfile maps (read %v)", ok)
 		}
 	} else {
 		data, err := os.ReadFile(path)
