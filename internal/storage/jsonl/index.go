@@ -93,6 +93,9 @@ type Index struct {
 	path    string
 	data    []byte
 	release func()
+	// mapped says data is a mapping of the file, whose pages a reader
+	// may drop once read (sortedCursor), not bytes read into the heap.
+	mapped  bool
 	state   logState
 	ring    []checkpoint
 	sorted  []byte // the sorted entries
@@ -272,7 +275,7 @@ func (ix *Index) recent() map[idKey]indexEntry {
 
 // readIndex maps and checks the index file at path.
 func readIndex(path string) (*Index, bool) {
-	data, release, err := mapfile.Open(path, false)
+	data, info, release, err := mapfile.OpenInfo(path, false)
 	if err != nil {
 		return nil, false
 	}
@@ -281,7 +284,7 @@ func readIndex(path string) (*Index, bool) {
 		release()
 		return nil, false
 	}
-	ix.path, ix.release = path, release
+	ix.path, ix.release, ix.mapped = path, release, info != nil && mapfile.Mapped
 	return ix, true
 }
 

@@ -84,18 +84,21 @@ func (l *Log) addRecord(f *os.File, ix *Index, isNew bool, state logState, pendi
 // that supersedes the others and the index's. It sorts appended. Without
 // sorted, many entries are checked against the index's records only: a
 // merge checks them against its sorted part as it reads it (a search of
-// it for each of a join's entries was a fault of its pages each).
+// it for each of a join's entries was a fault of its pages each). With
+// sorted, many entries are found in the sorted part by a cursor that
+// walks it in key order and drops the pages it passed.
 func (l *Log) currentOf(f *os.File, ix *Index, appended []indexEntry, sorted bool) []indexEntry {
 	lookup := ix.lookup
 	if len(appended) > 8 {
 		// Many lines (a batch a sync received): one pass over the
 		// records, not one a line.
 		recent := ix.recent()
+		cursor := sortedCursor{ix: ix} // asked in key order, as appended is sorted below
 		lookup = func(k idKey) (indexEntry, bool) {
 			if e, ok := recent[k]; ok || !sorted {
 				return e, ok
 			}
-			return ix.lookupSorted(k)
+			return cursor.find(k)
 		}
 	}
 	sortEntries(appended) // each id's versions together, in the order written
