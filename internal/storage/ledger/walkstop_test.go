@@ -113,3 +113,18 @@ func TestAStoppedWalkLeavesNoReader(t *testing.T) {
 		})
 	}
 }
+
+// A walk starts one reader a core up to maxReaders, and reads ahead four
+// a reader: what it holds does not grow with the machine.
+func TestAWalksReadersAreBoundedWhateverTheCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct{ procs, readers int }{{1, 1}, {2, 2}, {maxReaders, maxReaders}, {maxReaders + 1, maxReaders}, {64, maxReaders}} {
+		runtime.GOMAXPROCS(tc.procs)
+		if got := cores(); got != tc.readers {
+			t.Errorf("GOMAXPROCS %d: %d readers, want %d", tc.procs, got, tc.readers)
+		}
+		if got := readAhead(); got != 4*tc.readers {
+			t.Errorf("GOMAXPROCS %d: %d chunks read ahead, want %d", tc.procs, got, 4*tc.readers)
+		}
+	}
+}
