@@ -2,12 +2,14 @@ package ledgersync
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -237,4 +239,43 @@ func TestAForwardMovedRefKilledMidRoundIsAppliedOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAForwardMovedRefIsHeldToWhatAFetchIs: a ledger ref moved forward by
+// hand to a commit that brings more than one sync takes is not applied:
+// the ledger is rebuilt, the sync stops on the remote's ledger as it would
+// have without the move, and a raised bound takes it.
+func TestAForwardMovedRefIsHeldToWhatAFetchIs(t *testing.T) {
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	r := newRemote(t)
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	b.sync(t)
+	for i := range 40 {
+		if _, err := (&messages.Store{S: b.s}).Send(messages.Draft{From: "bob", To: "bob",
+			Subject: fmt.Sprintf("many %d", i), Body: strings.Repeat("x", 2000)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.sync(t)
+	testgit.Run(t, a.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+	testgit.Run(t, a.dir, "config", "queen.maxReceive", "16k")
+	res, err := a.sy.Sync("origin")
+	var bound *ReceiveBoundError
+	if !errors.As(err, &bound) {
+		t.Fatalf("the sync after the move: %v, want it stopped by the bound", err)
+	}
+	if !strings.Contains(res.Rebuilt, "would not take") {
+		t.Errorf("rebuilt %q, want the reason the move was not taken", res.Rebuilt)
+	}
+	if got := subjects(a.inbox(t, "bob")); !slices.Equal(got, []string{"one"}) {
+		t.Errorf("bob's inbox in ann's clone %q, want only what she had", got)
+	}
+	testgit.Run(t, a.dir, "config", "queen.maxReceive", "1m")
+	a.sync(t)
+	if got := len(a.inbox(t, "bob")); got != 41 {
+		t.Errorf("bob's inbox in ann's clone holds %d messages after the bound was raised, want 41", got)
+	}
+	noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
 }

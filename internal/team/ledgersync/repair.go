@@ -221,3 +221,19 @@ func (s *Syncer) holdsFetched(r *round) (bool, error) {
 	}
 	return s.descends(r.local, r.fetched)
 }
+
+// checkAhead holds what a ledger ref moved forward outside git-queen (a
+// fetch by hand, perhaps of a hostile remote's ledger) brings beyond the
+// commit this clone verified to what usable holds a fetched ledger to,
+// before any of it is applied: within the round's bound, and no flood of
+// reservations. A failure is a *ledger.DamageError.
+func (s *Syncer) checkAhead(left, tip plumbing.Hash) error {
+	n, err := s.ledger.Inspect(left, tip)
+	if err != nil {
+		return err
+	}
+	if limit := maxReceive(s.S.WS.Repo); n > limit {
+		return overBound(tip, n, limit)
+	}
+	return s.floodCheck(left, tip, s.S.Now())
+}

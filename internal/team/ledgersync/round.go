@@ -208,11 +208,16 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 			if err != nil {
 				return start, plumbing.ZeroHash, nil, err
 			}
-			if holds {
+			if !holds {
+				why = "the ledger ref was moved outside git-queen to a commit that lacks " + left[:12]
+			} else if err := s.checkAhead(plumbing.NewHash(left), tip); ledger.IsDamage(err) {
+				why = "the ledger ref was moved outside git-queen to a commit a sync would not take: " + err.Error()
+			} else if err != nil {
+				return start, plumbing.ZeroHash, nil, err
+			} else {
 				r.ahead = tip
 				return start, plumbing.NewHash(left), st.Recorded, nil
 			}
-			why = "the ledger ref was moved outside git-queen to a commit that lacks " + left[:12]
 		}
 		st.Verified = tip.String()
 	}
