@@ -118,6 +118,23 @@ func (c *clone) ledgerLines(t *testing.T) []string {
 	return out
 }
 
+// syncKilledAt runs a sync in c that is killed at point (see testHook).
+func (c *clone) syncKilledAt(t *testing.T, point string) {
+	t.Helper()
+	errCrash := errors.New("killed")
+	testHook = func(p string) error {
+		if p == point {
+			return errCrash
+		}
+		return nil
+	}
+	_, err := c.sy.Sync("origin")
+	testHook = nil
+	if !errors.Is(err, errCrash) {
+		t.Fatalf("the crash at %s did not happen: %v", point, err)
+	}
+}
+
 func noRepeats(t *testing.T, what string, lines []string) {
 	t.Helper()
 	seen := map[string]bool{}
@@ -227,18 +244,7 @@ func TestInterruptedRoundsAreFinishedOrUndone(t *testing.T) {
 			b.send(t, "bob", "ann", "from b")
 			b.sync(t)
 			a.send(t, "ann", "bob", "from a")
-			errCrash := errors.New("killed")
-			testHook = func(p string) error {
-				if p == point {
-					return errCrash
-				}
-				return nil
-			}
-			_, err := a.sy.Sync("origin")
-			testHook = nil
-			if !errors.Is(err, errCrash) {
-				t.Fatalf("the crash at %s did not happen: %v", point, err)
-			}
+			a.syncKilledAt(t, point)
 			a.sync(t)
 			b.sync(t)
 			a.sync(t)

@@ -43,14 +43,12 @@ func TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote(t *testing.T) {
 		{"moved forward by a fetch by hand", func(t *testing.T, a, b *clone, _ string) {
 			b.send(t, "bob", "bob", "later")
 			b.sync(t)
-			testgit.Run(t, a.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+			a.fetchLedgerByHand(t)
 		}, false, []string{"later"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-			r := newRemote(t)
-			a, b := newClone(t, r, c), newClone(t, r, c)
+			a, b, r, c := twoClones(t)
 			a.send(t, "ann", "bob", "one")
 			a.sync(t)
 			first := a.tip(t).String()
@@ -77,7 +75,7 @@ func TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote(t *testing.T) {
 			joined := newClone(t, r, c)
 			joined.sync(t)
 			b.sync(t)
-			noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
+			a.receivedOnce(t)
 			for name, cl := range map[string]*clone{"ann's clone": a, "bob's clone": b, "a clone that joins after": joined} {
 				if got := subjects(cl.inbox(t, "bob")); !slices.Equal(got, want) {
 					t.Errorf("%s: bob's inbox %q, want %q", name, got, want)
@@ -116,9 +114,7 @@ func subjects(rows []string) []string {
 // and a state an older git-queen saved that way is still trusted: its
 // ledger holds what the state says, and is not rebuilt.
 func TestASyncLeavesItsLedgerVerified(t *testing.T) {
-	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	r := newRemote(t)
-	a, b := newClone(t, r, c), newClone(t, r, c)
+	a, b, _, _ := twoClones(t)
 	for _, subject := range []string{"one", "two"} {
 		a.send(t, "ann", "bob", subject)
 		a.sync(t)
@@ -151,7 +147,7 @@ func TestASyncLeavesItsLedgerVerified(t *testing.T) {
 	if res := a.sync(t); res.Rebuilt != "" {
 		t.Errorf("a state verified one commit behind rebuilt the ledger: %s", res.Rebuilt)
 	}
-	noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
+	a.receivedOnce(t)
 	b.sync(t)
 	want := []string{"from bob, after one", "from bob, after two", "one", "three", "two"}
 	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, want) {
@@ -167,9 +163,7 @@ func TestASyncLeavesItsLedgerVerified(t *testing.T) {
 // the ref holds. The push would take the rest off the remote; the round
 // is run again on a ledger rebuilt from the live store instead.
 func TestAStateThatSaysMoreThanItsLedgerHoldsPushesNothingOver(t *testing.T) {
-	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	r := newRemote(t)
-	a, b := newClone(t, r, c), newClone(t, r, c)
+	a, b, r, c := twoClones(t)
 	a.send(t, "ann", "bob", "one")
 	a.sync(t)
 	first := a.tip(t).String()
@@ -210,30 +204,17 @@ func TestAStateThatSaysMoreThanItsLedgerHoldsPushesNothingOver(t *testing.T) {
 func TestAForwardMovedRefKilledMidRoundIsAppliedOnce(t *testing.T) {
 	for _, point := range []string{"fetched", "recorded", "applied"} {
 		t.Run(point, func(t *testing.T) {
-			c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-			r := newRemote(t)
-			a, b := newClone(t, r, c), newClone(t, r, c)
+			a, b, _, _ := twoClones(t)
 			a.send(t, "ann", "bob", "one")
 			a.sync(t)
 			b.sync(t)
 			b.send(t, "bob", "bob", "later")
 			b.sync(t)
-			testgit.Run(t, a.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+			a.fetchLedgerByHand(t)
 
-			errCrash := errors.New("killed")
-			testHook = func(p string) error {
-				if p == point {
-					return errCrash
-				}
-				return nil
-			}
-			_, err := a.sy.Sync("origin")
-			testHook = nil
-			if !errors.Is(err, errCrash) {
-				t.Fatalf("the crash at %s did not happen: %v", point, err)
-			}
+			a.syncKilledAt(t, point)
 			a.sync(t)
-			noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
+			a.receivedOnce(t)
 			if got, want := subjects(a.inbox(t, "bob")), []string{"later", "one"}; !slices.Equal(got, want) {
 				t.Errorf("bob's inbox in ann's clone %q, want %q", got, want)
 			}
@@ -246,9 +227,7 @@ func TestAForwardMovedRefKilledMidRoundIsAppliedOnce(t *testing.T) {
 // the ledger is rebuilt, the sync stops on the remote's ledger as it would
 // have without the move, and a raised bound takes it.
 func TestAForwardMovedRefIsHeldToWhatAFetchIs(t *testing.T) {
-	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	r := newRemote(t)
-	a, b := newClone(t, r, c), newClone(t, r, c)
+	a, b, _, _ := twoClones(t)
 	a.send(t, "ann", "bob", "one")
 	a.sync(t)
 	b.sync(t)
@@ -259,7 +238,7 @@ func TestAForwardMovedRefIsHeldToWhatAFetchIs(t *testing.T) {
 		}
 	}
 	b.sync(t)
-	testgit.Run(t, a.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+	a.fetchLedgerByHand(t)
 	testgit.Run(t, a.dir, "config", "queen.maxReceive", "16k")
 	res, err := a.sy.Sync("origin")
 	var bound *ReceiveBoundError
@@ -277,5 +256,27 @@ func TestAForwardMovedRefIsHeldToWhatAFetchIs(t *testing.T) {
 	if got := len(a.inbox(t, "bob")); got != 41 {
 		t.Errorf("bob's inbox in ann's clone holds %d messages after the bound was raised, want 41", got)
 	}
-	noRepeats(t, "ann's received/", strings.Split(strings.TrimSpace(string(a.received(t))), "\n"))
+	a.receivedOnce(t)
+}
+
+// twoClones are two clones of a new remote, on one clock.
+func twoClones(t *testing.T) (a, b *clone, r testgit.Remote, c *clock) {
+	t.Helper()
+	c = &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	r = newRemote(t)
+	return newClone(t, r, c), newClone(t, r, c), r, c
+}
+
+// fetchLedgerByHand moves c's ledger ref to the remote's, as a fetch of
+// every ref by hand would.
+func (c *clone) fetchLedgerByHand(t *testing.T) {
+	t.Helper()
+	testgit.Run(t, c.dir, "fetch", "-q", "origin", "+"+ledger.Ref+":"+ledger.Ref)
+}
+
+// receivedOnce fails the test when c's received messages hold a line
+// twice.
+func (c *clone) receivedOnce(t *testing.T) {
+	t.Helper()
+	noRepeats(t, "received/ of "+c.dir, strings.Split(strings.TrimSpace(string(c.received(t))), "\n"))
 }
