@@ -49,14 +49,7 @@ func TestALedgerRefMovedOutsideGitQueenTakesNothingOffTheRemote(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b, r, c := twoClones(t)
-			a.send(t, "ann", "bob", "one")
-			a.sync(t)
-			first := a.tip(t).String()
-			b.send(t, "bob", "bob", "from bob")
-			b.sync(t)
-			a.send(t, "ann", "bob", "two")
-			a.sync(t)
-			b.sync(t)
+			first := threeMessages(t, a, b)
 
 			tc.move(t, a, b, first)
 			before := remoteTip(t, a)
@@ -164,13 +157,7 @@ func TestASyncLeavesItsLedgerVerified(t *testing.T) {
 // is run again on a ledger rebuilt from the live store instead.
 func TestAStateThatSaysMoreThanItsLedgerHoldsPushesNothingOver(t *testing.T) {
 	a, b, r, c := twoClones(t)
-	a.send(t, "ann", "bob", "one")
-	a.sync(t)
-	first := a.tip(t).String()
-	b.send(t, "bob", "bob", "from bob")
-	b.sync(t)
-	a.send(t, "ann", "bob", "two")
-	a.sync(t)
+	first := threeMessages(t, a, b)
 	before := remoteTip(t, a)
 
 	testgit.Run(t, a.dir, "update-ref", ledger.Ref, first)
@@ -279,4 +266,20 @@ func (c *clone) fetchLedgerByHand(t *testing.T) {
 func (c *clone) receivedOnce(t *testing.T) {
 	t.Helper()
 	noRepeats(t, "received/ of "+c.dir, strings.Split(strings.TrimSpace(string(c.received(t))), "\n"))
+}
+
+// threeMessages has ann send "one" and "two" and bob "from bob" between,
+// each synced, and bob's clone take the last sync: both hold the remote's
+// ledger, which a pushed last. It returns the ledger a's first sync made.
+func threeMessages(t *testing.T, a, b *clone) (first string) {
+	t.Helper()
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	first = a.tip(t).String()
+	b.send(t, "bob", "bob", "from bob")
+	b.sync(t)
+	a.send(t, "ann", "bob", "two")
+	a.sync(t)
+	b.sync(t)
+	return first
 }
