@@ -283,3 +283,23 @@ func threeMessages(t *testing.T, a, b *clone) (first string) {
 	b.sync(t)
 	return first
 }
+
+// TestAnEmptyLedgerIsNotTakenForADeletedOne: a clone whose remote has no
+// ledger yet, and that has recorded nothing, syncs with no ledger ref;
+// that is not a ref deleted outside git-queen, and nothing is rebuilt.
+func TestAnEmptyLedgerIsNotTakenForADeletedOne(t *testing.T) {
+	a, b, _, _ := twoClones(t)
+	for range 3 {
+		if res := a.sync(t); res.Rebuilt != "" || res.Ledger != "" {
+			t.Fatalf("a sync with nothing either side: ledger %q, rebuilt %q", res.Ledger, res.Rebuilt)
+		}
+	}
+	a.send(t, "ann", "bob", "one")
+	if res := a.sync(t); res.Rebuilt != "" || !res.Pushed {
+		t.Errorf("the first record's sync: pushed %v, rebuilt %q", res.Pushed, res.Rebuilt)
+	}
+	b.sync(t)
+	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, []string{"one"}) {
+		t.Errorf("bob's inbox %q", got)
+	}
+}

@@ -178,7 +178,7 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 		start.unreadable, why = true, err.Error()
 	case rebuild:
 		start.hash, why = tip, "damage found during the last round"
-	case tip.IsZero() && st.Verified != "":
+	case tip.IsZero() && plumbing.IsHash(st.Verified) && !plumbing.NewHash(st.Verified).IsZero():
 		// Deleted outside git-queen (git update-ref -d): the state's
 		// marks say the ledger holds this clone's lines, and that it
 		// merged the remote's, which a ledger built from nothing would
@@ -375,13 +375,16 @@ func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Ha
 // loadState adopts if the ref got there.
 func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
 	if local == start.hash && !start.unreadable {
-		if maps.Equal(marks, st.Recorded) && st.Verified == local.String() && !st.changed && st.Applying == nil {
+		if maps.Equal(marks, st.Recorded) && (local.IsZero() || st.Verified == local.String()) && !st.changed && st.Applying == nil {
 			return nil
 		}
 		st.Recorded = marks // only blank lines or a torn tail's newline came
 		// The ref names what was applied already (it was moved forward
 		// to it outside git-queen): the application is done.
-		st.Applying, st.Verified = nil, local.String()
+		st.Applying = nil
+		if !local.IsZero() {
+			st.Verified = local.String()
+		}
 		return st.save(s.dir())
 	}
 	st.Recording = &recording{Commit: local.String(), Recorded: marks, Remote: remote}
