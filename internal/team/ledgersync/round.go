@@ -260,9 +260,13 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 	rs := st.remote(r.remote)
 	// What this clone merged or pushed before is in the ledger it left,
 	// not in one rebuilt: that one takes the remote's again, so that what
-	// it pushes descends from the remote's ledger.
+	// it pushes descends from the remote's ledger. A commit an earlier
+	// round set aside (noted as merged, as its ancestors that pass were)
+	// is inspected again, so that this round sets it aside too and the
+	// guard before the push lets the push leave it out.
 	held := fetched.IsZero() || fetched == local ||
-		r.rebuilt == "" && (fetched.String() == rs.Merged || fetched.String() == rs.Pushed)
+		r.rebuilt == "" && (fetched.String() == rs.Merged || fetched.String() == rs.Pushed) &&
+			!st.setAsideWhole(r.remote, fetched.String())
 	var takes []plumbing.Hash
 	if !held {
 		var err error

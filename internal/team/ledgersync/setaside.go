@@ -85,6 +85,15 @@ func (st *state) noteSetAside(a SetAside) {
 	}
 }
 
+// setAsideWhole reports whether a note says that a round set remote's
+// commit aside whole (damaged, not merged; a note of versions that broke
+// a rule is of a commit that was merged).
+func (st *state) setAsideWhole(remote, commit string) bool {
+	return slices.ContainsFunc(st.SetAside, func(a SetAside) bool {
+		return a.Remote == remote && a.Commit == commit && a.Rule == "" && !a.OverBound
+	})
+}
+
 // damageNote is the note for a commit that Inspect refused.
 func damageNote(remote string, commit plumbing.Hash, err error, now time.Time) SetAside {
 	a := SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Reason: err.Error(), At: now}
