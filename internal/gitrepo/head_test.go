@@ -66,3 +66,37 @@ func TestHeadCommitAgreesWithGit(t *testing.T) {
 		t.Fatalf("an unusual ref was answered: %q", id)
 	}
 }
+
+// TestIsAncestor: an older commit of a branch is an ancestor, a commit of
+// a side branch is not, a commit is its own; what is not a commit id is
+// refused before git runs, and an id git lacks is an error, not a no.
+func TestIsAncestor(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := testgit.Run(t, repo, "rev-parse", "HEAD")
+	testgit.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "second")
+	second := testgit.Run(t, repo, "rev-parse", "HEAD")
+	testgit.Run(t, repo, "checkout", "-q", "-b", "side", first)
+	testgit.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "side")
+	side := testgit.Run(t, repo, "rev-parse", "HEAD")
+	for _, tc := range []struct {
+		ancestor, commit string
+		want             bool
+	}{{first, second, true}, {second, first, false}, {side, second, false}, {first, side, true}, {second, second, true}} {
+		if got, err := r.IsAncestor(tc.ancestor, tc.commit); err != nil || got != tc.want {
+			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tc.ancestor, tc.commit, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"--output=x", "HEAD", strings.ToUpper(first)} {
+		if _, err := r.IsAncestor(bad, second); err == nil {
+			t.Errorf("IsAncestor(%q, ...) ran", bad)
+		}
+	}
+	if _, err := r.IsAncestor(strings.Repeat("1", 40), second); err == nil {
+		t.Error("an id git lacks was answered")
+	}
+}

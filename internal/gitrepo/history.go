@@ -1,7 +1,9 @@
 package gitrepo
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 )
 
@@ -81,6 +83,21 @@ func (r *Repo) CommitSubjects(commits []string) map[string]string {
 func (r *Repo) ObjectType(id string) (string, error) {
 	out, err := Git(r.TopLevel, "cat-file", "-t", "--end-of-options", id)
 	return strings.TrimSpace(out), err
+}
+
+// IsAncestor reports whether commit ancestor is commit or one of its
+// ancestors, as git answers it (from its commit-graph where it has one).
+// Both are commit ids.
+func (r *Repo) IsAncestor(ancestor, commit string) (bool, error) {
+	if !isObjectID(ancestor) || !isObjectID(commit) {
+		return false, fmt.Errorf("is %q an ancestor of %q: both must be commit ids", ancestor, commit)
+	}
+	_, err := Git(r.TopLevel, "merge-base", "--is-ancestor", "--end-of-options", ancestor, commit)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // ResolveCommit is the id of the commit rev names (a branch, a tag, an

@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"github.com/go-git/go-git/v5/plumbing"
 	"os/exec"
 	"slices"
 	"strings"
@@ -301,5 +302,32 @@ func TestAnEmptyLedgerIsNotTakenForADeletedOne(t *testing.T) {
 	b.sync(t)
 	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, []string{"one"}) {
 		t.Errorf("bob's inbox %q", got)
+	}
+}
+
+// TestDescendsAsksGitPastItsWalk: past the commits it walks itself,
+// descends takes git's answer, the same as its own walk's.
+func TestDescendsAsksGitPastItsWalk(t *testing.T) {
+	a, b, _, _ := twoClones(t)
+	first := plumbing.NewHash(threeMessages(t, a, b))
+	tip := a.tip(t)
+	bTip := b.tip(t)
+	b.send(t, "bob", "bob", "only bob's")
+	b.sync(t)
+	a.sy.ledger.Refresh()
+	a.fetchLedgerByHand(t) // b's newest commit, for a's objects
+	testgit.Run(t, a.dir, "update-ref", ledger.Ref, tip.String())
+	sideways := b.tip(t)
+	defer func(n int) { walkedDescent = n }(walkedDescent)
+	for _, walked := range []int{256, 1} {
+		walkedDescent = walked
+		for _, tc := range []struct {
+			commit, ancestor plumbing.Hash
+			want             bool
+		}{{tip, first, true}, {first, tip, false}, {tip, tip, true}, {sideways, bTip, true}, {tip, sideways, false}} {
+			if got, err := a.sy.descends(tc.commit, tc.ancestor); err != nil || got != tc.want {
+				t.Errorf("walking %d: descends(%s, %s) = %v, %v; want %v", walked, tc.commit, tc.ancestor, got, err, tc.want)
+			}
+		}
 	}
 }

@@ -185,15 +185,17 @@ func (s *Syncer) preflight() (rebuilt string, err error) {
 	return rebuilt, nil
 }
 
-// maxDescent bounds the commits descends reads before it answers no (a
-// rebuild follows, which is safe, only slower).
-const maxDescent = 10000
+// walkedDescent bounds the commits descends reads itself: what a round
+// asks about is a few commits below what it built, unless a remote it
+// syncs with rarely was merged long ago.
+var walkedDescent = 256
 
 // descends reports whether commit is ancestor or a commit after it in
-// the local ledger's history.
+// the local ledger's history. Past walkedDescent commits it asks git,
+// whose commit-graph answers without reading every commit between.
 func (s *Syncer) descends(commit, ancestor plumbing.Hash) (bool, error) {
 	queue, seen := []plumbing.Hash{commit}, map[plumbing.Hash]bool{}
-	for len(queue) > 0 && len(seen) < maxDescent {
+	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
 		if c == ancestor {
@@ -202,6 +204,12 @@ func (s *Syncer) descends(commit, ancestor plumbing.Hash) (bool, error) {
 		if seen[c] {
 			continue
 		}
+		if len(seen) == walkedDescent {
+			if s.S.WS.Repo == nil {
+				return false, nil
+			}
+			return s.S.WS.Repo.IsAncestor(ancestor.String(), commit.String())
+		}
 		seen[c] = true
 		parents, err := s.ledger.Parents(c)
 		if err != nil {
@@ -209,7 +217,7 @@ func (s *Syncer) descends(commit, ancestor plumbing.Hash) (bool, error) {
 		}
 		queue = append(queue, parents...)
 	}
-	return false, nil
+	return false, nil // its whole history read
 }
 
 // holdsFetched reports whether the commit a round built holds the
