@@ -4,10 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/git-queen/git-queen/internal/storage/ledger"
-	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // TestASetAsideLedgerFetchedAgainIsNotARebuild: a round that set the
@@ -19,18 +15,7 @@ import (
 // every such sync rebuilt the ledger from the live store and said the last
 // round had found damage.
 func TestASetAsideLedgerFetchedAgainIsNotARebuild(t *testing.T) {
-	r := newRemote(t)
-	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	a, b := newClone(t, r, c), newClone(t, r, c)
-	a.send(t, "ann", "bob", "x")
-	a.sync(t)
-	tmp := testgit.Clone(t, r)
-	testgit.Run(t, tmp, "fetch", "-q", "origin", ledger.Ref+":refs/l")
-	testgit.Run(t, tmp, "checkout", "-q", "refs/l")
-	testgit.Write(t, tmp, "FORMAT", "git-queen ledger 9\n")
-	testgit.Run(t, tmp, "commit", "-qam", "future")
-	future := testgit.Run(t, tmp, "rev-parse", "HEAD")
-	testgit.Run(t, tmp, "push", "-q", "origin", "HEAD:"+ledger.Ref)
+	a, b, future := aFutureLedger(t)
 
 	b.send(t, "bob", "ann", "y")
 	killed := errors.New("killed before the push")
