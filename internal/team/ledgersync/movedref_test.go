@@ -331,3 +331,29 @@ func TestDescendsAsksGitPastItsWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestALedgerFetchedByHandBeforeTheFirstSyncIsApplied: a clone whose
+// ledger ref a fetch of every ref wrote before its first sync holds that
+// ledger, and received/ none of it: the first sync takes it as a join
+// does (it took nothing, and the clone never read those records), also
+// when that sync is killed on the way.
+func TestALedgerFetchedByHandBeforeTheFirstSyncIsApplied(t *testing.T) {
+	for _, point := range []string{"", "fetched", "recorded", "applied"} {
+		t.Run("killed at "+point, func(t *testing.T) {
+			a, b, _, _ := twoClones(t)
+			a.send(t, "ann", "bob", "one")
+			a.sync(t)
+			b.fetchLedgerByHand(t)
+			if point != "" {
+				b.syncKilledAt(t, point)
+			}
+			if res := b.sync(t); res.Rebuilt != "" {
+				t.Errorf("rebuilt: %s", res.Rebuilt)
+			}
+			b.receivedOnce(t)
+			if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, []string{"one"}) {
+				t.Errorf("bob's inbox %q, want the message ann sent", got)
+			}
+		})
+	}
+}

@@ -198,6 +198,18 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 			why = err.Error()
 		} else if err != nil {
 			return start, plumbing.ZeroHash, nil, err
+		} else if st.fresh() {
+			// A ledger ref this clone never synced (fetched by hand
+			// before init): received/ holds none of it. It is taken as a
+			// joining clone takes a fetched ledger.
+			if err := s.checkAhead(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
+				why = "the ledger ref was written outside git-queen with a commit a sync would not take: " + err.Error()
+			} else if err != nil {
+				return start, plumbing.ZeroHash, nil, err
+			} else {
+				r.ahead = tip
+				return start, plumbing.ZeroHash, st.Recorded, nil
+			}
 		} else if left := st.Verified; plumbing.IsHash(left) {
 			// Moved outside git-queen: back to an older commit, or to
 			// another history, the ledger lacks what the marks say it

@@ -70,6 +70,18 @@ type state struct {
 	changed bool
 }
 
+// fresh reports whether this clone has never synced: no ledger it
+// verified, recorded to or merged into, so its received/ holds nothing of
+// any ledger.
+func (s *state) fresh() bool {
+	for _, r := range s.Remotes {
+		if r.Merged != "" || r.Pushed != "" {
+			return false
+		}
+	}
+	return s.Verified == "" && len(s.Recorded) == 0 && s.Recording == nil && s.Applying == nil
+}
+
 // adopt takes a recording the ledger ref reached as the state. Its commit
 // was built on a sound ledger (or a rebuilt one), and is the one the next
 // round finds the ref at: verified.
