@@ -231,8 +231,9 @@ func (s *Syncer) holdsFetched(r *round) (bool, error) {
 }
 
 // checkAhead holds what a ledger ref moved forward outside git-queen (a
-// fetch by hand, perhaps of a hostile remote's ledger) brings beyond the
-// commit this clone verified to what usable holds a fetched ledger to,
+// fetch by hand, perhaps of a hostile remote's ledger) brings beyond left
+// (the commit this clone verified, or none) to what usable holds a
+// fetched ledger to,
 // before any of it is applied: within the round's bound, and no flood of
 // reservations. A failure is a *ledger.DamageError.
 func (s *Syncer) checkAhead(left, tip plumbing.Hash) error {

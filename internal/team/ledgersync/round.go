@@ -194,43 +194,15 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 		start.hash = tip
 	default:
 		start.hash = tip
-		if _, err := s.ledger.Inspect(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
-			why = err.Error()
-		} else if err != nil {
+		base, ahead, moved, err := s.judgeMoved(st, tip)
+		if err != nil {
 			return start, plumbing.ZeroHash, nil, err
-		} else if st.fresh() {
-			// A ledger ref this clone never synced (fetched by hand
-			// before init): received/ holds none of it. It is taken as a
-			// joining clone takes a fetched ledger.
-			if err := s.checkAhead(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
-				why = "the ledger ref was written outside git-queen with a commit a sync would not take: " + err.Error()
-			} else if err != nil {
-				return start, plumbing.ZeroHash, nil, err
-			} else {
-				r.ahead = tip
-				return start, plumbing.ZeroHash, st.Recorded, nil
-			}
-		} else if left := st.Verified; plumbing.IsHash(left) {
-			// Moved outside git-queen: back to an older commit, or to
-			// another history, the ledger lacks what the marks say it
-			// holds; forward (a fetch by hand, or a sync of an older
-			// git-queen, which verified one round behind), it holds all
-			// that, and more that received/ may lack.
-			holds, err := s.descends(tip, plumbing.NewHash(left))
-			if err != nil {
-				return start, plumbing.ZeroHash, nil, err
-			}
-			if !holds {
-				why = "the ledger ref was moved outside git-queen to a commit that lacks " + left[:12]
-			} else if err := s.checkAhead(plumbing.NewHash(left), tip); ledger.IsDamage(err) {
-				why = "the ledger ref was moved outside git-queen to a commit a sync would not take: " + err.Error()
-			} else if err != nil {
-				return start, plumbing.ZeroHash, nil, err
-			} else {
-				r.ahead = tip
-				return start, plumbing.NewHash(left), st.Recorded, nil
-			}
 		}
+		if ahead {
+			r.ahead = tip
+			return start, base, st.Recorded, nil
+		}
+		why = moved
 		st.Verified = tip.String()
 	}
 	if why == "" {
@@ -243,6 +215,46 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 	r.rebuilt = why
 	st.Verified = local.String()
 	return start, local, marks, nil
+}
+
+// judgeMoved reads a ledger ref that names another commit than the one
+// this clone verified. Moved back, or to another history, the ledger
+// lacks what the state's marks say it holds: why says so, and the round
+// rebuilds it. Moved forward (a fetch by hand, or the sync of an older
+// git-queen, which verified one round behind), or written before this
+// clone's first sync (when base is the zero hash), it holds all that and
+// more that received/ may lack: ahead is set when what it brings beyond
+// base passes what a fetched ledger must (checkAhead), and the round
+// builds on base and merges tip in. A state that verified nothing (an
+// older git-queen's) trusts a tip that reads whole.
+func (s *Syncer) judgeMoved(st *state, tip plumbing.Hash) (base plumbing.Hash, ahead bool, why string, err error) {
+	switch {
+	case st.fresh():
+	case plumbing.IsHash(st.Verified):
+		base = plumbing.NewHash(st.Verified)
+		holds, err := s.descends(tip, base)
+		if ledger.IsDamage(err) {
+			return base, false, err.Error(), nil
+		} else if err != nil {
+			return base, false, "", err
+		}
+		if !holds {
+			return base, false, "the ledger ref was moved outside git-queen to a commit that lacks " + st.Verified[:12], nil
+		}
+	default:
+		if _, err := s.ledger.Inspect(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
+			return base, false, err.Error(), nil
+		} else if err != nil {
+			return base, false, "", err
+		}
+		return base, false, "", nil
+	}
+	if err := s.checkAhead(base, tip); ledger.IsDamage(err) {
+		return base, false, "the ledger ref was set outside git-queen to a commit a sync would not take: " + err.Error(), nil
+	} else if err != nil {
+		return base, false, "", err
+	}
+	return base, true, "", nil
 }
 
 // recordOn writes a ledger commit on parent with the lines this clone
