@@ -31,16 +31,16 @@ type sortedCursor struct {
 // passes between two drops of their pages. Tests make it small.
 var cursorForgetEvery = 1 << 20
 
-// find is lookupSorted(k). A key below the last asked starts the search
+// find is lookupSorted(k), through the same ix.entry (which checks a
+// block's checksum once a Lookup began checking). A key below the last asked starts the search
 // again from the first entry: right, only slower.
 func (c *sortedCursor) find(k idKey) (indexEntry, bool) {
-	sorted := c.ix.sorted
-	n := len(sorted) / indexEntrySize
+	n := len(c.ix.sorted) / indexEntrySize
 	if c.asked && k.compare(c.last) < 0 {
 		c.at = 0
 	}
 	c.last, c.asked = k, true
-	below := func(i int) bool { return decodeEntry(sorted[i*indexEntrySize:]).key.compare(k) < 0 }
+	below := func(i int) bool { return c.ix.entry(i).key.compare(k) < 0 }
 	// Every entry in [c.at, lo) is below k; hi is the next probe, at
 	// distances from c.at that double.
 	lo, hi := c.at, c.at
@@ -53,7 +53,7 @@ func (c *sortedCursor) find(k idKey) (indexEntry, bool) {
 	c.at = i
 	c.forget()
 	if i < n {
-		if e := decodeEntry(sorted[i*indexEntrySize:]); e.key == k {
+		if e := c.ix.entry(i); e.key == k {
 			return e, true
 		}
 	}
