@@ -3,6 +3,9 @@ package setup
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // A received log (queen/received/) can hold a version twice, byte for
@@ -16,39 +19,27 @@ import (
 // keeps one version of each id) removes the copies.
 
 // blankRepeats overwrites with spaces every line of data that repeats an
-// earlier line byte for byte, keeping every line where it was (so that
-// the validator, which skips blank lines, reports any other problem at
-// its own line), and returns how many it blanked.
+// earlier line byte for byte (as the validator reads lines), keeping every
+// line where it was (so that the validator, which skips blank lines,
+// reports any other problem at its own line), and returns how many it
+// blanked.
 func blankRepeats(data []byte) int {
-	type span struct{ start, end int }
 	seed := maphash.MakeSeed()
-	kept := map[uint64][]span{} // the lines kept, by their hash
+	kept := map[uint64][][]byte{} // the lines kept, by their hash
 	n := 0
-	for start := 0; start < len(data); {
-		end := len(data)
-		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
-			end = start + i
+	for l := range jsonline.Lines(data) {
+		if l.Blank() {
+			continue
 		}
-		line := data[start:end]
-		if len(bytes.TrimSpace(line)) > 0 {
-			h := maphash.Bytes(seed, line)
-			repeat := false
-			for _, k := range kept[h] {
-				if bytes.Equal(data[k.start:k.end], line) {
-					repeat = true
-					break
-				}
-			}
-			if repeat {
-				for i := range line {
-					line[i] = ' '
-				}
-				n++
-			} else {
-				kept[h] = append(kept[h], span{start, end})
-			}
+		h := maphash.Bytes(seed, l.Raw)
+		if !slices.ContainsFunc(kept[h], func(k []byte) bool { return bytes.Equal(k, l.Raw) }) {
+			kept[h] = append(kept[h], l.Raw)
+			continue
 		}
-		start = end + 1
+		for i := range l.Raw { // Raw is data's own bytes
+			l.Raw[i] = ' '
+		}
+		n++
 	}
 	return n
 }
