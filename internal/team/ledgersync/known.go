@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -41,7 +40,7 @@ type knownLog struct {
 	// place of each id's current version in it (ids without one left
 	// out).
 	times map[string]heldAt
-	// f is the log, once holds had to read a version of it.
+	// f is the log, once a version of it had to be read (see file).
 	f *os.File
 }
 
@@ -172,14 +171,11 @@ func (k *knownVersions) holds(file, id string, at time.Time, line []byte) bool {
 		if !ok {
 			continue
 		}
-		if kl.f == nil {
-			f, err := os.Open(kl.log.Path)
-			if err != nil {
-				continue
-			}
-			kl.f = f
+		f, err := kl.file()
+		if err != nil {
+			continue
 		}
-		if holds(kl.f, offset, nil, versions, id, at, line) {
+		if holds(f, offset, nil, versions, id, at, line) {
 			return true
 		}
 	}
@@ -199,17 +195,27 @@ func (kl *knownLog) offsetOf(id string) (int64, bool) {
 
 // timeAt is the version time of the line at offset in the log.
 func (kl *knownLog) timeAt(offset int64) (time.Time, error) {
-	f, err := os.Open(kl.log.Path)
+	f, err := kl.file()
 	if err != nil {
 		return time.Time{}, err
 	}
-	defer f.Close()
-	line, err := jsonl.ReadLine(f, offset, nil)
+	line, err := lineAt(f, offset, nil)
 	if err != nil {
 		return time.Time{}, err
 	}
-	line, _ = jsonline.TrimLine(line, offset == 0)
 	return records.VersionTime(line), nil
+}
+
+// file is the log, opened once a merge for the versions read of it.
+func (kl *knownLog) file() (*os.File, error) {
+	if kl.f == nil {
+		f, err := os.Open(kl.log.Path)
+		if err != nil {
+			return nil, err
+		}
+		kl.f = f
+	}
+	return kl.f, nil
 }
 
 // close releases every index opened.

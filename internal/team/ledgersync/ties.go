@@ -46,16 +46,23 @@ type ties struct {
 // or is another id's or time's (a stale place), holds nothing: the
 // incoming version is applied, the old rule.
 func holds(f *os.File, offset int64, buf []byte, versions *versionReader, id string, at time.Time, line []byte) bool {
-	raw, err := jsonl.ReadLine(f, offset, buf)
+	raw, err := lineAt(f, offset, buf)
 	if err != nil {
 		return false
 	}
-	raw, _ = jsonline.TrimLine(raw, offset == 0)
 	gotID, gotAt, ok := versions.of(raw)
 	if !ok || gotID != id || !gotAt.Equal(at) {
 		return false
 	}
 	return bytes.Compare(raw, line) >= 0
+}
+
+// lineAt is the line of a log that starts at offset, as its readers take
+// it (without its line ending).
+func lineAt(f *os.File, offset int64, buf []byte) ([]byte, error) {
+	raw, err := jsonl.ReadLine(f, offset, buf)
+	raw, _ = jsonline.TrimLine(raw, offset == 0)
+	return raw, err
 }
 
 // mergeLines places, by id, the last line a merge appended of each
