@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -92,21 +91,7 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 	if trusted && len(data) == int(info.Size()) {
 		return data, release, info, true
 	}
-	// Hashed a window at a time, each dropped once read: the hook's memory
-	// stays flat whatever the file's size.
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	for rest := data; len(rest) > 0; {
-		n := min(len(rest), hashWindow)
-		mapfile.Populate(rest[:n])
-		h.Write(rest[:n])
-		if seen != nil {
-			seen.Write(rest[:n])
-		}
-		c.Forget(rest[:n])
-		rest = rest[n:]
-	}
-	if hex.EncodeToString(h.Sum(nil)) == ch.Staged {
+	if c.hashBlob(data, seen) == ch.Staged {
 		// Verified bytes, but the stat was taken before them: not one to
 		// remember as the stat at which the file held this blob.
 		return data, release, nil, true

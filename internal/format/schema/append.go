@@ -158,14 +158,17 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 		raw  []byte
 		time time.Time
 	}
-	versions := func(yield func(string, version) bool) { // the versions in tail, in order
-		for l := range jsonline.LinesFrom(tail, first) {
-			if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
-				continue
-			}
-			if id, ok := jsonline.String(vals[0]); ok && id != "" && !yield(id, version{l.No, l.Raw, records.Versions.Time(vals[1:])}) {
-				return
-			}
+	type idVersion struct {
+		id string
+		version
+	}
+	var versions []idVersion // the versions in tail, in order, each line read once
+	for l := range jsonline.LinesFrom(tail, first) {
+		if l.Blank() || jsonline.ObjectFields(l.Raw, keys, vals) != nil {
+			continue
+		}
+		if id, ok := jsonline.String(vals[0]); ok && id != "" {
+			versions = append(versions, idVersion{id, version{l.No, l.Raw, records.Versions.Time(vals[1:])}})
 		}
 	}
 	newer := func(a, b version) bool {
@@ -181,8 +184,8 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 	}
 	if prev != nil {
 		want := map[uint64]string{}
-		for id := range versions {
-			want[lineSum([]byte(id))|1] = id
+		for _, v := range versions {
+			want[lineSum([]byte(v.id))|1] = v.id
 		}
 		for _, e := range prev.Entries {
 			id, ok := want[e.Key]
@@ -199,15 +202,15 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 		}
 	}
 	var order []string
-	for id, v := range versions {
-		h := at(id)
+	for _, v := range versions {
+		h := at(v.id)
 		if h.last.raw == nil {
-			order = append(order, id)
+			order = append(order, v.id)
 		}
-		if newer(v, h.current) {
-			h.current = v
+		if newer(v.version, h.current) {
+			h.current = v.version
 		}
-		h.last = v
+		h.last = v.version
 	}
 	for _, id := range order {
 		last, cur := byID[id].last, byID[id].current

@@ -1,10 +1,7 @@
 package precommit
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -45,35 +42,12 @@ func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, sta
 }
 
 // onlyGrew reports whether staged starts with HEAD's blob of c's path,
-// which ends at a line end: the blob is streamed and compared a window at
-// a time, and the staged pages compared are dropped, so that the proof
-// holds neither log in memory. ok is false when HEAD has no such path.
+// which ends at a line end, proved by the blob's id (see
+// gitrepo.Content.HeadPrefix). ok is false when HEAD has no such path.
 func onlyGrew(content *gitrepo.Content, c gitrepo.Change, staged []byte) (grew, ok bool, err error) {
-	committed, ok, err := content.HeadStream(c)
-	if err != nil || !ok {
-		return false, ok, err
-	}
-	defer committed.Close()
-	buf := make([]byte, compareWindow)
-	at := 0
-	for {
-		n, err := io.ReadFull(committed, buf)
-		if n > len(staged)-at || !bytes.Equal(buf[:n], staged[at:at+n]) {
-			return false, true, nil
-		}
-		content.Forget(staged[at : at+n])
-		at += n
-		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return at == 0 || staged[at-1] == '\n', true, nil
-		case err != nil:
-			return false, true, err
-		}
-	}
+	size, ok, err := content.HeadPrefix(c, staged)
+	return size == 0 || size > 0 && staged[size-1] == '\n', ok, err
 }
-
-// compareWindow is how much of a committed log is compared at once.
-const compareWindow = 1 << 20
 
 // rewritesOf lists what staged, the staged bytes of the log at path,
 // changed of committed, a committed version of it (where says which):
