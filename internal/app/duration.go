@@ -78,14 +78,6 @@ func ParseTTL(verb, s string) (time.Duration, error) {
 	return d, nil
 }
 
-// ttlOr is the request's ttl, or the default.
-func ttlOr(s string) string {
-	if s == "" {
-		return defaultTTL
-	}
-	return s
-}
-
 // WaitTimeout reads the --timeout of a command that waits (msg wait,
 // reserve --wait): a positive duration; "" is no bound.
 func WaitTimeout(command, s string) (time.Duration, error) {

@@ -58,7 +58,7 @@ func (e *Env) reserveRequest(r ReserveRequest) (reservations.Request, *store.Sto
 	if len(r.Patterns) == 0 {
 		return reservations.Request{}, nil, nil, &UsageError{Command: "reserve", Msg: "name at least one PATTERN to reserve"}
 	}
-	ttl, err := ParseTTL("reserve", ttlOr(r.TTL))
+	ttl, err := ParseTTL("reserve", cmp.Or(r.TTL, defaultTTL))
 	if err != nil {
 		return reservations.Request{}, nil, nil, err
 	}
@@ -186,7 +186,7 @@ var Release = UseCase[ReleaseRequest, *ChangeResult]{Name: "release", Publishes:
 // Renew moves the expiry of reservations to the ttl from now.
 var Renew = UseCase[RenewRequest, *ChangeResult]{Name: "renew", Publishes: true,
 	run: func(e *Env, r RenewRequest) (*ChangeResult, error) {
-		return e.change(r.ReleaseRequest, true, ttlOr(r.TTL))
+		return e.change(r.ReleaseRequest, true, cmp.Or(r.TTL, defaultTTL))
 	}}
 
 func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResult, error) {

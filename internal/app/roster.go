@@ -108,10 +108,7 @@ func isDir(path string) bool {
 
 func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
 	noteStamped(ws, droid, e.Now(), func() *store.Store {
-		s, err := e.OpenStore()
-		if err != nil {
-			return nil
-		}
+		s, _ := e.OpenStore() // nil when it cannot be opened
 		return s
 	})
 }

@@ -67,14 +67,10 @@ holder gets a message saying so (with --reason).
 ` + acrossClones,
 		Flags: append(assignFlags(&o, "take over an issue another droid holds (they are told)"),
 			&cli.BoolFlag{Name: "steal", Destination: &o.Steal, Usage: "take over the issue only if its holder has been silent for longer than the team allows (see git queen droids); they are told; exit 5 while the holder has been seen lately"}),
-		Action: func(c *cli.Context) error {
-			var err error
-			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
-				return err
-			}
-			o.G = readGlobals(c)
+		Action: oneArg("an ISSUE", func(c *cli.Context, issue string) error {
+			o.Issue, o.G = issue, readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 
@@ -89,14 +85,10 @@ func newUnassignCmd(env *Env, runF func(unassignOptions) error) *cli.Command {
 			&cli.BoolFlag{Name: "done", Destination: &o.Done, Usage: "mark the assignment completed rather than released"},
 			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "end another droid's assignment (marked forced; they are told)"},
 		},
-		Action: func(c *cli.Context) error {
-			var err error
-			if o.Issue, err = oneArg(c, "an ISSUE"); err != nil {
-				return err
-			}
-			o.G = readGlobals(c)
+		Action: oneArg("an ISSUE", func(c *cli.Context, issue string) error {
+			o.Issue, o.G = issue, readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 
@@ -186,9 +178,5 @@ func runAssignments(o assignmentsOptions) error {
 		}
 		t.row(a.IssueID, a.Droid, status, relTime(now, a.UpdatedAt), a.AssignedBy, a.Worktree, a.ID)
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	moreLine(o.Env.Stdout, res.More)
-	return nil
+	return t.flushMore(o.Env.Stdout, res.More)
 }

@@ -22,13 +22,9 @@ generated from the same definitions as --help. Install it:
   zsh:   git queen completion zsh > "${fpath[1]}/_git-queen"
          and: zstyle ':completion:*:*:git:*' user-commands queen:'coordinate coding agents'
   fish:  git queen completion fish > ~/.config/fish/completions/git-queen.fish`,
-		Action: func(c *cli.Context) error {
-			shell, err := oneArg(c, "a shell: bash, zsh or fish")
-			if err != nil {
-				return err
-			}
+		Action: oneArg("a shell: bash, zsh or fish", func(c *cli.Context, shell string) error {
 			return runCompletion(env.Stdout, c.App, shell)
-		},
+		}),
 	}
 }
 

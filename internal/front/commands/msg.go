@@ -113,11 +113,7 @@ func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 		}
 		t.row(mark, msg.ID, other, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
 	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	moreLine(o.Env.Stdout, res.More)
-	return nil
+	return t.flushMore(o.Env.Stdout, res.More)
 }
 
 type msgReadOptions struct {

@@ -136,20 +136,19 @@ func newMsgIDCmd(env *Env, name, usage, what string, runF func(msgReadOptions) e
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: "ID",
-		Action: func(c *cli.Context) error {
-			id, err := oneArg(c, what)
-			if err != nil {
-				return err
-			}
+		Action: oneArg(what, func(c *cli.Context, id string) error {
 			return runF(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
-		},
+		}),
 	}
 }
 
-// oneArg returns the single positional argument a command takes.
-func oneArg(c *cli.Context, what string) (string, error) {
-	if c.NArg() != 1 {
-		return "", &UsageError{Command: commandPath(c), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
+// oneArg is the action of a command that takes one positional argument
+// (what names it): any other count is a usage error that says so.
+func oneArg(what string, action func(c *cli.Context, arg string) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() != 1 {
+			return &UsageError{Command: commandPath(c), Msg: fmt.Sprintf("expected %s, got %d arguments", what, c.NArg())}
+		}
+		return action(c, c.Args().First())
 	}
-	return c.Args().First(), nil
 }

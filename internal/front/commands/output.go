@@ -120,6 +120,16 @@ func (t *table) row(cells ...string) {
 
 func (t *table) flush() error { return t.tw.Flush() }
 
+// flushMore flushes the table, then tells a person on w that a limit cut
+// more rows.
+func (t *table) flushMore(w io.Writer, more int) error {
+	if err := t.flush(); err != nil || more <= 0 {
+		return err
+	}
+	fmt.Fprintf(w, "... and %d more (--limit 0 shows all)\n", more)
+	return nil
+}
+
 // truncate shortens s to n characters for a table cell.
 func truncate(s string, n int) string {
 	r := []rune(s)
@@ -150,11 +160,4 @@ func tableLimit(c *cli.Context, def int) int {
 		return 0
 	}
 	return def
-}
-
-// moreLine tells a person that a table was cut.
-func moreLine(w io.Writer, more int) {
-	if more > 0 {
-		fmt.Fprintf(w, "... and %d more (--limit 0 shows all)\n", more)
-	}
 }

@@ -127,10 +127,9 @@ func runReady(o readyOptions) error {
 		kind := cmp.Or(it.IssueType, it.Source)
 		t.row(it.ID, fmt.Sprintf("P%d", it.Priority), kind, truncate(it.Title, 60), it.File)
 	}
-	if err := t.flush(); err != nil {
+	if err := t.flushMore(o.Env.Stdout, res.More); err != nil {
 		return err
 	}
-	moreLine(o.Env.Stdout, res.More)
 	fmt.Fprintln(o.Env.Stdout, res.Counts.Summary())
 	return nil
 }

@@ -98,10 +98,9 @@ func runReservations(o reservationsOptions) error {
 		}
 		t.row(l.Pattern, l.Droid, kind, expires, l.IssueID, truncate(reason, 40), l.ID)
 	}
-	if err := t.flush(); err != nil {
+	if err := t.flushMore(o.Env.Stdout, res.More); err != nil {
 		return err
 	}
-	moreLine(o.Env.Stdout, res.More)
 	return printQueue(o.Env, res.Waiting)
 }
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -100,12 +101,8 @@ func runSchemaList(env *Env, g globals) error {
 	return tw.Flush()
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
+// dash is s, or "-" for an empty table cell.
+func dash(s string) string { return cmp.Or(s, "-") }
 
 func runSchemaShow(env *Env, name string) error {
 	src, err := schema.Source(name)

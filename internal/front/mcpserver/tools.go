@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,7 +24,7 @@ func newServer(r *runner) *mcp.Server {
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
 			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +
 			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
-			"assignments. You act as droid " + droidOrNone(droid) + ".",
+			"assignments. You act as droid " + cmp.Or(droid, "(none set: writes will fail until the server is started with --droid or QUEEN_DROID)") + ".",
 	})
 	addTool(s, r, reserveTool())
 	addTool(s, r, useCase("release", "Release your reservations: the patterns given (and any they cover), or all=true. "+
@@ -72,13 +73,6 @@ func newServer(r *runner) *mcp.Server {
 	return s
 }
 
-func droidOrNone(droid string) string {
-	if droid == "" {
-		return "(none set: writes will fail until the server is started with --droid or QUEEN_DROID)"
-	}
-	return droid
-}
-
 // defaultListLimit and maxListLimit bound what a listing tool returns, so
 // that a call costs what it returns: an inbox of a million messages
 // answers 50 of them, and says how many more there are.
@@ -114,12 +108,7 @@ const defaultWait = "50s"
 
 // waitTimeout is the timeout of a wait call: the one given, else
 // defaultWait.
-func waitTimeout(in app.WaitRequest) string {
-	if in.Timeout == "" {
-		return defaultWait
-	}
-	return in.Timeout
-}
+func waitTimeout(in app.WaitRequest) string { return cmp.Or(in.Timeout, defaultWait) }
 
 // waitProgress is what wait reports: that it is waiting, from the start,
 // and for how long at most.
