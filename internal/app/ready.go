@@ -287,8 +287,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	}
 	cfg, err := schema.ParseConfig(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %s\nfix the file (see 'git queen validate --help'), or move it away", cfgPath,
-			strings.TrimPrefix(strings.TrimPrefix(err.Error(), schema.ConfigFile), ": "))
+		return nil, nil, configError(cfgPath, err)
 	}
 	realTop, err := filepath.EvalSymlinks(top)
 	if err != nil {

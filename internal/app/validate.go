@@ -112,12 +112,18 @@ func (e *Env) LoadValidateConfig(top string) (*schema.Registry, int, error) {
 			return reg, cfg.Validate.Limit, nil
 		}
 	}
-	// The schema package names the file queen.toml; name the one read.
+	return nil, 0, configError(path, err)
+}
+
+// configError is err of reading the queen.toml at path, as every command
+// that reads it says it: the schema package names the file queen.toml;
+// the message names the one read.
+func configError(path string, err error) error {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, schema.ConfigFile); ok {
 		msg = path + rest
 	}
-	return nil, 0, fmt.Errorf("%s\nfix the file (see 'git queen validate --help'), or move it away", msg)
+	return fmt.Errorf("%s\nfix the file (see 'git queen validate --help'), or move it away", msg)
 }
 
 // target is one file to validate: where it is, how the registry sees it
