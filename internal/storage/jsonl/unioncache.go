@@ -18,9 +18,14 @@ import (
 // the union and passed the caller's final filter, valid while every file
 // holds the bytes it held when the answer was saved. Each file keeps a
 // selection cache of its own, so recomputing the union after a change
-// costs what those caches cost; the union cache spares the merge of their
-// answers, which, when many versions are recent, was most of the
-// pre-commit hook's time. The filters must be monotone in time, as for a
+// costs what those caches cost. The union cache spares reading them: each
+// source's selection must keep every version that could supersede a kept
+// one elsewhere (a recent release beside an active grant), which can be
+// most of a log, while the union cache holds only the winners the final
+// filter keeps (a clone with 100k reservation versions of its own, 1,000
+// active, and 1,000 received: its own log's selection holds 11,278
+// versions, the union about 2,500 winners; check took 9.3 ms with the
+// union cache, 32.8 ms without). The filters must be monotone in time, as for a
 // selection cache: the answer is filtered again when it is read.
 //
 // What a file holds is what its index vouches for (see OpenIndex): the
