@@ -1,9 +1,11 @@
 package jsonl
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -16,9 +18,14 @@ import (
 // the union and passed the caller's final filter, valid while every file
 // holds the bytes it held when the answer was saved. Each file keeps a
 // selection cache of its own, so recomputing the union after a change
-// costs what those caches cost; the union cache spares the merge of their
-// answers, which, when many versions are recent, was most of the
-// pre-commit hook's time. The filters must be monotone in time, as for a
+// costs what those caches cost. The union cache spares reading them: each
+// source's selection must keep every version that could supersede a kept
+// one elsewhere (a recent release beside an active grant), which can be
+// most of a log, while the union cache holds only the winners the final
+// filter keeps (a clone with 100k reservation versions of its own, 1,000
+// active, and 1,000 received: its own log's selection holds 11,278
+// versions, the union about 2,500 winners; check took 9.3 ms with the
+// union cache, 32.8 ms without). The filters must be monotone in time, as for a
 // selection cache: the answer is filtered again when it is read.
 //
 // What a file holds is what its index vouches for (see OpenIndex): the
@@ -60,18 +67,28 @@ const unionVersion = 2
 // misses saves the answer it reads with the same held). ok is false when
 // there is no usable cache.
 func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
-	raw, err := os.ReadFile(cachePath)
+	f, err := os.Open(cachePath)
 	if err != nil {
 		return nil, nil, false
 	}
-	var hdr unionHeader
-	keys := q.keys()
-	first, rest, found := bytes.Cut(raw, []byte{'\n'})
-	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != unionVersion || !slices.Equal(hdr.Keys, keys) ||
-		!slices.Equal(hdr.Files, files) || len(hdr.Held) != len(files) || Checksum(rest) != hdr.Body {
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
 		return nil, nil, false
 	}
-	if !slices.EqualFunc(held, hdr.Held, func(a, b *UnionSource) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }) {
+	// The header first: a cache the sources outgrew (the read after every
+	// append) is known stale without reading its answer.
+	r := bufio.NewReader(f)
+	first, err := r.ReadBytes('\n')
+	var hdr unionHeader
+	keys := q.keys()
+	if err != nil || json.Unmarshal(first, &hdr) != nil || hdr.V != unionVersion || !slices.Equal(hdr.Keys, keys) ||
+		!slices.Equal(hdr.Files, files) || len(hdr.Held) != len(files) ||
+		!slices.EqualFunc(held, hdr.Held, func(a, b *UnionSource) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }) {
+		return nil, nil, false
+	}
+	rest := make([]byte, max(info.Size()-int64(len(first)), 0))
+	if _, err := io.ReadFull(r, rest); err != nil || Checksum(rest) != hdr.Body {
 		return nil, nil, false
 	}
 	for _, p := range hdr.Problems {
@@ -151,7 +168,13 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 		}
 		hdr.Problems = append(hdr.Problems, unionProblem{File: i, Line: p.Line, Msg: p.Msg})
 	}
-	var body []byte
+	// Room for every line at once: the answer can be megabytes, and a
+	// buffer grown by doubling copied it over and over.
+	size := 0
+	for _, e := range entries {
+		size += len(e.Raw) + 48 + 16*len(hdr.Keys)
+	}
+	body := make([]byte, 0, size)
 	vals := make([][]byte, len(hdr.Keys))
 	for _, e := range entries {
 		i, ok := index[e.File]
@@ -165,5 +188,17 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 		}
 	}
 	hdr.Body = Checksum(body)
-	writeCacheHeaded(cachePath, hdr, body)
+	h, err := json.Marshal(hdr)
+	if err != nil {
+		return
+	}
+	// The header and the body written one after the other, not copied
+	// into one buffer first.
+	_ = writeFileFrom(cachePath, false, func(w *os.File) error {
+		if _, err := w.Write(append(h, '\n')); err != nil {
+			return err
+		}
+		_, err := w.Write(body)
+		return err
+	})
 }

@@ -250,3 +250,42 @@ func readUnionCache(cache, cacheDir string, files []string, q Query, final func(
 	}
 	return ReadUnionCache(cache, files, held, q, final)
 }
+
+// A union cache whose answer is damaged (a byte changed, cut short,
+// lengthened) while its header still matches the sources is not
+// believed: the header is read first, but the answer is checked whole.
+func TestUnionCacheWithADamagedAnswerDoesNotHold(t *testing.T) {
+	damages := []struct {
+		name   string
+		damage func([]byte) []byte
+	}{
+		{"a byte changed", func(b []byte) []byte { b[len(b)-3] ^= 1; return b }},
+		{"cut short", func(b []byte) []byte { return b[:len(b)-5] }},
+		{"lengthened", func(b []byte) []byte { return append(b, "0 1 0 - {}\n"...) }},
+		{"the header alone", func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')+1] }},
+		{"the header without its newline", func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')] }},
+	}
+	for _, d := range damages {
+		t.Run(d.name, func(t *testing.T) {
+			logs, cacheDir, cache := unionLogs(t, "a.jsonl", "b.jsonl")
+			appendRecords(t, logs[0], map[string]any{"id": "x", "n": 1}, map[string]any{"id": "y", "n": 2})
+			appendRecords(t, logs[1], map[string]any{"id": "z", "n": 3})
+			files := []string{logs[0].Path, logs[1].Path}
+			q := Query{Fields: []string{"n"}}
+			saveUnion(t, cache, cacheDir, files, q, nil)
+			if _, _, ok := readUnionCache(cache, cacheDir, files, q, nil); !ok {
+				t.Fatal("the saved answer does not hold before the damage")
+			}
+			raw, err := os.ReadFile(cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cache, d.damage(raw), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got, _, ok := readUnionCache(cache, cacheDir, files, q, nil); ok {
+				t.Errorf("a damaged answer holds: %+v", got)
+			}
+		})
+	}
+}

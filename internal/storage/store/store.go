@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,7 +192,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		}
 	}
 	sel := &Selection{}
-	var best map[string]jsonl.Entry
+	lists := make([][]jsonl.Entry, 0, src.Count())
 	for _, path := range src.Paths {
 		var entries []jsonl.Entry
 		var problems []jsonl.Problem
@@ -208,26 +207,13 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		}
 		sel.Sources = append(sel.Sources, path)
 		sel.Problems = append(sel.Problems, problems...)
-		if src.Count() == 1 {
-			sel.Entries = entries // nothing to union
-			break
-		}
-		if best == nil {
-			best = make(map[string]jsonl.Entry, len(entries))
-		}
-		for _, e := range entries {
-			if cur, ok := best[e.ID]; !ok || supersedes(e, cur) {
-				best[e.ID] = e
-			}
-		}
+		lists = append(lists, entries)
 	}
-	if best != nil {
-		sel.Entries = slices.AppendSeq(make([]jsonl.Entry, 0, len(best)), maps.Values(best))
-	}
+	sel.Entries = unite(lists)
 	if q.Final != nil {
 		sel.Entries = slices.DeleteFunc(sel.Entries, func(e jsonl.Entry) bool { return !q.Final(e.Fields) })
 	}
-	slices.SortFunc(sel.Entries, func(a, b jsonl.Entry) int { return strings.Compare(a.ID, b.ID) })
+	sortByID(sel.Entries)
 	if union != "" {
 		jsonl.SaveUnionCache(union, src.Paths, unionHeld, q.Query, sel.Entries, sel.Problems)
 	}
