@@ -285,6 +285,7 @@ func TestCheckVersionRuleAllocatesNoWords(t *testing.T) {
 		early            bool
 	}{
 		{MessagesFile, `{}`, RuleRequired, true},
+		{ReservationsFile, `{"updated_at":"2026-11-22T12:00:00Z"}`, RuleRequired, true},
 		{MessagesFile, `{"Id":"x"}`, RuleKey, true},
 		{AssignmentsFile, `{"id":1}`, RuleType, true},
 		{MessagesFile, `{"read":"no"}`, RuleType, true},
@@ -445,5 +446,40 @@ func TestCheckVersionAtReadsPresenceAsIsPresence(t *testing.T) {
 	}
 	if presences < 4 {
 		t.Errorf("%d presence records among the lines; the table must hold some", presences)
+	}
+}
+
+// CheckVersionAt holds the pattern of a reservation that can no longer
+// hold at now (its expiry has passed) to the cheap rules only, and every
+// other reservation's to all of them; CheckVersionRule does the same.
+func TestCheckVersionAtVetsThePatternsThatStillHold(t *testing.T) {
+	before := time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC) // baseReservation expires at 14:00
+	after := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, pattern         string
+		ruleBefore, ruleAfter string
+	}{
+		{"stored as it is", "src/**", "", ""},
+		{"stored otherwise by reserve", "src/", RulePattern, ""},
+		{"a control character", "src/\u0007", RulePattern, RulePattern},
+	} {
+		line := []byte(build(baseReservation, set("pattern", q(c.pattern))))
+		for _, at := range []struct {
+			now  time.Time
+			want string
+		}{{before, c.ruleBefore}, {after, c.ruleAfter}} {
+			_, e := CheckVersionAt(ReservationsFile, line, at.now)
+			_, rule := CheckVersionRule(ReservationsFile, line, at.now)
+			got := ""
+			if e != nil {
+				got = e.Rule
+			}
+			if got != at.want || rule != at.want {
+				t.Errorf("%s at %s: CheckVersionAt %v, CheckVersionRule %q, want %q", c.name, at.now.Format(time.Kitchen), e, rule, at.want)
+			}
+		}
+		if e := CheckVersion(ReservationsFile, line); (e != nil) != (c.ruleBefore != "") {
+			t.Errorf("%s: CheckVersion %v", c.name, e)
+		}
 	}
 }
