@@ -82,8 +82,11 @@ func (w *walk) between(from, to plumbing.Hash) (removed bool, err error) {
 }
 
 // EachChangeOf is EachChange for one log (queen_reservations.jsonl...):
-// the other logs' chunks are not read.
-func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines [][]byte) error) error {
+// the other logs' chunks are not read. fn gets each chunk's bytes, as
+// EachChangeRead's prepare does (Chunk.Data, read with LinesOf), not a
+// [][]byte of its lines: a chunk of tiny lines read ahead costs its bytes,
+// not 24 more a line.
+func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(data []byte) error) error {
 	dir, ok := DirOf(file)
 	if !ok {
 		return fmt.Errorf("the ledger holds no log named %s", file)
@@ -110,7 +113,8 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 	if err != nil {
 		return err
 	}
-	w := newWalk(l, nil, func(c Chunk, _ struct{}) error { return fn(c.Lines) })
+	w := newWalk(l, func(c Chunk) []byte { return c.Data }, func(_ Chunk, data []byte) error { return fn(data) })
+	w.raw = true
 	defer w.endReaders()
 	return inCommit(w.finish(w.trees(dir, a, b)), to)
 }

@@ -13,8 +13,9 @@ import (
 // EachChangeRead hands prepare, as Data, exactly the lines EachChangePrepared
 // hands as Lines (Subtract's: those of the newer chunk the older lacks,
 // counting repeats), whether the newer chunk is new, grows the older by
-// appends (read without splitting either) or rewrites it; it reports
-// removed lines alike; and fn gets neither Data nor Lines.
+// appends (read without splitting either) or rewrites it, and so does
+// EachChangeOf; it reports removed lines alike; and fn gets neither Data
+// nor Lines.
 func TestEachChangeReadHandsWhatSubtractLeaves(t *testing.T) {
 	l, repo := open(t)
 	format := object(t, repo, "blob", []byte(formatLine))
@@ -56,9 +57,16 @@ func TestEachChangeReadHandsWhatSubtractLeaves(t *testing.T) {
 				if ch.Lines != nil {
 					t.Errorf("prepare got Lines %q beside Data", ch.Lines)
 				}
-				var got []string
-				for line := range LinesOf(ch.Data) {
+				var got, again []string
+				lines := LinesOf(ch.Data)
+				for line := range lines {
 					got = append(got, string(line))
+				}
+				for line := range lines {
+					again = append(again, string(line))
+				}
+				if !slices.Equal(got, again) {
+					t.Errorf("LinesOf read %q, then %q", got, again)
 				}
 				return got
 			}, func(ch Chunk, got []string) error {
@@ -80,8 +88,17 @@ func TestEachChangeReadHandsWhatSubtractLeaves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(read, want) || !slices.Equal(prepared, want) {
-				t.Errorf("EachChangeRead handed %q, EachChangePrepared %q, want %q", read, prepared, want)
+			var ofLog []string
+			if err := l.EachChangeOf(records.MessagesFile, from, to, func(data []byte) error {
+				for line := range LinesOf(data) {
+					ofLog = append(ofLog, string(line))
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(read, want) || !slices.Equal(prepared, want) || !slices.Equal(ofLog, want) {
+				t.Errorf("EachChangeRead handed %q, EachChangePrepared %q, EachChangeOf %q, want %q", read, prepared, ofLog, want)
 			}
 			if removedRead != c.removed || removedPrepared != c.removed {
 				t.Errorf("removed: %v and %v, want %v", removedRead, removedPrepared, c.removed)

@@ -134,19 +134,19 @@ func splitLines(data []byte) [][]byte {
 // LinesOf yields the lines of a chunk's bytes as a Chunk's Lines holds
 // them: without their newlines, blank lines skipped. A reader of
 // EachChangeRead's Data reads it with this, and so sees what a reader of
-// Lines would.
+// Lines would; it may be read more than once.
 func LinesOf(data []byte) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
+		for rest := data; len(rest) > 0; {
+			i := bytes.IndexByte(rest, '\n')
 			if i < 0 {
-				yield(data)
+				yield(rest)
 				return
 			}
-			if i > 0 && !yield(data[:i]) {
+			if i > 0 && !yield(rest[:i]) {
 				return
 			}
-			data = data[i+1:]
+			rest = rest[i+1:]
 		}
 	}
 }
