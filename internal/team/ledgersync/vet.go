@@ -34,6 +34,10 @@ type vetted struct {
 	presence, top bool
 }
 
+// maxVetRoom is the most versions vet makes room for before it reads a
+// chunk.
+const maxVetRoom = 256
+
 // ruleBreaks counts the lines vet found to break one rule, with the
 // first one's words and example (exampleOf).
 type ruleBreaks struct {
@@ -46,14 +50,14 @@ type ruleBreaks struct {
 // chunks at once (see ledger.EachChangeRead), the choice of each record's
 // newest version among them included.
 func vet(file string, lines [][]byte, now time.Time) vetting {
-	return vetEach(file, slices.Values(lines), now)
+	return vetEach(file, slices.Values(lines), len(lines), now)
 }
 
 // vetData is vet for a chunk's bytes (ledger.Chunk.Data). When the valid
 // lines are less than half of data, they are copied out of it, so that
 // what the vetting keeps of the chunk is bounded by what is valid.
 func vetData(file string, data []byte, now time.Time) vetting {
-	v := vetEach(file, ledger.LinesOf(data), now)
+	v := vetEach(file, ledger.LinesOf(data), bytes.Count(data, []byte("\n"))+1, now)
 	size := 0
 	for _, x := range v.valid {
 		size += len(x.line)
@@ -68,8 +72,12 @@ func vetData(file string, data []byte, now time.Time) vetting {
 	return v
 }
 
-func vetEach(file string, lines iter.Seq[[]byte], now time.Time) vetting {
-	var out vetting
+// vetEach is vet for n lines at most.
+func vetEach(file string, lines iter.Seq[[]byte], n int, now time.Time) vetting {
+	// Room for a chunk of the size git-queen writes (64 KiB, a few
+	// hundred versions), not for every line of a larger one: the lines
+	// of a hostile chunk are mostly invalid.
+	out := vetting{valid: make([]vetted, 0, min(n, maxVetRoom))}
 	versions := newVersionReader()
 	for line := range lines {
 		// The rules' check, which also reads the id and time of most
@@ -89,6 +97,9 @@ func vetEach(file string, lines iter.Seq[[]byte], now time.Time) vetting {
 			x.id, x.at, x.split = id, at, splitID(id)
 		}
 		out.valid = append(out.valid, x)
+	}
+	if len(out.valid) == 0 {
+		out.valid = nil // a chunk read ahead holds nothing of its lines
 	}
 	top := make(map[string]int, len(out.valid)) // the newest version of each id here
 	for i := range out.valid {

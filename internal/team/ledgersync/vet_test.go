@@ -132,3 +132,19 @@ func BenchmarkVetHostileChunk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVetHonestChunk vets a chunk of the size git-queen writes (64
+// KiB) of message versions, as a join does.
+func BenchmarkVetHonestChunk(b *testing.B) {
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	var data []byte
+	for len(data) < 64<<10 {
+		data = fmt.Appendf(data, `{"id":%q,"created_at":"2026-11-01T00:00:00Z","updated_at":"2026-11-02T00:00:00Z","from":"ann","to":"bob","subject":"a subject of some words","body":"%s","importance":"normal","read":false,"updated_by":"ann"}`+"\n",
+			ids.NewMessage(), bytes.Repeat([]byte("lorem ipsum "), 20))
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		vetData(records.MessagesFile, data, now)
+	}
+}
