@@ -64,7 +64,7 @@ func TestVetKeepsACountOfInvalidLines(t *testing.T) {
 				allocs[n] = testing.AllocsPerRun(5, func() { vetData(c.file, data, now) })
 			}
 			small, large := allocs[10*len(c.lines)], allocs[10000*len(c.lines)]
-			if large-small > c.allocs*float64(9990*len(c.lines)) {
+			if large-small > c.allocs*float64(9990*len(c.lines))+8 { // 8: what the runtime may make on its own
 				t.Errorf("vet made %v allocations for %d lines, %v for %d", small, 10*len(c.lines), large, 10000*len(c.lines))
 			}
 		})
