@@ -81,12 +81,12 @@ func (w *walk) between(from, to plumbing.Hash) (removed bool, err error) {
 	return w.removed, inCommit(err, to)
 }
 
-// EachChangeOf is EachChange for one log (queen_reservations.jsonl...):
-// the other logs' chunks are not read. fn gets each chunk's bytes, as
-// EachChangeRead's prepare does (Chunk.Data, read with LinesOf), not a
-// [][]byte of its lines: a chunk of tiny lines read ahead costs its bytes,
-// not 24 more a line.
-func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(data []byte) error) error {
+// EachChangeOf is EachChangeRead for one log (queen_reservations.jsonl...):
+// the other logs' chunks are not read. prepare gets each chunk's bytes
+// (Chunk.Data, read with LinesOf), not a [][]byte of its lines, and keeps
+// in T what fn needs of them: a chunk of tiny lines read ahead costs what
+// prepare keeps, not 24 bytes a line.
+func EachChangeOf[T any](l *Ledger, file string, from, to plumbing.Hash, prepare func(Chunk) T, fn func(T) error) error {
 	dir, ok := DirOf(file)
 	if !ok {
 		return fmt.Errorf("the ledger holds no log named %s", file)
@@ -113,7 +113,7 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(data 
 	if err != nil {
 		return err
 	}
-	w := newWalk(l, func(c Chunk) []byte { return c.Data }, func(_ Chunk, data []byte) error { return fn(data) })
+	w := newWalk(l, prepare, func(_ Chunk, prepared T) error { return fn(prepared) })
 	w.raw = true
 	defer w.endReaders()
 	return inCommit(w.finish(w.trees(dir, a, b)), to)

@@ -89,10 +89,14 @@ func TestEachChangeReadHandsWhatSubtractLeaves(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ofLog []string
-			if err := l.EachChangeOf(records.MessagesFile, from, to, func(data []byte) error {
-				for line := range LinesOf(data) {
-					ofLog = append(ofLog, string(line))
+			if err := EachChangeOf(l, records.MessagesFile, from, to, func(ch Chunk) []string {
+				var got []string
+				for line := range LinesOf(ch.Data) {
+					got = append(got, string(line))
 				}
+				return got
+			}, func(got []string) error {
+				ofLog = append(ofLog, got...)
 				return nil
 			}); err != nil {
 				t.Fatal(err)

@@ -106,13 +106,14 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if err != nil {
 		return "", false
 	}
-	// The valid versions of each chunk (vetData copies them out of a
-	// chunk of mostly invalid lines): what a hostile push of tiny
-	// invalid lines leaves to hold is their count.
+	// The valid versions of each chunk, vetted by the walk's readers
+	// (vetData copies them out of a chunk of mostly invalid lines): what
+	// a hostile push of tiny invalid lines leaves to hold is their count.
 	var added [][]byte
-	if err := l.EachChangeOf(records.ReservationsFile, local, fetched, func(chunk []byte) error {
-		for _, v := range vetData(records.ReservationsFile, chunk, now).valid {
-			added = append(added, v.line)
+	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
+	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, fetched, vetChunk, func(v vetting) error {
+		for _, x := range v.valid {
+			added = append(added, x.line)
 		}
 		return nil
 	}); err != nil {

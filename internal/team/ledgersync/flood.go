@@ -49,7 +49,20 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 	}
 	places := newPlaceCount(queued, now)
 	stop := errors.New("flood")
-	err = s.ledger.EachChangeOf(records.ReservationsFile, local, commit, func(chunk []byte) error {
+	// A chunk none of whose lines either count reads as a reservation
+	// version is dropped by the walk's readers, not held read ahead.
+	anyVersion := func(c ledger.Chunk) []byte {
+		for line := range ledger.LinesOf(c.Data) {
+			if _, _, ok := count.judge(line, now); ok {
+				return c.Data
+			}
+			if _, _, ok := places.judge(line, now); ok {
+				return c.Data
+			}
+		}
+		return nil
+	}
+	err = ledger.EachChangeOf(s.ledger, records.ReservationsFile, local, commit, anyVersion, func(chunk []byte) error {
 		lines := ledger.LinesOf(chunk)
 		if count.add(lines) > 2*records.MaxActiveReservations || places.add(lines) > 2*records.MaxActiveReservations {
 			return stop
