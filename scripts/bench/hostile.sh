@@ -18,14 +18,69 @@
 # of each clone's .git/queen-cache. Both of bob's clones hold ann's one
 # reservation and nothing else, so that any cost the push added shows.
 #
+# First, a join of a ledger of tiny invalid lines: TINY chunks (4) of 4 MB
+# of "{}" lines (1.33 million a chunk, each breaking the required rule),
+# pushed on top of an honest ledger of HONEST (100,000) message records,
+# against a join of the honest ledger alone, in the same hyperfine runs
+# (JOIN_RUNS each): time and peak RSS of each; with BEFORE set, this
+# binary's hostile join against BEFORE's too. Target: the hostile join
+# within the 64 MiB a join may take, its lines costing a count each, not
+# memory. TINY_ONLY=1 stops after it.
+#
 #   scripts/bench/hostile.sh
 #   HOSTILE=100000 RUNS=10 ROUNDS=3 scripts/bench/hostile.sh
+#   TINY_ONLY=1 BEFORE=/path/to/old/git-queen scripts/bench/hostile.sh
 set -eu
 . "$(dirname "$0")/env.sh"
 bench_needs hyperfine awk
 bench_setup hostile
+bench_build scripts/bench/ledgergen
 hostile=${HOSTILE:-1000000}
 export QUEEN_DROID=bob
+
+# The join of a ledger of tiny invalid lines, beside the honest join.
+mkdir -p "$work/tiny"
+git init -q --bare -b main "$work/tiny/honest.git"
+ledgergen -git-dir "$work/tiny/honest.git" -messages "${HONEST:-100000}" -months 4 >/dev/null
+git -C "$work/tiny/honest.git" repack -adq # as a server's
+git clone -q --bare "$work/tiny/honest.git" "$work/tiny/hostile.git"
+git -C "$work/tiny/hostile.git" fetch -q origin +refs/queen/ledger:refs/queen/ledger
+awk 'BEGIN { for (i = 0; i < 1333333; i++) print "{}" }' >"$work/tiny/chunk"
+export GIT_INDEX_FILE="$work/tiny/index"
+git -C "$work/tiny/hostile.git" read-tree refs/queen/ledger
+blob=$(git -C "$work/tiny/hostile.git" hash-object -w "$work/tiny/chunk")
+for i in $(seq 1 "${TINY:-4}"); do
+	git -C "$work/tiny/hostile.git" update-index --add --cacheinfo "100644,$blob,messages/2020-01/000/$(printf %02d "$i").jsonl"
+done
+tree=$(git -C "$work/tiny/hostile.git" write-tree)
+unset GIT_INDEX_FILE
+git -C "$work/tiny/hostile.git" update-ref refs/queen/ledger "$(git -C "$work/tiny/hostile.git" commit-tree -p refs/queen/ledger -m tiny "$tree")"
+git -C "$work/tiny/hostile.git" repack -adq
+for r in honest hostile; do
+	cat >"$work/tiny/fresh-$r" <<-EOF
+		rm -rf $work/tiny/$r && git init -q -b main $work/tiny/$r && git -C $work/tiny/$r commit -q --allow-empty -m init &&
+			git -C $work/tiny/$r remote add origin file://$work/tiny/$r.git
+	EOF
+	echo "sh $work/tiny/fresh-$r && cd $work/tiny/$r && git-queen init --droid bench --remote origin --no-hooks >/dev/null 2>&1" >"$work/tiny/join-$r"
+done
+sed "s|git-queen init|${BEFORE:-git-queen} init|" "$work/tiny/join-hostile" >"$work/tiny/join-before"
+pair_runs=${JOIN_RUNS:-3}
+bench_pair tiny hostile "sh $work/tiny/join-hostile" honest "sh $work/tiny/join-honest"
+[ -z "${BEFORE:-}" ] || bench_pair tiny-before hostile "sh $work/tiny/join-hostile" before "sh $work/tiny/join-before"
+pair_runs=
+echo "join of $((${TINY:-4} * 1333333)) lines of {} on ${HONEST:-100000} honest records, beside the honest ledger's ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)):"
+printf '%-24s %10s %10s %9s\n' join time "peak RSS" received
+for r in hostile honest ${BEFORE:+before}; do
+	bin=git-queen pair=tiny dir=$r
+	[ "$r" != before ] || bin=$BEFORE pair=tiny-before dir=hostile
+	sh "$work/tiny/fresh-$dir"
+	rss=$(cd "$work/tiny/$dir" && bench_rss "$bin" init --droid bench --remote origin --no-hooks)
+	printf '%-24s %7s ms %6s MiB %9s\n' "$r" "$(bench_median "$pair" "$r")" "$rss" "$(cat "$work/tiny/$dir"/.git/queen/received/* | wc -l)"
+done
+sh "$work/tiny/fresh-hostile"
+(cd "$work/tiny/hostile" && git-queen init --droid bench --remote origin --no-hooks 2>&1 >/dev/null | grep 'set aside' | sed 's/^/  it said: /') || true
+rm -rf "$work/tiny"
+[ -z "${TINY_ONLY:-}" ] || exit 0
 
 git init -q --bare -b main "$work/remote.git"
 git init -q -b main "$work/seed"

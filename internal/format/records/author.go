@@ -83,8 +83,10 @@ func checkReservationAuthor(v *version) *RuleError {
 	if by == "" || by == droid || v.truth[fForced] {
 		return nil
 	}
-	return breakf(RuleAuthorship, "reservation %s of %s was changed by %s without forced=true; only a forced change may touch another droid's reservation",
-		v.str[fID], quote(droid), quote(by))
+	return v.fail(RuleAuthorship, func() string {
+		return fmt.Sprintf("reservation %s of %s was changed by %s without forced=true; only a forced change may touch another droid's reservation",
+			v.str[fID], quote(droid), quote(by))
+	})
 }
 
 func checkAssignmentAuthor(v *version) *RuleError {
@@ -97,11 +99,15 @@ func checkAssignmentAuthor(v *version) *RuleError {
 		return nil
 	}
 	if creation {
-		return breakf(RuleAuthorship, "assignment %s was created by %s but says it was assigned by %s",
-			v.str[fID], quote(by), quote(v.str[fAssignedBy]))
+		return v.fail(RuleAuthorship, func() string {
+			return fmt.Sprintf("assignment %s was created by %s but says it was assigned by %s",
+				v.str[fID], quote(by), quote(v.str[fAssignedBy]))
+		})
 	}
-	return breakf(RuleAuthorship, "assignment %s of %s was changed by %s without forced=true; only a forced change may touch another droid's assignment",
-		v.str[fID], quote(droid), quote(by))
+	return v.fail(RuleAuthorship, func() string {
+		return fmt.Sprintf("assignment %s of %s was changed by %s without forced=true; only a forced change may touch another droid's assignment",
+			v.str[fID], quote(droid), quote(by))
+	})
 }
 
 func checkMessageAuthor(v *version) *RuleError {
@@ -109,8 +115,10 @@ func checkMessageAuthor(v *version) *RuleError {
 	if by == "" || by == v.str[fFrom] || by == v.str[fTo] {
 		return nil
 	}
-	return breakf(RuleAuthorship, "message %s from %s to %s was changed by %s; only its sender or recipient may",
-		v.str[fID], quote(v.str[fFrom]), quote(v.str[fTo]), quote(by))
+	return v.fail(RuleAuthorship, func() string {
+		return fmt.Sprintf("message %s from %s to %s was changed by %s; only its sender or recipient may",
+			v.str[fID], quote(v.str[fFrom]), quote(v.str[fTo]), quote(by))
+	})
 }
 
 // ForceNeededError refuses a change to another droid's reservations or

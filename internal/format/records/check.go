@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ import (
 //     after the version was written (updated_at, else created_at).
 //   - authorship: see Authorship.
 func CheckVersion(file string, line []byte) *RuleError {
-	v := version{vetPattern: true}
+	v := version{}
 	return v.check(file, line)
 }
 
@@ -71,12 +72,27 @@ type Checked struct {
 // the same reading of the line found of a version that obeys every rule
 // (a sync joining a ledger reads each line once).
 func CheckVersionAt(file string, line []byte, now time.Time) (Checked, *RuleError) {
-	v := version{vetPattern: true}
-	if file == ReservationsFile && !Versions.Of(line).IsZero() {
-		if r, err := DecodeReservation(line); err == nil && !r.Expiry().After(now) {
-			v.vetPattern = false
-		}
+	v := version{}
+	return v.checkAt(file, line, now)
+}
+
+// CheckVersionRule is CheckVersionAt that names the rule a line breaks (a
+// Rule slug, "" when it obeys them all) without the words that say how,
+// which cost a line more than the check itself (a formatted message, a
+// JSON error's own): a sync that receives millions of invalid lines counts
+// them by rule, and asks CheckVersionAt for the words of the first.
+func CheckVersionRule(file string, line []byte, now time.Time) (Checked, string) {
+	v := version{quiet: true}
+	c, e := v.checkAt(file, line, now)
+	if e != nil {
+		return Checked{}, v.broken
 	}
+	return c, ""
+}
+
+// checkAt is CheckVersionAt in v, which says whether it is quiet.
+func (v *version) checkAt(file string, line []byte, now time.Time) (Checked, *RuleError) {
+	v.at, v.now = line, now
 	if e := v.check(file, line); e != nil {
 		return Checked{}, e
 	}
@@ -92,12 +108,16 @@ func CheckVersionAt(file string, line []byte, now time.Time) (Checked, *RuleErro
 func (v *version) check(file string, line []byte) *RuleError {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	if len(line) > MaxLineBytes {
-		return breakf(RuleSize, "the line is %d bytes; a record version is at most %d", len(line), MaxLineBytes)
+		return v.fail(RuleSize, func() string {
+			return fmt.Sprintf("the line is %d bytes; a record version is at most %d", len(line), MaxLineBytes)
+		})
 	}
 	kind := kindOf(file)
 	if kind == nil {
 		files := LogFiles()
-		return breakf(RuleFile, "%s is not a log of QueenBee records (%s or %s)", quote(file), strings.Join(files[:len(files)-1], ", "), files[len(files)-1])
+		return v.fail(RuleFile, func() string {
+			return fmt.Sprintf("%s is not a log of QueenBee records (%s or %s)", quote(file), strings.Join(files[:len(files)-1], ", "), files[len(files)-1])
+		})
 	}
 	if e := v.read(kind, line); e != nil {
 		return e
@@ -218,12 +238,42 @@ type version struct {
 	str   [nFields]string
 	time  [nFields]time.Time
 	truth [nFields]bool
-	// vetPattern has a reservation's pattern vetted through its automaton
-	// (see CheckVersionAt).
-	vetPattern bool
+	// at is the line CheckVersionAt checks at now (nil for
+	// CheckVersion), for vetsPattern.
+	at  []byte
+	now time.Time
 	// presence is the value of the last member named PresenceField.
 	presence []byte
+	// quiet has fail name the rule broken (in broken) and return
+	// quietBreak, without words (CheckVersionRule).
+	quiet  bool
+	broken string
 }
+
+// fail is the RuleError of a line that breaks rule, in the words msg
+// makes; a quiet version notes the rule and does not call msg.
+func (v *version) fail(rule string, msg func() string) *RuleError {
+	if v.quiet {
+		v.broken = rule
+		return quietBreak
+	}
+	return &RuleError{Rule: rule, Msg: msg()}
+}
+
+// vetsPattern says whether a reservation's pattern is vetted through its
+// automaton: always, but in CheckVersionAt for a version that can no
+// longer hold at now. It is asked only of a version that obeys every
+// other rule, so that one that breaks one sooner costs no decoding.
+func (v *version) vetsPattern() bool {
+	if v.at == nil || Versions.Of(v.at).IsZero() {
+		return true
+	}
+	r, err := DecodeReservation(v.at)
+	return err != nil || r.Expiry().After(v.now)
+}
+
+// quietBreak is what fail returns when quiet: it never leaves the package.
+var quietBreak = &RuleError{Rule: "quiet"}
 
 func (v *version) read(k *logKind, line []byte) *RuleError {
 	var seen [nFields]bool
@@ -239,14 +289,16 @@ func (v *version) read(k *logKind, line []byte) *RuleError {
 			}
 			for _, g := range k.fields {
 				if bytes.EqualFold(key, []byte(fieldNames[g])) {
-					bad = breakf(RuleKey, "field %s reads as %s to some readers and not to others; spell it %s", quote(string(key)), fieldNames[g], fieldNames[g])
+					bad = v.fail(RuleKey, func() string {
+						return fmt.Sprintf("field %s reads as %s to some readers and not to others; spell it %s", quote(string(key)), fieldNames[g], fieldNames[g])
+					})
 					return
 				}
 			}
 			return // another tool's field: kept, not judged
 		}
 		if seen[f] {
-			bad = breakf(RuleKey, "field %s appears twice", key)
+			bad = v.fail(RuleKey, func() string { return fmt.Sprintf("field %s appears twice", key) })
 			return
 		}
 		seen[f] = true
@@ -254,15 +306,15 @@ func (v *version) read(k *logKind, line []byte) *RuleError {
 	})
 	switch {
 	case errors.Is(err, jsonline.ErrNotObject):
-		return breakf(RuleJSON, "the line is not a JSON object")
+		return v.fail(RuleJSON, func() string { return "the line is not a JSON object" })
 	case err != nil:
-		return breakf(RuleJSON, "the line is not valid JSON: %v", err)
+		return v.fail(RuleJSON, func() string { return fmt.Sprintf("the line is not valid JSON: %v", err) })
 	case bad != nil:
 		return bad
 	}
 	for _, f := range k.fields[:k.required] {
 		if !v.has[f] {
-			return breakf(RuleRequired, "%s has no %s", k.name, fieldNames[f])
+			return v.fail(RuleRequired, func() string { return fmt.Sprintf("%s has no %s", k.name, fieldNames[f]) })
 		}
 	}
 	return nil
@@ -274,7 +326,7 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 	name := fieldNames[f]
 	if string(value) == "null" {
 		if slices.Index(k.fields, f) < k.required {
-			return breakf(RuleType, "%s is null; a %s always has one", name, k.name)
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is null; a %s always has one", name, k.name) })
 		}
 		return nil
 	}
@@ -285,25 +337,27 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			v.truth[f] = true
 		case "false":
 		default:
-			return breakf(RuleType, "%s is not true or false", name)
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not true or false", name) })
 		}
 	case kTime:
 		if len(value) == 0 || value[0] != '"' {
-			return breakf(RuleType, "%s is not a string", name)
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
 		}
 		t, ok := ParseTime(value)
 		if !ok {
-			return breakf(RuleTime, "%s %s is not an RFC 3339 time like 2026-11-22T12:00:00Z", name, quote(string(value)))
+			return v.fail(RuleTime, func() string {
+				return fmt.Sprintf("%s %s is not an RFC 3339 time like 2026-11-22T12:00:00Z", name, quote(string(value)))
+			})
 		}
 		v.time[f] = t
 	case kText: // the scan has validated the line: a value that opens with a quote is a string
 		if value[0] != '"' {
-			return breakf(RuleType, "%s is not a string", name)
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
 		}
 	default:
 		s, ok := jsonline.String(value)
 		if !ok {
-			return breakf(RuleType, "%s is not a string", name)
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
 		}
 		v.str[f] = s
 	}
@@ -316,28 +370,34 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 func (v *version) checkCommon(k *logKind) *RuleError {
 	id := v.str[fID]
 	if prefix, _, err := ids.Parse(id); prefix != k.prefix || err != nil {
-		return breakf(RuleID, "%s id %s is not %s followed by a 26-character ULID", k.name, quote(id), k.prefix)
+		return v.fail(RuleID, func() string {
+			return fmt.Sprintf("%s id %s is not %s followed by a 26-character ULID", k.name, quote(id), k.prefix)
+		})
 	}
 	if v.has[fUpdatedAt] && v.time[fUpdatedAt].Before(v.time[fCreatedAt]) {
-		return breakf(RuleTime, "%s %s: updated_at %s is before created_at %s", k.name, id,
-			v.time[fUpdatedAt].Format(time.RFC3339Nano), v.time[fCreatedAt].Format(time.RFC3339Nano))
+		return v.fail(RuleTime, func() string {
+			return fmt.Sprintf("%s %s: updated_at %s is before created_at %s", k.name, id,
+				v.time[fUpdatedAt].Format(time.RFC3339Nano), v.time[fCreatedAt].Format(time.RFC3339Nano))
+		})
 	}
 	for _, f := range []int{fFrom, fDroid, fAssignedBy, fUpdatedBy, fPreviousDroid} {
 		if !v.has[f] || (v.str[f] == "" && (f == fUpdatedBy || f == fPreviousDroid)) {
 			continue
 		}
 		if err := ValidateDroid(v.str[f]); err != nil {
-			return breakf(RuleDroid, "%s %s: %s: %v", k.name, id, fieldNames[f], err)
+			return v.fail(RuleDroid, func() string { return fmt.Sprintf("%s %s: %s: %v", k.name, id, fieldNames[f], err) })
 		}
 	}
 	if v.has[fIssueID] && (v.str[fIssueID] != "" || k == assignmentKind) {
 		if err := ValidateIssueID(v.str[fIssueID]); err != nil {
-			return breakf(RuleIssue, "%s %s: issue_id: %v", k.name, id, err)
+			return v.fail(RuleIssue, func() string { return fmt.Sprintf("%s %s: issue_id: %v", k.name, id, err) })
 		}
 	}
 	if v.has[fReason] {
 		if n := utf8.RuneCountInString(v.str[fReason]); n > MaxReason {
-			return breakf(RuleReason, "%s %s: the reason has %d characters, at most %d are allowed", k.name, id, n, MaxReason)
+			return v.fail(RuleReason, func() string {
+				return fmt.Sprintf("%s %s: the reason has %d characters, at most %d are allowed", k.name, id, n, MaxReason)
+			})
 		}
 	}
 	return nil
@@ -347,26 +407,32 @@ func checkMessage(v *version) *RuleError {
 	id := v.str[fID]
 	if to := v.str[fTo]; to != Broadcast {
 		if err := ValidateDroid(to); err != nil {
-			return breakf(RuleDroid, "message %s: to: %v", id, err)
+			return v.fail(RuleDroid, func() string { return fmt.Sprintf("message %s: to: %v", id, err) })
 		}
 	}
 	subject := v.str[fSubject]
 	if n := utf8.RuneCountInString(subject); n > MaxSubject {
-		return breakf(RuleSubject, "message %s: the subject has %d characters, at most %d are allowed", id, n, MaxSubject)
+		return v.fail(RuleSubject, func() string {
+			return fmt.Sprintf("message %s: the subject has %d characters, at most %d are allowed", id, n, MaxSubject)
+		})
 	}
 	if strings.ContainsAny(subject, "\r\n") {
-		return breakf(RuleSubject, "message %s: the subject is more than one line", id)
+		return v.fail(RuleSubject, func() string { return fmt.Sprintf("message %s: the subject is more than one line", id) })
 	}
 	if !slices.Contains(Importances, v.str[fImportance]) {
-		return breakf(RuleImportance, "message %s: importance %s is not one of %s", id, quote(v.str[fImportance]), strings.Join(Importances, ", "))
+		return v.fail(RuleImportance, func() string {
+			return fmt.Sprintf("message %s: importance %s is not one of %s", id, quote(v.str[fImportance]), strings.Join(Importances, ", "))
+		})
 	}
 	if r := v.str[fReplyTo]; r != "" {
 		if prefix, _, err := ids.Parse(r); prefix != ids.MessagePrefix || err != nil {
-			return breakf(RuleReference, "message %s: reply_to %s is not a message id", id, quote(r))
+			return v.fail(RuleReference, func() string { return fmt.Sprintf("message %s: reply_to %s is not a message id", id, quote(r)) })
 		}
 	}
 	if t := v.str[fThreadID]; t != "" && ValidateIssueID(t) != nil {
-		return breakf(RuleReference, "message %s: thread_id %s is neither a message id nor an issue id", id, quote(t))
+		return v.fail(RuleReference, func() string {
+			return fmt.Sprintf("message %s: thread_id %s is neither a message id nor an issue id", id, quote(t))
+		})
 	}
 	return checkMessageAuthor(v)
 }
@@ -379,7 +445,9 @@ var (
 
 func checkAssignment(v *version) *RuleError {
 	if !slices.Contains(AssignmentStatuses, v.str[fStatus]) {
-		return breakf(RuleStatus, "assignment %s: status %s is not one of %s", v.str[fID], quote(v.str[fStatus]), strings.Join(AssignmentStatuses, ", "))
+		return v.fail(RuleStatus, func() string {
+			return fmt.Sprintf("assignment %s: status %s is not one of %s", v.str[fID], quote(v.str[fStatus]), strings.Join(AssignmentStatuses, ", "))
+		})
 	}
 	return checkAssignmentAuthor(v)
 }
@@ -387,29 +455,35 @@ func checkAssignment(v *version) *RuleError {
 func checkReservation(v *version) *RuleError {
 	id := v.str[fID]
 	if !slices.Contains(ReservationStatuses, v.str[fStatus]) {
-		return breakf(RuleStatus, "reservation %s: status %s is not one of %s", id, quote(v.str[fStatus]), strings.Join(ReservationStatuses, ", "))
+		return v.fail(RuleStatus, func() string {
+			return fmt.Sprintf("reservation %s: status %s is not one of %s", id, quote(v.str[fStatus]), strings.Join(ReservationStatuses, ", "))
+		})
 	}
 	created, expires := v.time[fCreatedAt], v.time[fExpiresAt]
 	if !expires.After(created) {
-		return breakf(RuleTTL, "reservation %s expires (%s) before it was made (%s)", id, expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano))
+		return v.fail(RuleTTL, func() string {
+			return fmt.Sprintf("reservation %s expires (%s) before it was made (%s)", id, expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano))
+		})
 	}
 	written, field := created, "created_at"
 	if v.has[fUpdatedAt] {
 		written, field = v.time[fUpdatedAt], "updated_at"
 	}
 	if expires.After(written.Add(MaxReservationTTL)) {
-		return breakf(RuleTTL, "reservation %s expires %s after its %s; a reservation lasts at most %s",
-			id, ShortDuration(expires.Sub(written)), field, ShortDuration(MaxReservationTTL))
+		return v.fail(RuleTTL, func() string {
+			return fmt.Sprintf("reservation %s expires %s after its %s; a reservation lasts at most %s",
+				id, ShortDuration(expires.Sub(written)), field, ShortDuration(MaxReservationTTL))
+		})
 	}
 	if e := checkReservationAuthor(v); e != nil {
 		return e
 	}
 	check := checkStoredPattern
-	if !v.vetPattern {
+	if !v.vetsPattern() {
 		check = checkPatternText
 	}
 	if err := check(v.str[fPattern]); err != nil {
-		return breakf(RulePattern, "reservation %s: %v", id, err)
+		return v.fail(RulePattern, func() string { return fmt.Sprintf("reservation %s: %v", id, err) })
 	}
 	return nil
 }

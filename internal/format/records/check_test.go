@@ -252,7 +252,58 @@ func TestCheckVersion(t *testing.T) {
 			if got != c.rule {
 				t.Errorf("rule %q (%v), want %q\nline: %.300s", got, e, c.rule, c.line)
 			}
+			agreeQuietly(t, c.file, []byte(c.line))
 		})
+	}
+}
+
+// agreeQuietly fails t unless CheckVersionRule names the rule that
+// CheckVersionAt does, and reads what it reads, at a few times.
+func agreeQuietly(t *testing.T, file string, line []byte) {
+	t.Helper()
+	for _, now := range []time.Time{time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		loud, e := CheckVersionAt(file, line, now)
+		quiet, rule := CheckVersionRule(file, line, now)
+		want := ""
+		if e != nil {
+			want = e.Rule
+		}
+		if rule != want || quiet != loud {
+			t.Errorf("at %s CheckVersionRule says %q %+v, CheckVersionAt %q %+v\nline: %.300s", now, rule, quiet, want, loud, line)
+		}
+	}
+}
+
+// CheckVersionRule names the rule a line breaks without its words: a line
+// of a hostile ledger that breaks a rule before a field is read costs no
+// allocation, and one that breaks it later costs fewer than
+// CheckVersionAt's (the fields read, not the message).
+func TestCheckVersionRuleAllocatesNoWords(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		file, line, rule string
+		early            bool
+	}{
+		{MessagesFile, `{}`, RuleRequired, true},
+		{ReservationsFile, `{"updated_at":"2026-11-22T12:00:00Z"}`, RuleRequired, true},
+		{MessagesFile, `{"Id":"x"}`, RuleKey, true},
+		{AssignmentsFile, `{"id":1}`, RuleType, true},
+		{MessagesFile, `{"read":"no"}`, RuleType, true},
+		{MessagesFile, `[]`, RuleJSON, true},
+		{ReservationsFile, `{"id":"qr-x"}`, RuleRequired, false},
+		{MessagesFile, build(baseMessage, set("importance", q("loud"))), RuleImportance, false},
+		{MessagesFile, build(baseMessage, set("id", q("qm-1"))), RuleID, false},
+		{MessagesFile, build(baseMessage, set("created_at", q("yesterday"))), RuleTime, false},
+	} {
+		line := []byte(c.line)
+		if _, rule := CheckVersionRule(c.file, line, now); rule != c.rule {
+			t.Fatalf("%s: rule %q, want %q", c.line, rule, c.rule)
+		}
+		quiet := testing.AllocsPerRun(100, func() { CheckVersionRule(c.file, line, now) })
+		loud := testing.AllocsPerRun(100, func() { CheckVersionAt(c.file, line, now) })
+		if c.early && quiet != 0 || quiet >= loud {
+			t.Errorf("%.60s: %v allocations a line, CheckVersionAt %v", c.line, quiet, loud)
+		}
 	}
 }
 
@@ -317,6 +368,7 @@ func FuzzCheckVersion(f *testing.F) {
 	f.Add(`{"id":"qm-` + ulid1 + `","From":"x"}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, file := range []string{MessagesFile, AssignmentsFile, ReservationsFile} {
+			agreeQuietly(t, file, []byte(line))
 			if CheckVersion(file, []byte(line)) != nil {
 				continue
 			}
@@ -394,5 +446,40 @@ func TestCheckVersionAtReadsPresenceAsIsPresence(t *testing.T) {
 	}
 	if presences < 4 {
 		t.Errorf("%d presence records among the lines; the table must hold some", presences)
+	}
+}
+
+// CheckVersionAt holds the pattern of a reservation that can no longer
+// hold at now (its expiry has passed) to the cheap rules only, and every
+// other reservation's to all of them; CheckVersionRule does the same.
+func TestCheckVersionAtVetsThePatternsThatStillHold(t *testing.T) {
+	before := time.Date(2026, 11, 22, 13, 0, 0, 0, time.UTC) // baseReservation expires at 14:00
+	after := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, pattern         string
+		ruleBefore, ruleAfter string
+	}{
+		{"stored as it is", "src/**", "", ""},
+		{"stored otherwise by reserve", "src/", RulePattern, ""},
+		{"a control character", "src/\u0007", RulePattern, RulePattern},
+	} {
+		line := []byte(build(baseReservation, set("pattern", q(c.pattern))))
+		for _, at := range []struct {
+			now  time.Time
+			want string
+		}{{before, c.ruleBefore}, {after, c.ruleAfter}} {
+			_, e := CheckVersionAt(ReservationsFile, line, at.now)
+			_, rule := CheckVersionRule(ReservationsFile, line, at.now)
+			got := ""
+			if e != nil {
+				got = e.Rule
+			}
+			if got != at.want || rule != at.want {
+				t.Errorf("%s at %s: CheckVersionAt %v, CheckVersionRule %q, want %q", c.name, at.now.Format(time.Kitchen), e, rule, at.want)
+			}
+		}
+		if e := CheckVersion(ReservationsFile, line); (e != nil) != (c.ruleBefore != "") {
+			t.Errorf("%s: CheckVersion %v", c.name, e)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -73,10 +72,6 @@ type RuleError struct {
 
 // Error is the rule and what broke it: "droid: ...".
 func (e *RuleError) Error() string { return e.Rule + ": " + e.Msg }
-
-func breakf(rule, format string, args ...any) *RuleError {
-	return &RuleError{Rule: rule, Msg: fmt.Sprintf(format, args...)}
-}
 
 // quote is a value for a message: quoted, escaped, and cut to 60
 // characters, since a hostile value may be long.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"runtime"
@@ -31,6 +32,10 @@ type Chunk struct {
 	// ("2026-11"): where Record puts the versions written that month.
 	File, Month string
 	Lines       [][]byte
+	// Data is, for EachChangeRead's prepare (which gets no Lines), the
+	// bytes of those lines, each ended by a newline (the last perhaps
+	// not), blank lines among them: LinesOf yields the lines.
+	Data []byte
 }
 
 // EachChangePrepared is EachChange for a caller whose work on a chunk
@@ -43,23 +48,45 @@ type Chunk struct {
 // be nil (the zero T).
 func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk) T,
 	fn func(c Chunk, prepared T) error) (removed bool, err error) {
-	fromTree, err := l.TreeOf(from)
-	if err != nil {
-		return false, err
-	}
-	toTree, err := l.TreeOf(to)
-	if err != nil {
-		return false, err
-	}
+	return newWalk(l, prepare, fn).between(from, to)
+}
+
+// EachChangeRead is EachChangePrepared for a prepare that reads a chunk's
+// bytes (Chunk.Data, not split into Lines) and keeps in T whatever fn
+// needs of them: fn gets the chunk's File and Month, neither its Lines
+// nor its Data, so what the walk holds of a chunk read ahead is what
+// prepare kept. A chunk of 4 MB holds up to two million lines, and a
+// [][]byte of them alone takes 48 MB: a hostile ledger of such chunks,
+// read a few ahead, made a joining clone take a gigabyte for lines it
+// then set aside.
+func EachChangeRead[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk) T,
+	fn func(c Chunk, prepared T) error) (removed bool, err error) {
 	w := newWalk(l, prepare, fn)
+	w.raw = true
+	return w.between(from, to)
+}
+
+// between walks the chunks of to that from does not hold.
+func (w *walk) between(from, to plumbing.Hash) (removed bool, err error) {
+	fromTree, err := w.l.TreeOf(from)
+	if err != nil {
+		return false, err
+	}
+	toTree, err := w.l.TreeOf(to)
+	if err != nil {
+		return false, err
+	}
 	defer w.endReaders()
 	err = w.finish(w.trees("", fromTree, toTree))
 	return w.removed, inCommit(err, to)
 }
 
-// EachChangeOf is EachChange for one log (queen_reservations.jsonl...):
-// the other logs' chunks are not read.
-func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines [][]byte) error) error {
+// EachChangeOf is EachChangeRead for one log (queen_reservations.jsonl...):
+// the other logs' chunks are not read. prepare gets each chunk's bytes
+// (Chunk.Data, read with LinesOf), not a [][]byte of its lines, and keeps
+// in T what fn needs of them: a chunk of tiny lines read ahead costs what
+// prepare keeps, not 24 bytes a line.
+func EachChangeOf[T any](l *Ledger, file string, from, to plumbing.Hash, prepare func(Chunk) T, fn func(T) error) error {
 	dir, ok := DirOf(file)
 	if !ok {
 		return fmt.Errorf("the ledger holds no log named %s", file)
@@ -86,7 +113,8 @@ func (l *Ledger) EachChangeOf(file string, from, to plumbing.Hash, fn func(lines
 	if err != nil {
 		return err
 	}
-	w := newWalk(l, nil, func(c Chunk, _ struct{}) error { return fn(c.Lines) })
+	w := newWalk(l, prepare, func(_ Chunk, prepared T) error { return fn(prepared) })
+	w.raw = true
 	defer w.endReaders()
 	return inCommit(w.finish(w.trees(dir, a, b)), to)
 }
@@ -101,6 +129,9 @@ type walk struct {
 	l       *Ledger
 	prepare func(Chunk) any
 	fn      func(c Chunk, prepared any) error
+	// raw hands prepare the chunk's Data, and fn neither Data nor Lines
+	// (EachChangeRead).
+	raw     bool
 	removed bool
 	ahead   []*chunkRead    // read or being read, oldest first
 	queue   chan *chunkRead // to the readers, oldest first
@@ -119,6 +150,7 @@ type chunkRead struct {
 	hasA     bool
 	path     string
 	chunk    Chunk
+	any      bool // the chunk holds a line that is not blank
 	done     chan struct{}
 	removed  bool
 	prepared any
@@ -160,7 +192,7 @@ func (w *walk) next() error {
 	err := c.err
 	if err == nil {
 		w.removed = w.removed || c.removed
-		if len(c.chunk.Lines) > 0 {
+		if c.any {
 			err = w.fn(c.chunk, c.prepared)
 		}
 	}
@@ -282,31 +314,62 @@ func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) erro
 // reader reads the chunks queued, oldest first, until the queue closes.
 func (w *walk) reader(queue <-chan *chunkRead) {
 	for c := range queue {
-		c.chunk.Lines, c.removed, c.err = w.l.chunkLines(c.a, c.hasA, c.b)
-		if c.err == nil && len(c.chunk.Lines) > 0 && w.prepare != nil {
-			c.prepared = w.prepare(c.chunk)
-		}
+		w.read(c)
 		close(c.done)
 	}
 }
 
+// read reads and prepares chunk c.
+func (w *walk) read(c *chunkRead) {
+	var data []byte
+	var lines [][]byte
+	data, lines, c.removed, c.err = w.l.chunkLines(c.a, c.hasA, c.b)
+	if c.err != nil {
+		return
+	}
+	if !w.raw {
+		if lines == nil {
+			lines = splitLines(data)
+		}
+		c.chunk.Lines, c.any = lines, len(lines) > 0
+		if c.any && w.prepare != nil {
+			c.prepared = w.prepare(c.chunk)
+		}
+		return
+	}
+	if lines != nil {
+		data = joinLines(lines)
+	}
+	if c.any = hasLine(data); c.any && w.prepare != nil {
+		c.chunk.Data = data
+		c.prepared = w.prepare(c.chunk)
+		c.chunk.Data = nil // prepare kept what fn needs
+	}
+}
+
 // chunkLines reads the lines of chunk b that chunk a (when there is one)
-// does not hold, and whether a holds lines b lacks.
-func (l *Ledger) chunkLines(a plumbing.Hash, hasA bool, b plumbing.Hash) ([][]byte, bool, error) {
+// does not hold, and whether a holds lines b lacks: as b's bytes (data)
+// when they are b's whole or a's bytes followed by more (a chunk grown by
+// appends, as git-queen writes them), else split (lines).
+func (l *Ledger) chunkLines(a plumbing.Hash, hasA bool, b plumbing.Hash) (data []byte, lines [][]byte, removed bool, err error) {
 	newer, err := l.chunk(b)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	lines := splitLines(newer)
 	if !hasA {
-		return lines, false, nil
+		return newer, nil, false, nil
 	}
 	older, err := l.chunk(a)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	lines, removed := Subtract(lines, splitLines(older))
-	return lines, removed, nil
+	if (len(older) == 0 || older[len(older)-1] == '\n') && bytes.HasPrefix(newer, older) {
+		// Every line of a is in b, and the first of each repeat:
+		// what Subtract returns is the rest.
+		return newer[len(older):], nil, false, nil
+	}
+	lines, removed = Subtract(splitLines(newer), splitLines(older))
+	return nil, lines, removed, nil
 }
 
 // Subtract returns the lines have does not hold, counting repeats (a line

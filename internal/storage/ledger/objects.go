@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -124,16 +125,44 @@ func (l *Ledger) writeTree(t *tree) (plumbing.Hash, error) {
 // splitLines splits a chunk into its lines, without their newlines.
 func splitLines(data []byte) [][]byte {
 	var lines [][]byte
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			lines = append(lines, data)
-			break
-		}
-		if i > 0 {
-			lines = append(lines, data[:i])
-		}
-		data = data[i+1:]
+	for line := range LinesOf(data) {
+		lines = append(lines, line)
 	}
 	return lines
+}
+
+// LinesOf yields the lines of a chunk's bytes as a Chunk's Lines holds
+// them: without their newlines, blank lines skipped. A reader of
+// EachChangeRead's Data reads it with this, and so sees what a reader of
+// Lines would; it may be read more than once.
+func LinesOf(data []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for rest := data; len(rest) > 0; {
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				yield(rest)
+				return
+			}
+			if i > 0 && !yield(rest[:i]) {
+				return
+			}
+			rest = rest[i+1:]
+		}
+	}
+}
+
+// hasLine says whether data holds a line that is not blank.
+func hasLine(data []byte) bool { return len(bytes.Trim(data, "\n")) > 0 }
+
+// joinLines is lines as a chunk's bytes, each ended by a newline.
+func joinLines(lines [][]byte) []byte {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	out := make([]byte, 0, n)
+	for _, l := range lines {
+		out = append(append(out, l...), '\n')
+	}
+	return out
 }

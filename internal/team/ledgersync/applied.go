@@ -117,7 +117,7 @@ type scopedApplied struct {
 
 // enter readies a for the versions v of chunk c; appended returns every
 // version the merge applied so far, when it must hold them all.
-func (a *scopedApplied) enter(c ledger.Chunk, v []vetted, appended func() (*applied, error)) error {
+func (a *scopedApplied) enter(c ledger.Chunk, v vetting, appended func() (*applied, error)) error {
 	if a.whole {
 		return nil
 	}
@@ -143,16 +143,17 @@ func (a *scopedApplied) enter(c ledger.Chunk, v []vetted, appended func() (*appl
 	return nil
 }
 
-// inMonth says whether every version in v was written in month ("2026-11").
-func inMonth(month string, v []vetted) bool {
+// inMonth says whether every valid version in v was written in month
+// ("2026-11").
+func inMonth(month string, v vetting) bool {
 	y, m, ok := strings.Cut(month, "-")
 	year, yerr := strconv.Atoi(y)
 	mon, merr := strconv.Atoi(m)
 	if !ok || yerr != nil || merr != nil {
 		return false
 	}
-	for _, x := range v {
-		if x.rule != "" || x.id == "" {
+	for _, x := range v.valid {
+		if x.id == "" {
 			continue
 		}
 		if y, m, _ := x.at.Date(); y != year || int(m) != mon {

@@ -1,7 +1,6 @@
 package ledgersync
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -49,7 +48,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		}
 		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
 	}
-	vetChunk := func(c ledger.Chunk) []vetted { return vet(c.File, c.Lines, now) }
+	vetChunk := func(c ledger.Chunk) vetting { return vetData(c.File, c.Data, now) }
 	collected := func() {}
 	if local.IsZero() {
 		// A clone joining takes the whole ledger in one merge; a sync
@@ -57,14 +56,14 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 		collected = collectLess()
 	}
 	defer collected()
-	_, err := ledger.EachChangePrepared(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v []vetted) error {
+	_, err := ledger.EachChangeRead(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v vetting) error {
 		if err := scoped.enter(c, v, appended); err != nil {
 			return err
 		}
 		if scoped.whole {
 			collected() // what it holds now grows with the ledger
 		}
-		file, lines := c.File, c.Lines
+		file := c.File
 		var newest newestOf
 		tie := &ties{applied: func(id string, at time.Time, line []byte) (bool, error) {
 			if st.Applying == nil {
@@ -76,15 +75,16 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Ha
 			newest = func(ids []string) (map[string]time.Time, error) { return known.newest(file, ids) }
 			tie.held = func(id string, at time.Time, line []byte) (bool, error) { return known.holds(file, id, at, line), nil }
 		}
-		keep, err := pickFresh(newest, tie, lines, v, scoped.applied, broken)
+		keep, err := pickFresh(newest, tie, v, scoped.applied, broken)
 		if err != nil || len(keep) == 0 {
 			return err
 		}
 		fresh, known := make([][]byte, len(keep)), make([]jsonl.Known, len(keep))
 		presence := 0
 		for i, k := range keep {
-			fresh[i], known[i] = lines[k], jsonl.Known{ID: v[k].id, At: v[k].at}
-			if v[k].presence {
+			x := &v.valid[k]
+			fresh[i], known[i] = x.line, jsonl.Known{ID: x.id, At: x.at}
+			if x.presence {
 				presence++
 			}
 		}
@@ -217,7 +217,7 @@ func (b *appendBatch) close(failed error) error {
 // rule (records.CheckVersionAt) are counted in broken (when not nil) and left out, as
 // are lines that are not JSON objects; records without a time are kept.
 func newestOnly(newest newestOf, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
-	return pickNewest(newest, lines, vet(file, lines, now), applied, broken)
+	return pickNewest(newest, vet(file, lines, now), applied, broken)
 }
 
 // newestOf answers, for ids, when the newest version of each that this
@@ -225,86 +225,30 @@ func newestOnly(newest newestOf, file string, lines [][]byte, applied *applied, 
 // left out).
 type newestOf func(ids []string) (map[string]time.Time, error)
 
-// vetted is what newestOnly needs to know of one incoming line: the rule
-// it breaks, if any, else its record id and version time (id is "" for a
-// line that is not a version with a time), whether it is a presence
-// record (records.IsPresence), and whether it is the newest version of
-// its record among the lines vetted with it (top).
-type vetted struct {
-	rule, msg, id string
-	at            time.Time
-	split         ulidID
-	presence, top bool
-}
-
-// vet reads each line once for newestOnly: the part of its work that
-// depends on nothing but the lines, which a caller may run on several
-// chunks at once (see ledger.EachChangePrepared), the choice of each
-// record's newest version among them included.
-func vet(file string, lines [][]byte, now time.Time) []vetted {
-	out := make([]vetted, len(lines))
-	versions := newVersionReader()
-	top := make(map[string]int, len(lines)) // the line of each id's newest version here
-	for i, line := range lines {
-		// The rules' check, which also reads the id and time of most
-		// versions (those with an updated_at).
-		checked, e := records.CheckVersionAt(file, line, now)
-		if e != nil {
-			out[i] = vetted{rule: e.Rule, msg: e.Msg}
-			continue
-		}
-		id, at := checked.ID, checked.At
-		ok := !at.IsZero()
-		if !ok {
-			id, at, ok = versions.of(line)
-		}
-		out[i].presence = checked.Presence
-		if !ok {
-			continue
-		}
-		out[i].id, out[i].at, out[i].split = id, at, splitID(id)
-		b, seen := top[id]
-		if !seen || at.After(out[b].at) || at.Equal(out[b].at) && bytes.Compare(line, lines[b]) > 0 {
-			if seen {
-				out[b].top = false
-			}
-			top[id], out[i].top = i, true
-		}
-	}
-	return out
-}
-
 // pickNewest is newestOnly for lines vet has read.
-func pickNewest(newest newestOf, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
-	keep, err := pickFresh(newest, nil, lines, v, applied, broken)
+func pickNewest(newest newestOf, v vetting, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
+	keep, err := pickFresh(newest, nil, v, applied, broken)
 	var out [][]byte
 	for _, i := range keep {
-		out = append(out, lines[i])
+		out = append(out, v.valid[i].line)
 	}
 	return out, err
 }
 
-// pickFresh is pickNewest that returns which of lines it keeps, by their
-// place. Version times compare exactly, to the nanosecond. Given tie (not
-// nil), a version whose time equals the newest held (in a log, or applied
-// before) is kept only when its bytes are larger than that one's: the
-// same version carried twice by the ledger is applied once.
-func pickFresh(newest newestOf, tie *ties, lines [][]byte, v []vetted, applied *applied, broken map[string]*ruleCount) ([]int, error) {
+// pickFresh is pickNewest that returns which of v's valid lines it keeps,
+// by their place in v.valid. Version times compare exactly, to the
+// nanosecond. Given tie (not nil), a version whose time equals the newest
+// held (in a log, or applied before) is kept only when its bytes are
+// larger than that one's: the same version carried twice by the ledger is
+// applied once.
+func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken map[string]*ruleCount) ([]int, error) {
+	v.countBroken(broken)
 	var ids []string // of the records whose newest version here newest is asked about
-	for i, line := range lines {
-		if v[i].rule != "" {
-			if broken != nil {
-				c := broken[v[i].rule]
-				if c == nil {
-					c = &ruleCount{msg: v[i].msg, example: exampleOf(line)}
-					broken[v[i].rule] = c
-				}
-				c.n++
+	if newest != nil {
+		for i := range v.valid {
+			if v.valid[i].top {
+				ids = append(ids, v.valid[i].id)
 			}
-			continue
-		}
-		if v[i].top && newest != nil {
-			ids = append(ids, v[i].id)
 		}
 	}
 	var known map[string]time.Time
@@ -314,25 +258,23 @@ func pickFresh(newest newestOf, tie *ties, lines [][]byte, v []vetted, applied *
 			return nil, err
 		}
 	}
-	out := make([]int, 0, len(lines))
-	for i := range lines {
-		if v[i].rule != "" {
-			continue
-		}
-		id := v[i].id
+	out := make([]int, 0, len(v.valid))
+	for i := range v.valid {
+		x := &v.valid[i]
+		id := x.id
 		if id == "" {
 			out = append(out, i) // a record without a time: kept
 			continue
 		}
-		if !v[i].top {
+		if !x.top {
 			continue
 		}
 		if had, ok := known[id]; ok {
-			if v[i].at.Before(had) {
+			if x.at.Before(had) {
 				continue
 			}
-			if tie != nil && tie.held != nil && v[i].at.Equal(had) {
-				held, err := tie.held(id, v[i].at, lines[i])
+			if tie != nil && tie.held != nil && x.at.Equal(had) {
+				held, err := tie.held(id, x.at, x.line)
 				if err != nil {
 					return nil, err
 				}
@@ -341,17 +283,17 @@ func pickFresh(newest newestOf, tie *ties, lines [][]byte, v []vetted, applied *
 				}
 			}
 		}
-		at := stampOf(v[i].at)
+		at := stampOf(x.at)
 		if applied != nil {
 			// Only when something applied is as new or newer can it
 			// be this id's.
 			if !applied.newest.before(at) {
-				if had, ok := applied.at(id, v[i].split); ok {
+				if had, ok := applied.at(id, x.split); ok {
 					if at.before(had) {
 						continue
 					}
 					if tie != nil && tie.applied != nil && at == had {
-						held, err := tie.applied(id, v[i].at, lines[i])
+						held, err := tie.applied(id, x.at, x.line)
 						if err != nil {
 							return nil, err
 						}
@@ -361,7 +303,7 @@ func pickFresh(newest newestOf, tie *ties, lines [][]byte, v []vetted, applied *
 					}
 				}
 			}
-			applied.set(id, v[i].split, at)
+			applied.set(id, x.split, at)
 		}
 		out = append(out, i)
 	}

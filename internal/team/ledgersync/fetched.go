@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -105,9 +106,15 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if err != nil {
 		return "", false
 	}
+	// The valid versions of each chunk, vetted by the walk's readers
+	// (vetData copies them out of a chunk of mostly invalid lines): what
+	// a hostile push of tiny invalid lines leaves to hold is their count.
 	var added [][]byte
-	if err := l.EachChangeOf(records.ReservationsFile, local, fetched, func(chunk [][]byte) error {
-		added = append(added, chunk...)
+	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
+	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, fetched, vetChunk, func(v vetting) error {
+		for _, x := range v.valid {
+			added = append(added, x.line)
+		}
 		return nil
 	}); err != nil {
 		return "", false
@@ -121,7 +128,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
 		return "", false
 	}
-	if n := newPlaceCount(nil, now).add(lines); n > records.MaxActiveReservations {
+	if n := newPlaceCount(nil, now).add(slices.Values(lines)); n > records.MaxActiveReservations {
 		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d places in the queue\n", n))
 		return "", false
 	}

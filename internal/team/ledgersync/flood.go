@@ -3,6 +3,8 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -47,8 +49,22 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 	}
 	places := newPlaceCount(queued, now)
 	stop := errors.New("flood")
-	err = s.ledger.EachChangeOf(records.ReservationsFile, local, commit, func(chunk [][]byte) error {
-		if count.add(chunk) > 2*records.MaxActiveReservations || places.add(chunk) > 2*records.MaxActiveReservations {
+	// A chunk none of whose lines either count reads as a reservation
+	// version is dropped by the walk's readers, not held read ahead.
+	anyVersion := func(c ledger.Chunk) []byte {
+		for line := range ledger.LinesOf(c.Data) {
+			if _, _, ok := count.judge(line, now); ok {
+				return c.Data
+			}
+			if _, _, ok := places.judge(line, now); ok {
+				return c.Data
+			}
+		}
+		return nil
+	}
+	err = ledger.EachChangeOf(s.ledger, records.ReservationsFile, local, commit, anyVersion, func(chunk []byte) error {
+		lines := ledger.LinesOf(chunk)
+		if count.add(lines) > 2*records.MaxActiveReservations || places.add(lines) > 2*records.MaxActiveReservations {
 			return stop
 		}
 		return nil
@@ -77,7 +93,7 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 // activeIncoming counts the reservation ids among lines, not in skip,
 // whose newest version there holds at now.
 func activeIncoming(lines [][]byte, skip map[string]bool, now time.Time) int {
-	return newActiveCount(skip, now).add(lines)
+	return newActiveCount(skip, now).add(slices.Values(lines))
 }
 
 // activeCount counts, over the lines added to it, the reservation ids not
@@ -106,8 +122,8 @@ func newPlaceCount(skip map[string]bool, now time.Time) *activeCount {
 }
 
 // add counts lines in, and returns how many ids are active so far.
-func (c *activeCount) add(lines [][]byte) int {
-	for _, line := range lines {
+func (c *activeCount) add(lines iter.Seq[[]byte]) int {
+	for line := range lines {
 		id, on, ok := c.judge(line, c.now)
 		if !ok || c.skip[id] {
 			continue
