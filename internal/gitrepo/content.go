@@ -13,8 +13,9 @@ import (
 
 // Content reads what the pre-commit hook checks: the staged and committed
 // bytes of changed paths, without a git process. A staged file whose
-// worktree copy still matches the index's stat data is read from the
-// worktree, mapped (git itself trusts that stat, and a 500 MB log staged
+// worktree copy still matches the index's stat data, and that git does
+// not convert (a filter, line ends), is read from the worktree, mapped
+// (git itself trusts that stat, and a 500 MB log staged
 // as a loose object would otherwise be inflated whole); other blobs come
 // from the object store, and only what neither can read from git.
 type Content struct {
@@ -75,7 +76,9 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 	if err != nil || !info.Mode().IsRegular() {
 		return nil, nil, nil, false
 	}
-	trusted := ch.stat.matches(info)
+	// A file git converts on its way in holds other bytes than the blob
+	// its stat was recorded for.
+	trusted := ch.stat.matches(info) && !c.repo.mayConvert(ch.Path)
 	data, mappedInfo, unmap, err := mapfile.OpenInfo(path, false)
 	if err != nil {
 		return nil, nil, nil, false
