@@ -255,6 +255,14 @@ func (r *Repo) UninstallHook() (string, error) {
 		case HookMissing:
 			continue
 		case HookForeign:
+			if h.Owner == OwnerPreCommit && h.Via == name+".legacy" {
+				d, err := r.uninstallLegacy(h)
+				if err != nil {
+					return "", err
+				}
+				did = append(did, d)
+				continue
+			}
 			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
 				return "", fmt.Errorf("%s was not installed by git-queen; left as it is", h.Path)
 			}
@@ -281,6 +289,26 @@ func (r *Repo) uninstallOne(h *Hook) (string, error) {
 		return "removed git-queen's " + h.Name + " hook and restored the one it chained", nil
 	}
 	return "removed git-queen's " + h.Name + " hook", nil
+}
+
+// uninstallLegacy removes git-queen's shim where the pre-commit framework
+// put it when it took the hook's place (NAME.legacy, which the framework
+// runs), and puts there the hook the shim chained, if any: the framework
+// then runs the user's hook as it ran git-queen's.
+func (r *Repo) uninstallLegacy(h *Hook) (string, error) {
+	legacy := h.Path + ".legacy"
+	if err := os.Remove(legacy); err != nil {
+		return "", fmt.Errorf("remove git-queen's hook from %s: %w", filepath.Base(legacy), err)
+	}
+	did := fmt.Sprintf("removed git-queen's %s hook from %s (the pre-commit framework runs it)", h.Name, filepath.Base(legacy))
+	chained := filepath.Join(filepath.Dir(h.Path), h.Name+hooks.ChainedSuffix)
+	if _, err := os.Lstat(chained); err != nil {
+		return did, nil
+	}
+	if err := os.Rename(chained, legacy); err != nil {
+		return "", fmt.Errorf("restore the chained hook: %w", err)
+	}
+	return did + " and restored there the one it chained", nil
 }
 
 func writeExecutable(path string, data []byte) error {
