@@ -76,9 +76,7 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 	if err != nil || !info.Mode().IsRegular() {
 		return nil, nil, nil, false
 	}
-	// A file git converts on its way in holds other bytes than the blob
-	// its stat was recorded for.
-	trusted := ch.stat.matches(info) && !c.repo.mayConvert(ch.Path)
+	trusted := ch.stat.matches(info) && c.holdsUnconverted(ch, info.Size())
 	data, mappedInfo, unmap, err := mapfile.OpenInfo(path, false)
 	if err != nil {
 		return nil, nil, nil, false
@@ -104,6 +102,27 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 	}
 	release()
 	return nil, nil, nil, false
+}
+
+// holdsUnconverted says whether git stored the worktree file of ch,
+// whose stat matches the index's and which is size bytes long, as the
+// bytes it holds: a file git converts on its way in (a filter, line ends)
+// may hold other bytes than the blob its stat was recorded for. Line
+// ends only ever shrink on the way in (CRLF to LF), so a blob as long as
+// the file holds its bytes; the blob's size is read from its header.
+func (c *Content) holdsUnconverted(ch Change, size int64) bool {
+	switch c.repo.conversionOf(ch.Path) {
+	case convertsNothing:
+		return true
+	case convertsLineEnds:
+		oid, err := hex.DecodeString(ch.Staged)
+		if err != nil || len(oid) != oidLen {
+			return false
+		}
+		blobSize, err := c.objects.Size(oid)
+		return err == nil && blobSize == size
+	}
+	return false
 }
 
 // Sink hears bytes StagedFile reads anyway (see there).

@@ -7,31 +7,56 @@ import (
 
 // conversionAttributes are the attributes with which git stores a file
 // as other bytes than the worktree holds, and checks it out as other
-// bytes than it stored (gitattributes(5), "Effects": line ends, filters
-// such as git-lfs's, $Id$ expansion, a working tree encoding).
+// bytes than it stored (gitattributes(5), "Effects"): line ends first,
+// then filters such as git-lfs's, $Id$ expansion, a working tree encoding.
 var conversionAttributes = []string{"text", "eol", "crlf", "filter", "ident", "working-tree-encoding"}
 
-// mayConvert reports whether git may store the worktree file at file
-// (relative to the top, with slashes) as other bytes than the file holds:
-// core.autocrlf is on, or one of conversionAttributes applies to it. Then
-// the index's stat data vouches only that git converted this file, not
-// that the file holds the blob's bytes. When it cannot tell, it says yes:
-// a wrong yes costs a hash of the file, a wrong no judges bytes no commit
-// holds.
-func (r *Repo) mayConvert(file string) bool {
-	if v, ok := r.ReadConfig().Get("core.autocrlf"); ok && isTrue(v) || ok && strings.EqualFold(v, "input") {
-		return true
-	}
+// lineEndAttributes are those of conversionAttributes that only change
+// line ends: on the way in, git turns CRLF into LF and nothing else.
+var lineEndAttributes = map[string]bool{"text": true, "eol": true, "crlf": true}
+
+// conversion is what git may do to a worktree file on its way into the
+// index.
+type conversion uint8
+
+const (
+	// convertsNothing: git stores the file's bytes as they are.
+	convertsNothing conversion = iota
+	// convertsLineEnds: git may store CRLF as LF, and does nothing else;
+	// so the blob holds the file's bytes exactly when it is as long.
+	convertsLineEnds
+	// convertsOther: a filter, ident or an encoding may change anything.
+	convertsOther
+)
+
+// conversionOf says what git may do to the worktree file at file
+// (relative to the top, with slashes) on its way into the index:
+// core.autocrlf and the text, eol and crlf attributes may change its line
+// ends; a filter (git-lfs's), ident or working-tree-encoding anything.
+// Where git may convert, the index's stat data vouches only that git
+// made the staged blob from this file, not that the file holds the
+// blob's bytes. When it cannot tell, it says convertsOther: a wrong
+// answer there costs a hash of the file, a wrong convertsNothing judges
+// bytes no commit holds.
+func (r *Repo) conversionOf(file string) conversion {
 	values, err := attributesOf(r.TopLevel, file, true, conversionAttributes)
 	if err != nil {
-		return true
+		return convertsOther
 	}
-	for _, v := range values {
-		if AttributeSet(v) {
-			return true
+	found := convertsNothing
+	for name, v := range values {
+		switch {
+		case !AttributeSet(v):
+		case lineEndAttributes[name]:
+			found = max(found, convertsLineEnds)
+		default:
+			return convertsOther
 		}
 	}
-	return false
+	if v, ok := r.ReadConfig().Get("core.autocrlf"); ok && (isTrue(v) || strings.EqualFold(v, "input")) {
+		found = max(found, convertsLineEnds)
+	}
+	return found
 }
 
 // MergeAndFilterOf is what git's attributes give file (relative to the
