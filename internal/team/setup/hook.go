@@ -246,6 +246,7 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 // they chained. A foreign hook is left alone.
 func (r *Repo) UninstallHook() (string, error) {
 	var did []string
+	var foreign *Hook // a pre-commit hook that is not git-queen's and runs none of it
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name)
 		if err != nil {
@@ -264,7 +265,7 @@ func (r *Repo) UninstallHook() (string, error) {
 				continue
 			}
 			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
-				return "", fmt.Errorf("%s was not installed by git-queen; left as it is", h.Path)
+				foreign = h
 			}
 			continue
 		}
@@ -273,6 +274,12 @@ func (r *Repo) UninstallHook() (string, error) {
 			return "", err
 		}
 		did = append(did, d)
+	}
+	if foreign != nil {
+		if len(did) == 0 {
+			return "", fmt.Errorf("%s was not installed by git-queen; left as it is", foreign.Path)
+		}
+		did = append(did, fmt.Sprintf("left %s as it is: it is not git-queen's", r.shown(foreign.Path)))
 	}
 	return strings.Join(did, "\n"), nil
 }
