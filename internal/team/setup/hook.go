@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +83,9 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return nil, hooksDirNotADirectory(dir, h)
+	}
 	data, err := readHead(h.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -240,6 +244,20 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		return "", err
 	}
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
+}
+
+// hooksDirNotADirectory says that git looks for hooks in dir, which is no
+// directory (core.hooksPath=/dev/null switches every hook off), and how
+// to have git run hooks again.
+func hooksDirNotADirectory(dir string, h *Hook) error {
+	if h.HooksPath == "" {
+		return fmt.Errorf("git looks for hooks in %s, which is not a directory: git runs no hooks in this repository, "+
+			"so git-queen's cannot guard it; make it a directory, then git queen init", dir)
+	}
+	scope := cmp.Or(h.HooksPathScope, "local")
+	return fmt.Errorf("core.hooksPath (%s config) is %s, which is not a directory: git runs no hooks in this repository, "+
+		"so git-queen's cannot guard it; point core.hooksPath at a directory, or unset it (git config --%s --unset core.hooksPath), "+
+		"then git queen init", scope, h.HooksPath, scope)
 }
 
 // UninstallHook removes every shim of git-queen's and puts back the hooks

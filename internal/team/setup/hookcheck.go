@@ -39,7 +39,8 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		did: func() string { return did }}
 	h, err := r.HookInfoFor(name)
 	if err != nil {
-		return Check{Name: name, Status: Fail, Message: err.Error()}
+		// init cannot install the hook: it fails, saying why.
+		return Check{Name: name, Status: Fail, Message: err.Error(), forInit: !o.NoHooks, fix: func() error { return err }}
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
