@@ -106,6 +106,13 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // becomes DIR/**. The notes say what a pattern became, and why.
 func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
 	prefix := e.TopPrefix(s)
+	var known map[string]globs.PathKind
+	if s.WS.Repo != nil {
+		var err error
+		if known, err = literalKinds(s.WS.Repo, prefix, patterns); err != nil {
+			return nil, nil, err
+		}
+	}
 	var out, notes []string
 	for _, given := range patterns {
 		p := patternFromTop(prefix, given)
@@ -113,8 +120,11 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 		var found globs.PathKind
 		var kind globs.KindFunc
 		if s.WS.Repo != nil {
-			kind = func(path string) (globs.PathKind, error) {
-				k, err := repoKind(s.WS.Repo, path)
+			kind = func(path string) (k globs.PathKind, err error) {
+				k, ok := known[path]
+				if !ok {
+					k, err = repoKind(s.WS.Repo, path)
+				}
 				asked, found = path, k
 				return k, err
 			}
@@ -156,6 +166,34 @@ func (e *Env) selectingPatterns(s *store.Store, patterns []string) ([]string, er
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// literalKinds is what the repository says each path the patterns'
+// normalisation will ask about names, asked at once (one git process for
+// all of them, however many patterns a droid gives): the paths are those
+// reservations.Normalize asks for, collected by a first pass that answers
+// nothing. A pattern that does not normalise is left to the real pass to
+// refuse.
+func literalKinds(repo *gitrepo.Repo, prefix string, patterns []string) (map[string]globs.PathKind, error) {
+	var paths []string
+	for _, given := range patterns {
+		_, _ = reservations.Normalize(patternFromTop(prefix, given), func(path string) (globs.PathKind, error) {
+			paths = append(paths, path)
+			return globs.Absent, nil
+		})
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	kinds, err := repo.PathKinds(paths)
+	if err != nil {
+		return nil, fmt.Errorf("look up the patterns' paths in the repository: %w", err)
+	}
+	known := make(map[string]globs.PathKind, len(paths))
+	for i, p := range paths {
+		known[p] = globKinds[kinds[i]]
+	}
+	return known, nil
 }
 
 // repoKind is what the repository's HEAD, index and worktree say path

@@ -95,55 +95,67 @@ type attrRule struct {
 // files over 1 MiB, "builtin_" names, and a global file named relatively or
 // with more than "~/" to expand.
 func attributeInProcess(dir, name, file string) (value string, ok bool) {
+	frames, ok := attributeFrames(dir, file, false)
+	if !ok {
+		return "", false
+	}
+	return decide(frames, name, file)
+}
+
+// attributeFrames reads the attribute rules that apply to file, from the
+// highest priority down with the built-in macro last, for decide; ok is
+// false where attributeInProcess leaves the answer to git. anyIndex
+// accepts GIT_INDEX_FILE (as a hook sees it): then a .gitattributes
+// missing from the worktree but in either index is left to git.
+func attributeFrames(dir, file string, anyIndex bool) (frames [][]attrRule, ok bool) {
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_ATTR_SOURCE",
 		"GIT_ATTR_NOSYSTEM", "GIT_CEILING_DIRECTORIES"} {
-		if _, set := os.LookupEnv(v); set {
-			return "", false
+		if _, set := os.LookupEnv(v); set && !(anyIndex && v == "GIT_INDEX_FILE") {
+			return nil, false
 		}
 	}
 	if file == "" || file != path.Clean(file) || path.IsAbs(file) || file == ".." || strings.HasPrefix(file, "../") ||
 		strings.ContainsRune(file, 0) {
-		return "", false
+		return nil, false
 	}
 	r, err := Discover(dir)
 	if err != nil || r.TopLevel == "" || !ownedByUs(r.TopLevel) || !ownedByUs(filepath.Join(r.TopLevel, ".git")) ||
 		!ownedByUs(r.GitDir) || CheckObjectFormat(r.CommonDir) != nil {
-		return "", false
+		return nil, false
 	}
 	if abs, err := filepath.Abs(dir); err != nil || !sameDir(abs, r.TopLevel) {
-		return "", false
+		return nil, false
 	}
 	config := r.ReadConfig()
 	if _, set := config.Get("attr.tree"); set || config.Bool("core.ignorecase") {
-		return "", false
+		return nil, false
 	}
 	// The frames from the highest priority down, each with its lines.
-	var frames [][]attrRule
 	readFrame := func(p, base string, inTree bool) bool {
 		rules, ok := r.readAttributes(p, base, inTree)
 		frames = append(frames, rules)
 		return ok
 	}
 	if !readFrame(filepath.Join(r.CommonDir, "info", "attributes"), "", false) {
-		return "", false
+		return nil, false
 	}
 	dirs := strings.Split(file, "/")
 	for i := len(dirs) - 1; i >= 0; i-- {
 		base := strings.Join(dirs[:i], "/")
 		if !readFrame(filepath.Join(r.TopLevel, filepath.FromSlash(base), ".gitattributes"), base, true) {
-			return "", false
+			return nil, false
 		}
 	}
 	global, known := globalAttributesFile(config)
 	if !known || !readFrame(global, "", false) {
-		return "", false
+		return nil, false
 	}
 	system, known := systemAttributesFile()
 	if !known || !readFrame(system, "", false) {
-		return "", false
+		return nil, false
 	}
 	binary := []attrState{{"diff", attrUnset, ""}, {"merge", attrUnset, ""}, {"text", attrUnset, ""}}
-	return decide(append(frames, []attrRule{{macro: "binary", states: binary}}), name, file)
+	return append(frames, []attrRule{{macro: "binary", states: binary}}), true
 }
 
 // decide is git's fill() for one attribute: the rules from the highest
@@ -366,11 +378,25 @@ func validAttrName(name string) bool {
 
 const attrNameChars = "-._0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-// indexHas says whether the index may hold an entry at p (true when it
-// cannot be read in process, so that git is asked). Its entries are
-// sorted by path, so those after p are only skipped.
+// indexHas says whether the index, or the one GIT_INDEX_FILE names, may
+// hold an entry at p (true when one cannot be read in process, so that
+// git is asked).
 func (r *Repo) indexHas(p string) bool {
-	data, release, err := mapfile.Open(filepath.Join(r.GitDir, "index"), true)
+	if other := os.Getenv("GIT_INDEX_FILE"); other != "" {
+		if !filepath.IsAbs(other) {
+			other = filepath.Join(r.TopLevel, other)
+		}
+		if indexFileHas(other, p) {
+			return true
+		}
+	}
+	return indexFileHas(filepath.Join(r.GitDir, "index"), p)
+}
+
+// indexFileHas is indexHas for the index file at name. Its entries are
+// sorted by path, so those after p are only skipped.
+func indexFileHas(name, p string) bool {
+	data, release, err := mapfile.Open(name, true)
 	if err != nil {
 		return !errors.Is(err, os.ErrNotExist)
 	}

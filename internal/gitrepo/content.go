@@ -13,8 +13,9 @@ import (
 
 // Content reads what the pre-commit hook checks: the staged and committed
 // bytes of changed paths, without a git process. A staged file whose
-// worktree copy still matches the index's stat data is read from the
-// worktree, mapped (git itself trusts that stat, and a 500 MB log staged
+// worktree copy still matches the index's stat data, and that git does
+// not convert (a filter, line ends), is read from the worktree, mapped
+// (git itself trusts that stat, and a 500 MB log staged
 // as a loose object would otherwise be inflated whole); other blobs come
 // from the object store, and only what neither can read from git.
 type Content struct {
@@ -75,7 +76,7 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 	if err != nil || !info.Mode().IsRegular() {
 		return nil, nil, nil, false
 	}
-	trusted := ch.stat.matches(info)
+	trusted := ch.stat.matches(info) && c.holdsUnconverted(ch, info.Size())
 	data, mappedInfo, unmap, err := mapfile.OpenInfo(path, false)
 	if err != nil {
 		return nil, nil, nil, false
@@ -101,6 +102,27 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 	}
 	release()
 	return nil, nil, nil, false
+}
+
+// holdsUnconverted says whether git stored the worktree file of ch,
+// whose stat matches the index's and which is size bytes long, as the
+// bytes it holds: a file git converts on its way in (a filter, line ends)
+// may hold other bytes than the blob its stat was recorded for. Line
+// ends only ever shrink on the way in (CRLF to LF), so a blob as long as
+// the file holds its bytes; the blob's size is read from its header.
+func (c *Content) holdsUnconverted(ch Change, size int64) bool {
+	switch c.repo.conversionOf(ch.Path) {
+	case convertsNothing:
+		return true
+	case convertsLineEnds:
+		oid, err := hex.DecodeString(ch.Staged)
+		if err != nil || len(oid) != oidLen {
+			return false
+		}
+		blobSize, err := c.objects.Size(oid)
+		return err == nil && blobSize == size
+	}
+	return false
 }
 
 // Sink hears bytes StagedFile reads anyway (see there).

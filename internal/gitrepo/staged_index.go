@@ -180,9 +180,12 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 		}
 		if i < hi && bytes.Equal(d.index.entries[i].path, path) {
 			e := d.index.entries[i]
+			// HEAD's side is known for a type change too (a link HEAD
+			// holds where a file is staged), as git diff --raw gives it.
 			switch {
 			case e.mode&modeTypeMsk != mode&modeTypeMsk:
 				d.add('T', i)
+				d.changes[len(d.changes)-1].Head = hex.EncodeToString(entryOID)
 			case e.mode != mode || !bytes.Equal(d.index.oid(e), entryOID):
 				d.add('M', i)
 				d.changes[len(d.changes)-1].Head = hex.EncodeToString(entryOID)

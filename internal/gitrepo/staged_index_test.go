@@ -28,7 +28,7 @@ func sameAsGit(t *testing.T, dir, when string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := changeList(got), changeList(want); !slices.Equal(g, w) {
+	if g, w := changeIDs(got), changeIDs(want); !slices.Equal(g, w) {
 		t.Fatalf("%s: in process\n  %v\ngit diff --cached\n  %v", when, g, w)
 	}
 }
@@ -37,6 +37,17 @@ func changeList(changes []Change) []string {
 	var out []string
 	for _, c := range changes {
 		out = append(out, string(c.Status)+" "+c.Path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// changeIDs is changeList with both sides' blob ids: the hook reads
+// HEAD's and the index's blobs by them.
+func changeIDs(changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, string(c.Status)+" "+c.Path+" "+c.Head+".."+c.Staged)
 	}
 	slices.Sort(out)
 	return out

@@ -31,21 +31,36 @@ func (o msgSendOptions) body() (string, error) {
 	case o.BodyFile == "" && o.Body != "-":
 		return o.Body, nil
 	case o.BodyFile == "-" || o.Body == "-":
-		b, err := io.ReadAll(o.Env.Stdin)
-		if err != nil {
-			return "", fmt.Errorf("read the body from standard input: %w", err)
-		}
-		return string(b), nil
+		b, err := readBody(o.Env.Stdin, "standard input")
+		return string(b), err
 	}
 	path := o.BodyFile
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(o.Env.Dir, path)
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("read --body-file: %w", err)
 	}
-	return string(b), nil
+	defer f.Close()
+	b, err := readBody(f, o.BodyFile)
+	return string(b), err
+}
+
+// readBody reads a body from r (from says where), refusing it as soon as
+// it is longer than any message may be (a body is at least its own length
+// in the record): a pipe from a runaway program, or /dev/zero, is not read
+// to an end it may never reach.
+func readBody(r io.Reader, from string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, records.MaxNewLineBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the body from %s: %w", from, err)
+	}
+	if len(b) > records.MaxNewLineBytes {
+		return nil, records.Invalidf("the body in %s is over the %d bytes a message may have; "+
+			"shorten it, or commit the text to a file and send its path", from, records.MaxNewLineBytes)
+	}
+	return b, nil
 }
 
 func runMsgSend(o msgSendOptions) error {

@@ -27,7 +27,13 @@ func (r *Repo) checkOnPath() Check {
 
 func (r *Repo) checkAttributes() Check {
 	path := filepath.Join(r.TopLevel, AttributesFile)
-	return r.linesCheck("gitattributes", path, AttributeLines, attributesComment)
+	c := r.linesCheck("gitattributes", path, AttributeLines, attributesComment)
+	if c.Status == OK {
+		if why := r.attributesOverridden(); why != "" {
+			c.Status, c.Message = Warn, c.Message+", but "+why
+		}
+	}
+	return c
 }
 
 // linesCheck checks that a file has every one of lines, and appends the

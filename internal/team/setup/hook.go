@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +83,9 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return nil, hooksDirNotADirectory(dir, h)
+	}
 	data, err := readHead(h.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -242,10 +246,25 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
 }
 
+// hooksDirNotADirectory says that git looks for hooks in dir, which is no
+// directory (core.hooksPath=/dev/null switches every hook off), and how
+// to have git run hooks again.
+func hooksDirNotADirectory(dir string, h *Hook) error {
+	if h.HooksPath == "" {
+		return fmt.Errorf("git looks for hooks in %s, which is not a directory: git runs no hooks in this repository, "+
+			"so git-queen's cannot guard it; make it a directory, then git queen init", dir)
+	}
+	scope := cmp.Or(h.HooksPathScope, "local")
+	return fmt.Errorf("core.hooksPath (%s config) is %s, which is not a directory: git runs no hooks in this repository, "+
+		"so git-queen's cannot guard it; point core.hooksPath at a directory, or unset it (git config --%s --unset core.hooksPath), "+
+		"then git queen init", scope, h.HooksPath, scope)
+}
+
 // UninstallHook removes every shim of git-queen's and puts back the hooks
 // they chained. A foreign hook is left alone.
 func (r *Repo) UninstallHook() (string, error) {
 	var did []string
+	var foreign *Hook // a pre-commit hook that is not git-queen's and runs none of it
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name)
 		if err != nil {
@@ -255,8 +274,16 @@ func (r *Repo) UninstallHook() (string, error) {
 		case HookMissing:
 			continue
 		case HookForeign:
+			if h.Owner == OwnerPreCommit && h.Via == name+".legacy" {
+				d, err := r.uninstallLegacy(h)
+				if err != nil {
+					return "", err
+				}
+				did = append(did, d)
+				continue
+			}
 			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
-				return "", fmt.Errorf("%s was not installed by git-queen; left as it is", h.Path)
+				foreign = h
 			}
 			continue
 		}
@@ -265,6 +292,12 @@ func (r *Repo) UninstallHook() (string, error) {
 			return "", err
 		}
 		did = append(did, d)
+	}
+	if foreign != nil {
+		if len(did) == 0 {
+			return "", fmt.Errorf("%s was not installed by git-queen; left as it is", foreign.Path)
+		}
+		did = append(did, fmt.Sprintf("left %s as it is: it is not git-queen's", r.shown(foreign.Path)))
 	}
 	return strings.Join(did, "\n"), nil
 }
@@ -281,6 +314,26 @@ func (r *Repo) uninstallOne(h *Hook) (string, error) {
 		return "removed git-queen's " + h.Name + " hook and restored the one it chained", nil
 	}
 	return "removed git-queen's " + h.Name + " hook", nil
+}
+
+// uninstallLegacy removes git-queen's shim where the pre-commit framework
+// put it when it took the hook's place (NAME.legacy, which the framework
+// runs), and puts there the hook the shim chained, if any: the framework
+// then runs the user's hook as it ran git-queen's.
+func (r *Repo) uninstallLegacy(h *Hook) (string, error) {
+	legacy := h.Path + ".legacy"
+	if err := os.Remove(legacy); err != nil {
+		return "", fmt.Errorf("remove git-queen's hook from %s: %w", filepath.Base(legacy), err)
+	}
+	did := fmt.Sprintf("removed git-queen's %s hook from %s (the pre-commit framework runs it)", h.Name, filepath.Base(legacy))
+	chained := filepath.Join(filepath.Dir(h.Path), h.Name+hooks.ChainedSuffix)
+	if _, err := os.Lstat(chained); err != nil {
+		return did, nil
+	}
+	if err := os.Rename(chained, legacy); err != nil {
+		return "", fmt.Errorf("restore the chained hook: %w", err)
+	}
+	return did + " and restored there the one it chained", nil
 }
 
 func writeExecutable(path string, data []byte) error {

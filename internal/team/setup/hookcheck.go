@@ -39,7 +39,8 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		did: func() string { return did }}
 	h, err := r.HookInfoFor(name)
 	if err != nil {
-		return Check{Name: name, Status: Fail, Message: err.Error()}
+		// init cannot install the hook: it fails, saying why.
+		return Check{Name: name, Status: Fail, Message: err.Error(), forInit: !o.NoHooks, fix: func() error { return err }}
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
@@ -58,7 +59,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			c.Status, c.Message = Warn, fmt.Sprintf("git-queen's hook (%s) is an earlier version; it %s", where, guards)
 		}
 		if h.Chained != "" {
-			c.Message += "; then it runs " + filepath.Base(h.Chained) + ", the hook that was there before"
+			c.Message += r.chainedRuns(h.Chained)
 		}
 		if h.Managed != "" {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
@@ -163,4 +164,16 @@ func (r *Repo) checkHookSpeed() Check {
 		return ok("hook-speed", "the hook asks git diff --cached for the staged changes (%s), a few ms more per commit", why)
 	}
 	return ok("hook-speed", "the hook reads the staged changes from the index itself")
+}
+
+// chainedRuns says what becomes of the hook git-queen's chains at path:
+// the shim runs it only when it is executable (as git ran the hook before
+// only then), so one that is not is kept as inert as it was, and said so.
+func (r *Repo) chainedRuns(path string) string {
+	name := filepath.Base(path)
+	if info, err := os.Stat(path); err == nil && info.Mode()&0o111 != 0 {
+		return "; then it runs " + name + ", the hook that was there before"
+	}
+	return fmt.Sprintf("; %s, the hook that was there before, is not executable, so it does not run (nor did git run it); "+
+		"chmod +x %s to have it run", name, r.shown(path))
 }
