@@ -141,7 +141,11 @@ func foldLines(data []byte, first int, q Query, f Folder) {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
 	for line := range jsonline.LinesFrom(data, first) {
-		if _, fields, _, keep := q.recordLine(line, keys, vals); keep {
+		// The lines recordLine keeps, without making a string of each id.
+		if line.Blank() || !isRecord(line, keys, vals) {
+			continue
+		}
+		if fields := vals[1 : 1+len(q.Fields)]; q.Static == nil || q.Static(fields) {
 			f.Add(fields)
 		}
 	}
