@@ -74,11 +74,23 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 			d.Last = &t
 		}
 	}
+	// The sightings are read on another core meanwhile: the first read
+	// after a join scans the received messages for both.
+	type sightingsRead struct {
+		list []Sighting
+		err  error
+	}
+	sighted := make(chan sightingsRead, 1)
+	go func() {
+		list, err := s.Sightings()
+		sighted <- sightingsRead{list, err}
+	}()
 	for _, k := range records.Kinds {
 		fields := seenFields(writerFields[k.File], k.DroidFields)
 		q := store.Query{Name: "roster-fold-v1\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields}}
 		folds, err := s.S.Fold(k.File, q, func() jsonl.Folder { return newSeenFold(now) })
 		if err != nil {
+			<-sighted
 			return nil, err
 		}
 		for _, f := range folds {
@@ -93,11 +105,11 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 			}
 		}
 	}
-	sightings, err := s.Sightings()
-	if err != nil {
-		return nil, err
+	read := <-sighted
+	if read.err != nil {
+		return nil, read.err
 	}
-	for _, x := range sightings {
+	for _, x := range read.list {
 		if d := get(x.Droid); d != nil {
 			seeFirst(d, x.First)
 			seeLast(d, x.Last)
