@@ -39,7 +39,8 @@
 #         join), warm, with the size of the caches its first run left;
 #         peer: `check` of a free path in the same clone. whofirst: the
 #         first `who` after the join (every cache but the logs' indexes
-#         removed before each run); same peer.
+#         removed before each run); same peer. whoappend: `who` after
+#         one `msg send` in the same clone (before each run); same peer.
 #
 #   scripts/bench/costs.sh
 #   ONLY=list SIZE=100000 BEFORE=/tmp/old/git-queen scripts/bench/costs.sh
@@ -301,7 +302,7 @@ if want merge; then
 	}
 fi
 
-if want who || want whofirst; then
+if want who || want whofirst || want whoappend; then
 	echo "== who: a clone joined from a ledger of $size message records"
 	mkdir -p "$work/srv"
 	remote who "$size"
@@ -329,6 +330,12 @@ if want who || want whofirst; then
 			sh "$work/who-uncached"
 			row "  the same, this binary against BEFORE" whofirst who who-before "$(bench_rss git-queen who) MiB / $rssb MiB"
 		}
+	fi
+	if want whoappend; then
+		send="git-queen msg send --to droid-1 --subject s --body b"
+		bench_pair whoappend who "git-queen who" check "git-queen check src/x.go" --prepare "$send"
+		row "who after one message sent, $size records" whoappend who check
+		[ -z "${BEFORE:-}" ] || row "  the same, this binary against BEFORE" whoappend who who-before
 	fi
 	rm -rf "$work/srv/who.git" "$work/who"
 fi
