@@ -285,3 +285,37 @@ func TestSupersededVersionsCount(t *testing.T) {
 		t.Fatalf("eve last seen %v", got)
 	}
 }
+
+// What List keeps between reads is the size of the roster, not of the
+// logs: thousands of versions by a few droids in both sources leave
+// caches of a few kilobytes (a selection of every current version would
+// be as large as the logs).
+func TestListKeepsCachesTheSizeOfTheRoster(t *testing.T) {
+	s := foldStore(t)
+	var lines []string
+	for i := range 6000 {
+		at := foldT0.Add(-time.Duration(i) * time.Minute).Format(time.RFC3339Nano)
+		lines = append(lines, fmt.Sprintf(`{"id":"m%d","from":"droid-%d","to":"droid-%d","subject":"%s","created_at":%q,"updated_at":%q}`,
+			i, i%3, (i+1)%3, strings.Repeat("x", 200), at, at))
+	}
+	addLines(t, s.S.Log(records.MessagesFile).Path, lines[:3000]...)
+	addLines(t, store.ReceivedPath(s.S.WS, records.MessagesFile), lines[3000:]...)
+	for range 2 {
+		if list := checkList(t, s, foldT0, "read"); len(list) != 3 {
+			t.Fatalf("%d droids, want 3", len(list))
+		}
+	}
+	var cached int64
+	entries, err := os.ReadDir(s.S.CacheDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && !strings.HasPrefix(e.Name(), "log-") { // the logs' indexes are their writers'
+			cached += info.Size()
+		}
+	}
+	if cached == 0 || cached > 8<<10 {
+		t.Fatalf("List left %d bytes of caches for 3 droids in 6,000 versions; want a few kilobytes", cached)
+	}
+}
