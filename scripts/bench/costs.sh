@@ -35,6 +35,12 @@
 #         an identical repository whose .gitattributes says merge=union.
 #         Beside it, merge=union's own union run as a merge driver (git
 #         merge-file --union): what a driver costs for being a process.
+#  who    `who` in a clone that joined a ledger of N message records (as in
+#         join), warm, with the size of the caches its first run left;
+#         peer: `check` of a free path in the same clone. whofirst: the
+#         first `who` after the join (every cache but the logs' indexes
+#         removed before each run); same peer. whoappend: `who` after
+#         one `msg send` in the same clone (before each run); same peer.
 #
 #   scripts/bench/costs.sh
 #   ONLY=list SIZE=100000 BEFORE=/tmp/old/git-queen scripts/bench/costs.sh
@@ -294,6 +300,44 @@ if want merge; then
 			--prepare "sh -c 'sh $work/merge/reset-queen; git -C $work/merge/before reset -q --hard ours'"
 		row "  the same, this binary against BEFORE" merge-before after before
 	}
+fi
+
+if want who || want whofirst || want whoappend; then
+	echo "== who: a clone joined from a ledger of $size message records"
+	mkdir -p "$work/srv"
+	remote who "$size"
+	clone "$work/who" who
+	cd "$work/who"
+	git-queen init --droid bench --remote origin --no-hooks >/dev/null 2>&1
+	git-queen check src/x.go >/dev/null
+	cache=$(du -sk .git/queen-cache | cut -f1)
+	git-queen who >/dev/null
+	cache=$(($(du -sk .git/queen-cache | cut -f1) - cache))
+	[ -z "${BEFORE:-}" ] || "$BEFORE" who >/dev/null
+	if want who; then
+		bench_pair who who "git-queen who" check "git-queen check src/x.go"
+		row "who, a clone joined from $size records" who who check "$(bench_rss git-queen who) MiB; its caches $cache kB"
+		against_before who "git-queen who"
+	fi
+	if want whofirst; then
+		echo "find $work/who/.git/queen-cache -type f ! -name 'log-*.index' ! -name 'presence-*' -delete" >"$work/who-uncached"
+		pair_runs=${RUNS:-5} bench_pair whofirst who "git-queen who" check "git-queen check src/x.go" --prepare "sh $work/who-uncached"
+		sh "$work/who-uncached"
+		row "first who after the join, $size records" whofirst who check "$(bench_rss git-queen who) MiB"
+		[ -z "${BEFORE:-}" ] || {
+			sh "$work/who-uncached"
+			rssb=$(bench_rss "$BEFORE" who)
+			sh "$work/who-uncached"
+			row "  the same, this binary against BEFORE" whofirst who who-before "$(bench_rss git-queen who) MiB / $rssb MiB"
+		}
+	fi
+	if want whoappend; then
+		send="git-queen msg send --to droid-1 --subject s --body b"
+		bench_pair whoappend who "git-queen who" check "git-queen check src/x.go" --prepare "$send"
+		row "who after one message sent, $size records" whoappend who check
+		[ -z "${BEFORE:-}" ] || row "  the same, this binary against BEFORE" whoappend who who-before
+	fi
+	rm -rf "$work/srv/who.git" "$work/who"
 fi
 
 printf 'work\tthis binary\tpeer, same runs\tratio\tpeak RSS\n'

@@ -1,8 +1,6 @@
 package roster
 
 import (
-	"cmp"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -45,8 +43,12 @@ var writerFields = map[string]string{
 }
 
 // List lists every droid the repository knows: those its records name
-// (writers, holders, recipients), those named in extra (a roster file),
-// each with its first and last sighting as of now, sorted by name.
+// (writers, holders, recipients) in any version they hold, current or
+// superseded, and those named in extra (a roster file), each with its
+// first and last sighting as of now, sorted by name. A droid that wrote
+// a version another droid superseded since was seen when it wrote it.
+// It reads each log's fold (seenFold), which costs what was appended
+// since the last read, not the size of the logs.
 func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 	byName := map[string]*Droid{}
 	get := func(name string) *Droid {
@@ -72,46 +74,42 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 			d.Last = &t
 		}
 	}
+	// The sightings are read on another core meanwhile: the first read
+	// after a join scans the received messages for both.
+	type sightingsRead struct {
+		list []Sighting
+		err  error
+	}
+	sighted := make(chan sightingsRead, 1)
+	go func() {
+		list, err := s.Sightings()
+		sighted <- sightingsRead{list, err}
+	}()
 	for _, k := range records.Kinds {
-		creator := writerFields[k.File]
-		fields := append([]string{creator, "updated_by", "created_at", "updated_at"}, k.DroidFields...)
-		sel, err := s.S.Select(k.File, store.Query{Name: "roster-v1\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields}})
+		fields := seenFields(writerFields[k.File], k.DroidFields)
+		q := store.Query{Name: "roster-fold-v1\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields}}
+		folds, err := s.S.Fold(k.File, q, func() jsonl.Folder { return newSeenFold(now) })
 		if err != nil {
+			<-sighted
 			return nil, err
 		}
-		for _, e := range sel.Entries {
-			for _, f := range e.Fields[4:] {
-				var name string
-				if json.Unmarshal(f, &name) == nil {
-					get(name)
+		for _, f := range folds {
+			for name, x := range f.(*seenFold).droids {
+				d := get(name)
+				if x.hasFirst {
+					seeFirst(d, x.first)
 				}
-			}
-			var by, writer string
-			_ = json.Unmarshal(e.Fields[0], &by)
-			_ = json.Unmarshal(e.Fields[1], &writer)
-			created, ok := records.ParseTime(e.Fields[2])
-			if !ok {
-				continue
-			}
-			if d := get(by); d != nil { // its creator was there when it was made
-				seeFirst(d, created)
-				seeLast(d, created)
-			}
-			written := created
-			if t, ok := records.ParseTime(e.Fields[3]); ok && t.After(created) {
-				written = t
-			}
-			writer = cmp.Or(writer, by)
-			if d := get(writer); d != nil {
-				seeLast(d, written)
+				if x.hasLast {
+					seeLast(d, x.last)
+				}
 			}
 		}
 	}
-	sightings, err := s.Sightings()
-	if err != nil {
-		return nil, err
+	read := <-sighted
+	if read.err != nil {
+		return nil, read.err
 	}
-	for _, x := range sightings {
+	for _, x := range read.list {
 		if d := get(x.Droid); d != nil {
 			seeFirst(d, x.First)
 			seeLast(d, x.Last)

@@ -19,12 +19,14 @@ func droidsCommand(env *Env) *cli.Command {
 		Name:    "droids",
 		Aliases: []string{"who"},
 		Usage:   "list the droids of this repository: when each first wrote, when it was last seen, and where",
-		Description: `A droid is known once it has written a record (a message, a reservation, an
-assignment), been sent one, or is listed under [droids] names in
-.beads/queen.toml. Any command a droid runs, and every sync, counts as being
-seen; a sighting moves at most every ` + roster.Interval.String() + `, and travels to other clones
-with sync. LAST SEEN is the latest of the droid's sightings and records, in
-any clone the store has heard from.
+		Description: `A droid is known once a version of a record names it (it wrote a message, a
+reservation or an assignment, was sent or assigned one, even if the record
+has changed since), or is listed under [droids] names in .beads/queen.toml.
+Any command a droid runs, and every sync, counts as being seen; a sighting
+moves at most every ` + roster.Interval.String() + `, and travels to other clones with sync. LAST
+SEEN is the latest of the droid's sightings and of the versions it wrote
+(one another droid has superseded since counts too), in any clone the store
+has heard from.
 
 A droid not seen for longer than the team's threshold is SILENT: doctor
 lists it, and its reservations and claims may be taken with reserve --steal

@@ -1,0 +1,186 @@
+package roster
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+)
+
+// seenFold is what one log (one source of one kind) says of the droids:
+// every name its records hold, and when each created and wrote them,
+// over every version in the log, not only the current ones. Appending
+// lines can only add a name, lower a first sighting or raise a last one,
+// so the fold of a log is kept (jsonl.Log.FoldCached) and brought up to
+// date from what was appended: who costs what it returns, not the size
+// of the logs.
+//
+// Time is bounded by the reader (Believed): a time further ahead of now
+// than MaxClockSkew is no sighting. So that a fold made at one time gives
+// the answer a fresh fold would give at a later one, each droid keeps its
+// latest time that was believable when it was folded (Last) and its
+// earliest time that was not (Ahead): a read at a time when Ahead has
+// become believable, or Last has not (a clock set back), folds the log
+// again. A version dated 2099 costs that once, in 2099.
+type seenFold struct {
+	// horizon is the latest time believed at the read's time.
+	horizon time.Time
+	droids  map[string]*seen
+}
+
+// seen is one droid as a log sees it.
+type seen struct {
+	// first is the earliest creation time of a record it created,
+	// believable or not: Believed bounds it when it is read.
+	first time.Time
+	// last is its latest creation or write time no later than the
+	// horizon; ahead its earliest one after it.
+	last, ahead             time.Time
+	hasFirst, hasLast, hasA bool
+}
+
+// seenFields are the fields a roster fold reads of a line: the record's
+// creator, the version's writer, the creation and write times, then the
+// kind's DroidFields.
+func seenFields(creator string, droidFields []string) []string {
+	return append([]string{creator, "updated_by", "created_at", "updated_at"}, droidFields...)
+}
+
+func newSeenFold(now time.Time) *seenFold {
+	return &seenFold{horizon: now.Add(records.MaxClockSkew), droids: map[string]*seen{}}
+}
+
+// Reset empties the fold.
+func (f *seenFold) Reset() { f.droids = map[string]*seen{} }
+
+// Add folds in one version, whose fields are seenFields'.
+func (f *seenFold) Add(fields [][]byte) {
+	for _, raw := range fields[4:] {
+		f.droid(raw)
+	}
+	created, ok := records.ParseTime(fields[2])
+	if !ok {
+		return
+	}
+	if d := f.droid(fields[0]); d != nil { // its creator was there when it was made
+		if !d.hasFirst || created.Before(d.first) {
+			d.first, d.hasFirst = created, true
+		}
+		f.see(d, created)
+	}
+	written := created
+	if t, ok := records.ParseTime(fields[3]); ok && t.After(created) {
+		written = t
+	}
+	writer := fields[1]
+	if !nonEmptyString(writer) {
+		writer = fields[0]
+	}
+	if d := f.droid(writer); d != nil {
+		f.see(d, written)
+	}
+}
+
+// see notes that d wrote at t.
+func (f *seenFold) see(d *seen, t time.Time) {
+	if t.After(f.horizon) {
+		if !d.hasA || t.Before(d.ahead) {
+			d.ahead, d.hasA = t, true
+		}
+	} else if !d.hasLast || t.After(d.last) {
+		d.last, d.hasLast = t, true
+	}
+}
+
+// nonEmptyString reports whether raw, a valid JSON value, is a string
+// that is not empty.
+func nonEmptyString(raw []byte) bool { return len(raw) > 2 && raw[0] == '"' }
+
+// droid is the droid the JSON value raw names, or nil when it names none
+// (not a string, or not a valid droid name).
+func (f *seenFold) droid(raw []byte) *seen {
+	if len(raw) > 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		if d := f.droids[string(raw[1:len(raw)-1])]; d != nil {
+			return d // a plain name met before: valid, and no allocation
+		}
+	}
+	var name string
+	if json.Unmarshal(raw, &name) != nil || records.ValidateDroid(name) != nil {
+		return nil
+	}
+	d := f.droids[name]
+	if d == nil {
+		d = &seen{}
+		f.droids[name] = d
+	}
+	return d
+}
+
+// savedSeen is a droid of a saved fold.
+type savedSeen struct {
+	First *time.Time `json:"first,omitempty"`
+	Last  *time.Time `json:"last,omitempty"`
+	Ahead *time.Time `json:"ahead,omitempty"`
+}
+
+// Save is the fold as JSON, a few dozen bytes a droid.
+func (f *seenFold) Save() []byte {
+	out := make(map[string]savedSeen, len(f.droids))
+	for name, d := range f.droids {
+		var s savedSeen
+		if d.hasFirst {
+			s.First = &d.first
+		}
+		if d.hasLast {
+			s.Last = &d.last
+		}
+		if d.hasA {
+			s.Ahead = &d.ahead
+		}
+		out[name] = s
+	}
+	b, err := json.Marshal(map[string]any{"droids": out})
+	if err != nil {
+		return nil // a time JSON cannot hold: fold again next time
+	}
+	return b
+}
+
+// Load takes a saved fold if it still holds at the read's time: no last
+// sighting past the horizon, no time ahead of it that has come within.
+func (f *seenFold) Load(saved []byte) bool {
+	var in struct {
+		Droids map[string]savedSeen `json:"droids"`
+	}
+	if json.Unmarshal(saved, &in) != nil {
+		return false
+	}
+	f.droids = make(map[string]*seen, len(in.Droids))
+	for name, s := range in.Droids {
+		if records.ValidateDroid(name) != nil {
+			return false
+		}
+		d := &seen{}
+		if s.First != nil {
+			d.first, d.hasFirst = *s.First, true
+		}
+		if s.Last != nil {
+			if s.Last.After(f.horizon) {
+				return false
+			}
+			d.last, d.hasLast = *s.Last, true
+		}
+		if s.Ahead != nil {
+			if !s.Ahead.After(f.horizon) {
+				return false
+			}
+			d.ahead, d.hasA = *s.Ahead, true
+		}
+		f.droids[name] = d
+	}
+	return true
+}
+
+var _ jsonl.Folder = (*seenFold)(nil)

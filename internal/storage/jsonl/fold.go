@@ -1,0 +1,181 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/mapfile"
+)
+
+// A fold cache keeps a caller's summary of every record line of a log
+// (every version, not only the current ones) for the prefix of whole
+// lines it read, so that the next read folds in only what was appended: a
+// summary that appending lines can only grow (a minimum that can only
+// fall, a maximum that can only rise, a set that can only gain names)
+// costs what it holds, not the size of the log. The prefix is proved
+// unchanged as a selection cache's is (the log's index, else its
+// checksum); a log rewritten since (a compaction, a checkout) fails the
+// proof and is folded again from its start. A missing, damaged or
+// disbelieved cache costs a full fold, never a wrong answer.
+
+// Folder is a caller's fold over the record lines of a log.
+type Folder interface {
+	// Reset empties the fold, before the log is folded from its start.
+	Reset()
+	// Load replaces the fold by one Save returned, and reports whether
+	// the caller believes it still (false: the log is folded again).
+	Load(saved []byte) bool
+	// Add folds in one record line: the values of Query.Fields (nil when
+	// absent). They point into the log: copy what is kept.
+	Add(fields [][]byte)
+	// Save is the fold so far, to be given to Load by a later read; nil
+	// saves nothing.
+	Save() []byte
+}
+
+// foldHeader is the first line of a fold cache; the fold Save returned
+// follows it.
+type foldHeader struct {
+	V    int      `json:"v"`
+	Size int64    `json:"size"`
+	CRC  uint32   `json:"crc32c"`
+	Keys []string `json:"keys"`
+	Body uint32   `json:"body_crc32c"`
+}
+
+const foldVersion = 1
+
+// FoldCached folds every record line of the log that q keeps (q.Static;
+// q.Keep and q.Versions play no part: every version is folded) into f,
+// starting from the fold cached in cachePath when the log still starts
+// with the prefix it covers. The whole lines are saved to the cache when
+// they grew; an unterminated last line is folded in after, unsaved (it
+// may still be being written).
+func (l *Log) FoldCached(q Query, cachePath string, f Folder) error {
+	q.Versions, q.Keep, q.reindex = nil, nil, l.ReindexIfFree
+	file, err := os.Open(l.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		f.Reset()
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", l.Path, err)
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", l.Path, err)
+	}
+	if info.Size() == 0 {
+		f.Reset()
+		return nil
+	}
+	data, release, err := mapfile.Map(file, info.Size(), false)
+	if err != nil {
+		return l.foldRead(q, f)
+	}
+	defer release()
+	faulted := true
+	func() {
+		defer func() { _ = recover() }()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		foldIncremental(data, l.Path, l.CacheDir, q, cachePath, f, info)
+		faulted = false
+	}()
+	if faulted { // the file shrank under the mapping
+		return l.foldRead(q, f)
+	}
+	return nil
+}
+
+// foldRead folds the log read whole, with no cache: for a log that could
+// not be mapped or shrank while it was read.
+func (l *Log) foldRead(q Query, f Folder) error {
+	data, err := os.ReadFile(l.Path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", l.Path, err)
+	}
+	f.Reset()
+	foldLines(data, 1, q, f)
+	return nil
+}
+
+// foldIncremental is FoldCached over the log's bytes, data.
+// indexDir holds the log's index.
+func foldIncremental(data []byte, file, indexDir string, q Query, cachePath string, f Folder, info os.FileInfo) {
+	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
+	from, crc, ok := readFoldCache(cachePath, data, prefix, file, indexDir, q, f, info)
+	if !ok {
+		f.Reset()
+		from, crc = 0, 0
+	}
+	if prefix > from {
+		mapfile.Populate(data[from:prefix])
+		foldLines(data[from:prefix], lineNumberAt(from), q, f)
+		crc = ChecksumUpdate(crc, data[from:prefix])
+		if body := f.Save(); body != nil {
+			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: Checksum(body)}
+			writeCacheHeaded(cachePath, hdr, body)
+		}
+	}
+	foldLines(data[prefix:], lineNumberAt(prefix), q, f)
+}
+
+// lineNumberAt is a line number for the line at offset: only line 1 may
+// carry a byte order mark, and a fold needs no other number.
+func lineNumberAt(offset int64) int {
+	if offset == 0 {
+		return 1
+	}
+	return 2
+}
+
+// foldLines adds each record line of data that q keeps to f.
+func foldLines(data []byte, first int, q Query, f Folder) {
+	keys := q.keys()
+	vals := make([][]byte, len(keys))
+	for line := range jsonline.LinesFrom(data, first) {
+		// The lines recordLine keeps, without making a string of each id.
+		if line.Blank() || !isRecord(line, keys, vals) {
+			continue
+		}
+		if fields := vals[1 : 1+len(q.Fields)]; q.Static == nil || q.Static(fields) {
+			f.Add(fields)
+		}
+	}
+}
+
+// readFoldCache loads the fold cached in cachePath into f if it is
+// undamaged, covers a prefix of data's whole lines (the first prefix
+// bytes) proved unchanged, and f believes it; it returns the cached
+// prefix's size and checksum.
+func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir string, q Query, f Folder, info os.FileInfo) (size int64, crc uint32, ok bool) {
+	raw, err := os.ReadFile(cachePath)
+	if err != nil {
+		return 0, 0, false
+	}
+	first, body, found := bytes.Cut(raw, []byte{'\n'})
+	var hdr foldHeader
+	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != foldVersion || !slices.Equal(hdr.Keys, q.keys()) ||
+		hdr.Size <= 0 || hdr.Size > prefix || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
+		return 0, 0, false
+	}
+	cached := cacheHeader{Size: hdr.Size, CRC: hdr.CRC}
+	proved := provedByIndex(cached, data[hdr.Size:], indexDir, file, info)
+	if !proved && q.reindex != nil && q.reindex() {
+		proved = provedByIndex(cached, data[hdr.Size:], indexDir, file, info)
+	}
+	if !proved && Checksum(data[:hdr.Size]) != hdr.CRC {
+		return 0, 0, false
+	}
+	if !f.Load(body) {
+		return 0, 0, false
+	}
+	return hdr.Size, hdr.CRC, true
+}
