@@ -39,20 +39,11 @@ const maxLinkHops = 40
 // its path there, in every superproject around it, whose reservations may
 // cover the submodule.
 func EditTargets(dir string, paths []string) ([]EditTarget, error) {
-	r := &targetResolver{real: map[string]string{}, repos: map[string][]*gitrepo.Repo{}}
+	r := newTargetResolver()
 	var targets []EditTarget
 	seen := map[[2]string]bool{}
 	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		p = filepath.Clean(p)
-		entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
-		reals := []string{entry}
-		if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-			reals = slices.Compact([]string{entry, RealPath(entry)})
-		}
-		for _, real := range reals {
+		for _, real := range r.reached(dir, p) {
 			found, err := r.targetsOf(real)
 			if err != nil {
 				return nil, err
@@ -77,6 +68,37 @@ type targetResolver struct {
 	repos map[string][]*gitrepo.Repo // existing directory -> worktrees holding it, innermost first
 }
 
+func newTargetResolver() *targetResolver {
+	return &targetResolver{real: map[string]string{}, repos: map[string][]*gitrepo.Repo{}}
+}
+
+// reached is what an edit of p changes (p relative to dir unless it is
+// absolute): p with every link in its directories resolved, and, when its
+// last part is itself a link, also the file that link leads to, since a
+// write goes through it.
+func (r *targetResolver) reached(dir, p string) []string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
+	if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return slices.Compact([]string{entry, RealPath(entry)})
+	}
+	return []string{entry}
+}
+
+// inWorktree is real (resolved) relative to the worktree whose top is
+// top, with / separators, and whether it is a path there git can track:
+// not the top itself, nothing in git's own directory.
+func (r *targetResolver) inWorktree(top, real string) (string, bool) {
+	rel, ok := relativeTo(r.realPath(top), real)
+	if !ok || rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return "", false
+	}
+	return rel, true
+}
+
 func (r *targetResolver) realPath(dir string) string {
 	real, ok := r.real[dir]
 	if !ok {
@@ -96,8 +118,8 @@ func (r *targetResolver) targetsOf(real string) ([]EditTarget, error) {
 	}
 	var targets []EditTarget
 	for _, repo := range repos {
-		rel, ok := relativeTo(r.realPath(repo.TopLevel), real)
-		if !ok || rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		rel, ok := r.inWorktree(repo.TopLevel, real)
+		if !ok {
 			break
 		}
 		targets = append(targets, EditTarget{Repo: repo, Path: rel})

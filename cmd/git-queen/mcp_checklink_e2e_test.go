@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// MCP check judges a path through a symlinked directory where it really
+// is, as the edit guard does: with lnk -> src and src/** held by bob,
+// lnk/a.go is src/a.go, held.
+func TestMCPCheckFollowsSymlinkedDirectory(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	mustQueen(t, repo, "ann", "init", "--droid", "ann")
+	if err := os.Mkdir(filepath.Join(repo, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(repo, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	mustQueen(t, repo, "bob", "reserve", "src/**")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ann := mcpSession(t, ctx, repo, "ann")
+
+	out, isErr := call(t, ctx, ann, "check", map[string]any{"paths": []string{"lnk/a.go", "README"}})
+	if kind, code := errorOf(out); !isErr || kind != "conflict" || code != 5 {
+		t.Fatalf("ann's check of lnk/a.go: error=%v %s", isErr, mustJSON(out))
+	}
+	result, _ := out["result"].(map[string]any)
+	paths, _ := result["paths"].([]any)
+	var got []string
+	for _, p := range paths {
+		p, _ := p.(map[string]any)
+		held, _ := p["held_by"].([]any)
+		got = append(got, fmt.Sprintf("%v given=%v free=%v held=%d", p["path"], p["given"], p["free"], len(held)))
+	}
+	if want := []string{"src/a.go given=lnk/a.go free=false held=1", "README given=<nil> free=true held=0"}; !slices.Equal(got, want) {
+		t.Errorf("ann's check of lnk/a.go README: %q, want %q", got, want)
+	}
+	e, _ := out["error"].(map[string]any)
+	if msg, _ := e["message"].(string); !strings.Contains(msg, "lnk/a.go -> src/a.go: bob holds it") {
+		t.Errorf("the refusal does not name the path as given and as judged: %q", msg)
+	}
+}

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// judgedPath is a path check judges, and the path it was given as when a
+// symlink leads there from elsewhere ("" when it was given as itself).
+type judgedPath struct {
+	path, given string
+}
+
+// judgedPaths is what check judges for the paths it was given, each once:
+// a path where it really is in this worktree, by the rule the edit guard
+// judges a tool call's paths with (EditTargets): the links in its
+// directories resolved (lnk/a.go, with lnk -> src, is src/a.go), and a path
+// whose last part is a link judged both as the link and as what it leads
+// to. A path a link takes out of the worktree, or into git's directory, is
+// judged as it was given, as before.
+func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) {
+	var out []judgedPath
+	seen := make(map[string]bool, len(given))
+	add := func(path, given string) {
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, judgedPath{path: path, given: given})
+		}
+	}
+	var r *targetResolver
+	for _, p := range given {
+		rp, err := e.RepoPath(s, p)
+		if err != nil {
+			return nil, err
+		}
+		if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+			add(rp, "")
+			continue
+		}
+		if r == nil {
+			r = newTargetResolver()
+		}
+		found := false
+		for _, real := range r.reached(s.WS.Repo.TopLevel, rp) {
+			if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
+				found = true
+				if path == rp {
+					add(path, "")
+				} else {
+					add(path, rp)
+				}
+			}
+		}
+		if !found {
+			add(rp, "")
+		}
+	}
+	return out, nil
+}
