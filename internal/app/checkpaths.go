@@ -1,6 +1,9 @@
 package app
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
@@ -55,4 +58,33 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 		}
 	}
 	return out, nil
+}
+
+// throughLinks is pattern (from the top) with its literal leading
+// directories resolved where a symlink in the worktree leads them to
+// another place in it, and whether it changed: with lnk -> src, lnk/a.go is
+// src/a.go, lnk/** is src/**, lnk/*.go is src/*.go, as the edit guard
+// judges the edits; lnk alone stays the link. A pattern with ".", ".." or
+// an escape among those directories, or one a link takes out of the
+// worktree, stays as it is (normalisation judges it as before).
+func throughLinks(s *store.Store, pattern string) (string, bool) {
+	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+		return "", false
+	}
+	parts := strings.Split(pattern, "/")
+	n := 0 // the leading directories: literal segments before the last
+	for n < len(parts)-1 && parts[n] != "" && parts[n] != "." && parts[n] != ".." &&
+		!strings.ContainsAny(parts[n], `*?[]{}\`) {
+		n++
+	}
+	if n == 0 {
+		return "", false
+	}
+	r := newTargetResolver()
+	dir := strings.Join(parts[:n], "/")
+	rel, ok := r.inWorktree(s.WS.Repo.TopLevel, r.realPath(filepath.Join(s.WS.Repo.TopLevel, filepath.FromSlash(dir))))
+	if !ok || rel == dir {
+		return "", false
+	}
+	return escapeGlob(rel) + "/" + strings.Join(parts[n:], "/"), true
 }
