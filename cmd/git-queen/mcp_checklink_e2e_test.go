@@ -46,6 +46,26 @@ func TestMCPCheckFollowsSymlinkedDirectory(t *testing.T) {
 	if want := []string{"src/a.go given=lnk/a.go free=false held=1", "README given=<nil> free=true held=0"}; !slices.Equal(got, want) {
 		t.Errorf("ann's check of lnk/a.go README: %q, want %q", got, want)
 	}
+	// On the command line too, and for an absolute path that reaches the
+	// worktree through a link beside it; one that leads nowhere in it is
+	// still refused as outside the repository.
+	link := filepath.Join(filepath.Dir(repo), "link")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path, stdout, stderr string
+		code                 int
+	}{
+		{filepath.Join(link, "lnk", "a.go"), link + "/lnk/a.go -> src/a.go: held exclusively by bob", "", 5},
+		{filepath.Join(link, "README"), "README: free", "", 0},
+		{filepath.Join(filepath.Dir(repo), "elsewhere", "a.go"), "", "is outside the repository", 2},
+	} {
+		r := gitQueen(t, repo, "ann", "check", tt.path)
+		if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("check %s: exit %d\n%s%s", tt.path, r.code, r.stdout, r.stderr)
+		}
+	}
 	e, _ := out["error"].(map[string]any)
 	if msg, _ := e["message"].(string); !strings.Contains(msg, "lnk/a.go -> src/a.go: bob holds it") {
 		t.Errorf("the refusal does not name the path as given and as judged: %q", msg)

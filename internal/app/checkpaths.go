@@ -32,28 +32,41 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 	var r *targetResolver
 	for _, p := range given {
 		rp, err := e.RepoPath(s, p)
-		if err != nil {
-			return nil, err
-		}
 		if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+			if err != nil {
+				return nil, err
+			}
 			add(rp, "")
 			continue
+		}
+		asked, label := rp, rp
+		if err != nil {
+			// An absolute path outside the top as written may reach
+			// the worktree through a link (/tmp/link/src/a.go, or
+			// macOS's /var for /private/var), as the guard finds.
+			if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
+				return nil, err
+			}
+			label = p
 		}
 		if r == nil {
 			r = newTargetResolver()
 		}
 		found := false
-		for _, real := range r.reached(s.WS.Repo.TopLevel, rp) {
+		for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
 			if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
 				found = true
-				if path == rp {
+				if path == label {
 					add(path, "")
 				} else {
-					add(path, rp)
+					add(path, label)
 				}
 			}
 		}
 		if !found {
+			if err != nil {
+				return nil, err
+			}
 			add(rp, "")
 		}
 	}
