@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -42,13 +44,32 @@ func TestMCPCancelledRequestGetsNoResponse(t *testing.T) {
 	}
 	w.serves(t, ctx)
 
-	// Up to the server's exit, nothing answers the cancelled request.
+	// The SDK's client cancels its own call when its context ends.
+	callCtx, cancelCall := context.WithCancel(ctx)
+	called := make(chan error, 1)
+	go func() {
+		_, err := w.client.CallTool(callCtx, &mcp.CallToolParams{Name: "reserve",
+			Arguments: map[string]any{"patterns": []string{"src/b.go"}, "wait": true, "wait_timeout": "1h"}})
+		called <- err
+	}()
+	await(t, ctx, "ann's place in the queue for the client's call", queued)
+	cancelCall()
+	if err := <-called; err == nil {
+		t.Fatal("the cancelled call returned a result")
+	}
+	await(t, ctx, "ann's place withdrawn for the client's call", func() bool { return !queued() })
+	w.serves(t, ctx)
+
+	// Up to the server's exit, nothing answers either cancelled request.
 	w.client.Close()
 	for m := range w.replies {
 		t.Errorf("a response after the cancellation: %v", m)
 	}
 	if err := w.cmd.Wait(); err != nil {
 		t.Errorf("the server's exit: %v\n%s", err, w.stderr.String())
+	}
+	if out := w.out.String(); strings.Contains(out, "stopped before the paths were granted") {
+		t.Errorf("the server answered a cancelled reserve:\n%s", out)
 	}
 }
 

@@ -33,6 +33,8 @@ type mcpWire struct {
 	replies chan wireReply
 	client  *mcp.ClientSession
 	stderr  testgit.LockedBuffer
+	// out is every line the server wrote, whoever it was for.
+	out testgit.LockedBuffer
 }
 
 type wireReply struct {
@@ -89,6 +91,7 @@ func (w *mcpWire) route(stdout io.Reader, toClient *io.PipeWriter) {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
+			w.out.Write(line)
 			var m wireReply
 			if json.Unmarshal(line, &m) == nil && (m.Method == "" && !clientID.Match(m.ID) || m.rawProgress()) {
 				w.replies <- m
