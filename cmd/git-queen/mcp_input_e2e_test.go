@@ -23,8 +23,9 @@ import (
 // and that a test also writes raw bytes to, between the client's
 // messages. Replies meant for the raw frames reach the test on replies:
 // those without a method whose id the client cannot have sent (null, a
-// string, or anything but a plain integer below a million); everything
-// else reaches the client.
+// string, or anything but a plain integer below a million), and progress
+// notifications for a raw frame's token (a string starting "raw-");
+// everything else reaches the client.
 type mcpWire struct {
 	cmd     *exec.Cmd
 	mu      sync.Mutex // one writer at a time on stdin: the client or raw
@@ -32,11 +33,16 @@ type mcpWire struct {
 	replies chan wireReply
 	client  *mcp.ClientSession
 	stderr  testgit.LockedBuffer
+	// out is every line the server wrote, whoever it was for.
+	out testgit.LockedBuffer
 }
 
 type wireReply struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		ProgressToken any `json:"progressToken"`
+	} `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
 		Code    int    `json:"code"`
@@ -85,8 +91,9 @@ func (w *mcpWire) route(stdout io.Reader, toClient *io.PipeWriter) {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
+			w.out.Write(line)
 			var m wireReply
-			if json.Unmarshal(line, &m) == nil && m.Method == "" && !clientID.Match(m.ID) {
+			if json.Unmarshal(line, &m) == nil && (m.Method == "" && !clientID.Match(m.ID) || m.rawProgress()) {
 				w.replies <- m
 			} else if _, err := toClient.Write(line); err != nil {
 				return
@@ -140,6 +147,12 @@ func (w *mcpWire) serves(t *testing.T, ctx context.Context) {
 		t.Fatalf("an extra reply: %+v", m)
 	default:
 	}
+}
+
+// rawProgress says whether m is a progress notification for a raw frame.
+func (m wireReply) rawProgress() bool {
+	token, _ := m.Params.ProgressToken.(string)
+	return m.Method == "notifications/progress" && strings.HasPrefix(token, "raw-")
 }
 
 func (m wireReply) String() string {

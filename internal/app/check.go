@@ -26,7 +26,11 @@ type CheckResult struct {
 
 // PathStatus is one path checked.
 type PathStatus struct {
-	Path   string                `json:"path"`
+	Path string `json:"path"`
+	// Given is the path as it was given (from the top) when a symlink
+	// leads it to Path (lnk/a.go, with lnk -> src, for src/a.go); a path
+	// is judged where it really is, as the edit guard judges it.
+	Given  string                `json:"given,omitempty"`
 	Free   bool                  `json:"free"`
 	HeldBy []records.Reservation `json:"held_by"`
 	// Directory is true for a directory or submodule, judged as reserve
@@ -48,17 +52,13 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var paths []string // each once, however it was spelled (a.go, ./a.go)
-	seen := make(map[string]bool, len(r.Paths))
-	for _, p := range r.Paths {
-		rp, err := e.RepoPath(s, p)
-		if err != nil {
-			return nil, err
-		}
-		if !seen[rp] {
-			seen[rp] = true
-			paths = append(paths, rp)
-		}
+	judged, err := e.judgedPaths(s, r.Paths)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(judged)) // each once, however it was spelled (a.go, ./a.go, lnk/a.go)
+	for i, j := range judged {
+		paths[i] = j.path
 	}
 	files, dirs, err := splitDirs(s, paths)
 	if err != nil {
@@ -75,7 +75,7 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	}
 	res := &CheckResult{Droid: me, Paths: make([]PathStatus, len(paths)), Holds: holds}
 	for i, p := range paths {
-		st := PathStatus{Path: p, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[p]}
+		st := PathStatus{Path: p, Given: judged[i].given, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[p]}
 		for _, h := range holds {
 			if h.Path == p {
 				st.Free = false
@@ -115,6 +115,15 @@ func splitDirs(s *store.Store, paths []string) (files, dirs []string, err error)
 	return files, dirs, nil
 }
 
+// Label is the path as a person reads it: Path, or "Given -> Path" when a
+// symlink led there.
+func (p PathStatus) Label() string {
+	if p.Given == "" {
+		return p.Path
+	}
+	return p.Given + " -> " + p.Path
+}
+
 // describeHolds says in words what the result says when a path is held
 // by another droid: each path, who holds it, by which pattern, until when
 // and why; the free ones; and what to do.
@@ -122,11 +131,11 @@ func (c *CheckResult) describeHolds() string {
 	var held, free []string
 	for _, p := range c.Paths {
 		if p.Free {
-			free = append(free, p.Path)
+			free = append(free, p.Label())
 			continue
 		}
 		for _, r := range p.HeldBy {
-			line := fmt.Sprintf("%s: %s holds it until %s (pattern %s", p.Path, r.Droid,
+			line := fmt.Sprintf("%s: %s holds it until %s (pattern %s", p.Label(), r.Droid,
 				r.Expiry().UTC().Format(time.RFC3339), r.Pattern)
 			if r.IssueID != "" {
 				line += ", issue " + r.IssueID

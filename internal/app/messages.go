@@ -50,6 +50,13 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 			return nil, &UsageError{Command: "msg send", Msg: "give a --subject (-s), or a body whose first line can serve as one"}
 		}
 	}
+	if r.Issue != "" {
+		// The domain takes any stored id (a notification about an old
+		// assignment may carry one); a droid names only new-style ids.
+		if err := records.ValidateNewIssueID(r.Issue); err != nil {
+			return nil, err
+		}
+	}
 	s, err := e.OpenStore()
 	if err != nil {
 		return nil, err

@@ -106,16 +106,26 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // becomes DIR/**. The notes say what a pattern became, and why.
 func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
 	prefix := e.TopPrefix(s)
+	var out, notes []string
+	fromTop := make([]string, len(patterns))
+	linked := make([]bool, len(patterns))
+	for i, given := range patterns {
+		fromTop[i] = patternFromTop(prefix, given)
+		if real, ok := throughLinks(s, fromTop[i]); ok {
+			linked[i] = true
+			notes = append(notes, fmt.Sprintf("%s is %s (a symlink leads there): reserving it there, where edits land", given, real))
+			fromTop[i] = real
+		}
+	}
 	var known map[string]globs.PathKind
 	if s.WS.Repo != nil {
 		var err error
-		if known, err = literalKinds(s.WS.Repo, prefix, patterns); err != nil {
+		if known, err = literalKinds(s.WS.Repo, fromTop); err != nil {
 			return nil, nil, err
 		}
 	}
-	var out, notes []string
-	for _, given := range patterns {
-		p := patternFromTop(prefix, given)
+	for i, given := range patterns {
+		p := fromTop[i]
 		var asked string
 		var found globs.PathKind
 		var kind globs.KindFunc
@@ -135,7 +145,7 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 		}
 		switch {
 		case n == p || strings.HasSuffix(p, "/") && n == p+"**":
-			if p != given && !strings.HasPrefix(given, ":/") {
+			if p != given && !linked[i] && !strings.HasPrefix(given, ":/") {
 				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
 			}
 		case found == globs.Dir:
@@ -169,15 +179,15 @@ func (e *Env) selectingPatterns(s *store.Store, patterns []string) ([]string, er
 }
 
 // literalKinds is what the repository says each path the patterns'
-// normalisation will ask about names, asked at once (one git process for
+// (from the top) normalisation will ask about names, asked at once (one git process for
 // all of them, however many patterns a droid gives): the paths are those
 // reservations.Normalize asks for, collected by a first pass that answers
 // nothing. A pattern that does not normalise is left to the real pass to
 // refuse.
-func literalKinds(repo *gitrepo.Repo, prefix string, patterns []string) (map[string]globs.PathKind, error) {
+func literalKinds(repo *gitrepo.Repo, fromTop []string) (map[string]globs.PathKind, error) {
 	var paths []string
-	for _, given := range patterns {
-		_, _ = reservations.Normalize(patternFromTop(prefix, given), func(path string) (globs.PathKind, error) {
+	for _, p := range fromTop {
+		_, _ = reservations.Normalize(p, func(path string) (globs.PathKind, error) {
 			paths = append(paths, path)
 			return globs.Absent, nil
 		})

@@ -134,9 +134,9 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			return &FailedError{Msg: fmt.Sprintf("nothing is ready to claim (%s); see git queen ready", res.Counts.Summary())}
 		}
 		first := res.Ready[0]
-		if err := records.ValidateIssueID(first.ID); err != nil {
+		if err := records.ValidateNewIssueID(first.ID); err != nil {
 			// An id no assignment can name (a space, a control
-			// character): say so and take the next, rather than stop
+			// character, a leading dash): say so and take the next, rather than stop
 			// every droid's --claim at it.
 			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
 			res.Ready = res.Ready[1:]

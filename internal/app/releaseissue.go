@@ -29,7 +29,10 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 	var held []reservations.Live
 	loaded := false
 	for _, a := range args {
-		if !issueShape().MatchString(a) {
+		// An id starting with "-" (refused now, but an older version
+		// took it, and release -- -x is the way to name it) is looked up
+		// as well.
+		if !issueShape().MatchString(a) && !strings.HasPrefix(a, "-") {
 			patterns = append(patterns, strings.TrimPrefix(a, "./"))
 			continue
 		}

@@ -112,7 +112,7 @@ type endedBy struct {
 }
 
 func (req *Request) validate() error {
-	if err := records.ValidateIssueID(req.IssueID); err != nil {
+	if err := records.ValidateNewIssueID(req.IssueID); err != nil {
 		return err
 	}
 	if err := records.ValidateDroid(req.Droid); err != nil {

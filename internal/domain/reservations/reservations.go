@@ -130,7 +130,7 @@ func (r *Request) validate() error {
 		return records.Invalidf("no pattern to reserve")
 	}
 	if r.IssueID != "" {
-		if err := records.ValidateIssueID(r.IssueID); err != nil {
+		if err := records.ValidateNewIssueID(r.IssueID); err != nil {
 			return err
 		}
 	}

@@ -176,6 +176,23 @@ func ValidateDroid(name string) error {
 
 func spaceOrUnprintable(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }
 
+// ValidateNewIssueID checks an issue id a droid or a person names for a
+// new assignment, reservation or message: ValidateIssueID, and no leading
+// "-", which every command would read as an option (release -x is the flag
+// --x), so the issue could not be named again. Records already stored or
+// received are judged by ValidateIssueID alone, so none is lost; the
+// refusal says how to end an assignment of such an id.
+func ValidateNewIssueID(id string) error {
+	if err := ValidateIssueID(id); err != nil {
+		return err
+	}
+	if strings.HasPrefix(id, "-") {
+		return Invalidf("issue id %q starts with \"-\", which reads as an option; name the issue without it\n"+
+			"(to end an assignment of it made before: git queen unassign -- %s)", id, id)
+	}
+	return nil
+}
+
 // ValidateIssueID checks an issue id (qb-12, bd-a1b2): one to 100
 // printable characters without spaces, since ids are matched exactly and
 // printed in tables and commands.

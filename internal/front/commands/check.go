@@ -18,7 +18,10 @@ func newCheckCmd(env *Env, runF func(checkOptions) error) *cli.Command {
 		Description: `A PATH that is a directory or a submodule (in HEAD, the index or the worktree)
 is judged as reserve judges DIR/**: held when another droid's exclusive
 reservation holds anything in it, with an example path. Any other PATH is held
-by the reservations whose patterns match it.
+by the reservations whose patterns match it. A PATH is judged where it really
+is, as --hook judges an edit: with lnk -> src, lnk/a.go is src/a.go
+("lnk/a.go -> src/a.go: ..."); a PATH that is itself a link is judged as the
+link and as what it leads to.
 
 With --hook RUNTIME (claude, codex, gemini or cursor), check is that agent
 runtime's pre-tool hook: it reads on stdin the tool call the runtime is about
@@ -62,7 +65,7 @@ func runCheck(o checkOptions) error {
 		now := o.Env.Now()
 		for _, st := range res.Paths {
 			if st.Free {
-				fmt.Fprintf(o.Env.Stdout, "%s: free\n", st.Path)
+				fmt.Fprintf(o.Env.Stdout, "%s: free\n", st.Label())
 				continue
 			}
 			for _, h := range res.Holds {
@@ -74,7 +77,7 @@ func runCheck(o checkOptions) error {
 					within = ", e.g. " + h.Witness
 				}
 				fmt.Fprintf(o.Env.Stdout, "%s: held exclusively by %s (pattern %s%s%s, expires %s)\n",
-					st.Path, r.Droid, r.Pattern, within, forIssue(r.IssueID), relTime(now, r.Expiry()))
+					st.Label(), r.Droid, r.Pattern, within, forIssue(r.IssueID), relTime(now, r.Expiry()))
 			}
 		}
 		if res.Droid == "" && len(res.Holds) > 0 {

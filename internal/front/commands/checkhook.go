@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
@@ -118,7 +119,7 @@ func editHolds(o checkOptions, rt hookRuntime) ([]reservations.Hold, bool, error
 	} else if call.Cwd != "" {
 		base = filepath.Join(base, call.Cwd)
 	}
-	targets, err := editTargets(base, call.Paths)
+	targets, err := app.EditTargets(base, call.Paths)
 	if err != nil || len(targets) == 0 {
 		return nil, false, err
 	}
@@ -135,7 +136,7 @@ func editHolds(o checkOptions, rt hookRuntime) ([]reservations.Hold, bool, error
 		// The agent's own repository is looked up from where it works,
 		// as any command it runs there would; another from its top.
 		from, who := group.repo.TopLevel, me
-		if home != nil && sameDir(home.CommonDir, group.repo.CommonDir) {
+		if home != nil && app.SameDir(home.CommonDir, group.repo.CommonDir) {
 			from = base
 		} else if who == "" && home == nil {
 			// A user-level hook with no identity of its own: the
@@ -163,7 +164,7 @@ type repositoryPaths struct {
 	paths []string
 }
 
-func byRepository(targets []editTarget) []repositoryPaths {
+func byRepository(targets []app.EditTarget) []repositoryPaths {
 	var groups []repositoryPaths
 	group := map[string]int{}     // resolved common directory -> index in groups
 	common := map[string]string{} // common directory as found -> resolved
@@ -171,7 +172,7 @@ func byRepository(targets []editTarget) []repositoryPaths {
 	for _, t := range targets {
 		c, ok := common[t.Repo.CommonDir]
 		if !ok {
-			c = realPath(t.Repo.CommonDir)
+			c = app.RealPath(t.Repo.CommonDir)
 			common[t.Repo.CommonDir] = c
 		}
 		i, ok := group[c]

@@ -17,8 +17,10 @@ everything under it. A path without wildcards means what it names in HEAD,
 the index or the worktree: a file is that file alone (README.md conflicts
 with **/*.md, not with **/*.go); a directory or a submodule is stored as
 DIR/**, the path and everything beneath it; so is a path that does not exist
-yet (create a new file first to reserve only it). The command says what it
-stored.`
+yet (create a new file first to reserve only it). Directories reached through
+a symlink in the worktree are written where it leads, as the edit guard judges
+edits (with lnk -> src, lnk/a.go is src/a.go and lnk/** is src/**). The command
+says what it stored.`
 
 // reserveCommands are the reservation commands, each running its real
 // run function.

@@ -47,6 +47,8 @@ type lineConn struct {
 	lines     chan line
 	closeOnce sync.Once
 	closed    chan struct{}
+
+	calls cancelledCalls
 }
 
 // readLines sends each line of in to c.lines until in ends or c closes. A
@@ -123,6 +125,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			msg, no = checkFrame(l.frame)
 		}
 		if msg != nil {
+			c.calls.read(msg)
 			return msg, nil
 		}
 		if no == nil {
@@ -138,10 +141,14 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write sends msg on a line of its own.
+// Write sends msg on a line of its own; the response to a call the client
+// cancelled is dropped.
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if !c.calls.answers(msg) {
+		return nil
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {

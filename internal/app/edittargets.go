@@ -1,4 +1,4 @@
-package commands
+package app
 
 import (
 	"errors"
@@ -11,10 +11,10 @@ import (
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
-// editTarget is one path an agent's tool call would change, as the
+// EditTarget is one path an agent's tool call would change, as the
 // repository holding it names it: the guard judges it against that
 // repository's reservations.
-type editTarget struct {
+type EditTarget struct {
 	// Repo is the worktree the path lies in (a sibling worktree of the
 	// agent's own is a worktree of the same repository).
 	Repo *gitrepo.Repo
@@ -26,7 +26,7 @@ type editTarget struct {
 // kernel does (ELOOP): a loop of links must end in an answer.
 const maxLinkHops = 40
 
-// editTargets turns the paths of a tool call into the repository paths it
+// EditTargets turns the paths of a tool call into the repository paths it
 // would change. Relative paths are relative to dir. Symlinks are resolved
 // in every part of the path, including parts that do not exist yet (a Write
 // creates its file), so that a path reached through a link to the checkout
@@ -38,21 +38,12 @@ const maxLinkHops = 40
 // A path inside an absorbed submodule is judged in the submodule and, under
 // its path there, in every superproject around it, whose reservations may
 // cover the submodule.
-func editTargets(dir string, paths []string) ([]editTarget, error) {
-	r := &targetResolver{real: map[string]string{}, repos: map[string][]*gitrepo.Repo{}}
-	var targets []editTarget
+func EditTargets(dir string, paths []string) ([]EditTarget, error) {
+	r := newTargetResolver()
+	var targets []EditTarget
 	seen := map[[2]string]bool{}
 	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		p = filepath.Clean(p)
-		entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
-		reals := []string{entry}
-		if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-			reals = slices.Compact([]string{entry, realPath(entry)})
-		}
-		for _, real := range reals {
+		for _, real := range r.reached(dir, p) {
 			found, err := r.targetsOf(real)
 			if err != nil {
 				return nil, err
@@ -77,10 +68,41 @@ type targetResolver struct {
 	repos map[string][]*gitrepo.Repo // existing directory -> worktrees holding it, innermost first
 }
 
+func newTargetResolver() *targetResolver {
+	return &targetResolver{real: map[string]string{}, repos: map[string][]*gitrepo.Repo{}}
+}
+
+// reached is what an edit of p changes (p relative to dir unless it is
+// absolute): p with every link in its directories resolved, and, when its
+// last part is itself a link, also the file that link leads to, since a
+// write goes through it.
+func (r *targetResolver) reached(dir, p string) []string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
+	if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return slices.Compact([]string{entry, RealPath(entry)})
+	}
+	return []string{entry}
+}
+
+// inWorktree is real (resolved) relative to the worktree whose top is
+// top, with / separators, and whether it is a path there git can track:
+// not the top itself, nothing in git's own directory.
+func (r *targetResolver) inWorktree(top, real string) (string, bool) {
+	rel, ok := relativeTo(r.realPath(top), real)
+	if !ok || rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return "", false
+	}
+	return rel, true
+}
+
 func (r *targetResolver) realPath(dir string) string {
 	real, ok := r.real[dir]
 	if !ok {
-		real = realPath(dir)
+		real = RealPath(dir)
 		r.real[dir] = real
 	}
 	return real
@@ -89,18 +111,18 @@ func (r *targetResolver) realPath(dir string) string {
 // targetsOf finds the repository paths of one resolved path: in the
 // innermost worktree holding it, then in the superprojects of that
 // worktree when it is a submodule.
-func (r *targetResolver) targetsOf(real string) ([]editTarget, error) {
+func (r *targetResolver) targetsOf(real string) ([]EditTarget, error) {
 	repos, err := r.reposOf(existingDir(filepath.Dir(real)))
 	if err != nil {
 		return nil, err
 	}
-	var targets []editTarget
+	var targets []EditTarget
 	for _, repo := range repos {
-		rel, ok := relativeTo(r.realPath(repo.TopLevel), real)
-		if !ok || rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		rel, ok := r.inWorktree(repo.TopLevel, real)
+		if !ok {
 			break
 		}
-		targets = append(targets, editTarget{Repo: repo, Path: rel})
+		targets = append(targets, EditTarget{Repo: repo, Path: rel})
 	}
 	return targets, nil
 }
@@ -137,10 +159,10 @@ func (r *targetResolver) reposOf(dir string) ([]*gitrepo.Repo, error) {
 // and `clone --recurse-submodules` put them). A repository merely nested in
 // another's worktree is not: nothing it holds reaches outer's commits.
 func isSubmoduleOf(inner, outer *gitrepo.Repo) bool {
-	if outer.TopLevel == "" || sameDir(inner.CommonDir, outer.CommonDir) {
+	if outer.TopLevel == "" || SameDir(inner.CommonDir, outer.CommonDir) {
 		return false
 	}
-	_, ok := relativeTo(filepath.Join(realPath(outer.CommonDir), "modules"), realPath(inner.GitDir))
+	_, ok := relativeTo(filepath.Join(RealPath(outer.CommonDir), "modules"), RealPath(inner.GitDir))
 	return ok
 }
 
@@ -154,10 +176,10 @@ func relativeTo(top, p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// realPath is p with every symlink in it resolved, as far as p exists; the
+// RealPath is p with every symlink in it resolved, as far as p exists; the
 // parts that do not exist are kept as they are. It never fails: a part it
 // cannot read is taken as it is written.
-func realPath(p string) string {
+func RealPath(p string) string {
 	return resolveLinks(filepath.Clean(p), 0)
 }
 
@@ -197,7 +219,7 @@ func existingDir(p string) string {
 	}
 }
 
-// sameDir says whether two directories are one, however they are spelled.
-func sameDir(a, b string) bool {
-	return realPath(a) == realPath(b)
+// SameDir says whether two directories are one, however they are spelled.
+func SameDir(a, b string) bool {
+	return RealPath(a) == RealPath(b)
 }

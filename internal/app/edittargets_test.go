@@ -1,4 +1,4 @@
-package commands
+package app
 
 import (
 	"os"
@@ -49,16 +49,16 @@ func TestRealPath(t *testing.T) {
 		{"via/../via/dir", "real/dir"},
 	}
 	for _, tt := range tests {
-		if got := realPath(filepath.Join(root, tt.in)); got != filepath.Join(root, tt.want) {
-			t.Errorf("realPath(%s) = %s, want %s", tt.in, got, filepath.Join(root, tt.want))
+		if got := RealPath(filepath.Join(root, tt.in)); got != filepath.Join(root, tt.want) {
+			t.Errorf("RealPath(%s) = %s, want %s", tt.in, got, filepath.Join(root, tt.want))
 		}
 	}
 	// A loop resolves to some path under root, in bounded time.
-	if got := realPath(filepath.Join(root, "loop-a", "x")); !strings.HasPrefix(got, root) {
-		t.Errorf("realPath(loop-a/x) = %s, want a path under %s", got, root)
+	if got := RealPath(filepath.Join(root, "loop-a", "x")); !strings.HasPrefix(got, root) {
+		t.Errorf("RealPath(loop-a/x) = %s, want a path under %s", got, root)
 	}
-	if got := realPath(filepath.Join(root, "nul\x00byte")); got != filepath.Join(root, "nul\x00byte") {
-		t.Errorf("realPath(nul) = %q", got)
+	if got := RealPath(filepath.Join(root, "nul\x00byte")); got != filepath.Join(root, "nul\x00byte") {
+		t.Errorf("RealPath(nul) = %q", got)
 	}
 }
 
@@ -95,7 +95,7 @@ func TestEditTargets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			targets, err := editTargets(tt.dir, tt.paths)
+			targets, err := EditTargets(tt.dir, tt.paths)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestEditTargets(t *testing.T) {
 				got = append(got, label+":"+tg.Path)
 			}
 			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
-				t.Errorf("editTargets(%q) = %q, want %q", tt.paths, got, tt.want)
+				t.Errorf("EditTargets(%q) = %q, want %q", tt.paths, got, tt.want)
 			}
 		})
 	}

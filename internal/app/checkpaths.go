@@ -1,0 +1,103 @@
+package app
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/storage/store"
+)
+
+// judgedPath is a path check judges, and the path it was given as when a
+// symlink leads there from elsewhere ("" when it was given as itself).
+type judgedPath struct {
+	path, given string
+}
+
+// judgedPaths is what check judges for the paths it was given, each once:
+// a path where it really is in this worktree, by the rule the edit guard
+// judges a tool call's paths with (EditTargets): the links in its
+// directories resolved (lnk/a.go, with lnk -> src, is src/a.go), and a path
+// whose last part is a link judged both as the link and as what it leads
+// to. A path a link takes out of the worktree, or into git's directory, is
+// judged as it was given, as before.
+func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) {
+	var out []judgedPath
+	seen := make(map[string]bool, len(given))
+	add := func(path, given string) {
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, judgedPath{path: path, given: given})
+		}
+	}
+	var r *targetResolver
+	for _, p := range given {
+		rp, err := e.RepoPath(s, p)
+		if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+			if err != nil {
+				return nil, err
+			}
+			add(rp, "")
+			continue
+		}
+		asked, label := rp, rp
+		if err != nil {
+			// An absolute path outside the top as written may reach
+			// the worktree through a link (/tmp/link/src/a.go, or
+			// macOS's /var for /private/var), as the guard finds.
+			if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
+				return nil, err
+			}
+			label = p
+		}
+		if r == nil {
+			r = newTargetResolver()
+		}
+		found := false
+		for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
+			if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
+				found = true
+				if path == label {
+					add(path, "")
+				} else {
+					add(path, label)
+				}
+			}
+		}
+		if !found {
+			if err != nil {
+				return nil, err
+			}
+			add(rp, "")
+		}
+	}
+	return out, nil
+}
+
+// throughLinks is pattern (from the top) with its literal leading
+// directories resolved where a symlink in the worktree leads them to
+// another place in it, and whether it changed: with lnk -> src, lnk/a.go is
+// src/a.go, lnk/** is src/**, lnk/*.go is src/*.go, as the edit guard
+// judges the edits; lnk alone stays the link. A pattern with ".", ".." or
+// an escape among those directories, or one a link takes out of the
+// worktree, stays as it is (normalisation judges it as before).
+func throughLinks(s *store.Store, pattern string) (string, bool) {
+	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+		return "", false
+	}
+	parts := strings.Split(pattern, "/")
+	n := 0 // the leading directories: literal segments before the last
+	for n < len(parts)-1 && parts[n] != "" && parts[n] != "." && parts[n] != ".." &&
+		!strings.ContainsAny(parts[n], `*?[]{}\`) {
+		n++
+	}
+	if n == 0 {
+		return "", false
+	}
+	r := newTargetResolver()
+	dir := strings.Join(parts[:n], "/")
+	rel, ok := r.inWorktree(s.WS.Repo.TopLevel, r.realPath(filepath.Join(s.WS.Repo.TopLevel, filepath.FromSlash(dir))))
+	if !ok || rel == dir {
+		return "", false
+	}
+	return escapeGlob(rel) + "/" + strings.Join(parts[n:], "/"), true
+}
