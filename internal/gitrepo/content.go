@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
@@ -110,7 +111,14 @@ func (c *Content) fromWorktree(ch Change, seen Sink) ([]byte, func(), os.FileInf
 // may hold other bytes than the blob its stat was recorded for. Line
 // ends only ever shrink on the way in (CRLF to LF), so a blob as long as
 // the file holds its bytes; the blob's size is read from its header.
+//
+// The attributes are those of now, and the blob was made at the add: so
+// only when no attribute file changed since (see attributesSettled) do
+// they say how it was made.
 func (c *Content) holdsUnconverted(ch Change, size int64) bool {
+	if !c.repo.attributesSettled(ch.Path, ch.stat.changedAt()) {
+		return false
+	}
 	switch c.repo.conversionOf(ch.Path) {
 	case convertsNothing:
 		return true
@@ -161,6 +169,15 @@ func (c *Content) blob(id, name string) ([]byte, bool, error) {
 		c.git = b
 	}
 	return c.git.Read(name)
+}
+
+// changedAt is the status change time git recorded for the entry (zero
+// when it recorded none), at the precision it recorded.
+func (s *indexStat) changedAt() time.Time {
+	if s.ctimeSec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(int64(s.ctimeSec), int64(s.ctimeNsec))
 }
 
 // matches reports whether info describes the file git hashed into the

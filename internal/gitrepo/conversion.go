@@ -1,8 +1,14 @@
 package gitrepo
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // conversionAttributes are the attributes with which git stores a file
@@ -57,6 +63,44 @@ func (r *Repo) conversionOf(file string) conversion {
 		found = max(found, convertsLineEnds)
 	}
 	return found
+}
+
+// attributesSettled says whether every attribute file git reads for file
+// (info/attributes, each .gitattributes from the file's directory up to
+// the top, the global and the system file) was last modified before at:
+// the time the index entry of file records as its status change, which
+// came before git read the attributes to stage it. Then what the files say
+// now is what they said when git made the staged blob; a file edited
+// since (a filter's attribute taken out of .gitattributes after the add)
+// may not be, and the blob is hashed rather than taken for the worktree
+// file. A file deleted since is not seen.
+func (r *Repo) attributesSettled(file string, at time.Time) bool {
+	if at.IsZero() {
+		return false
+	}
+	paths := []string{filepath.Join(r.CommonDir, "info", "attributes")}
+	for dir := path.Dir(file); ; dir = path.Dir(dir) {
+		paths = append(paths, filepath.Join(r.TopLevel, filepath.FromSlash(dir), ".gitattributes"))
+		if dir == "." || dir == "/" {
+			break
+		}
+	}
+	if global, known := globalAttributesFile(r.ReadConfig()); known && global != "" {
+		paths = append(paths, global)
+	}
+	if system, known := systemAttributesFile(); known {
+		paths = append(paths, system)
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			continue
+		}
+		if err != nil || !info.ModTime().Before(at) {
+			return false
+		}
+	}
+	return true
 }
 
 // MergeAndFilterOf is what git's attributes give file (relative to the

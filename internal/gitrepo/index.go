@@ -49,6 +49,7 @@ func (idx *gitIndex) oid(e indexEntry) []byte { return idx.data[e.oidAt : e.oidA
 // hashed the file, and the index's own modification time (git's racy
 // rule: an entry not older than the index may have changed unseen).
 type indexStat struct {
+	ctimeSec, ctimeNsec uint32
 	mtimeSec, mtimeNsec uint32
 	ino, size           uint32
 	indexMtime          int64 // nanoseconds
@@ -57,7 +58,8 @@ type indexStat struct {
 // stat returns e's stat data, copied out of the mapping.
 func (idx *gitIndex) stat(e indexEntry) *indexStat {
 	b := idx.data[e.oidAt-40 : e.oidAt]
-	return &indexStat{mtimeSec: binary.BigEndian.Uint32(b[8:]), mtimeNsec: binary.BigEndian.Uint32(b[12:]),
+	return &indexStat{ctimeSec: binary.BigEndian.Uint32(b[0:]), ctimeNsec: binary.BigEndian.Uint32(b[4:]),
+		mtimeSec: binary.BigEndian.Uint32(b[8:]), mtimeNsec: binary.BigEndian.Uint32(b[12:]),
 		ino: binary.BigEndian.Uint32(b[20:]), size: binary.BigEndian.Uint32(b[36:]), indexMtime: idx.mtime}
 }
 

@@ -122,6 +122,11 @@ func (v *version) check(file string, line []byte) *RuleError {
 	if e := v.read(kind, line); e != nil {
 		return e
 	}
+	if !framed(line) {
+		return v.fail(RuleJSON, func() string {
+			return "the line holds a carriage return, or a space before or after its object; a version is one JSON object from { to } without them"
+		})
+	}
 	if e := v.checkCommon(kind); e != nil {
 		return e
 	}
@@ -132,6 +137,14 @@ func (v *version) check(file string, line []byte) *RuleError {
 		return checkAssignment(v)
 	}
 	return checkReservation(v)
+}
+
+// framed says whether line (a JSON object) is one a log holds as it is:
+// from { to }, without a carriage return (what jsonl.Appender asks of
+// every line it appends). JSON allows whitespace there; a version received
+// with it could be applied nowhere, and would fail every sync that met it.
+func framed(line []byte) bool {
+	return len(line) >= 2 && line[0] == '{' && line[len(line)-1] == '}' && bytes.IndexByte(line, '\r') < 0
 }
 
 // The fields CheckVersion reads, across the three logs.

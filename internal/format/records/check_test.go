@@ -124,6 +124,11 @@ func TestCheckVersion(t *testing.T) {
 		{"json: an array", MessagesFile, `[1,2]`, RuleJSON},
 		{"json: cut short", MessagesFile, build(baseMessage)[:40], RuleJSON},
 		{"json: empty", MessagesFile, ``, RuleJSON},
+		{"json: a carriage return after the object", MessagesFile, build(baseMessage) + "\r", RuleJSON},
+		{"json: CRLF", MessagesFile, build(baseMessage) + "\r\n", RuleJSON},
+		{"json: a space before the object", MessagesFile, " " + build(baseMessage), RuleJSON},
+		{"json: a carriage return between members", ReservationsFile, strings.Replace(build(baseReservation), `,"`, ",\r\"", 1), RuleJSON},
+		{"json: spaces between members, as JSON allows", AssignmentsFile, strings.ReplaceAll(build(baseAssignment), `,"`, `, "`), ""},
 
 		// key
 		{"key: droid twice", ReservationsFile, build(baseReservation, add("droid", q("bob"))), RuleKey},
