@@ -1,0 +1,87 @@
+package ledgersync
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+)
+
+// activeCount keeps of each id a hash and its newest version's time, no
+// longer the id and the time as text: it must count what the text rule
+// counted (the later time wins; at an equal time, the later line), over
+// versions out of order, released, without a time, apart by a
+// nanosecond, in far years, and ids it skips.
+func TestActiveCountAgreesWithTheTextRule(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	times := []string{
+		"", // no updated_at: the earliest
+		"0001-01-01T00:00:00Z",
+		"1999-12-31T23:59:59.999999999Z",
+		"2026-11-27T11:00:00Z",
+		"2026-11-27T11:00:00.000000001Z",
+		"2026-11-27T11:30:00.5Z",
+		"2026-11-27T11:30:00.500000000+00:00",
+		"2026-11-27T12:30:00+01:00",
+		"9999-12-31T23:59:59Z",
+	}
+	line := func(id int, at string, status string) []byte {
+		updated := ""
+		if at != "" {
+			updated = fmt.Sprintf(`"updated_at":%q,`, at)
+		}
+		return fmt.Appendf(nil, `{"id":"qr-%d","created_at":"2026-11-27T10:00:00Z",%s"expires_at":"2026-11-27T13:00:00Z","pattern":"p%d/**","droid":"d","status":%q,"exclusive":true}`,
+			id, updated, id, status)
+	}
+	// reference is the rule as it was written: the newest version's time
+	// as text (records.VersionKey), ids as strings.
+	reference := func(lines [][]byte, skip map[string]bool) int {
+		type state struct {
+			key    string
+			active bool
+		}
+		newest, active := map[string]state{}, 0
+		for _, l := range lines {
+			id, on, ok := reservations.ActiveVersion(l, now)
+			if !ok || skip[id] {
+				continue
+			}
+			key := records.VersionKey(l)
+			if old, seen := newest[id]; seen && old.key > key {
+				continue
+			} else if old.active {
+				active--
+			}
+			if on {
+				active++
+			}
+			newest[id] = state{key, on}
+		}
+		return active
+	}
+	skip := map[string]bool{"qr-3": true}
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var lines [][]byte
+		for range 1 + rng.IntN(60) {
+			status := []string{"active", "released", "active"}[rng.IntN(3)]
+			lines = append(lines, line(rng.IntN(8), times[rng.IntN(len(times))], status))
+		}
+		if rng.IntN(4) == 0 {
+			lines = append(lines, []byte(`{"id":"qr-9"`), []byte("not json"))
+		}
+		want := reference(lines, skip)
+		c := newActiveCount(skip, now)
+		// In two parts, as chunks come.
+		half := len(lines) / 2
+		c.add(slices.Values(lines[:half]))
+		if got := c.add(slices.Values(lines[half:])); got != want {
+			t.Fatalf("seed %d: %d active, the text rule %d, over:\n%s", seed, got, want, bytes.Join(lines, []byte("\n")))
+		}
+	}
+}
