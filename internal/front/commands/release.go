@@ -105,6 +105,9 @@ func runRelease(o releaseOptions) error {
 	if err != nil {
 		return err
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(o.Env.Stdout, n)
+	}
 	me := o.Env.identity(o.G)
 	now := o.Env.Now()
 	verbed := "released"
