@@ -164,18 +164,36 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 // selectingPatterns normalises the patterns release and renew select
 // reservations with: a literal path selects the reservations of the path
 // and of what is beneath it, whether it was reserved as a file or, before
-// it existed, as DIR/**.
-func (e *Env) selectingPatterns(s *store.Store, patterns []string) ([]string, error) {
+// it existed, as DIR/**. through has, for each, the pattern resolved
+// through a symlinked directory as reserve stores it (throughLinks), ""
+// when no link leads it elsewhere; it selects when the pattern as given
+// covers none of the holder's reservations; reached is then, for a note,
+// where the link leads the pattern as given, as reserve says it.
+func (e *Env) selectingPatterns(s *store.Store, patterns []string) (selecting, through, reached []string, err error) {
 	prefix := e.TopPrefix(s)
-	out := make([]string, 0, len(patterns))
+	asDir := func(string) (globs.PathKind, error) { return globs.Dir, nil }
+	selecting = make([]string, 0, len(patterns))
 	for _, given := range patterns {
-		n, err := reservations.Normalize(patternFromTop(prefix, given), func(string) (globs.PathKind, error) { return globs.Dir, nil })
+		fromTop := patternFromTop(prefix, given)
+		n, err := reservations.Normalize(fromTop, asDir)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		out = append(out, n)
+		selecting = append(selecting, n)
+		real, ok := throughLinks(s, fromTop)
+		if !ok {
+			continue
+		}
+		if through == nil {
+			through, reached = make([]string, len(patterns)), make([]string, len(patterns))
+		}
+		i := len(selecting) - 1
+		if through[i], err = reservations.Normalize(real, asDir); err != nil {
+			return nil, nil, nil, err
+		}
+		reached[i] = real
 	}
-	return out, nil
+	return selecting, through, reached, nil
 }
 
 // literalKinds is what the repository says each path the patterns'

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -159,6 +160,9 @@ type ChangeResult struct {
 	Changed    []records.Reservation
 	Unassigned []assignments.Unassigned
 	Notified   []records.Message
+	// Notes say which patterns a symlink led elsewhere, where they
+	// selected, for people.
+	Notes []string
 }
 
 // MarshalJSON is {"released"|"renewed": [...], "unassigned", "notified"},
@@ -232,17 +236,30 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 		}
 		res.Unassigned = append(res.Unassigned, a)
 	}
-	patterns, err := e.selectingPatterns(s, args)
+	patterns, through, reached, err := e.selectingPatterns(s, args)
 	if err != nil {
 		return res, err
 	}
 	if len(patterns) > 0 || r.All { // else only issues were named
 		cr, err := (&reservations.Store{S: s}).Change(reservations.ChangeRequest{By: me, Holder: holder, Patterns: patterns,
-			All: r.All, Renew: renew, TTL: ttl, Force: r.Force, Reason: r.Reason})
+			Through: through, All: r.All, Renew: renew, TTL: ttl, Force: r.Force, Reason: r.Reason})
 		if err != nil {
 			return res, err
 		}
 		res.Changed, res.Notified = cr.Changed, cr.Notified
+		res.Notes = throughNotes(args, through, reached, cr.Selected, verb)
 	}
 	return res, nil
+}
+
+// throughNotes say, as reserve does, which of the patterns given selected
+// where a symlink leads them ("lnk/a.go is src/a.go ...").
+func throughNotes(given, through, reached, selected []string, verb string) []string {
+	var notes []string
+	for i, t := range through {
+		if t != "" && i < len(selected) && selected[i] == t {
+			notes = append(notes, fmt.Sprintf("%s is %s (a symlink leads there): %sing it there", given[i], reached[i], strings.TrimSuffix(verb, "e")))
+		}
+	}
+	return notes
 }

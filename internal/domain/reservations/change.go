@@ -21,7 +21,14 @@ type ChangeRequest struct {
 	// Patterns select the reservations each equals or covers; All selects
 	// every one Holder holds.
 	Patterns []string
-	All      bool
+	// Through, when given, has one entry a pattern: Patterns[i] with its
+	// leading directories resolved through a symlink in the worktree ("" when
+	// none leads elsewhere). It selects in Patterns[i]'s place when
+	// Patterns[i] as given covers none of the holder's active
+	// reservations, so a pattern written where reserve stores it (lnk/a.go
+	// is src/a.go) finds it, and one stored as typed still matches as typed.
+	Through []string
+	All     bool
 	// Renew extends them to TTL from now (DefaultTTL when zero) instead
 	// of releasing them.
 	Renew bool
@@ -45,6 +52,9 @@ type ChangeResult struct {
 	Changed []records.Reservation `json:"changed"`
 	// Notified is the message that told the holder of a forced change.
 	Notified []records.Message `json:"notified,omitempty"`
+	// Selected are the patterns that selected, one a pattern asked for:
+	// Patterns[i], or Through[i] in its place.
+	Selected []string `json:"-"`
 }
 
 // NothingToReleaseError says that no active reservation of the droid
@@ -77,15 +87,18 @@ func (s *Store) Change(c ChangeRequest) (ChangeResult, error) {
 		if err != nil {
 			return err
 		}
-		var lines []any
+		var mine []*Live
 		var held []string
 		for i := range active {
-			l := &active[i]
-			if l.Droid != c.Holder {
-				continue
+			if active[i].Droid == c.Holder {
+				mine = append(mine, &active[i])
+				held = append(held, active[i].Pattern)
 			}
-			held = append(held, l.Pattern)
-			if !c.All && !slices.ContainsFunc(c.Patterns, func(p string) bool { return covers(p, l.Pattern) }) {
+		}
+		res.Selected = c.selecting(mine)
+		var lines []any
+		for _, l := range mine {
+			if !c.All && !slices.ContainsFunc(res.Selected, func(p string) bool { return covers(p, l.Pattern) }) {
 				continue
 			}
 			line, err := c.next(l, now)
@@ -100,7 +113,7 @@ func (s *Store) Change(c ChangeRequest) (ChangeResult, error) {
 			res.Changed = append(res.Changed, r)
 		}
 		if len(lines) == 0 {
-			return &NothingToReleaseError{Verb: c.verb(), Droid: c.Holder, Patterns: c.Patterns, Held: held}
+			return &NothingToReleaseError{Verb: c.verb(), Droid: c.Holder, Patterns: res.Selected, Held: held}
 		}
 		if c.Holder != c.By {
 			if res.Notified, err = s.tellHolder(tx, c, res.Changed); err != nil {
@@ -138,16 +151,48 @@ func (c *ChangeRequest) validate() error {
 			return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", c.TTL, MaxTTL)
 		}
 	}
-	patterns := slices.Clone(c.Patterns)
-	for i, p := range patterns {
+	if len(c.Through) != 0 && len(c.Through) != len(c.Patterns) {
+		return records.Invalidf("%d patterns resolved through links for %d patterns", len(c.Through), len(c.Patterns))
+	}
+	var err error
+	if c.Patterns, err = normalizedAll(c.Patterns); err != nil {
+		return err
+	}
+	c.Through, err = normalizedAll(c.Through)
+	return err
+}
+
+// normalizedAll is patterns normalised, "" left as it is.
+func normalizedAll(patterns []string) ([]string, error) {
+	out := slices.Clone(patterns)
+	for i, p := range out {
+		if p == "" {
+			continue
+		}
 		n, err := Normalize(p, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		patterns[i] = n
+		out[i] = n
 	}
-	c.Patterns = patterns
-	return nil
+	return out, nil
+}
+
+// selecting is the pattern that selects for each pattern asked for, among
+// the holder's active reservations mine: the pattern as given when it
+// covers one of them or has no resolution through a link, else that
+// resolution.
+func (c *ChangeRequest) selecting(mine []*Live) []string {
+	out := slices.Clone(c.Patterns)
+	for i, p := range out {
+		if i >= len(c.Through) || c.Through[i] == "" || c.Through[i] == p {
+			continue
+		}
+		if !slices.ContainsFunc(mine, func(l *Live) bool { return covers(p, l.Pattern) }) {
+			out[i] = c.Through[i]
+		}
+	}
+	return out
 }
 
 // next is the new version of l the change writes.

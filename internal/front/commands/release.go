@@ -24,7 +24,7 @@ that is an issue id you are assigned (release qb-12) ends that assignment
 instead (git queen unassign qb-12); when it is both an assignment of yours
 and one of your reservation patterns, release says so and does neither.
 
-` + holderHelp,
+` + throughLinkHelp + holderHelp,
 		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Aliases: allShort, Destination: &o.All, Usage: "release every reservation you hold (or that --holder holds)"}},
 			holderFlags(&o)...),
 		Action: func(c *cli.Context) error {
@@ -44,7 +44,7 @@ func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 		ArgsUsage: "[PATTERN...]",
 		Description: `Moves the expiry of each reservation a PATTERN covers to --ttl from now.
 
-` + holderHelp,
+` + throughLinkHelp + holderHelp,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "renew every reservation you hold (or that --holder holds)"},
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "new lifetime from now: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
@@ -59,6 +59,14 @@ func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 		},
 	}
 }
+
+// throughLinkHelp says how release and renew find a reservation that
+// reserve wrote where a symlinked directory leads.
+const throughLinkHelp = `A PATTERN through a symlinked directory that covers none of your reservations
+as typed selects where the link leads, as reserve stores it (with lnk -> src,
+release lnk/a.go releases src/a.go); the command says so.
+
+`
 
 const holderHelp = `Another droid's reservations (--holder NAME) change only with --force: each
 new version is marked forced and names you, reservations and conflicts show
@@ -104,6 +112,9 @@ func runRelease(o releaseOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(o.Env.Stdout, n)
 	}
 	me := o.Env.identity(o.G)
 	now := o.Env.Now()
