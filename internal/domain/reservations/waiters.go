@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"cmp"
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"slices"
 	"time"
 
@@ -85,6 +86,19 @@ func waitingFields(f [][]byte, now time.Time) bool {
 // counts them, as every reserve reads them all).
 func WaitingVersion(line []byte, now time.Time) (id string, waiting, ok bool) {
 	return liveVersion(line, now, waitingFields)
+}
+
+// LiveVersion is ActiveVersion and WaitingVersion of one line, read once:
+// for a reader that counts both (the flood check).
+func LiveVersion(line []byte, now time.Time) (id string, active, waiting, ok bool) {
+	vals := make([][]byte, len(idAndLiveFields))
+	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
+		return "", false, false, false
+	}
+	if id, ok = jsonline.String(vals[0]); !ok {
+		return "", false, false, false
+	}
+	return id, activeFields(vals[1:], now), waitingFields(vals[1:], now), true
 }
 
 // waitingQuery selects the places in the queue at now, as currentQuery

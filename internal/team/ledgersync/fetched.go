@@ -123,12 +123,14 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if err != nil {
 		return "", false
 	}
-	if n := activeIncoming(lines, nil, now); n > records.MaxActiveReservations {
+	count := newLiveCount(nil, nil, now)
+	count.add(slices.Values(lines))
+	if n := count.active; n > records.MaxActiveReservations {
 		// A flood: the next sync sets it aside (see floodCheck).
 		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
 		return "", false
 	}
-	if n := newPlaceCount(nil, now).add(slices.Values(lines)); n > records.MaxActiveReservations {
+	if n := count.waiting; n > records.MaxActiveReservations {
 		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d places in the queue\n", n))
 		return "", false
 	}

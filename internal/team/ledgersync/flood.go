@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"iter"
-	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -32,11 +31,6 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 	for _, r := range active {
 		held[r.ID] = true
 	}
-	// Chunk by chunk, in the ledger's order (by month): an honest history
-	// releases what it granted soon after, so the ids active so far stay
-	// few; past twice the bound it is a flood whatever follows, and the
-	// reading stops there.
-	count := newActiveCount(held, now)
 	// Places in the queue hold nothing, but every reserve reads them all:
 	// they are bounded alike, on their own (a team may hold 4,096 paths
 	// and wait for others).
@@ -48,24 +42,24 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 	for _, r := range waiting {
 		queued[r.ID] = true
 	}
-	places := newPlaceCount(queued, now)
+	// Chunk by chunk, in the ledger's order (by month): an honest history
+	// releases what it granted soon after, so the ids active so far stay
+	// few; past twice the bound it is a flood whatever follows, and the
+	// reading stops there.
+	count := newLiveCount(held, queued, now)
 	stop := errors.New("flood")
-	// A chunk none of whose lines either count reads as a reservation
-	// version is dropped by the walk's readers, not held read ahead.
+	// A chunk none of whose lines reads as a reservation version is
+	// dropped by the walk's readers, not held read ahead.
 	anyVersion := func(c ledger.Chunk) []byte {
 		for line := range ledger.LinesOf(c.Data) {
-			if _, _, ok := count.judge(line, now); ok {
-				return c.Data
-			}
-			if _, _, ok := places.judge(line, now); ok {
+			if _, _, _, ok := reservations.LiveVersion(line, now); ok {
 				return c.Data
 			}
 		}
 		return nil
 	}
 	err = ledger.EachChangeOf(s.ledger, records.ReservationsFile, local, commit, anyVersion, func(chunk []byte) error {
-		lines := ledger.LinesOf(chunk)
-		if count.add(lines) > 2*records.MaxActiveReservations || places.add(lines) > 2*records.MaxActiveReservations {
+		if count.add(ledger.LinesOf(chunk)); count.active > 2*records.MaxActiveReservations || count.waiting > 2*records.MaxActiveReservations {
 			return stop
 		}
 		return nil
@@ -83,7 +77,7 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 			"it would make %s%d more reservations active here, beside the %d that are, past the %d git-queen holds at once "+
 				"(every check reads them all): a flood, set aside whole", atLeast, n, len(active), records.MaxActiveReservations)}
 	}
-	if n := places.active; len(waiting)+n > records.MaxActiveReservations {
+	if n := count.waiting; len(waiting)+n > records.MaxActiveReservations {
 		return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
 			"it would put %s%d more places in the queue here, beside the %d there are, past the %d git-queen holds at once "+
 				"(every reserve reads them all): a flood, set aside whole", atLeast, n, len(waiting), records.MaxActiveReservations)}
@@ -91,34 +85,28 @@ func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
 	return nil
 }
 
-// activeIncoming counts the reservation ids among lines, not in skip,
-// whose newest version there holds at now.
-func activeIncoming(lines [][]byte, skip map[string]bool, now time.Time) int {
-	return newActiveCount(skip, now).add(slices.Values(lines))
-}
-
-// activeCount counts, over the lines added to it, the reservation ids not
-// in skip whose newest version holds at now. It keeps of each id a hash
-// and its newest version's time and state, not the id and a formatted
-// time: a push of a million distinct ids, valid or not, costs it tens of
-// megabytes, not hundreds. Two ids whose hashes collide (one chance in
-// 2^64 a pair, with a seed no one outside the process knows) count as one.
-type activeCount struct {
-	skip   map[string]bool
-	now    time.Time
-	seed   maphash.Seed
-	newest map[uint64]versionState
-	active int
-	// judge reads a version's id and whether it counts at now.
-	judge func(line []byte, now time.Time) (id string, on, ok bool)
+// liveCount counts, over the lines added to it, the reservation ids whose
+// newest version holds at now (active, but for the ids in skipActive) and
+// those whose newest version is a place in the queue at now (waiting, but
+// for those in skipWaiting). It keeps of each id a hash and its newest
+// version's time and states, not the id and a formatted time: a push of
+// a million distinct ids, valid or not, costs it tens of megabytes, not
+// hundreds. Two ids whose hashes collide (one chance in 2^64 a pair, with
+// a seed no one outside the process knows) count as one.
+type liveCount struct {
+	skipActive, skipWaiting map[string]bool
+	now                     time.Time
+	seed                    maphash.Seed
+	newest                  map[uint64]versionState
+	active, waiting         int
 }
 
 // versionState is an id's newest version so far: its time (zero, the
-// earliest, when it has none) and whether it counts.
+// earliest, when it has none) and what it is at now.
 type versionState struct {
-	sec    int64
-	nsec   int32
-	active bool
+	sec             int64
+	nsec            int32
+	active, waiting bool
 }
 
 // after says whether the version at (sec, nsec) is later than v's.
@@ -126,22 +114,19 @@ func (v versionState) after(sec int64, nsec int32) bool {
 	return v.sec > sec || v.sec == sec && v.nsec > nsec
 }
 
-func newActiveCount(skip map[string]bool, now time.Time) *activeCount {
-	return &activeCount{skip: skip, now: now, seed: maphash.MakeSeed(), newest: map[uint64]versionState{}, judge: reservations.ActiveVersion}
+func newLiveCount(skipActive, skipWaiting map[string]bool, now time.Time) *liveCount {
+	return &liveCount{skipActive: skipActive, skipWaiting: skipWaiting, now: now, seed: maphash.MakeSeed(), newest: map[uint64]versionState{}}
 }
 
-// newPlaceCount is an activeCount of places in the queue.
-func newPlaceCount(skip map[string]bool, now time.Time) *activeCount {
-	c := newActiveCount(skip, now)
-	c.judge = reservations.WaitingVersion
-	return c
-}
-
-// add counts lines in, and returns how many ids are active so far.
-func (c *activeCount) add(lines iter.Seq[[]byte]) int {
+// add counts lines in.
+func (c *liveCount) add(lines iter.Seq[[]byte]) {
 	for line := range lines {
-		id, on, ok := c.judge(line, c.now)
-		if !ok || c.skip[id] {
+		id, active, waiting, ok := reservations.LiveVersion(line, c.now)
+		if !ok {
+			continue
+		}
+		countActive, countWaiting := !c.skipActive[id], !c.skipWaiting[id]
+		if !countActive && !countWaiting {
 			continue
 		}
 		t := records.VersionTime(line)
@@ -151,13 +136,19 @@ func (c *activeCount) add(lines iter.Seq[[]byte]) int {
 		if seen && old.after(sec, nsec) {
 			continue
 		}
-		if old.active {
-			c.active--
+		if countActive {
+			c.active += b2i(active) - b2i(old.active)
 		}
-		if on {
-			c.active++
+		if countWaiting {
+			c.waiting += b2i(waiting) - b2i(old.waiting)
 		}
-		c.newest[h] = versionState{sec, nsec, on}
+		c.newest[h] = versionState{sec, nsec, active, waiting}
 	}
-	return c.active
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -12,12 +12,14 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-// activeCount keeps of each id a hash and its newest version's time, no
-// longer the id and the time as text: it must count what the text rule
-// counted (the later time wins; at an equal time, the later line), over
-// versions out of order, released, without a time, apart by a
-// nanosecond, in far years, and ids it skips.
-func TestActiveCountAgreesWithTheTextRule(t *testing.T) {
+// liveCount keeps of each id a hash and its newest version's time, no
+// longer the id and the time as text, and counts the active and the
+// waiting in one pass where two counts each read every line: it must
+// count what the two did by the text rule (the later time wins; at an
+// equal time, the later line), over versions out of order, released,
+// waiting, without a time, apart by a nanosecond, in far years, and ids
+// each count skips.
+func TestLiveCountAgreesWithTheTextRule(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	times := []string{
 		"", // no updated_at: the earliest
@@ -40,14 +42,14 @@ func TestActiveCountAgreesWithTheTextRule(t *testing.T) {
 	}
 	// reference is the rule as it was written: the newest version's time
 	// as text (records.VersionKey), ids as strings.
-	reference := func(lines [][]byte, skip map[string]bool) int {
+	reference := func(lines [][]byte, skip map[string]bool, judge func([]byte, time.Time) (string, bool, bool)) int {
 		type state struct {
 			key    string
 			active bool
 		}
 		newest, active := map[string]state{}, 0
 		for _, l := range lines {
-			id, on, ok := reservations.ActiveVersion(l, now)
+			id, on, ok := judge(l, now)
 			if !ok || skip[id] {
 				continue
 			}
@@ -64,24 +66,27 @@ func TestActiveCountAgreesWithTheTextRule(t *testing.T) {
 		}
 		return active
 	}
-	skip := map[string]bool{"qr-3": true}
+	skipActive, skipWaiting := map[string]bool{"qr-3": true, "qr-5": true}, map[string]bool{"qr-5": true, "qr-6": true}
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		var lines [][]byte
 		for range 1 + rng.IntN(60) {
-			status := []string{"active", "released", "active"}[rng.IntN(3)]
+			status := []string{"active", "released", "active", "waiting"}[rng.IntN(4)]
 			lines = append(lines, line(rng.IntN(8), times[rng.IntN(len(times))], status))
 		}
 		if rng.IntN(4) == 0 {
 			lines = append(lines, []byte(`{"id":"qr-9"`), []byte("not json"))
 		}
-		want := reference(lines, skip)
-		c := newActiveCount(skip, now)
+		wantActive := reference(lines, skipActive, reservations.ActiveVersion)
+		wantWaiting := reference(lines, skipWaiting, reservations.WaitingVersion)
+		c := newLiveCount(skipActive, skipWaiting, now)
 		// In two parts, as chunks come.
 		half := len(lines) / 2
 		c.add(slices.Values(lines[:half]))
-		if got := c.add(slices.Values(lines[half:])); got != want {
-			t.Fatalf("seed %d: %d active, the text rule %d, over:\n%s", seed, got, want, bytes.Join(lines, []byte("\n")))
+		c.add(slices.Values(lines[half:]))
+		if c.active != wantActive || c.waiting != wantWaiting {
+			t.Fatalf("seed %d: %d active and %d waiting, the text rule %d and %d, over:\n%s",
+				seed, c.active, c.waiting, wantActive, wantWaiting, bytes.Join(lines, []byte("\n")))
 		}
 	}
 }
