@@ -220,14 +220,23 @@ func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uin
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
 		return hdr, nil, false, false
 	}
-	indexed = provedByIndex(hdr, data[hdr.Size:], indexDir, file, info)
-	if !indexed && q.reindex != nil && q.reindex() {
-		indexed = provedByIndex(hdr, data[hdr.Size:], indexDir, file, info)
-	}
-	if !indexed && checksum(hdr.Size) != hdr.CRC {
+	indexed, ok = provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info)
+	if !ok {
 		return hdr, nil, false, false
 	}
 	return hdr, body, indexed, true
+}
+
+// provedPrefix says whether data (the log file, whose index is in
+// indexDir) still starts with the size bytes a cache covers, whose
+// CRC-32C was crc: by the log's index (indexed; rebuilt first, when q
+// says it may be), or else by the prefix's checksum.
+func provedPrefix(size int64, crc uint32, data []byte, file, indexDir string, q Query, checksum func(int64) uint32, info os.FileInfo) (indexed, ok bool) {
+	indexed = provedByIndex(size, crc, data[size:], indexDir, file, info)
+	if !indexed && q.reindex != nil && q.reindex() {
+		indexed = provedByIndex(size, crc, data[size:], indexDir, file, info)
+	}
+	return indexed, indexed || checksum(size) == crc
 }
 
 // eachCached calls fn with each entry of a cache body that q still keeps,
@@ -309,7 +318,7 @@ func eachLineBackward(text []byte, fn func([]byte) bool) bool {
 // info describes it, vouches for the cached prefix: its size and checksum
 // are the log's, or the log's after one of its last appends, or they and
 // tail's (the log after the prefix) combine into the log's.
-func provedByIndex(hdr cacheHeader, tail []byte, indexDir, file string, info os.FileInfo) bool {
+func provedByIndex(size int64, crc uint32, tail []byte, indexDir, file string, info os.FileInfo) bool {
 	if info == nil {
 		return false
 	}
@@ -318,7 +327,7 @@ func provedByIndex(hdr cacheHeader, tail []byte, indexDir, file string, info os.
 		return false
 	}
 	defer ix.Close()
-	return ix.ProvesPrefix(hdr.Size, hdr.CRC, tail)
+	return ix.ProvesPrefix(size, crc, tail)
 }
 
 // saveCache writes the selection of a prefix. It is best effort.

@@ -166,12 +166,8 @@ func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir s
 		hdr.Size <= 0 || hdr.Size > prefix || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
 		return 0, 0, false
 	}
-	cached := cacheHeader{Size: hdr.Size, CRC: hdr.CRC}
-	proved := provedByIndex(cached, data[hdr.Size:], indexDir, file, info)
-	if !proved && q.reindex != nil && q.reindex() {
-		proved = provedByIndex(cached, data[hdr.Size:], indexDir, file, info)
-	}
-	if !proved && Checksum(data[:hdr.Size]) != hdr.CRC {
+	checksum := func(n int64) uint32 { return Checksum(data[:n]) }
+	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved {
 		return 0, 0, false
 	}
 	if !f.Load(body) {
