@@ -81,9 +81,7 @@ func (o *Objects) Size(id []byte) (int64, error) {
 			return 0, fmt.Errorf("loose object %s: %w", name, err)
 		}
 		defer inflaters.Put(z)
-		head := make([]byte, 32) // "blob 18446744073709551615\0" fits
-		n, _ := io.ReadFull(z, head)
-		_, size, _, err := parseLooseHeader(head[:n])
+		_, size, _, err := readLooseHeader(z)
 		if err != nil {
 			return 0, fmt.Errorf("loose object %s: %w", name, err)
 		}

@@ -143,14 +143,9 @@ func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
 		return "", nil, err
 	}
 	defer inflaters.Put(z)
-	head := make([]byte, 32) // "blob 18446744073709551615\0" fits
-	n, err := io.ReadFull(z, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	kind, size, rest, err := readLooseHeader(z)
+	if err != nil {
 		return "", nil, err
-	}
-	kind, size, rest, err := parseLooseHeader(head[:n])
-	if err != nil || size < int64(len(rest)) || size > 1<<40 {
-		return "", nil, errors.New("bad header")
 	}
 	content := make([]byte, size)
 	copy(content, rest)
@@ -158,6 +153,22 @@ func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
 		return "", nil, err
 	}
 	return kind, content, nil
+}
+
+// readLooseHeader reads a loose object's header ("blob 123\0") from z,
+// its inflated bytes: the type, the size, and the content bytes read with
+// the header.
+func readLooseHeader(z io.Reader) (kind string, size int64, rest []byte, err error) {
+	head := make([]byte, 32) // "blob 18446744073709551615\0" fits
+	n, err := io.ReadFull(z, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", 0, nil, err
+	}
+	kind, size, rest, err = parseLooseHeader(head[:n])
+	if err != nil || size < int64(len(rest)) || size > 1<<40 {
+		return "", 0, nil, errors.New("bad header")
+	}
+	return kind, size, rest, nil
 }
 
 // maxObjectSize bounds the commits and trees read (a damaged size must
