@@ -131,31 +131,53 @@ func attributeFrames(dir, file string, anyIndex bool) (frames [][]attrRule, ok b
 		return nil, false
 	}
 	// The frames from the highest priority down, each with its lines.
-	readFrame := func(p, base string, inTree bool) bool {
-		rules, ok := r.readAttributes(p, base, inTree)
-		frames = append(frames, rules)
-		return ok
-	}
-	if !readFrame(filepath.Join(r.CommonDir, "info", "attributes"), "", false) {
+	files, known := r.attributeFiles(file, config)
+	if !known {
 		return nil, false
 	}
-	dirs := strings.Split(file, "/")
-	for i := len(dirs) - 1; i >= 0; i-- {
-		base := strings.Join(dirs[:i], "/")
-		if !readFrame(filepath.Join(r.TopLevel, filepath.FromSlash(base), ".gitattributes"), base, true) {
+	for _, f := range files {
+		rules, ok := r.readAttributes(f.path, f.base, f.inTree)
+		if !ok {
 			return nil, false
 		}
-	}
-	global, known := globalAttributesFile(config)
-	if !known || !readFrame(global, "", false) {
-		return nil, false
-	}
-	system, known := systemAttributesFile()
-	if !known || !readFrame(system, "", false) {
-		return nil, false
+		frames = append(frames, rules)
 	}
 	binary := []attrState{{"diff", attrUnset, ""}, {"merge", attrUnset, ""}, {"text", attrUnset, ""}}
 	return append(frames, []attrRule{{macro: "binary", states: binary}}), true
+}
+
+// attrFile is a file git reads attributes from: where it is, and for a
+// .gitattributes of the worktree (inTree), the directory its patterns
+// are relative to (base, with slashes).
+type attrFile struct {
+	path, base string
+	inTree     bool
+}
+
+// attributeFiles lists the files git reads the attributes of file from,
+// from the highest priority down: info/attributes, each .gitattributes
+// from file's directory up to the top, the global file and the system
+// file (the last two left out where there is none). known is false when
+// the global or the system file cannot be told in process (then left
+// out too).
+func (r *Repo) attributeFiles(file string, config *Config) (files []attrFile, known bool) {
+	files = append(files, attrFile{path: filepath.Join(r.CommonDir, "info", "attributes")})
+	dirs := strings.Split(file, "/")
+	for i := len(dirs) - 1; i >= 0; i-- {
+		base := strings.Join(dirs[:i], "/")
+		files = append(files, attrFile{filepath.Join(r.TopLevel, filepath.FromSlash(base), ".gitattributes"), base, true})
+	}
+	global, globalKnown := globalAttributesFile(config)
+	system, systemKnown := systemAttributesFile()
+	for _, p := range []struct {
+		path  string
+		known bool
+	}{{global, globalKnown}, {system, systemKnown}} {
+		if p.known && p.path != "" {
+			files = append(files, attrFile{path: p.path})
+		}
+	}
+	return files, globalKnown && systemKnown
 }
 
 // decide is git's fill() for one attribute: the rules from the highest

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -78,21 +76,9 @@ func (r *Repo) attributesSettled(file string, at time.Time) bool {
 	if at.IsZero() {
 		return false
 	}
-	paths := []string{filepath.Join(r.CommonDir, "info", "attributes")}
-	for dir := path.Dir(file); ; dir = path.Dir(dir) {
-		paths = append(paths, filepath.Join(r.TopLevel, filepath.FromSlash(dir), ".gitattributes"))
-		if dir == "." || dir == "/" {
-			break
-		}
-	}
-	if global, known := globalAttributesFile(r.ReadConfig()); known && global != "" {
-		paths = append(paths, global)
-	}
-	if system, known := systemAttributesFile(); known {
-		paths = append(paths, system)
-	}
-	for _, p := range paths {
-		info, err := os.Stat(p)
+	files, _ := r.attributeFiles(file, r.ReadConfig())
+	for _, f := range files {
+		info, err := os.Stat(f.path)
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}
