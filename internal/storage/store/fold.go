@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"path/filepath"
 
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -25,8 +24,7 @@ func (s *Store) Fold(name string, q Query, newFolder func() jsonl.Folder) ([]jso
 	out := make([]jsonl.Folder, 0, src.Count())
 	for _, path := range src.Paths {
 		f := newFolder()
-		cache := filepath.Join(s.CacheDir(), queryHash(realPath(path), q.Name)+".fold")
-		if err := s.logAt(path).FoldCached(q.Query, cache, f); err != nil {
+		if err := s.logAt(path).FoldCached(q.Query, s.queryFile(path, q, ".fold"), f); err != nil {
 			return nil, err
 		}
 		out = append(out, f)

@@ -269,10 +269,16 @@ func (s *Store) CacheDir() string { return s.WS.CacheDir() }
 // cachePath is where q's selection of the log at path is cached, or "" for
 // a query without a name.
 func (s *Store) cachePath(path string, q Query) string {
+	return s.queryFile(path, q, ".idx")
+}
+
+// queryFile is where a cache of the query q over the log at path is kept,
+// named by both and ending in ext; "" for a query with no name.
+func (s *Store) queryFile(path string, q Query, ext string) string {
 	if q.Name == "" {
 		return ""
 	}
-	return filepath.Join(s.CacheDir(), queryHash(realPath(path), q.Name)+".idx")
+	return filepath.Join(s.CacheDir(), queryHash(realPath(path), q.Name)+ext)
 }
 
 func queryHash(source, query string) string {
