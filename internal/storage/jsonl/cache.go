@@ -3,14 +3,13 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
-	"hash/crc32"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
@@ -30,10 +29,6 @@ import (
 // Keep must be monotone in time (a line it rejects now it rejects at any
 // later time) and Static must be static, because cached answers are
 // filtered again rather than recomputed.
-
-// castagnoli is built on first use: making the table at package
-// initialisation cost every git-queen process about a millisecond.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // cacheHeader is the first line of a cache file. The lines after it are
 // the selected entries (see cacheline.go), whole, so that a read of the
@@ -95,7 +90,7 @@ func prefixChecksum(data []byte) func(n int64) uint32 {
 		if n < summed {
 			summed, crc = 0, 0
 		}
-		crc, summed = ChecksumUpdate(crc, data[summed:n]), n
+		crc, summed = crc32c.Update(crc, data[summed:n]), n
 		return crc
 	}
 }
@@ -153,7 +148,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		// The checksum continues from the cached prefix's: the prefix was
 		// proved unchanged, by its checksum or the log's index.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
-		crc := crc32.Update(hdr.CRC, castagnoli(), data[hdr.Size:prefix])
+		crc := crc32c.Update(hdr.CRC, data[hdr.Size:prefix])
 		saveCache(cachePath, q, prefix, lines, crc, entries, problems, newest)
 	}
 	return entries, problems
@@ -217,7 +212,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, indexDir string) (hdr cacheHeader, body []byte, indexed, ok bool) {
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean ||
-		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
+		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || crc32c.Checksum(body) != hdr.Body {
 		return hdr, nil, false, false
 	}
 	indexed, ok = provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info)
@@ -357,7 +352,7 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 			}
 		}
 	}
-	hdr.Body = Checksum(body)
+	hdr.Body = crc32c.Checksum(body)
 	writeCacheHeaded(cachePath, hdr, body)
 }
 
@@ -370,10 +365,3 @@ func writeCacheHeaded(cachePath string, hdr any, body []byte) {
 	}
 	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)
 }
-
-// Checksum is the CRC-32C the caches use to recognise an unchanged prefix.
-func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
-
-// ChecksumUpdate is the Checksum of some bytes whose Checksum is crc,
-// followed by b: proving a file that grew costs what it appended.
-func ChecksumUpdate(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli(), b) }

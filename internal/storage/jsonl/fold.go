@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
@@ -118,9 +119,9 @@ func foldIncremental(data []byte, file, indexDir string, q Query, cachePath stri
 	if prefix > from {
 		mapfile.Populate(data[from:prefix])
 		foldLines(data[from:prefix], lineNumberAt(from), q, f)
-		crc = ChecksumUpdate(crc, data[from:prefix])
+		crc = crc32c.Update(crc, data[from:prefix])
 		if body := f.Save(); body != nil {
-			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: Checksum(body)}
+			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: crc32c.Checksum(body)}
 			writeCacheHeaded(cachePath, hdr, body)
 		}
 	}
@@ -163,10 +164,10 @@ func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir s
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
 	var hdr foldHeader
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != foldVersion || !slices.Equal(hdr.Keys, q.keys()) ||
-		hdr.Size <= 0 || hdr.Size > prefix || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
+		hdr.Size <= 0 || hdr.Size > prefix || data[hdr.Size-1] != '\n' || crc32c.Checksum(body) != hdr.Body {
 		return 0, 0, false
 	}
-	checksum := func(n int64) uint32 { return Checksum(data[:n]) }
+	checksum := func(n int64) uint32 { return crc32c.Checksum(data[:n]) }
 	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved {
 		return 0, 0, false
 	}
