@@ -1,8 +1,10 @@
 package jsonl
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -65,7 +67,7 @@ const cacheVersion = 8
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
 	return selectMapped(path, q, false, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
-		return selectIncremental(data, path, q, cachePath, prefixChecksum(data), info)
+		return selectIncremental(data, path, q, cachePath, prefixChecksum(data), info, mapfile.Forget)
 	})
 }
 
@@ -98,16 +100,23 @@ func prefixChecksum(data []byte) func(n int64) uint32 {
 // selectIncremental answers q over data from the cache plus the lines
 // after the cached prefix, and saves the new answer when the prefix grew.
 // info describes the file data was read from (nil when unknown).
-func selectIncremental(data []byte, file string, q Query, cachePath string, checksum func(int64) uint32, info os.FileInfo) ([]Entry, []Problem) {
+// forget, when not nil, drops pages of data, a mapping, that a full scan
+// has read (mapfile.Forget).
+func selectIncremental(data []byte, file string, q Query, cachePath string, checksum func(int64) uint32, info os.FileInfo, forget func([]byte)) ([]Entry, []Problem) {
 	// Only whole lines are cached: an unterminated last line may still be
 	// being written.
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
 	full := func() ([]Entry, []Problem) {
-		mapfile.Populate(data) // a scan of every line
-		entries, problems, newest := selectVersions(data, file, q)
+		entries, problems, newest := selectVersions(data, file, q, true, forget)
 		if prefix > 0 {
-			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, newest)
+			// The checksum of a longer prefix goes on from a shorter one's.
+			lines, scanned, crc := 0, int64(0), uint32(0)
+			eachWindow(data[:prefix], forget, func(w []byte) {
+				lines += bytes.Count(w, []byte{'\n'})
+				scanned += int64(len(w))
+				crc = checksum(scanned)
+			})
+			saveCache(cachePath, q, prefix, lines, crc, entries, problems, newest)
 		}
 		return entries, problems
 	}
@@ -326,7 +335,10 @@ func provedByIndex(size int64, crc uint32, tail []byte, indexDir, file string, i
 }
 
 // saveCache writes the selection of a prefix. It is best effort.
-// The prefix is size bytes long and holds lines lines.
+// The prefix is size bytes long and holds lines lines. The body is made
+// twice, a line at a time, rather than held: once for its checksum, which
+// the header before it gives, and once as it is written (the cache of
+// every message of a large log is tens of megabytes).
 func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, newest time.Time) {
 	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Keys: q.keys(), Lean: q.Lean}
 	if q.Versions != nil {
@@ -337,24 +349,54 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 			hdr.Problems = append(hdr.Problems, cacheProblem{p.Line, p.Msg})
 		}
 	}
-	var body []byte
+	lean := newLeaner(hdr.Keys)
+	if lean == nil {
+		return
+	}
 	vals := make([][]byte, len(hdr.Keys))
-	for _, e := range entries {
-		if e.Line <= hdr.Lines {
+	var line, leanRaw []byte
+	eachLine := func(fn func([]byte) error) error {
+		for _, e := range entries {
+			if e.Line > hdr.Lines {
+				continue
+			}
 			if q.Lean && !e.Lean {
-				if e.Raw = leanLine(e.Raw, hdr.Keys, vals); e.Raw == nil {
-					return
+				if jsonline.ObjectFields(e.Raw, hdr.Keys, vals) != nil {
+					return errNoCache
 				}
+				leanRaw = lean.line(leanRaw[:0], vals, nil)
+				e.Raw = leanRaw
 			}
 			var ok bool
-			if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
-				return
+			if line, ok = appendCacheLine(line[:0], e, hdr.Keys, vals); !ok {
+				return errNoCache
+			}
+			if err := fn(line); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	hdr.Body = crc32c.Checksum(body)
-	writeCacheHeaded(cachePath, hdr, body)
+	if eachLine(func(b []byte) error { hdr.Body = crc32c.Update(hdr.Body, b); return nil }) != nil {
+		return
+	}
+	h, err := json.Marshal(hdr)
+	if err != nil || os.MkdirAll(filepath.Dir(cachePath), 0o755) != nil {
+		return
+	}
+	_ = writeFileFrom(cachePath, false, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 256<<10)
+		w.Write(append(h, '\n'))
+		if err := eachLine(func(b []byte) error { _, err := w.Write(b); return err }); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 }
+
+// errNoCache stops the writing of a cache whose line no longer scans
+// (which a selected line always does).
+var errNoCache = errors.New("a selected line no longer scans")
 
 // writeCacheHeaded writes a cache file: its header as one JSON line, then
 // body. It is best effort, as every cache.

@@ -317,7 +317,7 @@ func cachedSelect(t *testing.T, l *Log, cache string, summed *int) func(step str
 			t.Fatal(err)
 		}
 		checksum := func(n int64) uint32 { *summed++; return crc32c.Checksum(data[:n]) }
-		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info)
+		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info, nil)
 		want, _ := Select(data, l.Path, q)
 		if !entriesEqual(got, want) {
 			t.Fatalf("%s: the cached answer differs from a scan:\n%+v\n%+v", step, got, want)
