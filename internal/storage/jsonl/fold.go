@@ -86,7 +86,7 @@ func (l *Log) FoldCached(q Query, cachePath string, f Folder) error {
 	func() {
 		defer func() { _ = recover() }()
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		foldIncremental(data, l.Path, l.CacheDir, q, cachePath, f, info)
+		foldIncremental(data, l.Path, l.CacheDir, q, cachePath, f, info, mapfile.Forget)
 		faulted = false
 	}()
 	if faulted { // the file shrank under the mapping
@@ -108,8 +108,10 @@ func (l *Log) foldRead(q Query, f Folder) error {
 }
 
 // foldIncremental is FoldCached over the log's bytes, data.
-// indexDir holds the log's index.
-func foldIncremental(data []byte, file, indexDir string, q Query, cachePath string, f Folder, info os.FileInfo) {
+// indexDir holds the log's index. forget, when not nil, drops pages of
+// data, a mapping, once they are folded (mapfile.Forget): the first fold
+// of a large log holds a window of it, not all of it.
+func foldIncremental(data []byte, file, indexDir string, q Query, cachePath string, f Folder, info os.FileInfo, forget func([]byte)) {
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
 	from, crc, ok := readFoldCache(cachePath, data, prefix, file, indexDir, q, f, info)
 	if !ok {
@@ -117,9 +119,10 @@ func foldIncremental(data []byte, file, indexDir string, q Query, cachePath stri
 		from, crc = 0, 0
 	}
 	if prefix > from {
-		mapfile.Populate(data[from:prefix])
-		foldLines(data[from:prefix], lineNumberAt(from), q, f)
-		crc = crc32c.Update(crc, data[from:prefix])
+		eachLinesWindow(data[from:prefix], forget, func(at int, w []byte) {
+			foldLines(w, lineNumberAt(from+int64(at)), q, f)
+			crc = crc32c.Update(crc, w)
+		})
 		if body := f.Save(); body != nil {
 			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: crc32c.Checksum(body)}
 			writeCacheHeaded(cachePath, hdr, body)

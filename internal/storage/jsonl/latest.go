@@ -230,6 +230,31 @@ func eachWindow(data []byte, forget func([]byte), fn func([]byte)) {
 	}
 }
 
+// eachLinesWindow is eachWindow for a reader of whole lines: data, whole
+// lines, in windows that end at a line's end (a line longer than a window
+// is one window), each with where it starts in data.
+func eachLinesWindow(data []byte, forget func([]byte), fn func(at int, w []byte)) {
+	if forget == nil {
+		fn(0, data)
+		return
+	}
+	for at := 0; at < len(data); {
+		end := min(len(data), at+scanWindow)
+		if end < len(data) {
+			if i := bytes.LastIndexByte(data[at:end], '\n'); i >= 0 {
+				end = at + i + 1
+			} else { // a line longer than a window
+				end += bytes.IndexByte(data[end:], '\n') + 1
+			}
+		}
+		w := data[at:end]
+		mapfile.Populate(w)
+		fn(at, w)
+		forget(w)
+		at = end
+	}
+}
+
 // versionNanos packs a version time into an int64 that orders as the times
 // do: nanoseconds since 1970, the zero time (no time at all) first. A
 // record's time obeys every rule from the year 1 to 9999, which an

@@ -93,3 +93,34 @@ func TestSelectionInWindowsMatchesAFullScan(t *testing.T) {
 		}
 	}
 }
+
+// The first fold of a log reads it in windows of whole lines too: with
+// windows of a page, lines across their edges and a line longer than
+// three windows, the fold is a fold of the whole log, first and after
+// an append.
+func TestFoldInWindowsMatchesAWholeFold(t *testing.T) {
+	defer func(w int) { scanWindow = w }(scanWindow)
+	scanWindow = os.Getpagesize()
+	l, _ := chainLog(t)
+	cache := filepath.Join(l.CacheDir, "q.fold")
+	rng := rand.New(rand.NewPCG(3, 5))
+	var b strings.Builder
+	for n := range 2000 {
+		pad := strings.Repeat("y", rng.IntN(200))
+		if n == 700 {
+			pad = strings.Repeat("z", 3*scanWindow+17)
+		}
+		if rng.IntN(30) == 0 {
+			b.WriteString("not a record\n")
+		}
+		fmt.Fprintf(&b, `{"id":"r%d","n":%d,"pad":%q}`+"\n", n%50, n, pad)
+	}
+	writeLines(t, l.Path, strings.TrimSuffix(b.String(), "\n"))
+	if f := foldNow(t, l, cache, "the first fold"); len(f.Values) < 2000 || f.loaded {
+		t.Fatalf("the first fold folded %d values (loaded %v), want every one of 2000 from the log", len(f.Values), f.loaded)
+	}
+	appendBytes(t, l.Path, `{"id":"r1","n":2000}`+"\n")
+	if f := foldNow(t, l, cache, "after an append"); !f.loaded {
+		t.Fatal("the fold after an append did not start from the saved one")
+	}
+}
