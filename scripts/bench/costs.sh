@@ -42,6 +42,13 @@
 #         removed before each run); same peer. whoappend: `who` after
 #         one `msg send` in the same clone (before each run); same peer.
 #
+#  cold   the reads that select over every message, on a store of N
+#         messages, when no selection cache holds their answer (the first
+#         after a join, a compaction or the caches' pruning; every cache
+#         but the logs' indexes removed before each run): msg stats, msg
+#         inbox; and msg thread of a thread in the middle, which no cache
+#         keeps. Peer: `check` of a free path on the same store.
+#
 #   scripts/bench/costs.sh
 #   ONLY=list SIZE=100000 BEFORE=/tmp/old/git-queen scripts/bench/costs.sh
 set -eu
@@ -115,6 +122,34 @@ if want read; then
 	bench_pair read read "$read" check "git-queen check src/x.go"
 	row "msg read ID, one of $size messages" read read check "$(bench_rss $read) MiB"
 	against_before read "$read"
+fi
+
+if want cold; then
+	echo "== cold: selections over every one of $size messages"
+	store="$work/cold"
+	git init -q -b main "$store"
+	genstore -dir "$store/.git/queen" -reservations 1000 -active 100 -messages "$size" >/dev/null
+	cd "$store"
+	# The writer's first append keeps the log's index from then on.
+	QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject s --body b >/dev/null
+	thread=$(sed -n "$((size / 2))p" .git/queen/queen_messages.jsonl | sed 's/.*"thread_id":"\([^"]*\)".*/\1/')
+	uncached="find $store/.git/queen-cache -type f ! -name 'log-*.index' ! -name 'presence-*' -delete"
+	for c in "msg stats" "msg inbox"; do
+		n=cold-$(echo "$c" | tr ' ' -)
+		pair_runs=${RUNS:-5} bench_pair "$n" cold "git-queen $c" check "git-queen check src/x.go" --prepare "$uncached"
+		sh -c "$uncached"
+		row "first $c, no cache, $size messages" "$n" cold check "$(bench_rss git-queen $c) MiB"
+		[ -z "${BEFORE:-}" ] || {
+			sh -c "$uncached"
+			rssb=$(bench_rss "$BEFORE" $c)
+			sh -c "$uncached"
+			row "  the same, this binary against BEFORE" "$n" cold cold-before "$(bench_rss git-queen $c) MiB / $rssb MiB"
+		}
+	done
+	bench_pair cold-thread thread "git-queen msg thread $thread" check "git-queen check src/x.go"
+	row "msg thread of one thread, $size messages" cold-thread thread check "$(bench_rss git-queen msg thread "$thread") MiB"
+	[ -z "${BEFORE:-}" ] || row "  the same, this binary against BEFORE" cold-thread thread thread-before \
+		"$(bench_rss git-queen msg thread "$thread") MiB / $(bench_rss "$BEFORE" msg thread "$thread") MiB"
 fi
 
 # remote NAME N: a bare repository whose ledger holds N message records, packed.

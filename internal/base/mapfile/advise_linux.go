@@ -12,11 +12,17 @@ import (
 // a page fault per few pages. A read that needs only the tail or an index
 // maps without populate and never calls it, so it pays only for the pages
 // it touches. Kernels before 5.14 lack MADV_POPULATE_READ; they get
-// MADV_WILLNEED, which reads ahead without mapping.
+// MADV_WILLNEED, which reads ahead without mapping. data may start
+// inside a page: the whole page is faulted in.
 func Populate(data []byte) {
 	if len(data) == 0 {
 		return
 	}
+	first := unsafe.Pointer(unsafe.SliceData(data))
+	lead := int(uintptr(first) & uintptr(os.Getpagesize()-1))
+	// The page data starts in is mapped as a whole, so it may be named
+	// from its start.
+	data = unsafe.Slice((*byte)(unsafe.Add(first, -lead)), len(data)+lead)
 	if unix.Madvise(data, unix.MADV_POPULATE_READ) != nil {
 		_ = unix.Madvise(data, unix.MADV_WILLNEED)
 	}

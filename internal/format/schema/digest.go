@@ -9,9 +9,9 @@ import (
 	"hash/crc32"
 	"math"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -55,12 +55,8 @@ func (f *Format) Incremental() bool {
 // lineSum is a line's hash in a digest: two CRCs (the CPU computes both at
 // memory speed), stable across processes, unlike maphash.
 func lineSum(b []byte) uint64 {
-	return uint64(crc32.Checksum(b, castagnoli()))<<32 | uint64(crc32.ChecksumIEEE(b))
+	return uint64(crc32c.Checksum(b))<<32 | uint64(crc32.ChecksumIEEE(b))
 }
-
-// castagnoli is made on first use: making it costs 0.2 ms, which every
-// git-queen process paid at start-up when it was made at init.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // DigestOf digests data, a file of format f that validated clean.
 func DigestOf(f *Format, data []byte) *Digest {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
@@ -181,7 +182,7 @@ func (a *Appender) writeLines(lines [][]byte) (uint32, error) {
 			return err
 		}
 		if a.tracked {
-			crc = ChecksumUpdate(crc, buf)
+			crc = crc32c.Update(crc, buf)
 		}
 		a.end += int64(len(buf))
 		if a.unsynced += int64(len(buf)); a.unsynced >= writebackEvery && !a.l.NoSync {

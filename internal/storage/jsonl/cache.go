@@ -1,16 +1,17 @@
 package jsonl
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
-	"hash/crc32"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
@@ -30,10 +31,6 @@ import (
 // Keep must be monotone in time (a line it rejects now it rejects at any
 // later time) and Static must be static, because cached answers are
 // filtered again rather than recomputed.
-
-// castagnoli is built on first use: making the table at package
-// initialisation cost every git-queen process about a millisecond.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // cacheHeader is the first line of a cache file. The lines after it are
 // the selected entries (see cacheline.go), whole, so that a read of the
@@ -70,7 +67,7 @@ const cacheVersion = 8
 // SelectFileCached is SelectFile with a selection cache in cachePath.
 func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
 	return selectMapped(path, q, false, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
-		return selectIncremental(data, path, q, cachePath, prefixChecksum(data), info)
+		return selectIncremental(data, path, q, cachePath, prefixChecksum(data), info, mapfile.Forget)
 	})
 }
 
@@ -95,7 +92,7 @@ func prefixChecksum(data []byte) func(n int64) uint32 {
 		if n < summed {
 			summed, crc = 0, 0
 		}
-		crc, summed = ChecksumUpdate(crc, data[summed:n]), n
+		crc, summed = crc32c.Update(crc, data[summed:n]), n
 		return crc
 	}
 }
@@ -103,16 +100,23 @@ func prefixChecksum(data []byte) func(n int64) uint32 {
 // selectIncremental answers q over data from the cache plus the lines
 // after the cached prefix, and saves the new answer when the prefix grew.
 // info describes the file data was read from (nil when unknown).
-func selectIncremental(data []byte, file string, q Query, cachePath string, checksum func(int64) uint32, info os.FileInfo) ([]Entry, []Problem) {
+// forget, when not nil, drops pages of data, a mapping, that a full scan
+// has read (mapfile.Forget).
+func selectIncremental(data []byte, file string, q Query, cachePath string, checksum func(int64) uint32, info os.FileInfo, forget func([]byte)) ([]Entry, []Problem) {
 	// Only whole lines are cached: an unterminated last line may still be
 	// being written.
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
 	full := func() ([]Entry, []Problem) {
-		mapfile.Populate(data) // a scan of every line
-		entries, problems, newest := selectVersions(data, file, q)
+		entries, problems, newest := selectVersions(data, file, q, true, forget)
 		if prefix > 0 {
-			lines := bytes.Count(data[:prefix], []byte{'\n'})
-			saveCache(cachePath, q, prefix, lines, checksum(prefix), entries, problems, newest)
+			// The checksum of a longer prefix goes on from a shorter one's.
+			lines, scanned, crc := 0, int64(0), uint32(0)
+			eachWindow(data[:prefix], forget, func(w []byte) {
+				lines += bytes.Count(w, []byte{'\n'})
+				scanned += int64(len(w))
+				crc = checksum(scanned)
+			})
+			saveCache(cachePath, q, prefix, lines, crc, entries, problems, newest)
 		}
 		return entries, problems
 	}
@@ -153,7 +157,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		// The checksum continues from the cached prefix's: the prefix was
 		// proved unchanged, by its checksum or the log's index.
 		lines := hdr.Lines + bytes.Count(data[hdr.Size:prefix], []byte{'\n'})
-		crc := crc32.Update(hdr.CRC, castagnoli(), data[hdr.Size:prefix])
+		crc := crc32c.Update(hdr.CRC, data[hdr.Size:prefix])
 		saveCache(cachePath, q, prefix, lines, crc, entries, problems, newest)
 	}
 	return entries, problems
@@ -217,7 +221,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, indexDir string) (hdr cacheHeader, body []byte, indexed, ok bool) {
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean ||
-		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
+		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || crc32c.Checksum(body) != hdr.Body {
 		return hdr, nil, false, false
 	}
 	indexed, ok = provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info)
@@ -331,7 +335,10 @@ func provedByIndex(size int64, crc uint32, tail []byte, indexDir, file string, i
 }
 
 // saveCache writes the selection of a prefix. It is best effort.
-// The prefix is size bytes long and holds lines lines.
+// The prefix is size bytes long and holds lines lines. The body is made
+// twice, a line at a time, rather than held: once for its checksum, which
+// the header before it gives, and once as it is written (the cache of
+// every message of a large log is tens of megabytes).
 func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, newest time.Time) {
 	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Keys: q.keys(), Lean: q.Lean}
 	if q.Versions != nil {
@@ -342,24 +349,54 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 			hdr.Problems = append(hdr.Problems, cacheProblem{p.Line, p.Msg})
 		}
 	}
-	var body []byte
+	lean := newLeaner(hdr.Keys)
+	if lean == nil {
+		return
+	}
 	vals := make([][]byte, len(hdr.Keys))
-	for _, e := range entries {
-		if e.Line <= hdr.Lines {
+	var line, leanRaw []byte
+	eachLine := func(fn func([]byte) error) error {
+		for _, e := range entries {
+			if e.Line > hdr.Lines {
+				continue
+			}
 			if q.Lean && !e.Lean {
-				if e.Raw = leanLine(e.Raw, hdr.Keys, vals); e.Raw == nil {
-					return
+				if jsonline.ObjectFields(e.Raw, hdr.Keys, vals) != nil {
+					return errNoCache
 				}
+				leanRaw = lean.line(leanRaw[:0], vals, nil)
+				e.Raw = leanRaw
 			}
 			var ok bool
-			if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
-				return
+			if line, ok = appendCacheLine(line[:0], e, hdr.Keys, vals); !ok {
+				return errNoCache
+			}
+			if err := fn(line); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
-	hdr.Body = Checksum(body)
-	writeCacheHeaded(cachePath, hdr, body)
+	if eachLine(func(b []byte) error { hdr.Body = crc32c.Update(hdr.Body, b); return nil }) != nil {
+		return
+	}
+	h, err := json.Marshal(hdr)
+	if err != nil || os.MkdirAll(filepath.Dir(cachePath), 0o755) != nil {
+		return
+	}
+	_ = writeFileFrom(cachePath, false, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 256<<10)
+		w.Write(append(h, '\n'))
+		if err := eachLine(func(b []byte) error { _, err := w.Write(b); return err }); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 }
+
+// errNoCache stops the writing of a cache whose line no longer scans
+// (which a selected line always does).
+var errNoCache = errors.New("a selected line no longer scans")
 
 // writeCacheHeaded writes a cache file: its header as one JSON line, then
 // body. It is best effort, as every cache.
@@ -370,10 +407,3 @@ func writeCacheHeaded(cachePath string, hdr any, body []byte) {
 	}
 	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)
 }
-
-// Checksum is the CRC-32C the caches use to recognise an unchanged prefix.
-func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
-
-// ChecksumUpdate is the Checksum of some bytes whose Checksum is crc,
-// followed by b: proving a file that grew costs what it appended.
-func ChecksumUpdate(crc uint32, b []byte) uint32 { return crc32.Update(crc, castagnoli(), b) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
@@ -71,7 +72,7 @@ func crcOf(t *testing.T, path string, n int) uint32 {
 	if err != nil || len(data) < n {
 		t.Fatal(err)
 	}
-	return Checksum(data[:n])
+	return crc32c.Checksum(data[:n])
 }
 
 func TestSelectFileCachedReadsOnlyTheTail(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
@@ -85,7 +86,7 @@ func (l *Log) FoldCached(q Query, cachePath string, f Folder) error {
 	func() {
 		defer func() { _ = recover() }()
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		foldIncremental(data, l.Path, l.CacheDir, q, cachePath, f, info)
+		foldIncremental(data, l.Path, l.CacheDir, q, cachePath, f, info, mapfile.Forget)
 		faulted = false
 	}()
 	if faulted { // the file shrank under the mapping
@@ -107,8 +108,10 @@ func (l *Log) foldRead(q Query, f Folder) error {
 }
 
 // foldIncremental is FoldCached over the log's bytes, data.
-// indexDir holds the log's index.
-func foldIncremental(data []byte, file, indexDir string, q Query, cachePath string, f Folder, info os.FileInfo) {
+// indexDir holds the log's index. forget, when not nil, drops pages of
+// data, a mapping, once they are folded (mapfile.Forget): the first fold
+// of a large log holds a window of it, not all of it.
+func foldIncremental(data []byte, file, indexDir string, q Query, cachePath string, f Folder, info os.FileInfo, forget func([]byte)) {
 	prefix := int64(bytes.LastIndexByte(data, '\n') + 1)
 	from, crc, ok := readFoldCache(cachePath, data, prefix, file, indexDir, q, f, info)
 	if !ok {
@@ -116,11 +119,12 @@ func foldIncremental(data []byte, file, indexDir string, q Query, cachePath stri
 		from, crc = 0, 0
 	}
 	if prefix > from {
-		mapfile.Populate(data[from:prefix])
-		foldLines(data[from:prefix], lineNumberAt(from), q, f)
-		crc = ChecksumUpdate(crc, data[from:prefix])
+		eachLinesWindow(data[from:prefix], forget, func(at int, w []byte) {
+			foldLines(w, lineNumberAt(from+int64(at)), q, f)
+			crc = crc32c.Update(crc, w)
+		})
 		if body := f.Save(); body != nil {
-			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: Checksum(body)}
+			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: crc32c.Checksum(body)}
 			writeCacheHeaded(cachePath, hdr, body)
 		}
 	}
@@ -163,10 +167,10 @@ func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir s
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
 	var hdr foldHeader
 	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != foldVersion || !slices.Equal(hdr.Keys, q.keys()) ||
-		hdr.Size <= 0 || hdr.Size > prefix || data[hdr.Size-1] != '\n' || Checksum(body) != hdr.Body {
+		hdr.Size <= 0 || hdr.Size > prefix || data[hdr.Size-1] != '\n' || crc32c.Checksum(body) != hdr.Body {
 		return 0, 0, false
 	}
-	checksum := func(n int64) uint32 { return Checksum(data[:n]) }
+	checksum := func(n int64) uint32 { return crc32c.Checksum(data[:n]) }
 	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved {
 		return 0, 0, false
 	}

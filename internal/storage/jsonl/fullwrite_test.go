@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 )
 
 // fullDiskEnv names the log the helper process appends to under a file
@@ -78,8 +80,8 @@ func TestAppendThatFillsTheDiskLeavesALogItsIndexMatches(t *testing.T) {
 	if !ok {
 		t.Fatal("after the failed append, no index matches the log")
 	}
-	if size, _, crc := ix.Covered(); size != int64(len(data)) || crc != Checksum(data) {
-		t.Fatalf("the index covers %d bytes (crc %08x) of a log of %d (%08x)", size, crc, len(data), Checksum(data))
+	if size, _, crc := ix.Covered(); size != int64(len(data)) || crc != crc32c.Checksum(data) {
+		t.Fatalf("the index covers %d bytes (crc %08x) of a log of %d (%08x)", size, crc, len(data), crc32c.Checksum(data))
 	}
 	ix.Close()
 

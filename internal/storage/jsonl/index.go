@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
@@ -178,7 +179,7 @@ func (ix *Index) ProvesPrefix(size int64, crc uint32, tail []byte) bool {
 		return true
 	}
 	return size+int64(len(tail)) == ix.state.Size &&
-		CombineCRC(crc, Checksum(tail), int64(len(tail)), crc32.Castagnoli) == ix.state.CRC
+		CombineCRC(crc, crc32c.Checksum(tail), int64(len(tail)), crc32.Castagnoli) == ix.state.CRC
 }
 
 // Covered is the size, line count and CRC-32C of the log's bytes that the
@@ -192,7 +193,7 @@ func (ix *Index) Covered() (size, lines int64, crc uint32) {
 // no record of id.
 func (ix *Index) Lookup(id string) (offset, nanos int64, found bool, err error) {
 	if ix.checkedBlocks == nil {
-		if Checksum(ix.blockCRCs) != ix.tableCRC {
+		if crc32c.Checksum(ix.blockCRCs) != ix.tableCRC {
 			ix.damaged = true
 		}
 		ix.checkedBlocks = make([]bool, len(ix.blockCRCs)/4)
@@ -251,7 +252,7 @@ func (ix *Index) lookupSorted(k idKey) (indexEntry, bool) {
 func (ix *Index) entry(i int) indexEntry {
 	if b := i / blockEntries; ix.checkedBlocks != nil && !ix.checkedBlocks[b] {
 		block := ix.sorted[b*blockEntries*indexEntrySize : min(len(ix.sorted), (b+1)*blockEntries*indexEntrySize)]
-		ix.damaged = ix.damaged || Checksum(block) != binary.LittleEndian.Uint32(ix.blockCRCs[4*b:])
+		ix.damaged = ix.damaged || crc32c.Checksum(block) != binary.LittleEndian.Uint32(ix.blockCRCs[4*b:])
 		ix.checkedBlocks[b] = true
 	}
 	return decodeEntry(ix.sorted[i*indexEntrySize:])
@@ -294,7 +295,7 @@ func readIndex(path string) (*Index, bool) {
 func parseIndex(data []byte) (*Index, bool) {
 	le := binary.LittleEndian
 	if len(data) < indexHeaderSize || string(data[:8]) != indexMagic ||
-		le.Uint32(data[indexHeaderSize-4:]) != Checksum(data[:indexHeaderSize-4]) {
+		le.Uint32(data[indexHeaderSize-4:]) != crc32c.Checksum(data[:indexHeaderSize-4]) {
 		return nil, false
 	}
 	ix := &Index{data: data, state: decodeState(data[8:])}
@@ -344,7 +345,7 @@ func eachRecord(b []byte) func(func(indexRecord) bool) {
 				return
 			}
 			body := b[4 : 4+n]
-			if le.Uint32(b[4+n:]) != Checksum(body) {
+			if le.Uint32(b[4+n:]) != crc32c.Checksum(body) {
 				return
 			}
 			if !yield(indexRecord{state: decodeState(body), entries: body[indexStateSize:], size: 8 + n}) {
@@ -391,5 +392,5 @@ func encodeRecord(state logState, entries []indexEntry) []byte {
 		body = appendEntry(body, e)
 	}
 	b := le.AppendUint32(make([]byte, 0, len(body)+8), uint32(len(body)))
-	return le.AppendUint32(append(b, body...), Checksum(body))
+	return le.AppendUint32(append(b, body...), crc32c.Checksum(body))
 }

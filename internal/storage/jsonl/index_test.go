@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
@@ -80,9 +81,9 @@ func checkIndex(t *testing.T, l *Log, step string) {
 		t.Fatal(err)
 	}
 	size, lines, crc := ix.Covered()
-	if size != int64(len(data)) || lines != int64(bytes.Count(data, []byte{'\n'})) || crc != Checksum(data) {
+	if size != int64(len(data)) || lines != int64(bytes.Count(data, []byte{'\n'})) || crc != crc32c.Checksum(data) {
 		t.Fatalf("%s: the index covers %d bytes, %d lines, crc %08x; the log is %d, %d, %08x",
-			step, size, lines, crc, len(data), bytes.Count(data, []byte{'\n'}), Checksum(data))
+			step, size, lines, crc, len(data), bytes.Count(data, []byte{'\n'}), crc32c.Checksum(data))
 	}
 	st, err := l.Load()
 	if err != nil {
@@ -130,7 +131,7 @@ func TestIndexProvesTheLogAfterEachOfTheLastAppends(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		states = append(states, checkpoint{int64(len(data)), Checksum(data)})
+		states = append(states, checkpoint{int64(len(data)), crc32c.Checksum(data)})
 	}
 	ix, ok := openIndexNow(t, l)
 	if !ok {
@@ -160,7 +161,7 @@ func TestIndexProvesAnyPrefixByTheBytesAfterIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		states = append(states, checkpoint{int64(len(data)), Checksum(data)})
+		states = append(states, checkpoint{int64(len(data)), crc32c.Checksum(data)})
 	}
 	data, err := os.ReadFile(l.Path)
 	if err != nil {
@@ -315,8 +316,8 @@ func cachedSelect(t *testing.T, l *Log, cache string, summed *int) func(step str
 		if err != nil {
 			t.Fatal(err)
 		}
-		checksum := func(n int64) uint32 { *summed++; return Checksum(data[:n]) }
-		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info)
+		checksum := func(n int64) uint32 { *summed++; return crc32c.Checksum(data[:n]) }
+		got, _ := selectIncremental(data, l.Path, q, cache, checksum, info, nil)
 		want, _ := Select(data, l.Path, q)
 		if !entriesEqual(got, want) {
 			t.Fatalf("%s: the cached answer differs from a scan:\n%+v\n%+v", step, got, want)
@@ -485,7 +486,7 @@ func TestIndexRebuildsALargeLogInParts(t *testing.T) {
 		t.Fatal("no index matches the log")
 	}
 	defer ix.Close()
-	if !ix.Proves(int64(b.Len()), Checksum(b.Bytes())) {
+	if !ix.Proves(int64(b.Len()), crc32c.Checksum(b.Bytes())) {
 		t.Fatal("the log as the append that indexed it found it is not proved")
 	}
 }
@@ -540,7 +541,7 @@ func TestIndexRebuildProvesTheLogBeforeItsAppendAtAnyBlockEdge(t *testing.T) {
 				t.Fatal("no index matches the log")
 			}
 			defer ix.Close()
-			if !ix.Proves(int64(b.Len()), Checksum(b.Bytes())) {
+			if !ix.Proves(int64(b.Len()), crc32c.Checksum(b.Bytes())) {
 				t.Error("the log as the append that rebuilt the index found it is not proved")
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 )
 
 // An index another format wrote (an older git-queen's: format 1, with no
@@ -22,7 +24,7 @@ func TestAnIndexOfAnotherFormatIsRebuilt(t *testing.T) {
 	for _, magic := range []string{"gq-lidx\x01", "gq-lidx\x03", "gq-lidx\x00"} {
 		other := slices.Clone(clean)
 		copy(other, magic)
-		binary.LittleEndian.PutUint32(other[indexHeaderSize-4:], Checksum(other[:indexHeaderSize-4]))
+		binary.LittleEndian.PutUint32(other[indexHeaderSize-4:], crc32c.Checksum(other[:indexHeaderSize-4]))
 		if err := os.WriteFile(path, other, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
@@ -174,7 +175,7 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 				if _, err := old.ReadAt(block, int64(indexHeaderSize+at)); err != nil {
 					return err
 				}
-				crc = ChecksumUpdate(crc, block)
+				crc = crc32c.Update(crc, block)
 				for i := 0; i < len(block); i += indexEntrySize {
 					e := decodeEntry(block[i:])
 					for ; len(fresh) > 0 && fresh[0].key.compare(e.key) < 0; fresh = fresh[1:] {
@@ -221,9 +222,9 @@ func writeIndex(path string, state logState, ring []checkpoint, entries func(put
 		var table []byte // the blocks' checksums
 		flush := func() {
 			if werr == nil {
-				crc = ChecksumUpdate(crc, buf)
+				crc = crc32c.Update(crc, buf)
 				for at := 0; at < len(buf); at += blockEntries * indexEntrySize {
-					table = binary.LittleEndian.AppendUint32(table, Checksum(buf[at:min(len(buf), at+blockEntries*indexEntrySize)]))
+					table = binary.LittleEndian.AppendUint32(table, crc32c.Checksum(buf[at:min(len(buf), at+blockEntries*indexEntrySize)]))
 				}
 				_, werr = w.Write(buf)
 			}
@@ -239,7 +240,7 @@ func writeIndex(path string, state logState, ring []checkpoint, entries func(put
 		if err = cmp.Or(err, werr); err != nil {
 			return err
 		}
-		if _, err := w.Write(binary.LittleEndian.AppendUint32(table, Checksum(table))); err != nil {
+		if _, err := w.Write(binary.LittleEndian.AppendUint32(table, crc32c.Checksum(table))); err != nil {
 			return err
 		}
 		_, err = w.WriteAt(indexHeader(state, ring, n, crc), 0)
@@ -264,7 +265,7 @@ func indexHeader(state logState, ring []checkpoint, n uint64, entriesCRC uint32)
 		b = le.AppendUint64(le.AppendUint64(b, uint64(c.size)), uint64(c.crc))
 	}
 	b = le.AppendUint32(le.AppendUint64(b, n), entriesCRC)
-	return le.AppendUint32(b, Checksum(b))
+	return le.AppendUint32(b, crc32c.Checksum(b))
 }
 
 // sortEntries sorts entries by key, then offset. The keys are hashes,
@@ -340,11 +341,11 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 		eachBlock(data, func(at int, block []byte) {
 			state.Lines += int64(bytes.Count(block, []byte{'\n'}))
 			if cut := int(before) - at; cut > 0 && cut <= len(block) {
-				state.CRC = ChecksumUpdate(state.CRC, block[:cut])
+				state.CRC = crc32c.Update(state.CRC, block[:cut])
 				ring = append(ring, checkpoint{before, state.CRC})
 				block = block[cut:]
 			}
-			state.CRC = ChecksumUpdate(state.CRC, block)
+			state.CRC = crc32c.Update(state.CRC, block)
 		})
 		wg.Wait()
 		if !whole {

@@ -91,7 +91,7 @@ type Entry struct {
 // with it, the newest by q.Versions wherever it lies. Lines that are not
 // records are reported as problems.
 func Select(data []byte, file string, q Query) ([]Entry, []Problem) {
-	entries, problems, _ := selectVersions(data, file, q)
+	entries, problems, _ := selectVersions(data, file, q, false, nil)
 	return entries, problems
 }
 
@@ -105,28 +105,48 @@ type candidate struct {
 
 // selectVersions is Select that also returns the newest version time of
 // any line in data (kept or not), which the selection cache remembers.
+// With forCache (a selection the cache will keep), a lean query's entries
+// hold lean lines (Entry.Lean), not copies of the lines, and when forget
+// is not nil (data maps the log: mapfile.Forget) the mapping is read a
+// window at a time, each dropped once scanned: selecting every message of
+// a large log then holds a fraction of the log's size in memory rather
+// than all of it twice.
 //
 // Scanning from the end, the first line seen of an id is almost always its
 // current version, so it is judged at once, as without Versions; only when
 // an earlier line turns out newer (a stale version after it) is the answer
 // for that id replaced.
-func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time.Time) {
+func selectVersions(data []byte, file string, q Query, forCache bool, forget func([]byte)) ([]Entry, []Problem, time.Time) {
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
+	var leans *leanEntries
+	if forCache && q.Lean {
+		if l := newLeaner(keys); l != nil {
+			leans = &leanEntries{l: l}
+		}
+	}
 	pick := q.Versions.Picker(keys)
 	seen := map[string]candidate{}
 	var out []Entry
 	var problems []Problem
 	var newest time.Time
 	replaced := false
-	total := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		total++
-	}
-	no := total + 1
+	// Lines are counted from the end as the scan goes (the last is 1), and
+	// numbered from the start once it reached the first: counting them
+	// first would read the log twice.
+	back := 0
 	end := len(data)
+	window, scanned := len(data), len(data) // data[window:scanned] is the window read
+	if forget == nil {
+		window = 0
+	}
 	for end > 0 {
-		no--
+		if end <= window {
+			forget(data[window:scanned])
+			window, scanned = max(0, end-scanWindow)&^(os.Getpagesize()-1), end
+			mapfile.Populate(data[window:scanned])
+		}
+		back++
 		// The line is data[start:end]; end includes its newline, if any.
 		search := end
 		if data[end-1] == '\n' {
@@ -135,9 +155,9 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		start := bytes.LastIndexByte(data[:search], '\n') + 1
 		raw, term := jsonline.TrimLine(data[start:end], start == 0)
 		end = start
-		id, fields, msg, keep := q.recordLine(jsonline.Line{No: no, Raw: raw, Terminated: term}, keys, vals)
+		id, fields, msg, keep := q.recordLine(jsonline.Line{Raw: raw, Terminated: term}, keys, vals)
 		if msg != "" {
-			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
+			problems = append(problems, Problem{File: file, Line: back, Msg: msg})
 		}
 		if !keep {
 			continue
@@ -161,12 +181,23 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 		rawStart := start + offsetIn(data[start:], raw)
 		c = candidate{start: rawStart, end: rawStart + len(raw), nanos: versionNanos(t), out: -1}
 		if q.Keep == nil || q.Keep(fields) {
-			e := copyEntry(id, raw, no, q.Fields, fields)
+			var e Entry
+			if leans != nil {
+				e = leans.entry(id, back, len(q.Fields), vals)
+			} else {
+				e = copyEntry(id, raw, back, q.Fields, fields)
+			}
 			e.File, e.Offset = file, int64(start)
 			c.out = len(out)
 			out = append(out, e)
 		}
 		seen[id] = c
+	}
+	for i := range out {
+		out[i].Line = back + 1 - out[i].Line
+	}
+	for i := range problems {
+		problems[i].Line = back + 1 - problems[i].Line
 	}
 	if replaced {
 		out = slices.DeleteFunc(out, func(e Entry) bool { return e.ID == "" })
@@ -176,6 +207,52 @@ func selectVersions(data []byte, file string, q Query) ([]Entry, []Problem, time
 	}
 	slices.Reverse(problems)
 	return out, problems, newest
+}
+
+// scanWindow is how much of a mapped log a cache's selection reads at
+// once (see selectVersions); a var so that tests read small logs in many
+// windows.
+var scanWindow = 16 << 20
+
+// eachWindow hands fn data a window at a time, from the start, each
+// faulted in at once and, when forget is not nil, dropped after (as
+// selectVersions reads); with a nil forget, data whole.
+func eachWindow(data []byte, forget func([]byte), fn func([]byte)) {
+	if forget == nil {
+		fn(data)
+		return
+	}
+	for off := 0; off < len(data); off += scanWindow {
+		w := data[off:min(len(data), off+scanWindow)]
+		mapfile.Populate(w)
+		fn(w)
+		forget(w)
+	}
+}
+
+// eachLinesWindow is eachWindow for a reader of whole lines: data, whole
+// lines, in windows that end at a line's end (a line longer than a window
+// is one window), each with where it starts in data.
+func eachLinesWindow(data []byte, forget func([]byte), fn func(at int, w []byte)) {
+	if forget == nil {
+		fn(0, data)
+		return
+	}
+	for at := 0; at < len(data); {
+		end := min(len(data), at+scanWindow)
+		if end < len(data) {
+			if i := bytes.LastIndexByte(data[at:end], '\n'); i >= 0 {
+				end = at + i + 1
+			} else { // a line longer than a window
+				end += bytes.IndexByte(data[end:], '\n') + 1
+			}
+		}
+		w := data[at:end]
+		mapfile.Populate(w)
+		fn(at, w)
+		forget(w)
+		at = end
+	}
 }
 
 // versionNanos packs a version time into an int64 that orders as the times
@@ -271,10 +348,12 @@ func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]by
 // SelectFile runs Select over the file at path, mapped rather than read. A
 // missing file selects nothing. If the file shrinks under the mapping (an
 // append elsewhere truncating a torn tail), the fault is caught and the file
-// is read again normally.
+// is read again normally. The mapping is read a window at a time (see
+// selectVersions): a selection of a few lines of a large log holds those.
 func SelectFile(path string, q Query) ([]Entry, []Problem, error) {
-	return selectMapped(path, q, true, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
-		return Select(data, path, q)
+	return selectMapped(path, q, false, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
+		entries, problems, _ := selectVersions(data, path, q, false, mapfile.Forget)
+		return entries, problems
 	})
 }
 

@@ -13,24 +13,53 @@ import (
 // values for keys (the key, the query's fields, the version fields), in
 // that order, absent ones left out. vals is scratch space as long as keys.
 func leanLine(raw []byte, keys []string, vals [][]byte) []byte {
-	if jsonline.ObjectFields(raw, keys, vals) != nil {
+	l := newLeaner(keys)
+	if l == nil || jsonline.ObjectFields(raw, keys, vals) != nil {
 		return nil
 	}
-	out := []byte{'{'}
+	return l.line(nil, vals, nil)
+}
+
+// leaner writes lean lines for one query's keys, their names marshalled
+// once rather than once a line (a selection makes one a line).
+type leaner struct{ names [][]byte }
+
+// newLeaner is nil when a key does not marshal, which no query's does.
+func newLeaner(keys []string) *leaner {
+	l := &leaner{names: make([][]byte, len(keys))}
 	for i, k := range keys {
-		if vals[i] == nil {
-			continue
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
 		name, err := jsonline.MarshalNoEscape(k)
 		if err != nil {
 			return nil
 		}
-		out = append(append(append(out, name...), ':'), vals[i]...)
+		l.names[i] = name
 	}
-	return append(out, '}')
+	return l
+}
+
+// line appends to dst the lean line of the values vals of the keys (nil
+// for an absent one); at, when not nil, gets where each value starts in
+// the result (-1 for an absent one).
+func (l *leaner) line(dst []byte, vals [][]byte, at []int) []byte {
+	start := len(dst)
+	dst = append(dst, '{')
+	for i, v := range vals {
+		if at != nil {
+			at[i] = -1
+		}
+		if v == nil {
+			continue
+		}
+		if len(dst) > start+1 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(dst, l.names[i]...), ':')
+		if at != nil {
+			at[i] = len(dst) - start
+		}
+		dst = append(dst, v...)
+	}
+	return append(dst, '}')
 }
 
 // newerThanLean is jsonline.Newer(raw, t, e's line, its time) for a lean
@@ -78,4 +107,37 @@ func LoadRaw(e Entry, q Query) ([]byte, error) {
 		return nil, ErrMoved
 	}
 	return raw, nil
+}
+
+// leanEntries makes the lean entries of a selection (Query.Lean) as it
+// scans the log: the lean lines are cut from shared blocks rather than
+// allocated one by one, since the entries live as long as each other.
+type leanEntries struct {
+	l             *leaner
+	scratch, slab []byte
+	at            []int
+}
+
+// entry is the lean entry of the line of id, line no, whose values for
+// the query's keys (the key, its nFields fields, the version fields) are
+// vals.
+func (le *leanEntries) entry(id string, no, nFields int, vals [][]byte) Entry {
+	if len(le.at) < len(vals) {
+		le.at = make([]int, len(vals))
+	}
+	le.scratch = le.l.line(le.scratch[:0], vals, le.at)
+	n := len(le.scratch)
+	if cap(le.slab)-len(le.slab) < n {
+		le.slab = make([]byte, 0, max(64<<10, n))
+	}
+	from := len(le.slab)
+	le.slab = append(le.slab, le.scratch...)
+	raw := le.slab[from : from+n : from+n]
+	e := Entry{ID: id, Raw: raw, Line: no, Fields: make([][]byte, nFields), Lean: true}
+	for i := range e.Fields {
+		if at := le.at[1+i]; at >= 0 {
+			e.Fields[i] = raw[at : at+len(vals[1+i])]
+		}
+	}
+	return e
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
@@ -127,7 +128,7 @@ func (l *Log) catchUp(f *os.File, to FileStat) bool {
 		added := data[from:]
 		// A line after the prefix that starts with a BOM is no record:
 		// read as a log's first line, it would be one.
-		if data[from-1] != '\n' || bytes.HasPrefix(added, []byte("\xef\xbb\xbf")) || Checksum(data[:from]) != ix.state.CRC {
+		if data[from-1] != '\n' || bytes.HasPrefix(added, []byte("\xef\xbb\xbf")) || crc32c.Checksum(data[:from]) != ix.state.CRC {
 			return errNotAPrefix
 		}
 		var whole bool
@@ -138,7 +139,7 @@ func (l *Log) catchUp(f *os.File, to FileStat) bool {
 			pending[i].offset += from
 		}
 		state = logState{Stat: to, Size: to.Size, Lines: ix.state.Lines + int64(bytes.Count(added, []byte{'\n'})),
-			CRC: ChecksumUpdate(ix.state.CRC, added)}
+			CRC: crc32c.Update(ix.state.CRC, added)}
 		return nil
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
@@ -88,7 +89,7 @@ func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 		return nil, nil, false
 	}
 	rest := make([]byte, max(info.Size()-int64(len(first)), 0))
-	if _, err := io.ReadFull(r, rest); err != nil || Checksum(rest) != hdr.Body {
+	if _, err := io.ReadFull(r, rest); err != nil || crc32c.Checksum(rest) != hdr.Body {
 		return nil, nil, false
 	}
 	for _, p := range hdr.Problems {
@@ -187,7 +188,7 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 			return
 		}
 	}
-	hdr.Body = Checksum(body)
+	hdr.Body = crc32c.Checksum(body)
 	h, err := json.Marshal(hdr)
 	if err != nil {
 		return

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
@@ -174,7 +175,7 @@ func markAt(f *os.File, size int64) (Mark, error) {
 	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
 		return Mark{}, err
 	}
-	return Mark{Size: size, Tail: jsonl.Checksum(buf)}, nil
+	return Mark{Size: size, Tail: crc32c.Checksum(buf)}, nil
 }
 
 // holds reports whether the file f still starts with what was there when

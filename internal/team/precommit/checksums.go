@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -68,7 +69,7 @@ func bothChecksums(data []byte) [2]uint32 {
 	for len(data) > 0 {
 		s := data[:min(len(data), checksumSlice)]
 		i = crc32.Update(i, crc32.IEEETable, s)
-		c = jsonl.ChecksumUpdate(c, s) // its table is made on first use, not at start-up
+		c = crc32c.Update(c, s) // its table is made on first use, not at start-up
 		data = data[len(s):]
 	}
 	return [2]uint32{c, i}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -141,7 +142,7 @@ var binaryIdentity = sync.OnceValue(func() string {
 // rather than computed again over all of them.
 func (m blobMemo) extended(data []byte) [2]uint32 {
 	rest := data[m.Size:]
-	return [2]uint32{jsonl.ChecksumUpdate(m.Sum[0], rest), crc32.Update(m.Sum[1], crc32.IEEETable, rest)}
+	return [2]uint32{crc32c.Update(m.Sum[0], rest), crc32.Update(m.Sum[1], crc32.IEEETable, rest)}
 }
 
 // grewFrom reports whether staged, the bytes of the worktree file at path
