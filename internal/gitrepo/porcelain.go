@@ -88,11 +88,5 @@ func Stage(dir, path string) error {
 
 // nulList splits git's -z output into its entries.
 func nulList(out string) []string {
-	var list []string
-	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
-		if p != "" {
-			list = append(list, p)
-		}
-	}
-	return list
+	return strings.FieldsFunc(out, func(r rune) bool { return r == 0 })
 }
