@@ -51,7 +51,7 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 		if err := gitrepo.RefuseOption("branch", h); err != nil {
 			return nil, &UsageError{Command: "resolve", Msg: err.Error()}
 		}
-		c, err := gitrepo.ResolveCommit(top, h)
+		c, err := repo.ResolveCommit(h)
 		if err != nil {
 			return nil, &UsageError{Command: "resolve", Msg: fmt.Sprintf("%s is not a commit", h)}
 		}

@@ -21,21 +21,11 @@ const FormatAttribute = "queen-format"
 // FormatAttribute ("unspecified", "set", "unset" or the value), read where
 // dir is. The merge driver asks it for every file git merges, so it reads
 // the attribute files itself when it follows everything that could decide
-// the answer (attributeInProcess), and asks `git check-attr` otherwise.
+// the answer (attributeFrames), and asks `git check-attr` otherwise (see
+// attributesOf).
 func FormatAttributeOf(dir, path string) (string, error) {
-	if value, ok := attributeInProcess(dir, FormatAttribute, path); ok {
-		return value, nil
-	}
-	out, err := Git(dir, "check-attr", "-z", FormatAttribute, "--", path)
-	if err != nil {
-		return "", err
-	}
-	// -z output: path NUL attribute NUL value NUL
-	parts := strings.Split(out, "\x00")
-	if len(parts) < 3 {
-		return "unspecified", nil
-	}
-	return parts[2], nil
+	values, err := attributesOf(dir, path, false, []string{FormatAttribute})
+	return values[FormatAttribute], err
 }
 
 // attrMaxLineLength is git's limit on an attribute line (attr.c): a
@@ -77,36 +67,27 @@ type attrRule struct {
 	states               []attrState
 }
 
-// attributeInProcess is what `git check-attr NAME -- PATH` run in dir
-// prints as the value, read from the files git reads (attr.c, and the
-// tests compare the two): the built-in macro, the system file, the global
-// file (core.attributesFile), the .gitattributes files from the top of the
-// worktree down to path's directory, and $GIT_COMMON_DIR/info/attributes,
-// a later file deciding over an earlier one and a later line over an
-// earlier one, with macros expanded as git does. ok is false, and git must
-// be asked, for what it does not follow exactly: a bare repository (newer
-// gits read HEAD's attributes there), a dir that is not the worktree's
-// top, a path that is not plain and relative, the environment choosing
-// the repository, index or attribute source, attr.tree, core.ignoreCase, a
-// repository git would refuse as another user's, the system file's place
-// unknown, a .gitattributes missing from the worktree but in the index (or
-// one that is not a regular file), an index this package does not read,
-// quoted patterns, bracket expressions, NUL bytes, lines over git's limit,
-// files over 1 MiB, "builtin_" names, and a global file named relatively or
-// with more than "~/" to expand.
-func attributeInProcess(dir, name, file string) (value string, ok bool) {
-	frames, ok := attributeFrames(dir, file, false)
-	if !ok {
-		return "", false
-	}
-	return decide(frames, name, file)
-}
-
 // attributeFrames reads the attribute rules that apply to file, from the
-// highest priority down with the built-in macro last, for decide; ok is
-// false where attributeInProcess leaves the answer to git. anyIndex
-// accepts GIT_INDEX_FILE (as a hook sees it): then a .gitattributes
-// missing from the worktree but in either index is left to git.
+// highest priority down with the built-in macro last, for decide: what
+// `git check-attr NAME -- PATH` run in dir prints as the value is read
+// from the files git reads (attr.c, and the tests compare the two): the
+// built-in macro, the system file, the global file (core.attributesFile),
+// the .gitattributes files from the top of the worktree down to path's
+// directory, and $GIT_COMMON_DIR/info/attributes, a later file deciding
+// over an earlier one and a later line over an earlier one, with macros
+// expanded as git does. ok is false, and git must be asked, for what it
+// does not follow exactly: a bare repository (newer gits read HEAD's
+// attributes there), a dir that is not the worktree's top, a path that is
+// not plain and relative, the environment choosing the repository, index
+// or attribute source, attr.tree, core.ignoreCase, a repository git would
+// refuse as another user's, the system file's place unknown, a
+// .gitattributes missing from the worktree but in the index (or one that
+// is not a regular file), an index this package does not read, quoted
+// patterns, bracket expressions, NUL bytes, lines over git's limit, files
+// over 1 MiB, "builtin_" names, and a global file named relatively or with
+// more than "~/" to expand. anyIndex accepts GIT_INDEX_FILE (as a hook
+// sees it): then a .gitattributes missing from the worktree but in either
+// index is left to git.
 func attributeFrames(dir, file string, anyIndex bool) (frames [][]attrRule, ok bool) {
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_ATTR_SOURCE",
 		"GIT_ATTR_NOSYSTEM", "GIT_CEILING_DIRECTORIES"} {
@@ -294,7 +275,7 @@ func (a attrRule) matches(file string) (matched, sure bool) {
 }
 
 // readAttributes reads one attribute file: missing is no lines; ok is
-// false when git must be asked (see attributeInProcess). inTree marks a
+// false when git must be asked (see attributeFrames). inTree marks a
 // .gitattributes of the worktree, which git reads without following a
 // symbolic link, from the index when the worktree lacks it, and without
 // macro definitions below the top.

@@ -231,3 +231,14 @@ func TestAttributeThroughAChainOfMacros(t *testing.T) {
 		t.Errorf("through %d macros: %q (in process %v), git check-attr %q, want deep", n, got, ok, want)
 	}
 }
+
+// attributeInProcess is the value attributeFrames and decide read for the
+// attribute name of file where dir is, or ok false when git must be asked:
+// what the tests compare with git check-attr.
+func attributeInProcess(dir, name, file string) (value string, ok bool) {
+	frames, ok := attributeFrames(dir, file, false)
+	if !ok {
+		return "", false
+	}
+	return decide(frames, name, file)
+}

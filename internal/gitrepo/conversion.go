@@ -93,7 +93,7 @@ func (r *Repo) attributesSettled(file string, at time.Time) bool {
 // top of the worktree, with slashes) for merge and filter, as `git
 // check-attr` prints them ("unspecified", "set", "unset" or the value),
 // read where dir is: from the attribute files in process when
-// attributeInProcess would, else from one `git check-attr`. They say
+// attributeFrames would, else from one `git check-attr`. They say
 // which merge driver git runs for the file, and whether it stores it
 // through a filter (git-lfs's).
 func MergeAndFilterOf(dir, file string) (merge, filter string, err error) {

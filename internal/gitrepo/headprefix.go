@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
@@ -75,17 +74,8 @@ func (o *Objects) Size(id []byte) (int64, error) {
 	case p != nil:
 		return p.sizeAt(off)
 	case loose != nil:
-		defer loose.Close()
-		z, err := zlibFrom(bufio.NewReaderSize(loose, 512))
-		if err != nil {
-			return 0, fmt.Errorf("loose object %s: %w", name, err)
-		}
-		defer inflaters.Put(z)
-		_, size, _, err := readLooseHeader(z)
-		if err != nil {
-			return 0, fmt.Errorf("loose object %s: %w", name, err)
-		}
-		return size, nil
+		_, size, err := looseHeader(loose, name)
+		return size, err
 	}
 	return 0, fmt.Errorf("%w: object %s not found", errUnsupported, name)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -164,8 +165,10 @@ func readLooseHeader(z io.Reader) (kind string, size int64, rest []byte, err err
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return "", 0, nil, err
 	}
-	kind, size, rest, err = parseLooseHeader(head[:n])
-	if err != nil || size < int64(len(rest)) || size > 1<<40 {
+	header, rest, ok := bytes.Cut(head[:n], []byte{0})
+	kind, sizeText, ok2 := strings.Cut(string(header), " ")
+	size, err = strconv.ParseInt(sizeText, 10, 64)
+	if !ok || !ok2 || err != nil || size < int64(len(rest)) || size > 1<<40 {
 		return "", 0, nil, errors.New("bad header")
 	}
 	return kind, size, rest, nil

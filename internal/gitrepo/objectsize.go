@@ -1,14 +1,10 @@
 package gitrepo
 
 import (
-	"bytes"
-	"encoding/binary"
+	"bufio"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
+	"os"
 )
 
 // Objects that came from another clone are input: a ledger chunk pushed as
@@ -65,99 +61,57 @@ func (r *objectReader) header(oid []byte) (string, int64, error) {
 	p, off, loose, name := r.locate(oid)
 	switch {
 	case p != nil:
-		return r.packedHeader(p, off, 0)
-	case loose != nil:
-		kind, size, err := looseHeader(loose)
-		loose.Close()
+		kind, err := r.packedKind(p, off, 0)
 		if err != nil {
-			return "", 0, fmt.Errorf("loose object %s: %w", name, err)
+			return "", 0, err
 		}
-		return kind, size, nil
+		size, err := p.sizeAt(off)
+		return kind, size, err
+	case loose != nil:
+		return looseHeader(loose, name)
 	}
 	return "", 0, fmt.Errorf("%w: object %s not found", errUnsupported, name)
 }
 
-// looseHeader inflates the first bytes of a loose object: "blob 123\0".
-func looseHeader(src io.Reader) (string, int64, error) {
-	head, err := inflatePrefix(src, 32)
+// looseHeader reads the type and size of the loose object f (its hex id
+// name) from its header, inflating only those few bytes, and closes f.
+func looseHeader(f *os.File, name string) (kind string, size int64, err error) {
+	defer f.Close()
+	z, err := zlibFrom(bufio.NewReaderSize(f, 512))
+	if err == nil {
+		defer inflaters.Put(z)
+		kind, size, _, err = readLooseHeader(z)
+	}
 	if err != nil {
-		return "", 0, err
+		return "", 0, fmt.Errorf("loose object %s: %w", name, err)
 	}
-	kind, size, _, err := parseLooseHeader(head)
-	return kind, size, err
+	return kind, size, nil
 }
 
-// parseLooseHeader reads the header a loose object's inflated bytes start
-// with ("blob 123\0"), and returns what follows it.
-func parseLooseHeader(head []byte) (kind string, size int64, rest []byte, err error) {
-	header, rest, ok := bytes.Cut(head, []byte{0})
-	kind, sizeText, ok2 := strings.Cut(string(header), " ")
-	size, err = strconv.ParseInt(sizeText, 10, 64)
-	if !ok || !ok2 || err != nil || size < 0 {
-		return "", 0, nil, errors.New("bad header")
-	}
-	return kind, size, rest, nil
-}
-
-// inflatePrefix inflates at most n bytes of a zlib stream (fewer when the
-// stream is shorter).
-func inflatePrefix(src io.Reader, n int) ([]byte, error) {
-	z, err := zlibFrom(src)
-	if err != nil {
-		return nil, err
-	}
-	defer inflaters.Put(z)
-	buf := make([]byte, n)
-	got, err := io.ReadFull(z, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:got], nil
-}
-
-// packedHeader reads the type and size of the object at off in p: a
-// delta's type is its base's, and its size the result size its
-// instructions start with.
-func (r *objectReader) packedHeader(p *packFile, off int64, depth int) (string, int64, error) {
+// packedKind reads the type of the object at off in p: a delta's type is
+// its base's.
+func (r *objectReader) packedKind(p *packFile, off int64, depth int) (string, error) {
 	if depth > maxDeltaDepth {
-		return "", 0, fmt.Errorf("%s: delta chain too deep", p.path)
+		return "", fmt.Errorf("%s: delta chain too deep", p.path)
 	}
-	typ, size, br, err := p.entryHeader(off)
+	typ, _, br, err := p.entryHeader(off)
 	if err != nil {
-		return "", 0, err
+		return "", err
 	}
 	if typ != 6 && typ != 7 {
 		kind, ok := packTypes[typ]
 		if !ok {
-			return "", 0, fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
+			return "", fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
 		}
-		return kind, int64(size), nil
+		return kind, nil
 	}
 	baseOff, baseOID, err := p.deltaBase(br, off, typ)
 	if err != nil {
-		return "", 0, err
+		return "", err
 	}
-	var kind string
 	if baseOID == nil {
-		kind, _, err = r.packedHeader(p, baseOff, depth+1)
-	} else {
-		kind, _, err = r.header(baseOID)
+		return r.packedKind(p, baseOff, depth+1)
 	}
-	if err != nil {
-		return "", 0, err
-	}
-	// A delta starts with two sizes: its base's, then its result's.
-	head, err := inflatePrefix(br, 2*binary.MaxVarintLen64)
-	if err != nil {
-		return "", 0, fmt.Errorf("%s at %d: %w", p.path, off, err)
-	}
-	_, n := binary.Uvarint(head)
-	if n <= 0 {
-		return "", 0, fmt.Errorf("%s at %d: bad delta", p.path, off)
-	}
-	result, m := binary.Uvarint(head[n:])
-	if m <= 0 || result > 1<<62 {
-		return "", 0, fmt.Errorf("%s at %d: bad delta size", p.path, off)
-	}
-	return kind, int64(result), nil
+	kind, _, err := r.header(baseOID)
+	return kind, err
 }

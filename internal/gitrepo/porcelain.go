@@ -15,13 +15,6 @@ func TrackedChanges(dir string) (string, error) {
 	return Git(dir, "status", "--porcelain", "--untracked-files=no")
 }
 
-// ResolveCommit is the id of the commit rev names, or an error when it
-// names none.
-func ResolveCommit(dir, rev string) (string, error) {
-	out, err := Git(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
-	return strings.TrimSpace(out), err
-}
-
 // HeadCommit is the id of the commit HEAD names in the worktree at dir.
 func HeadCommit(dir string) (string, error) {
 	out, err := Git(dir, "rev-parse", "--verify", "HEAD^{commit}")
@@ -95,11 +88,5 @@ func Stage(dir, path string) error {
 
 // nulList splits git's -z output into its entries.
 func nulList(out string) []string {
-	var list []string
-	for _, p := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
-		if p != "" {
-			list = append(list, p)
-		}
-	}
-	return list
+	return strings.FieldsFunc(out, func(r rune) bool { return r == 0 })
 }

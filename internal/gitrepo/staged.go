@@ -14,11 +14,10 @@ import (
 
 // Change is one staged change of `git diff --cached --name-status`.
 type Change struct {
-	// Status is git's letter: A, M, D, R, C, T (U for unmerged).
+	// Status is git's letter: A, M, D, T (U for unmerged); never R or
+	// C, since renames are not detected.
 	Status byte
 	Path   string
-	// From is the source of a rename or copy.
-	From string
 	// Staged and Head are the blob ids (hex) of the path in the index and
 	// in HEAD, "" where it has none or they are not known: what lets the
 	// hook read the blobs itself and remember what it proved of each.
@@ -77,8 +76,9 @@ func (r *Repo) stagedByGit() ([]Change, error) {
 	return parseRaw(out)
 }
 
-// parseRaw reads `git diff --raw -z` (":old-mode new-mode old-id new-id
-// STATUS\0path\0", with a second path for renames and copies).
+// parseRaw reads `git diff --raw -z --no-renames` (":old-mode new-mode
+// old-id new-id STATUS\0path\0"; without rename detection, every record
+// has one path).
 func parseRaw(out string) ([]Change, error) {
 	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 	var changes []Change
@@ -91,19 +91,8 @@ func parseRaw(out string) ([]Change, error) {
 		if len(meta) != 5 || meta[4] == "" || i+1 >= len(fields) {
 			return nil, fmt.Errorf("git diff: unexpected record %q", fields[i])
 		}
-		c := Change{Status: meta[4][0], Head: nonZeroID(meta[2]), Staged: nonZeroID(meta[3])}
-		switch c.Status {
-		case 'R', 'C':
-			if i+2 >= len(fields) {
-				return nil, fmt.Errorf("git diff: short record for %q", fields[i])
-			}
-			c.From, c.Path = fields[i+1], fields[i+2]
-			i += 3
-		default:
-			c.Path = fields[i+1]
-			i += 2
-		}
-		changes = append(changes, c)
+		changes = append(changes, Change{Status: meta[4][0], Path: fields[i+1], Head: nonZeroID(meta[2]), Staged: nonZeroID(meta[3])})
+		i += 2
 	}
 	return changes, nil
 }

@@ -43,29 +43,9 @@ func liveTimes(f [][]byte, status string) (expires, written time.Time, ok bool) 
 	return expires, written, true
 }
 
-// idAndLiveFields are the fields ActiveVersion reads: the id, then the
+// idAndLiveFields are the fields LiveVersion reads: the id, then the
 // live queries' fields.
 var idAndLiveFields = append([]string{jsonline.DefaultKey}, liveFields...)
-
-// ActiveVersion reads a reservation version's id and whether it holds at
-// now, by the one rule the live queries apply (status, expiry capped at
-// MaxTTL after it was written); ok is false for a line that is not one.
-func ActiveVersion(line []byte, now time.Time) (id string, active, ok bool) {
-	return liveVersion(line, now, activeFields)
-}
-
-// liveVersion reads a reservation version's id and what holds says of its
-// live fields at now; ok is false for a line that is not one.
-func liveVersion(line []byte, now time.Time, holds func([][]byte, time.Time) bool) (id string, held, ok bool) {
-	vals := make([][]byte, len(idAndLiveFields))
-	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {
-		return "", false, false
-	}
-	if id, ok = jsonline.String(vals[0]); !ok {
-		return "", false, false
-	}
-	return id, holds(vals[1:], now), true
-}
 
 // liveQuery is activeQuery for a union of several sources (worktrees): it
 // also keeps every version recent enough to supersede an active one in

@@ -81,15 +81,11 @@ func waitingFields(f [][]byte, now time.Time) bool {
 	return ok && expires.After(now)
 }
 
-// WaitingVersion is ActiveVersion for the queue: a reservation version's
-// id, and whether it is a place that stands at now (the flood check
-// counts them, as every reserve reads them all).
-func WaitingVersion(line []byte, now time.Time) (id string, waiting, ok bool) {
-	return liveVersion(line, now, waitingFields)
-}
-
-// LiveVersion is ActiveVersion and WaitingVersion of one line, read once:
-// for a reader that counts both (the flood check).
+// LiveVersion reads a reservation version's id, whether it holds at now
+// (by the one rule the live queries apply: status, expiry capped at MaxTTL
+// after it was written) and whether it is a place that stands in the queue
+// at now, in one read of the line (the flood check counts both); ok is
+// false for a line that is not one.
 func LiveVersion(line []byte, now time.Time) (id string, active, waiting, ok bool) {
 	vals := make([][]byte, len(idAndLiveFields))
 	if jsonline.ObjectFields(line, idAndLiveFields, vals) != nil {

@@ -125,85 +125,51 @@ func lineOf(data []byte, offset int) int {
 }
 
 // jsonFieldLines maps each field path of a JSON document to the line where
-// its key (or, in an array, its first token) is.
+// its key (or, in an array, its first token) is. The document is one value
+// that decodeJSON read, so it nests at most as deep as encoding/json
+// allows.
 func jsonFieldLines(data []byte) map[string]int {
-	type frame struct {
-		path  string
-		array bool
-		idx   int
-		key   string
-	}
 	lines := make(map[string]int)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var stack []*frame
 	lastOff, lastLine := 0, 1
-	lineAt := func(off int) int {
+	// next reads a token and the line where it ends.
+	next := func() (json.Token, int, error) {
+		tok, err := dec.Token()
+		off := int(dec.InputOffset())
 		lastLine += bytes.Count(data[lastOff:off], []byte{'\n'})
 		lastOff = off
-		return lastLine
+		return tok, lastLine, err
 	}
-	// childPath is the path of the value about to be read.
-	childPath := func() string {
-		top := stack[len(stack)-1]
-		if top.array {
-			return top.path + "[" + strconv.Itoa(top.idx) + "]"
+	// value reads the rest of the value at path that starts with tok.
+	var value func(path string, tok json.Token) error
+	value = func(path string, tok json.Token) error {
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return nil
 		}
-		return joinField(top.path, top.key)
-	}
-	afterValue := func() {
-		if len(stack) == 0 {
-			return
-		}
-		top := stack[len(stack)-1]
-		if top.array {
-			top.idx++
-		} else {
-			top.key = ""
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return lines
-		}
-		line := lineAt(int(dec.InputOffset()))
-		if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			if !top.array && top.key == "" {
-				if d, ok := tok.(json.Delim); ok && d == '}' {
-					stack = stack[:len(stack)-1]
-					afterValue()
-					continue
+		for i := 0; ; i++ {
+			tok, line, err := next()
+			if err != nil || tok == json.Delim('}') || tok == json.Delim(']') {
+				return err
+			}
+			child := path + "[" + strconv.Itoa(i) + "]"
+			if d == '{' {
+				child = joinField(path, fmt.Sprint(tok))
+				if tok, _, err = next(); err != nil {
+					return err
 				}
-				top.key = fmt.Sprint(tok)
-				lines[joinField(top.path, top.key)] = line
-				continue
 			}
-		}
-		switch d := tok.(type) {
-		case json.Delim:
-			switch d {
-			case '{', '[':
-				path := ""
-				if len(stack) > 0 {
-					path = childPath()
-					if stack[len(stack)-1].array {
-						lines[path] = line
-					}
-				}
-				stack = append(stack, &frame{path: path, array: d == '['})
-			case ']', '}':
-				stack = stack[:len(stack)-1]
-				afterValue()
+			lines[child] = line
+			if err := value(child, tok); err != nil {
+				return err
 			}
-		default:
-			if len(stack) > 0 && stack[len(stack)-1].array {
-				lines[childPath()] = line
-			}
-			afterValue()
 		}
 	}
+	if tok, _, err := next(); err == nil {
+		_ = value("", tok)
+	}
+	return lines
 }
 
 // tomlFieldLines maps each key path of a TOML document to its line; the

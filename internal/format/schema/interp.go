@@ -462,16 +462,7 @@ func jsonEqual(a, b any) bool {
 		return ok && slices.EqualFunc(x, y, jsonEqual)
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
+		return ok && maps.EqualFunc(x, y, jsonEqual)
 	}
 	return a == b
 }

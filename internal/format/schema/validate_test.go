@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +166,22 @@ func TestSnapshotsReportARepeatedID(t *testing.T) {
 		if res.Skipped() || !found {
 			t.Errorf("%s: no %s problem in %+v", tt.path, RuleDuplicateID, res.Problems)
 		}
+	}
+}
+
+// Each field of a JSON document is placed on the line of its key, or in an
+// array on the line of its first token; an empty key is a key like any
+// other (it once took the value after it for a key, and a document such
+// as {"": {}} crashed validate).
+func TestJSONFieldLines(t *testing.T) {
+	doc := []byte("{\"\": {\"a\": 1},\n \"b\": [1,\n  {\"\": 2}, [\n  3]],\n \"c\": \"\",\n \"d.e\": {\"f\":\n  null}}")
+	want := map[string]int{"": 1, "a": 1, "b": 2, "b[0]": 2, "b[1]": 3, "b[1].": 3, "b[2]": 3, "b[2][0]": 4,
+		"c": 5, "d.e": 6, "d.e.f": 6}
+	if got := jsonFieldLines(doc); !maps.Equal(got, want) {
+		t.Errorf("jsonFieldLines = %v, want %v", got, want)
+	}
+	f, _ := Lookup("json")
+	if r := Validate(f, "x.json", []byte(`{"": {"": {}}}`), Options{}); !r.Valid() {
+		t.Errorf("a document of empty keys: %v", r.Problems)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
@@ -157,15 +158,8 @@ func (ix *Index) Close() { ix.release() }
 // CRC-32C is crc: the prefix the index covers, or the log as one of the
 // last appends left it.
 func (ix *Index) Proves(size int64, crc uint32) bool {
-	if size == ix.state.Size && crc == ix.state.CRC {
-		return true
-	}
-	for _, c := range ix.ring {
-		if c.size == size && c.crc == crc {
-			return true
-		}
-	}
-	return false
+	c := checkpoint{size, crc}
+	return c == checkpoint{ix.state.Size, ix.state.CRC} || slices.Contains(ix.ring, c)
 }
 
 // ProvesPrefix is Proves for a prefix the index may no longer remember

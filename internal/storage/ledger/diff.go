@@ -322,23 +322,16 @@ func (w *walk) reader(queue <-chan *chunkRead) {
 // read reads and prepares chunk c.
 func (w *walk) read(c *chunkRead) {
 	var data []byte
-	var lines [][]byte
-	data, lines, c.removed, c.err = w.l.chunkLines(c.a, c.hasA, c.b)
+	data, c.removed, c.err = w.l.chunkLines(c.a, c.hasA, c.b)
 	if c.err != nil {
 		return
 	}
 	if !w.raw {
-		if lines == nil {
-			lines = splitLines(data)
-		}
-		c.chunk.Lines, c.any = lines, len(lines) > 0
-		if c.any && w.prepare != nil {
+		c.chunk.Lines = splitLines(data)
+		if c.any = len(c.chunk.Lines) > 0; c.any && w.prepare != nil {
 			c.prepared = w.prepare(c.chunk)
 		}
 		return
-	}
-	if lines != nil {
-		data = joinLines(lines)
 	}
 	if c.any = hasLine(data); c.any && w.prepare != nil {
 		c.chunk.Data = data
@@ -348,28 +341,26 @@ func (w *walk) read(c *chunkRead) {
 }
 
 // chunkLines reads the lines of chunk b that chunk a (when there is one)
-// does not hold, and whether a holds lines b lacks: as b's bytes (data)
-// when they are b's whole or a's bytes followed by more (a chunk grown by
-// appends, as git-queen writes them), else split (lines).
-func (l *Ledger) chunkLines(a plumbing.Hash, hasA bool, b plumbing.Hash) (data []byte, lines [][]byte, removed bool, err error) {
+// does not hold, as a chunk's bytes, and whether a holds lines b lacks:
+// b's bytes when they are b's whole or a's bytes followed by more (a
+// chunk grown by appends, as git-queen writes them), else the lines left
+// once a's are subtracted.
+func (l *Ledger) chunkLines(a plumbing.Hash, hasA bool, b plumbing.Hash) (data []byte, removed bool, err error) {
 	newer, err := l.chunk(b)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if !hasA {
-		return newer, nil, false, nil
+	if err != nil || !hasA {
+		return newer, false, err
 	}
 	older, err := l.chunk(a)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, false, err
 	}
 	if (len(older) == 0 || older[len(older)-1] == '\n') && bytes.HasPrefix(newer, older) {
 		// Every line of a is in b, and the first of each repeat:
 		// what Subtract returns is the rest.
-		return newer[len(older):], nil, false, nil
+		return newer[len(older):], false, nil
 	}
-	lines, removed = Subtract(splitLines(newer), splitLines(older))
-	return nil, lines, removed, nil
+	lines, removed := Subtract(splitLines(newer), splitLines(older))
+	return joinLines(lines), removed, nil
 }
 
 // Subtract returns the lines have does not hold, counting repeats (a line

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +102,7 @@ func TestNewestOnlyAcrossChunks(t *testing.T) {
 		{[][]byte{at(1, lower, "g"), at(7, id, "h")}, []string{"h"}},
 	}
 	for i, c := range chunks {
-		got, err := newestOnly(nil, records.MessagesFile, c.in, a, nil, now)
+		got, err := newestOnly(records.MessagesFile, c.in, a, nil, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +193,7 @@ func TestScopedAppliedAcrossMonths(t *testing.T) {
 				if err := scoped.enter(ch, v, func() (*applied, error) { return appliedSince(sizes, path) }); err != nil {
 					t.Fatal(err)
 				}
-				fresh, err := pickNewest(nil, v, scoped.applied, nil)
+				fresh, err := pickNewest(v, scoped.applied, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -239,7 +240,7 @@ func TestNewestOnlyWithinAChunk(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			broke := map[string]*ruleCount{}
-			got, err := newestOnly(nil, records.MessagesFile, c.lines, newApplied(), broke, now)
+			got, err := newestOnly(records.MessagesFile, c.lines, newApplied(), broke, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -267,4 +268,14 @@ func joinLines(lines [][]byte) []byte {
 		out = append(append(out, l...), '\n')
 	}
 	return out
+}
+
+// vet is vetData for lines already split.
+func vet(file string, lines [][]byte, now time.Time) vetting {
+	return vetEach(file, slices.Values(lines), len(lines), now)
+}
+
+// newestOnly is pickNewest of lines as vet reads them.
+func newestOnly(file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
+	return pickNewest(vet(file, lines, now), applied, broken)
 }

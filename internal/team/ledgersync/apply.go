@@ -207,27 +207,19 @@ func (b *appendBatch) close(failed error) error {
 	return errors.Join(errs...)
 }
 
-// newestOnly keeps, of the incoming versions of each record, the newest
-// (records.Newer: the later version time, then the larger bytes), and only
-// if it is not older than what newest (when not nil) and applied
-// (what the caller applied before, when not nil; updated) know: a version
-// whose time equals the newest known is kept (pickFresh, given ties,
-// keeps it only when its bytes are larger), so that every clone holds
-// both and readers pick the same one by its bytes. Versions that break a
-// rule (records.CheckVersionAt) are counted in broken (when not nil) and left out, as
-// are lines that are not JSON objects; records without a time are kept.
-func newestOnly(newest newestOf, file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
-	return pickNewest(newest, vet(file, lines, now), applied, broken)
-}
-
 // newestOf answers, for ids, when the newest version of each that this
 // clone holds was written (an id it holds no version of with a time is
 // left out).
 type newestOf func(ids []string) (map[string]time.Time, error)
 
-// pickNewest is newestOnly for lines vet has read.
-func pickNewest(newest newestOf, v vetting, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
-	keep, err := pickFresh(newest, nil, v, applied, broken)
+// pickNewest keeps, of the versions v holds of each record, the newest
+// (records.Newer: the later version time, then the larger bytes), and only
+// if it is not older than what applied (what the caller applied before,
+// when not nil; updated) knows. Versions that break a rule are counted in
+// broken (when not nil) and left out, as are lines that are not JSON
+// objects; records without a time are kept.
+func pickNewest(v vetting, applied *applied, broken map[string]*ruleCount) ([][]byte, error) {
+	keep, err := pickFresh(nil, nil, v, applied, broken)
 	var out [][]byte
 	for _, i := range keep {
 		out = append(out, v.valid[i].line)

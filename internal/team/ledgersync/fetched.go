@@ -109,17 +109,16 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	// The valid versions of each chunk, vetted by the walk's readers
 	// (vetData copies them out of a chunk of mostly invalid lines): what
 	// a hostile push of tiny invalid lines leaves to hold is their count.
-	var added [][]byte
+	var added vetting
 	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
 	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, fetched, vetChunk, func(v vetting) error {
-		for _, x := range v.valid {
-			added = append(added, x.line)
-		}
+		added.valid = append(added.valid, v.valid...)
 		return nil
 	}); err != nil {
 		return "", false
 	}
-	lines, err := newestOnly(nil, records.ReservationsFile, added, nil, nil, now)
+	added.markTop() // of every chunk's versions, not each chunk's own
+	lines, err := pickNewest(added, nil, nil)
 	if err != nil {
 		return "", false
 	}

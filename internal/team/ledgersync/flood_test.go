@@ -77,8 +77,14 @@ func TestLiveCountAgreesWithTheTextRule(t *testing.T) {
 		if rng.IntN(4) == 0 {
 			lines = append(lines, []byte(`{"id":"qr-9"`), []byte("not json"))
 		}
-		wantActive := reference(lines, skipActive, reservations.ActiveVersion)
-		wantWaiting := reference(lines, skipWaiting, reservations.WaitingVersion)
+		wantActive := reference(lines, skipActive, func(l []byte, now time.Time) (string, bool, bool) {
+			id, active, _, ok := reservations.LiveVersion(l, now)
+			return id, active, ok
+		})
+		wantWaiting := reference(lines, skipWaiting, func(l []byte, now time.Time) (string, bool, bool) {
+			id, _, waiting, ok := reservations.LiveVersion(l, now)
+			return id, waiting, ok
+		})
 		c := newLiveCount(skipActive, skipWaiting, now)
 		// In two parts, as chunks come.
 		half := len(lines) / 2

@@ -24,18 +24,9 @@ func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (led
 	marks := map[string]Mark{}
 	var all ledger.Lines // the ledger's lines, read once if a log needs reconciling
 	for _, log := range ledger.Logs {
-		path := s.S.WS.Path(log.File)
-		f, err := os.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+		added, mark, reconcile, err := readLogSince(s.S.WS.Path(log.File), recorded[log.File])
 		if err != nil {
 			return nil, nil, err
-		}
-		added, mark, reconcile, err := readSince(f, recorded[log.File])
-		f.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		if reconcile {
 			if all == nil {
@@ -51,6 +42,23 @@ func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (led
 		}
 	}
 	return lines, marks, nil
+}
+
+// readLogSince is readSince of the log at path; a log that does not exist
+// holds nothing.
+func readLogSince(path string, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, Mark{}, false, nil
+	}
+	if err != nil {
+		return nil, Mark{}, false, err
+	}
+	defer f.Close()
+	if lines, end, reconcile, err = readSince(f, m); err != nil {
+		err = fmt.Errorf("read %s: %w", path, err)
+	}
+	return lines, end, reconcile, err
 }
 
 // readSince reads the whole lines of f after the mark m and returns them

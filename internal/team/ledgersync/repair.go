@@ -2,8 +2,6 @@ package ledgersync
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -28,17 +26,9 @@ func (s *Syncer) rebuild(why string) (plumbing.Hash, map[string]Mark, error) {
 	marks := map[string]Mark{}
 	for _, log := range ledger.Logs {
 		for i, path := range []string{s.S.WS.Path(log.File), store.ReceivedPath(s.S.WS, log.File)} {
-			f, err := os.Open(path)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
+			read, mark, _, err := readLogSince(path, Mark{})
 			if err != nil {
 				return plumbing.ZeroHash, nil, err
-			}
-			read, mark, _, err := readSince(f, Mark{})
-			f.Close()
-			if err != nil {
-				return plumbing.ZeroHash, nil, fmt.Errorf("read %s: %w", path, err)
 			}
 			lines[log.File] = append(lines[log.File], read...)
 			if i == 0 && mark.Size > 0 {

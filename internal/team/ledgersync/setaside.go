@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -111,13 +112,8 @@ func short(h plumbing.Hash) string { return shortHash(h.String()) }
 
 // recordNotes turns the rule breaks of a round into notes, one per rule.
 func recordNotes(remote string, commit plumbing.Hash, broken map[string]*ruleCount, now time.Time) []SetAside {
-	var rules []string
-	for rule := range broken {
-		rules = append(rules, rule)
-	}
-	slices.Sort(rules)
 	var out []SetAside
-	for _, rule := range rules {
+	for _, rule := range slices.Sorted(maps.Keys(broken)) {
 		c := broken[rule]
 		out = append(out, SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Rule: rule,
 			Records: c.n, Reason: c.msg, Example: c.example, At: now})

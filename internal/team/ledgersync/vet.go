@@ -3,15 +3,14 @@ package ledgersync
 import (
 	"bytes"
 	"iter"
-	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
-// vetting is what vet made of a chunk's lines: the versions that obey
-// every rule, each with what newestOnly needs of it, and of the lines that
+// vetting is what vetData made of a chunk's lines: the versions that obey
+// every rule, each with what pickNewest needs of it, and of the lines that
 // break one only a count and the first example a rule: a ledger of
 // millions of tiny invalid lines costs its counts, not a struct and a
 // message a line (a hostile chunk of 4 MB of "{}" lines took a joining
@@ -21,7 +20,7 @@ type vetting struct {
 	broken []ruleBreaks // in the order each rule was first broken
 }
 
-// vetted is what newestOnly needs to know of one line that obeys every
+// vetted is what pickNewest needs to know of one line that obeys every
 // rule: the line, its record id and version time (id is "" for a line
 // that is not a version with a time), whether it is a presence record
 // (records.IsPresence), and whether it is the newest version of its
@@ -34,28 +33,24 @@ type vetted struct {
 	presence, top bool
 }
 
-// maxVetRoom is the most versions vet makes room for before it reads a
+// maxVetRoom is the most versions vetEach makes room for before it reads a
 // chunk.
 const maxVetRoom = 256
 
-// ruleBreaks counts the lines vet found to break one rule, with the
+// ruleBreaks counts the lines vetEach found to break one rule, with the
 // first one's words and example (exampleOf).
 type ruleBreaks struct {
 	rule, msg, example string
 	n                  int
 }
 
-// vet reads each line once for newestOnly: the part of its work that
-// depends on nothing but the lines, which a caller may run on several
-// chunks at once (see ledger.EachChangeRead), the choice of each record's
-// newest version among them included.
-func vet(file string, lines [][]byte, now time.Time) vetting {
-	return vetEach(file, slices.Values(lines), len(lines), now)
-}
-
-// vetData is vet for a chunk's bytes (ledger.Chunk.Data). When the valid
-// lines are less than half of data, they are copied out of it, so that
-// what the vetting keeps of the chunk is bounded by what is valid.
+// vetData reads each line of a chunk's bytes (ledger.Chunk.Data) once
+// for pickNewest: the part of its work that depends on nothing but the
+// lines, which a caller may run on several chunks at once (see
+// ledger.EachChangeRead), the choice of each record's newest version
+// among them included. When the valid lines are less than half of data,
+// they are copied out of it, so that what the vetting keeps of the chunk
+// is bounded by what is valid.
 func vetData(file string, data []byte, now time.Time) vetting {
 	v := vetEach(file, ledger.LinesOf(data), bytes.Count(data, []byte("\n"))+1, now)
 	size := 0
@@ -72,7 +67,7 @@ func vetData(file string, data []byte, now time.Time) vetting {
 	return v
 }
 
-// vetEach is vet for n lines at most.
+// vetEach is vetData for n lines at most, read from any sequence.
 func vetEach(file string, lines iter.Seq[[]byte], n int, now time.Time) vetting {
 	// Room for a chunk of the size git-queen writes (64 KiB, a few
 	// hundred versions), not for every line of a larger one: the lines
@@ -101,21 +96,28 @@ func vetEach(file string, lines iter.Seq[[]byte], n int, now time.Time) vetting 
 	if len(out.valid) == 0 {
 		out.valid = nil // a chunk read ahead holds nothing of its lines
 	}
-	top := make(map[string]int, len(out.valid)) // the newest version of each id here
-	for i := range out.valid {
-		x := &out.valid[i]
-		if x.id == "" {
+	out.markTop()
+	return out
+}
+
+// markTop marks the newest version of each record among v's valid lines
+// (top), and only those: after vetEach, or once the valid lines of several
+// vettings are put together.
+func (v vetting) markTop() {
+	top := make(map[string]int, len(v.valid)) // the newest version of each id here
+	for i := range v.valid {
+		x := &v.valid[i]
+		if x.top = false; x.id == "" {
 			continue
 		}
 		b, seen := top[x.id]
-		if !seen || x.at.After(out.valid[b].at) || x.at.Equal(out.valid[b].at) && bytes.Compare(x.line, out.valid[b].line) > 0 {
+		if !seen || x.at.After(v.valid[b].at) || x.at.Equal(v.valid[b].at) && bytes.Compare(x.line, v.valid[b].line) > 0 {
 			if seen {
-				out.valid[b].top = false
+				v.valid[b].top = false
 			}
 			top[x.id], x.top = i, true
 		}
 	}
-	return out
 }
 
 // broke counts line, which breaks rule; the words of the first line of

@@ -142,21 +142,20 @@ func Run(in Input) (*Result, error) {
 		if c.Status != 'D' && under(c.Path, exempt) {
 			inStore = append(inStore, c.Path)
 		}
-		for _, p := range []string{c.From, c.Path} {
-			if p == "" || under(p, exempt) || seen[p] {
+		p := c.Path
+		if p == "" || under(p, exempt) || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if mv != nil {
+			judged, commit := mv.judged(p)
+			if !judged {
+				mv.Brought = append(mv.Brought, p)
 				continue
 			}
-			seen[p] = true
-			if mv != nil {
-				judged, commit := mv.judged(p)
-				if !judged {
-					mv.Brought = append(mv.Brought, p)
-					continue
-				}
-				broughtBy[p] = commit
-			}
-			res.Paths = append(res.Paths, p)
+			broughtBy[p] = commit
 		}
+		res.Paths = append(res.Paths, p)
 	}
 	links, err := in.Repo.StagedSymlinks(inStore)
 	if err != nil {
