@@ -2,6 +2,7 @@ package mapfile
 
 import (
 	"os"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -13,19 +14,30 @@ import (
 // maps without populate and never calls it, so it pays only for the pages
 // it touches. Kernels before 5.14 lack MADV_POPULATE_READ; they get
 // MADV_WILLNEED, which reads ahead without mapping. data may start
-// inside a page: the whole page is faulted in.
+// inside a page: the whole page is faulted in. data may also be memory of
+// the heap (a blob read into memory), where both advices change nothing.
 func Populate(data []byte) {
 	if len(data) == 0 {
 		return
 	}
-	first := unsafe.Pointer(unsafe.SliceData(data))
-	lead := int(uintptr(first) & uintptr(os.Getpagesize()-1))
-	// The page data starts in is mapped as a whole, so it may be named
-	// from its start.
-	data = unsafe.Slice((*byte)(unsafe.Add(first, -lead)), len(data)+lead)
-	if unix.Madvise(data, unix.MADV_POPULATE_READ) != nil {
-		_ = unix.Madvise(data, unix.MADV_WILLNEED)
+	// The page data starts in is named by its address, never by a Go
+	// pointer: below data may lie another object of the heap, or memory
+	// the collector knows as none (checkptr, under -race, stops a program
+	// that makes such a pointer; the collector may take it for a bad one).
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	lead := start & uintptr(os.Getpagesize()-1)
+	if madvise(start-lead, uintptr(len(data))+lead, unix.MADV_POPULATE_READ) != nil {
+		_ = madvise(start-lead, uintptr(len(data))+lead, unix.MADV_WILLNEED)
 	}
+	runtime.KeepAlive(data)
+}
+
+// madvise is madvise(2) on the length bytes at addr, a page's address.
+func madvise(addr, length uintptr, advice int) error {
+	if _, _, errno := unix.Syscall(unix.SYS_MADVISE, addr, length, uintptr(advice)); errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // Forget drops the pages of data, part of a mapping Map made, from this
