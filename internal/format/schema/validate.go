@@ -19,24 +19,49 @@ import (
 // registry (by path, then by the first line); a file of no known format is
 // returned with an empty Format and no problems.
 func ValidateFile(path string, data []byte, opts Options) Result {
-	var f *Format
-	if opts.Format != "" {
-		var ok bool
-		if f, ok = Lookup(opts.Format); !ok {
-			return Result{Path: path, Format: opts.Format, Problems: []Problem{{Path: path, Rule: RuleUnknownFormat,
-				Message: fmt.Sprintf("no format named %q; `git queen schema list` shows them", opts.Format)}}}
-		}
-	} else {
-		reg := opts.Registry
-		if reg == nil {
-			reg = DefaultRegistry()
-		}
-		var ok bool
-		if f, ok = reg.FormatFor(path, FirstLine(data)); !ok {
-			return Result{Path: path}
+	f, res, ok := formatOf(path, data, opts)
+	if !ok {
+		return res
+	}
+	return Validate(f, path, data, opts)
+}
+
+// ValidateLarge is ValidateFile for a file that may be large, mapped
+// rather than read: one of an incremental format past windowedValidation
+// bytes is validated a window at a time, each dropped once read (forget:
+// mapfile.Forget), so that the memory it takes is a window and a digest
+// of about 40 bytes a line, not the file and a hash of every line.
+func ValidateLarge(path string, data []byte, opts Options, forget func([]byte)) Result {
+	f, res, ok := formatOf(path, data, opts)
+	if !ok {
+		return res
+	}
+	if f.Incremental() && len(data) >= windowedValidation {
+		if r, _, ok := validateWindows(f, path, data, opts, forget); ok {
+			return r
 		}
 	}
 	return Validate(f, path, data, opts)
+}
+
+// formatOf is the format ValidateFile validates path as; when there is
+// none to validate with, ok is false and res is the result to return.
+func formatOf(path string, data []byte, opts Options) (f *Format, res Result, ok bool) {
+	if opts.Format != "" {
+		if f, ok = Lookup(opts.Format); !ok {
+			return nil, Result{Path: path, Format: opts.Format, Problems: []Problem{{Path: path, Rule: RuleUnknownFormat,
+				Message: fmt.Sprintf("no format named %q; `git queen schema list` shows them", opts.Format)}}}, false
+		}
+		return f, Result{}, true
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = DefaultRegistry()
+	}
+	if f, ok = reg.FormatFor(path, FirstLine(data)); !ok {
+		return nil, Result{Path: path}, false
+	}
+	return f, Result{}, true
 }
 
 // Validate validates data as format f.

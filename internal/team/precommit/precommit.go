@@ -339,7 +339,7 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 				return err
 			}
 		} else {
-			r, digest = validateWhole(format, c.Path, staged, opts, content.Forget)
+			r, digest = schema.ValidateWhole(format, c.Path, staged, opts, content.Forget)
 		}
 		if !r.Valid() {
 			res.Invalid = append(res.Invalid, r)

@@ -12,6 +12,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -130,6 +131,48 @@ func (r *Repo) storeFiles() []string {
 	return files
 }
 
+// checkStore validates one log, mapped and a window at a time when large
+// (schema.ValidateLarge: it costs a window and a digest, not its size
+// twice). problem is its first problem, in doctor's words; repeat names
+// it when its only problems are versions repeated byte for byte in a
+// received log (see blankRepeats).
+func (r *Repo) checkStore(f string, received bool) (problem, repeat string) {
+	data, info, release, err := mapfile.OpenInfo(f, false)
+	if err != nil {
+		return fmt.Sprintf("%s: %v", r.rel(f), err), ""
+	}
+	// A problem's words may point into the mapping (schema reads strings
+	// in place): it is released once they are copied.
+	defer release()
+	forget := mapfile.Forget
+	if info == nil {
+		forget = func([]byte) {} // read into memory, not mapped: nothing to drop
+	}
+	name := ".beads/" + filepath.Base(f)
+	res := schema.ValidateLarge(name, data, schema.Options{Limit: 1}, forget)
+	if !res.Valid() && res.Problems[0].Rule == schema.RuleDuplicateLine && received {
+		// The copies are harmless; anything else still fails, at its own
+		// line. blankRepeats writes: it gets a copy.
+		copied, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Sprintf("%s: %v", r.rel(f), err), ""
+		}
+		n := blankRepeats(copied)
+		if res = schema.ValidateFile(name, copied, schema.Options{Limit: 1}); res.Valid() {
+			return "", fmt.Sprintf("%s (%d repeated lines)", r.rel(f), n)
+		}
+	}
+	if res.Valid() {
+		return "", ""
+	}
+	p := res.Problems[0]
+	msg := p.Message
+	if p.Field != "" {
+		msg = p.Field + ": " + msg
+	}
+	return fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, msg), ""
+}
+
 func (r *Repo) checkStores() Check {
 	files := r.storeFiles()
 	if len(files) == 0 {
@@ -138,27 +181,12 @@ func (r *Repo) checkStores() Check {
 	var bad, repeats []string
 	received := filepath.Join(r.StoreDir, store.ReceivedDir)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", r.rel(f), err))
-			continue
+		problem, repeat := r.checkStore(f, filepath.Dir(f) == received)
+		if problem != "" {
+			bad = append(bad, problem)
 		}
-		res := schema.ValidateFile(".beads/"+filepath.Base(f), data, schema.Options{Limit: 1})
-		if !res.Valid() && res.Problems[0].Rule == schema.RuleDuplicateLine && filepath.Dir(f) == received {
-			// See blankRepeats: the copies are harmless; anything else
-			// still fails, at its own line.
-			n := blankRepeats(data)
-			if res = schema.ValidateFile(".beads/"+filepath.Base(f), data, schema.Options{Limit: 1}); res.Valid() {
-				repeats = append(repeats, fmt.Sprintf("%s (%d repeated lines)", r.rel(f), n))
-			}
-		}
-		if !res.Valid() {
-			p := res.Problems[0]
-			msg := p.Message
-			if p.Field != "" {
-				msg = p.Field + ": " + msg
-			}
-			bad = append(bad, fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, msg))
+		if repeat != "" {
+			repeats = append(repeats, repeat)
 		}
 	}
 	if len(bad) > 0 {

@@ -1,17 +1,16 @@
-package precommit
+package schema
 
 import (
 	"bytes"
 
 	"github.com/git-queen/git-queen/internal/base/mapfile"
-	"github.com/git-queen/git-queen/internal/format/schema"
 )
 
-// A staged log with no digest of HEAD's blob to validate against (the
-// log was committed in another clone, or the memo is gone) is validated
+// A log with nothing to validate it against (the pre-commit hook's staged
+// log with no digest of HEAD's blob; doctor's live store) is validated
 // whole. When it is large, that is done a window of whole lines at a
 // time, each window validated as an append to the ones before it
-// (schema.ValidateAppend, against the digest they left) and then dropped
+// (ValidateAppend, against the digest they left) and then dropped
 // from memory, so that the hook's RSS is a window and the digest (about
 // 40 bytes a line), not the log. A window with a problem sends the file
 // to the whole validation, whose report is the one to show.
@@ -23,29 +22,30 @@ import (
 // a line) adds to its pages. Tests make both small.
 var windowedValidation, validationWindow = 64 << 20, 16 << 20
 
-// validateWhole validates staged, the bytes of path, as format f, and
+// ValidateWhole validates staged, the bytes of path, as format f, and
 // returns the result and, for a clean file of an incremental format, its
-// digest. forget drops pages of a mapping (gitrepo.Content.Forget).
-func validateWhole(f *schema.Format, path string, staged []byte, opts schema.Options, forget func([]byte)) (schema.Result, *schema.Digest) {
+// digest. forget drops pages of a mapping (gitrepo.Content.Forget,
+// mapfile.Forget), or does nothing for bytes in memory.
+func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest) {
 	if f.Incremental() && len(staged) >= windowedValidation {
 		if r, d, ok := validateWindows(f, path, staged, opts, forget); ok {
 			return r, d
 		}
 	}
 	mapfile.Populate(staged) // every byte is read (a no-op for a blob read into memory)
-	r := schema.Validate(f, path, staged, opts)
+	r := Validate(f, path, staged, opts)
 	if !r.Valid() || !f.Incremental() {
 		return r, nil
 	}
-	return r, schema.DigestOf(f, staged)
+	return r, DigestOf(f, staged)
 }
 
-// validateWindows is validateWhole a window at a time; ok is false when a
+// validateWindows is ValidateWhole a window at a time; ok is false when a
 // window is not clean (or the windows cannot be cut), and the whole must
 // be validated to report it.
-func validateWindows(f *schema.Format, path string, staged []byte, opts schema.Options, forget func([]byte)) (schema.Result, *schema.Digest, bool) {
-	d := &schema.Digest{Format: f.Name}
-	var r schema.Result
+func validateWindows(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest, bool) {
+	d := &Digest{Format: f.Name}
+	var r Result
 	for end := 0; end < len(staged); {
 		next := len(staged)
 		if end+validationWindow < len(staged) {
@@ -57,7 +57,7 @@ func validateWindows(f *schema.Format, path string, staged []byte, opts schema.O
 		}
 		mapfile.Populate(staged[end:next])
 		var err error
-		r, d, err = schema.ValidateAppend(f, path, staged[:next], d, opts)
+		r, d, err = ValidateAppend(f, path, staged[:next], d, opts)
 		if err != nil || !r.Valid() {
 			return r, nil, false
 		}
