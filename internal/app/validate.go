@@ -98,7 +98,7 @@ func (e *Env) LoadValidateConfig(top string) (*schema.Registry, int, error) {
 	if ws, err := e.Workspace(); err == nil && ws.BeadsDir != "" {
 		path = ws.BeadsPath(schema.ConfigFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := schema.ReadConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return schema.DefaultRegistry(), 0, nil
 	}

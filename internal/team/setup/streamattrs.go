@@ -20,7 +20,7 @@ import (
 func (r *Repo) checkStreamAttributes() Check {
 	const name = "st-gitattributes"
 	cfgPath := filepath.Join(r.BeadsDir, schema.ConfigFile)
-	data, err := os.ReadFile(cfgPath)
+	data, err := schema.ReadConfigFile(cfgPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ok(name, "%s names no st streams", r.rel(cfgPath))
 	}
