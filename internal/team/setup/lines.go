@@ -16,6 +16,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +41,7 @@ const attributesComment = "# git-queen: merge coordination logs without conflict
 // missingLines returns the wanted lines that path does not have (compared
 // without surrounding whitespace, and with runs of it as one space).
 func missingLines(path string, wanted []string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLinesFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return wanted, nil
 	}
@@ -57,7 +59,7 @@ func missingLines(path string, wanted []string) ([]string, error) {
 // is there: its content, its line endings (CRLF if it uses them), and a
 // missing final newline is supplied first.
 func appendLines(path, comment string, lines []string) error {
-	data, err := os.ReadFile(path)
+	data, err := readLinesFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -86,4 +88,48 @@ func appendLines(path, comment string, lines []string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// maxLinesFile bounds a file init adds lines to, as git bounds the
+// attribute files it reads (100 MB).
+const maxLinesFile = 100 << 20
+
+// readLinesFile reads a file of the worktree that init adds lines to
+// (.gitattributes), which comes with the repository from any teammate:
+// missing is fs.ErrNotExist; one that is not a regular file (a symbolic
+// link committed in its place can lead to /dev/zero or to a pipe, which
+// git itself does not follow) or is larger than maxLinesFile is an error
+// naming it, unread.
+func readLinesFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path) // before opening: opening a pipe waits for a writer
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s; git reads no attributes through it either: remove it (git rm a committed one) and run init again", path, fileKind(fi.Mode()))
+	}
+	if fi.Size() > maxLinesFile {
+		return nil, fmt.Errorf("%s is %d bytes, larger than git reads (100 MB): cut it down", path, fi.Size())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxLinesFile))
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "something else"
 }
