@@ -258,18 +258,43 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 
 // validateOne validates one file; ok is false for a file git lists that is
 // gone from the work tree (deleted, not yet committed), which is not news.
+// Only a regular file is read: a symbolic link committed in a file's
+// place can lead to a device (/dev/zero, read until memory runs out) or a
+// pipe (which never ends); it is a problem of its own.
 func validateOne(t target, format string, limit int, reg *schema.Registry) (res schema.Result, ok bool) {
-	data, err := os.ReadFile(t.abs)
+	data, err := readRegular(t.abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !t.explicit {
 			return schema.Result{}, false
 		}
 		msg := err.Error()
-		if errors.Is(err, fs.ErrNotExist) {
+		var kind notRegularError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			msg = "no such file"
+		case errors.As(err, &kind):
+			msg = "not a regular file but " + string(kind) + "; validate reads only files"
 		}
 		return schema.Result{Path: t.rel, Format: "?", Problems: []schema.Problem{{Path: t.rel, Rule: "read", Message: msg}}}, true
 	}
 	format = cmp.Or(format, t.format)
 	return schema.ValidateFile(t.rel, data, schema.Options{Format: format, Limit: limit, Registry: reg}), true
+}
+
+// notRegularError is a path that is not a regular file, naming what it is.
+type notRegularError string
+
+func (e notRegularError) Error() string { return "not a regular file but " + string(e) }
+
+// readRegular reads the file at path, if it is a regular one (looked at
+// before it is opened: opening a pipe waits for a writer).
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegularError(kindOfFile(fi.Mode()))
+	}
+	return os.ReadFile(path)
 }
