@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -262,39 +263,21 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 // place can lead to a device (/dev/zero, read until memory runs out) or a
 // pipe (which never ends); it is a problem of its own.
 func validateOne(t target, format string, limit int, reg *schema.Registry) (res schema.Result, ok bool) {
-	data, err := readRegular(t.abs)
+	data, err := regular.Read(t.abs, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !t.explicit {
 			return schema.Result{}, false
 		}
 		msg := err.Error()
-		var kind notRegularError
+		var kind *regular.NotRegularError
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			msg = "no such file"
 		case errors.As(err, &kind):
-			msg = "not a regular file but " + string(kind) + "; validate reads only files"
+			msg = "not a regular file but " + kind.Kind + "; validate reads only files"
 		}
 		return schema.Result{Path: t.rel, Format: "?", Problems: []schema.Problem{{Path: t.rel, Rule: "read", Message: msg}}}, true
 	}
 	format = cmp.Or(format, t.format)
 	return schema.ValidateFile(t.rel, data, schema.Options{Format: format, Limit: limit, Registry: reg}), true
-}
-
-// notRegularError is a path that is not a regular file, naming what it is.
-type notRegularError string
-
-func (e notRegularError) Error() string { return "not a regular file but " + string(e) }
-
-// readRegular reads the file at path, if it is a regular one (looked at
-// before it is opened: opening a pipe waits for a writer).
-func readRegular(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegularError(kindOfFile(fi.Mode()))
-	}
-	return os.ReadFile(path)
 }

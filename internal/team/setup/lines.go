@@ -16,12 +16,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // AttributesFile is the .gitattributes at the top of the worktree.
@@ -101,35 +101,12 @@ const maxLinesFile = 100 << 20
 // git itself does not follow) or is larger than maxLinesFile is an error
 // naming it, unread.
 func readLinesFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path) // before opening: opening a pipe waits for a writer
-	if err != nil {
-		return nil, err
+	data, err := regular.Read(path, maxLinesFile)
+	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
+		return nil, fmt.Errorf("%v; git reads no attributes through it either: remove it (git rm a committed one) and run init again", nr)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file but %s; git reads no attributes through it either: remove it (git rm a committed one) and run init again", path, fileKind(fi.Mode()))
+	if _, ok := errors.AsType[*regular.TooLargeError](err); ok {
+		return nil, fmt.Errorf("%s is larger than git reads (100 MB): cut it down", path)
 	}
-	if fi.Size() > maxLinesFile {
-		return nil, fmt.Errorf("%s is %d bytes, larger than git reads (100 MB): cut it down", path, fi.Size())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxLinesFile))
-}
-
-// fileKind names what a file that is not a regular one is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "something else"
+	return data, err
 }
