@@ -110,3 +110,10 @@ func readLinesFile(path string) ([]byte, error) {
 	}
 	return data, err
 }
+
+// readRepoFile reads a file the repository brings that git-queen only
+// looks into (a hook manager's script or configuration), when it is a
+// regular file of at most maxLinesFile: one that is not (a committed
+// symbolic link to /dev/zero or to a pipe) is an error, which its
+// readers take as a file that says nothing of git-queen.
+func readRepoFile(path string) ([]byte, error) { return regular.Read(path, maxLinesFile) }
