@@ -25,7 +25,10 @@ does. --timeout DUR gives up after DUR: the place is withdrawn and it exits
 does a hang-up or the death of the git that runs it (kill -9 of git). A
 git-queen that is itself killed leaves the queue on its own: its place
 lapses two minutes after it last renewed it (a waiter renews every
-minute), and whoever is behind moves up.
+minute), and whoever is behind moves up. Two droids that each hold what
+the other queues for would wait for each other until a reservation
+expired: the later of the two in line is refused at once (exit 5), told
+what it holds that the other waits for, and leaves the queue.
 
 The order is the time each place was made, by the clock of the clone that
 made it (equal times: by id). Two droids who queued on different clones
