@@ -85,6 +85,7 @@ type AssignRefusal struct {
 // AssignRefusal.
 var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *Env, r AssignRequest) (*AssignResult, error) {
 	by := cmp.Or(e.Identity(), "human")
+	r.Droid = records.CanonicalDroid(r.Droid)
 	return e.assign(r, by, e.Identity())
 }}
 
@@ -216,6 +217,7 @@ type AssignmentsResult struct {
 var Assignments = UseCase[AssignmentsRequest, *AssignmentsResult]{Name: "assignments", run: listAssignments}
 
 func listAssignments(e *Env, r AssignmentsRequest) (*AssignmentsResult, error) {
+	r.Droid = records.CanonicalDroid(r.Droid)
 	s, err := e.OpenStore()
 	if err != nil {
 		return nil, err

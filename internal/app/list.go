@@ -52,6 +52,7 @@ type ReservationsResult struct {
 var Reservations = UseCase[ReservationsRequest, *ReservationsResult]{Name: "reservations", run: listReservations}
 
 func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error) {
+	r.Droid = records.CanonicalDroid(r.Droid)
 	s, err := e.OpenStore()
 	if err != nil {
 		return nil, err

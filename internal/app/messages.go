@@ -41,6 +41,7 @@ type SendResult struct {
 var Send = UseCase[SendRequest, *SendResult]{Name: "msg send", Publishes: true, run: send}
 
 func send(e *Env, r SendRequest) (*SendResult, error) {
+	r.To = records.CanonicalDroid(r.To) // a list of names: NFC keeps its commas
 	from, err := e.RequireIdentity()
 	if err != nil {
 		return nil, err
@@ -222,6 +223,7 @@ type WaitRequest struct {
 var Wait = UseCase[WaitRequest, *records.Message]{Name: "msg wait", run: wait}
 
 func wait(e *Env, r WaitRequest) (*records.Message, error) {
+	r.From = records.CanonicalDroid(r.From)
 	timeout, err := WaitTimeout("msg wait", r.Timeout)
 	if err != nil {
 		return nil, err

@@ -278,7 +278,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	if cfgPath == "" {
 		return files, skipped, nil
 	}
-	data, err := os.ReadFile(cfgPath)
+	data, err := schema.ReadConfigFile(cfgPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return files, skipped, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/domain/work"
 )
 
@@ -24,7 +25,7 @@ func addBeads(pool *work.Pool, path, rel string) error {
 	if fi, err := os.Stat(path); err != nil {
 		return err
 	} else if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, kindOfFile(fi.Mode()))
+		return fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, regular.Kind(fi.Mode()))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -34,19 +35,4 @@ func addBeads(pool *work.Pool, path, rel string) error {
 	p.AddBeads(rel, data)
 	pool.Add(&p)
 	return nil
-}
-
-// kindOfFile names what a file that is not a regular one is.
-func kindOfFile(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "something else"
 }

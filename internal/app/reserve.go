@@ -215,7 +215,7 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 	if err != nil {
 		return nil, err
 	}
-	holder := cmp.Or(r.Holder, me)
+	holder := cmp.Or(records.CanonicalDroid(r.Holder), me)
 	args := r.Patterns
 	var issues []string
 	if !renew && !r.All {

@@ -150,6 +150,12 @@ func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitR
 		if err != nil {
 			return nil, w.leave(err.Error(), err)
 		}
+		if cycle, err := w.rs.WaitCycle(w.req, blocking, w.s.Now()); err != nil || cycle != nil {
+			if err == nil {
+				err = cycleError(cycle)
+			}
+			return nil, w.leave("would wait for a droid that waits for it", err)
+		}
 		if len(blocking) == 0 && !time.Now().Before(retryAt) {
 			res, err := w.grant()
 			var conflict *reservations.ConflictError
@@ -306,4 +312,13 @@ func isTransient(err error) bool {
 	}
 	var remote *ledgersync.RemoteError
 	return !errors.As(err, &remote) || remote.Transient()
+}
+
+// cycleError is the wait refused because it closed a cycle: a conflict
+// (exit 5) that says what to release.
+func cycleError(c *reservations.Cycle) error {
+	return &ConflictError{Msg: fmt.Sprintf("reserve --wait: %s waits for %s, which you hold, and holds %s, which you wait for: "+
+		"neither wait would end before a reservation expired, so yours stopped and %s; "+
+		"release %s (git queen release '%s') so that %s goes on, then reserve again",
+		c.Other, c.Waits.Pattern, c.Held.Pattern, left, c.Mine.Pattern, c.Mine.Pattern, c.Other)}
 }

@@ -2,12 +2,13 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/merge"
@@ -111,7 +112,10 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 	if err != nil {
 		return Resolved{}, err
 	}
-	data, readErr := os.ReadFile(abs)
+	data, readErr := regular.Read(abs, 0) // a link to a device or a pipe is no log
+	if _, ok := errors.AsType[*regular.NotRegularError](readErr); ok {
+		return Resolved{}, fmt.Errorf("resolve: %w; resolve repairs only files: name the file itself", readErr)
+	}
 	switch {
 	case stages != nil:
 		if stages[1] == nil || stages[2] == nil {
@@ -185,6 +189,9 @@ func (e *Env) damagedJSONL(r ResolveRequest, top string) ([]string, error) {
 	var files []string
 	for _, p := range tracked {
 		res, err := e.resolveFile(check, top, filepath.Join(top, p))
+		if _, ok := errors.AsType[*regular.NotRegularError](err); ok {
+			continue // a symbolic link git tracks, to no file: no merge left debris in it
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,15 +23,19 @@ const DefaultSilentAfter = roster.DefaultSilentAfter
 // DroidsRequest asks for the roster.
 type DroidsRequest struct {
 	Silent bool `json:"silent,omitempty" jsonschema:"only the droids silent for longer than the team's threshold (queen.toml [roster] silent_after, default 1h): those whose reservations and claims may be stolen"`
+	Limit  int  `json:"limit,omitempty" jsonschema:"at most this many droids, those seen last (default 50), by name; silent names the silent ones among them, and more says how many were left out"`
 }
 
 // DroidsResult is the roster: every droid the repository knows, when each
 // first wrote and was last seen, and where.
 type DroidsResult struct {
 	Droids []roster.Droid `json:"droids"`
-	// SilentAfter is the team's threshold; Silent names the droids past it.
+	// SilentAfter is the team's threshold; Silent names the droids past it
+	// (among those listed, when a limit left some out).
 	SilentAfter string   `json:"silent_after"`
 	Silent      []string `json:"silent"`
+	// More is how many droids the limit left out.
+	More int `json:"more,omitempty"`
 	// Now is the time the result was computed at, for "3m ago".
 	Now time.Time `json:"now"`
 }
@@ -63,14 +68,42 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 		return nil, err
 	}
 	silent := roster.Silent(list, now, after)
-	out := &DroidsResult{Droids: list, SilentAfter: after.String(), Silent: []string{}, Now: now}
+	if r.Silent {
+		list = jsonline.NonNil(silent)
+	}
+	out := &DroidsResult{SilentAfter: after.String(), Silent: []string{}, Now: now}
+	out.Droids, out.More = seenLast(list, r.Limit)
+	if out.More > 0 {
+		silent = roster.Silent(out.Droids, now, after)
+	}
 	for _, d := range silent {
 		out.Silent = append(out.Silent, d.Name)
 	}
-	if r.Silent {
-		out.Droids = jsonline.NonNil(silent)
-	}
 	return out, nil
+}
+
+// seenLast keeps the n droids of list seen last (never seen: last of
+// all), in list's order; all when n <= 0. It says how many it
+// left out.
+func seenLast(list []roster.Droid, n int) ([]roster.Droid, int) {
+	if n <= 0 || len(list) <= n {
+		return list, 0
+	}
+	byLast := slices.Clone(list)
+	slices.SortStableFunc(byLast, func(a, b roster.Droid) int { return lastSeen(b).Compare(lastSeen(a)) })
+	kept := map[string]bool{}
+	for _, d := range byLast[:n] {
+		kept[d.Name] = true
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(d roster.Droid) bool { return !kept[d.Name] }), len(list) - n
+}
+
+// lastSeen is when d was last seen; the zero time (before any) if never.
+func lastSeen(d roster.Droid) time.Time {
+	if d.Last == nil {
+		return time.Time{}
+	}
+	return *d.Last
 }
 
 // SilentAfter is the team's silence threshold (queen.toml [roster]

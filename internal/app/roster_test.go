@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -65,6 +66,52 @@ func TestPresenceIsNotedOncePerInterval(t *testing.T) {
 			if s.Droid == "ann" && !s.Last.Equal(start.Add(st.wantLastAdd)) {
 				t.Fatalf("step %d: ann last seen %s; want %s", i, s.Last, start.Add(st.wantLastAdd))
 			}
+		}
+	}
+}
+
+// A limit on droids keeps those seen last, listed by name as ever, and
+// names the silent ones among them; without one, every droid is listed.
+func TestDroidsLimitKeepsThoseSeenLast(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	queen(t, dir, "init", "--no-hooks")
+	start := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	now := start
+	at := func(droid string) *app.Env {
+		return &app.Env{Dir: dir, Getenv: func(string) string { return "" }, Now: func() time.Time { return now },
+			Warn: io.Discard, Ctx: context.Background(), Droid: droid}
+	}
+	for i, d := range []string{"d4", "d3", "d2", "d1", "d0"} { // d0 seen last
+		now = start.Add(time.Duration(i) * time.Hour)
+		if _, err := app.Inbox.Run(at(d), app.InboxRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = start.Add(4*time.Hour + 30*time.Minute) // d0 seen 30m ago; the rest silent
+	names := func(ds []roster.Droid) (out []string) {
+		for _, d := range ds {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		req            app.DroidsRequest
+		droids, silent string
+		more           int
+	}{
+		{app.DroidsRequest{}, "[d0 d1 d2 d3 d4]", "[d4 d3 d2 d1]", 0},
+		{app.DroidsRequest{Limit: 2}, "[d0 d1]", "[d1]", 3},
+		{app.DroidsRequest{Limit: 5}, "[d0 d1 d2 d3 d4]", "[d4 d3 d2 d1]", 0},
+		{app.DroidsRequest{Silent: true}, "[d4 d3 d2 d1]", "[d4 d3 d2 d1]", 0},
+		{app.DroidsRequest{Silent: true, Limit: 2}, "[d2 d1]", "[d2 d1]", 2},
+	} {
+		res, err := app.Droids.Run(at(""), c.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(names(res.Droids)); got != c.droids || fmt.Sprint(res.Silent) != c.silent || res.More != c.more {
+			t.Errorf("%+v: droids %s silent %v more %d; want %s, %s, %d", c.req, got, res.Silent, res.More, c.droids, c.silent, c.more)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -35,10 +36,12 @@ func (e *Env) Workspace() (*workspace.Workspace, error) {
 // else `git config queen.droid` (which `git config --worktree` can set per
 // worktree). It returns "" when none is set. The repository's own config
 // files are read directly (where init puts the identity); git is asked
-// only when they do not set it (a global setting, an include).
+// only when they do not set it (a global setting, an include). The name
+// is in Unicode NFC (records.CanonicalDroid), whichever form it was given
+// in.
 func (e *Env) Identity() string {
 	if !e.identityDone {
-		e.identity, e.identityDone = e.findIdentity(), true
+		e.identity, e.identityDone = records.CanonicalDroid(e.findIdentity()), true
 	}
 	return e.identity
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -98,7 +99,7 @@ func (e *Env) LoadValidateConfig(top string) (*schema.Registry, int, error) {
 	if ws, err := e.Workspace(); err == nil && ws.BeadsDir != "" {
 		path = ws.BeadsPath(schema.ConfigFile)
 	}
-	data, err := os.ReadFile(path)
+	data, err := schema.ReadConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return schema.DefaultRegistry(), 0, nil
 	}
@@ -258,15 +259,22 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 
 // validateOne validates one file; ok is false for a file git lists that is
 // gone from the work tree (deleted, not yet committed), which is not news.
+// Only a regular file is read: a symbolic link committed in a file's
+// place can lead to a device (/dev/zero, read until memory runs out) or a
+// pipe (which never ends); it is a problem of its own.
 func validateOne(t target, format string, limit int, reg *schema.Registry) (res schema.Result, ok bool) {
-	data, err := os.ReadFile(t.abs)
+	data, err := regular.Read(t.abs, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !t.explicit {
 			return schema.Result{}, false
 		}
 		msg := err.Error()
-		if errors.Is(err, fs.ErrNotExist) {
+		var kind *regular.NotRegularError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			msg = "no such file"
+		case errors.As(err, &kind):
+			msg = "not a regular file but " + kind.Kind + "; validate reads only files"
 		}
 		return schema.Result{Path: t.rel, Format: "?", Problems: []schema.Problem{{Path: t.rel, Rule: "read", Message: msg}}}, true
 	}

@@ -100,6 +100,8 @@ func worktreeKind(top, p string) (PathKind, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return PathAbsent, nil // a parent that is a file is a probe of its own
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return PathAbsent, nil // a name longer than the file system allows: nothing is there
 	case err != nil:
 		return PathAbsent, err
 	case fi.IsDir():

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
 )
 
 // RosterFile is the committed configuration, in the worktree's .beads/
@@ -220,7 +220,7 @@ func readRoster(dir string) ([]string, error) {
 		return nil, nil
 	}
 	path := filepath.Join(dir, RosterFile)
-	data, err := os.ReadFile(path)
+	data, err := schema.ReadConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

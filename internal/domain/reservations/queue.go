@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"slices"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -62,4 +63,65 @@ func (s *Store) Queue(f Filter) ([]Standing, error) {
 // WaitingAt.
 func PlaceEnded(r records.Reservation) (why string, ok bool) {
 	return r.Withdrawn, r.Status == records.ReservationExpired && r.Withdrawn != ""
+}
+
+// Cycle is a wait that would never end before a reservation expired:
+// Other holds Held, which the request waits for, while Other's place
+// Waits, earlier in line than the request's, waits for Mine, which the
+// requesting droid holds.
+type Cycle struct {
+	Other             string
+	Held, Mine, Waits records.Reservation
+}
+
+// WaitCycle finds, among blocking (what stands before req at now, as
+// Blocking says), a droid that holds what req waits for while its own
+// place, made before req's, waits for what req.Droid holds. Of the two
+// droids, the later in line is the one told (the earlier waits on, and
+// is granted once the later releases); only pairs are found, not a longer
+// ring of droids.
+func (s *Store) WaitCycle(req Request, blocking []Conflict, now time.Time) (*Cycle, error) {
+	var held []Conflict
+	for _, c := range blocking {
+		if c.Held.Status == records.ReservationActive && c.Held.Droid != req.Droid {
+			held = append(held, c)
+		}
+	}
+	if len(held) == 0 || len(req.Places) == 0 {
+		return nil, nil
+	}
+	active, err := s.Active(now)
+	if err != nil {
+		return nil, err
+	}
+	var mine []Live
+	for _, l := range active {
+		if l.Droid == req.Droid {
+			mine = append(mine, l)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, nil
+	}
+	waiting, err := s.Waiting(now)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range held {
+		i := slices.IndexFunc(req.Places, func(p Live) bool { return p.Pattern == c.Requested })
+		if i < 0 {
+			continue
+		}
+		for _, w := range waiting {
+			if w.Droid != c.Held.Droid || InLine(w.Reservation, req.Places[i].Reservation) >= 0 {
+				continue // not its place, or one made after this request's: its waiter is told
+			}
+			for _, m := range mine {
+				if _, ok := contest(w.Droid, w.Pattern, w.Exclusive, m.Reservation); ok {
+					return &Cycle{Other: w.Droid, Held: c.Held, Mine: m.Reservation, Waits: w.Reservation}, nil
+				}
+			}
+		}
+	}
+	return nil, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
 )
 
 // ConfigFile is the team's configuration in the .beads/ directory, the
@@ -52,7 +52,7 @@ func ReadConfig(beadsDir string) (*Config, error) {
 		return c, nil
 	}
 	c.path = filepath.Join(beadsDir, ConfigFile)
-	data, err := os.ReadFile(c.path)
+	data, err := schema.ReadConfigFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}

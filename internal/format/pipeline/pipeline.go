@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // Dir is where pipeline state lives, relative to the top of the repository.
@@ -158,7 +160,7 @@ var ErrNoState = errors.New("no pipeline state")
 // state/).
 func Load(dir string, n int) (Issue, error) {
 	p := filepath.Join(dir, Dir, strconv.Itoa(n)+".json")
-	data, err := os.ReadFile(p)
+	data, err := regular.Read(p, 0) // a committed link to /dev/zero or a pipe is refused
 	if errors.Is(err, os.ErrNotExist) {
 		return Issue{}, fmt.Errorf("%w for issue %d (no %s)", ErrNoState, n, filepath.ToSlash(filepath.Join(Dir, strconv.Itoa(n)+".json")))
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Importance values of a message.
@@ -172,6 +174,19 @@ func ValidateDroid(name string) error {
 		return Invalidf("droid name %q contains a space or an unprintable character", name)
 	}
 	return nil
+}
+
+// CanonicalDroid is the form a droid's own name takes, whatever form it
+// was typed or configured in: Unicode NFC, as paths and patterns are
+// compared. One droid's name set composed by init and given decomposed
+// by QUEEN_DROID elsewhere (a file name on macOS, a tool's config) is one
+// identity, not a second droid that looks the same and whose own
+// reservations refuse its commits.
+func CanonicalDroid(name string) string {
+	if norm.NFC.IsNormalString(name) {
+		return name
+	}
+	return norm.NFC.String(name)
 }
 
 func spaceOrUnprintable(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }

@@ -18,10 +18,38 @@ const DefaultCheckpointInterval = 50
 // State is the materialised plan: items in stream order.
 type State struct {
 	Items []Item
+	// index is where each id first stands in Items, kept by apply, or nil
+	// (built at the next find): a replay of n upserts looks up n ids, and
+	// a scan for each made a 20,000-item stream take 2 s and a 300,000-item
+	// one 8 minutes.
+	index map[string]int
 }
 
+// find is where the item id first stands in the plan, or -1.
 func (s *State) find(id string) int {
-	return slices.IndexFunc(s.Items, func(it Item) bool { return it.ID == id })
+	if s.index == nil {
+		s.reindex()
+	}
+	i, ok := s.index[id]
+	if ok && (i >= len(s.Items) || s.Items[i].ID != id) { // a copy of s changed the map it shares
+		s.reindex()
+		i, ok = s.index[id]
+	}
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// reindex builds the index from Items: the first of equal ids wins, as a
+// scan from the start finds it.
+func (s *State) reindex() {
+	s.index = make(map[string]int, len(s.Items))
+	for i, it := range s.Items {
+		if _, ok := s.index[it.ID]; !ok {
+			s.index[it.ID] = i
+		}
+	}
 }
 
 // Equal reports whether two states hold the same items in the same order.
@@ -54,7 +82,7 @@ func (s *State) apply(r *Record) error {
 	op := r.Canonical()
 	switch op {
 	case OpInit:
-		s.Items = nil
+		s.Items, s.index = nil, nil
 		if len(r.Items) > 0 {
 			return s.replace(r.Items)
 		}
@@ -70,6 +98,7 @@ func (s *State) apply(r *Record) error {
 			s.Items[i] = it
 		} else {
 			s.Items = append(s.Items, it)
+			s.index[it.ID] = len(s.Items) - 1
 		}
 		return nil
 	}
@@ -104,7 +133,7 @@ func (s *State) apply(r *Record) error {
 		// appending in place is safe, and linear in a long discussion.
 		it.Comments = append(it.Comments, c)
 	case OpRemove:
-		s.Items = slices.Delete(s.Items, i, i+1)
+		s.Items, s.index = slices.Delete(s.Items, i, i+1), nil
 	default:
 		return fmt.Errorf("unknown op %q", r.Op)
 	}
@@ -116,7 +145,7 @@ func (s *State) replace(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	s.Items = items
+	s.Items, s.index = items, nil
 	return nil
 }
 

@@ -1,10 +1,6 @@
 package commands
 
 import (
-	"cmp"
-	"context"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -62,7 +58,7 @@ type msgWaitOptions struct {
 }
 
 func runMsgWait(o msgWaitOptions) error {
-	ctx, stop := signal.NotifyContext(cmp.Or(o.Env.Ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := stoppableWait(o.Env.Ctx)
 	defer stop()
 	o.Env.session(o.G).Ctx = ctx // the session show runs the use case in
 	timeout := ""

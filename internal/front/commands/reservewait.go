@@ -2,11 +2,8 @@ package commands
 
 import (
 	"cmp"
-	"context"
 	"fmt"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/app"
@@ -24,10 +21,14 @@ its place (who waits, for what, in what position) on every clone the place
 reached, and a plain reserve of those paths is refused (exit 5). It prints
 one line on stderr when it queues, and the grant on stdout as reserve
 does. --timeout DUR gives up after DUR: the place is withdrawn and it exits
-5 naming what still stood ahead; Ctrl-C withdraws it too (exit 1). A waiter
-that is killed leaves the queue on its own: its place lapses two minutes
-after it last renewed it (a waiter renews every minute), and whoever is
-behind moves up.
+5 naming what still stood ahead; Ctrl-C withdraws it too (exit 1), and so
+does a hang-up or the death of the git that runs it (kill -9 of git). A
+git-queen that is itself killed leaves the queue on its own: its place
+lapses two minutes after it last renewed it (a waiter renews every
+minute), and whoever is behind moves up. Two droids that each hold what
+the other queues for would wait for each other until a reservation
+expired: the later of the two in line is refused at once (exit 5), told
+what it holds that the other waits for, and leaves the queue.
 
 The order is the time each place was made, by the clock of the clone that
 made it (equal times: by id). Two droids who queued on different clones
@@ -49,11 +50,12 @@ sync), keep them in the ledger, and do not wait behind them.
 `
 
 // reserveOrWait runs reserve, through the queue when --wait says so, with
-// Ctrl-C (and SIGTERM) ending a wait cleanly: the place is withdrawn.
+// Ctrl-C (and SIGTERM, a hang-up, the death of the git that ran it; see
+// stoppableWait) ending a wait cleanly: the place is withdrawn.
 func reserveOrWait(o reserveOptions, req app.ReserveRequest) (*app.ReserveResult, *app.ReserveWaitResult, error) {
 	a := o.Env.session(o.G)
 	if o.Wait {
-		ctx, stop := signal.NotifyContext(cmp.Or(o.Env.Ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM)
+		ctx, stop := stoppableWait(o.Env.Ctx)
 		defer stop()
 		saved := a.Ctx
 		a.Ctx = ctx

@@ -1,15 +1,16 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/st"
 )
 
@@ -106,7 +107,10 @@ func loadView(o stOptions) ([]st.ViewItem, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(o.Env.Dir, p)
 		}
-		data, err = os.ReadFile(p)
+		data, err = regular.Read(p, 0)
+	}
+	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
+		return nil, fmt.Errorf("%s is not a regular file but %s; st reads a stream only from a file (or - for standard input)", o.File, nr.Kind)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the stream: %w", err)

@@ -65,8 +65,9 @@ func newServer(r *runner) *mcp.Server {
 		app.Ready), func(in *app.ReadyRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("steal", "Recover paths (patterns) or an issue (claim) from a droid that died holding them: allowed only when the holder has been silent for longer than the team's threshold (see droids), else a conflict error saying when it will be. The holder's reservations are released (marked stolen) or its assignment reassigned, and it gets a message.",
 		app.Steal))
-	addTool(s, r, useCase("droids", "List the droids of this repository: when each first wrote and was last seen, where, and which are silent (silent=true: only those, whose reservations and claims may be stolen).",
-		app.Droids))
+	addTool(s, r, limited(useCase("droids", "List the droids of this repository: when each first wrote and was last seen, where, and which are silent (silent=true: only those, whose reservations and claims may be stolen): "+
+		"the 50 seen last unless given a limit (more says how many were left out).",
+		app.Droids), func(in *app.DroidsRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("sync", "Exchange the store with the remote: publish your records, bring in other clones'.", app.Sync))
 	addTool(s, r, useCase("validate", "Validate files of every seed format (QueenBee stores, beads issues, st plans, VerMAS, autopilot).",
 		app.Validate))

@@ -214,6 +214,9 @@ func TestListingToolsAreLimited(t *testing.T) {
 		patterns = append(patterns, fmt.Sprintf("dir%d/**", i))
 	}
 	queen(append([]string{"--droid", "bob", "reserve"}, patterns...)...)
+	for i := range total { // droids named, never seen: ann, bob and these
+		queen("--droid", "ann", "msg", "send", "--new", "--to", fmt.Sprintf("d%02d", i), "--subject", "hello")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs := connect(t, ctx, New(env, "ann", ""), nil)
@@ -229,6 +232,9 @@ func TestListingToolsAreLimited(t *testing.T) {
 		{"thread", "thread", map[string]any{"id": "bd-1", "limit": 1000}, total, 0},
 		{"reservations", "reservations", map[string]any{}, defaultListLimit, total - defaultListLimit},
 		{"reservations", "reservations", map[string]any{"limit": 3}, 3, total - 3},
+		{"droids", "droids", map[string]any{}, defaultListLimit, total + 2 - defaultListLimit},
+		{"droids", "droids", map[string]any{"limit": 2}, 2, total},
+		{"droids", "droids", map[string]any{"limit": 100}, total + 2, 0},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil || res.IsError {
@@ -245,6 +251,12 @@ func TestListingToolsAreLimited(t *testing.T) {
 		if len(rows) != c.want || more != c.more {
 			t.Errorf("%s %v: %d %s and more=%d; want %d and more=%d", c.tool, c.args, len(rows), c.rows, more, c.want, c.more)
 		}
+	}
+	// A limit keeps the droids seen last: ann and bob wrote, the rest were
+	// only named.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "droids", Arguments: map[string]any{"limit": 2}})
+	if got := mustMarshal(res.StructuredContent); err != nil || !strings.Contains(got, `"droid":"ann"`) || !strings.Contains(got, `"droid":"bob"`) {
+		t.Errorf("droids limit=2: %v %s", err, got)
 	}
 }
 

@@ -2,7 +2,6 @@ package setup
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -84,7 +83,7 @@ func (r *Repo) checkDriver() Check {
 }
 
 func (r *Repo) attributesNameDriver() bool {
-	data, err := os.ReadFile(filepath.Join(r.TopLevel, AttributesFile))
+	data, err := readLinesFile(filepath.Join(r.TopLevel, AttributesFile))
 	return err == nil && strings.Contains(string(data), "merge=queen")
 }
 

@@ -148,7 +148,7 @@ func (r *Repo) lfsNote(c *Check, h *Hook) {
 // lefthookGivesStdin says whether the lefthook configuration via sets
 // use_stdin (lefthook gives a command no stdin without it).
 func lefthookGivesStdin(top, via string) bool {
-	text, err := os.ReadFile(filepath.Join(top, via))
+	text, err := readRepoFile(filepath.Join(top, via))
 	return err == nil && (strings.Contains(string(text), "use_stdin: true") || strings.Contains(string(text), `"use_stdin": true`) ||
 		strings.Contains(string(text), "use_stdin = true"))
 }

@@ -95,7 +95,7 @@ func (r *Repo) owner(h *Hook, data []byte) {
 		script := filepath.Join(filepath.Dir(dir), h.Name)
 		h.Owner, h.AddTo = OwnerHusky, r.shown(script)
 		h.Managed = "husky's generated directory (" + r.shown(dir) + "): npm install rewrites it, and husky runs " + h.AddTo
-		if text, err := os.ReadFile(script); err == nil && callsQueen(text, h.Name) {
+		if text, err := readRepoFile(script); err == nil && callsQueen(text, h.Name) {
 			h.RunsQueen, h.Via = true, h.AddTo
 		}
 		return
@@ -107,7 +107,7 @@ func (r *Repo) owner(h *Hook, data []byte) {
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
 		for _, name := range lefthookConfigs {
-			text, err := os.ReadFile(filepath.Join(r.TopLevel, name))
+			text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 			if err != nil {
 				continue
 			}
@@ -126,7 +126,7 @@ func (r *Repo) owner(h *Hook, data []byte) {
 			break
 		}
 		for _, name := range preCommitConfigs {
-			text, err := os.ReadFile(filepath.Join(r.TopLevel, name))
+			text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 			if err != nil {
 				continue
 			}

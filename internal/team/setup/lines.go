@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // AttributesFile is the .gitattributes at the top of the worktree.
@@ -39,7 +41,7 @@ const attributesComment = "# git-queen: merge coordination logs without conflict
 // missingLines returns the wanted lines that path does not have (compared
 // without surrounding whitespace, and with runs of it as one space).
 func missingLines(path string, wanted []string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLinesFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return wanted, nil
 	}
@@ -57,7 +59,7 @@ func missingLines(path string, wanted []string) ([]string, error) {
 // is there: its content, its line endings (CRLF if it uses them), and a
 // missing final newline is supplied first.
 func appendLines(path, comment string, lines []string) error {
-	data, err := os.ReadFile(path)
+	data, err := readLinesFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -87,3 +89,31 @@ func appendLines(path, comment string, lines []string) error {
 	}
 	return nil
 }
+
+// maxLinesFile bounds a file init adds lines to, as git bounds the
+// attribute files it reads (100 MB).
+const maxLinesFile = 100 << 20
+
+// readLinesFile reads a file of the worktree that init adds lines to
+// (.gitattributes), which comes with the repository from any teammate:
+// missing is fs.ErrNotExist; one that is not a regular file (a symbolic
+// link committed in its place can lead to /dev/zero or to a pipe, which
+// git itself does not follow) or is larger than maxLinesFile is an error
+// naming it, unread.
+func readLinesFile(path string) ([]byte, error) {
+	data, err := regular.Read(path, maxLinesFile)
+	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
+		return nil, fmt.Errorf("%v; git reads no attributes through it either: remove it (git rm a committed one) and run init again", nr)
+	}
+	if _, ok := errors.AsType[*regular.TooLargeError](err); ok {
+		return nil, fmt.Errorf("%s is larger than git reads (100 MB): cut it down", path)
+	}
+	return data, err
+}
+
+// readRepoFile reads a file the repository brings that git-queen only
+// looks into (a hook manager's script or configuration), when it is a
+// regular file of at most maxLinesFile: one that is not (a committed
+// symbolic link to /dev/zero or to a pipe) is an error, which its
+// readers take as a file that says nothing of git-queen.
+func readRepoFile(path string) ([]byte, error) { return regular.Read(path, maxLinesFile) }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -20,7 +19,7 @@ import (
 func (r *Repo) checkStreamAttributes() Check {
 	const name = "st-gitattributes"
 	cfgPath := filepath.Join(r.BeadsDir, schema.ConfigFile)
-	data, err := os.ReadFile(cfgPath)
+	data, err := schema.ReadConfigFile(cfgPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ok(name, "%s names no st streams", r.rel(cfgPath))
 	}
@@ -107,7 +106,7 @@ func samePattern(p string) string {
 // attribute, and how (the last line wins, as in git): by samePattern, the
 // pattern as written and the attribute.
 func mergeAttributes(path string) (map[string][2]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLinesFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string][2]string{}, nil
 	}

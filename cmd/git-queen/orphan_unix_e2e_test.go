@@ -1,0 +1,75 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// git runs git-queen as a child and passes on the signals it can catch;
+// SIGKILL it cannot. A runtime that kills the `git` it started (a tool
+// call's timeout, a user's kill -9) left git-queen waiting on, an orphan
+// nobody reads: reserve --wait kept renewing its place and, once the
+// holder released, took the paths for two hours for a droid that had
+// stopped waiting; msg wait went on marking its droid seen, so that its
+// reservations could not be stolen. A waiter whose parent dies stops as
+// on Ctrl-C: it leaves the queue and exits.
+func TestAWaiterWhoseGitIsKilledStops(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	mustQueen(t, repo, "ann", "init", "--droid", "ann")
+	mustQueen(t, repo, "ann", "reserve", "src/**")
+
+	bob := startReserveWait(t, repo, "bob", "src/**", "--timeout", "5m")
+	t.Cleanup(func() { killGroup(bob.cmd) })
+	deadline := time.Now().Add(90 * time.Second)
+	for len(listQueue(t, repo, "ann").Waiting) == 0 {
+		if time.Now().After(deadline) || !bob.running() {
+			t.Fatalf("bob never queued:\n%s%s", bob.stdout, bob.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := bob.cmd.Process.Kill(); err != nil { // git alone
+		t.Fatal(err)
+	}
+	groupEnds(t, bob.cmd.Process.Pid, "reserve --wait")
+	if l := listQueue(t, repo, "ann"); len(l.Waiting) != 0 {
+		t.Fatalf("the orphaned waiter left its place in the queue: %+v", l.Waiting)
+	}
+	mustQueen(t, repo, "ann", "release", "--all")
+	mustQueen(t, repo, "dan", "reserve", "src/b.go")
+
+	wait := queenCmd(repo, "carl", "msg", "wait", "--timeout", "5m")
+	var out bytes.Buffer
+	wait.Stdout, wait.Stderr = &out, &out
+	inOwnGroup(wait)
+	if err := wait.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killGroup(wait) })
+	time.Sleep(300 * time.Millisecond) // git has started git-queen, or the kill ends both
+	if err := wait.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = wait.Wait()
+	groupEnds(t, wait.Process.Pid, "msg wait")
+}
+
+// groupEnds waits until no process of the group pgid is left, within a
+// bound only a process that lives on hits.
+func groupEnds(t *testing.T, pgid int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: git was killed, and git-queen lives on", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

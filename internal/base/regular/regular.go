@@ -1,0 +1,89 @@
+// Package regular reads the files a repository brings (configuration,
+// plans, state) only when they are regular files: a symbolic link
+// committed in a file's place can lead to a device (/dev/zero, read until
+// memory runs out) or to a pipe (which never ends), and any teammate can
+// commit one.
+package regular
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// NotRegularError is a path that is not a regular file; Kind says what it
+// is instead ("a named pipe").
+type NotRegularError struct {
+	Path, Kind string
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is not a regular file but %s", e.Path, e.Kind)
+}
+
+// TooLargeError is a regular file larger than its reader reads.
+type TooLargeError struct {
+	Path string
+	Max  int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %d bytes", e.Path, e.Max)
+}
+
+// Read reads the file at path when it is a regular file of at most max
+// bytes (no bound when max <= 0). It looks before it opens (opening a
+// pipe waits for a writer) and again at what it opened (the file may
+// have been replaced between). A missing file is an error that is
+// fs.ErrNotExist; one that is not regular a *NotRegularError; one
+// larger than max a *TooLargeError.
+func Read(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
+	}
+	var r io.Reader = f
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if max > 0 && int64(len(data)) > max {
+		return nil, &TooLargeError{Path: path, Max: max}
+	}
+	return data, nil
+}
+
+// Kind names what a file that is not a regular one is.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "something else"
+}
