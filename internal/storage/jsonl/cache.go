@@ -111,7 +111,7 @@ func selectIncremental(data []byte, file string, q Query, cachePath string, chec
 		if prefix > 0 {
 			// The checksum of a longer prefix goes on from a shorter one's.
 			lines, scanned, crc := 0, int64(0), uint32(0)
-			eachWindow(data[:prefix], forget, func(w []byte) {
+			eachLinesWindow(data[:prefix], forget, func(_ int, w []byte) {
 				lines += bytes.Count(w, []byte{'\n'})
 				scanned += int64(len(w))
 				crc = checksum(scanned)

@@ -214,25 +214,11 @@ func selectVersions(data []byte, file string, q Query, forCache bool, forget fun
 // windows.
 var scanWindow = 16 << 20
 
-// eachWindow hands fn data a window at a time, from the start, each
-// faulted in at once and, when forget is not nil, dropped after (as
-// selectVersions reads); with a nil forget, data whole.
-func eachWindow(data []byte, forget func([]byte), fn func([]byte)) {
-	if forget == nil {
-		fn(data)
-		return
-	}
-	for off := 0; off < len(data); off += scanWindow {
-		w := data[off:min(len(data), off+scanWindow)]
-		mapfile.Populate(w)
-		fn(w)
-		forget(w)
-	}
-}
-
-// eachLinesWindow is eachWindow for a reader of whole lines: data, whole
-// lines, in windows that end at a line's end (a line longer than a window
-// is one window), each with where it starts in data.
+// eachLinesWindow hands fn data, whole lines, a window at a time from the
+// start (windows end at a line's end; a line longer than a window is one
+// window), each with where it starts in data, faulted in at once and,
+// when forget is not nil, dropped after (as selectVersions reads); with a
+// nil forget, data whole.
 func eachLinesWindow(data []byte, forget func([]byte), fn func(at int, w []byte)) {
 	if forget == nil {
 		fn(0, data)
