@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"bytes"
-
 	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
@@ -41,28 +39,20 @@ func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget f
 }
 
 // validateWindows is ValidateWhole a window at a time; ok is false when a
-// window is not clean (or the windows cannot be cut), and the whole must
+// window is not clean, and the whole must
 // be validated to report it.
 func validateWindows(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest, bool) {
 	d := &Digest{Format: f.Name}
 	var r Result
-	for end := 0; end < len(staged); {
-		next := len(staged)
-		if end+validationWindow < len(staged) {
-			cut := bytes.LastIndexByte(staged[end:end+validationWindow], '\n')
-			if cut < 0 {
-				return r, nil, false // a line longer than a window
-			}
-			next = end + cut + 1
-		}
-		mapfile.Populate(staged[end:next])
+	ok := true
+	mapfile.EachWindow(staged, validationWindow, forget, func(at int, w []byte) bool {
 		var err error
-		r, d, err = ValidateAppend(f, path, staged[:next], d, opts)
-		if err != nil || !r.Valid() {
-			return r, nil, false
-		}
-		forget(staged[end:next])
-		end = next
+		r, d, err = ValidateAppend(f, path, staged[:at+len(w)], d, opts)
+		ok = err == nil && r.Valid()
+		return ok
+	})
+	if !ok {
+		return r, nil, false
 	}
 	return r, d, true
 }

@@ -214,31 +214,14 @@ func selectVersions(data []byte, file string, q Query, forCache bool, forget fun
 // windows.
 var scanWindow = 16 << 20
 
-// eachLinesWindow hands fn data, whole lines, a window at a time from the
-// start (windows end at a line's end; a line longer than a window is one
-// window), each with where it starts in data, faulted in at once and,
-// when forget is not nil, dropped after (as selectVersions reads); with a
-// nil forget, data whole.
+// eachLinesWindow is mapfile.EachWindow in windows of scanWindow bytes
+// (as selectVersions reads), or data whole with a nil forget.
 func eachLinesWindow(data []byte, forget func([]byte), fn func(at int, w []byte)) {
 	if forget == nil {
 		fn(0, data)
 		return
 	}
-	for at := 0; at < len(data); {
-		end := min(len(data), at+scanWindow)
-		if end < len(data) {
-			if i := bytes.LastIndexByte(data[at:end], '\n'); i >= 0 {
-				end = at + i + 1
-			} else { // a line longer than a window
-				end += bytes.IndexByte(data[end:], '\n') + 1
-			}
-		}
-		w := data[at:end]
-		mapfile.Populate(w)
-		fn(at, w)
-		forget(w)
-		at = end
-	}
+	mapfile.EachWindow(data, scanWindow, forget, func(at int, w []byte) bool { fn(at, w); return true })
 }
 
 // versionNanos packs a version time into an int64 that orders as the times
