@@ -4,15 +4,9 @@ package app
 
 import (
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // validate reads only regular files: a symbolic link committed as
@@ -23,13 +17,7 @@ import (
 // eating the test machine's memory; the deadline turns a hang into a
 // failure.
 func TestValidateReadsOnlyRegularFiles(t *testing.T) {
-	testgit.Isolate(t)
-	repo := testgit.Init(t)
-	os.MkdirAll(filepath.Join(repo, ".beads"), 0o755)
-	if err := syscall.Mkfifo(filepath.Join(repo, ".beads", "issues.jsonl"), 0o644); err != nil {
-		t.Skip("no named pipes here:", err)
-	}
-	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: "ann"}
+	e := pipeAsTracker(t)
 	for _, paths := range [][]string{nil, {".beads/issues.jsonl"}} {
 		type answer struct {
 			rep *ValidateReport
