@@ -16,14 +16,14 @@ import (
 // windowedValidation is the size from which a log is validated in
 // windows: below it, the parallel validation of the whole is faster, and
 // its memory is no concern. validationWindow is a window's size: smaller
-// than checksumWindow, since what a window's validation allocates (a hash
-// a line) adds to its pages. Tests make both small.
+// than the hook's checksum windows, since what a window's validation
+// allocates (a hash a line) adds to its pages. Tests make both small.
 var windowedValidation, validationWindow = 64 << 20, 16 << 20
 
 // ValidateWhole validates staged, the bytes of path, as format f, and
 // returns the result and, for a clean file of an incremental format, its
 // digest. forget drops pages of a mapping (gitrepo.Content.Forget,
-// mapfile.Forget), or does nothing for bytes in memory.
+// mapfile.Forget); for bytes read into memory it must do nothing.
 func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest) {
 	if f.Incremental() && len(staged) >= windowedValidation {
 		if r, d, ok := validateWindows(f, path, staged, opts, forget); ok {
@@ -39,8 +39,7 @@ func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget f
 }
 
 // validateWindows is ValidateWhole a window at a time; ok is false when a
-// window is not clean, and the whole must
-// be validated to report it.
+// window is not clean, and the whole must be validated to report it.
 func validateWindows(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest, bool) {
 	d := &Digest{Format: f.Name}
 	var r Result
