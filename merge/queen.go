@@ -41,8 +41,8 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 	// lines of records that have lines after it, then in lines.
 	byID := map[string][]int{}
 	for i, l := range lines {
-		if id, ok := recordID(l); ok {
-			byID[id] = append(byID[id], i)
+		if id, ok := idInPlace(l); ok {
+			byID[string(id)] = append(byID[string(id)], i)
 		}
 	}
 	if len(byID) == 0 {
@@ -56,7 +56,7 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 	}
 	var inPrefix []prefixLine
 	for l := range jsonline.Lines(prefix) {
-		if id, ok := recordIDBytes(l.Raw); ok {
+		if id, ok := idInPlace(l.Raw); ok {
 			if _, wanted := byID[string(id)]; wanted {
 				start := offsetOf(prefix, l.Raw)
 				inPrefix = append(inPrefix, prefixLine{start, l.Raw, string(id)})
@@ -75,6 +75,16 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 	all = append(all, lines...)
 	for i, p := range inPrefix {
 		byID[p.id] = append(byID[p.id], i)
+	}
+	// Only records' versions are put in order: of an id with more than one
+	// line, a line whose id was read in place counts once it reads as a
+	// whole record of that id (a torn line, or one with a byte JSON does
+	// not allow, keeps its place). An id with one line has nothing to
+	// order, and its line is not read twice.
+	for id, pos := range byID {
+		if len(pos) > 1 {
+			byID[id] = slices.DeleteFunc(pos, func(p int) bool { return !isRecordOf(all[p], []byte(id)) })
+		}
 	}
 	first, _ := sortVersions(all, byID)
 	if first >= len(inPrefix) {
@@ -146,17 +156,30 @@ type timedLine struct {
 // offsetOf is where sub, a subslice of data, starts in it.
 func offsetOf(data, sub []byte) int { return cap(data) - cap(sub) }
 
-// recordID is the id of a record line.
+// recordID is the id of a record line: a JSON object whose "id" is a
+// string that is not empty. Any other line, a torn one or one with a byte
+// JSON does not allow, is no record and keeps its place.
 func recordID(line []byte) (string, bool) {
-	id, ok := recordIDBytes(line)
-	return string(id), ok
+	vals := make([][]byte, 1)
+	if jsonline.ObjectFields(line, []string{jsonline.DefaultKey}, vals) != nil {
+		return "", false
+	}
+	id, ok := jsonline.String(vals[0])
+	return id, ok && id != ""
 }
 
-// recordIDBytes is recordID without a copy when it can be read in place:
-// git-queen writes the id first, and reading it there skips a scan of the
-// whole line (a merge reads the id of every line of a large base); anything
-// else is scanned.
-func recordIDBytes(line []byte) ([]byte, bool) {
+// isRecordOf reports whether line is a record whose id is id.
+func isRecordOf(line, id []byte) bool {
+	got, ok := recordID(line)
+	return ok && got == string(id)
+}
+
+// idInPlace is the id a line names, read in place without a scan of the
+// line where git-queen wrote it (the id first): a merge looks at every
+// line of a large base. It does not say the line is a record (recordID
+// does, and a line whose id was read in place counts once it agrees);
+// anything else is scanned.
+func idInPlace(line []byte) ([]byte, bool) {
 	const lead = `{"id":"`
 	if bytes.HasPrefix(line, []byte(lead)) {
 		rest := line[len(lead):]
@@ -164,10 +187,6 @@ func recordIDBytes(line []byte) ([]byte, bool) {
 			return rest[:end], true
 		}
 	}
-	vals := make([][]byte, 1)
-	if jsonline.ObjectFields(line, []string{jsonline.DefaultKey}, vals) != nil {
-		return nil, false
-	}
-	id, ok := jsonline.String(vals[0])
-	return []byte(id), ok && id != ""
+	id, ok := recordID(line)
+	return []byte(id), ok
 }

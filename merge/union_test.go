@@ -315,3 +315,19 @@ func TestUnionStoreOrdersAnOlderVersionAddedAfterANewerBase(t *testing.T) {
 func Union(base []byte, sides [][]byte, key SortKey) []byte {
 	return unionWith(base, sides, unionConfig{key: key})
 }
+
+// A line whose id can be read but which is no record (a byte JSON does
+// not allow, a torn line) keeps its place: only records' versions are put
+// in order, and the base stays the merge's prefix (the fuzzer's case:
+// the base's one line moved after a torn line a side added).
+func TestLinesThatAreNoRecordsKeepTheirPlace(t *testing.T) {
+	for _, tc := range []struct{ base, ours, theirs string }{
+		{"{\"id\":\"a\",\"x\":1\x7f\n", "{\"id\":\"a\",\"x\":1\x7f\n0", "{\"id\":\"a\",\"x\":1\x7f\n{\"id\":\"a\""},
+		{"{\"id\":\"a\",\"v\":2}\n{\"id\":\"a\",\"x\":\"\x01\"}\n", "{\"id\":\"a\",\"v\":2}\n{\"id\":\"a\",\"x\":\"\x01\"}\n{\"id\":\"a\",\"v\":3}\n", "{\"id\":\"a\",\"v\":2}\n{\"id\":\"a\",\"x\":\"\x01\"}\n{\"id\":\"a\""},
+	} {
+		got := UnionStore([]byte(tc.base), []byte(tc.ours), []byte(tc.theirs))
+		if !bytes.HasPrefix(got, []byte(tc.base)) {
+			t.Errorf("base %q: the merge %q does not start with it", tc.base, got)
+		}
+	}
+}
