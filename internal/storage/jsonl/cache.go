@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -380,18 +381,7 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 	if eachLine(func(b []byte) error { hdr.Body = crc32c.Update(hdr.Body, b); return nil }) != nil {
 		return
 	}
-	h, err := json.Marshal(hdr)
-	if err != nil || os.MkdirAll(filepath.Dir(cachePath), 0o755) != nil {
-		return
-	}
-	_ = writeFileFrom(cachePath, false, func(f *os.File) error {
-		w := bufio.NewWriterSize(f, 256<<10)
-		w.Write(append(h, '\n'))
-		if err := eachLine(func(b []byte) error { _, err := w.Write(b); return err }); err != nil {
-			return err
-		}
-		return w.Flush()
-	})
+	writeCacheHeaded(cachePath, hdr, func(w io.Writer) error { return eachLine(func(b []byte) error { _, err := w.Write(b); return err }) })
 }
 
 // errNoCache stops the writing of a cache whose line no longer scans
@@ -399,11 +389,19 @@ func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, ent
 var errNoCache = errors.New("a selected line no longer scans")
 
 // writeCacheHeaded writes a cache file: its header as one JSON line, then
-// body. It is best effort, as every cache.
-func writeCacheHeaded(cachePath string, hdr any, body []byte) {
+// the body writeBody writes, through a buffer into a file renamed into
+// place. It is best effort, as every cache.
+func writeCacheHeaded(cachePath string, hdr any, writeBody func(io.Writer) error) {
 	h, err := json.Marshal(hdr)
 	if err != nil || os.MkdirAll(filepath.Dir(cachePath), 0o755) != nil {
 		return
 	}
-	_ = writeFile(cachePath, slices.Concat(h, []byte{'\n'}, body), false)
+	_ = writeFileFrom(cachePath, false, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 256<<10)
+		w.Write(append(h, '\n'))
+		if err := writeBody(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -125,7 +126,7 @@ func foldIncremental(data []byte, file, indexDir string, q Query, cachePath stri
 		})
 		if body := f.Save(); body != nil {
 			hdr := foldHeader{V: foldVersion, Size: prefix, CRC: crc, Keys: q.keys(), Body: crc32c.Checksum(body)}
-			writeCacheHeaded(cachePath, hdr, body)
+			writeCacheHeaded(cachePath, hdr, func(w io.Writer) error { _, err := w.Write(body); return err })
 		}
 	}
 	foldLines(data[prefix:], lineNumberAt(prefix), q, f)
