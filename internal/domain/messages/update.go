@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -109,10 +108,7 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 		if !strings.HasPrefix(d.Subject, "Re: ") {
 			d.Subject = "Re: " + d.Subject
 		}
-		for utf8.RuneCountInString(d.Subject) > records.MaxSubject {
-			_, size := utf8.DecodeLastRuneInString(d.Subject)
-			d.Subject = d.Subject[:len(d.Subject)-size]
-		}
+		d.Subject = records.Clip(d.Subject, records.MaxSubject)
 	}
 	d.IssueID = cmp.Or(d.IssueID, parent.IssueID)
 	d.ReplyTo = parentID
