@@ -186,11 +186,18 @@ func (r *roster) all() ([]string, error) {
 	return r.known, nil
 }
 
+// read reads the droids the team's configuration lists under [droids]
+// names (roster.Config.DroidNames; no .beads/ or no file: none). A droid
+// listed there may be sent messages before it has written anything.
 func (r *roster) read() error {
 	if r.listed != nil {
 		return nil
 	}
-	names, err := readRoster(r.m.S.WS.BeadsDir)
+	cfg, err := presence.ReadConfig(r.m.S.WS.BeadsDir)
+	if err != nil {
+		return err
+	}
+	names, err := cfg.DroidNames()
 	if err != nil {
 		return err
 	}
@@ -199,18 +206,6 @@ func (r *roster) read() error {
 		r.listed[n] = true
 	}
 	return nil
-}
-
-// readRoster returns the names under [droids] in the team's configuration
-// in the .beads/ directory dir (roster.Config.DroidNames; "" or no file:
-// none). A droid listed there may be sent messages before it has written
-// anything.
-func readRoster(dir string) ([]string, error) {
-	cfg, err := presence.ReadConfig(dir)
-	if err != nil {
-		return nil, err
-	}
-	return cfg.DroidNames()
 }
 
 // orList is "a", "a or b", "a, b or c".
