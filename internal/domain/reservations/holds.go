@@ -38,25 +38,16 @@ type Exclusives struct {
 // every worktree. It needs neither the identity nor the paths, so the hook
 // runs it while git lists the staged changes.
 func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
-	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	sel, bounds, err := s.selectCurrent(now, holdFields, "+holds")
 	if err != nil {
 		return nil, err
 	}
-	q := currentQuery(src, now)
-	q.Fields, q.Name = holdFields, q.Name+"+holds"
-	sel, err := s.S.SelectFrom(src, q)
-	if err != nil {
-		return nil, err
-	}
-	x := &Exclusives{now: now, Problems: sel.Problems, bounds: loadReceiptBounds(sel.Sources),
+	x := &Exclusives{now: now, Problems: sel.Problems, bounds: bounds,
 		entries: make([]jsonl.Entry, 0, len(sel.Entries)), droids: make([]string, 0, len(sel.Entries))}
 	patterns := make([]string, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
-		if !activeFields(e.Fields, now) || string(e.Fields[holdExclusive]) != "true" {
+		if string(e.Fields[holdExclusive]) != "true" || !bounds.active(e, now) {
 			continue
-		}
-		if until, ok := x.bounds.until(e); ok && !until.After(now) {
-			continue // from the future when it arrived, and ended since
 		}
 		pattern, ok1 := jsonline.String(e.Fields[holdPattern])
 		droid, ok2 := jsonline.String(e.Fields[holdDroid])

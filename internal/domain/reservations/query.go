@@ -74,6 +74,24 @@ func holding(src *store.Sources, kind string, lasts time.Duration, current func(
 	}
 }
 
+// selectCurrent selects, from every source, the reservations active at
+// now (currentQuery) with fields (liveFields, then what the caller reads
+// without decoding; suffix names them for the cache), and the arrivals
+// that bound them (see receiptBounds.active).
+func (s *Store) selectCurrent(now time.Time, fields []string, suffix string) (*store.Selection, receiptBounds, error) {
+	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := currentQuery(src, now)
+	q.Fields, q.Name = fields, q.Name+suffix
+	sel, err := s.S.SelectFrom(src, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sel, loadReceiptBounds(sel.Sources), nil
+}
+
 // Active returns the reservations active at now, across every worktree.
 func (s *Store) Active(now time.Time) ([]Live, error) {
 	live, _, err := s.selectLive(func(src *store.Sources) store.Query {
