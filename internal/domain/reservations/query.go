@@ -74,18 +74,25 @@ func holding(src *store.Sources, kind string, lasts time.Duration, current func(
 	}
 }
 
-// selectCurrent selects, from every source, the reservations active at
-// now (currentQuery) with fields (liveFields, then what the caller reads
-// without decoding; suffix names them for the cache), and the arrivals
-// that bound them (see receiptBounds.active).
+// selectCurrent selects the reservations active at now (currentQuery)
+// with fields: liveFields, then what the caller reads without decoding
+// (suffix names them for the cache).
 func (s *Store) selectCurrent(now time.Time, fields []string, suffix string) (*store.Selection, receiptBounds, error) {
+	return s.selectSources(func(src *store.Sources) store.Query {
+		q := currentQuery(src, now)
+		q.Fields, q.Name = fields, q.Name+suffix
+		return q
+	})
+}
+
+// selectSources runs the query chosen for the log's sources over their
+// union, and returns the arrivals that bound what it selected.
+func (s *Store) selectSources(query func(*store.Sources) store.Query) (*store.Selection, receiptBounds, error) {
 	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	q := currentQuery(src, now)
-	q.Fields, q.Name = fields, q.Name+suffix
-	sel, err := s.S.SelectFrom(src, q)
+	sel, err := s.S.SelectFrom(src, query(src))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -108,19 +115,14 @@ func (s *Store) Active(now time.Time) ([]Live, error) {
 }
 
 // selectLive runs the query chosen for the log's sources over their union
-// and decodes the reservations that wanted accepts (all when nil); lines
-// that do not decode are returned as problems.
+// (selectSources) and decodes the reservations that wanted accepts (all
+// when nil); lines that do not decode are returned as problems.
 func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(jsonl.Entry) bool) ([]Live, []jsonl.Problem, error) {
-	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	sel, err := s.S.SelectFrom(src, query(src))
+	sel, bounds, err := s.selectSources(query)
 	if err != nil {
 		return nil, nil, err
 	}
 	problems := sel.Problems
-	bounds := loadReceiptBounds(sel.Sources)
 	out := make([]Live, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
 		if wanted != nil && !wanted(e) {
