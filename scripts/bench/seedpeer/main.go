@@ -2,9 +2,7 @@
 // against: seed 002's plan for QueenBee (ReadAll with bufio.Scanner and
 // encoding/json into a struct per line, a latest-state map, the naive
 // PatternsOverlap, one append), written out as it stands in the seed so both
-// run on the same store in the same benchmark. Its records are the seed's
-// structs as package records has them (the seed's fields and those added
-// since, which the benchmark's lines may carry).
+// run on the same store in the same benchmark.
 //
 //	seedpeer -dir .beads reserve PATTERN DROID
 //	seedpeer -dir .beads inbox DROID
@@ -24,24 +22,48 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-// latest is the seed's ReadAll and latest-state map: every line of the log
-// at path decoded into a T, the last version of each id kept.
-func latest[T any](path string, id func(*T) string) map[string]*T {
-	out := map[string]*T{}
+type reservation struct {
+	ID         string     `json:"id"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	ReleasedAt *time.Time `json:"released_at,omitempty"`
+	Pattern    string     `json:"pattern"`
+	Droid      string     `json:"droid"`
+	IssueID    string     `json:"issue_id,omitempty"`
+	Status     string     `json:"status"`
+	Exclusive  bool       `json:"exclusive"`
+	Reason     string     `json:"reason,omitempty"`
+}
+
+type message struct {
+	ID         string     `json:"id"`
+	CreatedAt  time.Time  `json:"created_at"`
+	From       string     `json:"from"`
+	To         string     `json:"to"`
+	Subject    string     `json:"subject"`
+	Body       string     `json:"body"`
+	IssueID    string     `json:"issue_id,omitempty"`
+	ThreadID   string     `json:"thread_id,omitempty"`
+	Importance string     `json:"importance"`
+	Read       bool       `json:"read"`
+	ReadAt     *time.Time `json:"read_at,omitempty"`
+	Deleted    bool       `json:"deleted,omitempty"`
+}
+
+func readAll[T any](path string) []T {
 	f, err := os.Open(path)
 	if err != nil {
-		return out
+		return nil
 	}
 	defer f.Close()
+	var out []T
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		r := new(T)
-		if json.Unmarshal(sc.Bytes(), r) == nil {
-			out[id(r)] = r
+		var r T
+		if json.Unmarshal(sc.Bytes(), &r) == nil {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -88,9 +110,14 @@ func main() {
 	switch {
 	case len(args) == 3 && args[0] == "reserve":
 		path := filepath.Join(*dir, "queen_reservations.jsonl")
+		latest := map[string]*reservation{}
+		all := readAll[reservation](path)
+		for i := range all {
+			latest[all[i].ID] = &all[i]
+		}
 		now := time.Now().UTC()
 		conflicts := 0
-		for _, r := range latest(path, func(r *records.Reservation) string { return r.ID }) {
+		for _, r := range latest {
 			if r.Status == "released" || r.ExpiresAt.Before(now) || r.Droid == args[2] {
 				continue
 			}
@@ -98,20 +125,25 @@ func main() {
 				conflicts++
 			}
 		}
-		rec := records.Reservation{ID: fmt.Sprintf("qr-peer%d", now.UnixNano()), CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour),
+		rec := reservation{ID: fmt.Sprintf("qr-peer%d", now.UnixNano()), CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour),
 			Pattern: args[1], Droid: args[2], Status: "active", Exclusive: true}
 		appendLine(path, rec)
 		fmt.Println(conflicts, "conflicts")
 	case len(args) == 5 && args[0] == "send":
 		// MessageStore.Send: a new id and time, one append (JSONLStore.Append).
 		now := time.Now().UTC()
-		m := records.Message{ID: fmt.Sprintf("qm-peer%d", now.UnixNano()), CreatedAt: now, From: args[1], To: args[2],
+		m := message{ID: fmt.Sprintf("qm-peer%d", now.UnixNano()), CreatedAt: now, From: args[1], To: args[2],
 			Subject: args[3], Body: args[4], Importance: "normal"}
 		appendLine(filepath.Join(*dir, "queen_messages.jsonl"), m)
 		fmt.Println("sent", m.ID)
 	case len(args) == 2 && args[0] == "inbox":
-		var inbox []records.Message
-		for _, m := range latest(filepath.Join(*dir, "queen_messages.jsonl"), func(m *records.Message) string { return m.ID }) {
+		latest := map[string]*message{}
+		all := readAll[message](filepath.Join(*dir, "queen_messages.jsonl"))
+		for i := range all {
+			latest[all[i].ID] = &all[i]
+		}
+		var inbox []message
+		for _, m := range latest {
 			if !m.Deleted && m.To == args[1] {
 				inbox = append(inbox, *m)
 			}
