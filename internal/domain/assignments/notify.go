@@ -18,7 +18,7 @@ func (a *Store) tellReassigned(tx *jsonl.Tx, req Request, replaced records.Assig
 		subject = fmt.Sprintf("%s took over %s (--force)", req.By, req.IssueID)
 	}
 	body := fmt.Sprintf("%s reassigned issue %s from you to %s with --force; your assignment %s is now reassigned.\n",
-		req.By, req.IssueID, req.Droid, replaced.ID) + reasonLine(req.Reason) +
+		req.By, req.IssueID, req.Droid, replaced.ID) + messages.ReasonLine(req.Reason) +
 		"See `git queen assignments --issue " + req.IssueID + " --all`; reply to " + req.By + " if you were still on it."
 	return a.send(tx, req.By, replaced.Droid, subject, body, req.IssueID)
 }
@@ -27,29 +27,13 @@ func (a *Store) tellReassigned(tx *jsonl.Tx, req Request, replaced records.Assig
 func (a *Store) tellEnded(tx *jsonl.Tx, req UnassignRequest, x records.Assignment) ([]records.Message, error) {
 	subject := fmt.Sprintf("%s unassigned you from %s (--force)", req.By, req.IssueID)
 	body := fmt.Sprintf("%s ended your assignment %s of issue %s with --force; it is now %s.\n", req.By, x.ID, req.IssueID, x.Status) +
-		reasonLine(req.Reason) + "Claim it again (git queen claim " + req.IssueID + ") if you are still on it, or reply."
+		messages.ReasonLine(req.Reason) + "Claim it again (git queen claim " + req.IssueID + ") if you are still on it, or reply."
 	return a.send(tx, req.By, x.Droid, subject, body, req.IssueID)
 }
 
-// send sends one message. A holder whose name no message can be addressed
-// to (a record written by hand) is not told, rather than failing the
-// change.
+// send sends one notice (see messages.Store.Notify).
 func (a *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
-	if records.ValidateDroid(to) != nil {
-		return nil, nil
-	}
-	if r := []rune(subject); len(r) > records.MaxSubject {
-		subject = string(r[:records.MaxSubject])
-	}
-	return (&messages.Store{S: a.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: subject, Body: body,
-		IssueID: issue, Importance: records.ImportanceHigh})
-}
-
-func reasonLine(reason string) string {
-	if reason == "" {
-		return ""
-	}
-	return "Reason: " + reason + "\n"
+	return (&messages.Store{S: a.S}).Notify(tx, from, to, subject, body, issue)
 }
 
 // tellUndone tells the holder of before, whose assignment res's forced

@@ -3,6 +3,9 @@ package messages
 import (
 	"fmt"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
 // MaxListing bounds the part of a message body that lists records (the
@@ -23,4 +26,30 @@ func Listing(items []string, maxBytes int) string {
 		b.WriteString("  " + it + "\n")
 	}
 	return b.String()
+}
+
+// ReasonLine is the line of a notice's body that gives the reason its
+// sender gave, "" when none.
+func ReasonLine(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return "Reason: " + strings.TrimSpace(reason) + "\n"
+}
+
+// Notify sends, inside tx, one notice of importance high from the droid
+// that changed another droid's reservations or assignments (or asks it
+// to) to that droid. A recipient whose name no message can be addressed
+// to (a record written by hand) is not told, and an issue id no message
+// may carry is left out, rather than failing the change; the subject is
+// cut to fit.
+func (m *Store) Notify(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
+	if records.ValidateDroid(to) != nil {
+		return nil, nil
+	}
+	if issue != "" && records.ValidateIssueID(issue) != nil {
+		issue = ""
+	}
+	return m.SendIn(tx, Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
+		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
 }

@@ -1,25 +1,15 @@
 package messages
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
-
+	presence "github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 )
-
-// RosterFile is the committed configuration, in the worktree's .beads/
-// directory, whose [droids] table lists the droids a team expects (the
-// file validate reads its rules from): `names = ["ann", "bob"]`. A droid
-// listed there may be sent messages before it has written anything.
-const RosterFile = "queen.toml"
 
 // MaxRecipients bounds a list of recipients: each name is checked, and
 // each copy is a record.
@@ -59,7 +49,7 @@ func (e *UnknownRecipientError) Error() string {
 		fmt.Fprintf(&b, "; known droids: %s", listUpTo(e.Known, 12))
 	}
 	b.WriteString("\nname a droid that has sent, received, reserved or been assigned something, or list it under [droids] names in .beads/" +
-		RosterFile + "; pass --new if the name is meant (a droid that has not started yet)")
+		schema.ConfigFile + "; pass --new if the name is meant (a droid that has not started yet)")
 	return b.String()
 }
 
@@ -196,11 +186,18 @@ func (r *roster) all() ([]string, error) {
 	return r.known, nil
 }
 
+// read reads the droids the team's configuration lists under [droids]
+// names (roster.Config.DroidNames; no .beads/ or no file: none). A droid
+// listed there may be sent messages before it has written anything.
 func (r *roster) read() error {
 	if r.listed != nil {
 		return nil
 	}
-	names, err := readRoster(r.m.S.WS.BeadsDir)
+	cfg, err := presence.ReadConfig(r.m.S.WS.BeadsDir)
+	if err != nil {
+		return err
+	}
+	names, err := cfg.DroidNames()
 	if err != nil {
 		return err
 	}
@@ -209,38 +206,6 @@ func (r *roster) read() error {
 		r.listed[n] = true
 	}
 	return nil
-}
-
-// readRoster returns the names under [droids] in the roster file of the
-// .beads/ directory dir ("" or no file: none). A file that does not parse,
-// or a name that is not a droid's, is an error that names the file: a
-// message must not be refused, or sent, on a misread roster.
-func readRoster(dir string) ([]string, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	path := filepath.Join(dir, RosterFile)
-	data, err := schema.ReadConfigFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var cfg struct {
-		Droids struct {
-			Names []string `toml:"names"`
-		} `toml:"droids"`
-	}
-	if err := toml.Unmarshal(data, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w (fix it: its [droids] names say who may get messages)", path, err)
-	}
-	for _, n := range cfg.Droids.Names {
-		if err := records.ValidateDroid(n); err != nil {
-			return nil, fmt.Errorf("%s: [droids] names: %w", path, err)
-		}
-	}
-	return cfg.Droids.Names, nil
 }
 
 // orList is "a", "a or b", "a, b or c".

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
 )
 
 // TestRecipients sends, as a person types names, to droids the repository
@@ -152,7 +153,7 @@ func (f *fixture) inboxAll(t *testing.T) []records.Message {
 func (f *fixture) roster(t *testing.T, content string) string {
 	t.Helper()
 	dir := filepath.Join(f.m.S.WS.Repo.TopLevel, ".beads")
-	path := filepath.Join(dir, RosterFile)
+	path := filepath.Join(dir, schema.ConfigFile)
 	writeFile(t, path, content)
 	f.m.S.WS.BeadsDir = dir // as the workspace finds it once the directory exists
 	return path

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -21,74 +20,65 @@ import (
 // whether a version was written. Reading someone else's message changes
 // nothing.
 func (m *Store) MarkRead(id, reader string) (records.Message, bool, error) {
-	var msg records.Message
-	changed := false
-	err := m.S.Update(func(tx *jsonl.Tx) error {
-		cur, raw, err := m.Get(id)
-		if err != nil {
-			return err
-		}
-		msg = cur
-		if cur.To != reader || cur.Read {
-			return nil
+	return m.amend(id, func(msg *records.Message, raw []byte) ([]jsonl.Field, error) {
+		if msg.To != reader || msg.Read {
+			return nil, nil
 		}
 		now := m.S.Now()
 		updated := records.Successor(now, raw)
-		line, err := newVersion(id, raw,
-			jsonl.Field{Name: "read", Value: true},
-			jsonl.Field{Name: "read_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: updated},
-			jsonl.Field{Name: "updated_by", Value: reader})
-		if err != nil {
-			return err
-		}
-		if err := tx.Append(m.S.Log(records.MessagesFile), line); err != nil {
-			return err
-		}
-		msg.Read, msg.ReadAt, msg.UpdatedAt, msg.UpdatedBy, changed = true, &now, &updated, reader, true
-		return nil
+		msg.Read, msg.ReadAt, msg.UpdatedAt, msg.UpdatedBy = true, &now, &updated, reader
+		return []jsonl.Field{{Name: "read", Value: true}, {Name: "read_at", Value: now},
+			{Name: "updated_at", Value: updated}, {Name: "updated_by", Value: reader}}, nil
 	})
-	return msg, changed, err
 }
 
 // Delete soft-deletes a message: a new version with deleted set, which
 // hides it from inboxes and threads. Only its sender or recipient may.
 func (m *Store) Delete(id, droid string) (records.Message, error) {
+	msg, _, err := m.amend(id, func(msg *records.Message, raw []byte) ([]jsonl.Field, error) {
+		if droid != msg.To && droid != msg.From {
+			return nil, fmt.Errorf("message %s is from %s to %s; only they can delete it", id, msg.From, msg.To)
+		}
+		if msg.Deleted {
+			return nil, fmt.Errorf("message %s is already deleted", id)
+		}
+		updated := records.Successor(m.S.Now(), raw)
+		msg.Deleted, msg.UpdatedAt, msg.UpdatedBy = true, &updated, droid
+		return []jsonl.Field{{Name: "deleted", Value: true}, {Name: "updated_at", Value: updated}, {Name: "updated_by", Value: droid}}, nil
+	})
+	return msg, err
+}
+
+// amend writes, under the lock, the next version of message id: change
+// gets its current version and line, makes of the message what the new
+// version says, and returns the fields to set (none: nothing is written).
+// The version is checked by the rules every version obeys. It returns
+// the message as it then stands and whether a version was written.
+func (m *Store) amend(id string, change func(msg *records.Message, raw []byte) ([]jsonl.Field, error)) (records.Message, bool, error) {
 	var msg records.Message
+	wrote := false
 	err := m.S.Update(func(tx *jsonl.Tx) error {
 		cur, raw, err := m.Get(id)
 		if err != nil {
 			return err
 		}
 		msg = cur
-		if droid != cur.To && droid != cur.From {
-			return fmt.Errorf("message %s is from %s to %s; only they can delete it", id, cur.From, cur.To)
-		}
-		if cur.Deleted {
-			return fmt.Errorf("message %s is already deleted", id)
-		}
-		updated := records.Successor(m.S.Now(), raw)
-		line, err := newVersion(id, raw,
-			jsonl.Field{Name: "deleted", Value: true},
-			jsonl.Field{Name: "updated_at", Value: updated},
-			jsonl.Field{Name: "updated_by", Value: droid})
-		if err != nil {
+		fields, err := change(&msg, raw)
+		if err != nil || len(fields) == 0 {
 			return err
 		}
-		msg.Deleted, msg.UpdatedAt, msg.UpdatedBy = true, &updated, droid
-		return tx.Append(m.S.Log(records.MessagesFile), line)
+		line, err := jsonl.SetFields(raw, fields...)
+		if err != nil {
+			return fmt.Errorf("message %s: %w", id, err)
+		}
+		if line, err = records.CheckedNext(records.MessagesFile, raw, line); err != nil {
+			return err
+		}
+		err = tx.Append(m.S.Log(records.MessagesFile), line)
+		wrote = err == nil
+		return err
 	})
-	return msg, err
-}
-
-// newVersion is the current version raw of message id with fields set,
-// checked by the rules every version obeys.
-func newVersion(id string, raw []byte, fields ...jsonl.Field) ([]byte, error) {
-	line, err := jsonl.SetFields(raw, fields...)
-	if err != nil {
-		return nil, fmt.Errorf("message %s: %w", id, err)
-	}
-	return records.CheckedNext(records.MessagesFile, raw, line)
+	return msg, wrote, err
 }
 
 // Reply sends a message back to the parent's sender, in its thread. An
@@ -109,10 +99,7 @@ func (m *Store) Reply(parentID string, d Draft) ([]records.Message, error) {
 		if !strings.HasPrefix(d.Subject, "Re: ") {
 			d.Subject = "Re: " + d.Subject
 		}
-		for utf8.RuneCountInString(d.Subject) > records.MaxSubject {
-			_, size := utf8.DecodeLastRuneInString(d.Subject)
-			d.Subject = d.Subject[:len(d.Subject)-size]
-		}
+		d.Subject = records.Clip(d.Subject, records.MaxSubject)
 	}
 	d.IssueID = cmp.Or(d.IssueID, parent.IssueID)
 	d.ReplyTo = parentID

@@ -38,6 +38,17 @@ func (b receiptBounds) until(e jsonl.Entry) (time.Time, bool) {
 	return a.Until, true
 }
 
+// active reports whether the version e, read with the live fields first,
+// is active at now: by its fields, and not from the future when it
+// arrived and ended since.
+func (b receiptBounds) active(e jsonl.Entry, now time.Time) bool {
+	if !activeFields(e.Fields, now) {
+		return false
+	}
+	until, ok := b.until(e)
+	return !ok || until.After(now)
+}
+
 // bound applies the arrival of e, if any, to its decoded reservation r. A
 // place in the queue counts for MaxWaitLease at most after it was written
 // (PlaceEnd), so one from the future counts that long after it arrived,

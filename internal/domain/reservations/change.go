@@ -197,29 +197,32 @@ func (c *ChangeRequest) selecting(mine []*Live) []string {
 
 // next is the new version of l the change writes.
 func (c *ChangeRequest) next(l *Live, now time.Time) ([]byte, error) {
-	fields := authorFields(l, c.By)
 	if c.Renew {
-		r, err := renewed(l, now, c.TTL, fields)
+		r, err := renewed(l, now, c.TTL, authorFields(l, c.By))
 		return r.raw, err
 	}
-	return nextLine("reservation "+l.ID, l.raw, l.raw, append([]jsonl.Field{
+	return released(l, now, c.By)
+}
+
+// released is the version that releases l at now, written by by (see
+// authorFields), with more fields set.
+func released(l *Live, now time.Time, by string, more ...jsonl.Field) ([]byte, error) {
+	fields := append([]jsonl.Field{
 		{Name: "status", Value: records.ReservationReleased},
 		{Name: "released_at", Value: now},
 		{Name: "updated_at", Value: records.Successor(now, l.raw)},
-	}, fields...)...)
+	}, more...)
+	return nextLine("reservation "+l.ID, l.raw, l.raw, append(fields, authorFields(l, by)...)...)
 }
 
 // nextLine is a new version of the reservation whose current line is cur:
 // base (cur, or a version before it) with fields set, held to the rules a
-// version after cur obeys (records.CheckedNext). label, when set, names the
+// version after cur obeys (records.CheckedNext). label names the
 // reservation in an error of setting the fields.
 func nextLine(label string, base, cur []byte, fields ...jsonl.Field) ([]byte, error) {
 	line, err := jsonl.SetFields(base, fields...)
-	if err != nil && label != "" {
-		err = fmt.Errorf("%s: %w", label, err)
-	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return records.CheckedNext(records.ReservationsFile, cur, line)
 }

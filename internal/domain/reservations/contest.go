@@ -83,12 +83,7 @@ func (s *Store) withdraw(tx *jsonl.Tx, lost []Live, why []string, now time.Time)
 	for i, l := range lost {
 		// The holder's clone withdraws its own grant: the version is the
 		// holder's (updated_by), whichever process of that clone wrote it.
-		line, err := nextLine("", l.raw, l.raw, append([]jsonl.Field{
-			{Name: "status", Value: records.ReservationReleased},
-			{Name: "released_at", Value: now},
-			{Name: "updated_at", Value: records.Successor(now, l.raw)},
-			{Name: "withdrawn", Value: records.Clip(why[i], records.MaxReason)},
-		}, authorFields(&l, l.Droid)...)...)
+		line, err := released(&l, now, l.Droid, jsonl.Field{Name: "withdrawn", Value: records.Clip(why[i], records.MaxReason)})
 		if err != nil {
 			return err
 		}

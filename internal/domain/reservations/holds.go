@@ -38,25 +38,16 @@ type Exclusives struct {
 // every worktree. It needs neither the identity nor the paths, so the hook
 // runs it while git lists the staged changes.
 func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
-	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	sel, bounds, err := s.selectCurrent(now, holdFields, "+holds")
 	if err != nil {
 		return nil, err
 	}
-	q := currentQuery(src, now)
-	q.Fields, q.Name = holdFields, q.Name+"+holds"
-	sel, err := s.S.SelectFrom(src, q)
-	if err != nil {
-		return nil, err
-	}
-	x := &Exclusives{now: now, Problems: sel.Problems, bounds: loadReceiptBounds(sel.Sources),
+	x := &Exclusives{now: now, Problems: sel.Problems, bounds: bounds,
 		entries: make([]jsonl.Entry, 0, len(sel.Entries)), droids: make([]string, 0, len(sel.Entries))}
 	patterns := make([]string, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
-		if !activeFields(e.Fields, now) || string(e.Fields[holdExclusive]) != "true" {
+		if string(e.Fields[holdExclusive]) != "true" || !bounds.active(e, now) {
 			continue
-		}
-		if until, ok := x.bounds.until(e); ok && !until.After(now) {
-			continue // from the future when it arrived, and ended since
 		}
 		pattern, ok1 := jsonline.String(e.Fields[holdPattern])
 		droid, ok2 := jsonline.String(e.Fields[holdDroid])
@@ -91,18 +82,29 @@ func (x *Exclusives) Holds(me string, paths []string) []Hold {
 	var holds []Hold
 	for _, p := range paths {
 		for _, i := range x.index.matching(p) {
-			if x.droids[i] == me && me != "" {
-				continue
+			if !x.mine(i, me) {
+				holds = x.hold(holds, i, p, "")
 			}
-			r, err := records.DecodeReservation(x.entries[i].Raw)
-			if err != nil {
-				continue // its fields read as an active exclusive one; the line is reported by validate
-			}
-			x.bounds.bound(x.entries[i], &r)
-			holds = append(holds, Hold{Path: p, Reservation: r})
 		}
 	}
 	return holds
+}
+
+// mine reports whether the i-th reservation of x is me's (me empty is
+// nobody).
+func (x *Exclusives) mine(i int, me string) bool { return x.droids[i] == me && me != "" }
+
+// hold is holds with the i-th reservation of x holding path, unless its
+// line does not decode (its fields read as an active exclusive one;
+// validate reports the line). Only the reservations that hold are
+// decoded.
+func (x *Exclusives) hold(holds []Hold, i int, path, witness string) []Hold {
+	r, err := records.DecodeReservation(x.entries[i].Raw)
+	if err != nil {
+		return holds
+	}
+	x.bounds.bound(x.entries[i], &r)
+	return append(holds, Hold{Path: path, Reservation: r, Witness: witness})
 }
 
 // Within returns, for each directory (or submodule) among dirs, the
@@ -118,19 +120,12 @@ func (x *Exclusives) Within(me string, dirs []string) []Hold {
 			tree = "**" // the top of the repository
 		}
 		for i, pattern := range x.index.patterns {
-			if x.droids[i] == me && me != "" {
+			if x.mine(i, me) {
 				continue
 			}
-			witness, ok := overlap(tree, pattern)
-			if !ok {
-				continue
+			if witness, ok := overlap(tree, pattern); ok {
+				holds = x.hold(holds, i, dir, witness)
 			}
-			r, err := records.DecodeReservation(x.entries[i].Raw)
-			if err != nil {
-				continue
-			}
-			x.bounds.bound(x.entries[i], &r)
-			holds = append(holds, Hold{Path: dir, Reservation: r, Witness: witness})
 		}
 	}
 	return holds

@@ -25,24 +25,14 @@ var (
 // reservation is active here exactly when Active says so (the receiver's
 // bound on another clone's expiry included).
 func (s *Store) IssueHolders(me string, now time.Time) (map[string]string, []jsonl.Problem, error) {
-	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	sel, bounds, err := s.selectCurrent(now, issueFields, "+issues")
 	if err != nil {
 		return nil, nil, err
 	}
-	q := currentQuery(src, now)
-	q.Fields, q.Name = issueFields, q.Name+"+issues"
-	sel, err := s.S.SelectFrom(src, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	bounds := loadReceiptBounds(sel.Sources)
 	held := map[string]string{}
 	for _, e := range sel.Entries {
-		if e.Fields[issueIssue] == nil || !activeFields(e.Fields, now) {
+		if e.Fields[issueIssue] == nil || !bounds.active(e, now) {
 			continue
-		}
-		if until, ok := bounds.until(e); ok && !until.After(now) {
-			continue // from the future when it arrived, and ended since
 		}
 		issue, ok1 := jsonline.String(e.Fields[issueIssue])
 		droid, ok2 := jsonline.String(e.Fields[issueDroid])

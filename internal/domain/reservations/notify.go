@@ -3,7 +3,6 @@ package reservations
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
@@ -54,7 +53,7 @@ func (s *Store) tellHolders(tx *jsonl.Tx, req Request, found []Conflict, subject
 	holders, lines := byHolder(found)
 	var sent []records.Message
 	for _, h := range holders {
-		body := intro + messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + reasonLine(req.Reason) + outro
+		body := intro + messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + messages.ReasonLine(req.Reason) + outro
 		msgs, err := s.send(tx, req.Droid, h, subject, body, req.IssueID)
 		if err != nil {
 			return nil, err
@@ -82,27 +81,11 @@ func (s *Store) tellHolder(tx *jsonl.Tx, c ChangeRequest, changed []records.Rese
 			changed[0].ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	body := fmt.Sprintf("%s %s your reservations with --force:\n", c.By, verb) + messages.Listing(items, messages.MaxListing) +
-		reasonLine(c.Reason) + next
+		messages.ReasonLine(c.Reason) + next
 	return s.send(tx, c.By, c.Holder, c.By+" "+verb+" "+what+" (--force)", body, "")
 }
 
-// send sends one message. A holder whose name no message can be addressed
-// to (a record written by hand) is not told, rather than failing the
-// change.
+// send sends one notice (see messages.Store.Notify).
 func (s *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
-	if records.ValidateDroid(to) != nil {
-		return nil, nil
-	}
-	if issue != "" && records.ValidateIssueID(issue) != nil {
-		issue = ""
-	}
-	return (&messages.Store{S: s.S}).SendIn(tx, messages.Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
-		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
-}
-
-func reasonLine(reason string) string {
-	if reason == "" {
-		return ""
-	}
-	return "Reason: " + strings.TrimSpace(reason) + "\n"
+	return (&messages.Store{S: s.S}).Notify(tx, from, to, subject, body, issue)
 }

@@ -13,15 +13,6 @@ import (
 // liveFields are what the live queries read of every line.
 var liveFields = []string{"status", "expires_at", "updated_at", "released_at", "created_at"}
 
-// activeQuery keeps the versions that are active at now. It is enough when
-// the log has one source: the current version of each id decides.
-func activeQuery(now time.Time) store.Query {
-	return store.Query{
-		Name:  "reservations-active-v1",
-		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return activeFields(f, now) }},
-	}
-}
-
 func activeFields(f [][]byte, now time.Time) bool {
 	expires, written, ok := liveTimes(f, records.ReservationActive)
 	return ok && records.CappedExpiry(expires, written).After(now)
@@ -47,22 +38,6 @@ func liveTimes(f [][]byte, status string) (expires, written time.Time, ok bool) 
 // live queries' fields.
 var idAndLiveFields = append([]string{jsonline.DefaultKey}, liveFields...)
 
-// liveQuery is activeQuery for a union of several sources (worktrees): it
-// also keeps every version recent enough to supersede an active one in
-// another source, since a release there must win over a stale copy here.
-// A version can only be active for MaxTTL after it was written, so older
-// ones cannot matter. It is monotone in time, so it can be cached.
-func liveQuery(now time.Time) store.Query {
-	horizon := now.Add(-MaxTTL)
-	return store.Query{
-		Name: "reservations-live-v1",
-		Query: jsonl.Query{
-			Fields: liveFields,
-			Keep:   func(f [][]byte) bool { return activeFields(f, now) || writtenAfter(f, horizon) },
-		},
-	}
-}
-
 // writtenAfter reports whether the liveFields f of a version hold a time
 // after horizon among updated_at, released_at and created_at.
 func writtenAfter(f [][]byte, horizon time.Time) bool {
@@ -72,18 +47,56 @@ func writtenAfter(f [][]byte, horizon time.Time) bool {
 	})
 }
 
-// currentQuery selects what is active at now from src: the active versions
-// when there is one source; with several, the live ones, so that a release
-// in one source wins over a stale copy in another, and of the winners the
-// active ones (which the store caches while no source changes).
+// currentQuery selects the reservations active at now from src (see
+// holding).
 func currentQuery(src *store.Sources, now time.Time) store.Query {
+	return holding(src, "active", MaxTTL, func(f [][]byte) bool { return activeFields(f, now) }, now)
+}
+
+// holding selects the versions that hold at now by current (a function of
+// their liveFields): with one source, the current version of each id
+// decides, and those that hold are kept. With several (worktrees, synced
+// clones) it also keeps every version written after now less lasts (how
+// long a version can hold after it was written: older ones cannot
+// matter), since a release or an end in one source must win over a stale
+// copy in another; of the winners, those that hold (which the store
+// caches while no source changes). Keeping by time is monotone in time,
+// so it can be cached.
+func holding(src *store.Sources, kind string, lasts time.Duration, current func([][]byte) bool, now time.Time) store.Query {
 	if src.Count() == 1 {
-		return activeQuery(now)
+		return store.Query{Name: "reservations-" + kind + "-v1", Query: jsonl.Query{Fields: liveFields, Keep: current}}
 	}
-	q := liveQuery(now)
-	q.Name = "reservations-live-active-v1"
-	q.Final = func(f [][]byte) bool { return activeFields(f, now) }
-	return q
+	horizon := now.Add(-lasts)
+	return store.Query{
+		Name:  "reservations-live-" + kind + "-v1",
+		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return current(f) || writtenAfter(f, horizon) }},
+		Final: current,
+	}
+}
+
+// selectCurrent selects the reservations active at now (currentQuery)
+// with fields: liveFields, then what the caller reads without decoding
+// (suffix names them for the cache).
+func (s *Store) selectCurrent(now time.Time, fields []string, suffix string) (*store.Selection, receiptBounds, error) {
+	return s.selectSources(func(src *store.Sources) store.Query {
+		q := currentQuery(src, now)
+		q.Fields, q.Name = fields, q.Name+suffix
+		return q
+	})
+}
+
+// selectSources runs the query chosen for the log's sources over their
+// union, and returns the arrivals that bound what it selected.
+func (s *Store) selectSources(query func(*store.Sources) store.Query) (*store.Selection, receiptBounds, error) {
+	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err := s.S.SelectFrom(src, query(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	return sel, loadReceiptBounds(sel.Sources), nil
 }
 
 // Active returns the reservations active at now, across every worktree.
@@ -102,19 +115,14 @@ func (s *Store) Active(now time.Time) ([]Live, error) {
 }
 
 // selectLive runs the query chosen for the log's sources over their union
-// and decodes the reservations that wanted accepts (all when nil); lines
-// that do not decode are returned as problems.
+// (selectSources) and decodes the reservations that wanted accepts (all
+// when nil); lines that do not decode are returned as problems.
 func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(jsonl.Entry) bool) ([]Live, []jsonl.Problem, error) {
-	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	sel, err := s.S.SelectFrom(src, query(src))
+	sel, bounds, err := s.selectSources(query)
 	if err != nil {
 		return nil, nil, err
 	}
 	problems := sel.Problems
-	bounds := loadReceiptBounds(sel.Sources)
 	out := make([]Live, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
 		if wanted != nil && !wanted(e) {

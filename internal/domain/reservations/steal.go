@@ -57,13 +57,7 @@ func (s *Store) steal(tx *jsonl.Tx, req Request, active []Live, found []Conflict
 			return nil, nil, nil, fmt.Errorf("reservation %s: not among the active ones read", c.Held.ID)
 		}
 		l := active[i]
-		line, err := nextLine("reservation "+l.ID, l.raw, l.raw,
-			jsonl.Field{Name: "status", Value: records.ReservationReleased},
-			jsonl.Field{Name: "released_at", Value: now},
-			jsonl.Field{Name: "updated_at", Value: records.Successor(now, l.raw)},
-			jsonl.Field{Name: "updated_by", Value: req.Droid},
-			jsonl.Field{Name: "forced", Value: true},
-			jsonl.Field{Name: "stolen", Value: true})
+		line, err := released(&l, now, req.Droid, jsonl.Field{Name: "stolen", Value: true}) // forced: req.Droid is not the holder
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -98,19 +98,9 @@ func LiveVersion(line []byte, now time.Time) (id string, active, waiting, ok boo
 }
 
 // waitingQuery selects the places in the queue at now, as currentQuery
-// selects the active reservations: with several sources it also keeps the
-// versions recent enough to end a place another source still holds.
+// selects the active reservations (see holding).
 func waitingQuery(src *store.Sources, now time.Time) store.Query {
-	if src.Count() == 1 {
-		return store.Query{Name: "reservations-waiting-v1",
-			Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return waitingFields(f, now) }}}
-	}
-	horizon := now.Add(-MaxWaitLease)
-	return store.Query{
-		Name:  "reservations-live-waiting-v1",
-		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return waitingFields(f, now) || writtenAfter(f, horizon) }},
-		Final: func(f [][]byte) bool { return waitingFields(f, now) },
-	}
+	return holding(src, "waiting", MaxWaitLease, func(f [][]byte) bool { return waitingFields(f, now) }, now)
 }
 
 // Waiting returns the places in the queue at now, of every droid, worktree

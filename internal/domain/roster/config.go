@@ -14,10 +14,6 @@ import (
 	"github.com/git-queen/git-queen/internal/format/schema"
 )
 
-// ConfigFile is the team's configuration in the .beads/ directory, the
-// one validate and the recipients' check read.
-const ConfigFile = "queen.toml"
-
 // DefaultSilentAfter is how long a droid may go unseen before doctor
 // lists it as silent and others may steal its reservations and claims,
 // unless queen.toml's [roster] silent_after says otherwise.
@@ -44,14 +40,15 @@ type Config struct {
 	path string
 }
 
-// ReadConfig reads queen.toml in the .beads/ directory beadsDir; no
-// directory or no file is the defaults.
+// ReadConfig reads the team's configuration, queen.toml (schema.ConfigFile,
+// the file validate reads its rules from) in the .beads/ directory
+// beadsDir; no directory or no file is the defaults.
 func ReadConfig(beadsDir string) (*Config, error) {
 	c := &Config{}
 	if beadsDir == "" {
 		return c, nil
 	}
-	c.path = filepath.Join(beadsDir, ConfigFile)
+	c.path = filepath.Join(beadsDir, schema.ConfigFile)
 	data, err := schema.ReadConfigFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
@@ -80,4 +77,16 @@ func (c *Config) SilentAfter() (time.Duration, error) {
 			c.path, v, records.ShortDuration(MinSilence), records.ShortDuration(maxSilentAfter), records.ShortDuration(Interval))
 	}
 	return d, nil
+}
+
+// DroidNames are the droids [droids] names lists. A name that is not a
+// droid's is an error naming the file: a message must not be refused, or
+// sent, on a misread roster.
+func (c *Config) DroidNames() ([]string, error) {
+	for _, n := range c.Droids.Names {
+		if err := records.ValidateDroid(n); err != nil {
+			return nil, fmt.Errorf("%s: [droids] names: %w", c.path, err)
+		}
+	}
+	return c.Droids.Names, nil
 }

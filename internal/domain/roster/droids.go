@@ -96,11 +96,11 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 		for _, f := range folds {
 			for name, x := range f.(*seenFold).droids {
 				d := get(name)
-				if x.hasFirst {
-					seeFirst(d, x.first)
+				if x.First != nil {
+					seeFirst(d, *x.First)
 				}
-				if x.hasLast {
-					seeLast(d, x.last)
+				if x.Last != nil {
+					seeLast(d, *x.Last)
 				}
 			}
 		}

@@ -30,15 +30,25 @@ type seenFold struct {
 	droids  map[string]*seen
 }
 
-// seen is one droid as a log sees it.
+// seen is one droid as a log sees it; a time it has none of is nil. Its
+// JSON is what a saved fold holds of it.
 type seen struct {
-	// first is the earliest creation time of a record it created,
+	// First is the earliest creation time of a record it created,
 	// believable or not: Believed bounds it when it is read.
-	first time.Time
-	// last is its latest creation or write time no later than the
-	// horizon; ahead its earliest one after it.
-	last, ahead             time.Time
-	hasFirst, hasLast, hasA bool
+	First *time.Time `json:"first,omitempty"`
+	// Last is its latest creation or write time no later than the
+	// horizon; Ahead its earliest one after it.
+	Last  *time.Time `json:"last,omitempty"`
+	Ahead *time.Time `json:"ahead,omitempty"`
+}
+
+// setTime sets *p to t, allocating only when *p is nil: a fold sets times
+// at every line it adds.
+func setTime(p **time.Time, t time.Time) {
+	if *p == nil {
+		*p = new(time.Time)
+	}
+	**p = t
 }
 
 // seenFields are the fields a roster fold reads of a line: the record's
@@ -65,8 +75,8 @@ func (f *seenFold) Add(fields [][]byte) {
 		return
 	}
 	if d := f.droid(fields[0]); d != nil { // its creator was there when it was made
-		if !d.hasFirst || created.Before(d.first) {
-			d.first, d.hasFirst = created, true
+		if d.First == nil || created.Before(*d.First) {
+			setTime(&d.First, created)
 		}
 		f.see(d, created)
 	}
@@ -86,11 +96,11 @@ func (f *seenFold) Add(fields [][]byte) {
 // see notes that d wrote at t.
 func (f *seenFold) see(d *seen, t time.Time) {
 	if t.After(f.horizon) {
-		if !d.hasA || t.Before(d.ahead) {
-			d.ahead, d.hasA = t, true
+		if d.Ahead == nil || t.Before(*d.Ahead) {
+			setTime(&d.Ahead, t)
 		}
-	} else if !d.hasLast || t.After(d.last) {
-		d.last, d.hasLast = t, true
+	} else if d.Last == nil || t.After(*d.Last) {
+		setTime(&d.Last, t)
 	}
 }
 
@@ -118,30 +128,9 @@ func (f *seenFold) droid(raw []byte) *seen {
 	return d
 }
 
-// savedSeen is a droid of a saved fold.
-type savedSeen struct {
-	First *time.Time `json:"first,omitempty"`
-	Last  *time.Time `json:"last,omitempty"`
-	Ahead *time.Time `json:"ahead,omitempty"`
-}
-
 // Save is the fold as JSON, a few dozen bytes a droid.
 func (f *seenFold) Save() []byte {
-	out := make(map[string]savedSeen, len(f.droids))
-	for name, d := range f.droids {
-		var s savedSeen
-		if d.hasFirst {
-			s.First = &d.first
-		}
-		if d.hasLast {
-			s.Last = &d.last
-		}
-		if d.hasA {
-			s.Ahead = &d.ahead
-		}
-		out[name] = s
-	}
-	b, err := json.Marshal(map[string]any{"droids": out})
+	b, err := json.Marshal(map[string]any{"droids": f.droids})
 	if err != nil {
 		return nil // a time JSON cannot hold: fold again next time
 	}
@@ -152,33 +141,23 @@ func (f *seenFold) Save() []byte {
 // sighting past the horizon, no time ahead of it that has come within.
 func (f *seenFold) Load(saved []byte) bool {
 	var in struct {
-		Droids map[string]savedSeen `json:"droids"`
+		Droids map[string]*seen `json:"droids"`
 	}
 	if json.Unmarshal(saved, &in) != nil {
 		return false
 	}
-	f.droids = make(map[string]*seen, len(in.Droids))
-	for name, s := range in.Droids {
-		if records.ValidateDroid(name) != nil {
+	for name, d := range in.Droids {
+		if d == nil {
+			d = &seen{}
+			in.Droids[name] = d
+		}
+		if records.ValidateDroid(name) != nil || (d.Last != nil && d.Last.After(f.horizon)) || (d.Ahead != nil && !d.Ahead.After(f.horizon)) {
 			return false
 		}
-		d := &seen{}
-		if s.First != nil {
-			d.first, d.hasFirst = *s.First, true
-		}
-		if s.Last != nil {
-			if s.Last.After(f.horizon) {
-				return false
-			}
-			d.last, d.hasLast = *s.Last, true
-		}
-		if s.Ahead != nil {
-			if !s.Ahead.After(f.horizon) {
-				return false
-			}
-			d.ahead, d.hasA = *s.Ahead, true
-		}
-		f.droids[name] = d
+	}
+	f.droids = in.Droids
+	if f.droids == nil {
+		f.droids = map[string]*seen{}
 	}
 	return true
 }

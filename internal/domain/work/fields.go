@@ -22,42 +22,53 @@ var errNotObject = errors.New("not one JSON object")
 // (jsonline.String, ObjectFields), and `git queen validate` checks the
 // rest.
 func pickFields(line []byte, keys []string, out [][]byte) error {
-	i := skipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return errNotObject
-	}
-	i = skipSpace(line, i+1)
-	if i < len(line) && line[i] == '}' {
-		return trailing(line, i+1)
-	}
-	for {
+	return eachItem(line, '{', '}', func(i int) int {
 		if i >= len(line) || line[i] != '"' {
-			return errNotObject
+			return -1
 		}
 		end := skipString(line, i)
 		if end < 0 {
+			return -1
+		}
+		v := skipSpace(line, end)
+		if v >= len(line) || line[v] != ':' {
+			return -1
+		}
+		v = skipSpace(line, v+1)
+		vend := skipValue(line, v)
+		if vend >= 0 {
+			matchKey(line[i:end], keys, out, line[v:vend])
+		}
+		return vend
+	})
+}
+
+// eachItem steps through the object or array b (open and close are its
+// brackets), each member through item, which is given where the member
+// starts and returns where it ends (-1 when its structure does not hold),
+// and checks the commas between them and that nothing follows.
+func eachItem(b []byte, open, close byte, item func(i int) int) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != open {
+		return errNotObject
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == close {
+		return trailing(b, i+1)
+	}
+	for {
+		if i = item(i); i < 0 {
 			return errNotObject
 		}
-		rawKey := line[i:end]
-		i = skipSpace(line, end)
-		if i >= len(line) || line[i] != ':' {
+		i = skipSpace(b, i)
+		if i >= len(b) {
 			return errNotObject
 		}
-		i = skipSpace(line, i+1)
-		vend := skipValue(line, i)
-		if vend < 0 {
-			return errNotObject
-		}
-		matchKey(rawKey, keys, out, line[i:vend])
-		i = skipSpace(line, vend)
-		if i >= len(line) {
-			return errNotObject
-		}
-		switch line[i] {
+		switch b[i] {
 		case ',':
-			i = skipSpace(line, i+1)
-		case '}':
-			return trailing(line, i+1)
+			i = skipSpace(b, i+1)
+		case close:
+			return trailing(b, i+1)
 		default:
 			return errNotObject
 		}
@@ -159,31 +170,11 @@ func skipValue(b []byte, i int) int {
 // eachElement calls fn with each element of the JSON array raw, checking
 // its structure as pickFields does.
 func eachElement(raw []byte, fn func(value []byte)) error {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return errNotObject
-	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return trailing(raw, i+1)
-	}
-	for {
+	return eachItem(raw, '[', ']', func(i int) int {
 		end := skipValue(raw, i)
-		if end < 0 {
-			return errNotObject
+		if end >= 0 {
+			fn(raw[i:end])
 		}
-		fn(raw[i:end])
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
-			return errNotObject
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case ']':
-			return trailing(raw, i+1)
-		default:
-			return errNotObject
-		}
-	}
+		return end
+	})
 }

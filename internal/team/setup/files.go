@@ -40,13 +40,13 @@ func (r *Repo) checkAttributes() Check {
 func (r *Repo) linesCheck(name, path string, lines []string, comment string) Check {
 	missing, err := missingLines(path, lines)
 	if err != nil {
-		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.rel(path), err)}
+		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.shown(path), err)}
 	}
 	if len(missing) == 0 {
-		return ok(name, "%s has git-queen's lines", r.rel(path))
+		return ok(name, "%s has git-queen's lines", r.shown(path))
 	}
 	return Check{Name: name, Status: Fail, Fixable: true, forInit: true,
-		Message: fmt.Sprintf("%s lacks %s: %s", r.rel(path), plural(len(missing), "line", "lines"), strings.Join(missing, " | ")),
+		Message: fmt.Sprintf("%s lacks %s: %s", r.shown(path), plural(len(missing), "line", "lines"), strings.Join(missing, " | ")),
 		fix:     func() error { return appendLines(path, comment, missing) }}
 }
 
@@ -85,12 +85,4 @@ func (r *Repo) checkDriver() Check {
 func (r *Repo) attributesNameDriver() bool {
 	data, err := readLinesFile(filepath.Join(r.TopLevel, AttributesFile))
 	return err == nil && strings.Contains(string(data), "merge=queen")
-}
-
-// rel shows a path relative to the top of the worktree.
-func (r *Repo) rel(path string) string {
-	if rel, err := filepath.Rel(r.TopLevel, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }

@@ -14,22 +14,18 @@ type Change struct {
 	Did string `json:"did,omitempty"`
 }
 
-// Init sets the repository up for git-queen and returns what it changed
-// (nothing when it was set up already) and the checks as they stand after.
-func (r *Repo) Init(o Options) ([]Change, []Check, error) {
-	return r.apply(o)
-}
-
 // Doctor runs every check; with fix it repairs what init would have set.
 func (r *Repo) Doctor(o Options, fix bool) ([]Change, []Check, error) {
 	if !fix {
 		return nil, r.Checks(o), nil
 	}
-	return r.apply(o)
+	return r.Init(o)
 }
 
-// apply fixes what fails among the checks init sets up.
-func (r *Repo) apply(o Options) ([]Change, []Check, error) {
+// Init sets the repository up for git-queen: it fixes what fails among
+// the checks init sets up, and returns what it changed (nothing when it
+// was set up already) and the checks as they stand after.
+func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 	defer r.answering()()
 	checks := r.Checks(o)
 	var changes []Change

@@ -42,7 +42,7 @@ func (r *Repo) checkLedgers() []Check {
 	case h.Local == "":
 		out = append(out, ok("ledger", "no ledger yet (the first git queen sync writes refs/queen/ledger)"))
 	default:
-		out = append(out, ok("ledger", "this clone's ledger %s reads whole", h.Local[:12]))
+		out = append(out, ok("ledger", "this clone's ledger %s reads whole", short(h.Local)))
 	}
 	for _, remote := range slices.Sorted(maps.Keys(h.Remotes)) {
 		out = append(out, Check{Name: "remote-ledger", Status: Warn, Message: fmt.Sprintf(

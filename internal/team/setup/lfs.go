@@ -104,8 +104,7 @@ func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
 	}
 	line := "had git-lfs install its " + strings.Join(missing, ", ") + " hooks beside git-queen's pre-push, which runs LFS's"
 	if lfsErr != nil {
-		msg, _, _ := strings.Cut(lfsErr.Error(), "\n")
-		line = "git-lfs could not install its " + strings.Join(missing, ", ") + " hooks (" + msg + "); git-queen's pre-push runs LFS's all the same"
+		line = "git-lfs could not install its " + strings.Join(missing, ", ") + " hooks (" + oneLine(lfsErr) + "); git-queen's pre-push runs LFS's all the same"
 	}
 	if did == "" {
 		return line, nil

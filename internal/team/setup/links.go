@@ -29,7 +29,7 @@ func (r *Repo) checkLinks() Check {
 		for _, p := range paths {
 			var outside *jsonl.OutsideError
 			if err := jsonl.CheckInside(p, roots); errors.As(err, &outside) {
-				out = append(out, fmt.Sprintf("%s -> %s", r.rel(p), outside.Target))
+				out = append(out, fmt.Sprintf("%s -> %s", r.shown(p), outside.Target))
 			}
 		}
 	}
@@ -50,13 +50,13 @@ func (r *Repo) checkStoreFiles() Check {
 	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, store.ReceivedDir)} {
 		for _, name := range records.LogFiles() {
 			if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
-				bad = append(bad, fmt.Sprintf("%s is a directory, not a log", r.rel(filepath.Join(dir, name))))
+				bad = append(bad, fmt.Sprintf("%s is a directory, not a log", r.shown(filepath.Join(dir, name))))
 			}
 		}
 	}
 	if info, err := os.Stat(r.StoreDir); err == nil && info.IsDir() {
 		if f, err := os.CreateTemp(r.StoreDir, ".queen-doctor-*"); err != nil {
-			bad = append(bad, fmt.Sprintf("cannot write in %s (%v): every write will fail", r.rel(r.StoreDir), err))
+			bad = append(bad, fmt.Sprintf("cannot write in %s (%v): every write will fail", r.shown(r.StoreDir), err))
 		} else {
 			f.Close()
 			os.Remove(f.Name())

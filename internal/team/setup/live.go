@@ -77,7 +77,7 @@ func (r *Repo) checkLegacy() Check {
 	for _, st := range stats {
 		pending += st.Imported
 	}
-	rel := r.relAll(files)
+	rel := r.shownAll(files)
 	if pending == 0 {
 		return ok("migrate", "%s are in the live store already; git-queen no longer reads them "+
 			"(git rm --cached them and commit, or keep them for other tools: git queen export refreshes them)", strings.Join(rel, ", "))

@@ -139,7 +139,7 @@ func (r *Repo) storeFiles() []string {
 func (r *Repo) checkStore(f string, received bool) (problem, repeat string) {
 	data, info, release, err := mapfile.OpenInfo(f, false)
 	if err != nil {
-		return fmt.Sprintf("%s: %v", r.rel(f), err), ""
+		return fmt.Sprintf("%s: %v", r.shown(f), err), ""
 	}
 	// A problem's words may point into the mapping (schema reads strings
 	// in place): it is released once they are copied.
@@ -155,11 +155,11 @@ func (r *Repo) checkStore(f string, received bool) (problem, repeat string) {
 		// line. blankRepeats writes: it gets a copy.
 		copied, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Sprintf("%s: %v", r.rel(f), err), ""
+			return fmt.Sprintf("%s: %v", r.shown(f), err), ""
 		}
 		n := blankRepeats(copied)
 		if res = schema.ValidateFile(name, copied, schema.Options{Limit: 1}); res.Valid() {
-			return "", fmt.Sprintf("%s (%d repeated lines)", r.rel(f), n)
+			return "", fmt.Sprintf("%s (%d repeated lines)", r.shown(f), n)
 		}
 	}
 	if res.Valid() {
@@ -170,7 +170,7 @@ func (r *Repo) checkStore(f string, received bool) (problem, repeat string) {
 	if p.Field != "" {
 		msg = p.Field + ": " + msg
 	}
-	return fmt.Sprintf("%s:%d: %s", r.rel(f), p.Line, msg), ""
+	return fmt.Sprintf("%s:%d: %s", r.shown(f), p.Line, msg), ""
 }
 
 func (r *Repo) checkStores() Check {
@@ -253,7 +253,7 @@ func (r *Repo) checkQuarantine() Check {
 	}
 	return Check{Name: "quarantine", Status: Warn, Message: fmt.Sprintf(
 		"%d torn writes set aside in %s (each after a header line saying where it came from); "+
-			"recover what you need, then delete the file", n, strings.Join(r.relAll(files), ", "))}
+			"recover what you need, then delete the file", n, strings.Join(r.shownAll(files), ", "))}
 }
 
 func quarantinedTails(path string) int {
@@ -277,10 +277,10 @@ func quarantinedTails(path string) int {
 	}
 }
 
-func (r *Repo) relAll(paths []string) []string {
+func (r *Repo) shownAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = r.rel(p)
+		out[i] = r.shown(p)
 	}
 	return out
 }

@@ -21,19 +21,19 @@ func (r *Repo) checkStreamAttributes() Check {
 	cfgPath := filepath.Join(r.BeadsDir, schema.ConfigFile)
 	data, err := schema.ReadConfigFile(cfgPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ok(name, "%s names no st streams", r.rel(cfgPath))
+		return ok(name, "%s names no st streams", r.shown(cfgPath))
 	}
 	var cfg *schema.Config
 	if err == nil {
 		cfg, err = schema.ParseConfig(data)
 	}
 	if err != nil {
-		return Check{Name: name, Status: Warn, Message: fmt.Sprintf("cannot read %s (%v), so its st streams get no .gitattributes lines; 'git queen validate' says what is wrong", r.rel(cfgPath), err)}
+		return Check{Name: name, Status: Warn, Message: fmt.Sprintf("cannot read %s (%v), so its st streams get no .gitattributes lines; 'git queen validate' says what is wrong", r.shown(cfgPath), err)}
 	}
 	attrPath := filepath.Join(r.TopLevel, AttributesFile)
 	userMerge, err := mergeAttributes(attrPath)
 	if err != nil {
-		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.rel(attrPath), err)}
+		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.shown(attrPath), err)}
 	}
 	var wanted, notes []string
 	for _, rule := range cfg.Formats {
@@ -57,11 +57,11 @@ func (r *Repo) checkStreamAttributes() Check {
 		wanted = append(wanted, pattern+" merge=queen")
 	}
 	if len(wanted) == 0 && len(notes) == 0 {
-		return ok(name, "%s names no st streams outside the known paths", r.rel(cfgPath))
+		return ok(name, "%s names no st streams outside the known paths", r.shown(cfgPath))
 	}
 	c := r.linesCheck(name, attrPath, wanted, attributesComment)
 	if c.Status == OK {
-		c.Message = fmt.Sprintf("%s routes the st streams of %s to the merge driver", r.rel(attrPath), r.rel(cfgPath))
+		c.Message = fmt.Sprintf("%s routes the st streams of %s to the merge driver", r.shown(attrPath), r.shown(cfgPath))
 	}
 	if len(notes) > 0 {
 		c.Message += "; " + strings.Join(notes, "; ")

@@ -26,20 +26,16 @@ package main
 
 import (
 	"bufio"
-	"crypto/rand"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	mrand "math/rand/v2"
 	"os"
-	"strconv"
 	"time"
-
-	"github.com/oklog/ulid/v2"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/scripts/bench/benchgen"
 )
 
 func main() {
@@ -62,7 +58,7 @@ func main() {
 		log.Fatal("name one of -git-dir, -append, -out; -messages and -batch must be positive; -reservations goes with -git-dir")
 	}
 	now := time.Now().UTC()
-	g := &gen{rng: mrand.New(mrand.NewPCG(42, uint64(now.UnixNano()))), droids: *droids}
+	g := &benchgen.Gen{Rng: mrand.New(mrand.NewPCG(42, uint64(now.UnixNano()))), Droids: *droids}
 	span := time.Duration(*months) * 30 * 24 * time.Hour
 	at := func(i int) time.Time {
 		if *appendTo != "" {
@@ -80,10 +76,12 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		write(f, *n, g, at)
-		if err := f.Close(); err != nil {
-			log.Fatal(err)
-		}
+		benchgen.Write(f, func(w *bufio.Writer) {
+			for i := range *n {
+				w.Write(g.Message(at(i), messageBody))
+				w.WriteByte('\n')
+			}
+		})
 	default:
 		if err := record(*gitDir, *n, *nres, *batch, g, at, now); err != nil {
 			log.Fatal(err)
@@ -91,18 +89,11 @@ func main() {
 	}
 }
 
-func write(w io.Writer, n int, g *gen, at func(int) time.Time) {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	for i := range n {
-		bw.Write(g.message(at(i)))
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
-		log.Fatal(err)
-	}
-}
+// messageBody is how many characters a message's body has: about 520
+// bytes a record.
+const messageBody = 250
 
-func record(gitDir string, n, nres, batch int, g *gen, at func(int) time.Time, now time.Time) error {
+func record(gitDir string, n, nres, batch int, g *benchgen.Gen, at func(int) time.Time, now time.Time) error {
 	l, err := ledger.Open(gitDir)
 	if err != nil {
 		return err
@@ -120,9 +111,9 @@ func record(gitDir string, n, nres, batch int, g *gen, at func(int) time.Time, n
 		var last time.Time
 		for j := range k {
 			last = at(i + j)
-			lines[j] = g.message(last)
+			lines[j] = g.Message(last, messageBody)
 		}
-		sig := ledger.Signature{Name: fmt.Sprintf("droid-%d", g.rng.IntN(g.droids)), Email: "git-queen@" + host, When: last}
+		sig := ledger.Signature{Name: g.Droid(), Email: "git-queen@" + host, When: last}
 		if tip, err = l.Record(tip, ledger.Lines{records.MessagesFile: lines}, sig, fmt.Sprintf("queen: record %d messages", k)); err != nil {
 			return err
 		}
@@ -131,7 +122,7 @@ func record(gitDir string, n, nres, batch int, g *gen, at func(int) time.Time, n
 	if nres > 0 {
 		lines := make([][]byte, nres)
 		for i := range lines {
-			lines[i] = g.reservation(now)
+			lines[i] = reservation(g, now)
 		}
 		sig := ledger.Signature{Name: "droid-other", Email: "git-queen@" + host, When: now}
 		if tip, err = l.Record(tip, ledger.Lines{records.ReservationsFile: lines}, sig, fmt.Sprintf("queen: record %d reservations", nres)); err != nil {
@@ -145,72 +136,10 @@ func record(gitDir string, n, nres, batch int, g *gen, at func(int) time.Time, n
 	return nil
 }
 
-// gen makes message versions shaped as seed 002's: ids, droids, subject,
-// a body of some 250 characters, thread and issue, importance, read flag.
-type gen struct {
-	rng     *mrand.Rand
-	droids  int
-	entropy io.Reader
-}
-
-var words = []string{"please", "review", "the", "reservation", "on", "src", "api", "tests", "fail", "after", "merge",
-	"rebase", "onto", "main", "and", "rerun", "suite", "thanks"}
-
-func (g *gen) message(t time.Time) []byte {
-	if g.entropy == nil {
-		g.entropy = ulid.Monotonic(rand.Reader, 0)
-	}
-	ts := t.Format("2006-01-02T15:04:05.000Z")
-	b := make([]byte, 0, 600)
-	b = append(b, `{"id":"qm-`...)
-	b = append(b, ulid.MustNew(ulid.Timestamp(t), g.entropy).String()...)
-	b = append(b, `","created_at":"`...)
-	b = append(b, ts...)
-	b = append(b, `","updated_at":"`...)
-	b = append(b, ts...)
-	b = append(b, `","from":"droid-`...)
-	b = strconv.AppendInt(b, int64(g.rng.IntN(g.droids)), 10)
-	b = append(b, `","to":"droid-`...)
-	b = strconv.AppendInt(b, int64(g.rng.IntN(g.droids)), 10)
-	b = append(b, `","subject":"About qb-`...)
-	b = strconv.AppendInt(b, int64(g.rng.IntN(2000)), 10)
-	b = append(b, `","body":"`...)
-	for n := 0; n < 250; {
-		w := words[g.rng.IntN(len(words))]
-		if n > 0 {
-			b = append(b, ' ')
-			n++
-		}
-		b = append(b, w...)
-		n += len(w)
-	}
-	b = append(b, `","thread_id":"qb-`...)
-	b = strconv.AppendInt(b, int64(g.rng.IntN(2000)), 10)
-	b = append(b, `","issue_id":"qb-`...)
-	b = strconv.AppendInt(b, int64(g.rng.IntN(2000)), 10)
-	b = append(b, `","importance":"normal","read":`...)
-	b = strconv.AppendBool(b, g.rng.IntN(3) == 0)
-	b = append(b, '}')
-	return b
-}
-
 // reservation is an active reservation of another droid, made at t for
 // two hours, on paths the hook benchmark never stages.
-func (g *gen) reservation(t time.Time) []byte {
-	if g.entropy == nil {
-		g.entropy = ulid.Monotonic(rand.Reader, 0)
-	}
-	ts := t.Format("2006-01-02T15:04:05.000Z")
-	var pattern string
-	switch g.rng.IntN(3) {
-	case 0:
-		pattern = fmt.Sprintf("src/pkg%d/**", g.rng.IntN(400))
-	case 1:
-		pattern = fmt.Sprintf("internal/mod%d/*.go", g.rng.IntN(200))
-	default:
-		pattern = fmt.Sprintf("docs/topic%d/**/*.md", g.rng.IntN(100))
-	}
-	return fmt.Appendf(nil, `{"id":"qr-%s","created_at":"%s","updated_at":"%s","expires_at":"%s","pattern":"%s","droid":"droid-other-%d","status":"active","exclusive":%t}`,
-		ulid.MustNew(ulid.Timestamp(t), g.entropy), ts, ts, t.Add(2*time.Hour).Format("2006-01-02T15:04:05.000Z"),
-		pattern, g.rng.IntN(g.droids), g.rng.IntN(2) == 0)
+func reservation(g *benchgen.Gen, t time.Time) []byte {
+	ts := benchgen.Timestamp(t)
+	return fmt.Appendf(nil, `{"id":"%s","created_at":"%s","updated_at":"%s","expires_at":"%s","pattern":"%s","droid":"droid-other-%d","status":"active","exclusive":%t}`,
+		g.ID("qr-", t), ts, ts, benchgen.Timestamp(t.Add(2*time.Hour)), g.Pattern(), g.Rng.IntN(g.Droids), g.Rng.IntN(2) == 0)
 }

@@ -12,11 +12,12 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/git-queen/git-queen/scripts/bench/benchgen"
 )
 
 func main() {
@@ -58,20 +59,11 @@ func message(rng *rand.Rand, i int, at time.Time, droid string) string {
 
 // writeLines writes lines, each with its newline, to path.
 func writeLines(path string, lines []string) {
-	f, err := os.Create(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for _, l := range lines {
-		w.WriteString(l + "\n")
-	}
-	if err := w.Flush(); err != nil {
-		log.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		log.Fatal(err)
-	}
+	benchgen.Create(path, func(w *bufio.Writer) {
+		for _, l := range lines {
+			w.WriteString(l + "\n")
+		}
+	})
 }
 
 func messages(rng *rand.Rand, dir string, size, appends int) {

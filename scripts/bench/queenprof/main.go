@@ -15,6 +15,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"runtime/pprof"
@@ -32,26 +33,8 @@ func main() {
 		"(go tool trace -pprof=syscall FILE > syscall.pprof: where the wall time blocks in system calls, fsync, fork/exec and wait included)")
 	n := flag.Int("n", 1, "run the command this many times in one process")
 	flag.Parse()
-	if *traceOut != "" {
-		f, err := os.Create(*traceOut)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := trace.Start(f); err != nil {
-			log.Fatal(err)
-		}
-		defer trace.Stop()
-	}
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer record(*traceOut, trace.Start, trace.Stop)()
+	defer record(*prof, pprof.StartCPUProfile, pprof.StopCPUProfile)()
 	var times []time.Duration
 	for i := range *n {
 		args := []string{"git-queen"}
@@ -68,4 +51,20 @@ func main() {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	fmt.Fprintf(os.Stderr, "queenprof: %d runs in one process: median %.1f ms, min %.1f ms, max %.1f ms\n",
 		len(times), ms(times[len(times)/2]), ms(times[0]), ms(times[len(times)-1]))
+}
+
+// record starts a recording (a trace, a CPU profile) into a new file at
+// path, when path is set, and returns what stops it.
+func record(path string, start func(io.Writer) error, stop func()) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := start(f); err != nil {
+		log.Fatal(err)
+	}
+	return stop
 }

@@ -69,6 +69,20 @@ func readAll[T any](path string) []T {
 	return out
 }
 
+// appendLine is the seed's JSONLStore.Append: v as one line at the end of
+// the log at path.
+func appendLine(path string, v any) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		log.Fatal(err)
+	}
+	f.Close()
+}
+
 func patternsOverlap(a, b string) bool {
 	if a == b {
 		return true
@@ -113,28 +127,14 @@ func main() {
 		}
 		rec := reservation{ID: fmt.Sprintf("qr-peer%d", now.UnixNano()), CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour),
 			Pattern: args[1], Droid: args[2], Status: "active", Exclusive: true}
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			log.Fatal(err)
-		}
-		b, _ := json.Marshal(rec)
-		f.Write(append(b, '\n'))
-		f.Close()
+		appendLine(path, rec)
 		fmt.Println(conflicts, "conflicts")
 	case len(args) == 5 && args[0] == "send":
 		// MessageStore.Send: a new id and time, one append (JSONLStore.Append).
 		now := time.Now().UTC()
 		m := message{ID: fmt.Sprintf("qm-peer%d", now.UnixNano()), CreatedAt: now, From: args[1], To: args[2],
 			Subject: args[3], Body: args[4], Importance: "normal"}
-		f, err := os.OpenFile(filepath.Join(*dir, "queen_messages.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			log.Fatal(err)
-		}
-		b, _ := json.Marshal(m)
-		if _, err := f.Write(append(b, '\n')); err != nil {
-			log.Fatal(err)
-		}
-		f.Close()
+		appendLine(filepath.Join(*dir, "queen_messages.jsonl"), m)
 		fmt.Println("sent", m.ID)
 	case len(args) == 2 && args[0] == "inbox":
 		latest := map[string]*message{}
