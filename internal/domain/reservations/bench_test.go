@@ -22,7 +22,7 @@ func BenchmarkExclusivesAt(b *testing.B) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	dir := b.TempDir()
 	writeHistory(b, filepath.Join(dir, records.ReservationsFile), 100_000, 100)
-	s := &Store{S: &store.Store{WS: &workspace.Workspace{BeadsDir: dir}, Clock: func() time.Time { return now }}}
+	s := &Store{S: &store.Store{WS: &workspace.Workspace{Dir: dir, BeadsDir: dir}, Clock: func() time.Time { return now }}}
 	for b.Loop() {
 		x, err := s.ExclusivesAt(now)
 		if err != nil || len(x.entries) != 1000 {
