@@ -72,7 +72,7 @@ var Ready = UseCase[ReadyRequest, *ReadyResult]{Name: "ready", run: runReady}
 
 func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if r.Limit < 0 {
-		return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--limit is %d; give a positive number, or 0 for all", r.Limit)}
+		return nil, usagef("ready", "%s is %d; give a positive number, or 0 for all", Param("limit"), r.Limit)
 	}
 	me := e.Identity()
 	if r.Claim && me == "" {
@@ -261,11 +261,11 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	}
 	for _, n := range named {
 		if n == "" {
-			return nil, nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
+			return nil, nil, usagef("ready", "%s is empty; name an st stream file", Param("streams"))
 		}
 		p := e.abs(n)
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil, nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
+			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", Param("streams"), n)
 		}
 		p = filepath.Clean(p)
 		real, err := filepath.EvalSymlinks(p)
