@@ -145,6 +145,7 @@ func flagOf(p app.Param) string {
 	return "--" + strings.ReplaceAll(string(p), "_", "-")
 }
 
+// flagsNamedOtherwise are the flags whose names are not their parameters'.
 var flagsNamedOtherwise = map[app.Param]string{"wait_timeout": "--timeout", "streams": "--stream", "subject": "--subject (-s)"}
 
 // ErrorOf is err as ErrorJSON: its exit code, the code's kind, its
