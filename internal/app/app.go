@@ -9,7 +9,9 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/storage/workspace"
@@ -76,13 +78,43 @@ func (u UseCase[Req, Res]) Run(e *Env, req Req) (Res, error) {
 
 // UsageError is a mistake in how a use case was called (exit 2 on the
 // command line, kind "usage" for an MCP tool). Command names the command
-// whose help explains it.
+// whose help explains it. Msg says the parameters it names as the request
+// does ("ttl"); Spell says them in a front end's own words ("--ttl"), so
+// that an MCP client is never told of a flag it cannot pass.
 type UsageError struct {
 	Command string
 	Msg     string
+	// format and args are Msg before formatting (usagef), for Spell.
+	format string
+	args   []any
 }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// Param is a request's parameter named in a usage error's message, by the
+// name its request gives it (the JSON name where it has one: "ttl").
+type Param string
+
+// usagef is a usage error of command whose message is format with args
+// (Sprintf's); the Params among the args are the parameters it names.
+func usagef(command, format string, args ...any) *UsageError {
+	return &UsageError{Command: command, Msg: fmt.Sprintf(format, args...), format: format, args: args}
+}
+
+// Spell is the message with each parameter it names said by name (the
+// command line passes its flag's spelling).
+func (e *UsageError) Spell(name func(Param) string) string {
+	if e.format == "" {
+		return e.Msg
+	}
+	args := slices.Clone(e.args)
+	for i, a := range args {
+		if p, ok := a.(Param); ok {
+			args[i] = name(p)
+		}
+	}
+	return fmt.Sprintf(e.format, args...)
+}
 
 // ErrNoIdentity says how to set an identity, for use cases that need one.
 var ErrNoIdentity = &UsageError{Msg: "no droid identity: pass --droid NAME, set QUEEN_DROID, " +

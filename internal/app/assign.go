@@ -98,7 +98,7 @@ func claim(e *Env, r ClaimRequest) (*AssignResult, error) {
 		return nil, ErrNoIdentity
 	}
 	if r.Steal && r.Force {
-		return nil, &UsageError{Command: "claim", Msg: "--steal and --force are two ways past a holder: --steal only from one silent for longer than the team allows, --force from anyone; give one"}
+		return nil, stealOrForce("claim")
 	}
 	return e.assign(AssignRequest{Issue: r.Issue, Droid: me, Reason: r.Reason, Force: r.Force, Worktree: r.Worktree, Offline: r.Offline, steal: r.Steal}, me, me)
 }

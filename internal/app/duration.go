@@ -70,23 +70,24 @@ const defaultTTL = "2h"
 func ParseTTL(verb, s string) (time.Duration, error) {
 	d, err := ParseDuration(s)
 	if err != nil {
-		return 0, &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %q: give a duration such as 30m, 4h or 1d", s)}
+		return 0, usagef(verb, "%s %q: give a duration such as 30m, 4h or 1d", Param("ttl"), s)
 	}
 	if d < time.Second || d > reservations.MaxTTL {
-		return 0, &UsageError{Command: verb, Msg: fmt.Sprintf("--ttl %s is out of range: reservations last from a second to 7d (renew to keep one longer)", s)}
+		return 0, usagef(verb, "%s %s is out of range: reservations last from a second to 7d (renew to keep one longer)", Param("ttl"), s)
 	}
 	return d, nil
 }
 
-// WaitTimeout reads the --timeout of a command that waits (msg wait,
-// reserve --wait): a positive duration; "" is no bound.
-func WaitTimeout(command, s string) (time.Duration, error) {
+// WaitTimeout reads the timeout of a command that waits (msg wait,
+// reserve --wait), the request's parameter param: a positive duration;
+// "" is no bound.
+func WaitTimeout(command string, param Param, s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
 	d, err := ParseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, &UsageError{Command: command, Msg: fmt.Sprintf("--timeout %q: give a positive duration such as 30s, 10m, 1h or 1d", s)}
+		return 0, usagef(command, "%s %q: give a positive duration such as 30s, 10m, 1h or 1d", param, s)
 	}
 	return d, nil
 }

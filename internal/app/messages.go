@@ -48,7 +48,7 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 	}
 	if strings.TrimSpace(r.Subject) == "" {
 		if r.Subject = SubjectOf(r.Body); r.Subject == "" {
-			return nil, &UsageError{Command: "msg send", Msg: "give a --subject (-s), or a body whose first line can serve as one"}
+			return nil, usagef("msg send", "give a %s, or a body whose first line can serve as one", Param("subject"))
 		}
 	}
 	if r.Issue != "" {
@@ -127,7 +127,7 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 	}
 	since, err := ParseSince(e.Now(), r.Since)
 	if err != nil {
-		return nil, &UsageError{Msg: fmt.Sprintf("--since: %v", err)}
+		return nil, usagef("", "%s: %v", Param("since"), err)
 	}
 	s, err := e.OpenStore()
 	if err != nil {
@@ -224,7 +224,7 @@ var Wait = UseCase[WaitRequest, *records.Message]{Name: "msg wait", run: wait}
 
 func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	r.From = records.CanonicalDroid(r.From)
-	timeout, err := WaitTimeout("msg wait", r.Timeout)
+	timeout, err := WaitTimeout("msg wait", "timeout", r.Timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +268,7 @@ var MsgStats = UseCase[MsgStatsRequest, *MsgStatsResult]{Name: "msg stats", run:
 func msgStats(e *Env, r MsgStatsRequest) (*MsgStatsResult, error) {
 	since, err := ParseSince(e.Now(), r.Since)
 	if err != nil {
-		return nil, &UsageError{Command: "msg stats", Msg: fmt.Sprintf("--since: %v", err)}
+		return nil, usagef("msg stats", "%s: %v", Param("since"), err)
 	}
 	s, err := e.OpenStore()
 	if err != nil {

@@ -72,7 +72,7 @@ var Ready = UseCase[ReadyRequest, *ReadyResult]{Name: "ready", run: runReady}
 
 func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if r.Limit < 0 {
-		return nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--limit is %d; give a positive number, or 0 for all", r.Limit)}
+		return nil, usagef("ready", "%s is %d; give a positive number, or 0 for all", Param("limit"), r.Limit)
 	}
 	me := e.Identity()
 	if r.Claim && me == "" {
@@ -84,7 +84,7 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, res, _, err := e.readWork(s, r.Streams)
+	pool, res, err := e.readWork(s, r.Streams)
 	if err != nil {
 		return nil, err
 	}
@@ -195,9 +195,8 @@ func takenWork(s *store.Store, me string) (work.Taken, []jsonl.Problem, error) {
 // readWork reads the beads issue file and the st streams into a pool of
 // open work, and starts a result naming what was read and the lines that
 // could not be. The pool keeps slices of the issue file's bytes (read, not
-// mapped: see addBeads), so there is nothing to release: release is a
-// no-op its tests keep.
-func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, func(), error) {
+// mapped: see addBeads), so there is nothing to release.
+func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResult, error) {
 	res := &ReadyResult{Sources: []string{}, Problems: []Problem{}}
 	pool := &work.Pool{}
 	top := e.Dir
@@ -214,7 +213,7 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		}
 		rel := relTo(top, path)
 		if err := addBeads(pool, path, rel); err != nil {
-			return nil, nil, nil, fmt.Errorf("read the beads issues: %w", err)
+			return nil, nil, fmt.Errorf("read the beads issues: %w", err)
 		}
 		res.Sources = append(res.Sources, rel)
 		break
@@ -236,10 +235,10 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		}
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	res.Problems = append(res.Problems, Problems(pool.Problems)...)
-	return pool, res, func() {}, nil
+	return pool, res, nil
 }
 
 // streamFiles are the st streams to read: those named, then the files the
@@ -261,11 +260,11 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	}
 	for _, n := range named {
 		if n == "" {
-			return nil, nil, &UsageError{Command: "ready", Msg: "--stream is empty; name an st stream file"}
+			return nil, nil, usagef("ready", "%s is empty; name an st stream file", Param("streams"))
 		}
 		p := e.abs(n)
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil, nil, &UsageError{Command: "ready", Msg: fmt.Sprintf("--stream %s: not a file here; name an st stream file", n)}
+			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", Param("streams"), n)
 		}
 		p = filepath.Clean(p)
 		real, err := filepath.EvalSymlinks(p)
@@ -371,14 +370,14 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 
 // inside says whether path is top or below it.
 func inside(top, path string) bool {
-	rel, err := filepath.Rel(top, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	_, ok := relativeTo(top, path)
+	return ok
 }
 
 // relTo names path from top with slashes, or as it is when outside.
 func relTo(top, path string) string {
-	if rel, err := filepath.Rel(top, path); err == nil && inside(top, path) {
-		return filepath.ToSlash(rel)
+	if rel, ok := relativeTo(top, path); ok {
+		return rel
 	}
 	return path
 }

@@ -37,11 +37,10 @@ func TestReadyOutlivesATrackerTruncatedUnderIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, _, release, err := e.readWork(s, nil)
+	pool, _, err := e.readWork(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release()
 	// What cp does to the file: truncate it in place, then write.
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)

@@ -199,10 +199,10 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 		verb = "renew"
 	}
 	if r.All && len(r.Patterns) > 0 {
-		return nil, &UsageError{Command: verb, Msg: "give PATTERNs or --all, not both"}
+		return nil, usagef(verb, "give PATTERNs or %s, not both", Param("all"))
 	}
 	if !r.All && len(r.Patterns) == 0 {
-		return nil, &UsageError{Command: verb, Msg: fmt.Sprintf("name the PATTERNs to %s, or use --all", verb)}
+		return nil, usagef(verb, "name the PATTERNs to %s, or use %s", verb, Param("all"))
 	}
 	var ttl time.Duration
 	if renew {
@@ -226,7 +226,7 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 	// An assignment released by name keeps its reason (QueenBee's
 	// release ISSUE --reason); a reservation records one only when forced.
 	if r.Reason != "" && holder == me && (r.All || len(args) > 0) {
-		return nil, &UsageError{Command: verb, Msg: "--reason is told to the holder of a forced change (--holder NAME --force); your own reservations need none"}
+		return nil, usagef(verb, "%s is told to the holder of a forced change (%s NAME %s); your own reservations need none", Param("reason"), Param("holder"), Param("force"))
 	}
 	res := &ChangeResult{Renew: renew, Changed: []records.Reservation{}}
 	for _, issue := range issues {

@@ -55,25 +55,25 @@ var ReserveQueued = UseCase[ReserveWaitRequest, *ReserveWaitResult]{Name: "reser
 func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 	if !r.Wait {
 		if r.Timeout != "" {
-			return nil, &UsageError{Command: "reserve", Msg: "--timeout says how long --wait waits; add --wait, or leave out --timeout"}
+			return nil, usagef("reserve", "%[1]s says how long %[2]s waits; add %[2]s, or leave out %[1]s", Param("wait_timeout"), Param("wait"))
 		}
 		res, err := reserve(e, r.ReserveRequest)
 		return wrapReserve(res), err
 	}
 	switch {
 	case r.Force:
-		return nil, &UsageError{Command: "reserve", Msg: "--wait queues for the paths and --force takes them now; choose one"}
+		return nil, usagef("reserve", "%s queues for the paths and %s takes them now; choose one", Param("wait"), Param("force"))
 	case r.Shared:
-		return nil, &UsageError{Command: "reserve", Msg: "--wait queues for an exclusive reservation; a --shared one is granted at once, so leave out --wait"}
+		return nil, usagef("reserve", "%[1]s queues for an exclusive reservation; a %[2]s one is granted at once, so leave out %[1]s", Param("wait"), Param("shared"))
 	case r.Steal:
-		return nil, &UsageError{Command: "reserve", Msg: "--wait queues behind a live holder and --steal takes from a silent one now; choose one"}
+		return nil, usagef("reserve", "%s queues behind a live holder and %s takes from a silent one now; choose one", Param("wait"), Param("steal"))
 	}
-	timeout, err := WaitTimeout("reserve", r.Timeout)
+	timeout, err := WaitTimeout("reserve", "wait_timeout", r.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	if r.MaxWait > 0 && (timeout <= 0 || timeout > r.MaxWait) {
-		return nil, &UsageError{Command: "reserve", Msg: fmt.Sprintf("wait_timeout %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", r.Timeout, r.MaxWait)}
+		return nil, usagef("reserve", "%s %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", Param("wait_timeout"), r.Timeout, r.MaxWait)
 	}
 	ctx, cancel := e.waitContext(timeout)
 	defer cancel()

@@ -45,19 +45,19 @@ func stealOffline(command string, s *store.Store, offline bool) error {
 	if !offline || ledgersync.ConfiguredRemote(s) == "" {
 		return nil
 	}
-	return &UsageError{Command: command, Msg: "--steal judges the holder's silence by what the remote knows and publishes through it; it cannot be --offline. " +
-		"Wait for the remote, or take over with --force --offline, which tells the holder"}
+	return usagef(command, "%[1]s judges the holder's silence by what the remote knows and publishes through it; it cannot be %[2]s. "+
+		"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", Param("steal"), Param("offline"), Param("force"))
 }
 
 // checkStealFlags refuses what --steal cannot be combined with.
 func checkStealFlags(command string, shared, force, notify bool) error {
 	switch {
 	case shared:
-		return &UsageError{Command: command, Msg: "--steal takes an exclusive reservation; leave out --shared"}
+		return usagef(command, "%s takes an exclusive reservation; leave out %s", Param("steal"), Param("shared"))
 	case force:
-		return &UsageError{Command: command, Msg: "--steal and --force are two ways past a holder: --steal only from one silent for longer than the team allows, --force from anyone; give one"}
+		return stealOrForce(command)
 	case notify:
-		return &UsageError{Command: command, Msg: "--steal messages the holders it takes from; leave out --notify"}
+		return usagef(command, "%s messages the holders it takes from; leave out %s", Param("steal"), Param("notify"))
 	}
 	return nil
 }
@@ -101,3 +101,9 @@ var Steal = UseCase[StealRequest, *StealResult]{Name: "steal", run: func(e *Env,
 	}
 	return &StealResult{Reserved: res}, err
 }}
+
+// stealOrForce refuses a request that asks for both ways past a holder.
+func stealOrForce(command string) *UsageError {
+	return usagef(command, "%[1]s and %[2]s are two ways past a holder: %[1]s only from one silent for longer than the team allows, %[2]s from anyone; give one",
+		Param("steal"), Param("force"))
+}

@@ -56,13 +56,13 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 		return nil, &UsageError{Command: command, Msg: "name the stream file to write (standard input cannot be written)"}
 	}
 	if r.Interval < 0 {
-		return nil, &UsageError{Command: command, Msg: "--checkpoint-interval must be 1 or more (0: the default)"}
+		return nil, usagef(command, "%s must be 1 or more (0: the default)", Param("checkpoint_interval"))
 	}
 	path := e.abs(r.File)
 	if r.Change.Op == st.OpAddComment && r.Change.Comment.Author == "" {
 		me, err := e.RequireIdentity()
 		if err != nil {
-			return nil, &UsageError{Command: command, Msg: "a comment needs an author: pass --author NAME, or give this worktree a droid identity (--droid NAME, QUEEN_DROID)"}
+			return nil, usagef(command, "a comment needs an author: pass %s NAME, or give this worktree a droid identity (--droid NAME, QUEEN_DROID)", Param("author"))
 		}
 		r.Change.Comment.Author = me
 	}

@@ -47,7 +47,7 @@ func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
 		}
 	}
 	if r.Limit != nil && *r.Limit < 0 {
-		return nil, &UsageError{Command: "validate", Msg: "--limit must be 0 (all) or more"}
+		return nil, usagef("validate", "%s must be 0 (all) or more", Param("limit"))
 	}
 	repo, err := gitrepo.Discover(e.Dir)
 	if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {

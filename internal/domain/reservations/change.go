@@ -148,7 +148,7 @@ func (c *ChangeRequest) validate() error {
 	if c.Renew {
 		c.TTL = cmp.Or(c.TTL, DefaultTTL)
 		if c.TTL < 0 || c.TTL > MaxTTL {
-			return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s", c.TTL, MaxTTL)
+			return records.Invalidf("ttl %s is out of range: reservations last from a second to %s", c.TTL, MaxTTL)
 		}
 	}
 	if len(c.Through) != 0 && len(c.Through) != len(c.Patterns) {

@@ -124,7 +124,7 @@ func (r *Request) validate() error {
 	}
 	r.TTL = cmp.Or(r.TTL, DefaultTTL)
 	if r.TTL < 0 || r.TTL > MaxTTL {
-		return records.Invalidf("--ttl %s is out of range: reservations last from a second to %s (renew to keep one longer)", r.TTL, MaxTTL)
+		return records.Invalidf("ttl %s is out of range: reservations last from a second to %s (renew to keep one longer)", r.TTL, MaxTTL)
 	}
 	if len(r.Patterns) == 0 {
 		return records.Invalidf("no pattern to reserve")

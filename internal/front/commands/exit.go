@@ -72,8 +72,7 @@ func reportError(w io.Writer, err error) {
 	if errors.As(err, new(*SilentError)) {
 		return
 	}
-	msg := strings.TrimRight(err.Error(), "\n")
-	fmt.Fprintf(w, "git-queen: %s\n", msg)
+	fmt.Fprintf(w, "git-queen: %s\n", message(err))
 	var usage *UsageError
 	if errors.As(err, &usage) {
 		help := "git queen --help"
@@ -116,7 +115,9 @@ func reportErrorJSON(w io.Writer, err error) {
 	if errors.As(err, new(*SilentError)) {
 		return
 	}
-	b, merr := json.Marshal(map[string]ErrorJSON{"error": ErrorOf(err)})
+	e := ErrorOf(err)
+	e.Message = message(err)
+	b, merr := json.Marshal(map[string]ErrorJSON{"error": e})
 	if merr != nil {
 		reportError(w, err)
 		return
@@ -124,8 +125,32 @@ func reportErrorJSON(w io.Writer, err error) {
 	fmt.Fprintf(w, "%s\n", b)
 }
 
+// message is err's message in the command line's words: the parameters a
+// usage error names are said as the flags that set them (--ttl).
+func message(err error) string {
+	msg := err.Error()
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		msg = strings.Replace(msg, usage.Msg, usage.Spell(flagOf), 1)
+	}
+	return strings.TrimRight(msg, "\n")
+}
+
+// flagOf is the flag that sets the request's parameter p: --p with dashes
+// for underscores, but for those the command line names otherwise.
+func flagOf(p app.Param) string {
+	if flag, ok := flagsNamedOtherwise[p]; ok {
+		return flag
+	}
+	return "--" + strings.ReplaceAll(string(p), "_", "-")
+}
+
+// flagsNamedOtherwise are the flags whose names are not their parameters'.
+var flagsNamedOtherwise = map[app.Param]string{"wait_timeout": "--timeout", "streams": "--stream", "subject": "--subject (-s)"}
+
 // ErrorOf is err as ErrorJSON: its exit code, the code's kind, its
-// message, and the command and conflicts it names.
+// message (parameters named as a request names them: an MCP tool's
+// arguments), and the command and conflicts it names.
 func ErrorOf(err error) ErrorJSON {
 	code := exitCode(err)
 	e := ErrorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}

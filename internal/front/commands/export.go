@@ -36,12 +36,9 @@ file (it remembers, in git's common directory, what that one accounted
 for), so exporting after every few writes stays cheap whatever the size of
 the store. When the store was compacted or the file rewritten with other
 bytes, the export compares every record again.`,
-		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 1 {
-				return &UsageError{Command: "export", Msg: "name at most one DIR"}
-			}
-			return runF(exportOptions{Env: env, G: readGlobals(c), Dir: c.Args().First()})
-		},
+		Action: optionalArg("DIR", func(c *cli.Context, dir string) error {
+			return runF(exportOptions{Env: env, G: readGlobals(c), Dir: dir})
+		}),
 	}
 }
 

@@ -27,7 +27,7 @@ func TestMessages(t *testing.T) {
 		{droid: "bob", args: "msg inbox", stdout: []string{`\*!\s+qm-\w+\s+ann\s+About the API\s+qb-7\s+just now`}},
 		{droid: "bob", args: "msg inbox --since 1h --unread", stdout: []string{"About the API"}},
 		{droid: "ann", args: "msg inbox", stdout: []string{"no messages for ann"}},
-		{droid: "bob", args: "msg inbox --since yesterday", code: ExitUsage, stderr: []string{"neither a duration"}},
+		{droid: "bob", args: "msg inbox --since yesterday", code: ExitUsage, stderr: []string{`--since: "yesterday" is neither a duration`}},
 	})
 
 	first := runIn(t, repo, map[string]string{"QUEEN_DROID": "bob"}, "msg", "inbox", "--json")

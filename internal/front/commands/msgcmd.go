@@ -152,3 +152,14 @@ func oneArg(what string, action func(c *cli.Context, arg string) error) cli.Acti
 		return action(c, c.Args().First())
 	}
 }
+
+// optionalArg is the action of a command that takes at most one
+// positional argument (what names it; "" when none is given).
+func optionalArg(what string, action func(c *cli.Context, arg string) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() > 1 {
+			return &UsageError{Command: commandPath(c), Msg: "name at most one " + what}
+		}
+		return action(c, c.Args().First())
+	}
+}

@@ -40,7 +40,7 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 		},
 		Action: noArgs("; filter with --from, --thread, --issue or --reply-to", func(c *cli.Context) error {
 			var err error
-			if o.Timeout, err = app.WaitTimeout("msg wait", timeout); err != nil {
+			if o.Timeout, err = app.WaitTimeout("msg wait", "timeout", timeout); err != nil {
 				return err
 			}
 			o.G = readGlobals(c)

@@ -51,9 +51,9 @@ func TestReservations(t *testing.T) {
 		{droid: "bob", args: "reserve docs/ --ttl 1h --shared", stdout: []string{`reserved docs/\*\* \(shared, expires in 1h0m\)`}},
 		{droid: "ann", args: "release docs/**", code: ExitFailure, stderr: []string{"nothing to release: none of ann's active reservations is docs/\\*\\*", "ann holds src/api/\\*\\*"}},
 		{droid: "ann", args: "release", code: ExitUsage, stderr: []string{"or use --all"}},
-		{droid: "ann", args: "release src/** --all", code: ExitUsage, stderr: []string{"not both"}},
+		{droid: "ann", args: "release src/** --all", code: ExitUsage, stderr: []string{"give PATTERNs or --all, not both"}},
 		{droid: "ann", args: "renew src/api/** --ttl 4h", stdout: []string{`renewed src/api/\*\* \(expires in 4h0m\)`}},
-		{droid: "ann", args: "renew --all --ttl 200h", code: ExitUsage, stderr: []string{"out of range"}},
+		{droid: "ann", args: "renew --all --ttl 200h", code: ExitUsage, stderr: []string{"--ttl 200h is out of range"}},
 		{droid: "ann", args: "release src/**", stdout: []string{`released src/api/\*\*`}},
 		{droid: "ann", args: "release --all", code: ExitFailure, stderr: []string{"ann holds no active reservations; nothing to release"}},
 		{droid: "bob", args: "release --all", stdout: []string{"released src/components/\\*\\*", "released docs/\\*\\*", "released src/api/\\*\\*"}},
@@ -68,7 +68,12 @@ func TestReservations(t *testing.T) {
 		{droid: "ann", args: "reserve '../x'", code: ExitUsage, stderr: []string{`"\.\." segment`}},
 		{droid: "ann", args: "reserve 'src/{a'", code: ExitUsage, stderr: []string{"invalid glob syntax"}},
 		{droid: "ann", args: "reserve --ttl 0s x", code: ExitUsage},
-		{droid: "ann", args: "reserve --ttl 169h x", code: ExitUsage, stderr: []string{"out of range"}},
+		{droid: "ann", args: "reserve --ttl 169h x", code: ExitUsage, stderr: []string{"--ttl 169h is out of range"}},
+		// The use cases' usage errors name the flags, as an MCP tool's name
+		// its arguments.
+		{droid: "ann", args: "reserve x --timeout 1m", code: ExitUsage, stderr: []string{"--timeout says how long --wait waits; add --wait, or leave out --timeout"}},
+		{droid: "ann", args: "reserve x --wait --force", code: ExitUsage, stderr: []string{"--wait queues for the paths and --force takes them now"}},
+		{droid: "ann", args: "msg send --to bob --new --body ' '", code: ExitUsage, stderr: []string{`give a --subject \(-s\), or a body`}},
 	})
 	r := runIn(t, repo, map[string]string{"QUEEN_DROID": "dan"}, "reserve", "src/api/**", "-x", "--json")
 	if r.Code != ExitConflict || jsonField(t, r.Stdout, "conflicts.0.held.droid") != "cat" || jsonField(t, r.Stdout, "granted") != "[]" {

@@ -42,12 +42,9 @@ An exclusive reservation granted with --offline that overlaps a reservation
 another clone published first is withdrawn here, named, and sync exits 5;
 so is an assignment made with --offline of an issue that another clone's
 assignment, published first, holds.`,
-		Action: func(c *cli.Context) error {
-			if c.Args().Len() > 1 {
-				return &UsageError{Command: "sync", Msg: "name at most one REMOTE"}
-			}
-			return runF(syncOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
-		},
+		Action: optionalArg("REMOTE", func(c *cli.Context, remote string) error {
+			return runF(syncOptions{Env: env, G: readGlobals(c), Remote: remote})
+		}),
 	}
 }
 

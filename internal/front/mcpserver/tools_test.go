@@ -291,3 +291,41 @@ func TestAnInvalidDroidIsAUsageError(t *testing.T) {
 // compare-and-swap (an exclusive reserve, an assignment, a claim by ready,
 // a steal).
 var reachesTheRemote = map[string]bool{"sync": true, "reserve": true, "assign": true, "claim": true, "ready": true, "steal": true}
+
+// A usage error names a tool's arguments as the tool takes them, never a
+// command-line flag the client cannot pass (the command line's own words
+// are checked in internal/front/commands).
+func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := connect(t, ctx, New(env, "ann", ""), nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"reserve", map[string]any{"patterns": []string{"a"}, "ttl": "3x"}, `ttl "3x": give a duration`},
+		{"reserve", map[string]any{"patterns": []string{"a"}, "ttl": "8d"}, "ttl 8d is out of range"},
+		{"reserve", map[string]any{"patterns": []string{"a"}, "wait_timeout": "1m"}, "wait_timeout says how long wait waits; add wait, or leave out wait_timeout"},
+		{"reserve", map[string]any{"patterns": []string{"a"}, "wait": true, "wait_timeout": "-1s"}, `wait_timeout "-1s": give a positive duration`},
+		{"reserve", map[string]any{"patterns": []string{"a"}, "wait": true, "force": true}, "wait queues for the paths and force takes them now"},
+		{"renew", map[string]any{"all": true, "ttl": "soon"}, `ttl "soon": give a duration`},
+		{"release", map[string]any{"all": true, "patterns": []string{"a"}}, "give PATTERNs or all, not both"},
+		{"wait", map[string]any{"timeout": "0s"}, `timeout "0s": give a positive duration`},
+		{"inbox", map[string]any{"since": "yesterday"}, `since: "yesterday" is neither a duration`},
+		{"send", map[string]any{"to": "bob", "subject": " ", "new": true}, "give a subject, or a body"},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.tool, c.args, err)
+		}
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(msg, c.want) || strings.Contains(msg, "--") {
+			t.Errorf("%s %v: %s\nwant a usage error beginning %q, naming no flag", c.tool, c.args, mustMarshal(res), c.want)
+		}
+	}
+}
