@@ -76,11 +76,10 @@ func (ix *Index) Get(f *os.File, key, id string) (e Entry, found, ok bool) {
 // DefaultKey when empty) is id: an offset that an index keeps is believed
 // only for the record it names.
 func RecordAt(f *os.File, off int64, key, id string) (raw []byte, ok bool, err error) {
-	line, err := ReadLine(f, off, nil)
+	raw, err = readRaw(f, off, nil)
 	if err != nil {
 		return nil, false, err
 	}
-	raw, _ = jsonline.TrimLine(line, off == 0)
 	got, _ := Select(raw, f.Name(), Query{Key: key})
 	return raw, len(got) == 1 && got[0].ID == id, nil
 }

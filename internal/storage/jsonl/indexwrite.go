@@ -126,10 +126,8 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 	if l.Versions == nil || e.nanos != prev.nanos {
 		return l.Versions == nil || e.nanos > prev.nanos
 	}
-	line, err := ReadLine(f, e.offset, nil)
-	raw, _ := jsonline.TrimLine(line, e.offset == 0)
-	line, perr := ReadLine(f, prev.offset, nil)
-	old, _ := jsonline.TrimLine(line, prev.offset == 0)
+	raw, err := readRaw(f, e.offset, nil)
+	old, perr := readRaw(f, prev.offset, nil)
 	if err == nil && perr == nil {
 		if c := l.byOwnTime(e.nanos, raw, old); c != 0 {
 			return c > 0
