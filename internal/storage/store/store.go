@@ -59,7 +59,9 @@ func (s *Store) Log(name string) *jsonl.Log { return s.logAt(s.WS.Path(name)) }
 // them; only the live store has one.
 func (s *Store) ReceivedLog(name string) *jsonl.Log { return s.logAt(ReceivedPath(s.WS, name)) }
 
-// logAt is the log at path, under the store's lock, roots and options.
+// logAt is the log at path, under the store's lock, roots and options: a
+// log of the store, or an export file, whose index the store's appends
+// keep in its cache directory too.
 func (s *Store) logAt(path string) *jsonl.Log {
 	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
