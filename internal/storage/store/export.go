@@ -192,7 +192,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 // keeps or drops the current one. The file's index is released before
 // the append maps it again.
 func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next exportMark, ok bool) {
-	f, ix, ok := s.indexed(target)
+	f, ix, ok := jsonl.OpenWithIndex(s.CacheDir(), target)
 	if !ok {
 		return nil, next, false
 	}
