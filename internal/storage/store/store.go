@@ -199,7 +199,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		var entries []jsonl.Entry
 		var problems []jsonl.Problem
 		var err error
-		if cache := s.cachePath(path, q); cache != "" {
+		if cache := s.queryFile(path, q, ".idx"); cache != "" {
 			entries, problems, err = s.logAt(path).SelectCached(q.Query, cache)
 		} else {
 			entries, problems, err = jsonl.SelectFile(path, q.Query)
@@ -268,14 +268,9 @@ func (q Query) withVersions() Query {
 // CacheDir holds the selection caches.
 func (s *Store) CacheDir() string { return s.WS.CacheDir() }
 
-// cachePath is where q's selection of the log at path is cached, or "" for
-// a query without a name.
-func (s *Store) cachePath(path string, q Query) string {
-	return s.queryFile(path, q, ".idx")
-}
-
 // queryFile is where a cache of the query q over the log at path is kept,
-// named by both and ending in ext; "" for a query with no name.
+// named by both and ending in ext (".idx" for a selection's); "" for a
+// query with no name.
 func (s *Store) queryFile(path string, q Query, ext string) string {
 	if q.Name == "" {
 		return ""
