@@ -223,44 +223,42 @@ func (s *scanner) literal(word string) error {
 }
 
 func (s *scanner) number() error {
-	d := s.data
 	if s.peek() == '-' {
 		s.pos++
 	}
-	switch {
-	case s.pos < len(d) && d[s.pos] == '0':
+	switch c := s.peek(); {
+	case c == '0':
 		s.pos++
-	case s.pos < len(d) && d[s.pos] >= '1' && d[s.pos] <= '9':
-		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
-			s.pos++
-		}
+	case c >= '1' && c <= '9':
+		s.digits()
 	default:
 		return s.fail("invalid number")
 	}
-	if s.pos < len(d) && d[s.pos] == '.' {
+	if s.peek() == '.' {
 		s.pos++
-		start := s.pos
-		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
-			s.pos++
-		}
-		if s.pos == start {
+		if s.digits() == 0 {
 			return s.fail("invalid number: no digits after '.'")
 		}
 	}
-	if s.pos < len(d) && (d[s.pos] == 'e' || d[s.pos] == 'E') {
+	if c := s.peek(); c == 'e' || c == 'E' {
 		s.pos++
-		if s.pos < len(d) && (d[s.pos] == '+' || d[s.pos] == '-') {
+		if c := s.peek(); c == '+' || c == '-' {
 			s.pos++
 		}
-		start := s.pos
-		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
-			s.pos++
-		}
-		if s.pos == start {
+		if s.digits() == 0 {
 			return s.fail("invalid number: no digits in exponent")
 		}
 	}
 	return nil
+}
+
+// digits passes over a run of decimal digits and says how many there were.
+func (s *scanner) digits() int {
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		s.pos++
+	}
+	return s.pos - start
 }
 
 // String decodes a raw JSON value that should be a string. It returns ok=false
