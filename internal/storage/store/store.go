@@ -102,7 +102,8 @@ func (src *Sources) Count() int { return len(src.Paths) }
 func (s *Store) Sources(name string) (*Sources, error) {
 	src := &Sources{Paths: []string{s.WS.Path(name)}}
 	if s.WS.Live {
-		if p := ReceivedPath(s.WS, name); exists(p) {
+		p := ReceivedPath(s.WS, name)
+		if _, err := os.Stat(p); err == nil {
 			src.Paths = append(src.Paths, p)
 		}
 	}
@@ -127,11 +128,6 @@ func (s *Store) SourcesWithFetched(name string) (*Sources, error) {
 	}
 	src.Paths = append(src.Paths, extra...)
 	return src, nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // Selection is the union of one log's sources.
