@@ -328,10 +328,7 @@ func eachLineBackward(text []byte, fn func([]byte) bool) bool {
 // are the log's, or the log's after one of its last appends, or they and
 // tail's (the log after the prefix) combine into the log's.
 func provedByIndex(size int64, crc uint32, tail []byte, indexDir, file string, info os.FileInfo) bool {
-	if info == nil {
-		return false
-	}
-	ix, ok := OpenIndex(indexDir, file, info)
+	ix, ok := OpenIndex(indexDir, file, info) // false for a nil info
 	if !ok {
 		return false
 	}
