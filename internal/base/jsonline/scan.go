@@ -114,7 +114,8 @@ func (s *scanner) value(depth int) error {
 		_, err := s.str()
 		return err
 	case c == '{':
-		return s.object(depth)
+		s.pos++
+		return s.members(depth, nil)
 	case c == '[':
 		return s.array(depth)
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -135,8 +136,11 @@ func (s *scanner) value(depth int) error {
 	}
 }
 
-func (s *scanner) object(depth int) error {
-	s.pos++ // '{'
+// members scans an object's members after its '{' and leaves pos after
+// its '}', calling fn, when not nil, with each top-level member as
+// EachMember describes (nested objects pass nil: they are validated, not
+// reported).
+func (s *scanner) members(depth int, fn func(rawKey, key, value []byte)) error {
 	s.space()
 	if s.peek() == '}' {
 		s.pos++
@@ -147,17 +151,30 @@ func (s *scanner) object(depth int) error {
 		if s.peek() != '"' {
 			return s.fail("expected a string key")
 		}
-		if _, err := s.str(); err != nil {
+		keyStart := s.pos
+		escaped, err := s.str()
+		if err != nil {
 			return err
 		}
+		keyEnd := s.pos
 		s.space()
 		if s.peek() != ':' {
 			return s.fail("expected ':' after object key")
 		}
 		s.pos++
 		s.space()
+		valStart := s.pos
 		if err := s.value(depth + 1); err != nil {
 			return err
+		}
+		if fn != nil {
+			rawKey := s.data[keyStart:keyEnd]
+			key := rawKey[1 : len(rawKey)-1]
+			if escaped {
+				decoded, _ := String(rawKey)
+				key = []byte(decoded)
+			}
+			fn(rawKey, key, s.data[valStart:s.pos])
 		}
 		s.space()
 		switch s.peek() {
@@ -206,44 +223,42 @@ func (s *scanner) literal(word string) error {
 }
 
 func (s *scanner) number() error {
-	d := s.data
 	if s.peek() == '-' {
 		s.pos++
 	}
-	switch {
-	case s.pos < len(d) && d[s.pos] == '0':
+	switch c := s.peek(); {
+	case c == '0':
 		s.pos++
-	case s.pos < len(d) && d[s.pos] >= '1' && d[s.pos] <= '9':
-		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
-			s.pos++
-		}
+	case c >= '1' && c <= '9':
+		s.digits()
 	default:
 		return s.fail("invalid number")
 	}
-	if s.pos < len(d) && d[s.pos] == '.' {
+	if s.peek() == '.' {
 		s.pos++
-		start := s.pos
-		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
-			s.pos++
-		}
-		if s.pos == start {
+		if s.digits() == 0 {
 			return s.fail("invalid number: no digits after '.'")
 		}
 	}
-	if s.pos < len(d) && (d[s.pos] == 'e' || d[s.pos] == 'E') {
+	if c := s.peek(); c == 'e' || c == 'E' {
 		s.pos++
-		if s.pos < len(d) && (d[s.pos] == '+' || d[s.pos] == '-') {
+		if c := s.peek(); c == '+' || c == '-' {
 			s.pos++
 		}
-		start := s.pos
-		for s.pos < len(d) && d[s.pos] >= '0' && d[s.pos] <= '9' {
-			s.pos++
-		}
-		if s.pos == start {
+		if s.digits() == 0 {
 			return s.fail("invalid number: no digits in exponent")
 		}
 	}
 	return nil
+}
+
+// digits passes over a run of decimal digits and says how many there were.
+func (s *scanner) digits() int {
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		s.pos++
+	}
+	return s.pos - start
 }
 
 // String decodes a raw JSON value that should be a string. It returns ok=false
@@ -298,47 +313,8 @@ func EachMember(line []byte, fn func(rawKey, key, value []byte)) error {
 		return ErrNotObject
 	}
 	s.pos++
-	s.space()
-	if s.peek() == '}' {
-		s.pos++
-		return s.end()
+	if err := s.members(0, fn); err != nil {
+		return err
 	}
-	for {
-		s.space()
-		if s.peek() != '"' {
-			return s.fail("expected a string key")
-		}
-		keyStart := s.pos
-		escaped, err := s.str()
-		if err != nil {
-			return err
-		}
-		rawKey := line[keyStart:s.pos]
-		key := rawKey[1 : len(rawKey)-1]
-		if escaped {
-			decoded, _ := String(rawKey)
-			key = []byte(decoded)
-		}
-		s.space()
-		if s.peek() != ':' {
-			return s.fail("expected ':' after object key")
-		}
-		s.pos++
-		s.space()
-		valStart := s.pos
-		if err := s.value(1); err != nil {
-			return err
-		}
-		fn(rawKey, key, line[valStart:s.pos])
-		s.space()
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return s.end()
-		default:
-			return s.fail("expected ',' or '}' in object")
-		}
-	}
+	return s.end()
 }

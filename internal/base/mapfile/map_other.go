@@ -10,11 +10,6 @@ import (
 // Mapped says whether Map really maps: here it reads the whole file.
 const Mapped = false
 
-// Map reads the file where mmap is not available.
-func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
-	return Range(f, 0, size, populate)
-}
-
 // Range reads size bytes of f from off where mmap is not available.
 func Range(f *os.File, off, size int64, populate bool) ([]byte, func(), error) {
 	data := make([]byte, size)

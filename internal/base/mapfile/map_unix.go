@@ -10,17 +10,6 @@ import (
 // Mapped says whether Map really maps (and so reads only the pages used).
 const Mapped = true
 
-// Map maps a file read-only. Mapping is what makes reads of large files
-// cheap: a fresh process pays a page fault per 4 KiB of heap it touches,
-// which for a 50 MB os.ReadFile costs more than scanning the file. With
-// populate, where the system can, the mapping is filled at once, which
-// costs far less than faulting the pages in one by one when all of them
-// will be read; without it, only the pages touched are read (a large
-// pack of which a few objects are wanted).
-func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
-	return Range(f, 0, size, populate)
-}
-
 // Range maps size bytes of f from off, which need not fall on a page: the
 // mapping starts at the page below it. A reader that walks a large file a
 // window at a time keeps only its window resident, so its RSS does not grow

@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -255,35 +254,20 @@ func lineHashes(path string) (map[idHash]bool, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	// One buffer for the whole file, however large: a line longer than
-	// the buffer is gathered in long.
-	r := bufio.NewReaderSize(f, streamBuffer)
-	var long []byte
-	for first := true; ; {
-		phys, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, phys...)
-			continue
-		}
-		if len(long) > 0 {
-			phys, long = append(long, phys...), long[:0]
-		}
-		if len(phys) > 0 {
-			raw, _ := jsonline.TrimLine(phys, first)
-			have[hashLine(raw)] = true
-			first = false
-		}
+	r := jsonline.NewReader(f) // no limit on a line's length
+	for {
+		line, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return have, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
+		have[hashLine(line.Raw)] = true
 	}
 }
 
-// streamBuffer is how much a pass that streams a file reads at once, and
-// how many bytes of moving lines the archive gathers before it appends
-// them: large enough that a read costs little per line, small enough to
-// stay out of the way of the memory bound.
+// streamBuffer is how many bytes of moving lines the archive gathers
+// before it appends them: large enough that an append costs little per
+// line, small enough to stay out of the way of the memory bound.
 const streamBuffer = 4 << 20

@@ -66,10 +66,14 @@ type cacheProblem struct {
 const cacheVersion = 8
 
 // SelectFileCached is SelectFile with a selection cache in cachePath.
-func SelectFileCached(path string, q Query, cachePath string) ([]Entry, []Problem, error) {
-	return selectMapped(path, q, false, func(data []byte, info os.FileInfo) ([]Entry, []Problem) {
-		return selectIncremental(data, path, q, cachePath, prefixChecksum(data), info, mapfile.Forget)
+func SelectFileCached(path string, q Query, cachePath string) (entries []Entry, problems []Problem, err error) {
+	err = readMapped(path, func(data []byte, info os.FileInfo) {
+		entries, problems = selectIncremental(data, path, q, cachePath, prefixChecksum(data), info, mapfile.Forget)
+	}, func() error {
+		entries, problems, err = selectRead(path, q)
+		return err
 	})
+	return entries, problems, err
 }
 
 // SelectCached is SelectFileCached of the log, for a log a writer keeps
@@ -324,10 +328,7 @@ func eachLineBackward(text []byte, fn func([]byte) bool) bool {
 // are the log's, or the log's after one of its last appends, or they and
 // tail's (the log after the prefix) combine into the log's.
 func provedByIndex(size int64, crc uint32, tail []byte, indexDir, file string, info os.FileInfo) bool {
-	if info == nil {
-		return false
-	}
-	ix, ok := OpenIndex(indexDir, file, info)
+	ix, ok := OpenIndex(indexDir, file, info) // false for a nil info
 	if !ok {
 		return false
 	}

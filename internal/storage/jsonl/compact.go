@@ -114,6 +114,17 @@ func ReadLine(f *os.File, off int64, buf []byte) ([]byte, error) {
 	}
 }
 
+// readRaw is the line of f that starts at off, without its line ending
+// (ReadLine, then jsonline.TrimLine), read into buf.
+func readRaw(f *os.File, off int64, buf []byte) ([]byte, error) {
+	line, err := ReadLine(f, off, buf)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := jsonline.TrimLine(line, off == 0)
+	return raw, nil
+}
+
 // writeKept copies the lines plan keeps from f to dst, each ending in
 // '\n' (as a rewrite has always written them), and returns where each of
 // marks (offsets of line starts in f) lands in the output: the start of

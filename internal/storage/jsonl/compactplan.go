@@ -171,8 +171,8 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 	pick := l.Versions != nil
 	ids := &idTable{}
 	plan := &compactPlan{}
-	var scratch, scratch2 []byte
-	base := 0 // lines before the block
+	var prevRaw, raw []byte // two lines read, their buffers reused
+	base := 0               // lines before the block
 	for b := range ordered {
 		<-b.parsed
 		b.release() // what the table needs of the block is in b.lines
@@ -200,14 +200,12 @@ func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<-
 			if seen && pick && c.time == cur.time {
 				// Equal times: the larger bytes win, as jsonline.Newer says.
 				var err error
-				if scratch, err = ReadLine(f, cur.off, scratch); err != nil {
+				if prevRaw, err = readRaw(f, cur.off, prevRaw); err != nil {
 					return nil, err
 				}
-				if scratch2, err = ReadLine(f, c.off, scratch2); err != nil {
+				if raw, err = readRaw(f, c.off, raw); err != nil {
 					return nil, err
 				}
-				prevRaw, _ := jsonline.TrimLine(scratch, cur.off == 0)
-				raw, _ := jsonline.TrimLine(scratch2, c.off == 0)
 				if byTime := l.byOwnTime(c.time, raw, prevRaw); byTime < 0 || byTime == 0 && bytes.Compare(raw, prevRaw) <= 0 {
 					continue
 				}

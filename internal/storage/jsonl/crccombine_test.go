@@ -29,3 +29,20 @@ func TestCombineJoinsTwoCRCs(t *testing.T) {
 		}
 	}
 }
+
+// Lengths of many bits (a log's tail of megabytes) combine as short ones.
+func TestCombineJoinsALongTail(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	whole := make([]byte, 9<<20+12345)
+	for i := range whole {
+		whole[i] = byte(rng.Uint32())
+	}
+	tab := crc32.MakeTable(crc32.Castagnoli)
+	for _, cut := range []int{1, 4096, 1 << 20, len(whole) - 1} {
+		a, b := whole[:cut], whole[cut:]
+		got := CombineCRC(crc32.Checksum(a, tab), crc32.Checksum(b, tab), int64(len(b)), crc32.Castagnoli)
+		if want := crc32.Checksum(whole, tab); got != want {
+			t.Fatalf("%d + %d bytes: combined %08x, want %08x", len(a), len(b), got, want)
+		}
+	}
+}

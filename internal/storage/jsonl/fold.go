@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
@@ -61,43 +60,13 @@ const foldVersion = 1
 // may still be being written).
 func (l *Log) FoldCached(q Query, cachePath string, f Folder) error {
 	q.Versions, q.Keep, q.reindex = nil, nil, l.ReindexIfFree
-	file, err := os.Open(l.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		f.Reset()
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("open %s: %w", l.Path, err)
-	}
-	defer file.Close()
-	info, err := file.Stat()
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", l.Path, err)
-	}
-	if info.Size() == 0 {
-		f.Reset()
-		return nil
-	}
-	data, release, err := mapfile.Map(file, info.Size(), false)
-	if err != nil {
-		return l.foldRead(q, f)
-	}
-	defer release()
-	faulted := true
-	func() {
-		defer func() { _ = recover() }()
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return readMapped(l.Path, func(data []byte, info os.FileInfo) {
 		foldIncremental(data, l.Path, l.CacheDir, q, cachePath, f, info, mapfile.Forget)
-		faulted = false
-	}()
-	if faulted { // the file shrank under the mapping
-		return l.foldRead(q, f)
-	}
-	return nil
+	}, func() error { return l.foldRead(q, f) })
 }
 
-// foldRead folds the log read whole, with no cache: for a log that could
-// not be mapped or shrank while it was read.
+// foldRead folds the log read whole, with no cache: for a log that is
+// missing or empty, could not be mapped or shrank while it was read.
 func (l *Log) foldRead(q Query, f Folder) error {
 	data, err := os.ReadFile(l.Path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -22,8 +22,14 @@ func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	defer f.Close()
-	if e, found, ok := getIndexed(f, cacheDir, q.Key, id); ok {
-		return e, found, nil
+	if info, err := f.Stat(); err == nil {
+		if ix, ok := OpenIndex(cacheDir, path, info); ok {
+			e, found, ok := ix.Get(f, q.Key, id)
+			ix.Close()
+			if ok {
+				return e, found, nil
+			}
+		}
 	}
 	scannedForGet(path)
 	q.Fields = []string{q.key()}
@@ -38,22 +44,6 @@ func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
 
 // scannedForGet is called when GetFile scans the log; tests count it.
 var scannedForGet = func(path string) {}
-
-// getIndexed looks id (the value of key) up in the index of the open log
-// f; ok is false when there is no index to trust, or it points at a line
-// that is not id's (the caller then scans).
-func getIndexed(f *os.File, cacheDir, key, id string) (e Entry, found, ok bool) {
-	info, err := f.Stat()
-	if err != nil {
-		return Entry{}, false, false
-	}
-	ix, ok := OpenIndex(cacheDir, f.Name(), info)
-	if !ok {
-		return Entry{}, false, false
-	}
-	defer ix.Close()
-	return ix.Get(f, key, id)
-}
 
 // Get reads the current version of id (the value of key) from the open
 // log f, at the offset ix places it; found is false when the log holds no
@@ -76,11 +66,10 @@ func (ix *Index) Get(f *os.File, key, id string) (e Entry, found, ok bool) {
 // DefaultKey when empty) is id: an offset that an index keeps is believed
 // only for the record it names.
 func RecordAt(f *os.File, off int64, key, id string) (raw []byte, ok bool, err error) {
-	line, err := ReadLine(f, off, nil)
+	raw, err = readRaw(f, off, nil)
 	if err != nil {
 		return nil, false, err
 	}
-	raw, _ = jsonline.TrimLine(line, off == 0)
 	got, _ := Select(raw, f.Name(), Query{Key: key})
 	return raw, len(got) == 1 && got[0].ID == id, nil
 }

@@ -151,6 +151,22 @@ func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
 	return ix, ok
 }
 
+// OpenWithIndex opens the log at path and its index in cacheDir, when the
+// index matches the log; ok is false otherwise. The caller closes both.
+func OpenWithIndex(cacheDir, path string) (f *os.File, ix *Index, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, false
+	}
+	if info, err := f.Stat(); err == nil {
+		if ix, ok = OpenIndex(cacheDir, path, info); ok {
+			return f, ix, true
+		}
+	}
+	f.Close()
+	return nil, nil, false
+}
+
 // Close releases the index.
 func (ix *Index) Close() { ix.release() }
 

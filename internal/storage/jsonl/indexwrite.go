@@ -126,10 +126,8 @@ func (l *Log) supersedes(f *os.File, e, prev indexEntry) bool {
 	if l.Versions == nil || e.nanos != prev.nanos {
 		return l.Versions == nil || e.nanos > prev.nanos
 	}
-	line, err := ReadLine(f, e.offset, nil)
-	raw, _ := jsonline.TrimLine(line, e.offset == 0)
-	line, perr := ReadLine(f, prev.offset, nil)
-	old, _ := jsonline.TrimLine(line, prev.offset == 0)
+	raw, err := readRaw(f, e.offset, nil)
+	old, perr := readRaw(f, prev.offset, nil)
 	if err == nil && perr == nil {
 		if c := l.byOwnTime(e.nanos, raw, old); c != 0 {
 			return c > 0
@@ -338,7 +336,7 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 		if before <= 0 || before >= state.Size {
 			before = 0
 		}
-		eachBlock(data, func(at int, block []byte) {
+		mapfile.EachWindow(data, indexBlockSize, mapfile.Forget, func(at int, block []byte) bool {
 			state.Lines += int64(bytes.Count(block, []byte{'\n'}))
 			if cut := int(before) - at; cut > 0 && cut <= len(block) {
 				state.CRC = crc32c.Update(state.CRC, block[:cut])
@@ -346,6 +344,7 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 				block = block[cut:]
 			}
 			state.CRC = crc32c.Update(state.CRC, block)
+			return true
 		})
 		wg.Wait()
 		if !whole {
@@ -387,53 +386,26 @@ func (l *Log) rebuildIndex(f *os.File, to FileStat, before int64) {
 }
 
 // indexBlockSize is how much of a mapped log a rebuild reads before it
-// drops those pages. Tests make it small.
+// drops those pages (mapfile.EachWindow). Tests make it small.
 var indexBlockSize = 4 << 20
-
-// eachBlock calls fn with data, a mapping, in blocks of about
-// indexBlockSize ending at line ends, each faulted in at once and dropped
-// once fn returns; at is where the block starts in data.
-func eachBlock(data []byte, fn func(at int, block []byte)) {
-	for at := 0; at < len(data); {
-		end := min(at+indexBlockSize, len(data))
-		if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
-			end += i + 1
-		} else {
-			end = len(data)
-		}
-		block := data[at:end]
-		mapfile.Populate(block)
-		fn(at, block)
-		mapfile.Forget(block)
-		at = end
-	}
-}
 
 // indexEntries are the entries of every record of data, the whole log
 // (mapped), in no order: a part of it on each core, with no more memory
 // than the entries. whole is false if a read of data faulted (the file
 // was truncated).
 func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
-	parts := make([][]indexEntry, runtime.GOMAXPROCS(0))
+	n := runtime.GOMAXPROCS(0)
 	if len(data) < parallelThreshold {
-		parts = parts[:1]
+		n = 1
 	}
+	parts := make([][]indexEntry, n)
 	var wg sync.WaitGroup
 	var faulted atomic.Bool
-	rest := data
-	for i := range parts {
-		chunk := rest
-		if i < len(parts)-1 {
-			end := len(rest) / (len(parts) - i)
-			if nl := bytes.IndexByte(rest[end:], '\n'); nl >= 0 {
-				chunk = rest[:end+nl+1]
-			}
-		}
-		rest = rest[len(chunk):]
+	for i, chunk := range lineParts(data, n) {
 		wg.Go(func() {
 			read := l.entryReader()
 			err := whileMapped("the log", func() error {
-				eachBlock(chunk, func(at int, block []byte) {
+				mapfile.EachWindow(chunk, indexBlockSize, mapfile.Forget, func(at int, block []byte) bool {
 					no := 2
 					if i == 0 && at == 0 {
 						no = 1 // only line 1 may start with a BOM
@@ -443,6 +415,7 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 							parts[i] = append(parts[i], e)
 						}
 					}
+					return true
 				})
 				return nil
 			})

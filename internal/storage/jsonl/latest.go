@@ -319,55 +319,61 @@ func copyEntry(id string, raw []byte, no int, fieldNames []string, fields [][]by
 // append elsewhere truncating a torn tail), the fault is caught and the file
 // is read again normally. The mapping is read a window at a time (see
 // selectVersions): a selection of a few lines of a large log holds those.
-func SelectFile(path string, q Query) ([]Entry, []Problem, error) {
-	return selectMapped(path, q, false, func(data []byte, _ os.FileInfo) ([]Entry, []Problem) {
-		entries, problems, _ := selectVersions(data, path, q, false, mapfile.Forget)
-		return entries, problems
+func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err error) {
+	err = readMapped(path, func(data []byte, _ os.FileInfo) {
+		entries, problems, _ = selectVersions(data, path, q, false, mapfile.Forget)
+	}, func() error {
+		entries, problems, err = selectRead(path, q)
+		return err
 	})
+	return entries, problems, err
 }
 
-// selectMapped maps the file at path and answers q over it with sel, which
-// gets the mapping and the file's stat. A missing or empty file selects
-// nothing; a file that cannot be mapped, or shrinks under the mapping, is
-// read normally and selected in full.
-// populate says whether sel reads every line (then the mapping is filled
-// at once) or perhaps only the tail (then only what is touched is read).
-func selectMapped(path string, q Query, populate bool, sel func(data []byte, info os.FileInfo) ([]Entry, []Problem)) (entries []Entry, problems []Problem, err error) {
+// readMapped maps the file at path and hands the mapping and the file's
+// stat to use. A file that is missing or empty, cannot be mapped, or
+// shrinks under the mapping (the fault is caught) goes to read instead,
+// which reads it normally.
+func readMapped(path string, use func(data []byte, info os.FileInfo), read func() error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
+		return read()
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, nil, fmt.Errorf("stat %s: %w", path, err)
+		return fmt.Errorf("stat %s: %w", path, err)
 	}
 	if info.Size() == 0 {
-		return nil, nil, nil
+		return read()
 	}
-	data, release, err := mapfile.Map(f, info.Size(), populate)
+	data, release, err := mapfile.Map(f, info.Size(), false)
 	if err != nil {
-		return selectRead(path, q)
+		return read()
 	}
 	defer release()
-	defer func() {
-		if recover() != nil {
-			entries, problems, err = selectRead(path, q)
-		}
+	faulted := true
+	func() {
+		defer func() { _ = recover() }()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		use(data, info)
+		faulted = false
 	}()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	entries, problems = sel(data, info)
-	return entries, problems, nil
+	if faulted {
+		return read()
+	}
+	return nil
 }
 
+// selectRead is Select over the file at path read whole (nothing when it
+// is missing).
 func selectRead(path string, q Query) ([]Entry, []Problem, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	entries, problems := Select(data, path, q) // nothing when missing
+	entries, problems := Select(data, path, q)
 	return entries, problems, nil
 }

@@ -70,11 +70,7 @@ func newerThanLean(data, raw []byte, t time.Time, e Entry, v *jsonline.Versions)
 	if !t.Equal(te) || e.Offset < 0 || e.Offset >= int64(len(data)) {
 		return false
 	}
-	line := data[e.Offset:]
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i+1]
-	}
-	full, _ := jsonline.TrimLine(line, e.Offset == 0)
+	full, _ := readLine(data, e.Offset)
 	return jsonline.Newer(raw, t, full, te)
 }
 
@@ -95,11 +91,10 @@ func LoadRaw(e Entry, q Query) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	line, err := ReadLine(f, e.Offset, nil)
+	raw, err := readRaw(f, e.Offset, nil)
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := jsonline.TrimLine(line, e.Offset == 0)
 	keys := q.keys()
 	vals := make([][]byte, len(keys))
 	lean := leanLine(raw, keys, vals)

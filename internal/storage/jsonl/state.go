@@ -127,20 +127,29 @@ func scanParallel(data []byte, key string, v *jsonline.Versions) [][]keyedLine {
 	parts := make([][]keyedLine, n)
 	var wg sync.WaitGroup
 	first := 1
-	for i := range n {
-		chunk := data
-		if i < n-1 {
-			end := len(data) / (n - i)
-			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
-				chunk = data[:end+nl+1]
-			}
-		}
-		data = data[len(chunk):]
+	for i, chunk := range lineParts(data, n) {
 		start := first
 		wg.Go(func() { parts[i] = scanPart(chunk, start, key, v) })
 		first += bytes.Count(chunk, []byte{'\n'})
 	}
 	wg.Wait()
+	return parts
+}
+
+// lineParts cuts data into n parts of about the same size, each but the
+// last ending at a line end, for a scan of a part on each core.
+func lineParts(data []byte, n int) [][]byte {
+	parts := make([][]byte, n)
+	for i := range parts {
+		parts[i] = data
+		if i < n-1 {
+			end := len(data) / (n - i)
+			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+				parts[i] = data[:end+nl+1]
+			}
+		}
+		data = data[len(parts[i]):]
+	}
 	return parts
 }
 

@@ -189,17 +189,5 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 		}
 	}
 	hdr.Body = crc32c.Checksum(body)
-	h, err := json.Marshal(hdr)
-	if err != nil {
-		return
-	}
-	// The header and the body written one after the other, not copied
-	// into one buffer first.
-	_ = writeFileFrom(cachePath, false, func(w *os.File) error {
-		if _, err := w.Write(append(h, '\n')); err != nil {
-			return err
-		}
-		_, err := w.Write(body)
-		return err
-	})
+	writeCacheHeaded(cachePath, hdr, func(w io.Writer) error { _, err := w.Write(body); return err })
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -74,11 +76,7 @@ func AddArrivals(source string, add []Arrival, now time.Time) error {
 	for _, a := range add {
 		byID[a.ID] = a
 	}
-	list := make([]Arrival, 0, len(byID))
-	for _, a := range byID {
-		list = append(list, a)
-	}
-	data, err := json.Marshal(list)
+	data, err := json.Marshal(slices.Collect(maps.Values(byID)))
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 	var m exportMark
 	marked := true
 	for _, p := range src.Paths {
-		tx.Reindex(s.exportLog(p))
+		tx.Reindex(s.logAt(p))
 		ms, ok := s.markOf(p)
 		marked = marked && ok
 		m.Sources = append(m.Sources, ms)
@@ -192,7 +192,7 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 // keeps or drops the current one. The file's index is released before
 // the append maps it again.
 func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next exportMark, ok bool) {
-	f, ix, ok := s.indexed(target)
+	f, ix, ok := jsonl.OpenWithIndex(s.CacheDir(), target)
 	if !ok {
 		return nil, next, false
 	}
@@ -311,13 +311,13 @@ func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok 
 func (s *Store) writeExport(tx *jsonl.Tx, target string, lines [][]byte, m exportMark, marked bool, markPath string) error {
 	_ = os.Remove(markPath)
 	if len(lines) == 0 {
-		tx.Reindex(s.exportLog(target))
+		tx.Reindex(s.logAt(target))
 	} else {
 		recs := make([]any, len(lines))
 		for i, l := range lines {
 			recs[i] = l
 		}
-		if err := tx.Append(s.exportLog(target), recs...); err != nil {
+		if err := tx.Append(s.logAt(target), recs...); err != nil {
 			return err
 		}
 	}
@@ -326,10 +326,4 @@ func (s *Store) writeExport(tx *jsonl.Tx, target string, lines [][]byte, m expor
 		saveExportMark(markPath, m)
 	}
 	return nil
-}
-
-// exportLog is the log at path, the export file or a source, as the
-// store's writers keep it and its index.
-func (s *Store) exportLog(path string) *jsonl.Log {
-	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }

@@ -129,28 +129,10 @@ func saveExportMark(path string, m exportMark) {
 	_ = jsonl.WriteCacheFile(path, append(append(data, '\n'), m.FileOnly...))
 }
 
-// indexed opens the file at path and its index, which its writer's
-// appends keep in the store's cache directory, when the index matches the
-// file; ok is false when there is no such index. The caller closes both.
-func (s *Store) indexed(path string) (f *os.File, ix *jsonl.Index, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, false
-	}
-	info, err := f.Stat()
-	if err == nil {
-		if ix, ok = jsonl.OpenIndex(s.CacheDir(), path, info); ok {
-			return f, ix, true
-		}
-	}
-	f.Close()
-	return nil, nil, false
-}
-
 // markOf is the file at path as its index covers it: all of it. ok is
 // false when it has no index that matches it.
 func (s *Store) markOf(path string) (markedFile, bool) {
-	f, ix, ok := s.indexed(path)
+	f, ix, ok := jsonl.OpenWithIndex(s.CacheDir(), path)
 	if !ok {
 		return markedFile{}, false
 	}
@@ -179,7 +161,7 @@ func (x indexedFile) close() {
 // caller closes it); ok is false when the file's index does not vouch
 // that it still starts with the marked bytes.
 func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, src indexedFile, ok bool) {
-	f, ix, ok := s.indexed(m.Path)
+	f, ix, ok := jsonl.OpenWithIndex(s.CacheDir(), m.Path)
 	if !ok {
 		return nil, m, src, false
 	}

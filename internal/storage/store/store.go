@@ -59,7 +59,9 @@ func (s *Store) Log(name string) *jsonl.Log { return s.logAt(s.WS.Path(name)) }
 // them; only the live store has one.
 func (s *Store) ReceivedLog(name string) *jsonl.Log { return s.logAt(ReceivedPath(s.WS, name)) }
 
-// logAt is the log at path, under the store's lock, roots and options.
+// logAt is the log at path, under the store's lock, roots and options: a
+// log of the store, or an export file, whose index the store's appends
+// keep in its cache directory too.
 func (s *Store) logAt(path string) *jsonl.Log {
 	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
@@ -100,7 +102,8 @@ func (src *Sources) Count() int { return len(src.Paths) }
 func (s *Store) Sources(name string) (*Sources, error) {
 	src := &Sources{Paths: []string{s.WS.Path(name)}}
 	if s.WS.Live {
-		if p := ReceivedPath(s.WS, name); exists(p) {
+		p := ReceivedPath(s.WS, name)
+		if _, err := os.Stat(p); err == nil {
 			src.Paths = append(src.Paths, p)
 		}
 	}
@@ -125,11 +128,6 @@ func (s *Store) SourcesWithFetched(name string) (*Sources, error) {
 	}
 	src.Paths = append(src.Paths, extra...)
 	return src, nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // Selection is the union of one log's sources.
@@ -197,7 +195,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		var entries []jsonl.Entry
 		var problems []jsonl.Problem
 		var err error
-		if cache := s.cachePath(path, q); cache != "" {
+		if cache := s.queryFile(path, q, ".idx"); cache != "" {
 			entries, problems, err = s.logAt(path).SelectCached(q.Query, cache)
 		} else {
 			entries, problems, err = jsonl.SelectFile(path, q.Query)
@@ -266,14 +264,9 @@ func (q Query) withVersions() Query {
 // CacheDir holds the selection caches.
 func (s *Store) CacheDir() string { return s.WS.CacheDir() }
 
-// cachePath is where q's selection of the log at path is cached, or "" for
-// a query without a name.
-func (s *Store) cachePath(path string, q Query) string {
-	return s.queryFile(path, q, ".idx")
-}
-
 // queryFile is where a cache of the query q over the log at path is kept,
-// named by both and ending in ext; "" for a query with no name.
+// named by both and ending in ext (".idx" for a selection's); "" for a
+// query with no name.
 func (s *Store) queryFile(path string, q Query, ext string) string {
 	if q.Name == "" {
 		return ""

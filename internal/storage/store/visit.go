@@ -13,7 +13,7 @@ func (s *Store) Visit(name string, q Query, visit func(*jsonl.Entry) error) ([]j
 		return nil, err
 	}
 	q = q.withVersions()
-	if cache := s.cachePath(src.Paths[0], q); src.Count() == 1 && cache != "" {
+	if cache := s.queryFile(src.Paths[0], q, ".idx"); src.Count() == 1 && cache != "" {
 		return s.logAt(src.Paths[0]).VisitCached(q.Query, cache, func(e *jsonl.Entry) error {
 			if q.Final != nil && !q.Final(e.Fields) {
 				return nil

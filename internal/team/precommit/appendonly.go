@@ -27,11 +27,13 @@ type Rewrite struct {
 // old ones (the merge driver orders lines by time), so only losses count
 // then.
 func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, staged []byte, merging bool) ([]Rewrite, error) {
-	grew, ok, err := onlyGrew(content, c, staged)
+	// Whether staged starts with HEAD's blob, ending at a line end, is
+	// proved by the blob's id (see gitrepo.Content.HeadPrefix).
+	size, ok, err := content.HeadPrefix(c, staged)
 	if err != nil {
 		return nil, fmt.Errorf("read the committed %s: %w", c.Path, err)
 	}
-	if !ok || grew {
+	if !ok || size == 0 || size > 0 && staged[size-1] == '\n' {
 		return nil, nil // new, or only appended to
 	}
 	committed, _, err := content.Head(c)
@@ -39,14 +41,6 @@ func (in *Input) checkAppendOnly(content *gitrepo.Content, c gitrepo.Change, sta
 		return nil, fmt.Errorf("read the committed %s: %w", c.Path, err)
 	}
 	return rewritesOf(content, c.Path, committed, staged, merging, "of the committed log")
-}
-
-// onlyGrew reports whether staged starts with HEAD's blob of c's path,
-// which ends at a line end, proved by the blob's id (see
-// gitrepo.Content.HeadPrefix). ok is false when HEAD has no such path.
-func onlyGrew(content *gitrepo.Content, c gitrepo.Change, staged []byte) (grew, ok bool, err error) {
-	size, ok, err := content.HeadPrefix(c, staged)
-	return size == 0 || size > 0 && staged[size-1] == '\n', ok, err
 }
 
 // rewritesOf lists what staged, the staged bytes of the log at path,

@@ -55,12 +55,9 @@ func checksums(data []byte) [2]uint32 {
 }
 
 // joined is the checksums of the bytes whose checksums are a followed by
-// n bytes whose checksums are b. When a is zero (nothing came before) that
-// is b itself, without the cost of combine (a tenth of a millisecond).
+// n bytes whose checksums are b (b itself when a is zero: nothing came
+// before).
 func joined(a, b [2]uint32, n int64) [2]uint32 {
-	if a == ([2]uint32{}) {
-		return b
-	}
 	return [2]uint32{jsonl.CombineCRC(a[0], b[0], n, crc32.Castagnoli), jsonl.CombineCRC(a[1], b[1], n, crc32.IEEE)}
 }
 

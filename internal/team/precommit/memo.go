@@ -75,19 +75,7 @@ func writeMemo(dir, id string, m blobMemo) {
 // running at once in several worktrees never read half of it, and says
 // whether it did.
 func writeRenamed(dir, name string, data []byte) bool {
-	if os.MkdirAll(dir, 0o755) != nil {
-		return false
-	}
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return false
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, name)) != nil {
-		os.Remove(tmp.Name())
-		return false
-	}
-	return true
+	return os.MkdirAll(dir, 0o755) == nil && jsonl.WriteCacheFile(filepath.Join(dir, name), data) == nil
 }
 
 // pruneMemo removes the older half of the entries once there are too many.

@@ -1,7 +1,6 @@
 package precommit
 
 import (
-	"bufio"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -142,16 +141,13 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 
 // fetchHead lists the commits FETCH_HEAD names: all were on a remote.
 func fetchHead(repo *gitrepo.Repo) []string {
-	f, err := os.Open(filepath.Join(repo.GitDir, "FETCH_HEAD"))
+	data, err := os.ReadFile(filepath.Join(repo.GitDir, "FETCH_HEAD"))
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var ids []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		id, _, _ := strings.Cut(sc.Text(), "\t")
-		if objectID(id) {
+	for _, line := range strings.Split(string(data), "\n") {
+		if id, _, _ := strings.Cut(line, "\t"); objectID(id) {
 			ids = append(ids, id)
 		}
 	}
