@@ -58,14 +58,10 @@ func (r *Repo) IsTracked(path string) bool {
 // error is git failing to say.
 func (r *Repo) IsIgnored(path string) (bool, error) {
 	_, err := Git(r.TopLevel, "check-ignore", "-q", "--", path)
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.As(err, &exit) && exit.ExitCode() == 1: // 1: not ignored
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 1 { // 1: not ignored
 		return false, nil
 	}
-	return false, err
+	return err == nil, err
 }
 
 // HasRemote reports whether the repository has a remote called name.
