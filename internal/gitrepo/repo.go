@@ -173,7 +173,7 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 }
 
 func (r *Repo) worktreesFromGit() ([]Worktree, error) {
-	out, err := Git(r.dir(), "worktree", "list", "--porcelain")
+	out, err := Git(r.Dir(), "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
