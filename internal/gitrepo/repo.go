@@ -10,7 +10,6 @@
 package gitrepo
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -178,10 +177,9 @@ func (r *Repo) worktreesFromGit() ([]Worktree, error) {
 		return nil, err
 	}
 	var list []Worktree
-	sc := bufio.NewScanner(strings.NewReader(out))
 	first := true
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(out) {
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "worktree "):
 			list = append(list, Worktree{Path: strings.TrimPrefix(line, "worktree "), Main: first})
