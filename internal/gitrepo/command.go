@@ -107,8 +107,8 @@ func (e *InterruptedError) Error() string { return fmt.Sprintf("interrupted (%v)
 
 // IsTimeout reports whether err is a command that ran out of time.
 func IsTimeout(err error) bool {
-	var t *TimeoutError
-	return errors.As(err, &t)
+	_, ok := errors.AsType[*TimeoutError](err)
+	return ok
 }
 
 // CommandError is a git command that failed: its message is git's own

@@ -129,7 +129,7 @@ func (r *Repo) allEntries() []configEntry {
 	if entries, ok := r.configFromFiles(); ok {
 		return entries
 	}
-	out, err := Git(r.dir(), "config", "-z", "--list", "--show-scope")
+	out, err := Git(r.Dir(), "config", "-z", "--list", "--show-scope")
 	if err != nil {
 		return nil
 	}
@@ -236,6 +236,6 @@ func distributionGit() bool {
 	return err == nil && (git == "/usr/bin/git" || git == "/usr/lib/git-core/git" || git == "/usr/libexec/git-core/git")
 }
 
-// dir is where git runs for the repository: the worktree, else the git
-// directory.
-func (r *Repo) dir() string { return cmp.Or(r.TopLevel, r.GitDir) }
+// Dir is where git runs for the repository: the worktree, else (a bare
+// repository) the git directory.
+func (r *Repo) Dir() string { return cmp.Or(r.TopLevel, r.GitDir) }

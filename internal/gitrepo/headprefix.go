@@ -63,11 +63,9 @@ func (c *Content) hashBlob(data []byte, seen Sink) string {
 // a deltified object, from its delta's header), inflating only those few
 // bytes; IsNotInProcess(err) when only git can read it.
 func (o *Objects) Size(id []byte) (int64, error) {
-	o.mu.Lock()
-	r := o.r
-	o.mu.Unlock()
-	if len(id) != oidLen {
-		return 0, errUnsupported
+	r, err := o.reader(id)
+	if err != nil {
+		return 0, err
 	}
 	p, off, loose, name := r.locate(id)
 	switch {

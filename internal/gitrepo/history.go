@@ -93,8 +93,7 @@ func (r *Repo) IsAncestor(ancestor, commit string) (bool, error) {
 		return false, fmt.Errorf("is %q an ancestor of %q: both must be commit ids", ancestor, commit)
 	}
 	_, err := Git(r.TopLevel, "merge-base", "--is-ancestor", "--end-of-options", ancestor, commit)
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 1 {
 		return false, nil
 	}
 	return err == nil, err

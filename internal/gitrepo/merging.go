@@ -87,8 +87,7 @@ func MergeFile(dir, path string, markerSize int, base, ours, theirs []byte) (res
 	args = append(args, "-L", "ours:"+path, "-L", "base:"+path, "-L", "theirs:"+path, "--",
 		filepath.Join(tmp, "ours"), filepath.Join(tmp, "base"), filepath.Join(tmp, "theirs"))
 	out, err := Command{Dir: dir, Args: args}.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() < 128 {
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() > 0 && exit.ExitCode() < 128 {
 		return []byte(out), true, nil // the number of conflicts
 	}
 	if err != nil {

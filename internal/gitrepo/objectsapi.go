@@ -38,10 +38,22 @@ func OpenObjects(commonDir string) *Objects {
 // Read returns an object's type ("blob", "tree", "commit", "tag") and
 // content.
 func (o *Objects) Read(id []byte) (kind string, data []byte, err error) {
-	o.mu.Lock()
-	r := o.r
-	o.mu.Unlock()
+	r, err := o.reader(id)
+	if err != nil {
+		return "", nil, err
+	}
 	return r.read(id)
+}
+
+// reader is the reader of the packs as last listed (see Refresh), for an
+// object id of SHA-1's length; any other id is errUnsupported.
+func (o *Objects) reader(id []byte) (*objectReader, error) {
+	if len(id) != oidLen {
+		return nil, errUnsupported
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.r, nil
 }
 
 // Refresh lists the packs again, for objects a fetch or a gc has packed

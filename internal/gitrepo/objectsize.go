@@ -29,11 +29,9 @@ func (e *TooLargeError) Error() string {
 // ReadAtMost is Read for an object that must not be larger than max bytes:
 // a larger one is a *TooLargeError, found without inflating its content.
 func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, err error) {
-	o.mu.Lock()
-	r := o.r
-	o.mu.Unlock()
-	if len(id) != oidLen {
-		return "", nil, errUnsupported
+	r, err := o.reader(id)
+	if err != nil {
+		return "", nil, err
 	}
 	kind, size, err := r.header(id)
 	if err != nil {
@@ -47,11 +45,9 @@ func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, er
 
 // Header returns an object's type and size without reading its content.
 func (o *Objects) Header(id []byte) (kind string, size int64, err error) {
-	o.mu.Lock()
-	r := o.r
-	o.mu.Unlock()
-	if len(id) != oidLen {
-		return "", 0, errUnsupported
+	r, err := o.reader(id)
+	if err != nil {
+		return "", 0, err
 	}
 	return r.header(id)
 }

@@ -129,7 +129,7 @@ func (r *Repo) committedKinds(probes []string, kinds []PathKind) error {
 	if len(asked) == 0 {
 		return nil
 	}
-	out, err := Command{Dir: r.dir(), Args: []string{"cat-file", "--batch-check=%(objecttype)"}, Input: in.String()}.Run()
+	out, err := Command{Dir: r.Dir(), Args: []string{"cat-file", "--batch-check=%(objecttype)"}, Input: in.String()}.Run()
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@
 package gitrepo
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -173,15 +172,14 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 }
 
 func (r *Repo) worktreesFromGit() ([]Worktree, error) {
-	out, err := Git(r.dir(), "worktree", "list", "--porcelain")
+	out, err := Git(r.Dir(), "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
 	var list []Worktree
-	sc := bufio.NewScanner(strings.NewReader(out))
 	first := true
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(out) {
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "worktree "):
 			list = append(list, Worktree{Path: strings.TrimPrefix(line, "worktree "), Main: first})

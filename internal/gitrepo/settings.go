@@ -17,9 +17,9 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 	var err error
 	switch scope {
 	case ScopeLocal:
-		_, err = Git(r.dir(), "config", "--local", "--", key, value)
+		_, err = Git(r.Dir(), "config", "--local", "--", key, value)
 	case ScopeWorktree:
-		_, err = Git(r.dir(), "config", "--worktree", "--", key, value)
+		_, err = Git(r.Dir(), "config", "--worktree", "--", key, value)
 	default:
 		err = fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
 	}
@@ -29,21 +29,21 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 // AddConfig adds a value to a multi-valued key (remote.NAME.fetch) in the
 // local configuration file.
 func (r *Repo) AddConfig(key, value string) error {
-	_, err := Git(r.dir(), "config", "--local", "--add", "--", key, value)
+	_, err := Git(r.Dir(), "config", "--local", "--add", "--", key, value)
 	return err
 }
 
 // UnsetConfigMatching removes from the local configuration file every
 // value of key that the regular expression pattern matches.
 func (r *Repo) UnsetConfigMatching(key, pattern string) error {
-	_, err := Git(r.dir(), "config", "--local", "--unset-all", "--", key, pattern)
+	_, err := Git(r.Dir(), "config", "--local", "--unset-all", "--", key, pattern)
 	return err
 }
 
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,
 // else the common git directory's hooks (absolute).
 func (r *Repo) HooksDir() (string, error) {
-	out, err := Git(r.dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	out, err := Git(r.Dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
 	return strings.TrimSpace(out), err
 }
 
@@ -58,19 +58,15 @@ func (r *Repo) IsTracked(path string) bool {
 // error is git failing to say.
 func (r *Repo) IsIgnored(path string) (bool, error) {
 	_, err := Git(r.TopLevel, "check-ignore", "-q", "--", path)
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.As(err, &exit) && exit.ExitCode() == 1: // 1: not ignored
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 1 { // 1: not ignored
 		return false, nil
 	}
-	return false, err
+	return err == nil, err
 }
 
 // HasRemote reports whether the repository has a remote called name.
 func (r *Repo) HasRemote(name string) bool {
-	_, err := Git(r.dir(), "remote", "get-url", "--", name)
+	_, err := Git(r.Dir(), "remote", "get-url", "--", name)
 	return err == nil
 }
 

@@ -56,129 +56,64 @@ func FileRemote(t testing.TB) Remote {
 }
 
 // DaemonRemote is a bare repository served read-write by a real git daemon
-// on a loopback port, for testing the git:// protocol. The daemon is stopped
-// when the test ends; its log is shown only if the test failed.
+// on a loopback port, for testing the git:// protocol. This process listens
+// and hands each connection to git daemon in inetd mode, as inetd would: the
+// port is the listener's from the start, so no other process can take it,
+// and the remote serves as soon as it is returned. The listener and every
+// daemon still serving are stopped when the test ends; their log is shown
+// only if the test failed.
 func DaemonRemote(t testing.TB) Remote {
 	t.Helper()
 	daemon := program(t, "git-daemon")
 	dir := Bare(t)
-	var err error
-	for range 5 {
-		var r Remote
-		if r, err = startDaemon(t, daemon, dir); err == nil {
-			return r
-		}
-	}
-	t.Fatalf("git daemon did not start after 5 attempts; last: %v", err)
-	return Remote{}
-}
-
-// startDaemon starts git daemon for dir on a free port and waits until it
-// serves dir. It fails, with the daemon's log, if the daemon exited first,
-// which happens when another process took the port after freePort released
-// it.
-func startDaemon(t testing.TB, daemon, dir string) (Remote, error) {
-	t.Helper()
 	base, name := filepath.Split(dir)
-	port := freePort(t)
-	logFile, err := os.CreateTemp(t.TempDir(), "daemon-*.log")
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer logFile.Close()
-	cmd := daemonCommand(daemon, base, port)
-	// A file rather than a pipe, so that waiting for the daemon never waits
-	// for a connection's child process still holding its stderr.
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var waitErr error
-	exited := make(chan struct{}) // closed once the daemon has exited
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
-	url := fmt.Sprintf("git://127.0.0.1:%d/%s", port, name)
-	if err := awaitDaemon(url, exited); err != nil {
-		cmd.Process.Kill()
-		<-exited
-		return Remote{}, fmt.Errorf("%v (daemon: %v)\ngit daemon log:\n%s", err, waitErr, readLog(logFile.Name()))
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("git daemon log:\n%s", readLog(logFile.Name()))
+	ctx, stop := context.WithCancel(context.Background())
+	logs := &LockedBuffer{}
+	var serving sync.WaitGroup
+	serving.Go(func() {
+		for {
+			conn, err := listener.Accept()
+			if err != nil {
+				return // closed: the test ended
+			}
+			serving.Go(func() { serveConnection(ctx, daemon, base, conn, logs) })
 		}
 	})
-	return Remote{Name: "daemon", URL: url, Dir: dir}, nil
-}
-
-// daemonCommand serves every repository under base, for push as well as
-// fetch, on a loopback port. The dashed program is run directly because
-// "git daemon" would make it a grandchild that killing the git wrapper does
-// not stop.
-func daemonCommand(daemon, base string, port int) *exec.Cmd {
-	return exec.Command(daemon, "--reuseaddr", "--base-path="+base, "--export-all",
-		"--enable=receive-pack", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--informative-errors", base)
-}
-
-// awaitDaemon polls the daemon with git ls-remote until it answers for the
-// repository at url, or returns why it will not. A real request rather than
-// a bare connection tells that the daemon serves the repository, and leaves
-// no "remote end hung up" noise in its log. Each request is abandoned as
-// soon as the daemon exits, since a silent process that won the port would
-// otherwise keep it waiting.
-func awaitDaemon(url string, exited <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		type result struct {
-			out []byte
-			err error
+	t.Cleanup(func() {
+		listener.Close()
+		stop()
+		serving.Wait()
+		if t.Failed() {
+			t.Logf("git daemon log:\n%s", logs.String())
 		}
-		done := make(chan result, 1)
-		go func() {
-			out, err := exec.CommandContext(ctx, "git", "ls-remote", "--", url).CombinedOutput()
-			done <- result{out, err}
-		}()
-		select {
-		case <-exited:
-			return fmt.Errorf("git daemon exited before serving %s", url)
-		case r := <-done:
-			// The repository name is unique, so an answer for it comes
-			// from our daemon and not from another one that won the port.
-			if r.err == nil {
-				return nil
-			}
-			if ctx.Err() != nil {
-				return fmt.Errorf("git ls-remote %s: %v after 10s\n%s", url, r.err, r.out)
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	})
+	return Remote{Name: "daemon", URL: fmt.Sprintf("git://%s/%s", listener.Addr(), name), Dir: dir}
 }
 
-// readLog returns a server's log, or why it cannot.
-func readLog(path string) string {
-	out, err := os.ReadFile(path)
+// serveConnection runs git daemon in inetd mode on one connection, which is
+// its standard input and output, serving every repository under base, for
+// push as well as fetch. The dashed program is run directly because "git
+// daemon" would make it a grandchild that stopping the git wrapper does not
+// stop.
+func serveConnection(ctx context.Context, daemon, base string, conn net.Conn, logs io.Writer) {
+	defer conn.Close()
+	socket, err := conn.(*net.TCPConn).File()
 	if err != nil {
-		return err.Error()
+		fmt.Fprintf(logs, "hand the connection to git daemon: %v\n", err)
+		return
 	}
-	return string(out)
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	defer socket.Close()
+	cmd := exec.CommandContext(ctx, daemon, "--inetd", "--base-path="+base, "--export-all", "--enable=receive-pack",
+		"--informative-errors", "--log-destination=stderr", base)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = socket, socket, logs
+	cmd.WaitDelay = time.Second // a helper it started may hold its stderr
+	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(logs, "git daemon: %v\n", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // HTTPRemote is a bare repository served read-write over smart HTTP by

@@ -31,8 +31,7 @@ var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c
 func run(dir string, limit time.Duration, args ...string) (stdout, stderr string, err error) {
 	out, err := gitrepo.Command{Dir: dir, Args: append(append([]string{}, gitOptions...), args...),
 		Env: []string{"GIT_TERMINAL_PROMPT=0"}, Timeout: limit}.Run()
-	var failed *gitrepo.CommandError
-	if errors.As(err, &failed) {
+	if failed, ok := errors.AsType[*gitrepo.CommandError](err); ok {
 		return out, failed.Stderr, failed.Err
 	}
 	return out, "", err
@@ -66,8 +65,7 @@ func (e *Error) Error() string { return e.Msg }
 
 // failure is the *Error for a run that failed with err and stderr.
 func failure(stderr string, err error) *Error {
-	var timeout *gitrepo.TimeoutError
-	if errors.As(err, &timeout) {
+	if timeout, ok := errors.AsType[*gitrepo.TimeoutError](err); ok {
 		return &Error{Kind: TimedOut, After: timeout.After, Msg: fmt.Sprintf("no answer within %s, so git was stopped", timeout.After)}
 	}
 	return &Error{Kind: Unreachable, Msg: firstLines(stderr, err), RefLocked: strings.Contains(stderr, "cannot lock ref")}

@@ -66,14 +66,13 @@ func (e *DamageError) Error() string {
 
 // IsDamage reports whether err is a damaged ledger (see DamageError).
 func IsDamage(err error) bool {
-	var d *DamageError
-	return errors.As(err, &d)
+	_, ok := errors.AsType[*DamageError](err)
+	return ok
 }
 
 // inCommit names the commit a damage was found in, if it does not say yet.
 func inCommit(err error, commit plumbing.Hash) error {
-	var d *DamageError
-	if errors.As(err, &d) && d.Commit.IsZero() {
+	if d, ok := errors.AsType[*DamageError](err); ok && d.Commit.IsZero() {
 		d.Commit = commit
 	}
 	return err
@@ -81,8 +80,7 @@ func inCommit(err error, commit plumbing.Hash) error {
 
 // at names the tree path a damage was found at, if it does not say yet.
 func at(err error, p string) error {
-	var d *DamageError
-	if errors.As(err, &d) && d.Path == "" {
+	if d, ok := errors.AsType[*DamageError](err); ok && d.Path == "" {
 		d.Path = p
 	}
 	return err

@@ -240,13 +240,9 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 	if a == b {
 		return nil
 	}
-	ta, err := w.l.readTree(a)
+	ta, tb, err := w.l.readTrees(prefix, a, b)
 	if err != nil {
-		return at(err, prefix)
-	}
-	tb, err := w.l.readTree(b)
-	if err != nil {
-		return at(err, prefix)
+		return err
 	}
 	lv := levelOf(prefix)
 	for _, name := range entryNames(tb, ta) {

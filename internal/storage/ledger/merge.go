@@ -29,13 +29,9 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 	if a.IsZero() {
 		return b, nil
 	}
-	ta, err := l.readTree(a)
+	ta, tb, err := l.readTrees(prefix, a, b)
 	if err != nil {
-		return plumbing.ZeroHash, at(err, prefix)
-	}
-	tb, err := l.readTree(b)
-	if err != nil {
-		return plumbing.ZeroHash, at(err, prefix)
+		return plumbing.ZeroHash, err
 	}
 	lv := levelOf(prefix)
 	out := &tree{}
@@ -62,8 +58,11 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 				return plumbing.ZeroHash, err
 			}
 			out.Entries = append(out.Entries, entry{Name: name, Mode: gitobject.DirMode, ID: h})
-		case name == formatFile:
-			return plumbing.ZeroHash, l.formatConflict(ea.ID, eb.ID)
+		case name == formatFile: // two FORMAT files: one is not a format this version writes
+			if err := l.checkFormat(ea.ID); err != nil {
+				return plumbing.ZeroHash, err
+			}
+			return plumbing.ZeroHash, l.checkFormat(eb.ID)
 		default:
 			h, err := l.unionBlobs(ea.ID, eb.ID)
 			if err != nil {
@@ -88,13 +87,13 @@ func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
 	return l.writeBlob(merge.UnionStore(nil, da, db))
 }
 
-// formatConflict reports two FORMAT files that differ: one of them is not
-// a format this version writes.
-func (l *Ledger) formatConflict(a, b plumbing.Hash) error {
-	if err := l.checkFormat(a); err != nil {
-		return err
+// readTrees reads the trees a and b, which sit at prefix, for a walk over
+// both.
+func (l *Ledger) readTrees(prefix string, a, b plumbing.Hash) (ta, tb *tree, err error) {
+	if ta, err = l.readTree(a); err == nil {
+		tb, err = l.readTree(b)
 	}
-	return l.checkFormat(b)
+	return ta, tb, at(err, prefix)
 }
 
 // entryNames lists the names of both trees' entries, each once.

@@ -1,11 +1,7 @@
 package ledgersync
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -175,22 +171,17 @@ func appliedSince(sizes map[string]int64, path func(file string) string) (*appli
 		if err != nil {
 			return nil, err
 		}
-		r := bufio.NewReader(io.NewSectionReader(f, size, math.MaxInt64-size))
-		for {
-			line, err := r.ReadBytes('\n')
-			if id, at, ok := versions.of(bytes.TrimSuffix(line, []byte("\n"))); ok {
+		err = eachLine(f, size, func(line []byte) {
+			if id, at, ok := versions.of(line); ok {
 				split, t := splitID(id), stampOf(at)
 				if had, ok := a.at(id, split); !ok || had.before(t) {
 					a.set(id, split, t)
 				}
 			}
-			if err != nil {
-				f.Close()
-				if err != io.EOF {
-					return nil, err
-				}
-				break
-			}
+		})
+		f.Close()
+		if err != nil {
+			return nil, err
 		}
 	}
 	return a, nil

@@ -44,8 +44,7 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 				return &stopAfter{r.clockErr}
 			}
 			got, err := as.AssignIn(tx, req)
-			var taken *assignments.AlreadyAssignedError
-			if errors.As(err, &taken) {
+			if taken, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok {
 				taken.Remote = remote
 				return &stopAfter{err}
 			}
@@ -72,23 +71,13 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 		return nil
 	})
 	out.Sync = res
-	if err != nil && !res.Pushed && made {
+	return out, s.unpublished(remote, res, err, made, true, func(tx *jsonl.Tx) error {
 		why := "not published to " + remote + ": " + err.Error()
-		var lost *assignments.AlreadyAssignedError
-		if errors.As(err, &lost) && lost.Withdrawn != nil {
+		if lost, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok && lost.Withdrawn != nil {
 			why = "lost to " + lost.Active.Droid + "'s " + lost.Active.ID + ", on " + remote + " first"
 		}
-		werr := s.S.Update(func(tx *jsonl.Tx) error {
-			undone, err2 := as.UndoIn(tx, out.Result, s.S.Now(), why)
-			out.Undone = &undone
-			return err2
-		})
-		if werr != nil {
-			return out, errors.Join(err, werr)
-		}
-	}
-	if err != nil && IsRemoteError(err) && !res.Pushed {
-		return out, &UnpublishedError{Remote: remote, Err: err, Assignment: true}
-	}
-	return out, err
+		undone, err2 := as.UndoIn(tx, out.Result, s.S.Now(), why)
+		out.Undone = &undone
+		return err2
+	})
 }

@@ -96,10 +96,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, li
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", false
 	}
-	n, err := l.Inspect(local, fetched)
-	if err == nil && n > limit {
-		err = overBound(fetched, n, limit)
-	}
+	_, err := inspectWithin(l, local, fetched, limit)
 	if ledger.IsDamage(err) {
 		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
 	}

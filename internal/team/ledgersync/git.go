@@ -23,8 +23,8 @@ import (
 // remoteError is the RemoteError for a fetch or push that failed before
 // the remote said anything about the ledger (a *transport.Error), or err.
 func remoteError(rm Remote, op string, err error) error {
-	var failed *transport.Error
-	if !errors.As(err, &failed) {
+	failed, ok := errors.AsType[*transport.Error](err)
+	if !ok {
 		return err
 	}
 	cause := Unreachable
@@ -125,10 +125,7 @@ func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (transport.Push
 // when it shows none. The error is a *RemoteError when the remote could
 // not be reached or did not answer in time.
 func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip plumbing.Hash, found bool, err error) {
-	dir := repo.TopLevel
-	if dir == "" {
-		dir = repo.GitDir
-	}
+	dir := repo.Dir()
 	rm, err := ResolveRemote(repo, remote, dir)
 	if err != nil {
 		return plumbing.ZeroHash, false, err

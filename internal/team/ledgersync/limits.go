@@ -57,6 +57,16 @@ func parseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
+// inspectWithin is l.Inspect(from, to), and the damage of a commit that
+// brings more than limit (overBound).
+func inspectWithin(l *ledger.Ledger, from, to plumbing.Hash, limit int64) (int64, error) {
+	n, err := l.Inspect(from, to)
+	if err == nil && n > limit {
+		err = overBound(to, n, limit)
+	}
+	return n, err
+}
+
 // overBound is the damage of a commit that holds more new chunks than one
 // sync takes.
 func overBound(commit plumbing.Hash, newBytes, limit int64) error {

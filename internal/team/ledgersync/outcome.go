@@ -66,8 +66,8 @@ func (s *Syncer) note(rm Remote, op string, err error) {
 	now := s.S.Now()
 	o := &Outcome{At: now, OK: err == nil}
 	if err != nil {
-		var re *RemoteError
-		if !errors.As(err, &re) {
+		re, ok := errors.AsType[*RemoteError](err)
+		if !ok {
 			return // a local failure says nothing about the remote
 		}
 		o.Cause, o.Message = re.Cause, re.Msg

@@ -37,8 +37,7 @@ func (e *UnpublishedError) Error() string {
 	if e.Assignment {
 		done, retry = "assigned", "assign or claim with --offline to take the issue on this machine now (the next git queen sync publishes the assignment"
 	}
-	var re *RemoteError
-	if errors.As(e.Err, &re) && !re.Transient() {
+	if re, ok := errors.AsType[*RemoteError](e.Err); ok && !re.Transient() {
 		return fmt.Sprintf("nothing was %s: %v", done, e.Err) // retrying will not help; the error says what will
 	}
 	return fmt.Sprintf("nothing was %s: %v\nretry when %s can be reached, or %s, or withdraws it if another clone's got there first)",
@@ -67,8 +66,7 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 			}
 			got, err := rs.ReserveIn(tx, req)
 			out.Result = got
-			var conflict *reservations.ConflictError
-			if errors.As(err, &conflict) {
+			if _, ok := errors.AsType[*reservations.ConflictError](err); ok {
 				return &stopAfter{err}
 			}
 			if err != nil {
@@ -100,27 +98,38 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 		return nil
 	})
 	out.Sync = res
-	if err != nil && !res.Pushed && len(fresh) > 0 {
-		// Whatever failed after the grant was appended (the push, the
-		// remote, this machine), nothing is reserved: the grant is
-		// withdrawn (one that lost a race was, already).
-		werr := s.S.Update(func(tx *jsonl.Tx) error {
-			if err := rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error()); err != nil || !rejudged {
-				return err
-			}
-			// The holder is back: what the steal released is its own
-			// again. (A steal that could not be published for another
-			// reason, the remote down, stays as a release --force would.)
-			told, err := rs.GiveBackIn(tx, out.Result, req.Droid)
-			out.Result.Notified = append(out.Result.Notified, told...)
+	// Whatever failed after the grant was appended (the push, the remote,
+	// this machine), nothing is reserved: the grant is withdrawn (one that
+	// lost a race was, already).
+	return out, s.unpublished(remote, res, err, len(fresh) > 0, false, func(tx *jsonl.Tx) error {
+		if err := rs.WithdrawIDsIn(tx, fresh, s.S.Now(), "not published: "+err.Error()); err != nil || !rejudged {
 			return err
-		})
-		if werr != nil {
-			return out, errors.Join(err, werr)
+		}
+		// The holder is back: what the steal released is its own again. (A
+		// steal that could not be published for another reason, the remote
+		// down, stays as a release --force would.)
+		told, err := rs.GiveBackIn(tx, out.Result, req.Droid)
+		out.Result.Notified = append(out.Result.Notified, told...)
+		return err
+	})
+}
+
+// unpublished is the error of an exchange that made a grant (made is
+// true) or meant to: when it failed before the remote held the grant,
+// undo takes the grant back under the lock, and a remote that could not
+// be reached or refused is an *UnpublishedError (of an assignment, when
+// assignment is set).
+func (s *Syncer) unpublished(remote string, res *Result, err error, made, assignment bool, undo func(tx *jsonl.Tx) error) error {
+	if err == nil || res.Pushed {
+		return err
+	}
+	if made {
+		if werr := s.S.Update(undo); werr != nil {
+			return errors.Join(err, werr)
 		}
 	}
-	if err != nil && IsRemoteError(err) && !res.Pushed {
-		return out, &UnpublishedError{Remote: remote, Err: err}
+	if IsRemoteError(err) {
+		return &UnpublishedError{Remote: remote, Err: err, Assignment: assignment}
 	}
-	return out, err
+	return err
 }

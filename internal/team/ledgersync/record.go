@@ -44,8 +44,10 @@ func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (led
 	return lines, marks, nil
 }
 
-// readLogSince is readSince of the log at path; a log that does not exist
-// holds nothing.
+// readLogSince reads the whole lines of the log at path after the mark m
+// and returns them with the mark at their end. When the log no longer
+// holds m, it returns every whole line and reconcile = true. A log that
+// does not exist holds nothing.
 func readLogSince(path string, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -55,19 +57,9 @@ func readLogSince(path string, m Mark) (lines [][]byte, end Mark, reconcile bool
 		return nil, Mark{}, false, err
 	}
 	defer f.Close()
-	if lines, end, reconcile, err = readSince(f, m); err != nil {
-		err = fmt.Errorf("read %s: %w", path, err)
-	}
-	return lines, end, reconcile, err
-}
-
-// readSince reads the whole lines of f after the mark m and returns them
-// with the mark at their end. When the file no longer holds m, it returns
-// every whole line and reconcile = true.
-func readSince(f *os.File, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
 	data, from, held, err := readTail(f, m)
 	if err != nil {
-		return nil, Mark{}, false, err
+		return nil, Mark{}, false, fmt.Errorf("read %s: %w", path, err)
 	}
 	reconcile = !held
 	whole := bytes.LastIndexByte(data, '\n') + 1
@@ -79,7 +71,9 @@ func readSince(f *os.File, m Mark) (lines [][]byte, end Mark, reconcile bool, er
 			lines = append(lines, line)
 		}
 	}
-	end, err = markAt(f, from+int64(whole))
+	if end, err = markAt(f, from+int64(whole)); err != nil {
+		err = fmt.Errorf("read %s: %w", path, err)
+	}
 	return lines, end, reconcile, err
 }
 

@@ -81,8 +81,8 @@ func (e *RemoteError) Transient() bool { return e.Cause != Refused && e.Cause !=
 // IsRemoteError reports whether err is a remote that could not be reached
 // or refused the ledger.
 func IsRemoteError(err error) bool {
-	var re *RemoteError
-	return errors.As(err, &re)
+	_, ok := errors.AsType[*RemoteError](err)
+	return ok
 }
 
 // refusal names why a remote rejected a push of the ledger, in the words

@@ -92,11 +92,7 @@ func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 	}
 	limit := maxReceive(ws.Repo)
 	for remote, fetched := range tracking {
-		n, err := l.Inspect(tip, fetched)
-		if err == nil && n > limit {
-			err = overBound(fetched, n, limit)
-		}
-		if err != nil {
+		if _, err := inspectWithin(l, tip, fetched, limit); err != nil {
 			h.Remotes[remote] = err
 		}
 	}
@@ -163,8 +159,7 @@ func (s *Syncer) preflight() (rebuilt string, err error) {
 	}
 	for remote, h := range tracking {
 		if err := s.ledger.Sound(h); ledger.IsDamage(err) {
-			var d *ledger.DamageError
-			if errors.As(err, &d) && d.Missing {
+			if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Missing {
 				if err := s.ledger.Refs().Delete(ledger.TrackingRef(remote), h); err != nil {
 					return rebuilt, err
 				}
@@ -227,12 +222,8 @@ func (s *Syncer) holdsFetched(r *round) (bool, error) {
 // before any of it is applied: within the round's bound, and no flood of
 // reservations. A failure is a *ledger.DamageError.
 func (s *Syncer) checkAhead(left, tip plumbing.Hash) error {
-	n, err := s.ledger.Inspect(left, tip)
-	if err != nil {
+	if _, err := inspectWithin(s.ledger, left, tip, maxReceive(s.S.WS.Repo)); err != nil {
 		return err
-	}
-	if limit := maxReceive(s.S.WS.Repo); n > limit {
-		return overBound(tip, n, limit)
 	}
 	return s.floodCheck(left, tip, s.S.Now())
 }

@@ -106,8 +106,8 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 		before := s.ownSizes()
 		if caller != nil {
 			if err := caller(tx, r); err != nil {
-				var after *stopAfter
-				if !errors.As(err, &after) {
+				after, ok := errors.AsType[*stopAfter](err)
+				if !ok {
 					return errors.Join(err, s.cutBack(before)) // the caller failed: nothing moves
 				}
 				r.stop = after.err

@@ -98,17 +98,14 @@ func (st *state) setAsideWhole(remote, commit string) bool {
 // damageNote is the note for a commit that Inspect refused.
 func damageNote(remote string, commit plumbing.Hash, err error, now time.Time) SetAside {
 	a := SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Reason: err.Error(), At: now}
-	var d *ledger.DamageError
-	if errors.As(err, &d) {
+	if d, ok := errors.AsType[*ledger.DamageError](err); ok {
 		a.Path, a.Reason = d.Path, d.Reason
 		if !d.Commit.IsZero() && d.Commit != commit {
-			a.Reason += " (in its parent " + short(d.Commit) + ")"
+			a.Reason += " (in its parent " + shortHash(d.Commit.String()) + ")"
 		}
 	}
 	return a
 }
-
-func short(h plumbing.Hash) string { return shortHash(h.String()) }
 
 // recordNotes turns the rule breaks of a round into notes, one per rule.
 func recordNotes(remote string, commit plumbing.Hash, broken map[string]*ruleCount, now time.Time) []SetAside {

@@ -85,12 +85,7 @@ func New(s *store.Store, droid string) (*Syncer, error) {
 func (s *Syncer) Close() error { return s.ledger.Close() }
 
 // gitDir is where sync runs git: the worktree, else the git directory.
-func (s *Syncer) gitDir() string {
-	if s.S.WS.Repo.TopLevel != "" {
-		return s.S.WS.Repo.TopLevel
-	}
-	return s.S.WS.Repo.CommonDir
-}
+func (s *Syncer) gitDir() string { return s.S.WS.Repo.Dir() }
 
 func (s *Syncer) dir() string { return s.S.WS.Dir }
 
@@ -241,8 +236,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			}
 			r, err := s.round(rm.Key, fetched, st, rebuild)
 			rebuild = false
-			var damaged *localDamage
-			if errors.As(err, &damaged) {
+			if _, ok := errors.AsType[*localDamage](err); ok {
 				// Found reading this clone's ledger mid-round: the round
 				// is undone (see loadState); run it on a rebuilt one.
 				r, err = s.round(rm.Key, fetched, st, true)

@@ -87,6 +87,16 @@ func readMergeLines(path string, from int64) (*mergeLines, error) {
 		return nil, err
 	}
 	m := &mergeLines{f: f, seed: maphash.MakeSeed(), at: map[uint64]int64{}, end: from, versions: newVersionReader()}
+	if err := eachLine(f, from, func(line []byte) { m.add(line, "") }); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// eachLine hands fn each line of the log f from offset from to its end,
+// without its newline, in a buffer fn may keep only during the call.
+func eachLine(f *os.File, from int64, fn func(line []byte)) error {
 	r := bufio.NewReaderSize(io.NewSectionReader(f, from, math.MaxInt64-from), 64<<10)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -101,14 +111,13 @@ func readMergeLines(path string, from int64) (*mergeLines, error) {
 			line = long
 		}
 		if len(line) > 0 {
-			m.add(bytes.TrimSuffix(line, []byte("\n")), "")
+			fn(bytes.TrimSuffix(line, []byte("\n")))
 		}
 		if err != nil {
-			if err != io.EOF {
-				f.Close()
-				return nil, err
+			if err == io.EOF {
+				return nil
 			}
-			return m, nil
+			return err
 		}
 	}
 }
