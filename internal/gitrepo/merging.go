@@ -21,7 +21,7 @@ func IndexStages(top, rel string) ([][]byte, error) {
 	if top == "" {
 		return nil, nil
 	}
-	out, err := Git(top, "ls-files", "-u", "-z", "--", rel)
+	out, err := Git(top, "ls-files", "-u", "-z", "--", literal(rel))
 	if err != nil || out == "" {
 		return nil, nil
 	}
@@ -30,9 +30,9 @@ func IndexStages(top, rel string) ([][]byte, error) {
 	var at []int
 	for _, entry := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
 		// "mode sha stage\tpath"
-		meta, _, _ := strings.Cut(entry, "\t")
+		meta, path, _ := strings.Cut(entry, "\t")
 		f := strings.Fields(meta)
-		if len(f) != 3 || f[2][0] < '1' || f[2][0] > '3' {
+		if path != rel || len(f) != 3 || f[2][0] < '1' || f[2][0] > '3' {
 			continue
 		}
 		names, at = append(names, f[1]), append(at, int(f[2][0]-'1'))

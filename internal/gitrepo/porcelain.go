@@ -82,9 +82,14 @@ func TrackedFiles(dir string, pathspecs ...string) ([]string, error) {
 
 // Stage adds the file at path (relative to dir) to the index.
 func Stage(dir, path string) error {
-	_, err := Git(dir, "add", "--", path)
+	_, err := Git(dir, "add", "--", literal(path))
 	return err
 }
+
+// literal is path as a pathspec that names that path only: git reads a
+// plain pathspec as a glob ("a[b].jsonl" names ab.jsonl too) and one that
+// starts with ':' as magic.
+func literal(path string) string { return ":(literal)" + path }
 
 // nulList splits git's -z output into its entries.
 func nulList(out string) []string {

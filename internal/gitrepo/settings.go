@@ -50,7 +50,7 @@ func (r *Repo) HooksDir() (string, error) {
 // IsTracked reports whether git tracks path (relative to the top level)
 // or a file under it.
 func (r *Repo) IsTracked(path string) bool {
-	out, err := Git(r.TopLevel, "ls-files", "--", path)
+	out, err := Git(r.TopLevel, "ls-files", "--", literal(path))
 	return err == nil && strings.TrimSpace(out) != ""
 }
 

@@ -215,7 +215,11 @@ func (r *Repo) StagedSymlinks(paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	out, err := Git(r.TopLevel, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
+	args := []string{"ls-files", "-s", "-z", "--"}
+	for _, p := range paths {
+		args = append(args, literal(p))
+	}
+	out, err := Git(r.TopLevel, args...)
 	if err != nil {
 		return nil, err
 	}
