@@ -210,12 +210,7 @@ func quote(s string) string { return `"` + s + `"` }
 // agree; differing anywhere else they cannot.
 func prefixesAgree(a, b string) bool {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return a[:n] == b[:n]
 }
 
 // affixes returns the unescaped literal text before the first wildcard or

@@ -81,7 +81,9 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 	// stepping over surrogates, which no UTF-8 path can contain.
 	cuts := m0.hiCut
 	if m1 != nil && (len(cuts) > 1 || len(m1.hiCut) > 1) {
-		cuts = mergeCuts(cuts, m1.hiCut)
+		cuts = slices.Concat(cuts, m1.hiCut)
+		slices.Sort(cuts)
+		cuts = slices.Compact(cuts)
 	}
 	for i, lo := range cuts {
 		hi := rune(utf8.MaxRune)
@@ -122,24 +124,6 @@ func (sc *scratch) index(k, nclass int) {
 		after[i], first[c] = first[c], int32(i)
 	}
 	sc.first[k], sc.after[k] = first, after
-}
-
-func mergeCuts(a, b []rune) []rune {
-	out := make([]rune, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var r rune
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			r, i = a[i], i+1
-		case i == len(a) || b[j] < a[i]:
-			r, j = b[j], j+1
-		default:
-			r, i, j = a[i], i+1, j+1
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // The git path automaton: what a path a pre-commit hook can see looks like.
