@@ -36,7 +36,7 @@ func idCheck(prefix string) func(*checker, string, []byte) {
 func utcCheck(c *checker, name string, v []byte) {
 	s, _ := view(v)
 	if !utcShape(s) {
-		if validDateTime(s) != nil {
+		if !validDateTime(s) {
 			c.addf(name, "format", "%q is not a date and time; want RFC 3339 in UTC like 2026-02-09T20:00:00Z", s)
 			return
 		}

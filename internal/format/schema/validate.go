@@ -77,7 +77,7 @@ func Validate(f *Format, path string, data []byte, opts Options) Result {
 		c := &checker{limit: int(^uint(0) >> 1), path: path}
 		records = validateDocument(c, f, path, data)
 		probs, total = c.probs, c.total
-		slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+		sortProblems(probs)
 	}
 	return resultOf(f, path, probs, total, records, limit)
 }
@@ -163,7 +163,7 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	}
 	probs = append(probs, cross.probs...)
 	total += cross.total
-	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	sortProblems(probs)
 	if len(probs) > limit {
 		probs = probs[:limit]
 	}
@@ -264,4 +264,9 @@ func crossLineRules(c *checker, f *Format, results []chunkResult, path string) {
 	if dup := duplicateLines(c, f, nil, nil, all, path); f.unique != "" {
 		duplicateKeys(c, f, nil, nil, all, dup)
 	}
+}
+
+// sortProblems orders problems by line, as a full validation reports them.
+func sortProblems(probs []Problem) {
+	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
 }
