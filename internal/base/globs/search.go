@@ -48,7 +48,11 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 	sc.syms = sc.syms[:0]
 	// '.' gets a symbol of its own even when the patterns treat it like
 	// other runes: the git path automaton does not ("." is no segment).
-	add := func(r rune, c0, c1 uint16) {
+	add := func(r rune) {
+		c0, c1 := m0.classOf(r), uint16(0)
+		if m1 != nil {
+			c1 = m1.classOf(r)
+		}
 		k := 2 * (int(c0)*n1 + int(c1))
 		if r == '.' {
 			k++
@@ -64,18 +68,8 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 			sc.syms = append(sc.syms, symbol{r: r, cls: [2]uint16{c0, c1}, git: g})
 		}
 	}
-	cls := func(r rune) (uint16, uint16) {
-		if m1 == nil {
-			return m0.classOf(r), 0
-		}
-		return m0.classOf(r), m1.classOf(r)
-	}
-	for i := 0; i < len(rankedASCII); i++ {
-		var c1 uint16
-		if m1 != nil {
-			c1 = m1.ascii[rankedASCII[i]]
-		}
-		add(rune(rankedASCII[i]), m0.ascii[rankedASCII[i]], c1)
+	for _, r := range rankedASCII {
+		add(r)
 	}
 	// Runes >= 128: the start of every interval either machine cuts,
 	// stepping over surrogates, which no UTF-8 path can contain.
@@ -94,16 +88,14 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 			lo = 0xE000
 		}
 		if lo <= hi {
-			c0, c1 := cls(lo)
-			add(lo, c0, c1)
+			add(lo)
 		}
 	}
 	for r := rune(1); r <= 0x7f; r++ {
 		if r == ' ' {
 			r = 0x7f
 		}
-		c0, c1 := cls(r)
-		add(r, c0, c1)
+		add(r)
 	}
 	sc.index(0, m0.nclass)
 	sc.index(1, n1)
