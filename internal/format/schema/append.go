@@ -25,14 +25,7 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	tail := data[prev.Size:]
 	r := &chunkResult{c: checker{limit: limit, path: path}}
 	validateChunk(f, tail, prev.Lines+1, r)
-	cross := &checker{limit: limit, path: path}
-	dup := duplicateLines(cross, f, data, prev, r.hashes, path)
-	if f.unique != "" {
-		duplicateKeys(cross, f, data, prev, r.hashes, dup)
-	}
-	if f.versioned {
-		versionOrder(cross, f, data, prev, tail, prev.Lines+1)
-	}
+	cross := crossLineRules(f, path, data, prev, r.hashes, tail, prev.Lines+1, limit)
 	probs := append(r.c.probs, cross.probs...)
 	sortProblems(probs)
 	next := &Digest{Format: f.Name, Size: int64(len(data)), Records: prev.Records}

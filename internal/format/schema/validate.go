@@ -145,22 +145,15 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	wg.Wait()
 
 	var probs []Problem
+	var hashes []lineHash
 	total, records := 0, 0
 	for i := range results {
 		probs = append(probs, results[i].c.probs...)
+		hashes = append(hashes, results[i].hashes...)
 		total += results[i].c.total
 		records += results[i].records
 	}
-	cross := &checker{limit: limit, path: path}
-	if f.dupLines || f.unique != "" {
-		crossLineRules(cross, f, results, path)
-	}
-	if f.whole != nil {
-		f.whole(cross, data)
-	}
-	if f.versioned {
-		versionOrder(cross, f, data, nil, data, 1)
-	}
+	cross := crossLineRules(f, path, data, nil, hashes, data, 1, limit)
 	probs = append(probs, cross.probs...)
 	total += cross.total
 	sortProblems(probs)
@@ -254,16 +247,24 @@ func checkRecord(c *checker, f *Format, raw []byte) {
 	}
 }
 
-// crossLineRules reports lines repeated byte for byte (a union merge's
-// symptom) and values of the format's unique field that repeat.
-func crossLineRules(c *checker, f *Format, results []chunkResult, path string) {
-	var all []lineHash
-	for i := range results {
-		all = append(all, results[i].hashes...)
+// crossLineRules applies the rules that relate a line to others: lines
+// repeated byte for byte (a union merge's symptom), values of the format's
+// unique field that repeat, the rules of a whole stream, and the version
+// order of a QueenBee store. lines are the hashes of tail, the lines after
+// the prefix of data that prev digests (nil: tail is the whole of data),
+// the first of them numbered first.
+func crossLineRules(f *Format, path string, data []byte, prev *Digest, lines []lineHash, tail []byte, first, limit int) *checker {
+	c := &checker{limit: limit, path: path}
+	if dup := duplicateLines(c, f, data, prev, lines, path); f.unique != "" {
+		duplicateKeys(c, f, data, prev, lines, dup)
 	}
-	if dup := duplicateLines(c, f, nil, nil, all, path); f.unique != "" {
-		duplicateKeys(c, f, nil, nil, all, dup)
+	if f.whole != nil {
+		f.whole(c, data)
 	}
+	if f.versioned {
+		versionOrder(c, f, data, prev, tail, first)
+	}
+	return c
 }
 
 // sortProblems orders problems by line, as a full validation reports them.
