@@ -101,46 +101,20 @@ func compileSchemas() {
 		}
 		interpNodes[n] = node
 	}
-	// Resolve references once every root exists.
-	var resolve func(n *schemaNode, seen map[*schemaNode]bool) error
-	resolve = func(n *schemaNode, seen map[*schemaNode]bool) error {
-		if n == nil || seen[n] {
-			return nil
-		}
-		seen[n] = true
-		if n.ref != "" {
-			target, err := resolveRef(n.loc, n.ref)
-			if err != nil {
-				return err
-			}
-			n.refNode = target
-			if err := resolve(target, seen); err != nil {
-				return err
-			}
-		}
-		children := []*schemaNode{n.items, n.ifNode, n.thenNode, n.elseNode}
-		children = append(children, n.allOf...)
-		for _, p := range n.props {
-			children = append(children, p)
-		}
-		for _, p := range n.patternProps {
-			children = append(children, p.node)
-		}
-		for _, c := range children {
-			if err := resolve(c, seen); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	seen := map[*schemaNode]bool{}
-	for _, n := range Names() {
-		if err := resolve(interpNodes[n], seen); err != nil {
-			interpErr = fmt.Errorf("embedded schema %s: %w", n, err)
+	// Resolve references once every root exists. A target compiled here
+	// may hold references of its own: they join the queue.
+	for i := 0; i < len(refNodes); i++ {
+		n := refNodes[i]
+		if n.refNode, interpErr = resolveRef(n.loc, n.ref); interpErr != nil {
+			name, _, _ := strings.Cut(n.loc, "#")
+			interpErr = fmt.Errorf("embedded schema %s: %w", name, interpErr)
 			return
 		}
 	}
 }
+
+// refNodes are the compiled nodes that hold a $ref, in the order compiled.
+var refNodes []*schemaNode
 
 // refCache holds the nodes compiled for $ref targets, by location.
 var refCache = map[string]*schemaNode{}
@@ -275,6 +249,7 @@ func compileNode(doc any, loc string) (*schemaNode, error) {
 			n.elseNode, err = child(k, v)
 		case "$ref":
 			n.ref = v.(string)
+			refNodes = append(refNodes, n)
 		case "format":
 			if v != "date-time" {
 				return nil, fmt.Errorf("%s: format %q is not supported", loc, v)
