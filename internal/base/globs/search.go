@@ -59,13 +59,7 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 		}
 		if !sc.seen[k] {
 			sc.seen[k] = true
-			g := uint8(gitOther)
-			if r == '.' {
-				g = gitDot
-			} else if r == '/' {
-				g = gitSlash
-			}
-			sc.syms = append(sc.syms, symbol{r: r, cls: [2]uint16{c0, c1}, git: g})
+			sc.syms = append(sc.syms, symbol{r: r, cls: [2]uint16{c0, c1}, git: gitClass(r)})
 		}
 	}
 	for _, r := range rankedASCII {
