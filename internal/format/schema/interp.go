@@ -231,8 +231,9 @@ func compileNode(doc any, loc string) (*schemaNode, error) {
 				return nil, fmt.Errorf("%s: %s is not a number", loc, k)
 			}
 			*map[string]**big.Rat{"minimum": &n.minimum, "maximum": &n.maximum}[k] = r
-		case "items":
-			n.items, err = child(k, v)
+		case "items", "if", "then", "else":
+			sub := map[string]**schemaNode{"items": &n.items, "if": &n.ifNode, "then": &n.thenNode, "else": &n.elseNode}[k]
+			*sub, err = child(k, v)
 		case "allOf":
 			for i, sub := range v.([]any) {
 				c, err := child(fmt.Sprintf("allOf/%d", i), sub)
@@ -241,12 +242,6 @@ func compileNode(doc any, loc string) (*schemaNode, error) {
 				}
 				n.allOf = append(n.allOf, c)
 			}
-		case "if":
-			n.ifNode, err = child(k, v)
-		case "then":
-			n.thenNode, err = child(k, v)
-		case "else":
-			n.elseNode, err = child(k, v)
 		case "$ref":
 			n.ref = v.(string)
 			refNodes = append(refNodes, n)
