@@ -139,8 +139,7 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 		id = c.Item.ID
 	}
 	if i := after.find(id); i >= 0 && c.Op != OpInit {
-		it := after.Items[i]
-		w.Item = &it
+		w.Item = new(after.Items[i])
 	}
 	// A checkpoint by the seed's rule, or to mend a stream whose latest
 	// checkpoint (written elsewhere) already disagrees with its events:
