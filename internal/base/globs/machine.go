@@ -18,7 +18,6 @@ type machine struct {
 	hiCut  []rune      // start of each interval of runes >= 128, sorted
 	hiCls  []uint16    // its class
 	rep    []rune      // one rune of each class
-	slash  uint16      // the class of '/' (always a class of its own)
 	nclass int
 	// visWords is the length of a tnode.vis bit set: one bit per brace.
 	visWords int
