@@ -67,7 +67,7 @@ func inDigest(prev *Digest, lines []lineHash, sum func(lineHash) (uint64, bool),
 // merge's symptom), naming the first copy: one of the lines prev digests
 // (nil: none, a whole file), else an earlier one of lines. It returns
 // which of lines (by index) are such repeats.
-func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
+func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash) map[int]bool {
 	dup := make(map[int]bool)
 	if !f.dupLines {
 		return dup
@@ -99,7 +99,7 @@ func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []li
 		dup[i] = true
 		c.line = lh.no
 		c.addf("", RuleDuplicateLine, "repeats line %d byte for byte: a union merge kept both copies; "+
-			"run `git queen resolve %s` or delete this line", first, path)
+			"run `git queen resolve %s` or delete this line", first, c.path)
 	}
 	return dup
 }

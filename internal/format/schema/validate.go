@@ -75,7 +75,8 @@ func Validate(f *Format, path string, data []byte, opts Options) Result {
 		// A document's problems come in schema order, not line order: keep
 		// them all, sort, then cut to the limit.
 		c := &checker{limit: int(^uint(0) >> 1), path: path}
-		records = validateDocument(c, f, path, data)
+		validateDocument(c, f, path, data)
+		records = 1
 		probs, total = c.probs, c.total
 		sortProblems(probs)
 	}
@@ -255,7 +256,7 @@ func checkRecord(c *checker, f *Format, raw []byte) {
 // the first of them numbered first.
 func crossLineRules(f *Format, path string, data []byte, prev *Digest, lines []lineHash, tail []byte, first, limit int) *checker {
 	c := &checker{limit: limit, path: path}
-	if dup := duplicateLines(c, f, data, prev, lines, path); f.unique != "" {
+	if dup := duplicateLines(c, f, data, prev, lines); f.unique != "" {
 		duplicateKeys(c, f, data, prev, lines, dup)
 	}
 	if f.whole != nil {
