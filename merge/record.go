@@ -39,22 +39,17 @@ func parseObject(raw []byte) (object, bool) {
 // VerMAS work orders), else the latest of the times a record without one
 // carries (a VerMAS message's read_at and timestamp).
 func (o object) updatedAt() (time.Time, bool) {
-	if t, ok := o.time("updated_at"); ok {
+	if t, ok := records.ParseTime(o.vals["updated_at"]); ok {
 		return t, true
 	}
 	var latest time.Time
 	found := false
 	for _, f := range []string{"read_at", "timestamp", "created_at"} {
-		if t, ok := o.time(f); ok && (!found || t.After(latest)) {
+		if t, ok := records.ParseTime(o.vals[f]); ok && (!found || t.After(latest)) {
 			latest, found = t, true
 		}
 	}
 	return latest, found
-}
-
-// time reads a field holding an RFC 3339 time.
-func (o object) time(field string) (time.Time, bool) {
-	return records.ParseTime(o.vals[field])
 }
 
 // newer reports whether version a wins over version b: the later
