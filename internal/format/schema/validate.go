@@ -67,20 +67,16 @@ func formatOf(path string, data []byte, opts Options) (f *Format, res Result, ok
 // Validate validates data as format f.
 func Validate(f *Format, path string, data []byte, opts Options) Result {
 	limit := opts.MaxProblems()
-	var probs []Problem
-	var total, records int
 	if f.Kind == JSONL {
-		probs, total, records = validateLines(f, path, data, limit, opts.Workers)
-	} else {
-		// A document's problems come in schema order, not line order: keep
-		// them all, sort, then cut to the limit.
-		c := &checker{limit: int(^uint(0) >> 1), path: path}
-		validateDocument(c, f, path, data)
-		records = 1
-		probs, total = c.probs, c.total
-		sortProblems(probs)
+		probs, total, records := validateLines(f, path, data, limit, opts.Workers)
+		return resultOf(f, path, probs, total, records, limit)
 	}
-	return resultOf(f, path, probs, total, records, limit)
+	// A document's problems come in schema order, not line order: keep
+	// them all, sort, then cut to the limit.
+	c := &checker{limit: int(^uint(0) >> 1), path: path}
+	validateDocument(c, f, path, data)
+	sortProblems(c.probs)
+	return resultOf(f, path, c.probs, c.total, 1, limit)
 }
 
 // resultOf is the result of validating path as f: records read, and the
@@ -158,9 +154,6 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	probs = append(probs, cross.probs...)
 	total += cross.total
 	sortProblems(probs)
-	if len(probs) > limit {
-		probs = probs[:limit]
-	}
 	return probs, total, records
 }
 
