@@ -82,24 +82,19 @@ func interpRoot(name string) (*schemaNode, error) {
 }
 
 func compileSchemas() {
-	docByName = map[string]any{}
+	docByName, interpNodes = map[string]any{}, map[string]*schemaNode{}
 	for _, n := range Names() {
 		src, _ := Source(n)
 		doc, err := decodeJSON(src)
+		var node *schemaNode
+		if err == nil {
+			node, err = compileNode(doc, n+"#")
+		}
 		if err != nil {
 			interpErr = fmt.Errorf("embedded schema %s: %w", n, err)
 			return
 		}
-		docByName[n] = doc
-	}
-	interpNodes = map[string]*schemaNode{}
-	for _, n := range Names() {
-		node, err := compileNode(docByName[n], n+"#")
-		if err != nil {
-			interpErr = fmt.Errorf("embedded schema %s: %w", n, err)
-			return
-		}
-		interpNodes[n] = node
+		docByName[n], interpNodes[n] = doc, node
 	}
 	// Resolve references once every root exists. A target compiled here
 	// may hold references of its own: they join the queue.
