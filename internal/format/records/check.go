@@ -345,7 +345,13 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 		}
 		return nil
 	}
-	switch fieldKinds[f] {
+	// The scan has validated the line: a value that opens with a quote is
+	// a string.
+	kind := fieldKinds[f]
+	if kind != kBool && value[0] != '"' {
+		return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
+	}
+	switch kind {
 	case kBool:
 		switch string(value) {
 		case "true":
@@ -355,9 +361,6 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not true or false", name) })
 		}
 	case kTime:
-		if len(value) == 0 || value[0] != '"' {
-			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
-		}
 		t, ok := ParseTime(value)
 		if !ok {
 			return v.fail(RuleTime, func() string {
@@ -365,16 +368,8 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			})
 		}
 		v.time[f] = t
-	case kText: // the scan has validated the line: a value that opens with a quote is a string
-		if value[0] != '"' {
-			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
-		}
-	default:
-		s, ok := jsonline.String(value)
-		if !ok {
-			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
-		}
-		v.str[f] = s
+	case kString:
+		v.str[f], _ = jsonline.String(value)
 	}
 	v.has[f] = true
 	return nil
