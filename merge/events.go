@@ -86,23 +86,18 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 	var values []any
 	for _, l := range sorted {
 		var v any
+		i := -1
 		if json.Unmarshal(l, &v) != nil {
-			classes = append(classes, [][]byte{l})
-			values = append(values, string(l)) // equal to no decoded value but itself
+			v = string(l) // a class of its own, equal to no decoded value but itself
+		} else {
+			i = slices.IndexFunc(values, func(cv any) bool { return reflect.DeepEqual(cv, v) })
+		}
+		if i >= 0 {
+			classes[i] = append(classes[i], l)
 			continue
 		}
-		found := false
-		for i, cv := range values {
-			if reflect.DeepEqual(cv, v) {
-				classes[i] = append(classes[i], l)
-				found = true
-				break
-			}
-		}
-		if !found {
-			classes = append(classes, [][]byte{l})
-			values = append(values, v)
-		}
+		classes = append(classes, [][]byte{l})
+		values = append(values, v)
 	}
 	return classes
 }

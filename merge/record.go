@@ -3,7 +3,6 @@ package merge
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"slices"
 	"time"
 
@@ -26,32 +25,13 @@ func parseObject(raw []byte) (object, bool) {
 	if raw == nil {
 		return o, true
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return o, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return o, false
+	err := jsonline.EachMember(raw, func(_, key, value []byte) {
+		if _, seen := o.vals[string(key)]; !seen {
+			o.keys = append(o.keys, string(key))
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return o, false
-		}
-		if _, seen := o.vals[key]; !seen {
-			o.keys = append(o.keys, key)
-		}
-		o.vals[key] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return o, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return o, false
-	}
-	return o, true
+		o.vals[string(key)] = value
+	})
+	return o, err == nil
 }
 
 // updatedAt is when a version was written, for the rule that the later
@@ -59,22 +39,17 @@ func parseObject(raw []byte) (object, bool) {
 // VerMAS work orders), else the latest of the times a record without one
 // carries (a VerMAS message's read_at and timestamp).
 func (o object) updatedAt() (time.Time, bool) {
-	if t, ok := o.time("updated_at"); ok {
+	if t, ok := records.ParseTime(o.vals["updated_at"]); ok {
 		return t, true
 	}
 	var latest time.Time
 	found := false
 	for _, f := range []string{"read_at", "timestamp", "created_at"} {
-		if t, ok := o.time(f); ok && (!found || t.After(latest)) {
+		if t, ok := records.ParseTime(o.vals[f]); ok && (!found || t.After(latest)) {
 			latest, found = t, true
 		}
 	}
 	return latest, found
-}
-
-// time reads a field holding an RFC 3339 time.
-func (o object) time(field string) (time.Time, bool) {
-	return records.ParseTime(o.vals[field])
 }
 
 // newer reports whether version a wins over version b: the later

@@ -95,8 +95,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 			"%d lines repeated an event of the same input under another seq (a renumbered copy from an earlier merge); each event is kept once", repeated)})
 	}
 	p.spellAlike(baseLines, sideLines)
-	kept, added := unionParts(baseLines, sideLines, p.key)
-	lines, renumbered := p.renumber(append(kept, added...))
+	lines, renumbered := p.renumber(unionLines(baseLines, sideLines, p.key))
 	if renumbered > 0 {
 		reports = append(reports, Report{Kind: KindRenumbered, Detail: fmt.Sprintf(
 			"%d records were renumbered so that seqs run on from seq %d without gaps (events in order of ts)", renumbered, watermark)})

@@ -111,8 +111,7 @@ func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
 	if cfg.canon != nil {
 		cfg.canon(countLines(baseLines), sideLines)
 	}
-	kept, added := unionParts(baseLines, sideLines, cfg.key)
-	lines := append(kept, added...)
+	lines := unionLines(baseLines, sideLines, cfg.key)
 	if cfg.order != nil {
 		prefix, lines = cfg.order(base[:prefix], lines)
 	}
@@ -128,31 +127,51 @@ func unionSegments(base []byte, sides [][]byte, cfg unionConfig) [][]byte {
 
 var newline = []byte{'\n'}
 
-// trivialSegments is trivial without copying a side to add a final newline.
+// trivialSegments is the answer when it is an input as it stands (every
+// side equals the base, or all that differ are one), with a final newline
+// added without copying the input.
 func trivialSegments(base []byte, sides [][]byte) ([][]byte, bool) {
-	out, ok := trivialInput(base, sides)
-	if !ok {
-		return nil, false
+	out, nChanged := base, 0
+	for _, s := range sides {
+		if !bytes.Equal(s, base) {
+			if nChanged == 0 || !bytes.Equal(s, out) {
+				nChanged++
+			}
+			out = s
+		}
 	}
-	if len(out) == 0 || out[len(out)-1] == '\n' {
+	switch {
+	case nChanged > 1:
+		return nil, false
+	case len(out) == 0 || out[len(out)-1] == '\n':
 		return [][]byte{out}, true
 	}
 	return [][]byte{out, newline}, true
 }
 
-// unionLines applies the count rule to split lines: the surviving base lines
-// in base order, then the added lines interleaved by key.
-func unionLines(baseLines [][]byte, sideLines [][][]byte, key SortKey) [][]byte {
-	kept, added := unionParts(baseLines, sideLines, key)
-	return append(kept, added...)
+// trivial is trivialSegments as one slice.
+func trivial(base []byte, sides [][]byte) ([]byte, bool) {
+	segs, ok := trivialSegments(base, sides)
+	if !ok {
+		return nil, false
+	}
+	return withFinalNewline(segs[0]), true
 }
 
-// unionParts is unionLines with the surviving base lines and the additions
-// apart. Each distinct line is looked up once, given a number, and counted
-// by it: the lines are hundreds of bytes long, and hashing each of them
-// once per count (the base's, each side's, the rule's, the interleave's)
-// was most of a merge's work.
-func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, added [][]byte) {
+func withFinalNewline(b []byte) []byte {
+	if len(b) == 0 || b[len(b)-1] == '\n' {
+		return b
+	}
+	return append(slices.Clip(b), '\n')
+}
+
+// unionLines applies the count rule to split lines: the surviving base
+// lines in base order, then the added lines interleaved by key. Each
+// distinct line is looked up once, given a number, and counted by it: the
+// lines are hundreds of bytes long, and hashing each of them once per
+// count (the base's, each side's, the rule's, the interleave's) was most
+// of a merge's work.
+func unionLines(baseLines [][]byte, sideLines [][][]byte, key SortKey) [][]byte {
 	t := &lineTable{ids: make(map[string]int32, len(baseLines)+len(sideLines)*len(baseLines)/4)}
 	baseIDs := t.number(baseLines)
 	sideIDs := make([][]int32, len(sideLines))
@@ -176,14 +195,14 @@ func unionParts(baseLines [][]byte, sideLines [][][]byte, key SortKey) (kept, ad
 		}
 		keepBase[l], add[l] = b-maxDel, maxAdd
 	}
-	kept = make([][]byte, 0, len(baseLines))
+	kept := make([][]byte, 0, len(baseLines))
 	for i, id := range baseIDs {
 		if keepBase[id] > 0 {
 			keepBase[id]--
 			kept = append(kept, baseLines[i])
 		}
 	}
-	return kept, mergeAdditions(t, sideIDs, baseCount, add, key)
+	return append(kept, mergeAdditions(t, sideIDs, baseCount, add, key)...)
 }
 
 // lineTable numbers distinct lines.
@@ -215,43 +234,6 @@ func countIDs(ids []int32, n int) []int32 {
 		c[id]++
 	}
 	return c
-}
-
-// trivial handles the cases where the answer is an input as it stands.
-func trivial(base []byte, sides [][]byte) ([]byte, bool) {
-	out, ok := trivialInput(base, sides)
-	if !ok {
-		return nil, false
-	}
-	return withFinalNewline(out), true
-}
-
-// trivialInput is the input that is the answer, if one is.
-func trivialInput(base []byte, sides [][]byte) ([]byte, bool) {
-	var changed []byte
-	nChanged := 0
-	for _, s := range sides {
-		if !bytes.Equal(s, base) {
-			if nChanged == 0 || !bytes.Equal(s, changed) {
-				nChanged++
-			}
-			changed = s
-		}
-	}
-	switch nChanged {
-	case 0:
-		return base, true
-	case 1:
-		return changed, true
-	}
-	return nil, false
-}
-
-func withFinalNewline(b []byte) []byte {
-	if len(b) == 0 || b[len(b)-1] == '\n' {
-		return b
-	}
-	return append(slices.Clip(b), '\n')
 }
 
 // commonPrefix is the length of the longest run of whole lines that base

@@ -73,7 +73,6 @@ func (m *machine) buildAlphabet() {
 		}
 	}
 	m.nclass = len(m.rep)
-	m.slash = m.ascii['/']
 	words := (m.nclass + 63) / 64
 	m.mask = make([][]uint64, len(p.nodes))
 	backing := make([]uint64, words*len(p.nodes))

@@ -18,7 +18,6 @@ type machine struct {
 	hiCut  []rune      // start of each interval of runes >= 128, sorted
 	hiCls  []uint16    // its class
 	rep    []rune      // one rune of each class
-	slash  uint16      // the class of '/' (always a class of its own)
 	nclass int
 	// visWords is the length of a tnode.vis bit set: one bit per brace.
 	visWords int
@@ -83,17 +82,9 @@ func newMachine(pattern string) *machine {
 // which other runs may share).
 func (m *machine) intern(r *run) int32 {
 	lo := minPos(r.root)
-	for i, c := range r.choices {
-		if m.prog.braceAt[c.ord] < lo {
-			var kept []choice
-			for _, c := range r.choices[i:] {
-				if m.prog.braceAt[c.ord] >= lo {
-					kept = append(kept, c)
-				}
-			}
-			r.choices = append(r.choices[:i:i], kept...)
-			break
-		}
+	passed := func(c choice) bool { return m.prog.braceAt[c.ord] < lo }
+	if slices.ContainsFunc(r.choices, passed) {
+		r.choices = slices.DeleteFunc(slices.Clone(r.choices), passed)
 	}
 	// Visibility of braces no longer in the run cannot matter: leave it out.
 	var keep []uint64

@@ -172,18 +172,23 @@ func (p *Pattern) below(sub *Pattern, dir string) (string, bool, error) {
 func gitState(s string) uint8 {
 	g := uint8(gStart)
 	for _, r := range s {
-		c := uint8(gitOther)
-		switch r {
-		case 0:
+		if r == 0 {
 			return gDead
-		case '.':
-			c = gitDot
-		case '/':
-			c = gitSlash
 		}
-		g = gitNext[g][c]
+		g = gitNext[g][gitClass(r)]
 	}
 	return g
+}
+
+// gitClass is r's symbol class in the git path automaton.
+func gitClass(r rune) uint8 {
+	switch r {
+	case '.':
+		return gitDot
+	case '/':
+		return gitSlash
+	}
+	return gitOther
 }
 
 // OverlapError says which comparison ran out of budget.
@@ -210,12 +215,7 @@ func quote(s string) string { return `"` + s + `"` }
 // agree; differing anywhere else they cannot.
 func prefixesAgree(a, b string) bool {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return a[:n] == b[:n]
 }
 
 // affixes returns the unescaped literal text before the first wildcard or

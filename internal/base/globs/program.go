@@ -130,7 +130,8 @@ func (p *program) brace(pat string, i int) int {
 	return i + 1
 }
 
-// classEnd returns the index after the ']' that closes the class at pat[i].
+// classEnd returns the index after the ']' that closes the class at
+// pat[i], or -1 if none does (never, in a pattern doublestar validated).
 func classEnd(pat string, i int) int {
 	for i++; i < len(pat); i++ {
 		if pat[i] == '\\' {
@@ -139,7 +140,7 @@ func classEnd(pat string, i int) int {
 			return i + 1
 		}
 	}
-	return len(pat) // unreachable for validated patterns
+	return -1
 }
 
 // parseClass turns the text between '[' and ']' into the set of runes it

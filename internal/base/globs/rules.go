@@ -54,19 +54,11 @@ func syntaxHint(s string) string {
 			if j < len(s) && s[j] == ']' {
 				return `empty character class; write \[ for a literal [`
 			}
-			end := -1
-			for ; j < len(s); j++ {
-				if s[j] == '\\' {
-					j++
-				} else if s[j] == ']' {
-					end = j
-					break
-				}
-			}
+			end := classEnd(s, i)
 			if end < 0 {
 				return `"[" is never closed; write \[ for a literal [`
 			}
-			i = end
+			i = end - 1
 		case '{':
 			depth++
 		case '}':

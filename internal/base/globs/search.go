@@ -48,40 +48,30 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 	sc.syms = sc.syms[:0]
 	// '.' gets a symbol of its own even when the patterns treat it like
 	// other runes: the git path automaton does not ("." is no segment).
-	add := func(r rune, c0, c1 uint16) {
+	add := func(r rune) {
+		c0, c1 := m0.classOf(r), uint16(0)
+		if m1 != nil {
+			c1 = m1.classOf(r)
+		}
 		k := 2 * (int(c0)*n1 + int(c1))
 		if r == '.' {
 			k++
 		}
 		if !sc.seen[k] {
 			sc.seen[k] = true
-			g := uint8(gitOther)
-			if r == '.' {
-				g = gitDot
-			} else if r == '/' {
-				g = gitSlash
-			}
-			sc.syms = append(sc.syms, symbol{r: r, cls: [2]uint16{c0, c1}, git: g})
+			sc.syms = append(sc.syms, symbol{r: r, cls: [2]uint16{c0, c1}, git: gitClass(r)})
 		}
 	}
-	cls := func(r rune) (uint16, uint16) {
-		if m1 == nil {
-			return m0.classOf(r), 0
-		}
-		return m0.classOf(r), m1.classOf(r)
-	}
-	for i := 0; i < len(rankedASCII); i++ {
-		var c1 uint16
-		if m1 != nil {
-			c1 = m1.ascii[rankedASCII[i]]
-		}
-		add(rune(rankedASCII[i]), m0.ascii[rankedASCII[i]], c1)
+	for _, r := range rankedASCII {
+		add(r)
 	}
 	// Runes >= 128: the start of every interval either machine cuts,
 	// stepping over surrogates, which no UTF-8 path can contain.
 	cuts := m0.hiCut
 	if m1 != nil && (len(cuts) > 1 || len(m1.hiCut) > 1) {
-		cuts = mergeCuts(cuts, m1.hiCut)
+		cuts = slices.Concat(cuts, m1.hiCut)
+		slices.Sort(cuts)
+		cuts = slices.Compact(cuts)
 	}
 	for i, lo := range cuts {
 		hi := rune(utf8.MaxRune)
@@ -92,16 +82,14 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 			lo = 0xE000
 		}
 		if lo <= hi {
-			c0, c1 := cls(lo)
-			add(lo, c0, c1)
+			add(lo)
 		}
 	}
 	for r := rune(1); r <= 0x7f; r++ {
 		if r == ' ' {
 			r = 0x7f
 		}
-		c0, c1 := cls(r)
-		add(r, c0, c1)
+		add(r)
 	}
 	sc.index(0, m0.nclass)
 	sc.index(1, n1)
@@ -122,24 +110,6 @@ func (sc *scratch) index(k, nclass int) {
 		after[i], first[c] = first[c], int32(i)
 	}
 	sc.first[k], sc.after[k] = first, after
-}
-
-func mergeCuts(a, b []rune) []rune {
-	out := make([]rune, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var r rune
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			r, i = a[i], i+1
-		case i == len(a) || b[j] < a[i]:
-			r, j = b[j], j+1
-		default:
-			r, i, j = a[i], i+1, j+1
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // The git path automaton: what a path a pre-commit hook can see looks like.

@@ -1,5 +1,7 @@
 package globs
 
+import "slices"
+
 // doublestar.Match is a backtracking matcher with at most one pending '*'
 // and one pending '**/' at a time: reaching a new '*' forgets where the
 // previous one could have stretched to, reaching a new '**/' forgets both,
@@ -110,9 +112,7 @@ func (r *run) setChoice(ord, alt int32) {
 	for i < len(r.choices) && r.choices[i].ord < ord {
 		i++
 	}
-	r.choices = append(r.choices, choice{})
-	copy(r.choices[i+1:], r.choices[i:])
-	r.choices[i] = choice{ord, alt}
+	r.choices = slices.Insert(r.choices, i, choice{ord, alt})
 }
 
 func (r *run) clone() *run {

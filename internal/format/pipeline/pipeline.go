@@ -106,11 +106,9 @@ func Normalize(n int, data []byte) (Issue, error) {
 	qa, _ := str("qa_passed")
 	switch {
 	case review == "true" && qa == "true":
-		v := "PASS"
-		is.Verdict = &v
+		is.Verdict = new("PASS")
 	case review == "false" || qa == "false":
-		v := "FAIL"
-		is.Verdict = &v
+		is.Verdict = new("FAIL")
 	}
 	return is, nil
 }

@@ -134,7 +134,7 @@ func (v *version) check(file string, line []byte) *RuleError {
 	case messageKind:
 		return checkMessage(v)
 	case assignmentKind:
-		return checkAssignment(v)
+		return checkAssignmentAuthor(v)
 	}
 	return checkReservation(v)
 }
@@ -203,21 +203,23 @@ var fieldKinds = [nFields]valueKind{
 	fBody: kText, fWorktree: kText, fWithdrawn: kText,
 }
 
-// logKind is what CheckVersion knows of one log: its id prefix and the
-// fields its records have (required first); check holds its own rules (a
-// switch, not a func field: a call through one would move every version
-// read to the heap).
+// logKind is what CheckVersion knows of one log: its id prefix, the
+// fields its records have (required first) and the statuses they may
+// have (nil: no status field); check holds its own rules (a switch, not a
+// func field: a call through one would move every version read to the
+// heap).
 type logKind struct {
 	name     string
 	prefix   string
 	fields   []int
 	required int // fields[:required] are required
 	byName   map[string]int
+	statuses []string
 }
 
-func newKind(name, prefix string, required, optional []int) *logKind {
+func newKind(name, prefix string, statuses []string, required, optional []int) *logKind {
 	k := &logKind{name: name, prefix: prefix, fields: append(slices.Clone(required), optional...),
-		required: len(required), byName: map[string]int{}}
+		required: len(required), byName: map[string]int{}, statuses: statuses}
 	for _, f := range k.fields {
 		k.byName[fieldNames[f]] = f
 	}
@@ -225,13 +227,13 @@ func newKind(name, prefix string, required, optional []int) *logKind {
 }
 
 var (
-	messageKind = newKind("message", ids.MessagePrefix,
+	messageKind = newKind("message", ids.MessagePrefix, nil,
 		[]int{fID, fCreatedAt, fFrom, fTo, fSubject, fBody, fImportance, fRead},
 		[]int{fUpdatedAt, fUpdatedBy, fIssueID, fReplyTo, fThreadID, fReadAt, fDeleted})
-	assignmentKind = newKind("assignment", ids.AssignmentPrefix,
+	assignmentKind = newKind("assignment", ids.AssignmentPrefix, AssignmentStatuses,
 		[]int{fID, fCreatedAt, fUpdatedAt, fIssueID, fDroid, fAssignedBy, fStatus},
 		[]int{fUpdatedBy, fWorktree, fReason, fPreviousDroid, fForced})
-	reservationKind = newKind("reservation", ids.ReservationPrefix,
+	reservationKind = newKind("reservation", ids.ReservationPrefix, ReservationStatuses,
 		[]int{fID, fCreatedAt, fExpiresAt, fPattern, fDroid, fStatus, fExclusive},
 		[]int{fUpdatedAt, fUpdatedBy, fReleasedAt, fIssueID, fReason, fForced, fWithdrawn})
 )
@@ -343,7 +345,13 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 		}
 		return nil
 	}
-	switch fieldKinds[f] {
+	// The scan has validated the line: a value that opens with a quote is
+	// a string.
+	kind := fieldKinds[f]
+	if kind != kBool && value[0] != '"' {
+		return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
+	}
+	switch kind {
 	case kBool:
 		switch string(value) {
 		case "true":
@@ -353,9 +361,6 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not true or false", name) })
 		}
 	case kTime:
-		if len(value) == 0 || value[0] != '"' {
-			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
-		}
 		t, ok := ParseTime(value)
 		if !ok {
 			return v.fail(RuleTime, func() string {
@@ -363,16 +368,8 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			})
 		}
 		v.time[f] = t
-	case kText: // the scan has validated the line: a value that opens with a quote is a string
-		if value[0] != '"' {
-			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
-		}
-	default:
-		s, ok := jsonline.String(value)
-		if !ok {
-			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not a string", name) })
-		}
-		v.str[f] = s
+	case kString:
+		v.str[f], _ = jsonline.String(value)
 	}
 	v.has[f] = true
 	return nil
@@ -412,6 +409,11 @@ func (v *version) checkCommon(k *logKind) *RuleError {
 				return fmt.Sprintf("%s %s: the reason has %d characters, at most %d are allowed", k.name, id, n, MaxReason)
 			})
 		}
+	}
+	if k.statuses != nil && !slices.Contains(k.statuses, v.str[fStatus]) {
+		return v.fail(RuleStatus, func() string {
+			return fmt.Sprintf("%s %s: status %s is not one of %s", k.name, id, quote(v.str[fStatus]), strings.Join(k.statuses, ", "))
+		})
 	}
 	return nil
 }
@@ -456,22 +458,8 @@ var (
 	ReservationStatuses = []string{ReservationActive, ReservationExpired, ReservationReleased, ReservationWaiting}
 )
 
-func checkAssignment(v *version) *RuleError {
-	if !slices.Contains(AssignmentStatuses, v.str[fStatus]) {
-		return v.fail(RuleStatus, func() string {
-			return fmt.Sprintf("assignment %s: status %s is not one of %s", v.str[fID], quote(v.str[fStatus]), strings.Join(AssignmentStatuses, ", "))
-		})
-	}
-	return checkAssignmentAuthor(v)
-}
-
 func checkReservation(v *version) *RuleError {
 	id := v.str[fID]
-	if !slices.Contains(ReservationStatuses, v.str[fStatus]) {
-		return v.fail(RuleStatus, func() string {
-			return fmt.Sprintf("reservation %s: status %s is not one of %s", id, quote(v.str[fStatus]), strings.Join(ReservationStatuses, ", "))
-		})
-	}
 	created, expires := v.time[fCreatedAt], v.time[fExpiresAt]
 	if !expires.After(created) {
 		return v.fail(RuleTTL, func() string {

@@ -160,18 +160,23 @@ const MaxSubject = 100
 // ValidateDroid checks a droid name: one to 100 printable characters, no
 // spaces, not starting with '@' (reserved for @all) or '-' (it would read
 // as a flag). Names like "project-a/workers/slot0" (VerMAS) are fine.
-func ValidateDroid(name string) error {
+func ValidateDroid(name string) error { return validateName("droid name", name, "@-") }
+
+// validateName holds a name (what says which kind) to one to 100
+// printable characters without spaces, not starting with any byte of
+// badStart.
+func validateName(what, s, badStart string) error {
 	switch {
-	case name == "":
-		return Invalidf("droid name is empty")
-	case utf8.RuneCountInString(name) > 100:
-		return Invalidf("droid name %q is longer than 100 characters", name)
-	case strings.HasPrefix(name, "@"), strings.HasPrefix(name, "-"):
-		return Invalidf("droid name %q must not start with %q", name, name[:1])
-	case !utf8.ValidString(name):
-		return Invalidf("droid name %q is not valid UTF-8", name)
-	case strings.ContainsFunc(name, spaceOrUnprintable):
-		return Invalidf("droid name %q contains a space or an unprintable character", name)
+	case s == "":
+		return Invalidf("%s is empty", what)
+	case utf8.RuneCountInString(s) > 100:
+		return Invalidf("%s %q is longer than 100 characters", what, s)
+	case strings.ContainsAny(s[:1], badStart):
+		return Invalidf("%s %q must not start with %q", what, s, s[:1])
+	case !utf8.ValidString(s):
+		return Invalidf("%s %q is not valid UTF-8", what, s)
+	case strings.ContainsFunc(s, spaceOrUnprintable):
+		return Invalidf("%s %q contains a space or an unprintable character", what, s)
 	}
 	return nil
 }
@@ -211,16 +216,4 @@ func ValidateNewIssueID(id string) error {
 // ValidateIssueID checks an issue id (qb-12, bd-a1b2): one to 100
 // printable characters without spaces, since ids are matched exactly and
 // printed in tables and commands.
-func ValidateIssueID(id string) error {
-	switch {
-	case id == "":
-		return Invalidf("issue id is empty")
-	case utf8.RuneCountInString(id) > 100:
-		return Invalidf("issue id %q is longer than 100 characters", id)
-	case !utf8.ValidString(id):
-		return Invalidf("issue id %q is not valid UTF-8", id)
-	case strings.ContainsFunc(id, spaceOrUnprintable):
-		return Invalidf("issue id %q contains a space or an unprintable character", id)
-	}
-	return nil
-}
+func ValidateIssueID(id string) error { return validateName("issue id", id, "") }

@@ -25,14 +25,7 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	tail := data[prev.Size:]
 	r := &chunkResult{c: checker{limit: limit, path: path}}
 	validateChunk(f, tail, prev.Lines+1, r)
-	cross := &checker{limit: limit, path: path}
-	dup := duplicateLines(cross, f, data, prev, r.hashes, path)
-	if f.unique != "" {
-		duplicateKeys(cross, f, data, prev, r.hashes, dup)
-	}
-	if f.versioned {
-		versionOrder(cross, f, data, prev, tail, prev.Lines+1)
-	}
+	cross := crossLineRules(f, path, data, prev, r.hashes, tail, prev.Lines+1, limit)
 	probs := append(r.c.probs, cross.probs...)
 	sortProblems(probs)
 	next := &Digest{Format: f.Name, Size: int64(len(data)), Records: prev.Records}
@@ -74,7 +67,7 @@ func inDigest(prev *Digest, lines []lineHash, sum func(lineHash) (uint64, bool),
 // merge's symptom), naming the first copy: one of the lines prev digests
 // (nil: none, a whole file), else an earlier one of lines. It returns
 // which of lines (by index) are such repeats.
-func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash, path string) map[int]bool {
+func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []lineHash) map[int]bool {
 	dup := make(map[int]bool)
 	if !f.dupLines {
 		return dup
@@ -106,7 +99,7 @@ func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []li
 		dup[i] = true
 		c.line = lh.no
 		c.addf("", RuleDuplicateLine, "repeats line %d byte for byte: a union merge kept both copies; "+
-			"run `git queen resolve %s` or delete this line", first, path)
+			"run `git queen resolve %s` or delete this line", first, c.path)
 	}
 	return dup
 }

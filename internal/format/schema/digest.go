@@ -2,13 +2,11 @@ package schema
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
@@ -175,9 +173,4 @@ func (d *Digest) UnmarshalBinary(data []byte) error {
 		}
 	}
 	return nil
-}
-
-// sortProblems orders problems by line, as a full validation reports them.
-func sortProblems(probs []Problem) {
-	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
 }

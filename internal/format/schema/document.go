@@ -17,7 +17,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // validateDocument validates a file that is one record (JSON, TOML or
 // text). Problems are placed on the line of the field they concern.
-func validateDocument(c *checker, f *Format, path string, data []byte) int {
+func validateDocument(c *checker, f *Format, path string, data []byte) {
 	body := bytes.TrimPrefix(data, bom)
 	markers := false
 	for l := range jsonline.Lines(body) {
@@ -28,11 +28,11 @@ func validateDocument(c *checker, f *Format, path string, data []byte) int {
 		}
 	}
 	if markers {
-		return 1
+		return
 	}
 	doc, lines, ok := parseDocument(c, f, body)
 	if !ok {
-		return 1
+		return
 	}
 	first := len(c.probs)
 	c.line = 0
@@ -47,7 +47,6 @@ func validateDocument(c *checker, f *Format, path string, data []byte) int {
 			p.Line = locate(lines, p.Field)
 		}
 	}
-	return 1
 }
 
 // parseDocument reads a document as the value its schema sees, and where

@@ -82,65 +82,34 @@ func interpRoot(name string) (*schemaNode, error) {
 }
 
 func compileSchemas() {
-	docByName = map[string]any{}
+	docByName, interpNodes = map[string]any{}, map[string]*schemaNode{}
 	for _, n := range Names() {
 		src, _ := Source(n)
 		doc, err := decodeJSON(src)
+		var node *schemaNode
+		if err == nil {
+			node, err = compileNode(doc, n+"#")
+		}
 		if err != nil {
 			interpErr = fmt.Errorf("embedded schema %s: %w", n, err)
 			return
 		}
-		docByName[n] = doc
+		docByName[n], interpNodes[n] = doc, node
 	}
-	interpNodes = map[string]*schemaNode{}
-	for _, n := range Names() {
-		node, err := compileNode(docByName[n], n+"#")
-		if err != nil {
-			interpErr = fmt.Errorf("embedded schema %s: %w", n, err)
-			return
-		}
-		interpNodes[n] = node
-	}
-	// Resolve references once every root exists.
-	var resolve func(n *schemaNode, seen map[*schemaNode]bool) error
-	resolve = func(n *schemaNode, seen map[*schemaNode]bool) error {
-		if n == nil || seen[n] {
-			return nil
-		}
-		seen[n] = true
-		if n.ref != "" {
-			target, err := resolveRef(n.loc, n.ref)
-			if err != nil {
-				return err
-			}
-			n.refNode = target
-			if err := resolve(target, seen); err != nil {
-				return err
-			}
-		}
-		children := []*schemaNode{n.items, n.ifNode, n.thenNode, n.elseNode}
-		children = append(children, n.allOf...)
-		for _, p := range n.props {
-			children = append(children, p)
-		}
-		for _, p := range n.patternProps {
-			children = append(children, p.node)
-		}
-		for _, c := range children {
-			if err := resolve(c, seen); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	seen := map[*schemaNode]bool{}
-	for _, n := range Names() {
-		if err := resolve(interpNodes[n], seen); err != nil {
-			interpErr = fmt.Errorf("embedded schema %s: %w", n, err)
+	// Resolve references once every root exists. A target compiled here
+	// may hold references of its own: they join the queue.
+	for i := 0; i < len(refNodes); i++ {
+		n := refNodes[i]
+		if n.refNode, interpErr = resolveRef(n.loc, n.ref); interpErr != nil {
+			name, _, _ := strings.Cut(n.loc, "#")
+			interpErr = fmt.Errorf("embedded schema %s: %w", name, interpErr)
 			return
 		}
 	}
 }
+
+// refNodes are the compiled nodes that hold a $ref, in the order compiled.
+var refNodes []*schemaNode
 
 // refCache holds the nodes compiled for $ref targets, by location.
 var refCache = map[string]*schemaNode{}
@@ -256,13 +225,10 @@ func compileNode(doc any, loc string) (*schemaNode, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: %s is not a number", loc, k)
 			}
-			if k == "minimum" {
-				n.minimum = r
-			} else {
-				n.maximum = r
-			}
-		case "items":
-			n.items, err = child(k, v)
+			*map[string]**big.Rat{"minimum": &n.minimum, "maximum": &n.maximum}[k] = r
+		case "items", "if", "then", "else":
+			sub := map[string]**schemaNode{"items": &n.items, "if": &n.ifNode, "then": &n.thenNode, "else": &n.elseNode}[k]
+			*sub, err = child(k, v)
 		case "allOf":
 			for i, sub := range v.([]any) {
 				c, err := child(fmt.Sprintf("allOf/%d", i), sub)
@@ -271,14 +237,9 @@ func compileNode(doc any, loc string) (*schemaNode, error) {
 				}
 				n.allOf = append(n.allOf, c)
 			}
-		case "if":
-			n.ifNode, err = child(k, v)
-		case "then":
-			n.thenNode, err = child(k, v)
-		case "else":
-			n.elseNode, err = child(k, v)
 		case "$ref":
 			n.ref = v.(string)
+			refNodes = append(refNodes, n)
 		case "format":
 			if v != "date-time" {
 				return nil, fmt.Errorf("%s: format %q is not supported", loc, v)
@@ -324,7 +285,7 @@ func validateNode(n *schemaNode, v any, field string, out *[]SchemaError) {
 		*out = append(*out, SchemaError{field, "enum", fmt.Sprintf("is %s, want one of %s", quoteValue(display(v)), strings.Join(want, ", "))})
 		return
 	}
-	if s, ok := v.(string); ok && n.dateTime && validDateTime(s) != nil {
+	if s, ok := v.(string); ok && n.dateTime && !validDateTime(s) {
 		*out = append(*out, SchemaError{field, "format", fmt.Sprintf("%s is not a valid date-time", strconv.Quote(s))})
 		return
 	}
@@ -495,81 +456,58 @@ func decodeJSON(raw []byte) (any, error) {
 // validDateTime is RFC 3339's date-time as the reference library decides
 // it: "yyyy-mm-ddThh:mm:ss[.frac](Z|±hh:mm)", a real calendar date, a leap
 // second only at 23:59:60 UTC.
-func validDateTime(s string) error {
-	if len(s) < 20 {
-		return errors.New("less than 20 characters long")
-	}
-	if s[10] != 't' && s[10] != 'T' {
-		return errors.New("11th character must be t or T")
+func validDateTime(s string) bool {
+	if len(s) < 20 || (s[10] != 't' && s[10] != 'T') {
+		return false
 	}
 	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
-		return err
+		return false
 	}
 	return validTime(s[11:])
 }
 
-func validTime(str string) error {
+// validTime is the part after the 'T', read as the reference library
+// reads it (strconv.Atoi on each two-character field).
+func validTime(str string) bool {
 	if len(str) < 9 || str[2] != ':' || str[5] != ':' {
-		return errors.New("bad time")
+		return false
 	}
-	var hms []int
-	for _, tok := range strings.SplitN(str[:8], ":", 3) {
-		i, err := strconv.Atoi(tok)
-		if err != nil || i < 0 {
-			return errors.New("invalid hour/min/sec")
-		}
-		hms = append(hms, i)
+	num := func(s string, hi int) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= 0 && n <= hi
 	}
-	h, m, s := hms[0], hms[1], hms[2]
-	if h > 23 || m > 59 || s > 60 {
-		return errors.New("hour/min/sec out of range")
+	h, okH := num(str[0:2], 23)
+	m, okM := num(str[3:5], 59)
+	s, okS := num(str[6:8], 60)
+	if !okH || !okM || !okS {
+		return false
 	}
 	str = str[8:]
 	if rem, ok := strings.CutPrefix(str, "."); ok {
-		digits := 0
-		for _, ch := range rem {
-			if ch < '0' || ch > '9' {
-				break
-			}
-			digits++
-		}
+		digits := len(rem) - len(strings.TrimLeft(rem, "0123456789"))
 		if digits == 0 {
-			return errors.New("no digits in second fraction")
+			return false
 		}
 		str = rem[digits:]
 	}
 	if str != "z" && str != "Z" {
-		if len(str) != 6 || str[3] != ':' {
-			return errors.New("bad offset")
+		if len(str) != 6 || str[3] != ':' || (str[0] != '+' && str[0] != '-') {
+			return false
 		}
-		sign := 0
-		switch str[0] {
-		case '+':
+		zh, okH := num(str[1:3], 23)
+		zm, okM := num(str[4:6], 59)
+		if !okH || !okM {
+			return false
+		}
+		sign := 1
+		if str[0] == '+' {
 			sign = -1
-		case '-':
-			sign = 1
-		default:
-			return errors.New("offset must begin with plus/minus")
 		}
-		var zhm []int
-		for _, tok := range strings.SplitN(str[1:], ":", 2) {
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 {
-				return errors.New("invalid offset")
-			}
-			zhm = append(zhm, i)
-		}
-		if zhm[0] > 23 || zhm[1] > 59 {
-			return errors.New("offset out of range")
-		}
-		hm := (h*60 + m) + sign*(zhm[0]*60+zhm[1])
+		hm := (h*60 + m) + sign*(zh*60+zm)
 		if hm < 0 {
 			hm += 24 * 60
 		}
 		h, m = hm/60, hm%60
 	}
-	if s >= 60 && (h != 23 || m != 59) {
-		return errors.New("invalid leap second")
-	}
-	return nil
+	return s < 60 || (h == 23 && m == 59)
 }

@@ -36,7 +36,7 @@ func idCheck(prefix string) func(*checker, string, []byte) {
 func utcCheck(c *checker, name string, v []byte) {
 	s, _ := view(v)
 	if !utcShape(s) {
-		if validDateTime(s) != nil {
+		if !validDateTime(s) {
 			c.addf(name, "format", "%q is not a date and time; want RFC 3339 in UTC like 2026-02-09T20:00:00Z", s)
 			return
 		}
@@ -55,28 +55,13 @@ func utcCheck(c *checker, name string, v []byte) {
 
 // utcShape matches ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$.
 func utcShape(s string) bool {
+	const shape = "0000-00-00T00:00:00" // '0' stands for any digit
 	if len(s) < 20 || s[len(s)-1] != 'Z' {
 		return false
 	}
-	for i := range 19 {
-		c := s[i]
-		switch i {
-		case 4, 7:
-			if c != '-' {
-				return false
-			}
-		case 10:
-			if c != 'T' {
-				return false
-			}
-		case 13, 16:
-			if c != ':' {
-				return false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return false
-			}
+	for i := range len(shape) {
+		if c := s[i]; shape[i] == '0' && (c < '0' || c > '9') || shape[i] != '0' && c != shape[i] {
+			return false
 		}
 	}
 	frac := s[19 : len(s)-1]

@@ -67,19 +67,16 @@ func formatOf(path string, data []byte, opts Options) (f *Format, res Result, ok
 // Validate validates data as format f.
 func Validate(f *Format, path string, data []byte, opts Options) Result {
 	limit := opts.MaxProblems()
-	var probs []Problem
-	var total, records int
 	if f.Kind == JSONL {
-		probs, total, records = validateLines(f, path, data, limit, opts.Workers)
-	} else {
-		// A document's problems come in schema order, not line order: keep
-		// them all, sort, then cut to the limit.
-		c := &checker{limit: int(^uint(0) >> 1), path: path}
-		records = validateDocument(c, f, path, data)
-		probs, total = c.probs, c.total
-		slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+		probs, total, records := validateLines(f, path, data, limit, opts.Workers)
+		return resultOf(f, path, probs, total, records, limit)
 	}
-	return resultOf(f, path, probs, total, records, limit)
+	// A document's problems come in schema order, not line order: keep
+	// them all, sort, then cut to the limit.
+	c := &checker{limit: int(^uint(0) >> 1), path: path}
+	validateDocument(c, f, path, data)
+	sortProblems(c.probs)
+	return resultOf(f, path, c.probs, c.total, 1, limit)
 }
 
 // resultOf is the result of validating path as f: records read, and the
@@ -145,28 +142,18 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	wg.Wait()
 
 	var probs []Problem
+	var hashes []lineHash
 	total, records := 0, 0
 	for i := range results {
 		probs = append(probs, results[i].c.probs...)
+		hashes = append(hashes, results[i].hashes...)
 		total += results[i].c.total
 		records += results[i].records
 	}
-	cross := &checker{limit: limit, path: path}
-	if f.dupLines || f.unique != "" {
-		crossLineRules(cross, f, results, path)
-	}
-	if f.whole != nil {
-		f.whole(cross, data)
-	}
-	if f.versioned {
-		versionOrder(cross, f, data, nil, data, 1)
-	}
+	cross := crossLineRules(f, path, data, nil, hashes, data, 1, limit)
 	probs = append(probs, cross.probs...)
 	total += cross.total
-	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
-	if len(probs) > limit {
-		probs = probs[:limit]
-	}
+	sortProblems(probs)
 	return probs, total, records
 }
 
@@ -254,14 +241,27 @@ func checkRecord(c *checker, f *Format, raw []byte) {
 	}
 }
 
-// crossLineRules reports lines repeated byte for byte (a union merge's
-// symptom) and values of the format's unique field that repeat.
-func crossLineRules(c *checker, f *Format, results []chunkResult, path string) {
-	var all []lineHash
-	for i := range results {
-		all = append(all, results[i].hashes...)
+// crossLineRules applies the rules that relate a line to others: lines
+// repeated byte for byte (a union merge's symptom), values of the format's
+// unique field that repeat, the rules of a whole stream, and the version
+// order of a QueenBee store. lines are the hashes of tail, the lines after
+// the prefix of data that prev digests (nil: tail is the whole of data),
+// the first of them numbered first.
+func crossLineRules(f *Format, path string, data []byte, prev *Digest, lines []lineHash, tail []byte, first, limit int) *checker {
+	c := &checker{limit: limit, path: path}
+	if dup := duplicateLines(c, f, data, prev, lines); f.unique != "" {
+		duplicateKeys(c, f, data, prev, lines, dup)
 	}
-	if dup := duplicateLines(c, f, nil, nil, all, path); f.unique != "" {
-		duplicateKeys(c, f, nil, nil, all, dup)
+	if f.whole != nil {
+		f.whole(c, data)
 	}
+	if f.versioned {
+		versionOrder(c, f, data, prev, tail, first)
+	}
+	return c
+}
+
+// sortProblems orders problems by line, as a full validation reports them.
+func sortProblems(probs []Problem) {
+	slices.SortStableFunc(probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
 }

@@ -108,36 +108,39 @@ func ParseDeps(raw json.RawMessage) ([]Edge, error) {
 
 // MarshalJSON writes the item with the seed's fields first, in the seed's
 // order, then any other fields sorted by name.
-func (it Item) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	write := func(k string, v any) error {
-		if buf.Len() > 1 {
-			buf.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		vb, err := jsonline.MarshalNoEscape(v)
+func (it Item) MarshalJSON() ([]byte, error) { return it.marshal() }
+
+// marshal is MarshalJSON with more fields after the item's own.
+func (it Item) marshal(more ...[2]any) ([]byte, error) {
+	fields := [][2]any{{"id", it.ID}, {"step", it.Step}, {"status", it.Status}, {"deps", jsonline.NonNil(it.Deps)},
+		{"notes", it.Notes}, {"comments", jsonline.NonNil(it.Comments)}}
+	for _, k := range slices.Sorted(maps.Keys(it.Extra)) {
+		fields = append(fields, [2]any{k, it.Extra[k]})
+	}
+	b := bytes.NewBufferString("{")
+	if err := writeFields(b, append(fields, more...)); err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// writeFields writes "key":value members after what b holds (a comma
+// first unless b holds only the "{"), values without HTML escaping, as st
+// writes them.
+func writeFields(b *bytes.Buffer, fields [][2]any) error {
+	for _, f := range fields {
+		v, err := jsonline.MarshalNoEscape(f[1])
 		if err != nil {
 			return err
 		}
-		buf.Write(vb)
-		return nil
-	}
-	for _, kv := range []struct {
-		k string
-		v any
-	}{{"id", it.ID}, {"step", it.Step}, {"status", it.Status}, {"deps", jsonline.NonNil(it.Deps)}, {"notes", it.Notes}, {"comments", jsonline.NonNil(it.Comments)}} {
-		if err := write(kv.k, kv.v); err != nil {
-			return nil, err
+		if b.Len() > 1 {
+			b.WriteByte(',')
 		}
+		k, _ := json.Marshal(f[0])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
 	}
-	for _, k := range slices.Sorted(maps.Keys(it.Extra)) {
-		if err := write(k, it.Extra[k]); err != nil {
-			return nil, err
-		}
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return nil
 }

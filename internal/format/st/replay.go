@@ -210,19 +210,13 @@ func ReplayFromCheckpoint(recs []Record) (State, []error) {
 	if cp == nil {
 		return Replay(recs)
 	}
-	var s State
-	var errs []error
-	if err := s.replace(cp.Items); err != nil {
-		errs = append(errs, &ApplyError{cp.Line, cp.Seq, err})
-	}
-	for i := range recs {
-		if r := &recs[i]; r.Lane == LaneEvent && r.Seq > cp.Seq {
-			if err := s.apply(r); err != nil {
-				errs = append(errs, &ApplyError{r.Line, r.Seq, err})
-			}
+	from := []Record{*cp} // a stream that starts with a checkpoint replays from it
+	for _, r := range recs {
+		if r.Lane == LaneEvent && r.Seq > cp.Seq {
+			from = append(from, r)
 		}
 	}
-	return s, errs
+	return Replay(from)
 }
 
 // CheckContract checks the seed's replay contract: the latest checkpoint

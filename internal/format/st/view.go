@@ -37,19 +37,7 @@ type ViewItem struct {
 // MarshalJSON writes the item's fields (as Item writes them, unknown fields
 // included) followed by dep_state and waiting_on.
 func (v ViewItem) MarshalJSON() ([]byte, error) {
-	base, err := v.Item.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	extra, err := jsonline.MarshalNoEscape(struct {
-		DepState  string   `json:"dep_state"`
-		WaitingOn []string `json:"waiting_on"`
-	}{v.DepState, jsonline.NonNil(v.WaitingOn)})
-	if err != nil {
-		return nil, err
-	}
-	out := append(base[:len(base)-1], ',')
-	return append(out, extra[1:]...), nil
+	return v.Item.marshal([2]any{"dep_state", v.DepState}, [2]any{"waiting_on", jsonline.NonNil(v.WaitingOn)})
 }
 
 // Show derives the read view of a plan, in stream order. How dep_state is

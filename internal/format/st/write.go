@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -140,8 +139,7 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 		id = c.Item.ID
 	}
 	if i := after.find(id); i >= 0 && c.Op != OpInit {
-		it := after.Items[i]
-		w.Item = &it
+		w.Item = new(after.Items[i])
 	}
 	// A checkpoint by the seed's rule, or to mend a stream whose latest
 	// checkpoint (written elsewhere) already disagrees with its events:
@@ -225,16 +223,8 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 func eventLine(fields [][2]any, ts string, seq int64) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `{"v":3,"ts":%q,"seq":%d,"lane":"event"`, ts, seq)
-	for _, f := range fields {
-		v, err := jsonline.MarshalNoEscape(f[1])
-		if err != nil {
-			return nil, err
-		}
-		k, _ := json.Marshal(f[0])
-		b.WriteByte(',')
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+	if err := writeFields(&b, fields); err != nil {
+		return nil, err
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
