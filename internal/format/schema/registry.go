@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -16,13 +15,12 @@ import (
 	"github.com/git-queen/git-queen/internal/format/st"
 )
 
-// Rule maps the paths a pattern matches to a format. A pattern is a
-// doublestar glob matched against the repository-relative path with
-// forward slashes: "*" and "?" stay within one path segment, "**" matches
-// any number of segments. A pattern without a leading "/" matches at any
-// depth (".work/events.jsonl" also matches "project-a/.work/events.jsonl",
-// as VerMAS nests factories); a leading "/" anchors it at the top of the
-// repository. A pattern doublestar cannot parse matches nothing.
+// Rule maps the paths a pattern matches to a format. A pattern is matched
+// against the repository-relative path with forward slashes; "*" and "?"
+// stay within one path segment, "**" matches any number of segments. A
+// pattern without a leading "/" matches at any depth (".work/events.jsonl"
+// also matches "project-a/.work/events.jsonl", as VerMAS nests factories);
+// a leading "/" anchors it at the top of the repository.
 type Rule struct {
 	Path   string `toml:"path" json:"path"`
 	Format string `toml:"format" json:"format"`
@@ -35,33 +33,48 @@ const NoFormat = "none"
 // defaults of the seed layouts, then the content of the first line.
 type Registry struct {
 	rules []Rule
-	// globs are the rules' paths as doublestar patterns matched from the
-	// top, made once, since the hook asks about every staged path.
-	globs []string
+	// patterns are the rules' paths split into segments once, since the
+	// hook asks about every staged path.
+	patterns []segPattern
 }
 
-// globOf is a rule's path as a pattern matched from the top of the
-// repository: an unanchored one may start at any depth.
-func globOf(pattern string) string {
-	glob := strings.Trim(pattern, "/")
-	if strings.HasPrefix(pattern, "/") {
-		return glob
-	}
-	return "**/" + glob
+// segPattern is a rule's path split at slashes.
+type segPattern struct {
+	anchored bool
+	segs     []string
+}
+
+func splitPattern(pattern string) segPattern {
+	return segPattern{strings.HasPrefix(pattern, "/"), strings.Split(strings.Trim(pattern, "/"), "/")}
 }
 
 func newRegistry(rules []Rule) *Registry {
-	r := &Registry{rules: rules, globs: make([]string, len(rules))}
+	r := &Registry{rules: rules, patterns: make([]segPattern, len(rules))}
 	for i, rule := range rules {
-		r.globs[i] = globOf(rule.Path)
+		r.patterns[i] = splitPattern(rule.Path)
 	}
 	return r
 }
 
+// matches reports whether the pattern matches a path already cleaned and
+// split (see Match).
+func (sp segPattern) matches(segs []string) bool {
+	if sp.anchored {
+		return matchSegs(sp.segs, segs)
+	}
+	for i := range segs {
+		if matchSegs(sp.segs, segs[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // ruleFor returns the first rule matching the cleaned path p.
 func (r *Registry) ruleFor(p string) (Rule, bool) {
-	for i, g := range r.globs {
-		if ok, _ := doublestar.Match(g, p); ok {
+	segs := strings.Split(p, "/")
+	for i, sp := range r.patterns {
+		if sp.matches(segs) {
 			return r.rules[i], true
 		}
 	}
@@ -199,8 +212,28 @@ func cleanPath(p string) string {
 // Match reports whether a registry pattern matches a repository-relative
 // path (see Rule for the syntax).
 func Match(pattern, p string) bool {
-	ok, _ := doublestar.Match(globOf(pattern), cleanPath(p))
-	return ok
+	return splitPattern(pattern).matches(strings.Split(cleanPath(p), "/"))
+}
+
+func matchSegs(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := len(segs); i >= 0; i-- {
+				if matchSegs(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], segs[0]); err != nil || !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
 }
 
 // ConfigFile is where a repository configures git-queen, relative to the
