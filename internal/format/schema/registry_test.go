@@ -73,6 +73,17 @@ func TestMatch(t *testing.T) {
 		{"plans/**/*.jsonl", "plans/b.jsonl", true},
 		{"*.jsonl", "deep/down/x.jsonl", true},
 		{"[", "x", false},
+		// A class matches one character of one segment, never the '/'
+		// between two (as "*" and "?", and as the .gitattributes line
+		// that routes the files to the merge driver); braces are
+		// characters, as .gitattributes reads them.
+		{"plans/a[^x]b.jsonl", "plans/a/b.jsonl", false},
+		{"plans/a[^x]b.jsonl", "plans/a-b.jsonl", true},
+		{"a[,-0]b", "a/b", false},
+		{"a[,-0]b", "a.b", true},
+		{"plans/run[^_]*.jsonl", "plans/run/old.jsonl", false},
+		{"x{a,b}.jsonl", "xa.jsonl", false},
+		{"x{a,b}.jsonl", "x{a,b}.jsonl", true},
 	}
 	for _, tt := range tests {
 		if got := Match(tt.pattern, tt.path); got != tt.want {
