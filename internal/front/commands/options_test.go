@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
-	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/team/setup"
 )
 
@@ -46,53 +46,62 @@ func expectOptions[O any](t *testing.T, build func(*Env, func(O) error) *cli.Com
 	}
 }
 
+// expectCall is expectOptions for a command whose run function takes a
+// call: the request (and globals) argv fills, Env left out.
+func expectCall[R any](t *testing.T, build func(*Env, func(call[R]) error) *cli.Command, argv string, want call[R], code int) {
+	t.Helper()
+	expectOptions(t, build, argv, want, code, func(c *call[R]) { c.Env = nil })
+}
+
+// The expectations below were translated from the options structs the
+// commands had to the app's requests they fill now, case for case: an
+// exclusive reservation is Shared false, a TTL is the duration it parses
+// to, as the run function handed it to the request.
 func TestReserveOptions(t *testing.T) {
+	type req = app.ReserveRequest
+	reserve := func(g globals, r req) call[app.ReserveWaitRequest] {
+		return call[app.ReserveWaitRequest]{G: g, Req: app.ReserveWaitRequest{ReserveRequest: r}}
+	}
+	refused := call[app.ReserveWaitRequest]{}
 	tests := []struct {
 		argv string
-		want reserveOptions
+		want call[app.ReserveWaitRequest]
 		code int
 	}{
-		{"reserve src/**", reserveOptions{Patterns: []string{"src/**"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve src/**", reserve(globals{}, req{Patterns: []string{"src/**"}, TTL: "2h0m0s"}), 0},
 		{"reserve --shared --ttl 1d -i bd-1 --reason why a b",
-			reserveOptions{Patterns: []string{"a", "b"}, TTL: 24 * time.Hour, Issue: "bd-1", Reason: "why"}, 0},
+			reserve(globals{}, req{Patterns: []string{"a", "b"}, TTL: "24h0m0s", Issue: "bd-1", Reason: "why", Shared: true}), 0},
 		{"reserve a --force --notify --offline -x",
-			reserveOptions{Patterns: []string{"a"}, TTL: 2 * time.Hour, Exclusive: true, Force: true, Notify: true, Offline: true}, 0},
+			reserve(globals{}, req{Patterns: []string{"a"}, TTL: "2h0m0s", Force: true, Notify: true, Offline: true}), 0},
 		{"--droid ann --json reserve x",
-			reserveOptions{G: globals{Droid: "ann", JSON: true}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
-		{"reserve x --agent bob", reserveOptions{G: globals{Droid: "bob"}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
-		{"reserve --shared --exclusive x", reserveOptions{}, ExitUsage},
-		{"reserve --ttl 0s x", reserveOptions{}, ExitUsage},
-		{"reserve --ttl 8d x", reserveOptions{}, ExitUsage},
-		{"reserve --ttl soon x", reserveOptions{}, ExitUsage},
-		{"reserve --no-such-flag x", reserveOptions{}, ExitUsage},
+			reserve(globals{Droid: "ann", JSON: true}, req{Patterns: []string{"x"}, TTL: "2h0m0s"}), 0},
+		{"reserve x --agent bob", reserve(globals{Droid: "bob"}, req{Patterns: []string{"x"}, TTL: "2h0m0s"}), 0},
+		{"reserve --shared --exclusive x", refused, ExitUsage},
+		{"reserve --ttl 0s x", refused, ExitUsage},
+		{"reserve --ttl 8d x", refused, ExitUsage},
+		{"reserve --ttl soon x", refused, ExitUsage},
+		{"reserve --no-such-flag x", refused, ExitUsage},
 	}
 	for _, tt := range tests {
-		expectOptions(t, newReserveCmd, tt.argv, tt.want, tt.code, func(o *reserveOptions) { o.Env = nil })
+		expectCall(t, newReserveCmd, tt.argv, tt.want, tt.code)
 	}
 }
 
 func TestReleaseAndRenewOptions(t *testing.T) {
-	tests := []struct {
-		argv  string
-		build func(*Env, func(releaseOptions) error) *cli.Command
-		want  releaseOptions
-		code  int
-	}{
-		{"release a b", newReleaseCmd, releaseOptions{Patterns: []string{"a", "b"}}, 0},
-		{"unreserve --all", newReleaseCmd, releaseOptions{Patterns: []string{}, All: true}, 0},
-		{"renew --all --ttl 30m", newRenewCmd, releaseOptions{Patterns: []string{}, All: true, Renew: true, TTL: 30 * time.Minute}, 0},
-		{"renew x", newRenewCmd, releaseOptions{Patterns: []string{"x"}, Renew: true, TTL: 2 * time.Hour}, 0},
-		{"renew --ttl 9d x", newRenewCmd, releaseOptions{}, ExitUsage},
+	release := func(r app.ReleaseRequest) call[app.ReleaseRequest] { return call[app.ReleaseRequest]{Req: r} }
+	expectCall(t, newReleaseCmd, "release a b", release(app.ReleaseRequest{Patterns: []string{"a", "b"}}), 0)
+	expectCall(t, newReleaseCmd, "unreserve --all", release(app.ReleaseRequest{Patterns: []string{}, All: true}), 0)
+	renew := func(r app.ReleaseRequest, ttl string) call[app.RenewRequest] {
+		return call[app.RenewRequest]{Req: app.RenewRequest{ReleaseRequest: r, TTL: ttl}}
 	}
-	for _, tt := range tests {
-		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *releaseOptions) { o.Env = nil })
-	}
+	expectCall(t, newRenewCmd, "renew --all --ttl 30m", renew(app.ReleaseRequest{Patterns: []string{}, All: true}, "30m0s"), 0)
+	expectCall(t, newRenewCmd, "renew x", renew(app.ReleaseRequest{Patterns: []string{"x"}}, "2h0m0s"), 0)
+	expectCall(t, newRenewCmd, "renew --ttl 9d x", call[app.RenewRequest]{}, ExitUsage)
 }
 
 func TestReservationsAndCheckOptions(t *testing.T) {
 	list, ran, code := parseWith(t, newReservationsCmd, "reserved --all --path src/a.go --agent bob -n 5")
-	want := reservationsOptions{G: globals{Droid: "bob"}, Limit: 5,
-		Filter: reservations.Filter{All: true, Path: "src/a.go", Droid: "bob"}}
+	want := call[app.ReservationsRequest]{G: globals{Droid: "bob"}, Req: app.ReservationsRequest{All: true, Path: "src/a.go", Droid: "bob", Limit: 5}}
 	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, want) {
 		t.Errorf("reserved: exit %d, ran %v, options %+v; want %+v", code, ran, list, want)
 	}
