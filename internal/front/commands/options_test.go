@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/team/setup"
 )
 
@@ -114,9 +113,11 @@ func TestReservationsAndCheckOptions(t *testing.T) {
 	}
 }
 
+// The expectations were translated from assignOptions and its kin to the
+// requests assign, claim, unassign and assignments fill, case for case.
 func TestAssignOptions(t *testing.T) {
 	assign, ran, code := parseWith(t, newAssignCmd, "assign bd-7 ann --reason handover --worktree wt2 --force")
-	want := assignOptions{Issue: "bd-7", Droid: "ann", Reason: "handover", Worktree: "wt2", Force: true}
+	want := call[app.AssignRequest]{Req: app.AssignRequest{Issue: "bd-7", Droid: "ann", Reason: "handover", Worktree: "wt2", Force: true}}
 	if assign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(assign, want) {
 		t.Errorf("assign: exit %d, ran %v, options %+v; want %+v", code, ran, assign, want)
 	}
@@ -124,16 +125,16 @@ func TestAssignOptions(t *testing.T) {
 		t.Errorf("assign with one argument: exit %d, ran %v; want a usage error", code, ran)
 	}
 	claim, ran, code := parseWith(t, newClaimCmd, "claim bd-8")
-	if claim.Env = nil; !ran || code != 0 || !reflect.DeepEqual(claim, assignOptions{Issue: "bd-8", Claim: true}) {
+	if claim.Env = nil; !ran || code != 0 || !reflect.DeepEqual(claim, call[app.ClaimRequest]{Req: app.ClaimRequest{Issue: "bd-8"}}) {
 		t.Errorf("claim: exit %d, ran %v, options %+v", code, ran, claim)
 	}
 	unassign, ran, code := parseWith(t, newUnassignCmd, "unassign --done bd-8 --reason shipped")
-	if unassign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(unassign, unassignOptions{Issue: "bd-8", Done: true, Reason: "shipped"}) {
+	if unassign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(unassign, call[app.UnassignRequest]{Req: app.UnassignRequest{Issue: "bd-8", Done: true, Reason: "shipped"}}) {
 		t.Errorf("unassign: exit %d, ran %v, options %+v", code, ran, unassign)
 	}
 	list, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status completed -i bd-8 --agent ann --all --limit 3")
-	wantList := assignmentsOptions{G: globals{Droid: "ann"}, Limit: 3,
-		Filter: assignments.Filter{Droid: "ann", IssueID: "bd-8", Status: "completed", All: true}}
+	wantList := call[app.AssignmentsRequest]{G: globals{Droid: "ann"},
+		Req: app.AssignmentsRequest{Droid: "ann", Issue: "bd-8", Status: "completed", All: true, Limit: 3}}
 	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, wantList) {
 		t.Errorf("assignments: exit %d, ran %v, options %+v; want %+v", code, ran, list, wantList)
 	}
