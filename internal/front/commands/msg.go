@@ -84,24 +84,14 @@ func runMsgSend(o msgSendOptions) error {
 		ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New}, sent)
 }
 
-type msgInboxOptions struct {
-	Env    *Env
-	G      globals
-	Unread bool
-	Since  string
-	Limit  int  // at most this many, newest first; 0 for all
-	Sent   bool // the messages the droid sent, not received
+func runMsgInbox(o call[app.InboxRequest]) error {
+	return show(o.Env, o.G, app.Inbox, o.Req, func(res *app.InboxResult) error { return printInbox(o, res) })
 }
 
-func runMsgInbox(o msgInboxOptions) error {
-	req := app.InboxRequest{Unread: o.Unread, Since: o.Since, Limit: o.Limit, Sent: o.Sent}
-	return show(o.Env, o.G, app.Inbox, req, func(res *app.InboxResult) error { return o.printInbox(res) })
-}
-
-func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
+func printInbox(o call[app.InboxRequest], res *app.InboxResult) error {
 	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Messages) == 0 {
-		if o.Sent {
+		if o.Req.Sent {
 			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
 		} else {
 			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", res.Droid)
@@ -109,7 +99,7 @@ func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 		return nil
 	}
 	who := "FROM"
-	if o.Sent {
+	if o.Req.Sent {
 		who = "TO"
 	}
 	now := o.Env.Now()
@@ -123,7 +113,7 @@ func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 			mark += "!"
 		}
 		other := msg.From
-		if o.Sent {
+		if o.Req.Sent {
 			other = msg.To
 		}
 		t.row(mark, msg.ID, other, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))

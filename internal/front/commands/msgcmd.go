@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
@@ -109,18 +110,18 @@ does (- reads it from standard input), or with --body or --body-file:
 }
 
 // newMsgListCmd builds `msg inbox`, or `msg sent` when sent is true.
-func newMsgListCmd(env *Env, sent bool, runF func(msgInboxOptions) error) *cli.Command {
-	o := msgInboxOptions{Env: env, Sent: sent}
+func newMsgListCmd(env *Env, sent bool, runF func(call[app.InboxRequest]) error) *cli.Command {
+	o := call[app.InboxRequest]{Env: env, Req: app.InboxRequest{Sent: sent}}
 	cmd := &cli.Command{
 		Name:  "inbox",
 		Usage: "list the messages sent to you, newest first",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "unread", Aliases: unreadShort, Destination: &o.Unread, Usage: "only unread messages"},
-			&cli.StringFlag{Name: "since", Destination: &o.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+			&cli.BoolFlag{Name: "unread", Aliases: unreadShort, Destination: &o.Req.Unread, Usage: "only unread messages"},
+			&cli.StringFlag{Name: "since", Destination: &o.Req.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 			limitFlag(20),
 		},
 		Action: func(c *cli.Context) error {
-			o.G, o.Limit = readGlobals(c), tableLimit(c, 20)
+			o.G, o.Req.Limit = readGlobals(c), tableLimit(c, 20)
 			return runF(o)
 		},
 	}

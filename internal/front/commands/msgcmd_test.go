@@ -3,11 +3,10 @@ package commands
 import (
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
@@ -45,23 +44,30 @@ func TestMsgSendAndReplyOptions(t *testing.T) {
 	}
 }
 
+// The inbox and wait expectations were translated from msgInboxOptions
+// and msgWaitOptions to the requests the commands fill, case for case (a
+// timeout is the duration string the run function used to pass on).
 func TestMsgListAndIDOptions(t *testing.T) {
-	inbox := func(e *Env, runF func(msgInboxOptions) error) *cli.Command { return newMsgListCmd(e, false, runF) }
-	sent := func(e *Env, runF func(msgInboxOptions) error) *cli.Command { return newMsgListCmd(e, true, runF) }
+	inbox := func(e *Env, runF func(call[app.InboxRequest]) error) *cli.Command {
+		return newMsgListCmd(e, false, runF)
+	}
+	sent := func(e *Env, runF func(call[app.InboxRequest]) error) *cli.Command {
+		return newMsgListCmd(e, true, runF)
+	}
 	for _, tt := range []struct {
 		argv  string
-		build func(*Env, func(msgInboxOptions) error) *cli.Command
-		want  msgInboxOptions
+		build func(*Env, func(call[app.InboxRequest]) error) *cli.Command
+		want  call[app.InboxRequest]
 		code  int
 	}{
-		{"inbox", inbox, msgInboxOptions{Limit: 20}, 0},
-		{"--json inbox", inbox, msgInboxOptions{G: globals{JSON: true}}, 0},
-		{"--json inbox -n 5", inbox, msgInboxOptions{G: globals{JSON: true}, Limit: 5}, 0},
-		{"inbox --unread --since 2h --limit 0", inbox, msgInboxOptions{Unread: true, Since: "2h"}, 0},
-		{"sent --since 1d", sent, msgInboxOptions{Since: "1d", Limit: 20, Sent: true}, 0},
-		{"sent --unread", sent, msgInboxOptions{}, ExitUsage},
+		{"inbox", inbox, call[app.InboxRequest]{Req: app.InboxRequest{Limit: 20}}, 0},
+		{"--json inbox", inbox, call[app.InboxRequest]{G: globals{JSON: true}}, 0},
+		{"--json inbox -n 5", inbox, call[app.InboxRequest]{G: globals{JSON: true}, Req: app.InboxRequest{Limit: 5}}, 0},
+		{"inbox --unread --since 2h --limit 0", inbox, call[app.InboxRequest]{Req: app.InboxRequest{Unread: true, Since: "2h"}}, 0},
+		{"sent --since 1d", sent, call[app.InboxRequest]{Req: app.InboxRequest{Since: "1d", Limit: 20, Sent: true}}, 0},
+		{"sent --unread", sent, call[app.InboxRequest]{}, ExitUsage},
 	} {
-		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *msgInboxOptions) { o.Env = nil })
+		expectCall(t, tt.build, tt.argv, tt.want, tt.code)
 	}
 	read := func(e *Env, runF func(msgReadOptions) error) *cli.Command {
 		return newMsgIDCmd(e, "read", "", "a message ID", runF)
@@ -76,12 +82,11 @@ func TestMsgListAndIDOptions(t *testing.T) {
 }
 
 func TestMsgWaitOptions(t *testing.T) {
-	clearWait := func(o *msgWaitOptions) { o.Env = nil }
-	expectOptions(t, newMsgWaitCmd, "wait", msgWaitOptions{}, 0, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait --from bob --thread qb-1 --issue bd-2 --reply-to qm-3 --timeout 10m --peek",
-		msgWaitOptions{Filter: messages.WaitFilter{From: "bob", Thread: "qb-1", Issue: "bd-2", ReplyTo: "qm-3"},
-			Timeout: 10 * time.Minute, Peek: true}, 0, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait --timeout 0s", msgWaitOptions{}, ExitUsage, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait --timeout later", msgWaitOptions{}, ExitUsage, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait bob", msgWaitOptions{}, ExitUsage, clearWait)
+	expectCall(t, newMsgWaitCmd, "wait", call[app.WaitRequest]{}, 0)
+	expectCall(t, newMsgWaitCmd, "wait --from bob --thread qb-1 --issue bd-2 --reply-to qm-3 --timeout 10m --peek",
+		call[app.WaitRequest]{Req: app.WaitRequest{From: "bob", Thread: "qb-1", Issue: "bd-2", ReplyTo: "qm-3",
+			Timeout: "10m0s", Peek: true}}, 0)
+	expectCall(t, newMsgWaitCmd, "wait --timeout 0s", call[app.WaitRequest]{}, ExitUsage)
+	expectCall(t, newMsgWaitCmd, "wait --timeout later", call[app.WaitRequest]{}, ExitUsage)
+	expectCall(t, newMsgWaitCmd, "wait bob", call[app.WaitRequest]{}, ExitUsage)
 }
