@@ -166,13 +166,15 @@ func TestSetupAndValidateOptions(t *testing.T) {
 	if _, ran, code := parseWith(t, newHooksCmd, "hooks status --force"); ran || code != ExitUsage {
 		t.Errorf("hooks status --force: exit %d, ran %v; want a usage error", code, ran)
 	}
+	// Translated from validateOptions: a --limit given is a Limit set.
 	v, ran, code := parseWith(t, newValidateCmd, "validate --format st a.jsonl --limit 0 b.jsonl")
-	wantV := validateOptions{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: 0, LimitSet: true}
+	zero := 0
+	wantV := call[app.ValidateRequest]{Req: app.ValidateRequest{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: &zero}}
 	if v.Env = nil; !ran || code != 0 || !reflect.DeepEqual(v, wantV) {
 		t.Errorf("validate: exit %d, ran %v, options %+v; want %+v", code, ran, v, wantV)
 	}
 	v, _, _ = parseWith(t, newValidateCmd, "validate")
-	if v.LimitSet || len(v.Paths) != 0 {
+	if v.Req.Limit != nil || len(v.Req.Paths) != 0 {
 		t.Errorf("validate without flags: options %+v; want no limit set and no paths", v)
 	}
 }
@@ -196,10 +198,10 @@ func TestCompactAndArchiveOptions(t *testing.T) {
 }
 
 func TestSyncAndExportOptions(t *testing.T) {
-	clearSync := func(o *syncOptions) { o.Env = nil }
-	expectOptions(t, newSyncCmd, "sync", syncOptions{}, 0, clearSync)
-	expectOptions(t, newSyncCmd, "--json sync origin", syncOptions{G: globals{JSON: true}, Remote: "origin"}, 0, clearSync)
-	expectOptions(t, newSyncCmd, "sync a b", syncOptions{}, ExitUsage, clearSync)
+	// Translated from syncOptions to the SyncRequest sync fills.
+	expectCall(t, newSyncCmd, "sync", call[app.SyncRequest]{}, 0)
+	expectCall(t, newSyncCmd, "--json sync origin", call[app.SyncRequest]{G: globals{JSON: true}, Req: app.SyncRequest{Remote: "origin"}}, 0)
+	expectCall(t, newSyncCmd, "sync a b", call[app.SyncRequest]{}, ExitUsage)
 
 	clearExport := func(o *exportOptions) { o.Env = nil }
 	expectOptions(t, newExportCmd, "export", exportOptions{}, 0, clearExport)
