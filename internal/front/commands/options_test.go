@@ -209,23 +209,38 @@ func TestSyncAndExportOptions(t *testing.T) {
 	expectOptions(t, newExportCmd, "export a b", exportOptions{}, ExitUsage, clearExport)
 }
 
+// Translated from mergeDriverOptions to the MergeRequest merge-driver
+// fills, case for case.
 func TestMergeDriverOptions(t *testing.T) {
-	clearEnv := func(o *mergeDriverOptions) { o.Env = nil }
-	expectOptions(t, newMergeDriverCmd, "merge-driver b o t", mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}, 0, clearEnv)
-	expectOptions(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
-		mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}, 0, clearEnv)
+	type req = app.MergeRequest
+	expectCall(t, newMergeDriverCmd, "merge-driver b o t", call[req]{Req: req{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}}, 0)
+	expectCall(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
+		call[req]{Req: req{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}}, 0)
 	for _, argv := range []string{"merge-driver b o", "merge-driver b o t 7 p extra", "merge-driver b o t 0", "merge-driver b o t seven"} {
-		expectOptions(t, newMergeDriverCmd, argv, mergeDriverOptions{}, ExitUsage, clearEnv)
+		expectCall(t, newMergeDriverCmd, argv, call[req]{}, ExitUsage)
 	}
 }
 
+// Translated from resolveOptions: --json is G.JSON, and --octopus hands
+// the BRANCHes to the octopus run function as an OctopusRequest; every
+// case as it was.
 func TestResolveOptions(t *testing.T) {
-	clearEnv := func(o *resolveOptions) { o.Env = nil }
-	expectOptions(t, newResolveCmd, "resolve", resolveOptions{Files: []string{}}, 0, clearEnv)
-	expectOptions(t, newResolveCmd, "--json resolve -n --format st --checkpoint-interval 20 a.jsonl b.jsonl",
-		resolveOptions{Files: []string{"a.jsonl", "b.jsonl"}, Check: true, JSON: true, Format: "st", Interval: 20}, 0, clearEnv)
-	expectOptions(t, newResolveCmd, "resolve --octopus b1 b2 b3", resolveOptions{Files: []string{"b1", "b2", "b3"}, Octopus: true}, 0, clearEnv)
-	expectOptions(t, newResolveCmd, "resolve --octopus --check b1 b2", resolveOptions{}, ExitUsage, clearEnv)
+	var octopus []call[app.OctopusRequest]
+	build := func(env *Env, keep func(call[app.ResolveRequest]) error) *cli.Command {
+		return newResolveCmd(env, keep, func(o call[app.OctopusRequest]) error { o.Env = nil; octopus = append(octopus, o); return nil })
+	}
+	type req = app.ResolveRequest
+	expectCall(t, build, "resolve", call[req]{Req: req{Files: []string{}}}, 0)
+	expectCall(t, build, "--json resolve -n --format st --checkpoint-interval 20 a.jsonl b.jsonl",
+		call[req]{G: globals{JSON: true}, Req: req{Files: []string{"a.jsonl", "b.jsonl"}, Check: true, Format: "st", Interval: 20}}, 0)
+	if _, _, code := parseWith(t, build, "resolve --octopus b1 b2 b3"); code != 0 ||
+		!reflect.DeepEqual(octopus, []call[app.OctopusRequest]{{Req: app.OctopusRequest{Branches: []string{"b1", "b2", "b3"}}}}) {
+		t.Errorf("resolve --octopus: exit %d, requests %+v; want the branches b1 b2 b3", code, octopus)
+	}
+	expectCall(t, build, "resolve --octopus --check b1 b2", call[req]{}, ExitUsage)
+	if len(octopus) != 1 {
+		t.Errorf("resolve --octopus --check ran octopus: %+v", octopus)
+	}
 }
 
 func TestHookOptions(t *testing.T) {
