@@ -11,40 +11,51 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
+// msgSendOptions are what msg send's flags and arguments fill: the
+// request, and where its body comes from.
 type msgSendOptions struct {
-	Env                         *Env
-	G                           globals
-	To, Subject, Body, BodyFile string
-	BodySet                     bool
-	Issue, ReplyTo, Importance  string
-	Reply                       bool // msg reply: To and Subject default from the parent
-	// New: the recipients are meant even if this repository has never
-	// seen them (--new).
-	New bool
+	call[app.SendRequest]
+	Body bodySource
 }
 
-func (o msgSendOptions) body() (string, error) {
-	if o.BodySet && o.BodyFile != "" {
+// msgReplyOptions are msg reply's: its request, and where its body comes
+// from.
+type msgReplyOptions struct {
+	call[app.ReplyRequest]
+	Body bodySource
+}
+
+// bodySource says where a message body comes from when it is not the
+// request's Body as given: --body-file, or - for standard input. It is
+// read when the command runs.
+type bodySource struct {
+	File string
+	Set  bool // --body or a BODY argument was given
+}
+
+// read is the body: text (the request's Body), or what it or File names.
+func (b bodySource) read(env *Env, text string) (string, error) {
+	if b.Set && b.File != "" {
 		return "", usageErrorf("give the body with --body or with --body-file, not both")
 	}
 	switch {
-	case o.BodyFile == "" && o.Body != "-":
-		return o.Body, nil
-	case o.BodyFile == "-" || o.Body == "-":
-		b, err := readBody(o.Env.Stdin, "standard input")
-		return string(b), err
+	case b.File == "" && text != "-":
+		return text, nil
+	case b.File == "-" || text == "-":
+		body, err := readBody(env.Stdin, "standard input")
+		return string(body), err
 	}
-	path := o.BodyFile
+	path := b.File
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.Env.Dir, path)
+		path = filepath.Join(env.Dir, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("read --body-file: %w", err)
 	}
 	defer f.Close()
-	b, err := readBody(f, o.BodyFile)
-	return string(b), err
+	body, err := readBody(f, b.File)
+	return string(body), err
 }
 
 // readBody reads a body from r (from says where), refusing it as soon as
@@ -63,25 +74,28 @@ func readBody(r io.Reader, from string) ([]byte, error) {
 	return b, nil
 }
 
-func runMsgSend(o msgSendOptions) error {
+func runMsgSend(o msgSendOptions) error { return sendMessage(&o.call, o.Body, &o.Req.Body, app.Send) }
+
+func runMsgReply(o msgReplyOptions) error {
+	return sendMessage(&o.call, o.Body, &o.Req.Body, app.Reply)
+}
+
+// sendMessage runs msg send or msg reply: the body, at *text in o's
+// request, is read from its source once the sender is known.
+func sendMessage[R any](o *call[R], body bodySource, text *string, uc app.UseCase[R, *app.SendResult]) error {
 	if _, err := o.Env.session(o.G).RequireIdentity(); err != nil {
 		return err
 	}
-	body, err := o.body()
-	if err != nil {
+	var err error
+	if *text, err = body.read(o.Env, *text); err != nil {
 		return err
 	}
-	sent := func(res *app.SendResult) error {
+	return show(o.Env, o.G, uc, o.Req, func(res *app.SendResult) error {
 		for _, msg := range res.Sent {
 			fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
 		}
 		return nil
-	}
-	if o.Reply {
-		return show(o.Env, o.G, app.Reply, app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance}, sent)
-	}
-	return show(o.Env, o.G, app.Send, app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
-		ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New}, sent)
+	})
 }
 
 func runMsgInbox(o call[app.InboxRequest]) error {
@@ -174,19 +188,19 @@ func (e *Env) printMessage(msg *records.Message) error {
 
 // replyArgs takes msg reply's arguments: the message ID, and the body
 // (QueenBee's msg reply ID BODY), which --body and --body-file exclude.
-func replyArgs(o *msgSendOptions, args []string, runF func(msgSendOptions) error) error {
+func replyArgs(o *msgReplyOptions, args []string, runF func(msgReplyOptions) error) error {
 	switch {
 	case len(args) == 0:
 		return &UsageError{Command: "msg reply", Msg: "name the message ID to reply to: msg reply ID [BODY]"}
 	case len(args) > 2:
 		return &UsageError{Command: "msg reply", Msg: "msg reply takes at most ID and BODY as arguments; quote the body"}
 	case len(args) == 2:
-		if o.BodySet || o.BodyFile != "" {
+		if o.Body.Set || o.Body.File != "" {
 			return &UsageError{Command: "msg reply", Msg: "two bodies: an argument and --body or --body-file; give one"}
 		}
-		o.Body, o.BodySet = args[1], true
+		o.Req.Body, o.Body.Set = args[1], true
 	}
-	o.ReplyTo = args[0]
+	o.Req.ID = args[0]
 	return runF(*o)
 }
 
@@ -197,22 +211,22 @@ func sendArgs(o *msgSendOptions, args []string) error {
 		return &UsageError{Command: "msg send", Msg: "msg send takes at most TO and BODY as arguments; quote the body"}
 	}
 	if len(args) >= 1 {
-		if o.To != "" && o.To != args[0] {
-			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one, or list them: --to %s,%s", o.To, args[0], o.To, args[0])}
+		if o.Req.To != "" && o.Req.To != args[0] {
+			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one, or list them: --to %s,%s", o.Req.To, args[0], o.Req.To, args[0])}
 		}
-		o.To = args[0]
+		o.Req.To = args[0]
 	}
 	if len(args) == 2 {
-		if o.BodySet || o.BodyFile != "" {
+		if o.Body.Set || o.Body.File != "" {
 			return &UsageError{Command: "msg send", Msg: "two bodies: an argument and --body or --body-file; give one"}
 		}
-		o.Body, o.BodySet = args[1], true
+		o.Req.Body, o.Body.Set = args[1], true
 	}
-	if o.To == "" {
+	if o.Req.To == "" {
 		return &UsageError{Command: "msg send", Msg: "name the recipient: msg send TO [BODY], or --to NAME"}
 	}
-	if o.Subject == "" && o.BodySet && o.Body != "-" {
-		o.Subject = app.SubjectOf(o.Body)
+	if o.Req.Subject == "" && o.Body.Set && o.Req.Body != "-" {
+		o.Req.Subject = app.SubjectOf(o.Req.Body)
 	}
 	return nil
 }

@@ -10,37 +10,53 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
+// The expectations were translated from the one msgSendOptions both
+// commands had to each one's request and body source, case for case: a
+// send's recipient, subject, issue, reply-to and importance are its
+// SendRequest's; a reply's ID is its ReplyRequest's ID; the body given is
+// the request's Body, BodySet and BodyFile the body source's Set and File.
 func TestMsgSendAndReplyOptions(t *testing.T) {
 	normal := records.ImportanceNormal
-	tests := []struct {
-		argv  string
-		reply bool
-		want  msgSendOptions
-		code  int
-	}{
-		{"send bob", false, msgSendOptions{To: "bob", Importance: normal}, 0},
-		{"send bob 'hi'", false, msgSendOptions{To: "bob", Body: "'hi'", BodySet: true, Subject: "'hi'", Importance: normal}, 0},
-		{"send --to bob -s subj --body text -i bd-1 --importance high --reply-to qm-1", false,
-			msgSendOptions{To: "bob", Subject: "subj", Body: "text", BodySet: true, Issue: "bd-1", ReplyTo: "qm-1", Importance: "high"}, 0},
-		{"send --to bob --body-file - ", false, msgSendOptions{To: "bob", BodyFile: "-", Importance: normal}, 0},
-		{"--droid ann --json send bob", false, msgSendOptions{G: globals{Droid: "ann", JSON: true}, To: "bob", Importance: normal}, 0},
-		{"send", false, msgSendOptions{}, ExitUsage},
-		{"send --to bob carl", false, msgSendOptions{}, ExitUsage},
-		{"send bob body --body other", false, msgSendOptions{}, ExitUsage},
-		{"send bob a b", false, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 --body ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
-		{"reply qm-7 -s re --importance urgent", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Subject: "re", Importance: "urgent"}, 0},
-		{"reply", true, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
-		{"reply qm-7 a b", true, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 ok --body other", true, msgSendOptions{}, ExitUsage},
+	type req = app.SendRequest
+	send := func(g globals, r req, body bodySource) msgSendOptions {
+		return msgSendOptions{call: call[req]{G: g, Req: r}, Body: body}
 	}
-	for _, tt := range tests {
-		build := newMsgSendCmd
-		if tt.reply {
-			build = newMsgReplyCmd
-		}
-		expectOptions(t, build, tt.argv, tt.want, tt.code, func(o *msgSendOptions) { o.Env = nil })
+	sendTests := []struct {
+		argv string
+		want msgSendOptions
+		code int
+	}{
+		{"send bob", send(globals{}, req{To: "bob", Importance: normal}, bodySource{}), 0},
+		{"send bob 'hi'", send(globals{}, req{To: "bob", Body: "'hi'", Subject: "'hi'", Importance: normal}, bodySource{Set: true}), 0},
+		{"send --to bob -s subj --body text -i bd-1 --importance high --reply-to qm-1",
+			send(globals{}, req{To: "bob", Subject: "subj", Body: "text", Issue: "bd-1", ReplyTo: "qm-1", Importance: "high"}, bodySource{Set: true}), 0},
+		{"send --to bob --body-file - ", send(globals{}, req{To: "bob", Importance: normal}, bodySource{File: "-"}), 0},
+		{"--droid ann --json send bob", send(globals{Droid: "ann", JSON: true}, req{To: "bob", Importance: normal}, bodySource{}), 0},
+		{"send", msgSendOptions{}, ExitUsage},
+		{"send --to bob carl", msgSendOptions{}, ExitUsage},
+		{"send bob body --body other", msgSendOptions{}, ExitUsage},
+		{"send bob a b", msgSendOptions{}, ExitUsage},
+	}
+	for _, tt := range sendTests {
+		expectOptions(t, newMsgSendCmd, tt.argv, tt.want, tt.code, func(o *msgSendOptions) { o.Env = nil })
+	}
+	reply := func(r app.ReplyRequest, body bodySource) msgReplyOptions {
+		return msgReplyOptions{call: call[app.ReplyRequest]{Req: r}, Body: body}
+	}
+	replyTests := []struct {
+		argv string
+		want msgReplyOptions
+		code int
+	}{
+		{"reply qm-7 --body ok", reply(app.ReplyRequest{ID: "qm-7", Body: "ok", Importance: normal}, bodySource{Set: true}), 0},
+		{"reply qm-7 -s re --importance urgent", reply(app.ReplyRequest{ID: "qm-7", Subject: "re", Importance: "urgent"}, bodySource{}), 0},
+		{"reply", msgReplyOptions{}, ExitUsage},
+		{"reply qm-7 ok", reply(app.ReplyRequest{ID: "qm-7", Body: "ok", Importance: normal}, bodySource{Set: true}), 0},
+		{"reply qm-7 a b", msgReplyOptions{}, ExitUsage},
+		{"reply qm-7 ok --body other", msgReplyOptions{}, ExitUsage},
+	}
+	for _, tt := range replyTests {
+		expectOptions(t, newMsgReplyCmd, tt.argv, tt.want, tt.code, func(o *msgReplyOptions) { o.Env = nil })
 	}
 }
 
