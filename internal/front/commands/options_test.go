@@ -107,8 +107,9 @@ func TestReservationsAndCheckOptions(t *testing.T) {
 	if _, ran, code := parseWith(t, newReservationsCmd, "reservations extra"); ran || code != ExitUsage {
 		t.Errorf("reservations with an argument: exit %d, ran %v; want a usage error", code, ran)
 	}
+	// Translated from checkOptions' Paths to its request's.
 	check, ran, code := parseWith(t, newCheckCmd, "check --hook claude a.go b/")
-	if check.Env = nil; !ran || code != 0 || !reflect.DeepEqual(check, checkOptions{Paths: []string{"a.go", "b/"}, Hook: "claude"}) {
+	if check.Env = nil; !ran || code != 0 || !reflect.DeepEqual(check, checkOptions{call: call[app.CheckRequest]{Req: app.CheckRequest{Paths: []string{"a.go", "b/"}}}, Hook: "claude"}) {
 		t.Errorf("check: exit %d, ran %v, options %+v", code, ran, check)
 	}
 }
