@@ -135,18 +135,13 @@ func printInbox(o call[app.InboxRequest], res *app.InboxResult) error {
 	return t.flushMore(o.Env.Stdout, res.More)
 }
 
-type msgReadOptions struct {
-	Env *Env
-	G   globals
-	ID  string
+func runMsgRead(o call[app.MessageRequest]) error {
+	return show(o.Env, o.G, app.Read, o.Req, o.Env.printMessage)
 }
 
-func runMsgRead(o msgReadOptions) error {
-	return show(o.Env, o.G, app.Read, app.MessageRequest{ID: o.ID}, o.Env.printMessage)
-}
-
-func runMsgThread(o msgReadOptions) error {
-	return show(o.Env, o.G, app.Thread, app.ThreadRequest{ID: o.ID}, func(res *app.ThreadResult) error {
+// runMsgThread shows the thread of the ID msg thread was given.
+func runMsgThread(o call[app.MessageRequest]) error {
+	return show(o.Env, o.G, app.Thread, app.ThreadRequest{ID: o.Req.ID}, func(res *app.ThreadResult) error {
 		warnProblems(o.Env.Stderr, res.Problems)
 		for i, msg := range res.Thread {
 			if i > 0 {
@@ -158,8 +153,8 @@ func runMsgThread(o msgReadOptions) error {
 	})
 }
 
-func runMsgDelete(o msgReadOptions) error {
-	return show(o.Env, o.G, app.Delete, app.MessageRequest{ID: o.ID}, func(msg *records.Message) error {
+func runMsgDelete(o call[app.MessageRequest]) error {
+	return show(o.Env, o.G, app.Delete, o.Req, func(msg *records.Message) error {
 		fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
 		return nil
 	})

@@ -132,13 +132,13 @@ func newMsgListCmd(env *Env, sent bool, runF func(call[app.InboxRequest]) error)
 }
 
 // newMsgIDCmd builds a command that acts on one message (or thread) ID.
-func newMsgIDCmd(env *Env, name, usage, what string, runF func(msgReadOptions) error) *cli.Command {
+func newMsgIDCmd(env *Env, name, usage, what string, runF func(call[app.MessageRequest]) error) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: "ID",
 		Action: oneArg(what, func(c *cli.Context, id string) error {
-			return runF(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+			return runF(call[app.MessageRequest]{Env: env, G: readGlobals(c), Req: app.MessageRequest{ID: id}})
 		}),
 	}
 }

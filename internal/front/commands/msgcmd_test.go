@@ -85,11 +85,12 @@ func TestMsgListAndIDOptions(t *testing.T) {
 	} {
 		expectCall(t, tt.build, tt.argv, tt.want, tt.code)
 	}
-	read := func(e *Env, runF func(msgReadOptions) error) *cli.Command {
+	read := func(e *Env, runF func(call[app.MessageRequest]) error) *cli.Command {
 		return newMsgIDCmd(e, "read", "", "a message ID", runF)
 	}
+	// Translated from msgReadOptions' ID to the MessageRequest's.
 	got, ran, code := parseWith(t, read, "read qm-9 --agent bob")
-	if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, msgReadOptions{G: globals{Droid: "bob"}, ID: "qm-9"}) {
+	if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, call[app.MessageRequest]{G: globals{Droid: "bob"}, Req: app.MessageRequest{ID: "qm-9"}}) {
 		t.Errorf("read: exit %d, ran %v, options %+v", code, ran, got)
 	}
 	if _, ran, code := parseWith(t, read, "read"); ran || code != ExitUsage {
