@@ -26,7 +26,7 @@ func reasonFlag(dest *string) cli.Flag {
 	return &cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: dest, Usage: "why, in a few words (`TEXT`)"}
 }
 
-// newAssignCmd builds `assign`; runF receives the options its flags fill
+// newAssignCmd builds `assign`; runF receives the request its flags fill
 // (the seam newReserveCmd describes).
 func newAssignCmd(env *Env, runF func(call[app.AssignRequest]) error) *cli.Command {
 	o := call[app.AssignRequest]{Env: env}

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// newCheckCmd builds `check`; runF receives the options its flags fill
+// newCheckCmd builds `check`; runF receives the request its flags fill
 // (see newReserveCmd).
 func newCheckCmd(env *Env, runF func(checkOptions) error) *cli.Command {
 	o := checkOptions{call: call[app.CheckRequest]{Env: env}}

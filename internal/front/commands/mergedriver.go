@@ -15,7 +15,7 @@ import (
 func mergeDriverCommand(env *Env) *cli.Command { return newMergeDriverCmd(env, runMergeDriver) }
 
 // newMergeDriverCmd builds `merge-driver`; like newReserveCmd, it hands
-// runF the options its argv gives (git's %O %A %B %L %P).
+// runF the request its argv gives (git's %O %A %B %L %P).
 func newMergeDriverCmd(env *Env, runF func(call[app.MergeRequest]) error) *cli.Command {
 	o := call[app.MergeRequest]{Env: env}
 	return &cli.Command{

@@ -10,7 +10,7 @@ import (
 )
 
 // newReleaseCmd builds `release` (alias unreserve); runF receives the
-// options its flags fill (see newReserveCmd).
+// request its flags fill (see newReserveCmd).
 func newReleaseCmd(env *Env, runF func(call[app.ReleaseRequest]) error) *cli.Command {
 	o := call[app.ReleaseRequest]{Env: env}
 	return &cli.Command{

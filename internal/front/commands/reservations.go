@@ -9,7 +9,7 @@ import (
 )
 
 // newReservationsCmd builds `reservations` (alias reserved); runF
-// receives the options its flags fill (see newReserveCmd).
+// receives the request its flags fill (see newReserveCmd).
 func newReservationsCmd(env *Env, runF func(call[app.ReservationsRequest]) error) *cli.Command {
 	o := call[app.ReservationsRequest]{Env: env}
 	return &cli.Command{

@@ -12,7 +12,7 @@ import (
 
 func syncCommand(env *Env) *cli.Command { return newSyncCmd(env, runSync) }
 
-// newSyncCmd builds `sync`; like newReserveCmd, it hands runF the options its
+// newSyncCmd builds `sync`; like newReserveCmd, it hands runF the request its
 // argv gives.
 func newSyncCmd(env *Env, runF func(call[app.SyncRequest]) error) *cli.Command {
 	return &cli.Command{
