@@ -1,6 +1,7 @@
 // Package commands is the `git queen` command line: one file per command or
-// command group, each an options struct and a run function over the domain
-// packages, and one place (exit.go) that turns errors into exit codes.
+// command group, each flags that fill the app's request (or, for the
+// plumbing, an options struct) and a run function that calls it and prints,
+// and one place (exit.go) that turns errors into exit codes.
 package commands
 
 import (
@@ -94,7 +95,7 @@ conflict, usage, failure.`
 func newApp(env *Env) *cli.App { return newAppWith(env, commands(env)) }
 
 // newAppWith is the app with the given commands: all of them in a real
-// run, one in a test of how argv becomes a command's options.
+// run, one in a test of how argv becomes a command's request.
 func newAppWith(env *Env, cmds []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:                 "git-queen",

@@ -16,7 +16,7 @@ import (
 func assignCommands(env *Env) []*cli.Command {
 	return []*cli.Command{
 		newAssignCmd(env, runAssign),
-		newClaimCmd(env, runAssign),
+		newClaimCmd(env, runClaim),
 		newUnassignCmd(env, runUnassign),
 		newAssignmentsCmd(env, runAssignments),
 	}
@@ -26,10 +26,10 @@ func reasonFlag(dest *string) cli.Flag {
 	return &cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: dest, Usage: "why, in a few words (`TEXT`)"}
 }
 
-// newAssignCmd builds `assign`; runF receives the options its flags fill
+// newAssignCmd builds `assign`; runF receives the request its flags fill
 // (the seam newReserveCmd describes).
-func newAssignCmd(env *Env, runF func(assignOptions) error) *cli.Command {
-	o := assignOptions{Env: env}
+func newAssignCmd(env *Env, runF func(call[app.AssignRequest]) error) *cli.Command {
+	o := call[app.AssignRequest]{Env: env}
 	return &cli.Command{
 		Name:      "assign",
 		Usage:     "assign a beads issue to a droid",
@@ -42,20 +42,20 @@ and its droid gets a message saying so (with --reason). When
 in it.
 
 ` + acrossClones,
-		Flags: assignFlags(&o, "reassign an issue another droid holds (they are told)"),
+		Flags: assignFlags(&o.Req.Reason, &o.Req.Worktree, &o.Req.Force, &o.Req.Offline, "reassign an issue another droid holds (they are told)"),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return &UsageError{Command: "assign", Msg: fmt.Sprintf("expected ISSUE DROID, got %d arguments", c.NArg())}
 			}
-			o.G, o.Issue, o.Droid = readGlobals(c), c.Args().Get(0), c.Args().Get(1)
+			o.G, o.Req.Issue, o.Req.Droid = readGlobals(c), c.Args().Get(0), c.Args().Get(1)
 			return runF(o)
 		},
 	}
 }
 
 // newClaimCmd builds `claim`: assign to oneself.
-func newClaimCmd(env *Env, runF func(assignOptions) error) *cli.Command {
-	o := assignOptions{Env: env, Claim: true}
+func newClaimCmd(env *Env, runF func(call[app.ClaimRequest]) error) *cli.Command {
+	o := call[app.ClaimRequest]{Env: env}
 	return &cli.Command{
 		Name:      "claim",
 		Usage:     "assign a beads issue to yourself (exit 5 when another droid holds it)",
@@ -65,91 +65,67 @@ assignment (in any worktree, or any clone); --force takes it over, and the
 holder gets a message saying so (with --reason).
 
 ` + acrossClones,
-		Flags: append(assignFlags(&o, "take over an issue another droid holds (they are told)"),
-			&cli.BoolFlag{Name: "steal", Destination: &o.Steal, Usage: "take over the issue only if its holder has been silent for longer than the team allows (see git queen droids); they are told; exit 5 while the holder has been seen lately"}),
+		Flags: append(assignFlags(&o.Req.Reason, &o.Req.Worktree, &o.Req.Force, &o.Req.Offline, "take over an issue another droid holds (they are told)"),
+			&cli.BoolFlag{Name: "steal", Destination: &o.Req.Steal, Usage: "take over the issue only if its holder has been silent for longer than the team allows (see git queen droids); they are told; exit 5 while the holder has been seen lately"}),
 		Action: oneArg("an ISSUE", func(c *cli.Context, issue string) error {
-			o.Issue, o.G = issue, readGlobals(c)
+			o.Req.Issue, o.G = issue, readGlobals(c)
 			return runF(o)
 		}),
 	}
 }
 
 // newUnassignCmd builds `unassign`.
-func newUnassignCmd(env *Env, runF func(unassignOptions) error) *cli.Command {
-	o := unassignOptions{Env: env}
+func newUnassignCmd(env *Env, runF func(call[app.UnassignRequest]) error) *cli.Command {
+	o := call[app.UnassignRequest]{Env: env}
 	return &cli.Command{
 		Name:      "unassign",
 		Usage:     "end your assignment of an issue (released, or completed with --done)",
 		ArgsUsage: "ISSUE",
-		Flags: []cli.Flag{reasonFlag(&o.Reason),
-			&cli.BoolFlag{Name: "done", Destination: &o.Done, Usage: "mark the assignment completed rather than released"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "end another droid's assignment (marked forced; they are told)"},
+		Flags: []cli.Flag{reasonFlag(&o.Req.Reason),
+			&cli.BoolFlag{Name: "done", Destination: &o.Req.Done, Usage: "mark the assignment completed rather than released"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Req.Force, Usage: "end another droid's assignment (marked forced; they are told)"},
 		},
 		Action: oneArg("an ISSUE", func(c *cli.Context, issue string) error {
-			o.Issue, o.G = issue, readGlobals(c)
+			o.Req.Issue, o.G = issue, readGlobals(c)
 			return runF(o)
 		}),
 	}
 }
 
 // newAssignmentsCmd builds `assignments`.
-func newAssignmentsCmd(env *Env, runF func(assignmentsOptions) error) *cli.Command {
-	o := assignmentsOptions{Env: env}
+func newAssignmentsCmd(env *Env, runF func(call[app.AssignmentsRequest]) error) *cli.Command {
+	o := call[app.AssignmentsRequest]{Env: env}
 	return &cli.Command{
 		Name:  "assignments",
 		Usage: "list active assignments",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
-			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Filter.IssueID, Usage: "only this issue's (`ID`)"},
-			&cli.StringFlag{Name: "status", Destination: &o.Filter.Status, Usage: "only those in `STATUS`: active, completed, released or reassigned"},
-			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released, completed and reassigned ones"},
+			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Req.Droid, Usage: "only this droid's (`NAME`)"},
+			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Req.Issue, Usage: "only this issue's (`ID`)"},
+			&cli.StringFlag{Name: "status", Destination: &o.Req.Status, Usage: "only those in `STATUS`: active, completed, released or reassigned"},
+			&cli.BoolFlag{Name: "all", Destination: &o.Req.All, Usage: "include released, completed and reassigned ones"},
 			limitFlag(0),
 		},
 		Action: func(c *cli.Context) error {
-			if status := o.Filter.Status; status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
+			if status := o.Req.Status; status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
 				records.AssignmentReleased, records.AssignmentReassigned}, status) {
 				return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
 			}
-			o.G, o.Limit = readGlobals(c), c.Int("limit")
+			o.G, o.Req.Limit = readGlobals(c), c.Int("limit")
 			return runF(o)
 		},
 	}
 }
 
-type assignOptions struct {
-	Env                            *Env
-	G                              globals
-	Issue, Droid, Reason, Worktree string
-	Claim, Force, Offline          bool
-	Steal                          bool
-}
-
-type unassignOptions struct {
-	Env           *Env
-	G             globals
-	Issue, Reason string
-	Done, Force   bool
-}
-
-func runUnassign(o unassignOptions) error {
-	req := app.UnassignRequest{Issue: o.Issue, Done: o.Done, Force: o.Force, Reason: o.Reason}
-	return show(o.Env, o.G, app.Unassign, req, func(ended *assignments.Unassigned) error {
-		fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s\n", o.Issue, ended.Droid, ended.Status)
+func runUnassign(o call[app.UnassignRequest]) error {
+	return show(o.Env, o.G, app.Unassign, o.Req, func(ended *assignments.Unassigned) error {
+		fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s\n", o.Req.Issue, ended.Droid, ended.Status)
 		printNotified(o.Env, ended.Notified)
 		return nil
 	})
 }
 
-type assignmentsOptions struct {
-	Env    *Env
-	G      globals
-	Filter assignments.Filter
-	Limit  int // at most this many, the most recent; 0 for all
-}
-
-func runAssignments(o assignmentsOptions) error {
-	res, err := app.Assignments.Run(o.Env.session(o.G), app.AssignmentsRequest{All: o.Filter.All, Droid: o.Filter.Droid,
-		Issue: o.Filter.IssueID, Status: o.Filter.Status, Limit: o.Limit})
+func runAssignments(o call[app.AssignmentsRequest]) error {
+	res, err := app.Assignments.Run(o.Env.session(o.G), o.Req)
 	if err != nil {
 		return err
 	}

@@ -21,35 +21,38 @@ the winner. When the remote cannot be reached it fails and assigns nothing;
 git queen sync publishes it, or withdraws it (exit 5, naming the winner) if
 another clone's assignment of the issue got there first.`
 
-// assignFlags are the flags assign and claim share; force says what
-// --force does for the one or the other.
-func assignFlags(o *assignOptions, force string) []cli.Flag {
-	return []cli.Flag{reasonFlag(&o.Reason),
-		&cli.StringFlag{Name: "worktree", Destination: &o.Worktree, Usage: "the worktree `NAME` the droid works in (default: this one)"},
-		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: force},
-		&cli.BoolFlag{Name: "offline", Destination: &o.Offline, Usage: "with a remote configured, assign on this machine without publishing (the next sync publishes it, or withdraws it if another clone's assignment got there first)"},
+// assignFlags are the flags assign and claim share, writing into their
+// requests; forceUsage says what --force does for the one or the other.
+func assignFlags(reason, worktree *string, force, offline *bool, forceUsage string) []cli.Flag {
+	return []cli.Flag{reasonFlag(reason),
+		&cli.StringFlag{Name: "worktree", Destination: worktree, Usage: "the worktree `NAME` the droid works in (default: this one)"},
+		&cli.BoolFlag{Name: "force", Destination: force, Usage: forceUsage},
+		&cli.BoolFlag{Name: "offline", Destination: offline, Usage: "with a remote configured, assign on this machine without publishing (the next sync publishes it, or withdraws it if another clone's assignment got there first)"},
 	}
 }
 
-func runAssign(o assignOptions) error {
-	a := o.Env.session(o.G)
-	var res *app.AssignResult
-	var err error
-	if o.Claim {
-		res, err = app.Claim.Run(a, app.ClaimRequest{Issue: o.Issue, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline, Steal: o.Steal})
-	} else {
-		res, err = app.Assign.Run(a, app.AssignRequest{Issue: o.Issue, Droid: o.Droid, Reason: o.Reason, Force: o.Force, Worktree: o.Worktree, Offline: o.Offline})
-	}
-	if o.G.JSON {
+func runAssign(o call[app.AssignRequest]) error {
+	res, err := app.Assign.Run(o.Env.session(o.G), o.Req)
+	return printAssigned(o.Env, o.G, o.Req.Issue, res, err)
+}
+
+func runClaim(o call[app.ClaimRequest]) error {
+	res, err := app.Claim.Run(o.Env.session(o.G), o.Req)
+	return printAssigned(o.Env, o.G, o.Req.Issue, res, err)
+}
+
+// printAssigned prints what assign or claim of issue did.
+func printAssigned(env *Env, g globals, issue string, res *app.AssignResult, err error) error {
+	if g.JSON {
 		// What a refusal ran into goes on stdout, as reserve prints its
 		// conflicts; the error itself goes to stderr.
-		return printOutcome[*assignments.AlreadyAssignedError](o.Env, res, true, err)
+		return printOutcome[*assignments.AlreadyAssignedError](env, res, true, err)
 	}
 	if res != nil && res.Sync != nil {
-		printSyncNotes(o.Env, res.Sync)
-		printAssignmentWithdrawals(o.Env, res.Sync, res.Lost)
+		printSyncNotes(env, res.Sync)
+		printAssignmentWithdrawals(env, res.Sync, res.Lost)
 		if res.Undone != nil {
-			printNotified(o.Env, res.Undone.Notified)
+			printNotified(env, res.Undone.Notified)
 		}
 	}
 	if err != nil {
@@ -57,12 +60,12 @@ func runAssign(o assignOptions) error {
 	}
 	droid := res.Assigned.Droid
 	if res.Replaced != nil {
-		fmt.Fprintf(o.Env.Stdout, "reassigned %s from %s to %s (%s)\n", o.Issue, res.Replaced.Droid, droid, res.Assigned.ID)
-		printNotified(o.Env, res.Notified)
+		fmt.Fprintf(env.Stdout, "reassigned %s from %s to %s (%s)\n", issue, res.Replaced.Droid, droid, res.Assigned.ID)
+		printNotified(env, res.Notified)
 	} else {
-		fmt.Fprintf(o.Env.Stdout, "assigned %s to %s (%s)\n", o.Issue, droid, res.Assigned.ID)
+		fmt.Fprintf(env.Stdout, "assigned %s to %s (%s)\n", issue, droid, res.Assigned.ID)
 	}
-	printPublished(o.Env, res.Remote, res.Published, ", or withdraws it if another clone's assignment of "+o.Issue+" got there first")
+	printPublished(env, res.Remote, res.Published, ", or withdraws it if another clone's assignment of "+issue+" got there first")
 	return nil
 }
 

@@ -7,10 +7,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// newCheckCmd builds `check`; runF receives the options its flags fill
+// newCheckCmd builds `check`; runF receives the request its flags fill
 // (see newReserveCmd).
 func newCheckCmd(env *Env, runF func(checkOptions) error) *cli.Command {
-	o := checkOptions{Env: env}
+	o := checkOptions{call: call[app.CheckRequest]{Env: env}}
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "say whether paths are free (exit 0) or held exclusively by another droid (exit 5)",
@@ -43,17 +43,16 @@ runtimes" has every runtime's configuration; Claude Code's, in
 			&cli.StringFlag{Name: "hook", Destination: &o.Hook, Usage: "be an agent runtime's pre-tool hook: read its tool call on stdin, answer in its convention (`RUNTIME`: claude, codex, gemini, cursor)"},
 		},
 		Action: func(c *cli.Context) error {
-			o.G, o.Paths = readGlobals(c), c.Args().Slice()
+			o.G, o.Req.Paths = readGlobals(c), c.Args().Slice()
 			return runF(o)
 		},
 	}
 }
 
+// checkOptions are check's request, and with --hook the pre-tool hook
+// format whose input gives the paths instead.
 type checkOptions struct {
-	Env   *Env
-	G     globals
-	Paths []string
-	// Hook names the pre-tool hook format whose input gives the paths.
+	call[app.CheckRequest]
 	Hook string
 }
 
@@ -61,7 +60,7 @@ func runCheck(o checkOptions) error {
 	if o.Hook != "" {
 		return runEditGuard(o)
 	}
-	return showRefusal[*app.ConflictError](o.Env, o.G, app.Check, app.CheckRequest{Paths: o.Paths}, func(res *app.CheckResult) error {
+	return showRefusal[*app.ConflictError](o.Env, o.G, app.Check, o.Req, func(res *app.CheckResult) error {
 		now := o.Env.Now()
 		for _, st := range res.Paths {
 			if st.Free {

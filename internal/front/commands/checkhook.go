@@ -80,7 +80,7 @@ func runEditGuard(o checkOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(o.Paths) > 0 {
+	if len(o.Req.Paths) > 0 {
 		return &UsageError{Command: "check", Msg: "with --hook the paths come from the tool call on stdin; give no PATH"}
 	}
 	o.Env = o.Env.guardEnv()

@@ -12,6 +12,7 @@ import (
 )
 
 func conflictsCommand(env *Env) *cli.Command {
+	var req app.ConflictsRequest
 	return &cli.Command{
 		Name:  "conflicts",
 		Usage: "list contested reservations and double assignments (exit 5 if any)",
@@ -32,16 +33,16 @@ says who gives way. --json lists them under "double_assignments".
 --mine lists only the conflicts you are part of: a pair one of whose
 reservations is yours, an issue one of whose assignments is yours.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "mine", Usage: "only the conflicts you are part of (QueenBee's conflicts --mine)"},
+			&cli.BoolFlag{Name: "mine", Destination: &req.Mine, Usage: "only the conflicts you are part of (QueenBee's conflicts --mine)"},
 		},
 		Action: noArgs("", func(c *cli.Context) error {
-			return runConflicts(env, readGlobals(c), c.Bool("mine"))
+			return runConflicts(env, readGlobals(c), req)
 		}),
 	}
 }
 
-func runConflicts(env *Env, g globals, mine bool) error {
-	res, err := app.Conflicts.Run(env.session(g), app.ConflictsRequest{Mine: mine})
+func runConflicts(env *Env, g globals, req app.ConflictsRequest) error {
+	res, err := app.Conflicts.Run(env.session(g), req)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 // droidsCommand is `droids` (alias who): the roster, so that a droid
 // knows who is on the team, who has gone silent, and whom --to reaches.
 func droidsCommand(env *Env) *cli.Command {
-	var silent bool
+	var req app.DroidsRequest
 	return &cli.Command{
 		Name:    "droids",
 		Aliases: []string{"who"},
@@ -45,11 +45,10 @@ and claim --steal. Set the threshold in .beads/queen.toml (default ` + app.Defau
 
 Exits 0 whoever is silent (doctor warns of them); 2 on a usage error.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "silent", Destination: &silent, Usage: "only the droids silent for longer than the team's threshold"},
+			&cli.BoolFlag{Name: "silent", Destination: &req.Silent, Usage: "only the droids silent for longer than the team's threshold"},
 		},
 		Action: noArgs("; use --silent for the silent ones only", func(c *cli.Context) error {
-			g := readGlobals(c)
-			return show(env, g, app.Droids, app.DroidsRequest{Silent: silent}, func(res *app.DroidsResult) error { return printDroids(env, res) })
+			return show(env, readGlobals(c), app.Droids, req, func(res *app.DroidsResult) error { return printDroids(env, res) })
 		}),
 	}
 }

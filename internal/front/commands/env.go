@@ -83,6 +83,15 @@ type globals struct {
 	JSON     bool
 }
 
+// call is what a command line hands its run function: the Env, the
+// global flags, and the app's request its flags filled (the request type
+// the MCP server fills too), so a command is flags -> request -> print.
+type call[R any] struct {
+	Env *Env
+	G   globals
+	Req R
+}
+
 func readGlobals(c *cli.Context) globals {
 	return globals{
 		Droid:    c.String("droid"),

@@ -12,20 +12,12 @@ import (
 	"github.com/git-queen/git-queen/merge"
 )
 
-type mergeDriverOptions struct {
-	Env                *Env
-	Base, Ours, Theirs string
-	MarkerSize         int
-	Path               string
-	Format             string
-	Interval           int
-}
-
 func mergeDriverCommand(env *Env) *cli.Command { return newMergeDriverCmd(env, runMergeDriver) }
 
 // newMergeDriverCmd builds `merge-driver`; like newReserveCmd, it hands
-// runF the options its argv gives (git's %O %A %B %L %P).
-func newMergeDriverCmd(env *Env, runF func(mergeDriverOptions) error) *cli.Command {
+// runF the request its argv gives (git's %O %A %B %L %P).
+func newMergeDriverCmd(env *Env, runF func(call[app.MergeRequest]) error) *cli.Command {
+	o := call[app.MergeRequest]{Env: env}
 	return &cli.Command{
 		Name:      "merge-driver",
 		Usage:     "merge a JSONL file for git (merge=queen in .gitattributes)",
@@ -42,38 +34,36 @@ compacted history cannot be carried). The format comes from PATH and the
 content, or from the queen-format attribute, or --format. What the merge did
 beyond a plain union is reported on stderr.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Usage: "merge as `FORMAT` (queen, st, events, autopilot, snapshot, lines, text)"},
-			&cli.IntFlag{Name: "checkpoint-interval", Usage: "st streams: write a checkpoint after `N` trailing events"},
+			&cli.StringFlag{Name: "format", Destination: &o.Req.Format, Usage: "merge as `FORMAT` (queen, st, events, autopilot, snapshot, lines, text)"},
+			&cli.IntFlag{Name: "checkpoint-interval", Destination: &o.Req.Interval, Usage: "st streams: write a checkpoint after `N` trailing events"},
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) < 3 || len(args) > 5 {
 				return &UsageError{Command: "merge-driver", Msg: "merge-driver needs BASE OURS THEIRS [MARKER_SIZE] [PATH]"}
 			}
-			o := mergeDriverOptions{Env: env, Base: args[0], Ours: args[1], Theirs: args[2], MarkerSize: 7,
-				Format: c.String("format"), Interval: c.Int("checkpoint-interval")}
+			o.Req.Base, o.Req.Ours, o.Req.Theirs, o.Req.MarkerSize = args[0], args[1], args[2], 7
 			if len(args) > 3 {
 				n, err := strconv.Atoi(args[3])
 				if err != nil || n < 1 {
 					return &UsageError{Command: "merge-driver", Msg: fmt.Sprintf("marker size %q is not a positive number", args[3])}
 				}
-				o.MarkerSize = n
+				o.Req.MarkerSize = n
 			}
 			if len(args) > 4 {
-				o.Path = args[4]
+				o.Req.Path = args[4]
 			}
 			return runF(o)
 		},
 	}
 }
 
-func runMergeDriver(o mergeDriverOptions) error {
-	res, err := app.MergeDriver.Run(o.Env.session(globals{}), app.MergeRequest{Base: o.Base, Ours: o.Ours, Theirs: o.Theirs,
-		MarkerSize: o.MarkerSize, Path: o.Path, Format: o.Format, Interval: o.Interval})
+func runMergeDriver(o call[app.MergeRequest]) error {
+	res, err := app.MergeDriver.Run(o.Env.session(globals{}), o.Req)
 	if err != nil {
 		return err
 	}
-	printReports(o.Env.Stderr, o.Path, *res)
+	printReports(o.Env.Stderr, o.Req.Path, *res)
 	if res.Conflict {
 		return &SilentError{Code: ExitFailure}
 	}

@@ -11,40 +11,51 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
+// msgSendOptions are what msg send's flags and arguments fill: the
+// request, and where its body comes from.
 type msgSendOptions struct {
-	Env                         *Env
-	G                           globals
-	To, Subject, Body, BodyFile string
-	BodySet                     bool
-	Issue, ReplyTo, Importance  string
-	Reply                       bool // msg reply: To and Subject default from the parent
-	// New: the recipients are meant even if this repository has never
-	// seen them (--new).
-	New bool
+	call[app.SendRequest]
+	Body bodySource
 }
 
-func (o msgSendOptions) body() (string, error) {
-	if o.BodySet && o.BodyFile != "" {
+// msgReplyOptions are msg reply's: its request, and where its body comes
+// from.
+type msgReplyOptions struct {
+	call[app.ReplyRequest]
+	Body bodySource
+}
+
+// bodySource says where a message body comes from when it is not the
+// request's Body as given: --body-file, or - for standard input. It is
+// read when the command runs.
+type bodySource struct {
+	File string
+	Set  bool // --body or a BODY argument was given
+}
+
+// read is the body: text (the request's Body), or what it or File names.
+func (b bodySource) read(env *Env, text string) (string, error) {
+	if b.Set && b.File != "" {
 		return "", usageErrorf("give the body with --body or with --body-file, not both")
 	}
 	switch {
-	case o.BodyFile == "" && o.Body != "-":
-		return o.Body, nil
-	case o.BodyFile == "-" || o.Body == "-":
-		b, err := readBody(o.Env.Stdin, "standard input")
-		return string(b), err
+	case b.File == "" && text != "-":
+		return text, nil
+	case b.File == "-" || text == "-":
+		body, err := readBody(env.Stdin, "standard input")
+		return string(body), err
 	}
-	path := o.BodyFile
+	path := b.File
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(o.Env.Dir, path)
+		path = filepath.Join(env.Dir, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("read --body-file: %w", err)
 	}
 	defer f.Close()
-	b, err := readBody(f, o.BodyFile)
-	return string(b), err
+	body, err := readBody(f, b.File)
+	return string(body), err
 }
 
 // readBody reads a body from r (from says where), refusing it as soon as
@@ -63,45 +74,38 @@ func readBody(r io.Reader, from string) ([]byte, error) {
 	return b, nil
 }
 
-func runMsgSend(o msgSendOptions) error {
+func runMsgSend(o msgSendOptions) error { return sendMessage(&o.call, o.Body, &o.Req.Body, app.Send) }
+
+func runMsgReply(o msgReplyOptions) error {
+	return sendMessage(&o.call, o.Body, &o.Req.Body, app.Reply)
+}
+
+// sendMessage runs msg send or msg reply: the body, at *text in o's
+// request, is read from its source once the sender is known.
+func sendMessage[R any](o *call[R], body bodySource, text *string, uc app.UseCase[R, *app.SendResult]) error {
 	if _, err := o.Env.session(o.G).RequireIdentity(); err != nil {
 		return err
 	}
-	body, err := o.body()
-	if err != nil {
+	var err error
+	if *text, err = body.read(o.Env, *text); err != nil {
 		return err
 	}
-	sent := func(res *app.SendResult) error {
+	return show(o.Env, o.G, uc, o.Req, func(res *app.SendResult) error {
 		for _, msg := range res.Sent {
 			fmt.Fprintf(o.Env.Stdout, "sent %s to %s: %s\n", msg.ID, msg.To, msg.Subject)
 		}
 		return nil
-	}
-	if o.Reply {
-		return show(o.Env, o.G, app.Reply, app.ReplyRequest{ID: o.ReplyTo, Body: body, Subject: o.Subject, Importance: o.Importance}, sent)
-	}
-	return show(o.Env, o.G, app.Send, app.SendRequest{To: o.To, Subject: o.Subject, Body: body, Issue: o.Issue,
-		ReplyTo: o.ReplyTo, Importance: o.Importance, New: o.New}, sent)
+	})
 }
 
-type msgInboxOptions struct {
-	Env    *Env
-	G      globals
-	Unread bool
-	Since  string
-	Limit  int  // at most this many, newest first; 0 for all
-	Sent   bool // the messages the droid sent, not received
+func runMsgInbox(o call[app.InboxRequest]) error {
+	return show(o.Env, o.G, app.Inbox, o.Req, func(res *app.InboxResult) error { return printInbox(o, res) })
 }
 
-func runMsgInbox(o msgInboxOptions) error {
-	req := app.InboxRequest{Unread: o.Unread, Since: o.Since, Limit: o.Limit, Sent: o.Sent}
-	return show(o.Env, o.G, app.Inbox, req, func(res *app.InboxResult) error { return o.printInbox(res) })
-}
-
-func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
+func printInbox(o call[app.InboxRequest], res *app.InboxResult) error {
 	warnProblems(o.Env.Stderr, res.Problems)
 	if len(res.Messages) == 0 {
-		if o.Sent {
+		if o.Req.Sent {
 			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
 		} else {
 			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", res.Droid)
@@ -109,7 +113,7 @@ func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 		return nil
 	}
 	who := "FROM"
-	if o.Sent {
+	if o.Req.Sent {
 		who = "TO"
 	}
 	now := o.Env.Now()
@@ -123,7 +127,7 @@ func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 			mark += "!"
 		}
 		other := msg.From
-		if o.Sent {
+		if o.Req.Sent {
 			other = msg.To
 		}
 		t.row(mark, msg.ID, other, truncate(msg.Subject, 60), msg.IssueID, relTime(now, msg.CreatedAt))
@@ -131,18 +135,13 @@ func (o msgInboxOptions) printInbox(res *app.InboxResult) error {
 	return t.flushMore(o.Env.Stdout, res.More)
 }
 
-type msgReadOptions struct {
-	Env *Env
-	G   globals
-	ID  string
+func runMsgRead(o call[app.MessageRequest]) error {
+	return show(o.Env, o.G, app.Read, o.Req, o.Env.printMessage)
 }
 
-func runMsgRead(o msgReadOptions) error {
-	return show(o.Env, o.G, app.Read, app.MessageRequest{ID: o.ID}, o.Env.printMessage)
-}
-
-func runMsgThread(o msgReadOptions) error {
-	return show(o.Env, o.G, app.Thread, app.ThreadRequest{ID: o.ID}, func(res *app.ThreadResult) error {
+// runMsgThread shows the thread of the ID msg thread was given.
+func runMsgThread(o call[app.MessageRequest]) error {
+	return show(o.Env, o.G, app.Thread, app.ThreadRequest{ID: o.Req.ID}, func(res *app.ThreadResult) error {
 		warnProblems(o.Env.Stderr, res.Problems)
 		for i, msg := range res.Thread {
 			if i > 0 {
@@ -154,8 +153,8 @@ func runMsgThread(o msgReadOptions) error {
 	})
 }
 
-func runMsgDelete(o msgReadOptions) error {
-	return show(o.Env, o.G, app.Delete, app.MessageRequest{ID: o.ID}, func(msg *records.Message) error {
+func runMsgDelete(o call[app.MessageRequest]) error {
+	return show(o.Env, o.G, app.Delete, o.Req, func(msg *records.Message) error {
 		fmt.Fprintf(o.Env.Stdout, "deleted %s\n", msg.ID)
 		return nil
 	})
@@ -184,19 +183,19 @@ func (e *Env) printMessage(msg *records.Message) error {
 
 // replyArgs takes msg reply's arguments: the message ID, and the body
 // (QueenBee's msg reply ID BODY), which --body and --body-file exclude.
-func replyArgs(o *msgSendOptions, args []string, runF func(msgSendOptions) error) error {
+func replyArgs(o *msgReplyOptions, args []string, runF func(msgReplyOptions) error) error {
 	switch {
 	case len(args) == 0:
 		return &UsageError{Command: "msg reply", Msg: "name the message ID to reply to: msg reply ID [BODY]"}
 	case len(args) > 2:
 		return &UsageError{Command: "msg reply", Msg: "msg reply takes at most ID and BODY as arguments; quote the body"}
 	case len(args) == 2:
-		if o.BodySet || o.BodyFile != "" {
+		if o.Body.Set || o.Body.File != "" {
 			return &UsageError{Command: "msg reply", Msg: "two bodies: an argument and --body or --body-file; give one"}
 		}
-		o.Body, o.BodySet = args[1], true
+		o.Req.Body, o.Body.Set = args[1], true
 	}
-	o.ReplyTo = args[0]
+	o.Req.ID = args[0]
 	return runF(*o)
 }
 
@@ -207,22 +206,22 @@ func sendArgs(o *msgSendOptions, args []string) error {
 		return &UsageError{Command: "msg send", Msg: "msg send takes at most TO and BODY as arguments; quote the body"}
 	}
 	if len(args) >= 1 {
-		if o.To != "" && o.To != args[0] {
-			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one, or list them: --to %s,%s", o.To, args[0], o.To, args[0])}
+		if o.Req.To != "" && o.Req.To != args[0] {
+			return &UsageError{Command: "msg send", Msg: fmt.Sprintf("two recipients: --to %s and %s; give one, or list them: --to %s,%s", o.Req.To, args[0], o.Req.To, args[0])}
 		}
-		o.To = args[0]
+		o.Req.To = args[0]
 	}
 	if len(args) == 2 {
-		if o.BodySet || o.BodyFile != "" {
+		if o.Body.Set || o.Body.File != "" {
 			return &UsageError{Command: "msg send", Msg: "two bodies: an argument and --body or --body-file; give one"}
 		}
-		o.Body, o.BodySet = args[1], true
+		o.Req.Body, o.Body.Set = args[1], true
 	}
-	if o.To == "" {
+	if o.Req.To == "" {
 		return &UsageError{Command: "msg send", Msg: "name the recipient: msg send TO [BODY], or --to NAME"}
 	}
-	if o.Subject == "" && o.BodySet && o.Body != "-" {
-		o.Subject = app.SubjectOf(o.Body)
+	if o.Req.Subject == "" && o.Body.Set && o.Req.Body != "-" {
+		o.Req.Subject = app.SubjectOf(o.Req.Body)
 	}
 	return nil
 }

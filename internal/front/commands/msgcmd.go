@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
@@ -23,7 +24,7 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 			newMsgWaitCmd(env, runMsgWait),
 			newMsgIDCmd(env, "read", "show a message, and mark it read if it was sent to you", "a message ID", runMsgRead),
 			newMsgIDCmd(env, "thread", "show a thread oldest first: the thread of a message ID, or of an issue ID", "a message or issue ID", runMsgThread),
-			newMsgReplyCmd(env, runMsgSend),
+			newMsgReplyCmd(env, runMsgReply),
 			newMsgIDCmd(env, "delete", "delete a message you sent or received (a soft delete: its history stays in the log)", "a message ID", runMsgDelete),
 			newMsgStatsCmd(env),
 		},
@@ -31,19 +32,19 @@ received marks it read (a new version of the record; nothing is rewritten).`,
 }
 
 // bodyFlags are the flags of a command that writes a message body, bound
-// to o.
-func bodyFlags(o *msgSendOptions) []cli.Flag {
+// to its request's body text and importance and to the body's source.
+func bodyFlags(text, importance *string, source *bodySource) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "body", Destination: &o.Body, Usage: "the message body `TEXT` (Markdown), or - to read it from standard input"},
-		&cli.StringFlag{Name: "body-file", Destination: &o.BodyFile, Usage: "read the body from `FILE`, or from standard input with -"},
-		&cli.StringFlag{Name: "importance", Value: records.ImportanceNormal, Destination: &o.Importance, Usage: "low, normal, high or urgent"},
+		&cli.StringFlag{Name: "body", Destination: text, Usage: "the message body `TEXT` (Markdown), or - to read it from standard input"},
+		&cli.StringFlag{Name: "body-file", Destination: &source.File, Usage: "read the body from `FILE`, or from standard input with -"},
+		&cli.StringFlag{Name: "importance", Value: records.ImportanceNormal, Destination: importance, Usage: "low, normal, high or urgent"},
 	}
 }
 
 // newMsgSendCmd builds `msg send`; like newReserveCmd, its flags fill the
-// options runF receives.
+// request runF receives (and the body's source).
 func newMsgSendCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
-	o := msgSendOptions{Env: env}
+	o := msgSendOptions{call: call[app.SendRequest]{Env: env}}
 	var shortIssue string
 	return &cli.Command{
 		Name:      "send",
@@ -66,16 +67,16 @@ refused.
 -i for --importance, so -i low, normal, high or urgent is refused as
 ambiguous (say --importance or --issue).`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "to", Destination: &o.To, Usage: "recipient droid `NAME`, several separated by commas, or @all (or the first argument)"},
-			&cli.BoolFlag{Name: "new", Destination: &o.New, Usage: "send to droids this repository has never seen (else a usage error, against typos)"},
-			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "one line of at most 100 characters (default: the body's first line)"},
-			&cli.StringFlag{Name: "issue", Destination: &o.Issue, Usage: "the beads issue `ID` this is about (threads by issue); -i ID too"},
+			&cli.StringFlag{Name: "to", Destination: &o.Req.To, Usage: "recipient droid `NAME`, several separated by commas, or @all (or the first argument)"},
+			&cli.BoolFlag{Name: "new", Destination: &o.Req.New, Usage: "send to droids this repository has never seen (else a usage error, against typos)"},
+			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Req.Subject, Usage: "one line of at most 100 characters (default: the body's first line)"},
+			&cli.StringFlag{Name: "issue", Destination: &o.Req.Issue, Usage: "the beads issue `ID` this is about (threads by issue); -i ID too"},
 			issueShortFlag(&shortIssue),
-			&cli.StringFlag{Name: "reply-to", Destination: &o.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},
-		}, bodyFlags(&o)...),
+			&cli.StringFlag{Name: "reply-to", Destination: &o.Req.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},
+		}, bodyFlags(&o.Req.Body, &o.Req.Importance, &o.Body)...),
 		Action: func(c *cli.Context) error {
-			o.G, o.BodySet = readGlobals(c), c.IsSet("body")
-			if err := takeShortIssue(c, &o.Issue, shortIssue); err != nil {
+			o.G, o.Body.Set = readGlobals(c), c.IsSet("body")
+			if err := takeShortIssue(c, &o.Req.Issue, shortIssue); err != nil {
 				return err
 			}
 			if err := sendArgs(&o, c.Args().Slice()); err != nil {
@@ -88,8 +89,8 @@ ambiguous (say --importance or --issue).`,
 
 // newMsgReplyCmd builds `msg reply ID`: a send whose recipient, thread and
 // subject come from the message it answers.
-func newMsgReplyCmd(env *Env, runF func(msgSendOptions) error) *cli.Command {
-	o := msgSendOptions{Env: env, Reply: true}
+func newMsgReplyCmd(env *Env, runF func(msgReplyOptions) error) *cli.Command {
+	o := msgReplyOptions{call: call[app.ReplyRequest]{Env: env}}
 	return &cli.Command{
 		Name:      "reply",
 		Usage:     "answer a message: to its sender, in its thread",
@@ -99,28 +100,28 @@ does (- reads it from standard input), or with --body or --body-file:
 
   git queen msg reply qm-01M8CMNZNVCD4W3AYQ3V8DE663 "done, merged"`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Subject, Usage: "subject (default: Re: and the original's)"},
-		}, bodyFlags(&o)...),
+			&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Destination: &o.Req.Subject, Usage: "subject (default: Re: and the original's)"},
+		}, bodyFlags(&o.Req.Body, &o.Req.Importance, &o.Body)...),
 		Action: func(c *cli.Context) error {
-			o.G, o.BodySet = readGlobals(c), c.IsSet("body")
+			o.G, o.Body.Set = readGlobals(c), c.IsSet("body")
 			return replyArgs(&o, c.Args().Slice(), runF)
 		},
 	}
 }
 
 // newMsgListCmd builds `msg inbox`, or `msg sent` when sent is true.
-func newMsgListCmd(env *Env, sent bool, runF func(msgInboxOptions) error) *cli.Command {
-	o := msgInboxOptions{Env: env, Sent: sent}
+func newMsgListCmd(env *Env, sent bool, runF func(call[app.InboxRequest]) error) *cli.Command {
+	o := call[app.InboxRequest]{Env: env, Req: app.InboxRequest{Sent: sent}}
 	cmd := &cli.Command{
 		Name:  "inbox",
 		Usage: "list the messages sent to you, newest first",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "unread", Aliases: unreadShort, Destination: &o.Unread, Usage: "only unread messages"},
-			&cli.StringFlag{Name: "since", Destination: &o.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+			&cli.BoolFlag{Name: "unread", Aliases: unreadShort, Destination: &o.Req.Unread, Usage: "only unread messages"},
+			&cli.StringFlag{Name: "since", Destination: &o.Req.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 			limitFlag(20),
 		},
 		Action: func(c *cli.Context) error {
-			o.G, o.Limit = readGlobals(c), tableLimit(c, 20)
+			o.G, o.Req.Limit = readGlobals(c), tableLimit(c, 20)
 			return runF(o)
 		},
 	}
@@ -131,13 +132,13 @@ func newMsgListCmd(env *Env, sent bool, runF func(msgInboxOptions) error) *cli.C
 }
 
 // newMsgIDCmd builds a command that acts on one message (or thread) ID.
-func newMsgIDCmd(env *Env, name, usage, what string, runF func(msgReadOptions) error) *cli.Command {
+func newMsgIDCmd(env *Env, name, usage, what string, runF func(call[app.MessageRequest]) error) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: "ID",
 		Action: oneArg(what, func(c *cli.Context, id string) error {
-			return runF(msgReadOptions{Env: env, G: readGlobals(c), ID: id})
+			return runF(call[app.MessageRequest]{Env: env, G: readGlobals(c), Req: app.MessageRequest{ID: id}})
 		}),
 	}
 }

@@ -3,71 +3,94 @@ package commands
 import (
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
+// The expectations were translated from the one msgSendOptions both
+// commands had to each one's request and body source, case for case: a
+// send's recipient, subject, issue, reply-to and importance are its
+// SendRequest's; a reply's ID is its ReplyRequest's ID; the body given is
+// the request's Body, BodySet and BodyFile the body source's Set and File.
 func TestMsgSendAndReplyOptions(t *testing.T) {
 	normal := records.ImportanceNormal
-	tests := []struct {
-		argv  string
-		reply bool
-		want  msgSendOptions
-		code  int
-	}{
-		{"send bob", false, msgSendOptions{To: "bob", Importance: normal}, 0},
-		{"send bob 'hi'", false, msgSendOptions{To: "bob", Body: "'hi'", BodySet: true, Subject: "'hi'", Importance: normal}, 0},
-		{"send --to bob -s subj --body text -i bd-1 --importance high --reply-to qm-1", false,
-			msgSendOptions{To: "bob", Subject: "subj", Body: "text", BodySet: true, Issue: "bd-1", ReplyTo: "qm-1", Importance: "high"}, 0},
-		{"send --to bob --body-file - ", false, msgSendOptions{To: "bob", BodyFile: "-", Importance: normal}, 0},
-		{"--droid ann --json send bob", false, msgSendOptions{G: globals{Droid: "ann", JSON: true}, To: "bob", Importance: normal}, 0},
-		{"send", false, msgSendOptions{}, ExitUsage},
-		{"send --to bob carl", false, msgSendOptions{}, ExitUsage},
-		{"send bob body --body other", false, msgSendOptions{}, ExitUsage},
-		{"send bob a b", false, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 --body ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
-		{"reply qm-7 -s re --importance urgent", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Subject: "re", Importance: "urgent"}, 0},
-		{"reply", true, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 ok", true, msgSendOptions{ReplyTo: "qm-7", Reply: true, Body: "ok", BodySet: true, Importance: normal}, 0},
-		{"reply qm-7 a b", true, msgSendOptions{}, ExitUsage},
-		{"reply qm-7 ok --body other", true, msgSendOptions{}, ExitUsage},
+	type req = app.SendRequest
+	send := func(g globals, r req, body bodySource) msgSendOptions {
+		return msgSendOptions{call: call[req]{G: g, Req: r}, Body: body}
 	}
-	for _, tt := range tests {
-		build := newMsgSendCmd
-		if tt.reply {
-			build = newMsgReplyCmd
-		}
-		expectOptions(t, build, tt.argv, tt.want, tt.code, func(o *msgSendOptions) { o.Env = nil })
+	sendTests := []struct {
+		argv string
+		want msgSendOptions
+		code int
+	}{
+		{"send bob", send(globals{}, req{To: "bob", Importance: normal}, bodySource{}), 0},
+		{"send bob 'hi'", send(globals{}, req{To: "bob", Body: "'hi'", Subject: "'hi'", Importance: normal}, bodySource{Set: true}), 0},
+		{"send --to bob -s subj --body text -i bd-1 --importance high --reply-to qm-1",
+			send(globals{}, req{To: "bob", Subject: "subj", Body: "text", Issue: "bd-1", ReplyTo: "qm-1", Importance: "high"}, bodySource{Set: true}), 0},
+		{"send --to bob --body-file - ", send(globals{}, req{To: "bob", Importance: normal}, bodySource{File: "-"}), 0},
+		{"--droid ann --json send bob", send(globals{Droid: "ann", JSON: true}, req{To: "bob", Importance: normal}, bodySource{}), 0},
+		{"send", msgSendOptions{}, ExitUsage},
+		{"send --to bob carl", msgSendOptions{}, ExitUsage},
+		{"send bob body --body other", msgSendOptions{}, ExitUsage},
+		{"send bob a b", msgSendOptions{}, ExitUsage},
+	}
+	for _, tt := range sendTests {
+		expectOptions(t, newMsgSendCmd, tt.argv, tt.want, tt.code, func(o *msgSendOptions) { o.Env = nil })
+	}
+	reply := func(r app.ReplyRequest, body bodySource) msgReplyOptions {
+		return msgReplyOptions{call: call[app.ReplyRequest]{Req: r}, Body: body}
+	}
+	replyTests := []struct {
+		argv string
+		want msgReplyOptions
+		code int
+	}{
+		{"reply qm-7 --body ok", reply(app.ReplyRequest{ID: "qm-7", Body: "ok", Importance: normal}, bodySource{Set: true}), 0},
+		{"reply qm-7 -s re --importance urgent", reply(app.ReplyRequest{ID: "qm-7", Subject: "re", Importance: "urgent"}, bodySource{}), 0},
+		{"reply", msgReplyOptions{}, ExitUsage},
+		{"reply qm-7 ok", reply(app.ReplyRequest{ID: "qm-7", Body: "ok", Importance: normal}, bodySource{Set: true}), 0},
+		{"reply qm-7 a b", msgReplyOptions{}, ExitUsage},
+		{"reply qm-7 ok --body other", msgReplyOptions{}, ExitUsage},
+	}
+	for _, tt := range replyTests {
+		expectOptions(t, newMsgReplyCmd, tt.argv, tt.want, tt.code, func(o *msgReplyOptions) { o.Env = nil })
 	}
 }
 
+// The inbox and wait expectations were translated from msgInboxOptions
+// and msgWaitOptions to the requests the commands fill, case for case (a
+// timeout is the duration string the run function used to pass on).
 func TestMsgListAndIDOptions(t *testing.T) {
-	inbox := func(e *Env, runF func(msgInboxOptions) error) *cli.Command { return newMsgListCmd(e, false, runF) }
-	sent := func(e *Env, runF func(msgInboxOptions) error) *cli.Command { return newMsgListCmd(e, true, runF) }
+	inbox := func(e *Env, runF func(call[app.InboxRequest]) error) *cli.Command {
+		return newMsgListCmd(e, false, runF)
+	}
+	sent := func(e *Env, runF func(call[app.InboxRequest]) error) *cli.Command {
+		return newMsgListCmd(e, true, runF)
+	}
 	for _, tt := range []struct {
 		argv  string
-		build func(*Env, func(msgInboxOptions) error) *cli.Command
-		want  msgInboxOptions
+		build func(*Env, func(call[app.InboxRequest]) error) *cli.Command
+		want  call[app.InboxRequest]
 		code  int
 	}{
-		{"inbox", inbox, msgInboxOptions{Limit: 20}, 0},
-		{"--json inbox", inbox, msgInboxOptions{G: globals{JSON: true}}, 0},
-		{"--json inbox -n 5", inbox, msgInboxOptions{G: globals{JSON: true}, Limit: 5}, 0},
-		{"inbox --unread --since 2h --limit 0", inbox, msgInboxOptions{Unread: true, Since: "2h"}, 0},
-		{"sent --since 1d", sent, msgInboxOptions{Since: "1d", Limit: 20, Sent: true}, 0},
-		{"sent --unread", sent, msgInboxOptions{}, ExitUsage},
+		{"inbox", inbox, call[app.InboxRequest]{Req: app.InboxRequest{Limit: 20}}, 0},
+		{"--json inbox", inbox, call[app.InboxRequest]{G: globals{JSON: true}}, 0},
+		{"--json inbox -n 5", inbox, call[app.InboxRequest]{G: globals{JSON: true}, Req: app.InboxRequest{Limit: 5}}, 0},
+		{"inbox --unread --since 2h --limit 0", inbox, call[app.InboxRequest]{Req: app.InboxRequest{Unread: true, Since: "2h"}}, 0},
+		{"sent --since 1d", sent, call[app.InboxRequest]{Req: app.InboxRequest{Since: "1d", Limit: 20, Sent: true}}, 0},
+		{"sent --unread", sent, call[app.InboxRequest]{}, ExitUsage},
 	} {
-		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *msgInboxOptions) { o.Env = nil })
+		expectCall(t, tt.build, tt.argv, tt.want, tt.code)
 	}
-	read := func(e *Env, runF func(msgReadOptions) error) *cli.Command {
+	read := func(e *Env, runF func(call[app.MessageRequest]) error) *cli.Command {
 		return newMsgIDCmd(e, "read", "", "a message ID", runF)
 	}
+	// Translated from msgReadOptions' ID to the MessageRequest's.
 	got, ran, code := parseWith(t, read, "read qm-9 --agent bob")
-	if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, msgReadOptions{G: globals{Droid: "bob"}, ID: "qm-9"}) {
+	if got.Env = nil; !ran || code != 0 || !reflect.DeepEqual(got, call[app.MessageRequest]{G: globals{Droid: "bob"}, Req: app.MessageRequest{ID: "qm-9"}}) {
 		t.Errorf("read: exit %d, ran %v, options %+v", code, ran, got)
 	}
 	if _, ran, code := parseWith(t, read, "read"); ran || code != ExitUsage {
@@ -76,12 +99,11 @@ func TestMsgListAndIDOptions(t *testing.T) {
 }
 
 func TestMsgWaitOptions(t *testing.T) {
-	clearWait := func(o *msgWaitOptions) { o.Env = nil }
-	expectOptions(t, newMsgWaitCmd, "wait", msgWaitOptions{}, 0, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait --from bob --thread qb-1 --issue bd-2 --reply-to qm-3 --timeout 10m --peek",
-		msgWaitOptions{Filter: messages.WaitFilter{From: "bob", Thread: "qb-1", Issue: "bd-2", ReplyTo: "qm-3"},
-			Timeout: 10 * time.Minute, Peek: true}, 0, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait --timeout 0s", msgWaitOptions{}, ExitUsage, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait --timeout later", msgWaitOptions{}, ExitUsage, clearWait)
-	expectOptions(t, newMsgWaitCmd, "wait bob", msgWaitOptions{}, ExitUsage, clearWait)
+	expectCall(t, newMsgWaitCmd, "wait", call[app.WaitRequest]{}, 0)
+	expectCall(t, newMsgWaitCmd, "wait --from bob --thread qb-1 --issue bd-2 --reply-to qm-3 --timeout 10m --peek",
+		call[app.WaitRequest]{Req: app.WaitRequest{From: "bob", Thread: "qb-1", Issue: "bd-2", ReplyTo: "qm-3",
+			Timeout: "10m0s", Peek: true}}, 0)
+	expectCall(t, newMsgWaitCmd, "wait --timeout 0s", call[app.WaitRequest]{}, ExitUsage)
+	expectCall(t, newMsgWaitCmd, "wait --timeout later", call[app.WaitRequest]{}, ExitUsage)
+	expectCall(t, newMsgWaitCmd, "wait bob", call[app.WaitRequest]{}, ExitUsage)
 }

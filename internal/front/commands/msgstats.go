@@ -21,7 +21,7 @@ const statsRows = 20
 // newMsgStatsCmd builds `msg stats`, QueenBee's count of every droid's
 // messages.
 func newMsgStatsCmd(env *Env) *cli.Command {
-	var since string
+	var req app.MsgStatsRequest
 	return &cli.Command{
 		Name:  "stats",
 		Usage: "count every droid's messages: unread, per droid, per importance",
@@ -35,11 +35,10 @@ since_unread), plus since and problems.
   git queen msg stats
   git queen msg stats --since 1d --json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "since", Destination: &since, Usage: "also count the messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
+			&cli.StringFlag{Name: "since", Destination: &req.Since, Usage: "also count the messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 		},
 		Action: noArgs("", func(c *cli.Context) error {
-			g := readGlobals(c)
-			return show(env, g, app.MsgStats, app.MsgStatsRequest{Since: since}, func(res *app.MsgStatsResult) error {
+			return show(env, readGlobals(c), app.MsgStats, req, func(res *app.MsgStatsResult) error {
 				warnProblems(env.Stderr, res.Problems)
 				return printMsgStats(env, res)
 			})

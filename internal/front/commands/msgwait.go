@@ -1,18 +1,15 @@
 package commands
 
 import (
-	"time"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/domain/messages"
 )
 
 // newMsgWaitCmd builds `msg wait`; like newReserveCmd, its flags fill the
-// options runF receives.
-func newMsgWaitCmd(env *Env, runF func(msgWaitOptions) error) *cli.Command {
-	o := msgWaitOptions{Env: env}
+// request runF receives.
+func newMsgWaitCmd(env *Env, runF func(call[app.WaitRequest]) error) *cli.Command {
+	o := call[app.WaitRequest]{Env: env}
 	var timeout string
 	return &cli.Command{
 		Name:  "wait",
@@ -31,17 +28,20 @@ there are none).
 
 With --timeout, it exits 1 with a line saying so when the time passes.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Destination: &o.Filter.From, Usage: "only a message from droid `NAME`"},
-			&cli.StringFlag{Name: "thread", Destination: &o.Filter.Thread, Usage: "only a message in thread `ID` (a thread id, or its first message's id)"},
-			&cli.StringFlag{Name: "issue", Destination: &o.Filter.Issue, Usage: "only a message about issue `ID`"},
-			&cli.StringFlag{Name: "reply-to", Destination: &o.Filter.ReplyTo, Usage: "only a reply to message `ID`"},
+			&cli.StringFlag{Name: "from", Destination: &o.Req.From, Usage: "only a message from droid `NAME`"},
+			&cli.StringFlag{Name: "thread", Destination: &o.Req.Thread, Usage: "only a message in thread `ID` (a thread id, or its first message's id)"},
+			&cli.StringFlag{Name: "issue", Destination: &o.Req.Issue, Usage: "only a message about issue `ID`"},
+			&cli.StringFlag{Name: "reply-to", Destination: &o.Req.ReplyTo, Usage: "only a reply to message `ID`"},
 			&cli.StringFlag{Name: "timeout", Destination: &timeout, Usage: "give up after `DUR` (30s, 10m, 1h); default: wait as long as it takes"},
-			&cli.BoolFlag{Name: "peek", Destination: &o.Peek, Usage: "do not mark the message read"},
+			&cli.BoolFlag{Name: "peek", Destination: &o.Req.Peek, Usage: "do not mark the message read"},
 		},
 		Action: noArgs("; filter with --from, --thread, --issue or --reply-to", func(c *cli.Context) error {
-			var err error
-			if o.Timeout, err = app.WaitTimeout("msg wait", "timeout", timeout); err != nil {
+			d, err := app.WaitTimeout("msg wait", "timeout", timeout)
+			if err != nil {
 				return err
+			}
+			if d > 0 {
+				o.Req.Timeout = d.String()
 			}
 			o.G = readGlobals(c)
 			return runF(o)
@@ -49,22 +49,9 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 	}
 }
 
-type msgWaitOptions struct {
-	Env     *Env
-	G       globals
-	Filter  messages.WaitFilter
-	Timeout time.Duration
-	Peek    bool
-}
-
-func runMsgWait(o msgWaitOptions) error {
+func runMsgWait(o call[app.WaitRequest]) error {
 	ctx, stop := stoppableWait(o.Env.Ctx)
 	defer stop()
 	o.Env.session(o.G).Ctx = ctx // the session show runs the use case in
-	timeout := ""
-	if o.Timeout > 0 {
-		timeout = o.Timeout.String()
-	}
-	return show(o.Env, o.G, app.Wait, app.WaitRequest{From: o.Filter.From, Thread: o.Filter.Thread, Issue: o.Filter.Issue,
-		ReplyTo: o.Filter.ReplyTo, Timeout: timeout, Peek: o.Peek}, o.Env.printMessage)
+	return show(o.Env, o.G, app.Wait, o.Req, o.Env.printMessage)
 }

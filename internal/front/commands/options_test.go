@@ -9,8 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-queen/git-queen/internal/domain/assignments"
-	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/team/setup"
 )
 
@@ -46,68 +45,80 @@ func expectOptions[O any](t *testing.T, build func(*Env, func(O) error) *cli.Com
 	}
 }
 
+// expectCall is expectOptions for a command whose run function takes a
+// call: the request (and globals) argv fills, Env left out.
+func expectCall[R any](t *testing.T, build func(*Env, func(call[R]) error) *cli.Command, argv string, want call[R], code int) {
+	t.Helper()
+	expectOptions(t, build, argv, want, code, func(c *call[R]) { c.Env = nil })
+}
+
+// The expectations below were translated from the options structs the
+// commands had to the app's requests they fill now, case for case: an
+// exclusive reservation is Shared false, a TTL is the duration it parses
+// to, as the run function handed it to the request.
 func TestReserveOptions(t *testing.T) {
+	type req = app.ReserveRequest
+	reserve := func(g globals, r req) call[app.ReserveWaitRequest] {
+		return call[app.ReserveWaitRequest]{G: g, Req: app.ReserveWaitRequest{ReserveRequest: r}}
+	}
+	refused := call[app.ReserveWaitRequest]{}
 	tests := []struct {
 		argv string
-		want reserveOptions
+		want call[app.ReserveWaitRequest]
 		code int
 	}{
-		{"reserve src/**", reserveOptions{Patterns: []string{"src/**"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
+		{"reserve src/**", reserve(globals{}, req{Patterns: []string{"src/**"}, TTL: "2h0m0s"}), 0},
 		{"reserve --shared --ttl 1d -i bd-1 --reason why a b",
-			reserveOptions{Patterns: []string{"a", "b"}, TTL: 24 * time.Hour, Issue: "bd-1", Reason: "why"}, 0},
+			reserve(globals{}, req{Patterns: []string{"a", "b"}, TTL: "24h0m0s", Issue: "bd-1", Reason: "why", Shared: true}), 0},
 		{"reserve a --force --notify --offline -x",
-			reserveOptions{Patterns: []string{"a"}, TTL: 2 * time.Hour, Exclusive: true, Force: true, Notify: true, Offline: true}, 0},
+			reserve(globals{}, req{Patterns: []string{"a"}, TTL: "2h0m0s", Force: true, Notify: true, Offline: true}), 0},
 		{"--droid ann --json reserve x",
-			reserveOptions{G: globals{Droid: "ann", JSON: true}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
-		{"reserve x --agent bob", reserveOptions{G: globals{Droid: "bob"}, Patterns: []string{"x"}, TTL: 2 * time.Hour, Exclusive: true}, 0},
-		{"reserve --shared --exclusive x", reserveOptions{}, ExitUsage},
-		{"reserve --ttl 0s x", reserveOptions{}, ExitUsage},
-		{"reserve --ttl 8d x", reserveOptions{}, ExitUsage},
-		{"reserve --ttl soon x", reserveOptions{}, ExitUsage},
-		{"reserve --no-such-flag x", reserveOptions{}, ExitUsage},
+			reserve(globals{Droid: "ann", JSON: true}, req{Patterns: []string{"x"}, TTL: "2h0m0s"}), 0},
+		{"reserve x --agent bob", reserve(globals{Droid: "bob"}, req{Patterns: []string{"x"}, TTL: "2h0m0s"}), 0},
+		{"reserve --shared --exclusive x", refused, ExitUsage},
+		{"reserve --ttl 0s x", refused, ExitUsage},
+		{"reserve --ttl 8d x", refused, ExitUsage},
+		{"reserve --ttl soon x", refused, ExitUsage},
+		{"reserve --no-such-flag x", refused, ExitUsage},
 	}
 	for _, tt := range tests {
-		expectOptions(t, newReserveCmd, tt.argv, tt.want, tt.code, func(o *reserveOptions) { o.Env = nil })
+		expectCall(t, newReserveCmd, tt.argv, tt.want, tt.code)
 	}
 }
 
 func TestReleaseAndRenewOptions(t *testing.T) {
-	tests := []struct {
-		argv  string
-		build func(*Env, func(releaseOptions) error) *cli.Command
-		want  releaseOptions
-		code  int
-	}{
-		{"release a b", newReleaseCmd, releaseOptions{Patterns: []string{"a", "b"}}, 0},
-		{"unreserve --all", newReleaseCmd, releaseOptions{Patterns: []string{}, All: true}, 0},
-		{"renew --all --ttl 30m", newRenewCmd, releaseOptions{Patterns: []string{}, All: true, Renew: true, TTL: 30 * time.Minute}, 0},
-		{"renew x", newRenewCmd, releaseOptions{Patterns: []string{"x"}, Renew: true, TTL: 2 * time.Hour}, 0},
-		{"renew --ttl 9d x", newRenewCmd, releaseOptions{}, ExitUsage},
+	release := func(r app.ReleaseRequest) call[app.ReleaseRequest] { return call[app.ReleaseRequest]{Req: r} }
+	expectCall(t, newReleaseCmd, "release a b", release(app.ReleaseRequest{Patterns: []string{"a", "b"}}), 0)
+	expectCall(t, newReleaseCmd, "unreserve --all", release(app.ReleaseRequest{Patterns: []string{}, All: true}), 0)
+	renew := func(r app.ReleaseRequest, ttl string) call[app.RenewRequest] {
+		return call[app.RenewRequest]{Req: app.RenewRequest{ReleaseRequest: r, TTL: ttl}}
 	}
-	for _, tt := range tests {
-		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *releaseOptions) { o.Env = nil })
-	}
+	expectCall(t, newRenewCmd, "renew --all --ttl 30m", renew(app.ReleaseRequest{Patterns: []string{}, All: true}, "30m0s"), 0)
+	expectCall(t, newRenewCmd, "renew x", renew(app.ReleaseRequest{Patterns: []string{"x"}}, "2h0m0s"), 0)
+	expectCall(t, newRenewCmd, "renew --ttl 9d x", call[app.RenewRequest]{}, ExitUsage)
 }
 
 func TestReservationsAndCheckOptions(t *testing.T) {
 	list, ran, code := parseWith(t, newReservationsCmd, "reserved --all --path src/a.go --agent bob -n 5")
-	want := reservationsOptions{G: globals{Droid: "bob"}, Limit: 5,
-		Filter: reservations.Filter{All: true, Path: "src/a.go", Droid: "bob"}}
+	want := call[app.ReservationsRequest]{G: globals{Droid: "bob"}, Req: app.ReservationsRequest{All: true, Path: "src/a.go", Droid: "bob", Limit: 5}}
 	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, want) {
 		t.Errorf("reserved: exit %d, ran %v, options %+v; want %+v", code, ran, list, want)
 	}
 	if _, ran, code := parseWith(t, newReservationsCmd, "reservations extra"); ran || code != ExitUsage {
 		t.Errorf("reservations with an argument: exit %d, ran %v; want a usage error", code, ran)
 	}
+	// Translated from checkOptions' Paths to its request's.
 	check, ran, code := parseWith(t, newCheckCmd, "check --hook claude a.go b/")
-	if check.Env = nil; !ran || code != 0 || !reflect.DeepEqual(check, checkOptions{Paths: []string{"a.go", "b/"}, Hook: "claude"}) {
+	if check.Env = nil; !ran || code != 0 || !reflect.DeepEqual(check, checkOptions{call: call[app.CheckRequest]{Req: app.CheckRequest{Paths: []string{"a.go", "b/"}}}, Hook: "claude"}) {
 		t.Errorf("check: exit %d, ran %v, options %+v", code, ran, check)
 	}
 }
 
+// The expectations were translated from assignOptions and its kin to the
+// requests assign, claim, unassign and assignments fill, case for case.
 func TestAssignOptions(t *testing.T) {
 	assign, ran, code := parseWith(t, newAssignCmd, "assign bd-7 ann --reason handover --worktree wt2 --force")
-	want := assignOptions{Issue: "bd-7", Droid: "ann", Reason: "handover", Worktree: "wt2", Force: true}
+	want := call[app.AssignRequest]{Req: app.AssignRequest{Issue: "bd-7", Droid: "ann", Reason: "handover", Worktree: "wt2", Force: true}}
 	if assign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(assign, want) {
 		t.Errorf("assign: exit %d, ran %v, options %+v; want %+v", code, ran, assign, want)
 	}
@@ -115,16 +126,16 @@ func TestAssignOptions(t *testing.T) {
 		t.Errorf("assign with one argument: exit %d, ran %v; want a usage error", code, ran)
 	}
 	claim, ran, code := parseWith(t, newClaimCmd, "claim bd-8")
-	if claim.Env = nil; !ran || code != 0 || !reflect.DeepEqual(claim, assignOptions{Issue: "bd-8", Claim: true}) {
+	if claim.Env = nil; !ran || code != 0 || !reflect.DeepEqual(claim, call[app.ClaimRequest]{Req: app.ClaimRequest{Issue: "bd-8"}}) {
 		t.Errorf("claim: exit %d, ran %v, options %+v", code, ran, claim)
 	}
 	unassign, ran, code := parseWith(t, newUnassignCmd, "unassign --done bd-8 --reason shipped")
-	if unassign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(unassign, unassignOptions{Issue: "bd-8", Done: true, Reason: "shipped"}) {
+	if unassign.Env = nil; !ran || code != 0 || !reflect.DeepEqual(unassign, call[app.UnassignRequest]{Req: app.UnassignRequest{Issue: "bd-8", Done: true, Reason: "shipped"}}) {
 		t.Errorf("unassign: exit %d, ran %v, options %+v", code, ran, unassign)
 	}
 	list, ran, code := parseWith(t, newAssignmentsCmd, "assignments --status completed -i bd-8 --agent ann --all --limit 3")
-	wantList := assignmentsOptions{G: globals{Droid: "ann"}, Limit: 3,
-		Filter: assignments.Filter{Droid: "ann", IssueID: "bd-8", Status: "completed", All: true}}
+	wantList := call[app.AssignmentsRequest]{G: globals{Droid: "ann"},
+		Req: app.AssignmentsRequest{Droid: "ann", Issue: "bd-8", Status: "completed", All: true, Limit: 3}}
 	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, wantList) {
 		t.Errorf("assignments: exit %d, ran %v, options %+v; want %+v", code, ran, list, wantList)
 	}
@@ -156,13 +167,15 @@ func TestSetupAndValidateOptions(t *testing.T) {
 	if _, ran, code := parseWith(t, newHooksCmd, "hooks status --force"); ran || code != ExitUsage {
 		t.Errorf("hooks status --force: exit %d, ran %v; want a usage error", code, ran)
 	}
+	// Translated from validateOptions: a --limit given is a Limit set.
 	v, ran, code := parseWith(t, newValidateCmd, "validate --format st a.jsonl --limit 0 b.jsonl")
-	wantV := validateOptions{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: 0, LimitSet: true}
+	zero := 0
+	wantV := call[app.ValidateRequest]{Req: app.ValidateRequest{Paths: []string{"a.jsonl", "b.jsonl"}, Format: "st", Limit: &zero}}
 	if v.Env = nil; !ran || code != 0 || !reflect.DeepEqual(v, wantV) {
 		t.Errorf("validate: exit %d, ran %v, options %+v; want %+v", code, ran, v, wantV)
 	}
 	v, _, _ = parseWith(t, newValidateCmd, "validate")
-	if v.LimitSet || len(v.Paths) != 0 {
+	if v.Req.Limit != nil || len(v.Req.Paths) != 0 {
 		t.Errorf("validate without flags: options %+v; want no limit set and no paths", v)
 	}
 }
@@ -186,10 +199,10 @@ func TestCompactAndArchiveOptions(t *testing.T) {
 }
 
 func TestSyncAndExportOptions(t *testing.T) {
-	clearSync := func(o *syncOptions) { o.Env = nil }
-	expectOptions(t, newSyncCmd, "sync", syncOptions{}, 0, clearSync)
-	expectOptions(t, newSyncCmd, "--json sync origin", syncOptions{G: globals{JSON: true}, Remote: "origin"}, 0, clearSync)
-	expectOptions(t, newSyncCmd, "sync a b", syncOptions{}, ExitUsage, clearSync)
+	// Translated from syncOptions to the SyncRequest sync fills.
+	expectCall(t, newSyncCmd, "sync", call[app.SyncRequest]{}, 0)
+	expectCall(t, newSyncCmd, "--json sync origin", call[app.SyncRequest]{G: globals{JSON: true}, Req: app.SyncRequest{Remote: "origin"}}, 0)
+	expectCall(t, newSyncCmd, "sync a b", call[app.SyncRequest]{}, ExitUsage)
 
 	clearExport := func(o *exportOptions) { o.Env = nil }
 	expectOptions(t, newExportCmd, "export", exportOptions{}, 0, clearExport)
@@ -197,23 +210,38 @@ func TestSyncAndExportOptions(t *testing.T) {
 	expectOptions(t, newExportCmd, "export a b", exportOptions{}, ExitUsage, clearExport)
 }
 
+// Translated from mergeDriverOptions to the MergeRequest merge-driver
+// fills, case for case.
 func TestMergeDriverOptions(t *testing.T) {
-	clearEnv := func(o *mergeDriverOptions) { o.Env = nil }
-	expectOptions(t, newMergeDriverCmd, "merge-driver b o t", mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}, 0, clearEnv)
-	expectOptions(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
-		mergeDriverOptions{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}, 0, clearEnv)
+	type req = app.MergeRequest
+	expectCall(t, newMergeDriverCmd, "merge-driver b o t", call[req]{Req: req{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 7}}, 0)
+	expectCall(t, newMergeDriverCmd, "merge-driver --format st --checkpoint-interval 50 b o t 9 .beads/x.jsonl",
+		call[req]{Req: req{Base: "b", Ours: "o", Theirs: "t", MarkerSize: 9, Path: ".beads/x.jsonl", Format: "st", Interval: 50}}, 0)
 	for _, argv := range []string{"merge-driver b o", "merge-driver b o t 7 p extra", "merge-driver b o t 0", "merge-driver b o t seven"} {
-		expectOptions(t, newMergeDriverCmd, argv, mergeDriverOptions{}, ExitUsage, clearEnv)
+		expectCall(t, newMergeDriverCmd, argv, call[req]{}, ExitUsage)
 	}
 }
 
+// Translated from resolveOptions: --json is G.JSON, and --octopus hands
+// the BRANCHes to the octopus run function as an OctopusRequest; every
+// case as it was.
 func TestResolveOptions(t *testing.T) {
-	clearEnv := func(o *resolveOptions) { o.Env = nil }
-	expectOptions(t, newResolveCmd, "resolve", resolveOptions{Files: []string{}}, 0, clearEnv)
-	expectOptions(t, newResolveCmd, "--json resolve -n --format st --checkpoint-interval 20 a.jsonl b.jsonl",
-		resolveOptions{Files: []string{"a.jsonl", "b.jsonl"}, Check: true, JSON: true, Format: "st", Interval: 20}, 0, clearEnv)
-	expectOptions(t, newResolveCmd, "resolve --octopus b1 b2 b3", resolveOptions{Files: []string{"b1", "b2", "b3"}, Octopus: true}, 0, clearEnv)
-	expectOptions(t, newResolveCmd, "resolve --octopus --check b1 b2", resolveOptions{}, ExitUsage, clearEnv)
+	var octopus []call[app.OctopusRequest]
+	build := func(env *Env, keep func(call[app.ResolveRequest]) error) *cli.Command {
+		return newResolveCmd(env, keep, func(o call[app.OctopusRequest]) error { o.Env = nil; octopus = append(octopus, o); return nil })
+	}
+	type req = app.ResolveRequest
+	expectCall(t, build, "resolve", call[req]{Req: req{Files: []string{}}}, 0)
+	expectCall(t, build, "--json resolve -n --format st --checkpoint-interval 20 a.jsonl b.jsonl",
+		call[req]{G: globals{JSON: true}, Req: req{Files: []string{"a.jsonl", "b.jsonl"}, Check: true, Format: "st", Interval: 20}}, 0)
+	if _, _, code := parseWith(t, build, "resolve --octopus b1 b2 b3"); code != 0 ||
+		!reflect.DeepEqual(octopus, []call[app.OctopusRequest]{{Req: app.OctopusRequest{Branches: []string{"b1", "b2", "b3"}}}}) {
+		t.Errorf("resolve --octopus: exit %d, requests %+v; want the branches b1 b2 b3", code, octopus)
+	}
+	expectCall(t, build, "resolve --octopus --check b1 b2", call[req]{}, ExitUsage)
+	if len(octopus) != 1 {
+		t.Errorf("resolve --octopus --check ran octopus: %+v", octopus)
+	}
 }
 
 func TestHookOptions(t *testing.T) {

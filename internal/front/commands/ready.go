@@ -16,10 +16,10 @@ const readyTableLimit = 20
 // readyCommand builds `ready` with its real run function.
 func readyCommand(env *Env) *cli.Command { return newReadyCmd(env, runReady) }
 
-// newReadyCmd builds `ready`; runF receives the options its flags fill
+// newReadyCmd builds `ready`; runF receives the request its flags fill
 // (the seam newReserveCmd describes).
-func newReadyCmd(env *Env, runF func(readyOptions) error) *cli.Command {
-	o := readyOptions{Env: env}
+func newReadyCmd(env *Env, runF func(call[app.ReadyRequest]) error) *cli.Command {
+	o := call[app.ReadyRequest]{Env: env}
 	return &cli.Command{
 		Name:  "ready",
 		Usage: "list the work that is ready to take (beads issues and st items), first first; --claim takes the first",
@@ -83,13 +83,7 @@ claim; 5 other droids' claims won every item tried; 2 a usage error.`,
 	}
 }
 
-type readyOptions struct {
-	Env *Env
-	G   globals
-	Req app.ReadyRequest
-}
-
-func runReady(o readyOptions) error {
+func runReady(o call[app.ReadyRequest]) error {
 	res, err := app.Ready.Run(o.Env.session(o.G), o.Req)
 	if o.G.JSON {
 		return printOutcome[*assignments.AlreadyAssignedError](o.Env, res, res != nil, err)

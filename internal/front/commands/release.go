@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -11,9 +10,9 @@ import (
 )
 
 // newReleaseCmd builds `release` (alias unreserve); runF receives the
-// options its flags fill (see newReserveCmd).
-func newReleaseCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
-	o := releaseOptions{Env: env}
+// request its flags fill (see newReserveCmd).
+func newReleaseCmd(env *Env, runF func(call[app.ReleaseRequest]) error) *cli.Command {
+	o := call[app.ReleaseRequest]{Env: env}
 	return &cli.Command{
 		Name:      "release",
 		Aliases:   []string{"unreserve"},
@@ -25,18 +24,18 @@ instead (git queen unassign qb-12); when it is both an assignment of yours
 and one of your reservation patterns, release says so and does neither.
 
 ` + throughLinkHelp + holderHelp,
-		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Aliases: allShort, Destination: &o.All, Usage: "release every reservation you hold (or that --holder holds)"}},
-			holderFlags(&o)...),
+		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Aliases: allShort, Destination: &o.Req.All, Usage: "release every reservation you hold (or that --holder holds)"}},
+			holderFlags(&o.Req)...),
 		Action: func(c *cli.Context) error {
-			o.G, o.Patterns = readGlobals(c), c.Args().Slice()
+			o.G, o.Req.Patterns = readGlobals(c), c.Args().Slice()
 			return runF(o)
 		},
 	}
 }
 
 // newRenewCmd builds `renew`, which is release that extends instead.
-func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
-	o := releaseOptions{Env: env, Renew: true}
+func newRenewCmd(env *Env, runF func(call[app.RenewRequest]) error) *cli.Command {
+	o := call[app.RenewRequest]{Env: env}
 	var ttl string
 	return &cli.Command{
 		Name:      "renew",
@@ -46,15 +45,15 @@ func newRenewCmd(env *Env, runF func(releaseOptions) error) *cli.Command {
 
 ` + throughLinkHelp + holderHelp,
 		Flags: append([]cli.Flag{
-			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "renew every reservation you hold (or that --holder holds)"},
+			&cli.BoolFlag{Name: "all", Destination: &o.Req.All, Usage: "renew every reservation you hold (or that --holder holds)"},
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "new lifetime from now: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
-		}, holderFlags(&o)...),
+		}, holderFlags(&o.Req.ReleaseRequest)...),
 		Action: func(c *cli.Context) error {
-			var err error
-			if o.TTL, err = app.ParseTTL("renew", ttl); err != nil {
+			d, err := app.ParseTTL("renew", ttl)
+			if err != nil {
 				return err
 			}
-			o.G, o.Patterns = readGlobals(c), c.Args().Slice()
+			o.G, o.Req.Patterns, o.Req.TTL = readGlobals(c), c.Args().Slice(), d.String()
 			return runF(o)
 		},
 	}
@@ -74,7 +73,7 @@ it, and the holder gets a message saying what you did (with --reason).`
 
 // holderFlags are release's and renew's flags for acting on another
 // droid's reservations.
-func holderFlags(o *releaseOptions) []cli.Flag {
+func holderFlags(o *app.ReleaseRequest) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "holder", Destination: &o.Holder, Usage: "act on the reservations of droid `NAME` (needs --force)"},
 		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "change another droid's reservations; they are told"},
@@ -82,44 +81,38 @@ func holderFlags(o *releaseOptions) []cli.Flag {
 	}
 }
 
-type releaseOptions struct {
-	Env               *Env
-	G                 globals
-	Patterns          []string
-	All, Renew, Force bool
-	TTL               time.Duration
-	Holder, Reason    string
+func runRelease(o call[app.ReleaseRequest]) error {
+	res, err := app.Release.Run(o.Env.session(o.G), o.Req)
+	return printChange(o.Env, o.G, false, res, err)
 }
 
-func runRelease(o releaseOptions) error {
-	req := app.ReleaseRequest{Patterns: o.Patterns, All: o.All, Holder: o.Holder, Force: o.Force, Reason: o.Reason}
-	var res *app.ChangeResult
-	var err error
-	if o.Renew {
-		res, err = app.Renew.Run(o.Env.session(o.G), app.RenewRequest{ReleaseRequest: req, TTL: o.TTL.String()})
-	} else {
-		res, err = app.Release.Run(o.Env.session(o.G), req)
-	}
-	if o.G.JSON || res == nil {
+func runRenew(o call[app.RenewRequest]) error {
+	res, err := app.Renew.Run(o.Env.session(o.G), o.Req)
+	return printChange(o.Env, o.G, true, res, err)
+}
+
+// printChange prints what release (or, with renew, renew) changed.
+func printChange(env *Env, g globals, renew bool, res *app.ChangeResult, err error) error {
+	if g.JSON || res == nil {
 		if err != nil {
 			return err
 		}
-		return printJSON(o.Env.Stdout, res)
+		return printJSON(env.Stdout, res)
 	}
 	for _, a := range res.Unassigned {
-		fmt.Fprintf(o.Env.Stdout, "%s: %s's assignment %s (release of an issue is unassign)\n", a.IssueID, a.Droid, a.Status)
-		printNotified(o.Env, a.Notified)
+		fmt.Fprintf(env.Stdout, "%s: %s's assignment %s (release of an issue is unassign)\n", a.IssueID, a.Droid, a.Status)
+		printNotified(env, a.Notified)
 	}
 	if err != nil {
 		return err
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintln(o.Env.Stdout, n)
+		fmt.Fprintln(env.Stdout, n)
 	}
-	me := o.Env.identity(o.G)
-	now := o.Env.Now()
+	me := env.identity(g)
+	now := env.Now()
 	verbed := "released"
-	if o.Renew {
+	if renew {
 		verbed = "renewed"
 	}
 	for _, r := range res.Changed {
@@ -127,15 +120,15 @@ func runRelease(o releaseOptions) error {
 		if r.Droid != me {
 			whose, note = r.Droid+"'s "+r.Pattern, "forced"
 		}
-		if o.Renew {
+		if renew {
 			note = strings.TrimPrefix(note+"; expires "+relTime(now, r.Expiry()), "; ")
 		}
 		if note != "" {
 			note = " (" + note + ")"
 		}
-		fmt.Fprintf(o.Env.Stdout, "%s %s%s\n", verbed, whose, note)
+		fmt.Fprintf(env.Stdout, "%s %s%s\n", verbed, whose, note)
 	}
-	printNotified(o.Env, res.Notified)
+	printNotified(env, res.Notified)
 	return nil
 }
 

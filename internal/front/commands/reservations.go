@@ -4,15 +4,14 @@ import (
 	"fmt"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/urfave/cli/v2"
 )
 
 // newReservationsCmd builds `reservations` (alias reserved); runF
-// receives the options its flags fill (see newReserveCmd).
-func newReservationsCmd(env *Env, runF func(reservationsOptions) error) *cli.Command {
-	o := reservationsOptions{Env: env}
+// receives the request its flags fill (see newReserveCmd).
+func newReservationsCmd(env *Env, runF func(call[app.ReservationsRequest]) error) *cli.Command {
+	o := call[app.ReservationsRequest]{Env: env}
 	return &cli.Command{
 		Name:    "reservations",
 		Aliases: []string{"reserved"},
@@ -28,18 +27,18 @@ POS(ition) among those waiting for the same paths (1: next), what they
 wait for, and when each place lapses unless its waiter renews it; --json
 lists them under "waiting" (position, waits_for) when anyone waits.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "all", Destination: &o.Filter.All, Usage: "include released and expired ones"},
-			&cli.StringFlag{Name: "path", Destination: &o.Filter.Path, Usage: "only those that cover `PATH`"},
-			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Filter.Droid, Usage: "only this droid's (`NAME`)"},
+			&cli.BoolFlag{Name: "all", Destination: &o.Req.All, Usage: "include released and expired ones"},
+			&cli.StringFlag{Name: "path", Destination: &o.Req.Path, Usage: "only those that cover `PATH`"},
+			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Req.Droid, Usage: "only this droid's (`NAME`)"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most `N` rows, the most recent (0: all; with --all, a table shows the last " +
 				fmt.Sprint(allTableLimit) + " unless told)"},
 		},
 		Action: noArgs("; filter with --path, --droid or --all", func(c *cli.Context) error {
-			o.G, o.Limit = readGlobals(c), c.Int("limit")
-			if o.Filter.All {
+			o.G, o.Req.Limit = readGlobals(c), c.Int("limit")
+			if o.Req.All {
 				// Every version ever written can be a long list: a
 				// person gets the most recent unless they ask for more.
-				o.Limit = tableLimit(c, allTableLimit)
+				o.Req.Limit = tableLimit(c, allTableLimit)
 			}
 			return runF(o)
 		}),
@@ -50,15 +49,8 @@ lists them under "waiting" (position, waits_for) when anyone waits.`,
 // unless --limit says otherwise.
 const allTableLimit = 100
 
-type reservationsOptions struct {
-	Env    *Env
-	G      globals
-	Filter reservations.Filter
-	Limit  int // at most this many, the most recent; 0 for all
-}
-
-func runReservations(o reservationsOptions) error {
-	res, err := app.Reservations.Run(o.Env.session(o.G), app.ReservationsRequest{All: o.Filter.All, Path: o.Filter.Path, Droid: o.Filter.Droid, Limit: o.Limit})
+func runReservations(o call[app.ReservationsRequest]) error {
+	res, err := app.Reservations.Run(o.Env.session(o.G), o.Req)
 	if err != nil {
 		return err
 	}

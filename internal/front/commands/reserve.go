@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,20 +27,20 @@ func reserveCommands(env *Env) []*cli.Command {
 	return []*cli.Command{
 		newReserveCmd(env, runReserve),
 		newReleaseCmd(env, runRelease),
-		newRenewCmd(env, runRelease),
+		newRenewCmd(env, runRenew),
 		newReservationsCmd(env, runReservations),
 		newCheckCmd(env, runCheck),
 	}
 }
 
-// newReserveCmd builds `reserve`: its flags fill an options value that
-// runF receives. Tests pass a runF that keeps the options, so argv ->
-// options is a table test without a repository (the seam gh's NewCmdX
+// newReserveCmd builds `reserve`: its flags fill the request that runF
+// receives. Tests pass a runF that keeps the call, so argv -> request is
+// a table test without a repository (the seam gh's NewCmdX
 // constructors have).
-func newReserveCmd(env *Env, runF func(reserveOptions) error) *cli.Command {
-	o := reserveOptions{Env: env}
+func newReserveCmd(env *Env, runF func(call[app.ReserveWaitRequest]) error) *cli.Command {
+	o := call[app.ReserveWaitRequest]{Env: env}
 	var ttl string
-	var shared, exclusive bool
+	var exclusive bool
 	return &cli.Command{
 		Name:      "reserve",
 		Usage:     "reserve the paths some patterns match, exclusively unless --shared (exit 5 on a conflict)",
@@ -68,49 +67,36 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 ` + waitHelp + patternHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "how long it lasts: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
-			&cli.BoolFlag{Name: "shared", Destination: &shared, Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
+			&cli.BoolFlag{Name: "shared", Destination: &o.Req.Shared, Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
 			&cli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Destination: &exclusive, Usage: "nobody else may reserve or commit these paths (the default); --exclusive=false is --shared, as in QueenBee"},
-			&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Reason, Usage: "why, for whoever finds the conflict (`TEXT`)"},
-			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Issue, Usage: "the beads issue `ID` you work on"},
-			&cli.BoolFlag{Name: "force", Aliases: forceShort, Destination: &o.Force, Usage: "reserve despite conflicts"},
-			&cli.BoolFlag{Name: "notify", Destination: &o.Notify, Usage: "send each conflicting holder a message"},
-			&cli.BoolFlag{Name: "steal", Destination: &o.Steal, Usage: "take the paths from holders silent for longer than the team allows (see git queen droids): their reservations are released, marked stolen, and each is told; exit 5 while a holder has been seen lately"},
-			&cli.BoolFlag{Name: "offline", Destination: &o.Offline, Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
-			&cli.BoolFlag{Name: "wait", Destination: &o.Wait, Usage: "when the paths are held, queue for them and wait until they are yours (first come first served, across clones)"},
-			&cli.StringFlag{Name: "timeout", Destination: &o.Timeout, Usage: "with --wait: give up after `DUR` (30s, 10m, 1h) and leave the queue (exit 5); default: as long as it takes"},
+			&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Req.Reason, Usage: "why, for whoever finds the conflict (`TEXT`)"},
+			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Req.Issue, Usage: "the beads issue `ID` you work on"},
+			&cli.BoolFlag{Name: "force", Aliases: forceShort, Destination: &o.Req.Force, Usage: "reserve despite conflicts"},
+			&cli.BoolFlag{Name: "notify", Destination: &o.Req.Notify, Usage: "send each conflicting holder a message"},
+			&cli.BoolFlag{Name: "steal", Destination: &o.Req.Steal, Usage: "take the paths from holders silent for longer than the team allows (see git queen droids): their reservations are released, marked stolen, and each is told; exit 5 while a holder has been seen lately"},
+			&cli.BoolFlag{Name: "offline", Destination: &o.Req.Offline, Usage: "with a remote configured, grant an exclusive reservation on this machine without publishing it (the next sync publishes it, or withdraws it if another clone's got there first)"},
+			&cli.BoolFlag{Name: "wait", Destination: &o.Req.Wait, Usage: "when the paths are held, queue for them and wait until they are yours (first come first served, across clones)"},
+			&cli.StringFlag{Name: "timeout", Destination: &o.Req.Timeout, Usage: "with --wait: give up after `DUR` (30s, 10m, 1h) and leave the queue (exit 5); default: as long as it takes"},
 		},
 		Action: func(c *cli.Context) error {
-			if shared && exclusive {
+			if o.Req.Shared && exclusive {
 				return &UsageError{Command: "reserve", Msg: "--shared and --exclusive contradict each other; reservations are exclusive unless --shared"}
 			}
-			var err error
-			if o.TTL, err = app.ParseTTL("reserve", ttl); err != nil {
+			d, err := app.ParseTTL("reserve", ttl)
+			if err != nil {
 				return err
 			}
 			// --exclusive=false is QueenBee's way to say --shared (its -x
 			// defaults to true, and it has no --shared).
-			shared = shared || (c.IsSet("exclusive") && !exclusive)
-			o.G, o.Patterns, o.Exclusive = readGlobals(c), c.Args().Slice(), !shared
+			o.Req.Shared = o.Req.Shared || (c.IsSet("exclusive") && !exclusive)
+			o.G, o.Req.Patterns, o.Req.TTL = readGlobals(c), c.Args().Slice(), d.String()
 			return runF(o)
 		},
 	}
 }
 
-type reserveOptions struct {
-	Env                               *Env
-	G                                 globals
-	Patterns                          []string
-	TTL                               time.Duration
-	Exclusive, Force, Notify, Offline bool
-	Reason, Issue                     string
-	Steal                             bool
-	Wait                              bool   // reservewait.go
-	Timeout                           string // with Wait
-}
-
-func runReserve(o reserveOptions) error {
-	res, waited, err := reserveOrWait(o, app.ReserveRequest{Patterns: o.Patterns, TTL: o.TTL.String(), Shared: !o.Exclusive,
-		Reason: o.Reason, Issue: o.Issue, Force: o.Force, Notify: o.Notify, Offline: o.Offline, Steal: o.Steal})
+func runReserve(o call[app.ReserveWaitRequest]) error {
+	res, waited, err := reserveOrWait(o)
 	if o.G.JSON {
 		return printOutcome[*reservations.ConflictError](o.Env, waited, err == nil || res != nil, err)
 	}
@@ -139,7 +125,7 @@ func runReserve(o reserveOptions) error {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
 	}
 	printWaited(o.Env, waited)
-	if res.Published || o.Offline || !o.Exclusive {
+	if res.Published || o.Req.Offline || o.Req.Shared {
 		printPublished(o.Env, res.Remote, res.Published, "")
 	}
 	return nil

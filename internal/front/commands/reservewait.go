@@ -52,16 +52,16 @@ sync), keep them in the ledger, and do not wait behind them.
 // reserveOrWait runs reserve, through the queue when --wait says so, with
 // Ctrl-C (and SIGTERM, a hang-up, the death of the git that ran it; see
 // stoppableWait) ending a wait cleanly: the place is withdrawn.
-func reserveOrWait(o reserveOptions, req app.ReserveRequest) (*app.ReserveResult, *app.ReserveWaitResult, error) {
+func reserveOrWait(o call[app.ReserveWaitRequest]) (*app.ReserveResult, *app.ReserveWaitResult, error) {
 	a := o.Env.session(o.G)
-	if o.Wait {
+	if o.Req.Wait {
 		ctx, stop := stoppableWait(o.Env.Ctx)
 		defer stop()
 		saved := a.Ctx
 		a.Ctx = ctx
 		defer func() { a.Ctx = saved }()
 	}
-	wr := app.ReserveWaitRequest{ReserveRequest: req, Wait: o.Wait, Timeout: o.Timeout}
+	wr := o.Req
 	if !o.G.JSON {
 		wr.Queued = func(ahead []reservations.Conflict) { printQueued(o.Env, ahead) }
 	}

@@ -9,29 +9,13 @@ import (
 	"github.com/git-queen/git-queen/internal/app"
 )
 
-type resolveOptions struct {
-	Env      *Env
-	Files    []string // the FILEs; with Octopus, the BRANCHes
-	Check    bool
-	JSON     bool
-	Format   string
-	Interval int
-	Octopus  bool
-}
-
-func resolveCommand(env *Env) *cli.Command {
-	return newResolveCmd(env, func(o resolveOptions) error {
-		if o.Octopus {
-			return runOctopus(o, o.Files)
-		}
-		return runResolve(o)
-	})
-}
+func resolveCommand(env *Env) *cli.Command { return newResolveCmd(env, runResolve, runOctopus) }
 
 // newResolveCmd builds `resolve`; like newReserveCmd, its flags fill the
-// options runF receives.
-func newResolveCmd(env *Env, runF func(resolveOptions) error) *cli.Command {
-	o := resolveOptions{Env: env}
+// request runF receives, or, with --octopus, the one octopus receives.
+func newResolveCmd(env *Env, runF func(call[app.ResolveRequest]) error, octopus func(call[app.OctopusRequest]) error) *cli.Command {
+	o := call[app.ResolveRequest]{Env: env}
+	var isOctopus bool
 	return &cli.Command{
 		Name:      "resolve",
 		Usage:     "repair a JSONL file merged without the driver (conflict markers, union duplicates)",
@@ -57,30 +41,34 @@ fails when several branches appended to one log, and leaves nothing merged.
 resolve --octopus b1 b2 b3 makes that merge: the branches merged one by one
 with the driver, committed as one merge with every branch as a parent.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "check", Aliases: []string{"dry-run", "n"}, Destination: &o.Check, Usage: "report what would change, change nothing; exit 1 if anything would"},
-			&cli.StringFlag{Name: "format", Destination: &o.Format, Usage: "treat every FILE as `FORMAT` (queen, st, events, autopilot, snapshot, lines)"},
-			&cli.IntFlag{Name: "checkpoint-interval", Destination: &o.Interval, Usage: "st streams: write a checkpoint after `N` trailing events"},
-			&cli.BoolFlag{Name: "octopus", Destination: &o.Octopus, Usage: "make the octopus merge of the BRANCHes named (which git's octopus strategy, calling no merge driver, failed to make)"},
+			&cli.BoolFlag{Name: "check", Aliases: []string{"dry-run", "n"}, Destination: &o.Req.Check, Usage: "report what would change, change nothing; exit 1 if anything would"},
+			&cli.StringFlag{Name: "format", Destination: &o.Req.Format, Usage: "treat every FILE as `FORMAT` (queen, st, events, autopilot, snapshot, lines)"},
+			&cli.IntFlag{Name: "checkpoint-interval", Destination: &o.Req.Interval, Usage: "st streams: write a checkpoint after `N` trailing events"},
+			&cli.BoolFlag{Name: "octopus", Destination: &isOctopus, Usage: "make the octopus merge of the BRANCHes named (which git's octopus strategy, calling no merge driver, failed to make)"},
 		},
 		Action: func(c *cli.Context) error {
-			if o.Octopus && (o.Check || o.Format != "" || o.Interval != 0) {
+			if isOctopus && (o.Req.Check || o.Req.Format != "" || o.Req.Interval != 0) {
 				return &UsageError{Command: "resolve", Msg: "--octopus merges branches with the driver's own rules; --check, --format and --checkpoint-interval are for repairing files"}
 			}
-			o.JSON, o.Files = readGlobals(c).JSON, c.Args().Slice()
+			// resolve reads only --json of the globals.
+			o.G = globals{JSON: readGlobals(c).JSON}
+			if isOctopus {
+				return octopus(call[app.OctopusRequest]{Env: o.Env, G: o.G, Req: app.OctopusRequest{Branches: c.Args().Slice()}})
+			}
+			o.Req.Files = c.Args().Slice()
 			return runF(o)
 		},
 	}
 }
 
-func runResolve(o resolveOptions) error {
-	req := app.ResolveRequest{Files: o.Files, Check: o.Check, Format: o.Format, Interval: o.Interval}
-	return showRefusal[*app.FailedError](o.Env, globals{JSON: o.JSON}, app.Resolve, req, func(results []app.Resolved) error {
+func runResolve(o call[app.ResolveRequest]) error {
+	return showRefusal[*app.FailedError](o.Env, o.G, app.Resolve, o.Req, func(results []app.Resolved) error {
 		printResolved(o, results)
 		return nil
 	})
 }
 
-func printResolved(o resolveOptions, results []app.Resolved) {
+func printResolved(o call[app.ResolveRequest], results []app.Resolved) {
 	w := o.Env.Stdout
 	if len(results) == 0 {
 		fmt.Fprintln(w, "nothing to resolve: no unmerged JSONL files, and no tracked one with merge debris")
@@ -93,7 +81,7 @@ func printResolved(o resolveOptions, results []app.Resolved) {
 			verb = "still conflicted"
 		case !r.Changed:
 			verb = "nothing to repair in"
-		case o.Check:
+		case o.Req.Check:
 			verb = "would resolve"
 		}
 		from := map[string]string{"index": "from the index stages", "markers": "from its conflict markers",
@@ -114,9 +102,9 @@ func printResolved(o resolveOptions, results []app.Resolved) {
 }
 
 // runOctopus is resolve --octopus (app.Octopus).
-func runOctopus(o resolveOptions, heads []string) error {
-	return show(o.Env, globals{JSON: o.JSON}, app.Octopus, app.OctopusRequest{Branches: heads}, func(res *app.OctopusResult) error {
-		fmt.Fprintf(o.Env.Stdout, "merged %s with the driver: octopus merge %s\n", strings.Join(heads, ", "), res.Octopus[:12])
+func runOctopus(o call[app.OctopusRequest]) error {
+	return show(o.Env, o.G, app.Octopus, o.Req, func(res *app.OctopusResult) error {
+		fmt.Fprintf(o.Env.Stdout, "merged %s with the driver: octopus merge %s\n", strings.Join(o.Req.Branches, ", "), res.Octopus[:12])
 		return nil
 	})
 }

@@ -12,9 +12,9 @@ import (
 
 func syncCommand(env *Env) *cli.Command { return newSyncCmd(env, runSync) }
 
-// newSyncCmd builds `sync`; like newReserveCmd, it hands runF the options its
+// newSyncCmd builds `sync`; like newReserveCmd, it hands runF the request its
 // argv gives.
-func newSyncCmd(env *Env, runF func(syncOptions) error) *cli.Command {
+func newSyncCmd(env *Env, runF func(call[app.SyncRequest]) error) *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "exchange the coordination records with a remote (fetch, union, compare-and-swap push)",
@@ -43,19 +43,13 @@ another clone published first is withdrawn here, named, and sync exits 5;
 so is an assignment made with --offline of an issue that another clone's
 assignment, published first, holds.`,
 		Action: optionalArg("REMOTE", func(c *cli.Context, remote string) error {
-			return runF(syncOptions{Env: env, G: readGlobals(c), Remote: remote})
+			return runF(call[app.SyncRequest]{Env: env, G: readGlobals(c), Req: app.SyncRequest{Remote: remote}})
 		}),
 	}
 }
 
-type syncOptions struct {
-	Env    *Env
-	G      globals
-	Remote string
-}
-
-func runSync(o syncOptions) error {
-	return showRefusal[*app.ConflictError](o.Env, o.G, app.Sync, app.SyncRequest{Remote: o.Remote}, func(res *ledgersync.Result) error {
+func runSync(o call[app.SyncRequest]) error {
+	return showRefusal[*app.ConflictError](o.Env, o.G, app.Sync, o.Req, func(res *ledgersync.Result) error {
 		printSync(o.Env, res)
 		return nil
 	})

@@ -9,22 +9,12 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-type validateOptions struct {
-	Env     *Env
-	Globals globals
-	Paths   []string
-	Format  string
-	// Limit is --limit when given: 0 lists every problem.
-	Limit    int
-	LimitSet bool
-}
-
 func validateCommand(env *Env) *cli.Command { return newValidateCmd(env, runValidate) }
 
-// newValidateCmd builds `validate`; runF receives the options its flags
+// newValidateCmd builds `validate`; runF receives the request its flags
 // fill (the seam newReserveCmd describes).
-func newValidateCmd(env *Env, runF func(validateOptions) error) *cli.Command {
-	o := validateOptions{Env: env}
+func newValidateCmd(env *Env, runF func(call[app.ValidateRequest]) error) *cli.Command {
+	o := call[app.ValidateRequest]{Env: env}
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check files of every seed format (QueenBee, beads, st, jkz, autopilot, VerMAS)",
@@ -44,22 +34,22 @@ state/pipeline/<N>.json, .work/**, ...), from its first line (st v3
 streams, QueenBee records) or from [[format]] rules in .beads/queen.toml;
 'git queen schema list' shows them all.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Destination: &o.Format, Usage: "validate every PATH as format `NAME` (see git queen schema list)"},
-			&cli.IntFlag{Name: "limit", Destination: &o.Limit, Usage: "list at most `N` problems per file, 0 for all (default 50, or validate.limit in .beads/queen.toml)"},
+			&cli.StringFlag{Name: "format", Destination: &o.Req.Format, Usage: "validate every PATH as format `NAME` (see git queen schema list)"},
+			&cli.IntFlag{Name: "limit", Usage: "list at most `N` problems per file, 0 for all (default 50, or validate.limit in .beads/queen.toml)"},
 		},
 		Action: func(c *cli.Context) error {
-			o.Globals, o.Paths, o.LimitSet = readGlobals(c), c.Args().Slice(), c.IsSet("limit")
+			o.G, o.Req.Paths = readGlobals(c), c.Args().Slice()
+			if c.IsSet("limit") {
+				limit := c.Int("limit")
+				o.Req.Limit = &limit
+			}
 			return runF(o)
 		},
 	}
 }
 
-func runValidate(o validateOptions) error {
-	req := app.ValidateRequest{Paths: o.Paths, Format: o.Format}
-	if o.LimitSet {
-		req.Limit = &o.Limit
-	}
-	return showRefusal[*app.FailedError](o.Env, o.Globals, app.Validate, req, func(rep *app.ValidateReport) error {
+func runValidate(o call[app.ValidateRequest]) error {
+	return showRefusal[*app.FailedError](o.Env, o.G, app.Validate, o.Req, func(rep *app.ValidateReport) error {
 		printValidateReport(o.Env, rep)
 		return nil
 	})
