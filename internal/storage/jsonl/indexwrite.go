@@ -398,10 +398,16 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	if len(data) < parallelThreshold {
 		n = 1
 	}
+	// Cutting the parts reads the log too: a fault there is the same
+	// truncation as one in a part.
+	var chunks [][]byte
+	if whileMapped("the log", func() error { chunks = lineParts(data, n); return nil }) != nil {
+		return nil, false
+	}
 	parts := make([][]indexEntry, n)
 	var wg sync.WaitGroup
 	var faulted atomic.Bool
-	for i, chunk := range lineParts(data, n) {
+	for i, chunk := range chunks {
 		wg.Go(func() {
 			read := l.entryReader()
 			err := whileMapped("the log", func() error {

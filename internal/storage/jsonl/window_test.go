@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -69,6 +70,30 @@ func TestWhileMappedTurnsAFaultIntoAnError(t *testing.T) {
 		}
 	}()
 	_ = whileMapped(path, func() error { panic("bug") })
+}
+
+// A rebuild of the index whose log another program truncates after it
+// was mapped says it read no whole log, on every core, and does not crash:
+// the cut of the log into a part per core reads it too.
+func TestIndexEntriesOfATruncatedLog(t *testing.T) {
+	if !mapfile.Mapped {
+		t.Skip("files are read, not mapped, here")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	content := bytes.Repeat([]byte("{\"id\":\"a\"}\n"), 2*parallelThreshold/11)
+	f, path := openWritten(t, content)
+	data, release, err := mapLines(f, 0, int64(len(content)), int64(len(content)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	l := &Log{Path: path}
+	if entries, whole := l.indexEntries(data); whole || len(entries) != 0 {
+		t.Fatalf("a truncated log gave %d entries, whole %v", len(entries), whole)
+	}
 }
 
 // openWritten writes content to a new file and opens it for reading; the
