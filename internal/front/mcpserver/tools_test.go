@@ -19,6 +19,19 @@ import (
 )
 
 // connect serves s in memory and connects the SDK's client to it.
+// connectInNewRepo is a client of a server started as droid in a new
+// repository (git's configuration isolated), and the context its calls
+// take: a minute, then cancelled.
+func connectInNewRepo(t *testing.T, droid string) (context.Context, *mcp.ClientSession) {
+	t.Helper()
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx, connect(t, ctx, New(env, droid, ""), nil)
+}
+
 func connect(t *testing.T, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	serverSide, clientSide := mcp.NewInMemoryTransports()
@@ -271,12 +284,7 @@ func TestListLimit(t *testing.T) {
 // A server started as a droid whose name no write accepts answers every
 // call with the usage error --droid gives on the command line.
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cs := connect(t, ctx, New(env, strings.Repeat("x", 101), ""), nil)
+	ctx, cs := connectInNewRepo(t, strings.Repeat("x", 101))
 	for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
@@ -296,12 +304,7 @@ var reachesTheRemote = map[string]bool{"sync": true, "reserve": true, "assign": 
 // command-line flag the client cannot pass (the command line's own words
 // are checked in internal/front/commands).
 func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cs := connect(t, ctx, New(env, "ann", ""), nil)
+	ctx, cs := connectInNewRepo(t, "ann")
 	for _, c := range []struct {
 		tool string
 		args map[string]any
