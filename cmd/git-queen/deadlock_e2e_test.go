@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -22,13 +21,7 @@ func TestQueueRefusesAWaitThatClosesACycle(t *testing.T) {
 	mustQueen(t, repo, "bob", "reserve", "b/**")
 
 	ann := startReserveWait(t, repo, "ann", "b/**", "--timeout", "5m")
-	deadline := time.Now().Add(90 * time.Second)
-	for len(listQueue(t, repo, "bob").Waiting) == 0 {
-		if time.Now().After(deadline) || !ann.running() {
-			t.Fatalf("ann never queued:\n%s%s", ann.stdout, ann.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	ann.queued(t, repo, "bob", "ann")
 	r := gitQueen(t, repo, "bob", "reserve", "a/x.go", "--wait", "--timeout", "60s")
 	if r.code != 5 || !strings.Contains(r.stderr, "ann waits for b/**, which you hold") || strings.Contains(r.stderr, "not granted within") {
 		t.Fatalf("bob's wait that closes the cycle: exit %d\n%s", r.code, r.stderr)

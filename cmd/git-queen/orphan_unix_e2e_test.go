@@ -28,13 +28,7 @@ func TestAWaiterWhoseGitIsKilledStops(t *testing.T) {
 
 	bob := startReserveWait(t, repo, "bob", "src/**", "--timeout", "5m")
 	t.Cleanup(func() { killGroup(bob.cmd) })
-	deadline := time.Now().Add(90 * time.Second)
-	for len(listQueue(t, repo, "ann").Waiting) == 0 {
-		if time.Now().After(deadline) || !bob.running() {
-			t.Fatalf("bob never queued:\n%s%s", bob.stdout, bob.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	bob.queued(t, repo, "ann", "bob")
 	if err := bob.cmd.Process.Kill(); err != nil { // git alone
 		t.Fatal(err)
 	}

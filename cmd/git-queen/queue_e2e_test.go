@@ -91,6 +91,20 @@ func startReserveWait(t *testing.T, dir, droid string, args ...string) *waiterPr
 	return w
 }
 
+// queued waits until the queue, as droid asker lists it in dir, has a
+// waiter (this one, the only one started), within a bound only a hang
+// hits; it fails the test if the waiter ends first.
+func (w *waiterProc) queued(t *testing.T, dir, asker, who string) {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for len(listQueue(t, dir, asker).Waiting) == 0 {
+		if time.Now().After(deadline) || !w.running() {
+			t.Fatalf("%s never queued:\n%s%s", who, w.stdout, w.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // finished waits for the waiter to end, within a bound only a hang hits.
 func (w *waiterProc) finished(t *testing.T, who string) error {
 	t.Helper()
@@ -211,13 +225,7 @@ func TestQueueWaitersThatGiveUpOrDie(t *testing.T) {
 	}
 
 	carl := startReserveWait(t, repo, "carl", "src/**", "--timeout", "5m")
-	deadline := time.Now().Add(90 * time.Second)
-	for len(listQueue(t, repo, "ann").Waiting) == 0 {
-		if time.Now().After(deadline) || !carl.running() {
-			t.Fatalf("carl never queued:\n%s%s", carl.stdout, carl.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	carl.queued(t, repo, "ann", "carl")
 	killGroup(carl.cmd) // SIGKILL: no chance to leave the queue
 	if err := carl.finished(t, "carl"); err == nil {
 		t.Fatal("the killed waiter exited 0")
