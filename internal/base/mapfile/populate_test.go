@@ -3,7 +3,6 @@ package mapfile
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -17,15 +16,7 @@ import (
 func TestPopulateTakesMemoryOfAnyKind(t *testing.T) {
 	page := os.Getpagesize()
 	content := bytes.Repeat([]byte("populate me, "), 3*page/13+5)
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openWritten(t, content)
 	mapped, release, err := Map(f, int64(len(content)), false)
 	if err != nil {
 		t.Fatal(err)

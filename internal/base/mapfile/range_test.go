@@ -10,15 +10,7 @@ import (
 func TestRangeReadsTheBytesAskedFor(t *testing.T) {
 	page := os.Getpagesize()
 	content := bytes.Repeat([]byte("0123456789abcdef"), 3*page/16+7)
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openWritten(t, content)
 	for _, tt := range []struct{ off, size int64 }{
 		{0, 10}, {5, 100}, {int64(page) - 3, 10}, {int64(page), int64(page)},
 		{int64(2*page) + 1, int64(len(content) - 2*page - 1)}, {int64(len(content)), 0},
@@ -34,4 +26,20 @@ func TestRangeReadsTheBytesAskedFor(t *testing.T) {
 			release()
 		}
 	}
+}
+
+// openWritten writes content to a new file and opens it for reading; the
+// test closes it.
+func openWritten(t *testing.T, content []byte) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
