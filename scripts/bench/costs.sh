@@ -61,6 +61,16 @@ export QUEEN_DROID=droid-3
 table="$work/table"
 : >"$table"
 
+# new_store NAME ARGS...: a repository at $work/NAME whose live store
+# genstore fills with ARGS; the script goes on in it.
+new_store() {
+	store="$work/$1"
+	shift
+	git init -q -b main "$store"
+	genstore -dir "$store/.git/queen" "$@" >/dev/null
+	cd "$store"
+}
+
 want() { [ -z "${ONLY:-}" ] && return 0; case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # row WHAT NAME A-NAME B-NAME [RSS]: one line of the table.
@@ -83,10 +93,7 @@ against_before() {
 
 if want list; then
 	echo "== list: $size reservation lines, 1,000 active"
-	store="$work/list"
-	git init -q -b main "$store"
-	genstore -dir "$store/.git/queen" -reservations "$size" -active 1000 -messages 1000 >/dev/null
-	cd "$store"
+	new_store list -reservations "$size" -active 1000 -messages 1000
 	git-queen check src/x.go >/dev/null
 	git-queen reservations >/dev/null
 	[ -z "${BEFORE:-}" ] || "$BEFORE" reservations >/dev/null
@@ -98,11 +105,8 @@ fi
 
 if want send; then
 	echo "== send: $size messages"
-	store="$work/send"
-	git init -q -b main "$store"
-	genstore -dir "$store/.git/queen" -reservations 1000 -active 100 -messages "$size" >/dev/null
+	new_store send -reservations 1000 -active 100 -messages "$size"
 	mkdir -p "$work/seed" && cp "$store/.git/queen/queen_messages.jsonl" "$work/seed/"
-	cd "$store"
 	send="git-queen msg send --to droid-3 --subject s --body b"
 	QUEEN_DROID=droid-7 bench_pair send send "$send" seed "seedpeer -dir $work/seed send droid-7 droid-3 s b"
 	row "msg send, $size messages" send send seed "$(QUEEN_DROID=droid-7 bench_rss $send) MiB"
@@ -111,10 +115,7 @@ fi
 
 if want read; then
 	echo "== read: one message by id among $size"
-	store="$work/read"
-	git init -q -b main "$store"
-	genstore -dir "$store/.git/queen" -reservations 1000 -active 100 -messages "$size" >/dev/null
-	cd "$store"
+	new_store read -reservations 1000 -active 100 -messages "$size"
 	id=$(sed -n "$((size / 2))p" .git/queen/queen_messages.jsonl | sed 's/.*"id":"\([^"]*\)".*/\1/')
 	# The writer's first append keeps the log's index from then on.
 	QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject s --body b >/dev/null
@@ -126,10 +127,7 @@ fi
 
 if want cold; then
 	echo "== cold: selections over every one of $size messages"
-	store="$work/cold"
-	git init -q -b main "$store"
-	genstore -dir "$store/.git/queen" -reservations 1000 -active 100 -messages "$size" >/dev/null
-	cd "$store"
+	new_store cold -reservations 1000 -active 100 -messages "$size"
 	# The writer's first append keeps the log's index from then on.
 	QUEEN_DROID=droid-7 git-queen msg send --to droid-3 --subject s --body b >/dev/null
 	thread=$(sed -n "$((size / 2))p" .git/queen/queen_messages.jsonl | sed 's/.*"thread_id":"\([^"]*\)".*/\1/')
