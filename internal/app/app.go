@@ -9,11 +9,10 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
@@ -79,41 +78,30 @@ func (u UseCase[Req, Res]) Run(e *Env, req Req) (Res, error) {
 // UsageError is a mistake in how a use case was called (exit 2 on the
 // command line, kind "usage" for an MCP tool). Command names the command
 // whose help explains it. Msg says the parameters it names as the request
-// does ("ttl"); Spell says them in a front end's own words ("--ttl"), so
-// that an MCP client is never told of a flag it cannot pass.
+// does ("ttl"); Text lets a front end say them in its own words ("--ttl"),
+// so that an MCP client is never told of a flag it cannot pass.
 type UsageError struct {
 	Command string
 	Msg     string
-	// format and args are Msg before formatting (usagef), for Spell.
-	format string
-	args   []any
+	text    wording.Text // Msg before spelling (usagef)
 }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-// Param is a request's parameter named in a usage error's message, by the
-// name its request gives it (the JSON name where it has one: "ttl").
-type Param string
-
-// usagef is a usage error of command whose message is format with args
-// (Sprintf's); the Params among the args are the parameters it names.
-func usagef(command, format string, args ...any) *UsageError {
-	return &UsageError{Command: command, Msg: fmt.Sprintf(format, args...), format: format, args: args}
+// Text is the message, its parameters for a front end to spell.
+func (e *UsageError) Text() wording.Text {
+	if e.text.IsZero() {
+		return wording.Textf("%s", e.Msg)
+	}
+	return e.text
 }
 
-// Spell is the message with each parameter it names said by name (the
-// command line passes its flag's spelling).
-func (e *UsageError) Spell(name func(Param) string) string {
-	if e.format == "" {
-		return e.Msg
-	}
-	args := slices.Clone(e.args)
-	for i, a := range args {
-		if p, ok := a.(Param); ok {
-			args[i] = name(p)
-		}
-	}
-	return fmt.Sprintf(e.format, args...)
+// usagef is a usage error of command whose message is format with args
+// (Sprintf's); the wording.Params among the args are the parameters it
+// names.
+func usagef(command, format string, args ...any) *UsageError {
+	text := wording.Textf(format, args...)
+	return &UsageError{Command: command, Msg: text.String(), text: text}
 }
 
 // ErrNoIdentity says how to set an identity, for use cases that need one.
@@ -123,9 +111,19 @@ var ErrNoIdentity = &UsageError{Msg: "no droid identity: pass --droid NAME, set 
 // ConflictError is an outcome its result describes that the caller should
 // report as a conflict (exit 5): paths held by another droid (check), or
 // grants a sync withdrew.
-type ConflictError struct{ Msg string }
+type ConflictError struct {
+	Msg   string
+	cause error // what Msg says, when it is an error of its own (conflict)
+}
 
 func (e *ConflictError) Error() string { return e.Msg }
+
+// Unwrap is the error the conflict reports, if any.
+func (e *ConflictError) Unwrap() error { return e.cause }
+
+// conflict reports err as a conflict, keeping it for errors.As (and its
+// wording for the front ends).
+func conflict(err error) *ConflictError { return &ConflictError{Msg: err.Error(), cause: err} }
 
 // FailedError is an outcome its result describes that the caller should
 // report as a failure (exit 1): files that are not valid.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 )
 
@@ -70,10 +72,10 @@ const defaultTTL = "2h"
 func ParseTTL(verb, s string) (time.Duration, error) {
 	d, err := ParseDuration(s)
 	if err != nil {
-		return 0, usagef(verb, "%s %q: give a duration such as 30m, 4h or 1d", Param("ttl"), s)
+		return 0, usagef(verb, "%s %q: give a duration such as 30m, 4h or 1d", wording.Param("ttl"), s)
 	}
 	if d < time.Second || d > reservations.MaxTTL {
-		return 0, usagef(verb, "%s %s is out of range: reservations last from a second to 7d (renew to keep one longer)", Param("ttl"), s)
+		return 0, usagef(verb, "%s %s is out of range: reservations last from a second to 7d (renew to keep one longer)", wording.Param("ttl"), s)
 	}
 	return d, nil
 }
@@ -81,7 +83,7 @@ func ParseTTL(verb, s string) (time.Duration, error) {
 // WaitTimeout reads the timeout of a command that waits (msg wait,
 // reserve --wait), the request's parameter param: a positive duration;
 // "" is no bound.
-func WaitTimeout(command string, param Param, s string) (time.Duration, error) {
+func WaitTimeout(command string, param wording.Param, s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}

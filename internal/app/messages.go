@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -48,7 +50,7 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 	}
 	if strings.TrimSpace(r.Subject) == "" {
 		if r.Subject = SubjectOf(r.Body); r.Subject == "" {
-			return nil, usagef("msg send", "give a %s, or a body whose first line can serve as one", Param("subject"))
+			return nil, usagef("msg send", "give a %s, or a body whose first line can serve as one", wording.Param("subject"))
 		}
 	}
 	if r.Issue != "" {
@@ -127,7 +129,7 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 	}
 	since, err := ParseSince(e.Now(), r.Since)
 	if err != nil {
-		return nil, usagef("", "%s: %v", Param("since"), err)
+		return nil, usagef("", "%s: %v", wording.Param("since"), err)
 	}
 	s, err := e.OpenStore()
 	if err != nil {
@@ -268,7 +270,7 @@ var MsgStats = UseCase[MsgStatsRequest, *MsgStatsResult]{Name: "msg stats", run:
 func msgStats(e *Env, r MsgStatsRequest) (*MsgStatsResult, error) {
 	since, err := ParseSince(e.Now(), r.Since)
 	if err != nil {
-		return nil, usagef("msg stats", "%s: %v", Param("since"), err)
+		return nil, usagef("msg stats", "%s: %v", wording.Param("since"), err)
 	}
 	s, err := e.OpenStore()
 	if err != nil {

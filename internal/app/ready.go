@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/domain/work"
@@ -72,7 +74,7 @@ var Ready = UseCase[ReadyRequest, *ReadyResult]{Name: "ready", run: runReady}
 
 func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if r.Limit < 0 {
-		return nil, usagef("ready", "%s is %d; give a positive number, or 0 for all", Param("limit"), r.Limit)
+		return nil, usagef("ready", "%s is %d; give a positive number, or 0 for all", wording.Param("limit"), r.Limit)
 	}
 	me := e.Identity()
 	if r.Claim && me == "" {
@@ -160,7 +162,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 		res.refusal = lost
 		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: lost.Active.Droid})
 		if try+1 >= maxClaimTries {
-			return fmt.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run git queen ready --claim again", lost, maxClaimTries)
+			return wording.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run %s again", lost, maxClaimTries, wording.Run("ready", "claim"))
 		}
 		var err2 error
 		if taken, _, err2 = takenWork(s, res.me); err2 != nil {
@@ -260,11 +262,11 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	}
 	for _, n := range named {
 		if n == "" {
-			return nil, nil, usagef("ready", "%s is empty; name an st stream file", Param("streams"))
+			return nil, nil, usagef("ready", "%s is empty; name an st stream file", wording.Param("streams"))
 		}
 		p := e.abs(n)
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", Param("streams"), n)
+			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}
 		p = filepath.Clean(p)
 		real, err := filepath.EvalSymlinks(p)

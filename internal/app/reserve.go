@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 
@@ -199,10 +201,10 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 		verb = "renew"
 	}
 	if r.All && len(r.Patterns) > 0 {
-		return nil, usagef(verb, "give PATTERNs or %s, not both", Param("all"))
+		return nil, usagef(verb, "give %s or %s, not both", wording.Param("patterns"), wording.Param("all"))
 	}
 	if !r.All && len(r.Patterns) == 0 {
-		return nil, usagef(verb, "name the PATTERNs to %s, or use %s", verb, Param("all"))
+		return nil, usagef(verb, "name the %s to %s, or use %s", wording.Param("patterns"), verb, wording.Switch("all"))
 	}
 	var ttl time.Duration
 	if renew {
@@ -226,7 +228,7 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 	// An assignment released by name keeps its reason (QueenBee's
 	// release ISSUE --reason); a reservation records one only when forced.
 	if r.Reason != "" && holder == me && (r.All || len(args) > 0) {
-		return nil, usagef(verb, "%s is told to the holder of a forced change (%s NAME %s); your own reservations need none", Param("reason"), Param("holder"), Param("force"))
+		return nil, usagef(verb, "%s is told to the holder of a forced change (%s NAME %s); your own reservations need none", wording.Param("reason"), wording.Param("holder"), wording.Param("force"))
 	}
 	res := &ChangeResult{Renew: renew, Changed: []records.Reservation{}}
 	for _, issue := range issues {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/base/wording"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
@@ -55,25 +56,25 @@ var ReserveQueued = UseCase[ReserveWaitRequest, *ReserveWaitResult]{Name: "reser
 func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 	if !r.Wait {
 		if r.Timeout != "" {
-			return nil, usagef("reserve", "%[1]s says how long %[2]s waits; add %[2]s, or leave out %[1]s", Param("wait_timeout"), Param("wait"))
+			return nil, usagef("reserve", "%[1]s says how long %[2]s waits; add %[2]s, or leave out %[1]s", wording.Param("wait_timeout"), wording.Param("wait"))
 		}
 		res, err := reserve(e, r.ReserveRequest)
 		return wrapReserve(res), err
 	}
 	switch {
 	case r.Force:
-		return nil, usagef("reserve", "%s queues for the paths and %s takes them now; choose one", Param("wait"), Param("force"))
+		return nil, usagef("reserve", "%s queues for the paths and %s takes them now; choose one", wording.Param("wait"), wording.Param("force"))
 	case r.Shared:
-		return nil, usagef("reserve", "%[1]s queues for an exclusive reservation; a %[2]s one is granted at once, so leave out %[1]s", Param("wait"), Param("shared"))
+		return nil, usagef("reserve", "%[1]s queues for an exclusive reservation; a %[2]s one is granted at once, so leave out %[1]s", wording.Param("wait"), wording.Param("shared"))
 	case r.Steal:
-		return nil, usagef("reserve", "%s queues behind a live holder and %s takes from a silent one now; choose one", Param("wait"), Param("steal"))
+		return nil, usagef("reserve", "%s queues behind a live holder and %s takes from a silent one now; choose one", wording.Param("wait"), wording.Param("steal"))
 	}
 	timeout, err := WaitTimeout("reserve", "wait_timeout", r.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	if r.MaxWait > 0 && (timeout <= 0 || timeout > r.MaxWait) {
-		return nil, usagef("reserve", "%s %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", Param("wait_timeout"), r.Timeout, r.MaxWait)
+		return nil, usagef("reserve", "%s %q: a wait here lasts at most %s; to wait longer, call again when it times out (the queue keeps no place between calls)", wording.Param("wait_timeout"), r.Timeout, r.MaxWait)
 	}
 	ctx, cancel := e.waitContext(timeout)
 	defer cancel()
@@ -248,7 +249,7 @@ func (w *waiter) sync() {
 // 5) naming what still stood ahead.
 func (w *waiter) gaveUp(ctx context.Context, timeout time.Duration) error {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return w.leave("stopped", fmt.Errorf("reserve --wait: stopped before the paths were granted; %s", left))
+		return w.leave("stopped", wording.Errorf("%s: stopped before the paths were granted; %s", wording.Switch("wait"), left))
 	}
 	blocking, _ := w.rs.Blocking(w.req, w.s.Now())
 	conflict := &reservations.ConflictError{Conflicts: blocking, Now: w.s.Now()}
@@ -286,19 +287,16 @@ type QueueTimeoutError struct {
 	Conflict *reservations.ConflictError
 }
 
-func (e *QueueTimeoutError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "reserve --wait: not granted within %s, and %s; still ahead:", e.After, left)
-	msg := e.Conflict.Error()
-	if _, rest, ok := strings.Cut(msg, "\n"); ok {
-		if i := strings.LastIndex(rest, "\n"); i >= 0 {
-			rest = rest[:i] // the conflict's advice (--force) is not for a waiter
-		}
-		b.WriteString("\n" + rest)
-	} else {
-		b.WriteString(" nothing any more: reserve again")
+func (e *QueueTimeoutError) Error() string { return e.Text().String() }
+
+// Text is the message, for a front end to say in its own words; the
+// conflict's advice (force) is not for a waiter, so only its listing is.
+func (e *QueueTimeoutError) Text() wording.Text {
+	ahead := wording.Textf(" nothing any more: reserve again")
+	if len(e.Conflict.Conflicts) > 0 {
+		ahead = e.Conflict.Listing()
 	}
-	return b.String()
+	return wording.Textf("%s: not granted within %s, and %s; still ahead:%s", wording.Switch("wait"), e.After, left, ahead)
 }
 
 func (e *QueueTimeoutError) Unwrap() error { return e.Conflict }
@@ -317,8 +315,8 @@ func isTransient(err error) bool {
 // cycleError is the wait refused because it closed a cycle: a conflict
 // (exit 5) that says what to release.
 func cycleError(c *reservations.Cycle) error {
-	return &ConflictError{Msg: fmt.Sprintf("reserve --wait: %s waits for %s, which you hold, and holds %s, which you wait for: "+
+	return conflict(wording.Errorf("%s: %s waits for %s, which you hold, and holds %s, which you wait for: "+
 		"neither wait would end before a reservation expired, so yours stopped and %s; "+
-		"release %s (git queen release '%s') so that %s goes on, then reserve again",
-		c.Other, c.Waits.Pattern, c.Held.Pattern, left, c.Mine.Pattern, c.Mine.Pattern, c.Other)}
+		"release %s (%s '%s') so that %s goes on, then reserve again",
+		wording.Switch("wait"), c.Other, c.Waits.Pattern, c.Held.Pattern, left, c.Mine.Pattern, wording.Run("release"), c.Mine.Pattern, c.Other))
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
@@ -32,7 +34,7 @@ func silentCheck(s *store.Store, what string) (func(string, time.Time) error, er
 func stealRefused(err error) error {
 	var seen *roster.NotSilentError
 	if errors.As(err, &seen) {
-		return &ConflictError{Msg: seen.Error()}
+		return conflict(seen)
 	}
 	return err
 }
@@ -46,18 +48,18 @@ func stealOffline(command string, s *store.Store, offline bool) error {
 		return nil
 	}
 	return usagef(command, "%[1]s judges the holder's silence by what the remote knows and publishes through it; it cannot be %[2]s. "+
-		"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", Param("steal"), Param("offline"), Param("force"))
+		"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", wording.Param("steal"), wording.Param("offline"), wording.Param("force"))
 }
 
 // checkStealFlags refuses what --steal cannot be combined with.
 func checkStealFlags(command string, shared, force, notify bool) error {
 	switch {
 	case shared:
-		return usagef(command, "%s takes an exclusive reservation; leave out %s", Param("steal"), Param("shared"))
+		return usagef(command, "%s takes an exclusive reservation; leave out %s", wording.Param("steal"), wording.Param("shared"))
 	case force:
 		return stealOrForce(command)
 	case notify:
-		return usagef(command, "%s messages the holders it takes from; leave out %s", Param("steal"), Param("notify"))
+		return usagef(command, "%s messages the holders it takes from; leave out %s", wording.Param("steal"), wording.Param("notify"))
 	}
 	return nil
 }
@@ -105,5 +107,5 @@ var Steal = UseCase[StealRequest, *StealResult]{Name: "steal", run: func(e *Env,
 // stealOrForce refuses a request that asks for both ways past a holder.
 func stealOrForce(command string) *UsageError {
 	return usagef(command, "%[1]s and %[2]s are two ways past a holder: %[1]s only from one silent for longer than the team allows, %[2]s from anyone; give one",
-		Param("steal"), Param("force"))
+		wording.Param("steal"), wording.Param("force"))
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/format/st"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -56,13 +58,13 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 		return nil, &UsageError{Command: command, Msg: "name the stream file to write (standard input cannot be written)"}
 	}
 	if r.Interval < 0 {
-		return nil, usagef(command, "%s must be 1 or more (0: the default)", Param("checkpoint_interval"))
+		return nil, usagef(command, "%s must be 1 or more (0: the default)", wording.Param("checkpoint_interval"))
 	}
 	path := e.abs(r.File)
 	if r.Change.Op == st.OpAddComment && r.Change.Comment.Author == "" {
 		me, err := e.RequireIdentity()
 		if err != nil {
-			return nil, usagef(command, "a comment needs an author: pass %s NAME, or give this worktree a droid identity (--droid NAME, QUEEN_DROID)", Param("author"))
+			return nil, usagef(command, "a comment needs an author: pass %s NAME, or give this worktree a droid identity (--droid NAME, QUEEN_DROID)", wording.Param("author"))
 		}
 		r.Change.Comment.Author = me
 	}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
+
 	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
@@ -47,7 +49,7 @@ func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
 		}
 	}
 	if r.Limit != nil && *r.Limit < 0 {
-		return nil, usagef("validate", "%s must be 0 (all) or more", Param("limit"))
+		return nil, usagef("validate", "%s must be 0 (all) or more", wording.Param("limit"))
 	}
 	repo, err := gitrepo.Discover(e.Dir)
 	if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -46,18 +47,23 @@ type AlreadyAssignedError struct {
 	Withdrawn *records.Assignment
 }
 
-func (e *AlreadyAssignedError) Error() string {
+func (e *AlreadyAssignedError) Error() string { return e.Text().String() }
+
+// Text is the refusal's message, which names the switch that takes the
+// issue over, for a front end to say in its own words.
+func (e *AlreadyAssignedError) Text() wording.Text {
 	held := fmt.Sprintf("issue %s is already assigned to %s (%s, since %s)", e.Active.IssueID, e.Active.Droid, e.Active.ID,
 		e.Active.CreatedAt.Format(time.RFC3339))
+	force := wording.Switch("force")
 	switch {
 	case e.Withdrawn != nil:
-		return fmt.Sprintf("issue %s went to %s (%s): that assignment reached %s first, so this one (%s) was withdrawn and nothing is assigned; "+
-			"talk to %s, or take it over with --force (%s is told)", e.Active.IssueID, e.Active.Droid, e.Active.ID, e.Remote,
-			e.Withdrawn.ID, e.Active.Droid, e.Active.Droid)
+		return wording.Textf("issue %s went to %s (%s): that assignment reached %s first, so this one (%s) was withdrawn and nothing is assigned; "+
+			"talk to %s, or take it over with %s (%s is told)", e.Active.IssueID, e.Active.Droid, e.Active.ID, e.Remote,
+			e.Withdrawn.ID, e.Active.Droid, force, e.Active.Droid)
 	case e.Remote != "":
-		return held + " on " + e.Remote + "; nothing was assigned; use --force to reassign it (" + e.Active.Droid + " is told)"
+		return wording.Textf("%s on %s; nothing was assigned; use %s to reassign it (%s is told)", held, e.Remote, force, e.Active.Droid)
 	}
-	return held + "; use --force to reassign it"
+	return wording.Textf("%s; use %s to reassign it", held, force)
 }
 
 // UnknownIssueError is returned when the beads issue file exists and does

@@ -113,7 +113,7 @@ func TestUnassignOfADoubleByAnotherDroid(t *testing.T) {
 	f := newFixture(t)
 	appendTo(t, f.a.S.Log(records.AssignmentsFile).Path, activeLine(t, idAnn, "qb-2", "ann", t0), activeLine(t, idBob, "qb-2", "bob", t0))
 	f.now = f.now.Add(time.Hour)
-	if _, err := f.a.Unassign("qb-2", "cat", false, false, ""); err == nil || !strings.Contains(err.Error(), "--force") {
+	if _, err := f.a.Unassign("qb-2", "cat", false, false, ""); err == nil || !strings.Contains(err.Error(), "force=true") {
 		t.Fatalf("cat's unassign without --force: %v", err)
 	}
 	if _, err := f.a.Unassign("qb-2", "cat", false, true, "a double"); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -60,7 +61,7 @@ type Draft struct {
 
 // ErrNobodyToBroadcastTo is returned by a broadcast when no other droid has
 // ever appeared in the stores.
-var ErrNobodyToBroadcastTo = errors.New("no other droid appears in the stores yet, so @all reaches nobody; name a recipient with --to")
+var ErrNobodyToBroadcastTo = wording.Errorf("no other droid appears in the stores yet, so @all reaches nobody; name a recipient with %s", wording.Param("to"))
 
 func (d *Draft) validate() error {
 	if err := records.ValidateDroid(d.From); err != nil {
@@ -110,7 +111,7 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 	if d.ReplyTo != "" {
 		parent, _, err := m.Get(d.ReplyTo)
 		if err != nil {
-			return nil, fmt.Errorf("--reply-to: %w", err)
+			return nil, wording.Errorf("%s: %w", wording.Param("reply_to"), err)
 		}
 		if thread == "" {
 			thread = cmp.Or(parent.ThreadID, parent.ID)

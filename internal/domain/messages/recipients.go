@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	presence "github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
@@ -31,7 +32,11 @@ type UnknownRecipientError struct {
 	Known []string
 }
 
-func (e *UnknownRecipientError) Error() string {
+func (e *UnknownRecipientError) Error() string { return e.Text().String() }
+
+// Text is the refusal's message, which names the switch that lets an
+// unknown name through, for a front end to say in its own words.
+func (e *UnknownRecipientError) Text() wording.Text {
 	var b strings.Builder
 	for i, n := range e.Names {
 		if i > 0 {
@@ -48,9 +53,8 @@ func (e *UnknownRecipientError) Error() string {
 	case len(e.Near) < len(e.Names):
 		fmt.Fprintf(&b, "; known droids: %s", listUpTo(e.Known, 12))
 	}
-	b.WriteString("\nname a droid that has sent, received, reserved or been assigned something, or list it under [droids] names in .beads/" +
-		schema.ConfigFile + "; pass --new if the name is meant (a droid that has not started yet)")
-	return b.String()
+	return wording.Textf("%s\nname a droid that has sent, received, reserved or been assigned something, or list it under [droids] names in .beads/"+
+		"%s; pass %s if the name is meant (a droid that has not started yet)", b.String(), schema.ConfigFile, wording.Switch("new"))
 }
 
 // recipients turns a draft's To into the droids that each get a copy, in
@@ -71,7 +75,7 @@ func (m *Store) recipients(d *Draft) ([]string, error) {
 		names = strings.Split(d.To, ",") // typed: a list
 	}
 	if len(names) > MaxRecipients {
-		return nil, records.Invalidf("%d recipients; at most %d may be listed (--to @all reaches every droid)", len(names), MaxRecipients)
+		return nil, records.Invalidf("%d recipients; at most %d may be listed (%s @all reaches every droid)", len(names), MaxRecipients, wording.Param("to"))
 	}
 	var out, unknown []string
 	for _, name := range names {

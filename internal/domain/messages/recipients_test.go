@@ -71,7 +71,7 @@ func TestRecipients(t *testing.T) {
 				if len(tt.near) == 0 && !strings.Contains(err.Error(), "known droids: bob, cat, eve, the,team") {
 					t.Errorf("message %q does not list the known droids", err)
 				}
-				if !strings.Contains(err.Error(), "--new") {
+				if !strings.Contains(err.Error(), "new=true") {
 					t.Errorf("message %q does not say how to mean it", err)
 				}
 				if after := len(f.inboxAll(t)); after != before {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -143,7 +144,7 @@ func (c *ChangeRequest) validate() error {
 		return err
 	}
 	if !c.All && len(c.Patterns) == 0 {
-		return records.Invalidf("name the patterns, or use --all")
+		return records.Invalidf("name the patterns, or use %s", wording.Switch("all"))
 	}
 	if c.Renew {
 		c.TTL = cmp.Or(c.TTL, DefaultTTL)

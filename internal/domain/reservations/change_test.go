@@ -84,7 +84,7 @@ func TestNothingToReleaseNamesWhatTheDroidHolds(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ann holds docs/**") {
 		t.Errorf("a pattern that covers nothing: %v", err)
 	}
-	if _, err := f.res.Release("ann", nil, false); err == nil || !strings.Contains(err.Error(), "--all") {
+	if _, err := f.res.Release("ann", nil, false); err == nil || !strings.Contains(err.Error(), "all=true") {
 		t.Errorf("no pattern and no --all: %v", err)
 	}
 	if _, err := f.res.Release("ann", []string{"../x"}, false); err == nil {

@@ -56,7 +56,7 @@ func TestChangeAnotherDroidsReservations(t *testing.T) {
 			}
 			inbox := f.inbox(t, "bob")
 			if tt.refused {
-				if msg := err.Error(); !strings.Contains(msg, "bob") || !strings.Contains(msg, "--force") || !strings.Contains(msg, "message") {
+				if msg := err.Error(); !strings.Contains(msg, "bob") || !strings.Contains(msg, "force=true") || !strings.Contains(msg, "message") {
 					t.Errorf("the refusal does not name the holder, --force and the message: %s", msg)
 				}
 				if len(f.activePatterns(t)) != 3 || len(inbox) != 0 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -95,27 +96,36 @@ type ConflictError struct {
 	Now       time.Time
 }
 
-func (e *ConflictError) Error() string {
-	var b strings.Builder
-	b.WriteString("reservation conflict; nothing was reserved:")
+func (e *ConflictError) Error() string { return e.Text().String() }
+
+// Text is the conflict's message, which names the switches and commands
+// that resolve it, for a front end to say in its own words.
+func (e *ConflictError) Text() wording.Text {
+	advice := wording.Textf("ask the holder (%s, or reserve again with %s), wait, or ", wording.Run("msg send"), wording.Switch("notify"))
+	if len(e.Notified) > 0 {
+		advice = wording.Textf("notified %d holder(s); ", len(e.Notified))
+	}
+	return wording.Textf("reservation conflict; nothing was reserved:%s\n%suse %s to reserve anyway", e.Listing(), advice, wording.Switch("force"))
+}
+
+// Listing is a line for each conflict, each after a newline: what it
+// overlaps, whose it is, and until when.
+func (e *ConflictError) Listing() wording.Text {
+	var format strings.Builder
+	var args []any
+	say := func(f string, a ...any) { format.WriteString(f); args = append(args, a...) }
 	for _, c := range e.Conflicts {
 		if c.Held.Status == records.ReservationWaiting {
-			fmt.Fprintf(&b, "\n  %s overlaps %s, which %s queued for first (%s)", c.Requested, c.Held.Pattern, c.Held.Droid, queuedSince(e.Now, c))
+			say("\n  %s overlaps %s, which %s queued for first (%s)", c.Requested, c.Held.Pattern, c.Held.Droid, queuedSince(e.Now, c))
 			continue
 		}
-		fmt.Fprintf(&b, "\n  %s overlaps %s held by %s", c.Requested, c.Held.Pattern, c.Held.Droid)
+		say("\n  %s overlaps %s held by %s", c.Requested, c.Held.Pattern, c.Held.Droid)
 		if c.Held.IssueID != "" {
-			fmt.Fprintf(&b, " for %s", c.Held.IssueID)
+			say(" for %s", c.Held.IssueID)
 		}
-		fmt.Fprintf(&b, " (expires %s; %s)", records.Relative(e.Now, c.Held.Expiry()), c.Example())
+		say(" (expires %s; %s)", records.Relative(e.Now, c.Held.Expiry()), c.Example())
 	}
-	if len(e.Notified) > 0 {
-		fmt.Fprintf(&b, "\nnotified %d holder(s); ", len(e.Notified))
-	} else {
-		b.WriteString("\nask the holder (git queen msg send, or reserve again with --notify), wait, or ")
-	}
-	b.WriteString("use --force to reserve anyway")
-	return b.String()
+	return wording.Textf(format.String(), args...)
 }
 
 func (r *Request) validate() error {
@@ -243,10 +253,14 @@ type TooManyError struct {
 	Active, Asked int
 }
 
-func (e *TooManyError) Error() string {
-	return fmt.Sprintf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
-		"the %d git-queen holds at once (each check reads them all); release what is done (git queen reservations --all "+
-		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations)
+func (e *TooManyError) Error() string { return e.Text().String() }
+
+// Text is the refusal's message, which names a call, for a front end to
+// say in its own words.
+func (e *TooManyError) Text() wording.Text {
+	return wording.Textf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
+		"the %d git-queen holds at once (each check reads them all); release what is done (%s "+
+		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations, wording.Run("reservations", "all"))
 }
 
 // conflicts lists, for each requested pattern, the other droids' active

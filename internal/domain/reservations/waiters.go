@@ -2,9 +2,11 @@ package reservations
 
 import (
 	"cmp"
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"slices"
 	"time"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/wording"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -257,6 +259,6 @@ func (s *Store) Blocking(req Request, now time.Time) ([]Conflict, error) {
 
 // queuedSince says, for a conflict with a place in the queue, since when
 // it waits and what to do.
-func queuedSince(now time.Time, c Conflict) string {
-	return "waiting since " + records.Relative(now, c.Held.CreatedAt) + "; " + c.Example() + "; reserve --wait queues behind it"
+func queuedSince(now time.Time, c Conflict) wording.Text {
+	return wording.Textf("waiting since %s; %s; %s queues behind it", records.Relative(now, c.Held.CreatedAt), c.Example(), wording.Run("reserve", "wait"))
 }

@@ -1,11 +1,11 @@
 package roster
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
@@ -21,13 +21,17 @@ type NotSilentError struct {
 	After    time.Duration
 }
 
-func (e *NotSilentError) Error() string {
+func (e *NotSilentError) Error() string { return e.Text().String() }
+
+// Text is the refusal's message, which names a call, for a front end to
+// say in its own words.
+func (e *NotSilentError) Text() wording.Text {
 	from := e.LastSeen.Add(e.After)
-	return fmt.Sprintf("nothing was stolen: %s was last seen %s (%s), and a %s is stolen only from a droid silent for longer than %s "+
+	return wording.Textf("nothing was stolen: %s was last seen %s (%s), and a %s is stolen only from a droid silent for longer than %s "+
 		"(.beads/queen.toml [roster] silent_after); it may be stolen after %s (in %s) unless %s shows up; "+
-		"ask %s first (git queen msg send --to %s), or wait",
+		"ask %s first (%s %s %s), or wait",
 		e.Holder, records.Relative(e.Now, e.LastSeen), e.LastSeen.UTC().Format(time.RFC3339), e.What, records.ShortDuration(e.After),
-		from.UTC().Format(time.RFC3339), records.ShortDuration(from.Sub(e.Now)), e.Holder, e.Holder, e.Holder)
+		from.UTC().Format(time.RFC3339), records.ShortDuration(from.Sub(e.Now)), e.Holder, e.Holder, wording.Run("msg send"), wording.Param("to"), e.Holder)
 }
 
 // SilentCheck is a check for reserve --steal and claim --steal: it allows

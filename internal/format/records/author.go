@@ -3,6 +3,8 @@ package records
 import (
 	"cmp"
 	"fmt"
+
+	"github.com/git-queen/git-queen/internal/base/wording"
 )
 
 // Authorship: every version git-queen writes names the droid that wrote it
@@ -133,11 +135,15 @@ type ForceNeededError struct {
 	Holder, By string
 }
 
-func (e *ForceNeededError) Error() string {
+func (e *ForceNeededError) Error() string { return e.Text().String() }
+
+// Text is the refusal's message, which names the parameters that let the
+// change through, for a front end to say in its own words.
+func (e *ForceNeededError) Text() wording.Text {
 	belong := "belongs"
 	if e.Many {
 		belong = "belong"
 	}
-	return fmt.Sprintf("%s %s to %s, not to %s: to %s another droid's %s, add --force (and --reason); %s will get a message saying what you did",
-		e.What, belong, e.Holder, e.By, e.Verb, e.Kind, e.Holder)
+	return wording.Textf("%s %s to %s, not to %s: to %s another droid's %s, add %s (and %s); %s will get a message saying what you did",
+		e.What, belong, e.Holder, e.By, e.Verb, e.Kind, wording.Switch("force"), wording.Param("reason"), e.Holder)
 }

@@ -1,6 +1,6 @@
 package records
 
-import "fmt"
+import "github.com/git-queen/git-queen/internal/base/wording"
 
 // InvalidError is bad input from whoever called: a droid name, a subject, a
 // pattern. The command line reports it as a usage error (exit 2); it is
@@ -14,5 +14,5 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 
 // Invalidf returns an InvalidError with a formatted message.
 func Invalidf(format string, args ...any) error {
-	return &InvalidError{fmt.Errorf(format, args...)}
+	return &InvalidError{wording.Errorf(format, args...)}
 }

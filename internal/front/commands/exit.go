@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/base/globs"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -125,20 +126,34 @@ func reportErrorJSON(w io.Writer, err error) {
 	fmt.Fprintf(w, "%s\n", b)
 }
 
-// message is err's message in the command line's words: the parameters a
-// usage error names are said as the flags that set them (--ttl).
+// message is err's message in the command line's words: the parameters
+// and calls it names (a wording.Error) are said as the flags that set them
+// (--ttl) and the commands to run (git queen msg send).
 func message(err error) string {
 	msg := err.Error()
-	var usage *UsageError
-	if errors.As(err, &usage) {
-		msg = strings.Replace(msg, usage.Msg, usage.Spell(flagOf), 1)
+	var worded wording.Error
+	if errors.As(err, &worded) {
+		msg = strings.Replace(msg, worded.Error(), worded.Text().In(commandLine), 1)
 	}
 	return strings.TrimRight(msg, "\n")
 }
 
+// commandLine are the command line's words for what a message names.
+var commandLine = wording.Words{
+	Param:  flagOf,
+	Switch: func(s wording.Switch) string { return flagOf(wording.Param(s)) },
+	Call: func(c wording.Call) string {
+		call := "git queen " + c.Command
+		for _, s := range c.Switches {
+			call += " " + flagOf(wording.Param(s))
+		}
+		return call
+	},
+}
+
 // flagOf is the flag that sets the request's parameter p: --p with dashes
 // for underscores, but for those the command line names otherwise.
-func flagOf(p app.Param) string {
+func flagOf(p wording.Param) string {
 	if flag, ok := flagsNamedOtherwise[p]; ok {
 		return flag
 	}
@@ -146,7 +161,8 @@ func flagOf(p app.Param) string {
 }
 
 // flagsNamedOtherwise are the flags whose names are not their parameters'.
-var flagsNamedOtherwise = map[app.Param]string{"wait_timeout": "--timeout", "streams": "--stream", "subject": "--subject (-s)"}
+var flagsNamedOtherwise = map[wording.Param]string{"wait_timeout": "--timeout", "streams": "--stream", "subject": "--subject (-s)",
+	"patterns": "PATTERNs"} // arguments, not a flag
 
 // ErrorOf is err as ErrorJSON: its exit code, the code's kind, its
 // message (parameters named as a request names them: an MCP tool's

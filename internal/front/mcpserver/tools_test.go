@@ -316,7 +316,7 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"reserve", map[string]any{"patterns": []string{"a"}, "wait": true, "wait_timeout": "-1s"}, `wait_timeout "-1s": give a positive duration`},
 		{"reserve", map[string]any{"patterns": []string{"a"}, "wait": true, "force": true}, "wait queues for the paths and force takes them now"},
 		{"renew", map[string]any{"all": true, "ttl": "soon"}, `ttl "soon": give a duration`},
-		{"release", map[string]any{"all": true, "patterns": []string{"a"}}, "give PATTERNs or all, not both"},
+		{"release", map[string]any{"all": true, "patterns": []string{"a"}}, "give patterns or all, not both"},
 		{"wait", map[string]any{"timeout": "0s"}, `timeout "0s": give a positive duration`},
 		{"inbox", map[string]any{"since": "yesterday"}, `since: "yesterday" is neither a duration`},
 		{"send", map[string]any{"to": "bob", "subject": " ", "new": true}, "give a subject, or a body"},
@@ -329,6 +329,62 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		msg, _ := e["message"].(string)
 		if !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(msg, c.want) || strings.Contains(msg, "--") {
 			t.Errorf("%s %v: %s\nwant a usage error beginning %q, naming no flag", c.tool, c.args, mustMarshal(res), c.want)
+		}
+	}
+}
+
+// A refusal says what would let the call through in the tool's own words
+// (force=true, the send tool), never a command-line flag or command the
+// client cannot pass: a conflict, a change of another droid's records, an
+// issue someone holds, an unknown recipient, a steal from a droid still
+// seen, a wait that timed out. The command line's words for the same
+// refusals are checked by its own tests (cmd/git-queen, internal/front/commands).
+func TestRefusalsNameTheToolsArguments(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	for _, c := range []struct {
+		who  *mcp.ClientSession
+		tool string
+		args map[string]any
+		kind string
+		want []string
+	}{
+		{ann, "reserve", map[string]any{"patterns": []string{"a/**"}}, "", nil},
+		{ann, "claim", map[string]any{"issue": "qb-1"}, "", nil},
+		{bob, "reserve", map[string]any{"patterns": []string{"a/x"}}, "conflict",
+			[]string{"a/x/** overlaps a/** held by ann", "ask the holder (send, or reserve again with notify=true), wait, or use force=true to reserve anyway"}},
+		{bob, "release", map[string]any{}, "usage", []string{"name the patterns to release, or use all=true"}},
+		{bob, "release", map[string]any{"patterns": []string{"a/**"}, "holder": "ann"}, "failure",
+			[]string{"to release another droid's reservations, add force=true (and reason)"}},
+		{bob, "claim", map[string]any{"issue": "qb-1"}, "conflict", []string{"use force=true to reassign it"}},
+		{bob, "send", map[string]any{"to": "annn", "subject": "hi"}, "usage", []string{"did you mean ann?", "pass new=true if the name is meant"}},
+		{bob, "steal", map[string]any{"patterns": []string{"a/**"}}, "conflict", []string{"ask ann first (send to ann), or wait"}},
+		{bob, "reserve", map[string]any{"patterns": []string{"a/y"}, "wait": true, "wait_timeout": "100ms"}, "conflict",
+			[]string{"wait=true: not granted within 100ms", "a/y/** overlaps a/** held by ann"}},
+	} {
+		res, err := c.who.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.tool, c.args, err)
+		}
+		if c.kind == "" {
+			if res.IsError {
+				t.Fatalf("%s %v: %s", c.tool, c.args, mustMarshal(res))
+			}
+			continue
+		}
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if !res.IsError || e["kind"] != c.kind || strings.Contains(msg, "--") || strings.Contains(msg, "git queen") {
+			t.Errorf("%s %v: %s\nwant a %s error naming no flag and no command", c.tool, c.args, mustMarshal(res), c.kind)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s %v: %q does not say %q", c.tool, c.args, msg, want)
+			}
 		}
 	}
 }

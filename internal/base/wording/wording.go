@@ -1,0 +1,135 @@
+// Package wording lets the domain and the application write a message that
+// tells its reader which parameter to set or which command to run, without
+// knowing which front end shows it: the command line says "--force" and
+// "git queen msg send", an MCP client "force=true" and "send". A message
+// is a format and its arguments, as fmt's, among which the parameters and
+// calls it names; each front end spells them in its own words.
+package wording
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Param is a request's parameter, by the name the request gives it (its
+// JSON name: "ttl", "reply_to").
+type Param string
+
+// Switch is a boolean parameter a message asks the reader to set ("force").
+type Switch string
+
+// Call is a command a message asks the reader to run, with switches set.
+type Call struct {
+	// Command is the command's name on the command line ("msg send").
+	Command  string
+	Switches []Switch
+}
+
+// Run is the call of command with switches set.
+func Run(command string, switches ...Switch) Call {
+	return Call{Command: command, Switches: switches}
+}
+
+// Words say parameters, switches and calls in one front end's words.
+type Words struct {
+	Param  func(Param) string
+	Switch func(Switch) string
+	Call   func(Call) string
+}
+
+// Tools are the words of an MCP client: a parameter by its name, a switch
+// as name=true, a call as its tool (the command's last word) with the
+// switches it sets ("reserve with wait=true").
+var Tools = Words{
+	Param:  func(p Param) string { return string(p) },
+	Switch: func(s Switch) string { return string(s) + "=true" },
+	Call: func(c Call) string {
+		tool := c.Command[strings.LastIndexByte(c.Command, ' ')+1:]
+		if len(c.Switches) == 0 {
+			return tool
+		}
+		set := make([]string, len(c.Switches))
+		for i, s := range c.Switches {
+			set[i] = string(s) + "=true"
+		}
+		return tool + " with " + strings.Join(set, " and ")
+	},
+}
+
+// Text is a message that names parameters or calls: fmt's format and
+// arguments, among which Params, Switches, Calls and other Texts.
+type Text struct {
+	format string
+	args   []any
+}
+
+// Textf is the message format with args (fmt.Sprintf's; %w reads as %v).
+func Textf(format string, args ...any) Text {
+	return Text{format: format, args: args}
+}
+
+// IsZero reports whether t is no message at all.
+func (t Text) IsZero() bool { return t.format == "" && t.args == nil }
+
+// String is the message in an MCP client's words (Tools): the words of
+// the requests every use case takes.
+func (t Text) String() string { return t.In(Tools) }
+
+// In is the message in w's words.
+func (t Text) In(w Words) string {
+	args := make([]any, len(t.args))
+	for i, a := range t.args {
+		switch a := a.(type) {
+		case Param:
+			args[i] = w.Param(a)
+		case Switch:
+			args[i] = w.Switch(a)
+		case Call:
+			args[i] = w.Call(a)
+		case Text:
+			args[i] = a.In(w)
+		case Error:
+			args[i] = a.Text().In(w)
+		default:
+			args[i] = a
+		}
+	}
+	return fmt.Sprintf(strings.ReplaceAll(t.format, "%w", "%v"), args...)
+}
+
+// Error is an error whose message names parameters or calls, for a front
+// end to say in its own words: its Error is its Text in Tools' words.
+type Error interface {
+	error
+	Text() Text
+}
+
+// Errorf is fmt.Errorf for a message that may name parameters or calls:
+// with any among args it is an Error (and unwraps to the errors among
+// args), else fmt.Errorf's own.
+func Errorf(format string, args ...any) error {
+	for _, a := range args {
+		switch a.(type) {
+		case Param, Switch, Call, Text, Error:
+			return &textError{Textf(format, args...)}
+		}
+	}
+	return fmt.Errorf(format, args...)
+}
+
+type textError struct{ text Text }
+
+func (e *textError) Error() string { return e.text.String() }
+func (e *textError) Text() Text    { return e.text }
+
+// Unwrap is the errors among the message's arguments, for errors.Is and
+// errors.As.
+func (e *textError) Unwrap() []error {
+	var errs []error
+	for _, a := range e.text.args {
+		if err, ok := a.(error); ok {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
