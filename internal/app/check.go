@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -88,7 +89,7 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 		res.Paths[i] = st
 	}
 	if len(holds) > 0 {
-		return res, &ConflictError{Msg: res.describeHolds()}
+		return res, conflict(res.describeHolds())
 	}
 	return res, nil
 }
@@ -127,7 +128,7 @@ func (p PathStatus) Label() string {
 // describeHolds says in words what the result says when a path is held
 // by another droid: each path, who holds it, by which pattern, until when
 // and why; the free ones; and what to do.
-func (c *CheckResult) describeHolds() string {
+func (c *CheckResult) describeHolds() error {
 	var held, free []string
 	for _, p := range c.Paths {
 		if p.Free {
@@ -150,5 +151,5 @@ func (c *CheckResult) describeHolds() string {
 	if len(free) > 0 {
 		msg += "\nfree: " + strings.Join(free, ", ")
 	}
-	return msg + "\nask the holder (send), wait for the reservation to end, or work on other paths"
+	return wording.Errorf("%s\nask the holder (%s), wait for the reservation to end, or work on other paths", msg, wording.Run("msg send"))
 }
