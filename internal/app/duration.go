@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/wording"
-
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 )
 

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/base/wording"
-
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
 )

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/wording"
-
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/git-queen/git-queen/internal/base/wording"
-
 	"github.com/git-queen/git-queen/internal/format/st"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"

@@ -10,9 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/base/wording"
-
 	"github.com/git-queen/git-queen/internal/base/regular"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/gitrepo"
