@@ -29,8 +29,12 @@ type Store struct {
 // NotFoundError is returned for an id no source knows.
 type NotFoundError struct{ ID string }
 
-func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("no message %s (list yours with `git queen msg inbox`)", e.ID)
+func (e *NotFoundError) Error() string { return e.Text().String() }
+
+// Text is the message, which names the call that lists messages, for a
+// front end to say in its own words.
+func (e *NotFoundError) Text() wording.Text {
+	return wording.Textf("no message %s (list yours with %s)", e.ID, wording.Run("msg inbox"))
 }
 
 // Draft is what a sender says; the store fills in the rest.
@@ -263,7 +267,8 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 		}
 	}
 	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
-		Fields: []string{"id", "thread_id", "issue_id"},
+		Fields:   []string{"id", "thread_id", "issue_id"},
+		Mentions: jsonl.Mention(root),
 		Static: func(f [][]byte) bool {
 			return jsonline.StringEquals(f[0], root) || jsonline.StringEquals(f[1], root) || jsonline.StringEquals(f[2], root)
 		},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -29,6 +30,13 @@ type Query struct {
 	// id (a message's recipient never changes). Lines it rejects are
 	// skipped without even noting their id, which is cheaper than Keep.
 	Static func(fields [][]byte) bool
+	// Mentions, when set (see Mention), is text that every line Static
+	// keeps holds in a string: a line that holds neither it nor an escape
+	// that could spell it otherwise is skipped unparsed, as Static would
+	// reject it. So a thread of 50 messages is found in a log of 300,000
+	// at the speed of a byte search; the problems of the lines skipped
+	// (a torn line, say) go unreported.
+	Mentions []byte
 	// Keep decides, for the current version of an id, whether to return
 	// it.
 	Keep func(fields [][]byte) bool
@@ -281,11 +289,41 @@ func newerThan(a []byte, ta time.Time, b []byte, tb int64, v *jsonline.Versions)
 // offsetIn is where sub, a subslice of data, starts in it.
 func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
 
+// Mention is s as a Query's Mentions: its bytes, or nil when JSON must
+// escape one of them (a quote, a backslash, a control character), for
+// then a line could hold s only in a form a byte search cannot find.
+func Mention(s string) []byte {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 }) {
+		return nil
+	}
+	return []byte(s)
+}
+
+// mayMention reports whether line may hold text (which needs no escaping)
+// in a string: as it is, or spelled otherwise through an escape that can
+// spell any character (\u) or a slash (\/).
+func mayMention(line, text []byte) bool {
+	if bytes.Contains(line, text) {
+		return true
+	}
+	for i := bytes.IndexByte(line, '\\'); i >= 0 && i+1 < len(line); {
+		if line[i+1] == 'u' || line[i+1] == '/' {
+			return true
+		}
+		next := bytes.IndexByte(line[i+2:], '\\') // an escape is two bytes at least: \\ does not begin another
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return false
+}
+
 // recordLine is the id and q's fields of line, read into vals; msg says
 // why a non-blank line is not a record; keep is false for those, for
 // blank lines and for lines q.Static rejects.
 func (q Query) recordLine(line jsonline.Line, keys []string, vals [][]byte) (id string, fields [][]byte, msg string, keep bool) {
-	if line.Blank() {
+	if line.Blank() || q.Mentions != nil && !mayMention(line.Raw, q.Mentions) {
 		return "", nil, "", false
 	}
 	if id, msg = lineKey(line, keys, vals); msg != "" {
