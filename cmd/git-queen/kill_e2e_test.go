@@ -77,30 +77,45 @@ func (k *killRun) kill() (killed bool, code int, output string) {
 	return false, k.cmd.ProcessState.ExitCode(), string(data)
 }
 
-// drain waits until no process of the killed process's group is left: the
-// git children a kill of git-queen alone left running.
-func (k *killRun) drain(t *testing.T) {
+// drain waits until no process of the killed process's group is left
+// (the git children a kill of git-queen alone left running), and no
+// process works in any of dirs: git-queen starts git in a process group
+// of its own, and git dies with git-queen, but not the receive-pack a
+// push over file:// or git:// started, which goes on once it has the
+// whole pack and may still move the remote's ledger after the kill. It
+// returns the programs it waited for outside the group.
+func (k *killRun) drain(t *testing.T, dirs ...string) (outside []string) {
 	t.Helper()
 	pgid := k.cmd.Process.Pid
 	deadline := time.Now().Add(30 * time.Second)
-	for groupAlive(pgid) {
+	for {
+		inGroup, working := running(pgid, dirs)
+		if !inGroup && working == "" {
+			return outside
+		}
+		if working != "" && !slices.Contains(outside, working) {
+			outside = append(outside, working)
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes of group %d still run 30s after the kill", pgid)
+			t.Fatalf("processes of group %d, or working in %v, still run 30s after the kill", pgid, dirs)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// groupAlive reports whether a live (not zombie) process is in the process
-// group pgid, by /proc; without /proc it waits a second and says no.
-func groupAlive(pgid int) bool {
+// running reports whether a live (not zombie) process other than this
+// one is in the process group pgid, and the name of one outside it that
+// has its working directory in one of dirs, by /proc; without /proc it
+// waits a second and says no.
+func running(pgid int, dirs []string) (inGroup bool, working string) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		time.Sleep(time.Second)
-		return false
+		return false, ""
 	}
+	self := strconv.Itoa(os.Getpid())
 	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' || e.Name() == self {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -110,11 +125,24 @@ func groupAlive(pgid int) bool {
 		// pid (comm) state ppid pgrp ...; comm may hold spaces.
 		rest := string(data[bytes.LastIndexByte(data, ')')+1:])
 		fields := strings.Fields(rest)
-		if len(fields) >= 3 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
-			return true
+		if len(fields) < 3 || fields[0] == "Z" {
+			continue
+		}
+		if fields[2] == strconv.Itoa(pgid) {
+			inGroup = true
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err != nil {
+			continue
+		}
+		for _, dir := range dirs {
+			if cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator)) {
+				working = string(data[bytes.IndexByte(data, '(')+1 : bytes.LastIndexByte(data, ')')])
+			}
 		}
 	}
-	return false
+	return inGroup, working
 }
 
 // remoteLedger is the commit the remote's ledger points at ("" for none).
@@ -268,7 +296,9 @@ func TestKilledSyncAndReserveLoseNothing(t *testing.T) {
 				if raceOrphans {
 					nextSync(t, dirs[c], droids[c], what, r.Dir, !direct, failures)
 				}
-				k.drain(t)
+				for _, prog := range k.drain(t, realPath(t, dirs[c]), realPath(t, r.Dir)) {
+					hits["left running after the kill: "+prog]++
+				}
 				intact = checkLedgerIntact(t, dirs[c], what) && intact
 				intact = checkLedgerIntact(t, r.Dir, what+", the remote") && intact
 				if !intact {
@@ -516,4 +546,15 @@ func TestValidateKnowsTheLiveStore(t *testing.T) {
 	t.Run("without a path", func(t *testing.T) {
 		validated("validate", "--json")
 	})
+}
+
+// realPath is dir with its symbolic links resolved, as /proc shows a
+// working directory.
+func realPath(t *testing.T, dir string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
 }
