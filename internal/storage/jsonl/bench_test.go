@@ -151,3 +151,19 @@ func BenchmarkPlanCompact(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSelectFile100k is one selection over a 100,000-record log with
+// no cache: the fields of every line and the current version of each id,
+// as a first msg stats reads them.
+func BenchmarkSelectFile100k(b *testing.B) {
+	path, size := writeMessageLog(b, 100_000)
+	q := Query{Fields: []string{"to", "from", "importance", "created_at", "deleted", "read"}, Versions: records.Versions}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		entries, problems, err := SelectFile(path, q)
+		if err != nil || len(problems) != 0 || len(entries) == 0 {
+			b.Fatalf("select: %v, %d problems, %d entries", err, len(problems), len(entries))
+		}
+	}
+}
