@@ -1,12 +1,12 @@
 package app
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -50,9 +50,8 @@ func releasedIssues(s *store.Store, me string, args []string) (issues, patterns 
 		reserved := slices.ContainsFunc(held, func(r reservations.Live) bool { return r.Pattern == a || r.Pattern == a+"/**" })
 		switch {
 		case assigned && reserved:
-			return nil, nil, &UsageError{Command: "release", Msg: fmt.Sprintf(
-				"%s is both your assignment of issue %s and your reservation of the path %s: "+
-					"say git queen unassign %s for the assignment, or git queen release ./%s for the reservation", a, a, a, a, a)}
+			return nil, nil, usagef("release", "%[1]s is both your assignment of issue %[1]s and your reservation of the path %[1]s: "+
+				"say %[2]s %[1]s for the assignment, or %[3]s ./%[1]s for the reservation", a, wording.Run("unassign"), wording.Run("release"))
 		case assigned:
 			issues = append(issues, a)
 		default:

@@ -337,7 +337,8 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 // (force=true, the send tool), never a command-line flag or command the
 // client cannot pass: a conflict, a change of another droid's records, an
 // issue someone holds, an unknown recipient, a steal from a droid still
-// seen, a wait that timed out. The command line's words for the same
+// seen, a wait that timed out, a release of a name that is both an issue
+// and a path. The command line's words for the same
 // refusals are checked by its own tests (cmd/git-queen, internal/front/commands).
 func TestRefusalsNameTheToolsArguments(t *testing.T) {
 	testgit.Isolate(t)
@@ -363,6 +364,9 @@ func TestRefusalsNameTheToolsArguments(t *testing.T) {
 		{bob, "claim", map[string]any{"issue": "qb-1"}, "conflict", []string{"use force=true to reassign it"}},
 		{bob, "send", map[string]any{"to": "annn", "subject": "hi"}, "usage", []string{"did you mean ann?", "pass new=true if the name is meant"}},
 		{bob, "steal", map[string]any{"patterns": []string{"a/**"}}, "conflict", []string{"ask ann first (send to ann), or wait"}},
+		{ann, "reserve", map[string]any{"patterns": []string{"qb-1"}}, "", nil},
+		{ann, "release", map[string]any{"patterns": []string{"qb-1"}}, "usage",
+			[]string{"qb-1 is both your assignment of issue qb-1 and your reservation of the path qb-1: say unassign qb-1 for the assignment, or release ./qb-1 for the reservation"}},
 		{bob, "reserve", map[string]any{"patterns": []string{"a/y"}, "wait": true, "wait_timeout": "100ms"}, "conflict",
 			[]string{"wait=true: not granted within 100ms", "a/y/** overlaps a/** held by ann"}},
 	} {
