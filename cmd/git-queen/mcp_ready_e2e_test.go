@@ -53,7 +53,8 @@ func TestMCPReadyListsAndClaims(t *testing.T) {
 		t.Fatalf("bob's ready claim=true: error=%v %v", isErr, out)
 	}
 	out, isErr = call(t, ctx, bob, "ready", map[string]any{"claim": true})
-	if kind, code := errorOf(out); !isErr || kind != "failure" || code != 1 || !strings.Contains(mustJSON(out), "nothing is ready to claim") {
+	if kind, code := errorOf(out); !isErr || kind != "failure" || code != 1 || !strings.Contains(mustJSON(out), "nothing is ready to claim") ||
+		!strings.Contains(mustJSON(out), "); see ready") || strings.Contains(mustJSON(out), "git queen") {
 		t.Fatalf("a claim with nothing ready: error=%v %v", isErr, out)
 	}
 }

@@ -127,6 +127,16 @@ func conflict(err error) *ConflictError { return &ConflictError{Msg: err.Error()
 
 // FailedError is an outcome its result describes that the caller should
 // report as a failure (exit 1): files that are not valid.
-type FailedError struct{ Msg string }
+type FailedError struct {
+	Msg   string
+	cause error // what Msg says, when it is an error of its own (failed)
+}
 
 func (e *FailedError) Error() string { return e.Msg }
+
+// Unwrap is the error the failure reports, if any.
+func (e *FailedError) Unwrap() error { return e.cause }
+
+// failed reports err as a failure, keeping it for errors.As (and its
+// wording for the front ends).
+func failed(err error) *FailedError { return &FailedError{Msg: err.Error(), cause: err} }

@@ -132,7 +132,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			if res.refusal != nil {
 				return res.refusal
 			}
-			return &FailedError{Msg: fmt.Sprintf("nothing is ready to claim (%s); see git queen ready", res.Counts.Summary())}
+			return failed(wording.Errorf("nothing is ready to claim (%s); see %s", res.Counts.Summary(), wording.Run("ready")))
 		}
 		first := res.Ready[0]
 		if err := records.ValidateNewIssueID(first.ID); err != nil {
