@@ -1,9 +1,12 @@
 package jsonl
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -91,5 +94,57 @@ func TestMentionsSelectsWhatStaticSelects(t *testing.T) {
 	}
 	if !slices.Equal(raws(got), raws(want)) || len(want) != 4 {
 		t.Errorf("with Mentions %q\nwithout %q (want m1's second version, m3, m6 and m7)", raws(got), raws(want))
+	}
+}
+
+// With Mentions, a scan in windows of any size passes over the lines that
+// cannot mention the text and still numbers every entry it returns as a
+// full scan does: the same entries, lines and offsets, from random logs
+// with blank lines, lines that are not records, escaped spellings and an
+// unterminated last line.
+func TestMentionsInWindowsMatchesAFullScan(t *testing.T) {
+	defer func(w int) { scanWindow = w }(scanWindow)
+	for seed := range 8 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 5))
+		var b strings.Builder
+		for n := range 4000 {
+			thread := []string{"qb-5", "qb-6", "qb-50", `qb\u002d5`, `a\\u`}[rng.IntN(5)]
+			switch {
+			case rng.IntN(60) == 0:
+				b.WriteString("not a record qb-5\n")
+			case rng.IntN(60) == 0:
+				b.WriteString("not a record\n")
+			case rng.IntN(40) == 0:
+				b.WriteString("\n")
+			default:
+				fmt.Fprintf(&b, `{"id":"m%d","thread_id":"%s","pad":%q,"n":%d}`+"\n", rng.IntN(900), thread, strings.Repeat("x", rng.IntN(400)), n)
+			}
+		}
+		switch seed % 4 { // an unterminated last line, selected or passed over
+		case 1:
+			b.WriteString(`{"id":"m1","thread_id":"qb-5","n":-1}`)
+		case 3:
+			b.WriteString(`{"id":"m2","thread_id":"qb-6","n":-1}`)
+		}
+		data := []byte(b.String())
+		scanWindow = []int{os.Getpagesize(), 3 * os.Getpagesize(), 16 << 20}[seed%3]
+		q := Query{Fields: []string{"thread_id"}, Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], "qb-5") }}
+		want, _, _ := selectVersions(data, "log", q, false, nil)
+		if len(want) == 0 {
+			t.Fatalf("seed %d: nothing selected", seed)
+		}
+		q.Mentions = Mention("qb-5")
+		for _, forget := range []func([]byte){nil, func([]byte) {}} {
+			got, _, _ := selectVersions(data, "log", q, false, forget)
+			if len(got) != len(want) {
+				t.Fatalf("seed %d, window %d (forget %v): %d entries, want %d", seed, scanWindow, forget != nil, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].ID != want[i].ID || got[i].Line != want[i].Line || got[i].Offset != want[i].Offset || string(got[i].Raw) != string(want[i].Raw) {
+					t.Fatalf("seed %d, window %d (forget %v): entry %d is %s line %d at %d, want %s line %d at %d",
+						seed, scanWindow, forget != nil, i, got[i].ID, got[i].Line, got[i].Offset, want[i].ID, want[i].Line, want[i].Offset)
+				}
+			}
+		}
 	}
 }
