@@ -318,17 +318,17 @@ func Mention(s string) []byte {
 }
 
 // mayMention reports whether line may hold text (which needs no escaping)
-// in a string: as it is, or spelled otherwise through an escape that can
-// spell any character (\u) or a slash (\/).
+// in a string: as it is, or spelled otherwise through an escape that could
+// stand for one of its characters (escapeMaySpell).
 func mayMention(line, text []byte) bool {
 	if bytes.Contains(line, text) {
 		return true
 	}
-	for i := bytes.IndexByte(line, '\\'); i >= 0 && i+1 < len(line); {
-		if line[i+1] == 'u' || line[i+1] == '/' {
+	for i := bytes.IndexByte(line, '\\'); i >= 0; {
+		if escapeMaySpell(line[i:], text) {
 			return true
 		}
-		next := bytes.IndexByte(line[i+2:], '\\') // an escape is two bytes at least: \\ does not begin another
+		next := bytes.IndexByte(line[min(i+2, len(line)):], '\\') // an escape is two bytes at least: \\ does not begin another
 		if next < 0 {
 			break
 		}
@@ -337,11 +337,45 @@ func mayMention(line, text []byte) bool {
 	return false
 }
 
+// escapeMaySpell reports whether the escape that begins b (at its
+// backslash) could stand for a character of text: \/ for a slash, \uXXXX
+// for the character it names (any surrogate, and anything malformed, for
+// safety). An é written \u00e9 cannot spell an id.
+func escapeMaySpell(b, text []byte) bool {
+	if len(b) < 2 {
+		return false
+	}
+	switch b[1] {
+	case '/':
+		return bytes.IndexByte(text, '/') >= 0
+	case 'u':
+		if len(b) < 6 {
+			return true
+		}
+		var r rune
+		for _, c := range b[2:6] {
+			switch {
+			case '0' <= c && c <= '9':
+				r = r<<4 | rune(c-'0')
+			case 'a' <= c && c <= 'f':
+				r = r<<4 | rune(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				r = r<<4 | rune(c-'A'+10)
+			default:
+				return true
+			}
+		}
+		return 0xd800 <= r && r <= 0xdfff || bytes.ContainsRune(text, r)
+	}
+	return false
+}
+
 // mentionsIn is where, in the lines of data[window:scanned] that start in
 // it (from first on: the line that straddles window is read whole by the
-// scan), a line may mention text: each place text is, and each escape that
-// could spell it otherwise (\u, \/), ascending. A forward byte search,
-// many times faster than taking every line apart.
+// scan), a line may mention text: the first place on each such line where
+// text is, or an escape that could spell it otherwise (escapeMaySpell), at
+// most two a line, ascending. A forward byte search, many times faster than
+// taking every line apart.
 func mentionsIn(data []byte, window, scanned int, text []byte) (at []int, first int) {
 	first = window
 	if window > 0 {
@@ -352,21 +386,31 @@ func mentionsIn(data []byte, window, scanned int, text []byte) (at []int, first 
 		first = window + i + 1
 	}
 	w := data[first:scanned]
-	for i := 0; ; {
+	// afterLine is where the line holding w[k] ends, so that a line
+	// counts once however often it holds text or an escape.
+	afterLine := func(k int) int {
+		if nl := bytes.IndexByte(w[k:], '\n'); nl >= 0 {
+			return k + nl + 1
+		}
+		return len(w)
+	}
+	for i := 0; i < len(w); {
 		j := bytes.Index(w[i:], text)
 		if j < 0 {
 			break
 		}
 		at = append(at, first+i+j)
-		i += j + len(text)
+		i = afterLine(i + j)
 	}
-	for i := 0; ; {
+	for i := 0; i < len(w); {
 		j := bytes.IndexByte(w[i:], '\\')
 		if j < 0 {
 			break
 		}
-		if k := i + j; k+1 < len(w) && (w[k+1] == 'u' || w[k+1] == '/') {
+		if k := i + j; escapeMaySpell(w[k:], text) {
 			at = append(at, first+k)
+			i = afterLine(k)
+			continue
 		}
 		i += j + 1
 	}

@@ -42,11 +42,16 @@ func TestMayMention(t *testing.T) {
 		{`{"id":"x","thread_id":"qb-6"}`, "qb-5", false},
 		{`{"id":"x","thread_id":"qb\u002d5"}`, "qb-5", true},
 		{`{"id":"x","thread_id":"a\/b"}`, "a/b", true},
-		{`{"id":"x","body":"one\ntwo"}`, "qb-5", false},    // \n cannot spell an id
-		{`{"id":"x","body":"a\\u"}`, "qb-5", false},        // an escaped backslash, then u
-		{`{"id":"x","body":"a\\\u0071b-5"}`, "qb-5", true}, // \\ then \u
-		{`{"id":"x","body":"end\\"}`, "qb-5", false},       // a backslash at the end of a value
-		{`\`, "qb-5", false},                               // and at the end of the line
+		{`{"id":"x","body":"one\ntwo"}`, "qb-5", false},        // \n cannot spell an id
+		{`{"id":"x","body":"a\\u"}`, "qb-5", false},            // an escaped backslash, then u
+		{`{"id":"x","body":"a\\\u0071b-5"}`, "qb-5", true},     // \\ then \u
+		{`{"id":"x","body":"end\\"}`, "qb-5", false},           // a backslash at the end of a value
+		{`\`, "qb-5", false},                                   // and at the end of the line
+		{`{"id":"x","body":"caf\u00e9"}`, "qb-5", false},       // é cannot spell a character of qb-5
+		{`{"id":"x","body":"caf\u00E9 \u0062"}`, "qb-5", true}, // but \u0062 is b
+		{`{"id":"x","body":"\ud83d\ude00"}`, "qb-5", true},     // a surrogate: read to be safe
+		{`{"id":"x","body":"\u12"}`, "qb-5", true},             // malformed: the parser says so
+		{`{"id":"x","body":"a\/b"}`, "qb-5", false},            // no slash in qb-5
 	} {
 		if got := mayMention([]byte(tt.line), []byte(tt.text)); got != tt.want {
 			t.Errorf("mayMention(%s, %q) = %v, want %v", tt.line, tt.text, got, tt.want)
@@ -108,7 +113,7 @@ func TestMentionsInWindowsMatchesAFullScan(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 5))
 		var b strings.Builder
 		for n := range 4000 {
-			thread := []string{"qb-5", "qb-6", "qb-50", `qb\u002d5`, `a\\u`}[rng.IntN(5)]
+			thread := []string{"qb-5", "qb-6", "qb-50", `qb\u002d5`, `a\\u`, `q\u0062-5`, `qb-5\u00e9`, `caf\u00e9`}[rng.IntN(8)]
 			switch {
 			case rng.IntN(60) == 0:
 				b.WriteString("not a record qb-5\n")
