@@ -319,22 +319,27 @@ func Mention(s string) []byte {
 
 // mayMention reports whether line may hold text (which needs no escaping)
 // in a string: as it is, or spelled otherwise through an escape that could
-// stand for one of its characters (escapeMaySpell).
+// stand for one of its characters.
 func mayMention(line, text []byte) bool {
-	if bytes.Contains(line, text) {
-		return true
-	}
-	for i := bytes.IndexByte(line, '\\'); i >= 0; {
-		if escapeMaySpell(line[i:], text) {
-			return true
-		}
-		next := bytes.IndexByte(line[min(i+2, len(line)):], '\\') // an escape is two bytes at least: \\ does not begin another
-		if next < 0 {
+	return bytes.Contains(line, text) || escapeSpelling(line, text) >= 0
+}
+
+// escapeSpelling is the index of the first escape in b that could stand
+// for a character of text (escapeMaySpell), or -1. b begins outside any
+// escape (at a line's start), so that \\ is read as one escape, not as the
+// start of another.
+func escapeSpelling(b, text []byte) int {
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\\')
+		if j < 0 {
 			break
 		}
-		i += 2 + next
+		if k := i + j; escapeMaySpell(b[k:], text) {
+			return k
+		}
+		i += j + 2 // an escape is two bytes at least
 	}
-	return false
+	return -1
 }
 
 // escapeMaySpell reports whether the escape that begins b (at its
@@ -394,25 +399,18 @@ func mentionsIn(data []byte, window, scanned int, text []byte) (at []int, first 
 		}
 		return len(w)
 	}
-	for i := 0; i < len(w); {
-		j := bytes.Index(w[i:], text)
-		if j < 0 {
-			break
+	for _, find := range []func([]byte) int{
+		func(b []byte) int { return bytes.Index(b, text) },
+		func(b []byte) int { return escapeSpelling(b, text) },
+	} {
+		for i := 0; i < len(w); {
+			j := find(w[i:])
+			if j < 0 {
+				break
+			}
+			at = append(at, first+i+j)
+			i = afterLine(i + j)
 		}
-		at = append(at, first+i+j)
-		i = afterLine(i + j)
-	}
-	for i := 0; i < len(w); {
-		j := bytes.IndexByte(w[i:], '\\')
-		if j < 0 {
-			break
-		}
-		if k := i + j; escapeMaySpell(w[k:], text) {
-			at = append(at, first+k)
-			i = afterLine(k)
-			continue
-		}
-		i += j + 1
 	}
 	slices.Sort(at)
 	return at, first
