@@ -30,11 +30,19 @@ func Run(command string, switches ...Switch) Call {
 	return Call{Command: command, Switches: switches}
 }
 
+// CommandLineOnly is a part of a message that names what only the
+// command line can do (reserve --offline: no tool of the MCP server grants
+// without publishing). The command line says it; Tools leave it out, so it
+// must read as an aside (", or ...").
+type CommandLineOnly Text
+
 // Words say parameters, switches and calls in one front end's words.
 type Words struct {
 	Param  func(Param) string
 	Switch func(Switch) string
 	Call   func(Call) string
+	// CommandLine says the CommandLineOnly parts of a message.
+	CommandLine bool
 }
 
 // Tools are the words of an MCP client: a parameter by its name, a switch
@@ -88,6 +96,11 @@ func (t Text) In(w Words) string {
 			args[i] = w.Call(a)
 		case Text:
 			args[i] = a.In(w)
+		case CommandLineOnly:
+			args[i] = ""
+			if w.CommandLine {
+				args[i] = Text(a).In(w)
+			}
 		case Error:
 			args[i] = a.Text().In(w)
 		default:
@@ -110,7 +123,7 @@ type Error interface {
 func Errorf(format string, args ...any) error {
 	for _, a := range args {
 		switch a.(type) {
-		case Param, Switch, Call, Text, Error:
+		case Param, Switch, Call, Text, CommandLineOnly, Error:
 			return &textError{Textf(format, args...)}
 		}
 	}

@@ -18,6 +18,7 @@ var flags = Words{
 		}
 		return call
 	},
+	CommandLine: true,
 }
 
 func TestTextIn(t *testing.T) {
@@ -35,6 +36,9 @@ func TestTextIn(t *testing.T) {
 		// an Error's.
 		{Textf("a%s", Textf(" (%s)", Switch("all"))), "a (all=true)", "a (--all)"},
 		{Textf("%v", Errorf("x %s", Switch("new"))), "x new=true", "x --new"},
+		// What only the command line can do is left out of Tools' words.
+		{Textf("retry%s.", CommandLineOnly(Textf(", or %s", Run("reserve", "offline")))), "retry.", "retry, or git queen reserve --offline."},
+		{Textf("%v", Errorf("x%s", CommandLineOnly(Textf(" (%s)", Switch("offline"))))), "x", "x (--offline)"},
 		// %w reads as %v.
 		{Textf("%w; again", errors.New("lost")), "lost; again", "lost; again"},
 	} {

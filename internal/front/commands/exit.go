@@ -149,6 +149,7 @@ var commandLine = wording.Words{
 		}
 		return call
 	},
+	CommandLine: true,
 }
 
 // flagOf is the flag that sets the request's parameter p: --p with dashes

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -389,6 +390,38 @@ func TestRefusalsNameTheToolsArguments(t *testing.T) {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s %v: %q does not say %q", c.tool, c.args, msg, want)
 			}
+		}
+	}
+}
+
+// A grant that cannot be published tells an MCP client to retry, and
+// leaves out the command line's way on (--offline), which no tool has.
+func TestUnpublishedGrantNamesOnlyWhatToolsCanDo(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	testgit.Run(t, env.Dir, "remote", "add", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	testgit.Run(t, env.Dir, "config", "queen.remote", "origin")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ann := connect(t, ctx, New(env, "ann", ""), nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"reserve", map[string]any{"patterns": []string{"a/**"}}, "nothing was reserved: cannot fetch the ledger from origin"},
+		{"claim", map[string]any{"issue": "qb-1"}, "nothing was assigned: cannot fetch the ledger from origin"},
+	} {
+		res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if !res.IsError || !strings.Contains(msg, c.want) || !strings.Contains(msg, "retry when origin can be reached") ||
+			strings.Contains(msg, "offline") || strings.Contains(msg, "--") || strings.Contains(msg, "git queen") {
+			t.Errorf("%s: %s\nwant %q and a retry, naming no flag, no command and no offline grant", c.tool, mustMarshal(res), c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
@@ -72,7 +73,10 @@ type ClockError struct {
 	Peers  []ClockWarning
 }
 
-func (e *ClockError) Error() string {
+func (e *ClockError) Error() string { return e.Text().String() }
+
+// Text is the error's message, in the words of the front end that shows it.
+func (e *ClockError) Text() wording.Text {
 	dir, d := "behind", -e.Offset
 	if e.Offset > 0 {
 		dir, d = "ahead of", e.Offset
@@ -81,10 +85,10 @@ func (e *ClockError) Error() string {
 	for _, p := range e.Peers {
 		names = append(names, p.Writer)
 	}
-	return fmt.Sprintf("no exclusive reservation was made: this machine's clock is at least %s %s the other clones' (%s), "+
+	return wording.Textf("no exclusive reservation was made: this machine's clock is at least %s %s the other clones' (%s), "+
 		"more than the %s every clone tolerates, so others would not hold the reservation for as long as it says; "+
-		"set the clock right (NTP: timedatectl set-ntp true), then git queen sync and reserve again",
-		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew))
+		"set the clock right (NTP: timedatectl set-ntp true), then %v and %v again",
+		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew), wording.Run("sync"), wording.Run("reserve"))
 }
 
 // cloneKey is the clone a ledger commit came from, by its committer

@@ -2,8 +2,8 @@ package ledgersync
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -32,16 +32,24 @@ type UnpublishedError struct {
 	Assignment bool
 }
 
-func (e *UnpublishedError) Error() string {
-	done, retry := "reserved", "reserve with --offline to hold the paths on this machine now (the next git queen sync publishes the reservation"
+func (e *UnpublishedError) Error() string { return e.Text().String() }
+
+// Text is the error's message. Where retrying may help, it says so, and on
+// the command line how to grant on this machine meanwhile (--offline, which
+// no MCP tool has).
+func (e *UnpublishedError) Text() wording.Text {
+	done := "reserved"
+	meanwhile := wording.Textf(", or %v to hold the paths on this machine now (the next %v publishes the reservation, "+
+		"or withdraws it if another clone's got there first)", wording.Run("reserve", "offline"), wording.Run("sync"))
 	if e.Assignment {
-		done, retry = "assigned", "assign or claim with --offline to take the issue on this machine now (the next git queen sync publishes the assignment"
+		done = "assigned"
+		meanwhile = wording.Textf(", or %v (or %v) to take the issue on this machine now (the next %v publishes the assignment, "+
+			"or withdraws it if another clone's got there first)", wording.Run("claim", "offline"), wording.Run("assign", "offline"), wording.Run("sync"))
 	}
 	if re, ok := errors.AsType[*RemoteError](e.Err); ok && !re.Transient() {
-		return fmt.Sprintf("nothing was %s: %v", done, e.Err) // retrying will not help; the error says what will
+		return wording.Textf("nothing was %s: %v", done, e.Err) // retrying will not help; the error says what will
 	}
-	return fmt.Sprintf("nothing was %s: %v\nretry when %s can be reached, or %s, or withdraws it if another clone's got there first)",
-		done, e.Err, e.Remote, retry)
+	return wording.Textf("nothing was %s: %v\nretry when %s can be reached%v", done, e.Err, e.Remote, wording.CommandLineOnly(meanwhile))
 }
 
 func (e *UnpublishedError) Unwrap() error { return e.Err }

@@ -2,9 +2,9 @@ package ledgersync
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 )
 
@@ -36,43 +36,58 @@ type RemoteError struct {
 	Cause  Cause
 	// Timeout is the limit that ran out (TimedOut only).
 	Timeout time.Duration
+	// Again says that a sync run again may succeed (other clones kept
+	// winning the race to push).
+	Again bool
 }
 
-func (e *RemoteError) Error() string {
+func (e *RemoteError) Error() string { return e.Text().String() }
+
+// Text is the error's message, and what to do about it in the words of the
+// front end that shows it.
+func (e *RemoteError) Text() wording.Text {
 	prep := map[string]string{"fetch": "from", "push": "to"}[e.Op]
-	msg := fmt.Sprintf("cannot %s the ledger %s %s: %s", e.Op, prep, e.Remote, e.Msg)
-	if hint := e.hint(); hint != "" {
-		msg += "\n" + hint
+	msg := wording.Textf("cannot %s the ledger %s %s: %s", e.Op, prep, e.Remote, e.Msg)
+	if e.Again {
+		msg = wording.Textf("%v; run %v again", msg, wording.Run("sync"))
+	}
+	if hint := e.hint(); !hint.IsZero() {
+		msg = wording.Textf("%v\n%v", msg, hint)
 	}
 	return msg
 }
 
 // hint is what to do about the failure, for each cause that has a fix of
 // its own.
-func (e *RemoteError) hint() string {
+func (e *RemoteError) hint() wording.Text {
 	switch e.Cause {
 	case TimedOut:
-		return fmt.Sprintf("check that %s answers (git ls-remote %s), or allow longer than %s: "+
+		return wording.Textf("check that %s answers (git ls-remote %s), or allow longer than %s: "+
 			"git config queen.timeout 2m (or QUEEN_TIMEOUT=2m for one command)", e.Remote, e.Remote, e.Timeout)
 	case Refused:
-		return RefusedFix
+		return wording.Textf("%s%v", refusedFix, wording.CommandLineOnly(wording.Textf(
+			". Until then, %v holds paths on this machine only", wording.Run("reserve", "offline"))))
 	case Hidden:
-		return HiddenFix
+		return wording.Textf("%s; if the remote is a mirror that lags behind pushes, run %v again", hiddenFix, wording.Run("sync"))
 	}
-	return ""
+	return wording.Text{}
 }
 
-// RefusedFix says how to let a server accept refs/queen/ledger.
-const RefusedFix = "the server must let git-queen write refs/queen/*: with gitolite, add a rule such as " +
-	"'RW+ refs/queen/ = @team' to the repository; a pre-receive or update hook must let refs/queen/ through; " +
-	"receive.hideRefs (or transfer.hideRefs) on the server must not cover refs/queen. " +
-	"Until then, git queen reserve --offline holds paths on this machine only"
+// RefusedFix says how to let a server accept refs/queen/ledger, in the
+// command line's words (for doctor).
+const RefusedFix = refusedFix + ". Until then, git queen reserve --offline holds paths on this machine only"
 
-// HiddenFix says how to let a server show refs/queen/ledger to fetches.
-const HiddenFix = "the server hides refs/queen from fetches (uploadpack.hideRefs or transfer.hideRefs covering " +
+const refusedFix = "the server must let git-queen write refs/queen/*: with gitolite, add a rule such as " +
+	"'RW+ refs/queen/ = @team' to the repository; a pre-receive or update hook must let refs/queen/ through; " +
+	"receive.hideRefs (or transfer.hideRefs) on the server must not cover refs/queen"
+
+// HiddenFix says how to let a server show refs/queen/ledger to fetches,
+// in the command line's words (for doctor).
+const HiddenFix = hiddenFix + "; if the remote is a mirror that lags behind pushes, run git queen sync again"
+
+const hiddenFix = "the server hides refs/queen from fetches (uploadpack.hideRefs or transfer.hideRefs covering " +
 	"refs/queen, or a read rule), so no clone can see the others' records: remove refs/queen from those settings " +
-	"on the server (git config --unset-all uploadpack.hideRefs in the bare repository), or allow reading refs/queen/; " +
-	"if the remote is a mirror that lags behind pushes, run git queen sync again"
+	"on the server (git config --unset-all uploadpack.hideRefs in the bare repository), or allow reading refs/queen/"
 
 // Transient reports whether trying again later may succeed (the remote
 // was out of reach), as opposed to a remote that refuses the ledger.

@@ -325,8 +325,8 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				}
 			}
 			if attempt == maxAttempts {
-				return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
-					"gave up after %d attempts: other clones kept moving the remote's ledger; run git queen sync again", attempt)}
+				return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Again: true, Msg: fmt.Sprintf(
+					"gave up after %d attempts: other clones kept moving the remote's ledger", attempt)}
 			}
 			sleepJitter(attempt, time.Since(began))
 		}
