@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -164,11 +165,30 @@ func TestAssignWithTheRemoteGoneAssignsNothing(t *testing.T) {
 	testgit.Run(t, a.dir, "remote", "set-url", "origin", "file://"+filepath.Join(t.TempDir(), "gone.git"))
 	_, err := a.sy.Assign("origin", claimReq("qb-2", "ann"))
 	var unpublished *UnpublishedError
-	if !errors.As(err, &unpublished) || !strings.Contains(err.Error(), "nothing was assigned") || !strings.Contains(err.Error(), "--offline") {
-		t.Fatalf("assign with the remote gone: %v", err)
+	if !errors.As(err, &unpublished) || !strings.Contains(err.Error(), "nothing was assigned") ||
+		!strings.Contains(err.Error(), "retry when origin can be reached") || strings.Contains(err.Error(), "offline") {
+		t.Fatalf("assign with the remote gone: %v\nwant a retry, and no offline grant, which no tool makes", err)
+	}
+	// The command line says how to take the issue meanwhile.
+	if said := unpublished.Text().In(flagWords); !strings.Contains(said, "claim --offline") {
+		t.Fatalf("assign with the remote gone, on the command line: %s", said)
 	}
 	all, _, _ := (&assignments.Store{S: a.s}).List(assignments.Filter{All: true})
 	if len(all) != 0 {
 		t.Fatalf("something was written: %+v", all)
 	}
+}
+
+// flagWords are words of a command line, as the front end's own are.
+var flagWords = wording.Words{
+	Param:  func(p wording.Param) string { return "--" + string(p) },
+	Switch: func(s wording.Switch) string { return "--" + string(s) },
+	Call: func(c wording.Call) string {
+		call := "git queen " + c.Command
+		for _, s := range c.Switches {
+			call += " --" + string(s)
+		}
+		return call
+	},
+	CommandLine: true,
 }
