@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -68,12 +69,30 @@ func (b builtBinaries) Run() int {
 		return b.m.Run()
 	}
 	defer os.RemoveAll(dir)
-	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", dir+string(filepath.Separator),
-		"github.com/git-queen/git-queen/cmd/git-queen", "github.com/git-queen/git-queen/cmd/git-queen-mcp")
+	args := []string{"build", "-tags", "urfave_cli_no_docs", "-o", dir + string(filepath.Separator)}
+	if raceDetecting() { // go test -race: the commands look for data races too
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args,
+		"github.com/git-queen/git-queen/cmd/git-queen", "github.com/git-queen/git-queen/cmd/git-queen-mcp")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "cannot build the commands, the test binary runs as them: %v\n%s", err, out)
 		return b.m.Run()
 	}
 	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	return b.m.Run()
+}
+
+// raceDetecting reports whether this test binary was built with -race.
+func raceDetecting() bool {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
 }
