@@ -50,7 +50,7 @@ type Words struct {
 // switches it sets ("reserve with wait=true").
 var Tools = Words{
 	Param:  func(p Param) string { return string(p) },
-	Switch: func(s Switch) string { return string(s) + "=true" },
+	Switch: toolSwitch,
 	Call: func(c Call) string {
 		tool := c.Command[strings.LastIndexByte(c.Command, ' ')+1:]
 		if len(c.Switches) == 0 {
@@ -58,10 +58,31 @@ var Tools = Words{
 		}
 		set := make([]string, len(c.Switches))
 		for i, s := range c.Switches {
-			set[i] = string(s) + "=true"
+			set[i] = toolSwitch(s)
 		}
 		return tool + " with " + strings.Join(set, " and ")
 	},
+}
+
+func toolSwitch(s Switch) string { return string(s) + "=true" }
+
+// CommandLine are the words of git queen's command line, whose flags flag
+// names (the front end knows those not called --name): a switch as its
+// flag, a call as git queen, the command and its switches' flags, and the
+// CommandLineOnly parts said.
+func CommandLine(flag func(Param) string) Words {
+	return Words{
+		Param:  flag,
+		Switch: func(s Switch) string { return flag(Param(s)) },
+		Call: func(c Call) string {
+			call := "git queen " + c.Command
+			for _, s := range c.Switches {
+				call += " " + flag(Param(s))
+			}
+			return call
+		},
+		CommandLine: true,
+	}
 }
 
 // Text is a message that names parameters or calls: fmt's format and

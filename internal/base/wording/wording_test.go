@@ -7,19 +7,8 @@ import (
 	"testing"
 )
 
-// flags are words of a command line, as the front end's own would be.
-var flags = Words{
-	Param:  func(p Param) string { return "--" + strings.ReplaceAll(string(p), "_", "-") },
-	Switch: func(s Switch) string { return "--" + string(s) },
-	Call: func(c Call) string {
-		call := "git queen " + c.Command
-		for _, s := range c.Switches {
-			call += " --" + string(s)
-		}
-		return call
-	},
-	CommandLine: true,
-}
+// flags are the words of a command line whose flags are all --name.
+var flags = CommandLine(func(p Param) string { return "--" + strings.ReplaceAll(string(p), "_", "-") })
 
 func TestTextIn(t *testing.T) {
 	for _, tt := range []struct {

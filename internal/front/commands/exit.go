@@ -139,18 +139,7 @@ func message(err error) string {
 }
 
 // commandLine are the command line's words for what a message names.
-var commandLine = wording.Words{
-	Param:  flagOf,
-	Switch: func(s wording.Switch) string { return flagOf(wording.Param(s)) },
-	Call: func(c wording.Call) string {
-		call := "git queen " + c.Command
-		for _, s := range c.Switches {
-			call += " " + flagOf(wording.Param(s))
-		}
-		return call
-	},
-	CommandLine: true,
-}
+var commandLine = wording.CommandLine(flagOf)
 
 // flagOf is the flag that sets the request's parameter p: --p with dashes
 // for underscores, but for those the command line names otherwise.

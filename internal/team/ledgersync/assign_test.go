@@ -179,16 +179,5 @@ func TestAssignWithTheRemoteGoneAssignsNothing(t *testing.T) {
 	}
 }
 
-// flagWords are words of a command line, as the front end's own are.
-var flagWords = wording.Words{
-	Param:  func(p wording.Param) string { return "--" + string(p) },
-	Switch: func(s wording.Switch) string { return "--" + string(s) },
-	Call: func(c wording.Call) string {
-		call := "git queen " + c.Command
-		for _, s := range c.Switches {
-			call += " --" + string(s)
-		}
-		return call
-	},
-	CommandLine: true,
-}
+// flagWords are the words of a command line whose flags are all --name.
+var flagWords = wording.CommandLine(func(p wording.Param) string { return "--" + string(p) })
