@@ -304,7 +304,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		real, err := filepath.EvalSymlinks(m)
 		if err != nil || !inside(realTop, real) {
 			skipped = append(skipped, Problem{File: relTo(top, m), Msg: "not read: a symbolic link leads outside the worktree " +
-				"(a stream of queen.toml is read only inside it; name it with --stream to read it anyway)"})
+				"(a stream of queen.toml is read only inside it; to read it anyway, name it as one of the streams to read)"})
 			continue
 		}
 		addFile(m, real)

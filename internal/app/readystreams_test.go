@@ -66,11 +66,25 @@ func TestReadyReadsNoStreamOutsideTheWorktree(t *testing.T) {
 	for _, name := range []string{"plans/file-link.jsonl"} {
 		found := false
 		for _, p := range res.Problems {
-			found = found || p.File == name && strings.Contains(p.Msg, "outside the worktree")
+			found = found || p.File == name && strings.Contains(p.Msg, "outside the worktree") &&
+				strings.Contains(p.Msg, "name it as one of the streams to read") && !strings.Contains(p.Msg, "--")
 		}
 		if !found {
-			t.Errorf("no problem names %s as leading outside the worktree: %v", name, res.Problems)
+			t.Errorf("no problem names %s as leading outside the worktree and says how to read it anyway "+
+				"in words both front ends share (the command line's --stream, a tool's streams): %v", name, res.Problems)
 		}
+	}
+	// Named as a stream, the file is read: what the problem advises works.
+	named, err := Ready.Run(e, ReadyRequest{Streams: []string{filepath.Join(repo, "plans", "file-link.jsonl")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range named.Ready {
+		ids = append(ids, it.ID)
+	}
+	if !slices.Contains(ids, "out-file") {
+		t.Errorf("ready with the linked stream named read %v, want out-file among them", ids)
 	}
 }
 
