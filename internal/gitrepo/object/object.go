@@ -24,6 +24,10 @@ import (
 // ID is an object id. It is go-git's, which is SHA-1 (see CheckFormat).
 type ID = plumbing.Hash
 
+// ZeroID is the id of no object: a ref that does not exist, a ledger with
+// no commit yet.
+var ZeroID = plumbing.ZeroHash
+
 // Type is an object's type (go-git's).
 type Type = plumbing.ObjectType
 

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
@@ -39,10 +37,10 @@ const (
 // place needs, of a shape this version does not write, or over a bound.
 type DamageError struct {
 	// Commit is the ledger commit being read, when known.
-	Commit plumbing.Hash
+	Commit gitobject.ID
 	// Path is where in its tree ("" for the commit or the root tree).
 	Path   string
-	Object plumbing.Hash
+	Object gitobject.ID
 	Reason string
 	// Missing is an object the repository does not have (a gc pruned it
 	// while a ref still named it, or a fetch broke off).
@@ -71,7 +69,7 @@ func IsDamage(err error) bool {
 }
 
 // inCommit names the commit a damage was found in, if it does not say yet.
-func inCommit(err error, commit plumbing.Hash) error {
+func inCommit(err error, commit gitobject.ID) error {
 	if d, ok := errors.AsType[*DamageError](err); ok && d.Commit.IsZero() {
 		d.Commit = commit
 	}

@@ -9,15 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-queen/git-queen/internal/format/records"
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // object writes raw content as an object of the given type, as a hostile
 // clone could push it (git hash-object --literally takes anything).
-func object(t *testing.T, repo, kind string, content []byte) plumbing.Hash {
+func object(t *testing.T, repo, kind string, content []byte) gitobject.ID {
 	t.Helper()
 	cmd := exec.Command("git", "hash-object", "-t", kind, "-w", "--literally", "--stdin")
 	cmd.Dir = repo
@@ -26,22 +24,29 @@ func object(t *testing.T, repo, kind string, content []byte) plumbing.Hash {
 	if err != nil {
 		t.Fatalf("hash-object: %v", err)
 	}
-	return plumbing.NewHash(strings.TrimSpace(string(out)))
+	id, ok := gitobject.ParseHex(strings.TrimSpace(string(out)))
+	if !ok {
+		t.Fatalf("hash-object printed %q, not an object id", out)
+	}
+	return id
 }
+
+// missingID is an object id no repository of a test holds.
+var missingID, _ = gitobject.ParseHex(strings.Repeat("ab", 20))
 
 // rawTree is a tree object's content from "MODE NAME" and ids, in the
 // order given (a hostile tree need not be sorted).
 func rawTree(entries ...any) []byte {
 	var b bytes.Buffer
 	for i := 0; i < len(entries); i += 2 {
-		h := entries[i+1].(plumbing.Hash)
+		h := entries[i+1].(gitobject.ID)
 		fmt.Fprintf(&b, "%s\x00", entries[i])
 		b.Write(h[:])
 	}
 	return b.Bytes()
 }
 
-func commitOf(t *testing.T, repo string, tree plumbing.Hash, parents ...plumbing.Hash) plumbing.Hash {
+func commitOf(t *testing.T, repo string, tree gitobject.ID, parents ...gitobject.ID) gitobject.ID {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "tree %s\n", tree)
@@ -59,7 +64,7 @@ func commitOf(t *testing.T, repo string, tree plumbing.Hash, parents ...plumbing
 func TestDamagedLedgersAreNamed(t *testing.T) {
 	l, repo := open(t)
 	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	good, err := l.Record(plumbing.ZeroHash, Lines{records.ReservationsFile: {msg("qr-1", nov, "a")}}, sig, "good")
+	good, err := l.Record(gitobject.ZeroID, Lines{records.ReservationsFile: {msg("qr-1", nov, "a")}}, sig, "good")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +73,7 @@ func TestDamagedLedgersAreNamed(t *testing.T) {
 	hundred := object(t, repo, "tree", rawTree("100644 00.jsonl", chunk))
 	month := object(t, repo, "tree", rawTree("40000 000", hundred))
 	log := object(t, repo, "tree", rawTree("40000 2026-11", month))
-	sound := func(extra ...any) plumbing.Hash {
+	sound := func(extra ...any) gitobject.ID {
 		return object(t, repo, "tree", rawTree(append([]any{"100644 FORMAT", format}, extra...)...))
 	}
 	big := object(t, repo, "blob", bytes.Repeat([]byte("x"), MaxChunkBytes+1))
@@ -79,61 +84,61 @@ func TestDamagedLedgersAreNamed(t *testing.T) {
 	}
 	cases := []struct {
 		name, path, reason string
-		tip                func() plumbing.Hash
+		tip                func() gitobject.ID
 	}{
-		{"a blob as the ref", "", "a blob where a commit belongs", func() plumbing.Hash { return format }},
-		{"a tree as the ref", "", "a tree where a commit belongs", func() plumbing.Hash { return emptyTree }},
-		{"a commit of garbage", "", "header is not one git writes", func() plumbing.Hash {
+		{"a blob as the ref", "", "a blob where a commit belongs", func() gitobject.ID { return format }},
+		{"a tree as the ref", "", "a tree where a commit belongs", func() gitobject.ID { return emptyTree }},
+		{"a commit of garbage", "", "header is not one git writes", func() gitobject.ID {
 			return object(t, repo, "commit", []byte("hello\n"))
 		}},
-		{"a commit naming a missing tree", "", "missing", func() plumbing.Hash {
-			return commitOf(t, repo, plumbing.NewHash(strings.Repeat("ab", 20)))
+		{"a commit naming a missing tree", "", "missing", func() gitobject.ID {
+			return commitOf(t, repo, missingID)
 		}},
-		{"a commit whose tree is a blob", "", "a blob where a tree belongs", func() plumbing.Hash { return commitOf(t, repo, chunk) }},
-		{"a gitlink in the root", "messages", "gitlink", func() plumbing.Hash {
+		{"a commit whose tree is a blob", "", "a blob where a tree belongs", func() gitobject.ID { return commitOf(t, repo, chunk) }},
+		{"a gitlink in the root", "messages", "gitlink", func() gitobject.ID {
 			return commitOf(t, repo, sound("160000 messages", good, "40000 reservations", log), good)
 		}},
-		{"a blob where a log's directory belongs", "reservations", "mode 100644", func() plumbing.Hash {
+		{"a blob where a log's directory belongs", "reservations", "mode 100644", func() gitobject.ID {
 			return commitOf(t, repo, sound("100644 reservations", chunk), good)
 		}},
-		{"an unknown name in the root", "junk", "not a part of the ledger", func() plumbing.Hash {
+		{"an unknown name in the root", "junk", "not a part of the ledger", func() gitobject.ID {
 			return commitOf(t, repo, sound("40000 junk", log), good)
 		}},
-		{"a month that is not one", "reservations/2026-13", "not a name git-queen writes", func() plumbing.Hash {
+		{"a month that is not one", "reservations/2026-13", "not a name git-queen writes", func() gitobject.ID {
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree("40000 2026-13", month))), good)
 		}},
-		{"a symlink for a chunk", "reservations/2026-11/000/00.jsonl", "symbolic link", func() plumbing.Hash {
+		{"a symlink for a chunk", "reservations/2026-11/000/00.jsonl", "symbolic link", func() gitobject.ID {
 			h := object(t, repo, "tree", rawTree("120000 00.jsonl", chunk))
 			m := object(t, repo, "tree", rawTree("40000 000", h))
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree("40000 2026-11", m))))
 		}},
-		{"a group-writable chunk (git reads 100664 as 100644; the ledger keeps the mode written)", "reservations/2026-11/000/00.jsonl", "has mode 100664 (a file), not 100644", func() plumbing.Hash {
+		{"a group-writable chunk (git reads 100664 as 100644; the ledger keeps the mode written)", "reservations/2026-11/000/00.jsonl", "has mode 100664 (a file), not 100644", func() gitobject.ID {
 			h := object(t, repo, "tree", rawTree("100664 00.jsonl", chunk))
 			m := object(t, repo, "tree", rawTree("40000 000", h))
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree("40000 2026-11", m))))
 		}},
-		{"a chunk over the bound", "reservations/2026-11/000/00.jsonl", "more than a ledger chunk may have", func() plumbing.Hash {
+		{"a chunk over the bound", "reservations/2026-11/000/00.jsonl", "more than a ledger chunk may have", func() gitobject.ID {
 			h := object(t, repo, "tree", rawTree("100644 00.jsonl", big))
 			m := object(t, repo, "tree", rawTree("40000 000", h))
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree("40000 2026-11", m))))
 		}},
-		{"a tree listing a name twice", "reservations", "out of order or twice", func() plumbing.Hash {
+		{"a tree listing a name twice", "reservations", "out of order or twice", func() gitobject.ID {
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree("40000 2026-11", month, "40000 2026-11", month))))
 		}},
-		{"a tree out of order", "reservations", "out of order or twice", func() plumbing.Hash {
+		{"a tree out of order", "reservations", "out of order or twice", func() gitobject.ID {
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree("40000 2026-12", month, "40000 2026-11", month))))
 		}},
-		{"a tree over the bound", "reservations", "more than a ledger tree may have", func() plumbing.Hash {
+		{"a tree over the bound", "reservations", "more than a ledger tree may have", func() gitobject.ID {
 			return commitOf(t, repo, sound("40000 reservations", object(t, repo, "tree", rawTree(tooWide...))))
 		}},
-		{"no FORMAT", "FORMAT", "no FORMAT file", func() plumbing.Hash {
+		{"no FORMAT", "FORMAT", "no FORMAT file", func() gitobject.ID {
 			return commitOf(t, repo, object(t, repo, "tree", rawTree("40000 reservations", log)))
 		}},
-		{"another FORMAT", "FORMAT", "upgrade git-queen", func() plumbing.Hash {
+		{"another FORMAT", "FORMAT", "upgrade git-queen", func() gitobject.ID {
 			other := object(t, repo, "blob", []byte("git-queen ledger 9\n"))
 			return commitOf(t, repo, object(t, repo, "tree", rawTree("100644 FORMAT", other, "40000 reservations", log)))
 		}},
-		{"a truncated tree", "", "truncated or not a tree", func() plumbing.Hash {
+		{"a truncated tree", "", "truncated or not a tree", func() gitobject.ID {
 			return commitOf(t, repo, object(t, repo, "tree", []byte("100644 FORMAT\x00abc")))
 		}},
 	}

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
@@ -21,7 +19,7 @@ import (
 // Either commit may be zero (no ledger). removed is true when from holds
 // lines to lacks: to is not a continuation of from (a ledger reset, or
 // replaced by hand), so what was derived from from is suspect.
-func (l *Ledger) EachChange(from, to plumbing.Hash, fn func(file string, lines [][]byte) error) (removed bool, err error) {
+func (l *Ledger) EachChange(from, to gitobject.ID, fn func(file string, lines [][]byte) error) (removed bool, err error) {
 	return EachChangePrepared(l, from, to, nil, func(c Chunk, _ struct{}) error { return fn(c.File, c.Lines) })
 }
 
@@ -46,7 +44,7 @@ type Chunk struct {
 // A clone joining a ledger spends most of its time on the first half
 // (inflating, vetting each version), which one core did alone. prepare may
 // be nil (the zero T).
-func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk) T,
+func EachChangePrepared[T any](l *Ledger, from, to gitobject.ID, prepare func(Chunk) T,
 	fn func(c Chunk, prepared T) error) (removed bool, err error) {
 	return newWalk(l, prepare, fn).between(from, to)
 }
@@ -59,7 +57,7 @@ func EachChangePrepared[T any](l *Ledger, from, to plumbing.Hash, prepare func(C
 // [][]byte of them alone takes 48 MB: a hostile ledger of such chunks,
 // read a few ahead, made a joining clone take a gigabyte for lines it
 // then set aside.
-func EachChangeRead[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk) T,
+func EachChangeRead[T any](l *Ledger, from, to gitobject.ID, prepare func(Chunk) T,
 	fn func(c Chunk, prepared T) error) (removed bool, err error) {
 	w := newWalk(l, prepare, fn)
 	w.raw = true
@@ -67,7 +65,7 @@ func EachChangeRead[T any](l *Ledger, from, to plumbing.Hash, prepare func(Chunk
 }
 
 // between walks the chunks of to that from does not hold.
-func (w *walk) between(from, to plumbing.Hash) (removed bool, err error) {
+func (w *walk) between(from, to gitobject.ID) (removed bool, err error) {
 	fromTree, err := w.l.TreeOf(from)
 	if err != nil {
 		return false, err
@@ -86,24 +84,24 @@ func (w *walk) between(from, to plumbing.Hash) (removed bool, err error) {
 // (Chunk.Data, read with LinesOf), not a [][]byte of its lines, and keeps
 // in T what fn needs of them: a chunk of tiny lines read ahead costs what
 // prepare keeps, not 24 bytes a line.
-func EachChangeOf[T any](l *Ledger, file string, from, to plumbing.Hash, prepare func(Chunk) T, fn func(T) error) error {
+func EachChangeOf[T any](l *Ledger, file string, from, to gitobject.ID, prepare func(Chunk) T, fn func(T) error) error {
 	dir, ok := DirOf(file)
 	if !ok {
 		return fmt.Errorf("the ledger holds no log named %s", file)
 	}
-	subtree := func(commit plumbing.Hash) (plumbing.Hash, error) {
+	subtree := func(commit gitobject.ID) (gitobject.ID, error) {
 		root, err := l.TreeOf(commit)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobject.ZeroID, err
 		}
 		t, err := l.readTree(root)
 		if err != nil {
-			return plumbing.ZeroHash, inCommit(err, commit)
+			return gitobject.ZeroID, inCommit(err, commit)
 		}
 		if e, ok := t.Get(dir); ok && e.Mode == gitobject.DirMode {
 			return e.ID, nil
 		}
-		return plumbing.ZeroHash, nil
+		return gitobject.ZeroID, nil
 	}
 	a, err := subtree(from)
 	if err != nil {
@@ -146,7 +144,7 @@ const forgetEvery = 64
 
 // chunkRead is one chunk read ahead of fn.
 type chunkRead struct {
-	a, b     plumbing.Hash // the chunk of the older commit (when hasA), of the newer
+	a, b     gitobject.ID // the chunk of the older commit (when hasA), of the newer
 	hasA     bool
 	path     string
 	chunk    Chunk
@@ -236,7 +234,7 @@ func (w *walk) endReaders() {
 	}
 }
 
-func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
+func (w *walk) trees(prefix string, a, b gitobject.ID) error {
 	if a == b {
 		return nil
 	}
@@ -263,7 +261,7 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 		case !inB:
 			w.removed = true
 		case eb.Mode == gitobject.DirMode:
-			var from plumbing.Hash
+			var from gitobject.ID
 			if inA {
 				from = ea.ID
 			}
@@ -284,7 +282,7 @@ func (w *walk) trees(prefix string, a, b plumbing.Hash) error {
 // chunk starts reading chunk b and the lines it holds that chunk a (when
 // there is one) does not, counting repeats, and hands fn the oldest chunk
 // read ahead once readAhead are.
-func (w *walk) chunk(p string, a plumbing.Hash, hasA bool, b plumbing.Hash) error {
+func (w *walk) chunk(p string, a gitobject.ID, hasA bool, b gitobject.ID) error {
 	parts := strings.Split(p, "/") // log, month, hundred, chunk
 	c := &chunkRead{path: p, done: make(chan struct{})}
 	c.chunk.File, _ = fileOf(parts[0])
@@ -341,7 +339,7 @@ func (w *walk) read(c *chunkRead) {
 // b's bytes when they are b's whole or a's bytes followed by more (a
 // chunk grown by appends, as git-queen writes them), else the lines left
 // once a's are subtracted.
-func (l *Ledger) chunkLines(a plumbing.Hash, hasA bool, b plumbing.Hash) (data []byte, removed bool, err error) {
+func (l *Ledger) chunkLines(a gitobject.ID, hasA bool, b gitobject.ID) (data []byte, removed bool, err error) {
 	newer, err := l.chunk(b)
 	if err != nil || !hasA {
 		return newer, false, err
@@ -383,9 +381,9 @@ func Subtract(lines, have [][]byte) (rest [][]byte, extra bool) {
 }
 
 // All returns every line of a ledger commit, by log, in chunk order.
-func (l *Ledger) All(commit plumbing.Hash) (Lines, error) {
+func (l *Ledger) All(commit gitobject.ID) (Lines, error) {
 	all := Lines{}
-	_, err := l.EachChange(plumbing.ZeroHash, commit, func(file string, lines [][]byte) error {
+	_, err := l.EachChange(gitobject.ZeroID, commit, func(file string, lines [][]byte) error {
 		all[file] = append(all[file], lines...)
 		return nil
 	})

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -19,7 +19,7 @@ import (
 func TestEachChangeReadHandsWhatSubtractLeaves(t *testing.T) {
 	l, repo := open(t)
 	format := object(t, repo, "blob", []byte(formatLine))
-	commit := func(chunk string, has bool) plumbing.Hash {
+	commit := func(chunk string, has bool) gitobject.ID {
 		if !has {
 			return commitOf(t, repo, object(t, repo, "tree", rawTree("100644 FORMAT", format)))
 		}

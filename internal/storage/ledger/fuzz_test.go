@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -40,7 +40,7 @@ var shaperNames = [][]string{
 	{"00.jsonl", "01.jsonl", "0.jsonl", "00.json"},
 }
 
-func (g *shaper) write(kind plumbing.ObjectType, content []byte) plumbing.Hash {
+func (g *shaper) write(kind gitobject.Type, content []byte) gitobject.ID {
 	h, err := g.l.objects.Write(kind, content)
 	if err != nil {
 		panic(err)
@@ -49,21 +49,21 @@ func (g *shaper) write(kind plumbing.ObjectType, content []byte) plumbing.Hash {
 }
 
 // blob is a chunk or FORMAT of bytes taken from the input.
-func (g *shaper) blob(name string) plumbing.Hash {
+func (g *shaper) blob(name string) gitobject.ID {
 	if name == formatFile && g.next()%4 != 0 {
-		return g.write(plumbing.BlobObject, []byte(formatLine))
+		return g.write(gitobject.BlobType, []byte(formatLine))
 	}
 	n := min(int(g.next()), len(g.data))
 	content := g.data[:n]
 	g.data = g.data[n:]
-	return g.write(plumbing.BlobObject, content)
+	return g.write(gitobject.BlobType, content)
 }
 
 // tree writes the raw content of a tree at level lv.
-func (g *shaper) tree(lv int) plumbing.Hash {
+func (g *shaper) tree(lv int) gitobject.ID {
 	type e struct {
 		mode, name string
-		h          plumbing.Hash
+		h          gitobject.ID
 	}
 	var entries []e
 	for range int(g.next()) % 4 {
@@ -73,12 +73,12 @@ func (g *shaper) tree(lv int) plumbing.Hash {
 		if g.next()%8 == 0 {
 			mode = g.pick("40000", "100644", "100755", "120000", "160000")
 		}
-		var h plumbing.Hash
+		var h gitobject.ID
 		switch {
 		case mode == "40000" && lv < 4:
 			h = g.tree(lv + 1)
 		case mode == "160000":
-			h = plumbing.NewHash(fmt.Sprintf("%040x", g.next()))
+			h, _ = gitobject.ParseHex(fmt.Sprintf("%040x", g.next()))
 		default:
 			h = g.blob(name)
 		}
@@ -101,11 +101,11 @@ func (g *shaper) tree(lv int) plumbing.Hash {
 		fmt.Fprintf(&raw, "%s %s\x00", x.mode, x.name)
 		raw.Write(x.h[:])
 	}
-	return g.write(plumbing.TreeObject, raw.Bytes())
+	return g.write(gitobject.TreeType, raw.Bytes())
 }
 
 // tip is a commit of a tree, or something else where a commit belongs.
-func (g *shaper) tip() plumbing.Hash {
+func (g *shaper) tip() gitobject.ID {
 	switch g.next() % 8 {
 	case 0:
 		return g.blob("x")
@@ -113,7 +113,7 @@ func (g *shaper) tip() plumbing.Hash {
 		return g.tree(0)
 	case 2:
 		n := min(int(g.next()), len(g.data))
-		return g.write(plumbing.CommitObject, g.data[:n])
+		return g.write(gitobject.CommitType, g.data[:n])
 	}
 	c, err := g.l.CommitTree(g.tree(0), nil, sig, "fuzz")
 	if err != nil {
@@ -144,7 +144,7 @@ func FuzzInspect(f *testing.F) {
 	f.Cleanup(func() { l.Close() })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-		local, err := l.Record(plumbing.ZeroHash, Lines{records.ReservationsFile: {msg("qr-1", nov, "a")}}, sig, "local")
+		local, err := l.Record(gitobject.ZeroID, Lines{records.ReservationsFile: {msg("qr-1", nov, "a")}}, sig, "local")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,11 +165,11 @@ func FuzzInspect(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Inspect passed %s, but the merge fails: %v", tip, err)
 		}
-		commit, err := l.CommitTree(merged, []plumbing.Hash{local, tip}, sig, "merge")
+		commit, err := l.CommitTree(merged, []gitobject.ID{local, tip}, sig, "merge")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Inspect(plumbing.ZeroHash, commit); err != nil {
+		if _, err := l.Inspect(gitobject.ZeroID, commit); err != nil {
 			t.Fatalf("the merge of two sound ledgers is not sound: %v", err)
 		}
 	})

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
@@ -17,7 +15,7 @@ import (
 // chunks to holds that from does not hold at the same place (what a merge
 // would read: a bound on a round's growth), or the first damage found, a
 // *DamageError that names the commit and the place.
-func (l *Ledger) Inspect(from, to plumbing.Hash) (newBytes int64, err error) {
+func (l *Ledger) Inspect(from, to gitobject.ID) (newBytes int64, err error) {
 	if to.IsZero() {
 		return 0, nil
 	}
@@ -25,7 +23,7 @@ func (l *Ledger) Inspect(from, to plumbing.Hash) (newBytes int64, err error) {
 	if err != nil {
 		return 0, inCommit(err, to)
 	}
-	var fromTree plumbing.Hash
+	var fromTree gitobject.ID
 	if !from.IsZero() {
 		if fromTree, err = l.TreeOf(from); err != nil {
 			return 0, err
@@ -43,7 +41,7 @@ type inspection struct {
 	chunks   int
 }
 
-func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
+func (in *inspection) trees(prefix string, a, b gitobject.ID) error {
 	if a == b {
 		return nil
 	}
@@ -76,7 +74,7 @@ func (in *inspection) trees(prefix string, a, b plumbing.Hash) error {
 		p := path.Join(prefix, eb.Name)
 		switch {
 		case eb.Mode == gitobject.DirMode:
-			var from plumbing.Hash
+			var from gitobject.ID
 			if inA && ea.Mode == gitobject.DirMode {
 				from = ea.ID
 			}
@@ -117,7 +115,7 @@ func (in *inspection) format(root *tree) error {
 }
 
 // blobSize is the size of a chunk from its object header.
-func (l *Ledger) blobSize(h plumbing.Hash) (int64, error) {
+func (l *Ledger) blobSize(h gitobject.ID) (int64, error) {
 	kind, size, err := l.objects.HeaderWithGit(h)
 	switch {
 	case err != nil:

@@ -31,8 +31,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
@@ -168,26 +166,26 @@ func (l *Ledger) Close() error { return l.objects.Close() }
 func (l *Ledger) Refresh() { l.objects.Refresh() }
 
 // TreeOf returns the tree of a commit (the zero hash for the zero commit).
-func (l *Ledger) TreeOf(commit plumbing.Hash) (plumbing.Hash, error) {
+func (l *Ledger) TreeOf(commit gitobject.ID) (gitobject.ID, error) {
 	if commit.IsZero() {
-		return plumbing.ZeroHash, nil
+		return gitobject.ZeroID, nil
 	}
 	c, err := l.commit(commit)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	return c.Tree, nil
 }
 
 // Parents returns a commit's parents.
-func (l *Ledger) Parents(commit plumbing.Hash) ([]plumbing.Hash, error) {
+func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 	c, err := l.commit(commit)
 	return c.Parents, err
 }
 
 // Committer returns who wrote a commit, and when by their clock, with its
 // parents.
-func (l *Ledger) Committer(commit plumbing.Hash) (Signature, []plumbing.Hash, error) {
+func (l *Ledger) Committer(commit gitobject.ID) (Signature, []gitobject.ID, error) {
 	c, err := l.commit(commit)
 	return c.Committer, c.Parents, err
 }
@@ -195,7 +193,7 @@ func (l *Ledger) Committer(commit plumbing.Hash) (Signature, []plumbing.Hash, er
 // Sound reports whether a ledger commit and its root tree can be read: a
 // quick test for a ref a gc left naming pruned objects, before git itself
 // is asked to use the ref (a fetch negotiates with every ref it has).
-func (l *Ledger) Sound(commit plumbing.Hash) error {
+func (l *Ledger) Sound(commit gitobject.ID) error {
 	root, err := l.TreeOf(commit)
 	if err != nil {
 		return err

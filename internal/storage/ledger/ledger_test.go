@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
@@ -39,7 +39,7 @@ func msg(id string, at time.Time, extra string) []byte {
 		at.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano), extra)
 }
 
-func lines(l *Ledger, t *testing.T, commit plumbing.Hash, file string) []string {
+func lines(l *Ledger, t *testing.T, commit gitobject.ID, file string) []string {
 	t.Helper()
 	all, err := l.All(commit)
 	if err != nil {
@@ -56,7 +56,7 @@ func TestRecordAppendsToTheMonthsLastChunk(t *testing.T) {
 	l, repo := open(t)
 	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	oct := time.Date(2026, 10, 30, 0, 0, 0, 0, time.UTC)
-	c1, err := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", nov, "a"), msg("qm-2", oct, "b")}}, sig, "first")
+	c1, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-1", nov, "a"), msg("qm-2", oct, "b")}}, sig, "first")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestChunksRollOverAndTreesStaySmall(t *testing.T) {
 	for i := range 3000 {
 		batch = append(batch, msg(fmt.Sprintf("qm-%05d", i), at, strings.Repeat("x", 400)))
 	}
-	var c plumbing.Hash
+	var c gitobject.ID
 	var err error
 	for i := 0; i < len(batch); i += 250 {
 		if c, err = l.Record(c, Lines{records.MessagesFile: batch[i : i+250]}, sig, "batch"); err != nil {
@@ -125,7 +125,7 @@ func TestChunksRollOverAndTreesStaySmall(t *testing.T) {
 func TestMergeIsAUnionAndTheSameBothWays(t *testing.T) {
 	l, repo := open(t)
 	at := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	base, err := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", at, "base")}}, sig, "base")
+	base, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-1", at, "base")}}, sig, "base")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestMergeIsAUnionAndTheSameBothWays(t *testing.T) {
 
 func TestMergeRefusesAnUnknownFormat(t *testing.T) {
 	l, _ := open(t)
-	ours, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "ours")
+	ours, _ := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "ours")
 	root, _ := l.TreeOf(ours)
 	tr, _ := l.readTree(root)
 	h, _ := l.writeBlob([]byte("git-queen ledger 9\n"))
@@ -197,16 +197,16 @@ func TestMergeRefusesAnUnknownFormat(t *testing.T) {
 
 func TestUpdateRefIsACompareAndSwap(t *testing.T) {
 	l, repo := open(t)
-	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
+	c1, _ := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
 	c2, _ := l.Record(c1, Lines{records.MessagesFile: {msg("qm-2", sig.When, "b")}}, sig, "two")
 	var stale *refs.StaleError
 	if err := l.Refs().Update(Ref, c1, c2); !errors.As(err, &stale) {
 		t.Fatalf("update of a missing ref expecting %s: %v", c1, err)
 	}
-	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c1); err != nil {
+	if err := l.Refs().Update(Ref, gitobject.ZeroID, c1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c2); !errors.As(err, &stale) || stale.Got != c1 {
+	if err := l.Refs().Update(Ref, gitobject.ZeroID, c2); !errors.As(err, &stale) || stale.Got != c1 {
 		t.Fatalf("create over an existing ref: %v", err)
 	}
 	// A packed ref is read, and a lock file git holds is waited for.
@@ -234,8 +234,8 @@ func TestUpdateRefIsACompareAndSwap(t *testing.T) {
 // Many processes racing to move the ref from the same value: one wins.
 func TestUpdateRefRace(t *testing.T) {
 	l, repo := open(t)
-	base, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-0", sig.When, "a")}}, sig, "base")
-	if err := l.Refs().Update(Ref, plumbing.ZeroHash, base); err != nil {
+	base, _ := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-0", sig.When, "a")}}, sig, "base")
+	if err := l.Refs().Update(Ref, gitobject.ZeroID, base); err != nil {
 		t.Fatal(err)
 	}
 	const n = 16
@@ -278,11 +278,11 @@ func TestUpdateRefRace(t *testing.T) {
 // A lock file left by a killed process does not block the ref for good.
 func TestUpdateRefBreaksAStaleLock(t *testing.T) {
 	l, repo := open(t)
-	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
+	c1, _ := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
 	lock := filepath.Join(repo, ".git", Ref+".lock")
 	os.MkdirAll(filepath.Dir(lock), 0o755)
 	os.WriteFile(lock, nil, 0o644)
-	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c1); err != nil {
+	if err := l.Refs().Update(Ref, gitobject.ZeroID, c1); err != nil {
 		t.Fatalf("a stale lock blocked the update: %v", err)
 	}
 	if _, err := os.Stat(lock); !os.IsNotExist(err) {
@@ -294,8 +294,8 @@ func TestUpdateRefBreaksAStaleLock(t *testing.T) {
 // the ledger reads them from the pack, and keeps writing beside them.
 func TestLedgerReadsPackedObjects(t *testing.T) {
 	l, repo := open(t)
-	c1, _ := l.Record(plumbing.ZeroHash, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
-	if err := l.Refs().Update(Ref, plumbing.ZeroHash, c1); err != nil {
+	c1, _ := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: {msg("qm-1", sig.When, "a")}}, sig, "one")
+	if err := l.Refs().Update(Ref, gitobject.ZeroID, c1); err != nil {
 		t.Fatal(err)
 	}
 	testgit.Run(t, repo, "gc", "-q", "--prune=now")
@@ -335,7 +335,7 @@ type Diff struct {
 // Changes compares two ledger commits: what to holds that from does not,
 // every added line in memory (EachChange hands them over chunk by chunk).
 // Only the tests read a whole difference at once.
-func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
+func (l *Ledger) Changes(from, to gitobject.ID) (Diff, error) {
 	d := Diff{Added: Lines{}}
 	removed, err := l.EachChange(from, to, func(file string, lines [][]byte) error {
 		d.Added[file] = append(d.Added[file], lines...)
@@ -347,18 +347,18 @@ func (l *Ledger) Changes(from, to plumbing.Hash) (Diff, error) {
 
 // Merge writes a merge commit of ours and theirs whose tree is the union
 // of theirs. ours comes first among the parents.
-func (l *Ledger) Merge(ours, theirs plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
+func (l *Ledger) Merge(ours, theirs gitobject.ID, sig Signature, msg string) (gitobject.ID, error) {
 	ta, err := l.TreeOf(ours)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	tb, err := l.TreeOf(theirs)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	tree, err := l.MergeTrees(ta, tb)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
-	return l.CommitTree(tree, []plumbing.Hash{ours, theirs}, sig, msg)
+	return l.CommitTree(tree, []gitobject.ID{ours, theirs}, sig, msg)
 }

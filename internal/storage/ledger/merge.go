@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/merge"
 )
@@ -18,11 +16,11 @@ import (
 // Nothing is ever dropped: a ledger only grows. An entry of a shape
 // git-queen does not write, on either side, is a *DamageError: check a
 // remote's commit with Inspect first, so that one left is this clone's.
-func (l *Ledger) MergeTrees(a, b plumbing.Hash) (plumbing.Hash, error) {
+func (l *Ledger) MergeTrees(a, b gitobject.ID) (gitobject.ID, error) {
 	return l.mergeTrees("", a, b)
 }
 
-func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, error) {
+func (l *Ledger) mergeTrees(prefix string, a, b gitobject.ID) (gitobject.ID, error) {
 	if a == b || b.IsZero() {
 		return a, nil
 	}
@@ -31,7 +29,7 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 	}
 	ta, tb, err := l.readTrees(prefix, a, b)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	lv := levelOf(prefix)
 	out := &tree{}
@@ -43,7 +41,7 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 			e  entry
 		}{{inA, ea}, {inB, eb}} {
 			if why := lv.admit(e.e); e.in && why != "" {
-				return plumbing.ZeroHash, shapeError(prefix, e.e, why)
+				return gitobject.ZeroID, shapeError(prefix, e.e, why)
 			}
 		}
 		p := path.Join(prefix, name)
@@ -55,18 +53,18 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 		case ea.Mode == gitobject.DirMode:
 			h, err := l.mergeTrees(p, ea.ID, eb.ID)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return gitobject.ZeroID, err
 			}
 			out.Entries = append(out.Entries, entry{Name: name, Mode: gitobject.DirMode, ID: h})
 		case name == formatFile: // two FORMAT files: one is not a format this version writes
 			if err := l.checkFormat(ea.ID); err != nil {
-				return plumbing.ZeroHash, err
+				return gitobject.ZeroID, err
 			}
-			return plumbing.ZeroHash, l.checkFormat(eb.ID)
+			return gitobject.ZeroID, l.checkFormat(eb.ID)
 		default:
 			h, err := l.unionBlobs(ea.ID, eb.ID)
 			if err != nil {
-				return plumbing.ZeroHash, at(err, p)
+				return gitobject.ZeroID, at(err, p)
 			}
 			out.Entries = append(out.Entries, entry{Name: name, Mode: ea.Mode, ID: h})
 		}
@@ -75,21 +73,21 @@ func (l *Ledger) mergeTrees(prefix string, a, b plumbing.Hash) (plumbing.Hash, e
 	return l.writeTree(out)
 }
 
-func (l *Ledger) unionBlobs(a, b plumbing.Hash) (plumbing.Hash, error) {
+func (l *Ledger) unionBlobs(a, b gitobject.ID) (gitobject.ID, error) {
 	da, err := l.chunk(a)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	db, err := l.chunk(b)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	return l.writeBlob(merge.UnionStore(nil, da, db))
 }
 
 // readTrees reads the trees a and b, which sit at prefix, for a walk over
 // both.
-func (l *Ledger) readTrees(prefix string, a, b plumbing.Hash) (ta, tb *tree, err error) {
+func (l *Ledger) readTrees(prefix string, a, b gitobject.ID) (ta, tb *tree, err error) {
 	if ta, err = l.readTree(a); err == nil {
 		tb, err = l.readTree(b)
 	}
@@ -114,7 +112,7 @@ func entryNames(a, b *tree) []string {
 // checkFormat reads the FORMAT file h (within maxFormatBytes) and refuses
 // a format this version does not write: a newer git-queen's, or a push of
 // something else.
-func (l *Ledger) checkFormat(h plumbing.Hash) error {
+func (l *Ledger) checkFormat(h gitobject.ID) error {
 	data, err := l.read(h, "blob", maxFormatBytes)
 	if err != nil {
 		return at(err, formatFile)

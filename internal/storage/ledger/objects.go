@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
@@ -33,7 +31,7 @@ type entry = gitobject.Entry
 // read returns the content of the object h, which must be of type want and
 // at most max bytes. What the repository lacks, what is of another type or
 // larger, and what does not inflate is a *DamageError.
-func (l *Ledger) read(h plumbing.Hash, want string, max int64) ([]byte, error) {
+func (l *Ledger) read(h gitobject.ID, want string, max int64) ([]byte, error) {
 	kind, data, err := l.objects.ReadWithGit(h, max)
 	var tooLarge *gitrepo.TooLargeError
 	switch {
@@ -51,7 +49,7 @@ func (l *Ledger) read(h plumbing.Hash, want string, max int64) ([]byte, error) {
 // objectDamage is the error of an object the git layer could not read: a
 // *DamageError when it is missing or cannot be read, unless git itself
 // failed (a problem of this machine, not of the ledger).
-func objectDamage(h plumbing.Hash, what string, err error) error {
+func objectDamage(h gitobject.ID, what string, err error) error {
 	var gitFailed *gitrepo.GitFailure
 	switch {
 	case errors.As(err, &gitFailed):
@@ -62,15 +60,15 @@ func objectDamage(h plumbing.Hash, what string, err error) error {
 	return &DamageError{Object: h, Reason: fmt.Sprintf("the %s %s cannot be read: %v", what, gitobject.Short(h), err)}
 }
 
-func (l *Ledger) write(t gitobject.Type, content []byte) (plumbing.Hash, error) {
+func (l *Ledger) write(t gitobject.Type, content []byte) (gitobject.ID, error) {
 	h, err := l.objects.Write(t, content)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write ledger object: %w", err)
+		return gitobject.ZeroID, fmt.Errorf("write ledger object: %w", err)
 	}
 	return h, nil
 }
 
-func (l *Ledger) commit(h plumbing.Hash) (gitobject.Commit, error) {
+func (l *Ledger) commit(h gitobject.ID) (gitobject.Commit, error) {
 	data, err := l.read(h, "commit", maxCommitBytes)
 	if err != nil {
 		return gitobject.Commit{}, inCommit(err, h)
@@ -84,23 +82,23 @@ func (l *Ledger) commit(h plumbing.Hash) (gitobject.Commit, error) {
 
 // CommitTree writes a commit of tree with the given parents (Record and
 // Merge, and a caller that merged the trees itself with MergeTrees).
-func (l *Ledger) CommitTree(tree plumbing.Hash, parents []plumbing.Hash, sig Signature, msg string) (plumbing.Hash, error) {
+func (l *Ledger) CommitTree(tree gitobject.ID, parents []gitobject.ID, sig Signature, msg string) (gitobject.ID, error) {
 	c := gitobject.Commit{Tree: tree, Parents: parents, Committer: sig, Message: msg}
 	return l.write(gitobject.CommitType, c.Encode())
 }
 
 // chunk reads a chunk whole, within MaxChunkBytes.
-func (l *Ledger) chunk(h plumbing.Hash) ([]byte, error) {
+func (l *Ledger) chunk(h gitobject.ID) ([]byte, error) {
 	return l.read(h, "blob", MaxChunkBytes)
 }
 
-func (l *Ledger) writeBlob(data []byte) (plumbing.Hash, error) {
+func (l *Ledger) writeBlob(data []byte) (gitobject.ID, error) {
 	return l.write(gitobject.BlobType, data)
 }
 
 // readTree reads a tree; the zero hash is the empty tree. Its entries must
 // be well formed and in git's order, each name once.
-func (l *Ledger) readTree(h plumbing.Hash) (*tree, error) {
+func (l *Ledger) readTree(h gitobject.ID) (*tree, error) {
 	if h.IsZero() {
 		return &tree{}, nil
 	}
@@ -115,9 +113,9 @@ func (l *Ledger) readTree(h plumbing.Hash) (*tree, error) {
 	return t, nil
 }
 
-func (l *Ledger) writeTree(t *tree) (plumbing.Hash, error) {
+func (l *Ledger) writeTree(t *tree) (gitobject.ID, error) {
 	if len(t.Entries) == 0 {
-		return plumbing.ZeroHash, nil
+		return gitobject.ZeroID, nil
 	}
 	return l.write(gitobject.TreeType, t.Encode())
 }

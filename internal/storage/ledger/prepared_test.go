@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -20,7 +20,7 @@ func TestEachChangePreparedKeepsTheOrder(t *testing.T) {
 	oct := time.Date(2026, 10, 3, 0, 0, 0, 0, time.UTC)
 	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	var want []string
-	var c plumbing.Hash
+	var c gitobject.ID
 	var err error
 	for _, at := range []time.Time{oct, nov} { // each month fills about 20 chunks
 		var batch [][]byte
@@ -41,7 +41,7 @@ func TestEachChangePreparedKeepsTheOrder(t *testing.T) {
 	prepare := func(c Chunk) string { return fmt.Sprintf("%s %s %d %s", c.File, c.Month, len(c.Lines), c.Lines[0]) }
 	var got []string
 	chunks := 0
-	removed, err := EachChangePrepared(l, plumbing.ZeroHash, c, prepare, func(chunk Chunk, prepared string) error {
+	removed, err := EachChangePrepared(l, gitobject.ZeroID, c, prepare, func(chunk Chunk, prepared string) error {
 		if prepared != prepare(chunk) {
 			t.Fatalf("chunk %d came with another chunk's preparation", chunks)
 		}
@@ -73,7 +73,7 @@ func TestEachChangePreparedKeepsTheOrder(t *testing.T) {
 	// comes back as it was.
 	stop := errors.New("enough")
 	calls := 0
-	_, err = EachChangePrepared(l, plumbing.ZeroHash, c, prepare, func(Chunk, string) error {
+	_, err = EachChangePrepared(l, gitobject.ZeroID, c, prepare, func(Chunk, string) error {
 		if calls++; calls == 3 {
 			return stop
 		}
@@ -95,7 +95,7 @@ func TestEachChangePreparedStopsAtADamagedChunk(t *testing.T) {
 	for i := range 3 * readAhead() {
 		chunk := object(t, repo, "blob", append(msg(fmt.Sprintf("qm-%02d", i), nov, "a"), '\n'))
 		if i == readAhead()+1 {
-			chunk = plumbing.NewHash(strings.Repeat("ab", 20)) // missing
+			chunk = missingID
 		}
 		entries = append(entries, fmt.Sprintf("100644 %02d.jsonl", i), chunk)
 	}
@@ -104,7 +104,7 @@ func TestEachChangePreparedStopsAtADamagedChunk(t *testing.T) {
 	log := object(t, repo, "tree", rawTree("40000 2026-11", month))
 	tip := commitOf(t, repo, object(t, repo, "tree", rawTree("100644 FORMAT", format, "40000 messages", log)))
 	var got []string
-	_, err := EachChangePrepared(l, plumbing.ZeroHash, tip, nil, func(c Chunk, _ struct{}) error {
+	_, err := EachChangePrepared(l, gitobject.ZeroID, tip, nil, func(c Chunk, _ struct{}) error {
 		got = append(got, string(c.Lines[0]))
 		return nil
 	})

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-queen/git-queen/internal/format/records"
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
@@ -27,35 +25,35 @@ const chunksPerDir = 100
 // is parent's plus the given lines, each appended to the last chunk of the
 // month it was written in. It returns parent itself when there is nothing
 // to add. Lines must not contain newlines.
-func (l *Ledger) Record(parent plumbing.Hash, add Lines, sig Signature, msg string) (plumbing.Hash, error) {
+func (l *Ledger) Record(parent gitobject.ID, add Lines, sig Signature, msg string) (gitobject.ID, error) {
 	if add.Count() == 0 && !parent.IsZero() {
 		return parent, nil
 	}
 	root, err := l.TreeOf(parent)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	newRoot, err := l.appendLines(root, add, sig.When)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
-	var parents []plumbing.Hash
+	var parents []gitobject.ID
 	if !parent.IsZero() {
-		parents = []plumbing.Hash{parent}
+		parents = []gitobject.ID{parent}
 	}
 	return l.CommitTree(newRoot, parents, sig, msg)
 }
 
 // appendLines returns the tree root plus the lines.
-func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) (plumbing.Hash, error) {
+func (l *Ledger) appendLines(root gitobject.ID, add Lines, fallback time.Time) (gitobject.ID, error) {
 	t, err := l.readTree(root)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	if _, ok := t.Get(formatFile); !ok {
 		h, err := l.writeBlob([]byte(formatLine))
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobject.ZeroID, err
 		}
 		t.Set(formatFile, gitobject.RegularMode, h)
 	}
@@ -65,12 +63,12 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 		}
 		dir, ok := DirOf(file)
 		if !ok {
-			return plumbing.ZeroHash, fmt.Errorf("the ledger holds no log named %s", file)
+			return gitobject.ZeroID, fmt.Errorf("the ledger holds no log named %s", file)
 		}
 		old, _ := t.Get(dir)
 		h, err := l.appendStore(old.ID, lines, fallback)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobject.ZeroID, err
 		}
 		t.Set(dir, gitobject.DirMode, h)
 	}
@@ -78,24 +76,24 @@ func (l *Ledger) appendLines(root plumbing.Hash, add Lines, fallback time.Time) 
 }
 
 // appendStore adds lines to one log's subtree, month by month.
-func (l *Ledger) appendStore(root plumbing.Hash, lines [][]byte, fallback time.Time) (plumbing.Hash, error) {
+func (l *Ledger) appendStore(root gitobject.ID, lines [][]byte, fallback time.Time) (gitobject.ID, error) {
 	byMonth := map[string][][]byte{}
 	for _, line := range lines {
 		if bytes.IndexByte(line, '\n') >= 0 {
-			return plumbing.ZeroHash, fmt.Errorf("a ledger line must not contain a newline")
+			return gitobject.ZeroID, fmt.Errorf("a ledger line must not contain a newline")
 		}
 		m := monthOf(line, fallback)
 		byMonth[m] = append(byMonth[m], line)
 	}
 	t, err := l.readTree(root)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	for _, m := range slices.Sorted(maps.Keys(byMonth)) {
 		old, _ := t.Get(m)
 		h, err := l.appendMonth(old.ID, byMonth[m])
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobject.ZeroID, err
 		}
 		t.Set(m, gitobject.DirMode, h)
 	}
@@ -114,10 +112,10 @@ func monthOf(line []byte, fallback time.Time) string {
 
 // appendMonth appends lines to the last chunk of a month, starting new
 // chunks as each fills.
-func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash, error) {
+func (l *Ledger) appendMonth(root gitobject.ID, lines [][]byte) (gitobject.ID, error) {
 	month, err := l.readTree(root)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	subtrees := map[string]*tree{}
 	subtree := func(name string) (*tree, error) {
@@ -136,14 +134,14 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 	if hi, ok := month.Last(); ok {
 		t, err := subtree(hi.Name)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobject.ZeroID, err
 		}
 		if lo, ok := t.Last(); ok {
 			if n, err = chunkNumber(hi.Name, lo.Name); err != nil {
-				return plumbing.ZeroHash, err
+				return gitobject.ZeroID, err
 			}
 			if content, err = l.chunk(lo.ID); err != nil {
-				return plumbing.ZeroHash, err
+				return gitobject.ZeroID, err
 			}
 		}
 	}
@@ -166,7 +164,7 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 	for _, line := range lines {
 		if len(content) >= ChunkSize {
 			if err := flush(); err != nil {
-				return plumbing.ZeroHash, err
+				return gitobject.ZeroID, err
 			}
 			n, content = n+1, nil
 		}
@@ -176,12 +174,12 @@ func (l *Ledger) appendMonth(root plumbing.Hash, lines [][]byte) (plumbing.Hash,
 		content = append(append(content, line...), '\n')
 	}
 	if err := flush(); err != nil {
-		return plumbing.ZeroHash, err
+		return gitobject.ZeroID, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(subtrees)) {
 		h, err := l.writeTree(subtrees[name])
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return gitobject.ZeroID, err
 		}
 		month.Set(name, gitobject.DirMode, h)
 	}

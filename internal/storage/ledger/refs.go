@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 )
@@ -15,12 +15,12 @@ func (l *Ledger) Refs() *refs.Store { return l.refs }
 
 // TrackingRefs lists the remotes' ledgers this repository has fetched, by
 // remote name.
-func TrackingRefs(commonDir string) (map[string]plumbing.Hash, error) {
+func TrackingRefs(commonDir string) (map[string]gitobject.ID, error) {
 	list, err := refs.Open(commonDir).List("refs/queen/remotes/")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]plumbing.Hash{}
+	out := map[string]gitobject.ID{}
 	for _, r := range list {
 		// Only the one ref git-queen writes per remote: another clone can
 		// push refs of any name under refs/queen/, which a fetch may bring

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // However a walk stops (fn's error, a chunk that cannot be read, a panic
@@ -26,7 +26,7 @@ func TestAStoppedWalkLeavesNoReader(t *testing.T) {
 		chunk := object(t, repo, "blob", append(msg(fmt.Sprintf("qm-%02d", i), nov, strings.Repeat("x", 300)), '\n'))
 		entries = append(entries, fmt.Sprintf("100644 %02d.jsonl", i), chunk)
 	}
-	tree := func(entries []any) plumbing.Hash {
+	tree := func(entries []any) gitobject.ID {
 		hundred := object(t, repo, "tree", rawTree(entries...))
 		month := object(t, repo, "tree", rawTree("40000 000", hundred))
 		log := object(t, repo, "tree", rawTree("40000 2026-11", month))
@@ -46,13 +46,13 @@ func TestAStoppedWalkLeavesNoReader(t *testing.T) {
 	broken := tree(withDamage)
 
 	prepare := func(c Chunk) int { return len(c.Lines) }
-	walk := func(tip plumbing.Hash, fn func(int) error) (seen int, err error) {
+	walk := func(tip gitobject.ID, fn func(int) error) (seen int, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = fmt.Errorf("panic: %v", p)
 			}
 		}()
-		_, err = EachChangePrepared(l, plumbing.ZeroHash, tip, prepare, func(Chunk, int) error {
+		_, err = EachChangePrepared(l, gitobject.ZeroID, tip, prepare, func(Chunk, int) error {
 			seen++
 			return fn(seen)
 		})
@@ -80,7 +80,7 @@ func TestAStoppedWalkLeavesNoReader(t *testing.T) {
 	stop := errors.New("enough")
 	cases := []struct {
 		name string
-		tip  plumbing.Hash
+		tip  gitobject.ID
 		fn   func(int) error
 		want func(seen int, err error) bool
 	}{

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -30,7 +30,7 @@ import (
 // The sizes of the received logs are written to the state before the
 // first line is appended: if the process dies before the ledger ref moves,
 // the next sync cuts them back (see loadState) and applies the merge again.
-func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged plumbing.Hash, r *round) error {
+func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, r *round) error {
 	removeOldVersionIndex(s.dir())
 	var known *knownVersions
 	if !local.IsZero() {

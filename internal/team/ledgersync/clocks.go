@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -113,7 +113,7 @@ func newCloneID() string {
 // the remote (from the tips it merges back, at most maxClockCommits, none
 // older than the window) and notes in st the bounds they give, each pair of
 // clones' tightest of this round replacing what an earlier round read.
-func (s *Syncer) readClocks(st *state, tips []plumbing.Hash, known map[plumbing.Hash]bool, now time.Time) {
+func (s *Syncer) readClocks(st *state, tips []object.ID, known map[object.ID]bool, now time.Time) {
 	me := st.CloneID
 	bounds := map[[2]string]time.Duration{}
 	bound := func(from, to string, d time.Duration) {
@@ -126,7 +126,7 @@ func (s *Syncer) readClocks(st *state, tips []plumbing.Hash, known map[plumbing.
 		}
 	}
 	queue := slices.Clone(tips)
-	seen := map[plumbing.Hash]bool{}
+	seen := map[object.ID]bool{}
 	for len(queue) > 0 && len(seen) < maxClockCommits {
 		c := queue[0]
 		queue = queue[1:]

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -63,7 +63,7 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 			}
 			local, err := l.Refs().Read(ledger.Ref)
 			if err != nil {
-				local = plumbing.ZeroHash
+				local = object.ZeroID
 			}
 			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo), now()); ok {
 				paths = append(paths, path)
@@ -84,7 +84,7 @@ const extractPrefix = "fetched2-"
 // path; ok is false when fetched is damaged or over limit (noted once, in
 // a file beside, so that the next command does not inspect it again), or
 // when it cannot be read.
-func extract(l *ledger.Ledger, cacheDir string, local, fetched plumbing.Hash, limit int64, now time.Time) (string, bool) {
+func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit int64, now time.Time) (string, bool) {
 	path := filepath.Join(cacheDir, extractPrefix+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
 	if _, err := os.Stat(path); err == nil {
 		return path, true

@@ -7,7 +7,7 @@ import (
 	"iter"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -22,7 +22,7 @@ import (
 // commit holds that local does not (what the merge would read anyway,
 // within the round's bound) and counts the ids whose newest version there
 // holds at now and are not active here already.
-func (s *Syncer) floodCheck(local, commit plumbing.Hash, now time.Time) error {
+func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
 	active, err := (&reservations.Store{S: s.S}).Active(now)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
@@ -36,13 +36,13 @@ func remoteError(rm Remote, op string, err error) error {
 
 // fetch brings the remote's ledger to its tracking ref and returns the
 // commit it points at (zero when the remote has no ledger yet).
-func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
+func (s *Syncer) fetch(rm Remote) (object.ID, error) {
 	if tip, ok := s.upToDate(rm); ok {
 		return tip, nil
 	}
 	limit, err := s.timeout()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return object.ZeroID, err
 	}
 	var lastErr error
 	for attempt := range 4 {
@@ -61,7 +61,7 @@ func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
 		refs.AwaitLock(s.ledger.Refs().LockPath(ledger.TrackingRef(rm.Arg)))
 		sleepJitter(attempt+1, 0)
 	}
-	return plumbing.ZeroHash, lastErr
+	return object.ZeroID, lastErr
 }
 
 // upToDate answers, for a remote on this machine (a path or a file://
@@ -69,27 +69,27 @@ func (s *Syncer) fetch(rm Remote) (plumbing.Hash, error) {
 // file: then there is nothing to fetch, and an idle sync costs no git
 // process at all. For any other remote, and whenever in doubt, ok is
 // false and git fetches.
-func (s *Syncer) upToDate(rm Remote) (plumbing.Hash, bool) {
+func (s *Syncer) upToDate(rm Remote) (object.ID, bool) {
 	url := rm.Arg
 	if rm.Configured {
 		var ok bool
 		if url, ok = s.S.WS.Repo.LocalConfig("remote." + rm.Arg + ".url"); !ok {
-			return plumbing.ZeroHash, false
+			return object.ZeroID, false
 		}
 	}
 	dir, isFile := strings.CutPrefix(url, "file://")
 	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
-		return plumbing.ZeroHash, false // a network remote, or a relative path
+		return object.ZeroID, false // a network remote, or a relative path
 	}
 	if info, err := os.Stat(filepath.Join(dir, ".git")); err == nil && info.IsDir() {
 		dir = filepath.Join(dir, ".git")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "objects")); err != nil {
-		return plumbing.ZeroHash, false
+		return object.ZeroID, false
 	}
 	theirs, ok, err := refs.ReadIn(dir, ledger.Ref)
 	if err != nil || !ok || theirs.IsZero() {
-		return plumbing.ZeroHash, false
+		return object.ZeroID, false
 	}
 	known, err := s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
 	return known, err == nil && known == theirs
@@ -101,7 +101,7 @@ func (s *Syncer) upToDate(rm Remote) (plumbing.Hash, bool) {
 // ledger carries no code, and a hook that runs a test suite would make
 // every reservation wait for it. A remote that refuses the ledger is a
 // *RemoteError (Refused).
-func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (transport.PushResult, error) {
+func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResult, error) {
 	limit, err := s.timeout()
 	if err != nil {
 		return transport.PushResult{}, err
@@ -124,11 +124,11 @@ func (s *Syncer) push(rm Remote, commit, expected plumbing.Hash) (transport.Push
 // shows fetches, with one git ls-remote bounded by limit: found is false
 // when it shows none. The error is a *RemoteError when the remote could
 // not be reached or did not answer in time.
-func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip plumbing.Hash, found bool, err error) {
+func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip object.ID, found bool, err error) {
 	dir := repo.Dir()
 	rm, err := ResolveRemote(repo, remote, dir)
 	if err != nil {
-		return plumbing.ZeroHash, false, err
+		return object.ZeroID, false, err
 	}
 	tip, found, err = transport.LsRemote(dir, rm.Arg, ledger.Ref, limit)
 	return tip, found, remoteError(rm, "fetch", err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -195,7 +195,7 @@ func (h *history) spoilIndex(c int) {
 func (h *history) compare(c int) {
 	t := h.t
 	cl := h.clones[c]
-	if _, err := cl.sy.round("origin", plumbing.ZeroHash, nil, false); err != nil {
+	if _, err := cl.sy.round("origin", object.ZeroID, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	tip, err := cl.sy.ledger.Refs().Read(ledger.Ref)

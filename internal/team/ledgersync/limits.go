@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -59,7 +59,7 @@ func parseSize(v string) (int64, error) {
 
 // inspectWithin is l.Inspect(from, to), and the damage of a commit that
 // brings more than limit (overBound).
-func inspectWithin(l *ledger.Ledger, from, to plumbing.Hash, limit int64) (int64, error) {
+func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) (int64, error) {
 	n, err := l.Inspect(from, to)
 	if err == nil && n > limit {
 		err = overBound(to, n, limit)
@@ -69,7 +69,7 @@ func inspectWithin(l *ledger.Ledger, from, to plumbing.Hash, limit int64) (int64
 
 // overBound is the damage of a commit that holds more new chunks than one
 // sync takes.
-func overBound(commit plumbing.Hash, newBytes, limit int64) error {
+func overBound(commit object.ID, newBytes, limit int64) error {
 	return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
 		"it brings %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
 			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",

@@ -3,7 +3,7 @@ package ledgersync
 import (
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -128,5 +128,5 @@ func (s *Syncer) recordNow(st *state) error {
 	if local, err = s.recordOn(local, &marks); err != nil {
 		return err
 	}
-	return s.moveRef(st, start, local, marks, "", plumbing.ZeroHash)
+	return s.moveRef(st, start, local, marks, "", object.ZeroID)
 }

@@ -3,7 +3,7 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"os/exec"
 	"slices"
 	"strings"
@@ -309,7 +309,7 @@ func TestAnEmptyLedgerIsNotTakenForADeletedOne(t *testing.T) {
 // descends takes git's answer, the same as its own walk's.
 func TestDescendsAsksGitPastItsWalk(t *testing.T) {
 	a, b, _, _ := twoClones(t)
-	first := plumbing.NewHash(threeMessages(t, a, b))
+	first, _ := object.ParseHex(threeMessages(t, a, b))
 	tip := a.tip(t)
 	bTip := b.tip(t)
 	b.send(t, "bob", "bob", "only bob's")
@@ -322,7 +322,7 @@ func TestDescendsAsksGitPastItsWalk(t *testing.T) {
 	for _, walked := range []int{256, 1} {
 		walkedDescent = walked
 		for _, tc := range []struct {
-			commit, ancestor plumbing.Hash
+			commit, ancestor object.ID
 			want             bool
 		}{{tip, first, true}, {first, tip, false}, {tip, tip, true}, {sideways, bTip, true}, {tip, sideways, false}} {
 			if got, err := a.sy.descends(tc.commit, tc.ancestor); err != nil || got != tc.want {

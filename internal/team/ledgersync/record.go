@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -19,7 +19,7 @@ import (
 // longer starts with what was recorded (rewritten by something other than
 // git-queen) is reconciled against the ledger commit parent instead: every
 // line of it the ledger lacks is recorded.
-func (s *Syncer) unrecorded(recorded map[string]Mark, parent plumbing.Hash) (ledger.Lines, map[string]Mark, error) {
+func (s *Syncer) unrecorded(recorded map[string]Mark, parent object.ID) (ledger.Lines, map[string]Mark, error) {
 	lines := ledger.Lines{}
 	marks := map[string]Mark{}
 	var all ledger.Lines // the ledger's lines, read once if a log needs reconciling

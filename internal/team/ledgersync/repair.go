@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -21,14 +21,14 @@ import (
 // merge brings back from the remote whatever else its ledger had. It
 // returns the commit and the marks of this clone's logs it holds. Run
 // under the repository lock.
-func (s *Syncer) rebuild(why string) (plumbing.Hash, map[string]Mark, error) {
+func (s *Syncer) rebuild(why string) (object.ID, map[string]Mark, error) {
 	lines := ledger.Lines{}
 	marks := map[string]Mark{}
 	for _, log := range ledger.Logs {
 		for i, path := range []string{s.S.WS.Path(log.File), store.ReceivedPath(s.S.WS, log.File)} {
 			read, mark, _, err := readLogSince(path, Mark{})
 			if err != nil {
-				return plumbing.ZeroHash, nil, err
+				return object.ZeroID, nil, err
 			}
 			lines[log.File] = append(lines[log.File], read...)
 			if i == 0 && mark.Size > 0 {
@@ -37,7 +37,7 @@ func (s *Syncer) rebuild(why string) (plumbing.Hash, map[string]Mark, error) {
 		}
 	}
 	s.trace("rebuilt the ledger from the live store")
-	commit, err := s.ledger.Record(plumbing.ZeroHash, lines, s.signature(), "queen: rebuild the ledger from the live store ("+why+")")
+	commit, err := s.ledger.Record(object.ZeroID, lines, s.signature(), "queen: rebuild the ledger from the live store ("+why+")")
 	return commit, marks, err
 }
 
@@ -77,14 +77,14 @@ func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 		h.LocalDamage = err
 	} else if !tip.IsZero() {
 		h.Local = tip.String()
-		if _, err := l.Inspect(plumbing.ZeroHash, tip); err != nil {
+		if _, err := l.Inspect(object.ZeroID, tip); err != nil {
 			h.LocalDamage = err
 		} else if _, err := l.All(tip); err != nil {
 			h.LocalDamage = err // a chunk that does not read
 		}
 	}
 	if h.LocalDamage != nil {
-		tip = plumbing.ZeroHash
+		tip = object.ZeroID
 	}
 	tracking, err := ledger.TrackingRefs(ws.Repo.CommonDir)
 	if err != nil {
@@ -134,7 +134,7 @@ func (s *Syncer) rebuildIfDamaged(force bool) (why string, err error) {
 			return err
 		}
 		why = r.rebuilt
-		return s.moveRef(st, start, local, marks, "", plumbing.ZeroHash)
+		return s.moveRef(st, start, local, marks, "", object.ZeroID)
 	})
 	return why, err
 }
@@ -178,8 +178,8 @@ var walkedDescent = 256
 // descends reports whether commit is ancestor or a commit after it in
 // the local ledger's history. Past walkedDescent commits it asks git,
 // whose commit-graph answers without reading every commit between.
-func (s *Syncer) descends(commit, ancestor plumbing.Hash) (bool, error) {
-	queue, seen := []plumbing.Hash{commit}, map[plumbing.Hash]bool{}
+func (s *Syncer) descends(commit, ancestor object.ID) (bool, error) {
+	queue, seen := []object.ID{commit}, map[object.ID]bool{}
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
@@ -221,7 +221,7 @@ func (s *Syncer) holdsFetched(r *round) (bool, error) {
 // fetched ledger to,
 // before any of it is applied: within the round's bound, and no flood of
 // reservations. A failure is a *ledger.DamageError.
-func (s *Syncer) checkAhead(left, tip plumbing.Hash) error {
+func (s *Syncer) checkAhead(left, tip object.ID) error {
 	if _, err := inspectWithin(s.ledger, left, tip, maxReceive(s.S.WS.Repo)); err != nil {
 		return err
 	}

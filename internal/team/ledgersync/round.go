@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -20,7 +20,7 @@ type round struct {
 	remote string
 	// fetched is the remote's ledger as fetched; local the local ledger
 	// commit the round ended with, and marks how much of each log it holds.
-	fetched, local plumbing.Hash
+	fetched, local object.ID
 	marks          map[string]Mark
 	// received counts the versions the merge brought that the local
 	// ledger did not have and that this clone applied (the newest of
@@ -48,7 +48,7 @@ type round struct {
 	// (a fetch into it by hand): the round builds on the commit it
 	// verified and merges ahead into it as it merges a fetched one, so
 	// that what ahead brought is applied to received/.
-	ahead plumbing.Hash
+	ahead object.ID
 	stop  error
 }
 
@@ -74,7 +74,7 @@ func ownDamage(err error) error {
 // again, and moves the local ledger ref once, from the commit it started at
 // to the one it built. With rebuild, the local ledger is first built anew
 // from the live store (see rebuild).
-func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuild bool) (*round, error) {
+func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bool) (*round, error) {
 	r := &round{remote: remote, fetched: fetched, received: Counts{}}
 	err := s.S.Update(func(tx *jsonl.Tx) error {
 		st, err := s.openState()
@@ -121,7 +121,7 @@ func (s *Syncer) round(remote string, fetched plumbing.Hash, caller step, rebuil
 		r.local, r.marks = local, marks
 		merged := fetched
 		if r.heldBack {
-			merged = plumbing.ZeroHash // not taken: the next sync takes it again
+			merged = object.ZeroID // not taken: the next sync takes it again
 		}
 		if err := s.moveRef(st, start, local, marks, remote, merged); err != nil {
 			if cur, rerr := s.ledger.Refs().Read(ledger.Ref); rerr == nil && cur == local {
@@ -159,7 +159,7 @@ func (s *Syncer) cutBack(sizes map[string]int64) error {
 // names, or unreadable (its file holds no commit id), when only
 // ReplaceRef can move it.
 type refStart struct {
-	hash       plumbing.Hash
+	hash       object.ID
 	unreadable bool
 }
 
@@ -169,16 +169,17 @@ type refStart struct {
 // first; a ref that cannot be read, or names a damaged commit (a gc
 // --prune=now that ran during a sync leaves one), is replaced by a ledger
 // rebuilt from the live store, and so is any ledger when rebuild is set.
-func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbing.Hash, map[string]Mark, error) {
+func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, object.ID, map[string]Mark, error) {
 	var start refStart
 	tip, err := s.ledger.Refs().Read(ledger.Ref)
 	why := ""
+	verified, _ := object.ParseHex(st.Verified)
 	switch {
 	case err != nil:
 		start.unreadable, why = true, err.Error()
 	case rebuild:
 		start.hash, why = tip, "damage found during the last round"
-	case tip.IsZero() && plumbing.IsHash(st.Verified) && !plumbing.NewHash(st.Verified).IsZero():
+	case tip.IsZero() && !verified.IsZero():
 		// Deleted outside git-queen (git update-ref -d): the state's
 		// marks say the ledger holds this clone's lines, and that it
 		// merged the remote's, which a ledger built from nothing would
@@ -189,14 +190,14 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 		if err := s.ledger.Sound(tip); ledger.IsDamage(err) {
 			why = err.Error()
 		} else if err != nil {
-			return start, plumbing.ZeroHash, nil, err
+			return start, object.ZeroID, nil, err
 		}
 		start.hash = tip
 	default:
 		start.hash = tip
 		base, ahead, moved, err := s.judgeMoved(st, tip)
 		if err != nil {
-			return start, plumbing.ZeroHash, nil, err
+			return start, object.ZeroID, nil, err
 		}
 		if ahead {
 			r.ahead = tip
@@ -210,7 +211,7 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 	}
 	local, marks, err := s.rebuild(why)
 	if err != nil {
-		return start, plumbing.ZeroHash, nil, err
+		return start, object.ZeroID, nil, err
 	}
 	r.rebuilt = why
 	st.Verified = local.String()
@@ -227,11 +228,12 @@ func (s *Syncer) soundStart(st *state, rebuild bool, r *round) (refStart, plumbi
 // base passes what a fetched ledger must (checkAhead), and the round
 // builds on base and merges tip in. A state that verified nothing (an
 // older git-queen's) trusts a tip that reads whole.
-func (s *Syncer) judgeMoved(st *state, tip plumbing.Hash) (base plumbing.Hash, ahead bool, why string, err error) {
+func (s *Syncer) judgeMoved(st *state, tip object.ID) (base object.ID, ahead bool, why string, err error) {
+	verified, isVerified := object.ParseHex(st.Verified)
 	switch {
 	case st.fresh():
-	case plumbing.IsHash(st.Verified):
-		base = plumbing.NewHash(st.Verified)
+	case isVerified:
+		base = verified
 		holds, err := s.descends(tip, base)
 		if ledger.IsDamage(err) {
 			return base, false, err.Error(), nil
@@ -242,7 +244,7 @@ func (s *Syncer) judgeMoved(st *state, tip plumbing.Hash) (base plumbing.Hash, a
 			return base, false, "the ledger ref was moved outside git-queen to a commit that lacks " + st.Verified[:12], nil
 		}
 	default:
-		if _, err := s.ledger.Inspect(plumbing.ZeroHash, tip); ledger.IsDamage(err) {
+		if _, err := s.ledger.Inspect(object.ZeroID, tip); ledger.IsDamage(err) {
 			return base, false, err.Error(), nil
 		} else if err != nil {
 			return base, false, "", err
@@ -261,10 +263,10 @@ func (s *Syncer) judgeMoved(st *state, tip plumbing.Hash) (base plumbing.Hash, a
 // appended since *marks, and advances *marks. The state keeps its recorded
 // marks until the ledger ref holds the commit (see moveRef): a mark saved
 // earlier would claim lines the ledger does not have.
-func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbing.Hash, error) {
+func (s *Syncer) recordOn(parent object.ID, marks *map[string]Mark) (object.ID, error) {
 	lines, next, err := s.unrecorded(*marks, parent)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return object.ZeroID, err
 	}
 	*marks = next
 	if lines.Count() == 0 {
@@ -279,7 +281,7 @@ func (s *Syncer) recordOn(parent plumbing.Hash, marks *map[string]Mark) (plumbin
 // refuses, or that brings more than one sync takes, is set aside (noted in
 // the state and in r), and the newest of its ancestors that pass are merged
 // instead: the push that follows leaves the refused commit out.
-func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Hash, r *round) (plumbing.Hash, error) {
+func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local object.ID, r *round) (object.ID, error) {
 	fetched := r.fetched
 	rs := st.remote(r.remote)
 	// What this clone merged or pushed before is in the ledger it left,
@@ -291,7 +293,7 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 	held := fetched.IsZero() || fetched == local ||
 		r.rebuilt == "" && (fetched.String() == rs.Merged || fetched.String() == rs.Pushed) &&
 			!st.setAsideWhole(r.remote, fetched.String())
-	var takes []plumbing.Hash
+	var takes []object.ID
 	if !held {
 		var err error
 		if takes, err = s.usable(st, local, r); err != nil {
@@ -299,41 +301,41 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local plumbing.Has
 		}
 	}
 	if !r.ahead.IsZero() && r.ahead != local && !slices.Contains(takes, r.ahead) {
-		takes = append([]plumbing.Hash{r.ahead}, takes...) // inspected whole by soundStart
+		takes = append([]object.ID{r.ahead}, takes...) // inspected whole by soundStart
 	}
 	if len(takes) == 0 {
 		return local, nil
 	}
-	known := map[plumbing.Hash]bool{local: true}
+	known := map[object.ID]bool{local: true}
 	for _, h := range []string{rs.Merged, rs.Pushed} {
-		if plumbing.IsHash(h) {
-			known[plumbing.NewHash(h)] = true
+		if id, ok := object.ParseHex(h); ok {
+			known[id] = true
 		}
 	}
 	s.readClocks(st, takes, known, s.S.Now())
 	tree, err := s.ledger.TreeOf(local)
 	if err != nil {
-		return plumbing.ZeroHash, ownDamage(err)
+		return object.ZeroID, ownDamage(err)
 	}
-	var lastTree plumbing.Hash
+	var lastTree object.ID
 	for _, c := range takes {
 		if lastTree, err = s.ledger.TreeOf(c); err != nil {
-			return plumbing.ZeroHash, err
+			return object.ZeroID, err
 		}
 		// The remote's commits passed Inspect: damage now is this clone's.
 		if tree, err = s.ledger.MergeTrees(tree, lastTree); err != nil {
-			return plumbing.ZeroHash, ownDamage(err)
+			return object.ZeroID, ownDamage(err)
 		}
 	}
 	merged := takes[0] // the remote holds all we have: take its commit
 	if len(takes) > 1 || tree != lastTree {
 		parents := takes
 		if !local.IsZero() {
-			parents = append([]plumbing.Hash{local}, takes...)
+			parents = append([]object.ID{local}, takes...)
 		}
 		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),
 			"queen: merge "+r.remote+"'s ledger"); err != nil {
-			return plumbing.ZeroHash, err
+			return object.ZeroID, err
 		}
 	}
 	return merged, s.apply(tx, st, start, local, merged, r)
@@ -350,10 +352,10 @@ const maxSalvaged = 8
 // records are kept that way). A commit that only brings more than the
 // round's bound (queen.maxReceive) sets r.stop: it is neither merged nor
 // pushed over.
-func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Hash, error) {
+func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, error) {
 	limit := maxReceive(s.S.WS.Repo)
-	queue, seen := []plumbing.Hash{r.fetched}, map[plumbing.Hash]bool{}
-	var out []plumbing.Hash
+	queue, seen := []object.ID{r.fetched}, map[object.ID]bool{}
+	var out []object.ID
 	for len(queue) > 0 && len(seen) < maxSalvaged {
 		c := queue[0]
 		queue = queue[1:]
@@ -401,7 +403,7 @@ func (s *Syncer) usable(st *state, local plumbing.Hash, r *round) ([]plumbing.Ha
 // moveRef moves the local ledger from start to local, with the state that
 // goes with it (the marks local holds) written first as an intent, which
 // loadState adopts if the ref got there.
-func (s *Syncer) moveRef(st *state, start refStart, local plumbing.Hash, marks map[string]Mark, remote string, fetched plumbing.Hash) error {
+func (s *Syncer) moveRef(st *state, start refStart, local object.ID, marks map[string]Mark, remote string, fetched object.ID) error {
 	if local == start.hash && !start.unreadable {
 		if maps.Equal(marks, st.Recorded) && (local.IsZero() || st.Verified == local.String()) && !st.changed && st.Applying == nil {
 			return nil

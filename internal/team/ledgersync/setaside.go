@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
@@ -96,7 +96,7 @@ func (st *state) setAsideWhole(remote, commit string) bool {
 }
 
 // damageNote is the note for a commit that Inspect refused.
-func damageNote(remote string, commit plumbing.Hash, err error, now time.Time) SetAside {
+func damageNote(remote string, commit object.ID, err error, now time.Time) SetAside {
 	a := SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Reason: err.Error(), At: now}
 	if d, ok := errors.AsType[*ledger.DamageError](err); ok {
 		a.Path, a.Reason = d.Path, d.Reason
@@ -108,7 +108,7 @@ func damageNote(remote string, commit plumbing.Hash, err error, now time.Time) S
 }
 
 // recordNotes turns the rule breaks of a round into notes, one per rule.
-func recordNotes(remote string, commit plumbing.Hash, broken map[string]*ruleCount, now time.Time) []SetAside {
+func recordNotes(remote string, commit object.ID, broken map[string]*ruleCount, now time.Time) []SetAside {
 	var out []SetAside
 	for _, rule := range slices.Sorted(maps.Keys(broken)) {
 		c := broken[rule]

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
@@ -205,7 +205,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			return err
 		}
 		res.Rebuilt = rebuilt
-		var lost plumbing.Hash // what the last fetch brought, when the push after it lost
+		var lost object.ID // what the last fetch brought, when the push after it lost
 		afterLoss, unseen, retries := false, 0, 0
 		// rebuild: the last push found objects of the local ledger missing,
 		// so the next round builds on a ledger rebuilt from the live store.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -25,7 +25,7 @@ import (
 // chunks (a path in the ledger's tree, such as
 // "messages/2026-11/000/01.jsonl") holding its lines, pushed to origin's
 // ledger over whatever is there. The commit is dated at when.
-func craft(t *testing.T, dir string, parent plumbing.Hash, when time.Time, chunks map[string][][]byte) plumbing.Hash {
+func craft(t *testing.T, dir string, parent object.ID, when time.Time, chunks map[string][][]byte) object.ID {
 	t.Helper()
 	index := filepath.Join(t.TempDir(), "index")
 	date := when.Format(time.RFC3339)
@@ -48,11 +48,15 @@ func craft(t *testing.T, dir string, parent plumbing.Hash, when time.Time, chunk
 	}
 	commit := git(nil, "commit-tree", "-p", parent.String(), "-m", "by hand", git(nil, "write-tree"))
 	testgit.Run(t, dir, "push", "-q", "-f", "origin", commit+":"+ledger.Ref)
-	return plumbing.NewHash(commit)
+	id, ok := object.ParseHex(commit)
+	if !ok {
+		t.Fatalf("commit-tree printed %q, not an object id", commit)
+	}
+	return id
 }
 
 // tip is the clone's ledger.
-func (c *clone) tip(t *testing.T) plumbing.Hash {
+func (c *clone) tip(t *testing.T) object.ID {
 	t.Helper()
 	tip, err := c.sy.ledger.Refs().Read(ledger.Ref)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -55,17 +55,18 @@ func bucketOf(id string) string {
 }
 
 // head is the ledger commit the index reflects (zero when it is empty).
-func (x *versionIndex) head() plumbing.Hash {
+func (x *versionIndex) head() object.ID {
 	data, err := os.ReadFile(filepath.Join(x.dir, indexHead))
-	if err != nil || !plumbing.IsHash(strings.TrimSpace(string(data))) {
-		return plumbing.ZeroHash
+	if err != nil {
+		return object.ZeroID
 	}
-	return plumbing.NewHash(strings.TrimSpace(string(data)))
+	id, _ := object.ParseHex(strings.TrimSpace(string(data)))
+	return id
 }
 
 // catchUp makes the index reflect the ledger commit to. An index whose
 // head the ledger no longer reads (a gc pruned it) is built again from to.
-func (x *versionIndex) catchUp(l *ledger.Ledger, to plumbing.Hash) error {
+func (x *versionIndex) catchUp(l *ledger.Ledger, to object.ID) error {
 	from := x.head()
 	if from == to {
 		return nil
@@ -79,7 +80,7 @@ func (x *versionIndex) catchUp(l *ledger.Ledger, to plumbing.Hash) error {
 		if err := os.RemoveAll(x.dir); err != nil {
 			return err
 		}
-		_, err = x.addChanges(l, plumbing.ZeroHash, to)
+		_, err = x.addChanges(l, object.ZeroID, to)
 	}
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func (x *versionIndex) catchUp(l *ledger.Ledger, to plumbing.Hash) error {
 
 // addChanges notes the versions to holds that from does not, a batch at a
 // time.
-func (x *versionIndex) addChanges(l *ledger.Ledger, from, to plumbing.Hash) (bool, error) {
+func (x *versionIndex) addChanges(l *ledger.Ledger, from, to object.ID) (bool, error) {
 	const batch = 50000
 	pending, n := ledger.Lines{}, 0
 	removed, err := l.EachChange(from, to, func(file string, lines [][]byte) error {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -146,7 +146,7 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 // probed is what doctor's one look at the remote found.
 type probed struct {
 	limit time.Duration
-	tip   plumbing.Hash
+	tip   object.ID
 	found bool
 	err   error
 }
