@@ -71,6 +71,9 @@ func New(s *store.Store, droid string) (*Syncer, error) {
 		return nil, ErrNotLive
 	}
 	l, err := ledger.Open(s.WS.Repo.CommonDir)
+	if errors.Is(err, ledger.ErrUnsupported) {
+		return nil, fmt.Errorf("%w\n%s", err, NoLedgerHere)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +83,12 @@ func New(s *store.Store, droid string) (*Syncer, error) {
 	own.Fetched = nil
 	return &Syncer{S: &own, Droid: droid, ledger: l}, nil
 }
+
+// NoLedgerHere is what a repository whose objects the ledger cannot write
+// (SHA-256: see object.FormatError) does instead of sharing the store. It
+// names a git command, which a person runs whichever front end showed it.
+const NoLedgerHere = "the live store works on this machine without a remote: with queen.remote unset " +
+	"(git config --unset queen.remote), reserve, claim and assign grant here without publishing"
 
 // Close releases the ledger's files.
 func (s *Syncer) Close() error { return s.ledger.Close() }

@@ -159,7 +159,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkLegacy(),
 		r.checkRemote(o.Remote),
 	}
-	if name, configured := r.remoteName(o.Remote); o.Probe && name != "" && name == configured {
+	if name, configured := r.remoteName(o.Remote); o.Probe && name != "" && name == configured && gitrepo.CheckObjectFormat(r.CommonDir) == nil {
 		checks = append(checks, r.checkRemoteLedger(o))
 	}
 	checks = append(checks, r.checkLedgers()...)

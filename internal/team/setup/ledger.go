@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
@@ -22,6 +24,9 @@ func (r *Repo) checkLedgers() []Check {
 	}
 	s := r.liveStore()
 	h, err := ledgersync.Check(s.WS, time.Now())
+	if errors.Is(err, ledger.ErrUnsupported) {
+		return []Check{ok("ledger", "none: a SHA-256 repository keeps the live store on this machine (the ledger's objects are SHA-1)")}
+	}
 	if err != nil {
 		return []Check{{Name: "ledger", Status: Warn, Message: "cannot read the ledgers: " + err.Error()}}
 	}

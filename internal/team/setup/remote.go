@@ -32,11 +32,16 @@ func (r *Repo) remoteName(remote string) (name, configured string) {
 // configured).
 func (r *Repo) checkRemote(remote string) Check {
 	name, configured := r.remoteName(remote)
-	if name == "" {
+	noLedger := gitrepo.CheckObjectFormat(r.CommonDir)
+	switch {
+	case name == "" && noLedger != nil:
+		return ok("remote", "no remote: a SHA-256 repository keeps the live store on this machine")
+	case name == "":
 		return ok("remote", "no remote: the live store stays on this machine (git queen init --remote NAME shares it through a git remote)")
-	}
-	if strings.HasPrefix(name, "-") || !r.HasRemote(name) {
+	case strings.HasPrefix(name, "-") || !r.HasRemote(name):
 		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %q (git remote add NAME URL; git remote -v lists them)", name)}
+	case noLedger != nil:
+		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("%s cannot carry the live store: %v; %s", name, noLedger, ledgersync.NoLedgerHere)}
 	}
 	refspec := ledger.FetchRefspec(name)
 	var stale []string
