@@ -155,6 +155,7 @@ func (a *Appender) write(lines [][]byte, known []Known) error {
 	if len(a.pending) >= appenderEntriesMax {
 		if info, err := a.f.Stat(); err == nil {
 			a.updateIndex(info)
+			a.track(info) // the appends to come start from the index as it stands now
 		}
 	}
 	return nil

@@ -27,7 +27,6 @@ import (
 // the log, which the next append rebuilds.
 func (a *Appender) updateIndex(info os.FileInfo) {
 	l, f := a.l, a.f
-	defer a.track(info)
 	to, ok := statOf(info)
 	if l.CacheDir == "" || !ok {
 		return
