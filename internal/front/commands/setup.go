@@ -172,6 +172,11 @@ func runInit(o initOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Remote != "" {
+		if err := r.CheckShareable(o.Remote); err != nil {
+			return err
+		}
+	}
 	changes, checks, err := r.Init(o.Options)
 	// Hooks that git runs but git-queen does not write: everything else is
 	// set up (and synced); init says what to add, and exits 1 at the end.

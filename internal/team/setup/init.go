@@ -3,8 +3,6 @@ package setup
 import (
 	"errors"
 	"fmt"
-
-	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // Change is one thing init or doctor --fix changed.
@@ -28,12 +26,6 @@ func (r *Repo) Doctor(o Options, fix bool) ([]Change, []Check, error) {
 // the checks init sets up, and returns what it changed (nothing when it
 // was set up already) and the checks as they stand after.
 func (r *Repo) Init(o Options) ([]Change, []Check, error) {
-	if o.Remote != "" {
-		if err := gitrepo.CheckObjectFormat(r.CommonDir); err != nil {
-			return nil, nil, fmt.Errorf("nothing was set up: the live store cannot be shared through %s: %w\n"+
-				"git queen init without --remote sets up the rest, and the store stays on this machine", o.Remote, err)
-		}
-	}
 	defer r.answering()()
 	checks := r.Checks(o)
 	var changes []Change

@@ -25,6 +25,17 @@ func (r *Repo) remoteName(remote string) (name, configured string) {
 	return configured, configured
 }
 
+// CheckShareable refuses, before init changes anything, to share the live
+// store through remote in a repository whose objects the ledger cannot
+// write (SHA-256).
+func (r *Repo) CheckShareable(remote string) error {
+	if err := gitrepo.CheckObjectFormat(r.CommonDir); err != nil {
+		return fmt.Errorf("nothing was set up: the live store cannot be shared through %s: %w\n"+
+			"git queen init without --remote sets up the rest, and the store stays on this machine", remote, err)
+	}
+	return nil
+}
+
 // checkRemote checks the remote the live store is shared through: the
 // queen.remote setting and the refspec that fetches its ledger (replacing
 // the refspec of earlier versions, which fetched everything under
