@@ -3,6 +3,7 @@ package setup
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
@@ -37,6 +38,9 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 	defer r.answering()()
 	checks := r.Checks(o)
 	var changes []Change
+	// A fix that fails does not stop the others: init sets up all it can
+	// (an identity after a hook it may not write), then says what failed.
+	failed := &fixErrors{}
 	for i := range checks {
 		c := &checks[i]
 		if c.Status == OK || c.fix == nil || !c.forInit {
@@ -45,7 +49,8 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		was, did := c.Message, c.did
 		var elsewhere *ElsewhereError
 		if err := c.Fix(); err != nil && !errors.As(err, &elsewhere) {
-			return changes, checks, err
+			failed.add(c.Name, errors.Unwrap(err)) // Fix names the check
+			continue
 		}
 		ch := Change{Name: c.Name, Was: was}
 		if did != nil {
@@ -67,6 +72,9 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		}
 		checks = after
 	}
+	if len(failed.names) > 0 {
+		return changes, checks, failed
+	}
 	elsewhere := &ElsewhereError{}
 	for _, c := range checks {
 		switch {
@@ -82,3 +90,32 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 	}
 	return changes, checks, nil
 }
+
+// fixErrors are the fixes that failed in one run of init, each cause once
+// with the checks it failed (three hooks refused for one core.hooksPath
+// are one line).
+type fixErrors struct {
+	names  [][]string
+	causes []error
+}
+
+func (f *fixErrors) add(name string, err error) {
+	for i, cause := range f.causes {
+		if cause.Error() == err.Error() {
+			f.names[i] = append(f.names[i], name)
+			return
+		}
+	}
+	f.names, f.causes = append(f.names, []string{name}), append(f.causes, err)
+}
+
+func (f *fixErrors) Error() string {
+	lines := make([]string, len(f.causes))
+	for i, cause := range f.causes {
+		lines[i] = strings.Join(f.names[i], ", ") + ": " + cause.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap gives errors.Is and errors.As each cause.
+func (f *fixErrors) Unwrap() []error { return f.causes }
