@@ -145,3 +145,50 @@ func hook(t *testing.T, r *Repo, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLefthookRunsQueenOnlyUnderItsHook: lefthook runs at a hook only the
+// commands under that hook's key. A configuration that wires git-queen at
+// pre-commit, and gives pre-merge-commit other commands, leaves merges
+// unguarded: doctor must not count the pre-commit command for them, nor a
+// use_stdin of another hook for pre-push.
+func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
+	lefthookHook := func(name string) string {
+		return "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run " + name + " \"$@\"\n"
+	}
+	for _, tt := range []struct {
+		name, config, hook string
+		runs, stdin        bool
+	}{
+		{"merges wired to another command", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n" +
+			"pre-merge-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", false, false},
+		{"merges wired to the commit check", "pre-merge-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n" +
+			"pre-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", true, false},
+		{"README's recipe", "# hooks\npre-merge-commit:\n  commands:\n    git-queen:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false},
+		{"quoted key", "\"pre-merge-commit\":\n  commands:\n    q:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false},
+		{"use_stdin under another hook", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n" +
+			"post-checkout:\n  commands:\n    x:\n      run: cat\n      use_stdin: true\n", "pre-push", true, false},
+		{"use_stdin under pre-push", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, tt.hook, lefthookHook(tt.hook))
+			testgit.Write(t, r.TopLevel, "lefthook.yml", tt.config)
+			h, err := r.HookInfoFor(tt.hook)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Owner != OwnerLefthook || h.RunsQueen != tt.runs {
+				t.Fatalf("owner %q runs %v; want lefthook %v", h.Owner, h.RunsQueen, tt.runs)
+			}
+			c := r.checkHook(tt.hook, Options{})
+			switch {
+			case !tt.runs && (c.Status != Fail || !strings.Contains(c.Message, "add to lefthook.yml")):
+				t.Fatalf("check of a lefthook hook that does not run git-queen: %+v", c)
+			case tt.runs && tt.hook == "pre-push" && (c.Status == OK) != tt.stdin:
+				t.Fatalf("check of lefthook's pre-push, use_stdin %v: %+v", tt.stdin, c)
+			case tt.runs && tt.hook != "pre-push" && c.Status != OK:
+				t.Fatalf("check of a lefthook hook that runs git-queen: %+v", c)
+			}
+		})
+	}
+}
