@@ -143,18 +143,22 @@ func (e *ElsewhereError) Error() string {
 	return b.String()
 }
 
+// ManagersSection is the heading of README.md's recipes for hook managers,
+// which the instructions for their hooks point to.
+const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
+
 // Instruction says how to have a hook git-queen does not write run its
 // check: the line to add, or the manager's recipe.
 func (h *Hook) Instruction() string {
 	switch h.Owner {
 	case OwnerLefthook:
-		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: \"With a hook manager\")", h.AddTo, h.Name, h.Name)
+		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 	case OwnerPreCommit:
 		id := "git-queen"
 		if h.Name == "pre-push" {
 			id = "git-queen-pre-push"
 		}
-		return fmt.Sprintf("%s: the hook id %s (README: \"With a hook manager\")", h.AddTo, id)
+		return fmt.Sprintf("%s: the hook id %s (README: %q)", h.AddTo, id, ManagersSection)
 	}
 	return h.AddTo + ": " + TrackedLine(h.Name)
 }

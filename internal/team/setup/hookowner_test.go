@@ -192,3 +192,22 @@ func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
 		})
 	}
 }
+
+// TestInstructionsPointToAREADMESection: what init and doctor say to add
+// to a manager's configuration names README.md's section of recipes, which
+// must be there by that name.
+func TestInstructionsPointToAREADMESection(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "\n### "+ManagersSection+"\n") {
+		t.Fatalf("README.md has no section %q", ManagersSection)
+	}
+	for _, owner := range []string{OwnerLefthook, OwnerPreCommit} {
+		h := &Hook{Name: "pre-push", Owner: owner, AddTo: "config"}
+		if got := h.Instruction(); !strings.Contains(got, `(README: "`+ManagersSection+`")`) {
+			t.Errorf("%s: %s", owner, got)
+		}
+	}
+}
