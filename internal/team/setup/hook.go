@@ -85,6 +85,9 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
+	} else if errors.Is(err, os.ErrNotExist) && h.HooksPath != "" && huskyNotGenerated(dir) {
+		return nil, fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
+			"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", h.HooksPath)
 	}
 	data, err := readHead(h.Path)
 	switch {
@@ -248,6 +251,18 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		return "", err
 	}
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
+}
+
+// huskyNotGenerated says whether dir, which does not exist, is where husky
+// 9 generates its hooks (DIR/_, beside the scripts in DIR): each worktree
+// and clone needs its own, which git does not check out (husky ignores
+// it), so a linked worktree has none until husky runs there.
+func huskyNotGenerated(dir string) bool {
+	if filepath.Base(dir) != "_" {
+		return false
+	}
+	info, err := os.Stat(filepath.Dir(dir))
+	return err == nil && info.IsDir()
 }
 
 // hooksDirNotADirectory says that git looks for hooks in dir, which is no
