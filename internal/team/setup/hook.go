@@ -161,7 +161,7 @@ func (h *Hook) Instruction() string {
 		if h.Name == "pre-push" {
 			id = "git-queen-pre-push"
 		}
-		return fmt.Sprintf("%s: the hook id %s (README: %q)", h.AddTo, id, ManagersSection)
+		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
 	return h.AddTo + ": " + TrackedLine(h.Name)
 }

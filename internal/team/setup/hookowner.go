@@ -117,9 +117,7 @@ func (r *Repo) owner(h *Hook, data []byte) {
 			h.RunsQueen, h.Via = true, h.Name+".legacy"
 			break
 		}
-		r.managerConfig(h, preCommitConfigs, func(_ string, text []byte) bool {
-			return frameworkIDs()[h.Name].Match(text) || callsQueen(text, h.Name)
-		})
+		r.managerConfig(h, preCommitConfigs, func(_ string, text []byte) bool { return frameworkRunsQueen(text, h.Name) })
 	default:
 		h.Owner = OwnerOther
 		if callsQueen(data, h.Name) {

@@ -211,3 +211,38 @@ func TestInstructionsPointToAREADMESection(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameworkRunsQueenAtItsStages: the pre-commit framework runs a hook
+// of its configuration only at the stages the hook has (its own, or a
+// local hook's default_stages). git-queen's id with stages that leave out
+// merge-commit does not guard merges, though the framework's
+// pre-merge-commit hook is installed for its other hooks.
+func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
+	local := func(entry, stages string) string {
+		return "default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\nrepos:\n  - repo: local\n    hooks:\n" +
+			"      - id: lint\n        entry: echo lint\n        stages: [commit, merge-commit]\n" +
+			"      - id: git-queen\n        name: git-queen\n        entry: " + entry + "\n        language: system\n" + stages
+	}
+	for _, tt := range []struct {
+		name, config, hook string
+		want               bool
+	}{
+		{"the remote id, its own stages", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-merge-commit", true},
+		{"the remote id, stages narrowed", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    stages: [pre-commit]\n", "pre-merge-commit", false},
+		{"the remote id, stages narrowed, at commit", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    stages: [pre-commit]\n", "pre-commit", true},
+		{"local, old stage names, commit only", local("git-queen hook pre-commit", "        stages: [commit]\n"), "pre-merge-commit", false},
+		{"local, old stage names", local("git-queen hook pre-commit", "        stages: [commit, merge-commit]\n"), "pre-merge-commit", true},
+		{"local, block list", local("git-queen hook pre-commit", "        stages:\n          - pre-commit\n          - 'pre-merge-commit'\n"), "pre-merge-commit", true},
+		{"local, no stages", local("git-queen hook pre-commit", ""), "pre-merge-commit", true},
+		{"local, default_stages without merges", "default_stages: [commit]\n" + local("git-queen hook pre-commit", ""), "pre-merge-commit", false},
+		{"local, its stages over default_stages", "default_stages: [commit]\n" + local("git-queen hook pre-commit", "        stages: [merge-commit]\n"), "pre-merge-commit", true},
+		{"the remote id with default_stages", "default_stages: [commit]\nrepos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-merge-commit", true},
+		{"pre-push at push", local("git-queen hook pre-push", "        stages: [push]\n"), "pre-push", true},
+		{"pre-push at commit only", local("git-queen hook pre-push", "        stages: [commit]\n"), "pre-push", false},
+		{"no git-queen hook", "repos:\n- repo: local\n  hooks:\n  - id: lint\n    entry: echo\n", "pre-commit", false},
+	} {
+		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
+			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
+		}
+	}
+}
