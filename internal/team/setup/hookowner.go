@@ -53,8 +53,13 @@ func callsQueen(text []byte, name string) bool {
 		names = "pre-merge-commit|pre-commit"
 	}
 	re := regexp.MustCompile(`git[- ]queen(\s+--?[A-Za-z][-A-Za-z=.]*)*\s+hook\s+(` + names + `)([\s"';&|)]|$)`)
-	return re.Match(text)
+	return re.Match(uncommented.ReplaceAll(text, nil))
 }
+
+// uncommented matches a comment of a shell script or a YAML or TOML file:
+// from a # at the start of a line or after a space to the end of the line.
+// A command commented out does not run.
+var uncommented = regexp.MustCompile(`(?m)(^|\s)#.*$`)
 
 // Manager files and markers, as the managers write them.
 var (

@@ -25,6 +25,11 @@ func TestCallsQueen(t *testing.T) {
 		{"git-queen hook pre-pushy", "pre-push", false},
 		{"git queen hooks install", "pre-commit", false},
 		{"# git-queen hook pre-commit is not run here", "pre-push", false},
+		{"#!/bin/sh\n# git-queen hook pre-commit \"$@\"\nnpm test\n", "pre-commit", false},
+		{"npm test   # then: git-queen hook pre-commit", "pre-commit", false},
+		{"  #run: git-queen hook pre-push {1} {2}", "pre-push", false},
+		{"git-queen hook pre-commit \"$@\" # the guard", "pre-commit", true},
+		{"echo a#b; git-queen hook pre-commit", "pre-commit", true},
 		{"echo git-queenhook pre-commit", "pre-commit", false},
 	} {
 		if got := callsQueen([]byte(tt.text), tt.name); got != tt.want {
