@@ -137,6 +137,9 @@ func NewRepo(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.TopLevel == "" && r.OutsideWorkTree {
+		return nil, fmt.Errorf("%s is outside the work tree of the repository %s (GIT_WORK_TREE or core.worktree): run git-queen inside the work tree", dir, r.GitDir)
+	}
 	if r.TopLevel == "" {
 		return nil, fmt.Errorf("%s is a bare repository; run git-queen in a worktree", r.GitDir)
 	}
