@@ -239,8 +239,8 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		if h.Chained != "" {
 			return "", fmt.Errorf("%s is not git-queen's, and %s exists too; move one of them away first", h.Path, chained)
 		}
-		if err := os.Rename(h.Path, chained); err != nil {
-			return "", fmt.Errorf("keep the existing hook: %w", err)
+		if err := keepAside(h.Path, chained); err != nil {
+			return "", err
 		}
 		h.Chained = chained
 		did = fmt.Sprintf("installed the %s hook; the one that was there runs after it (%s)", name, filepath.Base(chained))
@@ -355,16 +355,44 @@ func (r *Repo) uninstallLegacy(h *Hook) (string, error) {
 	return did + " and restored there the one it chained", nil
 }
 
+// keepAside gives the hook at path the name chained too, to be chained
+// once the shim replaces it at path. A link, not a rename: a rename
+// replaces whatever is at chained, and an install running beside this one
+// (two inits at once) may have just put the hook there and the shim at
+// path, which this one would then take for the hook. Where the file
+// system has no links, it renames.
+func keepAside(path, chained string) error {
+	err := os.Link(path, chained)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%s appeared while git-queen was chaining the hook there (another git queen init at the same time?); run it again", chained)
+	}
+	if err != nil {
+		if err := os.Rename(path, chained); err != nil {
+			return fmt.Errorf("keep the existing hook: %w", err)
+		}
+	}
+	return nil
+}
+
 func writeExecutable(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".queen-tmp"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".queen-tmp-*") // its own, beside another install's
+	if err != nil {
 		return fmt.Errorf("write the hook: %w", err)
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // WriteFile's mode is filtered by the umask
-		return err
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write the hook: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)

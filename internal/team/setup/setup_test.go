@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -371,6 +372,39 @@ func TestInitAsksAgainWhereHooksGoWhenItWakesAWorktreeConfig(t *testing.T) {
 		_, statErr := os.Stat(filepath.Join(elsewhere, name))
 		if s := statusOf(checks, name); s != Fail && statErr != nil {
 			t.Errorf("after init, %s is %s, but git runs hooks from %s, which has none", name, s, elsewhere)
+		}
+	}
+}
+
+// TestConcurrentInstallsKeepTheHookTheyChain: several inits at once in one
+// repository (an orchestrator setting up a worktree per droid) each find
+// the team's hook and chain it. Renaming it into place let a later one
+// replace the chained hook with the shim another had just written: the
+// team's hook was gone, and the shim, chaining itself, looped at every
+// commit. Whoever loses may fail, but the team's hook is kept.
+func TestConcurrentInstallsKeepTheHookTheyChain(t *testing.T) {
+	r := newRepo(t)
+	const team = "#!/bin/sh\necho the team's hook\n"
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	for round := range 20 {
+		os.Remove(hook + hooks.ChainedSuffix)
+		if err := os.WriteFile(hook, []byte(team), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				if w, err := NewRepo(r.TopLevel); err == nil {
+					w.InstallHookNamed("pre-commit", false)
+				}
+			})
+		}
+		wg.Wait()
+		if got := read(t, hook+hooks.ChainedSuffix); got != team {
+			t.Fatalf("round %d: the chained hook is not the team's:\n%.200s", round, got)
+		}
+		if read(t, hook) != string(hooks.PreCommit) {
+			t.Fatalf("round %d: git-queen's hook is not installed", round)
 		}
 	}
 }
