@@ -32,9 +32,22 @@ func (r *Repo) checkAttributes() Check {
 	if c.Status == OK {
 		if why := r.attributesOverridden(); why != "" {
 			c.Status, c.Message = Warn, c.Message+", but "+why
+		} else if r.attributesIgnored() {
+			c.Status, c.Message = Warn, c.Message+", but it is ignored (.gitignore), so it is not committed and other clones merge "+
+				"without its lines: git add -f "+AttributesFile+", and commit it"
 		}
 	}
 	return c
+}
+
+// attributesIgnored says whether .gitattributes is untracked and ignored:
+// `git add` refuses it, and no other clone gets git-queen's lines.
+func (r *Repo) attributesIgnored() bool {
+	if r.IsTracked(AttributesFile) {
+		return false
+	}
+	ignored, err := r.IsIgnored(AttributesFile)
+	return err == nil && ignored
 }
 
 // committedNotHere is the check of a file (.gitattributes) the index has
