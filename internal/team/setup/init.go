@@ -3,6 +3,7 @@ package setup
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -72,20 +73,25 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		}
 		checks = after
 	}
-	if len(failed.names) > 0 {
-		return changes, checks, failed
-	}
 	elsewhere := &ElsewhereError{}
 	for _, c := range checks {
 		switch {
 		case c.Status != Fail || !c.forInit:
 		case c.elsewhere != nil:
 			elsewhere.Hooks = append(elsewhere.Hooks, c.elsewhere)
-		case c.fix != nil:
+		case c.fix != nil && !slices.ContainsFunc(failed.names, func(names []string) bool { return slices.Contains(names, c.Name) }):
 			return changes, checks, fmt.Errorf("%s: still failing after the fix: %s", c.Name, c.Message)
 		}
 	}
-	if len(elsewhere.Hooks) > 0 {
+	switch {
+	case len(failed.names) > 0 && len(elsewhere.Hooks) > 0:
+		// One error says all: what failed, and what to add to the hooks
+		// (as words: the caller takes an *ElsewhereError for the only failure).
+		failed.add("hooks", errors.New(elsewhere.Error()))
+		return changes, checks, failed
+	case len(failed.names) > 0:
+		return changes, checks, failed
+	case len(elsewhere.Hooks) > 0:
 		return changes, checks, elsewhere
 	}
 	return changes, checks, nil

@@ -408,3 +408,24 @@ func TestConcurrentInstallsKeepTheHookTheyChain(t *testing.T) {
 		}
 	}
 }
+
+// TestInitSaysEveryFailure: a fix that fails and hooks git-queen may not
+// write, in one run: the error names both, so the instructions for the
+// hooks are not lost behind the other failure.
+func TestInitSaysEveryFailure(t *testing.T) {
+	r := newRepo(t)
+	testgit.Write(t, r.TopLevel, ".gitattributes", "*.png binary\n")
+	testgit.Write(t, r.TopLevel, ".githooks/pre-commit", "#!/bin/sh\n")
+	testgit.Run(t, r.TopLevel, "add", ".gitattributes", ".githooks")
+	testgit.Run(t, r.TopLevel, "commit", "-q", "-m", "team")
+	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".githooks")
+	os.Remove(filepath.Join(r.TopLevel, ".gitattributes"))
+	_, _, err := r.Init(Options{Droid: "ann"})
+	if err == nil || !strings.Contains(err.Error(), "gitattributes: .gitattributes is committed but not in this worktree") ||
+		!strings.Contains(err.Error(), ".githooks/pre-push: "+TrackedLine("pre-push")) {
+		t.Fatalf("init: %v", err)
+	}
+	if testgit.Run(t, r.TopLevel, "config", "--worktree", "--get", "queen.droid") != "ann" {
+		t.Fatal("the identity was not set up")
+	}
+}
