@@ -45,7 +45,7 @@ func Shim(name string) []byte {
 func Marker(name string) string { return "# git-queen " + name + " hook" }
 
 // VersionLine identifies this version of the shims.
-const VersionLine = "# git-queen-hook-version: 2"
+const VersionLine = "# git-queen-hook-version: 3"
 
 // ChainedSuffix is appended to the name of a hook that was there before
 // git-queen's: the shim runs it after its own check, with the same

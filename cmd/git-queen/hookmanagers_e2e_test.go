@@ -216,6 +216,41 @@ func TestHuskyBesideTheHooks(t *testing.T) {
 	}
 }
 
+// TestHuskyInALinkedWorktree: core.hooksPath=.husky/_ is read from each
+// worktree's top, and husky's generated directory is not checked out (it
+// ignores itself), so a linked worktree runs no hooks until husky runs
+// there. init and doctor said to add git-queen's line to .husky/_/NAME,
+// files husky regenerates; they now say to have husky generate its
+// directory, after which the scripts in .husky/ guard that worktree too.
+func TestHuskyInALinkedWorktree(t *testing.T) {
+	husky := npmTool(t, "husky")
+	repo, _ := hookRepo(t)
+	mustSh(t, repo, husky)
+	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+		testgit.Write(t, repo, ".husky/"+name, setup.TrackedLine(name)+"\n")
+	}
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustSh(t, repo, "git add -A && git commit -q -m husky")
+	wt := filepath.Join(t.TempDir(), "wt")
+	testgit.Run(t, repo, "worktree", "add", "-q", wt)
+	r := gitQueen(t, wt, "", "init", "--droid", "cy")
+	out := r.stdout + r.stderr
+	if r.code == 0 || !strings.Contains(out, "husky's generated directory, which this worktree lacks: git runs no hooks here") ||
+		!strings.Contains(out, "npx husky") || strings.Contains(out, ".husky/_/pre-commit") {
+		t.Fatalf("init in a linked worktree without husky's directory: exit %d\n%s", r.code, out)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".husky", "_")); err == nil {
+		t.Fatal("init wrote husky's directory")
+	}
+	mustSh(t, wt, husky)
+	if out, ok := queenInit(t, wt); !ok {
+		t.Fatalf("init once husky generated its directory: %s", out)
+	}
+	guardsEveryRoute(t, wt)
+}
+
 func TestLefthookBesideTheHooks(t *testing.T) {
 	lefthook := npmTool(t, "lefthook")
 	recipe := readmeBlock(t, "# lefthook.yml")

@@ -30,6 +30,10 @@ type Repo struct {
 	GitDir string
 	// CommonDir is shared by all worktrees: objects, refs, config, hooks.
 	CommonDir string
+	// OutsideWorkTree is true when TopLevel is empty because the directory
+	// is outside a work tree the repository has (GIT_WORK_TREE, or
+	// core.worktree, elsewhere), not because it is bare.
+	OutsideWorkTree bool
 }
 
 // Discover finds the repository containing dir.
@@ -115,7 +119,7 @@ func commonDir(gitDir string) string {
 // askGit resolves the layout with git itself, for the cases walkUp does not
 // handle.
 func askGit(dir string) (*Repo, error) {
-	out, err := Git(dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--is-inside-work-tree")
+	out, err := Git(dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--is-inside-work-tree", "--is-bare-repository")
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepository
@@ -123,10 +127,10 @@ func askGit(dir string) (*Repo, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) < 3 {
+	if len(lines) < 4 {
 		return nil, ErrNotRepository
 	}
-	r := &Repo{GitDir: lines[0], CommonDir: lines[1]}
+	r := &Repo{GitDir: lines[0], CommonDir: lines[1], OutsideWorkTree: lines[2] != "true" && lines[3] != "true"}
 	if lines[2] == "true" {
 		// --show-toplevel fails outside a work tree, so it is asked apart.
 		top, err := Git(dir, "rev-parse", "--show-toplevel")

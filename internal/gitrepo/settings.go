@@ -47,6 +47,14 @@ func (r *Repo) HooksDir() (string, error) {
 	return strings.TrimSpace(out), err
 }
 
+// Accepted runs git in the repository once and returns its refusal, if
+// it refuses: one owned by another user (safe.directory), where git runs
+// no hook and no command, is named before anything is changed in it.
+func (r *Repo) Accepted() error {
+	_, err := Git(r.Dir(), "rev-parse", "--git-dir")
+	return err
+}
+
 // IsTracked reports whether git tracks path (relative to the top level)
 // or a file under it.
 func (r *Repo) IsTracked(path string) bool {

@@ -2,6 +2,9 @@ package commands
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -114,6 +118,10 @@ func TestExitCodeMapping(t *testing.T) {
 		{&SilentError{Code: 5}, 5},
 		{errConflictForTest{}, 5},
 		{bytes.ErrTooLarge, 1},
+		// git refusing (128: another user's repository, a corrupt one)
+		// under a failed command is a failure, not an exit code of its own.
+		{gitFailure(t), 1},
+		{fmt.Errorf("set up: %w", gitFailure(t)), 1},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.code {
@@ -205,4 +213,14 @@ func TestOneCommandRunsAsInTheWholeTree(t *testing.T) {
 			t.Errorf("git queen %s: alone %+v, in the whole tree %+v", strings.Join(args, " "), alone, whole)
 		}
 	}
+}
+
+// gitFailure is the error of a git command that exits 128.
+func gitFailure(t *testing.T) error {
+	t.Helper()
+	_, err := gitrepo.Git(t.TempDir(), "--git-dir=/nonexistent/.git", "rev-parse", "--git-dir")
+	if exit, ok := errors.AsType[*exec.ExitError](err); !ok || exit.ExitCode() != 128 {
+		t.Fatalf("git rev-parse in no repository: %v", err)
+	}
+	return err
 }

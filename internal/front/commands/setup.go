@@ -121,7 +121,7 @@ where git runs a hook manager's hooks or a hooks directory of the
 repository's files: it says what to add there instead, and exits 1.
 uninstall removes git-queen's hooks and puts back the ones they chained.
 status says, for each hook, what git runs, whose it is and whether it runs
-git-queen (as doctor does).`,
+git-queen, and exits 1 when one fails (as doctor does).`,
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
 				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath"}},
@@ -342,6 +342,11 @@ func runHooks(o hooksOptions) error {
 	if herr != nil {
 		return herr
 	}
+	var checks []setup.Check
+	if o.Verb == "status" {
+		checks = r.HookChecks()
+		err = hooksFailed(checks)
+	}
 	if o.G.JSON {
 		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
 		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
@@ -357,11 +362,22 @@ func runHooks(o hooksOptions) error {
 	case o.Verb == "uninstall":
 		fmt.Fprintln(o.Env.Stdout, "none of git-queen's hooks is installed; nothing changed")
 	case o.Verb == "status":
-		for _, c := range r.HookChecks() {
+		for _, c := range checks {
 			fmt.Fprintf(o.Env.Stdout, "%-16s %-4s %s\n", c.Name, c.Status, c.Message)
 		}
 	}
 	return err
+}
+
+// hooksFailed is status's outcome, as doctor's: a hook that does not
+// guard is a failed check (exit 1).
+func hooksFailed(checks []setup.Check) error {
+	for _, c := range checks {
+		if c.Status == setup.Fail {
+			return &SilentError{Code: ExitFailure}
+		}
+	}
+	return nil
 }
 
 // printChanges says what init or doctor --fix changed: what the fix did

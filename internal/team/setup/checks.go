@@ -137,8 +137,14 @@ func NewRepo(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.TopLevel == "" && r.OutsideWorkTree {
+		return nil, fmt.Errorf("%s is outside the work tree of the repository %s (GIT_WORK_TREE or core.worktree): run git-queen inside the work tree", dir, r.GitDir)
+	}
 	if r.TopLevel == "" {
 		return nil, fmt.Errorf("%s is a bare repository; run git-queen in a worktree", r.GitDir)
+	}
+	if err := r.Accepted(); err != nil {
+		return nil, fmt.Errorf("git refuses to work in %s, so git-queen changes nothing there: %w", r.TopLevel, err)
 	}
 	return &Repo{Repo: r, BeadsDir: filepath.Join(r.TopLevel, workspace.DirName), StoreDir: workspace.LiveDir(r),
 		LookPath: exec.LookPath}, nil

@@ -1,7 +1,9 @@
 package setup
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,14 +32,46 @@ func (r *Repo) checkAttributes() Check {
 	if c.Status == OK {
 		if why := r.attributesOverridden(); why != "" {
 			c.Status, c.Message = Warn, c.Message+", but "+why
+		} else if r.attributesIgnored() {
+			c.Status, c.Message = Warn, c.Message+", but it is ignored (.gitignore), so it is not committed and other clones merge "+
+				"without its lines: git add -f "+AttributesFile+", and commit it"
 		}
 	}
 	return c
 }
 
+// attributesIgnored says whether .gitattributes is untracked and ignored:
+// `git add` refuses it, and no other clone gets git-queen's lines.
+func (r *Repo) attributesIgnored() bool {
+	if r.IsTracked(AttributesFile) {
+		return false
+	}
+	ignored, err := r.IsIgnored(AttributesFile)
+	return err == nil && ignored
+}
+
+// committedNotHere is the check of a file (.gitattributes) the index has
+// but the worktree does not (outside a sparse checkout, or deleted): a file of
+// git-queen's lines alone would replace the committed one, whose lines
+// the next commit of it would drop. Its fix fails, saying how to bring the
+// file back.
+func (r *Repo) committedNotHere(name, path string) (Check, bool) {
+	rel := filepath.ToSlash(r.shown(path))
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) || !r.IsTracked(rel) {
+		return Check{}, false
+	}
+	msg := rel + " is committed but not in this worktree (outside the sparse checkout, or deleted), " +
+		"so git-queen's lines cannot be added to it: bring it back (git sparse-checkout add /" + rel +
+		", or git checkout -- " + rel + "), then git queen init"
+	return Check{Name: name, Status: Fail, forInit: true, Message: msg, fix: func() error { return errors.New(msg) }}, true
+}
+
 // linesCheck checks that a file has every one of lines, and appends the
 // missing ones as its fix.
 func (r *Repo) linesCheck(name, path string, lines []string, comment string) Check {
+	if c, notHere := r.committedNotHere(name, path); notHere {
+		return c
+	}
 	missing, err := missingLines(path, lines)
 	if err != nil {
 		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.shown(path), err)}

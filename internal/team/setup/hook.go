@@ -85,6 +85,9 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
+	} else if errors.Is(err, os.ErrNotExist) && h.HooksPath != "" && huskyNotGenerated(dir) {
+		return nil, fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
+			"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", h.HooksPath)
 	}
 	data, err := readHead(h.Path)
 	switch {
@@ -143,18 +146,22 @@ func (e *ElsewhereError) Error() string {
 	return b.String()
 }
 
+// ManagersSection is the heading of README.md's recipes for hook managers,
+// which the instructions for their hooks point to.
+const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
+
 // Instruction says how to have a hook git-queen does not write run its
 // check: the line to add, or the manager's recipe.
 func (h *Hook) Instruction() string {
 	switch h.Owner {
 	case OwnerLefthook:
-		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: \"With a hook manager\")", h.AddTo, h.Name, h.Name)
+		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 	case OwnerPreCommit:
 		id := "git-queen"
 		if h.Name == "pre-push" {
 			id = "git-queen-pre-push"
 		}
-		return fmt.Sprintf("%s: the hook id %s (README: \"With a hook manager\")", h.AddTo, id)
+		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
 	return h.AddTo + ": " + TrackedLine(h.Name)
 }
@@ -232,8 +239,8 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		if h.Chained != "" {
 			return "", fmt.Errorf("%s is not git-queen's, and %s exists too; move one of them away first", h.Path, chained)
 		}
-		if err := os.Rename(h.Path, chained); err != nil {
-			return "", fmt.Errorf("keep the existing hook: %w", err)
+		if err := keepAside(h.Path, chained); err != nil {
+			return "", err
 		}
 		h.Chained = chained
 		did = fmt.Sprintf("installed the %s hook; the one that was there runs after it (%s)", name, filepath.Base(chained))
@@ -244,6 +251,18 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		return "", err
 	}
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
+}
+
+// huskyNotGenerated says whether dir, which does not exist, is where husky
+// 9 generates its hooks (DIR/_, beside the scripts in DIR): each worktree
+// and clone needs its own, which git does not check out (husky ignores
+// it), so a linked worktree has none until husky runs there.
+func huskyNotGenerated(dir string) bool {
+	if filepath.Base(dir) != "_" {
+		return false
+	}
+	info, err := os.Stat(filepath.Dir(dir))
+	return err == nil && info.IsDir()
 }
 
 // hooksDirNotADirectory says that git looks for hooks in dir, which is no
@@ -336,16 +355,44 @@ func (r *Repo) uninstallLegacy(h *Hook) (string, error) {
 	return did + " and restored there the one it chained", nil
 }
 
+// keepAside gives the hook at path the name chained too, to be chained
+// once the shim replaces it at path. A link, not a rename: a rename
+// replaces whatever is at chained, and an install running beside this one
+// (two inits at once) may have just put the hook there and the shim at
+// path, which this one would then take for the hook. Where the file
+// system has no links, it renames.
+func keepAside(path, chained string) error {
+	err := os.Link(path, chained)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%s appeared while git-queen was chaining the hook there (another git queen init at the same time?); run it again", chained)
+	}
+	if err != nil {
+		if err := os.Rename(path, chained); err != nil {
+			return fmt.Errorf("keep the existing hook: %w", err)
+		}
+	}
+	return nil
+}
+
 func writeExecutable(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".queen-tmp"
-	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".queen-tmp-*") // its own, beside another install's
+	if err != nil {
 		return fmt.Errorf("write the hook: %w", err)
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // WriteFile's mode is filtered by the umask
-		return err
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write the hook: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)

@@ -25,6 +25,11 @@ func TestCallsQueen(t *testing.T) {
 		{"git-queen hook pre-pushy", "pre-push", false},
 		{"git queen hooks install", "pre-commit", false},
 		{"# git-queen hook pre-commit is not run here", "pre-push", false},
+		{"#!/bin/sh\n# git-queen hook pre-commit \"$@\"\nnpm test\n", "pre-commit", false},
+		{"npm test   # then: git-queen hook pre-commit", "pre-commit", false},
+		{"  #run: git-queen hook pre-push {1} {2}", "pre-push", false},
+		{"git-queen hook pre-commit \"$@\" # the guard", "pre-commit", true},
+		{"echo a#b; git-queen hook pre-commit", "pre-commit", true},
 		{"echo git-queenhook pre-commit", "pre-commit", false},
 	} {
 		if got := callsQueen([]byte(tt.text), tt.name); got != tt.want {
@@ -143,5 +148,106 @@ func hook(t *testing.T, r *Repo, name, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLefthookRunsQueenOnlyUnderItsHook: lefthook runs at a hook only the
+// commands under that hook's key. A configuration that wires git-queen at
+// pre-commit, and gives pre-merge-commit other commands, leaves merges
+// unguarded: doctor must not count the pre-commit command for them, nor a
+// use_stdin of another hook for pre-push.
+func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
+	lefthookHook := func(name string) string {
+		return "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run " + name + " \"$@\"\n"
+	}
+	for _, tt := range []struct {
+		name, config, hook string
+		runs, stdin        bool
+	}{
+		{"merges wired to another command", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n" +
+			"pre-merge-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", false, false},
+		{"merges wired to the commit check", "pre-merge-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n" +
+			"pre-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", true, false},
+		{"README's recipe", "# hooks\npre-merge-commit:\n  commands:\n    git-queen:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false},
+		{"quoted key", "\"pre-merge-commit\":\n  commands:\n    q:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false},
+		{"use_stdin under another hook", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n" +
+			"post-checkout:\n  commands:\n    x:\n      run: cat\n      use_stdin: true\n", "pre-push", true, false},
+		{"use_stdin under pre-push", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, tt.hook, lefthookHook(tt.hook))
+			testgit.Write(t, r.TopLevel, "lefthook.yml", tt.config)
+			h, err := r.HookInfoFor(tt.hook)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Owner != OwnerLefthook || h.RunsQueen != tt.runs {
+				t.Fatalf("owner %q runs %v; want lefthook %v", h.Owner, h.RunsQueen, tt.runs)
+			}
+			c := r.checkHook(tt.hook, Options{})
+			switch {
+			case !tt.runs && (c.Status != Fail || !strings.Contains(c.Message, "add to lefthook.yml")):
+				t.Fatalf("check of a lefthook hook that does not run git-queen: %+v", c)
+			case tt.runs && tt.hook == "pre-push" && (c.Status == OK) != tt.stdin:
+				t.Fatalf("check of lefthook's pre-push, use_stdin %v: %+v", tt.stdin, c)
+			case tt.runs && tt.hook != "pre-push" && c.Status != OK:
+				t.Fatalf("check of a lefthook hook that runs git-queen: %+v", c)
+			}
+		})
+	}
+}
+
+// TestInstructionsPointToAREADMESection: what init and doctor say to add
+// to a manager's configuration names README.md's section of recipes, which
+// must be there by that name.
+func TestInstructionsPointToAREADMESection(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "\n### "+ManagersSection+"\n") {
+		t.Fatalf("README.md has no section %q", ManagersSection)
+	}
+	for _, owner := range []string{OwnerLefthook, OwnerPreCommit} {
+		h := &Hook{Name: "pre-push", Owner: owner, AddTo: "config"}
+		if got := h.Instruction(); !strings.Contains(got, `(README: "`+ManagersSection+`")`) {
+			t.Errorf("%s: %s", owner, got)
+		}
+	}
+}
+
+// TestFrameworkRunsQueenAtItsStages: the pre-commit framework runs a hook
+// of its configuration only at the stages the hook has (its own, or a
+// local hook's default_stages). git-queen's id with stages that leave out
+// merge-commit does not guard merges, though the framework's
+// pre-merge-commit hook is installed for its other hooks.
+func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
+	local := func(entry, stages string) string {
+		return "default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\nrepos:\n  - repo: local\n    hooks:\n" +
+			"      - id: lint\n        entry: echo lint\n        stages: [commit, merge-commit]\n" +
+			"      - id: git-queen\n        name: git-queen\n        entry: " + entry + "\n        language: system\n" + stages
+	}
+	for _, tt := range []struct {
+		name, config, hook string
+		want               bool
+	}{
+		{"the remote id, its own stages", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-merge-commit", true},
+		{"the remote id, stages narrowed", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    stages: [pre-commit]\n", "pre-merge-commit", false},
+		{"the remote id, stages narrowed, at commit", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    stages: [pre-commit]\n", "pre-commit", true},
+		{"local, old stage names, commit only", local("git-queen hook pre-commit", "        stages: [commit]\n"), "pre-merge-commit", false},
+		{"local, old stage names", local("git-queen hook pre-commit", "        stages: [commit, merge-commit]\n"), "pre-merge-commit", true},
+		{"local, block list", local("git-queen hook pre-commit", "        stages:\n          - pre-commit\n          - 'pre-merge-commit'\n"), "pre-merge-commit", true},
+		{"local, no stages", local("git-queen hook pre-commit", ""), "pre-merge-commit", true},
+		{"local, default_stages without merges", "default_stages: [commit]\n" + local("git-queen hook pre-commit", ""), "pre-merge-commit", false},
+		{"local, its stages over default_stages", "default_stages: [commit]\n" + local("git-queen hook pre-commit", "        stages: [merge-commit]\n"), "pre-merge-commit", true},
+		{"the remote id with default_stages", "default_stages: [commit]\nrepos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-merge-commit", true},
+		{"pre-push at push", local("git-queen hook pre-push", "        stages: [push]\n"), "pre-push", true},
+		{"pre-push at commit only", local("git-queen hook pre-push", "        stages: [commit]\n"), "pre-push", false},
+		{"no git-queen hook", "repos:\n- repo: local\n  hooks:\n  - id: lint\n    entry: echo\n", "pre-commit", false},
+	} {
+		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
+			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
+		}
 	}
 }

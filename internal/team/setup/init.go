@@ -3,6 +3,8 @@ package setup
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Change is one thing init or doctor --fix changed.
@@ -29,6 +31,9 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 	defer r.answering()()
 	checks := r.Checks(o)
 	var changes []Change
+	// A fix that fails does not stop the others: init sets up all it can
+	// (an identity after a hook it may not write), then says what failed.
+	failed := &fixErrors{}
 	for i := range checks {
 		c := &checks[i]
 		if c.Status == OK || c.fix == nil || !c.forInit {
@@ -37,7 +42,8 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		was, did := c.Message, c.did
 		var elsewhere *ElsewhereError
 		if err := c.Fix(); err != nil && !errors.As(err, &elsewhere) {
-			return changes, checks, err
+			failed.add(c.Name, errors.Unwrap(err)) // Fix names the check
+			continue
 		}
 		ch := Change{Name: c.Name, Was: was}
 		if did != nil {
@@ -65,12 +71,49 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		case c.Status != Fail || !c.forInit:
 		case c.elsewhere != nil:
 			elsewhere.Hooks = append(elsewhere.Hooks, c.elsewhere)
-		case c.fix != nil:
+		case c.fix != nil && !slices.ContainsFunc(failed.names, func(names []string) bool { return slices.Contains(names, c.Name) }):
 			return changes, checks, fmt.Errorf("%s: still failing after the fix: %s", c.Name, c.Message)
 		}
 	}
-	if len(elsewhere.Hooks) > 0 {
+	switch {
+	case len(failed.names) > 0 && len(elsewhere.Hooks) > 0:
+		// One error says all: what failed, and what to add to the hooks
+		// (as words: the caller takes an *ElsewhereError for the only failure).
+		failed.add("hooks", errors.New(elsewhere.Error()))
+		return changes, checks, failed
+	case len(failed.names) > 0:
+		return changes, checks, failed
+	case len(elsewhere.Hooks) > 0:
 		return changes, checks, elsewhere
 	}
 	return changes, checks, nil
 }
+
+// fixErrors are the fixes that failed in one run of init, each cause once
+// with the checks it failed (three hooks refused for one core.hooksPath
+// are one line).
+type fixErrors struct {
+	names  [][]string
+	causes []error
+}
+
+func (f *fixErrors) add(name string, err error) {
+	for i, cause := range f.causes {
+		if cause.Error() == err.Error() {
+			f.names[i] = append(f.names[i], name)
+			return
+		}
+	}
+	f.names, f.causes = append(f.names, []string{name}), append(f.causes, err)
+}
+
+func (f *fixErrors) Error() string {
+	lines := make([]string, len(f.causes))
+	for i, cause := range f.causes {
+		lines[i] = strings.Join(f.names[i], ", ") + ": " + cause.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap gives errors.Is and errors.As each cause.
+func (f *fixErrors) Unwrap() []error { return f.causes }

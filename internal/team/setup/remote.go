@@ -50,7 +50,14 @@ func (r *Repo) checkRemote(remote string) Check {
 	case name == "":
 		return ok("remote", "no remote: the live store stays on this machine (git queen init --remote NAME shares it through a git remote)")
 	case strings.HasPrefix(name, "-") || !r.HasRemote(name):
-		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %q (git remote add NAME URL; git remote -v lists them)", name)}
+		c := Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("there is no remote named %q (git remote add NAME URL; git remote -v lists them)", name)}
+		if remote != "" { // init --remote: it fails, rather than set up and then fail to sync
+			c.forInit, c.fix = true, func() error {
+				return fmt.Errorf("there is no remote named %q, so the live store is not shared: add it (git remote add %s URL; git remote -v lists them), "+
+					"then git queen init --remote %s", name, name, name)
+			}
+		}
+		return c
 	case noLedger != nil:
 		return Check{Name: "remote", Status: Fail, Message: fmt.Sprintf("%s cannot carry the live store: %v; %s", name, noLedger, ledgersync.NoLedgerHere)}
 	}

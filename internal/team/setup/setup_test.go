@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -372,5 +373,59 @@ func TestInitAsksAgainWhereHooksGoWhenItWakesAWorktreeConfig(t *testing.T) {
 		if s := statusOf(checks, name); s != Fail && statErr != nil {
 			t.Errorf("after init, %s is %s, but git runs hooks from %s, which has none", name, s, elsewhere)
 		}
+	}
+}
+
+// TestConcurrentInstallsKeepTheHookTheyChain: several inits at once in one
+// repository (an orchestrator setting up a worktree per droid) each find
+// the team's hook and chain it. Renaming it into place let a later one
+// replace the chained hook with the shim another had just written: the
+// team's hook was gone, and the shim, chaining itself, looped at every
+// commit. Whoever loses may fail, but the team's hook is kept.
+func TestConcurrentInstallsKeepTheHookTheyChain(t *testing.T) {
+	r := newRepo(t)
+	const team = "#!/bin/sh\necho the team's hook\n"
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	for round := range 20 {
+		os.Remove(hook + hooks.ChainedSuffix)
+		if err := os.WriteFile(hook, []byte(team), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				if w, err := NewRepo(r.TopLevel); err == nil {
+					w.InstallHookNamed("pre-commit", false)
+				}
+			})
+		}
+		wg.Wait()
+		if got := read(t, hook+hooks.ChainedSuffix); got != team {
+			t.Fatalf("round %d: the chained hook is not the team's:\n%.200s", round, got)
+		}
+		if read(t, hook) != string(hooks.PreCommit) {
+			t.Fatalf("round %d: git-queen's hook is not installed", round)
+		}
+	}
+}
+
+// TestInitSaysEveryFailure: a fix that fails and hooks git-queen may not
+// write, in one run: the error names both, so the instructions for the
+// hooks are not lost behind the other failure.
+func TestInitSaysEveryFailure(t *testing.T) {
+	r := newRepo(t)
+	testgit.Write(t, r.TopLevel, ".gitattributes", "*.png binary\n")
+	testgit.Write(t, r.TopLevel, ".githooks/pre-commit", "#!/bin/sh\n")
+	testgit.Run(t, r.TopLevel, "add", ".gitattributes", ".githooks")
+	testgit.Run(t, r.TopLevel, "commit", "-q", "-m", "team")
+	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".githooks")
+	os.Remove(filepath.Join(r.TopLevel, ".gitattributes"))
+	_, _, err := r.Init(Options{Droid: "ann"})
+	if err == nil || !strings.Contains(err.Error(), "gitattributes: .gitattributes is committed but not in this worktree") ||
+		!strings.Contains(err.Error(), ".githooks/pre-push: "+TrackedLine("pre-push")) {
+		t.Fatalf("init: %v", err)
+	}
+	if testgit.Run(t, r.TopLevel, "config", "--worktree", "--get", "queen.droid") != "ann" {
+		t.Fatal("the identity was not set up")
 	}
 }
