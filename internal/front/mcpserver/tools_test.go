@@ -370,6 +370,8 @@ func TestRefusalsNameTheToolsArguments(t *testing.T) {
 			[]string{"qb-1 is both your assignment of issue qb-1 and your reservation of the path qb-1: say unassign qb-1 for the assignment, or release ./qb-1 for the reservation"}},
 		{bob, "reserve", map[string]any{"patterns": []string{"a/y"}, "wait": true, "wait_timeout": "100ms"}, "conflict",
 			[]string{"wait=true: not granted within 100ms", "a/y/** overlaps a/** held by ann"}},
+		{bob, "claim", map[string]any{"issue": "-x"}, "usage",
+			[]string{`(to end an assignment of it made before: unassign with issue "-x")`}},
 	} {
 		res, err := c.who.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -423,5 +425,33 @@ func TestUnpublishedGrantNamesOnlyWhatToolsCanDo(t *testing.T) {
 			strings.Contains(msg, "offline") || strings.Contains(msg, "--") || strings.Contains(msg, "git queen") {
 			t.Errorf("%s: %s\nwant %q and a retry, naming no flag, no command and no offline grant", c.tool, mustMarshal(res), c.want)
 		}
+	}
+}
+
+// A server started with no identity says how an agent gets one: set the
+// worktree's queen.droid, which the next call reads, or start the server
+// again with one; never to pass --droid, which a tool call cannot.
+func TestNoIdentityNamesWhatAnAgentCanDo(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cs := connect(t, ctx, New(env, "", ""), nil)
+	reserve := &mcp.CallToolParams{Name: "reserve", Arguments: map[string]any{"patterns": []string{"a/**"}}}
+	res, err := cs.CallTool(ctx, reserve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if !res.IsError || e["kind"] != "usage" || strings.Contains(msg, "pass --droid") ||
+		!strings.Contains(msg, "run `git config --worktree queen.droid NAME` in the worktree the server runs in") ||
+		!strings.Contains(msg, "start the server again with --droid NAME or QUEEN_DROID set") {
+		t.Fatalf("reserve with no identity: %s\nwant a usage error saying how an agent sets one", mustMarshal(res))
+	}
+	testgit.Run(t, env.Dir, "config", "queen.droid", "cat")
+	if res, err := cs.CallTool(ctx, reserve); err != nil || res.IsError || !strings.Contains(mustMarshal(res), `"droid":"cat"`) {
+		t.Errorf("reserve once queen.droid is set: %v %s", err, mustMarshal(res))
 	}
 }
