@@ -321,6 +321,8 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"wait", map[string]any{"timeout": "0s"}, `timeout "0s": give a positive duration`},
 		{"inbox", map[string]any{"since": "yesterday"}, `since: "yesterday" is neither a duration`},
 		{"send", map[string]any{"to": "bob", "subject": " ", "new": true}, "give a subject, or a body"},
+		{"check", map[string]any{"paths": []string{}}, "name at least one path to check (paths)"},
+		{"check", map[string]any{"paths": []string{"a", ""}}, "an empty path names no file: give a path in paths (. for the whole repository)"},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
