@@ -457,3 +457,20 @@ func TestNoIdentityNamesWhatAnAgentCanDo(t *testing.T) {
 		t.Errorf("reserve once queen.droid is set: %v %s", err, mustMarshal(res))
 	}
 }
+
+// sync with no remote says how to name one as the tool takes it
+// (remote="origin"), not as the command line does; how to configure one
+// for good is a command to run (no tool sets it up).
+func TestSyncWithoutRemoteNamesTheArgument(t *testing.T) {
+	ctx, cs := connectInNewRepo(t, "ann")
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sync", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if !res.IsError || e["kind"] != "usage" || strings.Contains(msg, "git queen sync") ||
+		!strings.Contains(msg, `no remote to sync with: name one (remote="origin"), or set it once with git queen init --remote origin`) {
+		t.Errorf("sync with no remote: %s", mustMarshal(res))
+	}
+}
