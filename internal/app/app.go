@@ -23,6 +23,12 @@ import (
 type Env struct {
 	// Dir is the working directory paths are resolved against.
 	Dir string
+	// PathsFromTop reads the paths and patterns a request gives from the
+	// top of the repository whatever Dir is, as an MCP tool's schema says
+	// they are: the server's directory is not the agent's, and the
+	// results name paths from the top. The command line reads them from
+	// its directory, as git reads a pathspec.
+	PathsFromTop bool
 	// Getenv reads the environment (QUEEN_DROID, BEADS_DIR, QUEEN_TIMEOUT).
 	Getenv func(string) string
 	// Now is the clock.

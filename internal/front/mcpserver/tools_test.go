@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -472,5 +473,45 @@ func TestSyncWithoutRemoteNamesTheArgument(t *testing.T) {
 	if !res.IsError || e["kind"] != "usage" || strings.Contains(msg, "git queen sync") ||
 		!strings.Contains(msg, `no remote to sync with: name one (remote="origin"), or set it once with git queen init --remote origin`) {
 		t.Errorf("sync with no remote: %s", mustMarshal(res))
+	}
+}
+
+// A server started in a subdirectory (Claude Code starts it in the
+// project, which may be a directory of a larger repository) reads paths
+// and patterns from the top, as the tools' schemas say and as their
+// results name them: lib/x.go is lib/x.go, held by ann, not src/lib/x.go,
+// free; a reservation of docs/** is of docs/**; and a pattern a listing
+// returned releases what it names.
+func TestPathsAreFromTheTopInASubdirectory(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	sub := filepath.Join(repo, "src")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	atTop, inSub := commands.OSEnv(), commands.OSEnv()
+	atTop.Dir, inSub.Dir = repo, sub
+	ann, bob := connect(t, ctx, New(atTop, "ann", ""), nil), connect(t, ctx, New(inSub, "bob", ""), nil)
+	callTool := func(cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", tool, args, err)
+		}
+		return mustMarshal(res.StructuredContent), res.IsError
+	}
+	if out, isErr := callTool(ann, "reserve", map[string]any{"patterns": []string{"lib/x.go"}}); isErr {
+		t.Fatalf("ann's reserve: %s", out)
+	}
+	if out, isErr := callTool(bob, "check", map[string]any{"paths": []string{"lib/x.go"}}); !isErr || !strings.Contains(out, `"path":"lib/x.go"`) {
+		t.Errorf("bob's check of lib/x.go from src: %s\nwant lib/x.go held by ann", out)
+	}
+	if out, isErr := callTool(bob, "reserve", map[string]any{"patterns": []string{"docs/**"}}); isErr || !strings.Contains(out, `"pattern":"docs/**"`) {
+		t.Errorf("bob's reserve of docs/** from src: %s", out)
+	}
+	if out, isErr := callTool(bob, "release", map[string]any{"patterns": []string{"docs/**"}}); isErr || !strings.Contains(out, `"pattern":"docs/**"`) {
+		t.Errorf("bob's release of docs/** from src: %s", out)
 	}
 }
