@@ -115,8 +115,8 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 
 // followableDirectory refuses a script whose patches would apply in a
 // directory the guard cannot name: one a cd other than the leading
-// `cd DIR &&` enters (cd src; apply_patch, cd a && cd b && apply_patch, a
-// cd between two patches), or a leading cd to a directory the shell would
+// `cd DIR &&` enters before a patch (cd src; apply_patch, cd a && cd b &&
+// apply_patch, a cd between two patches), or a leading cd to a directory the shell would
 // expand ($VAR, ~, cd -). The guard would judge the patch's paths in the
 // wrong directory and let a reserved file through.
 func followableDirectory(script string) error {
@@ -127,6 +127,9 @@ func followableDirectory(script string) error {
 			return fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
 		}
 		script = script[len(m[0]):]
+	}
+	if last := strings.LastIndex(script, patchEnd); last >= 0 {
+		script = script[:last] // a cd after the last patch moves none
 	}
 	var outside []string // the script without the patches' own lines
 	inPatch := false
