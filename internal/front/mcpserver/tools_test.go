@@ -441,6 +441,9 @@ func TestNoIdentityNamesWhatAnAgentCanDo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	cs := connect(t, ctx, New(env, "", ""), nil)
+	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "none set: writes fail until this worktree's queen.droid is set, which the next call reads") {
+		t.Errorf("the instructions of a server with no identity: %q", got)
+	}
 	reserve := &mcp.CallToolParams{Name: "reserve", Arguments: map[string]any{"patterns": []string{"a/**"}}}
 	res, err := cs.CallTool(ctx, reserve)
 	if err != nil {
