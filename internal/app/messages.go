@@ -229,6 +229,21 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A filter no stored message can match would wait out the whole
+	// timeout for nothing: say so at once.
+	for _, f := range []struct {
+		param wording.Param
+		value string
+		check func(string) error
+	}{{"from", r.From, records.ValidateDroid}, {"thread", r.Thread, anID},
+		{"issue", r.Issue, anID}, {"reply_to", r.ReplyTo, anID}} {
+		if f.value == "" {
+			continue
+		}
+		if err := f.check(f.value); err != nil {
+			return nil, usagef("msg wait", "%s: %v, so no message can match it", f.param, err)
+		}
+	}
 	me, s, err := e.OpenAs()
 	if err != nil {
 		return nil, err
@@ -246,6 +261,15 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 		return nil, err
 	}
 	return &msg, nil
+}
+
+// anID refuses what is no id of a message, thread or issue (ids are
+// checked as issue ids are when a record is read).
+func anID(v string) error {
+	if records.ValidateIssueID(v) != nil {
+		return fmt.Errorf("%q is no id (an id is 1 to 100 printable characters without spaces)", v)
+	}
+	return nil
 }
 
 // MsgStatsRequest says from when to count new messages too.
