@@ -31,6 +31,7 @@ func TestMessages(t *testing.T) {
 		// A wait filter no message can match is refused at once, not waited
 		// out.
 		{droid: "bob", args: "msg wait --from 'a b' --timeout 10m", code: ExitUsage, stderr: []string{`--from: droid name "a b" contains a space`}},
+		{droid: "bob", args: "msg read ''", code: ExitUsage, stderr: []string{`give the ID of a message \(git queen msg inbox lists yours\)`}},
 		{droid: "bob", args: "msg wait --reply-to 'qm-1 2' --timeout 10m", code: ExitUsage, stderr: []string{`--reply-to: "qm-1 2" is no id`}},
 	})
 

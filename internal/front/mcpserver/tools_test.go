@@ -324,6 +324,9 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"send", map[string]any{"to": "bob", "subject": " ", "new": true}, "give a subject, or a body"},
 		{"wait", map[string]any{"from": "a b"}, `from: droid name "a b" contains a space`},
 		{"wait", map[string]any{"reply_to": "qm-1 2", "timeout": "10m"}, `reply_to: "qm-1 2" is no id (an id is 1 to 100 printable characters without spaces), so no message can match it`},
+		{"read", map[string]any{"id": ""}, "give the id of a message (inbox lists yours)"},
+		{"reply", map[string]any{"id": " ", "body": "x"}, "give the id of a message"},
+		{"thread", map[string]any{"id": ""}, "give the id of a message"},
 		{"check", map[string]any{"paths": []string{}}, "name at least one path to check (paths)"},
 		{"check", map[string]any{"paths": []string{"a", ""}}, "an empty path names no file: give a path in paths (. for the whole repository)"},
 	} {
