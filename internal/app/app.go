@@ -23,6 +23,12 @@ import (
 type Env struct {
 	// Dir is the working directory paths are resolved against.
 	Dir string
+	// PathsFromTop reads the paths and patterns a request gives from the
+	// top of the repository whatever Dir is, as an MCP tool's schema says
+	// they are: the server's directory is not the agent's, and the
+	// results name paths from the top. The command line reads them from
+	// its directory, as git reads a pathspec.
+	PathsFromTop bool
 	// Getenv reads the environment (QUEEN_DROID, BEADS_DIR, QUEEN_TIMEOUT).
 	Getenv func(string) string
 	// Now is the clock.
@@ -104,9 +110,15 @@ func usagef(command, format string, args ...any) *UsageError {
 	return &UsageError{Command: command, Msg: text.String(), text: text}
 }
 
-// ErrNoIdentity says how to set an identity, for use cases that need one.
-var ErrNoIdentity = &UsageError{Msg: "no droid identity: pass --droid NAME, set QUEEN_DROID, " +
-	"or run `git config --worktree queen.droid NAME` (git queen init --droid NAME does this)"}
+// ErrNoIdentity says how to set an identity, for use cases that need one:
+// on the command line with --droid, QUEEN_DROID or the worktree's config;
+// through the MCP server, whose agent cannot pass a flag, with the config
+// (read at every call) or by starting the server again with one.
+var ErrNoIdentity = usagef("", "no droid identity: %v%v",
+	wording.CommandLineOnly(wording.Textf("pass --droid NAME, set QUEEN_DROID, "+
+		"or run `git config --worktree queen.droid NAME` (git queen init --droid NAME does this)")),
+	wording.ToolsOnly(wording.Textf("run `git config --worktree queen.droid NAME` in the worktree the server runs in "+
+		"(git queen init --droid NAME does this), or start the server again with --droid NAME or QUEEN_DROID set")))
 
 // ConflictError is an outcome its result describes that the caller should
 // report as a conflict (exit 5): paths held by another droid (check), or

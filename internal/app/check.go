@@ -47,7 +47,14 @@ var Check = UseCase[CheckRequest, *CheckResult]{Name: "check", run: check}
 
 func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	if len(r.Paths) == 0 {
-		return nil, &UsageError{Command: "check", Msg: "name at least one PATH to check"}
+		return nil, usagef("check", "name at least one path to check (%s)", wording.Param("paths"))
+	}
+	for _, p := range r.Paths {
+		if strings.TrimSpace(p) == "" {
+			// Read as the top of the repository, it reported every
+			// reservation as holding a path the caller never named.
+			return nil, usagef("check", "an empty path names no file: give a path in %s (. for the whole repository)", wording.Param("paths"))
+		}
 	}
 	s, err := e.OpenStore()
 	if err != nil {

@@ -74,6 +74,9 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 var Reply = UseCase[ReplyRequest, *SendResult]{Name: "msg reply", Publishes: true, run: reply}
 
 func reply(e *Env, r ReplyRequest) (*SendResult, error) {
+	if err := needID("msg reply", r.ID); err != nil {
+		return nil, err
+	}
 	from, s, err := e.OpenAs()
 	if err != nil {
 		return nil, err
@@ -162,6 +165,9 @@ type ThreadRequest struct {
 
 // Read is a message, marked read if it was sent to the droid.
 var Read = UseCase[MessageRequest, *records.Message]{Name: "msg read", Publishes: true, run: func(e *Env, r MessageRequest) (*records.Message, error) {
+	if err := needID("msg read", r.ID); err != nil {
+		return nil, err
+	}
 	s, err := e.OpenStore()
 	if err != nil {
 		return nil, err
@@ -196,6 +202,9 @@ type ThreadResult struct {
 // Thread is the thread of a message, or of an issue, oldest first: the
 // newest Limit messages of it when Limit is set.
 var Thread = UseCase[ThreadRequest, *ThreadResult]{Name: "msg thread", run: func(e *Env, r ThreadRequest) (*ThreadResult, error) {
+	if err := needID("msg thread", r.ID); err != nil {
+		return nil, err
+	}
 	s, err := e.OpenStore()
 	if err != nil {
 		return nil, err
@@ -229,6 +238,21 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A filter no stored message can match would wait out the whole
+	// timeout for nothing: say so at once.
+	for _, f := range []struct {
+		param wording.Param
+		value string
+		check func(string) error
+	}{{"from", r.From, records.ValidateDroid}, {"thread", r.Thread, anID},
+		{"issue", r.Issue, anID}, {"reply_to", r.ReplyTo, anID}} {
+		if f.value == "" {
+			continue
+		}
+		if err := f.check(f.value); err != nil {
+			return nil, usagef("msg wait", "%s: %v, so no message can match it", f.param, err)
+		}
+	}
 	me, s, err := e.OpenAs()
 	if err != nil {
 		return nil, err
@@ -246,6 +270,24 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 		return nil, err
 	}
 	return &msg, nil
+}
+
+// needID refuses an empty id, which names no message (it was looked up,
+// and reported as "no message  (...)").
+func needID(command, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return usagef(command, "give the %s of a message (%v lists yours)", wording.Param("id"), wording.Run("msg inbox"))
+	}
+	return nil
+}
+
+// anID refuses what is no id of a message, thread or issue (ids are
+// checked as issue ids are when a record is read).
+func anID(v string) error {
+	if records.ValidateIssueID(v) != nil {
+		return fmt.Errorf("%q is no id (an id is 1 to 100 printable characters without spaces)", v)
+	}
+	return nil
 }
 
 // MsgStatsRequest says from when to count new messages too.

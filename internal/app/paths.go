@@ -19,9 +19,9 @@ import (
 // Results show them from the top.
 
 // TopPrefix is where the directory is in the repository ("src/"), "" at
-// the top or outside a repository.
+// the top, outside a repository, or when paths are read from the top.
 func (e *Env) TopPrefix(s *store.Store) string {
-	if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
+	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
 	}
 	dir := e.Dir

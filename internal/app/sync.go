@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
@@ -59,6 +60,6 @@ func (e *Env) syncRemote(s *store.Store, named string) (string, error) {
 	if remote := ledgersync.ConfiguredRemote(s); remote != "" {
 		return remote, nil
 	}
-	return "", &UsageError{Command: "sync", Msg: "no remote to sync with: name one (git queen sync origin), " +
-		"or set it once with git queen init --remote origin"}
+	return "", usagef("sync", "no remote to sync with: name one (%v%v), or set it once with git queen init --remote origin",
+		wording.CommandLineOnly(wording.Textf("git queen sync origin")), wording.ToolsOnly(wording.Textf("%v=%q", wording.Param("remote"), "origin")))
 }

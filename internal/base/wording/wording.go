@@ -36,6 +36,14 @@ func Run(command string, switches ...Switch) Call {
 // must read as an aside (", or ...").
 type CommandLineOnly Text
 
+// ToolsOnly is a part of a message that names what only an MCP client
+// does or cannot do the command line's way: an issue id that starts with
+// "-" is given as a tool's argument, where the command line needs "--"
+// before it; an identity is the server's, set where it starts. Tools say
+// it; the command line leaves it out, beside a CommandLineOnly part that
+// says the same in its words.
+type ToolsOnly Text
+
 // Words say parameters, switches and calls in one front end's words.
 type Words struct {
 	Param  func(Param) string
@@ -122,6 +130,11 @@ func (t Text) In(w Words) string {
 			if w.CommandLine {
 				args[i] = Text(a).In(w)
 			}
+		case ToolsOnly:
+			args[i] = ""
+			if !w.CommandLine {
+				args[i] = Text(a).In(w)
+			}
 		case Error:
 			args[i] = a.Text().In(w)
 		default:
@@ -144,7 +157,7 @@ type Error interface {
 func Errorf(format string, args ...any) error {
 	for _, a := range args {
 		switch a.(type) {
-		case Param, Switch, Call, Text, CommandLineOnly, Error:
+		case Param, Switch, Call, Text, CommandLineOnly, ToolsOnly, Error:
 			return &textError{Textf(format, args...)}
 		}
 	}

@@ -28,6 +28,10 @@ func TestTextIn(t *testing.T) {
 		// What only the command line can do is left out of Tools' words.
 		{Textf("retry%s.", CommandLineOnly(Textf(", or %s", Run("reserve", "offline")))), "retry.", "retry, or git queen reserve --offline."},
 		{Textf("%v", Errorf("x%s", CommandLineOnly(Textf(" (%s)", Switch("offline"))))), "x", "x (--offline)"},
+		// What only an MCP client says is left out of the command line's.
+		{Textf("end it: %v%v", CommandLineOnly(Textf("git queen unassign -- %s", "-x")), ToolsOnly(Textf("%s with issue %q", Run("unassign"), "-x"))),
+			`end it: unassign with issue "-x"`, "end it: git queen unassign -- -x"},
+		{Textf("%v", Errorf("x%s", ToolsOnly(Textf(" (%s)", Switch("all"))))), "x (all=true)", "x"},
 		// %w reads as %v.
 		{Textf("%w; again", errors.New("lost")), "lost; again", "lost; again"},
 	} {

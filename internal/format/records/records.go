@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/git-queen/git-queen/internal/base/wording"
 )
 
 // Importance values of a message.
@@ -208,7 +210,9 @@ func ValidateNewIssueID(id string) error {
 	}
 	if strings.HasPrefix(id, "-") {
 		return Invalidf("issue id %q starts with \"-\", which reads as an option; name the issue without it\n"+
-			"(to end an assignment of it made before: git queen unassign -- %s)", id, id)
+			"(to end an assignment of it made before: %v%v)", id,
+			wording.CommandLineOnly(wording.Textf("git queen unassign -- %s", id)),
+			wording.ToolsOnly(wording.Textf("%v with issue %q", wording.Run("unassign"), id)))
 	}
 	return nil
 }

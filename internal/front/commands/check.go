@@ -80,7 +80,7 @@ func runCheck(o checkOptions) error {
 			}
 		}
 		if res.Droid == "" && len(res.Holds) > 0 {
-			fmt.Fprintln(o.Env.Stderr, "git-queen: no droid identity, so every exclusive reservation counts; "+app.ErrNoIdentity.Msg)
+			fmt.Fprintln(o.Env.Stderr, "git-queen: no droid identity, so every exclusive reservation counts; "+app.ErrNoIdentity.Text().In(commandLine))
 		}
 		return nil
 	})

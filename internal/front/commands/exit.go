@@ -161,7 +161,7 @@ func flagOf(p wording.Param) string {
 
 // flagsNamedOtherwise are the flags whose names are not their parameters'.
 var flagsNamedOtherwise = map[wording.Param]string{"wait_timeout": "--timeout", "streams": "--stream", "subject": "--subject (-s)",
-	"patterns": "PATTERNs"} // arguments, not a flag
+	"patterns": "PATTERNs", "paths": "PATHs", "id": "ID"} // arguments, not flags
 
 // ErrorOf is err as ErrorJSON: its exit code, the code's kind, its
 // message (parameters named as a request names them: an MCP tool's

@@ -94,6 +94,9 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		}
 		paths = append(paths, found...)
 	}
+	if err := followableDirectory(script); err != nil {
+		return nil, err
+	}
 	if m := leadingCd().FindStringSubmatch(script); m != nil {
 		dir := strings.Trim(m[1], `'"`)
 		for i, p := range paths {
@@ -103,6 +106,49 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		}
 	}
 	return paths, nil
+}
+
+// changesDirectory finds a command that changes the shell's directory.
+var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s;&|(])(?:cd|pushd|popd)(?:$|[\s;&|)])`)
+})
+
+// followableDirectory refuses a script whose patches would apply in a
+// directory the guard cannot name: one a cd other than the leading
+// `cd DIR &&` enters before a patch (cd src; apply_patch, cd a && cd b &&
+// apply_patch, a cd between two patches), or a leading cd to a directory the shell would
+// expand ($VAR, ~, cd -). The guard would judge the patch's paths in the
+// wrong directory and let a reserved file through.
+func followableDirectory(script string) error {
+	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
+	if m := leadingCd().FindStringSubmatch(script); m != nil {
+		dir := strings.Trim(m[1], `'"`)
+		if dir == "-" || strings.HasPrefix(dir, "~") || strings.ContainsAny(m[1], "$`") {
+			return fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
+		}
+		script = script[len(m[0]):]
+	}
+	if last := strings.LastIndex(script, patchEnd); last >= 0 {
+		script = script[:last] // a cd after the last patch moves none
+	}
+	var outside []string // the script without the patches' own lines
+	inPatch := false
+	for _, line := range strings.Split(script, "\n") {
+		switch strings.TrimSpace(line) {
+		case patchBegin:
+			inPatch = true
+		case patchEnd:
+			inPatch = false
+		default:
+			if !inPatch {
+				outside = append(outside, line)
+			}
+		}
+	}
+	if changesDirectory().MatchString(strings.Join(outside, "\n")) {
+		return fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
+	}
+	return nil
 }
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a

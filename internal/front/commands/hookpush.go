@@ -155,7 +155,7 @@ func printWaysOut(w io.Writer, holders []string, rest, me string) {
 	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, %s\n",
 		strings.Join(firstSeen(holders), ","), rest)
 	if me == "" {
-		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+app.ErrNoIdentity.Msg)
+		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+app.ErrNoIdentity.Text().In(commandLine))
 	}
 }
 

@@ -22,12 +22,15 @@ func mcpCommand(env *Env) *cli.Command {
 		Description: `Runs an MCP server (the program git-queen-mcp, installed beside git-queen) on
 standard input and output, with one tool for each thing a droid does:
 reserve, release, renew, check, reservations, send, inbox, read, reply,
-thread, wait, assign, claim, unassign, assignments, sync, validate. Each
-tool does what the git-queen command of that name does, in the server's
-working directory, and returns its --json output as structured content and
-as text. The listings (inbox, thread, reservations, assignments) return the
-50 newest rows unless the call gives a limit (at most 1000), and say in
-"more" how many they left out.
+thread, wait, assign, claim, unassign, assignments, ready, steal, droids,
+sync, validate. Each tool does what the git-queen command of that name
+does, in the repository of the server's working directory, and returns its
+--json output as structured content and as text. Paths and patterns are
+read from the top of the repository, as the tools' schemas say, even when
+the server runs in a subdirectory. The listings (inbox, thread,
+reservations, assignments, ready, droids) return the first 50 rows unless
+the call gives a limit (at most 1000), and say in "more" how many they left
+out.
 A failure is a tool error whose structured content is {"error":{"code",
 "kind","message"}} (with the command's output as "result" when it printed
 one, such as check's holders), and whose text is the message followed by

@@ -28,6 +28,11 @@ func TestMessages(t *testing.T) {
 		{droid: "bob", args: "msg inbox --since 1h --unread", stdout: []string{"About the API"}},
 		{droid: "ann", args: "msg inbox", stdout: []string{"no messages for ann"}},
 		{droid: "bob", args: "msg inbox --since yesterday", code: ExitUsage, stderr: []string{`--since: "yesterday" is neither a duration`}},
+		// A wait filter no message can match is refused at once, not waited
+		// out.
+		{droid: "bob", args: "msg wait --from 'a b' --timeout 10m", code: ExitUsage, stderr: []string{`--from: droid name "a b" contains a space`}},
+		{droid: "bob", args: "msg read ''", code: ExitUsage, stderr: []string{`give the ID of a message \(git queen msg inbox lists yours\)`}},
+		{droid: "bob", args: "msg wait --reply-to 'qm-1 2' --timeout 10m", code: ExitUsage, stderr: []string{`--reply-to: "qm-1 2" is no id`}},
 	})
 
 	first := runIn(t, repo, map[string]string{"QUEEN_DROID": "bob"}, "msg", "inbox", "--json")

@@ -44,6 +44,10 @@ func TestReservations(t *testing.T) {
 		{droid: "cat", args: "check src/api/x.go", stdout: []string{`src/api/x.go: held exclusively by ann`}, code: ExitConflict},
 		{droid: "ann", args: "check /etc/passwd", code: ExitUsage, stderr: []string{"outside the repository"}},
 		{droid: "ann", args: "check ../x", code: ExitUsage, stderr: []string{"outside the repository"}},
+		// An empty path is no path, not the top of the repository (which
+		// every reservation would hold).
+		{droid: "ann", args: "check ''", code: ExitUsage, stderr: []string{`an empty path names no file: give a path in PATHs \(\. for the whole repository\)`}},
+		{droid: "ann", args: "check", code: ExitUsage, stderr: []string{`name at least one path to check \(PATHs\)`}},
 		{droid: "ann", args: "reservations", stdout: []string{`src/api/\*\*\s+ann\s+exclusive\s+in 2h0m\s+qb-1\s+refactor the API`,
 			`src/components/\*\*\s+bob\s+shared\s+in 30m0s`}},
 		{droid: "ann", args: "reservations --droid bob --path docs/a.md", stdout: []string{`docs/\*\*\s+bob`}},

@@ -81,9 +81,11 @@ type runner struct {
 
 // appEnv is the environment of one call: the server's directory, clock
 // and droid, and ctx, which ends a call that waits. Warnings for a person
-// are dropped: the result says what the agent needs.
+// are dropped: the result says what the agent needs. Paths and patterns
+// are from the top of the repository, as the tools' schemas say, also
+// when the server runs in a subdirectory (a project inside a monorepo).
 func (r *runner) appEnv(ctx context.Context) *app.Env {
-	return &app.Env{Dir: r.env.Dir, Getenv: r.env.Getenv, Now: r.env.Now, Warn: io.Discard, Ctx: ctx,
+	return &app.Env{Dir: r.env.Dir, PathsFromTop: true, Getenv: r.env.Getenv, Now: r.env.Now, Warn: io.Discard, Ctx: ctx,
 		Droid: r.droid, BeadsDir: r.beadsDir}
 }
 

@@ -24,7 +24,8 @@ func newServer(r *runner) *mcp.Server {
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
 			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +
 			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
-			"assignments. You act as droid " + cmp.Or(droid, "(none set: writes will fail until the server is started with --droid or QUEEN_DROID)") + ".",
+			"assignments. You act as droid " + cmp.Or(droid, "(none set: writes fail until this worktree's queen.droid is set, "+
+			"which the next call reads: git queen init --droid NAME; or the server is started with --droid or QUEEN_DROID)") + ".",
 	})
 	addTool(s, r, reserveTool())
 	addTool(s, r, useCase("release", "Release your reservations: the patterns given (and any they cover), or all=true. "+

@@ -321,6 +321,13 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"wait", map[string]any{"timeout": "0s"}, `timeout "0s": give a positive duration`},
 		{"inbox", map[string]any{"since": "yesterday"}, `since: "yesterday" is neither a duration`},
 		{"send", map[string]any{"to": "bob", "subject": " ", "new": true}, "give a subject, or a body"},
+		{"wait", map[string]any{"from": "a b"}, `from: droid name "a b" contains a space`},
+		{"wait", map[string]any{"reply_to": "qm-1 2", "timeout": "10m"}, `reply_to: "qm-1 2" is no id (an id is 1 to 100 printable characters without spaces), so no message can match it`},
+		{"read", map[string]any{"id": ""}, "give the id of a message (inbox lists yours)"},
+		{"reply", map[string]any{"id": " ", "body": "x"}, "give the id of a message"},
+		{"thread", map[string]any{"id": ""}, "give the id of a message"},
+		{"check", map[string]any{"paths": []string{}}, "name at least one path to check (paths)"},
+		{"check", map[string]any{"paths": []string{"a", ""}}, "an empty path names no file: give a path in paths (. for the whole repository)"},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -370,6 +377,8 @@ func TestRefusalsNameTheToolsArguments(t *testing.T) {
 			[]string{"qb-1 is both your assignment of issue qb-1 and your reservation of the path qb-1: say unassign qb-1 for the assignment, or release ./qb-1 for the reservation"}},
 		{bob, "reserve", map[string]any{"patterns": []string{"a/y"}, "wait": true, "wait_timeout": "100ms"}, "conflict",
 			[]string{"wait=true: not granted within 100ms", "a/y/** overlaps a/** held by ann"}},
+		{bob, "claim", map[string]any{"issue": "-x"}, "usage",
+			[]string{`(to end an assignment of it made before: unassign with issue "-x")`}},
 	} {
 		res, err := c.who.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
