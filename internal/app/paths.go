@@ -117,6 +117,16 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 			fromTop[i] = real
 		}
 	}
+	named, namedKinds, err := namedPaths(s, fromTop)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, n := range named {
+		if n != "" && !linked[i] {
+			notes = append(notes, namedPathNote(patterns[i], namedKinds[i], "reserve"))
+			fromTop[i] = n
+		}
+	}
 	var known map[string]globs.PathKind
 	if s.WS.Repo != nil {
 		var err error
@@ -145,7 +155,7 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 		}
 		switch {
 		case n == p || strings.HasSuffix(p, "/") && n == p+"**":
-			if p != given && !linked[i] && !strings.HasPrefix(given, ":/") {
+			if p != given && !linked[i] && named[i] == "" && !strings.HasPrefix(given, ":/") {
 				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
 			}
 		case found == globs.Dir:
@@ -168,30 +178,43 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 // through a symlinked directory as reserve stores it (throughLinks), ""
 // when no link leads it elsewhere; it selects when the pattern as given
 // covers none of the holder's reservations; reached is then, for a note,
-// where the link leads the pattern as given, as reserve says it.
+// where the link leads the pattern as given, as reserve says it. A pattern
+// that names a path its glob does not match (namedPaths) selects, through,
+// what reserve stored for it, and reached is "".
 func (e *Env) selectingPatterns(s *store.Store, patterns []string) (selecting, through, reached []string, err error) {
 	prefix := e.TopPrefix(s)
 	asDir := func(string) (globs.PathKind, error) { return globs.Dir, nil }
+	fromTops := make([]string, len(patterns))
+	for i, given := range patterns {
+		fromTops[i] = patternFromTop(prefix, given)
+	}
+	named, _, err := namedPaths(s, fromTops)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	selecting = make([]string, 0, len(patterns))
-	for _, given := range patterns {
-		fromTop := patternFromTop(prefix, given)
+	for i, fromTop := range fromTops {
 		n, err := reservations.Normalize(fromTop, asDir)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		selecting = append(selecting, n)
 		real, ok := throughLinks(s, fromTop)
+		if !ok && named[i] != "" { // selects what reserve stored for it, when the glob covers none
+			real, ok = named[i], true
+		}
 		if !ok {
 			continue
 		}
 		if through == nil {
 			through, reached = make([]string, len(patterns)), make([]string, len(patterns))
 		}
-		i := len(selecting) - 1
 		if through[i], err = reservations.Normalize(real, asDir); err != nil {
 			return nil, nil, nil, err
 		}
-		reached[i] = real
+		if named[i] != real {
+			reached[i] = real // "" for a named path: no link leads it
+		}
 	}
 	return selecting, through, reached, nil
 }
