@@ -80,6 +80,14 @@ func TestReserveOptions(t *testing.T) {
 		{"reserve --ttl 8d x", refused, ExitUsage},
 		{"reserve --ttl soon x", refused, ExitUsage},
 		{"reserve --no-such-flag x", refused, ExitUsage},
+		// A flag taken for the value of the one before it (an empty shell
+		// variable: --reason $WHY --shared) is refused, not granted
+		// exclusive with the reason "--shared".
+		{"reserve --reason --shared x", refused, ExitUsage},
+		{"reserve x --reason --json", refused, ExitUsage},
+		{"reserve x -i -f", refused, ExitUsage},
+		{"reserve x --reason -why-", reserve(globals{}, req{Patterns: []string{"x"}, TTL: "2h0m0s", Reason: "-why-"}), 0},
+		{"reserve x --reason=--shared", reserve(globals{}, req{Patterns: []string{"x"}, TTL: "2h0m0s", Reason: "--shared"}), 0},
 	}
 	for _, tt := range tests {
 		expectCall(t, newReserveCmd, tt.argv, tt.want, tt.code)
