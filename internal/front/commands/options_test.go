@@ -112,6 +112,19 @@ func TestReservationsAndCheckOptions(t *testing.T) {
 	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, want) {
 		t.Errorf("reserved: exit %d, ran %v, options %+v; want %+v", code, ran, list, want)
 	}
+	// The global --droid, before the command, is who lists (whose own
+	// reservations end 5 minutes early, who is seen): the command's own
+	// --droid filter, unset, hid it, and the listing was the configured
+	// droid's.
+	for _, argv := range []string{"--droid cat reservations", "--agent cat reserved --all"} {
+		got, ran, code := parseWith(t, newReservationsCmd, argv)
+		if !ran || code != 0 || got.G.Droid != "cat" || got.Req.Droid != "" {
+			t.Errorf("%s: exit %d, ran %v, acting as %q listing %q's; want acting as cat listing all", argv, code, ran, got.G.Droid, got.Req.Droid)
+		}
+	}
+	if got, ran, code := parseWith(t, newAssignmentsCmd, "--droid cat assignments"); !ran || code != 0 || got.G.Droid != "cat" || got.Req.Droid != "" {
+		t.Errorf("--droid cat assignments: exit %d, ran %v, acting as %q listing %q's; want acting as cat listing all", code, ran, got.G.Droid, got.Req.Droid)
+	}
 	if _, ran, code := parseWith(t, newReservationsCmd, "reservations extra"); ran || code != ExitUsage {
 		t.Errorf("reservations with an argument: exit %d, ran %v; want a usage error", code, ran)
 	}
