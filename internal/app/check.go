@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,9 @@ var Check = UseCase[CheckRequest, *CheckResult]{Name: "check", run: check}
 func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	if len(r.Paths) == 0 {
 		return nil, &UsageError{Command: "check", Msg: "name at least one PATH to check"}
+	}
+	if slices.Contains(r.Paths, "") { // an empty variable (check "$FILE"), not the top of the repository
+		return nil, &UsageError{Command: "check", Msg: "empty path: name a file or a directory (. for the whole repository)"}
 	}
 	s, err := e.OpenStore()
 	if err != nil {
