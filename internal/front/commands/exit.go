@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/app"
@@ -53,7 +54,7 @@ func exitCode(err error) int {
 	}
 	var ec exitCoder
 	switch {
-	case errors.As(err, &ec):
+	case errors.As(err, &ec) && !isProcessExit(ec):
 		return ec.ExitCode()
 	case errors.As(err, new(*UsageError)):
 		return ExitUsage
@@ -65,6 +66,14 @@ func exitCode(err error) int {
 		return ExitConflict
 	}
 	return ExitFailure
+}
+
+// isProcessExit says whether ec is a child process's exit (a git command
+// that failed), whose code is the child's: git config exits 5, or 255, and
+// git-queen's 5 means a reservation conflict. It is a failure (1).
+func isProcessExit(ec exitCoder) bool {
+	_, ok := ec.(*exec.ExitError)
+	return ok
 }
 
 // reportError prints err for a person: "git-queen: " and the message, plus a
