@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -86,8 +89,29 @@ type AssignRefusal struct {
 var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *Env, r AssignRequest) (*AssignResult, error) {
 	by := cmp.Or(e.Identity(), "human")
 	r.Droid = records.CanonicalDroid(r.Droid)
+	e.warnUnknownAssignee(r.Droid)
 	return e.assign(r, by, e.Identity())
 }}
+
+// warnUnknownAssignee warns when an issue is about to go to a droid this
+// repository has never seen, as msg send refuses one: most often a typo
+// ("bbo" for "bob"), and the issue would leave ready for everyone while
+// nobody works on it. A warning, not a refusal: a person assigns work to a
+// droid that has not started yet. Checked before the assignment, which
+// names the droid.
+func (e *Env) warnUnknownAssignee(droid string) {
+	s, err := e.OpenStore()
+	if err != nil || records.ValidateDroid(droid) != nil || droid == e.Identity() {
+		return // the assignment says what is wrong
+	}
+	if unknown, err := (&messages.Store{S: s}).Unknown(droid); err == nil && unknown != nil {
+		near := ""
+		if n := unknown.Near[droid]; len(n) > 0 {
+			near = " (did you mean " + strings.Join(n, " or ") + "?)"
+		}
+		fmt.Fprintf(e.Warn, "git-queen: warning: no droid %q has appeared in this repository%s; the issue goes to %s all the same\n", droid, near, droid)
+	}
+}
 
 // Claim assigns an issue to the droid itself, as Assign does.
 var Claim = UseCase[ClaimRequest, *AssignResult]{Name: "claim", run: claim}

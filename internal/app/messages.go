@@ -260,6 +260,9 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	ctx, cancel := e.waitContext(timeout)
 	defer cancel()
 	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
+	if err := checkReplyTo(s, filter); err != nil {
+		return nil, err
+	}
 	stop := e.seenWhileWaiting(s, me)
 	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)
 	stop()

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -67,6 +68,47 @@ func patternFromTop(prefix, p string) string {
 	return escapeGlob(prefix) + strings.TrimPrefix(p, "./")
 }
 
+// patternFromRoot is patternFromTop for a pattern given as check takes a
+// path: an absolute path inside the worktree (agent runtimes send them) is
+// made relative to its top, and in a subdirectory, leading ../ segments
+// climb the prefix; one that leads out of the repository is refused.
+func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, error) {
+	if filepath.IsAbs(given) && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
+		tops := []string{s.WS.Repo.TopLevel}
+		if real, err := filepath.EvalSymlinks(tops[0]); err == nil && real != tops[0] {
+			tops = append(tops, real)
+		}
+		for _, top := range tops {
+			if rest, ok := strings.CutPrefix(filepath.ToSlash(given), filepath.ToSlash(top)+"/"); ok {
+				return rest, nil
+			}
+		}
+		return "", records.Invalidf("pattern %s is outside the repository %s", given, tops[0])
+	}
+	if prefix == "" || !(given == ".." || strings.HasPrefix(given, "../")) {
+		return patternFromTop(prefix, given), nil
+	}
+	dir, rest := strings.TrimSuffix(prefix, "/"), given
+	for rest == ".." || strings.HasPrefix(rest, "../") {
+		if dir == "" {
+			return "", records.Invalidf("pattern %s leads outside the repository", given)
+		}
+		if dir = path.Dir(dir); dir == "." {
+			dir = ""
+		}
+		rest = strings.TrimPrefix(strings.TrimPrefix(rest, ".."), "/")
+	}
+	switch {
+	case dir == "" && rest == "":
+		return "", records.Invalidf("pattern %s names the top of the repository: write :/** to reserve all of it", given)
+	case dir == "":
+		return rest, nil
+	case rest == "":
+		return escapeGlob(dir), nil
+	}
+	return escapeGlob(dir) + "/" + rest, nil
+}
+
 func escapeGlob(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -110,11 +152,24 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 	fromTop := make([]string, len(patterns))
 	linked := make([]bool, len(patterns))
 	for i, given := range patterns {
-		fromTop[i] = patternFromTop(prefix, given)
+		var err error
+		if fromTop[i], err = e.patternFromRoot(s, prefix, given); err != nil {
+			return nil, nil, err
+		}
 		if real, ok := throughLinks(s, fromTop[i]); ok {
 			linked[i] = true
 			notes = append(notes, fmt.Sprintf("%s is %s (a symlink leads there): reserving it there, where edits land", given, real))
 			fromTop[i] = real
+		}
+	}
+	named, namedKinds, err := namedPaths(s, fromTop)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, n := range named {
+		if n != "" && !linked[i] {
+			notes = append(notes, namedPathNote(patterns[i], namedKinds[i], "reserve"))
+			fromTop[i] = n
 		}
 	}
 	var known map[string]globs.PathKind
@@ -145,8 +200,8 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 		}
 		switch {
 		case n == p || strings.HasSuffix(p, "/") && n == p+"**":
-			if p != given && !linked[i] && !strings.HasPrefix(given, ":/") {
-				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, strings.TrimSuffix(prefix, "/"), n))
+			if p != given && !linked[i] && named[i] == "" && !strings.HasPrefix(given, ":/") {
+				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, cmp.Or(strings.TrimSuffix(prefix, "/"), "the top"), n))
 			}
 		case found == globs.Dir:
 			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", asked, n))
@@ -168,30 +223,45 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 // through a symlinked directory as reserve stores it (throughLinks), ""
 // when no link leads it elsewhere; it selects when the pattern as given
 // covers none of the holder's reservations; reached is then, for a note,
-// where the link leads the pattern as given, as reserve says it.
+// where the link leads the pattern as given, as reserve says it. A pattern
+// that names a path its glob does not match (namedPaths) selects, through,
+// what reserve stored for it, and reached is "".
 func (e *Env) selectingPatterns(s *store.Store, patterns []string) (selecting, through, reached []string, err error) {
 	prefix := e.TopPrefix(s)
 	asDir := func(string) (globs.PathKind, error) { return globs.Dir, nil }
+	fromTops := make([]string, len(patterns))
+	for i, given := range patterns {
+		if fromTops[i], err = e.patternFromRoot(s, prefix, given); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	named, _, err := namedPaths(s, fromTops)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	selecting = make([]string, 0, len(patterns))
-	for _, given := range patterns {
-		fromTop := patternFromTop(prefix, given)
+	for i, fromTop := range fromTops {
 		n, err := reservations.Normalize(fromTop, asDir)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		selecting = append(selecting, n)
 		real, ok := throughLinks(s, fromTop)
+		if !ok && named[i] != "" { // selects what reserve stored for it, when the glob covers none
+			real, ok = named[i], true
+		}
 		if !ok {
 			continue
 		}
 		if through == nil {
 			through, reached = make([]string, len(patterns)), make([]string, len(patterns))
 		}
-		i := len(selecting) - 1
 		if through[i], err = reservations.Normalize(real, asDir); err != nil {
 			return nil, nil, nil, err
 		}
-		reached[i] = real
+		if named[i] != real {
+			reached[i] = real // "" for a named path: no link leads it
+		}
 	}
 	return selecting, through, reached, nil
 }

@@ -130,7 +130,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 	for try := 0; ; try++ {
 		if len(res.Ready) == 0 {
 			if res.refusal != nil {
-				return res.refusal
+				return &claimLostError{lost: res.refusal}
 			}
 			return failed(wording.Errorf("nothing is ready to claim (%s); see %s", res.Counts.Summary(), wording.Run("ready")))
 		}
@@ -161,7 +161,7 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 		res.refusal = lost
 		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: lost.Active.Droid})
 		if try+1 >= maxClaimTries {
-			return wording.Errorf("%w; gave up after %d tries (other droids are claiming as fast): run %s again", lost, maxClaimTries, wording.Run("ready", "claim"))
+			return &claimLostError{lost: lost, tries: maxClaimTries}
 		}
 		var err2 error
 		if taken, _, err2 = takenWork(s, res.me); err2 != nil {

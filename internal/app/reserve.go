@@ -257,7 +257,11 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 func throughNotes(given, through, reached, selected []string, verb string) []string {
 	var notes []string
 	for i, t := range through {
-		if t != "" && i < len(selected) && selected[i] == t {
+		switch {
+		case t == "" || i >= len(selected) || selected[i] != t:
+		case reached[i] == "": // namedPaths
+			notes = append(notes, fmt.Sprintf("%s names a path of this repository, which as a glob it does not match: %sing that path", given[i], strings.TrimSuffix(verb, "e")))
+		default:
 			notes = append(notes, fmt.Sprintf("%s is %s (a symlink leads there): %sing it there", given[i], reached[i], strings.TrimSuffix(verb, "e")))
 		}
 	}

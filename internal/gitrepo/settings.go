@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // What git-queen init and doctor write to a repository's configuration
@@ -17,9 +18,9 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 	var err error
 	switch scope {
 	case ScopeLocal:
-		_, err = Git(r.Dir(), "config", "--local", "--", key, value)
+		err = writeConfig(r.Dir(), "--local", "--", key, value)
 	case ScopeWorktree:
-		_, err = Git(r.Dir(), "config", "--worktree", "--", key, value)
+		err = writeConfig(r.Dir(), "--worktree", "--", key, value)
 	default:
 		err = fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
 	}
@@ -29,15 +30,33 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 // AddConfig adds a value to a multi-valued key (remote.NAME.fetch) in the
 // local configuration file.
 func (r *Repo) AddConfig(key, value string) error {
-	_, err := Git(r.Dir(), "config", "--local", "--add", "--", key, value)
-	return err
+	return writeConfig(r.Dir(), "--local", "--add", "--", key, value)
 }
 
 // UnsetConfigMatching removes from the local configuration file every
 // value of key that the regular expression pattern matches.
 func (r *Repo) UnsetConfigMatching(key, pattern string) error {
-	_, err := Git(r.Dir(), "config", "--local", "--unset-all", "--", key, pattern)
-	return err
+	return writeConfig(r.Dir(), "--local", "--unset-all", "--", key, pattern)
+}
+
+// configLockWait bounds how long a configuration write waits for another
+// process's lock on the file.
+const configLockWait = 10 * time.Second
+
+// writeConfig runs git config with args, again while another process
+// holds the configuration file's lock: git fails at once then (exit 255,
+// whatever the language of its message), and git queen init run in
+// several worktrees at once writes the one local file from each.
+func writeConfig(dir string, args ...string) error {
+	deadline := time.Now().Add(configLockWait)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+		_, err := Git(dir, append([]string{"config"}, args...)...)
+		exit, failed := errors.AsType[*exec.ExitError](err)
+		if !failed || exit.ExitCode() != 255 || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+	}
 }
 
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,

@@ -227,3 +227,27 @@ func listUpTo(names []string, n int) string {
 	}
 	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }
+
+// Unknown says whether name is a droid this repository has never seen (as
+// a recipient a send refuses): nil when it knows it, else the error a
+// send would give, naming the known droids close to it. assign uses it to
+// warn of an issue given to a name nobody answers to.
+func (m *Store) Unknown(name string) (*UnknownRecipientError, error) {
+	r := roster{m: m}
+	if ok, err := r.knows(name); err != nil || ok {
+		return nil, err
+	}
+	all, err := r.all()
+	if err != nil {
+		return nil, err
+	}
+	e := &UnknownRecipientError{Names: []string{name}, Near: map[string][]string{}, Known: all}
+	candidates, err := withSighted(m.S, all)
+	if err != nil {
+		return nil, err
+	}
+	if near := records.NearNames(name, candidates); len(near) > 0 {
+		e.Near[name] = near
+	}
+	return e, nil
+}

@@ -35,7 +35,8 @@ func (e *TimeoutError) Error() string {
 // Wait blocks until droid has an unread message that f matches, and
 // returns the oldest such (one already waiting counts: it arrived before
 // the wait began, and an agent that asked a question must not miss the
-// answer), marked read unless peek. It reads the inbox again only when the
+// answer), marked read unless peek. Unless peek, a message goes to one
+// wait only: waits of one droid that run at once take one each. It reads the inbox again only when the
 // store's messages change (Store.Watch), never in a loop. ctx ends the
 // wait; with a deadline, its passing is a *TimeoutError.
 func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool) (records.Message, error) {
@@ -53,8 +54,12 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 				if peek {
 					return msg, nil
 				}
-				read, _, err := m.MarkRead(msg.ID, droid)
-				return read, err
+				read, wrote, err := m.MarkRead(msg.ID, droid)
+				if err != nil || wrote {
+					return read, err
+				}
+				// Another wait of this droid marked it read since the
+				// inbox was read: it is that one's; look further.
 			}
 		}
 		select {

@@ -138,7 +138,10 @@ func TestForceLeavesAContentionAndMessagesTheHolder(t *testing.T) {
 }
 
 // Archive moves reservations that ended before the cutoff, never an
-// active one.
+// active one, nor a place in the queue that has not lapsed: with a cutoff
+// after now (archive --before 2100-01-01, "everything that ended"), it
+// moved the places of droids waiting in reserve --wait out of the store,
+// so the queue lost them and a plain reserve could go first.
 func TestArchivable(t *testing.T) {
 	now := t0.Add(30 * 24 * time.Hour)
 	before := t0.Add(24 * time.Hour)
@@ -156,10 +159,29 @@ func TestArchivable(t *testing.T) {
 		{"capped at 7 days, after the cutoff", line("qr-1", "a", "x", "active", true, t0, t0, t0.Add(1000*time.Hour)), false},
 		{"still active", line("qr-1", "a", "x", "active", true, now, now, now.Add(time.Hour)), false},
 		{"not a record", `{"id":`, false},
+		{"a place that lapsed before the cutoff", line("qr-1", "a", "x", "waiting", true, t0, t0, t0.Add(WaitLease)), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Archivable(before, now)(jsonl.Record{ID: "qr-1", Raw: []byte(tt.line)}); got != tt.want {
+				t.Errorf("Archivable %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// A cutoff after now: what ended moves, what has not does not.
+	later := now.Add(365 * 24 * time.Hour)
+	for _, tt := range []struct {
+		name string
+		line string
+		want bool
+	}{
+		{"a place waiting now", line("qr-1", "a", "x", "waiting", true, now.Add(-time.Minute), now.Add(-time.Minute), now.Add(time.Minute)), false},
+		{"a place that lapsed", line("qr-1", "a", "x", "waiting", true, now.Add(-time.Hour), now.Add(-time.Hour), now.Add(-time.Hour+WaitLease)), true},
+		{"an expired reservation", line("qr-1", "a", "x", "active", true, t0, t0, t0.Add(time.Hour)), true},
+		{"an active reservation", line("qr-1", "a", "x", "active", true, now, now, now.Add(time.Hour)), false},
+	} {
+		t.Run("cutoff after now: "+tt.name, func(t *testing.T) {
+			if got := Archivable(later, now)(jsonl.Record{ID: "qr-1", Raw: []byte(tt.line)}); got != tt.want {
 				t.Errorf("Archivable %v, want %v", got, tt.want)
 			}
 		})

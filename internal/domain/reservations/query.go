@@ -187,11 +187,13 @@ type Hold struct {
 }
 
 // Archivable selects, for `git queen archive --before`, the reservations
-// that stopped being active (released, or expired) before the cutoff.
+// that stopped being active (released, or expired) before the cutoff, and
+// the places in the queue that lapsed before it; never one active or
+// waiting at now, whatever the cutoff.
 func Archivable(before, now time.Time) func(jsonl.Record) bool {
 	return func(r jsonl.Record) bool {
-		res, err := records.DecodeReservation(r.Raw) // encoding/json's result, at the scanner's speed
-		if err != nil || res.ActiveAt(now) {
+		res, err := records.DecodeReservation(r.Raw)                // encoding/json's result, at the scanner's speed
+		if err != nil || res.ActiveAt(now) || WaitingAt(res, now) { // a place not lapsed is a droid in the queue
 			return false
 		}
 		ended := res.Expiry()

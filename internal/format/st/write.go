@@ -187,6 +187,9 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 		if err := checkStatus(it.Status); err != nil {
 			return nil, err
 		}
+		if strings.TrimSpace(it.Step) == "" { // an empty variable (st add FILE "$STEP"): an item nobody can read
+			return nil, refuse("a new item needs a step: say what is to be done")
+		}
 		deps, err := checkDeps(s, it.ID, it.Deps)
 		if err != nil {
 			return nil, err

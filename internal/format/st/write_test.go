@@ -152,6 +152,7 @@ func TestAppendRefusesWhatThePlanDoesNotAllow(t *testing.T) {
 		{"cycle", plan, st.Change{Op: st.OpSetDeps, ID: "a", Deps: []st.Edge{{ID: "c"}}}, "a -> c -> b -> a"},
 		{"bad edge type", plan, st.Change{Op: st.OpSetDeps, ID: "c", Deps: []st.Edge{{ID: "a", Type: "Blocks_By"}}}, "not kebab-case"},
 		{"edge twice", plan, st.Change{Op: st.OpSetDeps, ID: "c", Deps: []st.Edge{{ID: "a"}, {ID: "a", Type: "blocks"}}}, "named twice"},
+		{"empty step", plan, st.Change{Op: st.OpUpsert, Item: st.Item{ID: "n", Step: " \n"}}, "needs a step"},
 		{"empty comment", plan, st.Change{Op: st.OpAddComment, ID: "a", Comment: st.Comment{Author: "x", Text: "  "}}, "needs text"},
 		{"id with a newline", plan, add("x\ny"), "control characters"},
 		{"option-shaped id", plan, add("--force"), "starts with a dash"},

@@ -229,6 +229,9 @@ func wrapAction(c *cli.Command) {
 	}
 	action := c.Action
 	c.Action = func(ctx *cli.Context) error {
+		if err := flagTakenForValue(ctx); err != nil {
+			return err
+		}
 		for _, name := range required {
 			if !ctx.IsSet(name) {
 				return &UsageError{Command: commandPath(ctx), Msg: "missing required flag --" + name}
@@ -241,6 +244,24 @@ func wrapAction(c *cli.Command) {
 		}
 		return err
 	}
+}
+
+// flagTakenForValue refuses a flag that took the next argument, another
+// flag of the command or a global one, for its value (reorderArgs notes
+// them): `reserve --reason $WHY --shared src` with WHY empty reserved src
+// exclusively, with the reason "--shared". --reason=--shared says what it
+// means, and stays a value.
+func flagTakenForValue(ctx *cli.Context) error {
+	taken, _ := ctx.App.Metadata[takenForValueKey].(map[string]string)
+	for _, f := range ctx.Command.Flags {
+		if value, ok := taken[f.Names()[0]]; ok && ctx.IsSet(f.Names()[0]) {
+			name := f.Names()[0]
+			return &UsageError{Command: commandPath(ctx), Msg: fmt.Sprintf(
+				"--%s took %s for its value, which is a flag: give --%s a value (--%s=%s if that is the value), or leave it out",
+				name, value, name, name, value)}
+		}
+	}
+	return nil
 }
 
 // noArgs is the action of a command that takes no arguments: any is a

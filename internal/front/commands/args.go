@@ -73,6 +73,10 @@ func reorderArgs(app *cli.App, args []string) []string {
 			continue
 		}
 		n := flagWidth(cmdFlags, rest[i:])
+		if next := rest[i+n-1]; n == 2 && len(next) > 1 && next[0] == '-' && next != "--" &&
+			(cmdFlags[flagName(next)] != nil || appFlags[flagName(next)] != nil) {
+			noteTakenForValue(app, cmdFlags[flagName(a)].Names()[0], next)
+		}
 		flags = append(flags, rest[i:i+n]...)
 		i += n - 1
 	}
@@ -155,4 +159,21 @@ func flagWidth(flags map[string]cli.Flag, args []string) int {
 		return 1
 	}
 	return 2
+}
+
+// takenForValueKey keys, in the app's Metadata, the flags of the command
+// that took another flag for their value, "--reason --shared" (name to
+// value), which flagTakenForValue refuses.
+const takenForValueKey = "takenForValue"
+
+func noteTakenForValue(app *cli.App, name, value string) {
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
+	}
+	taken, _ := app.Metadata[takenForValueKey].(map[string]string)
+	if taken == nil {
+		taken = map[string]string{}
+		app.Metadata[takenForValueKey] = taken
+	}
+	taken[name] = value
 }

@@ -109,11 +109,22 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestExitCodeMapping(t *testing.T) {
+	// git's own exit code is git's, not git-queen's: `git config
+	// --unset-all` of a key with no value exits 5, which read as a
+	// reservation conflict, and a locked config file exits 255.
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	_, gitExit5 := gitrepo.Git(repo, "config", "--local", "--unset-all", "--", "queen.nosuchkey", "x")
+	if gitExit5 == nil {
+		t.Fatal("git config --unset-all of a missing key succeeded")
+	}
 	tests := []struct {
 		err  error
 		code int
 	}{
 		{nil, 0},
+		{gitExit5, 1},
+		{fmt.Errorf("set up the driver: %w", gitExit5), 1},
 		{usageErrorf("x"), 2},
 		{&SilentError{Code: 5}, 5},
 		{errConflictForTest{}, 5},

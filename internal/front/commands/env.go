@@ -94,10 +94,25 @@ type call[R any] struct {
 
 func readGlobals(c *cli.Context) globals {
 	return globals{
-		Droid:    c.String("droid"),
+		Droid:    globalDroid(c),
 		BeadsDir: c.String("beads-dir"),
 		JSON:     c.Bool("json"),
 	}
+}
+
+// globalDroid is the droid the command acts as: its own --droid when it
+// has one and it was given (reservations --agent bob, QueenBee's way),
+// else the global one. c.String alone reads the flag set nearest the
+// command that defines the flag, so a command's own --droid filter, unset,
+// hid a global --droid given before the command, and the command acted as
+// the configured droid (who was seen, and whose reservations ended early).
+func globalDroid(c *cli.Context) string {
+	for _, ctx := range c.Lineage() {
+		if droid := ctx.String("droid"); droid != "" {
+			return droid
+		}
+	}
+	return ""
 }
 
 // session is the application's environment for a command run with g:

@@ -68,9 +68,9 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-// isProcessExit says whether ec is a child process's exit (git's, under a
-// failed git command), whose status (128, 129...) is git's, not one of
-// this contract's: such a failure is ExitFailure.
+// isProcessExit says whether ec is a child process's exit (a git command
+// that failed), whose code is the child's: git config exits 5, or 255, and
+// git-queen's 5 means a reservation conflict. It is a failure (1).
 func isProcessExit(ec exitCoder) bool {
 	_, ok := ec.(*exec.ExitError)
 	return ok

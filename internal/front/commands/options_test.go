@@ -80,6 +80,14 @@ func TestReserveOptions(t *testing.T) {
 		{"reserve --ttl 8d x", refused, ExitUsage},
 		{"reserve --ttl soon x", refused, ExitUsage},
 		{"reserve --no-such-flag x", refused, ExitUsage},
+		// A flag taken for the value of the one before it (an empty shell
+		// variable: --reason $WHY --shared) is refused, not granted
+		// exclusive with the reason "--shared".
+		{"reserve --reason --shared x", refused, ExitUsage},
+		{"reserve x --reason --json", refused, ExitUsage},
+		{"reserve x -i -f", refused, ExitUsage},
+		{"reserve x --reason -why-", reserve(globals{}, req{Patterns: []string{"x"}, TTL: "2h0m0s", Reason: "-why-"}), 0},
+		{"reserve x --reason=--shared", reserve(globals{}, req{Patterns: []string{"x"}, TTL: "2h0m0s", Reason: "--shared"}), 0},
 	}
 	for _, tt := range tests {
 		expectCall(t, newReserveCmd, tt.argv, tt.want, tt.code)
@@ -103,6 +111,19 @@ func TestReservationsAndCheckOptions(t *testing.T) {
 	want := call[app.ReservationsRequest]{G: globals{Droid: "bob"}, Req: app.ReservationsRequest{All: true, Path: "src/a.go", Droid: "bob", Limit: 5}}
 	if list.Env = nil; !ran || code != 0 || !reflect.DeepEqual(list, want) {
 		t.Errorf("reserved: exit %d, ran %v, options %+v; want %+v", code, ran, list, want)
+	}
+	// The global --droid, before the command, is who lists (whose own
+	// reservations end 5 minutes early, who is seen): the command's own
+	// --droid filter, unset, hid it, and the listing was the configured
+	// droid's.
+	for _, argv := range []string{"--droid cat reservations", "--agent cat reserved --all"} {
+		got, ran, code := parseWith(t, newReservationsCmd, argv)
+		if !ran || code != 0 || got.G.Droid != "cat" || got.Req.Droid != "" {
+			t.Errorf("%s: exit %d, ran %v, acting as %q listing %q's; want acting as cat listing all", argv, code, ran, got.G.Droid, got.Req.Droid)
+		}
+	}
+	if got, ran, code := parseWith(t, newAssignmentsCmd, "--droid cat assignments"); !ran || code != 0 || got.G.Droid != "cat" || got.Req.Droid != "" {
+		t.Errorf("--droid cat assignments: exit %d, ran %v, acting as %q listing %q's; want acting as cat listing all", code, ran, got.G.Droid, got.Req.Droid)
 	}
 	if _, ran, code := parseWith(t, newReservationsCmd, "reservations extra"); ran || code != ExitUsage {
 		t.Errorf("reservations with an argument: exit %d, ran %v; want a usage error", code, ran)
