@@ -59,8 +59,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 	cmdFlags := indexFlags(cmd.Flags)
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if a == "--" {
-			positional = append(positional, rest[i+1:]...)
+		if a == "--" || len(positional) > 0 && gitArgv[cmd.Name] {
+			if a == "--" {
+				i++
+			}
+			positional = append(positional, rest[i:]...)
 			break
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
@@ -90,6 +93,13 @@ func reorderArgs(app *cli.App, args []string) []string {
 	}
 	return out
 }
+
+// gitArgv are the commands git runs with arguments of its own making
+// (merge-driver's %O %A %B %L %P): from the first argument on, every word
+// is an argument, so that a path that starts with '-' (-x/.work/log.jsonl)
+// is merged, not refused as an unknown flag (git then took the refusal for
+// a conflict and left ours alone in the file, without conflict markers).
+var gitArgv = map[string]bool{"merge-driver": true}
 
 // liftGlobal moves the global flags among the flags at the head of rest
 // (those that are not also the group's own, in groupFlags) to the end of

@@ -54,6 +54,7 @@ func TestReorderArgs(t *testing.T) {
 				{Name: "send", Flags: []cli.Flag{&cli.StringFlag{Name: "to"}, &cli.StringFlag{Name: "body-file"}}},
 			}},
 			{Name: "raw", SkipFlagParsing: true},
+			{Name: "merge-driver", Flags: []cli.Flag{&cli.StringFlag{Name: "format"}}},
 		},
 	}
 	tests := []struct{ in, want string }{
@@ -73,6 +74,10 @@ func TestReorderArgs(t *testing.T) {
 		{"msg --help --json", "--json msg --help"},
 		{"msg --droid bob send x", "--droid bob msg send -- x"},
 		{"unknown --json a", "unknown --json a"},
+		// git's own argv: a path that starts with '-' is an argument.
+		{"merge-driver o a b 7 -x/.work/log.jsonl", "merge-driver -- o a b 7 -x/.work/log.jsonl"},
+		{"merge-driver --format queen o a b 7 --x", "merge-driver --format queen -- o a b 7 --x"},
+		{"merge-driver o a b 7 --", "merge-driver -- o a b 7 --"},
 	}
 	for _, tt := range tests {
 		got := reorderArgs(app, append([]string{"git-queen"}, strings.Fields(tt.in)...))
