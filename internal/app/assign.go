@@ -241,6 +241,9 @@ type AssignmentsResult struct {
 var Assignments = UseCase[AssignmentsRequest, *AssignmentsResult]{Name: "assignments", run: listAssignments}
 
 func listAssignments(e *Env, r AssignmentsRequest) (*AssignmentsResult, error) {
+	if err := checkLimit(r.Limit); err != nil {
+		return nil, err
+	}
 	r.Droid = records.CanonicalDroid(r.Droid)
 	s, err := e.OpenStore()
 	if err != nil {

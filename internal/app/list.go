@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -52,6 +53,9 @@ type ReservationsResult struct {
 var Reservations = UseCase[ReservationsRequest, *ReservationsResult]{Name: "reservations", run: listReservations}
 
 func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error) {
+	if err := checkLimit(r.Limit); err != nil {
+		return nil, err
+	}
 	r.Droid = records.CanonicalDroid(r.Droid)
 	s, err := e.OpenStore()
 	if err != nil {
@@ -107,6 +111,16 @@ func Problems(problems []jsonl.Problem) []Problem {
 		out = append(out, Problem{p.File, p.Line, p.Msg})
 	}
 	return out
+}
+
+// checkLimit refuses a negative limit, which LastN reads as "all": the
+// caller asked for something, and all of a listing can be a great deal.
+// The front end names the command.
+func checkLimit(n int) error {
+	if n < 0 {
+		return usagef("", "%s is %d; give a positive number, or 0 for all", wording.Param("limit"), n)
+	}
+	return nil
 }
 
 // LastN keeps the last n of list (all when n <= 0), and says how many it

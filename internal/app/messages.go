@@ -125,6 +125,9 @@ type InboxResult struct {
 var Inbox = UseCase[InboxRequest, *InboxResult]{Name: "msg inbox", run: inbox}
 
 func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
+	if err := checkLimit(r.Limit); err != nil {
+		return nil, err
+	}
 	me, err := e.RequireIdentity()
 	if err != nil {
 		return nil, err
@@ -203,6 +206,9 @@ type ThreadResult struct {
 // newest Limit messages of it when Limit is set.
 var Thread = UseCase[ThreadRequest, *ThreadResult]{Name: "msg thread", run: func(e *Env, r ThreadRequest) (*ThreadResult, error) {
 	if err := needID("msg thread", r.ID); err != nil {
+		return nil, err
+	}
+	if err := checkLimit(r.Limit); err != nil {
 		return nil, err
 	}
 	s, err := e.OpenStore()

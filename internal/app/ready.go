@@ -72,8 +72,8 @@ const maxClaimTries = 5
 var Ready = UseCase[ReadyRequest, *ReadyResult]{Name: "ready", run: runReady}
 
 func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
-	if r.Limit < 0 {
-		return nil, usagef("ready", "%s is %d; give a positive number, or 0 for all", wording.Param("limit"), r.Limit)
+	if err := checkLimit(r.Limit); err != nil {
+		return nil, err
 	}
 	me := e.Identity()
 	if r.Claim && me == "" {
