@@ -201,22 +201,15 @@ func TestSetupAndValidateOptions(t *testing.T) {
 	}
 }
 
+// Translated from maintenanceOptions to the requests compact and archive
+// fill, case for case.
 func TestCompactAndArchiveOptions(t *testing.T) {
-	for _, tt := range []struct {
-		argv  string
-		build func(*Env, func(maintenanceOptions) error) *cli.Command
-		want  maintenanceOptions
-		code  int
-	}{
-		{"compact", newCompactCmd, maintenanceOptions{}, 0},
-		{"--json compact", newCompactCmd, maintenanceOptions{G: globals{JSON: true}}, 0},
-		{"compact queen_messages.jsonl", newCompactCmd, maintenanceOptions{}, ExitUsage},
-		{"archive --before 30d", newArchiveCmd, maintenanceOptions{Archive: true, Before: "30d"}, 0},
-		{"archive", newArchiveCmd, maintenanceOptions{}, ExitUsage},
-		{"archive --before 30d extra", newArchiveCmd, maintenanceOptions{}, ExitUsage},
-	} {
-		expectOptions(t, tt.build, tt.argv, tt.want, tt.code, func(o *maintenanceOptions) { o.Env = nil })
-	}
+	expectCall(t, newCompactCmd, "compact", call[app.CompactRequest]{}, 0)
+	expectCall(t, newCompactCmd, "--json compact", call[app.CompactRequest]{G: globals{JSON: true}}, 0)
+	expectCall(t, newCompactCmd, "compact queen_messages.jsonl", call[app.CompactRequest]{}, ExitUsage)
+	expectCall(t, newArchiveCmd, "archive --before 30d", call[app.ArchiveRequest]{Req: app.ArchiveRequest{Before: "30d"}}, 0)
+	expectCall(t, newArchiveCmd, "archive", call[app.ArchiveRequest]{}, ExitUsage)
+	expectCall(t, newArchiveCmd, "archive --before 30d extra", call[app.ArchiveRequest]{}, ExitUsage)
 }
 
 func TestSyncAndExportOptions(t *testing.T) {
