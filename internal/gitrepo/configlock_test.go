@@ -37,3 +37,32 @@ func TestSetConfigWaitsForTheLock(t *testing.T) {
 		t.Fatalf("queen.locked = %q", got)
 	}
 }
+
+// A configuration write that git cannot lock for another reason than
+// another process's lock (a read-only file system, a directory the user
+// may not write, here a configuration file linked into a directory that
+// does not exist) fails at once: git says 255 for all of them, and only
+// a lock file that is there is worth waiting for.
+func TestSetConfigFailsAtOnceWithoutALock(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(repo, ".git", "config")
+	if err := os.Rename(config, filepath.Join(repo, "config")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repo, "nowhere", "config"), config); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	start := time.Now()
+	err = r.SetConfig(ScopeLocal, "queen.locked", "never")
+	if err == nil {
+		t.Fatal("set a key in a configuration file git cannot lock")
+	}
+	if took := time.Since(start); took > configLockWait/4 {
+		t.Fatalf("a write git could not lock, with no lock there, failed after %v: %v", took, err)
+	}
+}
