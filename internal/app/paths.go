@@ -168,7 +168,7 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 	}
 	for i, n := range named {
 		if n != "" && !linked[i] {
-			notes = append(notes, namedPathNote(patterns[i], namedKinds[i], "reserve"))
+			notes = append(notes, namedPathNote(patterns[i], n, namedKinds[i], "reserve"))
 			fromTop[i] = n
 		}
 	}
