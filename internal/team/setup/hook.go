@@ -247,7 +247,10 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	case HookMissing:
 		did = "installed the " + name + " hook"
 	}
-	if err := writeExecutable(h.Path, hooks.Shim(name)); err != nil {
+	if err := writeHook(h.Path, hooks.Shim(name)); err != nil {
+		if h.State == HookForeign {
+			undoKeepAside(h.Path, h.Chained)
+		}
 		return "", err
 	}
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
@@ -373,6 +376,26 @@ func keepAside(path, chained string) error {
 	}
 	return nil
 }
+
+// undoKeepAside undoes keepAside when the shim could not be written: the
+// hook left under both names (linked) loses its chained one, and a hook
+// renamed away goes back, so that the next install chains it again
+// instead of finding both names taken.
+func undoKeepAside(path, chained string) {
+	kept, err := os.Lstat(chained)
+	if err != nil {
+		return
+	}
+	switch at, err := os.Lstat(path); {
+	case err == nil && os.SameFile(at, kept):
+		os.Remove(chained)
+	case errors.Is(err, os.ErrNotExist):
+		os.Rename(chained, path)
+	}
+}
+
+// writeHook writes a shim (a test makes it fail).
+var writeHook = writeExecutable
 
 func writeExecutable(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -429,3 +429,35 @@ func TestInitSaysEveryFailure(t *testing.T) {
 		t.Fatal("the identity was not set up")
 	}
 }
+
+// TestFailedInstallLeavesTheHookAsItWas: an install that chained the
+// hook, and then could not write the shim (a full disk), puts things back
+// as they were. Linked to its chained name, the hook was left under both
+// names, and every later init refused: "...exists too; move one of them
+// away first".
+func TestFailedInstallLeavesTheHookAsItWas(t *testing.T) {
+	r := newRepo(t)
+	const team = "#!/bin/sh\necho the team's hook\n"
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	if err := os.WriteFile(hook, []byte(team), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeHook = func(string, []byte) error { return errors.New("write the hook: no space left on device") }
+	_, err := r.InstallHookNamed("pre-commit", false)
+	writeHook = writeExecutable
+	if err == nil {
+		t.Fatal("an install whose shim could not be written succeeded")
+	}
+	if _, err := os.Lstat(hook + hooks.ChainedSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed install left %s (%v)", hook+hooks.ChainedSuffix, err)
+	}
+	if got := read(t, hook); got != team {
+		t.Fatalf("the failed install left at the hook's place:\n%.200s", got)
+	}
+	if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+		t.Fatalf("install again: %v", err)
+	}
+	if read(t, hook+hooks.ChainedSuffix) != team || read(t, hook) != string(hooks.PreCommit) {
+		t.Fatal("the install after the failed one did not chain the team's hook")
+	}
+}
