@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,5 +65,36 @@ func TestSetConfigFailsAtOnceWithoutALock(t *testing.T) {
 	}
 	if took := time.Since(start); took > configLockWait/4 {
 		t.Fatalf("a write git could not lock, with no lock there, failed after %v: %v", took, err)
+	}
+}
+
+// A lock that outlasts the wait (a git that crashed left it) is waited
+// out once: the writes after it fail at once, where init, which goes on
+// to its other fixes, waited the whole bound again for each. The error
+// says what the lock may be.
+func TestSetConfigWaitsOutAStaleLockOnce(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(wait time.Duration) { configLockWait = wait }(configLockWait)
+	configLockWait = time.Second
+	start := time.Now()
+	err = r.SetConfig(ScopeLocal, "queen.first", "x")
+	if err == nil || !strings.Contains(err.Error(), "if no git is running, remove it") {
+		t.Fatalf("a write under a lock that stays: %v", err)
+	}
+	waited := time.Since(start)
+	start = time.Now()
+	if err := r.SetConfig(ScopeLocal, "queen.second", "x"); err == nil {
+		t.Fatal("a write under a lock that stays succeeded")
+	}
+	if again := time.Since(start); again > waited/4 {
+		t.Fatalf("the second write under a stale lock waited %v (the first %v)", again, waited)
 	}
 }

@@ -42,8 +42,8 @@ func (r *Repo) UnsetConfigMatching(key, pattern string) error {
 }
 
 // configLockWait bounds how long a configuration write waits for another
-// process's lock on the file.
-const configLockWait = 10 * time.Second
+// process's lock on the file (a variable for the tests).
+var configLockWait = 10 * time.Second
 
 // writeConfig runs git config with args, again while another process
 // holds the configuration file's lock: git fails at once then (exit 255,
@@ -51,28 +51,37 @@ const configLockWait = 10 * time.Second
 // several worktrees at once writes the one local file from each. Git
 // says 255 too for a file it cannot lock for another reason (a read-only
 // file system, a directory the user may not write): once no lock file is
-// there, a second failure is the answer.
+// there, a second failure is the answer. A lock that outlasts the wait is
+// likely a crashed git's: the writes after it do not wait again.
 func (r *Repo) writeConfig(args ...string) error {
 	deadline := time.Now().Add(configLockWait)
 	for pause, tries := 5*time.Millisecond, 1; ; pause, tries = min(2*pause, 200*time.Millisecond), tries+1 {
 		_, err := Git(r.Dir(), append([]string{"config"}, args...)...)
 		exit, failed := errors.AsType[*exec.ExitError](err)
-		if !failed || exit.ExitCode() != 255 || time.Now().After(deadline) || tries > 1 && !r.configLocked() {
+		if !failed || exit.ExitCode() != 255 {
+			return err
+		}
+		lock := r.configLock()
+		switch {
+		case lock != "" && (r.configLockStayed || time.Now().After(deadline)):
+			r.configLockStayed = true
+			return fmt.Errorf("%w\n%s was still there after %s: if no git is running, remove it", err, lock, configLockWait)
+		case time.Now().After(deadline) || tries > 1 && lock == "":
 			return err
 		}
 		time.Sleep(pause)
 	}
 }
 
-// configLocked says whether a lock file of the configuration files git
-// config writes (the local one, this worktree's) is there.
-func (r *Repo) configLocked() bool {
+// configLock is the lock file of the configuration files git config
+// writes (the local one, this worktree's) that is there, "" when none is.
+func (r *Repo) configLock() string {
 	for _, lock := range []string{filepath.Join(r.CommonDir, "config.lock"), filepath.Join(r.GitDir, "config.worktree.lock")} {
 		if _, err := os.Lstat(lock); err == nil {
-			return true
+			return lock
 		}
 	}
-	return false
+	return ""
 }
 
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,
