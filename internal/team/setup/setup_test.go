@@ -461,3 +461,23 @@ func TestFailedInstallLeavesTheHookAsItWas(t *testing.T) {
 		t.Fatal("the install after the failed one did not chain the team's hook")
 	}
 }
+
+// TestInitSaysEveryFailureAndWhatStillFails: a fix that failed and a check
+// still failing after its fix (a worktree's config overrides the local
+// driver init writes): the error names both. The second alone was
+// returned, and the first, whose check the command line then does not
+// print, was lost until the next run.
+func TestInitSaysEveryFailureAndWhatStillFails(t *testing.T) {
+	r := newRepo(t)
+	testgit.Write(t, r.TopLevel, ".gitattributes", "*.png binary\n")
+	testgit.Run(t, r.TopLevel, "add", ".gitattributes")
+	testgit.Run(t, r.TopLevel, "commit", "-q", "-m", "team")
+	testgit.Run(t, r.TopLevel, "config", "extensions.worktreeConfig", "true")
+	testgit.Run(t, r.TopLevel, "config", "--worktree", "merge.queen.driver", "no-such-merge-program %O %A %B")
+	os.Remove(filepath.Join(r.TopLevel, ".gitattributes"))
+	_, _, err := r.Init(Options{Droid: "ann"})
+	if err == nil || !strings.Contains(err.Error(), "gitattributes: .gitattributes is committed but not in this worktree") ||
+		!strings.Contains(err.Error(), "driver: still failing after the fix") {
+		t.Fatalf("init: %v", err)
+	}
+}
