@@ -194,8 +194,8 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 
 // InstallHookNamed installs one shim: an identical hook is left alone, one
 // git-queen wrote earlier is upgraded, and a foreign one is chained
-// (renamed, and run by the shim after its own check, so it still runs and
-// still blocks). It never writes where a hook manager generates the hooks
+// (kept as NAME.queen-chained, keepAside, and run by the shim after its
+// own check, so it still runs and still blocks). It never writes where a hook manager generates the hooks
 // (husky), over a manager's hook (lefthook, the pre-commit framework), or
 // into a directory of the repository's own files: it returns an
 // *ElsewhereError saying what to add there instead, unless that hook runs
