@@ -236,11 +236,16 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		did = "upgraded the " + name + " hook"
 	case HookForeign:
 		chained := h.Path + hooks.ChainedSuffix
-		if h.Chained != "" {
+		switch {
+		case h.Chained != "" && sameFile(h.Path, chained):
+			// Kept aside by an install that stopped before it wrote the
+			// shim (killed), or is writing it now: the shim goes in.
+		case h.Chained != "":
 			return "", fmt.Errorf("%s is not git-queen's, and %s exists too; move one of them away first", h.Path, chained)
-		}
-		if err := keepAside(h.Path, chained); err != nil {
-			return "", err
+		default:
+			if err := keepAside(h.Path, chained); err != nil {
+				return "", err
+			}
 		}
 		h.Chained = chained
 		did = fmt.Sprintf("installed the %s hook; the one that was there runs after it (%s)", name, filepath.Base(chained))
@@ -377,21 +382,28 @@ func keepAside(path, chained string) error {
 	return nil
 }
 
-// undoKeepAside undoes keepAside when the shim could not be written: the
-// hook left under both names (linked) loses its chained one, and a hook
-// renamed away goes back, so that the next install chains it again
-// instead of finding both names taken.
+// undoKeepAside undoes, when the shim could not be written, a keepAside
+// that renamed the hook (no links here): it goes back, so that git runs
+// it meanwhile. A hook linked to its chained name stays under both, which
+// the next install takes as kept aside: removing a name could lose the
+// hook to an install running beside this one that found it kept aside.
 func undoKeepAside(path, chained string) {
-	kept, err := os.Lstat(chained)
-	if err != nil {
+	if _, err := os.Lstat(chained); err != nil {
 		return
 	}
-	switch at, err := os.Lstat(path); {
-	case err == nil && os.SameFile(at, kept):
-		os.Remove(chained)
-	case errors.Is(err, os.ErrNotExist):
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		os.Rename(chained, path)
 	}
+}
+
+// sameFile says whether a and b are names of one file (keepAside's link).
+func sameFile(a, b string) bool {
+	ai, err := os.Lstat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Lstat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // writeHook writes a shim (a test makes it fail).
