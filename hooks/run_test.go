@@ -42,6 +42,9 @@ func TestShimsStopAtAChainedHooksSetE(t *testing.T) {
 		{"exit status", "#!/bin/sh\nexit 3\n", 3},
 		{"set -e, as a program", "#!/usr/bin/env bash\nset -e\nfalse\necho ran past its failure >&2\nexit 0\n", 1},
 	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		cases = cases[:2] // the program is a bash script
+	}
 	for _, sh := range shells {
 		for _, name := range Names {
 			for _, c := range cases {
