@@ -22,7 +22,10 @@ import (
 // part of a file or directory the repository has (HEAD, the index or the
 // worktree) that the pattern, read as a glob, does not match; "" for the
 // others, which mean what their glob says (one that matches the path it
-// names, or names none, or is no valid glob). A trailing / is kept.
+// names, or names none, or is no valid glob). A trailing / is kept. The
+// directories a glob's wildcards (* ?) are under are read the same way:
+// app/[id]/** and app/[id]/*.tsx are in the directory app/[id], which the
+// repository has, not in app/i and app/d.
 func namedPaths(s *store.Store, fromTop []string) ([]string, []gitrepo.PathKind, error) {
 	named := make([]string, len(fromTop))
 	kinds := make([]gitrepo.PathKind, len(fromTop))
@@ -32,11 +35,15 @@ func namedPaths(s *store.Store, fromTop []string) ([]string, []gitrepo.PathKind,
 	var asked []int
 	var paths []string
 	for i, p := range fromTop {
-		path := strings.TrimSuffix(p, "/")
+		path := literalHead(p)
 		if globs.Escape(path) == path || !gitPath(path) {
 			continue
 		}
-		if g, err := globs.Compile(p); err != nil || g.Match(path) {
+		whole := p
+		if len(p) > len(path)+1 { // wildcards under path: path as a glob
+			whole = path
+		}
+		if g, err := globs.Compile(whole); err != nil || g.Match(path) {
 			continue
 		}
 		asked, paths = append(asked, i), append(paths, path)
@@ -49,12 +56,26 @@ func namedPaths(s *store.Store, fromTop []string) ([]string, []gitrepo.PathKind,
 		return nil, nil, fmt.Errorf("look up the patterns' paths in the repository: %w", err)
 	}
 	for j, i := range asked {
-		if found[j] == gitrepo.PathFile || found[j] == gitrepo.PathDir {
+		under := len(fromTop[i]) > len(paths[j])+1
+		if found[j] == gitrepo.PathFile && !under || found[j] == gitrepo.PathDir {
 			named[i] = globs.Escape(paths[j]) + strings.TrimPrefix(fromTop[i], paths[j])
 			kinds[i] = found[j]
 		}
 	}
 	return named, kinds, nil
+}
+
+// literalHead is the part of pattern p that may name a path: all of it
+// but a trailing /, or the directories before its first segment with a
+// wildcard (* or ?), "" when that is its first.
+func literalHead(p string) string {
+	segs := strings.Split(strings.TrimSuffix(p, "/"), "/")
+	for k, seg := range segs {
+		if strings.ContainsAny(seg, "*?") {
+			return strings.Join(segs[:k], "/")
+		}
+	}
+	return strings.TrimSuffix(p, "/")
 }
 
 // gitPath says whether p could be a path git tracks: relative, without
@@ -64,9 +85,26 @@ func gitPath(p string) bool {
 }
 
 // namedPathNote says what reserve, release or renew did with a pattern
-// that names a path (namedPaths).
-func namedPathNote(given string, kind gitrepo.PathKind, verb string) string {
+// that names a path (namedPaths), stored as named.
+func namedPathNote(given, named string, kind gitrepo.PathKind, verb string) string {
 	what := map[gitrepo.PathKind]string{gitrepo.PathFile: "file", gitrepo.PathDir: "directory"}[kind]
-	return fmt.Sprintf("%s names a %s of this repository, which as a glob it does not match: %sing that %s",
-		given, what, strings.TrimSuffix(verb, "e"), what)
+	how := "that " + what
+	if wildcards(named) {
+		how = "in that " + what
+	}
+	return fmt.Sprintf("%s names a %s of this repository, which as a glob it does not match: %sing %s",
+		given, what, strings.TrimSuffix(verb, "e"), how)
+}
+
+// wildcards says whether pattern has a * or ? that is not escaped.
+func wildcards(pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		}
+	}
+	return false
 }

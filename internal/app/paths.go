@@ -79,8 +79,12 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 			tops = append(tops, real)
 		}
 		for _, top := range tops {
-			if rest, ok := strings.CutPrefix(filepath.ToSlash(given), filepath.ToSlash(top)+"/"); ok {
-				return rest, nil
+			rest, ok := strings.CutPrefix(filepath.ToSlash(given), filepath.ToSlash(top))
+			switch {
+			case ok && strings.Trim(rest, "/") == "":
+				return "", records.Invalidf("pattern %s names the top of the repository: write :/** to reserve all of it", given)
+			case ok && strings.HasPrefix(rest, "/"):
+				return rest[1:], nil
 			}
 		}
 		return "", records.Invalidf("pattern %s is outside the repository %s", given, tops[0])
@@ -168,7 +172,7 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 	}
 	for i, n := range named {
 		if n != "" && !linked[i] {
-			notes = append(notes, namedPathNote(patterns[i], namedKinds[i], "reserve"))
+			notes = append(notes, namedPathNote(patterns[i], n, namedKinds[i], "reserve"))
 			fromTop[i] = n
 		}
 	}

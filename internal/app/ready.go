@@ -28,8 +28,9 @@ type ReadyRequest struct {
 	Claim  bool   `json:"claim,omitempty" jsonschema:"claim the first ready item, as claim does (published through the remote before it counts); if another clone took it first, the next one is tried"`
 	Reason string `json:"reason,omitempty" jsonschema:"with claim: why, in a few words"`
 	// Streams are st stream files to read besides those queen.toml
-	// names, relative to the working directory.
-	Streams []string `json:"streams,omitempty" jsonschema:"st stream files to read besides those .beads/queen.toml names (paths relative to the working directory)"`
+	// names: relative to the working directory on the command line, to
+	// the top of the repository through MCP (Env.PathsFromTop).
+	Streams []string `json:"streams,omitempty" jsonschema:"st stream files to read besides those .beads/queen.toml names (paths relative to the top of the repository)"`
 	// Offline claims on this machine without publishing, as claim
 	// --offline does.
 	Offline bool `json:"-"`
@@ -264,6 +265,9 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 			return nil, nil, usagef("ready", "%s is empty; name an st stream file", wording.Param("streams"))
 		}
 		p := e.abs(n)
+		if e.PathsFromTop && !filepath.IsAbs(n) {
+			p = filepath.Join(top, n) // as the sources name it
+		}
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}

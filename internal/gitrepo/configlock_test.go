@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +36,65 @@ func TestSetConfigWaitsForTheLock(t *testing.T) {
 	}
 	if got := testgit.Run(t, repo, "config", "--local", "queen.locked"); got != "waited" {
 		t.Fatalf("queen.locked = %q", got)
+	}
+}
+
+// A configuration write that git cannot lock for another reason than
+// another process's lock (a read-only file system, a directory the user
+// may not write, here a configuration file linked into a directory that
+// does not exist) fails at once: git says 255 for all of them, and only
+// a lock file that is there is worth waiting for.
+func TestSetConfigFailsAtOnceWithoutALock(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(repo, ".git", "config")
+	if err := os.Rename(config, filepath.Join(repo, "config")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repo, "nowhere", "config"), config); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	start := time.Now()
+	err = r.SetConfig(ScopeLocal, "queen.locked", "never")
+	if err == nil {
+		t.Fatal("set a key in a configuration file git cannot lock")
+	}
+	if took := time.Since(start); took > configLockWait/4 {
+		t.Fatalf("a write git could not lock, with no lock there, failed after %v: %v", took, err)
+	}
+}
+
+// A lock that outlasts the wait (a git that crashed left it) is waited
+// out once: the writes after it fail at once, where init, which goes on
+// to its other fixes, waited the whole bound again for each. The error
+// says what the lock may be.
+func TestSetConfigWaitsOutAStaleLockOnce(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config.lock"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(wait time.Duration) { configLockWait = wait }(configLockWait)
+	configLockWait = time.Second
+	start := time.Now()
+	err = r.SetConfig(ScopeLocal, "queen.first", "x")
+	if err == nil || !strings.Contains(err.Error(), "if no git is running, remove it") {
+		t.Fatalf("a write under a lock that stays: %v", err)
+	}
+	waited := time.Since(start)
+	start = time.Now()
+	if err := r.SetConfig(ScopeLocal, "queen.second", "x"); err == nil {
+		t.Fatal("a write under a lock that stays succeeded")
+	}
+	if again := time.Since(start); again > waited/4 {
+		t.Fatalf("the second write under a stale lock waited %v (the first %v)", again, waited)
 	}
 }

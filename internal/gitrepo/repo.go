@@ -34,6 +34,10 @@ type Repo struct {
 	// is outside a work tree the repository has (GIT_WORK_TREE, or
 	// core.worktree, elsewhere), not because it is bare.
 	OutsideWorkTree bool
+
+	// configLockStayed is set once a configuration write has waited out
+	// a lock file that stayed: the writes after it fail at once.
+	configLockStayed bool
 }
 
 // Discover finds the repository containing dir.

@@ -3,7 +3,9 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -18,9 +20,9 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 	var err error
 	switch scope {
 	case ScopeLocal:
-		err = writeConfig(r.Dir(), "--local", "--", key, value)
+		err = r.writeConfig("--local", "--", key, value)
 	case ScopeWorktree:
-		err = writeConfig(r.Dir(), "--worktree", "--", key, value)
+		err = r.writeConfig("--worktree", "--", key, value)
 	default:
 		err = fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
 	}
@@ -30,33 +32,56 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 // AddConfig adds a value to a multi-valued key (remote.NAME.fetch) in the
 // local configuration file.
 func (r *Repo) AddConfig(key, value string) error {
-	return writeConfig(r.Dir(), "--local", "--add", "--", key, value)
+	return r.writeConfig("--local", "--add", "--", key, value)
 }
 
 // UnsetConfigMatching removes from the local configuration file every
 // value of key that the regular expression pattern matches.
 func (r *Repo) UnsetConfigMatching(key, pattern string) error {
-	return writeConfig(r.Dir(), "--local", "--unset-all", "--", key, pattern)
+	return r.writeConfig("--local", "--unset-all", "--", key, pattern)
 }
 
 // configLockWait bounds how long a configuration write waits for another
-// process's lock on the file.
-const configLockWait = 10 * time.Second
+// process's lock on the file (a variable for the tests).
+var configLockWait = 10 * time.Second
 
 // writeConfig runs git config with args, again while another process
 // holds the configuration file's lock: git fails at once then (exit 255,
 // whatever the language of its message), and git queen init run in
-// several worktrees at once writes the one local file from each.
-func writeConfig(dir string, args ...string) error {
+// several worktrees at once writes the one local file from each. Git
+// says 255 too for a file it cannot lock for another reason (a read-only
+// file system, a directory the user may not write): once no lock file is
+// there, a second failure is the answer. A lock that outlasts the wait is
+// likely a crashed git's: the writes after it do not wait again.
+func (r *Repo) writeConfig(args ...string) error {
 	deadline := time.Now().Add(configLockWait)
-	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
-		_, err := Git(dir, append([]string{"config"}, args...)...)
+	for pause, tries := 5*time.Millisecond, 1; ; pause, tries = min(2*pause, 200*time.Millisecond), tries+1 {
+		_, err := Git(r.Dir(), append([]string{"config"}, args...)...)
 		exit, failed := errors.AsType[*exec.ExitError](err)
-		if !failed || exit.ExitCode() != 255 || time.Now().After(deadline) {
+		if !failed || exit.ExitCode() != 255 {
+			return err
+		}
+		lock := r.configLock()
+		switch {
+		case lock != "" && (r.configLockStayed || time.Now().After(deadline)):
+			r.configLockStayed = true
+			return fmt.Errorf("%w\n%s was still there after %s: if no git is running, remove it", err, lock, configLockWait)
+		case time.Now().After(deadline) || tries > 1 && lock == "":
 			return err
 		}
 		time.Sleep(pause)
 	}
+}
+
+// configLock is the lock file of the configuration files git config
+// writes (the local one, this worktree's) that is there, "" when none is.
+func (r *Repo) configLock() string {
+	for _, lock := range []string{filepath.Join(r.CommonDir, "config.lock"), filepath.Join(r.GitDir, "config.worktree.lock")} {
+		if _, err := os.Lstat(lock); err == nil {
+			return lock
+		}
+	}
+	return ""
 }
 
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,

@@ -105,3 +105,58 @@ func TestPathsAreFromTheTopInASubdirectory(t *testing.T) {
 		t.Errorf("bob's release of docs/** from src: %s", out)
 	}
 }
+
+// validate reads its paths from the top too, as its results name them:
+// from a server in src, docs/a.jsonl is the file at the top's docs, not
+// src/docs/a.jsonl, which does not exist.
+func TestValidatePathsAreFromTheTopInASubdirectory(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	for _, dir := range []string{"src", "docs"} {
+		if err := os.Mkdir(filepath.Join(repo, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "docs", "a.jsonl"), []byte("{\"a\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	env := commands.OSEnv()
+	env.Dir = filepath.Join(repo, "src")
+	cs := connect(t, ctx, New(env, "bob", ""), nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "validate", Arguments: map[string]any{"paths": []string{"docs/a.jsonl"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := mustMarshal(res.StructuredContent); res.IsError || strings.Contains(out, "src/docs") || !strings.Contains(out, `"docs/a.jsonl"`) {
+		t.Errorf("validate docs/a.jsonl from src: %s\nwant the file at the top's docs", out)
+	}
+}
+
+// ready's streams are from the top too, as its sources name them: from a
+// server in src, plan/s.jsonl is the top's, not src/plan/s.jsonl.
+func TestReadyStreamsAreFromTheTopInASubdirectory(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	for _, dir := range []string{"src", "plan"} {
+		if err := os.Mkdir(filepath.Join(repo, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "plan", "s.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	env := commands.OSEnv()
+	env.Dir = filepath.Join(repo, "src")
+	cs := connect(t, ctx, New(env, "bob", ""), nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ready", Arguments: map[string]any{"streams": []string{"plan/s.jsonl"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := mustMarshal(res.StructuredContent); res.IsError || !strings.Contains(out, `"plan/s.jsonl"`) {
+		t.Errorf("ready with the stream plan/s.jsonl from src: %s\nwant the top's plan/s.jsonl read", out)
+	}
+}

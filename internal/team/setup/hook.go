@@ -194,8 +194,8 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 
 // InstallHookNamed installs one shim: an identical hook is left alone, one
 // git-queen wrote earlier is upgraded, and a foreign one is chained
-// (renamed, and run by the shim after its own check, so it still runs and
-// still blocks). It never writes where a hook manager generates the hooks
+// (kept as NAME.queen-chained, keepAside, and run by the shim after its
+// own check, so it still runs and still blocks). It never writes where a hook manager generates the hooks
 // (husky), over a manager's hook (lefthook, the pre-commit framework), or
 // into a directory of the repository's own files: it returns an
 // *ElsewhereError saying what to add there instead, unless that hook runs
@@ -236,18 +236,26 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		did = "upgraded the " + name + " hook"
 	case HookForeign:
 		chained := h.Path + hooks.ChainedSuffix
-		if h.Chained != "" {
+		switch {
+		case h.Chained != "" && sameFile(h.Path, chained):
+			// Kept aside by an install that stopped before it wrote the
+			// shim (killed), or is writing it now: the shim goes in.
+		case h.Chained != "":
 			return "", fmt.Errorf("%s is not git-queen's, and %s exists too; move one of them away first", h.Path, chained)
-		}
-		if err := keepAside(h.Path, chained); err != nil {
-			return "", err
+		default:
+			if err := keepAside(h.Path, chained); err != nil {
+				return "", err
+			}
 		}
 		h.Chained = chained
 		did = fmt.Sprintf("installed the %s hook; the one that was there runs after it (%s)", name, filepath.Base(chained))
 	case HookMissing:
 		did = "installed the " + name + " hook"
 	}
-	if err := writeExecutable(h.Path, hooks.Shim(name)); err != nil {
+	if err := writeHook(h.Path, hooks.Shim(name)); err != nil {
+		if h.State == HookForeign {
+			undoKeepAside(h.Path, h.Chained)
+		}
 		return "", err
 	}
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
@@ -373,6 +381,33 @@ func keepAside(path, chained string) error {
 	}
 	return nil
 }
+
+// undoKeepAside undoes, when the shim could not be written, a keepAside
+// that renamed the hook (no links here): it goes back, so that git runs
+// it meanwhile. A hook linked to its chained name stays under both, which
+// the next install takes as kept aside: removing a name could lose the
+// hook to an install running beside this one that found it kept aside.
+func undoKeepAside(path, chained string) {
+	if _, err := os.Lstat(chained); err != nil {
+		return
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		os.Rename(chained, path)
+	}
+}
+
+// sameFile says whether a and b are names of one file (keepAside's link).
+func sameFile(a, b string) bool {
+	ai, err := os.Lstat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Lstat(b)
+	return err == nil && os.SameFile(ai, bi)
+}
+
+// writeHook writes a shim (a test makes it fail).
+var writeHook = writeExecutable
 
 func writeExecutable(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

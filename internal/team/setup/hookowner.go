@@ -53,13 +53,46 @@ func callsQueen(text []byte, name string) bool {
 		names = "pre-merge-commit|pre-commit"
 	}
 	re := regexp.MustCompile(`git[- ]queen(\s+--?[A-Za-z][-A-Za-z=.]*)*\s+hook\s+(` + names + `)([\s"';&|)]|$)`)
-	return re.Match(uncommented.ReplaceAll(text, nil))
+	return re.Match(uncommented(text))
 }
 
-// uncommented matches a comment of a shell script or a YAML or TOML file:
-// from a # at the start of a line or after a space to the end of the line.
-// A command commented out does not run.
-var uncommented = regexp.MustCompile(`(?m)(^|\s)#.*$`)
+// uncommented is text without the comments of a shell script or a YAML or
+// TOML file: from a # at the start of a line or after a blank, outside
+// quotes, to the end of the line. A command commented out does not run;
+// one after a quoted # (echo "step #1" && git-queen hook ...) does. A
+// quote opens at the start of a word only (don't opens none).
+func uncommented(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
+		out = append(out, uncommentLine(line)...)
+	}
+	return out
+}
+
+func uncommentLine(line []byte) []byte {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		word := i > 0 && (line[i-1] == '_' || line[i-1] >= '0' && line[i-1] <= '9' ||
+			line[i-1]|0x20 >= 'a' && line[i-1]|0x20 <= 'z')
+		switch {
+		case quote == '"' && c == '\\':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case (c == '\'' || c == '"') && !word:
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			if bytes.HasSuffix(line, []byte("\n")) {
+				return append(line[:i:i], '\n')
+			}
+			return line[:i]
+		}
+	}
+	return line
+}
 
 // Manager files and markers, as the managers write them.
 var (

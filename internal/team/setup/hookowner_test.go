@@ -31,6 +31,11 @@ func TestCallsQueen(t *testing.T) {
 		{"git-queen hook pre-commit \"$@\" # the guard", "pre-commit", true},
 		{"echo a#b; git-queen hook pre-commit", "pre-commit", true},
 		{"echo git-queenhook pre-commit", "pre-commit", false},
+		// A # in quotes starts no comment; an apostrophe in a word opens no quote.
+		{`echo "step #1" && git-queen hook pre-commit`, "pre-commit", true},
+		{`      run: echo 'see #2' && git-queen hook pre-push {1} {2}`, "pre-push", true},
+		{`      run: echo "a \" #" && git-queen hook pre-push`, "pre-push", true},
+		{"      run: echo don't # git-queen hook pre-commit", "pre-commit", false},
 	} {
 		if got := callsQueen([]byte(tt.text), tt.name); got != tt.want {
 			t.Errorf("callsQueen(%q, %s) = %v", tt.text, tt.name, got)

@@ -72,7 +72,7 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		case c.elsewhere != nil:
 			elsewhere.Hooks = append(elsewhere.Hooks, c.elsewhere)
 		case c.fix != nil && !slices.ContainsFunc(failed.names, func(names []string) bool { return slices.Contains(names, c.Name) }):
-			return changes, checks, fmt.Errorf("%s: still failing after the fix: %s", c.Name, c.Message)
+			failed.add(c.Name, fmt.Errorf("still failing after the fix: %s", c.Message))
 		}
 	}
 	switch {

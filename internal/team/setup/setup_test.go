@@ -429,3 +429,75 @@ func TestInitSaysEveryFailure(t *testing.T) {
 		t.Fatal("the identity was not set up")
 	}
 }
+
+// TestFailedInstallLeavesTheHookAsItWas: an install that chained the
+// hook, and then could not write the shim (a full disk), leaves the hook
+// where git runs it, and the next install chains it. Linked to its
+// chained name, the hook was left under both names, and every later init
+// refused: "...exists too; move one of them away first".
+func TestFailedInstallLeavesTheHookAsItWas(t *testing.T) {
+	r := newRepo(t)
+	const team = "#!/bin/sh\necho the team's hook\n"
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	if err := os.WriteFile(hook, []byte(team), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeHook = func(string, []byte) error { return errors.New("write the hook: no space left on device") }
+	_, err := r.InstallHookNamed("pre-commit", false)
+	writeHook = writeExecutable
+	if err == nil {
+		t.Fatal("an install whose shim could not be written succeeded")
+	}
+	if got := read(t, hook); got != team {
+		t.Fatalf("the failed install left at the hook's place:\n%.200s", got)
+	}
+	if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+		t.Fatalf("install again: %v", err)
+	}
+	if read(t, hook+hooks.ChainedSuffix) != team || read(t, hook) != string(hooks.PreCommit) {
+		t.Fatal("the install after the failed one did not chain the team's hook")
+	}
+}
+
+// TestInitSaysEveryFailureAndWhatStillFails: a fix that failed and a check
+// still failing after its fix (a worktree's config overrides the local
+// driver init writes): the error names both. The second alone was
+// returned, and the first, whose check the command line then does not
+// print, was lost until the next run.
+func TestInitSaysEveryFailureAndWhatStillFails(t *testing.T) {
+	r := newRepo(t)
+	testgit.Write(t, r.TopLevel, ".gitattributes", "*.png binary\n")
+	testgit.Run(t, r.TopLevel, "add", ".gitattributes")
+	testgit.Run(t, r.TopLevel, "commit", "-q", "-m", "team")
+	testgit.Run(t, r.TopLevel, "config", "extensions.worktreeConfig", "true")
+	testgit.Run(t, r.TopLevel, "config", "--worktree", "merge.queen.driver", "no-such-merge-program %O %A %B")
+	os.Remove(filepath.Join(r.TopLevel, ".gitattributes"))
+	_, _, err := r.Init(Options{Droid: "ann"})
+	if err == nil || !strings.Contains(err.Error(), "gitattributes: .gitattributes is committed but not in this worktree") ||
+		!strings.Contains(err.Error(), "driver: still failing after the fix") {
+		t.Fatalf("init: %v", err)
+	}
+}
+
+// TestInstallAfterAnInterruptedOne: an install killed between keeping the
+// hook aside (linked to NAME.queen-chained) and writing the shim leaves
+// the hook under both names. The next install finishes the chaining;
+// it refused, "...exists too; move one of them away first", where the
+// rename before it had left a state the next install mended.
+func TestInstallAfterAnInterruptedOne(t *testing.T) {
+	r := newRepo(t)
+	const team = "#!/bin/sh\necho the team's hook\n"
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	if err := os.WriteFile(hook, []byte(team), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(hook, hook+hooks.ChainedSuffix); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+		t.Fatalf("install after an interrupted one: %v", err)
+	}
+	if read(t, hook+hooks.ChainedSuffix) != team || read(t, hook) != string(hooks.PreCommit) {
+		t.Fatal("the install did not chain the team's hook")
+	}
+}
