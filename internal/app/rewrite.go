@@ -127,4 +127,3 @@ func rewriteLogs(e *Env, rewriterFor func(*store.Store) rewriter, archived bool)
 	}
 	return res, nil
 }
-
