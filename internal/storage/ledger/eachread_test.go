@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/format/records"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // EachChangeRead hands prepare, as Data, exactly the lines EachChangePrepared

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/format/records"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // shaper builds a ledger commit from fuzz bytes: trees of names and modes

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/format/records"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
 )
 
 // EachChangePrepared prepares chunks on several goroutines at once, yet fn

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 )
 

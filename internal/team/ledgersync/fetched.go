@@ -7,9 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/storage/store"

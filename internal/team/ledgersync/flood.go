@@ -7,10 +7,9 @@ import (
 	"iter"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 	"github.com/git-queen/git-queen/internal/storage/ledger"

@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )

@@ -7,9 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 

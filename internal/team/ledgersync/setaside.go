@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 

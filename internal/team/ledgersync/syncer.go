@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
-
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
