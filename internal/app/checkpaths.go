@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/globs"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
@@ -99,5 +100,5 @@ func throughLinks(s *store.Store, pattern string) (string, bool) {
 	if !ok || rel == dir {
 		return "", false
 	}
-	return escapeGlob(rel) + "/" + strings.Join(parts[n:], "/"), true
+	return globs.Escape(rel) + "/" + strings.Join(parts[n:], "/"), true
 }

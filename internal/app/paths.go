@@ -65,7 +65,7 @@ func patternFromTop(prefix, p string) string {
 	if prefix == "" {
 		return p
 	}
-	return escapeGlob(prefix) + strings.TrimPrefix(p, "./")
+	return globs.Escape(prefix) + strings.TrimPrefix(p, "./")
 }
 
 // patternFromRoot is patternFromTop for a pattern given as check takes a
@@ -108,20 +108,9 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 	case dir == "":
 		return rest, nil
 	case rest == "":
-		return escapeGlob(dir), nil
+		return globs.Escape(dir), nil
 	}
-	return escapeGlob(dir) + "/" + rest, nil
-}
-
-func escapeGlob(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]{}\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return globs.Escape(dir) + "/" + rest, nil
 }
 
 // RepoPath turns a path a caller gave into a repository path: relative to
