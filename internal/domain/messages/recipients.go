@@ -118,15 +118,9 @@ func (m *Store) recipients(d *Draft) ([]string, error) {
 			return []string{d.To}, nil // a droid named with a comma, from before lists
 		}
 		others := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == d.From })
-		e := &UnknownRecipientError{Names: unknown, Near: map[string][]string{}, Known: others}
-		candidates, err := withSighted(r.m.S, all)
+		e, err := r.m.unknown(unknown, all, others)
 		if err != nil {
 			return nil, err
-		}
-		for _, n := range unknown {
-			if near := records.NearNames(n, candidates); len(near) > 0 {
-				e.Near[n] = near
-			}
 		}
 		return nil, &records.InvalidError{Err: e}
 	}
@@ -241,13 +235,22 @@ func (m *Store) Unknown(name string) (*UnknownRecipientError, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &UnknownRecipientError{Names: []string{name}, Near: map[string][]string{}, Known: all}
+	return m.unknown([]string{name}, all, all)
+}
+
+// unknown is the refusal of names, which the repository has never seen,
+// naming for each the droids close to it among all and the sighted;
+// known is the list it offers.
+func (m *Store) unknown(names, all, known []string) (*UnknownRecipientError, error) {
+	e := &UnknownRecipientError{Names: names, Near: map[string][]string{}, Known: known}
 	candidates, err := withSighted(m.S, all)
 	if err != nil {
 		return nil, err
 	}
-	if near := records.NearNames(name, candidates); len(near) > 0 {
-		e.Near[name] = near
+	for _, n := range names {
+		if near := records.NearNames(n, candidates); len(near) > 0 {
+			e.Near[n] = near
+		}
 	}
 	return e, nil
 }
