@@ -265,12 +265,18 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	}
 	ctx, cancel := e.waitContext(timeout)
 	defer cancel()
-	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
-	if err := checkReplyTo(s, filter); err != nil {
-		return nil, err
+	m := &messages.Store{S: s}
+	if r.ReplyTo != "" {
+		// A reply to a message the store does not have (a typo, an id in
+		// lower case) never comes, and the command line waits as long as
+		// it takes: refused as msg send refuses it.
+		if _, _, err := m.Get(r.ReplyTo); err != nil {
+			return nil, wording.Errorf("%s: %w", wording.Param("reply_to"), err)
+		}
 	}
 	stop := e.seenWhileWaiting(s, me)
-	msg, err := (&messages.Store{S: s}).Wait(ctx, me, filter, r.Peek)
+	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
+	msg, err := m.Wait(ctx, me, filter, r.Peek)
 	stop()
 	if errors.As(err, new(*messages.TimeoutError)) {
 		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)
