@@ -254,8 +254,8 @@ func wrapAction(c *cli.Command) {
 func flagTakenForValue(ctx *cli.Context) error {
 	taken, _ := ctx.App.Metadata[takenForValueKey].(map[string]string)
 	for _, f := range ctx.Command.Flags {
-		if value, ok := taken[f.Names()[0]]; ok && ctx.IsSet(f.Names()[0]) {
-			name := f.Names()[0]
+		name := f.Names()[0]
+		if value, ok := taken[name]; ok && ctx.IsSet(name) {
 			return &UsageError{Command: commandPath(ctx), Msg: fmt.Sprintf(
 				"--%s took %s for its value, which is a flag: give --%s a value (--%s=%s if that is the value), or leave it out",
 				name, value, name, name, value)}
