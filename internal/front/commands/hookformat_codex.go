@@ -94,15 +94,13 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		}
 		paths = append(paths, found...)
 	}
-	if err := followableDirectory(script); err != nil {
+	dir, err := patchDirectory(script)
+	if err != nil {
 		return nil, err
 	}
-	if m := leadingCd().FindStringSubmatch(script); m != nil {
-		dir := strings.Trim(m[1], `'"`)
-		for i, p := range paths {
-			if !filepath.IsAbs(p) {
-				paths[i] = filepath.Join(dir, p)
-			}
+	for i, p := range paths {
+		if dir != "" && !filepath.IsAbs(p) {
+			paths[i] = filepath.Join(dir, p)
 		}
 	}
 	return paths, nil
@@ -113,18 +111,21 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s;&|(])(?:cd|pushd|popd)(?:$|[\s;&|)])`)
 })
 
-// followableDirectory refuses a script whose patches would apply in a
-// directory the guard cannot name: one a cd other than the leading
-// `cd DIR &&` enters before a patch (cd src; apply_patch, cd a && cd b &&
-// apply_patch, a cd between two patches), or a leading cd to a directory the shell would
-// expand ($VAR, ~, cd -). The guard would judge the patch's paths in the
-// wrong directory and let a reserved file through.
-func followableDirectory(script string) error {
+// patchDirectory is the directory a script's patches apply in, relative
+// to its working directory: the one its leading `cd DIR &&` enters, ""
+// without one. It refuses a script whose patches would apply in a
+// directory the guard cannot name: one a cd other than the leading one
+// enters before a patch (cd src; apply_patch, cd a && cd b && apply_patch,
+// a cd between two patches), or a leading cd to a directory the shell
+// would expand ($VAR, ~, cd -). The guard would judge the patch's paths in
+// the wrong directory and let a reserved file through.
+func patchDirectory(script string) (string, error) {
 	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
+	dir := ""
 	if m := leadingCd().FindStringSubmatch(script); m != nil {
-		dir := strings.Trim(m[1], `'"`)
+		dir = strings.Trim(m[1], `'"`)
 		if dir == "-" || strings.HasPrefix(dir, "~") || strings.ContainsAny(m[1], "$`") {
-			return fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
+			return "", fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
 		}
 		script = script[len(m[0]):]
 	}
@@ -146,9 +147,9 @@ func followableDirectory(script string) error {
 		}
 	}
 	if changesDirectory().MatchString(strings.Join(outside, "\n")) {
-		return fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
+		return "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
 	}
-	return nil
+	return dir, nil
 }
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
