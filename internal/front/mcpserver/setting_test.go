@@ -110,21 +110,7 @@ func TestPathsAreFromTheTopInASubdirectory(t *testing.T) {
 // from a server in src, docs/a.jsonl is the file at the top's docs, not
 // src/docs/a.jsonl, which does not exist.
 func TestValidatePathsAreFromTheTopInASubdirectory(t *testing.T) {
-	testgit.Isolate(t)
-	repo := testgit.Init(t)
-	for _, dir := range []string{"src", "docs"} {
-		if err := os.Mkdir(filepath.Join(repo, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(repo, "docs", "a.jsonl"), []byte("{\"a\":1}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	env := commands.OSEnv()
-	env.Dir = filepath.Join(repo, "src")
-	cs := connect(t, ctx, New(env, "bob", ""), nil)
+	ctx, cs := serverInSrc(t, map[string]string{"docs/a.jsonl": "{\"a\":1}\n"})
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "validate", Arguments: map[string]any{"paths": []string{"docs/a.jsonl"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -137,21 +123,7 @@ func TestValidatePathsAreFromTheTopInASubdirectory(t *testing.T) {
 // ready's streams are from the top too, as its sources name them: from a
 // server in src, plan/s.jsonl is the top's, not src/plan/s.jsonl.
 func TestReadyStreamsAreFromTheTopInASubdirectory(t *testing.T) {
-	testgit.Isolate(t)
-	repo := testgit.Init(t)
-	for _, dir := range []string{"src", "plan"} {
-		if err := os.Mkdir(filepath.Join(repo, dir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(repo, "plan", "s.jsonl"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	env := commands.OSEnv()
-	env.Dir = filepath.Join(repo, "src")
-	cs := connect(t, ctx, New(env, "bob", ""), nil)
+	ctx, cs := serverInSrc(t, map[string]string{"plan/s.jsonl": ""})
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ready", Arguments: map[string]any{"streams": []string{"plan/s.jsonl"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -159,4 +131,23 @@ func TestReadyStreamsAreFromTheTopInASubdirectory(t *testing.T) {
 	if out := mustMarshal(res.StructuredContent); res.IsError || !strings.Contains(out, `"plan/s.jsonl"`) {
 		t.Errorf("ready with the stream plan/s.jsonl from src: %s\nwant the top's plan/s.jsonl read", out)
 	}
+}
+
+// serverInSrc is a server acting as bob in the directory src of a new
+// repository that holds files (their paths from the top, and contents).
+func serverInSrc(t *testing.T, files map[string]string) (context.Context, *mcp.ClientSession) {
+	t.Helper()
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	if err := os.Mkdir(filepath.Join(repo, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, content := range files {
+		testgit.Write(t, repo, path, content)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	env := commands.OSEnv()
+	env.Dir = filepath.Join(repo, "src")
+	return ctx, connect(t, ctx, New(env, "bob", ""), nil)
 }
