@@ -113,6 +113,17 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 	return globs.Escape(dir) + "/" + rest, nil
 }
 
+// requestPath is a file a request names: absolute as given, else from
+// top (the top of the repository, or the directory outside one) when
+// paths are read from the top (PathsFromTop: an MCP server started in a
+// subdirectory), else from the directory the command runs in.
+func (e *Env) requestPath(top, p string) string {
+	if e.PathsFromTop && !filepath.IsAbs(p) {
+		return filepath.Join(top, p)
+	}
+	return e.abs(p)
+}
+
 // RepoPath turns a path a caller gave into a repository path: relative to
 // the top level, with / separators. Absolute paths inside the repository
 // are accepted; paths outside it are not.

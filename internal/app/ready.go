@@ -264,10 +264,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		if n == "" {
 			return nil, nil, usagef("ready", "%s is empty; name an st stream file", wording.Param("streams"))
 		}
-		p := e.abs(n)
-		if e.PathsFromTop && !filepath.IsAbs(n) {
-			p = filepath.Join(top, n) // as the sources name it
-		}
+		p := e.requestPath(top, n) // as the sources name it
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}

@@ -230,10 +230,7 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 		live = workspace.LiveDir(repo)
 	}
 	for _, p := range paths {
-		abs := e.abs(p)
-		if e.PathsFromTop && repo != nil && repo.TopLevel != "" && !filepath.IsAbs(p) {
-			abs = filepath.Join(top, p) // as the results name it
-		}
+		abs := e.requestPath(top, p) // as the results name it
 		if live != "" && (abs == live || strings.HasPrefix(abs, live+string(filepath.Separator))) {
 			if info, err := os.Stat(abs); err == nil && info.IsDir() {
 				for _, t := range liveTargets(abs) {
