@@ -8,7 +8,6 @@ import (
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/team/precommit"
 )
 
@@ -99,7 +98,11 @@ func (e *errCheckFailed) Unwrap() error { return e.err }
 
 func runPreCommit(o preCommitOptions) error {
 	o.Env = o.Env.guardEnv()
-	res, err := preCommitCheck(o)
+	r := app.PreCommitRequest{ReportIdentity: o.G.JSON}
+	if o.Env.Environ != nil {
+		r.Environ = o.Env.Environ()
+	}
+	res, err := app.PreCommit(o.Env.session(o.G), r)
 	if err != nil {
 		return &errCheckFailed{err: err}
 	}
@@ -118,26 +121,6 @@ func runPreCommit(o preCommitOptions) error {
 		return &SilentError{Code: ExitFailure}
 	}
 	return nil
-}
-
-func preCommitCheck(o preCommitOptions) (*precommit.Result, error) {
-	repo, err := gitrepo.Discover(o.Env.Dir)
-	if err != nil {
-		return nil, err
-	}
-	in := precommit.Input{Repo: repo, Identity: func() string { return o.Env.identity(o.G) }, ReportIdentity: o.G.JSON}
-	if o.Env.Environ != nil {
-		in.Environ = o.Env.Environ()
-	}
-	s, err := o.Env.session(o.G).OpenStore()
-	if err != nil {
-		return nil, err
-	}
-	in.Store = s
-	if in.Registry, in.Limit, err = o.Env.session(o.G).LoadValidateConfig(repo.TopLevel); err != nil {
-		return nil, err
-	}
-	return precommit.Run(in)
 }
 
 func printRefusal(w io.Writer, res *precommit.Result, me string) {

@@ -1,121 +1,32 @@
 package commands
 
 import (
-	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-
-	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/team/precommit"
 )
 
 // maxPushInput bounds what the pre-push check reads from stdin: a line a
 // ref pushed, about 150 bytes each, so a push of 100,000 refs fits.
 const maxPushInput = 64 << 20
 
-// zeroID stands for "the remote has nothing there" in a ref update line.
-const zeroID = "0000000000000000000000000000000000000000"
-
-// prePushUpdates is what the pre-push check judges: the lines git writes
-// to the hook's stdin, or, when the pre-commit framework ran the hook (it
-// reads git's lines itself and hands its hooks none), the refs it names in
-// the environment (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF,
-// PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_REMOTE_BRANCH, PRE_COMMIT_REMOTE_NAME).
-// It returns the remote too: git's argument, else the framework's.
-//
-// Empty stdin outside the framework is git's own word that nothing is
-// pushed (git runs the hook when every ref is up to date). Under the
-// framework, no refs at all means the check has nothing to judge, and it
-// refuses rather than let the push through.
-func prePushUpdates(env *Env, repo *gitrepo.Repo, remote string) ([]precommit.RefUpdate, string, error) {
+// readPushRefs reads the lines git writes to the pre-push hook's stdin,
+// the refs being pushed; a terminal there means no git ran the hook.
+func readPushRefs(env *Env) ([]byte, error) {
 	if f, ok := env.Stdin.(*os.File); ok && isTerminal(f) {
-		return nil, remote, errors.New("git gives the pre-push hook the refs being pushed on stdin; this one is a terminal " +
+		return nil, errors.New("git gives the pre-push hook the refs being pushed on stdin; this one is a terminal " +
 			"(git push runs the hook; to try it by hand, pipe lines in: LOCAL-REF LOCAL-ID REMOTE-REF REMOTE-ID)")
 	}
-	stdin := env.Stdin
-	if stdin == nil {
-		stdin = strings.NewReader("")
+	if env.Stdin == nil {
+		return nil, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxPushInput+1))
+	data, err := io.ReadAll(io.LimitReader(env.Stdin, maxPushInput+1))
 	if err != nil {
-		return nil, remote, fmt.Errorf("read the refs being pushed: %w", err)
+		return nil, fmt.Errorf("read the refs being pushed: %w", err)
 	}
 	if len(data) > maxPushInput {
-		return nil, remote, fmt.Errorf("the refs being pushed are more than %d MiB on stdin", maxPushInput>>20)
+		return nil, fmt.Errorf("the refs being pushed are more than %d MiB on stdin", maxPushInput>>20)
 	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	if len(bytes.TrimSpace(data)) > 0 {
-		updates, err := precommit.ParseRefUpdates(bytes.NewReader(data))
-		return updates, remote, err
-	}
-	if !underFramework(getenv) {
-		return nil, remote, nil
-	}
-	remote = cmp.Or(remote, getenv("PRE_COMMIT_REMOTE_NAME"))
-	line, err := frameworkRefLine(repo, getenv)
-	if err != nil {
-		return nil, remote, err
-	}
-	updates, err := precommit.ParseRefUpdates(strings.NewReader(line))
-	if err != nil {
-		return nil, remote, fmt.Errorf("the pre-commit framework's refs: %w", err)
-	}
-	return updates, remote, nil
-}
-
-// underFramework says whether the pre-commit framework runs the hook: it
-// sets PRE_COMMIT=1 for every hook it runs (and the refs for pre-push).
-func underFramework(getenv func(string) string) bool {
-	return getenv("PRE_COMMIT") == "1" || getenv("PRE_COMMIT_TO_REF") != "" || getenv("PRE_COMMIT_LOCAL_BRANCH") != ""
-}
-
-// frameworkRefLine is the framework's refs as the line git would have
-// written. PRE_COMMIT_FROM_REF is what the remote has (its ref, or the
-// parent of the first commit it lacks); when the framework pushes a
-// branch down to its root commit it gives no refs, only the branch, which
-// is judged whole (the remote-tracking refs still say what the remote has).
-func frameworkRefLine(repo *gitrepo.Repo, getenv func(string) string) (string, error) {
-	from, to := getenv("PRE_COMMIT_FROM_REF"), getenv("PRE_COMMIT_TO_REF")
-	local, remoteRef := getenv("PRE_COMMIT_LOCAL_BRANCH"), getenv("PRE_COMMIT_REMOTE_BRANCH")
-	if to == "" && local != "" {
-		to, from = local, zeroID
-	}
-	// git hands the framework object names; `pre-commit run --from-ref
-	// origin/main --to-ref HEAD` hands on whatever it was given.
-	for _, rev := range []*string{&from, &to} {
-		if *rev == "" || *rev == zeroID {
-			continue
-		}
-		id, err := repo.ResolveCommit(*rev)
-		if err != nil {
-			return "", fmt.Errorf("the pre-commit framework names %q as a commit of the push, which is not a commit here", *rev)
-		}
-		*rev = id
-	}
-	if to == "" {
-		return "", errors.New("the pre-commit framework ran the pre-push check without saying what is pushed " +
-			"(no refs on stdin, no PRE_COMMIT_TO_REF), so there is nothing to judge and the push is refused; " +
-			"run it at the pre-push stage only (stages: [pre-push], and pre-commit install --hook-type pre-push), " +
-			"or skip it once with SKIP=git-queen-pre-push")
-	}
-	from = cmp.Or(from, zeroID)
-	local = cmp.Or(local, "HEAD")
-	remoteRef = cmp.Or(remoteRef, "refs/heads/unknown")
-	return fmt.Sprintf("%s %s %s %s\n", oneField(local), to, oneField(remoteRef), from), nil
-}
-
-// oneField keeps a ref name one field of the line (a ref name has no
-// whitespace; what else the environment holds is not trusted).
-func oneField(s string) string {
-	if f := strings.Fields(s); len(f) == 1 {
-		return f[0]
-	}
-	return "invalid-ref"
+	return data, nil
 }
