@@ -10,10 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
-	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/gitrepo"
-	"github.com/git-queen/git-queen/internal/team/ledgersync"
 	"github.com/git-queen/git-queen/internal/team/setup"
 )
 
@@ -160,35 +158,11 @@ type initOptions struct {
 }
 
 func runInit(o initOptions) error {
-	if o.Droid != "" {
-		if err := records.ValidateDroid(o.Droid); err != nil {
-			return err // before anything is changed
-		}
+	res, err := app.Init(o.Env.session(o.G), o.Options)
+	if res == nil {
+		return err // nothing was changed
 	}
-	if err := gitrepo.RefuseOption("remote", o.Remote); err != nil {
-		return &UsageError{Command: "init", Msg: err.Error()}
-	}
-	r, err := setup.NewRepo(o.Env.Dir)
-	if err != nil {
-		return err
-	}
-	if o.Remote != "" {
-		if err := r.CheckShareable(o.Remote); err != nil {
-			return err
-		}
-	}
-	changes, checks, err := r.Init(o.Options)
-	// Hooks that git runs but git-queen does not write: everything else is
-	// set up (and synced); init says what to add, and exits 1 at the end.
-	var elsewhere *setup.ElsewhereError
-	if errors.As(err, &elsewhere) {
-		err = nil
-	}
-	var synced *ledgersync.Result
-	var syncErr error
-	if err == nil && o.Remote != "" {
-		synced, syncErr = firstSync(o)
-	}
+	changes, checks, elsewhere, synced, syncErr := res.Changes, res.Checks, res.Elsewhere, res.Synced, res.SyncErr
 	if o.G.JSON {
 		out := map[string]any{"changes": jsonline.NonNil(changes), "checks": checks}
 		if synced != nil {
@@ -252,21 +226,6 @@ func firstSyncError(remote string, err error) error {
 	return fmt.Errorf("set up, but the first sync with %s failed, so nothing is shared yet (run git queen sync once it works): %w", remote, err)
 }
 
-// firstSync brings the remote's records in (and sends this clone's) right
-// after init --remote.
-func firstSync(o initOptions) (*ledgersync.Result, error) {
-	s, err := o.Env.session(o.G).OpenStore()
-	if err != nil {
-		return nil, err
-	}
-	sy, err := o.Env.session(o.G).OpenSyncer(s, o.Env.identity(o.G))
-	if err != nil {
-		return nil, err
-	}
-	defer sy.Close()
-	return sy.Sync(o.Remote)
-}
-
 type doctorOptions struct {
 	Env        *Env
 	G          globals
@@ -274,16 +233,7 @@ type doctorOptions struct {
 }
 
 func runDoctor(o doctorOptions) error {
-	r, err := setup.NewRepo(o.Env.Dir)
-	if err != nil {
-		return err
-	}
-	r.Now = o.Env.Now
-	timeout, err := o.Env.session(o.G).NetworkTimeout()
-	if err != nil {
-		return err
-	}
-	changes, checks, err := r.Doctor(setup.Options{Force: o.Force, Probe: true, Timeout: timeout}, o.Fix)
+	changes, checks, err := app.Doctor(o.Env.session(o.G), app.DoctorRequest{Fix: o.Fix, Force: o.Force})
 	if o.G.JSON {
 		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": jsonline.NonNil(changes), "checks": checks}); jerr != nil {
 			return jerr
