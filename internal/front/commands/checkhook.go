@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
-	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // The edit guard: `check --hook NAME` is an agent runtime's pre-tool hook.
@@ -119,82 +117,7 @@ func editHolds(o checkOptions, rt hookRuntime) ([]reservations.Hold, bool, error
 	} else if call.Cwd != "" {
 		base = filepath.Join(base, call.Cwd)
 	}
-	targets, err := app.EditTargets(base, call.Paths)
-	if err != nil || len(targets) == 0 {
-		return nil, false, err
-	}
-	home, err := gitrepo.Discover(base)
-	if errors.Is(err, gitrepo.ErrNotRepository) {
-		home = nil
-	} else if err != nil {
-		return nil, false, err
-	}
-	me := o.Env.at(base).identity(o.G)
-	var holds []reservations.Hold
-	anonymous := false
-	for _, group := range byRepository(targets) {
-		// The agent's own repository is looked up from where it works,
-		// as any command it runs there would; another from its top.
-		from, who := group.repo.TopLevel, me
-		if home != nil && app.SameDir(home.CommonDir, group.repo.CommonDir) {
-			from = base
-		} else if who == "" && home == nil {
-			// A user-level hook with no identity of its own: the
-			// worktree being edited says who works in it.
-			who = o.Env.at(group.repo.TopLevel).identity(o.G)
-		}
-		s, err := o.Env.at(from).session(o.G).OpenStore()
-		if err != nil {
-			return nil, false, err
-		}
-		found, err := (&reservations.Store{S: s}).Check(who, group.paths)
-		if err != nil {
-			return nil, false, err
-		}
-		anonymous = anonymous || who == ""
-		holds = append(holds, found...)
-	}
-	return holds, anonymous, nil
-}
-
-// repositoryPaths are the targets of one repository (however many of its
-// worktrees they lie in: the live store is shared by all of them).
-type repositoryPaths struct {
-	repo  *gitrepo.Repo
-	paths []string
-}
-
-func byRepository(targets []app.EditTarget) []repositoryPaths {
-	var groups []repositoryPaths
-	group := map[string]int{}     // resolved common directory -> index in groups
-	common := map[string]string{} // common directory as found -> resolved
-	seen := map[[2]string]bool{}
-	for _, t := range targets {
-		c, ok := common[t.Repo.CommonDir]
-		if !ok {
-			c = app.RealPath(t.Repo.CommonDir)
-			common[t.Repo.CommonDir] = c
-		}
-		i, ok := group[c]
-		if !ok {
-			i = len(groups)
-			group[c] = i
-			groups = append(groups, repositoryPaths{repo: t.Repo})
-		}
-		if !seen[[2]string{c, t.Path}] {
-			seen[[2]string{c, t.Path}] = true
-			groups[i].paths = append(groups[i].paths, t.Path)
-		}
-	}
-	return groups
-}
-
-// at is the environment of a command run in dir.
-func (e *Env) at(dir string) *Env {
-	c := *e
-	c.Dir = dir
-	c.sessions = nil
-	return &c
+	return app.EditHolds(o.Env.session(o.G), base, call.Paths)
 }
 
 // maxHoldsShown bounds the holds a refusal lists: a patch of a thousand
