@@ -1,17 +1,14 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
-	"github.com/git-queen/git-queen/internal/format/pipeline"
-	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 func pipelineCommand(env *Env) *cli.Command {
@@ -65,30 +62,9 @@ type pipelineOptions struct {
 }
 
 func runPipelineShow(o pipelineOptions) error {
-	dir := o.Dir
-	switch {
-	case dir == "":
-		dir = o.Env.Dir
-		repo, err := gitrepo.Discover(o.Env.Dir)
-		if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
-			return err
-		}
-		if repo != nil && repo.TopLevel != "" {
-			dir = repo.TopLevel
-		}
-	case !filepath.IsAbs(dir):
-		dir = filepath.Join(o.Env.Dir, dir)
-	}
-	var issues []pipeline.Issue
-	var errs []error
-	if o.Number >= 0 {
-		is, err := pipeline.Load(dir, o.Number)
-		if err != nil {
-			return fmt.Errorf("%w\nrun 'git queen validate %s' to see what is wrong with it", err, filepath.ToSlash(filepath.Join(pipeline.Dir, strconv.Itoa(o.Number)+".json")))
-		}
-		issues = []pipeline.Issue{is}
-	} else {
-		issues, errs = pipeline.LoadAll(dir)
+	issues, errs, err := app.Pipeline(o.Env.session(o.Globals), app.PipelineRequest{Dir: o.Dir, Number: o.Number})
+	if err != nil {
+		return err
 	}
 	for _, err := range errs {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: skipped %v\n", err)

@@ -1,16 +1,13 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-queen/git-queen/internal/base/regular"
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/st"
 )
 
@@ -94,39 +91,16 @@ type stOptions struct {
 	Format  string
 }
 
-// loadView reads and replays a stream. Lines that are not records and
-// events that cannot apply are reported on stderr, not fatal: the view of
-// everything else is still worth having.
+// loadView reads and replays a stream, saying on stderr what it skipped.
 func loadView(o stOptions) ([]st.ViewItem, error) {
-	var data []byte
-	var err error
-	if o.File == "-" {
-		data, err = io.ReadAll(o.Env.Stdin)
-	} else {
-		p := o.File
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(o.Env.Dir, p)
-		}
-		data, err = regular.Read(p, 0)
-	}
-	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
-		return nil, fmt.Errorf("%s is not a regular file but %s; st reads a stream only from a file (or - for standard input)", o.File, nr.Kind)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the stream: %w", err)
-	}
-	recs, errs := st.Parse(data)
-	state, applyErrs := st.Replay(recs)
-	for _, e := range append(errs, applyErrs...) {
+	view, skipped, err := app.StView(o.Env.session(o.Globals), app.StViewRequest{File: o.File, Stdin: o.Env.Stdin})
+	for _, e := range skipped {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: skipped %v\n", o.File, e)
 	}
-	if len(errs)+len(applyErrs) > 0 {
+	if len(skipped) > 0 {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: run 'git queen validate %s' for every problem of the stream\n", o.File)
 	}
-	if len(recs) == 0 && len(errs) > 0 {
-		return nil, fmt.Errorf("%s has no st v3 record", o.File)
-	}
-	return st.Show(state), nil
+	return view, err
 }
 
 func runStShow(o stOptions) error {
