@@ -2,12 +2,11 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
 
 func exportCommand(env *Env) *cli.Command { return newExportCmd(env, runExport) }
@@ -49,23 +48,7 @@ type exportOptions struct {
 }
 
 func runExport(o exportOptions) error {
-	s, err := o.Env.session(o.G).OpenStore()
-	if err != nil {
-		return err
-	}
-	dir := o.Dir
-	switch {
-	case dir == "" && s.WS.Repo != nil && s.WS.Repo.TopLevel != "":
-		dir = filepath.Join(s.WS.Repo.TopLevel, workspace.DirName)
-	case dir == "":
-		return &UsageError{Command: "export", Msg: "name the DIR to export to (there is no worktree here)"}
-	case !filepath.IsAbs(dir):
-		dir = filepath.Join(o.Env.Dir, dir)
-	}
-	if filepath.Clean(dir) == filepath.Clean(s.WS.Dir) {
-		return &UsageError{Command: "export", Msg: dir + " is the store itself; export to another directory"}
-	}
-	stats, err := s.Export(dir, records.LogFiles())
+	stats, err := app.Export(o.Env.session(o.G), o.Dir)
 	if err != nil {
 		return err
 	}
