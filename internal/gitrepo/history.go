@@ -20,15 +20,19 @@ var rawDiffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames"
 
 // CommitsNotOnRemote lists, oldest first, the commits reachable from tips
 // but neither from the ids in known nor from the remote-tracking refs of
-// remote ("" for every remote): what a push or a merge brings that no
-// remote has. Ids this repository lacks are ignored.
-func (r *Repo) CommitsNotOnRemote(remote string, tips, known []string) ([]string, error) {
-	// The remote-tracking refs are excluded by the one --not, the known
-	// ids by ^ID: after --end-of-options, nothing is an option.
-	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes", "--not", "--end-of-options"}
-	if remote != "" {
-		args = []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes=" + remote, "--not", "--end-of-options"}
+// remotes (none named: of every remote): what a push or a merge brings
+// that no remote has. Ids this repository lacks are ignored.
+func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]string, error) {
+	// The remote-tracking refs are excluded between the two --not, the
+	// known ids by ^ID: after --end-of-options, nothing is an option.
+	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not"}
+	if len(remotes) == 0 {
+		args = append(args, "--remotes")
 	}
+	for _, remote := range remotes {
+		args = append(args, "--remotes="+remote)
+	}
+	args = append(args, "--not", "--end-of-options")
 	args = append(args, tips...)
 	for _, id := range known {
 		args = append(args, "^"+id)

@@ -49,7 +49,8 @@ parent, in any order. Bypass it once with 'git merge --no-verify'.`,
 			ArgsUsage: "REMOTE URL",
 			Description: `Reads the refs being pushed on stdin (as git gives them) and checks every
 commit the remote does not have yet (not reachable from its remote-tracking
-refs or from what the remote ref points at) against the active exclusive
+refs or from what the remote ref points at, nor from the team's remote's:
+queen.remote, or origin) against the active exclusive
 reservations: a change to a path another droid holds refuses the push,
 naming commit, path and holder. Cherry-picks, rebases, git am and amends
 do not run the commit hooks, but every change leaves the machine by a

@@ -84,7 +84,8 @@ func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, *l
 	}
 	remote = cmp.Or(remote, "origin")
 	var fetched *ledgerFetch
-	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Updates: updates,
+	hub := cmp.Or(ledgersync.ConfiguredRemote(s), "origin") // where the team's work is pushed, judged
+	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Hub: hub, Updates: updates,
 		Identity: func() string { return env.identity(g) },
 		Refresh:  func() { fetched = fetchForPush(s, remote) }}
 	res, err := precommit.CheckPush(in)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,7 +77,12 @@ type PushInput struct {
 	Store *store.Store
 	// Remote is the remote being pushed to, as git names it to the hook:
 	// its remote-tracking refs say what it already has.
-	Remote   string
+	Remote string
+	// Hub is the remote the team shares its ledger through (queen.remote;
+	// origin when none is set): what it has was judged when it was pushed
+	// there, so a push to another remote (a fork, a mirror) is judged on
+	// what neither has, not on all the history it carries.
+	Hub      string
 	Updates  []RefUpdate
 	Identity func() string
 	// Refresh, when set, brings what the remote holds now before the
@@ -87,12 +93,13 @@ type PushInput struct {
 }
 
 // CheckPush checks every commit the push would give the remote that it
-// does not have (not reachable from its remote-tracking refs, nor from what
-// the remote ref points at now) against the active exclusive reservations:
-// whatever route a change took onto the branch (a cherry-pick, a rebase,
-// am, an amend, a merge), it leaves the machine by a push. Two git
-// processes whatever the number of commits: one rev-list, one diff-tree
-// (and one git log for the subjects of the commits it refuses).
+// does not have (not reachable from its remote-tracking refs or the hub's,
+// nor from what the remote ref points at now) against the active
+// exclusive reservations: whatever route a change took onto the branch (a
+// cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
+// a push. Two git processes whatever the number of commits: one
+// rev-list, one diff-tree (and one git log for the subjects of the
+// commits it refuses).
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
@@ -107,7 +114,13 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	if len(tips) == 0 {
 		return res, nil
 	}
-	commits, err := in.Repo.CommitsNotOnRemote(in.Remote, tips, have)
+	var judged []string // the remotes whose refs were judged; none named: every remote's
+	for _, r := range []string{in.Remote, in.Hub} {
+		if r != "" && !slices.Contains(judged, r) {
+			judged = append(judged, r)
+		}
+	}
+	commits, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
 	}

@@ -1,6 +1,7 @@
 package precommit
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ func TestCheckPush(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	testgit.Run(t, f.repo, "init", "-q", "--bare", remote)
 	f.git(t, "remote", "add", "origin", remote)
+	fork := filepath.Join(t.TempDir(), "fork.git") // never pushed to nor fetched from
+	testgit.Run(t, f.repo, "init", "-q", "--bare", fork)
+	f.git(t, "remote", "add", "fork", fork)
 	f.commit(t, map[string]string{"src/old.go": "old\n"})
 	f.git(t, "push", "-q", "--no-verify", "origin", "main")
 	f.reserve(t, "bob", "src/**", true)
@@ -66,12 +70,16 @@ func TestCheckPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	upToDate := f.git(t, "rev-parse", "origin/main")
+	all := len(strings.Fields(f.git(t, "rev-list", "HEAD")))
 	tests := []struct {
 		name    string
 		updates []RefUpdate
 		me      string
-		commits int
-		refused []string
+		// remote is where the push goes (origin unless named), hub the
+		// remote the team shares its ledger through.
+		remote, hub string
+		commits     int
+		refused     []string
 	}{
 		{name: "three new commits", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/main", upToDate}}, me: "ann",
 			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
@@ -80,10 +88,17 @@ func TestCheckPush(t *testing.T) {
 		{name: "a deletion pushes nothing", updates: []RefUpdate{{"(delete)", strings.Repeat("0", 40), "refs/heads/x", upToDate}}, me: "ann"},
 		{name: "a new branch", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}}, me: "ann",
 			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+		// A fork or a mirror lacks the whole history; what the hub has was
+		// judged when it was pushed there, and is not refused again.
+		{name: "to another remote, what the hub has is not judged", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}},
+			me: "ann", remote: "fork", hub: "origin", commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+		{name: "to another remote, with no hub: all it lacks", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}},
+			me: "ann", remote: "fork", commits: all, refused: []string{"src/a.go", "src/b.go", "src/old.go", "src/old.go"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Updates: tt.updates, Identity: func() string { return tt.me }})
+			remote := cmp.Or(tt.remote, "origin")
+			res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: remote, Hub: tt.hub, Updates: tt.updates, Identity: func() string { return tt.me }})
 			if err != nil {
 				t.Fatal(err)
 			}
