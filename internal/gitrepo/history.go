@@ -67,6 +67,25 @@ func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
 	return parseDiffIndex(out)
 }
 
+// SideChanges lists the paths commit side changes against its merge base
+// with HEAD (git diff-tree --merge-base): what that side of a merge
+// brings. It fails where there is no single merge base.
+func (r *Repo) SideChanges(side string) (map[string]bool, error) {
+	out, err := Git(r.TopLevel, append(append([]string{"diff-tree", "--merge-base"}, rawDiffOptions...), "--end-of-options", "HEAD", side)...)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := parseDiffIndex(out)
+	if err != nil {
+		return nil, err
+	}
+	changed := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		changed[e.Path] = true
+	}
+	return changed, nil
+}
+
 // CommitSubjects reads the subject of each commit, by id; a commit git
 // cannot read is left out.
 func (r *Repo) CommitSubjects(commits []string) map[string]string {
