@@ -57,7 +57,8 @@ do not run the commit hooks, but every change leaves the machine by a
 push.
 
 First it fetches the remote's ledger (refs/queen/ledger only, as git queen
-sync does), so the push is judged on what the remote holds now, within
+sync does; queen.remote's when this clone shares no ledger with the remote,
+a fork or a mirror), so the push is judged on what is held now, within
 queen.prePushTimeout (default 5s; off for no fetch). A remote that cannot
 be reached or does not answer in time leaves the push judged on what this
 clone has, with one line that says so. Bypass the check once with

@@ -93,8 +93,13 @@ func prePushCheck(env *Env, g globals, remote string) (*precommit.PushResult, *l
 }
 
 // fetchForPush fetches the ledger of the remote being pushed to, so that
-// its reservations count as the remote holds them now.
+// its reservations count as the remote holds them now. A push to a remote
+// this clone shares no ledger with (a fork, a mirror) is judged on the
+// team's reservations: the ledger of queen.remote is fetched instead.
 func fetchForPush(s *store.Store, remote string) *ledgerFetch {
+	if hub := ledgersync.ConfiguredRemote(s); hub != "" && !ledgersync.SharesLedger(s, remote) {
+		remote = hub
+	}
 	out := &ledgerFetch{Remote: remote}
 	if !s.WS.Live || s.WS.Repo == nil {
 		out.Skipped = "the store is a plain directory (--beads-dir or BEADS_DIR), which has no ledger"
