@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -283,7 +284,8 @@ func runDoctor(o doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	changes, checks, err := r.Doctor(setup.Options{Force: o.Force, Probe: true, Timeout: timeout}, o.Fix)
+	changes, checks, err := r.Doctor(setup.Options{Force: o.Force, Probe: true, Timeout: timeout,
+		NamedStore: cmp.Or(o.G.BeadsDir, o.Env.Getenv("BEADS_DIR"))}, o.Fix)
 	if o.G.JSON {
 		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": jsonline.NonNil(changes), "checks": checks}); jerr != nil {
 			return jerr
