@@ -71,7 +71,24 @@ func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
 // with HEAD (git diff-tree --merge-base): what that side of a merge
 // brings. It fails where there is no single merge base.
 func (r *Repo) SideChanges(side string) (map[string]bool, error) {
-	out, err := Git(r.TopLevel, append(append([]string{"diff-tree", "--merge-base"}, rawDiffOptions...), "--end-of-options", "HEAD", side)...)
+	return r.pathsDiffering(true, "HEAD", side)
+}
+
+// PathsBetween lists the paths where commit to's tree differs from
+// commit from's.
+func (r *Repo) PathsBetween(from, to string) (map[string]bool, error) {
+	return r.pathsDiffering(false, from, to)
+}
+
+// pathsDiffering lists the paths git diff-tree finds differing between
+// two commits (from their merge base to the second, with mergeBase).
+func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool, error) {
+	args := append([]string{"diff-tree"}, rawDiffOptions...)
+	if mergeBase {
+		args = append(args, "--merge-base")
+	}
+	args = append(args, "--end-of-options", from, to)
+	out, err := Git(r.TopLevel, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +101,19 @@ func (r *Repo) SideChanges(side string) (map[string]bool, error) {
 		changed[e.Path] = true
 	}
 	return changed, nil
+}
+
+// CommitsLeaving lists the commits reachable from the ids in old but not
+// from those in new: what refs moved from old to new lose (none for a
+// fast-forward). Ids this repository lacks are ignored.
+func (r *Repo) CommitsLeaving(old, new []string) ([]string, error) {
+	args := []string{"rev-list", "--ignore-missing", "--end-of-options"}
+	args = append(args, old...)
+	for _, id := range new {
+		args = append(args, "^"+id)
+	}
+	out, err := Git(r.TopLevel, args...)
+	return strings.Fields(out), err
 }
 
 // CommitSubjects reads the subject of each commit, by id; a commit git

@@ -54,7 +54,8 @@ queen.remote, or origin) against the active exclusive
 reservations: a change to a path another droid holds refuses the push,
 naming commit, path and holder. Cherry-picks, rebases, git am and amends
 do not run the commit hooks, but every change leaves the machine by a
-push.
+push. A force push that takes commits off the remote is refused when it
+undoes their change to a path another droid holds.
 
 First it fetches the remote's ledger (refs/queen/ledger only, as git queen
 sync does; queen.remote's when this clone shares no ledger with the remote,

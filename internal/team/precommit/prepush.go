@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -60,6 +61,9 @@ type PushRefusal struct {
 	Subject     string              `json:"subject"`
 	Path        string              `json:"path"`
 	Reservation records.Reservation `json:"reservation"`
+	// Dropped says the push takes the commit off the remote (a force push
+	// that rewinds a ref), undoing its change to the path.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // PushResult is what the pre-push check found.
@@ -97,18 +101,25 @@ type PushInput struct {
 // nor from what the remote ref points at now) against the active
 // exclusive reservations: whatever route a change took onto the branch (a
 // cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
-// a push. Two git processes whatever the number of commits: one
-// rev-list, one diff-tree (and one git log for the subjects of the
-// commits it refuses).
+// a push. And a force push that rewinds a ref takes commits off the
+// remote: their changes to a path another droid holds, where the push
+// leaves it other than the remote had it, are refused too. Three git
+// processes whatever the number of commits: two rev-lists (at once), one
+// diff-tree (and one git diff-tree per rewound ref, one git log for the
+// subjects of the commits it refuses).
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
+	var rewound []RefUpdate // updates of a ref the remote has: a force push may take commits off it
 	for _, u := range in.Updates {
 		if strings.Trim(u.LocalSHA, "0") != "" { // a deletion pushes nothing
 			tips = append(tips, u.LocalSHA)
 		}
 		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
 			have = append(have, u.RemoteSHA)
+		}
+		if strings.Trim(u.LocalSHA, "0") != "" && strings.Trim(u.RemoteSHA, "0") != "" {
+			rewound = append(rewound, u)
 		}
 	}
 	if len(tips) == 0 {
@@ -120,12 +131,24 @@ func CheckPush(in PushInput) (*PushResult, error) {
 			judged = append(judged, r)
 		}
 	}
+	// What the push brings and what it takes off the remote, at once.
+	var (
+		dropped   []string
+		undone    map[string]bool
+		errDrops  error
+		listDrops sync.WaitGroup
+	)
+	listDrops.Go(func() { dropped, undone, errDrops = dropsOf(in.Repo, rewound) })
 	commits, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
+	listDrops.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
 	}
+	if errDrops != nil {
+		return nil, errDrops
+	}
 	res.Commits = len(commits)
-	if len(commits) == 0 || in.Store == nil {
+	if len(commits)+len(dropped) == 0 || in.Store == nil {
 		return res, nil
 	}
 	// The remote's ledger is fetched, and the reservations read, while git
@@ -142,7 +165,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
-	changed, err := in.Repo.PathsChangedBy(commits)
+	changed, err := in.Repo.PathsChangedBy(append(slices.Clone(commits), dropped...))
 	wg.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the paths the commits change: %w", err)
@@ -150,9 +173,14 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
 	}
+	// A dropped commit's change counts where the push leaves the path
+	// other than the remote had it: the change is undone there.
+	for _, c := range dropped {
+		changed[c] = slices.DeleteFunc(slices.Clone(changed[c]), func(p string) bool { return !undone[p] })
+	}
 	var all []string
 	seen := map[string]bool{}
-	for _, c := range commits {
+	for _, c := range append(slices.Clone(commits), dropped...) {
 		for _, p := range changed[c] {
 			if !seen[p] {
 				seen[p] = true
@@ -169,10 +197,10 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		byPath[h.Path] = append(byPath[h.Path], h)
 	}
 	var refused []string
-	for _, c := range commits {
+	for i, c := range append(slices.Clone(commits), dropped...) {
 		for _, p := range changed[c] {
 			for _, h := range byPath[p] {
-				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation})
+				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation, Dropped: i >= len(commits)})
 				if len(refused) == 0 || refused[len(refused)-1] != c {
 					refused = append(refused, c)
 				}
@@ -186,4 +214,34 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// dropsOf lists the commits the updates take off the remote's refs (a
+// force push that rewinds a ref: none for a fast-forward), and the paths
+// where such an update leaves the ref's tree other than the remote had
+// it. Two git processes when a ref loses commits, one otherwise.
+func dropsOf(repo *gitrepo.Repo, updates []RefUpdate) ([]string, map[string]bool, error) {
+	var old, new []string
+	for _, u := range updates {
+		old, new = append(old, u.RemoteSHA), append(new, u.LocalSHA)
+	}
+	if len(old) == 0 {
+		return nil, nil, nil
+	}
+	dropped, err := repo.CommitsLeaving(old, new)
+	if err != nil || len(dropped) == 0 {
+		return nil, nil, err
+	}
+	undone := map[string]bool{}
+	for _, u := range updates {
+		if !slices.Contains(dropped, u.RemoteSHA) {
+			continue // a fast-forward, or a remote commit this clone lacks
+		}
+		paths, err := repo.PathsBetween(u.RemoteSHA, u.LocalSHA)
+		if err != nil {
+			return nil, nil, fmt.Errorf("compare %s with what the remote has: %w", u.RemoteRef, err)
+		}
+		maps.Copy(undone, paths)
+	}
+	return dropped, undone, nil
 }

@@ -80,6 +80,7 @@ func TestCheckPush(t *testing.T) {
 		remote, hub string
 		commits     int
 		refused     []string
+		dropped     bool // the refusals are of commits the push takes off the remote
 	}{
 		{name: "three new commits", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/main", upToDate}}, me: "ann",
 			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
@@ -92,6 +93,11 @@ func TestCheckPush(t *testing.T) {
 		// judged when it was pushed there, and is not refused again.
 		{name: "to another remote, what the hub has is not judged", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}},
 			me: "ann", remote: "fork", hub: "origin", commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+		// A force push that rewinds the remote's main to an older commit
+		// takes the three off it, undoing their changes.
+		{name: "a rewind takes commits off the remote", updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", head}}, me: "ann",
+			refused: []string{"src/a.go", "src/b.go", "src/old.go"}, dropped: true},
+		{name: "the holder rewinds", updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", head}}, me: "bob"},
 		{name: "to another remote, with no hub: all it lacks", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}},
 			me: "ann", remote: "fork", commits: all, refused: []string{"src/a.go", "src/b.go", "src/old.go", "src/old.go"}},
 	}
@@ -105,7 +111,7 @@ func TestCheckPush(t *testing.T) {
 			var refused []string
 			for _, r := range res.Refusals {
 				refused = append(refused, r.Path)
-				if r.Reservation.Droid != "bob" || r.Subject != "fixture" || len(r.Commit) != 40 {
+				if r.Reservation.Droid != "bob" || r.Subject != "fixture" || len(r.Commit) != 40 || r.Dropped != tt.dropped {
 					t.Errorf("refusal %+v", r)
 				}
 			}
