@@ -68,10 +68,26 @@ func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
 }
 
 // SideChanges lists the paths commit side changes against its merge base
-// with HEAD (git diff-tree --merge-base): what that side of a merge
-// brings. It fails where there is no single merge base.
-func (r *Repo) SideChanges(side string) (map[string]bool, error) {
-	return r.pathsDiffering(true, "HEAD", side)
+// with commit base (git diff-tree --merge-base): what that side of a
+// merge into base brings. It fails where there is no single merge base.
+func (r *Repo) SideChanges(base, side string) (map[string]bool, error) {
+	return r.pathsDiffering(true, base, side)
+}
+
+// MergeParents lists the parents of each merge among commits (ids), with
+// one git rev-list; other commits are left out.
+func (r *Repo) MergeParents(commits []string) (map[string][]string, error) {
+	out, err := GitInput(r.TopLevel, strings.Join(commits, "\n")+"\n", "rev-list", "--no-walk=unsorted", "--merges", "--parents", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	parents := map[string][]string{}
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 2 {
+			parents[f[0]] = f[1:]
+		}
+	}
+	return parents, nil
 }
 
 // PathsBetween lists the paths where commit to's tree differs from

@@ -119,7 +119,7 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 			differs[e.Path] = e
 		}
 		mv.differs = append(mv.differs, differs)
-		side, err := repo.SideChanges(p)
+		side, err := repo.SideChanges("HEAD", p)
 		if err != nil {
 			side = nil // no single merge base: judged as before, by the parents alone
 		}

@@ -105,8 +105,9 @@ type PushInput struct {
 // remote: their changes to a path another droid holds, where the push
 // leaves it other than the remote had it, are refused too. Three git
 // processes whatever the number of commits: two rev-lists (at once), one
-// diff-tree (and one git diff-tree per rewound ref, one git log for the
-// subjects of the commits it refuses).
+// diff-tree (and one git rev-list of the merges, two git diff-tree per
+// merge and one per rewound ref, one git log for the subjects of the
+// commits it refuses).
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
@@ -165,6 +166,13 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
+	var (
+		merges    map[string][]string
+		errMerges error
+	)
+	if len(commits) > 0 {
+		wg.Go(func() { merges, errMerges = in.Repo.MergeParents(commits) })
+	}
 	changed, err := in.Repo.PathsChangedBy(append(slices.Clone(commits), dropped...))
 	wg.Wait()
 	if err != nil {
@@ -172,6 +180,12 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	}
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
+	}
+	if errMerges != nil {
+		return nil, fmt.Errorf("find the merges being pushed: %w", errMerges)
+	}
+	if err := addTakenBack(in.Repo, merges, changed); err != nil {
+		return nil, err
 	}
 	// A dropped commit's change counts where the push leaves the path
 	// other than the remote had it: the change is undone there.

@@ -122,3 +122,57 @@ func TestCheckPush(t *testing.T) {
 		})
 	}
 }
+
+// A merge being pushed is judged as a merge being made: where it takes
+// back a side's copy of a file that side never changed, it undoes the
+// branch's change, and that is its own; where it takes a side's change,
+// the side's commits are what is judged.
+func TestCheckPushJudgesWhatAMergeTakesBack(t *testing.T) {
+	f := newFixture(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testgit.Run(t, f.repo, "init", "-q", "--bare", remote)
+	f.git(t, "remote", "add", "origin", remote)
+	f.commit(t, map[string]string{"src/c.go": "base\n", "docs/d.md": "base\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "main")
+	f.git(t, "checkout", "-q", "-b", "side")
+	f.commit(t, map[string]string{"docs/d.md": "side's\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "side")
+	f.git(t, "checkout", "-q", "main")
+	f.commit(t, map[string]string{"src/c.go": "bob's\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "main")
+	f.reserve(t, "bob", "src/**", true)
+	pushed := f.git(t, "rev-parse", "HEAD")
+	repo, err := gitrepo.Discover(f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge := func(t *testing.T, takeBack bool) []string {
+		t.Helper()
+		f.git(t, "reset", "-q", "--hard", pushed)
+		f.git(t, "merge", "-q", "--no-commit", "--no-ff", "side")
+		if takeBack {
+			f.git(t, "checkout", "side", "--", "src/c.go")
+		}
+		f.git(t, "commit", "-q", "--no-verify", "-m", "fixture")
+		merge := f.git(t, "rev-parse", "HEAD")
+		res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+			Updates: []RefUpdate{{"refs/heads/main", merge, "refs/heads/main", pushed}}, Identity: func() string { return "ann" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for _, r := range res.Refusals {
+			if r.Commit != merge || r.Dropped {
+				t.Errorf("refusal %+v, not of the merge %s", r, merge)
+			}
+			refused = append(refused, r.Path)
+		}
+		return refused
+	}
+	if got := judge(t, false); len(got) != 0 {
+		t.Errorf("a merge that brings the side's change to docs/ was refused: %v", got)
+	}
+	if got := judge(t, true); !slices.Equal(got, []string{"src/c.go"}) {
+		t.Errorf("a merge that takes back the side's copy of src/c.go: refused %v, want [src/c.go]", got)
+	}
+}
