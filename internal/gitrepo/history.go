@@ -119,6 +119,29 @@ func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool,
 	return changed, nil
 }
 
+// TrackingTips lists the remote-tracking refs of remotes (none named: of
+// every remote) and the commit each points at, with one git for-each-ref.
+func (r *Repo) TrackingTips(remotes []string) (map[string]string, error) {
+	args := []string{"for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options"}
+	if len(remotes) == 0 {
+		args = append(args, "refs/remotes/")
+	}
+	for _, remote := range remotes {
+		args = append(args, "refs/remotes/"+remote+"/")
+	}
+	out, err := Git(r.TopLevel, args...)
+	if err != nil {
+		return nil, err
+	}
+	tips := map[string]string{}
+	for line := range strings.Lines(out) {
+		if id, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " "); ok {
+			tips[name] = id
+		}
+	}
+	return tips, nil
+}
+
 // CommitsLeaving lists the commits reachable from the ids in old but not
 // from those in new: what refs moved from old to new lose (none for a
 // fast-forward). Ids this repository lacks are ignored.

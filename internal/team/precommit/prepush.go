@@ -103,11 +103,11 @@ type PushInput struct {
 // cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
 // a push. And a force push that rewinds a ref takes commits off the
 // remote: their changes to a path another droid holds, where the push
-// leaves it other than the remote had it, are refused too. Three git
-// processes whatever the number of commits: two rev-lists (at once), one
-// diff-tree (and one git rev-list of the merges, two git diff-tree per
-// merge and one per rewound ref, one git log for the subjects of the
-// commits it refuses).
+// leaves it other than the remote had it, are refused too. Five git
+// processes whatever the number of commits: two rev-lists and a
+// for-each-ref (at once), then a diff-tree and a rev-list of the merges
+// (at once); and two git diff-tree per merge, one per rewound ref, one
+// git log for the subjects of the commits it refuses.
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
@@ -139,7 +139,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		errDrops  error
 		listDrops sync.WaitGroup
 	)
-	listDrops.Go(func() { dropped, undone, errDrops = dropsOf(in.Repo, rewound) })
+	listDrops.Go(func() { dropped, undone, errDrops = dropsOf(in.Repo, rewound, in.Remote, judged) })
 	commits, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
 	listDrops.Wait()
 	if err != nil {
@@ -230,17 +230,34 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	return res, nil
 }
 
-// dropsOf lists the commits the updates take off the remote's refs (a
-// force push that rewinds a ref: none for a fast-forward), and the paths
-// where such an update leaves the ref's tree other than the remote had
-// it. Two git processes when a ref loses commits, one otherwise.
-func dropsOf(repo *gitrepo.Repo, updates []RefUpdate) ([]string, map[string]bool, error) {
+// dropsOf lists the commits the updates of remote take off it (a force
+// push that rewinds a ref: none for a fast-forward), and the paths where
+// such an update leaves the ref's tree other than the remote had it. A
+// commit still on another ref of the remote's (a remote-tracking ref of
+// remotes other than the rewound ref's own) is not taken off it. Two git
+// processes, and one more for each rewound ref.
+func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []string) ([]string, map[string]bool, error) {
+	if len(updates) == 0 {
+		return nil, nil, nil
+	}
+	tracking, err := repo.TrackingTips(remotes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list the remote-tracking refs: %w", err)
+	}
 	var old, new []string
 	for _, u := range updates {
 		old, new = append(old, u.RemoteSHA), append(new, u.LocalSHA)
+		// The rewound ref's own tracking ref holds what it loses: by its
+		// name, as git's default refspec tracks it, else by its tip.
+		own := "refs/remotes/" + remote + "/" + strings.TrimPrefix(u.RemoteRef, "refs/heads/")
+		if _, ok := tracking[own]; ok && strings.HasPrefix(u.RemoteRef, "refs/heads/") {
+			delete(tracking, own)
+			continue
+		}
+		maps.DeleteFunc(tracking, func(_, id string) bool { return id == u.RemoteSHA })
 	}
-	if len(old) == 0 {
-		return nil, nil, nil
+	for _, id := range tracking {
+		new = append(new, id)
 	}
 	dropped, err := repo.CommitsLeaving(old, new)
 	if err != nil || len(dropped) == 0 {

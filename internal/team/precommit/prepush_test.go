@@ -121,6 +121,17 @@ func TestCheckPush(t *testing.T) {
 			}
 		})
 	}
+	// A rewind takes nothing off the remote that another of its branches
+	// still holds (a branch that a droid force-pushes in turn).
+	f.git(t, "checkout", "-q", "-b", "keep")
+	f.commit(t, map[string]string{"docs/keep.md": "k\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "keep")
+	f.git(t, "checkout", "-q", "main")
+	res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+		Updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", head}}, Identity: func() string { return "ann" }})
+	if err != nil || len(res.Refusals) != 0 {
+		t.Errorf("a rewind of commits origin/keep still holds: %+v, %v", res, err)
+	}
 }
 
 // A merge being pushed is judged as a merge being made: where it takes
