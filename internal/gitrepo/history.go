@@ -21,11 +21,12 @@ var rawDiffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames"
 // CommitsNotOnRemote lists, oldest first, the commits reachable from tips
 // but neither from the ids in known nor from the remote-tracking refs of
 // remotes (none named: of every remote): what a push or a merge brings
-// that no remote has. Ids this repository lacks are ignored.
-func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]string, error) {
+// that no remote has; and, by id, the parents of those that are merges.
+// Ids this repository lacks are ignored.
+func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]string, map[string][]string, error) {
 	// The remote-tracking refs are excluded between the two --not, the
 	// known ids by ^ID: after --end-of-options, nothing is an option.
-	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not"}
+	args := []string{"rev-list", "--reverse", "--parents", "--ignore-missing", "--not"}
 	if len(remotes) == 0 {
 		args = append(args, "--remotes")
 	}
@@ -38,7 +39,22 @@ func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]str
 		args = append(args, "^"+id)
 	}
 	out, err := Git(r.TopLevel, args...)
-	return strings.Fields(out), err
+	if err != nil {
+		return nil, nil, err
+	}
+	var commits []string
+	merges := map[string][]string{}
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		commits = append(commits, f[0])
+		if len(f) > 2 {
+			merges[f[0]] = f[1:]
+		}
+	}
+	return commits, merges, nil
 }
 
 // PathsChangedBy lists, with one git diff-tree, the paths each commit
@@ -74,22 +90,6 @@ func (r *Repo) SideChanges(base, side string) (map[string]bool, error) {
 	return r.pathsDiffering(true, base, side)
 }
 
-// MergeParents lists the parents of each merge among commits (ids), with
-// one git rev-list; other commits are left out.
-func (r *Repo) MergeParents(commits []string) (map[string][]string, error) {
-	out, err := GitInput(r.TopLevel, strings.Join(commits, "\n")+"\n", "rev-list", "--no-walk=unsorted", "--merges", "--parents", "--stdin")
-	if err != nil {
-		return nil, err
-	}
-	parents := map[string][]string{}
-	for line := range strings.Lines(out) {
-		if f := strings.Fields(line); len(f) > 2 {
-			parents[f[0]] = f[1:]
-		}
-	}
-	return parents, nil
-}
-
 // PathsBetween lists the paths where commit to's tree differs from
 // commit from's.
 func (r *Repo) PathsBetween(from, to string) (map[string]bool, error) {
@@ -117,29 +117,6 @@ func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool,
 		changed[e.Path] = true
 	}
 	return changed, nil
-}
-
-// TrackingTips lists the remote-tracking refs of remotes (none named: of
-// every remote) and the commit each points at, with one git for-each-ref.
-func (r *Repo) TrackingTips(remotes []string) (map[string]string, error) {
-	args := []string{"for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options"}
-	if len(remotes) == 0 {
-		args = append(args, "refs/remotes/")
-	}
-	for _, remote := range remotes {
-		args = append(args, "refs/remotes/"+remote+"/")
-	}
-	out, err := Git(r.TopLevel, args...)
-	if err != nil {
-		return nil, err
-	}
-	tips := map[string]string{}
-	for line := range strings.Lines(out) {
-		if id, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " "); ok {
-			tips[name] = id
-		}
-	}
-	return tips, nil
 }
 
 // CommitsLeaving lists the commits reachable from the ids in old but not

@@ -127,7 +127,7 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	}
 	// What a remote has: its remote-tracking refs, and what a fetch
 	// brought (git pull of a URL leaves only FETCH_HEAD).
-	unpushed, err := repo.CommitsNotOnRemote(nil, parents, append([]string{"HEAD"}, fetchHead(repo)...))
+	unpushed, _, err := repo.CommitsNotOnRemote(nil, parents, append([]string{"HEAD"}, fetchHead(repo)...))
 	if err != nil {
 		return nil, fmt.Errorf("list the commits the merge brings: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
@@ -103,10 +104,9 @@ type PushInput struct {
 // cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
 // a push. And a force push that rewinds a ref takes commits off the
 // remote: their changes to a path another droid holds, where the push
-// leaves it other than the remote had it, are refused too. Five git
-// processes whatever the number of commits: two rev-lists and a
-// for-each-ref (at once), then a diff-tree and a rev-list of the merges
-// (at once); and two git diff-tree per merge, one per rewound ref, one
+// leaves it other than the remote had it, are refused too. Three git
+// processes whatever the number of commits: two rev-lists (at once), then
+// a diff-tree; and two git diff-tree per merge, one per rewound ref, one
 // git log for the subjects of the commits it refuses.
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
@@ -140,7 +140,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		listDrops sync.WaitGroup
 	)
 	listDrops.Go(func() { dropped, undone, errDrops = dropsOf(in.Repo, rewound, in.Remote, judged) })
-	commits, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
+	commits, merges, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
 	listDrops.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
@@ -166,13 +166,6 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
-	var (
-		merges    map[string][]string
-		errMerges error
-	)
-	if len(commits) > 0 {
-		wg.Go(func() { merges, errMerges = in.Repo.MergeParents(commits) })
-	}
 	changed, err := in.Repo.PathsChangedBy(append(slices.Clone(commits), dropped...))
 	wg.Wait()
 	if err != nil {
@@ -180,9 +173,6 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	}
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
-	}
-	if errMerges != nil {
-		return nil, fmt.Errorf("find the merges being pushed: %w", errMerges)
 	}
 	if err := addTakenBack(in.Repo, merges, changed); err != nil {
 		return nil, err
@@ -234,15 +224,26 @@ func CheckPush(in PushInput) (*PushResult, error) {
 // push that rewinds a ref: none for a fast-forward), and the paths where
 // such an update leaves the ref's tree other than the remote had it. A
 // commit still on another ref of the remote's (a remote-tracking ref of
-// remotes other than the rewound ref's own) is not taken off it. Two git
-// processes, and one more for each rewound ref.
+// remotes other than the rewound ref's own, read without git) is not
+// taken off it. One git process, and one more for each rewound ref.
 func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []string) ([]string, map[string]bool, error) {
 	if len(updates) == 0 {
 		return nil, nil, nil
 	}
-	tracking, err := repo.TrackingTips(remotes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list the remote-tracking refs: %w", err)
+	tracking := map[string]string{}
+	if len(remotes) == 0 {
+		remotes = []string{""} // every remote's
+	}
+	for _, r := range remotes {
+		prefix := "refs/remotes/" + r + "/"
+		if r == "" {
+			prefix = "refs/remotes/"
+		}
+		tips, err := refs.Open(repo.CommonDir).Tips(prefix)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the remote-tracking refs: %w", err)
+		}
+		maps.Copy(tracking, tips)
 	}
 	var old, new []string
 	for _, u := range updates {
