@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -235,9 +236,11 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 		remotes = []string{""} // every remote's
 	}
 	for _, r := range remotes {
-		prefix := "refs/remotes/" + r + "/"
-		if r == "" {
-			prefix = "refs/remotes/"
+		// A remote git names by its URL (../fork.git) has no tracking
+		// refs: its name must not lead the walk out of refs/remotes/.
+		prefix := path.Clean("refs/remotes/"+r) + "/"
+		if !strings.HasPrefix(prefix, "refs/remotes/") {
+			continue
 		}
 		tips, err := refs.Open(repo.CommonDir).Tips(prefix)
 		if err != nil {
