@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -95,5 +96,6 @@ func Doctor(e *Env, r DoctorRequest) ([]setup.Change, []setup.Check, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return repo.Doctor(setup.Options{Force: r.Force, Probe: true, Timeout: timeout}, r.Fix)
+	return repo.Doctor(setup.Options{Force: r.Force, Probe: true, Timeout: timeout,
+		NamedStore: cmp.Or(e.BeadsDir, e.Getenv("BEADS_DIR"))}, r.Fix)
 }

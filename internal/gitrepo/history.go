@@ -20,21 +20,41 @@ var rawDiffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames"
 
 // CommitsNotOnRemote lists, oldest first, the commits reachable from tips
 // but neither from the ids in known nor from the remote-tracking refs of
-// remote ("" for every remote): what a push or a merge brings that no
-// remote has. Ids this repository lacks are ignored.
-func (r *Repo) CommitsNotOnRemote(remote string, tips, known []string) ([]string, error) {
-	// The remote-tracking refs are excluded by the one --not, the known
-	// ids by ^ID: after --end-of-options, nothing is an option.
-	args := []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes", "--not", "--end-of-options"}
-	if remote != "" {
-		args = []string{"rev-list", "--reverse", "--ignore-missing", "--not", "--remotes=" + remote, "--not", "--end-of-options"}
+// remotes (none named: of every remote): what a push or a merge brings
+// that no remote has; and, by id, the parents of those that are merges.
+// Ids this repository lacks are ignored.
+func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]string, map[string][]string, error) {
+	// The remote-tracking refs are excluded between the two --not, the
+	// known ids by ^ID: after --end-of-options, nothing is an option.
+	args := []string{"rev-list", "--reverse", "--parents", "--ignore-missing", "--not"}
+	if len(remotes) == 0 {
+		args = append(args, "--remotes")
 	}
+	for _, remote := range remotes {
+		args = append(args, "--remotes="+remote)
+	}
+	args = append(args, "--not", "--end-of-options")
 	args = append(args, tips...)
 	for _, id := range known {
 		args = append(args, "^"+id)
 	}
 	out, err := Git(r.TopLevel, args...)
-	return strings.Fields(out), err
+	if err != nil {
+		return nil, nil, err
+	}
+	var commits []string
+	merges := map[string][]string{}
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		commits = append(commits, f[0])
+		if len(f) > 2 {
+			merges[f[0]] = f[1:]
+		}
+	}
+	return commits, merges, nil
 }
 
 // PathsChangedBy lists, with one git diff-tree, the paths each commit
@@ -61,6 +81,55 @@ func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
 		return nil, err
 	}
 	return parseDiffIndex(out)
+}
+
+// SideChanges lists the paths commit side changes against its merge base
+// with commit base (git diff-tree --merge-base): what that side of a
+// merge into base brings. It fails where there is no single merge base.
+func (r *Repo) SideChanges(base, side string) (map[string]bool, error) {
+	return r.pathsDiffering(true, base, side)
+}
+
+// PathsBetween lists the paths where commit to's tree differs from
+// commit from's.
+func (r *Repo) PathsBetween(from, to string) (map[string]bool, error) {
+	return r.pathsDiffering(false, from, to)
+}
+
+// pathsDiffering lists the paths git diff-tree finds differing between
+// two commits (from their merge base to the second, with mergeBase).
+func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool, error) {
+	args := append([]string{"diff-tree"}, rawDiffOptions...)
+	if mergeBase {
+		args = append(args, "--merge-base")
+	}
+	args = append(args, "--end-of-options", from, to)
+	out, err := Git(r.TopLevel, args...)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := parseDiffIndex(out)
+	if err != nil {
+		return nil, err
+	}
+	changed := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		changed[e.Path] = true
+	}
+	return changed, nil
+}
+
+// CommitsLeaving lists the commits reachable from the ids in old but not
+// from those in new: what refs moved from old to new lose (none for a
+// fast-forward). Ids this repository lacks are ignored.
+func (r *Repo) CommitsLeaving(old, new []string) ([]string, error) {
+	args := []string{"rev-list", "--ignore-missing", "--end-of-options"}
+	args = append(args, old...)
+	for _, id := range new {
+		args = append(args, "^"+id)
+	}
+	out, err := Git(r.TopLevel, args...)
+	return strings.Fields(out), err
 }
 
 // CommitSubjects reads the subject of each commit, by id; a commit git

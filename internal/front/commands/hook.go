@@ -48,14 +48,17 @@ parent, in any order. Bypass it once with 'git merge --no-verify'.`,
 			ArgsUsage: "REMOTE URL",
 			Description: `Reads the refs being pushed on stdin (as git gives them) and checks every
 commit the remote does not have yet (not reachable from its remote-tracking
-refs or from what the remote ref points at) against the active exclusive
+refs or from what the remote ref points at, nor from the team's remote's:
+queen.remote, or origin) against the active exclusive
 reservations: a change to a path another droid holds refuses the push,
 naming commit, path and holder. Cherry-picks, rebases, git am and amends
 do not run the commit hooks, but every change leaves the machine by a
-push.
+push. A force push that takes commits off the remote is refused when it
+undoes their change to a path another droid holds.
 
 First it fetches the remote's ledger (refs/queen/ledger only, as git queen
-sync does), so the push is judged on what the remote holds now, within
+sync does; queen.remote's when this clone shares no ledger with the remote,
+a fork or a mirror), so the push is judged on what is held now, within
 queen.prePushTimeout (default 5s; off for no fetch). A remote that cannot
 be reached or does not answer in time leaves the push judged on what this
 clone has, with one line that says so. Bypass the check once with

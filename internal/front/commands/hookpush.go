@@ -51,13 +51,21 @@ func runPrePush(o prePushOptions) error {
 func printPushRefusal(w io.Writer, res *precommit.PushResult) {
 	fmt.Fprintf(w, "git-queen: push refused: %d change(s) to paths other droids reserved exclusively:\n", len(res.Refusals))
 	var names []string
+	rest := "take the change out of the commits you push, or push anyway with git push --no-verify"
 	for _, r := range res.Refusals {
 		h := r.Reservation
 		names = append(names, h.Droid)
-		fmt.Fprintf(w, "  commit %s %q changes %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
-			r.Commit[:min(12, len(r.Commit))], r.Subject, shownPath(r.Path), h.Droid, h.Pattern, forIssue(h.IssueID), records.Relative(res.Now, h.Expiry()))
+		changes := "changes"
+		if r.Dropped && !strings.HasPrefix(rest, "keep") {
+			rest = "keep the commits the remote has in what you push (git rebase onto them, then push without --force), " + rest
+		}
+		if r.Dropped {
+			changes = "is taken off the remote by this push, which undoes its change to"
+		}
+		fmt.Fprintf(w, "  commit %s %q %s %s: reserved exclusively by %s (pattern %s%s, expires %s)\n",
+			r.Commit[:min(12, len(r.Commit))], r.Subject, changes, shownPath(r.Path), h.Droid, h.Pattern, forIssue(h.IssueID), records.Relative(res.Now, h.Expiry()))
 	}
-	printWaysOut(w, names, "take the change out of the commits you push, or push anyway with git push --no-verify", res.Me)
+	printWaysOut(w, names, rest, res.Me)
 }
 
 // printWaysOut ends a refused commit, merge or push: whom to ask (the

@@ -77,6 +77,23 @@ func (s *Store) List(prefix string) ([]Ref, error) {
 	return refs, nil
 }
 
+// Tips returns, by name, the commit each ref under prefix points at, in
+// hex: what the pre-push hook needs of the remote-tracking refs, read
+// without starting git.
+func (s *Store) Tips(prefix string) (map[string]string, error) {
+	list, err := s.List(prefix)
+	if err != nil {
+		return nil, err
+	}
+	tips := make(map[string]string, len(list))
+	for _, r := range list {
+		if !r.ID.IsZero() {
+			tips[r.Name] = r.ID.String()
+		}
+	}
+	return tips, nil
+}
+
 func hashOrZero(id string) plumbing.Hash {
 	if len(id) == 40 && plumbing.IsHash(id) {
 		return plumbing.NewHash(id)

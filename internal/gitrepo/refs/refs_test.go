@@ -72,3 +72,30 @@ func TestRefsAgreeWithGit(t *testing.T) {
 		t.Errorf("ReadIn = %s, %v, %v", h, ok, err)
 	}
 }
+
+// Tips are the refs under a prefix as git lists them, packed or loose, by
+// name in hex.
+func TestTipsAgreeWithGit(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	head := testgit.Run(t, repo, "rev-parse", "HEAD")
+	testgit.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "second")
+	second := testgit.Run(t, repo, "rev-parse", "HEAD")
+	testgit.Run(t, repo, "update-ref", "refs/remotes/origin/main", head)
+	testgit.Run(t, repo, "update-ref", "refs/remotes/origin/topic", head)
+	testgit.Run(t, repo, "pack-refs", "--all")
+	testgit.Run(t, repo, "update-ref", "refs/remotes/origin/topic", second) // loose, over the packed one
+	testgit.Run(t, repo, "update-ref", "refs/remotes/origin2/main", second)
+	tips, err := Open(filepath.Join(repo, ".git")).Tips("refs/remotes/origin/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := testgit.Run(t, repo, "for-each-ref", "--format=%(refname)=%(objectname)", "refs/remotes/origin/")
+	var got []string
+	for _, name := range []string{"refs/remotes/origin/main", "refs/remotes/origin/topic"} {
+		got = append(got, name+"="+tips[name])
+	}
+	if len(tips) != 2 || strings.Join(got, "\n") != want || tips["refs/remotes/origin/topic"] != second {
+		t.Errorf("Tips = %v; git lists\n%s", tips, want)
+	}
+}

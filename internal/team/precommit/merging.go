@@ -52,6 +52,11 @@ type mergeView struct {
 	// differs holds, per parent, the paths where the index differs from
 	// it, with the parent's object (IDs[0]) and the index's (IDs[1]).
 	differs []map[string]gitrepo.RawEntry
+	// sides holds, per parent, the paths its side changed since its merge
+	// base with HEAD (nil where git could not say: all count as changed).
+	// A result that is that parent's where its side changed nothing is the
+	// base's: the merge undid HEAD's change, and that is its own.
+	sides []map[string]bool
 	// unjudged names, for each path a commit in Unpushed changes, the
 	// first such commit.
 	unjudged map[string]string
@@ -114,10 +119,15 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 			differs[e.Path] = e
 		}
 		mv.differs = append(mv.differs, differs)
+		side, err := repo.SideChanges("HEAD", p)
+		if err != nil {
+			side = nil // no single merge base: judged as before, by the parents alone
+		}
+		mv.sides = append(mv.sides, side)
 	}
 	// What a remote has: its remote-tracking refs, and what a fetch
 	// brought (git pull of a URL leaves only FETCH_HEAD).
-	unpushed, err := repo.CommitsNotOnRemote("", parents, append([]string{"HEAD"}, fetchHead(repo)...))
+	unpushed, _, err := repo.CommitsNotOnRemote(nil, parents, append([]string{"HEAD"}, fetchHead(repo)...))
 	if err != nil {
 		return nil, fmt.Errorf("list the commits the merge brings: %w", err)
 	}
@@ -158,9 +168,9 @@ func fetchHead(repo *gitrepo.Repo) []string {
 // and the commit no remote has that made it ("" for the merge's own).
 func (mv *mergeView) judged(path string) (bool, string) {
 	own := true
-	for _, differs := range mv.differs {
-		if _, ok := differs[path]; !ok {
-			own = false // the result is that parent's: brought from it
+	for i, differs := range mv.differs {
+		if _, ok := differs[path]; !ok && (mv.sides[i] == nil || mv.sides[i][path]) {
+			own = false // the result is that parent's, whose side changed it: brought from it
 			break
 		}
 	}

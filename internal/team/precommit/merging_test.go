@@ -90,6 +90,7 @@ func TestMergeJudgedByWhatItBrings(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	testgit.Run(t, f.repo, "init", "-q", "--bare", remote)
 	f.git(t, "remote", "add", "origin", remote)
+	f.commit(t, map[string]string{"src/c.go": "base\n"})
 	f.git(t, "push", "-q", "--no-verify", "origin", "main")
 	f.reserve(t, "ann", "src/**", true)
 	// ann's work, pushed: origin/pushed tracks it.
@@ -102,7 +103,7 @@ func TestMergeJudgedByWhatItBrings(t *testing.T) {
 	f.commit(t, map[string]string{"src/b.go": "local\n"})
 	local := f.git(t, "rev-parse", "HEAD")
 	f.git(t, "checkout", "-q", "main")
-	f.commit(t, map[string]string{"other.txt": "bob's own\n"})
+	f.commit(t, map[string]string{"other.txt": "bob's own\n", "src/c.go": "main's\n"})
 	main := f.git(t, "rev-parse", "HEAD")
 
 	merge := func(t *testing.T, branch string) {
@@ -144,6 +145,16 @@ func TestMergeJudgedByWhatItBrings(t *testing.T) {
 		f.stage(t, map[string]string{"src/a.go": "bob's resolution\n"})
 		res := f.runMerge(t, "bob", []string{githead(pushed, "pushed")})
 		if got := refusals(res); !slices.Equal(got, []string{"src/a.go@"}) {
+			t.Errorf("refusals %v", got)
+		}
+	})
+	// The side's copy of a file its side never changed is the merge
+	// base's: taking it undoes HEAD's change, which is the merge's own.
+	t.Run("the merge takes back a copy the side never changed", func(t *testing.T) {
+		merge(t, "pushed")
+		f.git(t, "checkout", "pushed", "--", "src/c.go")
+		res := f.runMerge(t, "bob", []string{githead(pushed, "pushed")})
+		if got := refusals(res); !slices.Equal(got, []string{"src/c.go@"}) {
 			t.Errorf("refusals %v", got)
 		}
 	})

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/refs"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
@@ -59,6 +63,9 @@ type PushRefusal struct {
 	Subject     string              `json:"subject"`
 	Path        string              `json:"path"`
 	Reservation records.Reservation `json:"reservation"`
+	// Dropped says the push takes the commit off the remote (a force push
+	// that rewinds a ref), undoing its change to the path.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // PushResult is what the pre-push check found.
@@ -76,7 +83,12 @@ type PushInput struct {
 	Store *store.Store
 	// Remote is the remote being pushed to, as git names it to the hook:
 	// its remote-tracking refs say what it already has.
-	Remote   string
+	Remote string
+	// Hub is the remote the team shares its ledger through (queen.remote;
+	// origin when none is set): what it has was judged when it was pushed
+	// there, so a push to another remote (a fork, a mirror) is judged on
+	// what neither has, not on all the history it carries.
+	Hub      string
 	Updates  []RefUpdate
 	Identity func() string
 	// Refresh, when set, brings what the remote holds now before the
@@ -87,15 +99,20 @@ type PushInput struct {
 }
 
 // CheckPush checks every commit the push would give the remote that it
-// does not have (not reachable from its remote-tracking refs, nor from what
-// the remote ref points at now) against the active exclusive reservations:
-// whatever route a change took onto the branch (a cherry-pick, a rebase,
-// am, an amend, a merge), it leaves the machine by a push. Two git
-// processes whatever the number of commits: one rev-list, one diff-tree
-// (and one git log for the subjects of the commits it refuses).
+// does not have (not reachable from its remote-tracking refs or the hub's,
+// nor from what the remote ref points at now) against the active
+// exclusive reservations: whatever route a change took onto the branch (a
+// cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
+// a push. And a force push that rewinds a ref takes commits off the
+// remote: their changes to a path another droid holds, where the push
+// leaves it other than the remote had it, are refused too. Three git
+// processes whatever the number of commits: two rev-lists (at once), then
+// a diff-tree; and two git diff-tree per merge, one per rewound ref, one
+// git log for the subjects of the commits it refuses.
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
+	var rewound []RefUpdate // updates of a ref the remote has: a force push may take commits off it
 	for _, u := range in.Updates {
 		if strings.Trim(u.LocalSHA, "0") != "" { // a deletion pushes nothing
 			tips = append(tips, u.LocalSHA)
@@ -103,16 +120,37 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
 			have = append(have, u.RemoteSHA)
 		}
+		if strings.Trim(u.LocalSHA, "0") != "" && strings.Trim(u.RemoteSHA, "0") != "" {
+			rewound = append(rewound, u)
+		}
 	}
 	if len(tips) == 0 {
 		return res, nil
 	}
-	commits, err := in.Repo.CommitsNotOnRemote(in.Remote, tips, have)
+	var judged []string // the remotes whose refs were judged; none named: every remote's
+	for _, r := range []string{in.Remote, in.Hub} {
+		if r != "" && !slices.Contains(judged, r) {
+			judged = append(judged, r)
+		}
+	}
+	// What the push brings and what it takes off the remote, at once.
+	var (
+		dropped   []string
+		undone    map[string]bool
+		errDrops  error
+		listDrops sync.WaitGroup
+	)
+	listDrops.Go(func() { dropped, undone, errDrops = dropsOf(in.Repo, rewound, in.Remote, judged) })
+	commits, merges, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
+	listDrops.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
 	}
+	if errDrops != nil {
+		return nil, errDrops
+	}
 	res.Commits = len(commits)
-	if len(commits) == 0 || in.Store == nil {
+	if len(commits)+len(dropped) == 0 || in.Store == nil {
 		return res, nil
 	}
 	// The remote's ledger is fetched, and the reservations read, while git
@@ -129,7 +167,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
-	changed, err := in.Repo.PathsChangedBy(commits)
+	changed, err := in.Repo.PathsChangedBy(append(slices.Clone(commits), dropped...))
 	wg.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the paths the commits change: %w", err)
@@ -137,9 +175,17 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
 	}
+	if err := addTakenBack(in.Repo, merges, changed); err != nil {
+		return nil, err
+	}
+	// A dropped commit's change counts where the push leaves the path
+	// other than the remote had it: the change is undone there.
+	for _, c := range dropped {
+		changed[c] = slices.DeleteFunc(slices.Clone(changed[c]), func(p string) bool { return !undone[p] })
+	}
 	var all []string
 	seen := map[string]bool{}
-	for _, c := range commits {
+	for _, c := range append(slices.Clone(commits), dropped...) {
 		for _, p := range changed[c] {
 			if !seen[p] {
 				seen[p] = true
@@ -156,10 +202,10 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		byPath[h.Path] = append(byPath[h.Path], h)
 	}
 	var refused []string
-	for _, c := range commits {
+	for i, c := range append(slices.Clone(commits), dropped...) {
 		for _, p := range changed[c] {
 			for _, h := range byPath[p] {
-				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation})
+				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation, Dropped: i >= len(commits)})
 				if len(refused) == 0 || refused[len(refused)-1] != c {
 					refused = append(refused, c)
 				}
@@ -173,4 +219,64 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// dropsOf lists the commits the updates of remote take off it (a force
+// push that rewinds a ref: none for a fast-forward), and the paths where
+// such an update leaves the ref's tree other than the remote had it. A
+// commit still on another ref of the remote's (a remote-tracking ref of
+// remotes other than the rewound ref's own, read without git) is not
+// taken off it. One git process, and one more for each rewound ref.
+func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []string) ([]string, map[string]bool, error) {
+	if len(updates) == 0 {
+		return nil, nil, nil
+	}
+	tracking := map[string]string{}
+	if len(remotes) == 0 {
+		remotes = []string{""} // every remote's
+	}
+	for _, r := range remotes {
+		// A remote git names by its URL (../fork.git) has no tracking
+		// refs: its name must not lead the walk out of refs/remotes/.
+		prefix := path.Clean("refs/remotes/"+r) + "/"
+		if !strings.HasPrefix(prefix, "refs/remotes/") {
+			continue
+		}
+		tips, err := refs.Open(repo.CommonDir).Tips(prefix)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the remote-tracking refs: %w", err)
+		}
+		maps.Copy(tracking, tips)
+	}
+	var old, new []string
+	for _, u := range updates {
+		old, new = append(old, u.RemoteSHA), append(new, u.LocalSHA)
+		// The rewound ref's own tracking ref holds what it loses: by its
+		// name, as git's default refspec tracks it, else by its tip.
+		own := "refs/remotes/" + remote + "/" + strings.TrimPrefix(u.RemoteRef, "refs/heads/")
+		if _, ok := tracking[own]; ok && strings.HasPrefix(u.RemoteRef, "refs/heads/") {
+			delete(tracking, own)
+			continue
+		}
+		maps.DeleteFunc(tracking, func(_, id string) bool { return id == u.RemoteSHA })
+	}
+	for _, id := range tracking {
+		new = append(new, id)
+	}
+	dropped, err := repo.CommitsLeaving(old, new)
+	if err != nil || len(dropped) == 0 {
+		return nil, nil, err
+	}
+	undone := map[string]bool{}
+	for _, u := range updates {
+		if !slices.Contains(dropped, u.RemoteSHA) {
+			continue // a fast-forward, or a remote commit this clone lacks
+		}
+		paths, err := repo.PathsBetween(u.RemoteSHA, u.LocalSHA)
+		if err != nil {
+			return nil, nil, fmt.Errorf("compare %s with what the remote has: %w", u.RemoteRef, err)
+		}
+		maps.Copy(undone, paths)
+	}
+	return dropped, undone, nil
 }

@@ -1,6 +1,7 @@
 package precommit
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,6 +55,9 @@ func TestCheckPush(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	testgit.Run(t, f.repo, "init", "-q", "--bare", remote)
 	f.git(t, "remote", "add", "origin", remote)
+	fork := filepath.Join(t.TempDir(), "fork.git") // never pushed to nor fetched from
+	testgit.Run(t, f.repo, "init", "-q", "--bare", fork)
+	f.git(t, "remote", "add", "fork", fork)
 	f.commit(t, map[string]string{"src/old.go": "old\n"})
 	f.git(t, "push", "-q", "--no-verify", "origin", "main")
 	f.reserve(t, "bob", "src/**", true)
@@ -66,12 +70,17 @@ func TestCheckPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	upToDate := f.git(t, "rev-parse", "origin/main")
+	all := len(strings.Fields(f.git(t, "rev-list", "HEAD")))
 	tests := []struct {
 		name    string
 		updates []RefUpdate
 		me      string
-		commits int
-		refused []string
+		// remote is where the push goes (origin unless named), hub the
+		// remote the team shares its ledger through.
+		remote, hub string
+		commits     int
+		refused     []string
+		dropped     bool // the refusals are of commits the push takes off the remote
 	}{
 		{name: "three new commits", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/main", upToDate}}, me: "ann",
 			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
@@ -80,17 +89,29 @@ func TestCheckPush(t *testing.T) {
 		{name: "a deletion pushes nothing", updates: []RefUpdate{{"(delete)", strings.Repeat("0", 40), "refs/heads/x", upToDate}}, me: "ann"},
 		{name: "a new branch", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}}, me: "ann",
 			commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+		// A fork or a mirror lacks the whole history; what the hub has was
+		// judged when it was pushed there, and is not refused again.
+		{name: "to another remote, what the hub has is not judged", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}},
+			me: "ann", remote: "fork", hub: "origin", commits: 3, refused: []string{"src/a.go", "src/b.go", "src/old.go"}},
+		// A force push that rewinds the remote's main to an older commit
+		// takes the three off it, undoing their changes.
+		{name: "a rewind takes commits off the remote", updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", head}}, me: "ann",
+			refused: []string{"src/a.go", "src/b.go", "src/old.go"}, dropped: true},
+		{name: "the holder rewinds", updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", head}}, me: "bob"},
+		{name: "to another remote, with no hub: all it lacks", updates: []RefUpdate{{"refs/heads/main", head, "refs/heads/topic", strings.Repeat("0", 40)}},
+			me: "ann", remote: "fork", commits: all, refused: []string{"src/a.go", "src/b.go", "src/old.go", "src/old.go"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Updates: tt.updates, Identity: func() string { return tt.me }})
+			remote := cmp.Or(tt.remote, "origin")
+			res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: remote, Hub: tt.hub, Updates: tt.updates, Identity: func() string { return tt.me }})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var refused []string
 			for _, r := range res.Refusals {
 				refused = append(refused, r.Path)
-				if r.Reservation.Droid != "bob" || r.Subject != "fixture" || len(r.Commit) != 40 {
+				if r.Reservation.Droid != "bob" || r.Subject != "fixture" || len(r.Commit) != 40 || r.Dropped != tt.dropped {
 					t.Errorf("refusal %+v", r)
 				}
 			}
@@ -99,5 +120,70 @@ func TestCheckPush(t *testing.T) {
 				t.Errorf("%d commits, refused %v; want %d, %v", res.Commits, refused, tt.commits, tt.refused)
 			}
 		})
+	}
+	// A rewind takes nothing off the remote that another of its branches
+	// still holds (a branch that a droid force-pushes in turn).
+	f.git(t, "checkout", "-q", "-b", "keep")
+	f.commit(t, map[string]string{"docs/keep.md": "k\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "keep")
+	f.git(t, "checkout", "-q", "main")
+	res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+		Updates: []RefUpdate{{"refs/heads/main", upToDate, "refs/heads/main", head}}, Identity: func() string { return "ann" }})
+	if err != nil || len(res.Refusals) != 0 {
+		t.Errorf("a rewind of commits origin/keep still holds: %+v, %v", res, err)
+	}
+}
+
+// A merge being pushed is judged as a merge being made: where it takes
+// back a side's copy of a file that side never changed, it undoes the
+// branch's change, and that is its own; where it takes a side's change,
+// the side's commits are what is judged.
+func TestCheckPushJudgesWhatAMergeTakesBack(t *testing.T) {
+	f := newFixture(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	testgit.Run(t, f.repo, "init", "-q", "--bare", remote)
+	f.git(t, "remote", "add", "origin", remote)
+	f.commit(t, map[string]string{"src/c.go": "base\n", "docs/d.md": "base\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "main")
+	f.git(t, "checkout", "-q", "-b", "side")
+	f.commit(t, map[string]string{"docs/d.md": "side's\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "side")
+	f.git(t, "checkout", "-q", "main")
+	f.commit(t, map[string]string{"src/c.go": "bob's\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "main")
+	f.reserve(t, "bob", "src/**", true)
+	pushed := f.git(t, "rev-parse", "HEAD")
+	repo, err := gitrepo.Discover(f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge := func(t *testing.T, takeBack bool) []string {
+		t.Helper()
+		f.git(t, "reset", "-q", "--hard", pushed)
+		f.git(t, "merge", "-q", "--no-commit", "--no-ff", "side")
+		if takeBack {
+			f.git(t, "checkout", "side", "--", "src/c.go")
+		}
+		f.git(t, "commit", "-q", "--no-verify", "-m", "fixture")
+		merge := f.git(t, "rev-parse", "HEAD")
+		res, err := CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+			Updates: []RefUpdate{{"refs/heads/main", merge, "refs/heads/main", pushed}}, Identity: func() string { return "ann" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for _, r := range res.Refusals {
+			if r.Commit != merge || r.Dropped {
+				t.Errorf("refusal %+v, not of the merge %s", r, merge)
+			}
+			refused = append(refused, r.Path)
+		}
+		return refused
+	}
+	if got := judge(t, false); len(got) != 0 {
+		t.Errorf("a merge that brings the side's change to docs/ was refused: %v", got)
+	}
+	if got := judge(t, true); !slices.Equal(got, []string{"src/c.go"}) {
+		t.Errorf("a merge that takes back the side's copy of src/c.go: refused %v, want [src/c.go]", got)
 	}
 }

@@ -161,7 +161,7 @@ func (r *Repo) Checks(o Options) []Check {
 	defer r.answering()()
 	checks := []Check{
 		r.checkOnPath(),
-		r.checkLiveStore(),
+		r.checkLiveStore(o.NamedStore),
 		r.checkLegacy(),
 		r.checkRemote(o.Remote),
 	}
@@ -199,4 +199,8 @@ type Options struct {
 	// by Timeout (zero: queen.timeout, else ledgersync.DefaultTimeout).
 	Probe   bool
 	Timeout time.Duration
+	// NamedStore is the plain directory store --beads-dir or BEADS_DIR
+	// names where doctor runs ("" for none): git-queen run there, the
+	// hooks and the edit guard included, uses it instead of the live store.
+	NamedStore string
 }

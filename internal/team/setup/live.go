@@ -19,8 +19,18 @@ func (r *Repo) liveStore() *store.Store {
 	return &store.Store{WS: ws}
 }
 
-func (r *Repo) checkLiveStore() Check {
-	if info, err := os.Stat(r.StoreDir); err == nil && info.IsDir() {
+// checkLiveStore checks that the live store exists, and warns when a
+// plain directory store named in the environment (named) stands in for it:
+// every git-queen run with it, a hook git runs from there included, judges
+// by that store and never sees the reservations of the live one.
+func (r *Repo) checkLiveStore(named string) Check {
+	info, err := os.Stat(r.StoreDir)
+	switch {
+	case err == nil && info.IsDir() && named != "":
+		return Check{Name: "store", Status: Warn, Message: fmt.Sprintf("--beads-dir or BEADS_DIR names the store %s: git-queen run with it "+
+			"(commands, MCP servers, and the hooks and edit guard of what runs with it) reads and writes that one, "+
+			"not the live store %s, and sees none of its reservations; unset BEADS_DIR where the team's live store is meant", named, r.StoreDir)}
+	case err == nil && info.IsDir():
 		return ok("store", "the live store is %s (shared by every worktree, untouched by checkout, stash, reset and merge)", r.StoreDir)
 	}
 	return Check{Name: "store", Status: Fail, Message: "the live store " + r.StoreDir + " does not exist", Fixable: true, forInit: true,
