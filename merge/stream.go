@@ -18,8 +18,10 @@ import (
 // streamParser.identity): every copy of one event is one fact, whatever
 // seq a merge or a rewrite gave it. The merge
 //
-//  1. reads each input as a set of events: a repeated identity (a
-//     renumbered copy from an earlier merge) counts once;
+//  1. reads each input as a list of events: an event a stream holds
+//     twice (the same op, payload and ts at two seqs: a status set, changed
+//     and set again within one second of the seed's second-precision ts)
+//     is two facts, as it is two steps of its replay;
 //  2. drops every checkpoint a side added (at, below or above the base's
 //     watermark): each summarises one side's history only, and would break
 //     the replay contract once the other side's events are in;
@@ -48,9 +50,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	drop, markers := markerDropper()
 	p := newStreamParser()
 	var reports []Report
-	repeated := 0
-	baseLines, n := distinctBy(splitLines(base, 1, drop), p.identity)
-	repeated += n
+	baseLines := splitLines(base, 1, drop)
 	inBase := make(map[string]bool, len(baseLines))
 	watermark := int64(-1)
 	for _, l := range baseLines {
@@ -64,11 +64,9 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	sideLines := make([][][]byte, 2)
 	for i, in := range [][]byte{ours, theirs} {
 		lines := splitLines(in, 1, drop)
-		distinct, n := distinctBy(lines, p.identity)
-		repeated += n
 		var keep [][]byte
 		var dropped [][]byte
-		for _, l := range distinct {
+		for _, l := range lines {
 			if r := p.record(l); r != nil && r.Lane == st.LaneCheckpoint && !inBase[p.identity(l)] {
 				dropped = append(dropped, l)
 				continue
@@ -89,10 +87,6 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 				"the checkpoint %s wrote at seq %d holds history its events do not (compacted away?): "+
 					"the merged stream cannot carry it; merge by hand", sideNames[i], p.record(last).Seq)})
 		}
-	}
-	if repeated > 0 {
-		reports = append(reports, Report{Kind: KindDuplicateLine, Detail: fmt.Sprintf(
-			"%d lines repeated an event of the same input under another seq (a renumbered copy from an earlier merge); each event is kept once", repeated)})
 	}
 	p.spellAlike(baseLines, sideLines)
 	lines, renumbered := p.renumber(unionLines(baseLines, sideLines, p.key))
@@ -125,9 +119,10 @@ func distinctBy(lines [][]byte, key func([]byte) string) ([][]byte, int) {
 	return out, len(lines) - len(out)
 }
 
-// spellAlike rewrites, in the sides' lines, each copy of a record to one
-// spelling of its identity (the base's, else the smallest), so that the
-// line union counts copies that differ only by seq as one.
+// spellAlike rewrites, in the base's and the sides' lines, each copy of a
+// record to one spelling of its identity (the base's first, else the
+// smallest), so that the line union counts copies that differ only by seq
+// as copies of one line (renumber gives them their seqs back).
 func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 	spelling := map[string][]byte{}
 	for _, l := range baseLines {
@@ -150,7 +145,7 @@ func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 	for id, l := range chosen {
 		spelling[id] = l
 	}
-	for _, lines := range sideLines {
+	for _, lines := range append([][][]byte{baseLines}, sideLines...) {
 		for i, l := range lines {
 			lines[i] = spelling[p.identity(l)]
 		}

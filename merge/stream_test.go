@@ -154,3 +154,48 @@ func TestVermasProjectionsMergeAsSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// An event a stream holds twice (a status set, changed and set again within
+// the one second of a second-precision ts) is two steps of its replay: a
+// merge keeps both, whether the base or a side wrote them. The merge used
+// to keep one, as if the second were a renumbered copy, and the item ended
+// in the status between.
+func TestStreamEventRepeatedWithinOneInputIsKeptTwice(t *testing.T) {
+	head := []string{stEvent(1, "00:00Z", `"op":"init"`),
+		stEvent(2, "00:00Z", `"op":"upsert","item":{"id":"st-1","step":"a","status":"pending","deps":[]}`)}
+	toggle := func(seq int) []string {
+		return []string{stEvent(seq, "01:00Z", `"op":"set_status","id":"st-1","status":"in_progress"`),
+			stEvent(seq+1, "01:00Z", `"op":"set_status","id":"st-1","status":"pending"`),
+			stEvent(seq+2, "01:00Z", `"op":"set_status","id":"st-1","status":"in_progress"`)}
+	}
+	with := func(lines ...[]string) []byte {
+		var all []string
+		for _, l := range lines {
+			all = append(all, l...)
+		}
+		return join(all...)
+	}
+	theirNote := []string{stEvent(6, "02:00Z", `"op":"set_notes","id":"st-1","notes":"theirs"`)}
+	cases := []struct {
+		name               string
+		base, ours, theirs []byte
+	}{
+		{"a side's events", with(head), with(head, toggle(3)), with(head, []string{stEvent(3, "02:00Z", `"op":"set_notes","id":"st-1","notes":"theirs"`)})},
+		{"the base's events", with(head, toggle(3)),
+			with(head, toggle(3), []string{stEvent(6, "03:00Z", `"op":"set_notes","id":"st-1","notes":"ours"`)}), with(head, toggle(3), theirNote)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := mergeStreamBothWays(t, c.base, c.ours, c.theirs)
+			checkStreamValid(t, out)
+			if n := strings.Count(string(out), `"status":"in_progress"`); n != 2 {
+				t.Fatalf("the repeated event appears %d times, want 2:\n%s", n, out)
+			}
+			recs, _ := st.Parse(out)
+			state, errs := st.Replay(recs)
+			if len(errs) > 0 || len(state.Items) != 1 || state.Items[0].Status != "in_progress" {
+				t.Fatalf("replay: %v, %+v\n%s", errs, state, out)
+			}
+		})
+	}
+}
