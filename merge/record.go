@@ -102,6 +102,7 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 	var conflicts []string
 	merged := map[string][]byte{}
 	var order []string
+	statusFrom := statusSide(bo, oo, to, first)
 	for _, keys := range [][]string{first.keys, second.keys} {
 		for _, k := range keys {
 			if _, done := merged[k]; done {
@@ -110,6 +111,8 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 			bv, ov, tv := bo.vals[k], oo.vals[k], to.vals[k]
 			var v []byte
 			switch {
+			case statusFrom != nil && slices.Contains(statusFields, k):
+				v = statusFrom.vals[k]
 			case bytes.Equal(ov, tv):
 				v = ov
 			case bytes.Equal(ov, bv):
@@ -143,6 +146,31 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 	}
 	out.WriteByte('}')
 	return out.Bytes(), conflicts
+}
+
+// statusFields are the fields beads keeps true to an issue's status:
+// closed_at (and the close's reason) only on a closed issue, deleted_at
+// (and the deletion's fields) only on a tombstone; bd refuses an open issue
+// with a closed_at.
+var statusFields = []string{"closed_at", "close_reason", "closed_by_session",
+	"deleted_at", "deleted_by", "delete_reason", "original_type"}
+
+// statusSide is the version whose statusFields a record both sides changed
+// takes, or nil to merge them field by field: when the sides' statuses
+// differ, the side whose status the merge keeps (the only one that changed
+// it, else the newer), so that an issue one side closed and the other set
+// in_progress later is not in_progress with the close's closed_at.
+func statusSide(base, ours, theirs, newer object) *object {
+	bv, ov, tv := base.vals["status"], ours.vals["status"], theirs.vals["status"]
+	switch {
+	case bytes.Equal(ov, tv):
+		return nil
+	case bytes.Equal(ov, bv):
+		return &theirs
+	case bytes.Equal(tv, bv):
+		return &ours
+	}
+	return &newer
 }
 
 // mergeArrays merges three versions of a field that are all arrays (or
