@@ -77,7 +77,8 @@ type Result struct {
 	Format Format
 	// Conflict is true when git must show a conflict: only a text merge that
 	// left conflict markers, or an st stream that cannot be merged without
-	// losing a side's compacted history (see mergeStream).
+	// losing a side's compacted history, or whose replay would drop what a
+	// side's events did (see mergeStream).
 	Conflict bool
 	// Reports say what the merge did beyond a plain union: repairs of
 	// earlier damage, records kept against a deletion, fields both sides
@@ -148,6 +149,9 @@ const (
 	// KindLostCheckpoint: a dropped checkpoint held history no event in the
 	// merge carries (a side compacted its events away): a conflict.
 	KindLostCheckpoint = "compacted-history"
+	// KindResetOverSide: an st init or replace one side added comes after
+	// events the other side added, which its replay drops: a conflict.
+	KindResetOverSide = "reset-over-side"
 	// KindEventCollision: two different events carry one event_id; both
 	// are kept.
 	KindEventCollision = "event-id-collision"

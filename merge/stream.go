@@ -41,8 +41,10 @@ import (
 // A dropped checkpoint that its own side's events do not reproduce means
 // that side compacted events away (or wrote a wrong checkpoint): the merge
 // cannot carry that history, so it reports a conflict (the result is still
-// a valid stream) instead of losing it silently. Lines that are not v3
-// records are kept as opaque lines.
+// a valid stream) instead of losing it silently. So does an init or replace
+// one side added that the merged order puts after events only the other
+// side added (resetAfterOtherSide). Lines that are not v3 records are kept
+// as opaque lines.
 func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Report) {
 	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
 		return out, false, nil
@@ -89,10 +91,23 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 		}
 	}
 	p.spellAlike(baseLines, sideLines)
-	lines, renumbered := p.renumber(unionLines(baseLines, sideLines, p.key))
+	merged := unionLines(baseLines, sideLines, p.key)
+	if side, op, ok := p.resetAfterOtherSide(merged, baseLines, sideLines); ok {
+		conflict = true
+		reports = append(reports, Report{Kind: KindResetOverSide, Detail: fmt.Sprintf(
+			"an %s event %s added comes after events only %s added, and its replay drops what they did "+
+				"(both sides started the stream, or one replaced the plan the other changed): "+
+				"merge by hand (delete that line, or move it before theirs, and git add the file)",
+			op, sideNames[side], sideNames[1-side])})
+	}
+	lines, renumbered := p.renumber(merged)
 	if renumbered > 0 {
+		from := ""
+		if watermark >= 0 {
+			from = fmt.Sprintf(" on from seq %d", watermark)
+		}
 		reports = append(reports, Report{Kind: KindRenumbered, Detail: fmt.Sprintf(
-			"%d records were renumbered so that seqs run on from seq %d without gaps (events in order of ts)", renumbered, watermark)})
+			"%d records were renumbered so that seqs run%s without gaps (events in order of ts)", renumbered, from)})
 	}
 	out := joinLines(lines)
 	if cp, why := p.freshCheckpoint(out, interval); cp != nil {
@@ -103,6 +118,35 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 		reports = append(reports, markerReport(*markers))
 	}
 	return out, conflict, reports
+}
+
+// resetAfterOtherSide finds an event that resets the plan (init, replace)
+// which one side alone added and which the merged order puts after an event
+// the other side alone added: replaying the merge, the reset undoes that
+// event, so the other side's work is in the file but not in the plan. It
+// returns the side, the op, and whether there is one.
+func (p *streamParser) resetAfterOtherSide(merged, baseLines [][]byte, sideLines [][][]byte) (int, string, bool) {
+	in := make([]map[string]bool, 3) // the base, ours, theirs
+	for i, lines := range append([][][]byte{baseLines}, sideLines...) {
+		in[i] = make(map[string]bool, len(lines))
+		for _, l := range lines {
+			in[i][p.identity(l)] = true
+		}
+	}
+	var passed [2]bool // an event only that side added is behind us
+	for _, l := range merged {
+		id := p.identity(l)
+		for side := range 2 {
+			if in[0][id] || !in[side+1][id] || in[2-side][id] {
+				continue // not added by this side alone
+			}
+			if r := p.record(l); r != nil && (r.Canonical() == st.OpInit || r.Canonical() == st.OpReplace) && passed[1-side] {
+				return side, r.Canonical(), true
+			}
+			passed[side] = true
+		}
+	}
+	return 0, "", false
 }
 
 // distinctBy drops the lines that repeat an earlier line's key, and says

@@ -199,3 +199,44 @@ func TestStreamEventRepeatedWithinOneInputIsKeptTwice(t *testing.T) {
 		})
 	}
 }
+
+// An init or replace one side added resets the plan; where the merged
+// order puts it after events the other side alone added, the replay drops
+// those, so the merge is a conflict (the file is still the union). Where
+// the reset comes first, or both sides have it, it is not.
+func TestStreamResetAfterTheOtherSidesEventsConflicts(t *testing.T) {
+	upsert := func(seq int, ts, id string) string {
+		return stEvent(seq, ts, fmt.Sprintf(`"op":"upsert","item":{"id":%q,"step":"s","status":"pending","deps":[]}`, id))
+	}
+	head := []string{stEvent(1, "00:00Z", `"op":"init"`), upsert(2, "00:01Z", "st-1")}
+	with := func(lines ...string) []byte { return join(append(append([]string{}, head...), lines...)...) }
+	replace := func(seq int, ts string) string {
+		return stEvent(seq, ts, `"op":"replace","items":[{"id":"st-9","step":"new plan","status":"pending","deps":[]}]`)
+	}
+	cases := []struct {
+		name               string
+		base, ours, theirs []byte
+		conflict           bool
+	}{
+		{"both sides started the stream", nil,
+			join(stEvent(1, "00:00Z", `"op":"init"`), upsert(2, "00:01Z", "st-a")),
+			join(stEvent(1, "00:05Z", `"op":"init"`), upsert(2, "00:06Z", "st-b")), true},
+		{"a replace after the other side's event", with(), with(replace(3, "00:10Z")), with(upsert(3, "00:05Z", "st-2")), true},
+		{"a replace before the other side's event", with(), with(replace(3, "00:10Z")), with(upsert(3, "00:15Z", "st-2")), false},
+		{"a replace both sides have", with(), with(replace(3, "00:10Z"), upsert(4, "00:20Z", "st-3")), with(upsert(3, "00:05Z", "st-2"), replace(4, "00:10Z")), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sides := range [][2][]byte{{c.ours, c.theirs}, {c.theirs, c.ours}} {
+				res, err := Merge(c.base, sides[0], sides[1], "plan.jsonl", Options{Format: Stream})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Conflict != c.conflict {
+					t.Fatalf("conflict %v, want %v: %+v\n%s", res.Conflict, c.conflict, res.Reports, res.Bytes())
+				}
+				checkStreamValid(t, res.Bytes())
+			}
+		})
+	}
+}
