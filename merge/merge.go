@@ -243,7 +243,11 @@ func mergeText(base, ours, theirs []byte, opts Options) (Result, error) {
 	res.Conflict = conflict
 	res.set(merged)
 	if conflict {
-		res.Reports = []Report{{Kind: KindTextConflict, Detail: "not JSONL: git's text merge left conflict markers"}}
+		what := "not JSONL"
+		if slices.ContainsFunc([][]byte{base, ours, theirs}, isLFSPointer) {
+			what = "Git LFS pointers, not JSONL (the path has filter=lfs; see git queen doctor)"
+		}
+		res.Reports = []Report{{Kind: KindTextConflict, Detail: what + ": git's text merge left conflict markers"}}
 	}
 	return res, nil
 }
