@@ -26,7 +26,7 @@ const sampleLines = 64
 //   - issues.jsonl, beads.jsonl (beads snapshots): Snapshot
 //   - .work/events.jsonl (VerMAS): Events
 //   - .work/work_orders.jsonl, .work/messages.jsonl (VerMAS projections,
-//     one record per id): Snapshot
+//     one record per id), .work/routes.jsonl (one route per prefix): Snapshot
 //   - .openclaw-autopilot/events/events.jsonl or checkpoints.jsonl: Autopilot
 //   - content that is not JSON at all (no input has a JSON line among its
 //     first lines, or, for a name without a JSONL extension, some line is
@@ -53,8 +53,8 @@ func Detect(p string, inputs ...[]byte) Format {
 		return Snapshot
 	case name == "events.jsonl" && dir == ".work":
 		return Events
-	case (name == "work_orders.jsonl" || name == "messages.jsonl") && dir == ".work":
-		return Snapshot // VerMAS projections: one current record per id
+	case (name == "work_orders.jsonl" || name == "messages.jsonl" || name == "routes.jsonl") && dir == ".work":
+		return Snapshot // VerMAS projections (one current record per id) and routes (per prefix)
 	case (name == "events.jsonl" || name == "checkpoints.jsonl") && dir == "events" &&
 		path.Base(path.Dir(path.Dir(p))) == ".openclaw-autopilot":
 		return Autopilot

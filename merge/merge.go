@@ -190,7 +190,7 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 		res.set(out)
 	case Snapshot:
 		var out []byte
-		out, res.Reports = mergeSnapshot(base, ours, theirs)
+		out, res.Reports = mergeSnapshot(base, ours, theirs, snapshotKey(path))
 		res.set(out)
 	case Stream:
 		var out []byte

@@ -24,7 +24,7 @@ func checkSnapshot(base, ours, theirs, got []byte) error {
 		}
 		return nil
 	}
-	b, o, t, r := parseSnapshot(base), parseSnapshot(ours), parseSnapshot(theirs), parseSnapshot(got)
+	b, o, t, r := parseSnapshot(base, "id"), parseSnapshot(ours, "id"), parseSnapshot(theirs, "id"), parseSnapshot(got, "id")
 	if len(r.dups) > 0 {
 		return fmt.Errorf("the result repeats id %s", r.dups[0])
 	}
