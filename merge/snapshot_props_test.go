@@ -178,7 +178,7 @@ func splitArray(raw []byte) ([][]byte, bool) {
 	if raw == nil {
 		return nil, false
 	}
-	got, ok := mergeArrays(nil, raw, raw)
+	got, ok := mergeArrays(nil, raw, raw, 1)
 	if !ok {
 		return nil, false
 	}
