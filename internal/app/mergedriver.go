@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,8 +51,16 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, r.Path)
-	if err != nil {
-		return nil, err
+	var usage *UsageError
+	switch {
+	case errors.As(err, &usage):
+		return nil, err // --format names no format
+	case err != nil:
+		// A queen-format attribute that names no format (a typo in
+		// .gitattributes): refusing left ours alone in the file, under a
+		// conflict without markers, and theirs lost to whoever staged it.
+		fmt.Fprintf(e.Warn, "git-queen: %v; merged as detected instead: correct the attribute in .gitattributes\n", err)
+		format = merge.Auto
 	}
 	opts := merge.Options{Format: format, CheckpointInterval: r.Interval,
 		TextMerge: textMerge(e.Dir, r.MarkerSize, r.Path)}
