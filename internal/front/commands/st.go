@@ -120,8 +120,14 @@ func loadView(o stOptions) ([]st.ViewItem, error) {
 	for _, e := range append(errs, applyErrs...) {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: skipped %v\n", o.File, e)
 	}
-	if len(errs)+len(applyErrs) > 0 {
-		fmt.Fprintf(o.Env.Stderr, "git-queen: run 'git queen validate %s' for every problem of the stream\n", o.File)
+	switch {
+	case len(errs)+len(applyErrs) == 0:
+	case o.File == "-":
+		fmt.Fprintf(o.Env.Stderr, "git-queen: save the stream to a file and run 'git queen validate --format st FILE' for every problem of it\n")
+	default:
+		// --format st: a stream validate does not recognise by its first
+		// line (a line that is not a record) would only be skipped.
+		fmt.Fprintf(o.Env.Stderr, "git-queen: run 'git queen validate --format st %s' for every problem of the stream\n", o.File)
 	}
 	if len(recs) == 0 && len(errs) > 0 {
 		return nil, fmt.Errorf("%s has no st v3 record", o.File)
