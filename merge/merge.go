@@ -152,6 +152,9 @@ const (
 	// KindResetOverSide: an st init or replace one side added comes after
 	// events the other side added, which its replay drops: a conflict.
 	KindResetOverSide = "reset-over-side"
+	// KindDependencyCycle: the merged st plan has a cycle of blocks edges
+	// (each side added edges that close it only together).
+	KindDependencyCycle = "dependency-cycle"
 	// KindEventCollision: two different events carry one event_id; both
 	// are kept.
 	KindEventCollision = "event-id-collision"

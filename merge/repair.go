@@ -209,7 +209,9 @@ func repairStream(data []byte, interval int) ([]byte, bool, []Report) {
 	if split < 0 {
 		// No restart: at most a contract to restore.
 		out := joinLines(lines)
-		if cp, why := p.freshCheckpoint(out, interval); cp != nil {
+		recs, _ := st.Parse(out)
+		full, _ := st.Replay(recs)
+		if cp, why := freshCheckpoint(recs, full, interval); cp != nil {
 			return append(append(out, cp...), '\n'), false, []Report{{Kind: KindCheckpointWritten, Detail: why}}
 		}
 		return data, false, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -110,7 +111,17 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 			"%d records were renumbered so that seqs run%s without gaps (events in order of ts)", renumbered, from)})
 	}
 	out := joinLines(lines)
-	if cp, why := p.freshCheckpoint(out, interval); cp != nil {
+	recs, _ := st.Parse(out)
+	full, _ := st.Replay(recs)
+	if len(recs) > 0 {
+		if cycle := full.BlocksCycle(); cycle != nil {
+			reports = append(reports, Report{Kind: KindDependencyCycle, Detail: fmt.Sprintf(
+				"the merged plan has a cycle of blocks edges (%s): no item of it can be ready until one edge goes "+
+					"(git queen st deps); st refuses to write one, but each side added edges that close it only together",
+				strings.Join(cycle, " -> "))})
+		}
+	}
+	if cp, why := freshCheckpoint(recs, full, interval); cp != nil {
 		out = append(append(out, cp...), '\n')
 		reports = append(reports, Report{Kind: KindCheckpointWritten, Detail: why})
 	}
@@ -290,30 +301,30 @@ func (p *streamParser) derivable(before [][]byte, cp []byte) bool {
 	return full.Equal(snap)
 }
 
-// freshCheckpoint returns a checkpoint line to append to the merged stream,
-// and why, or nil when none is needed.
-func (p *streamParser) freshCheckpoint(out []byte, interval int) ([]byte, string) {
-	recs, _ := st.Parse(out)
+// freshCheckpoint returns a checkpoint line to append to the merged stream
+// (its records recs, whose full replay is full), and why, or nil when none
+// is needed.
+func freshCheckpoint(recs []st.Record, full st.State, interval int) ([]byte, string) {
 	if len(recs) == 0 {
 		return nil, ""
 	}
 	why := ""
+	fast, _ := st.ReplayFromCheckpoint(recs)
 	switch {
-	case st.CheckContract(recs) != nil:
+	case !full.Equal(fast):
 		why = "the replay contract did not hold on the merged events: a fresh checkpoint of the full replay restores it"
 	case st.NeedsCheckpoint(recs, interval):
 		why = fmt.Sprintf("%d events since the last checkpoint: a fresh checkpoint was written", st.TrailingEvents(recs))
 	default:
 		return nil, ""
 	}
-	state, _ := st.Replay(recs)
 	var latest time.Time
 	for _, r := range recs {
 		if t, err := r.Time(); err == nil && t.After(latest) {
 			latest = t
 		}
 	}
-	line, err := st.CheckpointLine(state, st.Watermark(recs), latest)
+	line, err := st.CheckpointLine(full, st.Watermark(recs), latest)
 	if err != nil {
 		return nil, ""
 	}

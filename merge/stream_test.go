@@ -240,3 +240,37 @@ func TestStreamResetAfterTheOtherSidesEventsConflicts(t *testing.T) {
 		})
 	}
 }
+
+// Each side adds a blocks edge the other side's plan allows; together they
+// close a cycle, and no item of it can ever be ready. The merge is still
+// clean (the stream is valid), and it says so.
+func TestStreamMergeReportsADependencyCycleItCloses(t *testing.T) {
+	item := func(id string) string {
+		return fmt.Sprintf(`{"id":%q,"step":"s","status":"pending","deps":[]}`, id)
+	}
+	head := []string{stEvent(1, "00:00Z", `"op":"init"`),
+		stEvent(2, "00:01Z", `"op":"replace","items":[`+item("st-1")+","+item("st-2")+"]")}
+	base := join(head...)
+	ours := join(append(append([]string{}, head...), stEvent(3, "00:10Z", `"op":"set_deps","id":"st-1","deps":[{"id":"st-2","type":"blocks"}]`))...)
+	theirs := join(append(append([]string{}, head...), stEvent(3, "00:20Z", `"op":"set_deps","id":"st-2","deps":[{"id":"st-1"}]`))...)
+	res, err := Merge(base, ours, theirs, "plan.jsonl", Options{Format: Stream})
+	if err != nil || res.Conflict {
+		t.Fatalf("err %v, conflict %v", err, res.Conflict)
+	}
+	found := false
+	for _, r := range res.Reports {
+		found = found || (r.Kind == KindDependencyCycle && strings.Contains(r.Detail, "st-1 -> st-2 -> st-1"))
+	}
+	if !found {
+		t.Fatalf("no dependency-cycle report naming st-1 -> st-2 -> st-1: %+v", res.Reports)
+	}
+	for _, side := range [][]byte{ours, theirs} {
+		one, _ := Merge(base, side, base, "plan.jsonl", Options{Format: Stream})
+		for _, r := range one.Reports {
+			if r.Kind == KindDependencyCycle {
+				t.Fatalf("a one-sided merge reports a cycle: %+v", r)
+			}
+		}
+	}
+	checkStreamValid(t, res.Bytes())
+}
