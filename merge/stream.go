@@ -210,7 +210,8 @@ func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 // renumber gives the records of a merged stream the seqs the seed's writer
 // would have: the first record sets the origin, each later event takes the
 // watermark + 1, and each checkpoint sits at the watermark. It returns the
-// lines and how many it changed.
+// lines and how many got a seq no input gave them (every line of the inputs
+// was parsed, so p.recs knows it).
 func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
 	n := 0
 	wm, started := int64(0), false
@@ -232,7 +233,9 @@ func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
 		started = true
 		if want != r.Seq {
 			lines[i] = setSeq(l, want)
-			n++
+			if _, read := p.recs[string(lines[i])]; !read {
+				n++ // not a copy that had this seq in an input (spellAlike gave it another's)
+			}
 		}
 	}
 	return lines, n

@@ -196,6 +196,13 @@ func TestStreamEventRepeatedWithinOneInputIsKeptTwice(t *testing.T) {
 			if len(errs) > 0 || len(state.Items) != 1 || state.Items[0].Status != "in_progress" {
 				t.Fatalf("replay: %v, %+v\n%s", errs, state, out)
 			}
+			// One event, the later side's, takes a seq no input gave it.
+			res, _ := Merge(c.base, c.ours, c.theirs, "plan.jsonl", Options{Format: Stream})
+			for _, r := range res.Reports {
+				if r.Kind == KindRenumbered && !strings.HasPrefix(r.Detail, "1 records") {
+					t.Errorf("report %q, want 1 record renumbered", r.Detail)
+				}
+			}
 		})
 	}
 }
