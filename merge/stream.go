@@ -98,7 +98,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 		reports = append(reports, Report{Kind: KindResetOverSide, Detail: fmt.Sprintf(
 			"an %s event %s added comes after events only %s added, and its replay drops what they did "+
 				"(both sides started the stream, or one replaced the plan the other changed): "+
-				"merge by hand (delete that line, or move it before theirs, and git add the file)",
+				"merge by hand (delete that line, or move it before the other side's events, and git add the file)",
 			op, sideNames[side], sideNames[1-side])})
 	}
 	lines, renumbered := p.renumber(merged)
@@ -146,12 +146,15 @@ func (p *streamParser) resetAfterOtherSide(merged, baseLines [][]byte, sideLines
 	}
 	var passed [2]bool // an event only that side added is behind us
 	for _, l := range merged {
-		id := p.identity(l)
+		r, id := p.record(l), p.identity(l)
+		if r == nil {
+			continue // an opaque line is no event of the plan
+		}
 		for side := range 2 {
 			if in[0][id] || !in[side+1][id] || in[2-side][id] {
 				continue // not added by this side alone
 			}
-			if r := p.record(l); r != nil && (r.Canonical() == st.OpInit || r.Canonical() == st.OpReplace) && passed[1-side] {
+			if (r.Canonical() == st.OpInit || r.Canonical() == st.OpReplace) && passed[1-side] {
 				return side, r.Canonical(), true
 			}
 			passed[side] = true
