@@ -134,9 +134,9 @@ func (s *corpusStats) add(o corpusStats) {
 }
 
 func compareRecorded(c corpusCase, ours []byte) corpusStats {
-	b, o, t, r := parseSnapshot(c.base), parseSnapshot(c.ours), parseSnapshot(c.theirs), parseSnapshot(c.recorded)
+	b, o, t, r := parseSnapshot(c.base, "id"), parseSnapshot(c.ours, "id"), parseSnapshot(c.theirs, "id"), parseSnapshot(c.recorded, "id")
 	s := corpusStats{dupLines: len(r.dups), markers: r.markers}
-	mine := parseSnapshot(ours)
+	mine := parseSnapshot(ours, "id")
 	s.differs = len(mine.recs) != len(r.recs) || len(r.dups) > 0 || r.markers > 0
 	for id, v := range mine.recs {
 		if !bytes.Equal(r.recs[id], v) {

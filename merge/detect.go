@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"bytes"
 	"path"
 	"slices"
 	"strings"
@@ -19,12 +20,13 @@ const sampleLines = 64
 // when the name says nothing, from its content (each input's first lines).
 // The rules, first match wins:
 //
+//   - an input that is a Git LFS pointer: Text (see isLFSPointer)
 //   - a store's log (records.Kinds): the kind's Merge strategy
 //   - other queen_*.jsonl (archives, renamed copies): Queen
 //   - issues.jsonl, beads.jsonl (beads snapshots): Snapshot
 //   - .work/events.jsonl (VerMAS): Events
 //   - .work/work_orders.jsonl, .work/messages.jsonl (VerMAS projections,
-//     one record per id): Snapshot
+//     one record per id), .work/routes.jsonl (one route per prefix): Snapshot
 //   - .openclaw-autopilot/events/events.jsonl or checkpoints.jsonl: Autopilot
 //   - content that is not JSON at all (no input has a JSON line among its
 //     first lines, or, for a name without a JSONL extension, some line is
@@ -35,6 +37,9 @@ const sampleLines = 64
 // Detection reads ours and theirs alike, so it never depends on which side
 // is which.
 func Detect(p string, inputs ...[]byte) Format {
+	if slices.ContainsFunc(inputs, isLFSPointer) {
+		return Text
+	}
 	p = strings.ReplaceAll(p, "\\", "/")
 	name := path.Base(p)
 	dir := path.Base(path.Dir(p))
@@ -48,8 +53,8 @@ func Detect(p string, inputs ...[]byte) Format {
 		return Snapshot
 	case name == "events.jsonl" && dir == ".work":
 		return Events
-	case (name == "work_orders.jsonl" || name == "messages.jsonl") && dir == ".work":
-		return Snapshot // VerMAS projections: one current record per id
+	case (name == "work_orders.jsonl" || name == "messages.jsonl" || name == "routes.jsonl") && dir == ".work":
+		return Snapshot // VerMAS projections (one current record per id) and routes (per prefix)
 	case (name == "events.jsonl" || name == "checkpoints.jsonl") && dir == "events" &&
 		path.Base(path.Dir(path.Dir(p))) == ".openclaw-autopilot":
 		return Autopilot
@@ -88,4 +93,14 @@ func Detect(p string, inputs ...[]byte) Format {
 		return Stream
 	}
 	return Lines
+}
+
+// isLFSPointer reports whether an input is a Git LFS pointer file. Where a
+// log's path has both merge=queen and filter=lfs (git lfs track ran before
+// git queen init wrote its lines), git hands the driver the pointers, not
+// the JSONL; merged as lines of a known format they became one pointer with
+// both sides' oid and size lines, a broken pointer, without a conflict.
+// Git's text merge shows the conflict git shows without the driver.
+func isLFSPointer(in []byte) bool {
+	return bytes.HasPrefix(in, []byte("version https://git-lfs.github.com/spec/"))
 }

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -31,6 +32,24 @@ func TestDetectStoreLogs(t *testing.T) {
 	for _, p := range []string{".beads/queen_messages.json", "queen_messages.jsonl.orig", ".work/messages.jsonl"} {
 		if got := Detect(p, []byte(`{"id":"qm-1"}`+"\n")); got == Queen {
 			t.Errorf("Detect(%q) = %s; only queen_*.jsonl are QueenBee stores", p, got)
+		}
+	}
+}
+
+// A Git LFS pointer under merge=queen (git lfs track before git queen init)
+// is merged as text, whatever the name says: as lines of a store or a
+// snapshot, two sides' pointers became one with two oids, and no conflict.
+func TestDetectLFSPointerIsText(t *testing.T) {
+	pointer := func(n int) []byte {
+		return fmt.Appendf(nil, "version https://git-lfs.github.com/spec/v1\noid sha256:%064d\nsize %d\n", n, n)
+	}
+	for _, p := range []string{".beads/issues.jsonl", ".beads/queen_messages.jsonl", ".work/events.jsonl", "log.jsonl"} {
+		if got := Detect(p, pointer(1), pointer(2), pointer(3)); got != Text {
+			t.Errorf("Detect(%q) of LFS pointers = %s, want text", p, got)
+		}
+		res, err := Merge(pointer(1), pointer(2), pointer(3), p, Options{})
+		if err != nil || !res.Conflict {
+			t.Errorf("%s: merging LFS pointers: conflict %v, err %v:\n%s", p, res.Conflict, err, res.Bytes())
 		}
 	}
 }

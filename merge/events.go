@@ -78,7 +78,11 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string)
 }
 
 // equivalenceClasses groups lines that hold the same JSON value; each class
-// starts with its smallest spelling.
+// starts with its smallest spelling. Numbers are compared as they are
+// written, not as float64, which holds no integer past 2^53: two events
+// whose amounts differ only there were one event, and one was dropped
+// (1 and 1.0 are two events now, both kept and reported, which loses
+// nothing).
 func equivalenceClasses(lines [][]byte) [][][]byte {
 	sorted := slices.Clone(lines)
 	slices.SortFunc(sorted, bytes.Compare)
@@ -87,7 +91,9 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 	for _, l := range sorted {
 		var v any
 		i := -1
-		if json.Unmarshal(l, &v) != nil {
+		d := json.NewDecoder(bytes.NewReader(l))
+		d.UseNumber()
+		if d.Decode(&v) != nil || d.More() {
 			v = string(l) // a class of its own, equal to no decoded value but itself
 		} else {
 			i = slices.IndexFunc(values, func(cv any) bool { return reflect.DeepEqual(cv, v) })

@@ -77,7 +77,8 @@ type Result struct {
 	Format Format
 	// Conflict is true when git must show a conflict: only a text merge that
 	// left conflict markers, or an st stream that cannot be merged without
-	// losing a side's compacted history (see mergeStream).
+	// losing a side's compacted history, or whose replay would drop what a
+	// side's events did (see mergeStream).
 	Conflict bool
 	// Reports say what the merge did beyond a plain union: repairs of
 	// earlier damage, records kept against a deletion, fields both sides
@@ -148,6 +149,12 @@ const (
 	// KindLostCheckpoint: a dropped checkpoint held history no event in the
 	// merge carries (a side compacted its events away): a conflict.
 	KindLostCheckpoint = "compacted-history"
+	// KindResetOverSide: an st init or replace one side added comes after
+	// events the other side added, which its replay drops: a conflict.
+	KindResetOverSide = "reset-over-side"
+	// KindDependencyCycle: the merged st plan has a cycle of blocks edges
+	// (each side added edges that close it only together).
+	KindDependencyCycle = "dependency-cycle"
 	// KindEventCollision: two different events carry one event_id; both
 	// are kept.
 	KindEventCollision = "event-id-collision"
@@ -186,7 +193,7 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 		res.set(out)
 	case Snapshot:
 		var out []byte
-		out, res.Reports = mergeSnapshot(base, ours, theirs)
+		out, res.Reports = mergeSnapshot(base, ours, theirs, snapshotKey(path))
 		res.set(out)
 	case Stream:
 		var out []byte
@@ -239,7 +246,11 @@ func mergeText(base, ours, theirs []byte, opts Options) (Result, error) {
 	res.Conflict = conflict
 	res.set(merged)
 	if conflict {
-		res.Reports = []Report{{Kind: KindTextConflict, Detail: "not JSONL: git's text merge left conflict markers"}}
+		what := "not JSONL"
+		if slices.ContainsFunc([][]byte{base, ours, theirs}, isLFSPointer) {
+			what = "Git LFS pointers, not JSONL (the path has filter=lfs; see git queen doctor)"
+		}
+		res.Reports = []Report{{Kind: KindTextConflict, Detail: what + ": git's text merge left conflict markers"}}
 	}
 	return res, nil
 }

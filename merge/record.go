@@ -95,13 +95,14 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 		}
 		return theirs, nil
 	}
-	first, second := oo, to
+	first, second, newest := oo, to, 1
 	if !newer(ours, theirs, oo, to) {
-		first, second = to, oo
+		first, second, newest = to, oo, 2
 	}
 	var conflicts []string
 	merged := map[string][]byte{}
 	var order []string
+	statusFrom := statusSide(bo, oo, to, first)
 	for _, keys := range [][]string{first.keys, second.keys} {
 		for _, k := range keys {
 			if _, done := merged[k]; done {
@@ -110,6 +111,8 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 			bv, ov, tv := bo.vals[k], oo.vals[k], to.vals[k]
 			var v []byte
 			switch {
+			case statusFrom != nil && slices.Contains(statusFields, k):
+				v = statusFrom.vals[k]
 			case bytes.Equal(ov, tv):
 				v = ov
 			case bytes.Equal(ov, bv):
@@ -118,7 +121,7 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 				v = ov
 			default:
 				conflicts = append(conflicts, k)
-				if a, ok := mergeArrays(bv, ov, tv); ok {
+				if a, ok := mergeArrays(bv, ov, tv, newest); ok {
 					v = a
 				} else {
 					v = first.vals[k]
@@ -145,9 +148,37 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 	return out.Bytes(), conflicts
 }
 
+// statusFields are the fields beads keeps true to an issue's status:
+// closed_at (and the close's reason) only on a closed issue, deleted_at
+// (and the deletion's fields) only on a tombstone; bd refuses an open issue
+// with a closed_at.
+var statusFields = []string{"closed_at", "close_reason", "closed_by_session",
+	"deleted_at", "deleted_by", "delete_reason", "original_type"}
+
+// statusSide is the version whose statusFields a record both sides changed
+// takes, or nil to merge them field by field: when the sides' statuses
+// differ, the side whose status the merge keeps (the only one that changed
+// it, else the newer), so that an issue one side closed and the other set
+// in_progress later is not in_progress with the close's closed_at.
+func statusSide(base, ours, theirs, newer object) *object {
+	bv, ov, tv := base.vals["status"], ours.vals["status"], theirs.vals["status"]
+	switch {
+	case bytes.Equal(ov, tv):
+		return nil
+	case bytes.Equal(ov, bv):
+		return &theirs
+	case bytes.Equal(tv, bv):
+		return &ours
+	}
+	return &newer
+}
+
 // mergeArrays merges three versions of a field that are all arrays (or
-// absent) by the count rule on their elements.
-func mergeArrays(base, ours, theirs []byte) ([]byte, bool) {
+// absent) by the count rule on their elements. A beads dependency is the
+// edge it names (see edgeKey): its copies in the three versions are spelled
+// as in the one newest says (1 ours, 2 theirs), else the other side's, else
+// the base's, so that one edge two bd releases wrote differently counts once.
+func mergeArrays(base, ours, theirs []byte, newest int) ([]byte, bool) {
 	var elems [3][][]byte
 	for i, raw := range [][]byte{base, ours, theirs} {
 		if raw == nil {
@@ -164,8 +195,36 @@ func mergeArrays(base, ours, theirs []byte) ([]byte, bool) {
 	if ours == nil || theirs == nil {
 		return nil, false // a side removed the field: that is not an array edit
 	}
+	spelling := map[string][]byte{}
+	for _, i := range []int{newest, 3 - newest, 0} {
+		for _, e := range elems[i] {
+			if k, ok := edgeKey(e); ok && spelling[k] == nil {
+				spelling[k] = e
+			}
+		}
+	}
+	for _, es := range elems {
+		for j, e := range es {
+			if k, ok := edgeKey(e); ok {
+				es[j] = spelling[k]
+			}
+		}
+	}
 	kept := unionLines(elems[0], [][][]byte{elems[1], elems[2]}, nil)
 	return slices.Concat([]byte{'['}, bytes.Join(kept, []byte{','}), []byte{']'}), true
+}
+
+// edgeKey names a beads dependency by its edge (issue_id, depends_on_id
+// and type, as bd's own merge does): bd releases write one edge with and
+// without "metadata":"{}", and as two elements the merge kept both, an
+// issue depending twice on one issue (76 records of one real merge in
+// ../shared/corpus).
+func edgeKey(elem []byte) (string, bool) {
+	vals := make([][]byte, 3)
+	if jsonline.ObjectFields(elem, []string{"issue_id", "depends_on_id", "type"}, vals) != nil || vals[1] == nil {
+		return "", false
+	}
+	return string(bytes.Join(vals, []byte{0})), true
 }
 
 // compact removes insignificant space from a JSON value, so two writers'

@@ -108,7 +108,7 @@ func Repair(data []byte, path string, opts Options) (Result, error) {
 	out := data
 	switch format {
 	case Snapshot:
-		out, res.Reports = repairSnapshot(data)
+		out, res.Reports = repairSnapshot(data, snapshotKey(path))
 	case Stream:
 		out, res.Conflict, res.Reports = repairStream(data, opts.CheckpointInterval)
 	case Text:
@@ -124,11 +124,11 @@ func Repair(data []byte, path string, opts Options) (Result, error) {
 
 // repairSnapshot merges the versions of each repeated id without a base,
 // and writes one line per id, sorted.
-func repairSnapshot(data []byte) ([]byte, []Report) {
-	s := parseSnapshot(data)
+func repairSnapshot(data []byte, key string) ([]byte, []Report) {
+	s := parseSnapshot(data, key)
 	versions := map[string][][]byte{}
 	sorted, prev := true, ""
-	keys, vals := []string{snapshotKey}, make([][]byte, 1)
+	keys, vals := []string{key}, make([][]byte, 1)
 	for l := range jsonline.Lines(data) {
 		if jsonline.ObjectFields(l.Raw, keys, vals) != nil {
 			continue
@@ -209,7 +209,9 @@ func repairStream(data []byte, interval int) ([]byte, bool, []Report) {
 	if split < 0 {
 		// No restart: at most a contract to restore.
 		out := joinLines(lines)
-		if cp, why := p.freshCheckpoint(out, interval); cp != nil {
+		recs, _ := st.Parse(out)
+		full, _ := st.Replay(recs)
+		if cp, why := freshCheckpoint(recs, full, interval); cp != nil {
 			return append(append(out, cp...), '\n'), false, []Report{{Kind: KindCheckpointWritten, Detail: why}}
 		}
 		return data, false, nil

@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -10,8 +11,16 @@ import (
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
-// snapshotKey is the field that names a record in a snapshot file.
-const snapshotKey = "id"
+// snapshotKey is the field that names a record in the snapshot file at
+// path: a VerMAS route's prefix (seed 004: routes map prefixes to work
+// locations, one line each), else id.
+func snapshotKey(p string) string {
+	p = strings.ReplaceAll(p, "\\", "/")
+	if path.Base(p) == "routes.jsonl" && path.Base(path.Dir(p)) == ".work" {
+		return "prefix"
+	}
+	return "id"
+}
 
 // snapshot is one input of a snapshot merge: its records by id and the
 // lines that are not records.
@@ -22,12 +31,12 @@ type snapshot struct {
 	markers int
 }
 
-// parseSnapshot reads an input. A repeated id (damage from an earlier merge
-// without the driver) counts its last line, as every reader of the file
-// does.
-func parseSnapshot(data []byte) snapshot {
+// parseSnapshot reads an input whose records are named by key. A repeated
+// id (damage from an earlier merge without the driver) counts its last
+// line, as every reader of the file does.
+func parseSnapshot(data []byte, key string) snapshot {
 	s := snapshot{recs: make(map[string][]byte, bytes.Count(data, []byte{'\n'})+1)}
-	keys, vals := []string{snapshotKey}, make([][]byte, 1)
+	keys, vals := []string{key}, make([][]byte, 1)
 	for l := range jsonline.Lines(data) {
 		switch {
 		case l.Blank():
@@ -66,16 +75,16 @@ func parseSnapshot(data []byte) snapshot {
 // The output holds one line per id, sorted by id (bytewise), then the lines
 // that are not records (kept, never dropped, merged as a line union).
 // Conflict-marker lines are left out and reported.
-func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
+func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
 		return out, nil
 	}
 	// Reading the inputs is most of the work, and they are independent.
 	var b, o, t snapshot
 	var wg sync.WaitGroup
-	wg.Go(func() { b = parseSnapshot(base) })
-	wg.Go(func() { o = parseSnapshot(ours) })
-	t = parseSnapshot(theirs)
+	wg.Go(func() { b = parseSnapshot(base, key) })
+	wg.Go(func() { o = parseSnapshot(ours, key) })
+	t = parseSnapshot(theirs, key)
 	wg.Wait()
 	var reports []Report
 	for _, in := range []struct {
@@ -128,8 +137,12 @@ func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
 			var fields []string
 			rec, fields = mergeRecord(bv, ov, tv)
 			if len(fields) > 0 {
+				rule := "the version with the later updated_at won"
+				if !timed(ov) && !timed(tv) {
+					rule = "neither version has a time, so the larger bytes won"
+				}
 				conflicts = append(conflicts, Report{Kind: KindFieldConflict, ID: id, Detail: fmt.Sprintf(
-					"both sides changed %s of %s: the version with the later updated_at won", strings.Join(fields, ", "), id)})
+					"both sides changed %s of %s: %s", strings.Join(fields, ", "), id, rule)})
 			}
 		}
 		if rec != nil {
@@ -146,10 +159,17 @@ func mergeSnapshot(base, ours, theirs []byte) ([]byte, []Report) {
 		}
 		if len(kept) > 0 {
 			reports = append(reports, Report{Kind: KindOpaque, Detail: fmt.Sprintf(
-				"%d lines are not records with a string %q; kept at the end", len(kept), snapshotKey)})
+				"%d lines are not records with a string %q; kept at the end", len(kept), key)})
 		}
 	}
 	return out.Bytes(), reports
+}
+
+// timed reports whether a version carries a time the newer rule reads.
+func timed(raw []byte) bool {
+	o, _ := parseObject(raw)
+	_, ok := o.updatedAt()
+	return ok
 }
 
 // containsLine reports whether lines holds l.

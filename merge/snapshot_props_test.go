@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -23,7 +24,7 @@ func checkSnapshot(base, ours, theirs, got []byte) error {
 		}
 		return nil
 	}
-	b, o, t, r := parseSnapshot(base), parseSnapshot(ours), parseSnapshot(theirs), parseSnapshot(got)
+	b, o, t, r := parseSnapshot(base, "id"), parseSnapshot(ours, "id"), parseSnapshot(theirs, "id"), parseSnapshot(got, "id")
 	if len(r.dups) > 0 {
 		return fmt.Errorf("the result repeats id %s", r.dups[0])
 	}
@@ -103,7 +104,9 @@ func checkSnapshot(base, ours, theirs, got []byte) error {
 
 // checkFields checks a record both sides changed: a field one side changed
 // has that side's value, a field both changed has one of their values (or,
-// for arrays, every element either added).
+// for arrays, every element either added). Where the sides' statuses
+// differ, the fields that go with the status (statusFields) are those of
+// the side whose status the result has.
 func checkFields(id string, bv, ov, tv, rv []byte) error {
 	bo, _ := parseObject(bv)
 	oo, _ := parseObject(ov)
@@ -120,6 +123,16 @@ func checkFields(id string, bv, ov, tv, rv []byte) error {
 	}
 	for k := range keys {
 		b, o, t, r := bo.vals[k], oo.vals[k], to.vals[k], ro.vals[k]
+		if slices.Contains(statusFields, k) && !bytes.Equal(oo.vals["status"], to.vals["status"]) {
+			want := t
+			if bytes.Equal(ro.vals["status"], oo.vals["status"]) {
+				want = o
+			}
+			if !bytes.Equal(r, want) {
+				return fmt.Errorf("id %s field %s: want %s, of the side whose status %s the result has, got %s", id, k, want, ro.vals["status"], r)
+			}
+			continue
+		}
 		switch {
 		case bytes.Equal(o, t), bytes.Equal(o, b):
 			if !bytes.Equal(r, t) {
@@ -165,7 +178,7 @@ func splitArray(raw []byte) ([][]byte, bool) {
 	if raw == nil {
 		return nil, false
 	}
-	got, ok := mergeArrays(nil, raw, raw)
+	got, ok := mergeArrays(nil, raw, raw, 1)
 	if !ok {
 		return nil, false
 	}

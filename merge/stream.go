@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -18,8 +19,10 @@ import (
 // streamParser.identity): every copy of one event is one fact, whatever
 // seq a merge or a rewrite gave it. The merge
 //
-//  1. reads each input as a set of events: a repeated identity (a
-//     renumbered copy from an earlier merge) counts once;
+//  1. reads each input as a list of events: an event a stream holds
+//     twice (the same op, payload and ts at two seqs: a status set, changed
+//     and set again within one second of the seed's second-precision ts)
+//     is two facts, as it is two steps of its replay;
 //  2. drops every checkpoint a side added (at, below or above the base's
 //     watermark): each summarises one side's history only, and would break
 //     the replay contract once the other side's events are in;
@@ -39,8 +42,10 @@ import (
 // A dropped checkpoint that its own side's events do not reproduce means
 // that side compacted events away (or wrote a wrong checkpoint): the merge
 // cannot carry that history, so it reports a conflict (the result is still
-// a valid stream) instead of losing it silently. Lines that are not v3
-// records are kept as opaque lines.
+// a valid stream) instead of losing it silently. So does an init or replace
+// one side added that the merged order puts after events only the other
+// side added (resetAfterOtherSide). Lines that are not v3 records are kept
+// as opaque lines.
 func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Report) {
 	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
 		return out, false, nil
@@ -48,9 +53,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	drop, markers := markerDropper()
 	p := newStreamParser()
 	var reports []Report
-	repeated := 0
-	baseLines, n := distinctBy(splitLines(base, 1, drop), p.identity)
-	repeated += n
+	baseLines := splitLines(base, 1, drop)
 	inBase := make(map[string]bool, len(baseLines))
 	watermark := int64(-1)
 	for _, l := range baseLines {
@@ -64,11 +67,9 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	sideLines := make([][][]byte, 2)
 	for i, in := range [][]byte{ours, theirs} {
 		lines := splitLines(in, 1, drop)
-		distinct, n := distinctBy(lines, p.identity)
-		repeated += n
 		var keep [][]byte
 		var dropped [][]byte
-		for _, l := range distinct {
+		for _, l := range lines {
 			if r := p.record(l); r != nil && r.Lane == st.LaneCheckpoint && !inBase[p.identity(l)] {
 				dropped = append(dropped, l)
 				continue
@@ -90,18 +91,37 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 					"the merged stream cannot carry it; merge by hand", sideNames[i], p.record(last).Seq)})
 		}
 	}
-	if repeated > 0 {
-		reports = append(reports, Report{Kind: KindDuplicateLine, Detail: fmt.Sprintf(
-			"%d lines repeated an event of the same input under another seq (a renumbered copy from an earlier merge); each event is kept once", repeated)})
-	}
 	p.spellAlike(baseLines, sideLines)
-	lines, renumbered := p.renumber(unionLines(baseLines, sideLines, p.key))
+	merged := unionLines(baseLines, sideLines, p.key)
+	if side, op, ok := p.resetAfterOtherSide(merged, baseLines, sideLines); ok {
+		conflict = true
+		reports = append(reports, Report{Kind: KindResetOverSide, Detail: fmt.Sprintf(
+			"an %s event %s added comes after events only %s added, and its replay drops what they did "+
+				"(both sides started the stream, or one replaced the plan the other changed): "+
+				"merge by hand (delete that line, or move it before the other side's events, and git add the file)",
+			op, sideNames[side], sideNames[1-side])})
+	}
+	lines, renumbered := p.renumber(merged)
 	if renumbered > 0 {
+		from := ""
+		if watermark >= 0 {
+			from = fmt.Sprintf(" on from seq %d", watermark)
+		}
 		reports = append(reports, Report{Kind: KindRenumbered, Detail: fmt.Sprintf(
-			"%d records were renumbered so that seqs run on from seq %d without gaps (events in order of ts)", renumbered, watermark)})
+			"%d records were renumbered so that seqs run%s without gaps (events in order of ts)", renumbered, from)})
 	}
 	out := joinLines(lines)
-	if cp, why := p.freshCheckpoint(out, interval); cp != nil {
+	recs, _ := st.Parse(out)
+	full, _ := st.Replay(recs)
+	if len(recs) > 0 {
+		if cycle := full.BlocksCycle(); cycle != nil {
+			reports = append(reports, Report{Kind: KindDependencyCycle, Detail: fmt.Sprintf(
+				"the merged plan has a cycle of blocks edges (%s): no item of it can be ready until one edge goes "+
+					"(git queen st deps); st refuses to write one, but each side added edges that close it only together",
+				strings.Join(cycle, " -> "))})
+		}
+	}
+	if cp, why := freshCheckpoint(recs, full, interval); cp != nil {
 		out = append(append(out, cp...), '\n')
 		reports = append(reports, Report{Kind: KindCheckpointWritten, Detail: why})
 	}
@@ -109,6 +129,38 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 		reports = append(reports, markerReport(*markers))
 	}
 	return out, conflict, reports
+}
+
+// resetAfterOtherSide finds an event that resets the plan (init, replace)
+// which one side alone added and which the merged order puts after an event
+// the other side alone added: replaying the merge, the reset undoes that
+// event, so the other side's work is in the file but not in the plan. It
+// returns the side, the op, and whether there is one.
+func (p *streamParser) resetAfterOtherSide(merged, baseLines [][]byte, sideLines [][][]byte) (int, string, bool) {
+	in := make([]map[string]bool, 3) // the base, ours, theirs
+	for i, lines := range append([][][]byte{baseLines}, sideLines...) {
+		in[i] = make(map[string]bool, len(lines))
+		for _, l := range lines {
+			in[i][p.identity(l)] = true
+		}
+	}
+	var passed [2]bool // an event only that side added is behind us
+	for _, l := range merged {
+		r, id := p.record(l), p.identity(l)
+		if r == nil {
+			continue // an opaque line is no event of the plan
+		}
+		for side := range 2 {
+			if in[0][id] || !in[side+1][id] || in[2-side][id] {
+				continue // not added by this side alone
+			}
+			if (r.Canonical() == st.OpInit || r.Canonical() == st.OpReplace) && passed[1-side] {
+				return side, r.Canonical(), true
+			}
+			passed[side] = true
+		}
+	}
+	return 0, "", false
 }
 
 // distinctBy drops the lines that repeat an earlier line's key, and says
@@ -125,9 +177,10 @@ func distinctBy(lines [][]byte, key func([]byte) string) ([][]byte, int) {
 	return out, len(lines) - len(out)
 }
 
-// spellAlike rewrites, in the sides' lines, each copy of a record to one
-// spelling of its identity (the base's, else the smallest), so that the
-// line union counts copies that differ only by seq as one.
+// spellAlike rewrites, in the base's and the sides' lines, each copy of a
+// record to one spelling of its identity (the base's first, else the
+// smallest), so that the line union counts copies that differ only by seq
+// as copies of one line (renumber gives them their seqs back).
 func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 	spelling := map[string][]byte{}
 	for _, l := range baseLines {
@@ -150,7 +203,7 @@ func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 	for id, l := range chosen {
 		spelling[id] = l
 	}
-	for _, lines := range sideLines {
+	for _, lines := range append([][][]byte{baseLines}, sideLines...) {
 		for i, l := range lines {
 			lines[i] = spelling[p.identity(l)]
 		}
@@ -160,7 +213,8 @@ func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 // renumber gives the records of a merged stream the seqs the seed's writer
 // would have: the first record sets the origin, each later event takes the
 // watermark + 1, and each checkpoint sits at the watermark. It returns the
-// lines and how many it changed.
+// lines and how many got a seq no input gave them (every line of the inputs
+// was parsed, so p.recs knows it).
 func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
 	n := 0
 	wm, started := int64(0), false
@@ -182,7 +236,9 @@ func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
 		started = true
 		if want != r.Seq {
 			lines[i] = setSeq(l, want)
-			n++
+			if _, read := p.recs[string(lines[i])]; !read {
+				n++ // not a copy that had this seq in an input (spellAlike gave it another's)
+			}
 		}
 	}
 	return lines, n
@@ -251,30 +307,30 @@ func (p *streamParser) derivable(before [][]byte, cp []byte) bool {
 	return full.Equal(snap)
 }
 
-// freshCheckpoint returns a checkpoint line to append to the merged stream,
-// and why, or nil when none is needed.
-func (p *streamParser) freshCheckpoint(out []byte, interval int) ([]byte, string) {
-	recs, _ := st.Parse(out)
+// freshCheckpoint returns a checkpoint line to append to the merged stream
+// (its records recs, whose full replay is full), and why, or nil when none
+// is needed.
+func freshCheckpoint(recs []st.Record, full st.State, interval int) ([]byte, string) {
 	if len(recs) == 0 {
 		return nil, ""
 	}
 	why := ""
+	fast, _ := st.ReplayFromCheckpoint(recs)
 	switch {
-	case st.CheckContract(recs) != nil:
+	case !full.Equal(fast):
 		why = "the replay contract did not hold on the merged events: a fresh checkpoint of the full replay restores it"
 	case st.NeedsCheckpoint(recs, interval):
 		why = fmt.Sprintf("%d events since the last checkpoint: a fresh checkpoint was written", st.TrailingEvents(recs))
 	default:
 		return nil, ""
 	}
-	state, _ := st.Replay(recs)
 	var latest time.Time
 	for _, r := range recs {
 		if t, err := r.Time(); err == nil && t.After(latest) {
 			latest = t
 		}
 	}
-	line, err := st.CheckpointLine(state, st.Watermark(recs), latest)
+	line, err := st.CheckpointLine(full, st.Watermark(recs), latest)
 	if err != nil {
 		return nil, ""
 	}

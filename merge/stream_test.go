@@ -154,3 +154,130 @@ func TestVermasProjectionsMergeAsSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// An event a stream holds twice (a status set, changed and set again within
+// the one second of a second-precision ts) is two steps of its replay: a
+// merge keeps both, whether the base or a side wrote them. The merge used
+// to keep one, as if the second were a renumbered copy, and the item ended
+// in the status between.
+func TestStreamEventRepeatedWithinOneInputIsKeptTwice(t *testing.T) {
+	head := []string{stEvent(1, "00:00Z", `"op":"init"`),
+		stEvent(2, "00:00Z", `"op":"upsert","item":{"id":"st-1","step":"a","status":"pending","deps":[]}`)}
+	toggle := func(seq int) []string {
+		return []string{stEvent(seq, "01:00Z", `"op":"set_status","id":"st-1","status":"in_progress"`),
+			stEvent(seq+1, "01:00Z", `"op":"set_status","id":"st-1","status":"pending"`),
+			stEvent(seq+2, "01:00Z", `"op":"set_status","id":"st-1","status":"in_progress"`)}
+	}
+	with := func(lines ...[]string) []byte {
+		var all []string
+		for _, l := range lines {
+			all = append(all, l...)
+		}
+		return join(all...)
+	}
+	theirNote := []string{stEvent(6, "02:00Z", `"op":"set_notes","id":"st-1","notes":"theirs"`)}
+	cases := []struct {
+		name               string
+		base, ours, theirs []byte
+	}{
+		{"a side's events", with(head), with(head, toggle(3)), with(head, []string{stEvent(3, "02:00Z", `"op":"set_notes","id":"st-1","notes":"theirs"`)})},
+		{"the base's events", with(head, toggle(3)),
+			with(head, toggle(3), []string{stEvent(6, "03:00Z", `"op":"set_notes","id":"st-1","notes":"ours"`)}), with(head, toggle(3), theirNote)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := mergeStreamBothWays(t, c.base, c.ours, c.theirs)
+			checkStreamValid(t, out)
+			if n := strings.Count(string(out), `"status":"in_progress"`); n != 2 {
+				t.Fatalf("the repeated event appears %d times, want 2:\n%s", n, out)
+			}
+			recs, _ := st.Parse(out)
+			state, errs := st.Replay(recs)
+			if len(errs) > 0 || len(state.Items) != 1 || state.Items[0].Status != "in_progress" {
+				t.Fatalf("replay: %v, %+v\n%s", errs, state, out)
+			}
+			// One event, the later side's, takes a seq no input gave it.
+			res, _ := Merge(c.base, c.ours, c.theirs, "plan.jsonl", Options{Format: Stream})
+			for _, r := range res.Reports {
+				if r.Kind == KindRenumbered && !strings.HasPrefix(r.Detail, "1 records") {
+					t.Errorf("report %q, want 1 record renumbered", r.Detail)
+				}
+			}
+		})
+	}
+}
+
+// An init or replace one side added resets the plan; where the merged
+// order puts it after events the other side alone added, the replay drops
+// those, so the merge is a conflict (the file is still the union). Where
+// the reset comes first, or both sides have it, it is not.
+func TestStreamResetAfterTheOtherSidesEventsConflicts(t *testing.T) {
+	upsert := func(seq int, ts, id string) string {
+		return stEvent(seq, ts, fmt.Sprintf(`"op":"upsert","item":{"id":%q,"step":"s","status":"pending","deps":[]}`, id))
+	}
+	head := []string{stEvent(1, "00:00Z", `"op":"init"`), upsert(2, "00:01Z", "st-1")}
+	with := func(lines ...string) []byte { return join(append(append([]string{}, head...), lines...)...) }
+	replace := func(seq int, ts string) string {
+		return stEvent(seq, ts, `"op":"replace","items":[{"id":"st-9","step":"new plan","status":"pending","deps":[]}]`)
+	}
+	cases := []struct {
+		name               string
+		base, ours, theirs []byte
+		conflict           bool
+	}{
+		{"both sides started the stream", nil,
+			join(stEvent(1, "00:00Z", `"op":"init"`), upsert(2, "00:01Z", "st-a")),
+			join(stEvent(1, "00:05Z", `"op":"init"`), upsert(2, "00:06Z", "st-b")), true},
+		{"a replace after the other side's event", with(), with(replace(3, "00:10Z")), with(upsert(3, "00:05Z", "st-2")), true},
+		{"a replace before the other side's event", with(), with(replace(3, "00:10Z")), with(upsert(3, "00:15Z", "st-2")), false},
+		{"a replace both sides have", with(), with(replace(3, "00:10Z"), upsert(4, "00:20Z", "st-3")), with(upsert(3, "00:05Z", "st-2"), replace(4, "00:10Z")), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sides := range [][2][]byte{{c.ours, c.theirs}, {c.theirs, c.ours}} {
+				res, err := Merge(c.base, sides[0], sides[1], "plan.jsonl", Options{Format: Stream})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Conflict != c.conflict {
+					t.Fatalf("conflict %v, want %v: %+v\n%s", res.Conflict, c.conflict, res.Reports, res.Bytes())
+				}
+				checkStreamValid(t, res.Bytes())
+			}
+		})
+	}
+}
+
+// Each side adds a blocks edge the other side's plan allows; together they
+// close a cycle, and no item of it can ever be ready. The merge is still
+// clean (the stream is valid), and it says so.
+func TestStreamMergeReportsADependencyCycleItCloses(t *testing.T) {
+	item := func(id string) string {
+		return fmt.Sprintf(`{"id":%q,"step":"s","status":"pending","deps":[]}`, id)
+	}
+	head := []string{stEvent(1, "00:00Z", `"op":"init"`),
+		stEvent(2, "00:01Z", `"op":"replace","items":[`+item("st-1")+","+item("st-2")+"]")}
+	base := join(head...)
+	ours := join(append(append([]string{}, head...), stEvent(3, "00:10Z", `"op":"set_deps","id":"st-1","deps":[{"id":"st-2","type":"blocks"}]`))...)
+	theirs := join(append(append([]string{}, head...), stEvent(3, "00:20Z", `"op":"set_deps","id":"st-2","deps":[{"id":"st-1"}]`))...)
+	res, err := Merge(base, ours, theirs, "plan.jsonl", Options{Format: Stream})
+	if err != nil || res.Conflict {
+		t.Fatalf("err %v, conflict %v", err, res.Conflict)
+	}
+	found := false
+	for _, r := range res.Reports {
+		found = found || (r.Kind == KindDependencyCycle && strings.Contains(r.Detail, "st-1 -> st-2 -> st-1"))
+	}
+	if !found {
+		t.Fatalf("no dependency-cycle report naming st-1 -> st-2 -> st-1: %+v", res.Reports)
+	}
+	for _, side := range [][]byte{ours, theirs} {
+		one, _ := Merge(base, side, base, "plan.jsonl", Options{Format: Stream})
+		for _, r := range one.Reports {
+			if r.Kind == KindDependencyCycle {
+				t.Fatalf("a one-sided merge reports a cycle: %+v", r)
+			}
+		}
+	}
+	checkStreamValid(t, res.Bytes())
+}

@@ -33,7 +33,8 @@
 // In every JSONL format a line that does not parse is kept as an opaque
 // line, and conflict-marker lines (debris of an earlier merge without the
 // driver) are left out and reported. Only a text merge, or an st stream
-// whose compacted history cannot be carried, leaves a conflict: every other
+// whose compacted history cannot be carried or whose replay would drop a
+// side's events (an init or replace after them), leaves a conflict: every other
 // merge produces a valid file and reports what it decided (Result.Reports).
 // merge(X, X, X) = X and merge(O, A, O) = A, byte for byte.
 package merge

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,8 +51,16 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, r.Path)
-	if err != nil {
-		return nil, err
+	var usage *UsageError
+	switch {
+	case errors.As(err, &usage):
+		return nil, err // --format names no format
+	case err != nil:
+		// A queen-format attribute that names no format (a typo in
+		// .gitattributes): refusing left ours alone in the file, under a
+		// conflict without markers, and theirs lost to whoever staged it.
+		fmt.Fprintf(e.Warn, "git-queen: %v; merged as detected instead: correct the attribute in .gitattributes\n", err)
+		format = merge.Auto
 	}
 	opts := merge.Options{Format: format, CheckpointInterval: r.Interval,
 		TextMerge: textMerge(e.Dir, r.MarkerSize, r.Path)}
@@ -118,24 +127,43 @@ func textMerge(dir string, markerSize int, path string) func(base, ours, theirs 
 //
 // The temporary file goes in the repository's git directory when it can
 // (git puts %A at the top of the worktree, and a driver killed mid-write
-// would leave its temporary file there for `git add -A` to pick up).
-//
-// Ours is moved aside before the result takes its name, and removed after:
-// a rename that replaces a file makes ext4 (auto_da_alloc) start writing
-// the new one out, and git, deleting %A once it has read it, waits for
-// that write (a millisecond and more for a few hundred kB). A driver
-// killed between the two renames leaves ours beside the temporary file
-// and no %A, which git reports as a failed merge, as it does any killed
-// driver.
+// would leave its temporary file there for `git add -A` to pick up). Where
+// the git directory is on another file system than the worktree (a linked
+// worktree in a tmpfs /tmp, or resolve --octopus's), the rename cannot
+// cross, and the temporary file goes beside path instead. Only if that
+// fails too is path written in place, from a copy of the result: its parts
+// may be ours' own mapped bytes, which truncating path takes away (the
+// driver died of SIGBUS, leaving %A empty).
 func writeResult(dir, path string, res *merge.Result) error {
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
 		mode = info.Mode().Perm()
 	}
-	tmpDir := filepath.Dir(path)
+	tmpDirs := []string{filepath.Dir(path)}
 	if repo, err := gitrepo.Discover(dir); err == nil && repo.GitDir != "" {
-		tmpDir = repo.GitDir
+		tmpDirs = append([]string{repo.GitDir}, tmpDirs...)
 	}
+	var err error
+	for _, tmpDir := range tmpDirs {
+		if err = replaceThrough(tmpDir, path, mode, res); err == nil {
+			return nil
+		}
+	}
+	if werr := os.WriteFile(path, bytes.Clone(res.Bytes()), mode); werr != nil {
+		return fmt.Errorf("replace %s: %w (in place: %w)", path, err, werr)
+	}
+	return nil
+}
+
+// replaceThrough writes res to a temporary file in tmpDir and renames it
+// to path. Ours is moved aside before the result takes its name, and
+// removed after: a rename that replaces a file makes ext4 (auto_da_alloc)
+// start writing the new one out, and git, deleting %A once it has read it,
+// waits for that write (a millisecond and more for a few hundred kB). A
+// driver killed between the two renames leaves ours beside the temporary
+// file and no %A, which git reports as a failed merge, as it does any
+// killed driver.
+func replaceThrough(tmpDir, path string, mode os.FileMode, res *merge.Result) error {
 	tmp, err := os.CreateTemp(tmpDir, "queen-merge-"+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
@@ -161,19 +189,7 @@ func writeResult(dir, path string, res *merge.Result) error {
 			return fmt.Errorf("put %s back from %s: %w", path, aside, err)
 		}
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		// Another file system (a git directory elsewhere): write in place.
-		f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, mode)
-		if ferr != nil {
-			return fmt.Errorf("replace %s: %w", path, err)
-		}
-		defer f.Close()
-		if _, err := res.WriteTo(f); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return f.Close()
-	}
-	return nil
+	return os.Rename(tmp.Name(), path)
 }
 
 // usesCRLF reports whether a file ends its lines with CRLF (its first line

@@ -55,3 +55,32 @@ func TestMergeDriverReplacesOursAndLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A queen-format attribute that names no format (a typo) is warned about,
+// and the file merged as detected: the driver refused it, and git showed a
+// conflict over a file that held ours alone, without markers, so whoever
+// staged it lost theirs.
+func TestMergeDriverMergesPastAMistypedFormatAttribute(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Write(t, repo, ".gitattributes", "*.jsonl queen-format=snapshots\n")
+	base := testgit.Write(t, repo, ".merge_file_base", `{"id":"a"}`+"\n")
+	ours := testgit.Write(t, repo, ".merge_file_ours", `{"id":"a"}`+"\n"+`{"id":"ours"}`+"\n")
+	theirs := testgit.Write(t, repo, ".merge_file_theirs", `{"id":"a"}`+"\n"+`{"id":"theirs"}`+"\n")
+	var warned strings.Builder
+	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: &warned}
+	res, err := MergeDriver.Run(e, MergeRequest{Base: filepath.Base(base), Ours: filepath.Base(ours), Theirs: filepath.Base(theirs),
+		MarkerSize: 7, Path: "log.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != merge.Lines {
+		t.Errorf("merged as %s, want lines (detected)", res.Format)
+	}
+	if got, _ := os.ReadFile(ours); string(got) != `{"id":"a"}`+"\n"+`{"id":"ours"}`+"\n"+`{"id":"theirs"}`+"\n" {
+		t.Errorf("ours after the merge: %q, want both sides", got)
+	}
+	if w := warned.String(); !strings.Contains(w, `"snapshots"`) || !strings.Contains(w, ".gitattributes") {
+		t.Errorf("warning %q does not name the attribute's value and where to correct it", w)
+	}
+}

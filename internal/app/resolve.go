@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -123,6 +124,11 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 		}
 		out.Source = "index"
 		res, err = merge.Merge(stages[0], stages[1], stages[2], rel, opts)
+		if err == nil && readErr == nil && handEdited(data, res.Bytes(), stages) {
+			return Resolved{}, fmt.Errorf("resolve: %s was changed since the merge stopped (it holds no conflict markers, and neither side "+
+				"nor the merge): resolve would replace it with the merge of the index stages. To keep your change: git add %s; "+
+				"to merge it with the driver again: git checkout -m -- %s, then git queen resolve %s", file, file, file, file)
+		}
 	case readErr != nil:
 		return Resolved{}, fmt.Errorf("resolve: %w", readErr)
 	default:
@@ -200,4 +206,19 @@ func (e *Env) damagedJSONL(r ResolveRequest, top string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// handEdited reports whether the worktree file of an unmerged path was
+// changed since the merge stopped, so that writing the merge of the index
+// stages over it would lose the change: it holds no conflict markers (git's
+// text merge leaves them), and it is neither the merge nor a stage (a
+// driver that failed leaves ours; git checkout --theirs puts theirs).
+// Line ends are compared as LF: git may check a file out with CRLF.
+func handEdited(worktree, merged []byte, stages [][]byte) bool {
+	if merge.SplitConflicts(worktree).Hunks > 0 {
+		return false
+	}
+	lf := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")) }
+	w := lf(worktree)
+	return !bytes.Equal(w, lf(merged)) && !slices.ContainsFunc(stages, func(s []byte) bool { return s != nil && bytes.Equal(w, lf(s)) })
 }

@@ -94,7 +94,30 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 			}
 		}
 	})
+	if err == nil && r.Change.Op == st.OpInit {
+		e.warnUnmerged(r.File, path)
+	}
 	return res, err
+}
+
+// warnUnmerged warns, after st init, when git would not merge the stream
+// with the driver: its path has no merge=queen attribute (init adds one
+// only for the streams .beads/queen.toml names), so two branches that both
+// change the plan conflict, as any text file does.
+func (e *Env) warnUnmerged(file, path string) {
+	repo, err := gitrepo.Discover(filepath.Dir(path))
+	if err != nil || repo.TopLevel == "" {
+		return
+	}
+	rel, err := filepath.Rel(repo.TopLevel, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return
+	}
+	if driver, _, err := gitrepo.MergeAndFilterOf(repo.TopLevel, filepath.ToSlash(rel)); err == nil && driver != "queen" {
+		fmt.Fprintf(e.Warn, "git-queen: warning: git merges %s without the queen driver (merge attribute: %s), so branches that both change "+
+			"the plan will conflict: name it in .beads/queen.toml ([[format]] with format = \"st\") and run git queen init, "+
+			"or add \"%s merge=queen\" to .gitattributes\n", file, driver, filepath.ToSlash(rel))
+	}
 }
 
 // afterStreamRead runs between reading a stream and appending to it: a

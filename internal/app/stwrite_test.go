@@ -208,3 +208,28 @@ func TestStWriteFollowsAStreamReplacedUnderIt(t *testing.T) {
 		t.Errorf("replay %v, want %s", got, want)
 	}
 }
+
+// st init warns when git would not merge the new stream with the driver
+// (no merge=queen for its path), naming the line to add, and says nothing
+// when it would: a stream started as README shows merged as text, and the
+// first concurrent change conflicted without a word of why.
+func TestStInitWarnsWhenGitWouldNotMergeTheStream(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	os.MkdirAll(filepath.Join(repo, "plans"), 0o755)
+	testgit.Write(t, repo, ".gitattributes", "plans/merged.jsonl merge=queen\n")
+	for _, tt := range []struct {
+		file string
+		warn bool
+	}{{"plans/plain.jsonl", true}, {"plans/merged.jsonl", false}} {
+		var warned strings.Builder
+		e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: &warned, Droid: "ann"}
+		if _, err := StWrite.Run(e, StWriteRequest{File: tt.file, Change: st.Change{Op: st.OpInit}}); err != nil {
+			t.Fatal(err)
+		}
+		w := warned.String()
+		if got := strings.Contains(w, `"`+tt.file+` merge=queen"`); got != tt.warn {
+			t.Errorf("%s: warned %v, want %v: %q", tt.file, got, tt.warn, w)
+		}
+	}
+}

@@ -42,6 +42,7 @@ var Rules = map[string]string{
 	RuleDuplicateLine:  "a line repeated byte for byte: the symptom of a union merge",
 	RuleDuplicateID:    "an id that must be unique appears twice",
 	RuleIntegerLiteral: "an integer written with a fraction or exponent (2.0), which Go readers reject",
+	RuleIntegerRange:   "an integer beyond what a Go reader's int64 holds, which it rejects",
 	RuleExpiresAfter:   "a reservation's expires_at is not after its created_at",
 	RuleTTL:            "a reservation's expires_at is more than 7 days after the version was written (it counts as ending then)",
 	RuleWindowOrder:    "an autopilot checkpoint's window_end is before its window_start",
@@ -68,6 +69,7 @@ const (
 	RuleDuplicateID    = "duplicate-id"
 	RuleVersionOrder   = "version-order"
 	RuleIntegerLiteral = "integer-literal"
+	RuleIntegerRange   = "integer-range"
 	RuleExpiresAfter   = "expires-after-created"
 	RuleTTL            = "ttl-too-long"
 	RuleWindowOrder    = "window-order"

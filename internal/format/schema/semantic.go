@@ -1,8 +1,10 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -23,7 +25,10 @@ import (
 // replay contract (the latest checkpoint plus later events equals a full
 // replay). Lines that are not records were reported by their schema.
 func checkStStream(c *checker, data []byte) {
-	recs, _ := st.Parse(data)
+	recs, errs := st.Parse(data)
+	for _, err := range errs {
+		unreadableInteger(c, err)
+	}
 	wm := int64(-1)
 	seen := make(map[string]bool, len(recs))
 	for i, r := range recs {
@@ -48,7 +53,7 @@ func checkStStream(c *checker, data []byte) {
 		}
 		wm = max(wm, r.Seq)
 	}
-	_, errs := st.Replay(recs)
+	_, errs = st.Replay(recs)
 	for _, err := range errs {
 		var ae *st.ApplyError
 		var ni *st.NoItemError
@@ -62,6 +67,30 @@ func checkStStream(c *checker, data []byte) {
 		c.add("items", RuleReplayContract, "this checkpoint plus the events after it differs from a full replay of the stream; "+
 			"write a fresh checkpoint at the watermark")
 	}
+}
+
+// unreadableInteger reports a v or seq that the schema takes for an
+// integer but st's reader cannot hold (2.0, 1e2, or one beyond int64): the
+// reader skips that line, so st show and the merge driver would not see the
+// record that validate passed. Other values the reader refuses broke the
+// schema, and were reported by it.
+func unreadableInteger(c *checker, err error) {
+	var pe *st.ParseError
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &pe) || !errors.As(pe.Err, &te) || (te.Field != "seq" && te.Field != "v") {
+		return
+	}
+	v, isNumber := strings.CutPrefix(te.Value, "number ")
+	f, perr := strconv.ParseFloat(v, 64)
+	if !isNumber || (perr == nil && (f != math.Trunc(f) || f < 0)) {
+		return
+	}
+	c.line = pe.Line
+	if perr != nil || math.Abs(f) >= math.MaxInt64 {
+		c.addf(te.Field, RuleIntegerRange, "is %s, more than an st reader holds (at most %d)", v, int64(math.MaxInt64))
+		return
+	}
+	c.addf(te.Field, RuleIntegerLiteral, "%s is an integer written with a fraction or exponent; write %d (Go readers reject %s)", v, int64(f), v)
 }
 
 // checkPipelineKey: a jkz pipeline file state/pipeline/<N>.json holds its

@@ -92,11 +92,14 @@ func resultOf(f *Format, path string, probs []Problem, total, records, limit int
 	return Result{Path: path, Format: f.Name, Records: records, Problems: probs, Omitted: total - len(probs)}
 }
 
-// FirstLine is the first non-blank line of data, without a BOM or line
-// ending: what the registry looks at to recognise a file by content.
+// FirstLine is the first non-blank line of data that is not a git
+// conflict marker, without a BOM or line ending: what the registry looks at
+// to recognise a file by content. A stream two branches both started,
+// merged without the driver, opens with "<<<<<<<": validate skipped it as
+// of no known format, and the pre-commit hook let its markers through.
 func FirstLine(data []byte) []byte {
 	for l := range jsonline.Lines(data) {
-		if !l.Blank() {
+		if !l.Blank() && !jsonline.IsConflictMarker(l.Raw) {
 			return l.Raw
 		}
 	}

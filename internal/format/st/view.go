@@ -131,3 +131,50 @@ func ToPlan(view []ViewItem) Plan {
 func MarshalPlan(p Plan) ([]byte, error) { return jsonline.MarshalNoEscape(p) }
 
 var _ json.Marshaler = ViewItem{}
+
+// BlocksCycle returns a cycle of blocks edges in the plan (its item ids,
+// the first repeated at the end), or nil: no item of a cycle can ever be
+// ready. The writers refuse to close one; a merge of two branches that
+// each added one edge can (the merge driver reports it).
+func (s *State) BlocksCycle() []string {
+	edges := make(map[string][]string, len(s.Items))
+	for _, it := range s.Items {
+		for _, e := range it.Deps {
+			if cmp.Or(e.Type, DefaultEdgeType) == DefaultEdgeType {
+				edges[it.ID] = append(edges[it.ID], e.ID)
+			}
+		}
+	}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make(map[string]int, len(edges))
+	var path []string
+	var walk func(id string) []string
+	walk = func(id string) []string {
+		state[id] = onPath
+		path = append(path, id)
+		for _, next := range edges[id] {
+			switch state[next] {
+			case onPath:
+				return append(slices.Clone(path[slices.Index(path, next):]), next)
+			case unseen:
+				if c := walk(next); c != nil {
+					return c
+				}
+			}
+		}
+		state[id], path = done, path[:len(path)-1]
+		return nil
+	}
+	for _, it := range s.Items {
+		if state[it.ID] == unseen {
+			if c := walk(it.ID); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,30 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("%s differs (run go test -update if the change is intended):\n%s", name, got)
+	}
+}
+
+// BlocksCycle finds a cycle of blocks edges (an empty type is blocks), and
+// none in a plan whose only loops are other edge types or whose edges lead
+// to items it does not hold.
+func TestBlocksCycle(t *testing.T) {
+	item := func(id string, deps ...Edge) Item { return Item{ID: id, Deps: deps} }
+	tests := []struct {
+		name  string
+		items []Item
+		want  string
+	}{
+		{"none", []Item{item("a", Edge{ID: "b"}), item("b")}, ""},
+		{"two", []Item{item("a", Edge{ID: "b", Type: "blocks"}), item("b", Edge{ID: "a"})}, "a b a"},
+		{"self", []Item{item("a", Edge{ID: "a"})}, "a a"},
+		{"three, entered from outside", []Item{item("x", Edge{ID: "a"}), item("a", Edge{ID: "b"}), item("b", Edge{ID: "c"}), item("c", Edge{ID: "a"})}, "a b c a"},
+		{"relates-to loops do not block", []Item{item("a", Edge{ID: "b", Type: "relates-to"}), item("b", Edge{ID: "a"})}, ""},
+		{"an edge to no item", []Item{item("a", Edge{ID: "gone"})}, ""},
+	}
+	for _, tt := range tests {
+		s := State{Items: tt.items}
+		if got := strings.Join(s.BlocksCycle(), " "); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

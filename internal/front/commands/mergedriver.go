@@ -30,7 +30,8 @@ func newMergeDriverCmd(env *Env, runF func(call[app.MergeRequest]) error) *cli.C
 It merges OURS and THEIRS against BASE, writes the result over OURS, and exits 0
 when the file is merged, 1 when git must show a conflict (only a file that is
 not JSONL, merged by git merge-file, can conflict, or an st stream whose
-compacted history cannot be carried). The format comes from PATH and the
+compacted history cannot be carried, or in which an init or replace one side
+added would undo the other side's events). The format comes from PATH and the
 content, or from the queen-format attribute, or --format. What the merge did
 beyond a plain union is reported on stderr.`,
 		Flags: []cli.Flag{

@@ -26,7 +26,8 @@ with the duplicate lines of merge=union. resolve rewrites each FILE into what
 the driver would have produced, as closely as the file allows:
 
   - during an unfinished merge, from the index stages (base, ours, theirs):
-    exactly the driver's result; the file is then staged;
+    exactly the driver's result; the file is then staged (one changed by hand
+    since the merge stopped, with no conflict markers, is refused);
   - from conflict markers: the sides they hold (a hunk's base only with
     merge.conflictStyle=diff3);
   - from union duplicates: repeated lines removed by the format's identity

@@ -97,8 +97,14 @@ func loadView(o stOptions) ([]st.ViewItem, error) {
 	for _, e := range skipped {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: skipped %v\n", o.File, e)
 	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(o.Env.Stderr, "git-queen: run 'git queen validate %s' for every problem of the stream\n", o.File)
+	switch {
+	case len(skipped) == 0:
+	case o.File == "-":
+		fmt.Fprintf(o.Env.Stderr, "git-queen: save the stream to a file and run 'git queen validate --format st FILE' for every problem of it\n")
+	default:
+		// --format st: a stream validate does not recognise by its first
+		// line (a line that is not a record) would only be skipped.
+		fmt.Fprintf(o.Env.Stderr, "git-queen: run 'git queen validate --format st %s' for every problem of the stream\n", o.File)
 	}
 	return view, err
 }
