@@ -75,8 +75,9 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 // extractPrefix names this release's extractions. An earlier release
 // extracts into the same cache directory (its hook, or a second binary on
 // the PATH), setting aside versions it does not know, such as places in
-// the queue; its files are named "fetched-..." and never read here.
-const extractPrefix = "fetched2-"
+// the queue, or refusing a whole ledger whose tip is damaged (salvaged);
+// its files are named "fetched-..." or "fetched2-..." and never read here.
+const extractPrefix = "fetched3-"
 
 // extract writes (once) the reservation versions fetched holds that local
 // does not, the newest of each id within every rule, and returns the file's
@@ -95,7 +96,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", false
 	}
-	_, err := inspectWithin(l, local, fetched, limit)
+	takes, err := salvaged(l, local, fetched, limit)
 	if ledger.IsDamage(err) {
 		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
 	}
@@ -107,11 +108,13 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	// a hostile push of tiny invalid lines leaves to hold is their count.
 	var added vetting
 	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
-	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, fetched, vetChunk, func(v vetting) error {
-		added.valid = append(added.valid, v.valid...)
-		return nil
-	}); err != nil {
-		return "", false
+	for _, take := range takes {
+		if err := ledger.EachChangeOf(l, records.ReservationsFile, local, take, vetChunk, func(v vetting) error {
+			added.valid = append(added.valid, v.valid...)
+			return nil
+		}); err != nil {
+			return "", false
+		}
 	}
 	added.markTop() // of every chunk's versions, not each chunk's own
 	lines, err := pickNewest(added, nil, nil)
@@ -139,6 +142,46 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	}
 	pruneCache(cacheDir)
 	return path, jsonl.WriteCacheFile(path, data) == nil
+}
+
+// salvaged is what extract reads of a fetched ledger, as a sync would
+// merge it (Syncer.usable): the fetched commit when it passes Inspect;
+// else the nearest of its ancestors that pass. A damaged commit pushed on
+// an honest ledger (or one of a newer format) hid every reservation the
+// fetch brought from check and the hooks, while sync kept them. The
+// damage of fetched is the error when no ancestor passes, and a commit
+// over limit refuses the whole (a sync stops there too).
+func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64) ([]object.ID, error) {
+	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
+	var out []object.ID
+	var damage error
+	for len(queue) > 0 && len(seen) < maxSalvaged {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		n, err := l.Inspect(local, c)
+		switch {
+		case err == nil && n > limit:
+			return nil, overBound(c, n, limit)
+		case err == nil:
+			out = append(out, c)
+			continue
+		case !ledger.IsDamage(err):
+			return nil, err
+		case c == fetched:
+			damage = err
+		}
+		if parents, err := l.Parents(c); err == nil {
+			queue = append(queue, parents...)
+		}
+	}
+	if len(out) == 0 {
+		return nil, damage
+	}
+	return out, nil
 }
 
 // cacheMaxAge is how long cache files live unmodified.
