@@ -96,40 +96,11 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", false
 	}
-	takes, err := salvaged(l, local, fetched, limit)
+	lines, err := salvaged(l, local, fetched, limit, now)
 	if ledger.IsDamage(err) {
 		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
 	}
 	if err != nil {
-		return "", false
-	}
-	// The valid versions of each chunk, vetted by the walk's readers
-	// (vetData copies them out of a chunk of mostly invalid lines): what
-	// a hostile push of tiny invalid lines leaves to hold is their count.
-	var added vetting
-	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
-	for _, take := range takes {
-		if err := ledger.EachChangeOf(l, records.ReservationsFile, local, take, vetChunk, func(v vetting) error {
-			added.valid = append(added.valid, v.valid...)
-			return nil
-		}); err != nil {
-			return "", false
-		}
-	}
-	added.markTop() // of every chunk's versions, not each chunk's own
-	lines, err := pickNewest(added, nil, nil)
-	if err != nil {
-		return "", false
-	}
-	count := newLiveCount(nil, nil, now)
-	count.add(slices.Values(lines))
-	if n := count.active; n > records.MaxActiveReservations {
-		// A flood: the next sync sets it aside (see floodCheck).
-		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
-		return "", false
-	}
-	if n := count.waiting; n > records.MaxActiveReservations {
-		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d places in the queue\n", n))
 		return "", false
 	}
 	var data []byte
@@ -145,16 +116,18 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 }
 
 // salvaged is what extract reads of a fetched ledger, as a sync would
-// merge it (Syncer.usable): the fetched commit when it passes Inspect;
-// else the nearest of its ancestors that pass. A damaged commit pushed on
-// an honest ledger (or one of a newer format) hid every reservation the
-// fetch brought from check and the hooks, while sync kept them. The
-// damage of fetched is the error when no ancestor passes, and a commit
-// over limit refuses the whole (a sync stops there too).
-func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64) ([]object.ID, error) {
+// merge it (Syncer.usable): the reservation versions the fetched commit
+// brings when it passes Inspect and brings no flood; else those of the
+// nearest of its ancestors that pass. A damaged commit pushed on an
+// honest ledger (or one of a newer format, or a flood) hid every
+// reservation the fetch brought from check and the hooks, while sync kept
+// them. The damage of fetched is the error when no ancestor passes, and a
+// commit over limit refuses the whole (a sync stops there too).
+func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.Time) ([][]byte, error) {
 	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
-	var out []object.ID
+	var all vetting
 	var damage error
+	took := false
 	for len(queue) > 0 && len(seen) < maxSalvaged {
 		c := queue[0]
 		queue = queue[1:]
@@ -163,11 +136,16 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64) ([]object
 		}
 		seen[c] = true
 		n, err := l.Inspect(local, c)
-		switch {
-		case err == nil && n > limit:
+		if err == nil && n > limit {
 			return nil, overBound(c, n, limit)
+		}
+		var added vetting
+		if err == nil {
+			added, err = fetchedVersions(l, local, c, now)
+		}
+		switch {
 		case err == nil:
-			out = append(out, c)
+			all.valid, took = append(all.valid, added.valid...), true
 			continue
 		case !ledger.IsDamage(err):
 			return nil, err
@@ -178,10 +156,54 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64) ([]object
 			queue = append(queue, parents...)
 		}
 	}
-	if len(out) == 0 {
+	if !took {
 		return nil, damage
 	}
-	return out, nil
+	all.markTop() // of every commit's versions, not each one's own
+	lines, err := pickNewest(all, nil, nil)
+	if err == nil {
+		err = floodOf(fetched, lines, now)
+	}
+	return lines, err
+}
+
+// fetchedVersions are the valid reservation versions commit holds that
+// local does not, or the damage of a flood (see floodCheck). Each chunk
+// is vetted by the walk's readers (vetData copies the valid lines out of
+// a chunk of mostly invalid ones): what a hostile push of tiny invalid
+// lines leaves to hold is their count.
+func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (vetting, error) {
+	var added vetting
+	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
+	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, commit, vetChunk, func(v vetting) error {
+		added.valid = append(added.valid, v.valid...)
+		return nil
+	}); err != nil {
+		return added, err
+	}
+	added.markTop()
+	lines, err := pickNewest(added, nil, nil)
+	if err == nil {
+		err = floodOf(commit, lines, now)
+	}
+	return added, err
+}
+
+// floodOf is the damage of lines that make more reservations active, or
+// more places in the queue, than git-queen holds (the next sync sets such
+// a commit aside: floodCheck).
+func floodOf(commit object.ID, lines [][]byte, now time.Time) error {
+	count := newLiveCount(nil, nil, now)
+	count.add(slices.Values(lines))
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{count.active, "active reservations"}, {count.waiting, "places in the queue"}} {
+		if n.n > records.MaxActiveReservations {
+			return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", n.n, n.what)}
+		}
+	}
+	return nil
 }
 
 // cacheMaxAge is how long cache files live unmodified.
