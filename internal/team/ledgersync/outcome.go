@@ -77,7 +77,7 @@ func (s *Syncer) note(rm Remote, op string, err error) {
 		return
 	}
 	cur := all[rm.Key]
-	cur.Remote = rm.Arg
+	cur.Remote = rm.Shown()
 	last := &cur.Fetch
 	if op == "push" {
 		last = &cur.Push

@@ -132,3 +132,30 @@ func TestRefusalWords(t *testing.T) {
 		}
 	}
 }
+
+// A URL given for one sync may carry a token (https://user:TOKEN@host/,
+// as CI scripts give it): what names the remote leaves the password out,
+// as git's own messages do, and keeps the rest.
+func TestShownRemoteLeavesOutThePassword(t *testing.T) {
+	tests := []struct{ arg, want string }{
+		{"https://user:s3cret@example.com/team.git", "https://user@example.com/team.git"},
+		{"https://x-access-token:ghp_abc@github.com/org/repo.git", "https://x-access-token@github.com/org/repo.git"},
+		{"http://u:p%40ss@127.0.0.1:8080/team.git", "http://u@127.0.0.1:8080/team.git"},
+		{"ssh://git:pw@example.com:2222/team.git", "ssh://git@example.com:2222/team.git"},
+		{"https://:tok@example.com/x", "https://@example.com/x"},
+		{"https://user@example.com/team.git", "https://user@example.com/team.git"},
+		{"https://example.com/a@b:c/team.git", "https://example.com/a@b:c/team.git"},
+		{"https://example.com?x=a:b@c", "https://example.com?x=a:b@c"},
+		{"git@example.com:team.git", "git@example.com:team.git"},
+		{"origin", "origin"},
+		{"/srv/a:b@c.git", "/srv/a:b@c.git"},
+	}
+	for _, tt := range tests {
+		if got := (Remote{Arg: tt.arg}).Shown(); got != tt.want {
+			t.Errorf("Shown of %q = %q, want %q", tt.arg, got, tt.want)
+		}
+	}
+	if err := (&RemoteArgError{Arg: "https://u:s3cret@-x/y", Reason: "r"}).Error(); strings.Contains(err, "s3cret") {
+		t.Errorf("a refusal names the password: %s", err)
+	}
+}
