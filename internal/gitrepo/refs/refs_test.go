@@ -72,3 +72,25 @@ func TestRefsAgreeWithGit(t *testing.T) {
 		t.Errorf("ReadIn = %s, %v, %v", h, ok, err)
 	}
 }
+
+// A name with refs below it (refs/queen/x/y beside no refs/queen/x, as a
+// fetch of a ref someone pushed leaves) is no ref, as git reads it: it was
+// an error ("is a directory") that failed every read of the name.
+func TestANameWithRefsBelowItIsNoRef(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	head := plumbing.NewHash(testgit.Run(t, repo, "rev-parse", "HEAD"))
+	testgit.Run(t, repo, "update-ref", "refs/queen/remotes/o/ledger/x", head.String())
+	testgit.Run(t, repo, "update-ref", "refs/queen/packed/x", head.String())
+	testgit.Run(t, repo, "pack-refs", "--all")
+	testgit.Run(t, repo, "update-ref", "refs/queen/packed/y", head.String()) // a directory again, beside packed-refs
+	s := Open(filepath.Join(repo, ".git"))
+	for _, name := range []string{"refs/queen/remotes/o/ledger", "refs/queen/packed"} {
+		if got, err := s.Read(name); err != nil || !got.IsZero() {
+			t.Errorf("Read(%s) = %s, %v; want no ref", name, got, err)
+		}
+	}
+	if got, err := s.Read("refs/queen/packed/x"); err != nil || got != head {
+		t.Errorf("Read of the packed ref below = %s, %v; want %s", got, err, head)
+	}
+}

@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,10 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 	res, err := transport.Push(s.gitDir(), rm.Arg, commit, ledger.Ref, expected, limit)
 	if err != nil {
 		return res, remoteError(rm, "push", err)
+	}
+	if res.Outcome == transport.Refused && res.Refusal == transport.NameTaken {
+		return res, &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Blocked, Ref: res.Reason, Msg: fmt.Sprintf(
+			"it holds %s, which someone pushed there, and git cannot store %s beside a ref below its name", res.Reason, ledger.Ref)}
 	}
 	if res.Outcome == transport.Refused {
 		msg := rm.Shown() + " refuses refs/queen/ledger: " + refusal(res)

@@ -23,6 +23,10 @@ const (
 	// Refused: the remote was reached and refused to store the ledger (a
 	// hook, receive.hideRefs, an access rule). Retrying will not help.
 	Refused Cause = "refused"
+	// Blocked: the remote holds a ref below refs/queen/ledger's name
+	// (someone pushed refs/queen/ledger/x), so git there cannot store the
+	// ledger until that ref is deleted. Retrying will not help.
+	Blocked Cause = "blocked"
 	// Hidden: pushes find the remote's ledger moved, but fetches never
 	// show it (uploadpack.hideRefs, a read rule).
 	Hidden Cause = "hidden"
@@ -39,6 +43,8 @@ type RemoteError struct {
 	// Again says that a sync run again may succeed (other clones kept
 	// winning the race to push).
 	Again bool
+	// Ref is, for Blocked, the ref below the ledger's name.
+	Ref string
 }
 
 func (e *RemoteError) Error() string { return e.Text().String() }
@@ -69,6 +75,9 @@ func (e *RemoteError) hint() wording.Text {
 			". Until then, %v holds paths on this machine only", wording.Run("reserve", "offline"))))
 	case Hidden:
 		return wording.Textf("%s; if the remote is a mirror that lags behind pushes, run %v again", hiddenFix, wording.Run("sync"))
+	case Blocked:
+		return wording.Textf("nothing reads that ref: delete it (git push %s :%s), then %v%v", e.Remote, e.Ref, wording.Run("sync"),
+			wording.CommandLineOnly(wording.Textf(". Until then, %v holds paths on this machine only", wording.Run("reserve", "offline"))))
 	}
 	return wording.Text{}
 }
@@ -91,7 +100,9 @@ const hiddenFix = "the server hides refs/queen from fetches (uploadpack.hideRefs
 
 // Transient reports whether trying again later may succeed (the remote
 // was out of reach), as opposed to a remote that refuses the ledger.
-func (e *RemoteError) Transient() bool { return e.Cause != Refused && e.Cause != Hidden }
+func (e *RemoteError) Transient() bool {
+	return e.Cause != Refused && e.Cause != Hidden && e.Cause != Blocked
+}
 
 // IsRemoteError reports whether err is a remote that could not be reached
 // or refused the ledger.
