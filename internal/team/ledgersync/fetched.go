@@ -135,7 +135,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 			continue
 		}
 		seen[c] = true
-		n, err := l.Inspect(local, c)
+		n, err := l.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
 			return nil, overBound(c, n, limit)
 		}
