@@ -22,7 +22,9 @@ func TestASwarmOfEmptyChunksIsSetAside(t *testing.T) {
 	a, b := newClone(t, r, c), newClone(t, r, c)
 	a.send(t, "ann", "bob", "x")
 	a.sync(t)
-	testgit.Run(t, b.dir, "config", "queen.maxReceive", "64KiB") // room for 4 chunks of the least average
+	// 16 MiB of room leaves room for 1,024 entries of the least average,
+	// and so for the 4,096 any round reads.
+	testgit.Run(t, b.dir, "config", "queen.maxReceive", "16MiB")
 
 	mal := testgit.Clone(t, r)
 	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
@@ -32,14 +34,18 @@ func TestASwarmOfEmptyChunksIsSetAside(t *testing.T) {
 		fmt.Fprintf(&chunks, "100644 blob %s\t%02d.jsonl\n", empty, i)
 	}
 	hundred := gitWithStdin(t, mal, chunks.String(), "mktree")
-	month := gitWithStdin(t, mal, "040000 tree "+hundred+"\t000\n", "mktree")
+	var hundreds strings.Builder
+	for i := range 50 { // 5,000 chunks, past the 4,096 entries any round reads
+		fmt.Fprintf(&hundreds, "040000 tree %s\t%03d\n", hundred, i)
+	}
+	month := gitWithStdin(t, mal, hundreds.String(), "mktree")
 	log := gitWithStdin(t, mal, "040000 tree "+month+"\t2026-01\n", "mktree")
 	root := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l")+"\n040000 tree "+log+"\tassignments\n", "mktree")
 	swarm := testgit.Run(t, mal, "commit-tree", root, "-p", "refs/l", "-m", "swarm")
 	testgit.Run(t, mal, "push", "-q", "origin", swarm+":"+ledger.Ref)
 
 	res := b.sync(t)
-	if len(res.SetAside) != 1 || res.SetAside[0].Commit != swarm || !strings.Contains(res.SetAside[0].Reason, "new chunks holding 0 bytes") {
+	if len(res.SetAside) != 1 || res.SetAside[0].Commit != swarm || !strings.Contains(res.SetAside[0].Reason, "new chunks and directories, holding 0 bytes") {
 		t.Fatalf("set aside: %+v", res.SetAside)
 	}
 	if got := b.inbox(t, "bob"); len(got) != 1 {
