@@ -77,6 +77,15 @@ func (e *ClockError) Error() string { return e.Text().String() }
 
 // Text is the error's message, in the words of the front end that shows it.
 func (e *ClockError) Text() wording.Text {
+	return wording.Textf("no exclusive reservation was made: %v", e.Reason())
+}
+
+// Reason is what the readings show of this clock and what to do, for the
+// messages that are not a refused grant (doctor, a sync's warning). A
+// clock that is right has a way on too: commits name their clone, so a
+// pusher can make up clones that outnumber the team's, and their readings
+// end a day after they were read.
+func (e *ClockError) Reason() wording.Text {
 	dir, d := "behind", -e.Offset
 	if e.Offset > 0 {
 		dir, d = "ahead of", e.Offset
@@ -85,9 +94,10 @@ func (e *ClockError) Text() wording.Text {
 	for _, p := range e.Peers {
 		names = append(names, p.Writer)
 	}
-	return wording.Textf("no exclusive reservation was made: this machine's clock is at least %s %s the other clones' (%s), "+
+	return wording.Textf("this machine's clock is at least %s %s the other clones' (%s), "+
 		"more than the %s every clone tolerates, so others would not hold the reservation for as long as it says; "+
-		"set the clock right (NTP: timedatectl set-ntp true), then %v and %v again",
+		"set the clock right (NTP: timedatectl set-ntp true), then %v and %v again; "+
+		"if it is right, those clones' commits were dated wrong, and what they showed ends a day after it was read",
 		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew), wording.Run("sync"), wording.Run("reserve"))
 }
 
