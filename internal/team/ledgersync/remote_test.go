@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +158,42 @@ func TestShownRemoteLeavesOutThePassword(t *testing.T) {
 	}
 	if err := (&RemoteArgError{Arg: "https://u:s3cret@-x/y", Reason: "r"}).Error(); strings.Contains(err, "s3cret") {
 		t.Errorf("a refusal names the password: %s", err)
+	}
+}
+
+// A remote that pushes to another repository than it fetches from (a
+// fork) is told apart from one that pushes to the same repository by
+// another transport, which is no split.
+func TestPushElsewhere(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		url, pushURL string
+		split        bool
+	}{
+		{"https://github.com/org/repo.git", "git@github.com:org/repo.git", false},
+		{"https://github.com/org/repo", "ssh://git@github.com/org/repo.git", false},
+		{"https://github.com/org/repo.git", "https://ci:tok@github.com/org/repo.git/", false},
+		{"/srv/team.git", "/srv/team.git", false},
+		{"https://github.com/org/repo.git", "git@github.com:me/repo.git", true},
+		{"/srv/team.git", "/srv/fork.git", true},
+		{"https://github.com/org/repo.git", "no_push", true},
+	}
+	for i, tt := range tests {
+		name := fmt.Sprintf("r%d", i)
+		testgit.Run(t, dir, "remote", "add", name, tt.url)
+		testgit.Run(t, dir, "remote", "set-url", "--push", name, tt.pushURL)
+		push, _ := PushElsewhere(repo, name)
+		if (push != "") != tt.split {
+			t.Errorf("url %s, pushurl %s: PushElsewhere = %q; want a split: %v", tt.url, tt.pushURL, push, tt.split)
+		}
+	}
+	testgit.Run(t, dir, "remote", "add", "plain", "/srv/team.git")
+	if push, _ := PushElsewhere(repo, "plain"); push != "" {
+		t.Errorf("a remote without pushurl: PushElsewhere = %q", push)
 	}
 }

@@ -234,6 +234,10 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				if unseen++; unseen == hiddenAfter {
 					err := &RemoteError{Remote: rm.Shown(), Op: "fetch", Cause: Hidden, Msg: fmt.Sprintf(
 						"pushes find its ledger moved, but %d fetches after them brought nothing new", unseen)}
+					if push, fetch := PushElsewhere(s.S.WS.Repo, rm.Arg); rm.Configured && push != "" {
+						err.Cause, err.Msg = Split, fmt.Sprintf("it pushes to %s (remote.%s.pushurl) but fetches from %s: "+
+							"what this clone pushes there never shows in its fetches, nor reaches other clones", push, rm.Arg, fetch)
+					}
 					s.note(rm, "fetch", err)
 					return err
 				}

@@ -138,6 +138,7 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	last := ledgersync.LastOutcomes(r.liveStore().WS, name)
 	now := time.Now()
 	var re *ledgersync.RemoteError
+	push, fetch := ledgersync.PushElsewhere(r.Repo, name)
 	switch {
 	case p.err != nil && !errors.As(p.err, &re):
 		return Check{Name: check, Status: Fail, Message: p.err.Error()}
@@ -147,6 +148,10 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	case last.Push != nil && !last.Push.OK && (last.Push.Cause == ledgersync.Refused):
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s refused the last push of the ledger (%s): %s; %s",
 			name, records.Relative(now, last.Push.At), last.Push.Message, ledgersync.RefusedFix)}
+	case push != "":
+		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s pushes to %s (remote.%s.pushurl) but fetches from %s: "+
+			"unless both are one repository (https and ssh of it), what sync pushes reaches no clone; add a remote that fetches "+
+			"and pushes the team's repository (git remote add team URL), then git queen init --remote team", name, push, name, fetch)}
 	case last.Push != nil && !last.Push.OK && last.Push.Cause == ledgersync.Blocked:
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s could not store the ledger at the last push (%s): %s; "+
 			"nothing reads that ref: delete it (git push %s :%s), then git queen sync",
