@@ -142,10 +142,14 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 		sent = append(sent, msg)
 	}
 	recs := make([]any, len(sent))
+	total := 0
 	for i := range sent {
 		line, err := checkedNew(sent[i])
 		if err != nil {
 			return nil, err
+		}
+		if total += len(line); total > MaxSendBytes {
+			return nil, tooMuchToSend(len(sent), len(line))
 		}
 		recs[i] = line
 	}
@@ -153,6 +157,22 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 		return nil, err
 	}
 	return sent, nil
+}
+
+// MaxSendBytes bounds what one send writes, every copy together: as much
+// as a list of MaxRecipients can take, so only @all meets it. @all sends a
+// copy to every droid the stores name, and anyone who can push to the
+// team's remote can name thousands (a message from each): one broadcast
+// of a long body then wrote hundreds of megabytes here, which the next
+// sync pushed and other clones' syncs refused to take (queen.maxReceive).
+const MaxSendBytes = MaxRecipients * records.MaxLineBytes
+
+// tooMuchToSend refuses a send whose copies would be more than
+// MaxSendBytes in all.
+func tooMuchToSend(copies, lineBytes int) error {
+	return records.Invalidf("%s reaches %d droids: %d copies of a %d-byte message would be more than the %d MiB one message may write; "+
+		"shorten the body, or name the recipients in %s (%s lists the droids the stores name, other clones' included)",
+		records.Broadcast, copies, copies, lineBytes, MaxSendBytes>>20, wording.Param("to"), wording.Run("droids"))
 }
 
 // checkedNew is the line of a new message, refused when it breaks a rule

@@ -2,6 +2,8 @@ package messages
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,4 +202,40 @@ func TestNamedIn(t *testing.T) {
 	if ok, err := namedIn(filepath.Join(t.TempDir(), "none"), quoted, "zed", fields); err != nil || ok {
 		t.Errorf("no log: %v, %v", ok, err)
 	}
+}
+
+// @all to more droids than a team has (a remote's ledger can name them by
+// the thousand) with a long body is refused whole, writing nothing, where
+// it wrote a copy to each: hundreds of megabytes that the next sync
+// pushed. The same broadcast with a short body goes out.
+func TestABroadcastIsBoundedInBytes(t *testing.T) {
+	f := newFixture(t)
+	const droids = 120
+	for i := range droids {
+		f.send(t, Draft{From: fmt.Sprintf("d%d", i), To: "ann", Subject: "hello"})
+	}
+	before := logSize(t, f)
+	long := strings.Repeat("y", records.MaxNewLineBytes-5000)
+	sent, err := f.m.Send(Draft{From: "ann", To: "@all", Subject: "all hands", Body: long, CheckRecipients: true})
+	var invalid *records.InvalidError
+	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), fmt.Sprintf("@all reaches %d droids", droids)) {
+		t.Fatalf("a long broadcast to %d droids: sent %d, %v; want a usage error naming the count", droids, len(sent), err)
+	}
+	if after := logSize(t, f); after != before {
+		t.Fatalf("the refused broadcast wrote %d bytes", after-before)
+	}
+	sent, err = f.m.Send(Draft{From: "ann", To: "@all", Subject: "all hands", Body: "short", CheckRecipients: true})
+	if err != nil || len(sent) != droids {
+		t.Fatalf("a short broadcast: sent %d, %v; want %d copies", len(sent), err, droids)
+	}
+}
+
+// logSize is the size of the fixture's messages log.
+func logSize(t *testing.T, f *fixture) int64 {
+	t.Helper()
+	info, err := os.Stat(f.logPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Size()
 }

@@ -111,6 +111,6 @@ func printSyncNotes(e *Env, res *ledgersync.Result) {
 		fmt.Fprintf(e.Stderr, "git-queen: warning: %s\n", c)
 	}
 	if res.ClockOff != nil {
-		fmt.Fprintf(e.Stderr, "git-queen: warning: most clones' commits show this machine's clock off: exclusive reservations are refused here until it is right (%v)\n", res.ClockOff)
+		fmt.Fprintf(e.Stderr, "git-queen: warning: most clones' commits show this machine's clock off: exclusive reservations are refused here until it is right: %v\n", res.ClockOff.Reason())
 	}
 }

@@ -94,6 +94,45 @@ func (s *Store) Tips(prefix string) (map[string]string, error) {
 	return tips, nil
 }
 
+// ListOne returns the refs named prefix + one component + suffix
+// (refs/queen/remotes/NAME/ledger), sorted by name, reading no loose ref
+// of any other name: a remote can push thousands of refs that a fetch
+// brings below prefix, and List read every one of them on every call.
+func (s *Store) ListOne(prefix, suffix string) ([]Ref, error) {
+	matches := func(name string) bool {
+		one, ok := strings.CutPrefix(name, prefix)
+		one, ok2 := strings.CutSuffix(one, suffix)
+		return ok && ok2 && one != "" && !strings.Contains(one, "/")
+	}
+	if s.reftable {
+		all, err := s.List(prefix)
+		return slices.DeleteFunc(all, func(r Ref) bool { return !matches(r.Name) }), err
+	}
+	byName := map[string]plumbing.Hash{}
+	if data, err := os.ReadFile(filepath.Join(s.dir, "packed-refs")); err == nil && bytes.Contains(data, []byte(prefix)) {
+		for line := range strings.Lines(string(data)) {
+			if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && matches(name) && plumbing.IsHash(id) {
+				byName[name] = hashOrZero(id)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(prefix)))
+	for _, e := range entries {
+		name := prefix + e.Name() + suffix
+		if !e.IsDir() || !matches(name) {
+			continue
+		}
+		if id, err := readFiles(s.dir, name); err == nil && !id.IsZero() {
+			byName[name] = id
+		}
+	}
+	refs := make([]Ref, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		refs = append(refs, Ref{Name: name, ID: byName[name]})
+	}
+	return refs, nil
+}
+
 func hashOrZero(id string) plumbing.Hash {
 	if len(id) == 40 && plumbing.IsHash(id) {
 		return plumbing.NewHash(id)

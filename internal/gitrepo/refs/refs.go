@@ -74,14 +74,21 @@ func ReadIn(gitDir, name string) (h plumbing.Hash, ok bool, err error) {
 // its first bytes.
 const maxRefFile = 256
 
+// readFiles reads a ref as git's files backend does: the loose ref file,
+// else packed-refs. A directory where the file would be holds refs below
+// the name, and means, as to git, no loose ref of that name: a fetch that
+// brought refs/queen/ledger/x from a remote (where only someone's push
+// puts it) left every read of refs/queen/remotes/NAME/ledger failing with
+// "is a directory", and every sync with it.
 func readFiles(dir, name string) (plumbing.Hash, error) {
-	data, err := readBounded(filepath.Join(dir, filepath.FromSlash(name)))
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	data, err := readBounded(path)
 	switch {
 	case err == nil && len(data) > maxRefFile:
 		return plumbing.ZeroHash, fmt.Errorf("%s holds more than %d bytes, not a commit id", name, maxRefFile)
 	case err == nil:
 		return parseID(strings.TrimSpace(string(data)), name)
-	case !errors.Is(err, os.ErrNotExist):
+	case !errors.Is(err, os.ErrNotExist) && !isDir(path):
 		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", name, err)
 	}
 	id, found, err := gitrepo.PackedRef(dir, name)
@@ -164,4 +171,10 @@ func (s *Store) updateWithGit(name string, old, new plumbing.Hash) error {
 		return err
 	}
 	return nil
+}
+
+// isDir says whether path is a directory.
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }

@@ -99,3 +99,57 @@ func TestTipsAgreeWithGit(t *testing.T) {
 		t.Errorf("Tips = %v; git lists\n%s", tips, want)
 	}
 }
+
+// A name with refs below it (refs/queen/x/y beside no refs/queen/x, as a
+// fetch of a ref someone pushed leaves) is no ref, as git reads it: it was
+// an error ("is a directory") that failed every read of the name.
+func TestANameWithRefsBelowItIsNoRef(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	head := plumbing.NewHash(testgit.Run(t, repo, "rev-parse", "HEAD"))
+	testgit.Run(t, repo, "update-ref", "refs/queen/remotes/o/ledger/x", head.String())
+	testgit.Run(t, repo, "update-ref", "refs/queen/packed/x", head.String())
+	testgit.Run(t, repo, "pack-refs", "--all")
+	testgit.Run(t, repo, "update-ref", "refs/queen/packed/y", head.String()) // a directory again, beside packed-refs
+	s := Open(filepath.Join(repo, ".git"))
+	for _, name := range []string{"refs/queen/remotes/o/ledger", "refs/queen/packed"} {
+		if got, err := s.Read(name); err != nil || !got.IsZero() {
+			t.Errorf("Read(%s) = %s, %v; want no ref", name, got, err)
+		}
+	}
+	if got, err := s.Read("refs/queen/packed/x"); err != nil || got != head {
+		t.Errorf("Read of the packed ref below = %s, %v; want %s", got, err, head)
+	}
+}
+
+// ListOne lists prefix + one component + suffix, loose or packed (a loose
+// one over a packed one, as git reads them), and nothing else below the
+// prefix: not a name with more components, nor a longer one.
+func TestListOneReadsOnlyItsNames(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	head := plumbing.NewHash(testgit.Run(t, repo, "rev-parse", "HEAD"))
+	testgit.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "second")
+	second := plumbing.NewHash(testgit.Run(t, repo, "rev-parse", "HEAD"))
+	for _, name := range []string{"refs/queen/remotes/packed/ledger", "refs/queen/remotes/both/ledger", "refs/queen/remotes/origin/ledger2"} {
+		testgit.Run(t, repo, "update-ref", name, head.String())
+	}
+	testgit.Run(t, repo, "pack-refs", "--all")
+	for _, name := range []string{"refs/queen/remotes/both/ledger", "refs/queen/remotes/origin/ledger",
+		"refs/queen/remotes/origin/ledger3", "refs/queen/remotes/a/b/ledger", "refs/queen/remotes/x/ledger/y"} {
+		testgit.Run(t, repo, "update-ref", name, second.String())
+	}
+	list, err := Open(filepath.Join(repo, ".git")).ListOne("refs/queen/remotes/", "/ledger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range list {
+		got = append(got, r.Name+"="+r.ID.String()[:7])
+	}
+	want := []string{"refs/queen/remotes/both/ledger=" + second.String()[:7], "refs/queen/remotes/origin/ledger=" + second.String()[:7],
+		"refs/queen/remotes/packed/ledger=" + head.String()[:7]}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("ListOne = %v, want %v", got, want)
+	}
+}

@@ -42,6 +42,10 @@ const (
 	AccessRule                    // an access rule (gitolite's "DENIED by")
 	PreReceiveHook                // the pre-receive hook declined
 	UpdateHook                    // the update hook declined
+	// NameTaken: the server holds a ref below the pushed ref's name
+	// (refs/queen/ledger/x), which keeps git there from creating the ref
+	// itself; Reason names that ref.
+	NameTaken
 )
 
 // PushResult is a push's outcome with what the remote said.
@@ -85,6 +89,9 @@ func Push(dir, remote string, commit plumbing.Hash, ref string, expected plumbin
 		if strings.Contains(line, "stale info") || strings.Contains(line, "fetch first") || strings.Contains(line, "non-fast-forward") {
 			return PushResult{Outcome: LostRace}, nil
 		}
+		if below := refBelow(stderr, ref); below != "" {
+			return PushResult{Outcome: Refused, Refusal: NameTaken, Reason: below, Said: serverSaid(stderr)}, nil
+		}
 		// The server checked the old value under its ref lock and found
 		// another push had won since it advertised the ref.
 		if strings.Contains(line, "remote rejected") && strings.Contains(stderr, "cannot lock ref") &&
@@ -111,6 +118,21 @@ func Push(dir, remote string, commit plumbing.Hash, ref string, expected plumbin
 		return PushResult{}, &Error{Kind: Unreachable, Msg: msg}
 	}
 	return PushResult{}, failure(stderr, err)
+}
+
+// refBelow is the ref below ref's name that git's stderr says keeps the
+// server from creating ref ("cannot lock ref 'R': 'R/x' exists; cannot
+// create 'R'"), or "".
+func refBelow(stderr, ref string) string {
+	_, rest, ok := strings.Cut(stderr, "cannot lock ref '"+ref+"': '"+ref+"/")
+	if !ok {
+		return ""
+	}
+	name, rest, ok := strings.Cut(rest, "'")
+	if !ok || !strings.HasPrefix(rest, " exists") {
+		return ""
+	}
+	return ref + "/" + name
 }
 
 // missingObjectSays are how git's receiving side begins a line about an

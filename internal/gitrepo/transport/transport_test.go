@@ -95,3 +95,33 @@ func TestRefusalCauses(t *testing.T) {
 		t.Errorf("serverSaid without remote lines = %q", said)
 	}
 }
+
+// A server that holds a ref below the ledger's name (someone pushed
+// refs/queen/ledger/x where the ledger was deleted) cannot create the
+// ledger: the push is refused, naming that ref, not tried again as a race
+// for the server's lock.
+func TestPushToANameTakenBelow(t *testing.T) {
+	testgit.Isolate(t)
+	const ref = "refs/queen/ledger"
+	for _, r := range testgit.Remotes(t) {
+		t.Run(r.Name, func(t *testing.T) {
+			dir := testgit.Init(t)
+			head := plumbing.NewHash(testgit.Run(t, dir, "rev-parse", "HEAD"))
+			testgit.Run(t, dir, "push", "-q", r.URL, "HEAD:"+ref+"/x")
+			res, err := Push(dir, r.URL, head, ref, plumbing.ZeroHash, generous)
+			if err != nil || res.Outcome != Refused || res.Refusal != NameTaken || res.Reason != ref+"/x" {
+				t.Errorf("push of %s beside %s/x: %+v, %v; want Refused, NameTaken, naming %s/x", ref, ref, res, err, ref)
+			}
+		})
+	}
+	for _, tt := range []struct{ stderr, want string }{
+		{"remote: error: cannot lock ref 'refs/queen/ledger': 'refs/queen/ledger/a/b' exists; cannot create 'refs/queen/ledger'\n", "refs/queen/ledger/a/b"},
+		{"remote: error: cannot lock ref 'refs/queen/ledger': is at 1234 but expected 5678\n", ""},
+		{"remote: error: cannot lock ref 'refs/queen/ledger': 'refs/queen/ledgerx' exists\n", ""},
+		{"remote: error: cannot lock ref 'refs/queen/ledger': 'refs/queen/ledger/x\n", ""},
+	} {
+		if got := refBelow(tt.stderr, ref); got != tt.want {
+			t.Errorf("refBelow(%q) = %q, want %q", tt.stderr, got, tt.want)
+		}
+	}
+}

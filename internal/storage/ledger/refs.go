@@ -15,15 +15,17 @@ func (l *Ledger) Refs() *refs.Store { return l.refs }
 // TrackingRefs lists the remotes' ledgers this repository has fetched, by
 // remote name.
 func TrackingRefs(commonDir string) (map[string]gitobject.ID, error) {
-	list, err := refs.Open(commonDir).List("refs/queen/remotes/")
+	// Only the one ref git-queen writes per remote, and no other is read:
+	// another clone can push refs of any name under refs/queen/, which a
+	// fetch may bring here (refs/queen/remotes/origin/remotes/x/ledger,
+	// or 20,000 refs/queen/remotes/origin/ledgerN, which every check and
+	// commit read when they were listed).
+	list, err := refs.Open(commonDir).ListOne("refs/queen/remotes/", "/ledger")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]gitobject.ID{}
 	for _, r := range list {
-		// Only the one ref git-queen writes per remote: another clone can
-		// push refs of any name under refs/queen/, which a fetch may bring
-		// here (refs/queen/remotes/origin/remotes/x/ledger).
 		if remote, ok := trackedRemote(r.Name); ok && !r.ID.IsZero() {
 			out[remote] = r.ID
 		}

@@ -75,8 +75,9 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 // extractPrefix names this release's extractions. An earlier release
 // extracts into the same cache directory (its hook, or a second binary on
 // the PATH), setting aside versions it does not know, such as places in
-// the queue; its files are named "fetched-..." and never read here.
-const extractPrefix = "fetched2-"
+// the queue, or refusing a whole ledger whose tip is damaged (salvaged);
+// its files are named "fetched-..." or "fetched2-..." and never read here.
+const extractPrefix = "fetched3-"
 
 // extract writes (once) the reservation versions fetched holds that local
 // does not, the newest of each id within every rule, and returns the file's
@@ -95,38 +96,11 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", false
 	}
-	_, err := inspectWithin(l, local, fetched, limit)
+	lines, err := salvaged(l, local, fetched, limit, now)
 	if ledger.IsDamage(err) {
 		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
 	}
 	if err != nil {
-		return "", false
-	}
-	// The valid versions of each chunk, vetted by the walk's readers
-	// (vetData copies them out of a chunk of mostly invalid lines): what
-	// a hostile push of tiny invalid lines leaves to hold is their count.
-	var added vetting
-	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
-	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, fetched, vetChunk, func(v vetting) error {
-		added.valid = append(added.valid, v.valid...)
-		return nil
-	}); err != nil {
-		return "", false
-	}
-	added.markTop() // of every chunk's versions, not each chunk's own
-	lines, err := pickNewest(added, nil, nil)
-	if err != nil {
-		return "", false
-	}
-	count := newLiveCount(nil, nil, now)
-	count.add(slices.Values(lines))
-	if n := count.active; n > records.MaxActiveReservations {
-		// A flood: the next sync sets it aside (see floodCheck).
-		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d active reservations\n", n))
-		return "", false
-	}
-	if n := count.waiting; n > records.MaxActiveReservations {
-		_ = jsonl.WriteCacheFile(refused, fmt.Appendf(nil, "%d places in the queue\n", n))
 		return "", false
 	}
 	var data []byte
@@ -139,6 +113,97 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	}
 	pruneCache(cacheDir)
 	return path, jsonl.WriteCacheFile(path, data) == nil
+}
+
+// salvaged is what extract reads of a fetched ledger, as a sync would
+// merge it (Syncer.usable): the reservation versions the fetched commit
+// brings when it passes Inspect and brings no flood; else those of the
+// nearest of its ancestors that pass. A damaged commit pushed on an
+// honest ledger (or one of a newer format, or a flood) hid every
+// reservation the fetch brought from check and the hooks, while sync kept
+// them. The damage of fetched is the error when no ancestor passes, and a
+// commit over limit refuses the whole (a sync stops there too).
+func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.Time) ([][]byte, error) {
+	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
+	var all vetting
+	var damage error
+	took := false
+	for len(queue) > 0 && len(seen) < maxSalvaged {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		n, err := l.InspectWithin(local, c, limit)
+		if err == nil && n > limit {
+			return nil, overBound(c, n, limit)
+		}
+		var added vetting
+		if err == nil {
+			added, err = fetchedVersions(l, local, c, now)
+		}
+		switch {
+		case err == nil:
+			all.valid, took = append(all.valid, added.valid...), true
+			continue
+		case !ledger.IsDamage(err):
+			return nil, err
+		case c == fetched:
+			damage = err
+		}
+		if parents, err := l.Parents(c); err == nil {
+			queue = append(queue, parents...)
+		}
+	}
+	if !took {
+		return nil, damage
+	}
+	all.markTop() // of every commit's versions, not each one's own
+	lines, err := pickNewest(all, nil, nil)
+	if err == nil {
+		err = floodOf(fetched, lines, now)
+	}
+	return lines, err
+}
+
+// fetchedVersions are the valid reservation versions commit holds that
+// local does not, or the damage of a flood (see floodCheck). Each chunk
+// is vetted by the walk's readers (vetData copies the valid lines out of
+// a chunk of mostly invalid ones): what a hostile push of tiny invalid
+// lines leaves to hold is their count.
+func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (vetting, error) {
+	var added vetting
+	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
+	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, commit, vetChunk, func(v vetting) error {
+		added.valid = append(added.valid, v.valid...)
+		return nil
+	}); err != nil {
+		return added, err
+	}
+	added.markTop()
+	lines, err := pickNewest(added, nil, nil)
+	if err == nil {
+		err = floodOf(commit, lines, now)
+	}
+	return added, err
+}
+
+// floodOf is the damage of lines that make more reservations active, or
+// more places in the queue, than git-queen holds (the next sync sets such
+// a commit aside: floodCheck).
+func floodOf(commit object.ID, lines [][]byte, now time.Time) error {
+	count := newLiveCount(nil, nil, now)
+	count.add(slices.Values(lines))
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{count.active, "active reservations"}, {count.waiting, "places in the queue"}} {
+		if n.n > records.MaxActiveReservations {
+			return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", n.n, n.what)}
+		}
+	}
+	return nil
 }
 
 // cacheMaxAge is how long cache files live unmodified.

@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func remoteError(rm Remote, op string, err error) error {
 	if failed.Kind == transport.TimedOut {
 		cause = TimedOut
 	}
-	return &RemoteError{Remote: rm.Arg, Op: op, Cause: cause, Timeout: failed.After, Msg: failed.Msg}
+	return &RemoteError{Remote: rm.Shown(), Op: op, Cause: cause, Timeout: failed.After, Msg: failed.Msg}
 }
 
 // fetch brings the remote's ledger to its tracking ref and returns the
@@ -109,12 +110,16 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 	if err != nil {
 		return res, remoteError(rm, "push", err)
 	}
+	if res.Outcome == transport.Refused && res.Refusal == transport.NameTaken {
+		return res, &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Blocked, Ref: res.Reason, Msg: fmt.Sprintf(
+			"it holds %s, which someone pushed there, and git cannot store %s beside a ref below its name", res.Reason, ledger.Ref)}
+	}
 	if res.Outcome == transport.Refused {
-		msg := rm.Arg + " refuses refs/queen/ledger: " + refusal(res)
+		msg := rm.Shown() + " refuses refs/queen/ledger: " + refusal(res)
 		if res.Said != "" {
 			msg += "; the server said: " + res.Said
 		}
-		return res, &RemoteError{Remote: rm.Arg, Op: "push", Cause: Refused, Msg: msg}
+		return res, &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Refused, Msg: msg}
 	}
 	return res, nil
 }

@@ -56,10 +56,10 @@ func parseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// inspectWithin is l.Inspect(from, to), and the damage of a commit that
-// brings more than limit (overBound).
+// inspectWithin is l.InspectWithin(from, to, limit), and the damage of a
+// commit that brings more than limit (overBound).
 func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) (int64, error) {
-	n, err := l.Inspect(from, to)
+	n, err := l.InspectWithin(from, to, limit)
 	if err == nil && n > limit {
 		err = overBound(to, n, limit)
 	}

@@ -26,6 +26,8 @@ type Outcome struct {
 	// Cause and Message say why it failed (empty when OK).
 	Cause   Cause  `json:"cause,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Ref is, for Blocked, the ref below the ledger's name.
+	Ref string `json:"ref,omitempty"`
 }
 
 // Outcomes are the last fetch and push with one remote.
@@ -70,19 +72,19 @@ func (s *Syncer) note(rm Remote, op string, err error) {
 		if !ok {
 			return // a local failure says nothing about the remote
 		}
-		o.Cause, o.Message = re.Cause, re.Msg
+		o.Cause, o.Message, o.Ref = re.Cause, re.Msg, re.Ref
 	}
 	all, lerr := loadOutcomes(s.dir())
 	if lerr != nil {
 		return
 	}
 	cur := all[rm.Key]
-	cur.Remote = rm.Arg
+	cur.Remote = rm.Shown()
 	last := &cur.Fetch
 	if op == "push" {
 		last = &cur.Push
 	}
-	if p := *last; p != nil && p.OK == o.OK && p.Cause == o.Cause && p.Message == o.Message && now.Sub(p.At) < time.Minute {
+	if p := *last; p != nil && p.OK == o.OK && p.Cause == o.Cause && p.Message == o.Message && p.Ref == o.Ref && now.Sub(p.At) < time.Minute {
 		return
 	}
 	*last = o

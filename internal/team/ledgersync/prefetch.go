@@ -75,7 +75,7 @@ func FetchLedger(s *store.Store, remote string, limit time.Duration) (LedgerFetc
 	if err != nil {
 		return out, err
 	}
-	out.Remote = rm.Arg
+	out.Remote = rm.Shown()
 	tip, err := sy.fetch(rm)
 	if err != nil {
 		return out, err

@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,69 @@ func TestRefusalWords(t *testing.T) {
 		if got := refusal(tt.res); !strings.Contains(got, tt.want) {
 			t.Errorf("refusal(%+v) = %q, want %q", tt.res, got, tt.want)
 		}
+	}
+}
+
+// A URL given for one sync may carry a token (https://user:TOKEN@host/,
+// as CI scripts give it): what names the remote leaves the password out,
+// as git's own messages do, and keeps the rest.
+func TestShownRemoteLeavesOutThePassword(t *testing.T) {
+	tests := []struct{ arg, want string }{
+		{"https://user:s3cret@example.com/team.git", "https://user@example.com/team.git"},
+		{"https://x-access-token:ghp_abc@github.com/org/repo.git", "https://x-access-token@github.com/org/repo.git"},
+		{"http://u:p%40ss@127.0.0.1:8080/team.git", "http://u@127.0.0.1:8080/team.git"},
+		{"ssh://git:pw@example.com:2222/team.git", "ssh://git@example.com:2222/team.git"},
+		{"https://:tok@example.com/x", "https://@example.com/x"},
+		{"https://user@example.com/team.git", "https://user@example.com/team.git"},
+		{"https://example.com/a@b:c/team.git", "https://example.com/a@b:c/team.git"},
+		{"https://example.com?x=a:b@c", "https://example.com?x=a:b@c"},
+		{"git@example.com:team.git", "git@example.com:team.git"},
+		{"origin", "origin"},
+		{"/srv/a:b@c.git", "/srv/a:b@c.git"},
+	}
+	for _, tt := range tests {
+		if got := (Remote{Arg: tt.arg}).Shown(); got != tt.want {
+			t.Errorf("Shown of %q = %q, want %q", tt.arg, got, tt.want)
+		}
+	}
+	if err := (&RemoteArgError{Arg: "https://u:s3cret@-x/y", Reason: "r"}).Error(); strings.Contains(err, "s3cret") {
+		t.Errorf("a refusal names the password: %s", err)
+	}
+}
+
+// A remote that pushes to another repository than it fetches from (a
+// fork) is told apart from one that pushes to the same repository by
+// another transport, which is no split.
+func TestPushElsewhere(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		url, pushURL string
+		split        bool
+	}{
+		{"https://github.com/org/repo.git", "git@github.com:org/repo.git", false},
+		{"https://github.com/org/repo", "ssh://git@github.com/org/repo.git", false},
+		{"https://github.com/org/repo.git", "https://ci:tok@github.com/org/repo.git/", false},
+		{"/srv/team.git", "/srv/team.git", false},
+		{"https://github.com/org/repo.git", "git@github.com:me/repo.git", true},
+		{"/srv/team.git", "/srv/fork.git", true},
+		{"https://github.com/org/repo.git", "no_push", true},
+	}
+	for i, tt := range tests {
+		name := fmt.Sprintf("r%d", i)
+		testgit.Run(t, dir, "remote", "add", name, tt.url)
+		testgit.Run(t, dir, "remote", "set-url", "--push", name, tt.pushURL)
+		push, _ := PushElsewhere(repo, name)
+		if (push != "") != tt.split {
+			t.Errorf("url %s, pushurl %s: PushElsewhere = %q; want a split: %v", tt.url, tt.pushURL, push, tt.split)
+		}
+	}
+	testgit.Run(t, dir, "remote", "add", "plain", "/srv/team.git")
+	if push, _ := PushElsewhere(repo, "plain"); push != "" {
+		t.Errorf("a remote without pushurl: PushElsewhere = %q", push)
 	}
 }

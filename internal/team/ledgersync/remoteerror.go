@@ -2,9 +2,11 @@ package ledgersync
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/wording"
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 )
 
@@ -23,6 +25,14 @@ const (
 	// Refused: the remote was reached and refused to store the ledger (a
 	// hook, receive.hideRefs, an access rule). Retrying will not help.
 	Refused Cause = "refused"
+	// Blocked: the remote holds a ref below refs/queen/ledger's name
+	// (someone pushed refs/queen/ledger/x), so git there cannot store the
+	// ledger until that ref is deleted. Retrying will not help.
+	Blocked Cause = "blocked"
+	// Split: the remote pushes to another URL than it fetches from
+	// (remote.NAME.pushurl, a fork), and what is pushed there never shows
+	// in its fetches. Retrying will not help.
+	Split Cause = "split"
 	// Hidden: pushes find the remote's ledger moved, but fetches never
 	// show it (uploadpack.hideRefs, a read rule).
 	Hidden Cause = "hidden"
@@ -39,6 +49,8 @@ type RemoteError struct {
 	// Again says that a sync run again may succeed (other clones kept
 	// winning the race to push).
 	Again bool
+	// Ref is, for Blocked, the ref below the ledger's name.
+	Ref string
 }
 
 func (e *RemoteError) Error() string { return e.Text().String() }
@@ -69,6 +81,12 @@ func (e *RemoteError) hint() wording.Text {
 			". Until then, %v holds paths on this machine only", wording.Run("reserve", "offline"))))
 	case Hidden:
 		return wording.Textf("%s; if the remote is a mirror that lags behind pushes, run %v again", hiddenFix, wording.Run("sync"))
+	case Split:
+		return wording.Textf("the ledger must be fetched from and pushed to one repository, the team's: add a remote that does both " +
+			"(git remote add team URL), then git queen init --remote team")
+	case Blocked:
+		return wording.Textf("nothing reads that ref: delete it (git push %s :%s), then %v%v", e.Remote, e.Ref, wording.Run("sync"),
+			wording.CommandLineOnly(wording.Textf(". Until then, %v holds paths on this machine only", wording.Run("reserve", "offline"))))
 	}
 	return wording.Text{}
 }
@@ -91,7 +109,9 @@ const hiddenFix = "the server hides refs/queen from fetches (uploadpack.hideRefs
 
 // Transient reports whether trying again later may succeed (the remote
 // was out of reach), as opposed to a remote that refuses the ledger.
-func (e *RemoteError) Transient() bool { return e.Cause != Refused && e.Cause != Hidden }
+func (e *RemoteError) Transient() bool {
+	return e.Cause != Refused && e.Cause != Hidden && e.Cause != Blocked && e.Cause != Split
+}
 
 // IsRemoteError reports whether err is a remote that could not be reached
 // or refused the ledger.
@@ -114,4 +134,34 @@ func refusal(res transport.PushResult) string {
 		return "its update hook declined it"
 	}
 	return "it rejected it (" + res.Reason + ")"
+}
+
+// PushElsewhere says where a configured remote pushes when it is not
+// where it fetches from (a remote.NAME.pushurl other than its url, as a
+// fork's triangular setup has); "" when it pushes where it fetches, or
+// remote is no configured name.
+func PushElsewhere(repo *gitrepo.Repo, remote string) (pushURL, fetchURL string) {
+	cfg := repo.ReadConfig()
+	fetchURL, _ = cfg.Get("remote." + remote + ".url")
+	for _, push := range cfg.All("remote." + remote + ".pushurl") {
+		if repoOf(push) != repoOf(fetchURL) {
+			return withoutPassword(push), withoutPassword(fetchURL)
+		}
+	}
+	return "", ""
+}
+
+// repoOf is the host and path a URL names, whatever its transport and
+// user: https://github.com/org/repo.git, ssh://git@github.com/org/repo and
+// git@github.com:org/repo all are "github.com/org/repo".
+func repoOf(url string) string {
+	if m := schemePrefix().FindStringSubmatch(url); m != nil {
+		url = url[len(m[0]):]
+	} else if host, path, ok := scpLike(url); ok {
+		url = host + "/" + path
+	}
+	if at := strings.LastIndex(url, "@"); at >= 0 && at < strings.IndexByte(url+"/", '/') {
+		url = url[at+1:]
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(url, "/"), ".git")
 }

@@ -362,7 +362,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			continue
 		}
 		seen[c] = true
-		n, err := s.ledger.Inspect(local, c)
+		n, err := s.ledger.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
 			// Well formed, only more than this clone takes at once: it
 			// may be the team's whole history, which a push without it

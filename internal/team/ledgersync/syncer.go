@@ -206,6 +206,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Remote = rm.Shown()
 	lock := &jsonl.Lock{Path: filepath.Join(s.dir(), SyncLockName), Timeout: syncLockTimeout}
 	err = lock.Do(func(*jsonl.Tx) error {
 		rebuilt, err := s.preflight()
@@ -231,8 +232,12 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			// shows pushes a ledger it hides from fetches.
 			if afterLoss && fetched == lost {
 				if unseen++; unseen == hiddenAfter {
-					err := &RemoteError{Remote: rm.Arg, Op: "fetch", Cause: Hidden, Msg: fmt.Sprintf(
+					err := &RemoteError{Remote: rm.Shown(), Op: "fetch", Cause: Hidden, Msg: fmt.Sprintf(
 						"pushes find its ledger moved, but %d fetches after them brought nothing new", unseen)}
+					if push, fetch := PushElsewhere(s.S.WS.Repo, rm.Arg); rm.Configured && push != "" {
+						err.Cause, err.Msg = Split, fmt.Sprintf("it pushes to %s (remote.%s.pushurl) but fetches from %s: "+
+							"what this clone pushes there never shows in its fetches, nor reaches other clones", push, rm.Arg, fetch)
+					}
 					s.note(rm, "fetch", err)
 					return err
 				}
@@ -290,7 +295,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return err
 			} else if !holds {
 				if rebuiltOnce {
-					return fmt.Errorf("will not push the ledger to %s: %s does not hold the remote's %s, even rebuilt", rm.Arg, r.local, fetched)
+					return fmt.Errorf("will not push the ledger to %s: %s does not hold the remote's %s, even rebuilt", rm.Shown(), r.local, fetched)
 				}
 				rebuild, rebuiltOnce, afterLoss = true, true, false
 				continue
@@ -321,19 +326,19 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				afterLoss, lost, retries = true, fetched, 0
 			case transport.ObjectsMissing:
 				if rebuiltOnce {
-					return fmt.Errorf("cannot push the ledger to %s: this repository lacks objects of a ledger just rebuilt from the live store (%s); run git fsck", rm.Arg, pushed.Said)
+					return fmt.Errorf("cannot push the ledger to %s: this repository lacks objects of a ledger just rebuilt from the live store (%s); run git fsck", rm.Shown(), pushed.Said)
 				}
 				rebuild, rebuiltOnce, afterLoss = true, true, false
 				continue
 			case transport.TryAgain:
 				afterLoss = false
 				if retries++; retries == maxPushAgain {
-					return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
+					return &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Unreachable, Msg: fmt.Sprintf(
 						"the server failed to store the ledger %d times in a row: %s", retries, pushed.Said)}
 				}
 			}
 			if attempt == maxAttempts {
-				return &RemoteError{Remote: rm.Arg, Op: "push", Cause: Unreachable, Again: true, Msg: fmt.Sprintf(
+				return &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Unreachable, Again: true, Msg: fmt.Sprintf(
 					"gave up after %d attempts: other clones kept moving the remote's ledger", attempt)}
 			}
 			sleepJitter(attempt, time.Since(began))

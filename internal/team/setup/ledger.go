@@ -63,7 +63,7 @@ func (r *Repo) checkLedgers() []Check {
 		out = append(out, Check{Name: "clocks", Status: Warn, Message: c.String() + "; whichever is wrong, set it right (NTP)"})
 	}
 	if h.ClockOff != nil {
-		out = append(out, Check{Name: "clock", Status: Fail, Message: h.ClockOff.Error()})
+		out = append(out, Check{Name: "clock", Status: Fail, Message: "exclusive reservations are refused here: " + h.ClockOff.Reason().String()})
 	}
 	if recent := recentNotes(h.SetAside, time.Now().Add(-7*24*time.Hour)); len(recent) > 0 {
 		latest := recent[len(recent)-1]

@@ -138,6 +138,7 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	last := ledgersync.LastOutcomes(r.liveStore().WS, name)
 	now := time.Now()
 	var re *ledgersync.RemoteError
+	push, fetch := ledgersync.PushElsewhere(r.Repo, name)
 	switch {
 	case p.err != nil && !errors.As(p.err, &re):
 		return Check{Name: check, Status: Fail, Message: p.err.Error()}
@@ -147,6 +148,14 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	case last.Push != nil && !last.Push.OK && (last.Push.Cause == ledgersync.Refused):
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s refused the last push of the ledger (%s): %s; %s",
 			name, records.Relative(now, last.Push.At), last.Push.Message, ledgersync.RefusedFix)}
+	case push != "":
+		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s pushes to %s (remote.%s.pushurl) but fetches from %s: "+
+			"unless both are one repository (https and ssh of it), what sync pushes reaches no clone; add a remote that fetches "+
+			"and pushes the team's repository (git remote add team URL), then git queen init --remote team", name, push, name, fetch)}
+	case last.Push != nil && !last.Push.OK && last.Push.Cause == ledgersync.Blocked:
+		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s could not store the ledger at the last push (%s): %s; "+
+			"nothing reads that ref: delete it (git push %s :%s), then git queen sync",
+			name, records.Relative(now, last.Push.At), last.Push.Message, name, last.Push.Ref)}
 	case last.Fetch != nil && !last.Fetch.OK && last.Fetch.Cause == ledgersync.Hidden:
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s hid its ledger from the last sync (%s): %s; %s",
 			name, records.Relative(now, last.Fetch.At), last.Fetch.Message, ledgersync.HiddenFix)}
@@ -159,8 +168,11 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 		serves = fmt.Sprintf("%s answers and has no ledger yet", name)
 	}
 	pushed := "no push of the ledger remembered yet (the first sync with something to send shows whether it accepts one)"
-	if last.Push != nil {
+	switch {
+	case last.Push != nil && last.Push.OK:
 		pushed = "it accepted the last push (" + records.Relative(now, last.Push.At) + ")"
+	case last.Push != nil:
+		pushed = "the last push failed (" + records.Relative(now, last.Push.At) + "): " + last.Push.Message
 	}
 	return ok(check, "%s; %s", serves, pushed)
 }

@@ -1,0 +1,75 @@
+package ledgersync
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// Every ledger commit names the clone that wrote it, and a pusher names
+// any clone it likes: rounds of merges by fresh clones, each commit with
+// 17 parents, added hundreds of clock readings to every sync that read
+// them, and the state every command loads grew by half a megabyte a
+// sync. The readings kept are bounded, and so are the writers named.
+func TestClockReadingsOfFreshClonesAreBounded(t *testing.T) {
+	r := newRemote(t)
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a, b := newClone(t, r, c), newClone(t, r, c)
+	a.send(t, "ann", "bob", "x")
+	a.sync(t)
+	names := 0
+	for round := range 4 {
+		c.tick(time.Minute)
+		tip, err := a.sy.ledger.Refs().Read(ledger.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := a.sy.ledger.TreeOf(tip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit := func(parents []object.ID) object.ID {
+			names++
+			name := fmt.Sprintf("m%d", names)
+			id, err := a.sy.ledger.CommitTree(tree, parents, ledger.Signature{Name: name, Email: "git-queen+" + name + "@x", When: c.t}, "queen: merge")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		// A tree of merges 17 wide, two deep, over the honest tip.
+		level := []object.ID{}
+		for range 17 * 17 {
+			level = append(level, commit([]object.ID{tip}))
+		}
+		for len(level) > 1 {
+			var next []object.ID
+			for i := 0; i < len(level); i += 17 {
+				next = append(next, commit(level[i:min(i+17, len(level))]))
+			}
+			level = next
+		}
+		testgit.Run(t, a.dir, "push", "-q", "-f", "origin", level[0].String()+":"+ledger.Ref)
+		b.sync(t)
+		st, err := loadState(b.s.WS.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.ClockEdges) > maxClockEdges || len(st.Writers) > 2*maxClockEdges {
+			t.Fatalf("round %d: the state keeps %d clock readings and %d writers; at most %d readings", round, len(st.ClockEdges), len(st.Writers), maxClockEdges)
+		}
+		if round == 0 && len(st.ClockEdges) < 500 {
+			t.Fatalf("round 0 read %d clock readings; the test means to read hundreds", len(st.ClockEdges))
+		}
+	}
+	info, err := os.Stat(filepath.Join(b.s.WS.Dir, stateFile))
+	if err != nil || info.Size() > 256<<10 {
+		t.Fatalf("the state after four rounds: %v bytes, %v", info.Size(), err)
+	}
+}
