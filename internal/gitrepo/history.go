@@ -83,6 +83,28 @@ func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
 	return parseDiffIndex(out)
 }
 
+// PathsFromFirstParent lists, with one git diff-tree, the paths where each
+// merge in merges (by id, its parents, first parent first) differs from its
+// first parent: what the merge brought onto the branch it was made on.
+func (r *Repo) PathsFromFirstParent(merges map[string][]string) (map[string][]string, error) {
+	if len(merges) == 0 {
+		return map[string][]string{}, nil
+	}
+	// A line "COMMIT PARENT" compares the commit with that parent alone.
+	var lines strings.Builder
+	set := make(map[string]bool, len(merges))
+	for merge, parents := range merges {
+		lines.WriteString(merge + " " + parents[0] + "\n")
+		set[merge] = true
+	}
+	args := append([]string{"diff-tree", "--stdin"}, rawDiffOptions...)
+	out, err := GitInput(r.TopLevel, lines.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseDiffTree(out, set)
+}
+
 // SideChanges lists the paths commit side changes against its merge base
 // with commit base (git diff-tree --merge-base): what that side of a
 // merge into base brings. It fails where there is no single merge base.

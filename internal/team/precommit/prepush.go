@@ -105,10 +105,11 @@ type PushInput struct {
 // cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
 // a push. And a force push that rewinds a ref takes commits off the
 // remote: their changes to a path another droid holds, where the push
-// leaves it other than the remote had it, are refused too. Three git
+// leaves it other than the remote had it, are refused too. Four git
 // processes whatever the number of commits: two rev-lists (at once), then
-// a diff-tree; and two git diff-tree per merge, one per rewound ref, one
-// git log for the subjects of the commits it refuses.
+// a diff-tree, and one more for the merges (addTakenBack); then one for
+// each side of a merge that may take back a held path, one per rewound
+// ref, one git log for the subjects of the commits it refuses.
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
@@ -175,7 +176,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
 	}
-	if err := addTakenBack(in.Repo, merges, changed); err != nil {
+	if err := addTakenBack(in.Repo, merges, changed, held); err != nil {
 		return nil, err
 	}
 	// A dropped commit's change counts where the push leaves the path
