@@ -170,9 +170,22 @@ func (r *Repo) CommitsLeaving(old, new []string) ([]string, error) {
 
 // CommitSubjects reads the subject of each commit, by id; a commit git
 // cannot read is left out.
+//
+// The ids go on git's standard input: a push can be refused for more
+// commits than a command line holds (32 KiB on Windows: 780 ids), and
+// the refusal then named none of their subjects.
 func (r *Repo) CommitSubjects(commits []string) map[string]string {
-	out, err := Git(r.TopLevel, append([]string{"log", "--no-walk=unsorted", "-z", "--format=%H %s", "--end-of-options"}, commits...)...)
+	var revs strings.Builder
+	for _, id := range commits {
+		if isObjectID(id) { // only ids reach git: --stdin refuses options, and nothing else is one
+			revs.WriteString(id + "\n")
+		}
+	}
 	subjects := map[string]string{}
+	if revs.Len() == 0 {
+		return subjects // git log of no revision would show HEAD
+	}
+	out, err := GitInput(r.TopLevel, revs.String(), "log", "--no-walk=unsorted", "-z", "--format=%H %s", "--stdin")
 	if err != nil {
 		return subjects
 	}

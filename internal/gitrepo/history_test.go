@@ -43,3 +43,27 @@ func TestCommitsLeavingTakesAnyNumberOfRefs(t *testing.T) {
 		t.Fatalf("CommitsLeaving = %v, %v; want %v", got, err, want)
 	}
 }
+
+// CommitSubjects names the subject of each commit however many there are:
+// a push refused for more commits than a command line holds named none.
+// 60,000 ids (2.5 MB) are past Linux's 2 MiB whatever the machine's speed.
+func TestCommitSubjectsOfManyCommits(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "the subject")
+	head := testgit.Run(t, repo, "rev-parse", "HEAD")
+	var ids []string
+	for range 60_000 {
+		ids = append(ids, head)
+	}
+	if got := r.CommitSubjects(ids); len(got) != 1 || got[head] != "the subject" {
+		t.Fatalf("CommitSubjects = %v", got)
+	}
+	if got := r.CommitSubjects(nil); len(got) != 0 {
+		t.Fatalf("CommitSubjects of no commit = %v", got)
+	}
+}
