@@ -53,8 +53,8 @@ func Detect(p string, inputs ...[]byte) Format {
 		return Snapshot
 	case name == "events.jsonl" && dir == ".work":
 		return Events
-	case (name == "work_orders.jsonl" || name == "messages.jsonl" || name == "routes.jsonl") && dir == ".work":
-		return Snapshot // VerMAS projections (one current record per id) and routes (per prefix)
+	case dir == ".work" && vermasSnapshots[name] != "":
+		return Snapshot
 	case (name == "events.jsonl" || name == "checkpoints.jsonl") && dir == "events" &&
 		path.Base(path.Dir(path.Dir(p))) == ".openclaw-autopilot":
 		return Autopilot
@@ -93,6 +93,17 @@ func Detect(p string, inputs ...[]byte) Format {
 		return Stream
 	}
 	return Lines
+}
+
+// vermasSnapshots are VerMAS's files in .work/ that hold one current record
+// per key (seed 004), by name, with the field that names a record: the
+// projections of work orders and messages (id) and the routes (prefix).
+// Detect and snapshotKey both read it, so a file merged as a snapshot is
+// always keyed as its format says.
+var vermasSnapshots = map[string]string{
+	"work_orders.jsonl": "id",
+	"messages.jsonl":    "id",
+	"routes.jsonl":      "prefix",
 }
 
 // isLFSPointer reports whether an input is a Git LFS pointer file. Where a

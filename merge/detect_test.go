@@ -53,3 +53,21 @@ func TestDetectLFSPointerIsText(t *testing.T) {
 		}
 	}
 }
+
+// Each VerMAS file detected as a snapshot is keyed as vermasSnapshots
+// says, and only in .work/: the two rules read one table.
+func TestVerMASSnapshotsAreKeyedAsDetected(t *testing.T) {
+	for name, key := range vermasSnapshots {
+		for _, p := range []string{".work/" + name, "sub/.work/" + name, `sub\.work\` + name} {
+			if got := Detect(p); got != Snapshot {
+				t.Errorf("Detect(%q) = %s, want snapshot", p, got)
+			}
+			if got := snapshotKey(p); got != key {
+				t.Errorf("snapshotKey(%q) = %q, want %q", p, got, key)
+			}
+		}
+		if got := snapshotKey("elsewhere/" + name); got != "id" {
+			t.Errorf("snapshotKey(%q) = %q outside .work/, want id", "elsewhere/"+name, got)
+		}
+	}
+}

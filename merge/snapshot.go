@@ -12,12 +12,12 @@ import (
 )
 
 // snapshotKey is the field that names a record in the snapshot file at
-// path: a VerMAS route's prefix (seed 004: routes map prefixes to work
-// locations, one line each), else id.
+// path: the one vermasSnapshots gives a VerMAS file (a route's prefix: seed
+// 004's routes map prefixes to work locations, one line each), else id.
 func snapshotKey(p string) string {
 	p = strings.ReplaceAll(p, "\\", "/")
-	if path.Base(p) == "routes.jsonl" && path.Base(path.Dir(p)) == ".work" {
-		return "prefix"
+	if key := vermasSnapshots[path.Base(p)]; key != "" && path.Base(path.Dir(p)) == ".work" {
+		return key
 	}
 	return "id"
 }

@@ -83,6 +83,28 @@ func (r *Repo) DiffIndex(commit string) ([]RawEntry, error) {
 	return parseDiffIndex(out)
 }
 
+// PathsFromFirstParent lists, with one git diff-tree, the paths where each
+// merge in merges (by id, its parents, first parent first) differs from its
+// first parent: what the merge brought onto the branch it was made on.
+func (r *Repo) PathsFromFirstParent(merges map[string][]string) (map[string][]string, error) {
+	if len(merges) == 0 {
+		return map[string][]string{}, nil
+	}
+	// A line "COMMIT PARENT" compares the commit with that parent alone.
+	var lines strings.Builder
+	set := make(map[string]bool, len(merges))
+	for merge, parents := range merges {
+		lines.WriteString(merge + " " + parents[0] + "\n")
+		set[merge] = true
+	}
+	args := append([]string{"diff-tree", "--stdin"}, rawDiffOptions...)
+	out, err := GitInput(r.TopLevel, lines.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseDiffTree(out, set)
+}
+
 // SideChanges lists the paths commit side changes against its merge base
 // with commit base (git diff-tree --merge-base): what that side of a
 // merge into base brings. It fails where there is no single merge base.
@@ -122,21 +144,48 @@ func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool,
 // CommitsLeaving lists the commits reachable from the ids in old but not
 // from those in new: what refs moved from old to new lose (none for a
 // fast-forward). Ids this repository lacks are ignored.
+//
+// The ids go to git on its standard input, each once: new holds the tip of
+// every remote-tracking ref, and a repository with 60,000 remote branches
+// has more than a command line holds (2 MiB on Linux, 32 KiB on Windows),
+// which refused every push.
 func (r *Repo) CommitsLeaving(old, new []string) ([]string, error) {
-	args := []string{"rev-list", "--ignore-missing", "--end-of-options"}
-	args = append(args, old...)
-	for _, id := range new {
-		args = append(args, "^"+id)
+	var revs strings.Builder
+	for i, ids := range [][]string{old, new} {
+		seen := map[string]bool{} // of this list: an id in both is excluded, as git reads ID ^ID
+		for _, id := range ids {
+			if !isObjectID(id) || seen[id] {
+				continue // only ids reach git: --stdin refuses options, and nothing else is one
+			}
+			seen[id] = true
+			if i == 1 {
+				revs.WriteByte('^')
+			}
+			revs.WriteString(id + "\n")
+		}
 	}
-	out, err := Git(r.TopLevel, args...)
+	out, err := GitInput(r.TopLevel, revs.String(), "rev-list", "--ignore-missing", "--stdin")
 	return strings.Fields(out), err
 }
 
 // CommitSubjects reads the subject of each commit, by id; a commit git
 // cannot read is left out.
+//
+// The ids go on git's standard input: a push can be refused for more
+// commits than a command line holds (32 KiB on Windows: 780 ids), and
+// the refusal then named none of their subjects.
 func (r *Repo) CommitSubjects(commits []string) map[string]string {
-	out, err := Git(r.TopLevel, append([]string{"log", "--no-walk=unsorted", "-z", "--format=%H %s", "--end-of-options"}, commits...)...)
+	var revs strings.Builder
+	for _, id := range commits {
+		if isObjectID(id) { // only ids reach git: --stdin refuses options, and nothing else is one
+			revs.WriteString(id + "\n")
+		}
+	}
 	subjects := map[string]string{}
+	if revs.Len() == 0 {
+		return subjects // git log of no revision would show HEAD
+	}
+	out, err := GitInput(r.TopLevel, revs.String(), "log", "--no-walk=unsorted", "-z", "--format=%H %s", "--stdin")
 	if err != nil {
 		return subjects
 	}

@@ -90,6 +90,18 @@ func (x *Exclusives) Holds(me string, paths []string) []Hold {
 	return holds
 }
 
+// AnyBesides reports whether some droid other than me (any droid when me
+// is empty) holds a path exclusively: what the pre-push check cannot
+// judge path by path may be refused only then.
+func (x *Exclusives) AnyBesides(me string) bool {
+	for i := range x.droids {
+		if !x.mine(i, me) {
+			return true
+		}
+	}
+	return false
+}
+
 // mine reports whether the i-th reservation of x is me's (me empty is
 // nobody).
 func (x *Exclusives) mine(i int, me string) bool { return x.droids[i] == me && me != "" }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +73,42 @@ func TestClockReadingsOfFreshClonesAreBounded(t *testing.T) {
 	info, err := os.Stat(filepath.Join(b.s.WS.Dir, stateFile))
 	if err != nil || info.Size() > 256<<10 {
 		t.Fatalf("the state after four rounds: %v bytes, %v", info.Size(), err)
+	}
+}
+
+// Of the readings read at one time, those that bound another clone
+// against this one are kept before those of two other clones: a team of
+// 40 clones that merge each other's commits reads more pairs than
+// maxClockEdges in a day, and the pairs kept were the first by name, so a
+// clone named late lost its reading against this one.
+func TestClockReadingsAgainstThisCloneAreKeptFirst(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	st := &state{CloneID: "me", Writers: map[string]string{}}
+	for i := range 40 {
+		x := fmt.Sprintf("c%02d", i)
+		st.Writers[x] = "droid " + x
+		st.ClockEdges = append(st.ClockEdges, clockEdge{From: x, To: "me", Bound: time.Second, At: now})
+		for j := range 40 {
+			if y := fmt.Sprintf("c%02d", j); y != x {
+				st.ClockEdges = append(st.ClockEdges, clockEdge{From: x, To: y, Bound: time.Second, At: now})
+			}
+		}
+	}
+	slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int { return strings.Compare(a.From+" "+a.To, b.From+" "+b.To) })
+	st.keepNewestClocks()
+	if len(st.ClockEdges) != maxClockEdges {
+		t.Fatalf("%d readings kept, want %d", len(st.ClockEdges), maxClockEdges)
+	}
+	against := 0
+	for _, e := range st.ClockEdges {
+		if e.To == "me" {
+			against++
+		}
+	}
+	if against != 40 {
+		t.Errorf("%d of the 40 clones' readings against this clone were kept", against)
+	}
+	if len(st.Writers) != 40 {
+		t.Errorf("%d writers kept, want the 40 clones'", len(st.Writers))
 	}
 }

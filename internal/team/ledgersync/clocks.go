@@ -192,11 +192,26 @@ func (s *Syncer) readClocks(st *state, tips []object.ID, known map[object.ID]boo
 const maxClockEdges = 1024
 
 // keepNewestClocks keeps the maxClockEdges readings read last (of those
-// read at one time, the first by clone), and the writers of the clones
-// they name.
+// read at one time, the ones that bound another clone against this one
+// first, then the first by clone), and the writers of the clones they
+// name. A team of 40 clones can read more than maxClockEdges in a day;
+// what bounds a clone's clock against this one directly is what the
+// clock check reads first, and must not go for a pair of two others.
 func (st *state) keepNewestClocks() {
 	if len(st.ClockEdges) > maxClockEdges {
-		slices.SortStableFunc(st.ClockEdges, func(a, b clockEdge) int { return b.At.Compare(a.At) })
+		mine := func(e clockEdge) bool { return e.From == st.CloneID || e.To == st.CloneID }
+		slices.SortStableFunc(st.ClockEdges, func(a, b clockEdge) int {
+			if c := b.At.Compare(a.At); c != 0 {
+				return c
+			}
+			switch {
+			case mine(a) && !mine(b):
+				return -1
+			case mine(b) && !mine(a):
+				return 1
+			}
+			return 0
+		})
 		st.ClockEdges = st.ClockEdges[:maxClockEdges]
 		slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int {
 			return strings.Compare(a.From+" "+a.To, b.From+" "+b.To)

@@ -105,10 +105,11 @@ type PushInput struct {
 // cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
 // a push. And a force push that rewinds a ref takes commits off the
 // remote: their changes to a path another droid holds, where the push
-// leaves it other than the remote had it, are refused too. Three git
+// leaves it other than the remote had it, are refused too. Four git
 // processes whatever the number of commits: two rev-lists (at once), then
-// a diff-tree; and two git diff-tree per merge, one per rewound ref, one
-// git log for the subjects of the commits it refuses.
+// a diff-tree, and one more for the merges (addTakenBack); then one for
+// each side of a merge that may take back a held path, one per rewound
+// ref, one git log for the subjects of the commits it refuses.
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
@@ -135,12 +136,11 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	}
 	// What the push brings and what it takes off the remote, at once.
 	var (
-		dropped   []string
-		undone    map[string]bool
+		drops     pushDrops
 		errDrops  error
 		listDrops sync.WaitGroup
 	)
-	listDrops.Go(func() { dropped, undone, errDrops = dropsOf(in.Repo, rewound, in.Remote, judged) })
+	listDrops.Go(func() { drops, errDrops = dropsOf(in.Repo, rewound, in.Remote, judged) })
 	commits, merges, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
 	listDrops.Wait()
 	if err != nil {
@@ -150,7 +150,8 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		return nil, errDrops
 	}
 	res.Commits = len(commits)
-	if len(commits)+len(dropped) == 0 || in.Store == nil {
+	dropped, undone := drops.commits, drops.undone
+	if len(commits)+len(dropped)+len(drops.unseen) == 0 || in.Store == nil {
 		return res, nil
 	}
 	// The remote's ledger is fetched, and the reservations read, while git
@@ -175,7 +176,14 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	if errHeld != nil {
 		return nil, fmt.Errorf("read the reservations: %w", errHeld)
 	}
-	if err := addTakenBack(in.Repo, merges, changed); err != nil {
+	if len(drops.unseen) > 0 {
+		// What it replaces cannot be judged: refused while another droid
+		// holds anything, as what it takes off may be that droid's change.
+		if res.Me = in.Identity(); held.AnyBesides(res.Me) {
+			return nil, unseenError(drops.unseen, in.Remote)
+		}
+	}
+	if err := addTakenBack(in.Repo, merges, changed, held); err != nil {
 		return nil, err
 	}
 	// A dropped commit's change counts where the push leaves the path
@@ -226,10 +234,12 @@ func CheckPush(in PushInput) (*PushResult, error) {
 // such an update leaves the ref's tree other than the remote had it. A
 // commit still on another ref of the remote's (a remote-tracking ref of
 // remotes other than the rewound ref's own, read without git) is not
-// taken off it. One git process, and one more for each rewound ref.
-func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []string) ([]string, map[string]bool, error) {
+// taken off it. One git process, and one more for each rewound ref (and
+// one for each whose remote commit is no remote-tracking ref's tip here).
+func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []string) (pushDrops, error) {
+	var d pushDrops
 	if len(updates) == 0 {
-		return nil, nil, nil
+		return d, nil
 	}
 	tracking := map[string]string{}
 	if len(remotes) == 0 {
@@ -244,9 +254,21 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 		}
 		tips, err := refs.Open(repo.CommonDir).Tips(prefix)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read the remote-tracking refs: %w", err)
+			return d, fmt.Errorf("read the remote-tracking refs: %w", err)
 		}
 		maps.Copy(tracking, tips)
+	}
+	known := map[string]bool{} // commits this clone has: a remote-tracking ref's tip
+	for _, id := range tracking {
+		known[id] = true
+	}
+	for _, u := range updates {
+		if known[u.RemoteSHA] {
+			continue
+		}
+		if _, err := repo.ObjectType(u.RemoteSHA); err != nil {
+			d.unseen = append(d.unseen, u) // never fetched: what it replaces is not here to judge
+		}
 	}
 	var old, new []string
 	for _, u := range updates {
@@ -265,7 +287,7 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 	}
 	dropped, err := repo.CommitsLeaving(old, new)
 	if err != nil || len(dropped) == 0 {
-		return nil, nil, err
+		return d, err
 	}
 	undone := map[string]bool{}
 	for _, u := range updates {
@@ -274,9 +296,29 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 		}
 		paths, err := repo.PathsBetween(u.RemoteSHA, u.LocalSHA)
 		if err != nil {
-			return nil, nil, fmt.Errorf("compare %s with what the remote has: %w", u.RemoteRef, err)
+			return d, fmt.Errorf("compare %s with what the remote has: %w", u.RemoteRef, err)
 		}
 		maps.Copy(undone, paths)
 	}
-	return dropped, undone, nil
+	d.commits, d.undone = dropped, undone
+	return d, nil
+}
+
+// pushDrops is what a push takes off the remote: the commits (commits),
+// the paths where it leaves a rewound ref other than the remote had it
+// (undone), and the updates of a ref whose remote commit this clone never
+// fetched (unseen), which replace commits no check here can see.
+type pushDrops struct {
+	commits []string
+	undone  map[string]bool
+	unseen  []RefUpdate
+}
+
+// unseenError refuses a push that replaces remote commits this clone
+// lacks, and says how to push it: fetch them, then push again.
+func unseenError(unseen []RefUpdate, remote string) error {
+	u := unseen[0]
+	return fmt.Errorf("%s on %s is at %s, a commit this clone never fetched: the push replaces it, and would take off commits "+
+		"no check here can see (another droid's change to a path it holds among them); fetch them (git fetch %s), "+
+		"then push again (git rebase onto them to keep them)", u.RemoteRef, remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], remote)
 }
