@@ -54,9 +54,11 @@ reservations: a change to a path another droid holds refuses the push,
 naming commit, path and holder. Cherry-picks, rebases, git am and amends
 do not run the commit hooks, but every change leaves the machine by a
 push. A force push that takes commits off the remote is refused when it
-undoes their change to a path another droid holds, and, while another
-droid holds anything, when the remote's commits it replaces were never
-fetched here (git fetch, then push again).
+undoes their change to a path another droid holds. While another droid
+holds anything, a push is refused when the remote's ref is at a commit
+never fetched here: git refuses such a push without --force anyway, and
+with --force it would take off commits no check here can see (git fetch,
+rebase onto them, then push again).
 
 First it fetches the remote's ledger (refs/queen/ledger only, as git queen
 sync does; queen.remote's when this clone shares no ledger with the remote,

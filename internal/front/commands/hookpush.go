@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -28,6 +29,9 @@ func runPrePush(o prePushOptions) error {
 	if err == nil {
 		res, err = app.PrePush(env.session(o.G), app.PrePushRequest{Remote: o.Remote, Refs: refs})
 	}
+	if unseen, ok := errors.AsType[*precommit.UnseenError](err); ok {
+		return printUnseen(env, o.G, unseen)
+	}
 	if err != nil {
 		return &errCheckFailed{err: err, push: true}
 	}
@@ -46,6 +50,21 @@ func runPrePush(o prePushOptions) error {
 		return &SilentError{Code: ExitFailure}
 	}
 	return nil
+}
+
+// printUnseen refuses a push over a remote commit this clone never
+// fetched: not a check that could not run, but one that cannot see what
+// the push would take off.
+func printUnseen(env *Env, g globals, unseen *precommit.UnseenError) error {
+	if g.JSON {
+		if err := printJSON(env.Stdout, map[string]any{"refused": true, "result": nil, "ledger": nil, "unseen": unseen.Updates,
+			"error": unseen.Error()}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.Stderr, "git-queen: push refused: %s\nways out: %s\n", unseen.Error(), unseen.WaysOut())
+	}
+	return &SilentError{Code: ExitFailure}
 }
 
 func printPushRefusal(w io.Writer, res *precommit.PushResult) {

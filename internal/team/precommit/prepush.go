@@ -21,7 +21,10 @@ import (
 // RefUpdate is one line git gives a pre-push hook: a local ref and commit
 // to be pushed as a remote ref that now points at RemoteSHA.
 type RefUpdate struct {
-	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
+	LocalRef  string `json:"local_ref"`
+	LocalSHA  string `json:"local_sha"`
+	RemoteRef string `json:"remote_ref"`
+	RemoteSHA string `json:"remote_sha"`
 }
 
 // ParseRefUpdates reads the lines git writes to a pre-push hook's stdin.
@@ -314,11 +317,28 @@ type pushDrops struct {
 	unseen  []RefUpdate
 }
 
-// unseenError refuses a push that replaces remote commits this clone
-// lacks, and says how to push it: fetch them, then push again.
+// UnseenError refuses a push that replaces a remote commit this clone
+// never fetched, while another droid holds anything. git feeds the hook
+// such a ref whether or not the push is forced: without --force git then
+// refuses it itself (the remote has work this clone lacks); with --force
+// it would take commits off the remote that no check here can see.
+type UnseenError struct {
+	Remote  string
+	Updates []RefUpdate
+}
+
 func unseenError(unseen []RefUpdate, remote string) error {
-	u := unseen[0]
-	return fmt.Errorf("%s on %s is at %s, a commit this clone never fetched: the push replaces it, and would take off commits "+
-		"no check here can see (another droid's change to a path it holds among them); fetch them (git fetch %s), "+
-		"then push again (git rebase onto them to keep them)", u.RemoteRef, remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], remote)
+	return &UnseenError{Remote: remote, Updates: unseen}
+}
+
+func (e *UnseenError) Error() string {
+	u := e.Updates[0]
+	return fmt.Sprintf("%s on %s is at %s, a commit this clone never fetched. Without --force git refuses this push anyway "+
+		"(the remote has work this clone does not); with --force it would take commits off %s that no check here can see, "+
+		"another droid's change to a path it holds among them", u.RemoteRef, e.Remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], e.Remote)
+}
+
+// WaysOut says how to push what an UnseenError refused.
+func (e *UnseenError) WaysOut() string {
+	return fmt.Sprintf("fetch them (git fetch %s), rebase or merge onto them, and push again; or replace them unseen with git push --force --no-verify", e.Remote)
 }

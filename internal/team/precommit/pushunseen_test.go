@@ -1,6 +1,7 @@
 package precommit
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,9 +47,14 @@ func TestCheckPushOverCommitsNeverFetched(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a force push over bob's commit this clone never fetched, bob holding src/**, passed: %+v", res)
 	}
-	for _, want := range []string{"refs/heads/main", unseen[:12], "never fetched", "git fetch origin"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the refusal does not say %q: %v", want, err)
+	refusal, ok := errors.AsType[*UnseenError](err)
+	if !ok {
+		t.Fatalf("the refusal is not an UnseenError: %v", err)
+	}
+	said := refusal.Error() + "\n" + refusal.WaysOut()
+	for _, want := range []string{"refs/heads/main", unseen[:12], "never fetched", "Without --force git refuses this push anyway", "git fetch origin"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the refusal does not say %q: %s", want, said)
 		}
 	}
 }
