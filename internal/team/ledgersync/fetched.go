@@ -124,37 +124,27 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 // them. The damage of fetched is the error when no ancestor passes, and a
 // commit over limit refuses the whole (a sync stops there too).
 func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.Time) ([][]byte, error) {
-	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
 	var all vetting
 	var damage error
 	took := false
-	for len(queue) > 0 && len(seen) < maxSalvaged {
-		c := queue[0]
-		queue = queue[1:]
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
+	err := walkToPassing(l, fetched, func(c object.ID) (bool, error) {
 		n, err := l.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
-			return nil, overBound(c, n, limit)
+			return true, overBound(c, n, limit)
 		}
 		var added vetting
 		if err == nil {
 			added, err = fetchedVersions(l, local, c, now)
 		}
-		switch {
-		case err == nil:
+		if err == nil {
 			all.valid, took = append(all.valid, added.valid...), true
-			continue
-		case !ledger.IsDamage(err):
-			return nil, err
-		case c == fetched:
+		} else if c == fetched {
 			damage = err
 		}
-		if parents, err := l.Parents(c); err == nil {
-			queue = append(queue, parents...)
-		}
+		return false, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !took {
 		return nil, damage

@@ -353,8 +353,52 @@ const maxSalvaged = 8
 // pushed over.
 func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, error) {
 	limit := maxReceive(s.S.WS.Repo)
-	queue, seen := []object.ID{r.fetched}, map[object.ID]bool{}
 	var out []object.ID
+	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (bool, error) {
+		n, err := s.ledger.InspectWithin(local, c, limit)
+		if err == nil && n > limit {
+			// Well formed, only more than this clone takes at once: it
+			// may be the team's whole history, which a push without it
+			// would take off the remote. Nothing is merged or pushed;
+			// the sync stops and says how to take it.
+			note := damageNote(r.remote, c, overBound(c, n, limit), s.S.Now())
+			note.OverBound = true
+			st.noteSetAside(note)
+			r.setAside = append(r.setAside, note)
+			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
+			out = nil
+			return true, nil
+		}
+		if err == nil {
+			err = s.floodCheck(local, c, s.S.Now())
+		}
+		if err == nil {
+			out = append(out, c)
+			return false, nil
+		}
+		if ledger.IsDamage(err) && c == r.fetched {
+			note := damageNote(r.remote, c, err, s.S.Now())
+			st.noteSetAside(note)
+			r.setAside = append(r.setAside, note)
+			s.trace("set aside the remote's ledger")
+		}
+		return false, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// walkToPassing looks for the nearest commits of the ledger, from fetched
+// back, that pass: breadth first, at most maxSalvaged commits. pass is
+// called on each: a nil error keeps it (its ancestors are not looked at),
+// a damage error sets it aside (its parents are looked at next), any other
+// error ends the walk with it, and stop ends the walk with the error pass
+// returns. Sync (usable) and the fetched view (salvaged) walk alike, so
+// that what check and the hooks read of a fetch is what sync merges.
+func walkToPassing(l *ledger.Ledger, fetched object.ID, pass func(object.ID) (stop bool, err error)) error {
+	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
 	for len(queue) > 0 && len(seen) < maxSalvaged {
 		c := queue[0]
 		queue = queue[1:]
@@ -362,41 +406,18 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			continue
 		}
 		seen[c] = true
-		n, err := s.ledger.InspectWithin(local, c, limit)
-		if err == nil && n > limit {
-			// Well formed, only more than this clone takes at once: it
-			// may be the team's whole history, which a push without it
-			// would take off the remote. Nothing is merged or pushed;
-			// the sync stops and says how to take it.
-			err = overBound(c, n, limit)
-			note := damageNote(r.remote, c, err, s.S.Now())
-			note.OverBound = true
-			st.noteSetAside(note)
-			r.setAside = append(r.setAside, note)
-			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
-			return nil, nil
-		}
-		if err == nil {
-			err = s.floodCheck(local, c, s.S.Now())
-		}
-		if err == nil {
-			out = append(out, c)
+		stop, err := pass(c)
+		switch {
+		case stop || (err != nil && !ledger.IsDamage(err)):
+			return err
+		case err == nil:
 			continue
 		}
-		if !ledger.IsDamage(err) {
-			return nil, err
-		}
-		if c == r.fetched {
-			note := damageNote(r.remote, c, err, s.S.Now())
-			st.noteSetAside(note)
-			r.setAside = append(r.setAside, note)
-			s.trace("set aside the remote's ledger")
-		}
-		if parents, err := s.ledger.Parents(c); err == nil {
+		if parents, err := l.Parents(c); err == nil {
 			queue = append(queue, parents...)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // moveRef moves the local ledger from start to local, with the state that
