@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/redact"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
@@ -117,7 +118,7 @@ func fetchForPush(s *store.Store, remote string) *LedgerFetch {
 	limit, err := ledgersync.ConfiguredPrePushTimeout(s.WS.Repo)
 	if err != nil {
 		out.Error = err.Error()
-		out.Missed = "did not fetch " + anonymized(remote) + "'s ledger: " + err.Error() + "; judged on the reservations this clone has"
+		out.Missed = "did not fetch " + redact.Userinfo(remote) + "'s ledger: " + err.Error() + "; judged on the reservations this clone has"
 		return out
 	}
 	if limit == 0 {
@@ -132,7 +133,7 @@ func fetchForPush(s *store.Store, remote string) *LedgerFetch {
 	case err != nil:
 		out.Error = err.Error()
 		if ledgersync.SharesLedger(s, remote) {
-			out.Missed = "could not fetch " + anonymized(remote) + "'s ledger (" + fetchFailure(err) + "); judged on the reservations this clone has " +
+			out.Missed = "could not fetch " + redact.Userinfo(remote) + "'s ledger (" + fetchFailure(err) + "); judged on the reservations this clone has " +
 				"(git queen sync fetches them; " + ledgersync.PrePushTimeoutKey + " sets how long to wait)"
 		}
 	default:
@@ -149,21 +150,4 @@ func fetchFailure(err error) string {
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return msg
-}
-
-// anonymized is a remote as a message shows it: a URL without the user
-// and password it may carry (as git prints URLs).
-func anonymized(remote string) string {
-	scheme, rest, ok := strings.Cut(remote, "://")
-	if !ok {
-		return remote
-	}
-	authority, path, _ := strings.Cut(rest, "/")
-	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
-		authority = authority[i+1:]
-	}
-	if path != "" || strings.Contains(rest, "/") {
-		return scheme + "://" + authority + "/" + path
-	}
-	return scheme + "://" + authority
 }

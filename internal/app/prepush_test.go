@@ -8,24 +8,6 @@ import (
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
-// A remote in the pre-push hook's message never shows the password a URL
-// may carry.
-func TestAnonymized(t *testing.T) {
-	for in, want := range map[string]string{
-		"origin":                                "origin",
-		"/srv/team.git":                         "/srv/team.git",
-		"git@host:team.git":                     "git@host:team.git",
-		"https://host/team.git":                 "https://host/team.git",
-		"https://ann:s3cret@host/team.git":      "https://host/team.git",
-		"https://ann:p@ss@word@host:8443/t.git": "https://host:8443/t.git",
-		"ssh://ann@host":                        "ssh://host",
-	} {
-		if got := anonymized(in); got != want {
-			t.Errorf("anonymized(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestPrePushUpdates: git's lines on stdin win; empty stdin is "nothing
 // pushed" from git, but under the pre-commit framework the refs come from
 // its environment, and none at all refuses.

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/git-queen/git-queen/internal/base/redact"
 )
 
 // DefaultLockTimeout is how long a writer waits for another process to finish
@@ -105,16 +105,10 @@ func (l *Lock) timeout() time.Duration {
 // and time, for the error a waiter gives up with. A dead holder's note is
 // overwritten by the next holder (flock itself dies with its process).
 func writeHolder(path string) {
-	args := urlPassword().ReplaceAllString(strings.Join(os.Args, " "), "$1@")
+	args := redact.InText(strings.Join(os.Args, " ")) // a token given on the command line stays off the disk
 	note := fmt.Sprintf("pid %d (%s) since %s", os.Getpid(), args, time.Now().UTC().Format(time.RFC3339))
 	_ = overwrite(path+".holder", []byte(note)) // read only for a waiter's message
 }
-
-// urlPassword matches the password of a URL's user information
-// (scheme://user:PASSWORD@), which the holder's note leaves out: a token
-// given on the command line (git queen sync https://u:TOKEN@host/...)
-// stayed on disk beside the lock, and in the message of every waiter.
-var urlPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(://[^/?#@:\s]*):[^/?#@\s]*@`) })
 
 func readHolder(path string) string {
 	b, err := os.ReadFile(path + ".holder")

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/git-queen/git-queen/internal/base/redact"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
@@ -36,37 +37,14 @@ type RemoteArgError struct {
 }
 
 func (e *RemoteArgError) Error() string {
-	return fmt.Sprintf("cannot sync with %q: %s; %s", withoutPassword(e.Arg), e.Reason, acceptedForms)
+	return fmt.Sprintf("cannot sync with %q: %s; %s", redact.Password(e.Arg), e.Reason, acceptedForms)
 }
 
 // Shown is the remote as messages, results and the state name it: Arg
 // without a URL's password (https://user:TOKEN@host/...), which git
 // leaves out of its own messages too. A token given for one sync (as CI
 // scripts give them) was printed by every line that named the remote.
-func (rm Remote) Shown() string { return withoutPassword(rm.Arg) }
-
-// withoutPassword is a scheme:// URL with the password of its user
-// information left out; anything else as it is.
-func withoutPassword(arg string) string {
-	m := schemePrefix().FindStringSubmatch(arg)
-	if m == nil {
-		return arg
-	}
-	rest := arg[len(m[0]):]
-	end := len(rest)
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		end = i
-	}
-	at := strings.LastIndex(rest[:end], "@")
-	if at < 0 {
-		return arg
-	}
-	user, _, hasPassword := strings.Cut(rest[:at], ":")
-	if !hasPassword {
-		return arg
-	}
-	return m[0] + user + rest[at:]
-}
+func (rm Remote) Shown() string { return redact.Password(rm.Arg) }
 
 // acceptedForms is what a remote may be, for the messages that refuse one.
 const acceptedForms = "a remote is the name of one of this repository's remotes (git remote -v lists them) " +

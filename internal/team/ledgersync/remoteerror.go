@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/redact"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
@@ -145,7 +146,7 @@ func PushElsewhere(repo *gitrepo.Repo, remote string) (pushURL, fetchURL string)
 	fetchURL, _ = cfg.Get("remote." + remote + ".url")
 	for _, push := range cfg.All("remote." + remote + ".pushurl") {
 		if repoOf(push) != repoOf(fetchURL) {
-			return withoutPassword(push), withoutPassword(fetchURL)
+			return redact.Password(push), redact.Password(fetchURL)
 		}
 	}
 	return "", ""
