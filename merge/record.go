@@ -218,11 +218,15 @@ func mergeArrays(base, ours, theirs []byte, newest int) ([]byte, bool) {
 // and type, as bd's own merge does): bd releases write one edge with and
 // without "metadata":"{}", and as two elements the merge kept both, an
 // issue depending twice on one issue (76 records of one real merge in
-// ../shared/corpus).
+// ../shared/corpus). A type missing, null or empty is blocks, its default
+// (seed 004's Dependency; seed 000 normalizes deps the same way).
 func edgeKey(elem []byte) (string, bool) {
 	vals := make([][]byte, 3)
 	if jsonline.ObjectFields(elem, []string{"issue_id", "depends_on_id", "type"}, vals) != nil || vals[1] == nil {
 		return "", false
+	}
+	if t := string(vals[2]); t == "" || t == "null" || t == `""` {
+		vals[2] = []byte(`"blocks"`)
 	}
 	return string(bytes.Join(vals, []byte{0})), true
 }
