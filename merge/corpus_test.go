@@ -96,10 +96,10 @@ func TestCorpusSnapshotMerges(t *testing.T) {
 			t.Errorf("%s: swapping ours and theirs changes the result", c.name)
 		}
 		for _, x := range [][]byte{c.ours, c.theirs} {
-			if same, _ := Merge(x, x, x, "issues.jsonl", Options{}); !bytes.Equal(same.Bytes(), x) {
+			if same, _ := Merge(x, x, x, ".beads/issues.jsonl", Options{}); !bytes.Equal(same.Bytes(), x) {
 				t.Errorf("%s: merge(X,X,X) != X", c.name)
 			}
-			if one, _ := Merge(c.base, x, c.base, "issues.jsonl", Options{}); !bytes.Equal(one.Bytes(), x) {
+			if one, _ := Merge(c.base, x, c.base, ".beads/issues.jsonl", Options{}); !bytes.Equal(one.Bytes(), x) {
 				t.Errorf("%s: merge(O,A,O) != A", c.name)
 			}
 		}

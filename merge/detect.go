@@ -23,7 +23,9 @@ const sampleLines = 64
 //   - an input that is a Git LFS pointer: Text (see isLFSPointer)
 //   - a store's log (records.Kinds): the kind's Merge strategy
 //   - other queen_*.jsonl (archives, renamed copies): Queen
-//   - issues.jsonl, beads.jsonl (beads snapshots): Snapshot
+//   - .beads/issues.jsonl, .beads/beads.jsonl (beads snapshots): Snapshot;
+//     a file of that name elsewhere may be any log, which a snapshot
+//     merge would cut to one line per id, so it is detected by content
 //   - .work/events.jsonl (VerMAS): Events
 //   - .work/work_orders.jsonl, .work/messages.jsonl (VerMAS projections,
 //     one record per id), .work/routes.jsonl (one route per prefix): Snapshot
@@ -49,7 +51,7 @@ func Detect(p string, inputs ...[]byte) Format {
 	switch {
 	case strings.HasPrefix(name, "queen_") && strings.HasSuffix(name, ".jsonl"):
 		return Queen
-	case name == "issues.jsonl" || name == "beads.jsonl":
+	case (name == "issues.jsonl" || name == "beads.jsonl") && dir == ".beads":
 		return Snapshot
 	case name == "events.jsonl" && dir == ".work":
 		return Events

@@ -2,6 +2,8 @@ package merge
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -69,5 +71,32 @@ func TestVerMASSnapshotsAreKeyedAsDetected(t *testing.T) {
 		if got := snapshotKey("elsewhere/" + name); got != "id" {
 			t.Errorf("snapshotKey(%q) = %q outside .work/, want id", "elsewhere/"+name, got)
 		}
+	}
+}
+
+// A beads snapshot is issues.jsonl or beads.jsonl in .beads/, as validate
+// reads them. A file of that name elsewhere may be any log (versions of
+// one id on many lines), which a snapshot merge would cut to one line per
+// id: it is detected by content, and its lines are unioned.
+func TestDetectBeadsSnapshotOnlyInBeadsDir(t *testing.T) {
+	line := []byte(`{"id":"x-1","status":"open"}` + "\n")
+	for p, want := range map[string]Format{
+		".beads/issues.jsonl":     Snapshot,
+		"sub/.beads/beads.jsonl":  Snapshot,
+		`win\.beads\issues.jsonl`: Snapshot,
+		"issues.jsonl":            Lines,
+		"logs/issues.jsonl":       Lines,
+		"beads.jsonl":             Lines,
+	} {
+		if got := Detect(p, line, line, line); got != want {
+			t.Errorf("Detect(%q) = %s, want %s", p, got, want)
+		}
+	}
+	base := []byte(`{"id":"x-1","v":1}` + "\n")
+	ours := append(slices.Clone(base), `{"id":"x-1","v":2}`+"\n"...)
+	theirs := append(slices.Clone(base), `{"id":"x-1","v":3}`+"\n"...)
+	res, err := Merge(base, ours, theirs, "logs/issues.jsonl", Options{})
+	if err != nil || res.Conflict || strings.Count(string(res.Bytes()), `"id":"x-1"`) != 3 {
+		t.Errorf("a log named issues.jsonl outside .beads lost versions (conflict %v, err %v):\n%s", res.Conflict, err, res.Bytes())
 	}
 }
