@@ -37,18 +37,10 @@ func (s *Store) List(prefix string) ([]Ref, error) {
 		return refs, nil
 	}
 	byName := map[string]plumbing.Hash{}
-	// packed-refs can list every tag of a large repository: look for the
-	// prefix before reading it line by line.
-	if data, err := os.ReadFile(filepath.Join(s.dir, "packed-refs")); err == nil && bytes.Contains(data, []byte(prefix)) {
-		for line := range strings.Lines(string(data)) {
-			// "ID REF"; comments start with '#', peeled tags with '^'.
-			if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, prefix) {
-				if _, seen := byName[name]; !seen || plumbing.IsHash(id) {
-					byName[name] = hashOrZero(id)
-				}
-			}
-		}
-	}
+	s.addPacked(prefix, byName, func(id, name string) bool {
+		_, seen := byName[name]
+		return !seen || plumbing.IsHash(id)
+	})
 	root := filepath.Join(s.dir, filepath.FromSlash(prefix))
 	if !strings.HasSuffix(prefix, "/") {
 		root = filepath.Dir(root)
@@ -70,11 +62,32 @@ func (s *Store) List(prefix string) ([]Ref, error) {
 		}
 		return nil
 	})
+	return sortedRefs(byName), nil
+}
+
+// addPacked adds to byName the refs packed-refs lists under prefix that
+// keep accepts. packed-refs can list every tag of a large repository: it
+// is looked through for the prefix before it is read line by line.
+func (s *Store) addPacked(prefix string, byName map[string]plumbing.Hash, keep func(id, name string) bool) {
+	data, err := os.ReadFile(filepath.Join(s.dir, "packed-refs"))
+	if err != nil || !bytes.Contains(data, []byte(prefix)) {
+		return
+	}
+	for line := range strings.Lines(string(data)) {
+		// "ID REF"; comments start with '#', peeled tags with '^'.
+		if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, prefix) && keep(id, name) {
+			byName[name] = hashOrZero(id)
+		}
+	}
+}
+
+// sortedRefs is byName as a list sorted by name.
+func sortedRefs(byName map[string]plumbing.Hash) []Ref {
 	refs := make([]Ref, 0, len(byName))
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		refs = append(refs, Ref{Name: name, ID: byName[name]})
 	}
-	return refs, nil
+	return refs
 }
 
 // Tips returns, by name, the commit each ref under prefix points at, in
@@ -109,13 +122,7 @@ func (s *Store) ListOne(prefix, suffix string) ([]Ref, error) {
 		return slices.DeleteFunc(all, func(r Ref) bool { return !matches(r.Name) }), err
 	}
 	byName := map[string]plumbing.Hash{}
-	if data, err := os.ReadFile(filepath.Join(s.dir, "packed-refs")); err == nil && bytes.Contains(data, []byte(prefix)) {
-		for line := range strings.Lines(string(data)) {
-			if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && matches(name) && plumbing.IsHash(id) {
-				byName[name] = hashOrZero(id)
-			}
-		}
-	}
+	s.addPacked(prefix, byName, func(id, name string) bool { return matches(name) && plumbing.IsHash(id) })
 	entries, _ := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(prefix)))
 	for _, e := range entries {
 		name := prefix + e.Name() + suffix
@@ -126,11 +133,7 @@ func (s *Store) ListOne(prefix, suffix string) ([]Ref, error) {
 			byName[name] = id
 		}
 	}
-	refs := make([]Ref, 0, len(byName))
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		refs = append(refs, Ref{Name: name, ID: byName[name]})
-	}
-	return refs, nil
+	return sortedRefs(byName), nil
 }
 
 func hashOrZero(id string) plumbing.Hash {
