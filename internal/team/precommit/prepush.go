@@ -171,7 +171,8 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		res.Now = in.Store.Now()
 		held, errHeld = (&reservations.Store{S: in.Store}).ExclusivesAt(res.Now)
 	})
-	changed, err := in.Repo.PathsChangedBy(append(slices.Clone(commits), dropped...))
+	judgedCommits := append(slices.Clone(commits), dropped...) // what the push brings, then what it takes off
+	changed, err := in.Repo.PathsChangedBy(judgedCommits)
 	wg.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the paths the commits change: %w", err)
@@ -183,7 +184,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		// What it replaces cannot be judged: refused while another droid
 		// holds anything, as what it takes off may be that droid's change.
 		if res.Me = in.Identity(); held.AnyBesides(res.Me) {
-			return nil, unseenError(drops.unseen, in.Remote)
+			return nil, &UnseenError{Remote: in.Remote, Updates: drops.unseen}
 		}
 	}
 	if err := addTakenBack(in.Repo, merges, changed, held); err != nil {
@@ -196,7 +197,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	}
 	var all []string
 	seen := map[string]bool{}
-	for _, c := range append(slices.Clone(commits), dropped...) {
+	for _, c := range judgedCommits {
 		for _, p := range changed[c] {
 			if !seen[p] {
 				seen[p] = true
@@ -213,7 +214,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		byPath[h.Path] = append(byPath[h.Path], h)
 	}
 	var refused []string
-	for i, c := range append(slices.Clone(commits), dropped...) {
+	for i, c := range judgedCommits {
 		for _, p := range changed[c] {
 			for _, h := range byPath[p] {
 				res.Refusals = append(res.Refusals, PushRefusal{Commit: c, Path: p, Reservation: h.Reservation, Dropped: i >= len(commits)})
@@ -325,10 +326,6 @@ type pushDrops struct {
 type UnseenError struct {
 	Remote  string
 	Updates []RefUpdate
-}
-
-func unseenError(unseen []RefUpdate, remote string) error {
-	return &UnseenError{Remote: remote, Updates: unseen}
 }
 
 func (e *UnseenError) Error() string {
