@@ -93,9 +93,10 @@ func PrePush(e *Env, r PrePushRequest) (*PrePushResult, error) {
 	}
 	remote = cmp.Or(remote, "origin")
 	out := &PrePushResult{}
-	hub := cmp.Or(ledgersync.ConfiguredRemote(s), "origin") // where the team's work is pushed, judged
+	team := ledgersync.ConfiguredRemote(s)
+	hub := cmp.Or(team, "origin") // where the team's work is pushed, judged
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Hub: hub, Updates: updates, Identity: e.Identity,
-		Refresh: func() { out.Ledger = fetchForPush(s, remote) }}
+		Refresh: func() { out.Ledger = fetchForPush(s, remote, team) }}
 	if out.Push, err = precommit.CheckPush(in); err != nil {
 		return nil, err
 	}
@@ -105,10 +106,11 @@ func PrePush(e *Env, r PrePushRequest) (*PrePushResult, error) {
 // fetchForPush fetches the ledger of the remote being pushed to, so that
 // its reservations count as the remote holds them now. A push to a remote
 // this clone shares no ledger with (a fork, a mirror) is judged on the
-// team's reservations: the ledger of queen.remote is fetched instead.
-func fetchForPush(s *store.Store, remote string) *LedgerFetch {
-	if hub := ledgersync.ConfiguredRemote(s); hub != "" && !ledgersync.SharesLedger(s, remote) {
-		remote = hub
+// team's reservations: the ledger of team (queen.remote; "" for none) is
+// fetched instead.
+func fetchForPush(s *store.Store, remote, team string) *LedgerFetch {
+	if team != "" && !ledgersync.SharesLedger(s, remote) {
+		remote = team
 	}
 	out := &LedgerFetch{Remote: remote}
 	if !s.WS.Live || s.WS.Repo == nil {
