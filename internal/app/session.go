@@ -196,16 +196,22 @@ func (e *Env) Autosync() {
 // syncWith syncs the store s with remote as droid (autosync, a waiter's
 // rounds), and tells Withdrawn of any grant of this clone it withdrew.
 func (e *Env) syncWith(s *store.Store, droid, remote string) error {
-	sy, err := e.OpenSyncer(s, droid)
-	if err != nil {
-		return err
-	}
-	defer sy.Close()
-	res, err := sy.Sync(remote)
+	res, err := e.syncOnce(s, droid, remote)
 	if err == nil && LostAny(res) && e.Withdrawn != nil {
 		e.Withdrawn(res)
 	}
 	return err
+}
+
+// syncOnce opens the syncer of the store s for droid, syncs with remote
+// once and closes it.
+func (e *Env) syncOnce(s *store.Store, droid, remote string) (*ledgersync.Result, error) {
+	sy, err := e.OpenSyncer(s, droid)
+	if err != nil {
+		return nil, err
+	}
+	defer sy.Close()
+	return sy.Sync(remote)
 }
 
 // LostAny says whether a sync withdrew any of this clone's grants.

@@ -69,12 +69,7 @@ func firstSync(e *Env, remote string) (*ledgersync.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sy, err := e.OpenSyncer(s, e.Identity())
-	if err != nil {
-		return nil, err
-	}
-	defer sy.Close()
-	return sy.Sync(remote)
+	return e.syncOnce(s, e.Identity(), remote)
 }
 
 // DoctorRequest is doctor's: repair what init sets up (Fix), even into a
