@@ -63,13 +63,8 @@ func Pipeline(e *Env, r PipelineRequest) (issues []pipeline.Issue, skipped []err
 	dir := r.Dir
 	switch {
 	case dir == "":
-		dir = e.Dir
-		repo, err := gitrepo.Discover(e.Dir)
-		if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
+		if _, dir, err = repoOrDir(e.Dir); err != nil {
 			return nil, nil, err
-		}
-		if repo != nil && repo.TopLevel != "" {
-			dir = repo.TopLevel
 		}
 	case !filepath.IsAbs(dir):
 		dir = filepath.Join(e.Dir, dir)
@@ -84,4 +79,18 @@ func Pipeline(e *Env, r PipelineRequest) (issues []pipeline.Issue, skipped []err
 			filepath.ToSlash(filepath.Join(pipeline.Dir, strconv.Itoa(r.Number)+".json")))
 	}
 	return []pipeline.Issue{is}, nil, nil
+}
+
+// repoOrDir is the repository around dir (nil outside one) and the
+// directory its files are named from: its top, or dir itself outside a
+// repository (or in a bare one).
+func repoOrDir(dir string) (*gitrepo.Repo, string, error) {
+	repo, err := gitrepo.Discover(dir)
+	if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
+		return nil, "", err
+	}
+	if repo != nil && repo.TopLevel != "" {
+		return repo, repo.TopLevel, nil
+	}
+	return repo, dir, nil
 }

@@ -50,13 +50,9 @@ func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
 	if r.Limit != nil && *r.Limit < 0 {
 		return nil, usagef("validate", "%s must be 0 (all) or more", wording.Param("limit"))
 	}
-	repo, err := gitrepo.Discover(e.Dir)
-	if err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
+	repo, top, err := repoOrDir(e.Dir)
+	if err != nil {
 		return nil, err
-	}
-	top := e.Dir
-	if repo != nil && repo.TopLevel != "" {
-		top = repo.TopLevel
 	}
 	reg, limit, err := e.LoadValidateConfig(top)
 	if err != nil {
