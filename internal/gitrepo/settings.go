@@ -50,23 +50,30 @@ var configLockWait = 10 * time.Second
 // whatever the language of its message), and git queen init run in
 // several worktrees at once writes the one local file from each. Git
 // says 255 too for a file it cannot lock for another reason (a read-only
-// file system, a directory the user may not write): once no lock file is
-// there, a second failure is the answer. A lock that outlasts the wait is
-// likely a crashed git's: the writes after it do not wait again.
+// file system, a directory the user may not write): two failures in a
+// row with no lock file there after either are the answer. One is not:
+// the other process may release its lock between git's failure and the
+// look for it. A lock that outlasts the wait is likely a crashed git's:
+// the writes after it do not wait again.
 func (r *Repo) writeConfig(args ...string) error {
 	deadline := time.Now().Add(configLockWait)
-	for pause, tries := 5*time.Millisecond, 1; ; pause, tries = min(2*pause, 200*time.Millisecond), tries+1 {
+	for pause, lockless := 5*time.Millisecond, 0; ; pause = min(2*pause, 200*time.Millisecond) {
 		_, err := Git(r.Dir(), append([]string{"config"}, args...)...)
 		exit, failed := errors.AsType[*exec.ExitError](err)
 		if !failed || exit.ExitCode() != 255 {
 			return err
 		}
 		lock := r.configLock()
+		if lock == "" {
+			lockless++
+		} else {
+			lockless = 0
+		}
 		switch {
 		case lock != "" && (r.configLockStayed || time.Now().After(deadline)):
 			r.configLockStayed = true
 			return fmt.Errorf("%w\n%s was still there after %s: if no git is running, remove it", err, lock, configLockWait)
-		case time.Now().After(deadline) || tries > 1 && lock == "":
+		case time.Now().After(deadline) || lockless > 1:
 			return err
 		}
 		time.Sleep(pause)
