@@ -92,7 +92,7 @@ func printPushRefusal(w io.Writer, res *precommit.PushResult) {
 // (me), why every reservation applied.
 func printWaysOut(w io.Writer, holders []string, rest, me string) {
 	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, %s\n",
-		strings.Join(firstSeen(holders), ","), rest)
+		shellWord(strings.Join(firstSeen(holders), ",")), rest)
 	if me == "" {
 		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+app.ErrNoIdentity.Text().In(commandLine))
 	}
