@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 )
 
@@ -147,7 +148,7 @@ func heldRefusal(now time.Time, anonymous bool, holds []reservations.Hold) refus
 		it = "them"
 	}
 	fmt.Fprintf(&b, "Do not edit %s. Ask %s for it: git queen msg send --to %s --subject %s --body WHY, then git queen msg wait --from %s; "+
-		"or work on other paths until the reservation ends.", it, holder, shellWord(holder), shellWord("may I edit "+first.Path+"?"), shellWord(holder))
+		"or work on other paths until the reservation ends.", it, holder, wording.ShellWord(holder), wording.ShellWord("may I edit "+first.Path+"?"), wording.ShellWord(holder))
 	if anonymous {
 		fmt.Fprint(&b, " (No droid identity is set, so every exclusive reservation counts: set QUEEN_DROID.)")
 	}
@@ -156,18 +157,4 @@ func heldRefusal(now time.Time, anonymous bool, holds []reservations.Hold) refus
 		Summary: fmt.Sprintf("git-queen: %s is reserved exclusively by %s", first.Path, holder),
 		Reason:  b.String(),
 	}
-}
-
-// shellWord is s as one word of a POSIX shell command line: as it is when
-// every byte is one no shell gives a meaning to, else in single quotes. A
-// holder's name comes from whoever can write the ledger ($(...) is a
-// valid one) and a path from the repository, and the agent runs the
-// command a refusal suggests as it reads it.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
