@@ -328,6 +328,9 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"thread", map[string]any{"id": ""}, "give the id of a message"},
 		{"check", map[string]any{"paths": []string{}}, "name at least one path to check (paths)"},
 		{"check", map[string]any{"paths": []string{"a", ""}}, "an empty path names no file: give a path in paths (. for the whole repository)"},
+		// Only a tool's argument can carry a NUL: it failed as "lstat a b:
+		// invalid argument", a failure of the machine's.
+		{"check", map[string]any{"paths": []string{"a\x00b"}}, `path "a\x00b" holds a NUL byte, which no file's name has`},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
