@@ -116,7 +116,7 @@ func waitTimeout(in app.WaitRequest) string { return cmp.Or(in.Timeout, defaultW
 // and for how long at most.
 func waitProgress(in app.WaitRequest) progressPlan {
 	plan := progressPlan{atStart: true, what: "waiting for a message"}
-	if d, err := time.ParseDuration(waitTimeout(in)); err == nil && d > 0 {
+	if d, err := app.ParseDuration(waitTimeout(in)); err == nil && d > 0 {
 		plan.total = d.Seconds()
 	}
 	return plan

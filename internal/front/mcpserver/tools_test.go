@@ -140,6 +140,11 @@ func TestDefaultWaitIsBelowTheClientsTimeout(t *testing.T) {
 	if plan := waitProgress(app.WaitRequest{}); !plan.atStart || plan.total != d.Seconds() {
 		t.Errorf("wait's progress plan %+v", plan)
 	}
+	// A timeout in days, which wait takes, is the total the progress
+	// counts to, as reserve's wait_timeout is (it was left unknown).
+	if plan := waitProgress(app.WaitRequest{Timeout: "1d"}); plan.total != (24 * time.Hour).Seconds() {
+		t.Errorf("wait's progress plan for a timeout of 1d: %+v", plan)
+	}
 }
 
 // wait, called with a progress token, reports progress from its start
