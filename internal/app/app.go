@@ -59,6 +59,8 @@ type Env struct {
 	// presence record names after the use case.
 	identity     string
 	identityDone bool
+	// identityFrom is where identity was found (IdentitySource).
+	identityFrom string
 }
 
 // UseCase declares one use case: its command's name, whether it publishes

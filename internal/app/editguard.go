@@ -79,7 +79,7 @@ func withHomeExpanded(home string, paths []string) []string {
 func (e *Env) at(dir string) *Env {
 	c := *e
 	c.Dir = dir
-	c.identityNote, c.found, c.identity, c.identityDone = "", nil, "", false
+	c.identityNote, c.found, c.identity, c.identityDone, c.identityFrom = "", nil, "", false, ""
 	return &c
 }
 

@@ -287,6 +287,28 @@ func TestListLimit(t *testing.T) {
 	}
 }
 
+// A server whose droid came from its environment or from git config, with
+// a name no write accepts, names that place, not a --droid it was never
+// given, and says the name is read once, at start.
+func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	testgit.Run(t, env.Dir, "config", "queen.droid", "c d")
+	env.Getenv = func(string) string { return "" }
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	s := newServer(&runner{env: env, droid: env.Identity(""), droidFrom: env.IdentitySource("")})
+	cs := connect(t, ctx, s, nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}})
+	e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if err != nil || e["kind"] != "usage" || !strings.HasPrefix(msg, `git config queen.droid: droid name "c d"`) ||
+		!strings.Contains(msg, "start the server again") || strings.Contains(msg, "--droid") {
+		t.Errorf("a server whose git config names an invalid droid: %v %s", err, mustMarshal(res))
+	}
+}
+
 // A server started as a droid whose name no write accepts answers every
 // call with the usage error --droid gives on the command line.
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
