@@ -245,6 +245,9 @@ type toolSpec[In, Out any] struct {
 	// progress, when set, is what a running call reports; every call
 	// reports its elapsed time at the interval otherwise.
 	progress func(In) progressPlan
+	// finish, when set, trims a result before it is returned (a listing
+	// bounded in bytes).
+	finish func(Out)
 }
 
 // useCase is the tool name that calls u.
@@ -289,6 +292,9 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 			return outcome(spec.command, nil, err), nil
 		}
 		out, err := spec.run(r.appEnv(ctx), in)
+		if err == nil && spec.finish != nil {
+			spec.finish(out)
+		}
 		return outcome(spec.command, out, err), nil
 	})
 }

@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"cmp"
+	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
@@ -40,12 +42,24 @@ func newServer(r *runner) *mcp.Server {
 		app.Reservations), func(in *app.ReservationsRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true.",
 		app.Send))
-	addTool(s, r, limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit (more says how many older ones were left out).",
-		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit }))
+	inbox := limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
+		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit })
+	inbox.finish = func(res *app.InboxResult) {
+		var cut int
+		res.Messages, cut = withinBytes(res.Messages, maxListingBytes, false)
+		res.More += cut
+	}
+	addTool(s, r, inbox)
 	addTool(s, r, useCase("read", "Show a message and mark it read if it was sent to you.", app.Read))
 	addTool(s, r, useCase("reply", "Answer a message, in its thread.", app.Reply))
-	addTool(s, r, limited(useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit (more says how many older ones were left out).",
-		app.Thread), func(in *app.ThreadRequest) *int { return &in.Limit }))
+	thread := limited(useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
+		app.Thread), func(in *app.ThreadRequest) *int { return &in.Limit })
+	thread.finish = func(res *app.ThreadResult) {
+		var cut int
+		res.Thread, cut = withinBytes(res.Thread, maxListingBytes, true)
+		res.More += cut
+	}
+	addTool(s, r, thread)
 	wait := useCase("wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. "+
 		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; "+
 		"while it waits it sends progress notifications when the call asks for them, so a longer timeout suits a client that resets its timeout on progress.",
@@ -82,6 +96,33 @@ const (
 	defaultListLimit = 50
 	maxListLimit     = 1000
 )
+
+// maxListingBytes bounds the messages inbox and thread return, as the
+// limit bounds their number: a message may hold 240 KB, and 50 of them
+// made one inbox call answer 12 MB, all of it in the agent's context.
+const maxListingBytes = 1 << 20
+
+// withinBytes keeps the messages of list, from its start (or, newestLast,
+// from its end), whose JSON fits in max bytes, and at least one; it says
+// how many it left out.
+func withinBytes(list []records.Message, max int, newestLast bool) ([]records.Message, int) {
+	total, kept := 0, 0
+	for kept < len(list) {
+		i := kept
+		if newestLast {
+			i = len(list) - 1 - kept
+		}
+		data, _ := json.Marshal(list[i])
+		if total += len(data); total > max && kept > 0 {
+			break
+		}
+		kept++
+	}
+	if newestLast {
+		return list[len(list)-kept:], len(list) - kept
+	}
+	return list[:kept], len(list) - kept
+}
 
 // limited is the listing tool spec with listLimit applied to the limit
 // of each call's request.

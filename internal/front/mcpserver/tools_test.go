@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -461,6 +462,56 @@ func TestUnpublishedGrantNamesOnlyWhatToolsCanDo(t *testing.T) {
 		if !res.IsError || !strings.Contains(msg, c.want) || !strings.Contains(msg, "retry when origin can be reached") ||
 			strings.Contains(msg, "offline") || strings.Contains(msg, "--") || strings.Contains(msg, "git queen") {
 			t.Errorf("%s: %s\nwant %q and a retry, naming no flag, no command and no offline grant", c.tool, mustMarshal(res), c.want)
+		}
+	}
+}
+
+// inbox and thread return at most maxListingBytes of messages, however
+// large each is, and count the rest in more: 50 messages near the 240 KB
+// a message may have made every inbox call answer 12 MB, all of it in the
+// agent's context. The newest come first in the inbox and last in a
+// thread; one message comes whatever its size.
+func TestMessageListingsAreBoundedInBytes(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	body := strings.Repeat("x", 200<<10)
+	const sent = 12
+	for i := range sent {
+		args := map[string]any{"to": "ann", "subject": fmt.Sprintf("m%d", i), "body": body, "new": true, "issue": "bd-1"}
+		res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("send: %v %s", err, mustMarshal(res))
+		}
+	}
+	for _, c := range []struct {
+		tool, list string
+		args       map[string]any
+		newest     int // index of the newest message in the list
+	}{
+		{"inbox", "messages", map[string]any{}, 0},
+		{"thread", "thread", map[string]any{"id": "bd-1"}, -1},
+	} {
+		res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", c.tool, err, mustMarshal(res))
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(text), &got); err != nil {
+			t.Fatal(err)
+		}
+		var msgs []records.Message
+		var more int
+		_ = json.Unmarshal(got[c.list], &msgs)
+		_ = json.Unmarshal(got["more"], &more)
+		newest := msgs[(c.newest+len(msgs))%len(msgs)]
+		if len(text) > maxListingBytes+64<<10 || len(msgs) == 0 || len(msgs)+more != sent || newest.Subject != fmt.Sprintf("m%d", sent-1) {
+			t.Errorf("%s: %d bytes, %d messages (newest %q), more %d; want at most %d bytes, the newest first, and the rest counted",
+				c.tool, len(text), len(msgs), newest.Subject, more, maxListingBytes)
 		}
 	}
 }
