@@ -515,3 +515,31 @@ func TestMessageListingsAreBoundedInBytes(t *testing.T) {
 		}
 	}
 }
+
+// assign to a droid the repository has never seen says so in its result,
+// as the command line warns on stderr, which a tool has not: "bbo" for
+// "bob" gave the issue to nobody, and the agent was told nothing.
+func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	if res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "reserve", Arguments: map[string]any{"patterns": []string{"src/**"}}}); err != nil || res.IsError {
+		t.Fatalf("reserve: %v %s", err, mustMarshal(res))
+	}
+	for _, c := range []struct{ droid, warning string }{
+		{"bbo", `no droid "bbo" has appeared in this repository (did you mean bob?); the issue goes to bbo all the same`},
+		{"bob", ""},
+	} {
+		res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: "assign", Arguments: map[string]any{"issue": "qb-" + c.droid, "droid": c.droid}})
+		if err != nil || res.IsError {
+			t.Fatalf("assign: %v %s", err, mustMarshal(res))
+		}
+		warning, _ := res.StructuredContent.(map[string]any)["warning"].(string)
+		if warning != c.warning {
+			t.Errorf("assign to %s: warning %q, want %q", c.droid, warning, c.warning)
+		}
+	}
+}
