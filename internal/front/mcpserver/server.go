@@ -157,66 +157,6 @@ func encode(res any) json.RawMessage {
 	return nil
 }
 
-// maxListedProblems is how many of the lines its store could not read a
-// result lists: a listing costs what it returns, and a store of 50,000
-// broken lines made an inbox of 50 messages answer 7 MB.
-const maxListedProblems = 20
-
-// boundProblems keeps the first maxListedProblems of the "problems" of a
-// result (a JSON object) and says how many more there were in
-// "problems_more", beside them; the other members stay as they were, in
-// their order. Anything else is returned as it is.
-func boundProblems(data json.RawMessage) json.RawMessage {
-	type member struct {
-		name  string
-		value json.RawMessage
-	}
-	var members []member
-	d := json.NewDecoder(bytes.NewReader(data))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return data
-	}
-	cut := false
-	for d.More() {
-		name, err := d.Token()
-		var value json.RawMessage
-		if err != nil || d.Decode(&value) != nil {
-			return data
-		}
-		members = append(members, member{name.(string), value})
-		var problems []json.RawMessage
-		if name == "problems" && json.Unmarshal(value, &problems) == nil && len(problems) > maxListedProblems {
-			var kept bytes.Buffer
-			enc := json.NewEncoder(&kept)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(problems[:maxListedProblems]) // raw JSON just read
-			members[len(members)-1].value = bytes.TrimSpace(kept.Bytes())
-			members = append(members, member{"problems_more", json.RawMessage(fmt.Sprint(len(problems) - maxListedProblems))})
-			cut = true
-		}
-	}
-	if !cut {
-		return data
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, _ := json.Marshal(m.name)
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if json.Indent(&out, b.Bytes(), "", "  ") != nil {
-		return data
-	}
-	return out.Bytes()
-}
-
 // toolError is the result of a failed call: structured content
 // {"error": e, "result": result} (result only when the command printed
 // one), and text content that says the same to a client that shows only

@@ -2,13 +2,11 @@ package mcpserver
 
 import (
 	"cmp"
-	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
@@ -96,33 +94,6 @@ const (
 	defaultListLimit = 50
 	maxListLimit     = 1000
 )
-
-// maxListingBytes bounds the messages inbox and thread return, as the
-// limit bounds their number: a message may hold 240 KB, and 50 of them
-// made one inbox call answer 12 MB, all of it in the agent's context.
-const maxListingBytes = 1 << 20
-
-// withinBytes keeps the messages of list, from its start (or, newestLast,
-// from its end), whose JSON fits in max bytes, and at least one; it says
-// how many it left out.
-func withinBytes(list []records.Message, max int, newestLast bool) ([]records.Message, int) {
-	total, kept := 0, 0
-	for kept < len(list) {
-		i := kept
-		if newestLast {
-			i = len(list) - 1 - kept
-		}
-		data, _ := json.Marshal(list[i])
-		if total += len(data); total > max && kept > 0 {
-			break
-		}
-		kept++
-	}
-	if newestLast {
-		return list[len(list)-kept:], len(list) - kept
-	}
-	return list[:kept], len(list) - kept
-}
 
 // limited is the listing tool spec with listLimit applied to the limit
 // of each call's request.
