@@ -41,6 +41,10 @@ type Env struct {
 	// Droid and BeadsDir are what the caller named (--droid, --beads-dir);
 	// "" for the defaults.
 	Droid, BeadsDir string
+	// Unseen says the use case notes no sighting of the droid it acts as:
+	// reservations --droid NAME acts as NAME (QueenBee's --agent) to list
+	// what NAME holds, which is no sign that NAME is alive.
+	Unseen bool
 	// Withdrawn, when set, is told of an autosync that withdrew this
 	// clone's grants (the command line prints it; the write succeeded).
 	Withdrawn func(*ledgersync.Result)
@@ -55,6 +59,8 @@ type Env struct {
 	// presence record names after the use case.
 	identity     string
 	identityDone bool
+	// identityFrom is where identity was found (IdentitySource).
+	identityFrom string
 }
 
 // UseCase declares one use case: its command's name, whether it publishes

@@ -54,6 +54,9 @@ type AssignResult struct {
 	Remote    string             `json:"remote,omitempty"`
 	Published bool               `json:"published"`
 	Sync      *ledgersync.Result `json:"sync,omitempty"`
+	// Warning says the assignee has never appeared in the repository
+	// (warnUnknownAssignee), for a front end without a stderr.
+	Warning string `json:"warning,omitempty"`
 	// Undone is what a lost race took back, and Lost the id of this
 	// clone's assignment it withdrew, for a person.
 	Undone *assignments.Undone `json:"-"`
@@ -89,8 +92,12 @@ type AssignRefusal struct {
 var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *Env, r AssignRequest) (*AssignResult, error) {
 	by := cmp.Or(e.Identity(), "human")
 	r.Droid = records.CanonicalDroid(r.Droid)
-	e.warnUnknownAssignee(r.Droid)
-	return e.assign(r, by, e.Identity())
+	warning := e.warnUnknownAssignee(r.Droid)
+	res, err := e.assign(r, by, e.Identity())
+	if res != nil && err == nil {
+		res.Warning = warning
+	}
+	return res, err
 }}
 
 // warnUnknownAssignee warns when an issue is about to go to a droid this
@@ -98,19 +105,23 @@ var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *
 // ("bbo" for "bob"), and the issue would leave ready for everyone while
 // nobody works on it. A warning, not a refusal: a person assigns work to a
 // droid that has not started yet. Checked before the assignment, which
-// names the droid.
-func (e *Env) warnUnknownAssignee(droid string) {
+// names the droid. It returns the warning, "" for none.
+func (e *Env) warnUnknownAssignee(droid string) string {
 	s, err := e.OpenStore()
 	if err != nil || records.ValidateDroid(droid) != nil || droid == e.Identity() {
-		return // the assignment says what is wrong
+		return "" // the assignment says what is wrong
 	}
-	if unknown, err := (&messages.Store{S: s}).Unknown(droid); err == nil && unknown != nil {
-		near := ""
-		if n := unknown.Near[droid]; len(n) > 0 {
-			near = " (did you mean " + strings.Join(n, " or ") + "?)"
-		}
-		fmt.Fprintf(e.Warn, "git-queen: warning: no droid %q has appeared in this repository%s; the issue goes to %s all the same\n", droid, near, droid)
+	unknown, err := (&messages.Store{S: s}).Unknown(droid)
+	if err != nil || unknown == nil {
+		return ""
 	}
+	near := ""
+	if n := unknown.Near[droid]; len(n) > 0 {
+		near = " (did you mean " + strings.Join(n, " or ") + "?)"
+	}
+	warning := fmt.Sprintf("no droid %q has appeared in this repository%s; the issue goes to %s all the same", droid, near, droid)
+	fmt.Fprintf(e.Warn, "git-queen: warning: %s\n", warning)
+	return warning
 }
 
 // Claim assigns an issue to the droid itself, as Assign does.

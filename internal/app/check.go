@@ -55,6 +55,9 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 			// reservation as holding a path the caller never named.
 			return nil, usagef("check", "an empty path names no file: give a path in %s (. for the whole repository)", wording.Param("paths"))
 		}
+		if strings.ContainsRune(p, 0) { // only a tool's argument can carry one
+			return nil, usagef("check", "path %q holds a NUL byte, which no file's name has", p)
+		}
 	}
 	s, err := e.OpenStore()
 	if err != nil {

@@ -2,6 +2,10 @@ package app
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -14,7 +18,7 @@ import (
 // path was judged without an identity (then every droid's reservations
 // count).
 func EditHolds(e *Env, base string, paths []string) ([]reservations.Hold, bool, error) {
-	targets, err := EditTargets(base, paths)
+	targets, err := EditTargets(base, withHomeExpanded(e.Getenv("HOME"), paths))
 	if err != nil || len(targets) == 0 {
 		return nil, false, err
 	}
@@ -52,12 +56,30 @@ func EditHolds(e *Env, base string, paths []string) ([]reservations.Hold, bool, 
 	return holds, anonymous, nil
 }
 
+// withHomeExpanded is paths and, for each that starts with ~/ (or is ~),
+// the same path under home: Codex expands a patch's ~/ to the home
+// directory, as a shell would, so the edit lands there, where a
+// repository under home is. The path as written is judged as well, for a
+// runtime that takes ~ for a directory's name.
+func withHomeExpanded(home string, paths []string) []string {
+	if home == "" {
+		return paths
+	}
+	out := slices.Clone(paths)
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || os.IsPathSeparator(rest[0])) {
+			out = append(out, filepath.Join(home, rest))
+		}
+	}
+	return out
+}
+
 // at is e for a use case run in dir: what e found and decided for its own
 // directory (the workspace, the identity) is looked for again there.
 func (e *Env) at(dir string) *Env {
 	c := *e
 	c.Dir = dir
-	c.identityNote, c.found, c.identity, c.identityDone = "", nil, "", false
+	c.identityNote, c.found, c.identity, c.identityDone, c.identityFrom = "", nil, "", false, ""
 	return &c
 }
 

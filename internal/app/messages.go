@@ -2,6 +2,7 @@ package app
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -280,6 +281,11 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	stop()
 	if errors.As(err, new(*messages.TimeoutError)) {
 		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)
+	}
+	if errors.Is(err, context.Canceled) {
+		// Ctrl-C, SIGTERM, the caller gone, or a cancelled MCP call: said
+		// as reserve --wait says it, not as Go's "context canceled".
+		return nil, errors.New("msg wait: stopped before a message matching the filters arrived; none was marked read")
 	}
 	if err != nil {
 		return nil, err

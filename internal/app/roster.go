@@ -125,7 +125,7 @@ func SilentAfter(ws *workspace.Workspace) (time.Duration, error) {
 // written (git queen init never ran, and a session-start hook configured
 // for every repository runs status there) reading leaves no trace.
 func (e *Env) notePresence() {
-	if e.identity == "" || len(e.found) == 0 {
+	if e.identity == "" || e.Unseen || len(e.found) == 0 {
 		return
 	}
 	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil && isDir(ws.Dir) {

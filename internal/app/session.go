@@ -46,16 +46,26 @@ func (e *Env) Identity() string {
 	return e.identity
 }
 
+// IdentitySource says where Identity was found, for a message about it:
+// "--droid", "QUEEN_DROID", "QUEEN_AGENT" or "git config queen.droid".
+func (e *Env) IdentitySource() string {
+	e.Identity()
+	return e.identityFrom
+}
+
 // findIdentity is Identity, looked up.
 func (e *Env) findIdentity() string {
 	if e.Droid != "" {
+		e.identityFrom = "--droid"
 		return e.Droid
 	}
 	for _, name := range []string{"QUEEN_DROID", "QUEEN_AGENT"} { // QUEEN_AGENT: QueenBee's name
 		if d := strings.TrimSpace(e.Getenv(name)); d != "" {
+			e.identityFrom = name
 			return d
 		}
 	}
+	e.identityFrom = "git config queen.droid"
 	repo, err := gitrepo.Discover(e.Dir)
 	if err != nil {
 		repo = &gitrepo.Repo{TopLevel: e.Dir} // outside a repository: the system and global scopes

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,5 +68,20 @@ func TestMsgWaitKeepsItsDroidSeen(t *testing.T) {
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("msg wait, cancelled, returned no error")
+	}
+}
+
+// A wait that is stopped (Ctrl-C, SIGTERM, a cancelled call) says so in
+// words, as reserve --wait does, not as Go's "context canceled".
+func TestMsgWaitStoppedSaysSo(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Ctx: ctx, Droid: "ann"}
+	_, err := Wait.Run(e, WaitRequest{From: "bob"})
+	if err == nil || !strings.Contains(err.Error(), "stopped before a message matching the filters arrived") ||
+		strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("a stopped msg wait: %v", err)
 	}
 }

@@ -18,6 +18,11 @@ type Param string
 // Switch is a boolean parameter a message asks the reader to set ("force").
 type Switch string
 
+// Value is what a message puts in a call it asks the reader to run, after
+// a parameter (a droid's name after to): the command line makes it one
+// shell word, since it may come from anyone who can write a record.
+type Value string
+
 // Call is a command a message asks the reader to run, with switches set.
 type Call struct {
 	// Command is the command's name on the command line ("msg send").
@@ -49,6 +54,8 @@ type Words struct {
 	Param  func(Param) string
 	Switch func(Switch) string
 	Call   func(Call) string
+	// Value says a Value (as it is when nil).
+	Value func(Value) string
 	// CommandLine says the CommandLineOnly parts of a message.
 	CommandLine bool
 }
@@ -89,8 +96,23 @@ func CommandLine(flag func(Param) string) Words {
 			}
 			return call
 		},
+		Value:       func(v Value) string { return ShellWord(string(v)) },
 		CommandLine: true,
 	}
+}
+
+// ShellWord is s as one word of a POSIX shell's command line: as it is
+// when every byte is one no shell gives a meaning to, else in single
+// quotes. A person or an agent runs the commands a message suggests as
+// they read them, and a droid's name ($(...) is a valid one) or a path
+// in them must not run anything.
+func ShellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Text is a message that names parameters or calls: fmt's format and
@@ -123,6 +145,11 @@ func (t Text) In(w Words) string {
 			args[i] = w.Switch(a)
 		case Call:
 			args[i] = w.Call(a)
+		case Value:
+			args[i] = string(a)
+			if w.Value != nil {
+				args[i] = w.Value(a)
+			}
 		case Text:
 			args[i] = a.In(w)
 		case CommandLineOnly:
@@ -157,7 +184,7 @@ type Error interface {
 func Errorf(format string, args ...any) error {
 	for _, a := range args {
 		switch a.(type) {
-		case Param, Switch, Call, Text, CommandLineOnly, ToolsOnly, Error:
+		case Param, Switch, Call, Value, Text, CommandLineOnly, ToolsOnly, Error:
 			return &textError{Textf(format, args...)}
 		}
 	}

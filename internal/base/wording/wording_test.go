@@ -19,6 +19,10 @@ func TestTextIn(t *testing.T) {
 		{Textf("%s: give a duration", Param("wait_timeout")), "wait_timeout: give a duration", "--wait-timeout: give a duration"},
 		{Textf("use %s to reserve anyway", Switch("force")), "use force=true to reserve anyway", "use --force to reserve anyway"},
 		{Textf("ask (%s %s %s)", Run("msg send"), Param("to"), "ann"), "ask (send to ann)", "ask (git queen msg send --to ann)"},
+		// A Value is one shell word on the command line, as it is to a tool.
+		{Textf("ask (%s %s %s)", Run("msg send"), Param("to"), Value("ann")), "ask (send to ann)", "ask (git queen msg send --to ann)"},
+		{Textf("ask (%s %s %s)", Run("msg send"), Param("to"), Value("$(rm${IFS}x)'s")), "ask (send to $(rm${IFS}x)'s)",
+			`ask (git queen msg send --to '$(rm${IFS}x)'\''s')`},
 		{Textf("run %s again", Run("ready", "claim")), "run ready with claim=true again", "run git queen ready --claim again"},
 		{Textf("see %s", Run("reserve", "wait", "force")), "see reserve with wait=true and force=true", "see git queen reserve --wait --force"},
 		// A Text among the arguments is said in the same words, and so is

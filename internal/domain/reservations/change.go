@@ -72,7 +72,19 @@ func (e *NothingToReleaseError) Error() string {
 		return fmt.Sprintf("%s holds no active reservations; nothing to %s", e.Droid, e.Verb)
 	}
 	return fmt.Sprintf("nothing to %s: none of %s's active reservations is %s or covered by it; %s holds %s",
-		e.Verb, e.Droid, strings.Join(e.Patterns, " or "), e.Droid, strings.Join(e.Held, ", "))
+		e.Verb, e.Droid, firstNamed(e.Patterns, " or "), e.Droid, firstNamed(e.Held, ", "))
+}
+
+// maxNamed is how many patterns a refusal names of a list: a request of
+// thousands, or a droid holding thousands, gets a line, not megabytes.
+const maxNamed = 10
+
+// firstNamed joins the first maxNamed patterns with sep and counts the rest.
+func firstNamed(patterns []string, sep string) string {
+	if len(patterns) <= maxNamed {
+		return strings.Join(patterns, sep)
+	}
+	return strings.Join(patterns[:maxNamed], sep) + fmt.Sprintf(" (and %d more)", len(patterns)-maxNamed)
 }
 
 // Change releases or renews the holder's matching active reservations,

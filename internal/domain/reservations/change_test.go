@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,29 @@ func TestNothingToReleaseNamesWhatTheDroidHolds(t *testing.T) {
 	}
 	if _, err := f.res.Release("ann", []string{"../x"}, false); err == nil {
 		t.Error("a bad pattern was accepted")
+	}
+}
+
+// A release of thousands of patterns that covers nothing is refused in a
+// few lines: the message names the first patterns of each list and counts
+// the rest (it named every one, megabytes for an agent's context).
+func TestNothingToReleaseIsBounded(t *testing.T) {
+	asked := make([]string, 5000)
+	held := make([]string, 4000)
+	for i := range asked {
+		asked[i] = fmt.Sprintf("asked/%d", i)
+	}
+	for i := range held {
+		held[i] = fmt.Sprintf("held/%d", i)
+	}
+	msg := (&NothingToReleaseError{Verb: "release", Droid: "ann", Patterns: asked, Held: held}).Error()
+	for _, want := range []string{"asked/0 or asked/1", "(and 4990 more)", "held/0, held/1", "(and 3990 more)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal (%d bytes) does not say %q: %.300q", len(msg), want, msg)
+		}
+	}
+	if strings.Contains(msg, "asked/10 ") || strings.Contains(msg, "held/10,") || len(msg) > 400 {
+		t.Errorf("the refusal names more than the first patterns (%d bytes): %.300q", len(msg), msg)
 	}
 }
 

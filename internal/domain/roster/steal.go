@@ -31,7 +31,7 @@ func (e *NotSilentError) Text() wording.Text {
 		"(.beads/queen.toml [roster] silent_after); it may be stolen after %s (in %s) unless %s shows up; "+
 		"ask %s first (%s %s %s), or wait",
 		e.Holder, records.Relative(e.Now, e.LastSeen), e.LastSeen.UTC().Format(time.RFC3339), e.What, records.ShortDuration(e.After),
-		from.UTC().Format(time.RFC3339), records.ShortDuration(from.Sub(e.Now)), e.Holder, e.Holder, wording.Run("msg send"), wording.Param("to"), e.Holder)
+		from.UTC().Format(time.RFC3339), records.ShortDuration(from.Sub(e.Now)), e.Holder, e.Holder, wording.Run("msg send"), wording.Param("to"), wording.Value(e.Holder))
 }
 
 // SilentCheck is a check for reserve --steal and claim --steal: it allows

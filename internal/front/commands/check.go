@@ -27,7 +27,7 @@ With --hook RUNTIME (claude, codex, gemini or cursor), check is that agent
 runtime's pre-tool hook: it reads on stdin the tool call the runtime is about
 to run, finds the files it would change (Claude Code's Write, Edit, MultiEdit
 and NotebookEdit; every file a Codex apply_patch adds, updates, deletes or
-moves; Gemini CLI's write_file and replace; Cursor's Write), and when another
+moves; Gemini CLI's write_file and replace; Cursor's Write and Delete), and when another
 droid holds one exclusively refuses the call in the runtime's own convention,
 with a message for the agent: who holds it, until when, and how to ask. Other
 tools (reads, searches) pass. A path is judged where it really is: symlinks

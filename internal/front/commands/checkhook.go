@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 )
 
@@ -146,8 +147,8 @@ func heldRefusal(now time.Time, anonymous bool, holds []reservations.Hold) refus
 	if len(holds) > 1 {
 		it = "them"
 	}
-	fmt.Fprintf(&b, "Do not edit %s. Ask %s for it: git queen msg send --to %s --subject %q --body WHY, then git queen msg wait --from %s; "+
-		"or work on other paths until the reservation ends.", it, holder, holder, "may I edit "+first.Path+"?", holder)
+	fmt.Fprintf(&b, "Do not edit %s. Ask %s for it: git queen msg send --to %s --subject %s --body WHY, then git queen msg wait --from %s; "+
+		"or work on other paths until the reservation ends.", it, holder, wording.ShellWord(holder), wording.ShellWord("may I edit "+first.Path+"?"), wording.ShellWord(holder))
 	if anonymous {
 		fmt.Fprint(&b, " (No droid identity is set, so every exclusive reservation counts: set QUEEN_DROID.)")
 	}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,9 +23,13 @@ type editingTool func(args json.RawMessage) ([]string, error)
 
 // readPreToolCall parses a pre-tool hook input and asks the runtime's
 // editing tool of that name, if there is one, for its paths. Any other
-// tool changes no file the guard can see and gets none.
+// tool changes no file the guard can see and gets none. A UTF-8 byte
+// order mark before the JSON is skipped: Cursor on Windows writes one
+// before every payload, and a guard that took it for a broken call would
+// refuse every edit.
 func readPreToolCall(runtime string, input []byte, tools map[string]editingTool) (preToolInput, toolCall, error) {
 	var in preToolInput
+	input = bytes.TrimPrefix(input, []byte("\xef\xbb\xbf"))
 	if err := json.Unmarshal(input, &in); err != nil {
 		return in, toolCall{}, fmt.Errorf("the %s tool call on stdin is not JSON: %w", runtime, err)
 	}

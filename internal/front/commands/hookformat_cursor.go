@@ -41,8 +41,10 @@ type cursorAnswer struct {
 
 // cursorEditingTools are Cursor's agent tools that change files: Write is
 // the tool type Cursor's hooks name its file edits by (its afterFileEdit
-// and preToolUse matchers), with the file in tool_input.file_path. Read,
-// Grep, Shell, Task and MCP tools pass.
+// and preToolUse matchers), and Delete its removal of a file (Cursor 3
+// and later), each with the file in tool_input.file_path. Read, Grep,
+// Shell, Task and MCP tools pass.
 var cursorEditingTools = map[string]editingTool{
-	"Write": pathFields("file_path"),
+	"Write":  pathFields("file_path"),
+	"Delete": pathFields("file_path"),
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/team/precommit"
 )
@@ -92,7 +93,7 @@ func printPushRefusal(w io.Writer, res *precommit.PushResult) {
 // (me), why every reservation applied.
 func printWaysOut(w io.Writer, holders []string, rest, me string) {
 	fmt.Fprintf(w, "ways out: ask the holder (git queen msg send --to %s --subject ...), wait for the reservation to end, %s\n",
-		strings.Join(firstSeen(holders), ","), rest)
+		wording.ShellWord(strings.Join(firstSeen(holders), ",")), rest)
 	if me == "" {
 		fmt.Fprintln(w, "you have no droid identity, so every droid's exclusive reservations apply to you; "+app.ErrNoIdentity.Text().In(commandLine))
 	}

@@ -29,8 +29,10 @@ does, in the repository of the server's working directory, and returns its
 read from the top of the repository, as the tools' schemas say, even when
 the server runs in a subdirectory. The listings (inbox, thread,
 reservations, assignments, ready, droids) return the first 50 rows unless
-the call gives a limit (at most 1000), and say in "more" how many they left
-out.
+the call gives a limit (at most 1000), inbox and thread no more than 1 MiB
+of messages, and say in "more" how many they left out; a result lists at
+most 20 of the lines its store could not read ("problems_more" counts the
+rest).
 A failure is a tool error whose structured content is {"error":{"code",
 "kind","message"}} (with the command's output as "result" when it printed
 one, such as check's holders), and whose text is the message followed by

@@ -50,7 +50,15 @@ lists them under "waiting" (position, waits_for) when anyone waits.`,
 const allTableLimit = 100
 
 func runReservations(o call[app.ReservationsRequest]) error {
-	res, err := app.Reservations.Run(o.Env.session(o.G), o.Req)
+	env := o.Env.session(o.G)
+	if o.Req.Droid != "" {
+		// Looking at what a droid holds (before stealing it from a
+		// silent one) must not note it as seen.
+		unseen := *env
+		unseen.Unseen = true
+		env = &unseen
+	}
+	res, err := app.Reservations.Run(env, o.Req)
 	if err != nil {
 		return err
 	}

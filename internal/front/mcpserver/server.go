@@ -60,7 +60,8 @@ func Main(args []string) int {
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress})
+	s := newServer(&runner{env: env, droid: env.Identity(*droid), droidFrom: env.IdentitySource(*droid), beadsDir: *beadsDir,
+		progressInterval: *progress})
 	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
@@ -71,9 +72,12 @@ func Main(args []string) int {
 
 // runner runs the tools' use cases, in-process, as the server's droid.
 type runner struct {
-	env      *commands.Env
-	droid    string
-	beadsDir string
+	env   *commands.Env
+	droid string
+	// droidFrom is where droid was found (commands.Env.IdentitySource);
+	// "" for --droid.
+	droidFrom string
+	beadsDir  string
 	// progressInterval is how often a running call reports progress
 	// (DefaultProgressInterval when zero).
 	progressInterval time.Duration
@@ -96,10 +100,17 @@ func (r *runner) checkDroid() error {
 	if r.droid == "" {
 		return nil
 	}
-	if err := records.ValidateDroid(r.droid); err != nil {
+	err := records.ValidateDroid(r.droid)
+	switch {
+	case err == nil:
+		return nil
+	case r.droidFrom == "" || r.droidFrom == "--droid":
 		return &app.UsageError{Msg: "--droid: " + err.Error()}
 	}
-	return nil
+	// The server read it once, at start: a name set right since is not
+	// read until it starts again.
+	return &app.UsageError{Msg: fmt.Sprintf("%s: %v; the server read it when it started: set a valid name there and start the server again",
+		r.droidFrom, err)}
 }
 
 // errorJSON is the error object of a failed tool call, as `--json` prints
@@ -112,7 +123,7 @@ type errorJSON = commands.ErrorJSON
 // holders, a reservation's conflicts, validate's problems). command names
 // the command a usage error's help is under.
 func outcome(command string, res any, err error) *mcp.CallToolResult {
-	data := encode(res)
+	data := boundProblems(encode(res))
 	if err == nil {
 		if data == nil {
 			data = json.RawMessage("{}")
@@ -174,6 +185,9 @@ type toolSpec[In, Out any] struct {
 	// progress, when set, is what a running call reports; every call
 	// reports its elapsed time at the interval otherwise.
 	progress func(In) progressPlan
+	// finish, when set, trims a result before it is returned (a listing
+	// bounded in bytes).
+	finish func(Out)
 }
 
 // useCase is the tool name that calls u.
@@ -218,6 +232,9 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 			return outcome(spec.command, nil, err), nil
 		}
 		out, err := spec.run(r.appEnv(ctx), in)
+		if err == nil && spec.finish != nil {
+			spec.finish(out)
+		}
 		return outcome(spec.command, out, err), nil
 	})
 }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
@@ -50,5 +52,53 @@ func TestToolPanicAndErrorDoNotEndTheServer(t *testing.T) {
 	}
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		t.Fatalf("the session after a panic and a failure: %v", err)
+	}
+}
+
+// A result lists at most maxListedProblems of the lines its store could
+// not read, and counts the rest in problems_more: an inbox of 50
+// messages in a store with 50,000 broken lines answered 7 MB, all of it
+// in the agent's context.
+func TestResultProblemsAreBounded(t *testing.T) {
+	env := commands.OSEnv()
+	env.Dir = t.TempDir()
+	s := New(env, "ann", "")
+	many := &app.InboxResult{Droid: "ann", Messages: []records.Message{}}
+	for i := range 5000 {
+		many.Problems = append(many.Problems, app.Problem{File: "queen_messages.jsonl", Line: i + 1, Msg: "not JSON"})
+	}
+	addTool(s, &runner{env: env}, toolSpec[struct{}, *app.InboxResult]{name: "broken", description: "a store of broken lines",
+		run: func(*app.Env, struct{}) (*app.InboxResult, error) { return many, nil }})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, serverSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, clientSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "broken", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	var got struct {
+		Droid        string            `json:"droid"`
+		Problems     []app.Problem     `json:"problems"`
+		ProblemsMore int               `json:"problems_more"`
+		Messages     []records.Message `json:"messages"`
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Droid != "ann" || len(got.Problems) != maxListedProblems || got.ProblemsMore != 5000-maxListedProblems ||
+		got.Problems[0].Line != 1 || got.Messages == nil || len(text) > 20000 {
+		t.Errorf("a result of 5,000 problems came as %d problems, problems_more %d, droid %q, %d bytes",
+			len(got.Problems), got.ProblemsMore, got.Droid, len(text))
 	}
 }

@@ -40,12 +40,24 @@ func newServer(r *runner) *mcp.Server {
 		app.Reservations), func(in *app.ReservationsRequest) *int { return &in.Limit }))
 	addTool(s, r, useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true.",
 		app.Send))
-	addTool(s, r, limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit (more says how many older ones were left out).",
-		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit }))
+	inbox := limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
+		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit })
+	inbox.finish = func(res *app.InboxResult) {
+		var cut int
+		res.Messages, cut = withinBytes(res.Messages, maxListingBytes, false)
+		res.More += cut
+	}
+	addTool(s, r, inbox)
 	addTool(s, r, useCase("read", "Show a message and mark it read if it was sent to you.", app.Read))
 	addTool(s, r, useCase("reply", "Answer a message, in its thread.", app.Reply))
-	addTool(s, r, limited(useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit (more says how many older ones were left out).",
-		app.Thread), func(in *app.ThreadRequest) *int { return &in.Limit }))
+	thread := limited(useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
+		app.Thread), func(in *app.ThreadRequest) *int { return &in.Limit })
+	thread.finish = func(res *app.ThreadResult) {
+		var cut int
+		res.Thread, cut = withinBytes(res.Thread, maxListingBytes, true)
+		res.More += cut
+	}
+	addTool(s, r, thread)
 	wait := useCase("wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. "+
 		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; "+
 		"while it waits it sends progress notifications when the call asks for them, so a longer timeout suits a client that resets its timeout on progress.",
@@ -116,7 +128,7 @@ func waitTimeout(in app.WaitRequest) string { return cmp.Or(in.Timeout, defaultW
 // and for how long at most.
 func waitProgress(in app.WaitRequest) progressPlan {
 	plan := progressPlan{atStart: true, what: "waiting for a message"}
-	if d, err := time.ParseDuration(waitTimeout(in)); err == nil && d > 0 {
+	if d, err := app.ParseDuration(waitTimeout(in)); err == nil && d > 0 {
 		plan.total = d.Seconds()
 	}
 	return plan

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -139,6 +140,11 @@ func TestDefaultWaitIsBelowTheClientsTimeout(t *testing.T) {
 	}
 	if plan := waitProgress(app.WaitRequest{}); !plan.atStart || plan.total != d.Seconds() {
 		t.Errorf("wait's progress plan %+v", plan)
+	}
+	// A timeout in days, which wait takes, is the total the progress
+	// counts to, as reserve's wait_timeout is (it was left unknown).
+	if plan := waitProgress(app.WaitRequest{Timeout: "1d"}); plan.total != (24 * time.Hour).Seconds() {
+		t.Errorf("wait's progress plan for a timeout of 1d: %+v", plan)
 	}
 }
 
@@ -282,6 +288,28 @@ func TestListLimit(t *testing.T) {
 	}
 }
 
+// A server whose droid came from its environment or from git config, with
+// a name no write accepts, names that place, not a --droid it was never
+// given, and says the name is read once, at start.
+func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	testgit.Run(t, env.Dir, "config", "queen.droid", "c d")
+	env.Getenv = func(string) string { return "" }
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	s := newServer(&runner{env: env, droid: env.Identity(""), droidFrom: env.IdentitySource("")})
+	cs := connect(t, ctx, s, nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}})
+	e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if err != nil || e["kind"] != "usage" || !strings.HasPrefix(msg, `git config queen.droid: droid name "c d"`) ||
+		!strings.Contains(msg, "start the server again") || strings.Contains(msg, "--droid") {
+		t.Errorf("a server whose git config names an invalid droid: %v %s", err, mustMarshal(res))
+	}
+}
+
 // A server started as a droid whose name no write accepts answers every
 // call with the usage error --droid gives on the command line.
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
@@ -328,6 +356,9 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"thread", map[string]any{"id": ""}, "give the id of a message"},
 		{"check", map[string]any{"paths": []string{}}, "name at least one path to check (paths)"},
 		{"check", map[string]any{"paths": []string{"a", ""}}, "an empty path names no file: give a path in paths (. for the whole repository)"},
+		// Only a tool's argument can carry a NUL: it failed as "lstat a b:
+		// invalid argument", a failure of the machine's.
+		{"check", map[string]any{"paths": []string{"a\x00b"}}, `path "a\x00b" holds a NUL byte, which no file's name has`},
 	} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -431,6 +462,84 @@ func TestUnpublishedGrantNamesOnlyWhatToolsCanDo(t *testing.T) {
 		if !res.IsError || !strings.Contains(msg, c.want) || !strings.Contains(msg, "retry when origin can be reached") ||
 			strings.Contains(msg, "offline") || strings.Contains(msg, "--") || strings.Contains(msg, "git queen") {
 			t.Errorf("%s: %s\nwant %q and a retry, naming no flag, no command and no offline grant", c.tool, mustMarshal(res), c.want)
+		}
+	}
+}
+
+// inbox and thread return at most maxListingBytes of messages, however
+// large each is, and count the rest in more: 50 messages near the 240 KB
+// a message may have made every inbox call answer 12 MB, all of it in the
+// agent's context. The newest come first in the inbox and last in a
+// thread; one message comes whatever its size.
+func TestMessageListingsAreBoundedInBytes(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	body := strings.Repeat("x", 200<<10)
+	const sent = 12
+	for i := range sent {
+		args := map[string]any{"to": "ann", "subject": fmt.Sprintf("m%d", i), "body": body, "new": true, "issue": "bd-1"}
+		res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("send: %v %s", err, mustMarshal(res))
+		}
+	}
+	for _, c := range []struct {
+		tool, list string
+		args       map[string]any
+		newest     int // index of the newest message in the list
+	}{
+		{"inbox", "messages", map[string]any{}, 0},
+		{"thread", "thread", map[string]any{"id": "bd-1"}, -1},
+	} {
+		res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", c.tool, err, mustMarshal(res))
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(text), &got); err != nil {
+			t.Fatal(err)
+		}
+		var msgs []records.Message
+		var more int
+		_ = json.Unmarshal(got[c.list], &msgs)
+		_ = json.Unmarshal(got["more"], &more)
+		newest := msgs[(c.newest+len(msgs))%len(msgs)]
+		if len(text) > maxListingBytes+64<<10 || len(msgs) == 0 || len(msgs)+more != sent || newest.Subject != fmt.Sprintf("m%d", sent-1) {
+			t.Errorf("%s: %d bytes, %d messages (newest %q), more %d; want at most %d bytes, the newest first, and the rest counted",
+				c.tool, len(text), len(msgs), newest.Subject, more, maxListingBytes)
+		}
+	}
+}
+
+// assign to a droid the repository has never seen says so in its result,
+// as the command line warns on stderr, which a tool has not: "bbo" for
+// "bob" gave the issue to nobody, and the agent was told nothing.
+func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	if res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "reserve", Arguments: map[string]any{"patterns": []string{"src/**"}}}); err != nil || res.IsError {
+		t.Fatalf("reserve: %v %s", err, mustMarshal(res))
+	}
+	for _, c := range []struct{ droid, warning string }{
+		{"bbo", `no droid "bbo" has appeared in this repository (did you mean bob?); the issue goes to bbo all the same`},
+		{"bob", ""},
+	} {
+		res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: "assign", Arguments: map[string]any{"issue": "qb-" + c.droid, "droid": c.droid}})
+		if err != nil || res.IsError {
+			t.Fatalf("assign: %v %s", err, mustMarshal(res))
+		}
+		warning, _ := res.StructuredContent.(map[string]any)["warning"].(string)
+		if warning != c.warning {
+			t.Errorf("assign to %s: warning %q, want %q", c.droid, warning, c.warning)
 		}
 	}
 }

@@ -186,6 +186,51 @@ func TestWatchWakesOnAppends(t *testing.T) {
 	}
 }
 
+// A watcher goes on waking after the store's directory is moved away or
+// removed and made again (a store reset under a waiting msg wait): it
+// watched the directory it started with, and slept through every append
+// to the new one.
+func TestWatchFollowsTheStoreDirectoryMadeAgain(t *testing.T) {
+	for _, gone := range []string{"moved", "removed"} {
+		t.Run(gone, func(t *testing.T) {
+			s := repoStore(t)
+			if err := os.MkdirAll(s.WS.Dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w := s.Watch(records.MessagesFile)
+			defer w.Close()
+			// The deadline only keeps a broken watcher from hanging the run.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			wake := func(after string) {
+				t.Helper()
+				select {
+				case <-w.C:
+				case <-ctx.Done():
+					t.Fatalf("no wake-up after %s", after)
+				}
+			}
+			var err error
+			if gone == "moved" {
+				err = os.Rename(s.WS.Dir, s.WS.Dir+".old")
+			} else {
+				err = os.RemoveAll(s.WS.Dir)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			wake("the directory was " + gone)
+			if err := os.MkdirAll(s.WS.Dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Update(func(tx *jsonl.Tx) error { return tx.Append(s.Log(records.MessagesFile), []byte(a1)) }); err != nil {
+				t.Fatal(err)
+			}
+			wake("an append to the directory made again")
+		})
+	}
+}
+
 // A named query over several sources answers from every source as it is
 // now: an append to any of them, a source that appears, and one rewritten
 // in place by another program (same size) are each seen by the next read.

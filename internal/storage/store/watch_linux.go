@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 
@@ -16,7 +17,11 @@ func watchNotify(paths []string, changed func()) (func(), bool) {
 	if err != nil {
 		return nil, false
 	}
-	const mask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_MOVED_TO
+	// IN_MOVE_SELF and IN_DELETE_SELF (and IN_IGNORED, always sent) say a
+	// watched directory is gone: it is watched from its parent again,
+	// and added once it is made anew (a store reset under a wait).
+	const mask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_MOVED_TO |
+		unix.IN_MOVE_SELF | unix.IN_DELETE_SELF
 	dirs := dirsOf(paths)
 	pending := map[string]bool{} // directories to add once they exist
 	add := func() bool {
@@ -47,6 +52,11 @@ func watchNotify(paths []string, changed func()) (func(), bool) {
 			if err != nil || n <= 0 {
 				return // closed
 			}
+			if dirGone(buf[:n]) {
+				for _, d := range dirs {
+					pending[d] = true
+				}
+			}
 			if len(pending) > 0 {
 				add()
 			}
@@ -54,4 +64,18 @@ func watchNotify(paths []string, changed func()) (func(), bool) {
 		}
 	}()
 	return func() { f.Close() }, true
+}
+
+// dirGone reports whether the inotify events in buf say a watched
+// directory was moved away or removed.
+func dirGone(buf []byte) bool {
+	for len(buf) >= unix.SizeofInotifyEvent {
+		mask := binary.NativeEndian.Uint32(buf[4:8])
+		if mask&(unix.IN_MOVE_SELF|unix.IN_DELETE_SELF|unix.IN_IGNORED) != 0 {
+			return true
+		}
+		nameLen := int(binary.NativeEndian.Uint32(buf[12:16]))
+		buf = buf[min(len(buf), unix.SizeofInotifyEvent+nameLen):]
+	}
+	return false
 }
