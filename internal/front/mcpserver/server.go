@@ -84,12 +84,12 @@ type runner struct {
 }
 
 // appEnv is the environment of one call: the server's directory, clock
-// and droid, and ctx, which ends a call that waits. Warnings for a person
-// are dropped: the result says what the agent needs. Paths and patterns
+// and droid, and ctx, which ends a call that waits. What the command line
+// says on stderr goes to warn, for the result to carry. Paths and patterns
 // are from the top of the repository, as the tools' schemas say, also
 // when the server runs in a subdirectory (a project inside a monorepo).
-func (r *runner) appEnv(ctx context.Context) *app.Env {
-	return &app.Env{Dir: r.env.Dir, PathsFromTop: true, Getenv: r.env.Getenv, Now: r.env.Now, Warn: io.Discard, Ctx: ctx,
+func (r *runner) appEnv(ctx context.Context, warn *warnings) *app.Env {
+	return &app.Env{Dir: r.env.Dir, PathsFromTop: true, Getenv: r.env.Getenv, Now: r.env.Now, Warn: warn, Ctx: ctx,
 		Droid: r.droid, BeadsDir: r.beadsDir}
 }
 
@@ -231,11 +231,17 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		if err := r.checkDroid(); err != nil {
 			return outcome(spec.command, nil, err), nil
 		}
-		out, err := spec.run(r.appEnv(ctx), in)
+		warned := &warnings{trace: os.Stderr}
+		out, err := spec.run(r.appEnv(ctx, warned), in)
 		if err == nil && spec.finish != nil {
 			spec.finish(out)
 		}
-		return outcome(spec.command, out, err), nil
+		res = outcome(spec.command, out, err)
+		if data, ok := res.StructuredContent.(json.RawMessage); ok && !res.IsError {
+			data = withWarnings(data, warned.list())
+			res.StructuredContent, res.Content = data, []mcp.Content{&mcp.TextContent{Text: string(data)}}
+		}
+		return res, nil
 	})
 }
 

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
+	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // A tool that panics is a failed call, and a tool that fails is a tool
@@ -100,5 +102,73 @@ func TestResultProblemsAreBounded(t *testing.T) {
 		got.Problems[0].Line != 1 || got.Messages == nil || len(text) > 20000 {
 		t.Errorf("a result of 5,000 problems came as %d problems, problems_more %d, droid %q, %d bytes",
 			len(got.Problems), got.ProblemsMore, got.Droid, len(text))
+	}
+}
+
+// What the command line says on stderr after a write the agent asked for
+// (here: the send is done, but autosync could not publish it) comes in
+// the result's warnings, after its own members: a tool has no stderr, and
+// the agent was told nothing while its message waited unpublished.
+func TestAWriteNotPublishedSaysSoInTheResult(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	testgit.Run(t, env.Dir, "remote", "add", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	testgit.Run(t, env.Dir, "config", "queen.remote", "origin")
+	testgit.Run(t, env.Dir, "config", "queen.autosync", "true")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ann := connect(t, ctx, New(env, "ann", ""), nil)
+	res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"to": "bob", "subject": "hi", "body": "x", "new": true}})
+	if err != nil || res.IsError {
+		t.Fatalf("send: %v %s", err, mustMarshal(res))
+	}
+	var got struct {
+		IDs      []string `json:"ids"`
+		Warnings []string `json:"warnings"`
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatalf("the result is not one JSON object: %v\n%s", err, text)
+	}
+	if len(got.Warnings) != 1 || !strings.HasPrefix(got.Warnings[0], "done here, but not published to origin") {
+		t.Errorf("a send autosync could not publish: warnings %q\n%s", got.Warnings, text)
+	}
+	if !strings.Contains(text, `"id`) {
+		t.Errorf("the send's own result is gone:\n%s", text)
+	}
+	if !json.Valid(mustJSON(t, res.StructuredContent)) {
+		t.Errorf("structured content: %v", res.StructuredContent)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// withWarnings adds its member to objects of every shape encode makes,
+// and leaves anything else as it is.
+func TestWithWarnings(t *testing.T) {
+	for _, c := range []struct{ data, want string }{
+		{"{}", "{\n  \"warnings\": [\n    \"w\"\n  ]\n}"},
+		{"{\n  \"a\": 1\n}", "{\n  \"a\": 1,\n  \"warnings\": [\n    \"w\"\n  ]\n}"},
+		{"[1]", "[1]"},
+		{"", ""},
+	} {
+		got := string(withWarnings(json.RawMessage(c.data), []string{"w"}))
+		if got != c.want {
+			t.Errorf("withWarnings(%q) = %q, want %q", c.data, got, c.want)
+		}
+		if c.data != "" && !json.Valid([]byte(got)) {
+			t.Errorf("withWarnings(%q) is not JSON: %s", c.data, got)
+		}
+	}
+	if got := string(withWarnings(json.RawMessage(`{"a":1}`), nil)); got != `{"a":1}` {
+		t.Errorf("with no warnings: %s", got)
 	}
 }

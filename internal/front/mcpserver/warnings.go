@@ -1,0 +1,87 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// maxWarnings bounds the warnings one result carries; the rest are
+// counted in the last.
+const maxWarnings = 10
+
+// warnings collects what a use case tells a person on the command line's
+// stderr (a write done here but not published, a torn tail repaired, a
+// place in the queue that stays), which a tool has no stderr for: the
+// result carries it, so that the agent is told. QUEEN_TRACE's timings go
+// to the server's stderr, where its operator looks.
+type warnings struct {
+	lines   []string
+	dropped int
+	partial bytes.Buffer
+	trace   io.Writer
+}
+
+func (w *warnings) Write(p []byte) (int, error) {
+	w.partial.Write(p)
+	for {
+		line, err := w.partial.ReadString('\n')
+		if err != nil { // no line end yet: kept for the next write
+			rest := line
+			w.partial.Reset()
+			w.partial.WriteString(rest)
+			return len(p), nil
+		}
+		w.add(strings.TrimSuffix(line, "\n"))
+	}
+}
+
+// add keeps one line, without git-queen's prefix.
+func (w *warnings) add(line string) {
+	if strings.HasPrefix(line, "git-queen: trace:") {
+		fmt.Fprintln(w.trace, line)
+		return
+	}
+	line = strings.TrimPrefix(strings.TrimPrefix(line, "git-queen: "), "warning: ")
+	if len(w.lines) == maxWarnings {
+		w.dropped++
+		return
+	}
+	w.lines = append(w.lines, line)
+}
+
+// list is the warnings, with the count of those left out.
+func (w *warnings) list() []string {
+	if w.partial.Len() > 0 {
+		w.add(w.partial.String())
+		w.partial.Reset()
+	}
+	if w.dropped > 0 {
+		return append(w.lines, fmt.Sprintf("and %d more warnings", w.dropped))
+	}
+	return w.lines
+}
+
+// withWarnings is the JSON object data with a "warnings" member listing
+// lines, after its own members; data as it is when there are none or it
+// is no object.
+func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
+	data = bytes.TrimSpace(data)
+	if len(lines) == 0 || len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' {
+		return data
+	}
+	list, err := json.MarshalIndent(lines, "  ", "  ")
+	if err != nil {
+		return data
+	}
+	out := bytes.TrimRight(data[:len(data)-1], " \t\r\n")
+	out = append([]byte(nil), out...)
+	if out[len(out)-1] != '{' {
+		out = append(out, ',')
+	}
+	out = append(out, "\n  \"warnings\": "...)
+	out = append(out, list...)
+	return append(out, "\n}"...)
+}
