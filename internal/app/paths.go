@@ -149,7 +149,8 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // is written into the pattern, once, so that every clone compares the same
 // stored patterns the same way whatever it has checked out: a file stays
 // itself, a directory, a submodule or a path that does not exist yet
-// becomes DIR/**. The notes say what a pattern became, and why.
+// becomes DIR/**. A pattern that two given ones become is kept once. The
+// notes say what a pattern became, and why.
 func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
 	prefix := e.TopPrefix(s)
 	var out, notes []string
@@ -183,6 +184,7 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 			return nil, nil, err
 		}
 	}
+	seen := make(map[string]bool, len(patterns))
 	for i, given := range patterns {
 		p := fromTop[i]
 		var asked string
@@ -215,7 +217,12 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 			notes = append(notes, fmt.Sprintf("%s does not exist yet: reserving %s, the path and anything created beneath it "+
 				"(to reserve only a new file, create it first)", asked, n))
 		}
-		out = append(out, n)
+		// One reservation per pattern: a path given twice (a.go and
+		// ./a.go, src and src/) made two of one request.
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
 	}
 	return out, notes, nil
 }
