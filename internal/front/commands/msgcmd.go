@@ -75,6 +75,9 @@ ambiguous (say --importance or --issue).`,
 			&cli.StringFlag{Name: "reply-to", Destination: &o.Req.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},
 		}, bodyFlags(&o.Req.Body, &o.Req.Importance, &o.Body)...),
 		Action: func(c *cli.Context) error {
+			if err := refuseEmpty(c, "msg send", "reply-to", "ID of the message this answers", "start a new thread"); err != nil {
+				return err
+			}
 			o.G, o.Body.Set = readGlobals(c), c.IsSet("body")
 			if err := takeShortIssue(c, &o.Req.Issue, shortIssue); err != nil {
 				return err

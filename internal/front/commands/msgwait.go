@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-queen/git-queen/internal/app"
@@ -39,10 +37,8 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 		},
 		Action: noArgs("; filter with --from, --thread, --issue or --reply-to", func(c *cli.Context) error {
 			for _, f := range []struct{ name, what string }{{"from", "droid name"}, {"thread", "thread ID"}, {"issue", "issue ID"}, {"reply-to", "message ID"}} {
-				// An unset shell variable (--reply-to "$ID") would be no
-				// filter, and the wait would take any message as the answer.
-				if c.IsSet(f.name) && strings.TrimSpace(c.String(f.name)) == "" {
-					return &UsageError{Command: "msg wait", Msg: "--" + f.name + " is empty: give the " + f.what + ", or leave the flag out to wait for any message"}
+				if err := refuseEmpty(c, "msg wait", f.name, f.what, "wait for any message"); err != nil {
+					return err
 				}
 			}
 			d, err := app.WaitTimeout("msg wait", "timeout", timeout)

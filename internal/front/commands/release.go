@@ -87,14 +87,11 @@ func holderFlags(o *app.ReleaseRequest) []cli.Flag {
 	}
 }
 
-// checkHolderFlag refuses --holder given empty (an unset shell variable:
-// --holder "$H"), which read as no --holder: release --holder "" --force
-// --all released every reservation of the caller's own.
+// checkHolderFlag refuses --holder given empty, which read as no --holder:
+// release --holder "" --force --all released every reservation of the
+// caller's own.
 func checkHolderFlag(c *cli.Context, command string) error {
-	if c.IsSet("holder") && strings.TrimSpace(c.String("holder")) == "" {
-		return &UsageError{Command: command, Msg: "--holder is empty: give the droid whose reservations to " + command + ", or leave the flag out to " + command + " your own"}
-	}
-	return nil
+	return refuseEmpty(c, command, "holder", "droid whose reservations to "+command, command+" your own")
 }
 
 func runRelease(o call[app.ReleaseRequest]) error {
