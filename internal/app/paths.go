@@ -20,7 +20,8 @@ import (
 // Results show them from the top.
 
 // TopPrefix is where the directory is in the repository ("src/"), "" at
-// the top, outside a repository, or when paths are read from the top.
+// the top, inside its .git, outside a repository, or when paths are read
+// from the top.
 func (e *Env) TopPrefix(s *store.Store) string {
 	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
@@ -37,7 +38,14 @@ func (e *Env) TopPrefix(s *store.Store) string {
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return ""
 	}
-	return filepath.ToSlash(rel) + "/"
+	rel = filepath.ToSlash(rel)
+	if first, _, _ := strings.Cut(rel, "/"); first == ".git" {
+		// Inside git's own directory no path is the repository's (git
+		// runs no path command there): taken as .git/src/a.go, check
+		// said a held file was free and reserve protected nothing.
+		return ""
+	}
+	return rel + "/"
 }
 
 // FromTop resolves a relative path given in a subdirectory against it
