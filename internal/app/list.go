@@ -16,7 +16,7 @@ import (
 // ReservationsRequest filters the reservations listed.
 type ReservationsRequest struct {
 	All   bool   `json:"all,omitempty" jsonschema:"include released and expired reservations"`
-	Path  string `json:"path,omitempty" jsonschema:"only the reservations that cover this path"`
+	Path  string `json:"path,omitempty" jsonschema:"only the reservations that hold this path (a directory: anything in it, as check judges it)"`
 	Droid string `json:"droid,omitempty" jsonschema:"only this droid's reservations"`
 	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, the most recent (default 50); the result's more says how many were left out"`
 }
@@ -66,6 +66,13 @@ func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error
 		if f.Path, err = e.RepoPath(s, f.Path); err != nil {
 			return nil, err
 		}
+		// A directory is judged as check judges it: held when anything
+		// in it is.
+		_, dirs, err := splitDirs(s, []string{f.Path})
+		if err != nil {
+			return nil, err
+		}
+		f.Directory = len(dirs) == 1
 	}
 	list, problems, err := (&reservations.Store{S: s}).List(f)
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 // Results show them from the top.
 
 // TopPrefix is where the directory is in the repository ("src/"), "" at
-// the top, outside a repository, or when paths are read from the top.
+// the top, inside its .git, outside a repository, or when paths are read
+// from the top.
 func (e *Env) TopPrefix(s *store.Store) string {
 	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
@@ -37,7 +38,14 @@ func (e *Env) TopPrefix(s *store.Store) string {
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return ""
 	}
-	return filepath.ToSlash(rel) + "/"
+	rel = filepath.ToSlash(rel)
+	if first, _, _ := strings.Cut(rel, "/"); first == ".git" {
+		// Inside git's own directory no path is the repository's (git
+		// runs no path command there): taken as .git/src/a.go, check
+		// said a held file was free and reserve protected nothing.
+		return ""
+	}
+	return rel + "/"
 }
 
 // FromTop resolves a relative path given in a subdirectory against it
@@ -149,7 +157,8 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // is written into the pattern, once, so that every clone compares the same
 // stored patterns the same way whatever it has checked out: a file stays
 // itself, a directory, a submodule or a path that does not exist yet
-// becomes DIR/**. The notes say what a pattern became, and why.
+// becomes DIR/**. A pattern that two given ones become is kept once. The
+// notes say what a pattern became, and why.
 func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
 	prefix := e.TopPrefix(s)
 	var out, notes []string
@@ -183,6 +192,7 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 			return nil, nil, err
 		}
 	}
+	seen := make(map[string]bool, len(patterns))
 	for i, given := range patterns {
 		p := fromTop[i]
 		var asked string
@@ -215,7 +225,12 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 			notes = append(notes, fmt.Sprintf("%s does not exist yet: reserving %s, the path and anything created beneath it "+
 				"(to reserve only a new file, create it first)", asked, n))
 		}
-		out = append(out, n)
+		// One reservation per pattern: a path given twice (a.go and
+		// ./a.go, src and src/) made two of one request.
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
 	}
 	return out, notes, nil
 }

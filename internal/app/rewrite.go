@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/messages"
@@ -67,10 +68,63 @@ func archive(e *Env, r ArchiveRequest) (*RewriteResult, error) {
 			records.AssignmentsFile:  assignments.Archivable(before),
 			records.ReservationsFile: reservations.Archivable(before, s.Now()),
 		}
+		judged := map[string]bool{} // the stores whose judgement oldAcrossLogs made
 		return func(tx *jsonl.Tx, log *jsonl.Log, marks []int64) (jsonl.RewriteStats, []int64, error) {
-			return tx.Archive(log, old[filepath.Base(log.Path)], marks)
+			name := filepath.Base(log.Path)
+			if name != records.MessagesFile && !judged[name] {
+				// Judged once per store, before its first log (this
+				// clone's) is rewritten.
+				judge, err := oldAcrossLogs(s, name, old[name])
+				if err != nil {
+					return jsonl.RewriteStats{}, marks, err
+				}
+				old[name], judged[name] = judge, true
+			}
+			return tx.Archive(log, old[name], marks)
 		}
 	}, true)
+}
+
+// oldAcrossLogs judges each record of the store name by its newest version
+// in all of the store's logs, this clone's and the received one: a record
+// whose versions lie in both (another clone's reservation this clone
+// released with --force or stole, an assignment it took over) moves from
+// both or stays in both. Judged log by log, the release moved and the
+// older active version left in the other log was current again. The
+// archives count too, so that an archive cut off between the two logs is
+// finished by the next. Messages need none of this: they are judged by
+// created_at, which every version of one message shares.
+func oldAcrossLogs(s *store.Store, name string, old func(jsonl.Record) bool) (func(jsonl.Record) bool, error) {
+	src := &store.Sources{}
+	for _, log := range s.Logs(name) {
+		for _, p := range []string{log.Path, jsonl.ArchivePath(log.Path)} {
+			if _, err := os.Stat(p); err == nil {
+				src.Paths = append(src.Paths, p)
+			}
+		}
+	}
+	if len(src.Paths) < 2 {
+		return old, nil
+	}
+	sel, err := s.SelectFrom(src, store.Query{})
+	if err != nil {
+		return nil, err
+	}
+	moving := map[string]bool{}
+	for _, e := range sel.Entries {
+		if old(jsonl.Record{ID: e.ID, Raw: e.Raw, Line: e.Line}) {
+			moving[e.ID] = true
+		}
+	}
+	idField := []string{jsonline.DefaultKey}
+	return func(r jsonl.Record) bool {
+		var raw [1][]byte
+		if jsonline.ObjectFields(r.Raw, idField, raw[:]) != nil {
+			return false
+		}
+		id, ok := jsonline.String(raw[0])
+		return ok && moving[id]
+	}, nil
 }
 
 // rewriter rewrites one log under the lock, from the marks sync keeps of

@@ -169,7 +169,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 		if cur.Droid == req.Droid {
 			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
 		}
-		why := "reassigned to " + req.Droid
+		why, stolen := "reassigned to "+req.Droid, false
 		switch {
 		case req.Force:
 		case req.Steal == nil:
@@ -178,7 +178,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 			if err := req.Steal(cur.Droid, cur.UpdatedAt); err != nil {
 				return res, err
 			}
-			why = "stolen by " + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"
+			why, stolen = "stolen by "+req.Droid+" (--steal: "+cur.Droid+" was silent for longer than the team allows)", true
 		}
 		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, why)
 		if err != nil {
@@ -187,7 +187,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 		lines = append(lines, line)
 		res.Replaced, res.ended = &replaced, append(res.ended, endedBy{cur, line})
 		if replaced.Forced {
-			sent, err := a.tellReassigned(tx, req, replaced)
+			sent, err := a.tellReassigned(tx, req, replaced, stolen)
 			if err != nil {
 				return res, err
 			}

@@ -38,6 +38,11 @@ func TestForcedChangesAreMarkedAndTold(t *testing.T) {
 			_, err := f.a.Assign(Request{IssueID: "qb-1", Droid: "bob", By: "bob", Force: true})
 			return err
 		}, holder: "bob", status: records.AssignmentReassigned, subject: "bob took over qb-1 (--force)"},
+		{name: "bob steals it", act: func(f *fixture) error {
+			_, err := f.a.Assign(Request{IssueID: "qb-1", Droid: "bob", By: "bob", Reason: "on it now",
+				Steal: func(string, time.Time) error { return nil }})
+			return err
+		}, holder: "bob", status: records.AssignmentReassigned, subject: "bob stole qb-1 from you (--steal)", reason: "on it now"},
 		{name: "ann hands it to carl", act: func(f *fixture) error {
 			_, err := f.a.Assign(Request{IssueID: "qb-1", Droid: "carl", By: "ann", Force: true})
 			return err

@@ -11,14 +11,20 @@ import (
 // The messages a forced change sends the droid whose assignment it ended:
 // from the droid that forced it, importance high, threaded by the issue.
 
-// tellReassigned tells the holder of replaced that req took the issue.
-func (a *Store) tellReassigned(tx *jsonl.Tx, req Request, replaced records.Assignment) ([]records.Message, error) {
+// tellReassigned tells the holder of replaced that req took the issue:
+// with --force, or, stolen, with --steal because it had not been seen.
+func (a *Store) tellReassigned(tx *jsonl.Tx, req Request, replaced records.Assignment, stolen bool) ([]records.Message, error) {
 	subject := fmt.Sprintf("%s reassigned %s to %s (--force)", req.By, req.IssueID, req.Droid)
-	if req.Droid == req.By {
+	how := "with --force"
+	switch {
+	case stolen:
+		subject = fmt.Sprintf("%s stole %s from you (--steal)", req.By, req.IssueID)
+		how = "with --steal (you had not been seen for longer than the team allows)"
+	case req.Droid == req.By:
 		subject = fmt.Sprintf("%s took over %s (--force)", req.By, req.IssueID)
 	}
-	body := fmt.Sprintf("%s reassigned issue %s from you to %s with --force; your assignment %s is now reassigned.\n",
-		req.By, req.IssueID, req.Droid, replaced.ID) + messages.ReasonLine(req.Reason) +
+	body := fmt.Sprintf("%s reassigned issue %s from you to %s %s; your assignment %s is now reassigned.\n",
+		req.By, req.IssueID, req.Droid, how, replaced.ID) + messages.ReasonLine(req.Reason) +
 		"See `git queen assignments --issue " + req.IssueID + " --all`; reply to " + req.By + " if you were still on it."
 	return a.send(tx, req.By, replaced.Droid, subject, body, req.IssueID)
 }

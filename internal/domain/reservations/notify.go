@@ -17,10 +17,15 @@ import (
 // reservations by pattern and id, within messages.MaxListing.
 
 // byHolder groups the conflicts by the droid holding the reservation,
-// holders in order of appearance.
+// holders in order of appearance. A place in the queue (reserve --wait)
+// holds nothing: its droid is no holder to ask or to tell of a grant over
+// its paths.
 func byHolder(found []Conflict) (holders []string, lines map[string][]string) {
 	lines = map[string][]string{}
 	for _, c := range found {
+		if c.Held.Status == records.ReservationWaiting {
+			continue
+		}
 		h := c.Held.Droid
 		if _, ok := lines[h]; !ok {
 			holders = append(holders, h)

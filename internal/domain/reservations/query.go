@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/globs"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -148,6 +149,10 @@ type Filter struct {
 	Droid string
 	// Path keeps the reservations whose pattern matches this path.
 	Path string
+	// Directory says that Path is a directory or a submodule: the
+	// reservations that hold anything in it are kept, as check judges
+	// it, not only those whose pattern matches the directory's name.
+	Directory bool
 	// Me is the droid asking: its own reservations end for it
 	// records.MaxClockSkew early (see ActiveFor).
 	Me string
@@ -172,9 +177,23 @@ func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
 	}
 	list = slices.DeleteFunc(list, func(l Live) bool {
 		return (!f.All && !l.ActiveFor(f.Me, now)) || (f.Droid != "" && l.Droid != f.Droid) ||
-			(f.Path != "" && !Match(l.Pattern, f.Path))
+			(f.Path != "" && !f.covers(l.Pattern))
 	})
 	return list, problems, nil
+}
+
+// covers reports whether a reservation of pattern holds f.Path, or, for
+// a directory, anything in it (as Exclusives.Within judges).
+func (f Filter) covers(pattern string) bool {
+	if !f.Directory {
+		return Match(pattern, f.Path)
+	}
+	tree := globs.Escape(f.Path) + "/**"
+	if f.Path == "." {
+		tree = "**" // the top of the repository
+	}
+	_, ok := overlap(tree, pattern)
+	return ok
 }
 
 // Hold is an exclusive reservation of another droid on a path.

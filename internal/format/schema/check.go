@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,20 +146,33 @@ func checkInteger(c *checker, name string, v []byte) bool {
 		return true
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || f != float64(int64(f)) {
+	if err != nil || f != math.Trunc(f) { // not through int64, where 1e20 is no integer
 		c.addf(name, "type", "is %s, want an integer", v)
 		return false
 	}
-	c.addf(name, RuleIntegerLiteral, "%s is an integer written with a fraction or exponent; write %d (Go readers reject %s)", v, int64(f), v)
+	if f == 0 {
+		f = 0 // -0.0 is written 0
+	}
+	c.addf(name, RuleIntegerLiteral, "%s is an integer written with a fraction or exponent; write %s (Go readers reject %s)",
+		v, strconv.FormatFloat(f, 'f', -1, 64), v)
 	return true
 }
 
-// intValue is the value of a raw JSON integer that checkInteger accepted.
+// intValue is the value of a raw JSON integer that checkInteger accepted,
+// held to int64: one beyond it is the nearest bound (converted from a
+// float it was any int64, a priority of 1e20 "-9223372036854775808").
 func intValue(v []byte) int64 {
-	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err == nil || errors.Is(err, strconv.ErrRange) {
 		return n
 	}
 	f, _ := strconv.ParseFloat(string(v), 64)
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
 	return int64(f)
 }
 
@@ -168,9 +182,9 @@ func rangeCheck(lo, hi int64) func(*checker, string, []byte) {
 		n := intValue(v)
 		switch {
 		case n < lo:
-			c.addf(name, "minimum", "is %d, want at least %d", n, lo)
+			c.addf(name, "minimum", "is %s, want at least %d", v, lo)
 		case n > hi:
-			c.addf(name, "maximum", "is %d, want at most %d", n, hi)
+			c.addf(name, "maximum", "is %s, want at most %d", v, hi)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -75,6 +76,9 @@ ambiguous (say --importance or --issue).`,
 			&cli.StringFlag{Name: "reply-to", Destination: &o.Req.ReplyTo, Usage: "the message `ID` this answers (joins its thread)"},
 		}, bodyFlags(&o.Req.Body, &o.Req.Importance, &o.Body)...),
 		Action: func(c *cli.Context) error {
+			if err := refuseEmpty(c, "msg send", "reply-to", "ID of the message this answers", "start a new thread"); err != nil {
+				return err
+			}
 			o.G, o.Body.Set = readGlobals(c), c.IsSet("body")
 			if err := takeShortIssue(c, &o.Req.Issue, shortIssue); err != nil {
 				return err
@@ -155,11 +159,16 @@ func oneArg(what string, action func(c *cli.Context, arg string) error) cli.Acti
 }
 
 // optionalArg is the action of a command that takes at most one
-// positional argument (what names it; "" when none is given).
+// positional argument (what names it; "" when none is given). One given
+// empty (an unset shell variable: export "$DIR") is refused, not taken for
+// the default: export wrote into the worktree's .beads/.
 func optionalArg(what string, action func(c *cli.Context, arg string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if c.NArg() > 1 {
 			return &UsageError{Command: commandPath(c), Msg: "name at most one " + what}
+		}
+		if c.NArg() == 1 && strings.TrimSpace(c.Args().First()) == "" {
+			return &UsageError{Command: commandPath(c), Msg: what + " is empty: name one, or leave it out for the default"}
 		}
 		return action(c, c.Args().First())
 	}

@@ -36,6 +36,11 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 			&cli.BoolFlag{Name: "peek", Destination: &o.Req.Peek, Usage: "do not mark the message read"},
 		},
 		Action: noArgs("; filter with --from, --thread, --issue or --reply-to", func(c *cli.Context) error {
+			for _, f := range []struct{ name, what string }{{"from", "droid name"}, {"thread", "thread ID"}, {"issue", "issue ID"}, {"reply-to", "message ID"}} {
+				if err := refuseEmpty(c, "msg wait", f.name, f.what, "wait for any message"); err != nil {
+					return err
+				}
+			}
 			d, err := app.WaitTimeout("msg wait", "timeout", timeout)
 			if err != nil {
 				return err

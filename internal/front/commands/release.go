@@ -27,6 +27,9 @@ and one of your reservation patterns, release says so and does neither.
 		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Aliases: allShort, Destination: &o.Req.All, Usage: "release every reservation you hold (or that --holder holds)"}},
 			holderFlags(&o.Req)...),
 		Action: func(c *cli.Context) error {
+			if err := checkHolderFlag(c, "release"); err != nil {
+				return err
+			}
 			o.G, o.Req.Patterns = readGlobals(c), c.Args().Slice()
 			return runF(o)
 		},
@@ -49,6 +52,9 @@ func newRenewCmd(env *Env, runF func(call[app.RenewRequest]) error) *cli.Command
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "new lifetime from now: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
 		}, holderFlags(&o.Req.ReleaseRequest)...),
 		Action: func(c *cli.Context) error {
+			if err := checkHolderFlag(c, "renew"); err != nil {
+				return err
+			}
 			d, err := app.ParseTTL("renew", ttl)
 			if err != nil {
 				return err
@@ -79,6 +85,13 @@ func holderFlags(o *app.ReleaseRequest) []cli.Flag {
 		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "change another droid's reservations; they are told"},
 		&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Reason, Usage: "why, for the holder of a forced change, or for an assignment release ISSUE ends (`TEXT`)"},
 	}
+}
+
+// checkHolderFlag refuses --holder given empty, which read as no --holder:
+// release --holder "" --force --all released every reservation of the
+// caller's own.
+func checkHolderFlag(c *cli.Context, command string) error {
+	return refuseEmpty(c, command, "holder", "droid whose reservations to "+command, command+" your own")
 }
 
 func runRelease(o call[app.ReleaseRequest]) error {

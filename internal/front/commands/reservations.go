@@ -28,7 +28,7 @@ wait for, and when each place lapses unless its waiter renews it; --json
 lists them under "waiting" (position, waits_for) when anyone waits.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Destination: &o.Req.All, Usage: "include released and expired ones"},
-			&cli.StringFlag{Name: "path", Destination: &o.Req.Path, Usage: "only those that cover `PATH`"},
+			&cli.StringFlag{Name: "path", Destination: &o.Req.Path, Usage: "only those that hold `PATH` (a directory: anything in it, as check judges it)"},
 			&cli.StringFlag{Name: "droid", Aliases: []string{"agent"}, Destination: &o.Req.Droid, Usage: "only this droid's (`NAME`)"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "at most `N` rows, the most recent (0: all; with --all, a table shows the last " +
 				fmt.Sprint(allTableLimit) + " unless told)"},

@@ -118,6 +118,11 @@ func runReserve(o call[app.ReserveWaitRequest]) error {
 		if len(res.Stolen) > 0 {
 			break // each was stolen: printed above
 		}
+		if c.Held.Status == records.ReservationWaiting {
+			fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s overlaps %s, which %s queued for first (waiting since %s); --force granted it ahead of the queue\n",
+				c.Requested, c.Held.Pattern, c.Held.Droid, relTime(now, c.Held.CreatedAt))
+			continue
+		}
 		fmt.Fprintf(o.Env.Stderr, "git-queen: warning: %s overlaps %s held %s by %s%s (expires %s; %s)\n",
 			c.Requested, c.Held.Pattern, kindOf(c.Held), c.Held.Droid, forIssue(c.Held.IssueID), relTime(now, c.Held.Expiry()), c.Example())
 	}

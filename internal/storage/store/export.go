@@ -89,6 +89,17 @@ func (s *Store) outsideStore(target string) error {
 	if jsonl.Within(real, store) {
 		return fmt.Errorf("%s is %s in the live store; export to a file outside %s", target, real, store)
 	}
+	// A hard link is the same file under another name (ln
+	// .git/queen/queen_reservations.jsonl .beads/): no path says so.
+	if info, err := os.Stat(real); err == nil {
+		for _, name := range records.LogFiles() {
+			for _, log := range s.Logs(name) {
+				if li, err := os.Stat(log.Path); err == nil && os.SameFile(info, li) {
+					return fmt.Errorf("%s is %s of the live store under another name (a hard link); export to a file of its own", target, log.Path)
+				}
+			}
+		}
+	}
 	return nil
 }
 
