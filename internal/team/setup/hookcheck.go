@@ -145,16 +145,6 @@ func (r *Repo) lfsNote(c *Check, h *Hook) {
 	}
 }
 
-// lefthookGivesStdin says whether the lefthook configuration via sets
-// use_stdin in its pre-push section (lefthook gives a command no stdin
-// without it).
-func lefthookGivesStdin(top, via string) bool {
-	text, err := readRepoFile(filepath.Join(top, via))
-	text = lefthookSection(via, text, "pre-push")
-	return err == nil && (strings.Contains(string(text), "use_stdin: true") || strings.Contains(string(text), `"use_stdin": true`) ||
-		strings.Contains(string(text), "use_stdin = true"))
-}
-
 // checkHookSpeed says whether the hook reads the staged changes itself or
 // asks git, and why: not a fault, since git's answer is the same, but the
 // reason a hook takes a few milliseconds more.
