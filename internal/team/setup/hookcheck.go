@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,18 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
 			c.Message += fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
 				"git queen hooks uninstall, then add to %s", where, h.Managed, h.Instruction())
+		}
+	case h.RunsQueen && !h.Executable && h.State != HookMissing:
+		// git ignores a hook file that is not executable ("hint: ... was
+		// ignored"): what it would run does not run.
+		c.Status = Fail
+		c.Message = fmt.Sprintf("%s runs git-queen (%s), but %s is not executable, so git does not run it: %s",
+			describeOwner(h), h.Via, where, hookMissingMeans[name])
+		if h.Managed != "" {
+			c.Message += "; chmod +x " + where
+			c.Fixable, c.fix = false, func() error { return errors.New(c.Message) } // init fails, saying so
+		} else {
+			c.Message += "; init installs git-queen's, and keeps it chained"
 		}
 	case h.RunsQueen:
 		c.Status, c.Message = OK, fmt.Sprintf("%s runs git-queen (%s): it %s", describeOwner(h), h.Via, guards)
