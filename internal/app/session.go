@@ -46,15 +46,25 @@ func (e *Env) Identity() string {
 	return e.identity
 }
 
-// findIdentity is Identity, looked up.
-func (e *Env) findIdentity() string {
+// givenIdentity is the droid --droid, QUEEN_DROID or QUEEN_AGENT names,
+// and which of them names it: a use case acts as it whatever the git
+// config says. Both are "" when none does.
+func (e *Env) givenIdentity() (droid, from string) {
 	if e.Droid != "" {
-		return e.Droid
+		return e.Droid, "--droid"
 	}
 	for _, name := range []string{"QUEEN_DROID", "QUEEN_AGENT"} { // QUEEN_AGENT: QueenBee's name
 		if d := strings.TrimSpace(e.Getenv(name)); d != "" {
-			return d
+			return d, name
 		}
+	}
+	return "", ""
+}
+
+// findIdentity is Identity, looked up.
+func (e *Env) findIdentity() string {
+	if d, _ := e.givenIdentity(); d != "" {
+		return d
 	}
 	repo, err := gitrepo.Discover(e.Dir)
 	if err != nil {

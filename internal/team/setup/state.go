@@ -20,6 +20,26 @@ import (
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
 
+// checkGivenIdentity is the identity check where --droid, QUEEN_DROID or
+// QUEEN_AGENT names the droid every command acts as (o.GivenDroid): it
+// says so, and what queen.droid it stands in for, unless init is to set
+// queen.droid (o.Droid), which checkIdentity checks.
+func (r *Repo) checkGivenIdentity(o Options) Check {
+	given := strings.TrimSpace(o.GivenDroid)
+	if o.Droid != "" || given == "" {
+		return r.checkIdentity(o.Droid)
+	}
+	if err := records.ValidateDroid(given); err != nil {
+		return Check{Name: "identity", Status: Fail, Message: fmt.Sprintf("%s is %q, which every command refuses: %v", o.GivenBy, given, err)}
+	}
+	c := ok("identity", "this worktree acts as %s (%s)", given, o.GivenBy)
+	cfg := r.ReadConfig()
+	if current, _ := cfg.Get("queen.droid"); strings.TrimSpace(current) != "" && strings.TrimSpace(current) != given {
+		c.Message += fmt.Sprintf(", not as its queen.droid %s (%s config)", strings.TrimSpace(current), cfg.Scope("queen.droid"))
+	}
+	return c
+}
+
 func (r *Repo) checkIdentity(droid string) Check {
 	c := Check{Name: "identity"}
 	if droid != "" {
