@@ -53,7 +53,7 @@ func (r *Repo) checkIdentity(droid string) Check {
 	current, _ := cfg.Get("queen.droid")
 	current, scope := strings.TrimSpace(current), cfg.Scope("queen.droid")
 	switch {
-	case droid != "" && current == droid && scope == "worktree":
+	case droid != "" && current == droid && (scope == "worktree" || scope == "local" && r.sharedIdentity()):
 		return ok("identity", "this worktree acts as %s", current)
 	case droid != "":
 		c.Status, c.Message = Fail, fmt.Sprintf("this worktree should act as %s", droid)
@@ -112,10 +112,13 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // which linked worktrees would then inherit).
 func (r *Repo) SetIdentity(droid string) error {
 	cfg := r.ReadConfig()
-	if !cfg.Bool("extensions.worktreeConfig") {
+	scope := gitrepo.ScopeWorktree
+	if r.sharedIdentity() {
+		scope = gitrepo.ScopeLocal
+	} else if !cfg.Bool("extensions.worktreeConfig") {
 		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
 			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
-				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead")
+				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead, and run init without --droid")
 		}
 		woken := r.HasWorktreeConfigFile()
 		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
@@ -125,12 +128,24 @@ func (r *Repo) SetIdentity(droid string) error {
 			r.forgetAnswers() // its core.hooksPath or remotes now count
 		}
 	}
-	if err := r.SetConfig(gitrepo.ScopeWorktree, "queen.droid", droid); err != nil {
+	if err := r.SetConfig(scope, "queen.droid", droid); err != nil {
 		return err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	return r.SetConfig(gitrepo.ScopeWorktree, "queen.droidfor", r.GitDir)
+	return r.SetConfig(scope, "queen.droidfor", r.GitDir)
+}
+
+// sharedIdentity says whether this worktree's identity goes in the shared
+// config: where core.worktree is set there (a submodule's git directory,
+// .git/modules/NAME) git-queen may not turn worktreeConfig on, and while
+// the repository has this one worktree its shared config is its own. A
+// worktree added later finds there the git directory the identity was
+// set for (queen.droidfor), not its own, and does not take it.
+func (r *Repo) sharedIdentity() bool {
+	cfg := r.ReadConfig()
+	worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree")
+	return !cfg.Bool("extensions.worktreeConfig") && worktree != "" && r.worktreeCount() == 1
 }
 
 // storeFiles lists the logs of the live store: those this clone wrote, and
