@@ -38,6 +38,10 @@ type Hook struct {
 	// when it is set.
 	HooksPath      string `json:"hooks_path,omitempty"`
 	HooksPathScope string `json:"hooks_path_scope,omitempty"`
+	// outside is true when this repository's own core.hooksPath names a
+	// directory outside it (a team's, a dotfiles'): other repositories
+	// may run their hooks from it.
+	outside bool
 	// Owner is whose hook git runs (OwnerQueen, OwnerHusky, ...; "" when
 	// there is none), and RunsQueen whether git-queen's check runs in it,
 	// through Via (the file or config that calls it) when it is not
@@ -83,6 +87,7 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
+	h.outside = h.HooksPath != "" && !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
 	} else if errors.Is(err, os.ErrNotExist) && h.HooksPath != "" && huskyNotGenerated(dir) {
@@ -130,6 +135,48 @@ func readHead(path string) ([]byte, error) {
 // own: installing there would change every repository that uses it.
 func (h *Hook) globalHooksPath() bool {
 	return h.HooksPathScope == "global" || h.HooksPathScope == "system"
+}
+
+// sharedHooksPath says why installing in h's directory would change other
+// repositories' hooks (a global core.hooksPath, or one of this
+// repository's that names a directory outside it), "" when it would not.
+func (h *Hook) sharedHooksPath() string {
+	switch {
+	case h.globalHooksPath():
+		return fmt.Sprintf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository", h.HooksPathScope, h.HooksPath)
+	case h.outside:
+		return fmt.Sprintf("core.hooksPath (%s config) is %s, outside this repository: a hook there runs for every repository that uses that directory",
+			cmp.Or(h.HooksPathScope, "local"), filepath.Dir(h.Path))
+	}
+	return ""
+}
+
+// holds says whether dir is in this repository: its worktree or its git
+// directories, by their names as given or through symbolic links (macOS's
+// /tmp is /private/tmp).
+func (r *Repo) holds(dir string) bool {
+	for _, root := range []string{r.TopLevel, r.GitDir, r.CommonDir} {
+		if root != "" && (isUnder(root, dir) || isUnder(realPath(root), realPath(dir))) {
+			return true
+		}
+	}
+	return false
+}
+
+func isUnder(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath is p through its symbolic links, as far as it exists.
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	if parent := filepath.Dir(p); parent != p {
+		return filepath.Join(realPath(parent), filepath.Base(p))
+	}
+	return p
 }
 
 // ElsewhereError says that git runs a hook git-queen does not write (a
@@ -206,9 +253,8 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if h.globalHooksPath() && !force {
-		return "", fmt.Errorf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository; "+
-			"install anyway with --force, or add `git-queen hook %s` to that hook yourself", h.HooksPathScope, h.HooksPath, name)
+	if shared := h.sharedHooksPath(); shared != "" && !force {
+		return "", fmt.Errorf("%s; install anyway with --force, or add `git-queen hook %s` to that hook yourself", shared, name)
 	}
 	if h.Managed != "" {
 		did := ""
