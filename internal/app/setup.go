@@ -50,6 +50,7 @@ func Init(e *Env, o setup.Options) (*InitResult, error) {
 	}
 	res := &InitResult{}
 	o.GivenDroid, o.GivenBy = e.givenIdentity()
+	o.Getenv = e.Getenv
 	res.Changes, res.Checks, err = r.Init(o)
 	if errors.As(err, &res.Elsewhere) {
 		err = nil
@@ -94,5 +95,6 @@ func Doctor(e *Env, r DoctorRequest) ([]setup.Change, []setup.Check, error) {
 	}
 	o := setup.Options{Force: r.Force, Probe: true, Timeout: timeout, NamedStore: cmp.Or(e.BeadsDir, e.Getenv("BEADS_DIR"))}
 	o.GivenDroid, o.GivenBy = e.givenIdentity()
+	o.Getenv = e.Getenv
 	return repo.Doctor(o, r.Fix)
 }

@@ -294,7 +294,7 @@ func runHooks(o hooksOptions) error {
 	}
 	var checks []setup.Check
 	if o.Verb == "status" {
-		checks = r.HookChecks()
+		checks = r.HookChecks(o.Env.Getenv)
 		err = hooksFailed(checks)
 	}
 	if o.G.JSON {

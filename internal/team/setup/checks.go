@@ -207,4 +207,7 @@ type Options struct {
 	// where doctor runs, and GivenBy which of them: every command there
 	// acts as it, whatever queen.droid says.
 	GivenDroid, GivenBy string
+	// Getenv reads the environment where doctor runs: a hook manager
+	// switched off there (HUSKY=0, LEFTHOOK=0, SKIP) runs no check.
+	Getenv func(string) string
 }

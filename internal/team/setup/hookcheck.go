@@ -31,8 +31,11 @@ func (r *Repo) checkHooks(o Options) []Check {
 	return out
 }
 
-// HookChecks are doctor's lines for the hooks, for `git queen hooks status`.
-func (r *Repo) HookChecks() []Check { return r.checkHooks(Options{}) }
+// HookChecks are doctor's lines for the hooks, for `git queen hooks
+// status`, in the environment getenv reads.
+func (r *Repo) HookChecks(getenv func(string) string) []Check {
+	return r.checkHooks(Options{Getenv: getenv})
+}
 
 func (r *Repo) checkHook(name string, o Options) Check {
 	var did string
@@ -92,6 +95,10 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	default:
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
+	}
+	if off := switchedOff(h, o.Getenv); off != "" && h.RunsQueen && c.Status == OK {
+		c.Status, c.fix, c.Fixable = Warn, nil, false
+		c.Message += "; but " + off
 	}
 	if name == "pre-push" && c.Status != Fail {
 		r.lfsNote(&c, h)
