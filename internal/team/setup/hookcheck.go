@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -85,6 +86,11 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		}
 	case h.RunsQueen:
 		c.Status, c.Message = OK, fmt.Sprintf("%s runs git-queen (%s): it %s", describeOwner(h), h.Via, guards)
+		if h.Owner == OwnerPreCommit && !r.frameworkAlwaysRuns(h) {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += "; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
+				"and it lists no deleted file: a change that only deletes a held file is not checked"
+		}
 		if h.Owner == OwnerLefthook && name == "pre-push" && !lefthookGivesStdin(r.TopLevel, h.Via) {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
 			c.Message += "; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
@@ -192,4 +198,15 @@ func (r *Repo) chainedRuns(path string) string {
 	}
 	return fmt.Sprintf("; %s, the hook that was there before, is not executable, so it does not run (nor did git run it); "+
 		"chmod +x %s to have it run", name, r.shown(path))
+}
+
+// frameworkAlwaysRuns says whether the pre-commit framework's hook h runs
+// git-queen whatever the files: the configuration h.Via says, or h.Via is
+// git-queen's own hook kept as NAME.legacy, which the framework always runs.
+func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
+	if !slices.Contains(preCommitConfigs, h.Via) {
+		return true
+	}
+	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
+	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
 }

@@ -279,3 +279,35 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameworkAlwaysRunsQueen: without always_run: true the framework
+// runs a hook only when a file of the stage matches it ("(no files to
+// check) Skipped"), and its staged files leave out deletions: a commit
+// that only deletes a held file went through a local git-queen hook
+// without it. The ids of .pre-commit-hooks.yaml set it, unless the
+// configuration turns it off.
+func TestFrameworkAlwaysRunsQueen(t *testing.T) {
+	local := func(extra string) string {
+		return "repos:\n  - repo: local\n    hooks:\n      - id: git-queen\n        name: git-queen\n        entry: git-queen hook pre-commit\n" +
+			"        language: system\n        pass_filenames: false\n" + extra
+	}
+	for _, tt := range []struct {
+		name, config string
+		want         bool
+	}{
+		{"README's recipe", local("        always_run: true\n        stages: [pre-commit, pre-merge-commit]\n"), true},
+		{"local without always_run", local("        stages: [pre-commit, pre-merge-commit]\n"), false},
+		{"local with always_run false", local("        always_run: false\n"), false},
+		{"local, quoted true and a comment", local("        always_run: 'true' # every commit\n"), true},
+		{"the remote id", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", true},
+		{"the remote id, turned off", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    always_run: false\n", false},
+		{"one of two git-queen hooks always runs", local("") + "      - id: git-queen-system\n        always_run: true\n", true},
+	} {
+		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
+			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
+		}
+		if got := frameworkAlwaysRunsQueen([]byte(tt.config), "pre-commit"); got != tt.want {
+			t.Errorf("%s: always runs = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
