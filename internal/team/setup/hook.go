@@ -152,11 +152,12 @@ func (h *Hook) sharedHooksPath() string {
 }
 
 // holds says whether dir is in this repository: its worktree or its git
-// directories, by their names as given or through symbolic links (macOS's
-// /tmp is /private/tmp).
+// directories, where it is after symbolic links (macOS's /tmp is
+// /private/tmp; a .githooks that links to a team's directory is that
+// directory).
 func (r *Repo) holds(dir string) bool {
 	for _, root := range []string{r.TopLevel, r.GitDir, r.CommonDir} {
-		if root != "" && (isUnder(root, dir) || isUnder(realPath(root), realPath(dir))) {
+		if root != "" && isUnder(realPath(root), realPath(dir)) {
 			return true
 		}
 	}
