@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -108,7 +109,7 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 		h.State = HookForeign
 	}
 	if info, err := os.Stat(h.Path); err == nil {
-		h.Executable = info.Mode()&0o111 != 0
+		h.Executable = gitRuns(info, data)
 	}
 	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
@@ -118,6 +119,16 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 		h.LFS = r.lfsRunner(h)
 	}
 	return h, nil
+}
+
+// gitRuns says whether git runs a hook file: one with an executable bit,
+// or, on Windows, where files have none, one that starts with #! (Git for
+// Windows' own test).
+func gitRuns(info os.FileInfo, head []byte) bool {
+	if runtime.GOOS == "windows" {
+		return bytes.HasPrefix(head, []byte("#!"))
+	}
+	return info.Mode()&0o111 != 0
 }
 
 // readHead reads a hook, up to 64 KiB: a hook is a short script, and what
