@@ -299,6 +299,9 @@ func runHooks(o hooksOptions) error {
 	}
 	if o.G.JSON {
 		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
+		if o.Verb == "status" {
+			out["checks"] = checks // the verdicts the text gives
+		}
 		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
 		}
