@@ -95,7 +95,9 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 		return ""
 	}
 	for _, w := range list {
-		if w.Path == r.TopLevel {
+		// git worktree list names the main worktree of a repository made
+		// with --separate-git-dir by its git directory (git 2.39).
+		if w.Path == r.TopLevel || filepath.Clean(w.Path) == filepath.Clean(r.GitDir) {
 			continue
 		}
 		if d, _ := gitrepo.ReadConfigIn(w.Path).Get("queen.droid"); strings.TrimSpace(d) == droid {
