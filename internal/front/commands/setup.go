@@ -188,8 +188,10 @@ func runInit(o initOptions) error {
 	}
 	if len(changes) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
-	} else {
+	} else if slices.ContainsFunc(changes, func(c setup.Change) bool { return strings.HasSuffix(c.Name, "gitattributes") }) {
 		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
+	} else {
+		fmt.Fprintln(o.Env.Stdout, "each clone runs `git queen init` once (git config is not cloned)")
 	}
 	for _, ch := range changes {
 		if ch.Name == "migrate" {
