@@ -41,6 +41,9 @@ func switchedOff(h *Hook, getenv func(string) string) string {
 			return "LEFTHOOK=" + v + " is set here, so lefthook's hooks run nothing, git-queen's check included"
 		}
 	case OwnerPreCommit:
+		if !slices.Contains(preCommitConfigs, h.Via) {
+			return "" // git-queen's own hook kept as NAME.legacy: SKIP names no legacy hook
+		}
 		skip := getenv("SKIP")
 		for id := range strings.SplitSeq(skip, ",") {
 			if slices.Contains(frameworkQueenIDs, strings.TrimSpace(id)) && frameworkRunsID(h, strings.TrimSpace(id)) {
