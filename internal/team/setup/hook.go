@@ -340,6 +340,10 @@ func hooksDirNotADirectory(dir string, h *Hook) error {
 			"so git-queen's cannot guard it; make it a directory, then git queen init", dir)
 	}
 	scope := cmp.Or(h.HooksPathScope, "local")
+	if scope == "command" { // no file's: git -c, or the environment
+		return fmt.Errorf("core.hooksPath is %s for this command (git -c, or GIT_CONFIG_PARAMETERS or GIT_CONFIG_COUNT in the environment), "+
+			"which is not a directory: git runs no hooks so, git-queen's included; run git without that setting", h.HooksPath)
+	}
 	return fmt.Errorf("core.hooksPath (%s config) is %s, which is not a directory: git runs no hooks in this repository, "+
 		"so git-queen's cannot guard it; point core.hooksPath at a directory, or unset it (git config --%s --unset core.hooksPath), "+
 		"then git queen init", scope, h.HooksPath, scope)
