@@ -110,19 +110,29 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // SetIdentity stores droid as this worktree's identity: `git config
 // --worktree queen.droid`, so each worktree of a repository can be its own
 // droid. That needs git's worktreeConfig extension, which is turned on when
-// it is safe (not with core.bare or core.worktree in the shared config,
-// which linked worktrees would then inherit).
+// it is safe: with core.worktree in the shared config, which linked
+// worktrees would then inherit, it is not (a submodule's git directory
+// with one worktree keeps the identity in the shared config instead);
+// core.bare=true there (a bare repository with linked worktrees) moves to
+// the bare repository's config.worktree first, as git's sparse-checkout
+// moves it.
 func (r *Repo) SetIdentity(droid string) error {
 	cfg := r.ReadConfig()
 	scope := gitrepo.ScopeWorktree
 	if r.sharedIdentity() {
 		scope = gitrepo.ScopeLocal
 	} else if !cfg.Bool("extensions.worktreeConfig") {
-		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
-			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
+		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); worktree != "" {
+			return errors.New("cannot give this worktree its own identity: core.worktree is set in the shared config " +
 				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead, and run init without --droid")
 		}
 		woken := r.HasWorktreeConfigFile()
+		if cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") {
+			if err := r.MoveBareToWorktreeConfig(); err != nil {
+				return fmt.Errorf("move core.bare=true to the bare repository's config.worktree: %w", err)
+			}
+			woken = true
+		}
 		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
 			return err
 		}
