@@ -172,7 +172,11 @@ func (h *Hook) Instruction() string {
 		}
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
-	return h.AddTo + ": " + TrackedLine(h.Name)
+	line := h.AddTo + ": " + TrackedLine(h.Name)
+	if h.Owner != OwnerHusky && h.State == HookMissing { // husky runs its scripts with sh; git runs only a program
+		line += " (a new file: #!/bin/sh as its first line, and chmod +x " + h.AddTo + ")"
+	}
+	return line
 }
 
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
