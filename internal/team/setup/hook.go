@@ -285,6 +285,14 @@ func (r *Repo) UninstallHook() (string, error) {
 		}
 		switch h.State {
 		case HookMissing:
+			if h.Chained != "" {
+				// git-queen's shim removed by hand: nothing runs the hook it chained.
+				if err := os.Rename(h.Chained, h.Path); err != nil {
+					return "", fmt.Errorf("restore the chained hook: %w", err)
+				}
+				did = append(did, fmt.Sprintf("put back %s as %s (git-queen's %s hook, which chained it, was gone)",
+					filepath.Base(h.Chained), name, name))
+			}
 			continue
 		case HookForeign:
 			if h.Owner == OwnerPreCommit && h.Via == name+".legacy" {

@@ -98,6 +98,10 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		}
 	case h.State == HookMissing:
 		c.Status, c.Message = Fail, "no "+name+" hook in "+r.shown(filepath.Dir(h.Path))+": "+hookMissingMeans[name]
+		if h.Chained != "" {
+			c.Message += fmt.Sprintf("; nor does %s, the hook git-queen's chained, run: init puts git-queen's back, which runs it, "+
+				"or git queen hooks uninstall puts it back alone", filepath.Base(h.Chained))
+		}
 	default:
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
