@@ -41,7 +41,11 @@ func (r *Repo) MoveBareToWorktreeConfig() error {
 	if err := r.writeConfig("--file="+filepath.Join(r.CommonDir, "config.worktree"), "--", "core.bare", "true"); err != nil {
 		return err
 	}
-	return r.writeConfig("--local", "--unset", "--", "core.bare")
+	err := r.writeConfig("--local", "--unset", "--", "core.bare")
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 5 {
+		return nil // not there: another init (in another worktree) moved it first
+	}
+	return err
 }
 
 // AddConfig adds a value to a multi-valued key (remote.NAME.fetch) in the
