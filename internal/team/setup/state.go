@@ -47,7 +47,15 @@ func (r *Repo) checkIdentity(droid string) Check {
 			return Check{Name: "identity", Status: Fail, Message: err.Error()}
 		}
 		c.Fixable, c.forInit = true, true
-		c.fix = func() error { return r.SetIdentity(droid) }
+		var moved bool
+		c.fix = func() (err error) { moved, err = r.SetIdentity(droid); return err }
+		c.did = func() string {
+			if !moved {
+				return ""
+			}
+			return fmt.Sprintf("set up identity (was: this worktree should act as %s); moved core.bare=true from the shared config to %s, "+
+				"as git sparse-checkout does, so that each worktree has a configuration of its own", droid, filepath.Join(r.CommonDir, "config.worktree"))
+		}
 	}
 	cfg := r.ReadConfig()
 	current, _ := cfg.Get("queen.droid")
@@ -115,37 +123,37 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // with one worktree keeps the identity in the shared config instead);
 // core.bare=true there (a bare repository with linked worktrees) moves to
 // the bare repository's config.worktree first, as git's sparse-checkout
-// moves it.
-func (r *Repo) SetIdentity(droid string) error {
+// moves it. It says whether it moved core.bare.
+func (r *Repo) SetIdentity(droid string) (movedBare bool, err error) {
 	cfg := r.ReadConfig()
 	scope := gitrepo.ScopeWorktree
 	if r.sharedIdentity() {
 		scope = gitrepo.ScopeLocal
 	} else if !cfg.Bool("extensions.worktreeConfig") {
 		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); worktree != "" {
-			return errors.New("cannot give this worktree its own identity: core.worktree is set in the shared config " +
+			return false, errors.New("cannot give this worktree its own identity: core.worktree is set in the shared config " +
 				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead, and run init without --droid")
 		}
 		woken := r.HasWorktreeConfigFile()
 		if cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") {
 			if err := r.MoveBareToWorktreeConfig(); err != nil {
-				return fmt.Errorf("move core.bare=true to the bare repository's config.worktree: %w", err)
+				return false, fmt.Errorf("move core.bare=true to the bare repository's config.worktree: %w", err)
 			}
-			woken = true
+			woken, movedBare = true, true
 		}
 		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
-			return err
+			return movedBare, err
 		}
 		if woken {
 			r.forgetAnswers() // its core.hooksPath or remotes now count
 		}
 	}
 	if err := r.SetConfig(scope, "queen.droid", droid); err != nil {
-		return err
+		return movedBare, err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	return r.SetConfig(scope, "queen.droidfor", r.GitDir)
+	return movedBare, r.SetConfig(scope, "queen.droidfor", r.GitDir)
 }
 
 // sharedIdentity says whether this worktree's identity goes in the shared
