@@ -67,6 +67,11 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
+		if script := r.huskyToCome(h); script != "" && c.Status == OK {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += "; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
+				"and this hook stops; add to " + script + ": " + TrackedLine(name)
+		}
 		if h.Managed != "" {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
 			c.Message += fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
@@ -213,4 +218,23 @@ func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
 	}
 	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
 	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
+}
+
+// huskyToCome is husky's script for git-queen's hook h where husky has not
+// run yet (a fresh clone: .husky/ is there, core.hooksPath is not): once
+// it runs, git runs husky's hooks and not h, so the script must run
+// git-queen. "" when husky has run, is not used, or its script runs
+// git-queen already.
+func (r *Repo) huskyToCome(h *Hook) string {
+	if h.HooksPath != "" {
+		return ""
+	}
+	if info, err := os.Stat(filepath.Join(r.TopLevel, ".husky")); err != nil || !info.IsDir() {
+		return ""
+	}
+	script := filepath.Join(r.TopLevel, ".husky", h.Name)
+	if text, err := readRepoFile(script); err == nil && callsQueen(text, h.Name) {
+		return ""
+	}
+	return r.shown(script)
 }
