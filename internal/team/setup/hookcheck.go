@@ -67,6 +67,11 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
+		if config := r.lefthookToCome(h); config != "" && c.Status == OK {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
+				"(kept as %s.old, which it does not run); add to %s", config, name, name, (&Hook{Name: name, Owner: OwnerLefthook, AddTo: config}).Instruction())
+		}
 		if script := r.huskyToCome(h); script != "" && c.Status == OK {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
 			c.Message += "; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
@@ -237,4 +242,22 @@ func (r *Repo) huskyToCome(h *Hook) string {
 		return ""
 	}
 	return r.shown(script)
+}
+
+// lefthookToCome is the lefthook configuration that configures git-queen's
+// hook h's name without running git-queen there, where lefthook's hooks
+// are not installed yet: lefthook install renames h to NAME.old, which it
+// does not run. "" when there is none.
+func (r *Repo) lefthookToCome(h *Hook) string {
+	for _, name := range lefthookConfigs {
+		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
+		if err != nil {
+			continue
+		}
+		if section := lefthookSection(name, text, h.Name); len(section) > 0 && !callsQueen(section, h.Name) {
+			return name
+		}
+		return ""
+	}
+	return ""
 }
