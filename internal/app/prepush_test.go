@@ -75,3 +75,65 @@ func TestPrePushUpdates(t *testing.T) {
 		})
 	}
 }
+
+// TestPrePushUpdatesAskTheRemoteUnderTheFramework: for a remote commit this
+// clone never fetched, the pre-commit framework names as PRE_COMMIT_FROM_REF
+// the parent of the first commit the remote-tracking refs lack, not the
+// remote's commit, and the push would be judged as if it replaced nothing
+// unseen. The remote is asked what it shows for the branch.
+func TestPrePushUpdatesAskTheRemoteUnderTheFramework(t *testing.T) {
+	testgit.Isolate(t)
+	origin := testgit.TempDir(t)
+	testgit.Run(t, origin, "init", "-q", "--bare")
+	top := testgit.Init(t)
+	testgit.Write(t, top, "a", "a\n")
+	testgit.Run(t, top, "add", "a")
+	testgit.Run(t, top, "commit", "-q", "-m", "a")
+	testgit.Run(t, top, "remote", "add", "origin", origin)
+	testgit.Run(t, top, "push", "-q", "origin", "HEAD:refs/heads/main", "HEAD:refs/heads/seen")
+	testgit.Run(t, top, "fetch", "-q", "origin")
+	base := testgit.Run(t, top, "rev-parse", "HEAD")
+	// Another clone pushes to main; this one never fetches it.
+	other := testgit.TempDir(t)
+	testgit.Run(t, other, "clone", "-q", "-b", "main", origin, ".")
+	testgit.Write(t, other, "b", "b\n")
+	testgit.Run(t, other, "add", "b")
+	testgit.Run(t, other, "commit", "-q", "-m", "b")
+	testgit.Run(t, other, "push", "-q", "origin", "HEAD:refs/heads/main")
+	unseen := testgit.Run(t, other, "rev-parse", "HEAD")
+	testgit.Write(t, top, "c", "c\n")
+	testgit.Run(t, top, "add", "c")
+	testgit.Run(t, top, "commit", "-q", "-m", "c")
+	tip := testgit.Run(t, top, "rev-parse", "HEAD")
+	repo, err := gitrepo.Discover(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(branch string) map[string]string {
+		return map[string]string{"PRE_COMMIT": "1", "PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": tip,
+			"PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_BRANCH": branch, "PRE_COMMIT_REMOTE_NAME": "origin"}
+	}
+	for _, tt := range []struct {
+		name, branch, timeout, want string
+	}{
+		{"the remote's commit this clone never fetched", "refs/heads/main", "", unseen},
+		{"the remote shows what the framework said", "refs/heads/seen", "", base},
+		{"a branch the remote lacks", "refs/heads/new", "", base},
+		{"queen.prePushTimeout off: the remote is not asked", "refs/heads/main", "off", base},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.timeout != "" {
+				testgit.Run(t, top, "config", "queen.prePushTimeout", tt.timeout)
+				defer testgit.Run(t, top, "config", "--unset", "queen.prePushTimeout")
+			}
+			e := env(tt.branch)
+			updates, remote, err := pushUpdates(func(k string) string { return e[k] }, repo, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(updates) != 1 || remote != "origin" || updates[0].RemoteSHA != tt.want || updates[0].LocalSHA != tip {
+				t.Fatalf("updates %+v to %q; want the remote's %s", updates, remote, tt.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 	"github.com/git-queen/git-queen/internal/team/precommit"
 )
 
@@ -45,7 +46,29 @@ func pushUpdates(getenv func(string) string, repo *gitrepo.Repo, remote string, 
 	if err != nil {
 		return nil, remote, fmt.Errorf("the pre-commit framework's refs: %w", err)
 	}
+	if ref := getenv("PRE_COMMIT_REMOTE_BRANCH"); ref != "" && remote != "" && len(updates) == 1 {
+		updates[0].RemoteSHA = remoteTip(repo, remote, ref, updates[0].RemoteSHA)
+	}
 	return updates, remote, nil
+}
+
+// remoteTip is the commit remote shows for ref now, in place of from, what
+// the pre-commit framework says it has: for a remote commit this clone
+// never fetched, the framework names the parent of the first commit the
+// remote-tracking refs lack, which hides that the push replaces commits
+// no check here can see (git's own line names the remote's commit). It
+// asks the remote within queen.prePushTimeout (off: not at all), and keeps
+// from when the remote shows no such ref or cannot be asked.
+func remoteTip(repo *gitrepo.Repo, remote, ref, from string) string {
+	limit, err := ledgersync.ConfiguredPrePushTimeout(repo)
+	if err != nil || limit == 0 {
+		return from
+	}
+	tip, found, err := ledgersync.ProbeRef(repo, remote, ref, limit)
+	if err != nil || !found {
+		return from
+	}
+	return tip.String()
 }
 
 // underFramework says whether the pre-commit framework runs the hook: it

@@ -53,17 +53,26 @@ func (e *Env) IdentitySource() string {
 	return e.identityFrom
 }
 
-// findIdentity is Identity, looked up.
-func (e *Env) findIdentity() string {
+// givenIdentity is the droid --droid, QUEEN_DROID or QUEEN_AGENT names,
+// and which of them names it: a use case acts as it whatever the git
+// config says. Both are "" when none does.
+func (e *Env) givenIdentity() (droid, from string) {
 	if e.Droid != "" {
-		e.identityFrom = "--droid"
-		return e.Droid
+		return e.Droid, "--droid"
 	}
 	for _, name := range []string{"QUEEN_DROID", "QUEEN_AGENT"} { // QUEEN_AGENT: QueenBee's name
 		if d := strings.TrimSpace(e.Getenv(name)); d != "" {
-			e.identityFrom = name
-			return d
+			return d, name
 		}
+	}
+	return "", ""
+}
+
+// findIdentity is Identity, looked up.
+func (e *Env) findIdentity() string {
+	if d, from := e.givenIdentity(); d != "" {
+		e.identityFrom = from
+		return d
 	}
 	e.identityFrom = "git config queen.droid"
 	repo, err := gitrepo.Discover(e.Dir)

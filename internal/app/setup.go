@@ -49,6 +49,8 @@ func Init(e *Env, o setup.Options) (*InitResult, error) {
 		}
 	}
 	res := &InitResult{}
+	o.GivenDroid, o.GivenBy = e.givenIdentity()
+	o.Getenv = e.Getenv
 	res.Changes, res.Checks, err = r.Init(o)
 	if errors.As(err, &res.Elsewhere) {
 		err = nil
@@ -91,6 +93,8 @@ func Doctor(e *Env, r DoctorRequest) ([]setup.Change, []setup.Check, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return repo.Doctor(setup.Options{Force: r.Force, Probe: true, Timeout: timeout,
-		NamedStore: cmp.Or(e.BeadsDir, e.Getenv("BEADS_DIR"))}, r.Fix)
+	o := setup.Options{Force: r.Force, Probe: true, Timeout: timeout, NamedStore: cmp.Or(e.BeadsDir, e.Getenv("BEADS_DIR"))}
+	o.GivenDroid, o.GivenBy = e.givenIdentity()
+	o.Getenv = e.Getenv
+	return repo.Doctor(o, r.Fix)
 }

@@ -29,6 +29,25 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 	return err
 }
 
+// MoveBareToWorktreeConfig moves core.bare=true from the shared
+// configuration file to the bare repository's own config.worktree, as
+// git's sparse-checkout does when it turns worktreeConfig on: with the
+// extension on, linked worktrees read the shared file and would take
+// core.bare for theirs. It is written there before it is removed here,
+// and before the extension is turned on (the caller's next step): a
+// worktree never reads it meanwhile, and a run killed between leaves it in
+// both files.
+func (r *Repo) MoveBareToWorktreeConfig() error {
+	if err := r.writeConfig("--file="+filepath.Join(r.CommonDir, "config.worktree"), "--", "core.bare", "true"); err != nil {
+		return err
+	}
+	err := r.writeConfig("--local", "--unset", "--", "core.bare")
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 5 {
+		return nil // not there: another init (in another worktree) moved it first
+	}
+	return err
+}
+
 // AddConfig adds a value to a multi-valued key (remote.NAME.fetch) in the
 // local configuration file.
 func (r *Repo) AddConfig(key, value string) error {

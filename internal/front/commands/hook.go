@@ -72,7 +72,9 @@ Empty stdin is git's word that nothing is pushed. Run by the pre-commit
 framework (PRE_COMMIT=1), which reads git's lines itself, it judges the refs
 the framework names instead (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF,
 PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_REMOTE_BRANCH, PRE_COMMIT_REMOTE_NAME),
-and with none it refuses: there is nothing to judge.`,
+and with none it refuses: there is nothing to judge. The framework names a
+remote commit this clone never fetched as one of this clone's, so the check
+asks the remote what it shows for the branch (within queen.prePushTimeout).`,
 			Action: func(c *cli.Context) error {
 				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
 			},

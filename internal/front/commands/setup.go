@@ -60,7 +60,7 @@ its own 'git queen init' (git config is not cloned).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "remote", Destination: &o.Options.Remote, Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
 			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the hooks (pre-commit, pre-merge-commit, pre-push)"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hooks even into a global or system core.hooksPath"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hooks even into a global or system core.hooksPath, or one outside the repository"},
 		},
 		Action: func(c *cli.Context) error {
 			o.G = readGlobals(c)
@@ -91,7 +91,7 @@ and for pre-push in a repository that keeps Git LFS objects, what runs LFS's
 pre-push.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "repair what init would have set up"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath, or one outside the repository"},
 		},
 		Action: func(c *cli.Context) error {
 			o.G = readGlobals(c)
@@ -122,7 +122,7 @@ status says, for each hook, what git runs, whose it is and whether it runs
 git-queen, and exits 1 when one fails (as doctor does).`,
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
-				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath"}},
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath, or one outside the repository"}},
 				Action: verb("install", &install)},
 			{Name: "uninstall", Usage: "remove git-queen's hooks and restore the ones they chained", Action: verb("uninstall", &uninstall)},
 			{Name: "status", Usage: "say, for each hook, what git runs and whether it runs git-queen", Action: verb("status", &status)},
@@ -188,8 +188,10 @@ func runInit(o initOptions) error {
 	}
 	if len(changes) == 0 {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
-	} else {
+	} else if slices.ContainsFunc(changes, func(c setup.Change) bool { return strings.HasSuffix(c.Name, "gitattributes") }) {
 		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
+	} else {
+		fmt.Fprintln(o.Env.Stdout, "each clone runs `git queen init` once (git config is not cloned)")
 	}
 	for _, ch := range changes {
 		if ch.Name == "migrate" {
@@ -294,11 +296,14 @@ func runHooks(o hooksOptions) error {
 	}
 	var checks []setup.Check
 	if o.Verb == "status" {
-		checks = r.HookChecks()
+		checks = r.HookChecks(o.Env.Getenv)
 		err = hooksFailed(checks)
 	}
 	if o.G.JSON {
 		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
+		if o.Verb == "status" {
+			out["checks"] = checks // the verdicts the text gives
+		}
 		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
 		}

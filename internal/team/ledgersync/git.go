@@ -129,11 +129,18 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 // when it shows none. The error is a *RemoteError when the remote could
 // not be reached or did not answer in time.
 func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip object.ID, found bool, err error) {
+	return ProbeRef(repo, remote, ledger.Ref, limit)
+}
+
+// ProbeRef asks remote which commit it shows for ref (a full ref name),
+// as ProbeRemote asks for the ledger: the pre-push check asks it for the
+// branch a push replaces when the pre-commit framework did not say.
+func ProbeRef(repo *gitrepo.Repo, remote, ref string, limit time.Duration) (tip object.ID, found bool, err error) {
 	dir := repo.Dir()
 	rm, err := ResolveRemote(repo, remote, dir)
 	if err != nil {
 		return object.ZeroID, false, err
 	}
-	tip, found, err = transport.LsRemote(dir, rm.Arg, ledger.Ref, limit)
+	tip, found, err = transport.LsRemote(dir, rm.Arg, ref, limit)
 	return tip, found, remoteError(rm, "fetch", err)
 }

@@ -24,13 +24,27 @@ func (r *Repo) attributesOverridden() string {
 		if err != nil {
 			return fmt.Sprintf("cannot read the attributes git gives %s (%v)", pattern, err)
 		}
+		these := "these logs (concurrent appends conflict)"
+		if merge == "queen" && !gitrepo.AttributeSet(filter) && pattern == ".beads/*.jsonl" {
+			// beads' own line names its snapshot (bd init writes
+			// `.beads/issues.jsonl merge=beads`).
+			for _, name := range []string{".beads/issues.jsonl", ".beads/beads.jsonl"} {
+				if merge, filter, err = gitrepo.MergeAndFilterOf(r.TopLevel, name); err != nil || merge != "queen" || gitrepo.AttributeSet(filter) {
+					pattern, these = name, "it"
+					break
+				}
+			}
+			if err != nil {
+				return fmt.Sprintf("cannot read the attributes git gives %s (%v)", pattern, err)
+			}
+		}
 		if merge == "queen" && !gitrepo.AttributeSet(filter) {
 			continue
 		}
 		var gives, effects []string
 		if merge != "queen" {
 			gives = append(gives, "merge="+merge)
-			effects = append(effects, "git-queen's merge driver does not merge these logs (concurrent appends conflict)")
+			effects = append(effects, "git-queen's merge driver does not merge "+these)
 		}
 		if gitrepo.AttributeSet(filter) {
 			gives = append(gives, "filter="+filter)

@@ -173,7 +173,7 @@ func (r *Repo) Checks(o Options) []Check {
 	checks = append(checks, r.checkHooks(o)...)
 	return append(checks,
 		r.checkHookSpeed(),
-		r.checkIdentity(o.Droid),
+		r.checkGivenIdentity(o),
 		r.checkStores(),
 		r.checkLinks(),
 		r.checkStoreFiles(),
@@ -203,4 +203,11 @@ type Options struct {
 	// names where doctor runs ("" for none): git-queen run there, the
 	// hooks and the edit guard included, uses it instead of the live store.
 	NamedStore string
+	// GivenDroid is the droid --droid, QUEEN_DROID or QUEEN_AGENT names
+	// where doctor runs, and GivenBy which of them: every command there
+	// acts as it, whatever queen.droid says.
+	GivenDroid, GivenBy string
+	// Getenv reads the environment where doctor runs: a hook manager
+	// switched off there (HUSKY=0, LEFTHOOK=0, SKIP) runs no check.
+	Getenv func(string) string
 }

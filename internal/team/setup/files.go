@@ -72,6 +72,13 @@ func (r *Repo) linesCheck(name, path string, lines []string, comment string) Che
 	if c, notHere := r.committedNotHere(name, path); notHere {
 		return c
 	}
+	if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		// git opens .gitattributes without following links: nothing
+		// written through one counts, and it would change another file.
+		msg := r.shown(path) + " is a symbolic link, which git does not read (git 2.32 and later), so its lines do not count, " +
+			"git-queen's included; replace the link with the file it points to, then git queen init"
+		return Check{Name: name, Status: Fail, forInit: true, Message: msg, fix: func() error { return errors.New(msg) }}
+	}
 	missing, err := missingLines(path, lines)
 	if err != nil {
 		return Check{Name: name, Status: Fail, Message: fmt.Sprintf("cannot read %s: %v", r.shown(path), err)}

@@ -25,8 +25,33 @@ var yamlKey = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z_][-\w]*):\s*(.*)$`)
 // hook whose stages leave out merge-commit does not guard merges, though
 // the framework installs that hook for its other hooks.
 func frameworkRunsQueen(text []byte, hook string) bool {
+	return len(frameworkQueenItems(text, hook)) > 0
+}
+
+// frameworkAlwaysRunsQueen says whether one of the configuration's hooks
+// that run git-queen at hook runs whatever the files: without always_run
+// true the framework skips a hook when no file of the stage matches it,
+// and its staged files leave out deletions ("(no files to check)
+// Skipped" for a commit that deletes a held file). git-queen's ids in
+// .pre-commit-hooks.yaml set it; a local hook (entry) has it false.
+func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
+	for _, item := range frameworkQueenItems(text, hook) {
+		indent := len(yamlKey.FindStringSubmatch(item[0])[1])
+		always, has := yamlList(item, indent, "always_run")
+		_, local := yamlList(item, indent, "entry")
+		if has && len(always) == 1 && always[0] == "true" || !has && !local {
+			return true
+		}
+	}
+	return false
+}
+
+// frameworkQueenItems are the hooks of a .pre-commit-config.yaml that run
+// git-queen's check at hook (see frameworkRunsQueen), each its lines.
+func frameworkQueenItems(text []byte, hook string) [][]string {
 	lines := strings.Split(strings.ReplaceAll(string(text), "\r", ""), "\n")
 	defaults, hasDefaults := yamlList(lines, 0, "default_stages")
+	var items [][]string
 	for _, item := range yamlItems(lines) {
 		block := []byte(strings.Join(item, "\n"))
 		if !frameworkIDs()[hook].Match(block) && !callsQueen(block, hook) {
@@ -38,10 +63,10 @@ func frameworkRunsQueen(text []byte, hook string) bool {
 			stages, has = defaults, true
 		}
 		if !has || slices.ContainsFunc(stages, func(s string) bool { return slices.Contains(frameworkStages[hook], s) }) {
-			return true
+			items = append(items, item)
 		}
 	}
-	return false
+	return items
 }
 
 // yamlItems are the list items that have an id key, each its lines from

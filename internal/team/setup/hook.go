@@ -2,12 +2,12 @@ package setup
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -38,6 +38,10 @@ type Hook struct {
 	// when it is set.
 	HooksPath      string `json:"hooks_path,omitempty"`
 	HooksPathScope string `json:"hooks_path_scope,omitempty"`
+	// outside is true when this repository's own core.hooksPath names a
+	// directory outside it (a team's, a dotfiles'): other repositories
+	// may run their hooks from it.
+	outside bool
 	// Owner is whose hook git runs (OwnerQueen, OwnerHusky, ...; "" when
 	// there is none), and RunsQueen whether git-queen's check runs in it,
 	// through Via (the file or config that calls it) when it is not
@@ -83,6 +87,7 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
+	h.outside = h.HooksPath != "" && !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
 	} else if errors.Is(err, os.ErrNotExist) && h.HooksPath != "" && huskyNotGenerated(dir) {
@@ -103,7 +108,7 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 		h.State = HookForeign
 	}
 	if info, err := os.Stat(h.Path); err == nil {
-		h.Executable = info.Mode()&0o111 != 0
+		h.Executable = gitRuns(info, data)
 	}
 	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
@@ -115,6 +120,16 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	return h, nil
 }
 
+// gitRuns says whether git runs a hook file: one with an executable bit,
+// or, on Windows, where files have none, one that starts with #! (Git for
+// Windows' own test).
+func gitRuns(info os.FileInfo, head []byte) bool {
+	if runtime.GOOS == "windows" {
+		return bytes.HasPrefix(head, []byte("#!"))
+	}
+	return info.Mode()&0o111 != 0
+}
+
 // readHead reads a hook, up to 64 KiB: a hook is a short script, and what
 // identifies it is at its start.
 func readHead(path string) ([]byte, error) {
@@ -124,12 +139,6 @@ func readHead(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, 64<<10))
-}
-
-// globalHooksPath reports a core.hooksPath that is not this repository's
-// own: installing there would change every repository that uses it.
-func (h *Hook) globalHooksPath() bool {
-	return h.HooksPathScope == "global" || h.HooksPathScope == "system"
 }
 
 // ElsewhereError says that git runs a hook git-queen does not write (a
@@ -163,7 +172,11 @@ func (h *Hook) Instruction() string {
 		}
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
-	return h.AddTo + ": " + TrackedLine(h.Name)
+	line := h.AddTo + ": " + TrackedLine(h.Name)
+	if h.Owner != OwnerHusky && h.State == HookMissing { // husky runs its scripts with sh; git runs only a program
+		line += " (a new file: #!/bin/sh as its first line, and chmod +x " + h.AddTo + ")"
+	}
+	return line
 }
 
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
@@ -206,9 +219,8 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if h.globalHooksPath() && !force {
-		return "", fmt.Errorf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository; "+
-			"install anyway with --force, or add `git-queen hook %s` to that hook yourself", h.HooksPathScope, h.HooksPath, name)
+	if shared := h.sharedHooksPath(); shared != "" && !force {
+		return "", fmt.Errorf("%s; install anyway with --force, or add `git-queen hook %s` to that hook yourself", shared, name)
 	}
 	if h.Managed != "" {
 		did := ""
@@ -261,32 +273,6 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 	return r.lfsBeside(h, did+" in "+r.shown(filepath.Dir(h.Path)))
 }
 
-// huskyNotGenerated says whether dir, which does not exist, is where husky
-// 9 generates its hooks (DIR/_, beside the scripts in DIR): each worktree
-// and clone needs its own, which git does not check out (husky ignores
-// it), so a linked worktree has none until husky runs there.
-func huskyNotGenerated(dir string) bool {
-	if filepath.Base(dir) != "_" {
-		return false
-	}
-	info, err := os.Stat(filepath.Dir(dir))
-	return err == nil && info.IsDir()
-}
-
-// hooksDirNotADirectory says that git looks for hooks in dir, which is no
-// directory (core.hooksPath=/dev/null switches every hook off), and how
-// to have git run hooks again.
-func hooksDirNotADirectory(dir string, h *Hook) error {
-	if h.HooksPath == "" {
-		return fmt.Errorf("git looks for hooks in %s, which is not a directory: git runs no hooks in this repository, "+
-			"so git-queen's cannot guard it; make it a directory, then git queen init", dir)
-	}
-	scope := cmp.Or(h.HooksPathScope, "local")
-	return fmt.Errorf("core.hooksPath (%s config) is %s, which is not a directory: git runs no hooks in this repository, "+
-		"so git-queen's cannot guard it; point core.hooksPath at a directory, or unset it (git config --%s --unset core.hooksPath), "+
-		"then git queen init", scope, h.HooksPath, scope)
-}
-
 // UninstallHook removes every shim of git-queen's and puts back the hooks
 // they chained. A foreign hook is left alone.
 func (r *Repo) UninstallHook() (string, error) {
@@ -299,6 +285,14 @@ func (r *Repo) UninstallHook() (string, error) {
 		}
 		switch h.State {
 		case HookMissing:
+			if h.Chained != "" {
+				// git-queen's shim removed by hand: nothing runs the hook it chained.
+				if err := os.Rename(h.Chained, h.Path); err != nil {
+					return "", fmt.Errorf("restore the chained hook: %w", err)
+				}
+				did = append(did, fmt.Sprintf("put back %s as %s (git-queen's %s hook, which chained it, was gone)",
+					filepath.Base(h.Chained), name, name))
+			}
 			continue
 		case HookForeign:
 			if h.Owner == OwnerPreCommit && h.Via == name+".legacy" {

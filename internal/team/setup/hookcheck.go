@@ -2,9 +2,12 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -29,8 +32,11 @@ func (r *Repo) checkHooks(o Options) []Check {
 	return out
 }
 
-// HookChecks are doctor's lines for the hooks, for `git queen hooks status`.
-func (r *Repo) HookChecks() []Check { return r.checkHooks(Options{}) }
+// HookChecks are doctor's lines for the hooks, for `git queen hooks
+// status`, in the environment getenv reads.
+func (r *Repo) HookChecks(getenv func(string) string) []Check {
+	return r.checkHooks(Options{Getenv: getenv})
+}
 
 func (r *Repo) checkHook(name string, o Options) Check {
 	var did string
@@ -61,13 +67,40 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
+		if config := r.lefthookToCome(h); config != "" && c.Status == OK {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
+				"(kept as %s.old, which it does not run); add to %s", config, name, name, (&Hook{Name: name, Owner: OwnerLefthook, AddTo: config}).Instruction())
+		}
+		if script := r.huskyToCome(h); script != "" && c.Status == OK {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += "; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
+				"and this hook stops; add to " + script + ": " + TrackedLine(name)
+		}
 		if h.Managed != "" {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
 			c.Message += fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
 				"git queen hooks uninstall, then add to %s", where, h.Managed, h.Instruction())
 		}
+	case h.RunsQueen && !h.Executable && h.State != HookMissing:
+		// git ignores a hook file that is not executable ("hint: ... was
+		// ignored"): what it would run does not run.
+		c.Status = Fail
+		c.Message = fmt.Sprintf("%s runs git-queen (%s), but %s is not executable, so git does not run it: %s",
+			describeOwner(h), h.Via, where, hookMissingMeans[name])
+		if h.Managed != "" {
+			c.Message += "; chmod +x " + where
+			c.Fixable, c.fix = false, func() error { return errors.New(c.Message) } // init fails, saying so
+		} else {
+			c.Message += "; init installs git-queen's, and keeps it chained"
+		}
 	case h.RunsQueen:
 		c.Status, c.Message = OK, fmt.Sprintf("%s runs git-queen (%s): it %s", describeOwner(h), h.Via, guards)
+		if h.Owner == OwnerPreCommit && !r.frameworkAlwaysRuns(h) {
+			c.Status, c.fix, c.Fixable = Warn, nil, false
+			c.Message += "; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
+				"and it lists no deleted file: a change that only deletes a held file is not checked"
+		}
 		if h.Owner == OwnerLefthook && name == "pre-push" && !lefthookGivesStdin(r.TopLevel, h.Via) {
 			c.Status, c.fix, c.Fixable = Warn, nil, false
 			c.Message += "; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
@@ -75,15 +108,26 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		}
 	case h.State == HookMissing:
 		c.Status, c.Message = Fail, "no "+name+" hook in "+r.shown(filepath.Dir(h.Path))+": "+hookMissingMeans[name]
+		if h.Chained != "" {
+			c.Message += fmt.Sprintf("; nor does %s, the hook git-queen's chained, run: init puts git-queen's back, which runs it, "+
+				"or git queen hooks uninstall puts it back alone", filepath.Base(h.Chained))
+		}
 	default:
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
+	}
+	if off := switchedOff(h, o.Getenv); off != "" && h.RunsQueen && c.Status == OK {
+		c.Status, c.fix, c.Fixable = Warn, nil, false
+		c.Message += "; but " + off
 	}
 	if name == "pre-push" && c.Status != Fail {
 		r.lfsNote(&c, h)
 	}
 	if h.globalHooksPath() && c.Status != OK {
 		c.Message += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
+	} else if h.outside && c.Status != OK {
+		c.Message += fmt.Sprintf(" (core.hooksPath (%s config) is %s, outside this repository; init needs --force)",
+			cmp.Or(h.HooksPathScope, "local"), r.shown(filepath.Dir(h.Path)))
 	}
 	return c
 }
@@ -145,16 +189,6 @@ func (r *Repo) lfsNote(c *Check, h *Hook) {
 	}
 }
 
-// lefthookGivesStdin says whether the lefthook configuration via sets
-// use_stdin in its pre-push section (lefthook gives a command no stdin
-// without it).
-func lefthookGivesStdin(top, via string) bool {
-	text, err := readRepoFile(filepath.Join(top, via))
-	text = lefthookSection(via, text, "pre-push")
-	return err == nil && (strings.Contains(string(text), "use_stdin: true") || strings.Contains(string(text), `"use_stdin": true`) ||
-		strings.Contains(string(text), "use_stdin = true"))
-}
-
 // checkHookSpeed says whether the hook reads the staged changes itself or
 // asks git, and why: not a fault, since git's answer is the same, but the
 // reason a hook takes a few milliseconds more.
@@ -178,4 +212,52 @@ func (r *Repo) chainedRuns(path string) string {
 	}
 	return fmt.Sprintf("; %s, the hook that was there before, is not executable, so it does not run (nor did git run it); "+
 		"chmod +x %s to have it run", name, r.shown(path))
+}
+
+// frameworkAlwaysRuns says whether the pre-commit framework's hook h runs
+// git-queen whatever the files: the configuration h.Via says, or h.Via is
+// git-queen's own hook kept as NAME.legacy, which the framework always runs.
+func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
+	if !slices.Contains(preCommitConfigs, h.Via) {
+		return true
+	}
+	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
+	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
+}
+
+// huskyToCome is husky's script for git-queen's hook h where husky has not
+// run yet (a fresh clone: .husky/ is there, core.hooksPath is not): once
+// it runs, git runs husky's hooks and not h, so the script must run
+// git-queen. "" when husky has run, is not used, or its script runs
+// git-queen already.
+func (r *Repo) huskyToCome(h *Hook) string {
+	if h.HooksPath != "" {
+		return ""
+	}
+	if info, err := os.Stat(filepath.Join(r.TopLevel, ".husky")); err != nil || !info.IsDir() {
+		return ""
+	}
+	script := filepath.Join(r.TopLevel, ".husky", h.Name)
+	if text, err := readRepoFile(script); err == nil && callsQueen(text, h.Name) {
+		return ""
+	}
+	return r.shown(script)
+}
+
+// lefthookToCome is the lefthook configuration that configures git-queen's
+// hook h's name without running git-queen there, where lefthook's hooks
+// are not installed yet: lefthook install renames h to NAME.old, which it
+// does not run. "" when there is none.
+func (r *Repo) lefthookToCome(h *Hook) string {
+	for _, name := range lefthookConfigs {
+		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
+		if err != nil {
+			continue
+		}
+		if section := lefthookSection(name, text, h.Name); len(section) > 0 && !callsQueen(section, h.Name) {
+			return name
+		}
+		return ""
+	}
+	return ""
 }

@@ -96,11 +96,6 @@ func uncommentLine(line []byte) []byte {
 
 // Manager files and markers, as the managers write them.
 var (
-	lefthookConfigs = []string{
-		"lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml", ".config/lefthook.yml", ".config/lefthook.yaml",
-		"lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json",
-		"lefthook-local.yml", ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml",
-	}
 	preCommitConfigs = []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}
 	// frameworkIDs are .pre-commit-hooks.yaml's hook ids, by the hook
 	// (stage) each runs at.
@@ -184,29 +179,6 @@ func (r *Repo) managerConfig(h *Hook, names []string, runsQueen func(file string
 			return
 		}
 	}
-}
-
-// lefthookSection is the part of a lefthook configuration that configures
-// the hook name: in YAML, the lines from the top-level key "name:" to the
-// next top-level key (none when there is no such key), since a command
-// under another hook's key does not run at this one; a TOML or JSON
-// configuration is taken whole.
-func lefthookSection(file string, text []byte, name string) []byte {
-	if ext := filepath.Ext(file); ext != ".yml" && ext != ".yaml" {
-		return text
-	}
-	var section []byte
-	in := false
-	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if len(line) > 0 && !bytes.ContainsAny(line[:1], " \t#\r\n") {
-			key, _, _ := bytes.Cut(line, []byte(":"))
-			in = string(bytes.Trim(key, `"'`)) == name
-		}
-		if in {
-			section = append(section, line...)
-		}
-	}
-	return section
 }
 
 // inRepositoryFiles says whether dir is part of the repository's files: in

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,21 +169,43 @@ func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
 	for _, tt := range []struct {
 		name, config, hook string
 		runs, stdin        bool
+		file               string // "" for lefthook.yml
 	}{
 		{"merges wired to another command", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n" +
-			"pre-merge-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", false, false},
+			"pre-merge-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", false, false, ""},
 		{"merges wired to the commit check", "pre-merge-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n" +
-			"pre-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", true, false},
-		{"README's recipe", "# hooks\npre-merge-commit:\n  commands:\n    git-queen:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false},
-		{"quoted key", "\"pre-merge-commit\":\n  commands:\n    q:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false},
+			"pre-commit:\n  commands:\n    lint:\n      run: echo lint\n", "pre-merge-commit", true, false, ""},
+		{"README's recipe", "# hooks\npre-merge-commit:\n  commands:\n    git-queen:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false, ""},
+		{"quoted key", "\"pre-merge-commit\":\n  commands:\n    q:\n      run: git-queen hook pre-merge-commit\n", "pre-merge-commit", true, false, ""},
 		{"use_stdin under another hook", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n" +
-			"post-checkout:\n  commands:\n    x:\n      run: cat\n      use_stdin: true\n", "pre-push", true, false},
-		{"use_stdin under pre-push", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true},
+			"post-checkout:\n  commands:\n    x:\n      run: cat\n      use_stdin: true\n", "pre-push", true, false, ""},
+		{"use_stdin under pre-push", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true, ""},
+		// lefthook reads TOML and JSON as it reads YAML: a command runs at
+		// the hook whose table or key it is under.
+		{"TOML: merges wired to another command", "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n\n" +
+			"[pre-merge-commit.commands.lint]\nrun = \"echo lint\"\n", "pre-merge-commit", false, false, "lefthook.toml"},
+		{"TOML: merges wired to the commit check", "[\"pre-merge-commit\".commands.q]\nrun = \"git-queen hook pre-commit\" # the check\n", "pre-merge-commit", true, false, "lefthook.toml"},
+		{"TOML: dotted keys before any table", "pre-push.commands.q.run = \"git-queen hook pre-push {1} {2}\"\npre-push.commands.q.use_stdin = true\n" +
+			"[pre-commit.commands.lint]\nrun = \"echo lint\"\n", "pre-push", true, true, ".lefthook.toml"},
+		{"TOML: use_stdin under another hook", "[[pre-push.jobs]]\nrun = \"git-queen hook pre-push {1} {2}\"\n" +
+			"[[post-checkout.jobs]]\nrun = \"cat\"\nuse_stdin = true\n", "pre-push", true, false, ".config/lefthook.toml"},
+		{"JSON: merges wired to another command", `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}},` +
+			`"pre-merge-commit": {"commands": {"lint": {"run": "echo lint"}}}}`, "pre-merge-commit", false, false, "lefthook.json"},
+		{"JSON: use_stdin under pre-push", `{"pre-push": {"commands": {"q": {"run": "git-queen hook pre-push {1} {2}","use_stdin":true}}}}`,
+			"pre-push", true, true, ".lefthook.json"},
+		{"JSON: use_stdin under another hook", `{"pre-push": {"commands": {"q": {"run": "git-queen hook pre-push {1} {2}"}}},` +
+			`"post-checkout": {"commands": {"x": {"run": "cat", "use_stdin": true}}}}`, "pre-push", true, false, "lefthook.json"},
+		{"JSONC: comments and a trailing comma", "{\n  // git-queen at commits only\n  \"pre-commit\": {\"commands\": {\"q\": {\"run\": \"git-queen hook pre-commit\"}}},\n" +
+			"  /* merges */ \"pre-merge-commit\": {\"commands\": {\"lint\": {\"run\": \"echo lint\"},}},\n}\n", "pre-merge-commit", false, false, "lefthook.jsonc"},
+		{"JSONC: wired", "{\n  // merges\n  \"pre-merge-commit\": {\"commands\": {\"q\": {\"run\": \"git-queen hook pre-merge-commit\"},}},\n}\n",
+			"pre-merge-commit", true, false, ".config/lefthook.jsonc"},
+		{"a local configuration in TOML", "[pre-merge-commit.commands.q]\nrun = \"git-queen hook pre-merge-commit\"\n", "pre-merge-commit", true, false, "lefthook-local.toml"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
 			hook(t, r, tt.hook, lefthookHook(tt.hook))
-			testgit.Write(t, r.TopLevel, "lefthook.yml", tt.config)
+			file := cmp.Or(tt.file, "lefthook.yml")
+			testgit.Write(t, r.TopLevel, file, tt.config)
 			h, err := r.HookInfoFor(tt.hook)
 			if err != nil {
 				t.Fatal(err)
@@ -192,7 +215,7 @@ func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
 			}
 			c := r.checkHook(tt.hook, Options{})
 			switch {
-			case !tt.runs && (c.Status != Fail || !strings.Contains(c.Message, "add to lefthook.yml")):
+			case !tt.runs && (c.Status != Fail || !strings.Contains(c.Message, "add to "+file)):
 				t.Fatalf("check of a lefthook hook that does not run git-queen: %+v", c)
 			case tt.runs && tt.hook == "pre-push" && (c.Status == OK) != tt.stdin:
 				t.Fatalf("check of lefthook's pre-push, use_stdin %v: %+v", tt.stdin, c)
@@ -253,6 +276,38 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 	} {
 		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
 			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
+		}
+	}
+}
+
+// TestFrameworkAlwaysRunsQueen: without always_run: true the framework
+// runs a hook only when a file of the stage matches it ("(no files to
+// check) Skipped"), and its staged files leave out deletions: a commit
+// that only deletes a held file went through a local git-queen hook
+// without it. The ids of .pre-commit-hooks.yaml set it, unless the
+// configuration turns it off.
+func TestFrameworkAlwaysRunsQueen(t *testing.T) {
+	local := func(extra string) string {
+		return "repos:\n  - repo: local\n    hooks:\n      - id: git-queen\n        name: git-queen\n        entry: git-queen hook pre-commit\n" +
+			"        language: system\n        pass_filenames: false\n" + extra
+	}
+	for _, tt := range []struct {
+		name, config string
+		want         bool
+	}{
+		{"README's recipe", local("        always_run: true\n        stages: [pre-commit, pre-merge-commit]\n"), true},
+		{"local without always_run", local("        stages: [pre-commit, pre-merge-commit]\n"), false},
+		{"local with always_run false", local("        always_run: false\n"), false},
+		{"local, quoted true and a comment", local("        always_run: 'true' # every commit\n"), true},
+		{"the remote id", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", true},
+		{"the remote id, turned off", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    always_run: false\n", false},
+		{"one of two git-queen hooks always runs", local("") + "      - id: git-queen-system\n        always_run: true\n", true},
+	} {
+		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
+			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
+		}
+		if got := frameworkAlwaysRunsQueen([]byte(tt.config), "pre-commit"); got != tt.want {
+			t.Errorf("%s: always runs = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -204,6 +204,9 @@ func TestHooksPath(t *testing.T) {
 	}
 	// With the line added, git-queen runs there, and doctor says whose hook runs it.
 	testgit.Write(t, r.TopLevel, ".githooks/pre-commit", "#!/bin/sh\nset -e\n"+TrackedLine("pre-commit")+"\n")
+	if err := os.Chmod(filepath.Join(r.TopLevel, ".githooks", "pre-commit"), 0o755); err != nil { // git ignores it otherwise
+		t.Fatal(err)
+	}
 	testgit.Run(t, r.TopLevel, "add", ".githooks")
 	c := r.checkHook("pre-commit", Options{})
 	if c.Status != OK || !strings.Contains(c.Message, "a hook of this repository's files runs git-queen (.githooks/pre-commit)") {

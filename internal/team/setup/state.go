@@ -20,6 +20,26 @@ import (
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
 
+// checkGivenIdentity is the identity check where --droid, QUEEN_DROID or
+// QUEEN_AGENT names the droid every command acts as (o.GivenDroid): it
+// says so, and what queen.droid it stands in for, unless init is to set
+// queen.droid (o.Droid), which checkIdentity checks.
+func (r *Repo) checkGivenIdentity(o Options) Check {
+	given := strings.TrimSpace(o.GivenDroid)
+	if o.Droid != "" || given == "" {
+		return r.checkIdentity(o.Droid)
+	}
+	if err := records.ValidateDroid(given); err != nil {
+		return Check{Name: "identity", Status: Fail, Message: fmt.Sprintf("%s is %q, which every command refuses: %v", o.GivenBy, given, err)}
+	}
+	c := ok("identity", "this worktree acts as %s (%s)", given, o.GivenBy)
+	cfg := r.ReadConfig()
+	if current, _ := cfg.Get("queen.droid"); strings.TrimSpace(current) != "" && strings.TrimSpace(current) != given {
+		c.Message += fmt.Sprintf(", not as its queen.droid %s (%s config)", strings.TrimSpace(current), cfg.Scope("queen.droid"))
+	}
+	return c
+}
+
 func (r *Repo) checkIdentity(droid string) Check {
 	c := Check{Name: "identity"}
 	if droid != "" {
@@ -27,13 +47,21 @@ func (r *Repo) checkIdentity(droid string) Check {
 			return Check{Name: "identity", Status: Fail, Message: err.Error()}
 		}
 		c.Fixable, c.forInit = true, true
-		c.fix = func() error { return r.SetIdentity(droid) }
+		var moved bool
+		c.fix = func() (err error) { moved, err = r.SetIdentity(droid); return err }
+		c.did = func() string {
+			if !moved {
+				return ""
+			}
+			return fmt.Sprintf("set up identity (was: this worktree should act as %s); moved core.bare=true from the shared config to %s, "+
+				"as git sparse-checkout does, so that each worktree has a configuration of its own", droid, filepath.Join(r.CommonDir, "config.worktree"))
+		}
 	}
 	cfg := r.ReadConfig()
 	current, _ := cfg.Get("queen.droid")
 	current, scope := strings.TrimSpace(current), cfg.Scope("queen.droid")
 	switch {
-	case droid != "" && current == droid && scope == "worktree":
+	case droid != "" && current == droid && (scope == "worktree" || scope == "local" && r.sharedIdentity()):
 		return ok("identity", "this worktree acts as %s", current)
 	case droid != "":
 		c.Status, c.Message = Fail, fmt.Sprintf("this worktree should act as %s", droid)
@@ -75,7 +103,9 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 		return ""
 	}
 	for _, w := range list {
-		if w.Path == r.TopLevel {
+		// git worktree list names the main worktree of a repository made
+		// with --separate-git-dir by its git directory (git 2.39).
+		if w.Path == r.TopLevel || filepath.Clean(w.Path) == filepath.Clean(r.GitDir) {
 			continue
 		}
 		if d, _ := gitrepo.ReadConfigIn(w.Path).Get("queen.droid"); strings.TrimSpace(d) == droid {
@@ -88,29 +118,54 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 // SetIdentity stores droid as this worktree's identity: `git config
 // --worktree queen.droid`, so each worktree of a repository can be its own
 // droid. That needs git's worktreeConfig extension, which is turned on when
-// it is safe (not with core.bare or core.worktree in the shared config,
-// which linked worktrees would then inherit).
-func (r *Repo) SetIdentity(droid string) error {
+// it is safe: with core.worktree in the shared config, which linked
+// worktrees would then inherit, it is not (a submodule's git directory
+// with one worktree keeps the identity in the shared config instead);
+// core.bare=true there (a bare repository with linked worktrees) moves to
+// the bare repository's config.worktree first, as git's sparse-checkout
+// moves it. It says whether it moved core.bare.
+func (r *Repo) SetIdentity(droid string) (movedBare bool, err error) {
 	cfg := r.ReadConfig()
-	if !cfg.Bool("extensions.worktreeConfig") {
-		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") || worktree != "" {
-			return errors.New("cannot give this worktree its own identity: core.bare or core.worktree is set in the shared config " +
-				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead")
+	scope := gitrepo.ScopeWorktree
+	if r.sharedIdentity() {
+		scope = gitrepo.ScopeLocal
+	} else if !cfg.Bool("extensions.worktreeConfig") {
+		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); worktree != "" {
+			return false, errors.New("cannot give this worktree its own identity: core.worktree is set in the shared config " +
+				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead, and run init without --droid")
 		}
 		woken := r.HasWorktreeConfigFile()
+		if cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") {
+			if err := r.MoveBareToWorktreeConfig(); err != nil {
+				return false, fmt.Errorf("move core.bare=true to the bare repository's config.worktree: %w", err)
+			}
+			woken, movedBare = true, true
+		}
 		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
-			return err
+			return movedBare, err
 		}
 		if woken {
 			r.forgetAnswers() // its core.hooksPath or remotes now count
 		}
 	}
-	if err := r.SetConfig(gitrepo.ScopeWorktree, "queen.droid", droid); err != nil {
-		return err
+	if err := r.SetConfig(scope, "queen.droid", droid); err != nil {
+		return movedBare, err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	return r.SetConfig(gitrepo.ScopeWorktree, "queen.droidfor", r.GitDir)
+	return movedBare, r.SetConfig(scope, "queen.droidfor", r.GitDir)
+}
+
+// sharedIdentity says whether this worktree's identity goes in the shared
+// config: where core.worktree is set there (a submodule's git directory,
+// .git/modules/NAME) git-queen may not turn worktreeConfig on, and while
+// the repository has this one worktree its shared config is its own. A
+// worktree added later finds there the git directory the identity was
+// set for (queen.droidfor), not its own, and does not take it.
+func (r *Repo) sharedIdentity() bool {
+	cfg := r.ReadConfig()
+	worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree")
+	return !cfg.Bool("extensions.worktreeConfig") && worktree != "" && r.worktreeCount() == 1
 }
 
 // storeFiles lists the logs of the live store: those this clone wrote, and

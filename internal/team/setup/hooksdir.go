@@ -1,0 +1,92 @@
+package setup
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Where git looks for the hooks, and whose that directory is: other
+// repositories' too (a global core.hooksPath, or one outside this
+// repository), husky's not generated yet, or no directory at all.
+
+// globalHooksPath reports a core.hooksPath that is not this repository's
+// own: installing there would change every repository that uses it.
+func (h *Hook) globalHooksPath() bool {
+	return h.HooksPathScope == "global" || h.HooksPathScope == "system"
+}
+
+// sharedHooksPath says why installing in h's directory would change other
+// repositories' hooks (a global core.hooksPath, or one of this
+// repository's that names a directory outside it), "" when it would not.
+func (h *Hook) sharedHooksPath() string {
+	switch {
+	case h.globalHooksPath():
+		return fmt.Sprintf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository", h.HooksPathScope, h.HooksPath)
+	case h.outside:
+		return fmt.Sprintf("core.hooksPath (%s config) is %s, outside this repository: a hook there runs for every repository that uses that directory",
+			cmp.Or(h.HooksPathScope, "local"), filepath.Dir(h.Path))
+	}
+	return ""
+}
+
+// holds says whether dir is in this repository: its worktree or its git
+// directories, where it is after symbolic links (macOS's /tmp is
+// /private/tmp; a .githooks that links to a team's directory is that
+// directory).
+func (r *Repo) holds(dir string) bool {
+	for _, root := range []string{r.TopLevel, r.GitDir, r.CommonDir} {
+		if root != "" && isUnder(realPath(root), realPath(dir)) {
+			return true
+		}
+	}
+	return false
+}
+
+func isUnder(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath is p through its symbolic links, as far as it exists.
+func realPath(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	if parent := filepath.Dir(p); parent != p {
+		return filepath.Join(realPath(parent), filepath.Base(p))
+	}
+	return p
+}
+
+// huskyNotGenerated says whether dir, which does not exist, is where husky
+// 9 generates its hooks (DIR/_, beside the scripts in DIR): each worktree
+// and clone needs its own, which git does not check out (husky ignores
+// it), so a linked worktree has none until husky runs there.
+func huskyNotGenerated(dir string) bool {
+	if filepath.Base(dir) != "_" {
+		return false
+	}
+	info, err := os.Stat(filepath.Dir(dir))
+	return err == nil && info.IsDir()
+}
+
+// hooksDirNotADirectory says that git looks for hooks in dir, which is no
+// directory (core.hooksPath=/dev/null switches every hook off), and how
+// to have git run hooks again.
+func hooksDirNotADirectory(dir string, h *Hook) error {
+	if h.HooksPath == "" {
+		return fmt.Errorf("git looks for hooks in %s, which is not a directory: git runs no hooks in this repository, "+
+			"so git-queen's cannot guard it; make it a directory, then git queen init", dir)
+	}
+	scope := cmp.Or(h.HooksPathScope, "local")
+	if scope == "command" { // no file's: git -c, or the environment
+		return fmt.Errorf("core.hooksPath is %s for this command (git -c, or GIT_CONFIG_PARAMETERS or GIT_CONFIG_COUNT in the environment), "+
+			"which is not a directory: git runs no hooks so, git-queen's included; run git without that setting", h.HooksPath)
+	}
+	return fmt.Errorf("core.hooksPath (%s config) is %s, which is not a directory: git runs no hooks in this repository, "+
+		"so git-queen's cannot guard it; point core.hooksPath at a directory, or unset it (git config --%s --unset core.hooksPath), "+
+		"then git queen init", scope, h.HooksPath, scope)
+}

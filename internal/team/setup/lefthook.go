@@ -1,0 +1,141 @@
+package setup
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+)
+
+// lefthookConfigs are the files lefthook reads its configuration from, as
+// lefthook 2 names them: its main configuration, then the local one it
+// merges, each in YAML, TOML, JSON or JSONC, at the top of the worktree
+// or in .config/.
+var lefthookConfigs = func() []string {
+	var names []string
+	for _, base := range []string{"lefthook", "lefthook-local"} {
+		for _, dir := range []string{"", ".", ".config/"} {
+			for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
+				names = append(names, dir+base+"."+ext)
+			}
+		}
+	}
+	return names
+}()
+
+// lefthookSection is the part of a lefthook configuration that configures
+// the hook name, since a command under another hook's key does not run at
+// this one: in YAML, the lines from the top-level key "name:" to the next
+// top-level key; in TOML, the tables and top-level keys whose first key
+// is name; in JSON, the value of the top-level key name. It is empty when
+// no part configures the hook, or when a JSON file does not parse (then
+// lefthook refuses it too).
+func lefthookSection(file string, text []byte, name string) []byte {
+	switch filepath.Ext(file) {
+	case ".toml":
+		return tomlSection(text, name)
+	case ".json", ".jsonc":
+		return jsonSection(text, name)
+	}
+	var section []byte
+	in := false
+	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
+		if len(line) > 0 && !bytes.ContainsAny(line[:1], " \t#\r\n") {
+			key, _, _ := bytes.Cut(line, []byte(":"))
+			in = string(bytes.Trim(key, `"'`)) == name
+		}
+		if in {
+			section = append(section, line...)
+		}
+	}
+	return section
+}
+
+// TOML's table headers ([a.b], [[a.b]]) and keys (a.b = ..., a = ...), by
+// their first key, bare or quoted.
+var (
+	tomlTable = regexp.MustCompile(`^\[\[?\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*(\.[^\]]*)?\]\]?\s*(#.*)?$`)
+	tomlKey   = regexp.MustCompile(`^("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[.=]`)
+)
+
+// tomlSection is the lines of a TOML file under the tables whose first
+// key is name, and its top-level keys (before the first table) whose
+// first key is name, with the lines that continue them.
+func tomlSection(text []byte, name string) []byte {
+	var section []byte
+	in, tables := false, false
+	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
+		trimmed := bytes.TrimSpace(line)
+		if m := tomlTable.FindSubmatch(trimmed); m != nil {
+			in, tables = string(bytes.Trim(m[1], `"'`)) == name, true
+		} else if m := tomlKey.FindSubmatch(trimmed); m != nil && !tables {
+			in = string(bytes.Trim(m[1], `"'`)) == name
+		}
+		if in {
+			section = append(section, line...)
+		}
+	}
+	return section
+}
+
+// jsonSection is the value of the top-level key name of a JSON (or JSONC:
+// comments and trailing commas) configuration, compact.
+func jsonSection(text []byte, name string) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(plainJSON(text), &top) != nil {
+		return nil
+	}
+	var out bytes.Buffer
+	if json.Compact(&out, top[name]) != nil {
+		return nil
+	}
+	return out.Bytes()
+}
+
+// plainJSON is JSONC as JSON: without its comments (// and /* */) and the
+// commas before a closing bracket, outside strings.
+func plainJSON(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '"':
+			j := i + 1
+			for ; j < len(text) && text[j] != '"'; j++ {
+				if text[j] == '\\' {
+					j++
+				}
+			}
+			out = append(out, text[i:min(j+1, len(text))]...)
+			i = j
+		case c == '/' && i+1 < len(text) && text[i+1] == '/':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(text) && text[i+1] == '*':
+			end := bytes.Index(text[i+2:], []byte("*/"))
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+		case c == '}' || c == ']':
+			if trimmed := bytes.TrimRight(out, " \t\r\n"); bytes.HasSuffix(trimmed, []byte(",")) {
+				out = trimmed[:len(trimmed)-1] // a trailing comma
+			}
+			out = append(out, c)
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// lefthookStdin matches use_stdin set true, in YAML, TOML or JSON.
+var lefthookStdin = regexp.MustCompile(`use_stdin"?\s*[:=]\s*true`)
+
+// lefthookGivesStdin says whether the lefthook configuration via sets
+// use_stdin in its pre-push section (lefthook gives a command no stdin
+// without it).
+func lefthookGivesStdin(top, via string) bool {
+	text, err := readRepoFile(filepath.Join(top, via))
+	return err == nil && lefthookStdin.Match(uncommented(lefthookSection(via, text, "pre-push")))
+}

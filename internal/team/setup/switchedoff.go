@@ -1,0 +1,63 @@
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// huskyOff matches a line of husky's init.sh that switches husky off.
+var huskyOff = regexp.MustCompile(`(?m)^\s*(export\s+)?HUSKY=["']?0["']?\s*(;|$)`)
+
+// frameworkQueenIDs are .pre-commit-hooks.yaml's ids of git-queen's hooks.
+var frameworkQueenIDs = []string{"git-queen", "git-queen-system", "git-queen-pre-push", "git-queen-system-pre-push"}
+
+// switchedOff says what in the environment where doctor runs (getenv)
+// makes the manager whose hook h is run nothing, git-queen's check
+// included: HUSKY=0 (in the environment or husky's init.sh), LEFTHOOK=0,
+// the pre-commit framework's SKIP naming a git-queen id. CI images and
+// agent sandboxes set them. "" when nothing does, or getenv is nil.
+func switchedOff(h *Hook, getenv func(string) string) string {
+	if getenv == nil {
+		return ""
+	}
+	switch h.Owner {
+	case OwnerHusky:
+		if getenv("HUSKY") == "0" {
+			return "HUSKY=0 is set here, so husky's hooks run nothing, git-queen's check included"
+		}
+		config := getenv("XDG_CONFIG_HOME")
+		if config == "" && getenv("HOME") != "" {
+			config = filepath.Join(getenv("HOME"), ".config")
+		}
+		init := filepath.Join(config, "husky", "init.sh")
+		if text, err := os.ReadFile(init); config != "" && err == nil && huskyOff.Match(uncommented(text)) {
+			return init + " sets HUSKY=0, so husky's hooks run nothing, git-queen's check included"
+		}
+	case OwnerLefthook:
+		if v := getenv("LEFTHOOK"); v == "0" || v == "false" {
+			return "LEFTHOOK=" + v + " is set here, so lefthook's hooks run nothing, git-queen's check included"
+		}
+	case OwnerPreCommit:
+		if !slices.Contains(preCommitConfigs, h.Via) {
+			return "" // git-queen's own hook kept as NAME.legacy: SKIP names no legacy hook
+		}
+		skip := getenv("SKIP")
+		for id := range strings.SplitSeq(skip, ",") {
+			if slices.Contains(frameworkQueenIDs, strings.TrimSpace(id)) && frameworkRunsID(h, strings.TrimSpace(id)) {
+				return "SKIP=" + skip + " is set here, so the framework skips git-queen's check"
+			}
+		}
+	}
+	return ""
+}
+
+// frameworkRunsID says whether id is one that runs git-queen at h's hook.
+func frameworkRunsID(h *Hook, id string) bool {
+	if h.Name == "pre-push" {
+		return strings.HasSuffix(id, "-pre-push")
+	}
+	return !strings.HasSuffix(id, "-pre-push")
+}
