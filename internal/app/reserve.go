@@ -115,10 +115,24 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 		return &ReserveResult{Sync: out.Sync}, err
 	}
 	out.Conflicts = jsonline.NonNil(out.Conflicts)
+	e.warnShortTTL(out, req.TTL)
 	if !out.Published && out.Remote != "" && !r.Offline {
 		e.Autosync()
 	}
 	return out, nil
+}
+
+// warnShortTTL warns of a grant no longer than records.MaxClockSkew: its
+// holder's own listings end a reservation that much early (so that it
+// stops counting on a path before any clone within the tolerance does),
+// so reservations and status never show it to its holder, while the
+// other droids see it held until it expires.
+func (e *Env) warnShortTTL(out *ReserveResult, ttl time.Duration) {
+	if len(out.Granted) > 0 && ttl <= records.MaxClockSkew {
+		fmt.Fprintf(e.Warn, "git-queen: warning: a reservation of %s is no longer than the %s by which clones' clocks may differ: "+
+			"reservations and status count it as ended for you already, while other droids see it held until it expires; "+
+			"reserve for longer to count on it\n", ttl, records.MaxClockSkew)
+	}
 }
 
 // reservePublished grants an exclusive reservation through the remote,

@@ -224,6 +224,9 @@ func (w *waiter) grant() (*ReserveResult, error) {
 		err = w.e.reservePublished(w.s, w.remote, w.req, out)
 	}
 	out.Conflicts = jsonline.NonNil(out.Conflicts)
+	if err == nil {
+		w.e.warnShortTTL(out, w.req.TTL)
+	}
 	return out, err
 }
 
