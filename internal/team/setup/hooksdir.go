@@ -32,12 +32,19 @@ func (h *Hook) sharedHooksPath() string {
 	return ""
 }
 
-// holds says whether dir is in this repository: its worktree or its git
-// directories, where it is after symbolic links (macOS's /tmp is
-// /private/tmp; a .githooks that links to a team's directory is that
-// directory).
+// holds says whether dir is in this repository: one of its worktrees (the
+// main worktree's .githooks, named from a linked worktree, is the
+// repository's own) or its git directories, where it is after symbolic
+// links (macOS's /tmp is /private/tmp; a .githooks that links to a team's
+// directory is that directory).
 func (r *Repo) holds(dir string) bool {
-	for _, root := range []string{r.TopLevel, r.GitDir, r.CommonDir} {
+	roots := []string{r.TopLevel, r.GitDir, r.CommonDir}
+	if list, err := r.Worktrees(); err == nil {
+		for _, w := range list {
+			roots = append(roots, w.Path)
+		}
+	}
+	for _, root := range roots {
 		if root != "" && isUnder(realPath(root), realPath(dir)) {
 			return true
 		}
