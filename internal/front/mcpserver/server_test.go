@@ -168,6 +168,14 @@ func TestWithWarnings(t *testing.T) {
 			t.Errorf("withWarnings(%q) is not JSON: %s", c.data, got)
 		}
 	}
+	// A line the result says already, in a member of its own, is not said twice.
+	if got := string(withWarnings(json.RawMessage(`{"warning": "w"}`), []string{"w"})); got != `{"warning": "w"}` {
+		t.Errorf("a warning the result has: %s", got)
+	}
+	if got := string(withWarnings(json.RawMessage(`{"warning": "w"}`), []string{"w", "v"})); !json.Valid([]byte(got)) ||
+		!strings.Contains(got, "\"warnings\": [\n    \"v\"\n  ]") {
+		t.Errorf("a warning the result has, and one it has not: %s", got)
+	}
 	if got := string(withWarnings(json.RawMessage(`{"a":1}`), nil)); got != `{"a":1}` {
 		t.Errorf("with no warnings: %s", got)
 	}

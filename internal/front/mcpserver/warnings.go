@@ -66,10 +66,15 @@ func (w *warnings) list() []string {
 
 // withWarnings is the JSON object data with a "warnings" member listing
 // lines, after its own members; data as it is when there are none or it
-// is no object.
+// is no object. A line one of data's own members says already (assign's
+// warning) is left out.
 func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 	data = bytes.TrimSpace(data)
 	if len(lines) == 0 || len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' {
+		return data
+	}
+	lines = notSaid(data, lines)
+	if len(lines) == 0 {
 		return data
 	}
 	list, err := json.MarshalIndent(lines, "  ", "  ")
@@ -84,4 +89,27 @@ func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 	out = append(out, "\n  \"warnings\": "...)
 	out = append(out, list...)
 	return append(out, "\n}"...)
+}
+
+// notSaid is lines without those that are the string value of one of the
+// object data's own members.
+func notSaid(data json.RawMessage, lines []string) []string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return lines
+	}
+	said := map[string]bool{}
+	for _, v := range members {
+		var s string
+		if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+			said[s] = true
+		}
+	}
+	var out []string
+	for _, line := range lines {
+		if !said[line] {
+			out = append(out, line)
+		}
+	}
+	return out
 }
