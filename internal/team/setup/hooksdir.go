@@ -38,14 +38,23 @@ func (h *Hook) sharedHooksPath() string {
 // links (macOS's /tmp is /private/tmp; a .githooks that links to a team's
 // directory is that directory).
 func (r *Repo) holds(dir string) bool {
-	roots := []string{r.TopLevel, r.GitDir, r.CommonDir}
-	if list, err := r.Worktrees(); err == nil {
-		for _, w := range list {
-			roots = append(roots, w.Path)
+	under := func(roots ...string) bool {
+		for _, root := range roots {
+			if root != "" && isUnder(realPath(root), realPath(dir)) {
+				return true
+			}
 		}
+		return false
 	}
-	for _, root := range roots {
-		if root != "" && isUnder(realPath(root), realPath(dir)) {
+	if under(r.TopLevel, r.GitDir, r.CommonDir) {
+		return true
+	}
+	list, err := r.Worktrees()
+	if err != nil {
+		return false
+	}
+	for _, w := range list {
+		if under(w.Path) {
 			return true
 		}
 	}
