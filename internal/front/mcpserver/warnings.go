@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // maxWarnings bounds the warnings one result carries; the rest are
@@ -16,8 +17,11 @@ const maxWarnings = 10
 // stderr (a write done here but not published, a torn tail repaired, a
 // place in the queue that stays), which a tool has no stderr for: the
 // result carries it, so that the agent is told. QUEEN_TRACE's timings go
-// to the server's stderr, where its operator looks.
+// to the server's stderr, where its operator looks. A use case may write
+// from two goroutines at once (a presence note beside a wait), so the
+// lines are kept under mu.
 type warnings struct {
+	mu      sync.Mutex
 	lines   []string
 	dropped int
 	partial bytes.Buffer
@@ -25,6 +29,8 @@ type warnings struct {
 }
 
 func (w *warnings) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.partial.Write(p)
 	for {
 		line, err := w.partial.ReadString('\n')
@@ -54,6 +60,8 @@ func (w *warnings) add(line string) {
 
 // list is the warnings, with the count of those left out.
 func (w *warnings) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.partial.Len() > 0 {
 		w.add(w.partial.String())
 		w.partial.Reset()
