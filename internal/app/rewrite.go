@@ -92,26 +92,17 @@ func archive(e *Env, r ArchiveRequest) (*RewriteResult, error) {
 // both or stays in both. Judged log by log, the release moved and the
 // older active version left in the other log was current again. The
 // archives count too, so that an archive cut off between the two logs is
-// finished by the next. Messages need none of this: they are judged by
-// created_at, which every version of one message shares.
+// finished by the next; of an archive, which only grows, only the versions
+// of records the logs still hold are read into memory. Messages need none
+// of this: they are judged by created_at, which every version of one
+// message shares.
 func oldAcrossLogs(s *store.Store, name string, old func(jsonl.Record) bool) (func(jsonl.Record) bool, error) {
-	src := &store.Sources{}
-	for _, log := range s.Logs(name) {
-		for _, p := range []string{log.Path, jsonl.ArchivePath(log.Path)} {
-			if _, err := os.Stat(p); err == nil {
-				src.Paths = append(src.Paths, p)
-			}
-		}
-	}
-	if len(src.Paths) < 2 {
-		return old, nil
-	}
-	sel, err := s.SelectFrom(src, store.Query{})
-	if err != nil {
-		return nil, err
+	versions, err := versionsAcrossLogs(s, name)
+	if err != nil || versions == nil {
+		return old, err
 	}
 	moving := map[string]bool{}
-	for _, e := range sel.Entries {
+	for _, e := range versions {
 		if old(jsonl.Record{ID: e.ID, Raw: e.Raw, Line: e.Line}) {
 			moving[e.ID] = true
 		}
@@ -180,4 +171,46 @@ func rewriteLogs(e *Env, rewriterFor func(*store.Store) rewriter, archived bool)
 		res.Files = append(res.Files, f)
 	}
 	return res, nil
+}
+
+// versionsAcrossLogs is the newest version, in the logs of the store name
+// and their archives, of each record the logs hold; nil when there is one
+// file to read. An archive only grows: of it, only the versions of
+// records the logs still hold are kept in memory, not the whole history.
+func versionsAcrossLogs(s *store.Store, name string) ([]jsonl.Entry, error) {
+	logs, all := &store.Sources{}, &store.Sources{}
+	for _, log := range s.Logs(name) {
+		if exists(log.Path) {
+			logs.Paths = append(logs.Paths, log.Path)
+			all.Paths = append(all.Paths, log.Path)
+		}
+		if archive := jsonl.ArchivePath(log.Path); exists(archive) {
+			all.Paths = append(all.Paths, archive)
+		}
+	}
+	if len(all.Paths) < 2 || len(logs.Paths) == 0 {
+		return nil, nil
+	}
+	inLogs, err := s.SelectFrom(logs, store.Query{})
+	if err != nil {
+		return nil, err
+	}
+	held := make(map[string]bool, len(inLogs.Entries))
+	for _, e := range inLogs.Entries {
+		held[e.ID] = true
+	}
+	sel, err := s.SelectFrom(all, store.Query{Query: jsonl.Query{Fields: []string{jsonline.DefaultKey}, Static: func(f [][]byte) bool {
+		id, ok := jsonline.String(f[0])
+		return ok && held[id]
+	}}})
+	if err != nil {
+		return nil, err
+	}
+	return sel.Entries, nil
+}
+
+// exists says whether a file is at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -105,9 +105,10 @@ func CommandLine(flag func(Param) string) Words {
 // when every byte is one no shell gives a meaning to, else in single
 // quotes. A person or an agent runs the commands a message suggests as
 // they read them, and a droid's name ($(...) is a valid one) or a path
-// in them must not run anything.
+// in them must not run anything, nor mean another word: zsh expands a
+// word that starts with = to a command's path (=rm is /bin/rm).
 func ShellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+	if s != "" && s[0] != '=' && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
 	}) < 0 {
 		return s

@@ -68,3 +68,22 @@ func TestErrorf(t *testing.T) {
 		t.Errorf("IsZero: the zero Text is %v, Textf(\"x\") %v", (Text{}).IsZero(), Textf("x").IsZero())
 	}
 }
+
+// TestShellWord: a word is left as it is only where no shell reads it
+// otherwise. zsh (macOS's shell) expands a word that starts with = to the
+// path of the command it names: --to =rm sent to "/bin/rm".
+func TestShellWord(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"bob", "bob"},
+		{"src/a.go", "src/a.go"},
+		{"a=b", "a=b"},
+		{"=rm", "'=rm'"},
+		{"~bob", "'~bob'"},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+	} {
+		if got := ShellWord(c.in); got != c.want {
+			t.Errorf("ShellWord(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -3,8 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,7 +171,45 @@ func TestWithWarnings(t *testing.T) {
 			t.Errorf("withWarnings(%q) is not JSON: %s", c.data, got)
 		}
 	}
+	// A line the result says already, in a member of its own, is not said twice.
+	if got := string(withWarnings(json.RawMessage(`{"warning": "w"}`), []string{"w"})); got != `{"warning": "w"}` {
+		t.Errorf("a warning the result has: %s", got)
+	}
+	if got := string(withWarnings(json.RawMessage(`{"warning": "w"}`), []string{"w", "v"})); !json.Valid([]byte(got)) ||
+		!strings.Contains(got, "\"warnings\": [\n    \"v\"\n  ]") {
+		t.Errorf("a warning the result has, and one it has not: %s", got)
+	}
 	if got := string(withWarnings(json.RawMessage(`{"a":1}`), nil)); got != `{"a":1}` {
 		t.Errorf("with no warnings: %s", got)
+	}
+}
+
+// A use case may warn from two goroutines at once (a torn tail repaired
+// by the presence note a long wait makes beside the wait's own warning):
+// every line is kept or counted, none lost or torn.
+func TestWarningsFromSeveralGoroutines(t *testing.T) {
+	w := &warnings{trace: io.Discard}
+	const writers, each = 4, 2000
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			for j := range each {
+				fmt.Fprintf(w, "git-queen: warning: writer %d line %d\n", i, j)
+			}
+		})
+	}
+	wg.Wait()
+	lines := w.list()
+	var more int
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "and %d more warnings", &more); err != nil {
+		t.Fatalf("the last line %q does not count the rest", lines[len(lines)-1])
+	}
+	if kept := len(lines) - 1; kept != maxWarnings || kept+more != writers*each {
+		t.Errorf("%d lines kept and %d counted; want %d kept and %d in all", kept, more, maxWarnings, writers*each)
+	}
+	for _, line := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(line, "writer ") || strings.Contains(line, "git-queen") {
+			t.Errorf("a torn line: %q", line)
+		}
 	}
 }

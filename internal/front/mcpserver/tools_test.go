@@ -541,5 +541,9 @@ func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
 		if warning != c.warning {
 			t.Errorf("assign to %s: warning %q, want %q", c.droid, warning, c.warning)
 		}
+		// Said once: the result's warnings do not repeat its warning.
+		if warnings, ok := res.StructuredContent.(map[string]any)["warnings"]; ok {
+			t.Errorf("assign to %s: warning %q repeated in warnings %q", c.droid, warning, warnings)
+		}
 	}
 }

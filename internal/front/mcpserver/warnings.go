@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // maxWarnings bounds the warnings one result carries; the rest are
@@ -16,8 +17,11 @@ const maxWarnings = 10
 // stderr (a write done here but not published, a torn tail repaired, a
 // place in the queue that stays), which a tool has no stderr for: the
 // result carries it, so that the agent is told. QUEEN_TRACE's timings go
-// to the server's stderr, where its operator looks.
+// to the server's stderr, where its operator looks. A use case may write
+// from two goroutines at once (a presence note beside a wait), so the
+// lines are kept under mu.
 type warnings struct {
+	mu      sync.Mutex
 	lines   []string
 	dropped int
 	partial bytes.Buffer
@@ -25,6 +29,8 @@ type warnings struct {
 }
 
 func (w *warnings) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.partial.Write(p)
 	for {
 		line, err := w.partial.ReadString('\n')
@@ -54,6 +60,8 @@ func (w *warnings) add(line string) {
 
 // list is the warnings, with the count of those left out.
 func (w *warnings) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.partial.Len() > 0 {
 		w.add(w.partial.String())
 		w.partial.Reset()
@@ -66,10 +74,15 @@ func (w *warnings) list() []string {
 
 // withWarnings is the JSON object data with a "warnings" member listing
 // lines, after its own members; data as it is when there are none or it
-// is no object.
+// is no object. A line one of data's own members says already (assign's
+// warning) is left out.
 func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 	data = bytes.TrimSpace(data)
 	if len(lines) == 0 || len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' {
+		return data
+	}
+	lines = notSaid(data, lines)
+	if len(lines) == 0 {
 		return data
 	}
 	list, err := json.MarshalIndent(lines, "  ", "  ")
@@ -84,4 +97,27 @@ func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 	out = append(out, "\n  \"warnings\": "...)
 	out = append(out, list...)
 	return append(out, "\n}"...)
+}
+
+// notSaid is lines without those that are the string value of one of the
+// object data's own members.
+func notSaid(data json.RawMessage, lines []string) []string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return lines
+	}
+	said := map[string]bool{}
+	for _, v := range members {
+		var s string
+		if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+			said[s] = true
+		}
+	}
+	var out []string
+	for _, line := range lines {
+		if !said[line] {
+			out = append(out, line)
+		}
+	}
+	return out
 }

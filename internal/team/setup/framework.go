@@ -39,11 +39,17 @@ func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 		indent := len(yamlKey.FindStringSubmatch(item[0])[1])
 		always, has := yamlList(item, indent, "always_run")
 		_, local := yamlList(item, indent, "entry")
-		if has && len(always) == 1 && always[0] == "true" || !has && !local {
+		if has && len(always) == 1 && yamlTrue(always[0]) || !has && !local {
 			return true
 		}
 	}
 	return false
+}
+
+// yamlTrue says whether value is true to the pre-commit framework, which
+// reads YAML 1.1: True, yes and on are true as well as true.
+func yamlTrue(value string) bool {
+	return slices.Contains([]string{"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}, value)
 }
 
 // frameworkQueenItems are the hooks of a .pre-commit-config.yaml that run

@@ -220,7 +220,11 @@ func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
 		return "", err
 	}
 	if shared := h.sharedHooksPath(); shared != "" && !force {
-		return "", fmt.Errorf("%s; install anyway with --force, or add `git-queen hook %s` to that hook yourself", shared, name)
+		// The line runs git-queen only where init ran: the other
+		// repositories using the directory, and machines without
+		// git-queen, go on as before.
+		return "", fmt.Errorf("%s; install anyway with --force, or add `git-queen hook %s` to that hook yourself, "+
+			"as a line the other repositories skip: %s", shared, name, TrackedLine(name))
 	}
 	if h.Managed != "" {
 		did := ""

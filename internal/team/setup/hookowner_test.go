@@ -302,6 +302,11 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"the remote id", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", true},
 		{"the remote id, turned off", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    always_run: false\n", false},
 		{"one of two git-queen hooks always runs", local("") + "      - id: git-queen-system\n        always_run: true\n", true},
+		// The framework reads YAML 1.1, where these are true too.
+		{"local, always_run: True", local("        always_run: True\n"), true},
+		{"local, always_run: yes", local("        always_run: yes\n"), true},
+		{"local, always_run: on", local("        always_run: on\n"), true},
+		{"local, always_run: no", local("        always_run: no\n"), false},
 	} {
 		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
 			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)

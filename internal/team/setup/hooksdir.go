@@ -32,13 +32,29 @@ func (h *Hook) sharedHooksPath() string {
 	return ""
 }
 
-// holds says whether dir is in this repository: its worktree or its git
-// directories, where it is after symbolic links (macOS's /tmp is
-// /private/tmp; a .githooks that links to a team's directory is that
-// directory).
+// holds says whether dir is in this repository: one of its worktrees (the
+// main worktree's .githooks, named from a linked worktree, is the
+// repository's own) or its git directories, where it is after symbolic
+// links (macOS's /tmp is /private/tmp; a .githooks that links to a team's
+// directory is that directory).
 func (r *Repo) holds(dir string) bool {
-	for _, root := range []string{r.TopLevel, r.GitDir, r.CommonDir} {
-		if root != "" && isUnder(realPath(root), realPath(dir)) {
+	under := func(roots ...string) bool {
+		for _, root := range roots {
+			if root != "" && isUnder(realPath(root), realPath(dir)) {
+				return true
+			}
+		}
+		return false
+	}
+	if under(r.TopLevel, r.GitDir, r.CommonDir) {
+		return true
+	}
+	list, err := r.Worktrees()
+	if err != nil {
+		return false
+	}
+	for _, w := range list {
+		if under(w.Path) {
 			return true
 		}
 	}
