@@ -30,18 +30,7 @@ func TestToolPanicAndErrorDoNotEndTheServer(t *testing.T) {
 		run: func(*app.Env, struct{}) (struct{}, error) { panic("boom") }})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, serverSide, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, clientSide, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-
+	cs := connect(t, ctx, s, nil)
 	for range 2 {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{}})
 		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "internal error in the tool boom") {
@@ -76,18 +65,7 @@ func TestResultProblemsAreBounded(t *testing.T) {
 		run: func(*app.Env, struct{}) (*app.InboxResult, error) { return many, nil }})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, serverSide, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, clientSide, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "broken", Arguments: map[string]any{}})
+	res, err := connect(t, ctx, s, nil).CallTool(ctx, &mcp.CallToolParams{Name: "broken", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
