@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // SendRequest is a message to send.
@@ -64,11 +66,35 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sent, err := (&messages.Store{S: s}).Send(draft(from, r.To, r.Subject, r.Body, r.Issue, r.ReplyTo, r.Importance, r.New))
+	d := draft(from, r.To, r.Subject, r.Body, r.Issue, r.ReplyTo, r.Importance, r.New)
+	sent, err := (&messages.Store{S: s}).Send(d)
+	if unknown, ok := errors.AsType[*messages.UnknownRecipientError](err); ok && configuredDroids(s, unknown.Names) {
+		d.NewRecipients = true // set up by init --droid, not seen yet: no typo
+		sent, err = (&messages.Store{S: s}).Send(d)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &SendResult{Sent: sent}, nil
+}
+
+// configuredDroids says whether every name is a droid some worktree of
+// the repository is set to act as (git queen init --droid), though none
+// of them has been seen yet.
+func configuredDroids(s *store.Store, names []string) bool {
+	if s.WS.Repo == nil {
+		return false
+	}
+	configured := s.WS.Repo.ConfiguredDroids()
+	for i, d := range configured {
+		configured[i] = records.CanonicalDroid(d)
+	}
+	for _, n := range names {
+		if !slices.Contains(configured, records.CanonicalDroid(n)) {
+			return false
+		}
+	}
+	return len(names) > 0
 }
 
 // Reply answers a message.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -211,4 +212,38 @@ func unquote(v string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// ConfiguredDroids lists the droids (queen.droid) the repository's
+// worktrees are set to act as, in the shared configuration file and in
+// each worktree's config.worktree, without starting git: git queen init
+// --droid NAME writes one there before NAME's first command, so that a
+// send to NAME from another worktree is no typo though NAME has not been
+// seen yet. A file the parser cannot follow whole (an include) counts
+// for what it says.
+func (r *Repo) ConfiguredDroids() []string {
+	if r.CommonDir == "" {
+		return nil
+	}
+	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.CommonDir, "config.worktree")}
+	if linked, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees")); err == nil {
+		for _, w := range linked {
+			files = append(files, filepath.Join(r.CommonDir, "worktrees", w.Name(), "config.worktree"))
+		}
+	}
+	key, _ := parseKey("queen.droid")
+	var droids []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		entries, _ := parseConfig(string(data), ScopeWorktree)
+		if e, ok := lastEntry(entries, key, ""); ok && !e.bare {
+			if d := strings.TrimSpace(e.value); d != "" && !slices.Contains(droids, d) {
+				droids = append(droids, d)
+			}
+		}
+	}
+	return droids
 }
