@@ -39,6 +39,9 @@ type ReplyRequest struct {
 // SendResult is the messages sent: one per recipient.
 type SendResult struct {
 	Sent []records.Message `json:"sent"`
+	// More counts the copies sent that a result bounded in bytes (an MCP
+	// tool's) leaves out; the command line lists every copy.
+	More int `json:"more,omitempty"`
 }
 
 // Send sends a message. Without a subject, the body's first line is one.

@@ -11,9 +11,10 @@ import (
 // What a call returns is bounded in bytes as well as in rows: every byte
 // of a result goes into the agent's context.
 
-// maxListingBytes bounds the messages inbox and thread return, as the
-// limit bounds their number: a message may hold 240 KB, and 50 of them
-// made one inbox call answer 12 MB, all of it in the agent's context.
+// maxListingBytes bounds the messages inbox and thread return, and the
+// copies a send lists, as the limit bounds their number: a message may
+// hold 240 KB, and 50 of them made one inbox call answer 12 MB, all of it
+// in the agent's context (a send to 60 droids, 12.3 MB).
 const maxListingBytes = 1 << 20
 
 // withinBytes keeps the messages of list, from its start (or, newestLast,

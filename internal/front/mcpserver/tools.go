@@ -38,8 +38,15 @@ func newServer(r *runner) *mcp.Server {
 		app.Check))
 	addTool(s, r, limited(useCase("reservations", "List active reservations of every droid, worktree and synced clone: the 50 most recent unless given a limit (more says how many were left out).",
 		app.Reservations), func(in *app.ReservationsRequest) *int { return &in.Limit }))
-	addTool(s, r, useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true.",
-		app.Send))
+	send := useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true. "+
+		"The result lists the copies sent, no more than 1 MiB of them (more counts the rest, which were sent too).",
+		app.Send)
+	send.finish = func(res *app.SendResult) {
+		var cut int
+		res.Sent, cut = withinBytes(res.Sent, maxListingBytes, false)
+		res.More += cut
+	}
+	addTool(s, r, send)
 	inbox := limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
 		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit })
 	inbox.finish = func(res *app.InboxResult) {

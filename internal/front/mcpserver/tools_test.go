@@ -547,3 +547,43 @@ func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// send lists at most maxListingBytes of the copies it sent and counts the
+// rest in more: a 200 KB message to 12 droids answered 2.4 MB (to 60,
+// 12.3 MB), each copy the same body, all of it in the agent's context.
+// Every copy was sent all the same.
+func TestSendListsItsCopiesBoundedInBytes(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	bob := connect(t, ctx, New(env, "bob", ""), nil)
+	var to []string
+	for i := range 12 {
+		to = append(to, fmt.Sprintf("d%02d", i))
+	}
+	args := map[string]any{"to": strings.Join(to, ","), "subject": "big", "body": strings.Repeat("x", 200<<10), "new": true}
+	res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("send: %v %s", err, mustMarshal(res))
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var got struct {
+		Sent []records.Message `json:"sent"`
+		More int               `json:"more"`
+	}
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(text) > maxListingBytes+64<<10 || len(got.Sent) == 0 || len(got.Sent)+got.More != len(to) || got.Sent[0].To != "d00" {
+		t.Errorf("send to %d droids: %d bytes, %d copies listed (first to %q), more %d; want at most %d bytes and the rest counted",
+			len(to), len(text), len(got.Sent), got.Sent[0].To, got.More, maxListingBytes)
+	}
+	for _, d := range to {
+		inbox, err := connect(t, ctx, New(env, d, ""), nil).CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}})
+		if err != nil || inbox.IsError || !strings.Contains(inbox.Content[0].(*mcp.TextContent).Text, `"subject": "big"`) {
+			t.Errorf("%s did not get the message: %v %.200s", d, err, mustMarshal(inbox))
+		}
+	}
+}
