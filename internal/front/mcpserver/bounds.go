@@ -17,26 +17,28 @@ import (
 // in the agent's context (a send to 60 droids, 12.3 MB).
 const maxListingBytes = 1 << 20
 
-// withinBytes keeps the messages of list, from its start (or, newestLast,
-// from its end), whose JSON fits in max bytes, and at least one; it says
-// how many it left out.
-func withinBytes(list []records.Message, max int, newestLast bool) ([]records.Message, int) {
-	total, kept := 0, 0
-	for kept < len(list) {
+// keepWithinBytes keeps the messages of *list, from its start (or,
+// newestLast, from its end), whose JSON fits in maxListingBytes, and at
+// least one; it adds how many it left out to *more.
+func keepWithinBytes(list *[]records.Message, more *int, newestLast bool) {
+	all, total, kept := *list, 0, 0
+	for kept < len(all) {
 		i := kept
 		if newestLast {
-			i = len(list) - 1 - kept
+			i = len(all) - 1 - kept
 		}
-		data, _ := json.Marshal(list[i])
-		if total += len(data); total > max && kept > 0 {
+		data, _ := json.Marshal(all[i])
+		if total += len(data); total > maxListingBytes && kept > 0 {
 			break
 		}
 		kept++
 	}
 	if newestLast {
-		return list[len(list)-kept:], len(list) - kept
+		*list = all[len(all)-kept:]
+	} else {
+		*list = all[:kept]
 	}
-	return list[:kept], len(list) - kept
+	*more += len(all) - kept
 }
 
 // maxListedProblems is how many of the lines its store could not read a

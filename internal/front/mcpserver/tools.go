@@ -41,29 +41,17 @@ func newServer(r *runner) *mcp.Server {
 	send := useCase("send", "Send a message to a droid, to several (comma-separated), or to @all. A name this repository has never seen is refused with the near matches, unless new=true. "+
 		"The result lists the copies sent, no more than 1 MiB of them (more counts the rest, which were sent too).",
 		app.Send)
-	send.finish = func(res *app.SendResult) {
-		var cut int
-		res.Sent, cut = withinBytes(res.Sent, maxListingBytes, false)
-		res.More += cut
-	}
+	send.finish = func(res *app.SendResult) { keepWithinBytes(&res.Sent, &res.More, false) }
 	addTool(s, r, send)
 	inbox := limited(useCase("inbox", "List the messages sent to you, newest first: the 50 newest unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
 		app.Inbox), func(in *app.InboxRequest) *int { return &in.Limit })
-	inbox.finish = func(res *app.InboxResult) {
-		var cut int
-		res.Messages, cut = withinBytes(res.Messages, maxListingBytes, false)
-		res.More += cut
-	}
+	inbox.finish = func(res *app.InboxResult) { keepWithinBytes(&res.Messages, &res.More, false) }
 	addTool(s, r, inbox)
 	addTool(s, r, useCase("read", "Show a message and mark it read if it was sent to you.", app.Read))
 	addTool(s, r, useCase("reply", "Answer a message, in its thread.", app.Reply))
 	thread := limited(useCase("thread", "Show a thread oldest first: of a message id, or of an issue id; its 50 newest messages unless given a limit, and no more than 1 MiB of them (more says how many older ones were left out).",
 		app.Thread), func(in *app.ThreadRequest) *int { return &in.Limit })
-	thread.finish = func(res *app.ThreadResult) {
-		var cut int
-		res.Thread, cut = withinBytes(res.Thread, maxListingBytes, true)
-		res.More += cut
-	}
+	thread.finish = func(res *app.ThreadResult) { keepWithinBytes(&res.Thread, &res.More, true) }
 	addTool(s, r, thread)
 	wait := useCase("wait", "Block until a message to you arrives that matches every filter given (one already waiting counts), then return it, marked read unless peek. "+
 		"Use it after asking another droid a question instead of polling the inbox. It gives up after 50s by default, within the 60s most clients wait for a call; "+
