@@ -97,14 +97,21 @@ func uncommentLine(line []byte) []byte {
 // Manager files and markers, as the managers write them.
 var (
 	preCommitConfigs = []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}
-	// frameworkIDs are .pre-commit-hooks.yaml's hook ids, by the hook
-	// (stage) each runs at.
+	// frameworkHookIDs are .pre-commit-hooks.yaml's ids of git-queen's
+	// hooks, by the hook (stage) each runs at.
+	frameworkHookIDs = map[string][]string{
+		"pre-commit":       {"git-queen", "git-queen-system"},
+		"pre-merge-commit": {"git-queen", "git-queen-system"},
+		"pre-push":         {"git-queen-pre-push", "git-queen-system-pre-push"},
+	}
+	// frameworkIDs match a configuration's line that names one of
+	// frameworkHookIDs, by the hook.
 	frameworkIDs = sync.OnceValue(func() map[string]*regexp.Regexp {
-		return map[string]*regexp.Regexp{
-			"pre-commit":       regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?["']?\s*(#.*)?$`),
-			"pre-merge-commit": regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?["']?\s*(#.*)?$`),
-			"pre-push":         regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?git-queen(-system)?-pre-push["']?\s*(#.*)?$`),
+		ids := map[string]*regexp.Regexp{}
+		for hook, names := range frameworkHookIDs {
+			ids[hook] = regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?(` + strings.Join(names, "|") + `)["']?\s*(#.*)?$`)
 		}
+		return ids
 	})
 )
 

@@ -11,9 +11,6 @@ import (
 // huskyOff matches a line of husky's init.sh that switches husky off.
 var huskyOff = regexp.MustCompile(`(?m)^\s*(export\s+)?HUSKY=["']?0["']?\s*(;|$)`)
 
-// frameworkQueenIDs are .pre-commit-hooks.yaml's ids of git-queen's hooks.
-var frameworkQueenIDs = []string{"git-queen", "git-queen-system", "git-queen-pre-push", "git-queen-system-pre-push"}
-
 // switchedOff says what in the environment where doctor runs (getenv)
 // makes the manager whose hook h is run nothing, git-queen's check
 // included: HUSKY=0 (in the environment or husky's init.sh), LEFTHOOK=0,
@@ -46,18 +43,10 @@ func switchedOff(h *Hook, getenv func(string) string) string {
 		}
 		skip := getenv("SKIP")
 		for id := range strings.SplitSeq(skip, ",") {
-			if slices.Contains(frameworkQueenIDs, strings.TrimSpace(id)) && frameworkRunsID(h, strings.TrimSpace(id)) {
+			if slices.Contains(frameworkHookIDs[h.Name], strings.TrimSpace(id)) {
 				return "SKIP=" + skip + " is set here, so the framework skips git-queen's check"
 			}
 		}
 	}
 	return ""
-}
-
-// frameworkRunsID says whether id is one that runs git-queen at h's hook.
-func frameworkRunsID(h *Hook, id string) bool {
-	if h.Name == "pre-push" {
-		return strings.HasSuffix(id, "-pre-push")
-	}
-	return !strings.HasSuffix(id, "-pre-push")
 }
