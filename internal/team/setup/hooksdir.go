@@ -38,9 +38,10 @@ func (h *Hook) sharedHooksPath() string {
 // links (macOS's /tmp is /private/tmp; a .githooks that links to a team's
 // directory is that directory).
 func (r *Repo) holds(dir string) bool {
+	real := realPath(dir)
 	under := func(roots ...string) bool {
 		for _, root := range roots {
-			if root != "" && isUnder(realPath(root), realPath(dir)) {
+			if root != "" && isUnder(realPath(root), real) {
 				return true
 			}
 		}
