@@ -149,11 +149,10 @@ func printJSON(w io.Writer, v any) error {
 
 // Identity is the droid a command run with --droid droid would act as:
 // droid, else $QUEEN_DROID, else git config queen.droid; "" when none is
-// set. The MCP server resolves it once, at start.
-func (e *Env) Identity(droid string) string { return e.identity(globals{Droid: droid}) }
-
-// IdentitySource says where Identity(droid) found the droid: "--droid",
-// "QUEEN_DROID", "QUEEN_AGENT" or "git config queen.droid".
-func (e *Env) IdentitySource(droid string) string {
-	return e.session(globals{Droid: droid}).IdentitySource()
+// set. from says where it was found: "--droid", "QUEEN_DROID",
+// "QUEEN_AGENT" or "git config queen.droid". The MCP server resolves it
+// once, at start.
+func (e *Env) Identity(droid string) (name, from string) {
+	s := e.session(globals{Droid: droid})
+	return s.Identity(), s.IdentitySource()
 }

@@ -60,8 +60,8 @@ func Main(args []string) int {
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	s := newServer(&runner{env: env, droid: env.Identity(*droid), droidFrom: env.IdentitySource(*droid), beadsDir: *beadsDir,
-		progressInterval: *progress})
+	me, from := env.Identity(*droid)
+	s := newServer(&runner{env: env, droid: me, droidFrom: from, beadsDir: *beadsDir, progressInterval: *progress})
 	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)

@@ -299,7 +299,8 @@ func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
 	env.Getenv = func(string) string { return "" }
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	s := newServer(&runner{env: env, droid: env.Identity(""), droidFrom: env.IdentitySource("")})
+	me, from := env.Identity("")
+	s := newServer(&runner{env: env, droid: me, droidFrom: from})
 	cs := connect(t, ctx, s, nil)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}})
 	e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
