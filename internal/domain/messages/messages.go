@@ -302,10 +302,7 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 		return nil, problems, fmt.Errorf("no messages in thread %s", ref)
 	}
 	slices.SortFunc(thread, func(a, b records.Message) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
 	return thread, problems, nil
 }
