@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -102,13 +103,7 @@ func checkPipelineKey(c *checker, doc any, p string) {
 		return
 	}
 	base := strings.TrimSuffix(path.Base(p), ".json")
-	var keys []string
-	for k := range m {
-		if pipeline.IsIssueKey(k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return !pipeline.IsIssueKey(k) })
 	switch {
 	case !pipeline.IsIssueKey(base):
 		c.addf("", RulePipelineKey, "the file is named %s; a pipeline file is state/pipeline/<issue number>.json", path.Base(p))
