@@ -1,6 +1,7 @@
 package assignments
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,10 +38,7 @@ func (a *Store) Doubles() ([]Double, error) {
 			continue
 		}
 		slices.SortFunc(active, func(x, y records.Assignment) int {
-			if c := x.CreatedAt.Compare(y.CreatedAt); c != 0 {
-				return c
-			}
-			return strings.Compare(x.ID, y.ID)
+			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
 		})
 		out = append(out, Double{IssueID: issue, Active: active})
 	}

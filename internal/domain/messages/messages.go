@@ -117,9 +117,7 @@ func (m *Store) SendIn(tx *jsonl.Tx, d Draft) ([]records.Message, error) {
 		if err != nil {
 			return nil, wording.Errorf("%s: %w", wording.Param("reply_to"), err)
 		}
-		if thread == "" {
-			thread = cmp.Or(parent.ThreadID, parent.ID)
-		}
+		thread = cmp.Or(thread, parent.ThreadID, parent.ID)
 	}
 	recipients, err := m.recipients(&d)
 	if err != nil {
@@ -282,9 +280,7 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if msg.ThreadID != "" {
-			root = msg.ThreadID
-		}
+		root = cmp.Or(msg.ThreadID, ref)
 	}
 	sel, err := m.S.Select(records.MessagesFile, store.Query{Query: jsonl.Query{
 		Fields:   []string{"id", "thread_id", "issue_id"},
@@ -302,10 +298,7 @@ func (m *Store) Thread(ref string) ([]records.Message, []jsonl.Problem, error) {
 		return nil, problems, fmt.Errorf("no messages in thread %s", ref)
 	}
 	slices.SortFunc(thread, func(a, b records.Message) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
 	return thread, problems, nil
 }

@@ -94,12 +94,7 @@ func (s *Store) WaitCycle(req Request, blocking []Conflict, now time.Time) (*Cyc
 	if err != nil {
 		return nil, err
 	}
-	var mine []Live
-	for _, l := range active {
-		if l.Droid == req.Droid {
-			mine = append(mine, l)
-		}
-	}
+	mine := slices.DeleteFunc(active, func(l Live) bool { return l.Droid != req.Droid }) // read for this call alone
 	if len(mine) == 0 {
 		return nil, nil
 	}

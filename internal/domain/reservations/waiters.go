@@ -67,10 +67,7 @@ func WaitingAt(r records.Reservation, now time.Time) bool {
 // (ULIDs of one millisecond order by their random part: arbitrary, but the
 // same on every clone).
 func InLine(a, b records.Reservation) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.ID, b.ID)
+	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 }
 
 // waitingFields is WaitingAt on the live queries' fields (liveFields).

@@ -3,6 +3,7 @@ package roster
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -76,21 +77,16 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 	}
 	// The sightings are read on another core meanwhile: the first read
 	// after a join scans the received messages for both.
-	type sightingsRead struct {
-		list []Sighting
-		err  error
-	}
-	sighted := make(chan sightingsRead, 1)
-	go func() {
-		list, err := s.Sightings()
-		sighted <- sightingsRead{list, err}
-	}()
+	var sightings []Sighting
+	var sightErr error
+	var sighted sync.WaitGroup
+	sighted.Go(func() { sightings, sightErr = s.Sightings() })
 	for _, k := range records.Kinds {
 		fields := seenFields(writerFields[k.File], k.DroidFields)
 		q := store.Query{Name: "roster-fold-v1\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields}}
 		folds, err := s.S.Fold(k.File, q, func() jsonl.Folder { return newSeenFold(now) })
 		if err != nil {
-			<-sighted
+			sighted.Wait()
 			return nil, err
 		}
 		for _, f := range folds {
@@ -105,11 +101,11 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 			}
 		}
 	}
-	read := <-sighted
-	if read.err != nil {
-		return nil, read.err
+	sighted.Wait()
+	if sightErr != nil {
+		return nil, sightErr
 	}
-	for _, x := range read.list {
+	for _, x := range sightings {
 		if d := get(x.Droid); d != nil {
 			seeFirst(d, x.First)
 			seeLast(d, x.Last)

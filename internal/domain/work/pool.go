@@ -23,7 +23,7 @@ type Pool struct {
 // made whole (an st item).
 type entry struct {
 	id      string
-	created []byte // the time's text, as the file has it; nil when absent
+	created []byte // the time's text, as the file has it; empty when absent
 	// at is created as an instant (Unix nanoseconds), for ordering;
 	// dated says created reads as one.
 	at    int64
@@ -40,10 +40,7 @@ type entry struct {
 func (p *Pool) AddItems(items []Item) {
 	for i := range items {
 		it := &items[i]
-		var created []byte
-		if it.CreatedAt != "" {
-			created = []byte(it.CreatedAt)
-		}
+		created := []byte(it.CreatedAt)
 		at, dated := instant(created)
 		p.entries = append(p.entries, entry{id: it.ID, created: created, at: at, dated: dated, item: it, file: it.File, status: it.Status,
 			source: it.Source, priority: it.Priority, line: it.Line, waiting: it.WaitingOn})

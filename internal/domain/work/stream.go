@@ -46,12 +46,10 @@ func StreamItems(file string, data []byte) ([]Item, []jsonl.Problem) {
 
 // problemLine is the line an st error names, 0 when it names none.
 func problemLine(err error) int {
-	var parse *st.ParseError
-	var apply *st.ApplyError
-	switch {
-	case errors.As(err, &parse):
+	if parse, ok := errors.AsType[*st.ParseError](err); ok {
 		return parse.Line
-	case errors.As(err, &apply):
+	}
+	if apply, ok := errors.AsType[*st.ApplyError](err); ok {
 		return apply.Line
 	}
 	return 0

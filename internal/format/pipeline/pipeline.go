@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,12 +62,7 @@ func Normalize(n int, data []byte) (Issue, error) {
 	}
 	raw, ok := top[strconv.Itoa(n)]
 	if !ok {
-		var keys []string
-		for k := range top {
-			if IsIssueKey(k) {
-				keys = append(keys, k)
-			}
-		}
+		keys := slices.DeleteFunc(slices.Collect(maps.Keys(top)), func(k string) bool { return !IsIssueKey(k) })
 		if len(keys) != 1 {
 			return Issue{}, fmt.Errorf("no issue data under the key %q", strconv.Itoa(n))
 		}

@@ -51,7 +51,7 @@ func parseUTC(s []byte) (time.Time, bool) {
 		}
 	}
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || month < 1 || month > 12 || day < 1 ||
-		day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		day > DaysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false
 	}
 	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
@@ -69,7 +69,9 @@ func digits(s []byte) (int, bool) {
 	return v, true
 }
 
-func daysIn(month, year int) int {
+// DaysIn is how many days month (1 to 12) has in year, by the Gregorian
+// calendar that RFC 3339 dates use.
+func DaysIn(month, year int) int {
 	switch month {
 	case 2:
 		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {

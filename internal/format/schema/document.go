@@ -55,8 +55,7 @@ func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[strin
 	switch f.Kind {
 	case JSON:
 		if err := jsonline.Valid(body); err != nil {
-			var se *jsonline.SyntaxError
-			if errors.As(err, &se) {
+			if se, ok := errors.AsType[*jsonline.SyntaxError](err); ok {
 				c.line = lineOf(body, se.Offset)
 			}
 			c.add("", RuleJSON, "not valid JSON: "+err.Error())
@@ -71,8 +70,7 @@ func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[strin
 	case TOML:
 		var m map[string]any
 		if err := toml.Unmarshal(body, &m); err != nil {
-			var de *toml.DecodeError
-			if errors.As(err, &de) {
+			if de, ok := errors.AsType[*toml.DecodeError](err); ok {
 				c.line, _ = de.Position()
 			}
 			c.add("", RuleJSON, "not valid TOML: "+err.Error())

@@ -126,23 +126,16 @@ func resolveRef(loc, ref string) (*schemaNode, error) {
 	if n, ok := refCache[target]; ok {
 		return n, nil
 	}
-	if ptr == "" {
-		n, ok := interpNodes[name]
-		if !ok {
-			return nil, fmt.Errorf("$ref %q: no schema %s", ref, name)
-		}
-		return n, nil
-	}
-	doc, ok := docByName[name]
+	doc, ok := docByName[name] // every schema has its document and its root
 	if !ok {
 		return nil, fmt.Errorf("$ref %q: no schema %s", ref, name)
 	}
+	if ptr == "" {
+		return interpNodes[name], nil
+	}
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := doc.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("$ref %q does not resolve", ref)
-		}
+		m, _ := doc.(map[string]any) // nil, holding nothing, when doc is not an object
 		if doc, ok = m[tok]; !ok {
 			return nil, fmt.Errorf("$ref %q does not resolve", ref)
 		}
@@ -158,14 +151,14 @@ func resolveRef(loc, ref string) (*schemaNode, error) {
 // compileNode compiles a schema object; keywords outside the subset are an
 // error, so a schema cannot silently mean less here than in a library.
 func compileNode(doc any, loc string) (*schemaNode, error) {
+	n := &schemaNode{loc: loc, minLength: -1, maxLength: -1, minItems: -1}
 	m, ok := doc.(map[string]any)
 	if !ok {
 		if b, isBool := doc.(bool); isBool && b {
-			return &schemaNode{loc: loc, minLength: -1, maxLength: -1, minItems: -1}, nil
+			return n, nil // true: anything is valid
 		}
 		return nil, fmt.Errorf("%s: schema is not an object", loc)
 	}
-	n := &schemaNode{loc: loc, minLength: -1, maxLength: -1, minItems: -1}
 	child := func(key string, v any) (*schemaNode, error) { return compileNode(v, loc+"/"+key) }
 	for k, v := range m {
 		var err error

@@ -84,14 +84,7 @@ func utcShape(s string) bool {
 func validDate(s string) bool {
 	y := twoDigits(s)*100 + twoDigits(s[2:])
 	m, d := twoDigits(s[5:]), twoDigits(s[8:])
-	if m < 1 || m > 12 || d < 1 {
-		return false
-	}
-	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
-	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-		days = 29
-	}
-	return d <= days
+	return m >= 1 && m <= 12 && d >= 1 && d <= records.DaysIn(m, y)
 }
 
 func twoDigits(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }

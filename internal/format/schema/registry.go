@@ -268,8 +268,8 @@ func ParseConfig(data []byte) (*Config, error) {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		var strict *toml.StrictMissingError
-		if !errors.As(err, &strict) {
+		strict, ok := errors.AsType[*toml.StrictMissingError](err)
+		if !ok {
 			return nil, fmt.Errorf("%s: %w", ConfigFile, err)
 		}
 		// Other tables belong to other commands; a key this one does not

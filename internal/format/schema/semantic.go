@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -102,13 +103,7 @@ func checkPipelineKey(c *checker, doc any, p string) {
 		return
 	}
 	base := strings.TrimSuffix(path.Base(p), ".json")
-	var keys []string
-	for k := range m {
-		if pipeline.IsIssueKey(k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	keys := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return !pipeline.IsIssueKey(k) })
 	switch {
 	case !pipeline.IsIssueKey(base):
 		c.addf("", RulePipelineKey, "the file is named %s; a pipeline file is state/pipeline/<issue number>.json", path.Base(p))
@@ -194,7 +189,9 @@ func checkTemplateSteps(c *checker, doc any, _ string) {
 	steps, _ := m["steps"].([]any)
 	at := stepIDs(c, steps)
 	needs := make([][]int, len(steps))
+	order := make([]int, len(steps))
 	for i, s := range steps {
+		order[i] = i
 		sm, _ := s.(map[string]any)
 		list, _ := sm["needs"].([]any)
 		for j, n := range list {
@@ -210,7 +207,7 @@ func checkTemplateSteps(c *checker, doc any, _ string) {
 			needs[i] = append(needs[i], k)
 		}
 	}
-	if cycle := findCycle(needs); cycle != nil {
+	if cycle := st.FindCycle(order, func(i int) []int { return needs[i] }); cycle != nil {
 		names := make([]string, len(cycle))
 		for i, k := range cycle {
 			sm, _ := steps[k].(map[string]any)
@@ -219,41 +216,4 @@ func checkTemplateSteps(c *checker, doc any, _ string) {
 		c.addf("steps["+strconv.Itoa(cycle[0])+"].needs", RuleNeedsCycle, "steps need each other in a cycle: %s; no step of it could ever start",
 			strings.Join(names, " -> "))
 	}
-}
-
-// findCycle returns one cycle of the graph (its first node repeated at the
-// end), or nil.
-func findCycle(edges [][]int) []int {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := make([]int, len(edges))
-	var stack []int
-	var found []int
-	var visit func(n int) bool
-	visit = func(n int) bool {
-		color[n] = grey
-		stack = append(stack, n)
-		for _, m := range edges[n] {
-			if color[m] == grey {
-				i := slices.Index(stack, m)
-				found = append(slices.Clone(stack[i:]), m)
-				return true
-			}
-			if color[m] == white && visit(m) {
-				return true
-			}
-		}
-		stack = stack[:len(stack)-1]
-		color[n] = black
-		return false
-	}
-	for n := range edges {
-		if color[n] == white && visit(n) {
-			return found
-		}
-	}
-	return nil
 }

@@ -134,13 +134,11 @@ func validateLines(f *Format, path string, data []byte, limit, workers int) ([]P
 	results := make([]chunkResult, len(chunks))
 	var wg sync.WaitGroup
 	for i, ch := range chunks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			r := &results[i]
 			r.c = checker{limit: limit, path: path}
 			validateChunk(f, ch.data, ch.first, r)
-		}()
+		})
 	}
 	wg.Wait()
 

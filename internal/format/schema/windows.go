@@ -39,7 +39,8 @@ func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget f
 }
 
 // validateWindows is ValidateWhole a window at a time; ok is false when a
-// window is not clean, and the whole must be validated to report it.
+// window is not clean, and the whole must be validated to report it (the
+// digest is then of no use).
 func validateWindows(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest, bool) {
 	d := &Digest{Format: f.Name}
 	var r Result
@@ -50,8 +51,5 @@ func validateWindows(f *Format, path string, staged []byte, opts Options, forget
 		ok = err == nil && r.Valid()
 		return ok
 	})
-	if !ok {
-		return r, nil, false
-	}
-	return r, d, true
+	return r, d, ok
 }

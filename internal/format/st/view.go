@@ -137,41 +137,52 @@ var _ json.Marshaler = ViewItem{}
 // ready. The writers refuse to close one; a merge of two branches that
 // each added one edge can (the merge driver reports it).
 func (s *State) BlocksCycle() []string {
+	ids := make([]string, len(s.Items))
 	edges := make(map[string][]string, len(s.Items))
-	for _, it := range s.Items {
+	for i, it := range s.Items {
+		ids[i] = it.ID
 		for _, e := range it.Deps {
 			if cmp.Or(e.Type, DefaultEdgeType) == DefaultEdgeType {
 				edges[it.ID] = append(edges[it.ID], e.ID)
 			}
 		}
 	}
+	return FindCycle(ids, func(id string) []string { return edges[id] })
+}
+
+// FindCycle returns a cycle of a directed graph (its nodes, the first
+// repeated at the end), or nil: the first that a depth-first walk from
+// each of roots in turn meets, following the edges next gives. A plan's
+// blocks edges (BlocksCycle) and a VerMAS template's needs (package
+// schema) are such graphs.
+func FindCycle[K comparable](roots []K, next func(K) []K) []K {
 	const (
 		unseen = iota
 		onPath
 		done
 	)
-	state := make(map[string]int, len(edges))
-	var path []string
-	var walk func(id string) []string
-	walk = func(id string) []string {
-		state[id] = onPath
-		path = append(path, id)
-		for _, next := range edges[id] {
-			switch state[next] {
+	state := make(map[K]int, len(roots))
+	var path []K
+	var walk func(n K) []K
+	walk = func(n K) []K {
+		state[n] = onPath
+		path = append(path, n)
+		for _, m := range next(n) {
+			switch state[m] {
 			case onPath:
-				return append(slices.Clone(path[slices.Index(path, next):]), next)
+				return append(slices.Clone(path[slices.Index(path, m):]), m)
 			case unseen:
-				if c := walk(next); c != nil {
+				if c := walk(m); c != nil {
 					return c
 				}
 			}
 		}
-		state[id], path = done, path[:len(path)-1]
+		state[n], path = done, path[:len(path)-1]
 		return nil
 	}
-	for _, it := range s.Items {
-		if state[it.ID] == unseen {
-			if c := walk(it.ID); c != nil {
+	for _, r := range roots {
+		if state[r] == unseen {
+			if c := walk(r); c != nil {
 				return c
 			}
 		}

@@ -95,8 +95,7 @@ func (e *BrokenStreamError) Error() string {
 func Append(data []byte, c Change, now time.Time, interval int) (*Written, error) {
 	recs, errs := Parse(data)
 	if len(errs) > 0 {
-		var pe *ParseError
-		if errors.As(errs[0], &pe) {
+		if pe, ok := errors.AsType[*ParseError](errs[0]); ok {
 			return nil, &BrokenStreamError{Line: pe.Line, Err: pe.Err}
 		}
 		return nil, errs[0]
