@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -58,10 +59,6 @@ func printDroids(env *Env, res *app.DroidsResult) error {
 		fmt.Fprintln(env.Stdout, "no droids")
 		return nil
 	}
-	isSilent := map[string]bool{}
-	for _, n := range res.Silent {
-		isSilent[n] = true
-	}
 	t := newTable(env.Stdout, "DROID", "LAST SEEN", "FIRST SEEN", "STATE", "WHERE")
 	for _, d := range res.Droids {
 		last, first, state := "never", "-", "never seen"
@@ -71,7 +68,7 @@ func printDroids(env *Env, res *app.DroidsResult) error {
 		if d.First != nil {
 			first = relTime(res.Now, *d.First)
 		}
-		if isSilent[d.Name] {
+		if slices.Contains(res.Silent, d.Name) {
 			state = "silent"
 		}
 		var where []string
