@@ -113,10 +113,6 @@ func (r *runner) checkDroid() error {
 		r.droidFrom, err)}
 }
 
-// errorJSON is the error object of a failed tool call, as `--json` prints
-// it on stderr.
-type errorJSON = commands.ErrorJSON
-
 // outcome turns a use case's outcome into a tool result: the result as
 // structured content, or a tool error carrying the exit code's meaning
 // (and the result, when it says what the failure ran into: check's
@@ -161,7 +157,7 @@ func encode(res any) json.RawMessage {
 // {"error": e, "result": result} (result only when the command printed
 // one), and text content that says the same to a client that shows only
 // text: the message, then the structured content as JSON.
-func toolError(e errorJSON, result json.RawMessage) *mcp.CallToolResult {
+func toolError(e commands.ErrorJSON, result json.RawMessage) *mcp.CallToolResult {
 	structured := map[string]any{"error": e}
 	if result != nil {
 		structured["result"] = result
@@ -215,7 +211,7 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		}()
 		in, err := decode[In](input, req.Params.Arguments)
 		if err != nil {
-			return toolError(errorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
+			return toolError(commands.ErrorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
 				Message: err.Error(), Command: spec.name}, nil), nil
 		}
 		if spec.prepare != nil {
@@ -250,6 +246,6 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 // reports the bug.
 func internalError(tool string, p any) *mcp.CallToolResult {
 	fmt.Fprintf(os.Stderr, "git-queen-mcp: the tool %s panicked: %v\n%s", tool, p, debug.Stack())
-	return toolError(errorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
+	return toolError(commands.ErrorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
 		Message: fmt.Sprintf("internal error in the tool %s (a bug in git-queen; the server's stderr has the details): %v", tool, p)}, nil)
 }

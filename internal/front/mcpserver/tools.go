@@ -100,13 +100,10 @@ func limited[In, Out any](spec toolSpec[In, Out], limit func(*In) *int) toolSpec
 // listLimit is the limit a listing tool applies: the one given, within
 // maxListLimit, else defaultListLimit.
 func listLimit(given int) int {
-	switch {
-	case given <= 0:
+	if given <= 0 {
 		return defaultListLimit
-	case given > maxListLimit:
-		return maxListLimit
 	}
-	return given
+	return min(given, maxListLimit)
 }
 
 // defaultWait is how long wait waits when the call gives no timeout: below
