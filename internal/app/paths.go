@@ -26,15 +26,7 @@ func (e *Env) TopPrefix(s *store.Store) string {
 	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
 	}
-	dir := e.Dir
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	top := s.WS.Repo.TopLevel
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
-	}
-	rel, err := filepath.Rel(top, dir)
+	rel, err := filepath.Rel(linksResolved(s.WS.Repo.TopLevel), linksResolved(e.Dir))
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return ""
 	}
@@ -46,6 +38,15 @@ func (e *Env) TopPrefix(s *store.Store) string {
 		return ""
 	}
 	return rel + "/"
+}
+
+// linksResolved is p with its symbolic links resolved, or p as it is
+// when they cannot be (it does not exist).
+func linksResolved(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // FromTop resolves a relative path given in a subdirectory against it
