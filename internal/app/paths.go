@@ -26,11 +26,10 @@ func (e *Env) TopPrefix(s *store.Store) string {
 	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
 	}
-	rel, err := filepath.Rel(linksResolved(s.WS.Repo.TopLevel), linksResolved(e.Dir))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := relativeTo(linksResolved(s.WS.Repo.TopLevel), linksResolved(e.Dir))
+	if !ok || rel == "." {
 		return ""
 	}
-	rel = filepath.ToSlash(rel)
 	if first, _, _ := strings.Cut(rel, "/"); first == ".git" {
 		// Inside git's own directory no path is the repository's (git
 		// runs no path command there): taken as .git/src/a.go, check
@@ -145,11 +144,11 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 		}
 		return clean, nil
 	}
-	rel, err := filepath.Rel(s.WS.Repo.TopLevel, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := relativeTo(s.WS.Repo.TopLevel, p)
+	if !ok {
 		return "", records.Invalidf("path %s is outside the repository %s", p, s.WS.Repo.TopLevel)
 	}
-	return filepath.ToSlash(rel), nil
+	return rel, nil
 }
 
 // normalizePatterns applies the normalisations every pattern gets before
