@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -59,6 +58,10 @@ func printDroids(env *Env, res *app.DroidsResult) error {
 		fmt.Fprintln(env.Stdout, "no droids")
 		return nil
 	}
+	isSilent := map[string]bool{}
+	for _, n := range res.Silent {
+		isSilent[n] = true
+	}
 	t := newTable(env.Stdout, "DROID", "LAST SEEN", "FIRST SEEN", "STATE", "WHERE")
 	for _, d := range res.Droids {
 		last, first, state := "never", "-", "never seen"
@@ -68,7 +71,7 @@ func printDroids(env *Env, res *app.DroidsResult) error {
 		if d.First != nil {
 			first = relTime(res.Now, *d.First)
 		}
-		if slices.Contains(res.Silent, d.Name) {
+		if isSilent[d.Name] {
 			state = "silent"
 		}
 		var where []string
