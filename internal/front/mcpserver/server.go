@@ -97,12 +97,9 @@ func (r *runner) appEnv(ctx context.Context, warn *warnings) *app.Env {
 // line refuses it in --droid: every call fails with a usage error that
 // says why, and the server goes on.
 func (r *runner) checkDroid() error {
-	if r.droid == "" {
-		return nil
-	}
 	err := records.ValidateDroid(r.droid)
 	switch {
-	case err == nil:
+	case r.droid == "" || err == nil: // no droid: a write says it needs one
 		return nil
 	case r.droidFrom == "" || r.droidFrom == "--droid":
 		return &app.UsageError{Msg: "--droid: " + err.Error()}
