@@ -26,19 +26,10 @@ func (e *Env) TopPrefix(s *store.Store) string {
 	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
 	}
-	dir := e.Dir
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	top := s.WS.Repo.TopLevel
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
-	}
-	rel, err := filepath.Rel(top, dir)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := relativeTo(linksResolved(s.WS.Repo.TopLevel), linksResolved(e.Dir))
+	if !ok || rel == "." {
 		return ""
 	}
-	rel = filepath.ToSlash(rel)
 	if first, _, _ := strings.Cut(rel, "/"); first == ".git" {
 		// Inside git's own directory no path is the repository's (git
 		// runs no path command there): taken as .git/src/a.go, check
@@ -46,6 +37,15 @@ func (e *Env) TopPrefix(s *store.Store) string {
 		return ""
 	}
 	return rel + "/"
+}
+
+// linksResolved is p with its symbolic links resolved, or p as it is
+// when they cannot be (it does not exist).
+func linksResolved(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // FromTop resolves a relative path given in a subdirectory against it
@@ -144,11 +144,11 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 		}
 		return clean, nil
 	}
-	rel, err := filepath.Rel(s.WS.Repo.TopLevel, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := relativeTo(s.WS.Repo.TopLevel, p)
+	if !ok {
 		return "", records.Invalidf("path %s is outside the repository %s", p, s.WS.Repo.TopLevel)
 	}
-	return filepath.ToSlash(rel), nil
+	return rel, nil
 }
 
 // normalizePatterns applies the normalisations every pattern gets before

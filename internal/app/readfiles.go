@@ -28,11 +28,7 @@ func StView(e *Env, r StViewRequest) (view []st.ViewItem, skipped []error, err e
 	if r.File == "-" {
 		data, err = io.ReadAll(r.Stdin)
 	} else {
-		p := r.File
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(e.Dir, p)
-		}
-		data, err = regular.Read(p, 0)
+		data, err = regular.Read(e.abs(r.File), 0)
 	}
 	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
 		return nil, nil, fmt.Errorf("%s is not a regular file but %s; st reads a stream only from a file (or - for standard input)", r.File, nr.Kind)

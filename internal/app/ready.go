@@ -269,11 +269,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}
 		p = filepath.Clean(p)
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			real = p
-		}
-		addFile(p, real)
+		addFile(p, linksResolved(p))
 	}
 	cfgPath := s.WS.BeadsPath(schema.ConfigFile)
 	if cfgPath == "" {
@@ -290,10 +286,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	if err != nil {
 		return nil, nil, configError(cfgPath, err)
 	}
-	realTop, err := filepath.EvalSymlinks(top)
-	if err != nil {
-		realTop = top
-	}
+	realTop := linksResolved(top)
 	matches, err := streamMatches(s, cfg, top)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)

@@ -108,12 +108,9 @@ func (e *Env) RequireIdentity() (string, error) {
 // copies config.worktree, and with it the creator's identity); "" when
 // the identity is this worktree's own, or says nothing of where it was set.
 func copiedIdentity(repo *gitrepo.Repo) string {
-	setFor, ok := repo.LocalConfig("queen.droidfor")
-	if !ok || strings.TrimSpace(setFor) == "" {
-		return ""
-	}
+	setFor, _ := repo.LocalConfig("queen.droidfor") // "" when unset
 	setFor = strings.TrimSpace(setFor)
-	if filepath.Clean(setFor) == filepath.Clean(repo.GitDir) {
+	if setFor == "" || filepath.Clean(setFor) == filepath.Clean(repo.GitDir) {
 		return ""
 	}
 	return setFor

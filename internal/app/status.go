@@ -46,8 +46,7 @@ func status(e *Env, r StatusRequest) (*StatusResult, error) {
 	res := &StatusResult{Droid: me, Messages: []records.Message{}, Reservations: []records.Reservation{}, Problems: []Problem{}}
 	if me == "" {
 		res.IdentityNote = e.identityNote
-	}
-	if me != "" {
+	} else {
 		page, err := (&messages.Store{S: s}).Inbox(me, messages.InboxOptions{UnreadOnly: true, Limit: r.Messages})
 		if err != nil {
 			return nil, err

@@ -53,7 +53,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 		commands = cmd.Subcommands
 	}
 	if cmd == nil || cmd.SkipFlagParsing || len(cmd.Subcommands) > 0 {
-		return append(append(append(out, before...), path...), rest...)
+		return slices.Concat(out, before, path, rest)
 	}
 	var flags, positional []string
 	cmdFlags := indexFlags(cmd.Flags)
@@ -83,13 +83,9 @@ func reorderArgs(app *cli.App, args []string) []string {
 		flags = append(flags, rest[i:i+n]...)
 		i += n - 1
 	}
-	out = append(out, before...)
-	out = append(out, global...)
-	out = append(out, path...)
-	out = append(out, flags...)
+	out = slices.Concat(out, before, global, path, flags)
 	if len(positional) > 0 {
-		out = append(out, "--")
-		out = append(out, positional...)
+		out = append(append(out, "--"), positional...)
 	}
 	return out
 }
@@ -155,17 +151,11 @@ func indexFlags(flags []cli.Flag) map[string]cli.Flag {
 // or "--name=value", 2 for "--name value". Unknown flags count 1 and are left
 // for the parser to reject.
 func flagWidth(flags map[string]cli.Flag, args []string) int {
-	if strings.Contains(args[0], "=") {
-		return 1
-	}
 	f := flags[flagName(args[0])]
-	if f == nil {
+	if f == nil || strings.Contains(args[0], "=") || len(args) < 2 {
 		return 1
 	}
 	if dv, ok := f.(cli.DocGenerationFlag); ok && !dv.TakesValue() {
-		return 1
-	}
-	if len(args) < 2 {
 		return 1
 	}
 	return 2

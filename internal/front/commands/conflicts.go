@@ -46,22 +46,12 @@ func runConflicts(env *Env, g globals, req app.ConflictsRequest) error {
 	if err != nil {
 		return err
 	}
-	if g.JSON {
-		if err := printJSON(env.Stdout, res); err != nil {
-			return err
-		}
-	} else {
+	return printVerdict(env, g, res, len(res.Conflicts)+len(res.DoubleAssignments) > 0, ExitConflict, func() error {
 		if err := printContentions(env, res.Conflicts); err != nil {
 			return err
 		}
-		if err := printDoubles(env, res.DoubleAssignments, len(res.Conflicts) > 0); err != nil {
-			return err
-		}
-	}
-	if len(res.Conflicts)+len(res.DoubleAssignments) > 0 {
-		return &SilentError{Code: ExitConflict}
-	}
-	return nil
+		return printDoubles(env, res.DoubleAssignments, len(res.Conflicts) > 0)
+	})
 }
 
 // printContentions prints the contested reservations.

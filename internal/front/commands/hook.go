@@ -115,21 +115,15 @@ func runPreCommit(o preCommitOptions) error {
 	if err != nil {
 		return &errCheckFailed{err: err}
 	}
-	if o.G.JSON {
-		out := map[string]any{"refused": res.Refused(), "result": res, "problems": app.Problems(res.Problems)}
-		if err := printJSON(o.Env.Stdout, out); err != nil {
-			return err
-		}
-	} else {
-		warnProblems(o.Env.Stderr, app.Problems(res.Problems))
+	problems := app.Problems(res.Problems)
+	out := map[string]any{"refused": res.Refused(), "result": res, "problems": problems}
+	return printVerdict(o.Env, o.G, out, res.Refused(), ExitFailure, func() error {
+		warnProblems(o.Env.Stderr, problems)
 		if res.Refused() {
 			printRefusal(o.Env.Stderr, res, res.Me)
 		}
-	}
-	if res.Refused() {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
+		return nil
+	})
 }
 
 func printRefusal(w io.Writer, res *precommit.Result, me string) {

@@ -40,32 +40,23 @@ func runPrePush(o prePushOptions) error {
 		fmt.Fprintln(env.Stderr, "git-queen: pre-push: "+res.Ledger.Missed)
 	}
 	refused := len(res.Push.Refusals) > 0
-	if o.G.JSON {
-		if err := printJSON(env.Stdout, map[string]any{"refused": refused, "result": res.Push, "ledger": res.Ledger}); err != nil {
-			return err
+	return printVerdict(env, o.G, map[string]any{"refused": refused, "result": res.Push, "ledger": res.Ledger}, refused, ExitFailure, func() error {
+		if refused {
+			printPushRefusal(env.Stderr, res.Push)
 		}
-	} else if refused {
-		printPushRefusal(env.Stderr, res.Push)
-	}
-	if refused {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
+		return nil
+	})
 }
 
 // printUnseen refuses a push over a remote commit this clone never
 // fetched: not a check that could not run, but one that cannot see what
 // the push would take off.
 func printUnseen(env *Env, g globals, unseen *precommit.UnseenError) error {
-	if g.JSON {
-		if err := printJSON(env.Stdout, map[string]any{"refused": true, "result": nil, "ledger": nil, "unseen": unseen.Updates,
-			"error": unseen.Error()}); err != nil {
-			return err
-		}
-	} else {
+	out := map[string]any{"refused": true, "result": nil, "ledger": nil, "unseen": unseen.Updates, "error": unseen.Error()}
+	return printVerdict(env, g, out, true, ExitFailure, func() error {
 		fmt.Fprintf(env.Stderr, "git-queen: push refused: %s\nways out: %s\n", unseen.Error(), unseen.WaysOut())
-	}
-	return &SilentError{Code: ExitFailure}
+		return nil
+	})
 }
 
 func printPushRefusal(w io.Writer, res *precommit.PushResult) {

@@ -50,10 +50,10 @@ func runMan(env *Env, install bool, dir string) error {
 	}
 	if dir == "" {
 		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find the git-queen binary: %w; pass --dir", err)
+		if err == nil {
+			exe, err = filepath.EvalSymlinks(exe)
 		}
-		if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		if err != nil {
 			return fmt.Errorf("find the git-queen binary: %w; pass --dir", err)
 		}
 		dir = filepath.Join(filepath.Dir(filepath.Dir(exe)), "share", "man")

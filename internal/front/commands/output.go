@@ -36,15 +36,22 @@ func showRefusal[E error, Req, Res any](env *Env, g globals, uc app.UseCase[Req,
 	if err != nil && !errors.As(err, &refusal) {
 		return err
 	}
+	return printVerdict(env, g, res, err != nil, exitCode(err), func() error { return text(res) })
+}
+
+// printVerdict prints the outcome of a command that judges (a check, a
+// hook): out as JSON with --json, else by text; then, when the verdict
+// failed, the exit code is code, and the outcome has said why.
+func printVerdict(env *Env, g globals, out any, failed bool, code int, text func() error) error {
 	if g.JSON {
-		if err := printJSON(env.Stdout, res); err != nil {
+		if err := printJSON(env.Stdout, out); err != nil {
 			return err
 		}
-	} else if err := text(res); err != nil {
+	} else if err := text(); err != nil {
 		return err
 	}
-	if err != nil {
-		return &SilentError{Code: exitCode(err)}
+	if failed {
+		return &SilentError{Code: code}
 	}
 	return nil
 }

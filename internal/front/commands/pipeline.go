@@ -69,15 +69,11 @@ func runPipelineShow(o pipelineOptions) error {
 	for _, err := range errs {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: skipped %v\n", err)
 	}
-	if o.Globals.JSON {
-		var out any = jsonline.NonNil(issues)
-		if o.Number >= 0 {
-			out = issues[0]
-		}
-		if err := printJSON(o.Env.Stdout, out); err != nil {
-			return err
-		}
-	} else {
+	var out any = jsonline.NonNil(issues)
+	if o.Number >= 0 {
+		out = issues[0] // the one issue Pipeline loaded
+	}
+	return printVerdict(o.Env, o.Globals, out, len(errs) > 0, ExitFailure, func() error {
 		tw := tabwriter.NewWriter(o.Env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ISSUE\tPHASE\tAGENT\tTYPE\tPR\tVERDICT\tLAST UPDATED")
 		for _, is := range issues {
@@ -88,14 +84,8 @@ func runPipelineShow(o pipelineOptions) error {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", is.Number, is.CurrentPhase, deref(is.ActiveAgent), is.IssueType, pr,
 				deref(is.Verdict), deref(is.LastUpdated))
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if len(errs) > 0 {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
+		return tw.Flush()
+	})
 }
 
 func deref(s *string) string {

@@ -327,10 +327,8 @@ func runHooks(o hooksOptions) error {
 // hooksFailed is status's outcome, as doctor's: a hook that does not
 // guard is a failed check (exit 1).
 func hooksFailed(checks []setup.Check) error {
-	for _, c := range checks {
-		if c.Status == setup.Fail {
-			return &SilentError{Code: ExitFailure}
-		}
+	if slices.ContainsFunc(checks, func(c setup.Check) bool { return c.Status == setup.Fail }) {
+		return &SilentError{Code: ExitFailure}
 	}
 	return nil
 }

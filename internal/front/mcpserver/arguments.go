@@ -121,7 +121,7 @@ func (t toolInput) check(raw json.RawMessage) (map[string]json.RawMessage, []str
 		}
 	}
 	var problems []string
-	for _, name := range sortedKeys(args) {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
 		p, known := t.schema.Properties[name]
 		switch {
 		case !known:
@@ -250,7 +250,7 @@ func hint(p *jsonschema.Schema, v json.RawMessage) string {
 
 // names lists the arguments the tool takes.
 func (t toolInput) names() string {
-	names := sortedKeys(t.schema.Properties)
+	names := slices.Sorted(maps.Keys(t.schema.Properties))
 	if len(names) == 0 {
 		return "no arguments"
 	}
@@ -272,10 +272,6 @@ func (t toolInput) example() string {
 		members = append(members, fmt.Sprintf("%q: %s", name, v))
 	}
 	return strings.Join(members, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // anyMap decodes each member for the resolved schema's validation, which

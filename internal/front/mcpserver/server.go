@@ -97,12 +97,9 @@ func (r *runner) appEnv(ctx context.Context, warn *warnings) *app.Env {
 // line refuses it in --droid: every call fails with a usage error that
 // says why, and the server goes on.
 func (r *runner) checkDroid() error {
-	if r.droid == "" {
-		return nil
-	}
 	err := records.ValidateDroid(r.droid)
 	switch {
-	case err == nil:
+	case r.droid == "" || err == nil: // no droid: a write says it needs one
 		return nil
 	case r.droidFrom == "" || r.droidFrom == "--droid":
 		return &app.UsageError{Msg: "--droid: " + err.Error()}
@@ -112,10 +109,6 @@ func (r *runner) checkDroid() error {
 	return &app.UsageError{Msg: fmt.Sprintf("%s: %v; the server read it when it started: set a valid name there and start the server again",
 		r.droidFrom, err)}
 }
-
-// errorJSON is the error object of a failed tool call, as `--json` prints
-// it on stderr.
-type errorJSON = commands.ErrorJSON
 
 // outcome turns a use case's outcome into a tool result: the result as
 // structured content, or a tool error carrying the exit code's meaning
@@ -161,7 +154,7 @@ func encode(res any) json.RawMessage {
 // {"error": e, "result": result} (result only when the command printed
 // one), and text content that says the same to a client that shows only
 // text: the message, then the structured content as JSON.
-func toolError(e errorJSON, result json.RawMessage) *mcp.CallToolResult {
+func toolError(e commands.ErrorJSON, result json.RawMessage) *mcp.CallToolResult {
 	structured := map[string]any{"error": e}
 	if result != nil {
 		structured["result"] = result
@@ -215,7 +208,7 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		}()
 		in, err := decode[In](input, req.Params.Arguments)
 		if err != nil {
-			return toolError(errorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
+			return toolError(commands.ErrorJSON{Code: commands.ExitUsage, Kind: commands.ErrorKind(commands.ExitUsage),
 				Message: err.Error(), Command: spec.name}, nil), nil
 		}
 		if spec.prepare != nil {
@@ -250,6 +243,6 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 // reports the bug.
 func internalError(tool string, p any) *mcp.CallToolResult {
 	fmt.Fprintf(os.Stderr, "git-queen-mcp: the tool %s panicked: %v\n%s", tool, p, debug.Stack())
-	return toolError(errorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
+	return toolError(commands.ErrorJSON{Code: commands.ExitFailure, Kind: commands.ErrorKind(commands.ExitFailure),
 		Message: fmt.Sprintf("internal error in the tool %s (a bug in git-queen; the server's stderr has the details): %v", tool, p)}, nil)
 }

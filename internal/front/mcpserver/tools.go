@@ -100,13 +100,10 @@ func limited[In, Out any](spec toolSpec[In, Out], limit func(*In) *int) toolSpec
 // listLimit is the limit a listing tool applies: the one given, within
 // maxListLimit, else defaultListLimit.
 func listLimit(given int) int {
-	switch {
-	case given <= 0:
+	if given <= 0 {
 		return defaultListLimit
-	case given > maxListLimit:
-		return maxListLimit
 	}
-	return given
+	return min(given, maxListLimit)
 }
 
 // defaultWait is how long wait waits when the call gives no timeout: below
@@ -122,8 +119,14 @@ func waitTimeout(in app.WaitRequest) string { return cmp.Or(in.Timeout, defaultW
 // waitProgress is what wait reports: that it is waiting, from the start,
 // and for how long at most.
 func waitProgress(in app.WaitRequest) progressPlan {
-	plan := progressPlan{atStart: true, what: "waiting for a message"}
-	if d, err := app.ParseDuration(waitTimeout(in)); err == nil && d > 0 {
+	return waitingPlan("waiting for a message", waitTimeout(in))
+}
+
+// waitingPlan is what a call that blocks reports: what it waits for, from
+// the start, and for how long at most (the timeout, when it reads as one).
+func waitingPlan(what, timeout string) progressPlan {
+	plan := progressPlan{atStart: true, what: what}
+	if d, err := app.ParseDuration(timeout); err == nil && d > 0 {
 		plan.total = d.Seconds()
 	}
 	return plan
@@ -150,11 +153,7 @@ func reserveTool() toolSpec[app.ReserveWaitRequest, *app.ReserveWaitResult] {
 		if !in.Wait {
 			return progressPlan{what: "reserve is running"}
 		}
-		plan := progressPlan{atStart: true, what: "waiting in the queue for the paths"}
-		if d, err := app.ParseDuration(in.Timeout); err == nil && d > 0 {
-			plan.total = d.Seconds()
-		}
-		return plan
+		return waitingPlan("waiting in the queue for the paths", in.Timeout)
 	}
 	return t
 }
