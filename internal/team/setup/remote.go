@@ -124,8 +124,7 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	name, _ := r.remoteName(o.Remote)
 	const check = "remote-ledger"
 	if r.probe == nil {
-		p := &probed{}
-		p.limit = o.Timeout
+		p := &probed{limit: o.Timeout}
 		if p.limit <= 0 {
 			p.limit, p.err = ledgersync.ConfiguredTimeout(r.Repo)
 		}
@@ -190,9 +189,4 @@ func oneLine(err error) string {
 	return msg
 }
 
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func short(id string) string { return id[:min(len(id), 12)] }
