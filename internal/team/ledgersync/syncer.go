@@ -13,6 +13,7 @@
 package ledgersync
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -98,10 +99,7 @@ func (s *Syncer) gitDir() string { return s.S.WS.Repo.Dir() }
 func (s *Syncer) dir() string { return s.S.WS.Dir }
 
 func (s *Syncer) signature() ledger.Signature {
-	name := s.Droid
-	if name == "" {
-		name = "git-queen"
-	}
+	name := cmp.Or(s.Droid, "git-queen")
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
