@@ -129,7 +129,7 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 			p.limit, p.err = ledgersync.ConfiguredTimeout(r.Repo)
 		}
 		if p.err == nil {
-			p.tip, p.found, p.err = ledgersync.ProbeRemote(r.Repo, name, p.limit)
+			p.tip, p.found, p.err = ledgersync.ProbeRef(r.Repo, name, ledger.Ref, p.limit)
 		}
 		r.probe = p
 	}
