@@ -265,9 +265,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			res.Clocks = r.clocks
 			res.ClockOff = r.clockErr
 			res.Future, res.FutureBy = res.Future+r.future, max(res.FutureBy, r.futureBy)
-			if r.rebuilt != "" {
-				res.Rebuilt = r.rebuilt
-			}
+			res.Rebuilt = cmp.Or(r.rebuilt, res.Rebuilt)
 			res.Received.add(r.received)
 			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
 			res.WithdrawnAssignments = append(res.WithdrawnAssignments, r.withdrawnAssignments...)
