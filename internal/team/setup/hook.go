@@ -166,10 +166,7 @@ func (h *Hook) Instruction() string {
 	case OwnerLefthook:
 		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 	case OwnerPreCommit:
-		id := "git-queen"
-		if h.Name == "pre-push" {
-			id = "git-queen-pre-push"
-		}
+		id := frameworkHookIDs[h.Name][0] // the id that builds git-queen, the one README shows first
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
 	line := h.AddTo + ": " + TrackedLine(h.Name)
