@@ -188,11 +188,9 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 		if d != "" {
 			did = append(did, d)
 		}
-		var e *ElsewhereError
-		switch {
-		case errors.As(err, &e):
+		if e, ok := errors.AsType[*ElsewhereError](err); ok {
 			elsewhere.Hooks = append(elsewhere.Hooks, e.Hooks...)
-		case err != nil:
+		} else if err != nil {
 			return strings.Join(did, "\n"), err
 		}
 	}

@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -136,10 +135,9 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	p := r.probe
 	last := ledgersync.LastOutcomes(r.liveStore().WS, name)
 	now := time.Now()
-	var re *ledgersync.RemoteError
 	push, fetch := ledgersync.PushElsewhere(r.Repo, name)
 	switch {
-	case p.err != nil && !errors.As(p.err, &re):
+	case p.err != nil && !ledgersync.IsRemoteError(p.err):
 		return Check{Name: check, Status: Fail, Message: p.err.Error()}
 	case p.err != nil:
 		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s cannot be reached now: %s; sync and reserve fail until it can "+
