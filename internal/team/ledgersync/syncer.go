@@ -386,8 +386,7 @@ const (
 func (s *Syncer) published(remote string, r *round) (Counts, error) {
 	tracking := ledger.TrackingRef(remote)
 	if cur, err := s.ledger.Refs().Read(tracking); err == nil && cur != r.local {
-		var stale *refs.StaleError
-		if err := s.ledger.Refs().Update(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
+		if err := s.ledger.Refs().Update(tracking, cur, r.local); err != nil && !errors.As(err, new(*refs.StaleError)) {
 			return nil, err
 		}
 	}
