@@ -82,8 +82,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	case h.RunsQueen && !h.Executable && h.State != HookMissing:
 		// git ignores a hook file that is not executable ("hint: ... was
 		// ignored"): what it would run does not run.
-		c.Status = Fail
-		c.Message = fmt.Sprintf("%s runs git-queen (%s), but %s is not executable, so git does not run it: %s",
+		c.Status, c.Message = Fail, fmt.Sprintf("%s runs git-queen (%s), but %s is not executable, so git does not run it: %s",
 			describeOwner(h), h.Via, where, hookMissingMeans[name])
 		if h.Managed != "" {
 			c.Message += "; chmod +x " + where
