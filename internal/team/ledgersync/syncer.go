@@ -262,8 +262,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 					res.SetAside = append(res.SetAside, a)
 				}
 			}
-			res.Clocks = r.clocks
-			res.ClockOff = r.clockErr
+			res.Clocks, res.ClockOff = r.clocks, r.clockErr
 			res.Future, res.FutureBy = res.Future+r.future, max(res.FutureBy, r.futureBy)
 			res.Rebuilt = cmp.Or(r.rebuilt, res.Rebuilt)
 			res.Received.add(r.received)
