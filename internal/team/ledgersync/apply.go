@@ -234,16 +234,14 @@ func pickNewest(v vetting, applied *applied, broken map[string]*ruleCount) ([][]
 // applied once.
 func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken map[string]*ruleCount) ([]int, error) {
 	v.countBroken(broken)
-	var ids []string // of the records whose newest version here newest is asked about
+	var known map[string]time.Time
 	if newest != nil {
+		var ids []string // of the records whose newest version here newest is asked about
 		for i := range v.valid {
 			if v.valid[i].top {
 				ids = append(ids, v.valid[i].id)
 			}
 		}
-	}
-	var known map[string]time.Time
-	if newest != nil {
 		var err error
 		if known, err = newest(ids); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package ledgersync
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -201,16 +202,7 @@ func (st *state) keepNewestClocks() {
 	if len(st.ClockEdges) > maxClockEdges {
 		mine := func(e clockEdge) bool { return e.From == st.CloneID || e.To == st.CloneID }
 		slices.SortStableFunc(st.ClockEdges, func(a, b clockEdge) int {
-			if c := b.At.Compare(a.At); c != 0 {
-				return c
-			}
-			switch {
-			case mine(a) && !mine(b):
-				return -1
-			case mine(b) && !mine(a):
-				return 1
-			}
-			return 0
+			return cmp.Or(b.At.Compare(a.At), cmp.Compare(b2i(mine(b)), b2i(mine(a)))) // newest, then mine, first
 		})
 		st.ClockEdges = st.ClockEdges[:maxClockEdges]
 		slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int {
@@ -305,13 +297,7 @@ func (st *state) clocks(now time.Time) ([]ClockWarning, *ClockError) {
 	}
 	slices.SortFunc(warnings, func(a, b ClockWarning) int { return strings.Compare(a.Clone, b.Clone) })
 	nearest := func(ws []ClockWarning) time.Duration {
-		m := ws[0].Offset
-		for _, w := range ws[1:] {
-			if w.Offset.Abs() < m.Abs() {
-				m = w.Offset
-			}
-		}
-		return m
+		return slices.MinFunc(ws, func(a, b ClockWarning) int { return cmp.Compare(a.Offset.Abs(), b.Offset.Abs()) }).Offset
 	}
 	seen := len(lo)
 	switch {

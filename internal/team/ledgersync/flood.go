@@ -103,14 +103,8 @@ type liveCount struct {
 // versionState is an id's newest version so far: its time (zero, the
 // earliest, when it has none) and what it is at now.
 type versionState struct {
-	sec             int64
-	nsec            int32
+	at              stamp
 	active, waiting bool
-}
-
-// after says whether the version at (sec, nsec) is later than v's.
-func (v versionState) after(sec int64, nsec int32) bool {
-	return v.sec > sec || v.sec == sec && v.nsec > nsec
 }
 
 func newLiveCount(skipActive, skipWaiting map[string]bool, now time.Time) *liveCount {
@@ -128,11 +122,10 @@ func (c *liveCount) add(lines iter.Seq[[]byte]) {
 		if !countActive && !countWaiting {
 			continue
 		}
-		t := records.VersionTime(line)
-		sec, nsec := t.Unix(), int32(t.Nanosecond())
+		at := stampOf(records.VersionTime(line))
 		h := maphash.String(c.seed, id)
 		old, seen := c.newest[h]
-		if seen && old.after(sec, nsec) {
+		if seen && at.before(old.at) {
 			continue
 		}
 		if countActive {
@@ -141,7 +134,7 @@ func (c *liveCount) add(lines iter.Seq[[]byte]) {
 		if countWaiting {
 			c.waiting += b2i(waiting) - b2i(old.waiting)
 		}
-		c.newest[h] = versionState{sec, nsec, active, waiting}
+		c.newest[h] = versionState{at, active, waiting}
 	}
 }
 

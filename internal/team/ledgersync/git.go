@@ -124,17 +124,12 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 	return res, nil
 }
 
-// ProbeRemote asks remote (a configured name or a URL) which ledger it
-// shows fetches, with one git ls-remote bounded by limit: found is false
-// when it shows none. The error is a *RemoteError when the remote could
-// not be reached or did not answer in time.
-func ProbeRemote(repo *gitrepo.Repo, remote string, limit time.Duration) (tip object.ID, found bool, err error) {
-	return ProbeRef(repo, remote, ledger.Ref, limit)
-}
-
-// ProbeRef asks remote which commit it shows for ref (a full ref name),
-// as ProbeRemote asks for the ledger: the pre-push check asks it for the
-// branch a push replaces when the pre-commit framework did not say.
+// ProbeRef asks remote (a configured name or a URL) which commit it shows
+// fetches for ref (a full ref name), with one git ls-remote bounded by
+// limit: found is false when it shows none. The error is a *RemoteError
+// when the remote could not be reached or did not answer in time. Doctor
+// asks it for the ledger; the pre-push check for the branch a push
+// replaces when the pre-commit framework did not say.
 func ProbeRef(repo *gitrepo.Repo, remote, ref string, limit time.Duration) (tip object.ID, found bool, err error) {
 	dir := repo.Dir()
 	rm, err := ResolveRemote(repo, remote, dir)

@@ -56,14 +56,14 @@ func parseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// inspectWithin is l.InspectWithin(from, to, limit), and the damage of a
-// commit that brings more than limit (overBound).
-func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) (int64, error) {
+// inspectWithin is the error of l.InspectWithin(from, to, limit), or the
+// damage of a commit that brings more than limit (overBound).
+func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) error {
 	n, err := l.InspectWithin(from, to, limit)
 	if err == nil && n > limit {
 		err = overBound(to, n, limit)
 	}
-	return n, err
+	return err
 }
 
 // overBound is the damage of a commit that holds more new chunks than one

@@ -34,10 +34,16 @@ const DefaultPrePushTimeout = 5 * time.Second
 // "off" turns the hook's fetch off.
 const PrePushTimeoutKey = "queen.prePushTimeout"
 
-// ParsePrePushTimeout reads queen.prePushTimeout: a duration or a number
-// of seconds (ParseTimeout), or 0, off, false or no for no fetch at all
-// (then the result is zero).
-func ParsePrePushTimeout(v string) (time.Duration, error) {
+// ConfiguredPrePushTimeout is queen.prePushTimeout as git configuration
+// sets it for repo in any scope (git -c included), or
+// DefaultPrePushTimeout: a duration or a number of seconds
+// (ParseTimeout), or 0, off, false or no for no fetch at all (then the
+// result is zero, and the hook does not fetch).
+func ConfiguredPrePushTimeout(repo *gitrepo.Repo) (time.Duration, error) {
+	v, ok := repo.ReadConfig().Get(PrePushTimeoutKey)
+	if !ok {
+		return DefaultPrePushTimeout, nil
+	}
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "0", "0s", "off", "false", "no":
 		return 0, nil
@@ -118,15 +124,4 @@ func SharesLedger(s *store.Store, remote string) bool {
 	}
 	_, fetched := tracking[ledger.TrackingName(remote)]
 	return fetched
-}
-
-// ConfiguredPrePushTimeout is queen.prePushTimeout as git configuration
-// sets it for repo in any scope (git -c included), or
-// DefaultPrePushTimeout; zero means the hook does not fetch.
-func ConfiguredPrePushTimeout(repo *gitrepo.Repo) (time.Duration, error) {
-	v, ok := repo.ReadConfig().Get(PrePushTimeoutKey)
-	if !ok {
-		return DefaultPrePushTimeout, nil
-	}
-	return ParsePrePushTimeout(v)
 }

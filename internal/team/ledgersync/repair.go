@@ -91,7 +91,7 @@ func Check(ws *workspace.Workspace, now time.Time) (*Health, error) {
 	}
 	limit := maxReceive(ws.Repo)
 	for remote, fetched := range tracking {
-		if _, err := inspectWithin(l, tip, fetched, limit); err != nil {
+		if err := inspectWithin(l, tip, fetched, limit); err != nil {
 			h.Remotes[remote] = err
 		}
 	}
@@ -221,7 +221,7 @@ func (s *Syncer) holdsFetched(r *round) (bool, error) {
 // before any of it is applied: within the round's bound, and no flood of
 // reservations. A failure is a *ledger.DamageError.
 func (s *Syncer) checkAhead(left, tip object.ID) error {
-	if _, err := inspectWithin(s.ledger, left, tip, maxReceive(s.S.WS.Repo)); err != nil {
+	if err := inspectWithin(s.ledger, left, tip, maxReceive(s.S.WS.Repo)); err != nil {
 		return err
 	}
 	return s.floodCheck(left, tip, s.S.Now())

@@ -353,7 +353,7 @@ const maxSalvaged = 8
 // pushed over.
 func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, error) {
 	limit := maxReceive(s.S.WS.Repo)
-	var out []object.ID
+	var out []object.ID // the caller takes none of them on an error
 	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (bool, error) {
 		n, err := s.ledger.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
@@ -384,10 +384,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		return false, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // walkToPassing looks for the nearest commits of the ledger, from fetched

@@ -62,12 +62,7 @@ func (a SetAside) String() string {
 	return fmt.Sprintf("%s's %s (commit %s)%s: %s", a.Remote, a.Ref, shortHash(a.Commit), where, a.Reason)
 }
 
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+func shortHash(h string) string { return h[:min(len(h), 12)] }
 
 // maxSetAside is how many notes the state keeps.
 const maxSetAside = 32

@@ -13,6 +13,7 @@
 package ledgersync
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -98,10 +99,7 @@ func (s *Syncer) gitDir() string { return s.S.WS.Repo.Dir() }
 func (s *Syncer) dir() string { return s.S.WS.Dir }
 
 func (s *Syncer) signature() ledger.Signature {
-	name := s.Droid
-	if name == "" {
-		name = "git-queen"
-	}
+	name := cmp.Or(s.Droid, "git-queen")
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
@@ -264,12 +262,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 					res.SetAside = append(res.SetAside, a)
 				}
 			}
-			res.Clocks = r.clocks
-			res.ClockOff = r.clockErr
+			res.Clocks, res.ClockOff = r.clocks, r.clockErr
 			res.Future, res.FutureBy = res.Future+r.future, max(res.FutureBy, r.futureBy)
-			if r.rebuilt != "" {
-				res.Rebuilt = r.rebuilt
-			}
+			res.Rebuilt = cmp.Or(r.rebuilt, res.Rebuilt)
 			res.Received.add(r.received)
 			res.Withdrawn = append(res.Withdrawn, r.withdrawn...)
 			res.WithdrawnAssignments = append(res.WithdrawnAssignments, r.withdrawnAssignments...)
@@ -390,8 +385,7 @@ const (
 func (s *Syncer) published(remote string, r *round) (Counts, error) {
 	tracking := ledger.TrackingRef(remote)
 	if cur, err := s.ledger.Refs().Read(tracking); err == nil && cur != r.local {
-		var stale *refs.StaleError
-		if err := s.ledger.Refs().Update(tracking, cur, r.local); err != nil && !errors.As(err, &stale) {
+		if err := s.ledger.Refs().Update(tracking, cur, r.local); err != nil && !errors.As(err, new(*refs.StaleError)) {
 			return nil, err
 		}
 	}

@@ -51,10 +51,7 @@ func holds(f *os.File, offset int64, buf []byte, versions *versionReader, id str
 		return false
 	}
 	gotID, gotAt, ok := versions.of(raw)
-	if !ok || gotID != id || !gotAt.Equal(at) {
-		return false
-	}
-	return bytes.Compare(raw, line) >= 0
+	return ok && gotID == id && gotAt.Equal(at) && bytes.Compare(raw, line) >= 0
 }
 
 // lineAt is the line of a log that starts at offset, as its readers take

@@ -167,18 +167,13 @@ func fetchHead(repo *gitrepo.Repo) []string {
 // judged says whether the merge's staged change at path is to be judged,
 // and the commit no remote has that made it ("" for the merge's own).
 func (mv *mergeView) judged(path string) (bool, string) {
-	own := true
 	for i, differs := range mv.differs {
 		if _, ok := differs[path]; !ok && (mv.sides[i] == nil || mv.sides[i][path]) {
-			own = false // the result is that parent's, whose side changed it: brought from it
-			break
+			// The result is that parent's, whose side changed it: brought
+			// from it, and judged only when a commit no remote has made it.
+			commit, unjudged := mv.unjudged[path]
+			return unjudged, commit
 		}
 	}
-	if own {
-		return true, ""
-	}
-	if c, ok := mv.unjudged[path]; ok {
-		return true, c
-	}
-	return false, ""
+	return true, "" // the merge's own change
 }

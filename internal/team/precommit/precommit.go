@@ -201,11 +201,10 @@ func statOrNil(path string) os.FileInfo {
 // storeDir is the store directory relative to the top of the worktree
 // (".beads"), exempt from reservations: every droid writes the stores.
 func (in *Input) storeDir() string {
-	if in.Store == nil || in.Repo.TopLevel == "" {
-		return ".beads"
-	}
-	if rel, ok := relTo(in.Repo.TopLevel, in.Store.WS.BeadsDir); ok {
-		return rel
+	if in.Store != nil && in.Repo.TopLevel != "" {
+		if rel, ok := relTo(in.Repo.TopLevel, in.Store.WS.BeadsDir); ok {
+			return rel
+		}
 	}
 	return ".beads"
 }

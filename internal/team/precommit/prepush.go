@@ -48,15 +48,7 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 // SHA-256), as git gives the pre-push hook: nothing else is handed on to
 // git as a revision.
 func objectID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // PushRefusal is a commit being pushed that changes a path another droid
@@ -131,12 +123,8 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	if len(tips) == 0 {
 		return res, nil
 	}
-	var judged []string // the remotes whose refs were judged; none named: every remote's
-	for _, r := range []string{in.Remote, in.Hub} {
-		if r != "" && !slices.Contains(judged, r) {
-			judged = append(judged, r)
-		}
-	}
+	// The remotes whose refs were judged, each once; none named: every remote's.
+	judged := slices.DeleteFunc(slices.Compact([]string{in.Remote, in.Hub}), func(r string) bool { return r == "" })
 	// What the push brings and what it takes off the remote, at once.
 	var (
 		drops     pushDrops
@@ -195,16 +183,12 @@ func CheckPush(in PushInput) (*PushResult, error) {
 	for _, c := range dropped {
 		changed[c] = slices.DeleteFunc(slices.Clone(changed[c]), func(p string) bool { return !undone[p] })
 	}
-	var all []string
-	seen := map[string]bool{}
+	var all []string // every path judged, once
 	for _, c := range judgedCommits {
-		for _, p := range changed[c] {
-			if !seen[p] {
-				seen[p] = true
-				all = append(all, p)
-			}
-		}
+		all = append(all, changed[c]...)
 	}
+	slices.Sort(all)
+	all = slices.Compact(all)
 	if len(held.Holds("", all)) == 0 {
 		return res, nil
 	}

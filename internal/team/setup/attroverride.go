@@ -21,11 +21,8 @@ func (r *Repo) attributesOverridden() string {
 		// A file the pattern matches, from the top of the worktree.
 		sample := strings.ReplaceAll(strings.TrimPrefix(pattern, "**/"), "*", "log")
 		merge, filter, err := gitrepo.MergeAndFilterOf(r.TopLevel, sample)
-		if err != nil {
-			return fmt.Sprintf("cannot read the attributes git gives %s (%v)", pattern, err)
-		}
 		these := "these logs (concurrent appends conflict)"
-		if merge == "queen" && !gitrepo.AttributeSet(filter) && pattern == ".beads/*.jsonl" {
+		if err == nil && merge == "queen" && !gitrepo.AttributeSet(filter) && pattern == ".beads/*.jsonl" {
 			// beads' own line names its snapshot (bd init writes
 			// `.beads/issues.jsonl merge=beads`).
 			for _, name := range []string{".beads/issues.jsonl", ".beads/beads.jsonl"} {
@@ -34,9 +31,9 @@ func (r *Repo) attributesOverridden() string {
 					break
 				}
 			}
-			if err != nil {
-				return fmt.Sprintf("cannot read the attributes git gives %s (%v)", pattern, err)
-			}
+		}
+		if err != nil { // of the pattern, or of the file of it that failed
+			return fmt.Sprintf("cannot read the attributes git gives %s (%v)", pattern, err)
 		}
 		if merge == "queen" && !gitrepo.AttributeSet(filter) {
 			continue

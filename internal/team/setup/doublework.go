@@ -34,10 +34,6 @@ func (r *Repo) checkDoubleWork() Check {
 		}
 		shown = append(shown, fmt.Sprintf("%s is assigned to %s; %s", d.IssueID, strings.Join(holders, " and "), d.Fix()))
 	}
-	more := ""
-	if len(doubles) > doublesShown {
-		more = fmt.Sprintf("; and %d more", len(doubles)-doublesShown)
-	}
-	return Check{Name: "assignments", Status: Warn, Message: fmt.Sprintf("%d issue(s) assigned more than once: %s%s; see git queen conflicts",
-		len(doubles), strings.Join(shown, ". "), more)}
+	return Check{Name: "assignments", Status: Warn, Message: fmt.Sprintf("%d issue(s) assigned more than once: %s; see git queen conflicts",
+		len(doubles), joinShown(shown, len(doubles), ". ", "; "))}
 }

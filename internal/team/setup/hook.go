@@ -166,10 +166,7 @@ func (h *Hook) Instruction() string {
 	case OwnerLefthook:
 		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 	case OwnerPreCommit:
-		id := "git-queen"
-		if h.Name == "pre-push" {
-			id = "git-queen-pre-push"
-		}
+		id := frameworkHookIDs[h.Name][0] // the id that builds git-queen, the one README shows first
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
 	line := h.AddTo + ": " + TrackedLine(h.Name)
@@ -191,11 +188,9 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 		if d != "" {
 			did = append(did, d)
 		}
-		var e *ElsewhereError
-		switch {
-		case errors.As(err, &e):
+		if e, ok := errors.AsType[*ElsewhereError](err); ok {
 			elsewhere.Hooks = append(elsewhere.Hooks, e.Hooks...)
-		case err != nil:
+		} else if err != nil {
 			return strings.Join(did, "\n"), err
 		}
 	}

@@ -68,25 +68,21 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			c.Message += r.chainedRuns(h.Chained)
 		}
 		if config := r.lefthookToCome(h); config != "" && c.Status == OK {
-			c.Status, c.fix, c.Fixable = Warn, nil, false
-			c.Message += fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
-				"(kept as %s.old, which it does not run); add to %s", config, name, name, (&Hook{Name: name, Owner: OwnerLefthook, AddTo: config}).Instruction())
+			c.warnOnly(fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
+				"(kept as %s.old, which it does not run); add to %s", config, name, name, (&Hook{Name: name, Owner: OwnerLefthook, AddTo: config}).Instruction()))
 		}
 		if script := r.huskyToCome(h); script != "" && c.Status == OK {
-			c.Status, c.fix, c.Fixable = Warn, nil, false
-			c.Message += "; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
-				"and this hook stops; add to " + script + ": " + TrackedLine(name)
+			c.warnOnly("; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
+				"and this hook stops; add to " + script + ": " + TrackedLine(name))
 		}
 		if h.Managed != "" {
-			c.Status, c.fix, c.Fixable = Warn, nil, false
-			c.Message += fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
-				"git queen hooks uninstall, then add to %s", where, h.Managed, h.Instruction())
+			c.warnOnly(fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
+				"git queen hooks uninstall, then add to %s", where, h.Managed, h.Instruction()))
 		}
 	case h.RunsQueen && !h.Executable && h.State != HookMissing:
 		// git ignores a hook file that is not executable ("hint: ... was
 		// ignored"): what it would run does not run.
-		c.Status = Fail
-		c.Message = fmt.Sprintf("%s runs git-queen (%s), but %s is not executable, so git does not run it: %s",
+		c.Status, c.Message = Fail, fmt.Sprintf("%s runs git-queen (%s), but %s is not executable, so git does not run it: %s",
 			describeOwner(h), h.Via, where, hookMissingMeans[name])
 		if h.Managed != "" {
 			c.Message += "; chmod +x " + where
@@ -97,14 +93,12 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	case h.RunsQueen:
 		c.Status, c.Message = OK, fmt.Sprintf("%s runs git-queen (%s): it %s", describeOwner(h), h.Via, guards)
 		if h.Owner == OwnerPreCommit && !r.frameworkAlwaysRuns(h) {
-			c.Status, c.fix, c.Fixable = Warn, nil, false
-			c.Message += "; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
-				"and it lists no deleted file: a change that only deletes a held file is not checked"
+			c.warnOnly("; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
+				"and it lists no deleted file: a change that only deletes a held file is not checked")
 		}
 		if h.Owner == OwnerLefthook && name == "pre-push" && !lefthookGivesStdin(r.TopLevel, h.Via) {
-			c.Status, c.fix, c.Fixable = Warn, nil, false
-			c.Message += "; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
-				" does not set: without it the check sees no refs and lets every push through"
+			c.warnOnly("; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
+				" does not set: without it the check sees no refs and lets every push through")
 		}
 	case h.State == HookMissing:
 		c.Status, c.Message = Fail, "no "+name+" hook in "+r.shown(filepath.Dir(h.Path))+": "+hookMissingMeans[name]
@@ -117,8 +111,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			where, describeOwner(h), hookMissingMeans[name])
 	}
 	if off := switchedOff(h, o.Getenv); off != "" && h.RunsQueen && c.Status == OK {
-		c.Status, c.fix, c.Fixable = Warn, nil, false
-		c.Message += "; but " + off
+		c.warnOnly("; but " + off)
 	}
 	if name == "pre-push" && c.Status != Fail {
 		r.lfsNote(&c, h)
@@ -130,6 +123,12 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			cmp.Or(h.HooksPathScope, "local"), r.shown(filepath.Dir(h.Path)))
 	}
 	return c
+}
+
+// warnOnly makes c a warning that init leaves as it is, saying why.
+func (c *Check) warnOnly(why string) {
+	c.Status, c.fix, c.Fixable = Warn, nil, false
+	c.Message += why
 }
 
 // whatRuns says what git runs for h, where git-queen does not write.

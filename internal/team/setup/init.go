@@ -57,10 +57,8 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		// Report the state after the fixes, not before.
 		after := r.Checks(o)
 		for i := range after {
-			for _, ch := range changes {
-				if after[i].Name == ch.Name && after[i].Status == OK {
-					after[i].Status = Fixed
-				}
+			if after[i].Status == OK && slices.ContainsFunc(changes, func(ch Change) bool { return ch.Name == after[i].Name }) {
+				after[i].Status = Fixed
 			}
 		}
 		checks = after
@@ -76,17 +74,16 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 		}
 	}
 	switch {
-	case len(failed.names) > 0 && len(elsewhere.Hooks) > 0:
+	case len(failed.names) == 0 && len(elsewhere.Hooks) == 0:
+		return changes, checks, nil
+	case len(failed.names) == 0:
+		return changes, checks, elsewhere
+	case len(elsewhere.Hooks) > 0:
 		// One error says all: what failed, and what to add to the hooks
 		// (as words: the caller takes an *ElsewhereError for the only failure).
 		failed.add("hooks", errors.New(elsewhere.Error()))
-		return changes, checks, failed
-	case len(failed.names) > 0:
-		return changes, checks, failed
-	case len(elsewhere.Hooks) > 0:
-		return changes, checks, elsewhere
 	}
-	return changes, checks, nil
+	return changes, checks, failed
 }
 
 // fixErrors are the fixes that failed in one run of init, each cause once

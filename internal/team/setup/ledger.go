@@ -57,7 +57,7 @@ func (r *Repo) checkLedgers() []Check {
 	if len(h.Foreign) > 0 {
 		out = append(out, Check{Name: "foreign-refs", Status: Warn, Message: fmt.Sprintf(
 			"%d ref(s) under refs/queen/ that git-queen does not write, pushed by someone (nothing reads them): %s; "+
-				"delete each with git update-ref -d REF", len(h.Foreign), strings.Join(firstFew(h.Foreign, 3), ", "))})
+				"delete each with git update-ref -d REF", len(h.Foreign), joinShown(h.Foreign[:min(len(h.Foreign), 3)], len(h.Foreign), ", ", ", "))})
 	}
 	for _, c := range h.Clocks {
 		out = append(out, Check{Name: "clocks", Status: Warn, Message: c.String() + "; whichever is wrong, set it right (NTP)"})
@@ -78,11 +78,14 @@ func recentNotes(notes []ledgersync.SetAside, since time.Time) []ledgersync.SetA
 	return slices.DeleteFunc(slices.Clone(notes), func(n ledgersync.SetAside) bool { return n.At.Before(since) })
 }
 
-func firstFew(s []string, n int) []string {
-	if len(s) <= n {
-		return s
+// joinShown joins the items doctor shows of total with sep, and says how
+// many it leaves out (after then: "; and 2 more").
+func joinShown(shown []string, total int, sep, then string) string {
+	joined := strings.Join(shown, sep)
+	if total > len(shown) {
+		joined += fmt.Sprintf("%sand %d more", then, total-len(shown))
 	}
-	return append(slices.Clone(s[:n]), fmt.Sprintf("and %d more", len(s)-n))
+	return joined
 }
 
 func plural(n int, one, many string) string {

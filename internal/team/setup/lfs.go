@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -55,13 +56,10 @@ func (r *Repo) lfsRunner(h *Hook) string {
 
 // missingLFSHooks lists LFS's hooks (besides pre-push) not in dir.
 func missingLFSHooks(dir string) []string {
-	var missing []string
-	for _, name := range lfsHooks {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			missing = append(missing, name)
-		}
-	}
-	return missing
+	return slices.DeleteFunc(slices.Clone(lfsHooks), func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	})
 }
 
 // lfsBeside has git-lfs install its hooks beside git-queen's pre-push (h,

@@ -27,8 +27,7 @@ func (r *Repo) checkLinks() Check {
 			}
 		}
 		for _, p := range paths {
-			var outside *jsonl.OutsideError
-			if err := jsonl.CheckInside(p, roots); errors.As(err, &outside) {
+			if outside, ok := errors.AsType[*jsonl.OutsideError](jsonl.CheckInside(p, roots)); ok {
 				out = append(out, fmt.Sprintf("%s -> %s", r.shown(p), outside.Target))
 			}
 		}

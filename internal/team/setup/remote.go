@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -124,23 +123,21 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	name, _ := r.remoteName(o.Remote)
 	const check = "remote-ledger"
 	if r.probe == nil {
-		p := &probed{}
-		p.limit = o.Timeout
+		p := &probed{limit: o.Timeout}
 		if p.limit <= 0 {
 			p.limit, p.err = ledgersync.ConfiguredTimeout(r.Repo)
 		}
 		if p.err == nil {
-			p.tip, p.found, p.err = ledgersync.ProbeRemote(r.Repo, name, p.limit)
+			p.tip, p.found, p.err = ledgersync.ProbeRef(r.Repo, name, ledger.Ref, p.limit)
 		}
 		r.probe = p
 	}
 	p := r.probe
 	last := ledgersync.LastOutcomes(r.liveStore().WS, name)
 	now := time.Now()
-	var re *ledgersync.RemoteError
 	push, fetch := ledgersync.PushElsewhere(r.Repo, name)
 	switch {
-	case p.err != nil && !errors.As(p.err, &re):
+	case p.err != nil && !ledgersync.IsRemoteError(p.err):
 		return Check{Name: check, Status: Fail, Message: p.err.Error()}
 	case p.err != nil:
 		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s cannot be reached now: %s; sync and reserve fail until it can "+
@@ -190,9 +187,4 @@ func oneLine(err error) string {
 	return msg
 }
 
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func short(id string) string { return id[:min(len(id), 12)] }

@@ -2,7 +2,6 @@ package setup
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/roster"
@@ -42,11 +41,7 @@ func (r *Repo) checkSilent() Check {
 	for _, d := range silent[:min(len(silent), silentShown)] {
 		names = append(names, d.Name+" (last seen "+records.Relative(now, *d.Last)+")")
 	}
-	more := ""
-	if len(silent) > silentShown {
-		more = fmt.Sprintf(" and %d more", len(silent)-silentShown)
-	}
 	return Check{Name: "silent", Status: Warn, Message: fmt.Sprintf(
-		"%d droid(s) silent for longer than %s: %s%s; what they hold may be taken with git queen reserve --steal or claim --steal (see git queen droids --silent)",
-		len(silent), records.ShortDuration(after), strings.Join(names, ", "), more)}
+		"%d droid(s) silent for longer than %s: %s; what they hold may be taken with git queen reserve --steal or claim --steal (see git queen droids --silent)",
+		len(silent), records.ShortDuration(after), joinShown(names, len(silent), ", ", " "))}
 }

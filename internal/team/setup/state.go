@@ -265,18 +265,14 @@ func (r *Repo) checkLeftovers() Check {
 	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, ".*.tmp-*"))
 	tmps = append(tmps, more...)
 	lockPath := filepath.Join(r.CommonDir, workspace.LockName)
-	held := false
+	lock := "the repository lock is free"
 	if _, err := os.Stat(lockPath); err == nil {
 		fl := flock.New(lockPath)
 		if got, err := fl.TryLock(); err == nil && !got {
-			held = true
+			lock = "the repository lock is held by a running git-queen process (a lock never outlives its process)"
 		} else if got {
 			_ = fl.Unlock()
 		}
-	}
-	lock := "the repository lock is free"
-	if held {
-		lock = "the repository lock is held by a running git-queen process (a lock never outlives its process)"
 	}
 	if len(tmps) == 0 {
 		return ok("locks", "%s; no leftovers of interrupted rewrites", lock)
