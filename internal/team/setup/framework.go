@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // frameworkStages are the pre-commit framework's names for the stage each
@@ -16,7 +17,7 @@ var frameworkStages = map[string][]string{
 
 // yamlKey matches a line's key: its indentation (a list item's dash
 // counted), the key, and the rest.
-var yamlKey = regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z_][-\w]*):\s*(.*)$`)
+var yamlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z_][-\w]*):\s*(.*)$`) })
 
 // frameworkRunsQueen says whether a .pre-commit-config.yaml runs git-queen's
 // check at hook: a hook of its (one of git-queen's ids, or an entry that
@@ -36,7 +37,7 @@ func frameworkRunsQueen(text []byte, hook string) bool {
 // .pre-commit-hooks.yaml set it; a local hook (entry) has it false.
 func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 	for _, item := range frameworkQueenItems(text, hook) {
-		indent := len(yamlKey.FindStringSubmatch(item[0])[1])
+		indent := len(yamlKey().FindStringSubmatch(item[0])[1])
 		always, has := yamlList(item, indent, "always_run")
 		_, local := yamlList(item, indent, "entry")
 		if has && len(always) == 1 && yamlTrue(always[0]) || !has && !local {
@@ -63,7 +64,7 @@ func frameworkQueenItems(text []byte, hook string) [][]string {
 		if !frameworkIDs()[hook].Match(block) && !callsQueen(block, hook) {
 			continue
 		}
-		indent := len(yamlKey.FindStringSubmatch(item[0])[1])
+		indent := len(yamlKey().FindStringSubmatch(item[0])[1])
 		stages, has := yamlList(item, indent, "stages")
 		if _, local := yamlList(item, indent, "entry"); !has && local && hasDefaults {
 			stages, has = defaults, true
@@ -80,7 +81,7 @@ func frameworkQueenItems(text []byte, hook string) [][]string {
 func yamlItems(lines []string) [][]string {
 	var items [][]string
 	for i, line := range lines {
-		m := yamlKey.FindStringSubmatch(line)
+		m := yamlKey().FindStringSubmatch(line)
 		if m == nil || !strings.Contains(m[1], "-") {
 			continue
 		}
@@ -100,7 +101,7 @@ func yamlItems(lines []string) [][]string {
 // list ([a, b]), the block list below it, or one value.
 func yamlList(lines []string, indent int, key string) ([]string, bool) {
 	for i, line := range lines {
-		m := yamlKey.FindStringSubmatch(line)
+		m := yamlKey().FindStringSubmatch(line)
 		if m == nil || len(m[1]) != indent || m[2] != key {
 			continue
 		}

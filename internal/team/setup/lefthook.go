@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // lefthookConfigs are the files lefthook reads its configuration from, as
@@ -54,8 +55,10 @@ func lefthookSection(file string, text []byte, name string) []byte {
 // TOML's table headers ([a.b], [[a.b]]) and keys (a.b = ..., a = ...), by
 // their first key, bare or quoted.
 var (
-	tomlTable = regexp.MustCompile(`^\[\[?\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*(\.[^\]]*)?\]\]?\s*(#.*)?$`)
-	tomlKey   = regexp.MustCompile(`^("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[.=]`)
+	tomlTable = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\[\[?\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*(\.[^\]]*)?\]\]?\s*(#.*)?$`)
+	})
+	tomlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[.=]`) })
 )
 
 // tomlSection is the lines of a TOML file under the tables whose first
@@ -66,9 +69,9 @@ func tomlSection(text []byte, name string) []byte {
 	in, tables := false, false
 	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
 		trimmed := bytes.TrimSpace(line)
-		if m := tomlTable.FindSubmatch(trimmed); m != nil {
+		if m := tomlTable().FindSubmatch(trimmed); m != nil {
 			in, tables = string(bytes.Trim(m[1], `"'`)) == name, true
-		} else if m := tomlKey.FindSubmatch(trimmed); m != nil && !tables {
+		} else if m := tomlKey().FindSubmatch(trimmed); m != nil && !tables {
 			in = string(bytes.Trim(m[1], `"'`)) == name
 		}
 		if in {
@@ -130,12 +133,12 @@ func plainJSON(text []byte) []byte {
 }
 
 // lefthookStdin matches use_stdin set true, in YAML, TOML or JSON.
-var lefthookStdin = regexp.MustCompile(`use_stdin"?\s*[:=]\s*true`)
+var lefthookStdin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`use_stdin"?\s*[:=]\s*true`) })
 
 // lefthookGivesStdin says whether the lefthook configuration via sets
 // use_stdin in its pre-push section (lefthook gives a command no stdin
 // without it).
 func lefthookGivesStdin(top, via string) bool {
 	text, err := readRepoFile(filepath.Join(top, via))
-	return err == nil && lefthookStdin.Match(uncommented(lefthookSection(via, text, "pre-push")))
+	return err == nil && lefthookStdin().Match(uncommented(lefthookSection(via, text, "pre-push")))
 }

@@ -6,10 +6,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // huskyOff matches a line of husky's init.sh that switches husky off.
-var huskyOff = regexp.MustCompile(`(?m)^\s*(export\s+)?HUSKY=["']?0["']?\s*(;|$)`)
+var huskyOff = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*(export\s+)?HUSKY=["']?0["']?\s*(;|$)`) })
 
 // switchedOff says what in the environment where doctor runs (getenv)
 // makes the manager whose hook h is run nothing, git-queen's check
@@ -30,7 +31,7 @@ func switchedOff(h *Hook, getenv func(string) string) string {
 			config = filepath.Join(getenv("HOME"), ".config")
 		}
 		init := filepath.Join(config, "husky", "init.sh")
-		if text, err := os.ReadFile(init); config != "" && err == nil && huskyOff.Match(uncommented(text)) {
+		if text, err := os.ReadFile(init); config != "" && err == nil && huskyOff().Match(uncommented(text)) {
 			return init + " sets HUSKY=0, so husky's hooks run nothing, git-queen's check included"
 		}
 	case OwnerLefthook:
