@@ -103,10 +103,7 @@ func (m *machine) intern(r *run) int32 {
 		return id
 	}
 	id := int32(len(m.states))
-	st := &dstate{run: r, accept: m.verdict(r, r.root), trans: make([]int32, m.nclass)}
-	for i := range st.trans {
-		st.trans[i] = transUnknown
-	}
+	st := &dstate{run: r, accept: m.verdict(r, r.root), trans: slices.Repeat([]int32{transUnknown}, m.nclass)}
 	m.states = append(m.states, st)
 	m.index[string(m.buf)] = id
 	return id
@@ -216,19 +213,14 @@ func (m *machine) step(s int32, c uint16) int32 {
 	if st.live[c/64]&(1<<(c%64)) != 0 {
 		var ids []int32
 		r := m.rep[c]
-	worlds:
 		for _, w := range st.closed {
 			root, fatal := m.consume(w.root, r)
 			if root == nil || fatal {
 				continue
 			}
-			id := m.intern(&run{root: m.tidy(root), choices: w.choices})
-			for _, old := range ids {
-				if old == id {
-					continue worlds
-				}
+			if id := m.intern(&run{root: m.tidy(root), choices: w.choices}); !slices.Contains(ids, id) {
+				ids = append(ids, id)
 			}
-			ids = append(ids, id)
 		}
 		switch len(ids) {
 		case 0:
@@ -278,14 +270,10 @@ func (m *machine) walk(cur []int32, s string) []int32 {
 		c := m.classOf(r)
 		next = next[:0]
 		for _, st := range cur {
-		add:
 			for _, t := range m.succ(m.step(st, c), &one) {
-				for _, u := range next {
-					if u == t {
-						continue add
-					}
+				if !slices.Contains(next, t) {
+					next = append(next, t)
 				}
-				next = append(next, t)
 			}
 		}
 		if len(next) == 0 {
@@ -298,12 +286,7 @@ func (m *machine) walk(cur []int32, s string) []int32 {
 
 // accepts reports whether any of the states accepts.
 func (m *machine) accepts(states []int32) bool {
-	for _, s := range states {
-		if m.states[s].accept {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(states, func(s int32) bool { return m.states[s].accept })
 }
 
 // matchFrom runs the deterministic automaton of sets over path from set d.
@@ -358,10 +341,7 @@ func (m *machine) setOf(states []int32) int32 {
 	if m.setIndex == nil {
 		m.setIndex = map[string]int32{}
 	}
-	d := &dset{states: states, accept: m.accepts(states), next: make([]int32, m.nclass)}
-	for i := range d.next {
-		d.next[i] = transUnknown
-	}
+	d := &dset{states: states, accept: m.accepts(states), next: slices.Repeat([]int32{transUnknown}, m.nclass)}
 	id := int32(len(m.sets))
 	m.sets = append(m.sets, d)
 	m.setIndex[string(m.buf)] = id
