@@ -117,14 +117,9 @@ func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	var conflicts []Report
 	for _, id := range ids {
 		bv, ov, tv := b.recs[id], o.recs[id], t.recs[id]
-		var rec []byte
+		rec, agreed := threeWay(bv, ov, tv)
 		switch {
-		case bytes.Equal(ov, tv):
-			rec = ov
-		case bytes.Equal(ov, bv):
-			rec = tv
-		case bytes.Equal(tv, bv):
-			rec = ov
+		case agreed:
 		case ov == nil || tv == nil:
 			rec = ov
 			side := "theirs"
@@ -153,10 +148,7 @@ func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	reports = append(reports, conflicts...)
 	if len(b.opaque)+len(o.opaque)+len(t.opaque) > 0 {
 		kept := unionLines(b.opaque, [][][]byte{o.opaque, t.opaque}, nil)
-		for _, l := range kept {
-			out.Write(l)
-			out.WriteByte('\n')
-		}
+		out.Write(joinLines(kept))
 		if len(kept) > 0 {
 			reports = append(reports, Report{Kind: KindOpaque, Detail: fmt.Sprintf(
 				"%d lines are not records with a string %q; kept at the end", len(kept), key)})
