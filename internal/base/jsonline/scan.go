@@ -55,9 +55,7 @@ func ObjectFields(line []byte, keys []string, out [][]byte) error {
 	for _, k := range keys {
 		lens |= 1 << min(len(k), 63)
 	}
-	for i := range out {
-		out[i] = nil
-	}
+	clear(out)
 	return EachMember(line, func(_, key, value []byte) {
 		if len(keys) > 0 && lens&(1<<min(len(key), 63)) != 0 {
 			for i, k := range keys {
