@@ -34,6 +34,8 @@ func SplitConflicts(data []byte) Conflicts {
 	)
 	var c Conflicts
 	var base, ours, theirs bytes.Buffer
+	// The inputs a line belongs to, by the state it stands in.
+	inputs := [...][]*bytes.Buffer{outside: {&base, &ours, &theirs}, inOurs: {&ours}, inBase: {&base}, inTheirs: {&theirs}}
 	state, withBase := outside, true
 	for line := range bytes.Lines(data) {
 		raw := bytes.TrimRight(line, "\r\n")
@@ -65,17 +67,8 @@ func SplitConflicts(data []byte) Conflicts {
 				}
 			}
 		}
-		switch state {
-		case outside:
-			base.Write(line)
-			ours.Write(line)
-			theirs.Write(line)
-		case inOurs:
-			ours.Write(line)
-		case inBase:
-			base.Write(line)
-		case inTheirs:
-			theirs.Write(line)
+		for _, in := range inputs[state] {
+			in.Write(line)
 		}
 	}
 	c.Base, c.Ours, c.Theirs = base.Bytes(), ours.Bytes(), theirs.Bytes()
