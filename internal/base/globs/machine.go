@@ -206,11 +206,8 @@ func (m *machine) step(s int32, c uint16) int32 {
 	if t := st.trans[c]; t != transUnknown {
 		return t
 	}
-	if st.closed == nil {
-		m.settle(st)
-	}
 	t := int32(transDead)
-	if st.live[c/64]&(1<<(c%64)) != 0 {
+	if live, _ := m.live(s); live[c/64]&(1<<(c%64)) != 0 { // live settles st
 		var ids []int32
 		r := m.rep[c]
 		for _, w := range st.closed {
