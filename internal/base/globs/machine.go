@@ -87,12 +87,9 @@ func (m *machine) intern(r *run) int32 {
 		r.choices = slices.DeleteFunc(slices.Clone(r.choices), passed)
 	}
 	// Visibility of braces no longer in the run cannot matter: leave it out.
-	var keep []uint64
-	if m.visWords > 0 {
-		keep = make([]uint64, m.visWords)
-		for _, c := range r.choices {
-			keep[c.ord/64] |= 1 << (c.ord % 64)
-		}
+	keep := make([]uint64, m.visWords) // no choice without a brace
+	for _, c := range r.choices {
+		keep[c.ord/64] |= 1 << (c.ord % 64)
 	}
 	m.buf = encodeTree(m.buf[:0], r.root, keep)
 	for _, c := range r.choices {
