@@ -87,14 +87,11 @@ func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	t = parseSnapshot(theirs, key)
 	wg.Wait()
 	var reports []Report
-	for _, in := range []struct {
-		name string
-		s    snapshot
-	}{{"base", b}, {"ours", o}, {"theirs", t}} {
-		if len(in.s.dups) > 0 {
+	for i, in := range []snapshot{b, o, t} {
+		if len(in.dups) > 0 {
 			reports = append(reports, Report{Kind: KindDuplicateID, Detail: fmt.Sprintf(
 				"%s repeats %d ids (an earlier merge without the driver, e.g. %s); the last line of each counted, the result has one",
-				in.name, len(in.s.dups), in.s.dups[0])})
+				[...]string{"base", "ours", "theirs"}[i], len(in.dups), in.dups[0])})
 		}
 	}
 	if n := b.markers + o.markers + t.markers; n > 0 {
