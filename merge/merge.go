@@ -178,6 +178,7 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 	res := Result{Format: format}
 	dropMarker, markers := markerDropper()
 	sides := [][]byte{ours, theirs}
+	var out []byte // the merged bytes of a format that merges whole records
 	switch format {
 	case Text:
 		return mergeText(base, ours, theirs, opts)
@@ -188,15 +189,12 @@ func Merge(base, ours, theirs []byte, path string, opts Options) (Result, error)
 	case Autopilot:
 		res.parts = unionSegments(base, sides, unionConfig{key: timeKey("ts"), drop: dropMarker})
 	case Events:
-		var out []byte
 		out, res.Reports = mergeEvents(base, ours, theirs, dropMarker)
 		res.set(out)
 	case Snapshot:
-		var out []byte
 		out, res.Reports = mergeSnapshot(base, ours, theirs, snapshotKey(path))
 		res.set(out)
 	case Stream:
-		var out []byte
 		out, res.Conflict, res.Reports = mergeStream(base, ours, theirs, opts.CheckpointInterval)
 		res.set(out)
 	default:

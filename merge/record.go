@@ -109,21 +109,14 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 				continue
 			}
 			bv, ov, tv := bo.vals[k], oo.vals[k], to.vals[k]
-			var v []byte
+			v, agreed := threeWay(bv, ov, tv)
 			switch {
 			case statusFrom != nil && slices.Contains(statusFields, k):
 				v = statusFrom.vals[k]
-			case bytes.Equal(ov, tv):
-				v = ov
-			case bytes.Equal(ov, bv):
-				v = tv
-			case bytes.Equal(tv, bv):
-				v = ov
-			default:
+			case !agreed:
 				conflicts = append(conflicts, k)
-				if a, ok := mergeArrays(bv, ov, tv, newest); ok {
-					v = a
-				} else {
+				var isArray bool
+				if v, isArray = mergeArrays(bv, ov, tv, newest); !isArray {
 					v = first.vals[k]
 				}
 			}
@@ -146,6 +139,19 @@ func mergeRecord(base, ours, theirs []byte) ([]byte, []string) {
 	}
 	out.WriteByte('}')
 	return out.Bytes(), conflicts
+}
+
+// threeWay is the merge of one value, a field's or a record's: the one
+// both sides hold, or the one a side changed it to while the other kept
+// the base's; agreed is false when both changed it, differently.
+func threeWay(base, ours, theirs []byte) (v []byte, agreed bool) {
+	switch {
+	case bytes.Equal(ours, theirs), bytes.Equal(theirs, base):
+		return ours, true
+	case bytes.Equal(ours, base):
+		return theirs, true
+	}
+	return nil, false
 }
 
 // statusFields are the fields beads keeps true to an issue's status:

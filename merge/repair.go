@@ -34,6 +34,8 @@ func SplitConflicts(data []byte) Conflicts {
 	)
 	var c Conflicts
 	var base, ours, theirs bytes.Buffer
+	// The inputs a line belongs to, by the state it stands in.
+	inputs := [...][]*bytes.Buffer{outside: {&base, &ours, &theirs}, inOurs: {&ours}, inBase: {&base}, inTheirs: {&theirs}}
 	state, withBase := outside, true
 	for line := range bytes.Lines(data) {
 		raw := bytes.TrimRight(line, "\r\n")
@@ -65,17 +67,8 @@ func SplitConflicts(data []byte) Conflicts {
 				}
 			}
 		}
-		switch state {
-		case outside:
-			base.Write(line)
-			ours.Write(line)
-			theirs.Write(line)
-		case inOurs:
-			ours.Write(line)
-		case inBase:
-			base.Write(line)
-		case inTheirs:
-			theirs.Write(line)
+		for _, in := range inputs[state] {
+			in.Write(line)
 		}
 	}
 	c.Base, c.Ours, c.Theirs = base.Bytes(), ours.Bytes(), theirs.Bytes()
@@ -148,7 +141,7 @@ func repairSnapshot(data []byte, key string) ([]byte, []Report) {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var out bytes.Buffer
+	lines := make([][]byte, 0, len(ids)+len(s.opaque))
 	merged := 0
 	for _, id := range ids {
 		vs := versions[id]
@@ -160,22 +153,18 @@ func repairSnapshot(data []byte, key string) ([]byte, []Report) {
 		if len(vs) > 1 {
 			merged++
 		}
-		out.Write(rec)
-		out.WriteByte('\n')
+		lines = append(lines, rec)
 	}
-	for _, l := range s.opaque {
-		out.Write(l)
-		out.WriteByte('\n')
-	}
+	out := joinLines(append(lines, s.opaque...))
 	if len(s.dups) > 0 {
 		reports = append(reports, Report{Kind: KindDuplicateID, Detail: fmt.Sprintf(
 			"%d lines repeated an id (%d ids, e.g. %s); the versions of each id were merged, the later updated_at winning each field",
 			len(s.dups), merged+countSame(versions, s.dups), s.dups[0])})
 	}
-	if !bytes.Equal(out.Bytes(), data) && len(reports) == 0 {
+	if !bytes.Equal(out, data) && len(reports) == 0 {
 		reports = append(reports, Report{Kind: KindVersionOrder, Detail: "records sorted by id"})
 	}
-	return out.Bytes(), reports
+	return out, reports
 }
 
 // countSame counts repeated ids whose repeats were identical lines.

@@ -87,14 +87,11 @@ func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	t = parseSnapshot(theirs, key)
 	wg.Wait()
 	var reports []Report
-	for _, in := range []struct {
-		name string
-		s    snapshot
-	}{{"base", b}, {"ours", o}, {"theirs", t}} {
-		if len(in.s.dups) > 0 {
+	for i, in := range []snapshot{b, o, t} {
+		if len(in.dups) > 0 {
 			reports = append(reports, Report{Kind: KindDuplicateID, Detail: fmt.Sprintf(
 				"%s repeats %d ids (an earlier merge without the driver, e.g. %s); the last line of each counted, the result has one",
-				in.name, len(in.s.dups), in.s.dups[0])})
+				[...]string{"base", "ours", "theirs"}[i], len(in.dups), in.dups[0])})
 		}
 	}
 	if n := b.markers + o.markers + t.markers; n > 0 {
@@ -117,14 +114,9 @@ func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	var conflicts []Report
 	for _, id := range ids {
 		bv, ov, tv := b.recs[id], o.recs[id], t.recs[id]
-		var rec []byte
+		rec, agreed := threeWay(bv, ov, tv)
 		switch {
-		case bytes.Equal(ov, tv):
-			rec = ov
-		case bytes.Equal(ov, bv):
-			rec = tv
-		case bytes.Equal(tv, bv):
-			rec = ov
+		case agreed:
 		case ov == nil || tv == nil:
 			rec = ov
 			side := "theirs"
@@ -153,10 +145,7 @@ func mergeSnapshot(base, ours, theirs []byte, key string) ([]byte, []Report) {
 	reports = append(reports, conflicts...)
 	if len(b.opaque)+len(o.opaque)+len(t.opaque) > 0 {
 		kept := unionLines(b.opaque, [][][]byte{o.opaque, t.opaque}, nil)
-		for _, l := range kept {
-			out.Write(l)
-			out.WriteByte('\n')
-		}
+		out.Write(joinLines(kept))
 		if len(kept) > 0 {
 			reports = append(reports, Report{Kind: KindOpaque, Detail: fmt.Sprintf(
 				"%d lines are not records with a string %q; kept at the end", len(kept), key)})

@@ -67,8 +67,7 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 	sideLines := make([][][]byte, 2)
 	for i, in := range [][]byte{ours, theirs} {
 		lines := splitLines(in, 1, drop)
-		var keep [][]byte
-		var dropped [][]byte
+		var keep, dropped [][]byte
 		for _, l := range lines {
 			if r := p.record(l); r != nil && r.Lane == st.LaneCheckpoint && !inBase[p.identity(l)] {
 				dropped = append(dropped, l)

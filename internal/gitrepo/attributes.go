@@ -149,14 +149,14 @@ func (r *Repo) attributeFiles(file string, config *Config) (files []attrFile, kn
 		files = append(files, attrFile{filepath.Join(r.TopLevel, filepath.FromSlash(base), ".gitattributes"), base, true})
 	}
 	global, globalKnown := globalAttributesFile(config)
-	system, systemKnown := systemAttributesFile()
-	for _, p := range []struct {
-		path  string
-		known bool
-	}{{global, globalKnown}, {system, systemKnown}} {
-		if p.known && p.path != "" {
-			files = append(files, attrFile{path: p.path})
-		}
+	if globalKnown && global != "" {
+		files = append(files, attrFile{path: global})
+	}
+	// A distribution's git reads /etc/gitattributes; elsewhere the place
+	// depends on how git was built.
+	systemKnown := distributionGit()
+	if systemKnown {
+		files = append(files, attrFile{path: "/etc/gitattributes"})
 	}
 	return files, globalKnown && systemKnown
 }
@@ -430,16 +430,6 @@ func globalAttributesFile(c *Config) (p string, known bool) {
 		p = home + "/.config/git/attributes"
 	}
 	return p, p == "" || filepath.IsAbs(p) // git reads a relative one from where it runs
-}
-
-// systemAttributesFile is the system-wide attribute file of the git on
-// PATH: /etc/gitattributes for a distribution's git (see distributionGit);
-// known is false elsewhere.
-func systemAttributesFile() (p string, known bool) {
-	if !distributionGit() {
-		return "", false
-	}
-	return "/etc/gitattributes", true
 }
 
 // sameDir says whether two directories are one, symbolic links resolved.

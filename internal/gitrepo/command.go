@@ -21,6 +21,19 @@ func GitInput(dir, input string, args ...string) (string, error) {
 	return Command{Dir: dir, Args: args, Input: input}.Run()
 }
 
+// gitDo runs git in dir for what it does: only its error matters.
+func gitDo(dir string, args ...string) error {
+	_, err := Git(dir, args...)
+	return err
+}
+
+// gitLine runs git in dir for the one line it prints (an id, a path),
+// its spaces and newline trimmed.
+func gitLine(dir string, args ...string) (string, error) {
+	out, err := Git(dir, args...)
+	return strings.TrimSpace(out), err
+}
+
 // Command is one run of the git command. Every package that starts git
 // goes through it, so that each failure reads the same way (a
 // *CommandError with git's own message) and there is one place to look

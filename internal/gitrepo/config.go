@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
@@ -186,6 +187,10 @@ func parseSection(h string) (configKey, bool) {
 	return configKey{section: strings.ToLower(h)}, true
 }
 
+// configEscapes are the escapes of a config value that stand for another
+// byte; any other escaped byte stands for itself.
+var configEscapes = map[byte]byte{'n': '\n', 't': '\t'}
+
 // unquote removes a value's double quotes and a trailing comment.
 func unquote(v string) string {
 	var b strings.Builder
@@ -197,14 +202,7 @@ func unquote(v string) string {
 			quoted = !quoted
 		case c == '\\' && i+1 < len(v):
 			i++
-			switch v[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(v[i])
-			}
+			b.WriteByte(cmp.Or(configEscapes[v[i]], v[i]))
 		case (c == '#' || c == ';') && !quoted:
 			return strings.TrimSpace(b.String())
 		default:

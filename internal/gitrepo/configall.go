@@ -214,10 +214,7 @@ func systemConfigPath() (path string, known bool) {
 	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set {
 		return p, true
 	}
-	if !distributionGit() {
-		return "", false
-	}
-	return "/etc/gitconfig", true
+	return "/etc/gitconfig", distributionGit()
 }
 
 // distributionGit says whether the git on PATH is a distribution's build

@@ -67,15 +67,8 @@ func (o *Objects) Size(id []byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	p, off, loose, name := r.locate(id)
-	switch {
-	case p != nil:
-		return p.sizeAt(off)
-	case loose != nil:
-		_, size, err := looseHeader(loose, name)
-		return size, err
-	}
-	return 0, fmt.Errorf("%w: object %s not found", errUnsupported, name)
+	_, size, err := r.header(id, false)
+	return size, err
 }
 
 // sizeAt is the size of the content of the pack entry at off: its

@@ -199,8 +199,7 @@ func (r *Repo) CommitSubjects(commits []string) map[string]string {
 
 // ObjectType is the type git gives object id ("commit", "tree", ...).
 func (r *Repo) ObjectType(id string) (string, error) {
-	out, err := Git(r.TopLevel, "cat-file", "-t", "--end-of-options", id)
-	return strings.TrimSpace(out), err
+	return gitLine(r.TopLevel, "cat-file", "-t", "--end-of-options", id)
 }
 
 // IsAncestor reports whether commit ancestor is commit or one of its
@@ -210,7 +209,7 @@ func (r *Repo) IsAncestor(ancestor, commit string) (bool, error) {
 	if !isObjectID(ancestor) || !isObjectID(commit) {
 		return false, fmt.Errorf("is %q an ancestor of %q: both must be commit ids", ancestor, commit)
 	}
-	_, err := Git(r.TopLevel, "merge-base", "--is-ancestor", "--end-of-options", ancestor, commit)
+	err := gitDo(r.TopLevel, "merge-base", "--is-ancestor", "--end-of-options", ancestor, commit)
 	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 1 {
 		return false, nil
 	}
@@ -220,16 +219,15 @@ func (r *Repo) IsAncestor(ancestor, commit string) (bool, error) {
 // ResolveCommit is the id of the commit rev names (a branch, a tag, an
 // id, origin/main~2); the error says rev names none.
 func (r *Repo) ResolveCommit(rev string) (string, error) {
-	out, err := Git(r.TopLevel, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	id, err := gitLine(r.TopLevel, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("%q names no commit here: %w", rev, err)
 	}
-	return strings.TrimSpace(out), nil
+	return id, nil
 }
 
 // HasCommit reports whether HEAD names a commit (false on a branch with
 // no commit yet).
 func (r *Repo) HasCommit() bool {
-	_, err := Git(r.TopLevel, "rev-parse", "--verify", "-q", "HEAD")
-	return err == nil
+	return gitDo(r.TopLevel, "rev-parse", "--verify", "-q", "HEAD") == nil
 }

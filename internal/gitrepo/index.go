@@ -193,19 +193,17 @@ func walkIndex(data []byte, start func(count int), each func(indexEntry) bool) (
 // parseCacheTree reads one directory of the cache-tree and its children:
 // "NAME\0ENTRIES SUBTREES\n" then the oid when ENTRIES is not -1.
 func parseCacheTree(b []byte) (*cacheTree, []byte, error) {
-	nul := bytes.IndexByte(b, 0)
-	if nul < 0 {
+	_, b, named := bytes.Cut(b, []byte{0})
+	if !named {
 		return nil, nil, errors.New("no name")
 	}
-	b = b[nul+1:]
-	nl := bytes.IndexByte(b, '\n')
-	if nl < 0 {
+	counts, b, counted := bytes.Cut(b, []byte{'\n'})
+	if !counted {
 		return nil, nil, errors.New("no counts")
 	}
-	entriesText, subtreesText, ok := bytes.Cut(b[:nl], []byte{' '})
+	entriesText, subtreesText, ok := bytes.Cut(counts, []byte{' '})
 	entries, err1 := strconv.Atoi(string(entriesText))
 	subtrees, err2 := strconv.Atoi(string(subtreesText))
-	b = b[nl+1:]
 	// Each subtree takes at least "\x000 0\n".
 	if !ok || err1 != nil || err2 != nil || subtrees < 0 || subtrees > len(b)/4 || entries < -1 {
 		return nil, nil, errors.New("bad counts")

@@ -25,9 +25,12 @@ func IndexStages(top, rel string) ([][]byte, error) {
 	if err != nil || out == "" {
 		return nil, nil
 	}
+	blobs, err := (&Repo{TopLevel: top}).OpenBlobs()
+	if err != nil {
+		return nil, err
+	}
+	defer blobs.Close()
 	stages := make([][]byte, 3)
-	var names []string
-	var at []int
 	for _, entry := range strings.Split(strings.TrimRight(out, "\x00"), "\x00") {
 		// "mode sha stage\tpath"
 		meta, path, _ := strings.Cut(entry, "\t")
@@ -35,22 +38,15 @@ func IndexStages(top, rel string) ([][]byte, error) {
 		if path != rel || len(f) != 3 || f[2][0] < '1' || f[2][0] > '3' {
 			continue
 		}
-		names, at = append(names, f[1]), append(at, int(f[2][0]-'1'))
-	}
-	blobs, err := (&Repo{TopLevel: top}).OpenBlobs()
-	if err != nil {
-		return nil, err
-	}
-	defer blobs.Close()
-	for i, id := range names {
-		blob, ok, err := blobs.Read(id)
+		stage := int(f[2][0] - '1')
+		blob, ok, err := blobs.Read(f[1])
 		if err == nil && !ok {
 			err = errors.New("missing")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read stage %d of %s: %w", at[i]+1, rel, err)
+			return nil, fmt.Errorf("read stage %d of %s: %w", stage+1, rel, err)
 		}
-		stages[at[i]] = blob
+		stages[stage] = blob
 	}
 	if stages[0] == nil {
 		stages[0] = []byte{} // both added the file: an empty base

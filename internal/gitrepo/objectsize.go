@@ -33,7 +33,7 @@ func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, er
 	if err != nil {
 		return "", nil, err
 	}
-	kind, size, err := r.header(id)
+	kind, size, err := r.header(id, true)
 	if err != nil {
 		return "", nil, err
 	}
@@ -49,19 +49,22 @@ func (o *Objects) Header(id []byte) (kind string, size int64, err error) {
 	if err != nil {
 		return "", 0, err
 	}
-	return r.header(id)
+	return r.header(id, true)
 }
 
-// header finds an object's type and size.
-func (r *objectReader) header(oid []byte) (string, int64, error) {
+// header finds an object's size and, with wantKind, its type (a packed
+// delta's is its base's, found by following the chain; a loose object's
+// header says both).
+func (r *objectReader) header(oid []byte, wantKind bool) (kind string, size int64, err error) {
 	p, off, loose, name := r.locate(oid)
 	switch {
 	case p != nil:
-		kind, err := r.packedKind(p, off, 0)
-		if err != nil {
-			return "", 0, err
+		if wantKind {
+			if kind, err = r.packedKind(p, off, 0); err != nil {
+				return "", 0, err
+			}
 		}
-		size, err := p.sizeAt(off)
+		size, err = p.sizeAt(off)
 		return kind, size, err
 	case loose != nil:
 		return looseHeader(loose, name)
@@ -108,6 +111,6 @@ func (r *objectReader) packedKind(p *packFile, off int64, depth int) (string, er
 	if baseOID == nil {
 		return r.packedKind(p, baseOff, depth+1)
 	}
-	kind, _, err := r.header(baseOID)
+	kind, _, err := r.header(baseOID, true)
 	return kind, err
 }

@@ -29,10 +29,11 @@ func openPack(idxPath string) (*packFile, error) {
 	}
 	p := &packFile{path: strings.TrimSuffix(idxPath, ".idx") + ".pack"}
 	// Both can be large, and a lookup touches a few pages of each.
-	idx, err := p.mapFile(idxPath)
+	idx, unmapIdx, err := mapfile.Open(idxPath, false)
 	if err != nil {
 		return nil, err
 	}
+	p.unmap = append(p.unmap, unmapIdx)
 	const header = 8 + 256*4
 	if len(idx) < header || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
 		p.close()
@@ -50,15 +51,6 @@ func openPack(idxPath string) (*packFile, error) {
 	}
 	p.data, p.mapped, p.unmap = data, info != nil, append(p.unmap, unmap)
 	return p, nil
-}
-
-func (p *packFile) mapFile(path string) ([]byte, error) {
-	data, unmap, err := mapfile.Open(path, false)
-	if err != nil {
-		return nil, err
-	}
-	p.unmap = append(p.unmap, unmap)
-	return data, nil
 }
 
 // find returns the offset of oid in the pack.

@@ -17,27 +17,23 @@ func TrackedChanges(dir string) (string, error) {
 
 // HeadCommit is the id of the commit HEAD names in the worktree at dir.
 func HeadCommit(dir string) (string, error) {
-	out, err := Git(dir, "rev-parse", "--verify", "HEAD^{commit}")
-	return strings.TrimSpace(out), err
+	return gitLine(dir, "rev-parse", "--verify", "HEAD^{commit}")
 }
 
 // HeadTree is the id of the tree of HEAD's commit in the worktree at dir.
 func HeadTree(dir string) (string, error) {
-	out, err := Git(dir, "rev-parse", "--verify", "HEAD^{tree}")
-	return strings.TrimSpace(out), err
+	return gitLine(dir, "rev-parse", "--verify", "HEAD^{tree}")
 }
 
 // AddDetachedWorktree checks commit out, detached, in a new worktree at
 // path of the repository at dir.
 func AddDetachedWorktree(dir, path, commit string) error {
-	_, err := Git(dir, "worktree", "add", "-q", "--detach", "--", path, commit)
-	return err
+	return gitDo(dir, "worktree", "add", "-q", "--detach", "--", path, commit)
 }
 
 // RemoveWorktree removes the worktree at path, changes and all.
 func RemoveWorktree(dir, path string) error {
-	_, err := Git(dir, "worktree", "remove", "--force", "--", path)
-	return err
+	return gitDo(dir, "worktree", "remove", "--force", "--", path)
 }
 
 // MergeNoFF merges commit into HEAD of the worktree at dir with a merge
@@ -50,8 +46,7 @@ func MergeNoFF(dir, commit string) (string, error) {
 // FastForward moves the current branch of the worktree at dir to commit,
 // which must contain it.
 func FastForward(dir, commit string) error {
-	_, err := Git(dir, "merge", "-q", "--ff-only", "--", commit)
-	return err
+	return gitDo(dir, "merge", "-q", "--ff-only", "--", commit)
 }
 
 // CommitTree makes a commit of tree with the parents and message given,
@@ -62,8 +57,7 @@ func CommitTree(dir, tree string, parents []string, message string) (string, err
 		args = append(args, "-p", p)
 	}
 	args = append(args, "-m", message, "--", tree)
-	out, err := Git(dir, args...)
-	return strings.TrimSpace(out), err
+	return gitLine(dir, args...)
 }
 
 // UnmergedPaths are the paths an unfinished merge left unmerged in the
@@ -82,8 +76,7 @@ func TrackedFiles(dir string, pathspecs ...string) ([]string, error) {
 
 // Stage adds the file at path (relative to dir) to the index.
 func Stage(dir, path string) error {
-	_, err := Git(dir, "add", "--", literal(path))
-	return err
+	return gitDo(dir, "add", "--", literal(path))
 }
 
 // literal is path as a pathspec that names that path only: git reads a

@@ -156,12 +156,10 @@ type Worktree struct {
 // Worktrees lists every worktree whose directory still exists, the main one
 // first. Pruned or moved worktrees are skipped.
 func (r *Repo) Worktrees() ([]Worktree, error) {
-	var list []Worktree
-	if filepath.Base(r.CommonDir) == ".git" {
-		list = append(list, Worktree{Path: filepath.Dir(r.CommonDir), Main: true})
-	} else {
+	if filepath.Base(r.CommonDir) != ".git" {
 		return r.worktreesFromGit()
 	}
+	list := []Worktree{{Path: filepath.Dir(r.CommonDir), Main: true}}
 	entries, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err

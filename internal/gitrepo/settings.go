@@ -17,16 +17,13 @@ import (
 // SetConfig sets key to value in the local (common) or the worktree
 // configuration file.
 func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
-	var err error
 	switch scope {
 	case ScopeLocal:
-		err = r.writeConfig("--local", "--", key, value)
+		return r.writeConfig("--local", "--", key, value)
 	case ScopeWorktree:
-		err = r.writeConfig("--worktree", "--", key, value)
-	default:
-		err = fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
+		return r.writeConfig("--worktree", "--", key, value)
 	}
-	return err
+	return fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
 }
 
 // MoveBareToWorktreeConfig moves core.bare=true from the shared
@@ -77,7 +74,7 @@ var configLockWait = 10 * time.Second
 func (r *Repo) writeConfig(args ...string) error {
 	deadline := time.Now().Add(configLockWait)
 	for pause, lockless := 5*time.Millisecond, 0; ; pause = min(2*pause, 200*time.Millisecond) {
-		_, err := Git(r.Dir(), append([]string{"config"}, args...)...)
+		err := gitDo(r.Dir(), append([]string{"config"}, args...)...)
 		exit, failed := errors.AsType[*exec.ExitError](err)
 		if !failed || exit.ExitCode() != 255 {
 			return err
@@ -113,16 +110,14 @@ func (r *Repo) configLock() string {
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,
 // else the common git directory's hooks (absolute).
 func (r *Repo) HooksDir() (string, error) {
-	out, err := Git(r.Dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
-	return strings.TrimSpace(out), err
+	return gitLine(r.Dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
 }
 
 // Accepted runs git in the repository once and returns its refusal, if
 // it refuses: one owned by another user (safe.directory), where git runs
 // no hook and no command, is named before anything is changed in it.
 func (r *Repo) Accepted() error {
-	_, err := Git(r.Dir(), "rev-parse", "--git-dir")
-	return err
+	return gitDo(r.Dir(), "rev-parse", "--git-dir")
 }
 
 // IsTracked reports whether git tracks path (relative to the top level)
@@ -135,7 +130,7 @@ func (r *Repo) IsTracked(path string) bool {
 // IsIgnored reports whether .gitignore and the like ignore path; the
 // error is git failing to say.
 func (r *Repo) IsIgnored(path string) (bool, error) {
-	_, err := Git(r.TopLevel, "check-ignore", "-q", "--", path)
+	err := gitDo(r.TopLevel, "check-ignore", "-q", "--", path)
 	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 1 { // 1: not ignored
 		return false, nil
 	}
@@ -144,13 +139,11 @@ func (r *Repo) IsIgnored(path string) (bool, error) {
 
 // HasRemote reports whether the repository has a remote called name.
 func (r *Repo) HasRemote(name string) bool {
-	_, err := Git(r.Dir(), "remote", "get-url", "--", name)
-	return err == nil
+	return gitDo(r.Dir(), "remote", "get-url", "--", name) == nil
 }
 
 // UpdateLFSHooks runs `git lfs update`, which installs git-lfs's hooks
 // where git runs them.
 func (r *Repo) UpdateLFSHooks() error {
-	_, err := Git(r.TopLevel, "lfs", "update")
-	return err
+	return gitDo(r.TopLevel, "lfs", "update")
 }

@@ -51,13 +51,9 @@ func (m *machine) buildAlphabet() {
 		for _, set := range p.sets {
 			k.sets = append(k.sets, inRanges(set, lo))
 		}
-		c := -1
-		for j, o := range keys {
-			if o.lit == k.lit && o.slash == k.slash && slices.Equal(o.sets, k.sets) {
-				c = j
-				break
-			}
-		}
+		c := slices.IndexFunc(keys, func(o key) bool {
+			return o.lit == k.lit && o.slash == k.slash && slices.Equal(o.sets, k.sets)
+		})
 		if c < 0 {
 			c = len(keys)
 			keys = append(keys, k)

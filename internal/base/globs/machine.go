@@ -87,12 +87,9 @@ func (m *machine) intern(r *run) int32 {
 		r.choices = slices.DeleteFunc(slices.Clone(r.choices), passed)
 	}
 	// Visibility of braces no longer in the run cannot matter: leave it out.
-	var keep []uint64
-	if m.visWords > 0 {
-		keep = make([]uint64, m.visWords)
-		for _, c := range r.choices {
-			keep[c.ord/64] |= 1 << (c.ord % 64)
-		}
+	keep := make([]uint64, m.visWords) // no choice without a brace
+	for _, c := range r.choices {
+		keep[c.ord/64] |= 1 << (c.ord % 64)
 	}
 	m.buf = encodeTree(m.buf[:0], r.root, keep)
 	for _, c := range r.choices {
@@ -103,10 +100,7 @@ func (m *machine) intern(r *run) int32 {
 		return id
 	}
 	id := int32(len(m.states))
-	st := &dstate{run: r, accept: m.verdict(r, r.root), trans: make([]int32, m.nclass)}
-	for i := range st.trans {
-		st.trans[i] = transUnknown
-	}
+	st := &dstate{run: r, accept: m.verdict(r, r.root), trans: slices.Repeat([]int32{transUnknown}, m.nclass)}
 	m.states = append(m.states, st)
 	m.index[string(m.buf)] = id
 	return id
@@ -209,26 +203,18 @@ func (m *machine) step(s int32, c uint16) int32 {
 	if t := st.trans[c]; t != transUnknown {
 		return t
 	}
-	if st.closed == nil {
-		m.settle(st)
-	}
 	t := int32(transDead)
-	if st.live[c/64]&(1<<(c%64)) != 0 {
+	if live, _ := m.live(s); live[c/64]&(1<<(c%64)) != 0 { // live settles st
 		var ids []int32
 		r := m.rep[c]
-	worlds:
 		for _, w := range st.closed {
 			root, fatal := m.consume(w.root, r)
 			if root == nil || fatal {
 				continue
 			}
-			id := m.intern(&run{root: m.tidy(root), choices: w.choices})
-			for _, old := range ids {
-				if old == id {
-					continue worlds
-				}
+			if id := m.intern(&run{root: m.tidy(root), choices: w.choices}); !slices.Contains(ids, id) {
+				ids = append(ids, id)
 			}
-			ids = append(ids, id)
 		}
 		switch len(ids) {
 		case 0:
@@ -278,14 +264,10 @@ func (m *machine) walk(cur []int32, s string) []int32 {
 		c := m.classOf(r)
 		next = next[:0]
 		for _, st := range cur {
-		add:
 			for _, t := range m.succ(m.step(st, c), &one) {
-				for _, u := range next {
-					if u == t {
-						continue add
-					}
+				if !slices.Contains(next, t) {
+					next = append(next, t)
 				}
-				next = append(next, t)
 			}
 		}
 		if len(next) == 0 {
@@ -298,12 +280,7 @@ func (m *machine) walk(cur []int32, s string) []int32 {
 
 // accepts reports whether any of the states accepts.
 func (m *machine) accepts(states []int32) bool {
-	for _, s := range states {
-		if m.states[s].accept {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(states, func(s int32) bool { return m.states[s].accept })
 }
 
 // matchFrom runs the deterministic automaton of sets over path from set d.
@@ -358,10 +335,7 @@ func (m *machine) setOf(states []int32) int32 {
 	if m.setIndex == nil {
 		m.setIndex = map[string]int32{}
 	}
-	d := &dset{states: states, accept: m.accepts(states), next: make([]int32, m.nclass)}
-	for i := range d.next {
-		d.next[i] = transUnknown
-	}
+	d := &dset{states: states, accept: m.accepts(states), next: slices.Repeat([]int32{transUnknown}, m.nclass)}
 	id := int32(len(m.sets))
 	m.sets = append(m.sets, d)
 	m.setIndex[string(m.buf)] = id

@@ -1,6 +1,7 @@
 package globs
 
 import (
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -253,11 +254,7 @@ func (p *program) canEnd(i int32) bool {
 		case kJump:
 			return at(m.next)
 		case kBrace:
-			for _, a := range m.alts {
-				if at(a) {
-					return true
-				}
-			}
+			return slices.ContainsFunc(m.alts, at)
 		}
 		return false
 	}
@@ -275,11 +272,7 @@ func (p *program) free(bad func(int) bool) []bool {
 		case kJump:
 			free[i] = free[n.next]
 		case kBrace:
-			ok := true
-			for _, a := range n.alts {
-				ok = ok && free[a]
-			}
-			free[i] = ok
+			free[i] = !slices.ContainsFunc(n.alts, func(a int32) bool { return !free[a] })
 		default:
 			free[i] = free[i+1] && !bad(i)
 		}

@@ -39,12 +39,9 @@ func (sc *scratch) symbols(m0, m1 *machine) {
 	if m1 != nil {
 		n1 = m1.nclass
 	}
-	if k := 2 * m0.nclass * n1; cap(sc.seen) < k {
-		sc.seen = make([]bool, k)
-	} else {
-		sc.seen = sc.seen[:k]
-		clear(sc.seen)
-	}
+	size := 2 * m0.nclass * n1
+	sc.seen = slices.Grow(sc.seen[:0], size)[:size]
+	clear(sc.seen)
 	sc.syms = sc.syms[:0]
 	// '.' gets a symbol of its own even when the patterns treat it like
 	// other runes: the git path automaton does not ("." is no segment).
@@ -219,12 +216,9 @@ func search(m0, m1 *machine, prefix string, starts []start) (string, bool, error
 	sc.reset()
 	sc.symbols(m0, m1)
 	accepts := func(from int) bool {
-		for _, st := range sc.states[from:] {
-			if m0.states[st[0]].accept && (m1 == nil || m1.states[st[1]].accept) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(sc.states[from:], func(st [2]int32) bool {
+			return m0.states[st[0]].accept && (m1 == nil || m1.states[st[1]].accept)
+		})
 	}
 	// All starts share prefix; sort them into groups by git state.
 	for _, g := range []uint8{gStart, gDot, gDotDot, gName} {

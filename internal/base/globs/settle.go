@@ -55,18 +55,17 @@ func (c *closer) node(n *tnode, root bool) event {
 			if c.need > 0 {
 				return evNone
 			}
-			switch e {
-			case evStar:
+			switch {
+			case e == evStar:
 				*n = *k
 				return evNone
-			case evCommit:
+			case e == evCommit:
 				*n = *k
 				return evCommit
-			case evAccept:
-				if i == 0 {
-					*n = tnode{kind: tAccept}
-					return evAccept
-				}
+			case e == evAccept && i == 0:
+				*n = tnode{kind: tAccept}
+				return evAccept
+			case e == evAccept:
 				n.kids, n.self = n.kids[:i+1], false
 			}
 		}
@@ -90,14 +89,11 @@ func (c *closer) node(n *tnode, root bool) event {
 			if c.need > 0 {
 				return evNone
 			}
-			switch e {
-			case evCommit:
-				n.kids, n.self = n.kids[:i+1], false
-			case evAccept:
-				if i == 0 {
-					*n = tnode{kind: tAccept}
-					return evAccept
-				}
+			switch {
+			case e == evAccept && i == 0:
+				*n = tnode{kind: tAccept}
+				return evAccept
+			case e == evAccept || e == evCommit:
 				n.kids, n.self = n.kids[:i+1], false
 			}
 		}

@@ -71,23 +71,17 @@ func (m *machine) tidy(n *tnode) *tnode {
 // verdict is the matcher's answer if the path ends now: the first thread
 // in priority order decides.
 func (m *machine) verdict(r *run, n *tnode) bool {
-	switch n.kind {
-	case tThread:
+	switch {
+	case n.kind == tThread || n.kind == tFSelf:
 		return m.zero(n.p, r, n.vis)
-	case tAccept:
+	case n.kind == tAccept:
 		return true
-	case tFSelf:
-		return m.zero(n.p, r, n.vis)
-	case tStar:
-		if len(n.kids) > 0 {
-			return m.verdict(r, n.kids[0])
-		}
-		return m.zero(n.p, r, n.vis)
-	}
-	if len(n.kids) > 0 {
+	case len(n.kids) > 0: // a star's or a "**/"'s first candidate
 		return m.verdict(r, n.kids[0])
 	}
-	return false // only the scanner is left: doublestar gives up
+	// A star with no candidate left reads nothing more; a "**/" with only
+	// the scanner left: doublestar gives up.
+	return n.kind == tStar && m.zero(n.p, r, n.vis)
 }
 
 // minPos is the earliest pattern position the subtree can still read or

@@ -1,6 +1,9 @@
 package globs
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // doublestar.Match is a backtracking matcher with at most one pending '*'
 // and one pending '**/' at a time: reaching a new '*' forgets where the
@@ -108,10 +111,7 @@ func (r *run) choice(ord int32) (int32, bool) {
 }
 
 func (r *run) setChoice(ord, alt int32) {
-	i := 0
-	for i < len(r.choices) && r.choices[i].ord < ord {
-		i++
-	}
+	i, _ := slices.BinarySearchFunc(r.choices, ord, func(c choice, ord int32) int { return cmp.Compare(c.ord, ord) })
 	r.choices = slices.Insert(r.choices, i, choice{ord, alt})
 }
 
@@ -213,15 +213,7 @@ func (m *machine) zero(p int32, r *run, vis []uint64) bool {
 				p = nd.alts[alt]
 				continue
 			}
-			if n > 0 {
-				return false
-			}
-			for _, a := range nd.alts {
-				if m.zero(a, r, vis) {
-					return true
-				}
-			}
-			return false
+			return n == 0 && slices.ContainsFunc(nd.alts, func(a int32) bool { return m.zero(a, r, vis) })
 		case nd.kind == kEnd:
 			switch string(buf[:n]) {
 			case "", "*", "**", "/**", "**/", "/**/":

@@ -40,11 +40,7 @@ func NewReservation() string { return New(ReservationPrefix) }
 // Parse splits an id into its prefix and ULID, and checks the ULID. It is
 // what validation and the merge driver use to tell a QueenBee id apart.
 func Parse(id string) (prefix string, u ulid.ULID, err error) {
-	i := strings.IndexByte(id, '-')
-	if i < 0 {
-		u, err = ulid.ParseStrict(id)
-		return "", u, err
-	}
-	u, err = ulid.ParseStrict(id[i+1:])
-	return id[:i+1], u, err
+	prefix = id[:strings.IndexByte(id, '-')+1] // through the first '-', "" without one
+	u, err = ulid.ParseStrict(id[len(prefix):])
+	return prefix, u, err
 }

@@ -33,11 +33,7 @@ func Valid(line []byte) error {
 	if err := s.value(0); err != nil {
 		return err
 	}
-	s.space()
-	if s.pos != len(s.data) {
-		return s.fail("unexpected data after the JSON value")
-	}
-	return nil
+	return s.end("value")
 }
 
 // ErrNotObject is returned by ObjectFields when a line is valid JSON but not
@@ -55,9 +51,7 @@ func ObjectFields(line []byte, keys []string, out [][]byte) error {
 	for _, k := range keys {
 		lens |= 1 << min(len(k), 63)
 	}
-	for i := range out {
-		out[i] = nil
-	}
+	clear(out)
 	return EachMember(line, func(_, key, value []byte) {
 		if len(keys) > 0 && lens&(1<<min(len(key), 63)) != 0 {
 			for i, k := range keys {
@@ -86,10 +80,12 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
-func (s *scanner) end() error {
+// end checks that nothing but white space follows the JSON what ("value",
+// "object") the scanner read.
+func (s *scanner) end(what string) error {
 	s.space()
 	if s.pos != len(s.data) {
-		return s.fail("unexpected data after the JSON object")
+		return s.fail("unexpected data after the JSON " + what)
 	}
 	return nil
 }
@@ -316,5 +312,5 @@ func EachMember(line []byte, fn func(rawKey, key, value []byte)) error {
 	if err := s.members(0, fn); err != nil {
 		return err
 	}
-	return s.end()
+	return s.end("object")
 }

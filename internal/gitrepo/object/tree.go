@@ -2,6 +2,7 @@ package object
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,21 +49,11 @@ func Canonical(m Mode) Mode {
 
 // Describe names what a mode is ("a symbolic link"), as the written
 // mode says: "unknown" for a mode git does not write.
-func Describe(m Mode) string {
-	switch m {
-	case DirMode:
-		return "a directory"
-	case RegularMode, filemode.Deprecated:
-		return "a file"
-	case ExecutableMode:
-		return "an executable file"
-	case SymlinkMode:
-		return "a symbolic link"
-	case GitlinkMode:
-		return "a submodule (gitlink)"
-	}
-	return "unknown"
-}
+func Describe(m Mode) string { return cmp.Or(modeNames[m], "unknown") }
+
+// modeNames are the names Describe gives the modes git writes.
+var modeNames = map[Mode]string{DirMode: "a directory", RegularMode: "a file", filemode.Deprecated: "a file",
+	ExecutableMode: "an executable file", SymlinkMode: "a symbolic link", GitlinkMode: "a submodule (gitlink)"}
 
 // MalformedError is an object that is not of its type's format.
 type MalformedError struct {

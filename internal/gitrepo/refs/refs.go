@@ -159,11 +159,8 @@ func (s *Store) Replace(name string, new plumbing.Hash) error {
 
 // updateWithGit is Update for ref stores other than files.
 func (s *Store) updateWithGit(name string, old, new plumbing.Hash) error {
-	oldArg := old.String()
-	if old.IsZero() {
-		oldArg = strings.Repeat("0", 40)
-	}
-	if _, err := gitrepo.Git("", "--git-dir", s.dir, "update-ref", "--", name, new.String(), oldArg); err != nil {
+	// The zero id's String is forty zeros: git's "the ref must not exist".
+	if _, err := gitrepo.Git("", "--git-dir", s.dir, "update-ref", "--", name, new.String(), old.String()); err != nil {
 		cur, rerr := s.Read(name)
 		if rerr == nil && cur != old {
 			return &StaleError{Ref: name, Want: old, Got: cur}
