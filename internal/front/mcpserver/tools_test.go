@@ -311,15 +311,18 @@ func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
 	}
 }
 
-// A server started as a droid whose name no write accepts answers every
-// call with the usage error --droid gives on the command line.
+// A server started as a droid whose name no write accepts, or with a
+// comma (which a send's to splits on), answers every call with the usage
+// error --droid gives on the command line.
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
-	ctx, cs := connectInNewRepo(t, strings.Repeat("x", 101))
-	for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
-		if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
-			t.Errorf("%s as an invalid droid: %v %s", tool, err, mustMarshal(res))
+	for _, name := range []string{strings.Repeat("x", 101), "ann,bob"} {
+		ctx, cs := connectInNewRepo(t, name)
+		for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+			e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+			if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
+				t.Errorf("%s as droid %q: %v %s", tool, name, err, mustMarshal(res))
+			}
 		}
 	}
 }
