@@ -51,7 +51,7 @@ type Env struct {
 
 	// identityNote says why a configured identity was not used (it was
 	// set for another worktree), for the error that asks for one.
-	identityNote string
+	identityNote wording.Text
 	// found remembers the workspace found, so that what runs after the
 	// use case (autosync) does not search again.
 	found map[workspace.Options]*workspace.Workspace

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
@@ -79,7 +80,7 @@ func withHomeExpanded(home string, paths []string) []string {
 func (e *Env) at(dir string) *Env {
 	c := *e
 	c.Dir = dir
-	c.identityNote, c.found, c.identity, c.identityDone, c.identityFrom = "", nil, "", false, ""
+	c.identityNote, c.found, c.identity, c.identityDone, c.identityFrom = wording.Text{}, nil, "", false, ""
 	return &c
 }
 

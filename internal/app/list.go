@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/wording"
@@ -61,18 +62,11 @@ func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error
 	if err != nil {
 		return nil, err
 	}
-	f := reservations.Filter{All: r.All, Path: r.Path, Droid: r.Droid, Me: e.Identity()}
-	if f.Path != "" {
-		if f.Path, err = e.RepoPath(s, f.Path); err != nil {
+	f := reservations.Filter{All: r.All, Droid: r.Droid, Me: e.Identity()}
+	if r.Path != "" {
+		if f.Paths, err = e.pathFilters(s, r.Path); err != nil {
 			return nil, err
 		}
-		// A directory is judged as check judges it: held when anything
-		// in it is.
-		_, dirs, err := splitDirs(s, []string{f.Path})
-		if err != nil {
-			return nil, err
-		}
-		f.Directory = len(dirs) == 1
 	}
 	list, problems, err := (&reservations.Store{S: s}).List(f)
 	if err != nil {
@@ -100,6 +94,29 @@ func listReservations(e *Env, r ReservationsRequest) (*ReservationsResult, error
 	}
 	res.Waiting, err = waitingRows(s, f)
 	return res, err
+}
+
+// pathFilters are the paths check judges for path (where a symlink leads
+// it, and the link itself), each a directory when check judges it as one:
+// held when anything in it is.
+func (e *Env) pathFilters(s *store.Store, path string) ([]reservations.PathFilter, error) {
+	judged, err := e.judgedPaths(s, []string{path})
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(judged))
+	for i, j := range judged {
+		paths[i] = j.path
+	}
+	_, dirs, err := splitDirs(s, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reservations.PathFilter, len(paths))
+	for i, p := range paths {
+		out[i] = reservations.PathFilter{Path: p, Directory: slices.Contains(dirs, p)}
+	}
+	return out, nil
 }
 
 // Problem is an unreadable line a listing skipped.

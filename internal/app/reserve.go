@@ -71,6 +71,12 @@ func (e *Env) reserveRequest(r ReserveRequest) (reservations.Request, *store.Sto
 	if err != nil {
 		return reservations.Request{}, nil, nil, err
 	}
+	for _, p := range patterns {
+		if insideGitDir(p) {
+			return reservations.Request{}, nil, nil, usagef("reserve", "pattern %s lies inside git's directory (.git), "+
+				"which no commit can change: reserving it protects nothing; reserve the files you will edit", p)
+		}
+	}
 	return reservations.Request{Patterns: patterns, Droid: me, TTL: ttl, Exclusive: !r.Shared,
 		Reason: r.Reason, IssueID: r.Issue, Force: r.Force, Notify: r.Notify}, s, notes, nil
 }
@@ -280,4 +286,17 @@ func throughNotes(given, through, reached, selected []string, verb string) []str
 		}
 	}
 	return notes
+}
+
+// insideGitDir reports whether pattern (normalised, from the top) can only
+// match paths inside a .git directory: one of its literal segments is
+// .git, which git refuses in any path it tracks (in any case, for the
+// filesystems that ignore it).
+func insideGitDir(pattern string) bool {
+	for _, seg := range strings.Split(pattern, "/") {
+		if strings.EqualFold(seg, ".git") {
+			return true
+		}
+	}
+	return false
 }

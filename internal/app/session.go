@@ -1,11 +1,13 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -72,7 +74,7 @@ func (e *Env) givenIdentity() (droid, from string) {
 func (e *Env) findIdentity() string {
 	if d, from := e.givenIdentity(); d != "" {
 		e.identityFrom = from
-		return d
+		return e.usableIdentity(d)
 	}
 	e.identityFrom = "git config queen.droid"
 	repo, err := gitrepo.Discover(e.Dir)
@@ -84,12 +86,45 @@ func (e *Env) findIdentity() string {
 	d = strings.TrimSpace(d)
 	if scope := cfg.Scope("queen.droid"); d != "" && err == nil && (scope == gitrepo.ScopeLocal || scope == gitrepo.ScopeWorktree) {
 		if other := copiedIdentity(repo); other != "" {
-			e.identityNote = fmt.Sprintf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
+			e.identityNote = wording.Textf("this worktree's queen.droid (%s) was set for the worktree whose git directory is %s "+
 				"and copied here by git worktree add; give this worktree its own: git queen init --droid NAME", d, other)
 			return ""
 		}
 	}
-	return d
+	return e.usableIdentity(d)
+}
+
+// usableIdentity is name, found in e.identityFrom, or "" when it has a
+// comma, which records.ValidateIdentity refuses (a send's to splits on
+// commas, so no message could reach the droid): identityNote then says
+// why, naming where the name came from, and a use case that needs an
+// identity refuses with it. --droid is refused before a use case runs
+// (the command line's flag check, the MCP server's checkDroid).
+func (e *Env) usableIdentity(name string) string {
+	if e.identityFrom == "--droid" || !strings.Contains(name, ",") {
+		return name
+	}
+	e.identityNote = wording.Textf("%s is %q: %v", e.identityFrom, name, worded(records.ValidateIdentity(name)))
+	return ""
+}
+
+// CheckDroidFlag refuses a --droid name records.ValidateIdentity refuses,
+// before a use case runs: the command line's flag check and the MCP
+// server's, each for every call.
+func CheckDroidFlag(name string) error {
+	if err := records.ValidateIdentity(name); err != nil {
+		return usagef("", "--droid: %v", worded(err))
+	}
+	return nil
+}
+
+// worded is the wording.Error err carries, for a message that quotes it
+// to be said in each front end's words, else err.
+func worded(err error) any {
+	if w, ok := errors.AsType[wording.Error](err); ok {
+		return w
+	}
+	return err
 }
 
 // RequireIdentity is Identity for use cases that cannot act as nobody.
@@ -97,8 +132,8 @@ func (e *Env) RequireIdentity() (string, error) {
 	if d := e.Identity(); d != "" {
 		return d, nil
 	}
-	if e.identityNote != "" {
-		return "", &UsageError{Msg: "no droid identity: " + e.identityNote}
+	if !e.identityNote.IsZero() {
+		return "", usagef("", "no droid identity: %v", e.identityNote)
 	}
 	return "", ErrNoIdentity
 }

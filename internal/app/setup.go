@@ -3,9 +3,7 @@ package app
 import (
 	"cmp"
 	"errors"
-	"strings"
 
-	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
@@ -34,14 +32,8 @@ type InitResult struct {
 // says what was changed before it.
 func Init(e *Env, o setup.Options) (*InitResult, error) {
 	if o.Droid != "" {
-		if err := records.ValidateDroid(o.Droid); err != nil {
+		if err := records.ValidateIdentity(o.Droid); err != nil {
 			return nil, err
-		}
-		if strings.Contains(o.Droid, ",") {
-			// A record may name one (from before lists); a new identity
-			// no message could reach is refused before anything changes.
-			return nil, usagef("init", "droid name %q contains a comma, which a send's %s reads as between two names: "+
-				"no message could be addressed to it; choose a name without one", o.Droid, wording.Param("to"))
 		}
 	}
 	if err := gitrepo.RefuseOption("remote", o.Remote); err != nil {

@@ -45,7 +45,7 @@ func status(e *Env, r StatusRequest) (*StatusResult, error) {
 	me := e.Identity()
 	res := &StatusResult{Droid: me, Messages: []records.Message{}, Reservations: []records.Reservation{}, Problems: []Problem{}}
 	if me == "" {
-		res.IdentityNote = e.identityNote
+		res.IdentityNote = e.identityNote.String()
 	} else {
 		page, err := (&messages.Store{S: s}).Inbox(me, messages.InboxOptions{UnreadOnly: true, Limit: r.Messages})
 		if err != nil {

@@ -188,13 +188,15 @@ func checkedNew(msg records.Message) ([]byte, error) {
 	return records.CheckedNew(records.MessagesFile, line)
 }
 
-// Get returns the latest version of a message and its raw line.
+// Get returns the latest version of a message and its raw line. A
+// presence record (package roster) is no message: a droid's bookkeeping,
+// which no reader, reply or thread may reach by its id.
 func (m *Store) Get(id string) (records.Message, []byte, error) {
 	e, found, err := m.S.Get(records.MessagesFile, id)
 	if err != nil {
 		return records.Message{}, nil, err
 	}
-	if !found {
+	if !found || records.IsPresence(e.Raw) {
 		return records.Message{}, nil, &NotFoundError{id}
 	}
 	msg, err := decode(e)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	presence "github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -279,6 +280,34 @@ func TestArchivable(t *testing.T) {
 	} {
 		if got := cut(jsonl.Record{ID: "qm-1", Raw: []byte(tt.raw)}); got != tt.want {
 			t.Errorf("Archivable(%s) = %v", tt.raw, got)
+		}
+	}
+}
+
+// A presence record's id is no message to read, reply to, delete or show
+// the thread of: each says what it says of an unknown id. msg read showed
+// the record, a droid's bookkeeping, as a message.
+func TestPresenceIsNoMessage(t *testing.T) {
+	f := newFixture(t)
+	rs := &presence.Store{S: f.m.S}
+	if _, err := rs.Note("ann", presence.Place{Clone: "c", Worktree: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	sightings, err := rs.Sightings()
+	if err != nil || len(sightings) != 1 {
+		t.Fatalf("sightings %v (%v), want one", sightings, err)
+	}
+	id := sightings[0].ID
+	calls := map[string]func() error{
+		"get":    func() error { _, _, err := f.m.Get(id); return err },
+		"read":   func() error { _, _, err := f.m.MarkRead(id, "ann"); return err },
+		"delete": func() error { _, err := f.m.Delete(id, "ann"); return err },
+		"reply":  func() error { _, err := f.m.Reply(id, Draft{From: "ann"}); return err },
+		"thread": func() error { _, _, err := f.m.Thread(id); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.As(err, new(*NotFoundError)) {
+			t.Errorf("%s of presence record %s: %v, want no message", name, id, err)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func TestListAgreesWithTheWholeHistory(t *testing.T) {
 			}
 			for _, at := range []time.Duration{0, 50 * time.Minute, 90 * time.Minute, 150 * time.Minute, 4 * time.Hour} {
 				f.clock.now = t0.Add(at)
-				for _, filter := range []Filter{{}, {Me: "ann"}, {Droid: "bob"}, {Path: "src/a.go", Me: "cy"}} {
+				for _, filter := range []Filter{{}, {Me: "ann"}, {Droid: "bob"}, {Paths: []PathFilter{{Path: "src/a.go"}}, Me: "cy"}} {
 					all := filter
 					all.All = true
 					every, _, err := f.res.List(all)

@@ -147,12 +147,11 @@ type Filter struct {
 	// All includes released and expired reservations.
 	All   bool
 	Droid string
-	// Path keeps the reservations whose pattern matches this path.
-	Path string
-	// Directory says that Path is a directory or a submodule: the
-	// reservations that hold anything in it are kept, as check judges
-	// it, not only those whose pattern matches the directory's name.
-	Directory bool
+	// Paths keeps the reservations that hold any of these paths: one
+	// path as it was given, or several when a symlink leads it
+	// elsewhere in the worktree (check judges lnk as the link and as
+	// what it leads to).
+	Paths []PathFilter
 	// Me is the droid asking: its own reservations end for it
 	// records.MaxClockSkew early (see ActiveFor).
 	Me string
@@ -177,23 +176,49 @@ func (s *Store) List(f Filter) ([]Live, []jsonl.Problem, error) {
 	}
 	list = slices.DeleteFunc(list, func(l Live) bool {
 		return (!f.All && !l.ActiveFor(f.Me, now)) || (f.Droid != "" && l.Droid != f.Droid) ||
-			(f.Path != "" && !f.covers(l.Pattern))
+			(len(f.Paths) > 0 && !f.covers(l.Pattern))
 	})
 	return list, problems, nil
 }
 
-// covers reports whether a reservation of pattern holds f.Path, or, for
-// a directory, anything in it (as Exclusives.Within judges).
+// PathFilter is one path a listing keeps the reservations of.
+type PathFilter struct {
+	Path string
+	// Directory says that Path is a directory or a submodule: the
+	// reservations that hold anything in it are kept, as check judges
+	// it, not only those whose pattern matches the directory's name.
+	Directory bool
+}
+
+// covers reports whether a reservation of pattern holds one of f.Paths,
+// or, for a directory, anything in it (as Exclusives.Within judges).
 func (f Filter) covers(pattern string) bool {
-	if !f.Directory {
-		return Match(pattern, f.Path)
+	for _, p := range f.Paths {
+		if !p.Directory {
+			if Match(pattern, p.Path) {
+				return true
+			}
+			continue
+		}
+		tree := globs.Escape(p.Path) + "/**"
+		if p.Path == "." {
+			tree = "**" // the top of the repository
+		}
+		if _, ok := overlap(tree, pattern); ok {
+			return true
+		}
 	}
-	tree := globs.Escape(f.Path) + "/**"
-	if f.Path == "." {
-		tree = "**" // the top of the repository
+	return false
+}
+
+// matchesPath reports whether pattern matches one of f.Paths by name.
+func (f Filter) matchesPath(pattern string) bool {
+	for _, p := range f.Paths {
+		if Match(pattern, p.Path) {
+			return true
+		}
 	}
-	_, ok := overlap(tree, pattern)
-	return ok
+	return false
 }
 
 // Hold is an exclusive reservation of another droid on a path.

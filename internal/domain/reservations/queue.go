@@ -35,7 +35,7 @@ func (s *Store) Queue(f Filter) ([]Standing, error) {
 	}
 	var out []Standing
 	for i, w := range waiting {
-		if (f.Droid != "" && w.Droid != f.Droid) || (f.Path != "" && !Match(w.Pattern, f.Path)) {
+		if (f.Droid != "" && w.Droid != f.Droid) || (len(f.Paths) > 0 && !f.matchesPath(w.Pattern)) {
 			continue
 		}
 		st := Standing{Place: w.Reservation, Position: 1}

@@ -46,7 +46,9 @@ var depFields = []string{"depends_on_id", "type"}
 // (nor deleted: tombstone).
 // A blocker is an issue named by a dependency of type "blocks" (or of no
 // type); one the file does not hold counts as open, since nothing says it
-// was done. Other dependency types (parent-child, related,
+// was done; an open issue that blocks itself waits on itself, as two
+// that block each other wait on each other (as st's read view has it).
+// Other dependency types (parent-child, related,
 // discovered-from) never block. When an id appears on several lines the
 // last one holds (the file is a snapshot). Lines that are not issues go to
 // Problems. The pool keeps slices of data: it must stay as it is while the
@@ -126,7 +128,7 @@ func (p *Pool) AddBeads(file string, data []byte) {
 					return
 				}
 				on, ok := jsonline.String(dv[0])
-				if !ok || on == "" || on == e.id || byID[on].closed || slices.Contains(e.waiting, on) {
+				if !ok || on == "" || byID[on].closed || slices.Contains(e.waiting, on) {
 					return
 				}
 				e.waiting = append(e.waiting, on)

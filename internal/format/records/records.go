@@ -164,6 +164,22 @@ const MaxSubject = 100
 // as a flag). Names like "project-a/workers/slot0" (VerMAS) are fine.
 func ValidateDroid(name string) error { return validateName("droid name", name, "@-") }
 
+// ValidateIdentity checks a name a droid is to act as (init --droid,
+// --droid, QUEEN_DROID, queen.droid): ValidateDroid, and no comma, which a
+// send's to reads as between two names, so no message could be addressed
+// to it. A record may still name one (from before lists): records are
+// judged by ValidateDroid alone, so none is lost.
+func ValidateIdentity(name string) error {
+	if err := ValidateDroid(name); err != nil {
+		return err
+	}
+	if strings.Contains(name, ",") {
+		return Invalidf("droid name %q contains a comma, which a send's %s reads as between two names: "+
+			"no message could be addressed to it; choose a name without one", name, wording.Param("to"))
+	}
+	return nil
+}
+
 // validateName holds a name (what says which kind) to one to 100
 // printable characters without spaces, not starting with any byte of
 // badStart.

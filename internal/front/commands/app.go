@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
@@ -345,8 +346,5 @@ func checkDroidFlag(c *cli.Context) error {
 	if strings.TrimSpace(name) == "" {
 		return &UsageError{Msg: "--droid is empty: give a droid name, or leave the flag out to use $QUEEN_DROID or git config queen.droid"}
 	}
-	if err := records.ValidateDroid(name); err != nil {
-		return &UsageError{Msg: "--droid: " + err.Error()}
-	}
-	return nil
+	return app.CheckDroidFlag(name)
 }

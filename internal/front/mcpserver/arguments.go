@@ -75,6 +75,9 @@ func decode[In any](t toolInput, raw json.RawMessage) (In, error) {
 		}
 	}
 	if len(problems) == 0 {
+		if err := t.refuseBlank(args); err != nil {
+			return in, err
+		}
 		data, err := json.Marshal(args)
 		if err == nil {
 			d := json.NewDecoder(bytes.NewReader(data))
@@ -89,6 +92,33 @@ func decode[In any](t toolInput, raw json.RawMessage) (In, error) {
 		return in, &argumentsError{tool: t.tool, problems: problems}
 	}
 	return in, nil
+}
+
+// blankRefused are, per tool, the string arguments that are refused given
+// blank instead of read as left out, each with what to give and what
+// leaving it out does: left out, each widens what the call acts on (a
+// wait that takes any message, a send that starts a thread instead of
+// answering, a release of one's own reservations), so a blank one (an
+// agent's unfilled template) would act on what the caller did not name.
+// They are the flags the command line refuses empty (refuseEmpty).
+var blankRefused = map[string]map[string][2]string{
+	"send": {"reply_to": {"id of the message this answers", "start a new thread"}},
+	"wait": {"from": {"droid name", "wait for any message"}, "thread": {"thread id", "wait for any message"},
+		"issue": {"issue id", "wait for any message"}, "reply_to": {"message id", "wait for any message"}},
+	"release": {"holder": {"droid whose reservations to release", "release your own"}},
+	"renew":   {"holder": {"droid whose reservations to renew", "renew your own"}},
+}
+
+// refuseBlank refuses an argument of blankRefused given as a blank string.
+func (t toolInput) refuseBlank(args map[string]json.RawMessage) error {
+	for _, name := range slices.Sorted(maps.Keys(blankRefused[t.tool])) {
+		var v string
+		if raw, given := args[name]; given && json.Unmarshal(raw, &v) == nil && strings.TrimSpace(v) == "" {
+			say := blankRefused[t.tool][name]
+			return fmt.Errorf("%s is empty: give the %s, or leave it out to %s", name, say[0], say[1])
+		}
+	}
+	return nil
 }
 
 // argumentsError is a call whose arguments do not fit the tool's schema.

@@ -97,12 +97,12 @@ func (r *runner) appEnv(ctx context.Context, warn *warnings) *app.Env {
 // line refuses it in --droid: every call fails with a usage error that
 // says why, and the server goes on.
 func (r *runner) checkDroid() error {
-	err := records.ValidateDroid(r.droid)
+	err := records.ValidateIdentity(r.droid)
 	switch {
 	case r.droid == "" || err == nil: // no droid: a write says it needs one
 		return nil
 	case r.droidFrom == "" || r.droidFrom == "--droid":
-		return &app.UsageError{Msg: "--droid: " + err.Error()}
+		return app.CheckDroidFlag(r.droid)
 	}
 	// The server read it once, at start: a name set right since is not
 	// read until it starts again.

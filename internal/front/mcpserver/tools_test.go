@@ -311,15 +311,18 @@ func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
 	}
 }
 
-// A server started as a droid whose name no write accepts answers every
-// call with the usage error --droid gives on the command line.
+// A server started as a droid whose name no write accepts, or with a
+// comma (which a send's to splits on), answers every call with the usage
+// error --droid gives on the command line.
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
-	ctx, cs := connectInNewRepo(t, strings.Repeat("x", 101))
-	for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
-		if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
-			t.Errorf("%s as an invalid droid: %v %s", tool, err, mustMarshal(res))
+	for _, name := range []string{strings.Repeat("x", 101), "ann,bob"} {
+		ctx, cs := connectInNewRepo(t, name)
+		for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+			e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+			if err != nil || !res.IsError || e["kind"] != "usage" || !strings.HasPrefix(e["message"].(string), "--droid: ") {
+				t.Errorf("%s as droid %q: %v %s", tool, name, err, mustMarshal(res))
+			}
 		}
 	}
 }
@@ -352,6 +355,16 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"send", map[string]any{"to": "bob", "subject": " ", "new": true}, "give a subject, or a body"},
 		{"wait", map[string]any{"from": "a b"}, `from: droid name "a b" contains a space`},
 		{"wait", map[string]any{"reply_to": "qm-1 2", "timeout": "10m"}, `reply_to: "qm-1 2" is no id (an id is 1 to 100 printable characters without spaces), so no message can match it`},
+		// An empty argument that, left out, widens what the call acts on
+		// is refused, as the command line refuses the empty flag: it read
+		// as left out (release holder "" released one's own).
+		{"send", map[string]any{"to": "bob", "subject": "s", "new": true, "reply_to": ""}, "reply_to is empty: give the id of the message this answers, or leave it out to start a new thread"},
+		{"wait", map[string]any{"reply_to": " ", "timeout": "1s"}, "reply_to is empty: give the message id, or leave it out to wait for any message"},
+		{"wait", map[string]any{"from": "", "timeout": "1s"}, "from is empty: give the droid name"},
+		{"wait", map[string]any{"thread": "", "timeout": "1s"}, "thread is empty: give the thread id"},
+		{"wait", map[string]any{"issue": "", "timeout": "1s"}, "issue is empty: give the issue id"},
+		{"release", map[string]any{"all": true, "holder": "", "force": true}, "holder is empty: give the droid whose reservations to release, or leave it out to release your own"},
+		{"renew", map[string]any{"all": true, "holder": " ", "force": true}, "holder is empty: give the droid whose reservations to renew"},
 		{"read", map[string]any{"id": ""}, "give the id of a message (inbox lists yours)"},
 		{"reply", map[string]any{"id": " ", "body": "x"}, "give the id of a message"},
 		{"thread", map[string]any{"id": ""}, "give the id of a message"},

@@ -29,7 +29,7 @@ func (r *Repo) checkGivenIdentity(o Options) Check {
 	if o.Droid != "" || given == "" {
 		return r.checkIdentity(o.Droid)
 	}
-	if err := records.ValidateDroid(given); err != nil {
+	if err := records.ValidateIdentity(given); err != nil {
 		return Check{Name: "identity", Status: Fail, Message: fmt.Sprintf("%s is %q, which every command refuses: %v", o.GivenBy, given, err)}
 	}
 	c := ok("identity", "this worktree acts as %s (%s)", given, o.GivenBy)
@@ -43,7 +43,7 @@ func (r *Repo) checkGivenIdentity(o Options) Check {
 func (r *Repo) checkIdentity(droid string) Check {
 	c := Check{Name: "identity"}
 	if droid != "" {
-		if err := records.ValidateDroid(droid); err != nil {
+		if err := records.ValidateIdentity(droid); err != nil {
 			return Check{Name: "identity", Status: Fail, Message: err.Error()}
 		}
 		c.Fixable, c.forInit = true, true
@@ -70,9 +70,9 @@ func (r *Repo) checkIdentity(droid string) Check {
 		}
 	case current == "":
 		c.Status, c.Message = Warn, "no droid identity for this worktree: run `git queen init --droid NAME` (or set QUEEN_DROID)"
-	case records.ValidateDroid(current) != nil:
+	case records.ValidateIdentity(current) != nil:
 		c.Status, c.Message = Fail, fmt.Sprintf("queen.droid (%s config) is %q, which every command refuses: %v; "+
-			"set a valid one with `git queen init --droid NAME`", scope, current, records.ValidateDroid(current))
+			"set a valid one with `git queen init --droid NAME`", scope, current, records.ValidateIdentity(current))
 	case scope != "worktree" && r.worktreeCount() > 1:
 		c.Status, c.Message = Warn, fmt.Sprintf("every worktree acts as %s (set in the %s config); give each its own with `git queen init --droid NAME` in it", current, scope)
 	default:
