@@ -47,7 +47,6 @@ type planBlock struct {
 // every line that is not a record. With hashes, the plan also notes which
 // lines are records and their id hashes (compactPlan.records, .hashes).
 func (l *Log) planCompact(f *os.File, hashes bool) (*compactPlan, error) {
-	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
 	workers := runtime.GOMAXPROCS(0)
 	// Blocks go to the workers through todo and reach the table in the
 	// log's order through ordered; free recycles their line lists.
@@ -59,7 +58,7 @@ func (l *Log) planCompact(f *os.File, hashes bool) (*compactPlan, error) {
 	}
 	for range workers {
 		go func() {
-			p := linePlanner{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys), name: f.Name()}
+			p := l.scan()
 			for b := range todo {
 				b.err = whileMapped(f.Name(), func() error { return p.parse(b) })
 				b.parsed <- struct{}{}
@@ -120,15 +119,8 @@ func readBlocks(f *os.File, free chan *planBlock, stop chan struct{}, send func(
 	return nil
 }
 
-// linePlanner parses blocks; each worker has its own.
-type linePlanner struct {
-	keys []string
-	vals [][]byte
-	pick *jsonline.Picker
-	name string
-}
-
-func (p *linePlanner) parse(b *planBlock) error {
+// parse finds the planLines of a block; each worker has its own scan.
+func (p lineScan) parse(b *planBlock) error {
 	b.lines, b.count = b.lines[:0], 0
 	for rest, off := b.data, b.off; len(rest) > 0; {
 		phys := rest

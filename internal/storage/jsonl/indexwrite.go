@@ -408,7 +408,7 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	var faulted atomic.Bool
 	for i, chunk := range chunks {
 		wg.Go(func() {
-			read := l.entryReader()
+			read := l.scan()
 			err := whileMapped("the log", func() error {
 				mapfile.EachWindow(chunk, indexBlockSize, mapfile.Forget, func(at int, block []byte) bool {
 					no := 2
