@@ -127,33 +127,23 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 		return st, err
 	}
 	st.Records = len(sel.Entries)
-	var file []jsonl.Record
 	data, err := os.ReadFile(target)
-	switch {
-	case err == nil:
-		file = jsonl.Materialize(data, target, "", records.Versions).Records
-	case !errors.Is(err, os.ErrNotExist):
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return st, err
 	}
-	at := make(map[string]int, len(file))
-	for i, r := range file {
-		at[r.ID] = i
-	}
-	inSources := make([]bool, len(file))
-	var fileOnly []uint64
+	file := jsonl.Materialize(data, target, "", records.Versions) // empty when missing
+	inSources := make(map[string]bool, len(sel.Entries))
 	var lines [][]byte
 	for _, e := range sel.Entries {
-		i, ok := at[e.ID]
-		if ok {
-			inSources[i] = true
-			if old := file[i]; bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw) {
-				continue
-			}
+		inSources[e.ID] = true
+		if old, ok := file.Get(e.ID); ok && (bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw)) {
+			continue
 		}
 		lines = append(lines, e.Raw)
 	}
-	for i, r := range file {
-		if !inSources[i] {
+	var fileOnly []uint64
+	for _, r := range file.Records {
+		if !inSources[r.ID] {
 			fileOnly = append(fileOnly, hashID(r.ID))
 		}
 	}
