@@ -3,7 +3,6 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"os"
 	"runtime"
@@ -135,17 +134,11 @@ func (p lineScan) parse(b *planBlock) error {
 		if p.pick != nil {
 			c.time = versionNanos(p.pick.Time(p.vals))
 		}
-		b.lines = append(b.lines, planLine{h: hashRawID(p.vals[0]), c: c})
+		// The id is hashed from its bytes, not from a string made of every
+		// id of the log.
+		b.lines = append(b.lines, planLine{h: hashLine(idBytes(p.vals[0])), c: c})
 	}
 	return nil
-}
-
-// hashRawID is hashID of the id whose JSON string is raw, hashed from its
-// bytes (maphash gives a string and its bytes the same hash) rather than
-// from a string made of every id of the log.
-func hashRawID(raw []byte) idHash {
-	id := idBytes(raw)
-	return idHash{maphash.Bytes(idSeeds[0], id), maphash.Bytes(idSeeds[1], id)}
 }
 
 // planTable applies the parsed blocks, in the log's order, to the table

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -40,10 +41,7 @@ type LockTimeoutError struct {
 }
 
 func (e *LockTimeoutError) Error() string {
-	holder := "another git-queen process"
-	if e.Holder != "" {
-		holder = e.Holder
-	}
+	holder := cmp.Or(e.Holder, "another git-queen process")
 	return fmt.Sprintf("timed out after %s waiting for the lock %s, held by %s; a stopped or hung process keeps it "+
 		"(a lock never outlives its process: ending that process frees it at once); wait longer with QUEEN_LOCK_TIMEOUT=60s",
 		e.Waited.Round(time.Millisecond), e.Path, holder)
