@@ -158,10 +158,9 @@ func OpenWithIndex(cacheDir, path string) (f *os.File, ix *Index, ok bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	if info, err := f.Stat(); err == nil {
-		if ix, ok = OpenIndex(cacheDir, path, info); ok {
-			return f, ix, true
-		}
+	info, _ := f.Stat() // nil when it fails: no index then
+	if ix, ok = OpenIndex(cacheDir, path, info); ok {
+		return f, ix, true
 	}
 	f.Close()
 	return nil, nil, false
