@@ -251,7 +251,7 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			next.Records--
 			uncounted = append(uncounted, hashID(id))
 		}
-		if kept && (!had || (!bytes.Equal(old.Raw, e.Raw) && records.Newer(e.Raw, old.Raw))) {
+		if kept && (!had || supersedes(e, old)) {
 			lines = append(lines, e.Raw)
 		}
 	}
