@@ -57,14 +57,8 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 	if err != nil {
 		return stats, nil, err
 	}
-	var movedMarks []int64
-	err = writeFileFrom(l.Path, true, func(w *os.File) error {
-		var err error
-		movedMarks, err = writeKept(f, &compactPlan{keep: keep}, marks, w)
-		return err
-	})
-	l.dropIndex()
-	return stats, movedMarks, err
+	moved, err := l.rewriteKept(f, keep, marks)
+	return stats, moved, err
 }
 
 // judgeCurrent returns the id hashes of the records whose current

@@ -433,16 +433,6 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	return slices.Concat(parts...), !faulted.Load()
 }
 
-// dropIndex removes the index of a log that a rewrite renamed in, under
-// the log's lock. It would not match the new file anyway; the next append
-// rebuilds it, so that a compaction or an archive does not pay for a
-// second pass over the log.
-func (l *Log) dropIndex() {
-	if l.CacheDir != "" {
-		_ = os.Remove(IndexPath(l.CacheDir, l.Path))
-	}
-}
-
 // readLine is the line of data that starts at off, without its newline.
 func readLine(data []byte, off int64) ([]byte, bool) {
 	if off < 0 || off > int64(len(data)) {

@@ -50,13 +50,7 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 	if plan.kept == plan.lines {
 		return stats, marks, nil // nothing superseded: leave the file untouched
 	}
-	var moved []int64
-	err = writeFileFrom(l.Path, true, func(w *os.File) error {
-		var err error
-		moved, err = writeKept(f, plan, marks, w)
-		return err
-	})
-	l.dropIndex()
+	moved, err := l.rewriteKept(f, plan.keep, marks)
 	return stats, moved, err
 }
 
