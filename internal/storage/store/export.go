@@ -217,8 +217,6 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 		if !ok {
 			return nil, next, false
 		}
-		sources = append(sources, src)
-		next.Sources = append(next.Sources, now)
 		entries, _ := jsonl.Select(tail, ms.Path, exportLines)
 		src.tail = make(map[string]jsonl.Entry, len(entries))
 		for _, e := range entries {
@@ -226,7 +224,8 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			src.tail[e.ID] = e
 			changed[e.ID] = true
 		}
-		sources[len(sources)-1] = src
+		sources = append(sources, src) // closed on the way out
+		next.Sources = append(next.Sources, now)
 	}
 	var counted, uncounted []uint64 // ids only in the file that a source now holds, and the reverse
 	for _, id := range slices.Sorted(maps.Keys(changed)) {
