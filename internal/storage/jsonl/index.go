@@ -201,10 +201,8 @@ func (ix *Index) Covered() (size, lines int64, crc uint32) {
 // that version's time (versionNanos); found is false when the log holds
 // no record of id.
 func (ix *Index) Lookup(id string) (offset, nanos int64, found bool, err error) {
-	if ix.checkedBlocks == nil {
-		if crc32c.Checksum(ix.blockCRCs) != ix.tableCRC {
-			ix.damaged = true
-		}
+	if ix.checkedBlocks == nil { // the first Lookup: nothing was checked before
+		ix.damaged = crc32c.Checksum(ix.blockCRCs) != ix.tableCRC
 		ix.checkedBlocks = make([]bool, len(ix.blockCRCs)/4)
 	}
 	k := keyOfID([]byte(id))
