@@ -109,20 +109,15 @@ func readBlocks(f *os.File, free chan *planBlock, send func(*planBlock) bool) er
 	return nil
 }
 
-// parse finds the planLines of a block; each worker has its own scan.
+// parse finds the planLines of a block, with a scan of its own.
 func (p lineScan) parse(b *planBlock) error {
 	b.lines, b.count = b.lines[:0], 0
-	for rest, off := b.data, b.off; len(rest) > 0; {
-		phys := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			phys = rest[:i+1]
-		}
-		rest = rest[len(phys):]
+	first := 2 // only the log's line 1 may start with a BOM
+	if b.off == 0 {
+		first = 1
+	}
+	for line := range jsonline.LinesFrom(b.data, first) {
 		b.count++
-		lineOff := off
-		off += int64(len(phys))
-		raw, term := jsonline.TrimLine(phys, lineOff == 0)
-		line := jsonline.Line{No: b.count, Raw: raw, Terminated: term}
 		if line.Blank() {
 			continue
 		}
@@ -130,7 +125,8 @@ func (p lineScan) parse(b *planBlock) error {
 			b.lines = append(b.lines, planLine{c: current{no: int32(b.count)}, problem: true})
 			continue
 		}
-		c := current{off: lineOff, no: int32(b.count)}
+		// Where the line starts (after a BOM, which reads the same line).
+		c := current{off: b.off + int64(offsetIn(b.data, line.Raw)), no: int32(b.count)}
 		if p.pick != nil {
 			c.time = versionNanos(p.pick.Time(p.vals))
 		}
