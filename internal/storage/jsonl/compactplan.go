@@ -112,11 +112,7 @@ func readBlocks(f *os.File, free chan *planBlock, send func(*planBlock) bool) er
 // parse finds the planLines of a block, with a scan of its own.
 func (p lineScan) parse(b *planBlock) error {
 	b.lines, b.count = b.lines[:0], 0
-	first := 2 // only the log's line 1 may start with a BOM
-	if b.off == 0 {
-		first = 1
-	}
-	for line := range jsonline.LinesFrom(b.data, first) {
+	for line := range jsonline.LinesFrom(b.data, lineNumberAt(b.off)) {
 		b.count++
 		if line.Blank() {
 			continue

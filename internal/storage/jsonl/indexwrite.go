@@ -410,12 +410,8 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 		wg.Go(func() {
 			read := l.scan()
 			err := whileMapped("the log", func() error {
-				mapfile.EachWindow(chunk, indexBlockSize, mapfile.Forget, func(at int, block []byte) bool {
-					no := 2
-					if i == 0 && at == 0 {
-						no = 1 // only line 1 may start with a BOM
-					}
-					for line := range jsonline.LinesFrom(block, no) {
+				mapfile.EachWindow(chunk, indexBlockSize, mapfile.Forget, func(_ int, block []byte) bool {
+					for line := range jsonline.LinesFrom(block, lineNumberAt(int64(offsetIn(data, block)))) {
 						if e, ok := read.entry(line, int64(offsetIn(data, line.Raw))); ok {
 							parts[i] = append(parts[i], e)
 						}
