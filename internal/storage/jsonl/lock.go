@@ -2,7 +2,6 @@ package jsonl
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,11 +55,6 @@ func (l *Lock) Do(fn func(*Tx) error) error {
 	}
 	fl := flock.New(l.Path, flock.SetPermissions(0o666))
 	if err := acquire(fl, l.timeout()); err != nil {
-		var te *LockTimeoutError
-		if errors.As(err, &te) {
-			te.Path = l.Path
-			te.Holder = readHolder(l.Path)
-		}
 		return err
 	}
 	defer fl.Unlock()
@@ -143,7 +137,7 @@ func acquire(fl *flock.Flock, timeout time.Duration) error {
 				_ = fl.Unlock()
 			}
 		}()
-		return &LockTimeoutError{Waited: timeout}
+		return &LockTimeoutError{Path: fl.Path(), Waited: timeout, Holder: readHolder(fl.Path())}
 	}
 }
 
