@@ -147,7 +147,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 			fileOnly = append(fileOnly, hashID(r.ID))
 		}
 	}
-	m.FileOnly = encodeHashes(fileOnly)
+	m.FileOnly = sortedHashes(fileOnly)
 	st.Written, m.Records = len(lines), st.Records
 	return st, s.writeExport(tx, target, lines, m, marked, markPath)
 }
@@ -254,12 +254,11 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			lines = append(lines, e.Raw)
 		}
 	}
-	next.FileOnly = m.FileOnly.without(counted)
-	if len(uncounted) > 0 {
-		for i := range len(next.FileOnly) / 8 {
-			uncounted = append(uncounted, next.FileOnly.at(i))
-		}
-		next.FileOnly = encodeHashes(uncounted)
+	next.FileOnly = m.FileOnly
+	if len(counted)+len(uncounted) > 0 {
+		gone := sortedHashes(counted)
+		next.FileOnly = slices.DeleteFunc(slices.Clone(m.FileOnly), gone.has)
+		next.FileOnly = sortedHashes(append(next.FileOnly, uncounted...))
 	}
 	return lines, next, true
 }
