@@ -140,10 +140,7 @@ func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir s
 		return 0, 0, false
 	}
 	checksum := func(n int64) uint32 { return crc32c.Checksum(data[:n]) }
-	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved {
-		return 0, 0, false
-	}
-	if !f.Load(body) {
+	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved || !f.Load(body) {
 		return 0, 0, false
 	}
 	return hdr.Size, hdr.CRC, true
