@@ -101,10 +101,7 @@ func readExportMark(path string) (exportMark, bool) {
 func saveExportMark(path string, m exportMark) {
 	m.V = exportMarkVersion
 	data, err := json.Marshal(m)
-	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return
 	}
 	data = append(data, '\n')
