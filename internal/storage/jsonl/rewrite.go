@@ -86,17 +86,15 @@ func writeFileFrom(path string, durable bool, write func(*os.File) error) error 
 		return fmt.Errorf("create temporary file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
+	defer tmp.Close()           // closed before it is removed; no-op after the Close below
 	if err := write(tmp); err != nil {
-		tmp.Close()
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
 		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
 	if durable {
 		if err := tmp.Sync(); err != nil {
-			tmp.Close()
 			return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
 		}
 	}
