@@ -181,8 +181,7 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 		if !ok {
 			return
 		}
-		body = strconv.AppendInt(body, int64(i), 10)
-		body = append(body, ' ')
+		body = append(strconv.AppendInt(body, int64(i), 10), ' ')
 		if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
 			return
 		}
