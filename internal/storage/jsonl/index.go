@@ -93,10 +93,9 @@ type indexEntry struct {
 // Index is a log's index, open for reading while it matches the log.
 type Index struct {
 	path    string
-	data    []byte
 	release func()
-	// mapped says data is a mapping of the file, whose pages a reader
-	// may drop once read (sortedCursor), not bytes read into the heap.
+	// mapped says the file is mapped, whose pages a reader may drop
+	// once read (sortedCursor), not bytes read into the heap.
 	mapped  bool
 	state   logState
 	ring    []checkpoint
@@ -305,7 +304,7 @@ func parseIndex(data []byte) (*Index, bool) {
 		le.Uint32(data[indexHeaderSize-4:]) != crc32c.Checksum(data[:indexHeaderSize-4]) {
 		return nil, false
 	}
-	ix := &Index{data: data, state: decodeState(data[8:])}
+	ix := &Index{state: decodeState(data[8:])}
 	for i := range min(le.Uint64(data[indexRingAt:]), ringLength) {
 		at := indexRingAt + 8 + 16*int(i)
 		ix.ring = append(ix.ring, checkpoint{int64(le.Uint64(data[at:])), le.Uint32(data[at+8:])})
