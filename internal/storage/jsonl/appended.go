@@ -17,9 +17,7 @@ func applyAppended(data []byte, file string, q Query, hdr cacheHeader, byID map[
 	if hdr.Newest != nil {
 		newest = *hdr.Newest
 	}
-	keys := q.keys()
-	vals := make([][]byte, len(keys))
-	pick := q.Versions.Picker(keys)
+	s := q.scan()
 	// appended holds, for each id among the new lines, its current
 	// version so far, kept or not.
 	type version struct {
@@ -32,7 +30,7 @@ func applyAppended(data []byte, file string, q Query, hdr cacheHeader, byID map[
 	// and its Raw starts where the line does.
 	for line := range jsonline.LinesFrom(data[hdr.Size:], hdr.Lines+1) {
 		raw, no := line.Raw, line.No
-		id, fields, msg, keep := q.recordLine(line, keys, vals)
+		id, fields, msg, keep := q.recordLine(line, s)
 		if msg != "" {
 			problems = append(problems, Problem{File: file, Line: no, Msg: msg})
 		}
@@ -40,7 +38,7 @@ func applyAppended(data []byte, file string, q Query, hdr cacheHeader, byID map[
 			continue
 		}
 		if q.Versions != nil {
-			t := pick.Time(vals)
+			t := s.pick.Time(s.vals)
 			if t.After(newest) && line.Terminated { // a whole line, in the prefix to cache
 				newest = t
 			}
@@ -75,11 +73,10 @@ func applyAppended(data []byte, file string, q Query, hdr cacheHeader, byID map[
 // after the cached prefix: the only ids whose cached entries those lines
 // can change.
 func appendedIDs(data []byte, hdr cacheHeader, q Query) map[string]bool {
-	keys := q.keys()
-	vals := make([][]byte, len(keys))
+	s := q.scan()
 	ids := map[string]bool{}
 	for line := range jsonline.LinesFrom(data[hdr.Size:], hdr.Lines+1) {
-		if id, msg := lineKey(line, keys, vals); msg == "" {
+		if id, msg := lineKey(line, s.keys, s.vals); msg == "" {
 			ids[id] = true
 		}
 	}

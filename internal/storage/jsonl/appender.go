@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -33,7 +34,7 @@ type Appender struct {
 	tracked bool
 	state   logState
 	pending []indexEntry
-	read    entryReader
+	read    lineScan
 	// buf gathers lines for one write (writeLines); end is where the log
 	// ends, and unsynced how many bytes before end were written since
 	// the kernel was last asked to write them out.
@@ -61,10 +62,7 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 	if tx.done {
 		return nil, errors.New("jsonl: Tx used after its lock was released")
 	}
-	if err := CheckInside(l.Path, l.Roots); err != nil {
-		return nil, err
-	}
-	if err := CheckInside(QuarantinePath(l.Path), l.Roots); err != nil {
+	if err := cmp.Or(CheckInside(l.Path, l.Roots), CheckInside(QuarantinePath(l.Path), l.Roots)); err != nil {
 		return nil, err
 	}
 	_, statErr := os.Stat(l.Path)
@@ -83,7 +81,7 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 		f.Close()
 		return nil, err
 	}
-	a.read = l.entryReader()
+	a.read = l.scan()
 	if info, err := f.Stat(); err == nil {
 		a.end = info.Size()
 		a.track(info)
@@ -244,23 +242,14 @@ func spellsString(line []byte, s string) bool {
 	return false
 }
 
-// entryReader reads the index entry of a log's line: its id's hash and,
-// when the log has versions, the version's time. The appender and the
-// rebuild read lines alike.
-type entryReader struct {
-	keys []string
-	vals [][]byte
-	pick *jsonline.Picker
-}
+// scan is how the log's writers (the appender, the index's rebuild, a
+// compaction's plan) take its lines apart: by its key and versions.
+func (l *Log) scan() lineScan { return Query{Key: l.Key, Versions: l.Versions}.scan() }
 
-func (l *Log) entryReader() entryReader {
-	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	return entryReader{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys)}
-}
-
-// entry is the index entry of line, which starts at offset; false when
-// the line is no record.
-func (r entryReader) entry(line jsonline.Line, offset int64) (indexEntry, bool) {
+// entry is the index entry of line, which starts at offset: its id's hash
+// and, when the log has versions, the version's time; false when the line
+// is no record. The appender and the rebuild read lines alike.
+func (r lineScan) entry(line jsonline.Line, offset int64) (indexEntry, bool) {
 	if !isRecord(line, r.keys, r.vals) {
 		return indexEntry{}, false
 	}

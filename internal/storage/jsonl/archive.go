@@ -57,14 +57,8 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 	if err != nil {
 		return stats, nil, err
 	}
-	var movedMarks []int64
-	err = writeFileFrom(l.Path, true, func(w *os.File) error {
-		var err error
-		movedMarks, err = writeKept(f, &compactPlan{keep: keep}, marks, w)
-		return err
-	})
-	l.dropIndex()
-	return stats, movedMarks, err
+	moved, err := l.rewriteKept(f, keep, marks)
+	return stats, moved, err
 }
 
 // judgeCurrent returns the id hashes of the records whose current
@@ -74,52 +68,23 @@ func (tx *Tx) Archive(l *Log, old func(Record) bool, marks []int64) (RewriteStat
 // are judged on every core, so old must be safe to call from several
 // goroutines at once.
 func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, old func(Record) bool) (map[idHash]bool, error) {
-	spans := make(chan lineSpan)
-	found := make(chan []idHash)
-	errs := make(chan error, 1)
-	workers := runtime.GOMAXPROCS(0)
-	for range workers {
-		go func() {
-			var keysMoving []idHash
-			for sp := range spans {
-				data, release, err := mapfile.Range(f, sp.off, int64(sp.size), true)
-				if err == nil {
-					err = whileMapped(f.Name(), func() error {
-						for line := range jsonline.LinesFrom(data, sp.first) { // a BOM counts on line 1 only
-							if plan.keep.has(line.No) && plan.records.has(line.No) && old(Record{Raw: line.Raw, Line: line.No}) {
-								keysMoving = append(keysMoving, plan.hashes.at(line.No))
-							}
-						}
-						return nil
-					})
-					release()
-				}
-				if err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-			found <- keysMoving
-		}()
-	}
-	for _, sp := range plan.blocks {
-		spans <- sp
-	}
-	close(spans)
 	moving := map[idHash]bool{}
-	for range workers {
-		for _, k := range <-found {
+	err := inOrder(plan.spans, func(b *spanBlock) {
+		b.eachLine(f, func(line jsonline.Line) {
+			if plan.keep.has(line.No) && plan.records.has(line.No) && old(Record{Raw: line.Raw, Line: line.No}) {
+				b.keys = append(b.keys, plan.hashes.at(line.No))
+			}
+		})
+	}, func(b *spanBlock) error {
+		for _, k := range b.keys {
 			moving[k] = true
 		}
-	}
-	select {
-	case err := <-errs:
+		return b.err
+	}, func(*spanBlock) {})
+	if err != nil {
 		return nil, err
-	default:
-		return moving, nil
 	}
+	return moving, nil
 }
 
 // ArchiveLog is the log that Archive moves l's old records to. It keeps
@@ -151,41 +116,19 @@ func (l *Log) appendMoving(f *os.File, plan *compactPlan, moving map[idHash]bool
 		batch, size = batch[:0], 0
 		return err
 	}
-	workers := runtime.GOMAXPROCS(0)
-	todo := make(chan *sortedBlock, workers)
-	ordered := make(chan *sortedBlock, 2*workers)
-	for range workers {
-		go func() {
-			for b := range todo {
-				b.err = b.sort(f, plan, moving)
-				close(b.done)
+	err = inOrder(plan.spans, func(b *spanBlock) {
+		b.eachLine(f, func(line jsonline.Line) {
+			switch {
+			case line.Blank():
+			case !plan.records.has(line.No) || !moving[plan.hashes.at(line.No)]:
+				b.stays = append(b.stays, line.No)
+			default:
+				b.moving = append(b.moving, append([]byte(nil), line.Raw...))
 			}
-		}()
-	}
-	stop := make(chan struct{})
-	go func() {
-		defer close(ordered)
-		defer close(todo)
-		for _, sp := range plan.blocks {
-			b := &sortedBlock{span: sp, done: make(chan struct{})}
-			select {
-			case todo <- b:
-				ordered <- b
-			case <-stop:
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(stop)
-		for b := range ordered { // let the workers finish
-			<-b.done
-		}
-	}()
-	for b := range ordered {
-		<-b.done
+		})
+	}, func(b *spanBlock) error {
 		if b.err != nil {
-			return nil, b.err
+			return b.err
 		}
 		for _, no := range b.stays {
 			stays.add(no)
@@ -203,40 +146,52 @@ func (l *Log) appendMoving(f *os.File, plan *compactPlan, moving map[idHash]bool
 			stats.Moved++
 			if size >= streamBuffer {
 				if err := flush(); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
+		return nil
+	}, func(*spanBlock) {})
+	if err != nil {
+		return nil, err
 	}
 	return stays, flush()
 }
 
-// sortedBlock is one of the plan's blocks, its lines sorted into those
-// that stay and those that move.
-type sortedBlock struct {
+// spanBlock is one of the plan's blocks, with what a pass over it found:
+// the records whose current version moves (judgeCurrent), or its lines
+// sorted into the numbers of those that stay and copies of those that
+// move (appendMoving).
+type spanBlock struct {
 	span   lineSpan
-	stays  []int    // line numbers
-	moving [][]byte // the lines, copied out of the mapping
+	keys   []idHash
+	stays  []int
+	moving [][]byte
 	err    error
-	done   chan struct{}
 }
 
-func (b *sortedBlock) sort(f *os.File, plan *compactPlan, moving map[idHash]bool) error {
+// spans sends each of the plan's blocks, for inOrder.
+func (plan *compactPlan) spans(send func(*spanBlock) bool) error {
+	for _, sp := range plan.blocks {
+		if !send(&spanBlock{span: sp}) {
+			break
+		}
+	}
+	return nil
+}
+
+// eachLine calls fn with each line of the block, mapped from f; a failure
+// to map or read it is the block's err.
+func (b *spanBlock) eachLine(f *os.File, fn func(jsonline.Line)) {
 	data, release, err := mapfile.Range(f, b.span.off, int64(b.span.size), true)
 	if err != nil {
-		return err
+		b.err = err
+		return
 	}
 	defer release()
-	return whileMapped(f.Name(), func() error {
+	b.err = whileMapped(f.Name(), func() error {
 		for line := range jsonline.LinesFrom(data, b.span.first) { // a BOM counts on line 1 only
-			if line.Blank() {
-				continue
-			}
-			if !plan.records.has(line.No) || !moving[plan.hashes.at(line.No)] {
-				b.stays = append(b.stays, line.No)
-				continue
-			}
-			b.moving = append(b.moving, append([]byte(nil), line.Raw...))
+			fn(line)
 		}
 		return nil
 	})

@@ -276,10 +276,8 @@ func eachCached(hdr cacheHeader, body []byte, file string, q Query, backward boo
 	if backward {
 		return eachLineBackward(body, one)
 	}
-	for len(body) > 0 {
-		var line []byte
-		line, body, _ = bytes.Cut(body, []byte{'\n'})
-		if !one(line) {
+	for line := range bytes.Lines(body) {
+		if !one(bytes.TrimSuffix(line, newline)) {
 			return false
 		}
 	}

@@ -20,10 +20,8 @@ func appendCacheLine(buf []byte, e Entry, keys []string, vals [][]byte) ([]byte,
 	if jsonline.ObjectFields(e.Raw, keys, vals) != nil {
 		return buf, false
 	}
-	buf = strconv.AppendInt(buf, int64(e.Line), 10)
-	buf = append(buf, ' ')
-	buf = strconv.AppendInt(buf, e.Offset, 10)
-	buf = append(buf, ' ')
+	buf = append(strconv.AppendInt(buf, int64(e.Line), 10), ' ')
+	buf = append(strconv.AppendInt(buf, e.Offset, 10), ' ')
 	for i, v := range vals {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -33,12 +31,10 @@ func appendCacheLine(buf []byte, e Entry, keys []string, vals [][]byte) ([]byte,
 			continue
 		}
 		start := cap(e.Raw) - cap(v) // v is a subslice of e.Raw
-		buf = strconv.AppendInt(buf, int64(start), 10)
-		buf = append(buf, '-')
+		buf = append(strconv.AppendInt(buf, int64(start), 10), '-')
 		buf = strconv.AppendInt(buf, int64(start+len(v)), 10)
 	}
-	buf = append(buf, ' ')
-	buf = append(buf, e.Raw...)
+	buf = append(append(buf, ' '), e.Raw...)
 	return append(buf, '\n'), true
 }
 

@@ -125,7 +125,25 @@ func readRaw(f *os.File, off int64, buf []byte) ([]byte, error) {
 	return raw, nil
 }
 
-// writeKept copies the lines plan keeps from f to dst, each ending in
+// rewriteKept replaces the log, open as f, with its lines that keep holds
+// (see writeKept), durably, and drops its index, which would not match
+// the new file anyway: the next append rebuilds it, so that a compaction
+// or an archive does not pay for a second pass over the log. It returns
+// where marks landed.
+func (l *Log) rewriteKept(f *os.File, keep lineSet, marks []int64) ([]int64, error) {
+	var moved []int64
+	err := writeFileFrom(l.Path, true, func(w *os.File) error {
+		var err error
+		moved, err = writeKept(f, keep, marks, w)
+		return err
+	})
+	if l.CacheDir != "" {
+		_ = os.Remove(IndexPath(l.CacheDir, l.Path))
+	}
+	return moved, err
+}
+
+// writeKept copies the lines keep holds from f to dst, each ending in
 // '\n' (as a rewrite has always written them), and returns where each of
 // marks (offsets of line starts in f) lands in the output: the start of
 // the first kept line at or after it, or the end. It walks f in mapped
@@ -133,12 +151,12 @@ func readRaw(f *os.File, off int64, buf []byte) ([]byte, error) {
 // run of lines that need no change is one slice, however many lines. A
 // goroutine maps the next window and finds its runs while the kernel
 // copies the last one.
-func writeKept(f *os.File, plan *compactPlan, marks []int64, dst *os.File) ([]int64, error) {
+func writeKept(f *os.File, keep lineSet, marks []int64, dst *os.File) ([]int64, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("stat %s: %w", f.Name(), err)
 	}
-	k := &keptRuns{plan: plan, marks: marks, moved: make([]int64, len(marks)), placed: make([]bool, len(marks))}
+	k := &keptRuns{keep: keep, marks: marks, moved: make([]int64, len(marks)), placed: make([]bool, len(marks))}
 	windows := make(chan *keptWindow, 1)
 	stop := make(chan struct{})
 	go k.produce(f, info.Size(), windows, stop)
@@ -208,7 +226,7 @@ func (k *keptRuns) produce(f *os.File, size int64, windows chan<- *keptWindow, s
 // keptRuns turns the windows of a log, in order, into the runs of bytes a
 // rewrite writes, and follows where the marks land.
 type keptRuns struct {
-	plan         *compactPlan
+	keep         lineSet
 	marks, moved []int64
 	placed       []bool
 	written      int64 // bytes of output so far
@@ -229,7 +247,7 @@ func (k *keptRuns) window(data []byte, off int64) [][]byte {
 		phys, lineOff := data[pos:end], off+int64(pos)
 		k.no++
 		k.place(lineOff)
-		if k.plan.keep.has(k.no) {
+		if k.keep.has(k.no) {
 			raw, _ := jsonline.TrimLine(phys, lineOff == 0)
 			k.written += int64(len(raw)) + 1
 			switch {

@@ -3,7 +3,6 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"os"
 	"runtime"
@@ -39,7 +38,6 @@ type planBlock struct {
 	lines   []planLine
 	count   int // physical lines in data
 	err     error
-	parsed  chan struct{}
 }
 
 // planCompact reads f once and decides which lines a compaction keeps:
@@ -47,100 +45,75 @@ type planBlock struct {
 // every line that is not a record. With hashes, the plan also notes which
 // lines are records and their id hashes (compactPlan.records, .hashes).
 func (l *Log) planCompact(f *os.File, hashes bool) (*compactPlan, error) {
-	keys := Query{Key: l.Key, Versions: l.Versions}.keys()
-	workers := runtime.GOMAXPROCS(0)
-	// Blocks go to the workers through todo and reach the table in the
-	// log's order through ordered; free recycles their line lists.
-	todo := make(chan *planBlock, workers)
-	ordered := make(chan *planBlock, 2*workers)
-	free := make(chan *planBlock, 2*workers+2)
+	// The blocks in flight (inOrder's, the one being read and the one
+	// being applied) are recycled through free, with their line lists.
+	free := make(chan *planBlock, 2*runtime.GOMAXPROCS(0)+2)
 	for range cap(free) {
-		free <- &planBlock{parsed: make(chan struct{}, 1)}
+		free <- &planBlock{}
 	}
-	for range workers {
-		go func() {
-			p := linePlanner{keys: keys, vals: make([][]byte, len(keys)), pick: l.Versions.Picker(keys), name: f.Name()}
-			for b := range todo {
-				b.err = whileMapped(f.Name(), func() error { return p.parse(b) })
-				b.parsed <- struct{}{}
-			}
-		}()
-	}
-	stop := make(chan struct{})
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(ordered)
-		defer close(todo)
-		readErr <- readBlocks(f, free, stop, func(b *planBlock) {
-			todo <- b
-			ordered <- b
-		})
-	}()
-	defer func() {
-		close(stop)
-		for b := range ordered { // let the reader and the workers finish
-			<-b.parsed
-			b.release()
+	t := &planTable{l: l, f: f, hashes: hashes}
+	err := inOrder(func(send func(*planBlock) bool) error {
+		if err := readBlocks(f, free, send); err != nil {
+			return fmt.Errorf("read %s: %w", f.Name(), err)
 		}
-	}()
-	plan, err := l.applyPlanBlocks(f, ordered, free, hashes)
+		return nil
+	}, func(b *planBlock) {
+		p := l.scan()
+		b.err = whileMapped(f.Name(), func() error { return p.parse(b) })
+	}, func(b *planBlock) error {
+		b.release() // what the table needs of the block is in b.lines
+		if b.err != nil {
+			return b.err
+		}
+		if err := t.apply(b); err != nil {
+			return err
+		}
+		free <- b
+		return nil
+	}, func(b *planBlock) {
+		b.release()
+		free <- b
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := <-readErr; err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	for s := range t.ids.all() {
+		t.plan.keep.add(int(s.no))
 	}
-	return plan, nil
+	t.plan.kept = t.ids.len() + t.plan.problems
+	return &t.plan, nil
 }
 
 // readBlocks maps f in blocks of whole lines, each in a planBlock taken
-// from free, handing each to send, until the end of f or until stop
-// closes. Whoever is done with a block releases its mapping.
-func readBlocks(f *os.File, free chan *planBlock, stop chan struct{}, send func(*planBlock)) error {
+// from free, and sends each, until the end of f or a block send refuses
+// (which it unmaps). Whoever is done with a block sent releases it.
+func readBlocks(f *os.File, free chan *planBlock, send func(*planBlock) bool) error {
 	info, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	size := info.Size()
 	for off := int64(0); off < size; {
-		var b *planBlock
-		select {
-		case b = <-free:
-		case <-stop:
-			return nil
-		}
+		b := <-free
 		data, release, err := mapLines(f, off, size, int64(planBlockSize))
 		if err != nil {
 			return err
 		}
 		b.data, b.off, b.release = data, off, release
 		off += int64(len(data))
-		send(b)
+		if !send(b) {
+			release()
+			return nil
+		}
 	}
 	return nil
 }
 
-// linePlanner parses blocks; each worker has its own.
-type linePlanner struct {
-	keys []string
-	vals [][]byte
-	pick *jsonline.Picker
-	name string
-}
-
-func (p *linePlanner) parse(b *planBlock) error {
+// parse finds the planLines of a block, with a scan of its own.
+func (p lineScan) parse(b *planBlock) error {
 	b.lines, b.count = b.lines[:0], 0
-	for rest, off := b.data, b.off; len(rest) > 0; {
-		phys := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			phys = rest[:i+1]
-		}
-		rest = rest[len(phys):]
+	for line := range jsonline.LinesFrom(b.data, lineNumberAt(b.off)) {
 		b.count++
-		lineOff := off
-		off += int64(len(phys))
-		raw, term := jsonline.TrimLine(phys, lineOff == 0)
-		line := jsonline.Line{No: b.count, Raw: raw, Terminated: term}
 		if line.Blank() {
 			continue
 		}
@@ -148,79 +121,68 @@ func (p *linePlanner) parse(b *planBlock) error {
 			b.lines = append(b.lines, planLine{c: current{no: int32(b.count)}, problem: true})
 			continue
 		}
-		c := current{off: lineOff, no: int32(b.count)}
+		// Where the line starts (after a BOM, which reads the same line).
+		c := current{off: b.off + int64(offsetIn(b.data, line.Raw)), no: int32(b.count)}
 		if p.pick != nil {
 			c.time = versionNanos(p.pick.Time(p.vals))
 		}
-		b.lines = append(b.lines, planLine{h: hashRawID(p.vals[0]), c: c})
+		// The id is hashed from its bytes, not from a string made of every
+		// id of the log.
+		b.lines = append(b.lines, planLine{h: hashLine(idBytes(p.vals[0])), c: c})
 	}
 	return nil
 }
 
-// hashRawID is hashID of the id whose JSON string is raw, hashed from its
-// bytes (maphash gives a string and its bytes the same hash) rather than
-// from a string made of every id of the log.
-func hashRawID(raw []byte) idHash {
-	id := idBytes(raw)
-	return idHash{maphash.Bytes(idSeeds[0], id), maphash.Bytes(idSeeds[1], id)}
+// planTable applies the parsed blocks, in the log's order, to the table
+// of current versions.
+type planTable struct {
+	l            *Log
+	f            *os.File
+	hashes       bool
+	ids          idTable
+	plan         compactPlan
+	prevRaw, raw []byte // two lines read, their buffers reused
+	base         int    // lines before the block
 }
 
-// applyPlanBlocks applies the parsed blocks, in the log's order, to the
-// table of current versions.
-func (l *Log) applyPlanBlocks(f *os.File, ordered <-chan *planBlock, free chan<- *planBlock, hashes bool) (*compactPlan, error) {
-	pick := l.Versions != nil
-	ids := &idTable{}
-	plan := &compactPlan{}
-	var prevRaw, raw []byte // two lines read, their buffers reused
-	base := 0               // lines before the block
-	for b := range ordered {
-		<-b.parsed
-		b.release() // what the table needs of the block is in b.lines
-		if b.err != nil {
-			return nil, b.err
+func (t *planTable) apply(b *planBlock) error {
+	pick, plan := t.l.Versions != nil, &t.plan
+	if t.base+b.count > math.MaxInt32 {
+		return fmt.Errorf("%s: too many lines to compact", t.f.Name())
+	}
+	t.ids.touch(b.lines)
+	for _, pl := range b.lines {
+		plan.lines++
+		c := pl.c
+		c.no += int32(t.base)
+		if pl.problem {
+			plan.keep.add(int(c.no))
+			plan.problems++
+			continue
 		}
-		if base+b.count > math.MaxInt32 {
-			return nil, fmt.Errorf("%s: too many lines to compact", f.Name())
+		if t.hashes {
+			plan.records.add(int(c.no))
+			plan.hashes.set(int(c.no), pl.h)
 		}
-		ids.touch(b.lines)
-		for _, pl := range b.lines {
-			plan.lines++
-			c := pl.c
-			c.no += int32(base)
-			if pl.problem {
-				plan.keep.add(int(c.no))
-				plan.problems++
+		cur, seen := t.ids.slot(pl.h)
+		if seen && pick && c.time == cur.time {
+			// Equal times: the larger bytes win, as jsonline.Newer says.
+			var err error
+			if t.prevRaw, err = readRaw(t.f, cur.off, t.prevRaw); err != nil {
+				return err
+			}
+			if t.raw, err = readRaw(t.f, c.off, t.raw); err != nil {
+				return err
+			}
+			if byTime := t.l.byOwnTime(c.time, t.raw, t.prevRaw); byTime < 0 || byTime == 0 && bytes.Compare(t.raw, t.prevRaw) <= 0 {
 				continue
 			}
-			if hashes {
-				plan.records.add(int(c.no))
-				plan.hashes.set(int(c.no), pl.h)
-			}
-			cur, seen := ids.slot(pl.h)
-			if seen && pick && c.time == cur.time {
-				// Equal times: the larger bytes win, as jsonline.Newer says.
-				var err error
-				if prevRaw, err = readRaw(f, cur.off, prevRaw); err != nil {
-					return nil, err
-				}
-				if raw, err = readRaw(f, c.off, raw); err != nil {
-					return nil, err
-				}
-				if byTime := l.byOwnTime(c.time, raw, prevRaw); byTime < 0 || byTime == 0 && bytes.Compare(raw, prevRaw) <= 0 {
-					continue
-				}
-			} else if seen && pick && c.time < cur.time {
-				continue
-			}
-			cur.set(c)
+		} else if seen && pick && c.time < cur.time {
+			continue
 		}
-		plan.blocks = append(plan.blocks, lineSpan{off: b.off, size: len(b.data), first: base + 1})
-		base += b.count
-		free <- b
+		cur.set(c)
 	}
-	for s := range ids.all() {
-		plan.keep.add(int(s.no))
-	}
-	plan.kept = ids.len() + plan.problems
-	return plan, nil
+	plan.blocks = append(plan.blocks, lineSpan{off: b.off, size: len(b.data), first: t.base + 1})
+	t.base += b.count
+	return nil
 }

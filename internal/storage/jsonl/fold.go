@@ -112,14 +112,13 @@ func lineNumberAt(offset int64) int {
 
 // foldLines adds each record line of data that q keeps to f.
 func foldLines(data []byte, first int, q Query, f Folder) {
-	keys := q.keys()
-	vals := make([][]byte, len(keys))
+	s := q.scan()
 	for line := range jsonline.LinesFrom(data, first) {
 		// The lines recordLine keeps, without making a string of each id.
-		if line.Blank() || !isRecord(line, keys, vals) {
+		if line.Blank() || !isRecord(line, s.keys, s.vals) {
 			continue
 		}
-		if fields := vals[1 : 1+len(q.Fields)]; q.Static == nil || q.Static(fields) {
+		if fields := s.vals[1 : 1+len(q.Fields)]; q.Static == nil || q.Static(fields) {
 			f.Add(fields)
 		}
 	}
@@ -141,10 +140,7 @@ func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir s
 		return 0, 0, false
 	}
 	checksum := func(n int64) uint32 { return crc32c.Checksum(data[:n]) }
-	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved {
-		return 0, 0, false
-	}
-	if !f.Load(body) {
+	if _, proved := provedPrefix(hdr.Size, hdr.CRC, data, file, indexDir, q, checksum, info); !proved || !f.Load(body) {
 		return 0, 0, false
 	}
 	return hdr.Size, hdr.CRC, true

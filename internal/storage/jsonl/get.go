@@ -22,13 +22,12 @@ func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil {
-		if ix, ok := OpenIndex(cacheDir, path, info); ok {
-			e, found, ok := ix.Get(f, q.Key, id)
-			ix.Close()
-			if ok {
-				return e, found, nil
-			}
+	info, _ := f.Stat() // nil when it fails: no index then
+	if ix, ok := OpenIndex(cacheDir, path, info); ok {
+		e, found, ok := ix.Get(f, q.Key, id)
+		ix.Close()
+		if ok {
+			return e, found, nil
 		}
 	}
 	scannedForGet(path)

@@ -97,12 +97,9 @@ func (t *idTable) touch(lines []planLine) {
 	t.touched |= sink
 }
 
-func (t *idTable) index(h1 uint32) uint64 {
-	if t.depth == 0 {
-		return 0
-	}
-	return uint64(h1) >> (32 - t.depth)
-}
+// index is the directory entry of h1: its top depth bits (none at depth
+// 0, where the shift by 32 leaves nothing of a 32-bit value).
+func (t *idTable) index(h1 uint32) uint64 { return uint64(h1) >> (32 - t.depth) }
 
 // home is where the probe for an id starts.
 func (p *idTablePart) home(h0 uint64) uint64 { return h0 >> 32 & uint64(len(p.slots)-1) }

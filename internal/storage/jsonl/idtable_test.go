@@ -65,7 +65,7 @@ func TestIDTableGrowsAPartItCannotSplit(t *testing.T) {
 	}
 }
 
-// hashID is the hash of an id, as the plan hashes one (hashRawID).
+// hashID is the hash of an id, as the plan hashes one (hashLine of its bytes).
 func hashID(id string) idHash {
 	return idHash{maphash.String(idSeeds[0], id), maphash.String(idSeeds[1], id)}
 }

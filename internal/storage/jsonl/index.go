@@ -93,10 +93,9 @@ type indexEntry struct {
 // Index is a log's index, open for reading while it matches the log.
 type Index struct {
 	path    string
-	data    []byte
 	release func()
-	// mapped says data is a mapping of the file, whose pages a reader
-	// may drop once read (sortedCursor), not bytes read into the heap.
+	// mapped says the file is mapped, whose pages a reader may drop
+	// once read (sortedCursor), not bytes read into the heap.
 	mapped  bool
 	state   logState
 	ring    []checkpoint
@@ -158,10 +157,9 @@ func OpenWithIndex(cacheDir, path string) (f *os.File, ix *Index, ok bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	if info, err := f.Stat(); err == nil {
-		if ix, ok = OpenIndex(cacheDir, path, info); ok {
-			return f, ix, true
-		}
+	info, _ := f.Stat() // nil when it fails: no index then
+	if ix, ok = OpenIndex(cacheDir, path, info); ok {
+		return f, ix, true
 	}
 	f.Close()
 	return nil, nil, false
@@ -202,10 +200,8 @@ func (ix *Index) Covered() (size, lines int64, crc uint32) {
 // that version's time (versionNanos); found is false when the log holds
 // no record of id.
 func (ix *Index) Lookup(id string) (offset, nanos int64, found bool, err error) {
-	if ix.checkedBlocks == nil {
-		if crc32c.Checksum(ix.blockCRCs) != ix.tableCRC {
-			ix.damaged = true
-		}
+	if ix.checkedBlocks == nil { // the first Lookup: nothing was checked before
+		ix.damaged = crc32c.Checksum(ix.blockCRCs) != ix.tableCRC
 		ix.checkedBlocks = make([]bool, len(ix.blockCRCs)/4)
 	}
 	k := keyOfID([]byte(id))
@@ -308,7 +304,7 @@ func parseIndex(data []byte) (*Index, bool) {
 		le.Uint32(data[indexHeaderSize-4:]) != crc32c.Checksum(data[:indexHeaderSize-4]) {
 		return nil, false
 	}
-	ix := &Index{data: data, state: decodeState(data[8:])}
+	ix := &Index{state: decodeState(data[8:])}
 	for i := range min(le.Uint64(data[indexRingAt:]), ringLength) {
 		at := indexRingAt + 8 + 16*int(i)
 		ix.ring = append(ix.ring, checkpoint{int64(le.Uint64(data[at:])), le.Uint32(data[at+8:])})

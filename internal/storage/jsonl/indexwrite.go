@@ -408,14 +408,10 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	var faulted atomic.Bool
 	for i, chunk := range chunks {
 		wg.Go(func() {
-			read := l.entryReader()
+			read := l.scan()
 			err := whileMapped("the log", func() error {
-				mapfile.EachWindow(chunk, indexBlockSize, mapfile.Forget, func(at int, block []byte) bool {
-					no := 2
-					if i == 0 && at == 0 {
-						no = 1 // only line 1 may start with a BOM
-					}
-					for line := range jsonline.LinesFrom(block, no) {
+				mapfile.EachWindow(chunk, indexBlockSize, mapfile.Forget, func(_ int, block []byte) bool {
+					for line := range jsonline.LinesFrom(block, lineNumberAt(int64(offsetIn(data, block)))) {
 						if e, ok := read.entry(line, int64(offsetIn(data, line.Raw))); ok {
 							parts[i] = append(parts[i], e)
 						}
@@ -431,16 +427,6 @@ func (l *Log) indexEntries(data []byte) (entries []indexEntry, whole bool) {
 	}
 	wg.Wait()
 	return slices.Concat(parts...), !faulted.Load()
-}
-
-// dropIndex removes the index of a log that a rewrite renamed in, under
-// the log's lock. It would not match the new file anyway; the next append
-// rebuilds it, so that a compaction or an archive does not pay for a
-// second pass over the log.
-func (l *Log) dropIndex() {
-	if l.CacheDir != "" {
-		_ = os.Remove(IndexPath(l.CacheDir, l.Path))
-	}
 }
 
 // readLine is the line of data that starts at off, without its newline.

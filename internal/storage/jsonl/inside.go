@@ -40,11 +40,7 @@ func CheckInside(path string, roots []string) error {
 		return nil // no symlink on the way: the path is what its user named
 	}
 	for _, r := range roots {
-		rr, err := Resolve(r)
-		if err != nil {
-			continue
-		}
-		if Within(real, rr) {
+		if rr, err := Resolve(r); err == nil && Within(real, rr) {
 			return nil
 		}
 	}

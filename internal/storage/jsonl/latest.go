@@ -76,6 +76,20 @@ func (q Query) keys() []string {
 	return keys
 }
 
+// lineScan is what a reader needs to take lines apart for a query: the
+// fields it reads (keys), room for their values, and the picker of their
+// version times (nil without Versions).
+type lineScan struct {
+	keys []string
+	vals [][]byte
+	pick *jsonline.Picker
+}
+
+func (q Query) scan() lineScan {
+	keys := q.keys()
+	return lineScan{keys: keys, vals: make([][]byte, len(keys)), pick: q.Versions.Picker(keys)}
+}
+
 // Entry is the current version of one id, copied out of the file.
 type Entry struct {
 	ID string
@@ -124,15 +138,13 @@ type candidate struct {
 // an earlier line turns out newer (a stale version after it) is the answer
 // for that id replaced.
 func selectVersions(data []byte, file string, q Query, forCache bool, forget func([]byte)) ([]Entry, []Problem, time.Time) {
-	keys := q.keys()
-	vals := make([][]byte, len(keys))
+	s := q.scan()
 	var leans *leanEntries
 	if forCache && q.Lean {
-		if l := newLeaner(keys); l != nil {
+		if l := newLeaner(s.keys); l != nil {
 			leans = &leanEntries{l: l}
 		}
 	}
-	pick := q.Versions.Picker(keys)
 	seen := map[string]candidate{}
 	var out []Entry
 	var problems []Problem
@@ -180,7 +192,7 @@ func selectVersions(data []byte, file string, q Query, forCache bool, forget fun
 		start := bytes.LastIndexByte(data[:search], '\n') + 1
 		raw, term := jsonline.TrimLine(data[start:end], start == 0)
 		end = start
-		id, fields, msg, keep := q.recordLine(jsonline.Line{Raw: raw, Terminated: term}, keys, vals)
+		id, fields, msg, keep := q.recordLine(jsonline.Line{Raw: raw, Terminated: term}, s)
 		if msg != "" {
 			problems = append(problems, Problem{File: file, Line: back, Msg: msg})
 		}
@@ -189,7 +201,7 @@ func selectVersions(data []byte, file string, q Query, forCache bool, forget fun
 		}
 		var t time.Time
 		if q.Versions != nil {
-			t = pick.Time(vals)
+			t = s.pick.Time(s.vals)
 			if t.After(newest) {
 				newest = t
 			}
@@ -208,7 +220,7 @@ func selectVersions(data []byte, file string, q Query, forCache bool, forget fun
 		if q.Keep == nil || q.Keep(fields) {
 			var e Entry
 			if leans != nil {
-				e = leans.entry(id, back, len(q.Fields), vals)
+				e = leans.entry(id, back, len(q.Fields), s.vals)
 			} else {
 				e = copyEntry(id, raw, back, q.Fields, fields)
 			}
@@ -306,17 +318,17 @@ func newerThan(a []byte, ta time.Time, b []byte, tb int64, v *jsonline.Versions)
 // offsetIn is where sub, a subslice of data, starts in it.
 func offsetIn(data, sub []byte) int { return cap(data) - cap(sub) }
 
-// recordLine is the id and q's fields of line, read into vals; msg says
+// recordLine is the id and q's fields of line, read into s.vals; msg says
 // why a non-blank line is not a record; keep is false for those, for
 // blank lines and for lines q.Static rejects.
-func (q Query) recordLine(line jsonline.Line, keys []string, vals [][]byte) (id string, fields [][]byte, msg string, keep bool) {
+func (q Query) recordLine(line jsonline.Line, s lineScan) (id string, fields [][]byte, msg string, keep bool) {
 	if line.Blank() || q.Mentions != nil && !mayMention(line.Raw, q.Mentions) {
 		return "", nil, "", false
 	}
-	if id, msg = lineKey(line, keys, vals); msg != "" {
+	if id, msg = lineKey(line, s.keys, s.vals); msg != "" {
 		return "", nil, msg, false
 	}
-	fields = vals[1 : 1+len(q.Fields)]
+	fields = s.vals[1 : 1+len(q.Fields)]
 	return id, fields, "", q.Static == nil || q.Static(fields)
 }
 

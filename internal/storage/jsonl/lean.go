@@ -95,9 +95,8 @@ func LoadRaw(e Entry, q Query) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := q.keys()
-	vals := make([][]byte, len(keys))
-	lean := leanLine(raw, keys, vals)
+	s := q.scan()
+	lean := leanLine(raw, s.keys, s.vals)
 	if lean == nil || !bytes.Equal(lean, e.Raw) {
 		return nil, ErrMoved
 	}

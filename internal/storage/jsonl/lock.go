@@ -1,7 +1,7 @@
 package jsonl
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,10 +40,7 @@ type LockTimeoutError struct {
 }
 
 func (e *LockTimeoutError) Error() string {
-	holder := "another git-queen process"
-	if e.Holder != "" {
-		holder = e.Holder
-	}
+	holder := cmp.Or(e.Holder, "another git-queen process")
 	return fmt.Sprintf("timed out after %s waiting for the lock %s, held by %s; a stopped or hung process keeps it "+
 		"(a lock never outlives its process: ending that process frees it at once); wait longer with QUEEN_LOCK_TIMEOUT=60s",
 		e.Waited.Round(time.Millisecond), e.Path, holder)
@@ -58,11 +55,6 @@ func (l *Lock) Do(fn func(*Tx) error) error {
 	}
 	fl := flock.New(l.Path, flock.SetPermissions(0o666))
 	if err := acquire(fl, l.timeout()); err != nil {
-		var te *LockTimeoutError
-		if errors.As(err, &te) {
-			te.Path = l.Path
-			te.Holder = readHolder(l.Path)
-		}
 		return err
 	}
 	defer fl.Unlock()
@@ -145,7 +137,7 @@ func acquire(fl *flock.Flock, timeout time.Duration) error {
 				_ = fl.Unlock()
 			}
 		}()
-		return &LockTimeoutError{Waited: timeout}
+		return &LockTimeoutError{Path: fl.Path(), Waited: timeout, Holder: readHolder(fl.Path())}
 	}
 }
 

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -61,19 +62,11 @@ func escapeMaySpell(b, text []byte) bool {
 		if len(b) < 6 {
 			return true
 		}
-		var r rune
-		for _, c := range b[2:6] {
-			switch {
-			case '0' <= c && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case 'a' <= c && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case 'A' <= c && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return true
-			}
+		u, err := strconv.ParseUint(string(b[2:6]), 16, 16) // hex digits only: no sign, no prefix
+		if err != nil {
+			return true
 		}
+		r := rune(u)
 		return 0xd800 <= r && r <= 0xdfff || bytes.ContainsRune(text, r)
 	}
 	return false

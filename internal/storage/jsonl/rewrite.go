@@ -50,13 +50,7 @@ func (tx *Tx) Compact(l *Log, marks []int64) (RewriteStats, []int64, error) {
 	if plan.kept == plan.lines {
 		return stats, marks, nil // nothing superseded: leave the file untouched
 	}
-	var moved []int64
-	err = writeFileFrom(l.Path, true, func(w *os.File) error {
-		var err error
-		moved, err = writeKept(f, plan, marks, w)
-		return err
-	})
-	l.dropIndex()
+	moved, err := l.rewriteKept(f, plan.keep, marks)
 	return stats, moved, err
 }
 
@@ -92,17 +86,15 @@ func writeFileFrom(path string, durable bool, write func(*os.File) error) error 
 		return fmt.Errorf("create temporary file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
+	defer tmp.Close()           // closed before it is removed; no-op after the Close below
 	if err := write(tmp); err != nil {
-		tmp.Close()
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
 		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
 	if durable {
 		if err := tmp.Sync(); err != nil {
-			tmp.Close()
 			return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
 		}
 	}

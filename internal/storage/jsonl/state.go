@@ -155,17 +155,15 @@ func lineParts(data []byte, n int) [][]byte {
 
 func scanPart(data []byte, first int, key string, v *jsonline.Versions) []keyedLine {
 	out := make([]keyedLine, 0, bytes.Count(data, []byte{'\n'})+1)
-	keys := Query{Key: key, Versions: v}.keys()
-	vals := make([][]byte, len(keys))
-	pick := v.Picker(keys)
+	s := Query{Key: key, Versions: v}.scan()
 	for line := range jsonline.LinesFrom(data, first) {
 		if line.Blank() {
 			continue
 		}
-		id, problem := lineKey(line, keys, vals)
+		id, problem := lineKey(line, s.keys, s.vals)
 		kl := keyedLine{no: line.No, raw: line.Raw, id: id, problem: problem}
-		if problem == "" && pick != nil {
-			kl.time = pick.Time(vals)
+		if problem == "" && s.pick != nil {
+			kl.time = s.pick.Time(s.vals)
 		}
 		out = append(out, kl)
 	}

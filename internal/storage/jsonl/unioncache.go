@@ -102,9 +102,8 @@ func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 	n := bytes.Count(rest, []byte{'\n'})
 	entries = make([]Entry, 0, n)
 	fieldSpace := make([][]byte, 0, n*len(q.Fields))
-	for len(rest) > 0 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+	for line := range bytes.Lines(rest) {
+		line = bytes.TrimSuffix(line, newline)
 		fi, p, ok1 := readUint(line, 0)
 		ok1 = ok1 && p < len(line) && line[p] == ' '
 		no, off, fileLine, ok2 := parseCacheLine(line[min(p+1, len(line)):], vals)
@@ -182,8 +181,7 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 		if !ok {
 			return
 		}
-		body = strconv.AppendInt(body, int64(i), 10)
-		body = append(body, ' ')
+		body = append(strconv.AppendInt(body, int64(i), 10), ' ')
 		if body, ok = appendCacheLine(body, e, hdr.Keys, vals); !ok {
 			return
 		}

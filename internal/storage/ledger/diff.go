@@ -46,7 +46,7 @@ type Chunk struct {
 // be nil (the zero T).
 func EachChangePrepared[T any](l *Ledger, from, to gitobject.ID, prepare func(Chunk) T,
 	fn func(c Chunk, prepared T) error) (removed bool, err error) {
-	return newWalk(l, prepare, fn).between(from, to)
+	return newWalk(l, false, prepare, fn).between("", l.TreeOf, from, to)
 }
 
 // EachChangeRead is EachChangePrepared for a prepare that reads a chunk's
@@ -59,23 +59,23 @@ func EachChangePrepared[T any](l *Ledger, from, to gitobject.ID, prepare func(Ch
 // then set aside.
 func EachChangeRead[T any](l *Ledger, from, to gitobject.ID, prepare func(Chunk) T,
 	fn func(c Chunk, prepared T) error) (removed bool, err error) {
-	w := newWalk(l, prepare, fn)
-	w.raw = true
-	return w.between(from, to)
+	return newWalk(l, true, prepare, fn).between("", l.TreeOf, from, to)
 }
 
-// between walks the chunks of to that from does not hold.
-func (w *walk) between(from, to gitobject.ID) (removed bool, err error) {
-	fromTree, err := w.l.TreeOf(from)
+// between walks the chunks of to that from does not hold, in the trees
+// treeAt finds in each commit, which sit at prefix ("" and TreeOf: the
+// whole ledger).
+func (w *walk) between(prefix string, treeAt func(gitobject.ID) (gitobject.ID, error), from, to gitobject.ID) (removed bool, err error) {
+	a, err := treeAt(from)
 	if err != nil {
 		return false, err
 	}
-	toTree, err := w.l.TreeOf(to)
+	b, err := treeAt(to)
 	if err != nil {
 		return false, err
 	}
 	defer w.endReaders()
-	err = w.finish(w.trees("", fromTree, toTree))
+	err = w.finish(w.trees(prefix, a, b))
 	return w.removed, inCommit(err, to)
 }
 
@@ -103,18 +103,9 @@ func EachChangeOf[T any](l *Ledger, file string, from, to gitobject.ID, prepare 
 		}
 		return gitobject.ZeroID, nil
 	}
-	a, err := subtree(from)
-	if err != nil {
-		return err
-	}
-	b, err := subtree(to)
-	if err != nil {
-		return err
-	}
-	w := newWalk(l, prepare, func(_ Chunk, prepared T) error { return fn(prepared) })
-	w.raw = true
-	defer w.endReaders()
-	return inCommit(w.finish(w.trees(dir, a, b)), to)
+	w := newWalk(l, true, prepare, func(_ Chunk, prepared T) error { return fn(prepared) })
+	_, err := w.between(dir, subtree, from, to)
+	return err
 }
 
 // walk is one EachChange. Each chunk that differs is read, subtracted and
@@ -171,8 +162,8 @@ func cores() int { return min(maxReaders, max(1, runtime.GOMAXPROCS(0))) }
 // records with GOMAXPROCS=64 peaked at 70 MiB, uncapped).
 const maxReaders = 8
 
-func newWalk[T any](l *Ledger, prepare func(Chunk) T, fn func(Chunk, T) error) *walk {
-	w := &walk{l: l, fn: func(c Chunk, p any) error {
+func newWalk[T any](l *Ledger, raw bool, prepare func(Chunk) T, fn func(Chunk, T) error) *walk {
+	w := &walk{l: l, raw: raw, fn: func(c Chunk, p any) error {
 		t, _ := p.(T)
 		return fn(c, t)
 	}}

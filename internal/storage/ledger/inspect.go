@@ -38,11 +38,9 @@ func (l *Ledger) InspectWithin(from, to gitobject.ID, limit int64) (newBytes int
 	if err != nil {
 		return 0, inCommit(err, to)
 	}
-	var fromTree gitobject.ID
-	if !from.IsZero() {
-		if fromTree, err = l.TreeOf(from); err != nil {
-			return 0, err
-		}
+	fromTree, err := l.TreeOf(from) // the zero tree for the zero commit
+	if err != nil {
+		return 0, err
 	}
 	in := &inspection{l: l, limit: limit, maxEntries: max(limit/MinChunkAverage, minEntries)}
 	err = in.trees("", fromTree, toTree)
@@ -76,13 +74,12 @@ func (in *inspection) trees(prefix string, a, b gitobject.ID) error {
 	if err != nil {
 		return at(err, prefix)
 	}
-	ta := &tree{}
-	if !a.IsZero() {
-		// a is this clone's; a part of it that does not read is not the
-		// remote's fault, and b's part is inspected in full instead.
-		if t, err := in.l.readTree(a); err == nil {
-			ta = t
-		}
+	// a is this clone's (the zero hash, an empty tree, when there is none);
+	// a part of it that does not read is not the remote's fault, and b's
+	// part is inspected in full instead.
+	ta, err := in.l.readTree(a)
+	if err != nil {
+		ta = &tree{}
 	}
 	lv := levelOf(prefix)
 	if lv == rootLevel {

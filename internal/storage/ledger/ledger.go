@@ -142,9 +142,8 @@ var ErrUnsupported = gitobject.ErrUnsupportedFormat
 // Ledger is the object store and refs of one repository, as the ledger
 // uses them.
 type Ledger struct {
-	commonDir string
-	objects   *gitrepo.Objects
-	refs      *refs.Store
+	objects *gitrepo.Objects
+	refs    *refs.Store
 }
 
 // Open opens the ledger of the repository whose common git directory is
@@ -154,7 +153,7 @@ func Open(commonDir string) (*Ledger, error) {
 	if err := gitrepo.CheckObjectFormat(commonDir); err != nil {
 		return nil, err
 	}
-	return &Ledger{commonDir: commonDir, objects: gitrepo.OpenObjects(commonDir), refs: refs.Open(commonDir)}, nil
+	return &Ledger{objects: gitrepo.OpenObjects(commonDir), refs: refs.Open(commonDir)}, nil
 }
 
 // Close releases the mapped packs and the git process a read may have

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
@@ -121,13 +122,7 @@ func (l *Ledger) writeTree(t *tree) (gitobject.ID, error) {
 }
 
 // splitLines splits a chunk into its lines, without their newlines.
-func splitLines(data []byte) [][]byte {
-	var lines [][]byte
-	for line := range LinesOf(data) {
-		lines = append(lines, line)
-	}
-	return lines
-}
+func splitLines(data []byte) [][]byte { return slices.Collect(LinesOf(data)) }
 
 // LinesOf yields the lines of a chunk's bytes as a Chunk's Lines holds
 // them: without their newlines, blank lines skipped. A reader of

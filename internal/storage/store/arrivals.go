@@ -63,16 +63,11 @@ func AddArrivals(source string, add []Arrival, now time.Time) error {
 	if len(add) == 0 {
 		return nil
 	}
-	have, err := ReadArrivals(source)
-	if err != nil {
-		have = nil // damaged: the new notes replace it
+	byID, err := ReadArrivals(source)
+	if err != nil || byID == nil {
+		byID = map[string]Arrival{} // none, or damaged: the new notes replace it
 	}
-	byID := map[string]Arrival{}
-	for id, a := range have {
-		if a.Until.After(now) {
-			byID[id] = a
-		}
-	}
+	maps.DeleteFunc(byID, func(_ string, a Arrival) bool { return !a.Until.After(now) })
 	for _, a := range add {
 		byID[a.ID] = a
 	}

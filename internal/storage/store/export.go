@@ -127,37 +127,27 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 		return st, err
 	}
 	st.Records = len(sel.Entries)
-	var file []jsonl.Record
 	data, err := os.ReadFile(target)
-	switch {
-	case err == nil:
-		file = jsonl.Materialize(data, target, "", records.Versions).Records
-	case !errors.Is(err, os.ErrNotExist):
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return st, err
 	}
-	at := make(map[string]int, len(file))
-	for i, r := range file {
-		at[r.ID] = i
-	}
-	inSources := make([]bool, len(file))
-	var fileOnly []uint64
+	file := jsonl.Materialize(data, target, "", records.Versions) // empty when missing
+	inSources := make(map[string]bool, len(sel.Entries))
 	var lines [][]byte
 	for _, e := range sel.Entries {
-		i, ok := at[e.ID]
-		if ok {
-			inSources[i] = true
-			if old := file[i]; bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw) {
-				continue
-			}
+		inSources[e.ID] = true
+		if old, ok := file.Get(e.ID); ok && (bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw)) {
+			continue
 		}
 		lines = append(lines, e.Raw)
 	}
-	for i, r := range file {
-		if !inSources[i] {
+	var fileOnly []uint64
+	for _, r := range file.Records {
+		if !inSources[r.ID] {
 			fileOnly = append(fileOnly, hashID(r.ID))
 		}
 	}
-	m.FileOnly = encodeHashes(fileOnly)
+	m.FileOnly = sortedHashes(fileOnly)
 	st.Written, m.Records = len(lines), st.Records
 	return st, s.writeExport(tx, target, lines, m, marked, markPath)
 }
@@ -227,8 +217,6 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 		if !ok {
 			return nil, next, false
 		}
-		sources = append(sources, src)
-		next.Sources = append(next.Sources, now)
 		entries, _ := jsonl.Select(tail, ms.Path, exportLines)
 		src.tail = make(map[string]jsonl.Entry, len(entries))
 		for _, e := range entries {
@@ -236,7 +224,8 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			src.tail[e.ID] = e
 			changed[e.ID] = true
 		}
-		sources[len(sources)-1] = src
+		sources = append(sources, src) // closed on the way out
+		next.Sources = append(next.Sources, now)
 	}
 	var counted, uncounted []uint64 // ids only in the file that a source now holds, and the reverse
 	for _, id := range slices.Sorted(maps.Keys(changed)) {
@@ -261,16 +250,15 @@ func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next
 			next.Records--
 			uncounted = append(uncounted, hashID(id))
 		}
-		if kept && (!had || (!bytes.Equal(old.Raw, e.Raw) && records.Newer(e.Raw, old.Raw))) {
+		if kept && (!had || supersedes(e, old)) {
 			lines = append(lines, e.Raw)
 		}
 	}
-	next.FileOnly = m.FileOnly.without(counted)
-	if len(uncounted) > 0 {
-		for i := range len(next.FileOnly) / 8 {
-			uncounted = append(uncounted, next.FileOnly.at(i))
-		}
-		next.FileOnly = encodeHashes(uncounted)
+	next.FileOnly = m.FileOnly
+	if len(counted)+len(uncounted) > 0 {
+		gone := sortedHashes(counted)
+		next.FileOnly = slices.DeleteFunc(slices.Clone(m.FileOnly), gone.has)
+		next.FileOnly = sortedHashes(append(next.FileOnly, uncounted...))
 	}
 	return lines, next, true
 }

@@ -85,15 +85,10 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 		have[string(raw)] = true
 		fresh = append(fresh, raw)
 	}
-	if dryRun {
-		st.Imported = len(fresh)
-		return st, nil
-	}
-	if len(fresh) == 0 {
-		return st, nil
-	}
-	if err := tx.Append(s.Log(name), fresh...); err != nil {
-		return st, fmt.Errorf("import %s: %w", path, err)
+	if !dryRun && len(fresh) > 0 {
+		if err := tx.Append(s.Log(name), fresh...); err != nil {
+			return st, fmt.Errorf("import %s: %w", path, err)
+		}
 	}
 	st.Imported = len(fresh)
 	return st, nil

@@ -166,27 +166,25 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		// The union below compares versions by their bytes.
 		q.Lean = false
 	}
-	union := ""
-	var unionHeld []*jsonl.UnionSource
+	union := "" // the union cache's path, when there is one
+	var held []*jsonl.UnionSource
 	if src.Count() > 1 && q.Name != "" {
-		union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
 		// What the sources hold, asked once for the cache read and, on a
 		// miss, for the answer saved: taken before the sources are read,
 		// so that a source appended to while it is read is not remembered
 		// as it is now with the old answer. A source no index vouches for
 		// means no union cache, unless its index can be rebuilt now
 		// (another program appended to it).
-		held, ok := jsonl.UnionHeld(s.CacheDir(), src.Paths)
+		var ok bool
+		held, ok = jsonl.UnionHeld(s.CacheDir(), src.Paths)
 		if !ok && s.reindexIfFree(src.Paths) {
 			held, ok = jsonl.UnionHeld(s.CacheDir(), src.Paths)
 		}
 		if ok {
+			union = filepath.Join(s.CacheDir(), queryHash(strings.Join(src.Paths, "\x00"), q.Name)+".union")
 			if entries, problems, hit := jsonl.ReadUnionCache(union, src.Paths, held, q.Query, q.Final); hit {
 				return &Selection{Entries: entries, Problems: problems, Sources: src.Paths}, nil
 			}
-			unionHeld = held
-		} else {
-			union = ""
 		}
 	}
 	sel := &Selection{}
@@ -213,7 +211,7 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 	}
 	sortByID(sel.Entries)
 	if union != "" {
-		jsonl.SaveUnionCache(union, src.Paths, unionHeld, q.Query, sel.Entries, sel.Problems)
+		jsonl.SaveUnionCache(union, src.Paths, held, q.Query, sel.Entries, sel.Problems)
 	}
 	return sel, nil
 }

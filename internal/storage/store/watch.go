@@ -89,12 +89,9 @@ func (w *Watcher) poll(paths []string) {
 // dirsOf are the directories holding paths, each once.
 func dirsOf(paths []string) []string {
 	var dirs []string
-	seen := map[string]bool{}
 	for _, p := range paths {
-		d := filepath.Dir(p)
-		if !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
+		if d := filepath.Dir(p); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d) // a store's logs live in two directories at most
 		}
 	}
 	return dirs
