@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestLefthookNotFound: lefthook's generated hook exits 0 when it finds no
+// lefthook (a clone before npm install, or after node_modules/ went; a
+// machine without lefthook), so git-queen's check, a lefthook command,
+// silently did not run while doctor said ok. doctor and init now say so.
+func TestLefthookNotFound(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	if _, err := exec.LookPath("lefthook"); err == nil {
+		t.Skip("lefthook is on PATH, where the generated hook finds it")
+	}
+	binaries, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(lefthook)), "lefthook-*", "bin", "lefthook"))
+	if len(binaries) != 1 {
+		t.Skipf("no one lefthook binary package beside %s: %v", lefthook, binaries)
+	}
+	repo, _ := hookRepo(t)
+	// lefthook where npm install puts it: the repository's node_modules/.
+	pkg := filepath.Dir(filepath.Dir(binaries[0]))
+	mustSh(t, repo, "mkdir node_modules && cp -R '"+pkg+"' node_modules/ && echo node_modules/ > .gitignore")
+	testgit.Write(t, repo, "lefthook.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, "node_modules/"+filepath.Base(pkg)+"/bin/lefthook install")
+	if out, ok := queenInit(t, repo); !ok || strings.Contains(out, "finds no lefthook") {
+		t.Fatalf("init with lefthook installed: ok=%v\n%s", ok, out)
+	}
+	if doctor := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(doctor) {
+		t.Fatalf("doctor with lefthook installed:\n%s", doctor)
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+		if !regexp.MustCompile(`(?m)^warn +` + name + ` +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but lefthook's hook \(\.git/hooks/` +
+			name + `\) finds no lefthook here .*runs nothing, git-queen's check included: install the project's packages \(npm install\) or lefthook, or set LEFTHOOK_BIN$`).MatchString(doctor) {
+			t.Fatalf("doctor without lefthook, on %s:\n%s", name, doctor)
+		}
+	}
+	if out, _ := queenInit(t, repo); !strings.Contains(out, "git-queen: pre-commit: lefthook's hook runs git-queen (lefthook.yml)") ||
+		!strings.Contains(out, "finds no lefthook here") {
+		t.Fatalf("init without lefthook says nothing:\n%s", out)
+	}
+	// What doctor warns of: the commit of a held path goes through.
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	if out, ok := sh(t, repo, nil, "git add held && git commit -q -m held"); !ok || !strings.Contains(out, "Can't find lefthook") {
+		t.Fatalf("lefthook's hook without lefthook: committed=%v\n%s", ok, out)
+	}
+	// LEFTHOOK_BIN names the binary the hook runs (a missing one fails the commit, loudly).
+	t.Setenv("LEFTHOOK_BIN", binaries[0])
+	if doctor := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(doctor) {
+		t.Fatalf("doctor with LEFTHOOK_BIN:\n%s", doctor)
+	}
+}
