@@ -62,3 +62,24 @@ func TestLefthookNotFound(t *testing.T) {
 		t.Fatalf("doctor with LEFTHOOK_BIN:\n%s", doctor)
 	}
 }
+
+// TestLefthookReadsOneMainConfiguration: of two main configurations
+// lefthook reads the first (lefthook.yml before .lefthook.yml), so
+// git-queen's command in the other does not run; doctor said it did.
+func TestLefthookReadsOneMainConfiguration(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	testgit.Write(t, repo, "lefthook.yml", "pre-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n")
+	testgit.Write(t, repo, ".lefthook.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, lefthook+" install")
+	mustQueen(t, repo, "ann", "init", "--droid", "ann", "--no-hooks")
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	if out, ok := sh(t, repo, nil, "git add held && git commit -q -m held"); !ok || !strings.Contains(out, "the team hook ran") {
+		t.Fatalf("lefthook ran .lefthook.yml beside lefthook.yml: committed=%v\n%s", ok, out)
+	}
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	if !regexp.MustCompile(`(?m)^fail +pre-commit +git runs lefthook's hook \(\.git/hooks/pre-commit\), set up in lefthook\.yml, which does not run git-queen`).MatchString(doctor) {
+		t.Fatalf("doctor with git-queen in the main configuration lefthook does not read:\n%s", doctor)
+	}
+}

@@ -244,19 +244,23 @@ func (r *Repo) huskyToCome(h *Hook) string {
 }
 
 // lefthookToCome is the lefthook configuration that configures git-queen's
-// hook h's name without running git-queen there, where lefthook's hooks
-// are not installed yet: lefthook install renames h to NAME.old, which it
-// does not run. "" when there is none.
+// hook h's name, where none of those lefthook reads runs git-queen there
+// and lefthook's hooks are not installed yet: lefthook install renames h
+// to NAME.old, which it does not run. "" when there is none.
 func (r *Repo) lefthookToCome(h *Hook) string {
-	for _, name := range lefthookConfigs {
+	configures := ""
+	for _, name := range lefthookFiles(r.TopLevel) {
 		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 		if err != nil {
 			continue
 		}
-		if section := lefthookSection(name, text, h.Name); len(section) > 0 && !callsQueen(section, h.Name) {
-			return name
+		section := lefthookSection(name, text, h.Name)
+		if callsQueen(section, h.Name) {
+			return ""
 		}
-		return ""
+		if len(section) > 0 && configures == "" {
+			configures = name
+		}
 	}
-	return ""
+	return configures
 }

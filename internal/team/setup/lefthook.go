@@ -3,26 +3,48 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
 )
 
-// lefthookConfigs are the files lefthook reads its configuration from, as
-// lefthook 2 names them: its main configuration, then the local one it
-// merges, each in YAML, TOML, JSON or JSONC, at the top of the worktree
-// or in .config/.
-var lefthookConfigs = func() []string {
-	var names []string
-	for _, base := range []string{"lefthook", "lefthook-local"} {
-		for _, dir := range []string{"", ".", ".config/"} {
-			for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
-				names = append(names, dir+base+"."+ext)
+// The names lefthook 2 gives its main configuration and the local one it
+// merges over it (without the extension), and the extensions, in the
+// order it looks: it reads the first of each that exists, extension
+// first (lefthook.yml, .lefthook.yml, .config/lefthook.yml, lefthook.yaml,
+// ..., lefthook.toml). Of two main configurations it reads that one only.
+var (
+	lefthookMainNames  = []string{"lefthook", ".lefthook", ".config/lefthook"}
+	lefthookLocalNames = []string{"lefthook-local", ".lefthook-local", ".config/lefthook-local"}
+	lefthookExtensions = []string{".yml", ".yaml", ".json", ".jsonc", ".toml"}
+)
+
+// lefthookFiles are the configuration files lefthook reads at the top of
+// the worktree top, in the order it merges them: the main one, then the
+// local one.
+func lefthookFiles(top string) []string {
+	var files []string
+	for _, names := range [][]string{lefthookMainNames, lefthookLocalNames} {
+		if file := lefthookFirst(top, names); file != "" {
+			files = append(files, file)
+		}
+	}
+	return files
+}
+
+// lefthookFirst is the first of names, with an extension, that exists at
+// top, in lefthook's order; "" when none does.
+func lefthookFirst(top string, names []string) string {
+	for _, ext := range lefthookExtensions {
+		for _, name := range names {
+			if _, err := os.Stat(filepath.Join(top, name+ext)); err == nil {
+				return name + ext
 			}
 		}
 	}
-	return names
-}()
+	return ""
+}
 
 // lefthookSection is the part of a lefthook configuration that configures
 // the hook name, since a command under another hook's key does not run at

@@ -1,0 +1,68 @@
+package setup
+
+import (
+	"os"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestLefthookReadsWhatLefthookReads: lefthook 2 reads the first main
+// configuration that exists, by extension then name (lefthook.yml,
+// .lefthook.yml, .config/lefthook.yml, lefthook.yaml, ..., lefthook.json,
+// lefthook.jsonc, lefthook.toml), and merges over it the first local one
+// in the same order (lefthook dump shows it). git-queen's command in a
+// file lefthook does not read does not run; doctor said ok for it.
+func TestLefthookReadsWhatLefthookReads(t *testing.T) {
+	const (
+		queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
+		lint  = "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n"
+	)
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		runs  bool
+		via   string
+	}{
+		{"lefthook.yml before lefthook.toml", map[string]string{"lefthook.yml": lint,
+			"lefthook.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, false, ""},
+		{".lefthook.yml before lefthook.toml", map[string]string{".lefthook.yml": queen,
+			"lefthook.toml": "[pre-commit.commands.lint]\nrun = \"echo lint\"\n"}, true, ".lefthook.yml"},
+		{"lefthook.yml before .lefthook.yml", map[string]string{"lefthook.yml": lint, ".lefthook.yml": queen}, false, ""},
+		{".config/lefthook.yaml before lefthook.json", map[string]string{".config/lefthook.yaml": lint,
+			"lefthook.json": `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}}}`}, false, ""},
+		{"the local configuration merged over the main one", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": queen}, true, "lefthook-local.yml"},
+		{"of two local configurations the first", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": lint, ".lefthook-local.yml": queen}, false, ""},
+		{"a local configuration without a main one", map[string]string{".lefthook-local.yaml": queen}, true, ".lefthook-local.yaml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			for name, text := range tt.files {
+				testgit.Write(t, r.TopLevel, name, text)
+			}
+			h, err := r.HookInfoFor("pre-commit")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Owner != OwnerLefthook || h.RunsQueen != tt.runs || h.Via != tt.via {
+				t.Fatalf("owner %q runs %v via %q; want lefthook %v via %q", h.Owner, h.RunsQueen, h.Via, tt.runs, tt.via)
+			}
+			// Before lefthook install, git-queen's own hook is warned of
+			// only where what lefthook reads configures pre-commit
+			// without git-queen.
+			if err := os.Remove(h.Path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+				t.Fatal(err)
+			}
+			if h, err = r.HookInfoFor("pre-commit"); err != nil || h.Owner != OwnerQueen {
+				t.Fatalf("git-queen's hook: %+v, %v", h, err)
+			}
+			if toCome := r.lefthookToCome(h); (toCome == "") != tt.runs {
+				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
+			}
+		})
+	}
+}
