@@ -83,3 +83,29 @@ func TestLefthookReadsOneMainConfiguration(t *testing.T) {
 		t.Fatalf("doctor with git-queen in the main configuration lefthook does not read:\n%s", doctor)
 	}
 }
+
+// TestLefthookExtends: lefthook merges the files extends: names, so
+// git-queen's command kept in a shared file runs; doctor said it did not,
+// and init refused to finish.
+func TestLefthookExtends(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	testgit.Run(t, repo, "push", "-q", "origin", "main")
+	testgit.Write(t, repo, "lefthook.yml", "extends:\n  - hooks/*.yml\npre-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n")
+	testgit.Write(t, repo, "hooks/queen.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init with git-queen's commands in an extended file: %s", out)
+	}
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+		if !regexp.MustCompile(`(?m)^ok +` + name + ` +lefthook's hook runs git-queen \(hooks/queen\.yml\)`).MatchString(doctor) {
+			t.Fatalf("doctor on %s:\n%s", name, doctor)
+		}
+	}
+	testgit.Run(t, repo, "add", "-A")
+	if out, ok := sh(t, repo, nil, "git commit -q -m lefthook"); !ok || !strings.Contains(out, "the team hook ran") {
+		t.Fatalf("commit: the team's hook did not run (ok=%v): %s", ok, out)
+	}
+	guardsEveryRoute(t, repo)
+}

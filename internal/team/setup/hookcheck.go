@@ -67,9 +67,10 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
-		if config := r.lefthookToCome(h); config != "" && c.Status == OK {
+		if config, remotes := r.lefthookToCome(h); config != "" && c.Status == OK {
 			c.warnOnly(fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
-				"(kept as %s.old, which it does not run); add to %s", config, name, name, (&Hook{Name: name, Owner: OwnerLefthook, AddTo: config}).Instruction()))
+				"(kept as %s.old, which it does not run); add to %s", config, name, name,
+				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
 		}
 		if script := r.huskyToCome(h); script != "" && c.Status == OK {
 			c.warnOnly("; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
@@ -246,21 +247,22 @@ func (r *Repo) huskyToCome(h *Hook) string {
 // lefthookToCome is the lefthook configuration that configures git-queen's
 // hook h's name, where none of those lefthook reads runs git-queen there
 // and lefthook's hooks are not installed yet: lefthook install renames h
-// to NAME.old, which it does not run. "" when there is none.
-func (r *Repo) lefthookToCome(h *Hook) string {
-	configures := ""
-	for _, name := range lefthookFiles(r.TopLevel) {
+// to NAME.old, which it does not run. "" when there is none; remotes is
+// lefthookFiles'.
+func (r *Repo) lefthookToCome(h *Hook) (config, remotes string) {
+	files, remotes := lefthookFiles(r.TopLevel)
+	for _, name := range files {
 		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 		if err != nil {
 			continue
 		}
 		section := lefthookSection(name, text, h.Name)
 		if callsQueen(section, h.Name) {
-			return ""
+			return "", ""
 		}
-		if len(section) > 0 && configures == "" {
-			configures = name
+		if len(section) > 0 && config == "" {
+			config = name
 		}
 	}
-	return configures
+	return config, remotes
 }

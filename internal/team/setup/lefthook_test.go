@@ -2,6 +2,7 @@ package setup
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -34,6 +35,22 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 		{"the local configuration merged over the main one", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": queen}, true, "lefthook-local.yml"},
 		{"of two local configurations the first", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": lint, ".lefthook-local.yml": queen}, false, ""},
 		{"a local configuration without a main one", map[string]string{".lefthook-local.yaml": queen}, true, ".lefthook-local.yaml"},
+		// extends: names files lefthook merges too, from the top, globs
+		// and their own extends: included.
+		{"extends: a file", map[string]string{"lefthook.yml": "extends:\n  - shared/queen.yml # the team's\n" + lint,
+			"shared/queen.yml": queen}, true, "shared/queen.yml"},
+		{"extends: a glob, and what it extends", map[string]string{"lefthook.yml": "extends: [\"shared/*.yml\"]\n" + lint,
+			"shared/a.yml": "extends:\n- deeper/q.yml\n", "deeper/q.yml": queen}, true, "deeper/q.yml"},
+		{"extends: in TOML", map[string]string{"lefthook.toml": "extends = [\"q.toml\"]\n",
+			"q.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, true, "q.toml"},
+		{"extends: in JSON", map[string]string{"lefthook.json": `{"extends": ["q.json"]}`,
+			"q.json": `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}}}`}, true, "q.json"},
+		{"extends: in the local configuration", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends: mine/q.yml\n",
+			"mine/q.yml": queen}, true, "mine/q.yml"},
+		{"extends: of a file lefthook does not read", map[string]string{"lefthook.yml": lint, "lefthook.toml": "extends = [\"q.yml\"]\n",
+			"q.yml": queen}, false, ""},
+		{"remotes: are not fetched", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [q.yml]\n" + lint},
+			false, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
@@ -48,6 +65,10 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			if h.Owner != OwnerLefthook || h.RunsQueen != tt.runs || h.Via != tt.via {
 				t.Fatalf("owner %q runs %v via %q; want lefthook %v via %q", h.Owner, h.RunsQueen, h.Via, tt.runs, tt.via)
 			}
+			remotes := strings.Contains(tt.files["lefthook.yml"], "remotes:")
+			if c := r.checkHook("pre-commit", Options{}); !tt.runs && (c.Status != Fail || strings.Contains(c.Message, "also names remotes:") != remotes) {
+				t.Fatalf("check of lefthook's hook without git-queen (remotes: %v): %+v", remotes, c)
+			}
 			// Before lefthook install, git-queen's own hook is warned of
 			// only where what lefthook reads configures pre-commit
 			// without git-queen.
@@ -60,7 +81,7 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			if h, err = r.HookInfoFor("pre-commit"); err != nil || h.Owner != OwnerQueen {
 				t.Fatalf("git-queen's hook: %+v, %v", h, err)
 			}
-			if toCome := r.lefthookToCome(h); (toCome == "") != tt.runs {
+			if toCome, _ := r.lefthookToCome(h); (toCome == "") != tt.runs {
 				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
 			}
 		})
