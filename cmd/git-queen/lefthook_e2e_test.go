@@ -109,3 +109,42 @@ func TestLefthookExtends(t *testing.T) {
 	}
 	guardsEveryRoute(t, repo)
 }
+
+// TestLefthookExcludeSkipsTheCheck: LEFTHOOK_EXCLUDE names commands or
+// tags lefthook skips; naming git-queen's, it switched the check off
+// while doctor said ok.
+func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	recipe := readmeBlock(t, "# lefthook.yml")
+	config := strings.Replace(recipe, "git-queen hook pre-commit; fi\n", "git-queen hook pre-commit; fi\n      tags: [guard]\n", 1)
+	if config == recipe {
+		t.Fatal("README's recipe has no pre-commit command to tag")
+	}
+	testgit.Write(t, repo, "lefthook.yml", config)
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	testgit.Run(t, repo, "add", "held")
+	for _, exclude := range []string{"git-queen", "lint,guard"} {
+		t.Setenv("LEFTHOOK_EXCLUDE", exclude)
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^warn +pre-commit +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but LEFTHOOK_EXCLUDE=` + exclude +
+			` is set here and names git-queen's command \(.*\), so lefthook skips it$`).MatchString(doctor) {
+			t.Fatalf("doctor with LEFTHOOK_EXCLUDE=%s:\n%s", exclude, doctor)
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q -m held && git reset -q --soft HEAD~1"); !ok {
+			t.Fatalf("lefthook ran git-queen's check with LEFTHOOK_EXCLUDE=%s:\n%s", exclude, out)
+		}
+	}
+	t.Setenv("LEFTHOOK_EXCLUDE", "lint")
+	if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
+		t.Fatalf("doctor with LEFTHOOK_EXCLUDE=lint:\n%s", d)
+	}
+	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
+		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
+	}
+}

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"os"
 	"strings"
 	"testing"
@@ -83,6 +84,55 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			}
 			if toCome, _ := r.lefthookToCome(h); (toCome == "") != tt.runs {
 				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
+			}
+		})
+	}
+}
+
+// TestLefthookExclude: lefthook skips the commands LEFTHOOK_EXCLUDE names,
+// by name or by a tag they have (split at commas, not trimmed): where it
+// names git-queen's, doctor warns, as it does for LEFTHOOK=0.
+func TestLefthookExclude(t *testing.T) {
+	const queenCmd = "pre-commit:\n  commands:\n    git-queen:\n      run: git-queen hook pre-commit\n"
+	tagged := "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n      tags: [lint]\n" +
+		"    q:\n      run: git-queen hook pre-commit\n      tags: [guard, security]\n"
+	for _, tt := range []struct {
+		name, file, config, exclude string
+		skipped                     bool
+	}{
+		{"its name", "", queenCmd, "lint,git-queen", true},
+		{"another name", "", queenCmd, "lint", false},
+		{"a name with a blank lefthook keeps", "", queenCmd, "lint, git-queen", false},
+		{"a tag of its", "", tagged, "security", true},
+		{"a tag of another command", "", tagged, "lint", false},
+		{"a tag in a block list", "", "pre-commit:\n  commands:\n    q:\n      tags:\n        - guard # ours\n      run: git-queen hook pre-commit\n", "guard", true},
+		{"a tag in a list at the key's column", "", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags:\n      - guard\n    lint:\n      run: echo\n", "guard", true},
+		{"a block run", "", "pre-commit:\n  commands:\n    q:\n      run: |\n        git-queen hook pre-commit\n      tags: [guard]\n", "guard", true},
+		{"a job's name", "", "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: guard\n      run: git-queen hook pre-commit\n", "guard", true},
+		{"another job's name", "", "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: guard\n      run: git-queen hook pre-commit\n", "lint", false},
+		{"a job with run first", "", "pre-commit:\n  jobs:\n  - run: git-queen hook pre-commit\n    tags: [g]\n  - name: lint\n    run: echo\n    tags: [x]\n", "x", false},
+		{"a job with run first, its tag", "", "pre-commit:\n  jobs:\n  - run: git-queen hook pre-commit\n    tags: [g]\n  - name: lint\n    run: echo\n", "g", true},
+		{"another hook's command", "", queenCmd + "pre-push:\n  commands:\n    push-guard:\n      run: git-queen hook pre-push\n", "push-guard", false},
+		{"TOML: its name", "lefthook.toml", "[pre-commit.commands.git-queen]\nrun = \"git-queen hook pre-commit\"\n", "git-queen", true},
+		{"TOML: its tag", "lefthook.toml", "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\ntags = [\"guard\"]\n[pre-commit.commands.lint]\nrun = \"echo\"\ntags = [\"x\"]\n", "guard", true},
+		{"TOML: another command's tag", "lefthook.toml", "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n[pre-commit.commands.lint]\nrun = \"echo\"\ntags = [\"x\"]\n", "x", false},
+		{"TOML: a job's name", "lefthook.toml", "[[pre-commit.jobs]]\nname = \"lint\"\nrun = \"echo\"\n[[pre-commit.jobs]]\nname = \"guard\"\nrun = \"git-queen hook pre-commit\"\n", "guard", true},
+		{"TOML: another job's name", "lefthook.toml", "[[pre-commit.jobs]]\nname = \"lint\"\nrun = \"echo\"\n[[pre-commit.jobs]]\nname = \"guard\"\nrun = \"git-queen hook pre-commit\"\n", "lint", false},
+		{"JSON: its name", "lefthook.json", `{"pre-commit": {"commands": {"lint": {"run": "echo", "tags": ["x"]}, "q": {"run": "git-queen hook pre-commit", "tags": ["g"]}}}}`, "q", true},
+		{"JSON: its tag", "lefthook.json", `{"pre-commit": {"commands": {"lint": {"run": "echo", "tags": ["x"]}, "q": {"run": "git-queen hook pre-commit", "tags": ["g"]}}}}`, "g", true},
+		{"JSON: another command's tag", "lefthook.json", `{"pre-commit": {"commands": {"lint": {"run": "echo", "tags": ["x"]}, "q": {"run": "git-queen hook pre-commit"}}}}`, "x", false},
+		{"JSON: a job's name", "lefthook.json", `{"pre-commit": {"jobs": [{"name": "a", "run": "echo"}, {"name": "guard", "run": "git-queen hook pre-commit"}]}}`, "guard", true},
+		{"JSON: another job's name", "lefthook.json", `{"pre-commit": {"jobs": [{"name": "a", "run": "echo"}, {"name": "guard", "run": "git-queen hook pre-commit"}]}}`, "a", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			testgit.Write(t, r.TopLevel, cmp.Or(tt.file, "lefthook.yml"), tt.config)
+			env := map[string]string{"LEFTHOOK_EXCLUDE": tt.exclude}
+			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return env[k] }})
+			warned := c.Status == Warn && strings.Contains(c.Message, "; but LEFTHOOK_EXCLUDE="+tt.exclude+" is set here and names git-queen's command")
+			if warned != tt.skipped || !warned && c.Status != OK {
+				t.Fatalf("LEFTHOOK_EXCLUDE=%s skips git-queen's command: %v; check %+v", tt.exclude, tt.skipped, c)
 			}
 		})
 	}
