@@ -93,8 +93,8 @@ func PrePush(e *Env, r PrePushRequest) (*PrePushResult, error) {
 	}
 	remote = cmp.Or(remote, "origin")
 	out := &PrePushResult{}
-	team := ledgersync.ConfiguredRemote(s)
-	hub := cmp.Or(team, "origin") // where the team's work is pushed, judged
+	team := ledgersync.ConfiguredRemote(s)               // whose ledger is fetched: none for a plain store
+	hub := cmp.Or(ledgersync.TeamRemote(repo), "origin") // where the team's work is pushed, judged, whatever the store
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Hub: hub, Updates: updates, Identity: e.Identity,
 		Refresh: func() { out.Ledger = fetchForPush(s, remote, team) }}
 	if out.Push, err = precommit.CheckPush(in); err != nil {

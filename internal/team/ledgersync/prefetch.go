@@ -98,7 +98,14 @@ func ConfiguredRemote(s *store.Store) string {
 	if !s.WS.Live || s.WS.Repo == nil {
 		return ""
 	}
-	remote, _ := s.WS.Repo.LocalConfig("queen.remote")
+	return TeamRemote(s.WS.Repo)
+}
+
+// TeamRemote is queen.remote in repo, whatever store a command uses ("" when
+// unset): the remote the team pushes its work to and shares its ledger
+// through, which a push to another remote need not judge again.
+func TeamRemote(repo *gitrepo.Repo) string {
+	remote, _ := repo.LocalConfig("queen.remote")
 	return strings.TrimSpace(remote)
 }
 

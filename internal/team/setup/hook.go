@@ -54,6 +54,10 @@ type Hook struct {
 	// git-queen's command goes instead.
 	Managed string `json:"managed,omitempty"`
 	AddTo   string `json:"add_to,omitempty"`
+	// Unread, where git-queen's command was not found in lefthook's
+	// configuration, is the file of it that names remotes:, the
+	// configurations lefthook fetches and git-queen does not read.
+	Unread string `json:"unread,omitempty"`
 	// LFS, for pre-push in a repository that stores Git LFS objects, says
 	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
 	// "git-queen" (our shim, since nothing else does).
@@ -164,7 +168,12 @@ const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
 func (h *Hook) Instruction() string {
 	switch h.Owner {
 	case OwnerLefthook:
-		return fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
+		line := fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
+		if h.Unread != "" {
+			line += "; " + h.Unread + " also names remotes:, configurations lefthook fetches from git repositories, " +
+				"which git-queen does not fetch: they were not read, and a git-queen command in one is not seen here"
+		}
+		return line
 	case OwnerPreCommit:
 		id := frameworkHookIDs[h.Name][0] // the id that builds git-queen, the one README shows first
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)

@@ -67,9 +67,10 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
-		if config := r.lefthookToCome(h); config != "" && c.Status == OK {
+		if config, remotes := r.lefthookToCome(h); config != "" && c.Status == OK {
 			c.warnOnly(fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
-				"(kept as %s.old, which it does not run); add to %s", config, name, name, (&Hook{Name: name, Owner: OwnerLefthook, AddTo: config}).Instruction()))
+				"(kept as %s.old, which it does not run); add to %s", config, name, name,
+				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
 		}
 		if script := r.huskyToCome(h); script != "" && c.Status == OK {
 			c.warnOnly("; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
@@ -110,7 +111,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
 	}
-	if off := switchedOff(h, o.Getenv); off != "" && h.RunsQueen && c.Status == OK {
+	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookExcluded(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}
 	if name == "pre-push" && c.Status != Fail {
@@ -244,19 +245,24 @@ func (r *Repo) huskyToCome(h *Hook) string {
 }
 
 // lefthookToCome is the lefthook configuration that configures git-queen's
-// hook h's name without running git-queen there, where lefthook's hooks
-// are not installed yet: lefthook install renames h to NAME.old, which it
-// does not run. "" when there is none.
-func (r *Repo) lefthookToCome(h *Hook) string {
-	for _, name := range lefthookConfigs {
+// hook h's name, where none of those lefthook reads runs git-queen there
+// and lefthook's hooks are not installed yet: lefthook install renames h
+// to NAME.old, which it does not run. "" when there is none; remotes is
+// lefthookFiles'.
+func (r *Repo) lefthookToCome(h *Hook) (config, remotes string) {
+	files, remotes := lefthookFiles(r.TopLevel)
+	for _, name := range files {
 		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 		if err != nil {
 			continue
 		}
-		if section := lefthookSection(name, text, h.Name); len(section) > 0 && !callsQueen(section, h.Name) {
-			return name
+		section := lefthookSection(name, text, h.Name)
+		if callsQueen(section, h.Name) {
+			return "", ""
 		}
-		return ""
+		if len(section) > 0 && config == "" {
+			config = name
+		}
 	}
-	return ""
+	return config, remotes
 }

@@ -3,26 +3,103 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 )
 
-// lefthookConfigs are the files lefthook reads its configuration from, as
-// lefthook 2 names them: its main configuration, then the local one it
-// merges, each in YAML, TOML, JSON or JSONC, at the top of the worktree
-// or in .config/.
-var lefthookConfigs = func() []string {
-	var names []string
-	for _, base := range []string{"lefthook", "lefthook-local"} {
-		for _, dir := range []string{"", ".", ".config/"} {
-			for _, ext := range []string{"yml", "yaml", "toml", "json", "jsonc"} {
-				names = append(names, dir+base+"."+ext)
+// The names lefthook 2 gives its main configuration and the local one it
+// merges over it (without the extension), and the extensions, in the
+// order it looks: it reads the first of each that exists, extension
+// first (lefthook.yml, .lefthook.yml, .config/lefthook.yml, lefthook.yaml,
+// ..., lefthook.toml). Of two main configurations it reads that one only.
+var (
+	lefthookMainNames  = []string{"lefthook", ".lefthook", ".config/lefthook"}
+	lefthookLocalNames = []string{"lefthook-local", ".lefthook-local", ".config/lefthook-local"}
+	lefthookExtensions = []string{".yml", ".yaml", ".json", ".jsonc", ".toml"}
+)
+
+// lefthookFiles are the configuration files lefthook reads at the top of
+// the worktree top (relative to it): the main one, then the local one
+// merged over it, each after the files its extends: names (paths or
+// globs from the top, followed in turn), which lefthook merges too. remotes
+// is the first of them that names remotes:, configurations lefthook
+// fetches from git repositories and git-queen does not ("" for none).
+func lefthookFiles(top string) (files []string, remotes string) {
+	seen := map[string]bool{}
+	var add func(name string)
+	add = func(name string) {
+		text, err := readRepoFile(filepath.Join(top, name))
+		if seen[name] || err != nil {
+			return
+		}
+		seen[name] = true
+		for _, pattern := range lefthookList(name, text, "extends") {
+			if !filepath.IsAbs(pattern) {
+				pattern = filepath.Join(top, pattern)
+			}
+			matches, _ := filepath.Glob(pattern)
+			for _, match := range matches {
+				if rel, err := filepath.Rel(top, match); err == nil {
+					add(rel)
+				}
+			}
+		}
+		files = append(files, name)
+		if remotes == "" && len(lefthookSection(name, text, "remotes")) > 0 {
+			remotes = name
+		}
+	}
+	for _, names := range [][]string{lefthookMainNames, lefthookLocalNames} {
+		if file := lefthookFirst(top, names); file != "" {
+			add(file)
+		}
+	}
+	return files, remotes
+}
+
+// lefthookList is the strings a top-level key of a lefthook configuration
+// holds: a list (YAML's items or flow list, TOML's or JSON's array) or one
+// string.
+func lefthookList(file string, text []byte, key string) []string {
+	section := lefthookSection(file, text, key)
+	if strings.HasPrefix(filepath.Ext(file), ".json") {
+		var list []string
+		if json.Unmarshal(section, &list) != nil {
+			list = []string{""}
+			json.Unmarshal(section, &list[0])
+		}
+		return slices.DeleteFunc(list, func(s string) bool { return s == "" })
+	}
+	section = uncommented(section)
+	after := bytes.IndexAny(section, ":=") // the key's : or =
+	if after < 0 {
+		return nil
+	}
+	var list []string
+	for _, item := range strings.FieldsFunc(string(section[after+1:]), func(r rune) bool { return strings.ContainsRune("[],\r\n", r) }) {
+		if item = strings.Trim(strings.TrimPrefix(strings.TrimSpace(item), "- "), ` "'`); item != "" {
+			list = append(list, item)
+		}
+	}
+	return list
+}
+
+// lefthookFirst is the first of names, with an extension, that exists at
+// top, in lefthook's order; "" when none does.
+func lefthookFirst(top string, names []string) string {
+	for _, ext := range lefthookExtensions {
+		for _, name := range names {
+			if _, err := os.Stat(filepath.Join(top, name+ext)); err == nil {
+				return name + ext
 			}
 		}
 	}
-	return names
-}()
+	return ""
+}
 
 // lefthookSection is the part of a lefthook configuration that configures
 // the hook name, since a command under another hook's key does not run at
@@ -41,7 +118,7 @@ func lefthookSection(file string, text []byte, name string) []byte {
 	var section []byte
 	in := false
 	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if len(line) > 0 && !bytes.ContainsAny(line[:1], " \t#\r\n") {
+		if len(line) > 0 && !bytes.ContainsAny(line[:1], " \t#\r\n-") { // - starts a list item, never a key
 			key, _, _ := bytes.Cut(line, []byte(":"))
 			in = string(bytes.Trim(key, `"'`)) == name
 		}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestLefthookNotFound: lefthook's generated hook exits 0 when it finds no
+// lefthook (a clone before npm install, or after node_modules/ went; a
+// machine without lefthook), so git-queen's check, a lefthook command,
+// silently did not run while doctor said ok. doctor and init now say so.
+func TestLefthookNotFound(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	if _, err := exec.LookPath("lefthook"); err == nil {
+		t.Skip("lefthook is on PATH, where the generated hook finds it")
+	}
+	binaries, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(lefthook)), "lefthook-*", "bin", "lefthook"))
+	if len(binaries) != 1 {
+		t.Skipf("no one lefthook binary package beside %s: %v", lefthook, binaries)
+	}
+	repo, _ := hookRepo(t)
+	// lefthook where npm install puts it: the repository's node_modules/.
+	pkg := filepath.Dir(filepath.Dir(binaries[0]))
+	mustSh(t, repo, "mkdir node_modules && cp -R '"+pkg+"' node_modules/ && echo node_modules/ > .gitignore")
+	testgit.Write(t, repo, "lefthook.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, "node_modules/"+filepath.Base(pkg)+"/bin/lefthook install")
+	if out, ok := queenInit(t, repo); !ok || strings.Contains(out, "finds no lefthook") {
+		t.Fatalf("init with lefthook installed: ok=%v\n%s", ok, out)
+	}
+	if doctor := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(doctor) {
+		t.Fatalf("doctor with lefthook installed:\n%s", doctor)
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+		if !regexp.MustCompile(`(?m)^warn +` + name + ` +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but lefthook's hook \(\.git/hooks/` +
+			name + `\) finds no lefthook here .*runs nothing, git-queen's check included: install the project's packages \(npm install\) or lefthook, or set LEFTHOOK_BIN$`).MatchString(doctor) {
+			t.Fatalf("doctor without lefthook, on %s:\n%s", name, doctor)
+		}
+	}
+	if out, _ := queenInit(t, repo); !strings.Contains(out, "git-queen: pre-commit: lefthook's hook runs git-queen (lefthook.yml)") ||
+		!strings.Contains(out, "finds no lefthook here") {
+		t.Fatalf("init without lefthook says nothing:\n%s", out)
+	}
+	// What doctor warns of: the commit of a held path goes through.
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	if out, ok := sh(t, repo, nil, "git add held && git commit -q -m held"); !ok || !strings.Contains(out, "Can't find lefthook") {
+		t.Fatalf("lefthook's hook without lefthook: committed=%v\n%s", ok, out)
+	}
+	// LEFTHOOK_BIN names the binary the hook runs (a missing one fails the commit, loudly).
+	t.Setenv("LEFTHOOK_BIN", binaries[0])
+	if doctor := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(doctor) {
+		t.Fatalf("doctor with LEFTHOOK_BIN:\n%s", doctor)
+	}
+}
+
+// TestLefthookReadsOneMainConfiguration: of two main configurations
+// lefthook reads the first (lefthook.yml before .lefthook.yml), so
+// git-queen's command in the other does not run; doctor said it did.
+func TestLefthookReadsOneMainConfiguration(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	testgit.Write(t, repo, "lefthook.yml", "pre-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n")
+	testgit.Write(t, repo, ".lefthook.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, lefthook+" install")
+	mustQueen(t, repo, "ann", "init", "--droid", "ann", "--no-hooks")
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	if out, ok := sh(t, repo, nil, "git add held && git commit -q -m held"); !ok || !strings.Contains(out, "the team hook ran") {
+		t.Fatalf("lefthook ran .lefthook.yml beside lefthook.yml: committed=%v\n%s", ok, out)
+	}
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	if !regexp.MustCompile(`(?m)^fail +pre-commit +git runs lefthook's hook \(\.git/hooks/pre-commit\), set up in lefthook\.yml, which does not run git-queen`).MatchString(doctor) {
+		t.Fatalf("doctor with git-queen in the main configuration lefthook does not read:\n%s", doctor)
+	}
+}
+
+// TestLefthookExtends: lefthook merges the files extends: names, so
+// git-queen's command kept in a shared file runs; doctor said it did not,
+// and init refused to finish.
+func TestLefthookExtends(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	testgit.Run(t, repo, "push", "-q", "origin", "main")
+	testgit.Write(t, repo, "lefthook.yml", "extends:\n  - hooks/*.yml\npre-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n")
+	testgit.Write(t, repo, "hooks/queen.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init with git-queen's commands in an extended file: %s", out)
+	}
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+		if !regexp.MustCompile(`(?m)^ok +` + name + ` +lefthook's hook runs git-queen \(hooks/queen\.yml\)`).MatchString(doctor) {
+			t.Fatalf("doctor on %s:\n%s", name, doctor)
+		}
+	}
+	testgit.Run(t, repo, "add", "-A")
+	if out, ok := sh(t, repo, nil, "git commit -q -m lefthook"); !ok || !strings.Contains(out, "the team hook ran") {
+		t.Fatalf("commit: the team's hook did not run (ok=%v): %s", ok, out)
+	}
+	guardsEveryRoute(t, repo)
+}
+
+// TestLefthookExcludeSkipsTheCheck: LEFTHOOK_EXCLUDE names commands or
+// tags lefthook skips; naming git-queen's, it switched the check off
+// while doctor said ok.
+func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	recipe := readmeBlock(t, "# lefthook.yml")
+	config := strings.Replace(recipe, "git-queen hook pre-commit; fi\n", "git-queen hook pre-commit; fi\n      tags: [guard]\n", 1)
+	if config == recipe {
+		t.Fatal("README's recipe has no pre-commit command to tag")
+	}
+	testgit.Write(t, repo, "lefthook.yml", config)
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	testgit.Run(t, repo, "add", "held")
+	for _, exclude := range []string{"git-queen", "lint,guard"} {
+		t.Setenv("LEFTHOOK_EXCLUDE", exclude)
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^warn +pre-commit +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but LEFTHOOK_EXCLUDE=` + exclude +
+			` is set here and names git-queen's command \(.*\), so lefthook skips it$`).MatchString(doctor) {
+			t.Fatalf("doctor with LEFTHOOK_EXCLUDE=%s:\n%s", exclude, doctor)
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q -m held && git reset -q --soft HEAD~1"); !ok {
+			t.Fatalf("lefthook ran git-queen's check with LEFTHOOK_EXCLUDE=%s:\n%s", exclude, out)
+		}
+	}
+	t.Setenv("LEFTHOOK_EXCLUDE", "lint")
+	if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
+		t.Fatalf("doctor with LEFTHOOK_EXCLUDE=lint:\n%s", d)
+	}
+	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
+		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
+	}
+}

@@ -1,0 +1,139 @@
+package setup
+
+import (
+	"cmp"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestLefthookReadsWhatLefthookReads: lefthook 2 reads the first main
+// configuration that exists, by extension then name (lefthook.yml,
+// .lefthook.yml, .config/lefthook.yml, lefthook.yaml, ..., lefthook.json,
+// lefthook.jsonc, lefthook.toml), and merges over it the first local one
+// in the same order (lefthook dump shows it). git-queen's command in a
+// file lefthook does not read does not run; doctor said ok for it.
+func TestLefthookReadsWhatLefthookReads(t *testing.T) {
+	const (
+		queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
+		lint  = "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n"
+	)
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		runs  bool
+		via   string
+	}{
+		{"lefthook.yml before lefthook.toml", map[string]string{"lefthook.yml": lint,
+			"lefthook.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, false, ""},
+		{".lefthook.yml before lefthook.toml", map[string]string{".lefthook.yml": queen,
+			"lefthook.toml": "[pre-commit.commands.lint]\nrun = \"echo lint\"\n"}, true, ".lefthook.yml"},
+		{"lefthook.yml before .lefthook.yml", map[string]string{"lefthook.yml": lint, ".lefthook.yml": queen}, false, ""},
+		{".config/lefthook.yaml before lefthook.json", map[string]string{".config/lefthook.yaml": lint,
+			"lefthook.json": `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}}}`}, false, ""},
+		{"the local configuration merged over the main one", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": queen}, true, "lefthook-local.yml"},
+		{"of two local configurations the first", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": lint, ".lefthook-local.yml": queen}, false, ""},
+		{"a local configuration without a main one", map[string]string{".lefthook-local.yaml": queen}, true, ".lefthook-local.yaml"},
+		// extends: names files lefthook merges too, from the top, globs
+		// and their own extends: included.
+		{"extends: a file", map[string]string{"lefthook.yml": "extends:\n  - shared/queen.yml # the team's\n" + lint,
+			"shared/queen.yml": queen}, true, "shared/queen.yml"},
+		{"extends: a glob, and what it extends", map[string]string{"lefthook.yml": "extends: [\"shared/*.yml\"]\n" + lint,
+			"shared/a.yml": "extends:\n- deeper/q.yml\n", "deeper/q.yml": queen}, true, "deeper/q.yml"},
+		{"extends: in TOML", map[string]string{"lefthook.toml": "extends = [\"q.toml\"]\n",
+			"q.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, true, "q.toml"},
+		{"extends: in JSON", map[string]string{"lefthook.json": `{"extends": ["q.json"]}`,
+			"q.json": `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}}}`}, true, "q.json"},
+		{"extends: in the local configuration", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends: mine/q.yml\n",
+			"mine/q.yml": queen}, true, "mine/q.yml"},
+		{"extends: of a file lefthook does not read", map[string]string{"lefthook.yml": lint, "lefthook.toml": "extends = [\"q.yml\"]\n",
+			"q.yml": queen}, false, ""},
+		{"remotes: are not fetched", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [q.yml]\n" + lint},
+			false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			for name, text := range tt.files {
+				testgit.Write(t, r.TopLevel, name, text)
+			}
+			h, err := r.HookInfoFor("pre-commit")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Owner != OwnerLefthook || h.RunsQueen != tt.runs || h.Via != tt.via {
+				t.Fatalf("owner %q runs %v via %q; want lefthook %v via %q", h.Owner, h.RunsQueen, h.Via, tt.runs, tt.via)
+			}
+			remotes := strings.Contains(tt.files["lefthook.yml"], "remotes:")
+			if c := r.checkHook("pre-commit", Options{}); !tt.runs && (c.Status != Fail || strings.Contains(c.Message, "also names remotes:") != remotes) {
+				t.Fatalf("check of lefthook's hook without git-queen (remotes: %v): %+v", remotes, c)
+			}
+			// Before lefthook install, git-queen's own hook is warned of
+			// only where what lefthook reads configures pre-commit
+			// without git-queen.
+			if err := os.Remove(h.Path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+				t.Fatal(err)
+			}
+			if h, err = r.HookInfoFor("pre-commit"); err != nil || h.Owner != OwnerQueen {
+				t.Fatalf("git-queen's hook: %+v, %v", h, err)
+			}
+			if toCome, _ := r.lefthookToCome(h); (toCome == "") != tt.runs {
+				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
+			}
+		})
+	}
+}
+
+// TestLefthookExclude: lefthook skips the commands LEFTHOOK_EXCLUDE names,
+// by name or by a tag they have (split at commas, not trimmed): where it
+// names git-queen's, doctor warns, as it does for LEFTHOOK=0.
+func TestLefthookExclude(t *testing.T) {
+	const queenCmd = "pre-commit:\n  commands:\n    git-queen:\n      run: git-queen hook pre-commit\n"
+	tagged := "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n      tags: [lint]\n" +
+		"    q:\n      run: git-queen hook pre-commit\n      tags: [guard, security]\n"
+	for _, tt := range []struct {
+		name, file, config, exclude string
+		skipped                     bool
+	}{
+		{"its name", "", queenCmd, "lint,git-queen", true},
+		{"another name", "", queenCmd, "lint", false},
+		{"a name with a blank lefthook keeps", "", queenCmd, "lint, git-queen", false},
+		{"a tag of its", "", tagged, "security", true},
+		{"a tag of another command", "", tagged, "lint", false},
+		{"a tag in a block list", "", "pre-commit:\n  commands:\n    q:\n      tags:\n        - guard # ours\n      run: git-queen hook pre-commit\n", "guard", true},
+		{"a tag in a list at the key's column", "", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags:\n      - guard\n    lint:\n      run: echo\n", "guard", true},
+		{"a block run", "", "pre-commit:\n  commands:\n    q:\n      run: |\n        git-queen hook pre-commit\n      tags: [guard]\n", "guard", true},
+		{"a job's name", "", "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: guard\n      run: git-queen hook pre-commit\n", "guard", true},
+		{"another job's name", "", "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: guard\n      run: git-queen hook pre-commit\n", "lint", false},
+		{"a job with run first", "", "pre-commit:\n  jobs:\n  - run: git-queen hook pre-commit\n    tags: [g]\n  - name: lint\n    run: echo\n    tags: [x]\n", "x", false},
+		{"a job with run first, its tag", "", "pre-commit:\n  jobs:\n  - run: git-queen hook pre-commit\n    tags: [g]\n  - name: lint\n    run: echo\n", "g", true},
+		{"another hook's command", "", queenCmd + "pre-push:\n  commands:\n    push-guard:\n      run: git-queen hook pre-push\n", "push-guard", false},
+		{"TOML: its name", "lefthook.toml", "[pre-commit.commands.git-queen]\nrun = \"git-queen hook pre-commit\"\n", "git-queen", true},
+		{"TOML: its tag", "lefthook.toml", "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\ntags = [\"guard\"]\n[pre-commit.commands.lint]\nrun = \"echo\"\ntags = [\"x\"]\n", "guard", true},
+		{"TOML: another command's tag", "lefthook.toml", "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n[pre-commit.commands.lint]\nrun = \"echo\"\ntags = [\"x\"]\n", "x", false},
+		{"TOML: a job's name", "lefthook.toml", "[[pre-commit.jobs]]\nname = \"lint\"\nrun = \"echo\"\n[[pre-commit.jobs]]\nname = \"guard\"\nrun = \"git-queen hook pre-commit\"\n", "guard", true},
+		{"TOML: another job's name", "lefthook.toml", "[[pre-commit.jobs]]\nname = \"lint\"\nrun = \"echo\"\n[[pre-commit.jobs]]\nname = \"guard\"\nrun = \"git-queen hook pre-commit\"\n", "lint", false},
+		{"JSON: its name", "lefthook.json", `{"pre-commit": {"commands": {"lint": {"run": "echo", "tags": ["x"]}, "q": {"run": "git-queen hook pre-commit", "tags": ["g"]}}}}`, "q", true},
+		{"JSON: its tag", "lefthook.json", `{"pre-commit": {"commands": {"lint": {"run": "echo", "tags": ["x"]}, "q": {"run": "git-queen hook pre-commit", "tags": ["g"]}}}}`, "g", true},
+		{"JSON: another command's tag", "lefthook.json", `{"pre-commit": {"commands": {"lint": {"run": "echo", "tags": ["x"]}, "q": {"run": "git-queen hook pre-commit"}}}}`, "x", false},
+		{"JSON: a job's name", "lefthook.json", `{"pre-commit": {"jobs": [{"name": "a", "run": "echo"}, {"name": "guard", "run": "git-queen hook pre-commit"}]}}`, "guard", true},
+		{"JSON: another job's name", "lefthook.json", `{"pre-commit": {"jobs": [{"name": "a", "run": "echo"}, {"name": "guard", "run": "git-queen hook pre-commit"}]}}`, "a", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			testgit.Write(t, r.TopLevel, cmp.Or(tt.file, "lefthook.yml"), tt.config)
+			env := map[string]string{"LEFTHOOK_EXCLUDE": tt.exclude}
+			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return env[k] }})
+			warned := c.Status == Warn && strings.Contains(c.Message, "; but LEFTHOOK_EXCLUDE="+tt.exclude+" is set here and names git-queen's command")
+			if warned != tt.skipped || !warned && c.Status != OK {
+				t.Fatalf("LEFTHOOK_EXCLUDE=%s skips git-queen's command: %v; check %+v", tt.exclude, tt.skipped, c)
+			}
+		})
+	}
+}

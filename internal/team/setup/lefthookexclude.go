@@ -1,0 +1,138 @@
+package setup
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// lefthookExcluded says that LEFTHOOK_EXCLUDE, in the environment getenv
+// reads, names git-queen's command for lefthook's hook h, or a tag it has:
+// lefthook skips such a command (it splits the variable at commas), so
+// where a CI image or a sandbox sets it git-queen's check does not run.
+// "" when it does not, or h is not lefthook's hook running git-queen.
+// Tags given to a group around git-queen's job are not read.
+func (r *Repo) lefthookExcluded(h *Hook, getenv func(string) string) string {
+	if h.Owner != OwnerLefthook || !h.RunsQueen || getenv == nil || getenv("LEFTHOOK_EXCLUDE") == "" {
+		return ""
+	}
+	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
+	if err != nil {
+		return ""
+	}
+	key, entry := lefthookEntry(h.Via, lefthookSection(h.Via, text, h.Name), h.Name)
+	own := append(lefthookList(h.Via, entry, "tags"), lefthookList(h.Via, entry, "name")...)
+	if key != "" {
+		own = append(own, key)
+	}
+	exclude := getenv("LEFTHOOK_EXCLUDE")
+	for word := range strings.SplitSeq(exclude, ",") {
+		if slices.Contains(own, word) {
+			return "LEFTHOOK_EXCLUDE=" + exclude + " is set here and names git-queen's command (" + word +
+				", its name or a tag it has in " + h.Via + "), so lefthook skips it"
+		}
+	}
+	return ""
+}
+
+// lefthookEntry is the command or job, in a hook's section of a lefthook
+// configuration file, that runs git-queen's check: its key under
+// commands: ("" for a job), and its settings as a document of the file's
+// format whose top-level keys are its own (run, name, tags...).
+func lefthookEntry(file string, section []byte, hook string) (key string, entry []byte) {
+	switch filepath.Ext(file) {
+	case ".json", ".jsonc":
+		var h struct{ Commands map[string]json.RawMessage }
+		var jobs struct{ Jobs []json.RawMessage }
+		json.Unmarshal(section, &h)
+		json.Unmarshal(section, &jobs)
+		for _, key := range slices.Sorted(maps.Keys(h.Commands)) {
+			if callsQueen(h.Commands[key], hook) {
+				return key, h.Commands[key]
+			}
+		}
+		i := slices.IndexFunc(jobs.Jobs, func(job json.RawMessage) bool { return callsQueen(job, hook) })
+		if i >= 0 {
+			return "", jobs.Jobs[i]
+		}
+		return "", nil
+	case ".toml":
+		return tomlEntry(section, hook)
+	}
+	return yamlEntry(section, hook)
+}
+
+// tomlEntry is lefthookEntry for TOML: the table ([HOOK.commands.KEY] or
+// [[HOOK.jobs]]) whose keys run git-queen.
+func tomlEntry(section []byte, hook string) (key string, entry []byte) {
+	for _, line := range bytes.SplitAfter(section, []byte("\n")) {
+		header := string(bytes.TrimSpace(line))
+		if tomlTable().MatchString(header) {
+			if callsQueen(entry, hook) {
+				return key, entry
+			}
+			inner, _, _ := strings.Cut(strings.TrimLeft(header, "["), "]")
+			keys := strings.Split(inner, ".")
+			key, entry = strings.Trim(strings.TrimSpace(keys[len(keys)-1]), `"'`), nil
+			if strings.HasPrefix(header, "[[") {
+				key = "" // a job, named by its name key
+			}
+			continue
+		}
+		entry = append(entry, line...)
+	}
+	if callsQueen(entry, hook) {
+		return key, entry
+	}
+	return "", nil
+}
+
+// yamlEntry is lefthookEntry for YAML: around the run: that calls
+// git-queen, the lines whose keys sit at its column or deeper, from the
+// list item (a job) that starts them or below the key (a command) above
+// them, moved left to that column.
+func yamlEntry(section []byte, hook string) (key string, entry []byte) {
+	lines := bytes.SplitAfter(section, []byte("\n"))
+	at := slices.IndexFunc(lines, func(line []byte) bool { return callsQueen(line, hook) })
+	for at > 0 && !bytes.HasPrefix(bytes.TrimLeft(lines[at], " -"), []byte("run")) {
+		at-- // the call is in a block (run: |)
+	}
+	if at < 0 {
+		return "", nil
+	}
+	column := yamlColumn(lines[at])
+	start, end := at, at+1
+	for start > 0 && !(yamlItem(lines[start]) && yamlColumn(lines[start]) == column) && yamlColumn(lines[start-1]) >= column {
+		start--
+	}
+	for end < len(lines) && yamlColumn(lines[end]) >= column && !(yamlItem(lines[end]) && yamlColumn(lines[end]) == column) {
+		end++
+	}
+	if !yamlItem(lines[start]) && start > 0 {
+		above, _, _ := bytes.Cut(lines[start-1], []byte(":"))
+		key = strings.Trim(strings.TrimSpace(string(above)), `"'`)
+	}
+	for i, line := range lines[start:end] {
+		if i == 0 && yamlItem(line) {
+			line = bytes.Replace(line, []byte("- "), []byte("  "), 1)
+		}
+		entry = append(entry, line[min(column, len(line)-len(bytes.TrimLeft(line, " "))):]...)
+	}
+	return key, entry
+}
+
+// yamlColumn is where a YAML line's key starts, past its indentation and
+// list item dashes; a blank or comment line belongs to what it is in.
+func yamlColumn(line []byte) int {
+	rest := bytes.TrimLeft(line, " -")
+	if len(bytes.TrimSpace(rest)) == 0 || rest[0] == '#' {
+		return len(line) + 1<<20
+	}
+	return len(line) - len(rest)
+}
+
+// yamlItem says whether a YAML line starts a list item.
+func yamlItem(line []byte) bool { return bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("- ")) }
