@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/globs"
@@ -159,9 +160,30 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // itself, a directory, a submodule or a path that does not exist yet
 // becomes DIR/**. A pattern that two given ones become is kept once. The
 // notes say what a pattern became, and why.
+//
+// A request of more distinct patterns than records.MaxActiveReservations
+// can never be granted, so the patterns are normalised in batches of one
+// more than that bound, and such a request is refused as soon as its
+// distinct patterns pass it, without the cost of normalising the rest.
 func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
 	prefix := e.TopPrefix(s)
 	var out, notes []string
+	seen := make(map[string]bool, min(len(patterns), records.MaxActiveReservations+1))
+	for batch := range slices.Chunk(patterns, records.MaxActiveReservations+1) {
+		var err error
+		if out, notes, err = e.normalizeBatch(s, prefix, batch, seen, out, notes); err != nil {
+			return nil, nil, err
+		}
+		if len(out) > records.MaxActiveReservations {
+			return nil, nil, (&reservations.Store{S: s}).RefuseTooMany()
+		}
+	}
+	return out, notes, nil
+}
+
+// normalizeBatch is normalizePatterns for some of the patterns: it appends
+// to out those that seen has not had, and to notes what each became.
+func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, seen map[string]bool, out, notes []string) ([]string, []string, error) {
 	fromTop := make([]string, len(patterns))
 	linked := make([]bool, len(patterns))
 	for i, given := range patterns {
@@ -192,7 +214,6 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 			return nil, nil, err
 		}
 	}
-	seen := make(map[string]bool, len(patterns))
 	for i, given := range patterns {
 		p := fromTop[i]
 		var asked string

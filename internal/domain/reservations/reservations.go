@@ -251,6 +251,20 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 // at once than records.MaxActiveReservations.
 type TooManyError struct {
 	Active, Asked int
+	// AskedMore says the request asked for more than Asked: it was
+	// refused before all its patterns were counted (RefuseTooMany).
+	AskedMore bool
+}
+
+// RefuseTooMany is the refusal of a request whose distinct patterns
+// already pass records.MaxActiveReservations, found before the rest of
+// them were normalised and counted: no grant could take them all.
+func (s *Store) RefuseTooMany() error {
+	active, err := s.Active(s.S.Now())
+	if err != nil {
+		return err
+	}
+	return &TooManyError{Active: len(active), Asked: records.MaxActiveReservations, AskedMore: true}
 }
 
 func (e *TooManyError) Error() string { return e.Text().String() }
@@ -258,9 +272,13 @@ func (e *TooManyError) Error() string { return e.Text().String() }
 // Text is the refusal's message, which names a call, for a front end to
 // say in its own words.
 func (e *TooManyError) Text() wording.Text {
-	return wording.Textf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
+	asked := fmt.Sprint(e.Asked)
+	if e.AskedMore {
+		asked = "more than " + asked
+	}
+	return wording.Textf("nothing was reserved: %d reservations are active in this repository (every droid's), and %s more would pass "+
 		"the %d git-queen holds at once (each check reads them all); release what is done (%s "+
-		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations, wording.Run("reservations", "all"))
+		"lists them), or reserve a broader pattern instead of many", e.Active, asked, records.MaxActiveReservations, wording.Run("reservations", "all"))
 }
 
 // conflicts lists, for each requested pattern, the other droids' active
