@@ -165,13 +165,13 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // can never be granted, so the patterns are normalised in batches of one
 // more than that bound, and such a request is refused as soon as its
 // distinct patterns pass it, without the cost of normalising the rest.
-func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []string, error) {
+func (e *Env) normalizePatterns(s *store.Store, patterns []string, normalized *reservations.Normalized) ([]string, []string, error) {
 	prefix := e.TopPrefix(s)
 	var out, notes []string
 	seen := make(map[string]bool, min(len(patterns), records.MaxActiveReservations+1))
 	for batch := range slices.Chunk(patterns, records.MaxActiveReservations+1) {
 		var err error
-		if out, notes, err = e.normalizeBatch(s, prefix, batch, seen, out, notes); err != nil {
+		if out, notes, err = e.normalizeBatch(s, prefix, batch, normalized, seen, out, notes); err != nil {
 			return nil, nil, err
 		}
 		if len(out) > records.MaxActiveReservations {
@@ -183,7 +183,8 @@ func (e *Env) normalizePatterns(s *store.Store, patterns []string) ([]string, []
 
 // normalizeBatch is normalizePatterns for some of the patterns: it appends
 // to out those that seen has not had, and to notes what each became.
-func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, seen map[string]bool, out, notes []string) ([]string, []string, error) {
+func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, normalized *reservations.Normalized,
+	seen map[string]bool, out, notes []string) ([]string, []string, error) {
 	fromTop := make([]string, len(patterns))
 	linked := make([]bool, len(patterns))
 	for i, given := range patterns {
@@ -229,7 +230,7 @@ func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, s
 				return k, err
 			}
 		}
-		n, err := reservations.Normalize(p, kind)
+		n, err := normalized.Normalize(p, kind)
 		if err != nil {
 			return nil, nil, err
 		}

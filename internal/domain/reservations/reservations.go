@@ -37,13 +37,16 @@ type Store struct {
 
 // Request asks for the paths some patterns match.
 type Request struct {
-	// Patterns are normalised by the caller (see Normalize) and validated.
-	Patterns  []string
-	Droid     string
-	TTL       time.Duration
-	Exclusive bool
-	Reason    string
-	IssueID   string
+	// Patterns are normalised by the caller (see Normalize) and validated:
+	// those Normalized vouches for are taken as they are, the others
+	// normalised again.
+	Patterns   []string
+	Normalized *Normalized
+	Droid      string
+	TTL        time.Duration
+	Exclusive  bool
+	Reason     string
+	IssueID    string
 	// Force grants an exclusive request despite conflicts.
 	Force bool
 	// Notify messages the holder of each conflicting reservation.
@@ -148,6 +151,9 @@ func (r *Request) validate() error {
 		return err
 	}
 	for i, p := range r.Patterns {
+		if r.Normalized.has(p) {
+			continue
+		}
 		n, err := Normalize(p, nil)
 		if err != nil {
 			return err
