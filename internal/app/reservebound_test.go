@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +47,29 @@ func TestReserveRefusesTooManyPatternsBeforeNormalisingTheRest(t *testing.T) {
 		records.MaxActiveReservations, records.MaxActiveReservations)
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("refusal %q, want it to begin %q", err, want)
+	}
+}
+
+// A request longer than one batch says its notes in the order a short one
+// does: the patterns symlinks led elsewhere first, then what each became.
+func TestReserveNotesKeepTheirOrderPastOneBatch(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Write(t, repo, "src/x.go", "x\n")
+	if err := os.Symlink("src", filepath.Join(repo, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: "ann"}
+	patterns := []string{"d0"} // does not exist yet: a note
+	for range records.MaxActiveReservations + 1 {
+		patterns = append(patterns, "d0/") // no note
+	}
+	patterns = append(patterns, "lnk/a.go") // in the second batch: a symlink's note
+	res, err := Reserve.Run(e, ReserveRequest{Patterns: patterns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) < 2 || !strings.HasPrefix(res.Notes[0], "lnk/a.go is src/a.go") || !strings.HasPrefix(res.Notes[1], "d0 does not exist yet") {
+		t.Errorf("notes %q, want the symlink's first, then d0's", res.Notes)
 	}
 }
