@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -33,18 +32,18 @@ func mergeEvents(base, ours, theirs []byte, drop func([]byte) bool) ([]byte, []R
 func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string) []Report {
 	keys, vals := []string{key}, make([][]byte, 1)
 	spellings := map[string][][]byte{} // id -> distinct added lines
+	seen := map[string]bool{}          // every line kept there, so a check costs one lookup
 	for _, lines := range sideLines {
 		for _, l := range lines {
-			if baseCount[string(l)] > 0 || jsonline.ObjectFields(l, keys, vals) != nil {
+			if baseCount[string(l)] > 0 || seen[string(l)] || jsonline.ObjectFields(l, keys, vals) != nil {
 				continue
 			}
 			id, ok := jsonline.String(vals[0])
 			if !ok {
 				continue
 			}
-			if !containsLine(spellings[id], l) {
-				spellings[id] = append(spellings[id], l)
-			}
+			seen[string(l)] = true
+			spellings[id] = append(spellings[id], l)
 		}
 	}
 	var reports []Report
@@ -83,27 +82,32 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string)
 // whose amounts differ only there were one event, and one was dropped
 // (1 and 1.0 are two events now, both kept and reported, which loses
 // nothing).
+//
+// A value is found by its canonical spelling (json.Marshal's: object keys
+// sorted, numbers as written), which two decoded values share exactly when
+// they are deeply equal: one lookup a line, not a comparison with every
+// class.
 func equivalenceClasses(lines [][]byte) [][][]byte {
 	sorted := slices.Clone(lines)
 	slices.SortFunc(sorted, bytes.Compare)
 	var classes [][][]byte
-	var values []any
+	class := map[string]int{} // a value's key -> its class
 	for _, l := range sorted {
+		key := "line " + string(l) // a class of its own, equal to no decoded value
 		var v any
-		i := -1
 		d := json.NewDecoder(bytes.NewReader(l))
 		d.UseNumber()
-		if d.Decode(&v) != nil || d.More() {
-			v = string(l) // a class of its own, equal to no decoded value but itself
-		} else {
-			i = slices.IndexFunc(values, func(cv any) bool { return reflect.DeepEqual(cv, v) })
+		if d.Decode(&v) == nil && !d.More() {
+			if canonical, err := json.Marshal(v); err == nil {
+				key = "value " + string(canonical)
+			}
 		}
-		if i >= 0 {
+		if i, ok := class[key]; ok {
 			classes[i] = append(classes[i], l)
 			continue
 		}
+		class[key] = len(classes)
 		classes = append(classes, [][]byte{l})
-		values = append(values, v)
 	}
 	return classes
 }

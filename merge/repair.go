@@ -120,6 +120,7 @@ func Repair(data []byte, path string, opts Options) (Result, error) {
 func repairSnapshot(data []byte, key string) ([]byte, []Report) {
 	s := parseSnapshot(data, key)
 	versions := map[string][][]byte{}
+	seen := map[string]bool{} // every distinct line, so a check costs one lookup
 	sorted, prev := true, ""
 	keys, vals := []string{key}, make([][]byte, 1)
 	for l := range jsonline.Lines(data) {
@@ -128,7 +129,8 @@ func repairSnapshot(data []byte, key string) ([]byte, []Report) {
 		}
 		id, ok := jsonline.String(vals[0])
 		sorted, prev = sorted && id >= prev, id
-		if ok && id != "" && !containsLine(versions[id], l.Raw) {
+		if ok && id != "" && !seen[string(l.Raw)] {
+			seen[string(l.Raw)] = true
 			versions[id] = append(versions[id], l.Raw)
 		}
 	}

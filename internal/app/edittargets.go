@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -184,6 +185,11 @@ func RealPath(p string) string {
 }
 
 func resolveLinks(p string, hops int) string {
+	if missing := firstMissing(p, lstatFinds); missing != "" && missing != p {
+		// Nothing beneath a missing part exists or is a link: resolve
+		// up to it, keep the rest as written.
+		return filepath.Join(resolveLinks(missing, hops), p[len(missing)+1:])
+	}
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		return real
 	}
@@ -207,6 +213,9 @@ func resolveLinks(p string, hops int) string {
 // existingDir is the nearest directory at or above p that exists, where a
 // search for the repository around p can start.
 func existingDir(p string) string {
+	if missing := firstMissing(p, statFinds); missing != "" {
+		p = missing // what is beneath it cannot be stat'ed either
+	}
 	for {
 		if info, err := os.Stat(p); err == nil && info.IsDir() {
 			return p
@@ -218,6 +227,30 @@ func existingDir(p string) string {
 		p = parent
 	}
 }
+
+// firstMissing is the shortest of p and its parents that found says
+// nothing is at, or "" when p is there. A part that stat or lstat cannot
+// find hides everything beneath it, so halving the parents finds the first
+// missing one in a few calls: a path of n parts costs O(len(p) log n), not
+// a call and a copy of p for every part.
+func firstMissing(p string, found func(string) bool) string {
+	var ends []int // where each parent of p ends, shortest first, then p
+	for i := len(filepath.VolumeName(p)) + 1; i < len(p); i++ {
+		if os.IsPathSeparator(p[i]) {
+			ends = append(ends, i)
+		}
+	}
+	ends = append(ends, len(p))
+	k := sort.Search(len(ends), func(k int) bool { return !found(p[:ends[k]]) })
+	if k == len(ends) {
+		return ""
+	}
+	return p[:ends[k]]
+}
+
+func lstatFinds(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+func statFinds(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // SameDir says whether two directories are one, however they are spelled.
 func SameDir(a, b string) bool {

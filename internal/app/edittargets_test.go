@@ -47,6 +47,11 @@ func TestRealPath(t *testing.T) {
 		{"deep/x.go", "real/missing/deep/x.go"},
 		{"real/file/under-a-file", "real/file/under-a-file"},
 		{"via/../via/dir", "real/dir"},
+		// Deeper than the file system allows (PATH_MAX): the missing
+		// parts kept as written, the links before them resolved.
+		{"via/dir/" + deepPath + "x.go", "real/dir/" + deepPath + "x.go"},
+		{"dangling/" + deepPath + "x.go", "real/not-yet/" + deepPath + "x.go"},
+		{"real/file/" + deepPath + "x.go", "real/file/" + deepPath + "x.go"},
 	}
 	for _, tt := range tests {
 		if got := RealPath(filepath.Join(root, tt.in)); got != filepath.Join(root, tt.want) {
@@ -59,6 +64,31 @@ func TestRealPath(t *testing.T) {
 	}
 	if got := RealPath(filepath.Join(root, "nul\x00byte")); got != filepath.Join(root, "nul\x00byte") {
 		t.Errorf("RealPath(nul) = %q", got)
+	}
+}
+
+// deepPath is 3,000 directories, deeper than any file system's PATH_MAX
+// lets lstat reach.
+var deepPath = strings.Repeat("d/", 3000)
+
+// TestExistingDir finds the nearest directory that exists above a path,
+// however deep the missing part.
+func TestExistingDir(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testgit.Write(t, root, "dir/file", "x")
+	tests := []struct{ in, want string }{
+		{"dir", "dir"},
+		{"dir/file", "dir"},
+		{"dir/new/" + deepPath + "x.go", "dir"},
+		{"dir/file/" + deepPath + "x.go", "dir"},
+	}
+	for _, tt := range tests {
+		if got := existingDir(filepath.Join(root, tt.in)); got != filepath.Join(root, tt.want) {
+			t.Errorf("existingDir(%.40s...) = %.80s, want %s", tt.in, got, filepath.Join(root, tt.want))
+		}
 	}
 }
 

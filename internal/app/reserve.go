@@ -67,7 +67,8 @@ func (e *Env) reserveRequest(r ReserveRequest) (reservations.Request, *store.Sto
 	if err != nil {
 		return reservations.Request{}, nil, nil, err
 	}
-	patterns, notes, err := e.normalizePatterns(s, r.Patterns)
+	normalized := &reservations.Normalized{}
+	patterns, notes, err := e.normalizePatterns(s, r.Patterns, normalized)
 	if err != nil {
 		return reservations.Request{}, nil, nil, err
 	}
@@ -77,7 +78,7 @@ func (e *Env) reserveRequest(r ReserveRequest) (reservations.Request, *store.Sto
 				"which no commit can change: reserving it protects nothing; reserve the files you will edit", p)
 		}
 	}
-	return reservations.Request{Patterns: patterns, Droid: me, TTL: ttl, Exclusive: !r.Shared,
+	return reservations.Request{Patterns: patterns, Normalized: normalized, Droid: me, TTL: ttl, Exclusive: !r.Shared,
 		Reason: r.Reason, IssueID: r.Issue, Force: r.Force, Notify: r.Notify}, s, notes, nil
 }
 

@@ -18,6 +18,30 @@ func Normalize(pattern string, kind globs.KindFunc) (string, error) {
 	return records.NormalizePattern(pattern, kind)
 }
 
+// Normalized is the patterns a caller normalised with Normalized.Normalize
+// (the application does, with what the repository says each literal path
+// names): a Request that carries it keeps those patterns as they are
+// instead of normalising them again, since a pattern Normalize returned is
+// normalised. Only Normalize adds to it, so it vouches for nothing else.
+type Normalized struct {
+	patterns map[string]bool
+}
+
+// Normalize is the package's Normalize, remembering what it returned.
+func (v *Normalized) Normalize(pattern string, kind globs.KindFunc) (string, error) {
+	n, err := Normalize(pattern, kind)
+	if err == nil {
+		if v.patterns == nil {
+			v.patterns = map[string]bool{}
+		}
+		v.patterns[n] = true
+	}
+	return n, err
+}
+
+// has says whether p is a pattern v's Normalize returned.
+func (v *Normalized) has(p string) bool { return v != nil && v.patterns[p] }
+
 // compiled caches patterns by text: a process compares the same stored
 // patterns many times (every request against every active reservation, the
 // hook every staged path against every reservation), and a compiled

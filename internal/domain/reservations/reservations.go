@@ -37,13 +37,16 @@ type Store struct {
 
 // Request asks for the paths some patterns match.
 type Request struct {
-	// Patterns are normalised by the caller (see Normalize) and validated.
-	Patterns  []string
-	Droid     string
-	TTL       time.Duration
-	Exclusive bool
-	Reason    string
-	IssueID   string
+	// Patterns are normalised by the caller (see Normalize) and validated:
+	// those Normalized vouches for are taken as they are, the others
+	// normalised again.
+	Patterns   []string
+	Normalized *Normalized
+	Droid      string
+	TTL        time.Duration
+	Exclusive  bool
+	Reason     string
+	IssueID    string
 	// Force grants an exclusive request despite conflicts.
 	Force bool
 	// Notify messages the holder of each conflicting reservation.
@@ -148,6 +151,9 @@ func (r *Request) validate() error {
 		return err
 	}
 	for i, p := range r.Patterns {
+		if r.Normalized.has(p) {
+			continue
+		}
 		n, err := Normalize(p, nil)
 		if err != nil {
 			return err
@@ -251,6 +257,20 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 // at once than records.MaxActiveReservations.
 type TooManyError struct {
 	Active, Asked int
+	// AskedMore says the request asked for more than Asked: it was
+	// refused before all its patterns were counted (RefuseTooMany).
+	AskedMore bool
+}
+
+// RefuseTooMany is the refusal of a request whose distinct patterns
+// already pass records.MaxActiveReservations, found before the rest of
+// them were normalised and counted: no grant could take them all.
+func (s *Store) RefuseTooMany() error {
+	active, err := s.Active(s.S.Now())
+	if err != nil {
+		return err
+	}
+	return &TooManyError{Active: len(active), Asked: records.MaxActiveReservations, AskedMore: true}
 }
 
 func (e *TooManyError) Error() string { return e.Text().String() }
@@ -258,9 +278,13 @@ func (e *TooManyError) Error() string { return e.Text().String() }
 // Text is the refusal's message, which names a call, for a front end to
 // say in its own words.
 func (e *TooManyError) Text() wording.Text {
-	return wording.Textf("nothing was reserved: %d reservations are active in this repository (every droid's), and %d more would pass "+
+	asked := fmt.Sprint(e.Asked)
+	if e.AskedMore {
+		asked = "more than " + asked
+	}
+	return wording.Textf("nothing was reserved: %d reservations are active in this repository (every droid's), and %s more would pass "+
 		"the %d git-queen holds at once (each check reads them all); release what is done (%s "+
-		"lists them), or reserve a broader pattern instead of many", e.Active, e.Asked, records.MaxActiveReservations, wording.Run("reservations", "all"))
+		"lists them), or reserve a broader pattern instead of many", e.Active, asked, records.MaxActiveReservations, wording.Run("reservations", "all"))
 }
 
 // conflicts lists, for each requested pattern, the other droids' active

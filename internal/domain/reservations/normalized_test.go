@@ -1,0 +1,46 @@
+package reservations
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/base/globs"
+)
+
+// A request keeps the patterns its Normalized vouches for as they are, and
+// they are what normalising them again would give (a normalised pattern is
+// final); a pattern nothing vouched for is still normalised.
+func TestRequestKeepsThePatternsItsCallerNormalised(t *testing.T) {
+	kinds := map[string]globs.PathKind{"src": globs.Dir, "src/a.go": globs.File, "new": globs.Absent, "docs": globs.Dir}
+	kind := func(p string) (globs.PathKind, error) { return kinds[p], nil }
+	var normalized Normalized
+	var patterns []string
+	for _, p := range []string{"src", "src/a.go", "new", "docs/", "lib/**/*.go", "a[b]c", "Cafe\u0301"} {
+		n, err := normalized.Normalize(p, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := Normalize(n, nil); err != nil || again != n {
+			t.Errorf("%s normalised is %s, and again %s (%v): not final", p, n, again, err)
+		}
+		patterns = append(patterns, n)
+	}
+	f := newFixture(t)
+	res, err := f.res.Reserve(Request{Patterns: slices.Clone(patterns), Normalized: &normalized, Droid: "ann", Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var granted []string
+	for _, r := range res.Granted {
+		granted = append(granted, r.Pattern)
+	}
+	if !slices.Equal(granted, patterns) {
+		t.Errorf("granted %q, want %q", granted, patterns)
+	}
+
+	// An empty Normalized vouches for nothing: "x/" is still stored as x/**.
+	res, err = f.res.Reserve(Request{Patterns: []string{"x/"}, Normalized: &Normalized{}, Droid: "bob", Exclusive: true})
+	if err != nil || len(res.Granted) != 1 || res.Granted[0].Pattern != "x/**" {
+		t.Errorf("x/ with nothing vouched for: %+v, %v, want x/** granted", res.Granted, err)
+	}
+}
