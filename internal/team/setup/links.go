@@ -27,7 +27,7 @@ func (r *Repo) checkLinks() Check {
 			}
 		}
 		for _, p := range paths {
-			if outside, ok := errors.AsType[*jsonl.OutsideError](jsonl.CheckInside(p, roots)); ok {
+			if outside, ok := errors.AsType[*jsonl.OutsideError](jsonl.CheckInside(p, roots, nil)); ok {
 				out = append(out, fmt.Sprintf("%s -> %s", r.shown(p), outside.Target))
 			}
 		}
