@@ -28,5 +28,12 @@ func Export(e *Env, dir string) ([]store.ExportStats, error) {
 	if filepath.Clean(dir) == filepath.Clean(s.WS.Dir) {
 		return nil, &UsageError{Command: "export", Msg: dir + " is the store itself; export to another directory"}
 	}
+	for _, name := range records.LogFiles() {
+		target := filepath.Join(dir, name)
+		if err := e.ledAway("export", target, target, "export writes the seed's files only in the worktree, where git commits them; "+
+			"remove the link (git rm a committed one), or name another DIR"); err != nil {
+			return nil, err
+		}
+	}
 	return s.Export(dir, records.LogFiles())
 }

@@ -70,7 +70,7 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
 		return nil, &UsageError{Command: command, Msg: fmt.Sprintf("%s: the directory %s does not exist; create it first", r.File, filepath.Dir(path))}
 	}
-	if err := e.streamLedAway(command, r.File, path); err != nil {
+	if err := e.ledAway(command, r.File, path, "st writes only a stream in the worktree, where git commits it; name a file there"); err != nil {
 		return nil, err
 	}
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
@@ -101,35 +101,6 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 		e.warnUnmerged(r.File, path)
 	}
 	return res, err
-}
-
-// streamLedAway refuses a stream named in the worktree the command runs
-// in that a symbolic link among its directories leads out of that
-// worktree, or that lies in git's directory: a link a teammate committed
-// (.st -> .git/queen) would have st write into git-queen's live store, or
-// anywhere on the machine. A stream named outside the worktree is written
-// where it is named.
-func (e *Env) streamLedAway(command, file, path string) error {
-	repo, err := gitrepo.Discover(e.Dir)
-	if err != nil || repo.TopLevel == "" {
-		return nil
-	}
-	top := RealPath(repo.TopLevel)
-	if _, in := relativeTo(repo.TopLevel, path); !in {
-		if _, in = relativeTo(top, path); !in {
-			return nil
-		}
-	}
-	real := filepath.Join(RealPath(filepath.Dir(path)), filepath.Base(path))
-	if _, ok := newTargetResolver().inWorktree(top, real); ok {
-		return nil
-	}
-	where := "outside this worktree"
-	if _, in := relativeTo(top, real); in {
-		where = "in git's directory"
-	}
-	return usagef(command, "%s is %s, %s: st writes only a stream in the worktree, where git commits it "+
-		"(a committed symbolic link can lead anywhere); name a file there", file, real, where)
 }
 
 // warnUnmerged warns, after st init, when git would not merge the stream

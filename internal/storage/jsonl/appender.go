@@ -62,7 +62,7 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 	if tx.done {
 		return nil, errors.New("jsonl: Tx used after its lock was released")
 	}
-	if err := cmp.Or(CheckInside(l.Path, l.Roots), CheckInside(QuarantinePath(l.Path), l.Roots)); err != nil {
+	if err := cmp.Or(CheckInside(l.Path, l.Roots, l.Fenced), CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced)); err != nil {
 		return nil, err
 	}
 	_, statErr := os.Stat(l.Path)

@@ -91,7 +91,7 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, old func(Record) bool)
 // an index as any log does: sync asks it when an archived record was
 // last written.
 func (l *Log) ArchiveLog() *Log {
-	return &Log{Path: ArchivePath(l.Path), Key: l.Key, Versions: l.Versions, CacheDir: l.CacheDir, NoSync: l.NoSync, Roots: l.Roots}
+	return &Log{Path: ArchivePath(l.Path), Key: l.Key, Versions: l.Versions, CacheDir: l.CacheDir, NoSync: l.NoSync, Roots: l.Roots, Fenced: l.Fenced}
 }
 
 // appendMoving appends the lines of the moving records to the archive,

@@ -291,7 +291,7 @@ func appendRun(out [][]byte, run []byte) [][]byte {
 // torn tail aside first (a rewrite must not decide what a half-written
 // line meant); nil when the log does not exist.
 func (l *Log) openForRewrite() (*os.File, error) {
-	if err := CheckInside(l.Path, l.Roots); err != nil {
+	if err := CheckInside(l.Path, l.Roots, l.Fenced); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND, 0)

@@ -16,9 +16,16 @@ type OutsideError struct {
 	Path   string // the path as named
 	Target string // where its symlinks lead
 	Roots  []string
+	// Fence, when set, is the fenced directory the symlinks lead into.
+	Fence string
 }
 
 func (e *OutsideError) Error() string {
+	if e.Fence != "" {
+		return fmt.Sprintf("refusing to write %s: a symlink leads it to %s, in git's directory (%s); "+
+			"git-queen never writes through a symlink that leads there (remove the link, or point --beads-dir at a real directory)",
+			e.Path, e.Target, e.Fence)
+	}
 	return fmt.Sprintf("refusing to write %s: a symlink leads it to %s, outside the repository (%s); "+
 		"git-queen never writes through a symlink that leads out (remove the link, or point --beads-dir at a real directory)",
 		e.Path, e.Target, strings.Join(e.Roots, ", "))
@@ -26,9 +33,10 @@ func (e *OutsideError) Error() string {
 
 // CheckInside returns an *OutsideError when a symlink on the way to path
 // (the file's own, if it exists, or a directory's) leads it outside every
-// one of roots (themselves resolved). A path without symlinks is what its
-// user named, wherever it is. No roots means no check.
-func CheckInside(path string, roots []string) error {
+// one of roots, or into one of fenced, directories inside them that
+// path is not named in (all of them resolved). A path without symlinks
+// is what its user named, wherever it is. No roots means no check.
+func CheckInside(path string, roots, fenced []string) error {
 	if len(roots) == 0 {
 		return nil
 	}
@@ -36,8 +44,14 @@ func CheckInside(path string, roots []string) error {
 	if err != nil {
 		return err
 	}
-	if abs, err := filepath.Abs(path); err == nil && abs == real {
+	abs, err := filepath.Abs(path)
+	if err == nil && abs == real {
 		return nil // no symlink on the way: the path is what its user named
+	}
+	for _, f := range fenced {
+		if rf, err := Resolve(f); err == nil && Within(real, rf) && !Within(abs, f) && !Within(abs, rf) {
+			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
+		}
 	}
 	for _, r := range roots {
 		if rr, err := Resolve(r); err == nil && Within(real, rr) {

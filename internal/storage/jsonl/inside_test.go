@@ -49,7 +49,7 @@ func TestCheckInsideFollowsEveryLink(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			root, out := t.TempDir(), t.TempDir()
-			err := CheckInside(c.make(t, root, out), []string{root})
+			err := CheckInside(c.make(t, root, out), []string{root}, nil)
 			var outside *OutsideError
 			if got := errors.As(err, &outside); got != c.out || (err != nil && !got) {
 				t.Fatalf("CheckInside: %v; want refused %v", err, c.out)
@@ -64,4 +64,45 @@ func symlink(t *testing.T, to, at string) string {
 		t.Skipf("no symbolic links here: %v", err)
 	}
 	return at
+}
+
+// CheckInside refuses a path that a symlink leads into a fenced directory
+// inside the roots (git's, for a store named in the worktree), and
+// writes a path named there.
+func TestCheckInsideFences(t *testing.T) {
+	cases := []struct {
+		name string
+		make func(t *testing.T, root, fence string) string // the path to check
+		out  bool                                          // refused
+	}{
+		{"a link into the fence", func(t *testing.T, root, fence string) string {
+			os.WriteFile(filepath.Join(fence, "config"), nil, 0o644)
+			return symlink(t, filepath.Join(fence, "config"), filepath.Join(root, "log.jsonl"))
+		}, true},
+		{"a directory linked into the fence", func(t *testing.T, root, fence string) string {
+			symlink(t, fence, filepath.Join(root, "beads"))
+			return filepath.Join(root, "beads", "log.jsonl")
+		}, true},
+		{"a path named in the fence", func(t *testing.T, root, fence string) string {
+			return filepath.Join(fence, "log.jsonl")
+		}, false},
+		{"a link in the fence to a file there", func(t *testing.T, root, fence string) string {
+			return symlink(t, "real.jsonl", filepath.Join(fence, "log.jsonl"))
+		}, false},
+		{"a link beside the fence", func(t *testing.T, root, fence string) string {
+			return symlink(t, "real.jsonl", filepath.Join(root, "log.jsonl"))
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			fence := filepath.Join(root, ".git")
+			os.Mkdir(fence, 0o755)
+			err := CheckInside(c.make(t, root, fence), []string{root}, []string{fence})
+			outside, got := errors.AsType[*OutsideError](err)
+			if got != c.out || (err != nil && !got) || (got && outside.Fence != fence) {
+				t.Fatalf("CheckInside: %v; want refused %v", err, c.out)
+			}
+		})
+	}
 }

@@ -41,6 +41,11 @@ type Log struct {
 	// are resolved (the repository, and a store directory named outside
 	// it); empty means no check. See CheckInside.
 	Roots []string
+	// Fenced are directories inside Roots that no symlink may lead a write
+	// into: git's directories, for a store named in the worktree (a
+	// committed .beads/queen_messages.jsonl -> ../.git/config). See
+	// CheckInside.
+	Fenced []string
 	// NoSync skips fsync after appends. Appends are still atomic with respect
 	// to other processes; only a power loss can lose the latest records.
 	NoSync bool

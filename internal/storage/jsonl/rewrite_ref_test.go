@@ -16,7 +16,7 @@ import (
 // than rewritten: the next append (or `git queen doctor --fix`) sets it aside
 // first, and a rewrite must not decide what a half-written line meant.
 func (l *Log) loadForRewrite() ([]byte, *State, error) {
-	if err := CheckInside(l.Path, l.Roots); err != nil {
+	if err := CheckInside(l.Path, l.Roots, l.Fenced); err != nil {
 		return nil, nil, err
 	}
 	data, err := os.ReadFile(l.Path)

@@ -63,7 +63,7 @@ func (s *Store) ReceivedLog(name string) *jsonl.Log { return s.logAt(ReceivedPat
 // log of the store, or an export file, whose index the store's appends
 // keep in its cache directory too.
 func (s *Store) logAt(path string) *jsonl.Log {
-	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
+	return &jsonl.Log{Path: path, Versions: records.Versions, Roots: s.WS.Roots(), Fenced: s.WS.Fenced(), Lock: s.WS.Lock(), NoSync: s.NoSync, OnRepair: s.OnRepair, CacheDir: s.CacheDir()}
 }
 
 // ReceivedPath is where the received copy of the log name lives.

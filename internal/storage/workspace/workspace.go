@@ -243,3 +243,17 @@ func (w *Workspace) Roots() []string {
 	}
 	return roots
 }
+
+// Fenced are the directories a symlink may not lead a plain store's
+// writes into (jsonl.CheckInside): the git directories of the repository
+// it lies in, where the live store and git's own files are. A committed
+// .beads -> .git/queen would have --beads-dir .beads write into the live
+// store, and .beads/queen_messages.jsonl -> ../.git/config append records
+// to git's config. A store named in them is written there. The live store
+// has none: it lives there.
+func (w *Workspace) Fenced() []string {
+	if w.Live || w.Repo == nil {
+		return nil
+	}
+	return slices.Compact([]string{w.Repo.CommonDir, w.Repo.GitDir})
+}

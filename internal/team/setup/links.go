@@ -14,8 +14,9 @@ import (
 
 // checkLinks looks for symbolic links that would carry git-queen's writes
 // out of the repository: the live store, the worktree's .beads/ and the
-// files in them. A committed `.beads/queen_messages.jsonl -> ~/.bashrc`
-// is refused by every write and by the hook; doctor says where it is.
+// files in them, and, for .beads/, into git's directory. A committed
+// `.beads/queen_messages.jsonl -> ~/.bashrc` (or `-> ../.git/config`) is
+// refused by every write and by the hook; doctor says where it is.
 func (r *Repo) checkLinks() Check {
 	roots := []string{r.CommonDir, r.TopLevel}
 	var out []string
@@ -26,18 +27,22 @@ func (r *Repo) checkLinks() Check {
 				paths = append(paths, filepath.Join(dir, e.Name()))
 			}
 		}
+		var fenced []string
+		if dir == r.BeadsDir {
+			fenced = []string{r.CommonDir, r.GitDir}
+		}
 		for _, p := range paths {
-			if outside, ok := errors.AsType[*jsonl.OutsideError](jsonl.CheckInside(p, roots)); ok {
+			if outside, ok := errors.AsType[*jsonl.OutsideError](jsonl.CheckInside(p, roots, fenced)); ok {
 				out = append(out, fmt.Sprintf("%s -> %s", r.shown(p), outside.Target))
 			}
 		}
 	}
 	if len(out) > 0 {
 		return Check{Name: "links", Status: Fail, Message: fmt.Sprintf(
-			"symbolic links lead out of the repository, and git-queen refuses to write through them: %s; remove them (git rm a committed one)",
-			strings.Join(out, ", "))}
+			"symbolic links lead out of the repository or into git's directory, and git-queen refuses to write through them: %s; "+
+				"remove them (git rm a committed one)", strings.Join(out, ", "))}
 	}
-	return ok("links", "no symbolic link leads the stores out of the repository")
+	return ok("links", "no symbolic link leads the stores out of the repository or into git's directory")
 }
 
 // checkStoreFiles looks for what keeps the store from working though every

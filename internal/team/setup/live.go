@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,8 +39,12 @@ func (r *Repo) checkLiveStore(named string) Check {
 }
 
 // legacyLogs lists the .beads/queen_*.jsonl files of every worktree: the
-// live store of setups before it, which init imports.
-func (r *Repo) legacyLogs() []string {
+// live store of setups before it, which init imports. A file that a
+// symbolic link leads out of the worktrees, or into git's directory, is
+// an error: init imports only what the repository holds, and the next sync
+// publishes it (a committed .beads/queen_messages.jsonl -> ~/notes.jsonl
+// would send that file to the remote).
+func (r *Repo) legacyLogs() ([]string, error) {
 	tops := []string{r.TopLevel}
 	if list, err := r.Worktrees(); err == nil {
 		for _, w := range list {
@@ -50,19 +55,37 @@ func (r *Repo) legacyLogs() []string {
 	}
 	var found []string
 	for _, top := range tops {
-		found = append(found, workspace.LegacyLogsIn(filepath.Join(top, workspace.DirName))...)
+		for _, p := range workspace.LegacyLogsIn(filepath.Join(top, workspace.DirName)) {
+			err := jsonl.CheckInside(p, tops, []string{r.CommonDir, r.GitDir})
+			if away, ok := errors.AsType[*jsonl.OutsideError](err); ok {
+				where := "outside the repository's worktrees"
+				if away.Fence != "" {
+					where = "in git's directory"
+				}
+				return nil, fmt.Errorf("%s is a symbolic link to %s, %s: init imports only the logs the repository holds "+
+					"(the next sync publishes them); remove the link (git rm a committed one), then git queen init", r.shown(p), away.Target, where)
+			}
+			if err != nil {
+				return nil, err
+			}
+			found = append(found, p)
+		}
 	}
-	return found
+	return found, nil
 }
 
 // ImportLegacy imports every worktree's .beads/queen_*.jsonl into the live
 // store (idempotent: what is there already is skipped) and says what it
 // did. With dryRun it only counts.
 func (r *Repo) ImportLegacy(dryRun bool) ([]store.ImportStats, error) {
+	paths, err := r.legacyLogs()
+	if err != nil {
+		return nil, err
+	}
 	s := r.liveStore()
 	var stats []store.ImportStats
-	err := s.Update(func(tx *jsonl.Tx) error {
-		for _, path := range r.legacyLogs() {
+	err = s.Update(func(tx *jsonl.Tx) error {
+		for _, path := range paths {
 			st, err := s.ImportFileIn(tx, filepath.Base(path), path, dryRun)
 			if err != nil {
 				return err
@@ -75,7 +98,10 @@ func (r *Repo) ImportLegacy(dryRun bool) ([]store.ImportStats, error) {
 }
 
 func (r *Repo) checkLegacy() Check {
-	files := r.legacyLogs()
+	files, err := r.legacyLogs()
+	if err != nil {
+		return Check{Name: "migrate", Status: Fail, forInit: true, Message: err.Error(), fix: func() error { return err }}
+	}
 	if len(files) == 0 {
 		return ok("migrate", "no logs of an older setup in .beads/")
 	}

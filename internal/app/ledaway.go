@@ -1,0 +1,35 @@
+package app
+
+import (
+	"github.com/git-queen/git-queen/internal/gitrepo"
+)
+
+// ledAway refuses to write a file named in the worktree the command runs
+// in when a symbolic link, among its directories or the file itself, leads
+// it out of that worktree or into git's directory: a link a teammate
+// committed (.beads -> ../../.ssh, .st -> .git/queen,
+// .beads/queen_messages.jsonl -> ../.git/config) would have git-queen
+// write anywhere on the machine, or into git's own files and git-queen's
+// live store. A file named outside the worktree is written where it is
+// named. rule ends the message: what the command writes, and where.
+func (e *Env) ledAway(command, file, path, rule string) error {
+	repo, err := gitrepo.Discover(e.Dir)
+	if err != nil || repo.TopLevel == "" {
+		return nil
+	}
+	top := RealPath(repo.TopLevel)
+	if _, in := relativeTo(repo.TopLevel, path); !in {
+		if _, in = relativeTo(top, path); !in {
+			return nil
+		}
+	}
+	real := RealPath(path)
+	if _, ok := newTargetResolver().inWorktree(top, real); ok {
+		return nil
+	}
+	where := "outside this worktree"
+	if _, in := relativeTo(top, real); in {
+		where = "in git's directory"
+	}
+	return usagef(command, "%s is %s, %s: %s (a committed symbolic link can lead anywhere)", file, real, where, rule)
+}
