@@ -119,6 +119,14 @@ func (r *Repo) InProgress() string {
 	return ""
 }
 
+// Squashing says a `git merge --squash` waits to be committed: git keeps
+// its message in SQUASH_MSG until the commit (or a reset) removes it. A
+// squash leaves no MERGE_HEAD, so its commit is an ordinary one.
+func (r *Repo) Squashing() bool {
+	_, err := os.Stat(r.GitDir + string(os.PathSeparator) + "SQUASH_MSG")
+	return err == nil
+}
+
 // Blobs reads objects by name (":path" for the index, "HEAD:path" for the
 // last commit) through one `git cat-file --batch` process.
 type Blobs struct {

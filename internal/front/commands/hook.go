@@ -152,6 +152,12 @@ func printRefusal(w io.Writer, res *precommit.Result, me string) {
 				shownPath(r.Path), h.Droid, h.Pattern, issue, records.Relative(res.Now, h.Expiry()), how)
 		}
 		rest := "unstage those paths, or commit anyway with git commit --no-verify"
+		if res.Squash {
+			// The holder's pushed change, squashed, is judged as the
+			// committer's; a merge of the branch judges it as the holder's.
+			rest = "merge the branch with git merge --no-ff instead of --squash (a merge passes what a remote " +
+				"has already, judged when it was pushed), " + rest
+		}
 		if res.Merge != nil {
 			// Never "unstage": in a merge that would drop the other side's work.
 			rest = "stop this merge (git merge --abort; nothing is lost), or merge anyway with git merge --no-verify " +

@@ -86,6 +86,10 @@ type Result struct {
 	// Merge is set when the commit is a merge: what it joins, and what of
 	// it was judged.
 	Merge *Merge `json:"merge,omitempty"`
+	// Squash says the commit concludes a `git merge --squash`: no merge
+	// for the hook to judge, so every staged path is judged as the
+	// committer's own change, even one a remote has from its holder.
+	Squash bool `json:"squash,omitempty"`
 }
 
 // Refused says whether the commit must be refused.
@@ -133,6 +137,8 @@ func Run(in Input) (*Result, error) {
 	}
 	if mv != nil {
 		res.Merge = &mv.Merge
+	} else {
+		res.Squash = in.Repo.Squashing()
 	}
 	exempt := in.storeDir()
 	seen := map[string]bool{}
