@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -76,8 +77,16 @@ func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) boo
 	case strings.Contains(condition, "$LEFTHOOK_BIN"):
 		return getenv("LEFTHOOK_BIN") != ""
 	case len(words) >= 3 && words[0] == "test" && words[1] == "-f":
-		pattern := strings.NewReplacer(`$dir`, r.TopLevel, "${osArch}", "*", "${cpuArch}", "*").Replace(unquoted(2))
-		found, _ := filepath.Glob(pattern)
+		// $dir is the top level: a path, which may hold glob characters,
+		// so only what follows it is a pattern.
+		rel, inTop := strings.CutPrefix(unquoted(2), "$dir/")
+		pattern := strings.NewReplacer("${osArch}", "*", "${cpuArch}", "*").Replace(rel)
+		var found []string
+		if inTop {
+			found, _ = fs.Glob(os.DirFS(r.TopLevel), pattern)
+		} else {
+			found, _ = filepath.Glob(pattern)
+		}
 		return len(found) > 0
 	case len(words) >= 3 && words[0] == "command" && words[1] == "-v":
 		_, err := r.LookPath(unquoted(2))

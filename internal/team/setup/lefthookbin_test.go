@@ -1,0 +1,81 @@
+package setup
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// generatedHook is the shape of the hook lefthook 2 install writes (its
+// ways of finding lefthook cut to three), with rc the line its rc: option
+// adds ("" without).
+func generatedHook(rc string) string {
+	return "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then\n  exit 0\nfi\n" + rc + `
+call_lefthook()
+{
+  if test -n "$LEFTHOOK_BIN"
+  then
+    "$LEFTHOOK_BIN" "$@"
+  elif lefthook -h >/dev/null 2>&1
+  then
+    lefthook "$@"
+  else
+    dir="$(git rev-parse --show-toplevel)"
+    osArch=$(uname | tr '[:upper:]' '[:lower:]')
+    cpuArch=$(uname -m | sed 's/aarch64/arm64/;s/x86_64/x64/')
+    if test -f "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook"
+    then
+      "$dir/node_modules/lefthook-${osArch}-${cpuArch}/bin/lefthook" "$@"
+    else
+      echo "Can't find lefthook in PATH"
+    fi
+  fi
+}
+
+call_lefthook run "pre-commit" "$@"
+`
+}
+
+// TestLefthookNotFoundLooksWhereTheHookLooks: doctor warns that lefthook's
+// hook finds no lefthook only where the hook's own search would fail; a
+// healthy clone is not warned of. None of these has lefthook on PATH.
+func TestLefthookNotFoundLooksWhereTheHookLooks(t *testing.T) {
+	for _, tt := range []struct {
+		name, dir string // dir: the clone's directory, in a temporary one
+		files     []string
+		warned    bool
+	}{
+		{"nothing anywhere", "repo", nil, true},
+		{"lefthook in node_modules/", "repo", []string{"node_modules/lefthook-linux-x64/bin/lefthook"}, false},
+		{"lefthook in node_modules/ of a clone whose path has glob characters", "team[1]/repo*",
+			[]string{"node_modules/lefthook-linux-x64/bin/lefthook"}, false},
+		{"no lefthook in a clone whose path has glob characters", "team[1]/repo*", nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			testgit.Isolate(t)
+			top := filepath.Join(testgit.TempDir(t), tt.dir)
+			if err := os.MkdirAll(top, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			testgit.Run(t, top, "init", "-q")
+			r, err := NewRepo(top)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.LookPath = func(string) (string, error) { return "", errors.New("not on PATH") }
+			for _, f := range tt.files {
+				testgit.Write(t, top, f, "#!/bin/sh\n")
+			}
+			hook(t, r, "pre-commit", generatedHook(""))
+			h := &Hook{Name: "pre-commit", Path: filepath.Join(r.GitDir, "hooks", "pre-commit"), Owner: OwnerLefthook}
+			msg := r.lefthookNotFound(h, func(string) string { return "" })
+			if warned := strings.Contains(msg, "finds no lefthook here"); warned != tt.warned {
+				t.Fatalf("warned %v, want %v: %q", warned, tt.warned, msg)
+			}
+		})
+	}
+}
