@@ -20,6 +20,11 @@ const lefthookGivesUp = "Can't find lefthook"
 // lefthook -h ...`): each is a place it looks for lefthook, in order.
 var lefthookLooks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*(?:el)?if\s+(.+)$`) })
 
+// lefthookSourcesRc matches the line lefthook's rc: option adds to its
+// generated hook (`[ -f ./.lefthookrc ] && . ./.lefthookrc`), before the
+// hook looks for lefthook: the file it names may set PATH or LEFTHOOK_BIN.
+var lefthookSourcesRc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*\[ -f (.+) \] && \. `) })
+
 // lefthookRunnerFiles are the files of the repository that must name
 // lefthook for a runner the generated hook tries (go tool lefthook, bundle
 // exec lefthook, ...) to find it: doctor does not run them. yarn and pnpm
@@ -42,9 +47,10 @@ var lefthookRunnerFiles = map[string][]string{
 // install, a machine without lefthook): it looks where the script does
 // ($LEFTHOOK_BIN, PATH, the path lefthook install wrote, node_modules/,
 // the runners), since the script then runs nothing and exits 0, so
-// git-queen's check silently does not run. "" when it finds one, when h
-// is not lefthook's generated script (one that runs lefthook itself fails
-// loudly without it), or getenv is nil.
+// git-queen's check silently does not run. "" when it finds one, when
+// the script first sources an rc file there is (rc:, which may set PATH
+// or LEFTHOOK_BIN), when h is not lefthook's generated script (one that
+// runs lefthook itself fails loudly without it), or getenv is nil.
 func (r *Repo) lefthookNotFound(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || getenv == nil {
 		return ""
@@ -52,6 +58,9 @@ func (r *Repo) lefthookNotFound(h *Hook, getenv func(string) string) string {
 	script, err := readHead(h.Path)
 	if err != nil || !bytes.Contains(script, []byte(lefthookGivesUp)) {
 		return ""
+	}
+	if m := lefthookSourcesRc().FindSubmatch(script); m != nil && r.mayExist(strings.Trim(string(m[1]), `"'`)) {
+		return "" // what the rc file sets, doctor cannot tell
 	}
 	for _, m := range lefthookLooks().FindAllSubmatch(script, -1) {
 		if r.lefthookFoundBy(strings.TrimSpace(string(m[1])), getenv) {
@@ -105,4 +114,17 @@ func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) boo
 		}
 	}
 	return !known // "lefthook" itself on PATH, or a runner it cannot judge
+}
+
+// mayExist says whether the file a hook names exists, for the hook, which
+// git runs at the top level; a path the shell expands ($VAR, ~) may.
+func (r *Repo) mayExist(path string) bool {
+	if strings.ContainsAny(path, "$~`") {
+		return true
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.TopLevel, path)
+	}
+	_, err := os.Stat(path)
+	return err == nil
 }

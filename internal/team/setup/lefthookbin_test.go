@@ -44,16 +44,20 @@ call_lefthook run "pre-commit" "$@"
 // hook finds no lefthook only where the hook's own search would fail; a
 // healthy clone is not warned of. None of these has lefthook on PATH.
 func TestLefthookNotFoundLooksWhereTheHookLooks(t *testing.T) {
+	const rcLine = "[ -f ./.lefthookrc ] && . ./.lefthookrc\n"
 	for _, tt := range []struct {
 		name, dir string // dir: the clone's directory, in a temporary one
+		rc        string // the rc: line of the hook
 		files     []string
 		warned    bool
 	}{
-		{"nothing anywhere", "repo", nil, true},
-		{"lefthook in node_modules/", "repo", []string{"node_modules/lefthook-linux-x64/bin/lefthook"}, false},
-		{"lefthook in node_modules/ of a clone whose path has glob characters", "team[1]/repo*",
+		{"nothing anywhere", "repo", "", nil, true},
+		{"lefthook in node_modules/", "repo", "", []string{"node_modules/lefthook-linux-x64/bin/lefthook"}, false},
+		{"lefthook in node_modules/ of a clone whose path has glob characters", "team[1]/repo*", "",
 			[]string{"node_modules/lefthook-linux-x64/bin/lefthook"}, false},
-		{"no lefthook in a clone whose path has glob characters", "team[1]/repo*", nil, true},
+		{"no lefthook in a clone whose path has glob characters", "team[1]/repo*", "", nil, true},
+		{"an rc file, which may set PATH", "repo", rcLine, []string{".lefthookrc"}, false},
+		{"an rc file the clone lacks", "repo", rcLine, nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			testgit.Isolate(t)
@@ -70,7 +74,7 @@ func TestLefthookNotFoundLooksWhereTheHookLooks(t *testing.T) {
 			for _, f := range tt.files {
 				testgit.Write(t, top, f, "#!/bin/sh\n")
 			}
-			hook(t, r, "pre-commit", generatedHook(""))
+			hook(t, r, "pre-commit", generatedHook(tt.rc))
 			h := &Hook{Name: "pre-commit", Path: filepath.Join(r.GitDir, "hooks", "pre-commit"), Owner: OwnerLefthook}
 			msg := r.lefthookNotFound(h, func(string) string { return "" })
 			if warned := strings.Contains(msg, "finds no lefthook here"); warned != tt.warned {
