@@ -75,11 +75,10 @@ func (r *Repo) lefthookNotFound(h *Hook, getenv func(string) string) string {
 // lefthookFoundBy says whether one condition of the generated hook finds
 // lefthook.
 func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) bool {
-	words := strings.Fields(condition)
+	words := shellWords(condition)
 	if len(words) == 0 {
 		return false
 	}
-	unquoted := func(i int) string { return strings.Trim(words[i], `"'`) }
 	switch {
 	case strings.HasPrefix(condition, "["): // the LEFTHOOK=0 and LEFTHOOK_VERBOSE switches
 		return false
@@ -88,7 +87,7 @@ func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) boo
 	case len(words) >= 3 && words[0] == "test" && words[1] == "-f":
 		// $dir is the top level: a path, which may hold glob characters,
 		// so only what follows it is a pattern.
-		rel, inTop := strings.CutPrefix(unquoted(2), "$dir/")
+		rel, inTop := strings.CutPrefix(words[2], "$dir/")
 		pattern := strings.NewReplacer("${osArch}", "*", "${cpuArch}", "*").Replace(rel)
 		var found []string
 		if inTop {
@@ -98,16 +97,16 @@ func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) boo
 		}
 		return len(found) > 0
 	case len(words) >= 3 && words[0] == "command" && words[1] == "-v":
-		_, err := r.LookPath(unquoted(2))
+		_, err := r.LookPath(words[2])
 		return err == nil
-	case filepath.IsAbs(unquoted(0)):
-		info, err := os.Stat(unquoted(0))
+	case filepath.IsAbs(words[0]):
+		info, err := os.Stat(words[0])
 		return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 	}
-	if _, err := r.LookPath(unquoted(0)); err != nil {
+	if _, err := r.LookPath(words[0]); err != nil {
 		return false
 	}
-	files, known := lefthookRunnerFiles[unquoted(0)]
+	files, known := lefthookRunnerFiles[words[0]]
 	for _, name := range files {
 		if text, err := readRepoFile(filepath.Join(r.TopLevel, name)); err == nil && bytes.Contains(text, []byte("lefthook")) {
 			return true
@@ -127,4 +126,41 @@ func (r *Repo) mayExist(path string) bool {
 	}
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// shellWords splits a condition of the generated hook into words as sh
+// does, quotes ('...', "...") and backslashes taken off, nothing expanded:
+// lefthook quotes the path it found lefthook at, which may hold spaces.
+func shellWords(s string) []string {
+	var words []string
+	var word strings.Builder
+	inWord, escaped := false, false
+	var quote rune
+	for _, c := range s {
+		switch {
+		case escaped:
+			word.WriteRune(c)
+			escaped = false
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			word.WriteRune(c)
+		case c == '\\':
+			escaped, inWord = true, true
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
+			if inWord {
+				words, inWord = append(words, word.String()), false
+				word.Reset()
+			}
+		default:
+			word.WriteRune(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, word.String())
+	}
+	return words
 }
