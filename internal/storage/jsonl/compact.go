@@ -35,7 +35,7 @@ func hashLine(line []byte) idHash {
 
 // current is where a version of a record is, and when it was written.
 type current struct {
-	off  int64 // file offset of its physical line
+	off  int64 // file offset of its line's text (past a BOM on line 1), for readRaw
 	time int64 // versionNanos of its version time
 	no   int32 // line number (a log of 2^31 lines is refused)
 }

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,11 @@ const lefthookGivesUp = "Can't find lefthook"
 // "$dir/node_modules/..."`, `elif command -v mint ...`, `elif go tool
 // lefthook -h ...`): each is a place it looks for lefthook, in order.
 var lefthookLooks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*(?:el)?if\s+(.+)$`) })
+
+// lefthookSourcesRc matches the line lefthook's rc: option adds to its
+// generated hook (`[ -f ./.lefthookrc ] && . ./.lefthookrc`), before the
+// hook looks for lefthook: the file it names may set PATH or LEFTHOOK_BIN.
+var lefthookSourcesRc = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*\[ -f (.+) \] && \. `) })
 
 // lefthookRunnerFiles are the files of the repository that must name
 // lefthook for a runner the generated hook tries (go tool lefthook, bundle
@@ -41,9 +47,10 @@ var lefthookRunnerFiles = map[string][]string{
 // install, a machine without lefthook): it looks where the script does
 // ($LEFTHOOK_BIN, PATH, the path lefthook install wrote, node_modules/,
 // the runners), since the script then runs nothing and exits 0, so
-// git-queen's check silently does not run. "" when it finds one, when h
-// is not lefthook's generated script (one that runs lefthook itself fails
-// loudly without it), or getenv is nil.
+// git-queen's check silently does not run. "" when it finds one, when
+// the script first sources an rc file there is (rc:, which may set PATH
+// or LEFTHOOK_BIN), when h is not lefthook's generated script (one that
+// runs lefthook itself fails loudly without it), or getenv is nil.
 func (r *Repo) lefthookNotFound(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || getenv == nil {
 		return ""
@@ -51,6 +58,9 @@ func (r *Repo) lefthookNotFound(h *Hook, getenv func(string) string) string {
 	script, err := readHead(h.Path)
 	if err != nil || !bytes.Contains(script, []byte(lefthookGivesUp)) {
 		return ""
+	}
+	if m := lefthookSourcesRc().FindSubmatch(script); m != nil && r.mayExist(strings.Trim(string(m[1]), `"'`)) {
+		return "" // what the rc file sets, doctor cannot tell
 	}
 	for _, m := range lefthookLooks().FindAllSubmatch(script, -1) {
 		if r.lefthookFoundBy(strings.TrimSpace(string(m[1])), getenv) {
@@ -65,35 +75,92 @@ func (r *Repo) lefthookNotFound(h *Hook, getenv func(string) string) string {
 // lefthookFoundBy says whether one condition of the generated hook finds
 // lefthook.
 func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) bool {
-	words := strings.Fields(condition)
+	words := shellWords(condition)
 	if len(words) == 0 {
 		return false
 	}
-	unquoted := func(i int) string { return strings.Trim(words[i], `"'`) }
 	switch {
 	case strings.HasPrefix(condition, "["): // the LEFTHOOK=0 and LEFTHOOK_VERBOSE switches
 		return false
 	case strings.Contains(condition, "$LEFTHOOK_BIN"):
 		return getenv("LEFTHOOK_BIN") != ""
 	case len(words) >= 3 && words[0] == "test" && words[1] == "-f":
-		pattern := strings.NewReplacer(`$dir`, r.TopLevel, "${osArch}", "*", "${cpuArch}", "*").Replace(unquoted(2))
-		found, _ := filepath.Glob(pattern)
+		// $dir is the top level: a path, which may hold glob characters,
+		// so only what follows it is a pattern.
+		rel, inTop := strings.CutPrefix(words[2], "$dir/")
+		pattern := strings.NewReplacer("${osArch}", "*", "${cpuArch}", "*").Replace(rel)
+		var found []string
+		if inTop {
+			found, _ = fs.Glob(os.DirFS(r.TopLevel), pattern)
+		} else {
+			found, _ = filepath.Glob(pattern)
+		}
 		return len(found) > 0
 	case len(words) >= 3 && words[0] == "command" && words[1] == "-v":
-		_, err := r.LookPath(unquoted(2))
+		_, err := r.LookPath(words[2])
 		return err == nil
-	case filepath.IsAbs(unquoted(0)):
-		info, err := os.Stat(unquoted(0))
+	case filepath.IsAbs(words[0]):
+		info, err := os.Stat(words[0])
 		return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 	}
-	if _, err := r.LookPath(unquoted(0)); err != nil {
+	if _, err := r.LookPath(words[0]); err != nil {
 		return false
 	}
-	files, known := lefthookRunnerFiles[unquoted(0)]
+	files, known := lefthookRunnerFiles[words[0]]
 	for _, name := range files {
 		if text, err := readRepoFile(filepath.Join(r.TopLevel, name)); err == nil && bytes.Contains(text, []byte("lefthook")) {
 			return true
 		}
 	}
 	return !known // "lefthook" itself on PATH, or a runner it cannot judge
+}
+
+// mayExist says whether the file a hook names exists, for the hook, which
+// git runs at the top level; a path the shell expands ($VAR, ~) may.
+func (r *Repo) mayExist(path string) bool {
+	if strings.ContainsAny(path, "$~`") {
+		return true
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.TopLevel, path)
+	}
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// shellWords splits a condition of the generated hook into words as sh
+// does, quotes ('...', "...") and backslashes taken off, nothing expanded:
+// lefthook quotes the path it found lefthook at, which may hold spaces.
+func shellWords(s string) []string {
+	var words []string
+	var word strings.Builder
+	inWord, escaped := false, false
+	var quote rune
+	for _, c := range s {
+		switch {
+		case escaped:
+			word.WriteRune(c)
+			escaped = false
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			word.WriteRune(c)
+		case c == '\\':
+			escaped, inWord = true, true
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
+			if inWord {
+				words, inWord = append(words, word.String()), false
+				word.Reset()
+			}
+		default:
+			word.WriteRune(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, word.String())
+	}
+	return words
 }
