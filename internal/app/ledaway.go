@@ -1,6 +1,9 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
@@ -18,10 +21,8 @@ func (e *Env) ledAway(command, file, path, rule string) error {
 		return nil
 	}
 	top := RealPath(repo.TopLevel)
-	if _, in := relativeTo(repo.TopLevel, path); !in {
-		if _, in = relativeTo(top, path); !in {
-			return nil
-		}
+	if !namedIn(top, path) {
+		return nil
 	}
 	real := RealPath(path)
 	if _, ok := newTargetResolver().inWorktree(top, real); ok {
@@ -32,4 +33,24 @@ func (e *Env) ledAway(command, file, path, rule string) error {
 		where = "in git's directory"
 	}
 	return usagef(command, "%s is %s, %s: %s (a committed symbolic link can lead anywhere)", file, real, where, rule)
+}
+
+// namedIn says whether path is named in the directory dir: one of its
+// parents, as written, is dir however it is spelled. A worktree reached
+// through a symlinked home or /tmp (macOS's /var is /private/var) is
+// named by another path than the one git gives, and a file named there
+// is in it all the same.
+func namedIn(dir, path string) bool {
+	want, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	for p := filepath.Dir(filepath.Clean(path)); ; p = filepath.Dir(p) {
+		if info, err := os.Stat(p); err == nil && os.SameFile(info, want) {
+			return true
+		}
+		if filepath.Dir(p) == p {
+			return false
+		}
+	}
 }
