@@ -39,7 +39,8 @@ func (e *Env) ledAway(command, file, path, rule string) error {
 // parents, as written, is dir however it is spelled. A worktree reached
 // through a symlinked home or /tmp (macOS's /var is /private/var) is
 // named by another path than the one git gives, and a file named there
-// is in it all the same.
+// is in it all the same. A parent that is a link to dir counts (a cwd of
+// ~/proj -> /data/proj): here being named in dir only asks for the check.
 func namedIn(dir, path string) bool {
 	want, err := os.Stat(dir)
 	if err != nil {
