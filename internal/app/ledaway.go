@@ -1,27 +1,29 @@
 package app
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
-// ledAway refuses to write a file named in the worktree the command runs
-// in when a symbolic link, among its directories or the file itself, leads
-// it out of that worktree or into git's directory: a link a teammate
+// ledAway refuses to write a file named in a worktree when a symbolic
+// link in that worktree, among the file's directories or the file itself,
+// leads it out of the worktree or into git's directory: a link a teammate
 // committed (.beads -> ../../.ssh, .st -> .git/queen,
 // .beads/queen_messages.jsonl -> ../.git/config) would have git-queen
 // write anywhere on the machine, or into git's own files and git-queen's
-// live store. A file named outside the worktree is written where it is
-// named. rule ends the message: what the command writes, and where.
+// live store. It does so wherever the command runs (another worktree,
+// another repository, no repository) and however the path spells the
+// worktree (a symlinked home or /tmp, macOS's /var). A file named in git's
+// directory is refused too; one in no worktree, reached through no link
+// of one, is written where it is named. rule ends the message: what the
+// command writes, and where.
 func (e *Env) ledAway(command, file, path, rule string) error {
-	repo, err := gitrepo.Discover(e.Dir)
-	if err != nil || repo.TopLevel == "" {
-		return nil
-	}
-	top := RealPath(repo.TopLevel)
-	if !namedIn(top, path) {
+	top, ok := worktreeNamedIn(path)
+	if !ok {
 		return nil
 	}
 	real := RealPath(path)
@@ -35,23 +37,44 @@ func (e *Env) ledAway(command, file, path, rule string) error {
 	return usagef(command, "%s is %s, %s: %s (a committed symbolic link can lead anywhere)", file, real, where, rule)
 }
 
-// namedIn says whether path is named in the directory dir: one of its
-// parents, as written, is dir however it is spelled. A worktree reached
-// through a symlinked home or /tmp (macOS's /var is /private/var) is
-// named by another path than the one git gives, and a file named there
-// is in it all the same. A parent that is a link to dir counts (a cwd of
-// ~/proj -> /data/proj): here being named in dir only asks for the check.
-func namedIn(dir, path string) bool {
-	want, err := os.Stat(dir)
+// worktreeNamedIn is the top (resolved) of the worktree whose link path
+// goes through, or else of the worktree path lies in; false when neither.
+// It follows path part by part from the root and stops at the first
+// symbolic link that lies in a worktree's files: a link above a worktree
+// (a symlinked home) is followed.
+func worktreeNamedIn(path string) (string, bool) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return false
+		return "", false
 	}
-	for p := filepath.Dir(filepath.Clean(path)); ; p = filepath.Dir(p) {
-		if info, err := os.Stat(p); err == nil && os.SameFile(info, want) {
-			return true
+	vol := filepath.VolumeName(abs)
+	cur := vol + string(filepath.Separator) // resolved: no link in it
+	for _, part := range strings.Split(strings.TrimPrefix(abs[len(vol):], string(filepath.Separator)), string(filepath.Separator)) {
+		next := filepath.Join(cur, part)
+		info, err := os.Lstat(next)
+		if err != nil {
+			break // nothing beneath exists, nor is a link
 		}
-		if filepath.Dir(p) == p {
-			return false
+		if info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
 		}
+		if top, ok := worktreeAround(cur); ok {
+			if _, in := newTargetResolver().inWorktree(top, next); in {
+				return top, true
+			}
+		}
+		cur = RealPath(next)
 	}
+	return worktreeAround(existingDir(cur))
+}
+
+// worktreeAround is the top (resolved) of the worktree of the repository
+// around dir, wherever in it dir is (its git directory too).
+func worktreeAround(dir string) (string, bool) {
+	repo, err := gitrepo.Discover(dir)
+	if err != nil || repo.TopLevel == "" {
+		return "", false
+	}
+	return RealPath(repo.TopLevel), true
 }
