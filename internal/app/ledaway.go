@@ -41,7 +41,8 @@ func (e *Env) ledAway(command, file, path, rule string) error {
 // goes through, or else of the worktree path lies in; false when neither.
 // It follows path part by part from the root and stops at the first
 // symbolic link that lies in a worktree's files: a link above a worktree
-// (a symlinked home) is followed.
+// (a symlinked home), or to a worktree's top (~/proj -> /data/proj in a
+// home that is a worktree too), is followed.
 func worktreeNamedIn(path string) (string, bool) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -59,12 +60,13 @@ func worktreeNamedIn(path string) (string, bool) {
 			cur = next
 			continue
 		}
-		if top, ok := worktreeAround(cur); ok {
+		real := RealPath(next)
+		if top, ok := worktreeAround(cur); ok && !isWorktreeTop(real) {
 			if _, in := newTargetResolver().inWorktree(top, next); in {
 				return top, true
 			}
 		}
-		cur = RealPath(next)
+		cur = real
 	}
 	return worktreeAround(existingDir(cur))
 }
@@ -77,4 +79,11 @@ func worktreeAround(dir string) (string, bool) {
 		return "", false
 	}
 	return RealPath(repo.TopLevel), true
+}
+
+// isWorktreeTop says whether the resolved directory dir is the top of a
+// worktree.
+func isWorktreeTop(dir string) bool {
+	top, ok := worktreeAround(dir)
+	return ok && top == dir
 }
