@@ -77,10 +77,13 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 	return &res, nil
 }
 
-// abs is p from the use case's directory.
+// abs is p from the use case's directory, cleaned as a relative one is:
+// a .. is taken as written, not after a symbolic link before it, so that
+// the path a check judges (ledAway cleans it) is the one written. Left
+// raw, /repo/.st/../x was judged as /repo/x and written where .st leads.
 func (e *Env) abs(p string) string {
 	if filepath.IsAbs(p) {
-		return p
+		return filepath.Clean(p)
 	}
 	return filepath.Join(e.Dir, p)
 }

@@ -49,7 +49,7 @@ func CheckInside(path string, roots, fenced []string) error {
 		return nil // no symlink on the way: the path is what its user named
 	}
 	for _, f := range fenced {
-		if rf, err := Resolve(f); err == nil && Within(real, rf) && !Within(abs, f) && !Within(abs, rf) {
+		if rf, err := Resolve(f); err == nil && Within(real, rf) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
 			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
 		}
 	}
@@ -59,6 +59,26 @@ func CheckInside(path string, roots, fenced []string) error {
 		}
 	}
 	return &OutsideError{Path: path, Target: real, Roots: roots}
+}
+
+// namedIn says whether path is named in the directory dir: one of its
+// parents is dir itself, not a symlink to it (a committed .beads -> .git
+// names nothing in git's directory), however the directories above spell
+// it (BEADS_DIR through a symlinked home or /tmp, macOS's /var for
+// /private/var).
+func namedIn(path, dir string) bool {
+	want, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	for p := filepath.Dir(path); ; p = filepath.Dir(p) {
+		if info, err := os.Lstat(p); err == nil && os.SameFile(info, want) {
+			return true
+		}
+		if filepath.Dir(p) == p {
+			return false
+		}
+	}
 }
 
 // Resolve is path with its symlinks resolved, as far as it exists: the

@@ -86,6 +86,13 @@ func TestCheckInsideFences(t *testing.T) {
 		{"a path named in the fence", func(t *testing.T, root, fence string) string {
 			return filepath.Join(fence, "log.jsonl")
 		}, false},
+		{"a path named in the fence through a symlinked parent", func(t *testing.T, root, fence string) string {
+			return filepath.Join(symlink(t, root, filepath.Join(t.TempDir(), "via")), ".git", "log.jsonl")
+		}, false},
+		{"a path named in a directory linked to the fence through a symlinked parent", func(t *testing.T, root, fence string) string {
+			symlink(t, ".git", filepath.Join(root, "beads"))
+			return filepath.Join(symlink(t, root, filepath.Join(t.TempDir(), "via")), "beads", "log.jsonl")
+		}, true},
 		{"a link in the fence to a file there", func(t *testing.T, root, fence string) string {
 			return symlink(t, "real.jsonl", filepath.Join(fence, "log.jsonl"))
 		}, false},
