@@ -49,7 +49,7 @@ func CheckInside(path string, roots, fenced []string) error {
 		return nil // no symlink on the way: the path is what its user named
 	}
 	for _, f := range fenced {
-		if rf, err := Resolve(f); err == nil && Within(real, rf) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
+		if rf, err := Resolve(f); err == nil && (Within(real, rf) || under(real, rf, os.Stat)) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
 			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
 		}
 	}
@@ -66,13 +66,19 @@ func CheckInside(path string, roots, fenced []string) error {
 // names nothing in git's directory), however the directories above spell
 // it (BEADS_DIR through a symlinked home or /tmp, macOS's /var for
 // /private/var).
-func namedIn(path, dir string) bool {
+func namedIn(path, dir string) bool { return under(path, dir, os.Lstat) }
+
+// under says whether one of path's parents is the directory dir, by device
+// and inode as stat reads each parent, however the two are spelled: a link
+// a case-insensitive disk (macOS's, Windows') resolves to .GIT/queen is in
+// .git, and so is a path through a bind mount of it.
+func under(path, dir string, stat func(string) (os.FileInfo, error)) bool {
 	want, err := os.Stat(dir)
 	if err != nil {
 		return false
 	}
 	for p := filepath.Dir(path); ; p = filepath.Dir(p) {
-		if info, err := os.Lstat(p); err == nil && os.SameFile(info, want) {
+		if info, err := stat(p); err == nil && os.SameFile(info, want) {
 			return true
 		}
 		if filepath.Dir(p) == p {

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -99,6 +100,19 @@ func TestCheckInsideFences(t *testing.T) {
 		{"a link beside the fence", func(t *testing.T, root, fence string) string {
 			return symlink(t, "real.jsonl", filepath.Join(root, "log.jsonl"))
 		}, false},
+		// A case-insensitive disk resolves a link to .GIT/queen into .git
+		// under another spelling; a bind mount of the fence is one this
+		// machine can make.
+		{"a directory linked into the fence under another name", func(t *testing.T, root, fence string) string {
+			alias := filepath.Join(root, "alias")
+			os.Mkdir(alias, 0o755)
+			if out, err := exec.Command("mount", "--bind", fence, alias).CombinedOutput(); err != nil {
+				t.Skipf("no bind mount here (needs root): %v: %s", err, out)
+			}
+			t.Cleanup(func() { exec.Command("umount", alias).Run() })
+			symlink(t, alias, filepath.Join(root, "beads"))
+			return filepath.Join(root, "beads", "log.jsonl")
+		}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
