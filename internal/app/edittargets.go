@@ -91,10 +91,13 @@ func (r *targetResolver) reached(dir, p string) []string {
 
 // inWorktree is real (resolved) relative to the worktree whose top is
 // top, with / separators, and whether it is a path there git can track:
-// not the top itself, nothing in git's own directory.
+// not the top itself, nothing in git's own directory. git refuses .git as
+// a path's part in any case, and a case-insensitive disk (macOS's,
+// Windows') reaches git's directory as .GIT too.
 func (r *targetResolver) inWorktree(top, real string) (string, bool) {
 	rel, ok := relativeTo(r.realPath(top), real)
-	if !ok || rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+	first, _, _ := strings.Cut(rel, "/")
+	if !ok || rel == "." || strings.EqualFold(first, ".git") {
 		return "", false
 	}
 	return rel, true
