@@ -26,13 +26,22 @@ git-queen init --droid ann >/dev/null 2>&1 || true
 git-queen --droid bob reserve 'src/**' >/dev/null
 ulimit -s unlimited 2>/dev/null || true # room for the patterns as arguments
 
-# run LABEL CMD...: one run of CMD with git-queen, and with BEFORE.
+# run LABEL CMD...: one run of CMD with git-queen, and with BEFORE, and
+# its exit status (a refusal is expected of several); a command that did
+# not start (exit 126 or 127: no such binary, an argument list too long)
+# is said so, not timed.
 run() {
 	label=$1
 	shift
 	for bin in git-queen ${BEFORE:+"$BEFORE"}; do
-		/usr/bin/time -f %e -o "$work/time" "$bin" "$@" <"$work/stdin" >/dev/null 2>&1 || true
-		printf '%-28s %-10s %s s\n' "$label" "$([ "$bin" = git-queen ] && echo now || echo before)" "$(tail -n 1 "$work/time")"
+		which=$([ "$bin" = git-queen ] && echo now || echo before)
+		status=0
+		/usr/bin/time -f %e -o "$work/time" "$bin" "$@" <"$work/stdin" >/dev/null 2>"$work/err" || status=$?
+		if [ "$status" -ge 126 ]; then
+			printf '%-28s %-10s did not run (exit %s): %s\n' "$label" "$which" "$status" "$(head -c 200 "$work/err")"
+			continue
+		fi
+		printf '%-28s %-10s %s s (exit %s)\n' "$label" "$which" "$(tail -n 1 "$work/time")" "$status"
 	done
 }
 
