@@ -118,6 +118,22 @@ func (r *Repo) PathsBetween(from, to string) (map[string]bool, error) {
 	return r.pathsDiffering(false, from, to)
 }
 
+// PathsIn lists every path of commit's tree: where deleting a ref that
+// points at commit leaves nothing as it was.
+func (r *Repo) PathsIn(commit string) (map[string]bool, error) {
+	out, err := Git(r.TopLevel, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", commit)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]bool{}
+	for p := range strings.SplitSeq(out, "\x00") {
+		if p != "" {
+			paths[p] = true
+		}
+	}
+	return paths, nil
+}
+
 // pathsDiffering lists the paths git diff-tree finds differing between
 // two commits (from their merge base to the second, with mergeBase).
 func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool, error) {

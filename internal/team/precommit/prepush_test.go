@@ -132,6 +132,35 @@ func TestCheckPush(t *testing.T) {
 	if err != nil || len(res.Refusals) != 0 {
 		t.Errorf("a rewind of commits origin/keep still holds: %+v, %v", res, err)
 	}
+	// A deletion takes off the remote the commits only the deleted branch
+	// holds, as a rewind does: bob's change to src/ on his own branch; not
+	// those another branch holds too (a copy of main).
+	f.git(t, "push", "-q", "--no-verify", "origin", upToDate+":refs/heads/copy")
+	f.git(t, "checkout", "-q", "-b", "bobs", upToDate)
+	f.commit(t, map[string]string{"src/c.go": "c\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "bobs")
+	bobs := f.git(t, "rev-parse", "HEAD")
+	f.git(t, "checkout", "-q", "main")
+	zero := strings.Repeat("0", 40)
+	for _, tt := range []struct {
+		branch, tip string
+		refused     []string
+	}{{"bobs", bobs, []string{"src/c.go"}}, {"copy", upToDate, nil}} {
+		res, err = CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+			Updates: []RefUpdate{{"(delete)", zero, "refs/heads/" + tt.branch, tt.tip}}, Identity: func() string { return "ann" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for _, r := range res.Refusals {
+			if refused = append(refused, r.Path); !r.Dropped || r.Commit != bobs {
+				t.Errorf("refusal %+v, not of %s taken off", r, bobs)
+			}
+		}
+		if !slices.Equal(refused, tt.refused) {
+			t.Errorf("the deletion of %s refused %v, want %v", tt.branch, refused, tt.refused)
+		}
+	}
 }
 
 // A merge being pushed is judged as a merge being made: where it takes
