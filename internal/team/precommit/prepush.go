@@ -292,7 +292,11 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 	}
 	undone := map[string]bool{}
 	for _, u := range updates {
-		if !slices.Contains(dropped, u.RemoteSHA) {
+		tip := u.RemoteSHA
+		if strings.HasPrefix(u.RemoteRef, "refs/tags/") && !slices.Contains(dropped, tip) {
+			tip, _ = repo.ResolveCommit(tip) // an annotated tag: the commit it names
+		}
+		if !slices.Contains(dropped, tip) {
 			continue // a fast-forward, or a remote commit this clone lacks
 		}
 		var paths map[string]bool

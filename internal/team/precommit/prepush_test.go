@@ -161,6 +161,22 @@ func TestCheckPush(t *testing.T) {
 			t.Errorf("the deletion of %s refused %v, want %v", tt.branch, refused, tt.refused)
 		}
 	}
+	// An annotated tag that alone has bob's commit: deleting it, or
+	// forcing it back to main, takes the commit off as well.
+	f.git(t, "checkout", "-q", "--detach", upToDate)
+	f.commit(t, map[string]string{"src/t.go": "t\n"})
+	tagged := f.git(t, "rev-parse", "HEAD")
+	f.git(t, "tag", "-a", "-m", "release", "v1")
+	f.git(t, "push", "-q", "--no-verify", "origin", "v1")
+	f.git(t, "checkout", "-q", "main")
+	tag := f.git(t, "rev-parse", "v1")
+	for _, local := range []string{zero, upToDate} {
+		res, err = CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+			Updates: []RefUpdate{{"refs/heads/main", local, "refs/tags/v1", tag}}, Identity: func() string { return "ann" }})
+		if err != nil || len(res.Refusals) != 1 || res.Refusals[0].Path != "src/t.go" || res.Refusals[0].Commit != tagged {
+			t.Errorf("v1 moved to %q: %+v, %v; want the refusal of %s's src/t.go", local, res, err, tagged)
+		}
+	}
 }
 
 // A merge being pushed is judged as a merge being made: where it takes
