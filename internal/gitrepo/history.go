@@ -134,6 +134,23 @@ func (r *Repo) PathsIn(commit string) (map[string]bool, error) {
 	return paths, nil
 }
 
+// RefTips lists the refs whose names start with prefix, each with the id
+// it points at, through git: the in-process ref reader (gitrepo/refs)
+// reads SHA-1 ids only, and a SHA-256 repository's refs read as none.
+func (r *Repo) RefTips(prefix string) (map[string]string, error) {
+	out, err := Git(r.TopLevel, "for-each-ref", "--format=%(objectname) %(refname)", "--", prefix)
+	if err != nil {
+		return nil, err
+	}
+	tips := map[string]string{}
+	for line := range strings.Lines(out) {
+		if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, prefix) {
+			tips[name] = id
+		}
+	}
+	return tips, nil
+}
+
 // pathsDiffering lists the paths git diff-tree finds differing between
 // two commits (from their merge base to the second, with mergeBase).
 func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool, error) {

@@ -240,7 +240,13 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 		if !strings.HasPrefix(prefix, "refs/remotes/") {
 			continue
 		}
-		tips, err := refs.Open(repo.CommonDir).Tips(prefix)
+		var tips map[string]string
+		var err error
+		if gitrepo.CheckObjectFormat(repo.CommonDir) == nil {
+			tips, err = refs.Open(repo.CommonDir).Tips(prefix)
+		} else {
+			tips, err = repo.RefTips(prefix) // SHA-256 ids, which only git reads
+		}
 		if err != nil {
 			return d, fmt.Errorf("read the remote-tracking refs: %w", err)
 		}
