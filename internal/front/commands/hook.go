@@ -81,7 +81,11 @@ and with none it refuses: there is nothing to judge. The framework names a
 remote commit this clone never fetched as one of this clone's, so the check
 asks the remote what it shows for the branch (within queen.prePushTimeout).`,
 			Action: func(c *cli.Context) error {
-				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
+				remote := c.Args().First()
+				if remote == "--" { // a hook that ends the flags itself: git-queen hook pre-push -- "$@"
+					remote = c.Args().Get(1)
+				}
+				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: remote})
 			},
 		}},
 	}
