@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,9 @@ func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]str
 		args = append(args, "--remotes")
 	}
 	for _, remote := range remotes {
+		for _, nested := range r.RemotesUnder(remote) {
+			args = append(args, "--exclude="+nested+"/*") // another remote's refs, not remote's
+		}
 		args = append(args, "--remotes="+remote)
 	}
 	args = append(args, "--not", "--end-of-options")
@@ -55,6 +59,19 @@ func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]str
 		}
 	}
 	return commits, merges, nil
+}
+
+// RemotesUnder lists the remotes whose names start with name and a slash
+// (origin/fork under origin): their remote-tracking refs lie among name's,
+// refs/remotes/origin/fork/main, and are no branch of name's.
+func (r *Repo) RemotesUnder(name string) []string {
+	var under []string
+	for _, remote := range r.ReadConfig().Subsections("remote", "fetch") {
+		if strings.HasPrefix(remote, name+"/") && !slices.Contains(under, remote) {
+			under = append(under, remote)
+		}
+	}
+	return under
 }
 
 // PathsChangedBy lists, with one git diff-tree, the paths each commit

@@ -250,6 +250,9 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 		if err != nil {
 			return d, fmt.Errorf("read the remote-tracking refs: %w", err)
 		}
+		for _, nested := range repo.RemotesUnder(r) { // origin/fork's refs are not origin's
+			maps.DeleteFunc(tips, func(name, _ string) bool { return strings.HasPrefix(name, "refs/remotes/"+nested+"/") })
+		}
 		maps.Copy(tracking, tips)
 	}
 	known := map[string]bool{} // commits this clone has: a remote-tracking ref's tip
