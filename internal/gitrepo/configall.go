@@ -101,6 +101,18 @@ func (c *Config) All(key string) []string {
 	return out
 }
 
+// Subsections lists, in order, the subsection of each value of a key
+// of section named name (remote.NAME.fetch: NAME), repeats included.
+func (c *Config) Subsections(section, name string) []string {
+	var out []string
+	for _, e := range c.entries() {
+		if e.key.section == section && e.key.name == name && e.key.subsection != "" {
+			out = append(out, e.key.subsection)
+		}
+	}
+	return out
+}
+
 // last is the entry of key that git uses, within scope ("" for all).
 func (c *Config) last(key string, scope ConfigScope) (configEntry, bool) {
 	k, valid := parseKey(key)

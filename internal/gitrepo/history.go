@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,9 @@ func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]str
 		args = append(args, "--remotes")
 	}
 	for _, remote := range remotes {
+		for _, nested := range r.RemotesUnder(remote) {
+			args = append(args, "--exclude="+nested+"/*") // another remote's refs, not remote's
+		}
 		args = append(args, "--remotes="+remote)
 	}
 	args = append(args, "--not", "--end-of-options")
@@ -55,6 +59,19 @@ func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]str
 		}
 	}
 	return commits, merges, nil
+}
+
+// RemotesUnder lists the remotes whose names start with name and a slash
+// (origin/fork under origin): their remote-tracking refs lie among name's,
+// refs/remotes/origin/fork/main, and are no branch of name's.
+func (r *Repo) RemotesUnder(name string) []string {
+	var under []string
+	for _, remote := range r.ReadConfig().Subsections("remote", "fetch") {
+		if strings.HasPrefix(remote, name+"/") && !slices.Contains(under, remote) {
+			under = append(under, remote)
+		}
+	}
+	return under
 }
 
 // PathsChangedBy lists, with one git diff-tree, the paths each commit
@@ -116,6 +133,39 @@ func (r *Repo) SideChanges(base, side string) (map[string]bool, error) {
 // commit from's.
 func (r *Repo) PathsBetween(from, to string) (map[string]bool, error) {
 	return r.pathsDiffering(false, from, to)
+}
+
+// PathsIn lists every path of commit's tree: where deleting a ref that
+// points at commit leaves nothing as it was.
+func (r *Repo) PathsIn(commit string) (map[string]bool, error) {
+	out, err := Git(r.TopLevel, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "--end-of-options", commit)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]bool{}
+	for p := range strings.SplitSeq(out, "\x00") {
+		if p != "" {
+			paths[p] = true
+		}
+	}
+	return paths, nil
+}
+
+// RefTips lists the refs whose names start with prefix, each with the id
+// it points at, through git: the in-process ref reader (gitrepo/refs)
+// reads SHA-1 ids only, and a SHA-256 repository's refs read as none.
+func (r *Repo) RefTips(prefix string) (map[string]string, error) {
+	out, err := Git(r.TopLevel, "for-each-ref", "--format=%(objectname) %(refname)", "--", prefix)
+	if err != nil {
+		return nil, err
+	}
+	tips := map[string]string{}
+	for line := range strings.Lines(out) {
+		if id, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, prefix) {
+			tips[name] = id
+		}
+	}
+	return tips, nil
 }
 
 // pathsDiffering lists the paths git diff-tree finds differing between

@@ -46,6 +46,11 @@ parent, in any order. Bypass it once with 'git merge --no-verify'.`,
 			Name:      "pre-push",
 			Usage:     "refuse a push of commits that change paths another droid reserved",
 			ArgsUsage: "REMOTE URL",
+			// git hands on the remote's name as it is: one named
+			// --droid=ann must not be read as a flag (and make the check
+			// judge for ann), nor --help (and skip it). Global flags go
+			// before the command: git queen --json hook pre-push.
+			SkipFlagParsing: true,
 			Description: `Reads the refs being pushed on stdin (as git gives them) and checks every
 commit the remote does not have yet (not reachable from its remote-tracking
 refs or from what the remote ref points at, nor from the team's remote's:
@@ -76,7 +81,11 @@ and with none it refuses: there is nothing to judge. The framework names a
 remote commit this clone never fetched as one of this clone's, so the check
 asks the remote what it shows for the branch (within queen.prePushTimeout).`,
 			Action: func(c *cli.Context) error {
-				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: c.Args().First()})
+				remote := c.Args().First()
+				if remote == "--" { // a hook that ends the flags itself: git-queen hook pre-push -- "$@"
+					remote = c.Args().Get(1)
+				}
+				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: remote})
 			},
 		}},
 	}

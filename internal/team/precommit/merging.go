@@ -149,7 +149,8 @@ func readMerge(repo *gitrepo.Repo, parents []string) (*mergeView, error) {
 	return mv, nil
 }
 
-// fetchHead lists the commits FETCH_HEAD names: all were on a remote.
+// fetchHead lists the commits FETCH_HEAD names: all were on a remote,
+// but for those fetched from this repository itself.
 func fetchHead(repo *gitrepo.Repo) []string {
 	data, err := os.ReadFile(filepath.Join(repo.GitDir, "FETCH_HEAD"))
 	if err != nil {
@@ -157,11 +158,36 @@ func fetchHead(repo *gitrepo.Repo) []string {
 	}
 	var ids []string
 	for _, line := range strings.Split(string(data), "\n") {
-		if id, _, _ := strings.Cut(line, "\t"); objectID(id) {
+		if id, _, _ := strings.Cut(line, "\t"); objectID(id) && !fetchedFromItself(repo, line) {
 			ids = append(ids, id)
 		}
 	}
 	return ids
+}
+
+// fetchedFromItself says whether a FETCH_HEAD line ("ID\t\tbranch 'b1'
+// of URL") names this repository as where it was fetched from: git fetch
+// . b1, or git pull . b1, which git's manual gives as the way to merge a
+// local branch, bring local work that no remote has.
+func fetchedFromItself(repo *gitrepo.Repo, line string) bool {
+	i := strings.LastIndex(line, " of ")
+	if i < 0 {
+		return false
+	}
+	from := line[i+len(" of "):]
+	if !filepath.IsAbs(from) {
+		from = filepath.Join(repo.TopLevel, from)
+	}
+	info, err := os.Stat(from)
+	if err != nil {
+		return false
+	}
+	for _, dir := range []string{repo.TopLevel, repo.GitDir, repo.CommonDir} {
+		if own, err := os.Stat(dir); err == nil && os.SameFile(info, own) {
+			return true
+		}
+	}
+	return false
 }
 
 // judged says whether the merge's staged change at path is to be judged,

@@ -140,6 +140,21 @@ func TestMergeJudgedByWhatItBrings(t *testing.T) {
 			t.Errorf("the holder's merge was refused: %v", refusals(res))
 		}
 	})
+	// git pull . local leaves FETCH_HEAD naming the local commit, fetched
+	// from this repository, not from a remote.
+	t.Run("a local branch fetched from the repository itself", func(t *testing.T) {
+		for _, from := range []string{".", f.repo, filepath.Join(f.repo, ".git")} {
+			f.git(t, "fetch", "-q", from, "local")
+			f.git(t, "reset", "-q", "--hard", main)
+			f.git(t, "merge", "-q", "--no-commit", "--no-ff", "local")
+			res := f.runMerge(t, "bob", []string{githead(local, "local")})
+			if got := refusals(res); !slices.Equal(got, []string{"src/b.go@" + local}) {
+				t.Errorf("fetched from %s: refusals %v, merge %+v", from, got, res.Merge)
+			}
+			f.git(t, "merge", "--abort")
+		}
+		os.Remove(filepath.Join(f.repo, ".git", "FETCH_HEAD"))
+	})
 	t.Run("the merge's own change", func(t *testing.T) {
 		merge(t, "pushed")
 		f.stage(t, map[string]string{"src/a.go": "bob's resolution\n"})

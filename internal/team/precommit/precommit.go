@@ -176,6 +176,9 @@ func Run(in Input) (*Result, error) {
 			res.Me = in.Identity()
 			holds = held.Holds(res.Me, res.Paths)
 		}
+		if len(holds) > 0 && mv == nil {
+			holds = in.notTakenOut(holds)
+		}
 		for _, h := range holds {
 			res.Refusals = append(res.Refusals, Refusal{Path: h.Path, Reservation: h.Reservation, Commit: broughtBy[h.Path]})
 		}

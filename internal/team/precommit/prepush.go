@@ -108,19 +108,19 @@ type PushInput struct {
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
-	var rewound []RefUpdate // updates of a ref the remote has: a force push may take commits off it
+	// Updates of a ref the remote has: a force push or a deletion may take
+	// commits off it.
+	var rewound []RefUpdate
 	for _, u := range in.Updates {
 		if strings.Trim(u.LocalSHA, "0") != "" { // a deletion pushes nothing
 			tips = append(tips, u.LocalSHA)
 		}
 		if strings.Trim(u.RemoteSHA, "0") != "" { // what the remote has (ignored if unknown here)
 			have = append(have, u.RemoteSHA)
-		}
-		if strings.Trim(u.LocalSHA, "0") != "" && strings.Trim(u.RemoteSHA, "0") != "" {
 			rewound = append(rewound, u)
 		}
 	}
-	if len(tips) == 0 {
+	if len(tips)+len(rewound) == 0 {
 		return res, nil
 	}
 	// The remotes whose refs were judged, each once; none named: every remote's.
@@ -240,9 +240,18 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 		if !strings.HasPrefix(prefix, "refs/remotes/") {
 			continue
 		}
-		tips, err := refs.Open(repo.CommonDir).Tips(prefix)
+		var tips map[string]string
+		var err error
+		if gitrepo.CheckObjectFormat(repo.CommonDir) == nil {
+			tips, err = refs.Open(repo.CommonDir).Tips(prefix)
+		} else {
+			tips, err = repo.RefTips(prefix) // SHA-256 ids, which only git reads
+		}
 		if err != nil {
 			return d, fmt.Errorf("read the remote-tracking refs: %w", err)
+		}
+		for _, nested := range repo.RemotesUnder(r) { // origin/fork's refs are not origin's
+			maps.DeleteFunc(tips, func(name, _ string) bool { return strings.HasPrefix(name, "refs/remotes/"+nested+"/") })
 		}
 		maps.Copy(tracking, tips)
 	}
@@ -260,12 +269,25 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 	}
 	var old, new []string
 	for _, u := range updates {
-		old, new = append(old, u.RemoteSHA), append(new, u.LocalSHA)
+		old = append(old, u.RemoteSHA)
+		deletion := strings.Trim(u.LocalSHA, "0") == ""
+		if !deletion {
+			new = append(new, u.LocalSHA)
+		}
 		// The rewound ref's own tracking ref holds what it loses: by its
-		// name, as git's default refspec tracks it, else by its tip.
-		own := "refs/remotes/" + remote + "/" + strings.TrimPrefix(u.RemoteRef, "refs/heads/")
+		// name, as git's default refspec tracks it, else by its tip. A
+		// deleted ref's goes by its name alone (of the remote or, pushed
+		// to by URL, the hub): another branch at its tip keeps its commits.
+		branch := strings.TrimPrefix(u.RemoteRef, "refs/heads/")
+		own := "refs/remotes/" + remote + "/" + branch
 		if _, ok := tracking[own]; ok && strings.HasPrefix(u.RemoteRef, "refs/heads/") {
 			delete(tracking, own)
+			continue
+		}
+		if deletion {
+			for _, r := range remotes {
+				delete(tracking, "refs/remotes/"+r+"/"+branch)
+			}
 			continue
 		}
 		maps.DeleteFunc(tracking, func(_, id string) bool { return id == u.RemoteSHA })
@@ -279,10 +301,20 @@ func dropsOf(repo *gitrepo.Repo, updates []RefUpdate, remote string, remotes []s
 	}
 	undone := map[string]bool{}
 	for _, u := range updates {
-		if !slices.Contains(dropped, u.RemoteSHA) {
+		tip := u.RemoteSHA
+		if strings.HasPrefix(u.RemoteRef, "refs/tags/") && !slices.Contains(dropped, tip) {
+			tip, _ = repo.ResolveCommit(tip) // an annotated tag: the commit it names
+		}
+		if !slices.Contains(dropped, tip) {
 			continue // a fast-forward, or a remote commit this clone lacks
 		}
-		paths, err := repo.PathsBetween(u.RemoteSHA, u.LocalSHA)
+		var paths map[string]bool
+		var err error
+		if strings.Trim(u.LocalSHA, "0") == "" {
+			paths, err = repo.PathsIn(u.RemoteSHA) // a deletion leaves none of its paths as the remote had them
+		} else {
+			paths, err = repo.PathsBetween(u.RemoteSHA, u.LocalSHA)
+		}
 		if err != nil {
 			return d, fmt.Errorf("compare %s with what the remote has: %w", u.RemoteRef, err)
 		}
@@ -314,6 +346,10 @@ type UnseenError struct {
 
 func (e *UnseenError) Error() string {
 	u := e.Updates[0]
+	if strings.Trim(u.LocalSHA, "0") == "" {
+		return fmt.Sprintf("%s on %s is at %s, a commit this clone never fetched: deleting it would take commits off %s that no check here can see, "+
+			"another droid's change to a path it holds among them", u.RemoteRef, e.Remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], e.Remote)
+	}
 	return fmt.Sprintf("%s on %s is at %s, a commit this clone never fetched. Without --force git refuses this push anyway "+
 		"(the remote has work this clone does not); with --force it would take commits off %s that no check here can see, "+
 		"another droid's change to a path it holds among them", u.RemoteRef, e.Remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], e.Remote)

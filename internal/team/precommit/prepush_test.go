@@ -132,6 +132,51 @@ func TestCheckPush(t *testing.T) {
 	if err != nil || len(res.Refusals) != 0 {
 		t.Errorf("a rewind of commits origin/keep still holds: %+v, %v", res, err)
 	}
+	// A deletion takes off the remote the commits only the deleted branch
+	// holds, as a rewind does: bob's change to src/ on his own branch; not
+	// those another branch holds too (a copy of main).
+	f.git(t, "push", "-q", "--no-verify", "origin", upToDate+":refs/heads/copy")
+	f.git(t, "checkout", "-q", "-b", "bobs", upToDate)
+	f.commit(t, map[string]string{"src/c.go": "c\n"})
+	f.git(t, "push", "-q", "--no-verify", "origin", "bobs")
+	bobs := f.git(t, "rev-parse", "HEAD")
+	f.git(t, "checkout", "-q", "main")
+	zero := strings.Repeat("0", 40)
+	for _, tt := range []struct {
+		branch, tip string
+		refused     []string
+	}{{"bobs", bobs, []string{"src/c.go"}}, {"copy", upToDate, nil}} {
+		res, err = CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+			Updates: []RefUpdate{{"(delete)", zero, "refs/heads/" + tt.branch, tt.tip}}, Identity: func() string { return "ann" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refused []string
+		for _, r := range res.Refusals {
+			if refused = append(refused, r.Path); !r.Dropped || r.Commit != bobs {
+				t.Errorf("refusal %+v, not of %s taken off", r, bobs)
+			}
+		}
+		if !slices.Equal(refused, tt.refused) {
+			t.Errorf("the deletion of %s refused %v, want %v", tt.branch, refused, tt.refused)
+		}
+	}
+	// An annotated tag that alone has bob's commit: deleting it, or
+	// forcing it back to main, takes the commit off as well.
+	f.git(t, "checkout", "-q", "--detach", upToDate)
+	f.commit(t, map[string]string{"src/t.go": "t\n"})
+	tagged := f.git(t, "rev-parse", "HEAD")
+	f.git(t, "tag", "-a", "-m", "release", "v1")
+	f.git(t, "push", "-q", "--no-verify", "origin", "v1")
+	f.git(t, "checkout", "-q", "main")
+	tag := f.git(t, "rev-parse", "v1")
+	for _, local := range []string{zero, upToDate} {
+		res, err = CheckPush(PushInput{Repo: repo, Store: f.s, Remote: "origin", Hub: "origin",
+			Updates: []RefUpdate{{"refs/heads/main", local, "refs/tags/v1", tag}}, Identity: func() string { return "ann" }})
+		if err != nil || len(res.Refusals) != 1 || res.Refusals[0].Path != "src/t.go" || res.Refusals[0].Commit != tagged {
+			t.Errorf("v1 moved to %q: %+v, %v; want the refusal of %s's src/t.go", local, res, err, tagged)
+		}
+	}
 }
 
 // A merge being pushed is judged as a merge being made: where it takes
