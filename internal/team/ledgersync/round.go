@@ -330,7 +330,9 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local object.ID, r
 	if len(takes) > 1 || tree != lastTree {
 		parents := takes
 		if !local.IsZero() {
-			parents = append([]object.ID{local}, takes...)
+			// A refused merge's parent may be local itself: named once.
+			others := slices.DeleteFunc(slices.Clone(takes), func(c object.ID) bool { return c == local })
+			parents = append([]object.ID{local}, others...)
 		}
 		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),
 			"queen: merge "+r.remote+"'s ledger"); err != nil {
