@@ -82,7 +82,14 @@ func (l *Ledger) unionBlobs(a, b gitobject.ID) (gitobject.ID, error) {
 	if err != nil {
 		return gitobject.ZeroID, err
 	}
-	return l.writeBlob(merge.UnionStore(nil, da, db))
+	union := merge.UnionStore(nil, da, db)
+	if len(union) > MaxChunkBytes {
+		// Each passed alone; together no clone would read them. b is the
+		// remote's (the caller merges the remote's tree into its own).
+		return gitobject.ZeroID, &DamageError{Object: b, Reason: fmt.Sprintf(
+			"a chunk whose union with this clone's is %d bytes, more than a ledger chunk may have (%d)", len(union), MaxChunkBytes)}
+	}
+	return l.writeBlob(union)
 }
 
 // readTrees reads the trees a and b, which sit at prefix, for a walk over

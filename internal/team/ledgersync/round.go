@@ -356,6 +356,9 @@ const maxSalvaged = 8
 func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, error) {
 	limit := maxReceive(s.S.WS.Repo)
 	var out []object.ID // the caller takes none of them on an error
+	// The union of local and the commits taken so far: a commit whose
+	// chunk passes alone, but not beside this clone's, is set aside too.
+	tree, treeErr := s.ledger.TreeOf(local)
 	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (bool, error) {
 		n, err := s.ledger.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
@@ -373,6 +376,15 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		if err == nil {
 			err = s.floodCheck(local, c, s.S.Now())
+		}
+		if err == nil && treeErr == nil { // a local tree that does not read fails the merge after
+			var theirs object.ID
+			if theirs, err = s.ledger.TreeOf(c); err == nil {
+				theirs, err = s.ledger.MergeTrees(tree, theirs)
+			}
+			if err == nil {
+				tree = theirs
+			}
 		}
 		if err == nil {
 			out = append(out, c)

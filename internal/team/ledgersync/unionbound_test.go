@@ -1,0 +1,63 @@
+package ledgersync
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestAChunkTooBigBesideThisClonesIsSetAside: a push that puts, at the
+// path of the team's last messages chunk, a chunk of other lines just
+// under the bound passed every check alone, and every clone merged it:
+// the union of the two was over the bound, and every sync and exclusive
+// reserve of every clone failed from then on ("this clone's ledger is
+// damaged"), each rebuilding and merging it again. It is now set aside as
+// the damage it is, and pushed over.
+func TestAChunkTooBigBesideThisClonesIsSetAside(t *testing.T) {
+	a, b, r, _ := twoClones(t)
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	b.sync(t)
+
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	testgit.Run(t, mal, "checkout", "-q", "refs/l")
+	chunk := ""
+	for _, p := range strings.Fields(testgit.Run(t, mal, "ls-files")) {
+		if strings.HasPrefix(p, "messages/") {
+			chunk = p
+		}
+	}
+	if chunk == "" {
+		t.Fatal("no messages chunk in the ledger")
+	}
+	var pad strings.Builder
+	for i := 0; pad.Len() < ledger.MaxChunkBytes-100; i++ {
+		fmt.Fprintf(&pad, "{\"pad\":%08d}\n", i)
+	}
+	testgit.Write(t, mal, chunk, pad.String())
+	testgit.Run(t, mal, "commit", "-qam", "a chunk just under the bound, other lines")
+	testgit.Run(t, mal, "push", "-q", "origin", "HEAD:"+ledger.Ref)
+
+	b.send(t, "bob", "ann", "two")
+	res, err := b.sy.Sync("origin")
+	if err != nil {
+		t.Fatalf("bob's sync after the push: %v", err)
+	}
+	if len(res.SetAside) == 0 {
+		t.Error("bob's sync set nothing aside")
+	}
+	a.send(t, "ann", "bob", "three")
+	a.sync(t)
+	b.sync(t)
+	if got := subjects(a.inbox(t, "ann")); !slices.Equal(got, []string{"two"}) {
+		t.Errorf("ann's inbox %q, want bob's message", got)
+	}
+	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, []string{"one", "three"}) {
+		t.Errorf("bob's inbox %q, want ann's messages", got)
+	}
+}
