@@ -70,6 +70,10 @@ func (l *Ledger) mergeTrees(prefix string, a, b gitobject.ID) (gitobject.ID, err
 		}
 	}
 	out.Sort()
+	if n := len(out.Encode()); n > maxTreeBytes { // as unionBlobs: each tree passed alone
+		return gitobject.ZeroID, &DamageError{Path: prefix, Object: b, Reason: fmt.Sprintf(
+			"a tree whose union with this clone's is %d bytes, more than a ledger tree may have (%d)", n, maxTreeBytes)}
+	}
 	return l.writeTree(out)
 }
 

@@ -15,9 +15,38 @@ import (
 // under the bound passed every check alone, and every clone merged it:
 // the union of the two was over the bound, and every sync and exclusive
 // reserve of every clone failed from then on ("this clone's ledger is
-// damaged"), each rebuilding and merging it again. It is now set aside as
-// the damage it is, and pushed over.
+// damaged"), each rebuilding and merging it again. So did a log's tree of
+// other months just under a tree's bound. Such a commit is now set aside
+// as the damage it is, and pushed over.
 func TestAChunkTooBigBesideThisClonesIsSetAside(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// push changes the ledger checked out in mal, which holds one
+		// month of messages, chunk.
+		push func(t *testing.T, mal, chunk string)
+	}{
+		{"a chunk", func(t *testing.T, mal, chunk string) {
+			var pad strings.Builder
+			for i := 0; pad.Len() < ledger.MaxChunkBytes-100; i++ {
+				fmt.Fprintf(&pad, "{\"pad\":%08d}\n", i)
+			}
+			testgit.Write(t, mal, chunk, pad.String())
+		}},
+		{"a tree", func(t *testing.T, mal, chunk string) {
+			testgit.Run(t, mal, "rm", "-q", chunk)
+			// 1,927 months of 34 bytes each in the log's tree: 65,518
+			// bytes, and 34 more beside this clone's month.
+			for i := range 1927 {
+				testgit.Write(t, mal, fmt.Sprintf("messages/%04d-%02d/000/00.jsonl", 1000+i/12, 1+i%12), "{\"pad\":1}\n")
+			}
+			testgit.Run(t, mal, "add", "messages")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tooBigBeside(t, tc.push) })
+	}
+}
+
+func tooBigBeside(t *testing.T, push func(t *testing.T, mal, chunk string)) {
 	a, b, r, _ := twoClones(t)
 	a.send(t, "ann", "bob", "one")
 	a.sync(t)
@@ -35,12 +64,8 @@ func TestAChunkTooBigBesideThisClonesIsSetAside(t *testing.T) {
 	if chunk == "" {
 		t.Fatal("no messages chunk in the ledger")
 	}
-	var pad strings.Builder
-	for i := 0; pad.Len() < ledger.MaxChunkBytes-100; i++ {
-		fmt.Fprintf(&pad, "{\"pad\":%08d}\n", i)
-	}
-	testgit.Write(t, mal, chunk, pad.String())
-	testgit.Run(t, mal, "commit", "-qam", "a chunk just under the bound, other lines")
+	push(t, mal, chunk)
+	testgit.Run(t, mal, "commit", "-qam", "just under a bound, beside other lines")
 	testgit.Run(t, mal, "push", "-q", "origin", "HEAD:"+ledger.Ref)
 
 	b.send(t, "bob", "ann", "two")
