@@ -384,6 +384,8 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			}
 			if err == nil {
 				tree = theirs
+			} else if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Ours {
+				return true, ownDamage(err) // this clone's ledger holds the bigger part: rebuilt
 			}
 		}
 		if err == nil {

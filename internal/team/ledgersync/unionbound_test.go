@@ -86,3 +86,54 @@ func tooBigBeside(t *testing.T, push func(t *testing.T, mal, chunk string)) {
 		t.Errorf("bob's inbox %q, want ann's messages", got)
 	}
 }
+
+// TestAClonePollutedByAChunkTooBigIsRebuilt: a chunk that holds the
+// team's lines and others, just under the bound, is merged by a clone
+// with nothing of its own at that path since its last sync (ann's), and
+// set aside by a clone that has (bob's). Ann's ledger then held the big
+// chunk, and every commit of bob's, beside it, went over the bound: each
+// of their syncs set the other's aside and pushed over it, and ann never
+// read bob's messages again. A union over the bound whose bigger side is
+// this clone's own is now this clone's damage: its ledger is rebuilt from
+// the live store, in chunks of honest size, and merges.
+func TestAClonePollutedByAChunkTooBigIsRebuilt(t *testing.T) {
+	a, b, r, _ := twoClones(t)
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	b.sync(t)
+
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	testgit.Run(t, mal, "checkout", "-q", "refs/l")
+	chunk := ""
+	for _, p := range strings.Fields(testgit.Run(t, mal, "ls-files")) {
+		if strings.HasPrefix(p, "messages/") {
+			chunk = p
+		}
+	}
+	var pad strings.Builder
+	pad.WriteString(strings.TrimSpace(testgit.Run(t, mal, "show", "HEAD:"+chunk)) + "\n")
+	for i := 0; pad.Len() < ledger.MaxChunkBytes-100; i++ {
+		fmt.Fprintf(&pad, "{\"pad\":%08d}\n", i)
+	}
+	testgit.Write(t, mal, chunk, pad.String())
+	testgit.Run(t, mal, "commit", "-qam", "the team's lines and others, just under the bound")
+	testgit.Run(t, mal, "push", "-q", "origin", "HEAD:"+ledger.Ref)
+
+	a.sync(t) // merges it: nothing of ann's beside it
+	b.send(t, "bob", "ann", "two")
+	if res := b.sync(t); len(res.SetAside) == 0 { // and pushes over it
+		t.Fatal("bob's sync did not set the big chunk aside")
+	}
+	for range 2 {
+		a.send(t, "ann", "bob", "three")
+		a.sync(t)
+		b.sync(t)
+	}
+	if got := subjects(a.inbox(t, "ann")); !slices.Equal(got, []string{"two"}) {
+		t.Errorf("ann's inbox %q, want bob's message", got)
+	}
+	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, []string{"one", "three", "three"}) {
+		t.Errorf("bob's inbox %q, want ann's messages", got)
+	}
+}
