@@ -384,8 +384,10 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			}
 			if err == nil {
 				tree = theirs
-			} else if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Ours {
-				return true, ownDamage(err) // this clone's ledger holds the bigger part: rebuilt
+			} else if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Ours && len(out) == 0 {
+				// This clone's own ledger (nothing taken into tree yet)
+				// holds the bigger part: rebuilt.
+				return true, ownDamage(err)
 			}
 		}
 		if err == nil {
