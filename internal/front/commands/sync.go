@@ -61,6 +61,9 @@ func printSync(e *Env, res *ledgersync.Result) {
 	case len(res.Sent) == 0 && len(res.Received) == 0 && res.Pushed && len(res.SetAside) > 0:
 		fmt.Fprintf(w, "synced with %s: nothing new either way; pushed this clone's ledger in place of the one set aside (ledger %s)\n",
 			res.Remote, shortID(res.Ledger))
+	case len(res.Sent) == 0 && len(res.Received) == 0 && res.Pushed: // the remote lost what it had (a push by hand)
+		fmt.Fprintf(w, "synced with %s: nothing new either way; pushed back what %s's ledger lacked of this clone's (ledger %s)\n",
+			res.Remote, res.Remote, shortID(res.Ledger))
 	case len(res.Sent) == 0 && len(res.Received) == 0:
 		fmt.Fprintf(w, "synced with %s: nothing new either way (ledger %s)\n", res.Remote, shortID(res.Ledger))
 	default:

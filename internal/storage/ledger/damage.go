@@ -45,6 +45,11 @@ type DamageError struct {
 	// Missing is an object the repository does not have (a gc pruned it
 	// while a ref still named it, or a fetch broke off).
 	Missing bool
+	// Ours says that a merge went over a bound by the bigger part of its
+	// first side, the caller's own ledger: an honest clone writes no such
+	// part, so it came from a merge that passed before, and the caller
+	// rebuilds rather than set the other side aside.
+	Ours bool
 }
 
 func (e *DamageError) Error() string {

@@ -70,6 +70,10 @@ func (l *Ledger) mergeTrees(prefix string, a, b gitobject.ID) (gitobject.ID, err
 		}
 	}
 	out.Sort()
+	if n := len(out.Encode()); n > maxTreeBytes { // as unionBlobs: each tree passed alone
+		return gitobject.ZeroID, overUnion(a, b, len(ta.Encode()), len(tb.Encode()), fmt.Sprintf(
+			"a tree whose union with this clone's is %d bytes, more than a ledger tree may have (%d)", n, maxTreeBytes))
+	}
 	return l.writeTree(out)
 }
 
@@ -82,7 +86,22 @@ func (l *Ledger) unionBlobs(a, b gitobject.ID) (gitobject.ID, error) {
 	if err != nil {
 		return gitobject.ZeroID, err
 	}
-	return l.writeBlob(merge.UnionStore(nil, da, db))
+	union := merge.UnionStore(nil, da, db)
+	if len(union) > MaxChunkBytes { // each passed alone; together no clone would read them
+		return gitobject.ZeroID, overUnion(a, b, len(da), len(db), fmt.Sprintf(
+			"a chunk whose union with this clone's is %d bytes, more than a ledger chunk may have (%d)", len(union), MaxChunkBytes))
+	}
+	return l.writeBlob(union)
+}
+
+// overUnion is the damage of a union of a (the caller's own) and b (the
+// remote's) over a bound: the bigger side's, which is b's unless a is
+// bigger (Ours).
+func overUnion(a, b gitobject.ID, sizeA, sizeB int, reason string) *DamageError {
+	if sizeA > sizeB {
+		return &DamageError{Object: a, Reason: reason, Ours: true}
+	}
+	return &DamageError{Object: b, Reason: reason}
 }
 
 // readTrees reads the trees a and b, which sit at prefix, for a walk over

@@ -64,6 +64,7 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 			if err != nil {
 				local = object.ZeroID
 			}
+			local = st.applied(local) // received/ may lack what a fetch by hand wrote there
 			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo), now()); ok {
 				paths = append(paths, path)
 			}

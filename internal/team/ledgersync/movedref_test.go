@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/messages"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -355,5 +356,62 @@ func TestALedgerFetchedByHandBeforeTheFirstSyncIsApplied(t *testing.T) {
 				t.Errorf("bob's inbox %q, want the message ann sent", got)
 			}
 		})
+	}
+}
+
+// TestALedgerFetchedByHandCountsAndIsApplied: a clone whose
+// syncs so far met no ledger (the first of a team to join) verified no
+// commit, yet its state is not fresh: it merged and pushed the empty
+// ledger. A fetch of every ref by hand then wrote its ledger ref, and the
+// sync trusted that ledger as an older git-queen's, applying nothing of
+// it: ann's message and exclusive reservation never reached bob, and
+// check, which read the fetched ledger against that ref, found src/ free
+// before the sync and after it. A ref moved forward past a ledger the
+// clone verified was applied by the sync, but check read the fetched
+// ledger against the ref all the same: free until the sync.
+func TestALedgerFetchedByHandCountsAndIsApplied(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first func(t *testing.T, b *clone)
+	}{
+		{"after a sync that met no ledger", func(t *testing.T, b *clone) { b.sync(t) }},
+		{"after a sync that pushed one", func(t *testing.T, b *clone) { b.send(t, "bob", "bob", "zero"); b.sync(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { fetchedByHandAfter(t, tc.first) })
+	}
+}
+
+// fetchedByHandAfter has bob's clone sync as first says, then fetch
+// ann's exclusive reservation and message, into its tracking ref and, by
+// hand, into its ledger ref, and checks that both count before bob's next
+// sync and after it.
+func fetchedByHandAfter(t *testing.T, first func(t *testing.T, b *clone)) {
+	a, b, _, _ := twoClones(t)
+	first(t, b)
+	if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"src/**"}, Droid: "ann", Exclusive: true}); err != nil {
+		t.Fatal(err)
+	}
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	held := func(when string) {
+		t.Helper()
+		holds, err := (&reservations.Store{S: b.s}).Check("bob", []string{"src/x.go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(holds) != 1 {
+			t.Errorf("%s: src/x.go held by %d reservations, want ann's", when, len(holds))
+		}
+	}
+	testgit.Run(t, b.dir, "fetch", "-q", "origin", ledger.FetchRefspec("origin"))
+	b.fetchLedgerByHand(t)
+	held("fetched, before the sync")
+	if res := b.sync(t); res.Rebuilt != "" {
+		t.Errorf("rebuilt: %s", res.Rebuilt)
+	}
+	held("after the sync")
+	b.receivedOnce(t)
+	if got := subjects(b.inbox(t, "bob")); !slices.Contains(got, "one") {
+		t.Errorf("bob's inbox %q, want the message ann sent", got)
 	}
 }

@@ -330,7 +330,9 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local object.ID, r
 	if len(takes) > 1 || tree != lastTree {
 		parents := takes
 		if !local.IsZero() {
-			parents = append([]object.ID{local}, takes...)
+			// A refused merge's parent may be local itself: named once.
+			others := slices.DeleteFunc(slices.Clone(takes), func(c object.ID) bool { return c == local })
+			parents = append([]object.ID{local}, others...)
 		}
 		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),
 			"queen: merge "+r.remote+"'s ledger"); err != nil {
@@ -354,6 +356,9 @@ const maxSalvaged = 8
 func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, error) {
 	limit := maxReceive(s.S.WS.Repo)
 	var out []object.ID // the caller takes none of them on an error
+	// The union of local and the commits taken so far: a commit whose
+	// chunk passes alone, but not beside this clone's, is set aside too.
+	tree, treeErr := s.ledger.TreeOf(local)
 	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (bool, error) {
 		n, err := s.ledger.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
@@ -371,6 +376,19 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		if err == nil {
 			err = s.floodCheck(local, c, s.S.Now())
+		}
+		if err == nil && treeErr == nil { // a local tree that does not read fails the merge after
+			var theirs object.ID
+			if theirs, err = s.ledger.TreeOf(c); err == nil {
+				theirs, err = s.ledger.MergeTrees(tree, theirs)
+			}
+			if err == nil {
+				tree = theirs
+			} else if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Ours && len(out) == 0 {
+				// This clone's own ledger (nothing taken into tree yet)
+				// holds the bigger part: rebuilt.
+				return true, ownDamage(err)
+			}
 		}
 		if err == nil {
 			out = append(out, c)

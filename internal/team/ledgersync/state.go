@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
@@ -73,14 +74,37 @@ type state struct {
 
 // fresh reports whether this clone has never synced: no ledger it
 // verified, recorded to or merged into, so its received/ holds nothing of
-// any ledger.
+// any ledger. A sync that met no ledger either side (the first clone of a
+// team to join) merged and pushed the zero hash: nothing.
 func (s *state) fresh() bool {
 	for _, r := range s.Remotes {
-		if r.Merged != "" || r.Pushed != "" {
+		if !noCommit(r.Merged) || !noCommit(r.Pushed) {
 			return false
 		}
 	}
 	return s.Verified == "" && len(s.Recorded) == 0 && s.Recording == nil && s.Applying == nil
+}
+
+// noCommit says whether h, as the state holds a commit, names none.
+func noCommit(h string) bool { return h == "" || h == object.ZeroID.String() }
+
+// applied is the local ledger commit whose records received/ holds, given
+// the ledger ref's commit ref: ref itself, unless it was moved outside
+// git-queen (a fetch of every ref by hand), when it is the one a sync
+// verified last (the zero hash when this clone never synced), which the
+// next sync merges ref into. A state that verified nothing (an older
+// git-queen's) trusts ref, as a sync does.
+func (s *state) applied(ref object.ID) object.ID {
+	if s.Recording != nil && s.Recording.Commit == ref.String() {
+		return ref
+	}
+	if v, ok := object.ParseHex(s.Verified); ok {
+		return v
+	}
+	if s.fresh() {
+		return object.ZeroID
+	}
+	return ref
 }
 
 // adopt takes a recording the ledger ref reached as the state. Its commit
