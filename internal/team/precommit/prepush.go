@@ -100,11 +100,16 @@ type PushInput struct {
 // cherry-pick, a rebase, am, an amend, a merge), it leaves the machine by
 // a push. And a force push that rewinds a ref takes commits off the
 // remote: their changes to a path another droid holds, where the push
-// leaves it other than the remote had it, are refused too. Four git
-// processes whatever the number of commits: two rev-lists (at once), then
-// a diff-tree, and one more for the merges (addTakenBack); then one for
-// each side of a merge that may take back a held path, one per rewound
-// ref, one git log for the subjects of the commits it refuses.
+// leaves it other than the remote had it, are refused too, and so are
+// those a deletion takes off. Four git processes whatever the number of
+// commits: two rev-lists (at once), then a diff-tree, and one more for the
+// merges (addTakenBack); then one for each side of a merge that may take
+// back a held path, one per rewound ref, one ls-tree per deletion that
+// takes commits off, one rev-parse per annotated tag moved or deleted, one
+// git log for the subjects of the commits it refuses. In a SHA-256
+// repository the remote-tracking refs are read with one for-each-ref, and
+// a config git-queen cannot read itself costs one git config --list for
+// the remotes' names.
 func CheckPush(in PushInput) (*PushResult, error) {
 	res := &PushResult{Refusals: []PushRefusal{}}
 	var tips, have []string
