@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/base/globs"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
@@ -75,7 +73,7 @@ func (e *Env) reserveRequest(r ReserveRequest) (reservations.Request, *store.Sto
 		return reservations.Request{}, nil, nil, err
 	}
 	for _, p := range patterns {
-		if insideGitDir(p) {
+		if reservations.InsideGitDir(p) {
 			return reservations.Request{}, nil, nil, usagef("reserve", "pattern %s lies inside git's directory (.git), "+
 				"which no commit can change: reserving it protects nothing; reserve the files you will edit", p)
 		}
@@ -290,44 +288,3 @@ func throughNotes(given, through, reached, selected []string, verb string) []str
 	}
 	return notes
 }
-
-// insideGitDir reports whether pattern (normalised, from the top) can only
-// match paths inside a .git directory, or .git itself: one of its literal
-// segments is .git, which git refuses in any path it tracks (in any case,
-// for the filesystems that ignore it), or its globs can match nothing else
-// (.gi[t]/config). A pattern that also matches other paths ({.git,src}/x)
-// protects those, and passes; so does one the glob search cannot settle.
-func insideGitDir(pattern string) bool {
-	for _, seg := range strings.Split(pattern, "/") {
-		if strings.EqualFold(seg, ".git") {
-			return true
-		}
-	}
-	if !strings.ContainsAny(pattern, "*?[{") || !strings.Contains(pattern, ".") {
-		return false // no glob, or none that can spell .git
-	}
-	q, err := globs.Compile(pattern)
-	if err != nil {
-		return false
-	}
-	for _, gitDir := range gitDirPatterns() {
-		if covered, err := gitDir.Covers(q); err == nil && covered {
-			return true
-		}
-	}
-	return false
-}
-
-// gitDirPatterns match .git, in any case, and everything in it, at any
-// depth: what insideGitDir asks a pattern to lie within.
-var gitDirPatterns = sync.OnceValue(func() []*globs.Pattern {
-	var out []*globs.Pattern
-	for _, p := range []string{"**/.[gG][iI][tT]", "**/.[gG][iI][tT]/**"} {
-		g, err := globs.Compile(p)
-		if err != nil {
-			panic(err) // fixed patterns: a failure is a bug here
-		}
-		out = append(out, g)
-	}
-	return out
-})

@@ -1,6 +1,7 @@
 package reservations
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/git-queen/git-queen/internal/base/globs"
@@ -115,4 +116,24 @@ func covers(outer, inner string) bool {
 	}
 	ok, err := a.Covers(b)
 	return ok && err == nil
+}
+
+// InsideGitDir reports whether pattern (normalised, from the top) can only
+// match paths inside a .git directory, or .git itself: one of its literal
+// segments is .git, which git refuses in any path it tracks (in any case,
+// for the filesystems that ignore it), or its globs can match nothing else
+// (.gi[t]/config). A pattern that also matches other paths ({.git,src}/x)
+// protects those, and passes; so does one the glob search cannot settle.
+// Such a reservation protects nothing: no commit can change a path there.
+func InsideGitDir(pattern string) bool {
+	for _, seg := range strings.Split(pattern, "/") {
+		if strings.EqualFold(seg, ".git") {
+			return true
+		}
+	}
+	if !strings.ContainsAny(pattern, "*?[{") || !strings.Contains(pattern, ".") {
+		return false // no glob, or none that can spell .git
+	}
+	// Compiled once, through the cache the conflict checks that follow use.
+	return covers("**/.[gG][iI][tT]", pattern) || covers("**/.[gG][iI][tT]/**", pattern)
 }
