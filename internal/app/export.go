@@ -30,7 +30,7 @@ func Export(e *Env, dir string) ([]store.ExportStats, error) {
 	}
 	for _, name := range records.LogFiles() {
 		target := filepath.Join(dir, name)
-		if err := e.ledAway("export", target, target, "export writes the seed's files only in the worktree, where git commits them; "+
+		if err := ledAway("export", target, target, "export writes the seed's files only in the worktree, where git commits them; "+
 			"remove the link (git rm a committed one), or name another DIR"); err != nil {
 			return nil, err
 		}

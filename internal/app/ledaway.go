@@ -21,7 +21,7 @@ import (
 // directory is refused too; one in no worktree, reached through no link
 // of one, is written where it is named. rule ends the message: what the
 // command writes, and where.
-func (e *Env) ledAway(command, file, path, rule string) error {
+func ledAway(command, file, path, rule string) error {
 	top, ok := worktreeNamedIn(path)
 	if !ok {
 		return nil

@@ -150,7 +150,7 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 		return out, nil
 	}
 	if out.Changed {
-		if err := e.ledAway("resolve", file, abs, "resolve writes a file named in the worktree only there, where git commits it; "+
+		if err := ledAway("resolve", file, abs, "resolve writes a file named in the worktree only there, where git commits it; "+
 			"remove the link, or name the file where it lies"); err != nil {
 			return Resolved{}, err
 		}

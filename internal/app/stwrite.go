@@ -70,7 +70,7 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
 		return nil, &UsageError{Command: command, Msg: fmt.Sprintf("%s: the directory %s does not exist; create it first", r.File, filepath.Dir(path))}
 	}
-	if err := e.ledAway(command, r.File, path, "st writes only a stream in the worktree, where git commits it; name a file there"); err != nil {
+	if err := ledAway(command, r.File, path, "st writes only a stream in the worktree, where git commits it; name a file there"); err != nil {
 		return nil, err
 	}
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
