@@ -52,15 +52,7 @@ func tooBigBeside(t *testing.T, push func(t *testing.T, mal, chunk string)) {
 	a.sync(t)
 	b.sync(t)
 
-	mal := testgit.Clone(t, r)
-	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
-	testgit.Run(t, mal, "checkout", "-q", "refs/l")
-	chunk := ""
-	for _, p := range strings.Fields(testgit.Run(t, mal, "ls-files")) {
-		if strings.HasPrefix(p, "messages/") {
-			chunk = p
-		}
-	}
+	mal, chunk := ledgerCheckout(t, r)
 	if chunk == "" {
 		t.Fatal("no messages chunk in the ledger")
 	}
@@ -102,15 +94,7 @@ func TestAClonePollutedByAChunkTooBigIsRebuilt(t *testing.T) {
 	a.sync(t)
 	b.sync(t)
 
-	mal := testgit.Clone(t, r)
-	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
-	testgit.Run(t, mal, "checkout", "-q", "refs/l")
-	chunk := ""
-	for _, p := range strings.Fields(testgit.Run(t, mal, "ls-files")) {
-		if strings.HasPrefix(p, "messages/") {
-			chunk = p
-		}
-	}
+	mal, chunk := ledgerCheckout(t, r)
 	var pad strings.Builder
 	pad.WriteString(strings.TrimSpace(testgit.Run(t, mal, "show", "HEAD:"+chunk)) + "\n")
 	for i := 0; pad.Len() < ledger.MaxChunkBytes-100; i++ {
@@ -136,4 +120,20 @@ func TestAClonePollutedByAChunkTooBigIsRebuilt(t *testing.T) {
 	if got := subjects(b.inbox(t, "bob")); !slices.Equal(got, []string{"one", "three", "three"}) {
 		t.Errorf("bob's inbox %q, want ann's messages", got)
 	}
+}
+
+// ledgerCheckout is a clone of the remote r with its ledger checked out,
+// as a hostile pusher works on it, and the ledger's last messages chunk
+// ("" when it has none).
+func ledgerCheckout(t *testing.T, r testgit.Remote) (mal, chunk string) {
+	t.Helper()
+	mal = testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	testgit.Run(t, mal, "checkout", "-q", "refs/l")
+	for _, p := range strings.Fields(testgit.Run(t, mal, "ls-files")) {
+		if strings.HasPrefix(p, "messages/") {
+			chunk = p
+		}
+	}
+	return mal, chunk
 }
