@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/regular"
@@ -97,8 +96,12 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 	abs := e.abs(file)
 	rel := file
 	if top != "" {
-		if r, err := filepath.Rel(top, abs); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
+		// The repository's path of the file is where its directory's links
+		// lead (cd link, for ln -s sub link, names sub/FILE as link/FILE);
+		// the file itself may be a link git tracks.
+		entry := filepath.Join(RealPath(filepath.Dir(abs)), filepath.Base(abs))
+		if r, ok := relativeTo(RealPath(top), entry); ok {
+			rel = r
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, rel)
