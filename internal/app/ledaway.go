@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
@@ -26,7 +27,7 @@ func ledAway(command, file, path, rule string) error {
 	if !ok {
 		return nil
 	}
-	real := RealPath(path)
+	real := links.Resolve(path)
 	if _, ok := newTargetResolver().inWorktree(top, real); ok {
 		return nil
 	}
@@ -60,7 +61,7 @@ func worktreeNamedIn(path string) (string, bool) {
 			cur = next
 			continue
 		}
-		real := RealPath(next)
+		real := links.Resolve(next)
 		if top, ok := worktreeAround(cur); ok && !isWorktreeTop(real) {
 			if _, in := newTargetResolver().inWorktree(top, next); in {
 				return top, true
@@ -68,7 +69,7 @@ func worktreeNamedIn(path string) (string, bool) {
 		}
 		cur = real
 	}
-	return worktreeAround(existingDir(cur))
+	return worktreeAround(links.ExistingDir(cur))
 }
 
 // worktreeAround is the top (resolved) of the worktree of the repository
@@ -78,7 +79,7 @@ func worktreeAround(dir string) (string, bool) {
 	if err != nil || repo.TopLevel == "" {
 		return "", false
 	}
-	return RealPath(repo.TopLevel), true
+	return links.Resolve(repo.TopLevel), true
 }
 
 // isWorktreeTop says whether the resolved directory dir is the top of a

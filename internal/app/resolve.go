@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -99,8 +100,8 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 		// The repository's path of the file is where its directory's links
 		// lead (cd link, for ln -s sub link, names sub/FILE as link/FILE);
 		// the file itself may be a link git tracks.
-		entry := filepath.Join(RealPath(filepath.Dir(abs)), filepath.Base(abs))
-		if r, ok := relativeTo(RealPath(top), entry); ok {
+		entry := links.Entry(abs)
+		if r, ok := relativeTo(links.Resolve(top), entry); ok {
 			rel = r
 		}
 	}

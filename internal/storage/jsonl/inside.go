@@ -1,11 +1,12 @@
 package jsonl
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/links"
 )
 
 // OutsideError refuses a write that a symlink would carry outside the
@@ -40,21 +41,18 @@ func CheckInside(path string, roots, fenced []string) error {
 	if len(roots) == 0 {
 		return nil
 	}
-	real, err := Resolve(path)
-	if err != nil {
-		return err
-	}
+	real := links.Resolve(path)
 	abs, err := filepath.Abs(path)
 	if err == nil && abs == real {
 		return nil // no symlink on the way: the path is what its user named
 	}
 	for _, f := range fenced {
-		if rf, err := Resolve(f); err == nil && (Within(real, rf) || under(real, rf, os.Stat)) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
+		if rf := links.Resolve(f); (Within(real, rf) || under(real, rf, os.Stat)) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
 			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
 		}
 	}
 	for _, r := range roots {
-		if rr, err := Resolve(r); err == nil && Within(real, rr) {
+		if Within(real, links.Resolve(r)) {
 			return nil
 		}
 	}
@@ -84,44 +82,6 @@ func under(path, dir string, stat func(string) (os.FileInfo, error)) bool {
 		if filepath.Dir(p) == p {
 			return false
 		}
-	}
-}
-
-// Resolve is path with its symlinks resolved, as far as it exists: the
-// longest existing prefix resolved, the rest appended. A symlink that
-// leads nowhere is followed to where it leads, since a write through it
-// creates that file: the path it names is not where the bytes would go.
-func Resolve(path string) (string, error) { return resolve(path, path, 0) }
-
-// resolve is Resolve of path, named by the caller as named, after hops
-// links to nothing.
-func resolve(path, named string, hops int) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	rest := ""
-	for p := abs; ; p = filepath.Dir(p) {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("resolve %s: %w", named, err)
-		}
-		if to, lerr := os.Readlink(p); lerr == nil { // a link to nothing: where it leads
-			if hops >= 40 {
-				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", named)
-			}
-			if !filepath.IsAbs(to) {
-				to = filepath.Join(filepath.Dir(p), to)
-			}
-			return resolve(filepath.Join(to, rest), named, hops+1)
-		}
-		if filepath.Dir(p) == p {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
 	}
 }
 
