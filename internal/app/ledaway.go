@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
 // ledAway refuses to write a file named in a worktree when a symbolic
@@ -20,19 +21,20 @@ import (
 // another repository, no repository) and however the path spells the
 // worktree (a symlinked home or /tmp, macOS's /var). A file named in git's
 // directory is refused too; one in no worktree, reached through no link
-// of one, is written where it is named. rule ends the message: what the
-// command writes, and where.
+// of one, is written where it is named. Where the links lead is judged as
+// for a plain store's appends (jsonl.FollowLinks). rule ends the message:
+// what the command writes, and where.
 func ledAway(command, file, path, rule string) error {
 	top, ok := worktreeNamedIn(path)
 	if !ok {
 		return nil
 	}
-	real := links.Resolve(path)
-	if _, ok := newTargetResolver().inWorktree(top, real); ok {
+	real, inside, fences := jsonl.FollowLinks(path, []string{top}, []string{filepath.Join(top, ".git")})
+	if inside && len(fences) == 0 && real != top {
 		return nil
 	}
 	where := "outside this worktree"
-	if _, in := relativeTo(top, real); in {
+	if inside {
 		where = "in git's directory"
 	}
 	return usagef(command, "%s is %s, %s: %s (a committed symbolic link can lead anywhere)", file, real, where, rule)

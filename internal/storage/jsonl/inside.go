@@ -41,22 +41,45 @@ func CheckInside(path string, roots, fenced []string) error {
 	if len(roots) == 0 {
 		return nil
 	}
-	real := links.Resolve(path)
+	real, inside, fences := FollowLinks(path, roots, fenced)
 	abs, err := filepath.Abs(path)
 	if err == nil && abs == real {
 		return nil // no symlink on the way: the path is what its user named
 	}
-	for _, f := range fenced {
-		if rf := links.Resolve(f); (Within(real, rf) || under(real, rf, os.Stat)) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
+	for _, f := range fences {
+		if rf := links.Resolve(f); !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
 			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
 		}
 	}
-	for _, r := range roots {
-		if Within(real, links.Resolve(r)) {
-			return nil
-		}
+	if inside {
+		return nil
 	}
 	return &OutsideError{Path: path, Target: real, Roots: roots}
+}
+
+// FollowLinks is where a write to path goes, its links resolved (real),
+// whether that is one of roots or lies below one, and which of fenced
+// (git's directories, inside the roots) it lies in, however spelled: by
+// name, as the same directory (a bind mount; a case-insensitive disk's
+// .GIT for .git, macOS's and Windows'), or under the fence's name in
+// another case beside it, which git refuses as a path's part anyway. The
+// plain store's appends (CheckInside) and the worktree files export,
+// resolve and st write (app's ledAway) ask it, each with its own rule
+// for a path named in a fence.
+func FollowLinks(path string, roots, fenced []string) (real string, inside bool, fences []string) {
+	real = links.Resolve(path)
+	for _, r := range roots {
+		inside = inside || Within(real, links.Resolve(r))
+	}
+	for _, f := range fenced {
+		rf := links.Resolve(f)
+		rel, err := filepath.Rel(filepath.Dir(rf), real)
+		first, _, _ := strings.Cut(rel, string(filepath.Separator))
+		if Within(real, rf) || under(real, rf, os.Stat) || (err == nil && strings.EqualFold(first, filepath.Base(rf))) {
+			fences = append(fences, f)
+		}
+	}
+	return real, inside, fences
 }
 
 // namedIn says whether path is named in the directory dir: one of its
