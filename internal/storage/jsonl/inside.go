@@ -38,23 +38,30 @@ func (e *OutsideError) Error() string {
 // path is not named in (all of them resolved). A path without symlinks
 // is what its user named, wherever it is. No roots means no check.
 func CheckInside(path string, roots, fenced []string) error {
+	_, err := checkInside(path, roots, fenced)
+	return err
+}
+
+// checkInside is CheckInside, and where path leads when it lets it be
+// written ("" for no roots).
+func checkInside(path string, roots, fenced []string) (string, error) {
 	if len(roots) == 0 {
-		return nil
+		return "", nil
 	}
 	real, inside, fences := FollowLinks(path, roots, fenced)
 	abs, err := filepath.Abs(path)
 	if err == nil && abs == real {
-		return nil // no symlink on the way: the path is what its user named
+		return real, nil // no symlink on the way: the path is what its user named
 	}
 	for _, f := range fences {
 		if rf := links.Resolve(f); !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
-			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
+			return "", &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
 		}
 	}
 	if inside {
-		return nil
+		return real, nil
 	}
-	return &OutsideError{Path: path, Target: real, Roots: roots}
+	return "", &OutsideError{Path: path, Target: real, Roots: roots}
 }
 
 // FollowLinks is where a write to path goes, its links resolved (real),
