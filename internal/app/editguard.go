@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -99,7 +100,7 @@ func byRepository(targets []EditTarget) []repositoryPaths {
 	for _, t := range targets {
 		c, ok := common[t.Repo.CommonDir]
 		if !ok {
-			c = RealPath(t.Repo.CommonDir)
+			c = links.Resolve(t.Repo.CommonDir)
 			common[t.Repo.CommonDir] = c
 		}
 		i, ok := group[c]

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
@@ -22,10 +22,6 @@ type EditTarget struct {
 	// Path is the path relative to the worktree's top, with / separators.
 	Path string
 }
-
-// maxLinkHops bounds the symlinks followed to resolve one path, as the
-// kernel does (ELOOP): a loop of links must end in an answer.
-const maxLinkHops = 40
 
 // EditTargets turns the paths of a tool call into the repository paths it
 // would change. Relative paths are relative to dir. Symlinks are resolved
@@ -84,7 +80,7 @@ func (r *targetResolver) reached(dir, p string) []string {
 	p = filepath.Clean(p)
 	entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
 	if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-		return slices.Compact([]string{entry, RealPath(entry)})
+		return slices.Compact([]string{entry, links.Resolve(entry)})
 	}
 	return []string{entry}
 }
@@ -106,7 +102,7 @@ func (r *targetResolver) inWorktree(top, real string) (string, bool) {
 func (r *targetResolver) realPath(dir string) string {
 	real, ok := r.real[dir]
 	if !ok {
-		real = RealPath(dir)
+		real = links.Resolve(dir)
 		r.real[dir] = real
 	}
 	return real
@@ -116,7 +112,7 @@ func (r *targetResolver) realPath(dir string) string {
 // innermost worktree holding it, then in the superprojects of that
 // worktree when it is a submodule.
 func (r *targetResolver) targetsOf(real string) ([]EditTarget, error) {
-	repos, err := r.reposOf(existingDir(filepath.Dir(real)))
+	repos, err := r.reposOf(links.ExistingDir(filepath.Dir(real)))
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +162,7 @@ func isSubmoduleOf(inner, outer *gitrepo.Repo) bool {
 	if outer.TopLevel == "" || SameDir(inner.CommonDir, outer.CommonDir) {
 		return false
 	}
-	_, ok := relativeTo(filepath.Join(RealPath(outer.CommonDir), "modules"), RealPath(inner.GitDir))
+	_, ok := relativeTo(filepath.Join(links.Resolve(outer.CommonDir), "modules"), links.Resolve(inner.GitDir))
 	return ok
 }
 
@@ -180,82 +176,7 @@ func relativeTo(top, p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// RealPath is p with every symlink in it resolved, as far as p exists; the
-// parts that do not exist are kept as they are. It never fails: a part it
-// cannot read is taken as it is written.
-func RealPath(p string) string {
-	return resolveLinks(filepath.Clean(p), 0)
-}
-
-func resolveLinks(p string, hops int) string {
-	if missing := firstMissing(p, lstatFinds); missing != "" && missing != p {
-		// Nothing beneath a missing part exists or is a link: resolve
-		// up to it, keep the rest as written.
-		return filepath.Join(resolveLinks(missing, hops), p[len(missing)+1:])
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	if info, err := os.Lstat(p); err == nil && info.Mode()&fs.ModeSymlink != 0 && hops < maxLinkHops {
-		// A link to something that does not exist yet: a write through
-		// it creates its target.
-		if target, err := os.Readlink(p); err == nil {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(p), target)
-			}
-			return resolveLinks(filepath.Clean(target), hops+1)
-		}
-	}
-	parent := filepath.Dir(p)
-	if parent == p {
-		return p
-	}
-	return filepath.Join(resolveLinks(parent, hops), filepath.Base(p))
-}
-
-// existingDir is the nearest directory at or above p that exists, where a
-// search for the repository around p can start.
-func existingDir(p string) string {
-	if missing := firstMissing(p, statFinds); missing != "" {
-		p = missing // what is beneath it cannot be stat'ed either
-	}
-	for {
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return p
-		}
-		p = parent
-	}
-}
-
-// firstMissing is the shortest of p and its parents that found says
-// nothing is at, or "" when p is there. A part that stat or lstat cannot
-// find hides everything beneath it, so halving the parents finds the first
-// missing one in a few calls: a path of n parts costs O(len(p) log n), not
-// a call and a copy of p for every part.
-func firstMissing(p string, found func(string) bool) string {
-	var ends []int // where each parent of p ends, shortest first, then p
-	for i := len(filepath.VolumeName(p)) + 1; i < len(p); i++ {
-		if os.IsPathSeparator(p[i]) {
-			ends = append(ends, i)
-		}
-	}
-	ends = append(ends, len(p))
-	k := sort.Search(len(ends), func(k int) bool { return !found(p[:ends[k]]) })
-	if k == len(ends) {
-		return ""
-	}
-	return p[:ends[k]]
-}
-
-func lstatFinds(p string) bool { _, err := os.Lstat(p); return err == nil }
-
-func statFinds(p string) bool { _, err := os.Stat(p); return err == nil }
-
 // SameDir says whether two directories are one, however they are spelled.
 func SameDir(a, b string) bool {
-	return RealPath(a) == RealPath(b)
+	return links.Resolve(a) == links.Resolve(b)
 }

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
 // ledAway refuses to write a file named in a worktree when a symbolic
@@ -19,19 +21,20 @@ import (
 // another repository, no repository) and however the path spells the
 // worktree (a symlinked home or /tmp, macOS's /var). A file named in git's
 // directory is refused too; one in no worktree, reached through no link
-// of one, is written where it is named. rule ends the message: what the
-// command writes, and where.
+// of one, is written where it is named. Where the links lead is judged as
+// for a plain store's appends (jsonl.FollowLinks). rule ends the message:
+// what the command writes, and where.
 func ledAway(command, file, path, rule string) error {
 	top, ok := worktreeNamedIn(path)
 	if !ok {
 		return nil
 	}
-	real := RealPath(path)
-	if _, ok := newTargetResolver().inWorktree(top, real); ok {
+	real, inside, fences := jsonl.FollowLinks(path, []string{top}, []string{filepath.Join(top, ".git")})
+	if inside && len(fences) == 0 && real != top {
 		return nil
 	}
 	where := "outside this worktree"
-	if _, in := relativeTo(top, real); in {
+	if inside {
 		where = "in git's directory"
 	}
 	return usagef(command, "%s is %s, %s: %s (a committed symbolic link can lead anywhere)", file, real, where, rule)
@@ -60,7 +63,7 @@ func worktreeNamedIn(path string) (string, bool) {
 			cur = next
 			continue
 		}
-		real := RealPath(next)
+		real := links.Resolve(next)
 		if top, ok := worktreeAround(cur); ok && !isWorktreeTop(real) {
 			if _, in := newTargetResolver().inWorktree(top, next); in {
 				return top, true
@@ -68,7 +71,7 @@ func worktreeNamedIn(path string) (string, bool) {
 		}
 		cur = real
 	}
-	return worktreeAround(existingDir(cur))
+	return worktreeAround(links.ExistingDir(cur))
 }
 
 // worktreeAround is the top (resolved) of the worktree of the repository
@@ -78,7 +81,7 @@ func worktreeAround(dir string) (string, bool) {
 	if err != nil || repo.TopLevel == "" {
 		return "", false
 	}
-	return RealPath(repo.TopLevel), true
+	return links.Resolve(repo.TopLevel), true
 }
 
 // isWorktreeTop says whether the resolved directory dir is the top of a

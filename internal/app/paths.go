@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/globs"
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -27,7 +28,7 @@ func (e *Env) TopPrefix(s *store.Store) string {
 	if e.PathsFromTop || s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
 		return ""
 	}
-	rel, ok := relativeTo(linksResolved(s.WS.Repo.TopLevel), linksResolved(e.Dir))
+	rel, ok := relativeTo(links.Resolve(s.WS.Repo.TopLevel), links.Resolve(e.Dir))
 	if !ok || rel == "." {
 		return ""
 	}
@@ -38,15 +39,6 @@ func (e *Env) TopPrefix(s *store.Store) string {
 		return ""
 	}
 	return rel + "/"
-}
-
-// linksResolved is p with its symbolic links resolved, or p as it is
-// when they cannot be (it does not exist).
-func linksResolved(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return p
 }
 
 // FromTop resolves a relative path given in a subdirectory against it
@@ -84,7 +76,7 @@ func patternFromTop(prefix, p string) string {
 func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, error) {
 	if filepath.IsAbs(given) && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		tops := []string{s.WS.Repo.TopLevel}
-		if real, err := filepath.EvalSymlinks(tops[0]); err == nil && real != tops[0] {
+		if real := links.Resolve(tops[0]); real != tops[0] {
 			tops = append(tops, real)
 		}
 		for _, top := range tops {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
@@ -269,7 +270,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}
 		p = filepath.Clean(p)
-		addFile(p, linksResolved(p))
+		addFile(p, links.Resolve(p))
 	}
 	cfgPath := s.WS.BeadsPath(schema.ConfigFile)
 	if cfgPath == "" {
@@ -286,7 +287,7 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 	if err != nil {
 		return nil, nil, configError(cfgPath, err)
 	}
-	realTop := linksResolved(top)
+	realTop := links.Resolve(top)
 	matches, err := streamMatches(s, cfg, top)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cfgPath, err)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -97,8 +97,12 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 	abs := e.abs(file)
 	rel := file
 	if top != "" {
-		if r, err := filepath.Rel(top, abs); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
+		// The repository's path of the file is where its directory's links
+		// lead (cd link, for ln -s sub link, names sub/FILE as link/FILE);
+		// the file itself may be a link git tracks.
+		entry := links.Entry(abs)
+		if r, ok := relativeTo(links.Resolve(top), entry); ok {
+			rel = r
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, rel)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/st"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -137,10 +138,6 @@ func streamLockPath(path string) string {
 	if err != nil || repo.CommonDir == "" {
 		return path + ".lock"
 	}
-	key := path
-	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		key = filepath.Join(real, filepath.Base(path))
-	}
-	sum := sha256.Sum256([]byte(key))
+	sum := sha256.Sum256([]byte(links.Entry(path)))
 	return filepath.Join(repo.CommonDir, "queen-st", hex.EncodeToString(sum[:8])+".lock")
 }

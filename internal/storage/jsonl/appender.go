@@ -2,7 +2,6 @@ package jsonl
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -62,19 +61,16 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 	if tx.done {
 		return nil, errors.New("jsonl: Tx used after its lock was released")
 	}
-	if err := cmp.Or(CheckInside(l.Path, l.Roots, l.Fenced), CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced)); err != nil {
-		return nil, err
-	}
 	_, statErr := os.Stat(l.Path)
 	a := &Appender{tx: tx, l: l, created: errors.Is(statErr, os.ErrNotExist)}
-	if a.created {
-		if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", filepath.Dir(l.Path), err)
+	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND|os.O_CREATE)
+	if err == nil {
+		if err = CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced); err != nil {
+			f.Close()
 		}
 	}
-	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", l.Path, err)
+		return nil, err
 	}
 	a.f = f
 	if err := l.repairTail(f); err != nil {

@@ -1,11 +1,12 @@
 package jsonl
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/links"
 )
 
 // OutsideError refuses a write that a symlink would carry outside the
@@ -37,28 +38,55 @@ func (e *OutsideError) Error() string {
 // path is not named in (all of them resolved). A path without symlinks
 // is what its user named, wherever it is. No roots means no check.
 func CheckInside(path string, roots, fenced []string) error {
+	_, err := checkInside(path, roots, fenced)
+	return err
+}
+
+// checkInside is CheckInside, and where path leads when it lets it be
+// written ("" for no roots).
+func checkInside(path string, roots, fenced []string) (string, error) {
 	if len(roots) == 0 {
-		return nil
+		return "", nil
 	}
-	real, err := Resolve(path)
-	if err != nil {
-		return err
-	}
+	real, inside, fences := FollowLinks(path, roots, fenced)
 	abs, err := filepath.Abs(path)
 	if err == nil && abs == real {
-		return nil // no symlink on the way: the path is what its user named
+		return real, nil // no symlink on the way: the path is what its user named
+	}
+	for _, f := range fences {
+		if rf := links.Resolve(f); !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
+			return "", &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
+		}
+	}
+	if inside {
+		return real, nil
+	}
+	return "", &OutsideError{Path: path, Target: real, Roots: roots}
+}
+
+// FollowLinks is where a write to path goes, its links resolved (real),
+// whether that is one of roots or lies below one, and which of fenced
+// (git's directories, inside the roots) it lies in, however spelled: by
+// name, as the same directory (a bind mount; a case-insensitive disk's
+// .GIT for .git, macOS's and Windows'), or under the fence's name in
+// another case beside it, which git refuses as a path's part anyway. The
+// plain store's appends (CheckInside) and the worktree files export,
+// resolve and st write (app's ledAway) ask it, each with its own rule
+// for a path named in a fence.
+func FollowLinks(path string, roots, fenced []string) (real string, inside bool, fences []string) {
+	real = links.Resolve(path)
+	for _, r := range roots {
+		inside = inside || Within(real, links.Resolve(r))
 	}
 	for _, f := range fenced {
-		if rf, err := Resolve(f); err == nil && (Within(real, rf) || under(real, rf, os.Stat)) && !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
-			return &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
+		rf := links.Resolve(f)
+		rel, err := filepath.Rel(filepath.Dir(rf), real)
+		first, _, _ := strings.Cut(rel, string(filepath.Separator))
+		if Within(real, rf) || under(real, rf, os.Stat) || (err == nil && strings.EqualFold(first, filepath.Base(rf))) {
+			fences = append(fences, f)
 		}
 	}
-	for _, r := range roots {
-		if rr, err := Resolve(r); err == nil && Within(real, rr) {
-			return nil
-		}
-	}
-	return &OutsideError{Path: path, Target: real, Roots: roots}
+	return real, inside, fences
 }
 
 // namedIn says whether path is named in the directory dir: one of its
@@ -84,44 +112,6 @@ func under(path, dir string, stat func(string) (os.FileInfo, error)) bool {
 		if filepath.Dir(p) == p {
 			return false
 		}
-	}
-}
-
-// Resolve is path with its symlinks resolved, as far as it exists: the
-// longest existing prefix resolved, the rest appended. A symlink that
-// leads nowhere is followed to where it leads, since a write through it
-// creates that file: the path it names is not where the bytes would go.
-func Resolve(path string) (string, error) { return resolve(path, path, 0) }
-
-// resolve is Resolve of path, named by the caller as named, after hops
-// links to nothing.
-func resolve(path, named string, hops int) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	rest := ""
-	for p := abs; ; p = filepath.Dir(p) {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("resolve %s: %w", named, err)
-		}
-		if to, lerr := os.Readlink(p); lerr == nil { // a link to nothing: where it leads
-			if hops >= 40 {
-				return "", fmt.Errorf("resolve %s: too many levels of symbolic links", named)
-			}
-			if !filepath.IsAbs(to) {
-				to = filepath.Join(filepath.Dir(p), to)
-			}
-			return resolve(filepath.Join(to, rest), named, hops+1)
-		}
-		if filepath.Dir(p) == p {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
 	}
 }
 

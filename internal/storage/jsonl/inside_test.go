@@ -127,3 +127,23 @@ func TestCheckInsideFences(t *testing.T) {
 		})
 	}
 }
+
+// A fence's name in another case beside it (.GIT for .git) is the fence
+// for every write the check guards, as git refuses it as a path's part
+// and a case-insensitive disk reaches git's directory through it: the
+// plain store's appends let a link to .GIT through where the worktree's
+// writes (export, resolve, st) refused it.
+func TestCheckInsideFencesTheFencesNameInAnyCase(t *testing.T) {
+	root := t.TempDir()
+	fence := filepath.Join(root, ".git")
+	for _, dir := range []string{fence, filepath.Join(root, ".GIT")} {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(symlink(t, ".GIT", filepath.Join(root, "beads")), "log.jsonl")
+	err := CheckInside(path, []string{root}, []string{fence})
+	if outside, ok := errors.AsType[*OutsideError](err); !ok || outside.Fence != fence {
+		t.Fatalf("CheckInside(beads -> .GIT): %v; want refused as in %s", err, fence)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -78,14 +79,7 @@ func (s *Store) outsideStore(target string) error {
 			return fmt.Errorf("%s is a symbolic link to nothing; export to a plain file", target)
 		}
 	}
-	real, err := jsonl.Resolve(target)
-	if err != nil {
-		return err
-	}
-	store, err := jsonl.Resolve(s.WS.Dir)
-	if err != nil {
-		return err
-	}
+	real, store := links.Resolve(target), links.Resolve(s.WS.Dir)
 	if jsonl.Within(real, store) {
 		return fmt.Errorf("%s is %s in the live store; export to a file outside %s", target, real, store)
 	}

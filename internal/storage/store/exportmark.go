@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
@@ -79,7 +80,7 @@ type markedFile struct {
 
 // exportMarkPath is where the mark of exports to target lives.
 func (s *Store) exportMarkPath(target string) string {
-	sum := sha256.Sum256([]byte(realPath(target)))
+	sum := sha256.Sum256([]byte(links.Entry(target)))
 	return filepath.Join(s.CacheDir(), "export-"+hex.EncodeToString(sum[:8])+".json")
 }
 

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
@@ -269,17 +270,10 @@ func (s *Store) queryFile(path string, q Query, ext string) string {
 	if q.Name == "" {
 		return ""
 	}
-	return filepath.Join(s.CacheDir(), queryHash(realPath(path), q.Name)+ext)
+	return filepath.Join(s.CacheDir(), queryHash(links.Entry(path), q.Name)+ext)
 }
 
 func queryHash(source, query string) string {
 	sum := sha256.Sum256([]byte(source + "\x00" + query))
 	return hex.EncodeToString(sum[:8])
-}
-
-func realPath(p string) string {
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return filepath.Join(dir, filepath.Base(p))
-	}
-	return p
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/links"
 )
 
 // Where git looks for the hooks, and whose that directory is: other
@@ -38,10 +40,10 @@ func (h *Hook) sharedHooksPath() string {
 // links (macOS's /tmp is /private/tmp; a .githooks that links to a team's
 // directory is that directory).
 func (r *Repo) holds(dir string) bool {
-	real := realPath(dir)
+	real := links.Resolve(dir)
 	under := func(roots ...string) bool {
 		for _, root := range roots {
-			if root != "" && isUnder(realPath(root), real) {
+			if root != "" && isUnder(links.Resolve(root), real) {
 				return true
 			}
 		}
@@ -65,17 +67,6 @@ func (r *Repo) holds(dir string) bool {
 func isUnder(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// realPath is p through its symbolic links, as far as it exists.
-func realPath(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	if parent := filepath.Dir(p); parent != p {
-		return filepath.Join(realPath(parent), filepath.Base(p))
-	}
-	return p
 }
 
 // huskyNotGenerated says whether dir, which does not exist, is where husky

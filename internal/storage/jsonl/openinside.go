@@ -1,0 +1,116 @@
+package jsonl
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/links"
+)
+
+// SwappedError refuses a write whose path changed between the check of
+// where its links lead and the open: a directory or the file became a
+// symbolic link, or another one (a teammate's checkout brought a
+// committed link), and the open would have gone where it now leads.
+type SwappedError struct {
+	Path string // the path as named
+	Part string // the part that changed, its links resolved
+}
+
+func (e *SwappedError) Error() string {
+	return fmt.Sprintf("refusing to write %s: %s changed while it was opened (a symbolic link replaced it, or replaced a link); "+
+		"run the command again to judge where it leads now", e.Path, e.Part)
+}
+
+// openInside opens path with flag (creating it, and its missing
+// directories, under O_CREATE) where CheckInside judged its links lead,
+// and refuses it when a part of that path in the roots is swapped for a
+// link before the open reaches it. With no roots it opens path as named.
+func openInside(path string, roots, fenced []string, flag int) (*os.File, error) {
+	real, err := checkInside(path, roots, fenced)
+	if err != nil {
+		return nil, err
+	}
+	beforeOpen(path)
+	if len(roots) == 0 {
+		real = filepath.Clean(path)
+	}
+	// The walk starts at the innermost root holding real: a committed link
+	// lies in a root, and a directory above it may let us pass but not
+	// read it (0711), which opening it as a directory needs.
+	start := ""
+	for _, r := range roots {
+		if rr := links.Resolve(r); Within(real, rr) && real != rr && len(rr) > len(start) {
+			start = rr
+		}
+	}
+	if start == "" {
+		start = filepath.Dir(real)
+	}
+	return openUnder(path, start, real, flag)
+}
+
+// beforeOpen runs between the check and the open; tests swap a link here.
+var beforeOpen = func(path string) {}
+
+// openUnder opens real, a path with no links in it below the directory
+// start, a directory at a time: each part opened is checked to be the
+// entry its directory holds under that name, and no link, so that nothing
+// swapped in after the check can lead the open elsewhere.
+func openUnder(named, start, real string, flag int) (*os.File, error) {
+	rel, err := filepath.Rel(start, real)
+	if err != nil {
+		return nil, err
+	}
+	creates := flag&os.O_CREATE != 0
+	if creates {
+		os.MkdirAll(start, 0o755) // a failure shows in the open
+	}
+	dir, err := os.OpenRoot(start)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", named, err)
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	for _, part := range parts[:len(parts)-1] {
+		if creates {
+			dir.Mkdir(part, 0o755) // a failure shows in the open
+		}
+		next, err := dir.OpenRoot(part)
+		if err = sameEntry(named, dir, part, err, func() (os.FileInfo, error) { return next.Stat(".") }); err != nil && next != nil {
+			next.Close()
+		}
+		dir.Close()
+		if err != nil {
+			return nil, err
+		}
+		dir = next
+	}
+	defer dir.Close()
+	f, err := dir.OpenFile(parts[len(parts)-1], flag, 0o644)
+	if err = sameEntry(named, dir, parts[len(parts)-1], err, f.Stat); err != nil && f != nil {
+		f.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// sameEntry checks that what was opened as name in dir (err, if that
+// failed; stat reads it) is the entry dir holds under that name, and that
+// entry no link.
+func sameEntry(named string, dir *os.Root, name string, err error, stat func() (os.FileInfo, error)) error {
+	var opened os.FileInfo
+	if err == nil {
+		opened, err = stat()
+	}
+	entry, lerr := dir.Lstat(name)
+	if lerr == nil && (entry.Mode()&os.ModeSymlink != 0 || (err == nil && !os.SameFile(opened, entry))) {
+		return &SwappedError{Path: named, Part: filepath.Join(dir.Name(), name)}
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", named, err)
+	}
+	return lerr
+}

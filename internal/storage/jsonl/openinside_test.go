@@ -1,0 +1,71 @@
+package jsonl
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// An append refuses a path whose directory or file a teammate swaps for a
+// link out of the repository between the check of where its links lead
+// and the open (a checkout of a commit that has .beads -> ../outside),
+// and writes nothing there. It opened the path as named, through the new
+// link.
+func TestAppendRefusesALinkSwappedAfterTheCheck(t *testing.T) {
+	cases := []struct {
+		name    string
+		prepare func(t *testing.T, root, out string) string // the log's path
+		swap    func(t *testing.T, root, out string)
+	}{
+		{"a directory swapped for a link out", func(t *testing.T, root, out string) string {
+			mkdir(t, filepath.Join(root, ".beads"))
+			return filepath.Join(root, ".beads", "log.jsonl")
+		}, func(t *testing.T, root, out string) {
+			os.RemoveAll(filepath.Join(root, ".beads"))
+			symlink(t, out, filepath.Join(root, ".beads"))
+		}},
+		{"a missing directory made a link out", func(t *testing.T, root, out string) string {
+			return filepath.Join(root, ".beads", "log.jsonl")
+		}, func(t *testing.T, root, out string) {
+			symlink(t, out, filepath.Join(root, ".beads"))
+		}},
+		{"the file swapped for a link out", func(t *testing.T, root, out string) string {
+			return filepath.Join(root, "log.jsonl")
+		}, func(t *testing.T, root, out string) {
+			symlink(t, filepath.Join(out, "log.jsonl"), filepath.Join(root, "log.jsonl"))
+		}},
+		{"a link inside swapped for one out", func(t *testing.T, root, out string) string {
+			mkdir(t, filepath.Join(root, "real"))
+			symlink(t, "real", filepath.Join(root, ".beads"))
+			return filepath.Join(root, ".beads", "log.jsonl")
+		}, func(t *testing.T, root, out string) {
+			os.Remove(filepath.Join(root, ".beads"))
+			symlink(t, out, filepath.Join(root, ".beads"))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, out := t.TempDir(), t.TempDir()
+			l := &Log{Path: c.prepare(t, root, out), Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+			beforeOpen = func(string) { c.swap(t, root, out) }
+			t.Cleanup(func() { beforeOpen = func(string) {} })
+			err := l.Lock.Do(func(tx *Tx) error { return tx.Append(l, map[string]string{"id": "a"}) })
+			_, swapped := errors.AsType[*SwappedError](err)
+			_, outside := errors.AsType[*OutsideError](err)
+			if !swapped && !outside {
+				t.Errorf("append: %v; want it refused", err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "log.jsonl")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the append wrote out of the repository: %v", err)
+			}
+		})
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
