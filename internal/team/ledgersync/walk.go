@@ -26,11 +26,11 @@ const maxRun = 4096
 // back, that pass: breadth first, at most maxSalvaged commits, then, when
 // none of those passed, along fetched's first parents (deepPassing). pass
 // is called on each: a nil error keeps it (keep is called, and its
-// ancestors are not looked at), a damage error sets it aside (its parents
-// are looked at next), any other error ends the walk with it, and stop
-// ends the walk with the error pass returns. Sync (usable) and the
-// fetched view (salvaged) walk alike, so that what check and the hooks
-// read of a fetch is what sync merges.
+// ancestors are not looked at), a damage error sets it aside (its parents,
+// or the object a tag names, are looked at next: ledger.Under), any other
+// error ends the walk with it, and stop ends the walk with the error pass
+// returns. Sync (usable) and the fetched view (salvaged) walk alike, so
+// that what check and the hooks read of a fetch is what sync merges.
 func walkToPassing(l *ledger.Ledger, fetched object.ID, pass func(object.ID) (keep func(), stop bool, err error)) error {
 	queue, seen, kept := []object.ID{fetched}, map[object.ID]bool{}, false
 	for len(queue) > 0 && len(seen) < maxSalvaged {
@@ -49,7 +49,7 @@ func walkToPassing(l *ledger.Ledger, fetched object.ID, pass func(object.ID) (ke
 			kept = true
 			continue
 		}
-		if parents, err := l.Parents(c); err == nil {
+		if parents, err := l.Under(c); err == nil {
 			queue = append(queue, parents...)
 		}
 	}
@@ -70,7 +70,7 @@ func deepPassing(l *ledger.Ledger, fetched object.ID, seen map[object.ID]bool, p
 	chain := []object.ID{fetched} // chain[i] is fetched's i-th first parent
 	depth := func(i int) int {    // i, or the deepest first parent above it
 		for len(chain) <= i {
-			parents, err := l.Parents(chain[len(chain)-1])
+			parents, err := l.Under(chain[len(chain)-1])
 			if err != nil || len(parents) == 0 {
 				break
 			}
