@@ -186,8 +186,8 @@ func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 // commit looks at next: the commit's parents, or, when the ref named an
 // annotated tag (git tag -a of the ledger, pushed as the ledger ref by
 // hand), the object the tag names. The tag itself is refused as damage
-// ("a tag where a commit belongs"); the honest commit under it was pushed
-// over with it.
+// ("a tag where a commit belongs"); following it keeps the commit it
+// names, which a push over the tag would take off the remote.
 func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, error) {
 	kind, _, err := l.objects.HeaderWithGit(commit)
 	if err != nil || kind != "tag" {
