@@ -63,3 +63,21 @@ func TestDecodeCommitRefusesOtherHeaders(t *testing.T) {
 		t.Errorf("an unreadable committer: %+v, %v", c, err)
 	}
 }
+
+// An annotated tag git writes names its object on its first line; a tag
+// that does not start so is refused.
+func TestTagTargetReadsGitsTag(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	head := testgit.Run(t, dir, "rev-parse", "HEAD")
+	testgit.Run(t, dir, "tag", "-a", "-m", "a tag", "v1")
+	data := testgit.Run(t, dir, "cat-file", "tag", "v1")
+	if got, err := TagTarget([]byte(data)); err != nil || got.String() != head {
+		t.Errorf("TagTarget of git's tag: %s, %v; want %s", got, err, head)
+	}
+	for _, bad := range []string{"", "type commit\nobject " + head + "\n", "object not-an-id\n"} {
+		if _, err := TagTarget([]byte(bad)); err == nil {
+			t.Errorf("TagTarget(%q) read a target", bad)
+		}
+	}
+}

@@ -182,6 +182,28 @@ func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 	return c.Parents, err
 }
 
+// Under returns what a walk for a sound ancestor of a refused ledger
+// commit looks at next: the commit's parents, or, when the ref named an
+// annotated tag (git tag -a of the ledger, pushed as the ledger ref by
+// hand), the object the tag names. The tag itself is refused as damage
+// ("a tag where a commit belongs"); following it keeps the commit it
+// names, which a push over the tag would take off the remote.
+func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, error) {
+	kind, _, err := l.objects.HeaderWithGit(commit)
+	if err != nil || kind != "tag" {
+		return l.Parents(commit)
+	}
+	data, err := l.read(commit, "tag", maxCommitBytes)
+	if err != nil {
+		return nil, err
+	}
+	target, err := gitobject.TagTarget(data)
+	if err != nil {
+		return nil, &DamageError{Commit: commit, Object: commit, Reason: err.Error()}
+	}
+	return []gitobject.ID{target}, nil
+}
+
 // Committer returns who wrote a commit, and when by their clock, with its
 // parents.
 func (l *Ledger) Committer(commit gitobject.ID) (Signature, []gitobject.ID, error) {

@@ -112,3 +112,24 @@ func TestClockReadingsAgainstThisCloneAreKeptFirst(t *testing.T) {
 		t.Errorf("%d writers kept, want the 40 clones'", len(st.Writers))
 	}
 }
+
+// Commits dated so that their readings contradict each other (a cycle
+// that sums below zero, which anyone who can push can craft between two
+// made-up clones) made the bounds give nothing: every clock warning went
+// silent, bob's two hours ahead among them. The readings against this
+// clone still bound each clone on their own.
+func TestAClockCycleDoesNotSilenceTheWarnings(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	st := &state{CloneID: "me", Writers: map[string]string{"bob": "bob", "f1": "m", "f2": "m"}}
+	st.ClockEdges = []clockEdge{
+		{From: "bob", To: "me", Bound: -2 * time.Hour, At: now}, // bob's commit dated 2h after this clone fetched it
+		{From: "f1", To: "me", Bound: time.Minute, At: now},
+		{From: "f2", To: "me", Bound: time.Minute, At: now},
+		{From: "f1", To: "f2", Bound: -time.Hour, At: now}, // each merged the other's commit an hour before it was written
+		{From: "f2", To: "f1", Bound: -time.Hour, At: now},
+	}
+	warnings, _ := st.clocks(now)
+	if len(warnings) != 1 || warnings[0].Clone != "bob" || warnings[0].Offset < 2*time.Hour {
+		t.Errorf("warnings %+v, want bob's clock 2h ahead", warnings)
+	}
+}

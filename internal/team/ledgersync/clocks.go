@@ -219,7 +219,10 @@ func (st *state) keepNewestClocks() {
 // offsets bounds every clone read in the window against this one: off(X)
 // - off(me) is at least lo[X] and at most hi[X] (shortest paths over the
 // edges, both ways). Bounds that contradict each other (a cycle that sums
-// below zero: times that cannot all be true) give nothing.
+// below zero: times that cannot all be true, as a pusher can date two
+// made-up clones' commits) gave nothing, and silenced every warning; each
+// clone is then bounded by its own readings against this one alone
+// (directBounds), which no path through others can contradict.
 func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 	const inf = time.Duration(1<<63 - 1)
 	nodes := map[string]bool{st.CloneID: true}
@@ -256,7 +259,7 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 	fromMe, ok1 := dist(st.CloneID, false)
 	toMe, ok2 := dist(st.CloneID, true)
 	if !ok1 || !ok2 {
-		return nil, nil
+		fromMe, toMe = directBounds(st.CloneID, edges)
 	}
 	lo, hi = map[string]time.Duration{}, map[string]time.Duration{}
 	for x := range nodes {
@@ -272,6 +275,27 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 		}
 	}
 	return lo, hi
+}
+
+// directBounds are the tightest bounds of the edges from this clone (to
+// each other one) and to it (from each other one): the shortest paths of
+// one edge.
+func directBounds(me string, edges []clockEdge) (fromMe, toMe map[string]time.Duration) {
+	fromMe, toMe = map[string]time.Duration{}, map[string]time.Duration{}
+	tighten := func(m map[string]time.Duration, clone string, d time.Duration) {
+		if old, ok := m[clone]; !ok || d < old {
+			m[clone] = d
+		}
+	}
+	for _, e := range edges {
+		switch {
+		case e.From == me:
+			tighten(fromMe, e.To, e.Bound)
+		case e.To == me:
+			tighten(toMe, e.From, e.Bound)
+		}
+	}
+	return fromMe, toMe
 }
 
 // clocks reads the clocks by the bounds in the window: the other clones

@@ -128,21 +128,22 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 	var all vetting
 	var damage error
 	took := false
-	err := walkToPassing(l, fetched, func(c object.ID) (bool, error) {
+	err := walkToPassing(l, fetched, func(c object.ID) (func(), bool, error) {
 		n, err := l.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
-			return true, overBound(c, n, limit)
+			return nil, true, overBound(c, n, limit)
 		}
 		var added vetting
 		if err == nil {
 			added, err = fetchedVersions(l, local, c, now)
 		}
 		if err == nil {
-			all.valid, took = append(all.valid, added.valid...), true
-		} else if c == fetched {
+			return func() { all.valid, took = append(all.valid, added.valid...), true }, false, nil
+		}
+		if c == fetched {
 			damage = err
 		}
-		return false, err
+		return nil, false, err
 	})
 	if err != nil {
 		return nil, err

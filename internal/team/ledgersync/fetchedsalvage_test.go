@@ -31,6 +31,9 @@ func TestFetchedReservationsUnderARefusedCommitCount(t *testing.T) {
 			testgit.Run(t, mal, "commit", "-qm", "damage")
 			testgit.Run(t, mal, "push", "-q", "origin", "HEAD:"+ledger.Ref)
 		}},
+		{"a run of damaged commits longer than the walk's first look", func(t *testing.T, a *clone, r testgit.Remote, c *clock) {
+			pushDamagedRun(t, r, 2*maxSalvaged+3)
+		}},
 		{"a flood of reservations", func(t *testing.T, a *clone, r testgit.Remote, c *clock) {
 			var lines [][]byte
 			at := c.t.Format(time.RFC3339Nano)

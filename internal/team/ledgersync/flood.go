@@ -87,10 +87,12 @@ func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
 // liveCount counts, over the lines added to it, the reservation ids whose
 // newest version holds at now (active, but for the ids in skipActive) and
 // those whose newest version is a place in the queue at now (waiting, but
-// for those in skipWaiting). It keeps of each id a hash and its newest
-// version's time and states, not the id and a formatted time: a push of
-// a million distinct ids, valid or not, costs it tens of megabytes, not
-// hundreds. Two ids whose hashes collide (one chance in 2^64 a pair, with
+// for those in skipWaiting); of versions with the same newest time, an id
+// counts when any of them does (readers keep the one of larger bytes: the
+// count may be one more per such id, never fewer). It keeps of each id a
+// hash and its newest version's time and states, not the id and a
+// formatted time: a push of a million distinct ids, valid or not, costs it
+// tens of megabytes, not hundreds. Two ids whose hashes collide (one chance in 2^64 a pair, with
 // a seed no one outside the process knows) count as one.
 type liveCount struct {
 	skipActive, skipWaiting map[string]bool
@@ -127,6 +129,13 @@ func (c *liveCount) add(lines iter.Seq[[]byte]) {
 		old, seen := c.newest[h]
 		if seen && at.before(old.at) {
 			continue
+		}
+		if seen && at == old.at {
+			// Readers keep the larger bytes of equal times, which this
+			// count does not hold: the id counts when either does. It
+			// counted the later line, and a push that followed each id's
+			// active version with a smaller, expired one hid a flood.
+			active, waiting = active || old.active, waiting || old.waiting
 		}
 		if countActive {
 			c.active += b2i(active) - b2i(old.active)

@@ -342,10 +342,6 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local object.ID, r
 	return merged, s.apply(tx, st, start, local, merged, r)
 }
 
-// maxSalvaged bounds the ancestors of a refused commit that a round
-// inspects for one it can merge.
-const maxSalvaged = 8
-
 // usable returns the commits of the remote's ledger that this round may
 // merge: the fetched commit when it passes Inspect and floodCheck; else,
 // with a note of why it was set aside, those of its nearest ancestors that
@@ -359,7 +355,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 	// The union of local and the commits taken so far: a commit whose
 	// chunk passes alone, but not beside this clone's, is set aside too.
 	tree, treeErr := s.ledger.TreeOf(local)
-	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (bool, error) {
+	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (func(), bool, error) {
 		n, err := s.ledger.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
 			// Well formed, only more than this clone takes at once: it
@@ -372,27 +368,25 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			r.setAside = append(r.setAside, note)
 			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
 			out = nil
-			return true, nil
+			return nil, true, nil
 		}
 		if err == nil {
 			err = s.floodCheck(local, c, s.S.Now())
 		}
+		merged := tree
 		if err == nil && treeErr == nil { // a local tree that does not read fails the merge after
 			var theirs object.ID
 			if theirs, err = s.ledger.TreeOf(c); err == nil {
-				theirs, err = s.ledger.MergeTrees(tree, theirs)
+				merged, err = s.ledger.MergeTrees(tree, theirs)
 			}
-			if err == nil {
-				tree = theirs
-			} else if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Ours && len(out) == 0 {
+			if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Ours && len(out) == 0 {
 				// This clone's own ledger (nothing taken into tree yet)
 				// holds the bigger part: rebuilt.
-				return true, ownDamage(err)
+				return nil, true, ownDamage(err)
 			}
 		}
 		if err == nil {
-			out = append(out, c)
-			return false, nil
+			return func() { tree, out = merged, append(out, c) }, false, nil
 		}
 		if ledger.IsDamage(err) && c == r.fetched {
 			note := damageNote(r.remote, c, err, s.S.Now())
@@ -400,39 +394,9 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			r.setAside = append(r.setAside, note)
 			s.trace("set aside the remote's ledger")
 		}
-		return false, err
+		return nil, false, err
 	})
 	return out, err
-}
-
-// walkToPassing looks for the nearest commits of the ledger, from fetched
-// back, that pass: breadth first, at most maxSalvaged commits. pass is
-// called on each: a nil error keeps it (its ancestors are not looked at),
-// a damage error sets it aside (its parents are looked at next), any other
-// error ends the walk with it, and stop ends the walk with the error pass
-// returns. Sync (usable) and the fetched view (salvaged) walk alike, so
-// that what check and the hooks read of a fetch is what sync merges.
-func walkToPassing(l *ledger.Ledger, fetched object.ID, pass func(object.ID) (stop bool, err error)) error {
-	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
-	for len(queue) > 0 && len(seen) < maxSalvaged {
-		c := queue[0]
-		queue = queue[1:]
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
-		stop, err := pass(c)
-		switch {
-		case stop || (err != nil && !ledger.IsDamage(err)):
-			return err
-		case err == nil:
-			continue
-		}
-		if parents, err := l.Parents(c); err == nil {
-			queue = append(queue, parents...)
-		}
-	}
-	return nil
 }
 
 // moveRef moves the local ledger from start to local, with the state that

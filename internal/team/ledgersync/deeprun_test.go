@@ -1,0 +1,74 @@
+package ledgersync
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// pushDamagedRun pushes n commits onto the remote's ledger, each with a
+// file git-queen never writes (as a hostile clone would, to bury the
+// honest commits under more damaged ones than a walk looks at).
+func pushDamagedRun(t *testing.T, r testgit.Remote, n int) {
+	t.Helper()
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	testgit.Run(t, mal, "checkout", "-q", "refs/l")
+	for i := range n {
+		testgit.Write(t, mal, "evil", fmt.Sprintf("not a part of the ledger %d\n", i))
+		testgit.Run(t, mal, "add", "evil")
+		testgit.Run(t, mal, "commit", "-qm", fmt.Sprintf("damage %d", i))
+	}
+	testgit.Run(t, mal, "push", "-q", "origin", "HEAD:"+ledger.Ref)
+}
+
+// annAhead makes two clones where ann's last message is on the remote
+// and bob has not synced since: honest is the remote's ledger then, for a
+// hostile push to bury.
+func annAhead(t *testing.T) (a, b *clone, r testgit.Remote, honest string) {
+	t.Helper()
+	a, b, r, _ = twoClones(t)
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	b.sync(t)
+	a.send(t, "ann", "bob", "two")
+	a.sync(t)
+	return a, b, r, remoteTip(t, a)
+}
+
+// keptHonest fails the test unless bob holds ann's two messages and the
+// remote's ledger (which bob's sync pushed) holds the honest commit.
+func (c *clone) keptHonest(t *testing.T, honest string) {
+	t.Helper()
+	if got := subjects(c.inbox(t, "bob")); strings.Join(got, ",") != "one,two" {
+		t.Errorf("bob's inbox %q, want ann's two messages", got)
+	}
+	testgit.Run(t, c.dir, "fetch", "-q", "origin", ledger.Ref+":refs/pushed")
+	if out := testgit.Run(t, c.dir, "rev-list", "refs/pushed"); !strings.Contains(out, honest) {
+		t.Errorf("the ledger bob pushed does not hold ann's honest commit %s", honest)
+	}
+}
+
+// TestHonestCommitsUnderALongDamagedRunAreKept: a hostile clone pushed
+// more damaged commits onto the honest ledger than the walk for a
+// passing ancestor inspects (8). The sync gave up and pushed over them
+// all, so ann's last message left the remote until she synced again
+// (and a reservation of hers with it, for a third clone to be granted).
+// The honest commit under the run is found and merged, and what the
+// sync pushes holds it.
+func TestHonestCommitsUnderALongDamagedRunAreKept(t *testing.T) {
+	for _, n := range []int{maxSalvaged + 1, 40} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			_, b, r, honest := annAhead(t)
+			pushDamagedRun(t, r, n)
+			b.send(t, "bob", "ann", "three")
+			if res := b.sync(t); len(res.SetAside) == 0 || !res.Pushed {
+				t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
+			}
+			b.keptHonest(t, honest)
+		})
+	}
+}

@@ -1,0 +1,33 @@
+package ledgersync
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestATagPushedAsTheLedgerIsFollowed: an annotated tag of the team's
+// ledger pushed as refs/queen/ledger (git tag -a on a fetched ledger,
+// pushed by hand) was set aside without following it to its commit, so
+// the sync pushed over it and the honest commits it names left the
+// remote. The tag is set aside, and the commit it names is merged.
+func TestATagPushedAsTheLedgerIsFollowed(t *testing.T) {
+	a, b, r, honest := annAhead(t)
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	testgit.Run(t, mal, "tag", "-a", "-m", "a tag", "ledger-tag", "refs/l")
+	tag := testgit.Run(t, mal, "rev-parse", "ledger-tag")
+	testgit.Run(t, mal, "push", "-q", "origin", tag+":"+ledger.Ref)
+
+	b.send(t, "bob", "ann", "three")
+	res := b.sync(t)
+	if len(res.SetAside) != 1 || res.SetAside[0].Commit != tag || !strings.Contains(res.SetAside[0].Reason, "tag") {
+		t.Fatalf("set aside: %+v, want the tag %s", res.SetAside, tag)
+	}
+	b.keptHonest(t, honest)
+	if a.sync(t); strings.Join(subjects(a.inbox(t, "ann")), ",") != "three" {
+		t.Errorf("ann's inbox %q, want bob's message", subjects(a.inbox(t, "ann")))
+	}
+}
