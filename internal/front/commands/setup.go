@@ -290,7 +290,7 @@ func runHooks(o hooksOptions) error {
 	if err != nil && !errors.As(err, &elsewhere) {
 		return err
 	}
-	all, herr := r.Hooks()
+	all, herr := r.Hooks(o.Env.Getenv)
 	if herr != nil {
 		return herr
 	}

@@ -66,11 +66,12 @@ type Hook struct {
 	Guards string `json:"guards"`
 }
 
-// Hooks describes each of hooks.Names.
-func (r *Repo) Hooks() ([]*Hook, error) {
+// Hooks describes each of hooks.Names, in the environment getenv reads
+// (see HookInfoFor).
+func (r *Repo) Hooks(getenv func(string) string) ([]*Hook, error) {
 	var all []*Hook
 	for _, name := range hooks.Names {
-		h, err := r.HookInfoFor(name)
+		h, err := r.HookInfoFor(name, getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,9 @@ func (r *Repo) Hooks() ([]*Hook, error) {
 // HookInfoFor finds the hook name where git will look for it: `git
 // rev-parse --git-path hooks`, which follows core.hooksPath (in a linked
 // worktree the worktree's own git directory is not where git looks).
-func (r *Repo) HookInfoFor(name string) (*Hook, error) {
+// What lefthook's hook runs depends on the environment getenv reads, as
+// it does for the hooks git runs there (LEFTHOOK_CONFIG); nil reads none.
+func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, error) {
 	dir, err := r.HooksDir()
 	if err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
-	r.owner(h, data)
+	r.owner(h, data, getenv)
 	if name == "pre-push" && r.storesLFSObjects() {
 		h.LFS = r.lfsRunner(h)
 	}
@@ -219,7 +222,7 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 // git-queen's check already. It refuses a global or system core.hooksPath
 // unless force. It returns what it did.
 func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
-	h, err := r.HookInfoFor(name)
+	h, err := r.HookInfoFor(name, nil)
 	if err != nil {
 		return "", err
 	}
@@ -287,7 +290,7 @@ func (r *Repo) UninstallHook() (string, error) {
 	var did []string
 	var foreign *Hook // a pre-commit hook that is not git-queen's and runs none of it
 	for _, name := range hooks.Names {
-		h, err := r.HookInfoFor(name)
+		h, err := r.HookInfoFor(name, nil)
 		if err != nil {
 			return "", err
 		}

@@ -43,7 +43,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	c := Check{Name: name, Fixable: true, forInit: !o.NoHooks,
 		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force); return err },
 		did: func() string { return did }}
-	h, err := r.HookInfoFor(name)
+	h, err := r.HookInfoFor(name, o.Getenv)
 	if err != nil {
 		// init cannot install the hook: it fails, saying why.
 		return Check{Name: name, Status: Fail, Message: err.Error(), forInit: !o.NoHooks, fix: func() error { return err }}
@@ -67,7 +67,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
-		if config, remotes := r.lefthookToCome(h); config != "" && c.Status == OK {
+		if config, remotes := r.lefthookToCome(h, o.Getenv); config != "" && c.Status == OK {
 			c.warnOnly(fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
 				"(kept as %s.old, which it does not run); add to %s", config, name, name,
 				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
@@ -248,9 +248,9 @@ func (r *Repo) huskyToCome(h *Hook) string {
 // hook h's name, where none of those lefthook reads runs git-queen there
 // and lefthook's hooks are not installed yet: lefthook install renames h
 // to NAME.old, which it does not run. "" when there is none; remotes is
-// lefthookFiles'.
-func (r *Repo) lefthookToCome(h *Hook) (config, remotes string) {
-	files, remotes := lefthookFiles(r.TopLevel)
+// lefthookFiles', in the environment getenv reads.
+func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
+	files, remotes := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
 		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 		if err != nil {

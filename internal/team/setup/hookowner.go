@@ -126,9 +126,9 @@ func isHuskyDir(dir string) bool {
 }
 
 // owner says whose the hook git runs is, and whether, and through what,
-// it runs git-queen's check. It fills Owner, RunsQueen, Via, AddTo and
-// Managed.
-func (r *Repo) owner(h *Hook, data []byte) {
+// it runs git-queen's check, in the environment getenv reads. It fills
+// Owner, RunsQueen, Via, AddTo and Managed.
+func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 	dir := filepath.Dir(h.Path)
 	switch {
 	case isHuskyDir(dir):
@@ -146,7 +146,7 @@ func (r *Repo) owner(h *Hook, data []byte) {
 		h.Owner = OwnerLefthook
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
-		files, remotes := lefthookFiles(r.TopLevel)
+		files, remotes := lefthookFiles(r.TopLevel, getenv)
 		r.managerConfig(h, files, func(file string, text []byte) bool {
 			return callsQueen(lefthookSection(file, text, h.Name), h.Name)
 		})

@@ -25,13 +25,19 @@ var (
 // lefthookFiles are the configuration files lefthook reads at the top of
 // the worktree top (relative to it): the main one, then the local one
 // merged over it, each after the files its extends: names (paths or
-// globs from the top, followed in turn), which lefthook merges too. remotes
-// is the first of them that names remotes:, configurations lefthook
-// fetches from git repositories and git-queen does not ("" for none).
-func lefthookFiles(top string) (files []string, remotes string) {
+// globs from the top, followed in turn), which lefthook merges too. The
+// main one is the file LEFTHOOK_CONFIG names (from the top, or absolute),
+// in the environment getenv reads (nil for none), where it is set: the
+// hooks lefthook runs there read no other. remotes is the first of them
+// that names remotes:, configurations lefthook fetches from git
+// repositories and git-queen does not ("" for none).
+func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
 	seen := map[string]bool{}
 	var add func(name string)
 	add = func(name string) {
+		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
+			name = rel
+		}
 		text, err := readRepoFile(filepath.Join(top, name))
 		if seen[name] || err != nil {
 			return
@@ -43,9 +49,7 @@ func lefthookFiles(top string) (files []string, remotes string) {
 			}
 			matches, _ := filepath.Glob(pattern)
 			for _, match := range matches {
-				if rel, err := filepath.Rel(top, match); err == nil {
-					add(rel)
-				}
+				add(match)
 			}
 		}
 		files = append(files, name)
@@ -53,8 +57,12 @@ func lefthookFiles(top string) (files []string, remotes string) {
 			remotes = name
 		}
 	}
-	for _, names := range [][]string{lefthookMainNames, lefthookLocalNames} {
-		if file := lefthookFirst(top, names); file != "" {
+	main := lefthookFirst(top, lefthookMainNames)
+	if getenv != nil && getenv("LEFTHOOK_CONFIG") != "" {
+		main = getenv("LEFTHOOK_CONFIG")
+	}
+	for _, file := range []string{main, lefthookFirst(top, lefthookLocalNames)} {
+		if file != "" {
 			add(file)
 		}
 	}

@@ -3,6 +3,7 @@ package setup
 import (
 	"cmp"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			for name, text := range tt.files {
 				testgit.Write(t, r.TopLevel, name, text)
 			}
-			h, err := r.HookInfoFor("pre-commit")
+			h, err := r.HookInfoFor("pre-commit", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,10 +80,10 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
 				t.Fatal(err)
 			}
-			if h, err = r.HookInfoFor("pre-commit"); err != nil || h.Owner != OwnerQueen {
+			if h, err = r.HookInfoFor("pre-commit", nil); err != nil || h.Owner != OwnerQueen {
 				t.Fatalf("git-queen's hook: %+v, %v", h, err)
 			}
-			if toCome, _ := r.lefthookToCome(h); (toCome == "") != tt.runs {
+			if toCome, _ := r.lefthookToCome(h, nil); (toCome == "") != tt.runs {
 				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
 			}
 		})
@@ -133,6 +134,63 @@ func TestLefthookExclude(t *testing.T) {
 			warned := c.Status == Warn && strings.Contains(c.Message, "; but LEFTHOOK_EXCLUDE="+tt.exclude+" is set here and names git-queen's command")
 			if warned != tt.skipped || !warned && c.Status != OK {
 				t.Fatalf("LEFTHOOK_EXCLUDE=%s skips git-queen's command: %v; check %+v", tt.exclude, tt.skipped, c)
+			}
+		})
+	}
+}
+
+// TestLefthookConfigVariable: lefthook takes its main configuration from
+// the file LEFTHOOK_CONFIG names (from the top, or absolute) instead of
+// lefthook.yml, and still merges the local one and what extends: names
+// (lefthook dump shows it). doctor read lefthook.yml: it said ok for a
+// command lefthook never ran, and failed one it ran.
+func TestLefthookConfigVariable(t *testing.T) {
+	const (
+		queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
+		lint  = "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n"
+	)
+	for _, tt := range []struct {
+		name   string
+		config string // LEFTHOOK_CONFIG; one that starts with ../ is made absolute
+		files  map[string]string
+		via    string // "" when lefthook does not run git-queen's command
+	}{
+		{"the file it names, without git-queen", "hooks/team.yml", map[string]string{"lefthook.yml": queen, "hooks/team.yml": lint}, ""},
+		{"the file it names, with git-queen", "hooks/queen.yml", map[string]string{"lefthook.yml": lint, "hooks/queen.yml": queen}, "hooks/queen.yml"},
+		{"a TOML file it names", "hooks/queen.toml", map[string]string{"lefthook.yml": lint,
+			"hooks/queen.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, "hooks/queen.toml"},
+		{"an absolute path outside the repository", "../shared/queen.yml", map[string]string{"lefthook.yml": lint, "../shared/queen.yml": queen}, "../shared/queen.yml"},
+		{"the local configuration merged over it", "hooks/team.yml", map[string]string{"hooks/team.yml": lint, "lefthook-local.yml": queen}, "lefthook-local.yml"},
+		{"what it extends, from the top", "hooks/team.yml", map[string]string{"lefthook.yml": lint,
+			"hooks/team.yml": "extends: [hooks/queen.yml]\n" + lint, "hooks/queen.yml": queen}, "hooks/queen.yml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			for name, text := range tt.files {
+				testgit.Write(t, r.TopLevel, name, text)
+			}
+			config := tt.config
+			if strings.HasPrefix(config, "../") {
+				config = filepath.Join(r.TopLevel, config)
+			}
+			o := Options{Getenv: func(k string) string { return map[string]string{"LEFTHOOK_CONFIG": config}[k] }}
+			c := r.checkHook("pre-commit", o)
+			if tt.via != "" && (c.Status != OK || !strings.Contains(c.Message, "runs git-queen ("+tt.via+")")) ||
+				tt.via == "" && (c.Status != Fail || !strings.Contains(c.Message, "which does not run git-queen")) {
+				t.Fatalf("LEFTHOOK_CONFIG=%s, git-queen's command run via %q: %+v", config, tt.via, c)
+			}
+			// Before lefthook install, git-queen's own hook is warned of
+			// where what lefthook will read runs no git-queen.
+			if err := os.Remove(filepath.Join(r.GitDir, "hooks", "pre-commit")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+				t.Fatal(err)
+			}
+			c = r.checkHook("pre-commit", o)
+			if warned := strings.Contains(c.Message, "once lefthook install runs"); warned != (tt.via == "") {
+				t.Fatalf("LEFTHOOK_CONFIG=%s, git-queen's own hook, lefthook runs git-queen via %q: %+v", config, tt.via, c)
 			}
 		})
 	}
