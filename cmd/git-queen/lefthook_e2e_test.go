@@ -148,3 +148,39 @@ func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
 		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
 	}
 }
+
+// TestLefthookLocalSkips: lefthook-local.yml, merged over lefthook.yml,
+// can skip the hook or git-queen's command (skip:); lefthook
+// then let a commit of a held path through while doctor said ok.
+func TestLefthookLocalSkips(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	testgit.Write(t, repo, "lefthook.yml", readmeBlock(t, "# lefthook.yml"))
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	testgit.Run(t, repo, "add", "held")
+	for local, says := range map[string]string{
+		"pre-commit:\n  skip: true\n":                                  "lefthook-local.yml sets skip: true on pre-commit",
+		"pre-commit:\n  commands:\n    git-queen:\n      skip: true\n": "lefthook-local.yml sets skip: true on git-queen's command",
+	} {
+		testgit.Write(t, repo, "lefthook-local.yml", local)
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^warn +pre-commit +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but ` + regexp.QuoteMeta(says)).MatchString(doctor) {
+			t.Fatalf("doctor with lefthook-local.yml %q:\n%s", local, doctor)
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q -m held && git reset -q --soft HEAD~1"); !ok {
+			t.Fatalf("lefthook ran git-queen's check with lefthook-local.yml %q:\n%s", local, out)
+		}
+	}
+	testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  commands:\n    git-queen:\n      skip: false\n")
+	if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
+		t.Fatalf("doctor with skip: false:\n%s", d)
+	}
+	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
+		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
+	}
+}

@@ -3,6 +3,7 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,7 +79,9 @@ func lefthookList(file string, text []byte, key string) []string {
 		var list []string
 		if json.Unmarshal(section, &list) != nil {
 			list = []string{""}
-			json.Unmarshal(section, &list[0])
+			if json.Unmarshal(section, &list[0]) != nil {
+				list[0] = string(section) // true, an object: as it is
+			}
 		}
 		return slices.DeleteFunc(list, func(s string) bool { return s == "" })
 	}
@@ -94,6 +97,45 @@ func lefthookList(file string, text []byte, key string) []string {
 		}
 	}
 	return list
+}
+
+// lefthookChild is the value of a top-level key of a lefthook
+// configuration (or of a part of one this returns) as a document of the
+// file's format whose top-level keys are that value's: in YAML the lines
+// below the key, moved left; in TOML the tables and keys under it, its
+// name taken off; in JSON the value. Empty when there is no such key.
+func lefthookChild(file string, doc []byte, name string) []byte {
+	section := lefthookSection(file, doc, name)
+	switch filepath.Ext(file) {
+	case ".json", ".jsonc":
+		return section
+	case ".toml":
+		var out []byte
+		for _, line := range bytes.SplitAfter(section, []byte("\n")) {
+			trimmed := bytes.TrimSpace(line)
+			if m := tomlTable().FindSubmatch(trimmed); m != nil && len(m[2]) > 0 {
+				brackets := bytes.Count(trimmed[:2], []byte("["))
+				line = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets))
+			} else if m != nil {
+				continue // [name]: its keys are top-level now
+			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' {
+				line = fmt.Appendf(nil, "%s\n", trimmed[len(m):])
+			}
+			out = append(out, line...)
+		}
+		return out
+	}
+	lines := bytes.SplitAfter(section, []byte("\n"))[1:]
+	indent := -1
+	var out []byte
+	for _, line := range lines {
+		spaces := len(line) - len(bytes.TrimLeft(line, " "))
+		if indent < 0 && len(bytes.TrimSpace(line)) > 0 && line[spaces] != '#' {
+			indent = spaces
+		}
+		out = append(out, line[min(max(indent, 0), spaces):]...)
+	}
+	return out
 }
 
 // lefthookFirst is the first of names, with an extension, that exists at

@@ -195,3 +195,56 @@ func TestLefthookConfigVariable(t *testing.T) {
 		})
 	}
 }
+
+// TestLefthookSkip: lefthook skips a hook, or git-queen's command, that a
+// file it reads gives skip: (true, or git states, branches or commands
+// that it holds in). Of the files, the last that sets it decides:
+// lefthook-local.yml's over lefthook.yml's (lefthook run shows it). doctor
+// read none of it: ok where lefthook skipped the check.
+func TestLefthookSkip(t *testing.T) {
+	const main = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags: [guard]\n    lint:\n      run: echo lint\n"
+	for _, tt := range []struct {
+		name    string
+		files   map[string]string // over lefthook.yml: main
+		exclude string            // LEFTHOOK_EXCLUDE
+		skipped string            // what the warning says; "" for none
+	}{
+		{"skip: true on the hook, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip: true # for now\n"},
+			"", "lefthook-local.yml sets skip: true on pre-commit"},
+		{"skip: true on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"skip: on the hook in a list at the key's column", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip:\n  - merge\n  - ref: main\n"},
+			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
+		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		{"skip: true on another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: true\n"}, "", ""},
+		{"skip: true commented out", map[string]string{"lefthook-local.yml": "pre-commit:\n  # skip: true\n  parallel: true\n"}, "", ""},
+		{"skip: true in the main configuration", map[string]string{"lefthook.yml": strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1)},
+			"", "lefthook.yml sets skip: true on git-queen's command"},
+		{"skip: false in the local configuration over the main one's", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  skip: false\n"}, "", ""},
+		{"TOML: skip on the hook", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = true\n"}, "", "lefthook-local.toml sets skip: true on pre-commit"},
+		{"TOML: skip on the command, a dotted key", map[string]string{"lefthook-local.toml": "pre-commit.commands.q.skip = [\"rebase\"]\n"},
+			"", "lefthook-local.toml sets skip: rebase on git-queen's command"},
+		{"TOML: skip on another command", map[string]string{"lefthook-local.toml": "[pre-commit.commands.lint]\nskip = true\n"}, "", ""},
+		{"JSON: skip on the hook", map[string]string{"lefthook-local.json": `{"pre-commit": {"skip": true}}`}, "", "lefthook-local.json sets skip: true on pre-commit"},
+		{"JSON: skip on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": [{"ref": "main"}]}}}}`},
+			"", `lefthook-local.json sets skip: [{"ref":"main"}] on git-queen's command`},
+		{"JSON: skip false on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": false}}}}`}, "", ""},
+		{"a job's skip", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      skip: merge\n"},
+			"", "lefthook.yml sets skip: merge on git-queen's command"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			testgit.Write(t, r.TopLevel, "lefthook.yml", main)
+			for name, text := range tt.files {
+				testgit.Write(t, r.TopLevel, name, text)
+			}
+			env := map[string]string{"LEFTHOOK_EXCLUDE": tt.exclude}
+			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return env[k] }})
+			if tt.skipped == "" && c.Status != OK || tt.skipped != "" && (c.Status != Warn || !strings.Contains(c.Message, "; but "+tt.skipped)) {
+				t.Fatalf("lefthook skips git-queen's command: %q; check %+v", tt.skipped, c)
+			}
+		})
+	}
+}

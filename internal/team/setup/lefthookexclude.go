@@ -9,14 +9,21 @@ import (
 	"strings"
 )
 
-// lefthookExcluded says that LEFTHOOK_EXCLUDE, in the environment getenv
-// reads, names git-queen's command for lefthook's hook h, or a tag it has:
-// lefthook skips such a command (it splits the variable at commas), so
-// where a CI image or a sandbox sets it git-queen's check does not run.
-// "" when it does not, or h is not lefthook's hook running git-queen.
-// Tags given to a group around git-queen's job are not read.
-func (r *Repo) lefthookExcluded(h *Hook, getenv func(string) string) string {
-	if h.Owner != OwnerLefthook || !h.RunsQueen || getenv == nil || getenv("LEFTHOOK_EXCLUDE") == "" {
+// lefthookSkipped says why lefthook skips git-queen's command, which a
+// file it reads runs at its hook h: a skip: on the hook or on the command
+// (any value but false: always, or in the git states, on the branches or
+// after the commands it lists), or LEFTHOOK_EXCLUDE, in the environment
+// getenv reads, naming the command or a tag it has (split at commas: where
+// a CI image or a sandbox sets it, the check does not run). Of the files
+// lefthook reads, the last that sets a skip: decides,
+// as lefthook merges them (though of a file and those its extends: names,
+// lefthook lets the latter decide); the command is found in each by its
+// key under commands:, a job only in h.Via. "" when lefthook runs it, or h
+// is not lefthook's hook running git-queen. Tags given to a group around
+// git-queen's job, exclude_tags, and tags other files give the command
+// are not read.
+func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
+	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
 	}
 	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
@@ -24,13 +31,54 @@ func (r *Repo) lefthookExcluded(h *Hook, getenv func(string) string) string {
 		return ""
 	}
 	key, entry := lefthookEntry(h.Via, lefthookSection(h.Via, text, h.Name), h.Name)
+	type setting struct {
+		file  string
+		value []string
+	}
+	var hookSkip, skip setting
+	set := func(s *setting, file string, doc []byte, name string) {
+		if len(lefthookSection(file, doc, name)) > 0 {
+			*s = setting{file, lefthookList(file, doc, name)}
+		}
+	}
+	files, _ := lefthookFiles(r.TopLevel, getenv)
+	for _, file := range files {
+		text, err := readRepoFile(filepath.Join(r.TopLevel, file))
+		if err != nil {
+			continue
+		}
+		hook := lefthookChild(file, text, h.Name)
+		set(&hookSkip, file, hook, "skip")
+		command := entry
+		if file != h.Via && key == "" {
+			continue
+		} else if file != h.Via {
+			command = lefthookChild(file, lefthookChild(file, hook, "commands"), key)
+		}
+		set(&skip, file, command, "skip")
+	}
+	for _, s := range []struct {
+		on string
+		setting
+	}{{h.Name, hookSkip}, {"git-queen's command", skip}} {
+		if len(s.value) > 0 && !slices.Equal(s.value, []string{"false"}) {
+			when := ""
+			if !slices.Equal(s.value, []string{"true"}) {
+				when = " then (in that git state, on that branch, or when that command succeeds)"
+			}
+			return s.file + " sets skip: " + strings.Join(s.value, ", ") + " on " + s.on + ", so lefthook skips git-queen's check" + when
+		}
+	}
 	own := append(lefthookList(h.Via, entry, "tags"), lefthookList(h.Via, entry, "name")...)
 	if key != "" {
 		own = append(own, key)
 	}
-	exclude := getenv("LEFTHOOK_EXCLUDE")
+	exclude := ""
+	if getenv != nil {
+		exclude = getenv("LEFTHOOK_EXCLUDE")
+	}
 	for word := range strings.SplitSeq(exclude, ",") {
-		if slices.Contains(own, word) {
+		if exclude != "" && slices.Contains(own, word) {
 			return "LEFTHOOK_EXCLUDE=" + exclude + " is set here and names git-queen's command (" + word +
 				", its name or a tag it has in " + h.Via + "), so lefthook skips it"
 		}
