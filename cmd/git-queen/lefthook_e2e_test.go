@@ -150,7 +150,7 @@ func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
 }
 
 // TestLefthookLocalSkips: lefthook-local.yml, merged over lefthook.yml,
-// can skip the hook or git-queen's command (skip:); lefthook
+// can skip the hook or git-queen's command (skip:, exclude_tags:); lefthook
 // then let a commit of a held path through while doctor said ok.
 func TestLefthookLocalSkips(t *testing.T) {
 	lefthook := npmTool(t, "lefthook")
@@ -166,6 +166,7 @@ func TestLefthookLocalSkips(t *testing.T) {
 	for local, says := range map[string]string{
 		"pre-commit:\n  skip: true\n":                                  "lefthook-local.yml sets skip: true on pre-commit",
 		"pre-commit:\n  commands:\n    git-queen:\n      skip: true\n": "lefthook-local.yml sets skip: true on git-queen's command",
+		"pre-commit:\n  exclude_tags: [git-queen]\n":                   "lefthook-local.yml sets exclude_tags: git-queen on pre-commit",
 	} {
 		testgit.Write(t, repo, "lefthook-local.yml", local)
 		doctor := gitQueen(t, repo, "", "doctor").stdout

@@ -198,9 +198,11 @@ func TestLefthookConfigVariable(t *testing.T) {
 
 // TestLefthookSkip: lefthook skips a hook, or git-queen's command, that a
 // file it reads gives skip: (true, or git states, branches or commands
-// that it holds in). Of the files, the last that sets it decides:
-// lefthook-local.yml's over lefthook.yml's (lefthook run shows it). doctor
-// read none of it: ok where lefthook skipped the check.
+// that it holds in), and a command exclude_tags names (by name or a tag,
+// with LEFTHOOK_EXCLUDE added to them). Of the files, the last that sets a
+// key decides: lefthook-local.yml's over lefthook.yml's (lefthook run
+// shows it). doctor read none of it but LEFTHOOK_EXCLUDE against the
+// command in the file that runs it: ok where lefthook skipped the check.
 func TestLefthookSkip(t *testing.T) {
 	const main = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags: [guard]\n    lint:\n      run: echo lint\n"
 	for _, tt := range []struct {
@@ -222,6 +224,15 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook.yml sets skip: true on git-queen's command"},
 		{"skip: false in the local configuration over the main one's", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + main[len("pre-commit:\n"):],
 			"lefthook-local.yml": "pre-commit:\n  skip: false\n"}, "", ""},
+		{"exclude_tags naming git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  exclude_tags: [q]\n"},
+			"", "lefthook-local.yml sets exclude_tags: q on pre-commit"},
+		{"exclude_tags naming a tag the local configuration gives it", map[string]string{"lefthook.yml": "pre-commit:\n  exclude_tags:\n    - ci\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      tags: [ci]\n"}, "", "lefthook.yml sets exclude_tags: ci on pre-commit"},
+		{"exclude_tags replaced by the local configuration's", map[string]string{"lefthook.yml": "pre-commit:\n  exclude_tags: [guard]\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  exclude_tags: [lint]\n"}, "", ""},
+		{"LEFTHOOK_EXCLUDE naming a tag the local configuration takes off", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      tags: [x]\n"}, "guard", ""},
+		{"LEFTHOOK_EXCLUDE added to exclude_tags", map[string]string{"lefthook-local.yml": "pre-commit:\n  exclude_tags: [lint]\n"}, "guard",
+			"LEFTHOOK_EXCLUDE=guard is set here and names git-queen's command"},
 		{"TOML: skip on the hook", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = true\n"}, "", "lefthook-local.toml sets skip: true on pre-commit"},
 		{"TOML: skip on the command, a dotted key", map[string]string{"lefthook-local.toml": "pre-commit.commands.q.skip = [\"rebase\"]\n"},
 			"", "lefthook-local.toml sets skip: rebase on git-queen's command"},

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
 	"path/filepath"
@@ -12,16 +13,15 @@ import (
 // lefthookSkipped says why lefthook skips git-queen's command, which a
 // file it reads runs at its hook h: a skip: on the hook or on the command
 // (any value but false: always, or in the git states, on the branches or
-// after the commands it lists), or LEFTHOOK_EXCLUDE, in the environment
-// getenv reads, naming the command or a tag it has (split at commas: where
-// a CI image or a sandbox sets it, the check does not run). Of the files
-// lefthook reads, the last that sets a skip: decides,
+// after the commands it lists), or exclude_tags naming the command or a
+// tag it has, with LEFTHOOK_EXCLUDE in the environment getenv reads added
+// (split at commas: where a CI image or a sandbox sets it, the check does
+// not run). Of the files lefthook reads, the last that sets a key decides,
 // as lefthook merges them (though of a file and those its extends: names,
 // lefthook lets the latter decide); the command is found in each by its
 // key under commands:, a job only in h.Via. "" when lefthook runs it, or h
 // is not lefthook's hook running git-queen. Tags given to a group around
-// git-queen's job, exclude_tags, and tags other files give the command
-// are not read.
+// git-queen's job are not read.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
@@ -35,7 +35,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		file  string
 		value []string
 	}
-	var hookSkip, skip setting
+	var hookSkip, skip, excludeTags, tags setting
 	set := func(s *setting, file string, doc []byte, name string) {
 		if len(lefthookSection(file, doc, name)) > 0 {
 			*s = setting{file, lefthookList(file, doc, name)}
@@ -49,6 +49,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		}
 		hook := lefthookChild(file, text, h.Name)
 		set(&hookSkip, file, hook, "skip")
+		set(&excludeTags, file, hook, "exclude_tags")
 		command := entry
 		if file != h.Via && key == "" {
 			continue
@@ -56,6 +57,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 			command = lefthookChild(file, lefthookChild(file, hook, "commands"), key)
 		}
 		set(&skip, file, command, "skip")
+		set(&tags, file, command, "tags")
 	}
 	for _, s := range []struct {
 		on string
@@ -69,9 +71,15 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 			return s.file + " sets skip: " + strings.Join(s.value, ", ") + " on " + s.on + ", so lefthook skips git-queen's check" + when
 		}
 	}
-	own := append(lefthookList(h.Via, entry, "tags"), lefthookList(h.Via, entry, "name")...)
+	own := append(tags.value, lefthookList(h.Via, entry, "name")...)
 	if key != "" {
 		own = append(own, key)
+	}
+	for _, word := range excludeTags.value {
+		if slices.Contains(own, word) {
+			return excludeTags.file + " sets exclude_tags: " + strings.Join(excludeTags.value, ", ") + " on " + h.Name +
+				", which names git-queen's command (" + word + ", its name or a tag it has), so lefthook skips it"
+		}
 	}
 	exclude := ""
 	if getenv != nil {
@@ -80,7 +88,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	for word := range strings.SplitSeq(exclude, ",") {
 		if exclude != "" && slices.Contains(own, word) {
 			return "LEFTHOOK_EXCLUDE=" + exclude + " is set here and names git-queen's command (" + word +
-				", its name or a tag it has in " + h.Via + "), so lefthook skips it"
+				", its name or a tag it has in " + cmp.Or(tags.file, h.Via) + "), so lefthook skips it"
 		}
 	}
 	return ""
