@@ -199,15 +199,20 @@ func TestLefthookConfigVariable(t *testing.T) {
 // TestLefthookSkip: lefthook skips a hook, or git-queen's command, that a
 // file it reads gives skip: (true, or git states, branches or commands
 // that it holds in), and a command exclude_tags names (by name or a tag,
-// with LEFTHOOK_EXCLUDE added to them). Of the files, the last that sets a
+// with LEFTHOOK_EXCLUDE added to them); a group's tags, name and skip:
+// count for the jobs in it. Of the files, the last that sets a
 // key decides: lefthook-local.yml's over lefthook.yml's (lefthook run
 // shows it). doctor read none of it but LEFTHOOK_EXCLUDE against the
 // command in the file that runs it: ok where lefthook skipped the check.
 func TestLefthookSkip(t *testing.T) {
-	const main = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags: [guard]\n    lint:\n      run: echo lint\n"
+	const (
+		main      = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags: [guard]\n    lint:\n      run: echo lint\n"
+		yamlGroup = "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: checks\n      tags: [ci]\n      group:\n        jobs:\n" +
+			"          - name: other\n            run: echo\n            tags: [x]\n          - name: guard\n            run: git-queen hook pre-commit\n"
+	)
 	for _, tt := range []struct {
 		name    string
-		files   map[string]string // over lefthook.yml: main
+		files   map[string]string // over lefthook.yml: main, or instead of it (lefthook.toml, lefthook.json)
 		exclude string            // LEFTHOOK_EXCLUDE
 		skipped string            // what the warning says; "" for none
 	}{
@@ -243,11 +248,27 @@ func TestLefthookSkip(t *testing.T) {
 		{"JSON: skip false on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": false}}}}`}, "", ""},
 		{"a job's skip", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      skip: merge\n"},
 			"", "lefthook.yml sets skip: merge on git-queen's command"},
+		// A group's tags, name and skip: count for the jobs in it.
+		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
+		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},
+		{"a tag of the group's other job", map[string]string{"lefthook.yml": yamlGroup}, "x", ""},
+		{"a tag of the group outside the group around it", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: outer\n      tags: [o]\n      group:\n        jobs:\n" +
+			"          - name: inner\n            group:\n              jobs:\n                - run: git-queen hook pre-commit\n"}, "o", "LEFTHOOK_EXCLUDE=o is set here"},
+		{"the group's skip", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "skip: true", 1)}, "", "lefthook.yml sets skip: true on the group around git-queen's command"},
+		{"TOML: a tag of the group around it", map[string]string{"lefthook.toml": "[[pre-commit.jobs]]\nname = \"checks\"\ntags = [\"ci\"]\n[pre-commit.jobs.group]\nparallel = true\n" +
+			"[[pre-commit.jobs.group.jobs]]\nname = \"guard\"\nrun = \"git-queen hook pre-commit\"\n"}, "ci", "LEFTHOOK_EXCLUDE=ci is set here"},
+		{"JSON: a tag of the job in a group", map[string]string{"lefthook.json": `{"pre-commit": {"jobs": [{"name": "checks", "tags": ["ci"], "group": {"jobs": [` +
+			`{"name": "lint", "run": "echo", "tags": ["x"]}, {"name": "guard", "run": "git-queen hook pre-commit", "tags": ["g"]}]}}]}}`}, "g", "LEFTHOOK_EXCLUDE=g is set here"},
+		{"JSON: a tag of the group's other job", map[string]string{"lefthook.json": `{"pre-commit": {"jobs": [{"name": "checks", "tags": ["ci"], "group": {"jobs": [` +
+			`{"name": "lint", "run": "echo", "tags": ["x"]}, {"name": "guard", "run": "git-queen hook pre-commit", "tags": ["g"]}]}}]}}`}, "x", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
 			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
-			testgit.Write(t, r.TopLevel, "lefthook.yml", main)
+			_, toml := tt.files["lefthook.toml"]
+			if _, json := tt.files["lefthook.json"]; !toml && !json { // lefthook would read lefthook.yml instead
+				testgit.Write(t, r.TopLevel, "lefthook.yml", main)
+			}
 			for name, text := range tt.files {
 				testgit.Write(t, r.TopLevel, name, text)
 			}

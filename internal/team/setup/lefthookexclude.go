@@ -19,9 +19,9 @@ import (
 // not run). Of the files lefthook reads, the last that sets a key decides,
 // as lefthook merges them (though of a file and those its extends: names,
 // lefthook lets the latter decide); the command is found in each by its
-// key under commands:, a job only in h.Via. "" when lefthook runs it, or h
-// is not lefthook's hook running git-queen. Tags given to a group around
-// git-queen's job are not read.
+// key under commands:, a job, and the groups around it (whose skip:, tags
+// and names count for the jobs in them), only in h.Via. "" when lefthook
+// runs it, or h is not lefthook's hook running git-queen.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
@@ -30,7 +30,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if err != nil {
 		return ""
 	}
-	key, entry := lefthookEntry(h.Via, lefthookSection(h.Via, text, h.Name), h.Name)
+	key, entry, groups := lefthookEntry(h.Via, lefthookSection(h.Via, text, h.Name), h.Name)
 	type setting struct {
 		file  string
 		value []string
@@ -59,10 +59,20 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		set(&skip, file, command, "skip")
 		set(&tags, file, command, "tags")
 	}
-	for _, s := range []struct {
+	type skipOn struct {
 		on string
 		setting
-	}{{h.Name, hookSkip}, {"git-queen's command", skip}} {
+	}
+	skips := []skipOn{{h.Name, hookSkip}, {"git-queen's command", skip}}
+	own := append(tags.value, lefthookList(h.Via, entry, "name")...)
+	if key != "" {
+		own = append(own, key)
+	}
+	for _, group := range groups {
+		skips = append(skips, skipOn{"the group around git-queen's command", setting{h.Via, lefthookList(h.Via, group, "skip")}})
+		own = append(append(own, lefthookList(h.Via, group, "tags")...), lefthookList(h.Via, group, "name")...)
+	}
+	for _, s := range skips {
 		if len(s.value) > 0 && !slices.Equal(s.value, []string{"false"}) {
 			when := ""
 			if !slices.Equal(s.value, []string{"true"}) {
@@ -70,10 +80,6 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 			}
 			return s.file + " sets skip: " + strings.Join(s.value, ", ") + " on " + s.on + ", so lefthook skips git-queen's check" + when
 		}
-	}
-	own := append(tags.value, lefthookList(h.Via, entry, "name")...)
-	if key != "" {
-		own = append(own, key)
 	}
 	for _, word := range excludeTags.value {
 		if slices.Contains(own, word) {
@@ -97,8 +103,9 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 // lefthookEntry is the command or job, in a hook's section of a lefthook
 // configuration file, that runs git-queen's check: its key under
 // commands: ("" for a job), and its settings as a document of the file's
-// format whose top-level keys are its own (run, name, tags...).
-func lefthookEntry(file string, section []byte, hook string) (key string, entry []byte) {
+// format whose top-level keys are its own (run, name, tags...); groups
+// are so the group jobs around a job, the innermost first.
+func lefthookEntry(file string, section []byte, hook string) (key string, entry []byte, groups [][]byte) {
 	switch filepath.Ext(file) {
 	case ".json", ".jsonc":
 		var h struct{ Commands map[string]json.RawMessage }
@@ -107,14 +114,23 @@ func lefthookEntry(file string, section []byte, hook string) (key string, entry 
 		json.Unmarshal(section, &jobs)
 		for _, key := range slices.Sorted(maps.Keys(h.Commands)) {
 			if callsQueen(h.Commands[key], hook) {
-				return key, h.Commands[key]
+				return key, h.Commands[key], nil
 			}
 		}
-		i := slices.IndexFunc(jobs.Jobs, func(job json.RawMessage) bool { return callsQueen(job, hook) })
-		if i >= 0 {
-			return "", jobs.Jobs[i]
+		for list := jobs.Jobs; ; {
+			i := slices.IndexFunc(list, func(job json.RawMessage) bool { return callsQueen(job, hook) })
+			if i < 0 {
+				return "", entry, groups
+			}
+			if entry != nil { // a group: a job of its runs git-queen
+				groups = append([][]byte{entry}, groups...)
+			}
+			var job struct {
+				Group struct{ Jobs []json.RawMessage }
+			}
+			json.Unmarshal(list[i], &job)
+			entry, list = list[i], job.Group.Jobs
 		}
-		return "", nil
 	case ".toml":
 		return tomlEntry(section, hook)
 	}
@@ -122,17 +138,33 @@ func lefthookEntry(file string, section []byte, hook string) (key string, entry 
 }
 
 // tomlEntry is lefthookEntry for TOML: the table ([HOOK.commands.KEY] or
-// [[HOOK.jobs]]) whose keys run git-queen.
-func tomlEntry(section []byte, hook string) (key string, entry []byte) {
+// [[HOOK.jobs]], [[HOOK.jobs.group.jobs]]...) whose keys run git-queen,
+// and the last [[HOOK.jobs]]... above it of each group around it.
+func tomlEntry(section []byte, hook string) (key string, entry []byte, groups [][]byte) {
+	jobs := map[string][]byte{} // by path, the last job table left
+	path := ""
+	found := func() (string, []byte, [][]byte) {
+		for group := path; strings.HasSuffix(group, ".group.jobs"); {
+			group = strings.TrimSuffix(group, ".group.jobs")
+			groups = append(groups, jobs[group])
+		}
+		return key, entry, groups
+	}
 	for _, line := range bytes.SplitAfter(section, []byte("\n")) {
 		header := string(bytes.TrimSpace(line))
 		if tomlTable().MatchString(header) {
 			if callsQueen(entry, hook) {
-				return key, entry
+				return found()
+			}
+			if key == "" {
+				jobs[path] = entry
 			}
 			inner, _, _ := strings.Cut(strings.TrimLeft(header, "["), "]")
 			keys := strings.Split(inner, ".")
-			key, entry = strings.Trim(strings.TrimSpace(keys[len(keys)-1]), `"'`), nil
+			for i := range keys {
+				keys[i] = strings.Trim(strings.TrimSpace(keys[i]), `"'`)
+			}
+			key, entry, path = keys[len(keys)-1], nil, strings.Join(keys, ".")
 			if strings.HasPrefix(header, "[[") {
 				key = "" // a job, named by its name key
 			}
@@ -141,24 +173,38 @@ func tomlEntry(section []byte, hook string) (key string, entry []byte) {
 		entry = append(entry, line...)
 	}
 	if callsQueen(entry, hook) {
-		return key, entry
+		return found()
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // yamlEntry is lefthookEntry for YAML: around the run: that calls
 // git-queen, the lines whose keys sit at its column or deeper, from the
 // list item (a job) that starts them or below the key (a command) above
-// them, moved left to that column.
-func yamlEntry(section []byte, hook string) (key string, entry []byte) {
+// them, moved left to that column; and so the list items above them
+// at a lesser column, the groups around a job.
+func yamlEntry(section []byte, hook string) (key string, entry []byte, groups [][]byte) {
 	lines := bytes.SplitAfter(section, []byte("\n"))
 	at := slices.IndexFunc(lines, func(line []byte) bool { return callsQueen(line, hook) })
 	for at > 0 && !bytes.HasPrefix(bytes.TrimLeft(lines[at], " -"), []byte("run")) {
 		at-- // the call is in a block (run: |)
 	}
 	if at < 0 {
-		return "", nil
+		return "", nil, nil
 	}
+	key, entry, start := yamlBlock(lines, at)
+	for i, column := start-1, yamlColumn(lines[start]); i >= 0; i-- {
+		if yamlItem(lines[i]) && yamlColumn(lines[i]) < column {
+			_, group, _ := yamlBlock(lines, i)
+			groups, column = append(groups, group), yamlColumn(lines[i])
+		}
+	}
+	return key, entry, groups
+}
+
+// yamlBlock is the entry (as yamlEntry's) whose line at is one of its
+// keys, and the line it starts at.
+func yamlBlock(lines [][]byte, at int) (key string, entry []byte, start int) {
 	column := yamlColumn(lines[at])
 	start, end := at, at+1
 	for start > 0 && !(yamlItem(lines[start]) && yamlColumn(lines[start]) == column) && yamlColumn(lines[start-1]) >= column {
@@ -177,7 +223,7 @@ func yamlEntry(section []byte, hook string) (key string, entry []byte) {
 		}
 		entry = append(entry, line[min(column, len(line)-len(bytes.TrimLeft(line, " "))):]...)
 	}
-	return key, entry
+	return key, entry, start
 }
 
 // yamlColumn is where a YAML line's key starts, past its indentation and
