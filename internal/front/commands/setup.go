@@ -282,7 +282,7 @@ func runHooks(o hooksOptions) error {
 	var did string
 	switch o.Verb {
 	case "install":
-		did, err = r.InstallHook(o.Force)
+		did, err = r.InstallHook(o.Force, o.Env.Getenv)
 	case "uninstall":
 		did, err = r.UninstallHook()
 	}

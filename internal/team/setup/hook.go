@@ -191,12 +191,13 @@ func (h *Hook) Instruction() string {
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
 // and returns what it did, one line a hook that changed. Hooks that git
 // runs but git-queen does not write are left alone and named in an
-// *ElsewhereError, after the others are installed.
-func (r *Repo) InstallHook(force bool) (string, error) {
+// *ElsewhereError, after the others are installed. getenv reads the
+// environment the hooks run in (see HookInfoFor).
+func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, error) {
 	var did []string
 	elsewhere := &ElsewhereError{}
 	for _, name := range hooks.Names {
-		d, err := r.InstallHookNamed(name, force)
+		d, err := r.InstallHookNamed(name, force, getenv)
 		if d != "" {
 			did = append(did, d)
 		}
@@ -220,9 +221,10 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 // into a directory of the repository's own files: it returns an
 // *ElsewhereError saying what to add there instead, unless that hook runs
 // git-queen's check already. It refuses a global or system core.hooksPath
-// unless force. It returns what it did.
-func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
-	h, err := r.HookInfoFor(name, nil)
+// unless force. It returns what it did. getenv reads the environment the
+// hooks run in (see HookInfoFor).
+func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) string) (string, error) {
+	h, err := r.HookInfoFor(name, getenv)
 	if err != nil {
 		return "", err
 	}

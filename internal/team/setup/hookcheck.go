@@ -41,7 +41,7 @@ func (r *Repo) HookChecks(getenv func(string) string) []Check {
 func (r *Repo) checkHook(name string, o Options) Check {
 	var did string
 	c := Check{Name: name, Fixable: true, forInit: !o.NoHooks,
-		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force); return err },
+		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force, o.Getenv); return err },
 		did: func() string { return did }}
 	h, err := r.HookInfoFor(name, o.Getenv)
 	if err != nil {

@@ -121,7 +121,7 @@ func TestWhoseHookGitRuns(t *testing.T) {
 			if h.Owner != tt.owner || h.RunsQueen != tt.runs || (h.Managed != "") != tt.managed {
 				t.Fatalf("owner %q runs %v managed %q; want %q %v %v", h.Owner, h.RunsQueen, h.Managed, tt.owner, tt.runs, tt.managed)
 			}
-			_, err = r.InstallHookNamed("pre-push", false)
+			_, err = r.InstallHookNamed("pre-push", false, nil)
 			if h.Owner == OwnerHusky && h.State != HookMissing {
 				if shim := read(t, h.Path); strings.Contains(shim, hooks.Marker("pre-push")) || !strings.Contains(shim, `/h"`) {
 					t.Fatalf("husky's shim is not where husky wrote it:\n%s", shim)

@@ -77,7 +77,7 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			if err := os.Remove(h.Path); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+			if _, err := r.InstallHookNamed("pre-commit", false, nil); err != nil {
 				t.Fatal(err)
 			}
 			if h, err = r.HookInfoFor("pre-commit", nil); err != nil || h.Owner != OwnerQueen {
@@ -185,7 +185,7 @@ func TestLefthookConfigVariable(t *testing.T) {
 			if err := os.Remove(filepath.Join(r.GitDir, "hooks", "pre-commit")); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+			if _, err := r.InstallHookNamed("pre-commit", false, nil); err != nil {
 				t.Fatal(err)
 			}
 			c = r.checkHook("pre-commit", o)
