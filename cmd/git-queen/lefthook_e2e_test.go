@@ -121,14 +121,7 @@ func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
 	if config == recipe {
 		t.Fatal("README's recipe has no pre-commit command to tag")
 	}
-	testgit.Write(t, repo, "lefthook.yml", config)
-	mustSh(t, repo, lefthook+" install")
-	if out, ok := queenInit(t, repo); !ok {
-		t.Fatalf("init: %s", out)
-	}
-	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
-	testgit.Write(t, repo, "held/a.txt", "mine\n")
-	testgit.Run(t, repo, "add", "held")
+	lefthookHolding(t, repo, lefthook, config)
 	for _, exclude := range []string{"git-queen", "lint,guard"} {
 		t.Setenv("LEFTHOOK_EXCLUDE", exclude)
 		doctor := gitQueen(t, repo, "", "doctor").stdout
@@ -153,16 +146,8 @@ func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
 // can skip the hook or git-queen's command (skip:, exclude_tags:); lefthook
 // then let a commit of a held path through while doctor said ok.
 func TestLefthookLocalSkips(t *testing.T) {
-	lefthook := npmTool(t, "lefthook")
 	repo, _ := hookRepo(t)
-	testgit.Write(t, repo, "lefthook.yml", readmeBlock(t, "# lefthook.yml"))
-	mustSh(t, repo, lefthook+" install")
-	if out, ok := queenInit(t, repo); !ok {
-		t.Fatalf("init: %s", out)
-	}
-	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
-	testgit.Write(t, repo, "held/a.txt", "mine\n")
-	testgit.Run(t, repo, "add", "held")
+	lefthookHolding(t, repo, npmTool(t, "lefthook"), readmeBlock(t, "# lefthook.yml"))
 	for local, says := range map[string]string{
 		"pre-commit:\n  skip: true\n":                                  "lefthook-local.yml sets skip: true on pre-commit",
 		"pre-commit:\n  commands:\n    git-queen:\n      skip: true\n": "lefthook-local.yml sets skip: true on git-queen's command",
@@ -184,4 +169,20 @@ func TestLefthookLocalSkips(t *testing.T) {
 	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
 		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
 	}
+}
+
+// lefthookHolding installs lefthook's hooks for config (lefthook.yml) in
+// repo and sets git-queen up beside them, with held/a.txt staged, which bob
+// holds: a commit of it goes through only where git-queen's check does
+// not run.
+func lefthookHolding(t *testing.T, repo, lefthook, config string) {
+	t.Helper()
+	testgit.Write(t, repo, "lefthook.yml", config)
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	testgit.Run(t, repo, "add", "held")
 }
