@@ -198,7 +198,7 @@ func TestLefthookConfigVariable(t *testing.T) {
 
 // TestLefthookSkip: lefthook skips a hook, or git-queen's command, that a
 // file it reads gives skip: (true, or git states, branches or commands
-// that it holds in), and a command exclude_tags names (by name or a tag,
+// that it holds in) or only: (but in those), and a command exclude_tags names (by name or a tag,
 // with LEFTHOOK_EXCLUDE added to them); a group's tags, name and skip:
 // count for the jobs in it. Of the files, the last that sets a
 // key decides: lefthook-local.yml's over lefthook.yml's (lefthook run
@@ -248,6 +248,13 @@ func TestLefthookSkip(t *testing.T) {
 		{"JSON: skip false on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": false}}}}`}, "", ""},
 		{"a job's skip", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      skip: merge\n"},
 			"", "lefthook.yml sets skip: merge on git-queen's command"},
+		// only: runs it only when its conditions hold: a skip in the others.
+		{"only: on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only:\n        - ref: release\n"},
+			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
+		{"only: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  only: [merge]\n"}, "", "lefthook-local.yml sets only: merge on pre-commit"},
+		{"only: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: true\n"}, "", ""},
+		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
+			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},

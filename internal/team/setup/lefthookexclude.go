@@ -13,14 +13,15 @@ import (
 // lefthookSkipped says why lefthook skips git-queen's command, which a
 // file it reads runs at its hook h: a skip: on the hook or on the command
 // (any value but false: always, or in the git states, on the branches or
-// after the commands it lists), or exclude_tags naming the command or a
+// after the commands it lists), an only: (any value but true: it skips it
+// but then), or exclude_tags naming the command or a
 // tag it has, with LEFTHOOK_EXCLUDE in the environment getenv reads added
 // (split at commas: where a CI image or a sandbox sets it, the check does
 // not run). Of the files lefthook reads, the last that sets a key decides,
 // as lefthook merges them (though of a file and those its extends: names,
 // lefthook lets the latter decide); the command is found in each by its
-// key under commands:, a job, and the groups around it (whose skip:, tags
-// and names count for the jobs in them), only in h.Via. "" when lefthook
+// key under commands:, a job, and the groups around it (whose skip:,
+// only:, tags and names count for the jobs in them), only in h.Via. "" when lefthook
 // runs it, or h is not lefthook's hook running git-queen.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
@@ -35,7 +36,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		file  string
 		value []string
 	}
-	var hookSkip, skip, excludeTags, tags setting
+	var hookSkip, hookOnly, skip, only, excludeTags, tags setting
 	set := func(s *setting, file string, doc []byte, name string) {
 		if len(lefthookSection(file, doc, name)) > 0 {
 			*s = setting{file, lefthookList(file, doc, name)}
@@ -49,6 +50,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		}
 		hook := lefthookChild(file, text, h.Name)
 		set(&hookSkip, file, hook, "skip")
+		set(&hookOnly, file, hook, "only")
 		set(&excludeTags, file, hook, "exclude_tags")
 		command := entry
 		if file != h.Via && key == "" {
@@ -57,29 +59,38 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 			command = lefthookChild(file, lefthookChild(file, hook, "commands"), key)
 		}
 		set(&skip, file, command, "skip")
+		set(&only, file, command, "only")
 		set(&tags, file, command, "tags")
 	}
-	type skipOn struct {
-		on string
+	type condition struct {
+		on, key string // key: skip or only
 		setting
 	}
-	skips := []skipOn{{h.Name, hookSkip}, {"git-queen's command", skip}}
+	conditions := []condition{{h.Name, "skip", hookSkip}, {h.Name, "only", hookOnly},
+		{"git-queen's command", "skip", skip}, {"git-queen's command", "only", only}}
 	own := append(tags.value, lefthookList(h.Via, entry, "name")...)
 	if key != "" {
 		own = append(own, key)
 	}
 	for _, group := range groups {
-		skips = append(skips, skipOn{"the group around git-queen's command", setting{h.Via, lefthookList(h.Via, group, "skip")}})
+		for _, key := range []string{"skip", "only"} {
+			conditions = append(conditions, condition{"the group around git-queen's command", key, setting{h.Via, lefthookList(h.Via, group, key)}})
+		}
 		own = append(append(own, lefthookList(h.Via, group, "tags")...), lefthookList(h.Via, group, "name")...)
 	}
-	for _, s := range skips {
-		if len(s.value) > 0 && !slices.Equal(s.value, []string{"false"}) {
-			when := ""
-			if !slices.Equal(s.value, []string{"true"}) {
-				when = " then (in that git state, on that branch, or when that command succeeds)"
-			}
-			return s.file + " sets skip: " + strings.Join(s.value, ", ") + " on " + s.on + ", so lefthook skips git-queen's check" + when
+	for _, c := range conditions {
+		always, never, then := "true", "false", " then" // skip: true skips it always, skip: false never
+		if c.key == "only" {
+			always, never, then = "false", "true", " but then"
 		}
+		if len(c.value) == 0 || slices.Equal(c.value, []string{never}) {
+			continue
+		}
+		when := ""
+		if !slices.Equal(c.value, []string{always}) {
+			when = then + " (in that git state, on that branch, or when that command succeeds)"
+		}
+		return c.file + " sets " + c.key + ": " + strings.Join(c.value, ", ") + " on " + c.on + ", so lefthook skips git-queen's check" + when
 	}
 	for _, word := range excludeTags.value {
 		if slices.Contains(own, word) {
