@@ -24,9 +24,10 @@ var (
 )
 
 // lefthookFiles are the configuration files lefthook reads at the top of
-// the worktree top (relative to it): the main one, then the local one
-// merged over it, each after the files its extends: names (paths or
-// globs from the top, followed in turn), which lefthook merges too. The
+// the worktree top (relative to it), in the order lefthook merges them,
+// each over those before it: the main one, then the local one, each
+// followed by the files its extends: names (paths or globs from the top,
+// each followed by those it names in turn). The
 // main one is the file LEFTHOOK_CONFIG names (from the top, or absolute),
 // in the environment getenv reads (nil for none), where it is set: the
 // hooks lefthook runs there read no other. remotes is the first of them
@@ -44,6 +45,7 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 			return
 		}
 		seen[name] = true
+		files = append(files, name)
 		for _, pattern := range lefthookList(name, text, "extends") {
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
@@ -53,7 +55,6 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 				add(match)
 			}
 		}
-		files = append(files, name)
 		if remotes == "" && len(lefthookSection(name, text, "remotes")) > 0 {
 			remotes = name
 		}

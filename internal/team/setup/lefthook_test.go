@@ -248,6 +248,13 @@ func TestLefthookSkip(t *testing.T) {
 		{"JSON: skip false on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": false}}}}`}, "", ""},
 		{"a job's skip", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      skip: merge\n"},
 			"", "lefthook.yml sets skip: merge on git-queen's command"},
+		// A file extends: names is merged over the file that names it.
+		{"skip: true in a file lefthook.yml extends, over lefthook.yml's false", map[string]string{
+			"lefthook.yml": "extends: [shared.yml]\n" + strings.Replace(main, "      tags:", "      skip: false\n      tags:", 1),
+			"shared.yml":   "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, "", "shared.yml sets skip: true on git-queen's command"},
+		{"skip: false in a file lefthook.yml extends, over lefthook.yml's true", map[string]string{
+			"lefthook.yml": "extends: [shared.yml]\n" + strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1),
+			"shared.yml":   "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, "", ""},
 		// only: runs it only when its conditions hold: a skip in the others.
 		{"only: on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only:\n        - ref: release\n"},
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
@@ -285,5 +292,28 @@ func TestLefthookSkip(t *testing.T) {
 				t.Fatalf("lefthook skips git-queen's command: %q; check %+v", tt.skipped, c)
 			}
 		})
+	}
+}
+
+// TestLefthookAddsToItsOwnFile: where no file lefthook reads runs
+// git-queen's check, doctor asks for it in the local configuration, or
+// else the main one, not in a file their extends: names (a shared one).
+func TestLefthookAddsToItsOwnFile(t *testing.T) {
+	const lint = "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n"
+	for _, tt := range []struct {
+		files map[string]string
+		addTo string
+	}{
+		{map[string]string{"lefthook.yml": "extends: [shared/lint.yml]\n", "shared/lint.yml": lint}, "lefthook.yml"},
+		{map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends: [mine.yml]\n", "mine.yml": lint}, "lefthook-local.yml"},
+	} {
+		r := newRepo(t)
+		hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+		for name, text := range tt.files {
+			testgit.Write(t, r.TopLevel, name, text)
+		}
+		if c := r.checkHook("pre-commit", Options{}); c.Status != Fail || !strings.Contains(c.Message, "; add to "+tt.addTo+":") {
+			t.Fatalf("%v: want git-queen's command asked for in %s: %+v", tt.files, tt.addTo, c)
+		}
 	}
 }

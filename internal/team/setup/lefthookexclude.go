@@ -14,14 +14,12 @@ import (
 // file it reads runs at its hook h: a skip: on the hook or on the command
 // (any value but false: always, or in the git states, on the branches or
 // after the commands it lists), an only: (any value but true: it skips it
-// but then), or exclude_tags naming the command or a
-// tag it has, with LEFTHOOK_EXCLUDE in the environment getenv reads added
-// (split at commas: where a CI image or a sandbox sets it, the check does
-// not run). Of the files lefthook reads, the last that sets a key decides,
-// as lefthook merges them (though of a file and those its extends: names,
-// lefthook lets the latter decide); the command is found in each by its
-// key under commands:, a job, and the groups around it (whose skip:,
-// only:, tags and names count for the jobs in them), only in h.Via. "" when lefthook
+// but then), or exclude_tags naming the command or a tag it has, with
+// LEFTHOOK_EXCLUDE in the environment getenv reads added (split at commas:
+// where a CI image or a sandbox sets it, the check does not run). Of the files lefthook reads, the last that sets a key decides,
+// as lefthook merges them; the command is found in each by its key under
+// commands:, a job, and the groups around it (whose skip:, only:, tags
+// and names count for the jobs in them), only in h.Via. "" when lefthook
 // runs it, or h is not lefthook's hook running git-queen.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
