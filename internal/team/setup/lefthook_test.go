@@ -207,6 +207,7 @@ func TestLefthookConfigVariable(t *testing.T) {
 func TestLefthookSkip(t *testing.T) {
 	const (
 		main      = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags: [guard]\n    lint:\n      run: echo lint\n"
+		jobs      = "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: guard\n      run: git-queen hook pre-commit\n      tags: [g]\n"
 		yamlGroup = "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: checks\n      tags: [ci]\n      group:\n        jobs:\n" +
 			"          - name: other\n            run: echo\n            tags: [x]\n          - name: guard\n            run: git-queen hook pre-commit\n"
 	)
@@ -255,6 +256,25 @@ func TestLefthookSkip(t *testing.T) {
 		{"skip: false in a file lefthook.yml extends, over lefthook.yml's true", map[string]string{
 			"lefthook.yml": "extends: [shared.yml]\n" + strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1),
 			"shared.yml":   "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, "", ""},
+		// Jobs are merged by name, in a group by the group's.
+		{"a job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"a job, and an empty word in LEFTHOOK_EXCLUDE", map[string]string{"lefthook.yml": jobs}, "lint,,x", ""},
+		{"another job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: lint\n      skip: true\n"}, "", ""},
+		{"a job's tags the local configuration replaces", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      tags: [x]\n"}, "g", ""},
+		{"TOML: a job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.toml": "[[pre-commit.jobs]]\nname = \"lint\"\n\n[[pre-commit.jobs]]\nname = \"guard\"\nskip = true\n"}, "", "lefthook-local.toml sets skip: true on git-queen's command"},
+		{"JSON: a job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.json": `{"pre-commit": {"jobs": [{"name": "guard", "skip": true}]}}`}, "", "lefthook-local.json sets skip: true on git-queen's command"},
+		{"a job's skip in the local configuration, in its group", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n          - name: guard\n            skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"a group's tags in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      tags: [ci2]\n"}, "ci2", "LEFTHOOK_EXCLUDE=ci2 is set here"},
+		{"a job of its name outside its group", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      skip: true\n"}, "", ""},
 		// only: runs it only when its conditions hold: a skip in the others.
 		{"only: on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only:\n        - ref: release\n"},
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},

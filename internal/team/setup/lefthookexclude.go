@@ -16,79 +16,26 @@ import (
 // after the commands it lists), an only: (any value but true: it skips it
 // but then), or exclude_tags naming the command or a tag it has, with
 // LEFTHOOK_EXCLUDE in the environment getenv reads added (split at commas:
-// where a CI image or a sandbox sets it, the check does not run). Of the files lefthook reads, the last that sets a key decides,
-// as lefthook merges them; the command is found in each by its key under
-// commands:, a job, and the groups around it (whose skip:, only:, tags
-// and names count for the jobs in them), only in h.Via. "" when lefthook
-// runs it, or h is not lefthook's hook running git-queen.
+// where a CI image or a sandbox sets it, the check does not run); the
+// skip:, only:, tags and names of the groups around a job count for it,
+// all as lefthook merges them (lefthookMerged). "" when lefthook runs it,
+// or h is not lefthook's hook running git-queen.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
 	}
-	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
-	if err != nil {
+	levels, excludeTags := r.lefthookMerged(h, getenv)
+	if len(levels) < 2 {
 		return ""
 	}
-	key, entry, groups := lefthookEntry(h.Via, lefthookSection(h.Via, text, h.Name), h.Name)
-	type setting struct {
-		file  string
-		value []string
-	}
-	var hookSkip, hookOnly, skip, only, excludeTags, tags setting
-	set := func(s *setting, file string, doc []byte, name string) {
-		if len(lefthookSection(file, doc, name)) > 0 {
-			*s = setting{file, lefthookList(file, doc, name)}
+	var own []string // the names and tags exclude_tags matches
+	for i, l := range levels {
+		if why := cmp.Or(l.skip.skips(l.on, "skip"), l.only.skips(l.on, "only")); why != "" {
+			return why
 		}
-	}
-	files, _ := lefthookFiles(r.TopLevel, getenv)
-	for _, file := range files {
-		text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-		if err != nil {
-			continue
+		if i > 0 {
+			own = append(append(own, l.tags.value...), l.names...)
 		}
-		hook := lefthookChild(file, text, h.Name)
-		set(&hookSkip, file, hook, "skip")
-		set(&hookOnly, file, hook, "only")
-		set(&excludeTags, file, hook, "exclude_tags")
-		command := entry
-		if file != h.Via && key == "" {
-			continue
-		} else if file != h.Via {
-			command = lefthookChild(file, lefthookChild(file, hook, "commands"), key)
-		}
-		set(&skip, file, command, "skip")
-		set(&only, file, command, "only")
-		set(&tags, file, command, "tags")
-	}
-	type condition struct {
-		on, key string // key: skip or only
-		setting
-	}
-	conditions := []condition{{h.Name, "skip", hookSkip}, {h.Name, "only", hookOnly},
-		{"git-queen's command", "skip", skip}, {"git-queen's command", "only", only}}
-	own := append(tags.value, lefthookList(h.Via, entry, "name")...)
-	if key != "" {
-		own = append(own, key)
-	}
-	for _, group := range groups {
-		for _, key := range []string{"skip", "only"} {
-			conditions = append(conditions, condition{"the group around git-queen's command", key, setting{h.Via, lefthookList(h.Via, group, key)}})
-		}
-		own = append(append(own, lefthookList(h.Via, group, "tags")...), lefthookList(h.Via, group, "name")...)
-	}
-	for _, c := range conditions {
-		always, never, then := "true", "false", " then" // skip: true skips it always, skip: false never
-		if c.key == "only" {
-			always, never, then = "false", "true", " but then"
-		}
-		if len(c.value) == 0 || slices.Equal(c.value, []string{never}) {
-			continue
-		}
-		when := ""
-		if !slices.Equal(c.value, []string{always}) {
-			when = then + " (in that git state, on that branch, or when that command succeeds)"
-		}
-		return c.file + " sets " + c.key + ": " + strings.Join(c.value, ", ") + " on " + c.on + ", so lefthook skips git-queen's check" + when
 	}
 	for _, word := range excludeTags.value {
 		if slices.Contains(own, word) {
@@ -103,7 +50,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	for word := range strings.SplitSeq(exclude, ",") {
 		if exclude != "" && slices.Contains(own, word) {
 			return "LEFTHOOK_EXCLUDE=" + exclude + " is set here and names git-queen's command (" + word +
-				", its name or a tag it has in " + cmp.Or(tags.file, h.Via) + "), so lefthook skips it"
+				", its name or a tag it has in " + cmp.Or(levels[1].tags.file, h.Via) + "), so lefthook skips it"
 		}
 	}
 	return ""
