@@ -27,12 +27,12 @@ var (
 // the worktree top (relative to it), in the order lefthook merges them,
 // each over those before it: the main one, then the local one, each
 // followed by the files its extends: names (paths or globs from the top,
-// each followed by those it names in turn). The
-// main one is the file LEFTHOOK_CONFIG names (from the top, or absolute),
-// in the environment getenv reads (nil for none), where it is set: the
-// hooks lefthook runs there read no other. remotes is the first of them
-// that names remotes:, configurations lefthook fetches from git
-// repositories and git-queen does not ("" for none).
+// each followed by those it names in turn). The main one is the file
+// LEFTHOOK_CONFIG names (from the top, or absolute), in the environment
+// getenv reads (nil for none), where it is set: the hooks lefthook runs
+// there read no other. remotes is the first of them that names remotes:,
+// configurations lefthook fetches from git repositories and git-queen
+// does not ("" for none).
 func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
 	seen := map[string]bool{}
 	var add func(name string)
