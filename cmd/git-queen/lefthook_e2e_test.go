@@ -121,14 +121,7 @@ func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
 	if config == recipe {
 		t.Fatal("README's recipe has no pre-commit command to tag")
 	}
-	testgit.Write(t, repo, "lefthook.yml", config)
-	mustSh(t, repo, lefthook+" install")
-	if out, ok := queenInit(t, repo); !ok {
-		t.Fatalf("init: %s", out)
-	}
-	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
-	testgit.Write(t, repo, "held/a.txt", "mine\n")
-	testgit.Run(t, repo, "add", "held")
+	lefthookHolding(t, repo, lefthook, config)
 	for _, exclude := range []string{"git-queen", "lint,guard"} {
 		t.Setenv("LEFTHOOK_EXCLUDE", exclude)
 		doctor := gitQueen(t, repo, "", "doctor").stdout
@@ -147,4 +140,49 @@ func TestLefthookExcludeSkipsTheCheck(t *testing.T) {
 	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
 		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
 	}
+}
+
+// TestLefthookLocalSkips: lefthook-local.yml, merged over lefthook.yml,
+// can skip the hook or git-queen's command (skip:, exclude_tags:); lefthook
+// then let a commit of a held path through while doctor said ok.
+func TestLefthookLocalSkips(t *testing.T) {
+	repo, _ := hookRepo(t)
+	lefthookHolding(t, repo, npmTool(t, "lefthook"), readmeBlock(t, "# lefthook.yml"))
+	for local, says := range map[string]string{
+		"pre-commit:\n  skip: true\n":                                  "lefthook-local.yml sets skip: true on pre-commit",
+		"pre-commit:\n  commands:\n    git-queen:\n      skip: true\n": "lefthook-local.yml sets skip: true on git-queen's command",
+		"pre-commit:\n  exclude_tags: [git-queen]\n":                   "lefthook-local.yml sets exclude_tags: git-queen on pre-commit",
+	} {
+		testgit.Write(t, repo, "lefthook-local.yml", local)
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^warn +pre-commit +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but ` + regexp.QuoteMeta(says)).MatchString(doctor) {
+			t.Fatalf("doctor with lefthook-local.yml %q:\n%s", local, doctor)
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q -m held && git reset -q --soft HEAD~1"); !ok {
+			t.Fatalf("lefthook ran git-queen's check with lefthook-local.yml %q:\n%s", local, out)
+		}
+	}
+	testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  commands:\n    git-queen:\n      skip: false\n")
+	if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
+		t.Fatalf("doctor with skip: false:\n%s", d)
+	}
+	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
+		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
+	}
+}
+
+// lefthookHolding installs lefthook's hooks for config (lefthook.yml) in
+// repo and sets git-queen up beside them, with held/a.txt staged, which bob
+// holds: a commit of it goes through only where git-queen's check does
+// not run.
+func lefthookHolding(t *testing.T, repo, lefthook, config string) {
+	t.Helper()
+	testgit.Write(t, repo, "lefthook.yml", config)
+	mustSh(t, repo, lefthook+" install")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	testgit.Write(t, repo, "held/a.txt", "mine\n")
+	testgit.Run(t, repo, "add", "held")
 }

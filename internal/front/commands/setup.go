@@ -282,7 +282,7 @@ func runHooks(o hooksOptions) error {
 	var did string
 	switch o.Verb {
 	case "install":
-		did, err = r.InstallHook(o.Force)
+		did, err = r.InstallHook(o.Force, o.Env.Getenv)
 	case "uninstall":
 		did, err = r.UninstallHook()
 	}
@@ -290,7 +290,7 @@ func runHooks(o hooksOptions) error {
 	if err != nil && !errors.As(err, &elsewhere) {
 		return err
 	}
-	all, herr := r.Hooks()
+	all, herr := r.Hooks(o.Env.Getenv)
 	if herr != nil {
 		return herr
 	}

@@ -66,11 +66,12 @@ type Hook struct {
 	Guards string `json:"guards"`
 }
 
-// Hooks describes each of hooks.Names.
-func (r *Repo) Hooks() ([]*Hook, error) {
+// Hooks describes each of hooks.Names, in the environment getenv reads
+// (see HookInfoFor).
+func (r *Repo) Hooks(getenv func(string) string) ([]*Hook, error) {
 	var all []*Hook
 	for _, name := range hooks.Names {
-		h, err := r.HookInfoFor(name)
+		h, err := r.HookInfoFor(name, getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,9 @@ func (r *Repo) Hooks() ([]*Hook, error) {
 // HookInfoFor finds the hook name where git will look for it: `git
 // rev-parse --git-path hooks`, which follows core.hooksPath (in a linked
 // worktree the worktree's own git directory is not where git looks).
-func (r *Repo) HookInfoFor(name string) (*Hook, error) {
+// What lefthook's hook runs depends on the environment getenv reads, as
+// it does for the hooks git runs there (LEFTHOOK_CONFIG); nil reads none.
+func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, error) {
 	dir, err := r.HooksDir()
 	if err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func (r *Repo) HookInfoFor(name string) (*Hook, error) {
 	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
-	r.owner(h, data)
+	r.owner(h, data, getenv)
 	if name == "pre-push" && r.storesLFSObjects() {
 		h.LFS = r.lfsRunner(h)
 	}
@@ -188,12 +191,13 @@ func (h *Hook) Instruction() string {
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
 // and returns what it did, one line a hook that changed. Hooks that git
 // runs but git-queen does not write are left alone and named in an
-// *ElsewhereError, after the others are installed.
-func (r *Repo) InstallHook(force bool) (string, error) {
+// *ElsewhereError, after the others are installed. getenv reads the
+// environment the hooks run in (see HookInfoFor).
+func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, error) {
 	var did []string
 	elsewhere := &ElsewhereError{}
 	for _, name := range hooks.Names {
-		d, err := r.InstallHookNamed(name, force)
+		d, err := r.InstallHookNamed(name, force, getenv)
 		if d != "" {
 			did = append(did, d)
 		}
@@ -217,9 +221,10 @@ func (r *Repo) InstallHook(force bool) (string, error) {
 // into a directory of the repository's own files: it returns an
 // *ElsewhereError saying what to add there instead, unless that hook runs
 // git-queen's check already. It refuses a global or system core.hooksPath
-// unless force. It returns what it did.
-func (r *Repo) InstallHookNamed(name string, force bool) (string, error) {
-	h, err := r.HookInfoFor(name)
+// unless force. It returns what it did. getenv reads the environment the
+// hooks run in (see HookInfoFor).
+func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) string) (string, error) {
+	h, err := r.HookInfoFor(name, getenv)
 	if err != nil {
 		return "", err
 	}
@@ -287,7 +292,7 @@ func (r *Repo) UninstallHook() (string, error) {
 	var did []string
 	var foreign *Hook // a pre-commit hook that is not git-queen's and runs none of it
 	for _, name := range hooks.Names {
-		h, err := r.HookInfoFor(name)
+		h, err := r.HookInfoFor(name, nil)
 		if err != nil {
 			return "", err
 		}

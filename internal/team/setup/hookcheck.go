@@ -41,9 +41,9 @@ func (r *Repo) HookChecks(getenv func(string) string) []Check {
 func (r *Repo) checkHook(name string, o Options) Check {
 	var did string
 	c := Check{Name: name, Fixable: true, forInit: !o.NoHooks,
-		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force); return err },
+		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force, o.Getenv); return err },
 		did: func() string { return did }}
-	h, err := r.HookInfoFor(name)
+	h, err := r.HookInfoFor(name, o.Getenv)
 	if err != nil {
 		// init cannot install the hook: it fails, saying why.
 		return Check{Name: name, Status: Fail, Message: err.Error(), forInit: !o.NoHooks, fix: func() error { return err }}
@@ -67,7 +67,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
-		if config, remotes := r.lefthookToCome(h); config != "" && c.Status == OK {
+		if config, remotes := r.lefthookToCome(h, o.Getenv); config != "" && c.Status == OK {
 			c.warnOnly(fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
 				"(kept as %s.old, which it does not run); add to %s", config, name, name,
 				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
@@ -111,7 +111,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
 	}
-	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookExcluded(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
+	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookSkipped(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}
 	if name == "pre-push" && c.Status != Fail {
@@ -248,9 +248,9 @@ func (r *Repo) huskyToCome(h *Hook) string {
 // hook h's name, where none of those lefthook reads runs git-queen there
 // and lefthook's hooks are not installed yet: lefthook install renames h
 // to NAME.old, which it does not run. "" when there is none; remotes is
-// lefthookFiles'.
-func (r *Repo) lefthookToCome(h *Hook) (config, remotes string) {
-	files, remotes := lefthookFiles(r.TopLevel)
+// lefthookFiles', in the environment getenv reads.
+func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
+	files, remotes := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
 		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
 		if err != nil {

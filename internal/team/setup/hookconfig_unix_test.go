@@ -42,7 +42,7 @@ func TestHookManagersFilesThatAreNoFiles(t *testing.T) {
 			}
 			done := make(chan *Hook, 1)
 			go func() {
-				h, err := r.HookInfoFor("pre-push")
+				h, err := r.HookInfoFor("pre-push", nil)
 				if err != nil {
 					t.Error(err)
 				}

@@ -114,20 +114,20 @@ func TestWhoseHookGitRuns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
 			tt.setup(t, r)
-			h, err := r.HookInfoFor("pre-push")
+			h, err := r.HookInfoFor("pre-push", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if h.Owner != tt.owner || h.RunsQueen != tt.runs || (h.Managed != "") != tt.managed {
 				t.Fatalf("owner %q runs %v managed %q; want %q %v %v", h.Owner, h.RunsQueen, h.Managed, tt.owner, tt.runs, tt.managed)
 			}
-			_, err = r.InstallHookNamed("pre-push", false)
+			_, err = r.InstallHookNamed("pre-push", false, nil)
 			if h.Owner == OwnerHusky && h.State != HookMissing {
 				if shim := read(t, h.Path); strings.Contains(shim, hooks.Marker("pre-push")) || !strings.Contains(shim, `/h"`) {
 					t.Fatalf("husky's shim is not where husky wrote it:\n%s", shim)
 				}
 			}
-			after, _ := r.HookInfoFor("pre-push")
+			after, _ := r.HookInfoFor("pre-push", nil)
 			installed := after.State == HookCurrent
 			if installed != tt.install {
 				t.Fatalf("install wrote git-queen's hook: %v (err %v); want %v", installed, err, tt.install)
@@ -206,7 +206,7 @@ func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
 			hook(t, r, tt.hook, lefthookHook(tt.hook))
 			file := cmp.Or(tt.file, "lefthook.yml")
 			testgit.Write(t, r.TopLevel, file, tt.config)
-			h, err := r.HookInfoFor(tt.hook)
+			h, err := r.HookInfoFor(tt.hook, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package setup
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,38 +24,47 @@ var (
 )
 
 // lefthookFiles are the configuration files lefthook reads at the top of
-// the worktree top (relative to it): the main one, then the local one
-// merged over it, each after the files its extends: names (paths or
-// globs from the top, followed in turn), which lefthook merges too. remotes
-// is the first of them that names remotes:, configurations lefthook
-// fetches from git repositories and git-queen does not ("" for none).
-func lefthookFiles(top string) (files []string, remotes string) {
+// the worktree top (relative to it), in the order lefthook merges them,
+// each over those before it: the main one, then the local one, each
+// followed by the files its extends: names (paths or globs from the top,
+// each followed by those it names in turn). The main one is the file
+// LEFTHOOK_CONFIG names (from the top, or absolute), in the environment
+// getenv reads (nil for none), where it is set: the hooks lefthook runs
+// there read no other. remotes is the first of them that names remotes:,
+// configurations lefthook fetches from git repositories and git-queen
+// does not ("" for none).
+func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
 	seen := map[string]bool{}
 	var add func(name string)
 	add = func(name string) {
+		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
+			name = rel
+		}
 		text, err := readRepoFile(filepath.Join(top, name))
 		if seen[name] || err != nil {
 			return
 		}
 		seen[name] = true
+		files = append(files, name)
 		for _, pattern := range lefthookList(name, text, "extends") {
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
 			matches, _ := filepath.Glob(pattern)
 			for _, match := range matches {
-				if rel, err := filepath.Rel(top, match); err == nil {
-					add(rel)
-				}
+				add(match)
 			}
 		}
-		files = append(files, name)
 		if remotes == "" && len(lefthookSection(name, text, "remotes")) > 0 {
 			remotes = name
 		}
 	}
-	for _, names := range [][]string{lefthookMainNames, lefthookLocalNames} {
-		if file := lefthookFirst(top, names); file != "" {
+	main := lefthookFirst(top, lefthookMainNames)
+	if getenv != nil && getenv("LEFTHOOK_CONFIG") != "" {
+		main = getenv("LEFTHOOK_CONFIG")
+	}
+	for _, file := range []string{main, lefthookFirst(top, lefthookLocalNames)} {
+		if file != "" {
 			add(file)
 		}
 	}
@@ -70,7 +80,9 @@ func lefthookList(file string, text []byte, key string) []string {
 		var list []string
 		if json.Unmarshal(section, &list) != nil {
 			list = []string{""}
-			json.Unmarshal(section, &list[0])
+			if json.Unmarshal(section, &list[0]) != nil {
+				list[0] = string(section) // true, an object: as it is
+			}
 		}
 		return slices.DeleteFunc(list, func(s string) bool { return s == "" })
 	}
@@ -86,6 +98,45 @@ func lefthookList(file string, text []byte, key string) []string {
 		}
 	}
 	return list
+}
+
+// lefthookChild is the value of a top-level key of a lefthook
+// configuration (or of a part of one this returns) as a document of the
+// file's format whose top-level keys are that value's: in YAML the lines
+// below the key, moved left; in TOML the tables and keys under it, its
+// name taken off; in JSON the value. Empty when there is no such key.
+func lefthookChild(file string, doc []byte, name string) []byte {
+	section := lefthookSection(file, doc, name)
+	switch filepath.Ext(file) {
+	case ".json", ".jsonc":
+		return section
+	case ".toml":
+		var out []byte
+		for _, line := range bytes.SplitAfter(section, []byte("\n")) {
+			trimmed := bytes.TrimSpace(line)
+			if m := tomlTable().FindSubmatch(trimmed); m != nil && len(m[2]) > 0 {
+				brackets := bytes.Count(trimmed[:2], []byte("["))
+				line = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets))
+			} else if m != nil {
+				continue // [name]: its keys are top-level now
+			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' {
+				line = fmt.Appendf(nil, "%s\n", trimmed[len(m):])
+			}
+			out = append(out, line...)
+		}
+		return out
+	}
+	lines := bytes.SplitAfter(section, []byte("\n"))[1:]
+	indent := -1
+	var out []byte
+	for _, line := range lines {
+		spaces := len(line) - len(bytes.TrimLeft(line, " "))
+		if indent < 0 && len(bytes.TrimSpace(line)) > 0 && line[spaces] != '#' {
+			indent = spaces
+		}
+		out = append(out, line[min(max(indent, 0), spaces):]...)
+	}
+	return out
 }
 
 // lefthookFirst is the first of names, with an extension, that exists at

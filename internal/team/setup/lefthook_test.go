@@ -3,6 +3,7 @@ package setup
 import (
 	"cmp"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			for name, text := range tt.files {
 				testgit.Write(t, r.TopLevel, name, text)
 			}
-			h, err := r.HookInfoFor("pre-commit")
+			h, err := r.HookInfoFor("pre-commit", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,13 +77,13 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			if err := os.Remove(h.Path); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+			if _, err := r.InstallHookNamed("pre-commit", false, nil); err != nil {
 				t.Fatal(err)
 			}
-			if h, err = r.HookInfoFor("pre-commit"); err != nil || h.Owner != OwnerQueen {
+			if h, err = r.HookInfoFor("pre-commit", nil); err != nil || h.Owner != OwnerQueen {
 				t.Fatalf("git-queen's hook: %+v, %v", h, err)
 			}
-			if toCome, _ := r.lefthookToCome(h); (toCome == "") != tt.runs {
+			if toCome, _ := r.lefthookToCome(h, nil); (toCome == "") != tt.runs {
 				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
 			}
 		})
@@ -135,5 +136,204 @@ func TestLefthookExclude(t *testing.T) {
 				t.Fatalf("LEFTHOOK_EXCLUDE=%s skips git-queen's command: %v; check %+v", tt.exclude, tt.skipped, c)
 			}
 		})
+	}
+}
+
+// TestLefthookConfigVariable: lefthook takes its main configuration from
+// the file LEFTHOOK_CONFIG names (from the top, or absolute) instead of
+// lefthook.yml, and still merges the local one and what extends: names
+// (lefthook dump shows it). doctor read lefthook.yml: it said ok for a
+// command lefthook never ran, and failed one it ran.
+func TestLefthookConfigVariable(t *testing.T) {
+	const (
+		queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
+		lint  = "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n"
+	)
+	for _, tt := range []struct {
+		name   string
+		config string // LEFTHOOK_CONFIG; one that starts with ../ is made absolute
+		files  map[string]string
+		via    string // "" when lefthook does not run git-queen's command
+	}{
+		{"the file it names, without git-queen", "hooks/team.yml", map[string]string{"lefthook.yml": queen, "hooks/team.yml": lint}, ""},
+		{"the file it names, with git-queen", "hooks/queen.yml", map[string]string{"lefthook.yml": lint, "hooks/queen.yml": queen}, "hooks/queen.yml"},
+		{"a TOML file it names", "hooks/queen.toml", map[string]string{"lefthook.yml": lint,
+			"hooks/queen.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, "hooks/queen.toml"},
+		{"an absolute path outside the repository", "../shared/queen.yml", map[string]string{"lefthook.yml": lint, "../shared/queen.yml": queen}, "../shared/queen.yml"},
+		{"the local configuration merged over it", "hooks/team.yml", map[string]string{"hooks/team.yml": lint, "lefthook-local.yml": queen}, "lefthook-local.yml"},
+		{"what it extends, from the top", "hooks/team.yml", map[string]string{"lefthook.yml": lint,
+			"hooks/team.yml": "extends: [hooks/queen.yml]\n" + lint, "hooks/queen.yml": queen}, "hooks/queen.yml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			for name, text := range tt.files {
+				testgit.Write(t, r.TopLevel, name, text)
+			}
+			config := tt.config
+			if strings.HasPrefix(config, "../") {
+				config = filepath.Join(r.TopLevel, config)
+			}
+			o := Options{Getenv: func(k string) string { return map[string]string{"LEFTHOOK_CONFIG": config}[k] }}
+			c := r.checkHook("pre-commit", o)
+			if tt.via != "" && (c.Status != OK || !strings.Contains(c.Message, "runs git-queen ("+tt.via+")")) ||
+				tt.via == "" && (c.Status != Fail || !strings.Contains(c.Message, "which does not run git-queen")) {
+				t.Fatalf("LEFTHOOK_CONFIG=%s, git-queen's command run via %q: %+v", config, tt.via, c)
+			}
+			// Before lefthook install, git-queen's own hook is warned of
+			// where what lefthook will read runs no git-queen.
+			if err := os.Remove(filepath.Join(r.GitDir, "hooks", "pre-commit")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.InstallHookNamed("pre-commit", false, nil); err != nil {
+				t.Fatal(err)
+			}
+			c = r.checkHook("pre-commit", o)
+			if warned := strings.Contains(c.Message, "once lefthook install runs"); warned != (tt.via == "") {
+				t.Fatalf("LEFTHOOK_CONFIG=%s, git-queen's own hook, lefthook runs git-queen via %q: %+v", config, tt.via, c)
+			}
+		})
+	}
+}
+
+// TestLefthookSkip: lefthook skips a hook, or git-queen's command, that a
+// file it reads gives skip: (true, or git states, branches or commands
+// that it holds in) or only: (but in those), and a command exclude_tags names (by name or a tag,
+// with LEFTHOOK_EXCLUDE added to them); a group's tags, name and skip:
+// count for the jobs in it. Of the files, the last that sets a
+// key decides: lefthook-local.yml's over lefthook.yml's (lefthook run
+// shows it). doctor read none of it but LEFTHOOK_EXCLUDE against the
+// command in the file that runs it: ok where lefthook skipped the check.
+func TestLefthookSkip(t *testing.T) {
+	const (
+		main      = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      tags: [guard]\n    lint:\n      run: echo lint\n"
+		jobs      = "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: guard\n      run: git-queen hook pre-commit\n      tags: [g]\n"
+		yamlGroup = "pre-commit:\n  jobs:\n    - name: lint\n      run: echo\n    - name: checks\n      tags: [ci]\n      group:\n        jobs:\n" +
+			"          - name: other\n            run: echo\n            tags: [x]\n          - name: guard\n            run: git-queen hook pre-commit\n"
+	)
+	for _, tt := range []struct {
+		name    string
+		files   map[string]string // over lefthook.yml: main, or instead of it (lefthook.toml, lefthook.json)
+		exclude string            // LEFTHOOK_EXCLUDE
+		skipped string            // what the warning says; "" for none
+	}{
+		{"skip: true on the hook, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip: true # for now\n"},
+			"", "lefthook-local.yml sets skip: true on pre-commit"},
+		{"skip: true on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"skip: on the hook in a list at the key's column", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip:\n  - merge\n  - ref: main\n"},
+			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
+		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		{"skip: true on another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: true\n"}, "", ""},
+		{"skip: true commented out", map[string]string{"lefthook-local.yml": "pre-commit:\n  # skip: true\n  parallel: true\n"}, "", ""},
+		{"skip: true in the main configuration", map[string]string{"lefthook.yml": strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1)},
+			"", "lefthook.yml sets skip: true on git-queen's command"},
+		{"skip: false in the local configuration over the main one's", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  skip: false\n"}, "", ""},
+		{"exclude_tags naming git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  exclude_tags: [q]\n"},
+			"", "lefthook-local.yml sets exclude_tags: q on pre-commit"},
+		{"exclude_tags naming a tag the local configuration gives it", map[string]string{"lefthook.yml": "pre-commit:\n  exclude_tags:\n    - ci\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      tags: [ci]\n"}, "", "lefthook.yml sets exclude_tags: ci on pre-commit"},
+		{"exclude_tags replaced by the local configuration's", map[string]string{"lefthook.yml": "pre-commit:\n  exclude_tags: [guard]\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  exclude_tags: [lint]\n"}, "", ""},
+		{"LEFTHOOK_EXCLUDE naming a tag the local configuration takes off", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      tags: [x]\n"}, "guard", ""},
+		{"LEFTHOOK_EXCLUDE added to exclude_tags", map[string]string{"lefthook-local.yml": "pre-commit:\n  exclude_tags: [lint]\n"}, "guard",
+			"LEFTHOOK_EXCLUDE=guard is set here and names git-queen's command"},
+		{"TOML: skip on the hook", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = true\n"}, "", "lefthook-local.toml sets skip: true on pre-commit"},
+		{"TOML: skip on the command, a dotted key", map[string]string{"lefthook-local.toml": "pre-commit.commands.q.skip = [\"rebase\"]\n"},
+			"", "lefthook-local.toml sets skip: rebase on git-queen's command"},
+		{"TOML: skip on another command", map[string]string{"lefthook-local.toml": "[pre-commit.commands.lint]\nskip = true\n"}, "", ""},
+		{"JSON: skip on the hook", map[string]string{"lefthook-local.json": `{"pre-commit": {"skip": true}}`}, "", "lefthook-local.json sets skip: true on pre-commit"},
+		{"JSON: skip on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": [{"ref": "main"}]}}}}`},
+			"", `lefthook-local.json sets skip: [{"ref":"main"}] on git-queen's command`},
+		{"JSON: skip false on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": false}}}}`}, "", ""},
+		{"a job's skip", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      skip: merge\n"},
+			"", "lefthook.yml sets skip: merge on git-queen's command"},
+		// A file extends: names is merged over the file that names it.
+		{"skip: true in a file lefthook.yml extends, over lefthook.yml's false", map[string]string{
+			"lefthook.yml": "extends: [shared.yml]\n" + strings.Replace(main, "      tags:", "      skip: false\n      tags:", 1),
+			"shared.yml":   "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, "", "shared.yml sets skip: true on git-queen's command"},
+		{"skip: false in a file lefthook.yml extends, over lefthook.yml's true", map[string]string{
+			"lefthook.yml": "extends: [shared.yml]\n" + strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1),
+			"shared.yml":   "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, "", ""},
+		// Jobs are merged by name, in a group by the group's.
+		{"a job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"a job, and an empty word in LEFTHOOK_EXCLUDE", map[string]string{"lefthook.yml": jobs}, "lint,,x", ""},
+		{"another job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: lint\n      skip: true\n"}, "", ""},
+		{"a job's tags the local configuration replaces", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      tags: [x]\n"}, "g", ""},
+		{"TOML: a job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.toml": "[[pre-commit.jobs]]\nname = \"lint\"\n\n[[pre-commit.jobs]]\nname = \"guard\"\nskip = true\n"}, "", "lefthook-local.toml sets skip: true on git-queen's command"},
+		{"JSON: a job's skip in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.json": `{"pre-commit": {"jobs": [{"name": "guard", "skip": true}]}}`}, "", "lefthook-local.json sets skip: true on git-queen's command"},
+		{"a job's skip in the local configuration, in its group", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n          - name: guard\n            skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"a group's tags in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      tags: [ci2]\n"}, "ci2", "LEFTHOOK_EXCLUDE=ci2 is set here"},
+		{"a job of its name outside its group", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      skip: true\n"}, "", ""},
+		// only: runs it only when its conditions hold: a skip in the others.
+		{"only: on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only:\n        - ref: release\n"},
+			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
+		{"only: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  only: [merge]\n"}, "", "lefthook-local.yml sets only: merge on pre-commit"},
+		{"only: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: true\n"}, "", ""},
+		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
+			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
+		// A group's tags, name and skip: count for the jobs in it.
+		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
+		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},
+		{"a tag of the group's other job", map[string]string{"lefthook.yml": yamlGroup}, "x", ""},
+		{"a tag of the group outside the group around it", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: outer\n      tags: [o]\n      group:\n        jobs:\n" +
+			"          - name: inner\n            group:\n              jobs:\n                - run: git-queen hook pre-commit\n"}, "o", "LEFTHOOK_EXCLUDE=o is set here"},
+		{"the group's skip", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "skip: true", 1)}, "", "lefthook.yml sets skip: true on the group around git-queen's command"},
+		{"TOML: a tag of the group around it", map[string]string{"lefthook.toml": "[[pre-commit.jobs]]\nname = \"checks\"\ntags = [\"ci\"]\n[pre-commit.jobs.group]\nparallel = true\n" +
+			"[[pre-commit.jobs.group.jobs]]\nname = \"guard\"\nrun = \"git-queen hook pre-commit\"\n"}, "ci", "LEFTHOOK_EXCLUDE=ci is set here"},
+		{"JSON: a tag of the job in a group", map[string]string{"lefthook.json": `{"pre-commit": {"jobs": [{"name": "checks", "tags": ["ci"], "group": {"jobs": [` +
+			`{"name": "lint", "run": "echo", "tags": ["x"]}, {"name": "guard", "run": "git-queen hook pre-commit", "tags": ["g"]}]}}]}}`}, "g", "LEFTHOOK_EXCLUDE=g is set here"},
+		{"JSON: a tag of the group's other job", map[string]string{"lefthook.json": `{"pre-commit": {"jobs": [{"name": "checks", "tags": ["ci"], "group": {"jobs": [` +
+			`{"name": "lint", "run": "echo", "tags": ["x"]}, {"name": "guard", "run": "git-queen hook pre-commit", "tags": ["g"]}]}}]}}`}, "x", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			_, toml := tt.files["lefthook.toml"]
+			if _, json := tt.files["lefthook.json"]; !toml && !json { // lefthook would read lefthook.yml instead
+				testgit.Write(t, r.TopLevel, "lefthook.yml", main)
+			}
+			for name, text := range tt.files {
+				testgit.Write(t, r.TopLevel, name, text)
+			}
+			env := map[string]string{"LEFTHOOK_EXCLUDE": tt.exclude}
+			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return env[k] }})
+			if tt.skipped == "" && c.Status != OK || tt.skipped != "" && (c.Status != Warn || !strings.Contains(c.Message, "; but "+tt.skipped)) {
+				t.Fatalf("lefthook skips git-queen's command: %q; check %+v", tt.skipped, c)
+			}
+		})
+	}
+}
+
+// TestLefthookAddsToItsOwnFile: where no file lefthook reads runs
+// git-queen's check, doctor asks for it in the local configuration, or
+// else the main one, not in a file their extends: names (a shared one).
+func TestLefthookAddsToItsOwnFile(t *testing.T) {
+	const lint = "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n"
+	for _, tt := range []struct {
+		files map[string]string
+		addTo string
+	}{
+		{map[string]string{"lefthook.yml": "extends: [shared/lint.yml]\n", "shared/lint.yml": lint}, "lefthook.yml"},
+		{map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends: [mine.yml]\n", "mine.yml": lint}, "lefthook-local.yml"},
+	} {
+		r := newRepo(t)
+		hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+		for name, text := range tt.files {
+			testgit.Write(t, r.TopLevel, name, text)
+		}
+		if c := r.checkHook("pre-commit", Options{}); c.Status != Fail || !strings.Contains(c.Message, "; add to "+tt.addTo+":") {
+			t.Fatalf("%v: want git-queen's command asked for in %s: %+v", tt.files, tt.addTo, c)
+		}
 	}
 }

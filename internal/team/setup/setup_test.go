@@ -115,7 +115,7 @@ func TestHookChainsAForeignHookAndUninstallRestoresIt(t *testing.T) {
 	foreign := "#!/bin/sh\necho foreign ran >&2\nexit 3\n"
 	os.WriteFile(hook, []byte(foreign), 0o755)
 
-	did, err := r.InstallHook(false)
+	did, err := r.InstallHook(false, nil)
 	if err != nil || !strings.Contains(did, "runs after it") {
 		t.Fatalf("install: %q %v", did, err)
 	}
@@ -132,7 +132,7 @@ func TestHookChainsAForeignHookAndUninstallRestoresIt(t *testing.T) {
 		t.Fatalf("commit allowed=%v, output: %s", allowed, out)
 	}
 	// An identical install changes nothing.
-	if did, err := r.InstallHook(false); err != nil || did != "" {
+	if did, err := r.InstallHook(false, nil); err != nil || did != "" {
 		t.Fatalf("reinstall: %q %v", did, err)
 	}
 	did, err = r.UninstallHook()
@@ -149,7 +149,7 @@ func TestHookChainsAForeignHookAndUninstallRestoresIt(t *testing.T) {
 
 func TestShimWithoutGitQueenOnPathBlocks(t *testing.T) {
 	r := newRepo(t)
-	if _, err := r.InstallHook(false); err != nil {
+	if _, err := r.InstallHook(false, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", "/usr/bin:/bin") // git, sh; no git-queen
@@ -169,7 +169,7 @@ func TestOutdatedHookIsUpgraded(t *testing.T) {
 	if c := r.checkHook("pre-commit", Options{}); c.Status == OK || !strings.Contains(c.Message, "earlier version") {
 		t.Fatalf("outdated hook check: %+v", c)
 	}
-	if did, err := r.InstallHook(false); err != nil || !strings.HasPrefix(did, "upgraded") {
+	if did, err := r.InstallHook(false, nil); err != nil || !strings.HasPrefix(did, "upgraded") {
 		t.Fatalf("%q %v", did, err)
 	}
 	if read(t, hook) != string(hooks.PreCommit) {
@@ -181,10 +181,10 @@ func TestHooksPath(t *testing.T) {
 	r := newRepo(t)
 	global := filepath.Join(t.TempDir(), "global-hooks")
 	testgit.Run(t, r.TopLevel, "config", "--global", "core.hooksPath", global)
-	if _, err := r.InstallHook(false); err == nil || !strings.Contains(err.Error(), "global git config") {
+	if _, err := r.InstallHook(false, nil); err == nil || !strings.Contains(err.Error(), "global git config") {
 		t.Fatalf("installed into a global hooksPath: %v", err)
 	}
-	if _, err := r.InstallHook(true); err != nil {
+	if _, err := r.InstallHook(true, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(global, "pre-commit")); err != nil {
@@ -193,7 +193,7 @@ func TestHooksPath(t *testing.T) {
 	// A hooks directory of the repository's own files (not ignored, or
 	// committed) is never written: every clone would get the shims.
 	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".githooks")
-	_, err := r.InstallHook(false)
+	_, err := r.InstallHook(false, nil)
 	var elsewhere *ElsewhereError
 	if !errors.As(err, &elsewhere) || len(elsewhere.Hooks) != 3 ||
 		!strings.Contains(err.Error(), ".githooks/pre-push: "+TrackedLine("pre-push")) {
@@ -218,7 +218,7 @@ func TestHooksPath(t *testing.T) {
 	// An ignored directory in the worktree is this clone's own.
 	testgit.Write(t, r.TopLevel, ".gitignore", "/.local-hooks/\n")
 	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".local-hooks")
-	if _, err := r.InstallHook(false); err != nil {
+	if _, err := r.InstallHook(false, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(r.TopLevel, ".local-hooks", "pre-commit")); err != nil {
@@ -398,7 +398,7 @@ func TestConcurrentInstallsKeepTheHookTheyChain(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				if w, err := NewRepo(r.TopLevel); err == nil {
-					w.InstallHookNamed("pre-commit", false)
+					w.InstallHookNamed("pre-commit", false, nil)
 				}
 			})
 		}
@@ -446,7 +446,7 @@ func TestFailedInstallLeavesTheHookAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeHook = func(string, []byte) error { return errors.New("write the hook: no space left on device") }
-	_, err := r.InstallHookNamed("pre-commit", false)
+	_, err := r.InstallHookNamed("pre-commit", false, nil)
 	writeHook = writeExecutable
 	if err == nil {
 		t.Fatal("an install whose shim could not be written succeeded")
@@ -454,7 +454,7 @@ func TestFailedInstallLeavesTheHookAsItWas(t *testing.T) {
 	if got := read(t, hook); got != team {
 		t.Fatalf("the failed install left at the hook's place:\n%.200s", got)
 	}
-	if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+	if _, err := r.InstallHookNamed("pre-commit", false, nil); err != nil {
 		t.Fatalf("install again: %v", err)
 	}
 	if read(t, hook+hooks.ChainedSuffix) != team || read(t, hook) != string(hooks.PreCommit) {
@@ -497,7 +497,7 @@ func TestInstallAfterAnInterruptedOne(t *testing.T) {
 	if err := os.Link(hook, hook+hooks.ChainedSuffix); err != nil {
 		t.Skip("no hard links here:", err)
 	}
-	if _, err := r.InstallHookNamed("pre-commit", false); err != nil {
+	if _, err := r.InstallHookNamed("pre-commit", false, nil); err != nil {
 		t.Fatalf("install after an interrupted one: %v", err)
 	}
 	if read(t, hook+hooks.ChainedSuffix) != team || read(t, hook) != string(hooks.PreCommit) {
