@@ -223,10 +223,7 @@ func TestQueueJoinRefusesBadRequests(t *testing.T) {
 // active reservations) and what to do, and nobody is queued.
 func TestQueuePlacesAreBounded(t *testing.T) {
 	f := newFixture(t)
-	many := make([]string, records.MaxActiveReservations)
-	for i := range many {
-		many[i] = fmt.Sprintf("d%d/**", i)
-	}
+	many := boundFull()
 	if _, err := f.res.Join(Request{Patterns: many, Droid: "ann", Exclusive: true}); err != nil {
 		t.Fatal(err)
 	}
