@@ -266,8 +266,9 @@ func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, n
 // covers none of the holder's reservations; reached is then, for a note,
 // where the link leads the pattern as given, as reserve says it. A pattern
 // that names a path its glob does not match (namedPaths) selects, through,
-// what reserve stored for it, and reached is "".
-func (e *Env) selectingPatterns(s *store.Store, patterns []string) (selecting, through, reached []string, err error) {
+// what reserve stored for it, and reached is "". normalized vouches for
+// selecting and through, so that the domain need not normalise them again.
+func (e *Env) selectingPatterns(s *store.Store, patterns []string, normalized *reservations.Normalized) (selecting, through, reached []string, err error) {
 	prefix := e.TopPrefix(s)
 	asDir := func(string) (globs.PathKind, error) { return globs.Dir, nil }
 	fromTops := make([]string, len(patterns))
@@ -282,7 +283,7 @@ func (e *Env) selectingPatterns(s *store.Store, patterns []string) (selecting, t
 	}
 	selecting = make([]string, 0, len(patterns))
 	for i, fromTop := range fromTops {
-		n, err := reservations.Normalize(fromTop, asDir)
+		n, err := normalized.Normalize(fromTop, asDir)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -297,7 +298,7 @@ func (e *Env) selectingPatterns(s *store.Store, patterns []string) (selecting, t
 		if through == nil {
 			through, reached = make([]string, len(patterns)), make([]string, len(patterns))
 		}
-		if through[i], err = reservations.Normalize(real, asDir); err != nil {
+		if through[i], err = normalized.Normalize(real, asDir); err != nil {
 			return nil, nil, nil, err
 		}
 		if named[i] != real {

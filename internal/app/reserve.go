@@ -257,13 +257,14 @@ func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResul
 		}
 		res.Unassigned = append(res.Unassigned, a)
 	}
-	patterns, through, reached, err := e.selectingPatterns(s, args)
+	normalized := &reservations.Normalized{}
+	patterns, through, reached, err := e.selectingPatterns(s, args, normalized)
 	if err != nil {
 		return res, err
 	}
 	if len(patterns) > 0 || r.All { // else only issues were named
 		cr, err := (&reservations.Store{S: s}).Change(reservations.ChangeRequest{By: me, Holder: holder, Patterns: patterns,
-			Through: through, All: r.All, Renew: renew, TTL: ttl, Force: r.Force, Reason: r.Reason})
+			Through: through, Normalized: normalized, All: r.All, Renew: renew, TTL: ttl, Force: r.Force, Reason: r.Reason})
 		if err != nil {
 			return res, err
 		}

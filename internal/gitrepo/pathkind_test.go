@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -18,11 +19,19 @@ func TestPathKinds(t *testing.T) {
 	testgit.Write(t, repo, "gone/file.go", "x\n")
 	testgit.Write(t, repo, "1:x", "a name git could read as a stage\n")
 	testgit.Write(t, repo, "-dash", "x\n")
+	testgit.Write(t, repo, "tall/"+tall+"f.go", "x\n")
 	testgit.Run(t, repo, "add", ".")
 	testgit.Run(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "vendor/lib")
 	testgit.Run(t, repo, "commit", "-q", "-m", "tree")
 	// Only in the index: staged, then removed from the worktree.
 	testgit.Write(t, repo, "staged.go", "x\n")
+	for _, p := range []string{"only/a-b", "only/a/b", "only/a0", "only/a.c/x"} { // around '/'
+		testgit.Write(t, repo, p, "x\n")
+		testgit.Run(t, repo, "add", p)
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "only")); err != nil {
+		t.Fatal(err)
+	}
 	testgit.Run(t, repo, "add", "staged.go")
 	// Only in HEAD: removed from the worktree and the index.
 	testgit.Run(t, repo, "rm", "-q", "-r", "--cached", "gone")
@@ -62,8 +71,26 @@ func TestPathKinds(t *testing.T) {
 		"1:x":                PathFile,
 		"-dash":              PathFile,
 		"nothing":            PathAbsent,
+		"only/a":             PathAbsent, // git's index has no directories
+		"only/a/b":           PathFile,
+		"only/a/b/c":         PathBeneathFile,
+		"only/a-b":           PathFile,
+		"only/a0/x":          PathBeneathFile,
+		"only/a.c/x":         PathFile,
+		"only/a.c":           PathAbsent,
 		"nothing/deeper":     PathAbsent,
 		"line\nbreak":        PathAbsent,
+		// Deeper than any file system lets lstat reach (PATH_MAX), and
+		// a tree 200 directories deep.
+		"src/api/handler.go/" + deep + "x.go":    PathBeneathFile,
+		"staged.go/" + deep + "x.go":             PathBeneathFile,
+		"src/" + deep + "x.go":                   PathAbsent,
+		"nothing/" + deep + "x.go":               PathAbsent,
+		"vendor/lib/" + deep + "x.go":            PathAbsent,
+		"tall/" + tall + "f.go":                  PathFile,
+		"tall/" + tall + "f.go/" + deep + "x.go": PathBeneathFile,
+		"tall/" + strings.TrimSuffix(tall, "/"):  PathDir,
+		"tall/" + tall + deep + "x.go":           PathAbsent,
 	}
 	var paths []string
 	for p := range want {
@@ -75,10 +102,37 @@ func TestPathKinds(t *testing.T) {
 	}
 	for i, p := range paths {
 		if got[i] != want[p] {
-			t.Errorf("%q: %d, want %d", p, got[i], want[p])
+			t.Errorf("%.60q: %d, want %d", p, got[i], want[p])
+		}
+	}
+	// Read in process (as here) or asked of git, HEAD and the index say
+	// the same of every path and parent (of those git answers in
+	// moments: naming each of 3,000 parents costs it seconds).
+	var shallow []string
+	for _, p := range paths {
+		if !strings.Contains(p, deep) {
+			shallow = append(shallow, p)
+		}
+	}
+	probes, _ := probesOf(shallow)
+	inProcess, err := r.committedInProcess(probes)
+	if err != nil {
+		t.Fatalf("not read in process: %v", err)
+	}
+	byGit, err := r.committedByGit(probes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range probes {
+		if inProcess[i] != byGit[i] {
+			t.Errorf("%.60q: HEAD and index %v in process, %v by git", p.path, inProcess[i], byGit[i])
 		}
 	}
 }
+
+// deep is 3,000 directories, deeper than any file system's PATH_MAX lets
+// lstat reach; tall is 200, which a worktree and a tree can hold.
+var deep, tall = strings.Repeat("d/", 3000), strings.Repeat("t/", 200)
 
 // A repository without a commit has no HEAD to read: the index and the
 // worktree still answer.

@@ -23,6 +23,38 @@ import (
 // returns an error (errUnsupported for the cases it leaves alone) whenever
 // git must be asked instead.
 func (r *Repo) stagedInProcess() ([]Change, error) {
+	v, err := r.openInProcess()
+	if err != nil {
+		return nil, err
+	}
+	defer v.close() // the entries point into the index; the changes are copies
+	d := &stagedDiff{objects: v.objects, index: v.index}
+	if err := d.tree("", v.root, 0, len(v.index.entries), v.index.tree); err != nil {
+		return nil, err
+	}
+	return d.changes, nil
+}
+
+// inProcessView is what the in-process readers read instead of asking
+// git: the index (which points into its mapping until close), the objects
+// and the root tree of HEAD.
+type inProcessView struct {
+	index   *gitIndex
+	objects *objectReader
+	root    []byte // the tree's id
+	unmap   func()
+}
+
+func (v *inProcessView) close() {
+	v.objects.close()
+	v.unmap()
+}
+
+// openInProcess reads the index and HEAD's root tree as git would, or
+// returns an error (errUnsupported for the cases it leaves alone: a
+// repository git would read differently from what the files say, an index
+// it does not fully understand, SHA-256 objects, no HEAD commit).
+func (r *Repo) openInProcess() (*inProcessView, error) {
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 		"GIT_COMMON_DIR", "GIT_REPLACE_REF_BASE"} {
 		if os.Getenv(v) != "" {
@@ -61,23 +93,20 @@ func (r *Repo) stagedInProcess() ([]Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUnsupported, err)
 	}
-	defer unmap() // the entries point into it; the changes are copies
 	idx, err := parseIndex(data)
 	if err != nil {
+		unmap()
 		return nil, err
 	}
 	idx.mtime = indexMtime
 	objects := newObjectReader(filepath.Join(r.CommonDir, "objects"))
-	defer objects.close()
 	root, err := commitTree(objects, head)
 	if err != nil {
+		objects.close()
+		unmap()
 		return nil, err
 	}
-	d := &stagedDiff{objects: objects, index: idx}
-	if err := d.tree("", root, 0, len(idx.entries), idx.tree); err != nil {
-		return nil, err
-	}
-	return d.changes, nil
+	return &inProcessView{index: idx, objects: objects, root: root, unmap: unmap}, nil
 }
 
 // replacesObjects reports replace refs or grafts, with which git reads
@@ -125,6 +154,7 @@ type stagedDiff struct {
 
 const (
 	modeTree    = 0o040000
+	modeGitlink = 0o160000
 	modeTypeMsk = 0o170000
 )
 

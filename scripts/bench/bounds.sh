@@ -6,8 +6,9 @@
 #
 #  guard    `check --hook claude` on a Write of src/a/a/.../f.go, N parts
 #           (another droid holds src/**);
-#  check    `check src/a/a/.../f.go`, N parts (still about N^2: the
-#           repository is asked about each of the path's parents);
+#  check    `check src/a/a/.../f.go`, N parts (HEAD and the index read
+#           part by part in process; through git, where it is asked, each
+#           parent named whole costs about N^2);
 #  reserve  `reserve` of 50*N distinct new patterns: refused by count
 #           (4,096 are held at once), after how much work;
 #  resolve  `resolve --check --format snapshot` of a union of 10*N

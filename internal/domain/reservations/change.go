@@ -29,7 +29,11 @@ type ChangeRequest struct {
 	// reservations, so a pattern written where reserve stores it (lnk/a.go
 	// is src/a.go) finds it, and one stored as typed still matches as typed.
 	Through []string
-	All     bool
+	// Normalized vouches for the Patterns and Through its caller
+	// normalised (as Request's does): those are taken as they are, the
+	// others normalised.
+	Normalized *Normalized
+	All        bool
 	// Renew extends them to TTL from now (DefaultTTL when zero) instead
 	// of releasing them.
 	Renew bool
@@ -168,18 +172,19 @@ func (c *ChangeRequest) validate() error {
 		return records.Invalidf("%d patterns resolved through links for %d patterns", len(c.Through), len(c.Patterns))
 	}
 	var err error
-	if c.Patterns, err = normalizedAll(c.Patterns); err != nil {
+	if c.Patterns, err = c.Normalized.all(c.Patterns); err != nil {
 		return err
 	}
-	c.Through, err = normalizedAll(c.Through)
+	c.Through, err = c.Normalized.all(c.Through)
 	return err
 }
 
-// normalizedAll is patterns normalised, "" left as it is.
-func normalizedAll(patterns []string) ([]string, error) {
+// all is patterns normalised, "" and those v vouches for left as they
+// are.
+func (v *Normalized) all(patterns []string) ([]string, error) {
 	out := slices.Clone(patterns)
 	for i, p := range out {
-		if p == "" {
+		if p == "" || v.has(p) {
 			continue
 		}
 		n, err := Normalize(p, nil)

@@ -1,6 +1,7 @@
 package reservations
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,16 @@ func writeLog(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// boundFull is records.MaxActiveReservations distinct patterns: as many
+// as the repository holds at once, reservations or places in line.
+func boundFull() []string {
+	many := make([]string, records.MaxActiveReservations)
+	for i := range many {
+		many[i] = fmt.Sprintf("d%d/**", i)
+	}
+	return many
 }
 
 // reserve asks for one pattern and fails the test on any error.

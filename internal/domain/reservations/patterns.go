@@ -21,9 +21,9 @@ func Normalize(pattern string, kind globs.KindFunc) (string, error) {
 
 // Normalized is the patterns a caller normalised with Normalized.Normalize
 // (the application does, with what the repository says each literal path
-// names): a Request that carries it keeps those patterns as they are
-// instead of normalising them again, since a pattern Normalize returned is
-// normalised. Only Normalize adds to it, so it vouches for nothing else.
+// names): a Request or a ChangeRequest that carries it keeps those
+// patterns as they are instead of normalising them again, since a pattern
+// Normalize returned is normalised. Only Normalize adds to it, so it vouches for nothing else.
 type Normalized struct {
 	patterns map[string]bool
 }

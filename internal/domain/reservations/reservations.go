@@ -254,12 +254,16 @@ func (s *Store) ReserveIn(tx *jsonl.Tx, req Request) (Result, error) {
 }
 
 // TooManyError refuses a grant that would make more reservations active
-// at once than records.MaxActiveReservations.
+// at once than records.MaxActiveReservations, or a wait that would put
+// more places in the queue than that (Join).
 type TooManyError struct {
 	Active, Asked int
 	// AskedMore says the request asked for more than Asked: it was
 	// refused before all its patterns were counted (RefuseTooMany).
 	AskedMore bool
+	// InLine says Active counted places in the queue, not reservations:
+	// the refusal is of a wait, and says so.
+	InLine bool
 }
 
 // RefuseTooMany is the refusal of a request whose distinct patterns
@@ -281,6 +285,12 @@ func (e *TooManyError) Text() wording.Text {
 	asked := fmt.Sprint(e.Asked)
 	if e.AskedMore {
 		asked = "more than " + asked
+	}
+	if e.InLine {
+		return wording.Textf("nothing was queued: %d places are in line in this repository (every droid's), and %s more would pass "+
+			"the %d git-queen keeps at once (each reserve reads them all); stop the waits that are not needed (%s lists them; "+
+			"a place lapses soon after its wait stops), or wait for a broader pattern instead of many",
+			e.Active, asked, records.MaxActiveReservations, wording.Run("reservations"))
 	}
 	return wording.Textf("nothing was reserved: %d reservations are active in this repository (every droid's), and %s more would pass "+
 		"the %d git-queen holds at once (each check reads them all); release what is done (%s "+

@@ -2,7 +2,6 @@ package reservations
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -217,10 +216,7 @@ func TestExpiryAndTheSevenDayCap(t *testing.T) {
 // is granted; released ones make room again.
 func TestReservationsActiveAtOnceAreBounded(t *testing.T) {
 	f := newFixture(t)
-	many := make([]string, records.MaxActiveReservations)
-	for i := range many {
-		many[i] = fmt.Sprintf("d%d/**", i)
-	}
+	many := boundFull()
 	if _, err := f.res.Reserve(Request{Patterns: many, Droid: "ann", Exclusive: true}); err != nil {
 		t.Fatal(err)
 	}

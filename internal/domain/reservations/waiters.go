@@ -130,7 +130,7 @@ func (s *Store) Join(req Request) ([]Live, error) {
 			return err
 		}
 		if len(waiting)+len(req.Patterns) > records.MaxActiveReservations {
-			return &TooManyError{Active: len(waiting), Asked: len(req.Patterns)}
+			return &TooManyError{Active: len(waiting), Asked: len(req.Patterns), InLine: true}
 		}
 		var lines []any
 		places = places[:0]

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -214,5 +215,26 @@ func TestQueueJoinRefusesBadRequests(t *testing.T) {
 	}
 	if got := f.queue(t); got != "" {
 		t.Fatalf("a refused request left a place: %q", got)
+	}
+}
+
+// The queue holds at most records.MaxActiveReservations places at once: a
+// wait past it is refused, saying that it counted places in line (not
+// active reservations) and what to do, and nobody is queued.
+func TestQueuePlacesAreBounded(t *testing.T) {
+	f := newFixture(t)
+	many := boundFull()
+	if _, err := f.res.Join(Request{Patterns: many, Droid: "ann", Exclusive: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.res.Join(Request{Patterns: []string{"one/**"}, Droid: "bob", Exclusive: true})
+	var tooMany *TooManyError
+	want := fmt.Sprintf("nothing was queued: %d places are in line in this repository (every droid's), and 1 more would pass the %d",
+		records.MaxActiveReservations, records.MaxActiveReservations)
+	if !errors.As(err, &tooMany) || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "stop the waits that are not needed") {
+		t.Fatalf("the wait past the bound: %v\nwant it to begin %q", err, want)
+	}
+	if strings.Contains(f.queue(t), "bob:") {
+		t.Errorf("bob was queued past the bound")
 	}
 }

@@ -41,10 +41,12 @@ func (r *Repo) checkLiveStore(named string) Check {
 // legacyLogs lists the .beads/queen_*.jsonl files of every worktree: the
 // live store of setups before it, which init imports. A file that a
 // symbolic link leads out of the worktrees, or into git's directory, is
-// an error: init imports only what the repository holds, and the next sync
-// publishes it (a committed .beads/queen_messages.jsonl -> ~/notes.jsonl
-// would send that file to the remote).
-func (r *Repo) legacyLogs() ([]string, error) {
+// never imported: init imports only what the repository holds, and the
+// next sync publishes it (a committed .beads/queen_messages.jsonl ->
+// ~/notes.jsonl would send that file to the remote). In this worktree it
+// is an error; in another it is left out and said in skipped, so that a
+// link one worktree's branch commits does not stop every worktree's init.
+func (r *Repo) legacyLogs() (found, skipped []string, err error) {
 	tops := []string{r.TopLevel}
 	if list, err := r.Worktrees(); err == nil {
 		for _, w := range list {
@@ -53,7 +55,6 @@ func (r *Repo) legacyLogs() ([]string, error) {
 			}
 		}
 	}
-	var found []string
 	for _, top := range tops {
 		for _, p := range workspace.LegacyLogsIn(filepath.Join(top, workspace.DirName)) {
 			err := jsonl.CheckInside(p, tops, []string{r.CommonDir, r.GitDir})
@@ -62,23 +63,28 @@ func (r *Repo) legacyLogs() ([]string, error) {
 				if away.Fence != "" {
 					where = "in git's directory"
 				}
-				return nil, fmt.Errorf("%s is a symbolic link to %s, %s: init imports only the logs the repository holds "+
-					"(the next sync publishes them); remove the link (git rm a committed one), then git queen init", r.shown(p), away.Target, where)
+				link := fmt.Sprintf("%s is a symbolic link to %s, %s", r.shown(p), away.Target, where)
+				if top != r.TopLevel {
+					skipped = append(skipped, link+": not imported; remove the link in that worktree (git rm a committed one)")
+					continue
+				}
+				return nil, nil, fmt.Errorf("%s: init imports only the logs the repository holds "+
+					"(the next sync publishes them); remove the link (git rm a committed one), then git queen init", link)
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			found = append(found, p)
 		}
 	}
-	return found, nil
+	return found, skipped, nil
 }
 
 // ImportLegacy imports every worktree's .beads/queen_*.jsonl into the live
 // store (idempotent: what is there already is skipped) and says what it
 // did. With dryRun it only counts.
 func (r *Repo) ImportLegacy(dryRun bool) ([]store.ImportStats, error) {
-	paths, err := r.legacyLogs()
+	paths, _, err := r.legacyLogs()
 	if err != nil {
 		return nil, err
 	}
@@ -97,11 +103,29 @@ func (r *Repo) ImportLegacy(dryRun bool) ([]store.ImportStats, error) {
 	return stats, err
 }
 
+// checkLegacy says whether the logs of an older setup wait to be
+// imported, and warns of those another worktree's link leads away.
 func (r *Repo) checkLegacy() Check {
-	files, err := r.legacyLogs()
+	files, skipped, err := r.legacyLogs()
 	if err != nil {
 		return Check{Name: "migrate", Status: Fail, forInit: true, Message: err.Error(), fix: func() error { return err }}
 	}
+	c := r.legacyImport(files)
+	switch {
+	case len(skipped) == 0:
+	case len(files) == 0:
+		c.Status, c.Message = Warn, strings.Join(skipped, "; ")
+	case c.Status == OK:
+		c.Status, c.Message = Warn, c.Message+"; "+strings.Join(skipped, "; ")
+	default:
+		c.Message += "; " + strings.Join(skipped, "; ")
+	}
+	return c
+}
+
+// legacyImport is the check of the older setup's logs found: in the live
+// store already, or records waiting for init to import them.
+func (r *Repo) legacyImport(files []string) Check {
 	if len(files) == 0 {
 		return ok("migrate", "no logs of an older setup in .beads/")
 	}
