@@ -58,7 +58,7 @@ func TestCoversProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	want := 2000
 	if testing.Short() {
-		want = 400
+		want = 100
 	}
 	pairs, covered, complex, failures := 0, 0, 0, 0
 	for pairs < want && failures < 10 {
