@@ -11,6 +11,8 @@
 #           parent named whole costs about N^2);
 #  reserve  `reserve` of 50*N distinct new patterns: refused by count
 #           (4,096 are held at once), after how much work;
+#  renew    `renew` of 2*N/5 held patterns, each by name (each asked
+#           whether a named pattern covers it);
 #  resolve  `resolve --check --format snapshot` of a union of 10*N
 #           versions of one beads issue.
 #
@@ -56,6 +58,13 @@ for size in "$n" $((4 * n)); do
 	python3 -c "print('\n'.join('p%d' % i for i in range(50 * $size)))" >"$work/patterns"
 	# shellcheck disable=SC2046 # one argument a line
 	QUEEN_DROID=ann run "reserve, $((50 * size)) patterns" reserve $(cat "$work/patterns")
+	held=$((2 * size / 5))
+	python3 -c "print('\n'.join('r%d' % i for i in range($held)))" >"$work/held"
+	# shellcheck disable=SC2046 # one argument a line
+	QUEEN_DROID=cat git-queen reserve $(cat "$work/held") >/dev/null
+	# shellcheck disable=SC2046
+	QUEEN_DROID=cat run "renew, $held patterns" renew $(cat "$work/held")
+	QUEEN_DROID=cat git-queen release --all >/dev/null
 	python3 -c "import json
 for i in range(10 * $size):
     print(json.dumps({'id': 'bd-1', 'title': 't%d' % i, 'updated_at': '2026-01-01T00:00:%02d.%06dZ' % (i % 60, i)}))" >"$work/issues.jsonl"

@@ -25,6 +25,36 @@ func (p *Pattern) Covers(q *Pattern) (bool, error) {
 	return !found && err == nil, err
 }
 
+// Prefix returns the literal text, unescaped, that every path p matches
+// starts with (a subtree "D/**" also matches D itself). Covers(o, p) is
+// true only when o's Prefix and p's agree, one starting with the other,
+// if p matches some path (see CoveredOnlyByPrefix): a caller with many
+// patterns files them by Prefix and asks Covers of the few that agree.
+func (p *Pattern) Prefix() string { return p.prefix }
+
+// CoveredOnlyByPrefix reports whether only a pattern whose Prefix agrees
+// with p's can cover p: true when p is literal (Covers matches its one
+// path) or a search finds a git path p matches. A pattern that matches no
+// git path is covered by every pattern, whatever its prefix; when the
+// search runs out of budget the answer is false too, so that a caller
+// compares p with every pattern as before.
+func (p *Pattern) CoveredOnlyByPrefix() bool {
+	if p.literal {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ok, err := p.machine().matchesSome()
+	return ok && err == nil
+}
+
+// matchesSome reports whether some git path matches m's pattern; the
+// error is ErrTooComplex when the search ran out of budget.
+func (m *machine) matchesSome() (bool, error) {
+	_, ok, err := search(m, nil, "", []start{{g: gStart}})
+	return ok, err
+}
+
 // coverNode is one entry of uncovered's queue: the state of q's and p's
 // deterministic automata (p's may be transDead) and of the git path
 // automaton after the path its parents spell.

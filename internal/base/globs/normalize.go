@@ -122,7 +122,7 @@ func (p *Pattern) vet(orig string) error {
 	if p.subtree && p.dir != "" {
 		return nil // it matches dir
 	}
-	if _, ok, err := search(m, nil, "", []start{{g: gStart}}); err != nil {
+	if ok, err := m.matchesSome(); err != nil {
 		return patternError(orig, ErrTooComplex, "simplify it")
 	} else if !ok {
 		return patternError(orig, ErrMatchesNothing,

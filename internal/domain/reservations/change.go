@@ -113,9 +113,10 @@ func (s *Store) Change(c ChangeRequest) (ChangeResult, error) {
 			}
 		}
 		res.Selected = c.selecting(mine)
+		selected := newCoverIndex(res.Selected)
 		var lines []any
 		for _, l := range mine {
-			if !c.All && !slices.ContainsFunc(res.Selected, func(p string) bool { return covers(p, l.Pattern) }) {
+			if !c.All && !selected.covers(l.Pattern) {
 				continue
 			}
 			line, err := c.next(l, now)
@@ -202,11 +203,19 @@ func (v *Normalized) all(patterns []string) ([]string, error) {
 // resolution.
 func (c *ChangeRequest) selecting(mine []*Live) []string {
 	out := slices.Clone(c.Patterns)
+	var held *coverIndex // made when a pattern has a resolution
 	for i, p := range out {
 		if i >= len(c.Through) || c.Through[i] == "" || c.Through[i] == p {
 			continue
 		}
-		if !slices.ContainsFunc(mine, func(l *Live) bool { return covers(p, l.Pattern) }) {
+		if held == nil {
+			texts := make([]string, len(mine))
+			for j, l := range mine {
+				texts[j] = l.Pattern
+			}
+			held = newCoverIndex(texts)
+		}
+		if !held.coveredBy(p) {
 			out[i] = c.Through[i]
 		}
 	}

@@ -114,7 +114,12 @@ func covers(outer, inner string) bool {
 	if err != nil {
 		return false
 	}
-	ok, err := a.Covers(b)
+	return coversCompiled(a, b)
+}
+
+// coversCompiled is covers of two compiled patterns.
+func coversCompiled(outer, inner *globs.Pattern) bool {
+	ok, err := outer.Covers(inner)
 	return ok && err == nil
 }
 

@@ -41,6 +41,10 @@ type DamageError struct {
 	// Path is where in its tree ("" for the commit or the root tree).
 	Path   string
 	Object gitobject.ID
+	// Kind is the type Object has when it is not the one its place needs
+	// ("tag" for an annotated tag pushed as the ledger ref), so that a note
+	// can say what it set aside.
+	Kind   string
 	Reason string
 	// Missing is an object the repository does not have (a gc pruned it
 	// while a ref still named it, or a fetch broke off).

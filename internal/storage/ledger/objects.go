@@ -42,7 +42,7 @@ func (l *Ledger) read(h gitobject.ID, want string, max int64) ([]byte, error) {
 	case err != nil:
 		return nil, objectDamage(h, want, err)
 	case kind != want:
-		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("a %s where a %s belongs", kind, want)}
+		return nil, &DamageError{Object: h, Kind: kind, Reason: fmt.Sprintf("a %s where a %s belongs", kind, want)}
 	}
 	return data, nil
 }

@@ -1,6 +1,7 @@
 package ledgersync
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -21,6 +22,10 @@ type SetAside struct {
 	Remote string `json:"remote"`
 	Ref    string `json:"ref"`
 	Commit string `json:"commit"`
+	// Kind is what Commit is when the ref named no commit ("tag" for an
+	// annotated tag pushed as the ledger ref, "tree", "blob"); "" for a
+	// commit.
+	Kind string `json:"kind,omitempty"`
 	// Path is where in the commit's tree the damage is ("" for the commit
 	// itself, and for records).
 	Path   string `json:"path,omitempty"`
@@ -45,7 +50,7 @@ func (a SetAside) Fix() string {
 	if a.Rule != "" {
 		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"
 	}
-	return "nothing to do here: the next sync pushes this clone's ledger without that commit; " +
+	return "nothing to do here: the next sync pushes this clone's ledger without that " + a.named() + "; " +
 		"to keep it from coming back, find who pushed it (the remote's logs) and protect refs/queen/ (README: What the ledger trusts)"
 }
 
@@ -59,8 +64,11 @@ func (a SetAside) String() string {
 	if a.Path != "" {
 		where = " at " + a.Path
 	}
-	return fmt.Sprintf("%s's %s (commit %s)%s: %s", a.Remote, a.Ref, shortHash(a.Commit), where, a.Reason)
+	return fmt.Sprintf("%s's %s (%s %s)%s: %s", a.Remote, a.Ref, a.named(), shortHash(a.Commit), where, a.Reason)
 }
+
+// named is what the note's object is: a commit, or the Kind the ref named.
+func (a SetAside) named() string { return cmp.Or(a.Kind, "commit") }
 
 func shortHash(h string) string { return h[:min(len(h), 12)] }
 
@@ -94,6 +102,9 @@ func damageNote(remote string, commit object.ID, err error, now time.Time) SetAs
 	a := SetAside{Remote: remote, Ref: ledger.Ref, Commit: commit.String(), Reason: err.Error(), At: now}
 	if d, ok := errors.AsType[*ledger.DamageError](err); ok {
 		a.Path, a.Reason = d.Path, d.Reason
+		if d.Object == commit {
+			a.Kind = d.Kind
+		}
 		if !d.Commit.IsZero() && d.Commit != commit {
 			a.Reason += " (in its parent " + shortHash(d.Commit.String()) + ")"
 		}

@@ -12,7 +12,8 @@ import (
 // ledger pushed as refs/queen/ledger (git tag -a on a fetched ledger,
 // pushed by hand) was set aside without following it to its commit, so
 // the sync pushed over it and the honest commits it names left the
-// remote. The tag is set aside, and the commit it names is merged.
+// remote. The tag is set aside, and named a tag, and the commit it names
+// is merged.
 func TestATagPushedAsTheLedgerIsFollowed(t *testing.T) {
 	a, b, r, honest := annAhead(t)
 	mal := testgit.Clone(t, r)
@@ -25,6 +26,10 @@ func TestATagPushedAsTheLedgerIsFollowed(t *testing.T) {
 	res := b.sync(t)
 	if len(res.SetAside) != 1 || res.SetAside[0].Commit != tag || !strings.Contains(res.SetAside[0].Reason, "tag") {
 		t.Fatalf("set aside: %+v, want the tag %s", res.SetAside, tag)
+	}
+	// The note says what it set aside: a tag, not a commit.
+	if note := res.SetAside[0]; !strings.Contains(note.String(), "(tag "+tag[:12]+")") || strings.Contains(note.Fix(), "commit") {
+		t.Errorf("the note calls the tag something else: %s; %s", note, note.Fix())
 	}
 	b.keptHonest(t, honest)
 	if a.sync(t); strings.Join(subjects(a.inbox(t, "ann")), ",") != "three" {

@@ -47,13 +47,14 @@ func TrackedLine(name string) string {
 }
 
 // callsQueen matches a command that runs git-queen's check for a hook:
-// `git-queen hook NAME` or `git queen hook NAME`, global flags allowed.
+// `git-queen hook NAME` or `git queen hook NAME`, global flags allowed,
+// ended as a shell word or a YAML flow scalar ({run: git-queen hook NAME}).
 func callsQueen(text []byte, name string) bool {
 	names := regexp.QuoteMeta(name)
 	if name == "pre-merge-commit" { // the pre-commit check judges merges too
 		names = "pre-merge-commit|pre-commit"
 	}
-	re := regexp.MustCompile(`git[- ]queen(\s+--?[A-Za-z][-A-Za-z=.]*)*\s+hook\s+(` + names + `)([\s"';&|)]|$)`)
+	re := regexp.MustCompile(`git[- ]queen(\s+--?[A-Za-z][-A-Za-z=.]*)*\s+hook\s+(` + names + `)([\s"';&|),}\]]|$)`)
 	return re.Match(uncommented(text))
 }
 

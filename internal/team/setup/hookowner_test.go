@@ -37,6 +37,11 @@ func TestCallsQueen(t *testing.T) {
 		{`      run: echo 'see #2' && git-queen hook pre-push {1} {2}`, "pre-push", true},
 		{`      run: echo "a \" #" && git-queen hook pre-push`, "pre-push", true},
 		{"      run: echo don't # git-queen hook pre-commit", "pre-commit", false},
+		// YAML's flow style (lefthook reads it): a plain scalar ends at , } or ].
+		{"pre-commit: {commands: {queen: {run: git-queen hook pre-commit}}}", "pre-commit", true},
+		{"  jobs: [{run: git-queen hook pre-commit, name: q}]", "pre-commit", true},
+		{"    - {name: q, run: git-queen hook pre-commit}", "pre-commit", true},
+		{"pre-push: {commands: {q: {run: git-queen hook pre-pushy}}}", "pre-push", false},
 	} {
 		if got := callsQueen([]byte(tt.text), tt.name); got != tt.want {
 			t.Errorf("callsQueen(%q, %s) = %v", tt.text, tt.name, got)
