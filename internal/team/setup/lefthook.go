@@ -46,7 +46,7 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		}
 		seen[name] = true
 		files = append(files, name)
-		for _, pattern := range lefthookList(name, text, "extends") {
+		for _, pattern := range lefthookExtends(name, text) {
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
@@ -98,6 +98,28 @@ func lefthookList(file string, text []byte, key string) []string {
 		}
 	}
 	return list
+}
+
+// lefthookExtends is the paths or globs a lefthook configuration's
+// extends: lists. lefthook 2 reads extends: as a list only: of a single
+// string (`extends: shared.yml`, `extends = "shared.toml"`, `"extends":
+// "shared.json"`) it merges nothing (lefthook dump shows it listed, its
+// settings absent), so neither is it followed here.
+func lefthookExtends(file string, text []byte) []string {
+	section := lefthookSection(file, text, "extends")
+	if !strings.HasPrefix(filepath.Ext(file), ".json") {
+		section = uncommented(section)
+		if after := bytes.IndexAny(section, ":="); after >= 0 {
+			section = bytes.TrimLeft(section[after+1:], " \t\r\n") // past the key: the value
+		}
+		if bytes.HasPrefix(section, []byte("- ")) || bytes.HasPrefix(section, []byte("-\n")) {
+			section = []byte("[") // a YAML block list
+		}
+	}
+	if !bytes.HasPrefix(section, []byte("[")) {
+		return nil
+	}
+	return lefthookList(file, text, "extends")
 }
 
 // lefthookChild is the value of a top-level key of a lefthook

@@ -47,8 +47,16 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			"q.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, true, "q.toml"},
 		{"extends: in JSON", map[string]string{"lefthook.json": `{"extends": ["q.json"]}`,
 			"q.json": `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}}}`}, true, "q.json"},
-		{"extends: in the local configuration", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends: mine/q.yml\n",
+		{"extends: in the local configuration", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends:\n- mine/q.yml\n",
 			"mine/q.yml": queen}, true, "mine/q.yml"},
+		// extends: is read as a list only: of one string lefthook 2.2.2
+		// merges nothing (lefthook dump shows it).
+		{"extends: one string, not a list", map[string]string{"lefthook.yml": lint, "lefthook-local.yml": "extends: mine/q.yml # one\n",
+			"mine/q.yml": queen}, false, ""},
+		{"extends: one string in TOML", map[string]string{"lefthook.toml": "extends = \"q.toml\"\n[pre-commit.commands.lint]\nrun = \"echo\"\n",
+			"q.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, false, ""},
+		{"extends: one string in JSON", map[string]string{"lefthook.json": `{"extends": "q.json", "pre-commit": {"commands": {"lint": {"run": "echo"}}}}`,
+			"q.json": `{"pre-commit": {"commands": {"q": {"run": "git-queen hook pre-commit"}}}}`}, false, ""},
 		{"extends: of a file lefthook does not read", map[string]string{"lefthook.yml": lint, "lefthook.toml": "extends = [\"q.yml\"]\n",
 			"q.yml": queen}, false, ""},
 		{"remotes: are not fetched", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [q.yml]\n" + lint},
