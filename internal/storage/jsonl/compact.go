@@ -289,17 +289,16 @@ func appendRun(out [][]byte, run []byte) [][]byte {
 
 // openForRewrite opens the log for a streaming rewrite, after setting a
 // torn tail aside first (a rewrite must not decide what a half-written
-// line meant); nil when the log does not exist.
+// line meant); nil when the log does not exist. It opens the log where
+// its links lead as an append does (openInside): setting a tail aside
+// truncates the file it opened.
 func (l *Log) openForRewrite() (*os.File, error) {
-	if err := CheckInside(l.Path, l.Roots, l.Fenced); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", l.Path, err)
+		return nil, err
 	}
 	if err := l.repairTail(f); err != nil {
 		f.Close()

@@ -69,3 +69,54 @@ func mkdir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// A compaction (and an archive: both open the log for a rewrite) sets a
+// torn tail aside before it reads the log: it appended the tail to
+// wherever a committed queen_messages.jsonl.quarantine link led, out of
+// the repository, and it truncated the file a link swapped in after the
+// check led to. Both are refused now, as for an append, and the file out
+// of the repository is left as it was.
+func TestRewriteRefusesALinkOut(t *testing.T) {
+	const outside = "a file out of the repository, no final newline"
+	cases := []struct {
+		name    string
+		prepare func(t *testing.T, log, out string)
+	}{
+		{"the quarantine a link out", func(t *testing.T, log, out string) {
+			symlink(t, out, QuarantinePath(log))
+		}},
+		{"the log swapped for a link out after the check", func(t *testing.T, log, out string) {
+			beforeOpen = func(path string) {
+				if path == log {
+					os.Remove(log)
+					symlink(t, out, log)
+				}
+			}
+			t.Cleanup(func() { beforeOpen = func(string) {} })
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			out := filepath.Join(t.TempDir(), "outside")
+			if err := os.WriteFile(out, []byte(outside), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			log := filepath.Join(root, "log.jsonl")
+			if err := os.WriteFile(log, []byte("{\"id\":\"a\"}\n{\"id\":\"a\"}\n{\"torn"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c.prepare(t, log, out)
+			l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+			err := l.Lock.Do(func(tx *Tx) error { _, _, err := tx.Compact(l, nil); return err })
+			_, swapped := errors.AsType[*SwappedError](err)
+			_, away := errors.AsType[*OutsideError](err)
+			if !swapped && !away {
+				t.Errorf("compact: %v; want it refused", err)
+			}
+			if got, _ := os.ReadFile(out); string(got) != outside {
+				t.Errorf("the compaction wrote out of the repository: %q", got)
+			}
+		})
+	}
+}
