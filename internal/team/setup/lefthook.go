@@ -133,20 +133,27 @@ func lefthookChild(file string, doc []byte, name string) []byte {
 	case ".json", ".jsonc":
 		return section
 	case ".toml":
-		var out []byte
+		// keys are the value's own keys: the file's top-level name.KEY =
+		// ..., its first key taken off, and the keys of a [name] table as
+		// they are, wherever that table stands (after [name.commands.x]
+		// too), since TOML wants them before any table; tables are the
+		// tables under it, their first key taken off.
+		var keys, tables []byte
+		in, headed := &keys, false
 		for _, line := range bytes.SplitAfter(section, []byte("\n")) {
 			trimmed := bytes.TrimSpace(line)
 			if m := tomlTable().FindSubmatch(trimmed); m != nil && len(m[2]) > 0 {
 				brackets := bytes.Count(trimmed[:2], []byte("["))
-				line = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets))
+				line, in, headed = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets)), &tables, true
 			} else if m != nil {
-				continue // [name]: its keys are top-level now
-			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' {
+				in, headed = &keys, true // [name]: its keys are top-level now
+				continue
+			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' && !headed {
 				line = fmt.Appendf(nil, "%s\n", trimmed[len(m):])
 			}
-			out = append(out, line...)
+			*in = append(*in, line...)
 		}
-		return out
+		return append(keys, tables...)
 	}
 	lines := bytes.SplitAfter(section, []byte("\n"))[1:]
 	indent := -1

@@ -250,6 +250,10 @@ func TestLefthookSkip(t *testing.T) {
 		{"TOML: skip on the hook", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = true\n"}, "", "lefthook-local.toml sets skip: true on pre-commit"},
 		{"TOML: skip on the command, a dotted key", map[string]string{"lefthook-local.toml": "pre-commit.commands.q.skip = [\"rebase\"]\n"},
 			"", "lefthook-local.toml sets skip: rebase on git-queen's command"},
+		{"TOML: skip on the hook in its table after its command's", map[string]string{"lefthook.toml": "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n" +
+			"[pre-commit]\nskip = true\n"}, "", "lefthook.toml sets skip: true on pre-commit"},
+		{"TOML: skip on the command, a dotted key in the hook's table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q.skip = true\n"},
+			"", "lefthook-local.toml sets skip: true on git-queen's command"},
 		{"TOML: skip on another command", map[string]string{"lefthook-local.toml": "[pre-commit.commands.lint]\nskip = true\n"}, "", ""},
 		{"JSON: skip on the hook", map[string]string{"lefthook-local.json": `{"pre-commit": {"skip": true}}`}, "", "lefthook-local.json sets skip: true on pre-commit"},
 		{"JSON: skip on the command", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": [{"ref": "main"}]}}}}`},
