@@ -129,10 +129,13 @@ func readRaw(f *os.File, off int64, buf []byte) ([]byte, error) {
 // (see writeKept), durably, and drops its index, which would not match
 // the new file anyway: the next append rebuilds it, so that a compaction
 // or an archive does not pay for a second pass over the log. It returns
-// where marks landed.
+// where marks landed. The file replaced is the one f is, where
+// openForRewrite opened it (f.Name(), its links resolved), as an append
+// writes there: a log that a link in the repository leads to another file
+// is compacted there, and the link stays a link.
 func (l *Log) rewriteKept(f *os.File, keep lineSet, marks []int64) ([]int64, error) {
 	var moved []int64
-	err := writeFileFrom(l.Path, true, func(w *os.File) error {
+	err := writeFileFrom(f.Name(), true, func(w *os.File) error {
 		var err error
 		moved, err = writeKept(f, keep, marks, w)
 		return err

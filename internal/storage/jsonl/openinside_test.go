@@ -120,3 +120,29 @@ func TestRewriteRefusesALinkOut(t *testing.T) {
 		})
 	}
 }
+
+// A compaction of a log that a link inside the repository leads to
+// another file (.beads/queen_reservations.jsonl -> ../data/r.jsonl,
+// committed) rewrites that file, where appends write: it renamed the
+// compacted lines over the link, which became a file of its own (a type
+// change git then shows), and left the file appends write to as it was.
+func TestCompactThroughALinkRewritesWhereItLeads(t *testing.T) {
+	root := t.TempDir()
+	mkdir(t, filepath.Join(root, "data"))
+	mkdir(t, filepath.Join(root, ".beads"))
+	target := filepath.Join(root, "data", "r.jsonl")
+	if err := os.WriteFile(target, []byte("{\"id\":\"a\",\"v\":1}\n{\"id\":\"a\",\"v\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := symlink(t, "../data/r.jsonl", filepath.Join(root, ".beads", "r.jsonl"))
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	if stats, err := l.Compact(); err != nil || stats.LinesAfter != 1 {
+		t.Fatalf("compact: %+v, %v", stats, err)
+	}
+	if info, err := os.Lstat(log); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer one: %v, %v", info, err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "{\"id\":\"a\",\"v\":2}\n" {
+		t.Errorf("the file the link leads to holds %q, want the compacted line", got)
+	}
+}
