@@ -146,3 +146,20 @@ func TestCompactThroughALinkRewritesWhereItLeads(t *testing.T) {
 		t.Errorf("the file the link leads to holds %q, want the compacted line", got)
 	}
 }
+
+// An append refused for its quarantine file (a committed
+// log.jsonl.quarantine -> a file out of the repository) creates nothing:
+// it left an empty log behind, opened before the quarantine was judged.
+func TestARefusedAppendCreatesNoLog(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, "log.jsonl")
+	symlink(t, filepath.Join(t.TempDir(), "outside"), QuarantinePath(log))
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	err := l.Lock.Do(func(tx *Tx) error { return tx.Append(l, map[string]string{"id": "a"}) })
+	if _, away := errors.AsType[*OutsideError](err); !away {
+		t.Errorf("append: %v; want it refused", err)
+	}
+	if _, err := os.Lstat(log); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused append created the log: %v", err)
+	}
+}
