@@ -93,7 +93,7 @@ func lefthookList(file string, text []byte, key string) []string {
 	}
 	var list []string
 	for _, item := range strings.FieldsFunc(string(section[after+1:]), func(r rune) bool { return strings.ContainsRune("[],\r\n", r) }) {
-		if item = strings.Trim(strings.TrimPrefix(strings.TrimSpace(item), "- "), ` "'`); item != "" {
+		if item = quotedOff(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(item), "- "))); item != "" {
 			list = append(list, item)
 		}
 	}
@@ -120,6 +120,16 @@ func lefthookExtends(file string, text []byte) []string {
 		return nil
 	}
 	return lefthookList(file, text, "extends")
+}
+
+// quotedOff is a YAML or TOML string without the quotes around it: only
+// a pair, so that a quote the string ends in (skip: - run: test -n "$CI")
+// stays.
+func quotedOff(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // lefthookChild is the value of a top-level key of a lefthook

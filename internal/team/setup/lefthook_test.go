@@ -292,6 +292,8 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
 		{"only: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  only: [merge]\n"}, "", "lefthook-local.yml sets only: merge on pre-commit"},
 		{"only: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: true\n"}, "", ""},
+		{"skip: a command's success, its quotes kept", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip:\n        - run: test -n \"$CI\"\n"},
+			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
 			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
 		// A group's tags, name and skip: count for the jobs in it.
