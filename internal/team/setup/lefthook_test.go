@@ -231,6 +231,7 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"skip: on the hook in a list at the key's column", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip:\n  - merge\n  - ref: main\n"},
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
+		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
 		{"skip: true on another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: true\n"}, "", ""},
 		{"skip: true commented out", map[string]string{"lefthook-local.yml": "pre-commit:\n  # skip: true\n  parallel: true\n"}, "", ""},
