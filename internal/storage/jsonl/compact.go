@@ -132,10 +132,11 @@ func readRaw(f *os.File, off int64, buf []byte) ([]byte, error) {
 // where marks landed. The file replaced is the one f is, where
 // openForRewrite opened it (f.Name(), its links resolved), as an append
 // writes there: a log that a link in the repository leads to another file
-// is compacted there, and the link stays a link.
+// is compacted there, and the link stays a link. The rename is made in
+// the directory that holds f (replaceFrom), or refused.
 func (l *Log) rewriteKept(f *os.File, keep lineSet, marks []int64) ([]int64, error) {
 	var moved []int64
-	err := writeFileFrom(f.Name(), true, func(w *os.File) error {
+	err := replaceFrom(f.Name(), f, true, func(w *os.File) error {
 		var err error
 		moved, err = writeKept(f, keep, marks, w)
 		return err

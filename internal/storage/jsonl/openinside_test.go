@@ -163,3 +163,31 @@ func TestARefusedAppendCreatesNoLog(t *testing.T) {
 		t.Errorf("the refused append created the log: %v", err)
 	}
 }
+
+// A compaction renames its result in the directory that holds the log it
+// read: a directory of the log swapped for a link out of the repository
+// between the open and the rename (a teammate's checkout bringing .beads
+// -> ../outside) had the compacted log written there, by name.
+func TestCompactRefusesADirectorySwappedBeforeTheRename(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	mkdir(t, filepath.Join(root, ".beads"))
+	log := filepath.Join(root, ".beads", "log.jsonl")
+	if err := os.WriteFile(log, []byte("{\"id\":\"a\",\"v\":1}\n{\"id\":\"a\",\"v\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	beforeReplace = func(string) {
+		if err := os.Rename(filepath.Join(root, ".beads"), filepath.Join(root, ".beads-before")); err != nil {
+			t.Fatal(err)
+		}
+		symlink(t, out, filepath.Join(root, ".beads"))
+	}
+	t.Cleanup(func() { beforeReplace = func(string) {} })
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	_, err := l.Compact()
+	if _, swapped := errors.AsType[*SwappedError](err); !swapped {
+		t.Errorf("compact: %v; want it refused", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("the compaction wrote out of the repository: %v", entries)
+	}
+}
