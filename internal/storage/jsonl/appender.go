@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -63,6 +64,14 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 	}
 	_, statErr := os.Stat(l.Path)
 	a := &Appender{tx: tx, l: l, created: errors.Is(statErr, os.ErrNotExist)}
+	if a.created {
+		// Judged before the open creates the log too, so that an append
+		// refused for its quarantine leaves no empty log behind; where
+		// the log's own links lead it away, the refusal names the log.
+		if err := CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced); err != nil {
+			return nil, cmp.Or(CheckInside(l.Path, l.Roots, l.Fenced), err)
+		}
+	}
 	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err == nil {
 		if err = CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced); err != nil {

@@ -129,10 +129,14 @@ func readRaw(f *os.File, off int64, buf []byte) ([]byte, error) {
 // (see writeKept), durably, and drops its index, which would not match
 // the new file anyway: the next append rebuilds it, so that a compaction
 // or an archive does not pay for a second pass over the log. It returns
-// where marks landed.
+// where marks landed. The file replaced is the one f is, where
+// openForRewrite opened it (f.Name(), its links resolved), as an append
+// writes there: a log that a link in the repository leads to another file
+// is compacted there, and the link stays a link. The rename is made in
+// the directory that holds f (replaceFrom), or refused.
 func (l *Log) rewriteKept(f *os.File, keep lineSet, marks []int64) ([]int64, error) {
 	var moved []int64
-	err := writeFileFrom(l.Path, true, func(w *os.File) error {
+	err := replaceFrom(f.Name(), f, true, func(w *os.File) error {
 		var err error
 		moved, err = writeKept(f, keep, marks, w)
 		return err
@@ -289,17 +293,16 @@ func appendRun(out [][]byte, run []byte) [][]byte {
 
 // openForRewrite opens the log for a streaming rewrite, after setting a
 // torn tail aside first (a rewrite must not decide what a half-written
-// line meant); nil when the log does not exist.
+// line meant); nil when the log does not exist. It opens the log where
+// its links lead as an append does (openInside): setting a tail aside
+// truncates the file it opened.
 func (l *Log) openForRewrite() (*os.File, error) {
-	if err := CheckInside(l.Path, l.Roots, l.Fenced); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", l.Path, err)
+		return nil, err
 	}
 	if err := l.repairTail(f); err != nil {
 		f.Close()

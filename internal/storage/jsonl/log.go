@@ -174,7 +174,7 @@ func (l *Log) repairTail(f *os.File) error {
 		}
 	} else {
 		rep.Quarantine = QuarantinePath(l.Path)
-		if err := quarantine(rep, tail); err != nil {
+		if err := l.quarantine(rep, tail); err != nil {
 			return err
 		}
 		if err := f.Truncate(start); err != nil {
@@ -210,14 +210,17 @@ func lastLineStart(f *os.File, size int64) (int64, error) {
 
 // quarantine appends a header line and the torn bytes to the quarantine file,
 // so every torn tail can be found and inspected later (`git queen doctor`).
-func quarantine(rep Repair, tail []byte) error {
+// It opens it as the log's appends open the log (openInside): a committed
+// queen_messages.jsonl.quarantine -> ~/.bashrc is refused, not appended
+// to, by a compaction as by an append.
+func (l *Log) quarantine(rep Repair, tail []byte) error {
 	header, _ := json.Marshal(map[string]any{
 		"quarantined_at": time.Now().UTC().Format(time.RFC3339Nano),
 		"file":           filepath.Base(rep.File),
 		"offset":         rep.Offset,
 		"bytes":          rep.Bytes,
 	})
-	q, err := os.OpenFile(rep.Quarantine, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	q, err := openInside(rep.Quarantine, l.Roots, l.Fenced, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("open quarantine file: %w", err)
 	}

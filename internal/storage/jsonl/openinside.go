@@ -54,6 +54,10 @@ func openInside(path string, roots, fenced []string, flag int) (*os.File, error)
 // beforeOpen runs between the check and the open; tests swap a link here.
 var beforeOpen = func(path string) {}
 
+// beforeReplace runs before a rewrite opens the directory it renames its
+// result in (replaceFrom); tests swap a link here.
+var beforeReplace = func(path string) {}
+
 // openUnder opens real, a path with no links in it below the directory
 // start, a directory at a time: each part opened is checked to be the
 // entry its directory holds under that name, and no link, so that nothing

@@ -69,3 +69,125 @@ func mkdir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// A compaction (and an archive: both open the log for a rewrite) sets a
+// torn tail aside before it reads the log: it appended the tail to
+// wherever a committed queen_messages.jsonl.quarantine link led, out of
+// the repository, and it truncated the file a link swapped in after the
+// check led to. Both are refused now, as for an append, and the file out
+// of the repository is left as it was.
+func TestRewriteRefusesALinkOut(t *testing.T) {
+	const outside = "a file out of the repository, no final newline"
+	cases := []struct {
+		name    string
+		prepare func(t *testing.T, log, out string)
+	}{
+		{"the quarantine a link out", func(t *testing.T, log, out string) {
+			symlink(t, out, QuarantinePath(log))
+		}},
+		{"the log swapped for a link out after the check", func(t *testing.T, log, out string) {
+			beforeOpen = func(path string) {
+				if path == log {
+					os.Remove(log)
+					symlink(t, out, log)
+				}
+			}
+			t.Cleanup(func() { beforeOpen = func(string) {} })
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			out := filepath.Join(t.TempDir(), "outside")
+			if err := os.WriteFile(out, []byte(outside), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			log := filepath.Join(root, "log.jsonl")
+			if err := os.WriteFile(log, []byte("{\"id\":\"a\"}\n{\"id\":\"a\"}\n{\"torn"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c.prepare(t, log, out)
+			l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+			err := l.Lock.Do(func(tx *Tx) error { _, _, err := tx.Compact(l, nil); return err })
+			_, swapped := errors.AsType[*SwappedError](err)
+			_, away := errors.AsType[*OutsideError](err)
+			if !swapped && !away {
+				t.Errorf("compact: %v; want it refused", err)
+			}
+			if got, _ := os.ReadFile(out); string(got) != outside {
+				t.Errorf("the compaction wrote out of the repository: %q", got)
+			}
+		})
+	}
+}
+
+// A compaction of a log that a link inside the repository leads to
+// another file (.beads/queen_reservations.jsonl -> ../data/r.jsonl,
+// committed) rewrites that file, where appends write: it renamed the
+// compacted lines over the link, which became a file of its own (a type
+// change git then shows), and left the file appends write to as it was.
+func TestCompactThroughALinkRewritesWhereItLeads(t *testing.T) {
+	root := t.TempDir()
+	mkdir(t, filepath.Join(root, "data"))
+	mkdir(t, filepath.Join(root, ".beads"))
+	target := filepath.Join(root, "data", "r.jsonl")
+	if err := os.WriteFile(target, []byte("{\"id\":\"a\",\"v\":1}\n{\"id\":\"a\",\"v\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := symlink(t, "../data/r.jsonl", filepath.Join(root, ".beads", "r.jsonl"))
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	if stats, err := l.Compact(); err != nil || stats.LinesAfter != 1 {
+		t.Fatalf("compact: %+v, %v", stats, err)
+	}
+	if info, err := os.Lstat(log); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer one: %v, %v", info, err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "{\"id\":\"a\",\"v\":2}\n" {
+		t.Errorf("the file the link leads to holds %q, want the compacted line", got)
+	}
+}
+
+// An append refused for its quarantine file (a committed
+// log.jsonl.quarantine -> a file out of the repository) creates nothing:
+// it left an empty log behind, opened before the quarantine was judged.
+func TestARefusedAppendCreatesNoLog(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, "log.jsonl")
+	symlink(t, filepath.Join(t.TempDir(), "outside"), QuarantinePath(log))
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	err := l.Lock.Do(func(tx *Tx) error { return tx.Append(l, map[string]string{"id": "a"}) })
+	if _, away := errors.AsType[*OutsideError](err); !away {
+		t.Errorf("append: %v; want it refused", err)
+	}
+	if _, err := os.Lstat(log); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused append created the log: %v", err)
+	}
+}
+
+// A compaction renames its result in the directory that holds the log it
+// read: a directory of the log swapped for a link out of the repository
+// between the open and the rename (a teammate's checkout bringing .beads
+// -> ../outside) had the compacted log written there, by name.
+func TestCompactRefusesADirectorySwappedBeforeTheRename(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	mkdir(t, filepath.Join(root, ".beads"))
+	log := filepath.Join(root, ".beads", "log.jsonl")
+	if err := os.WriteFile(log, []byte("{\"id\":\"a\",\"v\":1}\n{\"id\":\"a\",\"v\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	beforeReplace = func(string) {
+		if err := os.Rename(filepath.Join(root, ".beads"), filepath.Join(root, ".beads-before")); err != nil {
+			t.Fatal(err)
+		}
+		symlink(t, out, filepath.Join(root, ".beads"))
+	}
+	t.Cleanup(func() { beforeReplace = func(string) {} })
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	_, err := l.Compact()
+	if _, swapped := errors.AsType[*SwappedError](err); !swapped {
+		t.Errorf("compact: %v; want it refused", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("the compaction wrote out of the repository: %v", entries)
+	}
+}

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,17 +77,40 @@ func writeFile(path string, data []byte, durable bool) error {
 // into the temporary file (a compaction streams the kept lines), so that
 // nobody holds it whole.
 func writeFileFrom(path string, durable bool, write func(*os.File) error) error {
-	dir := filepath.Dir(path)
+	return replaceFrom(path, nil, durable, write)
+}
+
+// replaceFrom is writeFileFrom, in the directory of path opened once: the
+// temporary file is created and renamed there, so that a directory of
+// path swapped for a link meanwhile cannot lead either elsewhere. With
+// held (the file a rewrite opened at path), it refuses a directory that
+// no longer holds that file: a part of path was swapped since the open.
+func replaceFrom(path string, held *os.File, durable bool, write func(*os.File) error) error {
+	beforeReplace(path)
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open directory %s: %w", dir, err)
+	}
+	defer root.Close()
+	if held != nil {
+		entry, err := root.Lstat(name)
+		opened, statErr := held.Stat()
+		if err != nil || statErr != nil || !os.SameFile(entry, opened) {
+			return &SwappedError{Path: path, Part: dir}
+		}
+	}
 	mode := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
 		mode = info.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmpName := fmt.Sprintf(".%s.tmp-%d", name, rand.Uint64())
+	tmp, err := root.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	defer tmp.Close()           // closed before it is removed; no-op after the Close below
+	defer root.Remove(tmpName) // no-op after the rename
+	defer tmp.Close()          // closed before it is removed; no-op after the Close below
 	if err := write(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
@@ -101,7 +125,7 @@ func writeFileFrom(path string, durable bool, write func(*os.File) error) error 
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := root.Rename(tmpName, name); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
 	if !durable {

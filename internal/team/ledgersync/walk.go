@@ -79,9 +79,15 @@ func judge(pass func(object.ID) (func(), bool, error), c object.ID) (keep func()
 // that passes below a run of refused ones (see maxRun): it inspects the
 // first parents at depths 16, 32, 64... until one passes, then bisects
 // between it and the deepest refused, and keeps the one it ends on. A
-// commit the walk inspected already (seen) was refused. The run is
-// taken to be refused throughout: a passing commit inside it that the
-// bisection skips is left out, as the run is.
+// commit the walk inspected already (seen) was refused. The bisection
+// assumes the first parents are refused down to some depth and pass
+// below it (a commit under a passing one passes), as a run pushed onto
+// an honest ledger is. A history that breaks it, passing and refused
+// commits interleaved (only a hostile push writes one), gets one of its
+// passing commits kept, judged by pass as any fetched commit is, and the
+// others left out, as the whole run was before this walk; nothing the
+// nearest maxSalvaged keep is changed, since this walk runs only when
+// none of them passed.
 func deepPassing(l *ledger.Ledger, fetched object.ID, seen map[object.ID]bool, pass func(object.ID) (func(), bool, error)) error {
 	chain := []object.ID{fetched} // chain[i] is fetched's i-th first parent
 	depth := func(i int) int {    // i, or the deepest first parent above it

@@ -46,7 +46,7 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		}
 		seen[name] = true
 		files = append(files, name)
-		for _, pattern := range lefthookList(name, text, "extends") {
+		for _, pattern := range lefthookExtends(name, text) {
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
@@ -93,11 +93,43 @@ func lefthookList(file string, text []byte, key string) []string {
 	}
 	var list []string
 	for _, item := range strings.FieldsFunc(string(section[after+1:]), func(r rune) bool { return strings.ContainsRune("[],\r\n", r) }) {
-		if item = strings.Trim(strings.TrimPrefix(strings.TrimSpace(item), "- "), ` "'`); item != "" {
+		if item = quotedOff(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(item), "- "))); item != "" {
 			list = append(list, item)
 		}
 	}
 	return list
+}
+
+// lefthookExtends is the paths or globs a lefthook configuration's
+// extends: lists. lefthook 2 reads extends: as a list only: of a single
+// string (`extends: shared.yml`, `extends = "shared.toml"`, `"extends":
+// "shared.json"`) it merges nothing (lefthook dump shows it listed, its
+// settings absent), so neither is it followed here.
+func lefthookExtends(file string, text []byte) []string {
+	section := lefthookSection(file, text, "extends")
+	if !strings.HasPrefix(filepath.Ext(file), ".json") {
+		section = uncommented(section)
+		if after := bytes.IndexAny(section, ":="); after >= 0 {
+			section = bytes.TrimLeft(section[after+1:], " \t\r\n") // past the key: the value
+		}
+		if bytes.HasPrefix(section, []byte("- ")) || bytes.HasPrefix(section, []byte("-\n")) {
+			section = []byte("[") // a YAML block list
+		}
+	}
+	if !bytes.HasPrefix(section, []byte("[")) {
+		return nil
+	}
+	return lefthookList(file, text, "extends")
+}
+
+// quotedOff is a YAML or TOML string without the quotes around it: only
+// a pair, so that a quote the string ends in (skip: - run: test -n "$CI")
+// stays.
+func quotedOff(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // lefthookChild is the value of a top-level key of a lefthook
@@ -111,20 +143,27 @@ func lefthookChild(file string, doc []byte, name string) []byte {
 	case ".json", ".jsonc":
 		return section
 	case ".toml":
-		var out []byte
+		// keys are the value's own keys: the file's top-level name.KEY =
+		// ..., its first key taken off, and the keys of a [name] table as
+		// they are, wherever that table stands (after [name.commands.x]
+		// too), since TOML wants them before any table; tables are the
+		// tables under it, their first key taken off.
+		var keys, tables []byte
+		in, headed := &keys, false
 		for _, line := range bytes.SplitAfter(section, []byte("\n")) {
 			trimmed := bytes.TrimSpace(line)
 			if m := tomlTable().FindSubmatch(trimmed); m != nil && len(m[2]) > 0 {
 				brackets := bytes.Count(trimmed[:2], []byte("["))
-				line = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets))
+				line, in, headed = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets)), &tables, true
 			} else if m != nil {
-				continue // [name]: its keys are top-level now
-			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' {
+				in, headed = &keys, true // [name]: its keys are top-level now
+				continue
+			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' && !headed {
 				line = fmt.Appendf(nil, "%s\n", trimmed[len(m):])
 			}
-			out = append(out, line...)
+			*in = append(*in, line...)
 		}
-		return out
+		return append(keys, tables...)
 	}
 	lines := bytes.SplitAfter(section, []byte("\n"))[1:]
 	indent := -1

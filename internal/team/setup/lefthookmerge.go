@@ -32,11 +32,14 @@ func (s lefthookSetting) skips(on, key string) string {
 	if key == "only" {
 		always, never, then = "false", "true", " but then"
 	}
-	if len(s.value) == 0 || slices.Equal(s.value, []string{never}) {
+	// YAML spells a boolean True or TRUE too (lefthook runs a command
+	// with skip: False).
+	is := func(word string) bool { return len(s.value) == 1 && strings.EqualFold(s.value[0], word) }
+	if len(s.value) == 0 || is(never) {
 		return ""
 	}
 	when := ""
-	if !slices.Equal(s.value, []string{always}) {
+	if !is(always) {
 		when = then + " (in that git state, on that branch, or when that command succeeds)"
 	}
 	return s.file + " sets " + key + ": " + strings.Join(s.value, ", ") + " on " + on + ", so lefthook skips git-queen's check" + when
