@@ -36,7 +36,8 @@ const (
 // DamageError is a ledger object that is missing, of another type than its
 // place needs, of a shape this version does not write, or over a bound.
 type DamageError struct {
-	// Commit is the ledger commit being read, when known.
+	// Commit is the ledger commit being read, when known (or the object a
+	// ref names in its place: Kind says what it is then).
 	Commit gitobject.ID
 	// Path is where in its tree ("" for the commit or the root tree).
 	Path   string
@@ -59,7 +60,11 @@ type DamageError struct {
 func (e *DamageError) Error() string {
 	where := "the ledger"
 	if !e.Commit.IsZero() {
-		where = "ledger commit " + gitobject.Short(e.Commit)
+		named := "commit"
+		if e.Kind != "" && e.Object == e.Commit {
+			named = e.Kind // the ref names no commit: a tag, a tree, a blob
+		}
+		where = "ledger " + named + " " + gitobject.Short(e.Commit)
 	}
 	if e.Path != "" {
 		where += " at " + e.Path

@@ -172,3 +172,29 @@ func TestDamagedLedgersAreNamed(t *testing.T) {
 		}
 	})
 }
+
+// TestDamageSaysWhatTheRefNames: the error of a ledger ref that names no
+// commit says what it names; of an annotated tag pushed as the ledger it
+// said "ledger commit ...: a tag where a commit belongs".
+func TestDamageSaysWhatTheRefNames(t *testing.T) {
+	l, repo := open(t)
+	good, err := l.Record(gitobject.ZeroID, Lines{records.ReservationsFile: {msg("qr-1", time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), "a")}}, sig, "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := object(t, repo, "blob", []byte("x\n"))
+	for _, tt := range []struct {
+		name string
+		tip  gitobject.ID
+		want string // the error's start, before the object's id
+	}{
+		{"a tag", object(t, repo, "tag", fmt.Appendf(nil, "object %s\ntype commit\ntag ledger\ntagger m <m@x> 1764000000 +0000\n\nledger\n", good)), "ledger tag "},
+		{"a blob", blob, "ledger blob "},
+		{"a commit whose tree is a blob", commitOf(t, repo, blob), "ledger commit "},
+	} {
+		_, err := l.Inspect(good, tt.tip)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want+gitobject.Short(tt.tip)) {
+			t.Errorf("%s as the ledger: %v; want it called %s%s", tt.name, err, tt.want, gitobject.Short(tt.tip))
+		}
+	}
+}

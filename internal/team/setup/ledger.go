@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -69,9 +70,34 @@ func (r *Repo) checkLedgers() []Check {
 		latest := recent[len(recent)-1]
 		out = append(out, Check{Name: "set-aside", Status: Warn, Message: fmt.Sprintf(
 			"syncs set aside %s from remotes' ledgers in the last 7 days; the latest, %s: %s; %s",
-			plural(len(recent), "commit or group of record versions", "commits or groups of record versions"), records.Relative(time.Now(), latest.At), latest, latest.Fix())})
+			setAsideCounted(recent), records.Relative(time.Now(), latest.At), latest, latest.Fix())})
 	}
 	return out
+}
+
+// setAsideCounted says how many of what notes set aside, in the order
+// they come: "1 tag", "2 commits, 1 group of record versions" (a note of
+// versions that broke a rule is a group; any other is of the object its
+// Kind names, a commit by default).
+func setAsideCounted(notes []ledgersync.SetAside) string {
+	counts := map[string]int{}
+	var kinds []string
+	for _, n := range notes {
+		kind := cmp.Or(n.Kind, "commit")
+		if n.Rule != "" {
+			kind = "group of record versions"
+		}
+		if counts[kind] == 0 {
+			kinds = append(kinds, kind)
+		}
+		counts[kind]++
+	}
+	counted := make([]string, len(kinds))
+	for i, kind := range kinds {
+		first, rest, _ := strings.Cut(kind, " ") // the plural is of the first word
+		counted[i] = plural(counts[kind], kind, strings.TrimSpace(first+"s "+rest))
+	}
+	return strings.Join(counted, ", ")
 }
 
 func recentNotes(notes []ledgersync.SetAside, since time.Time) []ledgersync.SetAside {

@@ -297,6 +297,26 @@ func TestLefthookSkip(t *testing.T) {
 			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
 			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
+		// Inside an inline value (YAML's flow mapping, TOML's inline table)
+		// lefthook reads what the block form says (lefthook dump shows
+		// it); doctor does not read it, and says so instead of ok.
+		{"skip: inside the hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-commit: {skip: true}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true}), which git-queen does not read"},
+		{"skip: inside git-queen's command's flow mapping", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q: {run: git-queen hook pre-commit, skip: true}\n"},
+			"", "lefthook.yml writes part of pre-commit inline ({run: git-queen hook pre-commit, skip: true})"},
+		{"git-queen's command all in flow style", map[string]string{"lefthook.yml": "pre-commit: {commands: {queen: {run: git-queen hook pre-commit}}}\n"},
+			"", "lefthook.yml writes part of pre-commit inline"},
+		{"only: inside a job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: guard, only: [merge]}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+		{"a flow mapping over several lines", map[string]string{"lefthook-local.yml": "pre-commit: {\n  tags: [x]\n}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({ …)"},
+		{"TOML: skip inside an inline table", map[string]string{"lefthook.toml": "[pre-commit]\ncommands = { q = { run = \"git-queen hook pre-commit\", skip = true } }\n"},
+			"", "lefthook.toml writes part of pre-commit inline"},
+		{"TOML: skip inside the hook's inline table", map[string]string{"lefthook-local.toml": "pre-commit = { skip = true }\n"},
+			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
+		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},
