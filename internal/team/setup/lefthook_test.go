@@ -297,6 +297,21 @@ func TestLefthookSkip(t *testing.T) {
 			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
 			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
+		// The last file that sets a command's or job's run: decides what
+		// it runs (lefthook dump shows it): a later one may replace
+		// git-queen's.
+		{"run: replaced by the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: echo skipped\n"},
+			"", "lefthook-local.yml replaces the run: of git-queen's command with echo skipped"},
+		{"run: replaced by a file lefthook.yml extends", map[string]string{"lefthook.yml": "extends: [shared.yml]\n" + main,
+			"shared.yml": "pre-commit:\n  commands:\n    q:\n      run: echo shared\n"}, "", "shared.yml replaces the run: of git-queen's command"},
+		{"run: replaced, then restored by a file the local one extends", map[string]string{"lefthook-local.yml": "extends: [back.yml]\npre-commit:\n  commands:\n    q:\n      run: echo\n",
+			"back.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit # back\n"}, "", ""},
+		{"run: replaced by a block that still calls git-queen", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: |\n        echo first\n        git-queen hook pre-commit\n"}, "", ""},
+		{"run: of another command replaced", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      run: echo\n"}, "", ""},
+		{"JSON: run: replaced by the local configuration", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"run": "echo json"}}}}`},
+			"", "lefthook-local.json replaces the run: of git-queen's command with echo json"},
+		{"a job's run: replaced by name in the local configuration", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: echo\n"}, "", "lefthook-local.yml replaces the run: of git-queen's command with echo"},
 		// Inside an inline value (YAML's flow mapping, TOML's inline table)
 		// lefthook reads what the block form says (lefthook dump shows
 		// it); doctor does not read it, and says so instead of ok.

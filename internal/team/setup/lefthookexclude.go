@@ -18,7 +18,9 @@ import (
 // LEFTHOOK_EXCLUDE in the environment getenv reads added (split at commas:
 // where a CI image or a sandbox sets it, the check does not run); the
 // skip:, only:, tags and names of the groups around a job count for it,
-// all as lefthook merges them (lefthookMerged). "" when lefthook runs it,
+// all as lefthook merges them (lefthookMerged); or a later file's run:
+// for the command, which replaces git-queen's with one that does not
+// call it (lefthook runs the last file's run:). "" when lefthook runs it,
 // or h is not lefthook's hook running git-queen.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
@@ -27,6 +29,10 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	levels, excludeTags := r.lefthookMerged(h, getenv)
 	if len(levels) < 2 {
 		return ""
+	}
+	if run := levels[1].run; run.file != "" && !callsQueen([]byte(strings.Join(run.value, "\n")), h.Name) {
+		return run.file + " replaces the run: of git-queen's command with " + strings.Join(run.value, " ") +
+			", so lefthook does not run git-queen's check"
 	}
 	var own []string // the names and tags exclude_tags matches
 	for i, l := range levels {

@@ -18,11 +18,12 @@ type lefthookSetting struct {
 // lefthookLevel is what lefthook merges of the hook, git-queen's command,
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
-// whether the command runs.
+// whether the command runs, and what it runs (run: of git-queen's
+// command, which a later file may replace).
 type lefthookLevel struct {
-	on               string
-	names            []string
-	skip, only, tags lefthookSetting
+	on                    string
+	names                 []string
+	skip, only, tags, run lefthookSetting
 }
 
 // skips says why a skip: (key "skip") or only: (key "only") setting of
@@ -77,6 +78,7 @@ func (r *Repo) lefthookMerged(h *Hook, getenv func(string) string) (levels []lef
 		set(&l.skip, file, doc, "skip")
 		set(&l.only, file, doc, "only")
 		set(&l.tags, file, doc, "tags")
+		set(&l.run, file, doc, "run")
 	}
 	files, _ := lefthookFiles(r.TopLevel, getenv)
 	for _, file := range files {
