@@ -29,12 +29,12 @@ func ledAway(command, file, path, rule string) error {
 	if !ok {
 		return nil
 	}
-	real, inside, fences := jsonl.FollowLinks(path, []string{top}, []string{filepath.Join(top, ".git")})
-	if inside && len(fences) == 0 && real != top {
+	real, root, fences := jsonl.FollowLinks(path, []string{top}, []string{filepath.Join(top, ".git")})
+	if root != "" && len(fences) == 0 && real != top {
 		return nil
 	}
 	where := "outside this worktree"
-	if inside {
+	if root != "" {
 		where = "in git's directory"
 	}
 	return usagef(command, "%s is %s, %s: %s (a committed symbolic link can lead anywhere)", file, real, where, rule)

@@ -38,34 +38,36 @@ func (e *OutsideError) Error() string {
 // path is not named in (all of them resolved). A path without symlinks
 // is what its user named, wherever it is. No roots means no check.
 func CheckInside(path string, roots, fenced []string) error {
-	_, err := checkInside(path, roots, fenced)
+	_, _, err := checkInside(path, roots, fenced)
 	return err
 }
 
 // checkInside is CheckInside, and where path leads when it lets it be
-// written ("" for no roots).
-func checkInside(path string, roots, fenced []string) (string, error) {
+// written, with the innermost root (resolved) that holds it, if any
+// (both "" for no roots).
+func checkInside(path string, roots, fenced []string) (real, root string, err error) {
 	if len(roots) == 0 {
-		return "", nil
+		return "", "", nil
 	}
-	real, inside, fences := FollowLinks(path, roots, fenced)
+	real, root, fences := FollowLinks(path, roots, fenced)
 	abs, err := filepath.Abs(path)
 	if err == nil && abs == real {
-		return real, nil // no symlink on the way: the path is what its user named
+		return real, root, nil // no symlink on the way: the path is what its user named
 	}
 	for _, f := range fences {
 		if rf := links.Resolve(f); !Within(abs, f) && !Within(abs, rf) && !namedIn(abs, rf) {
-			return "", &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
+			return "", "", &OutsideError{Path: path, Target: real, Roots: roots, Fence: f}
 		}
 	}
-	if inside {
-		return real, nil
+	if root != "" {
+		return real, root, nil
 	}
-	return "", &OutsideError{Path: path, Target: real, Roots: roots}
+	return "", "", &OutsideError{Path: path, Target: real, Roots: roots}
 }
 
 // FollowLinks is where a write to path goes, its links resolved (real),
-// whether that is one of roots or lies below one, and which of fenced
+// the innermost of roots (resolved) that real is or lies below ("" when
+// none: the write would leave them), and which of fenced
 // (git's directories, inside the roots) it lies in, however spelled: by
 // name, as the same directory (a bind mount; a case-insensitive disk's
 // .GIT for .git, macOS's and Windows'), or under the fence's name in
@@ -73,10 +75,12 @@ func checkInside(path string, roots, fenced []string) (string, error) {
 // plain store's appends (CheckInside) and the worktree files export,
 // resolve and st write (app's ledAway) ask it, each with its own rule
 // for a path named in a fence.
-func FollowLinks(path string, roots, fenced []string) (real string, inside bool, fences []string) {
+func FollowLinks(path string, roots, fenced []string) (real, root string, fences []string) {
 	real = links.Resolve(path)
 	for _, r := range roots {
-		inside = inside || Within(real, links.Resolve(r))
+		if rr := links.Resolve(r); Within(real, rr) && len(rr) > len(root) {
+			root = rr
+		}
 	}
 	for _, f := range fenced {
 		rf := links.Resolve(f)
@@ -86,7 +90,7 @@ func FollowLinks(path string, roots, fenced []string) (real string, inside bool,
 			fences = append(fences, f)
 		}
 	}
-	return real, inside, fences
+	return real, root, fences
 }
 
 // namedIn says whether path is named in the directory dir: one of its

@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/git-queen/git-queen/internal/base/links"
 )
 
 // SwappedError refuses a write whose path changed between the check of
@@ -28,7 +26,7 @@ func (e *SwappedError) Error() string {
 // and refuses it when a part of that path in the roots is swapped for a
 // link before the open reaches it. With no roots it opens path as named.
 func openInside(path string, roots, fenced []string, flag int) (*os.File, error) {
-	real, err := checkInside(path, roots, fenced)
+	real, start, err := checkInside(path, roots, fenced)
 	if err != nil {
 		return nil, err
 	}
@@ -36,16 +34,11 @@ func openInside(path string, roots, fenced []string, flag int) (*os.File, error)
 	if len(roots) == 0 {
 		real = filepath.Clean(path)
 	}
-	// The walk starts at the innermost root holding real: a committed link
-	// lies in a root, and a directory above it may let us pass but not
-	// read it (0711), which opening it as a directory needs.
-	start := ""
-	for _, r := range roots {
-		if rr := links.Resolve(r); Within(real, rr) && real != rr && len(rr) > len(start) {
-			start = rr
-		}
-	}
-	if start == "" {
+	// The walk starts at the innermost root holding real, as the check
+	// resolved it: a committed link lies in a root, and a directory above
+	// it may let us pass but not read it (0711), which opening it as a
+	// directory needs.
+	if start == "" || start == real {
 		start = filepath.Dir(real)
 	}
 	return openUnder(path, start, real, flag)
