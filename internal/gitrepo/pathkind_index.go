@@ -12,10 +12,11 @@ import (
 // among what its parent's lookup found (the entries of HEAD's tree there,
 // the index entries beneath it), by its last part. A path of n parts then
 // costs O(its length × log of the index's entries), and one read of each
-// HEAD tree it runs through, where naming each parent to git costs O(n²). The object types are read as git reads them, so the answers are
-// git's; whatever it does not read itself (see openInProcess, a missing
-// object, a part git would read another way: "", "." or "..") it returns
-// as an error, and git is asked.
+// HEAD tree it runs through, where naming each parent to git costs O(n²).
+// The object types are read as git reads them, so the answers are git's;
+// whatever it does not read itself (see openInProcess, a missing object,
+// a part git would read another way: "", "." or "..") it returns as an
+// error, and git is asked.
 func (r *Repo) committedInProcess(probes []probe) ([][2]PathKind, error) {
 	v, err := r.openInProcess()
 	if err != nil {
