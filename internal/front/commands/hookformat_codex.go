@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,11 +39,8 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, fmt.Errorf("tool_input is not {\"command\": PATCH}: %w", err)
 	}
-	switch {
-	case in.Command != nil:
-		return patchPaths(*in.Command)
-	case in.Input != nil:
-		return patchPaths(*in.Input)
+	if patch := cmp.Or(in.Command, in.Input); patch != nil {
+		return patchPaths(*patch)
 	}
 	return nil, errors.New("tool_input carries no patch (command)")
 }

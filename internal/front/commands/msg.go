@@ -104,17 +104,13 @@ func runMsgInbox(o call[app.InboxRequest]) error {
 
 func printInbox(o call[app.InboxRequest], res *app.InboxResult) error {
 	warnProblems(o.Env.Stderr, res.Problems)
-	if len(res.Messages) == 0 {
-		if o.Req.Sent {
-			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
-		} else {
-			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", res.Droid)
-		}
-		return nil
-	}
-	who := "FROM"
+	who, of := "FROM", "for"
 	if o.Req.Sent {
-		who = "TO"
+		who, of = "TO", "from"
+	}
+	if len(res.Messages) == 0 {
+		fmt.Fprintf(o.Env.Stdout, "no messages %s %s\n", of, res.Droid)
+		return nil
 	}
 	now := o.Env.Now()
 	t := newTable(o.Env.Stdout, "", "ID", who, "SUBJECT", "ISSUE", "SENT")
