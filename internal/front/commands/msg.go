@@ -11,19 +11,18 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-// msgSendOptions are what msg send's flags and arguments fill: the
-// request, and where its body comes from.
-type msgSendOptions struct {
-	call[app.SendRequest]
+// bodyCall is what the flags and arguments of a command that writes a
+// message fill: the request, and where its body comes from.
+type bodyCall[R any] struct {
+	call[R]
 	Body bodySource
 }
 
-// msgReplyOptions are msg reply's: its request, and where its body comes
-// from.
-type msgReplyOptions struct {
-	call[app.ReplyRequest]
-	Body bodySource
-}
+// msgSendOptions are what msg send's flags and arguments fill.
+type msgSendOptions = bodyCall[app.SendRequest]
+
+// msgReplyOptions are msg reply's.
+type msgReplyOptions = bodyCall[app.ReplyRequest]
 
 // bodySource says where a message body comes from when it is not the
 // request's Body as given: --body-file, or - for standard input. It is
