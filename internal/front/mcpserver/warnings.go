@@ -88,8 +88,7 @@ func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 	if err != nil {
 		return data
 	}
-	out := bytes.TrimRight(data[:len(data)-1], " \t\r\n")
-	out = append([]byte(nil), out...)
+	out := bytes.Clone(bytes.TrimRight(data[:len(data)-1], " \t\r\n"))
 	if out[len(out)-1] != '{' {
 		out = append(out, ',')
 	}
