@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -192,7 +193,7 @@ const (
 // guard did not understand.
 func patchPaths(patch string) ([]string, error) {
 	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(patch), "\r\n", "\n"), "\n")
-	if len(lines) >= 4 && isHeredocStart(lines[0]) && strings.HasSuffix(lines[len(lines)-1], "EOF") {
+	if len(lines) >= 4 && slices.Contains([]string{"<<EOF", "<<'EOF'", `<<"EOF"`}, lines[0]) && strings.HasSuffix(lines[len(lines)-1], "EOF") {
 		lines = lines[1 : len(lines)-1]
 	}
 	if len(lines) < 2 || strings.TrimSpace(lines[0]) != patchBegin {
@@ -234,12 +235,4 @@ func patchPaths(patch string) ([]string, error) {
 		}
 	}
 	return firstSeen(paths), nil
-}
-
-func isHeredocStart(line string) bool {
-	switch line {
-	case "<<EOF", "<<'EOF'", `<<"EOF"`:
-		return true
-	}
-	return false
 }
