@@ -14,7 +14,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -63,7 +62,7 @@ func Main(args []string) int {
 	me, from := env.Identity(*droid)
 	s := newServer(&runner{env: env, droid: me, droidFrom: from, beadsDir: *beadsDir, progressInterval: *progress})
 	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
-	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+	if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure
 	}
