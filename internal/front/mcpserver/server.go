@@ -217,9 +217,8 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		if spec.progress != nil {
 			plan = spec.progress(in)
 		}
-		interval := cmp.Or(r.progressInterval, DefaultProgressInterval)
-		stop := reportProgress(ctx, req, interval, plan)
-		defer stop()
+		// Reports start now, and stop once the call returns.
+		defer reportProgress(ctx, req, cmp.Or(r.progressInterval, DefaultProgressInterval), plan)()
 		if err := r.checkDroid(); err != nil {
 			return outcome(spec.command, nil, err), nil
 		}
