@@ -238,8 +238,7 @@ func wrapAction(c *cli.Command) {
 			}
 		}
 		err := action(ctx)
-		var usage *UsageError
-		if errors.As(err, &usage) && usage.Command == "" {
+		if usage, ok := errors.AsType[*UsageError](err); ok && usage.Command == "" {
 			usage.Command = commandPath(ctx)
 		}
 		return err

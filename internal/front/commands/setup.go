@@ -283,8 +283,7 @@ func runHooks(o hooksOptions) error {
 	case "uninstall":
 		did, err = r.UninstallHook()
 	}
-	var elsewhere *setup.ElsewhereError
-	if err != nil && !errors.As(err, &elsewhere) {
+	if err != nil && !errors.As(err, new(*setup.ElsewhereError)) {
 		return err
 	}
 	all, herr := r.Hooks(o.Env.Getenv)
