@@ -126,8 +126,7 @@ func outcome(command string, res any, err error) *mcp.CallToolResult {
 	if e.Kind == commands.ErrorKind(commands.ExitUsage) && e.Command == "" {
 		e.Command = command
 	}
-	var failed *app.FailedError
-	if e.Code != commands.ExitConflict && !errors.As(err, &failed) {
+	if e.Code != commands.ExitConflict && !errors.As(err, new(*app.FailedError)) {
 		data = nil
 	}
 	return toolError(e, data)
