@@ -41,8 +41,7 @@ func (b bodySource) read(env *Env, text string) (string, error) {
 	case b.File == "" && text != "-":
 		return text, nil
 	case b.File == "-" || text == "-":
-		body, err := readBody(env.Stdin, "standard input")
-		return string(body), err
+		return readBody(env.Stdin, "standard input")
 	}
 	path := b.File
 	if !filepath.IsAbs(path) {
@@ -53,24 +52,23 @@ func (b bodySource) read(env *Env, text string) (string, error) {
 		return "", fmt.Errorf("read --body-file: %w", err)
 	}
 	defer f.Close()
-	body, err := readBody(f, b.File)
-	return string(body), err
+	return readBody(f, b.File)
 }
 
 // readBody reads a body from r (from says where), refusing it as soon as
 // it is longer than any message may be (a body is at least its own length
 // in the record): a pipe from a runaway program, or /dev/zero, is not read
 // to an end it may never reach.
-func readBody(r io.Reader, from string) ([]byte, error) {
+func readBody(r io.Reader, from string) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(r, records.MaxNewLineBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read the body from %s: %w", from, err)
+		return "", fmt.Errorf("read the body from %s: %w", from, err)
 	}
 	if len(b) > records.MaxNewLineBytes {
-		return nil, records.Invalidf("the body in %s is over the %d bytes a message may have; "+
+		return "", records.Invalidf("the body in %s is over the %d bytes a message may have; "+
 			"shorten it, or commit the text to a file and send its path", from, records.MaxNewLineBytes)
 	}
-	return b, nil
+	return string(b), nil
 }
 
 func runMsgSend(o msgSendOptions) error { return sendMessage(&o.call, o.Body, &o.Req.Body, app.Send) }
