@@ -177,11 +177,10 @@ func commandPath(c *cli.Context) string {
 	var names []string
 	for _, ctx := range c.Lineage() {
 		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name {
-			if len(names) == 0 || names[len(names)-1] != ctx.Command.Name {
-				names = append(names, ctx.Command.Name)
-			}
+			names = append(names, ctx.Command.Name)
 		}
 	}
+	names = slices.Compact(names)
 	slices.Reverse(names)
 	return strings.Join(names, " ")
 }
@@ -239,8 +238,7 @@ func wrapAction(c *cli.Command) {
 			}
 		}
 		err := action(ctx)
-		var usage *UsageError
-		if errors.As(err, &usage) && usage.Command == "" {
+		if usage, ok := errors.AsType[*UsageError](err); ok && usage.Command == "" {
 			usage.Command = commandPath(ctx)
 		}
 		return err

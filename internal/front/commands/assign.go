@@ -106,8 +106,7 @@ func newAssignmentsCmd(env *Env, runF func(call[app.AssignmentsRequest]) error) 
 			limitFlag(0),
 		},
 		Action: func(c *cli.Context) error {
-			if status := o.Req.Status; status != "" && !slices.Contains([]string{records.AssignmentActive, records.AssignmentCompleted,
-				records.AssignmentReleased, records.AssignmentReassigned}, status) {
+			if status := o.Req.Status; status != "" && !slices.Contains(records.AssignmentStatuses, status) {
 				return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
 			}
 			o.G, o.Req.Limit = readGlobals(c), c.Int("limit")

@@ -41,10 +41,8 @@ func completionTree(app *cli.App) []completionNode {
 	var walk func(path []string, cmds []*cli.Command, flags []cli.Flag)
 	walk = func(path []string, cmds []*cli.Command, flags []cli.Flag) {
 		n := completionNode{path: path}
+		cmds = slices.DeleteFunc(slices.Clone(cmds), func(c *cli.Command) bool { return c.Hidden || c.Name == "help" })
 		for _, c := range cmds {
-			if c.Hidden || c.Name == "help" {
-				continue
-			}
 			// QueenBee's spellings (reserved, unreserve) complete too.
 			n.subs = append(n.subs, c.Names()...)
 		}
@@ -53,10 +51,8 @@ func completionTree(app *cli.App) []completionNode {
 		}
 		nodes = append(nodes, n)
 		for _, c := range cmds {
-			if !c.Hidden && c.Name != "help" {
-				for _, name := range c.Names() {
-					walk(append(slices.Clone(path), name), c.Subcommands, c.Flags)
-				}
+			for _, name := range c.Names() {
+				walk(append(slices.Clone(path), name), c.Subcommands, c.Flags)
 			}
 		}
 	}

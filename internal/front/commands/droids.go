@@ -8,7 +8,6 @@ import (
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/domain/roster"
-	"github.com/git-queen/git-queen/internal/format/records"
 )
 
 // droidsCommand is `droids` (alias who): the roster, so that a droid
@@ -85,11 +84,4 @@ func printDroids(env *Env, res *app.DroidsResult) error {
 	}
 	fmt.Fprintf(env.Stdout, "silent after %s (.beads/queen.toml [roster] silent_after)\n", res.SilentAfter)
 	return nil
-}
-
-// printStolen says what reserve --steal took, and from whom.
-func printStolen(env *Env, stolen []records.Reservation) {
-	for _, r := range stolen {
-		fmt.Fprintf(env.Stdout, "stole %s from %s (%s; %s was told)\n", r.Pattern, r.Droid, r.ID, r.Droid)
-	}
 }

@@ -83,8 +83,7 @@ func reportError(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintf(w, "git-queen: %s\n", message(err))
-	var usage *UsageError
-	if errors.As(err, &usage) {
+	if usage, ok := errors.AsType[*UsageError](err); ok {
 		help := "git queen --help"
 		if usage.Command != "" {
 			help = "git queen " + usage.Command + " --help"
@@ -140,8 +139,7 @@ func reportErrorJSON(w io.Writer, err error) {
 // (--ttl) and the commands to run (git queen msg send).
 func message(err error) string {
 	msg := err.Error()
-	var worded wording.Error
-	if errors.As(err, &worded) {
+	if worded, ok := errors.AsType[wording.Error](err); ok {
 		msg = strings.Replace(msg, worded.Error(), worded.Text().In(commandLine), 1)
 	}
 	return strings.TrimRight(msg, "\n")
@@ -169,12 +167,10 @@ var flagsNamedOtherwise = map[wording.Param]string{"wait_timeout": "--timeout", 
 func ErrorOf(err error) ErrorJSON {
 	code := exitCode(err)
 	e := ErrorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
-	var usage *UsageError
-	if errors.As(err, &usage) {
+	if usage, ok := errors.AsType[*UsageError](err); ok {
 		e.Command = usage.Command
 	}
-	var conflict *reservations.ConflictError
-	if errors.As(err, &conflict) {
+	if conflict, ok := errors.AsType[*reservations.ConflictError](err); ok {
 		e.Conflicts = conflict.Conflicts
 	}
 	return e

@@ -57,10 +57,9 @@ func runExport(o exportOptions) error {
 	}
 	for _, st := range stats {
 		records := fmt.Sprintf("%d %s", st.Records, plural(st.Records, "record", "records"))
-		switch {
-		case st.Written == 0:
+		if st.Written == 0 {
 			fmt.Fprintf(o.Env.Stdout, "%s: up to date (%s)\n", st.File, records)
-		default:
+		} else {
 			fmt.Fprintf(o.Env.Stdout, "%s: wrote %d %s (%s)\n", st.File, st.Written, plural(st.Written, "version", "versions"), records)
 		}
 	}

@@ -1,11 +1,13 @@
 package commands
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -38,11 +40,8 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, fmt.Errorf("tool_input is not {\"command\": PATCH}: %w", err)
 	}
-	switch {
-	case in.Command != nil:
-		return patchPaths(*in.Command)
-	case in.Input != nil:
-		return patchPaths(*in.Input)
+	if patch := cmp.Or(in.Command, in.Input); patch != nil {
+		return patchPaths(*patch)
 	}
 	return nil, errors.New("tool_input carries no patch (command)")
 }
@@ -194,7 +193,7 @@ const (
 // guard did not understand.
 func patchPaths(patch string) ([]string, error) {
 	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(patch), "\r\n", "\n"), "\n")
-	if len(lines) >= 4 && isHeredocStart(lines[0]) && strings.HasSuffix(lines[len(lines)-1], "EOF") {
+	if len(lines) >= 4 && slices.Contains([]string{"<<EOF", "<<'EOF'", `<<"EOF"`}, lines[0]) && strings.HasSuffix(lines[len(lines)-1], "EOF") {
 		lines = lines[1 : len(lines)-1]
 	}
 	if len(lines) < 2 || strings.TrimSpace(lines[0]) != patchBegin {
@@ -236,12 +235,4 @@ func patchPaths(patch string) ([]string, error) {
 		}
 	}
 	return firstSeen(paths), nil
-}
-
-func isHeredocStart(line string) bool {
-	switch line {
-	case "<<EOF", "<<'EOF'", `<<"EOF"`:
-		return true
-	}
-	return false
 }

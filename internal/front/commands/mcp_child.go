@@ -13,8 +13,7 @@ func runMCPChild(prog string, args []string) error {
 	cmd := exec.Command(prog, args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
+	if exit, ok := errors.AsType[*exec.ExitError](err); ok {
 		return &SilentError{Code: exit.ExitCode()}
 	}
 	return err

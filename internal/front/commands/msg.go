@@ -11,19 +11,18 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-// msgSendOptions are what msg send's flags and arguments fill: the
-// request, and where its body comes from.
-type msgSendOptions struct {
-	call[app.SendRequest]
+// bodyCall is what the flags and arguments of a command that writes a
+// message fill: the request, and where its body comes from.
+type bodyCall[R any] struct {
+	call[R]
 	Body bodySource
 }
 
-// msgReplyOptions are msg reply's: its request, and where its body comes
-// from.
-type msgReplyOptions struct {
-	call[app.ReplyRequest]
-	Body bodySource
-}
+// msgSendOptions are what msg send's flags and arguments fill.
+type msgSendOptions = bodyCall[app.SendRequest]
+
+// msgReplyOptions are msg reply's.
+type msgReplyOptions = bodyCall[app.ReplyRequest]
 
 // bodySource says where a message body comes from when it is not the
 // request's Body as given: --body-file, or - for standard input. It is
@@ -42,8 +41,7 @@ func (b bodySource) read(env *Env, text string) (string, error) {
 	case b.File == "" && text != "-":
 		return text, nil
 	case b.File == "-" || text == "-":
-		body, err := readBody(env.Stdin, "standard input")
-		return string(body), err
+		return readBody(env.Stdin, "standard input")
 	}
 	path := b.File
 	if !filepath.IsAbs(path) {
@@ -54,24 +52,23 @@ func (b bodySource) read(env *Env, text string) (string, error) {
 		return "", fmt.Errorf("read --body-file: %w", err)
 	}
 	defer f.Close()
-	body, err := readBody(f, b.File)
-	return string(body), err
+	return readBody(f, b.File)
 }
 
 // readBody reads a body from r (from says where), refusing it as soon as
 // it is longer than any message may be (a body is at least its own length
 // in the record): a pipe from a runaway program, or /dev/zero, is not read
 // to an end it may never reach.
-func readBody(r io.Reader, from string) ([]byte, error) {
+func readBody(r io.Reader, from string) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(r, records.MaxNewLineBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read the body from %s: %w", from, err)
+		return "", fmt.Errorf("read the body from %s: %w", from, err)
 	}
 	if len(b) > records.MaxNewLineBytes {
-		return nil, records.Invalidf("the body in %s is over the %d bytes a message may have; "+
+		return "", records.Invalidf("the body in %s is over the %d bytes a message may have; "+
 			"shorten it, or commit the text to a file and send its path", from, records.MaxNewLineBytes)
 	}
-	return b, nil
+	return string(b), nil
 }
 
 func runMsgSend(o msgSendOptions) error { return sendMessage(&o.call, o.Body, &o.Req.Body, app.Send) }
@@ -104,17 +101,13 @@ func runMsgInbox(o call[app.InboxRequest]) error {
 
 func printInbox(o call[app.InboxRequest], res *app.InboxResult) error {
 	warnProblems(o.Env.Stderr, res.Problems)
-	if len(res.Messages) == 0 {
-		if o.Req.Sent {
-			fmt.Fprintf(o.Env.Stdout, "no messages from %s\n", res.Droid)
-		} else {
-			fmt.Fprintf(o.Env.Stdout, "no messages for %s\n", res.Droid)
-		}
-		return nil
-	}
-	who := "FROM"
+	who, of := "FROM", "for"
 	if o.Req.Sent {
-		who = "TO"
+		who, of = "TO", "from"
+	}
+	if len(res.Messages) == 0 {
+		fmt.Fprintf(o.Env.Stdout, "no messages %s %s\n", of, res.Droid)
+		return nil
 	}
 	now := o.Env.Now()
 	t := newTable(o.Env.Stdout, "", "ID", who, "SUBJECT", "ISSUE", "SENT")

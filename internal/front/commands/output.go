@@ -32,8 +32,7 @@ func show[Req, Res any](env *Env, g globals, uc app.UseCase[Req, Res], req Req, 
 // either way, and the refusal is then only an exit code.
 func showRefusal[E error, Req, Res any](env *Env, g globals, uc app.UseCase[Req, Res], req Req, text func(Res) error) error {
 	res, err := uc.Run(env.session(g), req)
-	var refusal E
-	if err != nil && !errors.As(err, &refusal) {
+	if err != nil && !errors.As(err, new(E)) {
 		return err
 	}
 	return printVerdict(env, g, res, err != nil, exitCode(err), func() error { return text(res) })
@@ -82,8 +81,7 @@ func warnEach(w io.Writer, problems []app.Problem, verb, what string) {
 // (or none) leaves a result that says what it ran into: res on stdout
 // unless ok is false, and err, the refusal, for stderr and the exit code.
 func printOutcome[E error](env *Env, res any, ok bool, err error) error {
-	var refusal E
-	if ok && (err == nil || errors.As(err, &refusal)) {
+	if ok && (err == nil || errors.As(err, new(E))) {
 		if jerr := printJSON(env.Stdout, res); jerr != nil {
 			return jerr
 		}

@@ -113,7 +113,9 @@ func runReserve(o call[app.ReserveWaitRequest]) error {
 	for _, r := range res.Granted {
 		fmt.Fprintf(o.Env.Stdout, "reserved %s (%s, expires %s) %s\n", r.Pattern, kindWord(r.Exclusive), relTime(now, r.Expiry()), r.ID)
 	}
-	printStolen(o.Env, res.Stolen)
+	for _, r := range res.Stolen {
+		fmt.Fprintf(o.Env.Stdout, "stole %s from %s (%s; %s was told)\n", r.Pattern, r.Droid, r.ID, r.Droid)
+	}
 	for _, c := range res.Conflicts {
 		if len(res.Stolen) > 0 {
 			break // each was stolen: printed above
@@ -129,7 +131,9 @@ func runReserve(o call[app.ReserveWaitRequest]) error {
 	for _, m := range res.Notified {
 		fmt.Fprintf(o.Env.Stdout, "notified %s (%s)\n", m.To, m.ID)
 	}
-	printWaited(o.Env, waited)
+	if waited.Waited != "" {
+		fmt.Fprintf(o.Env.Stdout, "waited %s in the queue\n", waited.Waited)
+	}
 	if res.Published || o.Req.Offline || o.Req.Shared {
 		printPublished(o.Env, res.Remote, res.Published, "")
 	}

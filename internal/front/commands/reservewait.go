@@ -87,13 +87,6 @@ func printQueued(env *Env, ahead []reservations.Conflict) {
 	fmt.Fprintf(env.Stderr, "git-queen: queued; waiting behind %s\n", strings.Join(parts, ", "))
 }
 
-// printWaited says how long a grant waited in the queue.
-func printWaited(env *Env, res *app.ReserveWaitResult) {
-	if res != nil && res.Waited != "" {
-		fmt.Fprintf(env.Stdout, "waited %s in the queue\n", res.Waited)
-	}
-}
-
 // placeRow is what the EXPIRES and REASON columns of reservations --all
 // say of a place in the queue; ok is false for a reservation.
 func placeRow(r records.Reservation, now time.Time) (expires, reason string, ok bool) {

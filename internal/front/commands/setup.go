@@ -200,7 +200,7 @@ func runInit(o initOptions) error {
 		}
 	}
 	for _, c := range checks {
-		if (elsewhere != nil || o.NoHooks) && isHookName(c.Name) {
+		if (elsewhere != nil || o.NoHooks) && slices.Contains(hooks.Names, c.Name) {
 			continue // the error says what to add; or the hooks were not asked for
 		}
 		if c.Status == setup.Fail || c.Status == setup.Warn {
@@ -218,9 +218,6 @@ func runInit(o initOptions) error {
 	}
 	return nil
 }
-
-// isHookName says whether a check is one of the hooks'.
-func isHookName(name string) bool { return slices.Contains(hooks.Names, name) }
 
 // firstSyncError is init --remote's failure when the remote could not be
 // synced with: the setup stands, the sharing does not yet.
@@ -286,8 +283,7 @@ func runHooks(o hooksOptions) error {
 	case "uninstall":
 		did, err = r.UninstallHook()
 	}
-	var elsewhere *setup.ElsewhereError
-	if err != nil && !errors.As(err, &elsewhere) {
+	if err != nil && !errors.As(err, new(*setup.ElsewhereError)) {
 		return err
 	}
 	all, herr := r.Hooks(o.Env.Getenv)
@@ -296,8 +292,11 @@ func runHooks(o hooksOptions) error {
 	}
 	var checks []setup.Check
 	if o.Verb == "status" {
+		// A hook that does not guard is a failed check (exit 1), as in doctor.
 		checks = r.HookChecks(o.Env.Getenv)
-		err = hooksFailed(checks)
+		if slices.ContainsFunc(checks, func(c setup.Check) bool { return c.Status == setup.Fail }) {
+			err = &SilentError{Code: ExitFailure}
+		}
 	}
 	if o.G.JSON {
 		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
@@ -322,15 +321,6 @@ func runHooks(o hooksOptions) error {
 		}
 	}
 	return err
-}
-
-// hooksFailed is status's outcome, as doctor's: a hook that does not
-// guard is a failed check (exit 1).
-func hooksFailed(checks []setup.Check) error {
-	if slices.ContainsFunc(checks, func(c setup.Check) bool { return c.Status == setup.Fail }) {
-		return &SilentError{Code: ExitFailure}
-	}
-	return nil
 }
 
 // printChanges says what init or doctor --fix changed: what the fix did

@@ -56,12 +56,10 @@ of other types never make an item wait. FILE may be - for standard input.`,
 					&cli.StringFlag{Name: "format", Value: "text", Usage: "print as `text` or json (--json is the same as --format json)"},
 				},
 				Action: func(c *cli.Context) error {
-					o := stOptions{Env: env, Globals: readGlobals(c), Format: c.String("format")}
 					if c.NArg() != 1 {
 						return &UsageError{Command: "st show", Msg: "name one st stream file"}
 					}
-					o.File = c.Args().First()
-					return show(o)
+					return show(stOptions{Env: env, Globals: readGlobals(c), File: c.Args().First(), Format: c.String("format")})
 				},
 			},
 			{

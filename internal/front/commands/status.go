@@ -105,11 +105,9 @@ func printSessionStart(env *Env, g globals, wrap func(string) any) error {
 		done <- text
 	}()
 	var text string
-	timer := time.NewTimer(statusBudget)
-	defer timer.Stop()
 	select {
 	case text = <-done:
-	case <-timer.C:
+	case <-time.After(statusBudget):
 		text = fmt.Sprintf("git-queen: no status: reading the store took longer than %s; run git queen status\n", statusBudget)
 	}
 	b, err := json.Marshal(wrap(text))

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -87,15 +88,9 @@ func witnessOr(w string) string {
 	return w + " matches both"
 }
 
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	if id == "" {
-		return "empty"
-	}
-	return id
-}
+// shortID is a ledger's id as a line shows it: its first 12 characters,
+// or "empty".
+func shortID(id string) string { return cmp.Or(id[:min(12, len(id))], "empty") }
 
 // printSyncNotes says on stderr what a sync (or a reserve that synced) set
 // aside, rebuilt, and read of the clocks: once per round, not per record.

@@ -180,11 +180,8 @@ func fits(p *jsonschema.Schema, v json.RawMessage) (string, bool) {
 	switch p.Type {
 	case "", got:
 	case "integer":
-		var n json.Number
+		var n int64
 		if got != "number" || json.Unmarshal(v, &n) != nil {
-			return want, false
-		}
-		if _, err := n.Int64(); err != nil {
 			return want, false
 		}
 	default:

@@ -57,9 +57,7 @@ func reportProgress(ctx context.Context, req *mcp.CallToolRequest, interval time
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		if plan.atStart {
 			notify()
 		}
@@ -75,7 +73,7 @@ func reportProgress(ctx context.Context, req *mcp.CallToolRequest, interval time
 				notify()
 			}
 		}
-	}()
+	})
 	return func() {
 		close(done)
 		wg.Wait()

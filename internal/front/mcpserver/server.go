@@ -14,7 +14,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -63,7 +62,7 @@ func Main(args []string) int {
 	me, from := env.Identity(*droid)
 	s := newServer(&runner{env: env, droid: me, droidFrom: from, beadsDir: *beadsDir, progressInterval: *progress})
 	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
-	if err != nil && ctx.Err() == nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+	if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure
 	}
@@ -127,8 +126,7 @@ func outcome(command string, res any, err error) *mcp.CallToolResult {
 	if e.Kind == commands.ErrorKind(commands.ExitUsage) && e.Command == "" {
 		e.Command = command
 	}
-	var failed *app.FailedError
-	if e.Code != commands.ExitConflict && !errors.As(err, &failed) {
+	if e.Code != commands.ExitConflict && !errors.As(err, new(*app.FailedError)) {
 		data = nil
 	}
 	return toolError(e, data)
@@ -218,9 +216,8 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		if spec.progress != nil {
 			plan = spec.progress(in)
 		}
-		interval := cmp.Or(r.progressInterval, DefaultProgressInterval)
-		stop := reportProgress(ctx, req, interval, plan)
-		defer stop()
+		// Reports start now, and stop once the call returns.
+		defer reportProgress(ctx, req, cmp.Or(r.progressInterval, DefaultProgressInterval), plan)()
 		if err := r.checkDroid(); err != nil {
 			return outcome(spec.command, nil, err), nil
 		}

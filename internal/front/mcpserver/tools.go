@@ -18,13 +18,12 @@ import (
 
 // newServer is the server with every tool, run by r.
 func newServer(r *runner) *mcp.Server {
-	droid := r.droid
 	s := mcp.NewServer(&mcp.Implementation{Name: "git-queen", Version: commands.Version()}, &mcp.ServerOptions{
 		Instructions: "git-queen coordinates droids (coding agents) sharing a git repository. Reserve the paths you " +
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
 			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +
 			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
-			"assignments. You act as droid " + cmp.Or(droid, "(none set: writes fail until this worktree's queen.droid is set, "+
+			"assignments. You act as droid " + cmp.Or(r.droid, "(none set: writes fail until this worktree's queen.droid is set, "+
 			"which the next call reads: git queen init --droid NAME; or the server is started with --droid or QUEEN_DROID)") + ".",
 	})
 	addTool(s, r, reserveTool())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -35,9 +36,7 @@ func (w *warnings) Write(p []byte) (int, error) {
 	for {
 		line, err := w.partial.ReadString('\n')
 		if err != nil { // no line end yet: kept for the next write
-			rest := line
-			w.partial.Reset()
-			w.partial.WriteString(rest)
+			w.partial.WriteString(line)
 			return len(p), nil
 		}
 		w.add(strings.TrimSuffix(line, "\n"))
@@ -89,8 +88,7 @@ func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 	if err != nil {
 		return data
 	}
-	out := bytes.TrimRight(data[:len(data)-1], " \t\r\n")
-	out = append([]byte(nil), out...)
+	out := bytes.Clone(bytes.TrimRight(data[:len(data)-1], " \t\r\n"))
 	if out[len(out)-1] != '{' {
 		out = append(out, ',')
 	}
@@ -100,7 +98,7 @@ func withWarnings(data json.RawMessage, lines []string) json.RawMessage {
 }
 
 // notSaid is lines without those that are the string value of one of the
-// object data's own members.
+// object data's own members, kept in lines' own array.
 func notSaid(data json.RawMessage, lines []string) []string {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(data, &members) != nil {
@@ -113,11 +111,5 @@ func notSaid(data json.RawMessage, lines []string) []string {
 			said[s] = true
 		}
 	}
-	var out []string
-	for _, line := range lines {
-		if !said[line] {
-			out = append(out, line)
-		}
-	}
-	return out
+	return slices.DeleteFunc(lines, func(line string) bool { return said[line] })
 }
