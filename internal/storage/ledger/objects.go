@@ -130,16 +130,10 @@ func splitLines(data []byte) [][]byte { return slices.Collect(LinesOf(data)) }
 // Lines would; it may be read more than once.
 func LinesOf(data []byte) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
-		for rest := data; len(rest) > 0; {
-			i := bytes.IndexByte(rest, '\n')
-			if i < 0 {
-				yield(rest)
+		for line := range bytes.Lines(data) {
+			if line = bytes.TrimSuffix(line, []byte{'\n'}); len(line) > 0 && !yield(line) {
 				return
 			}
-			if i > 0 && !yield(rest[:i]) {
-				return
-			}
-			rest = rest[i+1:]
 		}
 	}
 }
