@@ -35,8 +35,7 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 		l.refreshIndex(f, to, a.from.Size)
 		return
 	}
-	path := IndexPath(l.CacheDir, l.Path)
-	ix, ok := readIndex(path)
+	ix, ok := readIndex(IndexPath(l.CacheDir, l.Path))
 	switch {
 	case !ok && a.from.Size == 0:
 		if os.MkdirAll(l.CacheDir, 0o755) != nil {
