@@ -342,7 +342,9 @@ func (l *Ledger) chunkLines(a gitobject.ID, hasA bool, b gitobject.ID) (data []b
 		return newer[len(older):], false, nil
 	}
 	lines, removed := Subtract(splitLines(newer), splitLines(older))
-	return joinLines(lines), removed, nil
+	// As a chunk's bytes, each line ended by a newline: the empty line
+	// joined last ends the last.
+	return bytes.Join(append(lines, nil), []byte{'\n'}), removed, nil
 }
 
 // Subtract returns the lines have does not hold, counting repeats (a line

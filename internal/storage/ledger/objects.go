@@ -140,16 +140,3 @@ func LinesOf(data []byte) iter.Seq[[]byte] {
 
 // hasLine says whether data holds a line that is not blank.
 func hasLine(data []byte) bool { return len(bytes.Trim(data, "\n")) > 0 }
-
-// joinLines is lines as a chunk's bytes, each ended by a newline.
-func joinLines(lines [][]byte) []byte {
-	n := 0
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	out := make([]byte, 0, n)
-	for _, l := range lines {
-		out = append(append(out, l...), '\n')
-	}
-	return out
-}
