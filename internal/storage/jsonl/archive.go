@@ -81,10 +81,7 @@ func (l *Log) judgeCurrent(f *os.File, plan *compactPlan, old func(Record) bool)
 		}
 		return b.err
 	}, func(*spanBlock) {})
-	if err != nil {
-		return nil, err
-	}
-	return moving, nil
+	return moving, err
 }
 
 // ArchiveLog is the log that Archive moves l's old records to. It keeps

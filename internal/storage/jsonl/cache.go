@@ -395,7 +395,7 @@ func writeCacheHeaded(cachePath string, hdr any, writeBody func(io.Writer) error
 	if err != nil || os.MkdirAll(filepath.Dir(cachePath), 0o755) != nil {
 		return
 	}
-	_ = writeFileFrom(cachePath, false, func(f *os.File) error {
+	_ = replaceFrom(cachePath, nil, false, func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 256<<10)
 		w.Write(append(h, '\n'))
 		if err := writeBody(w); err != nil {

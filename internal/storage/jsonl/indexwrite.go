@@ -35,8 +35,7 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 		l.refreshIndex(f, to, a.from.Size)
 		return
 	}
-	path := IndexPath(l.CacheDir, l.Path)
-	ix, ok := readIndex(path)
+	ix, ok := readIndex(IndexPath(l.CacheDir, l.Path))
 	switch {
 	case !ok && a.from.Size == 0:
 		if os.MkdirAll(l.CacheDir, 0o755) != nil {
@@ -206,7 +205,7 @@ func (l *Log) mergeIndex(f *os.File, to FileStat, ix *Index, state logState, add
 // state, the ring and the entries, sorted by key, that entries puts as it
 // goes: written a block at a time, never held whole.
 func writeIndex(path string, state logState, ring []checkpoint, entries func(put func(indexEntry)) error) error {
-	return writeFileFrom(path, false, func(w *os.File) error {
+	return replaceFrom(path, nil, false, func(w *os.File) error {
 		if _, err := w.Write(make([]byte, indexHeaderSize)); err != nil {
 			return err
 		}

@@ -31,34 +31,29 @@ func SetFields(line []byte, fields ...Field) ([]byte, error) {
 	var out bytes.Buffer
 	out.Grow(len(line) + 64)
 	out.WriteByte('{')
-	written := make([]bool, len(fields))
-	err := jsonline.EachMember(line, func(rawKey, key, value []byte) {
+	member := func(key, value []byte) {
 		if out.Len() > 1 {
 			out.WriteByte(',')
 		}
-		out.Write(rawKey)
+		out.Write(key)
 		out.WriteByte(':')
-		if i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == string(key) }); i >= 0 {
-			out.Write(encoded[i])
-			written[i] = true
-			return
-		}
 		out.Write(value)
+	}
+	written := make([]bool, len(fields))
+	err := jsonline.EachMember(line, func(rawKey, key, value []byte) {
+		if i := slices.IndexFunc(fields, func(f Field) bool { return f.Name == string(key) }); i >= 0 {
+			value, written[i] = encoded[i], true
+		}
+		member(rawKey, value)
 	})
 	if err != nil {
 		return nil, err
 	}
 	for i, f := range fields {
-		if written[i] {
-			continue
+		if !written[i] {
+			k, _ := jsonline.MarshalNoEscape(f.Name)
+			member(k, encoded[i])
 		}
-		if out.Len() > 1 {
-			out.WriteByte(',')
-		}
-		k, _ := jsonline.MarshalNoEscape(f.Name)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(encoded[i])
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil

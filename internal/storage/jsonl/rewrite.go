@@ -67,21 +67,16 @@ func WriteCacheFile(path string, data []byte) error { return writeFile(path, dat
 // writeFile replaces path with data through a rename; with durable it also
 // syncs the file and the directory (caches do without).
 func writeFile(path string, data []byte, durable bool) error {
-	return writeFileFrom(path, durable, func(w *os.File) error {
+	return replaceFrom(path, nil, durable, func(w *os.File) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
-// writeFileFrom is writeFile for content that write produces as it goes
+// replaceFrom is writeFile for content that write produces as it goes
 // into the temporary file (a compaction streams the kept lines), so that
-// nobody holds it whole.
-func writeFileFrom(path string, durable bool, write func(*os.File) error) error {
-	return replaceFrom(path, nil, durable, write)
-}
-
-// replaceFrom is writeFileFrom, in the directory of path opened once: the
-// temporary file is created and renamed there, so that a directory of
+// nobody holds it whole. It works in the directory of path opened once:
+// the temporary file is created and renamed there, so that a directory of
 // path swapped for a link meanwhile cannot lead either elsewhere. With
 // held (the file a rewrite opened at path), it refuses a directory that
 // no longer holds that file: a part of path was swapped since the open.

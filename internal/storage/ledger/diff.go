@@ -274,13 +274,10 @@ func (w *walk) trees(prefix string, a, b gitobject.ID) error {
 // there is one) does not, counting repeats, and hands fn the oldest chunk
 // read ahead once readAhead are.
 func (w *walk) chunk(p string, a gitobject.ID, hasA bool, b gitobject.ID) error {
-	parts := strings.Split(p, "/") // log, month, hundred, chunk
-	c := &chunkRead{path: p, done: make(chan struct{})}
-	c.chunk.File, _ = fileOf(parts[0])
-	if len(parts) > 1 {
-		c.chunk.Month = parts[1]
-	}
-	c.a, c.hasA, c.b = a, hasA, b
+	dir, rest, _ := strings.Cut(p, "/") // log, then month, hundred, chunk
+	c := &chunkRead{a: a, hasA: hasA, b: b, path: p, done: make(chan struct{})}
+	c.chunk.File, _ = fileOf(dir)
+	c.chunk.Month, _, _ = strings.Cut(rest, "/")
 	if w.queue == nil {
 		w.queue = make(chan *chunkRead, readAhead())
 	}
@@ -345,7 +342,9 @@ func (l *Ledger) chunkLines(a gitobject.ID, hasA bool, b gitobject.ID) (data []b
 		return newer[len(older):], false, nil
 	}
 	lines, removed := Subtract(splitLines(newer), splitLines(older))
-	return joinLines(lines), removed, nil
+	// As a chunk's bytes, each line ended by a newline: the empty line
+	// joined last ends the last.
+	return bytes.Join(append(lines, nil), []byte{'\n'}), removed, nil
 }
 
 // Subtract returns the lines have does not hold, counting repeats (a line
@@ -363,12 +362,8 @@ func Subtract(lines, have [][]byte) (rest [][]byte, extra bool) {
 		}
 		rest = append(rest, l)
 	}
-	for _, n := range count {
-		if n > 0 {
-			return rest, true
-		}
-	}
-	return rest, false
+	// Each line matched used one of have's: any left over are extra.
+	return rest, len(lines)-len(rest) < len(have)
 }
 
 // All returns every line of a ledger commit, by log, in chunk order.

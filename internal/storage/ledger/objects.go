@@ -130,32 +130,13 @@ func splitLines(data []byte) [][]byte { return slices.Collect(LinesOf(data)) }
 // Lines would; it may be read more than once.
 func LinesOf(data []byte) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
-		for rest := data; len(rest) > 0; {
-			i := bytes.IndexByte(rest, '\n')
-			if i < 0 {
-				yield(rest)
+		for line := range bytes.Lines(data) {
+			if line = bytes.TrimSuffix(line, []byte{'\n'}); len(line) > 0 && !yield(line) {
 				return
 			}
-			if i > 0 && !yield(rest[:i]) {
-				return
-			}
-			rest = rest[i+1:]
 		}
 	}
 }
 
 // hasLine says whether data holds a line that is not blank.
 func hasLine(data []byte) bool { return len(bytes.Trim(data, "\n")) > 0 }
-
-// joinLines is lines as a chunk's bytes, each ended by a newline.
-func joinLines(lines [][]byte) []byte {
-	n := 0
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	out := make([]byte, 0, n)
-	for _, l := range lines {
-		out = append(append(out, l...), '\n')
-	}
-	return out
-}

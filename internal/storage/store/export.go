@@ -127,7 +127,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 	}
 	file := jsonl.Materialize(data, target, "", records.Versions) // empty when missing
 	inSources := make(map[string]bool, len(sel.Entries))
-	var lines [][]byte
+	var lines []any // each a line, as tx.Append takes it
 	for _, e := range sel.Entries {
 		inSources[e.ID] = true
 		if old, ok := file.Get(e.ID); ok && (bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw)) {
@@ -178,15 +178,15 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 	return st, true, s.writeExport(tx, target, lines, next, true, markPath)
 }
 
-// appendedLines are the lines an export appends to the file target for
-// what the sources gained since the mark m, and the next mark but its
-// file's part; ok is false when the indexes do not vouch for m. An id
-// the sources gained lines of is judged, as the full export judges it, by
-// each source's current version, which its index places: the newest line
-// appended is not the current version when it is stale, and the filter
-// keeps or drops the current one. The file's index is released before
-// the append maps it again.
-func (s *Store) appendedLines(target string, m exportMark) (lines [][]byte, next exportMark, ok bool) {
+// appendedLines are the lines (as tx.Append takes them) an export
+// appends to the file target for what the sources gained since the mark
+// m, and the next mark but its file's part; ok is false when the indexes
+// do not vouch for m. An id the sources gained lines of is judged, as the
+// full export judges it, by each source's current version, which its
+// index places: the newest line appended is not the current version when
+// it is stale, and the filter keeps or drops the current one. The file's
+// index is released before the append maps it again.
+func (s *Store) appendedLines(target string, m exportMark) (lines []any, next exportMark, ok bool) {
 	f, ix, ok := jsonl.OpenWithIndex(s.CacheDir(), target)
 	if !ok {
 		return nil, next, false
@@ -301,18 +301,12 @@ func currentExported(sources []indexedFile, id string) (e jsonl.Entry, kept, ok 
 // the store's cache directory, the appends keep the file's index there:
 // the pre-commit hook proves a commit of the export only appended without
 // reading the committed bytes (see jsonl.OpenIndex).
-func (s *Store) writeExport(tx *jsonl.Tx, target string, lines [][]byte, m exportMark, marked bool, markPath string) error {
+func (s *Store) writeExport(tx *jsonl.Tx, target string, lines []any, m exportMark, marked bool, markPath string) error {
 	_ = os.Remove(markPath)
 	if len(lines) == 0 {
 		tx.Reindex(s.logAt(target))
-	} else {
-		recs := make([]any, len(lines))
-		for i, l := range lines {
-			recs[i] = l
-		}
-		if err := tx.Append(s.logAt(target), recs...); err != nil {
-			return err
-		}
+	} else if err := tx.Append(s.logAt(target), lines...); err != nil {
+		return err
 	}
 	var ok bool
 	if m.Target, ok = s.markOf(target); ok && marked {

@@ -149,17 +149,14 @@ func (s *Store) appendedSince(m markedFile) (tail []byte, now markedFile, src in
 		return nil, m, src, false
 	}
 	src = indexedFile{f: f, ix: ix}
-	size, _, crc := ix.Covered()
-	if size < m.Size {
-		src.close()
-		return nil, m, src, false
+	if size, _, crc := ix.Covered(); size >= m.Size {
+		tail = make([]byte, size-m.Size)
+		if n, _ := f.ReadAt(tail, m.Size); n == len(tail) && ix.ProvesPrefix(m.Size, m.CRC, tail) {
+			return tail, markedFile{Path: m.Path, Size: size, CRC: crc}, src, true
+		}
 	}
-	tail = make([]byte, size-m.Size)
-	if n, _ := f.ReadAt(tail, m.Size); n != len(tail) || !ix.ProvesPrefix(m.Size, m.CRC, tail) {
-		src.close()
-		return nil, m, src, false
-	}
-	return tail, markedFile{Path: m.Path, Size: size, CRC: crc}, src, true
+	src.close()
+	return nil, m, src, false
 }
 
 // samePaths reports whether a mark was made over these sources.

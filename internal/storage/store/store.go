@@ -188,21 +188,13 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 			}
 		}
 	}
-	sel := &Selection{}
+	sel := &Selection{Sources: src.Paths}
 	lists := make([][]jsonl.Entry, 0, src.Count())
 	for _, path := range src.Paths {
-		var entries []jsonl.Entry
-		var problems []jsonl.Problem
-		var err error
-		if cache := s.queryFile(path, q, ".idx"); cache != "" {
-			entries, problems, err = s.logAt(path).SelectCached(q.Query, cache)
-		} else {
-			entries, problems, err = jsonl.SelectFile(path, q.Query)
-		}
+		entries, problems, err := s.selectSource(path, q)
 		if err != nil {
 			return nil, err
 		}
-		sel.Sources = append(sel.Sources, path)
 		sel.Problems = append(sel.Problems, problems...)
 		lists = append(lists, entries)
 	}
@@ -215,6 +207,15 @@ func (s *Store) SelectFrom(src *Sources, q Query) (*Selection, error) {
 		jsonl.SaveUnionCache(union, src.Paths, held, q.Query, sel.Entries, sel.Problems)
 	}
 	return sel, nil
+}
+
+// selectSource selects from one source, through its selection cache
+// when q has a name.
+func (s *Store) selectSource(path string, q Query) ([]jsonl.Entry, []jsonl.Problem, error) {
+	if cache := s.queryFile(path, q, ".idx"); cache != "" {
+		return s.logAt(path).SelectCached(q.Query, cache)
+	}
+	return jsonl.SelectFile(path, q.Query)
 }
 
 // reindexIfFree rebuilds the indexes of the logs at paths that do not

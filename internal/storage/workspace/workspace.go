@@ -185,12 +185,7 @@ func LegacyLogsIn(dir string) []string {
 // Lock is the lock that guards every store of this workspace: the
 // repository-wide one when there is a repository, else one in the store
 // directory itself.
-func (w *Workspace) Lock() *jsonl.Lock {
-	if w.Repo != nil {
-		return &jsonl.Lock{Path: filepath.Join(w.Repo.CommonDir, LockName)}
-	}
-	return &jsonl.Lock{Path: filepath.Join(w.Dir, "."+LockName)}
-}
+func (w *Workspace) Lock() *jsonl.Lock { return &jsonl.Lock{Path: w.shared(LockName)} }
 
 // Path is the path of a file in the store directory.
 func (w *Workspace) Path(name string) string { return filepath.Join(w.Dir, name) }
@@ -207,11 +202,16 @@ func (w *Workspace) BeadsPath(name string) string {
 // CacheDir holds the selection caches: in git's common directory (shared by
 // every worktree, never committed), or in the store directory when there is
 // no repository.
-func (w *Workspace) CacheDir() string {
+func (w *Workspace) CacheDir() string { return w.shared("queen-cache") }
+
+// shared is the path of what every worktree of the repository shares:
+// name in git's common directory, or .name in the store directory when
+// there is no repository.
+func (w *Workspace) shared(name string) string {
 	if w.Repo != nil {
-		return filepath.Join(w.Repo.CommonDir, "queen-cache")
+		return filepath.Join(w.Repo.CommonDir, name)
 	}
-	return filepath.Join(w.Dir, ".queen-cache")
+	return filepath.Join(w.Dir, "."+name)
 }
 
 func isDir(p string) bool {
