@@ -63,19 +63,17 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 			}
 		}
 	}
-	all := make([][]byte, 0, len(inPrefix)+len(lines))
-	for _, p := range inPrefix {
-		all = append(all, p.raw)
-	}
 	for _, pos := range byID {
 		for i := range pos {
 			pos[i] += len(inPrefix)
 		}
 	}
-	all = append(all, lines...)
+	all := make([][]byte, 0, len(inPrefix)+len(lines))
 	for i, p := range inPrefix {
+		all = append(all, p.raw)
 		byID[p.id] = append(byID[p.id], i)
 	}
+	all = append(all, lines...)
 	// Only records' versions are put in order: of an id with more than one
 	// line, a line whose id was read in place counts once it reads as a
 	// whole record of that id (a torn line, or one with a byte JSON does

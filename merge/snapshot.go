@@ -160,8 +160,3 @@ func timed(raw []byte) bool {
 	_, ok := o.updatedAt()
 	return ok
 }
-
-// containsLine reports whether lines holds l.
-func containsLine(lines [][]byte, l []byte) bool {
-	return slices.ContainsFunc(lines, func(x []byte) bool { return bytes.Equal(x, l) })
-}
