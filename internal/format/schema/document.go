@@ -54,15 +54,14 @@ func validateDocument(c *checker, f *Format, path string, data []byte) {
 func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[string]int, ok bool) {
 	switch f.Kind {
 	case JSON:
-		if err := jsonline.Valid(body); err != nil {
-			if se, ok := errors.AsType[*jsonline.SyntaxError](err); ok {
-				c.line = lineOf(body, se.Offset)
-			}
-			c.add("", RuleJSON, "not valid JSON: "+err.Error())
-			return nil, nil, false
+		err := jsonline.Valid(body)
+		if se, ok := errors.AsType[*jsonline.SyntaxError](err); ok {
+			c.line = lineOf(body, se.Offset)
 		}
-		var err error
-		if doc, err = decodeJSON(body); err != nil {
+		if err == nil {
+			doc, err = decodeJSON(body)
+		}
+		if err != nil {
 			c.add("", RuleJSON, "not valid JSON: "+err.Error())
 			return nil, nil, false
 		}
@@ -182,11 +181,10 @@ func tomlFieldLines(data []byte) map[string]int {
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			name, line := tomlKey(&p, e)
+			prefix = name
 			if e.Kind == unstable.ArrayTable {
-				prefix = name + "[" + strconv.Itoa(counts[name]) + "]"
+				prefix += "[" + strconv.Itoa(counts[name]) + "]"
 				counts[name]++
-			} else {
-				prefix = name
 			}
 			lines[prefix] = line
 		case unstable.KeyValue:
