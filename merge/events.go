@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // mergeEvents merges a VerMAS event log (seed 004). Events are immutable
@@ -33,10 +31,10 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte) []Report {
 	seen := map[string]bool{}          // every line kept there, so a check costs one lookup
 	for _, lines := range sideLines {
 		for _, l := range lines {
-			if baseCount[string(l)] > 0 || seen[string(l)] || jsonline.ObjectFields(l, keys, vals) != nil {
+			if baseCount[string(l)] > 0 || seen[string(l)] {
 				continue
 			}
-			id, ok := jsonline.String(vals[0])
+			id, ok := stringField(l, keys, vals)
 			if !ok {
 				continue
 			}

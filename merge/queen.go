@@ -158,11 +158,7 @@ func offsetOf(data, sub []byte) int { return cap(data) - cap(sub) }
 // string that is not empty. Any other line, a torn one or one with a byte
 // JSON does not allow, is no record and keeps its place.
 func recordID(line []byte) (string, bool) {
-	vals := make([][]byte, 1)
-	if jsonline.ObjectFields(line, []string{jsonline.DefaultKey}, vals) != nil {
-		return "", false
-	}
-	id, ok := jsonline.String(vals[0])
+	id, ok := stringField(line, []string{jsonline.DefaultKey}, make([][]byte, 1))
 	return id, ok && id != ""
 }
 

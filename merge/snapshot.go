@@ -45,10 +45,7 @@ func parseSnapshot(data []byte, key string) snapshot {
 			s.markers++
 			continue
 		}
-		id, ok := "", false
-		if jsonline.ObjectFields(l.Raw, keys, vals) == nil {
-			id, ok = jsonline.String(vals[0])
-		}
+		id, ok := stringField(l.Raw, keys, vals)
 		if !ok || id == "" {
 			s.opaque = append(s.opaque, l.Raw)
 			continue
