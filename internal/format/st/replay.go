@@ -104,7 +104,7 @@ func (s *State) apply(r *Record) error {
 	}
 	i := s.find(r.ID)
 	if i < 0 {
-		if op == OpRemove || slices.Contains(Ops, op) {
+		if slices.Contains(Ops, op) {
 			return &NoItemError{Op: r.Op, ID: r.ID}
 		}
 		return fmt.Errorf("unknown op %q", r.Op)
