@@ -19,22 +19,20 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // text). Problems are placed on the line of the field they concern.
 func validateDocument(c *checker, f *Format, path string, data []byte) {
 	body := bytes.TrimPrefix(data, bom)
-	markers := false
+	first := len(c.probs)
 	for l := range jsonline.Lines(body) {
 		if jsonline.IsConflictMarker(l.Raw) {
 			c.line = l.No
 			c.add("", RuleConflictMarker, "git conflict marker: finish or undo the merge that left it, then validate again")
-			markers = true
 		}
 	}
-	if markers {
+	if len(c.probs) > first {
 		return
 	}
 	doc, lines, ok := parseDocument(c, f, body)
 	if !ok {
 		return
 	}
-	first := len(c.probs)
 	c.line = 0
 	if f.Schema != "" {
 		checkSchema(c, f.Schema, doc)
