@@ -164,11 +164,12 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 	}
 	type history struct{ last, current version }
 	byID := map[string]*history{}
-	at := func(id string) *history {
-		if byID[id] == nil {
-			byID[id] = &history{}
+	var order []string // the ids in tail, in order of their first line
+	for _, v := range versions {
+		if byID[v.id] == nil {
+			byID[v.id] = &history{}
+			order = append(order, v.id)
 		}
-		return byID[id]
 	}
 	if prev != nil {
 		want := map[uint64]string{}
@@ -184,17 +185,13 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 			if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
 				continue // another id with the same hash
 			}
-			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), at(id); newer(v, h.current) {
+			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), byID[id]; newer(v, h.current) {
 				h.current = v
 			}
 		}
 	}
-	var order []string
 	for _, v := range versions {
-		h := at(v.id)
-		if h.last.raw == nil {
-			order = append(order, v.id)
-		}
+		h := byID[v.id]
 		if newer(v.version, h.current) {
 			h.current = v.version
 		}
