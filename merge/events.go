@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
 // mergeEvents merges a VerMAS event log (seed 004). Events are immutable
@@ -19,26 +17,24 @@ import (
 // are both kept, and reported, since dropping either would lose a fact.
 func mergeEvents(base, ours, theirs []byte, drop func([]byte) bool) ([]byte, []Report) {
 	var reports []Report
-	canon := func(baseCount map[string]int, sideLines [][][]byte) {
-		reports = canonicalEvents(baseCount, sideLines, "event_id")
-	}
-	out := unionWith(base, [][]byte{ours, theirs}, unionConfig{key: timeKey("timestamp"), drop: drop, canon: canon})
+	out := unionWith(base, [][]byte{ours, theirs}, unionConfig{key: timeKey("timestamp"), drop: drop,
+		canon: func(baseCount map[string]int, sideLines [][][]byte) { reports = canonicalEvents(baseCount, sideLines) }})
 	return out, reports
 }
 
 // canonicalEvents rewrites, in the lines the sides added, each spelling of
 // an event to the smallest spelling of the same JSON value with the same
 // id, and reports ids that name different events.
-func canonicalEvents(baseCount map[string]int, sideLines [][][]byte, key string) []Report {
-	keys, vals := []string{key}, make([][]byte, 1)
+func canonicalEvents(baseCount map[string]int, sideLines [][][]byte) []Report {
+	keys, vals := []string{"event_id"}, make([][]byte, 1)
 	spellings := map[string][][]byte{} // id -> distinct added lines
 	seen := map[string]bool{}          // every line kept there, so a check costs one lookup
 	for _, lines := range sideLines {
 		for _, l := range lines {
-			if baseCount[string(l)] > 0 || seen[string(l)] || jsonline.ObjectFields(l, keys, vals) != nil {
+			if baseCount[string(l)] > 0 || seen[string(l)] {
 				continue
 			}
-			id, ok := jsonline.String(vals[0])
+			id, ok := stringField(l, keys, vals)
 			if !ok {
 				continue
 			}

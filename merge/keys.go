@@ -36,16 +36,22 @@ func timeSortKey(t time.Time) string {
 func timeKey(field string) SortKey {
 	keys := []string{field}
 	return func(line []byte) string {
-		vals := make([][]byte, 1)
-		if jsonline.ObjectFields(line, keys, vals) != nil {
-			return ""
-		}
-		s, ok := jsonline.String(vals[0])
+		s, ok := stringField(line, keys, make([][]byte, 1))
 		if !ok {
 			return ""
 		}
 		return normTime(s)
 	}
+}
+
+// stringField is the string value of the field keys[0] of a JSON object
+// line, read through vals (len(keys) long); ok is false for a line that is
+// not an object, or a value that is not a string.
+func stringField(line []byte, keys []string, vals [][]byte) (string, bool) {
+	if jsonline.ObjectFields(line, keys, vals) != nil {
+		return "", false
+	}
+	return jsonline.String(vals[0])
 }
 
 // normTime writes an RFC 3339 time in a form that sorts as text.

@@ -226,11 +226,10 @@ func markerReport(n int) Report {
 }
 
 func mergeText(base, ours, theirs []byte, opts Options) (Result, error) {
-	res := Result{Format: Text}
-	if out, ok := trivial(base, [][]byte{ours, theirs}); ok {
-		res.set(out)
-		return res, nil
+	if segs, ok := trivialSegments(base, [][]byte{ours, theirs}); ok {
+		return Result{Format: Text, parts: segs}, nil
 	}
+	res := Result{Format: Text}
 	if opts.TextMerge == nil {
 		res.Conflict = true
 		res.set(ours)

@@ -63,19 +63,17 @@ func currentLast(prefix []byte, lines [][]byte) (int, [][]byte) {
 			}
 		}
 	}
-	all := make([][]byte, 0, len(inPrefix)+len(lines))
-	for _, p := range inPrefix {
-		all = append(all, p.raw)
-	}
 	for _, pos := range byID {
 		for i := range pos {
 			pos[i] += len(inPrefix)
 		}
 	}
-	all = append(all, lines...)
+	all := make([][]byte, 0, len(inPrefix)+len(lines))
 	for i, p := range inPrefix {
+		all = append(all, p.raw)
 		byID[p.id] = append(byID[p.id], i)
 	}
+	all = append(all, lines...)
 	// Only records' versions are put in order: of an id with more than one
 	// line, a line whose id was read in place counts once it reads as a
 	// whole record of that id (a torn line, or one with a byte JSON does
@@ -160,11 +158,7 @@ func offsetOf(data, sub []byte) int { return cap(data) - cap(sub) }
 // string that is not empty. Any other line, a torn one or one with a byte
 // JSON does not allow, is no record and keeps its place.
 func recordID(line []byte) (string, bool) {
-	vals := make([][]byte, 1)
-	if jsonline.ObjectFields(line, []string{jsonline.DefaultKey}, vals) != nil {
-		return "", false
-	}
-	id, ok := jsonline.String(vals[0])
+	id, ok := stringField(line, []string{jsonline.DefaultKey}, make([][]byte, 1))
 	return id, ok && id != ""
 }
 

@@ -232,9 +232,15 @@ func repairStream(data []byte, interval int) ([]byte, bool, []Report) {
 func dedupeLines(data []byte, format Format) ([]byte, []Report) {
 	lines := splitLines(data, 1, nil)
 	if format == Events {
-		canonicalEvents(map[string]int{}, [][][]byte{lines}, "event_id")
+		canonicalEvents(map[string]int{}, [][][]byte{lines})
 	}
-	out, dups := distinctBy(lines, func(l []byte) string { return string(l) })
+	seen := make(map[string]bool, len(lines))
+	out := slices.DeleteFunc(lines, func(l []byte) bool {
+		repeat := seen[string(l)]
+		seen[string(l)] = true
+		return repeat
+	})
+	dups := len(lines) - len(out)
 	var reports []Report
 	if dups > 0 {
 		reports = append(reports, Report{Kind: KindDuplicateLine, Detail: fmt.Sprintf(

@@ -45,10 +45,7 @@ func parseSnapshot(data []byte, key string) snapshot {
 			s.markers++
 			continue
 		}
-		id, ok := "", false
-		if jsonline.ObjectFields(l.Raw, keys, vals) == nil {
-			id, ok = jsonline.String(vals[0])
-		}
+		id, ok := stringField(l.Raw, keys, vals)
 		if !ok || id == "" {
 			s.opaque = append(s.opaque, l.Raw)
 			continue
@@ -159,9 +156,4 @@ func timed(raw []byte) bool {
 	o, _ := parseObject(raw)
 	_, ok := o.updatedAt()
 	return ok
-}
-
-// containsLine reports whether lines holds l.
-func containsLine(lines [][]byte, l []byte) bool {
-	return slices.ContainsFunc(lines, func(x []byte) bool { return bytes.Equal(x, l) })
 }

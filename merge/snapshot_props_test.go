@@ -246,3 +246,8 @@ func checkValid(out []byte) error {
 	}
 	return nil
 }
+
+// containsLine reports whether lines holds l.
+func containsLine(lines [][]byte, l []byte) bool {
+	return slices.ContainsFunc(lines, func(x []byte) bool { return bytes.Equal(x, l) })
+}

@@ -162,20 +162,6 @@ func (p *streamParser) resetAfterOtherSide(merged, baseLines [][]byte, sideLines
 	return 0, "", false
 }
 
-// distinctBy drops the lines that repeat an earlier line's key, and says
-// how many it dropped.
-func distinctBy(lines [][]byte, key func([]byte) string) ([][]byte, int) {
-	seen := make(map[string]bool, len(lines))
-	out := lines[:0:0]
-	for _, l := range lines {
-		if k := key(l); !seen[k] {
-			seen[k] = true
-			out = append(out, l)
-		}
-	}
-	return out, len(lines) - len(out)
-}
-
 // spellAlike rewrites, in the base's and the sides' lines, each copy of a
 // record to one spelling of its identity (the base's first, else the
 // smallest), so that the line union counts copies that differ only by seq
@@ -343,13 +329,10 @@ func setSeq(line []byte, seq int64) []byte {
 	if jsonline.ObjectFields(line, []string{"seq"}, vals) != nil || vals[0] == nil {
 		return line
 	}
-	// vals[0] is a subslice of line: its offset is the difference of caps.
-	start := cap(line) - cap(vals[0])
-	end := start + len(vals[0])
-	out := make([]byte, 0, len(line)+8)
-	out = append(out, line[:start]...)
+	start := offsetOf(line, vals[0])
+	out := append(make([]byte, 0, len(line)+8), line[:start]...)
 	out = strconv.AppendInt(out, seq, 10)
-	return append(out, line[end:]...)
+	return append(out, line[start+len(vals[0]):]...)
 }
 
 func joinLines(lines [][]byte) []byte {

@@ -86,8 +86,7 @@ type unionConfig struct {
 // order of sides. Blank lines are dropped, and the result ends in a newline
 // unless it is empty.
 func unionWith(base []byte, sides [][]byte, cfg unionConfig) []byte {
-	r := Result{parts: unionSegments(base, sides, cfg)}
-	return r.Bytes()
+	return (&Result{parts: unionSegments(base, sides, cfg)}).Bytes()
 }
 
 // unionSegments is the union as the pieces of the output in order: the

@@ -6,6 +6,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,25 +73,19 @@ func Normalize(n int, data []byte) (Issue, error) {
 	if err := json.Unmarshal(raw, &inner); err != nil || inner == nil {
 		return Issue{}, fmt.Errorf("the issue data under %q is not an object", strconv.Itoa(n))
 	}
-	str := func(k string) (string, bool) {
-		s, ok := inner[k].(string)
-		return s, ok
+	str := func(k string) string {
+		s, _ := inner[k].(string)
+		return s
 	}
-	is := Issue{Number: n, CurrentPhase: "unknown", IssueType: "feature"}
-	if s, _ := str("current_phase"); s != "" {
-		is.CurrentPhase = s
-	}
-	if s, _ := str("active_agent"); s != "" {
+	is := Issue{Number: n, CurrentPhase: cmp.Or(str("current_phase"), "unknown"), IssueType: cmp.Or(str("issue_type"), "feature"),
+		PRNumber: parseInt(inner["pr_number"])}
+	if s := str("active_agent"); s != "" {
 		is.ActiveAgent = &s
 	}
-	if s, _ := str("issue_type"); s != "" {
-		is.IssueType = s
-	}
-	is.PRNumber = parseInt(inner["pr_number"])
-	if s, ok := str("started_at"); ok {
+	if s, ok := inner["started_at"].(string); ok {
 		is.StartedAt = &s
 	}
-	if s, _ := str("last_updated"); s != "" {
+	if s := str("last_updated"); s != "" {
 		is.LastUpdated = &s
 	} else {
 		var last string
@@ -98,8 +93,7 @@ func Normalize(n int, data []byte) (Issue, error) {
 			is.LastUpdated = &last
 		}
 	}
-	review, _ := str("review_passed")
-	qa, _ := str("qa_passed")
+	review, qa := str("review_passed"), str("qa_passed")
 	switch {
 	case review == "true" && qa == "true":
 		is.Verdict = new("PASS")

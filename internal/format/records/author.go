@@ -80,35 +80,26 @@ func (m Message) WrittenBy() string {
 	return cmp.Or(m.UpdatedBy, m.From)
 }
 
-func checkReservationAuthor(v *version) *RuleError {
+// checkHolderAuthor is the authorship rule of a reservation or an
+// assignment (k): a version another droid than its holder wrote is
+// forced, or is the creation of an assignment by whoever assigned it.
+func checkHolderAuthor(v *version, k *logKind) *RuleError {
 	by, droid := v.str[fUpdatedBy], v.str[fDroid]
 	if by == "" || by == droid || v.truth[fForced] {
 		return nil
 	}
-	return v.fail(RuleAuthorship, func() string {
-		return fmt.Sprintf("reservation %s of %s was changed by %s without forced=true; only a forced change may touch another droid's reservation",
-			v.str[fID], quote(droid), quote(by))
-	})
-}
-
-func checkAssignmentAuthor(v *version) *RuleError {
-	by, droid := v.str[fUpdatedBy], v.str[fDroid]
-	if by == "" || by == droid || v.truth[fForced] {
-		return nil
-	}
-	creation := v.str[fStatus] == AssignmentActive && v.time[fCreatedAt].Equal(v.time[fUpdatedAt])
-	if creation && v.str[fAssignedBy] == by {
-		return nil
-	}
-	if creation {
+	if k == assignmentKind && v.str[fStatus] == AssignmentActive && v.time[fCreatedAt].Equal(v.time[fUpdatedAt]) {
+		if v.str[fAssignedBy] == by {
+			return nil
+		}
 		return v.fail(RuleAuthorship, func() string {
 			return fmt.Sprintf("assignment %s was created by %s but says it was assigned by %s",
 				v.str[fID], quote(by), quote(v.str[fAssignedBy]))
 		})
 	}
 	return v.fail(RuleAuthorship, func() string {
-		return fmt.Sprintf("assignment %s of %s was changed by %s without forced=true; only a forced change may touch another droid's assignment",
-			v.str[fID], quote(droid), quote(by))
+		return fmt.Sprintf("%s %s of %s was changed by %s without forced=true; only a forced change may touch another droid's %s",
+			k.name, v.str[fID], quote(droid), quote(by), k.name)
 	})
 }
 

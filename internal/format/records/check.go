@@ -47,8 +47,7 @@ import (
 //     after the version was written (updated_at, else created_at).
 //   - authorship: see Authorship.
 func CheckVersion(file string, line []byte) *RuleError {
-	v := version{}
-	return v.check(file, line)
+	return (&version{}).check(file, line)
 }
 
 // Checked is what CheckVersionAt read of a version that obeys every rule.
@@ -72,8 +71,7 @@ type Checked struct {
 // the same reading of the line found of a version that obeys every rule
 // (a sync joining a ledger reads each line once).
 func CheckVersionAt(file string, line []byte, now time.Time) (Checked, *RuleError) {
-	v := version{}
-	return v.checkAt(file, line, now)
+	return (&version{}).checkAt(file, line, now)
 }
 
 // CheckVersionRule is CheckVersionAt that names the rule a line breaks (a
@@ -134,7 +132,7 @@ func (v *version) check(file string, line []byte) *RuleError {
 	case messageKind:
 		return checkMessage(v)
 	case assignmentKind:
-		return checkAssignmentAuthor(v)
+		return checkHolderAuthor(v, kind)
 	}
 	return checkReservation(v)
 }
@@ -476,7 +474,7 @@ func checkReservation(v *version) *RuleError {
 				id, ShortDuration(expires.Sub(written)), field, ShortDuration(MaxReservationTTL))
 		})
 	}
-	if e := checkReservationAuthor(v); e != nil {
+	if e := checkHolderAuthor(v, reservationKind); e != nil {
 		return e
 	}
 	check := checkStoredPattern

@@ -22,12 +22,8 @@ func Relative(now, t time.Time) string {
 // ShortDuration prints a duration with at most two units: 2d3h, 1h12m, 45s.
 func ShortDuration(d time.Duration) string {
 	d = d.Round(time.Second)
-	days := d / (24 * time.Hour)
-	d -= days * 24 * time.Hour
-	h := d / time.Hour
-	d -= h * time.Hour
-	m := d / time.Minute
-	s := (d - m*time.Minute) / time.Second
+	days, h := d/(24*time.Hour), d/time.Hour%24
+	m, s := d/time.Minute%60, d/time.Second%60
 	switch {
 	case days > 0:
 		return fmt.Sprintf("%dd%dh", days, h)

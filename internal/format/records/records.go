@@ -205,12 +205,7 @@ func validateName(what, s, badStart string) error {
 // by QUEEN_DROID elsewhere (a file name on macOS, a tool's config) is one
 // identity, not a second droid that looks the same and whose own
 // reservations refuse its commits.
-func CanonicalDroid(name string) string {
-	if norm.NFC.IsNormalString(name) {
-		return name
-	}
-	return norm.NFC.String(name)
-}
+func CanonicalDroid(name string) string { return norm.NFC.String(name) }
 
 func spaceOrUnprintable(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }
 

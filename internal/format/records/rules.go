@@ -76,9 +76,8 @@ func (e *RuleError) Error() string { return e.Rule + ": " + e.Msg }
 // quote is a value for a message: quoted, escaped, and cut to 60
 // characters, since a hostile value may be long.
 func quote(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		r := []rune(s)
-		return strconv.Quote(string(r[:60])) + "..."
+	if c := Clip(s, 60); c != s {
+		return strconv.Quote(c) + "..."
 	}
 	return strconv.Quote(s)
 }

@@ -59,8 +59,7 @@ func parseUTC(s []byte) (time.Time, bool) {
 
 func digits(s []byte) (int, bool) {
 	v := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for _, c := range s {
 		if c < '0' || c > '9' {
 			return 0, false
 		}

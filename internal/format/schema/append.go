@@ -28,10 +28,8 @@ func ValidateAppend(f *Format, path string, data []byte, prev *Digest, opts Opti
 	cross := crossLineRules(f, path, data, prev, r.hashes, tail, prev.Lines+1, limit)
 	probs := append(r.c.probs, cross.probs...)
 	sortProblems(probs)
-	next := &Digest{Format: f.Name, Size: int64(len(data)), Records: prev.Records}
-	var added int
-	next.Entries, next.Lines, added = digestLines(f, tail, prev.Size, prev.Lines+1, slices.Grow(slices.Clone(prev.Entries), len(r.hashes)))
-	next.Records += added
+	entries, lines, added := digestLines(f, tail, prev.Size, prev.Lines+1, slices.Grow(slices.Clone(prev.Entries), len(r.hashes)))
+	next := &Digest{Format: f.Name, Size: int64(len(data)), Lines: lines, Records: prev.Records + added, Entries: entries}
 	return resultOf(f, path, probs, r.c.total+cross.total, prev.Records+r.records, limit), next, nil
 }
 
@@ -76,7 +74,7 @@ func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []li
 		return bytes.Equal(data[e.Off:e.Off+uint64(e.Len)], lines[i].raw)
 	})
 	seen := make(map[uint64]int32, len(lines)) // hash -> index into lines of its first line
-	var collisions map[uint64][]int32          // further distinct lines that share a hash
+	collisions := make(map[uint64][]int32)     // further distinct lines that share a hash
 	for i, lh := range lines {
 		first, ok := inPrev[i]
 		if !ok {
@@ -88,9 +86,6 @@ func duplicateLines(c *checker, f *Format, data []byte, prev *Digest, lines []li
 			same := append([]int32{j}, collisions[lh.h]...)
 			k := slices.IndexFunc(same, func(j int32) bool { return bytes.Equal(lines[j].raw, lh.raw) })
 			if k < 0 {
-				if collisions == nil {
-					collisions = make(map[uint64][]int32)
-				}
 				collisions[lh.h] = append(collisions[lh.h], int32(i))
 				continue
 			}
@@ -169,11 +164,12 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 	}
 	type history struct{ last, current version }
 	byID := map[string]*history{}
-	at := func(id string) *history {
-		if byID[id] == nil {
-			byID[id] = &history{}
+	var order []string // the ids in tail, in order of their first line
+	for _, v := range versions {
+		if byID[v.id] == nil {
+			byID[v.id] = &history{}
+			order = append(order, v.id)
 		}
-		return byID[id]
 	}
 	if prev != nil {
 		want := map[uint64]string{}
@@ -189,17 +185,13 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 			if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
 				continue // another id with the same hash
 			}
-			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), at(id); newer(v, h.current) {
+			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), byID[id]; newer(v, h.current) {
 				h.current = v
 			}
 		}
 	}
-	var order []string
 	for _, v := range versions {
-		h := at(v.id)
-		if h.last.raw == nil {
-			order = append(order, v.id)
-		}
+		h := byID[v.id]
 		if newer(v.version, h.current) {
 			h.current = v.version
 		}

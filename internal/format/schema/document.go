@@ -19,22 +19,20 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // text). Problems are placed on the line of the field they concern.
 func validateDocument(c *checker, f *Format, path string, data []byte) {
 	body := bytes.TrimPrefix(data, bom)
-	markers := false
+	first := len(c.probs)
 	for l := range jsonline.Lines(body) {
 		if jsonline.IsConflictMarker(l.Raw) {
 			c.line = l.No
 			c.add("", RuleConflictMarker, "git conflict marker: finish or undo the merge that left it, then validate again")
-			markers = true
 		}
 	}
-	if markers {
+	if len(c.probs) > first {
 		return
 	}
 	doc, lines, ok := parseDocument(c, f, body)
 	if !ok {
 		return
 	}
-	first := len(c.probs)
 	c.line = 0
 	if f.Schema != "" {
 		checkSchema(c, f.Schema, doc)
@@ -54,15 +52,14 @@ func validateDocument(c *checker, f *Format, path string, data []byte) {
 func parseDocument(c *checker, f *Format, body []byte) (doc any, lines map[string]int, ok bool) {
 	switch f.Kind {
 	case JSON:
-		if err := jsonline.Valid(body); err != nil {
-			if se, ok := errors.AsType[*jsonline.SyntaxError](err); ok {
-				c.line = lineOf(body, se.Offset)
-			}
-			c.add("", RuleJSON, "not valid JSON: "+err.Error())
-			return nil, nil, false
+		err := jsonline.Valid(body)
+		if se, ok := errors.AsType[*jsonline.SyntaxError](err); ok {
+			c.line = lineOf(body, se.Offset)
 		}
-		var err error
-		if doc, err = decodeJSON(body); err != nil {
+		if err == nil {
+			doc, err = decodeJSON(body)
+		}
+		if err != nil {
 			c.add("", RuleJSON, "not valid JSON: "+err.Error())
 			return nil, nil, false
 		}
@@ -182,11 +179,10 @@ func tomlFieldLines(data []byte) map[string]int {
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			name, line := tomlKey(&p, e)
+			prefix = name
 			if e.Kind == unstable.ArrayTable {
-				prefix = name + "[" + strconv.Itoa(counts[name]) + "]"
+				prefix += "[" + strconv.Itoa(counts[name]) + "]"
 				counts[name]++
-			} else {
-				prefix = name
 			}
 			lines[prefix] = line
 		case unstable.KeyValue:

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"fmt"
 	"time"
 	"unicode/utf8"
 
@@ -162,17 +161,17 @@ func expiresAfterCreated(c *checker, vals [][]byte) {
 	created, ok1 := records.ParseTime(vals[1])
 	expires, ok2 := records.ParseTime(vals[3])
 	if ok1 && ok2 && !expires.After(created) {
-		c.add("expires_at", RuleExpiresAfter, fmt.Sprintf("%s is not after created_at %s; a reservation must expire after it is made",
-			expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano)))
+		c.addf("expires_at", RuleExpiresAfter, "%s is not after created_at %s; a reservation must expire after it is made",
+			expires.Format(time.RFC3339Nano), created.Format(time.RFC3339Nano))
 	}
 	written, field := created, "created_at"
 	if updated, ok := records.ParseTime(vals[2]); ok {
 		written, field, ok1 = updated, "updated_at", true
 	}
 	if ok1 && ok2 && expires.After(written.Add(records.MaxReservationTTL)) {
-		c.add("expires_at", RuleTTL, fmt.Sprintf("%s is more than %s after %s %s: a reservation lasts at most 7 days "+
+		c.addf("expires_at", RuleTTL, "%s is more than %s after %s %s: a reservation lasts at most 7 days "+
 			"(git-queen counts this one as ending at %s)", expires.Format(time.RFC3339Nano), records.MaxReservationTTL,
-			field, written.Format(time.RFC3339Nano), written.Add(records.MaxReservationTTL).Format(time.RFC3339Nano)))
+			field, written.Format(time.RFC3339Nano), written.Add(records.MaxReservationTTL).Format(time.RFC3339Nano))
 	}
 }
 

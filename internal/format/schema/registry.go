@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -140,11 +141,11 @@ func NewRegistry(rules []Rule) (*Registry, error) {
 				i+1, r.Path, r.Format, NoFormat)
 		}
 	}
-	return newRegistry(append(append([]Rule{}, rules...), DefaultRules...)), nil
+	return newRegistry(slices.Concat(rules, DefaultRules)), nil
 }
 
 // Rules lists the registry's rules in the order they are tried.
-func (r *Registry) Rules() []Rule { return append([]Rule(nil), r.rules...) }
+func (r *Registry) Rules() []Rule { return slices.Clone(r.rules) }
 
 // FormatFor returns the format of the file at path whose first non-blank
 // line is firstLine (nil when not read). Files no rule names are recognised
@@ -173,15 +174,7 @@ func (r *Registry) Candidate(p string) bool {
 	if rule, ok := r.ruleFor(p); ok {
 		return rule.Format != NoFormat
 	}
-	if strings.HasSuffix(p, ".jsonl") {
-		return true
-	}
-	for _, root := range seedRoots {
-		if Match(root, p) {
-			return true
-		}
-	}
-	return false
+	return strings.HasSuffix(p, ".jsonl") || slices.ContainsFunc(seedRoots, func(root string) bool { return Match(root, p) })
 }
 
 func sniff(line []byte, inBeads bool) (*Format, bool) {

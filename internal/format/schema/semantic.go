@@ -156,9 +156,11 @@ func checkSelfDependency(c *checker, doc any, _ string) {
 	}
 }
 
-// stepIDs returns the string ids of a list of steps (by index), reporting
-// ids used twice.
-func stepIDs(c *checker, steps []any) map[string]int {
+// stepIDs returns the steps of a template or process and their string ids
+// (by index), reporting ids used twice.
+func stepIDs(c *checker, doc any) ([]any, map[string]int) {
+	m, _ := doc.(map[string]any)
+	steps, _ := m["steps"].([]any)
 	at := make(map[string]int)
 	for i, s := range steps {
 		sm, _ := s.(map[string]any)
@@ -172,22 +174,16 @@ func stepIDs(c *checker, steps []any) map[string]int {
 		}
 		at[id] = i
 	}
-	return at
+	return steps, at
 }
 
 // checkProcessSteps: a VerMAS process's step ids are unique.
-func checkProcessSteps(c *checker, doc any, _ string) {
-	m, _ := doc.(map[string]any)
-	steps, _ := m["steps"].([]any)
-	stepIDs(c, steps)
-}
+func checkProcessSteps(c *checker, doc any, _ string) { stepIDs(c, doc) }
 
 // checkTemplateSteps: a VerMAS template's step ids are unique, every need
 // names a step, and needs form no cycle (a step that needs itself is one).
 func checkTemplateSteps(c *checker, doc any, _ string) {
-	m, _ := doc.(map[string]any)
-	steps, _ := m["steps"].([]any)
-	at := stepIDs(c, steps)
+	steps, at := stepIDs(c, doc)
 	needs := make([][]int, len(steps))
 	order := make([]int, len(steps))
 	for i, s := range steps {

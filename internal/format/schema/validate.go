@@ -36,10 +36,8 @@ func ValidateLarge(path string, data []byte, opts Options, forget func([]byte)) 
 	if !ok {
 		return res
 	}
-	if f.Incremental() && len(data) >= windowedValidation {
-		if r, _, ok := validateWindows(f, path, data, opts, forget); ok {
-			return r
-		}
+	if r, _, ok := validateWindows(f, path, data, opts, forget); ok {
+		return r
 	}
 	return Validate(f, path, data, opts)
 }

@@ -25,10 +25,8 @@ var windowedValidation, validationWindow = 64 << 20, 16 << 20
 // digest. forget drops pages of a mapping (gitrepo.Content.Forget,
 // mapfile.Forget); for bytes read into memory it must do nothing.
 func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest) {
-	if f.Incremental() && len(staged) >= windowedValidation {
-		if r, d, ok := validateWindows(f, path, staged, opts, forget); ok {
-			return r, d
-		}
+	if r, d, ok := validateWindows(f, path, staged, opts, forget); ok {
+		return r, d
 	}
 	mapfile.Populate(staged) // every byte is read (a no-op for a blob read into memory)
 	r := Validate(f, path, staged, opts)
@@ -38,10 +36,14 @@ func ValidateWhole(f *Format, path string, staged []byte, opts Options, forget f
 	return r, DigestOf(f, staged)
 }
 
-// validateWindows is ValidateWhole a window at a time; ok is false when a
-// window is not clean, and the whole must be validated to report it (the
-// digest is then of no use).
+// validateWindows is ValidateWhole a window at a time, for a file of an
+// incremental format from windowedValidation bytes on; ok is false for
+// any other file, and when a window is not clean, and the whole must be
+// validated to report it (the digest is then of no use).
 func validateWindows(f *Format, path string, staged []byte, opts Options, forget func([]byte)) (Result, *Digest, bool) {
+	if !f.Incremental() || len(staged) < windowedValidation {
+		return Result{}, nil, false
+	}
 	d := &Digest{Format: f.Name}
 	var r Result
 	ok := true

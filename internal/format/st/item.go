@@ -121,13 +121,12 @@ func (it Item) marshal(more ...[2]any) ([]byte, error) {
 	if err := writeFields(b, append(fields, more...)); err != nil {
 		return nil, err
 	}
-	b.WriteByte('}')
 	return b.Bytes(), nil
 }
 
 // writeFields writes "key":value members after what b holds (a comma
 // first unless b holds only the "{"), values without HTML escaping, as st
-// writes them.
+// writes them, and closes the object.
 func writeFields(b *bytes.Buffer, fields [][2]any) error {
 	for _, f := range fields {
 		v, err := jsonline.MarshalNoEscape(f[1])
@@ -142,5 +141,6 @@ func writeFields(b *bytes.Buffer, fields [][2]any) error {
 		b.WriteByte(':')
 		b.Write(v)
 	}
+	b.WriteByte('}')
 	return nil
 }

@@ -104,7 +104,7 @@ func (s *State) apply(r *Record) error {
 	}
 	i := s.find(r.ID)
 	if i < 0 {
-		if op == OpRemove || slices.Contains(Ops, op) {
+		if slices.Contains(Ops, op) {
 			return &NoItemError{Op: r.Op, ID: r.ID}
 		}
 		return fmt.Errorf("unknown op %q", r.Op)
@@ -140,29 +140,23 @@ func (s *State) apply(r *Record) error {
 	return nil
 }
 
+// replace sets the plan to the items of raw, or leaves it as it was when
+// they do not parse.
 func (s *State) replace(raw json.RawMessage) error {
-	items, err := parseItems(raw)
-	if err != nil {
-		return err
-	}
-	s.Items, s.index = items, nil
-	return nil
-}
-
-func parseItems(raw json.RawMessage) ([]Item, error) {
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, fmt.Errorf("items is not an array: %w", err)
+		return fmt.Errorf("items is not an array: %w", err)
 	}
 	items := make([]Item, 0, len(list))
 	for _, r := range list {
 		it, err := ParseItem(r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		items = append(items, it)
 	}
-	return items, nil
+	s.Items, s.index = items, nil
+	return nil
 }
 
 // Replay applies every event in stream order: the "full replay" of the

@@ -138,16 +138,24 @@ var _ json.Marshaler = ViewItem{}
 // each added one edge can (the merge driver reports it).
 func (s *State) BlocksCycle() []string {
 	ids := make([]string, len(s.Items))
-	edges := make(map[string][]string, len(s.Items))
 	for i, it := range s.Items {
 		ids[i] = it.ID
+	}
+	edges := s.blocksEdges()
+	return FindCycle(ids, func(id string) []string { return edges[id] })
+}
+
+// blocksEdges maps each item of the plan to the ids its blocks edges name.
+func (s *State) blocksEdges() map[string][]string {
+	edges := make(map[string][]string, len(s.Items))
+	for _, it := range s.Items {
 		for _, e := range it.Deps {
 			if cmp.Or(e.Type, DefaultEdgeType) == DefaultEdgeType {
 				edges[it.ID] = append(edges[it.ID], e.ID)
 			}
 		}
 	}
-	return FindCycle(ids, func(id string) []string { return edges[id] })
+	return edges
 }
 
 // FindCycle returns a cycle of a directed graph (its nodes, the first

@@ -228,7 +228,6 @@ func eventLine(fields [][2]any, ts string, seq int64) ([]byte, error) {
 	if err := writeFields(&b, fields); err != nil {
 		return nil, err
 	}
-	b.WriteByte('}')
 	return b.Bytes(), nil
 }
 
@@ -288,14 +287,7 @@ func checkDeps(s *State, id string, deps []Edge) ([]Edge, error) {
 // cycleThrough returns a cycle of blocks edges through id, were id's edges
 // deps, or nil.
 func cycleThrough(s *State, id string, deps []Edge) []string {
-	edges := map[string][]string{}
-	for _, it := range s.Items {
-		for _, e := range it.Deps {
-			if e.Type == DefaultEdgeType {
-				edges[it.ID] = append(edges[it.ID], e.ID)
-			}
-		}
-	}
+	edges := s.blocksEdges()
 	edges[id] = nil
 	for _, e := range deps {
 		if e.Type == DefaultEdgeType {
