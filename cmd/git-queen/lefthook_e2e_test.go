@@ -162,12 +162,16 @@ func TestLefthookLocalSkips(t *testing.T) {
 			t.Fatalf("lefthook ran git-queen's check with lefthook-local.yml %q:\n%s", local, out)
 		}
 	}
-	testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  commands:\n    git-queen:\n      skip: false\n")
-	if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
-		t.Fatalf("doctor with skip: false:\n%s", d)
-	}
-	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
-		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
+	// A quoted "true" is the name of a git state, not a boolean: lefthook
+	// runs the command.
+	for _, skip := range []string{"false", `"true"`} {
+		testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  commands:\n    git-queen:\n      skip: "+skip+"\n")
+		if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
+			t.Fatalf("doctor with skip: %s:\n%s", skip, d)
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
+			t.Fatalf("a commit of a held path with skip: %s: allowed=%v\n%s", skip, ok, out)
+		}
 	}
 }
 

@@ -293,6 +293,14 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
 		{"only: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  only: [merge]\n"}, "", "lefthook-local.yml sets only: merge on pre-commit"},
 		{"only: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: true\n"}, "", ""},
+		// A quoted "true" is a string, the name of a git state that never
+		// holds: lefthook runs the command with skip: "true" and skips it
+		// with only: "true" (lefthook run shows it).
+		{"skip: a quoted true, a git state", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: \"true\"\n"}, "", ""},
+		{"only: a quoted true, a git state", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: 'true'\n"},
+			"", `lefthook-local.yml sets only: "true" on git-queen's command, so lefthook skips git-queen's check`},
+		{"TOML: skip a quoted true", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = \"true\"\n"}, "", ""},
+		{"JSON: skip a quoted true", map[string]string{"lefthook-local.json": `{"pre-commit": {"skip": "true"}}`}, "", ""},
 		{"skip: a command's success, its quotes kept", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip:\n        - run: test -n \"$CI\"\n"},
 			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
