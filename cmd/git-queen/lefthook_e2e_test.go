@@ -175,6 +175,23 @@ func TestLefthookLocalSkips(t *testing.T) {
 	}
 }
 
+// TestLefthookCannotLoad: lefthook refuses a configuration that holds a
+// key twice in one mapping, so every commit failed, git-queen's check not
+// run, while doctor said ok. doctor now says what lefthook says.
+func TestLefthookCannotLoad(t *testing.T) {
+	repo, _ := hookRepo(t)
+	lefthookHolding(t, repo, npmTool(t, "lefthook"), readmeBlock(t, "# lefthook.yml"))
+	testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  parallel: true\npre-push:\n  parallel: true\npre-commit:\n  parallel: false\n")
+	says := `line 5: mapping key "pre-commit" already defined at line 1`
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	if !regexp.MustCompile(`(?m)^warn +pre-commit +.*; but lefthook cannot load lefthook-local\.yml \(` + regexp.QuoteMeta(says)).MatchString(doctor) {
+		t.Fatalf("doctor with a key twice in lefthook-local.yml:\n%s", doctor)
+	}
+	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, says) || strings.Contains(out, "reserved exclusively by bob") {
+		t.Fatalf("lefthook with a key twice in lefthook-local.yml: commit allowed=%v\n%s", ok, out)
+	}
+}
+
 // lefthookHolding installs lefthook's hooks for config (lefthook.yml) in
 // repo and sets git-queen up beside them, with held/a.txt staged, which bob
 // holds: a commit of it goes through only where git-queen's check does
