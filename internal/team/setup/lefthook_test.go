@@ -340,6 +340,19 @@ func TestLefthookSkip(t *testing.T) {
 		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
 			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
 		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
+		// Inline, another command's or job's skip: decides nothing for
+		// git-queen's command: only its own, the hook's, or its group's may.
+		{"skip: inside another command's flow mapping", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint: {run: echo, skip: true}\n"}, "", ""},
+		{"skip: inside another job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: lint, skip: true}\n"}, "", ""},
+		{"commands: a flow mapping of another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {lint: {skip: true}}\n"}, "", ""},
+		{"commands: a flow mapping of git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {q: {skip: true}}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({q: {skip: true}})"},
+		{"jobs: a flow list, git-queen's job after another", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs: [{name: lint, skip: true}, {name: guard, only: [merge]}]\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+		{"TOML: skip inside another command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit.commands]\nlint = { skip = true }\n"}, "", ""},
+		{"TOML: skip inside git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q = { skip = true }\n"},
+			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
 		// lefthook refuses a file with a key twice in one mapping: the hook
 		// fails every time, before git-queen's check.
 		{"a key twice in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      skip: false\n"},
