@@ -162,12 +162,33 @@ func TestLefthookLocalSkips(t *testing.T) {
 			t.Fatalf("lefthook ran git-queen's check with lefthook-local.yml %q:\n%s", local, out)
 		}
 	}
-	testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  commands:\n    git-queen:\n      skip: false\n")
-	if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
-		t.Fatalf("doctor with skip: false:\n%s", d)
+	// A quoted "true" is the name of a git state, not a boolean: lefthook
+	// runs the command.
+	for _, skip := range []string{"false", `"true"`} {
+		testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  commands:\n    git-queen:\n      skip: "+skip+"\n")
+		if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +lefthook's hook runs git-queen`).MatchString(d) {
+			t.Fatalf("doctor with skip: %s:\n%s", skip, d)
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
+			t.Fatalf("a commit of a held path with skip: %s: allowed=%v\n%s", skip, ok, out)
+		}
 	}
-	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, "reserved exclusively by bob") {
-		t.Fatalf("a commit of a held path: allowed=%v\n%s", ok, out)
+}
+
+// TestLefthookCannotLoad: lefthook refuses a configuration that holds a
+// key twice in one mapping, so every commit failed, git-queen's check not
+// run, while doctor said ok. doctor now says what lefthook says.
+func TestLefthookCannotLoad(t *testing.T) {
+	repo, _ := hookRepo(t)
+	lefthookHolding(t, repo, npmTool(t, "lefthook"), readmeBlock(t, "# lefthook.yml"))
+	testgit.Write(t, repo, "lefthook-local.yml", "pre-commit:\n  parallel: true\npre-push:\n  parallel: true\npre-commit:\n  parallel: false\n")
+	says := `line 5: mapping key "pre-commit" already defined at line 1`
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	if !regexp.MustCompile(`(?m)^warn +pre-commit +.*; but lefthook cannot load lefthook-local\.yml \(` + regexp.QuoteMeta(says)).MatchString(doctor) {
+		t.Fatalf("doctor with a key twice in lefthook-local.yml:\n%s", doctor)
+	}
+	if out, ok := sh(t, repo, nil, "git commit -q -m held"); ok || !strings.Contains(out, says) || strings.Contains(out, "reserved exclusively by bob") {
+		t.Fatalf("lefthook with a key twice in lefthook-local.yml: commit allowed=%v\n%s", ok, out)
 	}
 }
 

@@ -56,7 +56,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
 	case h.Managed != "" && !h.RunsQueen:
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
-		c.Message = fmt.Sprintf("%s, which does not run git-queen, so %s; add to %s", r.whatRuns(h), hookMissingMeans[name], h.Instruction())
+		c.Message = fmt.Sprintf("%s, which does not run git-queen, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
 	case h.Owner == OwnerQueen && !h.Executable:
 		c.Status, c.Message = Fail, where+" is not executable, so git does not run it"
 	case h.Owner == OwnerQueen:
@@ -111,7 +111,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
 	}
-	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookSkipped(h, o.Getenv),
+	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv), r.lefthookSkipped(h, o.Getenv),
 		r.lefthookInline(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}
@@ -133,11 +133,15 @@ func (c *Check) warnOnly(why string) {
 	c.Message += why
 }
 
-// whatRuns says what git runs for h, where git-queen does not write.
-func (r *Repo) whatRuns(h *Hook) string {
+// whatRuns says what git runs for h, where git-queen does not write, in
+// the environment getenv reads.
+func (r *Repo) whatRuns(h *Hook, getenv func(string) string) string {
 	switch {
 	case h.Owner == OwnerHusky:
 		return "git runs husky's hook, which runs " + h.AddTo
+	case h.Owner == OwnerLefthook && lefthookConfigMissing(r.TopLevel, getenv) != "":
+		return fmt.Sprintf("git runs lefthook's hook (%s), but LEFTHOOK_CONFIG names %s, which does not exist: "+
+			"lefthook reads no configuration and runs nothing", r.shown(h.Path), h.AddTo)
 	case h.Owner == OwnerLefthook || h.Owner == OwnerPreCommit:
 		what := fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
 		if old, err := readHead(h.Path + ".old"); err == nil && h.Owner == OwnerLefthook && bytes.Contains(old, []byte(hooks.Marker(h.Name))) {

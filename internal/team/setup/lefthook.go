@@ -32,8 +32,12 @@ var (
 // getenv reads (nil for none), where it is set: the hooks lefthook runs
 // there read no other. remotes is the first of them that names remotes:,
 // configurations lefthook fetches from git repositories and git-queen
-// does not ("" for none).
+// does not ("" for none). None when the file LEFTHOOK_CONFIG names does
+// not exist: lefthook then reads none (lefthookConfigMissing).
 func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
+	if lefthookConfigMissing(top, getenv) != "" {
+		return nil, ""
+	}
 	seen := map[string]bool{}
 	var add func(name string)
 	add = func(name string) {
@@ -69,6 +73,25 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		}
 	}
 	return files, remotes
+}
+
+// lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,
+// or absolute), in the environment getenv reads, where it does not exist:
+// lefthook then reads no configuration, not the local one either, and
+// runs nothing (it prints `Config file "..." not found!` and lets git go
+// on). "" when it is unset, or names a file there is.
+func lefthookConfigMissing(top string, getenv func(string) string) string {
+	if getenv == nil || getenv("LEFTHOOK_CONFIG") == "" {
+		return ""
+	}
+	name, path := getenv("LEFTHOOK_CONFIG"), getenv("LEFTHOOK_CONFIG")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(top, path)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return ""
+	}
+	return name
 }
 
 // lefthookList is the strings a top-level key of a lefthook configuration

@@ -293,10 +293,26 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
 		{"only: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  only: [merge]\n"}, "", "lefthook-local.yml sets only: merge on pre-commit"},
 		{"only: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: true\n"}, "", ""},
+		// A quoted "true" is a string, the name of a git state that never
+		// holds: lefthook runs the command with skip: "true" and skips it
+		// with only: "true" (lefthook run shows it).
+		{"skip: a quoted true, a git state", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: \"true\"\n"}, "", ""},
+		{"only: a quoted true, a git state", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: 'true'\n"},
+			"", `lefthook-local.yml sets only: "true" on git-queen's command, so lefthook skips git-queen's check`},
+		{"TOML: skip a quoted true", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = \"true\"\n"}, "", ""},
+		{"JSON: skip a quoted true", map[string]string{"lefthook-local.json": `{"pre-commit": {"skip": "true"}}`}, "", ""},
 		{"skip: a command's success, its quotes kept", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip:\n        - run: test -n \"$CI\"\n"},
 			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
 			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
+		// A second command or job that runs git-queen, in another file:
+		// lefthook runs the check unless it skips that one too.
+		{"skip: true on git-queen's command, another in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q2:\n      run: git-queen hook pre-commit {staged_files}\n    q:\n      skip: true\n"}, "", ""},
+		{"skip: true on git-queen's command, a job in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  jobs:\n" +
+			"    - name: again\n      run: git-queen hook pre-commit\n  commands:\n    q:\n      skip: true\n"}, "", ""},
+		{"skip: on both commands", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q2:\n      run: git-queen hook pre-commit\n      only: [merge]\n    q:\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
 		// The last file that sets a command's or job's run: decides what
 		// it runs (lefthook dump shows it): a later one may replace
 		// git-queen's.
@@ -332,6 +348,23 @@ func TestLefthookSkip(t *testing.T) {
 		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
 			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
 		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
+		// Inline, another command's or job's skip: decides nothing for
+		// git-queen's command: only its own, the hook's, or its group's may.
+		{"skip: inside another command's flow mapping", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint: {run: echo, skip: true}\n"}, "", ""},
+		{"skip: inside another job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: lint, skip: true}\n"}, "", ""},
+		{"commands: a flow mapping of another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {lint: {skip: true}}\n"}, "", ""},
+		{"commands: a flow mapping of git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {q: {skip: true}}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({q: {skip: true}})"},
+		{"jobs: a flow list, git-queen's job after another", map[string]string{"lefthook.yml": jobs,
+			"lefthook-local.yml": "pre-commit:\n  jobs: [{name: lint, skip: true}, {name: guard, only: [merge]}]\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+		{"TOML: skip inside another command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit.commands]\nlint = { skip = true }\n"}, "", ""},
+		{"TOML: skip inside git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q = { skip = true }\n"},
+			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+		// lefthook refuses a file with a key twice in one mapping: the hook
+		// fails every time, before git-queen's check.
+		{"a key twice in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      skip: false\n"},
+			"", `lefthook cannot load lefthook-local.yml (line 5: mapping key "skip" already defined at line 4)`},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},

@@ -1,8 +1,10 @@
 package setup
 
 import (
+	"bytes"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -16,18 +18,26 @@ var (
 	inlineDeciding = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`[{,.\s]["']?(skip|only|tags|exclude_tags)["']?\s*[:=]`)
 	})
+	inlineName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[{,\s]["']?name["']?\s*[:=]\s*["']?([^,}\s"']+)`) })
 )
 
 // lefthookInline says, for lefthook's hook h running git-queen, where a
 // YAML or TOML file lefthook reads (in its order) writes part of h's
-// section inline, a flow mapping or an inline table, that holds a skip,
-// only, tags or exclude_tags key or git-queen's command: lefthook reads
+// section inline, a flow mapping or an inline table, that holds
+// git-queen's command, or a skip, only, tags or exclude_tags key where it
+// may decide whether that command runs (inlineOurs): lefthook reads
 // it as the block form, but lefthookMerged reads blocks and tables only,
 // so whether lefthook skips the check is not known. "" when there is no
 // such part (JSON is read whole).
 func (r *Repo) lefthookInline(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
+	}
+	var ours []string // the names of git-queen's command and of the groups around it
+	if levels, _ := r.lefthookMerged(h, getenv); len(levels) > 1 {
+		for _, l := range levels[1:] {
+			ours = append(ours, l.names...)
+		}
 	}
 	files, _ := lefthookFiles(r.TopLevel, getenv)
 	for _, file := range files {
@@ -38,7 +48,7 @@ func (r *Repo) lefthookInline(h *Hook, getenv func(string) string) string {
 		section := uncommented(lefthookSection(file, text, h.Name))
 		for _, at := range inlineStart().FindAllIndex(section, -1) {
 			value := inlineValue(section[at[1]-1:])
-			if inlineDeciding().Match(value) || callsQueen(value, h.Name) {
+			if callsQueen(value, h.Name) || inlineDeciding().Match(value) && inlineOurs(section[:at[0]+1], value, h.Name, ours) {
 				shown, _, cut := strings.Cut(string(value), "\n")
 				if cut {
 					shown += " …"
@@ -74,4 +84,29 @@ func inlineValue(text []byte) []byte {
 		}
 	}
 	return text
+}
+
+// inlineOurs says whether an inline value, written after before (the
+// section up to the : = - [ or , that starts it), may be that of the hook
+// named hook, or of git-queen's command or a group around it, whose names
+// are ours: by its key, or for a list item (a job) by its name: in it;
+// or, under commands, jobs or group, where a word of it is one of them.
+// An unnamed job may be any.
+func inlineOurs(before, value []byte, hook string, ours []string) bool {
+	key := ""
+	if c := before[len(before)-1]; c == ':' || c == '=' {
+		line := before[bytes.LastIndexAny(before, "\n{,")+1 : len(before)-1]
+		key = strings.Trim(string(line), " \t-\"'")
+		key = key[strings.LastIndex(key, ".")+1:] // TOML's dotted key: its last
+	} else if m := inlineName().FindSubmatch(value); m != nil {
+		key = string(m[1])
+	}
+	switch key {
+	case "", hook:
+		return true
+	case "commands", "jobs", "group":
+		words := strings.FieldsFunc(string(value), func(r rune) bool { return strings.ContainsRune(" \t\r\n{}[],:=\"'", r) })
+		return slices.ContainsFunc(words, func(word string) bool { return slices.Contains(ours, word) })
+	}
+	return slices.Contains(ours, key)
 }

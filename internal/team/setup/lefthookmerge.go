@@ -9,10 +9,12 @@ import (
 )
 
 // lefthookSetting is the value of one key lefthook merges, and the file
-// that set it last ("" and nil where none does).
+// that set it last ("" and nil where none does); quoted when the value
+// has quotes: a string, never a boolean.
 type lefthookSetting struct {
-	file  string
-	value []string
+	file   string
+	value  []string
+	quoted bool
 }
 
 // lefthookLevel is what lefthook merges of the hook, git-queen's command,
@@ -34,8 +36,14 @@ func (s lefthookSetting) skips(on, key string) string {
 		always, never, then = "false", "true", " but then"
 	}
 	// YAML spells a boolean True or TRUE too (lefthook runs a command
-	// with skip: False).
+	// with skip: False). A quoted "true" or "false" is the name of a git
+	// state, as merge is, which never holds: false to both keys (lefthook
+	// runs a command with skip: "true", and skips one with only: "true").
+	shown := strings.Join(s.value, ", ")
 	is := func(word string) bool { return len(s.value) == 1 && strings.EqualFold(s.value[0], word) }
+	if s.quoted && (is("true") || is("false")) {
+		shown, is = `"`+shown+`"`, func(word string) bool { return word == "false" }
+	}
 	if len(s.value) == 0 || is(never) {
 		return ""
 	}
@@ -43,7 +51,7 @@ func (s lefthookSetting) skips(on, key string) string {
 	if !is(always) {
 		when = then + " (in that git state, on that branch, or when that command succeeds)"
 	}
-	return s.file + " sets " + key + ": " + strings.Join(s.value, ", ") + " on " + on + ", so lefthook skips git-queen's check" + when
+	return s.file + " sets " + key + ": " + shown + " on " + on + ", so lefthook skips git-queen's check" + when
 }
 
 // lefthookMerged is what lefthook merges, of the files it reads, for its
@@ -70,8 +78,8 @@ func (r *Repo) lefthookMerged(h *Hook, getenv func(string) string) (levels []lef
 		levels[1].names = append(levels[1].names, key)
 	}
 	set := func(s *lefthookSetting, file string, doc []byte, name string) {
-		if len(lefthookSection(file, doc, name)) > 0 {
-			*s = lefthookSetting{file, lefthookList(file, doc, name)}
+		if section := lefthookSection(file, doc, name); len(section) > 0 {
+			*s = lefthookSetting{file, lefthookList(file, doc, name), bytes.ContainsAny(uncommented(section), `"'`)}
 		}
 	}
 	read := func(l *lefthookLevel, file string, doc []byte) {

@@ -1,0 +1,32 @@
+package setup
+
+import "testing"
+
+// TestYAMLKeyTwice: lefthook refuses a YAML configuration that holds a key
+// twice in one mapping (lefthook dump: "couldn't load config: yaml:
+// unmarshal errors: line 5: mapping key "q" already defined at line 3"),
+// so every commit failed while doctor said ok. The same key in two
+// mappings (two commands, two list items), or in a block scalar's text,
+// is no duplicate (lefthook dump shows each row so).
+func TestYAMLKeyTwice(t *testing.T) {
+	for _, tt := range []struct{ name, text, twice string }{
+		{"a command twice", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n    q:\n      run: echo\n",
+			`line 5: mapping key "q" already defined at line 3`},
+		{"a hook twice", "pre-commit:\n  parallel: true\npre-push:\n  parallel: true\n\"pre-commit\":\n  parallel: false\n",
+			`line 5: mapping key "pre-commit" already defined at line 1`},
+		{"run: twice in a job", "pre-commit:\n  jobs:\n  - name: q\n    run: git-queen hook pre-commit\n    run: echo # again\n",
+			`line 5: mapping key "run" already defined at line 4`},
+		{"a key again after a deeper mapping", "pre-commit:\n  commands:\n    q:\n      run: echo\n  commands:\n    r:\n      run: echo\n",
+			`line 5: mapping key "commands" already defined at line 2`},
+		{"the same keys in two commands", "pre-commit:\n  commands:\n    q:\n      run: echo\n      skip: true\n    lint:\n      run: echo\n      skip: true\n", ""},
+		{"the same keys in two list items", "pre-commit:\n  jobs:\n  - name: a\n    run: echo\n  -   name: b\n      run: echo\n  - run: echo\n", ""},
+		{"the same maps in a list", "pre-commit:\n  skip:\n    - ref: main\n    - ref: dev\n", ""},
+		{"keys in a block scalar's text", "pre-commit:\n  commands:\n    q:\n      run: |\n        echo a: b\n        echo a: b\n      skip: false\n", ""},
+		{"a key commented out", "pre-commit:\n  skip: true\n  # skip: false\n  only: [merge] # skip: x\n", ""},
+		{"a colon in a value", "pre-commit:\n  commands:\n    q:\n      run: echo http://x\n      env:\n        URL: http://x\n", ""},
+	} {
+		if got := yamlKeyTwice([]byte(tt.text)); got != tt.twice {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.twice)
+		}
+	}
+}
