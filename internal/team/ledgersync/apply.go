@@ -118,8 +118,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		return ownDamage(err)
 	}
 	for _, note := range recordNotes(r.remote, r.fetched, broken, s.S.Now()) {
-		st.noteSetAside(note)
-		r.setAside = append(r.setAside, note)
+		r.noteSetAside(st, note)
 	}
 	return nil
 }

@@ -364,8 +364,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			// the sync stops and says how to take it.
 			note := damageNote(r.remote, c, overBound(c, n, limit), s.S.Now())
 			note.OverBound = true
-			st.noteSetAside(note)
-			r.setAside = append(r.setAside, note)
+			r.noteSetAside(st, note)
 			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
 			out = nil
 			return nil, true, nil
@@ -390,8 +389,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		if ledger.IsDamage(err) && c == r.fetched {
 			note := damageNote(r.remote, c, err, s.S.Now())
-			st.noteSetAside(note)
-			r.setAside = append(r.setAside, note)
+			r.noteSetAside(st, note)
 			s.trace("set aside the remote's ledger")
 		}
 		return nil, false, err
