@@ -78,13 +78,10 @@ func (k *knownVersions) newest(file string, ids []string) (map[string]time.Time,
 			if err != nil {
 				return nil, err
 			}
-			ix, ok := jsonl.OpenIndex(l.CacheDir, l.Path, info)
+			ix, ok := jsonl.OpenIndex(l.CacheDir, l.Path, info) // nil when !ok
 			if !ok {
 				k.tx.Reindex(l)
-				ix, ok = jsonl.OpenIndex(l.CacheDir, l.Path, info)
-			}
-			if !ok {
-				ix = nil
+				ix, _ = jsonl.OpenIndex(l.CacheDir, l.Path, info)
 			}
 			logs = append(logs, &knownLog{log: l, ix: ix})
 		}
