@@ -239,14 +239,8 @@ func Status(ws *workspace.Workspace, remote string) (syncedAt time.Time, unpubli
 		syncedAt, published = rs.SyncedAt, rs.Published
 	}
 	for _, l := range ledger.Logs {
-		f, err := os.Open(filepath.Join(ws.Dir, l.File))
-		if err != nil {
-			continue
-		}
 		// Past the mark the remote holds (all of a log rewritten since).
-		data, _, _, err := readTail(f, published[l.File])
-		f.Close()
-		if err == nil {
+		if data, _, err := readTailOf(filepath.Join(ws.Dir, l.File), published[l.File]); err == nil {
 			unpublished += countRecords(data)
 		}
 	}
