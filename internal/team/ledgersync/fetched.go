@@ -217,12 +217,8 @@ func pruneCache(dir string) {
 // to hold: versions written at or after it are not published there yet
 // (zero when this clone never synced with it).
 func PublishedOffset(ws *workspace.Workspace, remote, file string) int64 {
-	st, err := loadState(ws.Dir)
-	if err != nil {
-		return 0
-	}
-	if rs := st.Remotes[remote]; rs != nil {
-		return rs.Published[file].Size
+	if st, err := loadState(ws.Dir); err == nil && st.Remotes[remote] != nil {
+		return st.Remotes[remote].Published[file].Size
 	}
 	return 0
 }

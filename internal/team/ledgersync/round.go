@@ -504,14 +504,11 @@ func (s *Syncer) loadState() (*state, error) {
 
 func truncateTo(path string, size int64) error {
 	info, err := os.Stat(path)
-	if os.IsNotExist(err) {
+	if os.IsNotExist(err) || err == nil && info.Size() <= size {
 		return nil
 	}
 	if err != nil {
 		return err
-	}
-	if info.Size() <= size {
-		return nil
 	}
 	if err := os.Truncate(path, size); err != nil {
 		return fmt.Errorf("undo an interrupted sync in %s: %w", path, err)
