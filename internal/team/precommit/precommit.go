@@ -353,13 +353,13 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			res.Invalid = append(res.Invalid, r)
 		} else if c.Staged != "" {
 			m := blobMemo{Size: int64(len(staged))}
-			if appended {
+			switch {
+			case appended:
 				m.Sum = head.extended(staged)
-			} else {
+			case summed:
+				m.Sum = sums.sum
+			default:
 				m.Sum = windowedChecksums(staged, content.Forget)
-				if summed {
-					m.Sum = sums.sum
-				}
 			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
