@@ -197,10 +197,7 @@ func (kl *knownLog) timeAt(offset int64) (time.Time, error) {
 		return time.Time{}, err
 	}
 	line, err := lineAt(f, offset, nil)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return records.VersionTime(line), nil
+	return records.VersionTime(line), err // the caller reads no time on an error
 }
 
 // file is the log, opened once a merge for the versions read of it.
