@@ -96,8 +96,7 @@ func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bo
 		if err := s.at("applied"); err != nil {
 			return err
 		}
-		now := s.S.Now()
-		r.clocks, r.clockErr = st.clocks(now)
+		r.clocks, r.clockErr = st.clocks(s.S.Now())
 		if err := s.withdrawLosers(tx, st, r); err != nil {
 			return err
 		}
@@ -243,12 +242,11 @@ func (s *Syncer) judgeMoved(st *state, tip object.ID) (base object.ID, ahead boo
 			return base, false, "the ledger ref was moved outside git-queen to a commit that lacks " + st.Verified[:12], nil
 		}
 	default:
-		if _, err := s.ledger.Inspect(object.ZeroID, tip); ledger.IsDamage(err) {
+		_, err := s.ledger.Inspect(object.ZeroID, tip)
+		if ledger.IsDamage(err) {
 			return base, false, err.Error(), nil
-		} else if err != nil {
-			return base, false, "", err
 		}
-		return base, false, "", nil
+		return base, false, "", err
 	}
 	if err := s.checkAhead(base, tip); ledger.IsDamage(err) {
 		return base, false, "the ledger ref was set outside git-queen to a commit a sync would not take: " + err.Error(), nil
