@@ -74,9 +74,9 @@ func newApplied() *applied {
 func (a *applied) at(id string, s ulidID) (t stamp, ok bool) {
 	if s.canonical {
 		t, ok = a.byULID[s.prefix][s.u]
-		return t, ok
+	} else {
+		t, ok = a.other[id]
 	}
-	t, ok = a.other[id]
 	return t, ok
 }
 

@@ -39,7 +39,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 	}
 	scoped := &scopedApplied{}
 	broken := map[string]*ruleCount{}
-	batch := &appendBatch{tx: tx, s: s}
+	batch := &appendBatch{tx: tx, s: s, appenders: map[string]*jsonl.Appender{}, lines: map[string]*mergeLines{}}
 	now := s.S.Now()
 	appended := func() (*applied, error) {
 		if st.Applying == nil {
@@ -118,8 +118,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		return ownDamage(err)
 	}
 	for _, note := range recordNotes(r.remote, r.fetched, broken, s.S.Now()) {
-		st.noteSetAside(note)
-		r.setAside = append(r.setAside, note)
+		r.noteSetAside(st, note)
 	}
 	return nil
 }
@@ -155,9 +154,6 @@ func (b *appendBatch) applied(file string, from int64, id string, at time.Time, 
 		if m, err = readMergeLines(store.ReceivedPath(b.s.S.WS, file), from); err != nil {
 			return false, err
 		}
-		if b.lines == nil {
-			b.lines = map[string]*mergeLines{}
-		}
 		b.lines[file] = m
 	}
 	return m.holds(id, at, line), nil
@@ -171,9 +167,6 @@ func (b *appendBatch) add(file string, lines [][]byte, known []jsonl.Known) erro
 		var err error
 		if a, err = b.tx.Appender(b.s.S.ReceivedLog(file)); err != nil {
 			return err
-		}
-		if b.appenders == nil {
-			b.appenders = map[string]*jsonl.Appender{}
 		}
 		b.appenders[file] = a
 	}

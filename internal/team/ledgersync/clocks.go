@@ -128,12 +128,8 @@ func (s *Syncer) readClocks(st *state, tips []object.ID, known map[object.ID]boo
 	me := st.CloneID
 	bounds := map[[2]string]time.Duration{}
 	bound := func(from, to string, d time.Duration) {
-		if from == to {
-			return
-		}
-		k := [2]string{from, to}
-		if b, ok := bounds[k]; !ok || d < b {
-			bounds[k] = d
+		if from != to {
+			tighten(bounds, [2]string{from, to}, d)
 		}
 	}
 	queue := slices.Clone(tips)
@@ -173,9 +169,7 @@ func (s *Syncer) readClocks(st *state, tips []object.ID, known map[object.ID]boo
 		for k, d := range bounds {
 			st.ClockEdges = append(st.ClockEdges, clockEdge{From: k[0], To: k[1], Bound: d, At: now})
 		}
-		slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int {
-			return strings.Compare(a.From+" "+a.To, b.From+" "+b.To)
-		})
+		sortEdges(st.ClockEdges)
 		st.changed = true
 	}
 	n, writers := len(st.ClockEdges), len(st.Writers)
@@ -205,15 +199,18 @@ func (st *state) keepNewestClocks() {
 			return cmp.Or(b.At.Compare(a.At), cmp.Compare(b2i(mine(b)), b2i(mine(a)))) // newest, then mine, first
 		})
 		st.ClockEdges = st.ClockEdges[:maxClockEdges]
-		slices.SortFunc(st.ClockEdges, func(a, b clockEdge) int {
-			return strings.Compare(a.From+" "+a.To, b.From+" "+b.To)
-		})
+		sortEdges(st.ClockEdges)
 	}
 	named := map[string]bool{}
 	for _, e := range st.ClockEdges {
 		named[e.From], named[e.To] = true, true
 	}
 	maps.DeleteFunc(st.Writers, func(clone, _ string) bool { return !named[clone] })
+}
+
+// sortEdges orders clock readings by their clones, as the state keeps them.
+func sortEdges(edges []clockEdge) {
+	slices.SortFunc(edges, func(a, b clockEdge) int { return strings.Compare(a.From+" "+a.To, b.From+" "+b.To) })
 }
 
 // offsets bounds every clone read in the window against this one: off(X)
@@ -282,11 +279,6 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 // one edge.
 func directBounds(me string, edges []clockEdge) (fromMe, toMe map[string]time.Duration) {
 	fromMe, toMe = map[string]time.Duration{}, map[string]time.Duration{}
-	tighten := func(m map[string]time.Duration, clone string, d time.Duration) {
-		if old, ok := m[clone]; !ok || d < old {
-			m[clone] = d
-		}
-	}
 	for _, e := range edges {
 		switch {
 		case e.From == me:
@@ -296,6 +288,13 @@ func directBounds(me string, edges []clockEdge) (fromMe, toMe map[string]time.Du
 		}
 	}
 	return fromMe, toMe
+}
+
+// tighten sets m[k] to d unless it holds a smaller bound.
+func tighten[K comparable](m map[K]time.Duration, k K, d time.Duration) {
+	if old, ok := m[k]; !ok || d < old {
+		m[k] = d
+	}
 }
 
 // clocks reads the clocks by the bounds in the window: the other clones

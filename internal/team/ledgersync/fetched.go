@@ -151,12 +151,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 	if !took {
 		return nil, damage
 	}
-	all.markTop() // of every commit's versions, not each one's own
-	lines, err := pickNewest(all, nil, nil)
-	if err == nil {
-		err = floodOf(fetched, lines, now)
-	}
-	return lines, err
+	return unflooded(all, fetched, now) // of every commit's versions, not each one's own
 }
 
 // fetchedVersions are the valid reservation versions commit holds that
@@ -173,18 +168,20 @@ func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (
 	}); err != nil {
 		return added, err
 	}
-	added.markTop()
-	lines, err := pickNewest(added, nil, nil)
-	if err == nil {
-		err = floodOf(commit, lines, now)
-	}
+	_, err := unflooded(added, commit, now)
 	return added, err
 }
 
-// floodOf is the damage of lines that make more reservations active, or
-// more places in the queue, than git-queen holds (the next sync sets such
-// a commit aside: floodCheck).
-func floodOf(commit object.ID, lines [][]byte, now time.Time) error {
+// unflooded is the newest version of each record among v's valid lines
+// (their top ones, marked again), or the damage of lines that make more
+// reservations active, or more places in the queue, than git-queen holds
+// (the next sync sets such a commit aside: floodCheck).
+func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
+	v.markTop()
+	lines, err := pickNewest(v, nil, nil)
+	if err != nil {
+		return lines, err
+	}
 	count := newLiveCount(nil, nil, now)
 	count.add(slices.Values(lines))
 	for _, n := range []struct {
@@ -192,10 +189,10 @@ func floodOf(commit object.ID, lines [][]byte, now time.Time) error {
 		what string
 	}{{count.active, "active reservations"}, {count.waiting, "places in the queue"}} {
 		if n.n > records.MaxActiveReservations {
-			return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", n.n, n.what)}
+			return lines, &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", n.n, n.what)}
 		}
 	}
-	return nil
+	return lines, nil
 }
 
 // cacheMaxAge is how long cache files live unmodified.
@@ -220,12 +217,8 @@ func pruneCache(dir string) {
 // to hold: versions written at or after it are not published there yet
 // (zero when this clone never synced with it).
 func PublishedOffset(ws *workspace.Workspace, remote, file string) int64 {
-	st, err := loadState(ws.Dir)
-	if err != nil {
-		return 0
-	}
-	if rs := st.Remotes[remote]; rs != nil {
-		return rs.Published[file].Size
+	if st, err := loadState(ws.Dir); err == nil && st.Remotes[remote] != nil {
+		return st.Remotes[remote].Published[file].Size
 	}
 	return 0
 }
@@ -242,14 +235,8 @@ func Status(ws *workspace.Workspace, remote string) (syncedAt time.Time, unpubli
 		syncedAt, published = rs.SyncedAt, rs.Published
 	}
 	for _, l := range ledger.Logs {
-		f, err := os.Open(filepath.Join(ws.Dir, l.File))
-		if err != nil {
-			continue
-		}
 		// Past the mark the remote holds (all of a log rewritten since).
-		data, _, _, err := readTail(f, published[l.File])
-		f.Close()
-		if err == nil {
+		if data, _, err := readTailOf(filepath.Join(ws.Dir, l.File), published[l.File]); err == nil {
 			unpublished += countRecords(data)
 		}
 	}

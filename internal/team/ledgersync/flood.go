@@ -22,30 +22,23 @@ import (
 // within the round's bound) and counts the ids whose newest version there
 // holds at now and are not active here already.
 func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
-	active, err := (&reservations.Store{S: s.S}).Active(now)
+	rs := &reservations.Store{S: s.S}
+	active, err := rs.Active(now)
 	if err != nil {
 		return err
-	}
-	held := make(map[string]bool, len(active))
-	for _, r := range active {
-		held[r.ID] = true
 	}
 	// Places in the queue hold nothing, but every reserve reads them all:
 	// they are bounded alike, on their own (a team may hold 4,096 paths
 	// and wait for others).
-	waiting, err := (&reservations.Store{S: s.S}).Waiting(now)
+	waiting, err := rs.Waiting(now)
 	if err != nil {
 		return err
-	}
-	queued := make(map[string]bool, len(waiting))
-	for _, r := range waiting {
-		queued[r.ID] = true
 	}
 	// Chunk by chunk, in the ledger's order (by month): an honest history
 	// releases what it granted soon after, so the ids active so far stay
 	// few; past twice the bound it is a flood whatever follows, and the
 	// reading stops there.
-	count := newLiveCount(held, queued, now)
+	count := newLiveCount(idsOf(active), idsOf(waiting), now)
 	stop := errors.New("flood")
 	// A chunk none of whose lines reads as a reservation version is
 	// dropped by the walk's readers, not held read ahead.
@@ -82,6 +75,15 @@ func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
 				"(every reserve reads them all): a flood, set aside whole", atLeast, n, len(waiting), records.MaxActiveReservations)}
 	}
 	return nil
+}
+
+// idsOf are the ids of reservations rs.
+func idsOf(rs []reservations.Live) map[string]bool {
+	ids := make(map[string]bool, len(rs))
+	for _, r := range rs {
+		ids[r.ID] = true
+	}
+	return ids
 }
 
 // liveCount counts, over the lines added to it, the reservation ids whose

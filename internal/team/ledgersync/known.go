@@ -78,13 +78,10 @@ func (k *knownVersions) newest(file string, ids []string) (map[string]time.Time,
 			if err != nil {
 				return nil, err
 			}
-			ix, ok := jsonl.OpenIndex(l.CacheDir, l.Path, info)
+			ix, ok := jsonl.OpenIndex(l.CacheDir, l.Path, info) // nil when !ok
 			if !ok {
 				k.tx.Reindex(l)
-				ix, ok = jsonl.OpenIndex(l.CacheDir, l.Path, info)
-			}
-			if !ok {
-				ix = nil
+				ix, _ = jsonl.OpenIndex(l.CacheDir, l.Path, info)
 			}
 			logs = append(logs, &knownLog{log: l, ix: ix})
 		}
@@ -200,10 +197,7 @@ func (kl *knownLog) timeAt(offset int64) (time.Time, error) {
 		return time.Time{}, err
 	}
 	line, err := lineAt(f, offset, nil)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return records.VersionTime(line), nil
+	return records.VersionTime(line), err // the caller reads no time on an error
 }
 
 // file is the log, opened once a merge for the versions read of it.

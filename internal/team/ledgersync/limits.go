@@ -18,26 +18,14 @@ import (
 // has more raises queen.maxReceive.
 const DefaultMaxReceive = 1 << 30
 
-// maxReceive is queen.maxReceive ("512MiB", "1GiB", a number of bytes),
-// else DefaultMaxReceive.
+// maxReceive is queen.maxReceive, else DefaultMaxReceive: a size as git
+// config writes them ("512MiB", "1GiB", a number of bytes), with k, m or g
+// (or KiB, MiB, GiB) for 1024, 1024², 1024³.
 func maxReceive(repo *gitrepo.Repo) int64 {
 	if repo == nil {
 		return DefaultMaxReceive
 	}
-	v, ok := repo.LocalConfig("queen.maxreceive")
-	if !ok {
-		return DefaultMaxReceive
-	}
-	n, err := parseSize(v)
-	if err != nil || n <= 0 {
-		return DefaultMaxReceive
-	}
-	return n
-}
-
-// parseSize reads a size as git config writes them: a number, with k, m or
-// g (or KiB, MiB, GiB) for 1024, 1024², 1024³.
-func parseSize(v string) (int64, error) {
+	v, _ := repo.LocalConfig("queen.maxreceive") // "" when unset: not a size
 	v = strings.ToLower(strings.TrimSpace(v))
 	mult := int64(1)
 	for _, u := range []struct {
@@ -50,10 +38,10 @@ func parseSize(v string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a size", v)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return DefaultMaxReceive
 	}
-	return n * mult, nil
+	return n * mult
 }
 
 // inspectWithin is the error of l.InspectWithin(from, to, limit), or the

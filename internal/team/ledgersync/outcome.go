@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
@@ -89,9 +88,5 @@ func (s *Syncer) note(rm Remote, op string, err error) {
 	}
 	*last = o
 	all[rm.Key] = cur
-	data, merr := json.MarshalIndent(all, "", "  ")
-	if merr != nil || os.MkdirAll(s.dir(), 0o755) != nil {
-		return
-	}
-	_ = jsonl.WriteCacheFile(filepath.Join(s.dir(), outcomesFile), append(data, '\n'))
+	_ = writeJSON(s.dir(), outcomesFile, all)
 }

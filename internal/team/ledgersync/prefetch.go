@@ -119,16 +119,11 @@ func SharesLedger(s *store.Store, remote string) bool {
 	if repo == nil || remote == "" {
 		return false
 	}
-	if v, ok := repo.LocalConfig("queen.remote"); ok && strings.TrimSpace(v) == remote {
-		return true
-	}
-	if v, ok := repo.LocalConfig("remote." + remote + ".fetch"); ok && strings.Contains(v, ledger.Ref) {
+	fetch, _ := repo.LocalConfig("remote." + remote + ".fetch")
+	if TeamRemote(repo) == remote || strings.Contains(fetch, ledger.Ref) {
 		return true
 	}
 	tracking, err := ledger.TrackingRefs(repo.CommonDir)
-	if err != nil {
-		return false
-	}
 	_, fetched := tracking[ledger.TrackingName(remote)]
-	return fetched
+	return err == nil && fetched
 }

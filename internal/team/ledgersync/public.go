@@ -38,14 +38,12 @@ func (e *UnpublishedError) Error() string { return e.Text().String() }
 // the command line how to grant on this machine meanwhile (--offline, which
 // no MCP tool has).
 func (e *UnpublishedError) Text() wording.Text {
-	done := "reserved"
-	meanwhile := wording.Textf(", or %v to hold the paths on this machine now (the next %v publishes the reservation, "+
-		"or withdraws it if another clone's got there first)", wording.Run("reserve", "offline"), wording.Run("sync"))
+	done, grant, how := "reserved", "reservation", wording.Textf("%v to hold the paths", wording.Run("reserve", "offline"))
 	if e.Assignment {
-		done = "assigned"
-		meanwhile = wording.Textf(", or %v (or %v) to take the issue on this machine now (the next %v publishes the assignment, "+
-			"or withdraws it if another clone's got there first)", wording.Run("claim", "offline"), wording.Run("assign", "offline"), wording.Run("sync"))
+		done, grant, how = "assigned", "assignment", wording.Textf("%v (or %v) to take the issue", wording.Run("claim", "offline"), wording.Run("assign", "offline"))
 	}
+	meanwhile := wording.Textf(", or %v on this machine now (the next %v publishes the %s, "+
+		"or withdraws it if another clone's got there first)", how, wording.Run("sync"), grant)
 	if re, ok := errors.AsType[*RemoteError](e.Err); ok && !re.Transient() {
 		return wording.Textf("nothing was %s: %v", done, e.Err) // retrying will not help; the error says what will
 	}

@@ -94,6 +94,17 @@ func readTail(f *os.File, m Mark) (data []byte, from int64, held bool, err error
 	return data, from, held, nil
 }
 
+// readTailOf is readTail of the log at path.
+func readTailOf(path string, m Mark) (data []byte, held bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, _, held, err = readTail(f, m)
+	return data, held, err
+}
+
 // countRecords counts the lines of data that are not blank.
 func countRecords(data []byte) int {
 	n := 0
@@ -111,12 +122,7 @@ func linesBetween(path string, from, to Mark) int {
 	if to.Size <= from.Size {
 		return 0
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	data, _, held, err := readTail(f, from)
+	data, held, err := readTailOf(path, from)
 	if err != nil || !held || int64(len(data)) < to.Size-from.Size {
 		return 0
 	}

@@ -96,8 +96,7 @@ func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bo
 		if err := s.at("applied"); err != nil {
 			return err
 		}
-		now := s.S.Now()
-		r.clocks, r.clockErr = st.clocks(now)
+		r.clocks, r.clockErr = st.clocks(s.S.Now())
 		if err := s.withdrawLosers(tx, st, r); err != nil {
 			return err
 		}
@@ -243,12 +242,11 @@ func (s *Syncer) judgeMoved(st *state, tip object.ID) (base object.ID, ahead boo
 			return base, false, "the ledger ref was moved outside git-queen to a commit that lacks " + st.Verified[:12], nil
 		}
 	default:
-		if _, err := s.ledger.Inspect(object.ZeroID, tip); ledger.IsDamage(err) {
+		_, err := s.ledger.Inspect(object.ZeroID, tip)
+		if ledger.IsDamage(err) {
 			return base, false, err.Error(), nil
-		} else if err != nil {
-			return base, false, "", err
 		}
-		return base, false, "", nil
+		return base, false, "", err
 	}
 	if err := s.checkAhead(base, tip); ledger.IsDamage(err) {
 		return base, false, "the ledger ref was set outside git-queen to a commit a sync would not take: " + err.Error(), nil
@@ -364,8 +362,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			// the sync stops and says how to take it.
 			note := damageNote(r.remote, c, overBound(c, n, limit), s.S.Now())
 			note.OverBound = true
-			st.noteSetAside(note)
-			r.setAside = append(r.setAside, note)
+			r.noteSetAside(st, note)
 			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
 			out = nil
 			return nil, true, nil
@@ -390,8 +387,7 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		if ledger.IsDamage(err) && c == r.fetched {
 			note := damageNote(r.remote, c, err, s.S.Now())
-			st.noteSetAside(note)
-			r.setAside = append(r.setAside, note)
+			r.noteSetAside(st, note)
 			s.trace("set aside the remote's ledger")
 		}
 		return nil, false, err
@@ -506,14 +502,11 @@ func (s *Syncer) loadState() (*state, error) {
 
 func truncateTo(path string, size int64) error {
 	info, err := os.Stat(path)
-	if os.IsNotExist(err) {
+	if os.IsNotExist(err) || err == nil && info.Size() <= size {
 		return nil
 	}
 	if err != nil {
 		return err
-	}
-	if info.Size() <= size {
-		return nil
 	}
 	if err := os.Truncate(path, size); err != nil {
 		return fmt.Errorf("undo an interrupted sync in %s: %w", path, err)

@@ -67,6 +67,12 @@ func (a SetAside) String() string {
 	return fmt.Sprintf("%s's %s (%s %s)%s: %s", a.Remote, a.Ref, a.named(), shortHash(a.Commit), where, a.Reason)
 }
 
+// sameAs says whether o notes what a does: the same remote, commit, path
+// and rule.
+func (a SetAside) sameAs(o SetAside) bool {
+	return o.Remote == a.Remote && o.Commit == a.Commit && o.Path == a.Path && o.Rule == a.Rule
+}
+
 // named is what the note's object is: a commit, or the Kind the ref named.
 func (a SetAside) named() string { return cmp.Or(a.Kind, "commit") }
 
@@ -75,12 +81,11 @@ func shortHash(h string) string { return h[:min(len(h), 12)] }
 // maxSetAside is how many notes the state keeps.
 const maxSetAside = 32
 
-// noteSetAside keeps a note in the state, the newest last; a note like one
-// it holds (same remote, commit, path and rule) replaces it.
-func (st *state) noteSetAside(a SetAside) {
-	st.SetAside = slices.DeleteFunc(st.SetAside, func(o SetAside) bool {
-		return o.Remote == a.Remote && o.Commit == a.Commit && o.Path == a.Path && o.Rule == a.Rule
-	})
+// noteSetAside notes in r what it set aside, and keeps the note in the
+// state, the newest last; a note like one it holds (sameAs) replaces it.
+func (r *round) noteSetAside(st *state, a SetAside) {
+	r.setAside = append(r.setAside, a)
+	st.SetAside = slices.DeleteFunc(st.SetAside, a.sameAs)
 	st.SetAside = append(st.SetAside, a)
 	st.changed = true
 	if n := len(st.SetAside); n > maxSetAside {

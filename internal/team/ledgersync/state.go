@@ -181,15 +181,18 @@ func loadState(dir string) (*state, error) {
 	return &s, nil
 }
 
-func (s *state) save(dir string) error {
-	data, err := json.MarshalIndent(s, "", "  ")
+func (s *state) save(dir string) error { return writeJSON(dir, stateFile, s) }
+
+// writeJSON writes v, indented, to dir/name through a rename.
+func writeJSON(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return jsonl.WriteCacheFile(filepath.Join(dir, stateFile), append(data, '\n'))
+	return jsonl.WriteCacheFile(filepath.Join(dir, name), append(data, '\n'))
 }
 
 // markAt is the mark at size in the file f.

@@ -256,9 +256,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return err
 			}
 			for _, a := range r.setAside { // once per sync, however many rounds met it
-				if !slices.ContainsFunc(res.SetAside, func(o SetAside) bool {
-					return o.Commit == a.Commit && o.Path == a.Path && o.Rule == a.Rule
-				}) {
+				if !slices.ContainsFunc(res.SetAside, a.sameAs) {
 					res.SetAside = append(res.SetAside, a)
 				}
 			}

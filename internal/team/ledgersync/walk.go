@@ -113,11 +113,15 @@ func deepPassing(l *ledger.Ledger, fetched object.ID, seen map[object.ID]bool, p
 		}
 		return k != nil, end, err
 	}
+	// Until one passes, the next depth is twice the last; then the middle
+	// of the deepest refused and the shallowest passing.
 	refused, passing := 0, -1
-	for step := 2 * maxSalvaged; passing < 0; step *= 2 {
-		i := depth(min(step, maxRun))
-		if i <= refused {
-			return nil // the history ends within the run
+	for step := 2 * maxSalvaged; passing < 0 || passing-refused > 1; step *= 2 {
+		i := (refused + passing) / 2
+		if passing < 0 {
+			if i = depth(min(step, maxRun)); i <= refused {
+				return nil // the history ends within the run
+			}
 		}
 		passed, end, err := try(i)
 		switch {
@@ -129,18 +133,6 @@ func deepPassing(l *ledger.Ledger, fetched object.ID, seen map[object.ID]bool, p
 			return nil
 		default:
 			refused = i
-		}
-	}
-	for passing-refused > 1 {
-		mid := (refused + passing) / 2
-		passed, end, err := try(mid)
-		switch {
-		case end:
-			return err
-		case passed:
-			passing = mid
-		default:
-			refused = mid
 		}
 	}
 	keep()

@@ -76,15 +76,10 @@ func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]
 // to hold: the lines of its log past that mark that are first versions
 // (updated_at equal to created_at, or none).
 func (s *Syncer) unpublishedGrants(st *state, remote, file string) (map[string]bool, error) {
-	f, err := os.Open(s.S.WS.Path(file))
+	data, _, err := readTailOf(s.S.WS.Path(file), st.remote(remote).Published[file])
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, _, _, err := readTail(f, st.remote(remote).Published[file])
 	if err != nil {
 		return nil, err
 	}

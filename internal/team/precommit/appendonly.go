@@ -3,6 +3,7 @@ package precommit
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -156,10 +157,5 @@ func supersededIn(gone logLine, i int, cur []logLine, versions []int, inCommitte
 // newerIn reports whether versions holds a version of gone's record newer
 // than gone (compact dropped gone, then archive moved the record).
 func newerIn(gone logLine, versions []string) bool {
-	for _, v := range versions {
-		if records.Newer([]byte(v), []byte(gone.raw)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(versions, func(v string) bool { return records.Newer([]byte(v), []byte(gone.raw)) })
 }

@@ -163,11 +163,9 @@ func Run(in Input) (*Result, error) {
 		}
 		res.Paths = append(res.Paths, p)
 	}
-	links, err := in.Repo.StagedSymlinks(inStore)
-	if err != nil {
+	if res.Symlinks, err = in.Repo.StagedSymlinks(inStore); err != nil {
 		return nil, fmt.Errorf("look at the staged store files: %w", err)
 	}
-	res.Symlinks = links
 	if held != nil {
 		res.Problems = held.Problems
 		holds := held.Holds(res.Me, res.Paths)
@@ -353,13 +351,13 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			res.Invalid = append(res.Invalid, r)
 		} else if c.Staged != "" {
 			m := blobMemo{Size: int64(len(staged))}
-			if appended {
+			switch {
+			case appended:
 				m.Sum = head.extended(staged)
-			} else {
+			case summed:
+				m.Sum = sums.sum
+			default:
 				m.Sum = windowedChecksums(staged, content.Forget)
-				if summed {
-					m.Sum = sums.sum
-				}
 			}
 			if mine != "" {
 				m.Clean, m.Binary = r.Format, mine
@@ -370,11 +368,9 @@ func (in *Input) validateOne(content *gitrepo.Content, memo string, c gitrepo.Ch
 			}
 		}
 	}
-	if !isStoreLog(c.Path) {
+	// A log only appended to is vouched for by the memo of the committed bytes.
+	if !isStoreLog(c.Path) || appended {
 		return nil
-	}
-	if appended {
-		return nil // only appended to the committed log, whose bytes the memo vouches for
 	}
 	rewrites, err := in.checkAppendOnly(content, c, staged, merging)
 	if err != nil {

@@ -351,13 +351,12 @@ type UnseenError struct {
 
 func (e *UnseenError) Error() string {
 	u := e.Updates[0]
+	would := ". Without --force git refuses this push anyway (the remote has work this clone does not); with --force it would"
 	if strings.Trim(u.LocalSHA, "0") == "" {
-		return fmt.Sprintf("%s on %s is at %s, a commit this clone never fetched: deleting it would take commits off %s that no check here can see, "+
-			"another droid's change to a path it holds among them", u.RemoteRef, e.Remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], e.Remote)
+		would = ": deleting it would"
 	}
-	return fmt.Sprintf("%s on %s is at %s, a commit this clone never fetched. Without --force git refuses this push anyway "+
-		"(the remote has work this clone does not); with --force it would take commits off %s that no check here can see, "+
-		"another droid's change to a path it holds among them", u.RemoteRef, e.Remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], e.Remote)
+	return fmt.Sprintf("%s on %s is at %s, a commit this clone never fetched%s take commits off %s that no check here can see, "+
+		"another droid's change to a path it holds among them", u.RemoteRef, e.Remote, u.RemoteSHA[:min(12, len(u.RemoteSHA))], would, e.Remote)
 }
 
 // WaysOut says how to push what an UnseenError refused.
