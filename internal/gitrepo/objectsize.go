@@ -1,10 +1,8 @@
 package gitrepo
 
 import (
-	"bufio"
 	"encoding/hex"
 	"fmt"
-	"os"
 )
 
 // Objects that came from another clone are input: a ledger chunk pushed as
@@ -60,57 +58,15 @@ func (r *objectReader) header(oid []byte, wantKind bool) (kind string, size int6
 	switch {
 	case p != nil:
 		if wantKind {
-			if kind, err = r.packedKind(p, off, 0); err != nil {
+			if kind, _, err = r.readPacked(p, off, 0, false); err != nil {
 				return "", 0, err
 			}
 		}
 		size, err = p.sizeAt(off)
 		return kind, size, err
 	case loose != nil:
-		return looseHeader(loose, name)
+		kind, size, _, err = readLoose(loose, name, false)
+		return kind, size, err
 	}
 	return "", 0, fmt.Errorf("%w: object %s not found", errUnsupported, name)
-}
-
-// looseHeader reads the type and size of the loose object f (its hex id
-// name) from its header, inflating only those few bytes, and closes f.
-func looseHeader(f *os.File, name string) (kind string, size int64, err error) {
-	defer f.Close()
-	z, err := zlibFrom(bufio.NewReaderSize(f, 512))
-	if err == nil {
-		defer inflaters.Put(z)
-		kind, size, _, err = readLooseHeader(z)
-	}
-	if err != nil {
-		return "", 0, fmt.Errorf("loose object %s: %w", name, err)
-	}
-	return kind, size, nil
-}
-
-// packedKind reads the type of the object at off in p: a delta's type is
-// its base's.
-func (r *objectReader) packedKind(p *packFile, off int64, depth int) (string, error) {
-	if depth > maxDeltaDepth {
-		return "", fmt.Errorf("%s: delta chain too deep", p.path)
-	}
-	typ, _, br, err := p.entryHeader(off)
-	if err != nil {
-		return "", err
-	}
-	if typ != 6 && typ != 7 {
-		kind, ok := packTypes[typ]
-		if !ok {
-			return "", fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
-		}
-		return kind, nil
-	}
-	baseOff, baseOID, err := p.deltaBase(br, off, typ)
-	if err != nil {
-		return "", err
-	}
-	if baseOID == nil {
-		return r.packedKind(p, baseOff, depth+1)
-	}
-	kind, _, err := r.header(baseOID, true)
-	return kind, err
 }
