@@ -27,10 +27,7 @@ func (e *TooLargeError) Error() string {
 // ReadAtMost is Read for an object that must not be larger than max bytes:
 // a larger one is a *TooLargeError, found without inflating its content.
 func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, err error) {
-	r, err := o.reader(id)
-	if err != nil {
-		return "", nil, err
-	}
+	r := o.reader()
 	kind, size, err := r.header(id, true)
 	if err != nil {
 		return "", nil, err
@@ -43,17 +40,16 @@ func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, er
 
 // Header returns an object's type and size without reading its content.
 func (o *Objects) Header(id []byte) (kind string, size int64, err error) {
-	r, err := o.reader(id)
-	if err != nil {
-		return "", 0, err
-	}
-	return r.header(id, true)
+	return o.reader().header(id, true)
 }
 
 // header finds an object's size and, with wantKind, its type (a packed
 // delta's is its base's, found by following the chain; a loose object's
-// header says both).
+// header says both). An id not of SHA-1's length is errUnsupported.
 func (r *objectReader) header(oid []byte, wantKind bool) (kind string, size int64, err error) {
+	if len(oid) != oidLen {
+		return "", 0, errUnsupported
+	}
 	p, off, loose, name := r.locate(oid)
 	switch {
 	case p != nil:
