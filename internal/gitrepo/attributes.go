@@ -280,9 +280,6 @@ func (a attrRule) matches(file string) (matched, sure bool) {
 // symbolic link, from the index when the worktree lacks it, and without
 // macro definitions below the top.
 func (r *Repo) readAttributes(p, base string, inTree bool) (rules []attrRule, ok bool) {
-	if p == "" {
-		return nil, true
-	}
 	stat := os.Stat
 	if inTree {
 		stat = os.Lstat
