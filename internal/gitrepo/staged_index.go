@@ -73,8 +73,7 @@ func (r *Repo) openInProcess() (*inProcessView, error) {
 	case !filepath.IsAbs(indexPath):
 		indexPath = filepath.Join(r.TopLevel, indexPath)
 	}
-	var format *object.FormatError
-	if err := CheckObjectFormat(r.CommonDir); errors.As(err, &format) {
+	if format, ok := errors.AsType[*object.FormatError](CheckObjectFormat(r.CommonDir)); ok {
 		return nil, fmt.Errorf("%w: %s objects", errUnsupported, format.Format)
 	}
 	head, ok := r.HeadCommit()
