@@ -168,11 +168,9 @@ func (r *Repo) attributeFiles(file string, config *Config) (files []attrFile, kn
 func decide(frames [][]attrRule, name, file string) (string, bool) {
 	macros := map[string][]attrState{} // the definition that wins: the highest
 	for _, rules := range frames {
-		for i := len(rules) - 1; i >= 0; i-- {
-			if m := rules[i].macro; m != "" {
-				if _, defined := macros[m]; !defined {
-					macros[m] = rules[i].states
-				}
+		for _, rule := range slices.Backward(rules) {
+			if _, defined := macros[rule.macro]; rule.macro != "" && !defined {
+				macros[rule.macro] = rule.states
 			}
 		}
 	}
@@ -196,8 +194,7 @@ func decide(frames [][]attrRule, name, file string) (string, bool) {
 	decided := map[string]attrState{}
 	var fill func(states []attrState)
 	fill = func(states []attrState) {
-		for i := len(states) - 1; i >= 0; i-- {
-			s := states[i]
+		for _, s := range slices.Backward(states) {
 			if _, done := decided[s.name]; !follow[s.name] || done {
 				continue
 			}
@@ -208,8 +205,7 @@ func decide(frames [][]attrRule, name, file string) (string, bool) {
 		}
 	}
 	for _, rules := range frames {
-		for i := len(rules) - 1; i >= 0; i-- {
-			rule := rules[i]
+		for _, rule := range slices.Backward(rules) {
 			if rule.macro != "" || !rule.assignsAny(follow) {
 				continue
 			}
@@ -280,9 +276,6 @@ func (a attrRule) matches(file string) (matched, sure bool) {
 // symbolic link, from the index when the worktree lacks it, and without
 // macro definitions below the top.
 func (r *Repo) readAttributes(p, base string, inTree bool) (rules []attrRule, ok bool) {
-	if p == "" {
-		return nil, true
-	}
 	stat := os.Stat
 	if inTree {
 		stat = os.Lstat

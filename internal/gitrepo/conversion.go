@@ -98,10 +98,7 @@ func (r *Repo) attributesSettled(file string, at time.Time) bool {
 // through a filter (git-lfs's).
 func MergeAndFilterOf(dir, file string) (merge, filter string, err error) {
 	values, err := attributesOf(dir, file, false, []string{"merge", "filter"})
-	if err != nil {
-		return "", "", err
-	}
-	return values["merge"], values["filter"], nil
+	return values["merge"], values["filter"], err
 }
 
 // attributesOf is what git's attributes give file for each of names (see

@@ -26,7 +26,8 @@ func (r *Repo) HeadCommit() (id string, ok bool) {
 		content, err := os.ReadFile(r.refPath(ref))
 		if err != nil {
 			if os.IsNotExist(err) && ref != "HEAD" {
-				return r.packedRef(ref)
+				id, found, err := PackedRef(r.CommonDir, ref)
+				return id, err == nil && found && isObjectID(id)
 			}
 			return "", false
 		}
@@ -50,12 +51,6 @@ func (r *Repo) refPath(ref string) string {
 		return filepath.Join(r.GitDir, filepath.FromSlash(ref))
 	}
 	return filepath.Join(r.CommonDir, filepath.FromSlash(ref))
-}
-
-// packedRef looks ref up in packed-refs.
-func (r *Repo) packedRef(ref string) (string, bool) {
-	id, found, err := PackedRef(r.CommonDir, ref)
-	return id, err == nil && found && isObjectID(id)
 }
 
 // PackedRef looks a ref up in the packed-refs file of the common git

@@ -63,11 +63,7 @@ func (c *Content) hashBlob(data []byte, seen Sink) string {
 // a deltified object, from its delta's header), inflating only those few
 // bytes; IsNotInProcess(err) when only git can read it.
 func (o *Objects) Size(id []byte) (int64, error) {
-	r, err := o.reader(id)
-	if err != nil {
-		return 0, err
-	}
-	_, size, err := r.header(id, false)
+	_, size, err := o.reader().header(id, false)
 	return size, err
 }
 

@@ -78,16 +78,21 @@ func (r *Repo) RemotesUnder(name string) []string {
 // changes against its parent (a merge: the paths it changed against every
 // parent, i.e. its own resolution).
 func (r *Repo) PathsChangedBy(commits []string) (map[string][]string, error) {
-	args := append([]string{"diff-tree", "--stdin", "-c", "--root"}, rawDiffOptions...)
-	out, err := GitInput(r.TopLevel, strings.Join(commits, "\n")+"\n", args...)
-	if err != nil {
-		return nil, err
-	}
 	set := make(map[string]bool, len(commits))
 	for _, c := range commits {
 		set[c] = true
 	}
-	return parseDiffTree(out, set)
+	return r.diffTreeStdin(strings.Join(commits, "\n")+"\n", set, "-c", "--root")
+}
+
+// diffTreeStdin is the paths each of commits changes, as `git diff-tree
+// --stdin` with options and rawDiffOptions reads them from input.
+func (r *Repo) diffTreeStdin(input string, commits map[string]bool, options ...string) (map[string][]string, error) {
+	out, err := GitInput(r.TopLevel, input, append(append([]string{"diff-tree", "--stdin"}, options...), rawDiffOptions...)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseDiffTree(out, commits)
 }
 
 // DiffIndex lists the paths where the index differs from commit, with
@@ -114,12 +119,7 @@ func (r *Repo) PathsFromFirstParent(merges map[string][]string) (map[string][]st
 		lines.WriteString(merge + " " + parents[0] + "\n")
 		set[merge] = true
 	}
-	args := append([]string{"diff-tree", "--stdin"}, rawDiffOptions...)
-	out, err := GitInput(r.TopLevel, lines.String(), args...)
-	if err != nil {
-		return nil, err
-	}
-	return parseDiffTree(out, set)
+	return r.diffTreeStdin(lines.String(), set)
 }
 
 // SideChanges lists the paths commit side changes against its merge base
@@ -200,21 +200,9 @@ func (r *Repo) pathsDiffering(mergeBase bool, from, to string) (map[string]bool,
 // has more than a command line holds (2 MiB on Linux, 32 KiB on Windows),
 // which refused every push.
 func (r *Repo) CommitsLeaving(old, new []string) ([]string, error) {
-	var revs strings.Builder
-	for i, ids := range [][]string{old, new} {
-		seen := map[string]bool{} // of this list: an id in both is excluded, as git reads ID ^ID
-		for _, id := range ids {
-			if !isObjectID(id) || seen[id] {
-				continue // only ids reach git: --stdin refuses options, and nothing else is one
-			}
-			seen[id] = true
-			if i == 1 {
-				revs.WriteByte('^')
-			}
-			revs.WriteString(id + "\n")
-		}
-	}
-	out, err := GitInput(r.TopLevel, revs.String(), "rev-list", "--ignore-missing", "--stdin")
+	// Each list's ids once: an id in both is excluded, as git reads ID ^ID.
+	revs := idLines(old, "") + idLines(new, "^")
+	out, err := GitInput(r.TopLevel, revs, "rev-list", "--ignore-missing", "--stdin")
 	return strings.Fields(out), err
 }
 
@@ -225,17 +213,12 @@ func (r *Repo) CommitsLeaving(old, new []string) ([]string, error) {
 // commits than a command line holds (32 KiB on Windows: 780 ids), and
 // the refusal then named none of their subjects.
 func (r *Repo) CommitSubjects(commits []string) map[string]string {
-	var revs strings.Builder
-	for _, id := range commits {
-		if isObjectID(id) { // only ids reach git: --stdin refuses options, and nothing else is one
-			revs.WriteString(id + "\n")
-		}
-	}
+	revs := idLines(commits, "")
 	subjects := map[string]string{}
-	if revs.Len() == 0 {
+	if revs == "" {
 		return subjects // git log of no revision would show HEAD
 	}
-	out, err := GitInput(r.TopLevel, revs.String(), "log", "--no-walk=unsorted", "-z", "--format=%H %s", "--stdin")
+	out, err := GitInput(r.TopLevel, revs, "log", "--no-walk=unsorted", "-z", "--format=%H %s", "--stdin")
 	if err != nil {
 		return subjects
 	}
@@ -245,6 +228,21 @@ func (r *Repo) CommitSubjects(commits []string) map[string]string {
 		}
 	}
 	return subjects
+}
+
+// idLines is each object id among ids once, a line each after prefix:
+// only ids reach git, whose --stdin refuses options, and nothing else is
+// one.
+func idLines(ids []string, prefix string) string {
+	var lines strings.Builder
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if isObjectID(id) && !seen[id] {
+			seen[id] = true
+			lines.WriteString(prefix + id + "\n")
+		}
+	}
+	return lines.String()
 }
 
 // ObjectType is the type git gives object id ("commit", "tree", ...).

@@ -130,30 +130,29 @@ func walkIndex(data []byte, start func(count int), each func(indexEntry) bool) (
 			}
 			pos += 2
 		}
+		kept := 0 // bytes of the path before that begin this one (version 4)
 		if version == 4 {
 			strip, n := binary.Uvarint(body[pos:])
 			if n <= 0 || strip > uint64(len(prev)) {
 				return nil, fmt.Errorf("%w: bad path compression", errUnsupported)
 			}
 			pos += n
-			end := bytes.IndexByte(body[pos:], 0)
-			if end < 0 {
-				return nil, fmt.Errorf("%w: index truncated", errUnsupported)
-			}
-			// A damaged index could make the paths grow without end.
-			if expanded += len(prev) - int(strip) + end; expanded > maxExpandedPaths {
-				return nil, fmt.Errorf("%w: paths too long", errUnsupported)
-			}
-			path := make([]byte, 0, len(prev)-int(strip)+end)
-			e.path = append(append(path, prev[:len(prev)-int(strip)]...), body[pos:pos+end]...)
-			pos += end + 1
-		} else {
-			end := bytes.IndexByte(body[pos:], 0)
-			if end < 0 {
-				return nil, fmt.Errorf("%w: index truncated", errUnsupported)
-			}
+			kept = len(prev) - int(strip)
+		}
+		end := bytes.IndexByte(body[pos:], 0)
+		if end < 0 {
+			return nil, fmt.Errorf("%w: index truncated", errUnsupported)
+		}
+		if version < 4 {
 			e.path = body[pos : pos+end]
 			pos = start + (pos-start+end+8)&^7 // NUL padding to a multiple of 8
+		} else {
+			// A damaged index could make the paths grow without end.
+			if expanded += kept + end; expanded > maxExpandedPaths {
+				return nil, fmt.Errorf("%w: paths too long", errUnsupported)
+			}
+			e.path = append(append(make([]byte, 0, kept+end), prev[:kept]...), body[pos:pos+end]...)
+			pos += end + 1
 		}
 		if e.mode&modeTypeMsk == modeTree {
 			return nil, fmt.Errorf("%w: a sparse index", errUnsupported)

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -61,14 +62,10 @@ func (r *objectReader) read(oid []byte) (string, []byte, error) {
 	p, off, loose, name := r.locate(oid)
 	switch {
 	case p != nil:
-		return r.readPacked(p, off, 0)
+		return r.readPacked(p, off, 0, true)
 	case loose != nil:
-		kind, content, err := r.inflateLoose(loose)
-		loose.Close()
-		if err != nil {
-			return "", nil, fmt.Errorf("loose object %s: %w", name, err)
-		}
-		return kind, content, nil
+		kind, _, content, err := readLoose(loose, name, true)
+		return kind, content, err
 	}
 	// Missing (a partial clone, a pack written since we listed): git knows.
 	return "", nil, fmt.Errorf("%w: object %s not found", errUnsupported, name)
@@ -117,17 +114,13 @@ func zlibFrom(src io.Reader) (io.ReadCloser, error) {
 	return z, z.(zlib.Resetter).Reset(src, nil)
 }
 
-// inflate decompresses a zlib stream; size, when not -1, is the expected
-// length of the result.
+// inflate decompresses a zlib stream of size bytes.
 func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
 	z, err := zlibFrom(src)
 	if err != nil {
 		return nil, err
 	}
 	defer inflaters.Put(z)
-	if size < 0 {
-		return io.ReadAll(z)
-	}
 	out := make([]byte, size)
 	if _, err := io.ReadFull(z, out); err != nil {
 		return nil, err
@@ -135,25 +128,32 @@ func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
 	return out, nil
 }
 
-// inflateLoose reads a loose object: its header first, so that the content
-// is inflated into one buffer of the size the header gives (reading it
-// whole with a growing buffer copied a large blob many times over).
-func (r *objectReader) inflateLoose(src io.Reader) (string, []byte, error) {
+// readLoose reads the loose object f (its hex id name), and closes it:
+// its type and size from its header, inflating only those few bytes, and
+// with content its content, inflated into one buffer of the size the
+// header gives (reading it whole with a growing buffer copied a large blob
+// many times over).
+func readLoose(f *os.File, name string, content bool) (kind string, size int64, data []byte, err error) {
+	defer f.Close()
+	var src io.Reader = f
+	if !content {
+		src = bufio.NewReaderSize(f, 512)
+	}
 	z, err := zlibFrom(src)
+	if err == nil {
+		defer inflaters.Put(z)
+		var rest []byte
+		kind, size, rest, err = readLooseHeader(z)
+		if err == nil && content {
+			data = make([]byte, size)
+			copy(data, rest)
+			_, err = io.ReadFull(z, data[len(rest):])
+		}
+	}
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, fmt.Errorf("loose object %s: %w", name, err)
 	}
-	defer inflaters.Put(z)
-	kind, size, rest, err := readLooseHeader(z)
-	if err != nil {
-		return "", nil, err
-	}
-	content := make([]byte, size)
-	copy(content, rest)
-	if _, err := io.ReadFull(z, content[len(rest):]); err != nil {
-		return "", nil, err
-	}
-	return kind, content, nil
+	return kind, size, data, nil
 }
 
 // readLooseHeader reads a loose object's header ("blob 123\0") from z,
@@ -183,8 +183,10 @@ const maxDeltaDepth = 10000
 
 var packTypes = map[byte]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}
 
-// readPacked reads the object at off in p, applying deltas.
-func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []byte, error) {
+// readPacked reads the object at off in p: its type (a delta's is its
+// base's, found by following the chain) and, with content, its content,
+// deltas applied.
+func (r *objectReader) readPacked(p *packFile, off int64, depth int, content bool) (string, []byte, error) {
 	if depth > maxDeltaDepth {
 		return "", nil, fmt.Errorf("%s: delta chain too deep", p.path)
 	}
@@ -192,29 +194,33 @@ func (r *objectReader) readPacked(p *packFile, off int64, depth int) (string, []
 	if err != nil {
 		return "", nil, err
 	}
-	if size > maxObjectSize {
+	if content && size > maxObjectSize {
 		// Commits and trees are never this large; a damaged header might be.
 		return "", nil, fmt.Errorf("%s at %d: %w: object of %d bytes", p.path, off, errUnsupported, size)
 	}
 	var baseKind string
-	var base []byte
+	var base, data []byte
 	if typ == 6 || typ == 7 {
 		baseOff, baseOID, err := p.deltaBase(br, off, typ)
 		if err != nil {
 			return "", nil, err
 		}
-		if baseOID == nil {
-			baseKind, base, err = r.readPacked(p, baseOff, depth+1)
-		} else {
+		switch {
+		case baseOID == nil:
+			baseKind, base, err = r.readPacked(p, baseOff, depth+1, content)
+		case content:
 			baseKind, base, err = r.read(baseOID)
+		default:
+			baseKind, _, err = r.header(baseOID, true)
 		}
-		if err != nil {
-			return "", nil, err
+		if err != nil || !content {
+			return baseKind, nil, err
 		}
 	}
-	data, err := r.inflate(br, size)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s at %d: %w", p.path, off, err)
+	if content {
+		if data, err = r.inflate(br, size); err != nil {
+			return "", nil, fmt.Errorf("%s at %d: %w", p.path, off, err)
+		}
 	}
 	if typ == 6 || typ == 7 {
 		data, err = applyDelta(base, data)

@@ -86,7 +86,7 @@ func TestReadPackedDelta(t *testing.T) {
 	data, at := tinyPack()
 	r := &objectReader{dirs: []string{"/nonexistent"}}
 	for _, off := range []int{0, at} {
-		kind, got, err := r.readPacked(&packFile{path: "tiny.pack", data: data}, int64(off), 0)
+		kind, got, err := r.readPacked(&packFile{path: "tiny.pack", data: data}, int64(off), 0, true)
 		if err != nil || kind != "tree" || string(got) != "hello" {
 			t.Fatalf("at %d: %s %q %v", off, kind, got, err)
 		}
@@ -103,7 +103,7 @@ func FuzzReadPacked(f *testing.F) {
 		r := &objectReader{dirs: []string{"/nonexistent"}}
 		p := &packFile{path: "fuzz.pack", data: data}
 		if int(off) < len(data) {
-			r.readPacked(p, int64(off), 0)
+			r.readPacked(p, int64(off), 0, true)
 		}
 	})
 }

@@ -37,23 +37,13 @@ func OpenObjects(commonDir string) *Objects {
 
 // Read returns an object's type ("blob", "tree", "commit", "tag") and
 // content.
-func (o *Objects) Read(id []byte) (kind string, data []byte, err error) {
-	r, err := o.reader(id)
-	if err != nil {
-		return "", nil, err
-	}
-	return r.read(id)
-}
+func (o *Objects) Read(id []byte) (kind string, data []byte, err error) { return o.reader().read(id) }
 
-// reader is the reader of the packs as last listed (see Refresh), for an
-// object id of SHA-1's length; any other id is errUnsupported.
-func (o *Objects) reader(id []byte) (*objectReader, error) {
-	if len(id) != oidLen {
-		return nil, errUnsupported
-	}
+// reader is the reader of the packs as last listed (see Refresh).
+func (o *Objects) reader() *objectReader {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.r, nil
+	return o.r
 }
 
 // Refresh lists the packs again, for objects a fetch or a gc has packed
@@ -69,10 +59,7 @@ func (o *Objects) Refresh() {
 // (the page cache keeps them): for a caller that touched much of a pack
 // (the headers of every object it will read, each once, after).
 func (o *Objects) Forget() {
-	o.mu.Lock()
-	r := o.r
-	o.mu.Unlock()
-	for _, p := range r.packList() {
+	for _, p := range o.reader().packList() {
 		if p.mapped {
 			mapfile.Forget(p.data)
 		}

@@ -1,10 +1,8 @@
 package gitrepo
 
 import (
-	"bufio"
 	"encoding/hex"
 	"fmt"
-	"os"
 )
 
 // Objects that came from another clone are input: a ledger chunk pushed as
@@ -29,10 +27,7 @@ func (e *TooLargeError) Error() string {
 // ReadAtMost is Read for an object that must not be larger than max bytes:
 // a larger one is a *TooLargeError, found without inflating its content.
 func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, err error) {
-	r, err := o.reader(id)
-	if err != nil {
-		return "", nil, err
-	}
+	r := o.reader()
 	kind, size, err := r.header(id, true)
 	if err != nil {
 		return "", nil, err
@@ -45,72 +40,29 @@ func (o *Objects) ReadAtMost(id []byte, max int64) (kind string, data []byte, er
 
 // Header returns an object's type and size without reading its content.
 func (o *Objects) Header(id []byte) (kind string, size int64, err error) {
-	r, err := o.reader(id)
-	if err != nil {
-		return "", 0, err
-	}
-	return r.header(id, true)
+	return o.reader().header(id, true)
 }
 
 // header finds an object's size and, with wantKind, its type (a packed
 // delta's is its base's, found by following the chain; a loose object's
-// header says both).
+// header says both). An id not of SHA-1's length is errUnsupported.
 func (r *objectReader) header(oid []byte, wantKind bool) (kind string, size int64, err error) {
+	if len(oid) != oidLen {
+		return "", 0, errUnsupported
+	}
 	p, off, loose, name := r.locate(oid)
 	switch {
 	case p != nil:
 		if wantKind {
-			if kind, err = r.packedKind(p, off, 0); err != nil {
+			if kind, _, err = r.readPacked(p, off, 0, false); err != nil {
 				return "", 0, err
 			}
 		}
 		size, err = p.sizeAt(off)
 		return kind, size, err
 	case loose != nil:
-		return looseHeader(loose, name)
+		kind, size, _, err = readLoose(loose, name, false)
+		return kind, size, err
 	}
 	return "", 0, fmt.Errorf("%w: object %s not found", errUnsupported, name)
-}
-
-// looseHeader reads the type and size of the loose object f (its hex id
-// name) from its header, inflating only those few bytes, and closes f.
-func looseHeader(f *os.File, name string) (kind string, size int64, err error) {
-	defer f.Close()
-	z, err := zlibFrom(bufio.NewReaderSize(f, 512))
-	if err == nil {
-		defer inflaters.Put(z)
-		kind, size, _, err = readLooseHeader(z)
-	}
-	if err != nil {
-		return "", 0, fmt.Errorf("loose object %s: %w", name, err)
-	}
-	return kind, size, nil
-}
-
-// packedKind reads the type of the object at off in p: a delta's type is
-// its base's.
-func (r *objectReader) packedKind(p *packFile, off int64, depth int) (string, error) {
-	if depth > maxDeltaDepth {
-		return "", fmt.Errorf("%s: delta chain too deep", p.path)
-	}
-	typ, _, br, err := p.entryHeader(off)
-	if err != nil {
-		return "", err
-	}
-	if typ != 6 && typ != 7 {
-		kind, ok := packTypes[typ]
-		if !ok {
-			return "", fmt.Errorf("%s at %d: unknown object type %d", p.path, off, typ)
-		}
-		return kind, nil
-	}
-	baseOff, baseOID, err := p.deltaBase(br, off, typ)
-	if err != nil {
-		return "", err
-	}
-	if baseOID == nil {
-		return r.packedKind(p, baseOff, depth+1)
-	}
-	kind, _, err := r.header(baseOID, true)
-	return kind, err
 }

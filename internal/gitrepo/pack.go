@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/mapfile"
@@ -65,16 +66,10 @@ func (p *packFile) find(oid []byte) (int64, bool) {
 		return 0, false
 	}
 	ids := p.idx[fanout+256*4:]
-	for lo < hi {
-		mid := (lo + hi) / 2
-		switch c := bytes.Compare(ids[mid*oidLen:(mid+1)*oidLen], oid); {
-		case c == 0:
-			return p.offset(mid)
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
+	id := func(i int) []byte { return ids[i*oidLen : (i+1)*oidLen] }
+	i := lo + sort.Search(hi-lo, func(i int) bool { return bytes.Compare(id(lo+i), oid) >= 0 })
+	if i < hi && bytes.Equal(id(i), oid) {
+		return p.offset(i)
 	}
 	return 0, false
 }

@@ -116,10 +116,10 @@ func probesOf(paths []string) (probes []probe, of []int) {
 func worktreeKind(top, p string) (PathKind, error) {
 	fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(p)))
 	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return PathAbsent, nil // a parent that is a file is a probe of its own
-	case errors.Is(err, syscall.ENAMETOOLONG):
-		return PathAbsent, nil // a name longer than the file system allows: nothing is there
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ENAMETOOLONG):
+		// A parent that is a file is a probe of its own; nothing is at a
+		// name longer than the file system allows.
+		return PathAbsent, nil
 	case err != nil:
 		return PathAbsent, err
 	case fi.IsDir():

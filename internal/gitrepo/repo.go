@@ -67,11 +67,8 @@ func walkUp(dir string) (*Repo, bool) {
 			gitDir := dotgit
 			if !info.IsDir() {
 				gitDir, err = readGitFile(dotgit)
-				if err != nil {
-					return nil, false
-				}
 			}
-			if !isGitDir(gitDir) {
+			if err != nil || !isGitDir(gitDir) {
 				return nil, false
 			}
 			return &Repo{TopLevel: dir, GitDir: gitDir, CommonDir: commonDir(gitDir)}, true

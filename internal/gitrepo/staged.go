@@ -136,19 +136,17 @@ type Blobs struct {
 }
 
 // OpenBlobs starts the reader.
-func (r *Repo) OpenBlobs() (*Blobs, error) {
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = r.TopLevel
-	return startBlobs(cmd)
-}
+func (r *Repo) OpenBlobs() (*Blobs, error) { return startBlobs(r.TopLevel) }
 
 // OpenObjectsWithGit starts the reader on the repository whose git
 // directory is gitDir, for objects named by id (no worktree needed).
-func OpenObjectsWithGit(gitDir string) (*Blobs, error) {
-	return startBlobs(exec.Command("git", "--git-dir="+gitDir, "cat-file", "--batch"))
-}
+func OpenObjectsWithGit(gitDir string) (*Blobs, error) { return startBlobs("", "--git-dir="+gitDir) }
 
-func startBlobs(cmd *exec.Cmd) (*Blobs, error) {
+// startBlobs starts `git cat-file --batch` in dir, with git's options
+// before the command.
+func startBlobs(dir string, options ...string) (*Blobs, error) {
+	cmd := exec.Command("git", append(options, "cat-file", "--batch")...)
+	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

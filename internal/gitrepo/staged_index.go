@@ -73,8 +73,7 @@ func (r *Repo) openInProcess() (*inProcessView, error) {
 	case !filepath.IsAbs(indexPath):
 		indexPath = filepath.Join(r.TopLevel, indexPath)
 	}
-	var format *object.FormatError
-	if err := CheckObjectFormat(r.CommonDir); errors.As(err, &format) {
+	if format, ok := errors.AsType[*object.FormatError](CheckObjectFormat(r.CommonDir)); ok {
 		return nil, fmt.Errorf("%w: %s objects", errUnsupported, format.Format)
 	}
 	head, ok := r.HeadCommit()
@@ -192,7 +191,7 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 			path = append(path, '/')
 		}
 		for i < hi && bytes.Compare(d.index.entries[i].path, path) < 0 {
-			d.add('A', i)
+			d.add('A', i, nil)
 			i++
 		}
 		if mode&modeTypeMsk == modeTree {
@@ -214,11 +213,9 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 			// holds where a file is staged), as git diff --raw gives it.
 			switch {
 			case e.mode&modeTypeMsk != mode&modeTypeMsk:
-				d.add('T', i)
-				d.changes[len(d.changes)-1].Head = hex.EncodeToString(entryOID)
+				d.add('T', i, entryOID)
 			case e.mode != mode || !bytes.Equal(d.index.oid(e), entryOID):
-				d.add('M', i)
-				d.changes[len(d.changes)-1].Head = hex.EncodeToString(entryOID)
+				d.add('M', i, entryOID)
 			}
 			i++
 		} else {
@@ -226,7 +223,7 @@ func (d *stagedDiff) tree(prefix string, oid []byte, lo, hi int, ct *cacheTree) 
 		}
 	}
 	for ; i < hi; i++ {
-		d.add('A', i)
+		d.add('A', i, nil)
 	}
 	return nil
 }
@@ -245,9 +242,11 @@ func (d *stagedDiff) rangeEnd(i, hi int, dir []byte) int {
 	return i + n
 }
 
-func (d *stagedDiff) add(status byte, i int) {
+// add reports the index entry i as a change, with HEAD's side head (nil
+// where HEAD has none).
+func (d *stagedDiff) add(status byte, i int, head []byte) {
 	e := d.index.entries[i]
-	d.changes = append(d.changes, Change{Status: status, Path: string(e.path),
+	d.changes = append(d.changes, Change{Status: status, Path: string(e.path), Head: hex.EncodeToString(head),
 		Staged: hex.EncodeToString(d.index.oid(e)), stat: d.index.stat(e)})
 }
 
