@@ -171,13 +171,11 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 		return nil, err
 	}
 	m := &messages.Store{S: s}
-	opts := messages.InboxOptions{UnreadOnly: r.Unread, Since: since, Limit: r.Limit}
-	var page messages.Page
+	list := m.Inbox
 	if r.Sent {
-		page, err = m.Sent(me, opts)
-	} else {
-		page, err = m.Inbox(me, opts)
+		list = m.Sent
 	}
+	page, err := list(me, messages.InboxOptions{UnreadOnly: r.Unread, Since: since, Limit: r.Limit})
 	if err != nil {
 		return nil, err
 	}

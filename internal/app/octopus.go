@@ -87,7 +87,7 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 		return nil, err
 	}
 	parents := append([]string{head}, commits...)
-	commit, err := gitrepo.CommitTree(top, tree, parents, "Merge branches "+strings.Join(quoteAll(heads), ", "))
+	commit, err := gitrepo.CommitTree(top, tree, parents, "Merge branches '"+strings.Join(heads, "', '")+"'")
 	if err != nil {
 		return nil, fmt.Errorf("commit the octopus merge: %w", err)
 	}
@@ -95,12 +95,4 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 		return nil, fmt.Errorf("move the branch to the octopus merge %s: %w", commit, err)
 	}
 	return &OctopusResult{Octopus: commit, Parents: parents}, nil
-}
-
-func quoteAll(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = "'" + s + "'"
-	}
-	return out
 }

@@ -78,10 +78,8 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 		return nil, err
 	}
 	me := e.Identity()
-	if r.Claim && me == "" {
-		if _, err := e.RequireIdentity(); err != nil {
-			return nil, err
-		}
+	if _, err := e.RequireIdentity(); r.Claim && err != nil {
+		return nil, err
 	}
 	s, err := e.OpenStore()
 	if err != nil {
@@ -222,23 +220,20 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		break
 	}
 	files, skipped, err := e.streamFiles(s, top, streams)
-	res.Problems = append(res.Problems, skipped...)
-	if err == nil {
-		for _, path := range files {
-			var data []byte
-			if data, err = os.ReadFile(path); err != nil {
-				err = fmt.Errorf("read the st stream: %w", err)
-				break
-			}
-			rel := relTo(top, path)
-			res.Sources = append(res.Sources, rel)
-			items, problems := work.StreamItems(rel, data)
-			pool.AddItems(items)
-			pool.Problems = append(pool.Problems, problems...)
-		}
-	}
 	if err != nil {
 		return nil, nil, err
+	}
+	res.Problems = append(res.Problems, skipped...)
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the st stream: %w", err)
+		}
+		rel := relTo(top, path)
+		res.Sources = append(res.Sources, rel)
+		items, problems := work.StreamItems(rel, data)
+		pool.AddItems(items)
+		pool.Problems = append(pool.Problems, problems...)
 	}
 	res.Problems = append(res.Problems, Problems(pool.Problems)...)
 	return pool, res, nil

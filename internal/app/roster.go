@@ -56,14 +56,8 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var listed []string // the valid names under [droids]
-	for _, n := range c.Droids.Names {
-		if records.ValidateDroid(n) == nil {
-			listed = append(listed, n)
-		}
-	}
 	now := s.Now()
-	list, err := (&roster.Store{S: s}).List(now, listed)
+	list, err := (&roster.Store{S: s}).List(now, c.Droids.Names) // it lists the valid names under [droids]
 	if err != nil {
 		return nil, err
 	}
