@@ -170,13 +170,10 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 		out.Refusal = &AssignRefusal{Held: taken.Active, Withdrawn: taken.Withdrawn, Remote: out.Remote, Sync: out.Sync}
 		return out, err
 	}
-	if err != nil {
-		if out.Sync != nil {
-			return out, err // the sync notes, for a person
-		}
+	if err != nil && out.Sync == nil {
 		return nil, err
 	}
-	return out, nil
+	return out, err // on failure, the sync notes, for a person
 }
 
 // assignPublished assigns through the remote (ledgersync.Syncer.Assign),

@@ -210,7 +210,6 @@ func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, n
 	}
 	var known map[string]globs.PathKind
 	if s.WS.Repo != nil {
-		var err error
 		if known, err = literalKinds(s.WS.Repo, fromTop); err != nil {
 			return nil, err
 		}

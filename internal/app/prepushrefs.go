@@ -27,9 +27,6 @@ const zeroID = "0000000000000000000000000000000000000000"
 // framework, no refs at all means the check has nothing to judge, and it
 // refuses rather than let the push through.
 func pushUpdates(getenv func(string) string, repo *gitrepo.Repo, remote string, refs []byte) ([]precommit.RefUpdate, string, error) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
 	if len(bytes.TrimSpace(refs)) > 0 {
 		updates, err := precommit.ParseRefUpdates(bytes.NewReader(refs))
 		return updates, remote, err

@@ -103,11 +103,8 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 		if r.Limit > 0 && len(res.Ready) > r.Limit {
 			res.Ready, res.More = res.Ready[:r.Limit], len(res.Ready)-r.Limit
 		}
-		if err != nil {
-			return res, err
-		}
 	}
-	return res, nil
+	return res, err
 }
 
 // rank fills res.Ready, More and Counts from the pool and what the stores
@@ -163,9 +160,8 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 		if try+1 >= maxClaimTries {
 			return &claimLostError{lost: lost, tries: maxClaimTries}
 		}
-		var err2 error
-		if taken, _, err2 = takenWork(s, res.me); err2 != nil {
-			return err2
+		if taken, _, err = takenWork(s, res.me); err != nil {
+			return err
 		}
 		for _, l := range res.Lost {
 			taken.Assigned[l.ID] = cmp.Or(taken.Assigned[l.ID], l.Droid)

@@ -38,8 +38,8 @@ var Sync = UseCase[SyncRequest, *ledgersync.Result]{Name: "sync", run: func(e *E
 		return nil, err
 	}
 	if LostAny(res) {
-		return res, &ConflictError{Msg: fmt.Sprintf("sync withdrew %d reservation(s) and %d assignment(s) of this clone that another clone published first (see the result's withdrawn)",
-			len(res.Withdrawn), len(res.WithdrawnAssignments))}
+		return res, conflict(fmt.Errorf("sync withdrew %d reservation(s) and %d assignment(s) of this clone that another clone published first (see the result's withdrawn)",
+			len(res.Withdrawn), len(res.WithdrawnAssignments)))
 	}
 	return res, nil
 }}

@@ -84,7 +84,7 @@ func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
 		rep.Files = append(rep.Files, res)
 	}
 	if !rep.Valid {
-		return rep, &FailedError{Msg: fmt.Sprintf("%d of %d files invalid, %d problems (see the result's files)", invalid, len(rep.Files), rep.Problems)}
+		return rep, failed(fmt.Errorf("%d of %d files invalid, %d problems (see the result's files)", invalid, len(rep.Files), rep.Problems))
 	}
 	return rep, nil
 }
