@@ -165,8 +165,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 		out.Published = out.Remote == ""
 	}
 	err = stealRefused(err)
-	var taken *assignments.AlreadyAssignedError
-	if errors.As(err, &taken) {
+	if taken, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok {
 		out.Refusal = &AssignRefusal{Held: taken.Active, Withdrawn: taken.Withdrawn, Remote: out.Remote, Sync: out.Sync}
 		return out, err
 	}

@@ -51,9 +51,8 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, r.Path)
-	var usage *UsageError
 	switch {
-	case errors.As(err, &usage):
+	case errors.As(err, new(*UsageError)):
 		return nil, err // --format names no format
 	case err != nil:
 		// A queen-format attribute that names no format (a typo in

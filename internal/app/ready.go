@@ -144,8 +144,8 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 		}
 		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.me, Reason: r.Reason, Offline: r.Offline,
 			Listed: first.Source == work.SourceST}, res.me, res.me)
-		var lost *assignments.AlreadyAssignedError
-		if !errors.As(err, &lost) {
+		lost, ok := errors.AsType[*assignments.AlreadyAssignedError](err)
+		if !ok {
 			if err != nil {
 				return err
 			}

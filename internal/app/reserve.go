@@ -87,7 +87,6 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	exclusive := req.Exclusive
 	if r.Steal {
 		if err := checkStealFlags("reserve", r.Shared, r.Force, r.Notify); err != nil {
 			return nil, err
@@ -100,17 +99,16 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 		}
 	}
 	out := &ReserveResult{Remote: ledgersync.ConfiguredRemote(s), Notes: notes}
-	if out.Remote != "" && exclusive && !r.Offline {
+	if out.Remote != "" && req.Exclusive && !r.Offline {
 		err = e.reservePublished(s, out.Remote, req, out)
-	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && exclusive {
+	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && req.Exclusive {
 		return nil, err
 	} else {
 		out.Result, err = (&reservations.Store{S: s}).Reserve(req)
 		out.Published = out.Remote == ""
 	}
 	err = stealRefused(err)
-	var conflict *reservations.ConflictError
-	if errors.As(err, &conflict) {
+	if conflict, ok := errors.AsType[*reservations.ConflictError](err); ok {
 		out.Result = reservations.Result{Granted: []records.Reservation{}, Conflicts: conflict.Conflicts, Notified: conflict.Notified}
 		out.Published = false
 		return out, err

@@ -31,8 +31,7 @@ func silentCheck(s *store.Store, what string) (func(string, time.Time) error, er
 // into a ConflictError (exit 5, as any refusal by a holder); other errors
 // pass as they are.
 func stealRefused(err error) error {
-	var seen *roster.NotSilentError
-	if errors.As(err, &seen) {
+	if seen, ok := errors.AsType[*roster.NotSilentError](err); ok {
 		return conflict(seen)
 	}
 	return err
