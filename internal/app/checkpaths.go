@@ -25,12 +25,15 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 	var out []judgedPath
 	seen := make(map[string]bool, len(given))
 	add := func(path, given string) {
+		if given == path {
+			given = ""
+		}
 		if !seen[path] {
 			seen[path] = true
 			out = append(out, judgedPath{path: path, given: given})
 		}
 	}
-	var r *targetResolver
+	r := newTargetResolver()
 	for _, p := range given {
 		rp, err := e.RepoPath(s, p)
 		if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
@@ -50,18 +53,11 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 			}
 			label = p
 		}
-		if r == nil {
-			r = newTargetResolver()
-		}
 		found := false
 		for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
 			if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
 				found = true
-				if path == label {
-					add(path, "")
-				} else {
-					add(path, label)
-				}
+				add(path, label)
 			}
 		}
 		if !found {
