@@ -148,10 +148,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	}
 	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force, Listed: r.Listed}
 	if r.steal {
-		if err := stealOffline("claim", s, r.Offline); err != nil {
-			return nil, err
-		}
-		if req.Steal, err = silentCheck(s, "claim"); err != nil {
+		if req.Steal, err = silentCheck("claim", "claim", s, r.Offline); err != nil {
 			return nil, err
 		}
 	}

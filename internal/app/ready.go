@@ -77,8 +77,8 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if err := checkLimit(r.Limit); err != nil {
 		return nil, err
 	}
-	me := e.Identity()
-	if _, err := e.RequireIdentity(); r.Claim && err != nil {
+	me, err := e.RequireIdentity() // "" when none is set
+	if r.Claim && err != nil {
 		return nil, err
 	}
 	s, err := e.OpenStore()
@@ -94,10 +94,12 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if r.Claim {
 		limit = 0 // --claim may have to go past the limit; the list is cut after
 	}
-	taken, err := e.rank(s, pool, me, limit, res)
+	taken, problems, err := takenWork(s, me)
 	if err != nil {
 		return nil, err
 	}
+	res.Problems = append(res.Problems, Problems(problems)...)
+	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
 	if r.Claim {
 		err = e.claimFirst(s, r, pool, taken, res)
 		if r.Limit > 0 && len(res.Ready) > r.Limit {
@@ -105,18 +107,6 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 		}
 	}
 	return res, err
-}
-
-// rank fills res.Ready, More and Counts from the pool and what the stores
-// say is taken, and returns that.
-func (e *Env) rank(s *store.Store, pool *work.Pool, me string, limit int, res *ReadyResult) (work.Taken, error) {
-	taken, problems, err := takenWork(s, me)
-	if err != nil {
-		return taken, err
-	}
-	res.Problems = append(res.Problems, Problems(problems)...)
-	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
-	return taken, nil
 }
 
 // claimFirst claims the first ready item; when another clone's claim got

@@ -91,10 +91,7 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 		if err := checkStealFlags("reserve", r.Shared, r.Force, r.Notify); err != nil {
 			return nil, err
 		}
-		if err := stealOffline("reserve", s, r.Offline); err != nil {
-			return nil, err
-		}
-		if req.Steal, err = silentCheck(s, "reservation"); err != nil {
+		if req.Steal, err = silentCheck("reserve", "reservation", s, r.Offline); err != nil {
 			return nil, err
 		}
 	}
