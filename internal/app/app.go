@@ -149,3 +149,11 @@ func (e *FailedError) Unwrap() error { return e.error }
 // failed reports err as a failure, keeping it for errors.As (and its
 // wording for the front ends).
 func failed(err error) *FailedError { return &FailedError{err} }
+
+// pointerTo is a result's address, or nil with the error that stopped it.
+func pointerTo[T any](v T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}

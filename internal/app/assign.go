@@ -210,11 +210,7 @@ var Unassign = UseCase[UnassignRequest, *assignments.Unassigned]{Name: "unassign
 		if err != nil {
 			return nil, err
 		}
-		ended, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: r.Issue, By: me, Done: r.Done, Force: r.Force, Reason: r.Reason})
-		if err != nil {
-			return nil, err
-		}
-		return &ended, nil
+		return pointerTo((&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: r.Issue, By: me, Done: r.Done, Force: r.Force, Reason: r.Reason}))
 	}}
 
 // AssignmentsRequest filters the assignments listed.

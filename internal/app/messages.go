@@ -204,10 +204,7 @@ var Read = UseCase[MessageRequest, *records.Message]{Name: "msg read", Publishes
 		return nil, err
 	}
 	msg, _, err := (&messages.Store{S: s}).MarkRead(r.ID, e.Identity())
-	if err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return pointerTo(msg, err)
 }}
 
 // Delete deletes a message of the droid's.
@@ -216,11 +213,7 @@ var Delete = UseCase[MessageRequest, *records.Message]{Name: "msg delete", Publi
 	if err != nil {
 		return nil, err
 	}
-	msg, err := (&messages.Store{S: s}).Delete(r.ID, me)
-	if err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return pointerTo((&messages.Store{S: s}).Delete(r.ID, me))
 }}
 
 // ThreadResult is a thread, oldest first.
@@ -314,10 +307,7 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 		// as reserve --wait says it, not as Go's "context canceled".
 		return nil, errors.New("msg wait: stopped before a message matching the filters arrived; none was marked read")
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return pointerTo(msg, err)
 }
 
 // needID refuses an empty id, which names no message (it was looked up,

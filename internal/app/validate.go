@@ -239,16 +239,10 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 				continue
 			}
 		}
-		info, err := os.Stat(abs)
-		switch {
-		case err != nil:
-			add(mk(abs, true)) // reported as "no such file"
-		case info.IsDir():
-			if err := walk(abs); err != nil {
-				return nil, err
-			}
-		default:
-			add(mk(abs, true))
+		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+			add(mk(abs, true)) // a missing one is reported as "no such file"
+		} else if err := walk(abs); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
