@@ -65,15 +65,12 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(tmp)
 	wt := filepath.Join(tmp, "wt")
 	if err := gitrepo.AddDetachedWorktree(top, wt, head); err != nil {
-		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("make a temporary worktree: %w", err)
 	}
-	defer func() {
-		_ = gitrepo.RemoveWorktree(top, wt)
-		os.RemoveAll(tmp)
-	}()
+	defer gitrepo.RemoveWorktree(top, wt) // before tmp goes
 	for i, c := range commits {
 		if out, err := gitrepo.MergeNoFF(wt, c); err != nil {
 			unmerged, _ := gitrepo.UnmergedPaths(wt)

@@ -250,7 +250,6 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}
-		p = filepath.Clean(p)
 		addFile(p, links.Resolve(p))
 	}
 	cfgPath := s.WS.BeadsPath(schema.ConfigFile)

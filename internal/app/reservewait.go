@@ -180,15 +180,12 @@ func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitR
 		for _, b := range blocking {
 			wake = min(wake, endOf(b.Held).Sub(w.s.Now())+time.Millisecond)
 		}
-		timer := time.NewTimer(max(wake, 10*time.Millisecond))
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return nil, w.gaveUp(ctx, timeout)
 		case <-w.watch.C:
-		case <-timer.C:
+		case <-time.After(max(wake, 10*time.Millisecond)): // collected unfired (Go 1.23)
 		}
-		timer.Stop()
 		if now := time.Now(); !now.Before(nextRenew) {
 			if w.req.Places, err = w.rs.Join(w.req); err != nil {
 				return nil, w.leave("failed: "+err.Error(), err)
