@@ -36,31 +36,26 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 	r := newTargetResolver()
 	for _, p := range given {
 		rp, err := e.RepoPath(s, p)
-		if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
-			if err != nil {
-				return nil, err
-			}
-			add(rp, "")
-			continue
-		}
-		asked, label := rp, rp
-		if err != nil {
-			// An absolute path outside the top as written may reach
-			// the worktree through a link (/tmp/link/src/a.go, or
-			// macOS's /var for /private/var), as the guard finds.
-			if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
-				return nil, err
-			}
-			label = p
-		}
 		found := false
-		for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
-			if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
-				found = true
-				add(path, label)
+		if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
+			asked, label := rp, rp
+			if err != nil {
+				// An absolute path outside the top as written may reach
+				// the worktree through a link (/tmp/link/src/a.go, or
+				// macOS's /var for /private/var), as the guard finds.
+				if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
+					return nil, err
+				}
+				label = p
+			}
+			for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
+				if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
+					found = true
+					add(path, label)
+				}
 			}
 		}
-		if !found {
+		if !found { // no worktree, or nothing the path reaches lies in it
 			if err != nil {
 				return nil, err
 			}
