@@ -201,19 +201,17 @@ func (r *ChangeResult) MarshalJSON() ([]byte, error) {
 // Release releases reservations; an argument that is an issue id the
 // holder is assigned ends that assignment instead (QueenBee's release).
 var Release = UseCase[ReleaseRequest, *ChangeResult]{Name: "release", Publishes: true,
-	run: func(e *Env, r ReleaseRequest) (*ChangeResult, error) { return e.change(r, false, "") }}
+	run: func(e *Env, r ReleaseRequest) (*ChangeResult, error) { return e.change(r, "release", "") }}
 
 // Renew moves the expiry of reservations to the ttl from now.
 var Renew = UseCase[RenewRequest, *ChangeResult]{Name: "renew", Publishes: true,
 	run: func(e *Env, r RenewRequest) (*ChangeResult, error) {
-		return e.change(r.ReleaseRequest, true, cmp.Or(r.TTL, defaultTTL))
+		return e.change(r.ReleaseRequest, "renew", cmp.Or(r.TTL, defaultTTL))
 	}}
 
-func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResult, error) {
-	verb := "release"
-	if renew {
-		verb = "renew"
-	}
+// change is release or renew, as verb says; ttlText is renew's.
+func (e *Env) change(r ReleaseRequest, verb, ttlText string) (*ChangeResult, error) {
+	renew := verb == "renew"
 	if r.All && len(r.Patterns) > 0 {
 		return nil, usagef(verb, "give %s or %s, not both", wording.Param("patterns"), wording.Param("all"))
 	}
