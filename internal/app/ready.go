@@ -101,7 +101,7 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	res.Problems = append(res.Problems, Problems(problems)...)
 	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
 	if r.Claim {
-		err = e.claimFirst(s, r, pool, taken, res)
+		err = e.claimFirst(s, r, pool, res)
 		if r.Limit > 0 && len(res.Ready) > r.Limit {
 			res.Ready, res.More = res.Ready[:r.Limit], len(res.Ready)-r.Limit
 		}
@@ -113,8 +113,8 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 // there first, it ranks again (the round brought that claim in, and the
 // lost item counts as assigned in any case) and tries the next, up to
 // maxClaimTries.
-func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken work.Taken, res *ReadyResult) error {
-	for try := 0; ; try++ {
+func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, res *ReadyResult) error {
+	for {
 		if len(res.Ready) == 0 {
 			if res.refusal != nil {
 				return &claimLostError{lost: res.refusal}
@@ -129,7 +129,6 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
 			res.Ready = res.Ready[1:]
 			res.Counts.Ready--
-			try--
 			continue
 		}
 		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.me, Reason: r.Reason, Offline: r.Offline,
@@ -147,10 +146,11 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 		}
 		res.refusal = lost
 		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: lost.Active.Droid})
-		if try+1 >= maxClaimTries {
+		if len(res.Lost) >= maxClaimTries {
 			return &claimLostError{lost: lost, tries: maxClaimTries}
 		}
-		if taken, _, err = takenWork(s, res.me); err != nil {
+		taken, _, err := takenWork(s, res.me)
+		if err != nil {
 			return err
 		}
 		for _, l := range res.Lost {
