@@ -123,7 +123,10 @@ func (e *Env) notePresence() {
 		return
 	}
 	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil && isDir(ws.Dir) {
-		e.notePresenceIn(ws, e.identity)
+		noteStamped(ws, e.identity, e.Now(), func() *store.Store {
+			s, _ := e.OpenStore() // nil when it cannot be opened
+			return s
+		})
 	}
 }
 
@@ -131,13 +134,6 @@ func (e *Env) notePresence() {
 func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
-}
-
-func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
-	noteStamped(ws, droid, e.Now(), func() *store.Store {
-		s, _ := e.OpenStore() // nil when it cannot be opened
-		return s
-	})
 }
 
 // noteStamped notes droid as seen in ws at now unless its stamp says it
