@@ -94,7 +94,7 @@ type repositoryPaths struct {
 func byRepository(targets []EditTarget) []repositoryPaths {
 	var groups []repositoryPaths
 	group := map[string]int{} // resolved common directory -> index in groups
-	r := newTargetResolver() // resolves each common directory once
+	r := newTargetResolver()  // resolves each common directory once
 	seen := map[[2]string]bool{}
 	for _, t := range targets {
 		c := r.realPath(t.Repo.CommonDir)
