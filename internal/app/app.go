@@ -128,33 +128,32 @@ var ErrNoIdentity = usagef("", "no droid identity: %v%v",
 
 // ConflictError is an outcome its result describes that the caller should
 // report as a conflict (exit 5): paths held by another droid (check), or
-// grants a sync withdrew.
-type ConflictError struct {
-	Msg   string
-	cause error // what Msg says, when it is an error of its own (conflict)
-}
+// grants a sync withdrew. Its message is the error it reports.
+type ConflictError struct{ error }
 
-func (e *ConflictError) Error() string { return e.Msg }
-
-// Unwrap is the error the conflict reports, if any.
-func (e *ConflictError) Unwrap() error { return e.cause }
+// Unwrap is the error the conflict reports.
+func (e *ConflictError) Unwrap() error { return e.error }
 
 // conflict reports err as a conflict, keeping it for errors.As (and its
 // wording for the front ends).
-func conflict(err error) *ConflictError { return &ConflictError{Msg: err.Error(), cause: err} }
+func conflict(err error) *ConflictError { return &ConflictError{err} }
 
 // FailedError is an outcome its result describes that the caller should
-// report as a failure (exit 1): files that are not valid.
-type FailedError struct {
-	Msg   string
-	cause error // what Msg says, when it is an error of its own (failed)
-}
+// report as a failure (exit 1): files that are not valid. Its message is
+// the error it reports.
+type FailedError struct{ error }
 
-func (e *FailedError) Error() string { return e.Msg }
-
-// Unwrap is the error the failure reports, if any.
-func (e *FailedError) Unwrap() error { return e.cause }
+// Unwrap is the error the failure reports.
+func (e *FailedError) Unwrap() error { return e.error }
 
 // failed reports err as a failure, keeping it for errors.As (and its
 // wording for the front ends).
-func failed(err error) *FailedError { return &FailedError{Msg: err.Error(), cause: err} }
+func failed(err error) *FailedError { return &FailedError{err} }
+
+// pointerTo is a result's address, or nil with the error that stopped it.
+func pointerTo[T any](v T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}

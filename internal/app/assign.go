@@ -148,10 +148,7 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	}
 	req := assignments.Request{IssueID: r.Issue, Droid: r.Droid, By: by, Reason: r.Reason, Worktree: r.Worktree, Force: r.Force, Listed: r.Listed}
 	if r.steal {
-		if err := stealOffline("claim", s, r.Offline); err != nil {
-			return nil, err
-		}
-		if req.Steal, err = silentCheck(s, "claim"); err != nil {
+		if req.Steal, err = silentCheck("claim", "claim", s, r.Offline); err != nil {
 			return nil, err
 		}
 	}
@@ -165,18 +162,14 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 		out.Published = out.Remote == ""
 	}
 	err = stealRefused(err)
-	var taken *assignments.AlreadyAssignedError
-	if errors.As(err, &taken) {
+	if taken, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok {
 		out.Refusal = &AssignRefusal{Held: taken.Active, Withdrawn: taken.Withdrawn, Remote: out.Remote, Sync: out.Sync}
 		return out, err
 	}
-	if err != nil {
-		if out.Sync != nil {
-			return out, err // the sync notes, for a person
-		}
+	if err != nil && out.Sync == nil {
 		return nil, err
 	}
-	return out, nil
+	return out, err // on failure, the sync notes, for a person
 }
 
 // assignPublished assigns through the remote (ledgersync.Syncer.Assign),
@@ -217,11 +210,7 @@ var Unassign = UseCase[UnassignRequest, *assignments.Unassigned]{Name: "unassign
 		if err != nil {
 			return nil, err
 		}
-		ended, err := (&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: r.Issue, By: me, Done: r.Done, Force: r.Force, Reason: r.Reason})
-		if err != nil {
-			return nil, err
-		}
-		return &ended, nil
+		return pointerTo((&assignments.Store{S: s}).End(assignments.UnassignRequest{IssueID: r.Issue, By: me, Done: r.Done, Force: r.Force, Reason: r.Reason}))
 	}}
 
 // AssignmentsRequest filters the assignments listed.

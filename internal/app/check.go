@@ -63,15 +63,11 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	judged, err := e.judgedPaths(s, r.Paths)
+	judged, err := e.judgedPaths(s, r.Paths) // each once, however it was spelled (a.go, ./a.go, lnk/a.go)
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(judged)) // each once, however it was spelled (a.go, ./a.go, lnk/a.go)
-	for i, j := range judged {
-		paths[i] = j.path
-	}
-	files, dirs, err := splitDirs(s, paths)
+	files, dirs, err := splitDirs(s, judged)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +80,11 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	for _, d := range dirs {
 		isDir[d] = true
 	}
-	res := &CheckResult{Droid: me, Paths: make([]PathStatus, len(paths)), Holds: holds}
-	for i, p := range paths {
-		st := PathStatus{Path: p, Given: judged[i].given, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[p]}
+	res := &CheckResult{Droid: me, Paths: make([]PathStatus, len(judged)), Holds: holds}
+	for i, j := range judged {
+		st := PathStatus{Path: j.path, Given: j.given, Free: true, HeldBy: []records.Reservation{}, Directory: isDir[j.path]}
 		for _, h := range holds {
-			if h.Path == p {
+			if h.Path == j.path {
 				st.Free = false
 				st.HeldBy = append(st.HeldBy, h.Reservation)
 				if st.Directory {
@@ -104,11 +100,15 @@ func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	return res, nil
 }
 
-// splitDirs sorts the paths check was given into those it judges as
+// splitDirs sorts the paths check judges into those it judges as
 // paths and the directories and submodules (in HEAD, the index or the
 // worktree), which it judges as reserve judges DIR/**: held when anything
 // in them is, so that check and reserve agree.
-func splitDirs(s *store.Store, paths []string) (files, dirs []string, err error) {
+func splitDirs(s *store.Store, judged []judgedPath) (files, dirs []string, err error) {
+	paths := make([]string, len(judged))
+	for i, j := range judged {
+		paths[i] = j.path
+	}
 	if s.WS.Repo == nil {
 		return paths, nil, nil
 	}

@@ -25,46 +25,37 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 	var out []judgedPath
 	seen := make(map[string]bool, len(given))
 	add := func(path, given string) {
+		if given == path {
+			given = ""
+		}
 		if !seen[path] {
 			seen[path] = true
 			out = append(out, judgedPath{path: path, given: given})
 		}
 	}
-	var r *targetResolver
+	r := newTargetResolver()
 	for _, p := range given {
 		rp, err := e.RepoPath(s, p)
-		if s.WS.Repo == nil || s.WS.Repo.TopLevel == "" {
-			if err != nil {
-				return nil, err
-			}
-			add(rp, "")
-			continue
-		}
-		asked, label := rp, rp
-		if err != nil {
-			// An absolute path outside the top as written may reach
-			// the worktree through a link (/tmp/link/src/a.go, or
-			// macOS's /var for /private/var), as the guard finds.
-			if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
-				return nil, err
-			}
-			label = p
-		}
-		if r == nil {
-			r = newTargetResolver()
-		}
 		found := false
-		for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
-			if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
-				found = true
-				if path == label {
-					add(path, "")
-				} else {
+		if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
+			asked, label := rp, rp
+			if err != nil {
+				// An absolute path outside the top as written may reach
+				// the worktree through a link (/tmp/link/src/a.go, or
+				// macOS's /var for /private/var), as the guard finds.
+				if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
+					return nil, err
+				}
+				label = p
+			}
+			for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
+				if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
+					found = true
 					add(path, label)
 				}
 			}
 		}
-		if !found {
+		if !found { // no worktree, or nothing the path reaches lies in it
 			if err != nil {
 				return nil, err
 			}

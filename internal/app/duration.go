@@ -20,15 +20,14 @@ func ParseDuration(s string) (time.Duration, error) {
 		if err != nil || n < 0 || strconv.Itoa(n) != days || n > 100000 {
 			return 0, fmt.Errorf("invalid duration %q", s)
 		}
-		d := time.Duration(n) * 24 * time.Hour
-		if rest == "" {
-			return d, nil
+		var more time.Duration // after the days (1d12h)
+		if rest != "" {
+			more, err = time.ParseDuration(rest)
 		}
-		more, err := time.ParseDuration(rest)
 		if err != nil || more < 0 {
 			return 0, fmt.Errorf("invalid duration %q", s)
 		}
-		return d + more, nil
+		return time.Duration(n)*24*time.Hour + more, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -94,15 +93,11 @@ type repositoryPaths struct {
 
 func byRepository(targets []EditTarget) []repositoryPaths {
 	var groups []repositoryPaths
-	group := map[string]int{}     // resolved common directory -> index in groups
-	common := map[string]string{} // common directory as found -> resolved
+	group := map[string]int{} // resolved common directory -> index in groups
+	r := newTargetResolver()  // resolves each common directory once
 	seen := map[[2]string]bool{}
 	for _, t := range targets {
-		c, ok := common[t.Repo.CommonDir]
-		if !ok {
-			c = links.Resolve(t.Repo.CommonDir)
-			common[t.Repo.CommonDir] = c
-		}
+		c := r.realPath(t.Repo.CommonDir)
 		i, ok := group[c]
 		if !ok {
 			i = len(groups)

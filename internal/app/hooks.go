@@ -146,8 +146,7 @@ func fetchForPush(s *store.Store, remote, team string) *LedgerFetch {
 
 // fetchFailure is what went wrong with a fetch, in a few words.
 func fetchFailure(err error) string {
-	var re *ledgersync.RemoteError
-	if errors.As(err, &re) {
+	if re, ok := errors.AsType[*ledgersync.RemoteError](err); ok {
 		return re.Msg
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")

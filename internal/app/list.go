@@ -104,17 +104,13 @@ func (e *Env) pathFilters(s *store.Store, path string) ([]reservations.PathFilte
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(judged))
-	for i, j := range judged {
-		paths[i] = j.path
-	}
-	_, dirs, err := splitDirs(s, paths)
+	_, dirs, err := splitDirs(s, judged)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]reservations.PathFilter, len(paths))
-	for i, p := range paths {
-		out[i] = reservations.PathFilter{Path: p, Directory: slices.Contains(dirs, p)}
+	out := make([]reservations.PathFilter, len(judged))
+	for i, j := range judged {
+		out[i] = reservations.PathFilter{Path: j.path, Directory: slices.Contains(dirs, j.path)}
 	}
 	return out, nil
 }

@@ -45,15 +45,14 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 		if bytes.IndexByte(in, 0) >= 0 {
 			// git merge-file refuses binary input with a bare exit status;
 			// say what it is, and leave ours for git to show as a conflict.
-			return nil, &FailedError{Msg: fmt.Sprintf("%s: the %s version holds NUL bytes, so it is binary, not JSONL: "+
+			return nil, failed(fmt.Errorf("%s: the %s version holds NUL bytes, so it is binary, not JSONL: "+
 				"nothing was merged; keep one side (git checkout --ours/--theirs -- %s) and commit",
-				label, []string{"base", "our", "their"}[i], label)}
+				label, []string{"base", "our", "their"}[i], label))
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, r.Path)
-	var usage *UsageError
 	switch {
-	case errors.As(err, &usage):
+	case errors.As(err, new(*UsageError)):
 		return nil, err // --format names no format
 	case err != nil:
 		// A queen-format attribute that names no format (a typo in

@@ -58,12 +58,10 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 			return nil, usagef("msg send", "give a %s, or a body whose first line can serve as one", wording.Param("subject"))
 		}
 	}
-	if r.Issue != "" {
-		// The domain takes any stored id (a notification about an old
-		// assignment may carry one); a droid names only new-style ids.
-		if err := records.ValidateNewIssueID(r.Issue); err != nil {
-			return nil, err
-		}
+	// The domain takes any stored id (a notification about an old
+	// assignment may carry one); a droid names only new-style ids.
+	if err := records.ValidateNewIssueID(r.Issue); r.Issue != "" && err != nil {
+		return nil, err
 	}
 	s, err := e.OpenStore()
 	if err != nil {
@@ -171,13 +169,11 @@ func inbox(e *Env, r InboxRequest) (*InboxResult, error) {
 		return nil, err
 	}
 	m := &messages.Store{S: s}
-	opts := messages.InboxOptions{UnreadOnly: r.Unread, Since: since, Limit: r.Limit}
-	var page messages.Page
+	list := m.Inbox
 	if r.Sent {
-		page, err = m.Sent(me, opts)
-	} else {
-		page, err = m.Inbox(me, opts)
+		list = m.Sent
 	}
+	page, err := list(me, messages.InboxOptions{UnreadOnly: r.Unread, Since: since, Limit: r.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -206,10 +202,7 @@ var Read = UseCase[MessageRequest, *records.Message]{Name: "msg read", Publishes
 		return nil, err
 	}
 	msg, _, err := (&messages.Store{S: s}).MarkRead(r.ID, e.Identity())
-	if err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return pointerTo(msg, err)
 }}
 
 // Delete deletes a message of the droid's.
@@ -218,11 +211,7 @@ var Delete = UseCase[MessageRequest, *records.Message]{Name: "msg delete", Publi
 	if err != nil {
 		return nil, err
 	}
-	msg, err := (&messages.Store{S: s}).Delete(r.ID, me)
-	if err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return pointerTo((&messages.Store{S: s}).Delete(r.ID, me))
 }}
 
 // ThreadResult is a thread, oldest first.
@@ -316,10 +305,7 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 		// as reserve --wait says it, not as Go's "context canceled".
 		return nil, errors.New("msg wait: stopped before a message matching the filters arrived; none was marked read")
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &msg, nil
+	return pointerTo(msg, err)
 }
 
 // needID refuses an empty id, which names no message (it was looked up,

@@ -65,15 +65,12 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(tmp)
 	wt := filepath.Join(tmp, "wt")
 	if err := gitrepo.AddDetachedWorktree(top, wt, head); err != nil {
-		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("make a temporary worktree: %w", err)
 	}
-	defer func() {
-		_ = gitrepo.RemoveWorktree(top, wt)
-		os.RemoveAll(tmp)
-	}()
+	defer gitrepo.RemoveWorktree(top, wt) // before tmp goes
 	for i, c := range commits {
 		if out, err := gitrepo.MergeNoFF(wt, c); err != nil {
 			unmerged, _ := gitrepo.UnmergedPaths(wt)
@@ -87,7 +84,7 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 		return nil, err
 	}
 	parents := append([]string{head}, commits...)
-	commit, err := gitrepo.CommitTree(top, tree, parents, "Merge branches "+strings.Join(quoteAll(heads), ", "))
+	commit, err := gitrepo.CommitTree(top, tree, parents, "Merge branches '"+strings.Join(heads, "', '")+"'")
 	if err != nil {
 		return nil, fmt.Errorf("commit the octopus merge: %w", err)
 	}
@@ -95,12 +92,4 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 		return nil, fmt.Errorf("move the branch to the octopus merge %s: %w", commit, err)
 	}
 	return &OctopusResult{Octopus: commit, Parents: parents}, nil
-}
-
-func quoteAll(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = "'" + s + "'"
-	}
-	return out
 }

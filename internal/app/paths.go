@@ -57,22 +57,12 @@ func FromTop(prefix, p string) string {
 	return joined
 }
 
-// patternFromTop is FromTop for a glob: the directory names of the prefix
-// are escaped, so that a directory called a[1] means itself.
-func patternFromTop(prefix, p string) string {
-	if rest, ok := strings.CutPrefix(p, ":/"); ok {
-		return rest
-	}
-	if prefix == "" {
-		return p
-	}
-	return globs.Escape(prefix) + strings.TrimPrefix(p, "./")
-}
-
-// patternFromRoot is patternFromTop for a pattern given as check takes a
-// path: an absolute path inside the worktree (agent runtimes send them) is
-// made relative to its top, and in a subdirectory, leading ../ segments
-// climb the prefix; one that leads out of the repository is refused.
+// patternFromRoot is FromTop for a glob given as check takes a path: the
+// directory names of the prefix are escaped, so that a directory called
+// a[1] means itself; an absolute path inside the worktree (agent runtimes
+// send them) is made relative to its top, and in a subdirectory, leading
+// ../ segments climb the prefix; one that leads out of the repository is
+// refused.
 func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, error) {
 	if filepath.IsAbs(given) && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		tops := []string{s.WS.Repo.TopLevel}
@@ -90,8 +80,14 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 		}
 		return "", records.Invalidf("pattern %s is outside the repository %s", given, tops[0])
 	}
-	if prefix == "" || !(given == ".." || strings.HasPrefix(given, "../")) {
-		return patternFromTop(prefix, given), nil
+	if rest, ok := strings.CutPrefix(given, ":/"); ok {
+		return rest, nil
+	}
+	if prefix == "" {
+		return given, nil
+	}
+	if given != ".." && !strings.HasPrefix(given, "../") {
+		return globs.Escape(prefix) + strings.TrimPrefix(given, "./"), nil
 	}
 	dir, rest := strings.TrimSuffix(prefix, "/"), given
 	for rest == ".." || strings.HasPrefix(rest, "../") {
@@ -210,7 +206,6 @@ func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, n
 	}
 	var known map[string]globs.PathKind
 	if s.WS.Repo != nil {
-		var err error
 		if known, err = literalKinds(s.WS.Repo, fromTop); err != nil {
 			return nil, err
 		}

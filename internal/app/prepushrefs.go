@@ -27,9 +27,6 @@ const zeroID = "0000000000000000000000000000000000000000"
 // framework, no refs at all means the check has nothing to judge, and it
 // refuses rather than let the push through.
 func pushUpdates(getenv func(string) string, repo *gitrepo.Repo, remote string, refs []byte) ([]precommit.RefUpdate, string, error) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
 	if len(bytes.TrimSpace(refs)) > 0 {
 		updates, err := precommit.ParseRefUpdates(bytes.NewReader(refs))
 		return updates, remote, err
@@ -106,10 +103,7 @@ func frameworkRefLine(repo *gitrepo.Repo, getenv func(string) string) (string, e
 			"run it at the pre-push stage only (stages: [pre-push], and pre-commit install --hook-type pre-push), " +
 			"or skip it once with SKIP=git-queen-pre-push")
 	}
-	from = cmp.Or(from, zeroID)
-	local = cmp.Or(local, "HEAD")
-	remoteRef = cmp.Or(remoteRef, "refs/heads/unknown")
-	return fmt.Sprintf("%s %s %s %s\n", oneField(local), to, oneField(remoteRef), from), nil
+	return fmt.Sprintf("%s %s %s %s\n", oneField(cmp.Or(local, "HEAD")), to, oneField(cmp.Or(remoteRef, "refs/heads/unknown")), cmp.Or(from, zeroID)), nil
 }
 
 // oneField keeps a ref name one field of the line (a ref name has no

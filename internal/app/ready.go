@@ -77,11 +77,9 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if err := checkLimit(r.Limit); err != nil {
 		return nil, err
 	}
-	me := e.Identity()
-	if r.Claim && me == "" {
-		if _, err := e.RequireIdentity(); err != nil {
-			return nil, err
-		}
+	me, err := e.RequireIdentity() // "" when none is set
+	if r.Claim && err != nil {
+		return nil, err
 	}
 	s, err := e.OpenStore()
 	if err != nil {
@@ -96,40 +94,27 @@ func runReady(e *Env, r ReadyRequest) (*ReadyResult, error) {
 	if r.Claim {
 		limit = 0 // --claim may have to go past the limit; the list is cut after
 	}
-	taken, err := e.rank(s, pool, me, limit, res)
+	taken, problems, err := takenWork(s, me)
 	if err != nil {
 		return nil, err
 	}
+	res.Problems = append(res.Problems, Problems(problems)...)
+	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
 	if r.Claim {
-		err = e.claimFirst(s, r, pool, taken, res)
+		err = e.claimFirst(s, r, pool, res)
 		if r.Limit > 0 && len(res.Ready) > r.Limit {
 			res.Ready, res.More = res.Ready[:r.Limit], len(res.Ready)-r.Limit
 		}
-		if err != nil {
-			return res, err
-		}
 	}
-	return res, nil
-}
-
-// rank fills res.Ready, More and Counts from the pool and what the stores
-// say is taken, and returns that.
-func (e *Env) rank(s *store.Store, pool *work.Pool, me string, limit int, res *ReadyResult) (work.Taken, error) {
-	taken, problems, err := takenWork(s, me)
-	if err != nil {
-		return taken, err
-	}
-	res.Problems = append(res.Problems, Problems(problems)...)
-	res.Ready, res.More, res.Counts = pool.Ready(taken, limit)
-	return taken, nil
+	return res, err
 }
 
 // claimFirst claims the first ready item; when another clone's claim got
 // there first, it ranks again (the round brought that claim in, and the
 // lost item counts as assigned in any case) and tries the next, up to
 // maxClaimTries.
-func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken work.Taken, res *ReadyResult) error {
-	for try := 0; ; try++ {
+func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, res *ReadyResult) error {
+	for {
 		if len(res.Ready) == 0 {
 			if res.refusal != nil {
 				return &claimLostError{lost: res.refusal}
@@ -144,13 +129,12 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
 			res.Ready = res.Ready[1:]
 			res.Counts.Ready--
-			try--
 			continue
 		}
 		out, err := e.assign(AssignRequest{Issue: first.ID, Droid: res.me, Reason: r.Reason, Offline: r.Offline,
 			Listed: first.Source == work.SourceST}, res.me, res.me)
-		var lost *assignments.AlreadyAssignedError
-		if !errors.As(err, &lost) {
+		lost, ok := errors.AsType[*assignments.AlreadyAssignedError](err)
+		if !ok {
 			if err != nil {
 				return err
 			}
@@ -162,12 +146,12 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, taken 
 		}
 		res.refusal = lost
 		res.Lost = append(res.Lost, LostClaim{ID: first.ID, Droid: lost.Active.Droid})
-		if try+1 >= maxClaimTries {
+		if len(res.Lost) >= maxClaimTries {
 			return &claimLostError{lost: lost, tries: maxClaimTries}
 		}
-		var err2 error
-		if taken, _, err2 = takenWork(s, res.me); err2 != nil {
-			return err2
+		taken, _, err := takenWork(s, res.me)
+		if err != nil {
+			return err
 		}
 		for _, l := range res.Lost {
 			taken.Assigned[l.ID] = cmp.Or(taken.Assigned[l.ID], l.Droid)
@@ -222,23 +206,20 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		break
 	}
 	files, skipped, err := e.streamFiles(s, top, streams)
-	res.Problems = append(res.Problems, skipped...)
-	if err == nil {
-		for _, path := range files {
-			var data []byte
-			if data, err = os.ReadFile(path); err != nil {
-				err = fmt.Errorf("read the st stream: %w", err)
-				break
-			}
-			rel := relTo(top, path)
-			res.Sources = append(res.Sources, rel)
-			items, problems := work.StreamItems(rel, data)
-			pool.AddItems(items)
-			pool.Problems = append(pool.Problems, problems...)
-		}
-	}
 	if err != nil {
 		return nil, nil, err
+	}
+	res.Problems = append(res.Problems, skipped...)
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the st stream: %w", err)
+		}
+		rel := relTo(top, path)
+		res.Sources = append(res.Sources, rel)
+		items, problems := work.StreamItems(rel, data)
+		pool.AddItems(items)
+		pool.Problems = append(pool.Problems, problems...)
 	}
 	res.Problems = append(res.Problems, Problems(pool.Problems)...)
 	return pool, res, nil
@@ -269,7 +250,6 @@ func (e *Env) streamFiles(s *store.Store, top string, named []string) ([]string,
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil, nil, usagef("ready", "%s %s: not a file here; name an st stream file", wording.Param("streams"), n)
 		}
-		p = filepath.Clean(p)
 		addFile(p, links.Resolve(p))
 	}
 	cfgPath := s.WS.BeadsPath(schema.ConfigFile)

@@ -1,8 +1,8 @@
 package app
 
 import (
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/domain/work"
@@ -22,12 +22,10 @@ import (
 // point at a device (/dev/zero, read until memory runs out) or a pipe
 // (which never ends).
 func addBeads(pool *work.Pool, path, rel string) error {
-	if fi, err := os.Stat(path); err != nil {
-		return err
-	} else if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, regular.Kind(fi.Mode()))
+	data, err := regular.Read(path, 0)
+	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
+		return fmt.Errorf("%s is not a regular file but %s; ready reads the tracker only from a file: put the issues file there, or remove what is in its place", rel, nr.Kind)
 	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestReadyClaimLostSaysNothingOfForce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.claimFirst(s, ReadyRequest{Claim: true}, pool, nothingTaken, res)
+	err = e.claimFirst(s, ReadyRequest{Claim: true}, pool, res)
 	var lost *assignments.AlreadyAssignedError
 	if !errors.As(err, &lost) || lost.Active.Droid != "bob" {
 		t.Fatalf("ready --claim after bob's claim: %v, want the refusal naming bob's assignment", err)

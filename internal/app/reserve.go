@@ -87,30 +87,25 @@ func reserve(e *Env, r ReserveRequest) (*ReserveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	exclusive := req.Exclusive
 	if r.Steal {
 		if err := checkStealFlags("reserve", r.Shared, r.Force, r.Notify); err != nil {
 			return nil, err
 		}
-		if err := stealOffline("reserve", s, r.Offline); err != nil {
-			return nil, err
-		}
-		if req.Steal, err = silentCheck(s, "reservation"); err != nil {
+		if req.Steal, err = silentCheck("reserve", "reservation", s, r.Offline); err != nil {
 			return nil, err
 		}
 	}
 	out := &ReserveResult{Remote: ledgersync.ConfiguredRemote(s), Notes: notes}
-	if out.Remote != "" && exclusive && !r.Offline {
+	if out.Remote != "" && req.Exclusive && !r.Offline {
 		err = e.reservePublished(s, out.Remote, req, out)
-	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && exclusive {
+	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && req.Exclusive {
 		return nil, err
 	} else {
 		out.Result, err = (&reservations.Store{S: s}).Reserve(req)
 		out.Published = out.Remote == ""
 	}
 	err = stealRefused(err)
-	var conflict *reservations.ConflictError
-	if errors.As(err, &conflict) {
+	if conflict, ok := errors.AsType[*reservations.ConflictError](err); ok {
 		out.Result = reservations.Result{Granted: []records.Reservation{}, Conflicts: conflict.Conflicts, Notified: conflict.Notified}
 		out.Published = false
 		return out, err
@@ -206,19 +201,17 @@ func (r *ChangeResult) MarshalJSON() ([]byte, error) {
 // Release releases reservations; an argument that is an issue id the
 // holder is assigned ends that assignment instead (QueenBee's release).
 var Release = UseCase[ReleaseRequest, *ChangeResult]{Name: "release", Publishes: true,
-	run: func(e *Env, r ReleaseRequest) (*ChangeResult, error) { return e.change(r, false, "") }}
+	run: func(e *Env, r ReleaseRequest) (*ChangeResult, error) { return e.change(r, "release", "") }}
 
 // Renew moves the expiry of reservations to the ttl from now.
 var Renew = UseCase[RenewRequest, *ChangeResult]{Name: "renew", Publishes: true,
 	run: func(e *Env, r RenewRequest) (*ChangeResult, error) {
-		return e.change(r.ReleaseRequest, true, cmp.Or(r.TTL, defaultTTL))
+		return e.change(r.ReleaseRequest, "renew", cmp.Or(r.TTL, defaultTTL))
 	}}
 
-func (e *Env) change(r ReleaseRequest, renew bool, ttlText string) (*ChangeResult, error) {
-	verb := "release"
-	if renew {
-		verb = "renew"
-	}
+// change is release or renew, as verb says; ttlText is renew's.
+func (e *Env) change(r ReleaseRequest, verb, ttlText string) (*ChangeResult, error) {
+	renew := verb == "renew"
 	if r.All && len(r.Patterns) > 0 {
 		return nil, usagef(verb, "give %s or %s, not both", wording.Param("patterns"), wording.Param("all"))
 	}

@@ -78,8 +78,8 @@ func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 	ctx, cancel := e.waitContext(timeout)
 	defer cancel()
 	res, err := reserve(e, r.ReserveRequest)
-	var conflict *reservations.ConflictError
-	if !errors.As(err, &conflict) {
+	conflict, ok := errors.AsType[*reservations.ConflictError](err)
+	if !ok {
 		return wrapReserve(res), err // granted, or a failure no wait mends
 	}
 	w, err := e.joinQueue(r)
@@ -158,12 +158,11 @@ func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitR
 		}
 		if len(blocking) == 0 && !time.Now().Before(retryAt) {
 			res, err := w.grant()
-			var conflict *reservations.ConflictError
 			switch {
 			case err == nil:
 				w.granted()
 				return &ReserveWaitResult{ReserveResult: res, Waited: time.Since(w.start).Round(time.Millisecond).String()}, nil
-			case !errors.As(err, &conflict) && !isTransient(err):
+			case !errors.As(err, new(*reservations.ConflictError)) && !isTransient(err):
 				return nil, w.leave("failed: "+err.Error(), err)
 			}
 			// Someone got there first, or a place ahead came in with
@@ -181,15 +180,12 @@ func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitR
 		for _, b := range blocking {
 			wake = min(wake, endOf(b.Held).Sub(w.s.Now())+time.Millisecond)
 		}
-		timer := time.NewTimer(max(wake, 10*time.Millisecond))
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return nil, w.gaveUp(ctx, timeout)
 		case <-w.watch.C:
-		case <-timer.C:
+		case <-time.After(max(wake, 10*time.Millisecond)): // collected unfired (Go 1.23)
 		}
-		timer.Stop()
 		if now := time.Now(); !now.Before(nextRenew) {
 			if w.req.Places, err = w.rs.Join(w.req); err != nil {
 				return nil, w.leave("failed: "+err.Error(), err)
@@ -306,8 +302,7 @@ func (e *QueueTimeoutError) Unwrap() error { return e.Conflict }
 // isTransient says whether a failed grant may succeed later without
 // anyone doing anything: the remote could not be reached for now.
 func isTransient(err error) bool {
-	var unpublished *ledgersync.UnpublishedError
-	if !errors.As(err, &unpublished) {
+	if !errors.As(err, new(*ledgersync.UnpublishedError)) {
 		return false
 	}
 	var remote *ledgersync.RemoteError

@@ -71,7 +71,7 @@ func resolve(e *Env, r ResolveRequest) ([]Resolved, error) {
 		}
 	}
 	results := []Resolved{}
-	failed := 0
+	unsettled := 0
 	for _, f := range files {
 		res, err := e.resolveFile(r, top, f)
 		if err != nil {
@@ -79,15 +79,15 @@ func resolve(e *Env, r ResolveRequest) ([]Resolved, error) {
 		}
 		results = append(results, res)
 		if res.Conflict || (r.Check && res.Changed) {
-			failed++
+			unsettled++
 		}
 	}
-	if failed > 0 {
+	if unsettled > 0 {
 		what := "still conflicted"
 		if r.Check {
 			what = "in need of repair"
 		}
-		return results, &FailedError{Msg: fmt.Sprintf("%d of %d files %s", failed, len(results), what)}
+		return results, failed(fmt.Errorf("%d of %d files %s", unsettled, len(results), what))
 	}
 	return results, nil
 }
@@ -100,8 +100,7 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 		// The repository's path of the file is where its directory's links
 		// lead (cd link, for ln -s sub link, names sub/FILE as link/FILE);
 		// the file itself may be a link git tracks.
-		entry := links.Entry(abs)
-		if r, ok := relativeTo(links.Resolve(top), entry); ok {
+		if r, ok := relativeTo(links.Resolve(top), links.Entry(abs)); ok {
 			rel = r
 		}
 	}
@@ -180,12 +179,9 @@ func unmergedJSONL(top string) ([]string, error) {
 	}
 	var files []string
 	for _, p := range unmerged {
-		switch filepath.Ext(p) {
-		case ".jsonl", ".ndjson", ".jsonlines":
+		if ext := filepath.Ext(p); ext == ".jsonl" || ext == ".ndjson" || ext == ".jsonlines" {
 			files = append(files, p)
-			continue
-		}
-		if f, err := PathFormat(top, "", p); err == nil && f != merge.Auto && f != merge.Text {
+		} else if f, err := PathFormat(top, "", p); err == nil && f != merge.Auto && f != merge.Text {
 			files = append(files, p)
 		}
 	}
@@ -198,11 +194,10 @@ func (e *Env) damagedJSONL(r ResolveRequest, top string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	check := r
-	check.Check = true
+	r.Check = true
 	var files []string
 	for _, p := range tracked {
-		res, err := e.resolveFile(check, top, filepath.Join(top, p))
+		res, err := e.resolveFile(r, top, filepath.Join(top, p))
 		if _, ok := errors.AsType[*regular.NotRegularError](err); ok {
 			continue // a symbolic link git tracks, to no file: no merge left debris in it
 		}

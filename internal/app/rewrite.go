@@ -44,11 +44,7 @@ type RewriteResult struct {
 // from every log of the store. The ledger keeps every version, and sync
 // carries on where it was.
 var Compact = UseCase[CompactRequest, *RewriteResult]{Name: "compact", run: func(e *Env, _ CompactRequest) (*RewriteResult, error) {
-	return rewriteLogs(e, func(*store.Store) rewriter {
-		return func(tx *jsonl.Tx, log *jsonl.Log, marks []int64) (jsonl.RewriteStats, []int64, error) {
-			return tx.Compact(log, marks)
-		}
-	}, false)
+	return rewriteLogs(e, func(*store.Store) rewriter { return (*jsonl.Tx).Compact }, false)
 }}
 
 // Archive moves every version of the records that ended before the cutoff

@@ -56,14 +56,8 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var listed []string // the valid names under [droids]
-	for _, n := range c.Droids.Names {
-		if records.ValidateDroid(n) == nil {
-			listed = append(listed, n)
-		}
-	}
 	now := s.Now()
-	list, err := (&roster.Store{S: s}).List(now, listed)
+	list, err := (&roster.Store{S: s}).List(now, c.Droids.Names) // it lists the valid names under [droids]
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +123,10 @@ func (e *Env) notePresence() {
 		return
 	}
 	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil && isDir(ws.Dir) {
-		e.notePresenceIn(ws, e.identity)
+		noteStamped(ws, e.identity, e.Now(), func() *store.Store {
+			s, _ := e.OpenStore() // nil when it cannot be opened
+			return s
+		})
 	}
 }
 
@@ -137,13 +134,6 @@ func (e *Env) notePresence() {
 func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
-}
-
-func (e *Env) notePresenceIn(ws *workspace.Workspace, droid string) {
-	noteStamped(ws, droid, e.Now(), func() *store.Store {
-		s, _ := e.OpenStore() // nil when it cannot be opened
-		return s
-	})
 }
 
 // noteStamped notes droid as seen in ws at now unless its stamp says it

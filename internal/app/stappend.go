@@ -59,12 +59,10 @@ func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteR
 		change.Item.ID = st.NewID(data)
 	}
 	w, err := st.Append(data, change, e.Now(), r.Interval)
-	var refused *st.RefusedError
-	if errors.As(err, &refused) {
+	if refused, ok := errors.AsType[*st.RefusedError](err); ok {
 		return nil, false, &UsageError{Command: command, Msg: fmt.Sprintf("%s: %s; nothing was written", r.File, refused.Msg)}
 	}
-	var broken *st.BrokenStreamError
-	if errors.As(err, &broken) {
+	if broken, ok := errors.AsType[*st.BrokenStreamError](err); ok {
 		return nil, false, fmt.Errorf("%s: line %d is not an st v3 record (%v); nothing was written: "+
 			"'git queen validate %s' lists the problems, 'git queen resolve %s' repairs conflict markers",
 			r.File, broken.Line, broken.Err, r.File, r.File)

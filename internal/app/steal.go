@@ -18,8 +18,16 @@ import (
 // and turns its refusal into a conflict (exit 5).
 
 // silentCheck is the steal check of the store s, for a what
-// ("reservation", "assignment").
-func silentCheck(s *store.Store, what string) (func(string, time.Time) error, error) {
+// ("reservation", "claim") of command. It refuses a steal that would not
+// go through the configured remote (offline): it would judge the holder by
+// the sightings this clone has (not those the remote holds), and publish
+// later without the compare-and-swap that lets a holder who came back
+// keep what it holds.
+func silentCheck(command, what string, s *store.Store, offline bool) (func(string, time.Time) error, error) {
+	if offline && ledgersync.ConfiguredRemote(s) != "" {
+		return nil, usagef(command, "%[1]s judges the holder's silence by what the remote knows and publishes through it; it cannot be %[2]s. "+
+			"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", wording.Param("steal"), wording.Param("offline"), wording.Param("force"))
+	}
 	after, err := SilentAfter(s.WS)
 	if err != nil {
 		return nil, err
@@ -31,23 +39,10 @@ func silentCheck(s *store.Store, what string) (func(string, time.Time) error, er
 // into a ConflictError (exit 5, as any refusal by a holder); other errors
 // pass as they are.
 func stealRefused(err error) error {
-	var seen *roster.NotSilentError
-	if errors.As(err, &seen) {
+	if seen, ok := errors.AsType[*roster.NotSilentError](err); ok {
 		return conflict(seen)
 	}
 	return err
-}
-
-// stealOffline refuses a steal that would not go through the configured
-// remote: it would judge the holder by the sightings this clone has (not
-// those the remote holds), and publish later without the compare-and-swap
-// that lets a holder who came back keep what it holds.
-func stealOffline(command string, s *store.Store, offline bool) error {
-	if !offline || ledgersync.ConfiguredRemote(s) == "" {
-		return nil
-	}
-	return usagef(command, "%[1]s judges the holder's silence by what the remote knows and publishes through it; it cannot be %[2]s. "+
-		"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", wording.Param("steal"), wording.Param("offline"), wording.Param("force"))
 }
 
 // checkStealFlags refuses what --steal cannot be combined with.

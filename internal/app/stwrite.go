@@ -86,17 +86,15 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	lock := jsonl.Lock{Path: streamLockPath(path)}
 	var res *StWriteResult
 	err := lock.Do(func(*jsonl.Tx) error {
-		for try := 1; ; try++ {
+		for range maxReplacedTries {
 			var replaced bool
 			var err error
 			if res, replaced, err = e.stWriteOnce(r, command, path); err != nil || !replaced {
 				return err
 			}
-			if try == maxReplacedTries {
-				return fmt.Errorf("%s was replaced while it was being written, %d times (a git merge, checkout or pull under way?); "+
-					"wait for it to finish, check 'git queen st show %s', and write again", r.File, try, r.File)
-			}
 		}
+		return fmt.Errorf("%s was replaced while it was being written, %d times (a git merge, checkout or pull under way?); "+
+			"wait for it to finish, check 'git queen st show %s', and write again", r.File, maxReplacedTries, r.File)
 	})
 	if err == nil && r.Change.Op == st.OpInit {
 		e.warnUnmerged(r.File, path)

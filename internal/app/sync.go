@@ -22,7 +22,8 @@ var Sync = UseCase[SyncRequest, *ledgersync.Result]{Name: "sync", run: func(e *E
 		return nil, err
 	}
 	if me := e.Identity(); me != "" && s.WS.Live && s.WS.Repo != nil {
-		e.notePresenceIn(s.WS, me) // before the sync, so that it publishes a sighting that moved
+		// Before the sync, so that it publishes a sighting that moved.
+		noteStamped(s.WS, me, e.Now(), func() *store.Store { return s })
 	}
 	sy, err := e.OpenSyncer(s, e.Identity())
 	if err != nil {
@@ -38,8 +39,8 @@ var Sync = UseCase[SyncRequest, *ledgersync.Result]{Name: "sync", run: func(e *E
 		return nil, err
 	}
 	if LostAny(res) {
-		return res, &ConflictError{Msg: fmt.Sprintf("sync withdrew %d reservation(s) and %d assignment(s) of this clone that another clone published first (see the result's withdrawn)",
-			len(res.Withdrawn), len(res.WithdrawnAssignments))}
+		return res, conflict(fmt.Errorf("sync withdrew %d reservation(s) and %d assignment(s) of this clone that another clone published first (see the result's withdrawn)",
+			len(res.Withdrawn), len(res.WithdrawnAssignments)))
 	}
 	return res, nil
 }}

@@ -42,10 +42,8 @@ type ValidateReport struct {
 var Validate = UseCase[ValidateRequest, *ValidateReport]{Name: "validate", run: validate}
 
 func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
-	if r.Format != "" {
-		if _, ok := schema.Lookup(r.Format); !ok {
-			return nil, &UsageError{Command: "validate", Msg: fmt.Sprintf("no format named %q; 'git queen schema list' shows them", r.Format)}
-		}
+	if _, ok := schema.Lookup(r.Format); r.Format != "" && !ok {
+		return nil, &UsageError{Command: "validate", Msg: fmt.Sprintf("no format named %q; 'git queen schema list' shows them", r.Format)}
 	}
 	if r.Limit != nil && *r.Limit < 0 {
 		return nil, usagef("validate", "%s must be 0 (all) or more", wording.Param("limit"))
@@ -84,7 +82,7 @@ func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
 		rep.Files = append(rep.Files, res)
 	}
 	if !rep.Valid {
-		return rep, &FailedError{Msg: fmt.Sprintf("%d of %d files invalid, %d problems (see the result's files)", invalid, len(rep.Files), rep.Problems)}
+		return rep, failed(fmt.Errorf("%d of %d files invalid, %d problems (see the result's files)", invalid, len(rep.Files), rep.Problems))
 	}
 	return rep, nil
 }
@@ -189,10 +187,8 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 			if d.IsDir() && d.Name() == ".git" {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() {
-				if t := mk(p, false); reg.Candidate(t.rel) {
-					add(t)
-				}
+			if t := mk(p, false); !d.IsDir() && reg.Candidate(t.rel) {
+				add(t)
 			}
 			return nil
 		})
@@ -239,16 +235,10 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 				continue
 			}
 		}
-		info, err := os.Stat(abs)
-		switch {
-		case err != nil:
-			add(mk(abs, true)) // reported as "no such file"
-		case info.IsDir():
-			if err := walk(abs); err != nil {
-				return nil, err
-			}
-		default:
-			add(mk(abs, true))
+		if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+			add(mk(abs, true)) // a missing one is reported as "no such file"
+		} else if err := walk(abs); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
