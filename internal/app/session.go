@@ -170,8 +170,7 @@ func (e *Env) OpenStore() (*store.Store, error) {
 	}
 	if ws.Repo != nil {
 		// A case-insensitive file system: SRC/a.go is src/a.go.
-		v, _ := ws.Repo.LocalConfig("core.ignorecase")
-		reservations.IgnoreCase(strings.EqualFold(strings.TrimSpace(v), "true"))
+		reservations.IgnoreCase(ws.Repo.LocalBool("core.ignorecase"))
 	}
 	return s, nil
 }
