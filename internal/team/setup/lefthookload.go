@@ -46,8 +46,11 @@ func yamlKeyTwice(text []byte) string {
 	inText := -1 // the column of the key whose block scalar the lines are
 	for n, line := range bytes.Split(uncommented(text), []byte("\n")) {
 		line = bytes.TrimRight(line, " \t\r")
-		column := yamlColumn(line)
-		if column >= len(line) || inText >= 0 && len(line)-len(bytes.TrimLeft(line, " ")) > inText {
+		column, indent := yamlColumn(line), len(line)-len(bytes.TrimLeft(line, " "))
+		if column >= len(line) || inText >= 0 && indent > inText {
+			for inText < 0 && len(line) > 0 && len(bytes.Trim(line, " -")) == 0 && len(open) > 0 && open[len(open)-1].column > indent {
+				open = open[:len(open)-1] // a list's dash alone: the keys of its item, below it, are a mapping of their own
+			}
 			continue // blank, a comment, a list's dash alone, or text
 		}
 		inText = -1

@@ -20,6 +20,8 @@ func TestYAMLKeyTwice(t *testing.T) {
 			`line 5: mapping key "commands" already defined at line 2`},
 		{"the same keys in two commands", "pre-commit:\n  commands:\n    q:\n      run: echo\n      skip: true\n    lint:\n      run: echo\n      skip: true\n", ""},
 		{"the same keys in two list items", "pre-commit:\n  jobs:\n  - name: a\n    run: echo\n  -   name: b\n      run: echo\n  - run: echo\n", ""},
+		{"the same keys in two list items, each dash alone on its line", "pre-commit:\n  jobs:\n    -\n      name: a\n      run: echo\n    -\n      name: b\n      run: echo\n", ""},
+		{"a key twice in a list item whose dash is alone", "pre-commit:\n  jobs:\n    -\n      name: a\n      name: b\n", `line 5: mapping key "name" already defined at line 4`},
 		{"the same maps in a list", "pre-commit:\n  skip:\n    - ref: main\n    - ref: dev\n", ""},
 		{"keys in a block scalar's text", "pre-commit:\n  commands:\n    q:\n      run: |\n        echo a: b\n        echo a: b\n      skip: false\n", ""},
 		{"a key commented out", "pre-commit:\n  skip: true\n  # skip: false\n  only: [merge] # skip: x\n", ""},
