@@ -44,8 +44,13 @@ func yamlKeyTwice(text []byte) string {
 	}
 	var open []mapping
 	inText := -1 // the column of the key whose block scalar the lines are
+	var more yamlOpen
 	for n, line := range bytes.Split(uncommented(text), []byte("\n")) {
 		line = bytes.TrimRight(line, " \t\r")
+		if more.open() {
+			more = more.after(line)
+			continue // more of a value: no key
+		}
 		column, indent := yamlColumn(line), len(line)-len(bytes.TrimLeft(line, " "))
 		if column >= len(line) || inText >= 0 && indent > inText {
 			for inText < 0 && len(line) > 0 && len(bytes.Trim(line, " -")) == 0 && len(open) > 0 && open[len(open)-1].column > indent {
@@ -58,7 +63,8 @@ func yamlKeyTwice(text []byte) string {
 			open = open[:len(open)-1]
 		}
 		key, value, isKey := bytes.Cut(line[column:], []byte(":"))
-		if !isKey || len(value) > 0 && value[0] != ' ' && value[0] != '\t' {
+		if !isKey || len(value) > 0 && value[0] != ' ' && value[0] != '\t' || bytes.ContainsAny(line[column:column+1], "[{") {
+			more = yamlValueOpen(line[column:]) // a list's item
 			continue
 		}
 		if len(open) == 0 || open[len(open)-1].column < column {
@@ -69,9 +75,53 @@ func yamlKeyTwice(text []byte) string {
 			return fmt.Sprintf("line %d: mapping key %q already defined at line %d", n+1, name, at)
 		}
 		open[len(open)-1].keys[name] = n + 1
+		more = yamlValueOpen(bytes.TrimLeft(value, " \t"))
 		if yamlBlockScalar().Match(line) {
 			inText = column
 		}
 	}
 	return ""
+}
+
+// yamlOpen is what a value leaves open at the end of a line, to go on
+// over the next: the depth of its flow collections ([ and {), and the
+// quote of its quoted scalar.
+type yamlOpen struct {
+	depth int
+	quote byte
+}
+
+// yamlValueOpen is what the value text, a line's, leaves open: a flow
+// collection or a quoted scalar only (a plain value ends with its line).
+func yamlValueOpen(value []byte) yamlOpen {
+	if len(value) == 0 || !bytes.ContainsAny(value[:1], `[{"'`) {
+		return yamlOpen{}
+	}
+	return yamlOpen{}.after(value)
+}
+
+func (o yamlOpen) open() bool { return o.depth > 0 || o.quote != 0 }
+
+// after is what is left open once text, more of the value, is read: a
+// quote opens a scalar where one may start, not inside a plain one (it's).
+func (o yamlOpen) after(text []byte) yamlOpen {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case o.quote == '"' && c == '\\', o.quote == '\'' && c == '\'' && i+1 < len(text) && text[i+1] == '\'':
+			i++ // an escaped character, or '' for a quote
+		case o.quote != 0:
+			if c == o.quote {
+				o.quote = 0
+			}
+		case c == '"' || c == '\'':
+			if i == 0 || bytes.IndexByte([]byte(" \t[{,:"), text[i-1]) >= 0 {
+				o.quote = c
+			}
+		case c == '[' || c == '{':
+			o.depth++
+		case c == ']' || c == '}':
+			o.depth = max(o.depth-1, 0)
+		}
+	}
+	return o
 }

@@ -22,6 +22,16 @@ func TestYAMLKeyTwice(t *testing.T) {
 		{"the same keys in two list items", "pre-commit:\n  jobs:\n  - name: a\n    run: echo\n  -   name: b\n      run: echo\n  - run: echo\n", ""},
 		{"the same keys in two list items, each dash alone on its line", "pre-commit:\n  jobs:\n    -\n      name: a\n      run: echo\n    -\n      name: b\n      run: echo\n", ""},
 		{"a key twice in a list item whose dash is alone", "pre-commit:\n  jobs:\n    -\n      name: a\n      name: b\n", `line 5: mapping key "name" already defined at line 4`},
+		// A flow collection or a quoted scalar may go on over lines: they
+		// hold no keys of a block mapping (lefthook dump loads each).
+		{"a flow list of mappings over lines", "pre-commit:\n  skip: [\n    {ref: main},\n    {ref: dev}\n  ]\n", ""},
+		{"flow mappings over lines as list items", "pre-commit:\n  jobs:\n    - {name: a,\n       run: echo}\n    - {name: b,\n       run: echo}\n", ""},
+		{"a double-quoted value over lines", "pre-commit:\n  commands:\n    lint:\n      run: \"echo \\\"a\n        b: c\n        b: d\"\n", ""},
+		{"a single-quoted value over lines, a quote in it", "pre-commit:\n  commands:\n    lint:\n      run: 'it''s\n        b: c\n        b: d'\n      run: x\n",
+			`line 7: mapping key "run" already defined at line 4`},
+		{"a key twice after a flow mapping over lines", "pre-commit:\n  commands:\n    lint:\n      env: {\n        A: b }\n      env: {A: c}\n",
+			`line 6: mapping key "env" already defined at line 4`},
+		{"a quote inside a plain value", "pre-commit:\n  commands:\n    lint:\n      run: echo it's\n      run: x\n", `line 5: mapping key "run" already defined at line 4`},
 		{"the same maps in a list", "pre-commit:\n  skip:\n    - ref: main\n    - ref: dev\n", ""},
 		{"keys in a block scalar's text", "pre-commit:\n  commands:\n    q:\n      run: |\n        echo a: b\n        echo a: b\n      skip: false\n", ""},
 		{"a key commented out", "pre-commit:\n  skip: true\n  # skip: false\n  only: [merge] # skip: x\n", ""},
