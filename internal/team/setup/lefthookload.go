@@ -70,7 +70,7 @@ func yamlKeyTwice(text []byte) string {
 		if len(open) == 0 || open[len(open)-1].column < column {
 			open = append(open, mapping{column, map[string]int{}})
 		}
-		name := string(bytes.Trim(key, `"'`))
+		name := string(bytes.Trim(bytes.TrimRight(key, " \t"), `"'`))
 		if at, ok := open[len(open)-1].keys[name]; ok {
 			return fmt.Sprintf("line %d: mapping key %q already defined at line %d", n+1, name, at)
 		}

@@ -18,6 +18,8 @@ func TestYAMLKeyTwice(t *testing.T) {
 			`line 5: mapping key "run" already defined at line 4`},
 		{"a key again after a deeper mapping", "pre-commit:\n  commands:\n    q:\n      run: echo\n  commands:\n    r:\n      run: echo\n",
 			`line 5: mapping key "commands" already defined at line 2`},
+		{"a key twice, once with a space before its colon", "pre-commit:\n  parallel: true\npre-commit :\n  piped: true\n",
+			`line 3: mapping key "pre-commit" already defined at line 1`},
 		{"the same keys in two commands", "pre-commit:\n  commands:\n    q:\n      run: echo\n      skip: true\n    lint:\n      run: echo\n      skip: true\n", ""},
 		{"the same keys in two list items", "pre-commit:\n  jobs:\n  - name: a\n    run: echo\n  -   name: b\n      run: echo\n  - run: echo\n", ""},
 		{"the same keys in two list items, each dash alone on its line", "pre-commit:\n  jobs:\n    -\n      name: a\n      run: echo\n    -\n      name: b\n      run: echo\n", ""},
