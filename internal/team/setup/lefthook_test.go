@@ -373,6 +373,10 @@ func TestLefthookSkip(t *testing.T) {
 		// fails every time, before git-queen's check.
 		{"a key twice in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      skip: false\n"},
 			"", `lefthook cannot load lefthook-local.yml (line 5: mapping key "skip" already defined at line 4)`},
+		{"TOML: a key twice in the local configuration", map[string]string{"lefthook-local.toml": "[pre-commit]\nparallel = true\nparallel = false\n"},
+			"", `lefthook cannot load lefthook-local.toml (toml: key parallel is already defined), so its pre-commit hook fails every time ` +
+				`without running git-queen's check: take out one of the two`},
+		{"JSON: a key twice, the last counts", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true, "parallel": false}}`}, "", ""},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},

@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
-// lefthookUnloadable says, for lefthook's hook h, which YAML file lefthook
-// reads (in the environment getenv reads) holds a key twice in one
-// mapping, and where, as lefthook says it: lefthook then refuses its
-// configuration ("couldn't load config"), so the hook fails every time
-// and git-queen's check does not run. "" when none does.
+// lefthookUnloadable says, for lefthook's hook h, which YAML or TOML file
+// lefthook reads (in the environment getenv reads) it cannot load, a YAML
+// one for a key twice in one mapping, and where, as lefthook says it:
+// lefthook then refuses its configuration ("couldn't load config"), so
+// the hook fails every time and git-queen's check does not run. "" when
+// none does. (A JSON key twice is no error to lefthook: the last counts.)
 func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
@@ -20,11 +24,25 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	files, _ := lefthookFiles(r.TopLevel, getenv)
 	for _, file := range files {
 		text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-		if ext := filepath.Ext(file); err == nil && (ext == ".yml" || ext == ".yaml") {
-			if twice := yamlKeyTwice(text); twice != "" {
-				return "lefthook cannot load " + file + " (" + twice + "), so its " + h.Name +
-					" hook fails every time without running git-queen's check: take out one of the two"
+		if err != nil {
+			continue
+		}
+		why := ""
+		switch filepath.Ext(file) {
+		case ".yml", ".yaml":
+			why = yamlKeyTwice(text)
+		case ".toml":
+			if err := toml.Unmarshal(text, new(map[string]any)); err != nil {
+				why = err.Error() // toml: key parallel is already defined
 			}
+		}
+		if why != "" {
+			fix := "correct it"
+			if strings.Contains(why, "already") {
+				fix = "take out one of the two"
+			}
+			return "lefthook cannot load " + file + " (" + why + "), so its " + h.Name +
+				" hook fails every time without running git-queen's check: " + fix
 		}
 	}
 	return ""
