@@ -366,6 +366,8 @@ func TestLefthookSkip(t *testing.T) {
 		{"jobs: a flow list, git-queen's job after another", map[string]string{"lefthook.yml": jobs,
 			"lefthook-local.yml": "pre-commit:\n  jobs: [{name: lint, skip: true}, {name: guard, only: [merge]}]\n"},
 			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+		{"a merge key's flow mapping in git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      <<: {skip: true}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
 		{"TOML: skip inside another command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit.commands]\nlint = { skip = true }\n"}, "", ""},
 		{"TOML: skip inside git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q = { skip = true }\n"},
 			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},

@@ -91,7 +91,8 @@ func inlineValue(text []byte) []byte {
 // named hook, or of git-queen's command or a group around it, whose names
 // are ours: by its key, or for a list item (a job) by its name: in it;
 // or, under commands, jobs or group, where a word of it is one of them.
-// An unnamed job may be any.
+// An unnamed job may be any, and a merge key's value (<<: {skip: true})
+// is that of the mapping it is in, which may be ours.
 func inlineOurs(before, value []byte, hook string, ours []string) bool {
 	key := ""
 	if c := before[len(before)-1]; c == ':' || c == '=' {
@@ -102,7 +103,7 @@ func inlineOurs(before, value []byte, hook string, ours []string) bool {
 		key = string(m[1])
 	}
 	switch key {
-	case "", hook:
+	case "", hook, "<<":
 		return true
 	case "commands", "jobs", "group":
 		words := strings.FieldsFunc(string(value), func(r rune) bool { return strings.ContainsRune(" \t\r\n{}[],:=\"'", r) })
