@@ -98,7 +98,9 @@ func inlineOurs(before, value []byte, hook string, ours []string) bool {
 	if c := before[len(before)-1]; c == ':' || c == '=' {
 		line := before[bytes.LastIndexAny(before, "\n{,")+1 : len(before)-1]
 		key = strings.Trim(string(line), " \t-\"'")
-		key = key[strings.LastIndex(key, ".")+1:] // TOML's dotted key: its last
+		if dot := strings.LastIndex(key, "."); dot >= 0 && !slices.Contains(ours, key) { // a key of ours may have a dot
+			key = strings.Trim(key[dot+1:], " \t\"'") // TOML's dotted key: its last, unquoted
+		}
 	} else if m := inlineName().FindSubmatch(value); m != nil {
 		key = string(m[1])
 	}
