@@ -69,6 +69,12 @@ func yamlKeyTwice(text []byte) string {
 			more = more.after(line)
 			continue // more of a value: no key
 		}
+		if doc := string(line); doc == "---" || strings.HasPrefix(doc, "--- ") || doc == "..." {
+			if len(open) > 0 {
+				return "" // the end of the first document, the only one lefthook reads
+			}
+			continue
+		}
 		column, indent := yamlColumn(line), len(line)-len(bytes.TrimLeft(line, " "))
 		if column >= len(line) || inText >= 0 && indent > inText {
 			for inText < 0 && len(line) > 0 && len(bytes.Trim(line, " -")) == 0 && len(open) > 0 && open[len(open)-1].column > indent {

@@ -34,6 +34,9 @@ func TestYAMLKeyTwice(t *testing.T) {
 		{"a key twice after a flow mapping over lines", "pre-commit:\n  commands:\n    lint:\n      env: {\n        A: b }\n      env: {A: c}\n",
 			`line 6: mapping key "env" already defined at line 4`},
 		{"a quote inside a plain value", "pre-commit:\n  commands:\n    lint:\n      run: echo it's\n      run: x\n", `line 5: mapping key "run" already defined at line 4`},
+		// lefthook reads a file's first YAML document only.
+		{"the same keys in a second document", "pre-commit:\n  parallel: true\n---\npre-commit:\n  parallel: false\n", ""},
+		{"a key twice after a document's start", "---\npre-commit:\n  parallel: true\n  parallel: false\n", `line 4: mapping key "parallel" already defined at line 3`},
 		{"the same maps in a list", "pre-commit:\n  skip:\n    - ref: main\n    - ref: dev\n", ""},
 		{"keys in a block scalar's text", "pre-commit:\n  commands:\n    q:\n      run: |\n        echo a: b\n        echo a: b\n      skip: false\n", ""},
 		{"a key commented out", "pre-commit:\n  skip: true\n  # skip: false\n  only: [merge] # skip: x\n", ""},
