@@ -382,6 +382,9 @@ func TestLefthookSkip(t *testing.T) {
 		{"TOML: a key twice in the local configuration", map[string]string{"lefthook-local.toml": "[pre-commit]\nparallel = true\nparallel = false\n"},
 			"", `lefthook cannot load lefthook-local.toml (toml: key parallel is already defined), so its pre-commit hook fails every time ` +
 				`without running git-queen's check: take out one of the two`},
+		{"JSON: a comma too many", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true,}}`},
+			"", `lefthook cannot load lefthook-local.json (invalid character '}' looking for beginning of object key string), so its pre-commit hook ` +
+				`fails every time without running git-queen's check: correct it`},
 		{"JSON: a key twice, the last counts", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true, "parallel": false}}`}, "", ""},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -11,12 +12,13 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// lefthookUnloadable says, for lefthook's hook h, which YAML or TOML file
-// lefthook reads (in the environment getenv reads) it cannot load, a YAML
-// one for a key twice in one mapping, and where, as lefthook says it:
-// lefthook then refuses its configuration ("couldn't load config"), so
-// the hook fails every time and git-queen's check does not run. "" when
-// none does. (A JSON key twice is no error to lefthook: the last counts.)
+// lefthookUnloadable says, for lefthook's hook h, which YAML, TOML or
+// JSON file lefthook reads (in the environment getenv reads) it cannot
+// load, a YAML one for a key twice in one mapping, and why, as lefthook
+// says it: lefthook then refuses its configuration ("couldn't load
+// config"), so the hook fails every time and git-queen's check does not
+// run. "" when none does. (A JSON key twice is no error to lefthook: the
+// last counts.)
 func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
@@ -34,6 +36,10 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 		case ".toml":
 			if err := toml.Unmarshal(text, new(map[string]any)); err != nil {
 				why = err.Error() // toml: key parallel is already defined
+			}
+		case ".json": // .jsonc may hold comments
+			if err := json.Unmarshal(text, new(any)); err != nil {
+				why = err.Error() // invalid character '}' looking for beginning of object key string
 			}
 		}
 		if why != "" {
