@@ -313,14 +313,6 @@ func TestLefthookSkip(t *testing.T) {
 			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
 			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
-		// A second command or job that runs git-queen, in another file:
-		// lefthook runs the check unless it skips that one too.
-		{"skip: true on git-queen's command, another in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
-			"    q2:\n      run: git-queen hook pre-commit {staged_files}\n    q:\n      skip: true\n"}, "", ""},
-		{"skip: true on git-queen's command, a job in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  jobs:\n" +
-			"    - name: again\n      run: git-queen hook pre-commit\n  commands:\n    q:\n      skip: true\n"}, "", ""},
-		{"skip: on both commands", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
-			"    q2:\n      run: git-queen hook pre-commit\n      only: [merge]\n    q:\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
 		// The last file that sets a command's or job's run: decides what
 		// it runs (lefthook dump shows it): a later one may replace
 		// git-queen's.
