@@ -233,6 +233,10 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// Another command that only mentions git-queen, or whose glob matches
+		// nothing, does not run the check that was skipped.
+		{"skip: true on git-queen's command, and another that echoes its name", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n    notes:\n      run: echo \"git-queen hook pre-commit is skipped\"\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"skip: true on another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: true\n"}, "", ""},
 		{"skip: true commented out", map[string]string{"lefthook-local.yml": "pre-commit:\n  # skip: true\n  parallel: true\n"}, "", ""},
 		{"skip: true in the main configuration", map[string]string{"lefthook.yml": strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1)},
