@@ -233,6 +233,10 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// Another command that only mentions git-queen, or whose glob matches
+		// nothing, does not run the check that was skipped.
+		{"skip: true on git-queen's command, and another that echoes its name", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n    notes:\n      run: echo \"git-queen hook pre-commit is skipped\"\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"skip: true on another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: true\n"}, "", ""},
 		{"skip: true commented out", map[string]string{"lefthook-local.yml": "pre-commit:\n  # skip: true\n  parallel: true\n"}, "", ""},
 		{"skip: true in the main configuration", map[string]string{"lefthook.yml": strings.Replace(main, "      tags:", "      skip: true\n      tags:", 1)},
@@ -301,18 +305,18 @@ func TestLefthookSkip(t *testing.T) {
 			"", `lefthook-local.yml sets only: "true" on git-queen's command, so lefthook skips git-queen's check`},
 		{"TOML: skip a quoted true", map[string]string{"lefthook-local.toml": "[pre-commit]\nskip = \"true\"\n"}, "", ""},
 		{"JSON: skip a quoted true", map[string]string{"lefthook-local.json": `{"pre-commit": {"skip": "true"}}`}, "", ""},
+		// A quoted key is no quoted value: skip: is the boolean true,
+		// and lefthook skips the command (lefthook run shows it).
+		{"skip: true under a quoted key", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      \"skip\": true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"TOML: skip = true under a quoted key", map[string]string{"lefthook-local.toml": "[pre-commit.commands.q]\n'skip' = true\n"},
+			"", "lefthook-local.toml sets skip: true on git-queen's command"},
+		{"JSON: skip: true", map[string]string{"lefthook-local.json": `{"pre-commit": {"commands": {"q": {"skip": true}}}}`},
+			"", "lefthook-local.json sets skip: true on git-queen's command"},
 		{"skip: a command's success, its quotes kept", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip:\n        - run: test -n \"$CI\"\n"},
 			"", `lefthook-local.yml sets skip: run: test -n "$CI" on git-queen's command`},
 		{"only: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "only: [rebase]", 1)},
 			"", "lefthook.yml sets only: rebase on the group around git-queen's command"},
-		// A second command or job that runs git-queen, in another file:
-		// lefthook runs the check unless it skips that one too.
-		{"skip: true on git-queen's command, another in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
-			"    q2:\n      run: git-queen hook pre-commit {staged_files}\n    q:\n      skip: true\n"}, "", ""},
-		{"skip: true on git-queen's command, a job in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  jobs:\n" +
-			"    - name: again\n      run: git-queen hook pre-commit\n  commands:\n    q:\n      skip: true\n"}, "", ""},
-		{"skip: on both commands", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
-			"    q2:\n      run: git-queen hook pre-commit\n      only: [merge]\n    q:\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
 		// The last file that sets a command's or job's run: decides what
 		// it runs (lefthook dump shows it): a later one may replace
 		// git-queen's.
@@ -358,6 +362,12 @@ func TestLefthookSkip(t *testing.T) {
 		{"jobs: a flow list, git-queen's job after another", map[string]string{"lefthook.yml": jobs,
 			"lefthook-local.yml": "pre-commit:\n  jobs: [{name: lint, skip: true}, {name: guard, only: [merge]}]\n"},
 			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+		{"a merge key's flow mapping in git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      <<: {skip: true}\n"},
+			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
+		{"TOML: a quoted dotted key to git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.\"q\" = { skip = true }\n"},
+			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+		{"a command's key with a dot, its flow mapping", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    queen.check:\n      run: git-queen hook pre-commit\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    queen.check: {skip: true}\n"}, "", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
 		{"TOML: skip inside another command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit.commands]\nlint = { skip = true }\n"}, "", ""},
 		{"TOML: skip inside git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q = { skip = true }\n"},
 			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
@@ -365,6 +375,13 @@ func TestLefthookSkip(t *testing.T) {
 		// fails every time, before git-queen's check.
 		{"a key twice in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      skip: false\n"},
 			"", `lefthook cannot load lefthook-local.yml (line 5: mapping key "skip" already defined at line 4)`},
+		{"TOML: a key twice in the local configuration", map[string]string{"lefthook-local.toml": "[pre-commit]\nparallel = true\nparallel = false\n"},
+			"", `lefthook cannot load lefthook-local.toml (toml: key parallel is already defined), so its pre-commit hook fails every time ` +
+				`without running git-queen's check: take out one of the two`},
+		{"JSON: a comma too many", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true,}}`},
+			"", `lefthook cannot load lefthook-local.json (invalid character '}' looking for beginning of object key string), so its pre-commit hook ` +
+				`fails every time without running git-queen's check: correct it`},
+		{"JSON: a key twice, the last counts", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true, "parallel": false}}`}, "", ""},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},

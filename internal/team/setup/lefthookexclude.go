@@ -21,32 +21,11 @@ import (
 // all as lefthook merges them (lefthookMerged); or a later file's run:
 // for the command, which replaces git-queen's with one that does not
 // call it (lefthook runs the last file's run:). "" when lefthook runs it,
-// or h is not lefthook's hook running git-queen. Each file lefthook reads
-// may have a command or job of its own that runs git-queen (a second one
-// in lefthook-local.yml): it is skipped only where each of them is.
+// or h is not lefthook's hook running git-queen.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
 	}
-	why := ""
-	files, _ := lefthookFiles(r.TopLevel, getenv)
-	for _, file := range files {
-		if text, err := readRepoFile(filepath.Join(r.TopLevel, file)); err == nil && callsQueen(lefthookSection(file, text, h.Name), h.Name) {
-			each := *h
-			each.Via = file
-			skipped := r.lefthookCommandSkipped(&each, getenv)
-			if skipped == "" {
-				return ""
-			}
-			why = cmp.Or(why, skipped)
-		}
-	}
-	return why
-}
-
-// lefthookCommandSkipped is lefthookSkipped for the command or job that
-// runs git-queen in h.Via.
-func (r *Repo) lefthookCommandSkipped(h *Hook, getenv func(string) string) string {
 	levels, excludeTags := r.lefthookMerged(h, getenv)
 	if len(levels) < 2 {
 		return ""

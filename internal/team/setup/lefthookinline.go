@@ -91,18 +91,21 @@ func inlineValue(text []byte) []byte {
 // named hook, or of git-queen's command or a group around it, whose names
 // are ours: by its key, or for a list item (a job) by its name: in it;
 // or, under commands, jobs or group, where a word of it is one of them.
-// An unnamed job may be any.
+// An unnamed job may be any, and a merge key's value (<<: {skip: true})
+// is that of the mapping it is in, which may be ours.
 func inlineOurs(before, value []byte, hook string, ours []string) bool {
 	key := ""
 	if c := before[len(before)-1]; c == ':' || c == '=' {
 		line := before[bytes.LastIndexAny(before, "\n{,")+1 : len(before)-1]
 		key = strings.Trim(string(line), " \t-\"'")
-		key = key[strings.LastIndex(key, ".")+1:] // TOML's dotted key: its last
+		if dot := strings.LastIndex(key, "."); dot >= 0 && !slices.Contains(ours, key) { // a key of ours may have a dot
+			key = strings.Trim(key[dot+1:], " \t\"'") // TOML's dotted key: its last, unquoted
+		}
 	} else if m := inlineName().FindSubmatch(value); m != nil {
 		key = string(m[1])
 	}
 	switch key {
-	case "", hook:
+	case "", hook, "<<":
 		return true
 	case "commands", "jobs", "group":
 		words := strings.FieldsFunc(string(value), func(r rune) bool { return strings.ContainsRune(" \t\r\n{}[],:=\"'", r) })

@@ -79,7 +79,7 @@ func (r *Repo) lefthookMerged(h *Hook, getenv func(string) string) (levels []lef
 	}
 	set := func(s *lefthookSetting, file string, doc []byte, name string) {
 		if section := lefthookSection(file, doc, name); len(section) > 0 {
-			*s = lefthookSetting{file, lefthookList(file, doc, name), bytes.ContainsAny(uncommented(section), `"'`)}
+			*s = lefthookSetting{file, lefthookList(file, doc, name), quotedValue(file, section)}
 		}
 	}
 	read := func(l *lefthookLevel, file string, doc []byte) {
@@ -116,6 +116,17 @@ func (r *Repo) lefthookMerged(h *Hook, getenv func(string) string) (levels []lef
 		}
 	}
 	return levels, excludeTags
+}
+
+// quotedValue says whether the value of a key's section (a JSON one is
+// the value alone) has quotes, after the key, which may have its own
+// ("skip": true is the boolean).
+func quotedValue(file string, section []byte) bool {
+	section = uncommented(section)
+	if ext := filepath.Ext(file); ext != ".json" && ext != ".jsonc" {
+		section = section[bytes.IndexAny(section, ":=")+1:] // the key's : or =
+	}
+	return bytes.ContainsAny(section, `"'`)
 }
 
 // lefthookJob is the last job named name in the jobs: list of doc (a
