@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,9 +95,11 @@ func (r *objectReader) locate(oid []byte) (p *packFile, off int64, loose *os.Fil
 func (r *objectReader) packList() []*packFile {
 	r.listPacks.Do(func() {
 		for _, dir := range r.dirs {
-			idxs, _ := filepath.Glob(filepath.Join(dir, "pack", "pack-*.idx"))
+			// A pattern within the directory: its path may hold glob characters.
+			packDir := filepath.Join(dir, "pack")
+			idxs, _ := fs.Glob(os.DirFS(packDir), "pack-*.idx")
 			for _, idx := range idxs {
-				if p, err := openPack(idx); err == nil {
+				if p, err := openPack(filepath.Join(packDir, idx)); err == nil {
 					r.packs = append(r.packs, p)
 				}
 			}
