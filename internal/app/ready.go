@@ -336,9 +336,13 @@ func streamMatches(s *store.Store, cfg *schema.Config, top string) ([]string, er
 		if rule.Format != "st" {
 			continue
 		}
-		found, err := filepath.Glob(filepath.Join(top, filepath.FromSlash(strings.TrimPrefix(rule.Path, "/"))))
-		if err == nil { // a pattern Glob cannot read matches nothing here
-			matches = append(matches, found...)
+		// Within top: its path may hold glob characters.
+		found, err := fs.Glob(os.DirFS(top), path.Clean(strings.TrimPrefix(rule.Path, "/")))
+		if err != nil { // a pattern Glob cannot read matches nothing here
+			continue
+		}
+		for _, f := range found {
+			matches = append(matches, filepath.Join(top, filepath.FromSlash(f)))
 		}
 	}
 	return matches, nil

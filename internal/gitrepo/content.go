@@ -154,11 +154,18 @@ func (c *Content) Head(ch Change) (data []byte, ok bool, err error) {
 // archive log staged beside its log).
 func (c *Content) Read(name string) ([]byte, bool, error) { return c.blob("", name) }
 
-// blob reads the blob id (hex) in process, else asks git for name.
+// blob reads the blob id (hex) in process, else asks git for name. A
+// damaged object is an error: git, asked for it, would not say so (its
+// `cat-file --batch` announces the size the header claims, sends the few
+// bytes that inflate, and waits for the next name).
 func (c *Content) blob(id, name string) ([]byte, bool, error) {
 	if oid, err := hex.DecodeString(id); err == nil && len(oid) == oidLen {
-		if kind, data, err := c.objects.Read(oid); err == nil && kind == "blob" {
+		kind, data, err := c.objects.Read(oid)
+		if err == nil && kind == "blob" {
 			return data, true, nil
+		}
+		if err != nil && !IsNotInProcess(err) {
+			return nil, false, err
 		}
 	}
 	if c.git == nil {

@@ -156,22 +156,14 @@ func TestForgetOnlyDropsMappedPages(t *testing.T) {
 	text := strings.Repeat(`{"id":"qm-1","body":"forgotten and read again"}`+"\n", 100000)
 	testgit.Write(t, repo, "log.jsonl", text)
 	testgit.Run(t, repo, "add", "log.jsonl")
-	r, err := Discover(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, err := r.Staged()
-	if err != nil || len(changes) != 1 {
-		t.Fatalf("%v %v", changes, err)
-	}
-	c := r.OpenContent()
+	c, change := openOnlyChange(t, repo)
 	defer c.Close()
 	heap := []byte(text)
 	c.Forget(heap)
 	if string(heap) != text {
 		t.Fatal("Forget changed bytes of the heap")
 	}
-	data, release, err := c.Staged(changes[0])
+	data, release, err := c.Staged(change)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +172,21 @@ func TestForgetOnlyDropsMappedPages(t *testing.T) {
 	if string(data) != text {
 		t.Fatal("a forgotten mapping reads back other bytes")
 	}
+}
+
+// openOnlyChange opens a Content reader on repo, whose index must hold
+// one change, and returns that change.
+func openOnlyChange(t *testing.T, repo string) (*Content, Change) {
+	t.Helper()
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := r.Staged()
+	if err != nil || len(changes) != 1 {
+		t.Fatalf("%v %v", changes, err)
+	}
+	return r.OpenContent(), changes[0]
 }
 
 // Staged returns the bytes the commit will hold at ch.Path. The bytes may

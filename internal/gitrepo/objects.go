@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,9 +95,11 @@ func (r *objectReader) locate(oid []byte) (p *packFile, off int64, loose *os.Fil
 func (r *objectReader) packList() []*packFile {
 	r.listPacks.Do(func() {
 		for _, dir := range r.dirs {
-			idxs, _ := filepath.Glob(filepath.Join(dir, "pack", "pack-*.idx"))
+			// A pattern within the directory: its path may hold glob characters.
+			packDir := filepath.Join(dir, "pack")
+			idxs, _ := fs.Glob(os.DirFS(packDir), "pack-*.idx")
 			for _, idx := range idxs {
-				if p, err := openPack(idx); err == nil {
+				if p, err := openPack(filepath.Join(packDir, idx)); err == nil {
 					r.packs = append(r.packs, p)
 				}
 			}
@@ -132,7 +136,7 @@ func (r *objectReader) inflate(src io.Reader, size int) ([]byte, error) {
 // its type and size from its header, inflating only those few bytes, and
 // with content its content, inflated into one buffer of the size the
 // header gives (reading it whole with a growing buffer copied a large blob
-// many times over).
+// many times over), or as it inflates past maxObjectSize.
 func readLoose(f *os.File, name string, content bool) (kind string, size int64, data []byte, err error) {
 	defer f.Close()
 	var src io.Reader = f
@@ -145,9 +149,7 @@ func readLoose(f *os.File, name string, content bool) (kind string, size int64, 
 		var rest []byte
 		kind, size, rest, err = readLooseHeader(z)
 		if err == nil && content {
-			data = make([]byte, size)
-			copy(data, rest)
-			_, err = io.ReadFull(z, data[len(rest):])
+			data, err = readSized(io.MultiReader(bytes.NewReader(rest), z), size)
 		}
 	}
 	if err != nil {
@@ -177,6 +179,28 @@ func readLooseHeader(z io.Reader) (kind string, size int64, rest []byte, err err
 // maxObjectSize bounds the commits and trees read (a damaged size must
 // not allocate gigabytes); anything larger is left to git.
 const maxObjectSize = 1 << 28
+
+// readSized reads n bytes from r. A size an object claims is trusted
+// only as far as its bytes arrive: no more than maxObjectSize is
+// allocated before they do, so a damaged header that claims a terabyte
+// is an error at the end of its few bytes, not a process out of memory.
+func readSized(r io.Reader, n int64) ([]byte, error) {
+	data := make([]byte, 0, min(n, maxObjectSize))
+	for int64(len(data)) < n {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, int(min(n-int64(len(data)), int64(len(data)))))
+		}
+		m, err := io.ReadFull(r, data[len(data):min(int64(cap(data)), n)])
+		data = data[:len(data)+m]
+		if errors.Is(err, io.EOF) {
+			return nil, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return data, nil
+}
 
 // maxDeltaDepth bounds delta chains (git's own limit is 4095).
 const maxDeltaDepth = 10000

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 func TestApplyDelta(t *testing.T) {
@@ -106,4 +111,25 @@ func FuzzReadPacked(f *testing.F) {
 			r.readPacked(p, int64(off), 0, true)
 		}
 	})
+}
+
+// Packs are found in a repository whose path holds glob characters (a
+// pattern over the path matched none, and every packed object went to git).
+func TestPacksFoundUnderAGlobLikePath(t *testing.T) {
+	testgit.Isolate(t)
+	repo := filepath.Join(testgit.TempDir(t), "g[1]")
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, repo, "init", "-q", "-b", "main")
+	testgit.Write(t, repo, "README", "packed\n")
+	testgit.Run(t, repo, "add", "README")
+	testgit.Run(t, repo, "commit", "-q", "-m", "initial")
+	testgit.Run(t, repo, "repack", "-adq")
+	oid, _ := hex.DecodeString(testgit.Run(t, repo, "rev-parse", "HEAD"))
+	objs := OpenObjects(filepath.Join(repo, ".git"))
+	defer objs.Close()
+	if kind, _, err := objs.Read(oid); err != nil || kind != "commit" {
+		t.Fatalf("HEAD read in process: %q, %v", kind, err)
+	}
 }

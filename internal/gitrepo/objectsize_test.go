@@ -1,9 +1,12 @@
 package gitrepo
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,5 +95,33 @@ func TestReadTypedAtMostSkipsLargeObjects(t *testing.T) {
 	kind, data, ok, err := b.ReadTypedAtMost(strings.TrimSpace(small), 4999)
 	if err != nil || !ok || kind != "blob" || string(data) != "s" {
 		t.Fatalf("small after big: %q %q %v %v", kind, data, ok, err)
+	}
+}
+
+// A staged loose object whose header claims a terabyte is an error, not an
+// allocation of what it claims (which killed the hook, out of memory) nor
+// a wait for bytes git will not send.
+func TestLooseObjectClaimingATerabyte(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	testgit.Write(t, repo, "log.jsonl", "abc")
+	testgit.Run(t, repo, "add", "log.jsonl")
+	id := strings.TrimSpace(testgit.Run(t, repo, "rev-parse", ":log.jsonl"))
+	var lie bytes.Buffer
+	z := zlib.NewWriter(&lie)
+	z.Write([]byte("blob 1099511627776\x00abc"))
+	z.Close()
+	path := filepath.Join(repo, ".git", "objects", id[:2], id[2:])
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, lie.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testgit.Write(t, repo, "log.jsonl", "not the staged bytes") // read from the object store
+	c, change := openOnlyChange(t, repo)
+	defer c.Close()
+	if data, _, err := c.Staged(change); err == nil || !strings.Contains(err.Error(), id) {
+		t.Errorf("read %d bytes, %v; want an error naming the object", len(data), err)
 	}
 }

@@ -172,20 +172,27 @@ func versionOrder(c *checker, f *Format, data []byte, prev *Digest, tail []byte,
 		}
 	}
 	if prev != nil {
-		want := map[uint64]string{}
-		for _, v := range versions {
-			want[lineSum([]byte(v.id))|1] = v.id
+		// Ids by key hash: two ids of the tail may share one (lineSum is
+		// two CRCs, which can be made to collide).
+		want := map[uint64][]string{}
+		for _, id := range order {
+			h := lineSum([]byte(id)) | 1
+			want[h] = append(want[h], id)
 		}
 		for _, e := range prev.Entries {
-			id, ok := want[e.Key]
-			if !ok {
+			ids := want[e.Key]
+			if len(ids) == 0 {
 				continue
 			}
 			raw := data[e.Off : e.Off+uint64(e.Len)]
-			if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil || !jsonline.StringEquals(vals[0], id) {
+			if jsonline.ObjectFields(raw, keys[:1], vals[:1]) != nil {
+				continue
+			}
+			i := slices.IndexFunc(ids, func(id string) bool { return jsonline.StringEquals(vals[0], id) })
+			if i < 0 {
 				continue // another id with the same hash
 			}
-			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), byID[id]; newer(v, h.current) {
+			if v, h := (version{int(e.No), raw, timeOf(e.Time)}), byID[ids[i]]; newer(v, h.current) {
 				h.current = v
 			}
 		}

@@ -369,7 +369,7 @@ func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err 
 // readMapped maps the file at path and hands the mapping and the file's
 // stat to use. A file that is missing or empty, cannot be mapped, or
 // shrinks under the mapping (the fault is caught) goes to read instead,
-// which reads it normally.
+// which reads it normally. Any other panic of use goes on.
 func readMapped(path string, use func(data []byte, info os.FileInfo), read func() error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -393,7 +393,11 @@ func readMapped(path string, use func(data []byte, info os.FileInfo), read func(
 	defer release()
 	faulted := true
 	func() {
-		defer func() { _ = recover() }()
+		defer func() {
+			if r := recover(); r != nil && !isFault(r) {
+				panic(r) // a bug, not a file that shrank
+			}
+		}()
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		use(data, info)
 		faulted = false

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/base/mapfile"
 )
 
 // checkSelectAgrees compares Select (no filters) with Materialize: the same
@@ -129,4 +131,26 @@ func TestSelectFileSurvivesTruncationUnderTheMapping(t *testing.T) {
 	if !truncated || len(entries) != 0 {
 		t.Fatalf("after truncation: %d entries (the re-read file is empty)", len(entries))
 	}
+}
+
+// Only a fault of the mapping sends the file to be read again: any other
+// panic of the reader is a bug, and goes on rather than being hidden.
+func TestReadMappedLetsABugPanic(t *testing.T) {
+	if !mapfile.Mapped {
+		t.Skip("files are read, not mapped, here")
+	}
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	if err := os.WriteFile(path, []byte(`{"id":"a"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readAgain := false
+	defer func() {
+		if r := recover(); r != "bug" {
+			t.Errorf("recovered %v, want the reader's panic", r)
+		}
+		if readAgain {
+			t.Error("the file was read again after the reader's panic")
+		}
+	}()
+	_ = readMapped(path, func([]byte, os.FileInfo) { panic("bug") }, func() error { readAgain = true; return nil })
 }

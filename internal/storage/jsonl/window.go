@@ -49,7 +49,7 @@ func mapLines(f *os.File, off, size, want int64) (data []byte, release func(), e
 func whileMapped(name string, fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+			if !isFault(r) {
 				panic(r)
 			}
 			err = fmt.Errorf("%s shrank while it was being rewritten (another program wrote it without the lock?): %v", name, r)
@@ -57,4 +57,12 @@ func whileMapped(name string, fn func() error) (err error) {
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	return fn()
+}
+
+// isFault says whether r, a recovered panic, is a memory fault that
+// debug.SetPanicOnFault turned into a panic (its error has the faulting
+// address), not a bug to let crash.
+func isFault(r any) bool {
+	_, fault := r.(interface{ Addr() uintptr })
+	return fault
 }

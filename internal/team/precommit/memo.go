@@ -207,7 +207,15 @@ func writeDigest(dir, path, head, id string, d *schema.Digest) {
 		}
 	}
 	_ = os.WriteFile(owners, []byte(head+" "+id+"\n"), 0o644)
-	if old, _ := filepath.Glob(filepath.Join(dir, "*.digest")); len(old) > maxDigests {
+	// Listed, not globbed: the repository's path may hold glob characters.
+	entries, _ := os.ReadDir(dir)
+	var old []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".digest") {
+			old = append(old, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(old) > maxDigests {
 		keepNewest(old, maxDigests)
 	}
 }

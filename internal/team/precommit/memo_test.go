@@ -2,12 +2,15 @@ package precommit
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/git-queen/git-queen/internal/format/schema"
 )
 
 // memoOf is the memo entry of the blob the index holds at path.
@@ -150,5 +153,28 @@ func TestAPathKeepsTwoDigests(t *testing.T) {
 	head := strings.TrimSpace(f.git(t, "rev-parse", "HEAD:"+logPath))
 	if len(digests) != 2 || !slices.Contains(digests, digestPath(dir, head)) {
 		t.Errorf("digests %v; want two, HEAD's (%s) among them", digests, head)
+	}
+}
+
+// The directory keeps the newest maxDigests digests, also in a repository
+// whose path holds glob characters (a pattern over the path matched
+// nothing there, and nothing was ever removed).
+func TestDigestsArePrunedUnderAGlobLikePath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "g[1]", ".git", "queen-cache", "blobs")
+	for i := range maxDigests + 3 {
+		writeDigest(dir, fmt.Sprintf("log%d.jsonl", i), "", fmt.Sprintf("%040d", i), &schema.Digest{})
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".digest") {
+			n++
+		}
+	}
+	if n != maxDigests {
+		t.Errorf("%d digests kept, want %d", n, maxDigests)
 	}
 }

@@ -16,7 +16,12 @@ import (
 func newRepo(t *testing.T) *Repo {
 	t.Helper()
 	testgit.Isolate(t)
-	top := testgit.Init(t)
+	return newRepoAt(t, testgit.Init(t))
+}
+
+// newRepoAt is newRepo for the repository at top.
+func newRepoAt(t *testing.T, top string) *Repo {
+	t.Helper()
 	r, err := NewRepo(top)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +279,19 @@ func TestDoctorSaysWhenAFreshCloneLacksTheDriver(t *testing.T) {
 }
 
 func TestDoctorFindsLeftoversBadLogsAndTornWrites(t *testing.T) {
-	r := newRepo(t)
+	t.Run("plain path", func(t *testing.T) { doctorFindsLeftovers(t, newRepo(t)) })
+	t.Run("glob-like path", func(t *testing.T) {
+		testgit.Isolate(t)
+		top := filepath.Join(testgit.TempDir(t), "g[1]")
+		if err := os.Mkdir(top, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		testgit.Run(t, top, "init", "-q", "-b", "main")
+		doctorFindsLeftovers(t, newRepoAt(t, top))
+	})
+}
+
+func doctorFindsLeftovers(t *testing.T, r *Repo) {
 	os.MkdirAll(r.StoreDir, 0o755)
 	os.WriteFile(filepath.Join(r.StoreDir, ".queen_messages.jsonl.tmp-123"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(r.StoreDir, "queen_messages.jsonl"), []byte("not json\n"), 0o644)

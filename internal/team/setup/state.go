@@ -168,9 +168,11 @@ func (r *Repo) sharedIdentity() bool {
 	return !cfg.Bool("extensions.worktreeConfig") && worktree != "" && r.worktreeCount() == 1
 }
 
-// storeFiles lists the logs of the live store: those this clone wrote, and
-// those sync received.
-func (r *Repo) storeFiles() []string {
+// storeFiles lists the files of the live store whose names match pattern
+// ("*.jsonl": its logs): those this clone wrote, and those sync received.
+// Names are matched in a listing of each directory, never by a pattern
+// over its path, which may hold glob characters.
+func (r *Repo) storeFiles(pattern string) []string {
 	var files []string
 	for _, dir := range []string{r.StoreDir, filepath.Join(r.StoreDir, store.ReceivedDir)} {
 		entries, err := os.ReadDir(dir)
@@ -178,7 +180,7 @@ func (r *Repo) storeFiles() []string {
 			continue
 		}
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			if match, _ := filepath.Match(pattern, e.Name()); match && !e.IsDir() {
 				files = append(files, filepath.Join(dir, e.Name()))
 			}
 		}
@@ -229,7 +231,7 @@ func (r *Repo) checkStore(f string, received bool) (problem, repeat string) {
 }
 
 func (r *Repo) checkStores() Check {
-	files := r.storeFiles()
+	files := r.storeFiles("*.jsonl")
 	if len(files) == 0 {
 		return ok("stores", "no logs yet in %s", r.StoreDir)
 	}
@@ -261,9 +263,7 @@ func (r *Repo) checkStores() Check {
 // repository lock is held now. An flock dies with its process, so a held
 // lock is a running (perhaps hung) git-queen, never a stale file.
 func (r *Repo) checkLeftovers() Check {
-	tmps, _ := filepath.Glob(filepath.Join(r.StoreDir, ".*.tmp-*"))
-	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, ".*.tmp-*"))
-	tmps = append(tmps, more...)
+	tmps := r.storeFiles(".*.tmp-*")
 	lockPath := filepath.Join(r.CommonDir, workspace.LockName)
 	lock := "the repository lock is free"
 	if _, err := os.Stat(lockPath); err == nil {
@@ -292,9 +292,7 @@ func (r *Repo) checkLeftovers() Check {
 // checkQuarantine reports torn tails that appends set aside. They need a
 // person: the file says where each came from.
 func (r *Repo) checkQuarantine() Check {
-	files, _ := filepath.Glob(filepath.Join(r.StoreDir, "*.quarantine"))
-	more, _ := filepath.Glob(filepath.Join(r.StoreDir, store.ReceivedDir, "*.quarantine"))
-	files = append(files, more...)
+	files := r.storeFiles("*.quarantine")
 	if len(files) == 0 {
 		return ok("quarantine", "no torn writes set aside")
 	}
