@@ -65,10 +65,14 @@ func visitCache(path string, q Query, cachePath string, visit func(*Entry) error
 	defer release()
 	// Caches are replaced by a rename and logs only grow, so a fault
 	// here is an I/O error or a log truncated under us: before the first
-	// visit, the usual selection copes with either.
+	// visit, the usual selection copes with either. Any other panic is a
+	// bug (the caller's visit's among them), and goes on.
 	visiting := false
 	defer func() {
 		if r := recover(); r != nil {
+			if !isFault(r) {
+				panic(r)
+			}
 			problems, done, err = nil, visiting, nil
 			if visiting {
 				err = fmt.Errorf("read %s: %v", cachePath, r)

@@ -199,3 +199,24 @@ func TestHolds(t *testing.T) {
 		t.Error("an empty set holds nothing")
 	}
 }
+
+// A panic of the caller's visit, or any that is no memory fault, is a
+// bug: visitCache lets it through rather than reporting a read error.
+func TestVisitCacheLetsABugPanic(t *testing.T) {
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "log.jsonl"), filepath.Join(dir, "cache", "q")
+	q := Query{Fields: []string{"to"}, Versions: testVersions, Lean: true}
+	if err := os.WriteFile(path, []byte(`{"id":"a","to":"ann","at":"2026-01-01T00:00:00Z"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := SelectFileCached(path, q, cache); err != nil { // saves the cache
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r != "bug" {
+			t.Errorf("recovered %v, want the visit's panic", r)
+		}
+	}()
+	_, done, err := visitCache(path, q, cache, func(*Entry) error { panic("bug") })
+	t.Errorf("visitCache returned (%v, %v) after its visit panicked", done, err)
+}
