@@ -217,6 +217,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 		// rebuild: the last push found objects of the local ledger missing,
 		// so the next round builds on a ledger rebuilt from the live store.
 		rebuild, rebuiltOnce := false, false
+		// refetched: a round found objects of the fetched ledger missing
+		// here, and the ledger was fetched again whole (see missingHere).
+		refetched := false
 		for attempt := 1; ; attempt++ {
 			res.Attempts = attempt
 			began := time.Now()
@@ -246,10 +249,22 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				return err
 			}
 			r, err := s.round(rm.Key, fetched, st, rebuild)
+			if _, ok := errors.AsType[*missingHere](err); ok && !refetched {
+				refetched = true
+				fetched, err = s.refetch(rm)
+				s.note(rm, "fetch", err)
+				if err != nil {
+					return err
+				}
+				r, err = s.round(rm.Key, fetched, st, rebuild)
+			}
 			rebuild = false
-			if _, ok := errors.AsType[*localDamage](err); ok {
-				// Found reading this clone's ledger mid-round: the round
-				// is undone (see loadState); run it on a rebuilt one.
+			_, lostHere := errors.AsType[*missingHere](err)
+			if _, ok := errors.AsType[*localDamage](err); ok || lostHere {
+				// Found reading this clone's ledger mid-round, or missing
+				// here though fetched again whole (this clone's ledger
+				// lacks it): the round is undone (see loadState); run it
+				// on a rebuilt one.
 				r, err = s.round(rm.Key, fetched, st, true)
 			}
 			if err != nil {
