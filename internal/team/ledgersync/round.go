@@ -126,8 +126,13 @@ func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bo
 			}
 		}
 		s.trace("acted")
-		if local, err = s.recordOn(local, &marks); err != nil {
-			return errors.Join(ownDamage(err), s.cutBack(before))
+		if local, err = s.recordOn(local, &marks); ledger.IsDamage(err) {
+			// The round runs again on a ledger rebuilt from the live
+			// store, which holds what the caller appended: the caller
+			// does not append it again, so it stays.
+			return ownDamage(err)
+		} else if err != nil {
+			return errors.Join(err, s.cutBack(before))
 		}
 		s.trace("recorded again")
 		r.local, r.marks = local, marks
