@@ -37,10 +37,7 @@ func TestObjectsLostHereAreFetchedAgainNotBlamedOnTheRemote(t *testing.T) {
 	if _, err := FetchLedger(a.s, "origin", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	lost := testgit.Run(t, a.dir, "rev-parse", ledger.TrackingRef("origin")+":reservations")
-	if err := os.Remove(filepath.Join(a.dir, ".git", "objects", lost[:2], lost[2:])); err != nil {
-		t.Fatalf("the tree %s is not a loose object: %v", lost, err)
-	}
+	lost := a.lose(t, ledger.TrackingRef("origin")+":reservations")
 	// The remote's next commit keeps that tree; its fetch does not bring it.
 	b.send(t, "bob", "ann", "after")
 	b.sync(t)
@@ -52,14 +49,21 @@ func TestObjectsLostHereAreFetchedAgainNotBlamedOnTheRemote(t *testing.T) {
 	if got := a.inbox(t, "ann"); len(got) != 1 || !strings.Contains(got[0], " after ") {
 		t.Fatalf("ann's inbox in a: %v", got)
 	}
-	active, err := (&reservations.Store{S: a.s}).Active(c.now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(active, func(l reservations.Live) bool { return l.Droid == "bob" }) {
-		t.Fatalf("a lacks bob's reservation: %+v", active)
+	if got := a.holds(t, c.now()); !slices.Contains(got, "bob src/**") {
+		t.Fatalf("a lacks bob's reservation: %v", got)
 	}
 	// The remote still holds everything bob pushed.
 	bobs := testgit.Run(t, b.dir, "rev-parse", ledger.Ref)
 	testgit.Run(t, r.Dir, "merge-base", "--is-ancestor", bobs, ledger.Ref)
+}
+
+// lose deletes from c's repository the loose object rev names, as a gc
+// --prune=now does, and returns its id.
+func (c *clone) lose(t *testing.T, rev string) string {
+	t.Helper()
+	id := testgit.Run(t, c.dir, "rev-parse", rev)
+	if err := os.Remove(filepath.Join(c.dir, ".git", "objects", id[:2], id[2:])); err != nil {
+		t.Fatalf("%s (%s) is not a loose object: %v", rev, id, err)
+	}
+	return id
 }

@@ -1,15 +1,12 @@
 package ledgersync
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
-	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // A grant appended in a round that then finds this clone's own ledger
@@ -26,10 +23,7 @@ func TestAGrantSurvivesTheRebuildOfADamagedLedger(t *testing.T) {
 	if _, err := a.sy.Reserve("origin", reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true}); err != nil {
 		t.Fatal(err)
 	}
-	lost := testgit.Run(t, a.dir, "rev-parse", ledger.Ref+":reservations")
-	if err := os.Remove(filepath.Join(a.dir, ".git", "objects", lost[:2], lost[2:])); err != nil {
-		t.Fatalf("the tree %s is not a loose object: %v", lost, err)
-	}
+	a.lose(t, ledger.Ref+":reservations")
 	res, err := a.sy.Reserve("origin", reservations.Request{Patterns: []string{"src/**"}, Droid: "ann", Exclusive: true})
 	if err != nil || len(res.Granted) != 1 || res.Sync.Rebuilt == "" {
 		t.Fatalf("reserve on a damaged ledger: %v (%+v)", err, res)
@@ -37,15 +31,7 @@ func TestAGrantSurvivesTheRebuildOfADamagedLedger(t *testing.T) {
 	b := newClone(t, r, c)
 	b.sync(t)
 	for _, cl := range []*clone{a, b} {
-		active, err := (&reservations.Store{S: cl.s}).Active(c.now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, l := range active {
-			got = append(got, l.Droid+" "+l.Pattern)
-		}
-		if !slices.Contains(got, "ann src/**") {
+		if got := cl.holds(t, c.now()); !slices.Contains(got, "ann src/**") {
 			t.Fatalf("%s: the grant reserve reported is not active: %v", cl.dir, got)
 		}
 	}
