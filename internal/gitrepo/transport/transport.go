@@ -75,8 +75,21 @@ func failure(stderr string, err error) *Error {
 // limit: quietly, without tags, FETCH_HEAD or submodules, pruning what the
 // refspec no longer finds there. The error is an *Error.
 func Fetch(dir, remote, refspec string, limit time.Duration) error {
-	_, stderr, err := run(dir, limit, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune",
-		"--no-recurse-submodules", "--", remote, refspec)
+	return fetch(dir, remote, refspec, limit)
+}
+
+// Refetch is Fetch without negotiation (git fetch --refetch, git 2.36):
+// every object refspec reaches comes again, as in a fresh clone. A
+// repository that lost an object while one of its refs still reaches it
+// gets it back so: a plain fetch takes that ref's word that the object is
+// here, and never sends it.
+func Refetch(dir, remote, refspec string, limit time.Duration) error {
+	return fetch(dir, remote, refspec, limit, "--refetch")
+}
+
+func fetch(dir, remote, refspec string, limit time.Duration, options ...string) error {
+	args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--no-recurse-submodules"}, options...)
+	_, stderr, err := run(dir, limit, append(args, "--", remote, refspec)...)
 	if err != nil {
 		return failure(stderr, err)
 	}

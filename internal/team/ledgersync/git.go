@@ -40,13 +40,27 @@ func (s *Syncer) fetch(rm Remote) (object.ID, error) {
 	if tip, ok := s.upToDate(rm); ok {
 		return tip, nil
 	}
+	return s.fetchWith(rm, transport.Fetch)
+}
+
+// refetch fetches the remote's ledger again with every object it reaches
+// (transport.Refetch), for a round that found one of them missing here:
+// git checks what a fetch brings, so the remote did not lose it; this
+// repository did, while a ref of its own still claims it.
+func (s *Syncer) refetch(rm Remote) (object.ID, error) {
+	return s.fetchWith(rm, transport.Refetch)
+}
+
+// fetchWith runs fetch (transport's Fetch or Refetch) with the network
+// timeout, and again while another fetch holds the tracking ref's lock.
+func (s *Syncer) fetchWith(rm Remote, fetch func(dir, remote, refspec string, limit time.Duration) error) (object.ID, error) {
 	limit, err := s.timeout()
 	if err != nil {
 		return object.ZeroID, err
 	}
 	var lastErr error
 	for attempt := range 4 {
-		err := transport.Fetch(s.gitDir(), rm.Arg, ledger.FetchRefspec(rm.Arg), limit)
+		err := fetch(s.gitDir(), rm.Arg, ledger.FetchRefspec(rm.Arg), limit)
 		if err == nil {
 			s.ledger.Refresh()
 			return s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))

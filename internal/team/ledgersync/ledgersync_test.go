@@ -98,6 +98,22 @@ func (c *clone) inbox(t *testing.T, droid string) []string {
 	return out
 }
 
+// holds are the reservations active in c at now, as "droid pattern",
+// sorted.
+func (c *clone) holds(t *testing.T, now time.Time) []string {
+	t.Helper()
+	active, err := (&reservations.Store{S: c.s}).Active(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range active {
+		out = append(out, l.Droid+" "+l.Pattern)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ledgerLines are every line of the local ledger, to look for repeats.
 func (c *clone) ledgerLines(t *testing.T) []string {
 	t.Helper()
@@ -417,16 +433,7 @@ func TestReserveThroughTheRemoteGrantsOnce(t *testing.T) {
 	}
 	a.sync(t)
 	for _, cl := range []*clone{a, b} {
-		active, err := (&reservations.Store{S: cl.s}).Active(c.now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, l := range active {
-			got = append(got, l.Droid+" "+l.Pattern)
-		}
-		slices.Sort(got)
-		if want := []string{"ann lib/x/**", "ann src/**"}; !slices.Equal(got, want) {
+		if got, want := cl.holds(t, c.now()), []string{"ann lib/x/**", "ann src/**"}; !slices.Equal(got, want) {
 			t.Fatalf("%s: active %v, want %v", cl.dir, got, want)
 		}
 	}

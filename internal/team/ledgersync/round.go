@@ -58,6 +58,20 @@ type localDamage struct{ err error }
 func (e *localDamage) Error() string { return "this clone's ledger is damaged: " + e.err.Error() }
 func (e *localDamage) Unwrap() error { return e.err }
 
+// missingHere is an object of the remote's ledger, as fetched, that this
+// repository lacks. git checks that a fetch brought every object its refs
+// reach, so the remote is not to blame: this repository lost the object
+// (a gc --prune=now beside a sync, a fetch killed after writing its pack)
+// while a ref of its own still claims it, and no fetch sends it again.
+// The sync fetches the remote's ledger again whole and runs the round
+// again, rather than set the remote's ledger aside and push over it.
+type missingHere struct{ err error }
+
+func (e *missingHere) Error() string {
+	return "an object of the remote's ledger is missing from this repository: " + e.err.Error()
+}
+func (e *missingHere) Unwrap() error { return e.err }
+
 // ownDamage turns damage found while reading this clone's ledger into a
 // localDamage; other errors pass.
 func ownDamage(err error) error {
@@ -112,8 +126,13 @@ func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bo
 			}
 		}
 		s.trace("acted")
-		if local, err = s.recordOn(local, &marks); err != nil {
-			return errors.Join(ownDamage(err), s.cutBack(before))
+		if local, err = s.recordOn(local, &marks); ledger.IsDamage(err) {
+			// The round runs again on a ledger rebuilt from the live
+			// store, which holds what the caller appended: the caller
+			// does not append it again, so it stays.
+			return ownDamage(err)
+		} else if err != nil {
+			return errors.Join(err, s.cutBack(before))
 		}
 		s.trace("recorded again")
 		r.local, r.marks = local, marks
@@ -384,6 +403,9 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		if err == nil {
 			return func() { tree, out = merged, append(out, c) }, false, nil
+		}
+		if d, ok := errors.AsType[*ledger.DamageError](err); ok && d.Missing {
+			return nil, true, &missingHere{err}
 		}
 		if ledger.IsDamage(err) && c == r.fetched {
 			note := damageNote(r.remote, c, err, s.S.Now())

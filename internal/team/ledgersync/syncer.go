@@ -217,6 +217,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 		// rebuild: the last push found objects of the local ledger missing,
 		// so the next round builds on a ledger rebuilt from the live store.
 		rebuild, rebuiltOnce := false, false
+		// refetched: a round found objects of the fetched ledger missing
+		// here, and the ledger was fetched again whole (see missingHere).
+		refetched := false
 		for attempt := 1; ; attempt++ {
 			res.Attempts = attempt
 			began := time.Now()
@@ -245,13 +248,8 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if err := s.at("fetched"); err != nil {
 				return err
 			}
-			r, err := s.round(rm.Key, fetched, st, rebuild)
+			r, err := s.repairedRound(rm, &fetched, st, rebuild, &refetched)
 			rebuild = false
-			if _, ok := errors.AsType[*localDamage](err); ok {
-				// Found reading this clone's ledger mid-round: the round
-				// is undone (see loadState); run it on a rebuilt one.
-				r, err = s.round(rm.Key, fetched, st, true)
-			}
 			if err != nil {
 				return err
 			}
@@ -338,6 +336,34 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 		}
 	})
 	return res, err
+}
+
+// repairedRound runs a round, and runs it again when it found this
+// repository short (the failed round is undone: see loadState): on the
+// remote's ledger fetched again whole when objects of it are missing here
+// (missingHere; once a sync, *refetched says it was done), and on a ledger
+// rebuilt from the live store when this clone's own ledger is damaged, or
+// objects are missing still (once).
+func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild bool, refetched *bool) (*round, error) {
+	r, err := s.round(rm.Key, *fetched, st, rebuild)
+	for retried := false; ; {
+		_, lostHere := errors.AsType[*missingHere](err)
+		_, damaged := errors.AsType[*localDamage](err)
+		switch {
+		case lostHere && !*refetched:
+			*refetched = true
+			*fetched, err = s.refetch(rm)
+			s.note(rm, "fetch", err)
+			if err != nil {
+				return r, err
+			}
+		case (lostHere || damaged) && !retried:
+			retried, rebuild = true, true
+		default:
+			return r, err
+		}
+		r, err = s.round(rm.Key, *fetched, st, rebuild)
+	}
 }
 
 // hiddenAfter is how many fetches in a row, each after a push that lost
