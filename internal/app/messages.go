@@ -58,10 +58,12 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 			return nil, usagef("msg send", "give a %s, or a body whose first line can serve as one", wording.Param("subject"))
 		}
 	}
-	// The domain takes any stored id (a notification about an old
-	// assignment may carry one); a droid names only new-style ids.
-	if err := records.ValidateNewIssueID(r.Issue); r.Issue != "" && err != nil {
-		return nil, err
+	if r.Issue != "" {
+		// The domain takes any stored id (a notification about an old
+		// assignment may carry one); a droid names only new-style ids.
+		if err := records.ValidateNewIssueID(r.Issue); err != nil {
+			return nil, err
+		}
 	}
 	s, err := e.OpenStore()
 	if err != nil {

@@ -31,8 +31,10 @@ type InitResult struct {
 // through before it changes anything. On any other error the result still
 // says what was changed before it.
 func Init(e *Env, o setup.Options) (*InitResult, error) {
-	if err := records.ValidateIdentity(o.Droid); o.Droid != "" && err != nil {
-		return nil, err
+	if o.Droid != "" {
+		if err := records.ValidateIdentity(o.Droid); err != nil {
+			return nil, err
+		}
 	}
 	if err := gitrepo.RefuseOption("remote", o.Remote); err != nil {
 		return nil, &UsageError{Command: "init", Msg: err.Error()}
