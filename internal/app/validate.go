@@ -42,8 +42,10 @@ type ValidateReport struct {
 var Validate = UseCase[ValidateRequest, *ValidateReport]{Name: "validate", run: validate}
 
 func validate(e *Env, r ValidateRequest) (*ValidateReport, error) {
-	if _, ok := schema.Lookup(r.Format); r.Format != "" && !ok {
-		return nil, &UsageError{Command: "validate", Msg: fmt.Sprintf("no format named %q; 'git queen schema list' shows them", r.Format)}
+	if r.Format != "" {
+		if _, ok := schema.Lookup(r.Format); !ok {
+			return nil, &UsageError{Command: "validate", Msg: fmt.Sprintf("no format named %q; 'git queen schema list' shows them", r.Format)}
+		}
 	}
 	if r.Limit != nil && *r.Limit < 0 {
 		return nil, usagef("validate", "%s must be 0 (all) or more", wording.Param("limit"))
@@ -187,8 +189,10 @@ func (e *Env) filesToValidate(paths []string, repo *gitrepo.Repo, reg *schema.Re
 			if d.IsDir() && d.Name() == ".git" {
 				return filepath.SkipDir
 			}
-			if t := mk(p, false); !d.IsDir() && reg.Candidate(t.rel) {
-				add(t)
+			if !d.IsDir() {
+				if t := mk(p, false); reg.Candidate(t.rel) {
+					add(t)
+				}
 			}
 			return nil
 		})
