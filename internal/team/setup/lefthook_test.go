@@ -382,6 +382,15 @@ func TestLefthookSkip(t *testing.T) {
 			"", `lefthook cannot load lefthook-local.json (invalid character '}' looking for beginning of object key string), so its pre-commit hook ` +
 				`fails every time without running git-queen's check: correct it`},
 		{"JSON: a key twice, the last counts", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true, "parallel": false}}`}, "", ""},
+		// lefthook reads YAML with go.yaml.in/yaml/v3, which refuses a key
+		// twice in a flow mapping too, and any text that is not YAML
+		// (lefthook dump: "couldn't load config: yaml: ..."): doctor said ok.
+		{"a key twice in a flow mapping", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint: {run: a, run: b}\n"},
+			"", `lefthook cannot load lefthook-local.yml (line 3: mapping key "run" already defined at line 3), so its pre-commit hook ` +
+				`fails every time without running git-queen's check: take out one of the two`},
+		{"YAML that is not YAML", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: echo\n     skip: true\n"},
+			"", `lefthook cannot load lefthook-local.yml (yaml: line 2: did not find expected key), so its pre-commit hook ` +
+				`fails every time without running git-queen's check: correct it`},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},
