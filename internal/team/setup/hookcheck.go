@@ -257,15 +257,12 @@ func (r *Repo) huskyToCome(h *Hook) string {
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
 	files, remotes := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
-		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
-		if err != nil {
-			continue
-		}
-		section := lefthookSection(name, text, h.Name)
-		if callsQueen(section, h.Name) {
+		tree, _, _ := lefthookRead(r.TopLevel, name)
+		settings, configures := tree[h.Name]
+		if lefthookRunsQueen(settings, h.Name) {
 			return "", ""
 		}
-		if len(section) > 0 && config == "" {
+		if configures && config == "" {
 			config = name
 		}
 	}

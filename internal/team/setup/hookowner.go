@@ -153,7 +153,11 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.AddTo = missing // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, func(file string, text []byte) bool {
-			return callsQueen(lefthookSection(file, text, h.Name), h.Name)
+			tree, err := lefthookParse(file, text)
+			if tree == nil && err != nil { // what it would run: lefthookUnloadable says why it does not
+				return callsQueen(text, h.Name)
+			}
+			return lefthookRunsQueen(tree[h.Name], h.Name)
 		})
 		if !h.RunsQueen && len(files) > 0 {
 			// The local configuration, or else the main one (the first

@@ -44,13 +44,15 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
-		text, err := readRepoFile(filepath.Join(top, name))
+		tree, _, err := lefthookRead(top, name)
 		if seen[name] || err != nil {
 			return
 		}
 		seen[name] = true
 		files = append(files, name)
-		for _, pattern := range lefthookExtends(name, text) {
+		extends, _ := tree["extends"].([]any) // one string is no list: lefthook merges nothing of it
+		for _, pattern := range extends {
+			pattern, _ := pattern.(string)
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
@@ -59,7 +61,7 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 				add(match)
 			}
 		}
-		if remotes == "" && len(lefthookSection(name, text, "remotes")) > 0 {
+		if remotes == "" && tree["remotes"] != nil {
 			remotes = name
 		}
 	}
@@ -121,28 +123,6 @@ func lefthookList(file string, text []byte, key string) []string {
 		}
 	}
 	return list
-}
-
-// lefthookExtends is the paths or globs a lefthook configuration's
-// extends: lists. lefthook 2 reads extends: as a list only: of a single
-// string (`extends: shared.yml`, `extends = "shared.toml"`, `"extends":
-// "shared.json"`) it merges nothing (lefthook dump shows it listed, its
-// settings absent), so neither is it followed here.
-func lefthookExtends(file string, text []byte) []string {
-	section := lefthookSection(file, text, "extends")
-	if !strings.HasPrefix(filepath.Ext(file), ".json") {
-		section = uncommented(section)
-		if after := bytes.IndexAny(section, ":="); after >= 0 {
-			section = bytes.TrimLeft(section[after+1:], " \t\r\n") // past the key: the value
-		}
-		if bytes.HasPrefix(section, []byte("- ")) || bytes.HasPrefix(section, []byte("-\n")) {
-			section = []byte("[") // a YAML block list
-		}
-	}
-	if !bytes.HasPrefix(section, []byte("[")) {
-		return nil
-	}
-	return lefthookList(file, text, "extends")
 }
 
 // quotedOff is a YAML or TOML string without the quotes around it: only
@@ -322,13 +302,10 @@ func plainJSON(text []byte) []byte {
 	return out
 }
 
-// lefthookStdin matches use_stdin set true, in YAML, TOML or JSON.
-var lefthookStdin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`use_stdin"?\s*[:=]\s*true`) })
-
 // lefthookGivesStdin says whether the lefthook configuration via sets
-// use_stdin in its pre-push section (lefthook gives a command no stdin
-// without it).
+// use_stdin: true in its pre-push settings (lefthook gives a command no
+// stdin without it).
 func lefthookGivesStdin(top, via string) bool {
-	text, err := readRepoFile(filepath.Join(top, via))
-	return err == nil && lefthookStdin().Match(uncommented(lefthookSection(via, text, "pre-push")))
+	tree, _, _ := lefthookRead(top, via)
+	return lefthookWalk(tree["pre-push"], "", func(key string, value any) bool { return key == "use_stdin" && value == true })
 }

@@ -59,19 +59,29 @@ func lefthookMap(v any) map[string]any {
 
 // lefthookRunsQueen says whether a setting, or a string in it at any
 // depth, runs git-queen's check for the hook name.
-func lefthookRunsQueen(v any, name string) bool {
-	switch v := v.(type) {
-	case string:
-		return callsQueen([]byte(v), name)
+func lefthookRunsQueen(setting any, name string) bool {
+	return lefthookWalk(setting, "", func(_ string, value any) bool {
+		text, ok := value.(string)
+		return ok && callsQueen([]byte(text), name)
+	})
+}
+
+// lefthookWalk says whether found holds for a setting, under key ("" for
+// a list's item), or for one at any depth in it.
+func lefthookWalk(setting any, key string, found func(key string, value any) bool) bool {
+	if found(key, setting) {
+		return true
+	}
+	switch setting := setting.(type) {
 	case map[string]any:
-		for _, item := range v {
-			if lefthookRunsQueen(item, name) {
+		for key, value := range setting {
+			if lefthookWalk(value, key, found) {
 				return true
 			}
 		}
 	case []any:
-		for _, item := range v {
-			if lefthookRunsQueen(item, name) {
+		for _, value := range setting {
+			if lefthookWalk(value, "", found) {
 				return true
 			}
 		}
