@@ -25,17 +25,19 @@ var (
 // YAML or TOML file lefthook reads (in its order) writes part of h's
 // section inline, a flow mapping or an inline table, that holds
 // git-queen's command, or a skip, only, tags or exclude_tags key where it
-// may decide whether that command runs (inlineOurs): lefthook reads
-// it as the block form, but lefthookMerged reads blocks and tables only,
-// so whether lefthook skips the check is not known. "" when there is no
+// may decide whether that command runs (inlineOurs). lefthook reads it as
+// the block form, and so does lefthookGuards now, with lefthook's parser;
+// doctor says this first still, as it did when its scanners read blocks
+// and tables only, since its messages are pinned. "" when there is no
 // such part (JSON is read whole).
 func (r *Repo) lefthookInline(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
 	}
 	var ours []string // the names of git-queen's command and of the groups around it
-	if levels, _ := r.lefthookMerged(h, getenv); len(levels) > 1 {
-		for _, l := range levels[1:] {
+	guards, _ := r.lefthookGuards(h, getenv)
+	for _, g := range guards {
+		for _, l := range g.levels[1:] {
 			ours = append(ours, l.names...)
 		}
 	}
@@ -112,4 +114,56 @@ func inlineOurs(before, value []byte, hook string, ours []string) bool {
 		return slices.ContainsFunc(words, func(word string) bool { return slices.Contains(ours, word) })
 	}
 	return slices.Contains(ours, key)
+}
+
+// lefthookSection is the text of a YAML or TOML lefthook configuration
+// that configures the hook name, where lefthookInline looks for inline
+// values: in YAML, the lines from the top-level key "name:" to the next
+// top-level key; in TOML, the tables and top-level keys whose first key
+// is name.
+func lefthookSection(file string, text []byte, name string) []byte {
+	if filepath.Ext(file) == ".toml" {
+		return tomlSection(text, name)
+	}
+	var section []byte
+	in := false
+	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
+		if len(line) > 0 && !bytes.ContainsAny(line[:1], " \t#\r\n-") { // - starts a list item, never a key
+			key, _, _ := bytes.Cut(line, []byte(":"))
+			in = string(bytes.Trim(key, `"'`)) == name
+		}
+		if in {
+			section = append(section, line...)
+		}
+	}
+	return section
+}
+
+// TOML's table headers ([a.b], [[a.b]]) and keys (a.b = ..., a = ...), by
+// their first key, bare or quoted.
+var (
+	tomlTable = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\[\[?\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*(\.[^\]]*)?\]\]?\s*(#.*)?$`)
+	})
+	tomlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[.=]`) })
+)
+
+// tomlSection is the lines of a TOML file under the tables whose first
+// key is name, and its top-level keys (before the first table) whose
+// first key is name, with the lines that continue them.
+func tomlSection(text []byte, name string) []byte {
+	var section []byte
+	in, tables := false, false
+	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
+		trimmed := bytes.TrimSpace(line)
+		if m := tomlTable().FindSubmatch(trimmed); m != nil {
+			in, tables = string(bytes.Trim(m[1], `"'`)) == name, true
+		} else if m := tomlKey().FindSubmatch(trimmed); m != nil && !tables {
+			in = string(bytes.Trim(m[1], `"'`)) == name
+		}
+		if in {
+			section = append(section, line...)
+		}
+	}
+	return section
 }
