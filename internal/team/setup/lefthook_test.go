@@ -391,6 +391,10 @@ func TestLefthookSkip(t *testing.T) {
 		{"YAML that is not YAML", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: echo\n     skip: true\n"},
 			"", `lefthook cannot load lefthook-local.yml (yaml: line 2: did not find expected key), so its pre-commit hook ` +
 				`fails every time without running git-queen's check: correct it`},
+		// A merge key takes the keys of the mapping its alias names, wherever
+		// its anchor is (lefthook run: "q (skip) by condition").
+		{"skip: merged from an anchor outside the hook", map[string]string{"lefthook.yml": "x-off: &off\n  skip: true\n" +
+			"pre-commit:\n  commands:\n    q:\n      <<: *off\n      run: git-queen hook pre-commit\n"}, "", "lefthook.yml sets skip: true on git-queen's command"},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},
