@@ -395,6 +395,16 @@ func TestLefthookSkip(t *testing.T) {
 		// its anchor is (lefthook run: "q (skip) by condition").
 		{"skip: merged from an anchor outside the hook", map[string]string{"lefthook.yml": "x-off: &off\n  skip: true\n" +
 			"pre-commit:\n  commands:\n    q:\n      <<: *off\n      run: git-queen hook pre-commit\n"}, "", "lefthook.yml sets skip: true on git-queen's command"},
+		// Of two commands or jobs that run git-queen's check, lefthook skipping
+		// one still runs the other (lefthook run shows it): doctor judged the
+		// first alone. One that only prints the call is none.
+		{"two git-queen commands, the first skipped", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n    b:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"two git-queen jobs, the first skipped", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n" +
+			"    - run: git-queen hook pre-commit\n      skip: true\n    - run: git-queen hook pre-commit\n"}, "", ""},
+		{"two git-queen commands, both skipped", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      only: [rebase]\n    b:\n      run: git-queen hook pre-commit\n      skip: true\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},

@@ -6,27 +6,36 @@ import (
 	"strings"
 )
 
-// lefthookSkipped says why lefthook skips git-queen's command, which a
-// file it reads runs at its hook h (the first lefthookGuards finds): a
-// skip: on the hook or on the command (any value but false: always, or
-// in the git states, on the branches or after the commands it lists), an
-// only: (any value but true: it skips it but then), or exclude_tags
-// naming the command or a tag it has, with LEFTHOOK_EXCLUDE in the
-// environment getenv reads added (split at commas: where a CI image or a
-// sandbox sets it, the check does not run); the skip:, only:, tags and
-// names of the groups around a job count for it; or a later file's run:
-// for the command, which replaces git-queen's with one that does not call
-// it (lefthook runs the last file's run:). "" when lefthook runs it, or h
-// is not lefthook's hook running git-queen.
+// lefthookSkipped says why lefthook skips git-queen's check, which a file
+// it reads runs at its hook h: why it skips each command or job that runs
+// it (lefthookGuards; those whose run: calls git-queen outside quotes, if
+// any), the first's; "" when it runs one, or h is not lefthook's hook
+// running git-queen. It skips one for a skip: on the hook or on it (any
+// value but false: always, or in the git states, on the branches or after
+// the commands it lists), an only: (any value but true: it skips it but
+// then), or exclude_tags naming it or a tag it has, with LEFTHOOK_EXCLUDE
+// in the environment getenv reads added (split at commas: where a CI
+// image or a sandbox sets it, the check does not run); the skip:, only:,
+// tags and names of the groups around a job count for it; or a later
+// file's run: for it, which replaces git-queen's with one that does not
+// call it (lefthook runs the last file's run:).
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
 	}
 	guards, excludeTags := r.lefthookGuards(h, getenv)
-	if len(guards) == 0 {
-		return ""
+	if plain := slices.DeleteFunc(slices.Clone(guards), func(g lefthookGuard) bool { return !g.plain }); len(plain) > 0 {
+		guards = plain
 	}
-	return guards[0].skipped(h, excludeTags, getenv)
+	first := ""
+	for _, g := range guards {
+		why := g.skipped(h, excludeTags, getenv)
+		if why == "" {
+			return ""
+		}
+		first = cmp.Or(first, why)
+	}
+	return first
 }
 
 // skipped says why lefthook skips g (see lefthookSkipped); "" when it

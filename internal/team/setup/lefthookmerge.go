@@ -57,9 +57,12 @@ func (s lefthookSetting) skips(on, key string) string {
 
 // lefthookGuard is a command or job of lefthook's hook that runs
 // git-queen's check in a file lefthook reads: what lefthook merges of it
-// (the hook, it, then the groups around it, innermost first).
+// (the hook, it, then the groups around it, innermost first), and whether
+// that run: calls git-queen outside quotes, as a command rather than as
+// words another prints (echo "git-queen hook ...").
 type lefthookGuard struct {
 	levels []lefthookLevel
+	plain  bool
 }
 
 // lefthookGuards is what lefthook merges, of the files it reads (in the
@@ -73,7 +76,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 	files, _ := lefthookFiles(r.TopLevel, getenv)
 	hooks := make([]map[string]any, len(files))
 	var places []lefthookPlace
-	seen := map[string]bool{}
+	plain := map[string]bool{}
 	for i, file := range files {
 		tree, _, _ := lefthookRead(r.TopLevel, file)
 		hooks[i] = lefthookMap(tree[h.Name])
@@ -83,10 +86,11 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 			if !callsQueen([]byte(text), h.Name) {
 				return
 			}
-			if key := fmt.Sprint(p); !seen[key] {
-				seen[key] = true
+			key := fmt.Sprint(p)
+			if _, seen := plain[key]; !seen {
 				places = append(places, p)
 			}
+			plain[key] = plain[key] || callsQueen([]byte(outsideQuotes(text)), h.Name)
 		})
 	}
 	for _, p := range places {
@@ -108,7 +112,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 				levels[j+1].read(file, settings)
 			}
 		}
-		guards = append(guards, lefthookGuard{levels})
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)]})
 	}
 	return guards, excludeTags
 }
@@ -226,4 +230,23 @@ func (p lefthookPlace) in(file string, hook map[string]any) []map[string]any {
 		list = lefthookMap(job["group"])["jobs"]
 	}
 	return found
+}
+
+// outsideQuotes is a command's text without what it quotes ('...',
+// "..."): the words it runs, not those it passes.
+func outsideQuotes(text string) string {
+	var out strings.Builder
+	var quote rune
+	for _, c := range text {
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '\'' || c == '"':
+			quote = c
+		default:
+			out.WriteRune(c)
+		}
+	}
+	return out.String()
 }
