@@ -56,7 +56,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
 	case h.Managed != "" && !h.RunsQueen:
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
-		c.Message = fmt.Sprintf("%s, which does not run git-queen, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
+		c.Message = fmt.Sprintf("%s, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
 	case h.Owner == OwnerQueen && !h.Executable:
 		c.Status, c.Message = Fail, where+" is not executable, so git does not run it"
 	case h.Owner == OwnerQueen:
@@ -134,24 +134,26 @@ func (c *Check) warnOnly(why string) {
 }
 
 // whatRuns says what git runs for h, where git-queen does not write, in
-// the environment getenv reads.
+// the environment getenv reads, and that it does not run git-queen.
 func (r *Repo) whatRuns(h *Hook, getenv func(string) string) string {
+	var what string
 	switch {
 	case h.Owner == OwnerHusky:
-		return "git runs husky's hook, which runs " + h.AddTo
+		what = "git runs husky's hook, which runs " + h.AddTo
 	case h.Owner == OwnerLefthook && lefthookConfigMissing(r.TopLevel, getenv) != "":
 		return fmt.Sprintf("git runs lefthook's hook (%s), but LEFTHOOK_CONFIG names %s, which does not exist: "+
 			"lefthook reads no configuration and runs nothing", r.shown(h.Path), h.AddTo)
 	case h.Owner == OwnerLefthook || h.Owner == OwnerPreCommit:
-		what := fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
+		what = fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
 		if old, err := readHead(h.Path + ".old"); err == nil && h.Owner == OwnerLefthook && bytes.Contains(old, []byte(hooks.Marker(h.Name))) {
 			what += " (lefthook moved git-queen's hook to " + h.Name + ".old, and does not run it)"
 		}
-		return what
 	case h.State == HookMissing:
-		return fmt.Sprintf("git looks for %s in %s, a directory of this repository's files; there is none", h.Name, r.shown(filepath.Dir(h.Path)))
+		what = fmt.Sprintf("git looks for %s in %s, a directory of this repository's files; there is none", h.Name, r.shown(filepath.Dir(h.Path)))
+	default:
+		what = "git runs " + r.shown(h.Path) + ", a file of this repository"
 	}
-	return "git runs " + r.shown(h.Path) + ", a file of this repository"
+	return what + ", which does not run git-queen"
 }
 
 // describeOwner names whose hook h is.

@@ -460,3 +460,27 @@ func TestLefthookAddsToItsOwnFile(t *testing.T) {
 		}
 	}
 }
+
+// TestLefthookConfigNotAFile: where LEFTHOOK_CONFIG names no file, lefthook
+// reads no configuration: of one that does not exist it runs nothing; doctor
+// said it "runs nothing, which does not run git-queen".
+func TestLefthookConfigNotAFile(t *testing.T) {
+	for _, tt := range []struct {
+		name, config, says string
+	}{
+		{"a file that does not exist", "cfg/none.yml", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg/none.yml, " +
+			"which does not exist: lefthook reads no configuration and runs nothing, so commits that touch reserved paths are not refused; " +
+			"add to cfg/none.yml: a pre-commit command that runs `git-queen hook pre-commit`"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			testgit.Write(t, r.TopLevel, "lefthook.yml", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n")
+			testgit.Write(t, r.TopLevel, "cfg/lint.yml", "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n")
+			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return map[string]string{"LEFTHOOK_CONFIG": tt.config}[k] }})
+			if c.Status != Fail || !strings.HasPrefix(c.Message, tt.says) {
+				t.Fatalf("LEFTHOOK_CONFIG=%s: want a failure saying %q: %+v", tt.config, tt.says, c)
+			}
+		})
+	}
+}
