@@ -50,10 +50,15 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
+	_, configIsDir := lefthookConfigMissing(r.TopLevel, o.Getenv)
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
+	case h.Owner == OwnerLefthook && configIsDir:
+		c.Status, c.fix, c.Fixable = Fail, nil, false
+		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but LEFTHOOK_CONFIG names %s, a directory, which lefthook cannot load: "+
+			"the hook fails every time, without running git-queen's check; point LEFTHOOK_CONFIG at a configuration file, or unset it", where, h.AddTo)
 	case h.Managed != "" && !h.RunsQueen:
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
 		c.Message = fmt.Sprintf("%s, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
@@ -137,10 +142,11 @@ func (c *Check) warnOnly(why string) {
 // the environment getenv reads, and that it does not run git-queen.
 func (r *Repo) whatRuns(h *Hook, getenv func(string) string) string {
 	var what string
+	missing, _ := lefthookConfigMissing(r.TopLevel, getenv)
 	switch {
 	case h.Owner == OwnerHusky:
 		what = "git runs husky's hook, which runs " + h.AddTo
-	case h.Owner == OwnerLefthook && lefthookConfigMissing(r.TopLevel, getenv) != "":
+	case h.Owner == OwnerLefthook && missing != "":
 		return fmt.Sprintf("git runs lefthook's hook (%s), but LEFTHOOK_CONFIG names %s, which does not exist: "+
 			"lefthook reads no configuration and runs nothing", r.shown(h.Path), h.AddTo)
 	case h.Owner == OwnerLefthook || h.Owner == OwnerPreCommit:

@@ -26,10 +26,10 @@ var (
 // getenv reads (nil for none), where it is set: the hooks lefthook runs
 // there read no other. remotes is the first of them that names remotes:,
 // configurations lefthook fetches from git repositories and git-queen
-// does not ("" for none). None when the file LEFTHOOK_CONFIG names does
-// not exist: lefthook then reads none (lefthookConfigMissing).
+// does not ("" for none). None when LEFTHOOK_CONFIG names no file:
+// lefthook then reads none (lefthookConfigMissing).
 func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
-	if lefthookConfigMissing(top, getenv) != "" {
+	if missing, _ := lefthookConfigMissing(top, getenv); missing != "" {
 		return nil, ""
 	}
 	seen := map[string]bool{}
@@ -72,22 +72,25 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,
-// or absolute), in the environment getenv reads, where it does not exist:
-// lefthook then reads no configuration, not the local one either, and
-// runs nothing (it prints `Config file "..." not found!` and lets git go
-// on). "" when it is unset, or names a file there is.
-func lefthookConfigMissing(top string, getenv func(string) string) string {
+// or absolute), in the environment getenv reads, where it is no file:
+// lefthook then reads no configuration, not the local one either. Of one
+// that does not exist it runs nothing (it prints `Config file "..." not
+// found!` and lets git go on); a directory (isDir) it cannot load ("read
+// ...: is a directory"), and fails every time. "" when it is unset, or
+// names a file there is.
+func lefthookConfigMissing(top string, getenv func(string) string) (name string, isDir bool) {
 	if getenv == nil || getenv("LEFTHOOK_CONFIG") == "" {
-		return ""
+		return "", false
 	}
 	name, path := getenv("LEFTHOOK_CONFIG"), getenv("LEFTHOOK_CONFIG")
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(top, path)
 	}
-	if _, err := os.Stat(path); err == nil {
-		return ""
+	info, err := os.Stat(path)
+	if err == nil && !info.IsDir() {
+		return "", false
 	}
-	return name
+	return name, err == nil
 }
 
 // lefthookFirst is the first of names, with an extension, that exists at

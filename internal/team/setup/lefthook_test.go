@@ -463,7 +463,8 @@ func TestLefthookAddsToItsOwnFile(t *testing.T) {
 
 // TestLefthookConfigNotAFile: where LEFTHOOK_CONFIG names no file, lefthook
 // reads no configuration: of one that does not exist it runs nothing; doctor
-// said it "runs nothing, which does not run git-queen".
+// said it "runs nothing, which does not run git-queen". A directory it
+// cannot load, and fails every time.
 func TestLefthookConfigNotAFile(t *testing.T) {
 	for _, tt := range []struct {
 		name, config, says string
@@ -471,11 +472,17 @@ func TestLefthookConfigNotAFile(t *testing.T) {
 		{"a file that does not exist", "cfg/none.yml", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg/none.yml, " +
 			"which does not exist: lefthook reads no configuration and runs nothing, so commits that touch reserved paths are not refused; " +
 			"add to cfg/none.yml: a pre-commit command that runs `git-queen hook pre-commit`"},
+		// A directory lefthook cannot load ("read ...: is a directory"): its
+		// hook fails every time. doctor read lefthook-local.yml, which
+		// lefthook does not, and said ok.
+		{"a directory", "cfg", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg, a directory, " +
+			"which lefthook cannot load: the hook fails every time, without running git-queen's check; " +
+			"point LEFTHOOK_CONFIG at a configuration file, or unset it"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
 			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
-			testgit.Write(t, r.TopLevel, "lefthook.yml", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n")
+			testgit.Write(t, r.TopLevel, "lefthook-local.yml", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n")
 			testgit.Write(t, r.TopLevel, "cfg/lint.yml", "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n")
 			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return map[string]string{"LEFTHOOK_CONFIG": tt.config}[k] }})
 			if c.Status != Fail || !strings.HasPrefix(c.Message, tt.says) {
