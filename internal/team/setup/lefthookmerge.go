@@ -11,7 +11,7 @@ import (
 
 // lefthookSetting is the value of one key lefthook merges, and the file
 // that set it last ("" and nil where none does); quoted when the value
-// has quotes: a string, never a boolean.
+// is a string (skip: "true"), not a boolean (skip: true).
 type lefthookSetting struct {
 	file   string
 	value  []string
