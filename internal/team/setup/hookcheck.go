@@ -116,7 +116,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
 	}
-	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv), r.lefthookInline(h, o.Getenv),
+	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv),
 		r.lefthookSkipped(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}

@@ -333,22 +333,21 @@ func TestLefthookSkip(t *testing.T) {
 		{"a job's run: replaced by name in the local configuration", map[string]string{"lefthook.yml": jobs,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: echo\n"}, "", "lefthook-local.yml replaces the run: of git-queen's command with echo"},
 		// Inside an inline value (YAML's flow mapping, TOML's inline table)
-		// lefthook reads what the block form says (lefthook dump shows
-		// it); doctor does not read it, and says so instead of ok.
+		// lefthook reads what the block form says, and so does doctor
+		// (lefthook run shows each verdict): it said "which git-queen does
+		// not read" of them, where it now reads them.
 		{"skip: inside the hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-commit: {skip: true}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true}), which git-queen does not read"},
+			"", "lefthook-local.yml sets skip: true on pre-commit"},
 		{"skip: inside git-queen's command's flow mapping", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q: {run: git-queen hook pre-commit, skip: true}\n"},
-			"", "lefthook.yml writes part of pre-commit inline ({run: git-queen hook pre-commit, skip: true})"},
-		{"git-queen's command all in flow style", map[string]string{"lefthook.yml": "pre-commit: {commands: {queen: {run: git-queen hook pre-commit}}}\n"},
-			"", "lefthook.yml writes part of pre-commit inline"},
+			"", "lefthook.yml sets skip: true on git-queen's command"},
+		{"git-queen's command all in flow style", map[string]string{"lefthook.yml": "pre-commit: {commands: {queen: {run: git-queen hook pre-commit}}}\n"}, "", ""},
 		{"only: inside a job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: guard, only: [merge]}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
-		{"a flow mapping over several lines", map[string]string{"lefthook-local.yml": "pre-commit: {\n  tags: [x]\n}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({ …)"},
+			"", "lefthook-local.yml sets only: merge on git-queen's command"},
+		{"a flow mapping over several lines", map[string]string{"lefthook-local.yml": "pre-commit: {\n  tags: [x]\n}\n"}, "", ""},
 		{"TOML: skip inside an inline table", map[string]string{"lefthook.toml": "[pre-commit]\ncommands = { q = { run = \"git-queen hook pre-commit\", skip = true } }\n"},
-			"", "lefthook.toml writes part of pre-commit inline"},
+			"", "lefthook.toml sets skip: true on git-queen's command"},
 		{"TOML: skip inside the hook's inline table", map[string]string{"lefthook-local.toml": "pre-commit = { skip = true }\n"},
-			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+			"", "lefthook-local.toml sets skip: true on pre-commit"},
 		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
 			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
 		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
@@ -358,19 +357,19 @@ func TestLefthookSkip(t *testing.T) {
 		{"skip: inside another job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: lint, skip: true}\n"}, "", ""},
 		{"commands: a flow mapping of another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {lint: {skip: true}}\n"}, "", ""},
 		{"commands: a flow mapping of git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {q: {skip: true}}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({q: {skip: true}})"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"jobs: a flow list, git-queen's job after another", map[string]string{"lefthook.yml": jobs,
 			"lefthook-local.yml": "pre-commit:\n  jobs: [{name: lint, skip: true}, {name: guard, only: [merge]}]\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+			"", "lefthook-local.yml sets only: merge on git-queen's command"},
 		{"a merge key's flow mapping in git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      <<: {skip: true}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"TOML: a quoted dotted key to git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.\"q\" = { skip = true }\n"},
-			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+			"", "lefthook-local.toml sets skip: true on git-queen's command"},
 		{"a command's key with a dot, its flow mapping", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    queen.check:\n      run: git-queen hook pre-commit\n",
-			"lefthook-local.yml": "pre-commit:\n  commands:\n    queen.check: {skip: true}\n"}, "", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    queen.check: {skip: true}\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"TOML: skip inside another command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit.commands]\nlint = { skip = true }\n"}, "", ""},
 		{"TOML: skip inside git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q = { skip = true }\n"},
-			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+			"", "lefthook-local.toml sets skip: true on git-queen's command"},
 		// lefthook refuses a file with a key twice in one mapping: the hook
 		// fails every time, before git-queen's check.
 		{"a key twice in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      skip: false\n"},
