@@ -404,6 +404,16 @@ func TestLefthookSkip(t *testing.T) {
 		{"two git-queen commands, both skipped", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
 			"    a:\n      run: git-queen hook pre-commit\n      only: [rebase]\n    b:\n      run: git-queen hook pre-commit\n      skip: true\n"},
 			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		// A key that is no string (1:, true:) lefthook reads as a string,
+		// "1", "true" (koanf converts yaml.v3's map[any]any; lefthook run
+		// runs the command, skips it for a local "1": skip: true, and names
+		// it in exclude_tags): doctor saw no git-queen command there.
+		{"a command named 1:", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    1:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"a command named true:, skipped as \"true\"", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    true:\n      run: git-queen hook pre-commit\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    \"true\":\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"a command named 1:, in exclude_tags", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    1:\n      run: git-queen hook pre-commit\n",
+			"lefthook-local.yml": "pre-commit:\n  exclude_tags: [\"1\"]\n"}, "", "lefthook-local.yml sets exclude_tags: 1 on pre-commit"},
+		{"a job with a key 1:", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      1: x\n"}, "", ""},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},

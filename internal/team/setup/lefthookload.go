@@ -16,7 +16,8 @@ import (
 // git-queen sees what lefthook sees: YAML with go.yaml.in/yaml/v3, which
 // applies anchors, aliases and << merge keys, reads the first document
 // only, and refuses a key twice in one mapping and anything that is not
-// YAML; TOML with go-toml v2; JSON with encoding/json (a key twice: the
+// YAML (a key that is no string, 1:, koanf then makes one: stringKeys);
+// TOML with go-toml v2; JSON with encoding/json (a key twice: the
 // last counts), and JSONC so once plainJSON has taken its comments off.
 // The error is the parser's, as lefthook says it; the settings are what
 // it read all the same (YAML's, of a key twice).
@@ -35,8 +36,35 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 		if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
 			err = errors.New(strings.Join(typeErr.Errors, "; ")) // line 5: mapping key "q" already defined at line 3
 		}
+		for key, value := range tree {
+			tree[key] = stringKeys(value)
+		}
 	}
 	return tree, err
+}
+
+// stringKeys is a YAML setting with each mapping in it keyed by strings:
+// yaml.v3 gives a mapping with a key that is no string (a command named
+// 1: or true:) as a map[any]any, which koanf, and so lefthook, turns
+// into a map[string]any, each key as fmt prints it ("1", "true").
+func stringKeys(setting any) any {
+	switch setting := setting.(type) {
+	case map[any]any:
+		keyed := make(map[string]any, len(setting))
+		for key, value := range setting {
+			keyed[fmt.Sprint(key)] = stringKeys(value)
+		}
+		return keyed
+	case map[string]any:
+		for key, value := range setting {
+			setting[key] = stringKeys(value)
+		}
+	case []any:
+		for i, value := range setting {
+			setting[i] = stringKeys(value)
+		}
+	}
+	return setting
 }
 
 // lefthookRead is lefthookParse of the file at top (relative to it, or
