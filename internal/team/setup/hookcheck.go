@@ -50,15 +50,13 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
-	_, configIsDir := lefthookConfigMissing(r.TopLevel, o.Getenv)
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
-	case h.Owner == OwnerLefthook && configIsDir:
+	case h.Owner == OwnerLefthook && h.configIsDir:
 		c.Status, c.fix, c.Fixable = Fail, nil, false
-		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but LEFTHOOK_CONFIG names %s, a directory, which lefthook cannot load: "+
-			"the hook fails every time, without running git-queen's check; point LEFTHOOK_CONFIG at a configuration file, or unset it", where, h.AddTo)
+		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
 	case h.Managed != "" && !h.RunsQueen:
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
 		c.Message = fmt.Sprintf("%s, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())

@@ -149,8 +149,8 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
 		files, remotes := lefthookFiles(r.TopLevel, getenv)
-		if missing, _ := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
-			h.AddTo = missing // where lefthook looks for its configuration
+		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
+			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, func(file string, text []byte) bool {
 			tree, err := lefthookParse(file, text)

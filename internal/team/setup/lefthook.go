@@ -93,6 +93,13 @@ func lefthookConfigMissing(top string, getenv func(string) string) (name string,
 	return name, err == nil
 }
 
+// lefthookConfigDir says that LEFTHOOK_CONFIG names config, a directory,
+// so that lefthook's hook (in words) fails every time, and what to do.
+func lefthookConfigDir(config, hook string) string {
+	return "LEFTHOOK_CONFIG names " + config + ", a directory, which lefthook cannot load: " + hook +
+		" fails every time, without running git-queen's check; point LEFTHOOK_CONFIG at a configuration file, or unset it"
+}
+
 // lefthookFirst is the first of names, with an extension, that exists at
 // top, in lefthook's order; "" when none does.
 func lefthookFirst(top string, names []string) string {
