@@ -404,6 +404,19 @@ func TestLefthookSkip(t *testing.T) {
 		{"two git-queen commands, both skipped", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
 			"    a:\n      run: git-queen hook pre-commit\n      only: [rebase]\n    b:\n      run: git-queen hook pre-commit\n      skip: true\n"},
 			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		// Of several skipped, doctor names the first lefthook runs (lefthook
+		// run lists the skips in that order): jobs, then commands by
+		// priority:, then by the number their key starts with, then by key;
+		// it named the first by key, commands first.
+		{"two git-queen commands, both skipped, 2_b run before 10_a", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    10_a:\n      run: git-queen hook pre-commit\n      skip: true\n    2_b:\n      run: git-queen hook pre-commit\n      only: [rebase]\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		{"a git-queen command and job, both skipped, the job run first", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n  jobs:\n    - run: git-queen hook pre-commit\n      only: [rebase]\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		{"two git-queen commands, both skipped, the one with a priority run first", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n    b:\n      run: git-queen hook pre-commit\n      priority: 1\n      only: [rebase]\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
 		// A key that is no string (1:, true:) lefthook reads as a string,
 		// "1", "true" (koanf converts yaml.v3's map[any]any; lefthook run
 		// runs the command, skips it for a local "1": skip: true, and names

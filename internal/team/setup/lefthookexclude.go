@@ -9,7 +9,7 @@ import (
 // lefthookSkipped says why lefthook skips git-queen's check, which a file
 // it reads runs at its hook h: why it skips each command or job that runs
 // it (lefthookGuards; those whose run: calls git-queen outside quotes, if
-// any), the first's; "" when it runs one, or h is not lefthook's hook
+// any), the first's that lefthook runs; "" when it runs one, or h is not lefthook's hook
 // running git-queen. It skips one for a skip: on the hook or on it (any
 // value but false: always, or in the git states, on the branches or after
 // the commands it lists), an only: (any value but true: it skips it but

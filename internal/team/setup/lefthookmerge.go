@@ -1,11 +1,14 @@
 package setup
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -22,11 +25,12 @@ type lefthookSetting struct {
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
 // whether the command runs, and what it runs (run: of git-queen's
-// command, which a later file may replace).
+// command, which a later file may replace), and when (a command's
+// priority:).
 type lefthookLevel struct {
-	on                    string
-	names                 []string
-	skip, only, tags, run lefthookSetting
+	on                              string
+	names                           []string
+	skip, only, tags, run, priority lefthookSetting
 }
 
 // skips says why a skip: (key "skip") or only: (key "only") setting of
@@ -59,16 +63,18 @@ func (s lefthookSetting) skips(on, key string) string {
 // git-queen's check in a file lefthook reads: what lefthook merges of it
 // (the hook, it, then the groups around it, innermost first), and whether
 // that run: calls git-queen outside quotes, as a command rather than as
-// words another prints (echo "git-queen hook ...").
+// words another prints (echo "git-queen hook ..."); command is its key
+// under commands: ("" for a job).
 type lefthookGuard struct {
-	levels []lefthookLevel
-	plain  bool
+	levels  []lefthookLevel
+	plain   bool
+	command string
 }
 
 // lefthookGuards is what lefthook merges, of the files it reads (in the
 // environment getenv reads), for each command or job of its hook h whose
-// run: calls git-queen's check in one of them, in the order of the files,
-// then of their commands (by key) and jobs; and the hook's exclude_tags.
+// run: calls git-queen's check in one of them, in the order lefthook runs
+// them (lefthookRunOrder); and the hook's exclude_tags.
 // Of the files, the last that sets a key decides (lefthook merges each
 // over those before it): a command is found in each by its key under
 // commands:, a job by its name, in the group of its group's name.
@@ -112,9 +118,46 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 				levels[j+1].read(file, settings)
 			}
 		}
-		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)]})
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command})
 	}
+	slices.SortStableFunc(guards, lefthookRunOrder)
 	return guards, excludeTags
+}
+
+// lefthookRunOrder orders commands and jobs as lefthook 2 runs them
+// (config.CommandsToJobs): its jobs first, in the order it merges them
+// (those of the files in turn, one already seen where it was), then its
+// commands, by priority: (those without one last), then by the number
+// their key starts with (those without one last), then by key; not in
+// the order of the files.
+func lefthookRunOrder(a, b lefthookGuard) int {
+	if a.command == "" || b.command == "" {
+		return cmp.Compare(len(a.command), len(b.command)) // a job, "", first
+	}
+	last := func(n, none int) int { // none (no priority, no number) after any other
+		if n == none {
+			return math.MaxInt
+		}
+		return n
+	}
+	priority := func(g lefthookGuard) int {
+		n, _ := strconv.Atoi(strings.Join(g.levels[1].priority.value, ""))
+		return n
+	}
+	return cmp.Or(cmp.Compare(last(priority(a), 0), last(priority(b), 0)),
+		cmp.Compare(last(leadingNumber(a.command), -1), last(leadingNumber(b.command), -1)),
+		strings.Compare(a.command, b.command))
+}
+
+// leadingNumber is the number name starts with (10 of 10_lint); -1 when
+// it starts with no digit.
+func leadingNumber(name string) int {
+	digits := name[:len(name)-len(strings.TrimLeft(name, "0123456789"))]
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // read takes what settings, a file's, set of the keys that decide whether
@@ -124,6 +167,7 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 	l.only.read(file, settings, "only")
 	l.tags.read(file, settings, "tags")
 	l.run.read(file, settings, "run")
+	l.priority.read(file, settings, "priority")
 }
 
 // read takes the value of key in settings, a file's, where they set it.
