@@ -417,6 +417,27 @@ func TestLefthookSkip(t *testing.T) {
 		{"two git-queen commands, both skipped, the one with a priority run first", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
 			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n    b:\n      run: git-queen hook pre-commit\n      priority: 1\n      only: [rebase]\n"},
 			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		// A glob:, root:, file_types:, exclude: or files: on git-queen's
+		// command, or a job's group, or exclude: or files: on the hook,
+		// makes lefthook skip it where no staged file passes ("no matching
+		// staged files", "no files for inspection"; lefthook run, a.txt
+		// staged): a held path it leaves out was let through, doctor ok.
+		{"glob: on git-queen's command", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      glob: \"*.go\"\n"},
+			"", "lefthook.yml sets glob: *.go on git-queen's command, so lefthook skips git-queen's check where no file the commit stages passes it"},
+		{"root: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      root: src/\n"},
+			"", "lefthook-local.yml sets root: src/ on git-queen's command, so lefthook skips"},
+		{"file_types: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      file_types: [binary]\n"},
+			"", "lefthook-local.yml sets file_types: binary on git-queen's command"},
+		{"exclude: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  exclude: [\"*.txt\"]\n"},
+			"", "lefthook-local.yml sets exclude: *.txt on pre-commit, so lefthook skips"},
+		{"files: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  files: git ls-files -- src\n"},
+			"", "lefthook-local.yml sets files: git ls-files -- src on pre-commit, so lefthook skips git-queen's check where that command lists no file"},
+		{"glob: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "glob: \"*.go\"", 1)},
+			"", "lefthook.yml sets glob: *.go on the group around git-queen's command"},
+		{"glob: taken off by the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      glob: \"*.go\"\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      glob: \"\"\n"}, "", ""},
+		{"glob: on the hook, which lefthook does not read", map[string]string{"lefthook-local.yml": "pre-commit:\n  glob: \"*.go\"\n"}, "", ""},
+		{"glob: on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      glob: \"*.go\"\n"}, "", ""},
 		// A key that is no string (1:, true:) lefthook reads as a string,
 		// "1", "true" (koanf converts yaml.v3's map[any]any; lefthook run
 		// runs the command, skips it for a local "1": skip: true, and names
@@ -511,5 +532,24 @@ func TestLefthookConfigNotAFile(t *testing.T) {
 				t.Fatalf("LEFTHOOK_CONFIG=%s: want a failure saying %q: %+v", tt.config, tt.says, c)
 			}
 		})
+	}
+}
+
+// TestLefthookFilterByHook: lefthook picks files for a command's glob: at
+// pre-commit (those staged) and pre-push (those pushed: "no matching push
+// files"), and skips it where none passes; at pre-merge-commit it runs it
+// all the same (lefthook run shows each).
+func TestLefthookFilterByHook(t *testing.T) {
+	for name, says := range map[string]string{
+		"pre-push":         "; but lefthook.yml sets glob: *.go on git-queen's command, so lefthook skips git-queen's check where no file the push sends passes it",
+		"pre-merge-commit": "",
+	} {
+		r := newRepo(t)
+		hook(t, r, name, "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run "+name+" \"$@\"\n")
+		testgit.Write(t, r.TopLevel, "lefthook.yml", name+":\n  commands:\n    q:\n      run: git-queen hook "+name+"\n      use_stdin: true\n      glob: \"*.go\"\n")
+		c := r.checkHook(name, Options{})
+		if says == "" && c.Status != OK || says != "" && (c.Status != Warn || !strings.Contains(c.Message, says)) {
+			t.Fatalf("%s with glob: on git-queen's command: want %q: %+v", name, says, c)
+		}
 	}
 }

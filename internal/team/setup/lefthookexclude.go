@@ -13,7 +13,8 @@ import (
 // running git-queen. It skips one for a skip: on the hook or on it (any
 // value but false: always, or in the git states, on the branches or after
 // the commands it lists), an only: (any value but true: it skips it but
-// then), or exclude_tags naming it or a tag it has, with LEFTHOOK_EXCLUDE
+// then), a glob:, root:, file_types:, exclude: or files: (lefthookFilters:
+// for the files it leaves out), or exclude_tags naming it or a tag it has, with LEFTHOOK_EXCLUDE
 // in the environment getenv reads added (split at commas: where a CI
 // image or a sandbox sets it, the check does not run); the skip:, only:,
 // tags and names of the groups around a job count for it; or a later
@@ -38,6 +39,32 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	return first
 }
 
+// lefthookFilters are the settings of a command or job, or of the group
+// around it, that pick the files it runs for: lefthook skips it where
+// none is left ("no matching staged files", "no files for inspection").
+// A hook may set exclude: and files: too.
+var lefthookFilters = [...]string{"glob", "root", "file_types", "exclude", "files"}
+
+// filtered says why lefthook skips git-queen's check at its hook for a
+// setting of l that picks files (lefthookFilters): where none of those
+// the commit stages (pre-commit) or the push sends (pre-push) passes it,
+// and, at any hook, where files: lists none. "" when l sets none.
+func (l lefthookLevel) filtered(hook string, isHook bool) string {
+	for i, s := range l.filters {
+		key, sent := lefthookFilters[i], map[string]string{"pre-commit": "the commit stages", "pre-push": "the push sends"}[hook]
+		switch {
+		case len(s.value) == 0 || isHook && key != "exclude" && key != "files":
+		case key == "files":
+			return s.file + " sets files: " + strings.Join(s.value, " ") + " on " + l.on +
+				", so lefthook skips git-queen's check where that command lists no file"
+		case sent != "":
+			return s.file + " sets " + key + ": " + strings.Join(s.value, ", ") + " on " + l.on + ", so lefthook skips git-queen's check where no file " +
+				sent + " passes it: a change to a held path it leaves out is not checked"
+		}
+	}
+	return ""
+}
+
 // skipped says why lefthook skips g (see lefthookSkipped); "" when it
 // runs it.
 func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func(string) string) string {
@@ -47,7 +74,7 @@ func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func
 	}
 	var own []string // the names and tags exclude_tags matches
 	for i, l := range g.levels {
-		if why := cmp.Or(l.skip.skips(l.on, "skip"), l.only.skips(l.on, "only")); why != "" {
+		if why := cmp.Or(l.skip.skips(l.on, "skip"), l.only.skips(l.on, "only"), l.filtered(h.Name, i == 0)); why != "" {
 			return why
 		}
 		if i > 0 {

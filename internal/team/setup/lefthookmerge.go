@@ -25,12 +25,13 @@ type lefthookSetting struct {
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
 // whether the command runs, and what it runs (run: of git-queen's
-// command, which a later file may replace), and when (a command's
-// priority:).
+// command, which a later file may replace), when (a command's
+// priority:), and for which files (lefthookFilters).
 type lefthookLevel struct {
 	on                              string
 	names                           []string
 	skip, only, tags, run, priority lefthookSetting
+	filters                         [len(lefthookFilters)]lefthookSetting
 }
 
 // skips says why a skip: (key "skip") or only: (key "only") setting of
@@ -168,6 +169,9 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 	l.tags.read(file, settings, "tags")
 	l.run.read(file, settings, "run")
 	l.priority.read(file, settings, "priority")
+	for i, key := range lefthookFilters {
+		l.filters[i].read(file, settings, key)
+	}
 }
 
 // read takes the value of key in settings, a file's, where they set it.
