@@ -75,8 +75,9 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 // or absolute), in the environment getenv reads, where it is no file:
 // lefthook then reads no configuration, not the local one either. Of one
 // that does not exist it runs nothing (it prints `Config file "..." not
-// found!` and lets git go on); a directory (isDir) it cannot load ("read
-// ...: is a directory"), and fails every time. "" when it is unset, or
+// found!` and lets git go on); a directory (isDir) it cannot load
+// (lefthook 2.2.2: "fs.FS provider does not support this method"), and
+// fails every time. "" when it is unset, or
 // names a file there is.
 func lefthookConfigMissing(top string, getenv func(string) string) (name string, isDir bool) {
 	if getenv == nil || getenv("LEFTHOOK_CONFIG") == "" {

@@ -515,9 +515,10 @@ func TestLefthookConfigNotAFile(t *testing.T) {
 		{"a file that does not exist", "cfg/none.yml", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg/none.yml, " +
 			"which does not exist: lefthook reads no configuration and runs nothing, so commits that touch reserved paths are not refused; " +
 			"add to cfg/none.yml: a pre-commit command that runs `git-queen hook pre-commit`"},
-		// A directory lefthook cannot load ("read ...: is a directory"): its
-		// hook fails every time. doctor read lefthook-local.yml, which
-		// lefthook does not, and said ok.
+		// A directory lefthook cannot load ("fs.FS provider does not support
+		// this method", relative or absolute): its hook fails every time.
+		// doctor read lefthook-local.yml, which lefthook does not, and said
+		// ok.
 		{"a directory", "cfg", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg, a directory, " +
 			"which lefthook cannot load: the hook fails every time, without running git-queen's check; " +
 			"point LEFTHOOK_CONFIG at a configuration file, or unset it"},
