@@ -155,7 +155,7 @@ func TestLefthookLocalSkips(t *testing.T) {
 		// A quoted key is no quoted value, and a merge key's flow mapping
 		// is the command's own: lefthook skips the command for both.
 		"pre-commit:\n  commands:\n    git-queen:\n      \"skip\": true\n":   "lefthook-local.yml sets skip: true on git-queen's command",
-		"pre-commit:\n  commands:\n    git-queen:\n      <<: {skip: true}\n": "lefthook-local.yml writes part of pre-commit inline ({skip: true})",
+		"pre-commit:\n  commands:\n    git-queen:\n      <<: {skip: true}\n": "lefthook-local.yml sets skip: true on git-queen's command",
 	} {
 		testgit.Write(t, repo, "lefthook-local.yml", local)
 		doctor := gitQueen(t, repo, "", "doctor").stdout

@@ -58,6 +58,10 @@ type Hook struct {
 	// configuration, is the file of it that names remotes:, the
 	// configurations lefthook fetches and git-queen does not read.
 	Unread string `json:"unread,omitempty"`
+	// configIsDir is true for lefthook's hook where LEFTHOOK_CONFIG names
+	// a directory (AddTo): lefthook cannot load it, and no file can be
+	// added to.
+	configIsDir bool
 	// LFS, for pre-push in a repository that stores Git LFS objects, says
 	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
 	// "git-queen" (our shim, since nothing else does).
@@ -171,6 +175,9 @@ const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
 func (h *Hook) Instruction() string {
 	switch h.Owner {
 	case OwnerLefthook:
+		if h.configIsDir {
+			return lefthookConfigDir(h.AddTo, "its "+h.Name+" hook")
+		}
 		line := fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 		if h.Unread != "" {
 			line += "; " + h.Unread + " also names remotes:, configurations lefthook fetches from git repositories, " +

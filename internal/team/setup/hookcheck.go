@@ -54,9 +54,12 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
+	case h.Owner == OwnerLefthook && h.configIsDir:
+		c.Status, c.fix, c.Fixable = Fail, nil, false
+		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
 	case h.Managed != "" && !h.RunsQueen:
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
-		c.Message = fmt.Sprintf("%s, which does not run git-queen, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
+		c.Message = fmt.Sprintf("%s, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
 	case h.Owner == OwnerQueen && !h.Executable:
 		c.Status, c.Message = Fail, where+" is not executable, so git does not run it"
 	case h.Owner == OwnerQueen:
@@ -111,8 +114,8 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
 	}
-	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv), r.lefthookSkipped(h, o.Getenv),
-		r.lefthookInline(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
+	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv),
+		r.lefthookSkipped(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}
 	if name == "pre-push" && c.Status != Fail {
@@ -134,24 +137,27 @@ func (c *Check) warnOnly(why string) {
 }
 
 // whatRuns says what git runs for h, where git-queen does not write, in
-// the environment getenv reads.
+// the environment getenv reads, and that it does not run git-queen.
 func (r *Repo) whatRuns(h *Hook, getenv func(string) string) string {
+	var what string
+	missing, _ := lefthookConfigMissing(r.TopLevel, getenv)
 	switch {
 	case h.Owner == OwnerHusky:
-		return "git runs husky's hook, which runs " + h.AddTo
-	case h.Owner == OwnerLefthook && lefthookConfigMissing(r.TopLevel, getenv) != "":
+		what = "git runs husky's hook, which runs " + h.AddTo
+	case h.Owner == OwnerLefthook && missing != "":
 		return fmt.Sprintf("git runs lefthook's hook (%s), but LEFTHOOK_CONFIG names %s, which does not exist: "+
 			"lefthook reads no configuration and runs nothing", r.shown(h.Path), h.AddTo)
 	case h.Owner == OwnerLefthook || h.Owner == OwnerPreCommit:
-		what := fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
+		what = fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
 		if old, err := readHead(h.Path + ".old"); err == nil && h.Owner == OwnerLefthook && bytes.Contains(old, []byte(hooks.Marker(h.Name))) {
 			what += " (lefthook moved git-queen's hook to " + h.Name + ".old, and does not run it)"
 		}
-		return what
 	case h.State == HookMissing:
-		return fmt.Sprintf("git looks for %s in %s, a directory of this repository's files; there is none", h.Name, r.shown(filepath.Dir(h.Path)))
+		what = fmt.Sprintf("git looks for %s in %s, a directory of this repository's files; there is none", h.Name, r.shown(filepath.Dir(h.Path)))
+	default:
+		what = "git runs " + r.shown(h.Path) + ", a file of this repository"
 	}
-	return "git runs " + r.shown(h.Path) + ", a file of this repository"
+	return what + ", which does not run git-queen"
 }
 
 // describeOwner names whose hook h is.
@@ -257,15 +263,12 @@ func (r *Repo) huskyToCome(h *Hook) string {
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
 	files, remotes := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
-		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
-		if err != nil {
-			continue
-		}
-		section := lefthookSection(name, text, h.Name)
-		if callsQueen(section, h.Name) {
+		tree, _, _ := lefthookRead(r.TopLevel, name)
+		settings, configures := tree[h.Name]
+		if lefthookRunsQueen(settings, h.Name) {
 			return "", ""
 		}
-		if len(section) > 0 && config == "" {
+		if configures && config == "" {
 			config = name
 		}
 	}

@@ -149,11 +149,15 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
 		files, remotes := lefthookFiles(r.TopLevel, getenv)
-		if missing := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
-			h.AddTo = missing // where lefthook looks for its configuration
+		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
+			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, func(file string, text []byte) bool {
-			return callsQueen(lefthookSection(file, text, h.Name), h.Name)
+			tree, err := lefthookParse(file, text)
+			if tree == nil && err != nil { // what it would run: lefthookUnloadable says why it does not
+				return callsQueen(text, h.Name)
+			}
+			return lefthookRunsQueen(tree[h.Name], h.Name)
 		})
 		if !h.RunsQueen && len(files) > 0 {
 			// The local configuration, or else the main one (the first

@@ -2,14 +2,8 @@ package setup
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
-	"sync"
 )
 
 // The names lefthook 2 gives its main configuration and the local one it
@@ -32,10 +26,10 @@ var (
 // getenv reads (nil for none), where it is set: the hooks lefthook runs
 // there read no other. remotes is the first of them that names remotes:,
 // configurations lefthook fetches from git repositories and git-queen
-// does not ("" for none). None when the file LEFTHOOK_CONFIG names does
-// not exist: lefthook then reads none (lefthookConfigMissing).
+// does not ("" for none). None when LEFTHOOK_CONFIG names no file:
+// lefthook then reads none (lefthookConfigMissing).
 func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
-	if lefthookConfigMissing(top, getenv) != "" {
+	if missing, _ := lefthookConfigMissing(top, getenv); missing != "" {
 		return nil, ""
 	}
 	seen := map[string]bool{}
@@ -44,13 +38,15 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
-		text, err := readRepoFile(filepath.Join(top, name))
+		tree, _, err := lefthookRead(top, name)
 		if seen[name] || err != nil {
 			return
 		}
 		seen[name] = true
 		files = append(files, name)
-		for _, pattern := range lefthookExtends(name, text) {
+		extends, _ := tree["extends"].([]any) // one string is no list: lefthook merges nothing of it
+		for _, pattern := range extends {
+			pattern, _ := pattern.(string)
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
@@ -59,7 +55,7 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 				add(match)
 			}
 		}
-		if remotes == "" && len(lefthookSection(name, text, "remotes")) > 0 {
+		if remotes == "" && tree["remotes"] != nil {
 			remotes = name
 		}
 	}
@@ -76,129 +72,33 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,
-// or absolute), in the environment getenv reads, where it does not exist:
-// lefthook then reads no configuration, not the local one either, and
-// runs nothing (it prints `Config file "..." not found!` and lets git go
-// on). "" when it is unset, or names a file there is.
-func lefthookConfigMissing(top string, getenv func(string) string) string {
+// or absolute), in the environment getenv reads, where it is no file:
+// lefthook then reads no configuration, not the local one either. Of one
+// that does not exist it runs nothing (it prints `Config file "..." not
+// found!` and lets git go on); a directory (isDir) it cannot load
+// (lefthook 2.2.2: "fs.FS provider does not support this method"), and
+// fails every time. "" when it is unset, or
+// names a file there is.
+func lefthookConfigMissing(top string, getenv func(string) string) (name string, isDir bool) {
 	if getenv == nil || getenv("LEFTHOOK_CONFIG") == "" {
-		return ""
+		return "", false
 	}
 	name, path := getenv("LEFTHOOK_CONFIG"), getenv("LEFTHOOK_CONFIG")
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(top, path)
 	}
-	if _, err := os.Stat(path); err == nil {
-		return ""
+	info, err := os.Stat(path)
+	if err == nil && !info.IsDir() {
+		return "", false
 	}
-	return name
+	return name, err == nil
 }
 
-// lefthookList is the strings a top-level key of a lefthook configuration
-// holds: a list (YAML's items or flow list, TOML's or JSON's array) or one
-// string.
-func lefthookList(file string, text []byte, key string) []string {
-	section := lefthookSection(file, text, key)
-	if strings.HasPrefix(filepath.Ext(file), ".json") {
-		var list []string
-		if json.Unmarshal(section, &list) != nil {
-			list = []string{""}
-			if json.Unmarshal(section, &list[0]) != nil {
-				list[0] = string(section) // true, an object: as it is
-			}
-		}
-		return slices.DeleteFunc(list, func(s string) bool { return s == "" })
-	}
-	section = uncommented(section)
-	after := bytes.IndexAny(section, ":=") // the key's : or =
-	if after < 0 {
-		return nil
-	}
-	var list []string
-	for _, item := range strings.FieldsFunc(string(section[after+1:]), func(r rune) bool { return strings.ContainsRune("[],\r\n", r) }) {
-		if item = quotedOff(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(item), "- "))); item != "" {
-			list = append(list, item)
-		}
-	}
-	return list
-}
-
-// lefthookExtends is the paths or globs a lefthook configuration's
-// extends: lists. lefthook 2 reads extends: as a list only: of a single
-// string (`extends: shared.yml`, `extends = "shared.toml"`, `"extends":
-// "shared.json"`) it merges nothing (lefthook dump shows it listed, its
-// settings absent), so neither is it followed here.
-func lefthookExtends(file string, text []byte) []string {
-	section := lefthookSection(file, text, "extends")
-	if !strings.HasPrefix(filepath.Ext(file), ".json") {
-		section = uncommented(section)
-		if after := bytes.IndexAny(section, ":="); after >= 0 {
-			section = bytes.TrimLeft(section[after+1:], " \t\r\n") // past the key: the value
-		}
-		if bytes.HasPrefix(section, []byte("- ")) || bytes.HasPrefix(section, []byte("-\n")) {
-			section = []byte("[") // a YAML block list
-		}
-	}
-	if !bytes.HasPrefix(section, []byte("[")) {
-		return nil
-	}
-	return lefthookList(file, text, "extends")
-}
-
-// quotedOff is a YAML or TOML string without the quotes around it: only
-// a pair, so that a quote the string ends in (skip: - run: test -n "$CI")
-// stays.
-func quotedOff(s string) string {
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
-	}
-	return s
-}
-
-// lefthookChild is the value of a top-level key of a lefthook
-// configuration (or of a part of one this returns) as a document of the
-// file's format whose top-level keys are that value's: in YAML the lines
-// below the key, moved left; in TOML the tables and keys under it, its
-// name taken off; in JSON the value. Empty when there is no such key.
-func lefthookChild(file string, doc []byte, name string) []byte {
-	section := lefthookSection(file, doc, name)
-	switch filepath.Ext(file) {
-	case ".json", ".jsonc":
-		return section
-	case ".toml":
-		// keys are the value's own keys: the file's top-level name.KEY =
-		// ..., its first key taken off, and the keys of a [name] table as
-		// they are, wherever that table stands (after [name.commands.x]
-		// too), since TOML wants them before any table; tables are the
-		// tables under it, their first key taken off.
-		var keys, tables []byte
-		in, headed := &keys, false
-		for _, line := range bytes.SplitAfter(section, []byte("\n")) {
-			trimmed := bytes.TrimSpace(line)
-			if m := tomlTable().FindSubmatch(trimmed); m != nil && len(m[2]) > 0 {
-				brackets := bytes.Count(trimmed[:2], []byte("["))
-				line, in, headed = fmt.Appendf(nil, "%s%s%s\n", strings.Repeat("[", brackets), m[2][1:], strings.Repeat("]", brackets)), &tables, true
-			} else if m != nil {
-				in, headed = &keys, true // [name]: its keys are top-level now
-				continue
-			} else if m := tomlKey().Find(trimmed); m != nil && m[len(m)-1] == '.' && !headed {
-				line = fmt.Appendf(nil, "%s\n", trimmed[len(m):])
-			}
-			*in = append(*in, line...)
-		}
-		return append(keys, tables...)
-	}
-	lines := bytes.SplitAfter(section, []byte("\n"))[1:]
-	indent := -1
-	var out []byte
-	for _, line := range lines {
-		spaces := len(line) - len(bytes.TrimLeft(line, " "))
-		if indent < 0 && len(bytes.TrimSpace(line)) > 0 && line[spaces] != '#' {
-			indent = spaces
-		}
-		out = append(out, line[min(max(indent, 0), spaces):]...)
-	}
-	return out
+// lefthookConfigDir says that LEFTHOOK_CONFIG names config, a directory,
+// so that lefthook's hook (in words) fails every time, and what to do.
+func lefthookConfigDir(config, hook string) string {
+	return "LEFTHOOK_CONFIG names " + config + ", a directory, which lefthook cannot load: " + hook +
+		" fails every time, without running git-queen's check; point LEFTHOOK_CONFIG at a configuration file, or unset it"
 }
 
 // lefthookFirst is the first of names, with an extension, that exists at
@@ -212,77 +112,6 @@ func lefthookFirst(top string, names []string) string {
 		}
 	}
 	return ""
-}
-
-// lefthookSection is the part of a lefthook configuration that configures
-// the hook name, since a command under another hook's key does not run at
-// this one: in YAML, the lines from the top-level key "name:" to the next
-// top-level key; in TOML, the tables and top-level keys whose first key
-// is name; in JSON, the value of the top-level key name. It is empty when
-// no part configures the hook, or when a JSON file does not parse (then
-// lefthook refuses it too).
-func lefthookSection(file string, text []byte, name string) []byte {
-	switch filepath.Ext(file) {
-	case ".toml":
-		return tomlSection(text, name)
-	case ".json", ".jsonc":
-		return jsonSection(text, name)
-	}
-	var section []byte
-	in := false
-	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if len(line) > 0 && !bytes.ContainsAny(line[:1], " \t#\r\n-") { // - starts a list item, never a key
-			key, _, _ := bytes.Cut(line, []byte(":"))
-			in = string(bytes.Trim(key, `"'`)) == name
-		}
-		if in {
-			section = append(section, line...)
-		}
-	}
-	return section
-}
-
-// TOML's table headers ([a.b], [[a.b]]) and keys (a.b = ..., a = ...), by
-// their first key, bare or quoted.
-var (
-	tomlTable = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\[\[?\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*(\.[^\]]*)?\]\]?\s*(#.*)?$`)
-	})
-	tomlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[.=]`) })
-)
-
-// tomlSection is the lines of a TOML file under the tables whose first
-// key is name, and its top-level keys (before the first table) whose
-// first key is name, with the lines that continue them.
-func tomlSection(text []byte, name string) []byte {
-	var section []byte
-	in, tables := false, false
-	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		trimmed := bytes.TrimSpace(line)
-		if m := tomlTable().FindSubmatch(trimmed); m != nil {
-			in, tables = string(bytes.Trim(m[1], `"'`)) == name, true
-		} else if m := tomlKey().FindSubmatch(trimmed); m != nil && !tables {
-			in = string(bytes.Trim(m[1], `"'`)) == name
-		}
-		if in {
-			section = append(section, line...)
-		}
-	}
-	return section
-}
-
-// jsonSection is the value of the top-level key name of a JSON (or JSONC:
-// comments and trailing commas) configuration, compact.
-func jsonSection(text []byte, name string) []byte {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(plainJSON(text), &top) != nil {
-		return nil
-	}
-	var out bytes.Buffer
-	if json.Compact(&out, top[name]) != nil {
-		return nil
-	}
-	return out.Bytes()
 }
 
 // plainJSON is JSONC as JSON: without its comments (// and /* */) and the
@@ -322,13 +151,10 @@ func plainJSON(text []byte) []byte {
 	return out
 }
 
-// lefthookStdin matches use_stdin set true, in YAML, TOML or JSON.
-var lefthookStdin = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`use_stdin"?\s*[:=]\s*true`) })
-
 // lefthookGivesStdin says whether the lefthook configuration via sets
-// use_stdin in its pre-push section (lefthook gives a command no stdin
-// without it).
+// use_stdin: true in its pre-push settings (lefthook gives a command no
+// stdin without it).
 func lefthookGivesStdin(top, via string) bool {
-	text, err := readRepoFile(filepath.Join(top, via))
-	return err == nil && lefthookStdin().Match(uncommented(lefthookSection(via, text, "pre-push")))
+	tree, _, _ := lefthookRead(top, via)
+	return lefthookWalk(tree["pre-push"], "", func(key string, value any) bool { return key == "use_stdin" && value == true })
 }

@@ -333,22 +333,21 @@ func TestLefthookSkip(t *testing.T) {
 		{"a job's run: replaced by name in the local configuration", map[string]string{"lefthook.yml": jobs,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: echo\n"}, "", "lefthook-local.yml replaces the run: of git-queen's command with echo"},
 		// Inside an inline value (YAML's flow mapping, TOML's inline table)
-		// lefthook reads what the block form says (lefthook dump shows
-		// it); doctor does not read it, and says so instead of ok.
+		// lefthook reads what the block form says, and so does doctor
+		// (lefthook run shows each verdict): it said "which git-queen does
+		// not read" of them, where it now reads them.
 		{"skip: inside the hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-commit: {skip: true}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true}), which git-queen does not read"},
+			"", "lefthook-local.yml sets skip: true on pre-commit"},
 		{"skip: inside git-queen's command's flow mapping", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q: {run: git-queen hook pre-commit, skip: true}\n"},
-			"", "lefthook.yml writes part of pre-commit inline ({run: git-queen hook pre-commit, skip: true})"},
-		{"git-queen's command all in flow style", map[string]string{"lefthook.yml": "pre-commit: {commands: {queen: {run: git-queen hook pre-commit}}}\n"},
-			"", "lefthook.yml writes part of pre-commit inline"},
+			"", "lefthook.yml sets skip: true on git-queen's command"},
+		{"git-queen's command all in flow style", map[string]string{"lefthook.yml": "pre-commit: {commands: {queen: {run: git-queen hook pre-commit}}}\n"}, "", ""},
 		{"only: inside a job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: guard, only: [merge]}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
-		{"a flow mapping over several lines", map[string]string{"lefthook-local.yml": "pre-commit: {\n  tags: [x]\n}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({ …)"},
+			"", "lefthook-local.yml sets only: merge on git-queen's command"},
+		{"a flow mapping over several lines", map[string]string{"lefthook-local.yml": "pre-commit: {\n  tags: [x]\n}\n"}, "", ""},
 		{"TOML: skip inside an inline table", map[string]string{"lefthook.toml": "[pre-commit]\ncommands = { q = { run = \"git-queen hook pre-commit\", skip = true } }\n"},
-			"", "lefthook.toml writes part of pre-commit inline"},
+			"", "lefthook.toml sets skip: true on git-queen's command"},
 		{"TOML: skip inside the hook's inline table", map[string]string{"lefthook-local.toml": "pre-commit = { skip = true }\n"},
-			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+			"", "lefthook-local.toml sets skip: true on pre-commit"},
 		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
 			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
 		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
@@ -358,19 +357,19 @@ func TestLefthookSkip(t *testing.T) {
 		{"skip: inside another job's flow mapping", map[string]string{"lefthook.yml": jobs, "lefthook-local.yml": "pre-commit:\n  jobs:\n    - {name: lint, skip: true}\n"}, "", ""},
 		{"commands: a flow mapping of another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {lint: {skip: true}}\n"}, "", ""},
 		{"commands: a flow mapping of git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {q: {skip: true}}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({q: {skip: true}})"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"jobs: a flow list, git-queen's job after another", map[string]string{"lefthook.yml": jobs,
 			"lefthook-local.yml": "pre-commit:\n  jobs: [{name: lint, skip: true}, {name: guard, only: [merge]}]\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({name: guard, only: [merge]})"},
+			"", "lefthook-local.yml sets only: merge on git-queen's command"},
 		{"a merge key's flow mapping in git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      <<: {skip: true}\n"},
-			"", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"TOML: a quoted dotted key to git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.\"q\" = { skip = true }\n"},
-			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+			"", "lefthook-local.toml sets skip: true on git-queen's command"},
 		{"a command's key with a dot, its flow mapping", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    queen.check:\n      run: git-queen hook pre-commit\n",
-			"lefthook-local.yml": "pre-commit:\n  commands:\n    queen.check: {skip: true}\n"}, "", "lefthook-local.yml writes part of pre-commit inline ({skip: true})"},
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    queen.check: {skip: true}\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
 		{"TOML: skip inside another command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit.commands]\nlint = { skip = true }\n"}, "", ""},
 		{"TOML: skip inside git-queen's command's inline table", map[string]string{"lefthook-local.toml": "[pre-commit]\ncommands.q = { skip = true }\n"},
-			"", "lefthook-local.toml writes part of pre-commit inline ({ skip = true })"},
+			"", "lefthook-local.toml sets skip: true on git-queen's command"},
 		// lefthook refuses a file with a key twice in one mapping: the hook
 		// fails every time, before git-queen's check.
 		{"a key twice in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      skip: false\n"},
@@ -382,6 +381,73 @@ func TestLefthookSkip(t *testing.T) {
 			"", `lefthook cannot load lefthook-local.json (invalid character '}' looking for beginning of object key string), so its pre-commit hook ` +
 				`fails every time without running git-queen's check: correct it`},
 		{"JSON: a key twice, the last counts", map[string]string{"lefthook-local.json": `{"pre-commit": {"parallel": true, "parallel": false}}`}, "", ""},
+		// lefthook reads YAML with go.yaml.in/yaml/v3, which refuses a key
+		// twice in a flow mapping too, and any text that is not YAML
+		// (lefthook dump: "couldn't load config: yaml: ..."): doctor said ok.
+		{"a key twice in a flow mapping", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint: {run: a, run: b}\n"},
+			"", `lefthook cannot load lefthook-local.yml (line 3: mapping key "run" already defined at line 3), so its pre-commit hook ` +
+				`fails every time without running git-queen's check: take out one of the two`},
+		{"YAML that is not YAML", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: echo\n     skip: true\n"},
+			"", `lefthook cannot load lefthook-local.yml (yaml: line 2: did not find expected key), so its pre-commit hook ` +
+				`fails every time without running git-queen's check: correct it`},
+		// A merge key takes the keys of the mapping its alias names, wherever
+		// its anchor is (lefthook run: "q (skip) by condition").
+		{"skip: merged from an anchor outside the hook", map[string]string{"lefthook.yml": "x-off: &off\n  skip: true\n" +
+			"pre-commit:\n  commands:\n    q:\n      <<: *off\n      run: git-queen hook pre-commit\n"}, "", "lefthook.yml sets skip: true on git-queen's command"},
+		// Of two commands or jobs that run git-queen's check, lefthook skipping
+		// one still runs the other (lefthook run shows it): doctor judged the
+		// first alone. One that only prints the call is none.
+		{"two git-queen commands, the first skipped", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n    b:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"two git-queen jobs, the first skipped", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n" +
+			"    - run: git-queen hook pre-commit\n      skip: true\n    - run: git-queen hook pre-commit\n"}, "", ""},
+		{"two git-queen commands, both skipped", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      only: [rebase]\n    b:\n      run: git-queen hook pre-commit\n      skip: true\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		// Of several skipped, doctor names the first lefthook runs (lefthook
+		// run lists the skips in that order): jobs, then commands by
+		// priority:, then by the number their key starts with, then by key;
+		// it named the first by key, commands first.
+		{"two git-queen commands, both skipped, 2_b run before 10_a", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    10_a:\n      run: git-queen hook pre-commit\n      skip: true\n    2_b:\n      run: git-queen hook pre-commit\n      only: [rebase]\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		{"a git-queen command and job, both skipped, the job run first", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n  jobs:\n    - run: git-queen hook pre-commit\n      only: [rebase]\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		{"two git-queen commands, both skipped, the one with a priority run first", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n" +
+			"    a:\n      run: git-queen hook pre-commit\n      skip: true\n    b:\n      run: git-queen hook pre-commit\n      priority: 1\n      only: [rebase]\n"},
+			"", "lefthook.yml sets only: rebase on git-queen's command"},
+		// A glob:, root:, file_types:, exclude: or files: on git-queen's
+		// command, or a job's group, or exclude: or files: on the hook,
+		// makes lefthook skip it where no staged file passes ("no matching
+		// staged files", "no files for inspection"; lefthook run, a.txt
+		// staged): a held path it leaves out was let through, doctor ok.
+		{"glob: on git-queen's command", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      glob: \"*.go\"\n"},
+			"", "lefthook.yml sets glob: *.go on git-queen's command, so lefthook skips git-queen's check where no file the commit stages passes it"},
+		{"root: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      root: src/\n"},
+			"", "lefthook-local.yml sets root: src/ on git-queen's command, so lefthook skips"},
+		{"file_types: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      file_types: [binary]\n"},
+			"", "lefthook-local.yml sets file_types: binary on git-queen's command"},
+		{"exclude: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  exclude: [\"*.txt\"]\n"},
+			"", "lefthook-local.yml sets exclude: *.txt on pre-commit, so lefthook skips"},
+		{"files: on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  files: git ls-files -- src\n"},
+			"", "lefthook-local.yml sets files: git ls-files -- src on pre-commit, so lefthook skips git-queen's check where that command lists no file"},
+		{"glob: on the group around it", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "glob: \"*.go\"", 1)},
+			"", "lefthook.yml sets glob: *.go on the group around git-queen's command"},
+		{"glob: taken off by the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n      glob: \"*.go\"\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      glob: \"\"\n"}, "", ""},
+		{"glob: on the hook, which lefthook does not read", map[string]string{"lefthook-local.yml": "pre-commit:\n  glob: \"*.go\"\n"}, "", ""},
+		{"glob: on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      glob: \"*.go\"\n"}, "", ""},
+		// A key that is no string (1:, true:) lefthook reads as a string,
+		// "1", "true" (koanf converts yaml.v3's map[any]any; lefthook run
+		// runs the command, skips it for a local "1": skip: true, and names
+		// it in exclude_tags): doctor saw no git-queen command there.
+		{"a command named 1:", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    1:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"a command named true:, skipped as \"true\"", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    true:\n      run: git-queen hook pre-commit\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    \"true\":\n      skip: true\n"}, "", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"a command named 1:, in exclude_tags", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    1:\n      run: git-queen hook pre-commit\n",
+			"lefthook-local.yml": "pre-commit:\n  exclude_tags: [\"1\"]\n"}, "", "lefthook-local.yml sets exclude_tags: 1 on pre-commit"},
+		{"a job with a key 1:", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      1: x\n"}, "", ""},
 		// A group's tags, name and skip: count for the jobs in it.
 		{"a tag of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "ci", "LEFTHOOK_EXCLUDE=ci is set here and names git-queen's command"},
 		{"the name of the group around it", map[string]string{"lefthook.yml": yamlGroup}, "checks", "LEFTHOOK_EXCLUDE=checks is set here and names git-queen's command"},
@@ -434,6 +500,57 @@ func TestLefthookAddsToItsOwnFile(t *testing.T) {
 		}
 		if c := r.checkHook("pre-commit", Options{}); c.Status != Fail || !strings.Contains(c.Message, "; add to "+tt.addTo+":") {
 			t.Fatalf("%v: want git-queen's command asked for in %s: %+v", tt.files, tt.addTo, c)
+		}
+	}
+}
+
+// TestLefthookConfigNotAFile: where LEFTHOOK_CONFIG names no file, lefthook
+// reads no configuration: of one that does not exist it runs nothing; doctor
+// said it "runs nothing, which does not run git-queen". A directory it
+// cannot load, and fails every time.
+func TestLefthookConfigNotAFile(t *testing.T) {
+	for _, tt := range []struct {
+		name, config, says string
+	}{
+		{"a file that does not exist", "cfg/none.yml", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg/none.yml, " +
+			"which does not exist: lefthook reads no configuration and runs nothing, so commits that touch reserved paths are not refused; " +
+			"add to cfg/none.yml: a pre-commit command that runs `git-queen hook pre-commit`"},
+		// A directory lefthook cannot load ("fs.FS provider does not support
+		// this method", relative or absolute): its hook fails every time.
+		// doctor read lefthook-local.yml, which lefthook does not, and said
+		// ok.
+		{"a directory", "cfg", "git runs lefthook's hook (.git/hooks/pre-commit), but LEFTHOOK_CONFIG names cfg, a directory, " +
+			"which lefthook cannot load: the hook fails every time, without running git-queen's check; " +
+			"point LEFTHOOK_CONFIG at a configuration file, or unset it"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			testgit.Write(t, r.TopLevel, "lefthook-local.yml", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n")
+			testgit.Write(t, r.TopLevel, "cfg/lint.yml", "pre-commit:\n  commands:\n    lint:\n      run: echo lint\n")
+			c := r.checkHook("pre-commit", Options{Getenv: func(k string) string { return map[string]string{"LEFTHOOK_CONFIG": tt.config}[k] }})
+			if c.Status != Fail || !strings.HasPrefix(c.Message, tt.says) {
+				t.Fatalf("LEFTHOOK_CONFIG=%s: want a failure saying %q: %+v", tt.config, tt.says, c)
+			}
+		})
+	}
+}
+
+// TestLefthookFilterByHook: lefthook picks files for a command's glob: at
+// pre-commit (those staged) and pre-push (those pushed: "no matching push
+// files"), and skips it where none passes; at pre-merge-commit it runs it
+// all the same (lefthook run shows each).
+func TestLefthookFilterByHook(t *testing.T) {
+	for name, says := range map[string]string{
+		"pre-push":         "; but lefthook.yml sets glob: *.go on git-queen's command, so lefthook skips git-queen's check where no file the push sends passes it",
+		"pre-merge-commit": "",
+	} {
+		r := newRepo(t)
+		hook(t, r, name, "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run "+name+" \"$@\"\n")
+		testgit.Write(t, r.TopLevel, "lefthook.yml", name+":\n  commands:\n    q:\n      run: git-queen hook "+name+"\n      use_stdin: true\n      glob: \"*.go\"\n")
+		c := r.checkHook(name, Options{})
+		if says == "" && c.Status != OK || says != "" && (c.Status != Warn || !strings.Contains(c.Message, says)) {
+			t.Fatalf("%s with glob: on git-queen's command: want %q: %+v", name, says, c)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import "testing"
 // mappings (two commands, two list items), or in a block scalar's text,
 // is no duplicate (lefthook dump shows each row so).
 func TestYAMLKeyTwice(t *testing.T) {
+	// lefthookParse reads YAML with lefthook's parser, which says so.
 	for _, tt := range []struct{ name, text, twice string }{
 		{"a command twice", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n    q:\n      run: echo\n",
 			`line 5: mapping key "q" already defined at line 3`},
@@ -42,7 +43,11 @@ func TestYAMLKeyTwice(t *testing.T) {
 		{"a key commented out", "pre-commit:\n  skip: true\n  # skip: false\n  only: [merge] # skip: x\n", ""},
 		{"a colon in a value", "pre-commit:\n  commands:\n    q:\n      run: echo http://x\n      env:\n        URL: http://x\n", ""},
 	} {
-		if got := yamlKeyTwice([]byte(tt.text)); got != tt.twice {
+		got := ""
+		if _, err := lefthookParse("lefthook.yml", []byte(tt.text)); err != nil {
+			got = err.Error()
+		}
+		if got != tt.twice {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.twice)
 		}
 	}

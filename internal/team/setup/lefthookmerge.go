@@ -1,16 +1,20 @@
 package setup
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // lefthookSetting is the value of one key lefthook merges, and the file
 // that set it last ("" and nil where none does); quoted when the value
-// has quotes: a string, never a boolean.
+// is a string (skip: "true"), not a boolean (skip: true).
 type lefthookSetting struct {
 	file   string
 	value  []string
@@ -21,11 +25,13 @@ type lefthookSetting struct {
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
 // whether the command runs, and what it runs (run: of git-queen's
-// command, which a later file may replace).
+// command, which a later file may replace), when (a command's
+// priority:), and for which files (lefthookFilters).
 type lefthookLevel struct {
-	on                    string
-	names                 []string
-	skip, only, tags, run lefthookSetting
+	on                              string
+	names                           []string
+	skip, only, tags, run, priority lefthookSetting
+	filters                         [len(lefthookFilters)]lefthookSetting
 }
 
 // skips says why a skip: (key "skip") or only: (key "only") setting of
@@ -54,116 +60,241 @@ func (s lefthookSetting) skips(on, key string) string {
 	return s.file + " sets " + key + ": " + shown + " on " + on + ", so lefthook skips git-queen's check" + when
 }
 
-// lefthookMerged is what lefthook merges, of the files it reads, for its
-// hook h running git-queen: the hook, git-queen's command, then the groups
-// around it, innermost first; and the hook's exclude_tags. Of the files,
-// the last that sets a key decides: a command is found in each by its key
-// under commands:, a job by its name, in the group of its group's name.
-// Nothing when h.Via cannot be read.
-func (r *Repo) lefthookMerged(h *Hook, getenv func(string) string) (levels []lefthookLevel, excludeTags lefthookSetting) {
-	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
-	if err != nil {
-		return nil, excludeTags
-	}
-	key, entry, groups := lefthookEntry(h.Via, lefthookSection(h.Via, text, h.Name), h.Name)
-	docs := append([][]byte{nil, entry}, groups...) // each level's settings in h.Via
-	levels = []lefthookLevel{{on: h.Name}, {on: "git-queen's command"}}
-	for range groups {
-		levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
-	}
-	for i := range levels[1:] {
-		levels[i+1].names = lefthookList(h.Via, docs[i+1], "name")
-	}
-	if key != "" {
-		levels[1].names = append(levels[1].names, key)
-	}
-	set := func(s *lefthookSetting, file string, doc []byte, name string) {
-		if section := lefthookSection(file, doc, name); len(section) > 0 {
-			*s = lefthookSetting{file, lefthookList(file, doc, name), quotedValue(file, section)}
-		}
-	}
-	read := func(l *lefthookLevel, file string, doc []byte) {
-		set(&l.skip, file, doc, "skip")
-		set(&l.only, file, doc, "only")
-		set(&l.tags, file, doc, "tags")
-		set(&l.run, file, doc, "run")
-	}
+// lefthookGuard is a command or job of lefthook's hook that runs
+// git-queen's check in a file lefthook reads: what lefthook merges of it
+// (the hook, it, then the groups around it, innermost first), and whether
+// that run: calls git-queen outside quotes, as a command rather than as
+// words another prints (echo "git-queen hook ..."); command is its key
+// under commands: ("" for a job).
+type lefthookGuard struct {
+	levels  []lefthookLevel
+	plain   bool
+	command string
+}
+
+// lefthookGuards is what lefthook merges, of the files it reads (in the
+// environment getenv reads), for each command or job of its hook h whose
+// run: calls git-queen's check in one of them, in the order lefthook runs
+// them (lefthookRunOrder); and the hook's exclude_tags.
+// Of the files, the last that sets a key decides (lefthook merges each
+// over those before it): a command is found in each by its key under
+// commands:, a job by its name, in the group of its group's name.
+func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting) {
 	files, _ := lefthookFiles(r.TopLevel, getenv)
-	for _, file := range files {
-		text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-		if err != nil {
-			continue
+	hooks := make([]map[string]any, len(files))
+	var places []lefthookPlace
+	plain := map[string]bool{}
+	for i, file := range files {
+		tree, _, _ := lefthookRead(r.TopLevel, file)
+		hooks[i] = lefthookMap(tree[h.Name])
+		excludeTags.read(file, hooks[i], "exclude_tags")
+		lefthookPlaces(file, hooks[i], func(p lefthookPlace, run any) {
+			text, _ := run.(string)
+			if !callsQueen([]byte(text), h.Name) {
+				return
+			}
+			key := fmt.Sprint(p)
+			if _, seen := plain[key]; !seen {
+				places = append(places, p)
+			}
+			plain[key] = plain[key] || callsQueen([]byte(outsideQuotes(text)), h.Name)
+		})
+	}
+	for _, p := range places {
+		levels := []lefthookLevel{{on: h.Name}, {on: "git-queen's command"}}
+		if p.command != "" {
+			levels[1].names = []string{p.command}
 		}
-		hook := lefthookChild(file, text, h.Name)
-		read(&levels[0], file, hook)
-		set(&excludeTags, file, hook, "exclude_tags")
+		for i := range p.jobs {
+			if i > 0 {
+				levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
+			}
+			if name, ok := p.jobs[len(p.jobs)-1-i].(string); ok {
+				levels[i+1].names = []string{name}
+			}
+		}
+		for i, file := range files {
+			levels[0].read(file, hooks[i])
+			for j, settings := range p.in(file, hooks[i]) {
+				levels[j+1].read(file, settings)
+			}
+		}
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command})
+	}
+	slices.SortStableFunc(guards, lefthookRunOrder)
+	return guards, excludeTags
+}
+
+// lefthookRunOrder orders commands and jobs as lefthook 2 runs them
+// (config.CommandsToJobs): its jobs first, in the order it merges them
+// (those of the files in turn, one already seen where it was), then its
+// commands, by priority: (those without one last), then by the number
+// their key starts with (those without one last), then by key; not in
+// the order of the files.
+func lefthookRunOrder(a, b lefthookGuard) int {
+	if a.command == "" || b.command == "" {
+		return cmp.Compare(len(a.command), len(b.command)) // a job, "", first
+	}
+	last := func(n, none int) int { // none (no priority, no number) after any other
+		if n == none {
+			return math.MaxInt
+		}
+		return n
+	}
+	priority := func(g lefthookGuard) int {
+		n, _ := strconv.Atoi(strings.Join(g.levels[1].priority.value, ""))
+		return n
+	}
+	return cmp.Or(cmp.Compare(last(priority(a), 0), last(priority(b), 0)),
+		cmp.Compare(last(leadingNumber(a.command), -1), last(leadingNumber(b.command), -1)),
+		strings.Compare(a.command, b.command))
+}
+
+// leadingNumber is the number name starts with (10 of 10_lint); -1 when
+// it starts with no digit.
+func leadingNumber(name string) int {
+	digits := name[:len(name)-len(strings.TrimLeft(name, "0123456789"))]
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// read takes what settings, a file's, set of the keys that decide whether
+// git-queen's command runs, and what it runs.
+func (l *lefthookLevel) read(file string, settings map[string]any) {
+	l.skip.read(file, settings, "skip")
+	l.only.read(file, settings, "only")
+	l.tags.read(file, settings, "tags")
+	l.run.read(file, settings, "run")
+	l.priority.read(file, settings, "priority")
+	for i, key := range lefthookFilters {
+		l.filters[i].read(file, settings, key)
+	}
+}
+
+// read takes the value of key in settings, a file's, where they set it.
+func (s *lefthookSetting) read(file string, settings map[string]any, key string) {
+	if value, ok := settings[key]; ok {
+		_, quoted := value.(string)
+		*s = lefthookSetting{file, lefthookWords(file, value), quoted}
+	}
+}
+
+// lefthookWords is a setting's value as messages show it: a string, or
+// each of a list, as it is; a boolean or a number as YAML writes it; a
+// mapping in a list as its keys and values (ref: main), but in JSON the
+// value as JSON.
+func lefthookWords(file string, value any) []string {
+	list, isList := value.([]any)
+	if !isList {
+		list = []any{value}
+	}
+	var words []string
+	for _, item := range list {
+		switch item := item.(type) {
+		case nil:
+		case string:
+			if item != "" {
+				words = append(words, item)
+			}
+		case map[string]any:
+			if strings.HasPrefix(filepath.Ext(file), ".json") {
+				text, _ := json.Marshal(value)
+				return []string{string(text)}
+			}
+			for _, key := range slices.Sorted(maps.Keys(item)) {
+				words = append(words, fmt.Sprintf("%s: %v", key, item[key]))
+			}
+		default:
+			words = append(words, fmt.Sprint(item))
+		}
+	}
+	return words
+}
+
+// lefthookPlace is where a command or job is in a hook's settings: a
+// command by its key under commands:, a job by its name and those of the
+// groups around it, the outermost first, since lefthook merges jobs by
+// name; one without a name (or in a group without one) by its index in
+// its list, in the one file it is in (file), since lefthook merges it
+// with none.
+type lefthookPlace struct {
+	command string
+	jobs    []any // each a name (string) or an index (int)
+	file    string
+}
+
+// lefthookPlaces calls add for each command and job (those in groups too)
+// of a file's settings of a hook, with its run:.
+func lefthookPlaces(file string, hook map[string]any, add func(p lefthookPlace, run any)) {
+	commands := lefthookMap(hook["commands"])
+	for _, key := range slices.Sorted(maps.Keys(commands)) {
+		add(lefthookPlace{command: key}, lefthookMap(commands[key])["run"])
+	}
+	var walk func(list any, group lefthookPlace)
+	walk = func(list any, group lefthookPlace) {
+		jobs, _ := list.([]any)
+		for i, item := range jobs {
+			job := lefthookMap(item)
+			p := lefthookPlace{jobs: append(slices.Clip(group.jobs), i), file: group.file}
+			if name, ok := job["name"].(string); ok {
+				p.jobs[len(p.jobs)-1] = name
+			} else {
+				p.file = file
+			}
+			add(p, job["run"])
+			walk(lefthookMap(job["group"])["jobs"], p)
+		}
+	}
+	walk(hook["jobs"], lefthookPlace{})
+}
+
+// in is what a file's settings of the hook give at p: the command's or
+// job's settings, then those of the groups around it, innermost first;
+// nil for each the file does not set.
+func (p lefthookPlace) in(file string, hook map[string]any) []map[string]any {
+	if p.command != "" {
+		return []map[string]any{lefthookMap(lefthookMap(hook["commands"])[p.command])}
+	}
+	found := make([]map[string]any, len(p.jobs))
+	if p.file != "" && p.file != file {
+		return found
+	}
+	list := hook["jobs"]
+	for i, step := range p.jobs {
+		jobs, _ := list.([]any)
+		var job map[string]any
+		for j, item := range jobs {
+			if settings := lefthookMap(item); step == any(j) || settings != nil && settings["name"] == step {
+				job = settings // the last of its name: lefthook merges each over those before it
+			}
+		}
+		if job == nil {
+			break
+		}
+		found[len(p.jobs)-1-i] = job
+		list = lefthookMap(job["group"])["jobs"]
+	}
+	return found
+}
+
+// outsideQuotes is a command's text without what it quotes ('...',
+// "..."): the words it runs, not those it passes.
+func outsideQuotes(text string) string {
+	var out strings.Builder
+	var quote rune
+	for _, c := range text {
 		switch {
-		case file == h.Via:
-			for i := range levels[1:] {
-				read(&levels[i+1], file, docs[i+1])
-			}
-		case key != "":
-			read(&levels[1], file, lefthookChild(file, lefthookChild(file, hook, "commands"), key))
-		default: // jobs merge by name, those of a group in the group of its name
-			doc := hook
-			for i := len(levels) - 1; i > 0 && len(doc) > 0 && len(levels[i].names) == 1; i-- {
-				job := lefthookJob(file, doc, levels[i].names[0])
-				if job != nil {
-					read(&levels[i], file, job)
-				}
-				doc = lefthookChild(file, job, "group")
-			}
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '\'' || c == '"':
+			quote = c
+		default:
+			out.WriteRune(c)
 		}
 	}
-	return levels, excludeTags
-}
-
-// quotedValue says whether the value of a key's section (a JSON one is
-// the value alone) has quotes, after the key, which may have its own
-// ("skip": true is the boolean).
-func quotedValue(file string, section []byte) bool {
-	section = uncommented(section)
-	if ext := filepath.Ext(file); ext != ".json" && ext != ".jsonc" {
-		section = section[bytes.IndexAny(section, ":=")+1:] // the key's : or =
-	}
-	return bytes.ContainsAny(section, `"'`)
-}
-
-// lefthookJob is the last job named name in the jobs: list of doc (a
-// hook's or a group's settings, as lefthookChild gives them), as a
-// document of the file's format whose top-level keys are its own; nil
-// when there is none.
-func lefthookJob(file string, doc []byte, name string) (job []byte) {
-	var items [][]byte
-	switch filepath.Ext(file) {
-	case ".json", ".jsonc":
-		var list []json.RawMessage
-		json.Unmarshal(lefthookChild(file, doc, "jobs"), &list)
-		for _, item := range list {
-			items = append(items, item)
-		}
-	case ".toml": // [[jobs]] tables, each with its [jobs.group] and [[jobs.group.jobs]]
-		for _, item := range bytes.Split(tomlSection(doc, "jobs"), []byte("[[jobs]]")) {
-			items = append(items, lefthookChild(file, append([]byte("[[jobs]]"), item...), "jobs"))
-		}
-	default: // list items at column 0, each made a key's value to be read as one
-		for _, item := range bytes.SplitAfter(lefthookChild(file, doc, "jobs"), []byte("\n")) {
-			if bytes.HasPrefix(item, []byte("- ")) {
-				items = append(items, []byte("item:\n"))
-				item = append([]byte("  "), item[2:]...)
-			}
-			if len(items) > 0 {
-				items[len(items)-1] = append(items[len(items)-1], item...)
-			}
-		}
-		for i := range items {
-			items[i] = lefthookChild(file, items[i], "item")
-		}
-	}
-	for _, item := range items {
-		if slices.Equal(lefthookList(file, item, "name"), []string{name}) {
-			job = item
-		}
-	}
-	return job
+	return out.String()
 }
