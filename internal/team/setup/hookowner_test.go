@@ -278,6 +278,26 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		{"pre-push at push", local("git-queen hook pre-push", "        stages: [push]\n"), "pre-push", true},
 		{"pre-push at commit only", local("git-queen hook pre-push", "        stages: [commit]\n"), "pre-push", false},
 		{"no git-queen hook", "repos:\n- repo: local\n  hooks:\n  - id: lint\n    entry: echo\n", "pre-commit", false},
+		// The framework reads the file with a YAML parser (PyYAML): flow
+		// style, anchors, aliases and << merge keys are the same
+		// configuration; of a key given twice, the last counts.
+		{"flow style", "repos:\n- {repo: local, hooks: [{id: q, name: q, entry: git-queen hook pre-commit, language: system, stages: [\"merge-commit\"]}]}\n",
+			"pre-merge-commit", true},
+		{"stages through an alias", "x: &s [commit]\n" + local("git-queen hook pre-commit", "        stages: *s\n"), "pre-commit", true},
+		{"stages through an alias, not merges", "x: &s [commit]\n" + local("git-queen hook pre-commit", "        stages: *s\n"), "pre-merge-commit", false},
+		{"a hook through an alias", "repos:\n- repo: local\n  hooks:\n  - &q\n    id: q\n    name: q\n    entry: git-queen hook pre-commit\n" +
+			"    language: system\n    stages: [commit]\n- repo: local\n  hooks:\n  - *q\n", "pre-commit", true},
+		{"a << merge key", "base: &b {name: q, entry: git-queen hook pre-commit, language: system}\nrepos:\n- repo: local\n  hooks:\n  - <<: *b\n    id: q\n",
+			"pre-commit", true},
+		{"stages twice, the last counts", local("git-queen hook pre-commit", "        stages: [merge-commit]\n        stages: [commit]\n"), "pre-merge-commit", false},
+		{"a key's name as a value", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen hook pre-commit\n    name: entry\n    stages: [merge-commit]\n",
+			"pre-merge-commit", true},
+		// stages: [] is no stages of its own: default_stages, else every stage.
+		{"stages: []", local("git-queen hook pre-commit", "        stages: []\n"), "pre-merge-commit", true},
+		{"stages: [], default_stages without merges", "default_stages: [commit]\n" + local("git-queen hook pre-commit", "        stages: []\n"), "pre-merge-commit", false},
+		// The framework runs entry with args after it.
+		{"the command in entry and args", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-commit]\n", "pre-commit", true},
+		{"args of another hook", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-push]\n", "pre-commit", false},
 	} {
 		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
 			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
@@ -312,6 +332,10 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, always_run: yes", local("        always_run: yes\n"), true},
 		{"local, always_run: on", local("        always_run: on\n"), true},
 		{"local, always_run: no", local("        always_run: no\n"), false},
+		{"local, always_run: !!bool yes", local("        always_run: !!bool yes\n"), true},
+		{"local, always_run through an alias", "x: &t yes\n" + local("        always_run: *t\n"), true},
+		{"local, always_run through a << merge key", "x: &b {always_run: on}\n" + local("        <<: *b\n"), true},
+		{"local, always_run twice, the last counts", local("        always_run: true\n        always_run: false\n"), false},
 	} {
 		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
 			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
