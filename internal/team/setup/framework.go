@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -84,6 +85,30 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 	return config, err
 }
 
+// frameworkUnloadable says, for the pre-commit framework's hook h, why the
+// framework refuses the configuration h reads (frameworkLoad), as doctor
+// says it: the hook then fails every time ("An error has occurred:
+// InvalidConfigError"), after running git-queen's own hook kept as
+// NAME.legacy, if that is there. "" when it loads, or is not there.
+func (r *Repo) frameworkUnloadable(h *Hook) string {
+	file := h.AddTo
+	if slices.Contains(preCommitConfigs, h.Via) {
+		file = h.Via
+	}
+	text, err := readRepoFile(filepath.Join(r.TopLevel, file))
+	if h.Owner != OwnerPreCommit || !slices.Contains(preCommitConfigs, file) || err != nil {
+		return ""
+	}
+	if _, err := frameworkLoad(text); err != nil {
+		without := " without running git-queen's check"
+		if h.Via == h.Name+".legacy" {
+			without = ", after " + h.Via
+		}
+		return fmt.Sprintf("the pre-commit framework cannot load %s (%v), so its %s hook fails every time%s: correct it", file, err, h.Name, without)
+	}
+	return ""
+}
+
 // frameworkRunsQueen says whether a .pre-commit-config.yaml runs git-queen's
 // check at hook: a hook of its (one of git-queen's ids, or an entry that
 // runs `git-queen hook`) whose stages include the hook's stage. A git-queen
@@ -103,7 +128,7 @@ func frameworkRunsQueen(text []byte, hook string) bool {
 func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 	config, err := frameworkLoad(text)
 	if err != nil {
-		return true // the framework refuses the file: whatever the files, it runs no hook
+		return true // the framework refuses the file, and runs no hook: frameworkUnloadable says so
 	}
 	for _, h := range frameworkQueenHooks(config, hook) {
 		if always := pyYAMLBool(&h.AlwaysRun); h.AlwaysRun.Kind == 0 && !h.local || always != nil && *always {
