@@ -95,8 +95,11 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 	if slices.Contains(preCommitConfigs, h.Via) {
 		file = h.Via
 	}
+	if h.Owner != OwnerPreCommit || !slices.Contains(preCommitConfigs, file) {
+		return ""
+	}
 	text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-	if h.Owner != OwnerPreCommit || !slices.Contains(preCommitConfigs, file) || err != nil {
+	if err != nil {
 		return ""
 	}
 	if _, err := frameworkLoad(text); err != nil {
@@ -124,14 +127,16 @@ func frameworkRunsQueen(text []byte, hook string) bool {
 // true the framework skips a hook when no file of the stage matches it,
 // and its staged files leave out deletions ("(no files to check)
 // Skipped" for a commit that deletes a held file). git-queen's ids in
-// .pre-commit-hooks.yaml set it; a local hook has it false.
+// .pre-commit-hooks.yaml set it; a local hook, or another repository's
+// whose entry runs git-queen, has it false unless it sets it.
 func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 	config, err := frameworkLoad(text)
 	if err != nil {
 		return true // the framework refuses the file, and runs no hook: frameworkUnloadable says so
 	}
 	for _, h := range frameworkQueenHooks(config, hook) {
-		if always := pyYAMLBool(&h.AlwaysRun); h.AlwaysRun.Kind == 0 && !h.local || always != nil && *always {
+		ours := !h.local && slices.Contains(frameworkHookIDs[hook], h.ID) // .pre-commit-hooks.yaml sets it
+		if always := pyYAMLBool(&h.AlwaysRun); h.AlwaysRun.Kind == 0 && ours || always != nil && *always {
 			return true
 		}
 	}

@@ -336,6 +336,7 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, always_run through an alias", "x: &t yes\n" + local("        always_run: *t\n"), true},
 		{"local, always_run through a << merge key", "x: &b {always_run: on}\n" + local("        <<: *b\n"), true},
 		{"local, always_run twice, the last counts", local("        always_run: true\n        always_run: false\n"), false},
+		{"another repository's hook whose entry runs git-queen", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: lint\n    entry: git-queen hook pre-commit\n", false},
 	} {
 		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
 			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
