@@ -27,11 +27,11 @@ func TestPreCommitFrameworkRunsTheHooks(t *testing.T) {
 	minor, _ := strconv.Atoi(m[2])
 	old := major < 3 || major == 3 && minor < 2
 	config := readmeBlock(t, "# .pre-commit-config.yaml", "repo: local")
-	pushStage := "pre-push"
+	pushStage, commitStage := "pre-push", "pre-commit"
 	if old {
 		config = strings.NewReplacer("stages: [pre-commit, pre-merge-commit]", "stages: [commit, merge-commit]",
 			"stages: [pre-push]", "stages: [push]").Replace(config)
-		pushStage = "push"
+		pushStage, commitStage = "push", "commit"
 	}
 	t.Run("the framework's own hooks", func(t *testing.T) {
 		repo, _ := hookRepo(t)
@@ -57,6 +57,32 @@ func TestPreCommitFrameworkRunsTheHooks(t *testing.T) {
 		// Run by hand, the push check has nothing to judge, and refuses.
 		if out, ok := sh(t, repo, nil, "pre-commit run --hook-stage "+pushStage+" git-queen-pre-push"); ok || !strings.Contains(out, "nothing to judge") {
 			t.Fatalf("pre-commit run of the push check without refs: ok=%v\n%s", ok, out)
+		}
+	})
+	// The framework reads YAML 1.1 (PyYAML): always_run: yes is true, and
+	// 'true' quoted a string, for which it refuses the whole file.
+	t.Run("YAML 1.1's booleans", func(t *testing.T) {
+		repo, _ := hookRepo(t)
+		if r := gitQueen(t, repo, "", "init", "--droid", "ann", "--no-hooks"); r.code != 0 {
+			t.Fatalf("init --no-hooks: %s", r.stderr)
+		}
+		testgit.Write(t, repo, ".pre-commit-config.yaml", strings.ReplaceAll(config, "always_run: true", "always_run: yes"))
+		mustSh(t, repo, "git add -A && git commit -q -m config && pre-commit install")
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^ok +pre-commit +the pre-commit framework's hook runs git-queen \(\.pre-commit-config\.yaml\)`).MatchString(doctor) {
+			t.Fatalf("doctor, always_run: yes:\n%s", doctor)
+		}
+		// Nothing staged: only a hook that always runs is not skipped.
+		if out := mustSh(t, repo, "pre-commit run --hook-stage "+commitStage+" git-queen"); !strings.Contains(out, "Passed") {
+			t.Fatalf("pre-commit run with always_run: yes:\n%s", out)
+		}
+		testgit.Write(t, repo, ".pre-commit-config.yaml", strings.ReplaceAll(config, "always_run: true", "always_run: 'true'"))
+		doctor = gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^warn +pre-commit +.*the pre-commit framework cannot load \.pre-commit-config\.yaml \(hook git-queen: always_run is "true"`).MatchString(doctor) {
+			t.Fatalf("doctor, always_run: 'true':\n%s", doctor)
+		}
+		if out, ok := sh(t, repo, nil, "git add -A && git commit -q -m x"); ok || !strings.Contains(out, "InvalidConfigError") {
+			t.Fatalf("commit under a configuration the framework refuses: ok=%v\n%s", ok, out)
 		}
 	})
 	t.Run("git-queen's hooks kept as legacy", func(t *testing.T) {

@@ -1,10 +1,15 @@
 package setup
 
 import (
-	"regexp"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // frameworkStages are the pre-commit framework's names for the stage each
@@ -15,18 +20,106 @@ var frameworkStages = map[string][]string{
 	"pre-push":         {"pre-push", "push"},
 }
 
-// yamlKey matches a line's key: its indentation (a list item's dash
-// counted), the key, and the rest.
-var yamlKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*(?:-\s+)?)([A-Za-z_][-\w]*):\s*(.*)$`) })
+// frameworkConfig is what git-queen reads of a .pre-commit-config.yaml:
+// the settings that decide whether, and when, a hook runs. A stages not
+// given is nil; given as [], empty.
+type frameworkConfig struct {
+	DefaultStages *[]string `yaml:"default_stages"`
+	Repos         []struct {
+		Repo  string          `yaml:"repo"`
+		Hooks []frameworkHook `yaml:"hooks"`
+	} `yaml:"repos"`
+}
+
+// frameworkHook is one hook of a frameworkConfig's repository.
+type frameworkHook struct {
+	ID        string    `yaml:"id"`
+	Entry     string    `yaml:"entry"`
+	Args      []string  `yaml:"args"`
+	Stages    *[]string `yaml:"stages"`
+	AlwaysRun yaml.Node `yaml:"always_run"` // as YAML 1.1 reads it: pyYAMLBool
+	// local: its repository is local (the hook is all in the
+	// configuration), not one whose .pre-commit-hooks.yaml gives what
+	// the configuration does not set.
+	local bool
+}
+
+// frameworkLoad reads a .pre-commit-config.yaml with go.yaml.in/yaml/v3,
+// which, like the PyYAML the framework reads it with, applies anchors,
+// aliases and << merge keys, and (with lastKeysOnly) takes the last of a
+// key given twice in a mapping. The error says why the framework refuses
+// the file, as far as git-queen reads it ("An error has occurred:
+// InvalidConfigError"): it is not YAML, is empty, has more than one
+// document or no repos, or a setting read here is not of its type (an
+// always_run that is not a YAML 1.1 boolean, a stages that is not a
+// list). The configuration is what could be read all the same.
+func frameworkLoad(text []byte) (frameworkConfig, error) {
+	var config frameworkConfig
+	var root yaml.Node
+	decoder := yaml.NewDecoder(bytes.NewReader(text))
+	err := decoder.Decode(&root)
+	if err == io.EOF {
+		err = errors.New("it is empty")
+	}
+	if err == nil {
+		lastKeysOnly(&root)
+		err = root.Decode(&config)
+	}
+	if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
+		err = errors.New(strings.Join(typeErr.Errors, "; ")) // line 5: cannot unmarshal !!str `commit` into []string
+	}
+	switch {
+	case err == nil && decoder.Decode(new(yaml.Node)) != io.EOF:
+		err = errors.New("more than one YAML document: the framework reads a single one")
+	case err == nil && config.Repos == nil:
+		err = errors.New("it has no repos:, which the framework requires")
+	}
+	for i, repo := range config.Repos {
+		for j, h := range repo.Hooks {
+			config.Repos[i].Hooks[j].local = repo.Repo == "local"
+			if h.AlwaysRun.Kind != 0 && pyYAMLBool(&h.AlwaysRun) == nil && err == nil {
+				err = fmt.Errorf("hook %s: always_run is %q, which YAML 1.1 does not read as true or false", h.ID, h.AlwaysRun.Value)
+			}
+		}
+	}
+	return config, err
+}
+
+// frameworkUnloadable says, for the pre-commit framework's hook h, why the
+// framework refuses the configuration h reads (frameworkLoad), as doctor
+// says it: the hook then fails every time ("An error has occurred:
+// InvalidConfigError"), after running git-queen's own hook kept as
+// NAME.legacy, if that is there. "" when it loads, or is not there.
+func (r *Repo) frameworkUnloadable(h *Hook) string {
+	file := h.AddTo
+	if slices.Contains(preCommitConfigs, h.Via) {
+		file = h.Via
+	}
+	if h.Owner != OwnerPreCommit || !slices.Contains(preCommitConfigs, file) {
+		return ""
+	}
+	text, err := readRepoFile(filepath.Join(r.TopLevel, file))
+	if err != nil {
+		return ""
+	}
+	if _, err := frameworkLoad(text); err != nil {
+		without := " without running git-queen's check"
+		if h.Via == h.Name+".legacy" {
+			without = ", after " + h.Via
+		}
+		return fmt.Sprintf("the pre-commit framework cannot load %s (%v), so its %s hook fails every time%s: correct it", file, err, h.Name, without)
+	}
+	return ""
+}
 
 // frameworkRunsQueen says whether a .pre-commit-config.yaml runs git-queen's
 // check at hook: a hook of its (one of git-queen's ids, or an entry that
-// runs `git-queen hook`) whose stages, its own or the configuration's
-// default_stages for a local hook, include the hook's stage. A git-queen
+// runs `git-queen hook`) whose stages include the hook's stage. A git-queen
 // hook whose stages leave out merge-commit does not guard merges, though
 // the framework installs that hook for its other hooks.
 func frameworkRunsQueen(text []byte, hook string) bool {
-	return len(frameworkQueenItems(text, hook)) > 0
+	config, _ := frameworkLoad(text)
+	return len(frameworkQueenHooks(config, hook)) > 0
 }
 
 // frameworkAlwaysRunsQueen says whether one of the configuration's hooks
@@ -34,95 +127,85 @@ func frameworkRunsQueen(text []byte, hook string) bool {
 // true the framework skips a hook when no file of the stage matches it,
 // and its staged files leave out deletions ("(no files to check)
 // Skipped" for a commit that deletes a held file). git-queen's ids in
-// .pre-commit-hooks.yaml set it; a local hook (entry) has it false.
+// .pre-commit-hooks.yaml set it; a local hook, or another repository's
+// whose entry runs git-queen, has it false unless it sets it.
 func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
-	for _, item := range frameworkQueenItems(text, hook) {
-		indent := len(yamlKey().FindStringSubmatch(item[0])[1])
-		always, has := yamlList(item, indent, "always_run")
-		_, local := yamlList(item, indent, "entry")
-		if has && len(always) == 1 && yamlTrue(always[0]) || !has && !local {
+	config, err := frameworkLoad(text)
+	if err != nil {
+		return true // the framework refuses the file, and runs no hook: frameworkUnloadable says so
+	}
+	for _, h := range frameworkQueenHooks(config, hook) {
+		ours := !h.local && slices.Contains(frameworkHookIDs[hook], h.ID) // .pre-commit-hooks.yaml sets it
+		if always := pyYAMLBool(&h.AlwaysRun); h.AlwaysRun.Kind == 0 && ours || always != nil && *always {
 			return true
 		}
 	}
 	return false
 }
 
-// yamlTrue says whether value is true to the pre-commit framework, which
-// reads YAML 1.1: True, yes and on are true as well as true.
-func yamlTrue(value string) bool {
-	return slices.Contains([]string{"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"}, value)
-}
-
-// frameworkQueenItems are the hooks of a .pre-commit-config.yaml that run
-// git-queen's check at hook (see frameworkRunsQueen), each its lines.
-func frameworkQueenItems(text []byte, hook string) [][]string {
-	lines := strings.Split(strings.ReplaceAll(string(text), "\r", ""), "\n")
-	defaults, hasDefaults := yamlList(lines, 0, "default_stages")
-	var items [][]string
-	for _, item := range yamlItems(lines) {
-		block := []byte(strings.Join(item, "\n"))
-		if !frameworkIDs()[hook].Match(block) && !callsQueen(block, hook) {
-			continue
-		}
-		indent := len(yamlKey().FindStringSubmatch(item[0])[1])
-		stages, has := yamlList(item, indent, "stages")
-		if _, local := yamlList(item, indent, "entry"); !has && local && hasDefaults {
-			stages, has = defaults, true
-		}
-		if !has || slices.ContainsFunc(stages, func(s string) bool { return slices.Contains(frameworkStages[hook], s) }) {
-			items = append(items, item)
-		}
-	}
-	return items
-}
-
-// yamlItems are the list items that have an id key, each its lines from
-// the dash to the next line indented no deeper than the dash.
-func yamlItems(lines []string) [][]string {
-	var items [][]string
-	for i, line := range lines {
-		m := yamlKey().FindStringSubmatch(line)
-		if m == nil || !strings.Contains(m[1], "-") {
-			continue
-		}
-		dash := strings.Index(m[1], "-")
-		end := i + 1
-		for end < len(lines) && (strings.TrimSpace(lines[end]) == "" || indentOf(lines[end]) > dash) {
-			end++
-		}
-		if _, ok := yamlList(lines[i:end], len(m[1]), "id"); ok {
-			items = append(items, lines[i:end])
-		}
-	}
-	return items
-}
-
-// yamlList reads key, at indentation indent of lines, as a list: a flow
-// list ([a, b]), the block list below it, or one value.
-func yamlList(lines []string, indent int, key string) ([]string, bool) {
-	for i, line := range lines {
-		m := yamlKey().FindStringSubmatch(line)
-		if m == nil || len(m[1]) != indent || m[2] != key {
-			continue
-		}
-		value, _, _ := strings.Cut(m[3], " #")
-		var list []string
-		if value = strings.TrimSpace(value); value != "" {
-			list = strings.Split(strings.Trim(value, "[]"), ",")
-		}
-		for _, next := range lines[i+1:] {
-			rest, isItem := strings.CutPrefix(strings.TrimSpace(next), "- ")
-			if value != "" || !isItem || indentOf(next) < indent {
-				break
+// lastKeysOnly takes out of each mapping in the YAML tree n the keys
+// given again later in it: PyYAML, which the framework reads YAML with,
+// keeps the last, where yaml/v3 refuses the mapping.
+func lastKeysOnly(n *yaml.Node) {
+	if n.Kind == yaml.MappingNode {
+		var kept []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			again := false
+			for j := i + 2; j+1 < len(n.Content); j += 2 {
+				again = again || n.Content[j].Kind == n.Content[i].Kind && n.Content[j].Value == n.Content[i].Value
 			}
-			list = append(list, rest)
+			if !again {
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
 		}
-		for j := range list {
-			list[j] = strings.Trim(strings.TrimSpace(list[j]), `"'`)
-		}
-		return list, true
+		n.Content = kept
 	}
-	return nil, false
+	for _, child := range n.Content {
+		lastKeysOnly(child)
+	}
 }
 
-func indentOf(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }
+// pyYAMLBool is a YAML value as PyYAML, and so the framework, reads a
+// boolean: YAML 1.1's, where yes and on are true as well as true, and no
+// and off false (a plain scalar, or one tagged !!bool), directly or
+// through an alias; nil for a value that is not a boolean ('true' quoted
+// is a string).
+func pyYAMLBool(value *yaml.Node) *bool {
+	if value.Kind == yaml.AliasNode {
+		value = value.Alias
+	}
+	if value.Kind != yaml.ScalarNode || value.Style != 0 && (value.Style != yaml.TaggedStyle || value.Tag != "!!bool") {
+		return nil
+	}
+	switch value.Value {
+	case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON":
+		return new(true)
+	case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF":
+		return new(bool)
+	}
+	return nil
+}
+
+// frameworkQueenHooks are the hooks of a .pre-commit-config.yaml that run
+// git-queen's check at hook (see frameworkRunsQueen).
+func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
+	var out []frameworkHook
+	for _, repo := range config.Repos {
+		for _, h := range repo.Hooks {
+			command := strings.Join(append([]string{h.Entry}, h.Args...), " ") // what the framework runs
+			if !slices.Contains(frameworkHookIDs[hook], h.ID) && !callsQueen([]byte(command), hook) {
+				continue
+			}
+			// A hook's own stages, else its manifest's (git-queen's ids:
+			// their hooks'), else default_stages, else every stage.
+			stages := h.Stages
+			if stages == nil && h.local || stages != nil && len(*stages) == 0 {
+				stages = config.DefaultStages
+			}
+			if stages == nil || slices.ContainsFunc(*stages, func(s string) bool { return slices.Contains(frameworkStages[hook], s) }) {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}

@@ -50,6 +50,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
+	unloadable := r.frameworkUnloadable(h)
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
@@ -57,6 +58,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	case h.Owner == OwnerLefthook && h.configIsDir:
 		c.Status, c.fix, c.Fixable = Fail, nil, false
 		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
+	case h.Managed != "" && !h.RunsQueen && unloadable != "":
+		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
+		c.Message = fmt.Sprintf("%s, but %s; and have it run git-queen: add to %s", r.whatRuns(h, o.Getenv), unloadable, h.Instruction())
 	case h.Managed != "" && !h.RunsQueen:
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
 		c.Message = fmt.Sprintf("%s, so %s; add to %s", r.whatRuns(h, o.Getenv), hookMissingMeans[name], h.Instruction())
@@ -114,7 +118,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = Fail, fmt.Sprintf("%s is %s, which does not run git-queen, so %s; init keeps it, chained, and installs git-queen's",
 			where, describeOwner(h), hookMissingMeans[name])
 	}
-	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv),
+	if off := cmp.Or(switchedOff(h, o.Getenv), r.lefthookNotFound(h, o.Getenv), r.lefthookUnloadable(h, o.Getenv), unloadable,
 		r.lefthookSkipped(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
 )
@@ -106,15 +105,6 @@ var (
 		"pre-merge-commit": {"git-queen", "git-queen-system"},
 		"pre-push":         {"git-queen-pre-push", "git-queen-system-pre-push"},
 	}
-	// frameworkIDs match a configuration's line that names one of
-	// frameworkHookIDs, by the hook.
-	frameworkIDs = sync.OnceValue(func() map[string]*regexp.Regexp {
-		ids := map[string]*regexp.Regexp{}
-		for hook, names := range frameworkHookIDs {
-			ids[hook] = regexp.MustCompile(`(?m)^\s*-?\s*id:\s*["']?(` + strings.Join(names, "|") + `)["']?\s*(#.*)?$`)
-		}
-		return ids
-	})
 )
 
 // isHuskyDir says whether dir is husky's generated directory (husky 9:

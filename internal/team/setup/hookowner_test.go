@@ -278,6 +278,26 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		{"pre-push at push", local("git-queen hook pre-push", "        stages: [push]\n"), "pre-push", true},
 		{"pre-push at commit only", local("git-queen hook pre-push", "        stages: [commit]\n"), "pre-push", false},
 		{"no git-queen hook", "repos:\n- repo: local\n  hooks:\n  - id: lint\n    entry: echo\n", "pre-commit", false},
+		// The framework reads the file with a YAML parser (PyYAML): flow
+		// style, anchors, aliases and << merge keys are the same
+		// configuration; of a key given twice, the last counts.
+		{"flow style", "repos:\n- {repo: local, hooks: [{id: q, name: q, entry: git-queen hook pre-commit, language: system, stages: [\"merge-commit\"]}]}\n",
+			"pre-merge-commit", true},
+		{"stages through an alias", "x: &s [commit]\n" + local("git-queen hook pre-commit", "        stages: *s\n"), "pre-commit", true},
+		{"stages through an alias, not merges", "x: &s [commit]\n" + local("git-queen hook pre-commit", "        stages: *s\n"), "pre-merge-commit", false},
+		{"a hook through an alias", "repos:\n- repo: local\n  hooks:\n  - &q\n    id: q\n    name: q\n    entry: git-queen hook pre-commit\n" +
+			"    language: system\n    stages: [commit]\n- repo: local\n  hooks:\n  - *q\n", "pre-commit", true},
+		{"a << merge key", "base: &b {name: q, entry: git-queen hook pre-commit, language: system}\nrepos:\n- repo: local\n  hooks:\n  - <<: *b\n    id: q\n",
+			"pre-commit", true},
+		{"stages twice, the last counts", local("git-queen hook pre-commit", "        stages: [merge-commit]\n        stages: [commit]\n"), "pre-merge-commit", false},
+		{"a key's name as a value", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen hook pre-commit\n    name: entry\n    stages: [merge-commit]\n",
+			"pre-merge-commit", true},
+		// stages: [] is no stages of its own: default_stages, else every stage.
+		{"stages: []", local("git-queen hook pre-commit", "        stages: []\n"), "pre-merge-commit", true},
+		{"stages: [], default_stages without merges", "default_stages: [commit]\n" + local("git-queen hook pre-commit", "        stages: []\n"), "pre-merge-commit", false},
+		// The framework runs entry with args after it.
+		{"the command in entry and args", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-commit]\n", "pre-commit", true},
+		{"args of another hook", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-push]\n", "pre-commit", false},
 	} {
 		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
 			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
@@ -312,6 +332,11 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, always_run: yes", local("        always_run: yes\n"), true},
 		{"local, always_run: on", local("        always_run: on\n"), true},
 		{"local, always_run: no", local("        always_run: no\n"), false},
+		{"local, always_run: !!bool yes", local("        always_run: !!bool yes\n"), true},
+		{"local, always_run through an alias", "x: &t yes\n" + local("        always_run: *t\n"), true},
+		{"local, always_run through a << merge key", "x: &b {always_run: on}\n" + local("        <<: *b\n"), true},
+		{"local, always_run twice, the last counts", local("        always_run: true\n        always_run: false\n"), false},
+		{"another repository's hook whose entry runs git-queen", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: lint\n    entry: git-queen hook pre-commit\n", false},
 	} {
 		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
 			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
@@ -319,5 +344,47 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		if got := frameworkAlwaysRunsQueen([]byte(tt.config), "pre-commit"); got != tt.want {
 			t.Errorf("%s: always runs = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestFrameworkCannotLoadItsConfiguration: the framework refuses a
+// configuration that is not YAML, or whose settings are not of their
+// type ("An error has occurred: InvalidConfigError"), and its hook then
+// fails every time without running git-queen's check. doctor says so
+// rather than ok, or than "add git-queen" alone.
+func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
+	recipe := func(alwaysRun string) string {
+		return "repos:\n- repo: local\n  hooks:\n  - id: git-queen\n    name: git-queen\n    entry: git-queen hook pre-commit\n" +
+			"    language: system\n    pass_filenames: false\n    always_run: " + alwaysRun + "\n"
+	}
+	for _, tt := range []struct {
+		name, config string
+		status       Status
+		why          string // "" when it loads
+	}{
+		{"README's recipe", recipe("true"), OK, ""},
+		{"always_run: yes, YAML 1.1's true", recipe("yes"), OK, ""},
+		{"a key twice, the last counts", recipe("false\n    always_run: true"), OK, ""},
+		{"always_run quoted, a string", recipe("'true'"), Warn, `hook git-queen: always_run is "true", which YAML 1.1 does not read as true or false`},
+		{"always_run: y, a string to YAML 1.1", recipe("y"), Warn, `always_run is "y"`},
+		{"stages not a list", recipe("true\n    stages: commit"), Warn, "cannot unmarshal !!str `commit` into []string"},
+		{"a second document", recipe("true") + "---\nrepos: []\n", Warn, "more than one YAML document"},
+		{"no repos", "default_stages: [commit]\n", Fail, "it has no repos:"},
+		{"empty", "", Fail, "it is empty"},
+		{"not YAML", recipe("true") + "   bad: [\n", Fail, "yaml: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/usr/bin/env bash\n# File generated by pre-commit: https://pre-commit.com\n")
+			testgit.Write(t, r.TopLevel, ".pre-commit-config.yaml", tt.config)
+			c := r.checkHook("pre-commit", Options{})
+			loads := !strings.Contains(c.Message, "the pre-commit framework cannot load .pre-commit-config.yaml")
+			if c.Status != tt.status || loads != (tt.why == "") || !strings.Contains(c.Message, tt.why) {
+				t.Fatalf("want %s, cannot load: %q; got %+v", tt.status, tt.why, c)
+			}
+			if !loads && !strings.Contains(c.Message, "so its pre-commit hook fails every time without running git-queen's check: correct it") {
+				t.Fatalf("doctor does not say what follows: %s", c.Message)
+			}
+		})
 	}
 }
