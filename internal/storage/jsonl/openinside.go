@@ -14,11 +14,16 @@ import (
 type SwappedError struct {
 	Path string // the path as named
 	Part string // the part that changed, its links resolved
+	Link bool   // the part is now a symbolic link (else another file or directory)
 }
 
 func (e *SwappedError) Error() string {
-	return fmt.Sprintf("refusing to write %s: %s changed while it was opened (a symbolic link replaced it, or replaced a link); "+
-		"run the command again to judge where it leads now", e.Path, e.Part)
+	now := "another file or directory took its place"
+	if e.Link {
+		now = "a symbolic link took its place"
+	}
+	return fmt.Sprintf("refusing to write %s: %s changed while it was opened (%s); "+
+		"run the command again to judge where it leads now", e.Path, e.Part, now)
 }
 
 // openInside opens path with flag (creating it, and its missing
@@ -103,8 +108,8 @@ func sameEntry(named string, dir *os.Root, name string, err error, stat func() (
 		opened, err = stat()
 	}
 	entry, lerr := dir.Lstat(name)
-	if lerr == nil && (entry.Mode()&os.ModeSymlink != 0 || (err == nil && !os.SameFile(opened, entry))) {
-		return &SwappedError{Path: named, Part: filepath.Join(dir.Name(), name)}
+	if link := lerr == nil && entry.Mode()&os.ModeSymlink != 0; link || lerr == nil && err == nil && !os.SameFile(opened, entry) {
+		return &SwappedError{Path: named, Part: filepath.Join(dir.Name(), name), Link: link}
 	}
 	if err != nil {
 		return fmt.Errorf("open %s: %w", named, err)

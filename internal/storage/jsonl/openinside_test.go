@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -189,5 +190,52 @@ func TestCompactRefusesADirectorySwappedBeforeTheRename(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) > 0 {
 		t.Errorf("the compaction wrote out of the repository: %v", entries)
+	}
+}
+
+// A part replaced after its open is refused, and the refusal says what
+// took its place: a regular file put there (a checkout, an editor's save)
+// was reported as a symbolic link.
+func TestSwappedSaysWhatTookThePlace(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		swap func(t *testing.T, path string)
+		link bool
+		says string
+	}{
+		{"another file", func(t *testing.T, path string) {
+			os.Remove(path)
+			if err := os.WriteFile(path, []byte("new\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "another file or directory took its place"},
+		{"a symbolic link", func(t *testing.T, path string) {
+			os.Remove(path)
+			symlink(t, t.TempDir(), path)
+		}, true, "a symbolic link took its place"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "log.jsonl")
+			if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			f, err := root.Open("log.jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			c.swap(t, path)
+			err = sameEntry(path, root, "log.jsonl", nil, f.Stat)
+			swapped, ok := errors.AsType[*SwappedError](err)
+			if !ok || swapped.Link != c.link || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("got %v; want a SwappedError saying %q", err, c.says)
+			}
+		})
 	}
 }
