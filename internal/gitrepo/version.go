@@ -53,15 +53,25 @@ var InstalledGit = sync.OnceValues(func() (GitVersion, error) {
 })
 
 // parseGitVersion reads what `git version` prints: "git version " and
-// numbers separated by dots, then anything a distribution adds.
+// the version (ParseGitVersion).
 func parseGitVersion(out string) (GitVersion, error) {
-	bad := fmt.Errorf("git version says %q, not \"git version X.Y.Z\"", strings.TrimSpace(out))
 	text, ok := strings.CutPrefix(strings.TrimSpace(out), "git version ")
-	if !ok || strings.TrimSpace(text) == "" {
-		return GitVersion{}, bad
+	if !ok {
+		return GitVersion{}, fmt.Errorf("git version says %q, not \"git version X.Y.Z\"", strings.TrimSpace(out))
 	}
-	v := GitVersion{Text: text}
-	numbers := strings.SplitN(strings.Fields(text)[0], ".", 4)
+	return ParseGitVersion(text)
+}
+
+// ParseGitVersion reads a version of git: numbers separated by dots
+// ("2.36", "2.34.1"), then anything a distribution adds ("2.39.5 (Apple
+// Git-154)", "2.45.1.windows.1").
+func ParseGitVersion(text string) (GitVersion, error) {
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return GitVersion{}, fmt.Errorf("%q is not a version of git (X.Y.Z)", text)
+	}
+	v := GitVersion{Text: strings.TrimSpace(text)}
+	numbers := strings.SplitN(fields[0], ".", 4)
 	for i, field := range []*int{&v.Major, &v.Minor, &v.Patch} {
 		if i >= len(numbers) {
 			break
@@ -69,7 +79,7 @@ func parseGitVersion(out string) (GitVersion, error) {
 		n, err := strconv.Atoi(numbers[i])
 		if err != nil {
 			if i == 0 {
-				return GitVersion{}, bad
+				return GitVersion{}, fmt.Errorf("%q is not a version of git (X.Y.Z)", text)
 			}
 			break // "2.45.rc1": the release candidate of 2.45.0
 		}
