@@ -112,3 +112,15 @@ func RequireGit(need GitVersion, forWhat string) error {
 	}
 	return &TooOldError{Need: need, For: forWhat, Have: have}
 }
+
+// absolutePaths is the output of `git rev-parse --path-format=absolute`
+// (git 2.31), or a *TooOldError: an older git prints an option it does
+// not know back as an argument, and its first line is the option, not a
+// path (init once made a directory of that name for the hooks).
+func absolutePaths(out string) (string, error) {
+	if first, _, _ := strings.Cut(out, "\n"); first == "--path-format=absolute" {
+		have, _ := InstalledGit()
+		return "", &TooOldError{Need: MinimumGit, For: "to read the repository's paths (git rev-parse --path-format=absolute)", Have: have}
+	}
+	return out, nil
+}

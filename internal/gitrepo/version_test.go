@@ -81,3 +81,41 @@ func TestRequireGitNamesTheGitOnPath(t *testing.T) {
 		t.Fatalf("requiring a newer git: %v", err)
 	}
 }
+
+// git before 2.31 prints --path-format=absolute back as an argument it
+// does not know: that is a git too old, never a path.
+func TestAbsolutePathsRefuseAGitThatEchoesTheOption(t *testing.T) {
+	for _, tc := range []struct {
+		out    string
+		tooOld bool
+	}{
+		{out: "/r/.git/hooks\n"},
+		{out: "/r/.git\n/r/.git\ntrue\nfalse\n"},
+		{out: "--path-format=absolute\n.git/hooks\n", tooOld: true},
+		{out: "--path-format=absolute\n.git\n.git\ntrue\nfalse\n", tooOld: true},
+		{out: "/r/--path-format=absolute/hooks\n"},
+	} {
+		got, err := absolutePaths(tc.out)
+		if _, isTooOld := errors.AsType[*TooOldError](err); isTooOld != tc.tooOld || !tc.tooOld && got != tc.out {
+			t.Errorf("%q: %q, %v; want too old %v", tc.out, got, err, tc.tooOld)
+		}
+	}
+}
+
+// With a git older than 2.31 first on PATH, where the hooks go is that
+// git's fault to tell, not a directory named after the option.
+func TestHooksDirWithAGitBefore231(t *testing.T) {
+	testgit.Isolate(t)
+	have, err := InstalledGit()
+	if err != nil || have.AtLeast(MinimumGit) {
+		t.Skipf("git %s has rev-parse --path-format (%v)", have, err)
+	}
+	r, err := Discover(testgit.Init(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := r.HooksDir()
+	if want := "git 2.31 or later is needed to read the repository's paths (git rev-parse --path-format=absolute); this is git " + have.Text; err == nil || err.Error() != want {
+		t.Fatalf("HooksDir with git %s: %q, %v; want %q", have, dir, err, want)
+	}
+}
