@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/front/commands"
 	"github.com/git-queen/git-queen/internal/front/mcpserver"
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -48,7 +50,27 @@ func TestScripts(t *testing.T) {
 			env.Setenv("QUEEN_NOW", scriptNow)
 			return os.MkdirAll(home, 0o755)
 		},
+		Condition: gitCondition,
 	})
+}
+
+// gitCondition is the scripts' condition [git:X.Y] (or X.Y.Z): the git on
+// PATH is that version or newer. A script of something an older git does
+// otherwise (Ubuntu 22.04 has 2.34) says what it does there.
+func gitCondition(cond string) (bool, error) {
+	want, ok := strings.CutPrefix(cond, "git:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	need, err := gitrepo.ParseGitVersion(want)
+	if err != nil {
+		return false, fmt.Errorf("condition %q: %w", cond, err)
+	}
+	have, err := gitrepo.InstalledGit()
+	if err != nil {
+		return false, err
+	}
+	return have.AtLeast(need), nil
 }
 
 // scriptNow is the clock of the end-to-end scripts' processes.

@@ -23,7 +23,8 @@ type OctopusResult struct {
 
 // Octopus is resolve --octopus: git's octopus strategy never calls merge
 // drivers, so `git merge b1 b2 b3` on branches that all appended to a log
-// fails ("Should not be doing an octopus") and leaves nothing merged. This
+// fails ("Should not be doing an octopus") and leaves nothing merged
+// (git before 2.38 leaves the conflicts in the index). This
 // makes the same octopus merge commit: it merges the branches one by one
 // into HEAD, with the driver, in a temporary worktree, then commits the
 // result with HEAD and every branch as parents and fast-forwards the
@@ -44,6 +45,13 @@ func octopus(e *Env, r OctopusRequest) (*OctopusResult, error) {
 	if out, err := gitrepo.TrackedChanges(top); err != nil {
 		return nil, err
 	} else if strings.TrimSpace(out) != "" {
+		if unmerged, _ := gitrepo.UnmergedPaths(top); len(unmerged) > 0 {
+			// git before 2.38 leaves the index of a failed octopus
+			// conflicted, with no merge in progress to abort.
+			return nil, fmt.Errorf("resolve --octopus needs a clean worktree, and a merge left conflicts in %s (git before 2.38 "+
+				"leaves them after a failed octopus merge): git reset --merge takes them out, then run resolve --octopus again; "+
+				"git status shows:\n%s", strings.Join(unmerged, ", "), out)
+		}
 		return nil, fmt.Errorf("resolve --octopus needs a clean worktree (commit or stash first); git status shows:\n%s", out)
 	}
 	var commits []string

@@ -127,6 +127,9 @@ func askGit(dir string) (*Repo, error) {
 		}
 		return nil, err
 	}
+	if out, err = absolutePaths(out); err != nil {
+		return nil, err
+	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) < 4 {
 		return nil, ErrNotRepository

@@ -110,7 +110,12 @@ func (r *Repo) configLock() string {
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,
 // else the common git directory's hooks (absolute).
 func (r *Repo) HooksDir() (string, error) {
-	return gitLine(r.Dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	out, err := Git(r.Dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	if err != nil {
+		return "", err
+	}
+	out, err = absolutePaths(out)
+	return strings.TrimSpace(out), err
 }
 
 // Accepted runs git in the repository once and returns its refusal, if

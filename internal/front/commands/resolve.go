@@ -38,7 +38,8 @@ merge under way, the tracked ones with merge debris. --check changes nothing
 and exits 1 when some file needs repair.
 
 git's octopus strategy (git merge b1 b2 b3) never calls merge drivers, so it
-fails when several branches appended to one log, and leaves nothing merged.
+fails when several branches appended to one log, and leaves nothing merged
+(a git before 2.38 leaves the conflicts in the index: git reset --merge first).
 resolve --octopus b1 b2 b3 makes that merge: the branches merged one by one
 with the driver, committed as one merge with every branch as a parent.`,
 		Flags: []cli.Flag{

@@ -82,9 +82,19 @@ func Fetch(dir, remote, refspec string, limit time.Duration) error {
 // every object refspec reaches comes again, as in a fresh clone. A
 // repository that lost an object while one of its refs still reaches it
 // gets it back so: a plain fetch takes that ref's word that the object is
-// here, and never sends it.
+// here, and never sends it. An older git is CheckRefetch's error, not an
+// *Error: the remote was never asked.
 func Refetch(dir, remote, refspec string, limit time.Duration) error {
+	if err := CheckRefetch(); err != nil {
+		return err
+	}
 	return fetch(dir, remote, refspec, limit, "--refetch")
+}
+
+// CheckRefetch is nil when the git on PATH can Refetch, else the
+// *gitrepo.TooOldError that says it cannot (git 2.35 and older).
+func CheckRefetch() error {
+	return gitrepo.RequireGit(gitrepo.RefetchGit, "to fetch it again (git fetch --refetch)")
 }
 
 func fetch(dir, remote, refspec string, limit time.Duration, options ...string) error {

@@ -161,6 +161,7 @@ func (r *Repo) Checks(o Options) []Check {
 	defer r.answering()()
 	checks := []Check{
 		r.checkOnPath(),
+		r.checkGit(),
 		r.checkLiveStore(o.NamedStore),
 		r.checkLegacy(),
 		r.checkRemote(o.Remote),
