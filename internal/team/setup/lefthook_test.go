@@ -348,8 +348,23 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook.toml sets skip: true on git-queen's command"},
 		{"TOML: skip inside the hook's inline table", map[string]string{"lefthook-local.toml": "pre-commit = { skip = true }\n"},
 			"", "lefthook-local.toml sets skip: true on pre-commit"},
-		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
-			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
+		{"a flow mapping that decides nothing", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q:\n      run: git-queen hook pre-commit\n      env: {A: b}\n"}, "", ""},
+		// A list of files in the run: (or a job's args:) that is empty makes
+		// lefthook skip the command ("no files for inspection"):
+		// {staged_files} lists no deleted file, so a commit that only
+		// deletes a held file went through (lefthook 2.2.2), doctor ok.
+		// This row expected ok before.
+		{"a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "",
+			"lefthook-local.yml passes {staged_files} in the run: of git-queen's command, so lefthook skips it where the commit stages no file but those it deletes"},
+		{"a job's args: {staged_files}", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      args: \"{staged_files}\"\n"},
+			"", "lefthook.yml passes {staged_files} in the args: of git-queen's command"},
+		{"a run's {push_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit {push_files}\n"}, "",
+			"lefthook-local.yml passes {push_files} in the run: of git-queen's command, so lefthook skips it where HEAD has no change to a file that still exists to push"},
+		{"a run's {staged_files} taken out by the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit {staged_files}\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"a run's {all_files}, which lists every file", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit {all_files}\n"}, "", ""},
 		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
 		// Inline, another command's or job's skip: decides nothing for
 		// git-queen's command: only its own, the hook's, or its group's may.

@@ -97,5 +97,30 @@ func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func
 				", its name or a tag it has in " + cmp.Or(g.levels[1].tags.file, h.Via) + "), so lefthook skips it"
 		}
 	}
+	return g.levels[1].listsNoFile(h.Name)
+}
+
+// listsNoFile says why lefthook skips git-queen's command at its hook for
+// a list of files its run: (or a job's args:) passes: lefthook skips a
+// command where such a list is empty ("no files for inspection").
+// {staged_files} lists the files the commit adds, copies, modifies or
+// renames, none it deletes; {push_files} those HEAD differs in, and
+// that still exist, from where its branch is pushed to (@{push}), which
+// at pre-push lefthookPushSkips says. "" when it passes neither.
+func (l lefthookLevel) listsNoFile(hook string) string {
+	for i, s := range [...]lefthookSetting{l.run, l.args} {
+		text, passes := strings.Join(s.value, "\n"), s.file+" passes {staged_files} in the "+[...]string{"run", "args"}[i]+
+			": of git-queen's command, so lefthook skips it"
+		switch {
+		case strings.Contains(text, "{staged_files}") && hook == "pre-push":
+			return passes + " where nothing is staged, as at almost every push: take {staged_files} out"
+		case strings.Contains(text, "{staged_files}"):
+			return passes + " where the commit stages no file but those it deletes (it lists no deleted file): a change that only " +
+				"deletes a held file is not checked; take {staged_files} out (git-queen reads the staged changes itself)"
+		case strings.Contains(text, "{push_files}") && hook != "pre-push":
+			return strings.Replace(passes, "{staged_files}", "{push_files}", 1) + " where HEAD has no change to a file that still exists " +
+				"to push (@{push}), as after every push: take {push_files} out"
+		}
+	}
 	return ""
 }

@@ -31,6 +31,7 @@ type lefthookLevel struct {
 	on                              string
 	names                           []string
 	skip, only, tags, run, priority lefthookSetting
+	args                            lefthookSetting
 	filters                         [len(lefthookFilters)]lefthookSetting
 }
 
@@ -168,6 +169,7 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 	l.only.read(file, settings, "only")
 	l.tags.read(file, settings, "tags")
 	l.run.read(file, settings, "run")
+	l.args.read(file, settings, "args")
 	l.priority.read(file, settings, "priority")
 	for i, key := range lefthookFilters {
 		l.filters[i].read(file, settings, key)
