@@ -569,3 +569,33 @@ func TestLefthookFilterByHook(t *testing.T) {
 		}
 	}
 }
+
+// TestLefthookPrePushFiles: at pre-push lefthook 2.2.2 skips a command
+// where HEAD differs from where its branch is pushed to (@{push}) in no
+// file that still exists ("no matching push files"), whatever the push
+// sends, unless its run: passes a list of files that is not empty
+// ({all_files}); one that passes {staged_files} it skips where nothing is
+// staged ("no files for inspection"). doctor said ok: a push of another
+// branch than the one checked out, or of a commit that only deletes a
+// held file, went unchecked.
+func TestLefthookPrePushFiles(t *testing.T) {
+	for _, tt := range []struct {
+		run, says string
+	}{
+		{"git-queen hook pre-push {1} {2}", "; but lefthook runs a pre-push command only where HEAD differs from where its branch is pushed to (@{push}) " +
+			"in a file that still exists (else it says \"no matching push files\"), whatever the push sends: a push of a branch other than the one " +
+			"checked out, or of commits that only delete a held file, is not checked"},
+		{"git-queen hook pre-push {1} {2} {push_files}", "; but lefthook runs a pre-push command only where HEAD differs from where its branch is pushed to"},
+		{"git-queen hook pre-push {1} {2} {staged_files}", "; but lefthook.yml passes {staged_files} in the run: of git-queen's command, " +
+			"so lefthook skips it where nothing is staged, as at almost every push: take {staged_files} out"},
+		{"git-queen hook pre-push {1} {2} {all_files}", ""},
+	} {
+		r := newRepo(t)
+		hook(t, r, "pre-push", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-push \"$@\"\n")
+		testgit.Write(t, r.TopLevel, "lefthook.yml", "pre-push:\n  commands:\n    q:\n      run: "+tt.run+"\n      use_stdin: true\n")
+		c := r.checkHook("pre-push", Options{})
+		if tt.says == "" && c.Status != OK || tt.says != "" && (c.Status != Warn || !strings.Contains(c.Message, tt.says)) {
+			t.Fatalf("run: %s: want %q: %+v", tt.run, tt.says, c)
+		}
+	}
+}
