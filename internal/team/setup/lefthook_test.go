@@ -233,6 +233,24 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// lefthook holds a skip: or only: value as its SkipChecker does: the
+		// empty string is the git state outside a merge or rebase (it
+		// skips), an empty list holds never (only: [] skips always), a
+		// value that names no git state, ref: or run: holds never (skip:
+		// yes, skip: 1, skip: [x] run it). doctor said ok of the first two,
+		// and warned of the others.
+		{"skip: \"\"", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: \"\"\n"},
+			"", `lefthook-local.yml sets skip: "" on git-queen's command, so lefthook skips git-queen's check`},
+		{"skip: [\"\"]", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip: [\"\"]\n"},
+			"", `lefthook-local.yml sets skip: [""] on pre-commit, so lefthook skips git-queen's check`},
+		{"only: []", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: []\n"},
+			"", "lefthook-local.yml sets only: [] on git-queen's command, so lefthook skips git-queen's check"},
+		{"only: 1", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: 1\n"},
+			"", "lefthook-local.yml sets only: 1 on git-queen's command, so lefthook skips git-queen's check"},
+		{"skip: yes, a string in YAML 1.2", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: yes\n"}, "", ""},
+		{"skip: 1", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: 1\n"}, "", ""},
+		{"skip: [x], no git state", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: [x]\n"}, "", ""},
+		{"only: \"\"", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: \"\"\n"}, "", ""},
 		// Another command that only mentions git-queen, or whose glob matches
 		// nothing, does not run the check that was skipped.
 		{"skip: true on git-queen's command, and another that echoes its name", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n    notes:\n      run: echo \"git-queen hook pre-commit is skipped\"\n"},
