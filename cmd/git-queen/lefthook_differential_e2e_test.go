@@ -49,6 +49,8 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		{"skip: yes, a string", map[string]string{"lefthook.yml": queen + "      skip: yes\n"}, change, true, false},
 		{"skip: [x], no git state", map[string]string{"lefthook.yml": queen + "      skip: [x]\n"}, change, true, false},
 		{"only: 1", map[string]string{"lefthook.yml": queen + "      only: 1\n"}, change, false, false},
+		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"}, change, false, false},
+		{"commands: {} in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {}\n"}, change, true, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},
 		{"skip: in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, change, false, false},
 		{"run: replaced in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: echo\n"}, change, false, false},

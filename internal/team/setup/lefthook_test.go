@@ -233,6 +233,16 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// A later file's commands: that is no mapping replaces the commands
+		// before it (lefthook run: "(skip) empty"), unless a file after it
+		// sets the command again; doctor said ok.
+		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"},
+			"", "lefthook-local.yml sets the commands: of pre-commit to no mapping, which takes away the commands before it, git-queen's included"},
+		{"commands: [] in a file extends: names", map[string]string{"lefthook.yml": "extends: [off.yml]\n" + main, "off.yml": "pre-commit:\n  commands: []\n"},
+			"", "off.yml sets the commands: of pre-commit to no mapping"},
+		{"commands: with nothing after it, then git-queen's again", map[string]string{"lefthook.yml": "extends: [off.yml]\n" + main, "off.yml": "pre-commit:\n  commands:\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"commands: {} in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {}\n"}, "", ""},
 		// lefthook holds a skip: or only: value as its SkipChecker does: the
 		// empty string is the git state outside a merge or rebase (it
 		// skips), an empty list holds never (only: [] skips always), a

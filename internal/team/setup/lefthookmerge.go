@@ -101,11 +101,14 @@ func lefthookHolds(value any) string {
 // (the hook, it, then the groups around it, innermost first), and whether
 // that run: calls git-queen outside quotes, as a command rather than as
 // words another prints (echo "git-queen hook ..."); command is its key
-// under commands: ("" for a job).
+// under commands: ("" for a job); dropped the file whose commands: of
+// the hook, no mapping (commands: with nothing after it), takes the
+// command away, where none after it sets it again.
 type lefthookGuard struct {
 	levels  []lefthookLevel
 	plain   bool
 	command string
+	dropped string
 }
 
 // lefthookGuards is what lefthook merges, of the files it reads (in the
@@ -120,10 +123,19 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 	hooks := make([]map[string]any, len(files))
 	var places []lefthookPlace
 	plain := map[string]bool{}
+	dropped := map[string]string{} // a command's key: the file that takes it away
 	for i, file := range files {
 		tree, _, _ := lefthookRead(r.TopLevel, file)
 		hooks[i] = lefthookMap(tree[h.Name])
 		excludeTags.read(file, hooks[i], "exclude_tags")
+		if commands, set := hooks[i]["commands"]; set && lefthookMap(commands) == nil {
+			for _, p := range places {
+				dropped[p.command] = file // lefthook merges what is no mapping over the mapping before
+			}
+		}
+		for key := range lefthookMap(hooks[i]["commands"]) {
+			delete(dropped, key)
+		}
 		lefthookPlaces(file, hooks[i], func(p lefthookPlace, run any) {
 			text, _ := run.(string)
 			if !callsQueen([]byte(text), h.Name) {
@@ -155,7 +167,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 				levels[j+1].read(file, settings)
 			}
 		}
-		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command})
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, dropped[p.command]})
 	}
 	slices.SortStableFunc(guards, lefthookRunOrder)
 	return guards, excludeTags
