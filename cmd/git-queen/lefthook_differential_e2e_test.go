@@ -51,6 +51,7 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		{"only: 1", map[string]string{"lefthook.yml": queen + "      only: 1\n"}, change, false, false},
 		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"}, change, false, false},
 		{"commands: {} in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {}\n"}, change, true, false},
+		{"Skip: in another case", map[string]string{"lefthook.yml": queen + "      Skip: true\n"}, change, false, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},
 		{"skip: in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, change, false, false},
 		{"run: replaced in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: echo\n"}, change, false, false},

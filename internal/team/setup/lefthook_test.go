@@ -233,6 +233,16 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// lefthook (mapstructure) matches its settings' names in any case
+		// where none is spelt as the field is; doctor said ok.
+		{"Skip: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"SKIP: on the hook, under Commands:", map[string]string{"lefthook.yml": "pre-commit:\n  SKIP: true\n  Commands:\n    q:\n      RUN: git-queen hook pre-commit\n"},
+			"", "lefthook.yml sets skip: true on pre-commit"},
+		{"Exclude_Tags: naming it", map[string]string{"lefthook-local.yml": "pre-commit:\n  Exclude_Tags: [q]\n"}, "", "lefthook-local.yml sets exclude_tags: q on pre-commit"},
+		{"JSON: Skip on a job in a Group", map[string]string{"lefthook.json": `{"pre-commit": {"Jobs": [{"Name": "g", "Group": {"Jobs": [{"Run": "git-queen hook pre-commit", "Skip": true}]}}]}}`},
+			"", "lefthook.json sets skip: true on git-queen's command"},
+		{"a command named Skip", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    Skip:\n      run: echo\n"}, "", ""},
 		// A later file's commands: that is no mapping replaces the commands
 		// before it (lefthook run: "(skip) empty"), unless a file after it
 		// sets the command again; doctor said ok.

@@ -54,7 +54,7 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 			tree[key] = stringKeys(value)
 		}
 	}
-	return tree, err
+	return lefthookSpelt(tree), err
 }
 
 // stringKeys is a YAML setting with each mapping in it keyed by strings:
