@@ -185,6 +185,15 @@ func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
 		{"use_stdin under another hook", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n" +
 			"post-checkout:\n  commands:\n    x:\n      run: cat\n      use_stdin: true\n", "pre-push", true, false, ""},
 		{"use_stdin under pre-push", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true, ""},
+		// lefthook gives stdin only to a command that sets use_stdin, and
+		// the last file that sets it decides; doctor read any use_stdin:
+		// true under pre-push, in the first file that runs git-queen: it
+		// said ok where another command had it (the push of a held path
+		// went through), and warned where lefthook-local.yml set it.
+		{"use_stdin on another command", "pre-push:\n  commands:\n    lint:\n      run: cat\n      use_stdin: true\n" +
+			"    q:\n      run: git-queen hook pre-push {1} {2}\n", "pre-push", true, false, ""},
+		{"use_stdin on a job", "pre-push:\n  jobs:\n    - run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true, ""},
+		{"use_stdin: false on git-queen's command", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: false\n", "pre-push", true, false, ""},
 		// lefthook reads TOML and JSON as it reads YAML: a command runs at
 		// the hook whose table or key it is under.
 		{"TOML: merges wired to another command", "[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n\n" +

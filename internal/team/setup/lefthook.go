@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // The names lefthook 2 gives its main configuration and the local one it
@@ -151,10 +152,12 @@ func plainJSON(text []byte) []byte {
 	return out
 }
 
-// lefthookGivesStdin says whether the lefthook configuration via sets
-// use_stdin: true in its pre-push settings (lefthook gives a command no
-// stdin without it).
-func lefthookGivesStdin(top, via string) bool {
-	tree, _, _ := lefthookRead(top, via)
-	return lefthookWalk(tree["pre-push"], "", func(key string, value any) bool { return key == "use_stdin" && value == true })
+// lefthookGivesStdin says whether lefthook gives git-queen's command at
+// its hook h git's refs on stdin, in the environment getenv reads: a
+// command or job that runs git-queen's check (lefthookGuards) has
+// use_stdin: true, set last by a file lefthook reads; lefthook gives a
+// command no stdin without it, whatever another command of the hook has.
+func (r *Repo) lefthookGivesStdin(h *Hook, getenv func(string) string) bool {
+	guards, _ := r.lefthookGuards(h, getenv)
+	return slices.ContainsFunc(guards, func(g lefthookGuard) bool { return g.levels[1].stdin.raw == true })
 }

@@ -637,3 +637,23 @@ func TestLefthookPrePushFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestLefthookStdinMerged: the use_stdin: of git-queen's pre-push command
+// that lefthook merges is the last file's that sets it: doctor read only
+// the file that runs git-queen, and warned where lefthook-local.yml set it.
+func TestLefthookStdinMerged(t *testing.T) {
+	const queen = "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n"
+	for local, gives := range map[string]bool{
+		"pre-push:\n  commands:\n    q:\n      use_stdin: true\n":  true,
+		"pre-push:\n  commands:\n    q:\n      use_stdin: false\n": false,
+	} {
+		r := newRepo(t)
+		hook(t, r, "pre-push", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-push \"$@\"\n")
+		testgit.Write(t, r.TopLevel, "lefthook.yml", strings.Replace(queen, "{2}\n", "{2}\n      use_stdin: "+map[bool]string{true: "false", false: "true"}[gives]+"\n", 1))
+		testgit.Write(t, r.TopLevel, "lefthook-local.yml", local)
+		c := r.checkHook("pre-push", Options{})
+		if warned := strings.Contains(c.Message, "only with use_stdin: true"); warned == gives {
+			t.Fatalf("lefthook-local.yml %q: lefthook gives stdin %v: %+v", local, gives, c)
+		}
+	}
+}

@@ -25,13 +25,14 @@ type lefthookSetting struct {
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
 // whether the command runs, and what it runs (run: of git-queen's
-// command, which a later file may replace), when (a command's
-// priority:), and for which files (lefthookFilters).
+// command, which a later file may replace, and a job's args:), when (a
+// command's priority:), for which files (lefthookFilters), and whether
+// it gets git's refs (use_stdin:).
 type lefthookLevel struct {
 	on                              string
 	names                           []string
 	skip, only, tags, run, priority lefthookSetting
-	args                            lefthookSetting
+	args, stdin                     lefthookSetting
 	filters                         [len(lefthookFilters)]lefthookSetting
 }
 
@@ -217,6 +218,7 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 	l.tags.read(file, settings, "tags")
 	l.run.read(file, settings, "run")
 	l.args.read(file, settings, "args")
+	l.stdin.read(file, settings, "use_stdin")
 	l.priority.read(file, settings, "priority")
 	for i, key := range lefthookFilters {
 		l.filters[i].read(file, settings, key)
