@@ -193,6 +193,11 @@ func TestLefthookRunsQueenOnlyUnderItsHook(t *testing.T) {
 		{"use_stdin on another command", "pre-push:\n  commands:\n    lint:\n      run: cat\n      use_stdin: true\n" +
 			"    q:\n      run: git-queen hook pre-push {1} {2}\n", "pre-push", true, false, ""},
 		{"use_stdin on a job", "pre-push:\n  jobs:\n    - run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n", "pre-push", true, true, ""},
+		// lefthook decodes a string or number as a boolean ("true", 1).
+		{"use_stdin: \"true\"", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: \"true\"\n", "pre-push", true, true, ""},
+		{"use_stdin: 1", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: 1\n", "pre-push", true, true, ""},
+		{"TOML: use_stdin = 1", "[pre-push.commands.q]\nrun = \"git-queen hook pre-push {1} {2}\"\nuse_stdin = 1\n", "pre-push", true, true, "lefthook.toml"},
+		{"use_stdin: \"0\"", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: \"0\"\n", "pre-push", true, false, ""},
 		{"use_stdin: false on git-queen's command", "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: false\n", "pre-push", true, false, ""},
 		// lefthook reads TOML and JSON as it reads YAML: a command runs at
 		// the hook whose table or key it is under.

@@ -2,9 +2,11 @@ package setup
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 )
 
 // The names lefthook 2 gives its main configuration and the local one it
@@ -157,7 +159,20 @@ func plainJSON(text []byte) []byte {
 // command or job that runs git-queen's check (lefthookGuards) has
 // use_stdin: true, set last by a file lefthook reads; lefthook gives a
 // command no stdin without it, whatever another command of the hook has.
+// lefthook decodes it as mapstructure does a boolean from what is none:
+// a string as strconv.ParseBool reads it ("true", "1"), a number not 0.
 func (r *Repo) lefthookGivesStdin(h *Hook, getenv func(string) string) bool {
 	guards, _ := r.lefthookGuards(h, getenv)
-	return slices.ContainsFunc(guards, func(g lefthookGuard) bool { return g.levels[1].stdin.raw == true })
+	return slices.ContainsFunc(guards, func(g lefthookGuard) bool {
+		switch stdin := g.levels[1].stdin.raw.(type) {
+		case bool:
+			return stdin
+		case string:
+			given, _ := strconv.ParseBool(stdin)
+			return given
+		case int, int64, float64:
+			return fmt.Sprint(stdin) != "0"
+		}
+		return false
+	})
 }
