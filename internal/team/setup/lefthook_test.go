@@ -233,6 +233,12 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// What remotes: names lefthook install fetches and lefthook merges
+		// (a fetched one's skip: true skipped the check, lefthook 2.2.2);
+		// doctor does not read it, and said ok.
+		{"remotes: beside git-queen's command", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [off.yml]\n" + main},
+			"", "lefthook.yml names remotes:, configurations lefthook fetches from git repositories (lefthook install) and merges over it, " +
+				"which doctor does not read: whether one skips git-queen's check, it cannot tell"},
 		// lefthook (mapstructure) matches its settings' names in any case
 		// where none is spelt as the field is; doctor said ok.
 		{"Skip: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: true\n"},

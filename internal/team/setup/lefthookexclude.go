@@ -9,17 +9,20 @@ import (
 // lefthookSkipped says why lefthook skips git-queen's check, which a file
 // it reads runs at its hook h: why it skips each command or job that runs
 // it (lefthookGuards; those whose run: calls git-queen outside quotes, if
-// any), the first's that lefthook runs; "" when it runs one, or h is not lefthook's hook
-// running git-queen. It skips one for a skip: on the hook or on it (any
-// value but false: always, or in the git states, on the branches or after
-// the commands it lists), an only: (any value but true: it skips it but
-// then), a glob:, root:, file_types:, exclude: or files: (lefthookFilters:
-// for the files it leaves out), or exclude_tags naming it or a tag it has, with LEFTHOOK_EXCLUDE
-// in the environment getenv reads added (split at commas: where a CI
-// image or a sandbox sets it, the check does not run); the skip:, only:,
-// tags and names of the groups around a job count for it; or a later
-// file's run: for it, which replaces git-queen's with one that does not
-// call it (lefthook runs the last file's run:).
+// any), the first's that lefthook runs; "" when it runs one, or h is not
+// lefthook's hook running git-queen. It skips one for a skip: on the hook
+// or on it that holds, always or sometimes, or an only: that does not
+// (lefthookHolds), a glob:, root:, file_types:, exclude: or files:
+// (lefthookFilters: for the files it leaves out), a list of files its
+// run: passes that is empty (listsNoFile), or exclude_tags naming it or a
+// tag it has, with LEFTHOOK_EXCLUDE in the environment getenv reads added
+// (split at commas: where a CI image or a sandbox sets it, the check does
+// not run); the skip:, only:, tags and names of the groups around a job
+// count for it; or a later file's run: for it, which replaces git-queen's
+// with one that does not call it (lefthook runs the last file's run:),
+// or its commands: that is no mapping. Where it runs one, and a file
+// names remotes:, what lefthook fetches (lefthook install) and merges
+// may skip it, and doctor does not read it: it says so.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
@@ -32,9 +35,14 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	for _, g := range guards {
 		why := g.skipped(h, excludeTags, getenv)
 		if why == "" {
-			return ""
+			first = ""
+			break
 		}
 		first = cmp.Or(first, why)
+	}
+	if _, remotes := lefthookFiles(r.TopLevel, getenv); first == "" && remotes != "" {
+		return remotes + " names remotes:, configurations lefthook fetches from git repositories (lefthook install) and merges " +
+			"over it, which doctor does not read: whether one skips git-queen's check, it cannot tell"
 	}
 	return first
 }
