@@ -123,23 +123,26 @@ func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func
 // "" when it runs the command whatever the files.
 func (l lefthookLevel) listsNoFile(hook string) string {
 	lists := strings.Join(append(slices.Clone(l.run.value), l.args.value...), "\n")
-	if hook == "pre-push" && !strings.Contains(lists, "{staged_files}") && !strings.Contains(lists, "{all_files}") && !strings.Contains(lists, "{files}") {
+	if hook == "pre-push" && !strings.Contains(lists, "{staged_files}") &&
+		!strings.Contains(lists, "{all_files}") && !strings.Contains(lists, "{files}") {
 		return "lefthook runs a pre-push command only where HEAD differs from where its branch is pushed to (@{push}) in a file that still exists " +
 			"(else it says \"no matching push files\"), whatever the push sends: a push of a branch other than the one checked out, " +
 			"or of commits that only delete a held file, is not checked"
 	}
 	for i, s := range [...]lefthookSetting{l.run, l.args} {
-		text, passes := strings.Join(s.value, "\n"), s.file+" passes {staged_files} in the "+[...]string{"run", "args"}[i]+
-			": of git-queen's command, so lefthook skips it"
+		text := strings.Join(s.value, "\n")
+		passes := func(list string) string {
+			return s.file + " passes " + list + " in the " + [...]string{"run", "args"}[i] + ": of git-queen's command, so lefthook skips it"
+		}
 		switch {
 		case strings.Contains(text, "{staged_files}") && hook == "pre-push":
-			return passes + " where nothing is staged, as at almost every push: take {staged_files} out"
+			return passes("{staged_files}") + " where nothing is staged, as at almost every push: take {staged_files} out"
 		case strings.Contains(text, "{staged_files}"):
-			return passes + " where the commit stages no file but those it deletes (it lists no deleted file): a change that only " +
-				"deletes a held file is not checked; take {staged_files} out (git-queen reads the staged changes itself)"
+			return passes("{staged_files}") + " where the commit stages no file but those it deletes (it lists no deleted file): " +
+				"a change that only deletes a held file is not checked; take {staged_files} out (git-queen reads the staged changes itself)"
 		case strings.Contains(text, "{push_files}"):
-			return strings.Replace(passes, "{staged_files}", "{push_files}", 1) + " where HEAD has no change to a file that still exists " +
-				"to push (@{push}), as after every push: take {push_files} out"
+			return passes("{push_files}") + " where HEAD has no change to a file that still exists to push (@{push}), " +
+				"as after every push: take {push_files} out"
 		}
 	}
 	return ""
