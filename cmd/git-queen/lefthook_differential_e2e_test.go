@@ -48,6 +48,7 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"}, change, false, false},
 		{"Skip: in another case", map[string]string{"lefthook.yml": queen + "      Skip: true\n"}, change, false, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},
+		{"extends: a glob that matches a README", map[string]string{"lefthook.yml": "extends: [\"cfg/*\"]\n" + queen, "cfg/README": "x\n"}, change, false, false},
 		{"skip: in a file extends: names", map[string]string{"lefthook.yml": "extends: [cfg/off.yml]\n" + queen, "cfg/off.yml": "pre-commit:\n  skip: true\n"}, change, false, false},
 		{"TOML with a BOM", map[string]string{"lefthook.yml": "", "lefthook.toml": "\ufeff[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, change, false, false},
 		{"JSONC", map[string]string{"lefthook.yml": "", "lefthook.jsonc": "{\"pre-commit\": {\"commands\": {\"q\": {\"run\": \"git-queen hook pre-commit\"},}}} // x\n"}, change, true, false},

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,30 +33,51 @@ var (
 // does not ("" for none). None when LEFTHOOK_CONFIG names no file:
 // lefthook then reads none (lefthookConfigMissing).
 func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
+	files, remotes, _ = lefthookReadsFiles(top, getenv)
+	return files, remotes
+}
+
+// lefthookReadsFiles is lefthookFiles, and what lefthook refuses of the
+// extends: of the main or the local configuration, as it says it ("" for
+// nothing): a path the extends: of one of them and of the files it names
+// match twice ("possible recursion"), or a file named that has no
+// extension of a configuration (a directory too); it then fails every
+// time.
+func lefthookReadsFiles(top string, getenv func(string) string) (files []string, remotes, refused string) {
 	if missing, _ := lefthookConfigMissing(top, getenv); missing != "" {
-		return nil, ""
+		return nil, "", ""
 	}
 	seen := map[string]bool{}
-	var add func(name string)
-	add = func(name string) {
+	var add func(name string, visited map[string]bool)
+	add = func(name string, visited map[string]bool) {
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
 		tree, _, err := lefthookRead(top, name)
-		if seen[name] || err != nil {
+		if err != nil {
 			return
 		}
-		seen[name] = true
-		files = append(files, name)
+		if !seen[name] {
+			seen[name] = true
+			files = append(files, name)
+		}
 		extends, _ := tree["extends"].([]any) // one string is no list: lefthook merges nothing of it
 		for _, pattern := range extends {
 			pattern, _ := pattern.(string)
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
-			matches, _ := filepath.Glob(pattern)
+			matches, _ := filepath.Glob(pattern) // of a bad pattern, lefthook 2.2.2 merges nothing either
 			for _, match := range matches {
-				add(match)
+				switch {
+				case visited[match]:
+					refused = cmp.Or(refused, "possible recursion in extends: path "+match+" is specified multiple times")
+				case !slices.Contains(lefthookExtensions, filepath.Ext(match)):
+					refused = cmp.Or(refused, "can't parse config '"+match+"', file has unsupported or no extension")
+				default:
+					visited[match] = true
+					add(match, visited)
+				}
 			}
 		}
 		if remotes == "" && tree["remotes"] != nil {
@@ -68,10 +90,10 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 	}
 	for _, file := range []string{main, lefthookFirst(top, lefthookLocalNames)} {
 		if file != "" {
-			add(file)
+			add(file, map[string]bool{}) // lefthook looks for recursion in each one's extends: apart
 		}
 	}
-	return files, remotes
+	return files, remotes, refused
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,

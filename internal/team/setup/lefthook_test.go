@@ -233,6 +233,21 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// lefthook refuses an extends: chain that names a path twice, or a
+		// file without a configuration's extension (a directory too), and
+		// fails every time ("possible recursion in extends", "can't parse
+		// config"); doctor read each file once, and said ok.
+		{"extends: itself", map[string]string{"lefthook.yml": "extends: [lefthook.yml]\n" + main},
+			"", "lefthook refuses the extends: of its configuration (possible recursion in extends: path "},
+		{"extends: a cycle", map[string]string{"lefthook.yml": "extends: [a.yml]\n" + main, "a.yml": "extends: [b.yml]\n", "b.yml": "extends: [a.yml]\n"},
+			"", "lefthook refuses the extends: of its configuration (possible recursion in extends: path "},
+		{"extends: a directory", map[string]string{"lefthook.yml": "extends: [cfg]\n" + main, "cfg/x.yml": "a: 1\n"},
+			"", "lefthook refuses the extends: of its configuration (can't parse config '"},
+		{"extends: a glob that matches a README", map[string]string{"lefthook-local.yml": "extends: [\"shared/*\"]\n", "shared/q.yml": "a: 1\n", "shared/README": "x\n"},
+			"", "lefthook refuses the extends: of its configuration (can't parse config '"},
+		{"extends: a bad glob, which lefthook takes as matching nothing", map[string]string{"lefthook.yml": "extends: [\"cfg/[\"]\n" + main}, "", ""},
+		{"the same file in the extends: of the main and the local configuration", map[string]string{"lefthook.yml": "extends: [shared.yml]\n" + main,
+			"lefthook-local.yml": "extends: [shared.yml]\npre-commit:\n  parallel: true\n", "shared.yml": "a: 1\n"}, "", ""},
 		// What remotes: names lefthook install fetches and lefthook merges
 		// (a fetched one's skip: true skipped the check, lefthook 2.2.2);
 		// doctor does not read it, and said ok.

@@ -192,7 +192,11 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
 	}
-	files, _ := lefthookFiles(r.TopLevel, getenv)
+	files, _, refused := lefthookReadsFiles(r.TopLevel, getenv)
+	if refused != "" {
+		return "lefthook refuses the extends: of its configuration (" + refused + "), so its " + h.Name +
+			" hook fails every time without running git-queen's check: correct it"
+	}
 	for _, file := range files {
 		_, err, _ := lefthookRead(r.TopLevel, file)
 		if unjudged := (*lefthookUnjudged)(nil); errors.As(err, &unjudged) {
