@@ -276,16 +276,29 @@ func TestLefthookBesideTheHooks(t *testing.T) {
 			testgit.Write(t, repo, "lefthook.yml", config)
 			mustSh(t, repo, lefthook+" install")
 			doctor := gitQueen(t, repo, "", "doctor").stdout
-			for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
+			for _, name := range []string{"pre-commit", "pre-merge-commit"} {
 				if !regexp.MustCompile(`(?m)^ok +` + name + ` +lefthook's hook runs git-queen \(lefthook\.yml\)`).MatchString(doctor) {
 					t.Fatalf("doctor on %s:\n%s", name, doctor)
 				}
+			}
+			// lefthook runs a pre-push command only where HEAD differs from
+			// @{push} in a file that still exists: doctor said ok.
+			if !regexp.MustCompile(`(?m)^warn +pre-push +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but lefthook runs a pre-push command ` +
+				`only where HEAD differs from where its branch is pushed to \(@\{push\}\) in a file that still exists`).MatchString(doctor) {
+				t.Fatalf("doctor on pre-push:\n%s", doctor)
 			}
 			testgit.Run(t, repo, "add", "-A")
 			if out, ok := sh(t, repo, nil, "git commit -q -m lefthook"); !ok || !strings.Contains(out, "the team hook ran") {
 				t.Fatalf("commit: the team's hook did not run (ok=%v): %s", ok, out)
 			}
 			guardsEveryRoute(t, repo)
+			// What doctor warns of: a held change on a branch not checked out
+			// leaves the machine, lefthook skipping git-queen's check.
+			mustSh(t, repo, "git push -q -u origin main && git checkout -q -b other && mkdir -p held && echo mine > held/a.txt && git add held && "+
+				"git commit -q --no-verify -m held && git checkout -q main")
+			if out, ok := sh(t, repo, nil, "git push origin other"); !ok || !strings.Contains(out, "no matching push files") {
+				t.Fatalf("a push of a held path on a branch not checked out: allowed=%v\n%s", ok, out)
+			}
 			// Without use_stdin lefthook gives the command no refs: doctor says so.
 			testgit.Write(t, repo, "lefthook.yml", strings.ReplaceAll(config, "use_stdin: true", "use_stdin: false"))
 			if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^warn +pre-push .*use_stdin: true`).MatchString(d) {

@@ -99,7 +99,11 @@ func TestLefthookExtends(t *testing.T) {
 	}
 	doctor := gitQueen(t, repo, "", "doctor").stdout
 	for _, name := range []string{"pre-commit", "pre-merge-commit", "pre-push"} {
-		if !regexp.MustCompile(`(?m)^ok +` + name + ` +lefthook's hook runs git-queen \(hooks/queen\.yml\)`).MatchString(doctor) {
+		status := "ok"
+		if name == "pre-push" { // lefthook skips it where HEAD and @{push} differ in no file
+			status = "warn"
+		}
+		if !regexp.MustCompile(`(?m)^` + status + ` +` + name + ` +lefthook's hook runs git-queen \(hooks/queen\.yml\)`).MatchString(doctor) {
 			t.Fatalf("doctor on %s:\n%s", name, doctor)
 		}
 	}

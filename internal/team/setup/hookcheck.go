@@ -104,7 +104,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			c.warnOnly("; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
 				"and it lists no deleted file: a change that only deletes a held file is not checked")
 		}
-		if h.Owner == OwnerLefthook && name == "pre-push" && !lefthookGivesStdin(r.TopLevel, h.Via) {
+		if h.Owner == OwnerLefthook && name == "pre-push" && !r.lefthookGivesStdin(h, o.Getenv) {
 			c.warnOnly("; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
 				" does not set: without it the check sees no refs and lets every push through")
 		}

@@ -2,8 +2,12 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 )
 
 // The names lefthook 2 gives its main configuration and the local one it
@@ -29,30 +33,51 @@ var (
 // does not ("" for none). None when LEFTHOOK_CONFIG names no file:
 // lefthook then reads none (lefthookConfigMissing).
 func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
+	files, remotes, _ = lefthookReadsFiles(top, getenv)
+	return files, remotes
+}
+
+// lefthookReadsFiles is lefthookFiles, and what lefthook refuses of the
+// extends: of the main or the local configuration, as it says it ("" for
+// nothing): a path the extends: of one of them and of the files it names
+// match twice ("possible recursion"), or a file named that has no
+// extension of a configuration (a directory too); it then fails every
+// time.
+func lefthookReadsFiles(top string, getenv func(string) string) (files []string, remotes, refused string) {
 	if missing, _ := lefthookConfigMissing(top, getenv); missing != "" {
-		return nil, ""
+		return nil, "", ""
 	}
 	seen := map[string]bool{}
-	var add func(name string)
-	add = func(name string) {
+	var add func(name string, visited map[string]bool)
+	add = func(name string, visited map[string]bool) {
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
 		tree, _, err := lefthookRead(top, name)
-		if seen[name] || err != nil {
+		if err != nil {
 			return
 		}
-		seen[name] = true
-		files = append(files, name)
+		if !seen[name] {
+			seen[name] = true
+			files = append(files, name)
+		}
 		extends, _ := tree["extends"].([]any) // one string is no list: lefthook merges nothing of it
 		for _, pattern := range extends {
 			pattern, _ := pattern.(string)
 			if !filepath.IsAbs(pattern) {
 				pattern = filepath.Join(top, pattern)
 			}
-			matches, _ := filepath.Glob(pattern)
+			matches, _ := filepath.Glob(pattern) // of a bad pattern, lefthook 2.2.2 merges nothing either
 			for _, match := range matches {
-				add(match)
+				switch {
+				case visited[match]:
+					refused = cmp.Or(refused, "possible recursion in extends: path "+match+" is specified multiple times")
+				case !slices.Contains(lefthookExtensions, filepath.Ext(match)):
+					refused = cmp.Or(refused, "can't parse config '"+match+"', file has unsupported or no extension")
+				default:
+					visited[match] = true
+					add(match, visited)
+				}
 			}
 		}
 		if remotes == "" && tree["remotes"] != nil {
@@ -65,10 +90,10 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 	}
 	for _, file := range []string{main, lefthookFirst(top, lefthookLocalNames)} {
 		if file != "" {
-			add(file)
+			add(file, map[string]bool{}) // lefthook looks for recursion in each one's extends: apart
 		}
 	}
-	return files, remotes
+	return files, remotes, refused
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,
@@ -151,10 +176,25 @@ func plainJSON(text []byte) []byte {
 	return out
 }
 
-// lefthookGivesStdin says whether the lefthook configuration via sets
-// use_stdin: true in its pre-push settings (lefthook gives a command no
-// stdin without it).
-func lefthookGivesStdin(top, via string) bool {
-	tree, _, _ := lefthookRead(top, via)
-	return lefthookWalk(tree["pre-push"], "", func(key string, value any) bool { return key == "use_stdin" && value == true })
+// lefthookGivesStdin says whether lefthook gives git-queen's command at
+// its hook h git's refs on stdin, in the environment getenv reads: a
+// command or job that runs git-queen's check (lefthookGuards) has
+// use_stdin: true, set last by a file lefthook reads; lefthook gives a
+// command no stdin without it, whatever another command of the hook has.
+// lefthook decodes it as mapstructure does a boolean from what is none:
+// a string as strconv.ParseBool reads it ("true", "1"), a number not 0.
+func (r *Repo) lefthookGivesStdin(h *Hook, getenv func(string) string) bool {
+	guards, _ := r.lefthookGuards(h, getenv)
+	return slices.ContainsFunc(guards, func(g lefthookGuard) bool {
+		switch stdin := g.levels[1].stdin.raw.(type) {
+		case bool:
+			return stdin
+		case string:
+			given, _ := strconv.ParseBool(stdin)
+			return given
+		case int, int64, float64:
+			return fmt.Sprint(stdin) != "0"
+		}
+		return false
+	})
 }

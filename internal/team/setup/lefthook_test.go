@@ -233,6 +233,65 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml sets skip: merge, ref: main on pre-commit"},
 		{"skip: False on git-queen's command, a boolean", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: False\n"}, "", ""},
 		{"skip: true on another command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      skip: true\n"}, "", ""},
+		// lefthook refuses an extends: chain that names a path twice, or a
+		// file without a configuration's extension (a directory too), and
+		// fails every time ("possible recursion in extends", "can't parse
+		// config"); doctor read each file once, and said ok.
+		{"extends: itself", map[string]string{"lefthook.yml": "extends: [lefthook.yml]\n" + main},
+			"", "lefthook refuses the extends: of its configuration (possible recursion in extends: path "},
+		{"extends: a cycle", map[string]string{"lefthook.yml": "extends: [a.yml]\n" + main, "a.yml": "extends: [b.yml]\n", "b.yml": "extends: [a.yml]\n"},
+			"", "lefthook refuses the extends: of its configuration (possible recursion in extends: path "},
+		{"extends: a directory", map[string]string{"lefthook.yml": "extends: [cfg]\n" + main, "cfg/x.yml": "a: 1\n"},
+			"", "lefthook refuses the extends: of its configuration (can't parse config '"},
+		{"extends: a glob that matches a README", map[string]string{"lefthook-local.yml": "extends: [\"shared/*\"]\n", "shared/q.yml": "a: 1\n", "shared/README": "x\n"},
+			"", "lefthook refuses the extends: of its configuration (can't parse config '"},
+		{"extends: a bad glob, which lefthook takes as matching nothing", map[string]string{"lefthook.yml": "extends: [\"cfg/[\"]\n" + main}, "", ""},
+		{"the same file in the extends: of the main and the local configuration", map[string]string{"lefthook.yml": "extends: [shared.yml]\n" + main,
+			"lefthook-local.yml": "extends: [shared.yml]\npre-commit:\n  parallel: true\n", "shared.yml": "a: 1\n"}, "", ""},
+		// What remotes: names lefthook install fetches and lefthook merges
+		// (a fetched one's skip: true skipped the check, lefthook 2.2.2);
+		// doctor does not read it, and said ok.
+		{"remotes: beside git-queen's command", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [off.yml]\n" + main},
+			"", "lefthook.yml names remotes:, configurations lefthook fetches from git repositories (lefthook install) and merges over it, " +
+				"which doctor does not read: whether one skips git-queen's check, it cannot tell"},
+		// lefthook (mapstructure) matches its settings' names in any case
+		// where none is spelt as the field is; doctor said ok.
+		{"Skip: on git-queen's command", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"SKIP: on the hook, under Commands:", map[string]string{"lefthook.yml": "pre-commit:\n  SKIP: true\n  Commands:\n    q:\n      RUN: git-queen hook pre-commit\n"},
+			"", "lefthook.yml sets skip: true on pre-commit"},
+		{"Exclude_Tags: naming it", map[string]string{"lefthook-local.yml": "pre-commit:\n  Exclude_Tags: [q]\n"}, "", "lefthook-local.yml sets exclude_tags: q on pre-commit"},
+		{"JSON: Skip on a job in a Group", map[string]string{"lefthook.json": `{"pre-commit": {"Jobs": [{"Name": "g", "Group": {"Jobs": [{"Run": "git-queen hook pre-commit", "Skip": true}]}}]}}`},
+			"", "lefthook.json sets skip: true on git-queen's command"},
+		{"a command named Skip", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    Skip:\n      run: echo\n"}, "", ""},
+		// A later file's commands: that is no mapping replaces the commands
+		// before it (lefthook run: "(skip) empty"), unless a file after it
+		// sets the command again; doctor said ok.
+		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"},
+			"", "lefthook-local.yml sets the commands: of pre-commit to no mapping, which takes away the commands before it, git-queen's included"},
+		{"commands: [] in a file extends: names", map[string]string{"lefthook.yml": "extends: [off.yml]\n" + main, "off.yml": "pre-commit:\n  commands: []\n"},
+			"", "off.yml sets the commands: of pre-commit to no mapping"},
+		{"commands: with nothing after it, then git-queen's again", map[string]string{"lefthook.yml": "extends: [off.yml]\n" + main, "off.yml": "pre-commit:\n  commands:\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"commands: {} in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands: {}\n"}, "", ""},
+		// lefthook holds a skip: or only: value as its SkipChecker does: the
+		// empty string is the git state outside a merge or rebase (it
+		// skips), an empty list holds never (only: [] skips always), a
+		// value that names no git state, ref: or run: holds never (skip:
+		// yes, skip: 1, skip: [x] run it). doctor said ok of the first two,
+		// and warned of the others.
+		{"skip: \"\"", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: \"\"\n"},
+			"", `lefthook-local.yml sets skip: "" on git-queen's command, so lefthook skips git-queen's check`},
+		{"skip: [\"\"]", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip: [\"\"]\n"},
+			"", `lefthook-local.yml sets skip: [""] on pre-commit, so lefthook skips git-queen's check`},
+		{"only: []", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: []\n"},
+			"", "lefthook-local.yml sets only: [] on git-queen's command, so lefthook skips git-queen's check"},
+		{"only: 1", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: 1\n"},
+			"", "lefthook-local.yml sets only: 1 on git-queen's command, so lefthook skips git-queen's check"},
+		{"skip: yes, a string in YAML 1.2", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: yes\n"}, "", ""},
+		{"skip: 1", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: 1\n"}, "", ""},
+		{"skip: [x], no git state", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: [x]\n"}, "", ""},
+		{"only: \"\"", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only: \"\"\n"}, "", ""},
 		// Another command that only mentions git-queen, or whose glob matches
 		// nothing, does not run the check that was skipped.
 		{"skip: true on git-queen's command, and another that echoes its name", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n    notes:\n      run: echo \"git-queen hook pre-commit is skipped\"\n"},
@@ -348,8 +407,23 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook.toml sets skip: true on git-queen's command"},
 		{"TOML: skip inside the hook's inline table", map[string]string{"lefthook-local.toml": "pre-commit = { skip = true }\n"},
 			"", "lefthook-local.toml sets skip: true on pre-commit"},
-		{"a flow mapping that decides nothing, and a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
-			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "", ""},
+		{"a flow mapping that decides nothing", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q:\n      run: git-queen hook pre-commit\n      env: {A: b}\n"}, "", ""},
+		// A list of files in the run: (or a job's args:) that is empty makes
+		// lefthook skip the command ("no files for inspection"):
+		// {staged_files} lists no deleted file, so a commit that only
+		// deletes a held file went through (lefthook 2.2.2), doctor ok.
+		// This row expected ok before.
+		{"a run's {staged_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n" +
+			"    q:\n      run: git-queen hook pre-commit {staged_files}\n      env: {A: b}\n"}, "",
+			"lefthook-local.yml passes {staged_files} in the run: of git-queen's command, so lefthook skips it where the commit stages no file but those it deletes"},
+		{"a job's args: {staged_files}", map[string]string{"lefthook.yml": "pre-commit:\n  jobs:\n    - name: guard\n      run: git-queen hook pre-commit\n      args: \"{staged_files}\"\n"},
+			"", "lefthook.yml passes {staged_files} in the args: of git-queen's command"},
+		{"a run's {push_files}", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit {push_files}\n"}, "",
+			"lefthook-local.yml passes {push_files} in the run: of git-queen's command, so lefthook skips it where HEAD has no change to a file that still exists to push"},
+		{"a run's {staged_files} taken out by the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit {staged_files}\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"}, "", ""},
+		{"a run's {all_files}, which lists every file", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit {all_files}\n"}, "", ""},
 		{"skip: inside another hook's flow mapping", map[string]string{"lefthook-local.yml": "pre-push: {skip: true}\n"}, "", ""},
 		// Inline, another command's or job's skip: decides nothing for
 		// git-queen's command: only its own, the hook's, or its group's may.
@@ -551,6 +625,56 @@ func TestLefthookFilterByHook(t *testing.T) {
 		c := r.checkHook(name, Options{})
 		if says == "" && c.Status != OK || says != "" && (c.Status != Warn || !strings.Contains(c.Message, says)) {
 			t.Fatalf("%s with glob: on git-queen's command: want %q: %+v", name, says, c)
+		}
+	}
+}
+
+// TestLefthookPrePushFiles: at pre-push lefthook 2.2.2 skips a command
+// where HEAD differs from where its branch is pushed to (@{push}) in no
+// file that still exists ("no matching push files"), whatever the push
+// sends, unless its run: passes a list of files that is not empty
+// ({all_files}); one that passes {staged_files} it skips where nothing is
+// staged ("no files for inspection"). doctor said ok: a push of another
+// branch than the one checked out, or of a commit that only deletes a
+// held file, went unchecked.
+func TestLefthookPrePushFiles(t *testing.T) {
+	for _, tt := range []struct {
+		run, says string
+	}{
+		{"git-queen hook pre-push {1} {2}", "; but lefthook runs a pre-push command only where HEAD differs from where its branch is pushed to (@{push}) " +
+			"in a file that still exists (else it says \"no matching push files\"), whatever the push sends: a push of a branch other than the one " +
+			"checked out, or of commits that only delete a held file, is not checked"},
+		{"git-queen hook pre-push {1} {2} {push_files}", "; but lefthook runs a pre-push command only where HEAD differs from where its branch is pushed to"},
+		{"git-queen hook pre-push {1} {2} {staged_files}", "; but lefthook.yml passes {staged_files} in the run: of git-queen's command, " +
+			"so lefthook skips it where nothing is staged, as at almost every push: take {staged_files} out"},
+		{"git-queen hook pre-push {1} {2} {all_files}", ""},
+	} {
+		r := newRepo(t)
+		hook(t, r, "pre-push", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-push \"$@\"\n")
+		testgit.Write(t, r.TopLevel, "lefthook.yml", "pre-push:\n  commands:\n    q:\n      run: "+tt.run+"\n      use_stdin: true\n")
+		c := r.checkHook("pre-push", Options{})
+		if tt.says == "" && c.Status != OK || tt.says != "" && (c.Status != Warn || !strings.Contains(c.Message, tt.says)) {
+			t.Fatalf("run: %s: want %q: %+v", tt.run, tt.says, c)
+		}
+	}
+}
+
+// TestLefthookStdinMerged: the use_stdin: of git-queen's pre-push command
+// that lefthook merges is the last file's that sets it: doctor read only
+// the file that runs git-queen, and warned where lefthook-local.yml set it.
+func TestLefthookStdinMerged(t *testing.T) {
+	const queen = "pre-push:\n  commands:\n    q:\n      run: git-queen hook pre-push {1} {2}\n"
+	for local, gives := range map[string]bool{
+		"pre-push:\n  commands:\n    q:\n      use_stdin: true\n":  true,
+		"pre-push:\n  commands:\n    q:\n      use_stdin: false\n": false,
+	} {
+		r := newRepo(t)
+		hook(t, r, "pre-push", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-push \"$@\"\n")
+		testgit.Write(t, r.TopLevel, "lefthook.yml", strings.Replace(queen, "{2}\n", "{2}\n      use_stdin: "+map[bool]string{true: "false", false: "true"}[gives]+"\n", 1))
+		testgit.Write(t, r.TopLevel, "lefthook-local.yml", local)
+		c := r.checkHook("pre-push", Options{})
+		if warned := strings.Contains(c.Message, "only with use_stdin: true"); warned == gives {
+			t.Fatalf("lefthook-local.yml %q: lefthook gives stdin %v: %+v", local, gives, c)
 		}
 	}
 }

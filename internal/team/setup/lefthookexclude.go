@@ -9,17 +9,20 @@ import (
 // lefthookSkipped says why lefthook skips git-queen's check, which a file
 // it reads runs at its hook h: why it skips each command or job that runs
 // it (lefthookGuards; those whose run: calls git-queen outside quotes, if
-// any), the first's that lefthook runs; "" when it runs one, or h is not lefthook's hook
-// running git-queen. It skips one for a skip: on the hook or on it (any
-// value but false: always, or in the git states, on the branches or after
-// the commands it lists), an only: (any value but true: it skips it but
-// then), a glob:, root:, file_types:, exclude: or files: (lefthookFilters:
-// for the files it leaves out), or exclude_tags naming it or a tag it has, with LEFTHOOK_EXCLUDE
-// in the environment getenv reads added (split at commas: where a CI
-// image or a sandbox sets it, the check does not run); the skip:, only:,
-// tags and names of the groups around a job count for it; or a later
-// file's run: for it, which replaces git-queen's with one that does not
-// call it (lefthook runs the last file's run:).
+// any), the first's that lefthook runs; "" when it runs one, or h is not
+// lefthook's hook running git-queen. It skips one for a skip: on the hook
+// or on it that holds, always or sometimes, or an only: that does not
+// (lefthookHolds), a glob:, root:, file_types:, exclude: or files:
+// (lefthookFilters: for the files it leaves out), a list of files its
+// run: passes that is empty (listsNoFile), or exclude_tags naming it or a
+// tag it has, with LEFTHOOK_EXCLUDE in the environment getenv reads added
+// (split at commas: where a CI image or a sandbox sets it, the check does
+// not run); the skip:, only:, tags and names of the groups around a job
+// count for it; or a later file's run: for it, which replaces git-queen's
+// with one that does not call it (lefthook runs the last file's run:),
+// or its commands: that is no mapping. Where it runs one, and a file
+// names remotes:, what lefthook fetches (lefthook install) and merges
+// may skip it, and doctor does not read it: it says so.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
@@ -32,9 +35,14 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	for _, g := range guards {
 		why := g.skipped(h, excludeTags, getenv)
 		if why == "" {
-			return ""
+			first = ""
+			break
 		}
 		first = cmp.Or(first, why)
+	}
+	if _, remotes := lefthookFiles(r.TopLevel, getenv); first == "" && remotes != "" {
+		return remotes + " names remotes:, configurations lefthook fetches from git repositories (lefthook install) and merges " +
+			"over it, which doctor does not read: whether one skips git-queen's check, it cannot tell"
 	}
 	return first
 }
@@ -68,6 +76,10 @@ func (l lefthookLevel) filtered(hook string, isHook bool) string {
 // skipped says why lefthook skips g (see lefthookSkipped); "" when it
 // runs it.
 func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func(string) string) string {
+	if g.command != "" && g.dropped != "" {
+		return g.dropped + " sets the commands: of " + h.Name + " to no mapping, which takes away the commands before it, " +
+			"git-queen's included, so lefthook does not run git-queen's check"
+	}
 	if run := g.levels[1].run; run.file != "" && !callsQueen([]byte(strings.Join(run.value, "\n")), h.Name) {
 		return run.file + " replaces the run: of git-queen's command with " + strings.Join(run.value, " ") +
 			", so lefthook does not run git-queen's check"
@@ -95,6 +107,42 @@ func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func
 		if exclude != "" && slices.Contains(own, word) {
 			return "LEFTHOOK_EXCLUDE=" + exclude + " is set here and names git-queen's command (" + word +
 				", its name or a tag it has in " + cmp.Or(g.levels[1].tags.file, h.Via) + "), so lefthook skips it"
+		}
+	}
+	return g.levels[1].listsNoFile(h.Name)
+}
+
+// listsNoFile says why lefthook skips git-queen's command at its hook for
+// a list of files its run: (or a job's args:) passes: lefthook skips a
+// command where such a list is empty ("no files for inspection").
+// {staged_files} lists the files the commit adds, copies, modifies or
+// renames, none it deletes; {push_files} those HEAD differs in, and
+// that still exist, from where its branch is pushed to (@{push}). At
+// pre-push lefthook skips a command where that list is empty whatever
+// it passes, unless it passes a list that is not ({all_files}, {files}).
+// "" when it runs the command whatever the files.
+func (l lefthookLevel) listsNoFile(hook string) string {
+	lists := strings.Join(append(slices.Clone(l.run.value), l.args.value...), "\n")
+	if hook == "pre-push" && !strings.Contains(lists, "{staged_files}") &&
+		!strings.Contains(lists, "{all_files}") && !strings.Contains(lists, "{files}") {
+		return "lefthook runs a pre-push command only where HEAD differs from where its branch is pushed to (@{push}) in a file that still exists " +
+			"(else it says \"no matching push files\"), whatever the push sends: a push of a branch other than the one checked out, " +
+			"or of commits that only delete a held file, is not checked"
+	}
+	for i, s := range [...]lefthookSetting{l.run, l.args} {
+		text := strings.Join(s.value, "\n")
+		passes := func(list string) string {
+			return s.file + " passes " + list + " in the " + [...]string{"run", "args"}[i] + ": of git-queen's command, so lefthook skips it"
+		}
+		switch {
+		case strings.Contains(text, "{staged_files}") && hook == "pre-push":
+			return passes("{staged_files}") + " where nothing is staged, as at almost every push: take {staged_files} out"
+		case strings.Contains(text, "{staged_files}"):
+			return passes("{staged_files}") + " where the commit stages no file but those it deletes (it lists no deleted file): " +
+				"a change that only deletes a held file is not checked; take {staged_files} out (git-queen reads the staged changes itself)"
+		case strings.Contains(text, "{push_files}"):
+			return passes("{push_files}") + " where HEAD has no change to a file that still exists to push (@{push}), " +
+				"as after every push: take {push_files} out"
 		}
 	}
 	return ""

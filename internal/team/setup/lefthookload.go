@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 )
@@ -20,10 +21,16 @@ import (
 // TOML with go-toml v2; JSON with encoding/json (a key twice: the
 // last counts), and JSONC so once plainJSON has taken its comments off.
 // The error is the parser's, as lefthook says it; the settings are what
-// it read all the same (YAML's, of a key twice).
+// it read all the same (YAML's, of a key twice). A file larger than
+// maxLefthookConfig, or YAML that yaml.v3 would take long to decode
+// (yamlDecodeCost), it does not parse: the error is a *lefthookUnjudged,
+// so that doctor answers at once.
 func lefthookParse(file string, text []byte) (map[string]any, error) {
 	var tree map[string]any
 	var err error
+	if len(text) > maxLefthookConfig {
+		return nil, lefthookTooLarge(file)
+	}
 	switch filepath.Ext(file) {
 	case ".toml":
 		err = toml.Unmarshal(text, &tree)
@@ -32,7 +39,14 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 	case ".jsonc":
 		err = json.Unmarshal(plainJSON(text), &tree)
 	default:
-		err = yaml.Unmarshal(text, &tree)
+		var doc yaml.Node
+		if err = yaml.Unmarshal(text, &doc); err != nil || doc.Kind == 0 {
+			return nil, err
+		}
+		if cost := yamlDecodeCost(&doc, map[*yaml.Node]float64{}); cost > maxYAMLDecodeCost {
+			return nil, &lefthookUnjudged{file, "its YAML takes long to load (a mapping of thousands of keys, or aliases that repeat much)"}
+		}
+		err = doc.Decode(&tree)
 		if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
 			err = errors.New(strings.Join(typeErr.Errors, "; ")) // line 5: mapping key "q" already defined at line 3
 		}
@@ -40,7 +54,7 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 			tree[key] = stringKeys(value)
 		}
 	}
-	return tree, err
+	return lefthookSpelt(tree), err
 }
 
 // stringKeys is a YAML setting with each mapping in it keyed by strings:
@@ -67,10 +81,62 @@ func stringKeys(setting any) any {
 	return setting
 }
 
+// maxLefthookConfig is the most of a lefthook configuration doctor reads,
+// far more than any has (a few kilobytes): the parsers take time and
+// memory by the size, and doctor answers at once.
+const maxLefthookConfig = 256 << 10
+
+// maxYAMLDecodeCost bounds yamlDecodeCost, to about a tenth of a second
+// of yaml.v3's decoding: a configuration has a few hundred nodes.
+const maxYAMLDecodeCost = 30_000
+
+// yamlDecodeCost is about the work of yaml.v3 decoding n, in nodes: one
+// for each node it decodes, the node an alias names each time again;
+// and since it compares each key of a mapping with each other (a key
+// twice is an error), which for a mapping of 100,000 keys takes it
+// minutes (lefthook too), the square of each mapping's keys, at about
+// 500 comparisons a node.
+func yamlDecodeCost(n *yaml.Node, memo map[*yaml.Node]float64) float64 {
+	if cost, ok := memo[n]; ok || n == nil {
+		return cost // 0 for an alias within its own anchor, which yaml.v3 refuses
+	}
+	memo[n] = 0
+	cost := 1.0
+	if n.Kind == yaml.MappingNode {
+		cost += float64(len(n.Content)/2) * float64(len(n.Content)/2) / 500
+	}
+	if n.Kind == yaml.AliasNode {
+		cost += yamlDecodeCost(n.Alias, memo)
+	}
+	for _, child := range n.Content {
+		cost += yamlDecodeCost(child, memo)
+	}
+	memo[n] = cost
+	return cost
+}
+
+// lefthookUnjudged is a lefthook configuration doctor does not read, and
+// why: it cannot tell what lefthook does with it.
+type lefthookUnjudged struct{ file, why string }
+
+func (e *lefthookUnjudged) Error() string {
+	return "doctor does not read " + e.file + ": " + e.why
+}
+
+// lefthookTooLarge says that doctor does not read file, a lefthook
+// configuration larger than maxLefthookConfig.
+func lefthookTooLarge(file string) error {
+	return &lefthookUnjudged{file, fmt.Sprintf("it is larger than %d KiB", maxLefthookConfig>>10)}
+}
+
 // lefthookRead is lefthookParse of the file at top (relative to it, or
-// absolute); readErr when it cannot be read.
+// absolute); readErr when it cannot be read. One larger than
+// maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
 func lefthookRead(top, file string) (tree map[string]any, parseErr, readErr error) {
-	text, readErr := readRepoFile(filepath.Join(top, file))
+	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
+	if _, tooLarge := errors.AsType[*regular.TooLargeError](readErr); tooLarge {
+		return nil, lefthookTooLarge(file), nil
+	}
 	if readErr != nil {
 		return nil, nil, readErr
 	}
@@ -126,9 +192,17 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
 	}
-	files, _ := lefthookFiles(r.TopLevel, getenv)
+	files, _, refused := lefthookReadsFiles(r.TopLevel, getenv)
+	if refused != "" {
+		return "lefthook refuses the extends: of its configuration (" + refused + "), so its " + h.Name +
+			" hook fails every time without running git-queen's check: correct it"
+	}
 	for _, file := range files {
-		if _, err, _ := lefthookRead(r.TopLevel, file); err != nil {
+		_, err, _ := lefthookRead(r.TopLevel, file)
+		if unjudged := (*lefthookUnjudged)(nil); errors.As(err, &unjudged) {
+			return err.Error() + ", so it cannot tell whether lefthook's " + h.Name + " hook runs git-queen's check"
+		}
+		if err != nil {
 			fix := "correct it"
 			if strings.Contains(err.Error(), "already") {
 				fix = "take out one of the two"

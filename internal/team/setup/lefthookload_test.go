@@ -1,6 +1,12 @@
 package setup
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
 
 // TestYAMLKeyTwice: lefthook refuses a YAML configuration that holds a key
 // twice in one mapping (lefthook dump: "couldn't load config: yaml:
@@ -50,5 +56,45 @@ func TestYAMLKeyTwice(t *testing.T) {
 		if got != tt.twice {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.twice)
 		}
+	}
+}
+
+// TestLefthookHostileConfiguration: yaml.v3 compares each key of a
+// mapping with each other, and decodes an anchor's value again at each
+// alias, so that a lefthook configuration of a mapping of many keys, or
+// one aliased many times, took doctor minutes (a 10 MB file: over ten),
+// parsing it a dozen times, and it read files up to 100 MB. It now reads
+// at most maxLefthookConfig, and declines YAML too costly to decode,
+// saying that it cannot judge it; lefthook takes as long on it.
+func TestLefthookHostileConfiguration(t *testing.T) {
+	keys := func(n int, prefix string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%s%d: %d\n", prefix, i, i)
+		}
+		return b.String()
+	}
+	aliased := "x: &x {" + strings.TrimSuffix(strings.ReplaceAll(keys(2000, "k"), "\n", ", "), ", ") + "}\nl: [" +
+		strings.TrimSuffix(strings.Repeat("*x, ", 30), ", ") + "]\n"
+	for _, tt := range []struct{ name, file, text, says string }{
+		{"a file larger than doctor reads", "lefthook-local.yml", "# " + strings.Repeat("x", maxLefthookConfig) + "\npre-commit:\n  skip: true\n",
+			"it is larger than 256 KiB"},
+		{"TOML larger than doctor reads", "lefthook-local.toml", strings.Repeat("# a comment\n", maxLefthookConfig/10), "it is larger than 256 KiB"},
+		{"a mapping of 10,000 keys", "lefthook-local.yml", "pre-commit:\n  env:\n" +
+			"    " + strings.ReplaceAll(strings.TrimSuffix(keys(10000, "K"), "\n"), "\n", "\n    ") + "\n", "its YAML takes long to load"},
+		{"a mapping of 2,000 keys aliased 30 times", "lefthook-local.yml", aliased, "its YAML takes long to load"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t)
+			hook(t, r, "pre-commit", "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n")
+			testgit.Write(t, r.TopLevel, "lefthook.yml", "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n")
+			testgit.Write(t, r.TopLevel, tt.file, tt.text)
+			c := r.checkHook("pre-commit", Options{})
+			want := "; but doctor does not read " + tt.file + ": " + tt.says
+			if c.Status != Warn || !strings.Contains(c.Message, want) ||
+				!strings.HasSuffix(c.Message, ", so it cannot tell whether lefthook's pre-commit hook runs git-queen's check") {
+				t.Fatalf("want a warning %q: %+v", want, c)
+			}
+		})
 	}
 }

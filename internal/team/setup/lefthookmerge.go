@@ -13,51 +13,88 @@ import (
 )
 
 // lefthookSetting is the value of one key lefthook merges, and the file
-// that set it last ("" and nil where none does); quoted when the value
-// is a string (skip: "true"), not a boolean (skip: true).
+// that set it last ("" and nil where none does): as messages show it
+// (value), and as the parser gave it (raw).
 type lefthookSetting struct {
-	file   string
-	value  []string
-	quoted bool
+	file  string
+	value []string
+	raw   any
 }
 
 // lefthookLevel is what lefthook merges of the hook, git-queen's command,
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
 // whether the command runs, and what it runs (run: of git-queen's
-// command, which a later file may replace), when (a command's
-// priority:), and for which files (lefthookFilters).
+// command, which a later file may replace, and a job's args:), when (a
+// command's priority:), for which files (lefthookFilters), and whether
+// it gets git's refs (use_stdin:).
 type lefthookLevel struct {
 	on                              string
 	names                           []string
 	skip, only, tags, run, priority lefthookSetting
+	args, stdin                     lefthookSetting
 	filters                         [len(lefthookFilters)]lefthookSetting
 }
 
 // skips says why a skip: (key "skip") or only: (key "only") setting of
-// what on names skips git-queen's check; "" when it does not.
+// what on names skips git-queen's check; "" when it does not. lefthook
+// skips a command where skip: holds, or only: does not (SkipChecker):
+// true; the name of the git state it is in (merge, merge-commit,
+// rebase, or "" outside them: nearly always); a list with one item that
+// holds (a state, a ref: on that branch, a run: that succeeds); nothing
+// else (false, a number, a mapping, "yes", "true"), nor an empty list.
 func (s lefthookSetting) skips(on, key string) string {
-	always, never, then := "true", "false", " then" // skip: true skips it always, skip: false never
-	if key == "only" {
-		always, never, then = "false", "true", " but then"
-	}
-	// YAML spells a boolean True or TRUE too (lefthook runs a command
-	// with skip: False). A quoted "true" or "false" is the name of a git
-	// state, as merge is, which never holds: false to both keys (lefthook
-	// runs a command with skip: "true", and skips one with only: "true").
-	shown := strings.Join(s.value, ", ")
-	is := func(word string) bool { return len(s.value) == 1 && strings.EqualFold(s.value[0], word) }
-	if s.quoted && (is("true") || is("false")) {
-		shown, is = `"`+shown+`"`, func(word string) bool { return word == "false" }
-	}
-	if len(s.value) == 0 || is(never) {
+	if s.raw == nil {
 		return ""
 	}
+	holds := lefthookHolds(s.raw)
+	if key == "only" {
+		holds = map[string]string{"always": "never", "never": "always", "sometimes": "sometimes"}[holds]
+	}
+	shown := strings.Join(s.value, ", ")
+	if text, isString := s.raw.(string); isString && (text == "" || strings.EqualFold(text, "true") || strings.EqualFold(text, "false")) {
+		shown = strconv.Quote(text)
+	} else if list, isList := s.raw.([]any); isList && len(s.value) < len(list) || isList && len(list) == 0 {
+		text, _ := json.Marshal(list)
+		shown = string(text)
+	}
 	when := ""
-	if !is(always) {
-		when = then + " (in that git state, on that branch, or when that command succeeds)"
+	switch holds {
+	case "never":
+		return ""
+	case "sometimes":
+		when = map[string]string{"skip": " then", "only": " but then"}[key] + " (in that git state, on that branch, or when that command succeeds)"
 	}
 	return s.file + " sets " + key + ": " + shown + " on " + on + ", so lefthook skips git-queen's check" + when
+}
+
+// lefthookHolds says when lefthook holds a skip: or only: value true
+// (see skips): "always", "never", or "sometimes".
+func lefthookHolds(value any) string {
+	switch value := value.(type) {
+	case bool:
+		return map[bool]string{true: "always", false: "never"}[value]
+	case string:
+		switch value {
+		case "":
+			return "always"
+		case "merge", "merge-commit", "rebase":
+			return "sometimes"
+		}
+	case []any:
+		holds := "never"
+		for _, item := range value {
+			ref, byRef := lefthookMap(item)["ref"].(string)
+			run, byRun := lefthookMap(item)["run"].(string)
+			if text, isString := item.(string); isString && lefthookHolds(text) == "always" {
+				return "always"
+			} else if isString && lefthookHolds(text) == "sometimes" || byRef && ref != "" || byRun && run != "" {
+				holds = "sometimes"
+			}
+		}
+		return holds
+	}
+	return "never"
 }
 
 // lefthookGuard is a command or job of lefthook's hook that runs
@@ -65,11 +102,14 @@ func (s lefthookSetting) skips(on, key string) string {
 // (the hook, it, then the groups around it, innermost first), and whether
 // that run: calls git-queen outside quotes, as a command rather than as
 // words another prints (echo "git-queen hook ..."); command is its key
-// under commands: ("" for a job).
+// under commands: ("" for a job); dropped the file whose commands: of
+// the hook, no mapping (commands: with nothing after it), takes the
+// command away, where none after it sets it again.
 type lefthookGuard struct {
 	levels  []lefthookLevel
 	plain   bool
 	command string
+	dropped string
 }
 
 // lefthookGuards is what lefthook merges, of the files it reads (in the
@@ -84,10 +124,19 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 	hooks := make([]map[string]any, len(files))
 	var places []lefthookPlace
 	plain := map[string]bool{}
+	dropped := map[string]string{} // a command's key: the file that takes it away
 	for i, file := range files {
 		tree, _, _ := lefthookRead(r.TopLevel, file)
 		hooks[i] = lefthookMap(tree[h.Name])
 		excludeTags.read(file, hooks[i], "exclude_tags")
+		if commands, set := hooks[i]["commands"]; set && lefthookMap(commands) == nil {
+			for _, p := range places {
+				dropped[p.command] = file // lefthook merges what is no mapping over the mapping before
+			}
+		}
+		for key := range lefthookMap(hooks[i]["commands"]) {
+			delete(dropped, key)
+		}
 		lefthookPlaces(file, hooks[i], func(p lefthookPlace, run any) {
 			text, _ := run.(string)
 			if !callsQueen([]byte(text), h.Name) {
@@ -119,7 +168,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 				levels[j+1].read(file, settings)
 			}
 		}
-		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command})
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, dropped[p.command]})
 	}
 	slices.SortStableFunc(guards, lefthookRunOrder)
 	return guards, excludeTags
@@ -168,6 +217,8 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 	l.only.read(file, settings, "only")
 	l.tags.read(file, settings, "tags")
 	l.run.read(file, settings, "run")
+	l.args.read(file, settings, "args")
+	l.stdin.read(file, settings, "use_stdin")
 	l.priority.read(file, settings, "priority")
 	for i, key := range lefthookFilters {
 		l.filters[i].read(file, settings, key)
@@ -177,8 +228,7 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 // read takes the value of key in settings, a file's, where they set it.
 func (s *lefthookSetting) read(file string, settings map[string]any, key string) {
 	if value, ok := settings[key]; ok {
-		_, quoted := value.(string)
-		*s = lefthookSetting{file, lefthookWords(file, value), quoted}
+		*s = lefthookSetting{file, lefthookWords(file, value), value}
 	}
 }
 

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestLefthookAgreesWithDoctor runs the real lefthook over a table of
+// configurations and checks that doctor's pre-commit line agrees with
+// it: never ok where lefthook does not run git-queen's check on a commit
+// of a path bob holds (the check refuses it), and ok where it does,
+// unless it skips the check for other commits (doctor then warns). Each row has been seen to disagree, or pins what doctor reads as
+// lefthook does (anchors, merge keys, documents, BOM, CRLF, tabs, TOML,
+// JSON, the local configuration, extends:).
+func TestLefthookAgreesWithDoctor(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	const queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
+	testgit.Write(t, repo, "held/a.txt", "a\n")
+	testgit.Write(t, repo, "lefthook.yml", queen)
+	mustSh(t, repo, lefthook+" install && git add -A && git commit -q -m held")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustSh(t, repo, "git add -A && git commit -q -m init")
+	mustQueen(t, repo, "bob", "reserve", "held/**", "--exclusive")
+	const change, deletion = "echo b > held/a.txt && git add held", "git rm -q held/a.txt"
+	for _, tt := range []struct {
+		name   string
+		files  map[string]string // beside lefthook.yml: queen, unless they name it
+		change string            // what is staged
+		runs   bool              // lefthook runs git-queen's check
+		others bool              // but skips it for other commits: doctor warns
+	}{
+		{"the plain command", nil, change, true, false},
+		{"a BOM and CRLF line ends", map[string]string{"lefthook.yml": "\ufeff" + strings.ReplaceAll(queen, "\n", "\r\n")}, change, true, false},
+		{"a tab in the indentation", map[string]string{"lefthook.yml": strings.Replace(queen, "  commands", "\tcommands", 1)}, change, false, false},
+		{"a second document that skips it", map[string]string{"lefthook.yml": queen + "---\npre-commit:\n  skip: true\n"}, change, true, false},
+		{"skip: merged from an anchor", map[string]string{"lefthook.yml": "x: &x {skip: true}\n" + queen + "      <<: *x\n"}, change, false, false},
+		{"skip: \"\", the state outside a merge", map[string]string{"lefthook.yml": queen + "      skip: \"\"\n"}, change, false, false},
+		{"only: [], which never holds", map[string]string{"lefthook.yml": queen + "      only: []\n"}, change, false, false},
+		{"skip: yes, a string", map[string]string{"lefthook.yml": queen + "      skip: yes\n"}, change, true, false},
+		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"}, change, false, false},
+		{"Skip: in another case", map[string]string{"lefthook.yml": queen + "      Skip: true\n"}, change, false, false},
+		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},
+		{"extends: a glob that matches a README", map[string]string{"lefthook.yml": "extends: [\"cfg/*\"]\n" + queen, "cfg/README": "x\n"}, change, false, false},
+		{"skip: in a file extends: names", map[string]string{"lefthook.yml": "extends: [cfg/off.yml]\n" + queen, "cfg/off.yml": "pre-commit:\n  skip: true\n"}, change, false, false},
+		{"TOML with a BOM", map[string]string{"lefthook.yml": "", "lefthook.toml": "\ufeff[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, change, false, false},
+		{"JSONC", map[string]string{"lefthook.yml": "", "lefthook.jsonc": "{\"pre-commit\": {\"commands\": {\"q\": {\"run\": \"git-queen hook pre-commit\"},}}} // x\n"}, change, true, false},
+		{"a glob: that leaves the change out", map[string]string{"lefthook.yml": queen + "      glob: \"*.go\"\n"}, change, false, false},
+		// {staged_files} lists no deleted file: lefthook skips the command
+		// for a commit that only deletes ("no files for inspection").
+		{"{staged_files}, a change", map[string]string{"lefthook.yml": strings.Replace(queen, "pre-commit\n", "pre-commit {staged_files}\n", 1)}, change, true, true},
+		{"{staged_files}, a deletion", map[string]string{"lefthook.yml": strings.Replace(queen, "pre-commit\n", "pre-commit {staged_files}\n", 1)}, deletion, false, false},
+		{"no list of files, a deletion", nil, deletion, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, name := range []string{"lefthook.yml", "lefthook-local.yml", "lefthook.toml", "lefthook.jsonc", "cfg"} {
+				if err := os.RemoveAll(filepath.Join(repo, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testgit.Write(t, repo, "lefthook.yml", queen)
+			for name, text := range tt.files {
+				testgit.Write(t, repo, name, text)
+			}
+			if text, ok := tt.files["lefthook.yml"]; ok && text == "" {
+				if err := os.Remove(filepath.Join(repo, "lefthook.yml")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mustSh(t, repo, tt.change)
+			defer mustSh(t, repo, "git reset -q && git checkout -q HEAD -- held")
+			out, _ := sh(t, repo, []string{"QUEEN_DROID=ann", "NO_COLOR=1"}, lefthook+" run pre-commit")
+			if runs := strings.Contains(out, "reserved exclusively by bob"); runs != tt.runs {
+				t.Fatalf("lefthook runs git-queen's check: %v, want %v:\n%s", runs, tt.runs, out)
+			}
+			doctor := gitQueen(t, repo, "ann", "doctor").stdout
+			line := regexp.MustCompile(`(?m)^(ok|warn|fail) +pre-commit .*$`).FindString(doctor)
+			if strings.HasPrefix(line, "ok ") != (tt.runs && !tt.others) {
+				t.Fatalf("lefthook runs git-queen's check: %v (and skips it for other commits: %v); doctor says:\n%s", tt.runs, tt.others, line)
+			}
+		})
+	}
+}
