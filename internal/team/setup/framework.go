@@ -192,8 +192,12 @@ func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
 	var out []frameworkHook
 	for _, repo := range config.Repos {
 		for _, h := range repo.Hooks {
+			// One of git-queen's ids runs the entry its .pre-commit-hooks.yaml
+			// gives, unless the configuration gives another; a local hook's
+			// id is only a name.
+			ours := !h.local && h.Entry == "" && slices.Contains(frameworkHookIDs[hook], h.ID)
 			command := strings.Join(append([]string{h.Entry}, h.Args...), " ") // what the framework runs
-			if !slices.Contains(frameworkHookIDs[hook], h.ID) && !callsQueen([]byte(command), hook) {
+			if !ours && !callsQueen([]byte(command), hook) {
 				continue
 			}
 			// A hook's own stages, else its manifest's (git-queen's ids:

@@ -311,6 +311,11 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		{"stages: [], default_stages without merges", "default_stages: [commit]\n" + local("git-queen hook pre-commit", "        stages: []\n"), "pre-merge-commit", false},
 		// The framework runs entry with args after it.
 		{"the command in entry and args", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-commit]\n", "pre-commit", true},
+		// A local hook's id is only a name; a remote one's entry, the
+		// configuration may replace.
+		{"a local hook with git-queen's id", "repos:\n- repo: local\n  hooks:\n  - id: git-queen\n    name: q\n    entry: 'true'\n    language: system\n", "pre-commit", false},
+		{"git-queen's id with another entry", "repos:\n- repo: https://github.com/git-queen/git-queen\n  rev: v1\n  hooks:\n  - id: git-queen\n    entry: 'true'\n", "pre-commit", false},
+		{"git-queen's id with its own entry", "repos:\n- repo: https://github.com/git-queen/git-queen\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-commit", true},
 		{"args of another hook", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-push]\n", "pre-commit", false},
 	} {
 		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
@@ -340,7 +345,7 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, quoted true and a comment", local("        always_run: 'true' # every commit\n"), true},
 		{"the remote id", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", true},
 		{"the remote id, turned off", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    always_run: false\n", false},
-		{"one of two git-queen hooks always runs", local("") + "      - id: git-queen-system\n        always_run: true\n", true},
+		{"one of two git-queen hooks always runs", local("") + "  - repo: x\n    rev: v1\n    hooks:\n      - id: git-queen-system\n        always_run: true\n", true},
 		// The framework reads YAML 1.1, where these are true too.
 		{"local, always_run: True", local("        always_run: True\n"), true},
 		{"local, always_run: yes", local("        always_run: yes\n"), true},
