@@ -2,6 +2,7 @@ package setup
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/git-queen/git-queen/hooks"
 	"github.com/git-queen/git-queen/internal/testgit"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestCallsQueen(t *testing.T) {
@@ -405,5 +407,34 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 				t.Fatalf("doctor does not say what follows: %s", c.Message)
 			}
 		})
+	}
+}
+
+// TestFrameworkLoadDecodesOnlyWhatItReads: yaml/v3 compares every key of
+// a mapping it decodes with every other, so that a hook of 100,000 keys
+// was minutes of work for doctor (the framework loads it in 2 s).
+// readKeysOnly leaves it the keys git-queen reads, each once.
+func TestFrameworkLoadDecodesOnlyWhatItReads(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("repos:\n- repo: local\n  hooks:\n  - id: q\n    name: q\n    entry: git-queen hook pre-commit\n    language: system\n    stages: [merge-commit]\n")
+	for i := range 100000 {
+		fmt.Fprintf(&text, "    k%d: v\n", i)
+	}
+	text.WriteString("    stages: [commit]\n")
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(text.String()), &root); err != nil {
+		t.Fatal(err)
+	}
+	readKeysOnly(&root)
+	hook := root.Content[0].Content[1].Content[0].Content[3].Content[0]
+	var keys []string
+	for i := 0; i < len(hook.Content); i += 2 {
+		keys = append(keys, hook.Content[i].Value)
+	}
+	if strings.Join(keys, " ") != "id entry stages" || hook.Content[5].Content[0].Value != "commit" {
+		t.Fatalf("the hook's keys left: %v", keys)
+	}
+	if !frameworkRunsQueen([]byte(text.String()), "pre-commit") || frameworkRunsQueen([]byte(text.String()), "pre-merge-commit") {
+		t.Fatal("the hook runs git-queen's check at commits, its last stages")
 	}
 }
