@@ -152,6 +152,9 @@ func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 // mapping it decodes with every other, which a mapping of 100,000 keys
 // makes minutes of work.
 func readKeysOnly(n *yaml.Node) {
+	for _, child := range n.Content { // all, a mapping an alias leads to under a key not read too
+		readKeysOnly(child)
+	}
 	if n.Kind == yaml.MappingNode {
 		type key struct {
 			kind  yaml.Kind
@@ -169,9 +172,6 @@ func readKeysOnly(n *yaml.Node) {
 			}
 		}
 		n.Content = kept
-	}
-	for _, child := range n.Content {
-		readKeysOnly(child)
 	}
 }
 

@@ -386,6 +386,8 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"README's recipe", recipe("true"), OK, ""},
 		{"always_run: yes, YAML 1.1's true", recipe("yes"), OK, ""},
 		{"a key twice, the last counts", recipe("false\n    always_run: true"), OK, ""},
+		{"a key twice in a mapping merged from under a key not read", "x: &b {language: system, always_run: false, always_run: true}\n" +
+			"repos:\n- repo: local\n  hooks:\n  - <<: *b\n    id: q\n    name: q\n    entry: git-queen hook pre-commit\n", OK, ""},
 		{"always_run quoted, a string", recipe("'true'"), Warn, `hook git-queen: always_run is "true", which YAML 1.1 does not read as true or false`},
 		{"always_run: y, a string to YAML 1.1", recipe("y"), Warn, `always_run is "y"`},
 		{"stages not a list", recipe("true\n    stages: commit"), Warn, "cannot unmarshal !!str `commit` into []string"},
