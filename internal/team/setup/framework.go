@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -46,7 +48,7 @@ type frameworkHook struct {
 
 // frameworkLoad reads a .pre-commit-config.yaml with go.yaml.in/yaml/v3,
 // which, like the PyYAML the framework reads it with, applies anchors,
-// aliases and << merge keys, and (with lastKeysOnly) takes the last of a
+// aliases and << merge keys, and (with readKeysOnly) takes the last of a
 // key given twice in a mapping. The error says why the framework refuses
 // the file, as far as git-queen reads it ("An error has occurred:
 // InvalidConfigError"): it is not YAML, is empty, has more than one
@@ -62,7 +64,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 		err = errors.New("it is empty")
 	}
 	if err == nil {
-		lastKeysOnly(&root)
+		readKeysOnly(&root)
 		err = root.Decode(&config)
 	}
 	if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
@@ -143,27 +145,58 @@ func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 	return false
 }
 
-// lastKeysOnly takes out of each mapping in the YAML tree n the keys
-// given again later in it: PyYAML, which the framework reads YAML with,
-// keeps the last, where yaml/v3 refuses the mapping.
-func lastKeysOnly(n *yaml.Node) {
+// readKeysOnly takes out of each mapping in the YAML tree n the keys
+// frameworkConfig does not read, and those given again later in it:
+// PyYAML, which the framework reads YAML with, keeps the last, where
+// yaml/v3 refuses the mapping; and yaml/v3 compares each key of a
+// mapping it decodes with every other, which a mapping of 100,000 keys
+// makes minutes of work.
+func readKeysOnly(n *yaml.Node) {
+	for _, child := range n.Content { // all, a mapping an alias leads to under a key not read too
+		readKeysOnly(child)
+	}
 	if n.Kind == yaml.MappingNode {
+		type key struct {
+			kind  yaml.Kind
+			value string
+		}
+		last := map[key]int{} // a key's last place: one pass, for a mapping of any size
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			last[key{n.Content[i].Kind, n.Content[i].Value}] = i
+		}
 		var kept []*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			again := false
-			for j := i + 2; j+1 < len(n.Content); j += 2 {
-				again = again || n.Content[j].Kind == n.Content[i].Kind && n.Content[j].Value == n.Content[i].Value
-			}
-			if !again {
-				kept = append(kept, n.Content[i], n.Content[i+1])
+			k := n.Content[i]
+			if last[key{k.Kind, k.Value}] == i && (k.Kind != yaml.ScalarNode || frameworkKeys()[k.Value]) {
+				kept = append(kept, k, n.Content[i+1])
 			}
 		}
 		n.Content = kept
 	}
-	for _, child := range n.Content {
-		lastKeysOnly(child)
-	}
 }
+
+// frameworkKeys are the keys frameworkConfig reads (its fields' yaml
+// tags, and theirs within), and << , which brings keys in.
+var frameworkKeys = sync.OnceValue(func() map[string]bool {
+	keys := map[string]bool{"<<": true}
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == reflect.TypeFor[yaml.Node]() {
+			return
+		}
+		for field := range t.Fields() {
+			if tag := field.Tag.Get("yaml"); tag != "" {
+				keys[tag] = true
+				add(field.Type)
+			}
+		}
+	}
+	add(reflect.TypeFor[frameworkConfig]())
+	return keys
+})
 
 // pyYAMLBool is a YAML value as PyYAML, and so the framework, reads a
 // boolean: YAML 1.1's, where yes and on are true as well as true, and no
@@ -192,8 +225,12 @@ func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
 	var out []frameworkHook
 	for _, repo := range config.Repos {
 		for _, h := range repo.Hooks {
+			// One of git-queen's ids runs the entry its .pre-commit-hooks.yaml
+			// gives, unless the configuration gives another; a local hook's
+			// id is only a name.
+			ours := !h.local && h.Entry == "" && slices.Contains(frameworkHookIDs[hook], h.ID)
 			command := strings.Join(append([]string{h.Entry}, h.Args...), " ") // what the framework runs
-			if !slices.Contains(frameworkHookIDs[hook], h.ID) && !callsQueen([]byte(command), hook) {
+			if !ours && !callsQueen([]byte(command), hook) {
 				continue
 			}
 			// A hook's own stages, else its manifest's (git-queen's ids:

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
 )
@@ -49,12 +50,30 @@ func TrackedLine(name string) string {
 // `git-queen hook NAME` or `git queen hook NAME`, global flags allowed,
 // ended as a shell word or a YAML flow scalar ({run: git-queen hook NAME}).
 func callsQueen(text []byte, name string) bool {
+	re, ok := queenCalls()[name]
+	if !ok {
+		re = queenCall(name)
+	}
+	return re.Match(uncommented(text))
+}
+
+// queenCalls are callsQueen's expressions for hooks.Names, compiled once:
+// a configuration of 300,000 hooks asks for one each.
+var queenCalls = sync.OnceValue(func() map[string]*regexp.Regexp {
+	calls := map[string]*regexp.Regexp{}
+	for _, name := range hooks.Names {
+		calls[name] = queenCall(name)
+	}
+	return calls
+})
+
+// queenCall is callsQueen's expression for the hook name.
+func queenCall(name string) *regexp.Regexp {
 	names := regexp.QuoteMeta(name)
 	if name == "pre-merge-commit" { // the pre-commit check judges merges too
 		names = "pre-merge-commit|pre-commit"
 	}
-	re := regexp.MustCompile(`git[- ]queen(\s+--?[A-Za-z][-A-Za-z=.]*)*\s+hook\s+(` + names + `)([\s"';&|),}\]]|$)`)
-	return re.Match(uncommented(text))
+	return regexp.MustCompile(`git[- ]queen(\s+--?[A-Za-z][-A-Za-z=.]*)*\s+hook\s+(` + names + `)([\s"';&|),}\]]|$)`)
 }
 
 // uncommented is text without the comments of a shell script or a YAML or

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/git-queen/git-queen/hooks"
 	"github.com/git-queen/git-queen/internal/testgit"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestCallsQueen(t *testing.T) {
@@ -311,6 +313,11 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		{"stages: [], default_stages without merges", "default_stages: [commit]\n" + local("git-queen hook pre-commit", "        stages: []\n"), "pre-merge-commit", false},
 		// The framework runs entry with args after it.
 		{"the command in entry and args", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-commit]\n", "pre-commit", true},
+		// A local hook's id is only a name; a remote one's entry, the
+		// configuration may replace.
+		{"a local hook with git-queen's id", "repos:\n- repo: local\n  hooks:\n  - id: git-queen\n    name: q\n    entry: 'true'\n    language: system\n", "pre-commit", false},
+		{"git-queen's id with another entry", "repos:\n- repo: https://github.com/git-queen/git-queen\n  rev: v1\n  hooks:\n  - id: git-queen\n    entry: 'true'\n", "pre-commit", false},
+		{"git-queen's id with its own entry", "repos:\n- repo: https://github.com/git-queen/git-queen\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-commit", true},
 		{"args of another hook", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-push]\n", "pre-commit", false},
 	} {
 		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
@@ -340,7 +347,7 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, quoted true and a comment", local("        always_run: 'true' # every commit\n"), true},
 		{"the remote id", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n", true},
 		{"the remote id, turned off", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: git-queen\n    always_run: false\n", false},
-		{"one of two git-queen hooks always runs", local("") + "      - id: git-queen-system\n        always_run: true\n", true},
+		{"one of two git-queen hooks always runs", local("") + "  - repo: x\n    rev: v1\n    hooks:\n      - id: git-queen-system\n        always_run: true\n", true},
 		// The framework reads YAML 1.1, where these are true too.
 		{"local, always_run: True", local("        always_run: True\n"), true},
 		{"local, always_run: yes", local("        always_run: yes\n"), true},
@@ -379,6 +386,8 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"README's recipe", recipe("true"), OK, ""},
 		{"always_run: yes, YAML 1.1's true", recipe("yes"), OK, ""},
 		{"a key twice, the last counts", recipe("false\n    always_run: true"), OK, ""},
+		{"a key twice in a mapping merged from under a key not read", "x: &b {language: system, always_run: false, always_run: true}\n" +
+			"repos:\n- repo: local\n  hooks:\n  - <<: *b\n    id: q\n    name: q\n    entry: git-queen hook pre-commit\n", OK, ""},
 		{"always_run quoted, a string", recipe("'true'"), Warn, `hook git-queen: always_run is "true", which YAML 1.1 does not read as true or false`},
 		{"always_run: y, a string to YAML 1.1", recipe("y"), Warn, `always_run is "y"`},
 		{"stages not a list", recipe("true\n    stages: commit"), Warn, "cannot unmarshal !!str `commit` into []string"},
@@ -400,5 +409,34 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 				t.Fatalf("doctor does not say what follows: %s", c.Message)
 			}
 		})
+	}
+}
+
+// TestFrameworkLoadDecodesOnlyWhatItReads: yaml/v3 compares every key of
+// a mapping it decodes with every other, so that a hook of 100,000 keys
+// was minutes of work for doctor (the framework loads it in 2 s).
+// readKeysOnly leaves it the keys git-queen reads, each once.
+func TestFrameworkLoadDecodesOnlyWhatItReads(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("repos:\n- repo: local\n  hooks:\n  - id: q\n    name: q\n    entry: git-queen hook pre-commit\n    language: system\n    stages: [merge-commit]\n")
+	for i := range 100000 {
+		fmt.Fprintf(&text, "    k%d: v\n", i)
+	}
+	text.WriteString("    stages: [commit]\n")
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(text.String()), &root); err != nil {
+		t.Fatal(err)
+	}
+	readKeysOnly(&root)
+	hook := root.Content[0].Content[1].Content[0].Content[3].Content[0]
+	var keys []string
+	for i := 0; i < len(hook.Content); i += 2 {
+		keys = append(keys, hook.Content[i].Value)
+	}
+	if strings.Join(keys, " ") != "id entry stages" || hook.Content[5].Content[0].Value != "commit" {
+		t.Fatalf("the hook's keys left: %v", keys)
+	}
+	if !frameworkRunsQueen([]byte(text.String()), "pre-commit") || frameworkRunsQueen([]byte(text.String()), "pre-merge-commit") {
+		t.Fatal("the hook runs git-queen's check at commits, its last stages")
 	}
 }
