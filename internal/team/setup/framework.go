@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -57,6 +58,9 @@ type frameworkHook struct {
 // list). The configuration is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
 	var config frameworkConfig
+	if len(text) > frameworkMaxConfig {
+		return config, errFrameworkTooLarge
+	}
 	var root yaml.Node
 	decoder := yaml.NewDecoder(bytes.NewReader(text))
 	err := decoder.Decode(&root)
@@ -93,16 +97,13 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 // InvalidConfigError"), after running git-queen's own hook kept as
 // NAME.legacy, if that is there. "" when it loads, or is not there.
 func (r *Repo) frameworkUnloadable(h *Hook) string {
-	file := h.AddTo
-	if slices.Contains(preCommitConfigs, h.Via) {
-		file = h.Via
-	}
-	if h.Owner != OwnerPreCommit || !slices.Contains(preCommitConfigs, file) {
+	file := r.frameworkFile(h)
+	if file == "" {
 		return ""
 	}
 	text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-	if err != nil {
-		return ""
+	if err != nil || len(text) > frameworkMaxConfig {
+		return "" // frameworkTooLarge says so
 	}
 	if _, err := frameworkLoad(text); err != nil {
 		without := " without running git-queen's check"
@@ -112,6 +113,45 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 		return fmt.Sprintf("the pre-commit framework cannot load %s (%v), so its %s hook fails every time%s: correct it", file, err, h.Name, without)
 	}
 	return ""
+}
+
+// frameworkFile is the .pre-commit-config.yaml the pre-commit framework's
+// hook h reads; "" when h is not the framework's, or it has none.
+func (r *Repo) frameworkFile(h *Hook) string {
+	file := h.AddTo
+	if slices.Contains(preCommitConfigs, h.Via) {
+		file = h.Via
+	}
+	if h.Owner != OwnerPreCommit || !slices.Contains(preCommitConfigs, file) {
+		return ""
+	}
+	return file
+}
+
+// frameworkMaxConfig bounds the .pre-commit-config.yaml doctor parses: a
+// real one is a few KB, and its YAML tree takes some 40 times the file (a
+// committed 19 MB file of 300,000 hooks took doctor 14 s and 1.9 GB).
+const frameworkMaxConfig = 1 << 20
+
+// errFrameworkTooLarge is frameworkLoad's error for a file over
+// frameworkMaxConfig, which it does not parse.
+var errFrameworkTooLarge = fmt.Errorf("it is larger than doctor reads (%d KiB)", frameworkMaxConfig>>10)
+
+// frameworkTooLarge says, for the pre-commit framework's hook h, that the
+// configuration it reads is larger than doctor parses, so that doctor
+// cannot tell whether it runs git-queen's check; "" when it is not, or
+// git-queen's own hook kept as NAME.legacy runs the check before it.
+func (r *Repo) frameworkTooLarge(h *Hook) string {
+	file := r.frameworkFile(h)
+	if file == "" || h.Via == h.Name+".legacy" {
+		return ""
+	}
+	info, err := os.Stat(filepath.Join(r.TopLevel, file))
+	if err != nil || info.Size() <= frameworkMaxConfig {
+		return ""
+	}
+	return fmt.Sprintf("%s is %d KiB, more than doctor reads (%d KiB), so doctor cannot tell whether the framework runs git-queen's check at %s",
+		file, info.Size()>>10, frameworkMaxConfig>>10, h.Name)
 }
 
 // frameworkRunsQueen says whether a .pre-commit-config.yaml runs git-queen's
