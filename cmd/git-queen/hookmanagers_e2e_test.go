@@ -271,7 +271,8 @@ func TestLefthookBesideTheHooks(t *testing.T) {
 					t.Fatalf("init with lefthook's hooks: ok=%v\n%s", ok, out)
 				}
 			}
-			// The README's recipe, beside the team's own command.
+			// The README's recipe, beside the team's own command. It leaves
+			// pre-push to git-queen's own hook, which lefthook leaves alone.
 			config := strings.Replace(recipe, "pre-commit:\n  commands:\n", "pre-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n", 1)
 			testgit.Write(t, repo, "lefthook.yml", config)
 			mustSh(t, repo, lefthook+" install")
@@ -281,26 +282,37 @@ func TestLefthookBesideTheHooks(t *testing.T) {
 					t.Fatalf("doctor on %s:\n%s", name, doctor)
 				}
 			}
-			// lefthook runs a pre-push command only where HEAD differs from
-			// @{push} in a file that still exists: doctor said ok.
-			if !regexp.MustCompile(`(?m)^warn +pre-push +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but lefthook runs a pre-push command ` +
-				`only where HEAD differs from where its branch is pushed to \(@\{push\}\) in a file that still exists`).MatchString(doctor) {
-				t.Fatalf("doctor on pre-push:\n%s", doctor)
+			if !regexp.MustCompile(`(?m)^ok +pre-push +git-queen's hook \(\.git/hooks/pre-push\)`).MatchString(doctor) {
+				t.Fatalf("doctor on pre-push with the README's recipe:\n%s", doctor)
 			}
 			testgit.Run(t, repo, "add", "-A")
 			if out, ok := sh(t, repo, nil, "git commit -q -m lefthook"); !ok || !strings.Contains(out, "the team hook ran") {
 				t.Fatalf("commit: the team's hook did not run (ok=%v): %s", ok, out)
 			}
 			guardsEveryRoute(t, repo)
-			// What doctor warns of: a held change on a branch not checked out
-			// leaves the machine, lefthook skipping git-queen's check.
+			// A held change on a branch not checked out: git-queen's own
+			// pre-push hook judges every ref pushed.
 			mustSh(t, repo, "git push -q -u origin main && git checkout -q -b other && mkdir -p held && echo mine > held/a.txt && git add held && "+
 				"git commit -q --no-verify -m held && git checkout -q main")
+			if out, ok := sh(t, repo, nil, "git push origin other"); ok || !strings.Contains(out, "push refused") {
+				t.Fatalf("a push of a held path on a branch not checked out, through git-queen's pre-push hook: allowed=%v\n%s", ok, out)
+			}
+			// Through lefthook's pre-push instead, the same push leaves
+			// unchecked: lefthook runs a pre-push command only where HEAD
+			// differs from @{push} in a file that still exists. doctor warns.
+			withPush := config + "pre-push:\n  commands:\n    git-queen:\n      run: git-queen hook pre-push {1} {2}\n      use_stdin: true\n"
+			testgit.Write(t, repo, "lefthook.yml", withPush)
+			mustSh(t, repo, lefthook+" install -f")
+			doctor = gitQueen(t, repo, "", "doctor").stdout
+			if !regexp.MustCompile(`(?m)^warn +pre-push +lefthook's hook runs git-queen \(lefthook\.yml\): .*; but lefthook runs a pre-push command ` +
+				`only where HEAD differs from where its branch is pushed to \(@\{push\}\) in a file that still exists`).MatchString(doctor) {
+				t.Fatalf("doctor on lefthook's pre-push:\n%s", doctor)
+			}
 			if out, ok := sh(t, repo, nil, "git push origin other"); !ok || !strings.Contains(out, "no matching push files") {
-				t.Fatalf("a push of a held path on a branch not checked out: allowed=%v\n%s", ok, out)
+				t.Fatalf("a push of a held path on a branch not checked out, through lefthook: allowed=%v\n%s", ok, out)
 			}
 			// Without use_stdin lefthook gives the command no refs: doctor says so.
-			testgit.Write(t, repo, "lefthook.yml", strings.ReplaceAll(config, "use_stdin: true", "use_stdin: false"))
+			testgit.Write(t, repo, "lefthook.yml", strings.ReplaceAll(withPush, "use_stdin: true", "use_stdin: false"))
 			if d := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^warn +pre-push .*use_stdin: true`).MatchString(d) {
 				t.Fatalf("doctor without use_stdin:\n%s", d)
 			}
