@@ -120,14 +120,11 @@ func commonDir(gitDir string) string {
 // askGit resolves the layout with git itself, for the cases walkUp does not
 // handle.
 func askGit(dir string) (*Repo, error) {
-	out, err := Git(dir, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--is-inside-work-tree", "--is-bare-repository")
+	out, err := revParseAbsolute(dir, "--git-dir", "--git-common-dir", "--is-inside-work-tree", "--is-bare-repository")
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepository
 		}
-		return nil, err
-	}
-	if out, err = absolutePaths(out); err != nil {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")

@@ -110,11 +110,7 @@ func (r *Repo) configLock() string {
 // HooksDir is the directory git runs hooks from: core.hooksPath when set,
 // else the common git directory's hooks (absolute).
 func (r *Repo) HooksDir() (string, error) {
-	out, err := Git(r.Dir(), "rev-parse", "--path-format=absolute", "--git-path", "hooks")
-	if err != nil {
-		return "", err
-	}
-	out, err = absolutePaths(out)
+	out, err := revParseAbsolute(r.Dir(), "--git-path", "hooks")
 	return strings.TrimSpace(out), err
 }
 

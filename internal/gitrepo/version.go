@@ -113,6 +113,16 @@ func RequireGit(need GitVersion, forWhat string) error {
 	return &TooOldError{Need: need, For: forWhat, Have: have}
 }
 
+// revParseAbsolute runs `git rev-parse --path-format=absolute` with args
+// in dir: the paths git names, absolute, or a *TooOldError (absolutePaths).
+func revParseAbsolute(dir string, args ...string) (string, error) {
+	out, err := Git(dir, append([]string{"rev-parse", "--path-format=absolute"}, args...)...)
+	if err != nil {
+		return out, err
+	}
+	return absolutePaths(out)
+}
+
 // absolutePaths is the output of `git rev-parse --path-format=absolute`
 // (git 2.31), or a *TooOldError: an older git prints an option it does
 // not know back as an argument, and its first line is the option, not a
