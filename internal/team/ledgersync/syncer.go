@@ -351,8 +351,12 @@ func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild b
 	for retried := false; ; {
 		_, lostHere := errors.AsType[*missingHere](err)
 		_, damaged := errors.AsType[*localDamage](err)
+		var tooOld error // git cannot fetch again what is lost here
+		if lostHere {
+			tooOld = transport.CheckRefetch()
+		}
 		switch {
-		case lostHere && !*refetched && transport.CheckRefetch() == nil:
+		case lostHere && !*refetched && tooOld == nil:
 			*refetched = true
 			*fetched, err = s.refetch(rm)
 			s.note(rm, "fetch", err)
@@ -361,8 +365,8 @@ func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild b
 			}
 		case (lostHere || damaged) && !retried:
 			retried, rebuild = true, true
-		case lostHere && transport.CheckRefetch() != nil:
-			return r, fmt.Errorf("%w; %w", err, transport.CheckRefetch())
+		case tooOld != nil:
+			return r, fmt.Errorf("%w; %w", err, tooOld)
 		default:
 			return r, err
 		}
