@@ -50,7 +50,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
-	unloadable := r.frameworkUnloadable(h)
+	unloadable, tooLarge := r.frameworkUnloadable(h), r.frameworkTooLarge(h)
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
@@ -58,9 +58,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	case h.Owner == OwnerLefthook && h.configIsDir:
 		c.Status, c.fix, c.Fixable = Fail, nil, false
 		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
-	case r.frameworkTooLarge(h) != "":
+	case tooLarge != "":
 		c.Status, c.fix, c.Fixable = Warn, nil, false
-		c.Message = fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, r.frameworkTooLarge(h))
+		c.Message = fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, tooLarge)
 	case h.Managed != "" && !h.RunsQueen && unloadable != "":
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
 		c.Message = fmt.Sprintf("%s, but %s; and have it run git-queen: add to %s", r.whatRuns(h, o.Getenv), unloadable, h.Instruction())
