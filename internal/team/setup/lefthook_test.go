@@ -351,6 +351,23 @@ func TestLefthookSkip(t *testing.T) {
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      tags: [ci2]\n"}, "ci2", "LEFTHOOK_EXCLUDE=ci2 is set here"},
 		{"a job of its name outside its group", map[string]string{"lefthook.yml": yamlGroup,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      skip: true\n"}, "", ""},
+		// A later file's group of the name whose group: or jobs: is nothing
+		// replaces the group's jobs (lefthook 2.2.2 runs none of them);
+		// jobs: [] keeps them, and a job of the group named again after
+		// it brings it back. doctor said ok.
+		{"a group's jobs: with nothing after it in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n"},
+			"", "lefthook-local.yml sets the group: around git-queen's job, or that group's jobs:, to nothing"},
+		{"a group: with nothing after it in a file extends: names", map[string]string{"lefthook.yml": "extends: [off.yml]\n" + yamlGroup,
+			"off.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n"},
+			"", "off.yml sets the group: around git-queen's job, or that group's jobs:, to nothing"},
+		{"a group's jobs: [] in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs: []\n"}, "", ""},
+		{"a group's jobs: with nothing after it, then git-queen's again", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n" +
+				"    - name: checks\n      group:\n        jobs:\n          - name: guard\n            run: git-queen hook pre-commit\n"}, "", ""},
+		{"another group's jobs: with nothing after it", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: lint\n      group:\n        jobs:\n"}, "", ""},
 		// only: runs it only when its conditions hold: a skip in the others.
 		{"only: on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only:\n        - ref: release\n"},
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},
