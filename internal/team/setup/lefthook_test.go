@@ -61,6 +61,12 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			"q.yml": queen}, false, ""},
 		{"remotes: are not fetched", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [q.yml]\n" + lint},
 			false, ""},
+		// Of two spellings of one setting in one mapping lefthook reads the
+		// one spelt as its field (Commands:, Run:); doctor read commands:.
+		{"Commands: over commands:", map[string]string{"lefthook.yml": queen + "  Commands:\n    lint:\n      run: echo lint\n"}, false, ""},
+		{"Run: over run:", map[string]string{"lefthook.yml": queen + "      Run: echo lint\n"}, false, ""},
+		{"Commands: with git-queen's, over commands:", map[string]string{"lefthook.yml": strings.Replace(queen, "commands", "Commands", 1) +
+			"  commands:\n    lint:\n      run: echo lint\n"}, true, "lefthook.yml"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
@@ -264,6 +270,19 @@ func TestLefthookSkip(t *testing.T) {
 		{"JSON: Skip on a job in a Group", map[string]string{"lefthook.json": `{"pre-commit": {"Jobs": [{"Name": "g", "Group": {"Jobs": [{"Run": "git-queen hook pre-commit", "Skip": true}]}}]}}`},
 			"", "lefthook.json sets skip: true on git-queen's command"},
 		{"a command named Skip", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    Skip:\n      run: echo\n"}, "", ""},
+		// Of two spellings in one mapping lefthook reads the one spelt as
+		// its field (Skip:), whichever comes first; of two others (skip:,
+		// SKIP:) either, at random each time it runs. doctor read skip:.
+		{"skip: true, then Skip: false", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      Skip: false\n"}, "", ""},
+		{"Skip: true, then skip: false", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: true\n      skip: false\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"Skip: true and skip: false on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip: false\n  Skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on pre-commit"},
+		{"skip: false and SKIP: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n      SKIP: true\n"},
+			"", "lefthook-local.yml spells a setting of pre-commit two ways in one mapping (SKIP:, skip:), and lefthook reads one or the other at random"},
+		{"SKIP: and sKip: in a job of a group", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "run: git-queen hook pre-commit", "run: git-queen hook pre-commit\n            SKIP: true\n            sKip: false", 1)},
+			"", "lefthook.yml spells a setting of pre-commit two ways in one mapping (SKIP:, sKip:)"},
+		{"skip: and SKIP: of another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: false\n  SKIP: true\n"}, "", ""},
 		// A later file's commands: that is no mapping replaces the commands
 		// before it (lefthook run: "(skip) empty"), unless a file after it
 		// sets the command again; doctor said ok.
