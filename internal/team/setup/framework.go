@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -101,11 +102,11 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 	if file == "" {
 		return ""
 	}
-	text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-	if err != nil {
+	text, err := frameworkRead(r.TopLevel, file)
+	if err != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	if _, err := frameworkLoad(text); err != nil && err != errFrameworkTooLarge { // frameworkTooLarge says so
+	if _, err := frameworkLoad(text); err != nil {
 		without := " without running git-queen's check"
 		if h.Via == h.Name+".legacy" {
 			without = ", after " + h.Via
@@ -132,6 +133,13 @@ func (r *Repo) frameworkFile(h *Hook) string {
 // real one is a few KB, and its YAML tree takes some 40 times the file (a
 // committed 19 MB file of 300,000 hooks took doctor 4.1 s and 760 MB).
 const frameworkMaxConfig = 1 << 20
+
+// frameworkRead reads the .pre-commit-config.yaml file at top, when it is
+// a regular file (readRepoFile) of at most frameworkMaxConfig: one larger
+// is a *regular.TooLargeError, unread.
+func frameworkRead(top, file string) ([]byte, error) {
+	return regular.Read(filepath.Join(top, file), frameworkMaxConfig)
+}
 
 // errFrameworkTooLarge is frameworkLoad's error for a file over
 // frameworkMaxConfig, which it does not parse.

@@ -62,6 +62,9 @@ type Hook struct {
 	// a directory (AddTo): lefthook cannot load it, and no file can be
 	// added to.
 	configIsDir bool
+	// tooLarge is the first file of the hook manager's configuration
+	// larger than doctor reads (managerConfig), which it did not read.
+	tooLarge string
 	// LFS, for pre-push in a repository that stores Git LFS objects, says
 	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
 	// "git-queen" (our shim, since nothing else does).

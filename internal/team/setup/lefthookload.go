@@ -142,6 +142,23 @@ func (e *lefthookUnjudged) Error() string {
 	return "doctor does not read " + e.file + ": " + e.why
 }
 
+// lefthookCannotTell says, of unjudged (a *lefthookUnjudged), that doctor
+// cannot tell whether lefthook's hook h runs git-queen's check.
+func lefthookCannotTell(unjudged error, h *Hook) string {
+	return unjudged.Error() + ", so it cannot tell whether lefthook's " + h.Name + " hook runs git-queen's check"
+}
+
+// lefthookUnread says, for lefthook's hook h where no file lefthook reads
+// that doctor read runs git-queen's check, that doctor did not read one
+// larger than maxLefthookConfig, so cannot tell whether it does; "" when
+// it read each.
+func lefthookUnread(h *Hook) string {
+	if h.Owner != OwnerLefthook || h.RunsQueen || h.tooLarge == "" {
+		return ""
+	}
+	return lefthookCannotTell(lefthookTooLarge(h.tooLarge), h)
+}
+
 // lefthookTooLarge says that doctor does not read file, a lefthook
 // configuration larger than maxLefthookConfig.
 func lefthookTooLarge(file string) error {
@@ -226,7 +243,7 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 			continue
 		}
 		if unjudged := (*lefthookUnjudged)(nil); errors.As(err, &unjudged) {
-			return err.Error() + ", so it cannot tell whether lefthook's " + h.Name + " hook runs git-queen's check"
+			return lefthookCannotTell(err, h)
 		}
 		if err != nil {
 			fix := "correct it"
