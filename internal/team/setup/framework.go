@@ -50,7 +50,8 @@ type frameworkHook struct {
 
 // frameworkLoad reads a .pre-commit-config.yaml with go.yaml.in/yaml/v3,
 // which, like the PyYAML the framework reads it with, applies anchors,
-// aliases and << merge keys, and (with readKeysOnly) takes the last of a
+// aliases and << merge keys, takes (with libyamlDirectives) the
+// directives libyaml takes, and (with readKeysOnly) takes the last of a
 // key given twice in a mapping. The error says why the framework refuses
 // the file, as far as git-queen reads it ("An error has occurred:
 // InvalidConfigError"): it is not YAML, is empty, has more than one
@@ -63,7 +64,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 		return config, errFrameworkTooLarge
 	}
 	var root yaml.Node
-	decoder := yaml.NewDecoder(bytes.NewReader(text))
+	decoder := yaml.NewDecoder(bytes.NewReader(libyamlDirectives(text)))
 	err := decoder.Decode(&root)
 	if err == io.EOF {
 		err = errors.New("it is empty")

@@ -396,6 +396,13 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"no repos", "default_stages: [commit]\n", Fail, "it has no repos:"},
 		{"empty", "", Fail, "it is empty"},
 		{"not YAML", recipe("true") + "   bad: [\n", Fail, "yaml: "},
+		// libyaml, which PyYAML loads with (CSafeLoader), takes %YAML 1.2
+		// as 1.1; yaml.v3 refused it, and doctor said the framework did.
+		{"a %YAML 1.2 directive", "%YAML 1.2\n---\n" + recipe("true"), OK, ""},
+		{"%YAML 1.2 after a BOM and a comment, with a %TAG", "\ufeff# ours\n\n%YAML 1.02 # the spec\n%TAG !q! tag:example.com,2026:\n---\n" + recipe("true"), OK, ""},
+		{"a %YAML 1.3 directive", "%YAML 1.3\n---\n" + recipe("true"), Fail, "found incompatible YAML document"},
+		{"%YAML 1.2 twice", "%YAML 1.2\n%YAML 1.2\n---\n" + recipe("true"), Fail, "found duplicate %YAML directive"},
+		{"a directive of another name", "%FOO bar\n---\n" + recipe("true"), Fail, "found unknown directive name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
