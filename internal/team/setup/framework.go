@@ -196,8 +196,8 @@ func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 
 // readKeysOnly takes out of each mapping in the YAML tree n the keys
 // frameworkConfig does not read, and those given again later in it:
-// PyYAML, which the framework reads YAML with, keeps the last, where
-// yaml/v3 refuses the mapping; and yaml/v3 compares each key of a
+// PyYAML, which the framework reads YAML with, keeps the last (of <<,
+// merges each: pyYAMLMerges), where yaml/v3 refuses the mapping; and yaml/v3 compares each key of a
 // mapping it decodes with every other, which a mapping of 100,000 keys
 // makes minutes of work.
 func readKeysOnly(n *yaml.Node) {
@@ -205,6 +205,7 @@ func readKeysOnly(n *yaml.Node) {
 		readKeysOnly(child)
 	}
 	if n.Kind == yaml.MappingNode {
+		pyYAMLMerges(n)
 		type key struct {
 			kind  yaml.Kind
 			value string

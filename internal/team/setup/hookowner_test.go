@@ -389,6 +389,14 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"a key twice, the last counts", recipe("false\n    always_run: true"), OK, ""},
 		{"a key twice in a mapping merged from under a key not read", "x: &b {language: system, always_run: false, always_run: true}\n" +
 			"repos:\n- repo: local\n  hooks:\n  - <<: *b\n    id: q\n    name: q\n    entry: git-queen hook pre-commit\n", OK, ""},
+		// PyYAML merges each << key of a mapping, a later one's over an
+		// earlier's; doctor merged the last only.
+		{"two << keys", "x: &e {entry: git-queen hook pre-commit}\ny: &l {language: system, always_run: true}\n" +
+			"repos:\n- repo: local\n  hooks:\n  - id: q\n    name: q\n    <<: *e\n    <<: *l\n", OK, ""},
+		{"two << keys, then a sequence of two", "x: &e {entry: git-queen hook pre-commit, always_run: false}\ny: &l {language: system, always_run: true}\n" +
+			"z: &n {always_run: false}\nrepos:\n- repo: local\n  hooks:\n  - id: q\n    name: q\n    <<: *n\n    <<: *e\n    <<: [*l, *n]\n", OK, ""},
+		{"two << keys, the later's always_run: a string", "x: &e {entry: git-queen hook pre-commit, language: system, always_run: true}\ny: &l {always_run: 'yes'}\n" +
+			"repos:\n- repo: local\n  hooks:\n  - id: q\n    name: q\n    <<: *e\n    <<: *l\n", Warn, `hook q: always_run is "yes"`},
 		{"always_run quoted, a string", recipe("'true'"), Warn, `hook git-queen: always_run is "true", which YAML 1.1 does not read as true or false`},
 		{"always_run: y, a string to YAML 1.1", recipe("y"), Warn, `always_run is "y"`},
 		{"stages not a list", recipe("true\n    stages: commit"), Warn, "cannot unmarshal !!str `commit` into []string"},
