@@ -186,8 +186,19 @@ func runInit(o initOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(changes) == 0 {
+	// The lines init says of checks that fail or warn, but of the hooks
+	// the error names (it says what to add), or of all with --no-hooks.
+	var said []setup.Check
+	for _, c := range checks {
+		named := elsewhere != nil && slices.ContainsFunc(elsewhere.Hooks, func(h *setup.Hook) bool { return h.Name == c.Name })
+		if (c.Status == setup.Fail || c.Status == setup.Warn) && !named && !(o.NoHooks && slices.Contains(hooks.Names, c.Name)) {
+			said = append(said, c)
+		}
+	}
+	if len(changes) == 0 && len(said) == 0 && elsewhere == nil {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
+	} else if len(changes) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "nothing changed")
 	} else if slices.ContainsFunc(changes, func(c setup.Change) bool { return strings.HasSuffix(c.Name, "gitattributes") }) {
 		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
 	} else {
@@ -199,13 +210,8 @@ func runInit(o initOptions) error {
 				"git rm --cached .beads/queen_*.jsonl and commit, or keep them for tools that read them (git queen export refreshes them)")
 		}
 	}
-	for _, c := range checks {
-		if (elsewhere != nil || o.NoHooks) && slices.Contains(hooks.Names, c.Name) {
-			continue // the error says what to add; or the hooks were not asked for
-		}
-		if c.Status == setup.Fail || c.Status == setup.Warn {
-			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
-		}
+	for _, c := range said {
+		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
 	}
 	if syncErr != nil {
 		return firstSyncError(o.Remote, syncErr)

@@ -62,6 +62,10 @@ type Hook struct {
 	// a directory (AddTo): lefthook cannot load it, and no file can be
 	// added to.
 	configIsDir bool
+	// refused says why the hook manager refuses the configuration it
+	// reads (frameworkUnloadable), where it does not run git-queen: the
+	// hook fails every time, and init says so beside what to add.
+	refused string
 	// tooLarge is the first file of the hook manager's configuration
 	// larger than doctor reads (managerConfig), which it did not read.
 	tooLarge string
@@ -165,6 +169,9 @@ func (e *ElsewhereError) Error() string {
 	b.WriteString("git runs hooks that git-queen does not write, and they do not run its check; add it (or use init --no-hooks):")
 	for _, h := range e.Hooks {
 		b.WriteString("\n  " + h.Instruction())
+		if h.refused != "" {
+			b.WriteString("; but " + h.refused)
+		}
 	}
 	return b.String()
 }
