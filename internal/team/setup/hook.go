@@ -62,9 +62,10 @@ type Hook struct {
 	// a directory (AddTo): lefthook cannot load it, and no file can be
 	// added to.
 	configIsDir bool
-	// refused says why the hook manager refuses the configuration it
-	// reads (frameworkUnloadable), where it does not run git-queen: the
-	// hook fails every time, and init says so beside what to add.
+	// refused says why the pre-commit framework refuses the configuration
+	// it reads (frameworkUnloadable), where it does not run git-queen: the
+	// hook fails every time, and init and hooks install say so beside what
+	// to add.
 	refused string
 	// tooLarge is the first file of the hook manager's configuration
 	// larger than doctor reads (managerConfig), which it did not read.

@@ -185,6 +185,9 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			break
 		}
 		r.managerConfig(h, preCommitConfigs, frameworkMaxConfig, func(_ string, text []byte) bool { return frameworkRunsQueen(text, h.Name) })
+		if !h.RunsQueen {
+			h.refused = r.frameworkUnloadable(h)
+		}
 	default:
 		h.Owner = OwnerOther
 		if callsQueen(data, h.Name) {
