@@ -76,6 +76,14 @@ func TestPreCommitFrameworkRunsTheHooks(t *testing.T) {
 		if out := mustSh(t, repo, "pre-commit run --hook-stage "+commitStage+" git-queen"); !strings.Contains(out, "Passed") {
 			t.Fatalf("pre-commit run with always_run: yes:\n%s", out)
 		}
+		// libyaml, which PyYAML loads with, takes a %YAML 1.2 directive as 1.1.
+		testgit.Write(t, repo, ".pre-commit-config.yaml", "%YAML 1.2\n---\n"+config)
+		if doctor := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-commit +the pre-commit framework's hook runs git-queen`).MatchString(doctor) {
+			t.Fatalf("doctor, %%YAML 1.2:\n%s", doctor)
+		}
+		if out := mustSh(t, repo, "git add .pre-commit-config.yaml && pre-commit run --hook-stage "+commitStage+" git-queen"); !strings.Contains(out, "Passed") {
+			t.Fatalf("pre-commit run with %%YAML 1.2:\n%s", out)
+		}
 		testgit.Write(t, repo, ".pre-commit-config.yaml", strings.ReplaceAll(config, "always_run: true", "always_run: 'true'"))
 		doctor = gitQueen(t, repo, "", "doctor").stdout
 		if !regexp.MustCompile(`(?m)^warn +pre-commit +.*the pre-commit framework cannot load \.pre-commit-config\.yaml \(hook git-queen: always_run is "true"`).MatchString(doctor) {

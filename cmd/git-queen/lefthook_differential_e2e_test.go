@@ -21,6 +21,7 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 	lefthook := npmTool(t, "lefthook")
 	repo, _ := hookRepo(t)
 	const queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
+	const group = "pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs:\n          - name: q\n            run: git-queen hook pre-commit\n"
 	testgit.Write(t, repo, "held/a.txt", "a\n")
 	testgit.Write(t, repo, "lefthook.yml", queen)
 	mustSh(t, repo, lefthook+" install && git add -A && git commit -q -m held")
@@ -47,7 +48,17 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		{"skip: yes, a string", map[string]string{"lefthook.yml": queen + "      skip: yes\n"}, change, true, false},
 		{"commands: with nothing after it in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n"}, change, false, false},
 		{"Skip: in another case", map[string]string{"lefthook.yml": queen + "      Skip: true\n"}, change, false, false},
+		{"skip: true, then Skip: false", map[string]string{"lefthook.yml": queen + "      skip: true\n      Skip: false\n"}, change, true, false},
+		{"Skip: true, then skip: false", map[string]string{"lefthook.yml": queen + "      Skip: true\n      skip: false\n"}, change, false, false},
+		{"Commands: over commands:", map[string]string{"lefthook.yml": queen + "  Commands:\n    lint:\n      run: echo lint\n"}, change, false, false},
+		{"Run: over run:", map[string]string{"lefthook.yml": queen + "      Run: echo lint\n"}, change, false, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},
+		{"a group's jobs: with nothing after it in the local configuration", map[string]string{"lefthook.yml": group,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs:\n"}, change, false, false},
+		{"a group: with nothing after it in a file extends: names", map[string]string{"lefthook.yml": "extends: [cfg/off.yml]\n" + group,
+			"cfg/off.yml": "pre-commit:\n  jobs:\n    - name: g\n      group:\n"}, change, false, false},
+		{"a group's jobs: [] in the local configuration", map[string]string{"lefthook.yml": group,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs: []\n"}, change, true, false},
 		{"extends: a glob that matches a README", map[string]string{"lefthook.yml": "extends: [\"cfg/*\"]\n" + queen, "cfg/README": "x\n"}, change, false, false},
 		{"skip: in a file extends: names", map[string]string{"lefthook.yml": "extends: [cfg/off.yml]\n" + queen, "cfg/off.yml": "pre-commit:\n  skip: true\n"}, change, false, false},
 		{"TOML with a BOM", map[string]string{"lefthook.yml": "", "lefthook.toml": "\ufeff[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, change, false, false},

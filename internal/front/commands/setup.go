@@ -186,8 +186,11 @@ func runInit(o initOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(changes) == 0 {
+	said := toSay(checks, elsewhere, o.NoHooks)
+	if len(changes) == 0 && len(said) == 0 && elsewhere == nil {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
+	} else if len(changes) == 0 {
+		fmt.Fprintln(o.Env.Stdout, "nothing changed")
 	} else if slices.ContainsFunc(changes, func(c setup.Change) bool { return strings.HasSuffix(c.Name, "gitattributes") }) {
 		fmt.Fprintln(o.Env.Stdout, "commit .gitattributes; each clone runs `git queen init` once (git config is not cloned)")
 	} else {
@@ -199,14 +202,7 @@ func runInit(o initOptions) error {
 				"git rm --cached .beads/queen_*.jsonl and commit, or keep them for tools that read them (git queen export refreshes them)")
 		}
 	}
-	for _, c := range checks {
-		if (elsewhere != nil || o.NoHooks) && slices.Contains(hooks.Names, c.Name) {
-			continue // the error says what to add; or the hooks were not asked for
-		}
-		if c.Status == setup.Fail || c.Status == setup.Warn {
-			fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s\n", c.Name, c.Message)
-		}
-	}
+	sayChecks(o.Env.Stderr, said)
 	if syncErr != nil {
 		return firstSyncError(o.Remote, syncErr)
 	}
@@ -217,6 +213,27 @@ func runInit(o initOptions) error {
 		return elsewhere
 	}
 	return nil
+}
+
+// toSay are the checks init and hooks install say after what they did:
+// those that fail or warn, but of the hooks the error (elsewhere) names,
+// which says what to add there, or of any hook with noHooks.
+func toSay(checks []setup.Check, elsewhere *setup.ElsewhereError, noHooks bool) []setup.Check {
+	var said []setup.Check
+	for _, c := range checks {
+		named := elsewhere != nil && slices.ContainsFunc(elsewhere.Hooks, func(h *setup.Hook) bool { return h.Name == c.Name })
+		if (c.Status == setup.Fail || c.Status == setup.Warn) && !named && !(noHooks && slices.Contains(hooks.Names, c.Name)) {
+			said = append(said, c)
+		}
+	}
+	return said
+}
+
+// sayChecks writes each of checks as a line of its own on w (stderr).
+func sayChecks(w io.Writer, checks []setup.Check) {
+	for _, c := range checks {
+		fmt.Fprintf(w, "git-queen: %s: %s\n", c.Name, c.Message)
+	}
 }
 
 // firstSyncError is init --remote's failure when the remote could not be
@@ -308,11 +325,19 @@ func runHooks(o hooksOptions) error {
 		}
 		return err
 	}
+	var said []setup.Check // what install leaves failing or warning, as doctor says it
+	if o.Verb == "install" {
+		var elsewhere *setup.ElsewhereError
+		errors.As(err, &elsewhere)
+		said = toSay(r.HookChecks(o.Env.Getenv), elsewhere, false)
+	}
 	switch {
 	case did != "":
 		fmt.Fprintln(o.Env.Stdout, did)
-	case o.Verb == "install" && err == nil:
+	case o.Verb == "install" && err == nil && len(said) == 0:
 		fmt.Fprintln(o.Env.Stdout, "the hooks are installed already; nothing changed")
+	case o.Verb == "install":
+		fmt.Fprintln(o.Env.Stdout, "nothing changed")
 	case o.Verb == "uninstall":
 		fmt.Fprintln(o.Env.Stdout, "none of git-queen's hooks is installed; nothing changed")
 	case o.Verb == "status":
@@ -320,6 +345,7 @@ func runHooks(o hooksOptions) error {
 			fmt.Fprintf(o.Env.Stdout, "%-16s %-4s %s\n", c.Name, c.Status, c.Message)
 		}
 	}
+	sayChecks(o.Env.Stderr, said)
 	return err
 }
 

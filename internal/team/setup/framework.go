@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -49,7 +50,8 @@ type frameworkHook struct {
 
 // frameworkLoad reads a .pre-commit-config.yaml with go.yaml.in/yaml/v3,
 // which, like the PyYAML the framework reads it with, applies anchors,
-// aliases and << merge keys, and (with readKeysOnly) takes the last of a
+// aliases and << merge keys, takes (with libyamlDirectives) the
+// directives libyaml takes, and (with readKeysOnly) takes the last of a
 // key given twice in a mapping. The error says why the framework refuses
 // the file, as far as git-queen reads it ("An error has occurred:
 // InvalidConfigError"): it is not YAML, is empty, has more than one
@@ -62,7 +64,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 		return config, errFrameworkTooLarge
 	}
 	var root yaml.Node
-	decoder := yaml.NewDecoder(bytes.NewReader(text))
+	decoder := yaml.NewDecoder(bytes.NewReader(libyamlDirectives(text)))
 	err := decoder.Decode(&root)
 	if err == io.EOF {
 		err = errors.New("it is empty")
@@ -101,11 +103,11 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 	if file == "" {
 		return ""
 	}
-	text, err := readRepoFile(filepath.Join(r.TopLevel, file))
-	if err != nil {
+	text, err := frameworkRead(r.TopLevel, file)
+	if err != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	if _, err := frameworkLoad(text); err != nil && err != errFrameworkTooLarge { // frameworkTooLarge says so
+	if _, err := frameworkLoad(text); err != nil {
 		without := " without running git-queen's check"
 		if h.Via == h.Name+".legacy" {
 			without = ", after " + h.Via
@@ -132,6 +134,13 @@ func (r *Repo) frameworkFile(h *Hook) string {
 // real one is a few KB, and its YAML tree takes some 40 times the file (a
 // committed 19 MB file of 300,000 hooks took doctor 4.1 s and 760 MB).
 const frameworkMaxConfig = 1 << 20
+
+// frameworkRead reads the .pre-commit-config.yaml file at top, when it is
+// a regular file (readRepoFile) of at most frameworkMaxConfig: one larger
+// is a *regular.TooLargeError, unread.
+func frameworkRead(top, file string) ([]byte, error) {
+	return regular.Read(filepath.Join(top, file), frameworkMaxConfig)
+}
 
 // errFrameworkTooLarge is frameworkLoad's error for a file over
 // frameworkMaxConfig, which it does not parse.
@@ -187,8 +196,8 @@ func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 
 // readKeysOnly takes out of each mapping in the YAML tree n the keys
 // frameworkConfig does not read, and those given again later in it:
-// PyYAML, which the framework reads YAML with, keeps the last, where
-// yaml/v3 refuses the mapping; and yaml/v3 compares each key of a
+// PyYAML, which the framework reads YAML with, keeps the last (of <<,
+// merges each: pyYAMLMerges), where yaml/v3 refuses the mapping; and yaml/v3 compares each key of a
 // mapping it decodes with every other, which a mapping of 100,000 keys
 // makes minutes of work.
 func readKeysOnly(n *yaml.Node) {
@@ -196,6 +205,7 @@ func readKeysOnly(n *yaml.Node) {
 		readKeysOnly(child)
 	}
 	if n.Kind == yaml.MappingNode {
+		pyYAMLMerges(n)
 		type key struct {
 			kind  yaml.Kind
 			value string

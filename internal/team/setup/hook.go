@@ -62,6 +62,14 @@ type Hook struct {
 	// a directory (AddTo): lefthook cannot load it, and no file can be
 	// added to.
 	configIsDir bool
+	// refused says why the pre-commit framework refuses the configuration
+	// it reads (frameworkUnloadable), where it does not run git-queen: the
+	// hook fails every time, and init and hooks install say so beside what
+	// to add.
+	refused string
+	// tooLarge is the first file of the hook manager's configuration
+	// larger than doctor reads (managerConfig), which it did not read.
+	tooLarge string
 	// LFS, for pre-push in a repository that stores Git LFS objects, says
 	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
 	// "git-queen" (our shim, since nothing else does).
@@ -162,6 +170,9 @@ func (e *ElsewhereError) Error() string {
 	b.WriteString("git runs hooks that git-queen does not write, and they do not run its check; add it (or use init --no-hooks):")
 	for _, h := range e.Hooks {
 		b.WriteString("\n  " + h.Instruction())
+		if h.refused != "" {
+			b.WriteString("; but " + h.refused)
+		}
 	}
 	return b.String()
 }

@@ -50,7 +50,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
-	unloadable, tooLarge := r.frameworkUnloadable(h), r.frameworkTooLarge(h)
+	unloadable, tooLarge := r.frameworkUnloadable(h), cmp.Or(r.frameworkTooLarge(h), lefthookUnread(h))
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
@@ -239,7 +239,7 @@ func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
 	if !slices.Contains(preCommitConfigs, h.Via) {
 		return true
 	}
-	text, err := readRepoFile(filepath.Join(r.TopLevel, h.Via))
+	text, err := frameworkRead(r.TopLevel, h.Via)
 	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
 }
 

@@ -3,6 +3,7 @@ package setup
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // The owners of a hook: whose file git runs.
@@ -161,7 +163,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
 			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
-		r.managerConfig(h, files, func(file string, text []byte) bool {
+		r.managerConfig(h, files, maxLefthookConfig, func(file string, text []byte) bool {
 			tree, err := lefthookParse(file, text)
 			if tree == nil && err != nil { // what it would run: lefthookUnloadable says why it does not
 				return callsQueen(text, h.Name)
@@ -182,7 +184,10 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.RunsQueen, h.Via = true, h.Name+".legacy"
 			break
 		}
-		r.managerConfig(h, preCommitConfigs, func(_ string, text []byte) bool { return frameworkRunsQueen(text, h.Name) })
+		r.managerConfig(h, preCommitConfigs, frameworkMaxConfig, func(_ string, text []byte) bool { return frameworkRunsQueen(text, h.Name) })
+		if !h.RunsQueen {
+			h.refused = r.frameworkUnloadable(h)
+		}
 	default:
 		h.Owner = OwnerOther
 		if callsQueen(data, h.Name) {
@@ -198,10 +203,15 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 // managerConfig looks through a hook manager's configuration files (names,
 // in order) for the first that runs git-queen's check: it is h.Via and
 // h.AddTo. When none does, h.AddTo is the last of them that exists, if
-// any: where git-queen's command goes.
-func (r *Repo) managerConfig(h *Hook, names []string, runsQueen func(file string, text []byte) bool) {
+// any: where git-queen's command goes. It reads none larger than most,
+// the most of one doctor parses (a real one is a few KB: it would take
+// some three times its size), and names the first in h.tooLarge.
+func (r *Repo) managerConfig(h *Hook, names []string, most int64, runsQueen func(file string, text []byte) bool) {
 	for _, name := range names {
-		text, err := readRepoFile(filepath.Join(r.TopLevel, name))
+		text, err := regular.Read(filepath.Join(r.TopLevel, name), most)
+		if _, tooLarge := errors.AsType[*regular.TooLargeError](err); tooLarge {
+			h.AddTo, h.tooLarge = name, cmp.Or(h.tooLarge, name)
+		}
 		if err != nil {
 			continue
 		}

@@ -26,9 +26,15 @@ func (r *Repo) Doctor(o Options, fix bool) ([]Change, []Check, error) {
 
 // Init sets the repository up for git-queen: it fixes what fails among
 // the checks init sets up, and returns what it changed (nothing when it
-// was set up already) and the checks as they stand after.
+// was set up already) and the checks as they stand after. With a git on
+// PATH older than gitrepo.MinimumGit it changes nothing, and says so:
+// git-queen cannot work with that git, and init would set up the store
+// and half the rest before a fix that needs it failed.
 func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 	defer r.answering()()
+	if git := r.checkGit(); git.Status == Fail {
+		return nil, nil, errors.New(git.Message + "; nothing was changed")
+	}
 	checks := r.Checks(o)
 	var changes []Change
 	// A fix that fails does not stop the others: init sets up all it can

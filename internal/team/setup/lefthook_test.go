@@ -61,6 +61,12 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			"q.yml": queen}, false, ""},
 		{"remotes: are not fetched", map[string]string{"lefthook.yml": "remotes:\n  - git_url: https://example.com/hooks\n    configs: [q.yml]\n" + lint},
 			false, ""},
+		// Of two spellings of one setting in one mapping lefthook reads the
+		// one spelt as its field (Commands:, Run:); doctor read commands:.
+		{"Commands: over commands:", map[string]string{"lefthook.yml": queen + "  Commands:\n    lint:\n      run: echo lint\n"}, false, ""},
+		{"Run: over run:", map[string]string{"lefthook.yml": queen + "      Run: echo lint\n"}, false, ""},
+		{"Commands: with git-queen's, over commands:", map[string]string{"lefthook.yml": strings.Replace(queen, "commands", "Commands", 1) +
+			"  commands:\n    lint:\n      run: echo lint\n"}, true, "lefthook.yml"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
@@ -264,6 +270,19 @@ func TestLefthookSkip(t *testing.T) {
 		{"JSON: Skip on a job in a Group", map[string]string{"lefthook.json": `{"pre-commit": {"Jobs": [{"Name": "g", "Group": {"Jobs": [{"Run": "git-queen hook pre-commit", "Skip": true}]}}]}}`},
 			"", "lefthook.json sets skip: true on git-queen's command"},
 		{"a command named Skip", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    Skip:\n      run: echo\n"}, "", ""},
+		// Of two spellings in one mapping lefthook reads the one spelt as
+		// its field (Skip:), whichever comes first; of two others (skip:,
+		// SKIP:) either, at random each time it runs. doctor read skip:.
+		{"skip: true, then Skip: false", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n      Skip: false\n"}, "", ""},
+		{"Skip: true, then skip: false", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: true\n      skip: false\n"},
+			"", "lefthook-local.yml sets skip: true on git-queen's command"},
+		{"Skip: true and skip: false on the hook", map[string]string{"lefthook-local.yml": "pre-commit:\n  skip: false\n  Skip: true\n"},
+			"", "lefthook-local.yml sets skip: true on pre-commit"},
+		{"skip: false and SKIP: true", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n      SKIP: true\n"},
+			"", "lefthook-local.yml spells a setting of pre-commit two ways in one mapping (SKIP:, skip:), and lefthook reads one or the other at random"},
+		{"SKIP: and sKip: in a job of a group", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "run: git-queen hook pre-commit", "run: git-queen hook pre-commit\n            SKIP: true\n            sKip: false", 1)},
+			"", "lefthook.yml spells a setting of pre-commit two ways in one mapping (SKIP:, sKip:)"},
+		{"skip: and SKIP: of another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: false\n  SKIP: true\n"}, "", ""},
 		// A later file's commands: that is no mapping replaces the commands
 		// before it (lefthook run: "(skip) empty"), unless a file after it
 		// sets the command again; doctor said ok.
@@ -351,6 +370,23 @@ func TestLefthookSkip(t *testing.T) {
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      tags: [ci2]\n"}, "ci2", "LEFTHOOK_EXCLUDE=ci2 is set here"},
 		{"a job of its name outside its group", map[string]string{"lefthook.yml": yamlGroup,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: guard\n      skip: true\n"}, "", ""},
+		// A later file's group of the name whose group: or jobs: is nothing
+		// replaces the group's jobs (lefthook 2.2.2 runs none of them);
+		// jobs: [] keeps them, and a job of the group named again after
+		// it brings it back. doctor said ok.
+		{"a group's jobs: with nothing after it in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n"},
+			"", "lefthook-local.yml sets the group: around git-queen's job, or that group's jobs:, to nothing"},
+		{"a group: with nothing after it in a file extends: names", map[string]string{"lefthook.yml": "extends: [off.yml]\n" + yamlGroup,
+			"off.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n"},
+			"", "off.yml sets the group: around git-queen's job, or that group's jobs:, to nothing"},
+		{"a group's jobs: [] in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs: []\n"}, "", ""},
+		{"a group's jobs: with nothing after it, then git-queen's again", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n" +
+				"    - name: checks\n      group:\n        jobs:\n          - name: guard\n            run: git-queen hook pre-commit\n"}, "", ""},
+		{"another group's jobs: with nothing after it", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: lint\n      group:\n        jobs:\n"}, "", ""},
 		// only: runs it only when its conditions hold: a skip in the others.
 		{"only: on git-queen's command, in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      only:\n        - ref: release\n"},
 			"", "lefthook-local.yml sets only: ref: release on git-queen's command, so lefthook skips git-queen's check but then"},

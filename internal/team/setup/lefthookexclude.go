@@ -20,7 +20,8 @@ import (
 // not run); the skip:, only:, tags and names of the groups around a job
 // count for it; or a later file's run: for it, which replaces git-queen's
 // with one that does not call it (lefthook runs the last file's run:),
-// or its commands: that is no mapping. Where it runs one, and a file
+// or its commands: that is no mapping, or a group around it whose group:
+// or jobs: is nothing. Where it runs one, and a file
 // names remotes:, what lefthook fetches (lefthook install) and merges
 // may skip it, and doctor does not read it: it says so.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
@@ -79,6 +80,10 @@ func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func
 	if g.command != "" && g.dropped != "" {
 		return g.dropped + " sets the commands: of " + h.Name + " to no mapping, which takes away the commands before it, " +
 			"git-queen's included, so lefthook does not run git-queen's check"
+	}
+	if g.dropped != "" {
+		return g.dropped + " sets the group: around git-queen's job, or that group's jobs:, to nothing (or to what is no list), " +
+			"which takes away the group's jobs before it, git-queen's included, so lefthook does not run git-queen's check"
 	}
 	if run := g.levels[1].run; run.file != "" && !callsQueen([]byte(strings.Join(run.value, "\n")), h.Name) {
 		return run.file + " replaces the run: of git-queen's command with " + strings.Join(run.value, " ") +

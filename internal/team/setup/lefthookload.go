@@ -21,7 +21,9 @@ import (
 // TOML with go-toml v2; JSON with encoding/json (a key twice: the
 // last counts), and JSONC so once plainJSON has taken its comments off.
 // The error is the parser's, as lefthook says it; the settings are what
-// it read all the same (YAML's, of a key twice). A file larger than
+// it read all the same (YAML's, of a key twice); or, where the parser
+// takes it, a *lefthookEither, for a setting spelt two ways of which
+// lefthook reads either at random (lefthookSpelt). A file larger than
 // maxLefthookConfig, or YAML that yaml.v3 would take long to decode
 // (yamlDecodeCost), it does not parse: the error is a *lefthookUnjudged,
 // so that doctor answers at once.
@@ -54,7 +56,24 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 			tree[key] = stringKeys(value)
 		}
 	}
-	return lefthookSpelt(tree), err
+	tree, either := lefthookSpelt(tree)
+	if err == nil && len(either) > 0 {
+		err = &lefthookEither{file, either}
+	}
+	return tree, err
+}
+
+// lefthookEither is a lefthook configuration that spells a setting of a
+// hook two ways in one mapping, of which lefthook reads one or the other
+// at random each time it runs (lefthookSpelt): for each such hook, the
+// keys of the first.
+type lefthookEither struct {
+	file  string
+	hooks map[string]string
+}
+
+func (e *lefthookEither) Error() string {
+	return e.file + " spells a setting two ways in one mapping, of which lefthook reads either at random"
 }
 
 // stringKeys is a YAML setting with each mapping in it keyed by strings:
@@ -121,6 +140,23 @@ type lefthookUnjudged struct{ file, why string }
 
 func (e *lefthookUnjudged) Error() string {
 	return "doctor does not read " + e.file + ": " + e.why
+}
+
+// lefthookCannotTell says, of unjudged (a *lefthookUnjudged), that doctor
+// cannot tell whether lefthook's hook h runs git-queen's check.
+func lefthookCannotTell(unjudged error, h *Hook) string {
+	return unjudged.Error() + ", so it cannot tell whether lefthook's " + h.Name + " hook runs git-queen's check"
+}
+
+// lefthookUnread says, for lefthook's hook h where no file lefthook reads
+// that doctor read runs git-queen's check, that doctor did not read one
+// larger than maxLefthookConfig, so cannot tell whether it does; "" when
+// it read each.
+func lefthookUnread(h *Hook) string {
+	if h.Owner != OwnerLefthook || h.RunsQueen || h.tooLarge == "" {
+		return ""
+	}
+	return lefthookCannotTell(lefthookTooLarge(h.tooLarge), h)
 }
 
 // lefthookTooLarge says that doctor does not read file, a lefthook
@@ -199,8 +235,15 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	}
 	for _, file := range files {
 		_, err, _ := lefthookRead(r.TopLevel, file)
+		if either := (*lefthookEither)(nil); errors.As(err, &either) {
+			if keys := either.hooks[h.Name]; keys != "" {
+				return fmt.Sprintf("%s spells a setting of %s two ways in one mapping (%s), and lefthook reads one or the other at random each time it runs, "+
+					"so doctor cannot tell whether its %s hook runs git-queen's check: keep one of them", file, h.Name, keys, h.Name)
+			}
+			continue
+		}
 		if unjudged := (*lefthookUnjudged)(nil); errors.As(err, &unjudged) {
-			return err.Error() + ", so it cannot tell whether lefthook's " + h.Name + " hook runs git-queen's check"
+			return lefthookCannotTell(err, h)
 		}
 		if err != nil {
 			fix := "correct it"

@@ -102,9 +102,11 @@ func lefthookHolds(value any) string {
 // (the hook, it, then the groups around it, innermost first), and whether
 // that run: calls git-queen outside quotes, as a command rather than as
 // words another prints (echo "git-queen hook ..."); command is its key
-// under commands: ("" for a job); dropped the file whose commands: of
-// the hook, no mapping (commands: with nothing after it), takes the
-// command away, where none after it sets it again.
+// under commands: ("" for a job); dropped the file that takes the command
+// or job away, where none after it sets it again: a command, by the
+// hook's commands: that is no mapping (commands: with nothing after it);
+// a job, by a group around it whose group: is no mapping, or its jobs:
+// no list (lefthookPlace.dropped).
 type lefthookGuard struct {
 	levels  []lefthookLevel
 	plain   bool
@@ -168,7 +170,13 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 				levels[j+1].read(file, settings)
 			}
 		}
-		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, dropped[p.command]})
+		gone := dropped[p.command]
+		if p.command == "" {
+			for i, file := range files {
+				p.dropped(file, hooks[i]["jobs"], 0, &gone)
+			}
+		}
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, gone})
 	}
 	slices.SortStableFunc(guards, lefthookRunOrder)
 	return guards, excludeTags
@@ -347,4 +355,34 @@ func outsideQuotes(text string) string {
 		}
 	}
 	return out.String()
+}
+
+// dropped sets *by to file where a file's settings of the hook take the
+// job at p away, and to "" where they name it again, in the order
+// lefthook merges them (list is the file's jobs: at depth in p.jobs):
+// lefthook merges a job over the one of its name before it key by key
+// (mergeJobsSlice), the lists of jobs of their groups by name only where
+// both are lists of some jobs, so that a group: that is no mapping (group:
+// with nothing after it), or a group's jobs: that is no list (jobs: with
+// nothing after it, lefthook 2.2.2), replaces the group's jobs, git-queen's
+// among them; jobs: [] keeps them.
+func (p lefthookPlace) dropped(file string, list any, depth int, by *string) {
+	jobs, _ := list.([]any)
+	for i, item := range jobs {
+		job := lefthookMap(item)
+		if step := p.jobs[depth]; job == nil || job["name"] != step && (step != any(i) || file != p.file) {
+			continue
+		}
+		if depth == len(p.jobs)-1 {
+			*by = ""
+			continue
+		}
+		group, setGroup := job["group"]
+		sub, setJobs := lefthookMap(group)["jobs"]
+		if _, isList := sub.([]any); setGroup && lefthookMap(group) == nil || setJobs && !isList {
+			*by = file
+			continue
+		}
+		p.dropped(file, sub, depth+1, by)
+	}
 }
