@@ -67,7 +67,7 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("merge %s: %w", r.Path, err)
 	}
-	if usesCRLF(inputs[1]) {
+	if crlfResult(inputs[0], inputs[1], inputs[2]) {
 		res = merge.WithCRLF(res) // write what the file uses
 	}
 	if err := writeResult(e.Dir, e.abs(r.Ours), &res); err != nil {
@@ -194,9 +194,38 @@ func replaceThrough(tmpDir, path string, mode os.FileMode, res *merge.Result) er
 	return os.Rename(tmp.Name(), path)
 }
 
-// usesCRLF reports whether a file ends its lines with CRLF (its first line
-// says; a file mixing the two is rare and keeps what the union gives).
-func usesCRLF(b []byte) bool {
-	i := bytes.IndexByte(b, '\n')
-	return i > 0 && b[i-1] == '\r'
+// Line ends of a version, as its first line says (a file mixing the two is
+// rare and keeps what the union gives).
+const (
+	noLineEnd = iota // no line ends at all (empty, or one line without one)
+	lfEnds
+	crlfEnds
+)
+
+func lineEnds(b []byte) int {
+	switch i := bytes.IndexByte(b, '\n'); {
+	case i < 0:
+		return noLineEnd
+	case i > 0 && b[i-1] == '\r':
+		return crlfEnds
+	}
+	return lfEnds
+}
+
+// crlfResult reports whether a merge writes CRLF line ends. They merge as
+// a change does: the side that changed them from the base wins, so that a
+// side that turned CRLF into LF (or back) keeps that change, and both
+// directions of a merge write the same file. Deciding by ours alone, a
+// merge into the CRLF side undid the other's normalisation while the
+// merge the other way kept it. With no base to go by and the sides
+// differing, LF: the form git itself keeps in a repository.
+func crlfResult(base, ours, theirs []byte) bool {
+	b, o, t := lineEnds(base), lineEnds(ours), lineEnds(theirs)
+	switch {
+	case o == noLineEnd || o == b && t != noLineEnd:
+		return t == crlfEnds
+	case t == noLineEnd || t == b || o == t:
+		return o == crlfEnds
+	}
+	return false
 }

@@ -84,3 +84,32 @@ func TestMergeDriverMergesPastAMistypedFormatAttribute(t *testing.T) {
 		t.Errorf("warning %q does not name the attribute's value and where to correct it", w)
 	}
 }
+
+// Line ends merge as a change does: the side that changed them from the
+// base wins, so both directions of a merge agree.
+func TestCRLFResult(t *testing.T) {
+	const none, lf, crlf = "{}", "{}\n", "{}\r\n"
+	for _, c := range []struct {
+		name               string
+		base, ours, theirs string
+		want               bool
+	}{
+		{"nobody changed CRLF", crlf, crlf, crlf, true},
+		{"nobody changed LF", lf, lf, lf, false},
+		{"theirs turned CRLF into LF", crlf, crlf, lf, false},
+		{"ours turned CRLF into LF", crlf, lf, crlf, false},
+		{"theirs turned LF into CRLF", lf, lf, crlf, true},
+		{"ours turned LF into CRLF", lf, crlf, lf, true},
+		{"both turned CRLF into LF", crlf, lf, lf, false},
+		{"no base, both CRLF", none, crlf, crlf, true},
+		{"no base, the sides differ: LF", none, crlf, lf, false},
+		{"no base, the sides differ the other way: LF", none, lf, crlf, false},
+		{"ours has no line end: theirs", crlf, none, crlf, true},
+		{"theirs has no line end: ours", lf, crlf, none, true},
+		{"no line ends anywhere", none, none, none, false},
+	} {
+		if got := crlfResult([]byte(c.base), []byte(c.ours), []byte(c.theirs)); got != c.want {
+			t.Errorf("%s: crlfResult = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
