@@ -114,6 +114,14 @@ func (r *Repo) HooksDir() (string, error) {
 	return strings.TrimSpace(out), err
 }
 
+// ObjectsDir is the object directory of the repository at dir as git
+// finds it (GIT_OBJECT_DIRECTORY when set, else the common git
+// directory's objects), absolute: where a pack fetched aside goes.
+func ObjectsDir(dir string) (string, error) {
+	out, err := revParseAbsolute(dir, "--git-path", "objects")
+	return strings.TrimSpace(out), err
+}
+
 // Accepted runs git in the repository once and returns its refusal, if
 // it refuses: one owned by another user (safe.directory), where git runs
 // no hook and no command, is named before anything is changed in it.

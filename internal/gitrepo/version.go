@@ -24,9 +24,10 @@ type GitVersion struct {
 // lists its files with `git ls-files --deduplicate` (git 2.31).
 var MinimumGit = GitVersion{Major: 2, Minor: 31, Text: "2.31"}
 
-// RefetchGit is the oldest git with `git fetch --refetch` (2.36), which
-// sync needs to fetch again an object of the remote's ledger this clone
-// lost.
+// RefetchGit is the oldest git with `git fetch --refetch` (2.36), with
+// which transport.Refetch fetches again an object of the remote's ledger
+// this clone lost; before it, Refetch fetches into an object directory
+// of its own.
 var RefetchGit = GitVersion{Major: 2, Minor: 36, Text: "2.36"}
 
 // AtLeast says whether v is min or newer.

@@ -29,8 +29,13 @@ var gitOptions = []string{"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c
 // run runs git in dir with gitOptions, within limit, never prompting, and
 // returns stdout, and stderr in the error.
 func run(dir string, limit time.Duration, args ...string) (stdout, stderr string, err error) {
+	return runEnv(dir, limit, nil, args...)
+}
+
+// runEnv is run with env added to git's environment.
+func runEnv(dir string, limit time.Duration, env []string, args ...string) (stdout, stderr string, err error) {
 	out, err := gitrepo.Command{Dir: dir, Args: append(append([]string{}, gitOptions...), args...),
-		Env: []string{"GIT_TERMINAL_PROMPT=0"}, Timeout: limit}.Run()
+		Env: append([]string{"GIT_TERMINAL_PROMPT=0"}, env...), Timeout: limit}.Run()
 	if failed, ok := errors.AsType[*gitrepo.CommandError](err); ok {
 		return out, failed.Stderr, failed.Err
 	}
@@ -78,32 +83,28 @@ func Fetch(dir, remote, refspec string, limit time.Duration) error {
 	return fetch(dir, remote, refspec, limit)
 }
 
-// Refetch is Fetch without negotiation (git fetch --refetch, git 2.36):
-// every object refspec reaches comes again, as in a fresh clone. A
-// repository that lost an object while one of its refs still reaches it
-// gets it back so: a plain fetch takes that ref's word that the object is
-// here, and never sends it. An older git is CheckRefetch's error, not an
-// *Error: the remote was never asked.
-func Refetch(dir, remote, refspec string, limit time.Duration) error {
-	if err := CheckRefetch(); err != nil {
-		return err
-	}
-	return fetch(dir, remote, refspec, limit, "--refetch")
-}
-
-// CheckRefetch is nil when the git on PATH can Refetch, else the
-// *gitrepo.TooOldError that says it cannot (git 2.35 and older).
-func CheckRefetch() error {
-	return gitrepo.RequireGit(gitrepo.RefetchGit, "to fetch it again (git fetch --refetch)")
-}
-
 func fetch(dir, remote, refspec string, limit time.Duration, options ...string) error {
-	args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--no-recurse-submodules"}, options...)
-	_, stderr, err := run(dir, limit, append(args, "--", remote, refspec)...)
-	if err != nil {
+	if stderr, err := runFetch(dir, "", remote, refspec, limit, options...); err != nil {
 		return failure(stderr, err)
 	}
 	return nil
+}
+
+// runFetch runs Fetch's git fetch with options, and returns git's stderr
+// and run's error. objects, when set, is the object directory git writes
+// to instead of the repository's (GIT_OBJECT_DIRECTORY), where what comes
+// stays a pack (fetch.unpackLimit=1; it would be loose objects below 100).
+func runFetch(dir, objects, remote, refspec string, limit time.Duration, options ...string) (stderr string, err error) {
+	var env, args []string
+	if objects != "" {
+		env = []string{"GIT_OBJECT_DIRECTORY=" + objects}
+		args = []string{"-c", "fetch.unpackLimit=1"}
+	}
+	args = append(args, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", "--no-recurse-submodules")
+	args = append(args, options...)
+	args = append(args, "--", remote, refspec)
+	_, stderr, err = runEnv(dir, limit, env, args...)
+	return stderr, err
 }
 
 // LsRemote asks remote, within limit, which commit it shows for ref:

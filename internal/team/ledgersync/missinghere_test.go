@@ -1,7 +1,6 @@
 package ledgersync
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/reservations"
-	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -24,7 +22,6 @@ import (
 // clones' records off the remote on every sync (the flake of
 // TestClocksTiesKillsAndGCConverge).
 func TestObjectsLostHereAreFetchedAgainNotBlamedOnTheRemote(t *testing.T) {
-	needRefetch(t)
 	r, a, b, c, lost := loseAnObjectOfTheRemotesLedger(t)
 	res := a.sync(t)
 	if len(res.SetAside) != 0 {
@@ -40,31 +37,6 @@ func TestObjectsLostHereAreFetchedAgainNotBlamedOnTheRemote(t *testing.T) {
 	// The remote still holds everything bob pushed.
 	bobs := testgit.Run(t, b.dir, "rev-parse", ledger.Ref)
 	testgit.Run(t, r.Dir, "merge-base", "--is-ancestor", bobs, ledger.Ref)
-}
-
-// With a git older than 2.36 (Ubuntu 22.04's 2.34), which has no fetch
-// --refetch, the same sync fails saying so: not that the remote cannot be
-// reached (git refused the option, and sync took it for the remote's
-// failure), and without pushing over the remote's ledger. It runs only
-// with such a git first on PATH.
-func TestObjectsLostHereNeedANewerGitNotTheRemote(t *testing.T) {
-	have, err := gitrepo.InstalledGit()
-	if err != nil || have.AtLeast(gitrepo.RefetchGit) {
-		t.Skipf("git %s has fetch --refetch (%v): TestObjectsLostHereAreFetchedAgainNotBlamedOnTheRemote runs instead", have, err)
-	}
-	r, a, b, _, lost := loseAnObjectOfTheRemotesLedger(t)
-	_, err = a.sy.Sync("origin")
-	want := "git 2.36 or later is needed to fetch it again (git fetch --refetch); this is git " + have.Text
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), lost[:12]) {
-		t.Fatalf("sync with git %s: %v; want the missing object %s and %q", have, err, lost, want)
-	}
-	if _, ok := errors.AsType[*RemoteError](err); ok {
-		t.Fatalf("sync blamed the remote: %v", err)
-	}
-	bobs := testgit.Run(t, b.dir, "rev-parse", ledger.Ref)
-	if theirs := testgit.Run(t, r.Dir, "rev-parse", ledger.Ref); theirs != bobs {
-		t.Fatalf("the remote's ledger moved from bob's %s to %s", bobs, theirs)
-	}
 }
 
 // loseAnObjectOfTheRemotesLedger makes a clone a lose the tree of the
@@ -103,14 +75,4 @@ func (c *clone) lose(t *testing.T, rev string) string {
 		t.Fatalf("%s (%s) is not a loose object: %v", rev, id, err)
 	}
 	return id
-}
-
-// needRefetch skips a test of what sync does with a git that has fetch
-// --refetch (2.36) when the git on PATH is older:
-// TestObjectsLostHereNeedANewerGitNotTheRemote says what sync does then.
-func needRefetch(t *testing.T) {
-	t.Helper()
-	if have, err := gitrepo.InstalledGit(); err != nil || !have.AtLeast(gitrepo.RefetchGit) {
-		t.Skipf("git %s has no fetch --refetch (%v): TestObjectsLostHereNeedANewerGitNotTheRemote runs instead", have, err)
-	}
 }

@@ -343,20 +343,14 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 // remote's ledger fetched again whole when objects of it are missing here
 // (missingHere; once a sync, *refetched says it was done), and on a ledger
 // rebuilt from the live store when this clone's own ledger is damaged, or
-// objects are missing still (once). A git too old to fetch again (2.35 and
-// older) goes on to the rebuild, and a round still short of the object
-// fails saying that git is the reason.
+// objects are missing still (once).
 func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild bool, refetched *bool) (*round, error) {
 	r, err := s.round(rm.Key, *fetched, st, rebuild)
 	for retried := false; ; {
 		_, lostHere := errors.AsType[*missingHere](err)
 		_, damaged := errors.AsType[*localDamage](err)
-		var tooOld error // git cannot fetch again what is lost here
-		if lostHere {
-			tooOld = transport.CheckRefetch()
-		}
 		switch {
-		case lostHere && !*refetched && tooOld == nil:
+		case lostHere && !*refetched:
 			*refetched = true
 			*fetched, err = s.refetch(rm)
 			s.note(rm, "fetch", err)
@@ -365,8 +359,6 @@ func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild b
 			}
 		case (lostHere || damaged) && !retried:
 			retried, rebuild = true, true
-		case tooOld != nil:
-			return r, fmt.Errorf("%w; %w", err, tooOld)
 		default:
 			return r, err
 		}

@@ -17,9 +17,8 @@ func TestGitCheckJudgesTheVersion(t *testing.T) {
 	}{
 		{have: gitrepo.GitVersion{Major: 2, Minor: 39, Patch: 5, Text: "2.39.5"}, status: OK, says: "git 2.39.5"},
 		{have: gitrepo.GitVersion{Major: 2, Minor: 36, Text: "2.36.0"}, status: OK, says: "git 2.36.0"},
-		{have: gitrepo.GitVersion{Major: 2, Minor: 34, Patch: 1, Text: "2.34.1"}, status: Warn,
-			says: "git 2.34.1 works, but sync needs git 2.36 or later to fetch again an object"},
-		{have: gitrepo.GitVersion{Major: 2, Minor: 31, Text: "2.31.0"}, status: Warn, says: "git fetch --refetch"},
+		{have: gitrepo.GitVersion{Major: 2, Minor: 34, Patch: 1, Text: "2.34.1"}, status: OK, says: "git 2.34.1"},
+		{have: gitrepo.GitVersion{Major: 2, Minor: 31, Text: "2.31.0"}, status: OK, says: "git 2.31.0"},
 		{have: gitrepo.GitVersion{Major: 2, Minor: 30, Patch: 2, Text: "2.30.2"}, status: Fail,
 			says: "git 2.30.2 is too old: git-queen needs git 2.31 or later"},
 		{err: errors.New("exec: \"git\": executable file not found in $PATH"), status: Warn, says: "cannot tell which git this is: exec:"},
