@@ -156,6 +156,15 @@ func (r *Repo) allEntries() []configEntry {
 	return entries
 }
 
+// readsConfigGlobal says whether the git on PATH reads GIT_CONFIG_GLOBAL
+// (git 2.32 and later; 2.31 reads ~/.gitconfig whatever it says). Asked
+// only where the variable is set, so that a git-queen beside no such
+// variable starts no git for it.
+func readsConfigGlobal() bool {
+	v, err := InstalledGit()
+	return err != nil || v.AtLeast(ConfigGlobalGit)
+}
+
 // commandScope says whether configuration comes from the environment
 // (git -c, GIT_CONFIG_COUNT, GIT_CONFIG), which outranks every file.
 func commandScope() bool {
@@ -183,7 +192,7 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 		}
 		files = append(files, file{system, ScopeSystem})
 	}
-	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
+	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && readsConfigGlobal() {
 		files = append(files, file{global, ScopeGlobal})
 	} else {
 		xdg, home := os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")

@@ -17,6 +17,9 @@ func TestReadConfigAgreesWithGit(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	global := os.Getenv("GIT_CONFIG_GLOBAL")
+	if !readsConfigGlobal() {
+		global = filepath.Join(os.Getenv("HOME"), ".gitconfig") // git 2.31's
+	}
 	testgit.Run(t, repo, "config", "--file", global, "queen.timeout", "7s")
 	testgit.Run(t, repo, "config", "--file", global, "queen.prePushTimeout", "off")
 	testgit.Run(t, repo, "config", "--file", global, "queen.droid", "global-droid")
