@@ -101,9 +101,8 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 	h.outside = h.HooksPath != "" && !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
-	} else if errors.Is(err, os.ErrNotExist) && h.HooksPath != "" && huskyNotGenerated(dir) {
-		return nil, fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
-			"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", h.HooksPath)
+	} else if h.HooksPath != "" && r.huskyNotGenerated(dir, err == nil) {
+		return nil, huskyNotGeneratedError(h.HooksPath, err == nil)
 	}
 	data, err := readHead(h.Path)
 	switch {
