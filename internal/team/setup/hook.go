@@ -66,6 +66,11 @@ type Hook struct {
 	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
 	// "git-queen" (our shim, since nothing else does).
 	LFS string `json:"lfs,omitempty"`
+	// scriptLFS, for pre-push, is true where the script git-queen's line
+	// goes in (husky's .husky/pre-push, or the hook itself) runs `git lfs
+	// pre-push`, and refsReadTwice where it also runs git-queen's check
+	// and the two do not each get their copy of git's refs (refsReadTwice).
+	scriptLFS, refsReadTwice bool
 	// Guards is what the hook guards, in words.
 	Guards string `json:"guards"`
 }
@@ -188,6 +193,9 @@ func (h *Hook) Instruction() string {
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
 	line := h.AddTo + ": " + TrackedLine(h.Name)
+	if h.scriptLFS {
+		line = h.AddTo + ": " + SharedRefsLine + " (in place of its git lfs pre-push line: " + refsOnce + ")"
+	}
 	if h.Owner != OwnerHusky && h.State == HookMissing { // husky runs its scripts with sh; git runs only a program
 		line += " (a new file: #!/bin/sh as its first line, and chmod +x " + h.AddTo + ")"
 	}

@@ -107,6 +107,10 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			c.warnOnly("; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
 				"and it lists no deleted file: a change that only deletes a held file is not checked")
 		}
+		if h.refsReadTwice {
+			c.warnOnly("; but " + h.Via + " also runs git lfs pre-push, and " + refsOnce + ": whichever runs second reads none, " +
+				"so LFS uploads no object, or the check lets every push through; give each its copy: " + SharedRefsLine)
+		}
 		if h.Owner == OwnerLefthook && name == "pre-push" && !r.lefthookGivesStdin(h, o.Getenv) {
 			c.warnOnly("; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
 				" does not set: without it the check sees no refs and lets every push through")
@@ -125,7 +129,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		r.lefthookSkipped(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}
-	if name == "pre-push" && c.Status != Fail {
+	if name == "pre-push" && c.Status != Fail && !h.refsReadTwice { // its warning names LFS's pre-push
 		r.lfsNote(&c, h)
 	}
 	if h.globalHooksPath() && c.Status != OK {

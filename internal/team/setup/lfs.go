@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -41,7 +42,7 @@ func isLFSPrePush(data []byte) bool {
 // lfsRunner says what runs `git lfs pre-push` in the pre-push hook h.
 func (r *Repo) lfsRunner(h *Hook) string {
 	if h.Owner != OwnerQueen {
-		if data, err := readHead(h.Path); err == nil && isLFSPrePush(data) {
+		if h.scriptLFS {
 			return "itself"
 		}
 		return "" // a manager's: its configuration says
@@ -108,4 +109,72 @@ func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
 		return line, nil
 	}
 	return did + "\n" + line, nil
+}
+
+// A script of the team's (husky's .husky/pre-push, a hook of the
+// repository's files) can run both `git lfs pre-push` and git-queen's
+// check. git gives the pre-push hook the refs on stdin once, and each
+// reads them all: the one that runs second reads none, so LFS uploads no
+// object or git-queen's check lets every push through, and the push goes
+// on without a word. Each needs its own copy (SharedRefsLine).
+
+// SharedRefsLine is the line for a pre-push script that runs Git LFS's
+// pre-push too: it reads git's refs once and gives git-queen's check, then
+// LFS, each its copy.
+const SharedRefsLine = `input=$(cat); if git config merge.queen.driver >/dev/null; then printf '%s\n' "$input" | git-queen hook pre-push "$@" || exit $?; fi; ` +
+	`printf '%s\n' "$input" | git lfs pre-push "$@"`
+
+// refsOnce says why SharedRefsLine gives each command its copy.
+const refsOnce = "git gives the hook the refs being pushed on stdin once, and each command reads them all"
+
+// lfsPrePushCall matches a command that runs Git LFS's pre-push.
+var lfsPrePushCall = regexp.MustCompile(`git[- ]lfs\s+(pre-push|push\s+--stdin)`)
+
+// lfsScript sets h.scriptLFS and h.refsReadTwice from text, the pre-push
+// script git-queen's line goes in.
+func (h *Hook) lfsScript(text []byte) {
+	if h.Name != "pre-push" {
+		return
+	}
+	text = uncommented(text)
+	lfs := lfsPrePushCall.FindAllIndex(text, -1)
+	h.scriptLFS = len(lfs) > 0
+	h.refsReadTwice = h.scriptLFS && h.RunsQueen &&
+		!(eachFedItsCopy(text, lfs) && eachFedItsCopy(text, queenCalls()["pre-push"].FindAllIndex(text, -1)))
+}
+
+// eachFedItsCopy says whether every command of text at calls reads its
+// input from a pipe (printf ... | CMD) or a redirection (CMD < FILE, a
+// here-document) rather than from the hook's stdin: judged in the simple
+// command it is part of, between the separators ; && || and newlines.
+func eachFedItsCopy(text []byte, calls [][]int) bool {
+	for _, at := range calls {
+		before, after := string(text[:at[0]]), string(text[at[1]:])
+		before = before[lastSeparator(before):]
+		after = after[:firstSeparator(after)]
+		if !strings.Contains(before, "|") && !strings.Contains(after, "<") {
+			return false
+		}
+	}
+	return true
+}
+
+// commandSeparators end a simple command in a shell line.
+var commandSeparators = regexp.MustCompile(`;|&&|\|\||\n`)
+
+// lastSeparator is where the last simple command of s starts.
+func lastSeparator(s string) int {
+	all := commandSeparators.FindAllStringIndex(s, -1)
+	if len(all) == 0 {
+		return 0
+	}
+	return all[len(all)-1][1]
+}
+
+// firstSeparator is where the first simple command of s ends.
+func firstSeparator(s string) int {
+	if at := commandSeparators.FindStringIndex(s); at != nil {
+		return at[0]
+	}
+	return len(s)
 }
