@@ -136,45 +136,25 @@ func (h *Hook) lfsScript(text []byte) {
 	if h.Name != "pre-push" {
 		return
 	}
-	text = uncommented(text)
-	lfs := lfsPrePushCall.FindAllIndex(text, -1)
-	h.scriptLFS = len(lfs) > 0
+	script := string(uncommented(text))
+	h.scriptLFS = lfsPrePushCall.MatchString(script)
 	h.refsReadTwice = h.scriptLFS && h.RunsQueen &&
-		!(eachFedItsCopy(text, lfs) && eachFedItsCopy(text, queenCalls()["pre-push"].FindAllIndex(text, -1)))
+		!(eachFedItsCopy(script, lfsPrePushCall) && eachFedItsCopy(script, queenCalls()["pre-push"]))
 }
 
-// eachFedItsCopy says whether every command of text at calls reads its
-// input from a pipe (printf ... | CMD) or a redirection (CMD < FILE, a
-// here-document) rather than from the hook's stdin: judged in the simple
-// command it is part of, between the separators ; && || and newlines.
-func eachFedItsCopy(text []byte, calls [][]int) bool {
-	for _, at := range calls {
-		before, after := string(text[:at[0]]), string(text[at[1]:])
-		before = before[lastSeparator(before):]
-		after = after[:firstSeparator(after)]
-		if !strings.Contains(before, "|") && !strings.Contains(after, "<") {
+// eachFedItsCopy says whether every simple command of script (between the
+// separators ; && || and newlines) that runs call reads its input from a
+// pipe (printf ... | CMD) or a redirection (CMD < FILE, a here-document)
+// rather than from the hook's stdin.
+func eachFedItsCopy(script string, call *regexp.Regexp) bool {
+	for _, command := range commandSeparators.Split(script, -1) {
+		if at := call.FindStringIndex(command); at != nil &&
+			!strings.Contains(command[:at[0]], "|") && !strings.Contains(command[at[1]:], "<") {
 			return false
 		}
 	}
 	return true
 }
 
-// commandSeparators end a simple command in a shell line.
+// commandSeparators end a simple command in a shell script.
 var commandSeparators = regexp.MustCompile(`;|&&|\|\||\n`)
-
-// lastSeparator is where the last simple command of s starts.
-func lastSeparator(s string) int {
-	all := commandSeparators.FindAllStringIndex(s, -1)
-	if len(all) == 0 {
-		return 0
-	}
-	return all[len(all)-1][1]
-}
-
-// firstSeparator is where the first simple command of s ends.
-func firstSeparator(s string) int {
-	if at := commandSeparators.FindStringIndex(s); at != nil {
-		return at[0]
-	}
-	return len(s)
-}
