@@ -129,7 +129,7 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
 	r.owner(h, data, getenv)
-	if name == "pre-push" && r.storesLFSObjects() {
+	if name == "pre-push" && r.KeepsLFSObjects() {
 		h.LFS = r.lfsRunner(h)
 	}
 	return h, nil

@@ -25,14 +25,6 @@ import (
 // lfsHooks are the hooks `git lfs install` writes besides pre-push.
 var lfsHooks = []string{"post-checkout", "post-commit", "post-merge"}
 
-// storesLFSObjects says whether the repository keeps Git LFS objects (in
-// $GIT_COMMON_DIR/lfs/objects), the shim's own test: a push from it may
-// have objects to upload.
-func (r *Repo) storesLFSObjects() bool {
-	info, err := os.Stat(filepath.Join(r.CommonDir, "lfs", "objects"))
-	return err == nil && info.IsDir()
-}
-
 // isLFSPrePush says whether a hook runs `git lfs pre-push` (LFS's own
 // script, or one that calls it), as the shim decides.
 func isLFSPrePush(data []byte) bool {
@@ -71,7 +63,7 @@ func missingLFSHooks(dir string) []string {
 // itself), and the shim is put back. It returns did, with a line for what
 // it did; when git-lfs fails, the line says so and nothing is lost.
 func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
-	if h.Name != "pre-push" || !r.storesLFSObjects() {
+	if h.Name != "pre-push" || !r.KeepsLFSObjects() {
 		return did, nil
 	}
 	dir := filepath.Dir(h.Path)
