@@ -74,3 +74,40 @@ func TestHuskyPrePushBesideGitLFS(t *testing.T) {
 		t.Fatalf("the LFS object is not on the remote after the push: %v", err)
 	}
 }
+
+// TestHuskyLinkedWorktreeWithGitLFS: git worktree add checks out LFS files,
+// and git-lfs then writes its hooks where core.hooksPath points, the new
+// worktree's .husky/_, which husky has not generated there. init said to
+// add git-queen's lines to .husky/_/NAME; it says to have husky generate
+// its directory, after which the scripts in .husky/ guard the worktree.
+func TestHuskyLinkedWorktreeWithGitLFS(t *testing.T) {
+	needTool(t, "git-lfs")
+	husky := npmTool(t, "husky")
+	repo, _ := hookRepo(t)
+	mustSh(t, repo, husky+" && git lfs install --skip-repo && git lfs track '*.bin'")
+	for _, name := range []string{"pre-commit", "pre-merge-commit"} {
+		testgit.Write(t, repo, ".husky/"+name, setup.TrackedLine(name)+"\n")
+	}
+	testgit.Write(t, repo, ".husky/pre-push", setup.SharedRefsLine+"\n")
+	writeBlob(t, repo, "data.bin")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	mustSh(t, repo, "git add -A && git commit -q -m 'husky and LFS'")
+	wt := filepath.Join(t.TempDir(), "wt")
+	testgit.Run(t, repo, "worktree", "add", "-q", wt)
+	if _, err := os.Stat(filepath.Join(wt, ".husky", "_", "pre-push")); err != nil {
+		t.Skipf("git-lfs wrote no hooks into the new worktree's .husky/_ (%v): this test is about when it does", err)
+	}
+	r := gitQueen(t, wt, "", "init", "--droid", "cy")
+	out := r.stdout + r.stderr
+	if r.code == 0 || !strings.Contains(out, "husky's generated directory, which husky has not generated in this worktree") ||
+		!strings.Contains(out, "npx husky") || strings.Contains(out, ".husky/_/pre-commit") {
+		t.Fatalf("init in a linked worktree where git-lfs wrote its hooks into .husky/_: exit %d\n%s", r.code, out)
+	}
+	mustSh(t, wt, husky)
+	if out, ok := queenInit(t, wt); !ok {
+		t.Fatalf("init once husky generated its directory: %s", out)
+	}
+	guardsEveryRoute(t, wt)
+}
