@@ -82,9 +82,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 				"(kept as %s.old, which it does not run); add to %s", config, name, name,
 				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
 		}
-		if script := r.huskyToCome(h); script != "" && c.Status == OK {
+		if script := r.huskyToCome(h); script != nil && c.Status == OK {
 			c.warnOnly("; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
-				"and this hook stops; add to " + script + ": " + TrackedLine(name))
+				"and this hook stops; add to " + script.Instruction())
 		}
 		if h.Managed != "" {
 			c.warnOnly(fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
@@ -247,23 +247,26 @@ func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
 	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
 }
 
-// huskyToCome is husky's script for git-queen's hook h where husky has not
-// run yet (a fresh clone: .husky/ is there, core.hooksPath is not): once
-// it runs, git runs husky's hooks and not h, so the script must run
-// git-queen. "" when husky has run, is not used, or its script runs
-// git-queen already.
-func (r *Repo) huskyToCome(h *Hook) string {
+// huskyToCome is husky's hook of git-queen's hook h's name where husky has
+// not run yet (a fresh clone: .husky/ is there, core.hooksPath is not):
+// once it runs, git runs husky's hooks and not h, so its script must run
+// git-queen (the hook's Instruction says how). nil when husky has run, is
+// not used, or its script runs git-queen already.
+func (r *Repo) huskyToCome(h *Hook) *Hook {
 	if h.HooksPath != "" {
-		return ""
+		return nil
 	}
 	if info, err := os.Stat(filepath.Join(r.TopLevel, ".husky")); err != nil || !info.IsDir() {
-		return ""
+		return nil
 	}
 	script := filepath.Join(r.TopLevel, ".husky", h.Name)
-	if text, err := readRepoFile(script); err == nil && callsQueen(text, h.Name) {
-		return ""
+	text, err := readRepoFile(script)
+	if err == nil && callsQueen(text, h.Name) {
+		return nil
 	}
-	return r.shown(script)
+	husky := &Hook{Name: h.Name, Owner: OwnerHusky, AddTo: r.shown(script)}
+	husky.lfsScript(text)
+	return husky
 }
 
 // lefthookToCome is the lefthook configuration that configures git-queen's
