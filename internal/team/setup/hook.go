@@ -192,14 +192,21 @@ func (h *Hook) Instruction() string {
 		id := frameworkHookIDs[h.Name][0] // the id that builds git-queen, the one README shows first
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
-	line := h.AddTo + ": " + TrackedLine(h.Name)
-	if h.scriptLFS {
-		line = h.AddTo + ": " + SharedRefsLine + " (in place of its git lfs pre-push line: " + refsOnce + ")"
-	}
+	line := h.AddTo + ": " + h.line()
 	if h.Owner != OwnerHusky && h.State == HookMissing { // husky runs its scripts with sh; git runs only a program
 		line += " (a new file: #!/bin/sh as its first line, and chmod +x " + h.AddTo + ")"
 	}
 	return line
+}
+
+// line is the line that has a script of h's name run git-queen's check
+// (TrackedLine), or, where the script runs Git LFS's pre-push, the line to
+// put in place of LFS's, which gives each its copy of git's refs.
+func (h *Hook) line() string {
+	if h.scriptLFS {
+		return SharedRefsLine + " (in place of its git lfs pre-push line: " + refsOnce + ")"
+	}
+	return TrackedLine(h.Name)
 }
 
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
@@ -247,7 +254,7 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 		// repositories using the directory, and machines without
 		// git-queen, go on as before.
 		return "", fmt.Errorf("%s; install anyway with --force, or add `git-queen hook %s` to that hook yourself, "+
-			"as a line the other repositories skip: %s", shared, name, TrackedLine(name))
+			"as a line the other repositories skip: %s", shared, name, h.line())
 	}
 	if h.Managed != "" {
 		did := ""
