@@ -19,7 +19,8 @@ import (
 // git-queen's hooks installed before and after LFS's: the object must be
 // on the remote after the push, a fresh clone must check it out, LFS's
 // four hooks must be there, and a push of a path another droid holds is
-// refused before any object leaves.
+// refused before any object leaves; pushed past the check with
+// --no-verify (which skips LFS too), the refusal's advice uploads it.
 func TestGitLFSBesideTheHooks(t *testing.T) {
 	needTool(t, "git-lfs")
 	for _, order := range []string{"git-queen first", "LFS first"} {
@@ -75,11 +76,26 @@ func TestGitLFSBesideTheHooks(t *testing.T) {
 			mustQueen(t, repo, "bob", "reserve", "*.bin", "--exclusive")
 			held := writeBlob(t, repo, "held.bin")
 			mustSh(t, repo, "git add held.bin && git commit -q --no-verify -m held")
-			if out, ok := sh(t, repo, nil, "git push -q origin main"); ok || !strings.Contains(out, "push refused") {
+			out, ok := sh(t, repo, nil, "git push -q origin main")
+			if ok || !strings.Contains(out, "push refused") {
 				t.Fatalf("push of a held path: ok=%v\n%s", ok, out)
 			}
 			if _, err := os.Stat(lfsObject(remote.Dir, held)); err == nil {
 				t.Fatal("the refused push uploaded its LFS object")
+			}
+			// git push --no-verify skips LFS's upload too: the refusal says
+			// so, and what it says to run uploads the object.
+			upload := "git lfs push --all origin"
+			if !strings.Contains(out, "push anyway with git push --no-verify and then upload its Git LFS objects, which --no-verify skips too: "+upload) {
+				t.Fatalf("the refusal does not say how to upload the LFS objects a --no-verify push leaves:\n%s", out)
+			}
+			mustSh(t, repo, "git push -q --no-verify origin main")
+			if _, err := os.Stat(lfsObject(remote.Dir, held)); err == nil {
+				t.Fatal("git push --no-verify uploaded the LFS object: the refusal's advice is not needed")
+			}
+			mustSh(t, repo, upload)
+			if _, err := os.Stat(lfsObject(remote.Dir, held)); err != nil {
+				t.Fatalf("the LFS object is not on the remote after %s: %v", upload, err)
 			}
 		})
 	}

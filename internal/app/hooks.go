@@ -54,6 +54,9 @@ type PrePushRequest struct {
 type PrePushResult struct {
 	Push   *precommit.PushResult
 	Ledger *LedgerFetch
+	// KeepsLFSObjects is true in a repository that keeps Git LFS objects:
+	// a push past the check with --no-verify skips LFS's upload too.
+	KeepsLFSObjects bool
 }
 
 // LedgerFetch is how the pre-push check's fetch of the remote's ledger
@@ -92,7 +95,7 @@ func PrePush(e *Env, r PrePushRequest) (*PrePushResult, error) {
 		return nil, err
 	}
 	remote = cmp.Or(remote, "origin")
-	out := &PrePushResult{}
+	out := &PrePushResult{KeepsLFSObjects: repo.KeepsLFSObjects()}
 	team := ledgersync.ConfiguredRemote(s)               // whose ledger is fetched: none for a plain store
 	hub := cmp.Or(ledgersync.TeamRemote(repo), "origin") // where the team's work is pushed, judged, whatever the store
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Hub: hub, Updates: updates, Identity: e.Identity,

@@ -156,3 +156,12 @@ func (r *Repo) HasRemote(name string) bool {
 func (r *Repo) UpdateLFSHooks() error {
 	return gitDo(r.TopLevel, "lfs", "update")
 }
+
+// KeepsLFSObjects says whether the repository keeps Git LFS objects (in
+// $GIT_COMMON_DIR/lfs/objects), the pre-push shim's own test: a push from
+// it may have objects to upload, which git push --no-verify leaves behind
+// (it skips LFS's pre-push too).
+func (r *Repo) KeepsLFSObjects() bool {
+	info, err := os.Stat(filepath.Join(r.CommonDir, "lfs", "objects"))
+	return err == nil && info.IsDir()
+}

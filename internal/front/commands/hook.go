@@ -73,7 +73,11 @@ be reached or does not answer in time leaves the push judged on what this
 clone has, with one line that says so. Bypass the check once with
 'git push --no-verify'.
 
-Empty stdin is git's word that nothing is pushed. Run by the pre-commit
+Empty stdin is git's word that nothing is pushed. git writes the refs
+once: in a script that also runs git lfs pre-push (husky's .husky/pre-push),
+whichever of the two reads them second reads none, so read them once and
+pipe each its copy (the line git queen init prints; doctor warns until it is
+there). Run by the pre-commit
 framework (PRE_COMMIT=1), which reads git's lines itself, it judges the refs
 the framework names instead (PRE_COMMIT_FROM_REF, PRE_COMMIT_TO_REF,
 PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_REMOTE_BRANCH, PRE_COMMIT_REMOTE_NAME),

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,11 @@ func runPrePush(o prePushOptions) error {
 	refused := len(res.Push.Refusals) > 0
 	return printVerdict(env, o.G, map[string]any{"refused": refused, "result": res.Push, "ledger": res.Ledger}, refused, ExitFailure, func() error {
 		if refused {
-			printPushRefusal(env.Stderr, res.Push)
+			lfsRemote := ""
+			if res.KeepsLFSObjects {
+				lfsRemote = cmp.Or(o.Remote, "origin")
+			}
+			printPushRefusal(env.Stderr, res.Push, lfsRemote)
 		}
 		return nil
 	})
@@ -59,10 +64,16 @@ func printUnseen(env *Env, g globals, unseen *precommit.UnseenError) error {
 	})
 }
 
-func printPushRefusal(w io.Writer, res *precommit.PushResult) {
+// printPushRefusal says what refused a push, and the ways out; lfsRemote,
+// in a repository that keeps Git LFS objects, is the remote pushed to:
+// git push --no-verify skips LFS's upload too, which is then run by hand.
+func printPushRefusal(w io.Writer, res *precommit.PushResult, lfsRemote string) {
 	fmt.Fprintf(w, "git-queen: push refused: %d change(s) to paths other droids reserved exclusively:\n", len(res.Refusals))
 	var names []string
 	rest := "take the change out of the commits you push, or push anyway with git push --no-verify"
+	if lfsRemote != "" {
+		rest += " and then upload its Git LFS objects, which --no-verify skips too: git lfs push --all " + wording.ShellWord(lfsRemote)
+	}
 	for _, r := range res.Refusals {
 		h := r.Reservation
 		names = append(names, h.Droid)

@@ -38,7 +38,7 @@ func TestRefusalsAskEachHolderOnce(t *testing.T) {
 			printRefusal(w, &precommit.Result{Me: "ann", Refusals: refusals, Now: now, Merge: &precommit.Merge{}}, "ann")
 		}},
 		{"push", func(w *strings.Builder) {
-			printPushRefusal(w, &precommit.PushResult{Me: "ann", Refusals: pushRefusals, Now: now})
+			printPushRefusal(w, &precommit.PushResult{Me: "ann", Refusals: pushRefusals, Now: now}, "")
 		}},
 	}
 	for _, tt := range tests {

@@ -68,7 +68,7 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "how long it lasts: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
 			&cli.BoolFlag{Name: "shared", Destination: &o.Req.Shared, Usage: "a shared reservation: others may reserve shared too, and the hook does not refuse their commits"},
-			&cli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Destination: &exclusive, Usage: "nobody else may reserve or commit these paths (the default); --exclusive=false is --shared, as in QueenBee"},
+			&cli.BoolFlag{Name: "exclusive", Aliases: []string{"x"}, Destination: &exclusive, DefaultText: "true", Usage: "nobody else may reserve or commit these paths (the default); --exclusive=false is --shared, as in QueenBee"},
 			&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Req.Reason, Usage: "why, for whoever finds the conflict (`TEXT`)"},
 			&cli.StringFlag{Name: "issue", Aliases: []string{"i"}, Destination: &o.Req.Issue, Usage: "the beads issue `ID` you work on"},
 			&cli.BoolFlag{Name: "force", Aliases: forceShort, Destination: &o.Req.Force, Usage: "reserve despite conflicts"},

@@ -74,6 +74,11 @@ type Hook struct {
 	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
 	// "git-queen" (our shim, since nothing else does).
 	LFS string `json:"lfs,omitempty"`
+	// scriptLFS, for pre-push, is true where the script git-queen's line
+	// goes in (husky's .husky/pre-push, or the hook itself) runs `git lfs
+	// pre-push`, and refsReadTwice where it also runs git-queen's check
+	// and the two do not each get their copy of git's refs (refsReadTwice).
+	scriptLFS, refsReadTwice bool
 	// Guards is what the hook guards, in words.
 	Guards string `json:"guards"`
 }
@@ -109,9 +114,8 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 	h.outside = h.HooksPath != "" && !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
-	} else if errors.Is(err, os.ErrNotExist) && h.HooksPath != "" && huskyNotGenerated(dir) {
-		return nil, fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
-			"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", h.HooksPath)
+	} else if h.HooksPath != "" && r.huskyNotGenerated(dir, err == nil) {
+		return nil, huskyNotGeneratedError(h.HooksPath, err == nil)
 	}
 	data, err := readHead(h.Path)
 	switch {
@@ -133,7 +137,7 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
 	r.owner(h, data, getenv)
-	if name == "pre-push" && r.storesLFSObjects() {
+	if name == "pre-push" && r.KeepsLFSObjects() {
 		h.LFS = r.lfsRunner(h)
 	}
 	return h, nil
@@ -199,11 +203,21 @@ func (h *Hook) Instruction() string {
 		id := frameworkHookIDs[h.Name][0] // the id that builds git-queen, the one README shows first
 		return fmt.Sprintf("%s: the hook id %s, at the %s stage (README: %q)", h.AddTo, id, h.Name, ManagersSection)
 	}
-	line := h.AddTo + ": " + TrackedLine(h.Name)
+	line := h.AddTo + ": " + h.line()
 	if h.Owner != OwnerHusky && h.State == HookMissing { // husky runs its scripts with sh; git runs only a program
 		line += " (a new file: #!/bin/sh as its first line, and chmod +x " + h.AddTo + ")"
 	}
 	return line
+}
+
+// line is the line that has a script of h's name run git-queen's check
+// (TrackedLine), or, where the script runs Git LFS's pre-push, the line to
+// put in place of LFS's, which gives each its copy of git's refs.
+func (h *Hook) line() string {
+	if h.scriptLFS {
+		return SharedRefsLine + " (in place of its git lfs pre-push line: " + refsOnce + ")"
+	}
+	return TrackedLine(h.Name)
 }
 
 // InstallHook installs every hook of hooks.Names (see InstallHookNamed),
@@ -251,7 +265,7 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 		// repositories using the directory, and machines without
 		// git-queen, go on as before.
 		return "", fmt.Errorf("%s; install anyway with --force, or add `git-queen hook %s` to that hook yourself, "+
-			"as a line the other repositories skip: %s", shared, name, TrackedLine(name))
+			"as a line the other repositories skip: %s", shared, name, h.line())
 	}
 	if h.Managed != "" {
 		did := ""

@@ -82,9 +82,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 				"(kept as %s.old, which it does not run); add to %s", config, name, name,
 				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
 		}
-		if script := r.huskyToCome(h); script != "" && c.Status == OK {
+		if script := r.huskyToCome(h); script != nil && c.Status == OK {
 			c.warnOnly("; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
-				"and this hook stops; add to " + script + ": " + TrackedLine(name))
+				"and this hook stops; add to " + script.Instruction())
 		}
 		if h.Managed != "" {
 			c.warnOnly(fmt.Sprintf("; but %s is %s: committed, the hook stops clones without git-queen; "+
@@ -107,6 +107,10 @@ func (r *Repo) checkHook(name string, o Options) Check {
 			c.warnOnly("; but without always_run: true in " + h.Via + " the framework runs it only when a file it lists matches, " +
 				"and it lists no deleted file: a change that only deletes a held file is not checked")
 		}
+		if h.refsReadTwice {
+			c.warnOnly("; but " + h.Via + " also runs git lfs pre-push, and " + refsOnce + ": whichever runs second reads none, " +
+				"so LFS uploads no object, or the check lets every push through; give each its copy: " + SharedRefsLine)
+		}
 		if h.Owner == OwnerLefthook && name == "pre-push" && !r.lefthookGivesStdin(h, o.Getenv) {
 			c.warnOnly("; but lefthook gives a command git's refs only with use_stdin: true, which " + h.Via +
 				" does not set: without it the check sees no refs and lets every push through")
@@ -125,7 +129,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		r.lefthookSkipped(h, o.Getenv)); off != "" && h.RunsQueen && c.Status == OK {
 		c.warnOnly("; but " + off)
 	}
-	if name == "pre-push" && c.Status != Fail {
+	if name == "pre-push" && c.Status != Fail && !h.refsReadTwice { // its warning names LFS's pre-push
 		r.lfsNote(&c, h)
 	}
 	if h.globalHooksPath() && c.Status != OK {
@@ -243,23 +247,26 @@ func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
 	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
 }
 
-// huskyToCome is husky's script for git-queen's hook h where husky has not
-// run yet (a fresh clone: .husky/ is there, core.hooksPath is not): once
-// it runs, git runs husky's hooks and not h, so the script must run
-// git-queen. "" when husky has run, is not used, or its script runs
-// git-queen already.
-func (r *Repo) huskyToCome(h *Hook) string {
+// huskyToCome is husky's hook of git-queen's hook h's name where husky has
+// not run yet (a fresh clone: .husky/ is there, core.hooksPath is not):
+// once it runs, git runs husky's hooks and not h, so its script must run
+// git-queen (the hook's Instruction says how). nil when husky has run, is
+// not used, or its script runs git-queen already.
+func (r *Repo) huskyToCome(h *Hook) *Hook {
 	if h.HooksPath != "" {
-		return ""
+		return nil
 	}
 	if info, err := os.Stat(filepath.Join(r.TopLevel, ".husky")); err != nil || !info.IsDir() {
-		return ""
+		return nil
 	}
 	script := filepath.Join(r.TopLevel, ".husky", h.Name)
-	if text, err := readRepoFile(script); err == nil && callsQueen(text, h.Name) {
-		return ""
+	text, err := readRepoFile(script)
+	if err == nil && callsQueen(text, h.Name) {
+		return nil
 	}
-	return r.shown(script)
+	husky := &Hook{Name: h.Name, Owner: OwnerHusky, AddTo: r.shown(script)}
+	husky.lfsScript(text)
+	return husky
 }
 
 // lefthookToCome is the lefthook configuration that configures git-queen's

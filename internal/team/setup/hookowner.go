@@ -148,8 +148,12 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		script := filepath.Join(filepath.Dir(dir), h.Name)
 		h.Owner, h.AddTo = OwnerHusky, r.shown(script)
 		h.Managed = "husky's generated directory (" + r.shown(dir) + "): npm install rewrites it, and husky runs " + h.AddTo
-		if text, err := readRepoFile(script); err == nil && callsQueen(text, h.Name) {
-			h.RunsQueen, h.Via = true, h.AddTo
+		if text, err := readRepoFile(script); err == nil {
+			h.RunsQueen = callsQueen(text, h.Name)
+			if h.RunsQueen {
+				h.Via = h.AddTo
+			}
+			h.lfsScript(text)
 		}
 		return
 	case h.State == HookCurrent || h.State == HookOutdated:
@@ -193,6 +197,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		if callsQueen(data, h.Name) {
 			h.RunsQueen, h.Via = true, r.shown(h.Path)
 		}
+		h.lfsScript(data)
 	}
 	if h.Managed == "" && r.inRepositoryFiles(dir) {
 		h.Managed = "a directory of this repository's files (" + r.shown(dir) + "): what is written there is committed for every clone"

@@ -69,16 +69,42 @@ func isUnder(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// huskyNotGenerated says whether dir, which does not exist, is where husky
-// 9 generates its hooks (DIR/_, beside the scripts in DIR): each worktree
-// and clone needs its own, which git does not check out (husky ignores
-// it), so a linked worktree has none until husky runs there.
-func huskyNotGenerated(dir string) bool {
+// huskyNotGenerated says whether dir is where husky 9 generates its hooks
+// (DIR/_, beside the scripts in DIR) and husky has not: each worktree and
+// clone needs its own, which git does not check out (husky ignores it), so
+// a linked worktree has none until husky runs there. It may exist all the
+// same (exists): git-lfs writes its hooks where core.hooksPath points when
+// git worktree add checks out LFS files; then it lacks husky's h, and the
+// repository tracks nothing in it (a committed hooks directory named _ is
+// the team's own).
+func (r *Repo) huskyNotGenerated(dir string, exists bool) bool {
 	if filepath.Base(dir) != "_" {
 		return false
 	}
-	info, err := os.Stat(filepath.Dir(dir))
-	return err == nil && info.IsDir()
+	if info, err := os.Stat(filepath.Dir(dir)); err != nil || !info.IsDir() {
+		return false
+	}
+	if !exists {
+		return true
+	}
+	if isHuskyDir(dir) {
+		return false
+	}
+	rel, err := filepath.Rel(r.TopLevel, dir)
+	return err == nil && !r.IsTracked(rel)
+}
+
+// huskyNotGeneratedError says that git looks for hooks in husky's
+// generated directory (hooksPath), which husky has not generated in this
+// worktree, and what to do.
+func huskyNotGeneratedError(hooksPath string, exists bool) error {
+	if exists {
+		return fmt.Errorf("core.hooksPath is %s, husky's generated directory, which husky has not generated in this worktree "+
+			"(it holds only hooks other tools wrote there, as git-lfs does at checkout): git runs none of husky's scripts here, "+
+			"git-queen's check included; have husky generate it (npx husky, or npm install), then git queen init", hooksPath)
+	}
+	return fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
+		"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", hooksPath)
 }
 
 // hooksDirNotADirectory says that git looks for hooks in dir, which is no

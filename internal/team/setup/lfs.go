@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -24,14 +25,6 @@ import (
 // lfsHooks are the hooks `git lfs install` writes besides pre-push.
 var lfsHooks = []string{"post-checkout", "post-commit", "post-merge"}
 
-// storesLFSObjects says whether the repository keeps Git LFS objects (in
-// $GIT_COMMON_DIR/lfs/objects), the shim's own test: a push from it may
-// have objects to upload.
-func (r *Repo) storesLFSObjects() bool {
-	info, err := os.Stat(filepath.Join(r.CommonDir, "lfs", "objects"))
-	return err == nil && info.IsDir()
-}
-
 // isLFSPrePush says whether a hook runs `git lfs pre-push` (LFS's own
 // script, or one that calls it), as the shim decides.
 func isLFSPrePush(data []byte) bool {
@@ -41,7 +34,7 @@ func isLFSPrePush(data []byte) bool {
 // lfsRunner says what runs `git lfs pre-push` in the pre-push hook h.
 func (r *Repo) lfsRunner(h *Hook) string {
 	if h.Owner != OwnerQueen {
-		if data, err := readHead(h.Path); err == nil && isLFSPrePush(data) {
+		if h.scriptLFS {
 			return "itself"
 		}
 		return "" // a manager's: its configuration says
@@ -70,7 +63,7 @@ func missingLFSHooks(dir string) []string {
 // itself), and the shim is put back. It returns did, with a line for what
 // it did; when git-lfs fails, the line says so and nothing is lost.
 func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
-	if h.Name != "pre-push" || !r.storesLFSObjects() {
+	if h.Name != "pre-push" || !r.KeepsLFSObjects() {
 		return did, nil
 	}
 	dir := filepath.Dir(h.Path)
@@ -109,3 +102,51 @@ func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
 	}
 	return did + "\n" + line, nil
 }
+
+// A script of the team's (husky's .husky/pre-push, a hook of the
+// repository's files) can run both `git lfs pre-push` and git-queen's
+// check. git gives the pre-push hook the refs on stdin once, and each
+// reads them all: the one that runs second reads none, so LFS uploads no
+// object or git-queen's check lets every push through, and the push goes
+// on without a word. Each needs its own copy (SharedRefsLine).
+
+// SharedRefsLine is the line for a pre-push script that runs Git LFS's
+// pre-push too: it reads git's refs once and gives git-queen's check, then
+// LFS, each its copy.
+const SharedRefsLine = `input=$(cat); if git config merge.queen.driver >/dev/null; then printf '%s\n' "$input" | git-queen hook pre-push "$@" || exit $?; fi; ` +
+	`printf '%s\n' "$input" | git lfs pre-push "$@"`
+
+// refsOnce says why SharedRefsLine gives each command its copy.
+const refsOnce = "git gives the hook the refs being pushed on stdin once, and each command reads them all"
+
+// lfsPrePushCall matches a command that runs Git LFS's pre-push.
+var lfsPrePushCall = regexp.MustCompile(`git[- ]lfs\s+(pre-push|push\s+--stdin)`)
+
+// lfsScript sets h.scriptLFS and h.refsReadTwice from text, the pre-push
+// script git-queen's line goes in.
+func (h *Hook) lfsScript(text []byte) {
+	if h.Name != "pre-push" {
+		return
+	}
+	script := string(uncommented(text))
+	h.scriptLFS = lfsPrePushCall.MatchString(script)
+	h.refsReadTwice = h.scriptLFS && h.RunsQueen &&
+		!(eachFedItsCopy(script, lfsPrePushCall) && eachFedItsCopy(script, queenCalls()["pre-push"]))
+}
+
+// eachFedItsCopy says whether every simple command of script (between the
+// separators ; && || and newlines) that runs call reads its input from a
+// pipe (printf ... | CMD) or a redirection (CMD < FILE, a here-document)
+// rather than from the hook's stdin.
+func eachFedItsCopy(script string, call *regexp.Regexp) bool {
+	for _, command := range commandSeparators.Split(script, -1) {
+		if at := call.FindStringIndex(command); at != nil &&
+			!strings.Contains(command[:at[0]], "|") && !strings.Contains(command[at[1]:], "<") {
+			return false
+		}
+	}
+	return true
+}
+
+// commandSeparators end a simple command in a shell script.
+var commandSeparators = regexp.MustCompile(`;|&&|\|\||\n`)

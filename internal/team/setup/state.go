@@ -80,7 +80,7 @@ func (r *Repo) checkIdentity(droid string) Check {
 			// git worktree add copies config.worktree (git 2.39 and later),
 			// so a new worktree starts as the droid of the one it came from.
 			c.Status, c.Message = Warn, fmt.Sprintf("the worktree %s acts as %s too (git copies a worktree's config into worktrees made from it); "+
-				"give this one its own with `git queen init --droid NAME`", twin, current)
+				"give one of them its own: `git queen init --droid NAME` here, or `git -C %s queen init --droid NAME`", twin, current, twin)
 			return c
 		}
 		return ok("identity", "this worktree acts as %s (%s config)", current, scope)
