@@ -86,6 +86,9 @@ remote commit this clone never fetched as one of this clone's, so the check
 asks the remote what it shows for the branch (within queen.prePushTimeout).`,
 			Action: func(c *cli.Context) error {
 				remote := c.Args().First()
+				if c.NArg() == 1 && (remote == "--help" || remote == "-h") && !fromGit(env) {
+					return cli.ShowCommandHelp(c.Lineage()[1], "pre-push") // asked by hand: git gives two words and a pipe
+				}
 				if remote == "--" { // a hook that ends the flags itself: git-queen hook pre-push -- "$@"
 					remote = c.Args().Get(1)
 				}

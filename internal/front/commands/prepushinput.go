@@ -7,6 +7,13 @@ import (
 	"os"
 )
 
+// fromGit says whether stdin may be git's pipe of the refs being pushed:
+// a terminal there means someone ran the pre-push check by hand.
+func fromGit(env *Env) bool {
+	f, ok := env.Stdin.(*os.File)
+	return !ok || !isTerminal(f)
+}
+
 // maxPushInput bounds what the pre-push check reads from stdin: a line a
 // ref pushed, about 150 bytes each, so a push of 100,000 refs fits.
 const maxPushInput = 64 << 20
@@ -14,7 +21,7 @@ const maxPushInput = 64 << 20
 // readPushRefs reads the lines git writes to the pre-push hook's stdin,
 // the refs being pushed; a terminal there means no git ran the hook.
 func readPushRefs(env *Env) ([]byte, error) {
-	if f, ok := env.Stdin.(*os.File); ok && isTerminal(f) {
+	if !fromGit(env) {
 		return nil, errors.New("git gives the pre-push hook the refs being pushed on stdin; this one is a terminal " +
 			"(git push runs the hook; to try it by hand, pipe lines in: LOCAL-REF LOCAL-ID REMOTE-REF REMOTE-ID)")
 	}
