@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -20,6 +22,7 @@ type cancelledCalls struct {
 	mu        sync.Mutex
 	inFlight  map[jsonrpc.ID]string // call id -> method, until answered
 	cancelled map[jsonrpc.ID]bool   // calls in flight the client cancelled
+	answered  chan struct{}         // a token when a call is answered (drain)
 }
 
 // read notes a message the server is about to handle: a call is in
@@ -34,6 +37,7 @@ func (c *cancelledCalls) read(msg jsonrpc.Message) {
 	if req.IsCall() {
 		if c.inFlight == nil {
 			c.inFlight, c.cancelled = map[jsonrpc.ID]string{}, map[jsonrpc.ID]bool{}
+			c.answered = make(chan struct{}, 1)
 		}
 		c.inFlight[req.ID] = req.Method
 		return
@@ -68,5 +72,42 @@ func (c *cancelledCalls) answers(msg jsonrpc.Message) bool {
 	cancelled := c.cancelled[resp.ID]
 	delete(c.inFlight, resp.ID)
 	delete(c.cancelled, resp.ID)
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
 	return !cancelled
+}
+
+// eofGrace is how long the server goes on answering the calls in flight
+// once its input has ended, before it stops them and exits.
+const eofGrace = 10 * time.Second
+
+// drain waits until every call in flight is answered, for at most grace
+// (or until ctx ends or the connection closes). The end of the input
+// ends the server, and the SDK then stops the calls in flight and drops
+// their answers: a client that writes its calls and closes its end of
+// the pipe (echo ... | git queen mcp) got no answer at all, not even
+// initialize's. A call that takes longer (a wait) is stopped at grace, as
+// it was at once before.
+func (c *cancelledCalls) drain(ctx context.Context, closed <-chan struct{}, grace time.Duration) {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		pending, answered := len(c.inFlight), c.answered
+		c.mu.Unlock()
+		if pending == 0 {
+			return
+		}
+		select {
+		case <-answered:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-closed:
+			return
+		}
+	}
 }

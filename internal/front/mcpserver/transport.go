@@ -115,6 +115,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case l = <-c.lines:
 		}
 		if l.err != nil {
+			c.calls.drain(ctx, c.closed, eofGrace)
 			return nil, l.err
 		}
 		var msg jsonrpc.Message

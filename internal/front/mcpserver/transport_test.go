@@ -80,3 +80,39 @@ func TestLineTransport(t *testing.T) {
 		t.Errorf("the server ended with %v", err)
 	}
 }
+
+// A client that writes its calls and closes its end of the pipe at once
+// (echo ... | git queen mcp) gets every answer before the server ends:
+// the end of the input waits for the calls in flight.
+func TestCallsInFlightAreAnsweredAtTheEndOfTheInput(t *testing.T) {
+	env := commands.OSEnv()
+	env.Dir = t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"inbox","arguments":{}}}
+{"jsonrpc":"2.0","id":4,"method":"ping"}
+`)
+	var out strings.Builder
+	if err := New(env, "ann", "").Run(ctx, &lineTransport{in: in, out: &out}); err != nil && err != io.EOF {
+		t.Errorf("the server ended with %v", err)
+	}
+	answered := map[string]bool{}
+	for line := range strings.Lines(out.String()) {
+		var r struct {
+			ID     json.RawMessage
+			Result json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("reply %q: %v", line, err)
+		}
+		answered[string(r.ID)] = r.Result != nil
+	}
+	for _, id := range []string{"1", "2", "3", "4"} {
+		if !answered[id] {
+			t.Errorf("call %s: no result before the server ended; output:\n%s", id, out.String())
+		}
+	}
+}
