@@ -146,7 +146,7 @@ func TestStealFromKilledHolderAcrossClones(t *testing.T) {
 		t.Fatalf("%s's assignments after sync: %v", droids[alive], rows)
 	}
 	doctor := c.queen(dirs[alive], droids[alive], "doctor")
-	for _, want := range []string{droids[thief] + " stole " + droids[holder] + "'s reservation src/**", "silent for longer than 1h0m: " + droids[holder]} {
+	for _, want := range []string{droids[thief] + " stole " + droids[holder] + "'s reservation src/**", "silent for longer than 1h0m, holding nothing: " + droids[holder]} {
 		if !strings.Contains(doctor.stdout, want) {
 			t.Fatalf("doctor does not say %q:\n%s", want, doctor.stdout)
 		}

@@ -4,17 +4,23 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // silentShown is how many silent droids doctor names.
 const silentShown = 5
 
 // checkSilent lists the droids not seen for longer than the team's
-// threshold (queen.toml [roster] silent_after): droids that may have died
-// holding reservations or claims, which others may now take with
-// reserve --steal and claim --steal.
+// threshold (queen.toml [roster] silent_after) that still hold something:
+// droids that may have died holding reservations or claims, which others
+// may now take with reserve --steal and claim --steal. A silent droid that
+// holds nothing is named in an ok line: it blocks no one, and a warning
+// for every droid that finished its work (or a quiet night) would never
+// go away.
 func (r *Repo) checkSilent() Check {
 	cfg, err := roster.ReadConfig(r.BeadsDir)
 	var after time.Duration
@@ -37,11 +43,66 @@ func (r *Repo) checkSilent() Check {
 	if len(silent) == 0 {
 		return ok("silent", "no droid silent for longer than %s (queen.toml [roster] silent_after)", records.ShortDuration(after))
 	}
-	names := make([]string, 0, silentShown)
-	for _, d := range silent[:min(len(silent), silentShown)] {
-		names = append(names, d.Name+" (last seen "+records.Relative(now, *d.Last)+")")
+	held, err := holdings(s, now)
+	if err != nil {
+		return Check{Name: "silent", Status: Warn, Message: "could not list what the silent droids hold: " + err.Error()}
 	}
-	return Check{Name: "silent", Status: Warn, Message: fmt.Sprintf(
-		"%d droid(s) silent for longer than %s: %s; what they hold may be taken with git queen reserve --steal or claim --steal (see git queen droids --silent)",
-		len(silent), records.ShortDuration(after), joinShown(names, len(silent), ", ", " "))}
+	var holding, idle []string
+	for _, d := range silent {
+		name := d.Name + " (last seen " + records.Relative(now, *d.Last)
+		if h := held[d.Name]; h != "" {
+			holding = append(holding, name+", holds "+h+")")
+		} else {
+			idle = append(idle, name+")")
+		}
+	}
+	idleLine := ""
+	if len(idle) > 0 {
+		idleLine = fmt.Sprintf("%s silent for longer than %s, holding nothing: %s",
+			plural(len(idle), "droid", "droids"), records.ShortDuration(after), joinShown(idle[:min(len(idle), silentShown)], len(idle), ", ", " "))
+	}
+	if len(holding) == 0 {
+		return ok("silent", "no droid silent for longer than %s holds anything (queen.toml [roster] silent_after); %s", records.ShortDuration(after), idleLine)
+	}
+	verb := "hold"
+	if len(holding) == 1 {
+		verb = "holds"
+	}
+	msg := fmt.Sprintf("%s silent for longer than %s still %s something: %s; it may be taken with git queen reserve --steal or claim --steal (see git queen droids --silent)",
+		plural(len(holding), "droid", "droids"), records.ShortDuration(after), verb, joinShown(holding[:min(len(holding), silentShown)], len(holding), ", ", " "))
+	if idleLine != "" {
+		msg += "; " + idleLine
+	}
+	return Check{Name: "silent", Status: Warn, Message: msg}
+}
+
+// holdings says, for each droid that holds something, what: its active
+// reservations and active assignments, counted.
+func holdings(s *store.Store, now time.Time) (map[string]string, error) {
+	active, err := (&reservations.Store{S: s}).Active(now)
+	if err != nil {
+		return nil, err
+	}
+	claims, _, err := (&assignments.Store{S: s}).List(assignments.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	reserved, claimed := map[string]int{}, map[string]int{}
+	for _, l := range active {
+		reserved[l.Droid]++
+	}
+	for _, a := range claims {
+		claimed[a.Droid]++
+	}
+	held := map[string]string{}
+	for droid, n := range reserved {
+		held[droid] = plural(n, "reservation", "reservations")
+	}
+	for droid, n := range claimed {
+		if held[droid] != "" {
+			held[droid] += " and "
+		}
+		held[droid] += plural(n, "issue", "issues")
+	}
+	return held, nil
 }
