@@ -156,10 +156,46 @@ func (r *Repo) allEntries() []configEntry {
 	return entries
 }
 
+// homeConfigFiles are the global configuration's files without
+// GIT_CONFIG_GLOBAL: $XDG_CONFIG_HOME/git/config (~/.config/git/config),
+// then ~/.gitconfig.
+func homeConfigFiles() []string {
+	var files []string
+	xdg, home := os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	return files
+}
+
+// sameExisting says whether the file global and the files homes are the
+// same files that exist: then it does not matter which the git reads
+// (GIT_CONFIG_GLOBAL=~/.gitconfig, with no ~/.config/git/config).
+func sameExisting(global string, homes []string) bool {
+	exist := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	var there []string
+	for _, h := range homes {
+		if exist(h) {
+			there = append(there, filepath.Clean(h))
+		}
+	}
+	if !exist(global) {
+		return len(there) == 0
+	}
+	return len(there) == 1 && there[0] == filepath.Clean(global)
+}
+
 // readsConfigGlobal says whether the git on PATH reads GIT_CONFIG_GLOBAL
 // (git 2.32 and later; 2.31 reads ~/.gitconfig whatever it says). Asked
-// only where the variable is set, so that a git-queen beside no such
-// variable starts no git for it.
+// only where the variable is set and names other files than git 2.31
+// reads, so that a git-queen beside no such variable, or beside one
+// naming ~/.gitconfig, starts no git for it.
 func readsConfigGlobal() bool {
 	v, err := InstalledGit()
 	return err != nil || v.AtLeast(ConfigGlobalGit)
@@ -192,18 +228,12 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 		}
 		files = append(files, file{system, ScopeSystem})
 	}
-	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && readsConfigGlobal() {
+	homes := homeConfigFiles()
+	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && (sameExisting(global, homes) || readsConfigGlobal()) {
 		files = append(files, file{global, ScopeGlobal})
 	} else {
-		xdg, home := os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		if xdg != "" {
-			files = append(files, file{filepath.Join(xdg, "git", "config"), ScopeGlobal})
-		}
-		if home != "" {
-			files = append(files, file{filepath.Join(home, ".gitconfig"), ScopeGlobal})
+		for _, home := range homes {
+			files = append(files, file{home, ScopeGlobal})
 		}
 	}
 	for _, f := range files {

@@ -177,3 +177,33 @@ func write(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// GIT_CONFIG_GLOBAL asks which git runs (git 2.31 ignores it) only where
+// it names other files than git 2.31 would read.
+func TestSameExisting(t *testing.T) {
+	dir := t.TempDir()
+	home, xdg, other := filepath.Join(dir, ".gitconfig"), filepath.Join(dir, "xdg-config"), filepath.Join(dir, "other")
+	for _, f := range []string{home, xdg, other} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		name   string
+		global string
+		homes  []string
+		want   bool
+	}{
+		{"the variable names ~/.gitconfig, no XDG file", home, []string{missing, home}, true},
+		{"the same, spelt with a dot", filepath.Join(dir, ".", ".gitconfig"), []string{missing, home}, true},
+		{"an XDG file beside it, which git 2.31 reads too", home, []string{xdg, home}, false},
+		{"another file", other, []string{missing, home}, false},
+		{"a missing file, and none at home", missing, []string{missing, missing}, true},
+		{"a missing file, and ~/.gitconfig", missing, []string{missing, home}, false},
+	} {
+		if got := sameExisting(c.global, c.homes); got != c.want {
+			t.Errorf("%s: sameExisting = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
