@@ -58,7 +58,7 @@ func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) error {
 // sync takes.
 func overBound(commit object.ID, newBytes, limit int64) error {
 	return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
-		"it brings %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
+		"it brings at least %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
 			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",
 		newBytes>>20, limit>>20, (newBytes>>20)+64)}
 }
