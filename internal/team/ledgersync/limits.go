@@ -1,10 +1,12 @@
 package ledgersync
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -66,12 +68,24 @@ func overBound(commit object.ID, newBytes, limit int64) error {
 // ReceiveBoundError stops a sync whose remote ledger brings more than
 // queen.maxReceive: well formed, perhaps the team's whole history, so it is
 // not pushed over either. Commands and commits go on from what this clone
-// has.
+// has. Every clone's sync stops on it alike, so the error says how a
+// person replaces one pushed to flood the team, as well as how to take it.
 type ReceiveBoundError struct {
 	Remote string
+	// PushTo is the remote as git push takes it (a name or a URL).
+	PushTo string
 	Note   SetAside
 }
 
 func (e *ReceiveBoundError) Error() string {
-	return fmt.Sprintf("did not take %s's ledger (commit %s): %s", e.Remote, shortHash(e.Note.Commit), e.Note.Reason)
+	return fmt.Sprintf("did not take %s's ledger (commit %s): %s; if someone pushed it to flood the team, "+
+		"push this clone's ledger in its place (the other clones' syncs push back what it lacks of theirs): %s",
+		e.Remote, shortHash(e.Note.Commit), e.Note.Reason, replaceCommand(cmp.Or(e.PushTo, e.Remote), e.Note.Commit))
+}
+
+// replaceCommand is the git command that pushes this clone's ledger to
+// remote in place of commit, and only of it (a lease).
+func replaceCommand(remote, commit string) string {
+	return fmt.Sprintf("git push --force-with-lease=%s:%s %s %s:%s",
+		ledger.Ref, commit, wording.ShellWord(remote), ledger.Ref, ledger.Ref)
 }

@@ -83,3 +83,31 @@ func TestTheReceiveBoundAdvisedTakesTheLedgerAtOnce(t *testing.T) {
 		t.Fatalf("the remote's ledger %s does not hold the flood %s after the advised raise", tip, flood)
 	}
 }
+
+// Every clone's sync stops on the flood, and the stop said only to
+// replace the remote's ledger by hand. It now gives the command, which
+// pushes this clone's ledger in the flood's place: then both clones sync,
+// each one's message reaches the other, and the flood is off the remote.
+func TestTheReceiveBoundSaysHowToReplaceAFlood(t *testing.T) {
+	a, b, flood, errs := floodedPair(t, 2)
+	m := regexp.MustCompile(`git push (\S+) (\S+) (\S+)$`).FindStringSubmatch(errs[0].Error())
+	if m == nil {
+		t.Fatalf("the stop says %q, want the push that replaces the flood", errs[0])
+	}
+	testgit.Run(t, a.dir, "push", "-q", m[1], m[2], m[3])
+	a.sync(t)
+	b.sync(t)
+	a.sync(t)
+	for _, got := range []struct {
+		inbox []string
+		want  string
+	}{{a.inbox(t, "ann"), "from bob"}, {b.inbox(t, "bob"), "from ann"}} {
+		if !strings.Contains(strings.Join(got.inbox, "\n"), got.want) {
+			t.Errorf("inbox %q, want %q", got.inbox, got.want)
+		}
+	}
+	tip := remoteTip(t, a)
+	if out := testgit.Run(t, a.dir, "rev-list", tip); strings.Contains(out, flood) {
+		t.Errorf("the remote's ledger %s still holds the flood %s", tip, flood)
+	}
+}
