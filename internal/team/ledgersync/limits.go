@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,12 +58,27 @@ func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) error {
 }
 
 // overBound is the damage of a commit that holds more new chunks than one
-// sync takes.
+// sync takes (see IsOverBound).
 func overBound(commit object.ID, newBytes, limit int64) error {
-	return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+	return &boundDamage{&ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
 		"it brings at least %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
 			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",
-		newBytes>>20, limit>>20, (newBytes>>20)+64)}
+		newBytes>>20, limit>>20, (newBytes>>20)+64)}}
+}
+
+// boundDamage is the damage overBound says: a commit sound but for what
+// it brings, which a sync neither merges nor pushes over, and stops on.
+type boundDamage struct{ *ledger.DamageError }
+
+func (e *boundDamage) Unwrap() error { return e.DamageError }
+
+// IsOverBound says whether err is a remote's commit that only brings more
+// than one sync takes (queen.maxReceive): every sync stops on it, rather
+// than set it aside and push this clone's ledger over it as it does a
+// damaged one, so doctor must not say that the next sync replaces it.
+func IsOverBound(err error) bool {
+	_, ok := errors.AsType[*boundDamage](err)
+	return ok
 }
 
 // ReceiveBoundError stops a sync whose remote ledger brings more than
