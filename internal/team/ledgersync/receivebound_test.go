@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -44,9 +43,7 @@ func pushFlood(t *testing.T, r testgit.Remote, n int) string {
 // yet; each sync stopped on it.
 func floodedPair(t *testing.T, n int) (a, b *clone, flood string, errs [2]error) {
 	t.Helper()
-	r := newRemote(t)
-	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	a, b = newClone(t, r, c), newClone(t, r, c)
+	a, b, r, _ := twoClones(t)
 	a.send(t, "ann", "bob", "before")
 	a.sync(t)
 	b.sync(t)
