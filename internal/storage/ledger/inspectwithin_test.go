@@ -90,6 +90,17 @@ func TestInspectWithinBoundsChunksAndBytes(t *testing.T) {
 	if err != nil || n != 10*ChunkSize {
 		t.Fatalf("InspectWithin of 10 full chunks with room for 3: %d, %v; want all 10 counted, no damage", n, err)
 	}
+	// A commit over the bound that is damaged after its bytes passed it
+	// is damage (set aside, and pushed over), as any damaged commit is:
+	// the count reads on to the damage.
+	damaged := []any{}
+	for i, b := range full {
+		damaged = append(damaged, fmt.Sprintf("100644 %02d.jsonl", i), b)
+	}
+	overAndDamaged := commitOfMonth(object(t, repo, "tree", rawTree(append(damaged, "100644 zz.jsonl", full[0])...)), 1)
+	if _, err := l.InspectWithin(good, overAndDamaged, 3*ChunkSize); !errors.As(err, &d) || !strings.Contains(d.Reason, `"zz.jsonl" is not a name`) {
+		t.Fatalf("InspectWithin of 10 full chunks and a misnamed one with room for 3: %v; want the damage", err)
+	}
 	// 5,000 full chunks (the 10 named again and again), past the 4,096
 	// entries a round reads, and past the bytes first: counted to 4,096.
 	var fullChunks []any
