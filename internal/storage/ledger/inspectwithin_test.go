@@ -16,8 +16,10 @@ import (
 // directories many and small (one empty blob or tree named again and
 // again: a push of a million costs 180 KB) are damage once past
 // limit/MinChunkAverage entries (never fewer than 4,096), where Inspect
-// read them all and passed them; and the walk stops once the new chunks'
-// bytes are past limit, saying so by newBytes.
+// read them all and passed them; a commit whose new chunks' bytes are
+// past limit says so by newBytes, counted to its end so that the caller
+// can say how much it brings, or, past that many entries, no further (no
+// damage: it is over the bound either way).
 func TestInspectWithinBoundsChunksAndBytes(t *testing.T) {
 	l, repo := open(t)
 	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
@@ -85,8 +87,29 @@ func TestInspectWithinBoundsChunksAndBytes(t *testing.T) {
 	}
 	big := commitOfChunks(full)
 	n, err := l.InspectWithin(good, big, 3*ChunkSize)
-	if err != nil || n <= 3*ChunkSize || n > 4*ChunkSize {
-		t.Fatalf("InspectWithin of 10 full chunks with room for 3: %d, %v; want past the limit, read no further than one chunk past it", n, err)
+	if err != nil || n != 10*ChunkSize {
+		t.Fatalf("InspectWithin of 10 full chunks with room for 3: %d, %v; want all 10 counted, no damage", n, err)
+	}
+	// A commit over the bound that is damaged after its bytes passed it
+	// is damage (set aside, and pushed over), as any damaged commit is:
+	// the count reads on to the damage.
+	damaged := []any{}
+	for i, b := range full {
+		damaged = append(damaged, fmt.Sprintf("100644 %02d.jsonl", i), b)
+	}
+	overAndDamaged := commitOfMonth(object(t, repo, "tree", rawTree(append(damaged, "100644 zz.jsonl", full[0])...)), 1)
+	if _, err := l.InspectWithin(good, overAndDamaged, 3*ChunkSize); !errors.As(err, &d) || !strings.Contains(d.Reason, `"zz.jsonl" is not a name`) {
+		t.Fatalf("InspectWithin of 10 full chunks and a misnamed one with room for 3: %v; want the damage", err)
+	}
+	// 5,000 full chunks (the 10 named again and again), past the 4,096
+	// entries a round reads, and past the bytes first: counted to 4,096.
+	var fullChunks []any
+	for i := range 100 {
+		fullChunks = append(fullChunks, fmt.Sprintf("100644 %02d.jsonl", i), full[i%10])
+	}
+	manyFull := commitOfMonth(object(t, repo, "tree", rawTree(fullChunks...)), 50)
+	if n, err := l.InspectWithin(good, manyFull, 3*ChunkSize); err != nil || n <= 3*ChunkSize || n > 4096*ChunkSize {
+		t.Fatalf("InspectWithin of 5,000 full chunks with room for 3: %d, %v; want past the limit, counted within 4,096 entries, no damage", n, err)
 	}
 	if n, err := l.Inspect(good, big); err != nil || n != 10*ChunkSize {
 		t.Fatalf("Inspect of 10 full chunks: %d, %v", n, err)

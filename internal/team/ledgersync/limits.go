@@ -1,10 +1,13 @@
 package ledgersync
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -55,23 +58,50 @@ func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) error {
 }
 
 // overBound is the damage of a commit that holds more new chunks than one
-// sync takes.
+// sync takes (see IsOverBound).
 func overBound(commit object.ID, newBytes, limit int64) error {
-	return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
-		"it brings %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
+	return &boundDamage{&ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+		"it brings at least %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
 			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",
-		newBytes>>20, limit>>20, (newBytes>>20)+64)}
+		newBytes>>20, limit>>20, (newBytes>>20)+64)}}
+}
+
+// boundDamage is the damage overBound says: a commit sound but for what
+// it brings, which a sync neither merges nor pushes over, and stops on.
+type boundDamage struct{ *ledger.DamageError }
+
+func (e *boundDamage) Unwrap() error { return e.DamageError }
+
+// IsOverBound says whether err is a remote's commit that only brings more
+// than one sync takes (queen.maxReceive): every sync stops on it, rather
+// than set it aside and push this clone's ledger over it as it does a
+// damaged one, so doctor must not say that the next sync replaces it.
+func IsOverBound(err error) bool {
+	_, ok := errors.AsType[*boundDamage](err)
+	return ok
 }
 
 // ReceiveBoundError stops a sync whose remote ledger brings more than
 // queen.maxReceive: well formed, perhaps the team's whole history, so it is
 // not pushed over either. Commands and commits go on from what this clone
-// has.
+// has. Every clone's sync stops on it alike, so the error says how a
+// person replaces one pushed to flood the team, as well as how to take it.
 type ReceiveBoundError struct {
 	Remote string
+	// PushTo is the remote as git push takes it (a name or a URL).
+	PushTo string
 	Note   SetAside
 }
 
 func (e *ReceiveBoundError) Error() string {
-	return fmt.Sprintf("did not take %s's ledger (commit %s): %s", e.Remote, shortHash(e.Note.Commit), e.Note.Reason)
+	return fmt.Sprintf("did not take %s's ledger (commit %s): %s; if someone pushed it to flood the team, "+
+		"push this clone's ledger in its place (the other clones' syncs push back what it lacks of theirs): %s",
+		e.Remote, shortHash(e.Note.Commit), e.Note.Reason, replaceCommand(cmp.Or(e.PushTo, e.Remote), e.Note.Commit))
+}
+
+// replaceCommand is the git command that pushes this clone's ledger to
+// remote in place of commit, and only of it (a lease).
+func replaceCommand(remote, commit string) string {
+	return fmt.Sprintf("git push --force-with-lease=%s:%s %s %s:%s",
+		ledger.Ref, commit, wording.ShellWord(remote), ledger.Ref, ledger.Ref)
 }

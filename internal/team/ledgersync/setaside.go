@@ -45,7 +45,7 @@ type SetAside struct {
 func (a SetAside) Fix() string {
 	if a.OverBound {
 		return "nothing was merged, and the remote's ledger was left as it is: if it is your team's history, raise queen.maxReceive as it says; " +
-			"if someone pushed it to flood the team, replace it with a sound ledger (git push --force-with-lease the remote's refs/queen/ledger)"
+			"if someone pushed it to flood the team, push this clone's ledger in its place: " + replaceCommand(a.Remote, a.Commit)
 	}
 	if a.Rule != "" {
 		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"

@@ -268,6 +268,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				res.Ledger = r.local.String()
 			}
 			if r.stop != nil {
+				if bound, ok := errors.AsType[*ReceiveBoundError](r.stop); ok {
+					bound.PushTo = rm.Shown()
+				}
 				return r.stop
 			}
 			if r.local == fetched {

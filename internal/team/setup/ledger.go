@@ -51,9 +51,13 @@ func (r *Repo) checkLedgers() []Check {
 		out = append(out, ok("ledger", "this clone's ledger %s reads whole", short(h.Local)))
 	}
 	for _, remote := range slices.Sorted(maps.Keys(h.Remotes)) {
+		why, next := h.Remotes[remote], "the next git queen sync pushes this clone's ledger without it"
+		if ledgersync.IsOverBound(why) {
+			next = "every git queen sync stops on it, and pushes nothing over it"
+		}
 		out = append(out, Check{Name: "remote-ledger", Status: Warn, Message: fmt.Sprintf(
-			"%s's ledger, as fetched, is set aside: %v; commands and commits go on from what this clone has, "+
-				"and the next git queen sync pushes this clone's ledger without it", remote, h.Remotes[remote])})
+			"%s's ledger, as fetched, is set aside: %v; commands and commits go on from what this clone has, and %s",
+			remote, why, next)})
 	}
 	if len(h.Foreign) > 0 {
 		out = append(out, Check{Name: "foreign-refs", Status: Warn, Message: fmt.Sprintf(
