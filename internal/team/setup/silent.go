@@ -96,7 +96,7 @@ func holdings(s *store.Store, now time.Time) (map[string]string, error) {
 	}
 	held := map[string]string{}
 	for droid, n := range reserved {
-		held[droid] = plural(n, "reservation", "reservations")
+		held[droid] = plural(n, "pattern", "patterns")
 	}
 	for droid, n := range claimed {
 		if held[droid] != "" {
