@@ -156,11 +156,11 @@ func (r *Repo) allEntries() []configEntry {
 	return entries
 }
 
-// readsConfigGlobal says whether the git on PATH reads GIT_CONFIG_GLOBAL
-// (git 2.32 and later; 2.31 reads ~/.gitconfig whatever it says). Asked
-// only where the variable is set, so that a git-queen beside no such
-// variable starts no git for it.
-func readsConfigGlobal() bool {
+// readsConfigVariables says whether the git on PATH reads GIT_CONFIG_GLOBAL
+// and GIT_CONFIG_SYSTEM (git 2.32 and later; 2.31 reads ~/.gitconfig and
+// its own system file whatever they say). Asked only where one is set, so
+// that a git-queen beside no such variable starts no git for it.
+func readsConfigVariables() bool {
 	v, err := InstalledGit()
 	return err != nil || v.AtLeast(ConfigGlobalGit)
 }
@@ -192,7 +192,7 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 		}
 		files = append(files, file{system, ScopeSystem})
 	}
-	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && readsConfigGlobal() {
+	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && readsConfigVariables() {
 		files = append(files, file{global, ScopeGlobal})
 	} else {
 		xdg, home := os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")
@@ -228,11 +228,12 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 }
 
 // systemConfigPath is where git reads its system-wide file: the
-// GIT_CONFIG_SYSTEM it is given, or /etc/gitconfig for a distribution's
+// GIT_CONFIG_SYSTEM it is given (by a git that reads it), or
+// /etc/gitconfig for a distribution's
 // git (distributionGit). Elsewhere the place depends on how git was
 // built, and known is false.
 func systemConfigPath() (path string, known bool) {
-	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set {
+	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set && readsConfigVariables() {
 		return p, true
 	}
 	return "/etc/gitconfig", distributionGit()
