@@ -59,6 +59,8 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 			"cfg/off.yml": "pre-commit:\n  jobs:\n    - name: g\n      group:\n"}, change, false, false},
 		{"a group's jobs: [] in the local configuration", map[string]string{"lefthook.yml": group,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs: []\n"}, change, true, false},
+		{"run: on the group's job in the local configuration", map[string]string{"lefthook.yml": group,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      run: echo hi\n"}, change, false, false},
 		{"extends: a glob that matches a README", map[string]string{"lefthook.yml": "extends: [\"cfg/*\"]\n" + queen, "cfg/README": "x\n"}, change, false, false},
 		{"skip: in a file extends: names", map[string]string{"lefthook.yml": "extends: [cfg/off.yml]\n" + queen, "cfg/off.yml": "pre-commit:\n  skip: true\n"}, change, false, false},
 		{"TOML with a BOM", map[string]string{"lefthook.yml": "", "lefthook.toml": "\ufeff[pre-commit.commands.q]\nrun = \"git-queen hook pre-commit\"\n"}, change, false, false},

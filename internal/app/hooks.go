@@ -54,9 +54,15 @@ type PrePushRequest struct {
 type PrePushResult struct {
 	Push   *precommit.PushResult
 	Ledger *LedgerFetch
-	// KeepsLFSObjects is true in a repository that keeps Git LFS objects:
-	// a push past the check with --no-verify skips LFS's upload too.
-	KeepsLFSObjects bool
+}
+
+// KeepsLFSObjects says whether the repository at dir keeps Git LFS objects
+// (false where there is none): a push past the pre-push check with
+// --no-verify skips LFS's upload too, whether the check refused the push
+// or could not run.
+func KeepsLFSObjects(dir string) bool {
+	repo, err := gitrepo.Discover(dir)
+	return err == nil && repo.KeepsLFSObjects()
 }
 
 // LedgerFetch is how the pre-push check's fetch of the remote's ledger
@@ -95,7 +101,7 @@ func PrePush(e *Env, r PrePushRequest) (*PrePushResult, error) {
 		return nil, err
 	}
 	remote = cmp.Or(remote, "origin")
-	out := &PrePushResult{KeepsLFSObjects: repo.KeepsLFSObjects()}
+	out := &PrePushResult{}
 	team := ledgersync.ConfiguredRemote(s)               // whose ledger is fetched: none for a plain store
 	hub := cmp.Or(ledgersync.TeamRemote(repo), "origin") // where the team's work is pushed, judged, whatever the store
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Hub: hub, Updates: updates, Identity: e.Identity,

@@ -191,12 +191,13 @@ func sameExisting(global string, homes []string) bool {
 	return len(there) == 1 && there[0] == filepath.Clean(global)
 }
 
-// readsConfigGlobal says whether the git on PATH reads GIT_CONFIG_GLOBAL
-// (git 2.32 and later; 2.31 reads ~/.gitconfig whatever it says). Asked
-// only where the variable is set and names other files than git 2.31
-// reads, so that a git-queen beside no such variable, or beside one
-// naming ~/.gitconfig, starts no git for it.
-func readsConfigGlobal() bool {
+// readsConfigVariables says whether the git on PATH reads GIT_CONFIG_GLOBAL
+// and GIT_CONFIG_SYSTEM (git 2.32 and later; 2.31 reads ~/.gitconfig and
+// its own system file whatever they say). Asked only where one is set (and,
+// for GIT_CONFIG_GLOBAL, names other files than git 2.31 reads), so that a
+// git-queen beside no such variable, or beside GIT_CONFIG_GLOBAL naming
+// ~/.gitconfig, starts no git for it.
+func readsConfigVariables() bool {
 	v, err := InstalledGit()
 	return err != nil || v.AtLeast(ConfigGlobalGit)
 }
@@ -229,7 +230,7 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 		files = append(files, file{system, ScopeSystem})
 	}
 	homes := homeConfigFiles()
-	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && (sameExisting(global, homes) || readsConfigGlobal()) {
+	if global, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set && (sameExisting(global, homes) || readsConfigVariables()) {
 		files = append(files, file{global, ScopeGlobal})
 	} else {
 		for _, home := range homes {
@@ -258,11 +259,12 @@ func (r *Repo) configFromFiles() (entries []configEntry, ok bool) {
 }
 
 // systemConfigPath is where git reads its system-wide file: the
-// GIT_CONFIG_SYSTEM it is given, or /etc/gitconfig for a distribution's
+// GIT_CONFIG_SYSTEM it is given (by a git that reads it), or
+// /etc/gitconfig for a distribution's
 // git (distributionGit). Elsewhere the place depends on how git was
 // built, and known is false.
 func systemConfigPath() (path string, known bool) {
-	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set {
+	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set && readsConfigVariables() {
 		return p, true
 	}
 	return "/etc/gitconfig", distributionGit()

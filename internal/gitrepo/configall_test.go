@@ -17,7 +17,7 @@ func TestReadConfigAgreesWithGit(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	global := os.Getenv("GIT_CONFIG_GLOBAL")
-	if !readsConfigGlobal() {
+	if !readsConfigVariables() {
 		global = filepath.Join(os.Getenv("HOME"), ".gitconfig") // git 2.31's
 	}
 	testgit.Run(t, repo, "config", "--file", global, "queen.timeout", "7s")
@@ -205,5 +205,22 @@ func TestSameExisting(t *testing.T) {
 		if got := sameExisting(c.global, c.homes); got != c.want {
 			t.Errorf("%s: sameExisting = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// The system file is GIT_CONFIG_SYSTEM's only where the git on PATH reads
+// that variable: git 2.31 reads its own system file whatever it says, as
+// it reads ~/.gitconfig whatever GIT_CONFIG_GLOBAL says.
+func TestSystemConfigPathIsTheGitsOwn(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	file := filepath.Join(t.TempDir(), "system")
+	testgit.Run(t, repo, "config", "--file", file, "queen.probe", "set")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "")
+	t.Setenv("GIT_CONFIG_SYSTEM", file)
+	_, err := Git(repo, "config", "--system", "--get", "queen.probe")
+	gitReads := err == nil
+	if path, _ := systemConfigPath(); (path == file) != gitReads {
+		t.Errorf("system file %q; git reads GIT_CONFIG_SYSTEM's %s: %v", path, file, gitReads)
 	}
 }

@@ -24,8 +24,8 @@ type GitVersion struct {
 // lists its files with `git ls-files --deduplicate` (git 2.31).
 var MinimumGit = GitVersion{Major: 2, Minor: 31, Text: "2.31"}
 
-// ConfigGlobalGit is the oldest git that reads the global configuration
-// from GIT_CONFIG_GLOBAL (2.32).
+// ConfigGlobalGit is the oldest git that reads the global and system
+// configuration from GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM (2.32).
 var ConfigGlobalGit = GitVersion{Major: 2, Minor: 32, Text: "2.32"}
 
 // RefetchGit is the oldest git with `git fetch --refetch` (2.36), with

@@ -106,8 +106,9 @@ type preCommitOptions struct {
 // errCheckFailed wraps anything that kept the check from running: the
 // commit is refused, and the message says how to bypass the check.
 type errCheckFailed struct {
-	err  error
-	push bool // the pre-push check, not a commit's
+	err   error
+	push  bool   // the pre-push check, not a commit's
+	after string // what follows the bypass (lfsAfterNoVerify)
 }
 
 func (e *errCheckFailed) Error() string {
@@ -116,7 +117,7 @@ func (e *errCheckFailed) Error() string {
 		hook, what = "pre-push", "push"
 	}
 	return fmt.Sprintf("the %s check could not run, so the %s was refused: %v\n"+
-		"fix the cause (git queen doctor may help), or %s without the check: git %s --no-verify", hook, what, e.err, what, what)
+		"fix the cause (git queen doctor may help), or %s without the check: git %s --no-verify%s", hook, what, e.err, what, what, e.after)
 }
 
 func (e *errCheckFailed) Unwrap() error { return e.err }

@@ -32,10 +32,10 @@ func runPrePush(o prePushOptions) error {
 		res, err = app.PrePush(env.session(o.G), app.PrePushRequest{Remote: o.Remote, Refs: refs})
 	}
 	if unseen, ok := errors.AsType[*precommit.UnseenError](err); ok {
-		return printUnseen(env, o.G, unseen)
+		return printUnseen(env, o.G, unseen, lfsAfterNoVerify(env, o.Remote))
 	}
 	if err != nil {
-		return &errCheckFailed{err: err, push: true}
+		return &errCheckFailed{err: err, push: true, after: lfsAfterNoVerify(env, o.Remote)}
 	}
 	if res.Ledger != nil && res.Ledger.Missed != "" {
 		fmt.Fprintln(env.Stderr, "git-queen: pre-push: "+res.Ledger.Missed)
@@ -43,11 +43,7 @@ func runPrePush(o prePushOptions) error {
 	refused := len(res.Push.Refusals) > 0
 	return printVerdict(env, o.G, map[string]any{"refused": refused, "result": res.Push, "ledger": res.Ledger}, refused, ExitFailure, func() error {
 		if refused {
-			lfsRemote := ""
-			if res.KeepsLFSObjects {
-				lfsRemote = cmp.Or(o.Remote, "origin")
-			}
-			printPushRefusal(env.Stderr, res.Push, lfsRemote)
+			printPushRefusal(env.Stderr, res.Push, lfsAfterNoVerify(env, o.Remote))
 		}
 		return nil
 	})
@@ -56,24 +52,21 @@ func runPrePush(o prePushOptions) error {
 // printUnseen refuses a push over a remote commit this clone never
 // fetched: not a check that could not run, but one that cannot see what
 // the push would take off.
-func printUnseen(env *Env, g globals, unseen *precommit.UnseenError) error {
+// lfs is lfsAfterNoVerify's words, for its way out with --no-verify.
+func printUnseen(env *Env, g globals, unseen *precommit.UnseenError, lfs string) error {
 	out := map[string]any{"refused": true, "result": nil, "ledger": nil, "unseen": unseen.Updates, "error": unseen.Error()}
 	return printVerdict(env, g, out, true, ExitFailure, func() error {
-		fmt.Fprintf(env.Stderr, "git-queen: push refused: %s\nways out: %s\n", unseen.Error(), unseen.WaysOut())
+		fmt.Fprintf(env.Stderr, "git-queen: push refused: %s\nways out: %s%s\n", unseen.Error(), unseen.WaysOut(), lfs)
 		return nil
 	})
 }
 
-// printPushRefusal says what refused a push, and the ways out; lfsRemote,
-// in a repository that keeps Git LFS objects, is the remote pushed to:
-// git push --no-verify skips LFS's upload too, which is then run by hand.
-func printPushRefusal(w io.Writer, res *precommit.PushResult, lfsRemote string) {
+// printPushRefusal says what refused a push, and the ways out; lfs is
+// lfsAfterNoVerify's words, for the way out with --no-verify.
+func printPushRefusal(w io.Writer, res *precommit.PushResult, lfs string) {
 	fmt.Fprintf(w, "git-queen: push refused: %d change(s) to paths other droids reserved exclusively:\n", len(res.Refusals))
 	var names []string
-	rest := "take the change out of the commits you push, or push anyway with git push --no-verify"
-	if lfsRemote != "" {
-		rest += " and then upload its Git LFS objects, which --no-verify skips too: git lfs push --all " + wording.ShellWord(lfsRemote)
-	}
+	rest := "take the change out of the commits you push, or push anyway with git push --no-verify" + lfs
 	for _, r := range res.Refusals {
 		h := r.Reservation
 		names = append(names, h.Droid)
@@ -119,4 +112,15 @@ func shownPath(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// lfsAfterNoVerify is what the pre-push check's advice to push with git
+// push --no-verify adds in a repository that keeps Git LFS objects: that
+// flag skips LFS's pre-push too, whose upload to remote (the one pushed
+// to) is then run by hand. "" elsewhere.
+func lfsAfterNoVerify(env *Env, remote string) string {
+	if !app.KeepsLFSObjects(env.Dir) {
+		return ""
+	}
+	return " and then upload its Git LFS objects, which --no-verify skips too: git lfs push --all " + wording.ShellWord(cmp.Or(remote, "origin"))
 }

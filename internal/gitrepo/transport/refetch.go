@@ -2,11 +2,13 @@ package transport
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -81,7 +83,8 @@ func fetchAside(dir, remote, refspec string, limit time.Duration) error {
 // movePack moves the pack whose index is idx into the pack directory
 // dir, the index last: git finds a pack by its index, so the objects
 // appear at once, and whole. A file of that name there already holds
-// the same bytes (git names a pack by its checksum), and stays.
+// the same bytes (git names a pack by its checksum), and stays. A file
+// that cannot be renamed there, on another file system, is copied.
 func movePack(idx, dir string) error {
 	base := strings.TrimSuffix(idx, ".idx")
 	for _, ext := range []string{".pack", ".rev", ".idx"} {
@@ -92,11 +95,46 @@ func movePack(idx, dir string) error {
 		if _, err := os.Stat(to); err == nil {
 			continue
 		}
-		if err := os.Rename(from, to); err != nil {
+		err := os.Rename(from, to)
+		if errors.Is(err, syscall.EXDEV) {
+			err = copyInto(from, to)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// copyInto copies the file from to the path to, on another file system
+// (objects/pack a link to another disk), where from cannot be renamed:
+// into a temporary file beside to first, renamed to it once whole and on
+// disk. Its name begins with tmp_, which git gc removes after a kill.
+func copyInto(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(to), "tmp_"+asidePrefix+"*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = io.Copy(tmp, src)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if closeErr := tmp.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o444) // as git leaves a pack
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), to)
 }
 
 // removeStaleAside removes the directories of fetchAside in objects made

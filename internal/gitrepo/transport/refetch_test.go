@@ -21,56 +21,126 @@ import (
 // directory of its own behind.
 func TestRefetchBringsBackALostObject(t *testing.T) {
 	testgit.Isolate(t)
-	const ref, tracking = "refs/queen/ledger", "refs/queen/remotes/x/ledger"
-	refspec := "+" + ref + "*:" + tracking + "*"
 	for _, r := range testgit.Remotes(t) {
 		for name, refetch := range map[string]func(dir, remote, refspec string, limit time.Duration) error{
 			"Refetch": Refetch, "refetchAside": refetchAside,
 		} {
 			t.Run(r.Name+"/"+name, func(t *testing.T) {
-				seed := testgit.Init(t)
-				testgit.Write(t, seed, "d/x", "x")
-				testgit.Run(t, seed, "add", "d")
-				testgit.Run(t, seed, "commit", "-q", "-m", "ledger")
-				testgit.Run(t, seed, "push", "-q", r.URL, "+HEAD:"+ref)
-				tip := testgit.Run(t, seed, "rev-parse", "HEAD")
-
-				// Here the ledger comes as loose objects, one of which is
-				// lost; HEAD is a commit the remote's ledger does not hold.
-				dir := testgit.Init(t)
-				testgit.Run(t, dir, "commit", "-q", "--allow-empty", "-m", "here")
-				testgit.Run(t, dir, "config", "fetch.unpackLimit", "1000")
-				if err := Fetch(dir, r.URL, refspec, generous); err != nil {
-					t.Fatal(err)
-				}
-				lost := testgit.Run(t, dir, "rev-parse", tracking+":d")
-				if err := os.Remove(filepath.Join(dir, ".git", "objects", lost[:2], lost[2:])); err != nil {
-					t.Fatal(err)
-				}
-				if err := Fetch(dir, r.URL, refspec, generous); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := gitrepo.Git(dir, "cat-file", "-e", lost); err == nil {
-					t.Fatal("a plain fetch brought the lost object back: this test shows nothing")
-				}
-				refs := testgit.Run(t, dir, "for-each-ref")
-
-				if err := refetch(dir, r.URL, refspec, generous); err != nil {
+				lost := loseAnObject(t, r.URL)
+				if err := refetch(lost.dir, r.URL, lost.refspec, generous); err != nil {
 					t.Fatalf("refetch: %v", err)
 				}
-				testgit.Run(t, dir, "cat-file", "-e", lost)
-				testgit.Run(t, dir, "fsck", "--connectivity-only", "--no-dangling")
-				if got := testgit.Run(t, dir, "for-each-ref"); got != refs || !strings.Contains(got, tip+" commit\t"+tracking) {
-					t.Errorf("refs after the refetch:\n%s\nbefore:\n%s\nwant the same, %s at %s", got, refs, tracking, tip)
-				}
-				if _, err := os.Stat(filepath.Join(dir, ".git", "FETCH_HEAD")); err == nil {
-					t.Error("the refetch wrote FETCH_HEAD")
-				}
-				if left := asideDirs(t, dir); len(left) > 0 {
-					t.Errorf("the refetch left %v", left)
-				}
+				lost.check(t)
 			})
 		}
+	}
+}
+
+// A repository whose objects/pack is on another file system than its
+// objects directory (a link to a larger disk), where the pack fetched
+// aside cannot be renamed, gets the lost object back all the same.
+func TestRefetchAsideIntoPacksOnAnotherFileSystem(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.FileRemote(t)
+	lost := loseAnObject(t, r.URL)
+	pack := filepath.Join(lost.dir, ".git", "objects", "pack")
+	elsewhere := otherFileSystem(t, pack)
+	if err := os.Remove(pack); err != nil { // empty: the ledger came as loose objects
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, pack); err != nil {
+		t.Fatal(err)
+	}
+	if err := refetchAside(lost.dir, r.URL, lost.refspec, generous); err != nil {
+		t.Fatalf("refetch: %v", err)
+	}
+	lost.check(t)
+	if left, _ := filepath.Glob(filepath.Join(elsewhere, "tmp_*")); len(left) > 0 {
+		t.Errorf("the refetch left %v", left)
+	}
+}
+
+// otherFileSystem is a new directory on another file system than dir's,
+// removed at the end of the test; the test is skipped where the machine
+// has none among the usual places for temporary files.
+func otherFileSystem(t *testing.T, dir string) string {
+	t.Helper()
+	here, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, place := range []string{os.TempDir(), "/dev/shm", "/tmp", "/var/tmp"} {
+		if info, err := os.Stat(place); err != nil || !info.IsDir() || sameDevice(here, info) {
+			continue
+		}
+		other, err := os.MkdirTemp(place, "queen-refetch-test-*")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(other) })
+		return other
+	}
+	t.Skip("no directory on another file system than " + dir)
+	return ""
+}
+
+// lostObject is a repository that lost an object its tracking ref of the
+// remote's ledger still reaches (loseAnObject).
+type lostObject struct {
+	dir, refspec, tracking string
+	id, tip, refs          string // the lost object; the remote's ledger; for-each-ref before
+}
+
+// loseAnObject makes a repository whose tracking ref of the ledger at url
+// reaches an object it lost (the ledger came as loose objects, one is
+// deleted; HEAD is a commit the remote's ledger does not hold), and shows
+// that a plain fetch does not bring it back.
+func loseAnObject(t *testing.T, url string) *lostObject {
+	t.Helper()
+	const ref, tracking = "refs/queen/ledger", "refs/queen/remotes/x/ledger"
+	l := &lostObject{refspec: "+" + ref + "*:" + tracking + "*", tracking: tracking}
+	seed := testgit.Init(t)
+	testgit.Write(t, seed, "d/x", "x")
+	testgit.Run(t, seed, "add", "d")
+	testgit.Run(t, seed, "commit", "-q", "-m", "ledger")
+	testgit.Run(t, seed, "push", "-q", url, "+HEAD:"+ref)
+	l.tip = testgit.Run(t, seed, "rev-parse", "HEAD")
+
+	l.dir = testgit.Init(t)
+	testgit.Run(t, l.dir, "commit", "-q", "--allow-empty", "-m", "here")
+	testgit.Run(t, l.dir, "config", "fetch.unpackLimit", "1000")
+	if err := Fetch(l.dir, url, l.refspec, generous); err != nil {
+		t.Fatal(err)
+	}
+	l.id = testgit.Run(t, l.dir, "rev-parse", tracking+":d")
+	if err := os.Remove(filepath.Join(l.dir, ".git", "objects", l.id[:2], l.id[2:])); err != nil {
+		t.Fatal(err)
+	}
+	if err := Fetch(l.dir, url, l.refspec, generous); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gitrepo.Git(l.dir, "cat-file", "-e", l.id); err == nil {
+		t.Fatal("a plain fetch brought the lost object back: this test shows nothing")
+	}
+	l.refs = testgit.Run(t, l.dir, "for-each-ref")
+	return l
+}
+
+// check says whether a refetch brought the lost object back, wrote the
+// tracking ref and no other ref, no FETCH_HEAD, and left no directory of
+// its own behind.
+func (l *lostObject) check(t *testing.T) {
+	t.Helper()
+	testgit.Run(t, l.dir, "cat-file", "-e", l.id)
+	testgit.Run(t, l.dir, "fsck", "--connectivity-only", "--no-dangling")
+	if got := testgit.Run(t, l.dir, "for-each-ref"); got != l.refs || !strings.Contains(got, l.tip+" commit\t"+l.tracking) {
+		t.Errorf("refs after the refetch:\n%s\nbefore:\n%s\nwant the same, %s at %s", got, l.refs, l.tracking, l.tip)
+	}
+	if _, err := os.Stat(filepath.Join(l.dir, ".git", "FETCH_HEAD")); err == nil {
+		t.Error("the refetch wrote FETCH_HEAD")
+	}
+	if left := asideDirs(t, l.dir); len(left) > 0 {
+		t.Errorf("the refetch left %v", left)
 	}
 }
 

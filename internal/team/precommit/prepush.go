@@ -28,6 +28,8 @@ type RefUpdate struct {
 }
 
 // ParseRefUpdates reads the lines git writes to a pre-push hook's stdin.
+// The local ref is what the user named, which may hold spaces (a revision
+// such as main@{2 days ago}); the three fields after it hold none.
 func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 	var out []RefUpdate
 	sc := bufio.NewScanner(r)
@@ -35,6 +37,9 @@ func ParseRefUpdates(r io.Reader) ([]RefUpdate, error) {
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 {
 			continue
+		}
+		if n := len(f); n > 4 { // the local ref as the user wrote it: git push origin 'main@{1 hour ago}:x'
+			f = append([]string{strings.Join(f[:n-3], " ")}, f[n-3:]...)
 		}
 		if len(f) != 4 || !objectID(f[1]) || !objectID(f[3]) {
 			return nil, fmt.Errorf("pre-push: unexpected line %q from git (want: local-ref local-id remote-ref remote-id)", sc.Text())

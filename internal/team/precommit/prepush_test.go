@@ -19,6 +19,7 @@ func TestParseRefUpdates(t *testing.T) {
 		input string
 		want  int
 		err   bool
+		local string // the first update's local ref, where not refs/heads/a or main
 	}{
 		{name: "none", input: ""},
 		{name: "one", input: "refs/heads/main " + id("a") + " refs/heads/main " + zero + "\n", want: 1},
@@ -27,6 +28,8 @@ func TestParseRefUpdates(t *testing.T) {
 		{name: "sha-256", input: "refs/heads/a " + strings.Repeat("b", 64) + " refs/heads/a " + strings.Repeat("0", 64), want: 1},
 		{name: "three fields", input: "refs/heads/a " + id("1") + " refs/heads/a\n", err: true},
 		{name: "five fields", input: "refs/heads/a " + id("1") + " refs/heads/a " + id("2") + " 3\n", err: true},
+		// git gives the local ref as the push named it: a revision may hold spaces.
+		{name: "a local ref with spaces", input: "main@{2 seconds ago} " + id("1") + " refs/heads/z " + zero + "\n", want: 1, local: "main@{2 seconds ago}"},
 		// Only object ids reach git as revisions: an option in their place
 		// (a hand-fed hook) is refused, not run.
 		{name: "an option as the local id", input: "refs/heads/a --output=/tmp/x refs/heads/a " + zero + "\n", err: true},
@@ -40,7 +43,7 @@ func TestParseRefUpdates(t *testing.T) {
 			if (err != nil) != tt.err || len(got) != tt.want {
 				t.Fatalf("ParseRefUpdates: %+v, %v", got, err)
 			}
-			if tt.want > 0 && (got[0].LocalRef != "refs/heads/a" && got[0].LocalRef != "refs/heads/main") {
+			if tt.want > 0 && got[0].LocalRef != cmp.Or(tt.local, "refs/heads/a") && got[0].LocalRef != cmp.Or(tt.local, "refs/heads/main") {
 				t.Errorf("first update %+v", got[0])
 			}
 		})

@@ -385,6 +385,14 @@ func TestLefthookSkip(t *testing.T) {
 		{"a group's jobs: with nothing after it, then git-queen's again", map[string]string{"lefthook.yml": yamlGroup,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      group:\n        jobs:\n" +
 				"    - name: checks\n      group:\n        jobs:\n          - name: guard\n            run: git-queen hook pre-commit\n"}, "", ""},
+		// A job with run: (or script:) beside group: runs that, not the group.
+		{"run: on the group's job in the local configuration", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      run: echo hi\n"},
+			"", "lefthook-local.yml sets run: on the group around git-queen's command, which lefthook runs in place of the group's jobs"},
+		{"script: beside group: in one file", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "script: s.sh\n      runner: sh", 1)},
+			"", "lefthook.yml sets script: on the group around git-queen's command"},
+		{"run: \"\" on the group's job", map[string]string{"lefthook.yml": yamlGroup,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      run: \"\"\n"}, "", ""},
 		{"another group's jobs: with nothing after it", map[string]string{"lefthook.yml": yamlGroup,
 			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: lint\n      group:\n        jobs:\n"}, "", ""},
 		// only: runs it only when its conditions hold: a skip in the others.

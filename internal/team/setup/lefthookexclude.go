@@ -21,7 +21,8 @@ import (
 // count for it; or a later file's run: for it, which replaces git-queen's
 // with one that does not call it (lefthook runs the last file's run:),
 // or its commands: that is no mapping, or a group around it whose group:
-// or jobs: is nothing. Where it runs one, and a file
+// or jobs: is nothing, or whose job sets run: or script: (lefthook runs
+// that instead of the group). Where it runs one, and a file
 // names remotes:, what lefthook fetches (lefthook install) and merges
 // may skip it, and doctor does not read it: it says so.
 func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
@@ -88,6 +89,15 @@ func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func
 	if run := g.levels[1].run; run.file != "" && !callsQueen([]byte(strings.Join(run.value, "\n")), h.Name) {
 		return run.file + " replaces the run: of git-queen's command with " + strings.Join(run.value, " ") +
 			", so lefthook does not run git-queen's check"
+	}
+	for _, l := range g.levels[2:] { // the jobs whose group: holds git-queen's
+		if s, key := l.run, "run"; len(s.value) > 0 || len(l.script.value) > 0 {
+			if len(s.value) == 0 {
+				s, key = l.script, "script"
+			}
+			return s.file + " sets " + key + ": on " + l.on + ", which lefthook runs in place of the group's jobs, " +
+				"git-queen's included, so lefthook does not run git-queen's check"
+		}
 	}
 	var own []string // the names and tags exclude_tags matches
 	for i, l := range g.levels {

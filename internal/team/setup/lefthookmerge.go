@@ -25,14 +25,16 @@ type lefthookSetting struct {
 // or a group around it: what on names it in a message, its names (the
 // command's key, a job's or group's name), and its settings that decide
 // whether the command runs, and what it runs (run: of git-queen's
-// command, which a later file may replace, and a job's args:), when (a
+// command, which a later file may replace, a job's args:, and the run:
+// or script: of a group's job, which lefthook runs in place of the
+// group), when (a
 // command's priority:), for which files (lefthookFilters), and whether
 // it gets git's refs (use_stdin:).
 type lefthookLevel struct {
 	on                              string
 	names                           []string
 	skip, only, tags, run, priority lefthookSetting
-	args, stdin                     lefthookSetting
+	args, stdin, script             lefthookSetting
 	filters                         [len(lefthookFilters)]lefthookSetting
 }
 
@@ -225,6 +227,7 @@ func (l *lefthookLevel) read(file string, settings map[string]any) {
 	l.only.read(file, settings, "only")
 	l.tags.read(file, settings, "tags")
 	l.run.read(file, settings, "run")
+	l.script.read(file, settings, "script")
 	l.args.read(file, settings, "args")
 	l.stdin.read(file, settings, "use_stdin")
 	l.priority.read(file, settings, "priority")
