@@ -277,7 +277,7 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
 	files, remotes := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
-		tree, _, _ := lefthookRead(r.TopLevel, name)
+		tree, _, _ := lefthookRead(r.TopLevel, name, nil)
 		settings, configures := tree[h.Name]
 		if lefthookRunsQueen(settings, h.Name) {
 			return "", ""

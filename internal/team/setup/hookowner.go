@@ -168,7 +168,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, maxLefthookConfig, func(file string, text []byte) bool {
-			tree, err := lefthookParse(file, text)
+			tree, err := lefthookParse(file, text, nil)
 			if tree == nil && err != nil { // what it would run: lefthookUnloadable says why it does not
 				return callsQueen(text, h.Name)
 			}

@@ -53,7 +53,7 @@ func lefthookReadsFiles(top string, getenv func(string) string) (files []string,
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
-		tree, _, err := lefthookRead(top, name)
+		tree, _, err := lefthookRead(top, name, nil)
 		if err != nil {
 			return
 		}

@@ -78,6 +78,9 @@ func (l lefthookLevel) filtered(hook string, isHook bool) string {
 // skipped says why lefthook skips g (see lefthookSkipped); "" when it
 // runs it.
 func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func(string) string) string {
+	if g.spelt != "" {
+		return g.spelt
+	}
 	if g.command != "" && g.dropped != "" {
 		return g.dropped + " sets the commands: of " + h.Name + " to no mapping, which takes away the commands before it, " +
 			"git-queen's included, so lefthook does not run git-queen's check"

@@ -23,11 +23,12 @@ import (
 // The error is the parser's, as lefthook says it; the settings are what
 // it read all the same (YAML's, of a key twice); or, where the parser
 // takes it, a *lefthookEither, for a setting spelt two ways of which
-// lefthook reads either at random (lefthookSpelt). A file larger than
+// lefthook reads either at random (lefthookSpelt, which notes in spelt,
+// where it is not nil, how the file spells each setting). A file larger than
 // maxLefthookConfig, or YAML that yaml.v3 would take long to decode
 // (yamlDecodeCost), it does not parse: the error is a *lefthookUnjudged,
 // so that doctor answers at once.
-func lefthookParse(file string, text []byte) (map[string]any, error) {
+func lefthookParse(file string, text []byte, spelt map[string]string) (map[string]any, error) {
 	var tree map[string]any
 	var err error
 	if len(text) > maxLefthookConfig {
@@ -56,7 +57,7 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 			tree[key] = stringKeys(value)
 		}
 	}
-	tree, either := lefthookSpelt(tree)
+	tree, either := lefthookSpelt(tree, spelt)
 	if err == nil && len(either) > 0 {
 		err = &lefthookEither{file, either}
 	}
@@ -166,9 +167,9 @@ func lefthookTooLarge(file string) error {
 }
 
 // lefthookRead is lefthookParse of the file at top (relative to it, or
-// absolute); readErr when it cannot be read. One larger than
+// absolute), noting its spellings in spelt; readErr when it cannot be read. One larger than
 // maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
-func lefthookRead(top, file string) (tree map[string]any, parseErr, readErr error) {
+func lefthookRead(top, file string, spelt map[string]string) (tree map[string]any, parseErr, readErr error) {
 	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
 	if _, tooLarge := errors.AsType[*regular.TooLargeError](readErr); tooLarge {
 		return nil, lefthookTooLarge(file), nil
@@ -176,7 +177,7 @@ func lefthookRead(top, file string) (tree map[string]any, parseErr, readErr erro
 	if readErr != nil {
 		return nil, nil, readErr
 	}
-	tree, parseErr = lefthookParse(file, text)
+	tree, parseErr = lefthookParse(file, text, spelt)
 	return tree, parseErr, nil
 }
 
@@ -234,7 +235,7 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 			" hook fails every time without running git-queen's check: correct it"
 	}
 	for _, file := range files {
-		_, err, _ := lefthookRead(r.TopLevel, file)
+		_, err, _ := lefthookRead(r.TopLevel, file, nil)
 		if either := (*lefthookEither)(nil); errors.As(err, &either) {
 			if keys := either.hooks[h.Name]; keys != "" {
 				return fmt.Sprintf("%s spells a setting of %s two ways in one mapping (%s), and lefthook reads one or the other at random each time it runs, "+
