@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/regular"
@@ -189,33 +190,20 @@ func lefthookMap(v any) map[string]any {
 }
 
 // lefthookRunsQueen says whether a setting, or a string in it at any
-// depth, runs git-queen's check for the hook name.
+// depth (in a mapping or a list), runs git-queen's check for the hook
+// name.
 func lefthookRunsQueen(setting any, name string) bool {
-	return lefthookWalk(setting, "", func(_ string, value any) bool {
-		text, ok := value.(string)
-		return ok && callsQueen([]byte(text), name)
-	})
-}
-
-// lefthookWalk says whether found holds for a setting, under key ("" for
-// a list's item), or for one at any depth in it.
-func lefthookWalk(setting any, key string, found func(key string, value any) bool) bool {
-	if found(key, setting) {
-		return true
-	}
 	switch setting := setting.(type) {
+	case string:
+		return callsQueen([]byte(setting), name)
 	case map[string]any:
-		for key, value := range setting {
-			if lefthookWalk(value, key, found) {
+		for _, value := range setting {
+			if lefthookRunsQueen(value, name) {
 				return true
 			}
 		}
 	case []any:
-		for _, value := range setting {
-			if lefthookWalk(value, "", found) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(setting, func(value any) bool { return lefthookRunsQueen(value, name) })
 	}
 	return false
 }
