@@ -275,7 +275,7 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 // to NAME.old, which it does not run. "" when there is none; remotes is
 // lefthookFiles', in the environment getenv reads.
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
-	files, remotes := lefthookFiles(r.TopLevel, getenv)
+	files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
 		tree, _, _ := lefthookRead(r.TopLevel, name, nil)
 		settings, configures := tree[h.Name]

@@ -217,7 +217,7 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
 	}
-	files, _, refused := lefthookReadsFiles(r.TopLevel, getenv)
+	files, _, refused := lefthookFiles(r.TopLevel, getenv)
 	if refused != "" {
 		return "lefthook refuses the extends: of its configuration (" + refused + "), so its " + h.Name +
 			" hook fails every time without running git-queen's check: correct it"
