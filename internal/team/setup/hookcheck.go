@@ -59,8 +59,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.fix, c.Fixable = Fail, nil, false
 		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
 	case tooLarge != "":
-		c.Status, c.fix, c.Fixable = Warn, nil, false
-		c.Message = fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, tooLarge)
+		c.warnOnly(fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, tooLarge))
 	case h.Managed != "" && !h.RunsQueen && unloadable != "":
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
 		c.Message = fmt.Sprintf("%s, but %s; and have it run git-queen: add to %s", r.whatRuns(h, o.Getenv), unloadable, h.Instruction())
