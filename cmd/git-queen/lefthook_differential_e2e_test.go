@@ -50,6 +50,10 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		{"Skip: in another case", map[string]string{"lefthook.yml": queen + "      Skip: true\n"}, change, false, false},
 		{"skip: true, then Skip: false", map[string]string{"lefthook.yml": queen + "      skip: true\n      Skip: false\n"}, change, true, false},
 		{"Skip: true, then skip: false", map[string]string{"lefthook.yml": queen + "      Skip: true\n      skip: false\n"}, change, false, false},
+		// lefthook merges the keys of two files into one mapping, then reads
+		// the one spelt as its field (Skip:); doctor took the later file's.
+		{"Skip: true, then skip: false in the local configuration", map[string]string{"lefthook.yml": queen + "      Skip: true\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, change, false, false},
 		{"Commands: over commands:", map[string]string{"lefthook.yml": queen + "  Commands:\n    lint:\n      run: echo lint\n"}, change, false, false},
 		{"Run: over run:", map[string]string{"lefthook.yml": queen + "      Run: echo lint\n"}, change, false, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},

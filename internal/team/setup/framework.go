@@ -185,13 +185,11 @@ func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
 	if err != nil {
 		return true // the framework refuses the file, and runs no hook: frameworkUnloadable says so
 	}
-	for _, h := range frameworkQueenHooks(config, hook) {
+	return slices.ContainsFunc(frameworkQueenHooks(config, hook), func(h frameworkHook) bool {
 		ours := !h.local && slices.Contains(frameworkHookIDs[hook], h.ID) // .pre-commit-hooks.yaml sets it
-		if always := pyYAMLBool(&h.AlwaysRun); h.AlwaysRun.Kind == 0 && ours || always != nil && *always {
-			return true
-		}
-	}
-	return false
+		always := pyYAMLBool(&h.AlwaysRun)
+		return h.AlwaysRun.Kind == 0 && ours || always != nil && *always
+	})
 }
 
 // readKeysOnly takes out of each mapping in the YAML tree n the keys

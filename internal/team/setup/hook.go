@@ -328,6 +328,7 @@ func (r *Repo) UninstallHook() (string, error) {
 		if err != nil {
 			return "", err
 		}
+		uninstall := r.uninstallOne
 		switch h.State {
 		case HookMissing:
 			if h.Chained != "" {
@@ -340,20 +341,15 @@ func (r *Repo) UninstallHook() (string, error) {
 			}
 			continue
 		case HookForeign:
-			if h.Owner == OwnerPreCommit && h.Via == name+".legacy" {
-				d, err := r.uninstallLegacy(h)
-				if err != nil {
-					return "", err
-				}
-				did = append(did, d)
-				continue
-			}
 			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
 				foreign = h
 			}
-			continue
+			if h.Owner != OwnerPreCommit || h.Via != name+".legacy" {
+				continue
+			}
+			uninstall = r.uninstallLegacy
 		}
-		d, err := r.uninstallOne(h)
+		d, err := uninstall(h)
 		if err != nil {
 			return "", err
 		}

@@ -59,8 +59,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.fix, c.Fixable = Fail, nil, false
 		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
 	case tooLarge != "":
-		c.Status, c.fix, c.Fixable = Warn, nil, false
-		c.Message = fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, tooLarge)
+		c.warnOnly(fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, tooLarge))
 	case h.Managed != "" && !h.RunsQueen && unloadable != "":
 		c.Status, c.fix, c.Fixable, c.elsewhere = Fail, nil, false, h
 		c.Message = fmt.Sprintf("%s, but %s; and have it run git-queen: add to %s", r.whatRuns(h, o.Getenv), unloadable, h.Instruction())
@@ -275,9 +274,9 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 // to NAME.old, which it does not run. "" when there is none; remotes is
 // lefthookFiles', in the environment getenv reads.
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
-	files, remotes := lefthookFiles(r.TopLevel, getenv)
+	files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
 	for _, name := range files {
-		tree, _, _ := lefthookRead(r.TopLevel, name)
+		tree, _, _ := lefthookRead(r.TopLevel, name, nil)
 		settings, configures := tree[h.Name]
 		if lefthookRunsQueen(settings, h.Name) {
 			return "", ""

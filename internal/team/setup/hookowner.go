@@ -163,12 +163,12 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Owner = OwnerLefthook
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
-		files, remotes := lefthookFiles(r.TopLevel, getenv)
+		files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
 		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
 			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, maxLefthookConfig, func(file string, text []byte) bool {
-			tree, err := lefthookParse(file, text)
+			tree, err := lefthookParse(file, text, nil)
 			if tree == nil && err != nil { // what it would run: lefthookUnloadable says why it does not
 				return callsQueen(text, h.Name)
 			}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/links"
+	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
 // Where git looks for the hooks, and whose that directory is: other
@@ -41,27 +43,12 @@ func (h *Hook) sharedHooksPath() string {
 // directory is that directory).
 func (r *Repo) holds(dir string) bool {
 	real := links.Resolve(dir)
-	under := func(roots ...string) bool {
-		for _, root := range roots {
-			if root != "" && isUnder(links.Resolve(root), real) {
-				return true
-			}
-		}
-		return false
-	}
-	if under(r.TopLevel, r.GitDir, r.CommonDir) {
+	under := func(root string) bool { return root != "" && isUnder(links.Resolve(root), real) }
+	if slices.ContainsFunc([]string{r.TopLevel, r.GitDir, r.CommonDir}, under) {
 		return true
 	}
 	list, err := r.Worktrees()
-	if err != nil {
-		return false
-	}
-	for _, w := range list {
-		if under(w.Path) {
-			return true
-		}
-	}
-	return false
+	return err == nil && slices.ContainsFunc(list, func(w gitrepo.Worktree) bool { return under(w.Path) })
 }
 
 func isUnder(root, p string) bool {

@@ -31,19 +31,13 @@ var (
 // there read no other. remotes is the first of them that names remotes:,
 // configurations lefthook fetches from git repositories and git-queen
 // does not ("" for none). None when LEFTHOOK_CONFIG names no file:
-// lefthook then reads none (lefthookConfigMissing).
-func lefthookFiles(top string, getenv func(string) string) (files []string, remotes string) {
-	files, remotes, _ = lefthookReadsFiles(top, getenv)
-	return files, remotes
-}
-
-// lefthookReadsFiles is lefthookFiles, and what lefthook refuses of the
-// extends: of the main or the local configuration, as it says it ("" for
-// nothing): a path the extends: of one of them and of the files it names
-// match twice ("possible recursion"), or a file named that has no
-// extension of a configuration (a directory too); it then fails every
-// time.
-func lefthookReadsFiles(top string, getenv func(string) string) (files []string, remotes, refused string) {
+// lefthook then reads none (lefthookConfigMissing). refused is what
+// lefthook refuses of the extends: of the main or the local
+// configuration, as it says it ("" for nothing): a path the extends: of
+// one of them and of the files it names match twice ("possible
+// recursion"), or a file named that has no extension of a configuration
+// (a directory too); it then fails every time.
+func lefthookFiles(top string, getenv func(string) string) (files []string, remotes, refused string) {
 	if missing, _ := lefthookConfigMissing(top, getenv); missing != "" {
 		return nil, "", ""
 	}
@@ -53,7 +47,7 @@ func lefthookReadsFiles(top string, getenv func(string) string) (files []string,
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
-		tree, _, err := lefthookRead(top, name)
+		tree, _, err := lefthookRead(top, name, nil)
 		if err != nil {
 			return
 		}

@@ -282,6 +282,21 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook-local.yml spells a setting of pre-commit two ways in one mapping (SKIP:, skip:), and lefthook reads one or the other at random"},
 		{"SKIP: and sKip: in a job of a group", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "run: git-queen hook pre-commit", "run: git-queen hook pre-commit\n            SKIP: true\n            sKip: false", 1)},
 			"", "lefthook.yml spells a setting of pre-commit two ways in one mapping (SKIP:, sKip:)"},
+		// Of two files that spell a setting two ways, lefthook merges both
+		// keys into one mapping and reads them as above; doctor took the
+		// later file's, and said ok.
+		{"Skip: true, then skip: false in the local configuration", map[string]string{"lefthook.yml": strings.Replace(main, "[guard]\n", "[guard]\n      Skip: true\n", 1),
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n"},
+			"", "lefthook.yml spells skip: on git-queen's command as Skip:, and lefthook-local.yml as skip:; lefthook merges both into one mapping"},
+		{"skip: true, then SKIP: false on the hook in the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + main[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  SKIP: false\n"}, "", "lefthook.yml spells skip: on pre-commit as skip:, and lefthook-local.yml as SKIP:"},
+		{"SKIP: on the group around git-queen's job in the local configuration", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "skip: true", 1),
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: checks\n      SKIP: false\n"},
+			"", "lefthook.yml spells skip: on the group around git-queen's command as skip:, and lefthook-local.yml as SKIP:"},
+		{"Skip: of another command in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    lint:\n      Skip: false\n",
+			"lefthook.yml": main + "      skip: true\n"}, "", ""},
+		{"skip: in both files", map[string]string{"lefthook.yml": strings.Replace(main, "[guard]\n", "[guard]\n      skip: true\n", 1),
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, "", ""},
 		{"skip: and SKIP: of another hook", map[string]string{"lefthook-local.yml": "pre-push:\n  skip: false\n  SKIP: true\n"}, "", ""},
 		// A later file's commands: that is no mapping replaces the commands
 		// before it (lefthook run: "(skip) empty"), unless a file after it

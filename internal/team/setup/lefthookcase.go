@@ -2,6 +2,7 @@ package setup
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -31,33 +32,62 @@ var (
 // runs. either names, for each hook with such a mapping, the keys of the
 // first (of them doctor reads skip:, or else the first in order, and
 // keeps the others, where git-queen's run: may be). Of two files that
-// spell a setting differently, doctor takes the later file's; lefthook
-// merges both keys into one mapping and reads them as above.
-func lefthookSpelt(tree map[string]any) (spelt map[string]any, either map[string]string) {
-	either = map[string]string{}
+// spell a setting differently, lefthook merges both keys into one
+// mapping and reads them as above: so where spelt is not nil, it gets
+// how the file spells each setting (the keys, "Skip:"), under
+// lefthookSpeltAt of where it is and the setting's name in lower case.
+func lefthookSpelt(tree map[string]any, spelt map[string]string) (map[string]any, map[string]string) {
+	either := map[string]string{}
 	for name, hook := range tree {
 		hook := lefthookMap(hook)
-		random := spell(hook, lefthookHookKeys)
+		random := spell(hook, lefthookHookKeys, spelt, lefthookSpeltAt(name, "hook", nil))
 		for _, key := range slices.Sorted(maps.Keys(lefthookMap(hook["commands"]))) {
-			random = cmp.Or(random, spell(lefthookMap(lefthookMap(hook["commands"])[key]), lefthookCommandKeys))
+			random = cmp.Or(random, spell(lefthookMap(lefthookMap(hook["commands"])[key]), lefthookCommandKeys, spelt,
+				lefthookSpeltAt(name, "command", []any{key})))
 		}
-		if random = cmp.Or(random, spellJobs(hook["jobs"])); random != "" {
+		if random = cmp.Or(random, spellJobs(hook["jobs"], spelt, name, nil)); random != "" {
 			either[name] = random
 		}
 	}
 	return tree, either
 }
 
-// spellJobs spells the keys of each job in a list, and of its group's;
-// it says which keys of the first mapping with two spellings lefthook
-// reads at random (spell).
-func spellJobs(list any) (random string) {
+// lefthookSpeltAt is where lefthookSpelt notes how a file spells the
+// settings of hook's hook ("hook"), command ("command", names its key)
+// or job or group ("job", "group", names the names of the jobs down to
+// it, those of the groups around it first); "" for a job or a group
+// lefthook merges with none in another file (one without a name, or in
+// a group without one).
+func lefthookSpeltAt(hook, what string, names []any) string {
+	if slices.ContainsFunc(names, func(name any) bool { _, isName := name.(string); return !isName }) {
+		return ""
+	}
+	return fmt.Sprint(hook, "\x00", what, names, "\x00")
+}
+
+// spellJobs spells the keys of each job in a list, and of its group's,
+// noting how (lefthookSpelt) where spelt is not nil, for the hook, in the
+// groups of the jobs names names; it says which keys of the first mapping
+// with two spellings lefthook reads at random (spell).
+func spellJobs(list any, spelt map[string]string, hook string, names []any) (random string) {
 	jobs, _ := list.([]any)
-	for _, job := range jobs {
-		job := lefthookMap(job)
-		random = cmp.Or(random, spell(job, lefthookJobKeys))
+	for i, job := range jobs {
+		job, jobKeys, groupKeys := lefthookMap(job), map[string]string{}, map[string]string{}
+		random = cmp.Or(random, spell(job, lefthookJobKeys, jobKeys, ""))
 		group := lefthookMap(job["group"])
-		random = cmp.Or(random, spell(group, lefthookGroupKeys), spellJobs(group["jobs"]))
+		random = cmp.Or(random, spell(group, lefthookGroupKeys, groupKeys, ""))
+		at := append(slices.Clip(names), any(i))
+		if name, isName := job["name"].(string); isName {
+			at[len(at)-1] = name
+		}
+		for what, keys := range map[string]map[string]string{"job": jobKeys, "group": groupKeys} {
+			if where := lefthookSpeltAt(hook, what, at); where != "" && spelt != nil {
+				for field, spelling := range keys {
+					spelt[where+field] = spelling
+				}
+			}
+		}
+		random = cmp.Or(random, spellJobs(group["jobs"], spelt, hook, at))
 	}
 	return random
 }
@@ -65,8 +95,10 @@ func spellJobs(list any) (random string) {
 // spell renames, in settings, the key lefthook reads for each of fields
 // (see lefthookSpelt) to the field's name in lower case, and takes out
 // the others that match it; where lefthook reads one of two or more at
-// random, it says which ("SKIP:, skip:"), and keeps them.
-func spell(settings map[string]any, fields []string) (random string) {
+// random, it says which ("SKIP:, skip:"), and keeps them. It notes the
+// keys of each field it finds in spelt (where it is not nil), under at
+// and the field's name in lower case (where at is not "").
+func spell(settings map[string]any, fields []string, spelt map[string]string, at string) (random string) {
 	for _, field := range fields {
 		var keys []string
 		for key := range settings {
@@ -76,6 +108,9 @@ func spell(settings map[string]any, fields []string) (random string) {
 		}
 		slices.Sort(keys)
 		read, lower := field, strings.ToLower(field)
+		if len(keys) > 0 && spelt != nil {
+			spelt[at+lower] = strings.Join(keys, ":, ") + ":"
+		}
 		switch {
 		case len(keys) == 0:
 			continue

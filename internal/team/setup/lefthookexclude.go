@@ -42,7 +42,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		}
 		first = cmp.Or(first, why)
 	}
-	if _, remotes := lefthookFiles(r.TopLevel, getenv); first == "" && remotes != "" {
+	if _, remotes, _ := lefthookFiles(r.TopLevel, getenv); first == "" && remotes != "" {
 		return remotes + " names remotes:, configurations lefthook fetches from git repositories (lefthook install) and merges " +
 			"over it, which doctor does not read: whether one skips git-queen's check, it cannot tell"
 	}
@@ -78,6 +78,9 @@ func (l lefthookLevel) filtered(hook string, isHook bool) string {
 // skipped says why lefthook skips g (see lefthookSkipped); "" when it
 // runs it.
 func (g lefthookGuard) skipped(h *Hook, excludeTags lefthookSetting, getenv func(string) string) string {
+	if g.spelt != "" {
+		return g.spelt
+	}
 	if g.command != "" && g.dropped != "" {
 		return g.dropped + " sets the commands: of " + h.Name + " to no mapping, which takes away the commands before it, " +
 			"git-queen's included, so lefthook does not run git-queen's check"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/regular"
@@ -23,11 +24,12 @@ import (
 // The error is the parser's, as lefthook says it; the settings are what
 // it read all the same (YAML's, of a key twice); or, where the parser
 // takes it, a *lefthookEither, for a setting spelt two ways of which
-// lefthook reads either at random (lefthookSpelt). A file larger than
+// lefthook reads either at random (lefthookSpelt, which notes in spelt,
+// where it is not nil, how the file spells each setting). A file larger than
 // maxLefthookConfig, or YAML that yaml.v3 would take long to decode
 // (yamlDecodeCost), it does not parse: the error is a *lefthookUnjudged,
 // so that doctor answers at once.
-func lefthookParse(file string, text []byte) (map[string]any, error) {
+func lefthookParse(file string, text []byte, spelt map[string]string) (map[string]any, error) {
 	var tree map[string]any
 	var err error
 	if len(text) > maxLefthookConfig {
@@ -56,7 +58,7 @@ func lefthookParse(file string, text []byte) (map[string]any, error) {
 			tree[key] = stringKeys(value)
 		}
 	}
-	tree, either := lefthookSpelt(tree)
+	tree, either := lefthookSpelt(tree, spelt)
 	if err == nil && len(either) > 0 {
 		err = &lefthookEither{file, either}
 	}
@@ -166,9 +168,9 @@ func lefthookTooLarge(file string) error {
 }
 
 // lefthookRead is lefthookParse of the file at top (relative to it, or
-// absolute); readErr when it cannot be read. One larger than
+// absolute), noting its spellings in spelt; readErr when it cannot be read. One larger than
 // maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
-func lefthookRead(top, file string) (tree map[string]any, parseErr, readErr error) {
+func lefthookRead(top, file string, spelt map[string]string) (tree map[string]any, parseErr, readErr error) {
 	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
 	if _, tooLarge := errors.AsType[*regular.TooLargeError](readErr); tooLarge {
 		return nil, lefthookTooLarge(file), nil
@@ -176,7 +178,7 @@ func lefthookRead(top, file string) (tree map[string]any, parseErr, readErr erro
 	if readErr != nil {
 		return nil, nil, readErr
 	}
-	tree, parseErr = lefthookParse(file, text)
+	tree, parseErr = lefthookParse(file, text, spelt)
 	return tree, parseErr, nil
 }
 
@@ -188,33 +190,20 @@ func lefthookMap(v any) map[string]any {
 }
 
 // lefthookRunsQueen says whether a setting, or a string in it at any
-// depth, runs git-queen's check for the hook name.
+// depth (in a mapping or a list), runs git-queen's check for the hook
+// name.
 func lefthookRunsQueen(setting any, name string) bool {
-	return lefthookWalk(setting, "", func(_ string, value any) bool {
-		text, ok := value.(string)
-		return ok && callsQueen([]byte(text), name)
-	})
-}
-
-// lefthookWalk says whether found holds for a setting, under key ("" for
-// a list's item), or for one at any depth in it.
-func lefthookWalk(setting any, key string, found func(key string, value any) bool) bool {
-	if found(key, setting) {
-		return true
-	}
 	switch setting := setting.(type) {
+	case string:
+		return callsQueen([]byte(setting), name)
 	case map[string]any:
-		for key, value := range setting {
-			if lefthookWalk(value, key, found) {
+		for _, value := range setting {
+			if lefthookRunsQueen(value, name) {
 				return true
 			}
 		}
 	case []any:
-		for _, value := range setting {
-			if lefthookWalk(value, "", found) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(setting, func(value any) bool { return lefthookRunsQueen(value, name) })
 	}
 	return false
 }
@@ -228,13 +217,13 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
 	}
-	files, _, refused := lefthookReadsFiles(r.TopLevel, getenv)
+	files, _, refused := lefthookFiles(r.TopLevel, getenv)
 	if refused != "" {
 		return "lefthook refuses the extends: of its configuration (" + refused + "), so its " + h.Name +
 			" hook fails every time without running git-queen's check: correct it"
 	}
 	for _, file := range files {
-		_, err, _ := lefthookRead(r.TopLevel, file)
+		_, err, _ := lefthookRead(r.TopLevel, file, nil)
 		if either := (*lefthookEither)(nil); errors.As(err, &either) {
 			if keys := either.hooks[h.Name]; keys != "" {
 				return fmt.Sprintf("%s spells a setting of %s two ways in one mapping (%s), and lefthook reads one or the other at random each time it runs, "+

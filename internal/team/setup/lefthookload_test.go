@@ -50,7 +50,7 @@ func TestYAMLKeyTwice(t *testing.T) {
 		{"a colon in a value", "pre-commit:\n  commands:\n    q:\n      run: echo http://x\n      env:\n        URL: http://x\n", ""},
 	} {
 		got := ""
-		if _, err := lefthookParse("lefthook.yml", []byte(tt.text)); err != nil {
+		if _, err := lefthookParse("lefthook.yml", []byte(tt.text), nil); err != nil {
 			got = err.Error()
 		}
 		if got != tt.twice {

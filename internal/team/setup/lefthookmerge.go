@@ -108,12 +108,14 @@ func lefthookHolds(value any) string {
 // or job away, where none after it sets it again: a command, by the
 // hook's commands: that is no mapping (commands: with nothing after it);
 // a job, by a group around it whose group: is no mapping, or its jobs:
-// no list (lefthookPlace.dropped).
+// no list (lefthookPlace.dropped); spelt why doctor cannot tell what
+// lefthook reads of it (lefthookSpeltApart), "" where it can.
 type lefthookGuard struct {
 	levels  []lefthookLevel
 	plain   bool
 	command string
 	dropped string
+	spelt   string
 }
 
 // lefthookGuards is what lefthook merges, of the files it reads (in the
@@ -124,13 +126,14 @@ type lefthookGuard struct {
 // over those before it): a command is found in each by its key under
 // commands:, a job by its name, in the group of its group's name.
 func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting) {
-	files, _ := lefthookFiles(r.TopLevel, getenv)
-	hooks := make([]map[string]any, len(files))
+	files, _, _ := lefthookFiles(r.TopLevel, getenv)
+	hooks, spelt := make([]map[string]any, len(files)), make([]map[string]string, len(files))
 	var places []lefthookPlace
 	plain := map[string]bool{}
 	dropped := map[string]string{} // a command's key: the file that takes it away
 	for i, file := range files {
-		tree, _, _ := lefthookRead(r.TopLevel, file)
+		spelt[i] = map[string]string{}
+		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
 		hooks[i] = lefthookMap(tree[h.Name])
 		excludeTags.read(file, hooks[i], "exclude_tags")
 		if commands, set := hooks[i]["commands"]; set && lefthookMap(commands) == nil {
@@ -178,10 +181,46 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 				p.dropped(file, hooks[i]["jobs"], 0, &gone)
 			}
 		}
-		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, gone})
+		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, gone, lefthookSpeltApart(h, p, files, spelt)})
 	}
 	slices.SortStableFunc(guards, lefthookRunOrder)
 	return guards, excludeTags
+}
+
+// lefthookSpeltApart says where two of files spell a setting of the hook
+// h, or of the command, job or groups at p, two ways (Skip: and skip:;
+// spelt, of each file, as lefthookSpelt notes it): lefthook merges both
+// keys into one mapping, then reads the one spelt as its field, else one
+// of the others at random, so doctor cannot tell what it reads. "" where
+// none do.
+func lefthookSpeltApart(h *Hook, p lefthookPlace, files []string, spelt []map[string]string) string {
+	on := map[string]string{lefthookSpeltAt(h.Name, "hook", nil): h.Name}
+	if p.command != "" {
+		on[lefthookSpeltAt(h.Name, "command", []any{p.command})] = "git-queen's command"
+	}
+	for i := range p.jobs {
+		on[lefthookSpeltAt(h.Name, "job", p.jobs[:i+1])] = "git-queen's command"
+		if i < len(p.jobs)-1 { // a job whose group: holds git-queen's
+			on[lefthookSpeltAt(h.Name, "job", p.jobs[:i+1])] = "the group around git-queen's command"
+			on[lefthookSpeltAt(h.Name, "group", p.jobs[:i+1])] = "the group around git-queen's command"
+		}
+	}
+	delete(on, "")
+	first := map[string]int{} // a setting: the first file that spells it
+	for i := range files {
+		for _, key := range slices.Sorted(maps.Keys(spelt[i])) {
+			at := key[:strings.LastIndexByte(key, 0)+1]
+			j, seen := first[key]
+			if on[at] != "" && !seen {
+				first[key] = i
+			} else if on[at] != "" && spelt[j][key] != spelt[i][key] {
+				return fmt.Sprintf("%s spells %s: on %s as %s, and %s as %s; lefthook merges both into one mapping and reads one of them, "+
+					"so doctor cannot tell whether it runs git-queen's check: keep one spelling",
+					files[j], key[len(at):], on[at], spelt[j][key], files[i], spelt[i][key])
+			}
+		}
+	}
+	return ""
 }
 
 // lefthookRunOrder orders commands and jobs as lefthook 2 runs them

@@ -139,13 +139,10 @@ func (h *Hook) lfsScript(text []byte) {
 // pipe (printf ... | CMD) or a redirection (CMD < FILE, a here-document)
 // rather than from the hook's stdin.
 func eachFedItsCopy(script string, call *regexp.Regexp) bool {
-	for _, command := range commandSeparators.Split(script, -1) {
-		if at := call.FindStringIndex(command); at != nil &&
-			!strings.Contains(command[:at[0]], "|") && !strings.Contains(command[at[1]:], "<") {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(commandSeparators.Split(script, -1), func(command string) bool {
+		at := call.FindStringIndex(command)
+		return at != nil && !strings.Contains(command[:at[0]], "|") && !strings.Contains(command[at[1]:], "<")
+	})
 }
 
 // commandSeparators end a simple command in a shell script.
