@@ -22,7 +22,7 @@ const maxPushInput = 64 << 20
 // the refs being pushed; a terminal there means no git ran the hook.
 func readPushRefs(env *Env) ([]byte, error) {
 	if !fromGit(env) {
-		return nil, errors.New("git gives the pre-push hook the refs being pushed on stdin; this one is a terminal " +
+		return nil, errors.New("git gives the pre-push hook the refs being pushed on stdin; this one is a terminal or a device such as /dev/null " +
 			"(git push runs the hook; to try it by hand, pipe lines in: LOCAL-REF LOCAL-ID REMOTE-REF REMOTE-ID)")
 	}
 	if env.Stdin == nil {
