@@ -57,7 +57,8 @@ type frameworkHook struct {
 // InvalidConfigError"): it is not YAML, is empty, has more than one
 // document or no repos, or a setting read here is not of its type (an
 // always_run that is not a YAML 1.1 boolean, a stages that is not a
-// list). The configuration is what could be read all the same.
+// list, or names a stage no version of the framework knows). The
+// configuration is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
 	var config frameworkConfig
 	if len(text) > frameworkMaxConfig {
@@ -81,6 +82,8 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 		err = errors.New("more than one YAML document: the framework reads a single one")
 	case err == nil && config.Repos == nil:
 		err = errors.New("it has no repos:, which the framework requires")
+	case err == nil:
+		err = frameworkUnknownStage(config)
 	}
 	for i, repo := range config.Repos {
 		for j, h := range repo.Hooks {
