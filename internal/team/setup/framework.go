@@ -28,8 +28,9 @@ var frameworkStages = map[string][]string{
 // the settings that decide whether, and when, a hook runs. A stages not
 // given is nil; given as [], empty.
 type frameworkConfig struct {
-	DefaultStages *[]string `yaml:"default_stages"`
-	Repos         []struct {
+	DefaultStages  *[]string `yaml:"default_stages"`
+	MinimumVersion string    `yaml:"minimum_pre_commit_version"`
+	Repos          []struct {
 		Repo  string          `yaml:"repo"`
 		Hooks []frameworkHook `yaml:"hooks"`
 	} `yaml:"repos"`
@@ -42,6 +43,9 @@ type frameworkHook struct {
 	Args      []string  `yaml:"args"`
 	Stages    *[]string `yaml:"stages"`
 	AlwaysRun yaml.Node `yaml:"always_run"` // as YAML 1.1 reads it: pyYAMLBool
+	// MinimumVersion is the framework's version the hook needs; its
+	// .pre-commit-hooks.yaml may set one too.
+	MinimumVersion string `yaml:"minimum_pre_commit_version"`
 	// local: its repository is local (the hook is all in the
 	// configuration), not one whose .pre-commit-hooks.yaml gives what
 	// the configuration does not set.
@@ -97,11 +101,13 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 }
 
 // frameworkUnloadable says, for the pre-commit framework's hook h, why the
-// framework refuses the configuration h reads (frameworkLoad), as doctor
-// says it: the hook then fails every time ("An error has occurred:
-// InvalidConfigError"), after running git-queen's own hook kept as
-// NAME.legacy, if that is there. "" when it loads, or is not there.
-func (r *Repo) frameworkUnloadable(h *Hook) string {
+// framework refuses the configuration h reads (frameworkLoad; and
+// frameworkTooOld, for the version h runs, in the environment getenv
+// reads), as doctor says it: the hook then fails every time ("An error
+// has occurred: InvalidConfigError"), after running git-queen's own hook
+// kept as NAME.legacy, if that is there. "" when it loads, or is not
+// there.
+func (r *Repo) frameworkUnloadable(h *Hook, getenv func(string) string) string {
 	file := r.frameworkFile(h)
 	if file == "" {
 		return ""
@@ -110,7 +116,13 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 	if err != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	if _, err := frameworkLoad(text); err != nil {
+	config, err := frameworkLoad(text)
+	if script, readErr := readHead(h.Path); err == nil && readErr == nil {
+		if why := frameworkTooOld(config, frameworkVersion(script, getenv)); why != "" {
+			err = errors.New(why)
+		}
+	}
+	if err != nil {
 		without := " without running git-queen's check"
 		if h.Via == h.Name+".legacy" {
 			without = ", after " + h.Via
