@@ -28,10 +28,11 @@ var frameworkMetadata = sync.OnceValue(func() *regexp.Regexp { return regexp.Mus
 // packages, Debian's /usr/lib/python3/dist-packages, the user's
 // ~/.local): doctor runs nothing to learn it. "" when it cannot tell:
 // that Python is not there (the script then runs the pre-commit on PATH),
-// PYTHONPATH adds places, or it finds more than one version.
+// PYTHONPATH or PYTHONHOME moves them, or it finds more than one version
+// (one pip put in /usr/local beside Debian's, which Python reads first).
 func frameworkVersion(script []byte, getenv func(string) string) string {
 	m := frameworkInstallPython().FindSubmatch(script)
-	if m == nil || getenv == nil || getenv("PYTHONPATH") != "" {
+	if m == nil || getenv == nil || getenv("PYTHONPATH") != "" || getenv("PYTHONHOME") != "" {
 		return ""
 	}
 	words := shellWords(string(m[1]))
@@ -42,7 +43,8 @@ func frameworkVersion(script []byte, getenv func(string) string) string {
 		return ""
 	}
 	prefix := filepath.Dir(filepath.Dir(words[0]))
-	places := []string{filepath.Join(prefix, "lib", "python3*", "*-packages"), filepath.Join(prefix, "lib", "site-packages")}
+	places := []string{filepath.Join(prefix, "lib", "python3*", "*-packages"), filepath.Join(prefix, "lib", "site-packages"),
+		filepath.Join(prefix, "local", "lib", "python3*", "dist-packages")} // Debian's /usr python reads /usr/local's too, first
 	if home := getenv("HOME"); home != "" {
 		user := cmp.Or(getenv("PYTHONUSERBASE"), filepath.Join(home, ".local"))
 		places = append(places, filepath.Join(user, "lib", "python3*", "site-packages"),

@@ -41,6 +41,14 @@ func TestFrameworkVersionFromItsInstall(t *testing.T) {
 			t.Fatalf("got %q", got)
 		}
 	})
+	t.Run("pip's in /usr/local beside Debian's", func(t *testing.T) {
+		prefix := t.TempDir()
+		python := install(t, prefix, "python3/dist-packages", "pre_commit-3.0.4.egg-info")
+		install(t, filepath.Join(prefix, "local"), "python3.11/dist-packages", "pre_commit-3.6.2.dist-info")
+		if got := frameworkVersion(script(python), env(nil)); got != "" {
+			t.Fatalf("got %q, want not known", got)
+		}
+	})
 	t.Run("not known", func(t *testing.T) {
 		python := install(t, t.TempDir(), "python3.11/site-packages", "pre_commit-3.0.4.dist-info")
 		home := t.TempDir()
@@ -48,6 +56,7 @@ func TestFrameworkVersionFromItsInstall(t *testing.T) {
 		for name, got := range map[string]string{
 			"another version in the user's site": frameworkVersion(script(python), env(map[string]string{"HOME": home})),
 			"PYTHONPATH set":                     frameworkVersion(script(python), env(map[string]string{"PYTHONPATH": "/x"})),
+			"PYTHONHOME set":                     frameworkVersion(script(python), env(map[string]string{"PYTHONHOME": "/x"})),
 			"the Python is gone":                 frameworkVersion(script(python+"-gone"), env(nil)),
 			"no INSTALL_PYTHON":                  frameworkVersion([]byte("#!/bin/sh\nexec pre-commit hook-impl\n"), env(nil)),
 			"no environment":                     frameworkVersion(script(python), nil),
