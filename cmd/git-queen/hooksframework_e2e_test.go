@@ -59,6 +59,33 @@ func TestPreCommitFrameworkRunsTheHooks(t *testing.T) {
 			t.Fatalf("pre-commit run of the push check without refs: ok=%v\n%s", ok, out)
 		}
 	})
+	// Before 3.2 the framework refuses the README's stage names, and fails
+	// every commit: doctor reads its version from its install and says so.
+	t.Run("the README's stage names before 3.2", func(t *testing.T) {
+		if !old {
+			t.Skip("the framework on PATH is 3.2 or later")
+		}
+		repo, _ := hookRepo(t)
+		if r := gitQueen(t, repo, "", "init", "--droid", "ann", "--no-hooks"); r.code != 0 {
+			t.Fatalf("init --no-hooks: %s", r.stderr)
+		}
+		testgit.Write(t, repo, ".pre-commit-config.yaml", readmeBlock(t, "# .pre-commit-config.yaml", "repo: local"))
+		mustSh(t, repo, "git add -A && git commit -q -m config && pre-commit install")
+		doctor := gitQueen(t, repo, "", "doctor").stdout
+		if !regexp.MustCompile(`(?m)^warn +pre-commit +.*cannot load \.pre-commit-config\.yaml \(the hook runs pre-commit ` + regexp.QuoteMeta(m[0]) +
+			`[.0-9]*, which knows no stage "pre-commit"`).MatchString(doctor) {
+			t.Fatalf("doctor:\n%s", doctor)
+		}
+		// init and hooks install say it too.
+		for _, args := range [][]string{{"init", "--droid", "ann"}, {"hooks", "install"}} {
+			if r := gitQueen(t, repo, "", args...); !strings.Contains(r.stderr, `which knows no stage "pre-commit"`) {
+				t.Fatalf("%s: exit %d\n%s%s", args[0], r.code, r.stdout, r.stderr)
+			}
+		}
+		if out, ok := sh(t, repo, nil, "git commit -q --allow-empty -m x"); ok || !strings.Contains(out, "InvalidConfigError") {
+			t.Fatalf("commit under the new stage names: ok=%v\n%s", ok, out)
+		}
+	})
 	// The framework reads YAML 1.1 (PyYAML): always_run: yes is true, and
 	// 'true' quoted a string, for which it refuses the whole file.
 	t.Run("YAML 1.1's booleans", func(t *testing.T) {

@@ -28,8 +28,9 @@ var frameworkStages = map[string][]string{
 // the settings that decide whether, and when, a hook runs. A stages not
 // given is nil; given as [], empty.
 type frameworkConfig struct {
-	DefaultStages *[]string `yaml:"default_stages"`
-	Repos         []struct {
+	DefaultStages  *[]string `yaml:"default_stages"`
+	MinimumVersion string    `yaml:"minimum_pre_commit_version"`
+	Repos          []struct {
 		Repo  string          `yaml:"repo"`
 		Hooks []frameworkHook `yaml:"hooks"`
 	} `yaml:"repos"`
@@ -42,6 +43,9 @@ type frameworkHook struct {
 	Args      []string  `yaml:"args"`
 	Stages    *[]string `yaml:"stages"`
 	AlwaysRun yaml.Node `yaml:"always_run"` // as YAML 1.1 reads it: pyYAMLBool
+	// MinimumVersion is the framework's version the hook needs; its
+	// .pre-commit-hooks.yaml may set one too.
+	MinimumVersion string `yaml:"minimum_pre_commit_version"`
 	// local: its repository is local (the hook is all in the
 	// configuration), not one whose .pre-commit-hooks.yaml gives what
 	// the configuration does not set.
@@ -57,7 +61,8 @@ type frameworkHook struct {
 // InvalidConfigError"): it is not YAML, is empty, has more than one
 // document or no repos, or a setting read here is not of its type (an
 // always_run that is not a YAML 1.1 boolean, a stages that is not a
-// list). The configuration is what could be read all the same.
+// list, or names a stage no version of the framework knows). The
+// configuration is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
 	var config frameworkConfig
 	if len(text) > frameworkMaxConfig {
@@ -81,6 +86,8 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 		err = errors.New("more than one YAML document: the framework reads a single one")
 	case err == nil && config.Repos == nil:
 		err = errors.New("it has no repos:, which the framework requires")
+	case err == nil:
+		err = frameworkUnknownStage(config)
 	}
 	for i, repo := range config.Repos {
 		for j, h := range repo.Hooks {
@@ -94,11 +101,13 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 }
 
 // frameworkUnloadable says, for the pre-commit framework's hook h, why the
-// framework refuses the configuration h reads (frameworkLoad), as doctor
-// says it: the hook then fails every time ("An error has occurred:
-// InvalidConfigError"), after running git-queen's own hook kept as
-// NAME.legacy, if that is there. "" when it loads, or is not there.
-func (r *Repo) frameworkUnloadable(h *Hook) string {
+// framework refuses the configuration h reads (frameworkLoad; and
+// frameworkTooOld, for the version h runs, in the environment getenv
+// reads), as doctor says it: the hook then fails every time ("An error
+// has occurred: InvalidConfigError"), after running git-queen's own hook
+// kept as NAME.legacy, if that is there. "" when it loads, or is not
+// there.
+func (r *Repo) frameworkUnloadable(h *Hook, getenv func(string) string) string {
 	file := r.frameworkFile(h)
 	if file == "" {
 		return ""
@@ -107,7 +116,13 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 	if err != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	if _, err := frameworkLoad(text); err != nil {
+	config, err := frameworkLoad(text)
+	if script, readErr := readHead(h.Path); err == nil && readErr == nil {
+		if why := frameworkTooOld(config, frameworkVersion(script, getenv)); why != "" {
+			err = errors.New(why)
+		}
+	}
+	if err != nil {
 		without := " without running git-queen's check"
 		if h.Via == h.Name+".legacy" {
 			without = ", after " + h.Via

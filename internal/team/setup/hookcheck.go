@@ -50,7 +50,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
-	unloadable, tooLarge := r.frameworkUnloadable(h), cmp.Or(r.frameworkTooLarge(h), lefthookUnread(h))
+	unloadable, tooLarge := r.frameworkUnloadable(h, o.Getenv), cmp.Or(r.frameworkTooLarge(h), lefthookUnread(h))
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+

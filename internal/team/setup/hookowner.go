@@ -190,7 +190,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		}
 		r.managerConfig(h, preCommitConfigs, frameworkMaxConfig, func(_ string, text []byte) bool { return frameworkRunsQueen(text, h.Name) })
 		if !h.RunsQueen {
-			h.refused = r.frameworkUnloadable(h)
+			h.refused = r.frameworkUnloadable(h, getenv)
 		}
 	default:
 		h.Owner = OwnerOther

@@ -401,6 +401,14 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"always_run: y, a string to YAML 1.1", recipe("y"), Warn, `always_run is "y"`},
 		{"stages not a list", recipe("true\n    stages: commit"), Warn, "cannot unmarshal !!str `commit` into []string"},
 		{"a second document", recipe("true") + "---\nrepos: []\n", Warn, "more than one YAML document"},
+		// Stage names: every version reads the old ones, 3.2 and later the
+		// new ones too; a name no version knows, none loads.
+		{"the old stage names", recipe("true\n    stages: [commit, merge-commit]"), OK, ""},
+		{"the new stage names", recipe("true\n    stages: [pre-commit, pre-merge-commit]"), OK, ""},
+		{"a stage no version knows", recipe("true\n    stages: [comit]"), Fail, `hook git-queen: stages: "comit" is not a stage the framework knows`},
+		{"default_stages no version knows", "default_stages: [commits]\n" + recipe("true"), Fail, `default_stages: "commits" is not a stage`},
+		{"another hook's stage no version knows", recipe("true") + "  - {id: lint, name: lint, entry: 'true', language: system, stages: [pre_push]}\n",
+			Warn, `hook lint: stages: "pre_push" is not a stage`},
 		{"no repos", "default_stages: [commit]\n", Fail, "it has no repos:"},
 		{"empty", "", Fail, "it is empty"},
 		{"not YAML", recipe("true") + "   bad: [\n", Fail, "yaml: "},
