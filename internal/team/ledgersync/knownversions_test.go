@@ -194,7 +194,7 @@ func (h *history) spoilIndex(c int) {
 func (h *history) compare(c int) {
 	t := h.t
 	cl := h.clones[c]
-	if _, err := cl.sy.round("origin", object.ZeroID, nil, false); err != nil {
+	if _, err := cl.sy.round(Remote{Arg: "origin", Key: "origin"}, object.ZeroID, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	tip, err := cl.sy.ledger.Refs().Read(ledger.Ref)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,5 +107,27 @@ func TestTheReceiveBoundSaysHowToReplaceAFlood(t *testing.T) {
 	tip := remoteTip(t, a)
 	if out := testgit.Run(t, a.dir, "rev-list", tip); strings.Contains(out, flood) {
 		t.Errorf("the remote's ledger %s still holds the flood %s", tip, flood)
+	}
+}
+
+// A clone that syncs by the remote's URL keeps its notes under a
+// tracking name (url-...), which git push does not take: the push that
+// replaces a flood, as doctor and reserve show it from the note, names
+// the URL.
+func TestAFloodSyncedByURLNamesTheURLToPushTo(t *testing.T) {
+	_, b, flood, _ := floodedPair(t, 2)
+	url := strings.TrimSpace(testgit.Run(t, b.dir, "remote", "get-url", "origin"))
+	res, err := b.sy.Sync(url)
+	var bound *ReceiveBoundError
+	if !errors.As(err, &bound) || bound.Note.Commit != flood {
+		t.Fatalf("sync by URL past the bound: %v, want it stopped on %s", err, flood)
+	}
+	i := slices.IndexFunc(res.SetAside, func(a SetAside) bool { return a.OverBound })
+	if i < 0 {
+		t.Fatalf("no note of the flood: %+v", res.SetAside)
+	}
+	fix := res.SetAside[i].Fix()
+	if !strings.Contains(fix, " "+url+" refs/queen/ledger:refs/queen/ledger") || strings.Contains(fix, "url-") {
+		t.Errorf("the note says %q, want the push to %s", fix, url)
 	}
 }

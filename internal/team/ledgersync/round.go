@@ -17,6 +17,9 @@ import (
 // round is one locked step of an exchange, and what it did.
 type round struct {
 	remote string
+	// pushTo is the remote as git push takes it (its name, or its URL
+	// without a password), where remote is its tracking name.
+	pushTo string
 	// fetched is the remote's ledger as fetched; local the local ledger
 	// commit the round ended with, and marks how much of each log it holds.
 	fetched, local object.ID
@@ -87,8 +90,8 @@ func ownDamage(err error) error {
 // again, and moves the local ledger ref once, from the commit it started at
 // to the one it built. With rebuild, the local ledger is first built anew
 // from the live store (see rebuild).
-func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bool) (*round, error) {
-	r := &round{remote: remote, fetched: fetched, received: Counts{}}
+func (s *Syncer) round(rm Remote, fetched object.ID, caller step, rebuild bool) (*round, error) {
+	r := &round{remote: rm.Key, pushTo: rm.Shown(), fetched: fetched, received: Counts{}}
 	err := s.S.Update(func(tx *jsonl.Tx) error {
 		st, err := s.openState()
 		if err != nil {
@@ -140,7 +143,7 @@ func (s *Syncer) round(remote string, fetched object.ID, caller step, rebuild bo
 		if r.heldBack {
 			merged = object.ZeroID // not taken: the next sync takes it again
 		}
-		if err := s.moveRef(st, start, local, marks, remote, merged); err != nil {
+		if err := s.moveRef(st, start, local, marks, r.remote, merged); err != nil {
 			if cur, rerr := s.ledger.Refs().Read(ledger.Ref); rerr == nil && cur == local {
 				return err // the ledger holds what was appended: it stays
 			}
@@ -380,9 +383,9 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 			// would take off the remote. Nothing is merged or pushed;
 			// the sync stops and says how to take it.
 			note := damageNote(r.remote, c, overBound(c, n, limit), s.S.Now())
-			note.OverBound = true
+			note.OverBound, note.PushTo = true, r.pushTo
 			r.noteSetAside(st, note)
-			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, Note: note}, true
+			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, PushTo: r.pushTo, Note: note}, true
 			out = nil
 			return nil, true, nil
 		}

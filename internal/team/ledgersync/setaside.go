@@ -37,15 +37,18 @@ type SetAside struct {
 	Example string `json:"example,omitempty"`
 	// OverBound marks a sound commit that only brought more than
 	// queen.maxReceive: it was neither merged nor pushed over.
-	OverBound bool      `json:"over_bound,omitempty"`
-	At        time.Time `json:"at"`
+	OverBound bool `json:"over_bound,omitempty"`
+	// PushTo is the remote as git push takes it, for an OverBound commit
+	// (Remote is its tracking name: url-... for a remote given by URL).
+	PushTo string    `json:"push_to,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // Fix says what a person can do about it.
 func (a SetAside) Fix() string {
 	if a.OverBound {
 		return "nothing was merged, and the remote's ledger was left as it is: if it is your team's history, raise queen.maxReceive as it says; " +
-			"if someone pushed it to flood the team, push this clone's ledger in its place: " + replaceCommand(a.Remote, a.Commit)
+			"if someone pushed it to flood the team, push this clone's ledger in its place: " + replaceCommand(cmp.Or(a.PushTo, a.Remote), a.Commit)
 	}
 	if a.Rule != "" {
 		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"

@@ -268,9 +268,6 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				res.Ledger = r.local.String()
 			}
 			if r.stop != nil {
-				if bound, ok := errors.AsType[*ReceiveBoundError](r.stop); ok {
-					bound.PushTo = rm.Shown()
-				}
 				return r.stop
 			}
 			if r.local == fetched {
@@ -348,7 +345,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 // rebuilt from the live store when this clone's own ledger is damaged, or
 // objects are missing still (once).
 func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild bool, refetched *bool) (*round, error) {
-	r, err := s.round(rm.Key, *fetched, st, rebuild)
+	r, err := s.round(rm, *fetched, st, rebuild)
 	for retried := false; ; {
 		_, lostHere := errors.AsType[*missingHere](err)
 		_, damaged := errors.AsType[*localDamage](err)
@@ -365,7 +362,7 @@ func (s *Syncer) repairedRound(rm Remote, fetched *object.ID, st step, rebuild b
 		default:
 			return r, err
 		}
-		r, err = s.round(rm.Key, *fetched, st, rebuild)
+		r, err = s.round(rm, *fetched, st, rebuild)
 	}
 }
 
