@@ -94,9 +94,10 @@ type ReceiveBoundError struct {
 }
 
 func (e *ReceiveBoundError) Error() string {
+	remote := cmp.Or(e.PushTo, e.Remote)
 	return fmt.Sprintf("did not take %s's ledger (commit %s): %s; if someone pushed it to flood the team, "+
 		"push this clone's ledger in its place (the other clones' syncs push back what it lacks of theirs): %s",
-		e.Remote, shortHash(e.Note.Commit), e.Note.Reason, replaceCommand(cmp.Or(e.PushTo, e.Remote), e.Note.Commit))
+		remote, shortHash(e.Note.Commit), e.Note.Reason, replaceCommand(remote, e.Note.Commit))
 }
 
 // replaceCommand is the git command that pushes this clone's ledger to

@@ -130,4 +130,7 @@ func TestAFloodSyncedByURLNamesTheURLToPushTo(t *testing.T) {
 	if !strings.Contains(fix, " "+url+" refs/queen/ledger:refs/queen/ledger") || strings.Contains(fix, "url-") {
 		t.Errorf("the note says %q, want the push to %s", fix, url)
 	}
+	if !strings.HasPrefix(err.Error(), "did not take "+url+"'s ledger") || strings.Contains(err.Error(), "url-") {
+		t.Errorf("the stop says %q, want it to name %s", err, url)
+	}
 }
