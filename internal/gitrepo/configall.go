@@ -197,10 +197,7 @@ func sameExisting(global string, homes []string) bool {
 // for GIT_CONFIG_GLOBAL, names other files than git 2.31 reads), so that a
 // git-queen beside no such variable, or beside GIT_CONFIG_GLOBAL naming
 // ~/.gitconfig, starts no git for it.
-func readsConfigVariables() bool {
-	v, err := InstalledGit()
-	return err != nil || v.AtLeast(ConfigGlobalGit)
-}
+func readsConfigVariables() bool { return GitAtLeast(ConfigGlobalGit) }
 
 // commandScope says whether configuration comes from the environment
 // (git -c, GIT_CONFIG_COUNT, GIT_CONFIG), which outranks every file.

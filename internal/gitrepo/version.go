@@ -107,15 +107,11 @@ func (e *TooOldError) Error() string {
 	return fmt.Sprintf("git %s or later is needed %s; this is git %s", e.Need, e.For, e.Have)
 }
 
-// RequireGit returns a *TooOldError when the git on PATH is older than
-// need, for what it is needed for; nil when it is new enough, or when its
+// GitAtLeast says whether the git on PATH is need or newer; true when its
 // version cannot be read (git then says what it lacks).
-func RequireGit(need GitVersion, forWhat string) error {
+func GitAtLeast(need GitVersion) bool {
 	have, err := InstalledGit()
-	if err != nil || have.AtLeast(need) {
-		return nil
-	}
-	return &TooOldError{Need: need, For: forWhat, Have: have}
+	return err != nil || have.AtLeast(need)
 }
 
 // revParseAbsolute runs `git rev-parse --path-format=absolute` with args

@@ -60,9 +60,9 @@ func TestGitVersionAtLeast(t *testing.T) {
 	}
 }
 
-// The git on PATH is read as git says it, and RequireGit names it: a git
-// older than what is needed is the error, with both versions in it.
-func TestRequireGitNamesTheGitOnPath(t *testing.T) {
+// The git on PATH is read as git says it, GitAtLeast compares it, and a
+// git older than what is needed is named in the error, with both versions.
+func TestGitAtLeastReadsTheGitOnPath(t *testing.T) {
 	testgit.Isolate(t)
 	have, err := InstalledGit()
 	if err != nil {
@@ -71,13 +71,14 @@ func TestRequireGitNamesTheGitOnPath(t *testing.T) {
 	if says := strings.TrimSpace(testgit.Run(t, "", "version")); says != "git version "+have.Text {
 		t.Fatalf("git says %q, read as %+v", says, have)
 	}
-	if err := RequireGit(have, "for this"); err != nil {
-		t.Fatalf("git %s is not enough for itself: %v", have, err)
+	if !GitAtLeast(have) {
+		t.Fatalf("git %s is not enough for itself", have)
 	}
 	newer := GitVersion{Major: have.Major, Minor: have.Minor + 1, Text: "newer"}
-	err = RequireGit(newer, "for a test")
-	tooOld, ok := errors.AsType[*TooOldError](err)
-	if !ok || err.Error() != "git newer or later is needed for a test; this is git "+have.Text || tooOld.Have != have {
+	if GitAtLeast(newer) {
+		t.Fatalf("git %s is taken for %+v", have, newer)
+	}
+	if err := (&TooOldError{Need: newer, For: "for a test", Have: have}); err.Error() != "git newer or later is needed for a test; this is git "+have.Text {
 		t.Fatalf("requiring a newer git: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 // (refetchAside). The error is an *Error, or the file system's when
 // the objects could not be moved in.
 func Refetch(dir, remote, refspec string, limit time.Duration) error {
-	if gitrepo.RequireGit(gitrepo.RefetchGit, "for git fetch --refetch") == nil {
+	if gitrepo.GitAtLeast(gitrepo.RefetchGit) {
 		return fetch(dir, remote, refspec, limit, "--refetch")
 	}
 	return refetchAside(dir, remote, refspec, limit)
