@@ -59,7 +59,8 @@ type Env struct {
 	// presence record names after the use case.
 	identity     string
 	identityDone bool
-	// identityFrom is where identity was found (IdentitySource).
+	// identityFrom is where identity was found, for identityNote: "--droid",
+	// "QUEEN_DROID", "QUEEN_AGENT" or "git config queen.droid".
 	identityFrom string
 }
 
