@@ -574,6 +574,42 @@ func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
 	}
 }
 
+// A server started as a typo of a known droid's name says in its first
+// result that the name is new here and whom it may mean, as the command
+// line says on stderr; a send to that droid, known only from its calls,
+// says so too, and goes.
+func TestATypoOfADroidSaysSoInTheResult(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	alice, alcie := connect(t, ctx, New(env, "alice", ""), nil), connect(t, ctx, New(env, "alcie", ""), nil)
+	for _, c := range []struct {
+		cs       *mcp.ClientSession
+		tool     string
+		args     map[string]any
+		warnings []string
+	}{
+		{alice, "reserve", map[string]any{"patterns": []string{"src/**"}}, nil},
+		{alcie, "inbox", map[string]any{}, []string{`droid "alcie" is new here; did you mean "alice"? (it is now known, from this command)`}},
+		{alcie, "inbox", map[string]any{}, nil},
+		{alice, "send", map[string]any{"to": "alcie", "subject": "hi"},
+			[]string{`droid "alcie" is new here (known only from the commands it ran); did you mean "alice"? (sent all the same)`}},
+	} {
+		res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", c.tool, err, mustMarshal(res))
+		}
+		var got struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil || !slices.Equal(got.Warnings, c.warnings) {
+			t.Errorf("%s: warnings %q, want %q (%v)", c.tool, got.Warnings, c.warnings, err)
+		}
+	}
+}
+
 // send lists at most maxListingBytes of the copies it sent and counts the
 // rest in more: a 200 KB message to 12 droids answered 2.4 MB (to 60,
 // 12.3 MB), each copy the same body, all of it in the agent's context.
