@@ -192,7 +192,11 @@ func (e *Env) warnMistyped(droid string, near []string, how, done string) {
 	for i, n := range near {
 		near[i] = strconv.Quote(n)
 	}
-	fmt.Fprintf(e.Warn, "git-queen: warning: droid %q is new here%s; did you mean %s? (%s)\n", droid, how, strings.Join(near, " or "), done)
+	names := near[len(near)-1]
+	if len(near) > 1 {
+		names = strings.Join(near[:len(near)-1], ", ") + " or " + names
+	}
+	fmt.Fprintf(e.Warn, "git-queen: warning: droid %q is new here%s; did you mean %s? (%s)\n", droid, how, names, done)
 }
 
 // waitingSeenEvery is how often a command that blocks (msg wait) looks

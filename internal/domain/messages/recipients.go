@@ -157,25 +157,43 @@ func (r *roster) knows(name string) (bool, error) {
 		if err := r.read(); err != nil || r.listed[name] {
 			return r.listed[name], err
 		}
+	} else if slices.Contains(r.known, name) {
+		return true, nil
+	}
+	if ok, err := r.onlySighted(name); err != nil || ok {
+		return ok, err
 	}
 	// The slow, exact way: every name the stores hold, decoded.
 	all, err := r.all()
-	if err != nil || slices.Contains(all, name) {
-		return err == nil, err
-	}
-	return r.onlySighted(name)
+	return slices.Contains(all, name), err
 }
 
 // onlySighted reports whether name is a droid known only from its
 // presence records: it ran commands here, and no record names it. When
-// its name is close to another droid's (records.Mistyped), most likely a
-// typo that became a droid by running a command, sighted is told.
+// its name is close to another droid's (records.Mistyped, among those the
+// roster lists), most likely a typo that became a droid by running a
+// command, sighted is told.
 func (r *roster) onlySighted(name string) (bool, error) {
-	names, err := withSighted(r.m.S, r.known)
-	if err != nil || !slices.Contains(names, name) {
+	p := &presence.Store{S: r.m.S}
+	sightings, err := p.Sightings()
+	if err != nil || !slices.ContainsFunc(sightings, func(x presence.Sighting) bool { return x.Droid == name }) {
 		return false, err
 	}
-	if near := records.Mistyped(name, names); len(near) > 0 && r.sighted != nil {
+	if r.sighted == nil {
+		return true, nil
+	}
+	if err := r.read(); err != nil {
+		return false, err
+	}
+	list, err := p.List(r.m.S.Now(), slices.Collect(maps.Keys(r.listed)))
+	if err != nil {
+		return false, err
+	}
+	names := make([]string, len(list))
+	for i, d := range list {
+		names[i] = d.Name
+	}
+	if near := records.Mistyped(name, names); len(near) > 0 {
 		r.sighted(name, near)
 	}
 	return true, nil
