@@ -119,7 +119,11 @@ where git runs a hook manager's hooks or a hooks directory of the
 repository's files: it says what to add there instead, and exits 1.
 uninstall removes git-queen's hooks and puts back the ones they chained.
 status says, for each hook, what git runs, whose it is and whether it runs
-git-queen, and exits 1 when one fails (as doctor does).`,
+git-queen, and exits 1 when one fails (as doctor does).
+
+With --json: hooks, the state of each; status adds checks (its verdicts),
+install and uninstall add did (what they changed, one line a hook; empty
+when nothing). hook, the first of hooks, is deprecated: read hooks.`,
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
 				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath, or one outside the repository"}},
@@ -316,9 +320,11 @@ func runHooks(o hooksOptions) error {
 		}
 	}
 	if o.G.JSON {
-		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
+		out := map[string]any{"hooks": all, "hook": all[0]} // hook: deprecated, kept for the scripts that read it
 		if o.Verb == "status" {
 			out["checks"] = checks // the verdicts the text gives
+		} else {
+			out["did"] = did
 		}
 		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
