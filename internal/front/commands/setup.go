@@ -188,9 +188,10 @@ func runInit(o initOptions) error {
 	}
 	printChanges(o.Env.Stdout, changes)
 	if err != nil {
+		sayChecks(o.Env.Stderr, toSay(checks, setup.Named(err), o.NoHooks))
 		return err
 	}
-	said := toSay(checks, elsewhere, o.NoHooks)
+	said := toSay(checks, elsewhere.Names(), o.NoHooks)
 	if len(changes) == 0 && len(said) == 0 && elsewhere == nil {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
 	} else if len(changes) == 0 {
@@ -220,13 +221,12 @@ func runInit(o initOptions) error {
 }
 
 // toSay are the checks init and hooks install say after what they did:
-// those that fail or warn, but of the hooks the error (elsewhere) names,
-// which says what to add there, or of any hook with noHooks.
-func toSay(checks []setup.Check, elsewhere *setup.ElsewhereError, noHooks bool) []setup.Check {
+// those that fail or warn, but those the error says what to do about
+// (named, setup.Named), or any hook with noHooks.
+func toSay(checks []setup.Check, named []string, noHooks bool) []setup.Check {
 	var said []setup.Check
 	for _, c := range checks {
-		named := elsewhere != nil && slices.ContainsFunc(elsewhere.Hooks, func(h *setup.Hook) bool { return h.Name == c.Name })
-		if (c.Status == setup.Fail || c.Status == setup.Warn) && !named && !(noHooks && slices.Contains(hooks.Names, c.Name)) {
+		if (c.Status == setup.Fail || c.Status == setup.Warn) && !slices.Contains(named, c.Name) && !(noHooks && slices.Contains(hooks.Names, c.Name)) {
 			said = append(said, c)
 		}
 	}
@@ -333,9 +333,7 @@ func runHooks(o hooksOptions) error {
 	}
 	var said []setup.Check // what install leaves failing or warning, as doctor says it
 	if o.Verb == "install" {
-		var elsewhere *setup.ElsewhereError
-		errors.As(err, &elsewhere)
-		said = toSay(r.HookChecks(o.Env.Getenv), elsewhere, false)
+		said = toSay(r.HookChecks(o.Env.Getenv), setup.Named(err), false)
 	}
 	switch {
 	case did != "":
