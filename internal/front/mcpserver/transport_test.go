@@ -101,19 +101,9 @@ func TestCallsInFlightAreAnsweredAtTheEndOfTheInput(t *testing.T) {
 	if err := New(env, "ann", "").Run(ctx, &lineTransport{in: in, out: &out}); err != nil && err != io.EOF {
 		t.Errorf("the server ended with %v", err)
 	}
-	answered := map[string]bool{}
-	for line := range strings.Lines(out.String()) {
-		var r struct {
-			ID     json.RawMessage
-			Result json.RawMessage
-		}
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatalf("reply %q: %v", line, err)
-		}
-		answered[string(r.ID)] = r.Result != nil
-	}
+	answered := results(t, out.String())
 	for _, id := range []string{"1", "2", "3", "4"} {
-		if !answered[id] {
+		if answered[id] == "" {
 			t.Errorf("call %s: no result before the server ended; output:\n%s", id, out.String())
 		}
 	}
@@ -148,8 +138,21 @@ func TestAWaitInFlightIsAnsweredWhenTheInputEnds(t *testing.T) {
 	if err := newServer(&runner{env: env, droid: "ann", inputEnded: tr.ended}).Run(ctx, tr); err != nil && err != io.EOF {
 		t.Errorf("the server ended with %v", err)
 	}
-	answers := map[string]string{}
-	for line := range strings.Lines(out.String()) {
+	answers := results(t, out.String())
+	if a := answers["2"]; !strings.Contains(a, `"isError":true`) || !strings.Contains(a, "stopped before a message matching the filters arrived; none was marked read") {
+		t.Errorf("the wait's answer: %q; output:\n%s", a, out.String())
+	}
+	if a := answers["3"]; a == "" || strings.Contains(a, `"isError":true`) {
+		t.Errorf("the inbox's answer: %q", a)
+	}
+}
+
+// results are the results of the server's output, by call id ("" for a
+// call that got an error, or nothing).
+func results(t *testing.T, out string) map[string]string {
+	t.Helper()
+	res := map[string]string{}
+	for line := range strings.Lines(out) {
 		var r struct {
 			ID     json.RawMessage
 			Result json.RawMessage
@@ -157,12 +160,7 @@ func TestAWaitInFlightIsAnsweredWhenTheInputEnds(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("reply %q: %v", line, err)
 		}
-		answers[string(r.ID)] = string(r.Result)
+		res[string(r.ID)] = string(r.Result)
 	}
-	if a := answers["2"]; !strings.Contains(a, `"isError":true`) || !strings.Contains(a, "stopped before a message matching the filters arrived; none was marked read") {
-		t.Errorf("the wait's answer: %q; output:\n%s", a, out.String())
-	}
-	if a := answers["3"]; a == "" || strings.Contains(a, `"isError":true`) {
-		t.Errorf("the inbox's answer: %q", a)
-	}
+	return res
 }
