@@ -181,6 +181,18 @@ func (e *ElsewhereError) Error() string {
 	return b.String()
 }
 
+// Names are the names of the hooks e names (none when e is nil).
+func (e *ElsewhereError) Names() []string {
+	if e == nil {
+		return nil
+	}
+	names := make([]string, len(e.Hooks))
+	for i, h := range e.Hooks {
+		names[i] = h.Name
+	}
+	return names
+}
+
 // ManagersSection is the heading of README.md's recipes for hook managers,
 // which the instructions for their hooks point to.
 const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
