@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ var frameworkStages = map[string][]string{
 // given is nil; given as [], empty.
 type frameworkConfig struct {
 	DefaultStages  *[]string `yaml:"default_stages"`
-	MinimumVersion string    `yaml:"minimum_pre_commit_version"`
+	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"` // a string: pyYAMLString
 	Repos          []struct {
 		Repo  string          `yaml:"repo"`
 		Hooks []frameworkHook `yaml:"hooks"`
@@ -45,7 +46,7 @@ type frameworkHook struct {
 	AlwaysRun yaml.Node `yaml:"always_run"` // as YAML 1.1 reads it: pyYAMLBool
 	// MinimumVersion is the framework's version the hook needs; its
 	// .pre-commit-hooks.yaml may set one too.
-	MinimumVersion string `yaml:"minimum_pre_commit_version"`
+	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"`
 	// local: its repository is local (the hook is all in the
 	// configuration), not one whose .pre-commit-hooks.yaml gives what
 	// the configuration does not set.
@@ -60,8 +61,9 @@ type frameworkHook struct {
 // the file, as far as git-queen reads it ("An error has occurred:
 // InvalidConfigError"): it is not YAML, is empty, has more than one
 // document or no repos, or a setting read here is not of its type (an
-// always_run that is not a YAML 1.1 boolean, a stages that is not a
-// list, or names a stage no version of the framework knows). The
+// always_run that is not a YAML 1.1 boolean, a minimum_pre_commit_version
+// not a string, as 3.0 unquoted is not, a stages that is not a list, or
+// names a stage no version of the framework knows). The
 // configuration is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
 	var config frameworkConfig
@@ -87,7 +89,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 	case err == nil && config.Repos == nil:
 		err = errors.New("it has no repos:, which the framework requires")
 	case err == nil:
-		err = frameworkUnknownStage(config)
+		err = cmp.Or(frameworkUnknownStage(config), pyYAMLString("minimum_pre_commit_version", &config.MinimumVersion))
 	}
 	for i, repo := range config.Repos {
 		for j, h := range repo.Hooks {
@@ -95,6 +97,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 			if h.AlwaysRun.Kind != 0 && pyYAMLBool(&h.AlwaysRun) == nil && err == nil {
 				err = fmt.Errorf("hook %s: always_run is %q, which YAML 1.1 does not read as true or false", h.ID, h.AlwaysRun.Value)
 			}
+			err = cmp.Or(err, pyYAMLString("hook "+h.ID+": minimum_pre_commit_version", &h.MinimumVersion))
 		}
 	}
 	return config, err
@@ -260,27 +263,6 @@ var frameworkKeys = sync.OnceValue(func() map[string]bool {
 	add(reflect.TypeFor[frameworkConfig]())
 	return keys
 })
-
-// pyYAMLBool is a YAML value as PyYAML, and so the framework, reads a
-// boolean: YAML 1.1's, where yes and on are true as well as true, and no
-// and off false (a plain scalar, or one tagged !!bool), directly or
-// through an alias; nil for a value that is not a boolean ('true' quoted
-// is a string).
-func pyYAMLBool(value *yaml.Node) *bool {
-	if value.Kind == yaml.AliasNode {
-		value = value.Alias
-	}
-	if value.Kind != yaml.ScalarNode || value.Style != 0 && (value.Style != yaml.TaggedStyle || value.Tag != "!!bool") {
-		return nil
-	}
-	switch value.Value {
-	case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON":
-		return new(true)
-	case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF":
-		return new(bool)
-	}
-	return nil
-}
 
 // frameworkQueenHooks are the hooks of a .pre-commit-config.yaml that run
 // git-queen's check at hook (see frameworkRunsQueen).
