@@ -115,13 +115,13 @@ func (r *Repo) frameworkUnloadable(h *Hook, getenv func(string) string) string {
 	if file == "" {
 		return ""
 	}
-	text, err := frameworkRead(r.TopLevel, file)
-	if err != nil { // one larger than doctor reads: frameworkTooLarge says so
+	parsed := r.frameworkParse(file)
+	if parsed.readErr != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	config, err := frameworkLoad(text)
+	err := parsed.err
 	if script, readErr := readHead(h.Path); err == nil && readErr == nil {
-		if why := frameworkTooOld(config, frameworkVersion(script, getenv)); why != "" {
+		if why := frameworkTooOld(parsed.config, frameworkVersion(script, getenv)); why != "" {
 			err = errors.New(why)
 		}
 	}
@@ -153,11 +153,29 @@ func (r *Repo) frameworkFile(h *Hook) string {
 // committed 19 MB file of 300,000 hooks took doctor 4.1 s and 760 MB).
 const frameworkMaxConfig = 1 << 20
 
-// frameworkRead reads the .pre-commit-config.yaml file at top, when it is
-// a regular file (readRepoFile) of at most frameworkMaxConfig: one larger
-// is a *regular.TooLargeError, unread.
-func frameworkRead(top, file string) ([]byte, error) {
-	return regular.Read(filepath.Join(top, file), frameworkMaxConfig)
+// frameworkParsed is a .pre-commit-config.yaml as doctor reads it:
+// readErr when it cannot (a *regular.TooLargeError over
+// frameworkMaxConfig, unread), else its configuration and why the
+// framework refuses it (frameworkLoad's).
+type frameworkParsed struct {
+	config       frameworkConfig
+	err, readErr error
+}
+
+// frameworkParse reads and parses the .pre-commit-config.yaml file at the
+// top of the worktree once a run of the checks (answer): each hook's check
+// asks whose the hook is, whether the framework loads the file and
+// whether git-queen's hook in it always runs, and no fix writes it. It
+// parsed a 1 MiB file nine times a doctor run (508 MB), eighteen an init.
+func (r *Repo) frameworkParse(file string) frameworkParsed {
+	return answer(r, "parse "+file, func() frameworkParsed {
+		text, err := regular.Read(filepath.Join(r.TopLevel, file), frameworkMaxConfig)
+		if err != nil {
+			return frameworkParsed{readErr: err}
+		}
+		config, err := frameworkLoad(text)
+		return frameworkParsed{config: config, err: err}
+	})
 }
 
 // errFrameworkTooLarge is frameworkLoad's error for a file over
@@ -181,29 +199,27 @@ func (r *Repo) frameworkTooLarge(h *Hook) string {
 		file, info.Size()>>10, frameworkMaxConfig>>10, h.Name)
 }
 
-// frameworkRunsQueen says whether a .pre-commit-config.yaml runs git-queen's
-// check at hook: a hook of its (one of git-queen's ids, or an entry that
+// frameworkRunsQueen says whether a parsed .pre-commit-config.yaml runs
+// git-queen's check at hook: a hook of its (one of git-queen's ids, or an entry that
 // runs `git-queen hook`) whose stages include the hook's stage. A git-queen
 // hook whose stages leave out merge-commit does not guard merges, though
 // the framework installs that hook for its other hooks.
-func frameworkRunsQueen(text []byte, hook string) bool {
-	config, _ := frameworkLoad(text)
-	return len(frameworkQueenHooks(config, hook)) > 0
+func frameworkRunsQueen(parsed frameworkParsed, hook string) bool {
+	return len(frameworkQueenHooks(parsed.config, hook)) > 0
 }
 
-// frameworkAlwaysRunsQueen says whether one of the configuration's hooks
+// frameworkAlwaysRunsQueen says whether one of the parsed configuration's hooks
 // that run git-queen at hook runs whatever the files: without always_run
 // true the framework skips a hook when no file of the stage matches it,
 // and its staged files leave out deletions ("(no files to check)
 // Skipped" for a commit that deletes a held file). git-queen's ids in
 // .pre-commit-hooks.yaml set it; a local hook, or another repository's
 // whose entry runs git-queen, has it false unless it sets it.
-func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
-	config, err := frameworkLoad(text)
-	if err != nil {
+func frameworkAlwaysRunsQueen(parsed frameworkParsed, hook string) bool {
+	if parsed.err != nil || parsed.readErr != nil {
 		return true // the framework refuses the file, and runs no hook: frameworkUnloadable says so
 	}
-	return slices.ContainsFunc(frameworkQueenHooks(config, hook), func(h frameworkHook) bool {
+	return slices.ContainsFunc(frameworkQueenHooks(parsed.config, hook), func(h frameworkHook) bool {
 		ours := !h.local && slices.Contains(frameworkHookIDs[hook], h.ID) // .pre-commit-hooks.yaml sets it
 		always := pyYAMLBool(&h.AlwaysRun)
 		return h.AlwaysRun.Kind == 0 && ours || always != nil && *always
