@@ -17,14 +17,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// frameworkStages are the pre-commit framework's names for the stage each
-// hook runs: since 3.2, and before.
-var frameworkStages = map[string][]string{
-	"pre-commit":       {"pre-commit", "commit"},
-	"pre-merge-commit": {"pre-merge-commit", "merge-commit"},
-	"pre-push":         {"pre-push", "push"},
-}
-
 // frameworkConfig is what git-queen reads of a .pre-commit-config.yaml:
 // the settings that decide whether, and when, a hook runs. A stages not
 // given is nil; given as [], empty.
@@ -300,7 +292,7 @@ func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
 			if stages == nil && h.local || stages != nil && len(*stages) == 0 {
 				stages = config.DefaultStages
 			}
-			if stages == nil || slices.ContainsFunc(*stages, func(s string) bool { return slices.Contains(frameworkStages[hook], s) }) {
+			if stages == nil || slices.ContainsFunc(*stages, func(s string) bool { return s == hook || s == frameworkNewStages[hook] }) {
 				out = append(out, h)
 			}
 		}

@@ -105,7 +105,7 @@ func frameworkTooOld(config frameworkConfig, shown string) string {
 	}
 	if slices.Compare(version, []int{3, 2}) < 0 {
 		for _, stage := range stages {
-			if slices.Contains(frameworkNewStages, stage) {
+			if _, isNew := frameworkNewStages[stage]; isNew {
 				return fmt.Sprintf("the hook runs pre-commit %s, which knows no stage %q: 3.2 brought that name; "+
 					"upgrade pre-commit, or write commit, merge-commit and push, which every version reads", shown, stage)
 			}
