@@ -275,9 +275,9 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 // to NAME.old, which it does not run. "" when there is none; remotes is
 // lefthookFiles', in the environment getenv reads.
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
-	files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
+	files, remotes, _ := r.lefthookFiles(getenv)
 	for _, name := range files {
-		tree, _, _ := lefthookRead(r.TopLevel, name, nil)
+		tree, _, _ := r.lefthookTree(name)
 		settings, configures := tree[h.Name]
 		if lefthookRunsQueen(settings, h.Name) {
 			return "", ""

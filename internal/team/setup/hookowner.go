@@ -163,7 +163,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Owner = OwnerLefthook
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
-		files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
+		files, remotes, _ := r.lefthookFiles(getenv)
 		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
 			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
