@@ -86,6 +86,7 @@ type Hook struct {
 // Hooks describes each of hooks.Names, in the environment getenv reads
 // (see HookInfoFor).
 func (r *Repo) Hooks(getenv func(string) string) ([]*Hook, error) {
+	defer r.answering()()
 	var all []*Hook
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name, getenv)
@@ -238,6 +239,7 @@ func (h *Hook) line() string {
 // *ElsewhereError, after the others are installed. getenv reads the
 // environment the hooks run in (see HookInfoFor).
 func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, error) {
+	defer r.answering()()
 	var did []string
 	elsewhere := &ElsewhereError{}
 	for _, name := range hooks.Names {
