@@ -63,6 +63,9 @@ func FromTop(prefix, p string) string {
 // ../ segments climb the prefix; one that leads out of the repository is
 // refused.
 func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, error) {
+	if err := tooLong("pattern", given); err != nil {
+		return "", err
+	}
 	if filepath.IsAbs(given) && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		tops := []string{s.WS.Repo.TopLevel}
 		if real := links.Resolve(tops[0]); real != tops[0] {
@@ -107,6 +110,20 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 		return globs.Escape(dir), nil
 	}
 	return globs.Escape(dir) + "/" + rest, nil
+}
+
+// tooLong refuses a path or a pattern (what says which) a request names
+// that is longer than globs.MaxLen (4,096 bytes), before anything looks it
+// up: no file system git runs on holds a longer path (Linux's PATH_MAX is
+// 4,096 bytes, macOS's 1,024, Windows' 32,767 with long paths), and
+// check of a path 20,000 parts deep cost 32 s where git answers for HEAD.
+// A path git reports, as the hooks' staged paths, is judged however long.
+func tooLong(what, given string) error {
+	if len(given) <= globs.MaxLen {
+		return nil
+	}
+	return records.Invalidf("%s %.40q... is %d bytes long: no file system git runs on holds a path of more than %d bytes; name a shorter one",
+		what, given, len(given), globs.MaxLen)
 }
 
 // requestPath is a file a request names: absolute as given, else from
