@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -241,27 +238,18 @@ func typeKind(objectType string) PathKind {
 // batchCheck is a `git cat-file --batch-check` process that answers a
 // batch of names at a time with each one's id and type.
 type batchCheck struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
+	catFile
 	stderr bytes.Buffer
 }
 
+// startBatchCheck starts `git cat-file --batch-check` in the repository.
 func (r *Repo) startBatchCheck() (*batchCheck, error) {
-	b := &batchCheck{cmd: exec.Command("git", "cat-file", "--batch-check=%(objectname) %(objecttype)")}
-	b.cmd.Dir, b.cmd.Stderr = r.Dir(), &b.stderr
-	in, err := b.cmd.StdinPipe()
+	b := &batchCheck{}
+	c, err := startCatFile(r.Dir(), &b.stderr, "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
 		return nil, err
 	}
-	out, err := b.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := b.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start git cat-file: %w", err)
-	}
-	b.in, b.out = in, bufio.NewReaderSize(out, 64<<10)
+	b.catFile = c
 	return b, nil
 }
 
