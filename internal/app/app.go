@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/wording"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
@@ -59,8 +60,11 @@ type Env struct {
 	// presence record names after the use case.
 	identity     string
 	identityDone bool
-	// identityFrom is where identity was found (IdentitySource).
+	// identityFrom is where identity was found, for identityNote: "--droid",
+	// "QUEEN_DROID", "QUEEN_AGENT" or "git config queen.droid".
 	identityFrom string
+	// started is when the use case began: a record created since is its own.
+	started time.Time
 }
 
 // UseCase declares one use case: its command's name, whether it publishes
@@ -79,6 +83,7 @@ type UseCase[Req, Res any] struct {
 // nil, is what the refusal ran into (a reservation's conflicts, check's
 // holders), for the caller to show beside the error.
 func (u UseCase[Req, Res]) Run(e *Env, req Req) (Res, error) {
+	e.started = records.Now(e.Now)
 	res, err := u.run(e, req)
 	e.notePresence()
 	if err == nil && u.Publishes {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -70,6 +71,8 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 		return nil, err
 	}
 	d := draft(from, r.To, r.Subject, r.Body, r.Issue, r.ReplyTo, r.Importance, r.New)
+	mistyped := map[string][]string{} // said once the send went
+	d.Sighted = func(name string, near []string) { mistyped[name] = near }
 	sent, err := (&messages.Store{S: s}).Send(d)
 	if unknown, ok := errors.AsType[*messages.UnknownRecipientError](err); ok && configuredDroids(s, unknown.Names) {
 		d.NewRecipients = true // set up by init --droid, not seen yet: no typo
@@ -77,6 +80,9 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(mistyped)) {
+		e.warnMistyped(name, mistyped[name], " (known only from the commands it ran)", "sent all the same")
 	}
 	return &SendResult{Sent: sent}, nil
 }

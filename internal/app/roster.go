@@ -4,9 +4,13 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,7 +127,7 @@ func (e *Env) notePresence() {
 		return
 	}
 	if ws, err := e.Workspace(); err == nil && ws.Live && ws.Repo != nil && isDir(ws.Dir) {
-		noteStamped(ws, e.identity, e.Now(), func() *store.Store {
+		e.noteStamped(ws, e.identity, e.Now(), func() *store.Store {
 			s, _ := e.OpenStore() // nil when it cannot be opened
 			return s
 		})
@@ -137,12 +141,16 @@ func isDir(path string) bool {
 }
 
 // noteStamped notes droid as seen in ws at now unless its stamp says it
-// was within roster.Interval; open gives the store (nil: no note).
-func noteStamped(ws *workspace.Workspace, droid string, now time.Time, open func() *store.Store) {
+// was within roster.Interval; open gives the store (nil: no note). With
+// no stamp (droid's first command in this worktree, or a cache that was
+// cleared), it warns when droid is new here and its name most likely a
+// typo (roster.Store.Mistyped): the note makes it a known droid.
+func (e *Env) noteStamped(ws *workspace.Workspace, droid string, now time.Time, open func() *store.Store) {
 	place := here(ws)
 	sum := sha256.Sum256([]byte(droid + "\x00" + place.Clone + "\x00" + place.Worktree))
 	stamp := filepath.Join(ws.CacheDir(), "presence-"+hex.EncodeToString(sum[:8]))
-	if data, err := os.ReadFile(stamp); err == nil {
+	data, err := os.ReadFile(stamp)
+	if err == nil {
 		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(data))); err == nil &&
 			now.Sub(t) < roster.Interval && !t.After(now.Add(records.MaxClockSkew)) {
 			return
@@ -152,12 +160,43 @@ func noteStamped(ws *workspace.Workspace, droid string, now time.Time, open func
 	if s == nil {
 		return
 	}
+	var near []string
+	if errors.Is(err, fs.ErrNotExist) {
+		near = e.mistyped(s, droid)
+	}
 	if _, err := (&roster.Store{S: s}).Note(droid, place); err != nil {
 		return
+	}
+	if len(near) > 0 {
+		e.warnMistyped(droid, near, "", "it is now known, from this command")
 	}
 	if os.MkdirAll(filepath.Dir(stamp), 0o755) == nil {
 		_ = os.WriteFile(stamp, []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o644)
 	}
+}
+
+// mistyped is roster.Store.Mistyped for droid in the store s as this use
+// case began, with the names the roster file lists; nil on any failure.
+func (e *Env) mistyped(s *store.Store, droid string) []string {
+	c, err := roster.ReadConfig(s.WS.BeadsDir)
+	if err != nil {
+		return nil
+	}
+	near, _ := (&roster.Store{S: s}).Mistyped(droid, e.started, c.Droids.Names)
+	return near
+}
+
+// warnMistyped warns that droid is new here (how: known how) and that its
+// name is close to near's, most likely a typo; done says what was done.
+func (e *Env) warnMistyped(droid string, near []string, how, done string) {
+	for i, n := range near {
+		near[i] = strconv.Quote(n)
+	}
+	names := near[len(near)-1]
+	if len(near) > 1 {
+		names = strings.Join(near[:len(near)-1], ", ") + " or " + names
+	}
+	fmt.Fprintf(e.Warn, "git-queen: warning: droid %q is new here%s; did you mean %s? (%s)\n", droid, how, names, done)
 }
 
 // waitingSeenEvery is how often a command that blocks (msg wait) looks
@@ -185,7 +224,7 @@ func (e *Env) seenWhileWaiting(s *store.Store, droid string) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				noteStamped(own.WS, droid, own.Now(), func() *store.Store { return &own })
+				e.noteStamped(own.WS, droid, own.Now(), func() *store.Store { return &own })
 			}
 		}
 	}()

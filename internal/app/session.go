@@ -48,13 +48,6 @@ func (e *Env) Identity() string {
 	return e.identity
 }
 
-// IdentitySource says where Identity was found, for a message about it:
-// "--droid", "QUEEN_DROID", "QUEEN_AGENT" or "git config queen.droid".
-func (e *Env) IdentitySource() string {
-	e.Identity()
-	return e.identityFrom
-}
-
 // givenIdentity is the droid --droid, QUEEN_DROID or QUEEN_AGENT names,
 // and which of them names it: a use case acts as it whatever the git
 // config says. Both are "" when none does.
@@ -94,17 +87,22 @@ func (e *Env) findIdentity() string {
 	return e.usableIdentity(d)
 }
 
-// usableIdentity is name, found in e.identityFrom, or "" when it has a
-// comma, which records.ValidateIdentity refuses (a send's to splits on
-// commas, so no message could reach the droid): identityNote then says
-// why, naming where the name came from, and a use case that needs an
-// identity refuses with it. --droid is refused before a use case runs
-// (the command line's flag check, the MCP server's checkDroid).
+// usableIdentity is name, found in e.identityFrom, or "" when
+// records.ValidateIdentity refuses it (a space, a leading @ or -, a
+// comma: what init --droid refuses): identityNote then says why, naming
+// where the name came from, and a use case that needs an identity refuses
+// with it. --droid is refused before a use case runs (the command line's
+// flag check, the MCP server's checkDroid).
 func (e *Env) usableIdentity(name string) string {
-	if e.identityFrom == "--droid" || !strings.Contains(name, ",") {
+	err := records.ValidateIdentity(name)
+	if e.identityFrom == "--droid" || name == "" || err == nil {
 		return name
 	}
-	e.identityNote = wording.Textf("%s is %q: %v", e.identityFrom, name, worded(records.ValidateIdentity(name)))
+	restart := wording.ToolsOnly{} // git config is read at every call
+	if e.identityFrom != "git config queen.droid" {
+		restart = wording.ToolsOnly(wording.Textf("; the server read it when it started: set a valid name there and start the server again"))
+	}
+	e.identityNote = wording.Textf("%s is %q: %v%v", e.identityFrom, name, worded(err), restart)
 	return ""
 }
 

@@ -23,7 +23,7 @@ var Sync = UseCase[SyncRequest, *ledgersync.Result]{Name: "sync", run: func(e *E
 	}
 	if me := e.Identity(); me != "" && s.WS.Live && s.WS.Repo != nil {
 		// Before the sync, so that it publishes a sighting that moved.
-		noteStamped(s.WS, me, e.Now(), func() *store.Store { return s })
+		e.noteStamped(s.WS, me, e.Now(), func() *store.Store { return s })
 	}
 	sy, err := e.OpenSyncer(s, e.Identity())
 	if err != nil {

@@ -58,6 +58,12 @@ type Draft struct {
 	// NewRecipients says unseen recipients are meant (a droid that has not
 	// started yet), so CheckRecipients lets them through.
 	NewRecipients bool
+	// Sighted, when set, is told of each recipient CheckRecipients finds
+	// known only from the commands it ran (its presence records) and
+	// whose name is close to another droid's, with those names: most
+	// likely a typo (--droid alcie) that running a command made a droid.
+	// The message goes all the same.
+	Sighted func(name string, near []string)
 	// literalTo: To is one droid's name as a record spells it (a reply to
 	// its sender), never a list.
 	literalTo bool

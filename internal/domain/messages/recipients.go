@@ -69,7 +69,7 @@ func (m *Store) recipients(d *Draft) ([]string, error) {
 	if d.literalTo {
 		return []string{d.To}, records.ValidateDroid(d.To)
 	}
-	r := roster{m: m, from: d.From}
+	r := roster{m: m, from: d.From, sighted: d.Sighted}
 	names := []string{d.To}
 	if d.CheckRecipients {
 		names = strings.Split(d.To, ",") // typed: a list
@@ -138,10 +138,11 @@ func (m *Store) recipients(d *Draft) ([]string, error) {
 // the stores are not enough, so a broken one stops only the sends that
 // need it.
 type roster struct {
-	m      *Store
-	from   string
-	listed map[string]bool // nil until the file is read
-	known  []string        // every droid, once all has run
+	m       *Store
+	from    string
+	listed  map[string]bool // nil until the file is read
+	known   []string        // every droid, once all has run
+	sighted func(name string, near []string)
 }
 
 // knows reports whether name is a droid the repository has seen.
@@ -149,18 +150,53 @@ func (r *roster) knows(name string) (bool, error) {
 	if name == r.from {
 		return true, nil
 	}
-	if r.known != nil { // decoded already, after a name not found fast
-		return slices.Contains(r.known, name), nil
+	if r.known == nil { // not decoded yet: the fast ways first
+		if ok, err := seen(r.m.S, name); err != nil || ok {
+			return ok, err
+		}
+		if err := r.read(); err != nil || r.listed[name] {
+			return r.listed[name], err
+		}
+	} else if slices.Contains(r.known, name) {
+		return true, nil
 	}
-	if ok, err := seen(r.m.S, name); err != nil || ok {
+	if ok, err := r.onlySighted(name); err != nil || ok {
 		return ok, err
-	}
-	if err := r.read(); err != nil || r.listed[name] {
-		return r.listed[name], err
 	}
 	// The slow, exact way: every name the stores hold, decoded.
 	all, err := r.all()
 	return slices.Contains(all, name), err
+}
+
+// onlySighted reports whether name is a droid known only from its
+// presence records: it ran commands here, and no record names it. When
+// its name is close to another droid's (records.Mistyped, among those the
+// roster lists), most likely a typo that became a droid by running a
+// command, sighted is told.
+func (r *roster) onlySighted(name string) (bool, error) {
+	p := &presence.Store{S: r.m.S}
+	sightings, err := p.Sightings()
+	if err != nil || !slices.ContainsFunc(sightings, func(x presence.Sighting) bool { return x.Droid == name }) {
+		return false, err
+	}
+	if r.sighted == nil {
+		return true, nil
+	}
+	if err := r.read(); err != nil {
+		return false, err
+	}
+	list, err := p.List(r.m.S.Now(), slices.Collect(maps.Keys(r.listed)))
+	if err != nil {
+		return false, err
+	}
+	names := make([]string, len(list))
+	for i, d := range list {
+		names[i] = d.Name
+	}
+	if near := records.Mistyped(name, names); len(near) > 0 {
+		r.sighted(name, near)
+	}
+	return true, nil
 }
 
 // all lists every droid the repository knows (the sender too), sorted.

@@ -14,7 +14,8 @@ import (
 )
 
 // seen reports whether a record of the stores names droid in one of the
-// fields KnownDroids reads. It looks for the quoted name from the end of
+// fields KnownDroids reads; a presence record (package roster) does not
+// count, as KnownDroids does not count it. It looks for the quoted name from the end of
 // each log, newest records first, and checks the fields of each line
 // that holds it, so the droids a team writes to cost a look at the
 // recent records, whatever the stores' size (a selection of every record
@@ -44,7 +45,8 @@ func seen(s *store.Store, droid string) (bool, error) {
 
 // namedIn scans the log at path for quoted, from the end a chunk at a
 // time (bytes.Index is vectorised; bytes.LastIndex is not), and reports
-// whether a line holding it names droid in one of fields.
+// whether a line holding it, not a presence record, names droid in one of
+// fields.
 func namedIn(path string, quoted []byte, droid string, fields []string) (bool, error) {
 	data, release, err := mapfile.Open(path, false)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,8 +63,9 @@ func namedIn(path string, quoted []byte, droid string, fields []string) (bool, e
 		if stop < 0 {
 			stop = len(data) - at
 		}
-		return jsonline.ObjectFields(data[start:at+stop], fields, out) == nil &&
-			slices.ContainsFunc(out, func(raw []byte) bool { return jsonline.StringEquals(raw, droid) })
+		line := data[start : at+stop]
+		return jsonline.ObjectFields(line, fields, out) == nil &&
+			slices.ContainsFunc(out, func(raw []byte) bool { return jsonline.StringEquals(raw, droid) }) && !records.IsPresence(line)
 	}
 	var hits []int
 	// The first chunk is small, since a droid a team writes to is named in

@@ -124,6 +124,30 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 	return out, nil
 }
 
+// Mistyped names the droids whose names droid's is most likely a typo of
+// (records.Mistyped), when droid is new here: no sighting of it anywhere,
+// and no record names it but those created at or after since (by the
+// command that runs as it). extra are the names the roster file lists.
+// It is nil when droid is known, or close to no other name.
+func (s *Store) Mistyped(droid string, since time.Time, extra []string) ([]string, error) {
+	sightings, err := s.Sightings()
+	if err != nil || slices.ContainsFunc(sightings, func(x Sighting) bool { return x.Droid == droid }) {
+		return nil, err
+	}
+	list, err := s.List(s.S.Now(), extra)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(list))
+	for _, d := range list {
+		if d.Name == droid && (d.First == nil || d.First.Before(since)) {
+			return nil, nil // named before this command
+		}
+		names = append(names, d.Name)
+	}
+	return records.Mistyped(droid, names), nil
+}
+
 // Believed is t as a sighting at now: a time up to records.MaxClockSkew
 // ahead of now (another clone's clock, a little fast) counts as now; one
 // further ahead is no sighting (false). Counting it as now would make its

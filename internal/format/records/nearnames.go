@@ -3,6 +3,7 @@ package records
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -38,6 +39,32 @@ func NearNames(name string, known []string) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// Mistyped returns the names of known that name is most likely a typo of
+// (NearNames: "alcie" for "alice", "Alice" for "alice"), leaving out name
+// itself and the names it differs from only in its digits: "agent-3"
+// beside "agent-2" is the next droid of a numbered team, not a typo.
+func Mistyped(name string, known []string) []string {
+	return NearNames(name, slices.DeleteFunc(slices.Clone(known), func(k string) bool {
+		return k == name || !strings.EqualFold(k, name) && numbered(k) == numbered(name)
+	}))
+}
+
+// numbered is name in lower case with each run of digits as one "#".
+func numbered(name string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsDigit(r) && digits {
+			continue
+		}
+		if digits = unicode.IsDigit(r); digits {
+			r = '#'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // editDistance is the optimal string alignment distance between a and b

@@ -42,3 +42,31 @@ func TestNearNames(t *testing.T) {
 		}
 	}
 }
+
+// A likely typo is a near name that is not the name itself, nor another
+// number of the same series; a sibling of the series does not hide a
+// typo that is one edit further.
+func TestMistyped(t *testing.T) {
+	known := []string{"alice", "agent-2", "agent-10", "bob", "ann"}
+	for _, tt := range []struct {
+		name string
+		want []string
+	}{
+		{"alcie", []string{"alice"}},
+		{"Alice", []string{"alice"}},
+		{"alice", nil},
+		{"agent-3", nil},
+		{"agent-100", nil},
+		{"Agent-2", []string{"agent-2"}},
+		{"agnet-2", []string{"agent-2"}},
+		{"anne", []string{"ann"}},
+		{"zed", nil},
+	} {
+		if got := Mistyped(tt.name, known); !slices.Equal(got, tt.want) {
+			t.Errorf("Mistyped(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := Mistyped("slot1", []string{"slot2", "slto1"}); !slices.Equal(got, []string{"slto1"}) {
+		t.Errorf("Mistyped(slot1) beside slot2 and slto1 = %v, want [slto1]", got)
+	}
+}

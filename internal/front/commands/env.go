@@ -149,10 +149,6 @@ func printJSON(w io.Writer, v any) error {
 
 // Identity is the droid a command run with --droid droid would act as:
 // droid, else $QUEEN_DROID, else git config queen.droid; "" when none is
-// set. from says where it was found: "--droid", "QUEEN_DROID",
-// "QUEEN_AGENT" or "git config queen.droid". The MCP server resolves it
-// once, at start.
-func (e *Env) Identity(droid string) (name, from string) {
-	s := e.session(globals{Droid: droid})
-	return s.Identity(), s.IdentitySource()
-}
+// set, or not valid (a call that needs one then says why). The MCP server
+// resolves it once, at start.
+func (e *Env) Identity(droid string) string { return e.session(globals{Droid: droid}).Identity() }

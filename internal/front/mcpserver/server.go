@@ -24,7 +24,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
-	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
@@ -59,9 +58,8 @@ func Main(args []string) int {
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	me, from := env.Identity(*droid)
 	t := &lineTransport{in: os.Stdin, out: os.Stdout, ended: make(chan struct{})}
-	s := newServer(&runner{env: env, droid: me, droidFrom: from, beadsDir: *beadsDir, progressInterval: *progress, inputEnded: t.ended})
+	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress, inputEnded: t.ended})
 	err := s.Run(ctx, t)
 	if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
@@ -72,12 +70,9 @@ func Main(args []string) int {
 
 // runner runs the tools' use cases, in-process, as the server's droid.
 type runner struct {
-	env   *commands.Env
-	droid string
-	// droidFrom is where droid was found (commands.Env.IdentitySource);
-	// "" for --droid.
-	droidFrom string
-	beadsDir  string
+	env      *commands.Env
+	droid    string
+	beadsDir string
 	// progressInterval is how often a running call reports progress
 	// (DefaultProgressInterval when zero).
 	progressInterval time.Duration
@@ -98,21 +93,16 @@ func (r *runner) appEnv(ctx context.Context, warn *warnings) *app.Env {
 		Droid: r.droid, BeadsDir: r.beadsDir}
 }
 
-// checkDroid refuses a droid name no write would accept, as the command
-// line refuses it in --droid: every call fails with a usage error that
-// says why, and the server goes on.
+// checkDroid refuses a --droid name no write would accept, as the command
+// line refuses it: every call fails with a usage error that says why, and
+// the server goes on. A name from QUEEN_DROID or git config that is not
+// valid is no identity at all (app.Env.Identity), and a call that needs
+// one says why.
 func (r *runner) checkDroid() error {
-	err := records.ValidateIdentity(r.droid)
-	switch {
-	case r.droid == "" || err == nil: // no droid: a write says it needs one
-		return nil
-	case r.droidFrom == "" || r.droidFrom == "--droid":
-		return app.CheckDroidFlag(r.droid)
+	if r.droid == "" {
+		return nil // no droid: a write says it needs one
 	}
-	// The server read it once, at start: a name set right since is not
-	// read until it starts again.
-	return &app.UsageError{Msg: fmt.Sprintf("%s: %v; the server read it when it started: set a valid name there and start the server again",
-		r.droidFrom, err)}
+	return app.CheckDroidFlag(r.droid)
 }
 
 // outcome turns a use case's outcome into a tool result: the result as

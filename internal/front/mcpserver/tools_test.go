@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -290,24 +291,35 @@ func TestListLimit(t *testing.T) {
 
 // A server whose droid came from its environment or from git config, with
 // a name no write accepts, names that place, not a --droid it was never
-// given, and says the name is read once, at start.
+// given. QUEEN_DROID is read once, at start, and the error says so; git
+// config is read again at every call, so a name set right counts at once.
 func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
 	testgit.Isolate(t)
 	env := commands.OSEnv()
 	env.Dir = testgit.Init(t)
 	testgit.Run(t, env.Dir, "config", "queen.droid", "c d")
-	env.Getenv = func(string) string { return "" }
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	me, from := env.Identity("")
-	s := newServer(&runner{env: env, droid: me, droidFrom: from})
-	cs := connect(t, ctx, s, nil)
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}})
-	e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
-	msg, _ := e["message"].(string)
-	if err != nil || e["kind"] != "usage" || !strings.HasPrefix(msg, `git config queen.droid: droid name "c d"`) ||
-		!strings.Contains(msg, "start the server again") || strings.Contains(msg, "--droid") {
-		t.Errorf("a server whose git config names an invalid droid: %v %s", err, mustMarshal(res))
+	var first *mcp.ClientSession
+	for _, c := range []struct{ queenDroid, prefix, restart string }{
+		{"", `no droid identity: git config queen.droid is "c d": droid name "c d"`, ""},
+		{"@x", `no droid identity: QUEEN_DROID is "@x": droid name "@x"`, "start the server again"},
+	} {
+		env.Getenv = func(k string) string { return map[string]string{"QUEEN_DROID": c.queenDroid}[k] }
+		cs := connect(t, ctx, newServer(&runner{env: env, droid: env.Identity("")}), nil)
+		first = cmp.Or(first, cs)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}})
+		e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if err != nil || e["kind"] != "usage" || !strings.HasPrefix(msg, c.prefix) ||
+			!strings.Contains(msg, c.restart) || strings.Contains(msg, "--droid") {
+			t.Errorf("a server whose identity is invalid (QUEEN_DROID %q): %v %s", c.queenDroid, err, mustMarshal(res))
+		}
+	}
+	testgit.Run(t, env.Dir, "config", "queen.droid", "ann")
+	env.Getenv = func(string) string { return "" }
+	if res, err := first.CallTool(ctx, &mcp.CallToolParams{Name: "inbox", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Errorf("inbox once git config names a valid droid: %v %s", err, mustMarshal(res))
 	}
 }
 
@@ -558,6 +570,42 @@ func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
 		// Said once: the result's warnings do not repeat its warning.
 		if warnings, ok := res.StructuredContent.(map[string]any)["warnings"]; ok {
 			t.Errorf("assign to %s: warning %q repeated in warnings %q", c.droid, warning, warnings)
+		}
+	}
+}
+
+// A server started as a typo of a known droid's name says in its first
+// result that the name is new here and whom it may mean, as the command
+// line says on stderr; a send to that droid, known only from its calls,
+// says so too, and goes.
+func TestATypoOfADroidSaysSoInTheResult(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	alice, alcie := connect(t, ctx, New(env, "alice", ""), nil), connect(t, ctx, New(env, "alcie", ""), nil)
+	for _, c := range []struct {
+		cs       *mcp.ClientSession
+		tool     string
+		args     map[string]any
+		warnings []string
+	}{
+		{alice, "reserve", map[string]any{"patterns": []string{"src/**"}}, nil},
+		{alcie, "inbox", map[string]any{}, []string{`droid "alcie" is new here; did you mean "alice"? (it is now known, from this command)`}},
+		{alcie, "inbox", map[string]any{}, nil},
+		{alice, "send", map[string]any{"to": "alcie", "subject": "hi"},
+			[]string{`droid "alcie" is new here (known only from the commands it ran); did you mean "alice"? (sent all the same)`}},
+	} {
+		res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", c.tool, err, mustMarshal(res))
+		}
+		var got struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil || !slices.Equal(got.Warnings, c.warnings) {
+			t.Errorf("%s: warnings %q, want %q (%v)", c.tool, got.Warnings, c.warnings, err)
 		}
 	}
 }
