@@ -137,6 +137,29 @@ func TestGitLFSWhenItsHookCouldNotBeInstalled(t *testing.T) {
 	}
 }
 
+// TestGitLFSHooksInstallRightAfterLFSInstall: git lfs install after git
+// queen init stops at git-queen's pre-push, and the lines it prints from
+// it say to run git queen hooks install, which has git-lfs install its
+// other hooks. Run at once, before the first LFS object, it said "nothing
+// changed" and installed none: it knew LFS by its objects alone, not by
+// the mark git lfs install leaves in the repository's config.
+func TestGitLFSHooksInstallRightAfterLFSInstall(t *testing.T) {
+	needTool(t, "git-lfs")
+	repo, _ := hookRepo(t)
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	sh(t, repo, nil, "git lfs install") // refused at pre-push; it marks the repository
+	if out := mustQueen(t, repo, "", "hooks", "install"); !strings.Contains(out, "had git-lfs install its post-checkout, post-commit, post-merge hooks") {
+		t.Fatalf("hooks install right after git lfs install: %s", out)
+	}
+	for _, name := range []string{"post-checkout", "post-commit", "post-merge"} {
+		if data, err := os.ReadFile(filepath.Join(repo, ".git", "hooks", name)); err != nil || !strings.Contains(string(data), "git lfs ") {
+			t.Errorf("LFS's %s hook is not there: %v", name, err)
+		}
+	}
+}
+
 // writeBlob writes 64 KiB of random bytes to name and returns their SHA-256
 // (the LFS object id).
 func writeBlob(t *testing.T, dir, name string) string {
