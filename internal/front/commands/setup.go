@@ -117,8 +117,9 @@ func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
 kept as NAME.queen-chained and runs after git-queen's. It does not write
 where git runs a hook manager's hooks or a hooks directory of the
 repository's files: it says what to add there instead, and exits 1.
-uninstall removes git-queen's hooks and puts back the ones they chained.
-status says, for each hook, what git runs, whose it is and whether it runs
+uninstall removes git-queen's hooks and puts back the ones they chained;
+it names the files of the team's that still run git-queen's check (a
+.husky/ script, lefthook.yml), which it leaves as they are. status says, for each hook, what git runs, whose it is and whether it runs
 git-queen, and exits 1 when one fails (as doctor does).`,
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -326,10 +327,11 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 }
 
 // UninstallHook removes every shim of git-queen's and puts back the hooks
-// they chained. A foreign hook is left alone.
+// they chained. A foreign hook is left alone, and so is a file of the
+// team's that runs git-queen's check, which it names.
 func (r *Repo) UninstallHook() (string, error) {
-	var did []string
-	var foreign *Hook // a pre-commit hook that is not git-queen's and runs none of it
+	var did, still []string // still: the team's files that run git-queen's check
+	var foreign *Hook       // a pre-commit hook that is not git-queen's and runs none of it
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name, nil)
 		if err != nil {
@@ -351,6 +353,9 @@ func (r *Repo) UninstallHook() (string, error) {
 			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
 				foreign = h
 			}
+			if h.RunsQueen && h.Via != name+".legacy" && !slices.Contains(still, h.Via) {
+				still = append(still, h.Via)
+			}
 			kept, ok := keptShims[h.Owner]
 			if !ok || !shimAt(h.Path+kept.suffix, name) {
 				continue
@@ -362,6 +367,9 @@ func (r *Repo) UninstallHook() (string, error) {
 			return "", err
 		}
 		did = append(did, d)
+	}
+	for _, via := range still {
+		did = append(did, fmt.Sprintf("left %s as it is: it runs git-queen's check (take git-queen's command out of it)", via))
 	}
 	if foreign != nil {
 		if len(did) == 0 {
