@@ -120,6 +120,29 @@ func TestPreCommitFrameworkRunsTheHooks(t *testing.T) {
 			t.Fatalf("commit under a configuration the framework refuses: ok=%v\n%s", ok, out)
 		}
 	})
+	// minimum_pre_commit_version is a string to every version of the
+	// framework, read as YAML 1.1: 3.0 unquoted is a float, and it refuses
+	// the file; doctor said ok.
+	t.Run("minimum_pre_commit_version not a string", func(t *testing.T) {
+		repo, _ := hookRepo(t)
+		if r := gitQueen(t, repo, "", "init", "--droid", "ann", "--no-hooks"); r.code != 0 {
+			t.Fatalf("init --no-hooks: %s", r.stderr)
+		}
+		mustSh(t, repo, "pre-commit install")
+		for value, got := range map[string]string{"3.0": "float", "3": "int", "[3.0]": "list"} {
+			testgit.Write(t, repo, ".pre-commit-config.yaml", "minimum_pre_commit_version: "+value+"\n"+config)
+			doctor := gitQueen(t, repo, "", "doctor").stdout
+			if !regexp.MustCompile(`(?m)^warn +pre-commit +.*cannot load \.pre-commit-config\.yaml \(minimum_pre_commit_version: expected string got ` + got).MatchString(doctor) {
+				t.Fatalf("doctor, minimum_pre_commit_version: %s:\n%s", value, doctor)
+			}
+			if r := gitQueen(t, repo, "", "hooks", "install"); !strings.Contains(r.stderr, "expected string got "+got) {
+				t.Fatalf("hooks install, minimum_pre_commit_version: %s: exit %d\n%s%s", value, r.code, r.stdout, r.stderr)
+			}
+			if out, ok := sh(t, repo, nil, "git add -A && git commit -q -m x"); ok || !strings.Contains(out, "Expected string got "+got) {
+				t.Fatalf("commit, minimum_pre_commit_version: %s: ok=%v\n%s", value, ok, out)
+			}
+		}
+	})
 	t.Run("git-queen's hooks kept as legacy", func(t *testing.T) {
 		repo, _ := hookRepo(t)
 		if out, ok := queenInit(t, repo); !ok {

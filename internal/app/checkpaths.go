@@ -35,6 +35,9 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 	}
 	r := newTargetResolver()
 	for _, p := range given {
+		if err := tooLong("path", p); err != nil {
+			return nil, err
+		}
 		rp, err := e.RepoPath(s, p)
 		found := false
 		if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {

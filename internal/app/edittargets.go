@@ -34,12 +34,16 @@ type EditTarget struct {
 // left out; so are paths in git's own directory, which git never tracks.
 // A path inside an absorbed submodule is judged in the submodule and, under
 // its path there, in every superproject around it, whose reservations may
-// cover the submodule.
+// cover the submodule. A path longer than any file system holds is
+// refused (tooLong).
 func EditTargets(dir string, paths []string) ([]EditTarget, error) {
 	r := newTargetResolver()
 	var targets []EditTarget
 	seen := map[[2]string]bool{}
 	for _, p := range paths {
+		if err := tooLong("path", p); err != nil {
+			return nil, err
+		}
 		for _, real := range r.reached(dir, p) {
 			found, err := r.targetsOf(real)
 			if err != nil {

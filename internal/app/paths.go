@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/globs"
@@ -64,6 +63,9 @@ func FromTop(prefix, p string) string {
 // ../ segments climb the prefix; one that leads out of the repository is
 // refused.
 func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, error) {
+	if err := tooLong("pattern", given); err != nil {
+		return "", err
+	}
 	if filepath.IsAbs(given) && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		tops := []string{s.WS.Repo.TopLevel}
 		if real := links.Resolve(tops[0]); real != tops[0] {
@@ -110,6 +112,20 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 	return globs.Escape(dir) + "/" + rest, nil
 }
 
+// tooLong refuses a path or a pattern (what says which) a request names
+// that is longer than globs.MaxLen (4,096 bytes), before anything looks it
+// up: no file system git runs on holds a longer path (Linux's PATH_MAX is
+// 4,096 bytes, macOS's 1,024, Windows' 32,767 with long paths), and
+// check of a path 20,000 parts deep cost 32 s where git answers for HEAD.
+// A path git reports, as the hooks' staged paths, is judged however long.
+func tooLong(what, given string) error {
+	if len(given) <= globs.MaxLen {
+		return nil
+	}
+	return records.Invalidf("%s %.40q... is %d bytes long: no file system git runs on holds a path of more than %d bytes; name a shorter one",
+		what, given, len(given), globs.MaxLen)
+}
+
 // requestPath is a file a request names: absolute as given, else from
 // top (the top of the repository, or the directory outside one) when
 // paths are read from the top (PathsFromTop: an MCP server started in a
@@ -149,65 +165,51 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // becomes DIR/**. A pattern that two given ones become is kept once. The
 // notes say what a pattern became, and why.
 //
-// A request of more distinct patterns than records.MaxActiveReservations
-// can never be granted, so the patterns are normalised in batches of one
-// more than that bound, and such a request is refused as soon as its
-// distinct patterns pass it, without the cost of normalising the rest.
-func (e *Env) normalizePatterns(s *store.Store, patterns []string, normalized *reservations.Normalized) ([]string, []string, error) {
-	prefix := e.TopPrefix(s)
-	var out []string
-	var notes patternNotes
-	seen := make(map[string]bool, min(len(patterns), records.MaxActiveReservations+1))
-	for batch := range slices.Chunk(patterns, records.MaxActiveReservations+1) {
-		var err error
-		if out, err = e.normalizeBatch(s, prefix, batch, normalized, seen, out, &notes); err != nil {
-			return nil, nil, err
-		}
-		if len(out) > records.MaxActiveReservations {
-			return nil, nil, (&reservations.Store{S: s}).RefuseTooMany()
+// A pattern given twice is normalised once. A request of more distinct
+// patterns than records.MaxActiveReservations can never be granted: it is
+// refused before any is normalised (200,000 cost seconds), whatever they
+// would become.
+func (e *Env) normalizePatterns(s *store.Store, given []string, normalized *reservations.Normalized) ([]string, []string, error) {
+	var patterns []string
+	distinct := make(map[string]bool, min(len(given), records.MaxActiveReservations+1))
+	for _, p := range given {
+		if !distinct[p] {
+			distinct[p] = true
+			if patterns = append(patterns, p); len(patterns) > records.MaxActiveReservations {
+				return nil, nil, (&reservations.Store{S: s}).RefuseTooMany()
+			}
 		}
 	}
-	return out, slices.Concat(notes.linked, notes.named, notes.became), nil
-}
-
-// patternNotes are normalizePatterns' notes, in the order they are said:
-// every pattern a symlink led elsewhere, every name written as git spells
-// it, then what each became.
-type patternNotes struct {
-	linked, named, became []string
-}
-
-// normalizeBatch is normalizePatterns for some of the patterns: it appends
-// to out those that seen has not had, and to notes what each became.
-func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, normalized *reservations.Normalized,
-	seen map[string]bool, out []string, notes *patternNotes) ([]string, error) {
+	prefix := e.TopPrefix(s)
+	var out, notes []string
+	seen := make(map[string]bool, len(patterns))
 	fromTop := make([]string, len(patterns))
 	linked := make([]bool, len(patterns))
 	for i, given := range patterns {
 		var err error
 		if fromTop[i], err = e.patternFromRoot(s, prefix, given); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if real, ok := throughLinks(s, fromTop[i]); ok {
 			linked[i] = true
-			notes.linked = append(notes.linked, fmt.Sprintf("%s is %s (a symlink leads there): reserving it there, where edits land", given, real))
+			notes = append(notes, fmt.Sprintf("%s is %s (a symlink leads there): reserving it there, where edits land", given, real))
 			fromTop[i] = real
 		}
 	}
 	named, namedKinds, err := namedPaths(s, fromTop)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, n := range named {
 		if n != "" && !linked[i] {
-			notes.named = append(notes.named, namedPathNote(patterns[i], n, namedKinds[i], "reserve"))
+			notes = append(notes, namedPathNote(patterns[i], n, namedKinds[i], "reserve"))
 			fromTop[i] = n
 		}
 	}
 	var known map[string]globs.PathKind
 	if s.WS.Repo != nil {
 		if known, err = literalKinds(s.WS.Repo, fromTop); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i, given := range patterns {
@@ -227,19 +229,19 @@ func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, n
 		}
 		n, err := normalized.Normalize(p, kind)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch {
 		case n == p || strings.HasSuffix(p, "/") && n == p+"**":
 			if p != given && !linked[i] && named[i] == "" && !strings.HasPrefix(given, ":/") {
-				notes.became = append(notes.became, fmt.Sprintf("%s, from %s: %s", given, cmp.Or(strings.TrimSuffix(prefix, "/"), "the top"), n))
+				notes = append(notes, fmt.Sprintf("%s, from %s: %s", given, cmp.Or(strings.TrimSuffix(prefix, "/"), "the top"), n))
 			}
 		case found == globs.Dir:
-			notes.became = append(notes.became, fmt.Sprintf("%s is a directory: reserving %s", asked, n))
+			notes = append(notes, fmt.Sprintf("%s is a directory: reserving %s", asked, n))
 		case found == globs.File:
-			notes.became = append(notes.became, fmt.Sprintf("%s is a file: reserving %s", asked, n))
+			notes = append(notes, fmt.Sprintf("%s is a file: reserving %s", asked, n))
 		default:
-			notes.became = append(notes.became, fmt.Sprintf("%s does not exist yet: reserving %s, the path and anything created beneath it "+
+			notes = append(notes, fmt.Sprintf("%s does not exist yet: reserving %s, the path and anything created beneath it "+
 				"(to reserve only a new file, create it first)", asked, n))
 		}
 		// One reservation per pattern: a path given twice (a.go and
@@ -249,7 +251,7 @@ func (e *Env) normalizeBatch(s *store.Store, prefix string, patterns []string, n
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // selectingPatterns normalises the patterns release and renew select

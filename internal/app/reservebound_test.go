@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,42 +17,42 @@ import (
 )
 
 // A request of more distinct patterns than the repository can hold is
-// refused once they pass the bound, before the rest are normalised (a
-// pattern past the bound that would not normalise is never reached); the
-// spellings of one pattern count once, as reserve stores them.
-func TestReserveRefusesTooManyPatternsBeforeNormalisingTheRest(t *testing.T) {
+// refused before any is normalised (a bad pattern among them, first, is
+// never reached); a pattern given twice counts once, and the spellings
+// of one pattern are stored once.
+func TestReserveRefusesTooManyPatternsBeforeNormalisingAny(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: "ann"}
 
 	var spellings []string
-	for i := range 2000 {
+	for i := range 1000 {
 		spellings = append(spellings, fmt.Sprintf("d%d", i), fmt.Sprintf("d%d/", i), fmt.Sprintf("d%d/**", i))
 	}
-	res, err := Reserve.Run(e, ReserveRequest{Patterns: spellings})
-	if err != nil || len(res.Granted) != 2000 {
-		t.Fatalf("6,000 spellings of 2,000 patterns: %v, want the 2,000 granted", err)
+	res, err := Reserve.Run(e, ReserveRequest{Patterns: slices.Concat(spellings, spellings, spellings)})
+	if err != nil || len(res.Granted) != 1000 {
+		t.Fatalf("9,000 patterns, 3,000 spellings of 1,000: %v, want the 1,000 granted", err)
 	}
 
-	many := make([]string, 0, records.MaxActiveReservations+2)
-	for i := range records.MaxActiveReservations + 1 {
+	many := []string{"[unclosed"}
+	for i := range records.MaxActiveReservations {
 		many = append(many, fmt.Sprintf("e%d/**", i))
 	}
-	many = append(many, "[unclosed")
 	_, err = Reserve.Run(&Env{Dir: repo, Getenv: e.Getenv, Now: time.Now, Warn: io.Discard, Droid: "bob"}, ReserveRequest{Patterns: many})
 	var tooMany *reservations.TooManyError
 	if !errors.As(err, &tooMany) {
-		t.Fatalf("%d distinct patterns and a bad one after them: %v, want the count refused", len(many)-1, err)
+		t.Fatalf("a bad pattern and %d distinct ones after it: %v, want the count refused", len(many)-1, err)
 	}
-	want := fmt.Sprintf("nothing was reserved: 2000 reservations are active in this repository (every droid's), and more than %d more would pass the %d",
+	want := fmt.Sprintf("nothing was reserved: 1000 reservations are active in this repository (every droid's), and more than %d more would pass the %d",
 		records.MaxActiveReservations, records.MaxActiveReservations)
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("refusal %q, want it to begin %q", err, want)
 	}
 }
 
-// A request longer than one batch says its notes in the order a short one
-// does: the patterns symlinks led elsewhere first, then what each became.
+// A request of more patterns than the bound, most of them one given again,
+// says its notes in the order a short one does: the patterns symlinks led
+// elsewhere first, then what each became.
 func TestReserveNotesKeepTheirOrderPastOneBatch(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)

@@ -128,7 +128,11 @@ func (r *Repo) Squashing() bool {
 
 // Blobs reads objects by name (":path" for the index, "HEAD:path" for the
 // last commit) through one `git cat-file --batch` process.
-type Blobs struct {
+type Blobs struct{ catFile }
+
+// catFile is a running `git cat-file` that is asked on in and answers on
+// out.
+type catFile struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *bufio.Reader
@@ -144,20 +148,30 @@ func OpenObjectsWithGit(gitDir string) (*Blobs, error) { return startBlobs("", "
 // startBlobs starts `git cat-file --batch` in dir, with git's options
 // before the command.
 func startBlobs(dir string, options ...string) (*Blobs, error) {
-	cmd := exec.Command("git", append(options, "cat-file", "--batch")...)
-	cmd.Dir = dir
-	in, err := cmd.StdinPipe()
+	c, err := startCatFile(dir, nil, append(options, "cat-file", "--batch")...)
 	if err != nil {
 		return nil, err
+	}
+	return &Blobs{c}, nil
+}
+
+// startCatFile starts git with args (options, then cat-file and its own)
+// in dir, its stderr to stderr (nil: discarded).
+func startCatFile(dir string, stderr io.Writer, args ...string) (catFile, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Stderr = dir, stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return catFile{}, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return catFile{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start git cat-file: %w", err)
+		return catFile{}, fmt.Errorf("start git cat-file: %w", err)
 	}
-	return &Blobs{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+	return catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
 }
 
 // Read returns the content of the named object, and false when it does

@@ -119,8 +119,13 @@ where git runs a hook manager's hooks or a hooks directory of the
 repository's files: it says what to add there instead, and exits 1.
 uninstall removes git-queen's hooks and puts back the ones they chained;
 it names the files of the team's that still run git-queen's check (a
-.husky/ script, lefthook.yml), which it leaves as they are. status says, for each hook, what git runs, whose it is and whether it runs
-git-queen, and exits 1 when one fails (as doctor does).`,
+.husky/ script, lefthook.yml), which it leaves as they are. status says,
+for each hook, what git runs, whose it is and whether it runs git-queen,
+and exits 1 when one fails (as doctor does).
+
+With --json: hooks, the state of each; status adds checks (its verdicts),
+install and uninstall add did (what they changed, one line a hook; empty
+when nothing). hook, the first of hooks, is deprecated: read hooks.`,
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
 				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath, or one outside the repository"}},
@@ -185,9 +190,10 @@ func runInit(o initOptions) error {
 	}
 	printChanges(o.Env.Stdout, changes)
 	if err != nil {
+		sayChecks(o.Env.Stderr, toSay(checks, setup.Named(err), o.NoHooks))
 		return err
 	}
-	said := toSay(checks, elsewhere, o.NoHooks)
+	said := toSay(checks, elsewhere.Names(), o.NoHooks)
 	if len(changes) == 0 && len(said) == 0 && elsewhere == nil {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
 	} else if len(changes) == 0 {
@@ -217,13 +223,12 @@ func runInit(o initOptions) error {
 }
 
 // toSay are the checks init and hooks install say after what they did:
-// those that fail or warn, but of the hooks the error (elsewhere) names,
-// which says what to add there, or of any hook with noHooks.
-func toSay(checks []setup.Check, elsewhere *setup.ElsewhereError, noHooks bool) []setup.Check {
+// those that fail or warn, but those the error says what to do about
+// (named, setup.Named), or any hook with noHooks.
+func toSay(checks []setup.Check, named []string, noHooks bool) []setup.Check {
 	var said []setup.Check
 	for _, c := range checks {
-		named := elsewhere != nil && slices.ContainsFunc(elsewhere.Hooks, func(h *setup.Hook) bool { return h.Name == c.Name })
-		if (c.Status == setup.Fail || c.Status == setup.Warn) && !named && !(noHooks && slices.Contains(hooks.Names, c.Name)) {
+		if (c.Status == setup.Fail || c.Status == setup.Warn) && !slices.Contains(named, c.Name) && !(noHooks && slices.Contains(hooks.Names, c.Name)) {
 			said = append(said, c)
 		}
 	}
@@ -317,9 +322,11 @@ func runHooks(o hooksOptions) error {
 		}
 	}
 	if o.G.JSON {
-		out := map[string]any{"did": did, "hooks": all, "hook": all[0]}
+		out := map[string]any{"hooks": all, "hook": all[0]} // hook: deprecated, kept for the scripts that read it
 		if o.Verb == "status" {
 			out["checks"] = checks // the verdicts the text gives
+		} else {
+			out["did"] = did
 		}
 		if jerr := printJSON(o.Env.Stdout, out); jerr != nil {
 			return jerr
@@ -328,9 +335,7 @@ func runHooks(o hooksOptions) error {
 	}
 	var said []setup.Check // what install leaves failing or warning, as doctor says it
 	if o.Verb == "install" {
-		var elsewhere *setup.ElsewhereError
-		errors.As(err, &elsewhere)
-		said = toSay(r.HookChecks(o.Env.Getenv), elsewhere, false)
+		said = toSay(r.HookChecks(o.Env.Getenv), setup.Named(err), false)
 	}
 	switch {
 	case did != "":

@@ -88,8 +88,8 @@ const eofGrace = 10 * time.Second
 // ends the server, and the SDK then stops the calls in flight and drops
 // their answers: a client that writes its calls and closes its end of
 // the pipe (echo ... | git queen mcp) got no answer at all, not even
-// initialize's. A call that takes longer (a wait) is stopped at grace, as
-// it was at once before.
+// initialize's. A wait stops when the input ends (runner.inputEnded),
+// and is answered; a call that takes longer than grace is stopped then.
 func (c *cancelledCalls) drain(ctx context.Context, closed <-chan struct{}, grace time.Duration) {
 	timer := time.NewTimer(grace)
 	defer timer.Stop()

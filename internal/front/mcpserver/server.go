@@ -60,8 +60,9 @@ func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	me, from := env.Identity(*droid)
-	s := newServer(&runner{env: env, droid: me, droidFrom: from, beadsDir: *beadsDir, progressInterval: *progress})
-	err := s.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
+	t := &lineTransport{in: os.Stdin, out: os.Stdout, ended: make(chan struct{})}
+	s := newServer(&runner{env: env, droid: me, droidFrom: from, beadsDir: *beadsDir, progressInterval: *progress, inputEnded: t.ended})
+	err := s.Run(ctx, t)
 	if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure
@@ -80,10 +81,15 @@ type runner struct {
 	// progressInterval is how often a running call reports progress
 	// (DefaultProgressInterval when zero).
 	progressInterval time.Duration
+	// inputEnded is closed when the input ends: the calls that wait stop
+	// then, and are answered, for the client that closed it to shut the
+	// server down gives it seconds to exit (MCP's stdio shutdown).
+	inputEnded <-chan struct{}
 }
 
 // appEnv is the environment of one call: the server's directory, clock
-// and droid, and ctx, which ends a call that waits. What the command line
+// and droid, and ctx, which ends a call that waits (only waits read it;
+// addTool ends it also when the input ends). What the command line
 // says on stderr goes to warn, for the result to carry. Paths and patterns
 // are from the top of the repository, as the tools' schemas say, also
 // when the server runs in a subdirectory (a project inside a monorepo).
@@ -221,8 +227,17 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		if err := r.checkDroid(); err != nil {
 			return outcome(spec.command, nil, err), nil
 		}
+		waitCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			select {
+			case <-r.inputEnded:
+				stop()
+			case <-waitCtx.Done():
+			}
+		}()
 		warned := &warnings{trace: os.Stderr}
-		out, err := spec.run(r.appEnv(ctx, warned), in)
+		out, err := spec.run(r.appEnv(waitCtx, warned), in)
 		if err == nil && spec.finish != nil {
 			spec.finish(out)
 		}

@@ -22,11 +22,14 @@ import (
 type lineTransport struct {
 	in  io.Reader
 	out io.Writer
+	// ended, when set, is closed when the input ends: the calls that
+	// wait stop then (runner.inputEnded).
+	ended chan struct{}
 }
 
 // Connect starts reading lines; each reaches the SDK through Read.
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{out: t.out, lines: make(chan line), closed: make(chan struct{})}
+	c := &lineConn{out: t.out, lines: make(chan line), closed: make(chan struct{}), ended: t.ended}
 	go c.readLines(t.in)
 	return c, nil
 }
@@ -47,6 +50,7 @@ type lineConn struct {
 	lines     chan line
 	closeOnce sync.Once
 	closed    chan struct{}
+	ended     chan struct{} // lineTransport.ended
 
 	calls cancelledCalls
 }
@@ -115,6 +119,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case l = <-c.lines:
 		}
 		if l.err != nil {
+			if c.ended != nil {
+				close(c.ended)
+			}
 			c.calls.drain(ctx, c.closed, eofGrace)
 			return nil, l.err
 		}

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/front/commands"
+	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // The server on lineTransport answers each bad line, drops the rest of a
@@ -99,8 +101,58 @@ func TestCallsInFlightAreAnsweredAtTheEndOfTheInput(t *testing.T) {
 	if err := New(env, "ann", "").Run(ctx, &lineTransport{in: in, out: &out}); err != nil && err != io.EOF {
 		t.Errorf("the server ended with %v", err)
 	}
-	answered := map[string]bool{}
-	for line := range strings.Lines(out.String()) {
+	answered := results(t, out.String())
+	for _, id := range []string{"1", "2", "3", "4"} {
+		if answered[id] == "" {
+			t.Errorf("call %s: no result before the server ended; output:\n%s", id, out.String())
+		}
+	}
+}
+
+// A client shuts the server down by closing its input (the MCP
+// specification's stdio shutdown), then waits "a reasonable time" for
+// it to exit before it sends SIGTERM. A wait in flight then is answered
+// at once (stopped: nothing arrived, nothing marked read), and the server
+// exits; the end of the input left it waiting out its 10 s grace, after
+// which the wait was stopped unanswered. The other calls in flight are
+// still answered.
+func TestAWaitInFlightIsAnsweredWhenTheInputEnds(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	var said bytes.Buffer
+	e := *env
+	e.Stdin, e.Stdout, e.Stderr, e.Ctx, e.Terminal = strings.NewReader(""), &said, &said, context.Background(), false
+	if code := commands.Run(&e, []string{"git-queen", "init", "--droid", "ann"}); code != 0 {
+		t.Fatalf("init: exit %d\n%s", code, said.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"from":"bob","timeout":"10m"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"inbox","arguments":{}}}
+`)
+	var out strings.Builder
+	tr := &lineTransport{in: in, out: &out, ended: make(chan struct{})}
+	if err := newServer(&runner{env: env, droid: "ann", inputEnded: tr.ended}).Run(ctx, tr); err != nil && err != io.EOF {
+		t.Errorf("the server ended with %v", err)
+	}
+	answers := results(t, out.String())
+	if a := answers["2"]; !strings.Contains(a, `"isError":true`) || !strings.Contains(a, "stopped before a message matching the filters arrived; none was marked read") {
+		t.Errorf("the wait's answer: %q; output:\n%s", a, out.String())
+	}
+	if a := answers["3"]; a == "" || strings.Contains(a, `"isError":true`) {
+		t.Errorf("the inbox's answer: %q", a)
+	}
+}
+
+// results are the results of the server's output, by call id ("" for a
+// call that got an error, or nothing).
+func results(t *testing.T, out string) map[string]string {
+	t.Helper()
+	res := map[string]string{}
+	for line := range strings.Lines(out) {
 		var r struct {
 			ID     json.RawMessage
 			Result json.RawMessage
@@ -108,11 +160,7 @@ func TestCallsInFlightAreAnsweredAtTheEndOfTheInput(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("reply %q: %v", line, err)
 		}
-		answered[string(r.ID)] = r.Result != nil
+		res[string(r.ID)] = string(r.Result)
 	}
-	for _, id := range []string{"1", "2", "3", "4"} {
-		if !answered[id] {
-			t.Errorf("call %s: no result before the server ended; output:\n%s", id, out.String())
-		}
-	}
+	return res
 }

@@ -61,9 +61,22 @@ func inspectWithin(l *ledger.Ledger, from, to object.ID, limit int64) error {
 // sync takes (see IsOverBound).
 func overBound(commit object.ID, newBytes, limit int64) error {
 	return &boundDamage{&ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
-		"it brings at least %d MiB of new chunks, more than one sync takes (queen.maxReceive, %d MiB); "+
+		"it brings at least %s of new chunks, more than one sync takes (queen.maxReceive, %s); "+
 			"if that is your team's history, raise it: git config queen.maxReceive %dMiB",
-		newBytes>>20, limit>>20, (newBytes>>20)+64)}}
+		size(newBytes), size(limit), (newBytes>>20)+64)}}
+}
+
+// size says n bytes in MiB, under 1 MiB in KiB, under 1 KiB in bytes,
+// rounded down (what a commit brings is at least that): a bound of 512 KiB
+// read "0 MiB".
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // boundDamage is the damage overBound says: a commit sound but for what

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,6 +47,11 @@ func TestReservedPaths(t *testing.T) {
 			change: func(t *testing.T, f *fixture) { f.git(t, "mv", "README", "NOTES") }, refused: []string{"NOTES"}},
 		{name: "the store directory is exempt", holds: []hold{{"bob", "**", true}}, me: "ann",
 			change: stageFile(".beads/notes.txt")},
+		// git's index holds a path no file system does: it is judged.
+		{name: "a staged path longer than any file system holds", holds: []hold{{"bob", "src/**", true}}, me: "ann",
+			change: stageLong, refused: []string{longPath}},
+		{name: "a free path longer than any file system holds", holds: []hold{{"bob", "docs/**", true}}, me: "ann",
+			change: stageLong},
 		{name: "one refusal per holder", holds: []hold{{"bob", "src/**", true}, {"cat", "src/*.go", true}, {"ann", "src/a.go", true}}, me: "ann",
 			change: stageFile("src/a.go"), refused: []string{"src/a.go", "src/a.go"}},
 	}
@@ -80,6 +86,16 @@ func TestReservedPaths(t *testing.T) {
 
 func stageFile(name string) func(*testing.T, *fixture) {
 	return func(t *testing.T, f *fixture) { f.stage(t, map[string]string{name: "content\n"}) }
+}
+
+// longPath is 5,004 bytes long: only git's index holds it.
+var longPath = "src/" + strings.Repeat("a/", 2498) + "x.go"
+
+// stageLong stages longPath, with README's blob, as git's update-index
+// --cacheinfo can (git add cannot: no file system holds the file).
+func stageLong(t *testing.T, f *fixture) {
+	blob := strings.TrimSpace(f.git(t, "rev-parse", "HEAD:README"))
+	f.git(t, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+longPath)
 }
 
 // The identity may cost a git process, so it is asked for only when some

@@ -72,7 +72,8 @@ type Repo struct {
 	// before and after a fix.
 	probe *probed
 	// answers holds git's answers for one run of the checks, or of the
-	// checks, fixes and checks again of init (nil outside them).
+	// checks, fixes and checks again of init (nil outside them), and the
+	// hook managers' configurations parsed (frameworkParse).
 	answers map[string]any
 }
 
@@ -95,7 +96,8 @@ func (r *Repo) answering() (end func()) {
 // what git reads (SetIdentity woke a config.worktree).
 func (r *Repo) forgetAnswers() { clear(r.answers) }
 
-// answer is git's answer to question, asked once a run (see answering).
+// answer is git's answer to question, asked once a run (see answering),
+// or what else no fix changes.
 func answer[T any](r *Repo, question string, ask func() T) T {
 	if r.answers == nil {
 		return ask()

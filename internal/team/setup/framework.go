@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,20 +17,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// frameworkStages are the pre-commit framework's names for the stage each
-// hook runs: since 3.2, and before.
-var frameworkStages = map[string][]string{
-	"pre-commit":       {"pre-commit", "commit"},
-	"pre-merge-commit": {"pre-merge-commit", "merge-commit"},
-	"pre-push":         {"pre-push", "push"},
-}
-
 // frameworkConfig is what git-queen reads of a .pre-commit-config.yaml:
 // the settings that decide whether, and when, a hook runs. A stages not
 // given is nil; given as [], empty.
 type frameworkConfig struct {
 	DefaultStages  *[]string `yaml:"default_stages"`
-	MinimumVersion string    `yaml:"minimum_pre_commit_version"`
+	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"` // a string: pyYAMLString
 	Repos          []struct {
 		Repo  string          `yaml:"repo"`
 		Hooks []frameworkHook `yaml:"hooks"`
@@ -45,7 +38,7 @@ type frameworkHook struct {
 	AlwaysRun yaml.Node `yaml:"always_run"` // as YAML 1.1 reads it: pyYAMLBool
 	// MinimumVersion is the framework's version the hook needs; its
 	// .pre-commit-hooks.yaml may set one too.
-	MinimumVersion string `yaml:"minimum_pre_commit_version"`
+	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"`
 	// local: its repository is local (the hook is all in the
 	// configuration), not one whose .pre-commit-hooks.yaml gives what
 	// the configuration does not set.
@@ -60,8 +53,9 @@ type frameworkHook struct {
 // the file, as far as git-queen reads it ("An error has occurred:
 // InvalidConfigError"): it is not YAML, is empty, has more than one
 // document or no repos, or a setting read here is not of its type (an
-// always_run that is not a YAML 1.1 boolean, a stages that is not a
-// list, or names a stage no version of the framework knows). The
+// always_run that is not a YAML 1.1 boolean, a minimum_pre_commit_version
+// not a string, as 3.0 unquoted is not, a stages that is not a list, or
+// names a stage no version of the framework knows). The
 // configuration is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
 	var config frameworkConfig
@@ -87,7 +81,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 	case err == nil && config.Repos == nil:
 		err = errors.New("it has no repos:, which the framework requires")
 	case err == nil:
-		err = frameworkUnknownStage(config)
+		err = cmp.Or(frameworkUnknownStage(config), pyYAMLString("minimum_pre_commit_version", &config.MinimumVersion))
 	}
 	for i, repo := range config.Repos {
 		for j, h := range repo.Hooks {
@@ -95,6 +89,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 			if h.AlwaysRun.Kind != 0 && pyYAMLBool(&h.AlwaysRun) == nil && err == nil {
 				err = fmt.Errorf("hook %s: always_run is %q, which YAML 1.1 does not read as true or false", h.ID, h.AlwaysRun.Value)
 			}
+			err = cmp.Or(err, pyYAMLString("hook "+h.ID+": minimum_pre_commit_version", &h.MinimumVersion))
 		}
 	}
 	return config, err
@@ -112,13 +107,13 @@ func (r *Repo) frameworkUnloadable(h *Hook, getenv func(string) string) string {
 	if file == "" {
 		return ""
 	}
-	text, err := frameworkRead(r.TopLevel, file)
-	if err != nil { // one larger than doctor reads: frameworkTooLarge says so
+	parsed := r.frameworkParse(file)
+	if parsed.readErr != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	config, err := frameworkLoad(text)
+	err := parsed.err
 	if script, readErr := readHead(h.Path); err == nil && readErr == nil {
-		if why := frameworkTooOld(config, frameworkVersion(script, getenv)); why != "" {
+		if why := frameworkTooOld(parsed.config, frameworkVersion(script, getenv)); why != "" {
 			err = errors.New(why)
 		}
 	}
@@ -150,11 +145,29 @@ func (r *Repo) frameworkFile(h *Hook) string {
 // committed 19 MB file of 300,000 hooks took doctor 4.1 s and 760 MB).
 const frameworkMaxConfig = 1 << 20
 
-// frameworkRead reads the .pre-commit-config.yaml file at top, when it is
-// a regular file (readRepoFile) of at most frameworkMaxConfig: one larger
-// is a *regular.TooLargeError, unread.
-func frameworkRead(top, file string) ([]byte, error) {
-	return regular.Read(filepath.Join(top, file), frameworkMaxConfig)
+// frameworkParsed is a .pre-commit-config.yaml as doctor reads it:
+// readErr when it cannot (a *regular.TooLargeError over
+// frameworkMaxConfig, unread), else its configuration and why the
+// framework refuses it (frameworkLoad's).
+type frameworkParsed struct {
+	config       frameworkConfig
+	err, readErr error
+}
+
+// frameworkParse reads and parses the .pre-commit-config.yaml file at the
+// top of the worktree once a run of the checks (answer): each hook's check
+// asks whose the hook is, whether the framework loads the file and
+// whether git-queen's hook in it always runs, and no fix writes it. It
+// parsed a 1 MiB file nine times a doctor run (508 MB), eighteen an init.
+func (r *Repo) frameworkParse(file string) frameworkParsed {
+	return answer(r, "parse "+file, func() frameworkParsed {
+		text, err := regular.Read(filepath.Join(r.TopLevel, file), frameworkMaxConfig)
+		if err != nil {
+			return frameworkParsed{readErr: err}
+		}
+		config, err := frameworkLoad(text)
+		return frameworkParsed{config: config, err: err}
+	})
 }
 
 // errFrameworkTooLarge is frameworkLoad's error for a file over
@@ -178,29 +191,27 @@ func (r *Repo) frameworkTooLarge(h *Hook) string {
 		file, info.Size()>>10, frameworkMaxConfig>>10, h.Name)
 }
 
-// frameworkRunsQueen says whether a .pre-commit-config.yaml runs git-queen's
-// check at hook: a hook of its (one of git-queen's ids, or an entry that
+// frameworkRunsQueen says whether a parsed .pre-commit-config.yaml runs
+// git-queen's check at hook: a hook of its (one of git-queen's ids, or an entry that
 // runs `git-queen hook`) whose stages include the hook's stage. A git-queen
 // hook whose stages leave out merge-commit does not guard merges, though
 // the framework installs that hook for its other hooks.
-func frameworkRunsQueen(text []byte, hook string) bool {
-	config, _ := frameworkLoad(text)
-	return len(frameworkQueenHooks(config, hook)) > 0
+func frameworkRunsQueen(parsed frameworkParsed, hook string) bool {
+	return len(frameworkQueenHooks(parsed.config, hook)) > 0
 }
 
-// frameworkAlwaysRunsQueen says whether one of the configuration's hooks
+// frameworkAlwaysRunsQueen says whether one of the parsed configuration's hooks
 // that run git-queen at hook runs whatever the files: without always_run
 // true the framework skips a hook when no file of the stage matches it,
 // and its staged files leave out deletions ("(no files to check)
 // Skipped" for a commit that deletes a held file). git-queen's ids in
 // .pre-commit-hooks.yaml set it; a local hook, or another repository's
 // whose entry runs git-queen, has it false unless it sets it.
-func frameworkAlwaysRunsQueen(text []byte, hook string) bool {
-	config, err := frameworkLoad(text)
-	if err != nil {
+func frameworkAlwaysRunsQueen(parsed frameworkParsed, hook string) bool {
+	if parsed.err != nil || parsed.readErr != nil {
 		return true // the framework refuses the file, and runs no hook: frameworkUnloadable says so
 	}
-	return slices.ContainsFunc(frameworkQueenHooks(config, hook), func(h frameworkHook) bool {
+	return slices.ContainsFunc(frameworkQueenHooks(parsed.config, hook), func(h frameworkHook) bool {
 		ours := !h.local && slices.Contains(frameworkHookIDs[hook], h.ID) // .pre-commit-hooks.yaml sets it
 		always := pyYAMLBool(&h.AlwaysRun)
 		return h.AlwaysRun.Kind == 0 && ours || always != nil && *always
@@ -261,27 +272,6 @@ var frameworkKeys = sync.OnceValue(func() map[string]bool {
 	return keys
 })
 
-// pyYAMLBool is a YAML value as PyYAML, and so the framework, reads a
-// boolean: YAML 1.1's, where yes and on are true as well as true, and no
-// and off false (a plain scalar, or one tagged !!bool), directly or
-// through an alias; nil for a value that is not a boolean ('true' quoted
-// is a string).
-func pyYAMLBool(value *yaml.Node) *bool {
-	if value.Kind == yaml.AliasNode {
-		value = value.Alias
-	}
-	if value.Kind != yaml.ScalarNode || value.Style != 0 && (value.Style != yaml.TaggedStyle || value.Tag != "!!bool") {
-		return nil
-	}
-	switch value.Value {
-	case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON":
-		return new(true)
-	case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF":
-		return new(bool)
-	}
-	return nil
-}
-
 // frameworkQueenHooks are the hooks of a .pre-commit-config.yaml that run
 // git-queen's check at hook (see frameworkRunsQueen).
 func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
@@ -302,7 +292,7 @@ func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
 			if stages == nil && h.local || stages != nil && len(*stages) == 0 {
 				stages = config.DefaultStages
 			}
-			if stages == nil || slices.ContainsFunc(*stages, func(s string) bool { return slices.Contains(frameworkStages[hook], s) }) {
+			if stages == nil || slices.ContainsFunc(*stages, func(s string) bool { return s == hook || s == frameworkNewStages[hook] }) {
 				out = append(out, h)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // frameworkInstallPython matches the line of the framework's generated
@@ -89,20 +91,21 @@ func frameworkTooOld(config frameworkConfig, shown string) string {
 	if version == nil {
 		return ""
 	}
+	minimum := func(value *yaml.Node) string { value, _ = pyYAMLType(value); return value.Value } // a string: frameworkLoad
 	stages := derefStages(config.DefaultStages)
-	needs := [][2]string{{"its minimum_pre_commit_version is", config.MinimumVersion}}
+	needs := [][2]string{{"its minimum_pre_commit_version is", minimum(&config.MinimumVersion)}}
 	for _, repo := range config.Repos {
 		for _, h := range repo.Hooks {
 			stages = append(stages, derefStages(h.Stages)...)
-			needs = append(needs, [2]string{"hook " + h.ID + "'s minimum_pre_commit_version is", h.MinimumVersion})
-			if h.MinimumVersion == "" && !h.local && frameworkQueenID(h.ID) {
+			needs = append(needs, [2]string{"hook " + h.ID + "'s minimum_pre_commit_version is", minimum(&h.MinimumVersion)})
+			if minimum(&h.MinimumVersion) == "" && !h.local && frameworkQueenID(h.ID) {
 				needs = append(needs, [2]string{"git-queen's hook " + h.ID + " needs pre-commit", "3.2.0"})
 			}
 		}
 	}
 	if slices.Compare(version, []int{3, 2}) < 0 {
 		for _, stage := range stages {
-			if slices.Contains(frameworkNewStages, stage) {
+			if _, isNew := frameworkNewStages[stage]; isNew {
 				return fmt.Sprintf("the hook runs pre-commit %s, which knows no stage %q: 3.2 brought that name; "+
 					"upgrade pre-commit, or write commit, merge-commit and push, which every version reads", shown, stage)
 			}

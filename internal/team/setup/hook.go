@@ -87,6 +87,7 @@ type Hook struct {
 // Hooks describes each of hooks.Names, in the environment getenv reads
 // (see HookInfoFor).
 func (r *Repo) Hooks(getenv func(string) string) ([]*Hook, error) {
+	defer r.answering()()
 	var all []*Hook
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name, getenv)
@@ -189,6 +190,18 @@ func (e *ElsewhereError) Error() string {
 	return b.String()
 }
 
+// Names are the names of the hooks e names (none when e is nil).
+func (e *ElsewhereError) Names() []string {
+	if e == nil {
+		return nil
+	}
+	names := make([]string, len(e.Hooks))
+	for i, h := range e.Hooks {
+		names[i] = h.Name
+	}
+	return names
+}
+
 // ManagersSection is the heading of README.md's recipes for hook managers,
 // which the instructions for their hooks point to.
 const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
@@ -234,6 +247,7 @@ func (h *Hook) line() string {
 // *ElsewhereError, after the others are installed. getenv reads the
 // environment the hooks run in (see HookInfoFor).
 func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, error) {
+	defer r.answering()()
 	var did []string
 	elsewhere := &ElsewhereError{}
 	for _, name := range hooks.Names {

@@ -34,10 +34,12 @@ func (r *Repo) checkHooks(o Options) []Check {
 // HookChecks are doctor's lines for the hooks, for `git queen hooks
 // status`, in the environment getenv reads.
 func (r *Repo) HookChecks(getenv func(string) string) []Check {
+	defer r.answering()()
 	return r.checkHooks(Options{Getenv: getenv})
 }
 
 func (r *Repo) checkHook(name string, o Options) Check {
+	defer r.answering()() // a run: each of owner and the checks below reads the hook manager's configuration
 	var did string
 	c := Check{Name: name, Fixable: true, forInit: !o.NoHooks,
 		fix: func() (err error) { did, err = r.InstallHookNamed(name, o.Force, o.Getenv); return err },
@@ -241,8 +243,7 @@ func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
 	if !slices.Contains(preCommitConfigs, h.Via) {
 		return true
 	}
-	text, err := frameworkRead(r.TopLevel, h.Via)
-	return err != nil || frameworkAlwaysRunsQueen(text, h.Name)
+	return frameworkAlwaysRunsQueen(r.frameworkParse(h.Via), h.Name)
 }
 
 // huskyToCome is husky's hook of git-queen's hook h's name where husky has
@@ -273,9 +274,9 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 // to NAME.old, which it does not run. "" when there is none; remotes is
 // lefthookFiles', in the environment getenv reads.
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
-	files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
+	files, remotes, _ := r.lefthookFiles(getenv)
 	for _, name := range files {
-		tree, _, _ := lefthookRead(r.TopLevel, name, nil)
+		tree, _, _ := r.lefthookTree(name)
 		settings, configures := tree[h.Name]
 		if lefthookRunsQueen(settings, h.Name) {
 			return "", ""

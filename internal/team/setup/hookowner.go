@@ -163,16 +163,20 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Owner = OwnerLefthook
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
-		files, remotes, _ := lefthookFiles(r.TopLevel, getenv)
+		files, remotes, _ := r.lefthookFiles(getenv)
 		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
 			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
 		}
-		r.managerConfig(h, files, maxLefthookConfig, func(file string, text []byte) bool {
+		r.managerConfig(h, files, func(file string) (bool, error) {
+			text, err := regular.Read(filepath.Join(r.TopLevel, file), maxLefthookConfig)
+			if err != nil {
+				return false, err
+			}
 			tree, err := lefthookParse(file, text, nil)
 			if tree == nil && err != nil { // what it would run: lefthookUnloadable says why it does not
-				return callsQueen(text, h.Name)
+				return callsQueen(text, h.Name), nil
 			}
-			return lefthookRunsQueen(tree[h.Name], h.Name)
+			return lefthookRunsQueen(tree[h.Name], h.Name), nil
 		})
 		if !h.RunsQueen && len(files) > 0 {
 			// The local configuration, or else the main one (the first
@@ -188,7 +192,10 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.RunsQueen, h.Via = true, h.Name+".legacy"
 			break
 		}
-		r.managerConfig(h, preCommitConfigs, frameworkMaxConfig, func(_ string, text []byte) bool { return frameworkRunsQueen(text, h.Name) })
+		r.managerConfig(h, preCommitConfigs, func(file string) (bool, error) {
+			parsed := r.frameworkParse(file)
+			return frameworkRunsQueen(parsed, h.Name), parsed.readErr
+		})
 		if !h.RunsQueen {
 			h.refused = r.frameworkUnloadable(h, getenv)
 		}
@@ -206,14 +213,15 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 }
 
 // managerConfig looks through a hook manager's configuration files (names,
-// in order) for the first that runs git-queen's check: it is h.Via and
-// h.AddTo. When none does, h.AddTo is the last of them that exists, if
-// any: where git-queen's command goes. It reads none larger than most,
-// the most of one doctor parses (a real one is a few KB: it would take
-// some three times its size), and names the first in h.tooLarge.
-func (r *Repo) managerConfig(h *Hook, names []string, most int64, runsQueen func(file string, text []byte) bool) {
+// in order) for the first that runs git-queen's check (runsQueen, which
+// reads it, or says why it cannot): it is h.Via and h.AddTo. When none
+// does, h.AddTo is the last of them that exists, if any: where
+// git-queen's command goes. Of one larger than doctor parses (a
+// *regular.TooLargeError: a real one is a few KB) it names the first in
+// h.tooLarge.
+func (r *Repo) managerConfig(h *Hook, names []string, runsQueen func(file string) (bool, error)) {
 	for _, name := range names {
-		text, err := regular.Read(filepath.Join(r.TopLevel, name), most)
+		runs, err := runsQueen(name)
 		if _, tooLarge := errors.AsType[*regular.TooLargeError](err); tooLarge {
 			h.AddTo, h.tooLarge = name, cmp.Or(h.tooLarge, name)
 		}
@@ -221,7 +229,7 @@ func (r *Repo) managerConfig(h *Hook, names []string, most int64, runsQueen func
 			continue
 		}
 		h.AddTo = name
-		if runsQueen(name, text) {
+		if runs {
 			h.RunsQueen, h.Via = true, name
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,6 +153,21 @@ func TestWhoseHookGitRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allocated is the bytes run allocates.
+func allocated(run func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// parsed is the .pre-commit-config.yaml text as doctor parses it.
+func parsed(text string) frameworkParsed {
+	config, err := frameworkLoad([]byte(text))
+	return frameworkParsed{config: config, err: err}
 }
 
 func hook(t *testing.T, r *Repo, name, content string) {
@@ -321,7 +337,7 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		{"git-queen's id with its own entry", "repos:\n- repo: https://github.com/git-queen/git-queen\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-commit", true},
 		{"args of another hook", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-push]\n", "pre-commit", false},
 	} {
-		if got := frameworkRunsQueen([]byte(tt.config), tt.hook); got != tt.want {
+		if got := frameworkRunsQueen(parsed(tt.config), tt.hook); got != tt.want {
 			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
 		}
 	}
@@ -360,10 +376,10 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, always_run twice, the last counts", local("        always_run: true\n        always_run: false\n"), false},
 		{"another repository's hook whose entry runs git-queen", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: lint\n    entry: git-queen hook pre-commit\n", false},
 	} {
-		if !frameworkRunsQueen([]byte(tt.config), "pre-commit") {
+		if !frameworkRunsQueen(parsed(tt.config), "pre-commit") {
 			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
 		}
-		if got := frameworkAlwaysRunsQueen([]byte(tt.config), "pre-commit"); got != tt.want {
+		if got := frameworkAlwaysRunsQueen(parsed(tt.config), "pre-commit"); got != tt.want {
 			t.Errorf("%s: always runs = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -409,6 +425,21 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"default_stages no version knows", "default_stages: [commits]\n" + recipe("true"), Fail, `default_stages: "commits" is not a stage`},
 		{"another hook's stage no version knows", recipe("true") + "  - {id: lint, name: lint, entry: 'true', language: system, stages: [pre_push]}\n",
 			Warn, `hook lint: stages: "pre_push" is not a stage`},
+		// minimum_pre_commit_version is a string to the framework, and
+		// PyYAML reads YAML 1.1: 3.0 unquoted is a float, 3 an int.
+		{"minimum_pre_commit_version quoted", "minimum_pre_commit_version: '3.0'\n" + recipe("true"), OK, ""},
+		{"minimum_pre_commit_version 3.0.4 unquoted, a string", "minimum_pre_commit_version: 3.0.4\n" + recipe("true"), OK, ""},
+		{"minimum_pre_commit_version tagged !!str", "minimum_pre_commit_version: !!str 3.0\n" + recipe("true"), OK, ""},
+		{"minimum_pre_commit_version: 3.0, a float", "minimum_pre_commit_version: 3.0\n" + recipe("true"), Warn,
+			"minimum_pre_commit_version: expected string got float (YAML 1.1 reads 3.0 so): quote it"},
+		{"minimum_pre_commit_version: 3, an int", "minimum_pre_commit_version: 3 # three\n" + recipe("true"), Warn, "minimum_pre_commit_version: expected string got int"},
+		{"minimum_pre_commit_version: 0x3, an int to YAML 1.1", "minimum_pre_commit_version: 0x3\n" + recipe("true"), Warn, "expected string got int"},
+		{"minimum_pre_commit_version: a list", "minimum_pre_commit_version: [3.0]\n" + recipe("true"), Warn, "minimum_pre_commit_version: expected string got list"},
+		{"minimum_pre_commit_version: nothing", "minimum_pre_commit_version:\n" + recipe("true"), Warn, "minimum_pre_commit_version: expected string got NoneType"},
+		{"minimum_pre_commit_version: a date", "minimum_pre_commit_version: 2026-11-28\n" + recipe("true"), Warn, "expected string got date"},
+		{"minimum_pre_commit_version through an alias", "x: &v 3.0\nminimum_pre_commit_version: *v\n" + recipe("true"), Warn, "expected string got float"},
+		{"a hook's minimum_pre_commit_version: 3.0", recipe("true\n    minimum_pre_commit_version: 3.0"), Warn,
+			"hook git-queen: minimum_pre_commit_version: expected string got float"},
 		{"no repos", "default_stages: [commit]\n", Fail, "it has no repos:"},
 		{"empty", "", Fail, "it is empty"},
 		{"not YAML", recipe("true") + "   bad: [\n", Fail, "yaml: "},
@@ -461,7 +492,7 @@ func TestFrameworkLoadDecodesOnlyWhatItReads(t *testing.T) {
 	if strings.Join(keys, " ") != "id entry stages" || hook.Content[5].Content[0].Value != "commit" {
 		t.Fatalf("the hook's keys left: %v", keys)
 	}
-	if !frameworkRunsQueen([]byte(text.String()), "pre-commit") || frameworkRunsQueen([]byte(text.String()), "pre-merge-commit") {
+	if !frameworkRunsQueen(parsed(text.String()), "pre-commit") || frameworkRunsQueen(parsed(text.String()), "pre-merge-commit") {
 		t.Fatal("the hook runs git-queen's check at commits, its last stages")
 	}
 }
@@ -495,9 +526,10 @@ func TestDoctorReadsNoHugeFrameworkConfiguration(t *testing.T) {
 // (lefthook's: where no file it read runs git-queen's check, it said so,
 // and asked for git-queen's command).
 func TestDoctorReadsNoHugeManagerConfiguration(t *testing.T) {
-	// Large beside what doctor may read of it (a few copies of the 1 MiB
-	// it parses: 6.7 MB, and 13.4 MB under -race), so that reading it
-	// whole, once, is over the bound.
+	// Large beside what doctor may read of it (a copy of the 1 MiB it
+	// parses, to learn the file is larger: 2.3 MB, and 4.5 MB under -race;
+	// three copies before one run of the checks read it once), so that
+	// reading it whole, once, is over the bound.
 	const size = 32 << 20
 	padded := func(text string) string { return text + strings.Repeat("# "+strings.Repeat("x", 97)+"\n", size/100) }
 	lefthookShim := "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run pre-commit \"$@\"\n"
@@ -525,5 +557,88 @@ func TestDoctorReadsNoHugeManagerConfiguration(t *testing.T) {
 				t.Fatalf("doctor allocated %d bytes for a configuration of %d it does not parse", allocated, size)
 			}
 		})
+	}
+}
+
+// TestDoctorParsesTheFrameworkConfigurationOnce: one run of doctor read
+// and parsed .pre-commit-config.yaml for each hook three times (to find
+// whose it is and whether it runs git-queen, whether the framework loads
+// it, whether git-queen's hook always runs): nine parses, and init's
+// checks after its fixes nine more, where the file is the same
+// throughout. A run parses it once: it allocates about what one parse
+// does, not nine times that (taken from one parse of the file, at doctor's
+// bound, not timed).
+func TestDoctorParsesTheFrameworkConfigurationOnce(t *testing.T) {
+	r := newRepo(t)
+	for _, name := range hooks.Names {
+		hook(t, r, name, "#!/usr/bin/env bash\n# File generated by pre-commit: https://pre-commit.com\n")
+	}
+	var text strings.Builder
+	text.WriteString("repos:\n- repo: local\n  hooks:\n  - {id: q, name: q, entry: git-queen hook pre-commit, language: system, always_run: true}\n" +
+		"  - {id: p, name: p, entry: git-queen hook pre-push, language: system, always_run: true, stages: [push]}\n")
+	for text.Len() < frameworkMaxConfig-100 {
+		text.WriteString("  - {id: lint, name: lint, entry: lint, language: system}\n")
+	}
+	testgit.Write(t, r.TopLevel, ".pre-commit-config.yaml", text.String())
+	parse := allocated(func() {
+		if _, err := frameworkLoad([]byte(text.String())); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var checks []Check
+	doctor := allocated(func() { checks = r.Checks(Options{}) })
+	for _, name := range hooks.Names {
+		if statusOf(checks, name) != OK {
+			t.Fatalf("the premise, a configuration that runs git-queen at %s: %+v", name, checks)
+		}
+	}
+	initRun := allocated(func() {
+		if _, _, err := r.Init(Options{Droid: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("one parse: %d bytes; doctor: %d; init: %d", parse, doctor, initRun)
+	if doctor > parse*3/2 || initRun > parse*3/2 {
+		t.Errorf("doctor allocated %d bytes, init %d, for a configuration one parse of which allocates %d", doctor, initRun, parse)
+	}
+}
+
+// TestDoctorParsesLefthookConfigurationsFewerTimes: each hook's owner and
+// checks walked the files lefthook reads (lefthookFiles, and its extends:)
+// several times a check: one doctor run parsed each file some twenty times.
+// A run parses it once for the walk; what remains is each hook's owner
+// (once a hook) and the merge of its commands, which notes spellings
+// (lefthookGuards). Taken from one parse of a file of some 20,000 nodes
+// (within what doctor parses), not timed.
+func TestDoctorParsesLefthookConfigurationsFewerTimes(t *testing.T) {
+	r := newRepo(t)
+	for _, name := range hooks.Names {
+		hook(t, r, name, "#!/bin/sh\nif [ \"$LEFTHOOK\" = \"0\" ]; then exit 0; fi\nlefthook run "+name+" \"$@\"\n")
+	}
+	var text strings.Builder
+	for _, name := range hooks.Names {
+		fmt.Fprintf(&text, "%s:\n  commands:\n    q:\n      run: git-queen hook %s\n      use_stdin: true\n", name, name)
+	}
+	text.WriteString("x: [")
+	for text.Len() < maxLefthookConfig-20 {
+		text.WriteString("abcdefghi,")
+	}
+	text.WriteString("]\n")
+	testgit.Write(t, r.TopLevel, "lefthook.yml", text.String())
+	parse := allocated(func() {
+		if _, err := lefthookParse("lefthook.yml", []byte(text.String()), nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var checks []Check
+	doctor := allocated(func() { checks = r.Checks(Options{}) })
+	for _, c := range checks {
+		if slices.Contains(hooks.Names, c.Name) && !strings.HasPrefix(c.Message, "lefthook's hook runs git-queen (lefthook.yml)") {
+			t.Fatalf("the premise, a configuration that runs git-queen at %s: %+v", c.Name, c)
+		}
+	}
+	t.Logf("one parse: %d bytes; doctor: %d", parse, doctor)
+	if doctor > parse*12 {
+		t.Errorf("doctor allocated %d bytes for a configuration one parse of which allocates %d", doctor, parse)
 	}
 }

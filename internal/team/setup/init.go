@@ -87,7 +87,7 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 	case len(elsewhere.Hooks) > 0:
 		// One error says all: what failed, and what to add to the hooks
 		// (as words: the caller takes an *ElsewhereError for the only failure).
-		failed.add("hooks", errors.New(elsewhere.Error()))
+		failed.names, failed.causes = append(failed.names, elsewhere.Names()), append(failed.causes, errors.New(elsewhere.Error()))
 	}
 	return changes, checks, failed
 }
@@ -120,3 +120,14 @@ func (f *fixErrors) Error() string {
 
 // Unwrap gives errors.Is and errors.As each cause.
 func (f *fixErrors) Unwrap() []error { return f.causes }
+
+// Named are the checks err, of Init or InstallHook, says what to do about:
+// those whose fixes failed, the hooks an *ElsewhereError names. A caller
+// that says err leaves them out of the checks it says beside it.
+func Named(err error) []string {
+	if f, ok := errors.AsType[*fixErrors](err); ok {
+		return slices.Concat(f.names...)
+	}
+	e, _ := errors.AsType[*ElsewhereError](err)
+	return e.Names()
+}

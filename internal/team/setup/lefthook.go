@@ -22,7 +22,7 @@ var (
 )
 
 // lefthookFiles are the configuration files lefthook reads at the top of
-// the worktree top (relative to it), in the order lefthook merges them,
+// the worktree (relative to it), in the order lefthook merges them,
 // each over those before it: the main one, then the local one, each
 // followed by the files its extends: names (paths or globs from the top,
 // each followed by those it names in turn). The main one is the file
@@ -37,7 +37,8 @@ var (
 // one of them and of the files it names match twice ("possible
 // recursion"), or a file named that has no extension of a configuration
 // (a directory too); it then fails every time.
-func lefthookFiles(top string, getenv func(string) string) (files []string, remotes, refused string) {
+func (r *Repo) lefthookFiles(getenv func(string) string) (files []string, remotes, refused string) {
+	top := r.TopLevel
 	if missing, _ := lefthookConfigMissing(top, getenv); missing != "" {
 		return nil, "", ""
 	}
@@ -47,7 +48,7 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
-		tree, _, err := lefthookRead(top, name, nil)
+		tree, _, err := r.lefthookTree(name)
 		if err != nil {
 			return
 		}
@@ -88,6 +89,25 @@ func lefthookFiles(top string, getenv func(string) string) (files []string, remo
 		}
 	}
 	return files, remotes, refused
+}
+
+// lefthookLoaded is what lefthookRead returns of a file.
+type lefthookLoaded struct {
+	tree              map[string]any
+	parseErr, readErr error
+}
+
+// lefthookTree is lefthookRead of file, without its spellings, once a run
+// of the checks (answer): each hook's owner and checks walk the files
+// lefthook reads (lefthookFiles) several times, and no fix writes them. A
+// doctor run parsed each file some twenty times. The tree is shared: read
+// it, do not change it.
+func (r *Repo) lefthookTree(file string) (tree map[string]any, parseErr, readErr error) {
+	loaded := answer(r, "lefthook "+file, func() lefthookLoaded {
+		tree, parseErr, readErr := lefthookRead(r.TopLevel, file, nil)
+		return lefthookLoaded{tree, parseErr, readErr}
+	})
+	return loaded.tree, loaded.parseErr, loaded.readErr
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,

@@ -42,7 +42,7 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 		}
 		first = cmp.Or(first, why)
 	}
-	if _, remotes, _ := lefthookFiles(r.TopLevel, getenv); first == "" && remotes != "" {
+	if _, remotes, _ := r.lefthookFiles(getenv); first == "" && remotes != "" {
 		return remotes + " names remotes:, configurations lefthook fetches from git repositories (lefthook install) and merges " +
 			"over it, which doctor does not read: whether one skips git-queen's check, it cannot tell"
 	}

@@ -217,13 +217,13 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook {
 		return ""
 	}
-	files, _, refused := lefthookFiles(r.TopLevel, getenv)
+	files, _, refused := r.lefthookFiles(getenv)
 	if refused != "" {
 		return "lefthook refuses the extends: of its configuration (" + refused + "), so its " + h.Name +
 			" hook fails every time without running git-queen's check: correct it"
 	}
 	for _, file := range files {
-		_, err, _ := lefthookRead(r.TopLevel, file, nil)
+		_, err, _ := r.lefthookTree(file)
 		if either := (*lefthookEither)(nil); errors.As(err, &either) {
 			if keys := either.hooks[h.Name]; keys != "" {
 				return fmt.Sprintf("%s spells a setting of %s two ways in one mapping (%s), and lefthook reads one or the other at random each time it runs, "+

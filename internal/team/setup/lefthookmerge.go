@@ -126,7 +126,7 @@ type lefthookGuard struct {
 // over those before it): a command is found in each by its key under
 // commands:, a job by its name, in the group of its group's name.
 func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting) {
-	files, _, _ := lefthookFiles(r.TopLevel, getenv)
+	files, _, _ := r.lefthookFiles(getenv)
 	hooks, spelt := make([]map[string]any, len(files)), make([]map[string]string, len(files))
 	var places []lefthookPlace
 	plain := map[string]bool{}
