@@ -105,12 +105,7 @@ func TestGitLFSBesideTheHooks(t *testing.T) {
 // LFS's (git lfs install refused, and nobody ran hooks install): the shim
 // runs git lfs pre-push itself, so the object is uploaded all the same.
 func TestGitLFSWhenItsHookCouldNotBeInstalled(t *testing.T) {
-	needTool(t, "git-lfs")
-	repo, remote := hookRepo(t)
-	if out, ok := queenInit(t, repo); !ok {
-		t.Fatalf("init: %s", out)
-	}
-	sh(t, repo, nil, "git lfs install") // refused at pre-push; the filters are set
+	repo, remote := lfsAfterQueen(t)
 	mustSh(t, repo, "git lfs track '*.bin' && git add .gitattributes && git commit -q -m track")
 	oid := writeBlob(t, repo, "data.bin")
 	mustSh(t, repo, "git add data.bin && git commit -q -m data")
@@ -135,6 +130,38 @@ func TestGitLFSWhenItsHookCouldNotBeInstalled(t *testing.T) {
 	if _, err := os.Stat(lfsObject(remote.Dir, oid2)); err == nil {
 		t.Fatal("an object was uploaded without git-lfs")
 	}
+}
+
+// TestGitLFSHooksInstallRightAfterLFSInstall: git lfs install after git
+// queen init stops at git-queen's pre-push, and the lines it prints from
+// it say to run git queen hooks install, which has git-lfs install its
+// other hooks. Run at once, before the first LFS object, it said "nothing
+// changed" and installed none: it knew LFS by its objects alone, not by
+// the mark git lfs install leaves in the repository's config.
+func TestGitLFSHooksInstallRightAfterLFSInstall(t *testing.T) {
+	repo, _ := lfsAfterQueen(t)
+	if out := mustQueen(t, repo, "", "hooks", "install"); !strings.Contains(out, "had git-lfs install its post-checkout, post-commit, post-merge hooks") {
+		t.Fatalf("hooks install right after git lfs install: %s", out)
+	}
+	for _, name := range []string{"post-checkout", "post-commit", "post-merge"} {
+		if data, err := os.ReadFile(filepath.Join(repo, ".git", "hooks", name)); err != nil || !strings.Contains(string(data), "git lfs ") {
+			t.Errorf("LFS's %s hook is not there: %v", name, err)
+		}
+	}
+}
+
+// lfsAfterQueen is a hookRepo where git queen init ran, then git lfs
+// install, which stops at git-queen's pre-push: it sets LFS's filters and
+// marks the repository's config, and installs none of its hooks.
+func lfsAfterQueen(t *testing.T) (string, testgit.Remote) {
+	t.Helper()
+	needTool(t, "git-lfs")
+	repo, remote := hookRepo(t)
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	sh(t, repo, nil, "git lfs install")
+	return repo, remote
 }
 
 // writeBlob writes 64 KiB of random bytes to name and returns their SHA-256

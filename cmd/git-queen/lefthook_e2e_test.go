@@ -219,3 +219,33 @@ func lefthookHolding(t *testing.T, repo, lefthook, config string) {
 	testgit.Write(t, repo, "held/a.txt", "mine\n")
 	testgit.Run(t, repo, "add", "held")
 }
+
+// TestUninstallAfterLefthookInstall: lefthook install after git queen init
+// keeps the hooks it replaces as NAME.old (git-queen's shims), and lefthook
+// uninstall puts NAME.old back. hooks uninstall left the shims there, so
+// lefthook uninstall brought git-queen's check back after git-queen was
+// uninstalled. It takes them out, and puts there the hook a shim chained,
+// which lefthook uninstall then restores as it was before either tool.
+func TestUninstallAfterLefthookInstall(t *testing.T) {
+	lefthook := npmTool(t, "lefthook")
+	repo, _ := hookRepo(t)
+	testgit.Write(t, repo, ".git/hooks/pre-commit", "#!/bin/sh\necho mine ran >&2\n")
+	mustSh(t, repo, "chmod +x .git/hooks/pre-commit")
+	if out, ok := queenInit(t, repo); !ok {
+		t.Fatalf("init: %s", out)
+	}
+	testgit.Write(t, repo, "lefthook.yml", "pre-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n"+
+		"pre-merge-commit:\n  commands:\n    team:\n      run: echo the team hook ran\n")
+	mustSh(t, repo, lefthook+" install")
+	mustQueen(t, repo, "ann", "hooks", "uninstall")
+	mustSh(t, repo, lefthook+" uninstall")
+	hooks := filepath.Join(repo, ".git", "hooks")
+	if data, err := os.ReadFile(filepath.Join(hooks, "pre-commit")); err != nil || string(data) != "#!/bin/sh\necho mine ran >&2\n" {
+		t.Errorf("pre-commit after both uninstalls: %q %v, want the hook that was there first", data, err)
+	}
+	for _, name := range []string{"pre-merge-commit", "pre-push", "pre-commit.queen-chained"} {
+		if _, err := os.Stat(filepath.Join(hooks, name)); err == nil {
+			t.Errorf("%s is back after both uninstalls", name)
+		}
+	}
+}

@@ -304,8 +304,11 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	stop := e.seenWhileWaiting(s, me)
 	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
 	msg, err := m.Wait(ctx, me, filter, r.Peek)
-	stop()
+	syncErr := stop()
 	if errors.As(err, new(*messages.TimeoutError)) {
+		if syncErr != nil {
+			return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s; the last sync failed: %w", me, timeout, syncErr)
+		}
 		return nil, fmt.Errorf("msg wait: no message for %s matching the filters arrived within %s", me, timeout)
 	}
 	if errors.Is(err, context.Canceled) {

@@ -19,6 +19,7 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
+	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
 // DefaultSilentAfter is the silence threshold when queen.toml sets none.
@@ -207,30 +208,44 @@ func (e *Env) warnMistyped(droid string, near []string, how, done string) {
 var waitingSeenEvery = 30 * time.Second
 
 // seenWhileWaiting notes droid as seen in the store s (the live store)
-// every roster.Interval while a command waits; the function it returns
-// stops it, and returns once it has.
-func (e *Env) seenWhileWaiting(s *store.Store, droid string) (stop func()) {
+// every roster.Interval while a command waits, and, with a remote
+// configured, syncs with it at once and every WaitSyncInterval, as
+// reserve --wait does: what other clones send reaches the waiter, and its
+// sightings reach them. The function it returns stops it, returns once
+// it has, and gives the last sync's failure, if any.
+func (e *Env) seenWhileWaiting(s *store.Store, droid string) (stop func() error) {
 	if droid == "" || !s.WS.Live || s.WS.Repo == nil {
-		return func() {}
+		return func() error { return nil }
 	}
 	own := *s // a store of its own: the waiting goroutine reads s
+	remote := ledgersync.ConfiguredRemote(s)
 	done, stopped := make(chan struct{}), make(chan struct{})
+	var syncErr error
 	go func() {
 		defer close(stopped)
-		tick := time.NewTicker(waitingSeenEvery)
+		tick, syncs := time.NewTicker(waitingSeenEvery), time.NewTicker(WaitSyncInterval)
 		defer tick.Stop()
+		defer syncs.Stop()
+		if remote == "" {
+			syncs.Stop()
+		} else {
+			syncErr = e.syncWith(&own, droid, remote)
+		}
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
 				e.noteStamped(own.WS, droid, own.Now(), func() *store.Store { return &own })
+			case <-syncs.C:
+				syncErr = e.syncWith(&own, droid, remote)
 			}
 		}
 	}()
-	return func() {
+	return func() error {
 		close(done)
 		<-stopped
+		return syncErr
 	}
 }
 

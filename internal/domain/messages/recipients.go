@@ -117,8 +117,7 @@ func (m *Store) recipients(d *Draft) ([]string, error) {
 		if len(names) > 1 && slices.Contains(all, d.To) {
 			return []string{d.To}, nil // a droid named with a comma, from before lists
 		}
-		others := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == d.From })
-		e, err := r.m.unknown(unknown, all, others)
+		e, err := r.m.unknown(unknown, all, d.From)
 		if err != nil {
 			return nil, err
 		}
@@ -271,18 +270,19 @@ func (m *Store) Unknown(name string) (*UnknownRecipientError, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.unknown([]string{name}, all, all)
+	return m.unknown([]string{name}, all, "")
 }
 
 // unknown is the refusal of names, which the repository has never seen,
-// naming for each the droids close to it among all and the sighted;
-// known is the list it offers.
-func (m *Store) unknown(names, all, known []string) (*UnknownRecipientError, error) {
-	e := &UnknownRecipientError{Names: names, Near: map[string][]string{}, Known: known}
+// naming for each the droids close to it among all and the sighted, and
+// offering those but the sender from.
+func (m *Store) unknown(names, all []string, from string) (*UnknownRecipientError, error) {
 	candidates, err := withSighted(m.S, all)
 	if err != nil {
 		return nil, err
 	}
+	known := slices.DeleteFunc(slices.Clone(candidates), func(n string) bool { return n == from })
+	e := &UnknownRecipientError{Names: names, Near: map[string][]string{}, Known: known}
 	for _, n := range names {
 		if near := records.NearNames(n, candidates); len(near) > 0 {
 			e.Near[n] = near

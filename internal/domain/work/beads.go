@@ -95,16 +95,16 @@ func (p *Pool) AddBeads(file string, data []byte) {
 		id := string(rawID)
 		byID[id] = seen{entry: len(p.entries)}
 		e := entry{id: id, title: vals[fTitle], kind: vals[fType], assignee: vals[fAssignee], created: stringBytes(vals[fCreated]),
-			file: file, status: status, source: SourceBeads, priority: DefaultPriority, line: l.No}
+			file: file, status: status, source: SourceBeads, line: l.No} // no priority: 0, as bd reads it (bd merge wrote 0 so)
 		e.at, e.dated = instant(e.created)
 		if raw := vals[fPriority]; raw != nil && string(raw) != "null" {
 			pri, err := strconv.Atoi(string(raw))
 			if err != nil || pri < 0 || pri > 4 {
 				p.Problems = append(p.Problems, jsonl.Problem{File: file, Line: l.No,
 					Msg: fmt.Sprintf("issue %s: priority %s is not 0 to 4; ranked as %d", id, raw, DefaultPriority)})
-			} else {
-				e.priority = pri
+				pri = DefaultPriority
 			}
+			e.priority = pri
 		}
 		p.entries = append(p.entries, e)
 		deps = append(deps, vals[fDeps])

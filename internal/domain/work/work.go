@@ -16,7 +16,8 @@ const (
 
 // DefaultPriority is the priority of work that names none: seed 004's
 // default (P2, medium), which beads uses too. st items have no priority
-// field, so they all rank as P2.
+// field, so they all rank as P2. A beads issue without one is P0, as bd
+// reads it: bd merge wrote priority 0 with omitempty (beads issue #671).
 const DefaultPriority = 2
 
 // Item is one piece of work that could be ready: a beads issue or an st

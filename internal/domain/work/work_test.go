@@ -193,6 +193,21 @@ func TestReadyLimitMakesWholeOnlyWhatItShows(t *testing.T) {
 	}
 }
 
+// A beads issue without a priority is beads' P0: bd merge wrote priority 0
+// with omitempty (beads issue #671), so real files have such lines, and bd
+// itself reads the missing field as 0. It comes first, before a P1.
+func TestReadyRanksBeadsIssueWithoutPriorityAsP0(t *testing.T) {
+	var pool Pool
+	pool.AddBeads("f", lines(
+		`{"id":"high","title":"P1","status":"open","priority":1,"issue_type":"task","created_at":"2025-10-01T00:00:00Z"}`,
+		`{"id":"crit","title":"P0, written without the field","status":"open","issue_type":"bug","created_at":"2025-11-01T00:00:00Z"}`,
+		`{"id":"null","title":"P0 as null","status":"open","priority":null,"issue_type":"bug","created_at":"2025-11-02T00:00:00Z"}`))
+	ready, _, _ := pool.Ready(Taken{}, 0)
+	if got := ids(ready); !slices.Equal(got, []string{"crit", "null", "high"}) || ready[0].Priority != 0 {
+		t.Fatalf("ready %v (first %+v), want crit and null (P0) before high (P1)", got, ready[0])
+	}
+}
+
 // pickFields reads what a strict decoder reads of well-formed lines, and
 // refuses lines whose structure does not hold.
 func TestPickFields(t *testing.T) {

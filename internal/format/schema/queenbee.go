@@ -179,6 +179,6 @@ var beadsSpec = newSpec(nil,
 	field{name: "id", kind: kString, required: true, check: nonEmpty},
 	field{name: "title", kind: kString, required: true, check: nonEmpty},
 	field{name: "status", kind: kString, required: true, check: nonEmpty},
-	field{name: "priority", kind: kInteger, required: true, check: rangeCheck(0, 4)},
+	field{name: "priority", kind: kInteger, check: rangeCheck(0, 4)}, // none: 0, as bd reads it
 	field{name: "issue_type", kind: kString, required: true, check: nonEmpty},
 )

@@ -21,7 +21,9 @@ returns at once: an agent that asked a question and then waits cannot miss
 an answer that came first. It wakes within a fraction of a second of the
 append, from any worktree, or of a sync that brings one in, without reading
 the store in a loop (file notifications; a 50 ms look at the files where
-there are none).
+there are none). With a remote configured (git queen init --remote NAME),
+it syncs with it while it waits, at once and every 10 seconds, so an answer
+sent from another clone arrives too.
 
   git queen msg send --to bob --subject "ok to merge?" --json   # note the id
   git queen msg wait --reply-to qm-... --timeout 10m

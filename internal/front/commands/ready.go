@@ -42,10 +42,11 @@ directories, the first matching rule deciding), and lists the work that is:
               issue names no paths. Your own reservations hide nothing.
 
 Order (the seeds' priority order): priority first (beads 0, critical, to 4,
-backlog; an issue without one, and every st item, is 2), then beads issues
-before st items, then beads issues oldest first (created_at) and st items
-in stream order, then by id. The footer says how the open work divides
-(blocked, assigned, reserved), so a short list explains itself.
+backlog; an issue without one is 0, as bd reads it; every st item is 2),
+then beads issues before st items, then beads issues oldest first
+(created_at) and st items in stream order, then by id. The footer says
+how the open work divides (blocked, assigned, reserved), so a short list
+explains itself.
 
 --claim claims the first ready item exactly as git queen claim does: with a
 remote configured, through it, by compare-and-swap, so two clones racing

@@ -25,7 +25,7 @@ and one of your reservation patterns, release says so and does neither.
 
 ` + throughLinkHelp + holderHelp,
 		Flags: append([]cli.Flag{&cli.BoolFlag{Name: "all", Aliases: allShort, Destination: &o.Req.All, Usage: "release every reservation you hold (or that --holder holds)"}},
-			holderFlags(&o.Req)...),
+			holderFlags(&o.Req, ", or for an assignment release ISSUE ends")...),
 		Action: func(c *cli.Context) error {
 			if err := checkHolderFlag(c, "release"); err != nil {
 				return err
@@ -50,7 +50,7 @@ func newRenewCmd(env *Env, runF func(call[app.RenewRequest]) error) *cli.Command
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Destination: &o.Req.All, Usage: "renew every reservation you hold (or that --holder holds)"},
 			&cli.StringFlag{Name: "ttl", Value: "2h", Destination: &ttl, Usage: "new lifetime from now: `DUR` such as 30m, 4h or 1d (from 1s to 7d)"},
-		}, holderFlags(&o.Req.ReleaseRequest)...),
+		}, holderFlags(&o.Req.ReleaseRequest, "")...),
 		Action: func(c *cli.Context) error {
 			if err := checkHolderFlag(c, "renew"); err != nil {
 				return err
@@ -69,7 +69,7 @@ func newRenewCmd(env *Env, runF func(call[app.RenewRequest]) error) *cli.Command
 // reserve wrote where a symlinked directory leads.
 const throughLinkHelp = `A PATTERN through a symlinked directory that covers none of your reservations
 as typed selects where the link leads, as reserve stores it (with lnk -> src,
-release lnk/a.go releases src/a.go); the command says so.
+lnk/a.go selects src/a.go); the command says so.
 
 `
 
@@ -78,12 +78,12 @@ new version is marked forced and names you, reservations and conflicts show
 it, and the holder gets a message saying what you did (with --reason).`
 
 // holderFlags are release's and renew's flags for acting on another
-// droid's reservations.
-func holderFlags(o *app.ReleaseRequest) []cli.Flag {
+// droid's reservations; reasonToo says what else --reason is for.
+func holderFlags(o *app.ReleaseRequest, reasonToo string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "holder", Destination: &o.Holder, Usage: "act on the reservations of droid `NAME` (needs --force)"},
 		&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "change another droid's reservations; they are told"},
-		&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Reason, Usage: "why, for the holder of a forced change, or for an assignment release ISSUE ends (`TEXT`)"},
+		&cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: &o.Reason, Usage: "why, for the holder of a forced change" + reasonToo + " (`TEXT`)"},
 	}
 }
 

@@ -117,9 +117,11 @@ func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
 kept as NAME.queen-chained and runs after git-queen's. It does not write
 where git runs a hook manager's hooks or a hooks directory of the
 repository's files: it says what to add there instead, and exits 1.
-uninstall removes git-queen's hooks and puts back the ones they chained.
-status says, for each hook, what git runs, whose it is and whether it runs
-git-queen, and exits 1 when one fails (as doctor does).
+uninstall removes git-queen's hooks and puts back the ones they chained;
+it names the files of the team's that still run git-queen's check (a
+.husky/ script, lefthook.yml), which it leaves as they are. status says,
+for each hook, what git runs, whose it is and whether it runs git-queen,
+and exits 1 when one fails (as doctor does).
 
 With --json: hooks, the state of each; status adds checks (its verdicts),
 install and uninstall add did (what they changed, one line a hook; empty

@@ -40,8 +40,8 @@ var toolHints = map[string]hints{
 	"reply":  {title: "Reply to a message"},
 	"thread": {title: "Show a thread", readOnly: true},
 	// wait marks what it returns read (unless peek), so a second call
-	// waits for the next message.
-	"wait": {title: "Wait for a message"},
+	// waits for the next message; with a remote configured it syncs.
+	"wait": {title: "Wait for a message", openWorld: true},
 	// assign and claim with force end another droid's assignment; the same
 	// call again is refused (already assigned) and changes nothing. With a
 	// remote configured they publish the assignment through it, by

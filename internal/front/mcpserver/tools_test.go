@@ -342,8 +342,8 @@ func TestAnInvalidDroidIsAUsageError(t *testing.T) {
 // reachesTheRemote are the tools that, with a remote configured, fetch or
 // push before they answer: sync, and the grants published by
 // compare-and-swap (an exclusive reserve, an assignment, a claim by ready,
-// a steal).
-var reachesTheRemote = map[string]bool{"sync": true, "reserve": true, "assign": true, "claim": true, "ready": true, "steal": true}
+// a steal), and wait, which syncs while it waits.
+var reachesTheRemote = map[string]bool{"sync": true, "reserve": true, "assign": true, "claim": true, "ready": true, "steal": true, "wait": true}
 
 // A usage error names a tool's arguments as the tool takes them, never a
 // command-line flag the client cannot pass (the command line's own words

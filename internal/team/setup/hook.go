@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
@@ -163,6 +164,13 @@ func readHead(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, 64<<10))
+}
+
+// shimAt says whether the file at path is git-queen's shim of the hook
+// name (kept there by a hook manager that took the hook's place).
+func shimAt(path, name string) bool {
+	head, err := readHead(path)
+	return err == nil && bytes.Contains(head, []byte(hooks.Marker(name)))
 }
 
 // ElsewhereError says that git runs a hook git-queen does not write (a
@@ -333,10 +341,11 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 }
 
 // UninstallHook removes every shim of git-queen's and puts back the hooks
-// they chained. A foreign hook is left alone.
+// they chained. A foreign hook is left alone, and so is a file of the
+// team's that runs git-queen's check, which it names.
 func (r *Repo) UninstallHook() (string, error) {
-	var did []string
-	var foreign *Hook // a pre-commit hook that is not git-queen's and runs none of it
+	var did, still []string // still: the team's files that run git-queen's check
+	var foreign *Hook       // a pre-commit hook that is not git-queen's and runs none of it
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name, nil)
 		if err != nil {
@@ -358,16 +367,23 @@ func (r *Repo) UninstallHook() (string, error) {
 			if name == "pre-commit" && h.Owner == OwnerOther && !h.RunsQueen {
 				foreign = h
 			}
-			if h.Owner != OwnerPreCommit || h.Via != name+".legacy" {
+			if h.RunsQueen && h.Via != name+".legacy" && !slices.Contains(still, h.Via) {
+				still = append(still, h.Via)
+			}
+			kept, ok := keptShims[h.Owner]
+			if !ok || !shimAt(h.Path+kept.suffix, name) {
 				continue
 			}
-			uninstall = r.uninstallLegacy
+			uninstall = func(h *Hook) (string, error) { return r.uninstallKept(h, kept.suffix, kept.why) }
 		}
 		d, err := uninstall(h)
 		if err != nil {
 			return "", err
 		}
 		did = append(did, d)
+	}
+	for _, via := range still {
+		did = append(did, fmt.Sprintf("left %s as it is: it runs git-queen's check (take git-queen's command out of it)", via))
 	}
 	if foreign != nil {
 		if len(did) == 0 {
@@ -392,16 +408,24 @@ func (r *Repo) uninstallOne(h *Hook) (string, error) {
 	return "removed git-queen's " + h.Name + " hook", nil
 }
 
-// uninstallLegacy removes git-queen's shim where the pre-commit framework
-// put it when it took the hook's place (NAME.legacy, which the framework
-// runs), and puts there the hook the shim chained, if any: the framework
-// then runs the user's hook as it ran git-queen's.
-func (r *Repo) uninstallLegacy(h *Hook) (string, error) {
-	legacy := h.Path + ".legacy"
+// keptShims are where a hook manager keeps the hook it took the place of
+// (git-queen's shim, when init came first), and what it does with it.
+var keptShims = map[string]struct{ suffix, why string }{
+	OwnerPreCommit: {".legacy", "the pre-commit framework runs it"},
+	OwnerLefthook:  {".old", "lefthook uninstall puts it back"},
+}
+
+// uninstallKept removes git-queen's shim where a hook manager kept it
+// when it took the hook's place (NAME+suffix), and puts there the hook the
+// shim chained, if any: the manager then treats the user's hook as it
+// treated git-queen's (the framework runs it; lefthook uninstall puts it
+// back), and git-queen's check never comes back.
+func (r *Repo) uninstallKept(h *Hook, suffix, why string) (string, error) {
+	legacy := h.Path + suffix
 	if err := os.Remove(legacy); err != nil {
 		return "", fmt.Errorf("remove git-queen's hook from %s: %w", filepath.Base(legacy), err)
 	}
-	did := fmt.Sprintf("removed git-queen's %s hook from %s (the pre-commit framework runs it)", h.Name, filepath.Base(legacy))
+	did := fmt.Sprintf("removed git-queen's %s hook from %s (%s)", h.Name, filepath.Base(legacy), why)
 	chained := filepath.Join(filepath.Dir(h.Path), h.Name+hooks.ChainedSuffix)
 	if _, err := os.Lstat(chained); err != nil {
 		return did, nil

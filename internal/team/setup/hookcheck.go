@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -161,7 +160,7 @@ func (r *Repo) whatRuns(h *Hook, getenv func(string) string) string {
 			"lefthook reads no configuration and runs nothing", r.shown(h.Path), h.AddTo)
 	case h.Owner == OwnerLefthook || h.Owner == OwnerPreCommit:
 		what = fmt.Sprintf("git runs %s (%s), set up in %s", ownerNames[h.Owner], r.shown(h.Path), h.AddTo)
-		if old, err := readHead(h.Path + ".old"); err == nil && h.Owner == OwnerLefthook && bytes.Contains(old, []byte(hooks.Marker(h.Name))) {
+		if h.Owner == OwnerLefthook && shimAt(h.Path+".old", h.Name) {
 			what += " (lefthook moved git-queen's hook to " + h.Name + ".old, and does not run it)"
 		}
 	case h.State == HookMissing:

@@ -188,7 +188,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Owner = OwnerPreCommit
 		h.Managed = "the pre-commit framework's hook"
 		h.AddTo = ".pre-commit-config.yaml"
-		if legacy, err := os.ReadFile(h.Path + ".legacy"); err == nil && bytes.Contains(legacy, []byte(hooks.Marker(h.Name))) {
+		if shimAt(h.Path+".legacy", h.Name) {
 			h.RunsQueen, h.Via = true, h.Name+".legacy"
 			break
 		}

@@ -56,14 +56,16 @@ func missingLFSHooks(dir string) []string {
 }
 
 // lfsBeside has git-lfs install its hooks beside git-queen's pre-push (h,
-// just installed) when the repository keeps LFS objects and some of them
-// are missing: git-queen's shim is set aside while `git lfs update` writes
+// just installed) when the repository keeps LFS objects, or git lfs
+// install ran in it (which marks its config with
+// lfs.repositoryformatversion, and stops at git-queen's pre-push, saying
+// to run git queen hooks install), and some of them are missing: git-queen's shim is set aside while `git lfs update` writes
 // LFS's, LFS's pre-push is chained under the shim (or, when another hook is
 // chained already, left to the shim, which runs `git lfs pre-push`
 // itself), and the shim is put back. It returns did, with a line for what
 // it did; when git-lfs fails, the line says so and nothing is lost.
 func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
-	if h.Name != "pre-push" || !r.KeepsLFSObjects() {
+	if _, marked := r.LocalConfig("lfs.repositoryformatversion"); h.Name != "pre-push" || !marked && !r.KeepsLFSObjects() {
 		return did, nil
 	}
 	dir := filepath.Dir(h.Path)
