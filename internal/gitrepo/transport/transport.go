@@ -123,6 +123,23 @@ func LsRemote(dir, remote, ref string, limit time.Duration) (id plumbing.Hash, f
 	return plumbing.ZeroHash, false, nil
 }
 
+// SymrefTarget asks remote, within limit, whether ref is a symbolic ref
+// there, and returns the ref it names ("" when it is none): a push to it
+// moves that ref. A server that speaks only protocol v0 names the target
+// of HEAD alone, so for it the answer is "". The error is an *Error.
+func SymrefTarget(dir, remote, ref string, limit time.Duration) (string, error) {
+	out, stderr, err := run(dir, limit, "ls-remote", "--symref", "--", remote, ref)
+	if err != nil {
+		return "", failure(stderr, err)
+	}
+	for line := range strings.Lines(out) {
+		if target, name, _ := strings.Cut(strings.TrimSpace(line), "\t"); name == ref && strings.HasPrefix(target, "ref: ") {
+			return strings.TrimPrefix(target, "ref: "), nil
+		}
+	}
+	return "", nil
+}
+
 // firstLines is what a person needs of git's stderr: its first lines
 // (err's message when git said nothing).
 func firstLines(stderr string, err error) string {

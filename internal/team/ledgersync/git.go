@@ -138,6 +138,26 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 	return res, nil
 }
 
+// refuseAlias refuses a push that creates the remote's ledger or replaces
+// one the round set aside when the remote's refs/queen/ledger is a
+// symbolic ref (only someone with access to the server's files makes
+// one): git there moves the ref it names, and a branch named so shows as
+// a ledger set aside, so the push replaced the team's branch with the
+// ledger. Only such pushes ask, one exchange more; a push that keeps the
+// remote's ledger asks nothing.
+func (s *Syncer) refuseAlias(rm Remote) error {
+	limit, err := s.timeout()
+	if err != nil {
+		return err
+	}
+	target, err := transport.SymrefTarget(s.gitDir(), rm.Arg, ledger.Ref, limit)
+	if err != nil || target == "" {
+		return remoteError(rm, "push", err)
+	}
+	return &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Aliased, Ref: target, Msg: fmt.Sprintf(
+		"its %s is a symbolic ref to %s, which a push there would replace with the ledger", ledger.Ref, target)}
+}
+
 // ProbeRef asks remote (a configured name or a URL) which commit it shows
 // fetches for ref (a full ref name), with one git ls-remote bounded by
 // limit: found is false when it shows none. The error is a *RemoteError
