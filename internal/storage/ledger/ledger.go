@@ -59,6 +59,14 @@ func FetchRefspec(remote string) string {
 	return "+" + Ref + "*:" + TrackingRef(remote) + "*"
 }
 
+// SyncRefspec is sync's own fetch of a remote's ledger: the ledger to its
+// tracking ref, and no ref that FetchRefspec's pattern matches beside it
+// (refs/queen/ledger-x, pushed by anyone, of any size). A fetch with it
+// fails where the remote has no ledger.
+func SyncRefspec(remote string) string {
+	return "+" + Ref + ":" + TrackingRef(remote)
+}
+
 // TrackingName is the single ref component that stands for remote in
 // refs/queen/remotes/: the remote itself when it is a plain name (letters,
 // digits, '.', '_', '-'; as "origin" or "team-b"), else "url-" and 16

@@ -59,11 +59,24 @@ func (s *Syncer) fetchWith(rm Remote, fetch func(dir, remote, refspec string, li
 		return object.ZeroID, err
 	}
 	var lastErr error
+	tracking := ledger.TrackingRef(rm.Arg)
 	for attempt := range 4 {
-		err := fetch(s.gitDir(), rm.Arg, ledger.FetchRefspec(rm.Arg), limit)
+		err := fetch(s.gitDir(), rm.Arg, ledger.SyncRefspec(rm.Arg), limit)
 		if err == nil {
 			s.ledger.Refresh()
-			return s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
+			return s.ledger.Refs().Read(tracking)
+		}
+		// git fails to fetch a ref the remote lacks: a remote without a
+		// ledger shows none, and its tracking ref goes, as a fetch that
+		// prunes would take it.
+		if failed, ok := errors.AsType[*transport.Error](err); ok && failed.Kind == transport.Unreachable && !failed.RefLocked {
+			if _, found, lerr := transport.LsRemote(s.gitDir(), rm.Arg, ledger.Ref, limit); lerr == nil && !found {
+				old, err := s.ledger.Refs().Read(tracking)
+				if err == nil && !old.IsZero() {
+					err = s.ledger.Refs().Delete(tracking, old)
+				}
+				return object.ZeroID, err
+			}
 		}
 		lastErr = remoteError(rm, "fetch", err)
 		// Another fetch (the user's, with the refspec configured) holds
