@@ -79,6 +79,15 @@ func (s *Syncer) fetchWith(rm Remote, fetch func(dir, remote, refspec string, li
 			}
 		}
 		lastErr = remoteError(rm, "fetch", err)
+		// A ref below the tracking ref's name (a plain git fetch of a
+		// remote that held refs/queen/ledger/x once brought it), which
+		// nothing reads, keeps git from writing it: it goes.
+		if failed, ok := errors.AsType[*transport.Error](err); ok && strings.HasPrefix(failed.Below, tracking+"/") {
+			if old, err := s.ledger.Refs().Read(failed.Below); err != nil || s.ledger.Refs().Delete(failed.Below, old) != nil {
+				break
+			}
+			continue
+		}
 		// Another fetch (the user's, with the refspec configured) holds
 		// the tracking ref's lock for a moment: try again. A lock a killed
 		// fetch left behind goes once it is old enough.

@@ -44,6 +44,18 @@ func TestARefBesideTheLedgerIsNotFetched(t *testing.T) {
 				t.Error("the sync fetched the object of the ref beside the ledger")
 			}
 
+			// A ref below the tracking ref's name, as a plain git fetch
+			// --prune leaves of a remote that held refs/queen/ledger/x for
+			// a while, goes (a fetch of the pattern pruned it): git cannot
+			// write the tracking ref beside it.
+			tracking := ledger.TrackingRef("origin")
+			testgit.Run(t, b.dir, "update-ref", "-d", tracking)
+			testgit.Run(t, b.dir, "update-ref", tracking+"/x", b.tip(t).String())
+			b.sync(t)
+			if refs := testgit.Run(t, b.dir, "for-each-ref", "--format=%(refname)", tracking+"/"); refs != "" {
+				t.Errorf("the ref below the tracking ref's name stays: %s", refs)
+			}
+
 			// The ledger deleted on the remote: its tracking ref goes, as
 			// a fetch that prunes takes it, and the next sync pushes again.
 			testgit.Run(t, r.Dir, "update-ref", "-d", ledger.Ref)
