@@ -1,0 +1,30 @@
+package ledgersync
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestACommitOfTooManyParentsKeepsTheHonestOneUnder: one commit pushed
+// on the honest ledger naming it as its parent 18 times (more than a
+// ledger commit may have) was set aside without its parents being
+// followed, so bob's sync pushed over it and ann's last honest commit,
+// which bob had not fetched yet, left the remote. Its parents are
+// followed as any refused commit's are, and the honest one is kept.
+func TestACommitOfTooManyParentsKeepsTheHonestOneUnder(t *testing.T) {
+	_, b, r, honest := annAhead(t)
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	head := "tree " + testgit.Run(t, mal, "rev-parse", "refs/l^{tree}") + "\n" +
+		strings.Repeat("parent "+honest+"\n", 18) + "author m <m@x> 1764300000 +0000\ncommitter m <m@x> 1764300000 +0000\n\nm\n"
+	evil := testgit.Run(t, mal, "hash-object", "-t", "commit", "-w", "--literally", "--", testgit.Write(t, mal, "c", head))
+	testgit.Run(t, mal, "push", "-q", "-f", "origin", evil+":"+ledger.Ref)
+
+	if res := b.sync(t); len(res.SetAside) != 1 || res.SetAside[0].Commit != evil {
+		t.Errorf("set aside %+v, want %s", res.SetAside, evil)
+	}
+	b.keptHonest(t, honest)
+}
