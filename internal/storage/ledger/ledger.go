@@ -198,11 +198,14 @@ func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 // ("a tag where a commit belongs"); following it keeps the commit it
 // names, which a push over the tag would take off the remote. A commit
 // whose header is refused (18 parents, a parent line that is no id)
-// gives the parents read before the refusal: git checked that the
-// remote has them, and not following them pushed over the honest commit
-// under one hostile commit.
+// gives the parents read before the refusal, and one too large to read
+// here those git reads: git checked that the remote has them, and not
+// following them pushed over the honest commit under one hostile commit.
 func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, error) {
-	kind, _, err := l.objects.HeaderWithGit(commit)
+	kind, size, err := l.objects.HeaderWithGit(commit)
+	if err == nil && kind == "commit" && size > maxCommitBytes {
+		return l.objects.ParentsWithGit(commit) // refused unread (a message of megabytes): git reads it
+	}
 	if err != nil || kind != "tag" {
 		parents, err := l.Parents(commit)
 		if d, ok := errors.AsType[*DamageError](err); ok && !d.Missing && len(parents) > 0 {

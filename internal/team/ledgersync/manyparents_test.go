@@ -28,3 +28,22 @@ func TestACommitOfTooManyParentsKeepsTheHonestOneUnder(t *testing.T) {
 	}
 	b.keptHonest(t, honest)
 }
+
+// TestACommitTooLargeToReadKeepsTheHonestOneUnder: a commit of a 100 KB
+// message pushed on the honest ledger is refused unread, and its parents
+// were not followed either: the push after it took ann's last honest
+// commit off the remote. git reads its parents, and the honest one is
+// kept.
+func TestACommitTooLargeToReadKeepsTheHonestOneUnder(t *testing.T) {
+	_, b, r, honest := annAhead(t)
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	tree := testgit.Run(t, mal, "rev-parse", "refs/l^{tree}")
+	evil := testgit.Run(t, mal, "commit-tree", "-p", honest, "-m", strings.Repeat("x", 100<<10), tree)
+	testgit.Run(t, mal, "push", "-q", "-f", "origin", evil+":"+ledger.Ref)
+
+	if res := b.sync(t); len(res.SetAside) != 1 || res.SetAside[0].Commit != evil {
+		t.Errorf("set aside %+v, want %s", res.SetAside, evil)
+	}
+	b.keptHonest(t, honest)
+}
