@@ -16,12 +16,9 @@ import (
 // followed as any refused commit's are, and the honest one is kept.
 func TestACommitOfTooManyParentsKeepsTheHonestOneUnder(t *testing.T) {
 	_, b, r, honest := annAhead(t)
-	mal := testgit.Clone(t, r)
-	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
-	head := "tree " + testgit.Run(t, mal, "rev-parse", "refs/l^{tree}") + "\n" +
-		strings.Repeat("parent "+honest+"\n", 18) + "author m <m@x> 1764300000 +0000\ncommitter m <m@x> 1764300000 +0000\n\nm\n"
-	evil := testgit.Run(t, mal, "hash-object", "-t", "commit", "-w", "--literally", "--", testgit.Write(t, mal, "c", head))
-	testgit.Run(t, mal, "push", "-q", "-f", "origin", evil+":"+ledger.Ref)
+	evil := pushRawCommit(t, r, func(tree string) string {
+		return "tree " + tree + "\n" + strings.Repeat("parent "+honest+"\n", 18) + "author m <m@x> 1764300000 +0000\n"
+	})
 
 	if res := b.sync(t); len(res.SetAside) != 1 || res.SetAside[0].Commit != evil {
 		t.Errorf("set aside %+v, want %s", res.SetAside, evil)
@@ -46,4 +43,17 @@ func TestACommitTooLargeToReadKeepsTheHonestOneUnder(t *testing.T) {
 		t.Errorf("set aside %+v, want %s", res.SetAside, evil)
 	}
 	b.keptHonest(t, honest)
+}
+
+// pushRawCommit pushes, as the remote's ledger, the commit whose header
+// up to its committer head gives for the ledger's tree: written as it
+// is, whatever git would say of it.
+func pushRawCommit(t *testing.T, r testgit.Remote, head func(tree string) string) string {
+	t.Helper()
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	data := head(testgit.Run(t, mal, "rev-parse", "refs/l^{tree}")) + "committer m <m@x> 1764300000 +0000\n\nm\n"
+	evil := testgit.Run(t, mal, "hash-object", "-t", "commit", "-w", "--literally", "--", testgit.Write(t, mal, "c", data))
+	testgit.Run(t, mal, "push", "-q", "-f", "origin", evil+":"+ledger.Ref)
+	return evil
 }

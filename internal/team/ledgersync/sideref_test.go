@@ -4,7 +4,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -21,9 +20,7 @@ func TestARefBesideTheLedgerIsNotFetched(t *testing.T) {
 	testgit.Isolate(t)
 	for _, r := range testgit.Remotes(t) {
 		t.Run(r.Name, func(t *testing.T) {
-			testgit.Run(t, testgit.Init(t), "push", "-q", r.URL, "main")
-			c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-			a, b := newClone(t, r, c), newClone(t, r, c)
+			a, b := twoClonesOf(t, r)
 			if res := b.sync(t); res.Ledger != "" || res.Pushed {
 				t.Fatalf("a sync with a remote that has no ledger: %+v", res)
 			}

@@ -20,9 +20,7 @@ func TestALedgerThatIsASymrefIsNotPushedThrough(t *testing.T) {
 	testgit.Isolate(t)
 	for _, r := range testgit.Remotes(t) {
 		t.Run(r.Name, func(t *testing.T) {
-			testgit.Run(t, testgit.Init(t), "push", "-q", r.URL, "main")
-			c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-			a, b := newClone(t, r, c), newClone(t, r, c)
+			a, b := twoClonesOf(t, r)
 			a.send(t, "ann", "bob", "one")
 			a.sync(t)
 			main := testgit.Run(t, r.Dir, "rev-parse", "refs/heads/main")
@@ -40,4 +38,12 @@ func TestALedgerThatIsASymrefIsNotPushedThrough(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoClonesOf seeds r with a branch and makes two clones of it.
+func twoClonesOf(t *testing.T, r testgit.Remote) (a, b *clone) {
+	t.Helper()
+	testgit.Run(t, testgit.Init(t), "push", "-q", r.URL, "main")
+	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	return newClone(t, r, c), newClone(t, r, c)
 }
