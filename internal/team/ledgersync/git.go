@@ -66,36 +66,43 @@ func (s *Syncer) fetchWith(rm Remote, fetch func(dir, remote, refspec string, li
 			s.ledger.Refresh()
 			return s.ledger.Refs().Read(tracking)
 		}
-		// git fails to fetch a ref the remote lacks: a remote without a
-		// ledger shows none, and its tracking ref goes, as a fetch that
-		// prunes would take it.
-		if failed, ok := errors.AsType[*transport.Error](err); ok && failed.Kind == transport.Unreachable && !failed.RefLocked {
-			if _, found, lerr := transport.LsRemote(s.gitDir(), rm.Arg, ledger.Ref, limit); lerr == nil && !found {
+		lastErr = remoteError(rm, "fetch", err)
+		failed, ok := errors.AsType[*transport.Error](err)
+		switch {
+		case !ok:
+			return object.ZeroID, lastErr
+		case strings.HasPrefix(failed.Below, tracking+"/"):
+			// A ref below the tracking ref's name (a plain git fetch of a
+			// remote that held refs/queen/ledger/x once brought it), which
+			// nothing reads, keeps git from writing it: it goes.
+			if old, err := s.ledger.Refs().Read(failed.Below); err != nil || s.ledger.Refs().Delete(failed.Below, old) != nil {
+				return object.ZeroID, lastErr
+			}
+		case failed.RefLocked:
+			// Another fetch (the user's, with the refspec configured)
+			// holds the tracking ref's lock for a moment: try again. A
+			// lock a killed fetch left behind goes once it is old enough.
+			refs.AwaitLock(s.ledger.Refs().LockPath(tracking))
+			sleepJitter(attempt+1, 0)
+		case failed.Kind == transport.Unreachable:
+			// git fails to fetch a ref the remote lacks. A remote that
+			// shows no ledger has none: the fetch brings nothing, and the
+			// tracking ref goes, as a fetch that prunes took it. One that
+			// shows it now got it since the fetch looked: fetch again.
+			_, found, lerr := transport.LsRemote(s.gitDir(), rm.Arg, ledger.Ref, limit)
+			if lerr != nil {
+				return object.ZeroID, lastErr
+			}
+			if !found {
 				old, err := s.ledger.Refs().Read(tracking)
 				if err == nil && !old.IsZero() {
 					err = s.ledger.Refs().Delete(tracking, old)
 				}
 				return object.ZeroID, err
 			}
+		default:
+			return object.ZeroID, lastErr
 		}
-		lastErr = remoteError(rm, "fetch", err)
-		// A ref below the tracking ref's name (a plain git fetch of a
-		// remote that held refs/queen/ledger/x once brought it), which
-		// nothing reads, keeps git from writing it: it goes.
-		if failed, ok := errors.AsType[*transport.Error](err); ok && strings.HasPrefix(failed.Below, tracking+"/") {
-			if old, err := s.ledger.Refs().Read(failed.Below); err != nil || s.ledger.Refs().Delete(failed.Below, old) != nil {
-				break
-			}
-			continue
-		}
-		// Another fetch (the user's, with the refspec configured) holds
-		// the tracking ref's lock for a moment: try again. A lock a killed
-		// fetch left behind goes once it is old enough.
-		if failed, ok := errors.AsType[*transport.Error](err); !ok || !failed.RefLocked {
-			break
-		}
-		refs.AwaitLock(s.ledger.Refs().LockPath(ledger.TrackingRef(rm.Arg)))
-		sleepJitter(attempt+1, 0)
 	}
 	return object.ZeroID, lastErr
 }
