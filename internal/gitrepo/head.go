@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // HeadCommit returns the commit HEAD points at by reading the ref files
@@ -57,7 +59,11 @@ func (r *Repo) refPath(ref string) string {
 // directory commonDir: the id it names, and whether it names the ref at
 // all (a missing file names none).
 func PackedRef(commonDir, ref string) (id string, found bool, err error) {
-	f, err := os.Open(filepath.Join(commonDir, "packed-refs"))
+	path := filepath.Join(commonDir, "packed-refs")
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() { // a pipe would never end
+		return "", false, &regular.NotRegularError{Path: path, Kind: regular.Kind(info.Mode())}
+	}
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 )
@@ -62,6 +63,23 @@ func (o *Objects) HeaderWithGit(id object.ID) (kind string, size int64, err erro
 		}
 	}
 	return kind, size, err
+}
+
+// ParentsWithGit asks git for a commit's parents, as git reads them: for
+// a commit too large to read in process, whose parents a walk follows
+// still.
+func (o *Objects) ParentsWithGit(id object.ID) ([]object.ID, error) {
+	out, err := Git("", "--git-dir", o.commonDir, "rev-parse", "--end-of-options", id.String()+"^@")
+	if err != nil {
+		return nil, err
+	}
+	var parents []object.ID
+	for _, line := range strings.Fields(out) {
+		if p, ok := object.ParseHex(line); ok {
+			parents = append(parents, p)
+		}
+	}
+	return parents, nil
 }
 
 // catFile reads an object through `git cat-file --batch`, started on

@@ -38,7 +38,9 @@ const MaxParents = 16
 
 // DecodeCommit reads a commit's tree, parents and committer: "tree ID",
 // then "parent ID" lines, then the rest of the header up to the blank
-// line before the message (which is not read). A header that does not
+// line before the message (which is not read). A "parent" line further
+// down is no parent, to git as here: git neither sends nor checks the
+// commit it names, which a walk that followed it found missing. A header that does not
 // start so, or names too many parents, is a *MalformedError. A
 // committer line that does not parse leaves Committer zero.
 func DecodeCommit(data []byte) (Commit, error) {
@@ -53,7 +55,7 @@ func DecodeCommit(data []byte) (Commit, error) {
 				return c, errNotACommit
 			}
 			c.Tree = id
-		case key == "parent":
+		case key == "parent" && len(c.Parents) == i-1: // as git, only those right after the tree
 			if !isID || len(c.Parents) > MaxParents {
 				return c, errNotACommit
 			}

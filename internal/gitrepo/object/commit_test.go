@@ -58,6 +58,10 @@ func TestDecodeCommitRefusesOtherHeaders(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	late := "tree " + id + "\nparent " + id + "\ncommitter nobody\nparent " + strings.Repeat("cd", 20) + "\n\nm\n"
+	if c, err := DecodeCommit([]byte(late)); err != nil || len(c.Parents) != 1 || c.Parents[0].String() != id {
+		t.Errorf("a parent line below the committer: %+v, %v; want the first parent alone, as git reads it", c.Parents, err)
+	}
 	c, err := DecodeCommit([]byte("tree " + id + "\ncommitter nobody\n\nm\n"))
 	if err != nil || !c.Committer.When.IsZero() {
 		t.Errorf("an unreadable committer: %+v, %v", c, err)

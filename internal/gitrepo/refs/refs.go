@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 )
@@ -98,7 +99,14 @@ func readFiles(dir, name string) (plumbing.Hash, error) {
 	return parseID(id, name)
 }
 
+// readBounded reads a loose ref file, at most maxRefFile+1 bytes of it.
+// What is neither a file nor a directory is refused unopened: opening a
+// named pipe in a ref's place (another repository's, read by ReadIn)
+// waits for a writer forever.
 func readBounded(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
+		return nil, &regular.NotRegularError{Path: path, Kind: regular.Kind(info.Mode())}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

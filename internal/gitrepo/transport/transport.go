@@ -64,6 +64,9 @@ type Error struct {
 	// RefLocked: the fetch found a ref it writes locked here (another
 	// fetch holds it for a moment, or a killed one left the lock).
 	RefLocked bool
+	// Below is, when a ref here below the name of one the fetch writes
+	// keeps git from writing it, that ref.
+	Below string
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -73,7 +76,10 @@ func failure(stderr string, err error) *Error {
 	if timeout, ok := errors.AsType[*gitrepo.TimeoutError](err); ok {
 		return &Error{Kind: TimedOut, After: timeout.After, Msg: fmt.Sprintf("no answer within %s, so git was stopped", timeout.After)}
 	}
-	return &Error{Kind: Unreachable, Msg: firstLines(stderr, err), RefLocked: strings.Contains(stderr, "cannot lock ref")}
+	_, locked, _ := strings.Cut(stderr, "cannot lock ref '")
+	written, _, _ := strings.Cut(locked, "'")
+	return &Error{Kind: Unreachable, Msg: firstLines(stderr, err), RefLocked: strings.Contains(stderr, "cannot lock ref"),
+		Below: refBelow(stderr, written)}
 }
 
 // Fetch brings refspec from remote into the repository at dir, within
@@ -121,6 +127,23 @@ func LsRemote(dir, remote, ref string, limit time.Duration) (id plumbing.Hash, f
 		}
 	}
 	return plumbing.ZeroHash, false, nil
+}
+
+// SymrefTarget asks remote, within limit, whether ref is a symbolic ref
+// there, and returns the ref it names ("" when it is none): a push to it
+// moves that ref. A server that speaks only protocol v0 names the target
+// of HEAD alone, so for it the answer is "". The error is an *Error.
+func SymrefTarget(dir, remote, ref string, limit time.Duration) (string, error) {
+	out, stderr, err := run(dir, limit, "ls-remote", "--symref", "--", remote, ref)
+	if err != nil {
+		return "", failure(stderr, err)
+	}
+	for line := range strings.Lines(out) {
+		if target, name, _ := strings.Cut(strings.TrimSpace(line), "\t"); name == ref && strings.HasPrefix(target, "ref: ") {
+			return strings.TrimPrefix(target, "ref: "), nil
+		}
+	}
+	return "", nil
 }
 
 // firstLines is what a person needs of git's stderr: its first lines

@@ -28,6 +28,7 @@ package ledger
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"strings"
 
@@ -57,6 +58,14 @@ func TrackingRef(remote string) string {
 // refs/queen/remotes/x/ledger) never land among this clone's tracking refs.
 func FetchRefspec(remote string) string {
 	return "+" + Ref + "*:" + TrackingRef(remote) + "*"
+}
+
+// SyncRefspec is sync's own fetch of a remote's ledger: the ledger to its
+// tracking ref, and no ref that FetchRefspec's pattern matches beside it
+// (refs/queen/ledger-x, pushed by anyone, of any size). A fetch with it
+// fails where the remote has no ledger.
+func SyncRefspec(remote string) string {
+	return "+" + Ref + ":" + TrackingRef(remote)
 }
 
 // TrackingName is the single ref component that stands for remote in
@@ -187,11 +196,22 @@ func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 // annotated tag (git tag -a of the ledger, pushed as the ledger ref by
 // hand), the object the tag names. The tag itself is refused as damage
 // ("a tag where a commit belongs"); following it keeps the commit it
-// names, which a push over the tag would take off the remote.
+// names, which a push over the tag would take off the remote. A commit
+// whose header is refused (18 parents, a parent line that is no id)
+// gives the parents read before the refusal, and one too large to read
+// here those git reads: git checked that the remote has them, and not
+// following them pushed over the honest commit under one hostile commit.
 func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, error) {
-	kind, _, err := l.objects.HeaderWithGit(commit)
+	kind, size, err := l.objects.HeaderWithGit(commit)
+	if err == nil && kind == "commit" && size > maxCommitBytes {
+		return l.objects.ParentsWithGit(commit) // refused unread (a message of megabytes): git reads it
+	}
 	if err != nil || kind != "tag" {
-		return l.Parents(commit)
+		parents, err := l.Parents(commit)
+		if d, ok := errors.AsType[*DamageError](err); ok && !d.Missing && len(parents) > 0 {
+			return parents, nil
+		}
+		return parents, err
 	}
 	data, err := l.read(commit, "tag", maxCommitBytes)
 	if err != nil {

@@ -59,21 +59,50 @@ func (s *Syncer) fetchWith(rm Remote, fetch func(dir, remote, refspec string, li
 		return object.ZeroID, err
 	}
 	var lastErr error
+	tracking := ledger.TrackingRef(rm.Arg)
 	for attempt := range 4 {
-		err := fetch(s.gitDir(), rm.Arg, ledger.FetchRefspec(rm.Arg), limit)
+		err := fetch(s.gitDir(), rm.Arg, ledger.SyncRefspec(rm.Arg), limit)
 		if err == nil {
 			s.ledger.Refresh()
-			return s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
+			return s.ledger.Refs().Read(tracking)
 		}
 		lastErr = remoteError(rm, "fetch", err)
-		// Another fetch (the user's, with the refspec configured) holds
-		// the tracking ref's lock for a moment: try again. A lock a killed
-		// fetch left behind goes once it is old enough.
-		if failed, ok := errors.AsType[*transport.Error](err); !ok || !failed.RefLocked {
-			break
+		failed, ok := errors.AsType[*transport.Error](err)
+		switch {
+		case !ok:
+			return object.ZeroID, lastErr
+		case strings.HasPrefix(failed.Below, tracking+"/"):
+			// A ref below the tracking ref's name (a plain git fetch of a
+			// remote that held refs/queen/ledger/x once brought it), which
+			// nothing reads, keeps git from writing it: it goes.
+			if old, err := s.ledger.Refs().Read(failed.Below); err != nil || s.ledger.Refs().Delete(failed.Below, old) != nil {
+				return object.ZeroID, lastErr
+			}
+		case failed.RefLocked:
+			// Another fetch (the user's, with the refspec configured)
+			// holds the tracking ref's lock for a moment: try again. A
+			// lock a killed fetch left behind goes once it is old enough.
+			refs.AwaitLock(s.ledger.Refs().LockPath(tracking))
+			sleepJitter(attempt+1, 0)
+		case failed.Kind == transport.Unreachable:
+			// git fails to fetch a ref the remote lacks. A remote that
+			// shows no ledger has none: the fetch brings nothing, and the
+			// tracking ref goes, as a fetch that prunes took it. One that
+			// shows it now got it since the fetch looked: fetch again.
+			_, found, lerr := transport.LsRemote(s.gitDir(), rm.Arg, ledger.Ref, limit)
+			if lerr != nil {
+				return object.ZeroID, lastErr
+			}
+			if !found {
+				old, err := s.ledger.Refs().Read(tracking)
+				if err == nil && !old.IsZero() {
+					err = s.ledger.Refs().Delete(tracking, old)
+				}
+				return object.ZeroID, err
+			}
+		default:
+			return object.ZeroID, lastErr
 		}
-		refs.AwaitLock(s.ledger.Refs().LockPath(ledger.TrackingRef(rm.Arg)))
-		sleepJitter(attempt+1, 0)
 	}
 	return object.ZeroID, lastErr
 }
@@ -136,6 +165,26 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 		return res, &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Refused, Msg: msg}
 	}
 	return res, nil
+}
+
+// refuseAlias refuses a push that creates the remote's ledger or replaces
+// one the round set aside when the remote's refs/queen/ledger is a
+// symbolic ref (only someone with access to the server's files makes
+// one): git there moves the ref it names, and a branch named so shows as
+// a ledger set aside, so the push replaced the team's branch with the
+// ledger. Only such pushes ask, one exchange more; a push that keeps the
+// remote's ledger asks nothing.
+func (s *Syncer) refuseAlias(rm Remote) error {
+	limit, err := s.timeout()
+	if err != nil {
+		return err
+	}
+	target, err := transport.SymrefTarget(s.gitDir(), rm.Arg, ledger.Ref, limit)
+	if err != nil || target == "" {
+		return remoteError(rm, "push", err)
+	}
+	return &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Aliased, Ref: target, Msg: fmt.Sprintf(
+		"its %s is a symbolic ref to %s, which a push there would replace with the ledger", ledger.Ref, target)}
 }
 
 // ProbeRef asks remote (a configured name or a URL) which commit it shows

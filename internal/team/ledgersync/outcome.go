@@ -25,7 +25,8 @@ type Outcome struct {
 	// Cause and Message say why it failed (empty when OK).
 	Cause   Cause  `json:"cause,omitempty"`
 	Message string `json:"message,omitempty"`
-	// Ref is, for Blocked, the ref below the ledger's name.
+	// Ref is, for Blocked, the ref below the ledger's name; for Aliased,
+	// the ref the ledger's names.
 	Ref string `json:"ref,omitempty"`
 }
 

@@ -13,7 +13,7 @@ import (
 // The pre-push hook judges a push against the reservations the remote
 // holds now, not against what this clone last fetched: it fetches the
 // remote's ledger first, with sync's own fetch (one git fetch of
-// refs/queen/ledger* to the tracking ref, bounded, lock races retried),
+// refs/queen/ledger to the tracking ref, bounded, lock races retried),
 // and nothing else of a sync: nothing is merged, applied or pushed, and
 // the live store is not locked. What the fetch brought counts at once in
 // every check through the fetched view (Fetched), which reads the

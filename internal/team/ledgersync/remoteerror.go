@@ -9,6 +9,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/transport"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
 // Cause is why an exchange with a remote failed, which decides what the
@@ -30,6 +31,10 @@ const (
 	// (someone pushed refs/queen/ledger/x), so git there cannot store the
 	// ledger until that ref is deleted. Retrying will not help.
 	Blocked Cause = "blocked"
+	// Aliased: the remote's refs/queen/ledger is a symbolic ref to
+	// another ref (Ref), which a push would move instead. Retrying will
+	// not help.
+	Aliased Cause = "symref"
 	// Split: the remote pushes to another URL than it fetches from
 	// (remote.NAME.pushurl, a fork), and what is pushed there never shows
 	// in its fetches. Retrying will not help.
@@ -50,7 +55,8 @@ type RemoteError struct {
 	// Again says that a sync run again may succeed (other clones kept
 	// winning the race to push).
 	Again bool
-	// Ref is, for Blocked, the ref below the ledger's name.
+	// Ref is, for Blocked, the ref below the ledger's name; for Aliased,
+	// the ref the ledger's names.
 	Ref string
 }
 
@@ -82,6 +88,9 @@ func (e *RemoteError) hint() wording.Text {
 			". Until then, %v holds paths on this machine only", wording.Run("reserve", "offline"))))
 	case Hidden:
 		return wording.Textf("%s; if the remote is a mirror that lags behind pushes, run %v again", hiddenFix, wording.Run("sync"))
+	case Aliased:
+		return wording.Textf("only someone with access to the server's files makes one: there, run git symbolic-ref --delete %s "+
+			"(a git push %s :%s would delete %s), then %v", ledger.Ref, e.Remote, ledger.Ref, e.Ref, wording.Run("sync"))
 	case Split:
 		return wording.Textf("the ledger must be fetched from and pushed to one repository, the team's: add a remote that does both " +
 			"(git remote add team URL), then git queen init --remote team")
@@ -111,7 +120,7 @@ const hiddenFix = "the server hides refs/queen from fetches (uploadpack.hideRefs
 // Transient reports whether trying again later may succeed (the remote
 // was out of reach), as opposed to a remote that refuses the ledger.
 func (e *RemoteError) Transient() bool {
-	return e.Cause != Refused && e.Cause != Hidden && e.Cause != Blocked && e.Cause != Split
+	return e.Cause != Refused && e.Cause != Hidden && e.Cause != Blocked && e.Cause != Split && e.Cause != Aliased
 }
 
 // IsRemoteError reports whether err is a remote that could not be reached

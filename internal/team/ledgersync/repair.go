@@ -208,10 +208,16 @@ func (s *Syncer) descends(commit, ancestor object.ID) (bool, error) {
 // remote's ledger it fetched, or the round set that ledger aside (a push
 // over a refused commit leaves it out on purpose).
 func (s *Syncer) holdsFetched(r *round) (bool, error) {
-	if r.fetched.IsZero() || slices.ContainsFunc(r.setAside, func(a SetAside) bool { return a.Commit == r.fetched.String() }) {
+	if r.pushesOver() {
 		return true, nil
 	}
 	return s.descends(r.local, r.fetched)
+}
+
+// pushesOver says whether the push after r leaves the remote's ledger
+// out: it has none, or the round set it aside.
+func (r *round) pushesOver() bool {
+	return r.fetched.IsZero() || slices.ContainsFunc(r.setAside, func(a SetAside) bool { return a.Commit == r.fetched.String() })
 }
 
 // checkAhead holds what a ledger ref moved forward outside git-queen (a

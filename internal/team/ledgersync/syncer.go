@@ -291,6 +291,12 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				rebuild, rebuiltOnce, afterLoss = true, true, false
 				continue
 			}
+			if r.pushesOver() {
+				if err := s.refuseAlias(rm); err != nil {
+					s.note(rm, "push", err)
+					return err
+				}
+			}
 			if err := s.at("pushing"); err != nil {
 				return err
 			}

@@ -1,0 +1,62 @@
+//go:build unix
+
+package refs
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// A named pipe where another repository's ref or packed-refs belongs
+// (someone with write access to a remote on a shared disk made it) is
+// refused unopened: sync reads the ref of a remote on this machine with
+// ReadIn, and the open waited for a writer forever, holding every sync
+// and pre-push hook of the clone. The test's own writer stands in for
+// the one that never comes: what it wrote was read as the ref.
+func TestAPipeForARefIsNotOpened(t *testing.T) {
+	testgit.Isolate(t)
+	head := testgit.Run(t, testgit.Init(t), "rev-parse", "HEAD")
+	for _, c := range []struct{ file, says string }{
+		{"refs/queen/ledger", head + "\n"},
+		{"packed-refs", head + " refs/queen/ledger\n"},
+	} {
+		gitDir := testgit.Bare(t)
+		pipe := filepath.Join(gitDir, filepath.FromSlash(c.file))
+		if err := os.MkdirAll(filepath.Dir(pipe), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The writer opens without waiting, so it gets in only while a
+		// reader has the pipe open, and ends when the read is over.
+		read, wrote := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(wrote)
+			for {
+				select {
+				case <-read:
+					return
+				default:
+				}
+				if f, err := os.OpenFile(pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					_, _ = f.WriteString(c.says)
+					_ = f.Close()
+					return
+				}
+				runtime.Gosched()
+			}
+		}()
+		h, ok, err := ReadIn(gitDir, "refs/queen/ledger")
+		close(read)
+		<-wrote
+		if err == nil || ok {
+			t.Errorf("%s as a named pipe: ReadIn = %s, %v, %v; want it refused", c.file, h, ok, err)
+		}
+	}
+}
