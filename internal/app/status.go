@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/domain/messages"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -21,7 +22,8 @@ type StatusRequest struct {
 // (how many, and a few: its own first, then the others' newest). Droid is
 // "" when no identity is set; then there is no inbox to count, and
 // IdentityNote says why when an identity was configured but is not this
-// worktree's (git worktree add copied another's).
+// worktree's (git worktree add copied another's) or is not a valid name,
+// in the words of the front end that asks (SayIn).
 type StatusResult struct {
 	Droid        string                `json:"droid"`
 	IdentityNote string                `json:"identity_note,omitempty"`
@@ -30,6 +32,18 @@ type StatusResult struct {
 	Active       int                   `json:"active_reservations"`
 	Reservations []records.Reservation `json:"reservations"`
 	Problems     []Problem             `json:"problems"`
+
+	identityNote wording.Text
+}
+
+// SayIn says the result's notes in a front end's words: the identity's
+// note, written for both, asks an MCP server to be started again, which
+// the command line reads at every run.
+func (r *StatusResult) SayIn(w wording.Words) *StatusResult {
+	if !r.identityNote.IsZero() {
+		r.IdentityNote = r.identityNote.In(w)
+	}
+	return r
 }
 
 // Status is the reminder an agent gets where it starts (a session-start
@@ -45,7 +59,7 @@ func status(e *Env, r StatusRequest) (*StatusResult, error) {
 	me := e.Identity()
 	res := &StatusResult{Droid: me, Messages: []records.Message{}, Reservations: []records.Reservation{}, Problems: []Problem{}}
 	if me == "" {
-		res.IdentityNote = e.identityNote.String()
+		res.IdentityNote, res.identityNote = e.identityNote.String(), e.identityNote
 	} else {
 		page, err := (&messages.Store{S: s}).Inbox(me, messages.InboxOptions{UnreadOnly: true, Limit: r.Messages})
 		if err != nil {

@@ -54,11 +54,16 @@ runtime.`,
 				}
 				return printSessionStart(env, g, wrap)
 			}
-			return show(env, g, app.Status, app.StatusRequest{}, func(res *app.StatusResult) error {
-				warnProblems(env.Stderr, res.Problems)
-				_, err := fmt.Fprint(env.Stdout, statusText(res, env.Now()))
+			res, err := app.Status.Run(env.session(g), app.StatusRequest{})
+			if err != nil {
 				return err
-			})
+			}
+			if res.SayIn(commandLine); g.JSON {
+				return printJSON(env.Stdout, res)
+			}
+			warnProblems(env.Stderr, res.Problems)
+			_, err = fmt.Fprint(env.Stdout, statusText(res, env.Now()))
+			return err
 		}),
 	}
 }
@@ -96,6 +101,7 @@ func printSessionStart(env *Env, g globals, wrap func(string) any) error {
 			done <- "git-queen: no status: " + firstLine(err.Error()) + "\n"
 			return
 		}
+		res.SayIn(commandLine)
 		text := statusText(res, env.Now())
 		if n := len(res.Problems); n > 0 {
 			// A hook's stderr reaches nobody: say it in the context.
