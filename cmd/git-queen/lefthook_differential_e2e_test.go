@@ -54,6 +54,18 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		// the one spelt as its field (Skip:); doctor took the later file's.
 		{"Skip: true, then skip: false in the local configuration", map[string]string{"lefthook.yml": queen + "      Skip: true\n",
 			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, change, false, false},
+		// A key spelt as its field decides whichever file has it; it reads at
+		// random of two others alone. doctor said it could not tell.
+		{"skip: true, then Skip: false in the local configuration", map[string]string{"lefthook.yml": queen + "      skip: true\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: false\n"}, change, true, false},
+		{"Skip: false, then skip: true in the local configuration", map[string]string{"lefthook.yml": queen + "      Skip: false\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, change, true, false},
+		{"skip: true on the hook, then Skip: false in the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + queen[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  Skip: false\n"}, change, true, false},
+		{"Commands: in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  Commands:\n    lint:\n      run: echo lint\n"}, change, false, false},
+		{"Commands: in lefthook.yml, commands: in the local configuration", map[string]string{"lefthook.yml": strings.Replace(queen, "commands", "Commands", 1),
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, change, true, false},
+		{"Run: in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Run: echo lint\n"}, change, false, false},
 		{"Commands: over commands:", map[string]string{"lefthook.yml": queen + "  Commands:\n    lint:\n      run: echo lint\n"}, change, false, false},
 		{"Run: over run:", map[string]string{"lefthook.yml": queen + "      Run: echo lint\n"}, change, false, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},

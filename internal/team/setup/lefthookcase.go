@@ -33,10 +33,9 @@ var (
 // first (of them doctor reads skip:, or else the first in order, and
 // keeps the others, where git-queen's run: may be). Of two files that
 // spell a setting differently, lefthook merges both keys into one
-// mapping and reads them as above: so where spelt is not nil, it gets
-// how the file spells each setting (the keys, "Skip:"), under
-// lefthookSpeltAt of where it is and the setting's name in lower case.
-func lefthookSpelt(tree map[string]any, spelt map[string]string) (map[string]any, map[string]string) {
+// mapping and reads them as above (lefthookShadow): so where spelt is
+// not nil, it gets how the file spells each setting.
+func lefthookSpelt(tree map[string]any, spelt lefthookSpellings) (map[string]any, map[string]string) {
 	either := map[string]string{}
 	for name, hook := range tree {
 		hook := lefthookMap(hook)
@@ -50,6 +49,20 @@ func lefthookSpelt(tree map[string]any, spelt map[string]string) (map[string]any
 		}
 	}
 	return tree, either
+}
+
+// lefthookSpellings is how a file spells the settings lefthookSpelt
+// notes, under lefthookSpeltAt of where each is and its name in lower
+// case.
+type lefthookSpellings map[string]lefthookSpelling
+
+// lefthookSpelling is how a file spells a setting: its keys ("SKIP:,
+// skip:"), whether one is spelt as the setting's field (Skip:), and the
+// mapping that holds it.
+type lefthookSpelling struct {
+	keys  string
+	exact bool
+	in    map[string]any
 }
 
 // lefthookSpeltAt is where lefthookSpelt notes how a file spells the
@@ -69,10 +82,10 @@ func lefthookSpeltAt(hook, what string, names []any) string {
 // noting how (lefthookSpelt) where spelt is not nil, for the hook, in the
 // groups of the jobs names names; it says which keys of the first mapping
 // with two spellings lefthook reads at random (spell).
-func spellJobs(list any, spelt map[string]string, hook string, names []any) (random string) {
+func spellJobs(list any, spelt lefthookSpellings, hook string, names []any) (random string) {
 	jobs, _ := list.([]any)
 	for i, job := range jobs {
-		job, jobKeys, groupKeys := lefthookMap(job), map[string]string{}, map[string]string{}
+		job, jobKeys, groupKeys := lefthookMap(job), lefthookSpellings{}, lefthookSpellings{}
 		random = cmp.Or(random, spell(job, lefthookJobKeys, jobKeys, ""))
 		group := lefthookMap(job["group"])
 		random = cmp.Or(random, spell(group, lefthookGroupKeys, groupKeys, ""))
@@ -80,7 +93,7 @@ func spellJobs(list any, spelt map[string]string, hook string, names []any) (ran
 		if name, isName := job["name"].(string); isName {
 			at[len(at)-1] = name
 		}
-		for what, keys := range map[string]map[string]string{"job": jobKeys, "group": groupKeys} {
+		for what, keys := range map[string]lefthookSpellings{"job": jobKeys, "group": groupKeys} {
 			if where := lefthookSpeltAt(hook, what, at); where != "" && spelt != nil {
 				for field, spelling := range keys {
 					spelt[where+field] = spelling
@@ -98,7 +111,7 @@ func spellJobs(list any, spelt map[string]string, hook string, names []any) (ran
 // random, it says which ("SKIP:, skip:"), and keeps them. It notes the
 // keys of each field it finds in spelt (where it is not nil), under at
 // and the field's name in lower case (where at is not "").
-func spell(settings map[string]any, fields []string, spelt map[string]string, at string) (random string) {
+func spell(settings map[string]any, fields []string, spelt lefthookSpellings, at string) (random string) {
 	for _, field := range fields {
 		var keys []string
 		for key := range settings {
@@ -109,7 +122,7 @@ func spell(settings map[string]any, fields []string, spelt map[string]string, at
 		slices.Sort(keys)
 		read, lower := field, strings.ToLower(field)
 		if len(keys) > 0 && spelt != nil {
-			spelt[at+lower] = strings.Join(keys, ":, ") + ":"
+			spelt[at+lower] = lefthookSpelling{strings.Join(keys, ":, ") + ":", slices.Contains(keys, field), settings}
 		}
 		switch {
 		case len(keys) == 0:

@@ -29,7 +29,7 @@ import (
 // maxLefthookConfig, or YAML that yaml.v3 would take long to decode
 // (yamlDecodeCost), it does not parse: the error is a *lefthookUnjudged,
 // so that doctor answers at once.
-func lefthookParse(file string, text []byte, spelt map[string]string) (map[string]any, error) {
+func lefthookParse(file string, text []byte, spelt lefthookSpellings) (map[string]any, error) {
 	var tree map[string]any
 	var err error
 	if len(text) > maxLefthookConfig {
@@ -172,7 +172,7 @@ func lefthookTooLarge(file string) error {
 // lefthookRead is lefthookParse of the file at top (relative to it, or
 // absolute), noting its spellings in spelt; readErr when it cannot be read. One larger than
 // maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
-func lefthookRead(top, file string, spelt map[string]string) (tree map[string]any, parseErr, readErr error) {
+func lefthookRead(top, file string, spelt lefthookSpellings) (tree map[string]any, parseErr, readErr error) {
 	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
 	if tooLarge(readErr) {
 		return nil, lefthookTooLarge(file), nil

@@ -125,16 +125,20 @@ type lefthookGuard struct {
 // Of the files, the last that sets a key decides (lefthook merges each
 // over those before it): a command is found in each by its key under
 // commands:, a job by its name, in the group of its group's name.
-func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting) {
+// shadowed is lefthookShadow's.
+func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting, shadowed string) {
 	files, _, _ := r.lefthookFiles(getenv)
-	hooks, spelt := make([]map[string]any, len(files)), make([]map[string]string, len(files))
+	hooks, spelt := make([]map[string]any, len(files)), make([]lefthookSpellings, len(files))
+	for i, file := range files {
+		spelt[i] = lefthookSpellings{}
+		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
+		hooks[i] = lefthookMap(tree[h.Name])
+	}
+	shadowed = lefthookShadow(h, files, spelt)
 	var places []lefthookPlace
 	plain := map[string]bool{}
 	dropped := map[string]string{} // a command's key: the file that takes it away
 	for i, file := range files {
-		spelt[i] = map[string]string{}
-		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
-		hooks[i] = lefthookMap(tree[h.Name])
 		excludeTags.read(file, hooks[i], "exclude_tags")
 		if commands, set := hooks[i]["commands"]; set && lefthookMap(commands) == nil {
 			for _, p := range places {
@@ -184,7 +188,52 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, gone, lefthookSpeltApart(h, p, files, spelt)})
 	}
 	slices.SortStableFunc(guards, lefthookRunOrder)
-	return guards, excludeTags
+	return guards, excludeTags, shadowed
+}
+
+// lefthookShadow takes out of the files' settings of the hook h (spelt,
+// of each file, as lefthookSpelt notes it) what lefthook does not read:
+// where one file spells a setting as its field (Skip:, Commands:),
+// lefthook reads that key of the merged mapping alone, whatever the order
+// of the files, so the others' other spellings (skip:, commands:) count
+// for nothing. It says of the first it takes out that holds git-queen's
+// check why lefthook does not run that; "" where none does.
+func lefthookShadow(h *Hook, files []string, spelt []lefthookSpellings) (shadowed string) {
+	exact := map[string]int{} // a setting: a file that spells it as its field
+	for i := range files {
+		for key, s := range spelt[i] {
+			if s.exact {
+				exact[key] = i
+			}
+		}
+	}
+	for i, file := range files {
+		for _, key := range slices.Sorted(maps.Keys(spelt[i])) {
+			s, cut := spelt[i][key], strings.LastIndexByte(key, 0)+1
+			at, lower := key[:cut], key[cut:]
+			by, shadows := exact[key]
+			say := "%[1]s spells %[2]s: as %[3]s on %[4]s, where %[5]s spells it %[6]s; lefthook reads the key spelt as its field alone, " +
+				"whatever the file, so it does not read %[5]s's, nor run git-queen's check there: keep one spelling"
+			if s.exact ||
+				!shadows || !strings.HasPrefix(key, h.Name+"\x00") {
+				continue
+			}
+			if shadowed == "" && lefthookRunsQueen(s.in[lower], h.Name) {
+				hook, where, _ := strings.Cut(strings.TrimSuffix(at, "\x00"), "\x00")
+				if where = strings.TrimSpace(strings.NewReplacer("[", " ", "]", "").Replace(where)); where != "hook" {
+					hook = where + " of " + hook
+				}
+				shadowed = fmt.Sprintf(say, files[by], lower, spelt[by][key].keys, hook, file, s.keys)
+			}
+			for k := range s.in {
+				if strings.EqualFold(k, lower) {
+					delete(s.in, k)
+				}
+			}
+			delete(spelt[i], key)
+		}
+	}
+	return shadowed
 }
 
 // lefthookSpeltApart says where two of files spell a setting of the hook
@@ -193,7 +242,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 // keys into one mapping, then reads the one spelt as its field, else one
 // of the others at random, so doctor cannot tell what it reads. "" where
 // none do.
-func lefthookSpeltApart(h *Hook, p lefthookPlace, files []string, spelt []map[string]string) string {
+func lefthookSpeltApart(h *Hook, p lefthookPlace, files []string, spelt []lefthookSpellings) string {
 	on := map[string]string{lefthookSpeltAt(h.Name, "hook", nil): h.Name}
 	if p.command != "" {
 		on[lefthookSpeltAt(h.Name, "command", []any{p.command})] = "git-queen's command"
@@ -213,10 +262,10 @@ func lefthookSpeltApart(h *Hook, p lefthookPlace, files []string, spelt []map[st
 			j, seen := first[key]
 			if on[at] != "" && !seen {
 				first[key] = i
-			} else if on[at] != "" && spelt[j][key] != spelt[i][key] {
+			} else if on[at] != "" && !spelt[i][key].exact && spelt[j][key].keys != spelt[i][key].keys {
 				return fmt.Sprintf("%s spells %s: on %s as %s, and %s as %s; lefthook merges both into one mapping and reads one of them, "+
 					"so doctor cannot tell whether it runs git-queen's check: keep one spelling",
-					files[j], key[len(at):], on[at], spelt[j][key], files[i], spelt[i][key])
+					files[j], key[len(at):], on[at], spelt[j][key].keys, files[i], spelt[i][key].keys)
 			}
 		}
 	}
