@@ -11,13 +11,15 @@ import (
 // The settings lefthook 2 decodes of a hook, a command, a job and a job's
 // group, each spelt as its decoder (mapstructure, under koanf's tag)
 // looks for it first: the field's koanf tag where it has one
-// (exclude_tags), else the field's Go name (Skip).
+// (exclude_tags), else the field's Go name (Skip). A job's name is left
+// as it is spelt: lefthook merges jobs by their name: key alone
+// (lefthookJobName).
 var (
 	lefthookHookKeys = []string{"Parallel", "Piped", "Follow", "fail_on_changes", "fail_on_changes_diff", "Files", "exclude_tags",
 		"exclude", "Skip", "Only", "Commands", "Scripts", "Jobs", "Setup"}
 	lefthookCommandKeys = []string{"Run", "Files", "fail_text", "Timeout", "Glob", "Exclude", "Tags", "file_types", "Env", "Root",
 		"Priority", "Interactive", "use_stdin", "stage_fixed", "Skip", "Only"}
-	lefthookJobKeys = []string{"Name", "Run", "Script", "Runner", "Args", "Root", "Files", "fail_text", "Timeout", "Glob", "Exclude",
+	lefthookJobKeys = []string{"Run", "Script", "Runner", "Args", "Root", "Files", "fail_text", "Timeout", "Glob", "Exclude",
 		"Tags", "file_types", "Env", "Interactive", "use_stdin", "stage_fixed", "Skip", "Only", "Group"}
 	lefthookGroupKeys = []string{"Root", "Parallel", "Piped", "Jobs"}
 )

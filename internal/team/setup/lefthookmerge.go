@@ -124,8 +124,9 @@ type lefthookGuard struct {
 // them (lefthookRunOrder); and the hook's exclude_tags.
 // Of the files, the last that sets a key decides (lefthook merges each
 // over those before it): a command is found in each by its key under
-// commands:, a job by its name, in the group of its group's name.
-// shadowed is lefthookShadow's.
+// commands:, a job by its name: key (lefthook merges jobs by that alone,
+// not by Name:), in the group of its group's name. shadowed is
+// lefthookShadow's.
 func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting, shadowed string) {
 	files, _, _ := r.lefthookFiles(getenv)
 	hooks, spelt := make([]map[string]any, len(files)), make([]lefthookSpellings, len(files))
@@ -165,18 +166,16 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 		if p.command != "" {
 			levels[1].names = []string{p.command}
 		}
-		for i := range p.jobs {
-			if i > 0 {
-				levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
-			}
-			if name, ok := p.jobs[len(p.jobs)-1-i].(string); ok {
-				levels[i+1].names = []string{name}
-			}
+		for i := 1; i < len(p.jobs); i++ {
+			levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
 		}
 		for i, file := range files {
 			levels[0].read(file, hooks[i])
 			for j, settings := range p.in(file, hooks[i]) {
 				levels[j+1].read(file, settings)
+				if name := lefthookJobName(settings); name != "" && p.command == "" {
+					levels[j+1].names = []string{name}
+				}
 			}
 		}
 		gone := dropped[p.command]
@@ -196,8 +195,11 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 // where one file spells a setting as its field (Skip:, Commands:),
 // lefthook reads that key of the merged mapping alone, whatever the order
 // of the files, so the others' other spellings (skip:, commands:) count
-// for nothing. It says of the first it takes out that holds git-queen's
-// check why lefthook does not run that; "" where none does.
+// for nothing; and a list of jobs spelt other than jobs: (Jobs:), or in a
+// group spelt other than group:, which lefthook does not merge by name:
+// a later file's spelt the same replaces it. It says of the first it
+// takes out that holds git-queen's check why lefthook does not run that;
+// "" where none does.
 func lefthookShadow(h *Hook, files []string, spelt []lefthookSpellings) (shadowed string) {
 	exact := map[string]int{} // a setting: a file that spells it as its field
 	for i := range files {
@@ -214,8 +216,13 @@ func lefthookShadow(h *Hook, files []string, spelt []lefthookSpellings) (shadowe
 			by, shadows := exact[key]
 			say := "%[1]s spells %[2]s: as %[3]s on %[4]s, where %[5]s spells it %[6]s; lefthook reads the key spelt as its field alone, " +
 				"whatever the file, so it does not read %[5]s's, nor run git-queen's check there: keep one spelling"
-			if s.exact ||
-				!shadows || !strings.HasPrefix(key, h.Name+"\x00") {
+			if group := strings.Replace(at, "\x00group[", "\x00job[", 1) + "group"; s.exact || !shadows {
+				by = slices.IndexFunc(spelt[i+1:], func(later lefthookSpellings) bool { return later[key].keys == s.keys }) + i + 1
+				shadows = by > i && lower == "jobs" && (s.keys != "jobs:" || strings.Contains(at, "\x00group[") && spelt[i][group].keys != "group:")
+				say = "%[1]s's %[3]s on %[4]s replaces %[5]s's whole, since lefthook merges jobs by name only in a list spelt jobs: " +
+					"(in a group spelt group:), so it does not run git-queen's check there: spell them so"
+			}
+			if !shadows || !strings.HasPrefix(key, h.Name+"\x00") {
 				continue
 			}
 			if shadowed == "" && lefthookRunsQueen(s.in[lower], h.Name) {
@@ -234,6 +241,20 @@ func lefthookShadow(h *Hook, files []string, spelt []lefthookSpellings) (shadowe
 		}
 	}
 	return shadowed
+}
+
+// lefthookJobName is the name lefthook gives a job: its Name:, else the
+// one key that spells it in another case (name:); "" for none.
+func lefthookJobName(job map[string]any) string {
+	if name, ok := job["Name"].(string); ok {
+		return name
+	}
+	for key, name := range job {
+		if name, ok := name.(string); ok && strings.EqualFold(key, "name") {
+			return name
+		}
+	}
+	return ""
 }
 
 // lefthookSpeltApart says where two of files spell a setting of the hook
@@ -364,9 +385,9 @@ func lefthookWords(file string, value any) []string {
 }
 
 // lefthookPlace is where a command or job is in a hook's settings: a
-// command by its key under commands:, a job by its name and those of the
+// command by its key under commands:, a job by its name: and those of the
 // groups around it, the outermost first, since lefthook merges jobs by
-// name; one without a name (or in a group without one) by its index in
+// that key; one without a name (or in a group without one) by its index in
 // its list, in the one file it is in (file), since lefthook merges it
 // with none.
 type lefthookPlace struct {

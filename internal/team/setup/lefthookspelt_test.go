@@ -15,12 +15,17 @@ import (
 // decides, whatever the order of the files, and a mapping it holds
 // (Commands:) replaces another file's (commands:) whole; only two other
 // spellings (skip:, SKIP:) are read at random. doctor warned that it could
-// not tell of every setting two files spell differently. lefthook run
-// pre-commit, a file staged, shows each verdict (lefthook 2.2.2).
+// not tell of every setting two files spell differently. lefthook merges
+// jobs by their name: key alone, and only in a list spelt jobs: (in a
+// group spelt group:): a job named by Name: is another job, which doctor
+// took for the one of that name, and a later file's Jobs: replaces the
+// list before it, where doctor said ok. lefthook run pre-commit, a file
+// staged, shows each verdict (lefthook 2.2.2).
 func TestLefthookSpellingAcrossFiles(t *testing.T) {
 	const (
 		queen = "pre-commit:\n  commands:\n    q:\n      run: git-queen hook pre-commit\n"
 		local = "pre-commit:\n  commands:\n    q:\n"
+		job   = "pre-commit:\n  jobs:\n    - name: q\n      run: git-queen hook pre-commit\n"
 	)
 	for _, tt := range []struct {
 		name        string
@@ -42,6 +47,23 @@ func TestLefthookSpellingAcrossFiles(t *testing.T) {
 			"lefthook-local.yml spells commands: as Commands: on pre-commit, where lefthook.yml spells it commands:; lefthook reads the key spelt as its field alone"},
 		{"Commands: in the main configuration, commands: in the local one", "pre-commit:\n  Commands:\n" + queen[len("pre-commit:\n  commands:\n"):],
 			local + "      skip: true\n", ""},
+		{"a job named by Name: in the local configuration, skipped", job, "pre-commit:\n  jobs:\n    - Name: q\n      skip: true\n", ""},
+		{"a job named by Name: in the local configuration, with another run:", job, "pre-commit:\n  jobs:\n    - Name: q\n      run: echo other\n", ""},
+		{"a job named by Name:, and one of its name skipped in the local configuration", strings.Replace(job, "name:", "Name:", 1),
+			"pre-commit:\n  jobs:\n    - name: q\n      skip: true\n", ""},
+		{"a job named by Name: in both files", strings.Replace(job, "name:", "Name:", 1), "pre-commit:\n  jobs:\n    - Name: q\n      run: echo other\n", ""},
+		{"Jobs: in both files", strings.Replace(job, "jobs:", "Jobs:", 1), "pre-commit:\n  Jobs:\n    - name: lint\n      run: echo lint\n",
+			"lefthook-local.yml's Jobs: on pre-commit replaces lefthook.yml's whole, since lefthook merges jobs by name only in a list spelt jobs: (in a group spelt group:)"},
+		{"a group's Jobs: in both files", "pre-commit:\n  jobs:\n    - name: g\n      group:\n        Jobs:\n          - name: q\n            run: git-queen hook pre-commit\n",
+			"pre-commit:\n  jobs:\n    - name: g\n      group:\n        Jobs:\n          - name: lint\n            run: echo lint\n",
+			"lefthook-local.yml's Jobs: on group g of pre-commit replaces lefthook.yml's whole"},
+		{"Group: in both files", "pre-commit:\n  jobs:\n    - name: g\n      Group:\n        jobs:\n          - name: q\n            run: git-queen hook pre-commit\n",
+			"pre-commit:\n  jobs:\n    - name: g\n      Group:\n        jobs:\n          - name: lint\n            run: echo lint\n",
+			"lefthook-local.yml's jobs: on group g of pre-commit replaces lefthook.yml's whole"},
+		{"a group's jobs: in both files", "pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs:\n          - name: q\n            run: git-queen hook pre-commit\n",
+			"pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs:\n          - name: lint\n            run: echo lint\n", ""},
+		{"a job named by Name:, in exclude_tags", "pre-commit:\n  exclude_tags: [q]\n" + strings.Replace(job, "name:", "Name:", 1)[len("pre-commit:\n"):], "",
+			"lefthook.yml sets exclude_tags: q on pre-commit, which names git-queen's command (q, its name or a tag it has)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
