@@ -146,3 +146,106 @@ func spell(settings map[string]any, fields []string, spelt lefthookSpellings, at
 	}
 	return random
 }
+
+// lefthookShadow takes out of the files' settings of the hook h (spelt,
+// of each file, as lefthookSpelt notes it) what lefthook does not read:
+// where one file spells a setting as its field (Skip:, Commands:),
+// lefthook reads that key of the merged mapping alone, whatever the order
+// of the files, so the others' other spellings (skip:, commands:) count
+// for nothing; and a list of jobs spelt other than jobs: (Jobs:), or in a
+// group spelt other than group:, which lefthook does not merge by name:
+// a later file's spelt the same replaces it. It says of the first it
+// takes out that holds git-queen's check why lefthook does not run that;
+// "" where none does.
+func lefthookShadow(h *Hook, files []string, spelt []lefthookSpellings) (shadowed string) {
+	exact := map[string]int{} // a setting: a file that spells it as its field
+	for i := range files {
+		for key, s := range spelt[i] {
+			if s.exact {
+				exact[key] = i
+			}
+		}
+	}
+	for i, file := range files {
+		for _, key := range slices.Sorted(maps.Keys(spelt[i])) {
+			s, cut := spelt[i][key], strings.LastIndexByte(key, 0)+1
+			at, lower := key[:cut], key[cut:]
+			by, shadows := exact[key]
+			say := "%[1]s spells %[2]s: as %[3]s on %[4]s, where %[5]s spells it %[6]s; lefthook reads the key spelt as its field alone, " +
+				"whatever the file, so it does not read %[5]s's, nor run git-queen's check there: keep one spelling"
+			if group := strings.Replace(at, "\x00group[", "\x00job[", 1) + "group"; s.exact || !shadows {
+				by = slices.IndexFunc(spelt[i+1:], func(later lefthookSpellings) bool { return later[key].keys == s.keys }) + i + 1
+				shadows = by > i && lower == "jobs" && (s.keys != "jobs:" || strings.Contains(at, "\x00group[") && spelt[i][group].keys != "group:")
+				say = "%[1]s's %[3]s on %[4]s replaces %[5]s's whole, since lefthook merges jobs by name only in a list spelt jobs: " +
+					"(in a group spelt group:), so it does not run git-queen's check there: spell them so"
+			}
+			if !shadows || !strings.HasPrefix(key, h.Name+"\x00") {
+				continue
+			}
+			if shadowed == "" && lefthookRunsQueen(s.in[lower], h.Name) {
+				hook, where, _ := strings.Cut(strings.TrimSuffix(at, "\x00"), "\x00")
+				if where = strings.TrimSpace(strings.NewReplacer("[", " ", "]", "").Replace(where)); where != "hook" {
+					hook = where + " of " + hook
+				}
+				shadowed = fmt.Sprintf(say, files[by], lower, spelt[by][key].keys, hook, file, s.keys)
+			}
+			for k := range s.in {
+				if strings.EqualFold(k, lower) {
+					delete(s.in, k)
+				}
+			}
+			delete(spelt[i], key)
+		}
+	}
+	return shadowed
+}
+
+// lefthookJobName is the name lefthook gives a job: its Name:, else the
+// one key that spells it in another case (name:); "" for none.
+func lefthookJobName(job map[string]any) string {
+	if name, ok := job["Name"].(string); ok {
+		return name
+	}
+	for key, name := range job {
+		if name, ok := name.(string); ok && strings.EqualFold(key, "name") {
+			return name
+		}
+	}
+	return ""
+}
+
+// lefthookSpeltApart says where two of files spell a setting of the hook
+// h, or of the command, job or groups at p, two ways (Skip: and skip:;
+// spelt, of each file, as lefthookSpelt notes it): lefthook merges both
+// keys into one mapping, then reads the one spelt as its field, else one
+// of the others at random, so doctor cannot tell what it reads. "" where
+// none do.
+func lefthookSpeltApart(h *Hook, p lefthookPlace, files []string, spelt []lefthookSpellings) string {
+	on := map[string]string{lefthookSpeltAt(h.Name, "hook", nil): h.Name}
+	if p.command != "" {
+		on[lefthookSpeltAt(h.Name, "command", []any{p.command})] = "git-queen's command"
+	}
+	for i := range p.jobs {
+		on[lefthookSpeltAt(h.Name, "job", p.jobs[:i+1])] = "git-queen's command"
+		if i < len(p.jobs)-1 { // a job whose group: holds git-queen's
+			on[lefthookSpeltAt(h.Name, "job", p.jobs[:i+1])] = "the group around git-queen's command"
+			on[lefthookSpeltAt(h.Name, "group", p.jobs[:i+1])] = "the group around git-queen's command"
+		}
+	}
+	delete(on, "")
+	first := map[string]int{} // a setting: the first file that spells it
+	for i := range files {
+		for _, key := range slices.Sorted(maps.Keys(spelt[i])) {
+			at := key[:strings.LastIndexByte(key, 0)+1]
+			j, seen := first[key]
+			if on[at] != "" && !seen {
+				first[key] = i
+			} else if on[at] != "" && !spelt[i][key].exact && spelt[j][key].keys != spelt[i][key].keys {
+				return fmt.Sprintf("%s spells %s: on %s as %s, and %s as %s; lefthook merges both into one mapping and reads one of them, "+
+					"so doctor cannot tell whether it runs git-queen's check: keep one spelling",
+					files[j], key[len(at):], on[at], spelt[j][key].keys, files[i], spelt[i][key].keys)
+			}
+		}
+	}
+	return ""
+}
