@@ -54,6 +54,35 @@ func TestLefthookAgreesWithDoctor(t *testing.T) {
 		// the one spelt as its field (Skip:); doctor took the later file's.
 		{"Skip: true, then skip: false in the local configuration", map[string]string{"lefthook.yml": queen + "      Skip: true\n",
 			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n"}, change, false, false},
+		// A key spelt as its field decides whichever file has it; it reads at
+		// random of two others alone. A job named by Name: is merged with
+		// none of its name, and a list of jobs spelt Jobs: (or in a Group:)
+		// is replaced by a later file's. doctor said it could not tell of
+		// the first, and ok of the last.
+		{"skip: true, then Skip: false in the local configuration", map[string]string{"lefthook.yml": queen + "      skip: true\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Skip: false\n"}, change, true, false},
+		{"Skip: false, then skip: true in the local configuration", map[string]string{"lefthook.yml": queen + "      Skip: false\n",
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, change, true, false},
+		{"skip: true on the hook, then Skip: false in the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + queen[len("pre-commit:\n"):],
+			"lefthook-local.yml": "pre-commit:\n  Skip: false\n"}, change, true, false},
+		{"Commands: in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  Commands:\n    lint:\n      run: echo lint\n"}, change, false, false},
+		{"Commands: in lefthook.yml, commands: in the local configuration", map[string]string{"lefthook.yml": strings.Replace(queen, "commands", "Commands", 1),
+			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: true\n"}, change, true, false},
+		{"Run: in the local configuration", map[string]string{"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      Run: echo lint\n"}, change, false, false},
+		{"a job named by Name: in the local configuration", map[string]string{"lefthook.yml": strings.Replace(group, "- name: g", "- name: g\n      skip: false", 1),
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - Name: g\n      skip: true\n"}, change, true, false},
+		{"a job named by Name:, one of its name in the local configuration", map[string]string{"lefthook.yml": strings.Replace(group, "name: g", "Name: g", 1),
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      skip: true\n"}, change, true, false},
+		{"a job named by Name: in both files", map[string]string{"lefthook.yml": strings.Replace(group, "name: g", "Name: g", 1),
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - Name: g\n      skip: true\n"}, change, true, false},
+		{"Jobs: in both files", map[string]string{"lefthook.yml": strings.Replace(group, "jobs:", "Jobs:", 1),
+			"lefthook-local.yml": "pre-commit:\n  Jobs:\n    - name: lint\n      run: echo lint\n"}, change, false, false},
+		{"Group: in both files", map[string]string{"lefthook.yml": strings.Replace(group, "group:", "Group:", 1),
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      Group:\n        jobs:\n          - name: lint\n            run: echo lint\n"}, change, false, false},
+		{"a group's jobs: in both files", map[string]string{"lefthook.yml": group,
+			"lefthook-local.yml": "pre-commit:\n  jobs:\n    - name: g\n      group:\n        jobs:\n          - name: lint\n            run: echo lint\n"}, change, true, false},
+		{"a job named by Name:, in exclude_tags", map[string]string{"lefthook.yml": "pre-commit:\n  exclude_tags: [g]\n" +
+			strings.Replace(group, "name: g", "Name: g", 1)[len("pre-commit:\n"):]}, change, false, false},
 		{"Commands: over commands:", map[string]string{"lefthook.yml": queen + "  Commands:\n    lint:\n      run: echo lint\n"}, change, false, false},
 		{"Run: over run:", map[string]string{"lefthook.yml": queen + "      Run: echo lint\n"}, change, false, false},
 		{"a key twice", map[string]string{"lefthook-local.yml": "pre-commit:\n  parallel: true\n  parallel: false\n"}, change, false, false},

@@ -51,7 +51,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
-	unloadable, tooLarge := r.frameworkUnloadable(h, o.Getenv), cmp.Or(r.frameworkTooLarge(h), lefthookUnread(h))
+	unloadable, tooLarge := r.frameworkUnloadable(h, o.Getenv), cmp.Or(r.frameworkTooLarge(h), managerUnread(h))
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
@@ -260,8 +260,8 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 	}
 	script := filepath.Join(r.TopLevel, ".husky", h.Name)
 	text, err := readRepoFile(script)
-	if err == nil && callsQueen(text, h.Name) {
-		return nil
+	if tooLarge(err) || err == nil && callsQueen(text, h.Name) {
+		return nil // one larger than doctor reads, it cannot judge (as lefthookToCome)
 	}
 	husky := &Hook{Name: h.Name, Owner: OwnerHusky, AddTo: r.shown(script)}
 	husky.lfsScript(text)

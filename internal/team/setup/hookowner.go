@@ -3,7 +3,6 @@ package setup
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -148,7 +147,10 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		script := filepath.Join(filepath.Dir(dir), h.Name)
 		h.Owner, h.AddTo = OwnerHusky, r.shown(script)
 		h.Managed = "husky's generated directory (" + r.shown(dir) + "): npm install rewrites it, and husky runs " + h.AddTo
-		if text, err := readRepoFile(script); err == nil {
+		text, err := readRepoFile(script)
+		if tooLarge(err) {
+			h.tooLarge = h.AddTo
+		} else if err == nil {
 			h.RunsQueen = callsQueen(text, h.Name)
 			if h.RunsQueen {
 				h.Via = h.AddTo
@@ -222,7 +224,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 func (r *Repo) managerConfig(h *Hook, names []string, runsQueen func(file string) (bool, error)) {
 	for _, name := range names {
 		runs, err := runsQueen(name)
-		if _, tooLarge := errors.AsType[*regular.TooLargeError](err); tooLarge {
+		if tooLarge(err) {
 			h.AddTo, h.tooLarge = name, cmp.Or(h.tooLarge, name)
 		}
 		if err != nil {

@@ -198,7 +198,7 @@ func plainJSON(text []byte) []byte {
 // lefthook decodes it as mapstructure does a boolean from what is none:
 // a string as strconv.ParseBool reads it ("true", "1"), a number not 0.
 func (r *Repo) lefthookGivesStdin(h *Hook, getenv func(string) string) bool {
-	guards, _ := r.lefthookGuards(h, getenv)
+	guards, _, _ := r.lefthookGuards(h, getenv)
 	return slices.ContainsFunc(guards, func(g lefthookGuard) bool {
 		switch stdin := g.levels[1].stdin.raw.(type) {
 		case bool:

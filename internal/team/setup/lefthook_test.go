@@ -284,10 +284,11 @@ func TestLefthookSkip(t *testing.T) {
 			"", "lefthook.yml spells a setting of pre-commit two ways in one mapping (SKIP:, sKip:)"},
 		// Of two files that spell a setting two ways, lefthook merges both
 		// keys into one mapping and reads them as above; doctor took the
-		// later file's, and said ok.
+		// later file's, and said ok. (This row expected "cannot tell"
+		// before: lefthook reads Skip:, whichever file has it.)
 		{"Skip: true, then skip: false in the local configuration", map[string]string{"lefthook.yml": strings.Replace(main, "[guard]\n", "[guard]\n      Skip: true\n", 1),
 			"lefthook-local.yml": "pre-commit:\n  commands:\n    q:\n      skip: false\n"},
-			"", "lefthook.yml spells skip: on git-queen's command as Skip:, and lefthook-local.yml as skip:; lefthook merges both into one mapping"},
+			"", "lefthook.yml sets skip: true on git-queen's command"},
 		{"skip: true, then SKIP: false on the hook in the local configuration", map[string]string{"lefthook.yml": "pre-commit:\n  skip: true\n" + main[len("pre-commit:\n"):],
 			"lefthook-local.yml": "pre-commit:\n  SKIP: false\n"}, "", "lefthook.yml spells skip: on pre-commit as skip:, and lefthook-local.yml as SKIP:"},
 		{"SKIP: on the group around git-queen's job in the local configuration", map[string]string{"lefthook.yml": strings.Replace(yamlGroup, "tags: [ci]", "skip: true", 1),

@@ -108,8 +108,8 @@ func (r *Repo) lefthookFoundBy(condition string, getenv func(string) string) boo
 	}
 	files, known := lefthookRunnerFiles[words[0]]
 	for _, name := range files {
-		if text, err := readRepoFile(filepath.Join(r.TopLevel, name)); err == nil && bytes.Contains(text, []byte("lefthook")) {
-			return true
+		if text, err := readRepoFile(filepath.Join(r.TopLevel, name)); tooLarge(err) || err == nil && bytes.Contains(text, []byte("lefthook")) {
+			return true // one larger than doctor reads, it cannot judge (yarn's .pnp.cjs may be megabytes)
 		}
 	}
 	return !known // "lefthook" itself on PATH, or a runner it cannot judge

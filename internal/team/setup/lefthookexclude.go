@@ -29,7 +29,10 @@ func (r *Repo) lefthookSkipped(h *Hook, getenv func(string) string) string {
 	if h.Owner != OwnerLefthook || !h.RunsQueen {
 		return ""
 	}
-	guards, excludeTags := r.lefthookGuards(h, getenv)
+	guards, excludeTags, shadowed := r.lefthookGuards(h, getenv)
+	if len(guards) == 0 {
+		return shadowed
+	}
 	if plain := slices.DeleteFunc(slices.Clone(guards), func(g lefthookGuard) bool { return !g.plain }); len(plain) > 0 {
 		guards = plain
 	}

@@ -29,7 +29,7 @@ import (
 // maxLefthookConfig, or YAML that yaml.v3 would take long to decode
 // (yamlDecodeCost), it does not parse: the error is a *lefthookUnjudged,
 // so that doctor answers at once.
-func lefthookParse(file string, text []byte, spelt map[string]string) (map[string]any, error) {
+func lefthookParse(file string, text []byte, spelt lefthookSpellings) (map[string]any, error) {
 	var tree map[string]any
 	var err error
 	if len(text) > maxLefthookConfig {
@@ -145,24 +145,26 @@ func (e *lefthookUnjudged) Error() string {
 }
 
 // lefthookCannotTell says, of unjudged (a *lefthookUnjudged), that doctor
-// cannot tell whether lefthook's hook h runs git-queen's check.
+// cannot tell whether the hook h (lefthook's, husky's) runs git-queen's
+// check.
 func lefthookCannotTell(unjudged error, h *Hook) string {
-	return unjudged.Error() + ", so it cannot tell whether lefthook's " + h.Name + " hook runs git-queen's check"
+	return unjudged.Error() + ", so it cannot tell whether " + strings.Replace(ownerNames[h.Owner], " hook", " "+h.Name+" hook", 1) +
+		" runs git-queen's check"
 }
 
-// lefthookUnread says, for lefthook's hook h where no file lefthook reads
-// that doctor read runs git-queen's check, that doctor did not read one
-// larger than maxLefthookConfig, so cannot tell whether it does; "" when
-// it read each.
-func lefthookUnread(h *Hook) string {
-	if h.Owner != OwnerLefthook || h.RunsQueen || h.tooLarge == "" {
+// managerUnread says, for lefthook's or husky's hook h where no file it
+// runs that doctor read runs git-queen's check, that doctor did not read
+// one larger than maxLefthookConfig, so cannot tell whether it does; ""
+// when it read each.
+func managerUnread(h *Hook) string {
+	if h.Owner != OwnerLefthook && h.Owner != OwnerHusky || h.RunsQueen || h.tooLarge == "" {
 		return ""
 	}
 	return lefthookCannotTell(lefthookTooLarge(h.tooLarge), h)
 }
 
 // lefthookTooLarge says that doctor does not read file, a lefthook
-// configuration larger than maxLefthookConfig.
+// configuration (or husky's script) larger than maxLefthookConfig.
 func lefthookTooLarge(file string) error {
 	return &lefthookUnjudged{file, fmt.Sprintf("it is larger than %d KiB", maxLefthookConfig>>10)}
 }
@@ -170,9 +172,9 @@ func lefthookTooLarge(file string) error {
 // lefthookRead is lefthookParse of the file at top (relative to it, or
 // absolute), noting its spellings in spelt; readErr when it cannot be read. One larger than
 // maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
-func lefthookRead(top, file string, spelt map[string]string) (tree map[string]any, parseErr, readErr error) {
+func lefthookRead(top, file string, spelt lefthookSpellings) (tree map[string]any, parseErr, readErr error) {
 	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
-	if _, tooLarge := errors.AsType[*regular.TooLargeError](readErr); tooLarge {
+	if tooLarge(readErr) {
 		return nil, lefthookTooLarge(file), nil
 	}
 	if readErr != nil {

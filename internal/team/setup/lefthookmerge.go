@@ -124,17 +124,22 @@ type lefthookGuard struct {
 // them (lefthookRunOrder); and the hook's exclude_tags.
 // Of the files, the last that sets a key decides (lefthook merges each
 // over those before it): a command is found in each by its key under
-// commands:, a job by its name, in the group of its group's name.
-func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting) {
+// commands:, a job by its name: key (lefthook merges jobs by that alone,
+// not by Name:), in the group of its group's name. shadowed is
+// lefthookShadow's.
+func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lefthookGuard, excludeTags lefthookSetting, shadowed string) {
 	files, _, _ := r.lefthookFiles(getenv)
-	hooks, spelt := make([]map[string]any, len(files)), make([]map[string]string, len(files))
+	hooks, spelt := make([]map[string]any, len(files)), make([]lefthookSpellings, len(files))
+	for i, file := range files {
+		spelt[i] = lefthookSpellings{}
+		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
+		hooks[i] = lefthookMap(tree[h.Name])
+	}
+	shadowed = lefthookShadow(h, files, spelt)
 	var places []lefthookPlace
 	plain := map[string]bool{}
 	dropped := map[string]string{} // a command's key: the file that takes it away
 	for i, file := range files {
-		spelt[i] = map[string]string{}
-		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
-		hooks[i] = lefthookMap(tree[h.Name])
 		excludeTags.read(file, hooks[i], "exclude_tags")
 		if commands, set := hooks[i]["commands"]; set && lefthookMap(commands) == nil {
 			for _, p := range places {
@@ -161,18 +166,16 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 		if p.command != "" {
 			levels[1].names = []string{p.command}
 		}
-		for i := range p.jobs {
-			if i > 0 {
-				levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
-			}
-			if name, ok := p.jobs[len(p.jobs)-1-i].(string); ok {
-				levels[i+1].names = []string{name}
-			}
+		for i := 1; i < len(p.jobs); i++ {
+			levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
 		}
 		for i, file := range files {
 			levels[0].read(file, hooks[i])
 			for j, settings := range p.in(file, hooks[i]) {
 				levels[j+1].read(file, settings)
+				if name := lefthookJobName(settings); name != "" && p.command == "" {
+					levels[j+1].names = []string{name}
+				}
 			}
 		}
 		gone := dropped[p.command]
@@ -184,43 +187,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 		guards = append(guards, lefthookGuard{levels, plain[fmt.Sprint(p)], p.command, gone, lefthookSpeltApart(h, p, files, spelt)})
 	}
 	slices.SortStableFunc(guards, lefthookRunOrder)
-	return guards, excludeTags
-}
-
-// lefthookSpeltApart says where two of files spell a setting of the hook
-// h, or of the command, job or groups at p, two ways (Skip: and skip:;
-// spelt, of each file, as lefthookSpelt notes it): lefthook merges both
-// keys into one mapping, then reads the one spelt as its field, else one
-// of the others at random, so doctor cannot tell what it reads. "" where
-// none do.
-func lefthookSpeltApart(h *Hook, p lefthookPlace, files []string, spelt []map[string]string) string {
-	on := map[string]string{lefthookSpeltAt(h.Name, "hook", nil): h.Name}
-	if p.command != "" {
-		on[lefthookSpeltAt(h.Name, "command", []any{p.command})] = "git-queen's command"
-	}
-	for i := range p.jobs {
-		on[lefthookSpeltAt(h.Name, "job", p.jobs[:i+1])] = "git-queen's command"
-		if i < len(p.jobs)-1 { // a job whose group: holds git-queen's
-			on[lefthookSpeltAt(h.Name, "job", p.jobs[:i+1])] = "the group around git-queen's command"
-			on[lefthookSpeltAt(h.Name, "group", p.jobs[:i+1])] = "the group around git-queen's command"
-		}
-	}
-	delete(on, "")
-	first := map[string]int{} // a setting: the first file that spells it
-	for i := range files {
-		for _, key := range slices.Sorted(maps.Keys(spelt[i])) {
-			at := key[:strings.LastIndexByte(key, 0)+1]
-			j, seen := first[key]
-			if on[at] != "" && !seen {
-				first[key] = i
-			} else if on[at] != "" && spelt[j][key] != spelt[i][key] {
-				return fmt.Sprintf("%s spells %s: on %s as %s, and %s as %s; lefthook merges both into one mapping and reads one of them, "+
-					"so doctor cannot tell whether it runs git-queen's check: keep one spelling",
-					files[j], key[len(at):], on[at], spelt[j][key], files[i], spelt[i][key])
-			}
-		}
-	}
-	return ""
+	return guards, excludeTags, shadowed
 }
 
 // lefthookRunOrder orders commands and jobs as lefthook 2 runs them
@@ -315,9 +282,9 @@ func lefthookWords(file string, value any) []string {
 }
 
 // lefthookPlace is where a command or job is in a hook's settings: a
-// command by its key under commands:, a job by its name and those of the
+// command by its key under commands:, a job by its name: and those of the
 // groups around it, the outermost first, since lefthook merges jobs by
-// name; one without a name (or in a group without one) by its index in
+// that key; one without a name (or in a group without one) by its index in
 // its list, in the one file it is in (file), since lefthook merges it
 // with none.
 type lefthookPlace struct {

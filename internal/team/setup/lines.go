@@ -105,15 +105,24 @@ func readLinesFile(path string) ([]byte, error) {
 	if nr, ok := errors.AsType[*regular.NotRegularError](err); ok {
 		return nil, fmt.Errorf("%v; git reads no attributes through it either: remove it (git rm a committed one) and run init again", nr)
 	}
-	if _, ok := errors.AsType[*regular.TooLargeError](err); ok {
+	if tooLarge(err) {
 		return nil, fmt.Errorf("%s is larger than git reads (100 MB): cut it down", path)
 	}
 	return data, err
 }
 
 // readRepoFile reads a file the repository brings that git-queen only
-// looks into (a hook manager's script or configuration), when it is a
-// regular file of at most maxLinesFile: one that is not (a committed
-// symbolic link to /dev/zero or to a pipe) is an error, which its
-// readers take as a file that says nothing of git-queen.
-func readRepoFile(path string) ([]byte, error) { return regular.Read(path, maxLinesFile) }
+// looks into (husky's script, a file that names lefthook for a runner),
+// when it is a regular file of at most maxLefthookConfig, as much as
+// doctor reads of a configuration: one that is not (a committed symbolic
+// link to /dev/zero or to a pipe) is an error, which its readers take as
+// a file that says nothing of git-queen; one larger, an error tooLarge
+// says is one, which they take as a file they cannot judge.
+func readRepoFile(path string) ([]byte, error) { return regular.Read(path, maxLefthookConfig) }
+
+// tooLarge says whether err is regular.Read's for a file larger than it
+// reads.
+func tooLarge(err error) bool {
+	_, is := errors.AsType[*regular.TooLargeError](err)
+	return is
+}
