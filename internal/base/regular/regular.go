@@ -33,12 +33,26 @@ func (e *TooLargeError) Error() string {
 }
 
 // Read reads the file at path when it is a regular file of at most max
-// bytes (no bound when max <= 0). It looks before it opens (opening a
-// pipe waits for a writer) and again at what it opened (the file may
-// have been replaced between). A missing file is an error that is
-// fs.ErrNotExist; one that is not regular a *NotRegularError; one
-// larger than max a *TooLargeError.
+// bytes (no bound when max <= 0), as Head does. One larger than max is a
+// *TooLargeError.
 func Read(path string, max int64) ([]byte, error) {
+	limit := max + 1 // one more byte says it is larger
+	if max <= 0 {
+		limit = 0
+	}
+	data, err := Head(path, limit)
+	if err == nil && max > 0 && int64(len(data)) > max {
+		return nil, &TooLargeError{Path: path, Max: max}
+	}
+	return data, err
+}
+
+// Head reads the first max bytes (all when max <= 0) of the file at path
+// when it is a regular file. It looks before it opens (opening a pipe
+// waits for a writer) and again at what it opened (the file may have
+// been replaced between). A missing file is an error that is
+// fs.ErrNotExist; one that is not regular a *NotRegularError.
+func Head(path string, max int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -59,16 +73,9 @@ func Read(path string, max int64) ([]byte, error) {
 	}
 	var r io.Reader = f
 	if max > 0 {
-		r = io.LimitReader(f, max+1)
+		r = io.LimitReader(f, max)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	if max > 0 && int64(len(data)) > max {
-		return nil, &TooLargeError{Path: path, Max: max}
-	}
-	return data, nil
+	return io.ReadAll(r)
 }
 
 // Kind names what a file that is not a regular one is.

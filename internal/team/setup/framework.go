@@ -21,10 +21,15 @@ import (
 // the settings that decide whether, and when, a hook runs. A stages not
 // given is nil; given as [], empty.
 type frameworkConfig struct {
-	DefaultStages  *[]string `yaml:"default_stages"`
-	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"` // a string: pyYAMLString
+	DefaultStages *[]string `yaml:"default_stages"`
+	// MinimumVersion, Files, Exclude and a repository's Rev are strings
+	// to the framework: pyYAMLString.
+	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"`
+	Files          yaml.Node `yaml:"files"`
+	Exclude        yaml.Node `yaml:"exclude"`
 	Repos          []struct {
 		Repo  string          `yaml:"repo"`
+		Rev   yaml.Node       `yaml:"rev"`
 		Hooks []frameworkHook `yaml:"hooks"`
 	} `yaml:"repos"`
 }
@@ -43,6 +48,38 @@ type frameworkHook struct {
 	// configuration), not one whose .pre-commit-hooks.yaml gives what
 	// the configuration does not set.
 	local bool
+	// settings are its settings of frameworkHookTypes, and err why the
+	// fields above could not all be read, for frameworkLoad to report.
+	settings map[string]yaml.Node
+	err      error
+}
+
+// UnmarshalYAML reads h, and keeps its settings whose types the framework
+// checks. A field of the wrong type is h.err, not an error: yaml/v3 drops
+// a hook whose decoding fails, and doctor would not see what it runs.
+func (h *frameworkHook) UnmarshalYAML(n *yaml.Node) error {
+	type plain frameworkHook
+	h.err = yamlTypeErrors(n.Decode((*plain)(h)))
+	return n.Decode(&h.settings)
+}
+
+// yamlTypeErrors is err, a *yaml.TypeError's errors as one error.
+func yamlTypeErrors(err error) error {
+	if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
+		return errors.New(strings.Join(typeErr.Errors, "; ")) // line 5: cannot unmarshal !!str `commit` into []string
+	}
+	return err
+}
+
+// frameworkHookTypes are the settings of a hook whose types the framework
+// checks (pre-commit 3.0.4's clientlib.py, MANIFEST_HOOK_DICT), in the
+// order frameworkLoad checks them, and the type: str, list (of strings)
+// or bool.
+var frameworkHookTypes = [][2]string{
+	{"id", "str"}, {"name", "str"}, {"entry", "str"}, {"alias", "str"}, {"files", "str"}, {"exclude", "str"},
+	{"additional_dependencies", "list"}, {"args", "list"}, {"always_run", "bool"}, {"fail_fast", "bool"},
+	{"pass_filenames", "bool"}, {"description", "str"}, {"language_version", "str"}, {"log_file", "str"},
+	{"minimum_pre_commit_version", "str"}, {"require_serial", "bool"}, {"verbose", "bool"},
 }
 
 // frameworkLoad reads a .pre-commit-config.yaml with go.yaml.in/yaml/v3,
@@ -54,7 +91,8 @@ type frameworkHook struct {
 // InvalidConfigError"): it is not YAML, is empty, has more than one
 // document or no repos, or a setting read here is not of its type (an
 // always_run that is not a YAML 1.1 boolean, a minimum_pre_commit_version
-// not a string, as 3.0 unquoted is not, a stages that is not a list, or
+// not a string, as 3.0 unquoted is not, nor args: [3]; frameworkHookTypes
+// lists a hook's), a stages that is not a list, or
 // names a stage no version of the framework knows). The
 // configuration is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
@@ -70,10 +108,7 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 	}
 	if err == nil {
 		readKeysOnly(&root)
-		err = root.Decode(&config)
-	}
-	if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
-		err = errors.New(strings.Join(typeErr.Errors, "; ")) // line 5: cannot unmarshal !!str `commit` into []string
+		err = yamlTypeErrors(root.Decode(&config))
 	}
 	switch {
 	case err == nil && decoder.Decode(new(yaml.Node)) != io.EOF:
@@ -81,18 +116,43 @@ func frameworkLoad(text []byte) (frameworkConfig, error) {
 	case err == nil && config.Repos == nil:
 		err = errors.New("it has no repos:, which the framework requires")
 	case err == nil:
-		err = cmp.Or(frameworkUnknownStage(config), pyYAMLString("minimum_pre_commit_version", &config.MinimumVersion))
+		err = cmp.Or(frameworkUnknownStage(config), pyYAMLString("minimum_pre_commit_version", &config.MinimumVersion),
+			pyYAMLString("files", &config.Files), pyYAMLString("exclude", &config.Exclude))
 	}
 	for i, repo := range config.Repos {
+		err = cmp.Or(err, pyYAMLString("repository "+repo.Repo+": rev", &repo.Rev))
 		for j, h := range repo.Hooks {
 			config.Repos[i].Hooks[j].local = repo.Repo == "local"
-			if h.AlwaysRun.Kind != 0 && pyYAMLBool(&h.AlwaysRun) == nil && err == nil {
-				err = fmt.Errorf("hook %s: always_run is %q, which YAML 1.1 does not read as true or false", h.ID, h.AlwaysRun.Value)
-			}
-			err = cmp.Or(err, pyYAMLString("hook "+h.ID+": minimum_pre_commit_version", &h.MinimumVersion))
+			err = cmp.Or(err, frameworkHookTyped(h))
 		}
 	}
 	return config, err
+}
+
+// frameworkHookTyped says why the framework refuses h, a hook one of
+// whose frameworkHookTypes settings is not of its type; nil when none.
+func frameworkHookTyped(h frameworkHook) error {
+	if h.err != nil {
+		return h.err
+	}
+	for _, setting := range frameworkHookTypes {
+		value, ok := h.settings[setting[0]]
+		name := "hook " + h.ID + ": " + setting[0]
+		switch {
+		case !ok:
+		case setting[1] == "bool" && pyYAMLBool(&value) == nil:
+			return fmt.Errorf("%s is %q, which YAML 1.1 does not read as true or false", name, value.Value)
+		case setting[1] == "str":
+			if err := pyYAMLString(name, &value); err != nil {
+				return err
+			}
+		case setting[1] == "list":
+			if err := pyYAMLStrings(name, &value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // frameworkUnloadable says, for the pre-commit framework's hook h, why the
@@ -250,9 +310,13 @@ func readKeysOnly(n *yaml.Node) {
 }
 
 // frameworkKeys are the keys frameworkConfig reads (its fields' yaml
-// tags, and theirs within), and << , which brings keys in.
+// tags, and theirs within, and a hook's frameworkHookTypes), and << ,
+// which brings keys in.
 var frameworkKeys = sync.OnceValue(func() map[string]bool {
 	keys := map[string]bool{"<<": true}
+	for _, setting := range frameworkHookTypes {
+		keys[setting[0]] = true
+	}
 	var add func(t reflect.Type)
 	add = func(t reflect.Type) {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {

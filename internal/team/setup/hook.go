@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // HookState says what is at a hook's place.
@@ -156,14 +156,10 @@ func gitRuns(info os.FileInfo, head []byte) bool {
 }
 
 // readHead reads a hook, up to 64 KiB: a hook is a short script, and what
-// identifies it is at its start.
+// identifies it is at its start. It refuses one that is not a regular
+// file, unopened: a link to a named pipe would wait for a writer.
 func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 64<<10))
+	return regular.Head(path, 64<<10)
 }
 
 // shimAt says whether the file at path is git-queen's shim of the hook

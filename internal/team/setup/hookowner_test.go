@@ -440,6 +440,17 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"minimum_pre_commit_version through an alias", "x: &v 3.0\nminimum_pre_commit_version: *v\n" + recipe("true"), Warn, "expected string got float"},
 		{"a hook's minimum_pre_commit_version: 3.0", recipe("true\n    minimum_pre_commit_version: 3.0"), Warn,
 			"hook git-queen: minimum_pre_commit_version: expected string got float"},
+		// Every string, list of strings and boolean a hook sets is checked
+		// (pre-commit 3.0.4's clientlib.py), whichever hook sets it.
+		{"args quoted", recipe("true\n    args: [--n, '3']"), OK, ""},
+		{"args: [--n, 3], an int", recipe("true\n    args: [--n, 3]"), Warn, "hook git-queen: args: item 2: expected string got int"},
+		{"language_version: 3.11, a float", recipe("true\n    language_version: 3.11"), Warn, "hook git-queen: language_version: expected string got float"},
+		{"another hook's name: 3", recipe("true") + "  - {id: lint, name: 3, entry: 'true', language: system}\n", Warn, "hook lint: name: expected string got int"},
+		{"files: 1 through a << key", "x: &f {files: 1}\n" + recipe("true\n    <<: *f"), Warn, "hook git-queen: files: expected string got int"},
+		{"additional_dependencies not a list", recipe("true\n    additional_dependencies: black"), Warn, "additional_dependencies: expected list got str"},
+		{"pass_filenames quoted, a string", recipe("true\n    pass_filenames: 'false'"), Warn, `hook git-queen: pass_filenames is "false", which YAML 1.1`},
+		{"a repository's rev: 1.2, a float", recipe("true") + "- repo: https://example.com/lint\n  rev: 1.2\n  hooks: [{id: lint}]\n", Warn, "rev: expected string got float"},
+		{"exclude: 2026-11-28, a date", "exclude: 2026-11-28\n" + recipe("true"), Warn, "exclude: expected string got date"},
 		{"no repos", "default_stages: [commit]\n", Fail, "it has no repos:"},
 		{"empty", "", Fail, "it is empty"},
 		{"not YAML", recipe("true") + "   bad: [\n", Fail, "yaml: "},
@@ -489,7 +500,7 @@ func TestFrameworkLoadDecodesOnlyWhatItReads(t *testing.T) {
 	for i := 0; i < len(hook.Content); i += 2 {
 		keys = append(keys, hook.Content[i].Value)
 	}
-	if strings.Join(keys, " ") != "id entry stages" || hook.Content[5].Content[0].Value != "commit" {
+	if strings.Join(keys, " ") != "id name entry stages" || hook.Content[7].Content[0].Value != "commit" {
 		t.Fatalf("the hook's keys left: %v", keys)
 	}
 	if !frameworkRunsQueen(parsed(text.String()), "pre-commit") || frameworkRunsQueen(parsed(text.String()), "pre-merge-commit") {

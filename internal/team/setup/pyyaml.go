@@ -149,3 +149,18 @@ func pyYAMLString(setting string, value *yaml.Node) error {
 	}
 	return fmt.Errorf("%s: expected string got %s", setting, got)
 }
+
+// pyYAMLStrings is pyYAMLString for a setting the framework checks is a
+// list of strings (cfgv's check_array(check_string)).
+func pyYAMLStrings(setting string, value *yaml.Node) error {
+	value, got := pyYAMLType(value)
+	if got != "list" && got != "" {
+		return fmt.Errorf("%s: expected list got %s", setting, got)
+	}
+	for i, item := range value.Content {
+		if err := pyYAMLString(fmt.Sprintf("%s: item %d", setting, i+1), item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
