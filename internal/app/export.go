@@ -28,6 +28,9 @@ func Export(e *Env, dir string) ([]store.ExportStats, error) {
 	if filepath.Clean(dir) == filepath.Clean(s.WS.Dir) {
 		return nil, &UsageError{Command: "export", Msg: dir + " is the store itself; export to another directory"}
 	}
+	if parent := filepath.Dir(dir); !exists(parent) {
+		return nil, &UsageError{Command: "export", Msg: "export creates DIR but not its parents, and " + parent + " does not exist: create it first, or name another DIR"}
+	}
 	for _, name := range records.LogFiles() {
 		target := filepath.Join(dir, name)
 		if err := ledAway("export", target, target, "export writes the seed's files only in the worktree, where git commits them; "+

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -119,6 +120,10 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 	data, readErr := regular.Read(abs, 0) // a link to a device or a pipe is no log
 	if _, ok := errors.AsType[*regular.NotRegularError](readErr); ok {
 		return Resolved{}, fmt.Errorf("resolve: %w; resolve repairs only files: name the file itself", readErr)
+	}
+	if stages == nil && errors.Is(readErr, fs.ErrNotExist) {
+		return Resolved{}, &UsageError{Command: "resolve", Msg: file + ": no such file; resolve repairs the JSONL files a merge left " +
+			"with conflict markers or union duplicates (without FILE, it finds them)"}
 	}
 	switch {
 	case stages != nil:

@@ -81,6 +81,14 @@ func newUnassignCmd(env *Env, runF func(call[app.UnassignRequest]) error) *cli.C
 		Name:      "unassign",
 		Usage:     "end your assignment of an issue (released, or completed with --done)",
 		ArgsUsage: "ISSUE",
+		Description: `Ends your active assignment of ISSUE: released (the issue is ready for
+someone else), or, with --done, completed. The assignment's history stays in
+the ledger; git queen assignments --all lists it. Refuses another droid's
+assignment; --force ends it, and that droid gets a message saying so (with
+--reason). With a remote, the change goes out on the next git queen sync.
+
+  git queen unassign qb-13 --done
+  git queen unassign qb-13 --force --reason "bob is away; taking over"`,
 		Flags: []cli.Flag{reasonFlag(&o.Req.Reason),
 			&cli.BoolFlag{Name: "done", Destination: &o.Req.Done, Usage: "mark the assignment completed rather than released"},
 			&cli.BoolFlag{Name: "force", Destination: &o.Req.Force, Usage: "end another droid's assignment (marked forced; they are told)"},

@@ -36,7 +36,7 @@ content, or from the queen-format attribute, or --format. What the merge did
 beyond a plain union is reported on stderr.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Destination: &o.Req.Format, Usage: "merge as `FORMAT` (queen, st, events, autopilot, snapshot, lines, text)"},
-			&cli.IntFlag{Name: "checkpoint-interval", Destination: &o.Req.Interval, Usage: "st streams: write a checkpoint after `N` trailing events"},
+			checkpointFlag(&o.Req.Interval, "st streams: write a checkpoint after `N` trailing events"),
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()

@@ -45,7 +45,7 @@ with the driver, committed as one merge with every branch as a parent.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Aliases: []string{"dry-run", "n"}, Destination: &o.Req.Check, Usage: "report what would change, change nothing; exit 1 if anything would"},
 			&cli.StringFlag{Name: "format", Destination: &o.Req.Format, Usage: "treat every FILE as `FORMAT` (queen, st, events, autopilot, snapshot, lines)"},
-			&cli.IntFlag{Name: "checkpoint-interval", Destination: &o.Req.Interval, Usage: "st streams: write a checkpoint after `N` trailing events"},
+			checkpointFlag(&o.Req.Interval, "st streams: write a checkpoint after `N` trailing events"),
 			&cli.BoolFlag{Name: "octopus", Destination: &isOctopus, Usage: "make the octopus merge of the BRANCHes named (which git's octopus strategy, calling no merge driver, failed to make)"},
 		},
 		Action: func(c *cli.Context) error {

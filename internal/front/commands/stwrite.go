@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -22,7 +23,13 @@ full replay gives. A change the plan does not allow (an unknown item, a
 status seed 000 does not name, a dependency cycle) writes nothing.
 Text that starts with a dash goes after --.`
 
-var stIntervalFlag = &cli.IntFlag{Name: "checkpoint-interval", Usage: "write a checkpoint after `N` events since the last one (0: 50)"}
+var stIntervalFlag = checkpointFlag(nil, "write a checkpoint after `N` events since the last one")
+
+// checkpointFlag is --checkpoint-interval, whose 0 (unset) means st's
+// default interval, the one its help shows.
+func checkpointFlag(dest *int, usage string) *cli.IntFlag {
+	return &cli.IntFlag{Name: "checkpoint-interval", Destination: dest, Usage: usage, DefaultText: strconv.Itoa(st.DefaultCheckpointInterval)}
+}
 
 // stWriter is one writing subcommand of st: its help, its flags besides
 // the checkpoint interval, and the event its arguments make. The

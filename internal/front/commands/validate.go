@@ -35,7 +35,7 @@ streams, QueenBee records) or from [[format]] rules in .beads/queen.toml;
 'git queen schema list' shows them all.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Destination: &o.Req.Format, Usage: "validate every PATH as format `NAME` (see git queen schema list)"},
-			&cli.IntFlag{Name: "limit", Usage: "list at most `N` problems per file, 0 for all (default 50, or validate.limit in .beads/queen.toml)"},
+			&cli.IntFlag{Name: "limit", Usage: "list at most `N` problems per file, 0 for all", DefaultText: "50, or validate.limit in .beads/queen.toml"},
 		},
 		Action: func(c *cli.Context) error {
 			o.G, o.Req.Paths = readGlobals(c), c.Args().Slice()
