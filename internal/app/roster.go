@@ -190,14 +190,11 @@ func (e *Env) mistyped(s *store.Store, droid string) []string {
 // warnMistyped warns that droid is new here (how: known how) and that its
 // name is close to near's, most likely a typo; done says what was done.
 func (e *Env) warnMistyped(droid string, near []string, how, done string) {
+	quoted := make([]string, len(near))
 	for i, n := range near {
-		near[i] = strconv.Quote(n)
+		quoted[i] = strconv.Quote(n)
 	}
-	names := near[len(near)-1]
-	if len(near) > 1 {
-		names = strings.Join(near[:len(near)-1], ", ") + " or " + names
-	}
-	fmt.Fprintf(e.Warn, "git-queen: warning: droid %q is new here%s; did you mean %s? (%s)\n", droid, how, names, done)
+	fmt.Fprintf(e.Warn, "git-queen: warning: droid %q is new here%s; did you mean %s? (%s)\n", droid, how, records.OrList(quoted), done)
 }
 
 // waitingSeenEvery is how often a command that blocks (msg wait) looks

@@ -44,7 +44,7 @@ func (e *UnknownRecipientError) Text() wording.Text {
 		}
 		fmt.Fprintf(&b, "no droid %q has appeared in this repository", n)
 		if near := e.Near[n]; len(near) > 0 {
-			fmt.Fprintf(&b, " (did you mean %s?)", orList(near))
+			fmt.Fprintf(&b, " (did you mean %s?)", records.OrList(near))
 		}
 	}
 	switch {
@@ -239,14 +239,6 @@ func (r *roster) read() error {
 		r.listed[n] = true
 	}
 	return nil
-}
-
-// orList is "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // listUpTo joins at most n names, then says how many more.

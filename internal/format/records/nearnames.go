@@ -41,6 +41,15 @@ func NearNames(name string, known []string) []string {
 	return out
 }
 
+// OrList says names as a "did you mean" offers them: "a", "a or b",
+// "a, b or c".
+func OrList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // Mistyped returns the names of known that name is most likely a typo of
 // (NearNames: "alcie" for "alice", "Alice" for "alice"), leaving out name
 // itself and the names it differs from only in its digits: "agent-3"
