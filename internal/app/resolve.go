@@ -136,16 +136,16 @@ func (s *resolveStep) write(top string, written *[]string) error {
 // working directory).
 func (e *Env) resolveFile(r ResolveRequest, top, file string) (resolveStep, error) {
 	abs := e.abs(file)
-	rel := file
+	rel, relDir := file, e.Dir
 	if top != "" {
 		// The repository's path of the file is where its directory's links
 		// lead (cd link, for ln -s sub link, names sub/FILE as link/FILE);
 		// the file itself may be a link git tracks.
 		if r, ok := relativeTo(links.Resolve(top), links.Entry(abs)); ok {
-			rel = r
+			rel, relDir = r, top
 		}
 	}
-	format, err := PathFormat(e.Dir, r.Format, rel)
+	format, err := PathFormat(relDir, r.Format, rel)
 	if err != nil {
 		return resolveStep{}, err
 	}
