@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -249,4 +250,35 @@ func goSDKToolCount(t *testing.T, ctx context.Context, repo string) int {
 		t.Fatalf("the Go SDK's client lists %d tools, fewer than the 20 this release publishes", len(tools.Tools))
 	}
 	return len(tools.Tools)
+}
+
+// The TypeScript SDK's client shuts the server down by closing its input,
+// then sending SIGTERM, then SIGKILL. A call in flight that does not end
+// (a reserve waiting for the repository's lock) kept the server past the
+// SIGTERM, waiting out its grace for the call, until the SIGKILL: the
+// signal now ends it.
+func TestMCPEndsOnSIGTERMWithACallInFlight(t *testing.T) {
+	clients := needMCPClients(t)
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	mustQueen(t, repo, "ann", "init", "--droid", "ann")
+	held, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	go (&jsonl.Lock{Path: filepath.Join(repo, ".git", "queen.lock")}).Do(func(*jsonl.Tx) error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, clients.node, filepath.Join("testdata", "mcpclients", "ts-shutdown.cjs"), clients.modules, repo)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the TypeScript client: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != `{"code":0,"signal":null}` {
+		t.Errorf("the server ended with %s, not at the client's SIGTERM", got)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/links"
@@ -71,17 +72,29 @@ func resolve(e *Env, r ResolveRequest) ([]Resolved, error) {
 			files[i] = filepath.Join(top, f)
 		}
 	}
-	results := []Resolved{}
+	// Every file is read and merged before any is written: one that
+	// cannot be leaves all of them as they were.
+	var steps []resolveStep
 	unsettled := 0
 	for _, f := range files {
-		res, err := e.resolveFile(r, top, f)
+		step, err := e.resolveFile(r, top, f)
 		if err != nil {
 			return nil, err
 		}
-		results = append(results, res)
-		if res.Conflict || (r.Check && res.Changed) {
+		steps = append(steps, step)
+		if step.Conflict || (r.Check && step.Changed) {
 			unsettled++
 		}
+	}
+	results, written := []Resolved{}, []string{}
+	for _, step := range steps {
+		if err := step.write(top, &written); err != nil {
+			if len(written) > 0 {
+				err = fmt.Errorf("resolve wrote %s, then failed: %w", strings.Join(written, ", "), err)
+			}
+			return nil, err
+		}
+		results = append(results, step.Resolved)
 	}
 	if unsettled > 0 {
 		what := "still conflicted"
@@ -93,21 +106,48 @@ func resolve(e *Env, r ResolveRequest) ([]Resolved, error) {
 	return results, nil
 }
 
-// resolveFile repairs one file (a path relative to the working directory).
-func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) {
+// resolveStep is one file's repair, worked out and not yet written.
+type resolveStep struct {
+	Resolved
+	abs, rel string
+	bytes    []byte // what to write, or nil
+	stage    bool
+}
+
+// write writes and stages the file as the step says, adding its path to
+// written once it has changed.
+func (s *resolveStep) write(top string, written *[]string) error {
+	if s.bytes != nil {
+		if err := jsonl.WriteFileAtomic(s.abs, s.bytes); err != nil {
+			return fmt.Errorf("resolve: %w", err)
+		}
+		*written = append(*written, s.Path)
+	}
+	if s.stage {
+		if err := gitrepo.Stage(top, s.rel); err != nil {
+			return err
+		}
+		s.Staged = true
+	}
+	return nil
+}
+
+// resolveFile works out the repair of one file (a path relative to the
+// working directory).
+func (e *Env) resolveFile(r ResolveRequest, top, file string) (resolveStep, error) {
 	abs := e.abs(file)
-	rel := file
+	rel, relDir := file, e.Dir
 	if top != "" {
 		// The repository's path of the file is where its directory's links
 		// lead (cd link, for ln -s sub link, names sub/FILE as link/FILE);
 		// the file itself may be a link git tracks.
 		if r, ok := relativeTo(links.Resolve(top), links.Entry(abs)); ok {
-			rel = r
+			rel, relDir = r, top
 		}
 	}
-	format, err := PathFormat(e.Dir, r.Format, rel)
+	format, err := PathFormat(relDir, r.Format, rel)
 	if err != nil {
-		return Resolved{}, err
+		return resolveStep{}, err
 	}
 	opts := merge.Options{Format: format, CheckpointInterval: r.Interval, TextMerge: textMerge(e.Dir, 7, rel)}
 	out := Resolved{Path: file}
@@ -115,30 +155,30 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 	var res merge.Result
 	stages, err := gitrepo.IndexStages(top, rel)
 	if err != nil {
-		return Resolved{}, err
+		return resolveStep{}, err
 	}
 	data, readErr := regular.Read(abs, 0) // a link to a device or a pipe is no log
 	if _, ok := errors.AsType[*regular.NotRegularError](readErr); ok {
-		return Resolved{}, fmt.Errorf("resolve: %w; resolve repairs only files: name the file itself", readErr)
+		return resolveStep{}, fmt.Errorf("resolve: %w; resolve repairs only files: name the file itself", readErr)
 	}
 	if stages == nil && errors.Is(readErr, fs.ErrNotExist) {
-		return Resolved{}, &UsageError{Command: "resolve", Msg: file + ": no such file; resolve repairs the JSONL files a merge left " +
+		return resolveStep{}, &UsageError{Command: "resolve", Msg: file + ": no such file; resolve repairs the JSONL files a merge left " +
 			"with conflict markers or union duplicates (without FILE, it finds them)"}
 	}
 	switch {
 	case stages != nil:
 		if stages[1] == nil || stages[2] == nil {
-			return Resolved{}, fmt.Errorf("%s was deleted on one side of the merge: keep it with `git add %s` or drop it with `git rm %s`", file, file, file)
+			return resolveStep{}, fmt.Errorf("%s was deleted on one side of the merge: keep it with `git add %s` or drop it with `git rm %s`", file, file, file)
 		}
 		out.Source = "index"
 		res, err = merge.Merge(stages[0], stages[1], stages[2], rel, opts)
 		if err == nil && readErr == nil && handEdited(data, res.Bytes(), stages) {
-			return Resolved{}, fmt.Errorf("resolve: %s was changed since the merge stopped (it holds no conflict markers, and neither side "+
+			return resolveStep{}, fmt.Errorf("resolve: %s was changed since the merge stopped (it holds no conflict markers, and neither side "+
 				"nor the merge): resolve would replace it with the merge of the index stages. To keep your change: git add %s; "+
 				"to merge it with the driver again: git checkout -m -- %s, then git queen resolve %s", file, file, file, file)
 		}
 	case readErr != nil:
-		return Resolved{}, fmt.Errorf("resolve: %w", readErr)
+		return resolveStep{}, fmt.Errorf("resolve: %w", readErr)
 	default:
 		out.Source = "clean"
 		if merge.SplitConflicts(data).Hunks > 0 {
@@ -150,29 +190,23 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (Resolved, error) 
 		}
 	}
 	if err != nil {
-		return Resolved{}, fmt.Errorf("resolve %s: %w", file, err)
+		return resolveStep{}, fmt.Errorf("resolve %s: %w", file, err)
 	}
 	out.Format, out.Conflict, out.Reports = string(res.Format), res.Conflict, jsonline.NonNil(res.Reports)
 	out.Changed = readErr != nil || !bytes.Equal(data, res.Bytes())
+	step := resolveStep{Resolved: out, abs: abs, rel: rel}
 	if r.Check {
-		return out, nil
+		return step, nil
 	}
 	if out.Changed {
 		if err := ledAway("resolve", file, abs, "resolve writes a file named in the worktree only there, where git commits it; "+
 			"remove the link, or name the file where it lies"); err != nil {
-			return Resolved{}, err
+			return resolveStep{}, err
 		}
-		if err := jsonl.WriteFileAtomic(abs, res.Bytes()); err != nil {
-			return Resolved{}, fmt.Errorf("resolve: %w", err)
-		}
+		step.bytes = res.Bytes()
 	}
-	if stages != nil && !res.Conflict {
-		if err := gitrepo.Stage(top, rel); err != nil {
-			return Resolved{}, err
-		}
-		out.Staged = true
-	}
-	return out, nil
+	step.stage = stages != nil && !res.Conflict
+	return step, nil
 }
 
 // unmergedJSONL lists the unmerged paths that are JSONL, by name or by the

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 	"time"
@@ -84,13 +83,14 @@ func (c *cancelledCalls) answers(msg jsonrpc.Message) bool {
 const eofGrace = 10 * time.Second
 
 // drain waits until every call in flight is answered, for at most grace
-// (or until ctx ends or the connection closes). The end of the input
+// (or until the connection closes; a signal ends the server in Main, as
+// the SDK's reading context never ends). The end of the input
 // ends the server, and the SDK then stops the calls in flight and drops
 // their answers: a client that writes its calls and closes its end of
 // the pipe (echo ... | git queen mcp) got no answer at all, not even
 // initialize's. A wait stops when the input ends (runner.inputEnded),
 // and is answered; a call that takes longer than grace is stopped then.
-func (c *cancelledCalls) drain(ctx context.Context, closed <-chan struct{}, grace time.Duration) {
+func (c *cancelledCalls) drain(closed <-chan struct{}, grace time.Duration) {
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	for {
@@ -103,8 +103,6 @@ func (c *cancelledCalls) drain(ctx context.Context, closed <-chan struct{}, grac
 		select {
 		case <-answered:
 		case <-timer.C:
-			return
-		case <-ctx.Done():
 			return
 		case <-closed:
 			return

@@ -60,7 +60,18 @@ func Main(args []string) int {
 	defer stop()
 	t := &lineTransport{in: os.Stdin, out: os.Stdout, ended: make(chan struct{})}
 	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress, inputEnded: t.ended})
-	err := s.Run(ctx, t)
+	// On a signal the SDK's Run closes the session and waits for the calls
+	// in flight, whose contexts (and the drain's, when the input ended) it
+	// never ends: a call waiting for the repository's lock kept the server
+	// past a client's SIGTERM, to its SIGKILL. A signal ends the server at
+	// once, and its calls in flight with it, as it ends a command.
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx, t) }()
+	var err error
+	select {
+	case err = <-ran:
+	case <-ctx.Done():
+	}
 	if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintf(os.Stderr, "git-queen-mcp: %v\n", err)
 		return commands.ExitFailure

@@ -122,7 +122,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if c.ended != nil {
 				close(c.ended)
 			}
-			c.calls.drain(ctx, c.closed, eofGrace)
+			c.calls.drain(c.closed, eofGrace)
 			return nil, l.err
 		}
 		var msg jsonrpc.Message
