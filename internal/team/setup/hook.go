@@ -82,21 +82,24 @@ type Hook struct {
 	scriptLFS, refsReadTwice bool
 	// Guards is what the hook guards, in words.
 	Guards string `json:"guards"`
+	// Error is why git-queen could not read the hook (Hooks), or, after
+	// hooks install, install it.
+	Error string `json:"error,omitempty"`
 }
 
 // Hooks describes each of hooks.Names, in the environment getenv reads
-// (see HookInfoFor).
-func (r *Repo) Hooks(getenv func(string) string) ([]*Hook, error) {
+// (see HookInfoFor); one it cannot read says why in its Error.
+func (r *Repo) Hooks(getenv func(string) string) []*Hook {
 	defer r.answering()()
 	var all []*Hook
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name, getenv)
 		if err != nil {
-			return nil, err
+			h = &Hook{Name: name, Guards: HookGuards[name], Error: err.Error()}
 		}
 		all = append(all, h)
 	}
-	return all, nil
+	return all
 }
 
 // HookInfoFor finds the hook name where git will look for it: `git
@@ -237,15 +240,16 @@ func (h *Hook) line() string {
 	return TrackedLine(h.Name)
 }
 
-// InstallHook installs every hook of hooks.Names (see InstallHookNamed),
-// and returns what it did, one line a hook that changed. Hooks that git
-// runs but git-queen does not write are left alone and named in an
-// *ElsewhereError, after the others are installed. getenv reads the
-// environment the hooks run in (see HookInfoFor).
+// InstallHook installs every hook of hooks.Names it can (see
+// InstallHookNamed), as init does, and returns what it did, one line a
+// hook that changed. Hooks that git runs but git-queen does not write are
+// left alone and named in an *ElsewhereError; a hook it cannot install
+// does not stop the others, and the error then says each (Failures).
+// getenv reads the environment the hooks run in (see HookInfoFor).
 func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, error) {
 	defer r.answering()()
 	var did []string
-	elsewhere := &ElsewhereError{}
+	failed, elsewhere := &fixErrors{}, &ElsewhereError{}
 	for _, name := range hooks.Names {
 		d, err := r.InstallHookNamed(name, force, getenv)
 		if d != "" {
@@ -254,13 +258,10 @@ func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, erro
 		if e, ok := errors.AsType[*ElsewhereError](err); ok {
 			elsewhere.Hooks = append(elsewhere.Hooks, e.Hooks...)
 		} else if err != nil {
-			return strings.Join(did, "\n"), err
+			failed.add(name, err)
 		}
 	}
-	if len(elsewhere.Hooks) > 0 {
-		return strings.Join(did, "\n"), elsewhere
-	}
-	return strings.Join(did, "\n"), nil
+	return strings.Join(did, "\n"), failed.with(elsewhere)
 }
 
 // InstallHookNamed installs one shim: an identical hook is left alone, one
