@@ -59,10 +59,10 @@ type Hook struct {
 	// configuration, is the file of it that names remotes:, the
 	// configurations lefthook fetches and git-queen does not read.
 	Unread string `json:"unread,omitempty"`
-	// configIsDir is true for lefthook's hook where LEFTHOOK_CONFIG names
-	// a directory (AddTo): lefthook cannot load it, and no file can be
-	// added to.
-	configIsDir bool
+	// configRefused, for lefthook's hook, is what LEFTHOOK_CONFIG names
+	// (AddTo) where lefthook cannot load it (lefthookConfigMissing): no
+	// file to add to.
+	configRefused string
 	// refused says why the pre-commit framework refuses the configuration
 	// it reads (frameworkUnloadable), where it does not run git-queen: the
 	// hook fails every time, and init and hooks install say so beside what
@@ -210,8 +210,8 @@ const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
 func (h *Hook) Instruction() string {
 	switch h.Owner {
 	case OwnerLefthook:
-		if h.configIsDir {
-			return lefthookConfigDir(h.AddTo, "its "+h.Name+" hook")
+		if h.configRefused != "" {
+			return lefthookConfigDir(h.AddTo, h.configRefused, "its "+h.Name+" hook")
 		}
 		line := fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 		if h.Unread != "" {
