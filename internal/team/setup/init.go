@@ -154,7 +154,7 @@ func Failures(err error) map[string]string {
 // that says err leaves them out of the checks it says beside it.
 func Named(err error) []string {
 	if f, ok := errors.AsType[*fixErrors](err); ok {
-		return slices.Concat(append(f.names, f.elsewhere.Names())...)
+		return append(slices.Concat(f.names...), f.elsewhere.Names()...)
 	}
 	e, _ := errors.AsType[*ElsewhereError](err)
 	return e.Names()
