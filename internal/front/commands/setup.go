@@ -1,7 +1,7 @@
 package commands
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -116,7 +116,9 @@ func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
 --git-path hooks, which follows core.hooksPath); a hook already there is
 kept as NAME.queen-chained and runs after git-queen's. It does not write
 where git runs a hook manager's hooks or a hooks directory of the
-repository's files: it says what to add there instead, and exits 1.
+repository's files: it says what to add there instead, and exits 1. A
+hook it cannot install does not stop the others: it says why of each,
+and exits 1.
 uninstall removes git-queen's hooks and puts back the ones they chained;
 it names the files of the team's that still run git-queen's check (a
 .husky/ script, lefthook.yml), which it leaves as they are. status says,
@@ -125,7 +127,8 @@ and exits 1 when one fails (as doctor does).
 
 With --json: hooks, the state of each; status adds checks (its verdicts),
 install and uninstall add did (what they changed, one line a hook; empty
-when nothing). hook, the first of hooks, is deprecated: read hooks.`,
+when nothing); a hook git-queen could not read or install has error, why.
+hook, the first of hooks, is deprecated: read hooks.`,
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the three hooks (a hook already there is kept and still runs)",
 				Flags:  []cli.Flag{&cli.BoolFlag{Name: "force", Destination: &install.Force, Usage: "install even into a global or system core.hooksPath, or one outside the repository"}},
@@ -306,12 +309,12 @@ func runHooks(o hooksOptions) error {
 	case "uninstall":
 		did, err = r.UninstallHook()
 	}
-	if err != nil && !errors.As(err, new(*setup.ElsewhereError)) {
+	if err != nil && o.Verb == "uninstall" {
 		return err
 	}
-	all, herr := r.Hooks(o.Env.Getenv)
-	if herr != nil {
-		return herr
+	all, failed := r.Hooks(o.Env.Getenv), setup.Failures(err) // install goes on past a hook it cannot install
+	for _, h := range all {
+		h.Error = cmp.Or(h.Error, failed[h.Name])
 	}
 	var checks []setup.Check
 	if o.Verb == "status" {

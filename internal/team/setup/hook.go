@@ -59,10 +59,10 @@ type Hook struct {
 	// configuration, is the file of it that names remotes:, the
 	// configurations lefthook fetches and git-queen does not read.
 	Unread string `json:"unread,omitempty"`
-	// configIsDir is true for lefthook's hook where LEFTHOOK_CONFIG names
-	// a directory (AddTo): lefthook cannot load it, and no file can be
-	// added to.
-	configIsDir bool
+	// configRefused, for lefthook's hook, is what LEFTHOOK_CONFIG names
+	// (AddTo) where lefthook cannot load it (lefthookConfigMissing): no
+	// file to add to.
+	configRefused string
 	// refused says why the pre-commit framework refuses the configuration
 	// it reads (frameworkUnloadable), where it does not run git-queen: the
 	// hook fails every time, and init and hooks install say so beside what
@@ -82,21 +82,24 @@ type Hook struct {
 	scriptLFS, refsReadTwice bool
 	// Guards is what the hook guards, in words.
 	Guards string `json:"guards"`
+	// Error is why git-queen could not read the hook (Hooks), or, after
+	// hooks install, install it.
+	Error string `json:"error,omitempty"`
 }
 
 // Hooks describes each of hooks.Names, in the environment getenv reads
-// (see HookInfoFor).
-func (r *Repo) Hooks(getenv func(string) string) ([]*Hook, error) {
+// (see HookInfoFor); one it cannot read says why in its Error.
+func (r *Repo) Hooks(getenv func(string) string) []*Hook {
 	defer r.answering()()
 	var all []*Hook
 	for _, name := range hooks.Names {
 		h, err := r.HookInfoFor(name, getenv)
 		if err != nil {
-			return nil, err
+			h = &Hook{Name: name, Guards: HookGuards[name], Error: err.Error()}
 		}
 		all = append(all, h)
 	}
-	return all, nil
+	return all
 }
 
 // HookInfoFor finds the hook name where git will look for it: `git
@@ -207,8 +210,8 @@ const ManagersSection = "Beside hook managers, Git LFS and committed hooks"
 func (h *Hook) Instruction() string {
 	switch h.Owner {
 	case OwnerLefthook:
-		if h.configIsDir {
-			return lefthookConfigDir(h.AddTo, "its "+h.Name+" hook")
+		if h.configRefused != "" {
+			return lefthookConfigDir(h.AddTo, h.configRefused, "its "+h.Name+" hook")
 		}
 		line := fmt.Sprintf("%s: a %s command that runs `git-queen hook %s` (README: %q)", h.AddTo, h.Name, h.Name, ManagersSection)
 		if h.Unread != "" {
@@ -237,15 +240,16 @@ func (h *Hook) line() string {
 	return TrackedLine(h.Name)
 }
 
-// InstallHook installs every hook of hooks.Names (see InstallHookNamed),
-// and returns what it did, one line a hook that changed. Hooks that git
-// runs but git-queen does not write are left alone and named in an
-// *ElsewhereError, after the others are installed. getenv reads the
-// environment the hooks run in (see HookInfoFor).
+// InstallHook installs every hook of hooks.Names it can (see
+// InstallHookNamed), as init does, and returns what it did, one line a
+// hook that changed. Hooks that git runs but git-queen does not write are
+// left alone and named in an *ElsewhereError; a hook it cannot install
+// does not stop the others, and the error then says each (Failures).
+// getenv reads the environment the hooks run in (see HookInfoFor).
 func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, error) {
 	defer r.answering()()
 	var did []string
-	elsewhere := &ElsewhereError{}
+	failed, elsewhere := &fixErrors{}, &ElsewhereError{}
 	for _, name := range hooks.Names {
 		d, err := r.InstallHookNamed(name, force, getenv)
 		if d != "" {
@@ -254,13 +258,10 @@ func (r *Repo) InstallHook(force bool, getenv func(string) string) (string, erro
 		if e, ok := errors.AsType[*ElsewhereError](err); ok {
 			elsewhere.Hooks = append(elsewhere.Hooks, e.Hooks...)
 		} else if err != nil {
-			return strings.Join(did, "\n"), err
+			failed.add(name, err)
 		}
 	}
-	if len(elsewhere.Hooks) > 0 {
-		return strings.Join(did, "\n"), elsewhere
-	}
-	return strings.Join(did, "\n"), nil
+	return strings.Join(did, "\n"), failed.with(elsewhere)
 }
 
 // InstallHookNamed installs one shim: an identical hook is left alone, one

@@ -56,9 +56,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
-	case h.Owner == OwnerLefthook && h.configIsDir:
+	case h.Owner == OwnerLefthook && h.configRefused != "":
 		c.Status, c.fix, c.Fixable = Fail, nil, false
-		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, "the hook"))
+		c.Message = fmt.Sprintf("git runs lefthook's hook (%s), but %s", where, lefthookConfigDir(h.AddTo, h.configRefused, "the hook"))
 	case tooLarge != "":
 		c.warnOnly(fmt.Sprintf("git runs %s (%s); %s", ownerNames[h.Owner], where, tooLarge))
 	case h.Managed != "" && !h.RunsQueen && unloadable != "":

@@ -3,7 +3,9 @@
 package setup
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -101,5 +103,66 @@ func TestHooksThatAreNoFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The pre-push git-lfs leaves when hooks install has it write its hooks
+// (lfsBeside) is read as every hook is (readHead): one that is a link to
+// a named pipe (another writer's, in the moment the shim was set aside)
+// was opened, and install hung. Here git-lfs is wrapped to leave one.
+func TestLFSPrePushThatIsNoFile(t *testing.T) {
+	lfs, err := exec.LookPath("git-lfs")
+	if err != nil {
+		t.Skip("no git-lfs:", err)
+	}
+	r := newRepo(t)
+	pipe, bin := filepath.Join(t.TempDir(), "pipe"), t.TempDir()
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	prePush := filepath.Join(r.GitDir, "hooks", "pre-push")
+	wrapper := fmt.Sprintf("#!/bin/sh\n'%s' \"$@\" || exit\n[ \"$1\" != update ] || ln -sf '%s' '%s'\n", lfs, pipe, prePush)
+	if err := os.WriteFile(filepath.Join(bin, "git-lfs"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err := os.MkdirAll(filepath.Join(r.GitDir, "lfs", "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := r.InstallHookNamed("pre-push", false, nil); done <- err }()
+	select {
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading the pre-push git-lfs left, a link to a pipe, hung")
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := r.HookInfoFor("pre-push", nil); err != nil || h.State != HookCurrent || h.Chained != "" {
+		t.Fatalf("after install: %+v, %v", h, err)
+	}
+}
+
+// husky's init.sh, which its hooks run first, is read as a hook is: a
+// link to a named pipe there hung doctor.
+func TestHuskyInitThatIsNoFile(t *testing.T) {
+	config := t.TempDir()
+	if err := os.Mkdir(filepath.Join(config, "husky"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(config, "husky", "init.sh"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	getenv := func(name string) string { return map[string]string{"XDG_CONFIG_HOME": config}[name] }
+	done := make(chan string, 1)
+	go func() { done <- switchedOff(&Hook{Name: "pre-commit", Owner: OwnerHusky}, getenv) }()
+	select {
+	case <-time.After(30 * time.Second):
+		t.Fatal("reading husky's init.sh, a pipe, hung")
+	case off := <-done:
+		if off != "" {
+			t.Fatal(off)
+		}
 	}
 }

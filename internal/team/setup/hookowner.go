@@ -166,8 +166,8 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		h.Managed = "lefthook's hook: lefthook install replaces whatever is there"
 		h.AddTo = "lefthook.yml"
 		files, remotes, _ := r.lefthookFiles(getenv)
-		if missing, isDir := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
-			h.AddTo, h.configIsDir = missing, isDir // where lefthook looks for its configuration
+		if missing, refused := lefthookConfigMissing(r.TopLevel, getenv); missing != "" {
+			h.AddTo, h.configRefused = missing, refused // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, func(file string) (bool, error) {
 			text, err := regular.Read(filepath.Join(r.TopLevel, file), maxLefthookConfig)

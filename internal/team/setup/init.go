@@ -79,25 +79,18 @@ func (r *Repo) Init(o Options) ([]Change, []Check, error) {
 			failed.add(c.Name, fmt.Errorf("still failing after the fix: %s", c.Message))
 		}
 	}
-	switch {
-	case len(failed.names) == 0 && len(elsewhere.Hooks) == 0:
-		return changes, checks, nil
-	case len(failed.names) == 0:
-		return changes, checks, elsewhere
-	case len(elsewhere.Hooks) > 0:
-		// One error says all: what failed, and what to add to the hooks
-		// (as words: the caller takes an *ElsewhereError for the only failure).
-		failed.names, failed.causes = append(failed.names, elsewhere.Names()), append(failed.causes, errors.New(elsewhere.Error()))
-	}
-	return changes, checks, failed
+	return changes, checks, failed.with(elsewhere)
 }
 
-// fixErrors are the fixes that failed in one run of init, each cause once
+// fixErrors are the fixes that failed in one run of init or InstallHook, each cause once
 // with the checks it failed (three hooks refused for one core.hooksPath
 // are one line).
 type fixErrors struct {
 	names  [][]string
 	causes []error
+	// elsewhere, said after the causes, are the hooks git runs that
+	// git-queen does not write (with).
+	elsewhere *ElsewhereError
 }
 
 func (f *fixErrors) add(name string, err error) {
@@ -115,18 +108,53 @@ func (f *fixErrors) Error() string {
 	for i, cause := range f.causes {
 		lines[i] = strings.Join(f.names[i], ", ") + ": " + cause.Error()
 	}
+	if f.elsewhere != nil {
+		lines = append(lines, strings.Join(f.elsewhere.Names(), ", ")+": "+f.elsewhere.Error())
+	}
 	return strings.Join(lines, "\n")
 }
 
 // Unwrap gives errors.Is and errors.As each cause.
 func (f *fixErrors) Unwrap() []error { return f.causes }
 
+// with is the error of a run that set up all it could: nil, elsewhere
+// alone (the hooks git runs that git-queen does not write), or f, which
+// then says elsewhere's too (not unwrapped: a caller takes an
+// *ElsewhereError for the only failure).
+func (f *fixErrors) with(elsewhere *ElsewhereError) error {
+	switch {
+	case len(f.names) == 0 && len(elsewhere.Hooks) == 0:
+		return nil
+	case len(f.names) == 0:
+		return elsewhere
+	case len(elsewhere.Hooks) > 0:
+		f.elsewhere = elsewhere
+	}
+	return f
+}
+
+// Failures are the checks (or hooks) whose fixes failed in err, of Init or
+// InstallHook, each with why; not those an *ElsewhereError names.
+func Failures(err error) map[string]string {
+	f, ok := errors.AsType[*fixErrors](err)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for i, names := range f.names {
+		for _, name := range names {
+			out[name] = f.causes[i].Error()
+		}
+	}
+	return out
+}
+
 // Named are the checks err, of Init or InstallHook, says what to do about:
 // those whose fixes failed, the hooks an *ElsewhereError names. A caller
 // that says err leaves them out of the checks it says beside it.
 func Named(err error) []string {
 	if f, ok := errors.AsType[*fixErrors](err); ok {
-		return slices.Concat(f.names...)
+		return append(slices.Concat(f.names...), f.elsewhere.Names()...)
 	}
 	e, _ := errors.AsType[*ElsewhereError](err)
 	return e.Names()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The names lefthook 2 gives its main configuration and the local one it
@@ -111,32 +112,39 @@ func (r *Repo) lefthookTree(file string) (tree map[string]any, parseErr, readErr
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,
-// or absolute), in the environment getenv reads, where it is no file:
-// lefthook then reads no configuration, not the local one either. Of one
-// that does not exist it runs nothing (it prints `Config file "..." not
-// found!` and lets git go on); a directory (isDir) it cannot load
-// (lefthook 2.2.2: "fs.FS provider does not support this method"), and
-// fails every time. "" when it is unset, or
-// names a file there is.
-func lefthookConfigMissing(top string, getenv func(string) string) (name string, isDir bool) {
+// or absolute), in the environment getenv reads, where lefthook cannot
+// read it: lefthook then reads no configuration, not the local one
+// either. Of one that does not exist it runs nothing (it prints `Config
+// file "..." not found!` and lets git go on); a directory, or a file
+// without the extension of a configuration (lefthookExtensions, in that
+// case), it cannot load (lefthook 2.2.2: "fs.FS provider does not support
+// this method"), and fails every time: refused then says what it is. ""
+// when it is unset, or names a file lefthook loads.
+func lefthookConfigMissing(top string, getenv func(string) string) (name, refused string) {
 	if getenv == nil || getenv("LEFTHOOK_CONFIG") == "" {
-		return "", false
+		return "", ""
 	}
 	name, path := getenv("LEFTHOOK_CONFIG"), getenv("LEFTHOOK_CONFIG")
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(top, path)
 	}
 	info, err := os.Stat(path)
-	if err == nil && !info.IsDir() {
-		return "", false
+	switch {
+	case err != nil:
+		return name, ""
+	case info.IsDir():
+		return name, "a directory"
+	case !slices.Contains(lefthookExtensions, filepath.Ext(path)):
+		return name, "a file without the extension of a configuration (" + strings.Join(lefthookExtensions, ", ") + ")"
 	}
-	return name, err == nil
+	return "", ""
 }
 
-// lefthookConfigDir says that LEFTHOOK_CONFIG names config, a directory,
-// so that lefthook's hook (in words) fails every time, and what to do.
-func lefthookConfigDir(config, hook string) string {
-	return "LEFTHOOK_CONFIG names " + config + ", a directory, which lefthook cannot load: " + hook +
+// lefthookConfigDir says that LEFTHOOK_CONFIG names config, which is what
+// (lefthookConfigMissing's refused), so that lefthook's hook (in words)
+// fails every time, and what to do.
+func lefthookConfigDir(config, what, hook string) string {
+	return "LEFTHOOK_CONFIG names " + config + ", " + what + ", which lefthook cannot load: " + hook +
 		" fails every time, without running git-queen's check; point LEFTHOOK_CONFIG at a configuration file, or unset it"
 }
 

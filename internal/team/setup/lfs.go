@@ -82,7 +82,7 @@ func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
 	}
 	lfsErr := r.UpdateLFSHooks()
 	// Whatever git-lfs did, the shim goes back where git looks.
-	if data, err := os.ReadFile(h.Path); err == nil {
+	if data, err := readHead(h.Path); err == nil { // what git-lfs wrote, read as every hook is
 		switch {
 		case h.Chained == "" && isLFSPrePush(data):
 			if err := os.Rename(h.Path, h.Path+hooks.ChainedSuffix); err != nil {

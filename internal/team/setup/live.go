@@ -65,7 +65,8 @@ func (r *Repo) legacyLogs() (found, skipped []string, err error) {
 				}
 				link := fmt.Sprintf("%s is a symbolic link to %s, %s", r.shown(p), away.Target, where)
 				if top != r.TopLevel {
-					skipped = append(skipped, link+": not imported; remove the link in that worktree (git rm a committed one)")
+					skipped = append(skipped, fmt.Sprintf("%s: not imported; remove the link: git -C %s rm %s, and commit (rm %[4]s where it is not committed)",
+						link, top, filepath.Join(workspace.DirName, filepath.Base(p)), p))
 					continue
 				}
 				return nil, nil, fmt.Errorf("%s: init imports only the logs the repository holds "+

@@ -1,7 +1,6 @@
 package setup
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -31,7 +30,7 @@ func switchedOff(h *Hook, getenv func(string) string) string {
 			config = filepath.Join(getenv("HOME"), ".config")
 		}
 		init := filepath.Join(config, "husky", "init.sh")
-		if text, err := os.ReadFile(init); config != "" && err == nil && huskyOff().Match(uncommented(text)) {
+		if text, err := readHead(init); config != "" && err == nil && huskyOff().Match(uncommented(text)) {
 			return init + " sets HUSKY=0, so husky's hooks run nothing, git-queen's check included"
 		}
 	case OwnerLefthook:
