@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
@@ -66,7 +67,7 @@ func (r *Repo) legacyLogs() (found, skipped []string, err error) {
 				link := fmt.Sprintf("%s is a symbolic link to %s, %s", r.shown(p), away.Target, where)
 				if top != r.TopLevel {
 					skipped = append(skipped, fmt.Sprintf("%s: not imported; remove the link: git -C %s rm %s, and commit (rm %[4]s where it is not committed)",
-						link, top, filepath.Join(workspace.DirName, filepath.Base(p)), p))
+						link, wording.ShellWord(top), wording.ShellWord(filepath.Join(workspace.DirName, filepath.Base(p))), wording.ShellWord(p)))
 					continue
 				}
 				return nil, nil, fmt.Errorf("%s: init imports only the logs the repository holds "+
