@@ -169,3 +169,24 @@ func TestAPushThroughADanglingSymrefIsNamed(t *testing.T) {
 		t.Errorf("doctor: %s", describeRun([]string{"doctor"}, res))
 	}
 }
+
+// The server's refs/queen/ledger is a symbolic ref to main: sync sets
+// main's commit aside and refuses to push through it, and doctor's lines
+// about it say what to do on the server, not that the next sync pushes
+// over it.
+func TestDoctorOnALedgerSymrefSaysWhatToDo(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.FileRemote(t)
+	seedRemote(t, r)
+	ann := queenClone(t, r, "ann")
+	testgit.Run(t, r.Dir, "symbolic-ref", "refs/queen/ledger", "refs/heads/main")
+	mustQueen(t, ann, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "hello")
+	if res := gitQueen(t, ann, "ann", "sync"); res.code != 1 || !strings.Contains(res.stderr, "symbolic ref to refs/heads/main") {
+		t.Fatalf("sync: %s", describeRun([]string{"sync"}, res))
+	}
+	res := gitQueen(t, ann, "ann", "doctor")
+	if !regexp.MustCompile(`(?m)^warn +set-aside .*; it is refs/heads/main's commit: .* git symbolic-ref --delete refs/queen/ledger`).MatchString(res.stdout) ||
+		!regexp.MustCompile(`(?m)^warn +remote-ledger +origin's ledger, as fetched, is set aside: .*every git queen sync stops on it`).MatchString(res.stdout) {
+		t.Errorf("doctor: %s", describeRun([]string{"doctor"}, res))
+	}
+}

@@ -37,6 +37,12 @@ func TestALedgerThatIsASymrefIsNotPushedThrough(t *testing.T) {
 				!strings.Contains(err.Error(), "git symbolic-ref --delete "+ledger.Ref) {
 				t.Fatalf("sync error %v; want one that names refs/heads/main and how to remove the symbolic ref", err)
 			}
+			// The note of main's commit set aside says what to do, not
+			// that the next sync pushes over it.
+			st, _ := loadState(b.s.WS.Dir)
+			if n := len(st.SetAside); n == 0 || !strings.Contains(st.SetAside[n-1].Fix(), "git symbolic-ref --delete") {
+				t.Errorf("the set-aside note's fix: %v", st.SetAside)
+			}
 		})
 	}
 }

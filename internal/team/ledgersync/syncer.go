@@ -299,6 +299,7 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 			if r.pushesOver() {
 				if err := s.refuseAlias(rm, false); err != nil {
 					s.note(rm, "push", err)
+					s.noteAlias(r, err)
 					return err
 				}
 			}
