@@ -148,9 +148,10 @@ func askGit(dir string) (*Repo, error) {
 func (r *Repo) SameRepository(path string) bool {
 	gitDir := path
 	if info, err := os.Stat(filepath.Join(path, ".git")); err == nil {
-		gitDir = filepath.Join(path, ".git")
-		if !info.IsDir() {
-			gitDir, _ = readGitFile(gitDir)
+		if gitDir = filepath.Join(path, ".git"); !info.IsDir() {
+			if gitDir, err = readGitFile(gitDir); err != nil {
+				return false
+			}
 		}
 	}
 	theirs, err := os.Stat(commonDir(gitDir))
