@@ -144,3 +144,49 @@ func TestDoctorProbesAWorkingRemote(t *testing.T) {
 		t.Errorf("doctor after a push:\n%s", out)
 	}
 }
+
+// origin fetches from one server and pushes (remote.origin.pushurl) to a
+// second over git daemon, whose refs/queen/ledger is a symbolic ref to a
+// ref that does not exist: no server shows one, and the push that
+// creates the ledger creates that ref. sync warns after it, naming the
+// ref, and doctor fails on it rather than stop at the pushurl's warning.
+func TestAPushThroughADanglingSymrefIsNamed(t *testing.T) {
+	testgit.Isolate(t)
+	fetchFrom, pushTo := testgit.FileRemote(t), testgit.DaemonRemote(t)
+	seedRemote(t, fetchFrom)
+	ann := queenClone(t, fetchFrom, "ann")
+	testgit.Run(t, ann, "config", "remote.origin.pushurl", pushTo.URL)
+	testgit.Run(t, pushTo.Dir, "symbolic-ref", "refs/queen/ledger", "refs/heads/none")
+	mustQueen(t, ann, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "hello")
+	res := gitQueen(t, ann, "ann", "sync")
+	if !strings.Contains(res.stderr, "warning: pushed the ledger to origin, but its refs/queen/ledger at "+pushTo.URL+
+		" is a symbolic ref to refs/heads/none, which did not exist: this push created refs/heads/none") {
+		t.Errorf("sync: %s", describeRun([]string{"sync"}, res))
+	}
+	res = gitQueen(t, ann, "ann", "doctor")
+	if res.code != 1 || !regexp.MustCompile(`(?m)^fail +remote-ledger +origin, at the last push of the ledger \(.*\): its refs/queen/ledger at `+
+		regexp.QuoteMeta(pushTo.URL)+` is a symbolic ref to refs/heads/none`).MatchString(res.stdout) {
+		t.Errorf("doctor: %s", describeRun([]string{"doctor"}, res))
+	}
+}
+
+// The server's refs/queen/ledger is a symbolic ref to main: sync sets
+// main's commit aside and refuses to push through it, and doctor's lines
+// about it say what to do on the server, not that the next sync pushes
+// over it.
+func TestDoctorOnALedgerSymrefSaysWhatToDo(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.FileRemote(t)
+	seedRemote(t, r)
+	ann := queenClone(t, r, "ann")
+	testgit.Run(t, r.Dir, "symbolic-ref", "refs/queen/ledger", "refs/heads/main")
+	mustQueen(t, ann, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "hello")
+	if res := gitQueen(t, ann, "ann", "sync"); res.code != 1 || !strings.Contains(res.stderr, "symbolic ref to refs/heads/main") {
+		t.Fatalf("sync: %s", describeRun([]string{"sync"}, res))
+	}
+	res := gitQueen(t, ann, "ann", "doctor")
+	if !regexp.MustCompile(`(?m)^warn +set-aside .*; it is refs/heads/main's commit: .* git symbolic-ref --delete refs/queen/ledger`).MatchString(res.stdout) ||
+		!regexp.MustCompile(`(?m)^warn +remote-ledger +origin's ledger, as fetched, is set aside: .*every git queen sync stops on it`).MatchString(res.stdout) {
+		t.Errorf("doctor: %s", describeRun([]string{"doctor"}, res))
+	}
+}

@@ -143,6 +143,22 @@ func askGit(dir string) (*Repo, error) {
 	return r, nil
 }
 
+// SameRepository says whether path names r's repository, as git fetch
+// PATH takes it: any of its worktrees or git directories, by any path.
+func (r *Repo) SameRepository(path string) bool {
+	gitDir := path
+	if info, err := os.Stat(filepath.Join(path, ".git")); err == nil {
+		if gitDir = filepath.Join(path, ".git"); !info.IsDir() {
+			if gitDir, err = readGitFile(gitDir); err != nil {
+				return false
+			}
+		}
+	}
+	theirs, err := os.Stat(commonDir(gitDir))
+	own, ownErr := os.Stat(r.CommonDir)
+	return err == nil && ownErr == nil && os.SameFile(theirs, own)
+}
+
 // Worktree is one checkout of the repository.
 type Worktree struct {
 	Path string

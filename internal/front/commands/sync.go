@@ -101,6 +101,9 @@ func printSyncNotes(e *Env, res *ledgersync.Result) {
 	for _, a := range res.SetAside {
 		fmt.Fprintf(e.Stderr, "git-queen: set aside %s; %s\n", a, a.Fix())
 	}
+	if res.Aliased != "" {
+		fmt.Fprintf(e.Stderr, "git-queen: warning: %s\n", res.Aliased)
+	}
 	if res.Future > 0 {
 		fmt.Fprintf(e.Stderr, "git-queen: warning: %d reservation version(s) from other clones claim times up to %s ahead of this machine's clock; "+
 			"each ends here at most its time-to-live after it arrived\n", res.Future, records.ShortDuration(res.FutureBy))

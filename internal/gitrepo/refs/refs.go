@@ -70,6 +70,19 @@ func ReadIn(gitDir, name string) (h plumbing.Hash, ok bool, err error) {
 	return h, err == nil, err
 }
 
+// SymrefIn is the ref that name is a symbolic ref to in another
+// repository on this machine (its git directory), whether that ref exists
+// or not, as its loose file says ("ref: TARGET"); "" when it is none, or
+// the repository keeps its refs in a reftable.
+func SymrefIn(gitDir, name string) string {
+	data, err := readBounded(filepath.Join(gitDir, filepath.FromSlash(name)))
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
+	if err != nil || !ok {
+		return ""
+	}
+	return target
+}
+
 // maxRefFile bounds what is read of a loose ref file: an id and a newline
 // fit many times over, and a file another program filled is reported by
 // its first bytes.

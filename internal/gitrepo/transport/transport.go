@@ -132,7 +132,9 @@ func LsRemote(dir, remote, ref string, limit time.Duration) (id plumbing.Hash, f
 // SymrefTarget asks remote, within limit, whether ref is a symbolic ref
 // there, and returns the ref it names ("" when it is none): a push to it
 // moves that ref. A server that speaks only protocol v0 names the target
-// of HEAD alone, so for it the answer is "". The error is an *Error.
+// of HEAD alone, and no server shows a symbolic ref to a ref that does
+// not exist (it lists refs that resolve): for them the answer is "". The
+// error is an *Error.
 func SymrefTarget(dir, remote, ref string, limit time.Duration) (string, error) {
 	out, stderr, err := run(dir, limit, "ls-remote", "--symref", "--", remote, ref)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/redact"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/gitrepo/refs"
@@ -113,21 +114,8 @@ func (s *Syncer) fetchWith(rm Remote, fetch func(dir, remote, refspec string, li
 // process at all. For any other remote, and whenever in doubt, ok is
 // false and git fetches.
 func (s *Syncer) upToDate(rm Remote) (object.ID, bool) {
-	url := rm.Arg
-	if rm.Configured {
-		var ok bool
-		if url, ok = s.S.WS.Repo.LocalConfig("remote." + rm.Arg + ".url"); !ok {
-			return object.ZeroID, false
-		}
-	}
-	dir, isFile := strings.CutPrefix(url, "file://")
-	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
-		return object.ZeroID, false // a network remote, or a relative path
-	}
-	if info, err := os.Stat(filepath.Join(dir, ".git")); err == nil && info.IsDir() {
-		dir = filepath.Join(dir, ".git")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "objects")); err != nil {
+	dir, ok := localGitDir(s.S.WS.Repo, rm, rm.Arg)
+	if !ok {
 		return object.ZeroID, false
 	}
 	theirs, ok, err := refs.ReadIn(dir, ledger.Ref)
@@ -136,6 +124,28 @@ func (s *Syncer) upToDate(rm Remote) (object.ID, bool) {
 	}
 	known, err := s.ledger.Refs().Read(ledger.TrackingRef(rm.Arg))
 	return known, err == nil && known == theirs
+}
+
+// localGitDir is the git directory of the repository on this machine that
+// to (rm.Arg, or a URL rm pushes to) names: a path or a file:// URL, a
+// configured remote's by its url. ok is false for any other.
+func localGitDir(repo *gitrepo.Repo, rm Remote, to string) (string, bool) {
+	url := to
+	if rm.Configured && to == rm.Arg {
+		var ok bool
+		if url, ok = repo.LocalConfig("remote." + rm.Arg + ".url"); !ok {
+			return "", false
+		}
+	}
+	dir, isFile := strings.CutPrefix(url, "file://")
+	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
+		return "", false // a network remote, or a relative path
+	}
+	if info, err := os.Stat(filepath.Join(dir, ".git")); err == nil && info.IsDir() {
+		dir = filepath.Join(dir, ".git")
+	}
+	_, err := os.Stat(filepath.Join(dir, "objects"))
+	return dir, err == nil
 }
 
 // push publishes commit as the remote's ledger if the remote still has
@@ -173,18 +183,51 @@ func (s *Syncer) push(rm Remote, commit, expected object.ID) (transport.PushResu
 // one): git there moves the ref it names, and a branch named so shows as
 // a ledger set aside, so the push replaced the team's branch with the
 // ledger. Only such pushes ask, one exchange more; a push that keeps the
-// remote's ledger asks nothing.
-func (s *Syncer) refuseAlias(rm Remote) error {
+// remote's ledger asks nothing. Each server the push goes to is asked
+// (remote.NAME.pushurl). No server shows a symbolic ref to a ref that
+// does not exist, and a push through it creates that ref: one on this
+// machine is read from its ref file, and after a push that created the
+// ledger (created) the servers are asked again, the error then naming the
+// ref the push created.
+func (s *Syncer) refuseAlias(rm Remote, created bool) error {
 	limit, err := s.timeout()
 	if err != nil {
 		return err
 	}
-	target, err := transport.SymrefTarget(s.gitDir(), rm.Arg, ledger.Ref, limit)
-	if err != nil || target == "" {
-		return remoteError(rm, "push", err)
+	for _, to := range s.pushTargets(rm) {
+		target := ""
+		if dir, ok := localGitDir(s.S.WS.Repo, rm, to); ok {
+			target = refs.SymrefIn(dir, ledger.Ref)
+		}
+		if target == "" {
+			if target, err = transport.SymrefTarget(s.gitDir(), to, ledger.Ref, limit); err != nil {
+				return remoteError(rm, "push", err)
+			}
+		}
+		if target == "" {
+			continue
+		}
+		at, what := "", "which a push there would set to the ledger"
+		if to != rm.Arg {
+			at = " at " + redact.Password(to)
+		}
+		if created {
+			what = fmt.Sprintf("which did not exist: this push created %s with the ledger (git push %s :%s deletes it)", target, rm.Shown(), target)
+		}
+		return &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Aliased, Ref: target, Msg: fmt.Sprintf(
+			"its %s%s is a symbolic ref to %s, %s", ledger.Ref, at, target, what)}
 	}
-	return &RemoteError{Remote: rm.Shown(), Op: "push", Cause: Aliased, Ref: target, Msg: fmt.Sprintf(
-		"its %s is a symbolic ref to %s, which a push there would replace with the ledger", ledger.Ref, target)}
+	return nil
+}
+
+// pushTargets is where a push to rm goes, as git ls-remote takes it: each
+// remote.NAME.pushurl of a configured remote that has one (git pushes to
+// every one), else rm.Arg.
+func (s *Syncer) pushTargets(rm Remote) []string {
+	if urls := s.S.WS.Repo.ReadConfig().All("remote." + rm.Arg + ".pushurl"); rm.Configured && len(urls) > 0 {
+		return urls
+	}
+	return []string{rm.Arg}
 }
 
 // ProbeRef asks remote (a configured name or a URL) which commit it shows

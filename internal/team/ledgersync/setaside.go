@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
@@ -40,7 +41,10 @@ type SetAside struct {
 	OverBound bool `json:"over_bound,omitempty"`
 	// PushTo is the remote as git push takes it, for an OverBound commit
 	// (Remote is its tracking name: url-... for a remote given by URL).
-	PushTo string    `json:"push_to,omitempty"`
+	PushTo string `json:"push_to,omitempty"`
+	// Symref is, when the remote's ref was a symbolic ref, the ref it
+	// names, whose commit this is: no sync pushes over it (Aliased).
+	Symref string    `json:"symref,omitempty"`
 	At     time.Time `json:"at"`
 }
 
@@ -49,6 +53,10 @@ func (a SetAside) Fix() string {
 	if a.OverBound {
 		return "nothing was merged, and the remote's ledger was left as it is: if it is your team's history, raise queen.maxReceive as it says; " +
 			"if someone pushed it to flood the team, push this clone's ledger in its place: " + replaceCommand(cmp.Or(a.PushTo, a.Remote), a.Commit)
+	}
+	if a.Symref != "" {
+		return "it is " + a.Symref + "'s commit: the remote's " + a.Ref + " is a symbolic ref to it, and no sync pushes over it; " +
+			"on the server, run git symbolic-ref --delete " + a.Ref + ", then git queen sync"
 	}
 	if a.Rule != "" {
 		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"
@@ -94,6 +102,30 @@ func (r *round) noteSetAside(st *state, a SetAside) {
 	if n := len(st.SetAside); n > maxSetAside {
 		st.SetAside = slices.Clone(st.SetAside[n-maxSetAside:])
 	}
+}
+
+// noteAlias marks the notes of the remote's ledger r set aside as the
+// commit of the ref its symbolic ref names, when err (refuseAlias's) says
+// so: their fix is on the server, not the next sync. As the outcomes
+// (note), the notes are what doctor says: a failure to write them is no
+// sync's.
+func (s *Syncer) noteAlias(r *round, err error) {
+	re, ok := errors.AsType[*RemoteError](err)
+	if !ok || re.Cause != Aliased {
+		return
+	}
+	_ = s.S.Update(func(*jsonl.Tx) error {
+		st, err := s.loadState()
+		if err != nil {
+			return err
+		}
+		for i, a := range st.SetAside {
+			if a.Remote == r.remote && a.Commit == r.fetched.String() {
+				st.SetAside[i].Symref = re.Ref
+			}
+		}
+		return st.save(s.dir())
+	})
 }
 
 // setAsideWhole reports whether a note says that a round set remote's

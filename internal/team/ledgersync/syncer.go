@@ -186,6 +186,11 @@ type Result struct {
 	// ahead the furthest was.
 	Future   int           `json:"future,omitempty"`
 	FutureBy time.Duration `json:"future_by_ns,omitempty"`
+	// Aliased, when set, says that the push created the remote's ledger
+	// through its refs/queen/ledger, a symbolic ref to a ref that did not
+	// exist (no server shows one before), and so created that ref; the
+	// records are published, and the server is to be set right.
+	Aliased string `json:"aliased,omitempty"`
 }
 
 // step is a caller's part of a round, run under the repository lock after
@@ -292,8 +297,9 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				continue
 			}
 			if r.pushesOver() {
-				if err := s.refuseAlias(rm); err != nil {
+				if err := s.refuseAlias(rm, false); err != nil {
 					s.note(rm, "push", err)
+					s.noteAlias(r, err)
 					return err
 				}
 			}
@@ -318,7 +324,14 @@ func (s *Syncer) exchange(remote string, st step) (*Result, error) {
 				if err == nil {
 					err = s.at("published")
 				}
-				return err
+				if err != nil || !fetched.IsZero() {
+					return err
+				}
+				if re, ok := errors.AsType[*RemoteError](s.refuseAlias(rm, true)); ok && re.Cause == Aliased {
+					s.note(rm, "push", re)
+					res.Aliased = fmt.Sprintf("pushed the ledger to %s, but %s\n%v", re.Remote, re.Msg, re.hint())
+				}
+				return nil
 			case transport.LostRace:
 				afterLoss, lost, retries = true, fetched, 0
 			case transport.ObjectsMissing:

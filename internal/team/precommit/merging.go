@@ -168,26 +168,18 @@ func fetchHead(repo *gitrepo.Repo) []string {
 // fetchedFromItself says whether a FETCH_HEAD line ("ID\t\tbranch 'b1'
 // of URL") names this repository as where it was fetched from: git fetch
 // . b1, or git pull . b1, which git's manual gives as the way to merge a
-// local branch, bring local work that no remote has.
+// local branch, bring local work that no remote has (from another of its
+// worktrees, too).
 func fetchedFromItself(repo *gitrepo.Repo, line string) bool {
 	i := strings.LastIndex(line, " of ")
 	if i < 0 {
 		return false
 	}
-	from := line[i+len(" of "):]
+	from := strings.TrimPrefix(line[i+len(" of "):], "file://")
 	if !filepath.IsAbs(from) {
 		from = filepath.Join(repo.TopLevel, from)
 	}
-	info, err := os.Stat(from)
-	if err != nil {
-		return false
-	}
-	for _, dir := range []string{repo.TopLevel, repo.GitDir, repo.CommonDir} {
-		if own, err := os.Stat(dir); err == nil && os.SameFile(info, own) {
-			return true
-		}
-	}
-	return false
+	return repo.SameRepository(from)
 }
 
 // judged says whether the merge's staged change at path is to be judged,

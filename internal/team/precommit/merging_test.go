@@ -141,9 +141,13 @@ func TestMergeJudgedByWhatItBrings(t *testing.T) {
 		}
 	})
 	// git pull . local leaves FETCH_HEAD naming the local commit, fetched
-	// from this repository, not from a remote.
+	// from this repository, not from a remote: by any path of it, another
+	// worktree's and its git directory too.
 	t.Run("a local branch fetched from the repository itself", func(t *testing.T) {
-		for _, from := range []string{".", f.repo, filepath.Join(f.repo, ".git")} {
+		wt := filepath.Join(testgit.TempDir(t), "wt")
+		f.git(t, "worktree", "add", "-q", "--detach", wt)
+		defer f.git(t, "worktree", "remove", "--force", wt)
+		for _, from := range []string{".", f.repo, filepath.Join(f.repo, ".git"), wt, filepath.Join(f.repo, ".git", "worktrees", "wt"), "file://" + wt} {
 			f.git(t, "fetch", "-q", from, "local")
 			f.git(t, "reset", "-q", "--hard", main)
 			f.git(t, "merge", "-q", "--no-commit", "--no-ff", "local")

@@ -52,7 +52,7 @@ func (r *Repo) checkLedgers() []Check {
 	}
 	for _, remote := range slices.Sorted(maps.Keys(h.Remotes)) {
 		why, next := h.Remotes[remote], "the next git queen sync pushes this clone's ledger without it"
-		if ledgersync.IsOverBound(why) {
+		if ledgersync.IsOverBound(why) || slices.ContainsFunc(h.SetAside, func(a ledgersync.SetAside) bool { return a.Remote == remote && a.Symref != "" }) {
 			next = "every git queen sync stops on it, and pushes nothing over it"
 		}
 		out = append(out, Check{Name: "remote-ledger", Status: Warn, Message: fmt.Sprintf(

@@ -145,18 +145,18 @@ func (r *Repo) checkRemoteLedger(o Options) Check {
 	case last.Push != nil && !last.Push.OK && (last.Push.Cause == ledgersync.Refused):
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s refused the last push of the ledger (%s): %s; %s",
 			name, records.Relative(now, last.Push.At), last.Push.Message, ledgersync.RefusedFix)}
-	case push != "":
-		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s pushes to %s (remote.%s.pushurl) but fetches from %s: "+
-			"unless both are one repository (https and ssh of it), what sync pushes reaches no clone; add a remote that fetches "+
-			"and pushes the team's repository (git remote add team URL), then git queen init --remote team", name, push, name, fetch)}
 	case last.Push != nil && !last.Push.OK && last.Push.Cause == ledgersync.Blocked:
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s could not store the ledger at the last push (%s): %s; "+
 			"nothing reads that ref: delete it (git push %s :%s), then git queen sync",
 			name, records.Relative(now, last.Push.At), last.Push.Message, name, last.Push.Ref)}
 	case last.Push != nil && !last.Push.OK && last.Push.Cause == ledgersync.Aliased:
-		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s could not take the last push of the ledger (%s): %s; "+
+		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s, at the last push of the ledger (%s): %s; "+
 			"on the server, run git symbolic-ref --delete refs/queen/ledger (git push %s :refs/queen/ledger would delete %s), then git queen sync",
 			name, records.Relative(now, last.Push.At), last.Push.Message, name, last.Push.Ref)}
+	case push != "":
+		return Check{Name: check, Status: Warn, Message: fmt.Sprintf("%s pushes to %s (remote.%s.pushurl) but fetches from %s: "+
+			"unless both are one repository (https and ssh of it), what sync pushes reaches no clone; add a remote that fetches "+
+			"and pushes the team's repository (git remote add team URL), then git queen init --remote team", name, push, name, fetch)}
 	case last.Fetch != nil && !last.Fetch.OK && last.Fetch.Cause == ledgersync.Hidden:
 		return Check{Name: check, Status: Fail, Message: fmt.Sprintf("%s hid its ledger from the last sync (%s): %s; %s",
 			name, records.Relative(now, last.Fetch.At), last.Fetch.Message, ledgersync.HiddenFix)}
