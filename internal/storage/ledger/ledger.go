@@ -199,13 +199,13 @@ func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 // belongs"); following it keeps the commit it names, which a push over
 // the tag would take off the remote. A commit whose header is refused (18
 // parents, a parent line that is no id) gives the parents read before the
-// refusal, and one too large to read here those git reads: git checked
-// that the remote has them, and not following them pushed over the honest
-// commit under one hostile commit.
+// refusal, and a commit or tag too large to read here what git reads
+// under it: git checked that the remote has it, and not following it
+// pushed over the honest commit under one hostile commit (or tag).
 func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, int64, error) {
 	kind, size, err := l.objects.HeaderWithGit(commit)
-	if err == nil && kind == "commit" && size > maxCommitBytes {
-		parents, err := l.objects.ParentsWithGit(commit) // refused unread (a message of megabytes): git reads it
+	if err == nil && (kind == "commit" || kind == "tag") && size > maxCommitBytes {
+		parents, err := l.objects.UnderWithGit(commit, kind) // refused unread (a message of megabytes): git reads it
 		return parents, size, err
 	}
 	if err != nil || kind != "tag" {
