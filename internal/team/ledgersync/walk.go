@@ -72,9 +72,10 @@ func judge(pass func(object.ID) (func(), bool, error), c object.ID) (keep func()
 // inspections, and about 2·d commit objects read: the walk keeps only the
 // deepest refused commit and the shallowest passing one, and walks down
 // again from the refused one to each depth it inspects. It reads at most
-// limit bytes of commit objects; a deeper run is a push that brings more
-// than one sync takes (overRun): nothing is merged or pushed over. A
-// commit the walk inspected already (seen) was refused.
+// limit bytes of commit objects on its way down (the bisection reads
+// within them again); a deeper run is a push that brings more than one
+// sync takes (overRun): nothing is merged or pushed over. A commit the
+// walk inspected already (seen) was refused.
 //
 // The bisection assumes the first parents are refused down to some depth
 // and pass below it (a commit under a passing one passes), as a run
@@ -84,13 +85,17 @@ func judge(pass func(object.ID) (func(), bool, error), c object.ID) (keep func()
 // and the others left out; nothing the nearest maxSalvaged keep is
 // changed, since this walk runs only when none of them passed.
 func deepPassing(l *ledger.Ledger, fetched object.ID, limit int64, seen map[object.ID]bool, pass func(object.ID) (func(), bool, error)) error {
-	var read int64
+	var read int64 // on the way down: the bisection walks within it again
+	refused, passing, c := 0, -1, fetched
 	// down returns the commit n first parents under c, or the deepest
 	// there is and how far under c it is.
 	down := func(c object.ID, n int) (object.ID, int, error) {
 		for i := range n {
 			parents, size, err := l.Under(c)
-			if read += size; read > limit {
+			if passing < 0 {
+				read += size
+			}
+			if read > limit {
 				return c, i, overRun(fetched, read, limit)
 			}
 			if err != nil || len(parents) == 0 {
@@ -103,7 +108,6 @@ func deepPassing(l *ledger.Ledger, fetched object.ID, limit int64, seen map[obje
 	var keep func() // of the last commit that passed: the one kept
 	// Until one passes, the next depth is twice the last; then the middle
 	// of the deepest refused and the shallowest passing.
-	refused, passing, c := 0, -1, fetched
 	for step := 2 * maxSalvaged; passing < 0 || passing-refused > 1; step *= 2 {
 		n := step - refused
 		if passing >= 0 {
