@@ -65,11 +65,16 @@ func (o *Objects) HeaderWithGit(id object.ID) (kind string, size int64, err erro
 	return kind, size, err
 }
 
-// ParentsWithGit asks git for a commit's parents, as git reads them: for
-// a commit too large to read in process, whose parents a walk follows
-// still.
-func (o *Objects) ParentsWithGit(id object.ID) ([]object.ID, error) {
-	out, err := Git("", "--git-dir", o.commonDir, "rev-parse", "--end-of-options", id.String()+"^@")
+// UnderWithGit asks git for what is under a commit or a tag, as git reads
+// it: a commit's parents, or the object a tag names, peeled to one that is
+// no tag. It is for an object too large to read in process, under which a
+// walk goes on still.
+func (o *Objects) UnderWithGit(id object.ID, kind string) ([]object.ID, error) {
+	suffix := "^@"
+	if kind == "tag" {
+		suffix = "^{}"
+	}
+	out, err := Git("", "--git-dir", o.commonDir, "rev-parse", "--end-of-options", id.String()+suffix)
 	if err != nil {
 		return nil, err
 	}

@@ -192,36 +192,38 @@ func (l *Ledger) Parents(commit gitobject.ID) ([]gitobject.ID, error) {
 }
 
 // Under returns what a walk for a sound ancestor of a refused ledger
-// commit looks at next: the commit's parents, or, when the ref named an
-// annotated tag (git tag -a of the ledger, pushed as the ledger ref by
-// hand), the object the tag names. The tag itself is refused as damage
-// ("a tag where a commit belongs"); following it keeps the commit it
-// names, which a push over the tag would take off the remote. A commit
-// whose header is refused (18 parents, a parent line that is no id)
-// gives the parents read before the refusal, and one too large to read
-// here those git reads: git checked that the remote has them, and not
-// following them pushed over the honest commit under one hostile commit.
-func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, error) {
+// commit looks at next, and the size its object header gives: the
+// commit's parents, or, when the ref named an annotated tag (git tag -a
+// of the ledger, pushed as the ledger ref by hand), the object the tag
+// names. The tag itself is refused as damage ("a tag where a commit
+// belongs"); following it keeps the commit it names, which a push over
+// the tag would take off the remote. A commit whose header is refused (18
+// parents, a parent line that is no id) gives the parents read before the
+// refusal, and a commit or tag too large to read here what git reads
+// under it: git checked that the remote has it, and not following it
+// pushed over the honest commit under one hostile commit (or tag).
+func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, int64, error) {
 	kind, size, err := l.objects.HeaderWithGit(commit)
-	if err == nil && kind == "commit" && size > maxCommitBytes {
-		return l.objects.ParentsWithGit(commit) // refused unread (a message of megabytes): git reads it
+	if err == nil && (kind == "commit" || kind == "tag") && size > maxCommitBytes {
+		parents, err := l.objects.UnderWithGit(commit, kind) // refused unread (a message of megabytes): git reads it
+		return parents, size, err
 	}
 	if err != nil || kind != "tag" {
 		parents, err := l.Parents(commit)
 		if d, ok := errors.AsType[*DamageError](err); ok && !d.Missing && len(parents) > 0 {
-			return parents, nil
+			return parents, size, nil
 		}
-		return parents, err
+		return parents, size, err
 	}
 	data, err := l.read(commit, "tag", maxCommitBytes)
 	if err != nil {
-		return nil, err
+		return nil, size, err
 	}
 	target, err := gitobject.TagTarget(data)
 	if err != nil {
-		return nil, &DamageError{Commit: commit, Object: commit, Reason: err.Error()}
+		return nil, size, &DamageError{Commit: commit, Object: commit, Reason: err.Error()}
 	}
-	return []gitobject.ID{target}, nil
+	return []gitobject.ID{target}, size, nil
 }
 
 // Committer returns who wrote a commit, and when by their clock, with its

@@ -35,6 +35,9 @@ type entry = gitobject.Entry
 func (l *Ledger) read(h gitobject.ID, want string, max int64) ([]byte, error) {
 	kind, data, err := l.objects.ReadWithGit(h, max)
 	var tooLarge *gitrepo.TooLargeError
+	if errors.As(err, &tooLarge) && tooLarge.Kind != want {
+		kind, err = tooLarge.Kind, nil // a large tag where a commit belongs: said so (its Kind)
+	}
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, &DamageError{Object: h, Reason: fmt.Sprintf("a %s of %d bytes, more than a ledger %s may have (%d)",

@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,7 +118,8 @@ func TestClockReadingsAgainstThisCloneAreKeptFirst(t *testing.T) {
 // that sums below zero, which anyone who can push can craft between two
 // made-up clones) made the bounds give nothing: every clock warning went
 // silent, bob's two hours ahead among them. The readings against this
-// clone still bound each clone on their own.
+// clone still bound each clone on their own (and the cycle is named: see
+// TestAClockCycleIsNamedAndTheOtherBoundsKept).
 func TestAClockCycleDoesNotSilenceTheWarnings(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	st := &state{CloneID: "me", Writers: map[string]string{"bob": "bob", "f1": "m", "f2": "m"}}
@@ -129,7 +131,69 @@ func TestAClockCycleDoesNotSilenceTheWarnings(t *testing.T) {
 		{From: "f2", To: "f1", Bound: -time.Hour, At: now},
 	}
 	warnings, _ := st.clocks(now)
-	if len(warnings) != 1 || warnings[0].Clone != "bob" || warnings[0].Offset < 2*time.Hour {
+	if len(warnings) != 2 || warnings[0].Clone != "bob" || warnings[0].Offset < 2*time.Hour || warnings[1].Cycle == nil {
 		t.Errorf("warnings %+v, want bob's clock 2h ahead", warnings)
+	}
+}
+
+// A cycle of readings that cannot all be true is itself a lying clock:
+// the warnings name the clones in it (doctor and sync print them), and
+// only its own readings are left out of the bounds. Before, the cycle was
+// named nowhere, and every bound through a third clone went with it: bob's
+// clock, two hours behind as carl's commit that bob merged shows, was
+// warned of no more.
+func TestAClockCycleIsNamedAndTheOtherBoundsKept(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	st := &state{CloneID: "me", Writers: map[string]string{"bob": "bob", "carl": "carl", "f1": "m", "f2": "m"}}
+	st.ClockEdges = []clockEdge{
+		{From: "me", To: "carl", Bound: time.Minute, At: now}, // carl merged this clone's commit a minute after it
+		{From: "carl", To: "me", Bound: time.Minute, At: now},
+		{From: "carl", To: "bob", Bound: -2 * time.Hour, At: now}, // bob merged carl's commit, dated 2h before it
+		{From: "bob", To: "me", Bound: 3 * time.Hour, At: now},
+		{From: "f1", To: "me", Bound: time.Minute, At: now},
+		{From: "f2", To: "me", Bound: time.Minute, At: now},
+		{From: "f1", To: "f2", Bound: -time.Hour, At: now}, // each merged the other's commit an hour before it was written
+		{From: "f2", To: "f1", Bound: -time.Hour, At: now},
+	}
+	warnings, _ := st.clocks(now)
+	var got []string
+	for _, w := range warnings {
+		got = append(got, w.String())
+	}
+	if len(warnings) != 2 || warnings[0].Clone != "bob" || warnings[0].Offset > -time.Hour ||
+		!slices.Equal(warnings[1].Cycle, []string{"f1", "f2"}) || !strings.Contains(got[1], "clones f1, f2 ") {
+		t.Errorf("warnings:\n%s\nwant bob's clock 2h behind, and the cycle of f1 and f2", strings.Join(got, "\n"))
+	}
+}
+
+// The same with commits pushed on the team's ledger: two made-up clones'
+// commits, each merging the other's dated an hour before it. Sync and
+// doctor (Check) both name the cycle.
+func TestACycleOfPushedCommitsIsNamed(t *testing.T) {
+	a, b, r, c := twoClones(t)
+	a.send(t, "ann", "bob", "one")
+	a.sync(t)
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	tip := "refs/l"
+	for i, clone := range []string{"f1", "f2", "f1"} { // each an hour before its parent
+		cmd := exec.Command("git", "-C", mal, "commit-tree", "refs/l^{tree}", "-p", tip, "-m", "queen: merge")
+		cmd.Env = append(os.Environ(), "GIT_COMMITTER_EMAIL=git-queen+"+clone+"@x",
+			"GIT_COMMITTER_DATE="+c.now().Add(-time.Duration(i+1)*time.Hour).Format(time.RFC3339))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tip = strings.TrimSpace(string(out))
+	}
+	testgit.Run(t, mal, "push", "-q", "origin", tip+":"+ledger.Ref)
+	named := func(ws []ClockWarning) bool {
+		return slices.ContainsFunc(ws, func(w ClockWarning) bool { return slices.Equal(w.Cycle, []string{"f1", "f2"}) })
+	}
+	if res := b.sync(t); !named(res.Clocks) {
+		t.Errorf("sync warned %v, want the cycle of f1 and f2", res.Clocks)
+	}
+	if h, err := Check(b.s.WS, c.now()); err != nil || !named(h.Clocks) {
+		t.Errorf("doctor's check: %v, warned %v; want the cycle of f1 and f2", err, h.Clocks)
 	}
 }

@@ -56,9 +56,18 @@ type ClockWarning struct {
 	// Offset is how far its clock is at least ahead of this machine's
 	// (negative: behind).
 	Offset time.Duration `json:"offset_ns"`
+	// Cycle, when set, are clones whose commits are dated so that they
+	// cannot all be true (see offsets): one of them lies about its clock.
+	// Clone and Writer are then the first of them, and Offset is zero.
+	Cycle []string `json:"cycle,omitempty"`
 }
 
 func (w ClockWarning) String() string {
+	if len(w.Cycle) > 0 {
+		return fmt.Sprintf("the commits of the clones %s carry dates that cannot all be true "+
+			"(around a cycle, each dated before what it came after): at least one of them lies about its clock, "+
+			"and their readings of each other are left out", strings.Join(w.Cycle, ", "))
+	}
 	dir, d := "ahead of", w.Offset
 	if d < 0 {
 		dir, d = "behind", -d
@@ -217,10 +226,12 @@ func sortEdges(edges []clockEdge) {
 // - off(me) is at least lo[X] and at most hi[X] (shortest paths over the
 // edges, both ways). Bounds that contradict each other (a cycle that sums
 // below zero: times that cannot all be true, as a pusher can date two
-// made-up clones' commits) gave nothing, and silenced every warning; each
-// clone is then bounded by its own readings against this one alone
-// (directBounds), which no path through others can contradict.
-func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
+// made-up clones' commits) give nothing, and silenced every warning: the
+// cycles are left out, and returned by their clones (maxCycles of them). When
+// others remain (cycles that shared a clone with one found), each clone is
+// bounded by its own readings against this one alone (directBounds), which
+// no path through others can contradict.
+func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration, cycles [][]string) {
 	const inf = time.Duration(1<<63 - 1)
 	nodes := map[string]bool{st.CloneID: true}
 	var edges []clockEdge
@@ -230,6 +241,23 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 			nodes[e.From], nodes[e.To] = true, true
 		}
 	}
+	var kept []clockEdge
+	dropped := map[int]bool{}
+	for _, cycle := range negativeCycles(edges) {
+		var clones []string
+		for _, i := range cycle {
+			clones, dropped[i] = append(clones, edges[i].From), true
+		}
+		if slices.Sort(clones); len(cycles) < maxCycles {
+			cycles = append(cycles, clones)
+		}
+	}
+	for i, e := range edges {
+		if !dropped[i] {
+			kept = append(kept, e)
+		}
+	}
+	edges = kept
 	// dist is the shortest paths from one clone (along the edges, or
 	// against them), by Bellman-Ford; ok is false on a negative cycle.
 	dist := func(from string, reverse bool) (map[string]time.Duration, bool) {
@@ -271,8 +299,60 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration) {
 			lo[x] = -d // off(me) - off(X) <= d
 		}
 	}
-	return lo, hi
+	return lo, hi, cycles
 }
+
+// negativeCycles returns cycles of edges that sum below zero (by the
+// edges' indexes), or none: Bellman-Ford from every clone at once (each
+// starts at zero); a clone whose bound still tightens after as many passes
+// as there are clones is reached from such a cycle, and following the
+// tightening edges back as many steps lands on it. Each clone tightens by
+// one edge, so the cycles found are apart. Clones are numbered: a cycle of
+// 1,024 readings takes some 1 M steps.
+func negativeCycles(edges []clockEdge) [][]int {
+	id := map[string]int{}
+	number := func(clone string) int {
+		if _, ok := id[clone]; !ok {
+			id[clone] = len(id)
+		}
+		return id[clone]
+	}
+	from, to := make([]int, len(edges)), make([]int, len(edges))
+	for i, e := range edges {
+		from[i], to[i] = number(e.From), number(e.To)
+	}
+	d, by := make([]time.Duration, len(id)), make([]int, len(id))
+	var last []int // the clones the last pass tightened
+	for range len(id) + 1 {
+		last = last[:0]
+		for i, e := range edges {
+			if d[from[i]]+e.Bound < d[to[i]] {
+				d[to[i]], by[to[i]], last = d[from[i]]+e.Bound, i, append(last, to[i])
+			}
+		}
+		if len(last) == 0 {
+			return nil
+		}
+	}
+	var cycles [][]int
+	taken := make([]bool, len(id))
+	for _, c := range last {
+		for range len(id) {
+			c = from[by[c]]
+		}
+		var cycle []int
+		for ; !taken[c]; c = from[by[c]] {
+			taken[c], cycle = true, append(cycle, by[c])
+		}
+		if cycle != nil {
+			cycles = append(cycles, cycle)
+		}
+	}
+	return cycles
+}
+
+// maxCycles bounds the cycles of readings a sync or doctor names.
+const maxCycles = 8
 
 // directBounds are the tightest bounds of the edges from this clone (to
 // each other one) and to it (from each other one): the shortest paths of
@@ -302,8 +382,11 @@ func tighten[K comparable](m map[K]time.Duration, k K, d time.Duration) {
 // off in the same direction (this clock is then the wrong one), a
 // ClockError.
 func (st *state) clocks(now time.Time) ([]ClockWarning, *ClockError) {
-	lo, hi := st.offsets(now)
+	lo, hi, cycles := st.offsets(now)
 	var warnings, ahead, behind []ClockWarning
+	for _, c := range cycles {
+		warnings = append(warnings, ClockWarning{Clone: c[0], Writer: st.Writers[c[0]], Cycle: c})
+	}
 	for clone := range lo {
 		w := ClockWarning{Clone: clone, Writer: st.Writers[clone]}
 		switch {

@@ -1,7 +1,9 @@
 package ledgersync
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -23,6 +25,27 @@ func pushDamagedRun(t *testing.T, r testgit.Remote, n int) {
 		testgit.Run(t, mal, "commit", "-qm", fmt.Sprintf("damage %d", i))
 	}
 	testgit.Run(t, mal, "push", "-q", "origin", "HEAD:"+ledger.Ref)
+}
+
+// pushDeepRun is pushDamagedRun for runs of thousands: git fast-import
+// writes n commits, the first adding the file, the others its tree again.
+func pushDeepRun(t *testing.T, r testgit.Remote, n int) {
+	t.Helper()
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	var in strings.Builder
+	for i := range n {
+		fmt.Fprintf(&in, "commit refs/heads/run\ncommitter m <m@x> %d +0000\ndata 6\ndamage\n", 1700000000+i)
+		if i == 0 {
+			in.WriteString("from refs/l\nM 100644 inline evil\ndata 4\nevil\n")
+		}
+	}
+	cmd := exec.Command("git", "-C", mal, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	testgit.Run(t, mal, "push", "-q", "origin", "refs/heads/run:"+ledger.Ref)
 }
 
 // annAhead makes two clones where ann's last message is on the remote
@@ -60,10 +83,14 @@ func (c *clone) keptHonest(t *testing.T, honest string) {
 // The honest commit under the run is found and merged, and what the
 // sync pushes holds it.
 func TestHonestCommitsUnderALongDamagedRunAreKept(t *testing.T) {
-	for _, n := range []int{maxSalvaged + 1, 40} {
+	for _, n := range []int{maxSalvaged + 1, 40, 5000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			_, b, r, honest := annAhead(t)
-			pushDamagedRun(t, r, n)
+			if n > 40 {
+				pushDeepRun(t, r, n)
+			} else {
+				pushDamagedRun(t, r, n)
+			}
 			b.send(t, "bob", "ann", "three")
 			if res := b.sync(t); len(res.SetAside) == 0 || !res.Pushed {
 				t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
@@ -71,4 +98,26 @@ func TestHonestCommitsUnderALongDamagedRunAreKept(t *testing.T) {
 			b.keptHonest(t, honest)
 		})
 	}
+}
+
+// TestARunDeeperThanTheReadBoundStopsTheSync: the walk under a damaged
+// run reads at most queen.maxReceive of commit objects; a deeper run is
+// not pushed over (the honest commits under it stay on the remote), the
+// sync stops, and says how to go on.
+func TestARunDeeperThanTheReadBoundStopsTheSync(t *testing.T) {
+	_, b, r, honest := annAhead(t)
+	pushDeepRun(t, r, 1000)
+	run := strings.TrimSpace(testgit.Run(t, b.dir, "ls-remote", "origin", ledger.Ref))[:40]
+	testgit.Run(t, b.dir, "config", "queen.maxReceive", "64KiB") // some 400 commits here
+	var bound *ReceiveBoundError
+	if _, err := b.sy.Sync("origin"); !errors.As(err, &bound) || bound.Note.Commit != run ||
+		!strings.Contains(bound.Error(), "run of refused commits") {
+		t.Fatalf("sync: %v, want it stopped on the run %s", err, run)
+	}
+	if got := strings.TrimSpace(testgit.Run(t, b.dir, "ls-remote", "origin", ledger.Ref))[:40]; got != run {
+		t.Errorf("the remote's ledger is %s, want the run left as it is", got)
+	}
+	testgit.Run(t, b.dir, "config", "queen.maxReceive", "1MiB")
+	b.sync(t)
+	b.keptHonest(t, honest)
 }

@@ -128,7 +128,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 	var all vetting
 	var damage error
 	took := false
-	err := walkToPassing(l, fetched, func(c object.ID) (func(), bool, error) {
+	err := walkToPassing(l, fetched, limit, func(c object.ID) (func(), bool, error) {
 		n, err := l.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
 			return nil, true, overBound(c, n, limit)

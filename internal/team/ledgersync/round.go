@@ -375,18 +375,21 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 	// The union of local and the commits taken so far: a commit whose
 	// chunk passes alone, but not beside this clone's, is set aside too.
 	tree, treeErr := s.ledger.TreeOf(local)
-	err := walkToPassing(s.ledger, r.fetched, func(c object.ID) (func(), bool, error) {
+	// Well formed, only more than this clone takes at once (or under a
+	// run of refused commits deeper than it reads): it may be the team's
+	// whole history, which a push without it would take off the remote.
+	// Nothing is merged or pushed; the sync stops and says how to take it.
+	stop := func(c object.ID, why error) {
+		note := damageNote(r.remote, c, why, s.S.Now())
+		note.OverBound, note.PushTo = true, r.pushTo
+		r.noteSetAside(st, note)
+		r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, PushTo: r.pushTo, Note: note}, true
+		out = nil
+	}
+	err := walkToPassing(s.ledger, r.fetched, limit, func(c object.ID) (func(), bool, error) {
 		n, err := s.ledger.InspectWithin(local, c, limit)
 		if err == nil && n > limit {
-			// Well formed, only more than this clone takes at once: it
-			// may be the team's whole history, which a push without it
-			// would take off the remote. Nothing is merged or pushed;
-			// the sync stops and says how to take it.
-			note := damageNote(r.remote, c, overBound(c, n, limit), s.S.Now())
-			note.OverBound, note.PushTo = true, r.pushTo
-			r.noteSetAside(st, note)
-			r.stop, r.heldBack = &ReceiveBoundError{Remote: r.remote, PushTo: r.pushTo, Note: note}, true
-			out = nil
+			stop(c, overBound(c, n, limit))
 			return nil, true, nil
 		}
 		if err == nil {
@@ -417,6 +420,10 @@ func (s *Syncer) usable(st *state, local object.ID, r *round) ([]object.ID, erro
 		}
 		return nil, false, err
 	})
+	if IsOverBound(err) {
+		stop(r.fetched, err)
+		return nil, nil
+	}
 	return out, err
 }
 
