@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
@@ -195,5 +196,27 @@ func TestACycleOfPushedCommitsIsNamed(t *testing.T) {
 	}
 	if h, err := Check(b.s.WS, c.now()); err != nil || !named(h.Clocks) {
 		t.Errorf("doctor's check: %v, warned %v; want the cycle of f1 and f2", err, h.Clocks)
+	}
+}
+
+// A commit dated centuries ahead gives a bound at the limit of a
+// time.Duration, and a path of two such readings wrapped around to
+// nothing: y, whose commit x merged, dated 400 years after x's own (itself
+// 400 years ahead), was not warned of. Sums now stop at the limit.
+func TestClockBoundsAtTheLimitDoNotWrap(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	limit := time.Duration(-1 << 63)
+	st := &state{CloneID: "me", Writers: map[string]string{"x": "x", "y": "y"}}
+	st.ClockEdges = []clockEdge{
+		{From: "x", To: "me", Bound: limit, At: now},
+		{From: "y", To: "x", Bound: limit, At: now},
+	}
+	warnings, _ := st.clocks(now)
+	ahead := map[string]bool{}
+	for _, w := range warnings {
+		ahead[w.Clone] = w.Offset > records.MaxClockSkew
+	}
+	if !ahead["x"] || !ahead["y"] {
+		t.Errorf("warnings %+v, want x and y ahead", warnings)
 	}
 }

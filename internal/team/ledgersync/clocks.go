@@ -232,11 +232,12 @@ func sortEdges(edges []clockEdge) {
 // bounded by its own readings against this one alone (directBounds), which
 // no path through others can contradict.
 func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration, cycles [][]string) {
-	const inf = time.Duration(1<<63 - 1)
+	const inf = maxBound
 	nodes := map[string]bool{st.CloneID: true}
 	var edges []clockEdge
 	for _, e := range st.ClockEdges {
 		if now.Sub(e.At) <= clockWindow {
+			e.Bound = max(e.Bound, -inf) // time.Sub's floor, which has no negation
 			edges = append(edges, e)
 			nodes[e.From], nodes[e.To] = true, true
 		}
@@ -270,8 +271,8 @@ func (st *state) offsets(now time.Time) (lo, hi map[string]time.Duration, cycles
 					a, b = b, a
 				}
 				if da, ok := d[a]; ok {
-					if db, ok := d[b]; !ok || da+e.Bound < db {
-						d[b], changed = da+e.Bound, true
+					if db, ok := d[b]; !ok || addBounds(da, e.Bound) < db {
+						d[b], changed = addBounds(da, e.Bound), true
 					}
 				}
 			}
@@ -326,8 +327,8 @@ func negativeCycles(edges []clockEdge) [][]int {
 	for range len(id) + 1 {
 		last = last[:0]
 		for i, e := range edges {
-			if d[from[i]]+e.Bound < d[to[i]] {
-				d[to[i]], by[to[i]], last = d[from[i]]+e.Bound, i, append(last, to[i])
+			if sum := addBounds(d[from[i]], e.Bound); sum < d[to[i]] {
+				d[to[i]], by[to[i]], last = sum, i, append(last, to[i])
 			}
 		}
 		if len(last) == 0 {
@@ -349,6 +350,23 @@ func negativeCycles(edges []clockEdge) [][]int {
 		}
 	}
 	return cycles
+}
+
+// maxBound is the largest bound a sum of readings reaches, either way: a
+// commit dated centuries ahead gives one at time.Duration's limit, and sums
+// of such wrapped around to nothing, hiding its clone's warning.
+const maxBound = time.Duration(1<<63 - 1)
+
+// addBounds is a+b, stopped at ±maxBound.
+func addBounds(a, b time.Duration) time.Duration {
+	switch s := a + b; {
+	case a > 0 && b > 0 && s < 0:
+		return maxBound
+	case a < 0 && b < 0 && (s >= 0 || s < -maxBound):
+		return -maxBound
+	default:
+		return s
+	}
 }
 
 // maxCycles bounds the cycles of readings a sync or doctor names.
