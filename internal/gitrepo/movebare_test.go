@@ -8,7 +8,7 @@ import (
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
-// TestMoveBareToWorktreeConfig: core.bare=true goes from the shared file
+// TestMoveBareToWorktreeConfig: MoveToWorktreeConfig's core.bare=true goes from the shared file
 // to the bare repository's config.worktree. Two inits in two worktrees at
 // once both saw it in the shared file: the second, finding it moved
 // already, must not fail (git config --unset exits 5 for a key that is
@@ -26,7 +26,7 @@ func TestMoveBareToWorktreeConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	for round := range 2 {
-		if err := r.MoveBareToWorktreeConfig(); err != nil {
+		if err := r.MoveToWorktreeConfig("core.bare", "true"); err != nil {
 			t.Fatalf("move %d: %v", round+1, err)
 		}
 		if got := testgit.Run(t, bare, "config", "--file", "config.worktree", "core.bare"); got != "true" {

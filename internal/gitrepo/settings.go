@@ -26,19 +26,19 @@ func (r *Repo) SetConfig(scope ConfigScope, key, value string) error {
 	return fmt.Errorf("set %s: git-queen writes only the local and worktree configuration, not %s", key, scope)
 }
 
-// MoveBareToWorktreeConfig moves core.bare=true from the shared
-// configuration file to the bare repository's own config.worktree, as
-// git's sparse-checkout does when it turns worktreeConfig on: with the
-// extension on, linked worktrees read the shared file and would take
-// core.bare for theirs. It is written there before it is removed here,
-// and before the extension is turned on (the caller's next step): a
-// worktree never reads it meanwhile, and a run killed between leaves it in
-// both files.
-func (r *Repo) MoveBareToWorktreeConfig() error {
-	if err := r.writeConfig("--file="+filepath.Join(r.CommonDir, "config.worktree"), "--", "core.bare", "true"); err != nil {
+// MoveToWorktreeConfig moves key=value (core.bare=true, core.worktree)
+// from the shared configuration file to the main worktree's own
+// config.worktree, as git's sparse-checkout does when it turns
+// worktreeConfig on: with the extension on, linked worktrees read the
+// shared file and would take the key for theirs. It is written there
+// before it is removed here, and before the extension is turned on (the
+// caller's next step): a worktree never reads it meanwhile, and a run
+// killed between leaves it in both files.
+func (r *Repo) MoveToWorktreeConfig(key, value string) error {
+	if err := r.writeConfig("--file="+filepath.Join(r.CommonDir, "config.worktree"), "--", key, value); err != nil {
 		return err
 	}
-	err := r.writeConfig("--local", "--unset", "--", "core.bare")
+	err := r.writeConfig("--local", "--unset", "--", key)
 	if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ExitCode() == 5 {
 		return nil // not there: another init (in another worktree) moved it first
 	}

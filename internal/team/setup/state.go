@@ -47,14 +47,15 @@ func (r *Repo) checkIdentity(droid string) Check {
 			return Check{Name: "identity", Status: Fail, Message: err.Error()}
 		}
 		c.Fixable, c.forInit = true, true
-		var moved bool
+		var moved []string
 		c.fix = func() (err error) { moved, err = r.SetIdentity(droid); return err }
 		c.did = func() string {
-			if !moved {
+			if len(moved) == 0 {
 				return ""
 			}
-			return fmt.Sprintf("set up identity (was: this worktree should act as %s); moved core.bare=true from the shared config to %s, "+
-				"as git sparse-checkout does, so that each worktree has a configuration of its own", droid, filepath.Join(r.CommonDir, "config.worktree"))
+			return fmt.Sprintf("set up identity (was: this worktree should act as %s); moved %s from the shared config to %s, "+
+				"as git sparse-checkout does, so that each worktree has a configuration of its own",
+				droid, strings.Join(moved, " and "), filepath.Join(r.CommonDir, "config.worktree"))
 		}
 	}
 	cfg := r.ReadConfig()
@@ -117,43 +118,44 @@ func (r *Repo) sameIdentityElsewhere(droid string) string {
 
 // SetIdentity stores droid as this worktree's identity: `git config
 // --worktree queen.droid`, so each worktree of a repository can be its own
-// droid. That needs git's worktreeConfig extension, which is turned on when
-// it is safe: with core.worktree in the shared config, which linked
-// worktrees would then inherit, it is not (a submodule's git directory
-// with one worktree keeps the identity in the shared config instead);
-// core.bare=true there (a bare repository with linked worktrees) moves to
-// the bare repository's config.worktree first, as git's sparse-checkout
-// moves it. It says whether it moved core.bare.
-func (r *Repo) SetIdentity(droid string) (movedBare bool, err error) {
+// droid. That needs git's worktreeConfig extension, which is turned on
+// after core.bare=true and core.worktree (a bare repository with linked
+// worktrees; a submodule's git directory) move from the shared config,
+// which linked worktrees would then read as theirs, to the main
+// worktree's config.worktree, as git's sparse-checkout moves them. A
+// submodule's git directory with one worktree keeps the identity in the
+// shared config instead. It returns the key=value settings it moved.
+func (r *Repo) SetIdentity(droid string) (moved []string, err error) {
 	cfg := r.ReadConfig()
 	scope := gitrepo.ScopeWorktree
 	if r.sharedIdentity() {
 		scope = gitrepo.ScopeLocal
 	} else if !cfg.Bool("extensions.worktreeConfig") {
-		if worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree"); worktree != "" {
-			return false, errors.New("cannot give this worktree its own identity: core.worktree is set in the shared config " +
-				"(see `git help config`, extensions.worktreeConfig); set QUEEN_DROID instead, and run init without --droid")
-		}
 		woken := r.HasWorktreeConfigFile()
-		if cfg.BoolIn(gitrepo.ScopeLocal, "core.bare") {
-			if err := r.MoveBareToWorktreeConfig(); err != nil {
-				return false, fmt.Errorf("move core.bare=true to the bare repository's config.worktree: %w", err)
+		bare := map[bool]string{true: "true"}[cfg.BoolIn(gitrepo.ScopeLocal, "core.bare")]
+		worktree, _ := cfg.GetIn(gitrepo.ScopeLocal, "core.worktree")
+		for _, kv := range [][2]string{{"core.bare", bare}, {"core.worktree", worktree}} {
+			if kv[1] == "" {
+				continue
 			}
-			woken, movedBare = true, true
+			if err := r.MoveToWorktreeConfig(kv[0], kv[1]); err != nil {
+				return moved, fmt.Errorf("move %s=%s to the main worktree's config.worktree: %w", kv[0], kv[1], err)
+			}
+			woken, moved = true, append(moved, kv[0]+"="+kv[1])
 		}
 		if err := r.SetConfig(gitrepo.ScopeLocal, "extensions.worktreeConfig", "true"); err != nil {
-			return movedBare, err
+			return moved, err
 		}
 		if woken {
 			r.forgetAnswers() // its core.hooksPath or remotes now count
 		}
 	}
 	if err := r.SetConfig(scope, "queen.droid", droid); err != nil {
-		return movedBare, err
+		return moved, err
 	}
 	// git worktree add copies config.worktree into the new worktree; the
 	// git directory it was set for tells the copy from the original.
-	return movedBare, r.SetConfig(scope, "queen.droidfor", r.GitDir)
+	return moved, r.SetConfig(scope, "queen.droidfor", r.GitDir)
 }
 
 // sharedIdentity says whether this worktree's identity goes in the shared
