@@ -26,6 +26,12 @@ func TestMCPCheckFollowsSymlinkedDirectory(t *testing.T) {
 	if err := os.Symlink("src", filepath.Join(repo, "lnk")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(repo, "src", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("src", "sub"), filepath.Join(repo, "deep")); err != nil {
+		t.Fatal(err)
+	}
 	mustQueen(t, repo, "bob", "reserve", "src/**")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -60,11 +66,17 @@ func TestMCPCheckFollowsSymlinkedDirectory(t *testing.T) {
 		{filepath.Join(link, "lnk", "a.go"), link + "/lnk/a.go -> src/a.go: held exclusively by bob", "", 5},
 		{filepath.Join(link, "README"), "README: free", "", 0},
 		{filepath.Join(filepath.Dir(repo), "elsewhere", "a.go"), "", "is outside the repository", 2},
+		{"deep/../a.go", "deep/../a.go -> src/a.go: held exclusively by bob", "", 5}, // deep -> src/sub
 	} {
 		r := gitQueen(t, repo, "ann", "check", tt.path)
 		if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.stderr) {
 			t.Errorf("check %s: exit %d\n%s%s", tt.path, r.code, r.stdout, r.stderr)
 		}
+	}
+	// A ".." after a link is judged where the kernel takes it too:
+	// deep/../a.go writes src/a.go.
+	if out, isErr := call(t, ctx, ann, "check", map[string]any{"paths": []string{"deep/../a.go"}}); !isErr || !strings.Contains(mustJSON(out), "src/a.go") {
+		t.Errorf("ann's check of deep/../a.go (deep -> src/sub): error=%v %s", isErr, mustJSON(out))
 	}
 	e, _ := out["error"].(map[string]any)
 	if msg, _ := e["message"].(string); !strings.Contains(msg, "lnk/a.go -> src/a.go: bob holds it") {

@@ -40,6 +40,14 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 		}
 		rp, err := e.RepoPath(s, p)
 		found := false
+		judge := func(base, p, label string) {
+			for _, real := range r.reached(base, p) {
+				if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
+					found = true
+					add(path, label)
+				}
+			}
+		}
 		if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 			asked, label := rp, rp
 			if err != nil {
@@ -51,11 +59,15 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 				}
 				label = p
 			}
-			for _, real := range r.reached(s.WS.Repo.TopLevel, asked) {
-				if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
-					found = true
-					add(path, label)
+			judge(s.WS.Repo.TopLevel, asked, label)
+			if strings.Contains(p, "..") && !strings.HasPrefix(p, ":/") {
+				// A ".." also where the kernel takes it, after a link
+				// (reached), from where the path is read.
+				base := e.Dir
+				if e.PathsFromTop {
+					base = s.WS.Repo.TopLevel
 				}
+				judge(base, p, p)
 			}
 		}
 		if !found { // no worktree, or nothing the path reaches lies in it

@@ -76,12 +76,46 @@ func newTargetResolver() *targetResolver {
 // reached is what an edit of p changes (p relative to dir unless it is
 // absolute): p with every link in its directories resolved, and, when its
 // last part is itself a link, also the file that link leads to, since a
-// write goes through it.
+// write goes through it. A ".." is taken both as written (a runtime that
+// normalises the path first) and where the kernel takes it, from the
+// directory the link before it leads to: with lnk -> src/sub, lnk/../a.go
+// is a.go, and src/a.go to a runtime that writes the path as given.
 func (r *targetResolver) reached(dir, p string) []string {
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+		p = dir + string(filepath.Separator) + p
 	}
-	p = filepath.Clean(p)
+	found := r.entries(filepath.Clean(p))
+	if physical, ok := afterLinks(p); ok {
+		found = append(found, r.entries(physical)...)
+	}
+	return found
+}
+
+// afterLinks is the absolute path p with each ".." taken from where the
+// links before it lead, as the kernel takes it, and whether p has a ".."
+// whose directory exists (a write through one that does not fails).
+func afterLinks(p string) (string, bool) {
+	if !strings.Contains(p, "..") {
+		return "", false
+	}
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	last := len(parts) - 1
+	for last >= 0 && parts[last] != ".." {
+		last--
+	}
+	if last < 0 {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(filepath.FromSlash(strings.Join(parts[:last+1], "/")))
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(real, filepath.FromSlash(strings.Join(parts[last+1:], "/"))), true
+}
+
+// entries is the clean absolute path p with the links of its directories
+// resolved, and, when its last part is a link, what that leads to.
+func (r *targetResolver) entries(p string) []string {
 	entry := filepath.Join(r.realPath(filepath.Dir(p)), filepath.Base(p))
 	if info, err := os.Lstat(entry); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return slices.Compact([]string{entry, links.Resolve(entry)})

@@ -25,6 +25,16 @@ func TestEditTargets(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "outside", "o.go"), filepath.Join(repo, "out.go")); err != nil {
 		t.Fatal(err)
 	}
+	// A ".." after a link: lexically a.go, to the kernel src/a.go.
+	if err := os.MkdirAll(filepath.Join(repo, "src", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("src", "sub"), filepath.Join(repo, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repo, "src"), filepath.Join(root, "outside", "in")); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name, dir string
@@ -38,6 +48,8 @@ func TestEditTargets(t *testing.T) {
 		{"a link names itself and its target", repo, []string{"out.go"}, []string{"repo:out.go"}},
 		{"outside any repository", repo, []string{root + "/outside/x", "/"}, nil},
 		{"git's own directory", repo, []string{".git/COMMIT_EDITMSG", ".git", repo}, nil},
+		{"a .. after a link, as written and where it leads", repo, []string{"deep/../a.go"}, []string{"repo:a.go", "repo:src/a.go"}},
+		{"a .. after a link out of the repository leads in", root, []string{"outside/in/../b.go"}, []string{"repo:b.go"}},
 		{"each once", repo, []string{"a", "./a", repo + "/a", root + "/link/a"}, []string{"repo:a"}},
 	}
 	for _, tt := range tests {

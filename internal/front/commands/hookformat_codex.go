@@ -47,11 +47,13 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 }
 
 // runsApplyPatch finds apply_patch (or applypatch, its other name) run as
-// a command in a shell script; leadingCd is a `cd DIR &&` the script
-// starts with, which makes the patch's paths relative to DIR.
+// a command in a shell script, also quoted ("apply_patch", \apply_patch) or
+// in a script of its own (bash -c 'apply_patch <<EOF ...'), which the
+// shell runs all the same; leadingCd is a `cd DIR &&` the script starts
+// with, which makes the patch's paths relative to DIR.
 var (
 	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:^|[\s;&|(])(?:apply_patch|applypatch)(?:$|[\s<;&|)])`)
+		return regexp.MustCompile(`(?:^|[\s;&|('"\\])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
@@ -105,9 +107,10 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	return paths, nil
 }
 
-// changesDirectory finds a command that changes the shell's directory.
+// changesDirectory finds a command that changes the shell's directory,
+// quoted or in a script of its own as runsApplyPatch finds apply_patch.
 var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:^|[\s;&|(])(?:cd|pushd|popd)(?:$|[\s;&|)])`)
+	return regexp.MustCompile(`(?:^|[\s;&|('"\\])(?:cd|pushd|popd)(?:$|[\s;&|)'"])`)
 })
 
 // patchDirectory is the directory a script's patches apply in, relative

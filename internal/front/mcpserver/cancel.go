@@ -24,12 +24,21 @@ type cancelledCalls struct {
 	answered  chan struct{}         // a token when a call is answered (drain)
 }
 
+// maxCallsInFlight bounds the calls a client has in flight at once: each
+// wait or queued reserve holds a watch, a place in the shared store and,
+// while it takes the lock, a thread, so 1,500 of them made the server run
+// out of file descriptors and fail every call, and 5,000 waits delayed a
+// check by 15 s. An agent has a few in flight; a call past the bound is
+// refused (busy) until one is answered.
+const maxCallsInFlight = 32
+
 // read notes a message the server is about to handle: a call is in
-// flight; a cancellation marks the call it names.
-func (c *cancelledCalls) read(msg jsonrpc.Message) {
+// flight; a cancellation marks the call it names. It returns false for a
+// call past maxCallsInFlight, which is refused instead of handled.
+func (c *cancelledCalls) read(msg jsonrpc.Message) bool {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
-		return
+		return true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -38,25 +47,29 @@ func (c *cancelledCalls) read(msg jsonrpc.Message) {
 			c.inFlight, c.cancelled = map[jsonrpc.ID]string{}, map[jsonrpc.ID]bool{}
 			c.answered = make(chan struct{}, 1)
 		}
+		if len(c.inFlight) >= maxCallsInFlight {
+			return false
+		}
 		c.inFlight[req.ID] = req.Method
-		return
+		return true
 	}
 	if req.Method != "notifications/cancelled" {
-		return
+		return true
 	}
 	var params struct {
 		RequestID any `json:"requestId"`
 	}
 	if json.Unmarshal(req.Params, &params) != nil {
-		return
+		return true
 	}
 	id, err := jsonrpc.MakeID(params.RequestID)
 	if err != nil || !id.IsValid() {
-		return
+		return true
 	}
 	if method, ok := c.inFlight[id]; ok && method != "initialize" {
 		c.cancelled[id] = true
 	}
+	return true
 }
 
 // answers says whether msg goes out: anything but the response to a call

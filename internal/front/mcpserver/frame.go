@@ -59,6 +59,19 @@ func tooLarge() *refusal {
 			"send a smaller one", MaxFrame)
 }
 
+// busy is the refusal of a call past maxCallsInFlight, with its id.
+func busy(id jsonrpc.ID) *refusal {
+	raw, err := json.Marshal(id.Raw())
+	if err != nil {
+		raw = nullID
+	}
+	return refuse(codeBusy, raw, "refused: this client has %d calls in flight, as many as the server takes at once; "+
+		"wait for their answers (or cancel one) and call again", maxCallsInFlight)
+}
+
+// codeBusy is busy's error code, of those JSON-RPC leaves to servers.
+const codeBusy = -32000
+
 // checkFrame reads one line of input (without its newline) as a JSON-RPC
 // message for the SDK. It returns the message, or the refusal to answer
 // instead, or neither for a blank line, which is skipped.

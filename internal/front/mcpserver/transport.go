@@ -133,8 +133,10 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			msg, no = checkFrame(l.frame)
 		}
 		if msg != nil {
-			c.calls.read(msg)
-			return msg, nil
+			if c.calls.read(msg) {
+				return msg, nil
+			}
+			no = busy(msg.(*jsonrpc.Request).ID)
 		}
 		if no == nil {
 			continue

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -163,4 +164,46 @@ func results(t *testing.T, out string) map[string]string {
 		res[string(r.ID)] = string(r.Result)
 	}
 	return res
+}
+
+// A call past maxCallsInFlight is refused with a JSON-RPC error naming
+// the bound, and the calls in flight are served: a client that queued
+// thousands of waits made the server run out of file descriptors.
+func TestCallsPastTheBoundAreRefused(t *testing.T) {
+	testgit.Isolate(t)
+	env := commands.OSEnv()
+	env.Dir = testgit.Init(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	tr := &lineTransport{in: inR, out: outW, ended: make(chan struct{})}
+	go func() {
+		_ = newServer(&runner{env: env, droid: "ann", inputEnded: tr.ended}).Run(ctx, tr)
+		outW.Close()
+	}()
+	replies := bufio.NewReader(outR)
+	// initialize is answered before the calls, so that only they count.
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, err := replies.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for id := 1; id <= maxCallsInFlight+1; id++ {
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait","arguments":{"from":"bob","timeout":"10m"}}}`+"\n", id)
+	}
+	inW.Close() // the waits in flight stop, and are answered
+	out, err := io.ReadAll(replies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := results(t, string(out))
+	for id := 1; id <= maxCallsInFlight; id++ {
+		if answers[fmt.Sprint(id)] == "" {
+			t.Errorf("call %d in the bound: no result; output:\n%s", id, out)
+		}
+	}
+	if last := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32000,"message":"refused: this client has %d calls in flight`, maxCallsInFlight+1, maxCallsInFlight); !strings.Contains(string(out), last) {
+		t.Errorf("call %d past the bound: not refused; output:\n%s", maxCallsInFlight+1, out)
+	}
 }
