@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -65,5 +67,44 @@ func groupEnds(t *testing.T, pgid int, what string) {
 			t.Fatalf("%s: git was killed, and git-queen lives on", what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A runtime that kills only the shell reading a wait leaves git and
+// git-queen running with nobody reading their output: msg wait went on,
+// and a message that arrived was marked read, then lost when its write
+// killed the process (SIGPIPE). A wait whose output has no reader stops
+// as on Ctrl-C, and a message sent afterwards stays unread.
+func TestAWaitWhoseReaderIsGoneStops(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	mustQueen(t, repo, "ann", "init", "--droid", "ann")
+	mustQueen(t, repo, "dave", "status")
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := queenCmd(repo, "ann", "msg", "wait", "--from", "dave", "--timeout", "5m")
+	wait.Stdout = w
+	inOwnGroup(wait)
+	if err := wait.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killGroup(wait) })
+	r.Close()
+	w.Close()
+	ended := make(chan error, 1)
+	go func() { ended <- wait.Wait() }()
+	select { // a bound only a wait that lives on hits
+	case <-ended:
+	case <-time.After(60 * time.Second):
+		t.Fatal("msg wait lives on with nobody reading its output")
+	}
+	groupEnds(t, wait.Process.Pid, "msg wait")
+
+	mustQueen(t, repo, "dave", "msg", "send", "ann", "the answer")
+	if out := mustQueen(t, repo, "ann", "msg", "inbox", "--unread"); !strings.Contains(out, "the answer") {
+		t.Fatalf("the answer is not unread:\n%s", out)
 	}
 }

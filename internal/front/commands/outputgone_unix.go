@@ -1,0 +1,16 @@
+//go:build unix
+
+package commands
+
+import "golang.org/x/sys/unix"
+
+// outputGone reports whether standard output is a pipe or socket whose
+// reader has gone (the poll reports an error or a hang-up on it): a
+// runtime that kills only the shell reading a wait leaves git and
+// git-queen running, and the answer would be marked read, then lost
+// when its write failed.
+func outputGone() bool {
+	fds := []unix.PollFd{{Fd: 1}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
+}
