@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/git-queen/git-queen/internal/base/regular"
 	"go.yaml.in/yaml/v3"
@@ -220,7 +218,7 @@ func readKeysOnly(n *yaml.Node) {
 		var kept []*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if last[key{k.Kind, k.Value}] == i && (k.Kind != yaml.ScalarNode || frameworkKeys()[k.Value]) {
+			if last[key{k.Kind, k.Value}] == i && (k.Kind != yaml.ScalarNode || frameworkKeys[k.Value]) {
 				kept = append(kept, k, n.Content[i+1])
 			}
 		}
@@ -229,28 +227,9 @@ func readKeysOnly(n *yaml.Node) {
 }
 
 // frameworkKeys are the keys frameworkConfig reads (its fields' yaml
-// tags, and theirs within), and << ,
-// which brings keys in.
-var frameworkKeys = sync.OnceValue(func() map[string]bool {
-	keys := map[string]bool{"<<": true}
-	var add func(t reflect.Type)
-	add = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct || t == reflect.TypeFor[yaml.Node]() {
-			return
-		}
-		for field := range t.Fields() {
-			if tag := field.Tag.Get("yaml"); tag != "" {
-				keys[tag] = true
-				add(field.Type)
-			}
-		}
-	}
-	add(reflect.TypeFor[frameworkConfig]())
-	return keys
-})
+// tags, and theirs within), and <<, which brings keys in.
+var frameworkKeys = map[string]bool{"<<": true, "default_stages": true, "repos": true, "repo": true, "hooks": true, "id": true,
+	"entry": true, "args": true, "stages": true, "always_run": true, "minimum_pre_commit_version": true}
 
 // frameworkQueenHooks are the hooks of a .pre-commit-config.yaml that run
 // git-queen's check at hook (see frameworkRunsQueen).

@@ -44,9 +44,7 @@ func (r *Repo) frameworkRefusal(h *Hook, file string, config frameworkConfig) st
 		if command == nil {
 			return ""
 		}
-		cmd := exec.Command(command[0], append(command[1:], "validate-config", file)...)
-		cmd.Dir = r.TopLevel
-		out, err := cmd.CombinedOutput()
+		out, err := r.frameworkRun(command, "validate-config", file)
 		if _, ran := err.(*exec.ExitError); !ran {
 			return ""
 		}
@@ -112,4 +110,21 @@ func frameworkFindHook(config frameworkConfig, id string) *frameworkHook {
 		}
 	}
 	return nil
+}
+
+// frameworkRun runs the framework command (frameworkCommand) with args at
+// the top of the worktree, as its hook does, and returns what it printed.
+func (r *Repo) frameworkRun(command []string, args ...string) ([]byte, error) {
+	cmd := exec.Command(command[0], append(command[1:], args...)...)
+	cmd.Dir = r.TopLevel
+	return cmd.CombinedOutput()
+}
+
+// frameworkVersion is the version the framework command says it is
+// (pre-commit --version: 3.0.4), asked once a run.
+func (r *Repo) frameworkVersion(command []string) string {
+	return answer(r, "version "+strings.Join(command, " "), func() string {
+		out, _ := r.frameworkRun(command, "--version")
+		return strings.TrimPrefix(strings.TrimSpace(string(out)), "pre-commit ")
+	})
 }

@@ -2,7 +2,6 @@ package setup
 
 import (
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,15 +49,6 @@ func (r *Repo) frameworkTooOld(h *Hook, config frameworkConfig) string {
 		}
 	}
 	return ""
-}
-
-// frameworkVersion is the version the framework command runs says it is
-// (pre-commit --version: 3.0.4), asked once a run.
-func (r *Repo) frameworkVersion(command []string) string {
-	return answer(r, "version "+strings.Join(command, " "), func() string {
-		out, _ := exec.Command(command[0], append(command[1:], "--version")...).Output()
-		return strings.TrimPrefix(strings.TrimSpace(string(out)), "pre-commit ")
-	})
 }
 
 // frameworkQueenID says whether id is one of git-queen's in its

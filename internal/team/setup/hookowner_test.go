@@ -397,7 +397,7 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		t.Skip("needs the pre-commit framework, which says whether it loads a file")
 	}
 	// Before 3.2 the framework refuses the stage names 3.2 brought.
-	old := slices.Compare(parseVersion((&Repo{}).frameworkVersion([]string{"pre-commit"})), []int{3, 2}) < 0
+	old := slices.Compare(parseVersion(newRepo(t).frameworkVersion([]string{"pre-commit"})), []int{3, 2}) < 0
 	recipe := func(alwaysRun string) string {
 		return "repos:\n- repo: local\n  hooks:\n  - id: git-queen\n    name: git-queen\n    entry: git-queen hook pre-commit\n" +
 			"    language: system\n    pass_filenames: false\n    always_run: " + alwaysRun + "\n"
@@ -423,6 +423,9 @@ func TestFrameworkCannotLoadItsConfiguration(t *testing.T) {
 		{"always_run quoted, a string", recipe("'true'"), Warn, `hook git-queen: always_run is "true": expected bool got str`},
 		{"always_run: y, a string to YAML 1.1", recipe("y"), Warn, `always_run is "y"`},
 		{"stages not a list", recipe("true\n    stages: commit"), Warn, "hook git-queen: stages: expected array but got 'str'"},
+		// The framework requires a hook's name and language; doctor said ok.
+		{"a local hook without a name", "repos:\n- repo: local\n  hooks:\n  - {id: q, entry: git-queen hook pre-commit, language: system, always_run: true}\n",
+			Warn, "hook q: missing required key: name"},
 		{"a second document", recipe("true") + "---\nrepos: []\n", Warn, "expected a single document in the stream"},
 		// Stage names: every version reads the old ones, 3.2 and later the
 		// new ones too; a name no version knows, none loads.
