@@ -125,8 +125,8 @@ const frameworkMaxConfig = 1 << 20
 
 // frameworkParsed is a .pre-commit-config.yaml as doctor reads it:
 // readErr when it cannot (a *regular.TooLargeError over
-// frameworkMaxConfig, unread), else its configuration and why the
-// framework refuses it (frameworkLoad's).
+// frameworkMaxConfig, unread), else its configuration and why yaml/v3
+// cannot read it (frameworkLoad's).
 type frameworkParsed struct {
 	config       frameworkConfig
 	err, readErr error
