@@ -22,9 +22,12 @@ import (
 
 // notYetMoved are the files that start a program whose name the scan
 // cannot read: mcp_child.go starts git-queen-mcp, the MCP server, where
-// the platform cannot replace the process.
+// the platform cannot replace the process; frameworkvalidate.go starts
+// the pre-commit framework as its generated hook does, with the Python
+// the hook names (INSTALL_PYTHON), else the pre-commit on PATH.
 var notYetMoved = []string{
 	"internal/front/commands/mcp_child.go",
+	"internal/team/setup/frameworkvalidate.go",
 }
 
 // outsideLayer says whether a module-relative file is outside the git

@@ -1,17 +1,12 @@
 package setup
 
 import (
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/git-queen/git-queen/internal/base/regular"
 	"go.yaml.in/yaml/v3"
@@ -19,17 +14,12 @@ import (
 
 // frameworkConfig is what git-queen reads of a .pre-commit-config.yaml:
 // the settings that decide whether, and when, a hook runs. A stages not
-// given is nil; given as [], empty.
+// given is nil; given as [], empty. Whether the framework loads it at all
+// is the framework's to say (frameworkRefusal).
 type frameworkConfig struct {
 	DefaultStages *[]string `yaml:"default_stages"`
-	// MinimumVersion, Files, Exclude and a repository's Rev are strings
-	// to the framework: pyYAMLString.
-	MinimumVersion yaml.Node `yaml:"minimum_pre_commit_version"`
-	Files          yaml.Node `yaml:"files"`
-	Exclude        yaml.Node `yaml:"exclude"`
-	Repos          []struct {
+	Repos         []struct {
 		Repo  string          `yaml:"repo"`
-		Rev   yaml.Node       `yaml:"rev"`
 		Hooks []frameworkHook `yaml:"hooks"`
 	} `yaml:"repos"`
 }
@@ -48,121 +38,51 @@ type frameworkHook struct {
 	// configuration), not one whose .pre-commit-hooks.yaml gives what
 	// the configuration does not set.
 	local bool
-	// settings are its settings of frameworkHookTypes, and err why the
-	// fields above could not all be read, for frameworkLoad to report.
+	// settings are its settings read, for frameworkWhy to show.
 	settings map[string]yaml.Node
-	err      error
 }
 
-// UnmarshalYAML reads h, and keeps its settings whose types the framework
-// checks. A field of the wrong type is h.err, not an error: yaml/v3 drops
-// a hook whose decoding fails, and doctor would not see what it runs.
+// UnmarshalYAML reads h, what it can: yaml/v3 drops a hook whose decoding
+// fails, and doctor would not see what it runs.
 func (h *frameworkHook) UnmarshalYAML(n *yaml.Node) error {
 	type plain frameworkHook
-	h.err = yamlTypeErrors(n.Decode((*plain)(h)))
+	_ = n.Decode((*plain)(h))
 	return n.Decode(&h.settings)
-}
-
-// yamlTypeErrors is err, a *yaml.TypeError's errors as one error.
-func yamlTypeErrors(err error) error {
-	if typeErr := (*yaml.TypeError)(nil); errors.As(err, &typeErr) {
-		return errors.New(strings.Join(typeErr.Errors, "; ")) // line 5: cannot unmarshal !!str `commit` into []string
-	}
-	return err
-}
-
-// frameworkHookTypes are the settings of a hook whose types the framework
-// checks (pre-commit 3.0.4's clientlib.py, MANIFEST_HOOK_DICT), in the
-// order frameworkLoad checks them, and the type: str, list (of strings)
-// or bool.
-var frameworkHookTypes = [][2]string{
-	{"id", "str"}, {"name", "str"}, {"entry", "str"}, {"alias", "str"}, {"files", "str"}, {"exclude", "str"},
-	{"additional_dependencies", "list"}, {"args", "list"}, {"always_run", "bool"}, {"fail_fast", "bool"},
-	{"pass_filenames", "bool"}, {"description", "str"}, {"language_version", "str"}, {"log_file", "str"},
-	{"minimum_pre_commit_version", "str"}, {"require_serial", "bool"}, {"verbose", "bool"},
 }
 
 // frameworkLoad reads a .pre-commit-config.yaml with go.yaml.in/yaml/v3,
 // which, like the PyYAML the framework reads it with, applies anchors,
 // aliases and << merge keys, takes (with libyamlDirectives) the
 // directives libyaml takes, and (with readKeysOnly) takes the last of a
-// key given twice in a mapping. The error says why the framework refuses
-// the file, as far as git-queen reads it ("An error has occurred:
-// InvalidConfigError"): it is not YAML, is empty, has more than one
-// document or no repos, or a setting read here is not of its type (an
-// always_run that is not a YAML 1.1 boolean, a minimum_pre_commit_version
-// not a string, as 3.0 unquoted is not, nor args: [3]; frameworkHookTypes
-// lists a hook's), a stages that is not a list, or
-// names a stage no version of the framework knows). The
-// configuration is what could be read all the same.
+// key given twice in a mapping. The error says why it cannot be read (the
+// framework says why it refuses it: frameworkRefusal); the configuration
+// is what could be read all the same.
 func frameworkLoad(text []byte) (frameworkConfig, error) {
 	var config frameworkConfig
 	if len(text) > frameworkMaxConfig {
 		return config, errFrameworkTooLarge
 	}
 	var root yaml.Node
-	decoder := yaml.NewDecoder(bytes.NewReader(libyamlDirectives(text)))
-	err := decoder.Decode(&root)
-	if err == io.EOF {
-		err = errors.New("it is empty")
-	}
+	err := yaml.Unmarshal(libyamlDirectives(text), &root)
 	if err == nil {
 		readKeysOnly(&root)
-		err = yamlTypeErrors(root.Decode(&config))
-	}
-	switch {
-	case err == nil && decoder.Decode(new(yaml.Node)) != io.EOF:
-		err = errors.New("more than one YAML document: the framework reads a single one")
-	case err == nil && config.Repos == nil:
-		err = errors.New("it has no repos:, which the framework requires")
-	case err == nil:
-		err = cmp.Or(frameworkUnknownStage(config), pyYAMLString("minimum_pre_commit_version", &config.MinimumVersion),
-			pyYAMLString("files", &config.Files), pyYAMLString("exclude", &config.Exclude))
+		err = root.Decode(&config)
 	}
 	for i, repo := range config.Repos {
-		err = cmp.Or(err, pyYAMLString("repository "+repo.Repo+": rev", &repo.Rev))
-		for j, h := range repo.Hooks {
+		for j := range repo.Hooks {
 			config.Repos[i].Hooks[j].local = repo.Repo == "local"
-			err = cmp.Or(err, frameworkHookTyped(h))
 		}
 	}
 	return config, err
 }
 
-// frameworkHookTyped says why the framework refuses h, a hook one of
-// whose frameworkHookTypes settings is not of its type; nil when none.
-func frameworkHookTyped(h frameworkHook) error {
-	if h.err != nil {
-		return h.err
-	}
-	for _, setting := range frameworkHookTypes {
-		value, ok := h.settings[setting[0]]
-		name := "hook " + h.ID + ": " + setting[0]
-		switch {
-		case !ok:
-		case setting[1] == "bool" && pyYAMLBool(&value) == nil:
-			return fmt.Errorf("%s is %q, which YAML 1.1 does not read as true or false", name, value.Value)
-		case setting[1] == "str":
-			if err := pyYAMLString(name, &value); err != nil {
-				return err
-			}
-		case setting[1] == "list":
-			if err := pyYAMLStrings(name, &value); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// frameworkUnloadable says, for the pre-commit framework's hook h, why the
-// framework refuses the configuration h reads (frameworkLoad; and
-// frameworkTooOld, for the version h runs, in the environment getenv
-// reads), as doctor says it: the hook then fails every time ("An error
-// has occurred: InvalidConfigError"), after running git-queen's own hook
-// kept as NAME.legacy, if that is there. "" when it loads, or is not
-// there.
-func (r *Repo) frameworkUnloadable(h *Hook, getenv func(string) string) string {
+// frameworkUnloadable says, for the pre-commit framework's hook h, why
+// the framework refuses the configuration h reads (frameworkRefusal, and
+// frameworkTooOld), or that it is not installed, as doctor says it: the
+// hook then fails every time ("An error has occurred: InvalidConfigError"),
+// after running git-queen's own hook kept as NAME.legacy, if that is
+// there. "" when it loads, or is not there.
+func (r *Repo) frameworkUnloadable(h *Hook) string {
 	file := r.frameworkFile(h)
 	if file == "" {
 		return ""
@@ -171,18 +91,16 @@ func (r *Repo) frameworkUnloadable(h *Hook, getenv func(string) string) string {
 	if parsed.readErr != nil { // one larger than doctor reads: frameworkTooLarge says so
 		return ""
 	}
-	err := parsed.err
-	if script, readErr := readHead(h.Path); err == nil && readErr == nil {
-		if why := frameworkTooOld(parsed.config, frameworkVersion(script, getenv)); why != "" {
-			err = errors.New(why)
-		}
+	without := " without running git-queen's check"
+	if h.Via == h.Name+".legacy" {
+		without = ", after " + h.Via
 	}
-	if err != nil {
-		without := " without running git-queen's check"
-		if h.Via == h.Name+".legacy" {
-			without = ", after " + h.Via
-		}
-		return fmt.Sprintf("the pre-commit framework cannot load %s (%v), so its %s hook fails every time%s: correct it", file, err, h.Name, without)
+	if r.frameworkCommand(h) == nil {
+		return fmt.Sprintf("the pre-commit framework is not installed (neither the Python its hook names nor pre-commit on PATH: "+
+			"\"`pre-commit` not found\"), so its %s hook fails every time%s: install it, or pre-commit uninstall", h.Name, without)
+	}
+	if why := cmp.Or(r.frameworkRefusal(h, file, parsed.config), r.frameworkTooOld(h, parsed.config)); why != "" {
+		return fmt.Sprintf("the pre-commit framework cannot load %s (%s), so its %s hook fails every time%s: correct it", file, why, h.Name, without)
 	}
 	return ""
 }
@@ -207,8 +125,8 @@ const frameworkMaxConfig = 1 << 20
 
 // frameworkParsed is a .pre-commit-config.yaml as doctor reads it:
 // readErr when it cannot (a *regular.TooLargeError over
-// frameworkMaxConfig, unread), else its configuration and why the
-// framework refuses it (frameworkLoad's).
+// frameworkMaxConfig, unread), else its configuration and why yaml/v3
+// cannot read it (frameworkLoad's).
 type frameworkParsed struct {
 	config       frameworkConfig
 	err, readErr error
@@ -273,8 +191,7 @@ func frameworkAlwaysRunsQueen(parsed frameworkParsed, hook string) bool {
 	}
 	return slices.ContainsFunc(frameworkQueenHooks(parsed.config, hook), func(h frameworkHook) bool {
 		ours := !h.local && slices.Contains(frameworkHookIDs[hook], h.ID) // .pre-commit-hooks.yaml sets it
-		always := pyYAMLBool(&h.AlwaysRun)
-		return h.AlwaysRun.Kind == 0 && ours || always != nil && *always
+		return h.AlwaysRun.Kind == 0 && ours || pyYAMLBool(&h.AlwaysRun)
 	})
 }
 
@@ -301,7 +218,7 @@ func readKeysOnly(n *yaml.Node) {
 		var kept []*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if last[key{k.Kind, k.Value}] == i && (k.Kind != yaml.ScalarNode || frameworkKeys()[k.Value]) {
+			if last[key{k.Kind, k.Value}] == i && (k.Kind != yaml.ScalarNode || frameworkKeys[k.Value]) {
 				kept = append(kept, k, n.Content[i+1])
 			}
 		}
@@ -310,31 +227,9 @@ func readKeysOnly(n *yaml.Node) {
 }
 
 // frameworkKeys are the keys frameworkConfig reads (its fields' yaml
-// tags, and theirs within, and a hook's frameworkHookTypes), and << ,
-// which brings keys in.
-var frameworkKeys = sync.OnceValue(func() map[string]bool {
-	keys := map[string]bool{"<<": true}
-	for _, setting := range frameworkHookTypes {
-		keys[setting[0]] = true
-	}
-	var add func(t reflect.Type)
-	add = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct || t == reflect.TypeFor[yaml.Node]() {
-			return
-		}
-		for field := range t.Fields() {
-			if tag := field.Tag.Get("yaml"); tag != "" {
-				keys[tag] = true
-				add(field.Type)
-			}
-		}
-	}
-	add(reflect.TypeFor[frameworkConfig]())
-	return keys
-})
+// tags, and theirs within), and <<, which brings keys in.
+var frameworkKeys = map[string]bool{"<<": true, "default_stages": true, "repos": true, "repo": true, "hooks": true, "id": true,
+	"entry": true, "args": true, "stages": true, "always_run": true, "minimum_pre_commit_version": true}
 
 // frameworkQueenHooks are the hooks of a .pre-commit-config.yaml that run
 // git-queen's check at hook (see frameworkRunsQueen).

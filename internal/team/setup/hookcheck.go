@@ -51,7 +51,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	}
 	where := r.shown(h.Path)
 	guards := "guards " + h.Guards
-	unloadable, tooLarge := r.frameworkUnloadable(h, o.Getenv), cmp.Or(r.frameworkTooLarge(h), managerUnread(h))
+	unloadable, tooLarge := r.frameworkUnloadable(h), cmp.Or(r.frameworkTooLarge(h), managerUnread(h))
 	switch {
 	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
@@ -238,9 +238,11 @@ func (r *Repo) chainedRuns(path string) string {
 
 // frameworkAlwaysRuns says whether the pre-commit framework's hook h runs
 // git-queen whatever the files: the configuration h.Via says, or h.Via is
-// git-queen's own hook kept as NAME.legacy, which the framework always runs.
+// git-queen's own hook kept as NAME.legacy, which the framework always
+// runs; or the framework refuses the file, and runs no hook
+// (frameworkUnloadable says so).
 func (r *Repo) frameworkAlwaysRuns(h *Hook) bool {
-	if !slices.Contains(preCommitConfigs, h.Via) {
+	if !slices.Contains(preCommitConfigs, h.Via) || r.frameworkUnloadable(h) != "" {
 		return true
 	}
 	return frameworkAlwaysRunsQueen(r.frameworkParse(h.Via), h.Name)

@@ -199,7 +199,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			return frameworkRunsQueen(parsed, h.Name), parsed.readErr
 		})
 		if !h.RunsQueen {
-			h.refused = r.frameworkUnloadable(h, getenv)
+			h.refused = r.frameworkUnloadable(h)
 		}
 	default:
 		h.Owner = OwnerOther
