@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // frameworkInstallPython matches the line of the framework's generated
@@ -112,12 +114,24 @@ func frameworkFindHook(config frameworkConfig, id string) *frameworkHook {
 	return nil
 }
 
+// frameworkWait bounds one question to the framework: doctor must answer
+// even when the Python the hook names hangs.
+var frameworkWait = 30 * time.Second
+
 // frameworkRun runs the framework command (frameworkCommand) with args at
 // the top of the worktree, as its hook does, and returns what it printed.
+// A run that outlasts frameworkWait is stopped, and is no answer (an
+// error other than *exec.ExitError).
 func (r *Repo) frameworkRun(command []string, args ...string) ([]byte, error) {
-	cmd := exec.Command(command[0], append(command[1:], args...)...)
-	cmd.Dir = r.TopLevel
-	return cmd.CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), frameworkWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, command[0], append(command[1:], args...)...)
+	cmd.Dir, cmd.WaitDelay = r.TopLevel, time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return out, fmt.Errorf("%s did not answer within %s", command[0], frameworkWait)
+	}
+	return out, err
 }
 
 // frameworkVersion is the version the framework command says it is
