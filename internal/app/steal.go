@@ -22,8 +22,16 @@ import (
 // go through the configured remote (offline): it would judge the holder by
 // the sightings this clone has (not those the remote holds), and publish
 // later without the compare-and-swap that lets a holder who came back
-// keep what it holds.
+// keep what it holds. It refuses one in a plain directory store, where no
+// command notes a sighting.
 func silentCheck(command, what string, s *store.Store, offline bool) (func(string, time.Time) error, error) {
+	if !s.WS.Live {
+		// Commands note sightings in the live store only: here a droid
+		// that reads its inbox every minute looks silent an hour after
+		// its last write.
+		return nil, usagef(command, "%s judges a holder's silence by its sightings, and a plain directory store (--beads-dir or BEADS_DIR) notes no sightings; "+
+			"take over with %s, which tells the holder", wording.Param("steal"), wording.Param("force"))
+	}
 	if offline && ledgersync.ConfiguredRemote(s) != "" {
 		return nil, usagef(command, "%[1]s judges the holder's silence by what the remote knows and publishes through it; it cannot be %[2]s. "+
 			"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", wording.Param("steal"), wording.Param("offline"), wording.Param("force"))

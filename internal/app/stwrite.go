@@ -60,6 +60,10 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	if r.Interval < 0 {
 		return nil, usagef(command, "%s must be 1 or more (0: the default)", wording.Param("checkpoint_interval"))
 	}
+	// Writing the plan is work: its droid is seen, as after any command
+	// that looked up its identity and workspace (notePresence).
+	e.Identity()
+	_, _ = e.Workspace()
 	path := e.abs(r.File)
 	if r.Change.Op == st.OpAddComment && r.Change.Comment.Author == "" {
 		me, err := e.RequireIdentity()

@@ -164,13 +164,12 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 		return res, err
 	}
 	now := a.S.Now()
-	var lines []any
+	// Every holder (a double assignment has several) is judged before
+	// anything is written or told: a refusal by the last changes nothing.
 	for _, cur := range active {
-		if cur.Droid == req.Droid {
-			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
-		}
-		why, stolen := "reassigned to "+req.Droid, false
 		switch {
+		case cur.Droid == req.Droid:
+			return res, fmt.Errorf("issue %s is already assigned to %s (%s)", req.IssueID, cur.Droid, cur.ID)
 		case req.Force:
 		case req.Steal == nil:
 			return res, &AlreadyAssignedError{Active: cur.Assignment}
@@ -178,7 +177,14 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 			if err := req.Steal(cur.Droid, cur.UpdatedAt); err != nil {
 				return res, err
 			}
-			why, stolen = "stolen by "+req.Droid+" (--steal: "+cur.Droid+" was silent for longer than the team allows)", true
+		}
+	}
+	var lines []any
+	stolen := !req.Force && req.Steal != nil
+	for _, cur := range active {
+		why := "reassigned to " + req.Droid
+		if stolen {
+			why = "stolen by " + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"
 		}
 		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, why)
 		if err != nil {

@@ -1,6 +1,7 @@
 package assignments
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -154,5 +155,42 @@ func TestContested(t *testing.T) {
 	list, _, _ := f.a.List(Filter{Droid: "ann", Status: records.AssignmentReleased})
 	if len(list) != 1 || list[0].Reason != "withdrawn: lost to bob's "+idBob+", on origin first" || list[0].UpdatedBy != "ann" || list[0].Forced {
 		t.Fatalf("the withdrawn version: %+v", list)
+	}
+}
+
+// A claim over a double assignment that one of its holders refuses (a
+// live holder of a steal, the claimer's own assignment) changes nothing
+// and tells no one: the holders before it in the list are not told their
+// issue was taken from them.
+func TestRefusedClaimOverADoubleTellsNoOne(t *testing.T) {
+	aliveBob := func(holder string, _ time.Time) error {
+		if holder == "bob" {
+			return errors.New("bob was seen lately")
+		}
+		return nil
+	}
+	tests := []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"a steal from a dead and a live holder", Request{IssueID: "qb-2", Droid: "cat", By: "cat", Steal: aliveBob}, "seen lately"},
+		{"a forced claim by one of the holders", Request{IssueID: "qb-2", Droid: "bob", By: "bob", Force: true}, "already assigned to bob"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			appendTo(t, f.a.S.Log(records.AssignmentsFile).Path, activeLine(t, idAnn, "qb-2", "ann", t0), activeLine(t, idBob, "qb-2", "bob", t0.Add(time.Second)))
+			f.now = f.now.Add(2 * time.Hour)
+			if _, err := f.a.Assign(tt.req); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("claim: %v, want %q", err, tt.want)
+			}
+			if got := f.state(t, Filter{IssueID: "qb-2"}); !slices.Equal(got, []string{"qb-2:ann:active", "qb-2:bob:active"}) {
+				t.Fatalf("after the refused claim: %v", got)
+			}
+			if b, err := os.ReadFile(f.a.S.Log(records.MessagesFile).Path); len(b) > 0 || !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the refused claim sent messages: %v\n%s", err, b)
+			}
+		})
 	}
 }
