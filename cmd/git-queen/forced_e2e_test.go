@@ -22,7 +22,7 @@ func TestMCPForcedReleaseAndRenew(t *testing.T) {
 	bob, ann := mcpSession(t, ctx, repo, "bob"), mcpSession(t, ctx, repo, "ann")
 
 	out, isErr := call(t, ctx, bob, "release", map[string]any{"patterns": []string{"src/**"}, "holder": "ann"})
-	if kind, code := errorOf(out); !isErr || kind != "failure" || code != 1 || !strings.Contains(mustJSON(out), "add force=true") || strings.Contains(mustJSON(out), "--force") {
+	if kind, code := errorOf(out); !isErr || kind != "conflict" || code != 5 || !strings.Contains(mustJSON(out), "add force=true") || strings.Contains(mustJSON(out), "--force") {
 		t.Fatalf("a release of ann's without force: error=%v %v", isErr, out)
 	}
 	for _, holder := range []string{"--all", "-x"} {

@@ -14,8 +14,14 @@ import (
 
 // CheckRequest names paths to check against the reservations.
 type CheckRequest struct {
-	Paths []string `json:"paths" jsonschema:"file paths relative to the top of the repository; each is free, or held exclusively by another droid (a conflict error)"`
+	Paths []string `json:"paths" jsonschema:"file paths relative to the top of the repository, at most 4096; each is free, or held exclusively by another droid (a conflict error)"`
 }
+
+// maxCheckPaths bounds the distinct paths one check judges, as it bounds a
+// reserve's patterns: the answer names each path (of at most 4,096 bytes,
+// tooLong), and a directory is judged whole in one path. 300,000 cost 14 s
+// and megabytes of answer.
+const maxCheckPaths = records.MaxActiveReservations
 
 // CheckResult says of each path whether it is free, and who holds it.
 type CheckResult struct {
@@ -48,6 +54,9 @@ var Check = UseCase[CheckRequest, *CheckResult]{Name: "check", run: check}
 func check(e *Env, r CheckRequest) (*CheckResult, error) {
 	if len(r.Paths) == 0 {
 		return nil, usagef("check", "name at least one path to check (%s)", wording.Param("paths"))
+	}
+	if _, ok := distinctUpTo(r.Paths, maxCheckPaths); !ok {
+		return nil, usagef("check", "check judges at most %d paths at once: give their directory, which is judged whole, or split the list", maxCheckPaths)
 	}
 	for _, p := range r.Paths {
 		if strings.TrimSpace(p) == "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/globs"
+	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
@@ -19,8 +20,9 @@ type judgedPath struct {
 // judges a tool call's paths with (EditTargets): the links in its
 // directories resolved (lnk/a.go, with lnk -> src, is src/a.go), and a path
 // whose last part is a link judged both as the link and as what it leads
-// to. A path a link takes out of the worktree, or into git's directory, is
-// judged as it was given, as before.
+// to. A path in a sibling worktree of the repository is judged at its path
+// there. A path a link takes out of the worktrees, or into git's
+// directory, is judged as it was given, as before.
 func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) {
 	var out []judgedPath
 	seen := make(map[string]bool, len(given))
@@ -42,7 +44,11 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 		found := false
 		judge := func(base, p, label string) {
 			for _, real := range r.reached(base, p) {
-				if path, ok := r.inWorktree(s.WS.Repo.TopLevel, real); ok {
+				path, ok := r.inWorktree(s.WS.Repo.TopLevel, real)
+				if !ok {
+					path, ok = r.inSibling(s.WS.Repo, real)
+				}
+				if ok {
 					found = true
 					add(path, label)
 				}
@@ -51,13 +57,11 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 		if s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 			asked, label := rp, rp
 			if err != nil {
-				// An absolute path outside the top as written may reach
-				// the worktree through a link (/tmp/link/src/a.go, or
-				// macOS's /var for /private/var), as the guard finds.
-				if asked = FromTop(e.TopPrefix(s), p); !filepath.IsAbs(asked) {
-					return nil, err
-				}
-				label = p
+				// A path outside the top as written may reach the
+				// worktree through a link (/tmp/link/src/a.go, or macOS's
+				// /var for /private/var), or lie in a sibling worktree of
+				// the repository, as the guard finds.
+				asked, label = FromTop(e.TopPrefix(s), p), p
 			}
 			judge(s.WS.Repo.TopLevel, asked, label)
 			if strings.Contains(p, "..") && !strings.HasPrefix(p, ":/") {
@@ -78,6 +82,17 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 		}
 	}
 	return out, nil
+}
+
+// inSibling is real relative to the top of another worktree of repo, and
+// whether it lies in one: the guard judges an edit there by the
+// repository's reservations (EditTargets), and so does check.
+func (r *targetResolver) inSibling(repo *gitrepo.Repo, real string) (string, bool) {
+	targets, err := r.targetsOf(real)
+	if err != nil || len(targets) == 0 || !SameDir(targets[0].Repo.CommonDir, repo.CommonDir) {
+		return "", false
+	}
+	return targets[0].Path, true
 }
 
 // throughLinks is pattern (from the top) with its literal leading

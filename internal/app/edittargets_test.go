@@ -1,11 +1,15 @@
 package app
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -67,5 +71,33 @@ func TestEditTargets(t *testing.T) {
 				t.Errorf("EditTargets(%q) = %q, want %q", tt.paths, got, tt.want)
 			}
 		})
+	}
+}
+
+// check judges a path in a sibling worktree of the repository where the
+// guard does, at its path in the repository: it was refused as outside
+// the repository, although an edit there is refused for the same hold.
+func TestCheckJudgesASiblingWorktreesPathAsTheGuardDoes(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	sibling := filepath.Join(filepath.Dir(repo), "wt")
+	testgit.Run(t, repo, "worktree", "add", "-q", sibling)
+	env := func(droid string) *Env {
+		return &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: droid}
+	}
+	if _, err := Reserve.Run(env("ann"), ReserveRequest{Patterns: []string{"src/a.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(sibling, "src", "a.go"), "../wt/src/a.go"} {
+		res, err := Check.Run(env("bob"), CheckRequest{Paths: []string{p}})
+		if !errors.As(err, new(*ConflictError)) || res.Paths[0].Path != "src/a.go" || res.Paths[0].Given != p {
+			t.Errorf("check %s: %+v, %v, want src/a.go held by ann", p, res, err)
+		}
+		if holds, _, err := EditHolds(env("bob"), repo, []string{p}); err != nil || len(holds) != 1 {
+			t.Errorf("the guard on %s: %v, %v, want ann's hold", p, holds, err)
+		}
+	}
+	if _, err := Check.Run(env("bob"), CheckRequest{Paths: []string{"../elsewhere/a.go"}}); !errors.As(err, new(*records.InvalidError)) {
+		t.Errorf("check of a path in no worktree: %v, want it refused", err)
 	}
 }

@@ -2,7 +2,9 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +47,24 @@ func TestOverLongPathsAreRefusedBeforeAnyLookup(t *testing.T) {
 			"no file system git runs on holds a path of more than 4096 bytes") {
 			t.Errorf("%s of a path of %d bytes: %v, want it refused as too long", name, len(tooLong), err)
 		}
+	}
+}
+
+// check judges at most maxCheckPaths distinct paths a call, as reserve
+// takes as many patterns: its answer names each (300,000 cost 14 s), and
+// more are refused as bad input; a path given again counts once.
+func TestCheckRefusesMorePathsThanItsBound(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: "ann"}
+	if res, err := Check.Run(e, CheckRequest{Paths: slices.Repeat([]string{"README", "src/a.go"}, maxCheckPaths)}); err != nil || len(res.Paths) != 2 {
+		t.Fatalf("check of two paths, each %d times: %v, want both judged once", maxCheckPaths, err)
+	}
+	paths := make([]string, maxCheckPaths+1)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("d/%d.go", i)
+	}
+	if _, err := Check.Run(e, CheckRequest{Paths: paths}); !errors.As(err, new(*UsageError)) || !strings.Contains(err.Error(), "at most 4096 paths") {
+		t.Errorf("check of %d paths: %v, want it refused as a usage error", len(paths), err)
 	}
 }

@@ -170,15 +170,9 @@ func (e *Env) RepoPath(s *store.Store, p string) (string, error) {
 // refused before any is normalised (200,000 cost seconds), whatever they
 // would become.
 func (e *Env) normalizePatterns(s *store.Store, given []string, normalized *reservations.Normalized) ([]string, []string, error) {
-	var patterns []string
-	distinct := make(map[string]bool, min(len(given), records.MaxActiveReservations+1))
-	for _, p := range given {
-		if !distinct[p] {
-			distinct[p] = true
-			if patterns = append(patterns, p); len(patterns) > records.MaxActiveReservations {
-				return nil, nil, (&reservations.Store{S: s}).RefuseTooMany()
-			}
-		}
+	patterns, ok := distinctUpTo(given, records.MaxActiveReservations)
+	if !ok {
+		return nil, nil, (&reservations.Store{S: s}).RefuseTooMany()
 	}
 	prefix := e.TopPrefix(s)
 	var out, notes []string
@@ -252,6 +246,23 @@ func (e *Env) normalizePatterns(s *store.Store, given []string, normalized *rese
 		}
 	}
 	return out, notes, nil
+}
+
+// distinctUpTo is given with its repeats dropped, in order, and whether it
+// holds at most bound distinct ones: it stops at the one past bound,
+// before a request of hundreds of thousands costs seconds.
+func distinctUpTo(given []string, bound int) ([]string, bool) {
+	var out []string
+	seen := make(map[string]bool, min(len(given), bound+1))
+	for _, p := range given {
+		if !seen[p] {
+			if seen[p] = true; len(out) == bound {
+				return nil, false
+			}
+			out = append(out, p)
+		}
+	}
+	return out, true
 }
 
 // selectingPatterns normalises the patterns release and renew select

@@ -230,12 +230,16 @@ func (e *Env) change(r ReleaseRequest, verb, ttlText string) (*ChangeResult, err
 		return nil, err
 	}
 	holder := cmp.Or(records.CanonicalDroid(r.Holder), me)
-	args := r.Patterns
+	args, _ := distinctUpTo(r.Patterns, len(r.Patterns)) // a pattern given twice selects once
 	var issues []string
 	if !renew && !r.All {
 		if issues, args, err = releasedIssues(s, holder, args); err != nil {
 			return nil, err
 		}
+	}
+	if len(args) > records.MaxActiveReservations { // refused before normalising them costs seconds
+		return nil, usagef(verb, "%d patterns: a droid holds at most %d reservations (every droid's together), each %sd by its own pattern; "+
+			"name at most %[2]d, or use %[4]s", len(args), records.MaxActiveReservations, verb, wording.Switch("all"))
 	}
 	// An assignment released by name keeps its reason (QueenBee's
 	// release ISSUE --reason); a reservation records one only when forced.

@@ -74,3 +74,35 @@ func TestReserveNotesKeepTheirOrderPastOneBatch(t *testing.T) {
 		t.Errorf("notes %q, want the symlink's first, then d0's", res.Notes)
 	}
 }
+
+// Release and renew refuse more distinct patterns than a droid can hold
+// reservations before any is normalised (a bad pattern first is never
+// reached; 60,000 cost 18 s, whatever the droid held); a pattern given
+// again counts once.
+func TestChangeRefusesMorePatternsThanADroidHolds(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: "ann"}
+	if _, err := Reserve.Run(e, ReserveRequest{Patterns: []string{"a.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	many := []string{"[unclosed"}
+	for i := range records.MaxActiveReservations {
+		many = append(many, fmt.Sprintf("e%d/**", i))
+	}
+	renew := func(e *Env, r ReleaseRequest) (*ChangeResult, error) {
+		return Renew.Run(e, RenewRequest{ReleaseRequest: r})
+	}
+	for verb, change := range map[string]func(*Env, ReleaseRequest) (*ChangeResult, error){"renew": renew, "release": Release.Run} {
+		_, err := change(e, ReleaseRequest{Patterns: many})
+		if !errors.As(err, new(*UsageError)) || !strings.Contains(err.Error(), "a droid holds at most 4096 reservations") {
+			t.Errorf("%s of a bad pattern and %d distinct ones: %v, want the count refused as a usage error", verb, len(many)-1, err)
+		}
+	}
+	for _, change := range []func(*Env, ReleaseRequest) (*ChangeResult, error){renew, Release.Run} {
+		res, err := change(e, ReleaseRequest{Patterns: slices.Repeat([]string{"a.go"}, records.MaxActiveReservations+1)})
+		if err != nil || len(res.Changed) != 1 {
+			t.Errorf("a.go, %d times: %v, want it changed once", records.MaxActiveReservations+1, err)
+		}
+	}
+}

@@ -18,7 +18,7 @@ func TestAssignments(t *testing.T) {
 		{droid: "", args: "assign qb-3 dan", stdout: []string{"assigned qb-3 to dan"}},
 		{droid: "ann", args: "assignments", stdout: []string{`qb-1\s+bob\s+active\s+just now\s+ann`, `qb-2\s+cat\s+active\s+just now\s+cat`, `qb-3\s+dan\s+active\s+just now\s+human`}},
 		{droid: "ann", args: "assignments --droid cat", stdout: []string{"qb-2"}},
-		{droid: "cat", args: "unassign qb-1", code: ExitFailure, stderr: []string{"qb-1 belongs to bob, not to cat", "--force", "bob will get a message"}},
+		{droid: "cat", args: "unassign qb-1", code: ExitConflict, stderr: []string{"qb-1 belongs to bob, not to cat", "--force", "bob will get a message"}},
 		{droid: "cat", args: "assign qb-1 cat --force", stdout: []string{"reassigned qb-1 from bob to cat", `told bob \(qm-\w{26}\)`}},
 		{droid: "bob", args: "msg inbox", stdout: []string{`\*!\s+qm-\w{26}\s+cat\s+cat took over qb-1 \(--force\)\s+qb-1`}},
 		{droid: "ann", args: "assignments --issue qb-1", stdout: []string{`qb-1\s+cat\s+active \(from bob\)`}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -133,6 +134,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{usageErrorf("x"), 2},
 		{&SilentError{Code: 5}, 5},
 		{errConflictForTest{}, 5},
+		{fmt.Errorf("release: %w", &records.ForceNeededError{Verb: "release"}), 5},
 		{bytes.ErrTooLarge, 1},
 		// git refusing (128: another user's repository, a corrupt one)
 		// under a failed command is a failure, not an exit code of its own.

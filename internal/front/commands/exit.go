@@ -62,7 +62,8 @@ func exitCode(err error) int {
 		return ExitConflict
 	case errors.As(err, new(*records.InvalidError)), errors.As(err, new(*globs.PatternError)):
 		return ExitUsage
-	case errors.As(err, new(*reservations.ConflictError)), errors.As(err, new(*assignments.AlreadyAssignedError)):
+	case errors.As(err, new(*reservations.ConflictError)), errors.As(err, new(*assignments.AlreadyAssignedError)),
+		errors.As(err, new(*records.ForceNeededError)): // another droid's, as a conflict's; --force overrides both
 		return ExitConflict
 	}
 	return ExitFailure

@@ -97,7 +97,7 @@ func TestForcedChangesToReservations(t *testing.T) {
 	runScenario(t, repo, []step{
 		{droid: "ann", args: "reserve src/** docs/**", stdout: []string{`reserved src/\*\*`, `reserved docs/\*\*`}},
 		{droid: "bob", args: "release src/**", code: ExitFailure, stderr: []string{"bob holds no active reservations"}},
-		{droid: "bob", args: "release src/** --holder ann", code: ExitFailure,
+		{droid: "bob", args: "release src/** --holder ann", code: ExitConflict,
 			stderr: []string{"these reservations belong to ann, not to bob", "--force", "ann will get a message"}},
 		{droid: "bob", args: "release src/** --holder ann --force --reason 'ann is on leave'",
 			stdout: []string{`released ann's src/\*\* \(forced\)`, `told ann \(qm-\w{26}\)`}},

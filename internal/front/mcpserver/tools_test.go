@@ -424,7 +424,7 @@ func TestRefusalsNameTheToolsArguments(t *testing.T) {
 		{bob, "reserve", map[string]any{"patterns": []string{"a/x"}}, "conflict",
 			[]string{"a/x/** overlaps a/** held by ann", "ask the holder (send, or reserve again with notify=true), wait, or use force=true to reserve anyway"}},
 		{bob, "release", map[string]any{}, "usage", []string{"name the patterns to release, or use all=true"}},
-		{bob, "release", map[string]any{"patterns": []string{"a/**"}, "holder": "ann"}, "failure",
+		{bob, "release", map[string]any{"patterns": []string{"a/**"}, "holder": "ann"}, "conflict",
 			[]string{"to release another droid's reservations, add force=true (and reason)"}},
 		{bob, "claim", map[string]any{"issue": "qb-1"}, "conflict", []string{"use force=true to reassign it"}},
 		{bob, "send", map[string]any{"to": "annn", "subject": "hi"}, "usage", []string{"did you mean ann?", "pass new=true if the name is meant"}},
