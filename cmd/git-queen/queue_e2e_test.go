@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -237,7 +238,7 @@ func TestQueueWaitersThatGiveUpOrDie(t *testing.T) {
 	if r := gitQueen(t, repo, "dan", "reserve", "src/b.go"); r.code != 5 {
 		t.Fatalf("dan jumped the queue before carl's place lapsed: exit %d\n%s", r.code, r.stderr)
 	}
-	later := time.Now().Add(3 * time.Minute).UTC().Format(time.RFC3339Nano)
+	later := time.Now().Add(reservations.WaitLease + time.Minute).UTC().Format(time.RFC3339Nano)
 	cmd := queenCmd(repo, "dan", "reserve", "src/b.go", "--ttl", "1h")
 	cmd.Env = append(cmd.Env, "QUEEN_NOW="+later)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -141,9 +141,8 @@ func (e *Env) joinQueue(r ReserveWaitRequest) (*waiter, error) {
 
 // wait waits until the grant, or until ctx ends (then it leaves the queue).
 func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitResult, error) {
-	renewEvery := reservations.WaitLease / 2
 	now := time.Now()
-	nextRenew, nextSync, retryAt := now.Add(renewEvery), now.Add(WaitSyncInterval), now
+	nextRenew, nextSync, retryAt := now.Add(reservations.WaitRenew), now.Add(WaitSyncInterval), now
 	backoff := time.Second
 	for {
 		blocking, err := w.rs.Blocking(w.req, w.s.Now())
@@ -190,7 +189,7 @@ func (w *waiter) wait(ctx context.Context, timeout time.Duration) (*ReserveWaitR
 			if w.req.Places, err = w.rs.Join(w.req); err != nil {
 				return nil, w.leave("failed: "+err.Error(), err)
 			}
-			nextRenew = now.Add(renewEvery)
+			nextRenew = now.Add(reservations.WaitRenew)
 		}
 		if now := time.Now(); w.remote != "" && !now.Before(nextSync) {
 			w.sync()

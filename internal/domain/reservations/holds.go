@@ -7,6 +7,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // holdFields are the live query's fields plus what deciding a hold needs,
@@ -28,7 +29,7 @@ type Exclusives struct {
 	entries []jsonl.Entry
 	droids  []string
 	index   *pathIndex
-	bounds  receiptBounds
+	bounds  store.Arrivals
 	// Problems are the lines that could not be read, and reservations
 	// whose pattern no longer compiles (they protect nothing).
 	Problems []jsonl.Problem
@@ -46,7 +47,7 @@ func (s *Store) ExclusivesAt(now time.Time) (*Exclusives, error) {
 		entries: make([]jsonl.Entry, 0, len(sel.Entries)), droids: make([]string, 0, len(sel.Entries))}
 	patterns := make([]string, 0, len(sel.Entries))
 	for _, e := range sel.Entries {
-		if string(e.Fields[holdExclusive]) != "true" || !bounds.active(e, now) {
+		if string(e.Fields[holdExclusive]) != "true" || !active(bounds, e, now) {
 			continue
 		}
 		pattern, ok1 := jsonline.String(e.Fields[holdPattern])
@@ -115,7 +116,7 @@ func (x *Exclusives) hold(holds []Hold, i int, path, witness string) []Hold {
 	if err != nil {
 		return holds
 	}
-	x.bounds.bound(x.entries[i], &r)
+	bound(x.bounds, x.entries[i], &r)
 	return append(holds, Hold{Path: path, Reservation: r, Witness: witness})
 }
 

@@ -31,7 +31,7 @@ func (s *Store) IssueHolders(me string, now time.Time) (map[string]string, []jso
 	}
 	held := map[string]string{}
 	for _, e := range sel.Entries {
-		if e.Fields[issueIssue] == nil || !bounds.active(e, now) {
+		if e.Fields[issueIssue] == nil || !active(bounds, e, now) {
 			continue
 		}
 		issue, ok1 := jsonline.String(e.Fields[issueIssue])

@@ -78,7 +78,7 @@ func holding(src *store.Sources, kind string, lasts time.Duration, current func(
 // selectCurrent selects the reservations active at now (currentQuery)
 // with fields: liveFields, then what the caller reads without decoding
 // (suffix names them for the cache).
-func (s *Store) selectCurrent(now time.Time, fields []string, suffix string) (*store.Selection, receiptBounds, error) {
+func (s *Store) selectCurrent(now time.Time, fields []string, suffix string) (*store.Selection, store.Arrivals, error) {
 	return s.selectSources(func(src *store.Sources) store.Query {
 		q := currentQuery(src, now)
 		q.Fields, q.Name = fields, q.Name+suffix
@@ -88,7 +88,7 @@ func (s *Store) selectCurrent(now time.Time, fields []string, suffix string) (*s
 
 // selectSources runs the query chosen for the log's sources over their
 // union, and returns the arrivals that bound what it selected.
-func (s *Store) selectSources(query func(*store.Sources) store.Query) (*store.Selection, receiptBounds, error) {
+func (s *Store) selectSources(query func(*store.Sources) store.Query) (*store.Selection, store.Arrivals, error) {
 	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
 	if err != nil {
 		return nil, nil, err
@@ -97,7 +97,7 @@ func (s *Store) selectSources(query func(*store.Sources) store.Query) (*store.Se
 	if err != nil {
 		return nil, nil, err
 	}
-	return sel, loadReceiptBounds(sel.Sources), nil
+	return sel, store.ReadArrivalsOf(sel.Sources), nil
 }
 
 // Active returns the reservations active at now, across every worktree.
@@ -135,7 +135,7 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
 			continue
 		}
-		bounds.bound(e, &r)
+		bound(bounds, e, &r)
 		l.Reservation, l.raw, l.file, l.offset = r, e.Raw, e.File, e.Offset
 		out = append(out, l)
 	}

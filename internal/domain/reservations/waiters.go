@@ -35,10 +35,16 @@ import (
 // at once (Leave): its place's next version has status "expired" and says
 // why in withdrawn ("granted" when the grant ended it).
 
+// WaitRenew is how often a waiter renews its places.
+const WaitRenew = time.Minute
+
 // WaitLease is how long a place in the queue lasts unless its waiter
-// renews it. A waiter renews at half of it; a place received from another
-// clone counts for no more than MaxWaitLease after it was written.
-const WaitLease = 2 * time.Minute
+// renews it: a renewal, a minute for the sync that brings it, and
+// records.MaxClockSkew, so that the place of a waiter whose clock is slow,
+// within the tolerance, does not lapse for others between renewals. A
+// place received from another clone counts for no more than MaxWaitLease
+// after it was written.
+const WaitLease = WaitRenew + time.Minute + records.MaxClockSkew
 
 // MaxWaitLease bounds how long any place lasts after its latest version
 // was written, whatever its expires_at says (written by hand, by another

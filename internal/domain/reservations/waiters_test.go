@@ -238,3 +238,17 @@ func TestQueuePlacesAreBounded(t *testing.T) {
 		t.Errorf("bob was queued past the bound")
 	}
 }
+
+// The place of a waiter whose clock is slow, by as much as clocks may be
+// apart, stands for others until its next renewal (and the sync that
+// brings it): it did not, lapsed for them from the start.
+func TestQueuePlaceOfASlowClockStands(t *testing.T) {
+	f := newFixture(t)
+	f.reserve(t, "holder", "src/**", true)
+	f.clock.advance(-records.MaxClockSkew)
+	f.join(t, "bob", "src/**")
+	f.clock.advance(records.MaxClockSkew + WaitRenew + time.Minute - time.Second)
+	if got, want := f.queue(t), "bob:src/**"; got != want {
+		t.Fatalf("queue %q before bob's next renewal came through, want %q", got, want)
+	}
+}

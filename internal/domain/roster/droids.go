@@ -84,7 +84,7 @@ func (s *Store) List(now time.Time, extra []string) ([]Droid, error) {
 	for _, k := range records.Kinds {
 		fields := seenFields(writerFields[k.File], k.DroidFields)
 		q := store.Query{Name: "roster-fold-v1\x00" + strings.Join(fields, ","), Query: jsonl.Query{Fields: fields}}
-		folds, err := s.S.Fold(k.File, q, func() jsonl.Folder { return newSeenFold(now) })
+		folds, err := s.S.Fold(k.File, q, func(source string) jsonl.Folder { return newSeenFold(now, source) })
 		if err != nil {
 			sighted.Wait()
 			return nil, err
@@ -155,7 +155,10 @@ func (s *Store) Mistyped(droid string, since time.Time, extra []string) ([]strin
 // dated 2099, pushed by anyone or written once by a clone whose clock was
 // wrong, and its droid would never be silent, never listed by doctor,
 // and nothing it holds could ever be stolen. The receiver bounds time, as
-// it does for reservations from the future.
+// it does for reservations from the future; and, as for those, a version
+// sync noted as from the future when it arrived (store.Arrival) is a
+// sighting when it arrived (seenFold), so a clone's fast clock does not
+// make its droid look silent.
 func Believed(t, now time.Time) (time.Time, bool) {
 	if t.After(now.Add(records.MaxClockSkew)) {
 		return time.Time{}, false

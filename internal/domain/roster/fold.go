@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // seenFold is what one log (one source of one kind) says of the droids:
@@ -23,11 +25,14 @@ import (
 // latest time that was believable when it was folded (Last) and its
 // earliest time that was not (Ahead): a read at a time when Ahead has
 // become believable, or Last has not (a clock set back), folds the log
-// again. A version dated 2099 costs that once, in 2099.
+// again. A version dated 2099 costs that once, in 2099. Till its time is
+// believed, a version noted as from the future when it arrived
+// (store.Arrival) is a sighting when it arrived.
 type seenFold struct {
 	// horizon is the latest time believed at the read's time.
-	horizon time.Time
-	droids  map[string]*seen
+	horizon  time.Time
+	arrivals map[string]store.Arrival // beside the log, by id
+	droids   map[string]*seen
 }
 
 // seen is one droid as a log sees it; a time it has none of is nil. Its
@@ -52,14 +57,16 @@ func setTime(p **time.Time, t time.Time) {
 }
 
 // seenFields are the fields a roster fold reads of a line: the record's
-// creator, the version's writer, the creation and write times, then the
-// kind's DroidFields.
+// creator, the version's writer, the creation and write times, its id,
+// then the kind's DroidFields.
 func seenFields(creator string, droidFields []string) []string {
-	return append([]string{creator, "updated_by", "created_at", "updated_at"}, droidFields...)
+	return append([]string{creator, "updated_by", "created_at", "updated_at", "id"}, droidFields...)
 }
 
-func newSeenFold(now time.Time) *seenFold {
-	return &seenFold{horizon: now.Add(records.MaxClockSkew), droids: map[string]*seen{}}
+// newSeenFold is a fold of the log at source, read at now.
+func newSeenFold(now time.Time, source string) *seenFold {
+	arrivals, _ := store.ReadArrivals(source) // damaged: none; the next sync writes it again
+	return &seenFold{horizon: now.Add(records.MaxClockSkew), arrivals: arrivals, droids: map[string]*seen{}}
 }
 
 // Reset empties the fold.
@@ -67,39 +74,52 @@ func (f *seenFold) Reset() { f.droids = map[string]*seen{} }
 
 // Add folds in one version, whose fields are seenFields'.
 func (f *seenFold) Add(fields [][]byte) {
-	for _, raw := range fields[4:] {
+	for _, raw := range fields[5:] {
 		f.droid(raw)
 	}
 	created, ok := records.ParseTime(fields[2])
 	if !ok {
 		return
 	}
-	if d := f.droid(fields[0]); d != nil { // its creator was there when it was made
-		if d.First == nil || created.Before(*d.First) {
-			setTime(&d.First, created)
-		}
-		f.see(d, created)
-	}
 	written := created
 	if t, ok := records.ParseTime(fields[3]); ok && t.After(created) {
 		written = t
+	}
+	var arrived time.Time // zero: not noted as from the future
+	if len(f.arrivals) > 0 {
+		if id, ok := jsonline.String(fields[4]); ok && f.arrivals[id].Version == records.TimeKey(written) {
+			arrived = f.arrivals[id].At
+		}
+	}
+	if d := f.droid(fields[0]); d != nil { // its creator was there when it was made
+		first := created
+		if !arrived.IsZero() && arrived.Before(created) {
+			first = arrived
+		}
+		if d.First == nil || first.Before(*d.First) {
+			setTime(&d.First, first)
+		}
+		f.see(d, created, arrived)
 	}
 	writer := fields[1]
 	if !nonEmptyString(writer) {
 		writer = fields[0]
 	}
 	if d := f.droid(writer); d != nil {
-		f.see(d, written)
+		f.see(d, written, arrived)
 	}
 }
 
-// see notes that d wrote at t.
-func (f *seenFold) see(d *seen, t time.Time) {
+// see notes that d wrote at t, in a version that arrived at arrived if
+// it was from the future then.
+func (f *seenFold) see(d *seen, t, arrived time.Time) {
 	if t.After(f.horizon) {
 		if d.Ahead == nil || t.Before(*d.Ahead) {
 			setTime(&d.Ahead, t)
 		}
-	} else if d.Last == nil || t.After(*d.Last) {
+		t = arrived
+	}
+	if !t.IsZero() && (d.Last == nil || t.After(*d.Last)) {
 		setTime(&d.Last, t)
 	}
 }

@@ -319,3 +319,32 @@ func TestListKeepsCachesTheSizeOfTheRoster(t *testing.T) {
 		t.Fatalf("List left %d bytes of caches for 3 droids in 6,000 versions; want a few kilobytes", cached)
 	}
 }
+
+// A version noted as from the future when it arrived (store.Arrival) is a
+// sighting of its writer then, read again from the saved fold, until its
+// own time is believed; another version of its id is not.
+func TestAVersionFromTheFutureIsSeenWhenItArrived(t *testing.T) {
+	s := foldStore(t)
+	path := store.ReceivedPath(s.S.WS, records.MessagesFile)
+	line := `{"id":"m1","from":"ann","to":"bob","created_at":"2099-01-01T00:00:00Z","updated_at":"2099-01-01T00:00:00Z"}`
+	note := store.Arrival{ID: "m1", Version: records.VersionKey([]byte(line)), At: foldT0, Until: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if err := store.AddArrivals(path, []store.Arrival{note}, foldT0); err != nil {
+		t.Fatal(err)
+	}
+	addLines(t, path, line, `{"id":"m1","from":"ann","to":"bob","created_at":"2099-01-01T00:00:00Z","updated_at":"2099-01-02T00:00:00Z","updated_by":"bob"}`)
+	for _, now := range []time.Time{foldT0, foldT0.Add(time.Hour), foldT0.Add(2 * time.Hour), time.Date(2099, 1, 1, 0, 1, 0, 0, time.UTC)} {
+		list, err := s.List(now, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]time.Time{"ann": foldT0}
+		if now.Year() == 2099 {
+			want["ann"] = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		for _, d := range list {
+			if w := want[d.Name]; (d.Last == nil) != w.IsZero() || (d.Last != nil && !d.Last.Equal(w)) {
+				t.Fatalf("at %s: %s last seen %v; want %v", now, d.Name, d.Last, w)
+			}
+		}
+	}
+}

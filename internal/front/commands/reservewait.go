@@ -24,8 +24,9 @@ does. --timeout DUR gives up after DUR: the place is withdrawn and it exits
 5 naming what still stood ahead; Ctrl-C withdraws it too (exit 1), and so
 does a hang-up or the death of the git that runs it (kill -9 of git). A
 git-queen that is itself killed leaves the queue on its own: its place
-lapses two minutes after it last renewed it (a waiter renews every
-minute), and whoever is behind moves up. Two droids that each hold what
+lapses seven minutes after it last renewed it (a waiter renews every
+minute; the lease spans the 5 minutes clocks may be apart, so that a
+waiter whose clock is slow stays in line), and whoever is behind moves up. Two droids that each hold what
 the other queues for would wait for each other until a reservation
 expired: the later of the two in line is refused at once (exit 5), told
 what it holds that the other waits for, and leaves the queue.

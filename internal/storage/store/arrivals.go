@@ -10,13 +10,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
 // A reservation version another clone wrote with a time further in the
 // future than any honest clock could put it (records.MaxClockSkew) is not
-// believed: it ends at most its time-to-live after it arrived here. The
-// version itself is kept as it was written, so that every clone orders its
+// believed: it ends at most its time-to-live after it arrived here. A
+// version of another kind from the future is a sighting of its writer when
+// it arrived (roster), until its own time comes. The version itself is kept as it was written, so that every clone orders its
 // versions alike (by their times, then their bytes); the bound is this
 // clone's own, in a small file beside the source that holds the version:
 // SOURCE.arrivals, one JSON object per version.
@@ -53,6 +55,32 @@ func ReadArrivals(source string) (map[string]Arrival, error) {
 		out[a.ID] = a
 	}
 	return out, nil
+}
+
+// Arrivals are the arrivals noted beside some sources, by source and id.
+type Arrivals map[string]map[string]Arrival
+
+// ReadArrivalsOf reads the arrivals of each source that has any (a stat
+// each for those that have none). A damaged file notes nothing; the next
+// sync writes it again.
+func ReadArrivalsOf(sources []string) Arrivals {
+	var b Arrivals
+	for _, path := range sources {
+		if arrivals, err := ReadArrivals(path); err == nil && len(arrivals) > 0 {
+			if b == nil {
+				b = Arrivals{}
+			}
+			b[path] = arrivals
+		}
+	}
+	return b
+}
+
+// Of is the arrival of the version e (of an entry whose Raw is read),
+// when one is noted for it.
+func (b Arrivals) Of(e jsonl.Entry) (Arrival, bool) {
+	a, ok := b[e.File][e.ID]
+	return a, ok && a.Version == records.VersionKey(e.Raw)
 }
 
 // AddArrivals notes arrivals for the source at path, before the versions

@@ -13,7 +13,8 @@ import (
 // was appended since the last (see jsonl.Log.FoldCached), and the
 // sources' folds combine without a union of their versions. q names the
 // fold's caches (one a source); q.Keep, Final and Versions play no part.
-func (s *Store) Fold(name string, q Query, newFolder func() jsonl.Folder) ([]jsonl.Folder, error) {
+// newFolder is given the source's path.
+func (s *Store) Fold(name string, q Query, newFolder func(source string) jsonl.Folder) ([]jsonl.Folder, error) {
 	if q.Name == "" {
 		return nil, errors.New("a fold needs a query name for its caches")
 	}
@@ -23,7 +24,7 @@ func (s *Store) Fold(name string, q Query, newFolder func() jsonl.Folder) ([]jso
 	}
 	out := make([]jsonl.Folder, 0, src.Count())
 	for _, path := range src.Paths {
-		f := newFolder()
+		f := newFolder(path)
 		if err := s.logAt(path).FoldCached(q.Query, s.queryFile(path, q, ".fold"), f); err != nil {
 			return nil, err
 		}

@@ -101,13 +101,13 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 				return err
 			}
 		}
+		// Their arrivals first: a reader that sees a version sees its
+		// bound.
+		arrivals, ahead := arrivalsOf(fresh, s.S.Now())
+		if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
+			return err
+		}
 		if file == records.ReservationsFile {
-			// Their arrivals first: a reader that sees a version sees
-			// its bound.
-			arrivals, ahead := arrivalsOf(fresh, s.S.Now())
-			if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
-				return err
-			}
 			r.future += len(arrivals)
 			r.futureBy = max(r.futureBy, ahead)
 		}
