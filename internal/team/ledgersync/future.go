@@ -12,7 +12,8 @@ import (
 // ahead of now than records.MaxClockSkew, with when each ends here: a
 // reservation's by records.ReceiptBound; another's at its own time, when
 // it stops being from the future (a sighting at its arrival till then,
-// roster). ahead is the furthest ahead any claimed to be.
+// roster), or a week after it arrived, when that is sooner: a sighting a
+// week old no longer decides whether a droid is silent. ahead is the furthest ahead any claimed to be.
 func arrivalsOf(lines [][]byte, now time.Time) (out []store.Arrival, ahead time.Duration) {
 	keys := []string{jsonline.DefaultKey, "expires_at"}
 	vals := make([][]byte, len(keys))
@@ -26,6 +27,9 @@ func arrivalsOf(lines [][]byte, now time.Time) (out []store.Arrival, ahead time.
 			continue
 		}
 		until := written
+		if week := now.Add(records.MaxReservationTTL); until.After(week) {
+			until = week // a message dated 2099 is noted a week, not till then
+		}
 		if expires, ok := records.ParseTime(vals[1]); ok {
 			until, _ = records.ReceiptBound(written, expires, now)
 		}
