@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // mergeEvents merges a VerMAS event log (seed 004). Events are immutable
@@ -79,6 +81,10 @@ func canonicalEvents(baseCount map[string]int, sideLines [][][]byte) []Report {
 // (1 and 1.0 are two events now, both kept and reported, which loses
 // nothing).
 //
+// A line whose strings do not decode as written (invalid UTF-8, an escaped
+// lone surrogate: both decode to U+FFFD) is a class of its own: two events
+// that differed only there were one event, and one was dropped.
+//
 // A value is found by its canonical spelling (json.Marshal's: object keys
 // sorted, numbers as written), which two decoded values share exactly when
 // they are deeply equal: one lookup a line, not a comparison with every
@@ -93,7 +99,7 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 		var v any
 		d := json.NewDecoder(bytes.NewReader(l))
 		d.UseNumber()
-		if d.Decode(&v) == nil && !d.More() {
+		if utf8.Valid(l) && !surrogateEscape.Match(l) && d.Decode(&v) == nil && !d.More() {
 			if canonical, err := json.Marshal(v); err == nil {
 				key = "value " + string(canonical)
 			}
@@ -107,3 +113,8 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 	}
 	return classes
 }
+
+// surrogateEscape finds a \u escape of a UTF-16 surrogate: one alone
+// decodes to U+FFFD. A pair is caught too, which at worst keeps two
+// spellings of one event (reported as a collision).
+var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)

@@ -69,3 +69,25 @@ func TestEquivalenceClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsKeepStringsThatDecodeAlike checks that two events whose strings
+// differ only in bytes that decode to U+FFFD (invalid UTF-8, an escaped
+// lone surrogate) are both kept: decoded, they compared equal, and the
+// merge dropped theirs without a word.
+func TestEventsKeepStringsThatDecodeAlike(t *testing.T) {
+	base := "{\"event_id\":\"e0\",\"timestamp\":\"2026-01-01T00:00:00Z\"}\n"
+	for _, notes := range [][2]string{{"\xff", "\xfe"}, {`\ud800`, `\udfff`}} {
+		line := func(note string) string {
+			return "{\"event_id\":\"e1\",\"timestamp\":\"2026-01-02T00:00:00Z\",\"note\":\"" + note + "\"}\n"
+		}
+		ours, theirs := base+line(notes[0]), base+line(notes[1])
+		res, err := Merge([]byte(base), []byte(ours), []byte(theirs), ".work/events.jsonl", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := string(res.Bytes())
+		if !strings.Contains(out, line(notes[0])) || !strings.Contains(out, line(notes[1])) {
+			t.Errorf("notes %q: merged\n%s\nwant both events", notes, out)
+		}
+	}
+}

@@ -153,6 +153,7 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (resolveStep, erro
 	out := Resolved{Path: file}
 
 	var res merge.Result
+	var sides [][]byte // what was merged: the stages, or what the markers hold
 	stages, err := gitrepo.IndexStages(top, rel)
 	if err != nil {
 		return resolveStep{}, err
@@ -170,7 +171,7 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (resolveStep, erro
 		if stages[1] == nil || stages[2] == nil {
 			return resolveStep{}, fmt.Errorf("%s was deleted on one side of the merge: keep it with `git add %s` or drop it with `git rm %s`", file, file, file)
 		}
-		out.Source = "index"
+		out.Source, sides = "index", stages
 		res, err = merge.Merge(stages[0], stages[1], stages[2], rel, opts)
 		if err == nil && readErr == nil && handEdited(data, res.Bytes(), stages) {
 			return resolveStep{}, fmt.Errorf("resolve: %s was changed since the merge stopped (it holds no conflict markers, and neither side "+
@@ -181,8 +182,8 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (resolveStep, erro
 		return resolveStep{}, fmt.Errorf("resolve: %w", readErr)
 	default:
 		out.Source = "clean"
-		if merge.SplitConflicts(data).Hunks > 0 {
-			out.Source = "markers"
+		if c := merge.SplitConflicts(data); c.Hunks > 0 {
+			out.Source, sides = "markers", [][]byte{c.Base, c.Ours, c.Theirs}
 		}
 		res, err = merge.Repair(data, rel, opts)
 		if out.Source == "clean" && len(res.Reports) > 0 {
@@ -191,6 +192,9 @@ func (e *Env) resolveFile(r ResolveRequest, top, file string) (resolveStep, erro
 	}
 	if err != nil {
 		return resolveStep{}, fmt.Errorf("resolve %s: %w", file, err)
+	}
+	if sides != nil && crlfResult(sides[0], sides[1], sides[2]) {
+		res = merge.WithCRLF(res) // the line ends the driver writes
 	}
 	out.Format, out.Conflict, out.Reports = string(res.Format), res.Conflict, jsonline.NonNil(res.Reports)
 	out.Changed = readErr != nil || !bytes.Equal(data, res.Bytes())

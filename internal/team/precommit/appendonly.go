@@ -72,16 +72,19 @@ func rewritesOf(content *gitrepo.Content, path string, committed, staged []byte,
 		}
 	}
 	inCommitted := map[string]int{}
-	lastKept := -1 // position in the staged log of the last committed line kept
+	lost := map[string]bool{} // ids of records a committed line of is gone
+	lastKept := -1            // position in the staged log of the last committed line kept
 	for i, l := range old {
 		inCommitted[l.raw] = i
 		if p, ok := inStaged[l.raw]; ok {
 			lastKept = max(lastKept, p)
+		} else {
+			lost[l.id] = true
 		}
 	}
 	var rewrites []Rewrite
 	for i, l := range cur {
-		if _, ok := inCommitted[l.raw]; !ok && i < lastKept && !merging {
+		if _, ok := inCommitted[l.raw]; !ok && i < lastKept && !merging && !olderVersion(l, i, cur, byID[l.id], lost) {
 			rewrites = append(rewrites, Rewrite{Path: path, Line: l.no,
 				Msg: "a new line among committed lines: these logs only grow at the end (a line changed in place?)"})
 		}
@@ -152,6 +155,21 @@ func supersededIn(gone logLine, i int, cur []logLine, versions []int, inCommitte
 		}
 	}
 	return false
+}
+
+// olderVersion reports whether l, a new line at position i of cur, is a
+// version of a record written before the next one in cur, all of whose
+// committed versions are kept: where the merge driver puts a version a
+// stash pop, checkout -m, cherry-pick -n or merge --squash brought, none
+// of which leaves a sign of a merge. It changes no record's current
+// version; a version changed in place loses its committed line, or keeps
+// its time.
+func olderVersion(l logLine, i int, cur []logLine, versions []int, lost map[string]bool) bool {
+	if l.id == "" || lost[l.id] {
+		return false
+	}
+	next := slices.IndexFunc(versions, func(j int) bool { return j > i })
+	return next >= 0 && records.VersionTime([]byte(l.raw)).Before(records.VersionTime([]byte(cur[versions[next]].raw)))
 }
 
 // newerIn reports whether versions holds a version of gone's record newer

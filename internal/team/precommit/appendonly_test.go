@@ -19,7 +19,7 @@ const (
 // (every version of a record moves to the _archive log, staged with it).
 // While a merge is under way, new lines may sit among old ones.
 func TestCommittedLinesAreFacts(t *testing.T) {
-	a1, a2, b1, c1 := msg(1, 0), msg(1, 1), msg(2, 0), msg(3, 0)
+	a1, a2, a3, b1, c1 := msg(1, 0), msg(1, 1), msg(1, 2), msg(2, 0), msg(3, 0)
 	tests := []struct {
 		name      string
 		committed []string
@@ -39,6 +39,12 @@ func TestCommittedLinesAreFacts(t *testing.T) {
 		{name: "a line changed in place", committed: []string{a1, b1, c1}, staged: []string{a1, strings.Replace(b1, "message 2", "edited", 1), c1},
 			rewrites: []int{2, 2}},
 		{name: "a line inserted among committed ones", committed: []string{a1, b1}, staged: []string{a1, c1, b1}, rewrites: []int{2}},
+		// git stash pop, checkout -m, cherry-pick -n and merge --squash
+		// run the merge driver, which puts a version older than a
+		// committed one before it, and leave no sign of a merge.
+		{name: "an older version put before a newer committed one", committed: []string{a1, b1, a3}, staged: []string{a1, b1, a2, a3}},
+		{name: "an older version changed in place", committed: []string{a1, b1, a3},
+			staged: []string{strings.Replace(a1, "message 1", "edited", 1), b1, a3}, rewrites: []int{1}},
 		{name: "a line inserted during a merge", committed: []string{a1, b1}, staged: []string{a1, c1, b1}, merging: true},
 		{name: "a loss during a merge", committed: []string{a1, b1}, staged: []string{a1, c1}, merging: true, rewrites: []int{2}},
 		{name: "a line that is not a record gone", committed: []string{a1, "not json", b1}, staged: []string{a1, b1}, rewrites: []int{2}},
