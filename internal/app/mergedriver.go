@@ -45,9 +45,10 @@ func mergeDriver(e *Env, r MergeRequest) (*merge.Result, error) {
 		if bytes.IndexByte(in, 0) >= 0 {
 			// git merge-file refuses binary input with a bare exit status;
 			// say what it is, and leave ours for git to show as a conflict.
-			return nil, failed(fmt.Errorf("%s: the %s version holds NUL bytes, so it is binary, not JSONL: "+
-				"nothing was merged; keep one side (git checkout --ours/--theirs -- %s) and commit",
-				label, []string{"base", "our", "their"}[i], label))
+			return nil, failed(fmt.Errorf("%s: %s holds NUL bytes, so it is binary, not JSONL: "+
+				"nothing was merged; take the NUL bytes out of that side and merge again, or keep one side "+
+				"(git checkout --ours/--theirs -- %s, which drops the other side's records) and commit",
+				label, []string{"the base version", "our version", "their version"}[i], label))
 		}
 	}
 	format, err := PathFormat(e.Dir, r.Format, r.Path)
