@@ -184,7 +184,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 	for _, cur := range active {
 		why := "reassigned to " + req.Droid
 		if stolen {
-			why = "stolen by " + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"
+			why = StolenBy + req.Droid + " (--steal: " + cur.Droid + " was silent for longer than the team allows)"
 		}
 		line, replaced, err := ended(cur, now, req.By, records.AssignmentReassigned, why)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -16,7 +17,11 @@ import (
 type Contest struct {
 	Lost   records.Assignment `json:"lost"`
 	Winner records.Assignment `json:"winner"`
-	lost   version
+	// GivenBack says Lost was claimed with --steal from Winner's holder,
+	// who was seen again before the steal was published: Winner is active
+	// again (see GiveBackUnpublished).
+	GivenBack bool `json:"given_back,omitempty"`
+	lost      version
 }
 
 // Contested applies the rule reservations.Contested applies, "the first to
@@ -161,6 +166,51 @@ func (a *Store) WrittenSince(offset int64) (map[string]bool, error) {
 	for _, v := range all {
 		if v.file == own && v.offset >= offset {
 			out[v.ID] = true
+		}
+	}
+	return out, nil
+}
+
+// StolenBy begins the reason of the version by which claim --steal ended
+// an assignment.
+const StolenBy = "stolen by "
+
+// GiveBackUnpublished judges again, with check, each claim --steal this
+// clone has not published (its versions in this clone's log at offset or
+// after), of an issue not in skip: when check now refuses the holder
+// (seen since, through a fetch), the thief's assignment is undone
+// (UndoIn), which gives the holder its assignment back and tells it. It
+// returns each assignment withdrawn so, with the holder's it gave way to.
+func (a *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, skip map[string]bool, check func(holder string, held time.Time) error) ([]Contest, error) {
+	all, _, err := a.latest()
+	if err != nil {
+		return nil, err
+	}
+	own := a.S.Log(records.AssignmentsFile).Path
+	unpublished := func(v version) bool { return v.file == own && v.offset >= offset }
+	var out []Contest
+	for _, v := range all {
+		if v.Status != records.AssignmentReassigned || skip[v.IssueID] || !unpublished(v) || !strings.HasPrefix(v.Reason, StolenBy) || check(v.Droid, time.Time{}) == nil {
+			continue
+		}
+		i := slices.IndexFunc(all, func(n version) bool {
+			return n.IssueID == v.IssueID && n.UpdatedBy == v.UpdatedBy && n.PreviousDroid == v.Droid && n.Status == records.AssignmentActive && unpublished(n)
+		})
+		if i < 0 {
+			continue
+		}
+		// The version before the steal, as UndoIn restores it.
+		before := v
+		if before.raw, err = jsonl.SetFields(v.raw, jsonl.Field{Name: "status", Value: records.AssignmentActive}, jsonl.Field{Name: "reason", Value: nil}); err != nil {
+			return nil, err
+		}
+		res := Result{Assigned: all[i].Assignment, ended: []endedBy{{before, v.raw}}, by: v.UpdatedBy}
+		undone, err := a.UndoIn(tx, res, a.S.Now(), v.Droid+" was seen again before the --steal was published")
+		if err != nil {
+			return nil, err
+		}
+		if undone.Withdrawn != nil {
+			out = append(out, Contest{Lost: *undone.Withdrawn, Winner: v.Assignment, GivenBack: true})
 		}
 	}
 	return out, nil

@@ -13,7 +13,11 @@ type Contest struct {
 	Lost    records.Reservation `json:"lost"`
 	Winner  records.Reservation `json:"winner"`
 	Witness string              `json:"witness"`
-	lost    Live
+	// GivenBack says Lost was taken with --steal from Winner's holder,
+	// who was seen again before the steal was published: Winner is the
+	// holder's again (see GiveBackUnpublished).
+	GivenBack bool `json:"given_back,omitempty"`
+	lost      Live
 }
 
 // Contested returns, for each active exclusive grant among unpublished

@@ -178,3 +178,45 @@ func (s *Store) GiveBackIn(tx *jsonl.Tx, res Result, thief string) ([]records.Me
 	}
 	return sent, nil
 }
+
+// GiveBackUnpublished judges again, with check, each steal this clone has
+// not published (a reservation not in skip whose latest version is a
+// stolen release in this clone's log, at offset or after): one whose
+// holder check now refuses (seen since, through a fetch) is given back
+// (GiveBackIn), and the thief's grants among unpublished that overlap it
+// are withdrawn and returned. So a steal killed before its push, or whose
+// push failed, is never published against a holder back meanwhile.
+func (s *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, unpublished, skip map[string]bool, check StealCheck) ([]Contest, error) {
+	all, _, err := s.List(Filter{All: true})
+	if err != nil {
+		return nil, err
+	}
+	own, now := s.S.Log(records.ReservationsFile).Path, s.S.Now()
+	var contests []Contest
+	var lost []Live
+	var why []string
+	for _, l := range all {
+		if !l.Stolen || skip[l.ID] || l.Status != records.ReservationReleased || !l.WrittenSince(own, offset) || check(l.Droid, time.Time{}) == nil {
+			continue
+		}
+		// The version before the steal, as GiveBackIn restores it.
+		before, err := jsonl.SetFields(l.raw, jsonl.Field{Name: "status", Value: records.ReservationActive},
+			jsonl.Field{Name: "released_at", Value: nil}, jsonl.Field{Name: "stolen", Value: false})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.GiveBackIn(tx, Result{Stolen: []records.Reservation{l.Reservation}, before: [][]byte{before}}, l.UpdatedBy); err != nil {
+			return nil, err
+		}
+		for _, g := range all {
+			witness, ok := overlap(g.Pattern, l.Pattern)
+			if ok && unpublished[g.ID] && g.Droid == l.UpdatedBy && g.ActiveAt(now) &&
+				!slices.ContainsFunc(lost, func(x Live) bool { return x.ID == g.ID }) {
+				contests = append(contests, Contest{Lost: g.Reservation, Winner: l.Reservation, Witness: witness, GivenBack: true})
+				lost = append(lost, g)
+				why = append(why, "not published: "+l.Droid+" was seen again before the --steal of "+l.Pattern+" ("+l.ID+") was, and has it back")
+			}
+		}
+	}
+	return contests, s.withdraw(tx, lost, why, now)
+}

@@ -78,6 +78,10 @@ func printAssignmentWithdrawals(e *Env, res *ledgersync.Result, except string) {
 		if w.Lost.ID == except {
 			continue
 		}
+		if w.GivenBack {
+			fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's assignment of %s (%s): %s\n", w.Lost.Droid, w.Lost.IssueID, w.Lost.ID, givenBack(w.Winner.Droid, w.Winner.IssueID))
+			continue
+		}
 		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's assignment of %s (%s): %s's assignment %s (since %s), published on %s first, holds it\n",
 			w.Lost.Droid, w.Lost.IssueID, w.Lost.ID, w.Winner.Droid, w.Winner.ID, relTime(now, w.Winner.CreatedAt), res.Remote)
 	}

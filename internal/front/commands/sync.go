@@ -74,11 +74,21 @@ func printSync(e *Env, res *ledgersync.Result) {
 	printSyncNotes(e, res)
 	now := e.Now()
 	for _, wd := range res.Withdrawn {
+		if wd.GivenBack {
+			fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's reservation %s (%s): %s\n", wd.Lost.Droid, wd.Lost.Pattern, wd.Lost.ID, givenBack(wd.Winner.Droid, wd.Winner.Pattern))
+			continue
+		}
 		fmt.Fprintf(e.Stderr, "git-queen: withdrew %s's reservation %s (%s): %s's %s%s, published on %s first, overlaps it (expires %s; e.g. %s)\n",
 			wd.Lost.Droid, wd.Lost.Pattern, wd.Lost.ID, wd.Winner.Droid, wd.Winner.Pattern, forIssue(wd.Winner.IssueID),
 			res.Remote, relTime(now, wd.Winner.Expiry()), witnessOr(wd.Witness))
 	}
 	printAssignmentWithdrawals(e, res, "")
+}
+
+// givenBack says why a sync withdrew a grant made with --steal from what
+// of holder.
+func givenBack(holder, what string) string {
+	return fmt.Sprintf("its --steal of %s's %s was not published before %s was seen again, so %s has it back", holder, what, holder, holder)
 }
 
 func witnessOr(w string) string {

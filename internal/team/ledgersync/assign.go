@@ -51,7 +51,7 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 			if err != nil {
 				return err
 			}
-			out.Result, made = got, true
+			out.Result, made, s.judging = got, true, map[string]bool{req.IssueID: true}
 			return nil
 		}
 		// The push lost, and this fetch may bring the holder a steal took
@@ -70,7 +70,7 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 		}
 		return nil
 	})
-	out.Sync = res
+	out.Sync, s.judging = res, nil
 	return out, s.unpublished(remote, res, err, made, true, func(tx *jsonl.Tx) error {
 		why := "not published to " + remote + ": " + err.Error()
 		if lost, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok && lost.Withdrawn != nil {

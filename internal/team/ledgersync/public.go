@@ -78,7 +78,10 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 			if err != nil {
 				return err
 			}
-			fresh = map[string]bool{}
+			fresh, s.judging = map[string]bool{}, map[string]bool{}
+			for _, r := range got.Stolen {
+				s.judging[r.ID] = true
+			}
 			for _, g := range got.Granted {
 				if g.UpdatedAt != nil && g.UpdatedAt.Equal(g.CreatedAt) {
 					fresh[g.ID] = true
@@ -103,7 +106,7 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 		}
 		return nil
 	})
-	out.Sync = res
+	out.Sync, s.judging = res, nil
 	// Whatever failed after the grant was appended (the push, the remote,
 	// this machine), nothing is reserved: the grant is withdrawn (one that
 	// lost a race was, already).

@@ -63,6 +63,10 @@ type Syncer struct {
 	// cloneID names this clone in its commits (state.CloneID), once a
 	// round has read the state.
 	cloneID string
+	// judging holds the ids of what the running Reserve stole, or the
+	// issue the running Assign stole, which it judges again itself: a
+	// round's withdrawLosers leaves them to it.
+	judging map[string]bool
 }
 
 // New opens the ledger of the live store s.

@@ -1,12 +1,14 @@
 package ledgersync
 
 import (
+	"bytes"
 	"errors"
 	"os"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -44,56 +46,96 @@ func (s *Syncer) withdrawLosers(tx *jsonl.Tx, st *state, r *round) error {
 
 // withdrawReservations is withdrawLosers for reservations.
 func (s *Syncer) withdrawReservations(tx *jsonl.Tx, st *state, remote string) ([]Withdrawal, error) {
-	grants, err := s.unpublishedGrants(st, remote, records.ReservationsFile)
-	if err != nil || len(grants) == 0 {
+	grants, stole, err := s.unpublishedGrants(st, remote, records.ReservationsFile)
+	if err != nil {
 		return nil, err
 	}
 	rs := &reservations.Store{S: s.S}
+	var back []Withdrawal
+	if stole {
+		// A steal not published yet (its command killed before the push,
+		// or the push failed) was judged as of the fetch before it: it is
+		// judged again now, as Reserve does after a lost race.
+		check, err := s.stealCheck("reservation")
+		if err == nil {
+			back, err = rs.GiveBackUnpublished(tx, st.remote(remote).Published[records.ReservationsFile].Size, grants, s.judging, check)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	now := s.S.Now()
 	contests, err := rs.Contested(now, grants)
 	if err != nil || len(contests) == 0 {
-		return nil, err
+		return back, err
 	}
-	return contests, rs.WithdrawIn(tx, contests, now, remote)
+	return append(back, contests...), rs.WithdrawIn(tx, contests, now, remote)
 }
 
 // withdrawAssignments is withdrawLosers for assignments, by the same rule.
 func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]AssignmentWithdrawal, error) {
-	made, err := s.unpublishedGrants(st, remote, records.AssignmentsFile)
+	made, stole, err := s.unpublishedGrants(st, remote, records.AssignmentsFile)
 	if err != nil || len(made) == 0 {
 		return nil, err
 	}
 	as := &assignments.Store{S: s.S}
+	var back []AssignmentWithdrawal
+	if stole { // as for reservations
+		check, err := s.stealCheck("claim")
+		if err == nil {
+			back, err = as.GiveBackUnpublished(tx, st.remote(remote).Published[records.AssignmentsFile].Size, s.judging, check)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	contests, err := as.Contested(made)
 	if err != nil || len(contests) == 0 {
+		return back, err
+	}
+	return append(back, contests...), as.WithdrawIn(tx, contests, s.S.Now(), remote)
+}
+
+// stealCheck is the team's steal check (see roster.SilentCheck), for
+// judging again a steal of what ("reservation", "claim").
+func (s *Syncer) stealCheck(what string) (reservations.StealCheck, error) {
+	c, err := roster.ReadConfig(s.S.WS.BeadsDir)
+	if err != nil {
 		return nil, err
 	}
-	return contests, as.WithdrawIn(tx, contests, s.S.Now(), remote)
+	after, err := c.SilentAfter()
+	if err != nil {
+		return nil, err
+	}
+	return (&roster.Store{S: s.S}).SilentCheck(after, what), nil
 }
 
 // unpublishedGrants lists the records of the log file (reservations,
 // assignments) this clone created after the last mark the remote is known
 // to hold: the lines of its log past that mark that are first versions
-// (updated_at equal to created_at, or none).
-func (s *Syncer) unpublishedGrants(st *state, remote, file string) (map[string]bool, error) {
+// (updated_at equal to created_at, or none). stole says a line past the
+// mark is a steal (a reservation's stolen is true, an assignment's reason
+// says it).
+func (s *Syncer) unpublishedGrants(st *state, remote, file string) (grants map[string]bool, stole bool, err error) {
 	data, _, err := readTailOf(s.S.WS.Path(file), st.remote(remote).Published[file])
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	grants := map[string]bool{}
-	keys := []string{"id", "created_at", "updated_at"}
+	grants = map[string]bool{}
+	keys := []string{"id", "created_at", "updated_at", "stolen", "reason"}
 	vals := make([][]byte, len(keys))
 	for line := range jsonline.Lines(data) {
 		if jsonline.ObjectFields(line.Raw, keys, vals) != nil {
 			continue
 		}
+		stole = stole || string(vals[3]) == "true" || bytes.HasPrefix(vals[4], []byte(`"`+assignments.StolenBy))
 		id, ok := jsonline.String(vals[0])
 		if ok && (vals[2] == nil || string(vals[1]) == string(vals[2])) {
 			grants[id] = true
 		}
 	}
-	return grants, nil
+	return grants, stole, nil
 }
