@@ -1,0 +1,40 @@
+package ledgersync
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// TestHonestCommitsUnderADamagedMergeAreKept: a hostile clone pushed a
+// run of damaged commits whose merge, deeper than the nearest commits the
+// walk inspects, has ann's honest commit as its second parent, and a run
+// of damaged commits (on ann's earlier commit, or on none) as its first.
+// The walk followed first parents only, kept the earlier commit or
+// nothing, and the sync pushed over ann's last message. Every parent is
+// followed now, and the honest commit is kept.
+func TestHonestCommitsUnderADamagedMergeAreKept(t *testing.T) {
+	for _, c := range []struct {
+		n, merge int    // the run's length, and its merge of the honest commit
+		base     string // of the run: ann's earlier commit, her last, or a root
+	}{{30, 20, "earlier"}, {2010, 2000, "earlier"}, {30, 20, ""}, {310, 300, ""}, {20, 18, "honest"}} {
+		t.Run(fmt.Sprint(c.n, c.base), func(t *testing.T) {
+			_, b, r, honest := annAhead(t)
+			base := c.base
+			if base == "honest" {
+				base = honest
+			} else if base != "" {
+				base = strings.TrimSpace(testgit.Run(t, b.dir, "rev-parse", ledger.Ref)) // bob's last sync
+			}
+			pushRun(t, r, c.n, base, map[int]string{c.merge: honest})
+			b.send(t, "bob", "ann", "three")
+			if res := b.sync(t); len(res.SetAside) == 0 || !res.Pushed {
+				t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
+			}
+			b.keptHonest(t, honest)
+		})
+	}
+}
