@@ -38,3 +38,24 @@ func TestHonestCommitsUnderADamagedMergeAreKept(t *testing.T) {
 		})
 	}
 }
+
+// TestADamagedRunMergingManyHonestCommitsKeepsTheNewest: a damaged run
+// whose merges name each of ann's 20 commits that bob has not synced.
+// The walk keeps each (it follows every parent); bob's merge named them
+// all, 21 parents, more than a ledger commit may have, and his ledger was
+// damaged. It names the newest only: the others are under it.
+func TestADamagedRunMergingManyHonestCommitsKeepsTheNewest(t *testing.T) {
+	a, b, r, _ := annAhead(t)
+	merges := map[int]string{}
+	for i := range 20 {
+		a.send(t, "ann", "bob", fmt.Sprint("m", i))
+		a.sync(t)
+		merges[60-3*i] = remoteTip(t, a)
+	}
+	pushRun(t, r, 70, "", merges)
+	b.sync(t)
+	testgit.Run(t, b.dir, "fetch", "-q", "origin", ledger.Ref+":refs/pushed")
+	if got := strings.Fields(testgit.Run(t, b.dir, "rev-list", "--parents", "-1", "refs/pushed")); len(got) != 3 || got[2] != merges[3] {
+		t.Errorf("bob's merge and its parents %s, want two, the second ann's newest %s", got, merges[3])
+	}
+}
