@@ -89,6 +89,17 @@ func (c *clone) keptHonest(t *testing.T, honest string) {
 	}
 }
 
+// pushedOverRun sends a message of bob's and syncs: the damaged run must
+// be set aside and pushed over, and ann's honest commit kept (keptHonest).
+func (c *clone) pushedOverRun(t *testing.T, honest string) {
+	t.Helper()
+	c.send(t, "bob", "ann", "three")
+	if res := c.sync(t); len(res.SetAside) == 0 || !res.Pushed {
+		t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
+	}
+	c.keptHonest(t, honest)
+}
+
 // TestHonestCommitsUnderALongDamagedRunAreKept: a hostile clone pushed
 // more damaged commits onto the honest ledger than the walk for a
 // passing ancestor inspects (8). The sync gave up and pushed over them
@@ -105,11 +116,7 @@ func TestHonestCommitsUnderALongDamagedRunAreKept(t *testing.T) {
 			} else {
 				pushDamagedRun(t, r, n)
 			}
-			b.send(t, "bob", "ann", "three")
-			if res := b.sync(t); len(res.SetAside) == 0 || !res.Pushed {
-				t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
-			}
-			b.keptHonest(t, honest)
+			b.pushedOverRun(t, honest)
 		})
 	}
 }
