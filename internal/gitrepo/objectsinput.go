@@ -74,17 +74,32 @@ func (o *Objects) UnderWithGit(id object.ID, kind string) ([]object.ID, error) {
 	if kind == "tag" {
 		suffix = "^{}"
 	}
-	out, err := Git("", "--git-dir", o.commonDir, "rev-parse", "--end-of-options", id.String()+suffix)
+	return o.ids("rev-parse", "--end-of-options", id.String()+suffix)
+}
+
+// Independent returns those of commits that are under none of the others
+// (git merge-base --independent).
+func (o *Objects) Independent(commits []object.ID) ([]object.ID, error) {
+	args := []string{"merge-base", "--independent"}
+	for _, c := range commits {
+		args = append(args, c.String())
+	}
+	return o.ids(args...)
+}
+
+// ids runs git in the object store and reads the ids it writes.
+func (o *Objects) ids(args ...string) ([]object.ID, error) {
+	out, err := Git("", append([]string{"--git-dir", o.commonDir}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	var parents []object.ID
+	var ids []object.ID
 	for _, line := range strings.Fields(out) {
-		if p, ok := object.ParseHex(line); ok {
-			parents = append(parents, p)
+		if id, ok := object.ParseHex(line); ok {
+			ids = append(ids, id)
 		}
 	}
-	return parents, nil
+	return ids, nil
 }
 
 // catFile reads an object through `git cat-file --batch`, started on

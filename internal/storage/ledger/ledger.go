@@ -226,6 +226,11 @@ func (l *Ledger) Under(commit gitobject.ID) ([]gitobject.ID, int64, error) {
 	return []gitobject.ID{target}, size, nil
 }
 
+// Independent returns those of commits that are under none of the others.
+func (l *Ledger) Independent(commits []gitobject.ID) ([]gitobject.ID, error) {
+	return l.objects.Independent(commits)
+}
+
 // Committer returns who wrote a commit, and when by their clock, with its
 // parents.
 func (l *Ledger) Committer(commit gitobject.ID) (Signature, []gitobject.ID, error) {

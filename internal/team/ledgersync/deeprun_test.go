@@ -31,13 +31,27 @@ func pushDamagedRun(t *testing.T, r testgit.Remote, n int) {
 // writes n commits, the first adding the file, the others its tree again.
 func pushDeepRun(t *testing.T, r testgit.Remote, n int) {
 	t.Helper()
+	pushRun(t, r, n, "refs/l", nil)
+}
+
+// pushRun is pushDeepRun with the run's first commit on base (a commit,
+// or none: a root) and merges[i], when set, the second parent of its
+// i-th commit.
+func pushRun(t *testing.T, r testgit.Remote, n int, base string, merges map[int]string) {
+	t.Helper()
 	mal := testgit.Clone(t, r)
 	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
 	var in strings.Builder
 	for i := range n {
 		fmt.Fprintf(&in, "commit refs/heads/run\ncommitter m <m@x> %d +0000\ndata 6\ndamage\n", 1700000000+i)
+		if i == 0 && base != "" {
+			fmt.Fprintf(&in, "from %s\n", base)
+		}
+		if m := merges[i]; m != "" {
+			fmt.Fprintf(&in, "merge %s\n", m)
+		}
 		if i == 0 {
-			in.WriteString("from refs/l\nM 100644 inline evil\ndata 4\nevil\n")
+			in.WriteString("M 100644 inline evil\ndata 4\nevil\n")
 		}
 	}
 	cmd := exec.Command("git", "-C", mal, "fast-import", "--quiet")
@@ -45,7 +59,7 @@ func pushDeepRun(t *testing.T, r testgit.Remote, n int) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	testgit.Run(t, mal, "push", "-q", "origin", "refs/heads/run:"+ledger.Ref)
+	testgit.Run(t, mal, "push", "-q", "-f", "origin", "refs/heads/run:"+ledger.Ref)
 }
 
 // annAhead makes two clones where ann's last message is on the remote
@@ -75,6 +89,17 @@ func (c *clone) keptHonest(t *testing.T, honest string) {
 	}
 }
 
+// pushedOverRun sends a message of bob's and syncs: the damaged run must
+// be set aside and pushed over, and ann's honest commit kept (keptHonest).
+func (c *clone) pushedOverRun(t *testing.T, honest string) {
+	t.Helper()
+	c.send(t, "bob", "ann", "three")
+	if res := c.sync(t); len(res.SetAside) == 0 || !res.Pushed {
+		t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
+	}
+	c.keptHonest(t, honest)
+}
+
 // TestHonestCommitsUnderALongDamagedRunAreKept: a hostile clone pushed
 // more damaged commits onto the honest ledger than the walk for a
 // passing ancestor inspects (8). The sync gave up and pushed over them
@@ -91,11 +116,7 @@ func TestHonestCommitsUnderALongDamagedRunAreKept(t *testing.T) {
 			} else {
 				pushDamagedRun(t, r, n)
 			}
-			b.send(t, "bob", "ann", "three")
-			if res := b.sync(t); len(res.SetAside) == 0 || !res.Pushed {
-				t.Fatalf("the damaged run was not set aside and pushed over: %+v", res)
-			}
-			b.keptHonest(t, honest)
+			b.pushedOverRun(t, honest)
 		})
 	}
 }

@@ -352,6 +352,11 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local object.ID, r
 		if !local.IsZero() {
 			// A refused merge's parent may be local itself: named once.
 			others := slices.DeleteFunc(slices.Clone(takes), func(c object.ID) bool { return c == local })
+			if len(others) > 1 { // one under another (a refused run's merges name many) is named by it
+				if others, err = s.ledger.Independent(others); err != nil {
+					return object.ZeroID, err
+				}
+			}
 			parents = append([]object.ID{local}, others...)
 		}
 		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),

@@ -12,41 +12,53 @@ import (
 const maxSalvaged = 8
 
 // walkToPassing looks for the nearest commits of the ledger, from fetched
-// back, that pass: breadth first, at most maxSalvaged commits, then, when
-// none of those passed, along fetched's first parents (deepPassing,
-// which reads at most limit bytes of commit objects: queen.maxReceive). pass
-// is called on each: a nil error keeps it (keep is called, and its
-// ancestors are not looked at), a damage error sets it aside (its parents,
-// or the object a tag names, are looked at next: ledger.Under), any other
-// error ends the walk with it, and stop ends the walk with the error pass
-// returns. Sync (usable) and the fetched view (salvaged) walk alike, so
-// that what check and the hooks read of a fetch is what sync merges.
+// back, that pass: breadth first, at most maxSalvaged commits, then, from
+// each parent of a refused commit that those left unlooked at, down its
+// first parents (deepPassing, which reads at most limit bytes of commit
+// objects in all: queen.maxReceive). pass is called on each: a nil error
+// keeps it (keep is called, and its ancestors are not looked at), a
+// damage error sets it aside (its parents, or the object a tag names, are
+// looked at next: ledger.Under), any other error ends the walk with it,
+// and stop ends the walk with the error pass returns. Sync (usable) and
+// the fetched view (salvaged) walk alike, so that what check and the
+// hooks read of a fetch is what sync merges.
 func walkToPassing(l *ledger.Ledger, fetched object.ID, limit int64, pass func(object.ID) (keep func(), stop bool, err error)) error {
-	queue, seen, kept := []object.ID{fetched}, map[object.ID]bool{}, false
+	// seen holds each commit looked at, and whether it passed (or is
+	// under one that did).
+	queue, seen := []object.ID{fetched}, map[object.ID]bool{}
 	for len(queue) > 0 && len(seen) < maxSalvaged {
 		c := queue[0]
 		queue = queue[1:]
-		if seen[c] {
+		if _, ok := seen[c]; ok {
 			continue
 		}
-		seen[c] = true
 		keep, end, err := judge(pass, c)
+		seen[c] = keep != nil
 		switch {
 		case end:
 			return err
 		case keep != nil:
 			keep()
-			kept = true
 			continue
 		}
 		if parents, _, err := l.Under(c); err == nil {
 			queue = append(queue, parents...)
 		}
 	}
-	if kept || len(queue) == 0 {
-		return nil
+	w := &deepWalk{l: l, fetched: fetched, limit: limit, seen: seen, pass: pass}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if _, ok := seen[c]; ok {
+			continue
+		}
+		more, err := w.deepPassing(c)
+		if err != nil {
+			return err
+		}
+		queue = append(queue, more...)
 	}
-	return deepPassing(l, fetched, limit, seen, pass)
+	return nil
 }
 
 // judge calls pass on c: keep is nil when c was refused, and end says the
@@ -62,80 +74,95 @@ func judge(pass func(object.ID) (func(), bool, error), c object.ID) (keep func()
 	return keep, false, nil
 }
 
-// deepPassing finds, along fetched's first parents, the newest commit
-// that passes below a run of refused ones (a hostile clone that pushed a
-// run of damaged commits onto the honest ledger buried the honest commits
+// deepWalk is the walk's state under the nearest commits: the bytes of
+// commit objects read (at most limit) and each commit seen.
+type deepWalk struct {
+	l           *ledger.Ledger
+	fetched     object.ID
+	limit, read int64
+	seen        map[object.ID]bool
+	pass        func(object.ID) (func(), bool, error)
+}
+
+// deepPassing finds, down tip's first parents, the newest commit that
+// passes below a run of refused ones (a hostile clone that pushed a run
+// of damaged commits onto the honest ledger buried the honest commits
 // under it, and the push that followed the sync took them off the
-// remote): it inspects the first parents at depths 16, 32, 64... until
-// one passes, then bisects between it and the deepest refused, and keeps
-// the one it ends on. A run of d commits costs about 2·log2(d)
-// inspections, and about 2·d commit objects read: the walk keeps only the
-// deepest refused commit and the shallowest passing one, and walks down
-// again from the refused one to each depth it inspects. It reads at most
-// limit bytes of commit objects on its way down (the bisection reads
-// within them again); a deeper run is a push that brings more than one
-// sync takes (overRun): nothing is merged or pushed over. A commit the
-// walk inspected already (seen) was refused.
+// remote), and returns the parents past the first of the refused ones,
+// for the walk to follow too (a crafted merge may have the honest commit
+// as its second parent, a long run as its first). It inspects tip and its
+// first parents at depths 16, 32, 64... until one passes, then bisects
+// between it and the deepest refused, and keeps the one it ends on. A
+// run of d commits costs about 2·log2(d) inspections and d commit reads
+// (the ids of the commits read are kept, each commit read once in the
+// whole walk). It reads at most limit bytes of commit objects in all; a
+// deeper run is a push that brings more than one sync takes (overRun):
+// nothing is merged or pushed over. It stops above a commit seen
+// already: above a refused one, all are refused; above a passing one,
+// the bisection ends there.
 //
 // The bisection assumes the first parents are refused down to some depth
 // and pass below it (a commit under a passing one passes), as a run
 // pushed onto an honest ledger is. A history that breaks it, passing and
 // refused commits interleaved (only a hostile push writes one), gets one
 // of its passing commits kept, judged by pass as any fetched commit is,
-// and the others left out; nothing the nearest maxSalvaged keep is
-// changed, since this walk runs only when none of them passed.
-func deepPassing(l *ledger.Ledger, fetched object.ID, limit int64, seen map[object.ID]bool, pass func(object.ID) (func(), bool, error)) error {
-	var read int64 // on the way down: the bisection walks within it again
-	refused, passing, c := 0, -1, fetched
-	// down returns the commit n first parents under c, or the deepest
-	// there is and how far under c it is.
-	down := func(c object.ID, n int) (object.ID, int, error) {
-		for i := range n {
-			parents, size, err := l.Under(c)
-			if passing < 0 {
-				read += size
-			}
-			if read > limit {
-				return c, i, overRun(fetched, read, limit)
-			}
-			if err != nil || len(parents) == 0 {
-				return c, i, nil
-			}
-			c = parents[0]
-		}
-		return c, n, nil
-	}
+// and the others left out.
+func (w *deepWalk) deepPassing(tip object.ID) ([]object.ID, error) {
+	var chain []object.ID   // tip and its first parents, as far as read
+	var sides [][]object.ID // the other parents of each
+	next, refused, passing := tip, -1, -1
 	var keep func() // of the last commit that passed: the one kept
-	// Until one passes, the next depth is twice the last; then the middle
-	// of the deepest refused and the shallowest passing.
-	for step := 2 * maxSalvaged; passing < 0 || passing-refused > 1; step *= 2 {
-		n := step - refused
-		if passing >= 0 {
-			n = (passing - refused) / 2
+	for step := 0; passing < 0 || passing-refused > 1; step = max(2*step, 2*maxSalvaged) {
+		for passing < 0 && len(chain) <= step && !next.IsZero() {
+			if ok, seen := w.seen[next]; seen { // the walk was there
+				if next = object.ZeroID; ok {
+					passing = len(chain)
+				} else {
+					refused = len(chain) - 1
+				}
+				break
+			}
+			parents, size, err := w.l.Under(next)
+			if w.read += size; w.read > w.limit {
+				return nil, overRun(w.fetched, w.read, w.limit)
+			}
+			chain, next = append(chain, next), object.ZeroID
+			sides = append(sides, nil)
+			if err == nil && len(parents) > 0 {
+				next, sides[len(sides)-1] = parents[0], parents[1:]
+			}
 		}
-		under, got, err := down(c, n)
-		switch {
-		case err != nil:
-			return err
-		case got == 0:
-			return nil // the history ends within the run
-		case seen[under]:
-			c, refused = under, refused+got
-			continue
+		at := (refused + passing) / 2
+		if passing < 0 {
+			if at = min(step, len(chain)-1); at <= refused {
+				break // the history ends within the run
+			}
+		} else if passing-refused <= 1 {
+			break
 		}
-		seen[under] = true
-		k, end, err := judge(pass, under)
+		k, end, err := judge(w.pass, chain[at])
 		switch {
 		case end:
-			return err
+			return nil, err
 		case k != nil:
-			keep, passing = k, refused+got
+			keep, passing = k, at
 		default:
-			c, refused = under, refused+got
+			refused = at
 		}
 	}
-	keep()
-	return nil
+	if passing < 0 {
+		passing = len(chain)
+	}
+	var more []object.ID
+	for i, c := range chain {
+		if w.seen[c] = i >= passing; i < passing {
+			more = append(more, sides[i]...)
+		}
+	}
+	if keep != nil {
+		keep()
+	}
+	return more, nil
 }
 
 // overRun is the damage of a fetched commit over a run of refused ones
