@@ -2,9 +2,12 @@ package ledgersync
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
@@ -53,5 +56,50 @@ func TestADamagedRunMergingManyHonestCommitsKeepsTheNewest(t *testing.T) {
 	testgit.Run(t, b.dir, "fetch", "-q", "origin", ledger.Ref+":refs/pushed")
 	if got := strings.Fields(testgit.Run(t, b.dir, "rev-list", "--parents", "-1", "refs/pushed")); len(got) != 3 || got[2] != merges[3] {
 		t.Errorf("bob's merge and its parents %s, want two, the second ann's newest %s", got, merges[3])
+	}
+}
+
+// TestADamagedRunMergingManyIndependentCommitsIsMergedInSteps: a damaged
+// run whose merges name 20 commits that pass the checks and are under none
+// of each other (siblings on ann's tip). Bob's merge named them all, more
+// parents than a ledger commit may have, and his next sync failed on his
+// own ledger. They are merged in steps now, each a commit of at most
+// object.MaxParents parents, and every one is kept.
+func TestADamagedRunMergingManyIndependentCommitsIsMergedInSteps(t *testing.T) {
+	_, b, r, honest := annAhead(t)
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	var siblings []string
+	var in strings.Builder
+	for i := range 20 {
+		cmd := exec.Command("git", "-C", mal, "commit-tree", honest+"^{tree}", "-p", honest, "-m", "queen: sibling")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("GIT_COMMITTER_EMAIL=git-queen+f%d@x", i), "GIT_COMMITTER_NAME=m")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		siblings = append(siblings, strings.TrimSpace(string(out)))
+		fmt.Fprintf(&in, "commit refs/heads/run\ncommitter m <m@x> %d +0000\ndata 6\ndamage\n", 1700000000+i)
+		if i == 0 {
+			fmt.Fprintf(&in, "from %s\n", honest)
+		}
+		fmt.Fprintf(&in, "merge %s\nM 100644 inline evil%d\ndata 4\nevil\n", siblings[i], i)
+	}
+	cmd := exec.Command("git", "-C", mal, "fast-import", "--quiet")
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	testgit.Run(t, mal, "push", "-q", "-f", "origin", "refs/heads/run:"+ledger.Ref)
+	b.sync(t)
+	b.sync(t) // fails on a merge of more parents than a ledger commit may have
+	testgit.Run(t, b.dir, "fetch", "-q", "origin", ledger.Ref+":refs/pushed")
+	for _, s := range siblings {
+		testgit.Run(t, b.dir, "merge-base", "--is-ancestor", s, "refs/pushed")
+	}
+	for _, c := range strings.Split(strings.TrimSpace(testgit.Run(t, b.dir, "rev-list", "--parents", "refs/pushed")), "\n") {
+		if n := len(strings.Fields(c)) - 1; n > object.MaxParents {
+			t.Fatalf("a commit of %d parents: %s", n, c)
+		}
 	}
 }

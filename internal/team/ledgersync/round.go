@@ -359,12 +359,43 @@ func (s *Syncer) mergeFetched(tx *jsonl.Tx, st *state, start, local object.ID, r
 			}
 			parents = append([]object.ID{local}, others...)
 		}
+		if parents, err = s.mergeInSteps(parents, r); err != nil {
+			return object.ZeroID, err
+		}
 		if merged, err = s.ledger.CommitTree(tree, parents, s.signature(),
 			"queen: merge "+r.remote+"'s ledger"); err != nil {
 			return object.ZeroID, err
 		}
 	}
 	return merged, s.apply(tx, st, start, local, merged, r)
+}
+
+// mergeInSteps keeps a merge within object.MaxParents: a damaged run may
+// merge any number of commits that pass, under none of each other, and a
+// commit of more parents is one no clone reads (this one's own next sync
+// failed on it). The first parents are merged in a commit of their own,
+// its tree their union, until the rest fit.
+func (s *Syncer) mergeInSteps(parents []object.ID, r *round) ([]object.ID, error) {
+	for len(parents) > object.MaxParents {
+		step := parents[:object.MaxParents]
+		tree := object.ZeroID
+		for i, c := range step {
+			next, err := s.ledger.TreeOf(c)
+			if err == nil && i > 0 {
+				next, err = s.ledger.MergeTrees(tree, next)
+			}
+			if err != nil {
+				return nil, err
+			}
+			tree = next
+		}
+		c, err := s.ledger.CommitTree(tree, step, s.signature(), "queen: merge "+r.remote+"'s ledger, in steps")
+		if err != nil {
+			return nil, err
+		}
+		parents = append([]object.ID{c}, parents[object.MaxParents:]...)
+	}
+	return parents, nil
 }
 
 // usable returns the commits of the remote's ledger that this round may
