@@ -3,10 +3,12 @@ package app
 import (
 	"cmp"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/redact"
 	"github.com/git-queen/git-queen/internal/gitrepo"
+	"github.com/git-queen/git-queen/internal/gitrepo/transport"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 	"github.com/git-queen/git-queen/internal/team/precommit"
@@ -106,10 +108,27 @@ func PrePush(e *Env, r PrePushRequest) (*PrePushResult, error) {
 	hub := cmp.Or(ledgersync.TeamRemote(repo), "origin") // where the team's work is pushed, judged, whatever the store
 	in := precommit.PushInput{Repo: repo, Store: s, Remote: remote, Hub: hub, Updates: updates, Identity: e.Identity,
 		Refresh: func() { out.Ledger = fetchForPush(s, remote, team) }}
+	tracks := func(spec string) bool { return strings.Contains(spec, ":refs/remotes/"+remote+"/") }
+	if len(updates) > 0 && !slices.ContainsFunc(repo.ReadConfig().All("remote."+remote+".fetch"), tracks) {
+		in.Known = remoteTips(repo, remote) // git clone --bare fetches into no remote-tracking refs
+	}
 	if out.Push, err = precommit.CheckPush(in); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// remoteTips asks remote for the commits its branches and tags show,
+// within queen.prePushTimeout (none when it is off or the remote does not
+// answer): a clone that keeps no remote-tracking refs of it knows no other
+// way what the remote already has.
+func remoteTips(repo *gitrepo.Repo, remote string) []string {
+	limit, err := ledgersync.ConfiguredPrePushTimeout(repo)
+	if err != nil || limit == 0 {
+		return nil
+	}
+	ids, _ := transport.Tips(repo.TopLevel, remote, limit)
+	return ids
 }
 
 // fetchForPush fetches the ledger of the remote being pushed to, so that

@@ -74,9 +74,7 @@ func (c Command) Run() (string, error) {
 	if c.Input != "" {
 		cmd.Stdin = strings.NewReader(c.Input)
 	}
-	if len(c.Env) > 0 {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
+	cmd.Env = append(gitEnviron(), c.Env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	var interrupted func()
@@ -101,6 +99,11 @@ func (c Command) Run() (string, error) {
 	}
 	return string(out), nil
 }
+
+// gitEnviron is the environment git runs in: this process's, with replace
+// refs (git replace) ignored, since git commits and pushes the objects
+// named, and one replaced would show the hooks another commit's changes.
+func gitEnviron() []string { return append(os.Environ(), "GIT_NO_REPLACE_OBJECTS=1") }
 
 // TimeoutError is a command that did not finish in its time and was
 // killed, with every process it started.

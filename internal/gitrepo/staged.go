@@ -159,7 +159,7 @@ func startBlobs(dir string, options ...string) (*Blobs, error) {
 // in dir, its stderr to stderr (nil: discarded).
 func startCatFile(dir string, stderr io.Writer, args ...string) (catFile, error) {
 	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Stderr = dir, stderr
+	cmd.Dir, cmd.Stderr, cmd.Env = dir, stderr, gitEnviron()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return catFile{}, err

@@ -56,13 +56,10 @@ func (v *inProcessView) close() {
 // it does not fully understand, SHA-256 objects, no HEAD commit).
 func (r *Repo) openInProcess() (*inProcessView, error) {
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-		"GIT_COMMON_DIR", "GIT_REPLACE_REF_BASE"} {
+		"GIT_COMMON_DIR"} {
 		if os.Getenv(v) != "" {
 			return nil, fmt.Errorf("%w: %s is set", errUnsupported, v)
 		}
-	}
-	if r.replacesObjects() {
-		return nil, fmt.Errorf("%w: replace refs or grafts", errUnsupported)
 	}
 	// A hook sees the index being committed in GIT_INDEX_FILE. Git reads a
 	// relative one from the top of the worktree, wherever it was started.
@@ -106,23 +103,6 @@ func (r *Repo) openInProcess() (*inProcessView, error) {
 		return nil, err
 	}
 	return &inProcessView{index: idx, objects: objects, root: root, unmap: unmap}, nil
-}
-
-// replacesObjects reports replace refs or grafts, with which git reads
-// another commit or tree than the one named.
-func (r *Repo) replacesObjects() bool {
-	if _, err := os.Stat(filepath.Join(r.CommonDir, "info", "grafts")); err == nil {
-		return true
-	}
-	if names, _ := os.ReadDir(filepath.Join(r.CommonDir, "refs", "replace")); len(names) > 0 {
-		return true
-	}
-	packed, release, err := mapfile.Open(filepath.Join(r.CommonDir, "packed-refs"), false)
-	if err != nil {
-		return false
-	}
-	defer release()
-	return bytes.Contains(packed, []byte(" refs/replace/"))
 }
 
 // commitTree returns the root tree of a commit.

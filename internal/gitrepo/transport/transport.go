@@ -129,6 +129,22 @@ func LsRemote(dir, remote, ref string, limit time.Duration) (id plumbing.Hash, f
 	return plumbing.ZeroHash, false, nil
 }
 
+// Tips asks remote, within limit, for the commits its branches and tags
+// show (an annotated tag's commit too). The error is an *Error.
+func Tips(dir, remote string, limit time.Duration) ([]string, error) {
+	out, stderr, err := run(dir, limit, "ls-remote", "--heads", "--tags", "--", remote)
+	if err != nil {
+		return nil, failure(stderr, err)
+	}
+	var ids []string
+	for line := range strings.Lines(out) {
+		if id, _, _ := strings.Cut(line, "\t"); plumbing.IsHash(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
 // SymrefTarget asks remote, within limit, whether ref is a symbolic ref
 // there, and returns the ref it names ("" when it is none): a push to it
 // moves that ref. A server that speaks only protocol v0 names the target

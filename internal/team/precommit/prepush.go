@@ -88,7 +88,11 @@ type PushInput struct {
 	// origin when none is set): what it has was judged when it was pushed
 	// there, so a push to another remote (a fork, a mirror) is judged on
 	// what neither has, not on all the history it carries.
-	Hub      string
+	Hub string
+	// Known lists commits the remote shows, asked where this clone keeps
+	// no remote-tracking refs of it (git clone --bare): what they reach
+	// was judged when it was pushed there.
+	Known    []string
 	Updates  []RefUpdate
 	Identity func() string
 	// Refresh, when set, brings what the remote holds now before the
@@ -142,7 +146,7 @@ func CheckPush(in PushInput) (*PushResult, error) {
 		listDrops sync.WaitGroup
 	)
 	listDrops.Go(func() { drops, errDrops = dropsOf(in.Repo, rewound, in.Remote, judged) })
-	commits, merges, err := in.Repo.CommitsNotOnRemote(judged, tips, have)
+	commits, merges, err := in.Repo.CommitsNotOnRemote(judged, tips, append(have, in.Known...))
 	listDrops.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("list the commits being pushed: %w", err)
