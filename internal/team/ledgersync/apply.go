@@ -78,11 +78,11 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		if err != nil || len(keep) == 0 {
 			return err
 		}
-		fresh, known := make([][]byte, len(keep)), make([]jsonl.Known, len(keep))
+		fresh, known, times := make([][]byte, len(keep)), make([]jsonl.Known, len(keep)), make([]time.Time, len(keep))
 		presence := 0
 		for i, k := range keep {
 			x := &v.valid[k]
-			fresh[i], known[i] = x.line, jsonl.Known{ID: x.id, At: x.at}
+			fresh[i], known[i], times[i] = x.line, jsonl.Known{ID: x.id, At: x.at}, x.at
 			if x.presence {
 				presence++
 			}
@@ -103,7 +103,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		}
 		// Their arrivals first: a reader that sees a version sees its
 		// bound.
-		arrivals, ahead := arrivalsOf(fresh, s.S.Now())
+		arrivals, ahead := arrivalsOf(fresh, times, s.S.Now())
 		if err := store.AddArrivals(store.ReceivedPath(s.S.WS, file), arrivals, s.S.Now()); err != nil {
 			return err
 		}

@@ -108,7 +108,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	for _, line := range lines {
 		data = append(append(data, line...), '\n')
 	}
-	arrivals, _ := arrivalsOf(lines, now)
+	arrivals, _ := arrivalsOf(lines, nil, now)
 	if store.AddArrivals(path, arrivals, now) != nil {
 		return "", false
 	}

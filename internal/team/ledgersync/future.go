@@ -13,12 +13,20 @@ import (
 // reservation's by records.ReceiptBound; another's at its own time, when
 // it stops being from the future (a sighting at its arrival till then,
 // roster), or a week after it arrived, when that is sooner: a sighting a
-// week old no longer decides whether a droid is silent. ahead is the furthest ahead any claimed to be.
-func arrivalsOf(lines [][]byte, now time.Time) (out []store.Arrival, ahead time.Duration) {
+// week old no longer decides whether a droid is silent. ahead is the
+// furthest ahead any claimed to be. times, when not nil, are the lines'
+// version times, as the caller's vetting read them: a join of 100,000
+// records spent some 37 ms reading them again.
+func arrivalsOf(lines [][]byte, times []time.Time, now time.Time) (out []store.Arrival, ahead time.Duration) {
 	keys := []string{jsonline.DefaultKey, "expires_at"}
 	vals := make([][]byte, len(keys))
-	for _, line := range lines {
-		written := records.VersionTime(line)
+	for i, line := range lines {
+		var written time.Time
+		if times != nil {
+			written = times[i]
+		} else {
+			written = records.VersionTime(line)
+		}
 		if !written.After(now.Add(records.MaxClockSkew)) || jsonline.ObjectFields(line, keys, vals) != nil {
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 func TestArrivalsOfAFarFutureMessageEndWithinAWeek(t *testing.T) {
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	line := []byte(`{"id":"qm-1","created_at":"2099-01-01T00:00:00Z","updated_at":"2099-01-01T00:00:00Z","from":"ann","to":"bob"}`)
-	got, _ := arrivalsOf([][]byte{line}, now)
+	got, _ := arrivalsOf([][]byte{line}, nil, now)
 	if len(got) != 1 || !got[0].At.Equal(now) || got[0].Until.After(now.Add(records.MaxReservationTTL)) {
 		t.Fatalf("arrivals %+v, want one noted now and ending within %s", got, records.MaxReservationTTL)
 	}
