@@ -29,7 +29,7 @@ type cancelledCalls struct {
 // while it takes the lock, a thread, so 1,500 of them made the server run
 // out of file descriptors and fail every call, and 5,000 waits delayed a
 // check by 15 s. An agent has a few in flight; a call past the bound is
-// refused (busy) until one is answered.
+// refused (busy) until one is answered. A ping is always answered.
 const maxCallsInFlight = 32
 
 // read notes a message the server is about to handle: a call is in
@@ -47,8 +47,8 @@ func (c *cancelledCalls) read(msg jsonrpc.Message) bool {
 			c.inFlight, c.cancelled = map[jsonrpc.ID]string{}, map[jsonrpc.ID]bool{}
 			c.answered = make(chan struct{}, 1)
 		}
-		if len(c.inFlight) >= maxCallsInFlight {
-			return false
+		if len(c.inFlight) >= maxCallsInFlight && req.Method != "ping" {
+			return false // a ping costs nothing, and a client may drop a server that fails one
 		}
 		c.inFlight[req.ID] = req.Method
 		return true

@@ -192,6 +192,9 @@ func TestCallsPastTheBoundAreRefused(t *testing.T) {
 	for id := 1; id <= maxCallsInFlight+1; id++ {
 		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait","arguments":{"from":"bob","timeout":"10m"}}}`+"\n", id)
 	}
+	// A client's keep-alive ping is answered past the bound: a client may
+	// drop a server that fails one.
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1000,"method":"ping"}`)
 	inW.Close() // the waits in flight stop, and are answered
 	out, err := io.ReadAll(replies)
 	if err != nil {
@@ -202,6 +205,9 @@ func TestCallsPastTheBoundAreRefused(t *testing.T) {
 		if answers[fmt.Sprint(id)] == "" {
 			t.Errorf("call %d in the bound: no result; output:\n%s", id, out)
 		}
+	}
+	if answers["1000"] == "" {
+		t.Errorf("a ping past the bound: no result; output:\n%s", out)
 	}
 	if last := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32000,"message":"refused: this client has %d calls in flight`, maxCallsInFlight+1, maxCallsInFlight); !strings.Contains(string(out), last) {
 		t.Errorf("call %d past the bound: not refused; output:\n%s", maxCallsInFlight+1, out)
