@@ -105,16 +105,6 @@ func lastSeen(d roster.Droid) time.Time {
 	return *d.Last
 }
 
-// SilentAfter is the team's silence threshold (queen.toml [roster]
-// silent_after) for the store ws.
-func SilentAfter(ws *workspace.Workspace) (time.Duration, error) {
-	c, err := roster.ReadConfig(ws.BeadsDir)
-	if err != nil {
-		return 0, err
-	}
-	return c.SilentAfter()
-}
-
 // notePresence records that the droid this use case acted as was seen
 // here, when the use case opened the live store and knew its droid. A
 // stamp in the cache says when this droid was last noted in this

@@ -36,11 +36,7 @@ func silentCheck(command, what string, s *store.Store, offline bool) (func(strin
 		return nil, usagef(command, "%[1]s judges the holder's silence by what the remote knows and publishes through it; it cannot be %[2]s. "+
 			"Wait for the remote, or take over with %[3]s %[2]s, which tells the holder", wording.Param("steal"), wording.Param("offline"), wording.Param("force"))
 	}
-	after, err := SilentAfter(s.WS)
-	if err != nil {
-		return nil, err
-	}
-	return (&roster.Store{S: s}).SilentCheck(after, what), nil
+	return (&roster.Store{S: s}).TeamSilentCheck(what)
 }
 
 // stealRefused turns a steal refused because the holder was seen lately

@@ -75,6 +75,22 @@ func (s *Store) SilentCheck(after time.Duration, what string) func(holder string
 	}
 }
 
+// TeamSilentCheck is SilentCheck at the team's silence threshold
+// (.beads/queen.toml [roster] silent_after), read at the call: the check
+// reserve --steal and claim --steal judge with, and sync when it judges
+// again a steal it has not published.
+func (s *Store) TeamSilentCheck(what string) (func(holder string, held time.Time) error, error) {
+	c, err := ReadConfig(s.S.WS.BeadsDir)
+	if err != nil {
+		return nil, err
+	}
+	after, err := c.SilentAfter()
+	if err != nil {
+		return nil, err
+	}
+	return s.SilentCheck(after, what), nil
+}
+
 // logSizes fingerprints what the roster reads: the size of each log, this
 // clone's and the one sync appends to. The logs only grow between
 // rewrites, so a roster read at one fingerprint holds until it changes.

@@ -56,7 +56,7 @@ func (s *Syncer) withdrawReservations(tx *jsonl.Tx, st *state, remote string) ([
 		// A steal not published yet (its command killed before the push,
 		// or the push failed) was judged as of the fetch before it: it is
 		// judged again now, as Reserve does after a lost race.
-		check, err := s.stealCheck("reservation")
+		check, err := (&roster.Store{S: s.S}).TeamSilentCheck("reservation")
 		if err == nil {
 			back, err = rs.GiveBackUnpublished(tx, st.remote(remote).Published[records.ReservationsFile].Size, grants, s.judging, check)
 		}
@@ -81,7 +81,7 @@ func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]
 	as := &assignments.Store{S: s.S}
 	var back []AssignmentWithdrawal
 	if stole { // as for reservations
-		check, err := s.stealCheck("claim")
+		check, err := (&roster.Store{S: s.S}).TeamSilentCheck("claim")
 		if err == nil {
 			back, err = as.GiveBackUnpublished(tx, st.remote(remote).Published[records.AssignmentsFile].Size, s.judging, check)
 		}
@@ -94,20 +94,6 @@ func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]
 		return back, err
 	}
 	return append(back, contests...), as.WithdrawIn(tx, contests, s.S.Now(), remote)
-}
-
-// stealCheck is the team's steal check (see roster.SilentCheck), for
-// judging again a steal of what ("reservation", "claim").
-func (s *Syncer) stealCheck(what string) (reservations.StealCheck, error) {
-	c, err := roster.ReadConfig(s.S.WS.BeadsDir)
-	if err != nil {
-		return nil, err
-	}
-	after, err := c.SilentAfter()
-	if err != nil {
-		return nil, err
-	}
-	return (&roster.Store{S: s.S}).SilentCheck(after, what), nil
 }
 
 // unpublishedGrants lists the records of the log file (reservations,
