@@ -40,6 +40,19 @@ type Item struct {
 	Extra    map[string]json.RawMessage
 }
 
+// UnmarshalJSON reads an edge by the exact names of its fields (see
+// jsonline.UnmarshalExact).
+func (e *Edge) UnmarshalJSON(b []byte) error {
+	type plain Edge
+	return jsonline.UnmarshalExact(b, (*plain)(e), []string{"id", "type"})
+}
+
+// UnmarshalJSON reads a comment by the exact names of its fields.
+func (c *Comment) UnmarshalJSON(b []byte) error {
+	type plain Comment
+	return jsonline.UnmarshalExact(b, (*plain)(c), []string{"ts", "author", "text"})
+}
+
 var itemFields = []string{"id", "step", "status", "deps", "notes", "comments"}
 
 // ParseItem reads and normalises one item: a missing or empty edge type
