@@ -128,3 +128,26 @@ func TestFieldNamesAreExact(t *testing.T) {
 		}
 	}
 }
+
+// A checkpoint holds the plan as the events left it: fields of an edge or a
+// comment that the seed does not name (a newer st's) are kept, as an
+// item's are, or a replay from the checkpoint loses them.
+func TestCheckpointKeepsEdgeAndCommentFields(t *testing.T) {
+	data := `{"v":3,"ts":"2026-02-09T19:58:00Z","seq":0,"lane":"event","op":"upsert","item":{"id":"a","step":"s","status":"pending","deps":[]}}
+{"v":3,"ts":"2026-02-09T19:58:01Z","seq":1,"lane":"event","op":"upsert","item":{"id":"b","step":"s","status":"pending","deps":[{"id":"a","type":"relates-to","since":"v2"}],"comments":[{"ts":"2026-02-09T19:58:00Z","author":"tk","text":"hi","id":"c1","reactions":["+1"]}]}}
+{"v":3,"ts":"2026-02-09T19:58:02Z","seq":2,"lane":"event","op":"add_comment","id":"b","comment":{"ts":"2026-02-09T19:58:02Z","author":"tk","text":"again","edited":true}}
+`
+	recs, _ := Parse([]byte(data))
+	full, _ := Replay(recs)
+	line, err := CheckpointLine(full, 2, time.Date(2026, 2, 9, 20, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{"id":"a","type":"relates-to","since":"v2"}`,
+		`{"ts":"2026-02-09T19:58:00Z","author":"tk","text":"hi","id":"c1","reactions":["+1"]}`,
+		`{"ts":"2026-02-09T19:58:02Z","author":"tk","text":"again","edited":true}`} {
+		if !strings.Contains(string(line), want) {
+			t.Errorf("checkpoint lost %s:\n%s", want, line)
+		}
+	}
+}
