@@ -152,6 +152,9 @@ const (
 	// KindResetOverSide: an st init or replace one side added comes after
 	// events the other side added, which its replay drops: a conflict.
 	KindResetOverSide = "reset-over-side"
+	// KindSeqOverflow: the merged st events need seqs past the largest
+	// int64: a conflict.
+	KindSeqOverflow = "seq-overflow"
 	// KindDependencyCycle: the merged st plan has a cycle of blocks edges
 	// (each side added edges that close it only together).
 	KindDependencyCycle = "dependency-cycle"

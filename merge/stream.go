@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,7 +101,13 @@ func mergeStream(base, ours, theirs []byte, interval int) ([]byte, bool, []Repor
 				"merge by hand (delete that line, or move it before the other side's events, and git add the file)",
 			op, sideNames[side], sideNames[1-side])})
 	}
-	lines, renumbered := p.renumber(merged)
+	lines, renumbered, overflow := p.renumber(merged)
+	if overflow {
+		conflict = true
+		reports = append(reports, Report{Kind: KindSeqOverflow, Detail: fmt.Sprintf("the merged events need seqs past "+
+			"the largest there is (%d), so some keep a seq the stream's rules refuse: merge by hand, or start a new stream",
+			int64(math.MaxInt64))})
+	}
 	if renumbered > 0 {
 		from := ""
 		if watermark >= 0 {
@@ -199,9 +206,10 @@ func (p *streamParser) spellAlike(baseLines [][]byte, sideLines [][][]byte) {
 // would have: the first record sets the origin, each later event takes the
 // watermark + 1, and each checkpoint sits at the watermark. It returns the
 // lines and how many got a seq no input gave them (every line of the inputs
-// was parsed, so p.recs knows it).
-func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
-	n := 0
+// was parsed, so p.recs knows it), and whether an event needed a seq past
+// the largest int64 (it keeps its own).
+func (p *streamParser) renumber(lines [][]byte) ([][]byte, int, bool) {
+	n, full := 0, false
 	wm, started := int64(0), false
 	for i, l := range lines {
 		r := p.record(l)
@@ -212,6 +220,8 @@ func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
 		switch {
 		case !started:
 			wm = r.Seq
+		case r.Lane == st.LaneEvent && wm == math.MaxInt64:
+			full = true
 		case r.Lane == st.LaneEvent:
 			wm++
 			want = wm
@@ -226,7 +236,7 @@ func (p *streamParser) renumber(lines [][]byte) ([][]byte, int) {
 			}
 		}
 	}
-	return lines, n
+	return lines, n, full
 }
 
 // streamParser parses each distinct line once.

@@ -29,7 +29,8 @@ func idCheck(prefix string) func(*checker, string, []byte) {
 }
 
 // utcCheck is the "format" (date-time) and "pattern" of a time: RFC 3339 in
-// UTC, with optional fractional seconds (2026-02-09T20:00:00Z, ...00.123Z).
+// UTC, with optional fractional seconds (2026-02-09T20:00:00Z, ...00.123Z),
+// and no leap second.
 // As in the schema library, a value that is not a date-time at all fails
 // "format" alone; one that is, but not in the UTC shape, fails "pattern".
 func utcCheck(c *checker, name string, v []byte) {
@@ -49,6 +50,9 @@ func utcCheck(c *checker, name string, v []byte) {
 	h, m, sec := twoDigits(s[11:]), twoDigits(s[14:]), twoDigits(s[17:])
 	if h > 23 || m > 59 || sec > 60 || (sec == 60 && (h != 23 || m != 59)) {
 		c.addf(name, "format", "%q is not a valid time of day", s)
+	} else if sec == 60 {
+		c.addf(name, "pattern", "%q is a leap second, which Go's time package refuses (the seed's reader skips the record); "+
+			"write 23:59:59", s)
 	}
 }
 

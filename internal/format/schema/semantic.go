@@ -53,6 +53,10 @@ func checkStStream(c *checker, data []byte) {
 			}
 		}
 		wm = max(wm, r.Seq)
+		if id, j, k := st.RepeatedID(r.Items); id != "" && len(r.Items) > 0 {
+			c.addf(fmt.Sprintf("items[%d].id", k), RuleDuplicateID, "%q is also items[%d].id: events name an item by id, "+
+				"so set_status, remove and the others would change only the first", id, j)
+		}
 	}
 	_, errs = st.Replay(recs)
 	for _, err := range errs {

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
@@ -204,6 +205,10 @@ func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
 				"run `git queen resolve` on it (and `git queen init` so merges use the driver)")
 			continue
 		}
+		if !utf8.Valid(raw) {
+			c.add("", RuleJSON, fmt.Sprintf("not valid UTF-8 (byte %d): JSON text is UTF-8; Go readers take the byte "+
+				"for U+FFFD and others refuse the line", invalidUTF8At(raw)))
+		}
 		if f.fast != nil {
 			f.fast(c, raw)
 		} else {
@@ -217,6 +222,18 @@ func validateChunk(f *Format, data []byte, first int, r *chunkResult) {
 			r.hashes = append(r.hashes, lh)
 		}
 	}
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // checkRecord validates one line through the JSON Schema library, for the

@@ -185,3 +185,23 @@ func TestJSONFieldLines(t *testing.T) {
 		t.Errorf("a document of empty keys: %v", r.Problems)
 	}
 }
+
+// JSON text is UTF-8: a line with another byte is reported where it is,
+// whatever else is wrong with it or not.
+func TestInvalidUTF8IsSyntax(t *testing.T) {
+	for _, tc := range []struct{ format, line, want string }{
+		{"queen-message", strings.Replace(messageLine(1, "ok"), `"alice"`, "\"ali\xffce\"", 1), "1 syntax byte 85"},
+		{"st", "{\"v\":3,\"ts\":\"2026-02-09T19:58:00Z\",\"seq\":0,\"lane\":\"event\",\"op\":\"init\",\"x\":\"\xc3\"}", "1 syntax byte 75"},
+		{"vermas-route", "{\"prefix\":\"wo\",\"path\":\"/p/\xe2\x82.work\"}", "1 syntax byte 26"},
+	} {
+		f, _ := Lookup(tc.format)
+		r := Validate(f, "x.jsonl", []byte(tc.line+"\n"), Options{Limit: -1})
+		var got []string
+		for _, p := range r.Problems {
+			got = append(got, fmt.Sprintf("%d %s %s", p.Line, p.Rule, p.Message))
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], "1 syntax") || !strings.Contains(got[0], "("+tc.want[9:]+")") {
+			t.Errorf("%s: problems %q, want one %q", tc.format, got, tc.want)
+		}
+	}
+}

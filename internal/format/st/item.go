@@ -14,17 +14,39 @@ import (
 // DefaultEdgeType is what a dependency edge with no type means.
 const DefaultEdgeType = "blocks"
 
-// Edge is a typed dependency of an item on another item.
+// Edge is a typed dependency of an item on another item. Fields the seed
+// does not name are kept in Extra and written back, as an item's are.
 type Edge struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
+	ID, Type string
+	Extra    map[string]json.RawMessage
 }
 
-// Comment is one comment on an item.
+// Comment is one comment on an item; Extra as Edge's.
 type Comment struct {
-	TS     string `json:"ts"`
-	Author string `json:"author"`
-	Text   string `json:"text"`
+	TS, Author, Text string
+	Extra            map[string]json.RawMessage
+}
+
+// UnmarshalJSON reads an edge object.
+func (e *Edge) UnmarshalJSON(b []byte) (err error) {
+	e.Extra, err = decodeObject(b, [][2]any{{"id", &e.ID}, {"type", &e.Type}})
+	return err
+}
+
+// MarshalJSON writes the edge's fields, then the others sorted by name.
+func (e Edge) MarshalJSON() ([]byte, error) {
+	return encodeObject([][2]any{{"id", e.ID}, {"type", e.Type}}, e.Extra)
+}
+
+// UnmarshalJSON reads a comment object.
+func (c *Comment) UnmarshalJSON(b []byte) (err error) {
+	c.Extra, err = decodeObject(b, [][2]any{{"ts", &c.TS}, {"author", &c.Author}, {"text", &c.Text}})
+	return err
+}
+
+// MarshalJSON writes the comment's fields, then the others sorted by name.
+func (c Comment) MarshalJSON() ([]byte, error) {
+	return encodeObject([][2]any{{"ts", c.TS}, {"author", c.Author}, {"text", c.Text}}, c.Extra)
 }
 
 // Item is one step of the plan, normalised: deps typed, notes and comments
@@ -40,42 +62,64 @@ type Item struct {
 	Extra    map[string]json.RawMessage
 }
 
-var itemFields = []string{"id", "step", "status", "deps", "notes", "comments"}
+// decodeObject reads the JSON object b: each member fields names into its
+// destination (a null leaves it as it is), by the exact name (encoding/json
+// alone would take "Op" for "op", which the schema and other languages'
+// readers do not), and returns the other members, nil when there are none.
+func decodeObject(b []byte, fields [][2]any) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("is null, not an object")
+	}
+	for _, f := range fields {
+		name := f[0].(string)
+		if v, ok := m[name]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, f[1]); err != nil {
+				return nil, fmt.Errorf("field %s: %w", name, err)
+			}
+		}
+		delete(m, name)
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// encodeObject writes fields, then the members of extra sorted by name.
+func encodeObject(fields [][2]any, extra map[string]json.RawMessage) ([]byte, error) {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		fields = append(fields, [2]any{k, extra[k]})
+	}
+	b := bytes.NewBufferString("{")
+	if err := writeFields(b, fields); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
 
 // ParseItem reads and normalises one item: a missing or empty edge type
 // becomes "blocks", a bare string dependency is an edge of that id, a
 // missing notes is "" and missing comments are [].
 func ParseItem(raw []byte) (Item, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return Item{}, fmt.Errorf("item is not a JSON object: %w", err)
-	}
 	var it Item
-	for _, f := range []struct {
-		name string
-		dst  any
-	}{{"id", &it.ID}, {"step", &it.Step}, {"status", &it.Status}, {"notes", &it.Notes}, {"comments", &it.Comments}} {
-		if v, ok := fields[f.name]; ok && string(v) != "null" {
-			if err := json.Unmarshal(v, f.dst); err != nil {
-				return Item{}, fmt.Errorf("item field %s: %w", f.name, err)
-			}
-		}
+	var deps json.RawMessage
+	extra, err := decodeObject(raw, [][2]any{{"id", &it.ID}, {"step", &it.Step}, {"status", &it.Status},
+		{"deps", &deps}, {"notes", &it.Notes}, {"comments", &it.Comments}})
+	if err != nil {
+		return Item{}, fmt.Errorf("item: %w", err)
 	}
 	if it.ID == "" {
 		return Item{}, fmt.Errorf("item has no id")
 	}
-	deps, err := ParseDeps(fields["deps"])
-	if err != nil {
+	if it.Deps, err = ParseDeps(deps); err != nil {
 		return Item{}, err
 	}
-	it.Deps = deps
 	it.Comments = jsonline.NonNil(it.Comments)
-	for _, k := range itemFields {
-		delete(fields, k)
-	}
-	if len(fields) > 0 {
-		it.Extra = fields
-	}
+	it.Extra = extra
 	return it, nil
 }
 
@@ -117,11 +161,7 @@ func (it Item) marshal(more ...[2]any) ([]byte, error) {
 	for _, k := range slices.Sorted(maps.Keys(it.Extra)) {
 		fields = append(fields, [2]any{k, it.Extra[k]})
 	}
-	b := bytes.NewBufferString("{")
-	if err := writeFields(b, append(fields, more...)); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return encodeObject(append(fields, more...), nil)
 }
 
 // writeFields writes "key":value members after what b holds (a comma

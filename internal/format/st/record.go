@@ -58,6 +58,16 @@ type Record struct {
 	Line int    `json:"-"`
 }
 
+// recordKeys are the JSON names of Record's fields.
+var recordKeys = []string{"v", "ts", "seq", "lane", "op", "id", "status", "item", "items", "deps", "notes", "comment"}
+
+// UnmarshalJSON reads a record by the exact names of its fields (see
+// jsonline.UnmarshalExact).
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	return jsonline.UnmarshalExact(b, (*plain)(r), recordKeys)
+}
+
 // Canonical returns the operation with compatibility aliases resolved.
 func (r *Record) Canonical() string {
 	switch r.Op {

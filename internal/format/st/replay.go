@@ -159,6 +159,24 @@ func (s *State) replace(raw json.RawMessage) error {
 	return nil
 }
 
+// RepeatedID is the first id that the items of a replace, an init or a
+// checkpoint hold twice, with the indexes of both, or "" when each id is
+// its own (or the items do not parse).
+func RepeatedID(items json.RawMessage) (id string, first, again int) {
+	var s State
+	if s.replace(items) != nil {
+		return "", 0, 0
+	}
+	seen := make(map[string]int, len(s.Items))
+	for i, it := range s.Items {
+		if j, ok := seen[it.ID]; ok {
+			return it.ID, j, i
+		}
+		seen[it.ID] = i
+	}
+	return "", 0, 0
+}
+
 // Replay applies every event in stream order: the "full replay" of the
 // seed. A stream that starts with a checkpoint (its older events were
 // compacted away) starts from that checkpoint; later checkpoints are not

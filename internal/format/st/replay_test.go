@@ -1,6 +1,7 @@
 package st
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,58 @@ func TestLooksLikeStream(t *testing.T) {
 	} {
 		if LooksLikeStream([]byte(line)) != want {
 			t.Errorf("LooksLikeStream(%s) != %v", line, want)
+		}
+	}
+}
+
+// A member whose name matches a field only when case is ignored is another
+// member, as the schema and every non-Go reader see it: encoding/json alone
+// would read "Op":"remove" as the op and drop the item.
+func TestFieldNamesAreExact(t *testing.T) {
+	const head = `{"v":3,"ts":"2026-02-09T19:58:00Z","seq":0,"lane":"event","op":"upsert","item":{"id":"a","step":"s","status":"pending","deps":[{"id":"b","type":"relates-to","ID":"c"}],"comments":[{"ts":"2026-02-09T19:58:00Z","author":"tk","Author":"mallory","text":"hi"}]}}` + "\n"
+	for _, tc := range []struct{ name, line, want string }{
+		{"op", `{"v":3,"ts":"2026-02-09T19:58:01Z","seq":1,"lane":"event","op":"set_notes","id":"a","notes":"kept","Op":"remove"}`,
+			`a pending b:relates-to tk notes=kept`},
+		{"status", `{"v":3,"ts":"2026-02-09T19:58:01Z","seq":1,"lane":"event","op":"set_status","id":"a","status":"completed","STATUS":"blocked"}`,
+			`a completed b:relates-to tk notes=`},
+		{"seq", `{"v":3,"ts":"2026-02-09T19:58:01Z","seq":1,"lane":"event","op":"set_notes","id":"a","notes":"x","Seq":-1}`,
+			`a pending b:relates-to tk notes=x`},
+	} {
+		recs, errs := Parse([]byte(head + tc.line + "\n"))
+		if len(errs) != 0 {
+			t.Errorf("%s: %v", tc.name, errs)
+			continue
+		}
+		s, _ := Replay(recs)
+		var got []string
+		for _, it := range s.Items {
+			got = append(got, fmt.Sprintf("%s %s %s:%s %s notes=%s", it.ID, it.Status, it.Deps[0].ID, it.Deps[0].Type, it.Comments[0].Author, it.Notes))
+		}
+		if strings.Join(got, "; ") != tc.want {
+			t.Errorf("%s: plan %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A checkpoint holds the plan as the events left it: fields of an edge or a
+// comment that the seed does not name (a newer st's) are kept, as an
+// item's are, or a replay from the checkpoint loses them.
+func TestCheckpointKeepsEdgeAndCommentFields(t *testing.T) {
+	data := `{"v":3,"ts":"2026-02-09T19:58:00Z","seq":0,"lane":"event","op":"upsert","item":{"id":"a","step":"s","status":"pending","deps":[]}}
+{"v":3,"ts":"2026-02-09T19:58:01Z","seq":1,"lane":"event","op":"upsert","item":{"id":"b","step":"s","status":"pending","deps":[{"id":"a","type":"relates-to","since":"v2"}],"comments":[{"ts":"2026-02-09T19:58:00Z","author":"tk","text":"hi","id":"c1","reactions":["+1"]}]}}
+{"v":3,"ts":"2026-02-09T19:58:02Z","seq":2,"lane":"event","op":"add_comment","id":"b","comment":{"ts":"2026-02-09T19:58:02Z","author":"tk","text":"again","edited":true}}
+`
+	recs, _ := Parse([]byte(data))
+	full, _ := Replay(recs)
+	line, err := CheckpointLine(full, 2, time.Date(2026, 2, 9, 20, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{"id":"a","type":"relates-to","since":"v2"}`,
+		`{"ts":"2026-02-09T19:58:00Z","author":"tk","text":"hi","id":"c1","reactions":["+1"]}`,
+		`{"ts":"2026-02-09T19:58:02Z","author":"tk","text":"again","edited":true}`} {
+		if !strings.Contains(string(line), want) {
+			t.Errorf("checkpoint lost %s:\n%s", want, line)
 		}
 	}
 }

@@ -273,7 +273,7 @@ func checkDeps(s *State, id string, deps []Edge) ([]Edge, error) {
 			return nil, refuse("item %q cannot depend on itself", id)
 		case s.find(e.ID) < 0:
 			return nil, refuse("dependency %q names no item in the plan%s; add it first", e.ID, nearIDs(s, e.ID))
-		case slices.Contains(out, e):
+		case slices.ContainsFunc(out, func(o Edge) bool { return o.ID == e.ID && o.Type == e.Type }):
 			return nil, refuse("dependency %s (%s) is named twice", e.ID, e.Type)
 		}
 		out = append(out, e)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -201,7 +202,7 @@ func TestParseEdge(t *testing.T) {
 		"url:Not_Kebab":     {ID: "url:Not_Kebab", Type: "blocks"},
 		":blocks":           {ID: ":blocks", Type: "blocks"},
 	} {
-		if got := st.ParseEdge(in); got != want {
+		if got := st.ParseEdge(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("ParseEdge(%q) = %+v, want %+v", in, got, want)
 		}
 	}

@@ -30,8 +30,9 @@ func newMergeDriverCmd(env *Env, runF func(call[app.MergeRequest]) error) *cli.C
 It merges OURS and THEIRS against BASE, writes the result over OURS, and exits 0
 when the file is merged, 1 when git must show a conflict (only a file that is
 not JSONL, merged by git merge-file, can conflict, or an st stream whose
-compacted history cannot be carried, or in which an init or replace one side
-added would undo the other side's events). The format comes from PATH and the
+compacted history cannot be carried, in which an init or replace one side
+added would undo the other side's events, or whose events need seqs past the
+largest int64). The format comes from PATH and the
 content, or from the queen-format attribute, or --format. What the merge did
 beyond a plain union is reported on stderr.`,
 		Flags: []cli.Flag{
