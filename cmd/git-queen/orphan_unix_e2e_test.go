@@ -108,3 +108,28 @@ func TestAWaitWhoseReaderIsGoneStops(t *testing.T) {
 		t.Fatalf("the answer is not unread:\n%s", out)
 	}
 }
+
+// A wait started with nobody reading its output (the shell that ran it
+// killed before git-queen started) found the message already there,
+// marked it read and lost it to the failed write: it stops first.
+func TestAWaitStartedWithoutReaderMarksNothing(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	mustQueen(t, repo, "ann", "init", "--droid", "ann")
+	mustQueen(t, repo, "dave", "msg", "send", "ann", "the answer")
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	wait := queenCmd(repo, "ann", "msg", "wait", "--from", "dave", "--timeout", "5m")
+	wait.Stdout = w
+	if err := wait.Run(); err == nil {
+		t.Error("msg wait succeeded with nobody reading its output")
+	}
+	w.Close()
+	if out := mustQueen(t, repo, "ann", "msg", "inbox", "--unread"); !strings.Contains(out, "the answer") {
+		t.Fatalf("the answer is not unread:\n%s", out)
+	}
+}
