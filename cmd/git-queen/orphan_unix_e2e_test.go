@@ -108,3 +108,33 @@ func TestAWaitWhoseReaderIsGoneStops(t *testing.T) {
 		t.Fatalf("the answer is not unread:\n%s", out)
 	}
 }
+
+// A wait started with nobody reading its output (the shell that ran it
+// killed before git-queen started) found the message already there, or
+// the paths free, marked it read or reserved them, and lost the answer to
+// the failed write: it stops first.
+func TestAWaitStartedWithoutReaderTakesNothing(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	mustQueen(t, repo, "ann", "init", "--droid", "ann")
+	mustQueen(t, repo, "dave", "msg", "send", "ann", "the answer")
+	for _, args := range [][]string{{"msg", "wait", "--from", "dave", "--timeout", "5m"}, {"reserve", "--wait", "src/a.go"}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		wait := queenCmd(repo, "ann", args...)
+		wait.Stdout = w
+		if err := wait.Run(); err == nil {
+			t.Errorf("%s succeeded with nobody reading its output", args[:2])
+		}
+		w.Close()
+	}
+	if out := mustQueen(t, repo, "ann", "msg", "inbox", "--unread"); !strings.Contains(out, "the answer") {
+		t.Fatalf("the answer is not unread:\n%s", out)
+	}
+	if out := mustQueen(t, repo, "ann", "reservations"); strings.Contains(out, "src/a.go") {
+		t.Fatalf("src/a.go was reserved:\n%s", out)
+	}
+}

@@ -77,6 +77,9 @@ func reserveQueued(e *Env, r ReserveWaitRequest) (*ReserveWaitResult, error) {
 	}
 	ctx, cancel := e.waitContext(timeout)
 	defer cancel()
+	if errors.Is(ctx.Err(), context.Canceled) { // its caller gone already: nothing taken for nobody
+		return nil, wording.Errorf("%s: stopped before the paths were granted; nothing was reserved", wording.Switch("wait"))
+	}
 	res, err := reserve(e, r.ReserveRequest)
 	conflict, ok := errors.AsType[*reservations.ConflictError](err)
 	if !ok {

@@ -26,7 +26,9 @@ var rawDiffOptions = []string{"-r", "--raw", "-z", "--no-abbrev", "--no-renames"
 // Ids this repository lacks are ignored.
 func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]string, map[string][]string, error) {
 	// The remote-tracking refs are excluded between the two --not, the
-	// known ids by ^ID: after --end-of-options, nothing is an option.
+	// known ids by ^ID: after --end-of-options, nothing is an option. The
+	// ids go on standard input: a remote asked for its tips (a bare clone's
+	// push) shows more than a command line holds.
 	args := []string{"rev-list", "--reverse", "--parents", "--ignore-missing", "--not"}
 	if len(remotes) == 0 {
 		args = append(args, "--remotes")
@@ -37,12 +39,18 @@ func (r *Repo) CommitsNotOnRemote(remotes []string, tips, known []string) ([]str
 		}
 		args = append(args, "--remotes="+remote)
 	}
-	args = append(args, "--not", "--end-of-options")
-	args = append(args, tips...)
-	for _, id := range known {
-		args = append(args, "^"+id)
+	args = append(args, "--stdin", "--not", "--end-of-options")
+	for _, name := range tips {
+		if !isObjectID(name) { // HEAD, ID^: names, a few
+			args = append(args, name)
+		}
 	}
-	out, err := Git(r.TopLevel, args...)
+	for _, name := range known {
+		if !isObjectID(name) {
+			args = append(args, "^"+name)
+		}
+	}
+	out, err := GitInput(r.TopLevel, idLines(tips, "")+idLines(known, "^"), args...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,6 +44,31 @@ func TestCommitsLeavingTakesAnyNumberOfRefs(t *testing.T) {
 	}
 }
 
+// CommitsNotOnRemote takes any number of known ids: a bare clone's push
+// passes every tip the remote shows, and 50,000 tags were more than a
+// command line holds, which refused the push. HEAD, a name, is known too.
+func TestCommitsNotOnRemoteTakesAnyNumberOfKnownIds(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	r, err := Discover(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := testgit.Run(t, repo, "rev-parse", "HEAD")
+	testgit.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "new")
+	tip := testgit.Run(t, repo, "rev-parse", "HEAD")
+	known := []string{}
+	for i := range 50_000 { // 100,000 ids, 4 MB, past Linux's 2 MiB
+		known = append(known, base, fmt.Sprintf("%040x", i+1)) // the remote's tips, most unknown here
+	}
+	if got, _, err := r.CommitsNotOnRemote(nil, []string{tip}, known); err != nil || !slices.Equal(got, []string{tip}) {
+		t.Fatalf("CommitsNotOnRemote = %v, %v; want %v", got, err, tip)
+	}
+	if got, _, err := r.CommitsNotOnRemote(nil, []string{tip}, []string{"HEAD"}); err != nil || len(got) != 0 {
+		t.Fatalf("CommitsNotOnRemote past HEAD = %v, %v", got, err)
+	}
+}
+
 // CommitSubjects names the subject of each commit however many there are:
 // a push refused for more commits than a command line holds named none.
 // 60,000 ids (2.5 MB) are past Linux's 2 MiB whatever the machine's speed.

@@ -38,12 +38,16 @@ func (e *TimeoutError) Error() string {
 // answer), marked read unless peek. Unless peek, a message goes to one
 // wait only: waits of one droid that run at once take one each. It reads the inbox again only when the
 // store's messages change (Store.Watch), never in a loop. ctx ends the
-// wait; with a deadline, its passing is a *TimeoutError.
+// wait; with a deadline, its passing is a *TimeoutError. A ctx cancelled
+// (the caller gone) marks nothing, even with a message there.
 func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool) (records.Message, error) {
 	w := m.S.Watch(records.MessagesFile) // before the first look: nothing can slip between
 	defer w.Close()
 	start := time.Now()
 	for {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return records.Message{}, ctx.Err()
+		}
 		page, err := m.Inbox(droid, InboxOptions{UnreadOnly: true})
 		if err != nil {
 			return records.Message{}, err

@@ -27,6 +27,9 @@ func stoppableWait(ctx context.Context) (_ context.Context, stop context.CancelF
 	ctx, stopSignals := signal.NotifyContext(cmp.Or(ctx, context.Background()), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(ctx)
 	parent := os.Getppid()
+	if outputGone() {
+		cancel() // before the wait looks: it takes nothing for nobody
+	}
 	go func() {
 		tick := time.NewTicker(parentPoll)
 		defer tick.Stop()

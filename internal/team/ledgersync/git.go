@@ -128,7 +128,8 @@ func (s *Syncer) upToDate(rm Remote) (object.ID, bool) {
 
 // localGitDir is the git directory of the repository on this machine that
 // to (rm.Arg, or a URL rm pushes to) names: a path or a file:// URL, a
-// configured remote's by its url. ok is false for any other.
+// configured remote's by its url; a relative path from where git runs
+// (../remote.git). ok is false for any other.
 func localGitDir(repo *gitrepo.Repo, rm Remote, to string) (string, bool) {
 	url := to
 	if rm.Configured && to == rm.Arg {
@@ -138,8 +139,11 @@ func localGitDir(repo *gitrepo.Repo, rm Remote, to string) (string, bool) {
 		}
 	}
 	dir, isFile := strings.CutPrefix(url, "file://")
-	if !isFile && (strings.Contains(url, "://") || !filepath.IsAbs(url)) {
-		return "", false // a network remote, or a relative path
+	if colon := strings.IndexByte(url, ':'); !isFile && !filepath.IsAbs(url) && colon >= 0 && !strings.ContainsRune(url[:colon], '/') {
+		return "", false // a network remote: scheme://, or host:path
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(repo.Dir(), dir)
 	}
 	if info, err := os.Stat(filepath.Join(dir, ".git")); err == nil && info.IsDir() {
 		dir = filepath.Join(dir, ".git")

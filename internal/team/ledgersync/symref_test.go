@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,27 @@ func TestADanglingLedgerSymrefIsCaught(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A remote named by a path relative to the worktree (git remote add
+// origin ../remote.git) is on this machine too: its dangling symref is
+// read from its ref file, and nothing is pushed.
+func TestADanglingLedgerSymrefAtARelativePathIsCaught(t *testing.T) {
+	testgit.Isolate(t)
+	r := testgit.FileRemote(t)
+	a, _ := twoClonesOf(t, r)
+	rel, err := filepath.Rel(a.s.WS.Repo.TopLevel, r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, a.dir, "remote", "set-url", "origin", rel)
+	testgit.Run(t, r.Dir, "symbolic-ref", ledger.Ref, "refs/heads/none")
+	a.send(t, "ann", "bob", "one")
+	_, err = a.sy.Sync("origin")
+	if re, ok := errors.AsType[*RemoteError](err); !ok || re.Cause != Aliased || testgit.Run(t, r.Dir, "for-each-ref", "refs/heads/none") != "" {
+		t.Fatalf("sync error %v, refs/heads/none %q; want the push refused before it created that ref", err,
+			testgit.Run(t, r.Dir, "for-each-ref", "refs/heads/none"))
 	}
 }
 

@@ -169,7 +169,8 @@ func fetchHead(repo *gitrepo.Repo) []string {
 // of URL") names this repository as where it was fetched from: git fetch
 // . b1, or git pull . b1, which git's manual gives as the way to merge a
 // local branch, bring local work that no remote has (from another of its
-// worktrees, too).
+// worktrees, too). git takes a trailing .git off the path it writes
+// there: proj names a bare proj.git too.
 func fetchedFromItself(repo *gitrepo.Repo, line string) bool {
 	i := strings.LastIndex(line, " of ")
 	if i < 0 {
@@ -179,7 +180,7 @@ func fetchedFromItself(repo *gitrepo.Repo, line string) bool {
 	if !filepath.IsAbs(from) {
 		from = filepath.Join(repo.TopLevel, from)
 	}
-	return repo.SameRepository(from)
+	return repo.SameRepository(from) || repo.SameRepository(from+".git")
 }
 
 // judged says whether the merge's staged change at path is to be judged,

@@ -142,12 +142,16 @@ func TestMergeJudgedByWhatItBrings(t *testing.T) {
 	})
 	// git pull . local leaves FETCH_HEAD naming the local commit, fetched
 	// from this repository, not from a remote: by any path of it, another
-	// worktree's and its git directory too.
+	// worktree's and its git directory too, and one whose name ends in
+	// .git, which git takes off the path it writes in FETCH_HEAD (a bare
+	// proj.git with worktrees).
 	t.Run("a local branch fetched from the repository itself", func(t *testing.T) {
-		wt := filepath.Join(testgit.TempDir(t), "wt")
+		wt, dotGit := filepath.Join(testgit.TempDir(t), "wt"), filepath.Join(testgit.TempDir(t), "wt.git")
 		f.git(t, "worktree", "add", "-q", "--detach", wt)
 		defer f.git(t, "worktree", "remove", "--force", wt)
-		for _, from := range []string{".", f.repo, filepath.Join(f.repo, ".git"), wt, filepath.Join(f.repo, ".git", "worktrees", "wt"), "file://" + wt} {
+		f.git(t, "worktree", "add", "-q", "--detach", dotGit)
+		defer f.git(t, "worktree", "remove", "--force", dotGit)
+		for _, from := range []string{".", f.repo, filepath.Join(f.repo, ".git"), wt, filepath.Join(f.repo, ".git", "worktrees", "wt"), "file://" + wt, dotGit} {
 			f.git(t, "fetch", "-q", from, "local")
 			f.git(t, "reset", "-q", "--hard", main)
 			f.git(t, "merge", "-q", "--no-commit", "--no-ff", "local")

@@ -99,6 +99,10 @@ func (r *Repo) frameworkUnloadable(h *Hook) string {
 		return fmt.Sprintf("the pre-commit framework is not installed (neither the Python its hook names nor pre-commit on PATH: "+
 			"\"`pre-commit` not found\"), so its %s hook fails every time%s: install it, or pre-commit uninstall", h.Name, without)
 	}
+	if why, ok := strings.CutPrefix(r.frameworkRefusal(h, file, parsed.config), frameworkNotStarting); ok {
+		return fmt.Sprintf("the pre-commit framework its %s hook runs does not start (%s), so the hook fails every time%s: "+
+			"install pre-commit for that Python, or run pre-commit install again with the one you use", h.Name, why, without)
+	}
 	if why := cmp.Or(r.frameworkRefusal(h, file, parsed.config), r.frameworkTooOld(h, parsed.config)); why != "" {
 		return fmt.Sprintf("the pre-commit framework cannot load %s (%s), so its %s hook fails every time%s: correct it", file, why, h.Name, without)
 	}

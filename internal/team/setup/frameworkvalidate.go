@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -39,7 +40,8 @@ func (r *Repo) frameworkCommand(h *Hook) []string {
 
 // frameworkRefusal is why the framework h runs refuses its configuration
 // file, asked of it once a run (`pre-commit validate-config FILE`), in its
-// words (frameworkWhy); "" when it loads the file, or cannot be run.
+// words (frameworkWhy), or why it does not start (frameworkNotStarting);
+// "" when it loads the file, or cannot be run.
 func (r *Repo) frameworkRefusal(h *Hook, file string, config frameworkConfig) string {
 	command := r.frameworkCommand(h)
 	return answer(r, "validate "+file+" "+strings.Join(command, " "), func() string {
@@ -51,6 +53,10 @@ func (r *Repo) frameworkRefusal(h *Hook, file string, config frameworkConfig) st
 			return ""
 		}
 		why := frameworkWhy(string(out), config)
+		if why == "" { // it failed before reading the file, as its hook does
+			last := strings.TrimSpace(string(out))
+			return frameworkNotStarting + cmp.Or(last[strings.LastIndex(last, "\n")+1:], err.Error())
+		}
 		if stage, ok := strings.CutPrefix(why, "stage "); ok {
 			return fmt.Sprintf("the hook runs pre-commit %s, which knows no stage %q: 3.2 brought that name; "+
 				"upgrade pre-commit, or write commit, merge-commit and push, which every version reads", r.frameworkVersion(command), stage)
@@ -58,6 +64,11 @@ func (r *Repo) frameworkRefusal(h *Hook, file string, config frameworkConfig) st
 		return why
 	})
 }
+
+// frameworkNotStarting starts frameworkRefusal's answer when the framework
+// failed before it read the file (the last line it printed follows): a
+// Python without the pre_commit module ("No module named pre_commit").
+const frameworkNotStarting = "not starting: "
 
 // frameworkWhy reads validate-config's output: where ("==> At Hook(id='q')",
 // "==> At key: always_run") and what ("=====> Expected bool got str"), as

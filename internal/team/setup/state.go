@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -81,7 +82,7 @@ func (r *Repo) checkIdentity(droid string) Check {
 			// git worktree add copies config.worktree (git 2.39 and later),
 			// so a new worktree starts as the droid of the one it came from.
 			c.Status, c.Message = Warn, fmt.Sprintf("the worktree %s acts as %s too (git copies a worktree's config into worktrees made from it); "+
-				"give one of them its own: `git queen init --droid NAME` here, or `git -C %s queen init --droid NAME`", twin, current, twin)
+				"give one of them its own: `git queen init --droid NAME` here, or `git -C %s queen init --droid NAME`", twin, current, wording.ShellWord(twin))
 			return c
 		}
 		return ok("identity", "this worktree acts as %s (%s config)", current, scope)
