@@ -141,7 +141,23 @@ func (e *CommandError) Error() string {
 	if msg == "" || IsTimeout(e.Err) {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+	return fmt.Sprintf("git %s: %s", shownArgs(e.Args), msg)
+}
+
+// shownArgs is a command line as an error shows it: whole, unless it is
+// longer than a person reads (a pre-push's rev-list of 50,000 remote
+// tips made a 2 MB error), then its start and how many arguments it had.
+func shownArgs(args []string) string {
+	const most = 400
+	line := strings.Join(args, " ")
+	if len(line) <= most {
+		return line
+	}
+	cut := strings.LastIndexByte(line[:most], ' ')
+	if cut < 0 {
+		cut = most
+	}
+	return fmt.Sprintf("%s ... (%d arguments)", strings.ToValidUTF8(line[:cut], ""), len(args))
 }
 
 // Unwrap returns the *exec.ExitError, the start failure, or the

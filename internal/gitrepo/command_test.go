@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,5 +72,27 @@ func TestRefuseOption(t *testing.T) {
 		if err := gitrepo.RefuseOption("remote", v); err != nil {
 			t.Errorf("RefuseOption(%q) = %v", v, err)
 		}
+	}
+}
+
+// A failed command with a huge command line (rev-list of every tip of a
+// remote with 50,000 tags) must not make an error of megabytes.
+func TestCommandErrorShowsALongCommandLineCut(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"short", []string{"rev-list", "--not", "abc"}, "git rev-list --not abc: fatal: bad"},
+		{"long", append([]string{"rev-list", "--not"}, slices.Repeat([]string{strings.Repeat("f", 40)}, 50000)...),
+			"git rev-list --not " + strings.TrimSuffix(strings.Repeat(strings.Repeat("f", 40)+" ", 9), " ") + " ... (50002 arguments): fatal: bad"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := &gitrepo.CommandError{Args: tt.args, Stderr: "fatal: bad", Err: errors.New("exit status 128")}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("Error() = %.200q (%d bytes), want %q", got, len(got), tt.want)
+			}
+		})
 	}
 }
