@@ -169,7 +169,7 @@ func (w *deepWalk) deepPassing(tip object.ID) ([]object.ID, error) {
 // deeper than limit bytes of commit objects (see deepPassing).
 func overRun(fetched object.ID, read, limit int64) error {
 	return &boundDamage{&ledger.DamageError{Commit: fetched, Object: fetched, Reason: fmt.Sprintf(
-		"a run of refused commits deeper than one sync reads: more than %s of commit objects along its first parents (queen.maxReceive, %s); "+
+		"a run of refused commits deeper than one sync reads: more than %s of commit objects under it (queen.maxReceive, %s); "+
 			"if sound commits are under the run, raise it: git config queen.maxReceive %dMiB",
 		size(read), size(limit), (read>>20)+64)}}
 }
