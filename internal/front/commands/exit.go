@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/app"
@@ -179,15 +180,23 @@ func ErrorOf(err error) ErrorJSON {
 
 // wantsJSON reports whether the command line asked for --json (before any
 // "--"), which decides how a failure is reported even when the failure is
-// in parsing the rest of the line.
+// in parsing the rest of the line. The flag is a boolean like any other
+// (--json=1, --json=t); the last one counts, as the parser reads them.
 func wantsJSON(args []string) bool {
+	want := false
 	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "--json", "-json", "--json=true", "-json=true":
-			return true
+		if a == "--" {
+			break
+		}
+		flag, ok := strings.CutPrefix(a, "-")
+		flag = strings.TrimPrefix(flag, "-")
+		name, value, valued := strings.Cut(flag, "=")
+		if ok && name == "json" {
+			want = true
+			if valued {
+				want, _ = strconv.ParseBool(value)
+			}
 		}
 	}
-	return false
+	return want
 }
