@@ -116,7 +116,7 @@ func newAppWith(env *Env, cmds []*cli.Command) *cli.App {
 		OnUsageError:   usageError,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usageErrorf("unknown command %q", c.Args().First())
+				return unknownCommand("", c.Args().First(), c.App.Commands)
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -200,7 +200,7 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 			parent := c.Name
 			c.Action = func(ctx *cli.Context) error {
 				if ctx.Args().Present() {
-					return &UsageError{Command: parent, Msg: fmt.Sprintf("unknown command %q for %s", ctx.Args().First(), parent)}
+					return unknownCommand(parent, ctx.Args().First(), ctx.Command.Subcommands)
 				}
 				return cli.ShowSubcommandHelp(ctx)
 			}
@@ -209,6 +209,26 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 		prepare(c.Subcommands)
 	}
 	return cmds
+}
+
+// unknownCommand is the usage error for typed, which names none of the
+// commands cmds of the group ("" for git queen itself), with the nearest
+// command's name when one is close (reserv: reserve).
+func unknownCommand(group, typed string, cmds []*cli.Command) error {
+	msg := fmt.Sprintf("unknown command %q", typed)
+	if group != "" {
+		msg += " for " + group
+	}
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	if near := records.NearNames(typed, names); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", near[0])
+	}
+	return &UsageError{Command: group, Msg: msg}
 }
 
 // wrapAction makes c's action check its required flags first (see
