@@ -63,7 +63,7 @@ func Run(env *Env, args []string) int {
 	}
 	env = &run
 	app := newAppWith(env, commandsFor(env, args))
-	err := app.Run(reorderArgs(app, args))
+	err := helpTopic(app.Run(reorderArgs(app, args)))
 	if err != nil {
 		if wantsJSON(args) {
 			reportErrorJSON(env.Stderr, err)
@@ -72,6 +72,16 @@ func Run(env *Env, args []string) int {
 		}
 	}
 	return exitCode(err)
+}
+
+// helpTopic is err, but for urfave's refusal of `git queen help NAME` for
+// a NAME that is no command, which exits 3, none of the contract's codes:
+// that is a usage error.
+func helpTopic(err error) error {
+	if topic, ok := strings.CutPrefix(fmt.Sprint(err), "No help topic for "); ok && errors.As(err, new(cli.ExitCoder)) {
+		return usageErrorf("no command %s to help with", topic)
+	}
+	return err
 }
 
 const appDescription = `git-queen keeps the coordination state of a team of coding agents ("droids")
