@@ -122,6 +122,12 @@ func commonDir(gitDir string) string {
 func askGit(dir string) (*Repo, error) {
 	out, err := revParseAbsolute(dir, "--git-dir", "--git-common-dir", "--is-inside-work-tree", "--is-bare-repository")
 	if err != nil {
+		_, gitDir, named := strings.Cut(err.Error(), "not a git repository: ")
+		if top := worktreeTop(dir); named && top != "" && os.Getenv("GIT_DIR") == "" {
+			gitDir, _, _ = strings.Cut(gitDir, "\n")
+			return nil, fmt.Errorf("the .git file of %s names %s, which is not a git directory: was the repository moved?\n"+
+				"if %s is a linked worktree, run `git worktree repair %s` in the repository's main worktree", top, gitDir, top, top)
+		}
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepository
 		}
@@ -141,6 +147,19 @@ func askGit(dir string) (*Repo, error) {
 		r.TopLevel = strings.TrimSpace(top)
 	}
 	return r, nil
+}
+
+// worktreeTop is the nearest directory from dir up that has a .git file
+// (a linked worktree's top), "" when none has.
+func worktreeTop(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if info, err := os.Lstat(filepath.Join(d, ".git")); err == nil && info.Mode().IsRegular() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // SameRepository says whether path names r's repository, as git fetch
