@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -50,13 +51,18 @@ func Discover(dir string) (*Repo, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" {
+	if !slices.ContainsFunc(discoveryEnv, func(v string) bool { return os.Getenv(v) != "" }) {
 		if r, ok := walkUp(abs); ok {
 			return r, nil
 		}
 	}
 	return askGit(abs)
 }
+
+// discoveryEnv are the variables that change where git finds the
+// repository (and its common directory): with any of them set, git is
+// asked, not walkUp.
+var discoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES"}
 
 // walkUp looks for a .git directory or file in dir and its parents.
 func walkUp(dir string) (*Repo, bool) {
