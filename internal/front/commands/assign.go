@@ -114,6 +114,9 @@ func newAssignmentsCmd(env *Env, runF func(call[app.AssignmentsRequest]) error) 
 			limitFlag(0),
 		},
 		Action: noArgs("; filter with --droid, --issue or --status", func(c *cli.Context) error {
+			if err := refuseEmptyFilters(c, "droid", "issue", "status"); err != nil {
+				return err
+			}
 			if status := o.Req.Status; status != "" && !slices.Contains(records.AssignmentStatuses, status) {
 				return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
 			}

@@ -129,6 +129,9 @@ func newMsgListCmd(env *Env, sent bool, runF func(call[app.InboxRequest]) error)
 			limitFlag(20),
 		},
 		Action: noArgs(hint, func(c *cli.Context) error {
+			if err := refuseEmptyFilters(c, "since"); err != nil {
+				return err
+			}
 			o.G, o.Req.Limit = readGlobals(c), tableLimit(c, 20)
 			return runF(o)
 		}),
