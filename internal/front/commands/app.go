@@ -259,7 +259,7 @@ func wrapAction(c *cli.Command) {
 	}
 	action := c.Action
 	c.Action = func(ctx *cli.Context) error {
-		if err := flagTakenForValue(ctx); err != nil {
+		if err := flagTakenForValue(ctx, ctx.Command.Flags); err != nil {
 			return err
 		}
 		for _, name := range required {
@@ -280,11 +280,14 @@ func wrapAction(c *cli.Command) {
 // them): `reserve --reason $WHY --shared src` with WHY empty reserved src
 // exclusively, with the reason "--shared". --reason=--shared says what it
 // means, and stays a value.
-func flagTakenForValue(ctx *cli.Context) error {
+func flagTakenForValue(ctx *cli.Context, flags []cli.Flag) error {
 	taken, _ := ctx.App.Metadata[takenForValueKey].(map[string]string)
-	for _, f := range ctx.Command.Flags {
+	for _, f := range flags {
 		name := f.Names()[0]
 		if value, ok := taken[name]; ok && ctx.IsSet(name) {
+			if value == "" {
+				return &UsageError{Command: commandPath(ctx), Msg: fmt.Sprintf("--%s needs a value", name)}
+			}
 			return &UsageError{Command: commandPath(ctx), Msg: fmt.Sprintf(
 				"--%s took %s for its value, which is a flag: give --%s a value (--%s=%s if that is the value), or leave it out",
 				name, value, name, name, value)}
@@ -363,10 +366,14 @@ func commandsFor(env *Env, args []string) []*cli.Command {
 	return commands(env)
 }
 
-// checkDroidFlag refuses --droid ” (which would quietly fall back to the
-// configured identity, acting as someone the caller did not name) and a
-// name no command would accept.
+// checkDroidFlag refuses a global flag that took another flag or lacked
+// its value (flagTakenForValue), --droid ” (which would quietly fall
+// back to the configured identity, acting as someone the caller did not
+// name) and a name no command would accept.
 func checkDroidFlag(c *cli.Context) error {
+	if err := flagTakenForValue(c, c.App.Flags); err != nil {
+		return err
+	}
 	if !c.IsSet("droid") {
 		return nil
 	}
