@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -161,8 +162,29 @@ func usageError(c *cli.Context, err error, _ bool) error {
 			msg += fmt.Sprintf("; did you mean --%s?", near)
 		}
 	}
+	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = dashed(strings.TrimLeft(flag, "-")) + " needs a value"
+	} else if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("%s: %s is not a whole number", dashed(m[3]), m[2])
+		if m[1] != "" {
+			msg = fmt.Sprintf("%s: %s is neither true nor false", dashed(m[3]), m[2])
+		}
+	}
 	return &UsageError{Command: name, Msg: msg}
 }
+
+// dashed is the flag name as typed: -n, --limit.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// badFlagValue is the flag package's refusal of a value an int or bool
+// flag cannot take (said of -limit, with "parse error"): the boolean or
+// not, the value quoted, and the flag's name.
+var badFlagValue = regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-+([^:\s]+): `)
 
 // nearestFlag is the flag name (of flags, and the global ones) closest to
 // typed ("" when none is close).
