@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"path/filepath"
 	"strings"
 
@@ -37,7 +38,7 @@ func (e *Env) judgedPaths(s *store.Store, given []string) ([]judgedPath, error) 
 	}
 	r := newTargetResolver()
 	for _, p := range given {
-		if err := tooLong("path", p); err != nil {
+		if err := cmp.Or(tooLong("path", p), pathspecMagic("path", p)); err != nil {
 			return nil, err
 		}
 		rp, err := e.RepoPath(s, p)

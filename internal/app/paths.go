@@ -126,6 +126,18 @@ func tooLong(what, given string) error {
 		what, given, len(given), globs.MaxLen)
 }
 
+// pathspecMagic refuses a path or a pattern (what says which) that starts
+// with git's pathspec magic other than ":/": taken as a name, :(top)src or
+// :!src reserved a path no file has, and protected nothing. (release and
+// renew still take one, to end what an older git-queen reserved so.)
+func pathspecMagic(what, given string) error {
+	if !strings.HasPrefix(given, ":") || strings.HasPrefix(given, ":/") {
+		return nil
+	}
+	return records.Invalidf("%s %s starts with git's pathspec magic, of which git-queen reads only :/ (the top of the repository): "+
+		"write :/src for :(top)src, and :/:name for a file whose name starts with ':'", what, given)
+}
+
 // requestPath is a file a request names: absolute as given, else from
 // top (the top of the repository, or the directory outside one) when
 // paths are read from the top (PathsFromTop: an MCP server started in a
@@ -180,6 +192,9 @@ func (e *Env) normalizePatterns(s *store.Store, given []string, normalized *rese
 	fromTop := make([]string, len(patterns))
 	linked := make([]bool, len(patterns))
 	for i, given := range patterns {
+		if err := pathspecMagic("pattern", given); err != nil {
+			return nil, nil, err
+		}
 		var err error
 		if fromTop[i], err = e.patternFromRoot(s, prefix, given); err != nil {
 			return nil, nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/base/wording"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/st"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -59,6 +60,11 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 	}
 	if r.Interval < 0 {
 		return nil, usagef(command, "%s must be 1 or more (0: the default)", wording.Param("checkpoint_interval"))
+	}
+	c := r.Change
+	if err := cmp.Or(records.ValidateText("the step", c.Item.Step), records.ValidateText("the notes' text", c.Item.Notes+c.Notes),
+		records.ValidateText("the comment", c.Comment.Text), records.ValidateText("the author", c.Comment.Author)); err != nil {
+		return nil, err
 	}
 	// Writing the plan is work: its droid is seen, as after any command
 	// that looked up its identity and workspace (notePresence).

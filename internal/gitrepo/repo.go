@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -50,13 +51,18 @@ func Discover(dir string) (*Repo, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" {
+	if !slices.ContainsFunc(discoveryEnv, func(v string) bool { return os.Getenv(v) != "" }) {
 		if r, ok := walkUp(abs); ok {
 			return r, nil
 		}
 	}
 	return askGit(abs)
 }
+
+// discoveryEnv are the variables that change where git finds the
+// repository (and its common directory): with any of them set, git is
+// asked, not walkUp.
+var discoveryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES"}
 
 // walkUp looks for a .git directory or file in dir and its parents.
 func walkUp(dir string) (*Repo, bool) {
@@ -122,6 +128,12 @@ func commonDir(gitDir string) string {
 func askGit(dir string) (*Repo, error) {
 	out, err := revParseAbsolute(dir, "--git-dir", "--git-common-dir", "--is-inside-work-tree", "--is-bare-repository")
 	if err != nil {
+		_, gitDir, named := strings.Cut(err.Error(), "not a git repository: ")
+		if top := worktreeTop(dir); named && top != "" && os.Getenv("GIT_DIR") == "" {
+			gitDir, _, _ = strings.Cut(gitDir, "\n")
+			return nil, fmt.Errorf("the .git file of %s names %s, which is not a git directory: was the repository moved?\n"+
+				"if %s is a linked worktree, run `git worktree repair %s` in the repository's main worktree", top, gitDir, top, top)
+		}
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepository
 		}
@@ -141,6 +153,19 @@ func askGit(dir string) (*Repo, error) {
 		r.TopLevel = strings.TrimSpace(top)
 	}
 	return r, nil
+}
+
+// worktreeTop is the nearest directory from dir up that has a .git file
+// (a linked worktree's top), "" when none has.
+func worktreeTop(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if info, err := os.Lstat(filepath.Join(d, ".git")); err == nil && info.Mode().IsRegular() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // SameRepository says whether path names r's repository, as git fetch

@@ -128,7 +128,7 @@ func (req *Request) validate() error {
 	if err := records.ValidateDroid(req.By); err != nil {
 		return records.Invalidf("assigned by: %w", err)
 	}
-	return records.ValidateReason(req.Reason)
+	return cmp.Or(records.ValidateReason(req.Reason), records.ValidateText("the worktree", req.Worktree))
 }
 
 // Assign records an active assignment of the issue to the droid. With

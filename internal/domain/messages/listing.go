@@ -42,7 +42,8 @@ func ReasonLine(reason string) string {
 // to) to that droid. A recipient whose name no message can be addressed
 // to (a record written by hand) is not told, and an issue id no message
 // may carry is left out, rather than failing the change; the subject is
-// cut to fit.
+// cut to fit, and bytes of a stored record that are not UTF-8 sent as
+// U+FFFD, as JSON stores them.
 func (m *Store) Notify(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
 	if records.ValidateDroid(to) != nil {
 		return nil, nil
@@ -50,6 +51,7 @@ func (m *Store) Notify(tx *jsonl.Tx, from, to, subject, body, issue string) ([]r
 	if issue != "" && records.ValidateIssueID(issue) != nil {
 		issue = ""
 	}
+	subject, body = strings.ToValidUTF8(subject, "\ufffd"), strings.ToValidUTF8(body, "\ufffd")
 	return m.SendIn(tx, Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
 		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
 }

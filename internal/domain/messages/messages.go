@@ -91,6 +91,9 @@ func (d *Draft) validate() error {
 	case strings.ContainsAny(d.Subject, "\r\n"):
 		return records.Invalidf("the subject must be one line (put the rest in the body)")
 	}
+	if err := cmp.Or(records.ValidateText("the subject", d.Subject), records.ValidateText("the body", d.Body)); err != nil {
+		return err
+	}
 	d.Importance = cmp.Or(d.Importance, records.ImportanceNormal)
 	if !slices.Contains(records.Importances, d.Importance) {
 		return records.Invalidf("importance %q is not one of %s", d.Importance, strings.Join(records.Importances, ", "))

@@ -23,10 +23,25 @@ const (
 	MaxReason = 1000
 )
 
-// ValidateReason holds a reason a droid gives to MaxReason.
+// ValidateReason holds a reason a droid gives to MaxReason characters of
+// UTF-8.
 func ValidateReason(reason string) error {
 	if n := utf8.RuneCountInString(reason); n > MaxReason {
 		return Invalidf("the reason has %d characters; at most %d are allowed (a few words: say more in a message)", n, MaxReason)
+	}
+	return ValidateText("the reason", reason)
+}
+
+// ValidateText refuses a text a droid gives (what names it: "the body")
+// that is not UTF-8: JSON stores U+FFFD for each bad byte, and what the
+// bytes said would be lost without a word.
+func ValidateText(what, s string) error {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return Invalidf("%s is not valid UTF-8 (byte %d is %#x): convert it to UTF-8 first", what, i, s[i])
+		}
+		i += size
 	}
 	return nil
 }

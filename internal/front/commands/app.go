@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -63,7 +64,7 @@ func Run(env *Env, args []string) int {
 	}
 	env = &run
 	app := newAppWith(env, commandsFor(env, args))
-	err := app.Run(reorderArgs(app, args))
+	err := helpTopic(app.Run(reorderArgs(app, args)))
 	if err != nil {
 		if wantsJSON(args) {
 			reportErrorJSON(env.Stderr, err)
@@ -72,6 +73,16 @@ func Run(env *Env, args []string) int {
 		}
 	}
 	return exitCode(err)
+}
+
+// helpTopic is err, but for urfave's refusal of `git queen help NAME` for
+// a NAME that is no command, which exits 3, none of the contract's codes:
+// that is a usage error.
+func helpTopic(err error) error {
+	if topic, ok := strings.CutPrefix(fmt.Sprint(err), "No help topic for "); ok && errors.As(err, new(cli.ExitCoder)) {
+		return usageErrorf("no command %s to help with", topic)
+	}
+	return err
 }
 
 const appDescription = `git-queen keeps the coordination state of a team of coding agents ("droids")
@@ -116,7 +127,7 @@ func newAppWith(env *Env, cmds []*cli.Command) *cli.App {
 		OnUsageError:   usageError,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usageErrorf("unknown command %q", c.Args().First())
+				return unknownCommand("", c.Args().First(), c.App.Commands)
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -151,8 +162,29 @@ func usageError(c *cli.Context, err error, _ bool) error {
 			msg += fmt.Sprintf("; did you mean --%s?", near)
 		}
 	}
+	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = dashed(strings.TrimLeft(flag, "-")) + " needs a value"
+	} else if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("%s: %s is not a whole number", dashed(m[3]), m[2])
+		if m[1] != "" {
+			msg = fmt.Sprintf("%s: %s is neither true nor false", dashed(m[3]), m[2])
+		}
+	}
 	return &UsageError{Command: name, Msg: msg}
 }
+
+// dashed is the flag name as typed: -n, --limit.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// badFlagValue is the flag package's refusal of a value an int or bool
+// flag cannot take (said of -limit, with "parse error"): the boolean or
+// not, the value quoted, and the flag's name.
+var badFlagValue = regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-+([^:\s]+): `)
 
 // nearestFlag is the flag name (of flags, and the global ones) closest to
 // typed ("" when none is close).
@@ -200,7 +232,7 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 			parent := c.Name
 			c.Action = func(ctx *cli.Context) error {
 				if ctx.Args().Present() {
-					return &UsageError{Command: parent, Msg: fmt.Sprintf("unknown command %q for %s", ctx.Args().First(), parent)}
+					return unknownCommand(parent, ctx.Args().First(), ctx.Command.Subcommands)
 				}
 				return cli.ShowSubcommandHelp(ctx)
 			}
@@ -209,6 +241,26 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 		prepare(c.Subcommands)
 	}
 	return cmds
+}
+
+// unknownCommand is the usage error for typed, which names none of the
+// commands cmds of the group ("" for git queen itself), with the nearest
+// command's name when one is close (reserv: reserve).
+func unknownCommand(group, typed string, cmds []*cli.Command) error {
+	msg := fmt.Sprintf("unknown command %q", typed)
+	if group != "" {
+		msg += " for " + group
+	}
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	if near := records.NearNames(typed, names); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", near[0])
+	}
+	return &UsageError{Command: group, Msg: msg}
 }
 
 // wrapAction makes c's action check its required flags first (see
@@ -229,7 +281,7 @@ func wrapAction(c *cli.Command) {
 	}
 	action := c.Action
 	c.Action = func(ctx *cli.Context) error {
-		if err := flagTakenForValue(ctx); err != nil {
+		if err := flagTakenForValue(ctx, ctx.Command.Flags); err != nil {
 			return err
 		}
 		for _, name := range required {
@@ -250,11 +302,14 @@ func wrapAction(c *cli.Command) {
 // them): `reserve --reason $WHY --shared src` with WHY empty reserved src
 // exclusively, with the reason "--shared". --reason=--shared says what it
 // means, and stays a value.
-func flagTakenForValue(ctx *cli.Context) error {
+func flagTakenForValue(ctx *cli.Context, flags []cli.Flag) error {
 	taken, _ := ctx.App.Metadata[takenForValueKey].(map[string]string)
-	for _, f := range ctx.Command.Flags {
+	for _, f := range flags {
 		name := f.Names()[0]
 		if value, ok := taken[name]; ok && ctx.IsSet(name) {
+			if value == "" {
+				return &UsageError{Command: commandPath(ctx), Msg: fmt.Sprintf("--%s needs a value", name)}
+			}
 			return &UsageError{Command: commandPath(ctx), Msg: fmt.Sprintf(
 				"--%s took %s for its value, which is a flag: give --%s a value (--%s=%s if that is the value), or leave it out",
 				name, value, name, name, value)}
@@ -333,10 +388,14 @@ func commandsFor(env *Env, args []string) []*cli.Command {
 	return commands(env)
 }
 
-// checkDroidFlag refuses --droid ” (which would quietly fall back to the
-// configured identity, acting as someone the caller did not name) and a
-// name no command would accept.
+// checkDroidFlag refuses a global flag that took another flag or lacked
+// its value (flagTakenForValue), --droid ” (which would quietly fall
+// back to the configured identity, acting as someone the caller did not
+// name) and a name no command would accept.
 func checkDroidFlag(c *cli.Context) error {
+	if err := flagTakenForValue(c, c.App.Flags); err != nil {
+		return err
+	}
 	if !c.IsSet("droid") {
 		return nil
 	}

@@ -71,6 +71,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			continue
 		}
 		if n := flagWidth(appFlags, rest[i:]); n > 0 && appFlags[flagName(a)] != nil && cmdFlags[flagName(a)] == nil {
+			noteLackingValue(app, appFlags[flagName(a)], rest[i:])
 			global = append(global, rest[i:i+n]...)
 			i += n - 1
 			continue
@@ -80,6 +81,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			(cmdFlags[flagName(next)] != nil || appFlags[flagName(next)] != nil) {
 			noteTakenForValue(app, cmdFlags[flagName(a)].Names()[0], next)
 		}
+		noteLackingValue(app, cmdFlags[flagName(a)], rest[i:])
 		flags = append(flags, rest[i:i+n]...)
 		i += n - 1
 	}
@@ -155,16 +157,34 @@ func flagWidth(flags map[string]cli.Flag, args []string) int {
 	if f == nil || strings.Contains(args[0], "=") || len(args) < 2 {
 		return 1
 	}
-	if dv, ok := f.(cli.DocGenerationFlag); ok && !dv.TakesValue() {
+	if !takesValue(f) {
 		return 1
 	}
 	return 2
 }
 
+// takesValue says whether f reads a value (--ttl 2h), not only its name
+// (--shared).
+func takesValue(f cli.Flag) bool {
+	dv, ok := f.(cli.DocGenerationFlag)
+	return !ok || dv.TakesValue()
+}
+
 // takenForValueKey keys, in the app's Metadata, the flags of the command
 // that took another flag for their value, "--reason --shared" (name to
-// value), which flagTakenForValue refuses.
+// value; "" for one given last, with no value), which flagTakenForValue
+// refuses.
 const takenForValueKey = "takenForValue"
+
+// noteLackingValue notes f, the flag at args[0], as lacking its value
+// (value "") when it takes one and is the last argument: moved in front of
+// the command's arguments, or of the command, it would take the "--" put
+// before them, or the command's name, for its value.
+func noteLackingValue(app *cli.App, f cli.Flag, args []string) {
+	if f != nil && len(args) == 1 && !strings.Contains(args[0], "=") && takesValue(f) {
+		noteTakenForValue(app, f.Names()[0], "")
+	}
+}
 
 func noteTakenForValue(app *cli.App, name, value string) {
 	if app.Metadata == nil {

@@ -113,13 +113,16 @@ func newAssignmentsCmd(env *Env, runF func(call[app.AssignmentsRequest]) error) 
 			&cli.BoolFlag{Name: "all", Destination: &o.Req.All, Usage: "include released, completed and reassigned ones"},
 			limitFlag(0),
 		},
-		Action: func(c *cli.Context) error {
+		Action: noArgs("; filter with --droid, --issue or --status", func(c *cli.Context) error {
+			if err := refuseEmptyFilters(c, "droid", "issue", "status"); err != nil {
+				return err
+			}
 			if status := o.Req.Status; status != "" && !slices.Contains(records.AssignmentStatuses, status) {
 				return &UsageError{Command: "assignments", Msg: fmt.Sprintf("--status %q: one of active, completed, released, reassigned", status)}
 			}
 			o.G, o.Req.Limit = readGlobals(c), c.Int("limit")
 			return runF(o)
-		},
+		}),
 	}
 }
 

@@ -18,3 +18,15 @@ func refuseEmpty(c *cli.Context, command, name, what, otherwise string) error {
 	}
 	return nil
 }
+
+// refuseEmptyFilters refuses any of a listing's filter flags names given
+// empty (--droid "$D" with D unset): the listing would show every row, as
+// if the filter were left out, and a script read them as the filter's.
+func refuseEmptyFilters(c *cli.Context, names ...string) error {
+	for _, name := range names {
+		if err := refuseEmpty(c, commandPath(c), name, "value to filter by", "list them all"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

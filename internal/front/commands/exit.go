@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/base/globs"
@@ -143,7 +145,28 @@ func message(err error) string {
 	if worded, ok := errors.AsType[wording.Error](err); ok {
 		msg = strings.Replace(msg, worded.Error(), worded.Text().In(commandLine), 1)
 	}
-	return strings.TrimRight(msg, "\n")
+	return clipLines(strings.TrimRight(msg, "\n"))
+}
+
+// maxLineShown bounds a line of an error message: an argument of 100 KB
+// quoted back whole (an unknown command, a --since that is no time) buried
+// what the message says under it.
+const maxLineShown = 2000
+
+// clipLines cuts each line of msg longer than maxLineShown bytes, saying
+// how much it left out.
+func clipLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, line := range lines {
+		if len(line) > maxLineShown {
+			cut := maxLineShown
+			for !utf8.RuneStart(line[cut]) {
+				cut--
+			}
+			lines[i] = fmt.Sprintf("%s... (%d more bytes)", line[:cut], len(line)-cut)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // commandLine are the command line's words for what a message names.
@@ -167,7 +190,7 @@ var flagsNamedOtherwise = map[wording.Param]string{"wait_timeout": "--timeout", 
 // arguments), and the command and conflicts it names.
 func ErrorOf(err error) ErrorJSON {
 	code := exitCode(err)
-	e := ErrorJSON{Code: code, Kind: ErrorKind(code), Message: strings.TrimRight(err.Error(), "\n")}
+	e := ErrorJSON{Code: code, Kind: ErrorKind(code), Message: clipLines(strings.TrimRight(err.Error(), "\n"))}
 	if usage, ok := errors.AsType[*UsageError](err); ok {
 		e.Command = usage.Command
 	}
@@ -179,15 +202,23 @@ func ErrorOf(err error) ErrorJSON {
 
 // wantsJSON reports whether the command line asked for --json (before any
 // "--"), which decides how a failure is reported even when the failure is
-// in parsing the rest of the line.
+// in parsing the rest of the line. The flag is a boolean like any other
+// (--json=1, --json=t); the last one counts, as the parser reads them.
 func wantsJSON(args []string) bool {
+	want := false
 	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "--json", "-json", "--json=true", "-json=true":
-			return true
+		if a == "--" {
+			break
+		}
+		flag, ok := strings.CutPrefix(a, "-")
+		flag = strings.TrimPrefix(flag, "-")
+		name, value, valued := strings.Cut(flag, "=")
+		if ok && name == "json" {
+			want = true
+			if valued {
+				want, _ = strconv.ParseBool(value)
+			}
 		}
 	}
-	return false
+	return want
 }

@@ -34,9 +34,9 @@ bin directory on PATH (for 'go install', $(go env GOPATH)/share/man).`,
 			&cli.BoolFlag{Name: "install", Usage: "write the page where man finds it instead of printing it"},
 			&cli.StringFlag{Name: "dir", Usage: "install under man directory `DIR` (it gets a man1/ subdirectory)"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: noArgs("; give the directory with --dir DIR", func(c *cli.Context) error {
 			return runMan(env, c.Bool("install"), c.String("dir"))
-		},
+		}),
 	}
 }
 

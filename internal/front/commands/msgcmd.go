@@ -116,6 +116,10 @@ does (- reads it from standard input), or with --body or --body-file:
 // newMsgListCmd builds `msg inbox`, or `msg sent` when sent is true.
 func newMsgListCmd(env *Env, sent bool, runF func(call[app.InboxRequest]) error) *cli.Command {
 	o := call[app.InboxRequest]{Env: env, Req: app.InboxRequest{Sent: sent}}
+	hint := "; filter with --unread or --since"
+	if sent {
+		hint = "; filter with --since"
+	}
 	cmd := &cli.Command{
 		Name:  "inbox",
 		Usage: "list the messages sent to you, newest first",
@@ -124,10 +128,13 @@ func newMsgListCmd(env *Env, sent bool, runF func(call[app.InboxRequest]) error)
 			&cli.StringFlag{Name: "since", Destination: &o.Req.Since, Usage: "only messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 			limitFlag(20),
 		},
-		Action: func(c *cli.Context) error {
+		Action: noArgs(hint, func(c *cli.Context) error {
+			if err := refuseEmptyFilters(c, "since"); err != nil {
+				return err
+			}
 			o.G, o.Req.Limit = readGlobals(c), tableLimit(c, 20)
 			return runF(o)
-		},
+		}),
 	}
 	if sent {
 		cmd.Name, cmd.Usage, cmd.Flags = "sent", "list the messages you sent, newest first", cmd.Flags[1:]

@@ -43,6 +43,9 @@ With --timeout, it exits 1 with a line saying so when the time passes.`,
 					return err
 				}
 			}
+			if err := refuseEmpty(c, "msg wait", "timeout", "duration to wait (30s, 10m)", "wait as long as it takes"); err != nil {
+				return err
+			}
 			d, err := app.WaitTimeout("msg wait", "timeout", timeout)
 			if err != nil {
 				return err

@@ -34,6 +34,9 @@ lists them under "waiting" (position, waits_for) when anyone waits.`,
 				fmt.Sprint(allTableLimit) + " unless told)"},
 		},
 		Action: noArgs("; filter with --path, --droid or --all", func(c *cli.Context) error {
+			if err := refuseEmptyFilters(c, "path", "droid"); err != nil {
+				return err
+			}
 			o.G, o.Req.Limit = readGlobals(c), c.Int("limit")
 			if o.Req.All {
 				// Every version ever written can be a long list: a

@@ -82,6 +82,9 @@ git queen sync publishes the grant or withdraws it (exit 5, naming who won).
 			if o.Req.Shared && exclusive {
 				return &UsageError{Command: "reserve", Msg: "--shared and --exclusive contradict each other; reservations are exclusive unless --shared"}
 			}
+			if err := refuseEmpty(c, "reserve", "timeout", "duration to wait (30s, 10m)", "wait as long as it takes"); err != nil {
+				return err
+			}
 			d, err := app.ParseTTL("reserve", ttl)
 			if err != nil {
 				return err

@@ -26,9 +26,9 @@ type, built into the binary. Other tools can use the same files:
 			{
 				Name:  "list",
 				Usage: "list the schemas, the formats and where they apply, and git-queen's own rules",
-				Action: func(c *cli.Context) error {
+				Action: noArgs("; print one with git queen schema show NAME", func(c *cli.Context) error {
 					return runSchemaList(env, readGlobals(c))
-				},
+				}),
 			},
 			{
 				Name:      "show",

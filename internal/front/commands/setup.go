@@ -62,11 +62,11 @@ its own 'git queen init' (git config is not cloned).`,
 			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the hooks (pre-commit, pre-merge-commit, pre-push)"},
 			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hooks even into a global or system core.hooksPath, or one outside the repository"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: noArgs("; name the droid with --droid NAME", func(c *cli.Context) error {
 			o.G = readGlobals(c)
 			o.Options.Droid = o.G.Droid
 			return runF(o)
-		},
+		}),
 	}
 }
 
@@ -93,20 +93,20 @@ pre-push.`,
 			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "repair what init would have set up"},
 			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath, or one outside the repository"},
 		},
-		Action: func(c *cli.Context) error {
+		Action: noArgs("", func(c *cli.Context) error {
 			o.G = readGlobals(c)
 			return runF(o)
-		},
+		}),
 	}
 }
 
 // newHooksCmd builds `hooks install|uninstall|status`.
 func newHooksCmd(env *Env, runF func(hooksOptions) error) *cli.Command {
 	verb := func(name string, o *hooksOptions) cli.ActionFunc {
-		return func(c *cli.Context) error {
+		return noArgs("", func(c *cli.Context) error {
 			o.Env, o.G, o.Verb = env, readGlobals(c), name
 			return runF(*o)
-		}
+		})
 	}
 	var install, uninstall, status hooksOptions
 	return &cli.Command{
