@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
 	"github.com/git-queen/git-queen/internal/storage/workspace"
 )
@@ -96,5 +98,39 @@ func TestInboxPagesAreTheNewestOfTheWholeListing(t *testing.T) {
 	}
 	if want := []string{"qm-7", "qm-4", "qm-3"}; !slices.Equal(idsOf(sent.Messages), want) || sent.More != 3 {
 		t.Errorf("sent, limit 3: %v and %d more; want %v and 3 more", idsOf(sent.Messages), sent.More, want)
+	}
+}
+
+// TestNewestListLeavesWhatItKeptInPlace offers messages oldest first, as a
+// flood arrives: each offer must leave the messages kept where they were
+// (kept in order one insertion at a time, each new message moved every
+// kept one: an inbox of 150,000 took 55 s), and the list must still end
+// newest first, cut to its limit.
+func TestNewestListLeavesWhatItKeptInPlace(t *testing.T) {
+	for _, limit := range []int{0, 1, 3, 1000} {
+		l := newestList{limit: limit}
+		for i := range 100 {
+			e := jsonl.Entry{ID: fmt.Sprintf("qm-%03d", i)}
+			l.offer(&e, time.Date(2026, 11, 1, 10, 0, i, 0, time.UTC))
+			if (limit == 0 || i < 2*limit-1) && l.list[0].e.ID != "qm-000" {
+				t.Fatalf("limit %d: offer %d moved the messages kept before it", limit, i)
+			}
+		}
+		l.done()
+		n := 100
+		if limit > 0 {
+			n = min(limit, 100)
+		}
+		var got []string
+		for _, c := range l.list {
+			got = append(got, c.e.ID)
+		}
+		var want []string
+		for i := 99; i >= 100-n; i-- {
+			want = append(want, fmt.Sprintf("qm-%03d", i))
+		}
+		if !slices.Equal(got, want) || l.seen != 100 {
+			t.Errorf("limit %d: kept %v of %d offered; want %v of 100", limit, got, l.seen, want)
+		}
 	}
 }

@@ -73,6 +73,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		if known != nil {
 			newest = func(ids []string) (map[string]time.Time, error) { return known.newest(file, ids) }
 			tie.held = func(id string, at time.Time, line []byte) (bool, error) { return known.holds(file, id, at, line), nil }
+			tie.parties = func(id string, line []byte) bool { return known.sameParties(file, id, line) }
 		}
 		keep, err := pickFresh(newest, tie, v, scoped.applied, broken)
 		if err != nil || len(keep) == 0 {
@@ -264,6 +265,10 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 					continue
 				}
 			}
+			if tie != nil && tie.parties != nil && !tie.parties(id, x.line) {
+				brokeParties(broken, id, x.line)
+				continue
+			}
 		}
 		at := stampOf(x.at)
 		if applied != nil {
@@ -290,6 +295,18 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// brokeParties counts in broken a version of id that names other
+// parties than the version this clone holds.
+func brokeParties(broken map[string]*ruleCount, id string, line []byte) {
+	c := broken[records.RuleParties]
+	if c == nil {
+		c = &ruleCount{example: exampleOf(line),
+			msg: fmt.Sprintf("a version of %s gives it another holder, pattern, issue, sender or recipient than the version this clone holds", id)}
+		broken[records.RuleParties] = c
+	}
+	c.n++
 }
 
 // exampleOf names a line in a note: its id, or its first bytes.

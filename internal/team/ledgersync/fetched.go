@@ -65,7 +65,7 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 				local = object.ZeroID
 			}
 			local = st.applied(local) // received/ may lack what a fetch by hand wrote there
-			if path, ok := extract(l, ws.CacheDir(), local, fetched, maxReceive(ws.Repo), now()); ok {
+			if path, ok := extract(l, ws, local, fetched, maxReceive(ws.Repo), now()); ok {
 				paths = append(paths, path)
 			}
 		}
@@ -85,7 +85,8 @@ const extractPrefix = "fetched3-"
 // path; ok is false when fetched is damaged or over limit (noted once, in
 // a file beside, so that the next command does not inspect it again), or
 // when it cannot be read.
-func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit int64, now time.Time) (string, bool) {
+func extract(l *ledger.Ledger, ws *workspace.Workspace, local, fetched object.ID, limit int64, now time.Time) (string, bool) {
+	cacheDir := ws.CacheDir()
 	path := filepath.Join(cacheDir, extractPrefix+fetched.String()[:16]+"-"+local.String()[:16]+".jsonl")
 	if _, err := os.Stat(path); err == nil {
 		return path, true
@@ -105,7 +106,7 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 		return "", false
 	}
 	var data []byte
-	for _, line := range lines {
+	for _, line := range sameParties(ws, lines) {
 		data = append(append(data, line...), '\n')
 	}
 	arrivals, _ := arrivalsOf(lines, nil, now)
@@ -114,6 +115,27 @@ func extract(l *ledger.Ledger, cacheDir string, local, fetched object.ID, limit 
 	}
 	pruneCache(cacheDir)
 	return path, jsonl.WriteCacheFile(path, data) == nil
+}
+
+// sameParties drops from lines, fetched reservation versions, those that
+// give a reservation this clone holds another holder or pattern
+// (records.SameParties): what a sync would set aside.
+func sameParties(ws *workspace.Workspace, lines [][]byte) [][]byte {
+	file := records.ReservationsFile
+	versions := newVersionReader()
+	return slices.DeleteFunc(lines, func(line []byte) bool {
+		id, _, ok := versions.of(line)
+		for _, path := range []string{ws.Path(file), store.ReceivedPath(ws, file)} {
+			if !ok {
+				break
+			}
+			e, found, err := jsonl.GetFile(path, ws.CacheDir(), id, jsonl.Query{Versions: records.Versions})
+			if err == nil && found && !records.SameParties(file, e.Raw, line) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // salvaged is what extract reads of a fetched ledger, as a sync would

@@ -179,6 +179,23 @@ func (k *knownVersions) holds(file, id string, at time.Time, line []byte) bool {
 	return false
 }
 
+// sameParties is ties.parties for file's logs, which newest opened.
+func (k *knownVersions) sameParties(file, id string, line []byte) bool {
+	versions := newVersionReader()
+	for _, kl := range k.open[file] {
+		offset, ok := kl.offsetOf(id)
+		f, err := kl.file()
+		if !ok || err != nil {
+			continue
+		}
+		held, err := lineAt(f, offset, nil)
+		if gotID, _, ok := versions.of(held); err == nil && ok && gotID == id && !records.SameParties(file, held, line) {
+			return false
+		}
+	}
+	return true
+}
+
 // offsetOf is where the log's current version of id starts, as newest
 // read it: through the index, or the log's one read.
 func (kl *knownLog) offsetOf(id string) (int64, bool) {

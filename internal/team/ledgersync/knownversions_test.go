@@ -100,8 +100,10 @@ func (h *history) write(c int) {
 		line = fmt.Sprintf(`{"id":%q,"created_at":%q%s,"from":"ann","to":"bob","subject":"s%d","body":"","importance":"normal","read":%v}`,
 			id, created, updatedAt, h.rng.IntN(3), h.rng.IntN(2) == 0)
 	default:
+		// One issue an id (rule parties): the minutes it was created
+		// before base.
 		line = fmt.Sprintf(`{"id":%q,"created_at":%q,"updated_at":%q,"issue_id":"is-%d","droid":"ann","assigned_by":"ann","status":%q}`,
-			id, created, updated, h.rng.IntN(3), records.AssignmentStatuses[h.rng.IntN(len(records.AssignmentStatuses))])
+			id, created, updated, h.base.Sub(h.created[id])/time.Minute, records.AssignmentStatuses[h.rng.IntN(len(records.AssignmentStatuses))])
 	}
 	if e := records.CheckVersion(file, []byte(line)); e != nil {
 		h.t.Fatalf("the history wrote a version that breaks a rule: %v: %s", e, line)

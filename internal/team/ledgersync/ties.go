@@ -39,6 +39,10 @@ type ties struct {
 	// applied says whether the version of id that this merge applied
 	// last (at the same time) has line's bytes or larger.
 	applied func(id string, at time.Time, line []byte) (bool, error)
+	// parties says whether line names the parties of the version of id
+	// a log this clone held when the merge began holds
+	// (records.SameParties).
+	parties func(id string, line []byte) bool
 }
 
 // holds reports whether the line at offset in f is a version of id
