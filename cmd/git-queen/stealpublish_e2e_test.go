@@ -70,9 +70,9 @@ func TestKilledStealIsJudgedAgainAtSync(t *testing.T) {
 }
 
 // blockFirstPush runs cmd, in its own process group, with a pre-receive
-// hook in the bare repository that holds the first push until the group
-// is killed (and refuses it), and kills the group once cmd's push is
-// there; later pushes pass. It tells the test through a FIFO, so nothing
+// hook in the bare repository that holds the first push, kills the group
+// once cmd's push is there, then lets the hook refuse the push; later
+// pushes pass. It tells the test through a FIFO, so nothing
 // waits on a clock.
 func blockFirstPush(t *testing.T, bare string, cmd *exec.Cmd) {
 	t.Helper()
@@ -101,6 +101,17 @@ func blockFirstPush(t *testing.T, bare string, cmd *exec.Cmd) {
 	}
 	killGroup(cmd)
 	<-exited
+	// git-queen runs git in a process group of its own, so the push and
+	// the hook outlive the kill: open the gate to end them (the hook,
+	// refusing the push), or they stay blocked after the test.
+	gateW, err := os.OpenFile(gate, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gateW.Close()
+	if _, err := gateW.WriteString("go\n"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // heldRows counts, as droid sees them after a sync, its reservations and
