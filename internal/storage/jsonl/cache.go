@@ -15,6 +15,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A selection cache makes a query over a large append-only log cost what
@@ -196,7 +197,7 @@ func hdrProblems(hdr cacheHeader, file string) []Problem {
 // The lines come from the cache; a damaged cache can make a query slow,
 // never wrong. indexed says the log's index vouched for the prefix.
 func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo) (hdr cacheHeader, entries []Entry, indexed, ok bool) {
-	raw, err := os.ReadFile(cachePath)
+	raw, err := regular.Read(cachePath, 0)
 	if err != nil {
 		return cacheHeader{}, nil, false, false
 	}

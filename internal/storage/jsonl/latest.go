@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // Query selects records from a keyed log without materialising all of it:
@@ -371,7 +372,7 @@ func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err 
 // shrinks under the mapping (the fault is caught) goes to read instead,
 // which reads it normally. Any other panic of use goes on.
 func readMapped(path string, use func(data []byte, info os.FileInfo), read func() error) error {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return read()
 	}
@@ -411,7 +412,7 @@ func readMapped(path string, use func(data []byte, info os.FileInfo), read func(
 // selectRead is Select over the file at path read whole (nothing when it
 // is missing).
 func selectRead(path string, q Query) ([]Entry, []Problem, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A union cache remembers the answer of a query over several files (the
@@ -68,7 +69,7 @@ const unionVersion = 2
 // misses saves the answer it reads with the same held). ok is false when
 // there is no usable cache.
 func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
-	f, err := os.Open(cachePath)
+	f, err := regular.Open(cachePath)
 	if err != nil {
 		return nil, nil, false
 	}
