@@ -40,6 +40,11 @@ type Query struct {
 	// Keep decides, for the current version of an id, whether to return
 	// it.
 	Keep func(fields [][]byte) bool
+	// At, when Keep depends on the time (a reservation is active until
+	// it expires), is the time it judges at. A cache saved at a later
+	// time is not used: what Keep rejected then (expired) it may keep at
+	// At, when the clock went back.
+	At time.Time
 	// Versions, when set, decides which version of an id is current from
 	// the records (see Versions); nil means the last line.
 	Versions *jsonline.Versions
@@ -56,6 +61,20 @@ type Query struct {
 }
 
 func (q Query) key() string { return cmp.Or(q.Key, jsonline.DefaultKey) }
+
+// judgedLater reports whether a cache saved at the time at (nil: not
+// said) judged at a later time than q does (see At).
+func (q Query) judgedLater(at *time.Time) bool {
+	return !q.At.IsZero() && (at == nil || at.After(q.At))
+}
+
+// savedAt is the time a cache of q's answer is saved with (see At).
+func (q Query) savedAt() *time.Time {
+	if q.At.IsZero() {
+		return nil
+	}
+	return &q.At
+}
 
 // keeps reports whether an answer read back from a cache still passes
 // both filters (time has passed since it was saved).
