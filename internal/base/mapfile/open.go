@@ -2,7 +2,10 @@ package mapfile
 
 import (
 	"fmt"
+	"io"
 	"os"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // Map maps a file read-only (Range of all of it; where mmap is not
@@ -19,7 +22,8 @@ func Map(f *os.File, size int64, populate bool) ([]byte, func(), error) {
 
 // Open maps a whole file read-only by its path. The bytes stay valid until
 // release is called, even if the file is replaced by a rename meanwhile.
-// Empty or special files, and failed mappings, are read instead.
+// Empty files and failed mappings are read instead; a file that is not a
+// regular one (a pipe, which never ends) is a *regular.NotRegularError.
 func Open(path string, populate bool) (data []byte, release func(), err error) {
 	data, _, release, err = OpenInfo(path, populate)
 	return data, release, err
@@ -29,7 +33,7 @@ func Open(path string, populate bool) (data []byte, release func(), err error) {
 // when they were read instead): for a caller that trusts a remembered stat
 // to vouch for those bytes.
 func OpenInfo(path string, populate bool) (data []byte, info os.FileInfo, release func(), err error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -38,12 +42,12 @@ func OpenInfo(path string, populate bool) (data []byte, info os.FileInfo, releas
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if info.Size() > 0 && info.Mode().IsRegular() && info.Size() == int64(int(info.Size())) {
+	if info.Size() > 0 && info.Size() == int64(int(info.Size())) {
 		if data, release, err := Map(f, info.Size(), populate); err == nil {
 			return data, info, release, nil
 		}
 	}
-	data, err = os.ReadFile(path)
+	data, err = io.ReadAll(f)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -48,34 +48,46 @@ func Read(path string, max int64) ([]byte, error) {
 }
 
 // Head reads the first max bytes (all when max <= 0) of the file at path
-// when it is a regular file. It looks before it opens (opening a pipe
-// waits for a writer) and again at what it opened (the file may have
-// been replaced between). A missing file is an error that is
-// fs.ErrNotExist; one that is not regular a *NotRegularError.
+// when it is a regular file (see Open).
 func Head(path string, max int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
-	}
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
-	}
 	var r io.Reader = f
 	if max > 0 {
 		r = io.LimitReader(f, max)
 	}
 	return io.ReadAll(r)
+}
+
+// Open opens the file at path for reading when it is a regular file. It
+// looks before it opens (opening a pipe waits for a writer) and again at
+// what it opened (the file may have been replaced between). A missing
+// file is an error that is fs.ErrNotExist; one that is not regular a
+// *NotRegularError.
+func Open(path string) (*os.File, error) {
+	if err := check(path, os.Stat); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(path, func(string) (fs.FileInfo, error) { return f.Stat() }); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func check(path string, stat func(string) (fs.FileInfo, error)) error {
+	fi, err := stat(path)
+	if err == nil && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+		return &NotRegularError{Path: path, Kind: Kind(fi.Mode())}
+	}
+	return err
 }
 
 // Kind names what a file that is not a regular one is.

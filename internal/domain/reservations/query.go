@@ -62,15 +62,15 @@ func currentQuery(src *store.Sources, now time.Time) store.Query {
 // matter), since a release or an end in one source must win over a stale
 // copy in another; of the winners, those that hold (which the store
 // caches while no source changes). Keeping by time is monotone in time,
-// so it can be cached.
+// so it can be cached, at now (a cache of a later time is not used).
 func holding(src *store.Sources, kind string, lasts time.Duration, current func([][]byte) bool, now time.Time) store.Query {
 	if src.Count() == 1 {
-		return store.Query{Name: "reservations-" + kind + "-v1", Query: jsonl.Query{Fields: liveFields, Keep: current}}
+		return store.Query{Name: "reservations-" + kind + "-v1", Query: jsonl.Query{Fields: liveFields, Keep: current, At: now}}
 	}
 	horizon := now.Add(-lasts)
 	return store.Query{
 		Name:  "reservations-live-" + kind + "-v1",
-		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return current(f) || writtenAfter(f, horizon) }},
+		Query: jsonl.Query{Fields: liveFields, Keep: func(f [][]byte) bool { return current(f) || writtenAfter(f, horizon) }, At: now},
 		Final: current,
 	}
 }

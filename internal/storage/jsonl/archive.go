@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // Archive streams in four passes, none of which holds the log: the first
@@ -198,7 +199,7 @@ func (b *spanBlock) eachLine(f *os.File, fn func(jsonline.Line)) {
 // (none when it does not exist).
 func lineHashes(path string) (map[idHash]bool, error) {
 	have := map[idHash]bool{}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return have, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A selection cache makes a query over a large append-only log cost what
@@ -31,7 +32,9 @@ import (
 //
 // Keep must be monotone in time (a line it rejects now it rejects at any
 // later time) and Static must be static, because cached answers are
-// filtered again rather than recomputed.
+// filtered again rather than recomputed. A Keep that reads the clock
+// says its time in At, so that a clock gone back is not answered from a
+// cache of a later time.
 
 // cacheHeader is the first line of a cache file. The lines after it are
 // the selected entries (see cacheline.go), whole, so that a read of the
@@ -56,6 +59,8 @@ type cacheHeader struct {
 	// cache does not hold can only be that id's current version if it is
 	// newer than every line before it (see selectIncremental).
 	Newest *time.Time `json:"newest,omitempty"`
+	// At is the time Keep judged at (Query.At).
+	At *time.Time `json:"at,omitempty"`
 }
 
 type cacheProblem struct {
@@ -196,7 +201,7 @@ func hdrProblems(hdr cacheHeader, file string) []Problem {
 // The lines come from the cache; a damaged cache can make a query slow,
 // never wrong. indexed says the log's index vouched for the prefix.
 func readCache(cachePath string, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo) (hdr cacheHeader, entries []Entry, indexed, ok bool) {
-	raw, err := os.ReadFile(cachePath)
+	raw, err := regular.Read(cachePath, 0)
 	if err != nil {
 		return cacheHeader{}, nil, false, false
 	}
@@ -225,7 +230,7 @@ func readCache(cachePath string, data []byte, file string, q Query, checksum fun
 // proved it.
 func checkCache(raw, data []byte, file string, q Query, checksum func(int64) uint32, info os.FileInfo, indexDir string) (hdr cacheHeader, body []byte, indexed, ok bool) {
 	first, body, found := bytes.Cut(raw, []byte{'\n'})
-	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean ||
+	if !found || json.Unmarshal(first, &hdr) != nil || hdr.V != cacheVersion || !slices.Equal(hdr.Keys, q.keys()) || hdr.Lean != q.Lean || q.judgedLater(hdr.At) ||
 		hdr.Size <= 0 || hdr.Size > int64(len(data)) || data[hdr.Size-1] != '\n' || crc32c.Checksum(body) != hdr.Body {
 		return hdr, nil, false, false
 	}
@@ -340,7 +345,7 @@ func provedByIndex(size int64, crc uint32, tail []byte, indexDir, file string, i
 // the header before it gives, and once as it is written (the cache of
 // every message of a large log is tens of megabytes).
 func saveCache(cachePath string, q Query, size int64, lines int, crc uint32, entries []Entry, problems []Problem, newest time.Time) {
-	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Keys: q.keys(), Lean: q.Lean}
+	hdr := cacheHeader{V: cacheVersion, Size: size, CRC: crc, Lines: lines, Keys: q.keys(), Lean: q.Lean, At: q.savedAt()}
 	if q.Versions != nil {
 		hdr.Newest = &newest
 	}

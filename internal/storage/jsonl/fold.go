@@ -12,6 +12,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A fold cache keeps a caller's summary of every record line of a log
@@ -68,7 +69,7 @@ func (l *Log) FoldCached(q Query, cachePath string, f Folder) error {
 // foldRead folds the log read whole, with no cache: for a log that is
 // missing or empty, could not be mapped or shrank while it was read.
 func (l *Log) foldRead(q Query, f Folder) error {
-	data, err := os.ReadFile(l.Path)
+	data, err := regular.Read(l.Path, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", l.Path, err)
 	}
@@ -129,7 +130,7 @@ func foldLines(data []byte, first int, q Query, f Folder) {
 // bytes) proved unchanged, and f believes it; it returns the cached
 // prefix's size and checksum.
 func readFoldCache(cachePath string, data []byte, prefix int64, file, indexDir string, q Query, f Folder, info os.FileInfo) (size int64, crc uint32, ok bool) {
-	raw, err := os.ReadFile(cachePath)
+	raw, err := regular.Read(cachePath, 0)
 	if err != nil {
 		return 0, 0, false
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // GetFile returns the current version of id in the log at path (as
@@ -14,7 +15,7 @@ import (
 // another program wrote since its writer last did) is scanned, as Select
 // would. The entry has no Fields, and no Line when the index placed it.
 func GetFile(path, cacheDir, id string, q Query) (Entry, bool, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Entry{}, false, nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A log's index is kept by the log's writer, so that readers learn what
@@ -153,7 +154,7 @@ func OpenIndex(cacheDir, logPath string, info os.FileInfo) (*Index, bool) {
 // OpenWithIndex opens the log at path and its index in cacheDir, when the
 // index matches the log; ok is false otherwise. The caller closes both.
 func OpenWithIndex(cacheDir, path string) (f *os.File, ix *Index, ok bool) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, nil, false
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // Query selects records from a keyed log without materialising all of it:
@@ -39,6 +40,11 @@ type Query struct {
 	// Keep decides, for the current version of an id, whether to return
 	// it.
 	Keep func(fields [][]byte) bool
+	// At, when Keep depends on the time (a reservation is active until
+	// it expires), is the time it judges at. A cache saved at a later
+	// time is not used: what Keep rejected then (expired) it may keep at
+	// At, when the clock went back.
+	At time.Time
 	// Versions, when set, decides which version of an id is current from
 	// the records (see Versions); nil means the last line.
 	Versions *jsonline.Versions
@@ -55,6 +61,20 @@ type Query struct {
 }
 
 func (q Query) key() string { return cmp.Or(q.Key, jsonline.DefaultKey) }
+
+// judgedLater reports whether a cache saved at the time at (nil: not
+// said) judged at a later time than q does (see At).
+func (q Query) judgedLater(at *time.Time) bool {
+	return !q.At.IsZero() && (at == nil || at.After(q.At))
+}
+
+// savedAt is the time a cache of q's answer is saved with (see At).
+func (q Query) savedAt() *time.Time {
+	if q.At.IsZero() {
+		return nil
+	}
+	return &q.At
+}
 
 // keeps reports whether an answer read back from a cache still passes
 // both filters (time has passed since it was saved).
@@ -371,7 +391,7 @@ func SelectFile(path string, q Query) (entries []Entry, problems []Problem, err 
 // shrinks under the mapping (the fault is caught) goes to read instead,
 // which reads it normally. Any other panic of use goes on.
 func readMapped(path string, use func(data []byte, info os.FileInfo), read func() error) error {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return read()
 	}
@@ -411,7 +431,7 @@ func readMapped(path string, use func(data []byte, info os.FileInfo), read func(
 // selectRead is Select over the file at path read whole (nothing when it
 // is missing).
 func selectRead(path string, q Query) ([]Entry, []Problem, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -3,10 +3,10 @@ package jsonl
 import (
 	"bytes"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // leanLine is the lean form of a selected line: one JSON object of its
@@ -86,7 +86,7 @@ func LoadRaw(e Entry, q Query) ([]byte, error) {
 	if !e.Lean {
 		return e.Raw, nil
 	}
-	f, err := os.Open(e.File)
+	f, err := regular.Open(e.File)
 	if err != nil {
 		return nil, err
 	}

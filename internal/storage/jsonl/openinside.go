@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // SwappedError refuses a write whose path changed between the check of
@@ -89,8 +91,14 @@ func openUnder(named, start, real string, flag int) (*os.File, error) {
 		dir = next
 	}
 	defer dir.Close()
-	f, err := dir.OpenFile(parts[len(parts)-1], flag, 0o644)
-	if err = sameEntry(named, dir, parts[len(parts)-1], err, f.Stat); err != nil && f != nil {
+	name := parts[len(parts)-1]
+	// A pipe in the log's place would take appends and lose them, or
+	// (opened to write only) wait for a reader forever.
+	if fi, err := dir.Lstat(name); err == nil && fi.Mode().Type()&^(os.ModeSymlink|os.ModeDir) != 0 {
+		return nil, &regular.NotRegularError{Path: named, Kind: regular.Kind(fi.Mode())}
+	}
+	f, err := dir.OpenFile(name, flag, 0o644)
+	if err = sameEntry(named, dir, name, err, f.Stat); err != nil && f != nil {
 		f.Close()
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/mapfile"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A log's index is rebuilt, or brought up to date, outside an append
@@ -78,7 +79,7 @@ func (l *Log) reindex(locked bool) {
 	if l.CacheDir == "" {
 		return
 	}
-	f, err := os.Open(l.Path)
+	f, err := regular.Open(l.Path)
 	if err != nil {
 		return
 	}

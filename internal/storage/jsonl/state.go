@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // Problem is a line a reader could not use. Problems are collected and
@@ -214,7 +215,7 @@ func notRecord(line jsonline.Line, keys []string, out [][]byte) string {
 // Load reads and materialises the log at path. A missing file is an empty
 // log, not an error: stores are created by their first append.
 func Load(path, key string, v *jsonline.Versions) (*State, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -9,9 +9,11 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/base/crc32c"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // A union cache remembers the answer of a query over several files (the
@@ -45,6 +47,8 @@ type unionHeader struct {
 	Problems []unionProblem `json:"problems,omitempty"`
 	// Body is the CRC-32C of the lines after the header.
 	Body uint32 `json:"body_crc32c"`
+	// At is the time the filters judged at (Query.At).
+	At *time.Time `json:"at,omitempty"`
 }
 
 // UnionSource is what a source of a union held when its answer was read:
@@ -68,7 +72,7 @@ const unionVersion = 2
 // misses saves the answer it reads with the same held). ok is false when
 // there is no usable cache.
 func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Query, final func([][]byte) bool) (entries []Entry, problems []Problem, ok bool) {
-	f, err := os.Open(cachePath)
+	f, err := regular.Open(cachePath)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -83,7 +87,7 @@ func ReadUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 	first, err := r.ReadBytes('\n')
 	var hdr unionHeader
 	keys := q.keys()
-	if err != nil || json.Unmarshal(first, &hdr) != nil || hdr.V != unionVersion || !slices.Equal(hdr.Keys, keys) ||
+	if err != nil || json.Unmarshal(first, &hdr) != nil || hdr.V != unionVersion || !slices.Equal(hdr.Keys, keys) || q.judgedLater(hdr.At) ||
 		!slices.Equal(hdr.Files, files) || len(hdr.Held) != len(files) ||
 		!slices.EqualFunc(held, hdr.Held, func(a, b *UnionSource) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }) {
 		return nil, nil, false
@@ -156,7 +160,7 @@ func SaveUnionCache(cachePath string, files []string, held []*UnionSource, q Que
 	if len(held) != len(files) {
 		return
 	}
-	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Held: held}
+	hdr := unionHeader{V: unionVersion, Keys: q.keys(), Files: files, Held: held, At: q.savedAt()}
 	index := map[string]int{}
 	for i, f := range files {
 		index[f] = i

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/links"
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -121,7 +122,7 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 		return st, err
 	}
 	st.Records = len(sel.Entries)
-	data, err := os.ReadFile(target)
+	data, err := regular.Read(target, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return st, err
 	}

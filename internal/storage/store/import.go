@@ -26,8 +26,9 @@ type ImportStats struct {
 // ImportFileIn brings the lines of a log file written by another setup
 // (the tracked .beads/queen_*.jsonl of git-queen before the live store)
 // into the log name, under the lock the caller holds. It is idempotent: a
-// line any source of the store already holds is skipped, and so is a
-// version older than the store's current one of its id. Lines that are not
+// line any source of the store, or its archive, already holds is skipped
+// (an export's lines that archive moved since must not come back), and so
+// is a version older than the store's current one of its id. Lines that are not
 // records are counted and left in the file they came from. With dryRun it
 // only counts.
 func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (ImportStats, error) {
@@ -49,15 +50,17 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 	}
 	have := map[string]bool{}
 	for _, p := range sel.Sources {
-		b, err := os.ReadFile(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return st, err
-		}
-		for line := range jsonline.Lines(b) {
-			have[string(line.Raw)] = true
+		for _, f := range []string{p, jsonl.ArchivePath(p)} {
+			b, err := os.ReadFile(f)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return st, err
+			}
+			for line := range jsonline.Lines(b) {
+				have[string(line.Raw)] = true
+			}
 		}
 	}
 	var fresh []any

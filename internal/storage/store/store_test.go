@@ -105,3 +105,26 @@ func TestExportAppendsOnlyWhatTheFileLacks(t *testing.T) {
 		t.Fatalf("the export after a new version:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// An import skips the lines the archives hold: a worktree's export
+// (.beads/), made before archive moved its records out of the logs, was
+// imported back by the next init, every archived record then both in the
+// archive and in the log, and counted by doctor as "not in the live store".
+func TestImportSkipsWhatTheArchivesHold(t *testing.T) {
+	s := liveStore(t)
+	write(t, s.Log(records.MessagesFile).Path, a2)
+	write(t, jsonl.ArchivePath(s.Log(records.MessagesFile).Path), b1)
+	write(t, ReceivedPath(s.WS, records.MessagesFile), a2)
+	write(t, jsonl.ArchivePath(ReceivedPath(s.WS, records.MessagesFile)), c1)
+	exported := filepath.Join(t.TempDir(), records.MessagesFile)
+	write(t, exported, b1, c1, a2)
+	var st ImportStats
+	err := s.Update(func(tx *jsonl.Tx) error {
+		var err error
+		st, err = s.ImportFileIn(tx, records.MessagesFile, exported, false)
+		return err
+	})
+	if err != nil || st.Imported != 0 || st.Present != 3 {
+		t.Fatalf("import of an export the archives hold: %+v, %v; want nothing imported, 3 lines present", st, err)
+	}
+}

@@ -131,7 +131,22 @@ func Find(o Options) (*Workspace, error) {
 
 // LiveDir is where a repository's live store lives.
 func LiveDir(repo *gitrepo.Repo) string {
-	return filepath.Join(repo.CommonDir, LiveDirName)
+	return filepath.Join(sharedDir(repo), LiveDirName)
+}
+
+// sharedDir is the git directory every working tree of the repository
+// shares: its common directory, or, for a working tree made by
+// git-new-workdir (git's way before linked worktrees: a .git of its own
+// whose refs, objects and config are links into the repository's), the
+// repository's, which would else hold a second store and lock.
+func sharedDir(repo *gitrepo.Repo) string {
+	refs := filepath.Join(repo.CommonDir, "refs")
+	if info, err := os.Lstat(refs); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(refs); err == nil && filepath.Base(real) == "refs" {
+			return filepath.Dir(real)
+		}
+	}
+	return repo.CommonDir
 }
 
 // beadsDir finds the worktree's .beads/ from start up to the top of the
@@ -209,7 +224,7 @@ func (w *Workspace) CacheDir() string { return w.shared("queen-cache") }
 // there is no repository.
 func (w *Workspace) shared(name string) string {
 	if w.Repo != nil {
-		return filepath.Join(w.Repo.CommonDir, name)
+		return filepath.Join(sharedDir(w.Repo), name)
 	}
 	return filepath.Join(w.Dir, "."+name)
 }

@@ -136,3 +136,30 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("explicit store outside a repository: %+v %v", ws, err)
 	}
 }
+
+// A working tree that git-new-workdir made (git's layout before linked
+// worktrees, still in git's contrib/) has a .git of its own whose refs,
+// objects and config are links into the repository's: git names that
+// .git its common directory, and the working tree had a second live
+// store, and lock, of its own, where a droid was granted what another
+// held in the repository's.
+func TestANewWorkdirSharesTheRepositorysStore(t *testing.T) {
+	testgit.Isolate(t)
+	repo := testgit.Init(t)
+	main, _ := filepath.EvalSymlinks(filepath.Join(repo, ".git"))
+	wd := filepath.Join(testgit.TempDir(t), "workdir")
+	dotgit := filepath.Dir(mkdir(t, wd, ".git", "logs"))
+	for _, name := range []string{"config", "refs", "objects", "hooks", "info", "packed-refs", "logs/refs"} {
+		if err := os.Symlink(filepath.Join(main, name), filepath.Join(dotgit, name)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	testgit.Write(t, dotgit, "HEAD", "ref: refs/heads/main\n")
+	ws, err := Find(Options{Dir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(main, LiveDirName); ws.Dir != want || ws.Lock().Path != filepath.Join(main, LockName) {
+		t.Errorf("the store is %s, its lock %s; want the repository's, %s", ws.Dir, ws.Lock().Path, want)
+	}
+}

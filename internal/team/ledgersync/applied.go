@@ -10,6 +10,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/git-queen/git-queen/internal/base/ids"
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
@@ -164,7 +165,7 @@ func inMonth(month string, v vetting) bool {
 func appliedSince(sizes map[string]int64, path func(file string) string) (*applied, error) {
 	a, versions := newApplied(), newVersionReader()
 	for file, size := range sizes {
-		f, err := os.Open(path(file))
+		f, err := regular.Open(path(file))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
@@ -220,7 +221,7 @@ func (kl *knownLog) timeAt(offset int64) (time.Time, error) {
 // file is the log, opened once a merge for the versions read of it.
 func (kl *knownLog) file() (*os.File, error) {
 	if kl.f == nil {
-		f, err := os.Open(kl.log.Path)
+		f, err := regular.Open(kl.log.Path)
 		if err != nil {
 			return nil, err
 		}

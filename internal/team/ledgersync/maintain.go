@@ -1,8 +1,7 @@
 package ledgersync
 
 import (
-	"os"
-
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -65,7 +64,7 @@ func (s *Syncer) Rewrite(rw Rewrite) ([]Rewritten, error) {
 func rewriteWithMarks(tx *jsonl.Tx, log *jsonl.Log, file string, places []*map[string]Mark, rw Rewrite) (jsonl.RewriteStats, error) {
 	var offsets []int64
 	var owners []*map[string]Mark
-	if f, err := os.Open(log.Path); err == nil {
+	if f, err := regular.Open(log.Path); err == nil {
 		info, err := f.Stat()
 		for _, p := range places {
 			m, ok := (*p)[file]
@@ -85,7 +84,7 @@ func rewriteWithMarks(tx *jsonl.Tx, log *jsonl.Log, file string, places []*map[s
 	if err != nil || len(owners) == 0 {
 		return stats, err
 	}
-	f, err := os.Open(log.Path)
+	f, err := regular.Open(log.Path)
 	if err != nil {
 		return stats, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -48,7 +49,7 @@ func (s *Syncer) unrecorded(recorded map[string]Mark, parent object.ID) (ledger.
 // holds m, it returns every whole line and reconcile = true. A log that
 // does not exist holds nothing.
 func readLogSince(path string, m Mark) (lines [][]byte, end Mark, reconcile bool, err error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, Mark{}, false, nil
 	}
@@ -96,7 +97,7 @@ func readTail(f *os.File, m Mark) (data []byte, from int64, held bool, err error
 
 // readTailOf is readTail of the log at path.
 func readTailOf(path string, m Mark) (data []byte, held bool, err error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, false, err
 	}

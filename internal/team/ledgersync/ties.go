@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
 
@@ -83,7 +84,7 @@ type mergeLines struct {
 // readMergeLines reads path from offset from (where the merge began to
 // append) to its end.
 func readMergeLines(path string, from int64) (*mergeLines, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
