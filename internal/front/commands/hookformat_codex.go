@@ -47,13 +47,14 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 }
 
 // runsApplyPatch finds apply_patch (or applypatch, its other name) run as
-// a command in a shell script, also quoted ("apply_patch", \apply_patch) or
+// a command in a shell script, also quoted ("apply_patch", \apply_patch), by
+// its path (Codex's is in a directory it puts first on PATH) or
 // in a script of its own (bash -c 'apply_patch <<EOF ...'), which the
 // shell runs all the same; leadingCd is a `cd DIR &&` the script starts
 // with, which makes the patch's paths relative to DIR.
 var (
 	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:^|[\s;&|('"\\])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
