@@ -47,20 +47,22 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 }
 
 // runsApplyPatch finds apply_patch (or applypatch, its other name) run as
-// a command in a shell script, also quoted ("apply_patch", \apply_patch) or
+// a command in a shell script, also quoted ("apply_patch", \apply_patch), by
+// its path (Codex's is in a directory it puts first on PATH) or
 // in a script of its own (bash -c 'apply_patch <<EOF ...'), which the
 // shell runs all the same; leadingCd is a `cd DIR &&` the script starts
 // with, which makes the patch's paths relative to DIR.
 var (
 	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:^|[\s;&|('"\\])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
 
 // codexShellApplyPatch reads a shell call that runs apply_patch with a
-// patch written into the command (a heredoc): Codex applies it as a patch,
-// or its apply_patch program does. A command that carries no envelope
+// patch written into the command (a heredoc, or a quoted argument its
+// apply_patch program reads): Codex applies it as a patch, or that program
+// does. A command that carries no envelope
 // gives the guard nothing to read, like any other shell command.
 func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	var in struct {
@@ -89,9 +91,14 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	}
 	var paths []string
 	for _, envelope := range patchEnvelopes(script) {
-		found, err := patchPaths(envelope)
+		found, err := patchPaths(envelope.text)
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range found {
+			if strings.ContainsAny(p, envelope.quote) || envelope.quote == `"` && strings.ContainsAny(p, "$`\\") {
+				return nil, fmt.Errorf("the patch, an argument in %s quotes, names %s, which the shell may read as another name; pass the patch as a heredoc (apply_patch <<'EOF')", envelope.quote, p)
+			}
 		}
 		paths = append(paths, found...)
 	}
@@ -136,16 +143,15 @@ func patchDirectory(script string) (string, error) {
 	}
 	var outside []string // the script without the patches' own lines
 	inPatch := false
+	quote := ""
 	for _, line := range strings.Split(script, "\n") {
-		switch strings.TrimSpace(line) {
-		case patchBegin:
-			inPatch = true
-		case patchEnd:
+		if !inPatch {
+			before, q, opens := envelopeOpens(line)
+			outside = append(outside, before)
+			inPatch, quote = opens, q
+		} else if after, closes := envelopeCloses(line, quote); closes {
+			outside = append(outside, after)
 			inPatch = false
-		default:
-			if !inPatch {
-				outside = append(outside, line)
-			}
 		}
 	}
 	if changesDirectory().MatchString(strings.Join(outside, "\n")) {
@@ -154,25 +160,68 @@ func patchDirectory(script string) (string, error) {
 	return dir, nil
 }
 
+// envelope is one patch of a script, with the quote it is written in:
+// "" for a heredoc, ' or " for a patch passed as an argument (apply_patch
+// '*** Begin Patch...', echo '...' | apply_patch), which the shell reads
+// as quoted text.
+type envelope struct{ text, quote string }
+
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
-// script, each a patch; an unterminated one runs to the end, where
-// patchPaths will say what is missing.
-func patchEnvelopes(script string) []string {
+// script, each a patch, its markers alone on their lines or, in a quoted
+// argument, at the end and start of theirs; an unterminated one runs to the
+// end, where patchPaths will say what is missing.
+func patchEnvelopes(script string) []envelope {
 	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
-	var envelopes []string
+	var envelopes []envelope
 	for i := 0; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) != patchBegin {
+		_, quote, opens := envelopeOpens(lines[i])
+		if !opens {
 			continue
 		}
+		body := []string{patchBegin}
 		j := i + 1
-		for j < len(lines) && strings.TrimSpace(lines[j]) != patchEnd {
-			j++
+		for ; j < len(lines); j++ {
+			if _, closes := envelopeCloses(lines[j], quote); closes {
+				body = append(body, patchEnd)
+				break
+			}
+			body = append(body, lines[j])
 		}
-		end := min(j+1, len(lines))
-		envelopes = append(envelopes, strings.Join(lines[i:end], "\n"))
+		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote})
 		i = j
 	}
 	return envelopes
+}
+
+// envelopeOpens reports whether a script's line opens a patch: the marker
+// alone, or at the line's end after a space or the quote that opens an
+// argument; before is the script before the marker.
+func envelopeOpens(line string) (before, quote string, opens bool) {
+	before, opens = strings.CutSuffix(strings.TrimRight(line, " \t\r"), patchBegin)
+	if !opens {
+		return line, "", false
+	}
+	if strings.TrimSpace(before) == "" {
+		return "", "", true
+	}
+	switch q := before[len(before)-1:]; q {
+	case "'", `"`:
+		return before[:len(before)-1], q, true
+	case " ", "\t":
+		return before, "", true
+	}
+	return line, "", false
+}
+
+// envelopeCloses reports whether a line of a patch opened with quote closes
+// it; after is the script after the marker and the quote.
+func envelopeCloses(line, quote string) (after string, closes bool) {
+	t := strings.TrimSpace(line)
+	if t == patchEnd {
+		return "", true
+	}
+	after, closes = strings.CutPrefix(t, patchEnd+quote)
+	return after, closes && quote != ""
 }
 
 // The apply_patch envelope's markers.
