@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -57,6 +58,10 @@ func (a SetAside) Fix() string {
 	if a.Symref != "" {
 		return "it is " + a.Symref + "'s commit: the remote's " + a.Ref + " is a symbolic ref to it, and no sync pushes over it; " +
 			"on the server, run git symbolic-ref --delete " + a.Ref + ", then git queen sync"
+	}
+	if a.Rule == records.RuleAuthorship {
+		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen; " +
+			"a clone whose git-queen was built before 2026-11-27 (git queen --version) writes them when it changes a record a newer one wrote: upgrade it"
 	}
 	if a.Rule != "" {
 		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"
