@@ -6,7 +6,11 @@
 // git-queen upgrades the hook's behaviour.
 package hooks
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+	"strconv"
+)
 
 // PreCommit is the pre-commit shim, as installed.
 //
@@ -45,7 +49,22 @@ func Shim(name string) []byte {
 func Marker(name string) string { return "# git-queen " + name + " hook" }
 
 // VersionLine identifies this version of the shims.
-const VersionLine = "# git-queen-hook-version: 3"
+const VersionLine = versionPrefix + "3"
+
+const versionPrefix = "# git-queen-hook-version: "
+
+// Newer says whether the hook data is a shim of a later version than this
+// git-queen's: a newer git-queen wrote it.
+func Newer(data []byte) bool {
+	return shimVersion(data) > shimVersion([]byte(VersionLine))
+}
+
+func shimVersion(data []byte) int {
+	_, rest, _ := bytes.Cut(data, []byte(versionPrefix))
+	rest, _, _ = bytes.Cut(rest, []byte("\n"))
+	n, _ := strconv.Atoi(string(bytes.TrimSpace(rest)))
+	return n
+}
 
 // ChainedSuffix is appended to the name of a hook that was there before
 // git-queen's: the shim runs it after its own check, with the same

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -59,10 +60,19 @@ func (a SetAside) Fix() string {
 			"on the server, run git symbolic-ref --delete " + a.Ref + ", then git queen sync"
 	}
 	if a.Rule != "" {
-		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen"
+		return "nothing to do here: the versions stay in the ledger, unread by every clone; if they are yours, write them again with git queen" +
+			likelyWriter[a.Rule]
 	}
 	return "nothing to do here: the next sync pushes this clone's ledger without that " + a.named() + "; " +
 		"to keep it from coming back, find who pushed it (the remote's logs) and protect refs/queen/ (README: What the ledger trusts)"
+}
+
+// likelyWriter names, by rule, the git-queen that writes versions breaking
+// it in a team of mixed builds.
+var likelyWriter = map[string]string{
+	records.RuleAuthorship: "; a clone whose git-queen was built before 2026-11-27 (git queen --version) writes them " +
+		"when it changes a record a newer one wrote: upgrade it",
+	records.RuleStatus: "; a status this git-queen does not know is likely a newer git-queen's: upgrade git-queen here",
 }
 
 // String is one line for a person.

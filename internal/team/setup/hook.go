@@ -22,8 +22,14 @@ const (
 	HookMissing  HookState = "missing"  // no hook
 	HookCurrent  HookState = "current"  // ours, this version
 	HookOutdated HookState = "outdated" // ours, an earlier version
+	HookNewer    HookState = "newer"    // ours, written by a newer git-queen
 	HookForeign  HookState = "foreign"  // someone else's
 )
+
+// ours says whether the hook is a shim of git-queen's, of any version.
+func (s HookState) ours() bool {
+	return s == HookCurrent || s == HookOutdated || s == HookNewer
+}
 
 // Hook describes what git runs for one of git-queen's hook names, whose it
 // is, and whether it runs git-queen's check.
@@ -130,6 +136,8 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 		return nil, fmt.Errorf("read the %s hook: %w", name, err)
 	case bytes.Equal(data, hooks.Shim(name)):
 		h.State = HookCurrent
+	case bytes.Contains(data, []byte(hooks.Marker(name))) && hooks.Newer(data):
+		h.State = HookNewer
 	case bytes.Contains(data, []byte(hooks.Marker(name))):
 		h.State = HookOutdated
 	default:
@@ -288,7 +296,7 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 	}
 	if h.Managed != "" {
 		did := ""
-		if h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated) {
+		if h.Owner == OwnerHusky && h.State.ours() {
 			// An earlier git-queen chained husky's shim, which then looked
 			// for .husky/NAME.queen-chained: put husky's back.
 			if _, err := r.uninstallOne(h); err != nil {
@@ -308,6 +316,8 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 			return r.lfsBeside(h, "")
 		}
 		did = "made the " + name + " hook executable"
+	case HookNewer:
+		return "left the " + name + " hook, which a newer git-queen wrote, in place (upgrade git-queen here)", nil
 	case HookOutdated:
 		did = "upgraded the " + name + " hook"
 	case HookForeign:

@@ -53,7 +53,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	guards := "guards " + h.Guards
 	unloadable, tooLarge := r.frameworkUnloadable(h), cmp.Or(r.frameworkTooLarge(h), managerUnread(h))
 	switch {
-	case h.Owner == OwnerHusky && (h.State == HookCurrent || h.State == HookOutdated):
+	case h.Owner == OwnerHusky && h.State.ours():
 		c.Status, c.Message = Fail, fmt.Sprintf("git-queen's hook is in husky's generated directory (%s), where an earlier "+
 			"git-queen put it: husky's own %s no longer runs, and npm install overwrites it; init takes it out and puts husky's back", where, h.AddTo)
 	case h.Owner == OwnerLefthook && h.configRefused != "":
@@ -73,6 +73,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		c.Status, c.Message = OK, fmt.Sprintf("git-queen's hook (%s) %s", where, guards)
 		if h.State == HookOutdated {
 			c.Status, c.Message = Warn, fmt.Sprintf("git-queen's hook (%s) is an earlier version; it %s", where, guards)
+		} else if h.State == HookNewer {
+			c.Status, c.Message = Warn, fmt.Sprintf("git-queen's hook (%s) was written by a newer git-queen: upgrade git-queen here "+
+				"(init leaves the hook as it is); it %s", where, guards)
 		}
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)

@@ -158,7 +158,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.lfsScript(text)
 		}
 		return
-	case h.State == HookCurrent || h.State == HookOutdated:
+	case h.State.ours():
 		h.Owner, h.RunsQueen = OwnerQueen, h.Executable
 	case h.State == HookMissing:
 	case bytes.Contains(data, []byte("LEFTHOOK")):

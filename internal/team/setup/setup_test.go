@@ -182,6 +182,25 @@ func TestOutdatedHookIsUpgraded(t *testing.T) {
 	}
 }
 
+// A shim a newer git-queen wrote (a worktree or teammate on a newer
+// release) is left in place and called newer: an older git-queen took it for
+// an earlier version and put its own older shim over it, saying "upgraded".
+func TestNewerHookIsLeftInPlace(t *testing.T) {
+	r := newRepo(t)
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	newer := "#!/bin/sh\n" + hooks.Marker("pre-commit") + "\n# git-queen-hook-version: 10\ngit-queen hook pre-commit \"$@\"\n"
+	os.WriteFile(hook, []byte(newer), 0o755)
+	if c := r.checkHook("pre-commit", Options{}); c.Status != Warn || !strings.Contains(c.Message, "newer git-queen") {
+		t.Fatalf("newer hook check: %+v", c)
+	}
+	if did, err := r.InstallHook(false, nil); err != nil || strings.Contains(did, "upgraded the pre-commit") {
+		t.Fatalf("%q %v", did, err)
+	}
+	if read(t, hook) != newer {
+		t.Fatal("a newer git-queen's hook was replaced by this one's")
+	}
+}
+
 func TestHooksPath(t *testing.T) {
 	r := newRepo(t)
 	global := filepath.Join(t.TempDir(), "global-hooks")
