@@ -150,9 +150,13 @@ func copiedIdentity(repo *gitrepo.Repo) string {
 }
 
 // OpenStore finds the store directory and opens it with this Env's clock,
-// reporting torn-tail repairs on Warn as they happen.
+// reporting torn-tail repairs on Warn as they happen. A store two of whose
+// logs are one file is refused (store.CheckOneFile).
 func (e *Env) OpenStore() (*store.Store, error) {
 	ws, err := e.Workspace()
+	if err == nil {
+		err = store.CheckOneFile(ws.Dir)
+	}
 	if err != nil {
 		return nil, err
 	}

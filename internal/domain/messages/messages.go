@@ -212,8 +212,18 @@ func (m *Store) Get(id string) (records.Message, []byte, error) {
 	return msg, e.Raw, err
 }
 
+// decode reads the message of e. A line over records.MaxLineBytes, which
+// no writer writes and sync refuses (a hand's work), is an error and not
+// read: a 60 MB body would cost its size several times over, and its read
+// version as much again in the log.
 func decode(e jsonl.Entry) (records.Message, error) {
-	msg, err := records.DecodeMessage(e.Raw)
+	var msg records.Message
+	var err error
+	if len(e.Raw) > records.MaxLineBytes {
+		err = records.CheckVersion(records.MessagesFile, e.Raw)
+	} else {
+		msg, err = records.DecodeMessage(e.Raw)
+	}
 	if err != nil {
 		if e.Line == 0 { // placed by the log's index, which counts bytes
 			return msg, fmt.Errorf("%s (byte %d): message %s: %w", e.File, e.Offset, e.ID, err)

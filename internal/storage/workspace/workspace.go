@@ -134,6 +134,9 @@ func LiveDir(repo *gitrepo.Repo) string {
 	return filepath.Join(sharedDir(repo), LiveDirName)
 }
 
+// LockPath is where the lock of a repository's live store lives.
+func LockPath(repo *gitrepo.Repo) string { return filepath.Join(sharedDir(repo), LockName) }
+
 // sharedDir is the git directory every working tree of the repository
 // shares: its common directory, or, for a working tree made by
 // git-new-workdir (git's way before linked worktrees: a .git of its own

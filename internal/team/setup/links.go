@@ -16,7 +16,8 @@ import (
 // out of the repository: the live store, the worktree's .beads/ and the
 // files in them, and, for .beads/, into git's directory. A committed
 // `.beads/queen_messages.jsonl -> ~/.bashrc` (or `-> ../.git/config`) is
-// refused by every write and by the hook; doctor says where it is.
+// refused by every write and by the hook; doctor says where it is. So is
+// a link from one log of the live store to another.
 func (r *Repo) checkLinks() Check {
 	roots := []string{r.CommonDir, r.TopLevel}
 	var out []string
@@ -36,6 +37,10 @@ func (r *Repo) checkLinks() Check {
 				out = append(out, fmt.Sprintf("%s -> %s", r.shown(p), outside.Target))
 			}
 		}
+	}
+	if one, ok := errors.AsType[*store.OneFileError](store.CheckOneFile(r.StoreDir)); ok {
+		return Check{Name: "links", Status: Fail, Message: fmt.Sprintf("%s and %s are one file (a link leads one to the other), "+
+			"and git-queen refuses the store: remove the link", r.shown(one.Log), r.shown(one.Other))}
 	}
 	if len(out) > 0 {
 		return Check{Name: "links", Status: Fail, Message: fmt.Sprintf(

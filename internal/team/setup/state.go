@@ -267,7 +267,7 @@ func (r *Repo) checkStores() Check {
 // lock is a running (perhaps hung) git-queen, never a stale file.
 func (r *Repo) checkLeftovers() Check {
 	tmps := r.storeFiles(".*.tmp-*")
-	lockPath := filepath.Join(r.CommonDir, workspace.LockName)
+	lockPath := workspace.LockPath(r.Repo)
 	lock := "the repository lock is free"
 	if _, err := os.Stat(lockPath); err == nil {
 		fl := flock.New(lockPath)
