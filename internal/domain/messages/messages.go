@@ -217,20 +217,41 @@ func (m *Store) Get(id string) (records.Message, []byte, error) {
 // read: a 60 MB body would cost its size several times over, and its read
 // version as much again in the log.
 func decode(e jsonl.Entry) (records.Message, error) {
-	var msg records.Message
-	var err error
-	if len(e.Raw) > records.MaxLineBytes {
-		err = records.CheckVersion(records.MessagesFile, e.Raw)
-	} else {
-		msg, err = records.DecodeMessage(e.Raw)
-	}
+	msg, err := decodeLine(e)
 	if err != nil {
-		if e.Line == 0 { // placed by the log's index, which counts bytes
-			return msg, fmt.Errorf("%s (byte %d): message %s: %w", e.File, e.Offset, e.ID, err)
-		}
-		return msg, fmt.Errorf("%s:%d: message %s: %w", e.File, e.Line, e.ID, err)
+		return msg, located(e, err)
 	}
 	return msg, nil
+}
+
+// located is err, of e's line, with where the line is: its file and line,
+// or the byte the log's index placed it at (e.Line 0).
+func located(e jsonl.Entry, err error) error {
+	if e.Line == 0 {
+		return fmt.Errorf("%s (byte %d): message %s: %w", e.File, e.Offset, e.ID, err)
+	}
+	return fmt.Errorf("%s:%d: message %s: %w", e.File, e.Line, e.ID, err)
+}
+
+// decodeLine decodes e's line, one over the line limit only as far as
+// saying so (no writer writes one, and decoding it costs its size again).
+func decodeLine(e jsonl.Entry) (records.Message, error) {
+	if len(e.Raw) > records.MaxLineBytes {
+		return records.Message{}, records.CheckVersion(records.MessagesFile, e.Raw)
+	}
+	return records.DecodeMessage(e.Raw)
+}
+
+// problemOf is the problem of e's line, which decodeLine refused with
+// err. A problem is printed after its file and line: its message says
+// where only if the line is not counted.
+func problemOf(e jsonl.Entry, err error) jsonl.Problem {
+	if e.Line == 0 {
+		err = located(e, err)
+	} else {
+		err = fmt.Errorf("message %s: %w", e.ID, err)
+	}
+	return jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()}
 }
 
 // decodeAll decodes entries; records that do not decode are reported as
@@ -239,9 +260,9 @@ func decodeAll(sel *store.Selection) ([]records.Message, []jsonl.Problem) {
 	msgs := make([]records.Message, 0, len(sel.Entries))
 	problems := sel.Problems
 	for _, e := range sel.Entries {
-		msg, err := decode(e)
+		msg, err := decodeLine(e)
 		if err != nil {
-			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
+			problems = append(problems, problemOf(e, err))
 			continue
 		}
 		msgs = append(msgs, msg)

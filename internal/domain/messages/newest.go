@@ -45,8 +45,8 @@ func (m *Store) newestFrom(name, field, droid string, o InboxOptions, lean bool)
 			}
 			full := *e
 			full.Raw = raw
-			if _, err := decode(full); err != nil {
-				page.Problems = append(page.Problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: err.Error()})
+			if _, err := decodeLine(full); err != nil {
+				page.Problems = append(page.Problems, problemOf(*e, err))
 				return nil
 			}
 		}
@@ -70,9 +70,9 @@ func (m *Store) newestFrom(name, field, droid string, o InboxOptions, lean bool)
 		}
 		e := c.e
 		e.Raw = raw
-		msg, err := decode(e)
+		msg, err := decodeLine(e)
 		if err != nil {
-			page.Problems = append(page.Problems, jsonl.Problem{File: c.e.File, Line: c.e.Line, Msg: err.Error()})
+			page.Problems = append(page.Problems, problemOf(c.e, err))
 			continue
 		}
 		page.Messages = append(page.Messages, msg)

@@ -42,3 +42,29 @@ func TestAMessageOverTheLineLimitIsReportedNotRead(t *testing.T) {
 		t.Errorf("the inbox lists %d messages and %d problems (%v); want the short one, and the long one reported", len(page.Messages), len(page.Problems), err)
 	}
 }
+
+// A problem of a message line is printed after its file and line
+// (jsonl.Problem.Error), so its message does not say them again: the
+// inbox printed "skipped FILE:6: FILE:6: message ...".
+func TestAMessageProblemSaysWhereOnce(t *testing.T) {
+	f := newFixture(t)
+	msg := f.send(t, Draft{From: "ann", To: "bob", Subject: "hello"})
+	_, raw, err := f.m.Get(msg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := jsonl.SetFields(raw, jsonl.Field{Name: "id", Value: msg.ID[:len(msg.ID)-1] + "Z"}, jsonl.Field{Name: "read", Value: "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f.logPath(), string(raw)+"\n"+string(bad)+"\n")
+	for _, limit := range []int{0, 1} { // every message, and the newest only
+		page, err := f.m.Inbox("bob", InboxOptions{Limit: limit})
+		if err != nil || len(page.Problems) != 1 {
+			t.Fatalf("limit %d: %d problems (%v); want the bad line's", limit, len(page.Problems), err)
+		}
+		if got := page.Problems[0].Error(); strings.Count(got, f.logPath()) != 1 || !strings.Contains(got, ":2: message ") {
+			t.Errorf("limit %d: problem %q; want its file and line said once", limit, got)
+		}
+	}
+}
