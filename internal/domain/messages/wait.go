@@ -47,11 +47,12 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 	w := m.S.Watch(records.MessagesFile) // before the first look: nothing can slip between
 	defer w.Close()
 	start := time.Now()
+	passed := map[string]bool{} // taken by another wait, or not decoding
 	for {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return records.Message{}, ctx.Err()
 		}
-		msg, found, err := m.oldestUnread(droid, f)
+		msg, found, err := m.oldestUnread(droid, f, passed)
 		if err != nil {
 			return records.Message{}, err
 		}
@@ -64,7 +65,8 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 				return read, err
 			}
 			// Another wait of this droid marked it read since it was
-			// found: it is that one's; look again.
+			// found: it is that one's; look further.
+			passed[msg.ID] = true
 			continue
 		}
 		select {
@@ -81,19 +83,19 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 // oldestUnread is the oldest unread message to droid that f matches. It
 // judges each message on the fields its selection keeps and decodes only
 // the one it returns: a look at an unread inbox of 100,000 messages
-// decoded them all (6.7 s and 250 MB for each msg wait). A line that
-// does not decode is passed over, as the inbox reports it.
-func (m *Store) oldestUnread(droid string, f WaitFilter) (records.Message, bool, error) {
-	bad := map[string]bool{}
+// decoded them all (6.7 s and 250 MB for each msg wait). It passes over
+// the messages of passed, and adds those that do not decode (the inbox
+// reports them).
+func (m *Store) oldestUnread(droid string, f WaitFilter, passed map[string]bool) (records.Message, bool, error) {
 	for lean := true; ; {
-		msg, e, err := m.oldestFrom(droid, f, lean, bad)
+		msg, e, err := m.oldestFrom(droid, f, lean, passed)
 		switch {
 		case errors.Is(err, jsonl.ErrMoved) && lean:
 			lean = false // compacted since it was selected: select whole lines
 		case err != nil || e == nil:
 			return msg, false, err
 		case msg.ID == "":
-			bad[e.ID] = true
+			passed[e.ID] = true
 		default:
 			return msg, true, nil
 		}
@@ -101,9 +103,9 @@ func (m *Store) oldestUnread(droid string, f WaitFilter) (records.Message, bool,
 }
 
 // oldestFrom is the entry of the oldest unread message to droid that f
-// matches, but for those of bad, with a lean selection or not (see
+// matches, but for those of passed, with a lean selection or not (see
 // newestFrom), and the message it decodes to (none if it does not).
-func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, bad map[string]bool) (records.Message, *jsonl.Entry, error) {
+func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, passed map[string]bool) (records.Message, *jsonl.Entry, error) {
 	const created, deleted, read, from, thread, issue, replyTo = 1, 2, 3, 4, 5, 6, 7
 	q := jsonl.Query{
 		Fields:   []string{"to", "created_at", "deleted", "read", "from", "thread_id", "issue_id", "reply_to"},
@@ -118,7 +120,7 @@ func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, bad map[string
 	var best *candidate
 	_, err := m.S.Visit(records.MessagesFile, store.Query{Name: name, Query: q}, func(e *jsonl.Entry) error {
 		x := e.Fields
-		if string(x[deleted]) == "true" || string(x[read]) == "true" || bad[e.ID] || !f.matches(e.ID, x[from], x[thread], x[issue], x[replyTo]) {
+		if string(x[deleted]) == "true" || string(x[read]) == "true" || passed[e.ID] || !f.matches(e.ID, x[from], x[thread], x[issue], x[replyTo]) {
 			return nil
 		}
 		t, _ := records.ParseTime(x[created]) // the decode says what is wrong with one that does not read

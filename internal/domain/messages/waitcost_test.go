@@ -34,3 +34,22 @@ func TestWaitDecodesOnlyTheMessageItReturns(t *testing.T) {
 		t.Errorf("a wait allocated %.0f times with 1 unread message, %.0f with %d: it decodes the whole inbox", few, many, more+1)
 	}
 }
+
+// A wait passes over an unread message whose line does not decode (the
+// inbox reports it) and returns the next, oldest first.
+func TestWaitPassesOverALineThatDoesNotDecode(t *testing.T) {
+	f := newFixture(t)
+	line := func(id, created, subject string) string {
+		return `{"id":"` + id + `","created_at":` + created + `,"from":"ann","to":"bob","subject":` + subject + `,"body":"","importance":"normal"}` + "\n"
+	}
+	writeFile(t, f.logPath(), line("qm-1", `"2026-11-22T10:00:00Z"`, `7`)+line("qm-2", `7`, `"x"`)+
+		line("qm-3", `"2026-11-22T10:01:00Z"`, `"ok"`)+line("qm-4", `"2026-11-22T10:02:00Z"`, `"later"`))
+	for _, peek := range []bool{true, false} {
+		if msg, err := f.m.Wait(context.Background(), "bob", WaitFilter{From: "ann"}, peek); err != nil || msg.ID != "qm-3" {
+			t.Fatalf("wait (peek %v): %s %v, want qm-3", peek, msg.ID, err)
+		}
+	}
+	if msg, err := f.m.Wait(context.Background(), "bob", WaitFilter{}, false); err != nil || msg.ID != "qm-4" {
+		t.Fatalf("wait after qm-3 was read: %s %v, want qm-4", msg.ID, err)
+	}
+}
