@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
@@ -77,9 +78,45 @@ func (o *Objects) UnderWithGit(id object.ID, kind string) ([]object.ID, error) {
 	return o.ids("rev-parse", "--end-of-options", id.String()+suffix)
 }
 
+// independentBatch is the most commits one git merge-base --independent
+// is given: they are its arguments (it reads no standard input), and a
+// command line holds 32,767 characters on Windows, some 780 SHA-1 ids.
+// A variable for tests.
+var independentBatch = 300
+
 // Independent returns those of commits that are under none of the others
-// (git merge-base --independent).
+// (git merge-base --independent), each once, in the order given, as git
+// does. More than independentBatch are judged by halves of it, two at a
+// time: a commit under another of all is under it in their pair.
 func (o *Objects) Independent(commits []object.ID) ([]object.ID, error) {
+	seen := map[object.ID]bool{}
+	commits = slices.DeleteFunc(slices.Clone(commits), func(c object.ID) bool {
+		again := seen[c]
+		seen[c] = true
+		return again
+	})
+	if len(commits) <= independentBatch {
+		return o.independent(commits)
+	}
+	half := max(independentBatch/2, 1)
+	under := map[object.ID]bool{}
+	for i := 0; i < len(commits); i += half {
+		for j := i + half; j < len(commits); j += half {
+			pair := slices.Concat(commits[i:min(i+half, len(commits))], commits[j:min(j+half, len(commits))])
+			kept, err := o.independent(pair)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range pair {
+				under[c] = under[c] || !slices.Contains(kept, c)
+			}
+		}
+	}
+	return slices.DeleteFunc(commits, func(c object.ID) bool { return under[c] }), nil
+}
+
+// independent is one git merge-base --independent of commits.
+func (o *Objects) independent(commits []object.ID) ([]object.ID, error) {
 	args := []string{"merge-base", "--independent"}
 	for _, c := range commits {
 		args = append(args, c.String())

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // WaitFilter says which message a droid waits for; empty fields match
@@ -18,11 +21,11 @@ type WaitFilter struct {
 	ReplyTo string // a reply to this message
 }
 
-func (f WaitFilter) matches(m records.Message) bool {
-	return (f.From == "" || m.From == f.From) &&
-		(f.Thread == "" || m.ThreadID == f.Thread || m.ID == f.Thread) &&
-		(f.Issue == "" || m.IssueID == f.Issue) &&
-		(f.ReplyTo == "" || m.ReplyTo == f.ReplyTo)
+// matches says whether the message of id whose fields are from,
+// thread_id, issue_id and reply_to, as the log holds them, is one f asks for.
+func (f WaitFilter) matches(id string, from, thread, issue, replyTo []byte) bool {
+	is := func(raw []byte, want string) bool { return want == "" || jsonline.StringEquals(raw, want) }
+	return is(from, f.From) && (f.Thread == "" || id == f.Thread || is(thread, f.Thread)) && is(issue, f.Issue) && is(replyTo, f.ReplyTo)
 }
 
 // TimeoutError says that no message came before the deadline.
@@ -44,27 +47,27 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 	w := m.S.Watch(records.MessagesFile) // before the first look: nothing can slip between
 	defer w.Close()
 	start := time.Now()
+	passed := map[string]bool{} // taken by another wait, or not decoding
 	for {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return records.Message{}, ctx.Err()
 		}
-		page, err := m.Inbox(droid, InboxOptions{UnreadOnly: true})
+		msg, found, err := m.oldestUnread(droid, f, passed)
 		if err != nil {
 			return records.Message{}, err
 		}
-		inbox := page.Messages
-		for i := len(inbox) - 1; i >= 0; i-- { // the inbox is newest first
-			if msg := inbox[i]; f.matches(msg) {
-				if peek {
-					return msg, nil
-				}
-				read, wrote, err := m.MarkRead(msg.ID, droid)
-				if err != nil || wrote {
-					return read, err
-				}
-				// Another wait of this droid marked it read since the
-				// inbox was read: it is that one's; look further.
+		if found {
+			if peek {
+				return msg, nil
 			}
+			read, wrote, err := m.MarkRead(msg.ID, droid)
+			if err != nil || wrote {
+				return read, err
+			}
+			// Another wait of this droid marked it read since it was
+			// found: it is that one's; look further.
+			passed[msg.ID] = true
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -75,4 +78,72 @@ func (m *Store) Wait(ctx context.Context, droid string, f WaitFilter, peek bool)
 		case <-w.C:
 		}
 	}
+}
+
+// oldestUnread is the oldest unread message to droid that f matches. It
+// judges each message on the fields its selection keeps and decodes only
+// the one it returns: a look at an unread inbox of 100,000 messages
+// decoded them all (6.7 s and 250 MB for each msg wait). It passes over
+// the messages of passed, and adds those that do not decode (the inbox
+// reports them).
+func (m *Store) oldestUnread(droid string, f WaitFilter, passed map[string]bool) (records.Message, bool, error) {
+	for lean := true; ; {
+		msg, e, err := m.oldestFrom(droid, f, lean, passed)
+		switch {
+		case errors.Is(err, jsonl.ErrMoved) && lean:
+			lean = false // compacted since it was selected: select whole lines
+		case err != nil || e == nil:
+			return msg, false, err
+		case msg.ID == "":
+			passed[e.ID] = true
+		default:
+			return msg, true, nil
+		}
+	}
+}
+
+// oldestFrom is the entry of the oldest unread message to droid that f
+// matches, but for those of passed, with a lean selection or not (see
+// newestFrom), and the message it decodes to (none if it does not).
+func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, passed map[string]bool) (records.Message, *jsonl.Entry, error) {
+	const created, deleted, read, from, thread, issue, replyTo = 1, 2, 3, 4, 5, 6, 7
+	q := jsonl.Query{
+		Fields:   []string{"to", "created_at", "deleted", "read", "from", "thread_id", "issue_id", "reply_to"},
+		Static:   func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
+		Versions: records.Versions,
+		Lean:     lean,
+	}
+	name := "wait\x00" + droid
+	if lean {
+		name += "\x00lean"
+	}
+	var best *candidate
+	_, err := m.S.Visit(records.MessagesFile, store.Query{Name: name, Query: q}, func(e *jsonl.Entry) error {
+		x := e.Fields
+		if string(x[deleted]) == "true" || string(x[read]) == "true" || passed[e.ID] || !f.matches(e.ID, x[from], x[thread], x[issue], x[replyTo]) {
+			return nil
+		}
+		t, _ := records.ParseTime(x[created]) // the decode says what is wrong with one that does not read
+		if best == nil || order(t, e.ID, best) > 0 {
+			if best == nil {
+				best = &candidate{}
+			}
+			jsonl.CopyEntry(&best.e, e)
+			best.created = t
+		}
+		return nil
+	})
+	if err != nil || best == nil {
+		return records.Message{}, nil, err
+	}
+	raw, err := jsonl.LoadRaw(best.e, q)
+	if err != nil {
+		return records.Message{}, nil, err
+	}
+	best.e.Raw = raw
+	msg, err := decodeLine(best.e)
+	if err != nil {
+		msg = records.Message{}
+	}
+	return msg, &best.e, nil
 }

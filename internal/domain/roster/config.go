@@ -38,6 +38,8 @@ type Config struct {
 	} `toml:"droids"`
 	// path is the file read, for errors.
 	path string
+	// Unknown are the file's keys that nothing reads.
+	Unknown []UnknownKey `toml:"-"`
 }
 
 // ReadConfig reads the team's configuration, queen.toml (schema.ConfigFile,
@@ -59,6 +61,7 @@ func ReadConfig(beadsDir string) (*Config, error) {
 	if err := toml.Unmarshal(data, c); err != nil {
 		return nil, fmt.Errorf("%s: %w (fix the file: its [roster] and [droids] tables say who is on the team)", c.path, err)
 	}
+	c.Unknown = unknownKeys(c.path, data)
 	return c, nil
 }
 

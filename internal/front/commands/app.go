@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -20,22 +19,6 @@ import (
 	"github.com/git-queen/git-queen/internal/app"
 	"github.com/git-queen/git-queen/internal/format/records"
 )
-
-// version is set at build time with
-// -ldflags "-X github.com/git-queen/git-queen/internal/front/commands.version=v1.2.3".
-var version = ""
-
-// Version is the version git-queen reports: the linker-set one, else the
-// module version `go install` recorded, else "devel".
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
-}
 
 // Main runs git-queen as a process and returns its exit code. Standard
 // output is buffered: a listing of thousands of rows is one write, not one

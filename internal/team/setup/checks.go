@@ -184,6 +184,7 @@ func (r *Repo) Checks(o Options) []Check {
 		r.checkQuarantine(),
 		r.checkForced(),
 		r.checkDoubleWork(),
+		r.checkConfigKeys(),
 		r.checkSilent(),
 	)
 }

@@ -2,17 +2,37 @@ package setup
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/domain/roster"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // silentShown is how many silent droids doctor names.
 const silentShown = 5
+
+// checkConfigKeys names the keys of queen.toml that nothing reads: a
+// typo (silentAfter) or a key in another table does nothing, in silence.
+func (r *Repo) checkConfigKeys() Check {
+	path := filepath.Join(r.BeadsDir, schema.ConfigFile)
+	cfg, err := roster.ReadConfig(r.BeadsDir)
+	if err != nil || len(cfg.Unknown) == 0 {
+		return ok("config", "git-queen reads every key of %s", r.shown(path)) // one that does not read: see silent
+	}
+	keys := make([]string, len(cfg.Unknown))
+	for i, u := range cfg.Unknown {
+		u.File = r.shown(u.File)
+		keys[i] = u.String()
+	}
+	return Check{Name: "config", Status: Warn, Message: fmt.Sprintf("%s of %s nothing reads (a typo, or a key in another table): %s",
+		plural(len(keys), "key", "keys"), r.shown(path), strings.Join(keys, "; "))}
+}
 
 // checkSilent lists the droids not seen for longer than the team's
 // threshold (queen.toml [roster] silent_after) that still hold something:
