@@ -75,7 +75,7 @@ func (o *Objects) UnderWithGit(id object.ID, kind string) ([]object.ID, error) {
 	if kind == "tag" {
 		suffix = "^{}"
 	}
-	return o.ids("rev-parse", "--end-of-options", id.String()+suffix)
+	return o.ids("", "rev-parse", "--end-of-options", id.String()+suffix)
 }
 
 // independentBatch is the most commits one git merge-base --independent
@@ -86,8 +86,10 @@ var independentBatch = 300
 
 // Independent returns those of commits that are under none of the others
 // (git merge-base --independent), each once, in the order given, as git
-// does. More than independentBatch are judged by halves of it, two at a
-// time: a commit under another of all is under it in their pair.
+// does. More than independentBatch are judged by one walk instead: a
+// commit is under another exactly when it is under (or is) a parent of
+// that other, so those a git rev-list of every commit's parents lists go,
+// at the cost of one walk of the history under them, whatever their number.
 func (o *Objects) Independent(commits []object.ID) ([]object.ID, error) {
 	seen := map[object.ID]bool{}
 	commits = slices.DeleteFunc(slices.Clone(commits), func(c object.ID) bool {
@@ -96,37 +98,30 @@ func (o *Objects) Independent(commits []object.ID) ([]object.ID, error) {
 		return again
 	})
 	if len(commits) <= independentBatch {
-		return o.independent(commits)
-	}
-	half := max(independentBatch/2, 1)
-	under := map[object.ID]bool{}
-	for i := 0; i < len(commits); i += half {
-		for j := i + half; j < len(commits); j += half {
-			pair := slices.Concat(commits[i:min(i+half, len(commits))], commits[j:min(j+half, len(commits))])
-			kept, err := o.independent(pair)
-			if err != nil {
-				return nil, err
-			}
-			for _, c := range pair {
-				under[c] = under[c] || !slices.Contains(kept, c)
-			}
+		args := []string{"merge-base", "--independent"}
+		for _, c := range commits {
+			args = append(args, c.String())
 		}
+		return o.ids("", args...)
 	}
-	return slices.DeleteFunc(commits, func(c object.ID) bool { return under[c] }), nil
-}
-
-// independent is one git merge-base --independent of commits.
-func (o *Objects) independent(commits []object.ID) ([]object.ID, error) {
-	args := []string{"merge-base", "--independent"}
+	var parents strings.Builder
 	for _, c := range commits {
-		args = append(args, c.String())
+		parents.WriteString(c.String() + "^@\n")
 	}
-	return o.ids(args...)
+	under, err := o.ids(parents.String(), "rev-list", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range under {
+		seen[c] = false
+	}
+	return slices.DeleteFunc(commits, func(c object.ID) bool { return !seen[c] }), nil
 }
 
-// ids runs git in the object store and reads the ids it writes.
-func (o *Objects) ids(args ...string) ([]object.ID, error) {
-	out, err := Git("", append([]string{"--git-dir", o.commonDir}, args...)...)
+// ids runs git in the object store, with input on its standard input,
+// and reads the ids it writes.
+func (o *Objects) ids(input string, args ...string) ([]object.ID, error) {
+	out, err := GitInput("", input, append([]string{"--git-dir", o.commonDir}, args...)...)
 	if err != nil {
 		return nil, err
 	}
