@@ -77,6 +77,21 @@ func (e *UnknownIssueError) Error() string {
 	return fmt.Sprintf("issue %s is not in %s; check the id (or create the issue first)", e.IssueID, e.File)
 }
 
+// TooManyError refuses an assignment that would make more active at once
+// than records.MaxActiveAssignments: other clones would set aside, as a
+// flood, the ledger that brought it.
+type TooManyError struct{ Active int }
+
+func (e *TooManyError) Error() string { return e.Text().String() }
+
+// Text is the refusal's message, which names a call, for a front end to
+// say in its own words.
+func (e *TooManyError) Text() wording.Text {
+	return wording.Textf("nothing was assigned: %d assignments are active in this repository (every droid's), past the %d git-queen "+
+		"holds at once (each assign and ready reads them all); end those that are done (%s lists them)",
+		e.Active, records.MaxActiveAssignments, wording.Run("assignments"))
+}
+
 // Request asks for an issue to be assigned.
 type Request struct {
 	IssueID  string
@@ -159,7 +174,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 			return res, err
 		}
 	}
-	active, err := a.activeFor(req.IssueID)
+	active, all, err := a.activeFor(req.IssueID)
 	if err != nil {
 		return res, err
 	}
@@ -178,6 +193,9 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 				return res, err
 			}
 		}
+	}
+	if all-len(active) >= records.MaxActiveAssignments { // those it ends make room for it
+		return res, &TooManyError{Active: all}
 	}
 	var lines []any
 	stolen := !req.Force && req.Steal != nil
@@ -289,7 +307,7 @@ func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 		status = records.AssignmentCompleted
 	}
 	err := a.S.Update(func(tx *jsonl.Tx) error {
-		active, err := a.activeFor(req.IssueID)
+		active, _, err := a.activeFor(req.IssueID)
 		if err != nil {
 			return err
 		}
@@ -382,14 +400,33 @@ func (a *Store) latest() ([]version, []jsonl.Problem, error) {
 	return out, problems, nil
 }
 
-func (a *Store) activeFor(issueID string) ([]version, error) {
-	all, _, err := a.latest()
-	if err != nil {
-		return nil, err
+// ActiveVersion reads a version's id and whether it is active, without
+// decoding the rest (a sync's flood check counts every line it is
+// brought); ok is false for a line that is not a version.
+func ActiveVersion(line []byte) (id string, active, ok bool) {
+	var vals [2][]byte
+	if jsonline.ObjectFields(line, idAndStatus, vals[:]) != nil {
+		return "", false, false
 	}
-	return slices.DeleteFunc(all, func(v version) bool {
-		return v.IssueID != issueID || v.Status != records.AssignmentActive
-	}), nil
+	id, ok = jsonline.String(vals[0])
+	status, _ := jsonline.String(vals[1])
+	return id, status == records.AssignmentActive, ok
+}
+
+var idAndStatus = []string{jsonline.DefaultKey, "status"}
+
+// activeFor returns the active assignments of an issue, and how many are
+// active in all.
+func (a *Store) activeFor(issueID string) (of []version, all int, err error) {
+	versions, _, err := a.latest()
+	for _, v := range versions {
+		if v.Status == records.AssignmentActive {
+			if all++; v.IssueID == issueID {
+				of = append(of, v)
+			}
+		}
+	}
+	return of, all, err
 }
 
 // checkIssueExists looks the issue up in the beads issue file of the

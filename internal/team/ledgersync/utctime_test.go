@@ -8,7 +8,6 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/format/schema"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
-	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // Seed 002 writes every time in UTC ("...Z"), and the stores check of
@@ -18,11 +17,8 @@ import (
 // could do (one without a zone was set aside already); such versions are now set aside by the time rule, named in
 // the note, and every clone's store stays valid.
 func TestVersionsWithTimesOutOfUTCAreSetAside(t *testing.T) {
-	a, b, _, c := twoClones(t)
-	a.send(t, "ann", "bob", "x")
-	a.sync(t)
-	b.sync(t)
-	lines := ledger.Lines{
+	_, b, _, push := twoSyncedClones(t)
+	push(ledger.Lines{
 		records.MessagesFile: {[]byte(`{"id":"qm-01KB0000000000000000000001","created_at":"2026-11-23T13:00:00+02:00","updated_at":"2026-11-23T13:00:00+02:00",` +
 			`"from":"ann","to":"bob","subject":"s","body":"b","importance":"normal","read":false,"updated_by":"ann"}`),
 			[]byte(`{"id":"qm-01KB0000000000000000000004","created_at":"2026-11-23T11:00:00","updated_at":"2026-11-23T11:00:00",` +
@@ -31,12 +27,7 @@ func TestVersionsWithTimesOutOfUTCAreSetAside(t *testing.T) {
 			`"issue_id":"bd-1","droid":"ann","assigned_by":"ann","status":"active","updated_by":"ann"}`)},
 		records.ReservationsFile: {[]byte(`{"id":"qr-01KB0000000000000000000003","created_at":"2026-11-23T11:00:00Z","updated_at":"2026-11-23T11:00:00Z",` +
 			`"expires_at":"2026-11-23T14:00:00+01:00","pattern":"z/**","droid":"ann","status":"active","exclusive":true,"updated_by":"ann"}`)},
-	}
-	pushed, err := a.sy.ledger.Record(a.tip(t), lines, ledger.Signature{Name: "mallory", Email: "m@x", When: c.t}, "offsets")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testgit.Run(t, a.dir, "push", "-q", "origin", pushed.String()+":"+ledger.Ref)
+	})
 
 	res := b.sync(t)
 	if len(res.SetAside) != 1 || res.SetAside[0].Rule != records.RuleTime || res.SetAside[0].Records != 4 {
