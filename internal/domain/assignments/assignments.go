@@ -400,6 +400,28 @@ func (a *Store) latest() ([]version, []jsonl.Problem, error) {
 	return out, problems, nil
 }
 
+// ActiveIDs are the ids of the assignments active now, every worktree's
+// and synced clone's: what a sync's flood check holds beside what a remote
+// brings. It reads their status alone, through the selection caches of a
+// named query; decoding each (List) cost a store of 100,000 ended
+// assignments 2 to 3 s.
+func (a *Store) ActiveIDs() (map[string]bool, error) {
+	sel, err := a.S.Select(records.AssignmentsFile, activeQuery)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]bool, len(sel.Entries))
+	for _, e := range sel.Entries {
+		ids[e.ID] = true
+	}
+	return ids, nil
+}
+
+var activeQuery = store.Query{Name: "assignments-active-v1", Query: jsonl.Query{Fields: idAndStatus[1:]}, Final: func(f [][]byte) bool {
+	status, _ := jsonline.String(f[0])
+	return status == records.AssignmentActive
+}}
+
 // ActiveVersion reads a version's id and whether it is active, without
 // decoding the rest (a sync's flood check counts every line it is
 // brought); ok is false for a line that is not a version.

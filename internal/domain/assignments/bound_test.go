@@ -39,3 +39,24 @@ func TestAssignPastTheBoundIsRefused(t *testing.T) {
 		t.Errorf("%d assignments active, want %d", n, records.MaxActiveAssignments)
 	}
 }
+
+// ActiveIDs, which a sync's flood check reads, are the ids List finds
+// active, from the cache of its query too.
+func TestActiveIDsAreWhatListFindsActive(t *testing.T) {
+	f := newFixture(t)
+	for _, issue := range []string{"bd-1", "bd-2", "bd-3"} {
+		if _, err := f.a.Assign(Request{IssueID: issue, Droid: "ann", By: "ann"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.a.Unassign("bd-2", "ann", true, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := f.a.ActiveIDs()
+		active, _, _ := f.a.List(Filter{})
+		if err != nil || len(got) != 2 || len(active) != 2 || !got[active[0].ID] || !got[active[1].ID] {
+			t.Fatalf("ActiveIDs %v (%v), List %+v", got, err, active)
+		}
+	}
+}

@@ -23,30 +23,25 @@ import (
 // own droid's name, chunks of honest size) would cost every command
 // seconds.
 func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
-	rs := &reservations.Store{S: s.S}
-	active, err := rs.Active(now)
+	err := s.floodOf(reservationFlood, local, commit, now, func() (held [2]map[string]bool, err error) {
+		rs := &reservations.Store{S: s.S}
+		active, err := rs.Active(now)
+		if err != nil {
+			return held, err
+		}
+		// Places in the queue hold nothing, but every reserve reads them
+		// all: they are bounded alike, on their own (a team may hold 4,096
+		// paths and wait for others).
+		waiting, err := rs.Waiting(now)
+		return [2]map[string]bool{idsOf(active), idsOf(waiting)}, err
+	})
 	if err != nil {
 		return err
 	}
-	// Places in the queue hold nothing, but every reserve reads them all:
-	// they are bounded alike, on their own (a team may hold 4,096 paths
-	// and wait for others).
-	waiting, err := rs.Waiting(now)
-	if err != nil {
-		return err
-	}
-	if err := s.floodOf(reservationFlood, [2]map[string]bool{idsOf(active), idsOf(waiting)}, local, commit, now); err != nil {
-		return err
-	}
-	assigned, _, err := (&assignments.Store{S: s.S}).List(assignments.Filter{})
-	if err != nil {
-		return err
-	}
-	held := make(map[string]bool, len(assigned))
-	for _, a := range assigned {
-		held[a.ID] = true
-	}
-	return s.floodOf(assignmentFlood, [2]map[string]bool{held}, local, commit, now)
+	return s.floodOf(assignmentFlood, local, commit, now, func() ([2]map[string]bool, error) {
+		held, err := (&assignments.Store{S: s.S}).ActiveIDs()
+		return [2]map[string]bool{held}, err
+	})
 }
 
 // floodBound is a log whose records git-queen holds at most bound of in
@@ -79,17 +74,19 @@ var (
 		reads: [2]string{"every assign and ready reads them all"}}
 )
 
-// floodOf is floodCheck of one bounded log, whose ids in each state here
-// are held. It reads the chunks of b.file the commit holds that local
-// does not (what the merge would read anyway, within the round's bound)
-// and counts the ids whose newest version there is in each state at now
-// and not already here.
-func (s *Syncer) floodOf(b floodBound, held [2]map[string]bool, local, commit object.ID, now time.Time) error {
+// floodOf is floodCheck of one bounded log. It reads the chunks of b.file
+// the commit holds that local does not (what the merge would read anyway,
+// within the round's bound) and counts the ids whose newest version there
+// is in each state at now and not already here (held, asked only of a
+// commit that brings such chunks: a store of 100,000 ended assignments
+// takes half a second to say which are active).
+func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, held func() ([2]map[string]bool, error)) error {
 	// Chunk by chunk, in the ledger's order (by month): an honest history
 	// ends what it began soon after, so the ids live so far stay few;
 	// past twice the bound it is a flood whatever follows, and the
 	// reading stops there.
-	count := newLiveCount(b.live, held, now)
+	var count *liveCount
+	var here [2]map[string]bool
 	stop := errors.New("flood")
 	// A chunk none of whose lines reads as a version is dropped by the
 	// walk's readers, not held read ahead.
@@ -102,6 +99,13 @@ func (s *Syncer) floodOf(b floodBound, held [2]map[string]bool, local, commit ob
 		return nil
 	}
 	err := ledger.EachChangeOf(s.ledger, b.file, local, commit, anyVersion, func(chunk []byte) error {
+		if count == nil {
+			var err error
+			if here, err = held(); err != nil {
+				return err
+			}
+			count = newLiveCount(b.live, here, now)
+		}
 		if count.add(ledger.LinesOf(chunk)); max(count.n[0], count.n[1]) > 2*b.bound {
 			return stop
 		}
@@ -111,15 +115,18 @@ func (s *Syncer) floodOf(b floodBound, held [2]map[string]bool, local, commit ob
 	if err != nil && !stopped {
 		return err
 	}
+	if count == nil {
+		return nil // nothing of b.file changed
+	}
 	atLeast := ""
 	if stopped {
 		atLeast = "at least "
 	}
 	for i, n := range count.n {
-		if b.more[i] != "" && len(held[i])+n > b.bound {
+		if b.more[i] != "" && len(here[i])+n > b.bound {
 			return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
 				"it would "+b.more[i]+", past the %d git-queen holds at once (%s): a flood, set aside whole",
-				atLeast, n, len(held[i]), b.bound, b.reads[i])}
+				atLeast, n, len(here[i]), b.bound, b.reads[i])}
 		}
 	}
 	return nil
