@@ -27,7 +27,7 @@ var spelledOutside = []struct{ file, literal, why string }{
 	{"internal/front/mcpserver/tools.go", "assignments", "the MCP tool and the command it runs"},
 	{"internal/domain/reservations/change.go", "reservations", "the word a --force refusal uses for the records it names"},
 	{"internal/domain/reservations/reservations.go", "reservations", "the `reservations` command a refusal tells the reader to run"},
-	{"internal/domain/assignments/assignments.go", "assignments", "the `assignments` command a refusal tells the reader to run"},
+	{"internal/domain/assignments/bound.go", "assignments", "the `assignments` command a refusal tells the reader to run"},
 	{"internal/team/setup/doublework.go", "assignments", "the name of a doctor check"},
 	{"scripts/bench/genstore/main.go", "messages", "a flag's name"},
 	{"scripts/bench/genstore/main.go", "reservations", "a flag's name"},
