@@ -159,7 +159,7 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 			return res, err
 		}
 	}
-	active, err := a.activeFor(req.IssueID)
+	active, all, err := a.activeFor(req.IssueID)
 	if err != nil {
 		return res, err
 	}
@@ -178,6 +178,9 @@ func (a *Store) AssignIn(tx *jsonl.Tx, req Request) (Result, error) {
 				return res, err
 			}
 		}
+	}
+	if all-len(active) >= records.MaxActiveAssignments { // those it ends make room for it
+		return res, &TooManyError{Active: all}
 	}
 	var lines []any
 	stolen := !req.Force && req.Steal != nil
@@ -289,7 +292,7 @@ func (a *Store) End(req UnassignRequest) (Unassigned, error) {
 		status = records.AssignmentCompleted
 	}
 	err := a.S.Update(func(tx *jsonl.Tx) error {
-		active, err := a.activeFor(req.IssueID)
+		active, _, err := a.activeFor(req.IssueID)
 		if err != nil {
 			return err
 		}
@@ -382,14 +385,18 @@ func (a *Store) latest() ([]version, []jsonl.Problem, error) {
 	return out, problems, nil
 }
 
-func (a *Store) activeFor(issueID string) ([]version, error) {
-	all, _, err := a.latest()
-	if err != nil {
-		return nil, err
+// activeFor returns the active assignments of an issue, and how many are
+// active in all.
+func (a *Store) activeFor(issueID string) (of []version, all int, err error) {
+	versions, _, err := a.latest()
+	for _, v := range versions {
+		if v.Status == records.AssignmentActive {
+			if all++; v.IssueID == issueID {
+				of = append(of, v)
+			}
+		}
 	}
-	return slices.DeleteFunc(all, func(v version) bool {
-		return v.IssueID != issueID || v.Status != records.AssignmentActive
-	}), nil
+	return of, all, err
 }
 
 // checkIssueExists looks the issue up in the beads issue file of the

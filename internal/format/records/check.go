@@ -30,7 +30,7 @@ import (
 //     importance, read; assignments: id, created_at, updated_at,
 //     issue_id, droid, assigned_by, status; reservations: id, created_at,
 //     expires_at, pattern, droid, status, exclusive); strings, booleans
-//     and times (RFC 3339, as ParseTime reads) where they belong, null
+//     and times (RFC 3339 in UTC, as ParseUTC reads) where they belong, null
 //     only for an optional field; updated_at not before created_at.
 //   - id: the log's prefix (qm-, qa-, qr-) and a 26-character ULID, as
 //     git-queen and QueenBee (seed 002) both mint them; nothing else.
@@ -359,10 +359,10 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is not true or false", name) })
 		}
 	case kTime:
-		t, ok := ParseTime(value)
+		t, ok := ParseUTC(value)
 		if !ok {
 			return v.fail(RuleTime, func() string {
-				return fmt.Sprintf("%s %s is not an RFC 3339 time like 2026-11-22T12:00:00Z", name, quote(string(value)))
+				return fmt.Sprintf("%s %s is not an RFC 3339 time in UTC like 2026-11-22T12:00:00Z", name, quote(string(value)))
 			})
 		}
 		v.time[f] = t

@@ -108,7 +108,6 @@ func TestCheckVersion(t *testing.T) {
 			build(baseMessage, del("updated_at"), del("updated_by"), set("issue_id", "null"), set("reply_to", "null"), set("read_at", "null")), ""},
 		{"QueenBee reservation: no updated_at", ReservationsFile, build(baseReservation, del("updated_at"), del("updated_by"), set("released_at", "null")), ""},
 		{"unknown fields are kept, not judged", AssignmentsFile, build(baseAssignment, add("labels", `[1,{"a":null}]`), add("x_droid", "7")), ""},
-		{"times with an offset", MessagesFile, build(baseMessage, set("created_at", `"2026-11-22T14:00:00+02:00"`), set("updated_at", t0)), ""},
 		{"lower-case ULID", MessagesFile, build(baseMessage, set("id", q("qm-"+strings.ToLower(ulid1)))), ""},
 
 		// size
@@ -154,6 +153,7 @@ func TestCheckVersion(t *testing.T) {
 
 		// time
 		{"time: created_at not a time", MessagesFile, build(baseMessage, set("created_at", q("yesterday"))), RuleTime},
+		{"time: an offset, not UTC (seed 002; validate refuses it)", MessagesFile, build(baseMessage, set("created_at", `"2026-11-22T14:00:00+02:00"`), set("updated_at", t0)), RuleTime},
 		{"time: expires_at without a zone", ReservationsFile, build(baseReservation, set("expires_at", q("2026-11-22T14:00:00"))), RuleTime},
 		{"time: updated before created", AssignmentsFile, build(baseAssignment, set("updated_at", `"2026-11-22T11:59:59.999Z"`)), RuleTime},
 

@@ -64,7 +64,7 @@ const (
 	RuleKey        = "key"        // a field twice, or spelled so that some readers take it for another
 	RuleRequired   = "required"   // a field every version has is missing
 	RuleType       = "type"       // a field of the wrong JSON type
-	RuleTime       = "time"       // a time records.ParseTime cannot read, or updated before created
+	RuleTime       = "time"       // a time records.ParseUTC cannot read (not RFC 3339 in UTC), or updated before created
 	RuleID         = "id"         // not the log's prefix and a ULID
 	RuleDroid      = "droid"      // a droid name ValidateDroid refuses
 	RuleSubject    = "subject"    // over MaxSubject characters, or more than one line

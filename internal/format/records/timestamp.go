@@ -10,8 +10,18 @@ import (
 // time.Parse(time.RFC3339Nano) does. The form git-queen writes (UTC, "Z",
 // up to nine fraction digits) is read in place without allocating, in
 // half the time of unquoting and time.Parse, which matters because the
-// hook judges the expiry of every reservation.
-func ParseTime(raw []byte) (time.Time, bool) {
+// hook judges the expiry of every reservation. Readers take a time at an
+// offset too; the rule every version obeys takes ParseUTC's alone.
+func ParseTime(raw []byte) (time.Time, bool) { return readTime(raw, false) }
+
+// ParseUTC is ParseTime for a time in UTC as seed 002 writes every one
+// (UTCShape: 2026-11-28T10:00:00Z, ...00.123Z), and as the schemas ask of
+// every time a log holds: the one form of time CheckVersion admits, so
+// that a version a sync applies never fails validation of the store
+// (2026-11-28T10:00:00+02:00 read as RFC 3339 did).
+func ParseUTC(raw []byte) (time.Time, bool) { return readTime(raw, true) }
+
+func readTime(raw []byte, utc bool) (time.Time, bool) {
 	if n := len(raw); n > 2 && raw[0] == '"' && raw[n-1] == '"' {
 		// The common form has no escapes: read it in place.
 		if t, ok := parseUTC(raw[1 : n-1]); ok {
@@ -19,11 +29,39 @@ func ParseTime(raw []byte) (time.Time, bool) {
 		}
 	}
 	s, ok := jsonline.String(raw)
-	if !ok {
+	if !ok || utc && !UTCShape(s) {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
+}
+
+// UTCShape says whether s has the shape of a time in UTC, the schemas'
+// pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$;
+// ParseUTC and the schemas' validators both ask it.
+func UTCShape(s string) bool {
+	const shape = "0000-00-00T00:00:00" // '0' stands for any digit
+	if len(s) < 20 || s[len(s)-1] != 'Z' {
+		return false
+	}
+	for i := range len(shape) {
+		if c := s[i]; shape[i] == '0' && (c < '0' || c > '9') || shape[i] != '0' && c != shape[i] {
+			return false
+		}
+	}
+	frac := s[19 : len(s)-1]
+	if frac == "" {
+		return true
+	}
+	if frac[0] != '.' || len(frac) < 2 {
+		return false
+	}
+	for i := 1; i < len(frac); i++ {
+		if frac[i] < '0' || frac[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseUTC parses "YYYY-MM-DDTHH:MM:SS[.F]Z", F one to nine digits, and

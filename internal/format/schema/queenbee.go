@@ -35,7 +35,7 @@ func idCheck(prefix string) func(*checker, string, []byte) {
 // "format" alone; one that is, but not in the UTC shape, fails "pattern".
 func utcCheck(c *checker, name string, v []byte) {
 	s, _ := view(v)
-	if !utcShape(s) {
+	if !records.UTCShape(s) {
 		if !validDateTime(s) {
 			c.addf(name, "format", "%q is not a date and time; want RFC 3339 in UTC like 2026-02-09T20:00:00Z", s)
 			return
@@ -56,33 +56,7 @@ func utcCheck(c *checker, name string, v []byte) {
 	}
 }
 
-// utcShape matches ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$.
-func utcShape(s string) bool {
-	const shape = "0000-00-00T00:00:00" // '0' stands for any digit
-	if len(s) < 20 || s[len(s)-1] != 'Z' {
-		return false
-	}
-	for i := range len(shape) {
-		if c := s[i]; shape[i] == '0' && (c < '0' || c > '9') || shape[i] != '0' && c != shape[i] {
-			return false
-		}
-	}
-	frac := s[19 : len(s)-1]
-	if frac == "" {
-		return true
-	}
-	if frac[0] != '.' || len(frac) < 2 {
-		return false
-	}
-	for i := 1; i < len(frac); i++ {
-		if frac[i] < '0' || frac[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// validDate checks the YYYY-MM-DD of a string utcShape accepted, as
+// validDate checks the YYYY-MM-DD of a string records.UTCShape accepted, as
 // time.Parse("2006-01-02") would (month 1 to 12, a day the month has).
 func validDate(s string) bool {
 	y := twoDigits(s)*100 + twoDigits(s[2:])

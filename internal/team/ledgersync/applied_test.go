@@ -118,13 +118,13 @@ func TestNewestOnlyAcrossChunks(t *testing.T) {
 
 // vet takes a version's id and time from the rules' own reading of it
 // where it can: the same id and time versionOf reads, on versions another
-// tool may write (an offset, an escaped key, a time field the log does
+// tool may write (ten fraction digits, an escaped key, a time field the log does
 // not define, no updated_at at all).
 func TestVetReadsWhatVersionOfReads(t *testing.T) {
 	id := ids.NewMessage()
 	base := `"id":"` + id + `","created_at":"2026-11-01T00:00:00Z","from":"ann","to":"bob","subject":"s","body":"b","importance":"normal","read":false`
 	lines := [][]byte{
-		[]byte(`{` + base + `,"updated_at":"2026-11-04T10:00:00.5+02:00"}`),
+		[]byte(`{` + base + `,"updated_at":"2026-11-04T08:00:00.5000000001Z"}`),
 		[]byte(`{` + base + `,"updat\u0065d_at":"2026-11-04T10:00:00Z"}`),
 		[]byte(`{` + base + `,"updated_at":"2026-11-04T10:00:00Z","released_at":"2026-11-09T00:00:00Z"}`),
 		[]byte(`{` + base + `,"released_at":"2026-11-09T00:00:00Z"}`),

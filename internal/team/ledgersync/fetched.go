@@ -204,14 +204,11 @@ func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
 	if err != nil {
 		return lines, err
 	}
-	count := newLiveCount(nil, nil, now)
+	count := newLiveCount(reservationFlood.live, [2]map[string]bool{}, now)
 	count.add(slices.Values(lines))
-	for _, n := range []struct {
-		n    int
-		what string
-	}{{count.active, "active reservations"}, {count.waiting, "places in the queue"}} {
-		if n.n > records.MaxActiveReservations {
-			return lines, &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", n.n, n.what)}
+	for i, what := range []string{"active reservations", "places in the queue"} {
+		if count.n[i] > records.MaxActiveReservations {
+			return lines, &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", count.n[i], what)}
 		}
 	}
 	return lines, nil

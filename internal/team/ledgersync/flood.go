@@ -7,6 +7,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
@@ -14,44 +15,98 @@ import (
 )
 
 // floodCheck sets aside, as a whole, a remote commit that would make more
-// reservations active here than records.MaxActiveReservations: every
-// check and commit reads each active reservation, so a push of a million
-// well-formed ones (each in its own droid's name, chunks of honest size)
-// would cost every command seconds. It reads the reservation chunks the
-// commit holds that local does not (what the merge would read anyway,
-// within the round's bound) and counts the ids whose newest version there
-// holds at now and are not active here already.
+// records live here than git-queen holds at once (floodBound): more
+// reservations active than records.MaxActiveReservations, or places in the
+// queue; more assignments active than records.MaxActiveAssignments. Every
+// check and commit reads each active reservation, every assign and ready
+// each assignment, so a push of a million well-formed ones (each in its
+// own droid's name, chunks of honest size) would cost every command
+// seconds.
 func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
-	rs := &reservations.Store{S: s.S}
-	active, err := rs.Active(now)
+	err := s.floodOf(reservationFlood, local, commit, now, func() (held [2]map[string]bool, err error) {
+		rs := &reservations.Store{S: s.S}
+		active, err := rs.Active(now)
+		if err != nil {
+			return held, err
+		}
+		// Places in the queue hold nothing, but every reserve reads them
+		// all: they are bounded alike, on their own (a team may hold 4,096
+		// paths and wait for others).
+		waiting, err := rs.Waiting(now)
+		return [2]map[string]bool{idsOf(active), idsOf(waiting)}, err
+	})
 	if err != nil {
 		return err
 	}
-	// Places in the queue hold nothing, but every reserve reads them all:
-	// they are bounded alike, on their own (a team may hold 4,096 paths
-	// and wait for others).
-	waiting, err := rs.Waiting(now)
-	if err != nil {
-		return err
-	}
+	return s.floodOf(assignmentFlood, local, commit, now, func() ([2]map[string]bool, error) {
+		held, err := (&assignments.Store{S: s.S}).ActiveIDs()
+		return [2]map[string]bool{held}, err
+	})
+}
+
+// floodBound is a log whose records git-queen holds at most bound of in
+// each of (up to) two states at once: what floodCheck counts.
+type floodBound struct {
+	file  string
+	bound int
+	// live reads a version's id and whether it is in each state at now;
+	// ok is false for a line that is not a version.
+	live func(line []byte, now time.Time) (id string, in [2]bool, ok bool)
+	// more says, of each state, "more ... here, beside the %d that are"
+	// and what reads them all ("" for a state the log does not have).
+	more, reads [2]string
+}
+
+var (
+	reservationFlood = floodBound{file: records.ReservationsFile, bound: records.MaxActiveReservations,
+		live: func(line []byte, now time.Time) (string, [2]bool, bool) {
+			id, active, waiting, ok := reservations.LiveVersion(line, now)
+			return id, [2]bool{active, waiting}, ok
+		},
+		more:  [2]string{"make %s%d more reservations active here, beside the %d that are", "put %s%d more places in the queue here, beside the %d there are"},
+		reads: [2]string{"every check reads them all", "every reserve reads them all"}}
+	assignmentFlood = floodBound{file: records.AssignmentsFile, bound: records.MaxActiveAssignments,
+		live: func(line []byte, _ time.Time) (string, [2]bool, bool) {
+			id, active, ok := assignments.ActiveVersion(line)
+			return id, [2]bool{active}, ok
+		},
+		more:  [2]string{"make %s%d more assignments active here, beside the %d that are"},
+		reads: [2]string{"every assign and ready reads them all"}}
+)
+
+// floodOf is floodCheck of one bounded log. It reads the chunks of b.file
+// the commit holds that local does not (what the merge would read anyway,
+// within the round's bound) and counts the ids whose newest version there
+// is in each state at now and not already here (held, asked only of a
+// commit that brings such chunks: a store of 100,000 ended assignments
+// takes half a second to say which are active).
+func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, held func() ([2]map[string]bool, error)) error {
 	// Chunk by chunk, in the ledger's order (by month): an honest history
-	// releases what it granted soon after, so the ids active so far stay
-	// few; past twice the bound it is a flood whatever follows, and the
+	// ends what it began soon after, so the ids live so far stay few;
+	// past twice the bound it is a flood whatever follows, and the
 	// reading stops there.
-	count := newLiveCount(idsOf(active), idsOf(waiting), now)
+	var count *liveCount
+	var here [2]map[string]bool
 	stop := errors.New("flood")
-	// A chunk none of whose lines reads as a reservation version is
-	// dropped by the walk's readers, not held read ahead.
+	// A chunk none of whose lines reads as a version is dropped by the
+	// walk's readers, not held read ahead.
 	anyVersion := func(c ledger.Chunk) []byte {
 		for line := range ledger.LinesOf(c.Data) {
-			if _, _, _, ok := reservations.LiveVersion(line, now); ok {
+			if _, _, ok := b.live(line, now); ok {
 				return c.Data
 			}
 		}
 		return nil
 	}
-	err = ledger.EachChangeOf(s.ledger, records.ReservationsFile, local, commit, anyVersion, func(chunk []byte) error {
-		if count.add(ledger.LinesOf(chunk)); count.active > 2*records.MaxActiveReservations || count.waiting > 2*records.MaxActiveReservations {
+	err := ledger.EachChangeOf(s.ledger, b.file, local, commit, anyVersion, func(chunk []byte) error {
+		if count == nil {
+			var err error
+			if here, err = held(); err != nil {
+				return err
+			}
+			count = newLiveCount(b.live, here, now)
+		}
+		if count.add(ledger.LinesOf(chunk)); max(count.n[0], count.n[1]) > 2*b.bound {
 			return stop
 		}
 		return nil
@@ -60,19 +115,19 @@ func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
 	if err != nil && !stopped {
 		return err
 	}
-	n, atLeast := count.active, ""
+	if count == nil {
+		return nil // nothing of b.file changed
+	}
+	atLeast := ""
 	if stopped {
 		atLeast = "at least "
 	}
-	if len(active)+n > records.MaxActiveReservations {
-		return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
-			"it would make %s%d more reservations active here, beside the %d that are, past the %d git-queen holds at once "+
-				"(every check reads them all): a flood, set aside whole", atLeast, n, len(active), records.MaxActiveReservations)}
-	}
-	if n := count.waiting; len(waiting)+n > records.MaxActiveReservations {
-		return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
-			"it would put %s%d more places in the queue here, beside the %d there are, past the %d git-queen holds at once "+
-				"(every reserve reads them all): a flood, set aside whole", atLeast, n, len(waiting), records.MaxActiveReservations)}
+	for i, n := range count.n {
+		if b.more[i] != "" && len(here[i])+n > b.bound {
+			return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
+				"it would "+b.more[i]+", past the %d git-queen holds at once (%s): a flood, set aside whole",
+				atLeast, n, len(here[i]), b.bound, b.reads[i])}
+		}
 	}
 	return nil
 }
@@ -86,44 +141,44 @@ func idsOf(rs []reservations.Live) map[string]bool {
 	return ids
 }
 
-// liveCount counts, over the lines added to it, the reservation ids whose
-// newest version holds at now (active, but for the ids in skipActive) and
-// those whose newest version is a place in the queue at now (waiting, but
-// for those in skipWaiting); of versions with the same newest time, an id
-// counts when any of them does (readers keep the one of larger bytes: the
-// count may be one more per such id, never fewer). It keeps of each id a
-// hash and its newest version's time and states, not the id and a
-// formatted time: a push of a million distinct ids, valid or not, costs it
-// tens of megabytes, not hundreds. Two ids whose hashes collide (one chance in 2^64 a pair, with
-// a seed no one outside the process knows) count as one.
+// liveCount counts, over the lines added to it, the ids whose newest
+// version is in each state at now (live; but for the ids skip holds of
+// that state); of versions with the same newest time, an id counts when
+// any of them does (readers keep the one of larger bytes: the count may be
+// one more per such id, never fewer). It keeps of each id a hash and its
+// newest version's time and states, not the id and a formatted time: a
+// push of a million distinct ids, valid or not, costs it tens of
+// megabytes, not hundreds. Two ids whose hashes collide (one chance in
+// 2^64 a pair, with a seed no one outside the process knows) count as one.
 type liveCount struct {
-	skipActive, skipWaiting map[string]bool
-	now                     time.Time
-	seed                    maphash.Seed
-	newest                  map[uint64]versionState
-	active, waiting         int
+	live   func(line []byte, now time.Time) (id string, in [2]bool, ok bool)
+	skip   [2]map[string]bool
+	now    time.Time
+	seed   maphash.Seed
+	newest map[uint64]versionState
+	n      [2]int
 }
 
 // versionState is an id's newest version so far: its time (zero, the
-// earliest, when it has none) and what it is at now.
+// earliest, when it has none) and the states it is in at now.
 type versionState struct {
-	at              stamp
-	active, waiting bool
+	at stamp
+	in [2]bool
 }
 
-func newLiveCount(skipActive, skipWaiting map[string]bool, now time.Time) *liveCount {
-	return &liveCount{skipActive: skipActive, skipWaiting: skipWaiting, now: now, seed: maphash.MakeSeed(), newest: map[uint64]versionState{}}
+func newLiveCount(live func([]byte, time.Time) (string, [2]bool, bool), skip [2]map[string]bool, now time.Time) *liveCount {
+	return &liveCount{live: live, skip: skip, now: now, seed: maphash.MakeSeed(), newest: map[uint64]versionState{}}
 }
 
 // add counts lines in.
 func (c *liveCount) add(lines iter.Seq[[]byte]) {
 	for line := range lines {
-		id, active, waiting, ok := reservations.LiveVersion(line, c.now)
+		id, in, ok := c.live(line, c.now)
 		if !ok {
 			continue
 		}
-		countActive, countWaiting := !c.skipActive[id], !c.skipWaiting[id]
-		if !countActive && !countWaiting {
+		counts := [2]bool{!c.skip[0][id], !c.skip[1][id]}
+		if !counts[0] && !counts[1] {
 			continue
 		}
 		at := stampOf(records.VersionTime(line))
@@ -132,20 +187,19 @@ func (c *liveCount) add(lines iter.Seq[[]byte]) {
 		if seen && at.before(old.at) {
 			continue
 		}
-		if seen && at == old.at {
-			// Readers keep the larger bytes of equal times, which this
-			// count does not hold: the id counts when either does. It
-			// counted the later line, and a push that followed each id's
-			// active version with a smaller, expired one hid a flood.
-			active, waiting = active || old.active, waiting || old.waiting
+		for i := range in {
+			if seen && at == old.at {
+				// Readers keep the larger bytes of equal times, which this
+				// count does not hold: the id counts when either does. It
+				// counted the later line, and a push that followed each id's
+				// active version with a smaller, expired one hid a flood.
+				in[i] = in[i] || old.in[i]
+			}
+			if counts[i] {
+				c.n[i] += b2i(in[i]) - b2i(old.in[i])
+			}
 		}
-		if countActive {
-			c.active += b2i(active) - b2i(old.active)
-		}
-		if countWaiting {
-			c.waiting += b2i(waiting) - b2i(old.waiting)
-		}
-		c.newest[h] = versionState{at, active, waiting}
+		c.newest[h] = versionState{at, in}
 	}
 }
 

@@ -91,14 +91,14 @@ func TestLiveCountAgreesWithTheTextRule(t *testing.T) {
 			id, _, waiting, ok := reservations.LiveVersion(l, now)
 			return id, waiting, ok
 		})
-		c := newLiveCount(skipActive, skipWaiting, now)
+		c := newLiveCount(reservationFlood.live, [2]map[string]bool{skipActive, skipWaiting}, now)
 		// In two parts, as chunks come.
 		half := len(lines) / 2
 		c.add(slices.Values(lines[:half]))
 		c.add(slices.Values(lines[half:]))
-		if c.active != wantActive || c.waiting != wantWaiting {
+		if c.n[0] != wantActive || c.n[1] != wantWaiting {
 			t.Fatalf("seed %d: %d active and %d waiting, the text rule %d and %d, over:\n%s",
-				seed, c.active, c.waiting, wantActive, wantWaiting, bytes.Join(lines, []byte("\n")))
+				seed, c.n[0], c.n[1], wantActive, wantWaiting, bytes.Join(lines, []byte("\n")))
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/git-queen/git-queen/internal/domain/reservations"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
-	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // The flood check kept, of two versions of an id written at the same
@@ -18,10 +17,7 @@ import (
 // and the sync applied them all. At an equal time the check now counts
 // an id active when any of its newest versions is.
 func TestAFloodHiddenByEqualTimesIsSetAside(t *testing.T) {
-	a, b, _, c := twoClones(t)
-	a.send(t, "ann", "bob", "x")
-	a.sync(t)
-	b.sync(t)
+	_, b, c, push := twoSyncedClones(t)
 	written := c.t.Add(-2 * time.Hour).Format(time.RFC3339Nano)
 	version := func(i int, expires time.Time) []byte {
 		return fmt.Appendf(nil, `{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":"z%d/**","droid":"m%d","status":"active","exclusive":true}`,
@@ -35,13 +31,7 @@ func TestAFloodHiddenByEqualTimesIsSetAside(t *testing.T) {
 		}
 		lines = append(lines, active, expired)
 	}
-	tip := a.tip(t)
-	flood, err := a.sy.ledger.Record(tip, ledger.Lines{records.ReservationsFile: lines},
-		ledger.Signature{Name: "mallory", Email: "m@x", When: c.t}, "flood")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testgit.Run(t, a.dir, "push", "-q", "origin", flood.String()+":"+ledger.Ref)
+	flood := push(ledger.Lines{records.ReservationsFile: lines})
 
 	res := b.sync(t)
 	if len(res.SetAside) != 1 || res.SetAside[0].Commit != flood.String() {

@@ -256,6 +256,25 @@ func twoClones(t *testing.T) (a, b *clone, r testgit.Remote, c *clock) {
 	return newClone(t, r, c), newClone(t, r, c), r, c
 }
 
+// twoSyncedClones are twoClones that share a ledger (ann's message to
+// bob), and a's push of a commit mallory records on it with lines: a
+// hostile push, for b's next sync to meet.
+func twoSyncedClones(t *testing.T) (a, b *clone, c *clock, push func(ledger.Lines) object.ID) {
+	t.Helper()
+	a, b, _, c = twoClones(t)
+	a.send(t, "ann", "bob", "x")
+	a.sync(t)
+	b.sync(t)
+	return a, b, c, func(lines ledger.Lines) object.ID {
+		pushed, err := a.sy.ledger.Record(a.tip(t), lines, ledger.Signature{Name: "mallory", Email: "m@x", When: c.t}, "mallory's")
+		if err != nil {
+			t.Fatal(err)
+		}
+		testgit.Run(t, a.dir, "push", "-q", "origin", pushed.String()+":"+ledger.Ref)
+		return pushed
+	}
+}
+
 // fetchLedgerByHand moves c's ledger ref to the remote's, as a fetch of
 // every ref by hand would.
 func (c *clone) fetchLedgerByHand(t *testing.T) {

@@ -14,6 +14,10 @@
 //
 //	go run ./scripts/bench/ledgergen -git-dir REMOTE.git -messages 0 -reservations 100
 //
+// Or N active assignments (each of its own issue, bd-gen-N), as a flood:
+//
+//	go run ./scripts/bench/ledgergen -git-dir REMOTE.git -messages 0 -assignments 1000000
+//
 // Append N fresh message versions, written now, to a live log (a
 // benchmark's --prepare step):
 //
@@ -31,6 +35,7 @@ import (
 	"log"
 	mrand "math/rand/v2"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -44,6 +49,7 @@ func main() {
 	out := flag.String("out", "", "write the versions to this file (replacing it)")
 	n := flag.Int("messages", 1000, "message versions")
 	nres := flag.Int("reservations", 0, "active reservations, written now (with -git-dir)")
+	nasg := flag.Int("assignments", 0, "active assignments, written now (with -git-dir)")
 	months := flag.Int("months", 4, "spread the versions evenly over this many months before now")
 	batch := flag.Int("batch", 10000, "versions per ledger commit (with -git-dir)")
 	droids := flag.Int("droids", 20, "droids")
@@ -54,8 +60,8 @@ func main() {
 			modes++
 		}
 	}
-	if modes != 1 || *n < 0 || *nres < 0 || *batch < 1 || *nres > 0 && *gitDir == "" {
-		log.Fatal("name one of -git-dir, -append, -out; -messages and -batch must be positive; -reservations goes with -git-dir")
+	if modes != 1 || *n < 0 || *nres < 0 || *nasg < 0 || *batch < 1 || (*nres > 0 || *nasg > 0) && *gitDir == "" {
+		log.Fatal("name one of -git-dir, -append, -out; -messages and -batch must be positive; -reservations and -assignments go with -git-dir")
 	}
 	now := time.Now().UTC()
 	g := &benchgen.Gen{Rng: mrand.New(mrand.NewPCG(42, uint64(now.UnixNano()))), Droids: *droids}
@@ -83,7 +89,7 @@ func main() {
 			}
 		})
 	default:
-		if err := record(*gitDir, *n, *nres, *batch, g, at, now); err != nil {
+		if err := record(*gitDir, *n, *nres, *nasg, *batch, g, at, now); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -93,7 +99,7 @@ func main() {
 // bytes a record.
 const messageBody = 250
 
-func record(gitDir string, n, nres, batch int, g *benchgen.Gen, at func(int) time.Time, now time.Time) error {
+func record(gitDir string, n, nres, nasg, batch int, g *benchgen.Gen, at func(int) time.Time, now time.Time) error {
 	l, err := ledger.Open(gitDir)
 	if err != nil {
 		return err
@@ -119,20 +125,27 @@ func record(gitDir string, n, nres, batch int, g *benchgen.Gen, at func(int) tim
 		}
 		i += k
 	}
-	if nres > 0 {
-		lines := make([][]byte, nres)
+	for _, others := range []struct {
+		file string
+		n    int
+		make func(*benchgen.Gen, time.Time) []byte
+	}{{records.ReservationsFile, nres, reservation}, {records.AssignmentsFile, nasg, assignment}} {
+		if others.n == 0 {
+			continue
+		}
+		lines := make([][]byte, others.n)
 		for i := range lines {
-			lines[i] = reservation(g, now)
+			lines[i] = others.make(g, now)
 		}
 		sig := ledger.Signature{Name: "droid-other", Email: "git-queen@" + host, When: now}
-		if tip, err = l.Record(tip, ledger.Lines{records.ReservationsFile: lines}, sig, fmt.Sprintf("queen: record %d reservations", nres)); err != nil {
+		if tip, err = l.Record(tip, ledger.Lines{others.file: lines}, sig, fmt.Sprintf("queen: record %d versions", others.n)); err != nil {
 			return err
 		}
 	}
 	if err := l.Refs().Update(ledger.Ref, start, tip); err != nil {
 		return err
 	}
-	fmt.Printf("%s %s: %d messages, %d reservations added\n", ledger.Ref, tip, n, nres)
+	fmt.Printf("%s %s: %d messages, %d reservations, %d assignments added\n", ledger.Ref, tip, n, nres, nasg)
 	return nil
 }
 
@@ -142,4 +155,13 @@ func reservation(g *benchgen.Gen, t time.Time) []byte {
 	ts := benchgen.Timestamp(t)
 	return fmt.Appendf(nil, `{"id":"%s","created_at":"%s","updated_at":"%s","expires_at":"%s","pattern":"%s","droid":"droid-other-%d","status":"active","exclusive":%t}`,
 		g.ID("qr-", t), ts, ts, benchgen.Timestamp(t.Add(2*time.Hour)), g.Pattern(), g.Rng.IntN(g.Droids), g.Rng.IntN(2) == 0)
+}
+
+// assignment is an active assignment of another droid, made at t, of an
+// issue of its own.
+func assignment(g *benchgen.Gen, t time.Time) []byte {
+	ts, id := benchgen.Timestamp(t), g.ID("qa-", t)
+	droid := fmt.Sprintf("droid-other-%d", g.Rng.IntN(g.Droids))
+	return fmt.Appendf(nil, `{"id":"%s","created_at":"%s","updated_at":"%s","issue_id":"bd-gen-%s","droid":"%s","assigned_by":"%s","status":"active","updated_by":"%s"}`,
+		id, ts, ts, strings.ToLower(id[len(id)-10:]), droid, droid, droid)
 }

@@ -1,0 +1,34 @@
+package ledgersync
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/git-queen/git-queen/internal/domain/assignments"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+)
+
+// A push of more active assignments than git-queen holds at once (each of
+// its own issue and droid, in chunks of honest size) was applied by every
+// clone that synced: a million made each assign, claim, ready and listing
+// there take 7 to 38 s and 1 to 2 GB. It is set aside whole, as a flood
+// of reservations is, and the clone keeps its own.
+func TestAFloodOfActiveAssignmentsIsSetAside(t *testing.T) {
+	_, b, c, push := twoSyncedClones(t)
+	written := c.t.Format("2006-01-02T15:04:05.000Z")
+	var lines [][]byte
+	for i := range records.MaxActiveAssignments + 10 {
+		lines = append(lines, fmt.Appendf(nil, `{"id":"qa-01KB%022d","created_at":%q,"updated_at":%q,"issue_id":"bd-%d","droid":"m%d","assigned_by":"m%d","status":"active","updated_by":"m%d"}`,
+			i, written, written, i, i, i, i))
+	}
+	flood := push(ledger.Lines{records.AssignmentsFile: lines})
+
+	res := b.sync(t)
+	if len(res.SetAside) != 1 || res.SetAside[0].Commit != flood.String() {
+		t.Errorf("set aside: %+v, want the flood", res.SetAside)
+	}
+	if active, _, err := (&assignments.Store{S: b.s}).List(assignments.Filter{}); err != nil || len(active) > records.MaxActiveAssignments {
+		t.Errorf("bob holds %d active assignments after the sync (%v), more than git-queen holds at once", len(active), err)
+	}
+}
