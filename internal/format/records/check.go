@@ -362,7 +362,11 @@ func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 		t, ok := ParseUTC(value)
 		if !ok {
 			return v.fail(RuleTime, func() string {
-				return fmt.Sprintf("%s %s is not an RFC 3339 time in UTC like 2026-11-22T12:00:00Z", name, quote(string(value)))
+				shown := quote(string(value)) // not a string: its JSON
+				if s, ok := jsonline.String(value); ok {
+					shown = quote(s)
+				}
+				return fmt.Sprintf("%s %s is not an RFC 3339 time in UTC like 2026-11-22T12:00:00Z", name, shown)
 			})
 		}
 		v.time[f] = t

@@ -488,3 +488,17 @@ func TestCheckVersionAtVetsThePatternsThatStillHold(t *testing.T) {
 		}
 	}
 }
+
+// A time the rule refuses is shown as its text, once quoted: the message
+// said `created_at "\"2026-...\""`, the JSON string quoted again.
+func TestATimeRefusedIsShownQuotedOnce(t *testing.T) {
+	for raw, shown := range map[string]string{
+		`"2026-11-22T14:00:00+02:00"`: `created_at "2026-11-22T14:00:00+02:00" is not`,
+		`"2026-11-22 14:00:00Z"`:      `created_at "2026-11-22 14:00:00Z" is not`,
+	} {
+		err := CheckVersion(MessagesFile, []byte(build(baseMessage, set("created_at", raw))))
+		if err == nil || !strings.Contains(err.Error(), shown) {
+			t.Errorf("created_at %s: %v, want it to say %s", raw, err, shown)
+		}
+	}
+}
