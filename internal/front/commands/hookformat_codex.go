@@ -91,13 +91,17 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	}
 	var paths []string
 	for _, envelope := range patchEnvelopes(script) {
+		if envelope.expands && strings.ContainsAny(envelope.text, "$`") {
+			// $NL or $(printf ...) can write a section the guard never sees.
+			return nil, fmt.Errorf("the patch, %s, holds $ or `, which the shell replaces with text the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')", envelope.where())
+		}
 		found, err := patchPaths(envelope.text)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range found {
-			if strings.ContainsAny(p, envelope.quote) || envelope.quote == `"` && strings.ContainsAny(p, "$`\\") {
-				return nil, fmt.Errorf("the patch, an argument in %s quotes, names %s, which the shell may read as another name; pass the patch as a heredoc (apply_patch <<'EOF')", envelope.quote, p)
+			if strings.ContainsAny(p, envelope.quote) || envelope.expands && strings.Contains(p, `\`) {
+				return nil, fmt.Errorf("the patch, %s, names %s, which the shell may read as another name; pass the patch in a quoted heredoc (apply_patch <<'EOF')", envelope.where(), p)
 			}
 		}
 		paths = append(paths, found...)
@@ -127,7 +131,9 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 // enters before a patch (cd src; apply_patch, cd a && cd b && apply_patch,
 // a cd between two patches), or a leading cd to a directory the shell
 // would expand ($VAR, ~, cd -). The guard would judge the patch's paths in
-// the wrong directory and let a reserved file through.
+// the wrong directory and let a reserved file through. It also refuses a
+// patch begun outside the envelopes the guard reads (printf '*** Begin
+// Patch\n...' | apply_patch), which would pass unread.
 func patchDirectory(script string) (string, error) {
 	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
 	dir := ""
@@ -154,6 +160,9 @@ func patchDirectory(script string) (string, error) {
 			inPatch = false
 		}
 	}
+	if strings.Contains(strings.Join(outside, "\n"), patchBegin) {
+		return "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
+	}
 	if changesDirectory().MatchString(strings.Join(outside, "\n")) {
 		return "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
 	}
@@ -163,8 +172,23 @@ func patchDirectory(script string) (string, error) {
 // envelope is one patch of a script, with the quote it is written in:
 // "" for a heredoc, ' or " for a patch passed as an argument (apply_patch
 // '*** Begin Patch...', echo '...' | apply_patch), which the shell reads
-// as quoted text.
-type envelope struct{ text, quote string }
+// as quoted text; expands when the shell expands $, ` and \ in it (double
+// quotes, a heredoc whose delimiter is unquoted: <<EOF).
+type envelope struct {
+	text, quote string
+	expands     bool
+}
+
+// where says how the patch is written, for a refusal.
+func (e envelope) where() string {
+	if e.quote == "" {
+		return "a heredoc whose delimiter is unquoted"
+	}
+	return "an argument in " + e.quote + " quotes"
+}
+
+// heredocOperator finds a heredoc's operator and its delimiter word.
+var heredocOperator = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*(\S*)`) })
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
 // script, each a patch, its markers alone on their lines or, in a quoted
@@ -173,9 +197,13 @@ type envelope struct{ text, quote string }
 func patchEnvelopes(script string) []envelope {
 	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
 	var envelopes []envelope
+	var delimiter []string // the last heredoc operator's match, outside the patches
 	for i := 0; i < len(lines); i++ {
 		_, quote, opens := envelopeOpens(lines[i])
 		if !opens {
+			if ops := heredocOperator().FindAllStringSubmatch(lines[i], -1); ops != nil {
+				delimiter = ops[len(ops)-1]
+			}
 			continue
 		}
 		body := []string{patchBegin}
@@ -187,7 +215,8 @@ func patchEnvelopes(script string) []envelope {
 			}
 			body = append(body, lines[j])
 		}
-		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote})
+		expands := quote == `"` || quote == "" && delimiter != nil && !strings.ContainsAny(delimiter[1], `'"\`)
+		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands})
 		i = j
 	}
 	return envelopes
