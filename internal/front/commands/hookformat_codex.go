@@ -243,8 +243,14 @@ func envelopeOpens(line string) (before, quote string, opens bool) {
 }
 
 // envelopeCloses reports whether a line of a patch opened with quote closes
-// it; after is the script after the marker and the quote.
+// it; after is the script after the marker and the quote. A line that
+// starts with a space is a hunk's context line (" *** End Patch" in a file
+// about patches), which Codex reads as one: closing there left the
+// sections after it unread.
 func envelopeCloses(line, quote string) (after string, closes bool) {
+	if strings.HasPrefix(line, " ") {
+		return "", false
+	}
 	t := strings.TrimSpace(line)
 	if t == patchEnd {
 		return "", true
