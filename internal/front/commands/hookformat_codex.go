@@ -187,8 +187,13 @@ func (e envelope) where() string {
 	return "an argument in " + e.quote + " quotes"
 }
 
-// heredocOperator finds a heredoc's operator and its delimiter word.
-var heredocOperator = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*(\S*)`) })
+// heredocOperator finds a heredoc's operator and its delimiter word, and
+// doubleQuotedScript a shell given its script in double quotes (bash -lc
+// "..."), which the outer shell expands before that shell reads it.
+var (
+	heredocOperator    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*(\S*)`) })
+	doubleQuotedScript = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)-[a-z]*c\s+"`) })
+)
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
 // script, each a patch, its markers alone on their lines or, in a quoted
@@ -198,8 +203,10 @@ func patchEnvelopes(script string) []envelope {
 	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
 	var envelopes []envelope
 	var delimiter []string // the last heredoc operator's match, outside the patches
+	nested := false        // a script in double quotes (bash -c "...") began
 	for i := 0; i < len(lines); i++ {
-		_, quote, opens := envelopeOpens(lines[i])
+		before, quote, opens := envelopeOpens(lines[i])
+		nested = nested || doubleQuotedScript().MatchString(before)
 		if !opens {
 			if ops := heredocOperator().FindAllStringSubmatch(lines[i], -1); ops != nil {
 				delimiter = ops[len(ops)-1]
@@ -214,6 +221,9 @@ func patchEnvelopes(script string) []envelope {
 				break
 			}
 			body = append(body, lines[j])
+		}
+		if nested {
+			quote = `"` // the outer shell expands the script, whatever quotes it holds
 		}
 		expands := quote == `"` || quote == "" && delimiter != nil && !strings.ContainsAny(delimiter[1], `'"\`)
 		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands})
