@@ -56,14 +56,21 @@ var (
 	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
+	// runsApplyPatchFirst finds apply_patch as a command's first word (not
+	// which apply_patch, grep apply_patch), by its path or quoted too.
+	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
 
 // codexShellApplyPatch reads a shell call that runs apply_patch with a
 // patch written into the command (a heredoc, or a quoted argument its
 // apply_patch program reads): Codex applies it as a patch, or that program
-// does. A command that carries no envelope
-// gives the guard nothing to read, like any other shell command.
+// does. One that runs apply_patch on no envelope it carries (apply_patch <
+// FILE, cat FILE | apply_patch) is refused: its patch is out of the
+// guard's sight. One that only names it (which apply_patch) is like any
+// other shell command, which the guard cannot read.
 func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	var in struct {
 		Command json.RawMessage `json:"command"`
@@ -89,8 +96,9 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	if !runsApplyPatch().MatchString(script) {
 		return nil, nil
 	}
+	envelopes := patchEnvelopes(script)
 	var paths []string
-	for _, envelope := range patchEnvelopes(script) {
+	for _, envelope := range envelopes {
 		if envelope.expands && strings.ContainsAny(envelope.text, "$`") {
 			// $NL or $(printf ...) can write a section the guard never sees.
 			return nil, fmt.Errorf("the patch, %s, holds $ or `, which the shell replaces with text the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')", envelope.where())
@@ -109,6 +117,10 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	dir, err := patchDirectory(script)
 	if err != nil {
 		return nil, err
+	}
+	if len(envelopes) == 0 && runsApplyPatchFirst().MatchString(script) {
+		return nil, errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
+			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	}
 	for i, p := range paths {
 		if dir != "" && !filepath.IsAbs(p) {
