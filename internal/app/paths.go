@@ -83,6 +83,9 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 		return "", records.Invalidf("pattern %s is outside the repository %s", given, tops[0])
 	}
 	if rest, ok := strings.CutPrefix(given, ":/"); ok {
+		if strings.Trim(rest, "/") == "" {
+			return "", records.Invalidf("pattern %s names the top of the repository: write :/** to reserve all of it", given)
+		}
 		return rest, nil
 	}
 	if prefix == "" {

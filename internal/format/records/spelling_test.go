@@ -25,6 +25,8 @@ var spelledOutside = []struct{ file, literal, why string }{
 	{"internal/front/mcpserver/annotations.go", "assignments", "the MCP tool named after the `assignments` command"},
 	{"internal/front/mcpserver/tools.go", "reservations", "the MCP tool and the command it runs"},
 	{"internal/front/mcpserver/tools.go", "assignments", "the MCP tool and the command it runs"},
+	{"internal/front/mcpserver/arguments.go", "reservations", "the MCP tool whose filters are refused blank"},
+	{"internal/front/mcpserver/arguments.go", "assignments", "the MCP tool whose filters are refused blank"},
 	{"internal/domain/reservations/change.go", "reservations", "the word a --force refusal uses for the records it names"},
 	{"internal/domain/reservations/reservations.go", "reservations", "the `reservations` command a refusal tells the reader to run"},
 	{"internal/domain/assignments/bound.go", "assignments", "the `assignments` command a refusal tells the reader to run"},

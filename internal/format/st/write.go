@@ -107,6 +107,16 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 		return nil, refuse("the stream already has %d records; init would empty the plan, so it only starts a new stream", len(recs))
 	}
 	state, _ := Replay(recs)
+	named := 0
+	for _, it := range state.Items {
+		if it.ID == c.ID {
+			named++
+		}
+	}
+	if named > 1 {
+		return nil, refuse("the plan holds item %q twice, and an event naming it would change only the first: "+
+			"run git queen validate on the stream, and give one of them another id by hand", c.ID)
+	}
 	ts := now.UTC().Format(time.RFC3339Nano)
 	if Watermark(recs) == math.MaxInt64 {
 		return nil, refuse("the stream's watermark is the largest seq there is (%d), so no event can follow it; start a new stream", int64(math.MaxInt64))

@@ -166,6 +166,12 @@ func TestAppendRefusesWhatThePlanDoesNotAllow(t *testing.T) {
 		// "--dep a:b" would silently be a "b" edge to a, never an edge
 		// to the item "a:b".
 		{"id with a colon", plan, add("a:b"), "colon"},
+		// An event names an item by id: on a plan that holds one twice
+		// (a replace written elsewhere), it changed the first only, and
+		// the second stayed ready.
+		{"item held twice", `{"v":3,"ts":"2026-02-09T19:00:00Z","seq":0,"lane":"event","op":"replace","items":[` +
+			`{"id":"a","step":"x","status":"pending","deps":[]},{"id":"a","step":"y","status":"pending","deps":[]}]}` + "\n",
+			st.Change{Op: st.OpSetStatus, ID: "a", Status: st.StatusCompleted}, `holds item "a" twice`},
 		{"op the writer does not write", plan, st.Change{Op: st.OpRemove, ID: "a"}, "does not write"},
 		{"no seq left", `{"v":3,"ts":"2026-02-09T19:00:00Z","seq":9223372036854775807,"lane":"event","op":"init"}` + "\n",
 			add("a"), "largest seq there is"},

@@ -56,6 +56,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 		return slices.Concat(out, before, path, rest)
 	}
 	var flags, positional []string
+	help := false
 	cmdFlags := indexFlags(cmd.Flags)
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -82,11 +83,15 @@ func reorderArgs(app *cli.App, args []string) []string {
 			noteTakenForValue(app, cmdFlags[flagName(a)].Names()[0], next)
 		}
 		noteLackingValue(app, cmdFlags[flagName(a)], rest[i:])
+		help = help || a == "-h" || a == "-help" || a == "--help"
 		flags = append(flags, rest[i:i+n]...)
 		i += n - 1
 	}
 	out = slices.Concat(out, before, global, path, flags)
-	if len(positional) > 0 {
+	// urfave takes a help flag's arguments for the name of a command to
+	// help with: `msg send bob --help` said "no command 'bob' to help
+	// with". Help for a command shows that command's, whatever it is given.
+	if len(positional) > 0 && !help {
 		out = append(append(out, "--"), positional...)
 	}
 	return out

@@ -153,17 +153,21 @@ func message(err error) string {
 // what the message says under it.
 const maxLineShown = 2000
 
-// clipLines cuts each line of msg longer than maxLineShown bytes, saying
-// how much it left out.
+// clipLines cuts the middle out of each line of msg longer than
+// maxLineShown bytes, saying how much it left out: the line's end says
+// why the argument is refused, which a cut of its tail lost.
 func clipLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, line := range lines {
 		if len(line) > maxLineShown {
-			cut := maxLineShown
-			for !utf8.RuneStart(line[cut]) {
+			cut, keep := maxLineShown/2, len(line)-maxLineShown/2
+			for n := 1; n < utf8.UTFMax && !utf8.RuneStart(line[cut]); n++ {
 				cut--
 			}
-			lines[i] = fmt.Sprintf("%s... (%d more bytes)", line[:cut], len(line)-cut)
+			for n := 1; n < utf8.UTFMax && !utf8.RuneStart(line[keep]); n++ {
+				keep++
+			}
+			lines[i] = fmt.Sprintf("%s ... (%d bytes left out) ... %s", line[:cut], keep-cut, line[keep:])
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -56,14 +56,21 @@ var (
 	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
+	// runsApplyPatchFirst finds apply_patch as a command's first word (not
+	// which apply_patch, grep apply_patch), by its path or quoted too.
+	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
 
 // codexShellApplyPatch reads a shell call that runs apply_patch with a
 // patch written into the command (a heredoc, or a quoted argument its
 // apply_patch program reads): Codex applies it as a patch, or that program
-// does. A command that carries no envelope
-// gives the guard nothing to read, like any other shell command.
+// does. One that runs apply_patch on no envelope it carries (apply_patch <
+// FILE, cat FILE | apply_patch) is refused: its patch is out of the
+// guard's sight. One that only names it (which apply_patch) is like any
+// other shell command, which the guard cannot read.
 func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	var in struct {
 		Command json.RawMessage `json:"command"`
@@ -89,15 +96,20 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	if !runsApplyPatch().MatchString(script) {
 		return nil, nil
 	}
+	envelopes := patchEnvelopes(script)
 	var paths []string
-	for _, envelope := range patchEnvelopes(script) {
+	for _, envelope := range envelopes {
+		if envelope.expands && strings.ContainsAny(envelope.text, "$`") {
+			// $NL or $(printf ...) can write a section the guard never sees.
+			return nil, fmt.Errorf("the patch, %s, holds $ or `, which the shell replaces with text the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')", envelope.where())
+		}
 		found, err := patchPaths(envelope.text)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range found {
-			if strings.ContainsAny(p, envelope.quote) || envelope.quote == `"` && strings.ContainsAny(p, "$`\\") {
-				return nil, fmt.Errorf("the patch, an argument in %s quotes, names %s, which the shell may read as another name; pass the patch as a heredoc (apply_patch <<'EOF')", envelope.quote, p)
+			if strings.ContainsAny(p, envelope.quote) || envelope.expands && strings.Contains(p, `\`) {
+				return nil, fmt.Errorf("the patch, %s, names %s, which the shell may read as another name; pass the patch in a quoted heredoc (apply_patch <<'EOF')", envelope.where(), p)
 			}
 		}
 		paths = append(paths, found...)
@@ -105,6 +117,10 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	dir, err := patchDirectory(script)
 	if err != nil {
 		return nil, err
+	}
+	if len(envelopes) == 0 && runsApplyPatchFirst().MatchString(script) {
+		return nil, errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
+			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	}
 	for i, p := range paths {
 		if dir != "" && !filepath.IsAbs(p) {
@@ -127,7 +143,9 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 // enters before a patch (cd src; apply_patch, cd a && cd b && apply_patch,
 // a cd between two patches), or a leading cd to a directory the shell
 // would expand ($VAR, ~, cd -). The guard would judge the patch's paths in
-// the wrong directory and let a reserved file through.
+// the wrong directory and let a reserved file through. It also refuses a
+// patch begun outside the envelopes the guard reads (printf '*** Begin
+// Patch\n...' | apply_patch), which would pass unread.
 func patchDirectory(script string) (string, error) {
 	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
 	dir := ""
@@ -154,6 +172,9 @@ func patchDirectory(script string) (string, error) {
 			inPatch = false
 		}
 	}
+	if strings.Contains(strings.Join(outside, "\n"), patchBegin) {
+		return "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
+	}
 	if changesDirectory().MatchString(strings.Join(outside, "\n")) {
 		return "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
 	}
@@ -163,8 +184,28 @@ func patchDirectory(script string) (string, error) {
 // envelope is one patch of a script, with the quote it is written in:
 // "" for a heredoc, ' or " for a patch passed as an argument (apply_patch
 // '*** Begin Patch...', echo '...' | apply_patch), which the shell reads
-// as quoted text.
-type envelope struct{ text, quote string }
+// as quoted text; expands when the shell expands $, ` and \ in it (double
+// quotes, a heredoc whose delimiter is unquoted: <<EOF).
+type envelope struct {
+	text, quote string
+	expands     bool
+}
+
+// where says how the patch is written, for a refusal.
+func (e envelope) where() string {
+	if e.quote == "" {
+		return "a heredoc whose delimiter is unquoted"
+	}
+	return "an argument in " + e.quote + " quotes"
+}
+
+// heredocOperator finds a heredoc's operator and its delimiter word, and
+// doubleQuotedScript a shell given its script in double quotes (bash -lc
+// "..."), which the outer shell expands before that shell reads it.
+var (
+	heredocOperator    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*(\S*)`) })
+	doubleQuotedScript = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)-[a-z]*c\s+"`) })
+)
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
 // script, each a patch, its markers alone on their lines or, in a quoted
@@ -173,9 +214,15 @@ type envelope struct{ text, quote string }
 func patchEnvelopes(script string) []envelope {
 	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
 	var envelopes []envelope
+	var delimiter []string // the last heredoc operator's match, outside the patches
+	nested := false        // a script in double quotes (bash -c "...") began
 	for i := 0; i < len(lines); i++ {
-		_, quote, opens := envelopeOpens(lines[i])
+		before, quote, opens := envelopeOpens(lines[i])
+		nested = nested || doubleQuotedScript().MatchString(before)
 		if !opens {
+			if ops := heredocOperator().FindAllStringSubmatch(lines[i], -1); ops != nil {
+				delimiter = ops[len(ops)-1]
+			}
 			continue
 		}
 		body := []string{patchBegin}
@@ -187,7 +234,11 @@ func patchEnvelopes(script string) []envelope {
 			}
 			body = append(body, lines[j])
 		}
-		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote})
+		if nested {
+			quote = `"` // the outer shell expands the script, whatever quotes it holds
+		}
+		expands := quote == `"` || quote == "" && delimiter != nil && !strings.ContainsAny(delimiter[1], `'"\`)
+		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands})
 		i = j
 	}
 	return envelopes
@@ -214,8 +265,14 @@ func envelopeOpens(line string) (before, quote string, opens bool) {
 }
 
 // envelopeCloses reports whether a line of a patch opened with quote closes
-// it; after is the script after the marker and the quote.
+// it; after is the script after the marker and the quote. A line that
+// starts with a space is a hunk's context line (" *** End Patch" in a file
+// about patches), which Codex reads as one: closing there left the
+// sections after it unread.
 func envelopeCloses(line, quote string) (after string, closes bool) {
+	if strings.HasPrefix(line, " ") {
+		return "", false
+	}
 	t := strings.TrimSpace(line)
 	if t == patchEnd {
 		return "", true

@@ -38,6 +38,9 @@ since_unread), plus since and problems.
 			&cli.StringFlag{Name: "since", Destination: &req.Since, Usage: "also count the messages newer than `DUR` (2h, 3d) or TIME (2026-11-01)"},
 		},
 		Action: noArgs("", func(c *cli.Context) error {
+			if err := refuseEmptyFilters(c, "since"); err != nil {
+				return err
+			}
 			return show(env, readGlobals(c), app.MsgStats, req, func(res *app.MsgStatsResult) error {
 				warnProblems(env.Stderr, res.Problems)
 				return printMsgStats(env, res)

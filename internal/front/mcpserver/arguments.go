@@ -104,10 +104,19 @@ func decode[In any](t toolInput, raw json.RawMessage) (In, error) {
 var blankRefused = map[string]map[string][2]string{
 	"send": {"reply_to": {"id of the message this answers", "start a new thread"}},
 	"wait": {"from": {"droid name", "wait for any message"}, "thread": {"thread id", "wait for any message"},
-		"issue": {"issue id", "wait for any message"}, "reply_to": {"message id", "wait for any message"}},
-	"release": {"holder": {"droid whose reservations to release", "release your own"}},
-	"renew":   {"holder": {"droid whose reservations to renew", "renew your own"}},
+		"issue": {"issue id", "wait for any message"}, "reply_to": {"message id", "wait for any message"},
+		"timeout": waitBlank},
+	"reserve":      {"wait_timeout": waitBlank},
+	"release":      {"holder": {"droid whose reservations to release", "release your own"}},
+	"renew":        {"holder": {"droid whose reservations to renew", "renew your own"}},
+	"reservations": {"path": filterBlank, "droid": filterBlank},
+	"assignments":  {"droid": filterBlank, "issue": filterBlank},
+	"inbox":        {"since": filterBlank},
 }
+
+// filterBlank and waitBlank are what blankRefused says of a listing's
+// filter and of a wait's timeout.
+var filterBlank, waitBlank = [2]string{"value to filter by", "list them all"}, [2]string{"duration to wait (30s, 10m)", "wait 50s"}
 
 // refuseBlank refuses an argument of blankRefused given as a blank string.
 func (t toolInput) refuseBlank(args map[string]json.RawMessage) error {

@@ -377,6 +377,15 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 		{"wait", map[string]any{"issue": "", "timeout": "1s"}, "issue is empty: give the issue id"},
 		{"release", map[string]any{"all": true, "holder": "", "force": true}, "holder is empty: give the droid whose reservations to release, or leave it out to release your own"},
 		{"renew", map[string]any{"all": true, "holder": " ", "force": true}, "holder is empty: give the droid whose reservations to renew"},
+		// A listing's filter given empty listed every row, as the command
+		// line's empty --droid did.
+		{"reservations", map[string]any{"droid": ""}, "droid is empty: give the value to filter by, or leave it out to list them all"},
+		{"reservations", map[string]any{"path": " "}, "path is empty: give the value to filter by"},
+		{"assignments", map[string]any{"droid": ""}, "droid is empty: give the value to filter by"},
+		{"assignments", map[string]any{"issue": ""}, "issue is empty: give the value to filter by"},
+		{"inbox", map[string]any{"since": ""}, "since is empty: give the value to filter by"},
+		{"wait", map[string]any{"timeout": ""}, "timeout is empty: give the duration to wait (30s, 10m), or leave it out to wait 50s"},
+		{"reserve", map[string]any{"patterns": []string{"a"}, "wait": true, "wait_timeout": ""}, "wait_timeout is empty: give the duration to wait"},
 		{"read", map[string]any{"id": ""}, "give the id of a message (inbox lists yours)"},
 		{"reply", map[string]any{"id": " ", "body": "x"}, "give the id of a message"},
 		{"thread", map[string]any{"id": ""}, "give the id of a message"},
