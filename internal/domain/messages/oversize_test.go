@@ -53,7 +53,11 @@ func TestAMessageProblemSaysWhereOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := jsonl.SetFields(raw, jsonl.Field{Name: "id", Value: msg.ID[:len(msg.ID)-1] + "Z"}, jsonl.Field{Name: "read", Value: "no"})
+	// Another record's id, newer than msg's (the newest is listed first):
+	// its last character that is not Z, the largest, made Z.
+	i := strings.LastIndexFunc(msg.ID, func(r rune) bool { return r != 'Z' })
+	newer := msg.ID[:i] + "Z" + msg.ID[i+1:]
+	bad, err := jsonl.SetFields(raw, jsonl.Field{Name: "id", Value: newer}, jsonl.Field{Name: "read", Value: "no"})
 	if err != nil {
 		t.Fatal(err)
 	}
