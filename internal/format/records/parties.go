@@ -1,6 +1,10 @@
 package records
 
-import "github.com/git-queen/git-queen/internal/base/jsonline"
+import (
+	"encoding/binary"
+
+	"github.com/git-queen/git-queen/internal/base/jsonline"
+)
 
 // partyFields are the fields of each log that say whom a record is about,
 // which no version after the first changes: a reservation's holder and
@@ -24,17 +28,26 @@ const RuleParties = "parties"
 // take it from its holder without the forced change the authorship rule
 // asks for.
 func SameParties(file string, held, line []byte) bool {
+	a, okA := PartiesOf(file, held)
+	b, okB := PartiesOf(file, line)
+	return !okA || !okB || a == b // a line that is not a record: other rules judge it
+}
+
+// PartiesOf is what SameParties compares of line: its party fields'
+// values, each after its length (so that no two lists spell one); ok is
+// false when line is not a JSON object. A merge keeps it (hashed) for
+// each record it applied, to judge a later version of the same record
+// that it applies in the same merge.
+func PartiesOf(file string, line []byte) (parties string, ok bool) {
 	keys := partyFields[file]
-	a, b := make([][]byte, len(keys)), make([][]byte, len(keys))
-	if jsonline.ObjectFields(held, keys, a) != nil || jsonline.ObjectFields(line, keys, b) != nil {
-		return true // a line that is not a record: other rules judge it
+	vals := make([][]byte, len(keys))
+	if jsonline.ObjectFields(line, keys, vals) != nil {
+		return "", false
 	}
+	var b []byte
 	for i := range keys {
-		x, _ := jsonline.String(a[i])
-		y, _ := jsonline.String(b[i])
-		if x != y {
-			return false
-		}
+		s, _ := jsonline.String(vals[i])
+		b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
 	}
-	return true
+	return string(b), true
 }

@@ -152,10 +152,11 @@ func TestVetReadsWhatVersionOfReads(t *testing.T) {
 func TestScopedAppliedAcrossMonths(t *testing.T) {
 	dir := t.TempDir()
 	path := func(file string) string { return filepath.Join(dir, file) }
-	msgAt := func(id string, at time.Time, subject string) []byte {
-		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-01-01T00:00:00Z","updated_at":%q,"from":"ann","to":"bob","subject":%q,"body":"b","importance":"normal","read":false,"updated_by":"ann"}`,
-			id, at.Format(time.RFC3339), subject)
+	msgTo := func(to, id string, at time.Time, subject string) []byte {
+		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-01-01T00:00:00Z","updated_at":%q,"from":"ann","to":%q,"subject":%q,"body":"b","importance":"normal","read":false,"updated_by":"ann"}`,
+			id, at.Format(time.RFC3339), to, subject)
 	}
+	msgAt := func(id string, at time.Time, subject string) []byte { return msgTo("bob", id, at, subject) }
 	x, y := ids.NewMessage(), ids.NewMessage()
 	oct20, oct5 := time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
 	nov2, nov5 := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
@@ -180,6 +181,16 @@ func TestScopedAppliedAcrossMonths(t *testing.T) {
 			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, nov5, "a")}},
 			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov2, "b"), msgAt(y, nov2, "c")}},
 		}, "a,c"},
+		// Rule parties: a later version gives the message to carl.
+		{"another recipient in the same month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov2, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov5, "b"), msgAt(y, nov5, "c")}},
+		}, "a,c"},
+		{"another recipient in a later month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, oct5, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov2, "b"), msgAt(y, nov5, "c")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov5, "d")}},
+		}, "a,c,d"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
