@@ -128,3 +128,24 @@ func TestImportSkipsWhatTheArchivesHold(t *testing.T) {
 		t.Fatalf("import of an export the archives hold: %+v, %v; want nothing imported, 3 lines present", st, err)
 	}
 }
+
+// An import skips a version older than one the archives hold: an export
+// wrote a message unread, it was read (a later version), compact dropped
+// the unread one and archive moved the read one out; the next init
+// imported the unread version back, an archived message in the inbox
+// again, unread.
+func TestImportSkipsWhatTheArchivesHoldANewerVersionOf(t *testing.T) {
+	s := liveStore(t)
+	write(t, jsonl.ArchivePath(s.Log(records.MessagesFile).Path), a2)
+	exported := filepath.Join(t.TempDir(), records.MessagesFile)
+	write(t, exported, a1)
+	var st ImportStats
+	err := s.Update(func(tx *jsonl.Tx) error {
+		var err error
+		st, err = s.ImportFileIn(tx, records.MessagesFile, exported, false)
+		return err
+	})
+	if err != nil || st.Imported != 0 || st.Older != 1 {
+		t.Fatalf("import of a version older than the archive's: %+v, %v; want nothing imported, 1 line older", st, err)
+	}
+}
