@@ -1,19 +1,15 @@
 package records
 
-import (
-	"encoding/binary"
-
-	"github.com/git-queen/git-queen/internal/base/jsonline"
-)
+import "github.com/git-queen/git-queen/internal/base/jsonline"
 
 // partyFields are the fields of each log that say whom a record is about,
 // which no version after the first changes: a reservation's holder and
 // pattern, an assignment's holder and issue, a message's sender and
 // recipient.
-var partyFields = map[string][]string{
-	ReservationsFile: {"droid", "pattern"},
-	AssignmentsFile:  {"droid", "issue_id"},
-	MessagesFile:     {"from", "to"},
+var partyFields = map[string][2]int{
+	ReservationsFile: {fDroid, fPattern},
+	AssignmentsFile:  {fDroid, fIssueID},
+	MessagesFile:     {fFrom, fTo},
 }
 
 // RuleParties is the rule a version breaks when it gives a record another
@@ -21,6 +17,9 @@ var partyFields = map[string][]string{
 // break it: sync sets such a version aside, as it does a line that breaks a
 // rule.
 const RuleParties = "parties"
+
+// Parties are the values of a version's party fields (see partyFields).
+type Parties [2]string
 
 // SameParties reports whether line, a version of a record of file, names
 // the parties held names (see partyFields). A version that gave ann's
@@ -33,21 +32,18 @@ func SameParties(file string, held, line []byte) bool {
 	return !okA || !okB || a == b // a line that is not a record: other rules judge it
 }
 
-// PartiesOf is what SameParties compares of line: its party fields'
-// values, each after its length (so that no two lists spell one); ok is
-// false when line is not a JSON object. A merge keeps it (hashed) for
-// each record it applied, to judge a later version of the same record
-// that it applies in the same merge.
-func PartiesOf(file string, line []byte) (parties string, ok bool) {
-	keys := partyFields[file]
+// PartiesOf is what SameParties compares of line (what Checked.Parties
+// holds of a version that obeys every rule); ok is false when line is not
+// a JSON object.
+func PartiesOf(file string, line []byte) (p Parties, ok bool) {
+	fields := partyFields[file]
+	keys := []string{fieldNames[fields[0]], fieldNames[fields[1]]}
 	vals := make([][]byte, len(keys))
 	if jsonline.ObjectFields(line, keys, vals) != nil {
-		return "", false
+		return p, false
 	}
-	var b []byte
 	for i := range keys {
-		s, _ := jsonline.String(vals[i])
-		b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
+		p[i], _ = jsonline.String(vals[i])
 	}
-	return string(b), true
+	return p, true
 }

@@ -47,14 +47,10 @@ type stamp struct {
 
 func stampOf(t time.Time) stamp { return stamp{sec: t.Unix(), nsec: int32(t.Nanosecond())} }
 
-// partiesHash is a hash of records.PartiesOf line, never 0; 0 when line
-// is not a JSON object.
-func partiesHash(file string, line []byte) uint32 {
-	p, ok := records.PartiesOf(file, line)
-	if !ok {
-		return 0
-	}
-	return uint32(maphash.String(partiesSeed, p)) | 1
+// partiesHash is a hash of a version's records.Parties, never 0 (which
+// stands for a line that is not a JSON object).
+func partiesHash(p records.Parties) uint32 {
+	return uint32(maphash.Comparable(partiesSeed, p)) | 1
 }
 
 var partiesSeed = maphash.MakeSeed()
@@ -221,7 +217,9 @@ func appliedSince(sizes map[string]int64, path func(file string) string) (*appli
 		err = eachLine(f, size, func(line []byte) {
 			if id, at, ok := versions.of(line); ok {
 				split, t := splitID(id), stampOf(at)
-				t.parties = partiesHash(file, line)
+				if p, ok := records.PartiesOf(file, line); ok {
+					t.parties = partiesHash(p)
+				}
 				if had, ok := a.at(id, split); !ok || had.before(t) {
 					a.set(id, split, t)
 				}

@@ -191,6 +191,12 @@ func TestScopedAppliedAcrossMonths(t *testing.T) {
 			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov2, "b"), msgAt(y, nov5, "c")}},
 			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov5, "d")}},
 		}, "a,c,d"},
+		{"another recipient once a version left its month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, oct20, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, oct5, "b")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov2, "c")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov5, "d")}},
+		}, "a,d"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -90,7 +90,7 @@ func vetEach(file string, lines iter.Seq[[]byte], n int, now time.Time) vetting 
 			id, at, ok = versions.of(line)
 		}
 		if ok {
-			x.id, x.at, x.split, x.parties = id, at, splitID(id), partiesHash(file, line)
+			x.id, x.at, x.split, x.parties = id, at, splitID(id), partiesHash(checked.Parties)
 		}
 		out.valid = append(out.valid, x)
 	}
