@@ -54,7 +54,11 @@ func TestAVersionCannotGiveARecordToAnotherDroid(t *testing.T) {
 	}
 	// A clone that joins after the push holds neither version: it judges
 	// the later one by the first, as the clones that held it did.
-	dave := queenClone(t, r, "dave")
+	dave := testgit.Clone(t, r)
+	join := gitQueen(t, dave, "dave", "init", "--droid", "dave", "--remote", "origin")
+	if join.code != 0 || !strings.Contains(join.stdout+join.stderr, "parties") {
+		t.Errorf("a clone joining after the push does not name rule parties:\n%s", describeRun([]string{"init"}, join))
+	}
 	for _, row := range allReservations(t, dave, "dave") {
 		if row.ID == held.ID && (row.Droid != "ann" || !row.Active) {
 			t.Errorf("a clone joining after the push holds ann's reservation as %v", row)
