@@ -20,6 +20,10 @@ type ImportStats struct {
 	Imported int `json:"imported"`
 	Present  int `json:"present"`
 	Older    int `json:"older"`
+	// OtherParties are later versions that name other parties than the
+	// store's current version of their record (rule parties): left out,
+	// as a sync leaves them.
+	OtherParties int `json:"other_parties"`
 	// Unreadable lines are not records; they are left where they were.
 	Unreadable int `json:"unreadable"`
 }
@@ -29,7 +33,8 @@ type ImportStats struct {
 // into the log name, under the lock the caller holds. It is idempotent: a
 // line any source of the store, or its archive, already holds is skipped
 // (an export's lines that archive moved since must not come back), and so
-// is a version older than the store's (or its archive's) current one of its id. Lines that are not
+// is a version older than the store's (or its archive's) current one of its id,
+// or naming other parties (records.SameParties). Lines that are not
 // records are counted and left in the file they came from. With dryRun it
 // only counts.
 func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (ImportStats, error) {
@@ -88,8 +93,13 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 			continue
 		}
 		if id, ok := jsonline.String(vals[0]); ok && id != "" {
-			if cur, ok := current[id]; ok && !records.Newer(raw, cur) {
+			cur, ok := current[id]
+			if ok && !records.Newer(raw, cur) {
 				st.Older++
+				continue
+			}
+			if ok && !records.SameParties(name, cur, raw) {
+				st.OtherParties++
 				continue
 			}
 			current[id] = raw

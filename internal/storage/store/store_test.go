@@ -149,3 +149,25 @@ func TestImportSkipsWhatTheArchivesHoldANewerVersionOf(t *testing.T) {
 		t.Fatalf("import of a version older than the archive's: %+v, %v; want nothing imported, 1 line older", st, err)
 	}
 }
+
+// An import skips a version that gives a record other parties than the
+// store's current version (rule parties, as sync applies it): a committed
+// .beads/queen_messages.jsonl with a later version of ann's message to bob
+// naming carl gave it to carl in every clone whose init imported it.
+func TestImportSkipsAVersionOfOtherParties(t *testing.T) {
+	s := liveStore(t)
+	write(t, s.Log(records.MessagesFile).Path, `{"id":"qm-p","updated_at":"2026-11-01T00:00:00Z","from":"ann","to":"bob"}`)
+	exported := filepath.Join(t.TempDir(), records.MessagesFile)
+	write(t, exported, `{"id":"qm-p","updated_at":"2026-11-02T00:00:00Z","from":"ann","to":"carl"}`,
+		`{"id":"qm-q","updated_at":"2026-11-02T00:00:00Z","from":"ann","to":"bob"}`,
+		`{"id":"qm-q","updated_at":"2026-11-03T00:00:00Z","from":"ann","to":"carl"}`)
+	var st ImportStats
+	err := s.Update(func(tx *jsonl.Tx) error {
+		var err error
+		st, err = s.ImportFileIn(tx, records.MessagesFile, exported, false)
+		return err
+	})
+	if err != nil || st.Imported != 1 || st.OtherParties != 2 {
+		t.Fatalf("import of versions naming other parties: %+v, %v; want 1 imported, 2 of other parties", st, err)
+	}
+}
