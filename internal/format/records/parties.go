@@ -34,9 +34,12 @@ func SameParties(file string, held, line []byte) bool {
 
 // PartiesOf is what SameParties compares of line (what Checked.Parties
 // holds of a version that obeys every rule); ok is false when line is not
-// a JSON object.
+// a JSON object, or file not a store log.
 func PartiesOf(file string, line []byte) (p Parties, ok bool) {
-	fields := partyFields[file]
+	fields, known := partyFields[file]
+	if !known {
+		return p, false
+	}
 	keys := []string{fieldNames[fields[0]], fieldNames[fields[1]]}
 	vals := make([][]byte, len(keys))
 	if jsonline.ObjectFields(line, keys, vals) != nil {
