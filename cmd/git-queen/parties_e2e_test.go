@@ -17,7 +17,8 @@ import (
 // Every clone that holds the record sets such a version aside.
 func TestAVersionCannotGiveARecordToAnotherDroid(t *testing.T) {
 	testgit.Isolate(t)
-	h := newHostileTeam(t, testgit.DaemonRemote(t))
+	r := testgit.DaemonRemote(t)
+	h := newHostileTeam(t, r)
 	var held reservationRow
 	for _, row := range allReservations(t, h.ann, "ann") {
 		if row.Droid == "ann" && row.Pattern == "docs/**" {
@@ -50,5 +51,20 @@ func TestAVersionCannotGiveARecordToAnotherDroid(t *testing.T) {
 	}
 	if got := inbox(t, h.bob, "bob"); len(got) == 0 || got[0].ID != msgs[0].ID || got[0].To != "bob" {
 		t.Errorf("bob's inbox after the sync: %+v; want ann's message %s to bob", got, msgs[0].ID)
+	}
+	// A clone that joins after the push holds neither version: it judges
+	// the later one by the first, as the clones that held it did.
+	dave := testgit.Clone(t, r)
+	join := gitQueen(t, dave, "dave", "init", "--droid", "dave", "--remote", "origin")
+	if join.code != 0 || !strings.Contains(join.stdout+join.stderr, "parties") {
+		t.Errorf("a clone joining after the push does not name rule parties:\n%s", describeRun([]string{"init"}, join))
+	}
+	for _, row := range allReservations(t, dave, "dave") {
+		if row.ID == held.ID && (row.Droid != "ann" || !row.Active) {
+			t.Errorf("a clone joining after the push holds ann's reservation as %v", row)
+		}
+	}
+	if got := inbox(t, dave, "bob"); len(got) == 0 || got[0].ID != msgs[0].ID || got[0].To != "bob" {
+		t.Errorf("bob's inbox in a clone joining after the push: %+v; want ann's message %s to bob", got, msgs[0].ID)
 	}
 }

@@ -59,6 +59,9 @@ type Checked struct {
 	At time.Time
 	// Presence says whether the version is a presence record (IsPresence).
 	Presence bool
+	// Parties is what PartiesOf reads of the version: a sync joining a
+	// ledger judges rule parties without reading each line again.
+	Parties Parties
 }
 
 // CheckVersionAt is CheckVersion for a version received at now: a
@@ -99,6 +102,8 @@ func (v *version) checkAt(file string, line []byte, now time.Time) (Checked, *Ru
 	if v.has[fUpdatedAt] {
 		c.ID, c.At = v.str[fID], v.time[fUpdatedAt].UTC()
 	}
+	p := partyFields[file]
+	c.Parties = Parties{v.str[p[0]], v.str[p[1]]}
 	return c, nil
 }
 

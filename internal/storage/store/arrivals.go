@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -39,7 +40,7 @@ func ArrivalsPath(source string) string { return source + ".arrivals" }
 // ReadArrivals returns the arrivals of the versions in the source at path,
 // by id; nil when it has none.
 func ReadArrivals(source string) (map[string]Arrival, error) {
-	data, err := os.ReadFile(ArrivalsPath(source))
+	data, err := regular.Read(ArrivalsPath(source), 0) // a pipe would wait for a writer
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
 )
@@ -19,6 +20,10 @@ type ImportStats struct {
 	Imported int `json:"imported"`
 	Present  int `json:"present"`
 	Older    int `json:"older"`
+	// OtherParties are later versions that name other parties than the
+	// store's current version of their record (rule parties): left out,
+	// as a sync leaves them.
+	OtherParties int `json:"other_parties"`
 	// Unreadable lines are not records; they are left where they were.
 	Unreadable int `json:"unreadable"`
 }
@@ -28,12 +33,13 @@ type ImportStats struct {
 // into the log name, under the lock the caller holds. It is idempotent: a
 // line any source of the store, or its archive, already holds is skipped
 // (an export's lines that archive moved since must not come back), and so
-// is a version older than the store's current one of its id. Lines that are not
+// is a version older than the store's (or its archive's) current one of its id,
+// or naming other parties (records.SameParties). Lines that are not
 // records are counted and left in the file they came from. With dryRun it
 // only counts.
 func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (ImportStats, error) {
 	st := ImportStats{File: path}
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return st, nil
 	}
@@ -49,9 +55,11 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 		current[e.ID] = e.Raw
 	}
 	have := map[string]bool{}
+	keys := []string{jsonline.DefaultKey}
+	vals := make([][]byte, 1)
 	for _, p := range sel.Sources {
-		for _, f := range []string{p, jsonl.ArchivePath(p)} {
-			b, err := os.ReadFile(f)
+		for i, f := range []string{p, jsonl.ArchivePath(p)} {
+			b, err := regular.Read(f, 0)
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
@@ -60,12 +68,18 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 			}
 			for line := range jsonline.Lines(b) {
 				have[string(line.Raw)] = true
+				// An archived record's version counts as current:
+				// compact may have dropped the older one an export
+				// holds.
+				if i == 1 && jsonline.ObjectFields(line.Raw, keys, vals) == nil {
+					if id, ok := jsonline.String(vals[0]); ok && (current[id] == nil || records.Newer(line.Raw, current[id])) {
+						current[id] = line.Raw
+					}
+				}
 			}
 		}
 	}
 	var fresh []any
-	keys := []string{jsonline.DefaultKey}
-	vals := make([][]byte, 1)
 	for line := range jsonline.Lines(data) {
 		raw := line.Raw
 		switch {
@@ -79,8 +93,13 @@ func (s *Store) ImportFileIn(tx *jsonl.Tx, name, path string, dryRun bool) (Impo
 			continue
 		}
 		if id, ok := jsonline.String(vals[0]); ok && id != "" {
-			if cur, ok := current[id]; ok && !records.Newer(raw, cur) {
+			cur, ok := current[id]
+			if ok && !records.Newer(raw, cur) {
 				st.Older++
+				continue
+			}
+			if ok && !records.SameParties(name, cur, raw) {
+				st.OtherParties++
 				continue
 			}
 			current[id] = raw

@@ -116,15 +116,49 @@ func TestImportSkipsWhatTheArchivesHold(t *testing.T) {
 	write(t, jsonl.ArchivePath(s.Log(records.MessagesFile).Path), b1)
 	write(t, ReceivedPath(s.WS, records.MessagesFile), a2)
 	write(t, jsonl.ArchivePath(ReceivedPath(s.WS, records.MessagesFile)), c1)
-	exported := filepath.Join(t.TempDir(), records.MessagesFile)
-	write(t, exported, b1, c1, a2)
-	var st ImportStats
-	err := s.Update(func(tx *jsonl.Tx) error {
-		var err error
-		st, err = s.ImportFileIn(tx, records.MessagesFile, exported, false)
-		return err
-	})
+	st, err := importLines(t, s, b1, c1, a2)
 	if err != nil || st.Imported != 0 || st.Present != 3 {
 		t.Fatalf("import of an export the archives hold: %+v, %v; want nothing imported, 3 lines present", st, err)
 	}
+}
+
+// An import skips a version older than one the archives hold: an export
+// wrote a message unread, it was read (a later version), compact dropped
+// the unread one and archive moved the read one out; the next init
+// imported the unread version back, an archived message in the inbox
+// again, unread.
+func TestImportSkipsWhatTheArchivesHoldANewerVersionOf(t *testing.T) {
+	s := liveStore(t)
+	write(t, jsonl.ArchivePath(s.Log(records.MessagesFile).Path), a2)
+	st, err := importLines(t, s, a1)
+	if err != nil || st.Imported != 0 || st.Older != 1 {
+		t.Fatalf("import of a version older than the archive's: %+v, %v; want nothing imported, 1 line older", st, err)
+	}
+}
+
+// An import skips a version that gives a record other parties than the
+// store's current version (rule parties, as sync applies it): a committed
+// .beads/queen_messages.jsonl with a later version of ann's message to bob
+// naming carl gave it to carl in every clone whose init imported it.
+func TestImportSkipsAVersionOfOtherParties(t *testing.T) {
+	s := liveStore(t)
+	write(t, s.Log(records.MessagesFile).Path, `{"id":"qm-p","updated_at":"2026-11-01T00:00:00Z","from":"ann","to":"bob"}`)
+	st, err := importLines(t, s, `{"id":"qm-p","updated_at":"2026-11-02T00:00:00Z","from":"ann","to":"carl"}`,
+		`{"id":"qm-q","updated_at":"2026-11-02T00:00:00Z","from":"ann","to":"bob"}`,
+		`{"id":"qm-q","updated_at":"2026-11-03T00:00:00Z","from":"ann","to":"carl"}`)
+	if err != nil || st.Imported != 1 || st.OtherParties != 2 {
+		t.Fatalf("import of versions naming other parties: %+v, %v; want 1 imported, 2 of other parties", st, err)
+	}
+}
+
+// importLines imports lines, written to a messages log of their own, into
+// s's messages.
+func importLines(t *testing.T, s *Store, lines ...string) (st ImportStats, err error) {
+	exported := filepath.Join(t.TempDir(), records.MessagesFile)
+	write(t, exported, lines...)
+	err = s.Update(func(tx *jsonl.Tx) error {
+		st, err = s.ImportFileIn(tx, records.MessagesFile, exported, false)
+		return err
+	})
+	return st, err
 }

@@ -2,6 +2,7 @@ package ledgersync
 
 import (
 	"errors"
+	"hash/maphash"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/regular"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
@@ -25,21 +27,33 @@ import (
 type applied struct {
 	byULID map[string]map[ulid.ULID]stamp // by the id's prefix ("msg-")
 	other  map[string]stamp
-	// newest is the latest time set: a version written at it or later
-	// is older than none applied, and at need not look (a ledger's
-	// versions come mostly in the order they were written).
-	newest stamp
+	// earlier is, by earlierKey, the parties hash of the versions this
+	// merge applied in the log's earlier months, which scopedApplied no
+	// longer holds: a later month's version of the same record must
+	// name the same parties (rule parties). 12 bytes an id.
+	earlier map[uint64]uint32
 	// sizeHint is how many ids a prefix's map is made for.
 	sizeHint int
 }
 
-// stamp is a version time, exactly, in a form without a pointer.
+// stamp is a version time, exactly, in a form without a pointer, and,
+// where applied keeps it, a hash of the parties of the version applied
+// (partiesHash; in the room the time leaves, so it costs no byte).
 type stamp struct {
-	sec  int64
-	nsec int32
+	sec     int64
+	nsec    int32
+	parties uint32
 }
 
-func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
+func stampOf(t time.Time) stamp { return stamp{sec: t.Unix(), nsec: int32(t.Nanosecond())} }
+
+// partiesHash is a hash of a version's records.Parties, never 0 (which
+// stands for a line that is not a JSON object).
+func partiesHash(p records.Parties) uint32 {
+	return uint32(maphash.Comparable(partiesSeed, p)) | 1
+}
+
+var partiesSeed = maphash.MakeSeed()
 
 func (a stamp) before(b stamp) bool { return a.sec < b.sec || a.sec == b.sec && a.nsec < b.nsec }
 
@@ -81,11 +95,19 @@ func (a *applied) at(id string, s ulidID) (t stamp, ok bool) {
 	return t, ok
 }
 
+// partiesOf is the parties hash of the version of id this merge applied
+// (had, when at found one; else one of an earlier month), or 0.
+func (a *applied) partiesOf(id string, had stamp, ok bool) uint32 {
+	if ok || len(a.earlier) == 0 {
+		return had.parties
+	}
+	return a.earlier[earlierKey(id)]
+}
+
+func earlierKey(id string) uint64 { return maphash.String(partiesSeed, id) }
+
 // set notes that the version of the id written at t was applied.
 func (a *applied) set(id string, s ulidID, t stamp) {
-	if a.newest.before(t) {
-		a.newest = t
-	}
 	if !s.canonical {
 		a.other[id] = t
 		return
@@ -127,7 +149,7 @@ func (a *scopedApplied) enter(c ledger.Chunk, v vetting, appended func() (*appli
 		return nil
 	}
 	if scope := c.File + "/" + c.Month; scope != a.scope || a.applied == nil {
-		last := a.applied
+		last, sameLog := a.applied, strings.HasPrefix(a.scope, c.File+"/")
 		a.applied, a.scope = newApplied(), scope
 		if last != nil {
 			// Made for as many ids as the last month had: grown as
@@ -135,9 +157,29 @@ func (a *scopedApplied) enter(c ledger.Chunk, v vetting, appended func() (*appli
 			for _, m := range last.byULID {
 				a.sizeHint = max(a.sizeHint, len(m))
 			}
+			if sameLog {
+				a.earlier = last.foldEarlier()
+			}
 		}
 	}
 	return nil
+}
+
+// foldEarlier adds the parties of what a holds to a.earlier, and returns
+// it.
+func (a *applied) foldEarlier() map[uint64]uint32 {
+	if a.earlier == nil {
+		a.earlier = map[uint64]uint32{}
+	}
+	for prefix, m := range a.byULID {
+		for u, t := range m {
+			a.earlier[earlierKey(prefix+u.String())] = t.parties
+		}
+	}
+	for id, t := range a.other {
+		a.earlier[earlierKey(id)] = t.parties
+	}
+	return a.earlier
 }
 
 // inMonth says whether every valid version in v was written in month
@@ -175,6 +217,9 @@ func appliedSince(sizes map[string]int64, path func(file string) string) (*appli
 		err = eachLine(f, size, func(line []byte) {
 			if id, at, ok := versions.of(line); ok {
 				split, t := splitID(id), stampOf(at)
+				if p, ok := records.PartiesOf(file, line); ok {
+					t.parties = partiesHash(p)
+				}
 				if had, ok := a.at(id, split); !ok || had.before(t) {
 					a.set(id, split, t)
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/git-queen/git-queen/internal/base/ids"
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
@@ -152,10 +153,11 @@ func TestVetReadsWhatVersionOfReads(t *testing.T) {
 func TestScopedAppliedAcrossMonths(t *testing.T) {
 	dir := t.TempDir()
 	path := func(file string) string { return filepath.Join(dir, file) }
-	msgAt := func(id string, at time.Time, subject string) []byte {
-		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-01-01T00:00:00Z","updated_at":%q,"from":"ann","to":"bob","subject":%q,"body":"b","importance":"normal","read":false,"updated_by":"ann"}`,
-			id, at.Format(time.RFC3339), subject)
+	msgTo := func(to, id string, at time.Time, subject string) []byte {
+		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-01-01T00:00:00Z","updated_at":%q,"from":"ann","to":%q,"subject":%q,"body":"b","importance":"normal","read":false,"updated_by":"ann"}`,
+			id, at.Format(time.RFC3339), to, subject)
 	}
+	msgAt := func(id string, at time.Time, subject string) []byte { return msgTo("bob", id, at, subject) }
 	x, y := ids.NewMessage(), ids.NewMessage()
 	oct20, oct5 := time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
 	nov2, nov5 := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
@@ -180,6 +182,22 @@ func TestScopedAppliedAcrossMonths(t *testing.T) {
 			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, nov5, "a")}},
 			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov2, "b"), msgAt(y, nov2, "c")}},
 		}, "a,c"},
+		// Rule parties: a later version gives the message to carl.
+		{"another recipient in the same month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov2, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov5, "b"), msgAt(y, nov5, "c")}},
+		}, "a,c"},
+		{"another recipient in a later month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, oct5, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov2, "b"), msgAt(y, nov5, "c")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov5, "d")}},
+		}, "a,c,d"},
+		{"another recipient once a version left its month", []ledger.Chunk{
+			{File: records.MessagesFile, Month: "2026-10", Lines: [][]byte{msgAt(x, oct20, "a")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, oct5, "b")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgTo("carl", x, nov2, "c")}},
+			{File: records.MessagesFile, Month: "2026-11", Lines: [][]byte{msgAt(x, nov5, "d")}},
+		}, "a,d"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -278,4 +296,26 @@ func vet(file string, lines [][]byte, now time.Time) vetting {
 // newestOnly is pickNewest of lines as vet reads them.
 func newestOnly(file string, lines [][]byte, applied *applied, broken map[string]*ruleCount, now time.Time) ([][]byte, error) {
 	return pickNewest(vet(file, lines, now), applied, broken)
+}
+
+// What check and the hooks read of a fetched ledger holds rule parties
+// among the versions the fetch brought, as a sync applies it: a clone
+// that fetched ann's reservation and a later version giving it to carl
+// together (a git fetch before its sync) took the paths for carl's, and
+// carl's own check let him commit to them.
+func TestUnfloodedKeepsAFetchedRecordsParties(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	res := func(id, droid string, at time.Time) []byte {
+		return fmt.Appendf(nil, `{"id":%q,"created_at":"2026-11-27T10:00:00Z","updated_at":%q,"updated_by":%q,"expires_at":"2026-11-27T15:00:00Z","pattern":"docs/**","droid":%q,"status":"active","exclusive":true}`,
+			id, at.Format(time.RFC3339), droid, droid)
+	}
+	x, y := fmt.Sprintf("qr-01KB%022d", 1), fmt.Sprintf("qr-01KB%022d", 2)
+	lines := [][]byte{res(x, "carl", now.Add(-time.Hour)), res(x, "ann", now.Add(-2*time.Hour)), res(y, "bob", now.Add(-time.Hour))}
+	got, err := unflooded(vet(records.ReservationsFile, lines, now), object.ZeroID, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !strings.Contains(string(got[0]), `"droid":"ann"`) || !strings.Contains(string(got[1]), `"droid":"bob"`) {
+		t.Fatalf("kept %s; want ann's first version of %s and bob's %s", got, x, y)
+	}
 }

@@ -271,24 +271,28 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 			}
 		}
 		at := stampOf(x.at)
+		at.parties = x.parties
 		if applied != nil {
-			// Only when something applied is as new or newer can it
-			// be this id's.
-			if !applied.newest.before(at) {
-				if had, ok := applied.at(id, x.split); ok {
-					if at.before(had) {
+			had, ok := applied.at(id, x.split)
+			if ok {
+				if at.before(had) {
+					continue
+				}
+				if tie != nil && tie.applied != nil && !had.before(at) {
+					held, err := tie.applied(id, x.at, x.line)
+					if err != nil {
+						return nil, err
+					}
+					if held {
 						continue
 					}
-					if tie != nil && tie.applied != nil && at == had {
-						held, err := tie.applied(id, x.at, x.line)
-						if err != nil {
-							return nil, err
-						}
-						if held {
-							continue
-						}
-					}
 				}
+			}
+			// A later version of a record this merge applied (a
+			// clone joining holds none of them).
+			if p := applied.partiesOf(id, had, ok); p != at.parties && p != 0 && at.parties != 0 {
+				brokeParties(broken, id, x.line)
+				continue
 			}
 			applied.set(id, x.split, at)
 		}
@@ -298,12 +302,15 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 }
 
 // brokeParties counts in broken a version of id that names other
-// parties than the version this clone holds.
+// parties than the version this clone holds or this merge applied.
 func brokeParties(broken map[string]*ruleCount, id string, line []byte) {
+	if broken == nil {
+		return
+	}
 	c := broken[records.RuleParties]
 	if c == nil {
 		c = &ruleCount{example: exampleOf(line),
-			msg: fmt.Sprintf("a version of %s gives it another holder, pattern, issue, sender or recipient than the version this clone holds", id)}
+			msg: fmt.Sprintf("a version of %s gives it another holder, pattern, issue, sender or recipient than an earlier version of it", id)}
 		broken[records.RuleParties] = c
 	}
 	c.n++

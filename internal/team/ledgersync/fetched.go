@@ -77,8 +77,9 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 // extracts into the same cache directory (its hook, or a second binary on
 // the PATH), setting aside versions it does not know, such as places in
 // the queue, or refusing a whole ledger whose tip is damaged (salvaged);
-// its files are named "fetched-..." or "fetched2-..." and never read here.
-const extractPrefix = "fetched3-"
+// its files are named "fetched-...", "fetched2-..." or, before rule parties,
+// "fetched3-...", and never read here.
+const extractPrefix = "fetched4-"
 
 // extract writes (once) the reservation versions fetched holds that local
 // does not, the newest of each id within every rule, and returns the file's
@@ -199,6 +200,8 @@ func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (
 // reservations active, or more places in the queue, than git-queen holds
 // (the next sync sets such a commit aside: floodCheck).
 func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
+	v.valid = slices.Clone(v.valid) // the caller's stays whole
+	sameAsFirst(&v)
 	v.markTop()
 	lines, err := pickNewest(v, nil, nil)
 	if err != nil {
@@ -212,6 +215,20 @@ func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
 		}
 	}
 	return lines, nil
+}
+
+// sameAsFirst leaves out of v the versions that name other parties than
+// the oldest version of their record in v (rule parties), as a merge
+// applying them oldest first sets them aside: a fetch can bring a
+// record's first version and a hostile later one together.
+func sameAsFirst(v *vetting) {
+	first := map[string]vetted{}
+	for _, x := range v.valid {
+		if f, ok := first[x.id]; x.id != "" && (!ok || x.at.Before(f.at)) {
+			first[x.id] = x
+		}
+	}
+	v.valid = slices.DeleteFunc(v.valid, func(x vetted) bool { return x.id != "" && x.parties != first[x.id].parties })
 }
 
 // cacheMaxAge is how long cache files live unmodified.

@@ -31,6 +31,7 @@ type vetted struct {
 	at            time.Time
 	split         ulidID
 	presence, top bool
+	parties       uint32 // partiesHash
 }
 
 // maxVetRoom is the most versions vetEach makes room for before it reads a
@@ -89,7 +90,7 @@ func vetEach(file string, lines iter.Seq[[]byte], n int, now time.Time) vetting 
 			id, at, ok = versions.of(line)
 		}
 		if ok {
-			x.id, x.at, x.split = id, at, splitID(id)
+			x.id, x.at, x.split, x.parties = id, at, splitID(id), partiesHash(checked.Parties)
 		}
 		out.valid = append(out.valid, x)
 	}

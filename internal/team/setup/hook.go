@@ -317,7 +317,14 @@ func (r *Repo) InstallHookNamed(name string, force bool, getenv func(string) str
 		}
 		did = "made the " + name + " hook executable"
 	case HookNewer:
-		return "left the " + name + " hook, which a newer git-queen wrote, in place (upgrade git-queen here)", nil
+		did := "left the " + name + " hook, which a newer git-queen wrote, in place (upgrade git-queen here)"
+		if !h.Executable {
+			if err := os.Chmod(h.Path, 0o755); err != nil {
+				return "", err
+			}
+			did = "made the " + name + " hook, which a newer git-queen wrote, executable, and left it in place (upgrade git-queen here)"
+		}
+		return did, nil
 	case HookOutdated:
 		did = "upgraded the " + name + " hook"
 	case HookForeign:

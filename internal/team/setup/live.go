@@ -135,17 +135,27 @@ func (r *Repo) legacyImport(files []string) Check {
 	if err != nil {
 		return Check{Name: "migrate", Status: Fail, Message: err.Error()}
 	}
-	pending := 0
+	pending, other := 0, 0
 	for _, st := range stats {
 		pending += st.Imported
+		other += st.OtherParties
 	}
 	rel := r.shownAll(files)
+	aside := ""
+	if other > 0 { // a hand's work: no git-queen writes one
+		aside = fmt.Sprintf("; %d versions there give their record another holder, pattern, issue, sender or recipient "+
+			"than the live store's (rule parties), and init leaves them out: find who edited them", other)
+	}
 	if pending == 0 {
-		return ok("migrate", "%s are in the live store already; git-queen no longer reads them "+
-			"(git rm --cached them and commit, or keep them for other tools: git queen export refreshes them)", strings.Join(rel, ", "))
+		c := ok("migrate", "%s are in the live store already; git-queen no longer reads them "+
+			"(git rm --cached them and commit, or keep them for other tools: git queen export refreshes them)%s", strings.Join(rel, ", "), aside)
+		if other > 0 {
+			c.Status = Warn
+		}
+		return c
 	}
 	return Check{Name: "migrate", Status: Fail, Fixable: true, forInit: true,
-		Message: fmt.Sprintf("%d record versions in %s are not in the live store; init imports them", pending, strings.Join(rel, ", ")),
+		Message: fmt.Sprintf("%d record versions in %s are not in the live store; init imports them%s", pending, strings.Join(rel, ", "), aside),
 		fix: func() error {
 			if err := os.MkdirAll(r.StoreDir, 0o755); err != nil {
 				return err

@@ -201,6 +201,26 @@ func TestNewerHookIsLeftInPlace(t *testing.T) {
 	}
 }
 
+// A newer git-queen's shim that lost its executable bit is made executable
+// and left as it is: init left it in place, and then failed with "still
+// failing after the fix: .git/hooks/pre-commit is not executable", every
+// time, git running no hook meanwhile.
+func TestNewerHookNotExecutableIsMadeExecutable(t *testing.T) {
+	r := newRepo(t)
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	newer := "#!/bin/sh\n" + hooks.Marker("pre-commit") + "\n# git-queen-hook-version: 10\ngit-queen hook pre-commit \"$@\"\n"
+	os.WriteFile(hook, []byte(newer), 0o644)
+	if _, err := r.InstallHook(false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(hook); err != nil || info.Mode()&0o111 == 0 || read(t, hook) != newer {
+		t.Fatalf("the newer hook after init: %v %v\n%s", info.Mode(), err, read(t, hook))
+	}
+	if c := r.checkHook("pre-commit", Options{}); c.Status != Warn || !strings.Contains(c.Message, "newer git-queen") {
+		t.Fatalf("newer hook check: %+v", c)
+	}
+}
+
 func TestHooksPath(t *testing.T) {
 	r := newRepo(t)
 	global := filepath.Join(t.TempDir(), "global-hooks")
