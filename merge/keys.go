@@ -2,6 +2,7 @@ package merge
 
 import (
 	"encoding/binary"
+	"strings"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/base/jsonline"
@@ -54,11 +55,23 @@ func stringField(line []byte, keys []string, vals [][]byte) (string, bool) {
 	return jsonline.String(vals[0])
 }
 
-// normTime writes an RFC 3339 time in a form that sorts as text.
+// normTime writes an RFC 3339 time in a form that sorts as text. RFC 3339
+// allows a lower-case t and z, and a leap second (23:59:60), which Go's
+// time package refuses: read as raw text, they sorted out of time order
+// (2026-12-31t08:00:00z after that day's 20:00, 23:59:60.5Z before 23:59:60Z).
 func normTime(s string) string {
-	t, err := time.Parse(time.RFC3339Nano, s)
+	up := strings.ToUpper(s)
+	leap := len(up) > 19 && up[16] == ':' && up[17:19] == "60"
+	if leap {
+		up = up[:17] + "59" + up[19:]
+	}
+	t, err := time.Parse(time.RFC3339Nano, up)
 	if err != nil {
 		return s
 	}
-	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+	out := t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+	if leap {
+		out = out[:len(out)-13] + "60" + out[len(out)-11:] // the seconds, whatever the year's width
+	}
+	return out
 }

@@ -41,3 +41,27 @@ func TestQueenKeySortsAsTheTimes(t *testing.T) {
 		}
 	}
 }
+
+// RFC 3339 allows a lower-case t and z, and a leap second, which Go's
+// time package refuses; validate accepts them in an st stream. Read as
+// raw text they sorted out of time order: an event at 08:00 written with a
+// lower-case t after one at 20:00, 23:59:60.5Z before 23:59:60Z, so the
+// merge replayed a later status before an earlier one.
+func TestTimeKeySortsEveryRFC3339Time(t *testing.T) {
+	inOrder := []string{
+		"2026-12-31t08:00:00z",
+		"2026-12-31T20:00:00Z",
+		"2026-12-31T23:59:59.5Z",
+		"2026-12-31T23:59:60Z",
+		"2026-12-31T23:59:60.5Z",
+		"2027-01-01T00:59:60.75+01:00", // 23:59:60.75 UTC
+		"2027-01-01T00:00:00.25Z",
+	}
+	key := timeKey("ts")
+	for i := 1; i < len(inOrder); i++ {
+		a, b := key([]byte(`{"ts":"`+inOrder[i-1]+`"}`)), key([]byte(`{"ts":"`+inOrder[i]+`"}`))
+		if a >= b {
+			t.Errorf("%s sorts as %q, not before %s (%q)", inOrder[i-1], a, inOrder[i], b)
+		}
+	}
+}

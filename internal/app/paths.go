@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-queen/git-queen/internal/base/globs"
@@ -61,10 +62,14 @@ func FromTop(prefix, p string) string {
 // a[1] means itself; an absolute path inside the worktree (agent runtimes
 // send them) is made relative to its top, and in a subdirectory, leading
 // ../ segments climb the prefix; one that leads out of the repository is
-// refused.
-func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, error) {
+// refused, and so is one that names the top itself, with advice in verb's
+// words (reserve, release, renew).
+func (e *Env) patternFromRoot(s *store.Store, verb, prefix, given string) (string, error) {
 	if err := tooLong("pattern", given); err != nil {
 		return "", err
+	}
+	namesTop := func() error {
+		return records.Invalidf("pattern %s names the top of the repository: write :/** to %s all of it", given, verb)
 	}
 	if filepath.IsAbs(given) && s.WS.Repo != nil && s.WS.Repo.TopLevel != "" {
 		tops := []string{s.WS.Repo.TopLevel}
@@ -75,7 +80,7 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 			rest, ok := strings.CutPrefix(filepath.ToSlash(given), filepath.ToSlash(top))
 			switch {
 			case ok && strings.Trim(rest, "/") == "":
-				return "", records.Invalidf("pattern %s names the top of the repository: write :/** to reserve all of it", given)
+				return "", namesTop()
 			case ok && strings.HasPrefix(rest, "/"):
 				return rest[1:], nil
 			}
@@ -84,7 +89,7 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 	}
 	if rest, ok := strings.CutPrefix(given, ":/"); ok {
 		if strings.Trim(rest, "/") == "" {
-			return "", records.Invalidf("pattern %s names the top of the repository: write :/** to reserve all of it", given)
+			return "", namesTop()
 		}
 		return rest, nil
 	}
@@ -106,7 +111,7 @@ func (e *Env) patternFromRoot(s *store.Store, prefix, given string) (string, err
 	}
 	switch {
 	case dir == "" && rest == "":
-		return "", records.Invalidf("pattern %s names the top of the repository: write :/** to reserve all of it", given)
+		return "", namesTop()
 	case dir == "":
 		return rest, nil
 	case rest == "":
@@ -133,9 +138,16 @@ func tooLong(what, given string) error {
 // with git's pathspec magic other than ":/": taken as a name, :(top)src or
 // :!src reserved a path no file has, and protected nothing. (release and
 // renew still take one, to end what an older git-queen reserved so.)
+// Exclusion (:!src, :^src, :(exclude)src) is told apart: :(top)'s advice
+// is no help for it.
 func pathspecMagic(what, given string) error {
 	if !strings.HasPrefix(given, ":") || strings.HasPrefix(given, ":/") {
 		return nil
+	}
+	magic, _, _ := strings.Cut(strings.TrimPrefix(given, ":("), ")")
+	if strings.HasPrefix(given, ":!") || strings.HasPrefix(given, ":^") ||
+		strings.HasPrefix(given, ":(") && slices.Contains(strings.Split(magic, ","), "exclude") {
+		return records.Invalidf("%s %s starts with git's pathspec magic for an exclusion, and a reservation excludes nothing: it holds the paths it names; name those", what, given)
 	}
 	return records.Invalidf("%s %s starts with git's pathspec magic, of which git-queen reads only :/ (the top of the repository): "+
 		"write :/src for :(top)src, and :/:name for a file whose name starts with ':'", what, given)
@@ -199,7 +211,7 @@ func (e *Env) normalizePatterns(s *store.Store, given []string, normalized *rese
 			return nil, nil, err
 		}
 		var err error
-		if fromTop[i], err = e.patternFromRoot(s, prefix, given); err != nil {
+		if fromTop[i], err = e.patternFromRoot(s, "reserve", prefix, given); err != nil {
 			return nil, nil, err
 		}
 		if real, ok := throughLinks(s, fromTop[i]); ok {
@@ -283,7 +295,7 @@ func distinctUpTo(given []string, bound int) ([]string, bool) {
 	return out, true
 }
 
-// selectingPatterns normalises the patterns release and renew select
+// selectingPatterns normalises the patterns release and renew (verb) select
 // reservations with: a literal path selects the reservations of the path
 // and of what is beneath it, whether it was reserved as a file or, before
 // it existed, as DIR/**. through has, for each, the pattern resolved
@@ -294,12 +306,12 @@ func distinctUpTo(given []string, bound int) ([]string, bool) {
 // that names a path its glob does not match (namedPaths) selects, through,
 // what reserve stored for it, and reached is "". normalized vouches for
 // selecting and through, so that the domain need not normalise them again.
-func (e *Env) selectingPatterns(s *store.Store, patterns []string, normalized *reservations.Normalized) (selecting, through, reached []string, err error) {
+func (e *Env) selectingPatterns(s *store.Store, verb string, patterns []string, normalized *reservations.Normalized) (selecting, through, reached []string, err error) {
 	prefix := e.TopPrefix(s)
 	asDir := func(string) (globs.PathKind, error) { return globs.Dir, nil }
 	fromTops := make([]string, len(patterns))
 	for i, given := range patterns {
-		if fromTops[i], err = e.patternFromRoot(s, prefix, given); err != nil {
+		if fromTops[i], err = e.patternFromRoot(s, verb, prefix, given); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -22,7 +22,8 @@ type StViewRequest struct {
 
 // StView reads and replays an st stream. The lines that are not records
 // and the events that cannot apply are skipped and returned, not fatal:
-// the view of everything else is still worth having.
+// the view of everything else is still worth having. An item id the plan
+// holds twice is returned with them (a *st.RepeatedError), though shown.
 func StView(e *Env, r StViewRequest) (view []st.ViewItem, skipped []error, err error) {
 	var data []byte
 	if r.File == "-" {
@@ -41,6 +42,9 @@ func StView(e *Env, r StViewRequest) (view []st.ViewItem, skipped []error, err e
 	skipped = append(errs, applyErrs...)
 	if len(recs) == 0 && len(errs) > 0 {
 		return nil, skipped, fmt.Errorf("%s has no st v3 record", r.File)
+	}
+	if err := st.Repeated(recs, state); err != nil {
+		skipped = append(skipped, err)
 	}
 	return st.Show(state), skipped, nil
 }

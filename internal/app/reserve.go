@@ -255,7 +255,7 @@ func (e *Env) change(r ReleaseRequest, verb, ttlText string) (*ChangeResult, err
 		res.Unassigned = append(res.Unassigned, a)
 	}
 	normalized := &reservations.Normalized{}
-	patterns, through, reached, err := e.selectingPatterns(s, args, normalized)
+	patterns, through, reached, err := e.selectingPatterns(s, verb, args, normalized)
 	if err != nil {
 		return res, err
 	}

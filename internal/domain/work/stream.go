@@ -12,7 +12,8 @@ import (
 // each with WaitingOn set from the read view (seed 000's dep_state: an
 // edge of type blocks to an item neither completed nor canceled, or to no
 // item). Lines that are not records and events that cannot apply are
-// returned as problems; the rest of the stream still counts. A file with
+// returned as problems; the rest of the stream still counts, and so is an
+// item id the plan holds twice. A file with
 // no record at all is one problem.
 func StreamItems(file string, data []byte) ([]Item, []jsonl.Problem) {
 	recs, errs := st.Parse(data)
@@ -26,6 +27,9 @@ func StreamItems(file string, data []byte) ([]Item, []jsonl.Problem) {
 	var problems []jsonl.Problem
 	for _, err := range append(errs, applyErrs...) {
 		problems = append(problems, jsonl.Problem{File: file, Line: problemLine(err), Msg: "skipped: " + err.Error()})
+	}
+	if err := st.Repeated(recs, state); err != nil {
+		problems = append(problems, jsonl.Problem{File: file, Line: problemLine(err), Msg: err.Error()})
 	}
 	var open []Item
 	for i, v := range st.Show(state) {

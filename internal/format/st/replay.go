@@ -69,6 +69,17 @@ type ApplyError struct {
 
 func (e *ApplyError) Error() string { return fmt.Sprintf("line %d (seq %d): %v", e.Line, e.Seq, e.Err) }
 
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// RepeatedError is a plan that holds item ID twice. Replay keeps both, but
+// an event names an item by id and changes only the first, so the readers
+// (st show, ready) warn of it, as validate reports it.
+type RepeatedError struct{ ID string }
+
+func (e *RepeatedError) Error() string {
+	return fmt.Sprintf("the plan holds item %q twice, and an event naming it changes only the first: give one of them another id by hand", e.ID)
+}
+
 // NoItemError is an event that names an item the plan does not hold at
 // that point of the stream, so validation can report it by rule.
 type NoItemError struct {
@@ -167,6 +178,10 @@ func RepeatedID(items json.RawMessage) (id string, first, again int) {
 	if s.replace(items) != nil {
 		return "", 0, 0
 	}
+	return s.repeatedID()
+}
+
+func (s *State) repeatedID() (id string, first, again int) {
 	seen := make(map[string]int, len(s.Items))
 	for i, it := range s.Items {
 		if j, ok := seen[it.ID]; ok {
@@ -175,6 +190,22 @@ func RepeatedID(items json.RawMessage) (id string, first, again int) {
 		seen[it.ID] = i
 	}
 	return "", 0, 0
+}
+
+// Repeated is a *RepeatedError for the first id the plan s (the replay of
+// recs) holds twice, at the last record whose items hold it twice; nil
+// when each id is its own.
+func Repeated(recs []Record, s State) error {
+	id, _, _ := s.repeatedID()
+	if id == "" {
+		return nil
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		if held, _, _ := RepeatedID(recs[i].Items); held == id {
+			return &ApplyError{recs[i].Line, recs[i].Seq, &RepeatedError{id}}
+		}
+	}
+	return &RepeatedError{id}
 }
 
 // Replay applies every event in stream order: the "full replay" of the

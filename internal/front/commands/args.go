@@ -30,6 +30,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 		before = append(before, rest[:n]...)
 		rest = rest[n:]
 	}
+	// git's `git help msg send`: the help of the (sub)command named, which
+	// urfave's help command gave for its first word alone (msg's).
+	if len(rest) > 1 && rest[0] == "help" && findCommand(app.Commands, rest[1]) != nil {
+		rest = append(slices.Clone(rest[1:]), "--help")
+	}
 	var path []string
 	commands := app.Commands
 	var cmd *cli.Command
@@ -51,6 +56,17 @@ func reorderArgs(app *cli.App, args []string) []string {
 		before, lifted = liftGlobal(appFlags, indexFlags(cmd.Flags), before, rest)
 		rest = lifted
 		commands = cmd.Subcommands
+	}
+	if cmd != nil && len(cmd.Subcommands) > 0 {
+		// Help for a group: a subcommand's when a word names one (msg
+		// --help send), else the group's own (msg --help bob said "no
+		// command 'bob' to help with" and pointed at the top-level help).
+		if words := slices.DeleteFunc(slices.Clone(rest), isHelpFlag); len(words) < len(rest) {
+			if len(words) > 0 && findCommand(cmd.Subcommands, words[0]) != nil {
+				return reorderArgs(app, slices.Concat(out, before, path, words, []string{"--help"}))
+			}
+			return slices.Concat(out, before, path, []string{"--help"})
+		}
 	}
 	if cmd == nil || cmd.SkipFlagParsing || len(cmd.Subcommands) > 0 {
 		return slices.Concat(out, before, path, rest)
@@ -83,7 +99,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 			noteTakenForValue(app, cmdFlags[flagName(a)].Names()[0], next)
 		}
 		noteLackingValue(app, cmdFlags[flagName(a)], rest[i:])
-		help = help || a == "-h" || a == "-help" || a == "--help"
+		help = help || isHelpFlag(a)
 		flags = append(flags, rest[i:i+n]...)
 		i += n - 1
 	}
@@ -96,6 +112,9 @@ func reorderArgs(app *cli.App, args []string) []string {
 	}
 	return out
 }
+
+// isHelpFlag reports whether arg asks for help (-h, -help, --help).
+func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // gitArgv are the commands git runs with arguments of its own making
 // (merge-driver's %O %A %B %L %P): from the first argument on, every word

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -93,7 +94,11 @@ type stOptions struct {
 func loadView(o stOptions) ([]st.ViewItem, error) {
 	view, skipped, err := app.StView(o.Env.session(o.Globals), app.StViewRequest{File: o.File, Stdin: o.Env.Stdin})
 	for _, e := range skipped {
-		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: skipped %v\n", o.File, e)
+		what := "skipped"
+		if errors.As(e, new(*st.RepeatedError)) {
+			what = "warning:"
+		}
+		fmt.Fprintf(o.Env.Stderr, "git-queen: %s: %s %v\n", o.File, what, e)
 	}
 	switch {
 	case len(skipped) == 0:
