@@ -1,6 +1,8 @@
 package assignments
 
 import (
+	"time"
+
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/base/wording"
 	"github.com/git-queen/git-queen/internal/format/records"
@@ -27,18 +29,19 @@ func (e *TooManyError) Text() wording.Text {
 }
 
 // ActiveIDs are the ids of the assignments active now, every worktree's
-// and synced clone's: what a sync's flood check holds beside what a remote
-// brings. It reads their status alone, through the selection caches of a
+// and synced clone's, each with when its version was written: what a
+// sync's flood check holds beside what a remote brings (a newer version
+// there ends it). It reads their status alone, through the selection caches of a
 // named query; decoding each (List) cost a store of 100,000 ended
 // assignments 2 to 3 s.
-func (a *Store) ActiveIDs() (map[string]bool, error) {
+func (a *Store) ActiveIDs() (map[string]time.Time, error) {
 	sel, err := a.S.Select(records.AssignmentsFile, activeQuery)
 	if err != nil {
 		return nil, err
 	}
-	ids := make(map[string]bool, len(sel.Entries))
+	ids := make(map[string]time.Time, len(sel.Entries))
 	for _, e := range sel.Entries {
-		ids[e.ID] = true
+		ids[e.ID] = records.VersionTime(e.Raw)
 	}
 	return ids, nil
 }

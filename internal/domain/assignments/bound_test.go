@@ -55,7 +55,7 @@ func TestActiveIDsAreWhatListFindsActive(t *testing.T) {
 	for range 2 {
 		got, err := f.a.ActiveIDs()
 		active, _, _ := f.a.List(Filter{})
-		if err != nil || len(got) != 2 || len(active) != 2 || !got[active[0].ID] || !got[active[1].ID] {
+		if err != nil || len(got) != 2 || len(active) != 2 || !got[active[0].ID].Equal(active[0].UpdatedAt) || !got[active[1].ID].Equal(active[1].UpdatedAt) {
 			t.Fatalf("ActiveIDs %v (%v), List %+v", got, err, active)
 		}
 	}

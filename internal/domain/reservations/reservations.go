@@ -370,3 +370,7 @@ func renewed(r *Live, now time.Time, ttl time.Duration, extra []jsonl.Field) (Li
 	out.raw = line
 	return out, nil
 }
+
+// Written is when this version was written (records.VersionTime): a sync
+// takes a remote's newer version of it in its place.
+func (l Live) Written() time.Time { return records.VersionTime(l.raw) }

@@ -1,6 +1,10 @@
 package records
 
 import (
+	"slices"
+	"strconv"
+	"time"
+
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 )
 
@@ -31,7 +35,13 @@ func CheckedNew(file string, rec any) ([]byte, error) {
 // before the rule) may still be changed: refusing would leave a droid
 // unable to release its own reservation, and other clones set that
 // record aside whatever its next version says.
+//
+// Its times at an offset (an older build's, which syncs took until the
+// time rule) are written as the same instants in UTC: carried on as they
+// were, they had every clone set aside the version that ended the record,
+// which stayed active there for good.
 func CheckedNext(file string, prev, line []byte) ([]byte, error) {
+	line = inUTC(line)
 	e := CheckVersion(file, line)
 	if e != nil && CheckVersion(file, prev) != nil {
 		return line, nil
@@ -44,4 +54,29 @@ func refuse(e *RuleError) error {
 		return nil
 	}
 	return Invalidf("refusing to write a record other clones would set aside: %v", e)
+}
+
+// inUTC is line with each time RFC 3339 reads but the time rule refuses
+// (2026-11-20T12:00:00+02:00) written as the same instant in UTC
+// (2026-11-20T10:00:00Z).
+func inUTC(line []byte) []byte {
+	out := []byte{'{'}
+	changed := false
+	err := jsonline.EachMember(line, func(rawKey, key, value []byte) {
+		if i := slices.Index(fieldNames[:], string(key)); i >= 0 && fieldKinds[i] == kTime {
+			if _, ok := ParseUTC(value); !ok {
+				if t, ok := ParseTime(value); ok {
+					value, changed = strconv.AppendQuote(nil, t.UTC().Format(time.RFC3339Nano)), true
+				}
+			}
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, rawKey...), ':'), value...)
+	})
+	if err != nil || !changed {
+		return line
+	}
+	return append(out, '}')
 }

@@ -214,11 +214,11 @@ var (
 func patchEnvelopes(script string) []envelope {
 	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
 	var envelopes []envelope
-	var delimiter []string // the last heredoc operator's match, outside the patches
-	nested := false        // a script in double quotes (bash -c "...") began
+	var delimiter []string       // the last heredoc operator's match, outside the patches
+	nested, lost := false, false // in a script in double quotes (bash -c "..."); for good
 	for i := 0; i < len(lines); i++ {
 		before, quote, opens := envelopeOpens(lines[i])
-		nested = nested || doubleQuotedScript().MatchString(before)
+		nested, lost = inDoubleQuotedScript(nested, lost, before)
 		if !opens {
 			if ops := heredocOperator().FindAllStringSubmatch(lines[i], -1); ops != nil {
 				delimiter = ops[len(ops)-1]
@@ -242,6 +242,32 @@ func patchEnvelopes(script string) []envelope {
 		i = j
 	}
 	return envelopes
+}
+
+// inDoubleQuotedScript says whether a script in double quotes (bash -c
+// "...") is open after line, given whether one was before it, and whether
+// the guard has lost track of where it ends: for good after a $(, ${ or `
+// in it, whose own quotes do not close it. An honest python -c "..." or
+// grep -c "..." before a quoted heredoc ends where its quotes do: taken
+// for open to the end, it had the heredoc's $ refused.
+func inDoubleQuotedScript(open, lost bool, line string) (bool, bool) {
+	for i := 0; i < len(line) && !lost; i++ {
+		switch c := line[i]; {
+		case !open:
+			loc := doubleQuotedScript().FindStringIndex(line[i:])
+			if loc == nil {
+				return false, false
+			}
+			open, i = true, i+loc[1]-1
+		case c == '\\':
+			i++
+		case c == '"':
+			open = false
+		case c == '`' || c == '$' && i+1 < len(line) && (line[i+1] == '(' || line[i+1] == '{'):
+			lost = true
+		}
+	}
+	return open || lost, lost
 }
 
 // envelopeOpens reports whether a script's line opens a patch: the marker

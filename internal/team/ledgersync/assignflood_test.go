@@ -3,10 +3,12 @@ package ledgersync
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/domain/assignments"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // A push of more active assignments than git-queen holds at once (each of
@@ -30,5 +32,42 @@ func TestAFloodOfActiveAssignmentsIsSetAside(t *testing.T) {
 	}
 	if active, _, err := (&assignments.Store{S: b.s}).List(assignments.Filter{}); err != nil || len(active) > records.MaxActiveAssignments {
 		t.Errorf("bob holds %d active assignments after the sync (%v), more than git-queen holds at once", len(active), err)
+	}
+}
+
+// A team at the bound that ends ten assignments and makes ten others (as
+// assign allows: those it ends make room) was set aside as a flood by every
+// clone that held the ten: the check counted the ten new ones beside the
+// ten still active here, not their ends.
+func TestEndingAssignmentsMakesRoomForOthersInASync(t *testing.T) {
+	a, b, c, push := twoSyncedClones(t)
+	line := func(i int, at time.Time, status string) []byte {
+		s := at.Format("2006-01-02T15:04:05.000Z")
+		return fmt.Appendf(nil, `{"id":"qa-01KB%022d","created_at":%q,"updated_at":%q,"issue_id":"bd-%d","droid":"m%d","assigned_by":"m%d","status":%q,"updated_by":"m%d"}`,
+			i, c.t.Format("2006-01-02T15:04:05.000Z"), s, i, i, i, status, i)
+	}
+	var lines [][]byte
+	for i := range records.MaxActiveAssignments {
+		lines = append(lines, line(i, c.t, "active"))
+	}
+	full := push(ledger.Lines{records.AssignmentsFile: lines})
+	if res := b.sync(t); len(res.SetAside) != 0 {
+		t.Fatalf("set aside at the bound: %+v", res.SetAside)
+	}
+	c.tick(time.Minute)
+	var next [][]byte
+	for i := range 10 {
+		next = append(next, line(i, c.t, "completed"), line(records.MaxActiveAssignments+i, c.t, "active"))
+	}
+	moved, err := a.sy.ledger.Record(full, ledger.Lines{records.AssignmentsFile: next}, ledger.Signature{Name: "ann", Email: "a@x", When: c.t}, "ten ended, ten made")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, a.dir, "push", "-q", "origin", moved.String()+":"+ledger.Ref)
+	if res := b.sync(t); len(res.SetAside) != 0 {
+		t.Errorf("set aside: %+v, want none (ten ended make room for ten)", res.SetAside)
+	}
+	if active, _, err := (&assignments.Store{S: b.s}).List(assignments.Filter{}); err != nil || len(active) != records.MaxActiveAssignments {
+		t.Errorf("bob holds %d active assignments (%v), want %d", len(active), err, records.MaxActiveAssignments)
 	}
 }

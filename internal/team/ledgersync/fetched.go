@@ -207,7 +207,7 @@ func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
 	if err != nil {
 		return lines, err
 	}
-	count := newLiveCount(reservationFlood.live, [2]map[string]bool{}, now)
+	count := newLiveCount(reservationFlood.live, reservationFlood.file, [2]map[string]stamp{}, now)
 	count.add(slices.Values(lines))
 	for i, what := range []string{"active reservations", "places in the queue"} {
 		if count.n[i] > records.MaxActiveReservations {

@@ -23,7 +23,7 @@ import (
 // own droid's name, chunks of honest size) would cost every command
 // seconds.
 func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
-	err := s.floodOf(reservationFlood, local, commit, now, func() (held [2]map[string]bool, err error) {
+	err := s.floodOf(reservationFlood, local, commit, now, func() (held [2]map[string]stamp, err error) {
 		rs := &reservations.Store{S: s.S}
 		active, err := rs.Active(now)
 		if err != nil {
@@ -33,14 +33,18 @@ func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
 		// all: they are bounded alike, on their own (a team may hold 4,096
 		// paths and wait for others).
 		waiting, err := rs.Waiting(now)
-		return [2]map[string]bool{idsOf(active), idsOf(waiting)}, err
+		return [2]map[string]stamp{idsOf(active), idsOf(waiting)}, err
 	})
 	if err != nil {
 		return err
 	}
-	return s.floodOf(assignmentFlood, local, commit, now, func() ([2]map[string]bool, error) {
+	return s.floodOf(assignmentFlood, local, commit, now, func() ([2]map[string]stamp, error) {
 		held, err := (&assignments.Store{S: s.S}).ActiveIDs()
-		return [2]map[string]bool{held}, err
+		ids := make(map[string]stamp, len(held))
+		for id, t := range held {
+			ids[id] = stampOf(t)
+		}
+		return [2]map[string]stamp{ids}, err
 	})
 }
 
@@ -79,14 +83,15 @@ var (
 // within the round's bound) and counts the ids whose newest version there
 // is in each state at now and not already here (held, asked only of a
 // commit that brings such chunks: a store of 100,000 ended assignments
-// takes half a second to say which are active).
-func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, held func() ([2]map[string]bool, error)) error {
+// takes half a second to say which are active), less those held here
+// whose newer version there is not (ending ten makes room for ten).
+func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, held func() ([2]map[string]stamp, error)) error {
 	// Chunk by chunk, in the ledger's order (by month): an honest history
 	// ends what it began soon after, so the ids live so far stay few;
 	// past twice the bound it is a flood whatever follows, and the
 	// reading stops there.
 	var count *liveCount
-	var here [2]map[string]bool
+	var here [2]map[string]stamp
 	stop := errors.New("flood")
 	// A chunk none of whose lines reads as a version is dropped by the
 	// walk's readers, not held read ahead.
@@ -104,7 +109,7 @@ func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, h
 			if here, err = held(); err != nil {
 				return err
 			}
-			count = newLiveCount(b.live, here, now)
+			count = newLiveCount(b.live, b.file, here, now)
 		}
 		if count.add(ledger.LinesOf(chunk)); max(count.n[0], count.n[1]) > 2*b.bound {
 			return stop
@@ -132,18 +137,19 @@ func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, h
 	return nil
 }
 
-// idsOf are the ids of reservations rs.
-func idsOf(rs []reservations.Live) map[string]bool {
-	ids := make(map[string]bool, len(rs))
+// idsOf are the ids of reservations rs, with when each was written.
+func idsOf(rs []reservations.Live) map[string]stamp {
+	ids := make(map[string]stamp, len(rs))
 	for _, r := range rs {
-		ids[r.ID] = true
+		ids[r.ID] = stampOf(r.Written())
 	}
 	return ids
 }
 
 // liveCount counts, over the lines added to it, the ids whose newest
-// version is in each state at now (live; but for the ids skip holds of
-// that state); of versions with the same newest time, an id counts when
+// version is in each state at now (live), beside those held holds: an id
+// held in a state counts from its version there, so a newer one out of
+// that state takes one off (n may be below zero); of versions with the same newest time, an id counts when
 // any of them does (readers keep the one of larger bytes: the count may be
 // one more per such id, never fewer). It keeps of each id a hash and its
 // newest version's time and states, not the id and a formatted time: a
@@ -152,7 +158,8 @@ func idsOf(rs []reservations.Live) map[string]bool {
 // 2^64 a pair, with a seed no one outside the process knows) count as one.
 type liveCount struct {
 	live   func(line []byte, now time.Time) (id string, in [2]bool, ok bool)
-	skip   [2]map[string]bool
+	file   string
+	held   [2]map[string]stamp
 	now    time.Time
 	seed   maphash.Seed
 	newest map[uint64]versionState
@@ -166,8 +173,8 @@ type versionState struct {
 	in [2]bool
 }
 
-func newLiveCount(live func([]byte, time.Time) (string, [2]bool, bool), skip [2]map[string]bool, now time.Time) *liveCount {
-	return &liveCount{live: live, skip: skip, now: now, seed: maphash.MakeSeed(), newest: map[uint64]versionState{}}
+func newLiveCount(live func([]byte, time.Time) (string, [2]bool, bool), file string, held [2]map[string]stamp, now time.Time) *liveCount {
+	return &liveCount{live: live, file: file, held: held, now: now, seed: maphash.MakeSeed(), newest: map[uint64]versionState{}}
 }
 
 // add counts lines in.
@@ -177,13 +184,14 @@ func (c *liveCount) add(lines iter.Seq[[]byte]) {
 		if !ok {
 			continue
 		}
-		counts := [2]bool{!c.skip[0][id], !c.skip[1][id]}
-		if !counts[0] && !counts[1] {
-			continue
-		}
 		at := stampOf(records.VersionTime(line))
 		h := maphash.String(c.seed, id)
 		old, seen := c.newest[h]
+		for i := range c.held {
+			if here, ok := c.held[i][id]; ok && !seen {
+				old.at, old.in[i], seen = here, true, true
+			}
+		}
 		if seen && at.before(old.at) {
 			continue
 		}
@@ -195,12 +203,20 @@ func (c *liveCount) add(lines iter.Seq[[]byte]) {
 				// active version with a smaller, expired one hid a flood.
 				in[i] = in[i] || old.in[i]
 			}
-			if counts[i] {
-				c.n[i] += b2i(in[i]) - b2i(old.in[i])
+			if old.in[i] && !in[i] && !c.valid(line) {
+				// A line the sync sets aside ends nothing.
+				in[i] = true
 			}
+			c.n[i] += b2i(in[i]) - b2i(old.in[i])
 		}
 		c.newest[h] = versionState{at, in}
 	}
+}
+
+// valid says whether a sync takes line in rather than set it aside.
+func (c *liveCount) valid(line []byte) bool {
+	_, rule := records.CheckVersionRule(c.file, line, c.now)
+	return rule == ""
 }
 
 func b2i(b bool) int {
