@@ -20,7 +20,7 @@ func TestAFloodOfActiveAssignmentsIsSetAside(t *testing.T) {
 	_, b, c, push := twoSyncedClones(t)
 	written := c.t.Format("2006-01-02T15:04:05.000Z")
 	var lines [][]byte
-	for i := range records.MaxActiveAssignments + 10 {
+	for i := range 2*records.MaxActiveAssignments + 10 { // past what a sync takes
 		lines = append(lines, fmt.Appendf(nil, `{"id":"qa-01KB%022d","created_at":%q,"updated_at":%q,"issue_id":"bd-%d","droid":"m%d","assigned_by":"m%d","status":"active","updated_by":"m%d"}`,
 			i, written, written, i, i, i, i))
 	}
@@ -69,5 +69,36 @@ func TestEndingAssignmentsMakesRoomForOthersInASync(t *testing.T) {
 	}
 	if active, _, err := (&assignments.Store{S: b.s}).List(assignments.Filter{}); err != nil || len(active) != records.MaxActiveAssignments {
 		t.Errorf("bob holds %d active assignments (%v), want %d", len(active), err, records.MaxActiveAssignments)
+	}
+}
+
+// Two clones each at the bound less one that each assign one more (as
+// assign allows) hold the bound and one when they meet: with the sync's
+// bound the writers' own, each set the other's ledger aside for good and
+// ann's assignment was lost to every clone but hers. A sync takes up to
+// twice the bound, what clones racing at it can hold.
+func TestClonesAssigningAtTheBoundTogetherKeepEachOthers(t *testing.T) {
+	a, b, c, push := twoSyncedClones(t)
+	written := c.t.Format("2006-01-02T15:04:05.000Z")
+	line := func(i int) []byte {
+		return fmt.Appendf(nil, `{"id":"qa-01KB%022d","created_at":%q,"updated_at":%q,"issue_id":"bd-%d","droid":"m%d","assigned_by":"m%d","status":"active","updated_by":"m%d"}`,
+			i, written, written, i, i, i, i)
+	}
+	var lines [][]byte
+	for i := range records.MaxActiveAssignments {
+		lines = append(lines, line(i))
+	}
+	push(ledger.Lines{records.AssignmentsFile: lines}) // bob's own, say: bob is at the bound
+	if res := b.sync(t); len(res.SetAside) != 0 {
+		t.Fatalf("set aside at the bound: %+v", res.SetAside)
+	}
+	a.sync(t)
+	c.tick(time.Minute)
+	anns := push(ledger.Lines{records.AssignmentsFile: {line(records.MaxActiveAssignments)}}) // ann assigned at the bound less one
+	if res := b.sync(t); len(res.SetAside) != 0 {
+		t.Errorf("set aside: %+v, want ann's assignment (%s) taken", res.SetAside, anns)
+	}
+	if active, _, err := (&assignments.Store{S: b.s}).List(assignments.Filter{}); err != nil || len(active) != records.MaxActiveAssignments+1 {
+		t.Errorf("bob holds %d active assignments (%v), want %d", len(active), err, records.MaxActiveAssignments+1)
 	}
 }

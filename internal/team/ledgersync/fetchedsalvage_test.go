@@ -37,7 +37,7 @@ func TestFetchedReservationsUnderARefusedCommitCount(t *testing.T) {
 		{"a flood of reservations", func(t *testing.T, a *clone, r testgit.Remote, c *clock) {
 			var lines [][]byte
 			at := c.t.Format(time.RFC3339Nano)
-			for i := range records.MaxActiveReservations + 10 {
+			for i := range 2*records.MaxActiveReservations + 10 { // past what a sync takes
 				lines = append(lines, fmt.Appendf(nil, `{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":"z%d/**","droid":"m%d","status":"active","exclusive":true}`,
 					i, at, at, c.t.Add(time.Hour).Format(time.RFC3339Nano), i, i))
 			}

@@ -15,9 +15,10 @@ import (
 )
 
 // floodCheck sets aside, as a whole, a remote commit that would make more
-// records live here than git-queen holds at once (floodBound): more
-// reservations active than records.MaxActiveReservations, or places in the
-// queue; more assignments active than records.MaxActiveAssignments. Every
+// records live here than a sync takes (floodBound's limit, twice what
+// git-queen writes): more reservations active than twice
+// records.MaxActiveReservations, or places in the queue; more assignments
+// active than twice records.MaxActiveAssignments. Every
 // check and commit reads each active reservation, every assign and ready
 // each assignment, so a push of a million well-formed ones (each in its
 // own droid's name, chunks of honest size) would cost every command
@@ -50,6 +51,14 @@ func (s *Syncer) floodCheck(local, commit object.ID, now time.Time) error {
 
 // floodBound is a log whose records git-queen holds at most bound of in
 // each of (up to) two states at once: what floodCheck counts.
+//
+// The writers refuse past bound, and a sync sets aside only past twice
+// it (limit): two clones each at the bound less one that each write one
+// more hold the bound and one when they meet, and with equal bounds each
+// set the other's ledger aside for good (the review found ann's
+// assignment so lost to every clone). Twice the bound is what two clones
+// racing at it can hold, and still bounds what a push can make every
+// command read.
 type floodBound struct {
 	file  string
 	bound int
@@ -88,7 +97,7 @@ var (
 func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, held func() ([2]map[string]stamp, error)) error {
 	// Chunk by chunk, in the ledger's order (by month): an honest history
 	// ends what it began soon after, so the ids live so far stay few;
-	// past twice the bound it is a flood whatever follows, and the
+	// past twice the limit it is a flood whatever follows, and the
 	// reading stops there.
 	var count *liveCount
 	var here [2]map[string]stamp
@@ -111,7 +120,7 @@ func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, h
 			}
 			count = newLiveCount(b.live, b.file, here, now)
 		}
-		if count.add(ledger.LinesOf(chunk)); max(count.n[0], count.n[1]) > 2*b.bound {
+		if count.add(ledger.LinesOf(chunk)); max(count.n[0], count.n[1]) > 2*b.limit() {
 			return stop
 		}
 		return nil
@@ -128,14 +137,17 @@ func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, h
 		atLeast = "at least "
 	}
 	for i, n := range count.n {
-		if b.more[i] != "" && len(here[i])+n > b.bound {
+		if b.more[i] != "" && len(here[i])+n > b.limit() {
 			return &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf(
-				"it would "+b.more[i]+", past the %d git-queen holds at once (%s): a flood, set aside whole",
-				atLeast, n, len(here[i]), b.bound, b.reads[i])}
+				"it would "+b.more[i]+", past the %d a sync takes (twice the %d git-queen writes; %s): a flood, set aside whole",
+				atLeast, n, len(here[i]), b.limit(), b.bound, b.reads[i])}
 		}
 	}
 	return nil
 }
+
+// limit is the most records in a state a sync takes: see floodBound.
+func (b floodBound) limit() int { return 2 * b.bound }
 
 // idsOf are the ids of reservations rs, with when each was written.
 func idsOf(rs []reservations.Live) map[string]stamp {

@@ -24,7 +24,7 @@ func TestAFloodHiddenByEqualTimesIsSetAside(t *testing.T) {
 			i, written, written, expires.Format(time.RFC3339Nano), i, i)
 	}
 	var lines [][]byte
-	for i := range records.MaxActiveReservations + 10 {
+	for i := range 2*records.MaxActiveReservations + 10 { // past what a sync takes
 		active, expired := version(i, c.t.Add(time.Hour)), version(i, c.t.Add(-time.Hour))
 		if !records.Newer(active, expired) {
 			t.Fatal("the test means the active version to win on its bytes")

@@ -63,7 +63,7 @@ func TestAFloodOfPlacesIsSetAside(t *testing.T) {
 	a.sync(t)
 	var lines [][]byte
 	at := c.t.Format(time.RFC3339Nano)
-	for i := range records.MaxActiveReservations + 10 {
+	for i := range 2*records.MaxActiveReservations + 10 { // past what a sync takes
 		lines = append(lines, fmt.Appendf(nil, `{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"updated_by":"m%d","expires_at":%q,"pattern":"z%d/**","droid":"m%d","status":"waiting","exclusive":true}`,
 			i, at, at, i, c.t.Add(2*time.Minute).Format(time.RFC3339Nano), i, i))
 	}

@@ -161,7 +161,7 @@ func TestAFloodOfReservationsIsSetAside(t *testing.T) {
 	a.send(t, "ann", "bob", "1")
 	a.sync(t)
 	var lines []string
-	for i := range records.MaxActiveReservations + 10 {
+	for i := range 2*records.MaxActiveReservations + 10 { // past what a sync takes
 		at := c.t.Format(time.RFC3339Nano)
 		lines = append(lines, fmt.Sprintf(`{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":"z%d/**","droid":"m%d","status":"active","exclusive":true}`,
 			i, at, at, c.t.Add(time.Hour).Format(time.RFC3339Nano), i, i))
