@@ -1,7 +1,7 @@
 #!/bin/sh
 # Assignment commands on a long history: a repository whose store holds
 # ENDED (100,000) ended assignments and ASSIGNED (10) active ones
-# (genstore -assignments). Each of assignments, assign, claim and ready
+# (genstore -ended). Each of assignments, assign, claim and ready
 # runs ROUNDS (3) times, under /usr/bin/time (wall seconds, max RSS KiB),
 # with the working tree's git-queen, and with BEFORE (another build) first
 # when set. A first read and a first write, untimed, build the log's index
@@ -17,7 +17,7 @@ run() { # run LABEL BINARY
 	rm -rf "$repo" && mkdir -p "$repo" && cd "$repo"
 	git init -q -b main
 	"$2" init --droid droid-3 >/dev/null
-	genstore -dir "$work/gen" -reservations 0 -active 0 -messages 0 -assignments "${ENDED:-100000}" -assigned "${ASSIGNED:-10}" >/dev/null
+	genstore -dir "$work/gen" -reservations 0 -active 0 -messages 0 -ended "${ENDED:-100000}" -assigned "${ASSIGNED:-10}" >/dev/null
 	cp "$work/gen/queen_assignments.jsonl" "$(git rev-parse --git-common-dir)/queen/"
 	"$2" assignments >/dev/null && "$2" --droid droid-3 assign qb-w droid-1 >/dev/null && "$2" assignments >/dev/null
 	for r in $(seq "${ROUNDS:-3}"); do

@@ -1,10 +1,10 @@
 // Command genstore writes a large, realistic .beads/ store for the store
 // benchmarks: reservation history with some active reservations, a
-// message log among many droids, and (with -assignments) assignment
+// message log among many droids, and (with -ended) assignment
 // history with some active assignments.
 //
 //	go run ./scripts/bench/genstore -dir REPO/.beads -reservations 100000 -active 1000 -messages 100000
-//	go run ./scripts/bench/genstore -dir REPO/.beads -assignments 100000 -assigned 10
+//	go run ./scripts/bench/genstore -dir REPO/.beads -ended 100000 -assigned 10
 package main
 
 import (
@@ -28,8 +28,8 @@ func main() {
 	nActive := flag.Int("active", 1_000, "active reservations among them")
 	nMsg := flag.Int("messages", 100_000, "message lines")
 	droids := flag.Int("droids", 20, "droids")
-	nEnded := flag.Int("assignments", 0, "ended assignments (each an active version, then its end)")
-	nAssigned := flag.Int("assigned", 10, "active assignments, with -assignments")
+	nEnded := flag.Int("ended", 0, "ended assignments (each an active version, then its end)")
+	nAssigned := flag.Int("assigned", 10, "active assignments, with -ended")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		log.Fatal(err)
