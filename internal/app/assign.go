@@ -261,7 +261,11 @@ func listAssignments(e *Env, r AssignmentsRequest) (*AssignmentsResult, error) {
 	remote := ledgersync.ConfiguredRemote(s)
 	if remote != "" {
 		since := ledgersync.PublishedOffset(s.WS, ledger.TrackingName(remote), records.AssignmentsFile)
-		if unpublished, err = (&assignments.Store{S: s}).WrittenSince(since); err != nil {
+		ids := make([]string, len(list))
+		for i, a := range list {
+			ids[i] = a.ID
+		}
+		if unpublished, err = (&assignments.Store{S: s}).WrittenSince(since, ids); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@
 package assignments
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -342,9 +343,22 @@ type Filter struct {
 	Status string
 }
 
-// List returns the assignments that match, oldest first.
+// List returns the assignments that match, oldest first. Without All or
+// an ended Status it reads the active selection (selectActive), judges
+// droid and issue on its fields and decodes only what it returns, so a
+// listing costs what is active, not the whole history.
 func (a *Store) List(f Filter) ([]records.Assignment, []jsonl.Problem, error) {
-	all, problems, err := a.latest()
+	var all []version
+	var problems []jsonl.Problem
+	var err error
+	if f.All || (f.Status != "" && f.Status != records.AssignmentActive) {
+		all, problems, err = a.latest()
+	} else {
+		all, _, problems, err = a.active(func(x [][]byte) bool {
+			return (f.Droid == "" || jsonline.StringEquals(x[droidField], f.Droid)) &&
+				(f.IssueID == "" || jsonline.StringEquals(x[issueField], f.IssueID))
+		})
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -372,9 +386,19 @@ func (a *Store) latest() ([]version, []jsonl.Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	out, problems := decode(sel, nil)
+	return out, problems, nil
+}
+
+// decode decodes the entries of sel that want accepts (all when nil);
+// lines that do not decode are returned as problems, after sel's.
+func decode(sel *store.Selection, want func([][]byte) bool) ([]version, []jsonl.Problem) {
 	problems := sel.Problems
-	out := make([]version, 0, len(sel.Entries))
+	var out []version
 	for _, e := range sel.Entries {
+		if want != nil && !want(e.Fields) {
+			continue
+		}
 		var x records.Assignment
 		if err := json.Unmarshal(e.Raw, &x); err != nil {
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "assignment " + e.ID + ": " + err.Error()})
@@ -382,20 +406,60 @@ func (a *Store) latest() ([]version, []jsonl.Problem, error) {
 		}
 		out = append(out, version{x, e.Raw, e.File, e.Offset})
 	}
-	return out, problems, nil
+	return out, problems
+}
+
+// activeFields are what the active selection reads of every line.
+var activeFields = []string{"status", "issue_id", "droid"}
+
+const issueField, droidField = 1, 2
+
+func isActive(f [][]byte) bool { return jsonline.StringEquals(f[0], records.AssignmentActive) }
+
+// selectActive selects the assignments active now, with activeFields:
+// each source's active ones, through a named query's selection cache, so
+// it costs what is active, not the history. An end in one source wins over
+// the active version it ended in another (see Store.Select), so with
+// several sources (a synced clone's) each one selected is kept only if
+// its current version across them, which their indexes place, is active.
+func (a *Store) selectActive() (*store.Selection, error) {
+	src, err := a.S.Sources(records.AssignmentsFile)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := a.S.SelectFrom(src, store.Query{Name: "assignments-active-v2", Query: jsonl.Query{Fields: activeFields, Keep: isActive}})
+	if err != nil || src.Count() == 1 {
+		return sel, err
+	}
+	kept := sel.Entries[:0]
+	for _, e := range sel.Entries {
+		cur, _, err := a.S.Get(records.AssignmentsFile, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(cur.Raw, e.Raw) { // else a newer version, which is not active, is current
+			kept = append(kept, e)
+		}
+	}
+	sel.Entries = kept
+	return sel, nil
+}
+
+// active decodes the assignments active now that want accepts (judged on
+// activeFields; all when nil), and says how many are active in all.
+func (a *Store) active(want func([][]byte) bool) (of []version, all int, problems []jsonl.Problem, err error) {
+	sel, err := a.selectActive()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	of, problems = decode(sel, want)
+	return of, len(sel.Entries), problems, nil
 }
 
 // activeFor returns the active assignments of an issue, and how many are
 // active in all.
 func (a *Store) activeFor(issueID string) (of []version, all int, err error) {
-	versions, _, err := a.latest()
-	for _, v := range versions {
-		if v.Status == records.AssignmentActive {
-			if all++; v.IssueID == issueID {
-				of = append(of, v)
-			}
-		}
-	}
+	of, all, _, err = a.active(func(x [][]byte) bool { return jsonline.StringEquals(x[issueField], issueID) })
 	return of, all, err
 }
 

@@ -22,15 +22,13 @@ type Double struct {
 // any source of the store (this clone's records and every other clone's),
 // by issue id.
 func (a *Store) Doubles() ([]Double, error) {
-	all, _, err := a.latest()
+	active, _, _, err := a.active(nil)
 	if err != nil {
 		return nil, err
 	}
 	byIssue := map[string][]records.Assignment{}
-	for _, v := range all {
-		if v.Status == records.AssignmentActive {
-			byIssue[v.IssueID] = append(byIssue[v.IssueID], v.Assignment)
-		}
+	for _, v := range active {
+		byIssue[v.IssueID] = append(byIssue[v.IssueID], v.Assignment)
 	}
 	var out []Double
 	for issue, active := range byIssue {

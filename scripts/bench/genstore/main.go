@@ -1,8 +1,10 @@
 // Command genstore writes a large, realistic .beads/ store for the store
-// benchmarks: reservation history with some active reservations, and a
-// message log among many droids.
+// benchmarks: reservation history with some active reservations, a
+// message log among many droids, and (with -ended) assignment
+// history with some active assignments.
 //
 //	go run ./scripts/bench/genstore -dir REPO/.beads -reservations 100000 -active 1000 -messages 100000
+//	go run ./scripts/bench/genstore -dir REPO/.beads -ended 100000 -assigned 10
 package main
 
 import (
@@ -26,6 +28,8 @@ func main() {
 	nActive := flag.Int("active", 1_000, "active reservations among them")
 	nMsg := flag.Int("messages", 100_000, "message lines")
 	droids := flag.Int("droids", 20, "droids")
+	nEnded := flag.Int("ended", 0, "ended assignments (each an active version, then its end)")
+	nAssigned := flag.Int("assigned", 10, "active assignments, with -ended")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		log.Fatal(err)
@@ -64,4 +68,25 @@ func main() {
 			w.WriteByte('\n')
 		}
 	})
+	if *nEnded > 0 {
+		benchgen.Create(filepath.Join(*dir, records.AssignmentsFile), func(w *bufio.Writer) {
+			ends := []string{records.AssignmentCompleted, records.AssignmentReleased}
+			for i := range *nEnded + *nAssigned {
+				// The history over the 29 days to yesterday, each ended an
+				// hour on; the active ones in the last hour.
+				created := now.Add(-30 * 24 * time.Hour).Add(time.Duration(float64(29*24*time.Hour) * float64(i) / float64(*nEnded)))
+				if i >= *nEnded {
+					created = now.Add(-time.Duration(*nEnded+*nAssigned-i) * time.Minute)
+				}
+				droid := g.Droid()
+				rec := map[string]any{"id": g.ID("qa-", created), "created_at": ts(created), "updated_at": ts(created), "updated_by": droid,
+					"issue_id": fmt.Sprintf("qb-%d", i), "droid": droid, "assigned_by": droid, "status": records.AssignmentActive}
+				line(w, rec)
+				if i < *nEnded {
+					rec["status"], rec["updated_at"] = ends[i%2], ts(created.Add(time.Hour))
+					line(w, rec)
+				}
+			}
+		})
+	}
 }
