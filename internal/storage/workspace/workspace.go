@@ -53,6 +53,9 @@ type Workspace struct {
 	Repo *gitrepo.Repo
 	// Source says how Dir was found, for `doctor` and error messages.
 	Source string
+	// gitDir is sharedDir(Repo), found once when Find made the workspace
+	// (every cache's path asks it: 11 lstats of refs a reserve).
+	gitDir string
 }
 
 // Options are the inputs of Find. Empty fields mean "not given".
@@ -109,7 +112,11 @@ func Find(o Options) (*Workspace, error) {
 		} else if repo, err = gitrepo.Discover(dir); err != nil && !errors.Is(err, gitrepo.ErrNotRepository) {
 			return nil, err
 		}
-		return &Workspace{Dir: dir, BeadsDir: dir, Repo: repo, Source: named.source}, nil
+		ws := &Workspace{Dir: dir, BeadsDir: dir, Repo: repo, Source: named.source}
+		if repo != nil {
+			ws.gitDir = sharedDir(repo)
+		}
+		return ws, nil
 	}
 
 	repo, err := gitrepo.Discover(start)
@@ -119,8 +126,9 @@ func Find(o Options) (*Workspace, error) {
 		}
 		return nil, err
 	}
-	ws := &Workspace{Dir: LiveDir(repo), Live: true, Repo: repo, BeadsDir: beadsDir(repo, start),
-		Source: "the repository's live store"}
+	gitDir := sharedDir(repo)
+	ws := &Workspace{Dir: filepath.Join(gitDir, LiveDirName), Live: true, Repo: repo, BeadsDir: beadsDir(repo, start),
+		Source: "the repository's live store", gitDir: gitDir}
 	if !isDir(ws.Dir) {
 		if legacy := ws.LegacyLogs(); len(legacy) > 0 {
 			return nil, &LegacyStoreError{Files: legacy}
@@ -226,7 +234,10 @@ func (w *Workspace) CacheDir() string { return w.shared("queen-cache") }
 // name in git's common directory, or .name in the store directory when
 // there is no repository.
 func (w *Workspace) shared(name string) string {
-	if w.Repo != nil {
+	switch {
+	case w.gitDir != "":
+		return filepath.Join(w.gitDir, name)
+	case w.Repo != nil:
 		return filepath.Join(sharedDir(w.Repo), name)
 	}
 	return filepath.Join(w.Dir, "."+name)
