@@ -63,15 +63,16 @@ func Head(path string, max int64) ([]byte, error) {
 }
 
 // Open opens the file at path for reading when it is a regular file. It
-// looks before it opens (opening a pipe waits for a writer) and again at
-// what it opened (the file may have been replaced between). A missing
-// file is an error that is fs.ErrNotExist; one that is not regular a
-// *NotRegularError.
+// looks before it opens (opening a device may do something) and again at
+// what it opened (the file may have been replaced between), which it
+// opens without waiting (opening a pipe waits for a writer: openFlags). A
+// missing file is an error that is fs.ErrNotExist; one that is not regular
+// a *NotRegularError.
 func Open(path string) (*os.File, error) {
-	if err := check(path, os.Stat); err != nil {
+	if err := check(path, statBeforeOpen); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +82,10 @@ func Open(path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// statBeforeOpen is Open's first look; a test puts a pipe in the file's
+// place after it.
+var statBeforeOpen = os.Stat
 
 func check(path string, stat func(string) (fs.FileInfo, error)) error {
 	fi, err := stat(path)

@@ -53,3 +53,34 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+// A named pipe put in a file's place after Open looked was opened, and
+// the open waited for a writer that never came (every reader of the log
+// hung, some holding the repository's lock): it now opens at once and the
+// second look refuses it.
+func TestAPipeSwappedInAfterTheLookIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "queen_messages.jsonl")
+	if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func(string) (fs.FileInfo, error)) { statBeforeOpen = f }(statBeforeOpen)
+	statBeforeOpen = func(p string) (fs.FileInfo, error) {
+		fi, err := os.Stat(p)
+		if err == nil {
+			os.Remove(p)
+			if err := mkfifo(p); err != nil {
+				t.Skip(err)
+			}
+		}
+		return fi, err
+	}
+	f, err := Open(path)
+	var nr *NotRegularError
+	if !errors.As(err, &nr) || nr.Kind != "a named pipe" {
+		t.Errorf("Open: %v, want it refused as a named pipe", err)
+	}
+	if f != nil {
+		f.Close()
+	}
+}

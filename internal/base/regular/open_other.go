@@ -1,0 +1,8 @@
+//go:build !unix
+
+package regular
+
+import "os"
+
+// openFlags: where there are no named pipes, a plain read-only open.
+const openFlags = os.O_RDONLY
