@@ -143,8 +143,9 @@ func (r *Repo) legacyImport(files []string) Check {
 	rel := r.shownAll(files)
 	aside := ""
 	if other > 0 { // a hand's work: no git-queen writes one
-		aside = fmt.Sprintf("; %d versions there give their record another holder, pattern, issue, sender or recipient "+
-			"than the live store's (rule parties), and init leaves them out: find who edited them", other)
+		aside = fmt.Sprintf("; %s their record another holder, pattern, issue, sender or recipient "+
+			"than the live store's (rule parties), and init leaves them out: find who edited them",
+			plural(other, "version there gives", "versions there give"))
 	}
 	if pending == 0 {
 		c := ok("migrate", "%s are in the live store already; git-queen no longer reads them "+
@@ -154,8 +155,13 @@ func (r *Repo) legacyImport(files []string) Check {
 		}
 		return c
 	}
+	them := "them"
+	if pending == 1 {
+		them = "it"
+	}
 	return Check{Name: "migrate", Status: Fail, Fixable: true, forInit: true,
-		Message: fmt.Sprintf("%d record versions in %s are not in the live store; init imports them%s", pending, strings.Join(rel, ", "), aside),
+		Message: fmt.Sprintf("%s in %s not in the live store; init imports %s%s",
+			plural(pending, "record version is", "record versions are"), strings.Join(rel, ", "), them, aside),
 		fix: func() error {
 			if err := os.MkdirAll(r.StoreDir, 0o755); err != nil {
 				return err
