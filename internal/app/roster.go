@@ -57,7 +57,7 @@ func droids(e *Env, r DroidsRequest) (*DroidsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, u := range c.Unknown {
+	for _, u := range c.Unknown() {
 		fmt.Fprintf(e.Warn, "git-queen: warning: %s; nothing reads it\n", u)
 	}
 	after, err := c.SilentAfter()

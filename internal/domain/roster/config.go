@@ -36,10 +36,9 @@ type Config struct {
 	Droids struct {
 		Names []string `toml:"names"`
 	} `toml:"droids"`
-	// path is the file read, for errors.
+	// path is the file read, for errors; data what it held.
 	path string
-	// Unknown are the file's keys that nothing reads.
-	Unknown []UnknownKey `toml:"-"`
+	data []byte
 }
 
 // ReadConfig reads the team's configuration, queen.toml (schema.ConfigFile,
@@ -61,8 +60,18 @@ func ReadConfig(beadsDir string) (*Config, error) {
 	if err := toml.Unmarshal(data, c); err != nil {
 		return nil, fmt.Errorf("%s: %w (fix the file: its [roster] and [droids] tables say who is on the team)", c.path, err)
 	}
-	c.Unknown = unknownKeys(c.path, data)
+	c.data = data
 	return c, nil
+}
+
+// Unknown lists the file's keys that nothing reads (a second, strict
+// reading of it): asked by doctor and who alone, not by every reserve,
+// claim and send that reads the threshold.
+func (c *Config) Unknown() []UnknownKey {
+	if c.data == nil {
+		return nil
+	}
+	return unknownKeys(c.path, c.data)
 }
 
 // SilentAfter is the team's silence threshold: [roster] silent_after, or

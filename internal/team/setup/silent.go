@@ -21,12 +21,15 @@ const silentShown = 5
 // typo (silentAfter) or a key in another table does nothing, in silence.
 func (r *Repo) checkConfigKeys() Check {
 	path := filepath.Join(r.BeadsDir, schema.ConfigFile)
-	cfg, err := roster.ReadConfig(r.BeadsDir)
-	if err != nil || len(cfg.Unknown) == 0 {
-		return ok("config", "git-queen reads every key of %s", r.shown(path)) // one that does not read: see silent
+	var unknown []roster.UnknownKey
+	if cfg, err := roster.ReadConfig(r.BeadsDir); err == nil { // one that does not read: see silent
+		unknown = cfg.Unknown()
 	}
-	keys := make([]string, len(cfg.Unknown))
-	for i, u := range cfg.Unknown {
+	if len(unknown) == 0 {
+		return ok("config", "git-queen reads every key of %s", r.shown(path))
+	}
+	keys := make([]string, len(unknown))
+	for i, u := range unknown {
 		u.File = r.shown(u.File)
 		keys[i] = u.String()
 	}
