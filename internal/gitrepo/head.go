@@ -59,11 +59,7 @@ func (r *Repo) refPath(ref string) string {
 // directory commonDir: the id it names, and whether it names the ref at
 // all (a missing file names none).
 func PackedRef(commonDir, ref string) (id string, found bool, err error) {
-	path := filepath.Join(commonDir, "packed-refs")
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() { // a pipe would never end
-		return "", false, &regular.NotRegularError{Path: path, Kind: regular.Kind(info.Mode())}
-	}
-	f, err := os.Open(path)
+	f, err := regular.Open(filepath.Join(commonDir, "packed-refs")) // a pipe would never end
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}

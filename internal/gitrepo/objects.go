@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // objectReader reads commits and trees from the object store (loose
@@ -305,61 +307,16 @@ func (p *packFile) deltaBase(br *bytes.Reader, off int64, typ byte) (baseOff int
 	return off - rel, nil, nil
 }
 
-// applyDelta rebuilds an object from its base and a git delta: the two
-// sizes, then copy (from the base) and insert (literal) instructions.
+// applyDelta rebuilds an object from its base and a git delta with
+// go-git's packfile.PatchDelta, once the result size the delta declares
+// is known to be within maxObjectSize: a damaged size must not make a
+// result of gigabytes, which the copy instructions of a small delta can.
 func applyDelta(base, delta []byte) ([]byte, error) {
-	srcSize, n := binary.Uvarint(delta)
-	if n <= 0 || srcSize != uint64(len(base)) {
-		return nil, errors.New("delta base size mismatch")
-	}
-	delta = delta[n:]
-	dstSize, n := binary.Uvarint(delta)
-	if n <= 0 || dstSize > maxObjectSize {
+	_, n := binary.Uvarint(delta)
+	if dstSize, m := binary.Uvarint(delta[max(n, 0):]); n <= 0 || m <= 0 || dstSize > maxObjectSize {
 		return nil, errors.New("bad delta size")
 	}
-	delta = delta[n:]
-	out := make([]byte, 0, min(dstSize, 1<<20))
-	for len(delta) > 0 {
-		op := delta[0]
-		delta = delta[1:]
-		switch {
-		case op&0x80 != 0:
-			var off, size uint64
-			for i := range 7 {
-				if op&(1<<i) == 0 {
-					continue
-				}
-				if len(delta) == 0 {
-					return nil, errors.New("truncated delta")
-				}
-				if i < 4 {
-					off |= uint64(delta[0]) << (8 * i)
-				} else {
-					size |= uint64(delta[0]) << (8 * (i - 4))
-				}
-				delta = delta[1:]
-			}
-			if size == 0 {
-				size = 0x10000
-			}
-			if off+size > uint64(len(base)) || uint64(len(out))+size > dstSize {
-				return nil, errors.New("delta copies past its base or its size")
-			}
-			out = append(out, base[off:off+size]...)
-		case op != 0:
-			if int(op) > len(delta) || uint64(len(out))+uint64(op) > dstSize {
-				return nil, errors.New("truncated delta, or longer than its size")
-			}
-			out = append(out, delta[:op]...)
-			delta = delta[op:]
-		default:
-			return nil, errors.New("reserved delta instruction")
-		}
-	}
-	if uint64(len(out)) != dstSize {
-		return nil, errors.New("delta result size mismatch")
-	}
-	return out, nil
+	return packfile.PatchDelta(base, delta)
 }
 
 func (r *objectReader) close() {

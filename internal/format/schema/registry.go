@@ -144,9 +144,6 @@ func NewRegistry(rules []Rule) (*Registry, error) {
 	return newRegistry(slices.Concat(rules, DefaultRules)), nil
 }
 
-// Rules lists the registry's rules in the order they are tried.
-func (r *Registry) Rules() []Rule { return slices.Clone(r.rules) }
-
 // FormatFor returns the format of the file at path whose first non-blank
 // line is firstLine (nil when not read). Files no rule names are recognised
 // by content when they end in .jsonl: an st v3 record makes an st stream

@@ -10,7 +10,6 @@ package refs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,20 +112,10 @@ func readFiles(dir, name string) (plumbing.Hash, error) {
 }
 
 // readBounded reads a loose ref file, at most maxRefFile+1 bytes of it.
-// What is neither a file nor a directory is refused unopened: opening a
-// named pipe in a ref's place (another repository's, read by ReadIn)
-// waits for a writer forever.
-func readBounded(path string) ([]byte, error) {
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() && !info.IsDir() {
-		return nil, &regular.NotRegularError{Path: path, Kind: regular.Kind(info.Mode())}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxRefFile+1))
-}
+// What is not a regular file is refused unread (regular.Head): a named
+// pipe in a ref's place (another repository's, read by ReadIn) would wait
+// for a writer forever, and a directory there is no loose ref.
+func readBounded(path string) ([]byte, error) { return regular.Head(path, maxRefFile+1) }
 
 func parseID(s, name string) (plumbing.Hash, error) {
 	if len(s) != 40 || !plumbing.IsHash(s) {
