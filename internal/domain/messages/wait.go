@@ -106,7 +106,7 @@ func (m *Store) oldestUnread(droid string, f WaitFilter, passed map[string]bool)
 // not (see newestFrom), and the message it decodes to (none if it does
 // not).
 func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, passed map[string]bool) (records.Message, *jsonl.Entry, error) {
-	const created, deleted, read, from, thread, issue, replyTo = 1, 2, 3, 4, 5, 6, 7
+	const created, deleted, read, from, thread, issue, replyTo = 1, 2, 3, 4, 5, 6, 7 // the fields of inbox(droid)
 	sq := inbox(droid).query(lean)
 	var best *candidate
 	_, err := m.S.Visit(records.MessagesFile, sq, func(e *jsonl.Entry) error {
