@@ -73,9 +73,7 @@ func status(e *Env, r StatusRequest) (*StatusResult, error) {
 		return nil, err
 	}
 	res.Problems = append(res.Problems, Problems(problems)...)
-	now := e.Now()
-	list = slices.DeleteFunc(list, func(l reservations.Live) bool { return !l.ActiveFor(me, now) })
-	res.Active = len(list)
+	res.Active = len(list) // List keeps those active for me (ActiveFor)
 	// The droid's own first, then the others' newest first.
 	slices.Reverse(list)
 	slices.SortStableFunc(list, func(a, b reservations.Live) int {

@@ -399,14 +399,33 @@ func decode(sel *store.Selection, want func([][]byte) bool) ([]version, []jsonl.
 		if want != nil && !want(e.Fields) {
 			continue
 		}
-		var x records.Assignment
-		if err := json.Unmarshal(e.Raw, &x); err != nil {
+		v, err := decodeEntry(e)
+		if err != nil {
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "assignment " + e.ID + ": " + err.Error()})
 			continue
 		}
-		out = append(out, version{x, e.Raw, e.File, e.Offset})
+		out = append(out, v)
 	}
 	return out, problems
+}
+
+// decodeEntry is the version an entry holds.
+func decodeEntry(e jsonl.Entry) (version, error) {
+	var x records.Assignment
+	err := json.Unmarshal(e.Raw, &x)
+	return version{x, e.Raw, e.File, e.Offset}, err
+}
+
+// current is the current version of the assignment id, placed by the
+// sources' indexes (it costs that assignment, not the history), when there
+// is one that decodes: as latest, which leaves out what does not.
+func (a *Store) current(id string) (version, bool, error) {
+	e, ok, err := a.S.Get(records.AssignmentsFile, id)
+	if err != nil || !ok {
+		return version{}, false, err
+	}
+	v, err := decodeEntry(e)
+	return v, err == nil, nil
 }
 
 // activeFields are what the active selection reads of every line.

@@ -94,32 +94,34 @@ type Undone struct {
 // reassignment and the issue has no active assignment left, each
 // assignment it ended is active again, as long as the version that ended
 // it is still its current one. Each droid a reassignment told is told how
-// it ended.
+// it ended. It reads the versions it undoes and the issue's active
+// assignments, not the history: it decoded every assignment's current
+// version.
 func (a *Store) UndoIn(tx *jsonl.Tx, res Result, now time.Time, why string) (Undone, error) {
 	var out Undone
-	all, _, err := a.latest()
+	cur, ok, err := a.current(res.Assigned.ID)
 	if err != nil {
 		return out, err
 	}
-	current := map[string]version{}
-	for _, v := range all {
-		current[v.ID] = v
-	}
 	var lines []any
-	if cur, ok := current[res.Assigned.ID]; ok && cur.Status == records.AssignmentActive {
+	if ok && cur.Status == records.AssignmentActive {
 		line, x, err := ended(cur, now, cur.Droid, records.AssignmentReleased, records.Clip("withdrawn: "+why, records.MaxReason))
 		if err != nil {
 			return out, err
 		}
 		lines, out.Withdrawn = append(lines, line), &x
-		current[cur.ID] = version{Assignment: x}
 	}
-	held := slices.ContainsFunc(all, func(v version) bool {
-		return v.IssueID == res.Assigned.IssueID && current[v.ID].Status == records.AssignmentActive
-	})
+	active, _, err := a.activeFor(res.Assigned.IssueID)
+	if err != nil {
+		return out, err
+	}
+	held := slices.ContainsFunc(active, func(v version) bool { return v.ID != res.Assigned.ID }) // that one is withdrawn
 	for _, e := range res.ended {
 		before := e.before
-		cur, ok := current[before.ID]
+		cur, ok, err := a.current(before.ID)
+		if err != nil {
+			return out, err
+		}
 		restore := ok && !held && bytes.Equal(cur.raw, e.line)
 		if restore {
 			line, x, err := restored(before, cur, now, res.by)

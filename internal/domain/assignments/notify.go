@@ -26,7 +26,7 @@ func (a *Store) tellReassigned(tx *jsonl.Tx, req Request, replaced records.Assig
 	body := fmt.Sprintf("%s reassigned issue %s from you to %s %s; your assignment %s is now reassigned.\n",
 		req.By, req.IssueID, req.Droid, how, replaced.ID) + messages.ReasonLine(req.Reason) +
 		"See `git queen assignments --issue " + req.IssueID + " --all`; reply to " + req.By + " if you were still on it."
-	return a.send(tx, req.By, replaced.Droid, subject, body, req.IssueID)
+	return messages.Notify(tx, a.S, req.By, replaced.Droid, subject, body, req.IssueID)
 }
 
 // tellEnded tells the holder of x that req ended it.
@@ -34,12 +34,7 @@ func (a *Store) tellEnded(tx *jsonl.Tx, req UnassignRequest, x records.Assignmen
 	subject := fmt.Sprintf("%s unassigned you from %s (--force)", req.By, req.IssueID)
 	body := fmt.Sprintf("%s ended your assignment %s of issue %s with --force; it is now %s.\n", req.By, x.ID, req.IssueID, x.Status) +
 		messages.ReasonLine(req.Reason) + "Claim it again (git queen claim " + req.IssueID + ") if you are still on it, or reply."
-	return a.send(tx, req.By, x.Droid, subject, body, req.IssueID)
-}
-
-// send sends one notice (see messages.Store.Notify).
-func (a *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
-	return (&messages.Store{S: a.S}).Notify(tx, from, to, subject, body, issue)
+	return messages.Notify(tx, a.S, req.By, x.Droid, subject, body, req.IssueID)
 }
 
 // tellUndone tells the holder of before, whose assignment res's forced
@@ -54,5 +49,5 @@ func (a *Store) tellUndone(tx *jsonl.Tx, res Result, before records.Assignment, 
 		body += fmt.Sprintf("Your assignment %s stays ended: another droid's assignment of %s got there first.\n", before.ID, before.IssueID)
 	}
 	body += "See `git queen assignments --issue " + before.IssueID + " --all`."
-	return a.send(tx, res.by, before.Droid, subject, body, before.IssueID)
+	return messages.Notify(tx, a.S, res.by, before.Droid, subject, body, before.IssueID)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // MaxListing bounds the part of a message body that lists records (the
@@ -43,8 +44,9 @@ func ReasonLine(reason string) string {
 // to (a record written by hand) is not told, and an issue id no message
 // may carry is left out, rather than failing the change; the subject is
 // cut to fit, and bytes of a stored record that are not UTF-8 sent as
-// U+FFFD, as JSON stores them.
-func (m *Store) Notify(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
+// U+FFFD, as JSON stores them. s is the store of the change, whose
+// messages log the notice joins.
+func Notify(tx *jsonl.Tx, s *store.Store, from, to, subject, body, issue string) ([]records.Message, error) {
 	if records.ValidateDroid(to) != nil {
 		return nil, nil
 	}
@@ -52,6 +54,6 @@ func (m *Store) Notify(tx *jsonl.Tx, from, to, subject, body, issue string) ([]r
 		issue = ""
 	}
 	subject, body = strings.ToValidUTF8(subject, "\ufffd"), strings.ToValidUTF8(body, "\ufffd")
-	return m.SendIn(tx, Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
+	return (&Store{S: s}).SendIn(tx, Draft{From: from, To: to, Subject: records.Clip(subject, records.MaxSubject),
 		Body: body, IssueID: issue, Importance: records.ImportanceHigh})
 }

@@ -59,7 +59,7 @@ func (s *Store) tellHolders(tx *jsonl.Tx, req Request, found []Conflict, subject
 	var sent []records.Message
 	for _, h := range holders {
 		body := intro + messages.Listing(slices.Compact(lines[h]), messages.MaxListing) + messages.ReasonLine(req.Reason) + outro
-		msgs, err := s.send(tx, req.Droid, h, subject, body, req.IssueID)
+		msgs, err := messages.Notify(tx, s.S, req.Droid, h, subject, body, req.IssueID)
 		if err != nil {
 			return nil, err
 		}
@@ -87,10 +87,5 @@ func (s *Store) tellHolder(tx *jsonl.Tx, c ChangeRequest, changed []records.Rese
 	}
 	body := fmt.Sprintf("%s %s your reservations with --force:\n", c.By, verb) + messages.Listing(items, messages.MaxListing) +
 		messages.ReasonLine(c.Reason) + next
-	return s.send(tx, c.By, c.Holder, c.By+" "+verb+" "+what+" (--force)", body, "")
-}
-
-// send sends one notice (see messages.Store.Notify).
-func (s *Store) send(tx *jsonl.Tx, from, to, subject, body, issue string) ([]records.Message, error) {
-	return (&messages.Store{S: s.S}).Notify(tx, from, to, subject, body, issue)
+	return messages.Notify(tx, s.S, c.By, c.Holder, c.By+" "+verb+" "+what+" (--force)", body, "")
 }

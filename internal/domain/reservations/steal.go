@@ -170,7 +170,7 @@ func (s *Store) GiveBackIn(tx *jsonl.Tx, res Result, thief string) ([]records.Me
 		}
 		body := "You were seen again before " + thief + "'s --steal was published, so it was undone and these are yours again:\n" +
 			messages.Listing(listed, messages.MaxListing)
-		msgs, err := s.send(tx, thief, r.Droid, thief+" gave back your reservation (--steal undone)", body, r.IssueID)
+		msgs, err := messages.Notify(tx, s.S, thief, r.Droid, thief+" gave back your reservation (--steal undone)", body, r.IssueID)
 		if err != nil {
 			return nil, err
 		}
