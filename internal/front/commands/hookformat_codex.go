@@ -57,9 +57,10 @@ var (
 		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	// runsApplyPatchFirst finds apply_patch as a command's first word (not
-	// which apply_patch, grep apply_patch), by its path or quoted too.
+	// which apply_patch, grep apply_patch), by its path or quoted too, and
+	// after the variables a command may begin by setting (FOO=1 apply_patch).
 	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
