@@ -15,16 +15,6 @@ import (
 	"github.com/git-queen/git-queen/internal/team/setup"
 )
 
-// setupCommands set a repository up and check it, each running its real
-// run function.
-func setupCommands(env *Env) []*cli.Command {
-	return []*cli.Command{
-		newInitCmd(env, runInit),
-		newDoctorCmd(env, runDoctor),
-		newHooksCmd(env, runHooks),
-	}
-}
-
 // newInitCmd builds `init`; runF receives the options its flags fill (the
 // seam newReserveCmd describes).
 func newInitCmd(env *Env, runF func(initOptions) error) *cli.Command {
