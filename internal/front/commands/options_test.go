@@ -167,12 +167,14 @@ func TestAssignOptions(t *testing.T) {
 
 func TestSetupAndValidateOptions(t *testing.T) {
 	gotInit, ran, code := parseWith(t, newInitCmd, "--droid ann init --remote origin --no-hooks --force")
-	wantInit := initOptions{G: globals{Droid: "ann"}, Options: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
+	// Translated from initOptions and doctorOptions to the requests init
+	// and doctor fill.
+	wantInit := call[setup.Options]{G: globals{Droid: "ann"}, Req: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
 	if gotInit.Env = nil; !ran || code != 0 || !reflect.DeepEqual(gotInit, wantInit) {
 		t.Errorf("init: exit %d, ran %v, options %+v; want %+v", code, ran, gotInit, wantInit)
 	}
 	doctor, ran, code := parseWith(t, newDoctorCmd, "doctor --fix")
-	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, doctorOptions{Fix: true}) {
+	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, call[app.DoctorRequest]{Req: app.DoctorRequest{Fix: true}}) {
 		t.Errorf("doctor: exit %d, ran %v, options %+v", code, ran, doctor)
 	}
 	for argv, want := range map[string]hooksOptions{
@@ -277,11 +279,12 @@ func TestHookOptions(t *testing.T) {
 }
 
 func TestPipelineAndStOptions(t *testing.T) {
-	clearPipeline := func(o *pipelineOptions) { o.Env = nil }
-	expectOptions(t, newPipelineShowCmd, "show", pipelineOptions{Number: -1}, 0, clearPipeline)
-	expectOptions(t, newPipelineShowCmd, "show --dir x 12", pipelineOptions{Dir: "x", Number: 12}, 0, clearPipeline)
+	// Translated from pipelineOptions to the PipelineRequest pipeline show fills.
+	type pipe = app.PipelineRequest
+	expectCall(t, newPipelineShowCmd, "show", call[pipe]{Req: pipe{Number: -1}}, 0)
+	expectCall(t, newPipelineShowCmd, "show --dir x 12", call[pipe]{Req: pipe{Dir: "x", Number: 12}}, 0)
 	for _, argv := range []string{"show -3", "show twelve", "show 1 2"} {
-		expectOptions(t, newPipelineShowCmd, argv, pipelineOptions{}, ExitUsage, clearPipeline)
+		expectCall(t, newPipelineShowCmd, argv, call[pipe]{}, ExitUsage)
 	}
 	var shown, planned []stOptions
 	build := func(env *Env, keep func(stOptions) error) *cli.Command {
