@@ -261,19 +261,21 @@ func TestResolveOptions(t *testing.T) {
 }
 
 func TestHookOptions(t *testing.T) {
-	var gotCommit []preCommitOptions
-	var gotPush []prePushOptions
-	build := func(env *Env, keep func(preCommitOptions) error) *cli.Command {
-		return newHookCmd(env, func(o preCommitOptions) error { gotCommit = append(gotCommit, o); return keep(o) },
-			func(o prePushOptions) error { o.Env = nil; gotPush = append(gotPush, o); return nil })
+	// Translated from preCommitOptions and prePushOptions to the calls the
+	// hooks hand their run functions, case for case.
+	var gotCommit []call[app.PreCommitRequest]
+	var gotPush []call[app.PrePushRequest]
+	build := func(env *Env, keep func(call[app.PreCommitRequest]) error) *cli.Command {
+		return newHookCmd(env, func(o call[app.PreCommitRequest]) error { gotCommit = append(gotCommit, o); return keep(o) },
+			func(o call[app.PrePushRequest]) error { o.Env = nil; gotPush = append(gotPush, o); return nil })
 	}
-	expectOptions(t, build, "hook pre-commit", preCommitOptions{}, 0, func(o *preCommitOptions) { o.Env = nil })
-	expectOptions(t, build, "--agent ann hook pre-merge-commit", preCommitOptions{G: globals{Droid: "ann"}}, 0, func(o *preCommitOptions) { o.Env = nil })
+	expectCall(t, build, "hook pre-commit", call[app.PreCommitRequest]{}, 0)
+	expectCall(t, build, "--agent ann hook pre-merge-commit", call[app.PreCommitRequest]{G: globals{Droid: "ann"}}, 0)
 	if len(gotCommit) != 2 {
 		t.Errorf("pre-commit and pre-merge-commit ran the commit check %d times, want 2", len(gotCommit))
 	}
 	if _, _, code := parseWith(t, build, "hook pre-push origin https://example.com/r.git"); code != 0 ||
-		!reflect.DeepEqual(gotPush, []prePushOptions{{Remote: "origin"}}) {
+		!reflect.DeepEqual(gotPush, []call[app.PrePushRequest]{{Req: app.PrePushRequest{Remote: "origin"}}}) {
 		t.Errorf("pre-push: exit %d, options %+v; want the remote origin", code, gotPush)
 	}
 }
