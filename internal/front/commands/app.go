@@ -337,23 +337,38 @@ var commandTable = []struct {
 	names string
 	build func(*Env) []*cli.Command
 }{
-	{"init doctor hooks", setupCommands},
-	{"sync", one(syncCommand)}, {"export", one(exportCommand)},
-	{"reserve release unreserve renew reservations reserved check", reserveCommands},
-	{"conflicts", one(conflictsCommand)}, {"msg", one(msgCommand)}, {"droids who", one(droidsCommand)},
-	{"assign claim unassign assignments", assignCommands},
-	{"ready", one(readyCommand)},
-	{"compact archive", maintenanceCommands},
-	{"merge-driver", one(mergeDriverCommand)}, {"resolve", one(resolveCommand)},
-	{"validate", one(validateCommand)}, {"schema", one(schemaCommand)}, {"st", one(stCommand)}, {"pipeline", one(pipelineCommand)},
-	{"hook", one(hookCommand)}, {"completion", one(completionCommand)}, {"mcp", one(mcpCommand)},
-	{"status", one(newStatusCmd)},
-	{"man", one(manCommand)},
+	{"init doctor hooks", group(runs(newInitCmd, runInit), runs(newDoctorCmd, runDoctor), runs(newHooksCmd, runHooks))},
+	{"sync", group(runs(newSyncCmd, runSync))}, {"export", group(runs(newExportCmd, runExport))},
+	{"reserve release unreserve renew reservations reserved check", group(runs(newReserveCmd, runReserve), runs(newReleaseCmd, runRelease),
+		runs(newRenewCmd, runRenew), runs(newReservationsCmd, runReservations), runs(newCheckCmd, runCheck))},
+	{"conflicts", group(conflictsCommand)}, {"msg", group(msgCommand)}, {"droids who", group(droidsCommand)},
+	{"assign claim unassign assignments", group(runs(newAssignCmd, runAssign), runs(newClaimCmd, runClaim),
+		runs(newUnassignCmd, runUnassign), runs(newAssignmentsCmd, runAssignments))},
+	{"ready", group(runs(newReadyCmd, runReady))},
+	{"compact archive", group(runs(newCompactCmd, runCompact), runs(newArchiveCmd, runArchive))},
+	{"merge-driver", group(runs(newMergeDriverCmd, runMergeDriver))}, {"resolve", group(resolveCommand)},
+	{"validate", group(runs(newValidateCmd, runValidate))}, {"schema", group(schemaCommand)}, {"st", group(stCommand)}, {"pipeline", group(pipelineCommand)},
+	{"hook", group(hookCommand)}, {"completion", group(completionCommand)}, {"mcp", group(mcpCommand)},
+	{"status", group(newStatusCmd)},
+	{"man", group(manCommand)},
 }
 
-// one is a row's builder for a group of one command.
-func one(build func(*Env) *cli.Command) func(*Env) []*cli.Command {
-	return func(env *Env) []*cli.Command { return []*cli.Command{build(env)} }
+// group is a row's builder: the commands builds make, in order.
+func group(builds ...func(*Env) *cli.Command) func(*Env) []*cli.Command {
+	return func(env *Env) []*cli.Command {
+		cmds := make([]*cli.Command, len(builds))
+		for i, build := range builds {
+			cmds[i] = build(env)
+		}
+		return cmds
+	}
+}
+
+// runs is a command's builder with its real run function, where build
+// takes one so that tests can pass theirs (the seam newReserveCmd
+// describes).
+func runs[O any](build func(*Env, func(O) error) *cli.Command, run func(O) error) func(*Env) *cli.Command {
+	return func(env *Env) *cli.Command { return build(env, run) }
 }
 
 // commandsFor is the commands a run of args needs: when args[1] names a

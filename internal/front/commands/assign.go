@@ -11,17 +11,6 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-// assignCommands are the assignment commands, each running its real run
-// function.
-func assignCommands(env *Env) []*cli.Command {
-	return []*cli.Command{
-		newAssignCmd(env, runAssign),
-		newClaimCmd(env, runClaim),
-		newUnassignCmd(env, runUnassign),
-		newAssignmentsCmd(env, runAssignments),
-	}
-}
-
 func reasonFlag(dest *string) cli.Flag {
 	return &cli.StringFlag{Name: "reason", Aliases: reasonShort, Destination: dest, Usage: "why, in a few words (`TEXT`)"}
 }

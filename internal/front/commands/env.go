@@ -132,10 +132,6 @@ func (e *Env) session(g globals) *app.Env {
 	return a
 }
 
-// identity is the droid the command acts as (app.Env.Identity): "" when
-// none is set.
-func (e *Env) identity(g globals) string { return e.session(g).Identity() }
-
 // printJSON writes v as indented JSON, the --json output of every command.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

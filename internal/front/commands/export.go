@@ -9,8 +9,6 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-func exportCommand(env *Env) *cli.Command { return newExportCmd(env, runExport) }
-
 // newExportCmd builds `export`; like newReserveCmd, it hands runF the options its
 // argv gives.
 func newExportCmd(env *Env, runF func(exportOptions) error) *cli.Command {

@@ -15,8 +15,8 @@ func hookCommand(env *Env) *cli.Command { return newHookCmd(env, runPreCommit, r
 
 // newHookCmd builds `hook` and the hooks under it; like newReserveCmd, each
 // hands its run function the options its argv gives.
-func newHookCmd(env *Env, preCommit func(preCommitOptions) error, prePush func(prePushOptions) error) *cli.Command {
-	commitCheck := func(c *cli.Context) error { return preCommit(preCommitOptions{Env: env, G: readGlobals(c)}) }
+func newHookCmd(env *Env, preCommit func(call[app.PreCommitRequest]) error, prePush func(call[app.PrePushRequest]) error) *cli.Command {
+	commitCheck := func(c *cli.Context) error { return preCommit(call[app.PreCommitRequest]{Env: env, G: readGlobals(c)}) }
 	return &cli.Command{
 		Name:  "hook",
 		Usage: "run a git hook's check (the installed hook calls this)",
@@ -92,15 +92,10 @@ asks the remote what it shows for the branch (within queen.prePushTimeout).`,
 				if remote == "--" { // a hook that ends the flags itself: git-queen hook pre-push -- "$@"
 					remote = c.Args().Get(1)
 				}
-				return prePush(prePushOptions{Env: env, G: readGlobals(c), Remote: remote})
+				return prePush(call[app.PrePushRequest]{Env: env, G: readGlobals(c), Req: app.PrePushRequest{Remote: remote}})
 			},
 		}},
 	}
-}
-
-type preCommitOptions struct {
-	Env *Env
-	G   globals
 }
 
 // errCheckFailed wraps anything that kept the check from running: the
@@ -122,13 +117,15 @@ func (e *errCheckFailed) Error() string {
 
 func (e *errCheckFailed) Unwrap() error { return e.err }
 
-func runPreCommit(o preCommitOptions) error {
+// runPreCommit is the commit hooks' check: its request is what the hook's
+// environment and --json say.
+func runPreCommit(o call[app.PreCommitRequest]) error {
 	o.Env = o.Env.guardEnv()
-	r := app.PreCommitRequest{ReportIdentity: o.G.JSON}
+	o.Req.ReportIdentity = o.G.JSON
 	if o.Env.Environ != nil {
-		r.Environ = o.Env.Environ()
+		o.Req.Environ = o.Env.Environ()
 	}
-	res, err := app.PreCommit(o.Env.session(o.G), r)
+	res, err := app.PreCommit(o.Env.session(o.G), o.Req)
 	if err != nil {
 		return &errCheckFailed{err: err}
 	}

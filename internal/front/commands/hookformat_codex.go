@@ -57,9 +57,10 @@ var (
 		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	// runsApplyPatchFirst finds apply_patch as a command's first word (not
-	// which apply_patch, grep apply_patch), by its path or quoted too.
+	// which apply_patch, grep apply_patch), by its path or quoted too, and
+	// after the variables a command may begin by setting (FOO=1 apply_patch).
 	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
@@ -96,7 +97,7 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	if !runsApplyPatch().MatchString(script) {
 		return nil, nil
 	}
-	envelopes := patchEnvelopes(script)
+	envelopes, dir, dirErr := readScript(script)
 	var paths []string
 	for _, envelope := range envelopes {
 		if envelope.expands && strings.ContainsAny(envelope.text, "$`") {
@@ -114,9 +115,8 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 		}
 		paths = append(paths, found...)
 	}
-	dir, err := patchDirectory(script)
-	if err != nil {
-		return nil, err
+	if dirErr != nil {
+		return nil, dirErr
 	}
 	if len(envelopes) == 0 && runsApplyPatchFirst().MatchString(script) {
 		return nil, errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
@@ -136,49 +136,36 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s;&|('"\\])(?:cd|pushd|popd)(?:$|[\s;&|)'"])`)
 })
 
-// patchDirectory is the directory a script's patches apply in, relative
-// to its working directory: the one its leading `cd DIR &&` enters, ""
-// without one. It refuses a script whose patches would apply in a
-// directory the guard cannot name: one a cd other than the leading one
-// enters before a patch (cd src; apply_patch, cd a && cd b && apply_patch,
-// a cd between two patches), or a leading cd to a directory the shell
-// would expand ($VAR, ~, cd -). The guard would judge the patch's paths in
-// the wrong directory and let a reserved file through. It also refuses a
-// patch begun outside the envelopes the guard reads (printf '*** Begin
-// Patch\n...' | apply_patch), which would pass unread.
-func patchDirectory(script string) (string, error) {
+// readScript reads a script's patches (patchEnvelopes) and the directory
+// they apply in, relative to its working directory: the one its leading
+// `cd DIR &&` enters, "" without one. It refuses a script whose patches
+// would apply in a directory the guard cannot name: one a cd other than
+// the leading one enters before a patch (cd src; apply_patch, cd a && cd b
+// && apply_patch, a cd between two patches), or a leading cd to a directory
+// the shell would expand ($VAR, ~, cd -). The guard would judge the
+// patch's paths in the wrong directory and let a reserved file through. It
+// also refuses a patch begun outside the envelopes the guard reads (printf
+// '*** Begin Patch\n...' | apply_patch), before or after them, which would
+// pass unread. The refusal comes with the patches, which the caller judges
+// first.
+func readScript(script string) ([]envelope, string, error) {
 	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
 	dir := ""
-	if m := leadingCd().FindStringSubmatch(script); m != nil {
+	m := leadingCd().FindStringSubmatch(script)
+	if m != nil {
 		dir = strings.Trim(m[1], `'"`)
-		if dir == "-" || strings.HasPrefix(dir, "~") || strings.ContainsAny(m[1], "$`") {
-			return "", fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
-		}
 		script = script[len(m[0]):]
 	}
-	if last := strings.LastIndex(script, patchEnd); last >= 0 {
-		script = script[:last] // a cd after the last patch moves none
+	envelopes, outside, beforeLast := patchEnvelopes(script)
+	switch {
+	case m != nil && (dir == "-" || strings.HasPrefix(dir, "~") || strings.ContainsAny(m[1], "$`")):
+		return envelopes, "", fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
+	case strings.Contains(outside, patchBegin):
+		return envelopes, "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
+	case changesDirectory().MatchString(beforeLast): // a cd after the last patch moves none
+		return envelopes, "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
 	}
-	var outside []string // the script without the patches' own lines
-	inPatch := false
-	quote := ""
-	for _, line := range strings.Split(script, "\n") {
-		if !inPatch {
-			before, q, opens := envelopeOpens(line)
-			outside = append(outside, before)
-			inPatch, quote = opens, q
-		} else if after, closes := envelopeCloses(line, quote); closes {
-			outside = append(outside, after)
-			inPatch = false
-		}
-	}
-	if strings.Contains(strings.Join(outside, "\n"), patchBegin) {
-		return "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
-	}
-	if changesDirectory().MatchString(strings.Join(outside, "\n")) {
-		return "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
-	}
-	return dir, nil
+	return envelopes, dir, nil
 }
 
 // envelope is one patch of a script, with the quote it is written in:
@@ -210,14 +197,18 @@ var (
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
 // script, each a patch, its markers alone on their lines or, in a quoted
 // argument, at the end and start of theirs; an unterminated one runs to the
-// end, where patchPaths will say what is missing.
-func patchEnvelopes(script string) []envelope {
+// end, where patchPaths will say what is missing. outside is the script
+// without the patches' own lines, and beforeLast its part before the last
+// patch closes (all of it when none does).
+func patchEnvelopes(script string) (envelopes []envelope, outside, beforeLast string) {
 	lines := strings.Split(strings.ReplaceAll(script, "\r\n", "\n"), "\n")
-	var envelopes []envelope
+	var pieces []string          // outside, a piece a line
+	last := -1                   // how many pieces come before the last patch closes
 	var delimiter []string       // the last heredoc operator's match, outside the patches
 	nested, lost := false, false // in a script in double quotes (bash -c "..."); for good
 	for i := 0; i < len(lines); i++ {
 		before, quote, opens := envelopeOpens(lines[i])
+		pieces = append(pieces, before)
 		nested, lost = inDoubleQuotedScript(nested, lost, before)
 		if !opens {
 			if ops := heredocOperator().FindAllStringSubmatch(lines[i], -1); ops != nil {
@@ -228,8 +219,10 @@ func patchEnvelopes(script string) []envelope {
 		body := []string{patchBegin}
 		j := i + 1
 		for ; j < len(lines); j++ {
-			if _, closes := envelopeCloses(lines[j], quote); closes {
+			if after, closes := envelopeCloses(lines[j], quote); closes {
 				body = append(body, patchEnd)
+				last = len(pieces)
+				pieces = append(pieces, after)
 				break
 			}
 			body = append(body, lines[j])
@@ -241,7 +234,10 @@ func patchEnvelopes(script string) []envelope {
 		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands})
 		i = j
 	}
-	return envelopes
+	if last < 0 {
+		last = len(pieces)
+	}
+	return envelopes, strings.Join(pieces, "\n"), strings.Join(pieces[:last], "\n")
 }
 
 // inDoubleQuotedScript says whether a script in double quotes (bash -c

@@ -16,26 +16,20 @@ import (
 	"github.com/git-queen/git-queen/internal/team/precommit"
 )
 
-// prePushOptions are what git hands the pre-push hook: the remote's name
-// (its URL is not needed; the refs come on stdin).
-type prePushOptions struct {
-	Env    *Env
-	G      globals
-	Remote string
-}
-
-func runPrePush(o prePushOptions) error {
+// runPrePush is the pre-push check of the remote git names (its URL is
+// not needed), with the refs git gives on stdin.
+func runPrePush(o call[app.PrePushRequest]) error {
 	env := o.Env.guardEnv()
-	refs, err := readPushRefs(env)
 	var res *app.PrePushResult
-	if err == nil {
-		res, err = app.PrePush(env.session(o.G), app.PrePushRequest{Remote: o.Remote, Refs: refs})
+	var err error
+	if o.Req.Refs, err = readPushRefs(env); err == nil {
+		res, err = app.PrePush(env.session(o.G), o.Req)
 	}
 	if unseen, ok := errors.AsType[*precommit.UnseenError](err); ok {
-		return printUnseen(env, o.G, unseen, lfsAfterNoVerify(env, o.Remote))
+		return printUnseen(env, o.G, unseen, lfsAfterNoVerify(env, o.Req.Remote))
 	}
 	if err != nil {
-		return &errCheckFailed{err: err, push: true, after: lfsAfterNoVerify(env, o.Remote)}
+		return &errCheckFailed{err: err, push: true, after: lfsAfterNoVerify(env, o.Req.Remote)}
 	}
 	if res.Ledger != nil && res.Ledger.Missed != "" {
 		fmt.Fprintln(env.Stderr, "git-queen: pre-push: "+res.Ledger.Missed)
@@ -43,7 +37,7 @@ func runPrePush(o prePushOptions) error {
 	refused := len(res.Push.Refusals) > 0
 	return printVerdict(env, o.G, map[string]any{"refused": refused, "result": res.Push, "ledger": res.Ledger}, refused, ExitFailure, func() error {
 		if refused {
-			printPushRefusal(env.Stderr, res.Push, lfsAfterNoVerify(env, o.Remote))
+			printPushRefusal(env.Stderr, res.Push, lfsAfterNoVerify(env, o.Req.Remote))
 		}
 		return nil
 	})

@@ -8,10 +8,6 @@ import (
 	"github.com/git-queen/git-queen/internal/app"
 )
 
-func maintenanceCommands(env *Env) []*cli.Command {
-	return []*cli.Command{newCompactCmd(env, runCompact), newArchiveCmd(env, runArchive)}
-}
-
 // newCompactCmd builds `compact`; like newReserveCmd, it hands runF the
 // request its argv gives.
 func newCompactCmd(env *Env, runF func(call[app.CompactRequest]) error) *cli.Command {

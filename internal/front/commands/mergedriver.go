@@ -12,8 +12,6 @@ import (
 	"github.com/git-queen/git-queen/merge"
 )
 
-func mergeDriverCommand(env *Env) *cli.Command { return newMergeDriverCmd(env, runMergeDriver) }
-
 // newMergeDriverCmd builds `merge-driver`; like newReserveCmd, it hands
 // runF the request its argv gives (git's %O %A %B %L %P).
 func newMergeDriverCmd(env *Env, runF func(call[app.MergeRequest]) error) *cli.Command {

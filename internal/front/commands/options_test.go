@@ -167,12 +167,14 @@ func TestAssignOptions(t *testing.T) {
 
 func TestSetupAndValidateOptions(t *testing.T) {
 	gotInit, ran, code := parseWith(t, newInitCmd, "--droid ann init --remote origin --no-hooks --force")
-	wantInit := initOptions{G: globals{Droid: "ann"}, Options: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
+	// Translated from initOptions and doctorOptions to the requests init
+	// and doctor fill.
+	wantInit := call[setup.Options]{G: globals{Droid: "ann"}, Req: setup.Options{Droid: "ann", Remote: "origin", NoHooks: true, Force: true}}
 	if gotInit.Env = nil; !ran || code != 0 || !reflect.DeepEqual(gotInit, wantInit) {
 		t.Errorf("init: exit %d, ran %v, options %+v; want %+v", code, ran, gotInit, wantInit)
 	}
 	doctor, ran, code := parseWith(t, newDoctorCmd, "doctor --fix")
-	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, doctorOptions{Fix: true}) {
+	if doctor.Env = nil; !ran || code != 0 || !reflect.DeepEqual(doctor, call[app.DoctorRequest]{Req: app.DoctorRequest{Fix: true}}) {
 		t.Errorf("doctor: exit %d, ran %v, options %+v", code, ran, doctor)
 	}
 	for argv, want := range map[string]hooksOptions{
@@ -259,29 +261,32 @@ func TestResolveOptions(t *testing.T) {
 }
 
 func TestHookOptions(t *testing.T) {
-	var gotCommit []preCommitOptions
-	var gotPush []prePushOptions
-	build := func(env *Env, keep func(preCommitOptions) error) *cli.Command {
-		return newHookCmd(env, func(o preCommitOptions) error { gotCommit = append(gotCommit, o); return keep(o) },
-			func(o prePushOptions) error { o.Env = nil; gotPush = append(gotPush, o); return nil })
+	// Translated from preCommitOptions and prePushOptions to the calls the
+	// hooks hand their run functions, case for case.
+	var gotCommit []call[app.PreCommitRequest]
+	var gotPush []call[app.PrePushRequest]
+	build := func(env *Env, keep func(call[app.PreCommitRequest]) error) *cli.Command {
+		return newHookCmd(env, func(o call[app.PreCommitRequest]) error { gotCommit = append(gotCommit, o); return keep(o) },
+			func(o call[app.PrePushRequest]) error { o.Env = nil; gotPush = append(gotPush, o); return nil })
 	}
-	expectOptions(t, build, "hook pre-commit", preCommitOptions{}, 0, func(o *preCommitOptions) { o.Env = nil })
-	expectOptions(t, build, "--agent ann hook pre-merge-commit", preCommitOptions{G: globals{Droid: "ann"}}, 0, func(o *preCommitOptions) { o.Env = nil })
+	expectCall(t, build, "hook pre-commit", call[app.PreCommitRequest]{}, 0)
+	expectCall(t, build, "--agent ann hook pre-merge-commit", call[app.PreCommitRequest]{G: globals{Droid: "ann"}}, 0)
 	if len(gotCommit) != 2 {
 		t.Errorf("pre-commit and pre-merge-commit ran the commit check %d times, want 2", len(gotCommit))
 	}
 	if _, _, code := parseWith(t, build, "hook pre-push origin https://example.com/r.git"); code != 0 ||
-		!reflect.DeepEqual(gotPush, []prePushOptions{{Remote: "origin"}}) {
+		!reflect.DeepEqual(gotPush, []call[app.PrePushRequest]{{Req: app.PrePushRequest{Remote: "origin"}}}) {
 		t.Errorf("pre-push: exit %d, options %+v; want the remote origin", code, gotPush)
 	}
 }
 
 func TestPipelineAndStOptions(t *testing.T) {
-	clearPipeline := func(o *pipelineOptions) { o.Env = nil }
-	expectOptions(t, newPipelineShowCmd, "show", pipelineOptions{Number: -1}, 0, clearPipeline)
-	expectOptions(t, newPipelineShowCmd, "show --dir x 12", pipelineOptions{Dir: "x", Number: 12}, 0, clearPipeline)
+	// Translated from pipelineOptions to the PipelineRequest pipeline show fills.
+	type pipe = app.PipelineRequest
+	expectCall(t, newPipelineShowCmd, "show", call[pipe]{Req: pipe{Number: -1}}, 0)
+	expectCall(t, newPipelineShowCmd, "show --dir x 12", call[pipe]{Req: pipe{Dir: "x", Number: 12}}, 0)
 	for _, argv := range []string{"show -3", "show twelve", "show 1 2"} {
-		expectOptions(t, newPipelineShowCmd, argv, pipelineOptions{}, ExitUsage, clearPipeline)
+		expectCall(t, newPipelineShowCmd, argv, call[pipe]{}, ExitUsage)
 	}
 	var shown, planned []stOptions
 	build := func(env *Env, keep func(stOptions) error) *cli.Command {

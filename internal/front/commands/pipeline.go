@@ -20,8 +20,8 @@ func pipelineCommand(env *Env) *cli.Command {
 }
 
 // newPipelineShowCmd builds `pipeline show`; like newReserveCmd, it hands
-// runF the options its argv gives.
-func newPipelineShowCmd(env *Env, runF func(pipelineOptions) error) *cli.Command {
+// runF the request its argv gives.
+func newPipelineShowCmd(env *Env, runF func(call[app.PipelineRequest]) error) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "print the normalised view of state/pipeline/<N>.json (every issue without N)",
@@ -36,7 +36,7 @@ both "true", FAIL when either is "false", else null; branch is always null.`,
 			&cli.StringFlag{Name: "dir", Usage: "read DIR/state/pipeline/ (default: the top of the repository)"},
 		},
 		Action: func(c *cli.Context) error {
-			o := pipelineOptions{Env: env, Globals: readGlobals(c), Dir: c.String("dir"), Number: -1}
+			o := call[app.PipelineRequest]{Env: env, G: readGlobals(c), Req: app.PipelineRequest{Dir: c.String("dir"), Number: -1}}
 			switch c.NArg() {
 			case 0:
 			case 1:
@@ -44,7 +44,7 @@ both "true", FAIL when either is "false", else null; branch is always null.`,
 				if err != nil || n < 0 {
 					return &UsageError{Command: "pipeline show", Msg: fmt.Sprintf("%q is not an issue number", c.Args().First())}
 				}
-				o.Number = n
+				o.Req.Number = n
 			default:
 				return &UsageError{Command: "pipeline show", Msg: "name at most one issue number"}
 			}
@@ -53,16 +53,8 @@ both "true", FAIL when either is "false", else null; branch is always null.`,
 	}
 }
 
-type pipelineOptions struct {
-	Env     *Env
-	Globals globals
-	Dir     string
-	// Number is the issue to show, -1 for all.
-	Number int
-}
-
-func runPipelineShow(o pipelineOptions) error {
-	issues, errs, err := app.Pipeline(o.Env.session(o.Globals), app.PipelineRequest{Dir: o.Dir, Number: o.Number})
+func runPipelineShow(o call[app.PipelineRequest]) error {
+	issues, errs, err := app.Pipeline(o.Env.session(o.G), o.Req)
 	if err != nil {
 		return err
 	}
@@ -70,10 +62,10 @@ func runPipelineShow(o pipelineOptions) error {
 		fmt.Fprintf(o.Env.Stderr, "git-queen: skipped %v\n", err)
 	}
 	var out any = jsonline.NonNil(issues)
-	if o.Number >= 0 {
+	if o.Req.Number >= 0 {
 		out = issues[0] // the one issue Pipeline loaded
 	}
-	return printVerdict(o.Env, o.Globals, out, len(errs) > 0, ExitFailure, func() error {
+	return printVerdict(o.Env, o.G, out, len(errs) > 0, ExitFailure, func() error {
 		tw := tabwriter.NewWriter(o.Env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ISSUE\tPHASE\tAGENT\tTYPE\tPR\tVERDICT\tLAST UPDATED")
 		for _, is := range issues {

@@ -13,9 +13,6 @@ import (
 // readyTableLimit is how many rows ready prints in a table unless told.
 const readyTableLimit = 20
 
-// readyCommand builds `ready` with its real run function.
-func readyCommand(env *Env) *cli.Command { return newReadyCmd(env, runReady) }
-
 // newReadyCmd builds `ready`; runF receives the request its flags fill
 // (the seam newReserveCmd describes).
 func newReadyCmd(env *Env, runF func(call[app.ReadyRequest]) error) *cli.Command {

@@ -122,7 +122,7 @@ func printChange(env *Env, g globals, renew bool, res *app.ChangeResult, err err
 	for _, n := range res.Notes {
 		fmt.Fprintln(env.Stdout, n)
 	}
-	me := env.identity(g)
+	me := env.session(g).Identity()
 	now := env.Now()
 	verbed := "released"
 	if renew {

@@ -21,18 +21,6 @@ a symlink in the worktree are written where it leads, as the edit guard judges
 edits (with lnk -> src, lnk/a.go is src/a.go and lnk/** is src/**). The command
 says what it stored.`
 
-// reserveCommands are the reservation commands, each running its real
-// run function.
-func reserveCommands(env *Env) []*cli.Command {
-	return []*cli.Command{
-		newReserveCmd(env, runReserve),
-		newReleaseCmd(env, runRelease),
-		newRenewCmd(env, runRenew),
-		newReservationsCmd(env, runReservations),
-		newCheckCmd(env, runCheck),
-	}
-}
-
 // newReserveCmd builds `reserve`: its flags fill the request that runF
 // receives. Tests pass a runF that keeps the call, so argv -> request is
 // a table test without a repository (the seam gh's NewCmdX

@@ -15,20 +15,10 @@ import (
 	"github.com/git-queen/git-queen/internal/team/setup"
 )
 
-// setupCommands set a repository up and check it, each running its real
-// run function.
-func setupCommands(env *Env) []*cli.Command {
-	return []*cli.Command{
-		newInitCmd(env, runInit),
-		newDoctorCmd(env, runDoctor),
-		newHooksCmd(env, runHooks),
-	}
-}
-
-// newInitCmd builds `init`; runF receives the options its flags fill (the
+// newInitCmd builds `init`; runF receives the options (setup.Options) its flags fill (the
 // seam newReserveCmd describes).
-func newInitCmd(env *Env, runF func(initOptions) error) *cli.Command {
-	o := initOptions{Env: env}
+func newInitCmd(env *Env, runF func(call[setup.Options]) error) *cli.Command {
+	o := call[setup.Options]{Env: env}
 	return &cli.Command{
 		Name:  "init",
 		Usage: "set up this repository for git-queen (idempotent)",
@@ -58,21 +48,21 @@ fails), init exits 1 with everything else set up.
 Running it again changes nothing. Commit .gitattributes; every clone needs
 its own 'git queen init' (git config is not cloned).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "remote", Destination: &o.Options.Remote, Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
-			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Options.NoHooks, Usage: "do not install the hooks (pre-commit, pre-merge-commit, pre-push)"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Options.Force, Usage: "install the hooks even into a global or system core.hooksPath, or one outside the repository"},
+			&cli.StringFlag{Name: "remote", Destination: &o.Req.Remote, Usage: "share the store through the git remote `NAME` (sets queen.remote)"},
+			&cli.BoolFlag{Name: "no-hooks", Destination: &o.Req.NoHooks, Usage: "do not install the hooks (pre-commit, pre-merge-commit, pre-push)"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Req.Force, Usage: "install the hooks even into a global or system core.hooksPath, or one outside the repository"},
 		},
 		Action: noArgs("; name the droid with --droid NAME", func(c *cli.Context) error {
 			o.G = readGlobals(c)
-			o.Options.Droid = o.G.Droid
+			o.Req.Droid = o.G.Droid
 			return runF(o)
 		}),
 	}
 }
 
 // newDoctorCmd builds `doctor`.
-func newDoctorCmd(env *Env, runF func(doctorOptions) error) *cli.Command {
-	o := doctorOptions{Env: env}
+func newDoctorCmd(env *Env, runF func(call[app.DoctorRequest]) error) *cli.Command {
+	o := call[app.DoctorRequest]{Env: env}
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "check what git-queen needs of this repository; --fix repairs what init sets up",
@@ -90,8 +80,8 @@ git-queen's check and through what, what that guards, the hook it chains,
 and for pre-push in a repository that keeps Git LFS objects, what runs LFS's
 pre-push.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "repair what init would have set up"},
-			&cli.BoolFlag{Name: "force", Destination: &o.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath, or one outside the repository"},
+			&cli.BoolFlag{Name: "fix", Destination: &o.Req.Fix, Usage: "repair what init would have set up"},
+			&cli.BoolFlag{Name: "force", Destination: &o.Req.Force, Usage: "with --fix, install the hooks even into a global core.hooksPath, or one outside the repository"},
 		},
 		Action: noArgs("", func(c *cli.Context) error {
 			o.G = readGlobals(c)
@@ -160,14 +150,8 @@ func printChecks(w io.Writer, checks []setup.Check, colour bool) {
 	}
 }
 
-type initOptions struct {
-	Env *Env
-	G   globals
-	setup.Options
-}
-
-func runInit(o initOptions) error {
-	res, err := app.Init(o.Env.session(o.G), o.Options)
+func runInit(o call[setup.Options]) error {
+	res, err := app.Init(o.Env.session(o.G), o.Req)
 	if res == nil {
 		return err // nothing was changed
 	}
@@ -184,7 +168,7 @@ func runInit(o initOptions) error {
 			return jerr
 		}
 		if err == nil && syncErr != nil {
-			return firstSyncError(o.Remote, syncErr)
+			return firstSyncError(o.Req.Remote, syncErr)
 		}
 		if err == nil && elsewhere != nil {
 			return elsewhere
@@ -193,10 +177,10 @@ func runInit(o initOptions) error {
 	}
 	printChanges(o.Env.Stdout, changes)
 	if err != nil {
-		sayChecks(o.Env.Stderr, toSay(checks, setup.Named(err), o.NoHooks))
+		sayChecks(o.Env.Stderr, toSay(checks, setup.Named(err), o.Req.NoHooks))
 		return err
 	}
-	said := toSay(checks, elsewhere.Names(), o.NoHooks)
+	said := toSay(checks, elsewhere.Names(), o.Req.NoHooks)
 	if len(changes) == 0 && len(said) == 0 && elsewhere == nil {
 		fmt.Fprintln(o.Env.Stdout, "already set up; nothing changed")
 	} else if len(changes) == 0 {
@@ -214,7 +198,7 @@ func runInit(o initOptions) error {
 	}
 	sayChecks(o.Env.Stderr, said)
 	if syncErr != nil {
-		return firstSyncError(o.Remote, syncErr)
+		return firstSyncError(o.Req.Remote, syncErr)
 	}
 	if synced != nil {
 		printSync(o.Env, synced)
@@ -251,14 +235,8 @@ func firstSyncError(remote string, err error) error {
 	return fmt.Errorf("set up, but the first sync with %s failed, so nothing is shared yet (run git queen sync once it works): %w", remote, err)
 }
 
-type doctorOptions struct {
-	Env        *Env
-	G          globals
-	Fix, Force bool
-}
-
-func runDoctor(o doctorOptions) error {
-	changes, checks, err := app.Doctor(o.Env.session(o.G), app.DoctorRequest{Fix: o.Fix, Force: o.Force})
+func runDoctor(o call[app.DoctorRequest]) error {
+	changes, checks, err := app.Doctor(o.Env.session(o.G), o.Req)
 	if o.G.JSON {
 		if jerr := printJSON(o.Env.Stdout, map[string]any{"changes": jsonline.NonNil(changes), "checks": checks}); jerr != nil {
 			return jerr

@@ -11,8 +11,6 @@ import (
 	"github.com/git-queen/git-queen/internal/team/ledgersync"
 )
 
-func syncCommand(env *Env) *cli.Command { return newSyncCmd(env, runSync) }
-
 // newSyncCmd builds `sync`; like newReserveCmd, it hands runF the request its
 // argv gives.
 func newSyncCmd(env *Env, runF func(call[app.SyncRequest]) error) *cli.Command {

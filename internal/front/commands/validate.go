@@ -9,8 +9,6 @@ import (
 	"github.com/git-queen/git-queen/internal/format/records"
 )
 
-func validateCommand(env *Env) *cli.Command { return newValidateCmd(env, runValidate) }
-
 // newValidateCmd builds `validate`; runF receives the request its flags
 // fill (the seam newReserveCmd describes).
 func newValidateCmd(env *Env, runF func(call[app.ValidateRequest]) error) *cli.Command {
