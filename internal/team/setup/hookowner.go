@@ -196,7 +196,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		}
 		r.managerConfig(h, preCommitConfigs, func(file string) (bool, error) {
 			parsed := r.frameworkParse(file)
-			return frameworkRunsQueen(parsed, h.Name), parsed.readErr
+			return len(frameworkQueenHooks(parsed.config, h.Name)) > 0, parsed.readErr
 		})
 		if !h.RunsQueen {
 			h.refused = r.frameworkUnloadable(h)
