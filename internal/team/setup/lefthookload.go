@@ -58,8 +58,7 @@ func lefthookParse(file string, text []byte, spelt lefthookSpellings) (map[strin
 			tree[key] = stringKeys(value)
 		}
 	}
-	tree, either := lefthookSpelt(tree, spelt)
-	if err == nil && len(either) > 0 {
+	if either := lefthookSpelt(tree, spelt); err == nil && len(either) > 0 {
 		err = &lefthookEither{file, either}
 	}
 	return tree, err
