@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
-	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // The owners of a hook: whose file git runs.
@@ -170,7 +169,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.AddTo, h.configRefused = missing, refused // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, func(file string) (bool, error) {
-			text, err := regular.Read(filepath.Join(r.TopLevel, file), maxLefthookConfig)
+			text, err := readRepoFile(filepath.Join(r.TopLevel, file))
 			if err != nil {
 				return false, err
 			}

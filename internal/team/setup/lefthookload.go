@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 )
@@ -172,7 +171,7 @@ func lefthookTooLarge(file string) error {
 // absolute), noting its spellings in spelt; readErr when it cannot be read. One larger than
 // maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
 func lefthookRead(top, file string, spelt lefthookSpellings) (tree map[string]any, parseErr, readErr error) {
-	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
+	text, readErr := readRepoFile(filepath.Join(top, file))
 	if tooLarge(readErr) {
 		return nil, lefthookTooLarge(file), nil
 	}
