@@ -87,21 +87,13 @@ func lefthookSpeltAt(hook, what string, names []any) string {
 func spellJobs(list any, spelt lefthookSpellings, hook string, names []any) (random string) {
 	jobs, _ := list.([]any)
 	for i, job := range jobs {
-		job, jobKeys, groupKeys := lefthookMap(job), lefthookSpellings{}, lefthookSpellings{}
-		random = cmp.Or(random, spell(job, lefthookJobKeys, jobKeys, ""))
-		group := lefthookMap(job["group"])
-		random = cmp.Or(random, spell(group, lefthookGroupKeys, groupKeys, ""))
-		at := append(slices.Clip(names), any(i))
-		if name, isName := job["name"].(string); isName {
+		job, at := lefthookMap(job), append(slices.Clip(names), any(i))
+		if name, isName := job["name"].(string); isName { // spell leaves name: as it is spelt
 			at[len(at)-1] = name
 		}
-		for what, keys := range map[string]lefthookSpellings{"job": jobKeys, "group": groupKeys} {
-			if where := lefthookSpeltAt(hook, what, at); where != "" && spelt != nil {
-				for field, spelling := range keys {
-					spelt[where+field] = spelling
-				}
-			}
-		}
+		random = cmp.Or(random, spell(job, lefthookJobKeys, spelt, lefthookSpeltAt(hook, "job", at)))
+		group := lefthookMap(job["group"])
+		random = cmp.Or(random, spell(group, lefthookGroupKeys, spelt, lefthookSpeltAt(hook, "group", at)))
 		random = cmp.Or(random, spellJobs(group["jobs"], spelt, hook, at))
 	}
 	return random
@@ -123,7 +115,7 @@ func spell(settings map[string]any, fields []string, spelt lefthookSpellings, at
 		}
 		slices.Sort(keys)
 		read, lower := field, strings.ToLower(field)
-		if len(keys) > 0 && spelt != nil {
+		if len(keys) > 0 && spelt != nil && at != "" {
 			spelt[at+lower] = lefthookSpelling{strings.Join(keys, ":, ") + ":", slices.Contains(keys, field), settings}
 		}
 		switch {
