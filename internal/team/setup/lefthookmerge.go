@@ -169,6 +169,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 		for i := 1; i < len(p.jobs); i++ {
 			levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
 		}
+		gone := dropped[p.command]
 		for i, file := range files {
 			levels[0].read(file, hooks[i])
 			for j, settings := range p.in(file, hooks[i]) {
@@ -177,10 +178,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 					levels[j+1].names = []string{name}
 				}
 			}
-		}
-		gone := dropped[p.command]
-		if p.command == "" {
-			for i, file := range files {
+			if p.command == "" {
 				p.dropped(file, hooks[i]["jobs"], 0, &gone)
 			}
 		}
