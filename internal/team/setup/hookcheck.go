@@ -281,8 +281,7 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (lefthook *Hook) {
 	files, remotes, _ := r.lefthookFiles(getenv)
 	for _, name := range files {
-		tree, _, _ := r.lefthookTree(name)
-		settings, configures := tree[h.Name]
+		settings, configures := r.lefthookTree(name).tree[h.Name]
 		if lefthookRunsQueen(settings, h.Name) {
 			return nil
 		}

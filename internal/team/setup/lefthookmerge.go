@@ -132,8 +132,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 	hooks, spelt := make([]map[string]any, len(files)), make([]lefthookSpellings, len(files))
 	for i, file := range files {
 		spelt[i] = lefthookSpellings{}
-		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
-		hooks[i] = lefthookMap(tree[h.Name])
+		hooks[i] = lefthookMap(lefthookRead(r.TopLevel, file, spelt[i]).tree[h.Name])
 	}
 	shadowed = lefthookShadow(h, files, spelt)
 	var places []lefthookPlace
