@@ -209,8 +209,9 @@ func statOrNil(path string) os.FileInfo {
 // (".beads"), exempt from reservations: every droid writes the stores.
 func (in *Input) storeDir() string {
 	if in.Store != nil && in.Repo.TopLevel != "" {
-		if rel, ok := relTo(in.Repo.TopLevel, in.Store.WS.BeadsDir); ok {
-			return rel
+		rel, err := filepath.Rel(in.Repo.TopLevel, in.Store.WS.BeadsDir)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
 		}
 	}
 	return ".beads"
@@ -398,13 +399,4 @@ func (in *Input) headDigest(memo string, c gitrepo.Change, head blobMemo, format
 func isStoreLog(p string) bool {
 	_, ok := records.KindOf(path.Base(p))
 	return ok
-}
-
-// relTo returns path relative to top with slashes, if it is inside.
-func relTo(top, p string) (string, bool) {
-	rel, err := filepath.Rel(top, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
 }

@@ -173,15 +173,6 @@ func (r *Repo) frameworkTooLarge(h *Hook) string {
 		file, info.Size()>>10, frameworkMaxConfig>>10, h.Name)
 }
 
-// frameworkRunsQueen says whether a parsed .pre-commit-config.yaml runs
-// git-queen's check at hook: a hook of its (one of git-queen's ids, or an entry that
-// runs `git-queen hook`) whose stages include the hook's stage. A git-queen
-// hook whose stages leave out merge-commit does not guard merges, though
-// the framework installs that hook for its other hooks.
-func frameworkRunsQueen(parsed frameworkParsed, hook string) bool {
-	return len(frameworkQueenHooks(parsed.config, hook)) > 0
-}
-
 // frameworkAlwaysRunsQueen says whether one of the parsed configuration's hooks
 // that run git-queen at hook runs whatever the files: without always_run
 // true the framework skips a hook when no file of the stage matches it,
@@ -235,8 +226,12 @@ func readKeysOnly(n *yaml.Node) {
 var frameworkKeys = map[string]bool{"<<": true, "default_stages": true, "repos": true, "repo": true, "hooks": true, "id": true,
 	"entry": true, "args": true, "stages": true, "always_run": true, "minimum_pre_commit_version": true}
 
-// frameworkQueenHooks are the hooks of a .pre-commit-config.yaml that run
-// git-queen's check at hook (see frameworkRunsQueen).
+// frameworkQueenHooks are the hooks of a parsed .pre-commit-config.yaml
+// that run git-queen's check at hook (none: it does not run it): a hook
+// of its (one of git-queen's ids, or an entry that runs `git-queen
+// hook`) whose stages include the hook's stage. A git-queen hook whose
+// stages leave out merge-commit does not guard merges, though the
+// framework installs that hook for its other hooks.
 func frameworkQueenHooks(config frameworkConfig, hook string) []frameworkHook {
 	var out []frameworkHook
 	for _, repo := range config.Repos {

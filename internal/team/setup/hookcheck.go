@@ -80,10 +80,9 @@ func (r *Repo) checkHook(name string, o Options) Check {
 		if h.Chained != "" {
 			c.Message += r.chainedRuns(h.Chained)
 		}
-		if config, remotes := r.lefthookToCome(h, o.Getenv); config != "" && c.Status == OK {
+		if lefthook := r.lefthookToCome(h, o.Getenv); lefthook != nil && c.Status == OK {
 			c.warnOnly(fmt.Sprintf("; but %s configures %s: once lefthook install runs, lefthook's hook replaces this one "+
-				"(kept as %s.old, which it does not run); add to %s", config, name, name,
-				(&Hook{Name: name, Owner: OwnerLefthook, AddTo: config, Unread: remotes}).Instruction()))
+				"(kept as %s.old, which it does not run); add to %s", lefthook.AddTo, name, name, lefthook.Instruction()))
 		}
 		if script := r.huskyToCome(h); script != nil && c.Status == OK {
 			c.warnOnly("; but this repository has husky's scripts (.husky/): once husky runs (npm install), git runs .husky/_ instead " +
@@ -273,22 +272,22 @@ func (r *Repo) huskyToCome(h *Hook) *Hook {
 	return husky
 }
 
-// lefthookToCome is the lefthook configuration that configures git-queen's
-// hook h's name, where none of those lefthook reads runs git-queen there
-// and lefthook's hooks are not installed yet: lefthook install renames h
-// to NAME.old, which it does not run. "" when there is none; remotes is
-// lefthookFiles', in the environment getenv reads.
-func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (config, remotes string) {
+// lefthookToCome is lefthook's hook of git-queen's hook h's name, set up
+// in the first configuration that configures it (AddTo), where none of
+// those lefthook reads runs git-queen there and lefthook's hooks are not
+// installed yet: lefthook install renames h to NAME.old, which it does
+// not run. nil when there is none; Unread is lefthookFiles' remotes, in
+// the environment getenv reads.
+func (r *Repo) lefthookToCome(h *Hook, getenv func(string) string) (lefthook *Hook) {
 	files, remotes, _ := r.lefthookFiles(getenv)
 	for _, name := range files {
-		tree, _, _ := r.lefthookTree(name)
-		settings, configures := tree[h.Name]
+		settings, configures := r.lefthookTree(name).tree[h.Name]
 		if lefthookRunsQueen(settings, h.Name) {
-			return "", ""
+			return nil
 		}
-		if configures && config == "" {
-			config = name
+		if configures && lefthook == nil {
+			lefthook = &Hook{Name: h.Name, Owner: OwnerLefthook, AddTo: name, Unread: remotes}
 		}
 	}
-	return config, remotes
+	return lefthook
 }

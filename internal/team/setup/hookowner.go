@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
-	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // The owners of a hook: whose file git runs.
@@ -170,7 +169,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 			h.AddTo, h.configRefused = missing, refused // where lefthook looks for its configuration
 		}
 		r.managerConfig(h, files, func(file string) (bool, error) {
-			text, err := regular.Read(filepath.Join(r.TopLevel, file), maxLefthookConfig)
+			text, err := readRepoFile(filepath.Join(r.TopLevel, file))
 			if err != nil {
 				return false, err
 			}
@@ -196,7 +195,7 @@ func (r *Repo) owner(h *Hook, data []byte, getenv func(string) string) {
 		}
 		r.managerConfig(h, preCommitConfigs, func(file string) (bool, error) {
 			parsed := r.frameworkParse(file)
-			return frameworkRunsQueen(parsed, h.Name), parsed.readErr
+			return len(frameworkQueenHooks(parsed.config, h.Name)) > 0, parsed.readErr
 		})
 		if !h.RunsQueen {
 			h.refused = r.frameworkUnloadable(h)

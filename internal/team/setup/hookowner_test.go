@@ -338,7 +338,7 @@ func TestFrameworkRunsQueenAtItsStages(t *testing.T) {
 		{"git-queen's id with its own entry", "repos:\n- repo: https://github.com/git-queen/git-queen\n  rev: v1\n  hooks:\n  - id: git-queen\n", "pre-commit", true},
 		{"args of another hook", "repos:\n- repo: local\n  hooks:\n  - id: q\n    entry: git-queen\n    args: [hook, pre-push]\n", "pre-commit", false},
 	} {
-		if got := frameworkRunsQueen(parsed(tt.config), tt.hook); got != tt.want {
+		if got := len(frameworkQueenHooks(parsed(tt.config).config, tt.hook)) > 0; got != tt.want {
 			t.Errorf("%s: at %s = %v, want %v", tt.name, tt.hook, got, tt.want)
 		}
 	}
@@ -378,7 +378,7 @@ func TestFrameworkAlwaysRunsQueen(t *testing.T) {
 		{"local, always_run twice, the last counts", local("        always_run: true\n        always_run: false\n"), false},
 		{"another repository's hook whose entry runs git-queen", "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: lint\n    entry: git-queen hook pre-commit\n", false},
 	} {
-		if !frameworkRunsQueen(parsed(tt.config), "pre-commit") {
+		if len(frameworkQueenHooks(parsed(tt.config).config, "pre-commit")) == 0 {
 			t.Fatalf("%s: the premise, a configuration that runs git-queen", tt.name)
 		}
 		if got := frameworkAlwaysRunsQueen(parsed(tt.config), "pre-commit"); got != tt.want {
@@ -514,7 +514,7 @@ func TestFrameworkLoadDecodesOnlyWhatItReads(t *testing.T) {
 	if strings.Join(keys, " ") != "id entry stages" || hook.Content[5].Content[0].Value != "commit" {
 		t.Fatalf("the hook's keys left: %v", keys)
 	}
-	if !frameworkRunsQueen(parsed(text.String()), "pre-commit") || frameworkRunsQueen(parsed(text.String()), "pre-merge-commit") {
+	if len(frameworkQueenHooks(parsed(text.String()).config, "pre-commit")) == 0 || len(frameworkQueenHooks(parsed(text.String()).config, "pre-merge-commit")) > 0 {
 		t.Fatal("the hook runs git-queen's check at commits, its last stages")
 	}
 }

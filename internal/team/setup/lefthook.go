@@ -49,15 +49,15 @@ func (r *Repo) lefthookFiles(getenv func(string) string) (files []string, remote
 		if rel, err := filepath.Rel(top, name); err == nil && filepath.IsAbs(name) {
 			name = rel
 		}
-		tree, _, err := r.lefthookTree(name)
-		if err != nil {
+		loaded := r.lefthookTree(name)
+		if loaded.readErr != nil {
 			return
 		}
 		if !seen[name] {
 			seen[name] = true
 			files = append(files, name)
 		}
-		extends, _ := tree["extends"].([]any) // one string is no list: lefthook merges nothing of it
+		extends, _ := loaded.tree["extends"].([]any) // one string is no list: lefthook merges nothing of it
 		for _, pattern := range extends {
 			pattern, _ := pattern.(string)
 			if !filepath.IsAbs(pattern) {
@@ -76,7 +76,7 @@ func (r *Repo) lefthookFiles(getenv func(string) string) (files []string, remote
 				}
 			}
 		}
-		if remotes == "" && tree["remotes"] != nil {
+		if remotes == "" && loaded.tree["remotes"] != nil {
 			remotes = name
 		}
 	}
@@ -92,7 +92,8 @@ func (r *Repo) lefthookFiles(getenv func(string) string) (files []string, remote
 	return files, remotes, refused
 }
 
-// lefthookLoaded is what lefthookRead returns of a file.
+// lefthookLoaded is what lefthookRead reads of a file: its settings, and
+// why they could not be parsed, or the file read.
 type lefthookLoaded struct {
 	tree              map[string]any
 	parseErr, readErr error
@@ -103,12 +104,8 @@ type lefthookLoaded struct {
 // lefthook reads (lefthookFiles) several times, and no fix writes them. A
 // doctor run parsed each file some twenty times. The tree is shared: read
 // it, do not change it.
-func (r *Repo) lefthookTree(file string) (tree map[string]any, parseErr, readErr error) {
-	loaded := answer(r, "lefthook "+file, func() lefthookLoaded {
-		tree, parseErr, readErr := lefthookRead(r.TopLevel, file, nil)
-		return lefthookLoaded{tree, parseErr, readErr}
-	})
-	return loaded.tree, loaded.parseErr, loaded.readErr
+func (r *Repo) lefthookTree(file string) lefthookLoaded {
+	return answer(r, "lefthook "+file, func() lefthookLoaded { return lefthookRead(r.TopLevel, file, nil) })
 }
 
 // lefthookConfigMissing is the file LEFTHOOK_CONFIG names (from the top,

@@ -97,8 +97,8 @@ func TestLefthookReadsWhatLefthookReads(t *testing.T) {
 			if h, err = r.HookInfoFor("pre-commit", nil); err != nil || h.Owner != OwnerQueen {
 				t.Fatalf("git-queen's hook: %+v, %v", h, err)
 			}
-			if toCome, _ := r.lefthookToCome(h, nil); (toCome == "") != tt.runs {
-				t.Fatalf("lefthookToCome = %q; lefthook runs git-queen: %v", toCome, tt.runs)
+			if toCome := r.lefthookToCome(h, nil); (toCome == nil) != tt.runs {
+				t.Fatalf("lefthookToCome = %+v; lefthook runs git-queen: %v", toCome, tt.runs)
 			}
 		})
 	}

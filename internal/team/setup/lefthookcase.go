@@ -24,9 +24,9 @@ var (
 	lefthookGroupKeys = []string{"Root", "Parallel", "Piped", "Jobs"}
 )
 
-// lefthookSpelt is a file's settings with the key lefthook reads for each
-// setting of a hook, command, job or group spelt as doctor reads it, in
-// lower case (Skip: as skip:), and the others of that setting taken out.
+// lefthookSpelt spells, in a file's settings, the key lefthook reads for
+// each setting of a hook, command, job or group as doctor reads it, in
+// lower case (Skip: as skip:), and takes the others of that setting out.
 // lefthook reads the key spelt as its decoder looks first (Skip:, not
 // skip:; exclude_tags:), else the one key that is the setting's name in
 // another case (SKIP:); of two such (skip: and SKIP:), the first its
@@ -37,8 +37,8 @@ var (
 // spell a setting differently, lefthook merges both keys into one
 // mapping and reads them as above (lefthookShadow): so where spelt is
 // not nil, it gets how the file spells each setting.
-func lefthookSpelt(tree map[string]any, spelt lefthookSpellings) (map[string]any, map[string]string) {
-	either := map[string]string{}
+func lefthookSpelt(tree map[string]any, spelt lefthookSpellings) (either map[string]string) {
+	either = map[string]string{}
 	for name, hook := range tree {
 		hook := lefthookMap(hook)
 		random := spell(hook, lefthookHookKeys, spelt, lefthookSpeltAt(name, "hook", nil))
@@ -50,7 +50,7 @@ func lefthookSpelt(tree map[string]any, spelt lefthookSpellings) (map[string]any
 			either[name] = random
 		}
 	}
-	return tree, either
+	return either
 }
 
 // lefthookSpellings is how a file spells the settings lefthookSpelt
@@ -87,21 +87,13 @@ func lefthookSpeltAt(hook, what string, names []any) string {
 func spellJobs(list any, spelt lefthookSpellings, hook string, names []any) (random string) {
 	jobs, _ := list.([]any)
 	for i, job := range jobs {
-		job, jobKeys, groupKeys := lefthookMap(job), lefthookSpellings{}, lefthookSpellings{}
-		random = cmp.Or(random, spell(job, lefthookJobKeys, jobKeys, ""))
-		group := lefthookMap(job["group"])
-		random = cmp.Or(random, spell(group, lefthookGroupKeys, groupKeys, ""))
-		at := append(slices.Clip(names), any(i))
-		if name, isName := job["name"].(string); isName {
+		job, at := lefthookMap(job), append(slices.Clip(names), any(i))
+		if name, isName := job["name"].(string); isName { // spell leaves name: as it is spelt
 			at[len(at)-1] = name
 		}
-		for what, keys := range map[string]lefthookSpellings{"job": jobKeys, "group": groupKeys} {
-			if where := lefthookSpeltAt(hook, what, at); where != "" && spelt != nil {
-				for field, spelling := range keys {
-					spelt[where+field] = spelling
-				}
-			}
-		}
+		random = cmp.Or(random, spell(job, lefthookJobKeys, spelt, lefthookSpeltAt(hook, "job", at)))
+		group := lefthookMap(job["group"])
+		random = cmp.Or(random, spell(group, lefthookGroupKeys, spelt, lefthookSpeltAt(hook, "group", at)))
 		random = cmp.Or(random, spellJobs(group["jobs"], spelt, hook, at))
 	}
 	return random
@@ -123,7 +115,7 @@ func spell(settings map[string]any, fields []string, spelt lefthookSpellings, at
 		}
 		slices.Sort(keys)
 		read, lower := field, strings.ToLower(field)
-		if len(keys) > 0 && spelt != nil {
+		if len(keys) > 0 && spelt != nil && at != "" {
 			spelt[at+lower] = lefthookSpelling{strings.Join(keys, ":, ") + ":", slices.Contains(keys, field), settings}
 		}
 		switch {

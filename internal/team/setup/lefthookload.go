@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 )
@@ -58,8 +57,7 @@ func lefthookParse(file string, text []byte, spelt lefthookSpellings) (map[strin
 			tree[key] = stringKeys(value)
 		}
 	}
-	tree, either := lefthookSpelt(tree, spelt)
-	if err == nil && len(either) > 0 {
+	if either := lefthookSpelt(tree, spelt); err == nil && len(either) > 0 {
 		err = &lefthookEither{file, either}
 	}
 	return tree, err
@@ -170,18 +168,19 @@ func lefthookTooLarge(file string) error {
 }
 
 // lefthookRead is lefthookParse of the file at top (relative to it, or
-// absolute), noting its spellings in spelt; readErr when it cannot be read. One larger than
-// maxLefthookConfig it does not parse (parseErr a *lefthookUnjudged).
-func lefthookRead(top, file string, spelt lefthookSpellings) (tree map[string]any, parseErr, readErr error) {
-	text, readErr := regular.Read(filepath.Join(top, file), maxLefthookConfig)
-	if tooLarge(readErr) {
-		return nil, lefthookTooLarge(file), nil
+// absolute), noting its spellings in spelt; readErr when it cannot be
+// read. One larger than maxLefthookConfig it does not parse (parseErr a
+// *lefthookUnjudged).
+func lefthookRead(top, file string, spelt lefthookSpellings) lefthookLoaded {
+	text, err := readRepoFile(filepath.Join(top, file))
+	if tooLarge(err) {
+		return lefthookLoaded{parseErr: lefthookTooLarge(file)}
 	}
-	if readErr != nil {
-		return nil, nil, readErr
+	if err != nil {
+		return lefthookLoaded{readErr: err}
 	}
-	tree, parseErr = lefthookParse(file, text, spelt)
-	return tree, parseErr, nil
+	tree, err := lefthookParse(file, text, spelt)
+	return lefthookLoaded{tree: tree, parseErr: err}
 }
 
 // lefthookMap is a setting that is a mapping (YAML), table (TOML) or
@@ -225,7 +224,7 @@ func (r *Repo) lefthookUnloadable(h *Hook, getenv func(string) string) string {
 			" hook fails every time without running git-queen's check: correct it"
 	}
 	for _, file := range files {
-		_, err, _ := r.lefthookTree(file)
+		err := r.lefthookTree(file).parseErr
 		if either := (*lefthookEither)(nil); errors.As(err, &either) {
 			if keys := either.hooks[h.Name]; keys != "" {
 				return fmt.Sprintf("%s spells a setting of %s two ways in one mapping (%s), and lefthook reads one or the other at random each time it runs, "+

@@ -132,8 +132,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 	hooks, spelt := make([]map[string]any, len(files)), make([]lefthookSpellings, len(files))
 	for i, file := range files {
 		spelt[i] = lefthookSpellings{}
-		tree, _, _ := lefthookRead(r.TopLevel, file, spelt[i])
-		hooks[i] = lefthookMap(tree[h.Name])
+		hooks[i] = lefthookMap(lefthookRead(r.TopLevel, file, spelt[i]).tree[h.Name])
 	}
 	shadowed = lefthookShadow(h, files, spelt)
 	var places []lefthookPlace
@@ -169,6 +168,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 		for i := 1; i < len(p.jobs); i++ {
 			levels = append(levels, lefthookLevel{on: "the group around git-queen's command"})
 		}
+		gone := dropped[p.command]
 		for i, file := range files {
 			levels[0].read(file, hooks[i])
 			for j, settings := range p.in(file, hooks[i]) {
@@ -177,10 +177,7 @@ func (r *Repo) lefthookGuards(h *Hook, getenv func(string) string) (guards []lef
 					levels[j+1].names = []string{name}
 				}
 			}
-		}
-		gone := dropped[p.command]
-		if p.command == "" {
-			for i, file := range files {
+			if p.command == "" {
 				p.dropped(file, hooks[i]["jobs"], 0, &gone)
 			}
 		}

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -81,9 +80,6 @@ func appendLines(path, comment string, lines []string) error {
 	for _, l := range lines {
 		b.WriteString(l + eol)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -112,12 +108,13 @@ func readLinesFile(path string) ([]byte, error) {
 }
 
 // readRepoFile reads a file the repository brings that git-queen only
-// looks into (husky's script, a file that names lefthook for a runner),
-// when it is a regular file of at most maxLefthookConfig, as much as
-// doctor reads of a configuration: one that is not (a committed symbolic
-// link to /dev/zero or to a pipe) is an error, which its readers take as
-// a file that says nothing of git-queen; one larger, an error tooLarge
-// says is one, which they take as a file they cannot judge.
+// looks into (husky's script, lefthook's configuration, a file that names
+// lefthook for a runner), when it is a regular file of at most
+// maxLefthookConfig, as much as doctor reads of a configuration: one
+// that is not (a committed symbolic link to /dev/zero or to a pipe) is an
+// error, which its readers take as a file that says nothing of
+// git-queen; one larger, an error tooLarge says is one, which they take
+// as a file they cannot judge.
 func readRepoFile(path string) ([]byte, error) { return regular.Read(path, maxLefthookConfig) }
 
 // tooLarge says whether err is regular.Read's for a file larger than it
