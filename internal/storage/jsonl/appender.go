@@ -75,8 +75,8 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 			return nil, cmp.Or(CheckInside(l.Path, l.Roots, l.Fenced), err)
 		}
 	}
-	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND|os.O_CREATE)
-	if err == nil {
+	f, plain, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND|os.O_CREATE)
+	if err == nil && !(plain && noLinkBeside(QuarantinePath(l.Path))) {
 		if err = CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced); err != nil {
 			f.Close()
 		}

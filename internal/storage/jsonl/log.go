@@ -220,7 +220,7 @@ func (l *Log) quarantine(rep Repair, tail []byte) error {
 		"offset":         rep.Offset,
 		"bytes":          rep.Bytes,
 	})
-	q, err := openInside(rep.Quarantine, l.Roots, l.Fenced, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	q, _, err := openInside(rep.Quarantine, l.Roots, l.Fenced, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("open quarantine file: %w", err)
 	}
