@@ -130,6 +130,7 @@ func (tx *Tx) Append(l *Log, records ...any) error {
 	}
 	if err := a.write(lines, nil); err != nil {
 		a.f.Close()
+		a.releaseIndex()
 		return err
 	}
 	return a.Close()
