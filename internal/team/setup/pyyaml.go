@@ -14,9 +14,7 @@ import (
 // framework's PyYAML loads with it, CSafeLoader) takes as it takes
 // %YAML 1.1, and yaml.v3 refuses ("found incompatible YAML document"):
 // what comes before the minor version, and after it.
-var yaml12Directive = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^(\x{FEFF}?%YAML[ \t]+0*1\.)0*2([^0-9]|$)`)
-})
+var yaml12Directive = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\x{FEFF}?%YAML[ \t]+0*1\.)0*2([^0-9]|$)`) })
 
 // libyamlDirectives is text with a %YAML 1.2 directive in its prologue
 // (the blank lines, comments and directives before its first document)
