@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -99,7 +100,7 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 		var v any
 		d := json.NewDecoder(bytes.NewReader(l))
 		d.UseNumber()
-		if utf8.Valid(l) && !surrogateEscape.Match(l) && d.Decode(&v) == nil && !d.More() {
+		if utf8.Valid(l) && !surrogateEscape().Match(l) && d.Decode(&v) == nil && !d.More() {
 			if canonical, err := json.Marshal(v); err == nil {
 				key = "value " + string(canonical)
 			}
@@ -117,4 +118,4 @@ func equivalenceClasses(lines [][]byte) [][][]byte {
 // surrogateEscape finds a \u escape of a UTF-16 surrogate: one alone
 // decodes to U+FFFD. A pair is caught too, which at worst keeps two
 // spellings of one event (reported as a collision).
-var surrogateEscape = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
+var surrogateEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\u[dD][89a-fA-F]`) })

@@ -232,8 +232,12 @@ func (e *Env) NetworkTimeout() (time.Duration, error) {
 // remote is configured. The write itself already succeeded, so a sync that
 // fails only warns, and says how to publish later.
 func (e *Env) Autosync() {
-	s, err := e.OpenStore()
-	if err != nil || !s.WS.Live || s.WS.Repo == nil || !s.WS.Repo.LocalBool("queen.autosync") {
+	ws, err := e.Workspace()
+	if err != nil || !ws.Live || ws.Repo == nil || !ws.Repo.LocalBool("queen.autosync") {
+		return
+	}
+	s, err := e.OpenStore() // only now: most clones never autosync
+	if err != nil {
 		return
 	}
 	remote := ledgersync.ConfiguredRemote(s)

@@ -97,6 +97,6 @@ func namedIn(path string, quoted []byte, droid string, fields []string) (bool, e
 // seenChunk is how much of a log namedIn searches first, from its end;
 // seenChunkMax how much at a time as it goes back.
 const (
-	seenChunk    = 64 << 10
+	seenChunk    = 16 << 10
 	seenChunkMax = 1 << 20
 )

@@ -147,7 +147,7 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	}
 	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		msg = dashed(strings.TrimLeft(flag, "-")) + " needs a value"
-	} else if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+	} else if m := badFlagValue().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("%s: %s is not a whole number", dashed(m[3]), m[2])
 		if m[1] != "" {
 			msg = fmt.Sprintf("%s: %s is neither true nor false", dashed(m[3]), m[2])
@@ -167,7 +167,9 @@ func dashed(name string) string {
 // badFlagValue is the flag package's refusal of a value an int or bool
 // flag cannot take (said of -limit, with "parse error"): the boolean or
 // not, the value quoted, and the flag's name.
-var badFlagValue = regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-+([^:\s]+): `)
+var badFlagValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-+([^:\s]+): `)
+})
 
 // nearestFlag is the flag name (of flags, and the global ones) closest to
 // typed ("" when none is close).

@@ -34,7 +34,10 @@ type Appender struct {
 	tracked bool
 	state   logState
 	pending []indexEntry
-	read    lineScan
+	// ix is the index as track read it, kept while tracked for
+	// updateIndex: under the lock nobody else writes it.
+	ix   *Index
+	read lineScan
 	// buf gathers lines for one write (writeLines); end is where the log
 	// ends, and unsynced how many bytes before end were written since
 	// the kernel was last asked to write them out.
@@ -72,8 +75,8 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 			return nil, cmp.Or(CheckInside(l.Path, l.Roots, l.Fenced), err)
 		}
 	}
-	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND|os.O_CREATE)
-	if err == nil {
+	f, plain, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND|os.O_CREATE)
+	if err == nil && !(plain && noLinkBeside(QuarantinePath(l.Path))) {
 		if err = CheckInside(QuarantinePath(l.Path), l.Roots, l.Fenced); err != nil {
 			f.Close()
 		}
@@ -97,6 +100,7 @@ func (tx *Tx) Appender(l *Log) (*Appender, error) {
 // track starts keeping the index's state from the log's stat info, if
 // the index covers the log there (or the log is empty and has none).
 func (a *Appender) track(info os.FileInfo) {
+	a.releaseIndex()
 	a.tracked, a.pending = false, a.pending[:0]
 	st, ok := statOf(info)
 	if a.l.CacheDir == "" || !ok {
@@ -107,9 +111,21 @@ func (a *Appender) track(info os.FileInfo) {
 	switch {
 	case ok:
 		a.tracked, a.state = ix.state.Stat == st && ix.state.Size == st.Size, ix.state
-		ix.Close()
+		if a.tracked {
+			a.ix = ix
+		} else {
+			ix.Close()
+		}
 	case st.Size == 0:
 		a.tracked, a.state = true, logState{}
+	}
+}
+
+// releaseIndex releases the index track kept, if any.
+func (a *Appender) releaseIndex() {
+	if a.ix != nil {
+		a.ix.Close()
+		a.ix = nil
 	}
 }
 
@@ -269,6 +285,7 @@ func (r lineScan) entry(line jsonline.Line, offset int64) (indexEntry, bool) {
 // brings the log's index up to date and closes the file.
 func (a *Appender) Close() error {
 	defer a.f.Close()
+	defer a.releaseIndex()
 	if !a.l.NoSync {
 		if err := a.f.Sync(); err != nil {
 			return fmt.Errorf("fsync %s: %w", a.l.Path, err)

@@ -297,7 +297,7 @@ func appendRun(out [][]byte, run []byte) [][]byte {
 // its links lead as an append does (openInside): setting a tail aside
 // truncates the file it opened.
 func (l *Log) openForRewrite() (*os.File, error) {
-	f, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND)
+	f, _, err := openInside(l.Path, l.Roots, l.Fenced, os.O_RDWR|os.O_APPEND)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

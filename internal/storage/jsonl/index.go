@@ -229,7 +229,7 @@ func (ix *Index) lookup(k idKey) (indexEntry, bool) {
 	}
 	var found indexEntry
 	ok := false
-	for rec := range eachRecord(ix.records) {
+	for rec := range eachRecord(ix.records, false) {
 		for i := 0; i+indexEntrySize <= len(rec.entries); i += indexEntrySize {
 			if e := decodeEntry(rec.entries[i:]); e.key == k {
 				found, ok = e, true
@@ -272,7 +272,7 @@ func blockTableSize(n int) int { return 4*((n+blockEntries-1)/blockEntries) + 4 
 // recent is the entry of each id the appended records name: the last.
 func (ix *Index) recent() map[idKey]indexEntry {
 	latest := map[idKey]indexEntry{}
-	for rec := range eachRecord(ix.records) {
+	for rec := range eachRecord(ix.records, false) {
 		for i := 0; i+indexEntrySize <= len(rec.entries); i += indexEntrySize {
 			e := decodeEntry(rec.entries[i:])
 			latest[e.key] = e
@@ -322,7 +322,7 @@ func parseIndex(data []byte) (*Index, bool) {
 	ix.sorted, ix.sortedCRC = data[indexHeaderSize:end], le.Uint32(data[indexSortedAt+8:])
 	ix.blockCRCs, ix.tableCRC = data[end:table-4], le.Uint32(data[table-4:])
 	at := table
-	for rec := range eachRecord(data[table:]) {
+	for rec := range eachRecord(data[table:], true) {
 		ix.state = rec.state
 		ix.ring = append(ix.ring, checkpoint{rec.state.Size, rec.state.CRC})
 		at += rec.size
@@ -342,8 +342,10 @@ type indexRecord struct {
 	size    int // of the record in the file
 }
 
-// eachRecord yields the whole, undamaged records at the start of b.
-func eachRecord(b []byte) func(func(indexRecord) bool) {
+// eachRecord yields the whole records at the start of b; checked, only
+// those whose checksum holds, up to the first that fails. parseIndex
+// checks them, once: an Index's records are those it checked.
+func eachRecord(b []byte, checked bool) func(func(indexRecord) bool) {
 	return func(yield func(indexRecord) bool) {
 		le := binary.LittleEndian
 		for len(b) >= 8 {
@@ -352,7 +354,7 @@ func eachRecord(b []byte) func(func(indexRecord) bool) {
 				return
 			}
 			body := b[4 : 4+n]
-			if le.Uint32(b[4+n:]) != crc32c.Checksum(body) {
+			if checked && le.Uint32(b[4+n:]) != crc32c.Checksum(body) {
 				return
 			}
 			if !yield(indexRecord{state: decodeState(body), entries: body[indexStateSize:], size: 8 + n}) {

@@ -35,7 +35,12 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 		l.refreshIndex(f, to, a.from.Size)
 		return
 	}
-	ix, ok := readIndex(IndexPath(l.CacheDir, l.Path))
+	ix, ok := a.ix, a.ix != nil // as track read it
+	if !ok {
+		if ix, ok = readIndex(IndexPath(l.CacheDir, l.Path)); ok {
+			defer ix.Close()
+		}
+	}
 	switch {
 	case !ok && a.from.Size == 0:
 		if os.MkdirAll(l.CacheDir, 0o755) != nil {
@@ -43,13 +48,9 @@ func (a *Appender) updateIndex(info os.FileInfo) {
 		}
 		ix = &Index{release: func() {}} // a new log: its index starts empty
 	case !ok || ix.state.Stat != a.from:
-		if ok {
-			ix.Close()
-		}
 		l.refreshIndex(f, to, a.from.Size)
 		return
 	}
-	defer ix.Close()
 	state := a.state
 	state.Stat = to
 	l.addRecord(f, ix, !ok, state, a.pending)

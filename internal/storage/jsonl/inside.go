@@ -78,12 +78,12 @@ func checkInside(path string, roots, fenced []string) (real, root string, err er
 func FollowLinks(path string, roots, fenced []string) (real, root string, fences []string) {
 	real = links.Resolve(path)
 	for _, r := range roots {
-		if rr := links.Resolve(r); Within(real, rr) && len(rr) > len(root) {
+		if rr := resolvedAbove(real, r); Within(real, rr) && len(rr) > len(root) {
 			root = rr
 		}
 	}
 	for _, f := range fenced {
-		rf := links.Resolve(f)
+		rf := resolvedAbove(real, f)
 		rel, err := filepath.Rel(filepath.Dir(rf), real)
 		first, _, _ := strings.Cut(rel, string(filepath.Separator))
 		if Within(real, rf) || under(real, rf, os.Stat) || (err == nil && strings.EqualFold(first, filepath.Base(rf))) {
@@ -91,6 +91,16 @@ func FollowLinks(path string, roots, fenced []string) (real, root string, fences
 		}
 	}
 	return real, root, fences
+}
+
+// resolvedAbove is dir with its links resolved (links.Resolve), without
+// a look at the disk when dir, as written, is real or a directory above
+// it: real has its links resolved, so no part of it is a link.
+func resolvedAbove(real, dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil && Within(real, abs) {
+		return abs
+	}
+	return links.Resolve(dir)
 }
 
 // namedIn says whether path is named in the directory dir: one of its

@@ -130,6 +130,7 @@ func (tx *Tx) Append(l *Log, records ...any) error {
 	}
 	if err := a.write(lines, nil); err != nil {
 		a.f.Close()
+		a.releaseIndex()
 		return err
 	}
 	return a.Close()
@@ -220,7 +221,7 @@ func (l *Log) quarantine(rep Repair, tail []byte) error {
 		"offset":         rep.Offset,
 		"bytes":          rep.Bytes,
 	})
-	q, err := openInside(rep.Quarantine, l.Roots, l.Fenced, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	q, _, err := openInside(rep.Quarantine, l.Roots, l.Fenced, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("open quarantine file: %w", err)
 	}

@@ -1,7 +1,9 @@
 package jsonl
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,10 +34,15 @@ func (e *SwappedError) Error() string {
 // directories, under O_CREATE) where CheckInside judged its links lead,
 // and refuses it when a part of that path in the roots is swapped for a
 // link before the open reaches it. With no roots it opens path as named.
-func openInside(path string, roots, fenced []string, flag int) (*os.File, error) {
+// plain says that no link was on the way: a file beside it then leads
+// where it is named unless it is a link itself (noLinkBeside).
+func openInside(path string, roots, fenced []string, flag int) (f *os.File, plain bool, err error) {
 	real, start, err := checkInside(path, roots, fenced)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		plain = abs == real
 	}
 	beforeOpen(path)
 	if len(roots) == 0 {
@@ -48,7 +55,16 @@ func openInside(path string, roots, fenced []string, flag int) (*os.File, error)
 	if start == "" || start == real {
 		start = filepath.Dir(real)
 	}
-	return openUnder(path, start, real, flag)
+	f, err = openUnder(path, start, real, flag)
+	return f, plain && err == nil, err
+}
+
+// noLinkBeside says whether path, in the directory of a file opened with
+// no link on its way (openInside's plain), is no link itself, or missing:
+// CheckInside then lets it be written without a look at every part of it.
+func noLinkBeside(path string) bool {
+	info, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && info.Mode()&fs.ModeSymlink == 0
 }
 
 // beforeOpen runs between the check and the open; tests swap a link here.

@@ -239,3 +239,23 @@ func TestSwappedSaysWhatTookThePlace(t *testing.T) {
 		})
 	}
 }
+
+// An append to a log with no link on its way still judges its quarantine
+// file whole when that file is a link: only a quarantine that is no link
+// beside such a log is let through on one look (noLinkBeside).
+func TestAnAppendBesideAQuarantineLinkOutIsRefused(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, "log.jsonl")
+	if err := os.WriteFile(log, []byte("{\"id\":\"a\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(t.TempDir(), "outside"), QuarantinePath(log))
+	l := &Log{Path: log, Lock: &Lock{Path: filepath.Join(t.TempDir(), "lock")}, Roots: []string{root}, NoSync: true}
+	err := l.Lock.Do(func(tx *Tx) error { return tx.Append(l, map[string]string{"id": "b"}) })
+	if _, away := errors.AsType[*OutsideError](err); !away {
+		t.Errorf("append: %v; want it refused", err)
+	}
+	if got := readFile(t, log); got != "{\"id\":\"a\"}\n" {
+		t.Errorf("the refused append wrote the log: %q", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-queen/git-queen/hooks"
 )
@@ -122,7 +123,7 @@ const SharedRefsLine = `input=$(cat); if git config merge.queen.driver >/dev/nul
 const refsOnce = "git gives the hook the refs being pushed on stdin once, and each command reads them all"
 
 // lfsPrePushCall matches a command that runs Git LFS's pre-push.
-var lfsPrePushCall = regexp.MustCompile(`git[- ]lfs\s+(pre-push|push\s+--stdin)`)
+var lfsPrePushCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`git[- ]lfs\s+(pre-push|push\s+--stdin)`) })
 
 // lfsScript sets h.scriptLFS and h.refsReadTwice from text, the pre-push
 // script git-queen's line goes in.
@@ -131,9 +132,9 @@ func (h *Hook) lfsScript(text []byte) {
 		return
 	}
 	script := string(uncommented(text))
-	h.scriptLFS = lfsPrePushCall.MatchString(script)
+	h.scriptLFS = lfsPrePushCall().MatchString(script)
 	h.refsReadTwice = h.scriptLFS && h.RunsQueen &&
-		!(eachFedItsCopy(script, lfsPrePushCall) && eachFedItsCopy(script, queenCalls()["pre-push"]))
+		!(eachFedItsCopy(script, lfsPrePushCall()) && eachFedItsCopy(script, queenCalls()["pre-push"]))
 }
 
 // eachFedItsCopy says whether every simple command of script (between the
@@ -141,11 +142,11 @@ func (h *Hook) lfsScript(text []byte) {
 // pipe (printf ... | CMD) or a redirection (CMD < FILE, a here-document)
 // rather than from the hook's stdin.
 func eachFedItsCopy(script string, call *regexp.Regexp) bool {
-	return !slices.ContainsFunc(commandSeparators.Split(script, -1), func(command string) bool {
+	return !slices.ContainsFunc(commandSeparators().Split(script, -1), func(command string) bool {
 		at := call.FindStringIndex(command)
 		return at != nil && !strings.Contains(command[:at[0]], "|") && !strings.Contains(command[at[1]:], "<")
 	})
 }
 
 // commandSeparators end a simple command in a shell script.
-var commandSeparators = regexp.MustCompile(`;|&&|\|\||\n`)
+var commandSeparators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`;|&&|\|\||\n`) })

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -13,7 +14,7 @@ import (
 // framework's PyYAML loads with it, CSafeLoader) takes as it takes
 // %YAML 1.1, and yaml.v3 refuses ("found incompatible YAML document"):
 // what comes before the minor version, and after it.
-var yaml12Directive = regexp.MustCompile(`(?m)^(\x{FEFF}?%YAML[ \t]+0*1\.)0*2([^0-9]|$)`)
+var yaml12Directive = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\x{FEFF}?%YAML[ \t]+0*1\.)0*2([^0-9]|$)`) })
 
 // libyamlDirectives is text with a %YAML 1.2 directive in its prologue
 // (the blank lines, comments and directives before its first document)
@@ -31,10 +32,10 @@ func libyamlDirectives(text []byte) []byte {
 		}
 		end = min(end+len(line)+1, len(text))
 	}
-	if !yaml12Directive.Match(text[:end]) {
+	if !yaml12Directive().Match(text[:end]) {
 		return text
 	}
-	return append(yaml12Directive.ReplaceAll(text[:end], []byte("${1}1$2")), text[end:]...)
+	return append(yaml12Directive().ReplaceAll(text[:end], []byte("${1}1$2")), text[end:]...)
 }
 
 // pyYAMLMerges gives a mapping with two or more << merge keys the merges
