@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // ErrNotRepository is returned when no git repository contains the directory.
@@ -89,7 +91,7 @@ func walkUp(dir string) (*Repo, bool) {
 
 // readGitFile reads a "gitdir: PATH" file, as a linked worktree has.
 func readGitFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.Read(path, 0) // a pipe would never end; git refuses it
 	if err != nil {
 		return "", err
 	}
