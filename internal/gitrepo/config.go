@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // LocalConfig reads a key ("queen.remote") from the repository's own
@@ -232,7 +234,7 @@ func (r *Repo) ConfiguredDroids() []string {
 	key, _ := parseKey("queen.droid")
 	var droids []string
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := regular.Read(f, 0) // another worktree's pipe would never end
 		if err != nil {
 			continue
 		}

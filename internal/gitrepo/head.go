@@ -25,7 +25,7 @@ func (r *Repo) HeadCommit() (id string, ok bool) {
 	}
 	ref := "HEAD"
 	for range 5 { // symbolic refs chain rarely, and never loop in a sane repository
-		content, err := os.ReadFile(r.refPath(ref))
+		content, err := regular.Read(r.refPath(ref), 0) // a pipe would never end
 		if err != nil {
 			if os.IsNotExist(err) && ref != "HEAD" {
 				id, found, err := PackedRef(r.CommonDir, ref)

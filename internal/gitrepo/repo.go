@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/git-queen/git-queen/internal/base/regular"
 )
 
 // ErrNotRepository is returned when no git repository contains the directory.
@@ -89,7 +91,7 @@ func walkUp(dir string) (*Repo, bool) {
 
 // readGitFile reads a "gitdir: PATH" file, as a linked worktree has.
 func readGitFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.Read(path, 0) // a pipe would never end; git refuses it
 	if err != nil {
 		return "", err
 	}
@@ -203,7 +205,7 @@ func (r *Repo) Worktrees() ([]Worktree, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(r.CommonDir, "worktrees", e.Name(), "gitdir"))
+		b, err := regular.Read(filepath.Join(r.CommonDir, "worktrees", e.Name(), "gitdir"), 0) // a pipe would never end
 		if err != nil {
 			continue
 		}

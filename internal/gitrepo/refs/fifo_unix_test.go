@@ -3,12 +3,14 @@
 package refs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/testgit"
 )
 
@@ -18,12 +20,23 @@ import (
 // ReadIn, and the open waited for a writer forever, holding every sync
 // and pre-push hook of the clone. The test's own writer stands in for
 // the one that never comes: what it wrote was read as the ref.
+//
+// List, ListOne and Tips (the ledger's and the pre-push hook's reads of
+// this clone's refs) read packed-refs with os.ReadFile, which waited for
+// the writer too: a pipe there is now refused by them as well.
 func TestAPipeForARefIsNotOpened(t *testing.T) {
 	testgit.Isolate(t)
 	head := testgit.Run(t, testgit.Init(t), "rev-parse", "HEAD")
-	for _, c := range []struct{ file, says string }{
-		{"refs/queen/ledger", head + "\n"},
-		{"packed-refs", head + " refs/queen/ledger\n"},
+	readIn := func(gitDir string) error { _, _, err := ReadIn(gitDir, "refs/queen/ledger"); return err }
+	for _, c := range []struct {
+		file, says string
+		read       func(gitDir string) error
+	}{
+		{"refs/queen/ledger", head + "\n", readIn},
+		{"packed-refs", head + " refs/queen/ledger\n", readIn},
+		{"packed-refs", head + " refs/queen/ledger\n", func(d string) error { _, err := Open(d).List("refs/queen/"); return err }},
+		{"packed-refs", head + " refs/queen/remotes/o/ledger\n", func(d string) error { _, err := Open(d).ListOne("refs/queen/remotes/", "/ledger"); return err }},
+		{"packed-refs", head + " refs/remotes/o/main\n", func(d string) error { _, err := Open(d).Tips("refs/remotes/"); return err }},
 	} {
 		gitDir := testgit.Bare(t)
 		pipe := filepath.Join(gitDir, filepath.FromSlash(c.file))
@@ -52,11 +65,12 @@ func TestAPipeForARefIsNotOpened(t *testing.T) {
 				runtime.Gosched()
 			}
 		}()
-		h, ok, err := ReadIn(gitDir, "refs/queen/ledger")
+		err := c.read(gitDir)
 		close(read)
 		<-wrote
-		if err == nil || ok {
-			t.Errorf("%s as a named pipe: ReadIn = %s, %v, %v; want it refused", c.file, h, ok, err)
+		var nr *regular.NotRegularError
+		if !errors.As(err, &nr) {
+			t.Errorf("%s as a named pipe, read for %q: %v; want it refused", c.file, c.says, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package refs
 
 import (
 	"bytes"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-queen/git-queen/internal/base/regular"
 	"github.com/git-queen/git-queen/internal/gitrepo"
 )
 
@@ -37,10 +39,12 @@ func (s *Store) List(prefix string) ([]Ref, error) {
 		return refs, nil
 	}
 	byName := map[string]plumbing.Hash{}
-	s.addPacked(prefix, byName, func(id, name string) bool {
+	if err := s.addPacked(prefix, byName, func(id, name string) bool {
 		_, seen := byName[name]
 		return !seen || plumbing.IsHash(id)
-	})
+	}); err != nil {
+		return nil, err
+	}
 	root := filepath.Join(s.dir, filepath.FromSlash(prefix))
 	if !strings.HasSuffix(prefix, "/") {
 		root = filepath.Dir(root)
@@ -67,11 +71,16 @@ func (s *Store) List(prefix string) ([]Ref, error) {
 
 // addPacked adds to byName the refs packed-refs lists under prefix that
 // keep accepts. packed-refs can list every tag of a large repository: it
-// is looked through for the prefix before it is read line by line.
-func (s *Store) addPacked(prefix string, byName map[string]plumbing.Hash, keep func(id, name string) bool) {
-	data, err := os.ReadFile(filepath.Join(s.dir, "packed-refs"))
-	if err != nil || !bytes.Contains(data, []byte(prefix)) {
-		return
+// is looked through for the prefix before it is read line by line. What
+// is not a regular file is refused unread (regular.Read), as by PackedRef:
+// a named pipe there waited for a writer forever.
+func (s *Store) addPacked(prefix string, byName map[string]plumbing.Hash, keep func(id, name string) bool) error {
+	data, err := regular.Read(filepath.Join(s.dir, "packed-refs"), 0)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if !bytes.Contains(data, []byte(prefix)) {
+		return nil
 	}
 	for line := range strings.Lines(string(data)) {
 		// "ID REF"; comments start with '#', peeled tags with '^'.
@@ -79,6 +88,7 @@ func (s *Store) addPacked(prefix string, byName map[string]plumbing.Hash, keep f
 			byName[name] = hashOrZero(id)
 		}
 	}
+	return nil
 }
 
 // sortedRefs is byName as a list sorted by name.
@@ -122,7 +132,9 @@ func (s *Store) ListOne(prefix, suffix string) ([]Ref, error) {
 		return slices.DeleteFunc(all, func(r Ref) bool { return !matches(r.Name) }), err
 	}
 	byName := map[string]plumbing.Hash{}
-	s.addPacked(prefix, byName, func(id, name string) bool { return matches(name) && plumbing.IsHash(id) })
+	if err := s.addPacked(prefix, byName, func(id, name string) bool { return matches(name) && plumbing.IsHash(id) }); err != nil {
+		return nil, err
+	}
 	entries, _ := os.ReadDir(filepath.Join(s.dir, filepath.FromSlash(prefix)))
 	for _, e := range entries {
 		name := prefix + e.Name() + suffix
