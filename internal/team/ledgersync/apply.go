@@ -320,6 +320,7 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 						return nil, err
 					}
 					if held {
+						tie.contest(id, first, at.parties)
 						continue
 					}
 				}

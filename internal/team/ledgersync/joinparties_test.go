@@ -24,10 +24,11 @@ import (
 func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		at   func(now time.Time) time.Time // carl's version's time
+		at   func(ann time.Time) time.Time // carl's version's time, from ann's
 	}{
-		{"a later version in an earlier month's directory", func(now time.Time) time.Time { return now.Add(time.Minute) }},
-		{"a version dated a month before", func(now time.Time) time.Time { return now.AddDate(0, -1, 0) }},
+		{"a later version in an earlier month's directory", func(ann time.Time) time.Time { return ann.Add(time.Minute) }},
+		{"a version of the same time, larger", func(ann time.Time) time.Time { return ann }},
+		{"a version dated a month before", func(ann time.Time) time.Time { return ann.AddDate(0, -1, 0) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRemote(t)
@@ -39,7 +40,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 			a.sync(t)
 			b.sync(t)
 			clk.tick(time.Second)
-			pushBeforeFirst(t, r, a, "carl", c.at(clk.now()))
+			pushBeforeFirst(t, r, a, "carl", c.at)
 			honest := b.sync(t)
 			joiner := newClone(t, r, clk)
 			joined := joiner.sync(t)
@@ -58,28 +59,35 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 }
 
 // pushBeforeFirst pushes, on the remote's ledger, a version of the one
-// reservation in a's log that names droid as its holder, written at `at`,
+// reservation in a's log that names droid as its holder, written at the
+// time at gives of the reservation's own,
 // in a chunk of its own under reservations/2026-10/, which sorts before
 // every chunk of November.
-func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at time.Time) {
+func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time) {
 	t.Helper()
 	data, err := os.ReadFile(a.s.Log(records.ReservationsFile).Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(strings.SplitN(string(data), "\n", 2)[0]), &m); err != nil {
-		t.Fatal(err)
+	// Ann's bytes, field for field, so that at the same time carl's
+	// (naming "carl" where hers name "ann") are the larger.
+	first := strings.SplitN(string(data), "\n", 2)[0]
+	var m map[string]string
+	json.Unmarshal([]byte(first), &m) // its strings; the rest is left out
+	updated, _ := time.Parse(time.RFC3339Nano, m["updated_at"])
+	when := at(updated)
+	text := func(t time.Time) string { return `"` + t.Format(time.RFC3339Nano) + `"` }
+	created := m["created_at"]
+	if c, _ := time.Parse(time.RFC3339Nano, created); when.Before(c) {
+		created = when.Format(time.RFC3339Nano)
 	}
-	m["droid"], m["updated_by"], m["updated_at"] = droid, droid, at.Format(time.RFC3339Nano)
-	m["expires_at"] = at.Add(time.Hour).Format(time.RFC3339Nano)
-	if created, _ := time.Parse(time.RFC3339Nano, m["created_at"].(string)); at.Before(created) {
-		m["created_at"] = m["updated_at"]
-	}
-	line, _ := json.Marshal(m)
+	line := strings.NewReplacer(`"droid":"ann"`, `"droid":"`+droid+`"`, `"updated_by":"ann"`, `"updated_by":"`+droid+`"`,
+		`"created_at":"`+m["created_at"]+`"`, `"created_at":"`+created+`"`,
+		`"updated_at":"`+m["updated_at"]+`"`, `"updated_at":`+text(when),
+		`"expires_at":"`+m["expires_at"]+`"`, `"expires_at":`+text(when.Add(time.Hour))).Replace(first)
 	mal := testgit.Clone(t, r)
 	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
-	blob := gitWithStdin(t, mal, string(line)+"\n", "hash-object", "-w", "--stdin")
+	blob := gitWithStdin(t, mal, line+"\n", "hash-object", "-w", "--stdin")
 	hundred := gitWithStdin(t, mal, "100644 blob "+blob+"\t00.jsonl\n", "mktree")
 	month := gitWithStdin(t, mal, "040000 tree "+hundred+"\t000\n", "mktree")
 	logTree := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l:reservations")+"\n040000 tree "+month+"\t2026-10\n", "mktree")
