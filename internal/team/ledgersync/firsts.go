@@ -1,6 +1,10 @@
 package ledgersync
 
 import (
+	"bytes"
+	"slices"
+	"strconv"
+
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
@@ -15,8 +19,9 @@ import (
 // parties than the one it took; when it took what the ledger's history
 // did not bring first (ledger.FirstBrought), its appends are cut back and
 // it runs again, judging those records by the version brought first, as
-// a clone that synced all along judged them. Only a ledger with such
-// versions costs more than one pass.
+// a clone that synced all along judged them. A join of a ledger without
+// such versions costs what it did; one that must run again, about twice
+// (300,000 messages: 2.5 s of CPU, 5 s with one such version first).
 type firsts struct {
 	// contested is, by id, the parties hash of the version the merge
 	// took as first, for each record another version of which names
@@ -54,6 +59,10 @@ func (t *ties) contest(id string, first, got uint32) {
 	}
 }
 
+// maxSought is how many contested records judgeFirsts looks for in a
+// chunk's bytes before it vets the chunk: past it, it vets every chunk.
+const maxSought = 64
+
 // judgeFirsts reads again every version merged brings of the contested
 // records, and pins for each the parties of the one the ledger's history
 // brought first (between versions one commit brought, the merge's own
@@ -62,10 +71,27 @@ func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error
 	var placed []ledger.Placed
 	var ids []string
 	var parties []uint32
-	_, err = ledger.EachChangeRead(s.ledger, object.ZeroID, merged, vetChunk(s.S.Now()), func(c ledger.Chunk, v vetting) error {
+	vet := vetChunk(s.S.Now())
+	if len(f.contested) <= maxSought {
+		// A chunk that holds none of the ids as its writer spelled
+		// them (a pusher who spells one with escapes hides only their
+		// own version) is not vetted.
+		var sought [][]byte
+		for id := range f.contested {
+			sought = append(sought, []byte(strconv.Quote(id)))
+		}
+		vetAll := vet
+		vet = func(c ledger.Chunk) vetting {
+			if !slices.ContainsFunc(sought, func(id []byte) bool { return bytes.Contains(c.Data, id) }) {
+				return vetting{}
+			}
+			return vetAll(c)
+		}
+	}
+	_, err = ledger.EachChangeRead(s.ledger, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
 		for _, x := range v.valid {
 			if _, ok := f.contested[x.id]; ok && x.parties != 0 {
-				placed = append(placed, ledger.Placed{Path: c.Path, Line: x.line})
+				placed = append(placed, ledger.Placed{Path: c.Path, Line: bytes.Clone(x.line)})
 				ids, parties = append(ids, x.id), append(parties, x.parties)
 			}
 		}
