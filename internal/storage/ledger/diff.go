@@ -28,8 +28,9 @@ func (l *Ledger) EachChange(from, to gitobject.ID, fn func(file string, lines []
 type Chunk struct {
 	// File is the log (queen_messages.jsonl...), Month the month directory
 	// ("2026-11"): where Record puts the versions written that month.
-	File, Month string
-	Lines       [][]byte
+	// Path is the chunk's own, in the commit's tree, for FirstBrought.
+	File, Month, Path string
+	Lines             [][]byte
 	// Data is, for EachChangeRead's prepare (which gets no Lines), the
 	// bytes of those lines, each ended by a newline (the last perhaps
 	// not), blank lines among them: LinesOf yields the lines.
@@ -277,6 +278,7 @@ func (w *walk) chunk(p string, a gitobject.ID, hasA bool, b gitobject.ID) error 
 	dir, rest, _ := strings.Cut(p, "/") // log, then month, hundred, chunk
 	c := &chunkRead{a: a, hasA: hasA, b: b, path: p, done: make(chan struct{})}
 	c.chunk.File, _ = fileOf(dir)
+	c.chunk.Path = p
 	c.chunk.Month, _, _ = strings.Cut(rest, "/")
 	if w.queue == nil {
 		w.queue = make(chan *chunkRead, readAhead())

@@ -3,6 +3,7 @@ package ledgersync
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"time"
@@ -31,6 +32,44 @@ import (
 // the next sync cuts them back (see loadState) and applies the merge again.
 func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, r *round) error {
 	removeOldVersionIndex(s.dir())
+	var first *firsts
+	if local.IsZero() {
+		first = &firsts{} // a clone joining holds nothing yet to judge by
+	}
+	counts, future, futureBy := maps.Clone(r.received), r.future, r.futureBy
+	broken, err := s.applyOnce(tx, st, start, local, merged, r, first)
+	if err == nil && first != nil && len(first.contested) > 0 {
+		var again bool
+		if again, err = s.judgeFirsts(first, merged); again && err == nil && st.Applying != nil {
+			// What this merge took as some record's first version is
+			// not what the ledger brought first: its appends are cut
+			// back, and it runs again knowing which is.
+			for file, size := range st.Applying.Received {
+				if err := truncateTo(store.ReceivedPath(s.S.WS, file), size); err != nil {
+					return err
+				}
+			}
+			r.received, r.future, r.futureBy = counts, future, futureBy
+			broken, err = s.applyOnce(tx, st, start, local, merged, r, first)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, note := range recordNotes(r.remote, r.fetched, broken, s.S.Now()) {
+		r.noteSetAside(st, note)
+	}
+	return nil
+}
+
+// vetChunk is what a merge reads of each chunk (on every core, ahead).
+func vetChunk(now time.Time) func(c ledger.Chunk) vetting {
+	return func(c ledger.Chunk) vetting { return vetData(c.File, c.Data, now) }
+}
+
+// applyOnce is apply's one pass over what merged brings, judging rule
+// parties by first (when not nil): it returns what broke a rule.
+func (s *Syncer) applyOnce(tx *jsonl.Tx, st *state, start, local, merged object.ID, r *round, first *firsts) (map[string]*ruleCount, error) {
 	var known *knownVersions
 	if !local.IsZero() {
 		// A clone joining holds nothing yet: nothing to ask.
@@ -40,14 +79,12 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 	scoped := &scopedApplied{}
 	broken := map[string]*ruleCount{}
 	batch := &appendBatch{tx: tx, s: s, appenders: map[string]*jsonl.Appender{}, lines: map[string]*mergeLines{}}
-	now := s.S.Now()
 	appended := func() (*applied, error) {
 		if st.Applying == nil {
 			return newApplied(), nil // nothing applied yet
 		}
 		return appliedSince(st.Applying.Received, func(file string) string { return store.ReceivedPath(s.S.WS, file) })
 	}
-	vetChunk := func(c ledger.Chunk) vetting { return vetData(c.File, c.Data, now) }
 	collected := func() {}
 	if local.IsZero() {
 		// A clone joining takes the whole ledger in one merge; a sync
@@ -55,7 +92,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		collected = collectLess()
 	}
 	defer collected()
-	_, err := ledger.EachChangeRead(s.ledger, local, merged, vetChunk, func(c ledger.Chunk, v vetting) error {
+	_, err := ledger.EachChangeRead(s.ledger, local, merged, vetChunk(s.S.Now()), func(c ledger.Chunk, v vetting) error {
 		if err := scoped.enter(c, v, appended); err != nil {
 			return err
 		}
@@ -64,7 +101,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 		}
 		file := c.File
 		var newest newestOf
-		tie := &ties{applied: func(id string, at time.Time, line []byte) (bool, error) {
+		tie := &ties{first: first, applied: func(id string, at time.Time, line []byte) (bool, error) {
 			if st.Applying == nil {
 				return false, nil // nothing applied yet
 			}
@@ -116,12 +153,9 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 	})
 	if err = batch.close(err); err != nil {
 		// The remote's part of merged passed Inspect: damage is this clone's.
-		return ownDamage(err)
+		return nil, ownDamage(err)
 	}
-	for _, note := range recordNotes(r.remote, r.fetched, broken, s.S.Now()) {
-		r.noteSetAside(st, note)
-	}
-	return nil
+	return broken, nil
 }
 
 // appendBatch appends the versions apply takes to each received log
@@ -274,8 +308,10 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 		at.parties = x.parties
 		if applied != nil {
 			had, ok := applied.at(id, x.split)
+			first := tie.firstOf(id, applied.partiesOf(id, had, ok))
 			if ok {
 				if at.before(had) {
+					tie.contest(id, first, at.parties)
 					continue
 				}
 				if tie != nil && tie.applied != nil && !had.before(at) {
@@ -284,13 +320,15 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 						return nil, err
 					}
 					if held {
+						tie.contest(id, first, at.parties)
 						continue
 					}
 				}
 			}
 			// A later version of a record this merge applied (a
 			// clone joining holds none of them).
-			if p := applied.partiesOf(id, had, ok); p != at.parties && p != 0 && at.parties != 0 {
+			if first != at.parties && first != 0 && at.parties != 0 {
+				tie.contest(id, first, at.parties)
 				brokeParties(broken, id, x.line)
 				continue
 			}

@@ -44,6 +44,10 @@ type ties struct {
 	// a log this clone held when the merge began holds
 	// (records.SameParties).
 	parties func(id string, line []byte) bool
+	// first, in a clone joining, is what the merge learns of records
+	// whose versions name other parties, and which the ledger's history
+	// brought first.
+	first *firsts
 }
 
 // holds reports whether the line at offset in f is a version of id

@@ -1,0 +1,110 @@
+package ledger
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/format/records"
+	gitobject "github.com/git-queen/git-queen/internal/gitrepo/object"
+)
+
+// A pusher places a version where they like: here carl's is appended to
+// November's first chunk, full before ann's version went into the second,
+// then ann's is taken out of the ledger and put back. What brought each
+// version first is the history, whatever the paths and the times say.
+func TestFirstBroughtFollowsTheHistoryNotThePaths(t *testing.T) {
+	l, _ := open(t)
+	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	var filler [][]byte
+	for i := range 700 { // past one chunk
+		filler = append(filler, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
+	}
+	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: filler}, sig, "filler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, carl := msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
+	c1, err := l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+	if !bytes.Contains(l.chunkAt(t, c1, second), ann) {
+		t.Fatalf("ann's version is not in %s", second)
+	}
+	c2 := editChunk(t, l, c1, first, func(data []byte) []byte { return append(data, append(carl, '\n')...) })
+	c3 := editChunk(t, l, c2, second, func(data []byte) []byte { return bytes.ReplaceAll(data, append(ann, '\n'), nil) })
+	c4 := editChunk(t, l, c3, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
+	got, err := l.FirstBrought(c4, []Placed{{first, carl}, {second, ann}, {first, filler[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{2, 1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("brought by the commits %v of the chain, want %v", got, want)
+	}
+}
+
+// chunkAt is the chunk at p of commit's tree.
+func (l *Ledger) chunkAt(t *testing.T, commit gitobject.ID, p string) []byte {
+	t.Helper()
+	h, err := l.TreeOf(commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range strings.SplitSeq(p, "/") {
+		tr, err := l.readTree(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := tr.Get(name)
+		h = e.ID
+	}
+	data, err := l.chunk(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// editChunk commits, on parent, its tree with the chunk at p changed by
+// edit, as a pusher may.
+func editChunk(t *testing.T, l *Ledger, parent gitobject.ID, p string, edit func([]byte) []byte) gitobject.ID {
+	t.Helper()
+	blob, err := l.writeBlob(edit(l.chunkAt(t, parent, p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set func(h gitobject.ID, p string) gitobject.ID
+	set = func(h gitobject.ID, p string) gitobject.ID {
+		tr, err := l.readTree(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, rest, sub := strings.Cut(p, "/")
+		e, _ := tr.Get(name)
+		if sub {
+			tr.Set(name, gitobject.DirMode, set(e.ID, rest))
+		} else {
+			tr.Set(name, gitobject.RegularMode, blob)
+		}
+		out, err := l.writeTree(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	root, err := l.TreeOf(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.CommitTree(set(root, p), []gitobject.ID{parent}, sig, "edit "+path.Base(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,109 @@
+package ledgersync
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-queen/git-queen/internal/domain/reservations"
+	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/ledger"
+	"github.com/git-queen/git-queen/internal/testgit"
+)
+
+// Carl pushes a version of ann's reservation that names him its holder,
+// in a chunk of October's directory: its path sorts before November's,
+// which holds ann's first version. A clone joining applied the chunks in
+// path order, took carl's as the record's first version and set ann's
+// aside. What decides is which commit of the ledger first brought the
+// record: a joining clone ends holding what a clone that synced all along
+// holds, and names rule parties as it does.
+func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		at   func(ann time.Time) time.Time // carl's version's time, from ann's
+	}{
+		{"a later version in an earlier month's directory", func(ann time.Time) time.Time { return ann.Add(time.Minute) }},
+		{"a version of the same time, larger", func(ann time.Time) time.Time { return ann }},
+		{"a version dated a month before", func(ann time.Time) time.Time { return ann.AddDate(0, -1, 0) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRemote(t)
+			clk := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+			a, b := newClone(t, r, clk), newClone(t, r, clk)
+			if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+			a.sync(t)
+			b.sync(t)
+			clk.tick(time.Second)
+			pushBeforeFirst(t, r, a, "carl", c.at)
+			honest := b.sync(t)
+			joiner := newClone(t, r, clk)
+			joined := joiner.sync(t)
+			want := []string{"ann docs/**"}
+			if got := b.holds(t, clk.now()); !slices.Equal(got, want) {
+				t.Fatalf("the clone that synced all along holds %v, want %v", got, want)
+			}
+			if got := joiner.holds(t, clk.now()); !slices.Equal(got, want) {
+				t.Errorf("the joining clone holds %v, want %v", got, want)
+			}
+			if h, j := partiesNoted(honest), partiesNoted(joined); h && !j {
+				t.Errorf("the clone that synced all along names rule parties, the joining clone does not: %+v", joined.SetAside)
+			}
+		})
+	}
+}
+
+// pushBeforeFirst pushes, on the remote's ledger, a version of the one
+// reservation in a's log that names droid as its holder, written at the
+// time at gives of the reservation's own,
+// in a chunk of its own under reservations/2026-10/, which sorts before
+// every chunk of November.
+func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time) {
+	t.Helper()
+	data, err := os.ReadFile(a.s.Log(records.ReservationsFile).Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ann's bytes, field for field, so that at the same time carl's
+	// (naming "carl" where hers name "ann") are the larger.
+	first := strings.SplitN(string(data), "\n", 2)[0]
+	var m map[string]string
+	json.Unmarshal([]byte(first), &m) // its strings; the rest is left out
+	updated, _ := time.Parse(time.RFC3339Nano, m["updated_at"])
+	when := at(updated)
+	text := func(t time.Time) string { return `"` + t.Format(time.RFC3339Nano) + `"` }
+	created := m["created_at"]
+	if c, _ := time.Parse(time.RFC3339Nano, created); when.Before(c) {
+		created = when.Format(time.RFC3339Nano)
+	}
+	line := strings.NewReplacer(`"droid":"ann"`, `"droid":"`+droid+`"`, `"updated_by":"ann"`, `"updated_by":"`+droid+`"`,
+		`"created_at":"`+m["created_at"]+`"`, `"created_at":"`+created+`"`,
+		`"updated_at":"`+m["updated_at"]+`"`, `"updated_at":`+text(when),
+		`"expires_at":"`+m["expires_at"]+`"`, `"expires_at":`+text(when.Add(time.Hour))).Replace(first)
+	mal := testgit.Clone(t, r)
+	testgit.Run(t, mal, "fetch", "-q", "origin", ledger.Ref+":refs/l")
+	blob := gitWithStdin(t, mal, line+"\n", "hash-object", "-w", "--stdin")
+	hundred := gitWithStdin(t, mal, "100644 blob "+blob+"\t00.jsonl\n", "mktree")
+	month := gitWithStdin(t, mal, "040000 tree "+hundred+"\t000\n", "mktree")
+	logTree := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l:reservations")+"\n040000 tree "+month+"\t2026-10\n", "mktree")
+	var root []string
+	for _, e := range strings.Split(testgit.Run(t, mal, "ls-tree", "refs/l"), "\n") {
+		if !strings.HasSuffix(e, "\treservations") {
+			root = append(root, e)
+		}
+	}
+	root = append(root, "040000 tree "+logTree+"\treservations")
+	tree := gitWithStdin(t, mal, strings.Join(root, "\n")+"\n", "mktree")
+	commit := testgit.Run(t, mal, "commit-tree", tree, "-p", "refs/l", "-m", "queen: record 1 reservation")
+	testgit.Run(t, mal, "push", "-q", "origin", commit+":"+ledger.Ref)
+}
+
+// partiesNoted says whether res set aside versions for rule parties.
+func partiesNoted(res *Result) bool {
+	return slices.ContainsFunc(res.SetAside, func(n SetAside) bool { return n.Rule == records.RuleParties })
+}
