@@ -28,7 +28,7 @@ func (l *Ledger) EachChange(from, to gitobject.ID, fn func(file string, lines []
 type Chunk struct {
 	// File is the log (queen_messages.jsonl...), Month the month directory
 	// ("2026-11"): where Record puts the versions written that month.
-	// Path is the chunk's own, in the commit's tree, for FirstBrought.
+	// Path is the chunk's own, in the commit's tree, for Precedes.
 	File, Month, Path string
 	Lines             [][]byte
 	// Data is, for EachChangeRead's prepare (which gets no Lines), the

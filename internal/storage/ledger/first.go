@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"path"
 	"slices"
 	"strings"
 
@@ -10,112 +9,181 @@ import (
 )
 
 // Placed is a line of the chunk at Path (Chunk.Path) of a ledger commit's
-// tree.
+// tree, one of the versions of Group (a number the caller gives: the
+// versions of one record that name the same parties, say).
 type Placed struct {
-	Path string
-	Line []byte
+	Path  string
+	Line  []byte
+	Group int
 }
 
-// maxFirstChain bounds the commits FirstBrought walks down a first-parent
-// chain (a megabyte of ids a million commits): a version under the last
-// it reads counts as brought by that one.
-const maxFirstChain = 1 << 20
+// maxHistory bounds the commits Precedes reads of a history (some 80
+// bytes each): a commit under the last it reads counts as holding nothing.
+const maxHistory = 1 << 20
 
-// FirstBrought says which commit of tip's history first brought each of
-// versions, each a line of tip's tree: its place on tip's first-parent
-// chain, counted from the oldest commit walked (0) to tip, of the first
-// commit whose chunk at the version's path holds its line. A version's
-// place in the tree, and the times it gives itself, are whatever its
-// pusher wrote; the commit that brought it is under every commit pushed
-// after it, which a pusher changes only by rewriting the history the
-// team's clones already hold. The walk reads each commit's header and, up
-// the chain from the oldest, the trees on the versions' paths that differ
-// from its parent's, and a chunk of theirs only where it changed: its
-// cost follows the history's length, not how many versions it judges.
-func (l *Ledger) FirstBrought(tip gitobject.ID, versions []Placed) ([]int, error) {
-	var trees []gitobject.ID // of the chain's commits, newest first
-	for c := tip; !c.IsZero() && len(trees) < maxFirstChain; {
-		commit, err := l.commit(c)
-		if err != nil {
-			if !IsDamage(err) {
-				return nil, err
-			}
-			break // the oldest commit this clone reads
-		}
-		trees = append(trees, commit.Tree)
-		if len(commit.Parents) == 0 {
-			break
-		}
-		c = commit.Parents[0]
+// Precedes says, of groups of versions placed in tip's tree, which come
+// before which in tip's history: p precedes q when every commit of the
+// history whose tree holds a version of q has a version of p in its own
+// tree or in an ancestor's. A version's place in the tree, the times it
+// gives itself and the order of a merge's parents are whatever its pusher
+// wrote; what a commit has under it is fixed by its id. So a pusher who
+// brings a version after another cannot make it come before: the most
+// they can do is bring it in a history of its own (a commit not over the
+// other's, merged in), after which neither precedes the other. Taking a
+// line out of the tree later changes nothing. The walk reads each
+// commit's header, and of each tree only the subtrees on the versions'
+// paths, each tree and chunk once.
+func (l *Ledger) Precedes(tip gitobject.ID, versions []Placed) (func(p, q int) bool, error) {
+	order, err := l.parentsFirst(tip)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]int, len(versions))
-	left := map[string][]int{} // the versions not found yet, by path
+	atPath := map[string][]int{} // the versions at each path
 	for i, v := range versions {
-		left[v.Path] = append(left[v.Path], i)
-		out[i] = len(trees) - 1
+		atPath[v.Path] = append(atPath[v.Path], i)
 	}
-	var prev map[string]gitobject.ID
-	for n := len(trees) - 1; n >= 0 && len(left) > 0; n-- {
-		ids := map[string]gitobject.ID{"": trees[n]}
-		for p, waiting := range left {
-			h, err := l.idAt(ids, prev, p)
+	type place struct {
+		tree gitobject.ID
+		name string
+	}
+	under := map[place]gitobject.ID{} // a tree's entries on the versions' paths
+	lookup := func(root gitobject.ID, p string) (gitobject.ID, error) {
+		h := root
+		for name := range strings.SplitSeq(p, "/") {
+			if h.IsZero() {
+				break
+			}
+			at := place{h, name}
+			next, ok := under[at]
+			if !ok {
+				t, err := l.readTree(h)
+				if err != nil && !IsDamage(err) {
+					return gitobject.ZeroID, err
+				}
+				if err == nil {
+					e, _ := t.Get(name)
+					next = e.ID
+				}
+				under[at] = next
+			}
+			h = next
+		}
+		return h, nil
+	}
+	holds := map[place][]int{}       // the groups a chunk holds, by its id and path
+	seen := map[gitobject.ID][]int{} // the groups in a commit's tree or under it
+	had := map[int][]int{}           // for a group, the groups every commit holding it had seen
+	for _, c := range order {
+		var s []int
+		for _, p := range c.parents {
+			s = union(s, seen[p])
+		}
+		var here []int
+		for p, at := range atPath {
+			h, err := lookup(c.tree, p)
 			if err != nil {
 				return nil, err
 			}
-			if h.IsZero() || h == prev[p] {
+			if h.IsZero() {
 				continue
 			}
-			data, err := l.chunk(h)
-			if err != nil && !IsDamage(err) {
-				return nil, err
-			}
-			waiting = slices.DeleteFunc(waiting, func(i int) bool {
-				if !holdsLine(data, versions[i].Line) {
-					return false
+			g, ok := holds[place{h, p}]
+			if !ok {
+				data, err := l.chunk(h)
+				if err != nil && !IsDamage(err) {
+					return nil, err
 				}
-				out[i] = len(trees) - 1 - n
-				return true
-			})
-			if left[p] = waiting; len(waiting) == 0 {
-				delete(left, p)
+				for _, i := range at {
+					if holdsLine(data, versions[i].Line) {
+						g = union(g, []int{versions[i].Group})
+					}
+				}
+				holds[place{h, p}] = g
+			}
+			here = union(here, g)
+		}
+		s = union(s, here)
+		seen[c.id] = s
+		for _, q := range here {
+			if before, ok := had[q]; ok {
+				had[q] = intersect(before, s)
+			} else {
+				had[q] = s
 			}
 		}
-		prev = ids
 	}
-	return out, nil
+	return func(p, q int) bool { return p != q && slices.Contains(had[q], p) }, nil
 }
 
-// idAt is the id of the object at p (a tree's or a chunk's) in the tree
-// ids[""], or zero; ids holds those found so far in this tree, by path,
-// and prev those of the tree before, whose subtrees with the same id are
-// not read again.
-func (l *Ledger) idAt(ids, prev map[string]gitobject.ID, p string) (gitobject.ID, error) {
-	if h, ok := ids[p]; ok {
-		return h, nil
-	}
-	dir, name := path.Split(p)
-	dir = strings.TrimSuffix(dir, "/")
-	parent, err := l.idAt(ids, prev, dir)
-	if err != nil {
-		return gitobject.ZeroID, err
-	}
-	var h gitobject.ID
-	switch {
-	case parent.IsZero():
-	case prev != nil && parent == prev[dir]:
-		h = prev[p]
-	default:
-		t, err := l.readTree(parent)
-		if err != nil && !IsDamage(err) {
-			return gitobject.ZeroID, err
+// commitNode is what Precedes reads of a commit.
+type commitNode struct {
+	id, tree gitobject.ID
+	parents  []gitobject.ID
+}
+
+// parentsFirst is tip's history, each commit after its parents, at most
+// maxHistory commits; a commit it cannot read (damaged, or missing from a
+// shallow clone) has no tree or parents.
+func (l *Ledger) parentsFirst(tip gitobject.ID) ([]commitNode, error) {
+	var order []commitNode
+	read := map[gitobject.ID]*commitNode{}
+	done := map[gitobject.ID]bool{}
+	stack := []gitobject.ID{tip}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		n := read[id]
+		if n == nil {
+			n = &commitNode{id: id}
+			read[id] = n
+			if len(read) <= maxHistory {
+				c, err := l.commit(id)
+				if err != nil && !IsDamage(err) {
+					return nil, err
+				}
+				if err == nil {
+					n.tree, n.parents = c.Tree, c.Parents
+				}
+			}
+			for _, p := range n.parents {
+				if read[p] == nil {
+					stack = append(stack, p)
+				}
+			}
+			continue
 		}
-		if err == nil {
-			e, _ := t.Get(name)
-			h = e.ID
+		stack = stack[:len(stack)-1]
+		if !done[id] {
+			done[id] = true
+			order = append(order, *n)
 		}
 	}
-	ids[p] = h
-	return h, nil
+	return order, nil
+}
+
+// union is the sorted set of a's and b's members; a itself when b adds
+// none (commits that bring nothing share their parent's set).
+func union(a, b []int) []int {
+	out, cloned := a, false
+	for _, x := range b {
+		if i, found := slices.BinarySearch(out, x); !found {
+			if !cloned {
+				out, cloned = slices.Clone(out), true
+			}
+			out = slices.Insert(out, i, x)
+		}
+	}
+	return out
+}
+
+// intersect is the sorted set of the members of a that b has.
+func intersect(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if _, found := slices.BinarySearch(b, x); found {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // holdsLine says whether a chunk's bytes hold line.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 // November's first chunk, full before ann's version went into the second,
 // then ann's is taken out of the ledger and put back. What brought each
 // version first is the history, whatever the paths and the times say.
-func TestFirstBroughtFollowsTheHistoryNotThePaths(t *testing.T) {
+func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 	l, _ := open(t)
 	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	var filler [][]byte
@@ -40,12 +39,39 @@ func TestFirstBroughtFollowsTheHistoryNotThePaths(t *testing.T) {
 	c2 := editChunk(t, l, c1, first, func(data []byte) []byte { return append(data, append(carl, '\n')...) })
 	c3 := editChunk(t, l, c2, second, func(data []byte) []byte { return bytes.ReplaceAll(data, append(ann, '\n'), nil) })
 	c4 := editChunk(t, l, c3, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
-	got, err := l.FirstBrought(c4, []Placed{{first, carl}, {second, ann}, {first, filler[0]}})
+	const carls, anns, fillers = 0, 1, 2
+	precedes, err := l.Precedes(c4, []Placed{{first, carl, carls}, {second, ann, anns}, {first, filler[0], fillers}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int{2, 1, 0}; !slices.Equal(got, want) {
-		t.Fatalf("brought by the commits %v of the chain, want %v", got, want)
+	for _, c := range []struct {
+		p, q int
+		want bool
+	}{{anns, carls, true}, {carls, anns, false}, {fillers, anns, true}, {fillers, carls, true}, {anns, fillers, false}, {anns, anns, false}} {
+		if got := precedes(c.p, c.q); got != c.want {
+			t.Errorf("group %d precedes group %d: %v, want %v", c.p, c.q, got, c.want)
+		}
+	}
+
+	// Carl brings his version in a history of its own, on the commit
+	// before ann's, and merges it in as the first parent: neither
+	// version precedes the other.
+	side := editChunk(t, l, c0, first, func(data []byte) []byte { return append(data, append(carl, '\n')...) })
+	root, err := l.TreeOf(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge, err := l.CommitTree(root, []gitobject.ID{side, c1}, sig, "merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	precedes, err = l.Precedes(merge, []Placed{{first, carl, carls}, {second, ann, anns}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if precedes(anns, carls) || precedes(carls, anns) {
+		t.Errorf("a version merged in from a history of its own: ann's precedes carl's %v, carl's ann's %v; want neither",
+			precedes(anns, carls), precedes(carls, anns))
 	}
 }
 

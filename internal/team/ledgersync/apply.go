@@ -327,7 +327,7 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 			}
 			// A later version of a record this merge applied (a
 			// clone joining holds none of them).
-			if first != at.parties && first != 0 && at.parties != 0 {
+			if first != at.parties && first != 0 && at.parties != 0 || tie.undecided(id) {
 				tie.contest(id, first, at.parties)
 				brokeParties(broken, id, x.line)
 				continue

@@ -17,9 +17,11 @@ import (
 // holds ann's first version, was taken as the first and ann's set aside.
 // So the merge notes each record some version of which names other
 // parties than the one it took; when it took what the ledger's history
-// did not bring first (ledger.FirstBrought), its appends are cut back and
+// did not bring first (ledger.Precedes), its appends are cut back and
 // it runs again, judging those records by the version brought first, as
-// a clone that synced all along judged them. A join of a ledger without
+// a clone that synced all along judged them; a record whose history does
+// not say (a version brought in a history of its own, merged in) is set
+// aside whole. A join of a ledger without
 // such versions costs what it did; one that must run again, about twice
 // (300,000 messages: 2.5 s of CPU, 5 s with one such version first).
 type firsts struct {
@@ -30,6 +32,9 @@ type firsts struct {
 	// pinned is, by id, the parties hash of the version of each
 	// contested record that the ledger's history brought first.
 	pinned map[string]uint32
+	// undecided holds the contested records whose history does not say
+	// which version came first: every version of theirs is set aside.
+	undecided map[string]bool
 }
 
 // firstOf is the parties hash a version of id must name: the one the
@@ -43,6 +48,12 @@ func (t *ties) firstOf(id string, held uint32) uint32 {
 		return p
 	}
 	return held
+}
+
+// undecided says whether the history does not say which of id's versions
+// came first (see judgeFirsts).
+func (t *ties) undecided(id string) bool {
+	return t != nil && t.first != nil && t.first.undecided[id]
 }
 
 // contest notes that a version of id names other parties (got) than the
@@ -68,9 +79,14 @@ const maxSought = 64
 // brought first (between versions one commit brought, the merge's own
 // choice stands): again says the merge took another for some record.
 func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error) {
+	// The versions of a record that name the same parties are one group.
+	type party struct {
+		id      string
+		parties uint32
+	}
 	var placed []ledger.Placed
-	var ids []string
-	var parties []uint32
+	var groups []party
+	groupOf := map[party]int{}
 	vet := vetChunk(s.S.Now())
 	if len(f.contested) <= maxSought {
 		// A chunk that holds none of the ids as its writer spelled
@@ -90,30 +106,46 @@ func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error
 	}
 	_, err = ledger.EachChangeRead(s.ledger, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
 		for _, x := range v.valid {
-			if _, ok := f.contested[x.id]; ok && x.parties != 0 {
-				placed = append(placed, ledger.Placed{Path: c.Path, Line: bytes.Clone(x.line)})
-				ids, parties = append(ids, x.id), append(parties, x.parties)
+			if _, ok := f.contested[x.id]; !ok || x.parties == 0 {
+				continue
 			}
+			g, ok := groupOf[party{x.id, x.parties}]
+			if !ok {
+				g = len(groups)
+				groupOf[party{x.id, x.parties}] = g
+				groups = append(groups, party{x.id, x.parties})
+			}
+			placed = append(placed, ledger.Placed{Path: c.Path, Line: bytes.Clone(x.line), Group: g})
 		}
 		return nil
 	})
 	if err != nil {
 		return false, err
 	}
-	births, err := s.ledger.FirstBrought(merged, placed)
+	precedes, err := s.ledger.Precedes(merged, placed)
 	if err != nil {
 		return false, err
 	}
-	earliest := map[string]int{}
-	f.pinned = map[string]uint32{}
-	for i, id := range ids {
-		b, seen := earliest[id]
-		if !seen || births[i] < b || births[i] == b && parties[i] == f.contested[id] {
-			earliest[id], f.pinned[id] = births[i], parties[i]
+	// A record's first version is in the group that precedes every other
+	// group of the record; when none does (a version brought in a history
+	// of its own, merged in), the history cannot say, and no version of
+	// the record is taken.
+	f.pinned, f.undecided = map[string]uint32{}, map[string]bool{}
+	for p, first := range groups {
+		if !slices.ContainsFunc(groups, func(q party) bool {
+			return q.id == first.id && q != first && !precedes(p, groupOf[q])
+		}) {
+			f.pinned[first.id] = first.parties
 		}
 	}
-	for id, p := range f.pinned {
-		again = again || p != f.contested[id]
+	for _, g := range groups {
+		if _, ok := f.pinned[g.id]; !ok {
+			f.undecided[g.id] = true
+		}
+	}
+	for id, took := range f.contested {
+		p, ok := f.pinned[id]
+		again = again || f.undecided[id] || ok && p != took
 	}
 	return again, nil
 }

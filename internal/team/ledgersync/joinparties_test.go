@@ -40,7 +40,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 			a.sync(t)
 			b.sync(t)
 			clk.tick(time.Second)
-			pushBeforeFirst(t, r, a, "carl", c.at)
+			pushBeforeFirst(t, r, a, "carl", c.at, false)
 			honest := b.sync(t)
 			joiner := newClone(t, r, clk)
 			joined := joiner.sync(t)
@@ -63,7 +63,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 // time at gives of the reservation's own,
 // in a chunk of its own under reservations/2026-10/, which sorts before
 // every chunk of November.
-func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time) {
+func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time, sideHistory bool) {
 	t.Helper()
 	data, err := os.ReadFile(a.s.Log(records.ReservationsFile).Path)
 	if err != nil {
@@ -100,7 +100,45 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 	root = append(root, "040000 tree "+logTree+"\treservations")
 	tree := gitWithStdin(t, mal, strings.Join(root, "\n")+"\n", "mktree")
 	commit := testgit.Run(t, mal, "commit-tree", tree, "-p", "refs/l", "-m", "queen: record 1 reservation")
+	if sideHistory {
+		// Carl's chunk alone in a history of its own, merged in as
+		// the first parent: the first-parent chain then reaches carl's
+		// version before ann's.
+		side := gitWithStdin(t, mal, "040000 tree "+gitWithStdin(t, mal, "040000 tree "+month+"\t2026-10\n", "mktree")+"\treservations\n", "mktree")
+		sideCommit := testgit.Run(t, mal, "commit-tree", side, "-m", "queen: record 1 reservation")
+		commit = testgit.Run(t, mal, "commit-tree", tree, "-p", sideCommit, "-p", "refs/l", "-m", "queen: merge")
+	}
 	testgit.Run(t, mal, "push", "-q", "origin", commit+":"+ledger.Ref)
+}
+
+// Carl brings his version of ann's reservation in a history of its own
+// (a root commit holding only his chunk) and merges it into the ledger as
+// the merge's first parent, so that a walk down first parents meets his
+// version before ann's. The history cannot say which came first: a
+// joining clone takes neither, and names rule parties.
+func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T) {
+	r := newRemote(t)
+	clk := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a, b := newClone(t, r, clk), newClone(t, r, clk)
+	if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	a.sync(t)
+	b.sync(t)
+	clk.tick(time.Second)
+	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, true)
+	b.sync(t)
+	if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
+		t.Fatalf("the clone that synced all along holds %v, want %v", got, want)
+	}
+	joiner := newClone(t, r, clk)
+	joined := joiner.sync(t)
+	if got := joiner.holds(t, clk.now()); len(got) != 0 {
+		t.Errorf("the joining clone holds %v, want neither version", got)
+	}
+	if !partiesNoted(joined) {
+		t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
+	}
 }
 
 // partiesNoted says whether res set aside versions for rule parties.
