@@ -261,6 +261,8 @@ func inDoubleQuotedScript(open, lost bool, line string) (bool, bool) {
 			open, i = true, i+loc[1]-1
 		case c == '\\':
 			i++
+		case c == '"' && i+1 < len(line) && !strings.ContainsRune(" \t;&|()<>", rune(line[i+1])):
+			lost = true // the word goes on ("a""b" is one argument): it may reopen
 		case c == '"':
 			open = false
 		case c == '`' || c == '$' && i+1 < len(line) && (line[i+1] == '(' || line[i+1] == '{'):
