@@ -201,10 +201,13 @@ func (e envelope) where() string {
 
 // heredocOperator finds a heredoc's operator and its delimiter word, and
 // doubleQuotedScript a shell given its script in double quotes (bash -lc
-// "..."), which the outer shell expands before that shell reads it.
+// "...", bash -c -- "...", bash -c 'x'"...", eval "..."), which the outer
+// shell expands before that shell reads it.
 var (
 	heredocOperator    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*(\S*)`) })
-	doubleQuotedScript = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)-[a-z]*c\s+"`) })
+	doubleQuotedScript = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|\s)(?:-[a-z]*c(?:\s+--)?\s+(?:'[^']*'|[^\s"'])*|eval\s[^;&|"]*)"`)
+	})
 )
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
