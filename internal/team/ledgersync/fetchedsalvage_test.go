@@ -84,12 +84,7 @@ func TestFetchedReservationsUnderARefusedCommitCount(t *testing.T) {
 // fetched the 4,097 active reservations found ann's path free, which its
 // sync would have held.
 func TestFetchedReservationsPastTheWritersBoundCount(t *testing.T) {
-	r := newRemote(t)
-	c := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	a, b := newClone(t, r, c), newClone(t, r, c)
-	a.send(t, "ann", "bob", "x")
-	a.sync(t)
-	b.sync(t)
+	_, b, c, push := twoSyncedClones(t)
 	var lines [][]byte
 	at := c.t.Format(time.RFC3339Nano)
 	for i := range records.MaxActiveReservations + 1 { // what two clones racing at the bound hold
@@ -100,16 +95,7 @@ func TestFetchedReservationsPastTheWritersBoundCount(t *testing.T) {
 		lines = append(lines, fmt.Appendf(nil, `{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":%q,"droid":%q,"status":"active","exclusive":true}`,
 			i, at, at, c.t.Add(time.Hour).Format(time.RFC3339Nano), pattern, droid))
 	}
-	tip, err := a.sy.ledger.Refs().Read(ledger.Ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	met, err := a.sy.ledger.Record(tip, ledger.Lines{records.ReservationsFile: lines},
-		ledger.Signature{Name: "ann", Email: "a@x", When: c.t}, "two clones met")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testgit.Run(t, a.dir, "push", "-q", "origin", met.String()+":"+ledger.Ref)
+	push(ledger.Lines{records.ReservationsFile: lines})
 	testgit.Run(t, b.dir, "fetch", "-q", "origin", ledger.FetchRefspec("origin"))
 	holds, err := (&reservations.Store{S: b.s}).Check("bob", []string{"src/x.go"})
 	if err != nil || len(holds) != 1 || holds[0].Reservation.Droid != "ann" {
