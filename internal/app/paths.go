@@ -138,16 +138,20 @@ func tooLong(what, given string) error {
 // with git's pathspec magic other than ":/": taken as a name, :(top)src or
 // :!src reserved a path no file has, and protected nothing. (release and
 // renew still take one, to end what an older git-queen reserved so.)
-// Exclusion (:!src, :^src, :(exclude)src) is told apart: :(top)'s advice
-// is no help for it.
+// Exclusion (:!src, :^src, :/!src, :(exclude)src) is told apart: :(top)'s
+// advice is no help for it.
 func pathspecMagic(what, given string) error {
-	if !strings.HasPrefix(given, ":") || strings.HasPrefix(given, ":/") {
+	if !strings.HasPrefix(given, ":") {
 		return nil
 	}
 	magic, _, _ := strings.Cut(strings.TrimPrefix(given, ":("), ")")
-	if strings.HasPrefix(given, ":!") || strings.HasPrefix(given, ":^") ||
+	short := strings.TrimLeft(given[1:], "/") // git reads :/!src as :!/src
+	if strings.HasPrefix(short, "!") || strings.HasPrefix(short, "^") ||
 		strings.HasPrefix(given, ":(") && slices.Contains(strings.Split(magic, ","), "exclude") {
 		return records.Invalidf("%s %s starts with git's pathspec magic for an exclusion, and a reservation excludes nothing: it holds the paths it names; name those", what, given)
+	}
+	if strings.HasPrefix(given, ":/") {
+		return nil
 	}
 	return records.Invalidf("%s %s starts with git's pathspec magic, of which git-queen reads only :/ (the top of the repository): "+
 		"write :/src for :(top)src, and :/:name for a file whose name starts with ':'", what, given)

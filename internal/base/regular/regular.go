@@ -6,6 +6,7 @@
 package regular
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -65,7 +66,8 @@ func Head(path string, max int64) ([]byte, error) {
 // Open opens the file at path for reading when it is a regular file. It
 // looks before it opens (opening a device may do something) and again at
 // what it opened (the file may have been replaced between), which it
-// opens without waiting (opening a pipe waits for a writer: openFlags). A
+// opens without waiting (opening a pipe waits for a writer: openFlags),
+// and hands back blocking, as os.Open would. A
 // missing file is an error that is fs.ErrNotExist; one that is not regular
 // a *NotRegularError.
 func Open(path string) (*os.File, error) {
@@ -76,7 +78,7 @@ func Open(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := check(path, func(string) (fs.FileInfo, error) { return f.Stat() }); err != nil {
+	if err := cmp.Or(check(path, func(string) (fs.FileInfo, error) { return f.Stat() }), blocking(f)); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -188,10 +188,13 @@ func (e envelope) where() string {
 
 // heredocOperator finds a heredoc's operator and its delimiter word, and
 // doubleQuotedScript a shell given its script in double quotes (bash -lc
-// "..."), which the outer shell expands before that shell reads it.
+// "...", bash -c -- "...", bash -c 'x'"...", eval "..."), which the outer
+// shell expands before that shell reads it.
 var (
 	heredocOperator    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?\s*(\S*)`) })
-	doubleQuotedScript = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)-[a-z]*c\s+"`) })
+	doubleQuotedScript = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|\s)(?:-[a-z]*c(?:\s+--)?\s+(?:'[^']*'|[^\s"'])*|eval\s[^;&|"]*)"`)
+	})
 )
 
 // patchEnvelopes are the "*** Begin Patch" ... "*** End Patch" blocks of a
@@ -257,6 +260,8 @@ func inDoubleQuotedScript(open, lost bool, line string) (bool, bool) {
 			open, i = true, i+loc[1]-1
 		case c == '\\':
 			i++
+		case c == '"' && i+1 < len(line) && !strings.ContainsRune(" \t;&|()<>", rune(line[i+1])):
+			lost = true // the word goes on ("a""b" is one argument): it may reopen
 		case c == '"':
 			open = false
 		case c == '`' || c == '$' && i+1 < len(line) && (line[i+1] == '(' || line[i+1] == '{'):

@@ -197,8 +197,8 @@ func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (
 
 // unflooded is the newest version of each record among v's valid lines
 // (their top ones, marked again), or the damage of lines that make more
-// reservations active, or more places in the queue, than git-queen holds
-// (the next sync sets such a commit aside: floodCheck).
+// reservations active, or more places in the queue, than a sync takes
+// (floodBound.limit; the next sync sets such a commit aside: floodCheck).
 func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
 	v.valid = slices.Clone(v.valid) // the caller's stays whole
 	sameAsFirst(&v)
@@ -210,7 +210,7 @@ func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
 	count := newLiveCount(reservationFlood.live, reservationFlood.file, [2]map[string]stamp{}, now)
 	count.add(slices.Values(lines))
 	for i, what := range []string{"active reservations", "places in the queue"} {
-		if count.n[i] > records.MaxActiveReservations {
+		if count.n[i] > reservationFlood.limit() {
 			return lines, &ledger.DamageError{Commit: commit, Object: commit, Reason: fmt.Sprintf("%d %s", count.n[i], what)}
 		}
 	}

@@ -77,3 +77,28 @@ func TestFetchedReservationsUnderARefusedCommitCount(t *testing.T) {
 		})
 	}
 }
+
+// Two clones racing at the writers' bound hold more than it when they
+// meet, which a sync takes (up to twice it: floodBound.limit), but the
+// view of a fetched ledger refused past the bound itself: a clone that had
+// fetched the 4,097 active reservations found ann's path free, which its
+// sync would have held.
+func TestFetchedReservationsPastTheWritersBoundCount(t *testing.T) {
+	_, b, c, push := twoSyncedClones(t)
+	var lines [][]byte
+	at := c.t.Format(time.RFC3339Nano)
+	for i := range records.MaxActiveReservations + 1 { // what two clones racing at the bound hold
+		pattern, droid := fmt.Sprintf("z%d/**", i), fmt.Sprintf("m%d", i)
+		if i == records.MaxActiveReservations {
+			pattern, droid = "src/**", "ann"
+		}
+		lines = append(lines, fmt.Appendf(nil, `{"id":"qr-01KB%022d","created_at":%q,"updated_at":%q,"expires_at":%q,"pattern":%q,"droid":%q,"status":"active","exclusive":true}`,
+			i, at, at, c.t.Add(time.Hour).Format(time.RFC3339Nano), pattern, droid))
+	}
+	push(ledger.Lines{records.ReservationsFile: lines})
+	testgit.Run(t, b.dir, "fetch", "-q", "origin", ledger.FetchRefspec("origin"))
+	holds, err := (&reservations.Store{S: b.s}).Check("bob", []string{"src/x.go"})
+	if err != nil || len(holds) != 1 || holds[0].Reservation.Droid != "ann" {
+		t.Fatalf("bob's check of ann's path after a fetch of %d active reservations: %+v, %v", len(lines), holds, err)
+	}
+}
