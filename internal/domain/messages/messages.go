@@ -290,25 +290,25 @@ type Page struct {
 
 // Inbox lists the messages to droid, newest first, without deleted ones.
 func (m *Store) Inbox(droid string, o InboxOptions) (Page, error) {
-	return m.newest(inbox(droid), o)
+	return m.newest("inbox\x00"+droid, "to", droid, o)
 }
 
 // Sent lists the messages droid sent, newest first, without deleted ones.
 func (m *Store) Sent(droid string, o InboxOptions) (Page, error) {
 	o.UnreadOnly = false
-	return m.newest(selection{"sent\x00" + droid, []string{"from", "created_at", "deleted", "read"}, droid}, o)
+	return m.newest("sent\x00"+droid, "from", droid, o)
 }
 
 // newest lists the messages whose field names droid. It filters and
 // orders them by the fields the selection extracted (created_at, deleted,
 // read), and decodes only the messages it returns: an inbox of 50,000
 // messages printed 20 at a time decodes 20.
-func (m *Store) newest(s selection, o InboxOptions) (Page, error) {
-	page, err := m.newestFrom(s, o, true)
+func (m *Store) newest(name, field, droid string, o InboxOptions) (Page, error) {
+	page, err := m.newestFrom(name, field, droid, o, true)
 	if errors.Is(err, jsonl.ErrMoved) {
 		// A compaction between the selection and the reading of the
 		// lines: select again, whole lines this time.
-		page, err = m.newestFrom(s, o, false)
+		page, err = m.newestFrom(name, field, droid, o, false)
 	}
 	return page, err
 }

@@ -3,7 +3,6 @@ package messages
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 )
 
@@ -52,35 +51,5 @@ func TestWaitPassesOverALineThatDoesNotDecode(t *testing.T) {
 	}
 	if msg, err := f.m.Wait(context.Background(), "bob", WaitFilter{}, false); err != nil || msg.ID != "qm-4" {
 		t.Fatalf("wait after qm-3 was read: %s %v, want qm-4", msg.ID, err)
-	}
-}
-
-// A droid's inbox and its waits read one selection of the log: the
-// inbox's carries the fields a wait filters on. Before, a wait kept a
-// second selection of the same messages beside the inbox's, in a cache
-// file of its own (1.4 MB beside 1.0 MB for 100,000 messages).
-func TestInboxAndWaitShareOneSelection(t *testing.T) {
-	f := newFixture(t)
-	first := f.send(t, Draft{From: "ann", To: "bob", Subject: "first"})
-	caches := func() []string {
-		t.Helper()
-		found, err := filepath.Glob(filepath.Join(f.m.S.CacheDir(), "*.idx"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return found
-	}
-	if _, err := f.m.Inbox("bob", InboxOptions{Limit: 20}); err != nil {
-		t.Fatal(err)
-	}
-	after := caches()
-	if len(after) == 0 {
-		t.Fatal("the inbox kept no selection")
-	}
-	if msg, err := f.m.Wait(context.Background(), "bob", WaitFilter{From: "ann"}, true); err != nil || msg.ID != first.ID {
-		t.Fatalf("wait: %s %v, want %s", msg.ID, err, first.ID)
-	}
-	if both := caches(); len(both) != len(after) {
-		t.Errorf("selections after the inbox: %d, after a wait too: %d (%q)", len(after), len(both), both)
 	}
 }
