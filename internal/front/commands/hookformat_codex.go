@@ -57,10 +57,11 @@ var (
 		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	// runsApplyPatchFirst finds apply_patch as a command's first word (not
-	// which apply_patch, grep apply_patch), by its path or quoted too, and
-	// after the variables a command may begin by setting (FOO=1 apply_patch).
+	// which apply_patch, grep apply_patch), by its path or quoted too, after
+	// the variables a command may begin by setting (FOO=1 apply_patch), and
+	// as the first word of a shell's script (bash -c 'apply_patch < f').
 	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?m)(?:^|[;&|(\x60]|\b(?:ba|da|k|z)?sh\s+-[a-z]*c\s)\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
@@ -69,8 +70,8 @@ var (
 // patch written into the command (a heredoc, or a quoted argument its
 // apply_patch program reads): Codex applies it as a patch, or that program
 // does. One that runs apply_patch on no envelope it carries (apply_patch <
-// FILE, cat FILE | apply_patch) is refused: its patch is out of the
-// guard's sight. One that only names it (which apply_patch) is like any
+// FILE, cat FILE | apply_patch) is refused (readScript): its patch is out
+// of the guard's sight. One that only names it (which apply_patch) is like any
 // other shell command, which the guard cannot read.
 func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	var in struct {
@@ -118,10 +119,6 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	if dirErr != nil {
 		return nil, dirErr
 	}
-	if len(envelopes) == 0 && runsApplyPatchFirst().MatchString(script) {
-		return nil, errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
-			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
-	}
 	for i, p := range paths {
 		if dir != "" && !filepath.IsAbs(p) {
 			paths[i] = filepath.Join(dir, p)
@@ -146,8 +143,10 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 // patch's paths in the wrong directory and let a reserved file through. It
 // also refuses a patch begun outside the envelopes the guard reads (printf
 // '*** Begin Patch\n...' | apply_patch), before or after them, which would
-// pass unread. The refusal comes with the patches, which the caller judges
-// first.
+// pass unread, and one that runs apply_patch more often than it carries
+// patches (a readable heredoc, then apply_patch < FILE), which the guard
+// would judge on the readable patch alone. The refusal comes with the patches, which the
+// caller judges first.
 func readScript(script string) ([]envelope, string, error) {
 	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
 	dir := ""
@@ -164,6 +163,9 @@ func readScript(script string) ([]envelope, string, error) {
 		return envelopes, "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	case changesDirectory().MatchString(beforeLast): // a cd after the last patch moves none
 		return envelopes, "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
+	case len(runsApplyPatchFirst().FindAllStringIndex(outside, -1)) > len(envelopes):
+		return envelopes, "", errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
+			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	}
 	return envelopes, dir, nil
 }
