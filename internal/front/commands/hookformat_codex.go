@@ -57,10 +57,11 @@ var (
 		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	// runsApplyPatchFirst finds apply_patch as a command's first word (not
-	// which apply_patch, grep apply_patch), by its path or quoted too, and
-	// after the variables a command may begin by setting (FOO=1 apply_patch).
+	// which apply_patch, grep apply_patch), by its path or quoted too, after
+	// the variables a command may begin by setting (FOO=1 apply_patch), and
+	// as the first word of a shell's script (bash -c 'apply_patch < f').
 	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;&|(])\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?m)(?:^|[;&|(]|\b(?:ba|da|k|z)?sh\s+-[a-z]*c\s)\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
@@ -69,8 +70,8 @@ var (
 // patch written into the command (a heredoc, or a quoted argument its
 // apply_patch program reads): Codex applies it as a patch, or that program
 // does. One that runs apply_patch on no envelope it carries (apply_patch <
-// FILE, cat FILE | apply_patch) is refused: its patch is out of the
-// guard's sight. One that only names it (which apply_patch) is like any
+// FILE, cat FILE | apply_patch) is refused (readScript): its patch is out
+// of the guard's sight. One that only names it (which apply_patch) is like any
 // other shell command, which the guard cannot read.
 func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	var in struct {
@@ -118,10 +119,6 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 	if dirErr != nil {
 		return nil, dirErr
 	}
-	if len(envelopes) == 0 && runsApplyPatchFirst().MatchString(script) {
-		return nil, errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
-			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
-	}
 	for i, p := range paths {
 		if dir != "" && !filepath.IsAbs(p) {
 			paths[i] = filepath.Join(dir, p)
@@ -146,8 +143,10 @@ var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 // patch's paths in the wrong directory and let a reserved file through. It
 // also refuses a patch begun outside the envelopes the guard reads (printf
 // '*** Begin Patch\n...' | apply_patch), before or after them, which would
-// pass unread. The refusal comes with the patches, which the caller judges
-// first.
+// pass unread, and one that runs apply_patch more often than on patches it
+// carries (a readable heredoc, then apply_patch < FILE), which the guard
+// would judge on the readable patch alone. The refusal comes with the
+// patches, which the caller judges first.
 func readScript(script string) ([]envelope, string, error) {
 	const advice = "; run apply_patch from the working directory, or start the command with cd DIR && apply_patch"
 	dir := ""
@@ -157,6 +156,12 @@ func readScript(script string) ([]envelope, string, error) {
 		script = script[len(m[0]):]
 	}
 	envelopes, outside, beforeLast := patchEnvelopes(script)
+	run := 0
+	for _, e := range envelopes {
+		if e.run {
+			run++
+		}
+	}
 	switch {
 	case m != nil && (dir == "-" || strings.HasPrefix(dir, "~") || strings.ContainsAny(m[1], "$`")):
 		return envelopes, "", fmt.Errorf("the command's patch applies in %s, which the shell expands and the guard cannot name%s", m[1], advice)
@@ -164,6 +169,9 @@ func readScript(script string) ([]envelope, string, error) {
 		return envelopes, "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	case changesDirectory().MatchString(beforeLast): // a cd after the last patch moves none
 		return envelopes, "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
+	case len(runsApplyPatchFirst().FindAllStringIndex(outside, -1)) > run:
+		return envelopes, "", errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
+			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	}
 	return envelopes, dir, nil
 }
@@ -172,10 +180,12 @@ func readScript(script string) ([]envelope, string, error) {
 // "" for a heredoc, ' or " for a patch passed as an argument (apply_patch
 // '*** Begin Patch...', echo '...' | apply_patch), which the shell reads
 // as quoted text; expands when the shell expands $, ` and \ in it (double
-// quotes, a heredoc whose delimiter is unquoted: <<EOF).
+// quotes, a heredoc whose delimiter is unquoted: <<EOF); run when
+// apply_patch is run on it (apply_patch <<'EOF', echo '...' | apply_patch),
+// not when something else reads it (cat > /dev/null <<'EOF').
 type envelope struct {
-	text, quote string
-	expands     bool
+	text, quote  string
+	expands, run bool
 }
 
 // where says how the patch is written, for a refusal.
@@ -208,6 +218,7 @@ func patchEnvelopes(script string) (envelopes []envelope, outside, beforeLast st
 	var pieces []string          // outside, a piece a line
 	last := -1                   // how many pieces come before the last patch closes
 	var delimiter []string       // the last heredoc operator's match, outside the patches
+	operatorLine := ""           // its line, until a heredoc's patch takes it
 	nested, lost := false, false // in a script in double quotes (bash -c "..."); for good
 	for i := 0; i < len(lines); i++ {
 		before, quote, opens := envelopeOpens(lines[i])
@@ -215,14 +226,18 @@ func patchEnvelopes(script string) (envelopes []envelope, outside, beforeLast st
 		nested, lost = inDoubleQuotedScript(nested, lost, before)
 		if !opens {
 			if ops := heredocOperator().FindAllStringSubmatch(lines[i], -1); ops != nil {
-				delimiter = ops[len(ops)-1]
+				delimiter, operatorLine = ops[len(ops)-1], lines[i]
 			}
 			continue
 		}
-		body := []string{patchBegin}
+		body, runner := []string{patchBegin}, before
+		if strings.TrimSpace(before) == "" {
+			runner, operatorLine = operatorLine, "" // a heredoc's patch: its operator's line runs it
+		}
 		j := i + 1
 		for ; j < len(lines); j++ {
 			if after, closes := envelopeCloses(lines[j], quote); closes {
+				runner += "\n" + after // echo '...' | apply_patch
 				body = append(body, patchEnd)
 				last = len(pieces)
 				pieces = append(pieces, after)
@@ -234,7 +249,7 @@ func patchEnvelopes(script string) (envelopes []envelope, outside, beforeLast st
 			quote = `"` // the outer shell expands the script, whatever quotes it holds
 		}
 		expands := quote == `"` || quote == "" && delimiter != nil && !strings.ContainsAny(delimiter[1], `'"\`)
-		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands})
+		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands, runsApplyPatchFirst().MatchString(runner)})
 		i = j
 	}
 	if last < 0 {
