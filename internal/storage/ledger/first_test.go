@@ -134,3 +134,48 @@ func editChunk(t *testing.T, l *Ledger, parent gitobject.ID, p string, edit func
 	}
 	return c
 }
+
+// Past maxHistory commits the walk read nothing more, and an unread
+// commit counted as holding nothing: carl merged ann's history in under a
+// long one of his own (his version first, ann's copied on top), so every
+// commit read that held ann's version had his under it, and his came
+// first. A history longer than the walk reads now says nothing precedes.
+func TestPrecedesPastItsBoundSaysNothingComesFirst(t *testing.T) {
+	l, _ := open(t)
+	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	var filler [][]byte
+	for i := range 700 { // past one chunk
+		filler = append(filler, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
+	}
+	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: filler}, sig, "filler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, carl := msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
+	c1, err := l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+	side := editChunk(t, l, c0, first, func(data []byte) []byte { return append(data, append(carl, '\n')...) })
+	side = editChunk(t, l, side, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
+	root, err := l.TreeOf(side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge, err := l.CommitTree(root, []gitobject.ID{c1, side}, sig, "merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { maxHistory = n }(maxHistory)
+	maxHistory = 3 // the merge and carl's two: ann's commit and the filler's are past it
+	const carls, anns = 0, 1
+	precedes, err := l.Precedes(merge, []Placed{{first, carl, carls}, {second, ann, anns}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if precedes(carls, anns) || precedes(anns, carls) {
+		t.Errorf("a history past the walk's bound: carl's precedes ann's %v, ann's carl's %v; want neither",
+			precedes(carls, anns), precedes(anns, carls))
+	}
+}
