@@ -18,9 +18,10 @@ type Placed struct {
 }
 
 // maxHistory bounds the commits Precedes reads of a history (some 80
-// bytes each). Past it, Precedes says nothing precedes: a commit it did
-// not read, taken as holding nothing, let a pusher who merged the history
-// in under a longer one of their own have their version come first.
+// bytes each). Past it, or past a commit it cannot read, Precedes says
+// nothing precedes: a commit it did not read, taken as holding nothing,
+// let a pusher who merged the history in under a longer one of their own,
+// or under a commit too large to read, have their version come first.
 var maxHistory = 1 << 20
 
 // Precedes says, of groups of versions placed in tip's tree, which come
@@ -124,8 +125,8 @@ type commitNode struct {
 }
 
 // parentsFirst is tip's history, each commit after its parents, or nil
-// when it is longer than maxHistory commits; a commit it cannot read
-// (damaged, or missing from a shallow clone) has no tree or parents.
+// when it is longer than maxHistory commits or holds one it cannot read
+// (damaged, too large, or missing from a shallow clone).
 func (l *Ledger) parentsFirst(tip gitobject.ID) ([]commitNode, error) {
 	var order []commitNode
 	read := map[gitobject.ID]*commitNode{}
@@ -141,12 +142,13 @@ func (l *Ledger) parentsFirst(tip gitobject.ID) ([]commitNode, error) {
 				return nil, nil
 			}
 			c, err := l.commit(id)
-			if err != nil && !IsDamage(err) {
+			if IsDamage(err) {
+				return nil, nil
+			}
+			if err != nil {
 				return nil, err
 			}
-			if err == nil {
-				n.tree, n.parents = c.Tree, c.Parents
-			}
+			n.tree, n.parents = c.Tree, c.Parents
 			for _, p := range n.parents {
 				if read[p] == nil {
 					stack = append(stack, p)

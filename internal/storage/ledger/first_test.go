@@ -135,12 +135,13 @@ func editChunk(t *testing.T, l *Ledger, parent gitobject.ID, p string, edit func
 	return c
 }
 
-// Past maxHistory commits the walk read nothing more, and an unread
-// commit counted as holding nothing: carl merged ann's history in under a
-// long one of his own (his version first, ann's copied on top), so every
-// commit read that held ann's version had his under it, and his came
-// first. A history longer than the walk reads now says nothing precedes.
-func TestPrecedesPastItsBoundSaysNothingComesFirst(t *testing.T) {
+// Past maxHistory commits, or under a commit too large to read, the walk
+// read nothing more, and an unread commit counted as holding nothing:
+// carl merged ann's history in that way beside one of his own (his
+// version first, ann's copied on top), so every commit read that held
+// ann's version had his under it, and his came first. A history the walk
+// cannot read whole now says nothing precedes.
+func TestPrecedesOverAHistoryNotReadWholeSaysNothingComesFirst(t *testing.T) {
 	l, _ := open(t)
 	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	var filler [][]byte
@@ -167,15 +168,35 @@ func TestPrecedesPastItsBoundSaysNothingComesFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const carls, anns = 0, 1
+	judge := func(what string, tip gitobject.ID) {
+		t.Helper()
+		precedes, err := l.Precedes(tip, []Placed{{first, carl, carls}, {second, ann, anns}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if precedes(carls, anns) || precedes(anns, carls) {
+			t.Errorf("%s: carl's precedes ann's %v, ann's carl's %v; want neither", what, precedes(carls, anns), precedes(anns, carls))
+		}
+	}
 	defer func(n int) { maxHistory = n }(maxHistory)
 	maxHistory = 3 // the merge and carl's two: ann's commit and the filler's are past it
-	const carls, anns = 0, 1
-	precedes, err := l.Precedes(merge, []Placed{{first, carl, carls}, {second, ann, anns}})
+	judge("a history past the walk's bound", merge)
+	maxHistory = 1 << 20
+
+	// Git takes a commit of any size; the walk reads none past
+	// maxCommitBytes, so one wrapped around ann's hid it the same way.
+	annRoot, err := l.TreeOf(c1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if precedes(carls, anns) || precedes(anns, carls) {
-		t.Errorf("a history past the walk's bound: carl's precedes ann's %v, ann's carl's %v; want neither",
-			precedes(carls, anns), precedes(anns, carls))
+	wrap, err := l.CommitTree(annRoot, []gitobject.ID{c1}, sig, strings.Repeat("x", maxCommitBytes))
+	if err != nil {
+		t.Fatal(err)
 	}
+	merge, err = l.CommitTree(root, []gitobject.ID{wrap, side}, sig, "merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge("ann's history under a commit too large to read", merge)
 }
