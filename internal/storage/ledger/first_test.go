@@ -18,21 +18,7 @@ import (
 // version first is the history, whatever the paths and the times say.
 func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 	l, _ := open(t)
-	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	var filler [][]byte
-	for i := range 700 { // past one chunk
-		filler = append(filler, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
-	}
-	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: filler}, sig, "filler")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ann, carl := msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
-	c1, err := l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann")
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, second := "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+	c0, c1, ann, carl, filler := annsFirst(t, l)
 	if !bytes.Contains(l.chunkAt(t, c1, second), ann) {
 		t.Fatalf("ann's version is not in %s", second)
 	}
@@ -40,7 +26,7 @@ func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 	c3 := editChunk(t, l, c2, second, func(data []byte) []byte { return bytes.ReplaceAll(data, append(ann, '\n'), nil) })
 	c4 := editChunk(t, l, c3, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
 	const carls, anns, fillers = 0, 1, 2
-	precedes, err := l.Precedes(c4, []Placed{{first, carl, carls}, {second, ann, anns}, {first, filler[0], fillers}})
+	precedes, err := l.Precedes(c4, []Placed{{first, carl, carls}, {second, ann, anns}, {first, filler, fillers}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +59,30 @@ func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 		t.Errorf("a version merged in from a history of its own: ann's precedes carl's %v, carl's ann's %v; want neither",
 			precedes(anns, carls), precedes(carls, anns))
 	}
+}
+
+// The chunks of November the ledger holds after annsFirst's commits.
+const first, second = "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+
+// annsFirst records 700 messages (past the first chunk), then ann's
+// version of qm-1 on them, in the second: those commits, ann's version,
+// carl's (not recorded) and a filler's.
+func annsFirst(t *testing.T, l *Ledger) (c0, c1 gitobject.ID, ann, carl, filler []byte) {
+	t.Helper()
+	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	var fillers [][]byte
+	for i := range 700 {
+		fillers = append(fillers, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
+	}
+	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: fillers}, sig, "filler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, carl = msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
+	if c1, err = l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	return c0, c1, ann, carl, fillers[0]
 }
 
 // chunkAt is the chunk at p of commit's tree.
@@ -143,21 +153,7 @@ func editChunk(t *testing.T, l *Ledger, parent gitobject.ID, p string, edit func
 // cannot read whole now says nothing precedes.
 func TestPrecedesOverAHistoryNotReadWholeSaysNothingComesFirst(t *testing.T) {
 	l, _ := open(t)
-	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	var filler [][]byte
-	for i := range 700 { // past one chunk
-		filler = append(filler, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
-	}
-	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: filler}, sig, "filler")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ann, carl := msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
-	c1, err := l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann")
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, second := "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+	c0, c1, ann, carl, _ := annsFirst(t, l)
 	side := editChunk(t, l, c0, first, func(data []byte) []byte { return append(data, append(carl, '\n')...) })
 	side = editChunk(t, l, side, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
 	root, err := l.TreeOf(side)
