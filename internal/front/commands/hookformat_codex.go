@@ -58,10 +58,11 @@ var (
 	})
 	// runsApplyPatchFirst finds apply_patch as a command's first word (not
 	// which apply_patch, grep apply_patch), by its path or quoted too, after
-	// the variables a command may begin by setting (FOO=1 apply_patch), and
+	// the variables a command may begin by setting (FOO=1 apply_patch), the
+	// words that run the command after them (then, {, timeout 60, env), and
 	// as the first word of a shell's script (bash -c 'apply_patch < f').
 	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;&|(]|\b(?:ba|da|k|z)?sh\s+-[a-z]*c\s)\s*(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
+		return regexp.MustCompile(`(?m)(?:^|[;&|({!]|\b(?:ba|da|k|z)?sh\s+-[a-z]*c\s)\s*(?:(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*|then|do|else|exec|command|env|nohup|nice|sudo|time|xargs|timeout\s+\S+)\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
 	})
 	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 )
@@ -230,12 +231,17 @@ func patchEnvelopes(script string) (envelopes []envelope, outside, beforeLast st
 			}
 			continue
 		}
-		body, runner := []string{patchBegin}, before
+		body, runner, tabs := []string{patchBegin}, before, false
 		if strings.TrimSpace(before) == "" {
 			runner, operatorLine = operatorLine, "" // a heredoc's patch: its operator's line runs it
+			// <<-: the shell strips its lines' leading tabs before apply_patch reads them
+			tabs = delimiter != nil && strings.HasPrefix(delimiter[0], "<<-")
 		}
 		j := i + 1
 		for ; j < len(lines); j++ {
+			if tabs {
+				lines[j] = strings.TrimLeft(lines[j], "\t")
+			}
 			if after, closes := envelopeCloses(lines[j], quote); closes {
 				runner += "\n" + after // echo '...' | apply_patch
 				body = append(body, patchEnd)

@@ -18,8 +18,11 @@ type Placed struct {
 }
 
 // maxHistory bounds the commits Precedes reads of a history (some 80
-// bytes each): a commit under the last it reads counts as holding nothing.
-const maxHistory = 1 << 20
+// bytes each). Past it, or past a commit it cannot read, Precedes says
+// nothing precedes: a commit it did not read, taken as holding nothing,
+// let a pusher who merged the history in under a longer one of their own,
+// or under a commit too large to read, have their version come first.
+var maxHistory = 1 << 20
 
 // Precedes says, of groups of versions placed in tip's tree, which come
 // before which in tip's history: p precedes q when every commit of the
@@ -35,8 +38,8 @@ const maxHistory = 1 << 20
 // paths, each tree and chunk once.
 func (l *Ledger) Precedes(tip gitobject.ID, versions []Placed) (func(p, q int) bool, error) {
 	order, err := l.parentsFirst(tip)
-	if err != nil {
-		return nil, err
+	if err != nil || order == nil {
+		return func(int, int) bool { return false }, err
 	}
 	atPath := map[string][]int{} // the versions at each path
 	for i, v := range versions {
@@ -121,9 +124,9 @@ type commitNode struct {
 	parents  []gitobject.ID
 }
 
-// parentsFirst is tip's history, each commit after its parents, at most
-// maxHistory commits; a commit it cannot read (damaged, or missing from a
-// shallow clone) has no tree or parents.
+// parentsFirst is tip's history, each commit after its parents, or nil
+// when it is longer than maxHistory commits or holds one it cannot read
+// (damaged, too large, or missing from a shallow clone).
 func (l *Ledger) parentsFirst(tip gitobject.ID) ([]commitNode, error) {
 	var order []commitNode
 	read := map[gitobject.ID]*commitNode{}
@@ -135,15 +138,17 @@ func (l *Ledger) parentsFirst(tip gitobject.ID) ([]commitNode, error) {
 		if n == nil {
 			n = &commitNode{id: id}
 			read[id] = n
-			if len(read) <= maxHistory {
-				c, err := l.commit(id)
-				if err != nil && !IsDamage(err) {
-					return nil, err
-				}
-				if err == nil {
-					n.tree, n.parents = c.Tree, c.Parents
-				}
+			if len(read) > maxHistory {
+				return nil, nil
 			}
+			c, err := l.commit(id)
+			if IsDamage(err) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			n.tree, n.parents = c.Tree, c.Parents
 			for _, p := range n.parents {
 				if read[p] == nil {
 					stack = append(stack, p)

@@ -18,21 +18,7 @@ import (
 // version first is the history, whatever the paths and the times say.
 func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 	l, _ := open(t)
-	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	var filler [][]byte
-	for i := range 700 { // past one chunk
-		filler = append(filler, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
-	}
-	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: filler}, sig, "filler")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ann, carl := msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
-	c1, err := l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann")
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, second := "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+	c0, c1, ann, carl, filler := annsFirst(t, l)
 	if !bytes.Contains(l.chunkAt(t, c1, second), ann) {
 		t.Fatalf("ann's version is not in %s", second)
 	}
@@ -40,7 +26,7 @@ func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 	c3 := editChunk(t, l, c2, second, func(data []byte) []byte { return bytes.ReplaceAll(data, append(ann, '\n'), nil) })
 	c4 := editChunk(t, l, c3, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
 	const carls, anns, fillers = 0, 1, 2
-	precedes, err := l.Precedes(c4, []Placed{{first, carl, carls}, {second, ann, anns}, {first, filler[0], fillers}})
+	precedes, err := l.Precedes(c4, []Placed{{first, carl, carls}, {second, ann, anns}, {first, filler, fillers}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +59,30 @@ func TestPrecedesFollowsTheHistoryNotThePaths(t *testing.T) {
 		t.Errorf("a version merged in from a history of its own: ann's precedes carl's %v, carl's ann's %v; want neither",
 			precedes(anns, carls), precedes(carls, anns))
 	}
+}
+
+// The chunks of November the ledger holds after annsFirst's commits.
+const first, second = "messages/2026-11/000/00.jsonl", "messages/2026-11/000/01.jsonl"
+
+// annsFirst records 700 messages (past the first chunk), then ann's
+// version of qm-1 on them, in the second: those commits, ann's version,
+// carl's (not recorded) and a filler's.
+func annsFirst(t *testing.T, l *Ledger) (c0, c1 gitobject.ID, ann, carl, filler []byte) {
+	t.Helper()
+	nov := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	var fillers [][]byte
+	for i := range 700 {
+		fillers = append(fillers, msg(fmt.Sprintf("qm-f%d", i), nov, strings.Repeat("x", 60)))
+	}
+	c0, err := l.Record(gitobject.ZeroID, Lines{records.MessagesFile: fillers}, sig, "filler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, carl = msg("qm-1", nov.Add(time.Hour), "ann's"), msg("qm-1", nov.Add(2*time.Hour), "carl's")
+	if c1, err = l.Record(c0, Lines{records.MessagesFile: {ann}}, sig, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	return c0, c1, ann, carl, fillers[0]
 }
 
 // chunkAt is the chunk at p of commit's tree.
@@ -133,4 +143,56 @@ func editChunk(t *testing.T, l *Ledger, parent gitobject.ID, p string, edit func
 		t.Fatal(err)
 	}
 	return c
+}
+
+// Past maxHistory commits, or under a commit too large to read, the walk
+// read nothing more, and an unread commit counted as holding nothing:
+// carl merged ann's history in that way beside one of his own (his
+// version first, ann's copied on top), so every commit read that held
+// ann's version had his under it, and his came first. A history the walk
+// cannot read whole now says nothing precedes.
+func TestPrecedesOverAHistoryNotReadWholeSaysNothingComesFirst(t *testing.T) {
+	l, _ := open(t)
+	c0, c1, ann, carl, _ := annsFirst(t, l)
+	side := editChunk(t, l, c0, first, func(data []byte) []byte { return append(data, append(carl, '\n')...) })
+	side = editChunk(t, l, side, second, func(data []byte) []byte { return append(data, append(ann, '\n')...) })
+	root, err := l.TreeOf(side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge, err := l.CommitTree(root, []gitobject.ID{c1, side}, sig, "merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const carls, anns = 0, 1
+	judge := func(what string, tip gitobject.ID) {
+		t.Helper()
+		precedes, err := l.Precedes(tip, []Placed{{first, carl, carls}, {second, ann, anns}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if precedes(carls, anns) || precedes(anns, carls) {
+			t.Errorf("%s: carl's precedes ann's %v, ann's carl's %v; want neither", what, precedes(carls, anns), precedes(anns, carls))
+		}
+	}
+	defer func(n int) { maxHistory = n }(maxHistory)
+	maxHistory = 3 // the merge and carl's two: ann's commit and the filler's are past it
+	judge("a history past the walk's bound", merge)
+	maxHistory = 1 << 20
+
+	// Git takes a commit of any size; the walk reads none past
+	// maxCommitBytes, so one wrapped around ann's hid it the same way.
+	annRoot, err := l.TreeOf(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrap, err := l.CommitTree(annRoot, []gitobject.ID{c1}, sig, strings.Repeat("x", maxCommitBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge, err = l.CommitTree(root, []gitobject.ID{wrap, side}, sig, "merge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge("ann's history under a commit too large to read", merge)
 }
