@@ -9,21 +9,23 @@ import (
 	"github.com/git-queen/git-queen/internal/storage/ledger"
 )
 
-// firsts is what a clone joining learns of rule parties across its
-// merge. It holds none of a record's versions before, so the first it
-// applies names the record's parties, and it applies the ledger's chunks
-// in the tree's order, which a pusher chooses: a version giving ann's
-// reservation to carl, in a chunk whose path sorts before the one that
-// holds ann's first version, was taken as the first and ann's set aside.
-// So the merge notes each record some version of which names other
-// parties than the one it took; when it took what the ledger's history
-// did not bring first (ledger.Precedes), its appends are cut back and
-// it runs again, judging those records by the version brought first, as
-// a clone that synced all along judged them; a record whose history does
-// not say (a version brought in a history of its own, merged in) is set
-// aside whole. A join of a ledger without
-// such versions costs what it did; one that must run again, about twice
-// (300,000 messages: 2.5 s of CPU, 5 s with one such version first).
+// firsts is what a merge learns of rule parties for the records this
+// clone held no version of before it (every record, for a clone joining;
+// a record written since a clone last synced, for one that is not). The
+// first version it applies names the record's parties, and it applies the
+// ledger's chunks in the tree's order, which a pusher chooses: a version
+// giving ann's reservation to carl, in a chunk whose path sorts before the
+// one that holds ann's first version, was taken as the first and ann's
+// set aside. So the merge notes each record some version of which names
+// other parties than the one it took; when it took what the ledger's
+// history did not bring first (ledger.Precedes), its appends are cut back
+// and it runs again, judging those records by the version brought first,
+// as a clone that synced all along judged them; a record whose history
+// does not say (a version brought in a history of its own, merged in) is
+// set aside whole. A merge without such versions costs what it did (a
+// sync bringing 100,000 messages: 0.78 s of CPU before and after); one
+// that must run again, about twice (300,000 messages: 2.5 s of CPU, 5 s
+// with one such version first).
 type firsts struct {
 	// contested is, by id, the parties hash of the version the merge
 	// took as first, for each record another version of which names
