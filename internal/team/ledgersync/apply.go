@@ -39,7 +39,7 @@ func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, 
 	broken, err := s.applyOnce(tx, st, start, local, merged, r, first)
 	if err == nil && len(first.contested) > 0 {
 		var again bool
-		if again, err = s.judgeFirsts(first, merged); again && err == nil && st.Applying != nil {
+		if again, err = judgeFirsts(s.ledger, s.S.Now(), first, merged); again && err == nil && st.Applying != nil {
 			// What this merge took as some record's first version is
 			// not what the ledger brought first: its appends are cut
 			// back, and it runs again knowing which is.

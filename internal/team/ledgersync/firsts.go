@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/gitrepo/object"
 	"github.com/git-queen/git-queen/internal/storage/ledger"
@@ -77,10 +78,11 @@ func (t *ties) contest(id string, first, got uint32) {
 const maxSought = 64
 
 // judgeFirsts reads again every version merged brings of the contested
-// records, and pins for each the parties of the one the ledger's history
-// brought first (between versions one commit brought, the merge's own
-// choice stands): again says the merge took another for some record.
-func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error) {
+// records, and pins for each the parties of the one l's history brought
+// first (between versions one commit brought, the merge's own choice
+// stands): again says the merge took another for some record. now bounds
+// reservations from the future, as vetting does.
+func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (again bool, err error) {
 	// The versions of a record that name the same parties are one group.
 	type party struct {
 		id      string
@@ -89,7 +91,7 @@ func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error
 	var placed []ledger.Placed
 	var groups []party
 	groupOf := map[party]int{}
-	vet := vetChunk(s.S.Now())
+	vet := vetChunk(now)
 	if len(f.contested) <= maxSought {
 		// A chunk that holds none of the ids as its writer spelled
 		// them (a pusher who spells one with escapes hides only their
@@ -106,7 +108,7 @@ func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error
 			return vetAll(c)
 		}
 	}
-	_, err = ledger.EachChangeRead(s.ledger, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
+	_, err = ledger.EachChangeRead(l, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
 		for _, x := range v.valid {
 			if _, ok := f.contested[x.id]; !ok || x.parties == 0 {
 				continue
@@ -124,7 +126,7 @@ func (s *Syncer) judgeFirsts(f *firsts, merged object.ID) (again bool, err error
 	if err != nil {
 		return false, err
 	}
-	precedes, err := s.ledger.Precedes(merged, placed)
+	precedes, err := l.Precedes(merged, placed)
 	if err != nil {
 		return false, err
 	}

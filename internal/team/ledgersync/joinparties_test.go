@@ -54,8 +54,12 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 			if h, j := partiesNoted(honest), partiesNoted(joined); h && !j {
 				t.Errorf("the clone that synced all along names rule parties, the joining clone does not: %+v", joined.SetAside)
 			}
-			// A clone that synced before ann reserved meets both
-			// versions in one sync that is not a join.
+			// A clone that synced before ann reserved sees both
+			// versions in a fetch, then meets them in one sync that
+			// is not a join.
+			if got := late.fetchedHolds(t, clk.now()); !slices.Equal(got, want) {
+				t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want %v", got, want)
+			}
 			lateRes := late.sync(t)
 			if got := late.holds(t, clk.now()); !slices.Equal(got, want) {
 				t.Errorf("the clone that synced before ann reserved holds %v, want %v", got, want)
@@ -148,6 +152,9 @@ func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T
 	if !partiesNoted(joined) {
 		t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
 	}
+	if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
+		t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
+	}
 	lateRes := late.sync(t)
 	if got := late.holds(t, clk.now()); len(got) != 0 {
 		t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
@@ -165,6 +172,14 @@ func syncedBefore(t *testing.T, r testgit.Remote, clk *clock) *clone {
 	c.send(t, "dan", "eve", "hello")
 	c.sync(t)
 	return c
+}
+
+// fetchedHolds fetches the remote's ledger (no sync) and says what c
+// holds then: what check and the hooks see.
+func (c *clone) fetchedHolds(t *testing.T, now time.Time) []string {
+	t.Helper()
+	testgit.Run(t, c.dir, "fetch", "-q", "origin", ledger.FetchRefspec("origin"))
+	return c.holds(t, now)
 }
 
 // partiesNoted says whether res set aside versions for rule parties.
