@@ -311,7 +311,7 @@ func TestUnfloodedKeepsAFetchedRecordsParties(t *testing.T) {
 	}
 	x, y := fmt.Sprintf("qr-01KB%022d", 1), fmt.Sprintf("qr-01KB%022d", 2)
 	lines := [][]byte{res(x, "carl", now.Add(-time.Hour)), res(x, "ann", now.Add(-2*time.Hour)), res(y, "bob", now.Add(-time.Hour))}
-	got, err := unflooded(vet(records.ReservationsFile, lines, now), object.ZeroID, now)
+	got, err := unflooded(vet(records.ReservationsFile, lines, now), nil, object.ZeroID, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,15 +32,14 @@ import (
 // the next sync cuts them back (see loadState) and applies the merge again.
 func (s *Syncer) apply(tx *jsonl.Tx, st *state, start, local, merged object.ID, r *round) error {
 	removeOldVersionIndex(s.dir())
-	var first *firsts
-	if local.IsZero() {
-		first = &firsts{} // a clone joining holds nothing yet to judge by
-	}
+	// A record this clone held no version of is judged by what this
+	// merge applies first (a clone joining holds none); first notes it.
+	first := &firsts{}
 	counts, future, futureBy := maps.Clone(r.received), r.future, r.futureBy
 	broken, err := s.applyOnce(tx, st, start, local, merged, r, first)
-	if err == nil && first != nil && len(first.contested) > 0 {
+	if err == nil && len(first.contested) > 0 {
 		var again bool
-		if again, err = s.judgeFirsts(first, merged); again && err == nil && st.Applying != nil {
+		if again, err = judgeFirsts(s.ledger, s.S.Now(), first, merged); again && err == nil && st.Applying != nil {
 			// What this merge took as some record's first version is
 			// not what the ledger brought first: its appends are cut
 			// back, and it runs again knowing which is.
@@ -325,8 +324,8 @@ func pickFresh(newest newestOf, tie *ties, v vetting, applied *applied, broken m
 					}
 				}
 			}
-			// A later version of a record this merge applied (a
-			// clone joining holds none of them).
+			// A later version of a record this merge applied, of
+			// which this clone held none before.
 			if first != at.parties && first != 0 && at.parties != 0 || tie.undecided(id) {
 				tie.contest(id, first, at.parties)
 				brokeParties(broken, id, x.line)

@@ -77,9 +77,10 @@ func Fetched(ws *workspace.Workspace, now func() time.Time) func(name string) ([
 // extracts into the same cache directory (its hook, or a second binary on
 // the PATH), setting aside versions it does not know, such as places in
 // the queue, or refusing a whole ledger whose tip is damaged (salvaged);
-// its files are named "fetched-...", "fetched2-..." or, before rule parties,
-// "fetched3-...", and never read here.
-const extractPrefix = "fetched4-"
+// its files are named "fetched-...", "fetched2-...", before rule parties
+// "fetched3-...", or, before it judged parties by the ledger's history
+// (sameAsFirst), "fetched4-...", and are never read here.
+const extractPrefix = "fetched5-"
 
 // extract writes (once) the reservation versions fetched holds that local
 // does not, the newest of each id within every rule, and returns the file's
@@ -174,7 +175,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 	if !took {
 		return nil, damage
 	}
-	return unflooded(all, fetched, now) // of every commit's versions, not each one's own
+	return unflooded(all, l, fetched, now) // of every commit's versions, not each one's own
 }
 
 // fetchedVersions are the valid reservation versions commit holds that
@@ -191,7 +192,7 @@ func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (
 	}); err != nil {
 		return added, err
 	}
-	_, err := unflooded(added, commit, now)
+	_, err := unflooded(added, nil, commit, now)
 	return added, err
 }
 
@@ -199,9 +200,11 @@ func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (
 // (their top ones, marked again), or the damage of lines that make more
 // reservations active, or more places in the queue, than a sync takes
 // (floodBound.limit; the next sync sets such a commit aside: floodCheck).
-func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
+// Rule parties is judged by l's history up to commit, when l is not nil
+// (see sameAsFirst).
+func unflooded(v vetting, l *ledger.Ledger, commit object.ID, now time.Time) ([][]byte, error) {
 	v.valid = slices.Clone(v.valid) // the caller's stays whole
-	sameAsFirst(&v)
+	sameAsFirst(&v, l, commit, now)
 	v.markTop()
 	lines, err := pickNewest(v, nil, nil)
 	if err != nil {
@@ -218,17 +221,34 @@ func unflooded(v vetting, commit object.ID, now time.Time) ([][]byte, error) {
 }
 
 // sameAsFirst leaves out of v the versions that name other parties than
-// the oldest version of their record in v (rule parties), as a merge
-// applying them oldest first sets them aside: a fetch can bring a
-// record's first version and a hostile later one together.
-func sameAsFirst(v *vetting) {
-	first := map[string]vetted{}
+// the first version of their record in v (rule parties): a fetch can
+// bring a record's first version and a hostile later one together. Given
+// l, a record whose versions name other parties is judged as a sync
+// judges it (judgeFirsts: by the version tip's history brought first, or
+// none when it cannot say), at the cost of a walk of the history only
+// then; else, or when that history cannot be read, the first is the
+// oldest, which a pusher may date or place before ann's.
+func sameAsFirst(v *vetting, l *ledger.Ledger, tip object.ID, now time.Time) {
+	first, contested := map[string]vetted{}, map[string]uint32{}
 	for _, x := range v.valid {
 		if f, ok := first[x.id]; x.id != "" && (!ok || x.at.Before(f.at)) {
 			first[x.id] = x
 		}
 	}
-	v.valid = slices.DeleteFunc(v.valid, func(x vetted) bool { return x.id != "" && x.parties != first[x.id].parties })
+	for _, x := range v.valid {
+		if x.id != "" && x.parties != first[x.id].parties {
+			contested[x.id] = first[x.id].parties
+		}
+	}
+	tie := &ties{}
+	if f := (&firsts{contested: contested}); l != nil && len(contested) > 0 {
+		if _, err := judgeFirsts(l, now, f, tip); err == nil {
+			tie.first = f
+		}
+	}
+	v.valid = slices.DeleteFunc(v.valid, func(x vetted) bool {
+		return x.id != "" && (tie.undecided(x.id) || x.parties != tie.firstOf(x.id, first[x.id].parties))
+	})
 }
 
 // cacheMaxAge is how long cache files live unmodified.

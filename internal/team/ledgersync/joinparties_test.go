@@ -33,7 +33,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRemote(t)
 			clk := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-			a, b := newClone(t, r, clk), newClone(t, r, clk)
+			a, b, late := newClone(t, r, clk), newClone(t, r, clk), syncedBefore(t, r, clk)
 			if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
 				t.Fatal(err)
 			}
@@ -53,6 +53,19 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 			}
 			if h, j := partiesNoted(honest), partiesNoted(joined); h && !j {
 				t.Errorf("the clone that synced all along names rule parties, the joining clone does not: %+v", joined.SetAside)
+			}
+			// A clone that synced before ann reserved sees both
+			// versions in a fetch, then meets them in one sync that
+			// is not a join.
+			if got := late.fetchedHolds(t, clk.now()); !slices.Equal(got, want) {
+				t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want %v", got, want)
+			}
+			lateRes := late.sync(t)
+			if got := late.holds(t, clk.now()); !slices.Equal(got, want) {
+				t.Errorf("the clone that synced before ann reserved holds %v, want %v", got, want)
+			}
+			if h, l := partiesNoted(honest), partiesNoted(lateRes); h && !l {
+				t.Errorf("the clone that synced all along names rule parties, the clone that synced before does not: %+v", lateRes.SetAside)
 			}
 		})
 	}
@@ -119,7 +132,7 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T) {
 	r := newRemote(t)
 	clk := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	a, b := newClone(t, r, clk), newClone(t, r, clk)
+	a, b, late := newClone(t, r, clk), newClone(t, r, clk), syncedBefore(t, r, clk)
 	if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +152,34 @@ func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T
 	if !partiesNoted(joined) {
 		t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
 	}
+	if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
+		t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
+	}
+	lateRes := late.sync(t)
+	if got := late.holds(t, clk.now()); len(got) != 0 {
+		t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
+	}
+	if !partiesNoted(lateRes) {
+		t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
+	}
+}
+
+// syncedBefore is a clone that synced a ledger holding a message, before
+// any reservation: its next sync is not a join.
+func syncedBefore(t *testing.T, r testgit.Remote, clk *clock) *clone {
+	t.Helper()
+	c := newClone(t, r, clk)
+	c.send(t, "dan", "eve", "hello")
+	c.sync(t)
+	return c
+}
+
+// fetchedHolds fetches the remote's ledger (no sync) and says what c
+// holds then: what check and the hooks see.
+func (c *clone) fetchedHolds(t *testing.T, now time.Time) []string {
+	t.Helper()
+	testgit.Run(t, c.dir, "fetch", "-q", "origin", ledger.FetchRefspec("origin"))
+	return c.holds(t, now)
 }
 
 // partiesNoted says whether res set aside versions for rule parties.
