@@ -7,7 +7,7 @@ import "github.com/urfave/cli/v2"
 // it for every flag it passes: before each command's action it asks IsSet
 // of every name of every flag, and IsSet of a flag not given walks the
 // flags' Names() until it finds it; a msg send ran the expression about
-// 260 times, a sixth of its instructions outside the store.
+// 190 times, a quarter of its 2.9M instructions.
 type namedFlag struct {
 	fullFlag
 	names []string
