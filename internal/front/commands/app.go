@@ -46,7 +46,14 @@ func Run(env *Env, args []string) int {
 		run.Stdout, run.Stderr = safeWriter{env.Stdout}, safeWriter{env.Stderr}
 	}
 	env = &run
-	app := newAppWith(env, commandsFor(env, args))
+	cmds, all := commandsFor(env, args)
+	app := newAppWith(env, cmds)
+	if all {
+		// Only the top level prints the version (--version, its help), and
+		// Version() parses the build info, ~34K instructions: a run of one
+		// command's group leaves it out, which hides --version there.
+		app.Version = Version()
+	}
 	err := helpTopic(app.Run(reorderArgs(app, args)))
 	if err != nil {
 		if wantsJSON(args) {
@@ -87,7 +94,11 @@ Exit codes: 0 success, 1 failure or a failed check, 2 usage error,
 stderr: {"error":{"code":5,"kind":"conflict","message":"...",...}}, kind one of
 conflict, usage, failure.`
 
-func newApp(env *Env) *cli.App { return newAppWith(env, commands(env)) }
+func newApp(env *Env) *cli.App {
+	app := newAppWith(env, commands(env))
+	app.Version = Version()
+	return app
+}
 
 // newAppWith is the app with the given commands: all of them in a real
 // run, one in a test of how argv becomes a command's request.
@@ -97,12 +108,11 @@ func newAppWith(env *Env, cmds []*cli.Command) *cli.App {
 		HelpName:             "git queen",
 		Usage:                "coordinate coding agents that share a git repository",
 		Description:          appDescription,
-		Version:              Version(),
 		Reader:               env.Stdin,
 		Writer:               env.Stdout,
 		ErrWriter:            env.Stderr,
 		EnableBashCompletion: true,
-		Flags:                globalFlags(),
+		Flags:                nameFlags(globalFlags()),
 		Commands:             prepare(cmds),
 		// Errors are reported once, by Run; urfave must not exit the process.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -223,6 +233,7 @@ func prepare(cmds []*cli.Command) []*cli.Command {
 			}
 		}
 		wrapAction(c)
+		c.Flags = nameFlags(c.Flags)
 		prepare(c.Subcommands)
 	}
 	return cmds
@@ -376,16 +387,16 @@ func runs[O any](build func(*Env, func(O) error) *cli.Command, run func(O) error
 // commandsFor is the commands a run of args needs: when args[1] names a
 // command, that command's group only; else (help, a flag, a typo, which
 // the top level answers with every command) all of them. completion walks
-// the whole tree, so it gets all of them too.
-func commandsFor(env *Env, args []string) []*cli.Command {
+// the whole tree, so it gets all of them too. all says which.
+func commandsFor(env *Env, args []string) (cmds []*cli.Command, all bool) {
 	if len(args) > 1 && args[1] != "completion" {
 		for _, g := range commandTable {
 			if slices.Contains(strings.Fields(g.names), args[1]) {
-				return g.build(env)
+				return g.build(env), false
 			}
 		}
 	}
-	return commands(env)
+	return commands(env), true
 }
 
 // checkDroidFlag refuses a global flag that took another flag or lacked
