@@ -31,15 +31,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 		{"a version dated a month before", func(ann time.Time) time.Time { return ann.AddDate(0, -1, 0) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newRemote(t)
-			clk := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-			a, b, late := newClone(t, r, clk), newClone(t, r, clk), syncedBefore(t, r, clk)
-			if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
-				t.Fatal(err)
-			}
-			a.sync(t)
-			b.sync(t)
-			clk.tick(time.Second)
+			r, clk, a, b, late := annReservesDocs(t)
 			pushBeforeFirst(t, r, a, "carl", c.at, false)
 			honest := b.sync(t)
 			joiner := newClone(t, r, clk)
@@ -69,6 +61,23 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// annReservesDocs makes a remote and three clones of it: late, which
+// synced once before; a, where ann reserves docs/** and syncs; and b,
+// which syncs after it. The clock is then a second later.
+func annReservesDocs(t *testing.T) (r testgit.Remote, clk *clock, a, b, late *clone) {
+	t.Helper()
+	r = newRemote(t)
+	clk = &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	a, b, late = newClone(t, r, clk), newClone(t, r, clk), syncedBefore(t, r, clk)
+	if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	a.sync(t)
+	b.sync(t)
+	clk.tick(time.Second)
+	return r, clk, a, b, late
 }
 
 // pushBeforeFirst pushes, on the remote's ledger, a version of the one
@@ -130,15 +139,7 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 // version before ann's. The history cannot say which came first: a
 // joining clone takes neither, and names rule parties.
 func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T) {
-	r := newRemote(t)
-	clk := &clock{time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	a, b, late := newClone(t, r, clk), newClone(t, r, clk), syncedBefore(t, r, clk)
-	if _, err := (&reservations.Store{S: a.s}).Reserve(reservations.Request{Patterns: []string{"docs/**"}, Droid: "ann", Exclusive: true, TTL: 4 * time.Hour}); err != nil {
-		t.Fatal(err)
-	}
-	a.sync(t)
-	b.sync(t)
-	clk.tick(time.Second)
+	r, clk, a, b, late := annReservesDocs(t)
 	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, true)
 	b.sync(t)
 	if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
