@@ -17,8 +17,8 @@ type Placed struct {
 	Group int
 }
 
-// maxHistory bounds the commits Precedes reads of a history (some 80
-// bytes each). Past it, or past a commit it cannot read, Precedes says
+// maxHistory bounds the commits Precedes reads of a history (a node each:
+// its id, tree, parents and the groups seen up to it). Past it, or past a commit it cannot read, Precedes says
 // nothing precedes: a commit it did not read, taken as holding nothing,
 // let a pusher who merged the history in under a longer one of their own,
 // or under a commit too large to read, have their version come first.
@@ -73,13 +73,12 @@ func (l *Ledger) Precedes(tip gitobject.ID, versions []Placed) (func(p, q int) b
 		}
 		return h, nil
 	}
-	holds := map[place][]int{}       // the groups a chunk holds, by its id and path
-	seen := map[gitobject.ID][]int{} // the groups in a commit's tree or under it
-	had := map[int][]int{}           // for a group, the groups every commit holding it had seen
+	holds := map[place][]int{} // the groups a chunk holds, by its id and path
+	had := map[int][]int{}     // for a group, the groups every commit holding it had seen
 	for _, c := range order {
 		var s []int
 		for _, p := range c.parents {
-			s = union(s, seen[p])
+			s = union(s, p.seen)
 		}
 		var here []int
 		for p, at := range atPath {
@@ -106,7 +105,7 @@ func (l *Ledger) Precedes(tip gitobject.ID, versions []Placed) (func(p, q int) b
 			here = union(here, g)
 		}
 		s = union(s, here)
-		seen[c.id] = s
+		c.seen = s
 		for _, q := range here {
 			if before, ok := had[q]; ok {
 				had[q] = intersect(before, s)
@@ -118,48 +117,71 @@ func (l *Ledger) Precedes(tip gitobject.ID, versions []Placed) (func(p, q int) b
 	return func(p, q int) bool { return p != q && slices.Contains(had[q], p) }, nil
 }
 
-// commitNode is what Precedes reads of a commit.
+// commitNode is what Precedes reads of a commit, and what it learns.
 type commitNode struct {
-	id, tree gitobject.ID
-	parents  []gitobject.ID
+	tree    gitobject.ID
+	parents []*commitNode
+	// seen is the groups in the commit's tree or under it (sorted; a
+	// parent's own when the commit brings none).
+	seen  []int
+	state nodeState
 }
+
+// nodeState is how far parentsFirst has come with a commit.
+type nodeState uint8
+
+const (
+	unread nodeState = iota // met as a parent, not read yet
+	read                    // read, its parents on the stack above it
+	placed                  // in the order, after its parents
+)
 
 // parentsFirst is tip's history, each commit after its parents, or nil
 // when it is longer than maxHistory commits or holds one it cannot read
 // (damaged, too large, or missing from a shallow clone).
-func (l *Ledger) parentsFirst(tip gitobject.ID) ([]commitNode, error) {
-	var order []commitNode
-	read := map[gitobject.ID]*commitNode{}
-	done := map[gitobject.ID]bool{}
-	stack := []gitobject.ID{tip}
-	for len(stack) > 0 {
-		id := stack[len(stack)-1]
-		n := read[id]
+func (l *Ledger) parentsFirst(tip gitobject.ID) ([]*commitNode, error) {
+	nodes := map[gitobject.ID]*commitNode{}
+	nodeOf := func(id gitobject.ID) *commitNode {
+		n := nodes[id]
 		if n == nil {
-			n = &commitNode{id: id}
-			read[id] = n
-			if len(read) > maxHistory {
+			n = &commitNode{}
+			nodes[id] = n
+		}
+		return n
+	}
+	type entry struct {
+		id gitobject.ID
+		n  *commitNode
+	}
+	var order []*commitNode
+	stack := []entry{{tip, nodeOf(tip)}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		switch top.n.state {
+		case unread:
+			if len(nodes) > maxHistory {
 				return nil, nil
 			}
-			c, err := l.commit(id)
+			c, err := l.commit(top.id)
 			if IsDamage(err) {
 				return nil, nil
 			}
 			if err != nil {
 				return nil, err
 			}
-			n.tree, n.parents = c.Tree, c.Parents
-			for _, p := range n.parents {
-				if read[p] == nil {
-					stack = append(stack, p)
+			top.n.tree, top.n.state = c.Tree, read
+			top.n.parents = make([]*commitNode, len(c.Parents))
+			for i, p := range c.Parents {
+				if top.n.parents[i] = nodeOf(p); top.n.parents[i].state == unread {
+					stack = append(stack, entry{p, top.n.parents[i]})
 				}
 			}
-			continue
-		}
-		stack = stack[:len(stack)-1]
-		if !done[id] {
-			done[id] = true
-			order = append(order, *n)
+		case read:
+			top.n.state = placed
+			order = append(order, top.n)
+			fallthrough
+		default: // placed, met again through another child
+			stack = stack[:len(stack)-1]
 		}
 	}
 	return order, nil

@@ -78,10 +78,13 @@ func (t *ties) contest(id string, first, got uint32) {
 const maxSought = 64
 
 // judgeFirsts reads again every version merged brings of the contested
-// records, and pins for each the parties of the one l's history brought
-// first (between versions one commit brought, the merge's own choice
-// stands): again says the merge took another for some record. now bounds
-// reservations from the future, as vetting does.
+// records, and pins for each the parties of the one that came first in l's
+// history (ledger.Precedes), or marks it undecided when none did (a
+// version brought in a history of its own, merged in); of groups that
+// precede each other (first brought by one commit), the last met in the
+// tree's order is pinned. again says the merge took another for some
+// record, or one it must not take. now bounds reservations from the
+// future, as vetting does.
 func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (again bool, err error) {
 	// The versions of a record that name the same parties are one group.
 	type party struct {

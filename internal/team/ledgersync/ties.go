@@ -44,9 +44,9 @@ type ties struct {
 	// a log this clone held when the merge began holds
 	// (records.SameParties).
 	parties func(id string, line []byte) bool
-	// first, in a clone joining, is what the merge learns of records
-	// whose versions name other parties, and which the ledger's history
-	// brought first.
+	// first is what the merge learns of the records this clone held no
+	// version of whose versions name other parties, and which came first
+	// in the ledger's history (see firsts).
 	first *firsts
 }
 
