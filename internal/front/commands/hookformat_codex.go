@@ -46,26 +46,9 @@ func codexApplyPatch(args json.RawMessage) ([]string, error) {
 	return nil, errors.New("tool_input carries no patch (command)")
 }
 
-// runsApplyPatch finds apply_patch (or applypatch, its other name) run as
-// a command in a shell script, also quoted ("apply_patch", \apply_patch), by
-// its path (Codex's is in a directory it puts first on PATH) or
-// in a script of its own (bash -c 'apply_patch <<EOF ...'), which the
-// shell runs all the same; leadingCd is a `cd DIR &&` the script starts
-// with, which makes the patch's paths relative to DIR.
-var (
-	runsApplyPatch = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:^|[\s;&|('"\\/])(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
-	})
-	// runsApplyPatchFirst finds apply_patch as a command's first word (not
-	// which apply_patch, grep apply_patch), by its path or quoted too, after
-	// the variables a command may begin by setting (FOO=1 apply_patch), the
-	// words that run the command after them (then, {, timeout 60, env), and
-	// as the first word of a shell's script (bash -c 'apply_patch < f').
-	runsApplyPatchFirst = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)(?:^|[;&|({!]|\b(?:ba|da|k|z)?sh\s+-[a-z]*c\s)\s*(?:(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|[^\s'"])*|then|do|else|exec|command|env|nohup|nice|sudo|time|xargs|timeout\s+\S+)\s+)*(?:\S*/)?\\?["']?(?:apply_patch|applypatch)(?:$|[\s<;&|)'"])`)
-	})
-	leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
-)
+// leadingCd is a `cd DIR &&` a script starts with, which makes the
+// patch's paths relative to DIR.
+var leadingCd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*cd\s+('[^']*'|"[^"]*"|[^\s'"&;|]+)\s*&&`) })
 
 // codexShellApplyPatch reads a shell call that runs apply_patch with a
 // patch written into the command (a heredoc, or a quoted argument its
@@ -96,7 +79,7 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 			script = strings.Join(argv, " ")
 		}
 	}
-	if !runsApplyPatch().MatchString(script) {
+	if applyPatchRuns(script) == 0 {
 		return nil, nil
 	}
 	envelopes, dir, dirErr := readScript(script)
@@ -129,7 +112,7 @@ func codexShellApplyPatch(args json.RawMessage) ([]string, error) {
 }
 
 // changesDirectory finds a command that changes the shell's directory,
-// quoted or in a script of its own as runsApplyPatch finds apply_patch.
+// quoted or in a script of its own (bash -c 'cd src && ...').
 var changesDirectory = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s;&|('"\\])(?:cd|pushd|popd)(?:$|[\s;&|)'"])`)
 })
@@ -170,7 +153,7 @@ func readScript(script string) ([]envelope, string, error) {
 		return envelopes, "", errors.New("the command writes a patch whose lines the shell makes (printf, echo -e, $'...'), which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	case changesDirectory().MatchString(beforeLast): // a cd after the last patch moves none
 		return envelopes, "", fmt.Errorf("the command changes directory (cd) where the guard cannot follow it%s", advice)
-	case len(runsApplyPatchFirst().FindAllStringIndex(outside, -1)) > run:
+	case applyPatchRuns(outside) > run:
 		return envelopes, "", errors.New("the command runs apply_patch on a patch it does not carry (from a file, a variable or another command), " +
 			"which the guard cannot read; pass the patch in a quoted heredoc (apply_patch <<'EOF')")
 	}
@@ -255,7 +238,7 @@ func patchEnvelopes(script string) (envelopes []envelope, outside, beforeLast st
 			quote = `"` // the outer shell expands the script, whatever quotes it holds
 		}
 		expands := quote == `"` || quote == "" && delimiter != nil && !strings.ContainsAny(delimiter[1], `'"\`)
-		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands, runsApplyPatchFirst().MatchString(runner)})
+		envelopes = append(envelopes, envelope{strings.Join(body, "\n"), quote, expands, applyPatchRuns(runner) > 0})
 		i = j
 	}
 	if last < 0 {
