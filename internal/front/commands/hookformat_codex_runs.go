@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"sync"
@@ -24,8 +25,17 @@ import (
 func applyPatchRuns(script string) int {
 	s := shellScan{src: script}
 	s.commands(0)
+	if s.tooDeep {
+		return math.MaxInt
+	}
 	return s.runs
 }
+
+// maxNesting bounds the command substitutions the scan reads one inside
+// another ($($($(...)))): past it, it stops and counts more runs than any
+// script carries patches, which refuses. Honest scripts nest two or
+// three; without a bound, 64 MB of $( would overflow the scan's stack.
+const maxNesting = 64
 
 // inertCommands run none of their arguments: a script may name
 // apply_patch to them (grep -rn apply_patch docs, echo "run apply_patch").
@@ -36,6 +46,10 @@ type shellScan struct {
 	src  string
 	i    int
 	runs int
+	// depth counts the substitutions the scan is in; tooDeep says it
+	// stopped at maxNesting.
+	depth   int
+	tooDeep bool
 }
 
 // heredoc is a heredoc whose body starts on the next line; inert when a
@@ -135,6 +149,12 @@ func (s *shellScan) commands(stop byte) {
 // substitution counts the runs in a command substitution, after its `
 // or the $ of its $(.
 func (s *shellScan) substitution(c byte) {
+	if s.depth == maxNesting {
+		s.tooDeep, s.i = true, len(s.src)
+		return
+	}
+	s.depth++
+	defer func() { s.depth-- }()
 	if c == '$' {
 		s.i++
 		s.commands(')')
@@ -196,14 +216,14 @@ func (s *shellScan) heredocBodies(heredocs []heredoc) {
 			if line = strings.TrimSuffix(line, "\r"); line == h.delimiter {
 				break
 			}
+			body := shellScan{src: line, depth: s.depth}
 			switch {
 			case !h.inert:
-				s.runs += applyPatchRuns(line)
+				body.commands(0)
 			case !h.quote:
-				body := shellScan{src: line}
 				body.quoted('\n', true)
-				s.runs += body.runs
 			}
+			s.runs, s.tooDeep = s.runs+body.runs, s.tooDeep || body.tooDeep
 		}
 	}
 }

@@ -43,6 +43,7 @@ func TestCodexShellApplyPatchRuns(t *testing.T) {
 		"piped to a shell":      "echo 'apply_patch < /tmp/evil.patch' | sh",
 		"heredoc piped to bash": "cat <<'SH' | bash\napply_patch < /tmp/evil.patch\nSH",
 		"script from heredoc":   "bash -c \"$(cat <<'SH'\napply_patch < /tmp/evil.patch\nSH\n)\"",
+		"nested past the bound": strings.Repeat("$(", maxNesting+1) + "true" + strings.Repeat(")", maxNesting+1),
 	}
 	for name, run := range unread {
 		t.Run("refused/"+name, func(t *testing.T) {
@@ -69,6 +70,7 @@ func TestCodexShellApplyPatchRuns(t *testing.T) {
 		"quoted heredoc prose":  {patch + "cat > notes.md <<'MD'\nUse apply_patch < f, or nice apply_patch.\nMD", "docs/new.md"},
 		"commit message":        {patch + `git commit -m "apply_patch: docs" -m "run apply_patch"`, "docs/new.md"},
 		"echo continued":        {"echo see \\\napply_patch < f", ""},
+		"nested substitutions":  {patch + `echo "$(basename $(dirname $(pwd)))"`, "docs/new.md"},
 	}
 	for name, tt := range read {
 		t.Run("read/"+name, func(t *testing.T) {
