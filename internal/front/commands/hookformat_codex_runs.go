@@ -77,9 +77,9 @@ func (s *shellScan) commands(stop byte) {
 	var piped []string // an inert command whose output the next one reads
 	end := func(pipe bool) {
 		flush()
-		s.runs += commandRuns(words)
+		s.add(commandRuns(words))
 		if piped != nil && !inert(words) { // echo 'apply_patch < f' | sh: its arguments are a script, as eval's
-			s.runs += commandRuns(append([]string{"eval"}, commandWords(piped)[1:]...))
+			s.add(commandRuns(append([]string{"eval"}, commandWords(piped)[1:]...)))
 		}
 		piped = nil
 		if pipe && inert(words) {
@@ -160,6 +160,16 @@ func (s *shellScan) substitution(c byte) {
 		s.commands(')')
 	} else {
 		s.commands('`')
+	}
+}
+
+// add counts n runs more; math.MaxInt, a scan that stopped at maxNesting,
+// stops this one too.
+func (s *shellScan) add(n int) {
+	if n == math.MaxInt {
+		s.tooDeep = true
+	} else {
+		s.runs += n
 	}
 }
 
@@ -269,7 +279,11 @@ func commandRuns(words []string) int {
 	runs, script := 0, words[0] == "eval"
 	for _, w := range words[1:] {
 		if script {
-			runs += applyPatchRuns(w)
+			n := applyPatchRuns(w)
+			if n == math.MaxInt {
+				return n
+			}
+			runs += n
 		} else if isApplyPatch(w) {
 			runs++
 		}

@@ -44,6 +44,7 @@ func TestCodexShellApplyPatchRuns(t *testing.T) {
 		"heredoc piped to bash": "cat <<'SH' | bash\napply_patch < /tmp/evil.patch\nSH",
 		"script from heredoc":   "bash -c \"$(cat <<'SH'\napply_patch < /tmp/evil.patch\nSH\n)\"",
 		"nested past the bound": strings.Repeat("$(", maxNesting+1) + "true" + strings.Repeat(")", maxNesting+1),
+		"eval nested past it":   "true; eval '" + strings.Repeat("$(", maxNesting+1) + "true" + strings.Repeat(")", maxNesting+1) + "'",
 	}
 	for name, run := range unread {
 		t.Run("refused/"+name, func(t *testing.T) {
