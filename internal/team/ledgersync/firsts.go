@@ -79,10 +79,10 @@ const maxSought = 64
 
 // judgeFirsts reads again every version merged brings of the contested
 // records, and pins for each the parties of the one that came first in l's
-// history (ledger.Precedes), or marks it undecided when none did (a
-// version brought in a history of its own, merged in); of groups that
-// precede each other (first brought by one commit), the last met in the
-// tree's order is pinned. again says the merge took another for some
+// history (ledger.Precedes), or marks it undecided when none did: a
+// version brought in a history of its own, merged in, or by the commit
+// that first brought another (each then precedes the other, and which is
+// met first in the tree is the pusher's choice). again says the merge took another for some
 // record, or one it must not take. now bounds reservations from the
 // future, as vetting does.
 func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (again bool, err error) {
@@ -134,13 +134,12 @@ func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (
 		return false, err
 	}
 	// A record's first version is in the group that precedes every other
-	// group of the record; when none does (a version brought in a history
-	// of its own, merged in), the history cannot say, and no version of
-	// the record is taken.
+	// group of the record and is preceded by none; when none does, the
+	// history cannot say, and no version of the record is taken.
 	f.pinned, f.undecided = map[string]uint32{}, map[string]bool{}
 	for p, first := range groups {
 		if !slices.ContainsFunc(groups, func(q party) bool {
-			return q.id == first.id && q != first && !precedes(p, groupOf[q])
+			return q.id == first.id && q != first && (!precedes(p, groupOf[q]) || precedes(groupOf[q], p))
 		}) {
 			f.pinned[first.id] = first.parties
 		}

@@ -32,7 +32,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, clk, a, b, late := annReservesDocs(t)
-			pushBeforeFirst(t, r, a, "carl", c.at, false)
+			pushBeforeFirst(t, r, a, "carl", c.at, onTop)
 			honest := b.sync(t)
 			joiner := newClone(t, r, clk)
 			joined := joiner.sync(t)
@@ -80,12 +80,22 @@ func annReservesDocs(t *testing.T) (r testgit.Remote, clk *clock, a, b, late *cl
 	return r, clk, a, b, late
 }
 
+// pushing is how pushBeforeFirst brings its version.
+type pushing int
+
+const (
+	onTop                pushing = iota // in a commit on the remote's ledger
+	inAHistoryOfItsOwn                  // in a root commit, merged in as the first parent
+	withAnnsInOneCommit                 // in the commit that brought ann's, forced in its place
+	afterAnnsInOneCommit                // so, in December's directory, which sorts after November's
+)
+
 // pushBeforeFirst pushes, on the remote's ledger, a version of the one
 // reservation in a's log that names droid as its holder, written at the
 // time at gives of the reservation's own,
 // in a chunk of its own under reservations/2026-10/, which sorts before
-// every chunk of November.
-func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time, sideHistory bool) {
+// every chunk of November (or 2026-12/, afterAnnsInOneCommit).
+func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time, how pushing) {
 	t.Helper()
 	data, err := os.ReadFile(a.s.Log(records.ReservationsFile).Path)
 	if err != nil {
@@ -112,7 +122,11 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 	blob := gitWithStdin(t, mal, line+"\n", "hash-object", "-w", "--stdin")
 	hundred := gitWithStdin(t, mal, "100644 blob "+blob+"\t00.jsonl\n", "mktree")
 	month := gitWithStdin(t, mal, "040000 tree "+hundred+"\t000\n", "mktree")
-	logTree := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l:reservations")+"\n040000 tree "+month+"\t2026-10\n", "mktree")
+	dir := "2026-10"
+	if how == afterAnnsInOneCommit {
+		dir = "2026-12"
+	}
+	logTree := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l:reservations")+"\n040000 tree "+month+"\t"+dir+"\n", "mktree")
 	var root []string
 	for _, e := range strings.Split(testgit.Run(t, mal, "ls-tree", "refs/l"), "\n") {
 		if !strings.HasSuffix(e, "\treservations") {
@@ -121,8 +135,17 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 	}
 	root = append(root, "040000 tree "+logTree+"\treservations")
 	tree := gitWithStdin(t, mal, strings.Join(root, "\n")+"\n", "mktree")
-	commit := testgit.Run(t, mal, "commit-tree", tree, "-p", "refs/l", "-m", "queen: record 1 reservation")
-	if sideHistory {
+	parent := "refs/l"
+	if how >= withAnnsInOneCommit {
+		// The parent of the merge that brought ann's that holds no
+		// reservation.
+		parent = "refs/l^1"
+		if testgit.Run(t, mal, "ls-tree", parent, "reservations") != "" {
+			parent = "refs/l^2"
+		}
+	}
+	commit := testgit.Run(t, mal, "commit-tree", tree, "-p", parent, "-m", "queen: record 1 reservation")
+	if how == inAHistoryOfItsOwn {
 		// Carl's chunk alone in a history of its own, merged in as
 		// the first parent: the first-parent chain then reaches carl's
 		// version before ann's.
@@ -130,7 +153,7 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 		sideCommit := testgit.Run(t, mal, "commit-tree", side, "-m", "queen: record 1 reservation")
 		commit = testgit.Run(t, mal, "commit-tree", tree, "-p", sideCommit, "-p", "refs/l", "-m", "queen: merge")
 	}
-	testgit.Run(t, mal, "push", "-q", "origin", commit+":"+ledger.Ref)
+	testgit.Run(t, mal, "push", "-q", "origin", "+"+commit+":"+ledger.Ref)
 }
 
 // Carl brings his version of ann's reservation in a history of its own
@@ -140,7 +163,7 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 // joining clone takes neither, and names rule parties.
 func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T) {
 	r, clk, a, b, late := annReservesDocs(t)
-	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, true)
+	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, inAHistoryOfItsOwn)
 	b.sync(t)
 	if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
 		t.Fatalf("the clone that synced all along holds %v, want %v", got, want)
@@ -162,6 +185,32 @@ func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T
 	}
 	if !partiesNoted(lateRes) {
 		t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
+	}
+}
+
+// Carl pushes one commit that brings ann's reservation and his own
+// version of it together, in place of the commit that brought hers: every
+// commit that holds either holds both, so each precedes the other. A
+// joining clone pinned the last met in the tree's order, the pusher's
+// choice: it takes neither, and names rule parties, whichever path sorts
+// first.
+func TestAJoinTakesNeitherVersionWhenOneCommitBringsBoth(t *testing.T) {
+	for _, how := range []pushing{withAnnsInOneCommit, afterAnnsInOneCommit} {
+		t.Run([]string{"carl's path first", "ann's path first"}[how-withAnnsInOneCommit], func(t *testing.T) {
+			r, clk, a, _, late := annReservesDocs(t)
+			pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, how)
+			joiner := newClone(t, r, clk)
+			joined := joiner.sync(t)
+			if got := joiner.holds(t, clk.now()); len(got) != 0 {
+				t.Errorf("the joining clone holds %v, want neither version", got)
+			}
+			if !partiesNoted(joined) {
+				t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
+			}
+			if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
+				t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
+			}
+		})
 	}
 }
 
