@@ -241,7 +241,7 @@ func sameAsFirst(v *vetting, l *ledger.Ledger, tip object.ID, now time.Time) {
 		}
 	}
 	tie := &ties{}
-	if f := (&firsts{contested: contested}); l != nil && len(contested) > 0 {
+	if f := (&firsts{contested: contested, logs: map[string]bool{records.ReservationsFile: true}}); l != nil && len(contested) > 0 {
 		if _, err := judgeFirsts(l, now, f, tip); err == nil {
 			tie.first = f
 		}
