@@ -186,7 +186,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (vetting, error) {
 	var added vetting
 	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
-	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, commit, vetChunk, func(v vetting) error {
+	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, commit, vetChunk, func(_ ledger.Chunk, v vetting) error {
 		added.valid = append(added.valid, v.valid...)
 		return nil
 	}); err != nil {

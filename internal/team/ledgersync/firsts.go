@@ -2,7 +2,6 @@ package ledgersync
 
 import (
 	"bytes"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -116,13 +115,9 @@ func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (
 			return vetAll(c)
 		}
 	}
-	type read struct {
-		path string
-		v    vetting
-	}
-	for _, file := range slices.Sorted(maps.Keys(f.logs)) {
-		err = ledger.EachChangeOf(l, file, object.ZeroID, merged, func(c ledger.Chunk) read { return read{c.Path, vet(c)} }, func(r read) error {
-			for _, x := range r.v.valid {
+	for file := range f.logs {
+		err = ledger.EachChangeOf(l, file, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
+			for _, x := range v.valid {
 				if _, ok := f.contested[x.id]; !ok || x.parties == 0 {
 					continue
 				}
@@ -132,7 +127,7 @@ func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (
 					groupOf[party{x.id, x.parties}] = g
 					groups = append(groups, party{x.id, x.parties})
 				}
-				placed = append(placed, ledger.Placed{Path: r.path, Line: bytes.Clone(x.line), Group: g})
+				placed = append(placed, ledger.Placed{Path: c.Path, Line: bytes.Clone(x.line), Group: g})
 			}
 			return nil
 		})
