@@ -210,6 +210,12 @@ func TestAJoinTakesNeitherVersionWhenOneCommitBringsBoth(t *testing.T) {
 			if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
 				t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
 			}
+			if lateRes := late.sync(t); !partiesNoted(lateRes) {
+				t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
+			}
+			if got := late.holds(t, clk.now()); len(got) != 0 {
+				t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
+			}
 		})
 	}
 }
