@@ -220,6 +220,26 @@ func TestAJoinTakesNeitherVersionWhenOneCommitBringsBoth(t *testing.T) {
 	}
 }
 
+// A clone holds ann's reservation when a fetch brings her release of it
+// and carl's version, from a history of its own: the history cannot say
+// which came first, but the clone holds ann's, as its sync judges by.
+// Having fetched, it saw ann's reservation held until its next sync.
+func TestAFetchShowsTheReleaseOfAReservationHeldHere(t *testing.T) {
+	r, clk, a, b, _ := annReservesDocs(t)
+	if _, err := (&reservations.Store{S: a.s}).Change(reservations.ChangeRequest{By: "ann", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	a.sync(t)
+	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, inAHistoryOfItsOwn)
+	if got := b.fetchedHolds(t, clk.now()); len(got) != 0 {
+		t.Errorf("having fetched, the clone that held ann's reservation holds %v, want none", got)
+	}
+	b.sync(t)
+	if got := b.holds(t, clk.now()); len(got) != 0 {
+		t.Errorf("the clone that held ann's reservation holds %v after its sync, want none", got)
+	}
+}
+
 // syncedBefore is a clone that synced a ledger holding a message, before
 // any reservation: its next sync is not a join.
 func syncedBefore(t *testing.T, r testgit.Remote, clk *clock) *clone {
