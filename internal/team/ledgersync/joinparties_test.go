@@ -159,46 +159,24 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 // Carl brings his version of ann's reservation in a history of its own
 // (a root commit holding only his chunk) and merges it into the ledger as
 // the merge's first parent, so that a walk down first parents meets his
-// version before ann's. The history cannot say which came first: a
-// joining clone takes neither, and names rule parties.
-func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T) {
-	r, clk, a, b, late := annReservesDocs(t)
-	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, inAHistoryOfItsOwn)
-	b.sync(t)
-	if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
-		t.Fatalf("the clone that synced all along holds %v, want %v", got, want)
-	}
-	joiner := newClone(t, r, clk)
-	joined := joiner.sync(t)
-	if got := joiner.holds(t, clk.now()); len(got) != 0 {
-		t.Errorf("the joining clone holds %v, want neither version", got)
-	}
-	if !partiesNoted(joined) {
-		t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
-	}
-	if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
-		t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
-	}
-	lateRes := late.sync(t)
-	if got := late.holds(t, clk.now()); len(got) != 0 {
-		t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
-	}
-	if !partiesNoted(lateRes) {
-		t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
-	}
-}
-
-// Carl pushes one commit that brings ann's reservation and his own
-// version of it together, in place of the commit that brought hers: every
-// commit that holds either holds both, so each precedes the other. A
-// joining clone pinned the last met in the tree's order, the pusher's
-// choice: it takes neither, and names rule parties, whichever path sorts
-// first.
-func TestAJoinTakesNeitherVersionWhenOneCommitBringsBoth(t *testing.T) {
-	for _, how := range []pushing{withAnnsInOneCommit, afterAnnsInOneCommit} {
-		t.Run([]string{"carl's path first", "ann's path first"}[how-withAnnsInOneCommit], func(t *testing.T) {
-			r, clk, a, _, late := annReservesDocs(t)
-			pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, how)
+// version before ann's; or he pushes one commit that brings ann's and his
+// together, in place of the commit that brought hers, so that each
+// precedes the other (a joining clone pinned the last met in the tree's
+// order: his, when his path sorts after hers). The history cannot say
+// which came first: a clone that held neither takes neither, and names
+// rule parties; the clone that synced all along keeps ann's.
+func TestAJoinTakesNeitherVersionWhenTheHistoryCannotSay(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		how  pushing
+	}{
+		{"carl's from a history of its own", inAHistoryOfItsOwn},
+		{"one commit, carl's path first", withAnnsInOneCommit},
+		{"one commit, ann's path first", afterAnnsInOneCommit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, clk, a, b, late := annReservesDocs(t)
+			pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, c.how)
 			joiner := newClone(t, r, clk)
 			joined := joiner.sync(t)
 			if got := joiner.holds(t, clk.now()); len(got) != 0 {
@@ -210,11 +188,16 @@ func TestAJoinTakesNeitherVersionWhenOneCommitBringsBoth(t *testing.T) {
 			if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
 				t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
 			}
-			if lateRes := late.sync(t); !partiesNoted(lateRes) {
-				t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
-			}
+			lateRes := late.sync(t)
 			if got := late.holds(t, clk.now()); len(got) != 0 {
 				t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
+			}
+			if !partiesNoted(lateRes) {
+				t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
+			}
+			b.sync(t)
+			if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
+				t.Errorf("the clone that synced all along holds %v, want %v", got, want)
 			}
 		})
 	}
