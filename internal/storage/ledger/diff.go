@@ -84,8 +84,9 @@ func (w *walk) between(prefix string, treeAt func(gitobject.ID) (gitobject.ID, e
 // the other logs' chunks are not read. prepare gets each chunk's bytes
 // (Chunk.Data, read with LinesOf), not a [][]byte of its lines, and keeps
 // in T what fn needs of them: a chunk of tiny lines read ahead costs what
-// prepare keeps, not 24 bytes a line.
-func EachChangeOf[T any](l *Ledger, file string, from, to gitobject.ID, prepare func(Chunk) T, fn func(T) error) error {
+// prepare keeps, not 24 bytes a line. fn gets the chunk's File, Month and
+// Path.
+func EachChangeOf[T any](l *Ledger, file string, from, to gitobject.ID, prepare func(Chunk) T, fn func(Chunk, T) error) error {
 	dir, ok := DirOf(file)
 	if !ok {
 		return fmt.Errorf("the ledger holds no log named %s", file)
@@ -104,8 +105,7 @@ func EachChangeOf[T any](l *Ledger, file string, from, to gitobject.ID, prepare 
 		}
 		return gitobject.ZeroID, nil
 	}
-	w := newWalk(l, true, prepare, func(_ Chunk, prepared T) error { return fn(prepared) })
-	_, err := w.between(dir, subtree, from, to)
+	_, err := newWalk(l, true, prepare, fn).between(dir, subtree, from, to)
 	return err
 }
 

@@ -94,7 +94,7 @@ func TestEachChangeReadHandsWhatSubtractLeaves(t *testing.T) {
 					got = append(got, string(line))
 				}
 				return got
-			}, func(got []string) error {
+			}, func(_ Chunk, got []string) error {
 				ofLog = append(ofLog, got...)
 				return nil
 			}); err != nil {

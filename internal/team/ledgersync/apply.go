@@ -100,7 +100,7 @@ func (s *Syncer) applyOnce(tx *jsonl.Tx, st *state, start, local, merged object.
 		}
 		file := c.File
 		var newest newestOf
-		tie := &ties{first: first, applied: func(id string, at time.Time, line []byte) (bool, error) {
+		tie := &ties{file: file, first: first, applied: func(id string, at time.Time, line []byte) (bool, error) {
 			if st.Applying == nil {
 				return false, nil // nothing applied yet
 			}

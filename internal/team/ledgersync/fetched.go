@@ -100,7 +100,7 @@ func extract(l *ledger.Ledger, ws *workspace.Workspace, local, fetched object.ID
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", false
 	}
-	lines, err := salvaged(l, local, fetched, limit, now)
+	lines, err := salvaged(l, ws, local, fetched, limit, now)
 	if ledger.IsDamage(err) {
 		_ = jsonl.WriteCacheFile(refused, []byte(err.Error()+"\n"))
 	}
@@ -108,7 +108,7 @@ func extract(l *ledger.Ledger, ws *workspace.Workspace, local, fetched object.ID
 		return "", false
 	}
 	var data []byte
-	for _, line := range sameParties(ws, lines) {
+	for _, line := range lines {
 		data = append(append(data, line...), '\n')
 	}
 	arrivals, _ := arrivalsOf(lines, nil, now)
@@ -119,36 +119,41 @@ func extract(l *ledger.Ledger, ws *workspace.Workspace, local, fetched object.ID
 	return path, jsonl.WriteCacheFile(path, data) == nil
 }
 
-// sameParties drops from lines, fetched reservation versions, those that
-// give a reservation this clone holds another holder or pattern
-// (records.SameParties): what a sync would set aside.
-func sameParties(ws *workspace.Workspace, lines [][]byte) [][]byte {
+// sameParties drops from v, fetched reservation versions, those that give
+// a reservation this clone holds another holder or pattern
+// (records.SameParties): what a sync sets aside. It goes before rule
+// parties is judged by history (sameAsFirst), which so judges only the
+// records this clone holds none of, as a sync does: judged undecided
+// beside carl's version, ann's release of the reservation held here was
+// hidden until the next sync.
+func sameParties(ws *workspace.Workspace, v *vetting) {
 	file := records.ReservationsFile
-	versions := newVersionReader()
-	return slices.DeleteFunc(lines, func(line []byte) bool {
-		id, _, ok := versions.of(line)
+	held := map[string][][]byte{} // by id, the versions the logs place
+	v.valid = slices.DeleteFunc(v.valid, func(x vetted) bool {
+		h, ok := held[x.id]
 		for _, path := range []string{ws.Path(file), store.ReceivedPath(ws, file)} {
-			if !ok {
+			if ok || x.id == "" {
 				break
 			}
-			e, found, err := jsonl.GetFile(path, ws.CacheDir(), id, jsonl.Query{Versions: records.Versions})
-			if err == nil && found && !records.SameParties(file, e.Raw, line) {
-				return true
+			if e, found, err := jsonl.GetFile(path, ws.CacheDir(), x.id, jsonl.Query{Versions: records.Versions}); err == nil && found {
+				h = append(h, e.Raw)
 			}
 		}
-		return false
+		held[x.id] = h
+		return slices.ContainsFunc(h, func(raw []byte) bool { return !records.SameParties(file, raw, x.line) })
 	})
 }
 
 // salvaged is what extract reads of a fetched ledger, as a sync would
 // merge it (Syncer.usable): the reservation versions the fetched commit
 // brings when it passes Inspect and brings no flood; else those of the
-// nearest of its ancestors that pass. A damaged commit pushed on an
+// nearest of its ancestors that pass; of a reservation ws holds, those
+// that name its parties (sameParties). A damaged commit pushed on an
 // honest ledger (or one of a newer format, or a flood) hid every
 // reservation the fetch brought from check and the hooks, while sync kept
 // them. The damage of fetched is the error when no ancestor passes, and a
 // commit over limit refuses the whole (a sync stops there too).
-func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.Time) ([][]byte, error) {
+func salvaged(l *ledger.Ledger, ws *workspace.Workspace, local, fetched object.ID, limit int64, now time.Time) ([][]byte, error) {
 	var all vetting
 	var damage error
 	took := false
@@ -175,6 +180,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 	if !took {
 		return nil, damage
 	}
+	sameParties(ws, &all)
 	return unflooded(all, l, fetched, now) // of every commit's versions, not each one's own
 }
 
@@ -186,7 +192,7 @@ func salvaged(l *ledger.Ledger, local, fetched object.ID, limit int64, now time.
 func fetchedVersions(l *ledger.Ledger, local, commit object.ID, now time.Time) (vetting, error) {
 	var added vetting
 	vetChunk := func(c ledger.Chunk) vetting { return vetData(records.ReservationsFile, c.Data, now) }
-	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, commit, vetChunk, func(v vetting) error {
+	if err := ledger.EachChangeOf(l, records.ReservationsFile, local, commit, vetChunk, func(_ ledger.Chunk, v vetting) error {
 		added.valid = append(added.valid, v.valid...)
 		return nil
 	}); err != nil {
@@ -241,7 +247,7 @@ func sameAsFirst(v *vetting, l *ledger.Ledger, tip object.ID, now time.Time) {
 		}
 	}
 	tie := &ties{}
-	if f := (&firsts{contested: contested}); l != nil && len(contested) > 0 {
+	if f := (&firsts{contested: contested, logs: map[string]bool{records.ReservationsFile: true}}); l != nil && len(contested) > 0 {
 		if _, err := judgeFirsts(l, now, f, tip); err == nil {
 			tie.first = f
 		}

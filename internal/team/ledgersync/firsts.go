@@ -32,6 +32,9 @@ type firsts struct {
 	// took as first, for each record another version of which names
 	// others.
 	contested map[string]uint32
+	// logs holds the logs of the contested records: judgeFirsts reads
+	// only their chunks.
+	logs map[string]bool
 	// pinned is, by id, the parties hash of the version of each
 	// contested record that the ledger's history brought first.
 	pinned map[string]uint32
@@ -66,8 +69,9 @@ func (t *ties) contest(id string, first, got uint32) {
 		return
 	}
 	if t.first.contested == nil {
-		t.first.contested = map[string]uint32{}
+		t.first.contested, t.first.logs = map[string]uint32{}, map[string]bool{}
 	}
+	t.first.logs[t.file] = true
 	if _, ok := t.first.contested[id]; !ok {
 		t.first.contested[id] = first
 	}
@@ -78,11 +82,11 @@ func (t *ties) contest(id string, first, got uint32) {
 const maxSought = 64
 
 // judgeFirsts reads again every version merged brings of the contested
-// records, and pins for each the parties of the one that came first in l's
-// history (ledger.Precedes), or marks it undecided when none did (a
-// version brought in a history of its own, merged in); of groups that
-// precede each other (first brought by one commit), the last met in the
-// tree's order is pinned. again says the merge took another for some
+// records (of their logs alone), and pins for each the parties of the one that came first in l's
+// history (ledger.Precedes), or marks it undecided when none did: a
+// version brought in a history of its own, merged in, or by the commit
+// that first brought another (each then precedes the other, and which is
+// met first in the tree is the pusher's choice). again says the merge took another for some
 // record, or one it must not take. now bounds reservations from the
 // future, as vetting does.
 func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (again bool, err error) {
@@ -111,36 +115,37 @@ func judgeFirsts(l *ledger.Ledger, now time.Time, f *firsts, merged object.ID) (
 			return vetAll(c)
 		}
 	}
-	_, err = ledger.EachChangeRead(l, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
-		for _, x := range v.valid {
-			if _, ok := f.contested[x.id]; !ok || x.parties == 0 {
-				continue
+	for file := range f.logs {
+		err = ledger.EachChangeOf(l, file, object.ZeroID, merged, vet, func(c ledger.Chunk, v vetting) error {
+			for _, x := range v.valid {
+				if _, ok := f.contested[x.id]; !ok || x.parties == 0 {
+					continue
+				}
+				g, ok := groupOf[party{x.id, x.parties}]
+				if !ok {
+					g = len(groups)
+					groupOf[party{x.id, x.parties}] = g
+					groups = append(groups, party{x.id, x.parties})
+				}
+				placed = append(placed, ledger.Placed{Path: c.Path, Line: bytes.Clone(x.line), Group: g})
 			}
-			g, ok := groupOf[party{x.id, x.parties}]
-			if !ok {
-				g = len(groups)
-				groupOf[party{x.id, x.parties}] = g
-				groups = append(groups, party{x.id, x.parties})
-			}
-			placed = append(placed, ledger.Placed{Path: c.Path, Line: bytes.Clone(x.line), Group: g})
+			return nil
+		})
+		if err != nil {
+			return false, err
 		}
-		return nil
-	})
-	if err != nil {
-		return false, err
 	}
 	precedes, err := l.Precedes(merged, placed)
 	if err != nil {
 		return false, err
 	}
 	// A record's first version is in the group that precedes every other
-	// group of the record; when none does (a version brought in a history
-	// of its own, merged in), the history cannot say, and no version of
-	// the record is taken.
+	// group of the record and is preceded by none; when none does, the
+	// history cannot say, and no version of the record is taken.
 	f.pinned, f.undecided = map[string]uint32{}, map[string]bool{}
 	for p, first := range groups {
 		if !slices.ContainsFunc(groups, func(q party) bool {
-			return q.id == first.id && q != first && !precedes(p, groupOf[q])
+			return q.id == first.id && q != first && (!precedes(p, groupOf[q]) || precedes(groupOf[q], p))
 		}) {
 			f.pinned[first.id] = first.parties
 		}

@@ -112,7 +112,7 @@ func (s *Syncer) floodOf(b floodBound, local, commit object.ID, now time.Time, h
 		}
 		return nil
 	}
-	err := ledger.EachChangeOf(s.ledger, b.file, local, commit, anyVersion, func(chunk []byte) error {
+	err := ledger.EachChangeOf(s.ledger, b.file, local, commit, anyVersion, func(_ ledger.Chunk, chunk []byte) error {
 		if count == nil {
 			var err error
 			if here, err = held(); err != nil {

@@ -32,7 +32,7 @@ func TestAJoinJudgesPartiesByTheCommitThatFirstBroughtTheRecord(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, clk, a, b, late := annReservesDocs(t)
-			pushBeforeFirst(t, r, a, "carl", c.at, false)
+			pushBeforeFirst(t, r, a, "carl", c.at, onTop)
 			honest := b.sync(t)
 			joiner := newClone(t, r, clk)
 			joined := joiner.sync(t)
@@ -80,12 +80,22 @@ func annReservesDocs(t *testing.T) (r testgit.Remote, clk *clock, a, b, late *cl
 	return r, clk, a, b, late
 }
 
+// pushing is how pushBeforeFirst brings its version.
+type pushing int
+
+const (
+	onTop                pushing = iota // in a commit on the remote's ledger
+	inAHistoryOfItsOwn                  // in a root commit, merged in as the first parent
+	withAnnsInOneCommit                 // in the commit that brought ann's, forced in its place
+	afterAnnsInOneCommit                // so, in December's directory, which sorts after November's
+)
+
 // pushBeforeFirst pushes, on the remote's ledger, a version of the one
 // reservation in a's log that names droid as its holder, written at the
 // time at gives of the reservation's own,
 // in a chunk of its own under reservations/2026-10/, which sorts before
-// every chunk of November.
-func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time, sideHistory bool) {
+// every chunk of November (or 2026-12/, afterAnnsInOneCommit).
+func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at func(time.Time) time.Time, how pushing) {
 	t.Helper()
 	data, err := os.ReadFile(a.s.Log(records.ReservationsFile).Path)
 	if err != nil {
@@ -112,7 +122,11 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 	blob := gitWithStdin(t, mal, line+"\n", "hash-object", "-w", "--stdin")
 	hundred := gitWithStdin(t, mal, "100644 blob "+blob+"\t00.jsonl\n", "mktree")
 	month := gitWithStdin(t, mal, "040000 tree "+hundred+"\t000\n", "mktree")
-	logTree := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l:reservations")+"\n040000 tree "+month+"\t2026-10\n", "mktree")
+	dir := "2026-10"
+	if how == afterAnnsInOneCommit {
+		dir = "2026-12"
+	}
+	logTree := gitWithStdin(t, mal, testgit.Run(t, mal, "ls-tree", "refs/l:reservations")+"\n040000 tree "+month+"\t"+dir+"\n", "mktree")
 	var root []string
 	for _, e := range strings.Split(testgit.Run(t, mal, "ls-tree", "refs/l"), "\n") {
 		if !strings.HasSuffix(e, "\treservations") {
@@ -121,8 +135,17 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 	}
 	root = append(root, "040000 tree "+logTree+"\treservations")
 	tree := gitWithStdin(t, mal, strings.Join(root, "\n")+"\n", "mktree")
-	commit := testgit.Run(t, mal, "commit-tree", tree, "-p", "refs/l", "-m", "queen: record 1 reservation")
-	if sideHistory {
+	parent := "refs/l"
+	if how >= withAnnsInOneCommit {
+		// The parent of the merge that brought ann's that holds no
+		// reservation.
+		parent = "refs/l^1"
+		if testgit.Run(t, mal, "ls-tree", parent, "reservations") != "" {
+			parent = "refs/l^2"
+		}
+	}
+	commit := testgit.Run(t, mal, "commit-tree", tree, "-p", parent, "-m", "queen: record 1 reservation")
+	if how == inAHistoryOfItsOwn {
 		// Carl's chunk alone in a history of its own, merged in as
 		// the first parent: the first-parent chain then reaches carl's
 		// version before ann's.
@@ -130,38 +153,73 @@ func pushBeforeFirst(t *testing.T, r testgit.Remote, a *clone, droid string, at 
 		sideCommit := testgit.Run(t, mal, "commit-tree", side, "-m", "queen: record 1 reservation")
 		commit = testgit.Run(t, mal, "commit-tree", tree, "-p", sideCommit, "-p", "refs/l", "-m", "queen: merge")
 	}
-	testgit.Run(t, mal, "push", "-q", "origin", commit+":"+ledger.Ref)
+	testgit.Run(t, mal, "push", "-q", "origin", "+"+commit+":"+ledger.Ref)
 }
 
 // Carl brings his version of ann's reservation in a history of its own
 // (a root commit holding only his chunk) and merges it into the ledger as
 // the merge's first parent, so that a walk down first parents meets his
-// version before ann's. The history cannot say which came first: a
-// joining clone takes neither, and names rule parties.
-func TestAJoinTakesNeitherVersionWhenCarlsComesFromAHistoryOfItsOwn(t *testing.T) {
-	r, clk, a, b, late := annReservesDocs(t)
-	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, true)
+// version before ann's; or he pushes one commit that brings ann's and his
+// together, in place of the commit that brought hers, so that each
+// precedes the other (a joining clone pinned the last met in the tree's
+// order: his, when his path sorts after hers). The history cannot say
+// which came first: a clone that held neither takes neither, and names
+// rule parties; the clone that synced all along keeps ann's.
+func TestAJoinTakesNeitherVersionWhenTheHistoryCannotSay(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		how  pushing
+	}{
+		{"carl's from a history of its own", inAHistoryOfItsOwn},
+		{"one commit, carl's path first", withAnnsInOneCommit},
+		{"one commit, ann's path first", afterAnnsInOneCommit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, clk, a, b, late := annReservesDocs(t)
+			pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, c.how)
+			joiner := newClone(t, r, clk)
+			joined := joiner.sync(t)
+			if got := joiner.holds(t, clk.now()); len(got) != 0 {
+				t.Errorf("the joining clone holds %v, want neither version", got)
+			}
+			if !partiesNoted(joined) {
+				t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
+			}
+			if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
+				t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
+			}
+			lateRes := late.sync(t)
+			if got := late.holds(t, clk.now()); len(got) != 0 {
+				t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
+			}
+			if !partiesNoted(lateRes) {
+				t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
+			}
+			b.sync(t)
+			if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
+				t.Errorf("the clone that synced all along holds %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// A clone holds ann's reservation when a fetch brings her release of it
+// and carl's version, from a history of its own: the history cannot say
+// which came first, but the clone holds ann's, as its sync judges by.
+// Having fetched, it saw ann's reservation held until its next sync.
+func TestAFetchShowsTheReleaseOfAReservationHeldHere(t *testing.T) {
+	r, clk, a, b, _ := annReservesDocs(t)
+	if _, err := (&reservations.Store{S: a.s}).Change(reservations.ChangeRequest{By: "ann", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	a.sync(t)
+	pushBeforeFirst(t, r, a, "carl", func(ann time.Time) time.Time { return ann.Add(time.Minute) }, inAHistoryOfItsOwn)
+	if got := b.fetchedHolds(t, clk.now()); len(got) != 0 {
+		t.Errorf("having fetched, the clone that held ann's reservation holds %v, want none", got)
+	}
 	b.sync(t)
-	if got, want := b.holds(t, clk.now()), []string{"ann docs/**"}; !slices.Equal(got, want) {
-		t.Fatalf("the clone that synced all along holds %v, want %v", got, want)
-	}
-	joiner := newClone(t, r, clk)
-	joined := joiner.sync(t)
-	if got := joiner.holds(t, clk.now()); len(got) != 0 {
-		t.Errorf("the joining clone holds %v, want neither version", got)
-	}
-	if !partiesNoted(joined) {
-		t.Errorf("the joining clone does not name rule parties: %+v", joined.SetAside)
-	}
-	if got := late.fetchedHolds(t, clk.now()); len(got) != 0 {
-		t.Errorf("having fetched, the clone that synced before ann reserved holds %v, want neither version", got)
-	}
-	lateRes := late.sync(t)
-	if got := late.holds(t, clk.now()); len(got) != 0 {
-		t.Errorf("the clone that synced before ann reserved holds %v, want neither version", got)
-	}
-	if !partiesNoted(lateRes) {
-		t.Errorf("the clone that synced before ann reserved does not name rule parties: %+v", lateRes.SetAside)
+	if got := b.holds(t, clk.now()); len(got) != 0 {
+		t.Errorf("the clone that held ann's reservation holds %v after its sync, want none", got)
 	}
 }
 

@@ -44,6 +44,8 @@ type ties struct {
 	// a log this clone held when the merge began holds
 	// (records.SameParties).
 	parties func(id string, line []byte) bool
+	// file is the log of the versions asked about.
+	file string
 	// first is what the merge learns of the records this clone held no
 	// version of whose versions name other parties, and which came first
 	// in the ledger's history (see firsts).
