@@ -115,7 +115,7 @@ func TestActiveReadsDecodeOnlyWhatIsActive(t *testing.T) {
 }
 
 // endLine is the version that releases the assignment of line, a minute on.
-func endLine(t *testing.T, line string) string {
+func endLine(t testing.TB, line string) string {
 	t.Helper()
 	end, err := jsonl.SetFields([]byte(line[:len(line)-1]), jsonl.Field{Name: "status", Value: records.AssignmentReleased},
 		jsonl.Field{Name: "updated_at", Value: t0.Add(-time.Hour + time.Minute)})
