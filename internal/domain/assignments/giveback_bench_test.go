@@ -39,31 +39,35 @@ func BenchmarkGiveBackUnpublished(b *testing.B) {
 	for _, ended := range []int{1000, 10000} {
 		b.Run(fmt.Sprint("ended=", ended), func(b *testing.B) {
 			f := benchHistory(b, ended)
-			log := f.a.S.Log(records.AssignmentsFile).Path
-			allow := func(string, time.Time) error { return nil }
-			seen := func(string, time.Time) error { return errors.New("seen lately") }
 			b.ReportAllocs()
 			for b.Loop() {
 				f.now = f.now.Add(time.Second)
-				err := f.a.S.Update(func(tx *jsonl.Tx) error {
-					info, err := os.Stat(log)
-					if err != nil {
-						return err
-					}
-					if _, err := f.a.AssignIn(tx, Request{IssueID: "bd-live-0", Droid: "bob", By: "bob", Steal: allow}); err != nil {
-						return err
-					}
-					back, err := f.a.GiveBackUnpublished(tx, info.Size(), nil, seen)
-					if err == nil && len(back) != 1 {
-						err = fmt.Errorf("given back: %+v, want bob's claim", back)
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				f.stealGivenBack(b, "bd-live-0", "qa-01KC0000000000000000000000")
 			}
 		})
+	}
+}
+
+// stealGivenBack has bob claim issue with --steal from ann (whose
+// assignment is anns), then a sync give it back: ann was seen since.
+func (f *fixture) stealGivenBack(tb testing.TB, issue, anns string) {
+	tb.Helper()
+	err := f.a.S.Update(func(tx *jsonl.Tx) error {
+		info, err := os.Stat(f.a.S.Log(records.AssignmentsFile).Path)
+		if err != nil {
+			return err
+		}
+		if _, err := f.a.AssignIn(tx, Request{IssueID: issue, Droid: "bob", By: "bob", Steal: func(string, time.Time) error { return nil }}); err != nil {
+			return err
+		}
+		back, err := f.a.GiveBackUnpublished(tx, info.Size(), map[string]bool{anns: true}, nil, func(string, time.Time) error { return errors.New("seen lately") })
+		if err == nil && len(back) != 1 {
+			err = fmt.Errorf("given back: %+v, want bob's claim", back)
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
 }
 

@@ -41,32 +41,37 @@ func BenchmarkGiveBackUnpublished(b *testing.B) {
 	for _, ended := range []int{1000, 10000} {
 		b.Run(fmt.Sprint("ended=", ended), func(b *testing.B) {
 			f := benchHistory(b, ended)
-			log := f.logPath()
-			allow := func(string, time.Time) error { return nil }
-			seen := func(string, time.Time) error { return errors.New("seen lately") }
 			b.ReportAllocs()
 			for b.Loop() {
 				f.clock.advance(time.Second)
-				err := f.res.S.Update(func(tx *jsonl.Tx) error {
-					info, err := os.Stat(log)
-					if err != nil {
-						return err
-					}
-					res, err := f.res.ReserveIn(tx, Request{Patterns: []string{"live0/**"}, Droid: "bob", Exclusive: true, Steal: allow})
-					if err != nil {
-						return err
-					}
-					back, err := f.res.GiveBackUnpublished(tx, info.Size(), map[string]bool{res.Granted[0].ID: true}, nil, seen)
-					if err == nil && len(back) != 1 {
-						err = fmt.Errorf("given back: %+v, want bob's grant", back)
-					}
-					return err
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				f.stealGivenBack(b, "live0/**")
 			}
 		})
+	}
+}
+
+// stealGivenBack has bob reserve pattern with --steal from ann, then a
+// sync give it back: ann was seen since.
+func (f *fixture) stealGivenBack(tb testing.TB, pattern string) {
+	tb.Helper()
+	err := f.res.S.Update(func(tx *jsonl.Tx) error {
+		info, err := os.Stat(f.logPath())
+		if err != nil {
+			return err
+		}
+		res, err := f.res.ReserveIn(tx, Request{Patterns: []string{pattern}, Droid: "bob", Exclusive: true, Steal: func(string, time.Time) error { return nil }})
+		if err != nil {
+			return err
+		}
+		back, err := f.res.GiveBackUnpublished(tx, info.Size(), map[string]bool{res.Stolen[0].ID: true}, map[string]bool{res.Granted[0].ID: true}, nil,
+			func(string, time.Time) error { return errors.New("seen lately") })
+		if err == nil && len(back) != 1 {
+			err = fmt.Errorf("given back: %+v, want bob's grant", back)
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
 }
 
