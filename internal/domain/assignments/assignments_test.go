@@ -27,7 +27,7 @@ type fixture struct {
 
 // newFixture is a real repository's live store behind a fixed clock;
 // issues, when given, are the lines of a committed .beads/issues.jsonl.
-func newFixture(t *testing.T, issues ...string) *fixture {
+func newFixture(t testing.TB, issues ...string) *fixture {
 	t.Helper()
 	testgit.Isolate(t)
 	repo := testgit.Init(t)

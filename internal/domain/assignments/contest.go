@@ -3,6 +3,7 @@ package assignments
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -205,20 +206,30 @@ const StolenBy = "stolen by "
 // (seen since, through a fetch), the thief's assignment is undone
 // (UndoIn), which gives the holder its assignment back and tells it. It
 // returns each assignment withdrawn so, with the holder's it gave way to.
-func (a *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, skip map[string]bool, check func(holder string, held time.Time) error) ([]Contest, error) {
-	all, _, err := a.latest()
-	if err != nil {
-		return nil, err
-	}
+// stolen are the ids of the assignments whose versions past offset may be
+// steals (the caller read them there): the indexes place each one's
+// current version, and the issue's active assignments find the thief's,
+// so the judgement costs the steals, not the history.
+func (a *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, stolen, skip map[string]bool, check func(holder string, held time.Time) error) ([]Contest, error) {
 	own := a.S.Log(records.AssignmentsFile).Path
 	unpublished := func(v version) bool { return v.file == own && v.offset >= offset }
-	var out []Contest
-	for _, v := range all {
-		if v.Status != records.AssignmentReassigned || skip[v.IssueID] || !unpublished(v) || !strings.HasPrefix(v.Reason, StolenBy) || check(v.Droid, time.Time{}) == nil {
+	// Each steal to undo and the thief's assignment, judged on the store
+	// as it is before any is undone.
+	var undo []Result
+	for _, id := range slices.Sorted(maps.Keys(stolen)) {
+		v, ok, err := a.current(id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || v.Status != records.AssignmentReassigned || skip[v.IssueID] || !unpublished(v) || !strings.HasPrefix(v.Reason, StolenBy) || check(v.Droid, time.Time{}) == nil {
 			continue
 		}
-		i := slices.IndexFunc(all, func(n version) bool {
-			return n.IssueID == v.IssueID && n.UpdatedBy == v.UpdatedBy && n.PreviousDroid == v.Droid && n.Status == records.AssignmentActive && unpublished(n)
+		active, _, err := a.activeFor(v.IssueID)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(active, func(n version) bool {
+			return n.UpdatedBy == v.UpdatedBy && n.PreviousDroid == v.Droid && unpublished(n)
 		})
 		if i < 0 {
 			continue
@@ -228,13 +239,17 @@ func (a *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, skip map[string]
 		if before.raw, err = jsonl.SetFields(v.raw, jsonl.Field{Name: "status", Value: records.AssignmentActive}, jsonl.Field{Name: "reason", Value: nil}); err != nil {
 			return nil, err
 		}
-		res := Result{Assigned: all[i].Assignment, ended: []endedBy{{before, v.raw}}, by: v.UpdatedBy}
+		undo = append(undo, Result{Assigned: active[i].Assignment, ended: []endedBy{{before, v.raw}}, by: v.UpdatedBy})
+	}
+	var out []Contest
+	for _, res := range undo {
+		v := res.ended[0].before.Assignment // the stolen version as read: only its line was set back
 		undone, err := a.UndoIn(tx, res, a.S.Now(), v.Droid+" was seen again before the --steal was published")
 		if err != nil {
 			return nil, err
 		}
 		if undone.Withdrawn != nil {
-			out = append(out, Contest{Lost: *undone.Withdrawn, Winner: v.Assignment, GivenBack: true})
+			out = append(out, Contest{Lost: *undone.Withdrawn, Winner: v, GivenBack: true})
 		}
 	}
 	return out, nil

@@ -79,43 +79,85 @@ func TestActiveReadsDecodeOnlyWhatIsActive(t *testing.T) {
 					}
 				},
 			}
-			const ended = 300
-			log := f.a.S.Log(records.AssignmentsFile)
-			if received {
-				log = f.a.S.ReceivedLog(records.AssignmentsFile)
+			readsStayFlat(t, f, received, reads, 1, 300)
+		})
+	}
+}
+
+// readsStayFlat measures each of reads with first ended assignments in
+// the history (in this clone's log, or received), then with more ended
+// ones, and fails the test where the second costs more than more of them
+// would cost to read from a selection: where it reads the history.
+func readsStayFlat(t *testing.T, f *fixture, received bool, reads map[string]func(), first, more int) {
+	t.Helper()
+	log := f.a.S.Log(records.AssignmentsFile)
+	if received {
+		log = f.a.S.ReceivedLog(records.AssignmentsFile)
+	}
+	// The history, in one append, as a sync brings it: the received
+	// log is there from the start, so that a second source's own
+	// cost (its index, the union) weighs on both measures.
+	var history []string
+	for i := range first + more {
+		start := activeLine(t, fmt.Sprintf("qa-01KB%022d", i), fmt.Sprint("bd-old-", i), "bob", t0.Add(-time.Hour))
+		history = append(history, start, endLine(t, start))
+	}
+	write := func(lines []string) {
+		if err := f.a.S.Update(func(tx *jsonl.Tx) error { return tx.Append(log, raws(lines...)...) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(history[:2*first])
+	few := map[string]float64{}
+	for name, read := range reads {
+		few[name] = testing.AllocsPerRun(3, read)
+	}
+	write(history[2*first:])
+	// Decoding an assignment allocates some fifteen times; reading a
+	// selection's entry, a few.
+	for name, read := range reads {
+		if many := testing.AllocsPerRun(3, read); many-few[name] > 3*float64(more) {
+			t.Errorf("%s allocated %.0f times with %d ended assignments, %.0f with %d more: it reads the history", name, few[name], first, many, more)
+		}
+	}
+}
+
+// A sync that finds a claim --steal it has not published, and doctor's
+// list of forced changes, cost what they find: with 100 or 1,000 ended
+// assignments in the history, the same. Before, each decoded every
+// assignment's current version.
+func TestGiveBackAndForcedSinceReadNoHistory(t *testing.T) {
+	for _, received := range []bool{false, true} {
+		t.Run(fmt.Sprint("received ", received), func(t *testing.T) {
+			f := newFixture(t)
+			n := 0
+			reads := map[string]func(){
+				"GiveBackUnpublished": func() { // a claim --steal from ann, seen again before it was published
+					n++
+					f.now = f.now.Add(time.Second)
+					issue := fmt.Sprint("bd-steal-", n)
+					anns, err := f.a.Assign(Request{IssueID: issue, Droid: "ann", By: "ann"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.stealGivenBack(t, issue, anns.Assigned.ID)
+					if _, err := f.a.Unassign(issue, "ann", false, false, ""); err != nil {
+						t.Fatal(err)
+					}
+				},
+				"ForcedSince": func() { // the give-backs above, since t0
+					if _, err := f.a.ForcedSince(t0); err != nil {
+						t.Fatal(err)
+					}
+				},
 			}
-			// The history, in one append, as a sync brings it: the received
-			// log is there from the start, so that a second source's own
-			// cost (its index, the union) weighs on both measures.
-			var history []string
-			for i := range ended + 1 {
-				start := activeLine(t, fmt.Sprintf("qa-01KB%022d", i), fmt.Sprint("bd-old-", i), "bob", t0.Add(-time.Hour))
-				history = append(history, start, endLine(t, start))
-			}
-			write := func(lines []string) {
-				if err := f.a.S.Update(func(tx *jsonl.Tx) error { return tx.Append(log, raws(lines...)...) }); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write(history[:2])
-			few := map[string]float64{}
-			for name, read := range reads {
-				few[name] = testing.AllocsPerRun(3, read)
-			}
-			write(history[2:])
-			// Decoding an assignment allocates some fifteen times; reading a
-			// selection's entry, a few.
-			for name, read := range reads {
-				if many := testing.AllocsPerRun(3, read); many-few[name] > 3*ended {
-					t.Errorf("%s allocated %.0f times with 3 assignments, %.0f with %d more ended: it reads the history", name, few[name], many, ended)
-				}
-			}
+			readsStayFlat(t, f, received, reads, 100, 900)
 		})
 	}
 }
 
 // endLine is the version that releases the assignment of line, a minute on.
-func endLine(t *testing.T, line string) string {
+func endLine(t testing.TB, line string) string {
 	t.Helper()
 	end, err := jsonl.SetFields([]byte(line[:len(line)-1]), jsonl.Field{Name: "status", Value: records.AssignmentReleased},
 		jsonl.Field{Name: "updated_at", Value: t0.Add(-time.Hour + time.Minute)})

@@ -15,7 +15,7 @@ import (
 
 // activeLine is the first version of an active assignment, as another
 // clone (or a hand edit) would have written it.
-func activeLine(t *testing.T, id, issue, droid string, at time.Time) string {
+func activeLine(t testing.TB, id, issue, droid string, at time.Time) string {
 	t.Helper()
 	line, err := records.CheckedNew(records.AssignmentsFile, records.Assignment{ID: id, CreatedAt: at, UpdatedAt: at, UpdatedBy: droid,
 		IssueID: issue, Droid: droid, AssignedBy: droid, Status: records.AssignmentActive})

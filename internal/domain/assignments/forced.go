@@ -4,16 +4,19 @@ import (
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
+	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // ForcedSince lists the forced changes among the assignments' current
 // versions written at since or later (see records.ForcedChange), newest
-// first: what doctor shows.
+// first: what doctor shows. It reads a cached selection of the versions
+// written since (store.Recent), so it costs those, not the history.
 func (a *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
-	all, _, err := a.latest()
+	sel, err := a.S.Select(records.AssignmentsFile, store.Recent("assignments-forced-v1", since, "forced"))
 	if err != nil {
 		return nil, err
 	}
+	all, _ := decode(sel, nil)
 	var out []records.ForcedChange
 	for _, v := range all {
 		if c, ok := v.ForcedChange(); ok && !c.At.Before(since) {

@@ -1,19 +1,18 @@
 package reservations
 
 import (
-	"slices"
 	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
-	"github.com/git-queen/git-queen/internal/storage/jsonl"
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // ForcedSince lists the forced changes among the reservations' current
 // versions written at since or later (see records.ForcedChange), newest
-// first: what doctor shows.
+// first: what doctor shows. It reads a cached selection of the versions
+// written since (store.Recent), so it costs those, not the history.
 func (s *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
-	list, _, err := s.selectLive(func(*store.Sources) store.Query { return recentForcedQuery(since) }, nil)
+	list, _, err := s.selectLive(func(*store.Sources) store.Query { return store.Recent("reservations-forced-v1", since, "forced") }, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -25,16 +24,4 @@ func (s *Store) ForcedSince(since time.Time) ([]records.ForcedChange, error) {
 	}
 	records.SortForced(out)
 	return out, nil
-}
-
-// recentForcedQuery keeps the versions written at since or later, and of
-// the current ones those marked forced. Keeping by time is safe across
-// sources: a version newer than a kept one was written later still.
-func recentForcedQuery(since time.Time) store.Query {
-	fields := append(slices.Clone(records.Versions.Fields), "forced")
-	forced := len(fields) - 1
-	return store.Query{
-		Query: jsonl.Query{Fields: fields, Keep: func(f [][]byte) bool { return !records.Versions.Time(f[:forced]).Before(since) }},
-		Final: func(f [][]byte) bool { return string(f[forced]) == "true" },
-	}
 }

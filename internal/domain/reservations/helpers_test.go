@@ -32,7 +32,7 @@ type fixture struct {
 	res   *Store
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	testgit.Isolate(t)
 	repo := testgit.Init(t)

@@ -129,17 +129,48 @@ func (s *Store) selectLive(query func(*store.Sources) store.Query, wanted func(j
 		if wanted != nil && !wanted(e) {
 			continue
 		}
-		var l Live
-		r, err := records.DecodeReservation(e.Raw)
+		l, err := decodeLive(e, bounds)
 		if err != nil {
 			problems = append(problems, jsonl.Problem{File: e.File, Line: e.Line, Msg: "reservation " + e.ID + ": " + err.Error()})
 			continue
 		}
-		bound(bounds, e, &r)
-		l.Reservation, l.raw, l.file, l.offset = r, e.Raw, e.File, e.Offset
 		out = append(out, l)
 	}
 	return out, problems, nil
+}
+
+// decodeLive is the reservation e holds, its expiry bounded by its
+// arrival (see bound).
+func decodeLive(e jsonl.Entry, bounds store.Arrivals) (Live, error) {
+	r, err := records.DecodeReservation(e.Raw)
+	if err != nil {
+		return Live{}, err
+	}
+	bound(bounds, e, &r)
+	return Live{r, e.Raw, e.File, e.Offset}, nil
+}
+
+// latest is the current version of each of ids across the log's sources
+// (the fetched ones too), as List{All: true} reads it, by id, leaving out
+// those with none that decodes: the sources' indexes place each one, so it
+// costs the reservations asked for, not the history.
+func (s *Store) latest(ids []string) ([]Live, error) {
+	src, err := s.S.SourcesWithFetched(records.ReservationsFile)
+	if err != nil {
+		return nil, err
+	}
+	bounds := store.ReadArrivalsOf(src.Paths)
+	var out []Live
+	for _, id := range slices.Sorted(slices.Values(ids)) {
+		e, ok, err := s.S.GetFrom(src, id)
+		if err != nil {
+			return nil, err
+		}
+		if l, err := decodeLive(e, bounds); ok && err == nil {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // Filter narrows a listing.

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -124,7 +125,11 @@ func (s *Store) GiveBackIn(tx *jsonl.Tx, res Result, thief string) ([]records.Me
 		return nil, nil
 	}
 	now := s.S.Now()
-	all, _, err := s.List(Filter{All: true})
+	ids := make([]string, len(res.Stolen))
+	for i, r := range res.Stolen {
+		ids[i] = r.ID
+	}
+	all, err := s.latest(ids)
 	if err != nil {
 		return nil, err
 	}
@@ -180,25 +185,35 @@ func (s *Store) GiveBackIn(tx *jsonl.Tx, res Result, thief string) ([]records.Me
 }
 
 // GiveBackUnpublished judges again, with check, each steal this clone has
-// not published (a reservation not in skip whose latest version is a
-// stolen release in this clone's log, at offset or after): one whose
-// holder check now refuses (seen since, through a fetch) is given back
-// (GiveBackIn), and the thief's grants among unpublished that overlap it
-// are withdrawn and returned. So a steal killed before its push, or whose
-// push failed, is never published against a holder back meanwhile.
-func (s *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, unpublished, skip map[string]bool, check StealCheck) ([]Contest, error) {
-	all, _, err := s.List(Filter{All: true})
+// not published (a reservation among stolen, not in skip, whose latest
+// version is a stolen release in this clone's log, at offset or after):
+// one whose holder check now refuses (seen since, through a fetch) is
+// given back (GiveBackIn), and the thief's grants among unpublished that
+// overlap it are withdrawn and returned. So a steal killed before its
+// push, or whose push failed, is never published against a holder back
+// meanwhile. stolen and unpublished are ids the caller read past offset;
+// the indexes place their current versions, so it costs them, not the
+// history.
+func (s *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, stolen, unpublished, skip map[string]bool, check StealCheck) ([]Contest, error) {
+	taken, err := s.latest(slices.Collect(maps.Keys(stolen)))
 	if err != nil {
 		return nil, err
 	}
 	own, now := s.S.Log(records.ReservationsFile).Path, s.S.Now()
+	taken = slices.DeleteFunc(taken, func(l Live) bool {
+		return !l.Stolen || skip[l.ID] || l.Status != records.ReservationReleased || !l.WrittenSince(own, offset) || check(l.Droid, time.Time{}) == nil
+	})
+	if len(taken) == 0 {
+		return nil, nil
+	}
+	grants, err := s.latest(slices.Collect(maps.Keys(unpublished)))
+	if err != nil {
+		return nil, err
+	}
 	var contests []Contest
 	var lost []Live
 	var why []string
-	for _, l := range all {
-		if !l.Stolen || skip[l.ID] || l.Status != records.ReservationReleased || !l.WrittenSince(own, offset) || check(l.Droid, time.Time{}) == nil {
-			continue
-		}
+	for _, l := range taken {
 		// The version before the steal, as GiveBackIn restores it.
 		before, err := jsonl.SetFields(l.raw, jsonl.Field{Name: "status", Value: records.ReservationActive},
 			jsonl.Field{Name: "released_at", Value: nil}, jsonl.Field{Name: "stolen", Value: false})
@@ -208,9 +223,9 @@ func (s *Store) GiveBackUnpublished(tx *jsonl.Tx, offset int64, unpublished, ski
 		if _, err := s.GiveBackIn(tx, Result{Stolen: []records.Reservation{l.Reservation}, before: [][]byte{before}}, l.UpdatedBy); err != nil {
 			return nil, err
 		}
-		for _, g := range all {
+		for _, g := range grants {
 			witness, ok := overlap(g.Pattern, l.Pattern)
-			if ok && unpublished[g.ID] && g.Droid == l.UpdatedBy && g.ActiveAt(now) &&
+			if ok && g.Droid == l.UpdatedBy && g.ActiveAt(now) &&
 				!slices.ContainsFunc(lost, func(x Live) bool { return x.ID == g.ID }) {
 				contests = append(contests, Contest{Lost: g.Reservation, Winner: l.Reservation, Witness: witness, GivenBack: true})
 				lost = append(lost, g)

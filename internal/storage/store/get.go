@@ -11,6 +11,12 @@ func (s *Store) Get(name, id string) (jsonl.Entry, bool, error) {
 	if err != nil {
 		return jsonl.Entry{}, false, err
 	}
+	return s.GetFrom(src, id)
+}
+
+// GetFrom is Get over sources already found, for a reader that sees more
+// of them than Sources (SourcesWithFetched: reservations).
+func (s *Store) GetFrom(src *Sources, id string) (jsonl.Entry, bool, error) {
 	var best jsonl.Entry
 	found := false
 	for _, path := range src.Paths {

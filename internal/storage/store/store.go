@@ -252,6 +252,22 @@ type Query struct {
 	Final func(fields [][]byte) bool
 }
 
+// Recent selects the current versions written at since or later (by
+// their version fields) whose field flag is true, cached under name:
+// keeping by time is monotone (what is too old at since is too old at any
+// later since), so a read costs what was written since the cache's and
+// what it keeps, not the history; and it is safe across sources, as a
+// version newer than a kept one was written later still.
+func Recent(name string, since time.Time, flag string) Query {
+	fields := append(slices.Clone(records.Versions.Fields), flag)
+	at := len(fields) - 1
+	return Query{
+		Name:  name,
+		Query: jsonl.Query{Fields: fields, Keep: func(f [][]byte) bool { return !records.Versions.Time(f[:at]).Before(since) }, At: since},
+		Final: func(f [][]byte) bool { return string(f[at]) == "true" },
+	}
+}
+
 // withVersions is q comparing versions as QueenBee records do, unless it
 // says otherwise: every store log holds QueenBee records.
 func (q Query) withVersions() Query {

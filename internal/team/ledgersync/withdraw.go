@@ -46,19 +46,19 @@ func (s *Syncer) withdrawLosers(tx *jsonl.Tx, st *state, r *round) error {
 
 // withdrawReservations is withdrawLosers for reservations.
 func (s *Syncer) withdrawReservations(tx *jsonl.Tx, st *state, remote string) ([]Withdrawal, error) {
-	grants, stole, err := s.unpublishedGrants(st, remote, records.ReservationsFile)
+	grants, stolen, err := s.unpublishedGrants(st, remote, records.ReservationsFile)
 	if err != nil {
 		return nil, err
 	}
 	rs := &reservations.Store{S: s.S}
 	var back []Withdrawal
-	if stole {
+	if len(stolen) > 0 {
 		// A steal not published yet (its command killed before the push,
 		// or the push failed) was judged as of the fetch before it: it is
 		// judged again now, as Reserve does after a lost race.
 		check, err := (&roster.Store{S: s.S}).TeamSilentCheck("reservation")
 		if err == nil {
-			back, err = rs.GiveBackUnpublished(tx, st.remote(remote).Published[records.ReservationsFile].Size, grants, s.judging, check)
+			back, err = rs.GiveBackUnpublished(tx, st.remote(remote).Published[records.ReservationsFile].Size, stolen, grants, s.judging, check)
 		}
 		if err != nil {
 			return nil, err
@@ -74,16 +74,16 @@ func (s *Syncer) withdrawReservations(tx *jsonl.Tx, st *state, remote string) ([
 
 // withdrawAssignments is withdrawLosers for assignments, by the same rule.
 func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]AssignmentWithdrawal, error) {
-	made, stole, err := s.unpublishedGrants(st, remote, records.AssignmentsFile)
+	made, stolen, err := s.unpublishedGrants(st, remote, records.AssignmentsFile)
 	if err != nil || len(made) == 0 {
 		return nil, err
 	}
 	as := &assignments.Store{S: s.S}
 	var back []AssignmentWithdrawal
-	if stole { // as for reservations
+	if len(stolen) > 0 { // as for reservations
 		check, err := (&roster.Store{S: s.S}).TeamSilentCheck("claim")
 		if err == nil {
-			back, err = as.GiveBackUnpublished(tx, st.remote(remote).Published[records.AssignmentsFile].Size, s.judging, check)
+			back, err = as.GiveBackUnpublished(tx, st.remote(remote).Published[records.AssignmentsFile].Size, stolen, s.judging, check)
 		}
 		if err != nil {
 			return nil, err
@@ -99,29 +99,31 @@ func (s *Syncer) withdrawAssignments(tx *jsonl.Tx, st *state, remote string) ([]
 // unpublishedGrants lists the records of the log file (reservations,
 // assignments) this clone created after the last mark the remote is known
 // to hold: the lines of its log past that mark that are first versions
-// (updated_at equal to created_at, or none). stole says a line past the
-// mark is a steal (a reservation's stolen is true, an assignment's reason
-// says it).
-func (s *Syncer) unpublishedGrants(st *state, remote, file string) (grants map[string]bool, stole bool, err error) {
+// (updated_at equal to created_at, or none); and stolen, the records of
+// the lines past the mark that are steals (a reservation's stolen is
+// true, an assignment's reason says it).
+func (s *Syncer) unpublishedGrants(st *state, remote, file string) (grants, stolen map[string]bool, err error) {
 	data, _, err := readTailOf(s.S.WS.Path(file), st.remote(remote).Published[file])
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	grants = map[string]bool{}
+	grants, stolen = map[string]bool{}, map[string]bool{}
 	keys := []string{"id", "created_at", "updated_at", "stolen", "reason"}
 	vals := make([][]byte, len(keys))
 	for line := range jsonline.Lines(data) {
 		if jsonline.ObjectFields(line.Raw, keys, vals) != nil {
 			continue
 		}
-		stole = stole || string(vals[3]) == "true" || bytes.HasPrefix(vals[4], []byte(`"`+assignments.StolenBy))
 		id, ok := jsonline.String(vals[0])
+		if ok && (string(vals[3]) == "true" || bytes.HasPrefix(vals[4], []byte(`"`+assignments.StolenBy))) {
+			stolen[id] = true
+		}
 		if ok && (vals[2] == nil || string(vals[1]) == string(vals[2])) {
 			grants[id] = true
 		}
 	}
-	return grants, stole, nil
+	return grants, stolen, nil
 }
