@@ -77,3 +77,56 @@ func TestShimsStopAtAChainedHooksSetE(t *testing.T) {
 		}
 	}
 }
+
+// TestShimsRunAChainedSymlinkAsTheFileItLeadsTo: a hook that was a
+// symbolic link to a script of the hook's name (.git/hooks/pre-commit ->
+// ../../tools/pre-commit), chained, still finds its own files through the
+// link (readlink -f "$0") and still knows its name; one that leads to a
+// script of another name (one dispatcher for every hook) still knows the
+// hook's name. Sourced with the shim's $0, the first looked for its files
+// in .git/hooks and failed every commit and push.
+func TestShimsRunAChainedSymlinkAsTheFileItLeadsTo(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the shims are run by sh")
+	}
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "git-queen"), []byte("#!/bin/sh\ncat >/dev/null\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Names {
+		for _, target := range []string{name, "dispatch"} {
+			dir := t.TempDir()
+			tools, hooksDir := filepath.Join(dir, "tools"), filepath.Join(dir, "hooks")
+			for _, d := range []string{tools, hooksDir} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			script := "#!/bin/sh\n[ \"$(basename \"$0\")\" = " + name + " ] || { echo \"known as $0\" >&2; exit 7; }\n"
+			if target == name {
+				script += ". \"$(dirname \"$(readlink -f \"$0\")\")/lib.sh\" || exit 8\n"
+			}
+			if err := os.WriteFile(filepath.Join(tools, target), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(tools, "lib.sh"), []byte("echo found lib.sh >&2\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			hook := filepath.Join(hooksDir, name)
+			if err := os.WriteFile(hook, Shim(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join("..", "tools", target), hook+ChainedSuffix); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", filepath.Join("hooks", name), "origin", "url")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			cmd.Stdin = strings.NewReader("refs/heads/main 1 refs/heads/main 0\n")
+			out, err := cmd.CombinedOutput()
+			if err != nil || (target == name) != strings.Contains(string(out), "found lib.sh") {
+				t.Errorf("%s chained as a link to tools/%s: %v\n%s", name, target, err, out)
+			}
+		}
+	}
+}
