@@ -129,9 +129,14 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 		return nil, huskyNotGeneratedError(h.HooksPath, err == nil)
 	}
 	data, err := readHead(h.Path)
+	_, lerr := os.Lstat(h.Path)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(lerr, os.ErrNotExist):
 		h.State = HookMissing
+	case errors.Is(err, os.ErrNotExist):
+		// A link that leads nowhere yet (into node_modules before npm
+		// install): git runs nothing, but it is someone's hook, to chain.
+		h.State = HookForeign
 	case err != nil:
 		return nil, fmt.Errorf("read the %s hook: %w", name, err)
 	case bytes.Equal(data, hooks.Shim(name)):
@@ -146,7 +151,7 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 	if info, err := os.Stat(h.Path); err == nil {
 		h.Executable = gitRuns(info, data)
 	}
-	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
+	if _, err := os.Lstat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
 	r.owner(h, data, getenv)

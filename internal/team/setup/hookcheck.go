@@ -231,8 +231,12 @@ func (r *Repo) checkHookSpeed() Check {
 // only then), so one that is not is kept as inert as it was, and said so.
 func (r *Repo) chainedRuns(path string) string {
 	name := filepath.Base(path)
-	if info, err := os.Stat(path); err == nil && info.Mode()&0o111 != 0 {
+	info, err := os.Stat(path)
+	if err == nil && info.Mode()&0o111 != 0 {
 		return "; then it runs " + name + ", the hook that was there before"
+	} else if link, lerr := os.Readlink(path); errors.Is(err, os.ErrNotExist) && lerr == nil {
+		return fmt.Sprintf("; %s, the hook that was there before, is a link to %s, which does not exist: "+
+			"it runs once that does (git did not run it either)", name, link)
 	}
 	return fmt.Sprintf("; %s, the hook that was there before, is not executable, so it does not run (nor did git run it); "+
 		"chmod +x %s to have it run", name, r.shown(path))

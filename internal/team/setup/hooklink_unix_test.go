@@ -1,0 +1,54 @@
+//go:build unix
+
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-queen/git-queen/hooks"
+)
+
+// A hook that is a link to what is not there yet (into node_modules before
+// npm install, or a tool not built yet) is someone's hook: init chains it,
+// the shim runs it once it leads somewhere, and uninstall puts the link
+// back; doctor says where it leads. init took it for no hook, wrote the
+// shim in its place and lost it.
+func TestHookChainsALinkThatLeadsNowhereYet(t *testing.T) {
+	r := newRepo(t)
+	hook := filepath.Join(r.GitDir, "hooks", "pre-commit")
+	target := filepath.Join("..", "..", "tools", "pre-commit")
+	if err := os.Symlink(target, hook); err != nil {
+		t.Fatal(err)
+	}
+	did, err := r.InstallHook(false, nil)
+	if err != nil || !strings.Contains(did, "runs after it") {
+		t.Fatalf("install: %q %v", did, err)
+	}
+	if got, err := os.Readlink(hook + hooks.ChainedSuffix); err != nil || got != target {
+		t.Fatalf("the link was not kept as %s: %q %v", hooks.ChainedSuffix, got, err)
+	}
+	if c := r.checkHook("pre-commit", Options{}); c.Status != OK || !strings.Contains(c.Message, "is a link to "+target+", which does not exist") {
+		t.Errorf("doctor on the chained link: %+v", c)
+	}
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "git-queen"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, allowed := commit(t, r.TopLevel); !allowed {
+		t.Fatalf("a commit with the link leading nowhere was refused: %s", out)
+	}
+	os.MkdirAll(filepath.Join(r.TopLevel, "tools"), 0o755)
+	os.WriteFile(filepath.Join(r.TopLevel, "tools", "pre-commit"), []byte("#!/bin/sh\necho tools hook ran >&2\nexit 1\n"), 0o755)
+	if out, allowed := commit(t, r.TopLevel); allowed || !strings.Contains(out, "tools hook ran") {
+		t.Fatalf("the hook the link leads to did not run: allowed=%v %s", allowed, out)
+	}
+	os.Remove(filepath.Join(r.TopLevel, "tools", "pre-commit"))
+	if did, err := r.UninstallHook(); err != nil || !strings.Contains(did, "restored") {
+		t.Fatalf("uninstall: %q %v", did, err)
+	}
+	if got, err := os.Readlink(hook); err != nil || got != target {
+		t.Fatalf("uninstall did not put the link back: %q %v", got, err)
+	}
+}
