@@ -45,9 +45,9 @@ type Hook struct {
 	// when it is set.
 	HooksPath      string `json:"hooks_path,omitempty"`
 	HooksPathScope string `json:"hooks_path_scope,omitempty"`
-	// outside is true when this repository's own core.hooksPath names a
-	// directory outside it (a team's, a dotfiles'): other repositories
-	// may run their hooks from it.
+	// outside is true when this repository's own core.hooksPath, or the
+	// link its hooks directory is, names a directory outside it (a team's,
+	// a dotfiles'): other repositories may run their hooks from it.
 	outside bool
 	// Owner is whose hook git runs (OwnerQueen, OwnerHusky, ...; "" when
 	// there is none), and RunsQueen whether git-queen's check runs in it,
@@ -122,7 +122,7 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
-	h.outside = h.HooksPath != "" && !h.globalHooksPath() && !r.holds(dir)
+	h.outside = !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
 	} else if h.HooksPath != "" && r.huskyNotGenerated(dir, err == nil) {

@@ -137,8 +137,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	if h.globalHooksPath() && c.Status != OK {
 		c.Message += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
 	} else if h.outside && c.Status != OK {
-		c.Message += fmt.Sprintf(" (core.hooksPath (%s config) is %s, outside this repository; init needs --force)",
-			cmp.Or(h.HooksPathScope, "local"), r.shown(filepath.Dir(h.Path)))
+		c.Message += " (" + h.hooksDirIs(r.shown(filepath.Dir(h.Path))) + ", outside this repository; init needs --force)"
 	}
 	return c
 }

@@ -52,3 +52,40 @@ func TestHookChainsALinkThatLeadsNowhereYet(t *testing.T) {
 		t.Fatalf("uninstall did not put the link back: %q %v", got, err)
 	}
 }
+
+// A .git/hooks that is a link to a directory outside the repository (the
+// way to share hooks before core.hooksPath) is other repositories' too:
+// init installs there only with --force, as where core.hooksPath names
+// such a directory, and says why. It wrote its shims there without a word,
+// and every repository sharing the directory ran them.
+func TestHookRefusesAHooksLinkOutsideTheRepository(t *testing.T) {
+	r := newRepo(t)
+	shared := t.TempDir()
+	dir := filepath.Join(r.GitDir, "hooks")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, dir); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(shared) // macOS's /var is /private/var
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.InstallHook(false, nil)
+	if err == nil || !strings.Contains(err.Error(), "git's hooks directory is a link to "+real+", outside this repository") {
+		t.Fatalf("install without --force: %v", err)
+	}
+	if entries, _ := os.ReadDir(shared); len(entries) != 0 {
+		t.Fatalf("install without --force wrote into the shared directory: %v", entries)
+	}
+	if c := r.checkHook("pre-commit", Options{}); c.Status == OK || !strings.Contains(c.Message, "outside this repository; init needs --force") {
+		t.Errorf("doctor: %+v", c)
+	}
+	if _, err := r.InstallHook(true, nil); err != nil {
+		t.Fatalf("install with --force: %v", err)
+	}
+	if got := read(t, filepath.Join(shared, "pre-commit")); got != string(hooks.PreCommit) {
+		t.Fatalf("install with --force: %q", got)
+	}
+}

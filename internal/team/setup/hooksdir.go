@@ -30,10 +30,18 @@ func (h *Hook) sharedHooksPath() string {
 	case h.globalHooksPath():
 		return fmt.Sprintf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository", h.HooksPathScope, h.HooksPath)
 	case h.outside:
-		return fmt.Sprintf("core.hooksPath (%s config) is %s, outside this repository: a hook there runs for every repository that uses that directory",
-			cmp.Or(h.HooksPathScope, "local"), filepath.Dir(h.Path))
+		return h.hooksDirIs(filepath.Dir(h.Path)) + ", outside this repository: a hook there runs for every repository that uses that directory"
 	}
 	return ""
+}
+
+// hooksDirIs says what makes shown, h's directory, where git looks for the
+// hooks: core.hooksPath, or git's own hooks directory being a link.
+func (h *Hook) hooksDirIs(shown string) string {
+	if h.HooksPath == "" {
+		return "git's hooks directory is a link to " + shown
+	}
+	return fmt.Sprintf("core.hooksPath (%s config) is %s", cmp.Or(h.HooksPathScope, "local"), shown)
 }
 
 // holds says whether dir is in this repository: one of its worktrees (the
