@@ -49,7 +49,8 @@ func TestShimsStopAtAChainedHooksSetE(t *testing.T) {
 // git showed it: a bash script that runs the scripts of its directory's
 // NAME.d/ (basename "$0", dirname "$0") still runs them; run as a program
 // it took itself for NAME.queen-chained, found no such directory and let
-// every commit and push through. A symbolic link to a script of the hook's
+// every commit and push through; one that runs only when not sourced
+// (BASH_SOURCE is $0) still runs. A symbolic link to a script of the hook's
 // name (.git/hooks/pre-commit -> ../../tools/pre-commit) still finds its
 // files through the link (readlink -f "$0"); sourced with the shim's $0, it
 // looked for them beside the shim and failed every commit and push. A link
@@ -71,6 +72,11 @@ func TestShimsRunAChainedHookAsGitRanIt(t *testing.T) {
 				writeFile(t, filepath.Join(hooksDir, name+".d", "lint"), "#!/bin/sh\necho lint refuses >&2\nexit 9\n")
 				if got, stderr := runShim(t, sh, dir, filepath.Join("hooks", name), bin); got != 9 || !strings.Contains(stderr, "lint refuses") {
 					t.Errorf("%s %s, chained bash hook that runs %s.d/: exit %d, want 9; stderr:\n%s", sh, name, name, got, stderr)
+				}
+				writeFile(t, filepath.Join(hooksDir, name+ChainedSuffix), "#!/bin/bash\nmain() { echo main ran >&2; exit 5; }\n"+
+					"[[ \"${BASH_SOURCE[0]}\" == \"$0\" ]] && main \"$@\"\n")
+				if got, stderr := runShim(t, sh, dir, filepath.Join("hooks", name), bin); got != 5 || !strings.Contains(stderr, "main ran") {
+					t.Errorf("%s %s, chained bash hook that runs main when not sourced: exit %d, want 5; stderr:\n%s", sh, name, got, stderr)
 				}
 			}
 			writeFile(t, filepath.Join(tools, "lib.sh"), "echo found lib.sh >&2\n")
