@@ -114,14 +114,17 @@ func (r *Repo) Hooks(getenv func(string) string) []*Hook {
 // What lefthook's hook runs depends on the environment getenv reads, as
 // it does for the hooks git runs there (LEFTHOOK_CONFIG); nil reads none.
 func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, error) {
-	dir, err := r.HooksDir()
-	if err != nil {
-		return nil, err
-	}
-	h := &Hook{Name: name, Path: filepath.Join(dir, name), Guards: HookGuards[name]}
+	h := &Hook{Name: name, Guards: HookGuards[name]}
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
+	dir, err := r.HooksDir()
+	if err != nil && r.hooksPathThroughAFile(h.HooksPath) {
+		return nil, hooksDirNotADirectory(dir, h)
+	} else if err != nil {
+		return nil, err
+	}
+	h.Path = filepath.Join(dir, name)
 	h.outside = !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)

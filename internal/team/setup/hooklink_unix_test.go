@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/git-queen/git-queen/hooks"
+	"github.com/git-queen/git-queen/internal/testgit"
 )
 
 // A hook that is a link to what is not there yet (into node_modules before
@@ -87,5 +88,20 @@ func TestHookRefusesAHooksLinkOutsideTheRepository(t *testing.T) {
 	}
 	if got := read(t, filepath.Join(shared, "pre-commit")); got != string(hooks.PreCommit) {
 		t.Fatalf("install with --force: %q", got)
+	}
+}
+
+// core.hooksPath=.git/hooks (left by the advice to undo husky) is read
+// from each worktree's top, and in a linked worktree .git is a file: git
+// runs no hook there. init and doctor say so in core.hooksPath's words,
+// and what to do, not in git's ("Invalid path ...: Not a directory").
+func TestHooksPathThroughALinkedWorktreesGitFile(t *testing.T) {
+	r := newRepo(t)
+	testgit.Run(t, r.TopLevel, "config", "core.hooksPath", ".git/hooks")
+	wt := filepath.Join(t.TempDir(), "wt")
+	testgit.Run(t, r.TopLevel, "worktree", "add", "-q", wt, "-b", "bob")
+	_, err := newRepoAt(t, wt).HookInfoFor("pre-commit", nil)
+	if err == nil || !strings.Contains(err.Error(), "core.hooksPath (local config) is .git/hooks, which is not a directory") {
+		t.Fatalf("%v", err)
 	}
 }

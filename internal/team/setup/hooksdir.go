@@ -2,11 +2,13 @@ package setup
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -100,6 +102,20 @@ func huskyNotGeneratedError(hooksPath string, exists bool) error {
 	}
 	return fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
 		"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", hooksPath)
+}
+
+// hooksPathThroughAFile says whether core.hooksPath (hooksPath) names a
+// path through a file, which git refuses to look up: .git/hooks, read from
+// a linked worktree's top, where .git is a file.
+func (r *Repo) hooksPathThroughAFile(hooksPath string) bool {
+	if hooksPath == "" {
+		return false
+	}
+	if !filepath.IsAbs(hooksPath) {
+		hooksPath = filepath.Join(r.TopLevel, hooksPath)
+	}
+	_, err := os.Stat(hooksPath)
+	return errors.Is(err, syscall.ENOTDIR)
 }
 
 // hooksDirNotADirectory says that git looks for hooks in dir, which is no
