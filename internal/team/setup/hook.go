@@ -78,8 +78,9 @@ type Hook struct {
 	// larger than doctor reads (managerConfig), which it did not read.
 	tooLarge string
 	// LFS, for pre-push in a repository that stores Git LFS objects, says
-	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
-	// "git-queen" (our shim, since nothing else does).
+	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours),
+	// "git-queen" (our shim, since nothing else does), "itself" (the team's
+	// script) or "none" (the team's script, where nothing else can).
 	LFS string `json:"lfs,omitempty"`
 	// scriptLFS, for pre-push, is true where the script git-queen's line
 	// goes in (husky's .husky/pre-push, or the hook itself) runs `git lfs
@@ -247,11 +248,15 @@ func (h *Hook) Instruction() string {
 }
 
 // line is the line that has a script of h's name run git-queen's check
-// (TrackedLine), or, where the script runs Git LFS's pre-push, the line to
-// put in place of LFS's, which gives each its copy of git's refs.
+// (TrackedLine), or, where the script runs Git LFS's pre-push or is the one
+// place it can run, the line that runs both, each with its copy of git's
+// refs.
 func (h *Hook) line() string {
-	if h.scriptLFS {
+	switch {
+	case h.scriptLFS:
 		return SharedRefsLine + " (in place of its git lfs pre-push line: " + refsOnce + ")"
+	case h.LFS == "none":
+		return SharedRefsLine + " (" + lfsNone + ")"
 	}
 	return TrackedLine(h.Name)
 }

@@ -190,6 +190,10 @@ func (r *Repo) lfsNote(c *Check, h *Hook) {
 		c.Message += "; this repository keeps Git LFS objects, and the hook runs `git lfs pre-push` itself, as LFS's would"
 	case "itself":
 		c.Message += "; it runs Git LFS's pre-push"
+	case "none":
+		c.warnOnly("; but this repository keeps Git LFS objects, and nothing runs `git lfs pre-push`, " + h.AddTo +
+			" included: a push leaves them behind; put in its place: " + SharedRefsLine)
+		return
 	default:
 		return
 	}
