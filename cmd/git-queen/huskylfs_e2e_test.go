@@ -21,10 +21,7 @@ import (
 // each command its copy, and with it the check refuses a held push and
 // LFS uploads a free one's object.
 func TestHuskyPrePushBesideGitLFS(t *testing.T) {
-	needTool(t, "git-lfs")
-	husky := npmTool(t, "husky")
-	repo, remote := hookRepo(t)
-	mustSh(t, repo, husky+" && git lfs install --skip-repo && git lfs track '*.bin'")
+	repo, remote, _ := huskyLFSRepo(t)
 	lfsLine := `git lfs pre-push "$@"`
 	testgit.Write(t, repo, ".husky/pre-push", lfsLine+"\n")
 	mustSh(t, repo, "git add -A && git commit -q -m lfs && git push -q origin main")
@@ -81,10 +78,7 @@ func TestHuskyPrePushBesideGitLFS(t *testing.T) {
 // add git-queen's lines to .husky/_/NAME; it says to have husky generate
 // its directory, after which the scripts in .husky/ guard the worktree.
 func TestHuskyLinkedWorktreeWithGitLFS(t *testing.T) {
-	needTool(t, "git-lfs")
-	husky := npmTool(t, "husky")
-	repo, _ := hookRepo(t)
-	mustSh(t, repo, husky+" && git lfs install --skip-repo && git lfs track '*.bin'")
+	repo, _, husky := huskyLFSRepo(t)
 	for _, name := range []string{"pre-commit", "pre-merge-commit"} {
 		testgit.Write(t, repo, ".husky/"+name, setup.TrackedLine(name)+"\n")
 	}
@@ -110,4 +104,45 @@ func TestHuskyLinkedWorktreeWithGitLFS(t *testing.T) {
 		t.Fatalf("init once husky generated its directory: %s", out)
 	}
 	guardsEveryRoute(t, wt)
+}
+
+// TestHuskyPrePushThatRunsNoGitLFS: in a repository that keeps Git LFS
+// objects, git runs husky's hooks and not LFS's, so .husky/pre-push is the
+// one place LFS's pre-push can run. init said to add git-queen's line alone
+// to it, and doctor was ok with that line, while every push left its LFS
+// objects behind. init now gives the line that runs both, each with its
+// copy of git's refs, and doctor warns where the script runs git-queen
+// without LFS.
+func TestHuskyPrePushThatRunsNoGitLFS(t *testing.T) {
+	repo, remote, _ := huskyLFSRepo(t)
+	writeBlob(t, repo, "first.bin")
+	mustSh(t, repo, "git add -A && git commit -q --no-verify -m lfs")
+	out, ok := queenInit(t, repo)
+	if ok || !strings.Contains(out, ".husky/pre-push: "+setup.SharedRefsLine+" (this repository keeps Git LFS objects") {
+		t.Fatalf("init: ok=%v\n%s", ok, out)
+	}
+	testgit.Write(t, repo, ".husky/pre-push", setup.TrackedLine("pre-push")+"\n")
+	doctor := gitQueen(t, repo, "", "doctor").stdout
+	if !regexp.MustCompile("(?m)^warn +pre-push +husky's hook runs git-queen .*; but this repository keeps Git LFS objects, and nothing runs `git lfs pre-push`, \\.husky/pre-push included: a push leaves them behind").MatchString(doctor) {
+		t.Fatalf("doctor with git-queen's line alone:\n%s", doctor)
+	}
+	testgit.Write(t, repo, ".husky/pre-push", setup.SharedRefsLine+"\n")
+	if doctor := gitQueen(t, repo, "", "doctor").stdout; !regexp.MustCompile(`(?m)^ok +pre-push +husky's hook runs git-queen .*; it runs Git LFS's pre-push`).MatchString(doctor) {
+		t.Fatalf("doctor with init's line:\n%s", doctor)
+	}
+	free := writeBlob(t, repo, "free.bin")
+	mustSh(t, repo, "git add -A && git commit -q --no-verify -m free && git push -q origin main")
+	if _, err := os.Stat(lfsObject(remote.Dir, free)); err != nil {
+		t.Fatalf("the LFS object is not on the remote after the push: %v", err)
+	}
+}
+
+// huskyLFSRepo is a repository with husky's hooks, Git LFS tracking *.bin,
+// and a remote, with husky's command; it skips the test without them.
+func huskyLFSRepo(t *testing.T) (repo string, remote testgit.Remote, husky string) {
+	needTool(t, "git-lfs")
+	husky = npmTool(t, "husky")
+	repo, remote = hookRepo(t)
+	mustSh(t, repo, husky+" && git lfs install --skip-repo && git lfs track '*.bin'")
+	return repo, remote, husky
 }

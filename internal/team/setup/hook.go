@@ -45,9 +45,9 @@ type Hook struct {
 	// when it is set.
 	HooksPath      string `json:"hooks_path,omitempty"`
 	HooksPathScope string `json:"hooks_path_scope,omitempty"`
-	// outside is true when this repository's own core.hooksPath names a
-	// directory outside it (a team's, a dotfiles'): other repositories
-	// may run their hooks from it.
+	// outside is true when this repository's own core.hooksPath, or the
+	// link its hooks directory is, names a directory outside it (a team's,
+	// a dotfiles'): other repositories may run their hooks from it.
 	outside bool
 	// Owner is whose hook git runs (OwnerQueen, OwnerHusky, ...; "" when
 	// there is none), and RunsQueen whether git-queen's check runs in it,
@@ -78,8 +78,9 @@ type Hook struct {
 	// larger than doctor reads (managerConfig), which it did not read.
 	tooLarge string
 	// LFS, for pre-push in a repository that stores Git LFS objects, says
-	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours) or
-	// "git-queen" (our shim, since nothing else does).
+	// what runs `git lfs pre-push`: "chained" (LFS's hook, after ours),
+	// "git-queen" (our shim, since nothing else does), "itself" (the team's
+	// script) or "none" (the team's script, where nothing else can).
 	LFS string `json:"lfs,omitempty"`
 	// scriptLFS, for pre-push, is true where the script git-queen's line
 	// goes in (husky's .husky/pre-push, or the hook itself) runs `git lfs
@@ -114,24 +115,32 @@ func (r *Repo) Hooks(getenv func(string) string) []*Hook {
 // What lefthook's hook runs depends on the environment getenv reads, as
 // it does for the hooks git runs there (LEFTHOOK_CONFIG); nil reads none.
 func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, error) {
-	dir, err := r.HooksDir()
-	if err != nil {
-		return nil, err
-	}
-	h := &Hook{Name: name, Path: filepath.Join(dir, name), Guards: HookGuards[name]}
+	h := &Hook{Name: name, Guards: HookGuards[name]}
 	cfg := r.ReadConfig()
 	h.HooksPath, _ = cfg.Get("core.hooksPath")
 	h.HooksPath, h.HooksPathScope = strings.TrimSpace(h.HooksPath), string(cfg.Scope("core.hooksPath"))
-	h.outside = h.HooksPath != "" && !h.globalHooksPath() && !r.holds(dir)
+	dir, err := r.HooksDir()
+	if err != nil && r.hooksPathThroughAFile(h.HooksPath) {
+		return nil, hooksDirNotADirectory(dir, h)
+	} else if err != nil {
+		return nil, err
+	}
+	h.Path = filepath.Join(dir, name)
+	h.outside = !h.globalHooksPath() && !r.holds(dir)
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
 		return nil, hooksDirNotADirectory(dir, h)
 	} else if h.HooksPath != "" && r.huskyNotGenerated(dir, err == nil) {
 		return nil, huskyNotGeneratedError(h.HooksPath, err == nil)
 	}
 	data, err := readHead(h.Path)
+	_, lerr := os.Lstat(h.Path)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(lerr, os.ErrNotExist):
 		h.State = HookMissing
+	case errors.Is(err, os.ErrNotExist):
+		// A link that leads nowhere yet (into node_modules before npm
+		// install): git runs nothing, but it is someone's hook, to chain.
+		h.State = HookForeign
 	case err != nil:
 		return nil, fmt.Errorf("read the %s hook: %w", name, err)
 	case bytes.Equal(data, hooks.Shim(name)):
@@ -146,7 +155,7 @@ func (r *Repo) HookInfoFor(name string, getenv func(string) string) (*Hook, erro
 	if info, err := os.Stat(h.Path); err == nil {
 		h.Executable = gitRuns(info, data)
 	}
-	if _, err := os.Stat(h.Path + hooks.ChainedSuffix); err == nil {
+	if _, err := os.Lstat(h.Path + hooks.ChainedSuffix); err == nil {
 		h.Chained = h.Path + hooks.ChainedSuffix
 	}
 	r.owner(h, data, getenv)
@@ -239,11 +248,15 @@ func (h *Hook) Instruction() string {
 }
 
 // line is the line that has a script of h's name run git-queen's check
-// (TrackedLine), or, where the script runs Git LFS's pre-push, the line to
-// put in place of LFS's, which gives each its copy of git's refs.
+// (TrackedLine), or, where the script runs Git LFS's pre-push or is the one
+// place it can run, the line that runs both, each with its copy of git's
+// refs.
 func (h *Hook) line() string {
-	if h.scriptLFS {
+	switch {
+	case h.scriptLFS:
 		return SharedRefsLine + " (in place of its git lfs pre-push line: " + refsOnce + ")"
+	case h.LFS == "none":
+		return SharedRefsLine + " (" + lfsNone + ")"
 	}
 	return TrackedLine(h.Name)
 }

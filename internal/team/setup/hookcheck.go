@@ -137,8 +137,7 @@ func (r *Repo) checkHook(name string, o Options) Check {
 	if h.globalHooksPath() && c.Status != OK {
 		c.Message += fmt.Sprintf(" (core.hooksPath is set in your %s config: %s; init needs --force)", h.HooksPathScope, h.HooksPath)
 	} else if h.outside && c.Status != OK {
-		c.Message += fmt.Sprintf(" (core.hooksPath (%s config) is %s, outside this repository; init needs --force)",
-			cmp.Or(h.HooksPathScope, "local"), r.shown(filepath.Dir(h.Path)))
+		c.Message += " (" + h.hooksDirIs(r.shown(filepath.Dir(h.Path))) + ", outside this repository; init needs --force)"
 	}
 	return c
 }
@@ -191,6 +190,10 @@ func (r *Repo) lfsNote(c *Check, h *Hook) {
 		c.Message += "; this repository keeps Git LFS objects, and the hook runs `git lfs pre-push` itself, as LFS's would"
 	case "itself":
 		c.Message += "; it runs Git LFS's pre-push"
+	case "none":
+		c.warnOnly("; but this repository keeps Git LFS objects, and nothing runs `git lfs pre-push`, " + h.AddTo +
+			" included: a push leaves them behind; put in its place: " + SharedRefsLine)
+		return
 	default:
 		return
 	}
@@ -231,8 +234,12 @@ func (r *Repo) checkHookSpeed() Check {
 // only then), so one that is not is kept as inert as it was, and said so.
 func (r *Repo) chainedRuns(path string) string {
 	name := filepath.Base(path)
-	if info, err := os.Stat(path); err == nil && info.Mode()&0o111 != 0 {
+	info, err := os.Stat(path)
+	if err == nil && info.Mode()&0o111 != 0 {
 		return "; then it runs " + name + ", the hook that was there before"
+	} else if link, lerr := os.Readlink(path); errors.Is(err, os.ErrNotExist) && lerr == nil {
+		return fmt.Sprintf("; %s, the hook that was there before, is a link to %s, which does not exist: "+
+			"it runs once that does (git did not run it either)", name, link)
 	}
 	return fmt.Sprintf("; %s, the hook that was there before, is not executable, so it does not run (nor did git run it); "+
 		"chmod +x %s to have it run", name, r.shown(path))

@@ -2,11 +2,13 @@ package setup
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/git-queen/git-queen/internal/base/links"
 	"github.com/git-queen/git-queen/internal/gitrepo"
@@ -30,10 +32,18 @@ func (h *Hook) sharedHooksPath() string {
 	case h.globalHooksPath():
 		return fmt.Sprintf("core.hooksPath is set in your %s git config (%s): a hook there runs for every repository", h.HooksPathScope, h.HooksPath)
 	case h.outside:
-		return fmt.Sprintf("core.hooksPath (%s config) is %s, outside this repository: a hook there runs for every repository that uses that directory",
-			cmp.Or(h.HooksPathScope, "local"), filepath.Dir(h.Path))
+		return h.hooksDirIs(filepath.Dir(h.Path)) + ", outside this repository: a hook there runs for every repository that uses that directory"
 	}
 	return ""
+}
+
+// hooksDirIs says what makes shown, h's directory, where git looks for the
+// hooks: core.hooksPath, or git's own hooks directory being a link.
+func (h *Hook) hooksDirIs(shown string) string {
+	if h.HooksPath == "" {
+		return "git's hooks directory is a link to " + shown
+	}
+	return fmt.Sprintf("core.hooksPath (%s config) is %s", cmp.Or(h.HooksPathScope, "local"), shown)
 }
 
 // holds says whether dir is in this repository: one of its worktrees (the
@@ -92,6 +102,20 @@ func huskyNotGeneratedError(hooksPath string, exists bool) error {
 	}
 	return fmt.Errorf("core.hooksPath is %s, husky's generated directory, which this worktree lacks: git runs no hooks here, "+
 		"git-queen's included; have husky generate it (npx husky, or npm install), then git queen init", hooksPath)
+}
+
+// hooksPathThroughAFile says whether core.hooksPath (hooksPath) names a
+// path through a file, which git refuses to look up: .git/hooks, read from
+// a linked worktree's top, where .git is a file.
+func (r *Repo) hooksPathThroughAFile(hooksPath string) bool {
+	if hooksPath == "" {
+		return false
+	}
+	if !filepath.IsAbs(hooksPath) {
+		hooksPath = filepath.Join(r.TopLevel, hooksPath)
+	}
+	_, err := os.Stat(hooksPath)
+	return errors.Is(err, syscall.ENOTDIR)
 }
 
 // hooksDirNotADirectory says that git looks for hooks in dir, which is no

@@ -38,6 +38,9 @@ func (r *Repo) lfsRunner(h *Hook) string {
 		if h.scriptLFS {
 			return "itself"
 		}
+		if h.Owner == OwnerHusky || h.Owner == OwnerOther && h.Managed != "" {
+			return "none" // the team's script, the one place it can run, does not
+		}
 		return "" // a manager's: its configuration says
 	}
 	if h.Chained != "" {
@@ -118,6 +121,10 @@ func (r *Repo) lfsBeside(h *Hook, did string) (string, error) {
 // LFS, each its copy.
 const SharedRefsLine = `input=$(cat); if git config merge.queen.driver >/dev/null; then printf '%s\n' "$input" | git-queen hook pre-push "$@" || exit $?; fi; ` +
 	`printf '%s\n' "$input" | git lfs pre-push "$@"`
+
+// lfsNone says why SharedRefsLine goes in a team's pre-push script that
+// does not run LFS's pre-push.
+const lfsNone = "this repository keeps Git LFS objects, and nothing else runs LFS's pre-push"
 
 // refsOnce says why SharedRefsLine gives each command its copy.
 const refsOnce = "git gives the hook the refs being pushed on stdin once, and each command reads them all"
