@@ -22,7 +22,7 @@ import (
 // other version, no I/O. The rules, by slug:
 //
 //   - size: the line is at most MaxLineBytes.
-//   - json, key, required, type, time: one JSON object; each field named
+//   - json, key, required, type, time: one JSON object, in UTF-8; each field named
 //     once and spelled exactly (encoding/json would also read "Droid" or
 //     "\u017ftatus" as droid and status, and a reader that did would
 //     disagree with one that did not); the fields every version has
@@ -132,6 +132,9 @@ func (v *version) check(file string, line []byte) *RuleError {
 	}
 	if e := v.checkCommon(kind); e != nil {
 		return e
+	}
+	if !utf8.Valid(line) { // validate and the pre-commit hook refuse it in an export
+		return v.fail(RuleJSON, func() string { return "the line is not valid UTF-8, as JSON text must be" })
 	}
 	switch kind {
 	case messageKind:
