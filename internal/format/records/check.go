@@ -35,8 +35,8 @@ import (
 //   - id: the log's prefix (qm-, qa-, qr-) and a 26-character ULID, as
 //     git-queen and QueenBee (seed 002) both mint them; nothing else.
 //   - droid: from, to, droid, updated_by, assigned_by and previous_droid
-//     pass ValidateDroid; to may also be Broadcast (a QueenBee log may
-//     hold one; it reaches no inbox). "human" and "queen" are valid names.
+//     pass ValidateDroid (so to is never Broadcast, which seed 002 does
+//     not know and validate refuses). "human" and "queen" are valid names.
 //   - subject, importance, status, issue, reference, reason: a subject of
 //     at most MaxSubject characters on one line; an importance of
 //     Importances; a status the record type defines; issue ids that pass
@@ -430,10 +430,8 @@ func (v *version) checkCommon(k *logKind) *RuleError {
 
 func checkMessage(v *version) *RuleError {
 	id := v.str[fID]
-	if to := v.str[fTo]; to != Broadcast {
-		if err := ValidateDroid(to); err != nil {
-			return v.fail(RuleDroid, func() string { return fmt.Sprintf("message %s: to: %v", id, err) })
-		}
+	if err := ValidateDroid(v.str[fTo]); err != nil { // @all too: seed 002's to is one droid, as validate holds an export to
+		return v.fail(RuleDroid, func() string { return fmt.Sprintf("message %s: to: %v", id, err) })
 	}
 	subject := v.str[fSubject]
 	if n := utf8.RuneCountInString(subject); n > MaxSubject {
