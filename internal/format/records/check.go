@@ -31,7 +31,8 @@ import (
 //     issue_id, droid, assigned_by, status; reservations: id, created_at,
 //     expires_at, pattern, droid, status, exclusive); strings, booleans
 //     and times (RFC 3339 in UTC, as ParseUTC reads) where they belong, null
-//     only for an optional field; updated_at not before created_at.
+//     only for an optional field other than updated_at and deleted;
+//     updated_at not before created_at.
 //   - id: the log's prefix (qm-, qa-, qr-) and a 26-character ULID, as
 //     git-queen and QueenBee (seed 002) both mint them; nothing else.
 //   - droid: from, to, droid, updated_by, assigned_by and previous_droid
@@ -346,8 +347,11 @@ func (v *version) read(k *logKind, line []byte) *RuleError {
 func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 	name := fieldNames[f]
 	if string(value) == "null" {
-		if slices.Index(k.fields, f) < k.required {
+		switch {
+		case slices.Index(k.fields, f) < k.required:
 			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is null; a %s always has one", name, k.name) })
+		case f == fUpdatedAt || f == fDeleted: // as validate: seed 002 gives no null there
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is null; a %s has one or leaves it out", name, k.name) })
 		}
 		return nil
 	}
@@ -447,7 +451,7 @@ func checkMessage(v *version) *RuleError {
 			return fmt.Sprintf("message %s: importance %s is not one of %s", id, quote(v.str[fImportance]), strings.Join(Importances, ", "))
 		})
 	}
-	if r := v.str[fReplyTo]; r != "" {
+	if r := v.str[fReplyTo]; v.has[fReplyTo] {
 		if prefix, _, err := ids.Parse(r); prefix != ids.MessagePrefix || err != nil {
 			return v.fail(RuleReference, func() string { return fmt.Sprintf("message %s: reply_to %s is not a message id", id, quote(r)) })
 		}

@@ -17,13 +17,17 @@ import (
 // TestWhatASyncTakesExportsValid: a version a sync takes from the remote
 // is one that export can write where validate and the pre-commit hook
 // read it. A pushed message holding a byte that is not UTF-8, or addressed
-// to @all (a group address: seed 002's to is one droid), was taken, and
+// to @all (a group address: seed 002's to is one droid), or with a null
+// where the seed has none or an empty reply_to, was taken, and
 // every clone that synced then wrote it into .beads/ with export, whose
 // commit the hook refused for as long as the store held it.
 func TestWhatASyncTakesExportsValid(t *testing.T) {
 	for _, tt := range []struct{ name, old, new string }{
 		{"a byte that is not UTF-8", `"body":"`, "\"body\":\"\xff"},
 		{"a message to @all", `"to":"bob"`, `"to":"@all"`},
+		{"an updated_at of null", `"updated_at":"`, `"updated_at":null,"at":"`},
+		{"a deleted of null", `"read":false`, `"read":false,"deleted":null`},
+		{"an empty reply_to", `"read":false`, `"read":false,"reply_to":""`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRemote(t)
