@@ -22,7 +22,7 @@ import (
 // other version, no I/O. The rules, by slug:
 //
 //   - size: the line is at most MaxLineBytes.
-//   - json, key, required, type, time: one JSON object; each field named
+//   - json, key, required, type, time: one JSON object, in UTF-8; each field named
 //     once and spelled exactly (encoding/json would also read "Droid" or
 //     "\u017ftatus" as droid and status, and a reader that did would
 //     disagree with one that did not); the fields every version has
@@ -31,12 +31,13 @@ import (
 //     issue_id, droid, assigned_by, status; reservations: id, created_at,
 //     expires_at, pattern, droid, status, exclusive); strings, booleans
 //     and times (RFC 3339 in UTC, as ParseUTC reads) where they belong, null
-//     only for an optional field; updated_at not before created_at.
+//     only for an optional field other than updated_at and deleted;
+//     updated_at not before created_at.
 //   - id: the log's prefix (qm-, qa-, qr-) and a 26-character ULID, as
 //     git-queen and QueenBee (seed 002) both mint them; nothing else.
 //   - droid: from, to, droid, updated_by, assigned_by and previous_droid
-//     pass ValidateDroid; to may also be Broadcast (a QueenBee log may
-//     hold one; it reaches no inbox). "human" and "queen" are valid names.
+//     pass ValidateDroid (so to is never Broadcast, which seed 002 does
+//     not know and validate refuses). "human" and "queen" are valid names.
 //   - subject, importance, status, issue, reference, reason: a subject of
 //     at most MaxSubject characters on one line; an importance of
 //     Importances; a status the record type defines; issue ids that pass
@@ -132,6 +133,9 @@ func (v *version) check(file string, line []byte) *RuleError {
 	}
 	if e := v.checkCommon(kind); e != nil {
 		return e
+	}
+	if !utf8.Valid(line) { // validate and the pre-commit hook refuse it in an export
+		return v.fail(RuleJSON, func() string { return "the line is not valid UTF-8, as JSON text must be" })
 	}
 	switch kind {
 	case messageKind:
@@ -343,8 +347,11 @@ func (v *version) read(k *logKind, line []byte) *RuleError {
 func (v *version) set(k *logKind, f int, value []byte) *RuleError {
 	name := fieldNames[f]
 	if string(value) == "null" {
-		if slices.Index(k.fields, f) < k.required {
+		switch {
+		case slices.Index(k.fields, f) < k.required:
 			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is null; a %s always has one", name, k.name) })
+		case f == fUpdatedAt || f == fDeleted: // as validate: seed 002 gives no null there
+			return v.fail(RuleType, func() string { return fmt.Sprintf("%s is null; a %s has one or leaves it out", name, k.name) })
 		}
 		return nil
 	}
@@ -427,10 +434,8 @@ func (v *version) checkCommon(k *logKind) *RuleError {
 
 func checkMessage(v *version) *RuleError {
 	id := v.str[fID]
-	if to := v.str[fTo]; to != Broadcast {
-		if err := ValidateDroid(to); err != nil {
-			return v.fail(RuleDroid, func() string { return fmt.Sprintf("message %s: to: %v", id, err) })
-		}
+	if err := ValidateDroid(v.str[fTo]); err != nil { // @all too: seed 002's to is one droid, as validate holds an export to
+		return v.fail(RuleDroid, func() string { return fmt.Sprintf("message %s: to: %v", id, err) })
 	}
 	subject := v.str[fSubject]
 	if n := utf8.RuneCountInString(subject); n > MaxSubject {
@@ -446,7 +451,7 @@ func checkMessage(v *version) *RuleError {
 			return fmt.Sprintf("message %s: importance %s is not one of %s", id, quote(v.str[fImportance]), strings.Join(Importances, ", "))
 		})
 	}
-	if r := v.str[fReplyTo]; r != "" {
+	if r := v.str[fReplyTo]; v.has[fReplyTo] {
 		if prefix, _, err := ids.Parse(r); prefix != ids.MessagePrefix || err != nil {
 			return v.fail(RuleReference, func() string { return fmt.Sprintf("message %s: reply_to %s is not a message id", id, quote(r)) })
 		}

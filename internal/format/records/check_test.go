@@ -167,7 +167,7 @@ func TestCheckVersion(t *testing.T) {
 		// droid
 		{"droid: empty from", MessagesFile, build(baseMessage, set("from", q("")), set("updated_by", q("bob"))), RuleDroid},
 		{"droid: from like a flag", MessagesFile, build(baseMessage, set("from", q("-x")), del("updated_by")), RuleDroid},
-		{"droid: to @all", MessagesFile, build(baseMessage, set("to", q("@all"))), ""},
+		{"droid: to @all", MessagesFile, build(baseMessage, set("to", q("@all"))), RuleDroid},
 		{"droid: to another group", MessagesFile, build(baseMessage, set("to", q("@team"))), RuleDroid},
 		{"droid: a space", ReservationsFile, build(baseReservation, set("droid", q("a b")), del("updated_by")), RuleDroid},
 		{"droid: a bell in updated_by", ReservationsFile, build(baseReservation, set("updated_by", q("ann\a"))), RuleDroid},

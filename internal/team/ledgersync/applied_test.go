@@ -130,10 +130,14 @@ func TestVetReadsWhatVersionOfReads(t *testing.T) {
 		[]byte(`{` + base + `,"updated_at":"2026-11-04T10:00:00Z","released_at":"2026-11-09T00:00:00Z"}`),
 		[]byte(`{` + base + `,"released_at":"2026-11-09T00:00:00Z"}`),
 		[]byte(`{` + base + `,"read_at":"2026-11-03T00:00:00Z"}`),
-		[]byte(`{` + base + `,"updated_at":null}`),
 		[]byte(`{` + base + `}`),
 	}
 	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	// A null updated_at, which validate refuses in an export, breaks rule type.
+	if got := vet(records.MessagesFile, [][]byte{[]byte(`{` + base + `,"updated_at":null}`)}, now); len(got.valid) != 0 ||
+		len(got.broken) != 1 || got.broken[0].rule != records.RuleType {
+		t.Errorf("vet of a null updated_at: %+v", got)
+	}
 	got := vet(records.MessagesFile, lines, now)
 	if len(got.valid) != len(lines) || len(got.broken) != 0 {
 		t.Fatalf("vet found %d of %d lines valid, and broken: %+v", len(got.valid), len(lines), got.broken)

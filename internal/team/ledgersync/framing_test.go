@@ -18,7 +18,9 @@ import (
 // editor leaves; a space before the object) is set aside under the json
 // rule, as any line that is not one object from { to }: the logs refuse
 // such a line, and a join or sync that took it failed whole, every time,
-// for as long as the ledger held it.
+// for as long as the ledger held it. So is one that holds a byte that is
+// not UTF-8: it was taken, and export wrote it where validate and the
+// pre-commit hook refuse it, so the clone could no longer commit its export.
 func TestVersionsFramedOtherwiseAreSetAsideNotFatal(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -33,6 +35,7 @@ func TestVersionsFramedOtherwiseAreSetAsideNotFatal(t *testing.T) {
 		{"a space before", func(l string) string { return " " + l }, false},
 		{"a tab after", func(l string) string { return l + "\t" }, false},
 		{"a carriage return between members", func(l string) string { return strings.Replace(l, `,"`, ",\r\"", 1) }, false},
+		{"a byte that is not UTF-8", func(l string) string { return strings.Replace(l, `"body":"`, "\"body\":\"\xff", 1) }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRemote(t)
