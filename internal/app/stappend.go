@@ -23,7 +23,9 @@ const maxReplacedTries = 3
 // an event computed from the old plan (its seq, its checkpoint) behind the
 // new one, and appending to the replaced file would lose the event while
 // reporting it written. When the file was replaced, the caller writes
-// again on the new one; the append to the old file went nowhere.
+// again on the new one; the append to the old file went nowhere. A file
+// another tool appended to in place since the read (st itself, which
+// takes no lock of ours) counts as replaced, before anything is appended.
 func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteResult, replaced bool, err error) {
 	f, created, err := openStream(path, r.Change.Op == st.OpInit)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -69,6 +71,9 @@ func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteR
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", r.File, err)
+	}
+	if grown, err := f.Stat(); err != nil || grown.Size() != int64(len(data)) {
+		return nil, err == nil, err // another tool wrote to it in place (st, an editor): read it again
 	}
 	if err := appendStream(f, data, w.Lines); err != nil {
 		return nil, false, fmt.Errorf("append to %s: %w", r.File, err)

@@ -103,7 +103,7 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 				return err
 			}
 		}
-		return fmt.Errorf("%s was replaced while it was being written, %d times (a git merge, checkout or pull under way?); "+
+		return fmt.Errorf("%s was replaced or written to while it was being written, %d times (a git merge, checkout or pull, or another st, under way?); "+
 			"wait for it to finish, check 'git queen st show %s', and write again", r.File, maxReplacedTries, r.File)
 	})
 	if err == nil && r.Change.Op == st.OpInit {
