@@ -43,6 +43,7 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 				// would find every holder silent (or none).
 				return &stopAfter{r.clockErr}
 			}
+			req.Steal = slowClocks(req.Steal, r.clocks)
 			got, err := as.AssignIn(tx, req)
 			if taken, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok {
 				taken.Remote = remote

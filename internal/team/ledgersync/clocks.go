@@ -450,3 +450,39 @@ func ClockCheck(ws *workspace.Workspace, now time.Time) error {
 	}
 	return nil
 }
+
+// SlowClockError refuses a steal while another clone's clock is known to
+// run behind this one's by more than records.MaxClockSkew: a holder there
+// dates its sightings and versions that much too early, so it looks
+// silent while it works.
+type SlowClockError struct{ Peers []ClockWarning }
+
+func (e *SlowClockError) Error() string { return e.Text().String() }
+
+// Text is the refusal, in the words of the front end that shows it.
+func (e *SlowClockError) Text() wording.Text {
+	var names []string
+	for _, p := range e.Peers {
+		names = append(names, fmt.Sprintf("%s's clone %s, by at least %s", p.Writer, p.Clone, records.ShortDuration(-p.Offset)))
+	}
+	return wording.Textf("nothing was stolen: a clock runs behind this machine's (%s), so the droids there date what they do "+
+		"too early and look silent while they work; once that clock is right (NTP: timedatectl set-ntp true) and has synced, "+
+		"steal again, or take over now with %s, which tells the holder", strings.Join(names, "; "), wording.Param("force"))
+}
+
+// slowClocks is the steal check that refuses whatever check allows while
+// the clocks read show another clone's behind this one's; nil stays nil.
+func slowClocks(check func(string, time.Time) error, clocks []ClockWarning) func(string, time.Time) error {
+	var slow []ClockWarning
+	for _, w := range clocks {
+		if w.Offset < 0 && len(w.Cycle) == 0 {
+			slow = append(slow, w)
+		}
+	}
+	if check == nil || slow == nil {
+		return check
+	}
+	return func(holder string, held time.Time) error {
+		return cmp.Or(check(holder, held), error(&SlowClockError{slow}))
+	}
+}
