@@ -81,12 +81,24 @@ func (w ClockWarning) String() string {
 type ClockError struct {
 	Offset time.Duration // this clock against the others (negative: behind)
 	Peers  []ClockWarning
+	steal  string // the command of a refused steal (claim), or "": a refused grant
 }
 
 func (e *ClockError) Error() string { return e.Text().String() }
 
+// Stealing is the error refusing a steal by command (claim), which says
+// that nothing was stolen and to run command again, not reserve.
+func (e *ClockError) Stealing(command string) *ClockError {
+	c := *e
+	c.steal = command
+	return &c
+}
+
 // Text is the error's message, in the words of the front end that shows it.
 func (e *ClockError) Text() wording.Text {
+	if e.steal != "" {
+		return wording.Textf("nothing was stolen: %v", e.Reason())
+	}
 	return wording.Textf("no exclusive reservation was made: %v", e.Reason())
 }
 
@@ -104,11 +116,15 @@ func (e *ClockError) Reason() wording.Text {
 	for _, p := range e.Peers {
 		names = append(names, p.Writer)
 	}
+	why := "others would not hold the reservation for as long as it says"
+	if e.steal != "" {
+		why = "it cannot tell how long a holder has been silent"
+	}
 	return wording.Textf("this machine's clock is at least %s %s the other clones' (%s), "+
-		"more than the %s every clone tolerates, so others would not hold the reservation for as long as it says; "+
+		"more than the %s every clone tolerates, so %s; "+
 		"set the clock right (NTP: timedatectl set-ntp true), then %v and %v again; "+
 		"if it is right, those clones' commits were dated wrong, and what they showed ends a day after it was read",
-		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew), wording.Run("sync"), wording.Run("reserve"))
+		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew), why, wording.Run("sync"), wording.Run(cmp.Or(e.steal, "reserve")))
 }
 
 // cloneKey is the clone a ledger commit came from, by its committer
