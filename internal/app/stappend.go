@@ -56,11 +56,7 @@ func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteR
 	if repaired != "" {
 		fmt.Fprintf(e.Warn, "git-queen: warning: %s: %s\n", r.File, repaired)
 	}
-	change := r.Change
-	if change.Op == st.OpUpsert && change.Item.ID == "" {
-		change.Item.ID = st.NewID(data)
-	}
-	w, err := st.Append(data, change, e.Now(), r.Interval)
+	w, err := st.Append(data, r.Change, e.Now(), r.Interval)
 	if refused, ok := errors.AsType[*st.RefusedError](err); ok {
 		return nil, false, &UsageError{Command: command, Msg: fmt.Sprintf("%s: %s; nothing was written", r.File, refused.Msg)}
 	}
@@ -81,7 +77,7 @@ func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteR
 	if replaced, err = replacedSince(f, path); err != nil || replaced {
 		return nil, replaced, err
 	}
-	res = &StWriteResult{File: r.File, Op: change.Op, Seq: w.Seq, Checkpoint: w.Checkpoint, Item: w.Item, Items: w.Items}
+	res = &StWriteResult{File: r.File, Op: r.Change.Op, Seq: w.Seq, Checkpoint: w.Checkpoint, Item: w.Item, Items: w.Items}
 	if w.Item != nil {
 		res.ID = w.Item.ID
 	}

@@ -24,7 +24,7 @@ type StWriteRequest struct {
 	// Command names the st subcommand, for usage errors ("st status").
 	Command string `json:"-"`
 	// Change is the event to append. A new item (st.OpUpsert) with no id
-	// gets one (st.NewID); a comment with no author is the droid's.
+	// gets one (st.Append); a comment with no author is the droid's.
 	Change st.Change `json:"-"`
 	// Interval is the checkpoint interval; zero is
 	// st.DefaultCheckpointInterval, as the merge driver's.
