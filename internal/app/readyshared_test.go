@@ -14,7 +14,9 @@ import (
 // Two st streams that both number their items from st-001 hold two pieces
 // of work under one id, and an assignment names an id: claiming one took
 // both, and the other vanished from everyone's ready list without a word.
-// ready says so, naming both files, and --claim passes such an id by.
+// ready says so, naming both files, and --claim passes such an id by. A
+// stream that names an item after the beads issue it tracks (same id,
+// same title) holds one piece of work, and is claimed as it was.
 func TestReadyPassesByAnIdTwoStreamsHold(t *testing.T) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
@@ -47,5 +49,14 @@ func TestReadyPassesByAnIdTwoStreamsHold(t *testing.T) {
 	res, err = Ready.Run(e, ReadyRequest{Streams: []string{"x.jsonl", "y.jsonl"}})
 	if err != nil || len(res.Ready) != 2 || res.Ready[0].ID != "st-001" || res.Ready[1].ID != "st-001" {
 		t.Errorf("ready after the claim: %+v %v; want both st-001", res.Ready, err)
+	}
+	os.MkdirAll(filepath.Join(repo, ".beads"), 0o755)
+	issue := `{"id":"st-001","title":"x one","status":"open","priority":0,"issue_type":"task","created_at":"2026-11-01T00:00:00Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(repo, ".beads", "issues.jsonl"), []byte(issue), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Ready.Run(e, ReadyRequest{Streams: []string{"x.jsonl"}, Claim: true})
+	if err != nil || res.Claimed == nil || res.Claimed.Assigned.IssueID != "st-001" || len(res.Problems) > 0 {
+		t.Errorf("ready --claim of an issue a stream tracks by its id and title: %+v %+v %v", res.Claimed, res.Problems, err)
 	}
 }

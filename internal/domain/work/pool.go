@@ -165,10 +165,12 @@ func instant(text []byte) (int64, bool) {
 }
 
 // MarkShared notes, as a problem each, the ids under which more than one
-// file holds open work (two st streams that both number from st-001, an
-// st item named as a beads issue): an assignment names an id, so claiming
-// one takes them all, and the others leave every ready list unclaimed.
-// Shared then says whether id is one of them.
+// file holds open work of different titles (two st streams that both
+// number from st-001, an st item named as another beads issue): an
+// assignment names an id, so claiming one takes them all, and the others
+// leave every ready list unclaimed. A plan that names its items after the
+// issues they track (same id, same title) holds one piece of work twice,
+// and is left alone. Shared then says whether id is one of them.
 func (p *Pool) MarkShared() {
 	first := make(map[string]*entry, len(p.entries))
 	p.shared = map[string]bool{}
@@ -176,7 +178,7 @@ func (p *Pool) MarkShared() {
 		e := &p.entries[i]
 		if f, ok := first[e.id]; !ok {
 			first[e.id] = e
-		} else if f.file != e.file && !p.shared[e.id] {
+		} else if f.file != e.file && !p.shared[e.id] && f.Item().Title != e.Item().Title {
 			p.shared[e.id] = true
 			p.Problems = append(p.Problems, jsonl.Problem{File: e.file, Line: e.line, Msg: fmt.Sprintf("item %q is open in %s too, and an assignment "+
 				"names an id, so claiming either would take both, and ready does not claim it: give one of them another id", e.id, f.file)})
