@@ -155,8 +155,8 @@ func (e *Env) assign(r AssignRequest, by, me string) (*AssignResult, error) {
 	out := &AssignResult{Remote: ledgersync.ConfiguredRemote(s)}
 	if out.Remote != "" && !r.Offline {
 		err = e.assignPublished(s, me, out.Remote, req, out)
-	} else if err = ledgersync.ClockCheck(s.WS, s.Now()); err != nil && r.steal {
-		return nil, err // a steal judges silence by this clock (as an exclusive reserve holds by it)
+	} else if ce, ok := errors.AsType[*ledgersync.ClockError](ledgersync.ClockCheck(s.WS, s.Now())); ok && r.steal {
+		return nil, ce.Stealing("claim") // a steal judges silence by this clock (as an exclusive reserve holds by it)
 	} else {
 		out.Result, err = (&assignments.Store{S: s}).Assign(req)
 		out.Published = out.Remote == ""

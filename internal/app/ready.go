@@ -122,11 +122,14 @@ func (e *Env) claimFirst(s *store.Store, r ReadyRequest, pool *work.Pool, res *R
 			return failed(wording.Errorf("nothing is ready to claim (%s); see %s", res.Counts.Summary(), wording.Run("ready")))
 		}
 		first := res.Ready[0]
-		if err := records.ValidateNewIssueID(first.ID); err != nil {
+		if err := records.ValidateNewIssueID(first.ID); err != nil || pool.Shared(first.ID) {
 			// An id no assignment can name (a space, a control
 			// character, a leading dash): say so and take the next, rather than stop
-			// every droid's --claim at it.
-			res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
+			// every droid's --claim at it. An id two files hold (their
+			// problem says so) would take both.
+			if err != nil {
+				res.Problems = append(res.Problems, Problem{File: first.File, Line: first.Line, Msg: "not claimable: " + err.Error() + "; passed by"})
+			}
 			res.Ready = res.Ready[1:]
 			res.Counts.Ready--
 			continue
@@ -221,6 +224,7 @@ func (e *Env) readWork(s *store.Store, streams []string) (*work.Pool, *ReadyResu
 		pool.AddItems(items)
 		pool.Problems = append(pool.Problems, problems...)
 	}
+	pool.MarkShared()
 	res.Problems = append(res.Problems, Problems(pool.Problems)...)
 	return pool, res, nil
 }

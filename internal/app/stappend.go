@@ -23,7 +23,9 @@ const maxReplacedTries = 3
 // an event computed from the old plan (its seq, its checkpoint) behind the
 // new one, and appending to the replaced file would lose the event while
 // reporting it written. When the file was replaced, the caller writes
-// again on the new one; the append to the old file went nowhere.
+// again on the new one; the append to the old file went nowhere. A file
+// another tool appended to in place since the read (st itself, which
+// takes no lock of ours) counts as replaced, before anything is appended.
 func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteResult, replaced bool, err error) {
 	f, created, err := openStream(path, r.Change.Op == st.OpInit)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -54,11 +56,7 @@ func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteR
 	if repaired != "" {
 		fmt.Fprintf(e.Warn, "git-queen: warning: %s: %s\n", r.File, repaired)
 	}
-	change := r.Change
-	if change.Op == st.OpUpsert && change.Item.ID == "" {
-		change.Item.ID = st.NewID(data)
-	}
-	w, err := st.Append(data, change, e.Now(), r.Interval)
+	w, err := st.Append(data, r.Change, e.Now(), r.Interval)
 	if refused, ok := errors.AsType[*st.RefusedError](err); ok {
 		return nil, false, &UsageError{Command: command, Msg: fmt.Sprintf("%s: %s; nothing was written", r.File, refused.Msg)}
 	}
@@ -70,13 +68,16 @@ func (e *Env) stWriteOnce(r StWriteRequest, command, path string) (res *StWriteR
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", r.File, err)
 	}
+	if grown, err := f.Stat(); err != nil || grown.Size() != int64(len(data)) {
+		return nil, err == nil, err // another tool wrote to it in place (st, an editor): read it again
+	}
 	if err := appendStream(f, data, w.Lines); err != nil {
 		return nil, false, fmt.Errorf("append to %s: %w", r.File, err)
 	}
 	if replaced, err = replacedSince(f, path); err != nil || replaced {
 		return nil, replaced, err
 	}
-	res = &StWriteResult{File: r.File, Op: change.Op, Seq: w.Seq, Checkpoint: w.Checkpoint, Item: w.Item, Items: w.Items}
+	res = &StWriteResult{File: r.File, Op: r.Change.Op, Seq: w.Seq, Checkpoint: w.Checkpoint, Item: w.Item, Items: w.Items}
 	if w.Item != nil {
 		res.ID = w.Item.ID
 	}

@@ -39,12 +39,15 @@ func silentCheck(command, what string, s *store.Store, offline bool) (func(strin
 	return (&roster.Store{S: s}).TeamSilentCheck(what)
 }
 
-// stealRefused turns a steal refused because the holder was seen lately
-// into a ConflictError (exit 5, as any refusal by a holder); other errors
-// pass as they are.
+// stealRefused turns a steal refused because the holder was seen lately,
+// or may have been (its clock is slow), into a ConflictError (exit 5, as
+// any refusal by a holder); other errors pass as they are.
 func stealRefused(err error) error {
 	if seen, ok := errors.AsType[*roster.NotSilentError](err); ok {
 		return conflict(seen)
+	}
+	if slow, ok := errors.AsType[*ledgersync.SlowClockError](err); ok {
+		return conflict(slow)
 	}
 	return err
 }

@@ -24,7 +24,7 @@ type StWriteRequest struct {
 	// Command names the st subcommand, for usage errors ("st status").
 	Command string `json:"-"`
 	// Change is the event to append. A new item (st.OpUpsert) with no id
-	// gets one (st.NewID); a comment with no author is the droid's.
+	// gets one (st.Append); a comment with no author is the droid's.
 	Change st.Change `json:"-"`
 	// Interval is the checkpoint interval; zero is
 	// st.DefaultCheckpointInterval, as the merge driver's.
@@ -103,7 +103,7 @@ func stWrite(e *Env, r StWriteRequest) (*StWriteResult, error) {
 				return err
 			}
 		}
-		return fmt.Errorf("%s was replaced while it was being written, %d times (a git merge, checkout or pull under way?); "+
+		return fmt.Errorf("%s was replaced or written to while it was being written, %d times (a git merge, checkout or pull, or another st, under way?); "+
 			"wait for it to finish, check 'git queen st show %s', and write again", r.File, maxReplacedTries, r.File)
 	})
 	if err == nil && r.Change.Op == st.OpInit {

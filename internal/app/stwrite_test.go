@@ -140,13 +140,20 @@ func TestStWriteSetsATornTailAside(t *testing.T) {
 }
 
 // git merge (and checkout, reset, stash) writes a stream by replacing the
-// file, and takes no lock of ours. A write whose stream is replaced
-// between its read and its append must neither append an event computed
-// from the old file to the new one (a seq the new file already has, a
-// checkpoint without the merged-in items) nor report an append to the
-// old, unlinked file as done: it writes again on the new file, at its
-// watermark + 1, and the stream validates and keeps both sides.
+// file, and takes no lock of ours; st itself, or an editor, appends to it
+// in place. A write whose stream is replaced or appended to between its
+// read and its append must neither append an event computed from the old
+// file to the new one (a seq the new file already has, a checkpoint
+// without the merged-in items) nor report an append to the old, unlinked
+// file as done: it writes again on the new file, at its watermark + 1, and
+// the stream validates and keeps both sides.
 func TestStWriteFollowsAStreamReplacedUnderIt(t *testing.T) {
+	for _, inPlace := range []bool{false, true} {
+		t.Run(map[bool]string{false: "replaced", true: "appended"}[inPlace], func(t *testing.T) { testStWriteFollows(t, inPlace) })
+	}
+}
+
+func testStWriteFollows(t *testing.T, inPlace bool) {
 	testgit.Isolate(t)
 	repo := testgit.Init(t)
 	e := &Env{Dir: repo, Getenv: func(string) string { return "" }, Now: time.Now, Warn: io.Discard, Droid: "ann"}
@@ -167,6 +174,17 @@ func TestStWriteFollowsAStreamReplacedUnderIt(t *testing.T) {
 			return
 		}
 		replaced++
+		if inPlace {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err == nil {
+				_, err = f.WriteString(merged[len(before):])
+				f.Close()
+			}
+			if err != nil {
+				t.Error(err)
+			}
+			return
+		}
 		tmp := p + ".merge-tmp"
 		if err := os.WriteFile(tmp, []byte(merged), 0o644); err != nil {
 			t.Error(err)

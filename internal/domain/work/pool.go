@@ -2,6 +2,7 @@ package work
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -17,6 +18,7 @@ type Pool struct {
 	entries []entry
 	// Problems are the lines that could not be read.
 	Problems []jsonl.Problem
+	shared   map[string]bool // see MarkShared
 }
 
 // entry is one piece of open work: a beads issue's raw fields, or an item
@@ -161,6 +163,31 @@ func instant(text []byte) (int64, bool) {
 	}
 	return t.UnixNano(), true
 }
+
+// MarkShared notes, as a problem each, the ids under which more than one
+// file holds open work of different titles (two st streams that both
+// number from st-001, an st item named as another beads issue): an
+// assignment names an id, so claiming one takes them all, and the others
+// leave every ready list unclaimed. A plan that names its items after the
+// issues they track (same id, same title) holds one piece of work twice,
+// and is left alone. Shared then says whether id is one of them.
+func (p *Pool) MarkShared() {
+	first := make(map[string]*entry, len(p.entries))
+	p.shared = map[string]bool{}
+	for i := range p.entries {
+		e := &p.entries[i]
+		if f, ok := first[e.id]; !ok {
+			first[e.id] = e
+		} else if f.file != e.file && !p.shared[e.id] && f.Item().Title != e.Item().Title {
+			p.shared[e.id] = true
+			p.Problems = append(p.Problems, jsonl.Problem{File: e.file, Line: e.line, Msg: fmt.Sprintf("item %q is open in %s too, and an assignment "+
+				"names an id, so claiming either would take both, and ready does not claim it: give one of them another id", e.id, f.file)})
+		}
+	}
+}
+
+// Shared says whether work in more than one file goes by id (MarkShared).
+func (p *Pool) Shared(id string) bool { return p.shared[id] }
 
 // Add adds o's work and problems to p: ready unions the pools of several
 // sources (the tracker, each stream).

@@ -85,7 +85,7 @@ func (e *BrokenStreamError) Error() string {
 }
 
 // Append decides what one change appends to the stream data at time now:
-// the event at watermark + 1, and a checkpoint of the full replay at the
+// the event at watermark + 1 (a new item with no id gets one), and a checkpoint of the full replay at the
 // same seq when the trailing events since the last checkpoint reach
 // interval (zero: DefaultCheckpointInterval), or when the latest
 // checkpoint disagrees with the events (the merge driver mends a stream
@@ -122,6 +122,9 @@ func Append(data []byte, c Change, now time.Time, interval int) (*Written, error
 		return nil, refuse("the stream's watermark is the largest seq there is (%d), so no event can follow it; start a new stream", int64(math.MaxInt64))
 	}
 	seq := Watermark(recs) + 1
+	if c.Op == OpUpsert && c.Item.ID == "" {
+		c.Item.ID = newID(&state)
+	}
 	event, err := c.event(&state, ts)
 	if err != nil {
 		return nil, err
@@ -183,9 +186,6 @@ func (c Change) event(s *State, ts string) ([][2]any, error) {
 		return fields, nil
 	case OpUpsert:
 		it := c.Item
-		if it.ID == "" {
-			return nil, refuse("a new item needs an id")
-		}
 		if err := checkID(it.ID); err != nil {
 			return nil, err
 		}
@@ -338,13 +338,11 @@ func nearIDs(s *State, id string) string {
 	return " (did you mean " + strings.Join(near, ", ") + "?)"
 }
 
-// NewID returns an id for a new item that the plan does not hold: st- and
+// newID returns an id for a new item that the plan does not hold: st- and
 // six random hex digits. Random, not the next number, because two branches
 // that each add "the next" item would both write st-004, and the merged
 // stream would keep only the later of the two.
-func NewID(data []byte) string {
-	recs, _ := Parse(data)
-	s, _ := Replay(recs)
+func newID(s *State) string {
 	for {
 		var b [3]byte
 		_, _ = rand.Read(b[:])

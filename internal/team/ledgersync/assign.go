@@ -41,8 +41,9 @@ func (s *Syncer) Assign(remote string, req assignments.Request) (*AssignResult, 
 			if r.clockErr != nil && req.Steal != nil {
 				// A steal judges silence by this clock: one that is off
 				// would find every holder silent (or none).
-				return &stopAfter{r.clockErr}
+				return &stopAfter{r.clockErr.Stealing("claim")}
 			}
+			req.Steal = slowClocks(req.Steal, r.clocks)
 			got, err := as.AssignIn(tx, req)
 			if taken, ok := errors.AsType[*assignments.AlreadyAssignedError](err); ok {
 				taken.Remote = remote

@@ -81,12 +81,24 @@ func (w ClockWarning) String() string {
 type ClockError struct {
 	Offset time.Duration // this clock against the others (negative: behind)
 	Peers  []ClockWarning
+	steal  string // the command of a refused steal (claim), or "": a refused grant
 }
 
 func (e *ClockError) Error() string { return e.Text().String() }
 
+// Stealing is the error refusing a steal by command (claim), which says
+// that nothing was stolen and to run command again, not reserve.
+func (e *ClockError) Stealing(command string) *ClockError {
+	c := *e
+	c.steal = command
+	return &c
+}
+
 // Text is the error's message, in the words of the front end that shows it.
 func (e *ClockError) Text() wording.Text {
+	if e.steal != "" {
+		return wording.Textf("nothing was stolen: %v", e.Reason())
+	}
 	return wording.Textf("no exclusive reservation was made: %v", e.Reason())
 }
 
@@ -104,11 +116,15 @@ func (e *ClockError) Reason() wording.Text {
 	for _, p := range e.Peers {
 		names = append(names, p.Writer)
 	}
+	why := "others would not hold the reservation for as long as it says"
+	if e.steal != "" {
+		why = "it cannot tell how long a holder has been silent"
+	}
 	return wording.Textf("this machine's clock is at least %s %s the other clones' (%s), "+
-		"more than the %s every clone tolerates, so others would not hold the reservation for as long as it says; "+
+		"more than the %s every clone tolerates, so %s; "+
 		"set the clock right (NTP: timedatectl set-ntp true), then %v and %v again; "+
 		"if it is right, those clones' commits were dated wrong, and what they showed ends a day after it was read",
-		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew), wording.Run("sync"), wording.Run("reserve"))
+		records.ShortDuration(d), dir, strings.Join(names, ", "), records.ShortDuration(records.MaxClockSkew), why, wording.Run("sync"), wording.Run(cmp.Or(e.steal, "reserve")))
 }
 
 // cloneKey is the clone a ledger commit came from, by its committer
@@ -449,4 +465,40 @@ func ClockCheck(ws *workspace.Workspace, now time.Time) error {
 		return e
 	}
 	return nil
+}
+
+// SlowClockError refuses a steal while another clone's clock is known to
+// run behind this one's by more than records.MaxClockSkew: a holder there
+// dates its sightings and versions that much too early, so it looks
+// silent while it works.
+type SlowClockError struct{ Peers []ClockWarning }
+
+func (e *SlowClockError) Error() string { return e.Text().String() }
+
+// Text is the refusal, in the words of the front end that shows it.
+func (e *SlowClockError) Text() wording.Text {
+	var names []string
+	for _, p := range e.Peers {
+		names = append(names, fmt.Sprintf("%s's clone %s, by at least %s", p.Writer, p.Clone, records.ShortDuration(-p.Offset)))
+	}
+	return wording.Textf("nothing was stolen: a clock runs behind this machine's (%s), so the droids there date what they do "+
+		"too early and look silent while they work; once that clock is right (NTP: timedatectl set-ntp true) and has synced, "+
+		"steal again, or take over now with %s, which tells the holder", strings.Join(names, "; "), wording.Param("force"))
+}
+
+// slowClocks is the steal check that refuses whatever check allows while
+// the clocks read show another clone's behind this one's; nil stays nil.
+func slowClocks(check func(string, time.Time) error, clocks []ClockWarning) func(string, time.Time) error {
+	var slow []ClockWarning
+	for _, w := range clocks {
+		if w.Offset < 0 && len(w.Cycle) == 0 {
+			slow = append(slow, w)
+		}
+	}
+	if check == nil || slow == nil {
+		return check
+	}
+	return func(holder string, held time.Time) error {
+		return cmp.Or(check(holder, held), error(&SlowClockError{slow}))
+	}
 }

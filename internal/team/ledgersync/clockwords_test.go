@@ -25,3 +25,14 @@ func TestClockErrorWords(t *testing.T) {
 		}
 	}
 }
+
+// A refused claim --steal says that nothing was stolen and to claim
+// again, not that no reservation was made and to reserve again.
+func TestClockErrorWordsForAClaimSteal(t *testing.T) {
+	e := (&ClockError{Offset: time.Hour, Peers: []ClockWarning{{Clone: "c1", Writer: "ann", Offset: -time.Hour}}}).Stealing("claim")
+	text := e.Error()
+	if !strings.HasPrefix(text, "nothing was stolen: this machine's clock is at least 1h0m ahead of the other clones' (ann)") ||
+		!strings.Contains(text, "then sync and claim again") || strings.Contains(text, "reserv") {
+		t.Errorf("the refusal: %q", text)
+	}
+}

@@ -70,6 +70,7 @@ func (s *Syncer) Reserve(remote string, req reservations.Request) (*ReserveResul
 			if r.clockErr != nil && req.Exclusive {
 				return &stopAfter{r.clockErr}
 			}
+			req.Steal = slowClocks(req.Steal, r.clocks)
 			got, err := rs.ReserveIn(tx, req)
 			out.Result = got
 			if _, ok := errors.AsType[*reservations.ConflictError](err); ok {

@@ -146,8 +146,8 @@ func TestAClaimStealWaitsForTheClockToBeRight(t *testing.T) {
 	req.Steal = (&roster.Store{S: b.s}).SilentCheck(time.Hour, "claim")
 	_, err := b.sy.Assign("origin", req)
 	var ce *ClockError
-	if !errors.As(err, &ce) {
-		t.Fatalf("claim --steal from a clone a day fast: %v; want a ClockError", err)
+	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "nothing was stolen: ") {
+		t.Fatalf("claim --steal from a clone a day fast: %v; want a ClockError saying nothing was stolen", err)
 	}
 	if got := a.activeAssignments(t); len(got) != 1 || got[0] != "ann qb-7" {
 		t.Fatalf("after the refused steal: %v", got)
