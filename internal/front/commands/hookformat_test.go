@@ -137,19 +137,3 @@ func TestFindHookRuntime(t *testing.T) {
 		t.Errorf("findHookRuntime(Claude): %v; want a usage error listing the runtimes", err)
 	}
 }
-
-// Cursor's refusal is JSON Cursor can read whatever the refused path
-// holds: written through the human output's escaping, a DEL or a tag
-// character in a path became \x7f or \U000e0041, which JSON has no
-// escape for, and Cursor got no deny it could parse.
-func TestCursorRefusalIsJSON(t *testing.T) {
-	for _, path := range []string{"src/a\x7f.go", "src/a\U000E0041.go", "src/\u202e.go\x1b[2J"} {
-		var out strings.Builder
-		r := refusal{Summary: path + " is reserved", Reason: path + " is reserved\n"}
-		_ = cursorRuntime.Refuse(safeWriter{&out}, safeWriter{&out}, r)
-		var got cursorAnswer
-		if err := json.Unmarshal([]byte(out.String()), &got); err != nil || got.AgentMessage != r.Reason {
-			t.Errorf("refusing %q: %v; Cursor got\n%s", path, err, out.String())
-		}
-	}
-}
