@@ -325,10 +325,14 @@ func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
 
 // A server started as a droid whose name no write accepts, or with a
 // comma (which a send's to splits on), answers every call with the usage
-// error --droid gives on the command line.
+// error --droid gives on the command line, and its instructions say so:
+// they told the agent "You act as droid ann,bob." (or "-bob").
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
-	for _, name := range []string{strings.Repeat("x", 101), "ann,bob"} {
+	for _, name := range []string{strings.Repeat("x", 101), "ann,bob", "-bob"} {
 		ctx, cs := connectInNewRepo(t, name)
+		if got := cs.InitializeResult().Instructions; strings.Contains(got, "as droid "+name) || !strings.Contains(got, "--droid: ") {
+			t.Errorf("the instructions of a server started as %q: %s", name, got)
+		}
 		for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 			e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
