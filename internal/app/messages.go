@@ -301,6 +301,9 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 			return nil, wording.Errorf("%s: %w", wording.Param("reply_to"), err)
 		}
 	}
+	if r.From != "" {
+		e.warnUnknownDroid(r.From, "waiting for it all the same")
+	}
 	stop := e.seenWhileWaiting(s, me)
 	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}
 	msg, err := m.Wait(ctx, me, filter, r.Peek)
