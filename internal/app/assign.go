@@ -55,7 +55,7 @@ type AssignResult struct {
 	Published bool               `json:"published"`
 	Sync      *ledgersync.Result `json:"sync,omitempty"`
 	// Warning says the assignee has never appeared in the repository
-	// (warnUnknownAssignee), for a front end without a stderr.
+	// (warnUnknownDroid), for a front end without a stderr.
 	Warning string `json:"warning,omitempty"`
 	// Undone is what a lost race took back, and Lost the id of this
 	// clone's assignment it withdrew, for a person.
@@ -92,7 +92,7 @@ type AssignRefusal struct {
 var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *Env, r AssignRequest) (*AssignResult, error) {
 	by := cmp.Or(e.Identity(), "human")
 	r.Droid = records.CanonicalDroid(r.Droid)
-	warning := e.warnUnknownAssignee(r.Droid)
+	warning := e.warnUnknownDroid(r.Droid, "the issue goes to "+r.Droid+" all the same")
 	res, err := e.assign(r, by, e.Identity())
 	if res != nil && err == nil {
 		res.Warning = warning
@@ -100,16 +100,17 @@ var Assign = UseCase[AssignRequest, *AssignResult]{Name: "assign", run: func(e *
 	return res, err
 }}
 
-// warnUnknownAssignee warns when an issue is about to go to a droid this
-// repository has never seen, as msg send refuses one: most often a typo
-// ("bbo" for "bob"), and the issue would leave ready for everyone while
-// nobody works on it. A warning, not a refusal: a person assigns work to a
-// droid that has not started yet. Checked before the assignment, which
-// names the droid. It returns the warning, "" for none.
-func (e *Env) warnUnknownAssignee(droid string) string {
+// warnUnknownDroid warns when a droid this repository has never seen is
+// named as the one to act on or wait for, as msg send refuses one: most
+// often a typo ("bbo" or "Bob" for "bob"). An issue assigned to it would
+// leave ready for everyone while nobody works on it, and a msg wait
+// --from it would wait out its timeout for a message that never comes. A
+// warning, not a refusal: a droid may not have started yet. then says
+// what happens all the same. It returns the warning, "" for none.
+func (e *Env) warnUnknownDroid(droid, then string) string {
 	s, err := e.OpenStore()
 	if err != nil || records.ValidateDroid(droid) != nil || droid == e.Identity() {
-		return "" // the assignment says what is wrong
+		return "" // the call says what is wrong
 	}
 	unknown, err := (&messages.Store{S: s}).Unknown(droid)
 	if err != nil || unknown == nil {
@@ -119,7 +120,7 @@ func (e *Env) warnUnknownAssignee(droid string) string {
 	if n := unknown.Near[droid]; len(n) > 0 {
 		near = " (did you mean " + strings.Join(n, " or ") + "?)"
 	}
-	warning := fmt.Sprintf("no droid %q has appeared in this repository%s; the issue goes to %s all the same", droid, near, droid)
+	warning := fmt.Sprintf("no droid %q has appeared in this repository%s; %s", droid, near, then)
 	fmt.Fprintf(e.Warn, "git-queen: warning: %s\n", warning)
 	return warning
 }

@@ -55,6 +55,9 @@ func send(e *Env, r SendRequest) (*SendResult, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(r.Subject) == "" {
+		if err := records.ValidateText("the body", r.Body); err != nil {
+			return nil, err // said of the body the agent gave, not of a subject made of it
+		}
 		if r.Subject = SubjectOf(r.Body); r.Subject == "" {
 			return nil, usagef("msg send", "give a %s, or a body whose first line can serve as one", wording.Param("subject"))
 		}
@@ -300,6 +303,9 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 		if _, _, err := m.Get(r.ReplyTo); err != nil {
 			return nil, wording.Errorf("%s: %w", wording.Param("reply_to"), err)
 		}
+	}
+	if r.From != "" {
+		e.warnUnknownDroid(r.From, "waiting for it all the same")
 	}
 	stop := e.seenWhileWaiting(s, me)
 	filter := messages.WaitFilter{From: r.From, Thread: r.Thread, Issue: r.Issue, ReplyTo: r.ReplyTo}

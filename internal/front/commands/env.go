@@ -132,9 +132,11 @@ func (e *Env) session(g globals) *app.Env {
 	return a
 }
 
-// printJSON writes v as indented JSON, the --json output of every command.
+// printJSON writes v as indented JSON, the --json output of every command,
+// unescaped by safeWriter: JSON escapes what it must, and safeWriter's \x7f
+// is no JSON escape (st show --format json runs without --json).
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(rawWriter(w))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {

@@ -28,7 +28,8 @@ var cursorRuntime = hookRuntime{
 		return err
 	},
 	Refuse: func(stdout, _ io.Writer, r refusal) error {
-		return json.NewEncoder(stdout).Encode(cursorAnswer{Permission: "deny", UserMessage: r.Summary, AgentMessage: r.Reason})
+		// JSON escapes what it must; the human output's escapes (\x7f) are no JSON.
+		return json.NewEncoder(rawWriter(stdout)).Encode(cursorAnswer{Permission: "deny", UserMessage: r.Summary, AgentMessage: r.Reason})
 	},
 }
 

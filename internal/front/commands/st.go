@@ -140,6 +140,6 @@ func runStPlan(o stOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(o.Env.Stdout, "%s\n", b)
+	_, err = fmt.Fprintf(rawWriter(o.Env.Stdout), "%s\n", b) // JSON: see printJSON
 	return err
 }

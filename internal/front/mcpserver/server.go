@@ -119,9 +119,10 @@ func (r *runner) checkDroid() error {
 // outcome turns a use case's outcome into a tool result: the result as
 // structured content, or a tool error carrying the exit code's meaning
 // (and the result, when it says what the failure ran into: check's
-// holders, a reservation's conflicts, validate's problems). command names
+// holders, a reservation's conflicts, validate's problems) and the
+// warnings the command line would print beside the error. command names
 // the command a usage error's help is under.
-func outcome(command string, res any, err error) *mcp.CallToolResult {
+func outcome(command string, res any, err error, warned ...string) *mcp.CallToolResult {
 	data := boundProblems(encode(res))
 	if err == nil {
 		if data == nil {
@@ -136,7 +137,7 @@ func outcome(command string, res any, err error) *mcp.CallToolResult {
 	if e.Code != commands.ExitConflict && !errors.As(err, new(*app.FailedError)) {
 		data = nil
 	}
-	return toolError(e, data)
+	return toolError(e, data, warned...)
 }
 
 // encode is res as --json prints it (without the final newline), nil for
@@ -156,13 +157,17 @@ func encode(res any) json.RawMessage {
 }
 
 // toolError is the result of a failed call: structured content
-// {"error": e, "result": result} (result only when the command printed
-// one), and text content that says the same to a client that shows only
+// {"error": e, "result": result, "warnings": warned} (result only when the
+// command printed one, warnings when it warned: a wait from a droid never
+// seen), and text content that says the same to a client that shows only
 // text: the message, then the structured content as JSON.
-func toolError(e commands.ErrorJSON, result json.RawMessage) *mcp.CallToolResult {
+func toolError(e commands.ErrorJSON, result json.RawMessage, warned ...string) *mcp.CallToolResult {
 	structured := map[string]any{"error": e}
 	if result != nil {
 		structured["result"] = result
+	}
+	if len(warned) > 0 {
+		structured["warnings"] = warned
 	}
 	text := e.Message
 	if data, err := json.Marshal(structured); err == nil {
@@ -242,7 +247,7 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		if err == nil && spec.finish != nil {
 			spec.finish(out)
 		}
-		res = outcome(spec.command, out, err)
+		res = outcome(spec.command, out, err, warned.list()...)
 		if data, ok := res.StructuredContent.(json.RawMessage); ok && !res.IsError {
 			data = withWarnings(data, warned.list())
 			res.StructuredContent, res.Content = data, []mcp.Content{&mcp.TextContent{Text: string(data)}}

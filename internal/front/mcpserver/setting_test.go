@@ -22,11 +22,7 @@ import (
 // worktree's queen.droid, which the next call reads, or start the server
 // again with one; never to pass --droid, which a tool call cannot.
 func TestNoIdentityNamesWhatAnAgentCanDo(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
+	ctx, env := newRepo(t)
 	cs := connect(t, ctx, New(env, "", ""), nil)
 	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "none set: writes fail until this worktree's queen.droid is set, which the next call reads") {
 		t.Errorf("the instructions of a server with no identity: %q", got)

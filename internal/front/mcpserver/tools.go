@@ -18,13 +18,17 @@ import (
 
 // newServer is the server with every tool, run by r.
 func newServer(r *runner) *mcp.Server {
+	who := "droid " + cmp.Or(r.droid, "(none set: writes fail until this worktree's queen.droid is set, "+
+		"which the next call reads: git queen init --droid NAME; or the server is started with --droid or QUEEN_DROID)")
+	if err := r.checkDroid(); err != nil {
+		who = "no droid (" + err.Error() + "; every call fails until the server is started with another --droid)"
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "git-queen", Version: commands.Version()}, &mcp.ServerOptions{
 		Instructions: "git-queen coordinates droids (coding agents) sharing a git repository. Reserve the paths you " +
 			"are about to edit (exclusive by default; a conflict error names the holder: ask them with send, or " +
 			"wait); check a path before editing one you did not reserve; release when done. Messages: send, inbox, " +
 			"read, reply, thread, and wait to block until an answer arrives. Issues: ready (ready with claim=true takes the first), claim, assign, unassign, " +
-			"assignments. You act as droid " + cmp.Or(r.droid, "(none set: writes fail until this worktree's queen.droid is set, "+
-			"which the next call reads: git queen init --droid NAME; or the server is started with --droid or QUEEN_DROID)") + ".",
+			"assignments. You act as " + who + ".",
 	})
 	addTool(s, r, reserveTool())
 	addTool(s, r, useCase("release", "Release your reservations: the patterns given (and any they cover), or all=true. "+

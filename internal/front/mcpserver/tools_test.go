@@ -27,12 +27,28 @@ import (
 // take: a minute, then cancelled.
 func connectInNewRepo(t *testing.T, droid string) (context.Context, *mcp.ClientSession) {
 	t.Helper()
+	ctx, env := newRepo(t)
+	return ctx, connect(t, ctx, New(env, droid, ""), nil)
+}
+
+// newRepo is a new repository, as the environment of servers working in
+// it, and a context that ends the test's calls after a minute.
+func newRepo(t *testing.T) (context.Context, *commands.Env) {
+	t.Helper()
 	testgit.Isolate(t)
 	env := commands.OSEnv()
 	env.Dir = testgit.Init(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	return ctx, connect(t, ctx, New(env, droid, ""), nil)
+	return ctx, env
+}
+
+// annAndBob connects a server acting as ann and one acting as bob to a
+// new repository.
+func annAndBob(t *testing.T) (context.Context, *mcp.ClientSession, *mcp.ClientSession) {
+	t.Helper()
+	ctx, env := newRepo(t)
+	return ctx, connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
 }
 
 func connect(t *testing.T, ctx context.Context, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
@@ -325,10 +341,14 @@ func TestAnInvalidDroidNamesWhereItCameFrom(t *testing.T) {
 
 // A server started as a droid whose name no write accepts, or with a
 // comma (which a send's to splits on), answers every call with the usage
-// error --droid gives on the command line.
+// error --droid gives on the command line, and its instructions say so:
+// they told the agent "You act as droid ann,bob." (or "-bob").
 func TestAnInvalidDroidIsAUsageError(t *testing.T) {
-	for _, name := range []string{strings.Repeat("x", 101), "ann,bob"} {
+	for _, name := range []string{strings.Repeat("x", 101), "ann,bob", "-bob"} {
 		ctx, cs := connectInNewRepo(t, name)
+		if got := cs.InitializeResult().Instructions; strings.Contains(got, "as droid "+name) || !strings.Contains(got, "--droid: ") {
+			t.Errorf("the instructions of a server started as %q: %s", name, got)
+		}
 		for tool, args := range map[string]map[string]any{"inbox": {}, "send": {"to": "bob", "subject": "s"}} {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 			e, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)
@@ -415,12 +435,7 @@ func TestUsageErrorsNameTheToolsArguments(t *testing.T) {
 // and a path. The command line's words for the same
 // refusals are checked by its own tests (cmd/git-queen, internal/front/commands).
 func TestRefusalsNameTheToolsArguments(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	ctx, ann, bob := annAndBob(t)
 	for _, c := range []struct {
 		who  *mcp.ClientSession
 		tool string
@@ -507,12 +522,7 @@ func TestUnpublishedGrantNamesOnlyWhatToolsCanDo(t *testing.T) {
 // agent's context. The newest come first in the inbox and last in a
 // thread; one message comes whatever its size.
 func TestMessageListingsAreBoundedInBytes(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	ctx, ann, bob := annAndBob(t)
 	body := strings.Repeat("x", 200<<10)
 	const sent = 12
 	for i := range sent {
@@ -555,12 +565,7 @@ func TestMessageListingsAreBoundedInBytes(t *testing.T) {
 // as the command line warns on stderr, which a tool has not: "bbo" for
 // "bob" gave the issue to nobody, and the agent was told nothing.
 func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	ann, bob := connect(t, ctx, New(env, "ann", ""), nil), connect(t, ctx, New(env, "bob", ""), nil)
+	ctx, ann, bob := annAndBob(t)
 	if res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "reserve", Arguments: map[string]any{"patterns": []string{"src/**"}}}); err != nil || res.IsError {
 		t.Fatalf("reserve: %v %s", err, mustMarshal(res))
 	}
@@ -588,11 +593,7 @@ func TestAssignToAnUnknownDroidSaysSo(t *testing.T) {
 // line says on stderr; a send to that droid, known only from its calls,
 // says so too, and goes.
 func TestATypoOfADroidSaysSoInTheResult(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
+	ctx, env := newRepo(t)
 	alice, alcie := connect(t, ctx, New(env, "alice", ""), nil), connect(t, ctx, New(env, "alcie", ""), nil)
 	for _, c := range []struct {
 		cs       *mcp.ClientSession
@@ -624,11 +625,7 @@ func TestATypoOfADroidSaysSoInTheResult(t *testing.T) {
 // 12.3 MB), each copy the same body, all of it in the agent's context.
 // Every copy was sent all the same.
 func TestSendListsItsCopiesBoundedInBytes(t *testing.T) {
-	testgit.Isolate(t)
-	env := commands.OSEnv()
-	env.Dir = testgit.Init(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
+	ctx, env := newRepo(t)
 	bob := connect(t, ctx, New(env, "bob", ""), nil)
 	var to []string
 	for i := range 12 {
@@ -656,5 +653,21 @@ func TestSendListsItsCopiesBoundedInBytes(t *testing.T) {
 		if err != nil || inbox.IsError || !strings.Contains(inbox.Content[0].(*mcp.TextContent).Text, `"subject": "big"`) {
 			t.Errorf("%s did not get the message: %v %.200s", d, err, mustMarshal(inbox))
 		}
+	}
+}
+
+// A wait from a droid the repository has never seen ("BOB" for "bob")
+// says so in its answer, a timeout included, as msg wait warns on the
+// command line: the agent waited out every timeout, told only that
+// nothing came.
+func TestWaitFromAnUnknownDroidSaysSo(t *testing.T) {
+	ctx, ann, bob := annAndBob(t)
+	if res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"to": "ann", "subject": "hi", "new": true}}); err != nil || res.IsError {
+		t.Fatalf("send: %v %s", err, mustMarshal(res))
+	}
+	const warning = `no droid \"BOB\" has appeared in this repository (did you mean bob?); waiting for it all the same`
+	res, err := ann.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{"from": "BOB", "timeout": "1s"}})
+	if err != nil || !res.IsError || !strings.Contains(mustMarshal(res.StructuredContent), warning) {
+		t.Errorf("wait from BOB: %v %s; want a timeout that warns %s", err, mustMarshal(res), warning)
 	}
 }
