@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,16 @@ func (b builtBinaries) Run() int {
 	if err := testgit.IsolateProcess(home); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	// Each test is a chain of processes that keeps well under one core
+	// busy: unless -parallel says otherwise, twice as many as there are
+	// cores run at once (go test -count=1 ./cmd/git-queen on a quiet
+	// 2-core machine: 146 s with 2 at once, 104 s with 4, at the same CPU).
+	flag.Parse()
+	parallel := false
+	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
+	if !parallel {
+		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
 	}
 	code := b.m.Run()
 	if written, _ := os.ReadDir(home); len(written) > 0 && code == 0 {
