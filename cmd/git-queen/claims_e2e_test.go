@@ -43,7 +43,7 @@ func assignmentRows(t *testing.T, dir, droid string) []string {
 // assignment. After two rounds of syncs every clone reports the same
 // assignments, one active per issue, and no double assignment.
 func TestClaimRaceAcrossClones(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	const clones, rounds = 3, 8
 	r := testgit.DaemonRemote(t)
 	dirs, droids := queenClones(t, r, clones)
@@ -118,7 +118,7 @@ func TestClaimRaceAcrossClones(t *testing.T) {
 // holder is told on its own clone. With the remote gone, a claim assigns
 // nothing.
 func TestOfflineClaimIsWithdrawnBySync(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	dirs, droids := queenClones(t, r, 3)
 	ann, bob, cat := dirs[0], dirs[1], dirs[2]
@@ -181,7 +181,7 @@ func TestOfflineClaimIsWithdrawnBySync(t *testing.T) {
 // conflicts (exit 5) and doctor, on every clone once synced, with who,
 // which ids, since when and the fix; the fix works.
 func TestConflictsAndDoctorReportADoubleAssignment(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	dirs, droids := queenClones(t, r, 2)
 	const annID, bobID = "qa-01KB0000000000000000000001", "qa-01KB0000000000000000000002"

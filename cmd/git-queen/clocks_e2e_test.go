@@ -300,7 +300,7 @@ func currentVersionsOf(t *testing.T, dir string) map[string]string {
 }
 
 func TestClocksTiesKillsAndGCConverge(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("QUEEN_TEST_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)

@@ -14,7 +14,7 @@ import (
 // other waits for, and leaves the queue; the other waits on, and is
 // granted when that is released.
 func TestQueueRefusesAWaitThatClosesACycle(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "ann", "reserve", "a/**")

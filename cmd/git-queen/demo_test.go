@@ -9,6 +9,11 @@ import (
 	"testing"
 )
 
+// machineEnv is the environment the test binary started with, before
+// TestMain isolated git from the machine: demo.sh builds git-queen with
+// Go's caches in the real HOME, then isolates itself.
+var machineEnv = os.Environ()
+
 // TestDemo runs the README's first command, scripts/demo.sh, as a newcomer
 // would, and checks that it shows what it promises: a reservation that
 // holds in another worktree (through git stash too) and on another machine,
@@ -18,12 +23,13 @@ func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds git-queen and runs a whole scenario")
 	}
+	t.Parallel()
 	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "demo.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("sh", script)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd.Env = append(machineEnv, "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	if err != nil {

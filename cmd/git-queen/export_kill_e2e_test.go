@@ -23,7 +23,7 @@ import (
 // (20,000 messages) that a full export (after a compaction) takes a while
 // to kill; the exports by mark are killed within their few milliseconds.
 func TestKilledExportLosesNothing(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("random seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))

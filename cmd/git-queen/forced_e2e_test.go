@@ -13,7 +13,7 @@ import (
 // with holder and force, as the commands do; a holder shaped like a flag
 // is refused as a bad name, never read as one; the holder is told.
 func TestMCPForcedReleaseAndRenew(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "ann", "reserve", "src/**", "docs/**")

@@ -227,7 +227,7 @@ func (h *hostileTeam) honestStillWork(probe, want string) {
 }
 
 func TestHostilePushesNeverStopTheTeam(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	for _, r := range []testgit.Remote{testgit.DaemonRemote(t), testgit.HTTPRemote(t)} {
 		t.Run(r.Name, func(t *testing.T) {
 			h := newHostileTeam(t, r)
@@ -361,7 +361,7 @@ func TestHostilePushesNeverStopTheTeam(t *testing.T) {
 // QUEEN_NOW says, when it says later: set to 2099 it let every reserved
 // path through, unnoticed.
 func TestHooksIgnoreAClockFromTheFuture(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	ann, bob := queenClone(t, r, "ann"), queenClone(t, r, "bob")
@@ -384,7 +384,7 @@ func TestHooksIgnoreAClockFromTheFuture(t *testing.T) {
 // rebuilds the ledger from the live store without blaming the remote,
 // losing nothing.
 func TestADamagedLocalLedgerIsRebuilt(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	h := newHostileTeam(t, r)
 	mustQueen(t, h.bob, "bob", "msg", "send", "--new", "--to", "ann", "--subject", "kept")
@@ -444,7 +444,7 @@ func TestADamagedLocalLedgerIsRebuilt(t *testing.T) {
 // the push. The sync rebuilds the ledger from the live store and pushes
 // that, losing nothing, instead of failing every sync after it.
 func TestALedgerMissingTreesBelowItsTipIsRebuilt(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	h := newHostileTeam(t, r)
 	// The remote refuses for a while, so that bob's ledger holds two

@@ -162,7 +162,7 @@ func remoteLedger(dir string) string {
 // sound, the next sync succeeds, and once every clone has synced, every
 // acknowledged write is everywhere, exactly once.
 func TestKilledSyncAndReserveLoseNothing(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("random seed %d", seed)
 	cases := []struct {
@@ -511,7 +511,7 @@ func checkStoreNoDuplicates(t *testing.T, dir string) {
 // `git queen validate` with the paths of the live store's logs validates
 // them as the QueenBee stores they are, and with no path it includes them.
 func TestValidateKnowsTheLiveStore(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "reserve", "src/**", "-x")
 	mustQueen(t, repo, "ann", "msg", "send", "--new", "--to", "bob", "--subject", "hello")

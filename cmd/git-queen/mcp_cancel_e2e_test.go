@@ -18,7 +18,7 @@ import (
 // ends, shows when it has ended; the next request is then answered, and
 // nothing answers the cancelled one up to the server's exit.
 func TestMCPCancelledRequestGetsNoResponse(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "bob", "reserve", "src/**")

@@ -17,7 +17,7 @@ import (
 // is, as the edit guard does: with lnk -> src and src/** held by bob,
 // lnk/a.go is src/a.go, held.
 func TestMCPCheckFollowsSymlinkedDirectory(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	if err := os.Mkdir(filepath.Join(repo, "src"), 0o755); err != nil {

@@ -56,7 +56,7 @@ func errorOf(out map[string]any) (kind string, code float64) {
 // reservation is a conflict error, check reports the holder, and wait
 // returns the message another droid sends while it waits.
 func TestMCPServerEndToEnd(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -19,7 +19,7 @@ import (
 
 // A frame of exactly MaxFrame bytes is read; one byte more is refused.
 func TestMCPServerFrameBound(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -51,7 +51,7 @@ func TestMCPServerFrameBound(t *testing.T) {
 // dropped (not read as a frame of its own), the server's peak memory grows
 // by far less than the frame, and the next tool call is served.
 func TestMCPServerRefusesHugeFrameWhileItArrives(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -112,7 +112,7 @@ func peakRSS(t *testing.T, pid int) int {
 // A frame cut off by the end of the input is answered, and the server
 // then ends cleanly (exit 0): a truncated message, and a too long one.
 func TestMCPServerUnterminatedFrameAtEOF(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	for _, c := range []struct {
 		name, input string

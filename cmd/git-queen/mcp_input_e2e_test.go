@@ -171,7 +171,7 @@ func nested(depth int) string {
 // server, started as agents start it (git queen mcp), outlives them all
 // and still runs tools afterwards.
 func TestMCPServerSurvivesMalformedInput(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

@@ -13,7 +13,7 @@ import (
 // reserve and send through the MCP server refuse it as bad input, and
 // nothing is written.
 func TestMCPRefusesIssueIDLikeAnOption(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

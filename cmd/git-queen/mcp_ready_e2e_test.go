@@ -32,7 +32,7 @@ func readyOf(out map[string]any) (ids []string, claimed string) {
 // takes the first and the other droid's next call takes the next; with
 // nothing left, claim is a failure (code 1) whose message says why.
 func TestMCPReadyListsAndClaims(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	writeIssues(t, []string{repo}, []string{"qb-1", "qb-2"})

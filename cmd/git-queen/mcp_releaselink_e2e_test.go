@@ -15,7 +15,7 @@ import (
 // directory where reserve stored it: with lnk -> src, lnk/a.go is
 // src/a.go; the link reserved as itself is still released as itself.
 func TestMCPReleaseFollowsSymlinkedDirectory(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	if err := os.Mkdir(filepath.Join(repo, "src"), 0o755); err != nil {

@@ -18,7 +18,7 @@ import (
 // quiet: droids lists bob as silent, steal takes a path and the issue from
 // him, and a steal that names both or neither is a usage error.
 func TestMCPDroidsAndSteal(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	t0 := time.Now().UTC().Truncate(time.Second)
 	at := func(d time.Duration) string { return "QUEEN_NOW=" + t0.Add(d).Format(time.RFC3339) }

@@ -181,7 +181,7 @@ func jsonTypeOf(v any) string {
 // that arrives. Then each tool gets every property its schema names, and
 // none is refused as an argument it does not take.
 func TestMCPEveryToolThroughItsSchema(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	repo := queenClone(t, r, "ann")
@@ -308,7 +308,7 @@ func TestMCPEveryToolThroughItsSchema(t *testing.T) {
 // Arguments that do not fit a tool's schema are a usage error in the
 // shape of every other failure, naming each problem; the server goes on.
 func TestMCPArgumentErrors(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -42,7 +42,7 @@ type team struct {
 // newTeam builds the repository; withDriver configures merge=queen the way
 // `git queen init` will.
 func newTeam(t *testing.T, withDriver bool) *team {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	if withDriver {
 		testgit.Run(t, repo, "config", "merge.queen.name", "git-queen JSONL merge")

@@ -95,7 +95,7 @@ func silentListener(t *testing.T) string {
 // sync over git:// and http://, reserve (which grants nothing, and says
 // --offline), init --remote, and doctor (a warning).
 func TestNetworkOperationsTimeOut(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	addr := silentListener(t)
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
@@ -146,7 +146,7 @@ func TestNetworkOperationsTimeOut(t *testing.T) {
 // A timed-out fetch takes the processes git started with it: an ssh that
 // never answers is gone when the command ends.
 func TestTimeoutKillsTheSSHChild(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	dir := queenClone(t, r, "ann")
@@ -186,7 +186,7 @@ func TestTimeoutKillsTheSSHChild(t *testing.T) {
 // authentication), instead of reporting "nothing new either way"; run
 // again once the remote works, it succeeds.
 func TestInitRemoteFailsWithoutItsFirstSync(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	l, err := net.Listen("tcp", "127.0.0.1:0") // a port that was free a moment ago: "connection refused"
@@ -234,7 +234,7 @@ func trackingRefs(t *testing.T, dir string) []string {
 // each tracking ref is one safe component. A name that is neither says
 // which forms are accepted.
 func TestSyncWithAURLOrAPath(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	oneComponent := regexp.MustCompile(`^refs/queen/remotes/url-[0-9a-f]{16}/ledger$`)
 	for _, r := range testgit.Remotes(t) {
 		t.Run(r.Name, func(t *testing.T) {
@@ -338,7 +338,7 @@ func TestInterruptedSyncTakesGitWithIt(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to find the git child")
 	}
-	testgit.Isolate(t)
+	t.Parallel()
 	addr := silentListener(t)
 	dir := testgit.Init(t)
 	mustQueen(t, dir, "ann", "init", "--droid", "ann")
@@ -389,7 +389,7 @@ func TestInterruptedSyncTakesGitWithIt(t *testing.T) {
 // (its refspec fetches to a one-component tracking ref), reserve publishes
 // through it, and reservations tells published from unpublished.
 func TestRemoteNamedWithASlash(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	dir := testgit.Clone(t, r)

@@ -33,7 +33,7 @@ func hostileArgs(canary string) []string {
 // command that talks to a remote gets as far as git.
 func optionsFixture(t *testing.T) (dir, canary string) {
 	t.Helper()
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	dir = queenClone(t, r, "ann")

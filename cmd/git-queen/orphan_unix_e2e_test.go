@@ -23,7 +23,7 @@ import (
 // reservations could not be stolen. A waiter whose parent dies stops as
 // on Ctrl-C: it leaves the queue and exits.
 func TestAWaiterWhoseGitIsKilledStops(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "ann", "reserve", "src/**")
@@ -76,7 +76,7 @@ func groupEnds(t *testing.T, pgid int, what string) {
 // killed the process (SIGPIPE). A wait whose output has no reader stops
 // as on Ctrl-C, and a message sent afterwards stays unread.
 func TestAWaitWhoseReaderIsGoneStops(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "dave", "status")
@@ -114,7 +114,7 @@ func TestAWaitWhoseReaderIsGoneStops(t *testing.T) {
 // the paths free, marked it read or reserved them, and lost the answer to
 // the failed write: it stops first.
 func TestAWaitStartedWithoutReaderTakesNothing(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "dave", "msg", "send", "ann", "the answer")

@@ -16,7 +16,7 @@ import (
 // and bob's message without a forced change, on every clone that synced.
 // Every clone that holds the record sets such a version aside.
 func TestAVersionCannotGiveARecordToAnotherDroid(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	h := newHostileTeam(t, r)
 	var held reservationRow

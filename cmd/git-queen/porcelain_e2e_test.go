@@ -60,7 +60,7 @@ func compareViews(t *testing.T, step, where string, want, got map[string]string)
 // either worktree; and ann's exclusive reservation keeps binding bob all
 // along.
 func TestGitPorcelainNeverMovesTheStore(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	wt := filepath.Join(filepath.Dir(repo), "wt")
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
@@ -165,7 +165,7 @@ func TestGitPorcelainNeverMovesTheStore(t *testing.T) {
 // change files in .beads/ and elsewhere), droids send forty messages and
 // reserve distinct patterns in it: every write that exited 0 is kept.
 func TestWritesRacingAMergeAreKept(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	testgit.Run(t, repo, "add", "-A")
@@ -396,7 +396,7 @@ func readIndex(t *testing.T, dir string) []byte {
 // bytes are the same before and after each, in a clean repository and in
 // one with staged, modified, untracked and ignored files.
 func TestStoreCommandsLeaveTheWorktreeAlone(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	for _, dirty := range []bool{false, true} {
 		name := "clean"
 		if dirty {

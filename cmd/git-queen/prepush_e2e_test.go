@@ -84,7 +84,7 @@ func pushJudgement(t *testing.T, dir, droid string) (paths []string, ledger map[
 // judges on what the clone has and says so in one line; a push to a
 // remote that carries no ledger says nothing about ledgers at all.
 func TestPrePushJudgesAgainstTheRemotesLedgerNow(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")
@@ -180,7 +180,7 @@ var hardNames = []string{"src/api/café.go", `src/api/say "hi".go`, "src/api/tab
 // commit --no-verify): each push is refused, naming every one of them
 // exactly.
 func TestPrePushJudgesEveryPathAsGitStoresIt(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")
@@ -249,7 +249,7 @@ func TestPrePushJudgesEveryPathAsGitStoresIt(t *testing.T) {
 // says to ignore the submodule (which hides it from git's diffs unless
 // told otherwise).
 func TestSubmoduleBumpUnderAReservation(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	seedRemote(t, r)
 	lib := testgit.Init(t)
@@ -290,7 +290,7 @@ func TestSubmoduleBumpUnderAReservation(t *testing.T) {
 // by itself (bob's resolution of a conflict there) is refused, with advice
 // that drops nobody's work.
 func TestPullOfTheHoldersPushedWork(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")

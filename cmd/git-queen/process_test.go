@@ -50,7 +50,7 @@ func mustQueen(t *testing.T, dir, droid string, args ...string) string {
 
 func newRepo(t *testing.T) string {
 	t.Helper()
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	if err := os.MkdirAll(filepath.Join(repo, ".beads"), 0o755); err != nil {
 		t.Fatal(err)

@@ -142,7 +142,7 @@ func (w *waiterProc) running() bool {
 // first to queue gets the paths and the second waits on, behind her grant,
 // and gets them when she releases. No place is left behind.
 func TestQueueAcrossClonesGrantsInOrder(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	dirs, droids := queenClones(t, testgit.DaemonRemote(t), 3)
 	holder, first, second := droids[0], droids[1], droids[2]
 	mustQueen(t, dirs[0], holder, "reserve", "src/**")
@@ -204,7 +204,7 @@ func TestQueueAcrossClonesGrantsInOrder(t *testing.T) {
 // lapses on its own: listed until then, gone after (the test clock), and
 // nobody waits behind it any more.
 func TestQueueWaitersThatGiveUpOrDie(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "ann", "reserve", "src/**")
@@ -250,7 +250,7 @@ func TestQueueWaitersThatGiveUpOrDie(t *testing.T) {
 // times out is a conflict error and leaves no place; a call that waits
 // while the holder releases returns the grant.
 func TestQueueThroughMCP(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	mustQueen(t, repo, "ann", "reserve", "src/**")

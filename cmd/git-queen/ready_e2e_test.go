@@ -60,7 +60,7 @@ func readyIDs(t *testing.T, dir, droid string) []string {
 // that refused it). After a sync both clones agree on the assignments: one
 // active per issue, the winners'.
 func TestReadyClaimRaceAcrossClones(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	const rounds = 4
 	r := testgit.DaemonRemote(t)
 	dirs, droids := queenClones(t, r, 2)
@@ -123,7 +123,7 @@ func TestReadyClaimRaceAcrossClones(t *testing.T) {
 // first issue lost takes the next, and says what it lost to whom. With
 // nothing left, --claim exits 1 and says how the open work divides.
 func TestReadyClaimRaceTakesTheNextIssue(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.HTTPRemote(t)
 	dirs, droids := queenClones(t, r, 2)
 	writeIssues(t, dirs, []string{"qb-1", "qb-2"})

@@ -56,7 +56,7 @@ var refusingServers = []refusingServer{
 // name the cause and the fix instead of "retry when origin can be
 // reached", nothing is granted, and doctor reports it as a failure.
 func TestRemoteThatRefusesTheLedger(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	for _, server := range refusingServers {
 		for _, transport := range []func(testing.TB) testgit.Remote{testgit.FileRemote, testgit.DaemonRemote} {
 			r := transport(t)
@@ -100,7 +100,7 @@ func TestRemoteThatRefusesTheLedger(t *testing.T) {
 // pushes see it: the second clone's reserve says so after a few attempts,
 // not "after 60 attempts"; doctor says so in both clones.
 func TestRemoteThatHidesTheLedgerFromFetches(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	for _, transport := range []func(testing.TB) testgit.Remote{testgit.FileRemote, testgit.DaemonRemote} {
 		r := transport(t)
 		t.Run(r.Name, func(t *testing.T) {
@@ -129,7 +129,7 @@ func TestRemoteThatHidesTheLedgerFromFetches(t *testing.T) {
 // doctor's line about a remote that works: what it serves, and that it
 // took the last push.
 func TestDoctorProbesAWorkingRemote(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.HTTPRemote(t)
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")
@@ -151,7 +151,7 @@ func TestDoctorProbesAWorkingRemote(t *testing.T) {
 // creates the ledger creates that ref. sync warns after it, naming the
 // ref, and doctor fails on it rather than stop at the pushurl's warning.
 func TestAPushThroughADanglingSymrefIsNamed(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	fetchFrom, pushTo := testgit.FileRemote(t), testgit.DaemonRemote(t)
 	seedRemote(t, fetchFrom)
 	ann := queenClone(t, fetchFrom, "ann")
@@ -175,7 +175,7 @@ func TestAPushThroughADanglingSymrefIsNamed(t *testing.T) {
 // about it say what to do on the server, not that the next sync pushes
 // over it.
 func TestDoctorOnALedgerSymrefSaysWhatToDo(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")

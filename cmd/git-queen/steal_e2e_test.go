@@ -63,7 +63,7 @@ var stealT0 = time.Now().UTC().Truncate(time.Second)
 //     --all, assignments --all, doctor, droids --silent), and droid-0,
 //     back at last, finds the messages in its inbox.
 func TestStealFromKilledHolderAcrossClones(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	dirs, droids := queenClones(t, r, 3)
 	holder, thief, alive := 0, 1, 2

@@ -26,7 +26,7 @@ func TestStealFromFastClockHolder(t *testing.T) {
 		{"set to 2099", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC), time.Hour + time.Second},
 	} {
 		t.Run(x.name, func(t *testing.T) {
-			testgit.Isolate(t)
+			t.Parallel()
 			dirs, droids := queenClones(t, testgit.FileRemote(t), 3)
 			holder, thief, other := 0, 1, 2
 			c := &stealClock{t: t, now: stealT0}

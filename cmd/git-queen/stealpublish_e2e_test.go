@@ -37,7 +37,7 @@ func TestKilledStealIsJudgedAgainAtSync(t *testing.T) {
 		{"claim, holder silent", []string{"claim", "qb-1", "--steal"}, false, "asg qb-1 reassigned", "asg qb-1 active", "reassignment of qb-1 did not hold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			testgit.Isolate(t)
+			t.Parallel()
 			r := testgit.FileRemote(t)
 			dirs, droids := queenClones(t, r, 2)
 			holder, thief := 0, 1

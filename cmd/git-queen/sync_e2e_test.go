@@ -42,7 +42,7 @@ var racePatterns = []string{
 // longest test, and CI is bound by CPU: twenty rounds everywhere took 77 s
 // of CPU on a quiet 2-core machine, these 44 s.
 func TestSyncRaceForExclusiveReservations(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	const clones = 8
 	for _, r := range testgit.Remotes(t) {
 		t.Run(r.Name, func(t *testing.T) {
@@ -208,7 +208,7 @@ func diffRows(want, got []reservationRow) string {
 // recipient's inbox in every clone, exactly once, and every clone reports
 // the same inboxes byte for byte.
 func TestSyncMessagesArriveEverywhereOnce(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	const clones, perPeer = 4, 10
 	for _, r := range testgit.Remotes(t) {
 		t.Run(r.Name, func(t *testing.T) {
@@ -407,7 +407,7 @@ exit 0
 // reserve then finds the reservation that won the race, exits 5 naming its
 // holder, and leaves nothing reserved.
 func TestSyncAfterALostRaceReadsWhatItFetched(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	for _, tc := range []struct {
 		victim []string
 		code   int
@@ -479,7 +479,7 @@ func TestSyncAfterALostRaceReadsWhatItFetched(t *testing.T) {
 // process (a fetch of the user's, with the refspec init configured, or
 // one a killed sync left behind) fails with a message, and never panics.
 func TestSyncWhileTheTrackingRefIsLocked(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.FileRemote(t)
 	seedRemote(t, r)
 	ann := queenClone(t, r, "ann")

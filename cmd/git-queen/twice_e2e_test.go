@@ -18,7 +18,7 @@ import (
 // both (its stores check failed on the repeated lines), and the team
 // works on.
 func TestAChunkThePushedLedgerCarriesTwiceIsReceivedOnce(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	r := testgit.DaemonRemote(t)
 	h := newHostileTeam(t, r)
 

@@ -12,7 +12,7 @@ import (
 // version of it in after the deletion. The versions come from real
 // commands, so the read (on A) is older than the deletion (on B).
 func TestAnOlderVersionNeverBecomesCurrentAfterMerges(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	testgit.Run(t, repo, "config", "merge.queen.name", "git-queen JSONL merge")
 	testgit.Run(t, repo, "config", "merge.queen.driver", "git-queen merge-driver %O %A %B %L %P")

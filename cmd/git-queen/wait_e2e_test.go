@@ -16,7 +16,7 @@ import (
 // it waits for, and not for one it does not; a message already waiting
 // returns at once; and --timeout ends the wait with exit 1 and a line.
 func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	repo := testgit.Init(t)
 	mustQueen(t, repo, "ann", "init", "--droid", "ann")
 	other := filepath.Join(t.TempDir(), "wt")
@@ -71,7 +71,7 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 // msg wait in one clone wakes when a sync there brings in the message
 // another clone sent (it lands in received/, which the wait watches too).
 func TestMsgWaitWakesOnASync(t *testing.T) {
-	testgit.Isolate(t)
+	t.Parallel()
 	dirs, droids := queenClones(t, testgit.FileRemote(t), 2)
 	cmd, stdout, stderr, done := startWait(t, dirs[0], droids[0], "--from", droids[1])
 	id, err := sentID(mustQueen(t, dirs[1], droids[1], "msg", "send", "--new", "--to", droids[0], "--subject", "over the wire", "--body", "x", "--json"))

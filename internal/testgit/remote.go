@@ -23,9 +23,10 @@ import (
 // meet in production rather than against a shortcut.
 //
 // The servers behind remotes are real git processes that take the test's
-// environment when they start, so callers must call Isolate before creating
-// a remote: the daemon and the HTTP backend then share the isolated HOME and
-// configuration of the test's own git commands.
+// environment when they start, so callers must call Isolate (or TestMain
+// IsolateProcess) before creating a remote: the daemon and the HTTP backend
+// then share the isolated HOME and configuration of the test's own git
+// commands.
 type Remote struct {
 	Name string // transport: "file", "daemon" or "http"
 	URL  string // what git clone and git remote add take

@@ -20,12 +20,31 @@ func Isolate(t testing.TB) {
 	for k, v := range IsolatedEnv(home) {
 		t.Setenv(k, v)
 	}
-	// Variables a developer's shell may carry that would redirect git.
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-		"GIT_OBJECT_DIRECTORY", "BEADS_DIR", "QUEEN_DROID", "GIT_CEILING_DIRECTORIES"} {
+	for _, k := range redirecting {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
+}
+
+// redirecting are variables a developer's shell may carry that would
+// redirect git.
+var redirecting = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+	"GIT_OBJECT_DIRECTORY", "BEADS_DIR", "QUEEN_DROID", "GIT_CEILING_DIRECTORIES"}
+
+// IsolateProcess is Isolate for the whole test binary, for good, with home
+// (which it creates) as HOME: t.Setenv refuses tests that run in parallel,
+// so a package whose tests do calls this once in TestMain, and those tests
+// share home (they must not write to it or to the global configuration; a
+// test that does calls Isolate for a HOME of its own, and does not run in
+// parallel).
+func IsolateProcess(home string) error {
+	for k, v := range IsolatedEnv(home) {
+		os.Setenv(k, v)
+	}
+	for _, k := range redirecting {
+		os.Unsetenv(k)
+	}
+	return os.Mkdir(home, 0o755)
 }
 
 // IsolatedEnv is the environment Isolate sets, for tests that start
