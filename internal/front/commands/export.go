@@ -32,7 +32,11 @@ An export reads only what was written since the last export into the same
 file (it remembers, in git's common directory, what that one accounted
 for), so exporting after every few writes stays cheap whatever the size of
 the store. When the store was compacted or the file rewritten with other
-bytes, the export compares every record again.`,
+bytes, the export compares every record again.
+
+A version validate refuses (a sync before git-queen set such lines aside
+took them in) is left out and named, with the log that keeps it: the file
+keeps what it had of that record.`,
 		Action: optionalArg("DIR", func(c *cli.Context, dir string) error {
 			return runF(exportOptions{Env: env, G: readGlobals(c), Dir: dir})
 		}),
@@ -59,6 +63,9 @@ func runExport(o exportOptions) error {
 			fmt.Fprintf(o.Env.Stdout, "%s: up to date (%s)\n", st.File, records)
 		} else {
 			fmt.Fprintf(o.Env.Stdout, "%s: wrote %d %s (%s)\n", st.File, st.Written, plural(st.Written, "version", "versions"), records)
+		}
+		for _, w := range st.Withheld {
+			fmt.Fprintf(o.Env.Stdout, "%s: left out %s (%s: %s), kept in %s: validate and the pre-commit hook refuse it\n", st.File, w.ID, w.Rule, w.Reason, w.KeptIn)
 		}
 	}
 	return nil

@@ -19,10 +19,38 @@ import (
 // ExportStats says what an export wrote to one file.
 type ExportStats struct {
 	File string `json:"file"`
-	// Records is how many records the store holds; Written how many
-	// versions went to the file (the rest it had already).
+	// Records is how many records the store holds (of those only
+	// Withheld holds, none); Written how many versions went to the file
+	// (the rest it had already).
 	Records int `json:"records"`
 	Written int `json:"written"`
+	// Withheld are the versions the export left out because validate, and
+	// so the pre-commit hook, would refuse them.
+	Withheld []Withheld `json:"withheld,omitempty"`
+}
+
+// Withheld is a current version that breaks a rule every version obeys
+// (records.CheckVersion): a sync of a build before it set such lines aside
+// took them into a received log, where they stay. Written to the file, one
+// made every commit of the export refused; the file keeps what it had of
+// the id instead.
+type Withheld struct {
+	ID     string `json:"id"`
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
+	// KeptIn is the log that holds the line.
+	KeptIn string `json:"kept_in"`
+}
+
+// exportable says whether e, a current version for the file st.File, may
+// be written; one that breaks a rule is noted in st instead. Only the lines
+// an export writes are checked: what it skips it does not read again.
+func (st *ExportStats) exportable(e jsonl.Entry) bool {
+	re := records.CheckVersion(filepath.Base(st.File), e.Raw)
+	if re != nil {
+		st.Withheld = append(st.Withheld, Withheld{ID: e.ID, Rule: re.Rule, Reason: re.Msg, KeptIn: e.File})
+	}
+	return re == nil
 }
 
 // Export writes the current version of every record of the logs names to
@@ -131,10 +159,14 @@ func (s *Store) exportAll(tx *jsonl.Tx, target string, src *Sources, markPath st
 	var lines []any // each a line, as tx.Append takes it
 	for _, e := range sel.Entries {
 		inSources[e.ID] = true
-		if old, ok := file.Get(e.ID); ok && (bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw)) {
-			continue
+		old, had := file.Get(e.ID)
+		switch {
+		case had && (bytes.Equal(old.Raw, e.Raw) || !records.Newer(e.Raw, old.Raw)):
+		case st.exportable(e):
+			lines = append(lines, e.Raw)
+		case !had:
+			st.Records-- // counted where the file holds it
 		}
-		lines = append(lines, e.Raw)
 	}
 	var fileOnly []uint64
 	for _, r := range file.Records {
@@ -168,7 +200,7 @@ var exportLines = jsonl.Query{Versions: records.Versions, Fields: exportQuery.Fi
 // was written then).
 func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPath string) (st ExportStats, ok bool, err error) {
 	st = ExportStats{File: target}
-	lines, next, ok := s.appendedLines(target, m)
+	lines, next, ok := s.appendedLines(&st, target, m)
 	if !ok {
 		return st, false, nil
 	}
@@ -181,13 +213,14 @@ func (s *Store) exportAppended(tx *jsonl.Tx, target string, m exportMark, markPa
 
 // appendedLines are the lines (as tx.Append takes them) an export
 // appends to the file target for what the sources gained since the mark
-// m, and the next mark but its file's part; ok is false when the indexes
+// m, and the next mark but its file's part (what it withholds goes to
+// st); ok is false when the indexes
 // do not vouch for m. An id the sources gained lines of is judged, as the
 // full export judges it, by each source's current version, which its
 // index places: the newest line appended is not the current version when
 // it is stale, and the filter keeps or drops the current one. The file's
 // index is released before the append maps it again.
-func (s *Store) appendedLines(target string, m exportMark) (lines []any, next exportMark, ok bool) {
+func (s *Store) appendedLines(st *ExportStats, target string, m exportMark) (lines []any, next exportMark, ok bool) {
 	f, ix, ok := jsonl.OpenWithIndex(s.CacheDir(), target)
 	if !ok {
 		return nil, next, false
@@ -232,6 +265,10 @@ func (s *Store) appendedLines(target string, m exportMark) (lines []any, next ex
 		if !ok {
 			return nil, next, false
 		}
+		write := kept && (!had || supersedes(e, old))
+		if write && !st.exportable(e) {
+			write, kept = false, had // the count counts what the file holds
+		}
 		// The sources held, and the count counted, every id the file holds
 		// but those only in it.
 		only := m.FileOnly.has(hashID(id))
@@ -245,7 +282,7 @@ func (s *Store) appendedLines(target string, m exportMark) (lines []any, next ex
 			next.Records--
 			uncounted = append(uncounted, hashID(id))
 		}
-		if kept && (!had || supersedes(e, old)) {
+		if write {
 			lines = append(lines, e.Raw)
 		}
 	}

@@ -135,8 +135,11 @@ func firstLines(b []byte, n int) []byte {
 	return b[:end]
 }
 
+// message is a version of message id that obeys every rule
+// (records.CheckVersion), as the export writes only those.
 func message(id int, at time.Time, body string) string {
-	return fmt.Sprintf(`{"id":"qm-%04d","updated_at":%q,"body":%q}`, id, at.UTC().Format(time.RFC3339Nano), body)
+	return fmt.Sprintf(`{"id":"qm-01KB000000000000000000%04d","created_at":"2026-01-01T00:00:00Z","updated_at":%q,"from":"ann","to":"bob","subject":"s","body":%q,"importance":"normal","read":false}`,
+		id, at.UTC().Format(time.RFC3339Nano), body)
 }
 
 func TestExportByMarkWritesWhatAFullExportWrites(t *testing.T) {

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +83,7 @@ func TestExportByMarkFiltersEachSourcesCurrentVersion(t *testing.T) {
 }
 
 // Random appends of versions the filter keeps and drops (and presence
-// records), new, newer and stale, to both sources, ours and another program's, with exports
+// records, and versions validate refuses), new, newer and stale, to both sources, ours and another program's, with exports
 // between: each export by mark writes and counts what the full one does.
 func TestExportByMarkFiltersAsTheFullExportDoes(t *testing.T) {
 	for seed := range uint64(12) {
@@ -102,6 +104,8 @@ func TestExportByMarkFiltersAsTheFullExportDoes(t *testing.T) {
 					line = waiting(line)
 				case 2: // a droid's presence, under an id of its own
 					line = presence(message(100+rng.IntN(3), at, fmt.Sprint("step ", step)))
+				case 3: // one validate refuses, which an older sync took in
+					line = strings.Replace(line, `"to":"bob"`, `"to":"@all"`, 1)
 				}
 				x.appendSource(sources[rng.IntN(2)], rng.IntN(5) != 0, line)
 				if rng.IntN(2) == 0 {
@@ -113,5 +117,54 @@ func TestExportByMarkFiltersAsTheFullExportDoes(t *testing.T) {
 				t.Fatal("no export read only what was appended")
 			}
 		})
+	}
+}
+
+// A version validate refuses, which a sync before sync set such lines
+// aside took into a received log, is left out and named, by the export by
+// mark and the full export alike: written, it made the pre-commit hook
+// refuse every commit of the export. The file keeps what it had of the id.
+func TestExportLeavesOutAVersionValidateRefuses(t *testing.T) {
+	x := newExportTwin(t)
+	received := ReceivedPath(x.s.WS, records.MessagesFile)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	notUTF8 := strings.Replace(message(2, base, "BODY"), "BODY", "caf\xe9", 1)
+	toAll := strings.Replace(message(1, base.Add(time.Hour), "to all"), `"to":"bob"`, `"to":"@all"`, 1)
+	withheld := func(st ExportStats, id int, rule string) {
+		t.Helper()
+		want := Withheld{ID: fmt.Sprintf("qm-01KB000000000000000000%04d", id), Rule: rule, KeptIn: received}
+		if len(st.Withheld) != 1 || st.Withheld[0].ID != want.ID || st.Withheld[0].Rule != rule || st.Withheld[0].KeptIn != received {
+			t.Fatalf("withheld %+v, want %+v", st.Withheld, want)
+		}
+	}
+	x.appendSource(x.s.Log(records.MessagesFile).Path, true, message(3, base, "local"))
+	x.appendSource(received, true, message(1, base, "good"), notUTF8) // as an older sync wrote them
+	st := x.export("a full export")
+	withheld(st, 2, "json")
+	if st.Written != 2 {
+		t.Fatalf("a full export: %+v", st)
+	}
+	exported, _ := os.ReadFile(x.target(x.inc))
+	x.appendSource(received, true, toAll)
+	before := x.byMark
+	if st = x.export("a bad version appended"); st.Written != 0 || x.byMark != before+1 {
+		t.Fatalf("a bad version appended: %+v, by mark %v", st, x.byMark != before)
+	}
+	withheld(st, 1, "droid")
+	if now, _ := os.ReadFile(x.target(x.inc)); !bytes.Equal(now, exported) {
+		t.Fatalf("the file changed:\n%s", now)
+	}
+	// An export before this one wrote the line; git restore takes it out
+	// of the file, and the next export does not write it again.
+	for _, dir := range []string{x.inc, x.full} {
+		appendRaw(t, x.target(dir), notUTF8)
+		rewrite(t, x.target(dir), func(b []byte) []byte { return firstLines(b, 2) })
+	}
+	if st = x.export("the file restored"); st.Written != 0 || len(st.Withheld) != 2 {
+		t.Fatalf("the file restored: %+v", st)
+	}
+	x.appendSource(received, true, message(2, base.Add(time.Hour), "good again"))
+	if st = x.export("a good version after"); st.Written != 1 || len(st.Withheld) != 0 {
+		t.Fatalf("a good version after: %+v", st)
 	}
 }

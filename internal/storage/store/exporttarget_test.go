@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 )
@@ -14,6 +15,8 @@ import (
 // would append other clones' records to this clone's log.
 func TestExportRefusesTargetsInTheStore(t *testing.T) {
 	name := records.MessagesFile
+	// Records the export writes (records.CheckVersion).
+	b1, a2 := message(2, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), "b1"), message(1, time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), "a2")
 	cases := []struct {
 		name   string
 		target func(t *testing.T, s *Store) string // the export's DIR

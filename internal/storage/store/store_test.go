@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
@@ -76,6 +77,10 @@ func TestImportIsIdempotentAndKeepsTheNewest(t *testing.T) {
 
 func TestExportAppendsOnlyWhatTheFileLacks(t *testing.T) {
 	s := liveStore(t)
+	// Versions as a1 to c1, of records the export writes (records.CheckVersion).
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
+	a1, a2, a3 := message(1, day(1), "v1"), message(1, day(2), "v2"), message(1, day(3), "v3")
+	b1, c1 := message(2, day(1), "v1"), message(3, day(1), "v1")
 	write(t, s.Log(records.MessagesFile).Path, a1, c1)
 	write(t, ReceivedPath(s.WS, records.MessagesFile), a2, b1)
 	out := t.TempDir()
