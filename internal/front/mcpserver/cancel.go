@@ -83,13 +83,15 @@ func (c *cancelledCalls) answers(msg jsonrpc.Message) bool {
 	}
 	c.mu.Lock()
 	cancelled, undo := c.cancelled[resp.ID], c.undo[resp.ID]
+	c.mu.Unlock()
+	if cancelled && undo != nil {
+		undo() // while the call is still in flight: drain waits for it
+	}
+	c.mu.Lock()
 	delete(c.inFlight, resp.ID)
 	delete(c.cancelled, resp.ID)
 	delete(c.undo, resp.ID)
 	c.mu.Unlock()
-	if cancelled && undo != nil {
-		undo() // before the call counts as answered: drain waits for it
-	}
 	select {
 	case c.answered <- struct{}{}:
 	default:
