@@ -70,22 +70,27 @@ func TestMsgWaitWakesOnASendFromAnotherWorktree(t *testing.T) {
 
 // msg wait in one clone wakes when a sync there brings in the message
 // another clone sent (it lands in received/, which the wait watches too).
+// The message goes by a remote other than the one the wait syncs with
+// (as it starts and every 10 s), so that only that sync brings it in,
+// however late the wait starts: a wait started after the other clone's
+// sync fetched the message itself, and returned before the sync.
 func TestMsgWaitWakesOnASync(t *testing.T) {
 	t.Parallel()
 	dirs, droids := queenClones(t, testgit.FileRemote(t), 2)
+	wire := testgit.FileRemote(t).URL
 	cmd, stdout, stderr, done := startWait(t, dirs[0], droids[0], "--from", droids[1])
 	id, err := sentID(mustQueen(t, dirs[1], droids[1], "msg", "send", "--new", "--to", droids[0], "--subject", "over the wire", "--body", "x", "--json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustQueen(t, dirs[1], droids[1], "sync")
+	mustQueen(t, dirs[1], droids[1], "sync", wire)
 	time.Sleep(300 * time.Millisecond)
 	select {
 	case err := <-done:
 		t.Fatalf("msg wait returned before the sync: %v\n%s%s", err, stdout.String(), stderr.String())
 	default:
 	}
-	mustQueen(t, dirs[0], droids[0], "sync")
+	mustQueen(t, dirs[0], droids[0], "sync", wire)
 	select {
 	case err := <-done:
 		if err != nil || !strings.Contains(stdout.String(), id) {

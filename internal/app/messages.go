@@ -325,6 +325,18 @@ func wait(e *Env, r WaitRequest) (*records.Message, error) {
 	return pointerTo(msg, err)
 }
 
+// Unread marks message id unread again for the droid, undoing a wait
+// whose answer was dropped (an MCP call the client cancelled after the
+// wait marked the message read): a message read twice is better than one
+// the droid never sees.
+func Unread(e *Env, id string) error {
+	me, s, err := e.OpenAs()
+	if err == nil {
+		_, _, err = (&messages.Store{S: s}).MarkUnread(id, me)
+	}
+	return err
+}
+
 // needID refuses an empty id, which names no message (it was looked up,
 // and reported as "no message  (...)").
 func needID(command, id string) error {

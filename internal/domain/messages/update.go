@@ -20,14 +20,30 @@ import (
 // whether a version was written. Reading someone else's message changes
 // nothing.
 func (m *Store) MarkRead(id, reader string) (records.Message, bool, error) {
+	return m.markRead(id, reader, true)
+}
+
+// MarkUnread is MarkRead's undoing: the unread version of a message read,
+// for a wait whose answer never reached the droid (the MCP call was
+// cancelled after the wait marked it), which would otherwise never see it.
+func (m *Store) MarkUnread(id, reader string) (records.Message, bool, error) {
+	return m.markRead(id, reader, false)
+}
+
+// markRead appends the version of a message that reader, its recipient,
+// has read it or not; nothing when it already says so.
+func (m *Store) markRead(id, reader string, read bool) (records.Message, bool, error) {
 	return m.amend(id, func(msg *records.Message, raw []byte) ([]jsonl.Field, error) {
-		if msg.To != reader || msg.Read {
+		if msg.To != reader || msg.Read == read {
 			return nil, nil
 		}
 		now := m.S.Now()
-		updated := records.Successor(now, raw)
-		msg.Read, msg.ReadAt, msg.UpdatedAt, msg.UpdatedBy = true, &now, &updated, reader
-		return []jsonl.Field{{Name: "read", Value: true}, {Name: "read_at", Value: now},
+		updated, readAt := records.Successor(now, raw), &now
+		if !read {
+			readAt = nil
+		}
+		msg.Read, msg.ReadAt, msg.UpdatedAt, msg.UpdatedBy = read, readAt, &updated, reader
+		return []jsonl.Field{{Name: "read", Value: read}, {Name: "read_at", Value: readAt},
 			{Name: "updated_at", Value: updated}, {Name: "updated_by", Value: reader}}, nil
 	})
 }

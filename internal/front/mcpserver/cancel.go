@@ -22,6 +22,7 @@ type cancelledCalls struct {
 	inFlight  map[jsonrpc.ID]string // call id -> method, until answered
 	cancelled map[jsonrpc.ID]bool   // calls in flight the client cancelled
 	answered  chan struct{}         // a token when a call is answered (drain)
+	undo      map[jsonrpc.ID]func() // what undoes a call's answer, if it is dropped (onDrop)
 }
 
 // maxCallsInFlight bounds the calls a client has in flight at once: each
@@ -44,13 +45,14 @@ func (c *cancelledCalls) read(msg jsonrpc.Message) bool {
 	defer c.mu.Unlock()
 	if req.IsCall() {
 		if c.inFlight == nil {
-			c.inFlight, c.cancelled = map[jsonrpc.ID]string{}, map[jsonrpc.ID]bool{}
+			c.inFlight, c.cancelled, c.undo = map[jsonrpc.ID]string{}, map[jsonrpc.ID]bool{}, map[jsonrpc.ID]func(){}
 			c.answered = make(chan struct{}, 1)
 		}
 		if len(c.inFlight) >= maxCallsInFlight && req.Method != "ping" {
 			return false // a ping costs nothing, and a client may drop a server that fails one
 		}
 		c.inFlight[req.ID] = req.Method
+		tagCall(req)
 		return true
 	}
 	if req.Method != "notifications/cancelled" {
@@ -80,15 +82,58 @@ func (c *cancelledCalls) answers(msg jsonrpc.Message) bool {
 		return true
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	cancelled := c.cancelled[resp.ID]
+	cancelled, undo := c.cancelled[resp.ID], c.undo[resp.ID]
+	c.mu.Unlock()
+	if cancelled && undo != nil {
+		undo() // while the call is still in flight: drain waits for it
+	}
+	c.mu.Lock()
 	delete(c.inFlight, resp.ID)
 	delete(c.cancelled, resp.ID)
+	delete(c.undo, resp.ID)
+	c.mu.Unlock()
 	select {
 	case c.answered <- struct{}{}:
 	default:
 	}
 	return !cancelled
+}
+
+// callKey is the key of params._meta under which tagCall gives a tool's
+// handler the id of its call (the SDK does not), for onDrop.
+const callKey = "git-queen/call"
+
+// tagCall sets params._meta[callKey] of a tools/call to its id.
+func tagCall(req *jsonrpc.Request) {
+	var params map[string]json.RawMessage
+	if req.Method != "tools/call" || json.Unmarshal(req.Params, &params) != nil || params == nil {
+		return
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(params["_meta"], &meta) != nil || meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	id, _ := json.Marshal(req.ID.Raw())
+	meta[callKey] = id
+	params["_meta"], _ = json.Marshal(meta)
+	if data, err := json.Marshal(params); err == nil {
+		req.Params = data
+	}
+}
+
+// onDrop has undo run if the answer to the call of id (callKey) is
+// dropped, the client having cancelled the call: a wait that marked a
+// message read unmarks it, for the client never gets the message.
+func (c *cancelledCalls) onDrop(callID any, undo func()) {
+	id, err := jsonrpc.MakeID(callID)
+	if c == nil || err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.inFlight[id]; ok {
+		c.undo[id] = undo
+	}
 }
 
 // eofGrace is how long the server goes on answering the calls in flight

@@ -58,8 +58,8 @@ func Main(args []string) int {
 	env := commands.OSEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	t := &lineTransport{in: os.Stdin, out: os.Stdout, ended: make(chan struct{})}
-	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress, inputEnded: t.ended})
+	t := &lineTransport{in: os.Stdin, out: os.Stdout, ended: make(chan struct{}), calls: &cancelledCalls{}}
+	s := newServer(&runner{env: env, droid: env.Identity(*droid), beadsDir: *beadsDir, progressInterval: *progress, inputEnded: t.ended, calls: t.calls})
 	// On a signal the SDK's Run closes the session and waits for the calls
 	// in flight, whose contexts (and the drain's, when the input ended) it
 	// never ends: a call waiting for the repository's lock kept the server
@@ -91,6 +91,9 @@ type runner struct {
 	// then, and are answered, for the client that closed it to shut the
 	// server down gives it seconds to exit (MCP's stdio shutdown).
 	inputEnded <-chan struct{}
+	// calls is the transport's table of calls in flight (nil on another
+	// transport): a wait says there how to undo its answer if it is dropped.
+	calls *cancelledCalls
 }
 
 // appEnv is the environment of one call: the server's directory, clock
@@ -191,6 +194,9 @@ type toolSpec[In, Out any] struct {
 	// finish, when set, trims a result before it is returned (a listing
 	// bounded in bytes).
 	finish func(Out)
+	// undo, when set, undoes what a call that succeeded did, when its
+	// answer is dropped (the client cancelled the call): wait unmarks.
+	undo func(*app.Env, In, Out)
 }
 
 // useCase is the tool name that calls u.
@@ -246,6 +252,9 @@ func addTool[In, Out any](s *mcp.Server, r *runner, spec toolSpec[In, Out]) {
 		out, err := spec.run(r.appEnv(waitCtx, warned), in)
 		if err == nil && spec.finish != nil {
 			spec.finish(out)
+		}
+		if err == nil && spec.undo != nil {
+			r.calls.onDrop(req.Params.Meta[callKey], func() { spec.undo(r.appEnv(context.Background(), warned), in, out) })
 		}
 		res = outcome(spec.command, out, err, warned.list()...)
 		if data, ok := res.StructuredContent.(json.RawMessage); ok && !res.IsError {

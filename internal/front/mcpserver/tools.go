@@ -2,11 +2,14 @@ package mcpserver
 
 import (
 	"cmp"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-queen/git-queen/internal/app"
+	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/front/commands"
 )
 
@@ -62,6 +65,14 @@ func newServer(r *runner) *mcp.Server {
 		app.Wait)
 	wait.prepare = func(in *app.WaitRequest) { in.Timeout = waitTimeout(*in) }
 	wait.progress = waitProgress
+	wait.undo = func(e *app.Env, in app.WaitRequest, msg *records.Message) {
+		if in.Peek || msg == nil {
+			return
+		}
+		if err := app.Unread(e, msg.ID); err != nil {
+			fmt.Fprintf(os.Stderr, "git-queen-mcp: the wait's answer was dropped (the call was cancelled), and message %s stays read: %v\n", msg.ID, err)
+		}
+	}
 	addTool(s, r, wait)
 	addTool(s, r, useCase("assign", "Assign a beads issue to a droid. An issue has one active assignment across every clone: with a remote configured, the assignment is published before it is reported. A conflict error (code 5) names who holds the issue (droid and assignment id); force=true reassigns it, and they are told.",
 		app.Assign))

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -173,16 +172,7 @@ func TestWaitReportsProgressWhileItWaits(t *testing.T) {
 	repo := testgit.Init(t)
 	env := commands.OSEnv()
 	env.Dir = repo
-	queen := func(args ...string) {
-		t.Helper()
-		var out bytes.Buffer
-		e := *env
-		e.Stdin, e.Stdout, e.Stderr, e.Ctx, e.Terminal = strings.NewReader(""), &out, &out, context.Background(), false
-		if code := commands.Run(&e, append([]string{"git-queen"}, args...)); code != 0 {
-			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
-		}
-	}
-	queen("init", "--droid", "ann")
+	queen(t, env, "init", "--droid", "ann")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	progress := make(chan *mcp.ProgressNotificationParams, 1000)
@@ -216,7 +206,7 @@ func TestWaitReportsProgressWhileItWaits(t *testing.T) {
 			t.Fatal("no progress notification in 60s")
 		}
 	}
-	queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--subject", "done waiting?", "--body", "yes")
+	queen(t, env, "--droid", "bob", "msg", "send", "--new", "--to", "ann", "--subject", "done waiting?", "--body", "yes")
 	select {
 	case a := <-done:
 		if a.err != nil || a.res.IsError || !strings.Contains(mustMarshal(a.res.StructuredContent), `"subject":"done waiting?"`) {
@@ -234,25 +224,16 @@ func TestListingToolsAreLimited(t *testing.T) {
 	repo := testgit.Init(t)
 	env := commands.OSEnv()
 	env.Dir = repo
-	queen := func(args ...string) {
-		t.Helper()
-		var out bytes.Buffer
-		e := *env
-		e.Stdin, e.Stdout, e.Stderr, e.Ctx, e.Terminal = strings.NewReader(""), &out, &out, context.Background(), false
-		if code := commands.Run(&e, append([]string{"git-queen"}, args...)); code != 0 {
-			t.Fatalf("git queen %v: exit %d\n%s", args, code, out.String())
-		}
-	}
-	queen("init", "--droid", "ann")
+	queen(t, env, "init", "--droid", "ann")
 	const total = 60
 	var patterns []string
 	for i := range total {
-		queen("--droid", "bob", "msg", "send", "--new", "--to", "ann", "--issue", "bd-1", "--subject", fmt.Sprintf("message %d", i))
+		queen(t, env, "--droid", "bob", "msg", "send", "--new", "--to", "ann", "--issue", "bd-1", "--subject", fmt.Sprintf("message %d", i))
 		patterns = append(patterns, fmt.Sprintf("dir%d/**", i))
 	}
-	queen(append([]string{"--droid", "bob", "reserve"}, patterns...)...)
+	queen(t, env, append([]string{"--droid", "bob", "reserve"}, patterns...)...)
 	for i := range total { // droids named, never seen: ann, bob and these
-		queen("--droid", "ann", "msg", "send", "--new", "--to", fmt.Sprintf("d%02d", i), "--subject", "hello")
+		queen(t, env, "--droid", "ann", "msg", "send", "--new", "--to", fmt.Sprintf("d%02d", i), "--subject", "hello")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -25,11 +25,17 @@ type lineTransport struct {
 	// ended, when set, is closed when the input ends: the calls that
 	// wait stop then (runner.inputEnded).
 	ended chan struct{}
+	// calls, when set, is the table of calls in flight, shared with the
+	// runner so that a call can say what undoes its answer (onDrop).
+	calls *cancelledCalls
 }
 
 // Connect starts reading lines; each reaches the SDK through Read.
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{out: t.out, lines: make(chan line), closed: make(chan struct{}), ended: t.ended}
+	c := &lineConn{out: t.out, lines: make(chan line), closed: make(chan struct{}), ended: t.ended, calls: t.calls}
+	if c.calls == nil {
+		c.calls = &cancelledCalls{}
+	}
 	go c.readLines(t.in)
 	return c, nil
 }
@@ -52,7 +58,7 @@ type lineConn struct {
 	closed    chan struct{}
 	ended     chan struct{} // lineTransport.ended
 
-	calls cancelledCalls
+	calls *cancelledCalls
 }
 
 // readLines sends each line of in to c.lines until in ends or c closes. A
