@@ -11,6 +11,24 @@ import (
 	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
+// droidSelection is the store's cached selection name of the messages
+// whose first field (to, from) names droid, extracting fields, lean or
+// not (see newestFrom): the inbox's and sent list's (newestFrom), and a
+// wait's (oldestFrom), which extracts the fields it matches on too.
+func droidSelection(name string, fields []string, droid string, lean bool) store.Query {
+	if lean {
+		name += "\x00lean"
+	}
+	return store.Query{Name: name, Query: jsonl.Query{
+		Fields: fields,
+		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
+		// Set here, not left to the store's default, for LoadRaw to
+		// compare the lines it reads with what was selected.
+		Versions: records.Versions,
+		Lean:     lean,
+	}}
+}
+
 // newestFrom is newest with a lean selection (which caches only the
 // fields it filters and orders by, and reads the lines it returns from
 // the log) or not. It visits the selection rather than holding it, and
@@ -18,21 +36,12 @@ import (
 // messages printed 20 at a time copies a few hundred and decodes 20.
 func (m *Store) newestFrom(name, field, droid string, o InboxOptions, lean bool) (Page, error) {
 	const created, deleted, read = 1, 2, 3
-	q := jsonl.Query{
-		Fields: []string{field, "created_at", "deleted", "read"},
-		Static: func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
-		// Set here, not left to the store's default, for LoadRaw to
-		// compare the lines it reads with what was selected.
-		Versions: records.Versions,
-		Lean:     lean,
-	}
-	if lean {
-		name += "\x00lean"
-	}
+	sq := droidSelection(name, []string{field, "created_at", "deleted", "read"}, droid, lean)
+	q := sq.Query
 	var page Page
 	var best newestList
 	best.limit = o.Limit
-	problems, err := m.S.Visit(records.MessagesFile, store.Query{Name: name, Query: q}, func(e *jsonl.Entry) error {
+	problems, err := m.S.Visit(records.MessagesFile, sq, func(e *jsonl.Entry) error {
 		if string(e.Fields[deleted]) == "true" || (o.UnreadOnly && string(e.Fields[read]) == "true") {
 			return nil
 		}

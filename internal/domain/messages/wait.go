@@ -9,7 +9,6 @@ import (
 	"github.com/git-queen/git-queen/internal/base/jsonline"
 	"github.com/git-queen/git-queen/internal/format/records"
 	"github.com/git-queen/git-queen/internal/storage/jsonl"
-	"github.com/git-queen/git-queen/internal/storage/store"
 )
 
 // WaitFilter says which message a droid waits for; empty fields match
@@ -107,18 +106,9 @@ func (m *Store) oldestUnread(droid string, f WaitFilter, passed map[string]bool)
 // newestFrom), and the message it decodes to (none if it does not).
 func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, passed map[string]bool) (records.Message, *jsonl.Entry, error) {
 	const created, deleted, read, from, thread, issue, replyTo = 1, 2, 3, 4, 5, 6, 7
-	q := jsonl.Query{
-		Fields:   []string{"to", "created_at", "deleted", "read", "from", "thread_id", "issue_id", "reply_to"},
-		Static:   func(f [][]byte) bool { return jsonline.StringEquals(f[0], droid) },
-		Versions: records.Versions,
-		Lean:     lean,
-	}
-	name := "wait\x00" + droid
-	if lean {
-		name += "\x00lean"
-	}
+	sq := droidSelection("wait\x00"+droid, []string{"to", "created_at", "deleted", "read", "from", "thread_id", "issue_id", "reply_to"}, droid, lean)
 	var best *candidate
-	_, err := m.S.Visit(records.MessagesFile, store.Query{Name: name, Query: q}, func(e *jsonl.Entry) error {
+	_, err := m.S.Visit(records.MessagesFile, sq, func(e *jsonl.Entry) error {
 		x := e.Fields
 		if string(x[deleted]) == "true" || string(x[read]) == "true" || passed[e.ID] || !f.matches(e.ID, x[from], x[thread], x[issue], x[replyTo]) {
 			return nil
@@ -136,7 +126,7 @@ func (m *Store) oldestFrom(droid string, f WaitFilter, lean bool, passed map[str
 	if err != nil || best == nil {
 		return records.Message{}, nil, err
 	}
-	raw, err := jsonl.LoadRaw(best.e, q)
+	raw, err := jsonl.LoadRaw(best.e, sq.Query)
 	if err != nil {
 		return records.Message{}, nil, err
 	}
